@@ -1,0 +1,54 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+
+	"cairn/engine"
+)
+
+// Exit codes of the cairn command (CLI.md). They are part of the contract.
+const (
+	ExitOK      = 0 // done
+	ExitFailed  = 1 // failed
+	ExitUsage   = 2 // bad usage
+	ExitRefused = 3 // refused: nothing to undo, a conflict, a required snapshot denied
+	ExitBusy    = 4 // another process owns the session
+)
+
+// exitError carries an exit code and a one-word code for --json answers.
+type exitError struct {
+	code  int
+	word  string
+	err   error
+	quiet bool // the answer is already on stdout: no JSON error object
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+func usageErrorf(format string, a ...any) error {
+	return &exitError{code: ExitUsage, word: "usage", err: fmt.Errorf(format, a...)}
+}
+
+// classify maps an error to its exit code and word.
+func classify(err error) (int, string) {
+	var ee *exitError
+	switch {
+	case errors.As(err, &ee):
+		return ee.code, ee.word
+	case errors.Is(err, engine.ErrBusy):
+		return ExitBusy, "busy"
+	case errors.Is(err, engine.ErrRefused):
+		return ExitRefused, "refused"
+	case errors.Is(err, engine.ErrBadInput):
+		return ExitUsage, "bad_input"
+	case errors.Is(err, engine.ErrNotFound):
+		return ExitFailed, "not_found"
+	case errors.Is(err, engine.ErrAmbiguous):
+		return ExitFailed, "ambiguous"
+	case errors.Is(err, engine.ErrFormat):
+		return ExitFailed, "format"
+	}
+	return ExitFailed, "failed"
+}

@@ -1,0 +1,163 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/alecthomas/kong"
+
+	"cairn/engine"
+)
+
+// CLI is the whole command line grammar.
+type CLI struct {
+	Globals
+
+	Run        RunCmd        `cmd:"" default:"withargs" help:"Run a session in this directory (the line REPL)."`
+	Resume     ResumeCmd     `cmd:"" help:"Choose one of this directory's sessions and resume it."`
+	Prompt     PromptCmd     `cmd:"" group:"plumbing" help:"Append a user prompt to a session."`
+	Append     AppendCmd     `cmd:"" group:"plumbing" help:"Append an assistant, reasoning, tool_call or tool_result item."`
+	Sessions   SessionsCmd   `cmd:"" group:"plumbing" help:"List sessions, newest first."`
+	Show       ShowCmd       `cmd:"" group:"plumbing" help:"Print a session's record."`
+	Transcript TranscriptCmd `cmd:"" group:"plumbing" help:"Print a session's conversation."`
+	Trail      TrailCmd      `cmd:"" group:"plumbing" help:"Print a session's audit trail."`
+	Rename     RenameCmd     `cmd:"" group:"plumbing" help:"Rename a session."`
+	History    HistoryCmd    `cmd:"" group:"plumbing" help:"Print the prompt history."`
+	Where      WhereCmd      `cmd:"" group:"plumbing" help:"Print where this directory's state lives."`
+	Storage    StorageCmd    `cmd:"" help:"Inspect and check the state folder."`
+}
+
+// Globals are the flags every command takes.
+type Globals struct {
+	Home    string           `name:"home" env:"CAIRN_HOME" placeholder:"DIR" help:"State folder (default ~/.cairn)."`
+	Chdir   string           `short:"C" name:"chdir" placeholder:"DIR" help:"Act as if started in DIR."`
+	JSON    bool             `name:"json" help:"Machine output: one JSON value (or JSONL for streams) on stdout."`
+	Version kong.VersionFlag `name:"version" help:"Print the version and exit."`
+
+	ctx    context.Context
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
+	store  *engine.Store
+}
+
+var _ = kong.Must(&CLI{})
+
+// Main runs the cairn command with args (without the program name) and
+// returns its exit code.
+func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	var cli CLI
+	cli.ctx, cli.stdin, cli.stdout, cli.stderr = ctx, stdin, stdout, stderr
+	exited := -1
+	parser, err := kong.New(&cli,
+		kong.Name("cairn"),
+		kong.Description("cairn keeps coding-agent sessions as plain files: conversations, audit trails and the files each tool changed."),
+		kong.Writers(stdout, stderr),
+		kong.Exit(func(code int) {
+			if exited < 0 {
+				exited = code
+			}
+		}),
+		kong.Vars{"version": "cairn " + engine.Version},
+		kong.UsageOnError(),
+	)
+	if err != nil {
+		fmt.Fprintln(stderr, "cairn:", err)
+		return ExitFailed
+	}
+	kctx, err := parser.Parse(rewriteArgs(args))
+	if exited >= 0 {
+		return exited
+	}
+	if err != nil {
+		return cli.fail(usageErrorf("%v", err))
+	}
+	err = kctx.Run(&cli.Globals)
+	if cli.store != nil {
+		cli.store.Close()
+	}
+	if exited >= 0 {
+		return exited
+	}
+	if err != nil {
+		return cli.fail(err)
+	}
+	return ExitOK
+}
+
+// rewriteArgs turns a bare `--resume` (no value, or followed by a flag) into
+// `--pick`, so that `--resume` opens the picker and `--resume ID` resumes ID.
+func rewriteArgs(args []string) []string {
+	out := make([]string, 0, len(args))
+	for i, a := range args {
+		if a == "--" {
+			out = append(out, args[i:]...)
+			break
+		}
+		if a == "--resume" && (i+1 == len(args) || strings.HasPrefix(args[i+1], "-")) {
+			out = append(out, "--pick")
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// fail reports err as one line on stderr (and a JSON answer on stdout with
+// --json) and returns its exit code.
+func (g *Globals) fail(err error) int {
+	code, word := classify(err)
+	msg := err.Error()
+	fmt.Fprintln(g.stderr, "cairn:", msg)
+	var ee *exitError
+	if errors.As(err, &ee) && ee.quiet {
+		return code
+	}
+	if g.JSON {
+		json.NewEncoder(g.stdout).Encode(map[string]any{"ok": false, "code": word, "error": msg})
+	}
+	return code
+}
+
+// open opens the state folder once per call.
+func (g *Globals) open() (*engine.Store, error) {
+	if g.store != nil {
+		return g.store, nil
+	}
+	home := g.Home
+	if home == "" {
+		h, err := engine.DefaultHome()
+		if err != nil {
+			return nil, err
+		}
+		home = h
+	}
+	s, err := engine.Open(home)
+	if err != nil {
+		return nil, err
+	}
+	g.store = s
+	return s, nil
+}
+
+// dir is the directory the command acts in: -C, else the working directory.
+func (g *Globals) dir() (string, error) {
+	if g.Chdir != "" {
+		return g.Chdir, nil
+	}
+	return os.Getwd()
+}
+
+// printJSON writes v as one JSON value on stdout.
+func (g *Globals) printJSON(v any) error {
+	enc := json.NewEncoder(g.stdout)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+var errNoTerminal = errors.New("cairn: no terminal")

@@ -1,0 +1,372 @@
+package cli
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"cairn/engine"
+)
+
+// PromptCmd appends a user prompt.
+type PromptCmd struct {
+	Session string `name:"session" placeholder:"S" help:"Session to append to (id, prefix or title)."`
+	New     bool   `name:"new" help:"Start a new session."`
+	Text    string `arg:"" help:"The prompt ('-' reads stdin)."`
+}
+
+// itemAnswer is what prompt and append print.
+type itemAnswer struct {
+	Session string `json:"session"`
+	Item    string `json:"item"`
+}
+
+func (c *PromptCmd) Run(g *Globals) error {
+	if c.New && c.Session != "" {
+		return usageErrorf("--new and --session cannot be used together")
+	}
+	text, err := argText(g, c.Text)
+	if err != nil {
+		return err
+	}
+	ws, err := g.workspace()
+	if err != nil {
+		return err
+	}
+	var s *engine.Session
+	switch {
+	case c.New:
+		s = ws.Create(engine.SessionOptions{})
+	case c.Session != "":
+		if _, s, err = g.openSession(c.Session); err != nil {
+			return err
+		}
+	default:
+		id, err := ws.Latest(g.ctx)
+		if err == nil {
+			s, err = ws.Open(g.ctx, id, engine.SessionOptions{})
+			if err != nil {
+				return err
+			}
+		} else {
+			s = ws.Create(engine.SessionOptions{})
+		}
+	}
+	defer s.Close()
+	it, err := s.Append(g.ctx, engine.Item{Type: engine.User, Text: text})
+	if err != nil {
+		return err
+	}
+	if err := s.Commit(g.ctx); err != nil {
+		return err
+	}
+	if err := s.Close(); err != nil {
+		return err
+	}
+	g.store.AddHistory(text, ws.Path())
+	return g.answerItem(s.ID(), it.ID)
+}
+
+func (g *Globals) answerItem(session, item string) error {
+	if g.JSON {
+		return g.printJSON(itemAnswer{session, item})
+	}
+	fmt.Fprintf(g.stdout, "%s %s\n", session, item)
+	return nil
+}
+
+// AppendCmd appends an item of another type.
+type AppendCmd struct {
+	Session string `name:"session" required:"" placeholder:"S" help:"Session to append to."`
+	Type    string `name:"type" required:"" enum:"assistant,reasoning,tool_call,tool_result" help:"Item type: assistant, reasoning, tool_call or tool_result."`
+	Parent  string `name:"parent" placeholder:"ITEM" help:"Parent item (default: the head)."`
+	Tool    string `name:"tool" help:"Tool name of a tool_call."`
+	Call    string `name:"call" placeholder:"ITEM" help:"The tool_call a tool_result answers."`
+	Text    string `arg:"" help:"The text ('-' reads stdin)."`
+}
+
+func (c *AppendCmd) Run(g *Globals) error {
+	text, err := argText(g, c.Text)
+	if err != nil {
+		return err
+	}
+	_, s, err := g.openSession(c.Session)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	it, err := s.Append(g.ctx, engine.Item{Type: engine.ItemType(c.Type), Parent: c.Parent, Text: text, Tool: c.Tool, Call: c.Call})
+	if err != nil {
+		return err
+	}
+	if err := s.Close(); err != nil {
+		return err
+	}
+	return g.answerItem(s.ID(), it.ID)
+}
+
+func argText(g *Globals, t string) (string, error) {
+	if t != "-" {
+		return t, nil
+	}
+	b, err := io.ReadAll(g.stdin)
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSuffix(string(b), "\n"), nil
+}
+
+// SessionsCmd lists sessions.
+type SessionsCmd struct {
+	All bool `name:"all" help:"Every directory, not only this one."`
+}
+
+// sessionRow is one session in `cairn sessions --json`.
+type sessionRow struct {
+	ID        string  `json:"id"`
+	Title     string  `json:"title"`
+	CreatedAt string  `json:"created_at"`
+	UpdatedAt string  `json:"updated_at"`
+	Items     int     `json:"items"`
+	Tier      string  `json:"tier"`
+	Pinned    bool    `json:"pinned"`
+	ForkOf    *string `json:"fork_of"`
+	Path      string  `json:"path"`
+	Branch    string  `json:"branch"`
+	OwnerPID  *int    `json:"owner_pid"`
+}
+
+func (c *SessionsCmd) Run(g *Globals) error {
+	var wss []*engine.Workspace
+	if c.All {
+		s, err := g.open()
+		if err != nil {
+			return err
+		}
+		if wss, err = s.Workspaces(); err != nil {
+			return err
+		}
+	} else {
+		ws, err := g.workspace()
+		if err != nil {
+			return err
+		}
+		wss = []*engine.Workspace{ws}
+	}
+	rows := []sessionRow{}
+	var sums []engine.Summary
+	for _, ws := range wss {
+		l, problems, err := ws.List(g.ctx)
+		if err != nil {
+			return err
+		}
+		for _, p := range problems {
+			fmt.Fprintf(g.stderr, "cairn: skipped %s: %s\n", p.Name, p.Err)
+		}
+		sums = append(sums, l...)
+	}
+	if c.All {
+		engine.SortSummaries(sums)
+	}
+	for _, e := range sums {
+		r := sessionRow{ID: e.ID, Title: e.Title, CreatedAt: fmtTime(e.CreatedAt), UpdatedAt: fmtTime(e.UpdatedAt),
+			Items: e.Items, Tier: e.Tier, Pinned: e.Pinned, Path: e.Path, Branch: e.Branch}
+		if e.ForkOf != "" {
+			r.ForkOf = &e.ForkOf
+		}
+		if e.OwnerPID != 0 {
+			r.OwnerPID = &e.OwnerPID
+		}
+		rows = append(rows, r)
+	}
+	if g.JSON {
+		return g.printJSON(rows)
+	}
+	now := time.Now()
+	for _, r := range rows {
+		owned := ""
+		if r.OwnerPID != nil {
+			owned = fmt.Sprintf("  [open in pid %d]", *r.OwnerPID)
+		}
+		t, _ := time.Parse(time.RFC3339, r.UpdatedAt)
+		fmt.Fprintf(g.stdout, "%s  %-8s %4d items  %s%s\n", r.ID, age(now, t), r.Items, r.Title, owned)
+	}
+	return nil
+}
+
+func fmtTime(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format("2006-01-02T15:04:05.000Z")
+}
+
+// age is a short human age: 5s, 3m, 2h, 4d, 2025-01-02.
+func age(now, t time.Time) string {
+	d := now.Sub(t)
+	switch {
+	case t.IsZero():
+		return "-"
+	case d < 0:
+		return "future"
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh", int(d.Hours()))
+	case d < 60*24*time.Hour:
+		return fmt.Sprintf("%dd", int(d.Hours()/24))
+	}
+	return t.Format("2006-01-02")
+}
+
+// ShowCmd prints a session's record.
+type ShowCmd struct {
+	Session string `arg:"" help:"Session (id, prefix or title)."`
+}
+
+func (c *ShowCmd) Run(g *Globals) error {
+	_, v, err := g.view(c.Session)
+	if err != nil {
+		return err
+	}
+	out := struct {
+		*engine.Record
+		OwnerPID *int `json:"owner_pid"`
+	}{Record: v.Record}
+	if v.OwnerPID != 0 {
+		out.OwnerPID = &v.OwnerPID
+	}
+	if g.JSON {
+		return g.printJSON(out)
+	}
+	r := v.Record
+	fmt.Fprintf(g.stdout, "id       %s\ntitle    %s (%s)\npath     %s\ncreated  %s\nupdated  %s\nitems    %d\nturns    %d\nbranch   %s\nbuild    %s\n",
+		r.ID, r.Title, r.TitleSource, r.Path, fmtTime(r.CreatedAt.Time), fmtTime(r.UpdatedAt.Time), r.Counts.Items, r.Counts.Turns, r.Branch, r.Build)
+	if r.ForkOf != nil {
+		fmt.Fprintf(g.stdout, "fork of  %s at %s (#%d)\n", r.ForkOf.Session, r.ForkOf.Item, r.ForkOf.N)
+	}
+	if v.OwnerPID != 0 {
+		fmt.Fprintf(g.stdout, "owner    pid %d\n", v.OwnerPID)
+	}
+	return nil
+}
+
+// TranscriptCmd prints a session's conversation.
+type TranscriptCmd struct {
+	Session string `arg:"" help:"Session (id, prefix or title)."`
+	All     bool   `name:"all" help:"Every item of every branch, in the order written."`
+}
+
+func (c *TranscriptCmd) Run(g *Globals) error {
+	_, v, err := g.view(c.Session)
+	if err != nil {
+		return err
+	}
+	items := v.Transcript()
+	if c.All {
+		items = v.AllItems()
+	}
+	if g.JSON {
+		if items == nil {
+			items = []engine.Item{}
+		}
+		return g.printJSON(items)
+	}
+	writeTranscript(g.stdout, items)
+	return nil
+}
+
+func writeTranscript(w io.Writer, items []engine.Item) {
+	for _, it := range items {
+		text := it.Text
+		if it.Quarantined {
+			text = "[quarantined: " + it.Slot + "]"
+		}
+		fmt.Fprintf(w, "[%s %s] %s\n", it.Type, it.ID, strings.ReplaceAll(text, "\n", "\n    "))
+	}
+}
+
+// TrailCmd prints a session's audit trail.
+type TrailCmd struct {
+	Session string `arg:"" help:"Session (id, prefix or title)."`
+	Follow  bool   `short:"f" name:"follow" help:"Keep printing lines as they are appended."`
+}
+
+func (c *TrailCmd) Run(g *Globals) error {
+	ws, err := g.workspace()
+	if err != nil {
+		return err
+	}
+	id, err := resolve(g.ctx, ws, c.Session)
+	if err != nil {
+		return err
+	}
+	print := func(line []byte) error {
+		_, err := g.stdout.Write(append(bytes.Clone(line), '\n'))
+		return err
+	}
+	end, err := ws.Trail(g.ctx, id, print)
+	if err != nil || !c.Follow {
+		return err
+	}
+	return ws.FollowTrail(g.ctx, id, end, print)
+}
+
+// RenameCmd renames a session.
+type RenameCmd struct {
+	Session string `arg:"" help:"Session (id, prefix or title)."`
+	Name    string `arg:"" help:"The new title."`
+}
+
+func (c *RenameCmd) Run(g *Globals) error {
+	if strings.TrimSpace(c.Name) == "" {
+		return usageErrorf("a session name cannot be empty")
+	}
+	_, s, err := g.openSession(c.Session)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	if err := s.Rename(g.ctx, c.Name); err != nil {
+		return err
+	}
+	r := s.Record()
+	if err := s.Close(); err != nil {
+		return err
+	}
+	if g.JSON {
+		return g.printJSON(r)
+	}
+	fmt.Fprintf(g.stdout, "%s  %s\n", r.ID, r.Title)
+	return nil
+}
+
+// HistoryCmd prints or clears the prompt history.
+type HistoryCmd struct {
+	Clear bool `name:"clear" help:"Empty the prompt history."`
+}
+
+func (c *HistoryCmd) Run(g *Globals) error {
+	s, err := g.open()
+	if err != nil {
+		return err
+	}
+	if c.Clear {
+		return s.ClearHistory()
+	}
+	h := s.History()
+	if g.JSON {
+		if h == nil {
+			h = []string{}
+		}
+		return g.printJSON(h)
+	}
+	for _, l := range h {
+		fmt.Fprintln(g.stdout, l)
+	}
+	return nil
+}

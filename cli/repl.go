@@ -1,0 +1,306 @@
+package cli
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"cairn/cli/term"
+	"cairn/engine"
+)
+
+// repl is one run of the line REPL: a session in the current directory,
+// lines read from a terminal (with a line editor) or from a pipe.
+type repl struct {
+	g           *Globals
+	in          io.Reader
+	out, errw   io.Writer
+	noSnapshots bool
+
+	store   *engine.Store // nil when the state folder cannot be used
+	ws      *engine.Workspace
+	sess    *engine.Session
+	noticed map[string]bool
+
+	ed    *term.Editor
+	lines *bufio.Reader
+}
+
+const helpText = `Type a prompt and press Enter. Commands:
+  /rename NAME   rename this session
+  /clear         start a new session here (this one stays resumable)
+  /history       show the prompt history
+  /help          show this help
+  /exit          leave (Ctrl-D too)
+`
+
+// openStore opens the state folder. When it cannot be used (a missing home,
+// a full disk, a newer format), the REPL still runs, unrecorded, and says so.
+func (r *repl) openStore(ephemeral bool) error {
+	g := r.g
+	home := g.Home
+	if home == "" {
+		h, err := engine.DefaultHome()
+		if err != nil {
+			r.notice(err.Error() + "; this session is not recorded")
+		}
+		home = h
+	}
+	dir, err := g.dir()
+	if err != nil {
+		return err
+	}
+	if !ephemeral {
+		if c, err := r.config(home); err == nil && c.Storage.Ephemeral {
+			ephemeral = true
+		}
+	}
+	var s *engine.Store
+	if ephemeral {
+		s, err = engine.OpenEphemeral(home)
+	} else if home != "" {
+		s, err = engine.Open(home)
+	}
+	if err != nil {
+		r.notice(fmt.Sprintf("%v; this session is not recorded", err))
+		s = nil
+	}
+	if s == nil {
+		// A private throwaway root keeps the engine's in-memory session
+		// working; nothing in it is kept.
+		if s, err = engine.OpenEphemeral(""); err != nil {
+			return err
+		}
+	}
+	ws, err := s.Workspace(dir)
+	if err != nil {
+		s.Close()
+		return err
+	}
+	if n := ws.Note(); n != "" {
+		r.notice(n)
+	}
+	r.store, r.ws = s, ws
+	return nil
+}
+
+func (r *repl) config(home string) (engine.Config, error) {
+	if home == "" {
+		return engine.DefaultConfig(), nil
+	}
+	b, err := os.ReadFile(home + "/config.json")
+	if err != nil {
+		return engine.DefaultConfig(), nil
+	}
+	return engine.ParseConfig(b)
+}
+
+func (r *repl) closeStore() {
+	r.closeSession()
+	if r.ed != nil {
+		r.ed.Close()
+	}
+	if r.store != nil {
+		r.store.Close()
+		r.g.store = nil
+	}
+}
+
+func (r *repl) opts() engine.SessionOptions {
+	return engine.SessionOptions{Degrade: true, Notice: r.notice, Ephemeral: r.store.Ephemeral()}
+}
+
+func (r *repl) startNew() { r.sess = r.ws.Create(r.opts()) }
+
+// resume opens session id and says what changed since it last ran.
+func (r *repl) resume(id string) error {
+	s, err := r.ws.Open(r.g.ctx, id, r.opts())
+	if err != nil {
+		return err
+	}
+	r.sess = s
+	rec := s.Record()
+	info := s.Resume()
+	fmt.Fprintf(r.out, "Resumed %q (%d items).\n", rec.Title, rec.Counts.Items)
+	if info.Repaired > 0 {
+		fmt.Fprintf(r.out, "The session's last line was torn by a crash; %d bytes were cut and every complete item kept.\n", info.Repaired)
+	}
+	if info.BranchBefore != "" && info.BranchBefore != info.Branch {
+		fmt.Fprintf(r.out, "Note: the branch changed from %s to %s.\n", info.BranchBefore, orNone(info.Branch))
+	}
+	if info.BuildBefore != "" && info.BuildBefore != info.Build {
+		fmt.Fprintf(r.out, "Note: this session was recorded by cairn %s; this is cairn %s.\n", info.BuildBefore, info.Build)
+	}
+	if info.AskTrust {
+		fmt.Fprintln(r.out, "This session has no trust map recorded: the trust question will be asked again.")
+	}
+	return nil
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return s
+}
+
+// closeSession ends the current session. It reports whether a record was
+// written, so the caller can print the resume line.
+func (r *repl) closeSession() (string, bool) {
+	if r.sess == nil {
+		return "", false
+	}
+	s := r.sess
+	r.sess = nil
+	if err := s.Close(); err != nil {
+		r.notice(err.Error())
+	}
+	return s.ID(), s.Recorded() && !r.store.Ephemeral()
+}
+
+// loop reads lines until /exit or end of input, then prints the resume line
+// after the terminal is handed back.
+func (r *repl) loop() error {
+	if f := stdinTerminal(r.g); f != nil {
+		ed, err := term.NewEditor(f, r.out, r.store.History())
+		if err != nil {
+			return err
+		}
+		r.ed = ed
+	} else if r.lines == nil {
+		r.lines = bufio.NewReader(r.in)
+	}
+	for {
+		line, err := r.readLine()
+		if errors.Is(err, term.ErrInterrupted) {
+			continue
+		}
+		if err != nil {
+			break
+		}
+		if done := r.handle(line); done {
+			break
+		}
+	}
+	if r.ed != nil {
+		r.ed.Close()
+		r.ed = nil
+	}
+	if id, ok := r.closeSession(); ok {
+		fmt.Fprintf(r.out, "cairn --resume %s\n", id)
+	}
+	return nil
+}
+
+func (r *repl) readLine() (string, error) {
+	if r.ed != nil {
+		return r.ed.ReadLine("cairn> ")
+	}
+	line, err := r.lines.ReadString('\n')
+	if err != nil && (line == "" || err != io.EOF) {
+		return "", err
+	}
+	return strings.TrimSuffix(strings.TrimSuffix(line, "\n"), "\r"), nil
+}
+
+// handle runs one line; it reports whether the REPL should end.
+func (r *repl) handle(line string) bool {
+	trimmed := strings.TrimSpace(line)
+	if strings.HasPrefix(trimmed, "/") {
+		name, arg, _ := strings.Cut(trimmed, " ")
+		arg = strings.TrimSpace(arg)
+		switch name {
+		case "/exit", "/quit":
+			return true
+		case "/help":
+			fmt.Fprint(r.out, helpText)
+		case "/rename":
+			if arg == "" {
+				fmt.Fprintln(r.out, "A session name cannot be empty.")
+				return false
+			}
+			if err := r.sess.Rename(r.g.ctx, arg); err != nil {
+				fmt.Fprintln(r.out, "cairn:", err)
+				return false
+			}
+			fmt.Fprintf(r.out, "Renamed to %q.\n", r.sess.Record().Title)
+		case "/clear":
+			if id, ok := r.closeSession(); ok {
+				fmt.Fprintf(r.out, "The previous session stays resumable: cairn --resume %s\n", id)
+			}
+			r.startNew()
+			fmt.Fprintln(r.out, "New session.")
+		case "/history":
+			for i, h := range r.store.History() {
+				fmt.Fprintf(r.out, "%4d  %s\n", i+1, firstLine(h))
+			}
+		default:
+			fmt.Fprintf(r.out, "Unknown command %s; /help lists them.\n", name)
+		}
+		return false
+	}
+	r.prompt(line)
+	return false
+}
+
+// prompt records a user prompt as one turn.
+func (r *repl) prompt(text string) {
+	if _, err := r.sess.Append(r.g.ctx, engine.Item{Type: engine.User, Text: text}); err != nil {
+		fmt.Fprintln(r.out, "cairn:", err)
+		return
+	}
+	if err := r.sess.EndTurn(r.g.ctx, engine.Turn{Labels: []string{"prompt"}}); err != nil {
+		fmt.Fprintln(r.out, "cairn:", err)
+	}
+	if r.sess.Recorded() && !r.store.Ephemeral() {
+		if err := r.store.AddHistory(text, r.ws.Path()); err != nil {
+			r.notice(fmt.Sprintf("prompt history not saved: %v", err))
+		}
+	}
+	if r.ed != nil {
+		r.ed.AddHistory(text)
+	}
+}
+
+// pick shows the picker (or, without a terminal, a numbered list).
+func (r *repl) pick() (string, error) {
+	l, problems, err := r.ws.List(r.g.ctx)
+	if err != nil {
+		return "", err
+	}
+	for _, p := range problems {
+		r.notice(fmt.Sprintf("skipped unreadable record %s", p.Name))
+	}
+	if len(l) == 0 {
+		return "", fmt.Errorf("%w: no sessions in %s", engine.ErrNotFound, r.ws.Path())
+	}
+	rows := make([]term.Row, len(l))
+	now := time.Now()
+	for i, e := range l {
+		rows[i] = term.Row{ID: e.ID, Title: e.Title, Age: age(now, e.UpdatedAt), Branch: e.Branch, Items: e.Items, Owner: e.OwnerPID}
+	}
+	var i int
+	if f := stdinTerminal(r.g); f != nil {
+		i, err = term.Pick(f, r.out, rows)
+	} else {
+		if r.lines == nil {
+			// One buffered reader for the picker and the REPL after it, so
+			// the number read does not swallow the lines that follow.
+			r.lines = bufio.NewReader(r.in)
+		}
+		i, err = term.PickPlain(r.lines, r.out, rows)
+	}
+	if err != nil {
+		return "", err
+	}
+	return l[i].ID, nil
+}
+
+func firstLine(s string) string {
+	l, _, _ := strings.Cut(s, "\n")
+	return l
+}

@@ -1,0 +1,102 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	xterm "golang.org/x/term"
+
+	"cairn/cli/term"
+)
+
+// RunCmd is the default command: the line REPL in this directory.
+type RunCmd struct {
+	Resume      string `short:"r" name:"resume" placeholder:"SESSION" help:"Resume a session (id, prefix or title); --resume alone opens the picker."`
+	Pick        bool   `name:"pick" hidden:"" help:"Open the picker (what a bare --resume means)."`
+	Continue    bool   `short:"c" name:"continue" help:"Resume the most recently written session."`
+	Ephemeral   bool   `name:"ephemeral" help:"Leave no session record (spend still reaches the usage ledger)."`
+	NoSnapshots bool   `name:"no-snapshots" help:"Record no file changes for this process."`
+}
+
+// ResumeCmd is `cairn resume`: the picker.
+type ResumeCmd struct {
+	Session string `arg:"" optional:"" help:"Session to resume; without it, choose in the picker."`
+}
+
+func (c *ResumeCmd) Run(g *Globals) error {
+	r := RunCmd{Resume: c.Session, Pick: c.Session == ""}
+	return r.Run(g)
+}
+
+func (c *RunCmd) Run(g *Globals) error {
+	n := 0
+	for _, b := range []bool{c.Resume != "", c.Pick, c.Continue} {
+		if b {
+			n++
+		}
+	}
+	if n > 1 {
+		return usageErrorf("choose one of --resume, --continue")
+	}
+	if c.Ephemeral && n > 0 {
+		return usageErrorf("--ephemeral starts a new session; it cannot resume one")
+	}
+	r := &repl{g: g, in: g.stdin, out: g.stdout, errw: g.stderr, noSnapshots: c.NoSnapshots}
+	if err := r.openStore(c.Ephemeral); err != nil {
+		return err
+	}
+	defer r.closeStore()
+	switch {
+	case c.Pick:
+		id, err := r.pick()
+		if errors.Is(err, term.ErrCancelled) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if err := r.resume(id); err != nil {
+			return err
+		}
+	case c.Resume != "":
+		id, err := r.ws.Resolve(g.ctx, c.Resume)
+		if err != nil {
+			return err
+		}
+		if err := r.resume(id); err != nil {
+			return err
+		}
+	case c.Continue:
+		id, err := r.ws.Latest(g.ctx)
+		if err != nil {
+			return err
+		}
+		if err := r.resume(id); err != nil {
+			return err
+		}
+	default:
+		r.startNew()
+	}
+	return r.loop()
+}
+
+// stdinTerminal returns stdin as a terminal file, or nil.
+func stdinTerminal(g *Globals) *os.File {
+	f, ok := g.stdin.(*os.File)
+	if !ok || !xterm.IsTerminal(int(f.Fd())) {
+		return nil
+	}
+	return f
+}
+
+func (r *repl) notice(msg string) {
+	if r.noticed[msg] {
+		return
+	}
+	if r.noticed == nil {
+		r.noticed = map[string]bool{}
+	}
+	r.noticed[msg] = true
+	fmt.Fprintln(r.errw, "cairn:", msg)
+}

@@ -1,0 +1,34 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"os"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+var updateScripts = flag.Bool("update", false, "rewrite the golden parts of script tests (cmp with -update)")
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"cairn": func() {
+			os.Exit(Main(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+		},
+	})
+}
+
+// TestScripts runs the command-line scripts of testdata/script: each runs
+// the real cairn command in a fresh folder with its own state folder.
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir:           "../testdata/script",
+		UpdateScripts: *updateScripts,
+		Setup: func(e *testscript.Env) error {
+			e.Setenv("CAIRN_HOME", e.WorkDir+"/.cairn-home")
+			e.Setenv("HOME", e.WorkDir+"/home")
+			return nil
+		},
+	})
+}

@@ -1,0 +1,70 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+
+	"cairn/engine"
+)
+
+// workspace is the engine workspace of the directory the command acts in.
+func (g *Globals) workspace() (*engine.Workspace, error) {
+	s, err := g.open()
+	if err != nil {
+		return nil, err
+	}
+	dir, err := g.dir()
+	if err != nil {
+		return nil, err
+	}
+	return s.Workspace(dir)
+}
+
+// resolve turns a SESSION argument (full id, unique prefix, exact title)
+// into an id; an empty one means the most recently written session.
+func resolve(ctx context.Context, ws *engine.Workspace, ref string) (string, error) {
+	if ref == "" {
+		return ws.Latest(ctx)
+	}
+	return ws.Resolve(ctx, ref)
+}
+
+// openSession takes ownership of a session for one plumbing call.
+func (g *Globals) openSession(ref string) (*engine.Workspace, *engine.Session, error) {
+	ws, err := g.workspace()
+	if err != nil {
+		return nil, nil, err
+	}
+	id, err := resolve(g.ctx, ws, ref)
+	if err != nil {
+		return nil, nil, err
+	}
+	s, err := ws.Open(g.ctx, id, engine.SessionOptions{})
+	if err != nil {
+		return nil, nil, err
+	}
+	return ws, s, nil
+}
+
+// view reads a session without ownership.
+func (g *Globals) view(ref string) (*engine.Workspace, *engine.View, error) {
+	ws, err := g.workspace()
+	if err != nil {
+		return nil, nil, err
+	}
+	id, err := resolve(g.ctx, ws, ref)
+	if err != nil {
+		return nil, nil, err
+	}
+	v, err := ws.Read(g.ctx, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	return ws, v, nil
+}
+
+func (g *Globals) textf(format string, a ...any) {
+	if !g.JSON {
+		fmt.Fprintf(g.stdout, format, a...)
+	}
+}

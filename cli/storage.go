@@ -1,0 +1,66 @@
+package cli
+
+import (
+	"fmt"
+
+	"cairn/engine"
+)
+
+// StorageCmd groups the state folder's maintenance commands.
+type StorageCmd struct {
+	Fsck  FsckCmd  `cmd:"" help:"Verify every object, journal and record; exit 1 when anything is wrong."`
+	Usage UsageCmd `cmd:"" help:"Sum the usage ledger by directory and model."`
+}
+
+// FsckCmd checks the whole state folder.
+type FsckCmd struct{}
+
+func (c *FsckCmd) Run(g *Globals) error {
+	s, err := g.open()
+	if err != nil {
+		return err
+	}
+	rep, err := s.Fsck(g.ctx)
+	if err != nil {
+		return err
+	}
+	if g.JSON {
+		if err := g.printJSON(rep); err != nil {
+			return err
+		}
+	} else {
+		for _, p := range rep.Problems {
+			fmt.Fprintf(g.stdout, "%s: %s\n", p.Path, p.Problem)
+		}
+		fmt.Fprintf(g.stdout, "checked %d objects, %d journals (%d lines), %d records: %d problems\n",
+			rep.Objects, rep.Journals, rep.Lines, rep.Records, len(rep.Problems))
+	}
+	if len(rep.Problems) > 0 {
+		return &exitError{code: ExitFailed, word: "fsck", err: fmt.Errorf("%d problems found", len(rep.Problems)), quiet: g.JSON}
+	}
+	return nil
+}
+
+// UsageCmd sums spend.
+type UsageCmd struct{}
+
+func (c *UsageCmd) Run(g *Globals) error {
+	s, err := g.open()
+	if err != nil {
+		return err
+	}
+	sums, err := s.Usage(g.ctx)
+	if err != nil {
+		return err
+	}
+	if g.JSON {
+		if sums == nil {
+			sums = []engine.UsageSum{}
+		}
+		return g.printJSON(sums)
+	}
+	for _, u := range sums {
+		fmt.Fprintf(g.stdout, "%s  %s  %d turns  %d in  %d out  $%.4f\n", u.Path, u.Model, u.Turns, u.InputTokens, u.OutputTokens, u.CostUSD)
+	}
+	return nil
+}

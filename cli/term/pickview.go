@@ -1,0 +1,103 @@
+package term
+
+import "strings"
+
+// pickView is the picker's state without a terminal: the filter, the rows
+// it matches, the selected one and the page on screen.
+type pickView struct {
+	rows   []Row
+	filter string
+	match  []int // indexes into rows, in row order
+	sel    int   // index into match
+	top    int   // first match on screen
+	height int   // rows on one page, at least 1
+}
+
+func newPickView(rows []Row, height int) *pickView {
+	if height < 1 {
+		height = 1
+	}
+	v := &pickView{rows: rows, height: height}
+	v.setFilter("")
+	return v
+}
+
+// matchRows returns the indexes of the rows whose title or id contains q,
+// ignoring case; every row when q is empty.
+func matchRows(rows []Row, q string) []int {
+	q = strings.ToLower(q)
+	m := make([]int, 0, len(rows))
+	for i, r := range rows {
+		if q == "" || strings.Contains(strings.ToLower(r.Title), q) || strings.Contains(strings.ToLower(r.ID), q) {
+			m = append(m, i)
+		}
+	}
+	return m
+}
+
+// setFilter filters the rows by q. The selected row stays selected when it
+// still matches; otherwise the first match is.
+func (v *pickView) setFilter(q string) {
+	prev, had := v.chosen()
+	v.filter = q
+	v.match = matchRows(v.rows, q)
+	v.sel, v.top = 0, 0
+	if had {
+		for i, r := range v.match {
+			if r == prev {
+				v.sel = i
+				break
+			}
+		}
+	}
+	v.scroll()
+}
+
+// move moves the selection by d rows, stopping at the ends.
+func (v *pickView) move(d int) {
+	v.sel = clamp(v.sel+d, 0, len(v.match)-1)
+	v.scroll()
+}
+
+// page moves the selection and the page by d pages.
+func (v *pickView) page(d int) {
+	v.top = clamp(v.top+d*v.height, 0, len(v.match)-v.height)
+	v.move(d * v.height)
+}
+
+// scroll moves the page so the selection is on it.
+func (v *pickView) scroll() {
+	if v.sel < v.top {
+		v.top = v.sel
+	}
+	if v.sel >= v.top+v.height {
+		v.top = v.sel - v.height + 1
+	}
+	v.top = clamp(v.top, 0, len(v.match)-v.height)
+}
+
+// window returns the matches on screen, as indexes into rows.
+func (v *pickView) window() []int {
+	end := min(v.top+v.height, len(v.match))
+	return v.match[v.top:end]
+}
+
+// chosen returns the selected row's index into rows; ok is false when
+// nothing matches.
+func (v *pickView) chosen() (int, bool) {
+	if v.sel < 0 || v.sel >= len(v.match) {
+		return 0, false
+	}
+	return v.match[v.sel], true
+}
+
+// clamp limits x to [lo, hi]; lo wins when hi < lo.
+func clamp(x, lo, hi int) int {
+	if x > hi {
+		x = hi
+	}
+	if x < lo {
+		x = lo
+	}
+	return x
+}

@@ -1,0 +1,58 @@
+package term
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// Row is one session as the pickers show it.
+type Row struct {
+	ID, Title, Age, Branch string
+	Items                  int
+	Owner                  int // the pid of the process that has it open, 0 = free
+}
+
+// titleWidth is the title column of a row, in runes.
+const titleWidth = 40
+
+// formatRow is a row as one line of text: title, age, items, branch,
+// "[open in pid N]" for an owned row, and the id last, so that a narrow
+// screen cuts the id first.
+func formatRow(r Row) string {
+	title := display(r.Title)
+	if title == "" {
+		title = "(untitled)"
+	}
+	branch := display(r.Branch)
+	if branch == "" {
+		branch = "-"
+	}
+	s := fmt.Sprintf("%s  %-8s  %5d items  %-12s", pad(cut(title, titleWidth), titleWidth),
+		display(r.Age), r.Items, branch)
+	if r.Owner != 0 {
+		s += fmt.Sprintf("  [open in pid %d]", r.Owner)
+	}
+	s += "  " + display(r.ID)
+	return s
+}
+
+// cut shortens s to at most n runes, ending it with "…" when cut.
+func cut(s string, n int) string {
+	if n <= 0 {
+		return ""
+	}
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + "…"
+}
+
+// pad fills s with spaces to n runes.
+func pad(s string, n int) string {
+	if k := n - utf8.RuneCountInString(s); k > 0 {
+		return s + strings.Repeat(" ", k)
+	}
+	return s
+}

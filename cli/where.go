@@ -1,0 +1,29 @@
+package cli
+
+import "fmt"
+
+// WhereCmd prints where this directory's state lives.
+type WhereCmd struct{}
+
+func (c *WhereCmd) Run(g *Globals) error {
+	s, err := g.open()
+	if err != nil {
+		return err
+	}
+	dir, err := g.dir()
+	if err != nil {
+		return err
+	}
+	loc, err := s.Where(dir)
+	if err != nil {
+		return err
+	}
+	if g.JSON {
+		return g.printJSON(loc)
+	}
+	fmt.Fprintf(g.stdout, "path    %s\nkey     %s\nfolder  %s\n", loc.Path, loc.Key, loc.Folder)
+	if loc.Note != "" {
+		fmt.Fprintln(g.stderr, "cairn:", loc.Note)
+	}
+	return nil
+}

@@ -1,0 +1,63 @@
+package main
+
+import (
+	"runtime"
+	"runtime/debug"
+	"slices"
+	"time"
+)
+
+// median runs fn n times and returns the median wall time in milliseconds.
+func median(n int, fn func() error) (float64, error) {
+	ds := make([]float64, 0, n)
+	for range n {
+		start := time.Now()
+		if err := fn(); err != nil {
+			return 0, err
+		}
+		ds = append(ds, float64(time.Since(start).Nanoseconds())/1e6)
+	}
+	slices.Sort(ds)
+	return ds[len(ds)/2], nil
+}
+
+// peakHeap runs fn while sampling the Go heap in use, and returns the highest
+// figure seen in MiB. It is the memory cairn itself holds, not the page cache.
+func peakHeap(fn func() error) (float64, error) {
+	runtime.GC()
+	debug.FreeOSMemory()
+	var peak uint64
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		var ms runtime.MemStats
+		t := time.NewTicker(2 * time.Millisecond)
+		defer t.Stop()
+		for {
+			runtime.ReadMemStats(&ms)
+			if ms.HeapInuse > peak {
+				peak = ms.HeapInuse
+			}
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	err := fn()
+	close(stop)
+	<-done
+	return float64(peak) / (1 << 20), err
+}
+
+// row builds a report row from two medians.
+func row(c, size string, cairnMS float64, anchor string, anchorMS float64, goal string, met func(ratio float64) bool, peakMB float64) Row {
+	ratio := 0.0
+	if anchorMS > 0 {
+		ratio = cairnMS / anchorMS
+	}
+	return Row{Case: c, Size: size, CairnMS: cairnMS, Anchor: anchor, AnchorMS: anchorMS,
+		Ratio: ratio, Goal: goal, Met: met(ratio), PeakMB: peakMB}
+}

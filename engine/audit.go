@@ -1,0 +1,96 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+
+	"cairn/journal"
+)
+
+// The audit trail, <id>.audit.jsonl, holds one line a turn and one line per
+// audited event. It holds labels, gate names, counts and outcomes: never a
+// prompt, a file's content or a tool's output. Labels are checked to be
+// names, so content cannot reach the trail by mistake.
+
+// auditLine is one line of the trail.
+type auditLine struct {
+	V       int         `json:"v"`
+	Kind    string      `json:"kind"` // "turn" or "event"
+	At      Time        `json:"at"`
+	Session string      `json:"session"`
+	Turn    int         `json:"turn,omitempty"`
+	Items   int         `json:"items,omitempty"`
+	Labels  []string    `json:"labels,omitempty"`
+	Gates   []string    `json:"gates,omitempty"`
+	Event   string      `json:"event,omitempty"`
+	Outcome string      `json:"outcome,omitempty"`
+	Action  string      `json:"action,omitempty"`
+	Steps   []AuditStep `json:"steps,omitempty"`
+	Files   int         `json:"files,omitempty"`
+	Rule    string      `json:"rule,omitempty"`
+}
+
+// AuditStep counts what one step of an audited restore did.
+type AuditStep struct {
+	ID       string `json:"id"`
+	Restored int    `json:"restored"`
+	Removed  int    `json:"removed"`
+	Skipped  int    `json:"skipped"`
+}
+
+// AuditEvent is an audited event other than a turn.
+type AuditEvent struct {
+	Event   string // e.g. session.snapshot_restore, snapshot.required
+	Outcome string // ok, denied, refused, failed
+	Action  string
+	Steps   []AuditStep
+	Files   int
+	Rule    string
+}
+
+var labelRE = regexp.MustCompile(`^[A-Za-z0-9_.:/@+-]{1,64}$`)
+
+func checkLabels(kind string, ls []string) error {
+	for _, l := range ls {
+		if !labelRE.MatchString(l) {
+			return fmt.Errorf("%w: audit %s %q is not a name (letters, digits and _.:/@+- only, at most 64)", ErrBadInput, kind, l)
+		}
+	}
+	return nil
+}
+
+// writeAudit appends a line to the trail (not synced: the turn's commit
+// syncs it).
+func (s *Session) writeAudit(l *auditLine) error {
+	if s.unrecorded != nil {
+		return nil
+	}
+	if err := s.materialize(); err != nil {
+		return s.degrade(err)
+	}
+	if s.audit == nil {
+		w, _, err := journal.OpenWriter(s.ws.s.fsys, auditName(s.ws.dir, s.st.id), journal.Options{Sync: journal.SyncManual, Now: s.ws.s.now})
+		if err != nil {
+			return s.degrade(fmt.Errorf("engine: open trail: %w", err))
+		}
+		s.audit = w
+	}
+	l.V, l.Session = 1, s.st.id
+	return s.degrade(s.audit.Append(l))
+}
+
+// Audit writes an event to the trail and makes it durable.
+func (s *Session) Audit(ctx context.Context, e AuditEvent) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := checkLabels("event", []string{e.Event}); err != nil {
+		return err
+	}
+	l := &auditLine{Kind: "event", At: mkTime(s.ws.s.Now()), Event: e.Event, Outcome: e.Outcome,
+		Action: e.Action, Steps: e.Steps, Files: e.Files, Rule: e.Rule}
+	if err := s.writeAudit(l); err != nil {
+		return err
+	}
+	return s.commitLocked()
+}

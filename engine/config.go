@@ -1,0 +1,293 @@
+package engine
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"cairn/internal/vfs"
+)
+
+// config.json, at the top of the state folder, is optional and every key has
+// a default. Keys are snake_case. An unknown key or a bad value is refused
+// with a message that names the key; nothing runs on a config it cannot read.
+
+// Config is the parsed config.json.
+type Config struct {
+	Snapshots SnapshotsConfig
+	Storage   StorageConfig
+	History   HistoryConfig
+}
+
+// SnapshotsConfig is the "snapshots" section: the undo stack of file tools.
+type SnapshotsConfig struct {
+	Enabled            bool
+	MaxPerSession      int
+	MaxBytesPerSession int64
+	MaxFileBytes       int64
+	// Required: every edit (All), or edits of files matching Globs
+	// (workspace-relative or absolute), must have their pre-image captured.
+	RequiredAll   bool
+	RequiredGlobs []string
+}
+
+// StorageConfig is the "storage" section.
+type StorageConfig struct {
+	Ephemeral      bool
+	MaxEagerLoadMB int
+	// Recording limits of whole-directory change records.
+	RecordingEnabled bool
+	MaxBytesMB       int
+	MaxFiles         int
+	MaxFileBytesMB   int
+	// Retention policies, in restic's vocabulary; empty keeps everything.
+	Trim, Forget Policy
+	GroupBy      string
+}
+
+// Policy is a retention policy: a session is kept when any rule matches.
+type Policy map[string]json.RawMessage
+
+// HistoryConfig is the "history" section.
+type HistoryConfig struct{ Max int }
+
+const defaultHistoryMax = 1000
+
+// DefaultConfig is the configuration with no config.json.
+func DefaultConfig() Config {
+	return Config{
+		Snapshots: SnapshotsConfig{Enabled: true, MaxPerSession: 50, MaxBytesPerSession: 64 << 20, MaxFileBytes: 2 << 20},
+		Storage: StorageConfig{MaxEagerLoadMB: 1024, RecordingEnabled: true, MaxBytesMB: 512, MaxFiles: 50000,
+			MaxFileBytesMB: 100, Trim: Policy{}, Forget: Policy{}, GroupBy: "directory"},
+		History: HistoryConfig{Max: defaultHistoryMax},
+	}
+}
+
+const configName = "config.json"
+
+// Config reads config.json; a missing file gives the defaults.
+func (s *Store) Config() (Config, error) {
+	b, err := vfs.ReadFile(s.fsys, configName)
+	if vfs.IsNotExist(err) {
+		return DefaultConfig(), nil
+	}
+	if err != nil {
+		return Config{}, fmt.Errorf("engine: read config.json: %w", err)
+	}
+	return ParseConfig(b)
+}
+
+// ConfigError names the key of config.json that is wrong.
+type ConfigError struct {
+	Key string
+	Msg string
+}
+
+func (e *ConfigError) Error() string {
+	if e.Key == "" {
+		return "config.json: " + e.Msg
+	}
+	return fmt.Sprintf("config.json: %s: %s", e.Key, e.Msg)
+}
+func (e *ConfigError) Unwrap() error { return ErrBadInput }
+
+// ParseConfig parses config.json strictly.
+func ParseConfig(b []byte) (Config, error) {
+	c := DefaultConfig()
+	if len(bytes.TrimSpace(b)) == 0 {
+		return c, nil
+	}
+	top, err := object("", b)
+	if err != nil {
+		return Config{}, err
+	}
+	setters := map[string]func(k string, v json.RawMessage) error{
+		"snapshots.enabled":               boolInto(&c.Snapshots.Enabled),
+		"snapshots.max_per_session":       intInto(&c.Snapshots.MaxPerSession, 1, 1<<20),
+		"snapshots.max_bytes_per_session": int64Into(&c.Snapshots.MaxBytesPerSession, 1, 1<<40),
+		"snapshots.max_file_bytes":        int64Into(&c.Snapshots.MaxFileBytes, 1, 1<<40),
+		"snapshots.required": func(k string, v json.RawMessage) error {
+			var all bool
+			if json.Unmarshal(v, &all) == nil {
+				c.Snapshots.RequiredAll = all
+				return nil
+			}
+			var globs []string
+			if err := json.Unmarshal(v, &globs); err != nil {
+				return &ConfigError{k, "must be true, false or a list of globs"}
+			}
+			for _, g := range globs {
+				if g == "" {
+					return &ConfigError{k, "an empty glob"}
+				}
+				if _, err := matchGlob(g, "x"); err != nil {
+					return &ConfigError{k, fmt.Sprintf("bad glob %q", g)}
+				}
+			}
+			c.Snapshots.RequiredGlobs = globs
+			return nil
+		},
+		"storage.ephemeral":                   boolInto(&c.Storage.Ephemeral),
+		"storage.max_eager_load_mb":           intInto(&c.Storage.MaxEagerLoadMB, 1, 1<<30),
+		"storage.snapshots.enabled":           boolInto(&c.Storage.RecordingEnabled),
+		"storage.snapshots.max_bytes_mb":      intInto(&c.Storage.MaxBytesMB, 1, 512),
+		"storage.snapshots.max_files":         intInto(&c.Storage.MaxFiles, 1, 50000),
+		"storage.snapshots.max_file_bytes_mb": intInto(&c.Storage.MaxFileBytesMB, 1, 100),
+		"storage.retention.group_by": func(k string, v json.RawMessage) error {
+			var s string
+			if json.Unmarshal(v, &s) != nil || (s != "directory" && s != "none") {
+				return &ConfigError{k, `must be "directory" or "none"`}
+			}
+			c.Storage.GroupBy = s
+			return nil
+		},
+		"storage.retention.sweep_interval_hours": func(k string, v json.RawMessage) error { var n int; return intInto(&n, 0, 1<<20)(k, v) },
+		"storage.retention.trim":                 policyInto(&c.Storage.Trim),
+		"storage.retention.forget":               policyInto(&c.Storage.Forget),
+		"history.max":                            intInto(&c.History.Max, 1, 1<<20),
+	}
+	sections := map[string]bool{"snapshots": true, "storage": true, "storage.snapshots": true, "storage.retention": true, "history": true}
+	var walk func(prefix string, m map[string]json.RawMessage) error
+	walk = func(prefix string, m map[string]json.RawMessage) error {
+		keys := make([]string, 0, len(m))
+		for k := range m {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			full := k
+			if prefix != "" {
+				full = prefix + "." + k
+			}
+			if set, ok := setters[full]; ok {
+				if err := set(full, m[k]); err != nil {
+					return err
+				}
+				continue
+			}
+			if sections[full] {
+				sub, err := object(full, m[k])
+				if err != nil {
+					return err
+				}
+				if err := walk(full, sub); err != nil {
+					return err
+				}
+				continue
+			}
+			return &ConfigError{full, "unknown key"}
+		}
+		return nil
+	}
+	if err := walk("", top); err != nil {
+		return Config{}, err
+	}
+	return c, nil
+}
+
+func object(key string, b []byte) (map[string]json.RawMessage, error) {
+	var m map[string]json.RawMessage
+	d := json.NewDecoder(bytes.NewReader(b))
+	if err := d.Decode(&m); err != nil || m == nil {
+		return nil, &ConfigError{key, "must be a JSON object"}
+	}
+	if d.More() {
+		return nil, &ConfigError{key, "trailing data after the object"}
+	}
+	return m, nil
+}
+
+func boolInto(p *bool) func(string, json.RawMessage) error {
+	return func(k string, v json.RawMessage) error {
+		if err := json.Unmarshal(v, p); err != nil {
+			return &ConfigError{k, "must be true or false"}
+		}
+		return nil
+	}
+}
+
+func int64Into(p *int64, lo, hi int64) func(string, json.RawMessage) error {
+	return func(k string, v json.RawMessage) error {
+		var n int64
+		if err := json.Unmarshal(v, &n); err != nil {
+			return &ConfigError{k, "must be a whole number"}
+		}
+		if n < lo || n > hi {
+			return &ConfigError{k, fmt.Sprintf("must be between %d and %d", lo, hi)}
+		}
+		*p = n
+		return nil
+	}
+}
+
+func intInto(p *int, lo, hi int) func(string, json.RawMessage) error {
+	return func(k string, v json.RawMessage) error {
+		var n int64
+		if err := int64Into(&n, int64(lo), int64(hi))(k, v); err != nil {
+			return err
+		}
+		*p = int(n)
+		return nil
+	}
+}
+
+var policyKeys = []string{"keep_last", "keep_hourly", "keep_daily", "keep_weekly", "keep_monthly", "keep_yearly",
+	"keep_within", "keep_within_hourly", "keep_within_daily", "keep_within_weekly", "keep_within_monthly", "keep_within_yearly"}
+
+func policyInto(p *Policy) func(string, json.RawMessage) error {
+	return func(k string, v json.RawMessage) error {
+		m, err := object(k, v)
+		if err != nil {
+			return err
+		}
+		for name, raw := range m {
+			key := k + "." + name
+			switch {
+			case !contains(policyKeys, name):
+				return &ConfigError{key, "unknown key"}
+			case strings.HasPrefix(name, "keep_within"):
+				var s string
+				if json.Unmarshal(raw, &s) != nil || !validDuration(s) {
+					return &ConfigError{key, `must be a duration like "90d" or "2y5m7d3h"`}
+				}
+			default:
+				var n int64
+				if err := int64Into(&n, 1, 1<<31)(key, raw); err != nil {
+					return err
+				}
+			}
+		}
+		*p = m
+		return nil
+	}
+}
+
+// validDuration accepts a sequence of number+unit parts with units y m d h.
+func validDuration(s string) bool {
+	if s == "" {
+		return false
+	}
+	digits := false
+	for _, c := range s {
+		switch {
+		case c >= '0' && c <= '9':
+			digits = true
+		case strings.ContainsRune("ymdh", c) && digits:
+			digits = false
+		default:
+			return false
+		}
+	}
+	return !digits
+}
+
+func contains(l []string, s string) bool {
+	for _, x := range l {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

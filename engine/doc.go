@@ -1,0 +1,47 @@
+// Package engine is cairn's storage engine for coding-agent sessions: a
+// Store (one state folder) holds Workspaces (one per canonical directory),
+// and each workspace holds Sessions.
+//
+// # Words
+//
+//   - state folder: $CAIRN_HOME or ~/.cairn, created 0700 (files 0600), with a
+//     FORMAT file; a newer format is refused.
+//   - workspace: a canonical directory and its folder workspaces/<key>, the
+//     key a reversible encoding of the path (package wskey).
+//   - session: a conversation in one workspace, named by a version 4 UUID.
+//   - item: one entry of the conversation (user, assistant, reasoning,
+//     tool_call, tool_result, compaction), linked to its parent.
+//   - head: the item that ends the active path; moving it deletes nothing.
+//   - journal: an append-only JSONL file; the journals are the truth.
+//   - record: <id>.json, the summary the picker shows and a resume needs,
+//     derived from the journals and rebuilt when missing, unreadable or
+//     older than them.
+//   - trail: <id>.audit.jsonl, a line a turn, labels and gate names only.
+//   - owner: the process holding the flock on <id>.lock.
+//
+// # The items journal
+//
+// <id>.items.jsonl starts with a "session" line and holds, one per line:
+//
+//	{"v":1,"kind":"session","session":ID,"path":DIR,"at":T,"build":B}
+//	{"v":1,"kind":"item","id":"i-...","parent":"i-..."|absent,"type":"user","at":T,"text":"..."}
+//	{"v":1,"kind":"item",...,"payload":{"oid":SHA256,"size":N}}   text over 16 KiB, as an object
+//	{"v":1,"kind":"item",...,"quarantined":true,"slot":NAME}       never the content
+//	{"v":1,"kind":"head","to":"i-...","why":"revert|unrevert|fork"}
+//	{"v":1,"kind":"title","title":"...","source":"prompt|generated|user"}
+//	{"v":1,"kind":"turn","turn":{"n":N,"plan":...,"spend":{...},"trust":{...},"allowed_commands":[...],"branch":B}}
+//	{"v":1,"kind":"open","at":T,"branch":B,"build":B,"pid":P}
+//	{"v":1,"kind":"repair","cut":N}                                a torn tail was cut
+//
+// # Durability
+//
+// Items are appended as they come and synced once per turn: EndTurn (or
+// Commit) syncs the journals and rewrites the record by atomic rename, so a
+// turn that returned survives a crash. Objects are durable before the line
+// that names them is written.
+//
+// # Degrading
+//
+// With SessionOptions.Degrade, a session that cannot be written (a full
+// disk, a missing home) keeps running in memory and says so once.
+package engine

@@ -1,0 +1,5 @@
+package engine
+
+import "syscall"
+
+var errENOSPC error = syscall.ENOSPC

@@ -1,0 +1,204 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path"
+	"strings"
+
+	"cairn/internal/vfs"
+	"cairn/journal"
+	"cairn/objects"
+)
+
+// FsckReport is what `cairn storage fsck` found.
+type FsckReport struct {
+	Objects  int           `json:"objects"`
+	Journals int           `json:"journals"`
+	Lines    int           `json:"lines"`
+	Records  int           `json:"records"`
+	Problems []FsckProblem `json:"problems"`
+	Notes    []FsckProblem `json:"notes"`
+}
+
+// FsckProblem is one thing wrong, and where (a path relative to the state
+// folder, with a line number for a journal line).
+type FsckProblem struct {
+	Path    string `json:"path"`
+	Problem string `json:"problem"`
+}
+
+// Fsck verifies every object, parses every journal and record of the store
+// and says what is wrong and where. It changes nothing. A torn journal tail
+// is the expected shape of a crash and is a note, not a problem: the next
+// writer cuts it.
+func (s *Store) Fsck(ctx context.Context) (*FsckReport, error) {
+	r := &FsckReport{Problems: []FsckProblem{}, Notes: []FsckProblem{}}
+	bad := func(p, format string, a ...any) {
+		r.Problems = append(r.Problems, FsckProblem{p, fmt.Sprintf(format, a...)})
+	}
+	note := func(p, format string, a ...any) {
+		r.Notes = append(r.Notes, FsckProblem{p, fmt.Sprintf(format, a...)})
+	}
+	if err := checkFormat(readOnly{s.fsys}, s.home); err != nil {
+		bad("FORMAT", "%v", err)
+	}
+	if _, err := s.Config(); err != nil {
+		bad(configName, "%v", err)
+	}
+	for _, j := range []string{historyName, usageName} {
+		if _, err := s.fsys.Stat(j); err == nil {
+			s.fsckJournal(r, j, bad, note, nil)
+		}
+	}
+	ents, err := s.fsys.ReadDir(workspacesDir)
+	if err != nil && !vfs.IsNotExist(err) {
+		return nil, err
+	}
+	for _, e := range ents {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		dir := path.Join(workspacesDir, e.Name())
+		if vfs.IsTemp(e.Name()) {
+			note(dir, "temp file left by an interrupted write")
+			continue
+		}
+		if !e.IsDir() {
+			bad(dir, "not a workspace folder")
+			continue
+		}
+		s.fsckWorkspace(ctx, r, dir, bad, note)
+	}
+	return r, nil
+}
+
+type reporter func(p, format string, a ...any)
+
+func (s *Store) fsckWorkspace(ctx context.Context, r *FsckReport, dir string, bad, note reporter) {
+	b, err := vfs.ReadFile(s.fsys, path.Join(dir, "workspace.json"))
+	var info struct {
+		V    int    `json:"v"`
+		Path string `json:"path"`
+	}
+	if err != nil {
+		bad(path.Join(dir, "workspace.json"), "%v", err)
+	} else if json.Unmarshal(b, &info) != nil || info.V != 1 || info.Path == "" {
+		bad(path.Join(dir, "workspace.json"), "not a workspace.json (want {\"v\":1,\"path\":...})")
+	}
+	objs := objects.New(s.fsys, path.Join(dir, "objects"))
+	named := map[string]string{} // oid -> where it is named
+	sess := path.Join(dir, "sessions")
+	ents, err := s.fsys.ReadDir(sess)
+	if err != nil && !vfs.IsNotExist(err) {
+		bad(sess, "%v", err)
+	}
+	for _, e := range ents {
+		name := path.Join(sess, e.Name())
+		switch {
+		case vfs.IsTemp(e.Name()):
+			note(name, "temp file left by an interrupted write")
+		case strings.HasSuffix(e.Name(), ".jsonl"):
+			s.fsckJournal(r, name, bad, note, named)
+		case strings.HasSuffix(e.Name(), ".json"):
+			id := strings.TrimSuffix(e.Name(), ".json")
+			r.Records++
+			if _, err := readRecord(s.fsys, dir, id); err != nil {
+				bad(name, "unreadable record (rebuilt from the journal on next open): %v", err)
+			}
+		case strings.HasSuffix(e.Name(), ".lock"):
+		default:
+			bad(name, "unexpected file")
+		}
+	}
+	werr := objs.Walk(ctx, func(info objects.Info) error {
+		r.Objects++
+		if err := objs.Verify(ctx, info.ID); err != nil {
+			bad(objs.Path(info.ID, info.Compressed), "%v", err)
+		}
+		return nil
+	})
+	for _, p := range objects.Problems(werr) {
+		bad(p.Path, "%v", p.Err)
+	}
+	if werr != nil && len(objects.Problems(werr)) == 0 {
+		bad(objs.Dir(), "%v", werr)
+	}
+	for oid, where := range named {
+		id, err := objects.ParseID(oid)
+		if err != nil {
+			bad(where, "names a bad object id %q", oid)
+			continue
+		}
+		if ok, _ := objs.Has(id); !ok {
+			bad(where, "names object %s, which is missing", oid)
+		}
+	}
+}
+
+// fsckJournal reads a journal; named collects the objects its lines name.
+func (s *Store) fsckJournal(r *FsckReport, name string, bad, note reporter, named map[string]string) {
+	r.Journals++
+	line := 0
+	st, err := journal.Read(s.fsys, name, func(b []byte) error {
+		line++
+		if named == nil {
+			return nil
+		}
+		for _, oid := range oidsIn(b) {
+			if _, seen := named[oid]; !seen {
+				named[oid] = fmt.Sprintf("%s:%d", name, line)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		bad(name, "%v", err)
+		return
+	}
+	r.Lines += st.Lines
+	for _, l := range st.Bad {
+		bad(fmt.Sprintf("%s:%d", name, l.Line), "not a JSON line (offset %d): %s", l.Offset, l.Err)
+	}
+	if st.Torn > 0 {
+		note(name, "torn last line of %d bytes (a crash); the next writer cuts it", st.Torn)
+	}
+}
+
+// oidsIn finds every "oid" field in a journal line, at any depth.
+func oidsIn(b []byte) []string {
+	var v any
+	if json.Unmarshal(b, &v) != nil {
+		return nil
+	}
+	var out []string
+	var walk func(any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, e := range x {
+				if s, ok := e.(string); ok && k == "oid" {
+					out = append(out, s)
+				} else {
+					walk(e)
+				}
+			}
+		case []any:
+			for _, e := range x {
+				walk(e)
+			}
+		}
+	}
+	walk(v)
+	return out
+}
+
+// readOnly lets fsck reuse checkFormat without ever writing: a missing
+// FORMAT file is reported, not created.
+type readOnly struct{ vfs.FS }
+
+var errReadOnly = errors.New("engine: fsck writes nothing")
+
+func (readOnly) CreateTemp(string, string) (vfs.File, error) { return nil, errReadOnly }

@@ -1,0 +1,122 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"strconv"
+	"strings"
+
+	"cairn/internal/vfs"
+)
+
+// Ownership: a process that has a session open for writing holds an
+// exclusive flock on sessions/<id>.lock, which holds its pid. The lock file
+// is never deleted. So that a listing can mark owned sessions without trying
+// every lock, the owner also leaves a hint, owners/<id>, removed when it
+// lets go; a listing checks each hint against the lock itself, so a hint
+// left by a crash is never believed.
+
+// BusyError says another process owns a session.
+type BusyError struct {
+	ID  string
+	PID int
+}
+
+func (e *BusyError) Error() string {
+	if e.PID > 0 {
+		return fmt.Sprintf("session %s is open in another cairn process (pid %d)", e.ID, e.PID)
+	}
+	return fmt.Sprintf("session %s is open in another cairn process", e.ID)
+}
+
+func (e *BusyError) Unwrap() error { return ErrBusy }
+
+func ownersName(dir, id string) string { return path.Join(dir, "owners", id) }
+
+// acquire takes ownership of session id, or returns a *BusyError.
+func (w *Workspace) acquire(id string) (vfs.Lock, error) {
+	fsys := w.s.fsys
+	l, err := fsys.Lock(lockName(w.dir, id))
+	if errors.Is(err, vfs.ErrLocked) {
+		return nil, &BusyError{ID: id, PID: readPID(fsys, lockName(w.dir, id))}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("engine: lock session: %w", err)
+	}
+	pid := []byte(strconv.Itoa(os.Getpid()) + "\n")
+	f := l.File()
+	if err := f.Truncate(0); err == nil {
+		if _, err := f.Seek(0, 0); err == nil {
+			f.Write(pid)
+		}
+	}
+	// The hint is best effort: a listing that misses it shows the session
+	// as free, which a write would correct with exit 4.
+	if fsys.MkdirAll(path.Join(w.dir, "owners"), vfs.DirPerm) == nil {
+		vfs.WriteFileAtomic(fsys, ownersName(w.dir, id), pid)
+	}
+	return l, nil
+}
+
+// release gives ownership up.
+func (w *Workspace) release(id string, l vfs.Lock) error {
+	w.s.fsys.Remove(ownersName(w.dir, id))
+	if f := l.File(); f != nil {
+		f.Truncate(0)
+	}
+	return l.Release()
+}
+
+// owners maps the ids of sessions another process owns to its pid. Stale
+// hints (the owner died) are removed.
+func (w *Workspace) owners() map[string]int {
+	fsys := w.s.fsys
+	ents, err := fsys.ReadDir(path.Join(w.dir, "owners"))
+	if err != nil {
+		return nil
+	}
+	out := map[string]int{}
+	for _, e := range ents {
+		id := e.Name()
+		if !validSessionID(id) {
+			continue
+		}
+		if pid := w.ownerPID(id); pid != 0 {
+			out[id] = pid
+		}
+	}
+	return out
+}
+
+// ownerPID is the pid of the process that holds session id's lock (possibly
+// this one), or 0 when none does.
+func (w *Workspace) ownerPID(id string) int {
+	fsys := w.s.fsys
+	if _, err := fsys.Stat(lockName(w.dir, id)); err != nil {
+		return 0
+	}
+	l, err := fsys.Lock(lockName(w.dir, id))
+	if err == nil {
+		l.Release()
+		fsys.Remove(ownersName(w.dir, id))
+		return 0
+	}
+	if errors.Is(err, vfs.ErrLocked) {
+		if pid := readPID(fsys, lockName(w.dir, id)); pid > 0 {
+			return pid
+		}
+		return -1
+	}
+	return 0
+}
+
+func readPID(fsys vfs.FS, name string) int {
+	b, err := vfs.ReadFile(fsys, name)
+	if err != nil {
+		return 0
+	}
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	return pid
+}

@@ -1,0 +1,99 @@
+package engine
+
+import (
+	"encoding/json"
+	"fmt"
+	"path"
+
+	"cairn/internal/vfs"
+)
+
+// Record is a session's summary, <id>.json: what the picker shows and what a
+// resume needs. It is derived from the journals, written whole by atomic
+// rename at the end of each turn, and rebuilt when missing, unreadable or
+// older than the journals (Journals records the sizes it reflects).
+type Record struct {
+	V               int              `json:"v"`
+	ID              string           `json:"id"`
+	Path            string           `json:"path"`
+	Title           string           `json:"title"`
+	TitleSource     string           `json:"title_source"`
+	CreatedAt       Time             `json:"created_at"`
+	UpdatedAt       Time             `json:"updated_at"`
+	OpenedAt        Time             `json:"opened_at"`
+	Head            string           `json:"head"`
+	Branch          string           `json:"branch"`
+	Build           string           `json:"build"`
+	Model           string           `json:"model,omitempty"`
+	Plan            json.RawMessage  `json:"plan"`
+	Spend           Spend            `json:"spend"`
+	Trust           *Trust           `json:"trust"`
+	AllowedCommands []string         `json:"allowed_commands"`
+	ForkOf          *ForkRef         `json:"fork_of"`
+	Tier            string           `json:"tier"`
+	Pinned          bool             `json:"pinned"`
+	Counts          Counts           `json:"counts"`
+	PendingRevert   json.RawMessage  `json:"pending_revert,omitempty"`
+	Journals        map[string]int64 `json:"journals"`
+}
+
+// Counts are a record's sizes.
+type Counts struct {
+	Items int   `json:"items"`
+	Turns int   `json:"turns"`
+	Bytes int64 `json:"bytes"`
+}
+
+func recordName(dir, id string) string { return path.Join(dir, "sessions", id+".json") }
+func itemsName(dir, id string) string  { return path.Join(dir, "sessions", id+".items.jsonl") }
+func auditName(dir, id string) string  { return path.Join(dir, "sessions", id+".audit.jsonl") }
+func lockName(dir, id string) string   { return path.Join(dir, "sessions", id+".lock") }
+
+// record summarises the state.
+func (st *state) record(journals map[string]int64) *Record {
+	plan := st.plan
+	if plan == nil {
+		plan = json.RawMessage("null")
+	}
+	allowed := st.allowed
+	if allowed == nil {
+		allowed = []string{}
+	}
+	return &Record{
+		V: 1, ID: st.id, Path: st.path, Title: st.title, TitleSource: st.titleSource,
+		CreatedAt: st.created, UpdatedAt: st.updated, OpenedAt: st.opened, Head: st.head,
+		Branch: st.branch, Build: st.build, Model: st.model, Plan: plan, Spend: st.spend,
+		Trust: st.trust, AllowedCommands: allowed, ForkOf: st.forkOf, Tier: st.tier,
+		Pinned: st.pinned, Counts: Counts{Items: len(st.items), Turns: st.turns, Bytes: st.bytes},
+		Journals: journals,
+	}
+}
+
+// writeRecord replaces <id>.json atomically.
+func writeRecord(fsys vfs.FS, dir string, r *Record) error {
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := vfs.WriteFileAtomic(fsys, recordName(dir, r.ID), append(b, '\n')); err != nil {
+		return fmt.Errorf("engine: write record: %w", err)
+	}
+	return nil
+}
+
+// readRecord reads <id>.json. A record is only trusted for listing and
+// showing; opening a session always folds its journal.
+func readRecord(fsys vfs.FS, dir, id string) (*Record, error) {
+	b, err := vfs.ReadFile(fsys, recordName(dir, id))
+	if err != nil {
+		return nil, err
+	}
+	var r Record
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("engine: record %s: %w", id, err)
+	}
+	if r.V != 1 || r.ID != id {
+		return nil, fmt.Errorf("engine: record %s: wrong version or id", id)
+	}
+	return &r, nil
+}

@@ -1,0 +1,398 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+
+	"cairn/internal/vfs"
+	"cairn/journal"
+)
+
+// Session is a session open for writing by this process. Create makes one
+// in memory; its files are written only once it holds something worth
+// keeping. Open takes ownership of a stored one. A Session is safe for use
+// by several goroutines.
+type Session struct {
+	ws *Workspace
+	mu sync.Mutex
+	st *state
+
+	lock  vfs.Lock
+	items *journal.Writer
+	audit *journal.Writer
+
+	opts SessionOptions
+	// recorded: the session's files exist. unrecorded: writing failed and
+	// the session goes on in memory only (Degrade mode).
+	recorded   bool
+	unrecorded error
+	closed     bool
+	resume     ResumeInfo
+	recordOff  int64 // items journal size the record reflects
+	genTitled  bool
+	noticeSent bool
+}
+
+// SessionOptions change how a session is created or opened.
+type SessionOptions struct {
+	// Degrade keeps a session running when it cannot be written (a full
+	// disk, a missing home): writes become no-ops after Notice is told once.
+	// Without it, a failed write is returned as an error.
+	Degrade bool
+	// Notice receives the one-line messages a session shows its user.
+	Notice func(string)
+	// Ephemeral labels spend in the usage ledger as ephemeral.
+	Ephemeral bool
+}
+
+// ResumeInfo says what changed since the session last ran.
+type ResumeInfo struct {
+	BranchBefore, Branch string // differ when the branch changed
+	BuildBefore, Build   string // differ when another build wrote the session
+	AskTrust             bool   // the record predates trust maps: ask the trust question again
+	Repaired             int64  // bytes cut from a torn journal tail
+}
+
+// Create starts a new session in the workspace. Nothing is written until
+// the first item arrives.
+func (w *Workspace) Create(opts SessionOptions) *Session {
+	s := &Session{ws: w, opts: opts, st: newState(newSessionID(), w.path)}
+	s.st.build = Version
+	s.st.branch = gitBranch(w.path)
+	return s
+}
+
+// Open takes ownership of session id (a full id; use Resolve for other
+// references) and loads it. A second owner gets a *BusyError (ErrBusy)
+// before anything is read or written.
+func (w *Workspace) Open(ctx context.Context, id string, opts SessionOptions) (*Session, error) {
+	if !validSessionID(id) {
+		return nil, fmt.Errorf("%w: %q is not a session id", ErrBadInput, id)
+	}
+	if _, err := w.s.fsys.Stat(itemsName(w.dir, id)); err != nil {
+		if vfs.IsNotExist(err) {
+			return nil, fmt.Errorf("%w: %s in %s", ErrNotFound, id, w.path)
+		}
+		return nil, err
+	}
+	l, err := w.acquire(id)
+	if err != nil {
+		return nil, err
+	}
+	s := &Session{ws: w, opts: opts, lock: l, recorded: true, st: newState(id, w.path)}
+	if err := s.load(ctx); err != nil {
+		w.release(id, l)
+		return nil, err
+	}
+	return s, nil
+}
+
+// load folds the journal, opens it for appending (cutting a torn tail),
+// records the open, and rebuilds the record when it disagrees.
+func (s *Session) load(ctx context.Context) error {
+	w := s.ws
+	id := s.st.id
+	wr, rep, err := journal.OpenWriter(w.s.fsys, itemsName(w.dir, id), journal.Options{Sync: journal.SyncManual, Now: w.s.now})
+	if err != nil {
+		return fmt.Errorf("engine: open session %s: %w", id, err)
+	}
+	st, err := w.fold(ctx, id)
+	if err != nil {
+		wr.Close()
+		return err
+	}
+	s.items, s.st = wr, st
+	s.resume = ResumeInfo{BranchBefore: st.branch, BuildBefore: st.build, Branch: gitBranch(w.path),
+		Build: Version, AskTrust: st.trust == nil, Repaired: rep.Cut}
+	now := w.s.Now()
+	if err := s.writeLine(&itemLine{V: 1, Kind: kindOpen, At: ptr(mkTime(now)), Branch: s.resume.Branch, Build: Version, PID: os.Getpid()}); err != nil {
+		return err
+	}
+	s.st.opened = mkTime(now)
+	s.st.branch, s.st.build = s.resume.Branch, Version
+	return s.commitLocked()
+}
+
+// fold reads a session's items journal into a state. Payloads stored as
+// objects are read back, verified.
+func (w *Workspace) fold(ctx context.Context, id string) (*state, error) {
+	st := newState(id, w.path)
+	var bad error
+	objs := w.objects()
+	_, err := journal.Read(w.s.fsys, itemsName(w.dir, id), func(b []byte) error {
+		var l itemLine
+		if err := json.Unmarshal(b, &l); err != nil || l.V != 1 {
+			return nil // a line of another shape: skipped, fsck names it
+		}
+		if l.Kind == kindItem && l.Payload != nil {
+			txt, err := readPayload(ctx, objs, l.Payload)
+			if err != nil {
+				return fmt.Errorf("engine: item %s: %w", l.ID, err)
+			}
+			l.Text = &txt
+		}
+		if err := st.apply(&l); err != nil && bad == nil {
+			bad = err
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("engine: read session %s: %w", id, err)
+	}
+	_ = bad // a line that breaks the tree is skipped; fsck reports it
+	st.id = id
+	return st, nil
+}
+
+// ID is the session id.
+func (s *Session) ID() string { return s.st.id }
+
+// Workspace is the session's workspace.
+func (s *Session) Workspace() *Workspace { return s.ws }
+
+// Recorded reports whether the session has been written to disk.
+func (s *Session) Recorded() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.recorded && s.unrecorded == nil
+}
+
+// Unrecorded is the error that stopped the session being written, if any.
+func (s *Session) Unrecorded() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.unrecorded
+}
+
+// Resume says what changed since the session last ran (zero for a new one).
+func (s *Session) Resume() ResumeInfo { return s.resume }
+
+// Record is the session's current summary.
+func (s *Session) Record() *Record {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.st.record(nil)
+}
+
+// Head is the id of the head item ("" for an empty conversation).
+func (s *Session) Head() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.st.head
+}
+
+// Transcript is the conversation on the head path, oldest first.
+func (s *Session) Transcript() []Item {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return copyItems(s.st.headPath())
+}
+
+// AllItems is every item of every branch, in the order they were written.
+func (s *Session) AllItems() []Item {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return copyItems(s.st.all())
+}
+
+func copyItems(in []*Item) []Item {
+	out := make([]Item, len(in))
+	for i, it := range in {
+		out[i] = *it
+	}
+	return out
+}
+
+// materialize writes the session's files the first time it holds something:
+// the workspace folder, the lock, and the first journal line.
+func (s *Session) materialize() error {
+	if s.recorded {
+		return nil
+	}
+	w := s.ws
+	if err := w.ensure(); err != nil {
+		return err
+	}
+	l, err := w.acquire(s.st.id)
+	if err != nil {
+		return err
+	}
+	wr, _, err := journal.OpenWriter(w.s.fsys, itemsName(w.dir, s.st.id), journal.Options{Sync: journal.SyncManual, Now: w.s.now})
+	if err != nil {
+		w.release(s.st.id, l)
+		return err
+	}
+	now := mkTime(w.s.Now())
+	first := &itemLine{V: 1, Kind: kindSession, Session: s.st.id, Path: w.path, At: &now, ForkOf: s.st.forkOf, Build: Version, Branch: s.st.branch}
+	if err := wr.Append(first); err != nil {
+		wr.Close()
+		w.release(s.st.id, l)
+		return err
+	}
+	s.lock, s.items, s.recorded = l, wr, true
+	s.st.created, s.st.opened = now, now
+	s.st.touch(now)
+	return nil
+}
+
+// writeLine appends one line to the items journal, creating the session's
+// files first when needed. In Degrade mode a failure turns the session
+// unrecorded (said once) and is not returned.
+func (s *Session) writeLine(l *itemLine) error {
+	if s.closed {
+		return fmt.Errorf("engine: session %s is closed", s.st.id)
+	}
+	if s.unrecorded != nil {
+		return nil
+	}
+	err := s.materialize()
+	if err == nil {
+		err = s.items.Append(l)
+	}
+	return s.degrade(err)
+}
+
+// degrade applies the Degrade option to a write error.
+func (s *Session) degrade(err error) error {
+	if err == nil {
+		return nil
+	}
+	var busy *BusyError
+	if !s.opts.Degrade || errors.As(err, &busy) {
+		return err
+	}
+	s.unrecorded = err
+	s.notice(fmt.Sprintf("this session can no longer be recorded (%v); it goes on unrecorded", err))
+	return nil
+}
+
+func (s *Session) notice(msg string) {
+	if s.opts.Notice != nil {
+		s.opts.Notice(msg)
+	}
+}
+
+// Append adds an item to the conversation, after the head unless Parent is
+// set, and moves the head to it. The item is written but not synced: it is
+// durable once the turn ends (EndTurn) or Commit returns.
+func (s *Session) Append(ctx context.Context, it Item) (Item, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !it.Type.valid() {
+		return Item{}, fmt.Errorf("%w: item type %q", ErrBadInput, it.Type)
+	}
+	if it.Parent == "" {
+		it.Parent = s.st.head
+	} else if s.st.items[it.Parent] == nil {
+		return Item{}, fmt.Errorf("%w: no item %q in session %s", ErrNotFound, it.Parent, s.st.id)
+	}
+	if it.Quarantined {
+		it.Text = "" // quarantined content is never written
+	}
+	it.ID = newItemID()
+	it.At = mkTime(s.ws.s.Now())
+	l := &itemLine{V: 1, Kind: kindItem, ID: it.ID, Type: it.Type, At: &it.At, Tool: it.Tool, Call: it.Call,
+		Status: it.Status, Quarantined: it.Quarantined, Slot: it.Slot, Replaces: it.Replaces, Outputs: it.Outputs}
+	if it.Parent != "" {
+		l.Parent = &it.Parent
+	}
+	if err := s.materializeForItem(); err != nil {
+		return Item{}, err
+	}
+	switch {
+	case it.Quarantined:
+		// only the slot name is written
+	case len(it.Text) > payloadInline && s.unrecorded == nil:
+		p, err := writePayload(ctx, s.ws.objects(), it.Text)
+		if err = s.degrade(err); err != nil {
+			return Item{}, err
+		}
+		l.Payload = p
+	default:
+		l.Text = &it.Text
+	}
+	if err := s.writeLine(l); err != nil {
+		return Item{}, err
+	}
+	cp := it
+	s.st.apply(&itemLine{V: 1, Kind: kindItem, ID: it.ID, Parent: l.Parent, Type: it.Type, At: &it.At, Text: &cp.Text,
+		Tool: it.Tool, Call: it.Call, Status: it.Status, Quarantined: it.Quarantined, Slot: it.Slot, Replaces: it.Replaces, Outputs: it.Outputs})
+	if it.Type == User && s.st.titleSource == "" {
+		t := titleFromPrompt(it.Text)
+		if err := s.writeLine(&itemLine{V: 1, Kind: kindTitle, Title: t, Source: "prompt", At: &it.At}); err != nil {
+			return Item{}, err
+		}
+		s.st.title, s.st.titleSource = t, "prompt"
+	}
+	return it, nil
+}
+
+// materializeForItem creates the files before a payload object is stored,
+// so the object lands in an existing workspace folder.
+func (s *Session) materializeForItem() error {
+	if s.recorded || s.unrecorded != nil {
+		return nil
+	}
+	return s.degrade(s.materialize())
+}
+
+// Commit makes everything written so far durable and rewrites the record.
+func (s *Session) Commit(ctx context.Context) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.commitLocked()
+}
+
+func (s *Session) commitLocked() error {
+	if !s.recorded || s.unrecorded != nil {
+		return nil
+	}
+	if err := s.items.Sync(); err != nil {
+		return s.degrade(fmt.Errorf("engine: sync session: %w", err))
+	}
+	if s.audit != nil {
+		if err := s.audit.Sync(); err != nil {
+			return s.degrade(fmt.Errorf("engine: sync trail: %w", err))
+		}
+	}
+	if s.recordOff == s.items.Size() {
+		return nil
+	}
+	r := s.st.record(map[string]int64{"items": s.items.Size()})
+	if err := writeRecord(s.ws.s.fsys, s.ws.dir, r); err != nil {
+		return s.degrade(err)
+	}
+	s.recordOff = s.items.Size()
+	return nil
+}
+
+// Close makes the session durable and gives up ownership.
+func (s *Session) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil
+	}
+	err := s.commitLocked()
+	s.closed = true
+	if s.items != nil {
+		if cerr := s.items.Close(); err == nil && s.unrecorded == nil {
+			err = cerr
+		}
+	}
+	if s.audit != nil {
+		s.audit.Close()
+	}
+	if s.lock != nil {
+		if rerr := s.ws.release(s.st.id, s.lock); err == nil {
+			err = rerr
+		}
+	}
+	return err
+}
+
+func ptr[T any](v T) *T { return &v }

@@ -1,0 +1,196 @@
+package engine
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// state is a session folded from its items journal: the conversation tree,
+// the head, and the standing state the record summarises. It is rebuilt
+// from the journal on every open; the record is only its summary.
+type state struct {
+	id      string
+	path    string
+	created Time
+	updated Time
+	opened  Time
+	forkOf  *ForkRef
+	build   string // the build of the last open or turn
+	branch  string // the branch of the last open or turn
+
+	title       string
+	titleSource string // prompt | generated | user
+
+	items map[string]*Item
+	order []string // item ids in journal order
+	head  string
+
+	turns   int
+	plan    json.RawMessage
+	model   string
+	spend   Spend
+	trust   *Trust
+	allowed []string
+	pinned  bool
+	tier    string
+	meta    map[string]json.RawMessage
+
+	bytes int64 // payload bytes of all items
+}
+
+func newState(id, path string) *state {
+	return &state{id: id, path: path, items: map[string]*Item{}, tier: "full", meta: map[string]json.RawMessage{}}
+}
+
+// apply folds one journal line into the state. An unknown kind is ignored
+// (a newer build may add kinds); a line that breaks the tree is an error.
+func (st *state) apply(l *itemLine) error {
+	at := Time{}
+	if l.At != nil {
+		at = *l.At
+	}
+	switch l.Kind {
+	case kindSession:
+		if l.Session != "" && st.id == "" {
+			st.id = l.Session
+		}
+		if l.Path != "" {
+			st.path = l.Path
+		}
+		st.created = at
+		st.forkOf = l.ForkOf
+		if l.Build != "" {
+			st.build = l.Build
+		}
+		st.touch(at)
+	case kindItem:
+		if l.ID == "" || !l.Type.valid() {
+			return fmt.Errorf("item line without id or with type %q", l.Type)
+		}
+		it := &Item{ID: l.ID, Type: l.Type, At: at, Tool: l.Tool, Call: l.Call, Status: l.Status,
+			Quarantined: l.Quarantined, Slot: l.Slot, Replaces: l.Replaces, Outputs: l.Outputs}
+		if l.Parent != nil {
+			it.Parent = *l.Parent
+		}
+		if l.Text != nil {
+			it.Text = *l.Text
+			st.bytes += int64(len(it.Text))
+		}
+		if l.Payload != nil {
+			st.bytes += l.Payload.Size
+		}
+		if _, dup := st.items[it.ID]; !dup {
+			st.order = append(st.order, it.ID)
+		}
+		st.items[it.ID] = it
+		st.head = it.ID
+		st.touch(at)
+	case kindHead:
+		to := ""
+		if l.To != nil {
+			to = *l.To
+		}
+		if to != "" && st.items[to] == nil {
+			return fmt.Errorf("head moves to unknown item %q", to)
+		}
+		st.head = to
+		st.touch(at)
+	case kindTitle:
+		st.title, st.titleSource = l.Title, l.Source
+		st.touch(at)
+	case kindTurn:
+		if l.Turn != nil {
+			t := l.Turn
+			st.turns = max(st.turns, t.N)
+			if t.Plan != nil {
+				st.plan = t.Plan
+			}
+			if t.Model != "" {
+				st.model = t.Model
+			}
+			st.spend = st.spend.add(t.Spend)
+			if t.Trust != nil {
+				st.trust = t.Trust
+			}
+			if t.AllowedCommands != nil {
+				st.allowed = t.AllowedCommands
+			}
+			if t.Branch != "" {
+				st.branch = t.Branch
+			}
+			if t.Build != "" {
+				st.build = t.Build
+			}
+		}
+		st.touch(at)
+	case kindOpen:
+		if at.After(st.opened.Time) {
+			st.opened = at
+		}
+		if l.Branch != "" {
+			st.branch = l.Branch
+		}
+		if l.Build != "" {
+			st.build = l.Build
+		}
+	case kindMeta:
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(l.Meta, &m); err != nil {
+			return fmt.Errorf("meta line: %v", err)
+		}
+		for k, v := range m {
+			switch k {
+			case "pinned":
+				json.Unmarshal(v, &st.pinned)
+			case "tier":
+				json.Unmarshal(v, &st.tier)
+			default:
+				st.meta[k] = v
+			}
+		}
+	}
+	return nil
+}
+
+// touch moves updated_at forward; a line dated earlier than the last (a
+// clock step back) never moves it back.
+func (st *state) touch(at Time) {
+	if at.After(st.updated.Time) {
+		st.updated = at
+	}
+}
+
+// path walks from the head to the root and returns the active path, oldest first.
+func (st *state) headPath() []*Item { return st.pathTo(st.head) }
+
+func (st *state) pathTo(id string) []*Item {
+	var rev []*Item
+	seen := map[string]bool{}
+	for id != "" && !seen[id] {
+		seen[id] = true
+		it := st.items[id]
+		if it == nil {
+			break
+		}
+		rev = append(rev, it)
+		id = it.Parent
+	}
+	out := make([]*Item, len(rev))
+	for i, it := range rev {
+		out[len(rev)-1-i] = it
+	}
+	return out
+}
+
+// all returns every item in journal order.
+func (st *state) all() []*Item {
+	out := make([]*Item, 0, len(st.order))
+	for _, id := range st.order {
+		out = append(out, st.items[id])
+	}
+	return out
+}
+
+// worthKeeping reports whether the session holds anything a person would
+// want back: a prompt or any other item.
+func (st *state) worthKeeping() bool { return len(st.items) > 0 }

@@ -1,0 +1,131 @@
+package engine
+
+import (
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"cairn/engine/wskey"
+	"cairn/internal/vfs"
+)
+
+// Store is an open state folder: every workspace's sessions, the prompt
+// history and the usage ledger.
+type Store struct {
+	home string
+	fsys vfs.FS
+	disk *vfs.Disk // nil when the store runs on a test filesystem
+	now  func() time.Time
+
+	ephemeral bool
+	ledger    *Store // where usage goes when this store is ephemeral
+	usageMu   sync.Mutex
+}
+
+// Option changes how Open works.
+type Option func(*Store)
+
+// WithClock makes the store read time from now (tests control time).
+func WithClock(now func() time.Time) Option { return func(s *Store) { s.now = now } }
+
+// Open opens the state folder home, creating it (0700) and its FORMAT file
+// when missing. A state folder of a newer format is refused with ErrFormat.
+func Open(home string, opts ...Option) (*Store, error) {
+	d, err := openHome(home)
+	if err != nil {
+		return nil, err
+	}
+	s := &Store{home: d.Dir(), fsys: d, disk: d, now: time.Now}
+	for _, o := range opts {
+		o(s)
+	}
+	return s, nil
+}
+
+// OpenFS opens a store on any filesystem (an in-memory or fault-injecting
+// one in tests). home is only used in messages.
+func OpenFS(fsys vfs.FS, home string, opts ...Option) (*Store, error) {
+	if err := checkFormat(fsys, home); err != nil {
+		return nil, err
+	}
+	s := &Store{home: home, fsys: fsys, now: time.Now}
+	for _, o := range opts {
+		o(s)
+	}
+	return s, nil
+}
+
+// Home is the absolute path of the state folder.
+func (s *Store) Home() string { return s.home }
+
+// FS is the state folder as a filesystem.
+func (s *Store) FS() vfs.FS { return s.fsys }
+
+// Close releases the state folder.
+func (s *Store) Close() error {
+	var err error
+	if s.disk != nil {
+		err = s.disk.Close()
+	}
+	if s.ledger != nil {
+		s.ledger.Close()
+	}
+	if s.ephemeral {
+		if rerr := os.RemoveAll(s.home); err == nil {
+			err = rerr
+		}
+	}
+	return err
+}
+
+// Now is the store's clock, in UTC with millisecond precision as on disk.
+func (s *Store) Now() time.Time { return s.now().UTC().Truncate(time.Millisecond) }
+
+// Canonical is the canonical absolute form of dir: absolute, cleaned, with
+// symbolic links resolved. Two spellings of one folder give one workspace.
+func Canonical(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return "", fmt.Errorf("engine: workspace %s: %w", dir, err)
+	}
+	return real, nil
+}
+
+// Location says where a directory's state lives.
+type Location struct {
+	Path   string `json:"path"`   // the canonical directory
+	Key    string `json:"key"`    // its workspace key
+	Folder string `json:"folder"` // the absolute path of its workspace folder
+	Note   string `json:"note,omitempty"`
+}
+
+const workspacesDir = "workspaces"
+
+// Where says which workspace folder holds the state of dir, without creating
+// anything.
+func (s *Store) Where(dir string) (Location, error) {
+	p, err := Canonical(dir)
+	if err != nil {
+		return Location{}, err
+	}
+	key, note, err := wskey.Resolve(s.fsys, workspacesDir, p, false, s.now)
+	if err != nil {
+		if err != wskey.ErrNoWorkspace {
+			return Location{}, err
+		}
+		key = wskey.Key(p)
+	}
+	return Location{Path: p, Key: key, Folder: filepath.Join(s.home, workspacesDir, key), Note: note}, nil
+}
+
+// workspaceDir is the fsys-relative folder of a workspace key.
+func workspaceDir(key string) string { return path.Join(workspacesDir, key) }
+
+func isNotExist(err error) bool { return vfs.IsNotExist(err) }

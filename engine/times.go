@@ -1,0 +1,38 @@
+package engine
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// timeLayout is how every time is written: RFC 3339 in UTC with milliseconds.
+const timeLayout = "2006-01-02T15:04:05.000Z"
+
+// Time is a time.Time that marshals as RFC 3339 UTC with milliseconds.
+type Time struct{ time.Time }
+
+func (t Time) MarshalJSON() ([]byte, error) {
+	if t.IsZero() {
+		return []byte("null"), nil
+	}
+	return json.Marshal(t.UTC().Format(timeLayout))
+}
+
+func (t *Time) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		t.Time = time.Time{}
+		return nil
+	}
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return err
+	}
+	v, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return err
+	}
+	t.Time = v.UTC()
+	return nil
+}
+
+func mkTime(t time.Time) Time { return Time{t.UTC().Truncate(time.Millisecond)} }

@@ -1,0 +1,54 @@
+package engine
+
+import "encoding/json"
+
+// Spend is what a session or a turn cost, as the runtime reports it.
+type Spend struct {
+	InputTokens  int64   `json:"input_tokens"`
+	OutputTokens int64   `json:"output_tokens"`
+	CostUSD      float64 `json:"cost_usd"`
+}
+
+func (s Spend) add(o Spend) Spend {
+	return Spend{s.InputTokens + o.InputTokens, s.OutputTokens + o.OutputTokens, s.CostUSD + o.CostUSD}
+}
+
+// Trust is the standing trust a session's user granted: a map from a path or
+// source to its trust level, and the rules writes recorded (a rule is what
+// stops a resumed turn from reading back a file an earlier turn poisoned).
+type Trust struct {
+	Map   map[string]string `json:"map"`
+	Rules []TrustRule       `json:"rules"`
+}
+
+// TrustRule is one recorded rule of a trust map.
+type TrustRule struct {
+	Path string `json:"path"`
+	Rule string `json:"rule"`
+}
+
+// Turn is what the runtime reports at the end of a turn. Nil fields leave
+// the session's standing state as it was.
+type Turn struct {
+	Plan            json.RawMessage // the plan the turn worked to
+	Model           string
+	Spend           Spend    // this turn's spend; the record keeps the sum
+	Trust           *Trust   // the trust map after the turn
+	AllowedCommands []string // commands the user said to stop asking about
+	Branch          string   // the branch the turn ran on ("" = ask git)
+	// Labels and Gates go to the audit trail: names only, never content.
+	Labels []string
+	Gates  []string
+}
+
+// TurnState is the standing state a turn line records: what a resume restores.
+type TurnState struct {
+	N               int             `json:"n"`
+	Plan            json.RawMessage `json:"plan,omitempty"`
+	Model           string          `json:"model,omitempty"`
+	Spend           Spend           `json:"spend"`
+	Trust           *Trust          `json:"trust,omitempty"`
+	AllowedCommands []string        `json:"allowed_commands,omitempty"`
+	Branch          string          `json:"branch,omitempty"`
+	Build           string          `json:"build,omitempty"`
+}

@@ -1,0 +1,106 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+
+	"cairn/journal"
+)
+
+// The usage ledger, usage.jsonl at the top of the state folder, gets one line
+// per turn that spent anything. No session owns it and retention never
+// touches it, so spend stays visible after sessions are gone; an ephemeral
+// run writes to the persistent ledger, labelled ephemeral.
+
+// UsageLine is one line of the ledger.
+type UsageLine struct {
+	V            int     `json:"v"`
+	Kind         string  `json:"kind"`
+	At           Time    `json:"at"`
+	Path         string  `json:"path"`
+	Session      string  `json:"session"`
+	Model        string  `json:"model"`
+	InputTokens  int64   `json:"input_tokens"`
+	OutputTokens int64   `json:"output_tokens"`
+	CostUSD      float64 `json:"cost_usd"`
+	Ephemeral    bool    `json:"ephemeral,omitempty"`
+}
+
+const usageName = "usage.jsonl"
+
+// ledgerStore is the store that keeps the usage ledger (the persistent one
+// for an ephemeral store).
+func (s *Store) ledgerStore() *Store {
+	if s.ledger != nil {
+		return s.ledger
+	}
+	return s
+}
+
+func (s *Store) appendUsage(u UsageLine) error {
+	ls := s.ledgerStore()
+	ls.usageMu.Lock()
+	defer ls.usageMu.Unlock()
+	w, _, err := journal.OpenWriter(ls.fsys, usageName, journal.Options{Sync: journal.SyncEvery, Now: ls.now})
+	if err != nil {
+		return fmt.Errorf("engine: usage ledger: %w", err)
+	}
+	defer w.Close()
+	if err := w.Append(u); err != nil {
+		return fmt.Errorf("engine: usage ledger: %w", err)
+	}
+	return nil
+}
+
+// UsageSum is the spend of one directory and model.
+type UsageSum struct {
+	Path         string  `json:"path"`
+	Model        string  `json:"model"`
+	Turns        int     `json:"turns"`
+	InputTokens  int64   `json:"input_tokens"`
+	OutputTokens int64   `json:"output_tokens"`
+	CostUSD      float64 `json:"cost_usd"`
+	Ephemeral    int     `json:"ephemeral_turns"`
+}
+
+// Usage sums the ledger by directory and model.
+func (s *Store) Usage(ctx context.Context) ([]UsageSum, error) {
+	ls := s.ledgerStore()
+	sums := map[[2]string]*UsageSum{}
+	_, err := journal.Read(ls.fsys, usageName, func(b []byte) error {
+		var u UsageLine
+		if json.Unmarshal(b, &u) != nil || u.Kind != "usage" {
+			return nil
+		}
+		k := [2]string{u.Path, u.Model}
+		x := sums[k]
+		if x == nil {
+			x = &UsageSum{Path: u.Path, Model: u.Model}
+			sums[k] = x
+		}
+		x.Turns++
+		x.InputTokens += u.InputTokens
+		x.OutputTokens += u.OutputTokens
+		x.CostUSD += u.CostUSD
+		if u.Ephemeral {
+			x.Ephemeral++
+		}
+		return nil
+	})
+	if err != nil && !isNotExist(err) {
+		return nil, err
+	}
+	out := make([]UsageSum, 0, len(sums))
+	for _, v := range sums {
+		out = append(out, *v)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Path != out[j].Path {
+			return out[i].Path < out[j].Path
+		}
+		return out[i].Model < out[j].Model
+	})
+	return out, nil
+}

@@ -1,0 +1,194 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+
+	"cairn/engine/wskey"
+	"cairn/index"
+	"cairn/internal/vfs"
+	"cairn/objects"
+)
+
+// Workspace is one canonical directory and its folder in the state tree.
+// The folder is created lazily, when the first session is written.
+type Workspace struct {
+	s    *Store
+	path string // canonical absolute directory
+
+	mu   sync.Mutex
+	key  string // "" until resolved against the state tree
+	dir  string // fsys-relative workspace folder
+	note string
+	made bool
+}
+
+// Workspace returns the workspace of directory dir. Nothing is written
+// until a session in it holds something worth keeping.
+func (s *Store) Workspace(dir string) (*Workspace, error) {
+	p, err := Canonical(dir)
+	if err != nil {
+		return nil, err
+	}
+	w := &Workspace{s: s, path: p}
+	key, note, err := wskey.Resolve(s.fsys, workspacesDir, p, false, s.now)
+	switch {
+	case err == nil:
+		w.key, w.note, w.made = key, note, true
+	case errors.Is(err, wskey.ErrNoWorkspace):
+		w.key = wskey.Key(p)
+	default:
+		return nil, err
+	}
+	w.dir = workspaceDir(w.key)
+	return w, nil
+}
+
+// Path is the workspace's canonical directory.
+func (w *Workspace) Path() string { return w.path }
+
+// Key is the workspace key; Folder the absolute path of its state folder.
+func (w *Workspace) Key() string    { return w.key }
+func (w *Workspace) Folder() string { return filepath.Join(w.s.home, filepath.FromSlash(w.dir)) }
+
+// Note says when the workspace folder had to take a suffixed key.
+func (w *Workspace) Note() string { return w.note }
+
+// Store is the state folder the workspace belongs to.
+func (w *Workspace) Store() *Store { return w.s }
+
+// ensure creates the workspace folder and its sessions folder.
+func (w *Workspace) ensure() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.made {
+		key, note, err := wskey.Resolve(w.s.fsys, workspacesDir, w.path, true, w.s.now)
+		if err != nil {
+			return fmt.Errorf("engine: workspace folder: %w", err)
+		}
+		w.key, w.note, w.made, w.dir = key, note, true, workspaceDir(key)
+	}
+	sess := path.Join(w.dir, "sessions")
+	if _, err := w.s.fsys.Stat(sess); err == nil {
+		return nil
+	}
+	if err := w.s.fsys.MkdirAll(sess, vfs.DirPerm); err != nil {
+		return err
+	}
+	if err := w.s.fsys.SyncDir(sess); err != nil {
+		return err
+	}
+	return w.s.fsys.SyncDir(w.dir)
+}
+
+// objects is the workspace's content-addressed store.
+func (w *Workspace) objects() *objects.Store {
+	return objects.New(w.s.fsys, path.Join(w.dir, "objects"))
+}
+
+// List returns the workspace's sessions through the picker index, newest
+// updated_at first, with the records that could not be read as problems.
+// It never reads the journals.
+func (w *Workspace) List(ctx context.Context) ([]Summary, []index.Problem, error) {
+	if !w.made {
+		if _, err := w.s.fsys.Stat(w.dir); err != nil {
+			return nil, nil, nil
+		}
+	}
+	x := index.Open(w.s.fsys, w.dir)
+	if _, err := x.Refresh(ctx); err != nil {
+		return nil, nil, err
+	}
+	owners := w.owners()
+	ents := x.Entries()
+	out := make([]Summary, len(ents))
+	for i, e := range ents {
+		out[i] = Summary{Entry: e, OwnerPID: owners[e.ID]}
+	}
+	return out, x.Problems(), nil
+}
+
+// Summary is one session as the picker lists it.
+type Summary struct {
+	index.Entry
+	OwnerPID int // the pid of the process that owns it, 0 when none
+}
+
+// Resolve turns a session reference (a full id, a unique id prefix, or an
+// exact title) into a session id.
+func (w *Workspace) Resolve(ctx context.Context, ref string) (string, error) {
+	ref = strings.TrimSpace(ref)
+	if ref == "" {
+		return "", fmt.Errorf("%w: empty session reference", ErrBadInput)
+	}
+	if validSessionID(ref) {
+		if _, err := w.s.fsys.Stat(itemsName(w.dir, ref)); err == nil {
+			return ref, nil
+		}
+	}
+	x := index.Open(w.s.fsys, w.dir)
+	if _, err := x.Refresh(ctx); err != nil && !vfs.IsNotExist(err) {
+		return "", err
+	}
+	m, err := x.Lookup(ref)
+	if err != nil {
+		return "", err
+	}
+	switch len(m) {
+	case 0:
+		return "", fmt.Errorf("%w: %q in %s", ErrNotFound, ref, w.path)
+	case 1:
+		return m[0].ID, nil
+	}
+	return "", fmt.Errorf("%w: %q matches %d sessions", ErrAmbiguous, ref, len(m))
+}
+
+// Latest is the id of the most recently written session, or ErrNotFound.
+func (w *Workspace) Latest(ctx context.Context) (string, error) {
+	l, _, err := w.List(ctx)
+	if err != nil {
+		return "", err
+	}
+	if len(l) == 0 {
+		return "", fmt.Errorf("%w: no sessions in %s", ErrNotFound, w.path)
+	}
+	return l[0].ID, nil
+}
+
+// gitBranch reads the branch of the repository holding dir from .git/HEAD,
+// or "" when dir is not in a repository or HEAD is detached.
+func gitBranch(dir string) string {
+	for d := dir; ; {
+		b, err := os.ReadFile(filepath.Join(d, ".git", "HEAD"))
+		if err == nil {
+			s := strings.TrimSpace(string(b))
+			if r, ok := strings.CutPrefix(s, "ref: refs/heads/"); ok {
+				return r
+			}
+			return ""
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return ""
+		}
+		d = parent
+	}
+}
+
+// SortSummaries orders sessions as the picker does: newest updated_at first,
+// ties by id.
+func SortSummaries(l []Summary) {
+	sort.SliceStable(l, func(i, j int) bool {
+		if !l[i].UpdatedAt.Equal(l[j].UpdatedAt) {
+			return l[i].UpdatedAt.After(l[j].UpdatedAt)
+		}
+		return l[i].ID < l[j].ID
+	})
+}

@@ -1,0 +1,353 @@
+package index
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+	"time"
+	"unsafe"
+)
+
+// decodeCache reads index.json. The strings of the cache share memory with
+// data, which must not be modified afterwards. It is a small hand-written reader, because
+// decoding 100,000 entries with reflection costs more than the whole listing
+// may. Unknown fields are skipped; anything that is not a version 1 index is
+// errCache, and the caller rebuilds.
+func decodeCache(data []byte) (*cache, error) {
+	// Every unescaped string is a slice of data: no allocation or copy per
+	// field. data is never modified after this (see above).
+	s := &scanner{b: unsafe.String(unsafe.SliceData(data), len(data))}
+	n := strings.Count(s.b, "\n") + 1 // one entry a line, as written
+	c := &cache{entries: make([]Entry, 0, n), stats: make([]statKey, 0, n)}
+	version := int64(-1)
+	s.object(func(key string) {
+		switch key {
+		case "v":
+			version = s.int()
+		case "entries":
+			s.array(func() {
+				var e Entry
+				var st statKey
+				s.object(func(key string) { s.entryField(key, &e, &st) })
+				if e.ID == "" {
+					s.fail()
+				}
+				c.entries = append(c.entries, e)
+				c.stats = append(c.stats, st)
+			})
+		case "problems":
+			s.array(func() {
+				var p Problem
+				var st statKey
+				s.object(func(key string) {
+					switch key {
+					case "name":
+						p.Name = s.str()
+					case "err":
+						p.Err = s.str()
+					case "stat":
+						st = s.stat()
+					default:
+						s.skip()
+					}
+				})
+				if p.Name == "" || st == (statKey{}) {
+					s.fail()
+				}
+				c.problems = append(c.problems, p)
+				c.pstats = append(c.pstats, st)
+			})
+		default:
+			s.skip()
+		}
+	})
+	s.ws()
+	if s.bad || s.i != len(s.b) || version != formatVersion {
+		return nil, errCache
+	}
+	return c, nil
+}
+
+func (s *scanner) entryField(key string, e *Entry, st *statKey) {
+	switch key {
+	case "id":
+		e.ID = s.str()
+	case "title":
+		e.Title = s.str()
+	case "title_source":
+		e.TitleSource = s.str()
+	case "created_at":
+		e.CreatedAt = s.time()
+	case "updated_at":
+		e.UpdatedAt = s.time()
+	case "opened_at":
+		e.OpenedAt = s.time()
+	case "items":
+		e.Items = int(s.int())
+	case "bytes":
+		e.Bytes = s.int()
+	case "branch":
+		e.Branch = s.str()
+	case "tier":
+		e.Tier = s.str()
+	case "pinned":
+		e.Pinned = s.boolean()
+	case "fork_of":
+		e.ForkOf = s.str()
+	case "path":
+		e.Path = s.str()
+	case "stat":
+		*st = s.stat()
+	default:
+		s.skip()
+	}
+}
+
+// scanner reads JSON from b. The first error sets bad; every later call is
+// then a no-op, so callers check bad once at the end.
+type scanner struct {
+	b     string
+	i     int
+	bad   bool
+	depth int
+}
+
+// maxDepth bounds nesting, so a hostile file cannot exhaust the stack.
+const maxDepth = 64
+
+func (s *scanner) fail() { s.bad = true; s.i = len(s.b) }
+
+func (s *scanner) ws() {
+	for s.i < len(s.b) {
+		switch s.b[s.i] {
+		case ' ', '\t', '\n', '\r':
+			s.i++
+		default:
+			return
+		}
+	}
+}
+
+// peek skips white space and returns the next byte, or 0 at the end.
+func (s *scanner) peek() byte {
+	s.ws()
+	if s.i < len(s.b) {
+		return s.b[s.i]
+	}
+	return 0
+}
+
+func (s *scanner) expect(c byte) {
+	if s.peek() != c {
+		s.fail()
+		return
+	}
+	s.i++
+}
+
+// object calls field for each key, with the scanner at the key's value;
+// field must consume the value.
+func (s *scanner) object(field func(key string)) {
+	s.expect('{')
+	if s.depth++; s.depth > maxDepth {
+		s.fail()
+	}
+	defer func() { s.depth-- }()
+	if s.peek() == '}' {
+		s.i++
+		return
+	}
+	for !s.bad {
+		key := s.rawString()
+		s.expect(':')
+		if s.bad {
+			return
+		}
+		field(key)
+		switch s.peek() {
+		case ',':
+			s.i++
+		case '}':
+			s.i++
+			return
+		default:
+			s.fail()
+		}
+	}
+}
+
+// array calls elem for each element; elem must consume it.
+func (s *scanner) array(elem func()) {
+	s.expect('[')
+	if s.depth++; s.depth > maxDepth {
+		s.fail()
+	}
+	defer func() { s.depth-- }()
+	if s.peek() == ']' {
+		s.i++
+		return
+	}
+	for !s.bad {
+		elem()
+		switch s.peek() {
+		case ',':
+			s.i++
+		case ']':
+			s.i++
+			return
+		default:
+			s.fail()
+		}
+	}
+}
+
+// rawString returns a string, its escapes undone. It shares memory with b
+// when there are none.
+func (s *scanner) rawString() string {
+	if s.peek() != '"' {
+		s.fail()
+		return ""
+	}
+	start := s.i + 1
+	if j := strings.IndexByte(s.b[start:], '"'); j >= 0 && strings.IndexByte(s.b[start:start+j], '\\') < 0 {
+		// The common case: no escapes. (A raw control character, which
+		// JSON does not allow, is let through.)
+		s.i = start + j + 1
+		return s.b[start : start+j]
+	}
+	for j := start; j < len(s.b); j++ {
+		switch c := s.b[j]; {
+		case c == '\\':
+			j++
+		case c == '"':
+			s.i = j + 1
+			var v string
+			if json.Unmarshal([]byte(s.b[start-1:j+1]), &v) != nil {
+				s.fail()
+				return ""
+			}
+			return v
+		}
+	}
+	s.fail()
+	return ""
+}
+
+func (s *scanner) str() string {
+	if s.peek() == 'n' {
+		s.null()
+		return ""
+	}
+	return s.rawString()
+}
+
+func (s *scanner) null() {
+	if !strings.HasPrefix(s.b[s.i:], "null") {
+		s.fail()
+		return
+	}
+	s.i += 4
+}
+
+func (s *scanner) boolean() bool {
+	switch {
+	case s.peek() == 't' && strings.HasPrefix(s.b[s.i:], "true"):
+		s.i += 4
+		return true
+	case s.peek() == 'f' && strings.HasPrefix(s.b[s.i:], "false"):
+		s.i += 5
+		return false
+	}
+	s.fail()
+	return false
+}
+
+func (s *scanner) int() int64 {
+	s.ws()
+	j := s.i
+	if j < len(s.b) && s.b[j] == '-' {
+		j++
+	}
+	for j < len(s.b) && '0' <= s.b[j] && s.b[j] <= '9' {
+		j++
+	}
+	n, err := strconv.ParseInt(s.b[s.i:j], 10, 64)
+	if err != nil {
+		s.fail()
+		return 0
+	}
+	s.i = j
+	return n
+}
+
+func (s *scanner) uint() uint64 {
+	s.ws()
+	j := s.i
+	for j < len(s.b) && '0' <= s.b[j] && s.b[j] <= '9' {
+		j++
+	}
+	n, err := strconv.ParseUint(s.b[s.i:j], 10, 64)
+	if err != nil {
+		s.fail()
+		return 0
+	}
+	s.i = j
+	return n
+}
+
+func (s *scanner) time() (t time.Time) {
+	raw := s.rawString()
+	if s.bad {
+		return t
+	}
+	v, err := parseTime(raw)
+	if err != nil {
+		s.fail()
+		return t
+	}
+	return v
+}
+
+func (s *scanner) stat() (st statKey) {
+	s.object(func(key string) {
+		switch key {
+		case "size":
+			st.size = s.int()
+		case "mtime_ns":
+			st.mtime = s.int()
+		case "ino":
+			st.ino = s.uint()
+		default:
+			s.skip()
+		}
+	})
+	return st
+}
+
+// skip consumes one value of any kind.
+func (s *scanner) skip() {
+	switch c := s.peek(); {
+	case c == '{':
+		s.object(func(string) { s.skip() })
+	case c == '[':
+		s.array(s.skip)
+	case c == '"':
+		s.rawString()
+	case c == 't' || c == 'f':
+		s.boolean()
+	case c == 'n':
+		s.null()
+	case c == '-' || '0' <= c && c <= '9':
+		j := s.i + 1
+		for j < len(s.b) && strings.IndexByte("0123456789.eE+-", s.b[j]) >= 0 {
+			j++
+		}
+		if !json.Valid([]byte(s.b[s.i:j])) {
+			s.fail()
+			return
+		}
+		s.i = j
+	default:
+		s.fail()
+	}
+}

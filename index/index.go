@@ -1,0 +1,319 @@
+package index
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"slices"
+	"sync"
+
+	"cairn/internal/vfs"
+)
+
+// Index is the picker index of one workspace folder. Its methods are safe for
+// concurrent use. Entries, Page, Problems and Lookup answer from the last
+// Refresh.
+type Index struct {
+	fsys vfs.FS
+	dir  string
+
+	mu       sync.Mutex
+	loaded   bool    // a Refresh has succeeded
+	saved    bool    // index.json holds c
+	fileStat statKey // of index.json when last read or written; zero: none
+	c        *cache
+
+	parses int // records parsed so far: a test hook
+}
+
+// Open returns the index of the workspace folder dir (fsys-relative), whose
+// records are in dir/sessions. It reads nothing until Refresh.
+func Open(fsys vfs.FS, dir string) *Index {
+	return &Index{fsys: fsys, dir: dir, c: &cache{}}
+}
+
+func (x *Index) sessionsDir() string { return path.Join(x.dir, "sessions") }
+func (x *Index) fileName() string    { return path.Join(x.dir, fileName) }
+
+// Refresh brings the index up to date with the records: it reads index.json
+// (when it changed since this Index last read or wrote it; a missing,
+// corrupt or other-version file counts as empty), lists the sessions folder,
+// reuses each entry whose record's stat key is unchanged, parses the records
+// that are new or changed, and drops entries whose record is gone. It writes
+// index.json back only when the listing differs from what the file held.
+// changed reports whether Entries or Problems differ from before the call.
+//
+// A record that cannot be read or parsed becomes a Problem, never an error.
+// An error listing the sessions folder is returned and the index is left as
+// it was; an error writing index.json is returned wrapped in ErrNotSaved,
+// with the listing already up to date (the index is a cache).
+func (x *Index) Refresh(ctx context.Context) (changed bool, err error) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if err := ctx.Err(); err != nil {
+		return false, err
+	}
+	before := x.c
+	defer func() {
+		changed = x.c != before && !sameListing(before, x.c)
+	}()
+
+	var fileKey statKey
+	if fi, err := x.fsys.Lstat(x.fileName()); err == nil {
+		fileKey = keyOf(fi)
+	}
+	if !x.loaded || !x.saved || fileKey != x.fileStat {
+		c := x.load()
+		x.saved = c != nil
+		if c == nil {
+			c = &cache{}
+		}
+		x.c, x.fileStat = c, fileKey
+	}
+
+	ents, err := x.fsys.ReadDir(x.sessionsDir())
+	noFolder := vfs.IsNotExist(err)
+	if err != nil && !noFolder {
+		x.c = before
+		x.loaded = false
+		return false, fmt.Errorf("index: %w", err)
+	}
+	next, dirty, err := x.merge(ctx, ents)
+	if err != nil {
+		x.c = before
+		x.loaded = false
+		return false, err
+	}
+	x.loaded = true
+	if !dirty && x.saved {
+		return false, nil
+	}
+	x.c = next
+	if noFolder && len(next.entries) == 0 && len(next.problems) == 0 {
+		// Nothing to cache, and perhaps no workspace folder to write in.
+		return false, nil
+	}
+	x.saved = false
+	if err := vfs.WriteFileAtomic(x.fsys, x.fileName(), next.encode()); err != nil {
+		return false, fmt.Errorf("%w: %w", ErrNotSaved, err)
+	}
+	x.saved = true
+	x.fileStat = statKey{}
+	if fi, err := x.fsys.Lstat(x.fileName()); err == nil {
+		x.fileStat = keyOf(fi)
+	}
+	return false, nil
+}
+
+// load reads index.json; nil when it is missing or unusable.
+func (x *Index) load() *cache {
+	data, err := readAll(x.fsys, x.fileName())
+	if err != nil {
+		return nil
+	}
+	c, err := decodeCache(data)
+	if err != nil {
+		return nil
+	}
+	if !slices.IsSortedFunc(c.entries, func(a, b Entry) int { return compareEntries(&a, &b) }) {
+		sortCache(c)
+	}
+	return c
+}
+
+// readAll reads a whole file into a buffer of its size: a big index.json
+// would cost many copies to io.ReadAll's doubling.
+func readAll(fsys vfs.FS, name string) ([]byte, error) {
+	f, err := fsys.OpenFile(name, os.O_RDONLY, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	buf := make([]byte, fi.Size())
+	if _, err := io.ReadFull(f, buf); err != nil {
+		return nil, err // shorter than its size: replaced under us, or torn
+	}
+	rest, err := io.ReadAll(f) // longer: not the file we stat'ed either way
+	if err != nil {
+		return nil, err
+	}
+	return append(buf, rest...), nil
+}
+
+// merge builds the listing of the folder entries ents from x.c, parsing only
+// records whose stat key changed. dirty reports whether it differs from x.c.
+func (x *Index) merge(ctx context.Context, ents []fs.DirEntry) (next *cache, dirty bool, err error) {
+	old := x.c
+	at := make(map[string]int32, len(old.entries))
+	for i := range old.entries {
+		at[old.entries[i].ID] = int32(i)
+	}
+	var pat map[string]int
+	if len(old.problems) > 0 {
+		pat = make(map[string]int, len(old.problems))
+		for i := range old.problems {
+			pat[old.problems[i].Name] = i
+		}
+	}
+	next = &cache{
+		entries: make([]Entry, 0, len(old.entries)+1),
+		stats:   make([]statKey, 0, len(old.entries)+1),
+	}
+	reused := 0
+	for n, de := range ents {
+		if n&1023 == 1023 {
+			if err := ctx.Err(); err != nil {
+				return nil, false, err
+			}
+		}
+		name := de.Name()
+		id, ok := recordName(name)
+		if !ok {
+			continue
+		}
+		fi, err := de.Info()
+		if err != nil {
+			if vfs.IsNotExist(err) {
+				continue // removed since the listing
+			}
+			next.addProblem(problemName(name), err.Error(), statKey{})
+			dirty = true
+			continue
+		}
+		if !fi.Mode().IsRegular() {
+			next.addProblem(problemName(name), fmt.Sprintf("%v: not a regular file", ErrBadRecord), statKey{})
+			dirty = true
+			continue
+		}
+		key := keyOf(fi)
+		if i, ok := at[id]; ok && old.stats[i] == key {
+			next.entries = append(next.entries, old.entries[i])
+			next.stats = append(next.stats, key)
+			reused++
+			continue
+		}
+		pname := problemName(name)
+		if i, ok := pat[pname]; ok && old.pstats[i] == key {
+			next.addProblem(pname, old.problems[i].Err, key)
+			reused++
+			continue
+		}
+		dirty = true
+		e, err := x.read(id)
+		switch {
+		case err == nil:
+			next.entries = append(next.entries, e)
+			next.stats = append(next.stats, key)
+		case errors.Is(err, ErrBadRecord):
+			next.addProblem(pname, err.Error(), key)
+		default:
+			next.addProblem(pname, err.Error(), statKey{})
+		}
+	}
+	if reused != len(old.entries)+len(old.problems) {
+		dirty = true
+	}
+	if dirty {
+		sortCache(next)
+	}
+	return next, dirty, nil
+}
+
+// problemName is the name a Problem gives the record file name.
+func problemName(name string) string { return "sessions/" + name }
+
+// read parses the record of id.
+func (x *Index) read(id string) (Entry, error) {
+	x.parses++
+	data, err := vfs.ReadFile(x.fsys, path.Join(x.sessionsDir(), id+".json"))
+	if err != nil {
+		return Entry{}, err
+	}
+	return parseRecord(id, data)
+}
+
+func (c *cache) addProblem(name, msg string, st statKey) {
+	c.problems = append(c.problems, Problem{Name: name, Err: msg})
+	c.pstats = append(c.pstats, st)
+}
+
+// sortCache puts entries in listing order and problems by name, keeping each
+// stat key with its entry.
+func sortCache(c *cache) {
+	perm := make([]int32, len(c.entries))
+	for i := range perm {
+		perm[i] = int32(i)
+	}
+	slices.SortFunc(perm, func(a, b int32) int { return compareEntries(&c.entries[a], &c.entries[b]) })
+	entries := make([]Entry, len(perm))
+	stats := make([]statKey, len(perm))
+	for i, j := range perm {
+		entries[i], stats[i] = c.entries[j], c.stats[j]
+	}
+	c.entries, c.stats = entries, stats
+
+	pp := make([]int, len(c.problems))
+	for i := range pp {
+		pp[i] = i
+	}
+	slices.SortFunc(pp, func(a, b int) int { return compareProblems(c.problems[a], c.problems[b]) })
+	problems := make([]Problem, len(pp))
+	pstats := make([]statKey, len(pp))
+	for i, j := range pp {
+		problems[i], pstats[i] = c.problems[j], c.pstats[j]
+	}
+	c.problems, c.pstats = problems, pstats
+}
+
+// sameListing reports whether two caches list the same entries and problems.
+func sameListing(a, b *cache) bool {
+	return slices.EqualFunc(a.entries, b.entries, sameEntry) && slices.Equal(a.problems, b.problems)
+}
+
+func sameEntry(a, b Entry) bool {
+	return a.ID == b.ID && a.Title == b.Title && a.TitleSource == b.TitleSource &&
+		a.CreatedAt.Equal(b.CreatedAt) && a.UpdatedAt.Equal(b.UpdatedAt) && a.OpenedAt.Equal(b.OpenedAt) &&
+		a.Items == b.Items && a.Bytes == b.Bytes && a.Branch == b.Branch && a.Tier == b.Tier &&
+		a.Pinned == b.Pinned && a.ForkOf == b.ForkOf && a.Path == b.Path
+}
+
+// Entries returns the listing: newest UpdatedAt first, ties by ID. The slice
+// is shared with the index and must not be modified; a later Refresh does
+// not change it.
+func (x *Index) Entries() []Entry {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return slices.Clip(x.c.entries)
+}
+
+// Page returns at most limit entries of the listing from offset on; limit <= 0
+// means all of them. Like Entries, it must not be modified.
+func (x *Index) Page(offset, limit int) []Entry {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	e := x.c.entries
+	offset = max(offset, 0)
+	if offset >= len(e) {
+		return nil
+	}
+	e = e[offset:]
+	if limit > 0 && limit < len(e) {
+		e = e[:limit]
+	}
+	return slices.Clip(e)
+}
+
+// Problems returns the records that could not be read or parsed, by name.
+func (x *Index) Problems() []Problem {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return slices.Clone(x.c.problems)
+}

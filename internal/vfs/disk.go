@@ -1,0 +1,183 @@
+package vfs
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/gofrs/flock"
+	"github.com/google/renameio/v2"
+)
+
+// Disk is the real disk under one folder. Every name is opened relative to an
+// os.Root, so no name and no symbolic link can reach outside the folder.
+type Disk struct {
+	root *os.Root
+	dir  string
+}
+
+// OpenDisk opens the folder dir, which must exist.
+func OpenDisk(dir string) (*Disk, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	r, err := os.OpenRoot(abs)
+	if err != nil {
+		return nil, err
+	}
+	return &Disk{root: r, dir: abs}, nil
+}
+
+// Dir is the absolute path of the folder.
+func (d *Disk) Dir() string { return d.dir }
+
+// RealPath is the absolute path on disk of name, for tools that need a path
+// (fsnotify). It checks nothing: open files through the FS.
+func (d *Disk) RealPath(name string) string { return filepath.Join(d.dir, filepath.FromSlash(name)) }
+
+// Close releases the os.Root.
+func (d *Disk) Close() error { return d.root.Close() }
+
+func (d *Disk) OpenFile(name string, flag int, perm fs.FileMode) (File, error) {
+	f, err := d.root.OpenFile(name, flag, perm)
+	if err != nil {
+		return nil, err
+	}
+	return &diskFile{File: f, name: name}, nil
+}
+
+func (d *Disk) CreateTemp(dir, pattern string) (File, error) {
+	prefix, suffix := pattern, ""
+	if i := strings.LastIndexByte(pattern, '*'); i >= 0 {
+		prefix, suffix = pattern[:i], pattern[i+1:]
+	}
+	for range 10000 {
+		name := path.Join(dir, prefix+strconv.FormatUint(rand.Uint64(), 36)+suffix)
+		f, err := d.root.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, FilePerm)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		return &diskFile{File: f, name: name}, nil
+	}
+	return nil, &fs.PathError{Op: "createtemp", Path: path.Join(dir, pattern), Err: fs.ErrExist}
+}
+
+func (d *Disk) Stat(name string) (fs.FileInfo, error)  { return d.root.Stat(name) }
+func (d *Disk) Lstat(name string) (fs.FileInfo, error) { return d.root.Lstat(name) }
+
+func (d *Disk) ReadDir(name string) ([]fs.DirEntry, error) {
+	f, err := d.root.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	ents, err := f.ReadDir(-1)
+	slices.SortFunc(ents, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	return ents, err
+}
+
+func (d *Disk) MkdirAll(name string, perm fs.FileMode) error { return d.root.MkdirAll(name, perm) }
+func (d *Disk) Remove(name string) error                     { return d.root.Remove(name) }
+func (d *Disk) Rename(oldname, newname string) error         { return d.root.Rename(oldname, newname) }
+func (d *Disk) Symlink(oldname, newname string) error        { return d.root.Symlink(oldname, newname) }
+func (d *Disk) Readlink(name string) (string, error)         { return d.root.Readlink(name) }
+func (d *Disk) Chmod(name string, mode fs.FileMode) error    { return d.root.Chmod(name, mode) }
+
+func (d *Disk) SyncDir(name string) error {
+	f, err := d.root.Open(name)
+	if err != nil {
+		return err
+	}
+	err = f.Sync()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return &fs.PathError{Op: "syncdir", Path: name, Err: err}
+	}
+	return nil
+}
+
+// WriteAtomic replaces name with renameio, its temp file in name's own folder
+// (an os.Root of that folder), then syncs the folder: renameio syncs the file
+// but never the folder.
+func (d *Disk) WriteAtomic(name string, perm uint32, write func(io.Writer) error) error {
+	dir, base := path.Split(name)
+	dir = cleanDir(dir)
+	sub := d.root
+	if dir != "." {
+		r, err := d.root.OpenRoot(dir)
+		if err != nil {
+			return err
+		}
+		defer r.Close()
+		sub = r
+	}
+	pf, err := renameio.NewPendingFile(base, renameio.WithRoot(sub), renameio.WithPermissions(fs.FileMode(perm)))
+	if err != nil {
+		return err
+	}
+	defer pf.Cleanup()
+	if err := write(pf); err != nil {
+		return err
+	}
+	if err := pf.CloseAtomicallyReplace(); err != nil {
+		return err
+	}
+	return d.SyncDir(dir)
+}
+
+// Lock takes an exclusive non-blocking flock on name (gofrs/flock). The lock
+// file is never deleted.
+func (d *Disk) Lock(name string) (Lock, error) {
+	// Create it through the root first, so a planted link cannot make flock
+	// create a file outside the folder.
+	f, err := d.root.OpenFile(name, os.O_RDWR|os.O_CREATE, FilePerm)
+	if err != nil {
+		return nil, err
+	}
+	fl := flock.New(d.RealPath(name), flock.SetFlag(os.O_RDWR), flock.SetPermissions(FilePerm))
+	ok, err := fl.TryLock()
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("vfs: lock %s: %w", name, err)
+	}
+	if !ok {
+		f.Close()
+		return nil, &fs.PathError{Op: "lock", Path: name, Err: ErrLocked}
+	}
+	return &diskLock{fl: fl, f: &diskFile{File: f, name: name}}, nil
+}
+
+type diskLock struct {
+	fl *flock.Flock
+	f  *diskFile
+}
+
+func (l *diskLock) File() File { return l.f }
+func (l *diskLock) Release() error {
+	err := l.fl.Unlock()
+	if cerr := l.f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+type diskFile struct {
+	*os.File
+	name string
+}
+
+func (f *diskFile) Name() string { return f.name }

@@ -1,0 +1,45 @@
+// Package vfs is the one filesystem seam of cairn: every file cairn reads or
+// writes goes through an FS, so tests can swap the disk for a filesystem that
+// loses power or fails on purpose.
+//
+// # Words
+//
+// FS: a tree of files rooted at one folder, named by slash-separated relative
+// names ("sessions/abc.json", "." for the folder itself). A name that is
+// absolute, climbs out with "..", or leads outside through a symbolic link is
+// refused, so nothing outside the folder is ever read or written.
+//
+// Durable: what a crash cannot take away. A file's data is durable as of its
+// last File.Sync; a folder's entries (its names and the files they name, so
+// creations, renames, removals, new subfolders) as of its last SyncDir. A new
+// folder is durable in its parent only after SyncDir of the parent.
+//
+// Crash: power loss. What was durable stays; the rest may be lost. The
+// atomic way to replace a file is WriteAtomic: temp file in the same folder,
+// write, sync, close, rename, sync the folder. After a crash the file is the
+// old or the new version, never a mix; RemoveTemps clears temp files a crash
+// left behind.
+//
+// Fault: an error the disk returns, such as syscall.ENOSPC (full disk) or
+// syscall.EIO; the caller must return it cleanly and leave nothing visible
+// half-written.
+//
+// Lock: an exclusive, non-blocking lock on a file, to make sure one owner at
+// a time writes a session. A second Lock fails with ErrLocked.
+//
+// # Implementations
+//
+// Disk is the real disk under one folder, through os.Root (which refuses
+// escaping names and links) and renameio for WriteAtomic.
+//
+// Mem is in memory and keeps, beside the current state, the durable state.
+// Crash reverts to the durable state; CrashPartial keeps a random share of
+// the unsynced changes; FailAfterSyncs stops a program at its n-th sync so a
+// test can crash at every sync point in turn. Handles from before a crash
+// fail with ErrCrashed.
+//
+// Faulty wraps any FS and fails the calls that match its Rules (an Op, a
+// path.Match pattern, how many to let pass, how many to fail, the error).
+//
+// All three pass one conformance suite, vfstest.Run.
+package vfs

@@ -1,0 +1,103 @@
+package vfs
+
+import (
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+)
+
+// FS is a tree of files rooted at one folder. Every name is slash-separated
+// and relative to that folder ("sessions/abc.json"); "." is the folder itself.
+// A name that is absolute, contains "..", or resolves through a symbolic link
+// to somewhere outside the folder is refused with an error.
+//
+// Implementations: Disk (the real disk, through os.Root), Mem (in memory, with
+// Crash), and Faulty (wraps another FS and injects errors).
+type FS interface {
+	// OpenFile opens a file with os.O_* flags, like os.OpenFile.
+	OpenFile(name string, flag int, perm fs.FileMode) (File, error)
+	// CreateTemp creates a new file with a unique name in folder dir, opened
+	// for reading and writing with mode 0600. pattern works as in os.CreateTemp.
+	CreateTemp(dir, pattern string) (File, error)
+	// Stat follows symbolic links; Lstat does not.
+	Stat(name string) (fs.FileInfo, error)
+	Lstat(name string) (fs.FileInfo, error)
+	// ReadDir lists a folder sorted by name.
+	ReadDir(name string) ([]fs.DirEntry, error)
+	// MkdirAll creates a folder and any missing parents. It does not sync;
+	// call SyncDir on each parent whose entries must be durable.
+	MkdirAll(name string, perm fs.FileMode) error
+	// Remove removes a file or an empty folder.
+	Remove(name string) error
+	// Rename atomically replaces newname with oldname. Not durable until
+	// SyncDir of both folders.
+	Rename(oldname, newname string) error
+	// SyncDir makes the entries of a folder (creations, renames, removals)
+	// durable.
+	SyncDir(name string) error
+	// Symlink creates newname as a symbolic link to oldname; Readlink reads one.
+	Symlink(oldname, newname string) error
+	Readlink(name string) (string, error)
+	// Chmod changes the mode of a file.
+	Chmod(name string, mode fs.FileMode) error
+	// Lock takes an exclusive, non-blocking lock on the file name, creating it
+	// if needed. It returns ErrLocked when another owner holds it. The lock is
+	// held until Release, or until the process ends.
+	Lock(name string) (Lock, error)
+}
+
+// File is an open file of an FS.
+type File interface {
+	io.Reader
+	io.ReaderAt
+	io.Writer
+	io.Seeker
+	io.Closer
+	// Name is the name the file was opened with, relative to its FS.
+	Name() string
+	// Sync makes the file's data durable.
+	Sync() error
+	Stat() (fs.FileInfo, error)
+	Truncate(size int64) error
+}
+
+// Lock is a held exclusive lock on a file.
+type Lock interface {
+	// File is the lock file, open for writing while the lock is held, so the
+	// owner can record its pid in it.
+	File() File
+	// Release gives up the lock. The lock file is never deleted.
+	Release() error
+}
+
+// Errors of the package.
+var (
+	// ErrLocked is returned by Lock when another owner holds the lock.
+	ErrLocked = errors.New("vfs: locked by another owner")
+	// ErrCrashed is returned by a Mem file handle opened before a Crash.
+	ErrCrashed = errors.New("vfs: file handle from before a crash")
+)
+
+// IsNotExist reports whether err says a file does not exist.
+func IsNotExist(err error) bool { return errors.Is(err, fs.ErrNotExist) }
+
+// IsExist reports whether err says a file already exists.
+func IsExist(err error) bool { return errors.Is(err, fs.ErrExist) }
+
+// Default permissions of the state folder: sessions hold prompts, code and
+// secrets, so nothing is readable by other users.
+const (
+	DirPerm  fs.FileMode = 0o700
+	FilePerm fs.FileMode = 0o600
+)
+
+// ReadFile reads a whole file.
+func ReadFile(fsys FS, name string) ([]byte, error) {
+	f, err := fsys.OpenFile(name, os.O_RDONLY, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(f)
+}

@@ -1,0 +1,70 @@
+// Package objects is cairn's content-addressed object store: a folder of
+// files, each named by the SHA-256 of its content, written once and never
+// changed.
+//
+// # Object
+//
+// An object is a byte string: a file's pre-image, a large item payload. It is
+// named by its ID (also called its oid), the SHA-256 of its uncompressed
+// content, written as 64 lowercase hex digits. Two equal contents are one
+// object, stored once.
+//
+// # Layout
+//
+// A Store lives in one folder of a vfs.FS (a workspace's "objects"):
+//
+//	objects/
+//	  <2 hex>/                 a shard: the first two hex digits of the ID
+//	    <62 hex>               raw: the content as it is
+//	    <62 hex>.zst           compressed: one zstd frame of the content
+//	  .put.tmp<random>         a temp file of a Put in progress (or left by a crash)
+//
+// An object is stored compressed when that saves at least one eighth: the
+// frame is no larger than 7/8 of the content (Compressible). Otherwise it is
+// stored raw. Either way a person can check it with the usual tools:
+//
+//	zstd -dc objects/ab/cdef....zst | sha256sum    # prints abcdef...
+//	sha256sum objects/ab/cdef...                   # prints abcdef...
+//
+// The zstd frame carries a content checksum, and its content size when the
+// size was known before compressing (always for contents up to 1 MiB).
+// Folders are created 0700, files 0600. A dot file is a temp file
+// (vfs.IsTemp) and is never an object; vfs.RemoveTemps on the store folder
+// collects the ones a crash left behind.
+//
+// # Writing
+//
+// Put streams the content into a temp file in the store folder while hashing
+// it, syncs the file, renames it into its shard and syncs the shard folder
+// (and the store folder when the shard folder is new, and each parent of a
+// store folder Put had to create). When Put returns, the object is durable.
+// An object that exists already is not written again: Put reports
+// Info.Existed. Two writers of the same content at once both succeed; the
+// second rename replaces the file with the same content.
+//
+// An object that exists is taken as durable: Put does not sync its folder
+// again: only a writer killed between its rename and its folder sync, then
+// a power loss before anything syncs that folder, could make that wrong. When a Put's folder sync fails,
+// Put removes the object it renamed, so a later Put writes it again rather
+// than trusting an entry that may not be durable.
+//
+// Put holds a few MiB whatever the content's size. A content of
+// up to 1 MiB is compressed in memory and the rule above decided exactly. For
+// a larger one the first MiB decides whether to stream it compressed or raw;
+// a compressed stream that misses the rule in the end is converted to raw,
+// so a .zst object always saves an eighth. (A large content whose first MiB
+// does not compress is stored raw even if the rest would.)
+//
+// # Reading
+//
+// Get always verifies: its reader hashes what it returns and, at the end,
+// returns an error wrapping ErrMismatch instead of io.EOF when the content
+// does not hash to the ID. A .zst file that cannot be decoded is a mismatch
+// too. A caller that reads to io.EOF has therefore read exactly the object.
+//
+// # Walking
+//
+// Walk visits every object in order of ID. A file or folder in the store that
+// is neither an object, a shard nor a temp file is a problem: Walk goes on,
+// and returns the problems at the end, each a *ProblemError (see Problems).
+package objects

@@ -1,0 +1,172 @@
+package objects
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"os"
+
+	"github.com/klauspost/compress/zstd"
+
+	"cairn/internal/vfs"
+)
+
+// Get opens object id for reading. The reader verifies: at the end of the
+// content it returns io.EOF only if what it returned hashes to id, and an
+// error wrapping ErrMismatch otherwise (also for a compressed file that does
+// not decode). A missing object is an error wrapping ErrNotFound. Reads fail
+// with ctx's error once ctx is done. Close the reader.
+func (s *Store) Get(ctx context.Context, id ID) (io.ReadCloser, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	for _, z := range [2]bool{false, true} {
+		f, err := s.fsys.OpenFile(s.Path(id, z), os.O_RDONLY, 0)
+		if vfs.IsNotExist(err) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("objects: %w", err)
+		}
+		r := &reader{ctx: ctx, id: id, f: f, h: sha256.New()}
+		r.src = f
+		if z {
+			r.fr = &errReader{r: f}
+			d, err := getDecoder(r.fr)
+			if err != nil {
+				f.Close()
+				return nil, mismatch(id, err)
+			}
+			r.dec, r.src = d, d
+		}
+		return r, nil
+	}
+	return nil, notFound(id)
+}
+
+// reader is the verifying reader Get returns.
+type reader struct {
+	ctx context.Context
+	id  ID
+	f   vfs.File
+	fr  *errReader    // f as the decoder sees it, compressed only
+	dec *zstd.Decoder // compressed only
+	src io.Reader     // f or dec
+	h   hash.Hash
+	err error // sticky: the end (io.EOF or a mismatch) or a failure
+}
+
+func (r *reader) Read(p []byte) (int, error) {
+	if r.err != nil {
+		return 0, r.err
+	}
+	if err := r.ctx.Err(); err != nil {
+		return 0, err
+	}
+	n, err := r.src.Read(p)
+	r.h.Write(p[:n])
+	switch {
+	case err == nil:
+	case err == io.EOF:
+		var got ID
+		if r.h.Sum(got[:0]); got != r.id {
+			err = mismatch(r.id, nil)
+		}
+		r.err = err
+	case r.dec != nil && r.fr.err == nil:
+		// The decoder failed, not the file: the frame is corrupt.
+		err = mismatch(r.id, err)
+		r.err = err
+	case r.dec != nil:
+		err = fmt.Errorf("objects: %s: %w", r.id, r.fr.err)
+		r.err = err
+	default:
+		err = fmt.Errorf("objects: %s: %w", r.id, err)
+		r.err = err
+	}
+	return n, err
+}
+
+func (r *reader) Close() error {
+	if r.dec != nil {
+		putDecoder(r.dec)
+		r.dec = nil
+	}
+	if r.err == nil {
+		r.err = errors.New("objects: read after close")
+	}
+	return r.f.Close()
+}
+
+// errReader remembers the first error of a file other than io.EOF, to tell
+// a failing disk from a corrupt frame.
+type errReader struct {
+	r   io.Reader
+	err error
+}
+
+func (e *errReader) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err != nil && err != io.EOF && e.err == nil {
+		e.err = err
+	}
+	return n, err
+}
+
+// ReadAll reads and verifies object id whole. An object larger than limit
+// bytes is refused with an error wrapping ErrTooLarge.
+func (s *Store) ReadAll(ctx context.Context, id ID, limit int64) ([]byte, error) {
+	name, stored, err := s.find(id)
+	if err != nil {
+		return nil, err
+	}
+	info, err := s.statFile(id, name, stored, false)
+	if err != nil {
+		return nil, err
+	}
+	if info.Size > limit {
+		return nil, fmt.Errorf("objects: %s: %w (%d bytes, at most %d)", id, ErrTooLarge, info.Size, limit)
+	}
+	rc, err := s.Get(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	b := make([]byte, 0, max(info.Size, 512)+1) // the size, or unknown (-1)
+	for {
+		if int64(len(b)) > limit {
+			return nil, fmt.Errorf("objects: %s: %w (more than %d bytes)", id, ErrTooLarge, limit)
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := rc.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			if int64(len(b)) > limit {
+				return nil, fmt.Errorf("objects: %s: %w (more than %d bytes)", id, ErrTooLarge, limit)
+			}
+			return b, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+}
+
+// Verify reads object id whole and checks it hashes to id. It returns nil,
+// an error wrapping ErrMismatch or ErrNotFound, or the error of the read.
+func (s *Store) Verify(ctx context.Context, id ID) error {
+	rc, err := s.Get(ctx, id)
+	if err != nil {
+		return err
+	}
+	defer rc.Close()
+	bp := bufs.Get().(*[]byte)
+	defer bufs.Put(bp)
+	_, err = io.CopyBuffer(io.Discard, struct{ io.Reader }{rc}, *bp)
+	return err
+}
