@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -28,13 +27,14 @@ type Session struct {
 	opts SessionOptions
 	// recorded: the session's files exist. unrecorded: writing failed and
 	// the session goes on in memory only (Degrade mode).
-	recorded   bool
-	unrecorded error
-	closed     bool
-	resume     ResumeInfo
-	recordOff  int64 // items journal size the record reflects
-	genTitled  bool
-	noticeSent bool
+	recorded      bool
+	unrecorded    error
+	closed        bool
+	resume        ResumeInfo
+	recordOff     int64 // items journal size the record reflects
+	genTitled     bool
+	ceilingWarned bool
+	ceiling       int64 // the eager-load ceiling in bytes, read once
 }
 
 // SessionOptions change how a session is created or opened.
@@ -100,7 +100,7 @@ func (s *Session) load(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("engine: open session %s: %w", id, err)
 	}
-	st, err := w.fold(ctx, id)
+	st, err := w.fold(ctx, id, foldOptions{hydrate: true, limit: w.s.eagerLimit()})
 	if err != nil {
 		wr.Close()
 		return err
@@ -115,37 +115,6 @@ func (s *Session) load(ctx context.Context) error {
 	s.st.opened = mkTime(now)
 	s.st.branch, s.st.build = s.resume.Branch, Version
 	return s.commitLocked()
-}
-
-// fold reads a session's items journal into a state. Payloads stored as
-// objects are read back, verified.
-func (w *Workspace) fold(ctx context.Context, id string) (*state, error) {
-	st := newState(id, w.path)
-	var bad error
-	objs := w.objects()
-	_, err := journal.Read(w.s.fsys, itemsName(w.dir, id), func(b []byte) error {
-		var l itemLine
-		if err := json.Unmarshal(b, &l); err != nil || l.V != 1 {
-			return nil // a line of another shape: skipped, fsck names it
-		}
-		if l.Kind == kindItem && l.Payload != nil {
-			txt, err := readPayload(ctx, objs, l.Payload)
-			if err != nil {
-				return fmt.Errorf("engine: item %s: %w", l.ID, err)
-			}
-			l.Text = &txt
-		}
-		if err := st.apply(&l); err != nil && bad == nil {
-			bad = err
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("engine: read session %s: %w", id, err)
-	}
-	_ = bad // a line that breaks the tree is skipped; fsck reports it
-	st.id = id
-	return st, nil
 }
 
 // ID is the session id.
@@ -321,6 +290,7 @@ func (s *Session) Append(ctx context.Context, it Item) (Item, error) {
 	cp := it
 	s.st.apply(&itemLine{V: 1, Kind: kindItem, ID: it.ID, Parent: l.Parent, Type: it.Type, At: &it.At, Text: &cp.Text,
 		Tool: it.Tool, Call: it.Call, Status: it.Status, Quarantined: it.Quarantined, Slot: it.Slot, Replaces: it.Replaces, Outputs: it.Outputs})
+	s.warnNearCeiling()
 	if it.Type == User && s.st.titleSource == "" {
 		t := titleFromPrompt(it.Text)
 		if err := s.writeLine(&itemLine{V: 1, Kind: kindTitle, Title: t, Source: "prompt", At: &it.At}); err != nil {
@@ -396,3 +366,21 @@ func (s *Session) Close() error {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// warnNearCeiling says once when the session's payloads reach 80% of the
+// eager-load ceiling, while there is still room to act.
+func (s *Session) warnNearCeiling() {
+	if s.ceilingWarned {
+		return
+	}
+	if s.ceiling == 0 {
+		s.ceiling = s.ws.s.eagerLimit()
+	}
+	limit := s.ceiling
+	if limit <= 0 || s.st.bytes*5 < limit*4 {
+		return
+	}
+	s.ceilingWarned = true
+	s.notice(fmt.Sprintf("session %s holds %d MB of payloads, 80%% of the %d MB ceiling it can be opened with: "+
+		"trim it, fork it to carry the useful part forward, or raise storage.max_eager_load_mb", s.st.id, s.st.bytes>>20, limit>>20))
+}

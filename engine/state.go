@@ -24,6 +24,9 @@ type state struct {
 	items map[string]*Item
 	order []string // item ids in journal order
 	head  string
+	// revertFrom is the head before the first of a stack of conversation
+	// reverts; "" when there is nothing to unrevert. New work clears it.
+	revertFrom string
 
 	turns   int
 	plan    json.RawMessage
@@ -35,7 +38,8 @@ type state struct {
 	tier    string
 	meta    map[string]json.RawMessage
 
-	bytes int64 // payload bytes of all items
+	bytes        int64 // payload bytes of all items
+	payloadBytes int64 // the same, as the load measured it
 }
 
 func newState(id, path string) *state {
@@ -84,6 +88,7 @@ func (st *state) apply(l *itemLine) error {
 		}
 		st.items[it.ID] = it
 		st.head = it.ID
+		st.revertFrom = ""
 		st.touch(at)
 	case kindHead:
 		to := ""
@@ -92,6 +97,14 @@ func (st *state) apply(l *itemLine) error {
 		}
 		if to != "" && st.items[to] == nil {
 			return fmt.Errorf("head moves to unknown item %q", to)
+		}
+		switch l.Why {
+		case "revert":
+			if st.revertFrom == "" {
+				st.revertFrom = st.head
+			}
+		case "unrevert":
+			st.revertFrom = ""
 		}
 		st.head = to
 		st.touch(at)

@@ -31,7 +31,7 @@ func (w *Workspace) Read(ctx context.Context, id string) (*View, error) {
 		}
 		return nil, err
 	}
-	st, err := w.fold(ctx, id)
+	st, err := w.fold(ctx, id, foldOptions{hydrate: true, limit: w.s.eagerLimit()})
 	if err != nil {
 		return nil, err
 	}

@@ -58,6 +58,15 @@ func parseRecord(id string, data []byte) (Entry, error) {
 	e.Branch, _ = str(m["branch"])
 	e.Tier, _ = str(m["tier"])
 	e.ForkOf, _ = str(m["fork_of"])
+	if raw, ok := m["fork_of"]; ok && e.ForkOf == "" {
+		// The record names its parent as {"session":ID,"item":ITEM,"n":N}.
+		var ref struct {
+			Session string `json:"session"`
+		}
+		if json.Unmarshal(raw, &ref) == nil {
+			e.ForkOf = ref.Session
+		}
+	}
 	e.Path, _ = str(m["path"])
 	if raw, ok := m["pinned"]; ok {
 		_ = json.Unmarshal(raw, &e.Pinned)

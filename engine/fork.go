@@ -1,0 +1,248 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"path"
+
+	"cairn/internal/vfs"
+	"cairn/journal"
+)
+
+// Forking copies the selected ancestor path into a new session and shares
+// everything else: payload objects stay in the workspace's store and are
+// named, not copied; the parent's change records are shared so the child can
+// revert files too. Where the fork starts follows the seed's table:
+//
+//	selected item          child's history                         composer
+//	user prompt            stops before the prompt                 the prompt's text
+//	assistant, reasoning   includes the item                       empty
+//	completed tool         includes the call and its result(s)     empty
+//	incomplete tool call   includes the call; an "unavailable"     empty
+//	                       result is supplied
+//
+// The child gets a new id, the title "<title> (fork #N)" (N counted per
+// parent, marked as the user's own), copies of the plan, model and settings,
+// and the tool outputs its path refers to (ids kept). Usage, pending revert
+// state and permission rules start clean. Forking needs no ownership of the
+// parent, so an active session can be forked.
+
+// ForkResult says what a fork made.
+type ForkResult struct {
+	Session string  `json:"session"`
+	ForkOf  ForkRef `json:"fork_of"`
+	Title   string  `json:"title"`
+	// Draft is the text to put back in the composer (a fork at a user prompt).
+	Draft string `json:"draft,omitempty"`
+}
+
+// Fork forks this session at item at ("" = the head).
+func (s *Session) Fork(ctx context.Context, at string) (*ForkResult, error) {
+	if err := s.Commit(ctx); err != nil {
+		return nil, err
+	}
+	if !s.Recorded() {
+		return nil, fmt.Errorf("%w: session %s has nothing recorded to fork", ErrRefused, s.ID())
+	}
+	return s.ws.Fork(ctx, s.ID(), at)
+}
+
+// Fork forks session parent at item at ("" = its head) without taking
+// ownership of it.
+func (w *Workspace) Fork(ctx context.Context, parent, at string) (*ForkResult, error) {
+	if !validSessionID(parent) {
+		return nil, fmt.Errorf("%w: %q is not a session id", ErrBadInput, parent)
+	}
+	st, err := w.fold(ctx, parent, foldOptions{})
+	if err != nil {
+		return nil, err
+	}
+	if at == "" {
+		at = st.head
+	}
+	sel := st.items[at]
+	if sel == nil {
+		return nil, fmt.Errorf("%w: no item %q in session %s", ErrNotFound, at, parent)
+	}
+	keep, draft, supply := forkPath(st, sel)
+
+	n, err := w.nextForkN(ctx, parent)
+	if err != nil {
+		return nil, err
+	}
+	title := fmt.Sprintf("%s (fork #%d)", orUntitled(st.title), n)
+	child := newSessionID()
+	ref := ForkRef{Session: parent, Item: at, N: n}
+	now := mkTime(w.s.Now())
+
+	if err := w.ensure(); err != nil {
+		return nil, err
+	}
+	l, err := w.acquire(child)
+	if err != nil {
+		return nil, err
+	}
+	defer w.release(child, l)
+
+	// Lines the parent's journal holds for the path are copied with their
+	// payload references: no payload is read or stored again.
+	lines, err := w.pathLines(ctx, parent, keep)
+	if err != nil {
+		return nil, err
+	}
+	wr, _, err := journal.OpenWriter(w.s.fsys, itemsName(w.dir, child), journal.Options{Sync: journal.SyncManual, Now: w.s.now})
+	if err != nil {
+		return nil, err
+	}
+	defer wr.Close()
+	out := []*itemLine{{V: 1, Kind: kindSession, Session: child, Path: w.path, At: &now, ForkOf: &ref, Build: Version, Branch: gitBranch(w.path)}}
+	out = append(out, lines...)
+	head := ""
+	if len(keep) > 0 {
+		head = keep[len(keep)-1].ID
+	}
+	if supply != nil {
+		sid := newItemID()
+		status := "unavailable"
+		out = append(out, &itemLine{V: 1, Kind: kindItem, ID: sid, Parent: &supply.ID, Type: ToolResult, At: &now,
+			Call: supply.ID, Status: status, Text: ptr("[tool result unavailable: the call did not complete before the fork]")})
+		head = sid
+	}
+	out = append(out, &itemLine{V: 1, Kind: kindHead, To: &head, Why: "fork", At: &now})
+	out = append(out, &itemLine{V: 1, Kind: kindTitle, Title: title, Source: "user", At: &now})
+	if st.plan != nil || st.model != "" {
+		out = append(out, &itemLine{V: 1, Kind: kindTurn, At: &now, Turn: &TurnState{Plan: st.plan, Model: st.model, Build: Version}})
+	}
+	if len(st.meta) > 0 {
+		m, _ := json.Marshal(st.meta)
+		out = append(out, &itemLine{V: 1, Kind: kindMeta, Meta: m, At: &now})
+	}
+	for _, line := range out {
+		if err := wr.Append(line); err != nil {
+			return nil, err
+		}
+	}
+	if err := w.shareChanges(parent, child); err != nil {
+		return nil, err
+	}
+	if err := wr.Sync(); err != nil {
+		return nil, err
+	}
+	cst, err := w.fold(ctx, child, foldOptions{})
+	if err != nil {
+		return nil, err
+	}
+	if err := writeRecord(w.s.fsys, w.dir, cst.record(map[string]int64{"items": wr.Size()})); err != nil {
+		return nil, err
+	}
+	return &ForkResult{Session: child, ForkOf: ref, Title: title, Draft: draft}, nil
+}
+
+// forkPath applies the fork table: the items the child keeps, the composer
+// text, and the tool call that needs an "unavailable" result supplied.
+func forkPath(st *state, sel *Item) (path []*Item, draft string, supply *Item) {
+	switch sel.Type {
+	case User:
+		return st.pathTo(sel.Parent), sel.Text, nil
+	case ToolCall:
+		// Completed: include the call and its results, which sit after it
+		// on the parent's head path (or anywhere below it).
+		if res := resultsOf(st, sel); len(res) > 0 {
+			return st.pathTo(res[len(res)-1].ID), "", nil
+		}
+		return st.pathTo(sel.ID), "", sel
+	}
+	return st.pathTo(sel.ID), "", nil
+}
+
+// resultsOf finds the chain of tool_result items answering call, following
+// the call's descendants on one path.
+func resultsOf(st *state, call *Item) []*Item {
+	var out []*Item
+	cur := call.ID
+	for {
+		var next *Item
+		for _, id := range st.order {
+			it := st.items[id]
+			if it.Parent == cur && it.Type == ToolResult && it.Call == call.ID {
+				next = it
+			}
+		}
+		if next == nil {
+			return out
+		}
+		out = append(out, next)
+		cur = next.ID
+	}
+}
+
+// pathLines re-reads the parent's item lines for the items on path, keeping
+// payload references as they are.
+func (w *Workspace) pathLines(ctx context.Context, id string, path []*Item) ([]*itemLine, error) {
+	want := make(map[string]bool, len(path))
+	for _, it := range path {
+		want[it.ID] = true
+	}
+	byID := map[string]*itemLine{}
+	_, err := journal.Read(w.s.fsys, itemsName(w.dir, id), func(b []byte) error {
+		var l itemLine
+		if json.Unmarshal(b, &l) == nil && l.Kind == kindItem && want[l.ID] {
+			byID[l.ID] = &l
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*itemLine, 0, len(path))
+	for _, it := range path {
+		if l := byID[it.ID]; l != nil {
+			out = append(out, l)
+		}
+	}
+	return out, nil
+}
+
+// nextForkN counts the forks of parent already made, through the index.
+func (w *Workspace) nextForkN(ctx context.Context, parent string) (int, error) {
+	l, _, err := w.List(ctx)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, e := range l {
+		if e.ForkOf == parent {
+			n++
+		}
+	}
+	return n + 1, nil
+}
+
+// shareChanges gives the child the parent's change records: the complete
+// lines of the parent's changes journal, which name objects the workspace
+// shares. No file data is copied.
+func (w *Workspace) shareChanges(parent, child string) error {
+	name := path.Join(w.dir, "sessions", parent+".changes.jsonl")
+	if _, err := w.s.fsys.Stat(name); vfs.IsNotExist(err) {
+		return nil
+	}
+	var buf bytes.Buffer
+	_, err := journal.Read(w.s.fsys, name, func(line []byte) error {
+		buf.Write(line)
+		buf.WriteByte('\n')
+		return nil
+	})
+	if err != nil || buf.Len() == 0 {
+		return err
+	}
+	return vfs.WriteFileAtomic(w.s.fsys, path.Join(w.dir, "sessions", child+".changes.jsonl"), buf.Bytes())
+}
+
+func orUntitled(t string) string {
+	if t == "" {
+		return "untitled"
+	}
+	return t
+}

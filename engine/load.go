@@ -1,0 +1,150 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"runtime"
+	"strconv"
+	"sync"
+
+	"cairn/journal"
+)
+
+// Loading a session: its items journal is read once, its lines parsed and
+// its payload objects decompressed on every core, then folded in order.
+// Opening hydrates everything, so storage.max_eager_load_mb caps it: the sum
+// of the uncompressed payload sizes (inline text and objects), a proxy for
+// the work of loading. A session over the cap refuses to open and names both
+// ways out; CAIRN_MAX_EAGER_LOAD_MB raises the cap for one run.
+
+// LoadLimitError says a session is too big to open at the current ceiling.
+type LoadLimitError struct {
+	ID        string
+	Bytes     int64
+	CeilingMB int
+}
+
+func (e *LoadLimitError) Error() string {
+	return fmt.Sprintf("session %s holds %d MB of payloads, over the %d MB ceiling (storage.max_eager_load_mb): "+
+		"trim the session or fork it to carry the useful part forward (cairn fork %s --at ITEM), "+
+		"or raise the ceiling (CAIRN_MAX_EAGER_LOAD_MB=%d for one run, or storage.max_eager_load_mb in config.json)",
+		e.ID, (e.Bytes+(1<<20)-1)>>20, e.CeilingMB, e.ID, (e.Bytes>>20)+1)
+}
+
+func (e *LoadLimitError) Unwrap() error { return ErrRefused }
+
+// eagerLimitMB is the ceiling in MB: CAIRN_MAX_EAGER_LOAD_MB, else config.json, else 1024.
+func (s *Store) eagerLimitMB() int {
+	if v := os.Getenv("CAIRN_MAX_EAGER_LOAD_MB"); v != "" {
+		if n, err := strconv.Atoi(v); err == nil && n > 0 {
+			return n
+		}
+	}
+	if c, err := s.Config(); err == nil {
+		return c.Storage.MaxEagerLoadMB
+	}
+	return DefaultConfig().Storage.MaxEagerLoadMB
+}
+
+func (s *Store) eagerLimit() int64 { return int64(s.eagerLimitMB()) << 20 }
+
+type foldOptions struct {
+	hydrate bool  // read payload objects back into the items
+	limit   int64 // refuse when payload bytes exceed it (0: no limit)
+}
+
+// fold reads session id's items journal into a state.
+func (w *Workspace) fold(ctx context.Context, id string, opt foldOptions) (*state, error) {
+	var raw [][]byte
+	_, err := journal.Read(w.s.fsys, itemsName(w.dir, id), func(b []byte) error {
+		raw = append(raw, bytes.Clone(b))
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("engine: read session %s: %w", id, err)
+	}
+	lines := make([]*itemLine, len(raw))
+	parallel(len(raw), func(i int) {
+		var l itemLine
+		if json.Unmarshal(raw[i], &l) == nil && l.V == 1 {
+			lines[i] = &l
+		}
+		raw[i] = nil
+	})
+	var total int64
+	var payloads []int
+	for i, l := range lines {
+		if l == nil || l.Kind != kindItem {
+			continue
+		}
+		if l.Payload != nil {
+			total += l.Payload.Size
+			payloads = append(payloads, i)
+		} else if l.Text != nil {
+			total += int64(len(*l.Text))
+		}
+	}
+	if opt.limit > 0 && total > opt.limit {
+		return nil, &LoadLimitError{ID: id, Bytes: total, CeilingMB: int(opt.limit >> 20)}
+	}
+	if opt.hydrate && len(payloads) > 0 {
+		objs := w.objects()
+		errs := make([]error, len(payloads))
+		parallel(len(payloads), func(k int) {
+			l := lines[payloads[k]]
+			txt, err := readPayload(ctx, objs, l.Payload)
+			if err != nil {
+				errs[k] = fmt.Errorf("engine: session %s item %s: %w", id, l.ID, err)
+				return
+			}
+			l.Text = &txt
+		})
+		for _, err := range errs {
+			if err != nil {
+				return nil, err
+			}
+		}
+	}
+	st := newState(id, w.path)
+	for _, l := range lines {
+		if l != nil {
+			st.apply(l) // a line that breaks the tree is skipped; fsck reports it
+		}
+	}
+	st.id = id
+	st.payloadBytes = total
+	return st, nil
+}
+
+// parallel runs fn(0..n-1) on every core.
+func parallel(n int, fn func(i int)) {
+	workers := min(runtime.GOMAXPROCS(0), n)
+	if workers <= 1 {
+		for i := range n {
+			fn(i)
+		}
+		return
+	}
+	// Work is handed out in chunks, so a million small lines cost a few
+	// thousand channel operations, not a million.
+	chunk := max(1, n/(workers*16))
+	var wg sync.WaitGroup
+	next := make(chan int, workers*2)
+	for range workers {
+		wg.Go(func() {
+			for lo := range next {
+				for i := lo; i < min(lo+chunk, n); i++ {
+					fn(i)
+				}
+			}
+		})
+	}
+	for lo := 0; lo < n; lo += chunk {
+		next <- lo
+	}
+	close(next)
+	wg.Wait()
+}
