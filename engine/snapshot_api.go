@@ -1,0 +1,57 @@
+package engine
+
+// The undo stack's answers (seed 001's JSON shapes). The CLI and the HTTP
+// API print these as they are.
+
+// SnapshotList is the answer of `cairn snapshots` and
+// GET /api/sessions/{id}/snapshots.
+type SnapshotList struct {
+	OK        bool           `json:"ok"`
+	Session   string         `json:"session"`
+	Cursor    int            `json:"cursor"` // how many snapshots are applied
+	Snapshots []SnapshotInfo `json:"snapshots"`
+}
+
+// SnapshotInfo is one snapshot: a change record seen from the undo stack.
+type SnapshotInfo struct {
+	ID      string         `json:"id"`
+	At      Time           `json:"at"`
+	Tool    string         `json:"tool"`
+	Applied bool           `json:"applied"`
+	Files   []SnapshotFile `json:"files"`
+}
+
+// SnapshotFile is one file of a snapshot: whether it existed before the tool
+// ran, and its size then.
+type SnapshotFile struct {
+	Path    string `json:"path"`
+	Existed bool   `json:"existed"`
+	Size    int64  `json:"size"`
+	Skipped string `json:"skipped,omitempty"`
+}
+
+// RestoreResult is the answer of undo, redo and restore-to.
+type RestoreResult struct {
+	OK     bool          `json:"ok"`
+	Action string        `json:"action"` // undo | redo | restore
+	Cursor int           `json:"cursor"`
+	Steps  []RestoreStep `json:"steps"`
+}
+
+// RestoreStep is what one snapshot's undo or redo did to the files.
+type RestoreStep struct {
+	ID       string   `json:"id"`
+	At       Time     `json:"at"`
+	Tool     string   `json:"tool"`
+	Restored []string `json:"restored"`
+	Removed  []string `json:"removed"`
+	Skipped  []string `json:"skipped"`
+}
+
+// ToolAnswer is the answer of a file tool (`cairn tool ...`).
+type ToolAnswer struct {
+	Session  string   `json:"session"`
+	Snapshot *string  `json:"snapshot"` // nil when no snapshot was taken
+	Files    []string `json:"files"`
+	Skipped  []string `json:"skipped"`
+}
