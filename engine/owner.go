@@ -54,8 +54,13 @@ func (w *Workspace) acquire(id string) (vfs.Lock, error) {
 	}
 	// The hint is best effort: a listing that misses it shows the session
 	// as free, which a write would correct with exit 4.
+	// It needs no sync: after a crash a lost hint only means a listing
+	// shows the session as free, which is then true.
 	if fsys.MkdirAll(path.Join(w.dir, "owners"), vfs.DirPerm) == nil {
-		vfs.WriteFileAtomic(fsys, ownersName(w.dir, id), pid)
+		if h, err := fsys.OpenFile(ownersName(w.dir, id), os.O_CREATE|os.O_TRUNC|os.O_WRONLY, vfs.FilePerm); err == nil {
+			h.Write(pid)
+			h.Close()
+		}
 	}
 	return l, nil
 }

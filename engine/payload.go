@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"unsafe"
 
 	"cairn/objects"
 )
@@ -27,8 +28,10 @@ func readPayload(ctx context.Context, objs *objects.Store, p *Payload) (string, 
 		return "", err
 	}
 	b, err := objs.ReadAll(ctx, id, maxPayload)
-	if err != nil {
+	if err != nil || len(b) == 0 {
 		return "", err
 	}
-	return string(b), nil
+	// b is ours alone and never written again: hand it over as the
+	// string rather than copy a payload that may be megabytes.
+	return unsafe.String(&b[0], len(b)), nil
 }

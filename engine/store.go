@@ -21,7 +21,8 @@ type Store struct {
 	now  func() time.Time
 
 	ephemeral bool
-	ledger    *Store // where usage goes when this store is ephemeral
+	ledger    *Store                           // where usage goes when this store is ephemeral
+	wsfs      func(dir string) (vfs.FS, error) // opens a workspace's files (wsfs.go); nil: the real disk
 	usageMu   sync.Mutex
 }
 

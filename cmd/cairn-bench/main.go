@@ -14,6 +14,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -52,7 +53,17 @@ func main() {
 	quick := flag.Bool("quick", false, "small sizes, for CI")
 	asJSON := flag.Bool("json", false, "print one JSON array")
 	only := flag.String("case", "", "comma-separated cases to run (default: all)")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	flag.Parse()
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "cairn-bench:", err)
+			os.Exit(1)
+		}
+		pprof.StartCPUProfile(f)
+		defer pprof.StopCPUProfile()
+	}
 
 	slices.SortFunc(cases, func(a, b Case) int { return strings.Compare(a.Name, b.Name) })
 	var rows []Row
@@ -92,6 +103,7 @@ func main() {
 		tw.Flush()
 	}
 	if failed {
+		pprof.StopCPUProfile()
 		os.Exit(1)
 	}
 }
