@@ -29,6 +29,15 @@ type historyLine struct {
 // History is the prompt history, oldest first. A corrupt or missing file
 // gives an empty history.
 func (s *Store) History() []string {
+	out := s.historyAll()
+	if max := s.historyMax(); len(out) > max {
+		out = out[len(out)-max:]
+	}
+	return out
+}
+
+// historyAll is every entry the file holds, before the cap.
+func (s *Store) historyAll() []string {
 	var out []string
 	_, err := journal.Read(s.fsys, historyName, func(b []byte) error {
 		var l historyLine
@@ -50,9 +59,6 @@ func (s *Store) History() []string {
 	if err != nil {
 		return nil
 	}
-	if max := s.historyMax(); len(out) > max {
-		out = out[len(out)-max:]
-	}
 	return out
 }
 
@@ -69,7 +75,7 @@ func (s *Store) AddHistory(text, dir string) error {
 	if strings.TrimSpace(text) == "" {
 		return nil
 	}
-	h := s.History()
+	h := s.historyAll()
 	if len(h) > 0 && h[len(h)-1] == text {
 		return nil
 	}
