@@ -13,6 +13,7 @@ require (
 	github.com/rogpeppe/go-internal v1.16.0
 	golang.org/x/sys v0.50.0
 	golang.org/x/term v0.48.0
+	mvdan.cc/sh/v3 v3.14.1
 )
 
-require golang.org/x/tools v0.26.0 // indirect
+require golang.org/x/tools v0.38.0 // indirect

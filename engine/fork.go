@@ -127,6 +127,16 @@ func (w *Workspace) Fork(ctx context.Context, parent, at string) (*ForkResult, e
 	if err := w.shareChanges(parent, child); err != nil {
 		return nil, err
 	}
+	// The tool outputs the kept path refers to are copied, their ids kept.
+	var outs []string
+	for _, it := range keep {
+		outs = append(outs, it.Outputs...)
+	}
+	if len(outs) > 0 {
+		if err := w.CopyOutputs(ctx, parent, child, outs); err != nil {
+			return nil, err
+		}
+	}
 	if err := wr.Sync(); err != nil {
 		return nil, err
 	}

@@ -83,7 +83,9 @@ func (s *Store) fsckWorkspace(ctx context.Context, r *FsckReport, dir string, ba
 		V    int    `json:"v"`
 		Path string `json:"path"`
 	}
-	if err != nil {
+	if vfs.IsNotExist(err) && !s.hasSessions(dir) {
+		note(dir, "workspace folder without workspace.json and without sessions: an interrupted creation, adopted by its path on next use")
+	} else if err != nil {
 		bad(path.Join(dir, "workspace.json"), "%v", err)
 	} else if json.Unmarshal(b, &info) != nil || info.V != 1 || info.Path == "" {
 		bad(path.Join(dir, "workspace.json"), "not a workspace.json (want {\"v\":1,\"path\":...})")
@@ -202,3 +204,14 @@ type readOnly struct{ vfs.FS }
 var errReadOnly = errors.New("engine: fsck writes nothing")
 
 func (readOnly) CreateTemp(string, string) (vfs.File, error) { return nil, errReadOnly }
+
+// hasSessions reports whether a workspace folder holds any session journal.
+func (s *Store) hasSessions(dir string) bool {
+	ents, _ := s.fsys.ReadDir(path.Join(dir, "sessions"))
+	for _, e := range ents {
+		if strings.HasSuffix(e.Name(), ".items.jsonl") {
+			return true
+		}
+	}
+	return false
+}

@@ -369,3 +369,31 @@ func TestEagerLoadCeiling(t *testing.T) {
 		t.Fatal("not every item loaded")
 	}
 }
+
+func TestForkCopiesReachableOutputs(t *testing.T) {
+	ctx := context.Background()
+	ws, s, _ := convo(t)
+	on, err := s.PutOutput(ctx, "grep", strings.NewReader("on the path"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	off, err := s.PutOutput(ctx, "grep", strings.NewReader("not on the path"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept, _ := s.Append(ctx, Item{Type: ToolResult, Text: "see output", Outputs: []string{on}})
+	s.Revert(ctx, kept.ID, RevertConversation)
+	s.Append(ctx, Item{Type: ToolResult, Text: "other branch", Outputs: []string{off}})
+	res, err := s.Fork(ctx, kept.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc, err := ws.ReadOutput(ctx, res.Session, on)
+	if err != nil {
+		t.Fatalf("the fork cannot read the output on its path: %v", err)
+	}
+	rc.Close()
+	if _, err := ws.ReadOutput(ctx, res.Session, off); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("an output off the fork's path was copied: %v", err)
+	}
+}

@@ -23,6 +23,8 @@ type Session struct {
 	lock  vfs.Lock
 	items *journal.Writer
 	audit *journal.Writer
+	snaps snapStack // the undo stack of file tools (changes*.go)
+	shell *shellLog // shell history, made on first use (shell.go)
 
 	opts SessionOptions
 	// recorded: the session's files exist. unrecorded: writing failed and
@@ -47,6 +49,8 @@ type SessionOptions struct {
 	Notice func(string)
 	// Ephemeral labels spend in the usage ledger as ephemeral.
 	Ephemeral bool
+	// NoSnapshots: file tools capture nothing and record no change lines.
+	NoSnapshots bool
 }
 
 // ResumeInfo says what changed since the session last ran.
@@ -88,6 +92,7 @@ func (w *Workspace) Open(ctx context.Context, id string, opts SessionOptions) (*
 		w.release(id, l)
 		return nil, err
 	}
+	w.cleanOutputsOnOpen(ctx) // best effort (outputs_clean.go)
 	return s, nil
 }
 
@@ -105,7 +110,20 @@ func (s *Session) load(ctx context.Context) error {
 		wr.Close()
 		return err
 	}
+	if err := s.loadChanges(ctx); err != nil {
+		wr.Close()
+		return err
+	}
 	s.items, s.st = wr, st
+	// The record is derived: rebuild it now only when it is missing,
+	// unreadable or older than the journal. The open line below is synced
+	// with the next turn or on Close.
+	if rec, err := readRecord(w.s.fsys, w.dir, id); err != nil || rec.Journals["items"] != wr.Size() {
+		if err := writeRecord(w.s.fsys, w.dir, st.record(map[string]int64{"items": wr.Size()})); err != nil {
+			return s.degrade(err)
+		}
+	}
+	s.recordOff = wr.Size()
 	s.resume = ResumeInfo{BranchBefore: st.branch, BuildBefore: st.build, Branch: gitBranch(w.path),
 		Build: Version, AskTrust: st.trust == nil, Repaired: rep.Cut}
 	now := w.s.Now()
@@ -114,7 +132,7 @@ func (s *Session) load(ctx context.Context) error {
 	}
 	s.st.opened = mkTime(now)
 	s.st.branch, s.st.build = s.resume.Branch, Version
-	return s.commitLocked()
+	return nil
 }
 
 // ID is the session id.
@@ -357,6 +375,8 @@ func (s *Session) Close() error {
 	if s.audit != nil {
 		s.audit.Close()
 	}
+	s.snaps.close()
+	s.shell.close()
 	if s.lock != nil {
 		if rerr := s.ws.release(s.st.id, s.lock); err == nil {
 			err = rerr

@@ -79,13 +79,7 @@ func (w *Workspace) ensure() error {
 	if _, err := w.s.fsys.Stat(sess); err == nil {
 		return nil
 	}
-	if err := w.s.fsys.MkdirAll(sess, vfs.DirPerm); err != nil {
-		return err
-	}
-	if err := w.s.fsys.SyncDir(sess); err != nil {
-		return err
-	}
-	return w.s.fsys.SyncDir(w.dir)
+	return vfs.MkdirAllDurable(w.s.fsys, sess, vfs.DirPerm)
 }
 
 // objects is the workspace's content-addressed store.
@@ -138,7 +132,7 @@ func (w *Workspace) Resolve(ctx context.Context, ref string) (string, error) {
 		return "", err
 	}
 	m, err := x.Lookup(ref)
-	if err != nil {
+	if err != nil && !errors.Is(err, index.ErrNotFound) && !errors.Is(err, index.ErrAmbiguous) {
 		return "", err
 	}
 	switch len(m) {

@@ -109,7 +109,7 @@ func Resolve(fsys vfs.FS, dir, p string, create bool, now func() time.Time) (key
 		if !create {
 			return "", "", ErrNoWorkspace
 		}
-		if err := fsys.MkdirAll(folder, vfs.DirPerm); err != nil {
+		if err := vfs.MkdirAllDurable(fsys, folder, vfs.DirPerm); err != nil {
 			return "", "", fmt.Errorf("wskey: create %s: %w", folder, err)
 		}
 		if err := writeInfo(fsys, dir, folder, p, now); err != nil {

@@ -2,6 +2,7 @@ package vfs
 
 import (
 	"fmt"
+	"io/fs"
 	"io"
 	"path"
 	"strings"
@@ -103,4 +104,31 @@ func cleanDir(dir string) string {
 		dir = strings.TrimSuffix(dir, "/")
 	}
 	return dir
+}
+
+// MkdirAllDurable creates folder name and any missing parents, like
+// MkdirAll, and makes each new folder's entry durable by syncing the folder
+// that holds it (the top folder "." included). Folders that already exist
+// cost one Stat each.
+func MkdirAllDurable(fsys FS, name string, perm fs.FileMode) error {
+	name = path.Clean(name)
+	if name == "." {
+		return nil
+	}
+	parts := strings.Split(name, "/")
+	for i := range parts {
+		dir := path.Join(parts[:i+1]...)
+		if _, err := fsys.Stat(dir); err == nil {
+			continue
+		} else if !IsNotExist(err) {
+			return err
+		}
+		if err := fsys.MkdirAll(dir, perm); err != nil {
+			return err
+		}
+		if err := fsys.SyncDir(path.Dir(dir)); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -1,0 +1,222 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+
+	"cairn/internal/vfs"
+	"cairn/journal"
+	"cairn/objects"
+)
+
+// snapStack is a session's undo stack, folded from its changes journal:
+// the live snapshots, oldest first, the applied ones a prefix of the list.
+type snapStack struct {
+	// mu is held by a Change from BeginChange to Commit or Abort, and by
+	// undo, redo and restore, so the file tools of one session take turns.
+	mu   sync.Mutex
+	list []*snapEntry
+	seq  int // the highest seq of a change line
+	objs *objects.Store
+
+	wmu    sync.Mutex // guards w and closed (Close must not wait for mu)
+	w      *journal.Writer
+	closed bool
+}
+
+// snapEntry is one live snapshot.
+type snapEntry struct {
+	rec     changeRecord
+	applied bool
+	kept    []*fileRef // what the latest undo kept for redo, per file
+}
+
+// bytes is the stored content a snapshot refers to.
+func (e *snapEntry) bytes() int64 {
+	var n int64
+	add := func(f *fileRef) {
+		if f != nil && !f.skipped() {
+			n += f.Size
+		}
+	}
+	for i, f := range e.rec.Files {
+		add(f.Before)
+		add(f.After)
+		if i < len(e.kept) {
+			add(e.kept[i])
+		}
+	}
+	return n
+}
+
+// cursor is how many snapshots are applied.
+func (st *snapStack) cursor() int {
+	n := 0
+	for _, e := range st.list {
+		if e.applied {
+			n++
+		}
+	}
+	return n
+}
+
+// find returns the index of snapshot id, or -1.
+func (st *snapStack) find(id string) int {
+	for i, e := range st.list {
+		if e.rec.ID == id {
+			return i
+		}
+	}
+	return -1
+}
+
+// apply folds one line. A line that does not fit the stack (a hostile or
+// damaged line, an undo of a snapshot that is not the newest applied) is
+// skipped with an error; fsck names it.
+func (st *snapStack) apply(b []byte) error {
+	var l rawChangeLine
+	if err := json.Unmarshal(b, &l); err != nil || l.V != 1 {
+		return fmt.Errorf("not a change line")
+	}
+	switch l.Kind {
+	case kindChange:
+		if err := checkChange(&l); err != nil {
+			return err
+		}
+		if st.find(l.ID) >= 0 {
+			return fmt.Errorf("snapshot %s twice", l.ID)
+		}
+		st.discardUndone() // a new change ends the undone branch
+		e := &snapEntry{applied: true, rec: changeRecord{V: 1, Kind: kindChange, ID: l.ID, Seq: l.Seq, At: l.At,
+			Tool: l.Tool, Call: l.Call, Scope: l.Scope}}
+		for _, f := range l.Files {
+			e.rec.Files = append(e.rec.Files, changeFile{Path: f.Path, Before: f.Before, After: f.After})
+		}
+		st.list = append(st.list, e)
+		st.seq = max(st.seq, l.Seq)
+	case kindUndo, kindRestore:
+		n := st.cursor()
+		if n == 0 || st.list[n-1].rec.ID != l.ID {
+			return fmt.Errorf("undo of %s, which is not the newest applied snapshot", l.ID)
+		}
+		e := st.list[n-1]
+		if len(l.Files) != len(e.rec.Files) {
+			return fmt.Errorf("undo of %s names other files", l.ID)
+		}
+		kept := make([]*fileRef, len(l.Files))
+		for i, f := range l.Files {
+			if f.Path != e.rec.Files[i].Path || !f.Kept.valid() {
+				return fmt.Errorf("undo of %s names other files", l.ID)
+			}
+			kept[i] = f.Kept
+		}
+		e.applied, e.kept = false, kept
+	case kindRedo:
+		n := st.cursor()
+		if n == len(st.list) || st.list[n].rec.ID != l.ID {
+			return fmt.Errorf("redo of %s, which is not the newest undone snapshot", l.ID)
+		}
+		st.list[n].applied = true
+	case kindDiscard, kindDrop:
+		for _, id := range l.IDs {
+			if i := st.find(id); i >= 0 && (l.Kind == kindDrop || !st.list[i].applied) {
+				st.list = append(st.list[:i], st.list[i+1:]...)
+			}
+		}
+	}
+	return nil
+}
+
+// undone is the ids of the undone snapshots.
+func (st *snapStack) undone() []string {
+	var ids []string
+	for _, e := range st.list {
+		if !e.applied {
+			ids = append(ids, e.rec.ID)
+		}
+	}
+	return ids
+}
+
+func (st *snapStack) discardUndone() {
+	st.list = st.list[:st.cursor()]
+}
+
+// foldChanges reads a changes journal into a stack. A missing journal is an
+// empty stack.
+func foldChanges(fsys vfs.FS, name string, st *snapStack) error {
+	_, err := journal.Read(fsys, name, func(b []byte) error {
+		st.apply(b) // a line that does not fit is skipped
+		return nil
+	})
+	if err != nil && !vfs.IsNotExist(err) {
+		return fmt.Errorf("engine: read %s: %w", name, err)
+	}
+	return nil
+}
+
+// loadChanges folds the session's changes journal (Open calls it).
+func (s *Session) loadChanges(ctx context.Context) error {
+	st := &s.snaps
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.list, st.seq = nil, 0
+	return foldChanges(s.ws.s.fsys, changesName(s.ws.dir, s.st.id), st)
+}
+
+// appendChanges appends lines to the changes journal and syncs it.
+func (s *Session) appendChanges(lines ...any) error {
+	st := &s.snaps
+	st.wmu.Lock()
+	defer st.wmu.Unlock()
+	if st.closed {
+		return fmt.Errorf("engine: session %s is closed", s.st.id)
+	}
+	if st.w == nil {
+		w, _, err := journal.OpenWriter(s.ws.s.fsys, changesName(s.ws.dir, s.st.id), journal.Options{Sync: journal.SyncManual, Now: s.ws.s.now})
+		if err != nil {
+			return fmt.Errorf("engine: open changes journal: %w", err)
+		}
+		st.w = w
+	}
+	err := func() error {
+		for _, l := range lines {
+			if err := st.w.Append(l); err != nil {
+				return fmt.Errorf("engine: write changes journal: %w", err)
+			}
+		}
+		if err := st.w.Sync(); err != nil {
+			return fmt.Errorf("engine: sync changes journal: %w", err)
+		}
+		return nil
+	}()
+	if err != nil {
+		// A broken writer is reopened by the next call, which cuts a torn
+		// tail; a failed fsync is never taken as done.
+		st.w.Close()
+		st.w = nil
+	}
+	return err
+}
+
+// close closes the changes journal (Session.Close calls it).
+func (st *snapStack) close() {
+	st.wmu.Lock()
+	defer st.wmu.Unlock()
+	if st.w != nil {
+		st.w.Close()
+		st.w = nil
+	}
+	st.closed = true
+}
+
+// objects is the workspace's object store, one per session so its folder
+// checks are made once.
+func (s *Session) snapObjects() *objects.Store {
+	if s.snaps.objs == nil {
+		s.snaps.objs = s.ws.objects()
+	}
+	return s.snaps.objs
+}

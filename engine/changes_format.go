@@ -1,0 +1,214 @@
+package engine
+
+import (
+	"fmt"
+	"path"
+	"regexp"
+	"strconv"
+	"time"
+
+	"cairn/objects"
+)
+
+// The changes journal, <id>.changes.jsonl beside the items journal, holds
+// one "change" line per file-tool call that changed files, and the events
+// of the undo stack. The cursor and every file's state are rebuilt from it
+// alone (changes_fold.go). Part of the format:
+//
+//	{"v":1,"kind":"change","id":"m2x1-9f3a2c7e","seq":7,"at":T,"tool":"edit","call":"i-...",
+//	 "scope":"paths","files":[{"path":"src/app.ts","before":F|null,"after":F|null}]}
+//	{"v":1,"kind":"undo"|"restore","id":SNAP,"at":T,"files":[{"path":P,"kept":F|null}]}
+//	{"v":1,"kind":"redo","id":SNAP,"at":T}
+//	{"v":1,"kind":"discard","ids":[SNAP...],"at":T}              undone branch dropped by a new change
+//	{"v":1,"kind":"drop","ids":[SNAP...],"at":T,"why":"max_per_session|max_bytes_per_session"}
+//	{"v":1,"kind":"evidence","at":T,"tool":..,"signal":"permission","decision":"deny",
+//	 "rule":"snapshots.required","files":[{"path":P,"reason":R}]}
+//
+// F is {"oid":SHA256,"size":N,"mode":"file|exec|link"} (a link's object is
+// its target) or {"skipped":REASON,"size":N}; null means absent. "kept" is
+// the content an undo found and kept for redo; a skipped "kept" means the
+// undo left that file as it was (and redo leaves it too). "restore" is an
+// undo step taken by a restore-to.
+
+// Change-line kinds. Part of the format.
+const (
+	kindChange   = "change"
+	kindUndo     = "undo"
+	kindRestore  = "restore"
+	kindRedo     = "redo"
+	kindDiscard  = "discard"
+	kindDrop     = "drop"
+	kindEvidence = "evidence"
+)
+
+// File modes of F. Part of the format: only the executable bit is kept.
+const (
+	modeFile = "file"
+	modeExec = "exec"
+	modeLink = "link"
+)
+
+// Reasons a file is recorded as skipped.
+const (
+	skipTooLarge   = "too large"
+	skipUnreadable = "unreadable"
+	skipStore      = "store failed"
+	skipNotFile    = "not a file"
+	skipMissing    = "object missing"
+)
+
+// fileRef is F: a file's content as an object, or why it was not captured.
+type fileRef struct {
+	Skipped string `json:"skipped,omitempty"`
+	OID     string `json:"oid,omitempty"`
+	Size    int64  `json:"size"`
+	Mode    string `json:"mode,omitempty"`
+}
+
+func (f *fileRef) skipped() bool { return f != nil && f.Skipped != "" }
+
+// same reports whether two states of a file hold the same thing.
+func sameRef(a, b *fileRef) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	return !a.skipped() && !b.skipped() && a.OID == b.OID && a.Mode == b.Mode
+}
+
+// valid checks F as read from disk.
+func (f *fileRef) valid() bool {
+	if f == nil {
+		return true
+	}
+	if f.Size < 0 {
+		return false
+	}
+	if f.Skipped != "" {
+		return f.OID == "" && len(f.Skipped) <= 64
+	}
+	if _, err := objects.ParseID(f.OID); err != nil {
+		return false
+	}
+	return f.Mode == modeFile || f.Mode == modeExec || f.Mode == modeLink
+}
+
+// changeFile is one file of a change line, an undo line or an evidence line.
+type changeFile struct {
+	Path   string   `json:"path"`
+	Before *fileRef `json:"before"`
+	After  *fileRef `json:"after"`
+}
+
+type keptFile struct {
+	Path string   `json:"path"`
+	Kept *fileRef `json:"kept"`
+}
+
+type deniedFile struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
+}
+
+// The line shapes, for writing. Reading goes through rawChangeLine.
+type (
+	changeRecord struct {
+		V     int          `json:"v"`
+		Kind  string       `json:"kind"`
+		ID    string       `json:"id"`
+		Seq   int          `json:"seq"`
+		At    Time         `json:"at"`
+		Tool  string       `json:"tool"`
+		Call  string       `json:"call,omitempty"`
+		Scope string       `json:"scope"`
+		Files []changeFile `json:"files"`
+	}
+	undoRecord struct {
+		V     int        `json:"v"`
+		Kind  string     `json:"kind"`
+		ID    string     `json:"id"`
+		At    Time       `json:"at"`
+		Files []keptFile `json:"files"`
+	}
+	redoRecord struct {
+		V    int    `json:"v"`
+		Kind string `json:"kind"`
+		ID   string `json:"id"`
+		At   Time   `json:"at"`
+	}
+	listRecord struct {
+		V    int      `json:"v"`
+		Kind string   `json:"kind"`
+		IDs  []string `json:"ids"`
+		At   Time     `json:"at"`
+		Why  string   `json:"why,omitempty"`
+	}
+	evidenceRecord struct {
+		V        int          `json:"v"`
+		Kind     string       `json:"kind"`
+		At       Time         `json:"at"`
+		Tool     string       `json:"tool"`
+		Signal   string       `json:"signal"`
+		Decision string       `json:"decision"`
+		Rule     string       `json:"rule"`
+		Files    []deniedFile `json:"files"`
+	}
+)
+
+// rawChangeLine is any line of the journal as read.
+type rawChangeLine struct {
+	V     int             `json:"v"`
+	Kind  string          `json:"kind"`
+	ID    string          `json:"id"`
+	Seq   int             `json:"seq"`
+	At    Time            `json:"at"`
+	Tool  string          `json:"tool"`
+	Call  string          `json:"call"`
+	Scope string          `json:"scope"`
+	IDs   []string        `json:"ids"`
+	Files []rawChangeFile `json:"files"`
+}
+
+type rawChangeFile struct {
+	Path   string   `json:"path"`
+	Before *fileRef `json:"before"`
+	After  *fileRef `json:"after"`
+	Kept   *fileRef `json:"kept"`
+}
+
+func changesName(dir, id string) string { return path.Join(dir, "sessions", id+".changes.jsonl") }
+
+var snapIDRE = regexp.MustCompile(`^[0-9a-z]{1,13}-[0-9a-f]{8}$`)
+
+// newSnapID is a snapshot id: the time in base 36 milliseconds and eight
+// random hex digits ("m2x1q0a3-9f3a2c7e").
+func newSnapID(now time.Time) string {
+	return strconv.FormatInt(now.UnixMilli(), 36) + "-" + randHex(4)
+}
+
+func validSnapID(s string) bool { return snapIDRE.MatchString(s) }
+
+// checkChange validates a change line read from disk: an id, a tool name,
+// at least one file, every path a clean workspace-relative name named once,
+// every F well formed.
+func checkChange(l *rawChangeLine) error {
+	if !validSnapID(l.ID) {
+		return fmt.Errorf("bad snapshot id %q", l.ID)
+	}
+	if !labelRE.MatchString(l.Tool) {
+		return fmt.Errorf("bad tool %q", l.Tool)
+	}
+	if len(l.Files) == 0 {
+		return fmt.Errorf("no files")
+	}
+	seen := map[string]bool{}
+	for _, f := range l.Files {
+		if !validRel(f.Path) || seen[f.Path] {
+			return fmt.Errorf("bad path %q", f.Path)
+		}
+		seen[f.Path] = true
+		if !f.Before.valid() || !f.After.valid() {
+			return fmt.Errorf("bad file state of %q", f.Path)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,216 @@
+package engine
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"cairn/internal/vfs"
+)
+
+// Credentials of the HTTP API (cairn serve, cairn --listen).
+//
+// The gateway token is one line in a 0600 file (gateway.token in the state
+// folder unless told otherwise), made with crypto/rand on first start; it
+// may do everything. A paired credential is made by `cairn pair`: its token
+// is printed once and only the token's SHA-256 is kept, with its scopes and
+// the ids of the sessions it may see, in credentials.json (0600, replaced
+// atomically):
+//
+//	{"v":1,"credentials":[{"id":"p-…","sha256":HEX,"scopes":["attach"],"sessions":[ID,…],"created":T}]}
+//
+// Tokens are compared by their SHA-256, in constant time.
+
+// Names in the state folder and scopes; part of the format.
+const (
+	GatewayTokenFile = "gateway.token"
+	CredentialsFile  = "credentials.json"
+	credentialsLock  = "credentials.lock"
+
+	// ScopeAttach lets a paired credential read and restore the snapshots of
+	// the sessions on its allowlist.
+	ScopeAttach = "attach"
+)
+
+// Scopes is every scope a paired credential can hold.
+var Scopes = []string{ScopeAttach}
+
+// Credential is one paired credential as credentials.json keeps it.
+type Credential struct {
+	ID       string   `json:"id"`
+	SHA256   string   `json:"sha256"` // hex SHA-256 of the token
+	Scopes   []string `json:"scopes"`
+	Sessions []string `json:"sessions"` // the session ids it may see
+	Created  Time     `json:"created"`
+}
+
+// Has reports whether the credential holds scope.
+func (c *Credential) Has(scope string) bool { return slices.Contains(c.Scopes, scope) }
+
+// Allows reports whether session id is on the credential's allowlist.
+func (c *Credential) Allows(id string) bool { return slices.Contains(c.Sessions, id) }
+
+// Matches reports, in constant time, whether token is this credential's.
+func (c *Credential) Matches(token string) bool {
+	want, err := hex.DecodeString(c.SHA256)
+	if err != nil || len(want) != sha256.Size {
+		return false
+	}
+	got := sha256.Sum256([]byte(token))
+	return subtle.ConstantTimeCompare(got[:], want) == 1
+}
+
+// credentialsFile is the content of credentials.json.
+type credentialsFile struct {
+	V           int          `json:"v"`
+	Credentials []Credential `json:"credentials"`
+}
+
+// NewToken returns a fresh token: 32 random bytes, hex.
+func NewToken() (string, error) {
+	var b [32]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", fmt.Errorf("engine: make token: %w", err)
+	}
+	return hex.EncodeToString(b[:]), nil
+}
+
+// HashToken is the hex SHA-256 of a token, as credentials.json keeps it.
+func HashToken(token string) string {
+	h := sha256.Sum256([]byte(token))
+	return hex.EncodeToString(h[:])
+}
+
+// TokenEqual compares two tokens in constant time (through their SHA-256,
+// so the length of neither leaks).
+func TokenEqual(a, b string) bool {
+	ha, hb := sha256.Sum256([]byte(a)), sha256.Sum256([]byte(b))
+	return subtle.ConstantTimeCompare(ha[:], hb[:]) == 1
+}
+
+// GatewayToken reads the gateway token from file name of fsys, making it
+// (0600, atomically) when the file is missing; made says it was. A token
+// file others can read, or one that holds no token, is refused.
+func GatewayToken(fsys vfs.FS, name string) (token string, made bool, err error) {
+	fi, err := fsys.Stat(name)
+	switch {
+	case err == nil:
+		if fi.Mode().Perm()&0o077 != 0 {
+			return "", false, fmt.Errorf("%w: token file %s has mode %04o; it must be 0600 (chmod 600 it)", ErrBadInput, name, fi.Mode().Perm())
+		}
+		b, err := vfs.ReadFile(fsys, name)
+		if err != nil {
+			return "", false, fmt.Errorf("engine: read token file: %w", err)
+		}
+		t := strings.TrimSpace(string(b))
+		if len(t) < 32 || strings.ContainsAny(t, " \t\r\n") {
+			return "", false, fmt.Errorf("%w: token file %s holds no token (32 characters or more on one line)", ErrBadInput, name)
+		}
+		return t, false, nil
+	case !vfs.IsNotExist(err):
+		return "", false, fmt.Errorf("engine: token file: %w", err)
+	}
+	t, err := NewToken()
+	if err != nil {
+		return "", false, err
+	}
+	if err := vfs.WriteFileAtomic(fsys, name, []byte(t+"\n")); err != nil {
+		return "", false, fmt.Errorf("engine: write token file: %w", err)
+	}
+	return t, true, nil
+}
+
+// ReadCredentials returns the paired credentials of fsys's credentials.json
+// (none when it is missing).
+func ReadCredentials(fsys vfs.FS) ([]Credential, error) {
+	b, err := vfs.ReadFile(fsys, CredentialsFile)
+	if vfs.IsNotExist(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("engine: read credentials: %w", err)
+	}
+	var f credentialsFile
+	if err := json.Unmarshal(b, &f); err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrBadInput, CredentialsFile, err)
+	}
+	if f.V != 1 {
+		return nil, fmt.Errorf("%w: %s: version %d", ErrFormat, CredentialsFile, f.V)
+	}
+	return f.Credentials, nil
+}
+
+// AddCredential makes a paired credential with scopes and the session ids
+// it may see, keeps its hash in credentials.json and returns its token,
+// which is not kept anywhere.
+func AddCredential(fsys vfs.FS, now time.Time, scopes, sessions []string) (string, Credential, error) {
+	for _, s := range scopes {
+		if !slices.Contains(Scopes, s) {
+			return "", Credential{}, fmt.Errorf("%w: unknown scope %q (known: %s)", ErrBadInput, s, strings.Join(Scopes, ", "))
+		}
+	}
+	if len(sessions) == 0 {
+		return "", Credential{}, fmt.Errorf("%w: a paired credential needs at least one session", ErrBadInput)
+	}
+	for _, id := range sessions {
+		if !validSessionID(id) {
+			return "", Credential{}, fmt.Errorf("%w: %q is not a session id", ErrBadInput, id)
+		}
+	}
+	l, err := fsys.Lock(credentialsLock)
+	if err != nil {
+		return "", Credential{}, fmt.Errorf("engine: lock credentials: %w", err)
+	}
+	defer l.Release()
+	list, err := ReadCredentials(fsys)
+	if err != nil {
+		return "", Credential{}, err
+	}
+	token, err := NewToken()
+	if err != nil {
+		return "", Credential{}, err
+	}
+	idTok, err := NewToken()
+	if err != nil {
+		return "", Credential{}, err
+	}
+	c := Credential{
+		ID:       "p-" + idTok[:12],
+		SHA256:   HashToken(token),
+		Scopes:   slices.Clone(scopes),
+		Sessions: slices.Compact(slices.Sorted(slices.Values(sessions))),
+		Created:  mkTime(now),
+	}
+	if c.Scopes == nil {
+		c.Scopes = []string{}
+	}
+	b, err := json.MarshalIndent(credentialsFile{V: 1, Credentials: append(list, c)}, "", "  ")
+	if err != nil {
+		return "", Credential{}, err
+	}
+	if err := vfs.WriteFileAtomic(fsys, CredentialsFile, append(b, '\n')); err != nil {
+		return "", Credential{}, fmt.Errorf("engine: write credentials: %w", err)
+	}
+	return token, c, nil
+}
+
+// Pair is AddCredential on the store's state folder.
+func (s *Store) Pair(ctx context.Context, scopes, sessions []string) (string, Credential, error) {
+	if err := ctx.Err(); err != nil {
+		return "", Credential{}, err
+	}
+	return AddCredential(s.fsys, s.Now(), scopes, sessions)
+}
+
+// Credentials returns the store's paired credentials.
+func (s *Store) Credentials() ([]Credential, error) { return ReadCredentials(s.fsys) }
+
+// GatewayToken reads or makes the gateway token in the store's state folder.
+func (s *Store) GatewayToken() (string, bool, error) { return GatewayToken(s.fsys, GatewayTokenFile) }

@@ -1,0 +1,117 @@
+package engine
+
+import (
+	"context"
+	"path"
+	"sync"
+	"time"
+
+	"cairn/internal/vfs"
+)
+
+// CleanOrphanOutputs removes the output folders whose session has no items
+// journal (a failed delete, an interrupted write, a fork that never
+// started) once the newest modification time in the folder is at least
+// grace before now. It returns the names of the folders it removed. Outputs
+// of a session that exists are never touched; only temp files left there
+// by interrupted writes, when older than grace, are removed.
+func (w *Workspace) CleanOrphanOutputs(ctx context.Context, now time.Time, grace time.Duration) ([]string, error) {
+	fsys := w.s.fsys
+	ents, err := fsys.ReadDir(outputsDir(w.dir))
+	if err != nil {
+		if vfs.IsNotExist(err) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	var removed []string
+	for _, e := range ents {
+		if err := ctx.Err(); err != nil {
+			return removed, err
+		}
+		if !e.IsDir() {
+			continue
+		}
+		name := e.Name()
+		dir := outputDir(w.dir, name)
+		live := false
+		if validSessionID(name) {
+			_, err := fsys.Stat(itemsName(w.dir, name))
+			live = err == nil
+			if err != nil && !vfs.IsNotExist(err) {
+				continue // cannot tell: keep it
+			}
+		}
+		if live {
+			removeOldTemps(fsys, dir, now, grace)
+			continue
+		}
+		newest, err := newestMtime(fsys, dir)
+		if err != nil || now.Sub(newest) < grace {
+			continue
+		}
+		if err := removeFolder(ctx, fsys, dir); err != nil {
+			return removed, err
+		}
+		removed = append(removed, name)
+	}
+	return removed, nil
+}
+
+// newestMtime is the latest modification time of folder dir and its files.
+func newestMtime(fsys vfs.FS, dir string) (time.Time, error) {
+	info, err := fsys.Stat(dir)
+	if err != nil {
+		return time.Time{}, err
+	}
+	newest := info.ModTime()
+	ents, err := fsys.ReadDir(dir)
+	if err != nil {
+		return time.Time{}, err
+	}
+	for _, e := range ents {
+		fi, err := e.Info()
+		if err != nil {
+			return time.Time{}, err
+		}
+		if t := fi.ModTime(); t.After(newest) {
+			newest = t
+		}
+	}
+	return newest, nil
+}
+
+// removeOldTemps removes temp files older than grace from dir (best effort).
+func removeOldTemps(fsys vfs.FS, dir string, now time.Time, grace time.Duration) {
+	ents, err := fsys.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		if !e.Type().IsRegular() || !vfs.IsTemp(e.Name()) {
+			continue
+		}
+		if fi, err := e.Info(); err == nil && now.Sub(fi.ModTime()) >= grace {
+			fsys.Remove(path.Join(dir, e.Name()))
+		}
+	}
+}
+
+// outputsCleaned remembers the workspaces whose orphan outputs this process
+// has cleaned, so the cleanup runs once per workspace and process.
+var outputsCleaned sync.Map // outputsCleanKey -> struct{}
+
+type outputsCleanKey struct {
+	s   *Store
+	dir string
+}
+
+// cleanOutputsOnOpen runs CleanOrphanOutputs with OutputGrace the first time
+// a session of w is opened in this process. It is best effort: a failure
+// leaves the orphans for the next process.
+func (w *Workspace) cleanOutputsOnOpen(ctx context.Context) {
+	if _, done := outputsCleaned.LoadOrStore(outputsCleanKey{w.s, w.dir}, struct{}{}); done {
+		return
+	}
+	w.CleanOrphanOutputs(ctx, w.s.Now(), OutputGrace)
+}

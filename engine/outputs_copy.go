@@ -1,0 +1,106 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"path"
+	"strings"
+
+	"cairn/internal/vfs"
+)
+
+// CopyOutputs copies the outputs ids of session from into session to under
+// the same ids (a fork keeps the references on its path usable). The stored
+// frames are copied as they are; an output to already has is left alone.
+// Outputs missing from from are skipped and named in an ErrNotFound error
+// returned after the others are copied.
+func (w *Workspace) CopyOutputs(ctx context.Context, from, to string, outIDs []string) error {
+	if !validSessionID(to) {
+		return fmt.Errorf("%w: %q is not a session id", ErrBadInput, to)
+	}
+	for _, id := range outIDs {
+		if err := checkOutputRef(from, id); err != nil {
+			return err
+		}
+	}
+	fsys := w.s.fsys
+	var missing []string
+	made := false
+	for _, id := range outIDs {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		dst := outputName(w.dir, to, id)
+		if _, err := fsys.Lstat(dst); err == nil {
+			continue
+		}
+		f, err := w.openOutput(from, id)
+		if err != nil {
+			if isNotExist(err) || isOutputNotFound(err) {
+				missing = append(missing, id)
+				continue
+			}
+			return err
+		}
+		if !made {
+			if err := ensureDir(fsys, outputDir(w.dir, to)); err != nil {
+				f.Close()
+				return fmt.Errorf("engine: output folder: %w", err)
+			}
+			made = true
+		}
+		err = vfs.WriteAtomic(fsys, dst, func(wr io.Writer) error {
+			_, err := io.Copy(wr, f)
+			return err
+		})
+		f.Close()
+		if err != nil {
+			return fmt.Errorf("engine: copy output %s: %w", id, err)
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("%w: outputs %s of session %s", ErrNotFound, strings.Join(missing, ", "), from)
+	}
+	return nil
+}
+
+func isOutputNotFound(err error) bool {
+	_, ok := err.(*outputNotFound)
+	return ok
+}
+
+// DeleteOutputs removes every output of session, and its folder.
+func (w *Workspace) DeleteOutputs(ctx context.Context, session string) error {
+	if !validSessionID(session) {
+		return fmt.Errorf("%w: %q is not a session id", ErrBadInput, session)
+	}
+	if err := removeFolder(ctx, w.s.fsys, outputDir(w.dir, session)); err != nil {
+		return fmt.Errorf("engine: delete outputs of %s: %w", session, err)
+	}
+	return nil
+}
+
+// removeFolder removes the files of folder dir, then dir, and makes the
+// removal durable. A missing folder is not an error.
+func removeFolder(ctx context.Context, fsys vfs.FS, dir string) error {
+	ents, err := fsys.ReadDir(dir)
+	if err != nil {
+		if vfs.IsNotExist(err) {
+			return nil
+		}
+		return err
+	}
+	for _, e := range ents {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := fsys.Remove(path.Join(dir, e.Name())); err != nil && !vfs.IsNotExist(err) {
+			return err
+		}
+	}
+	if err := fsys.Remove(dir); err != nil && !vfs.IsNotExist(err) {
+		return err
+	}
+	return fsys.SyncDir(path.Dir(dir))
+}

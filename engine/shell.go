@@ -1,0 +1,510 @@
+package engine
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"slices"
+	"sync"
+	"unicode/utf8"
+
+	"cairn/engine/ids"
+	"cairn/internal/vfs"
+	"cairn/journal"
+)
+
+// Shell history: <id>.shell.jsonl in the sessions folder keeps the
+// session's foreground shell commands, each written twice:
+//
+//	{"v":1,"kind":"start","run":"shell-cargo-test","at":T,"cmd":"cargo test","pid":P,"owner":"o-..."}
+//	{"v":1,"kind":"end","run":"shell-cargo-test","at":T,"exit":0,"stdout":"...","stderr":"...","stdout_cut":N,"stderr_cut":N}
+//
+// The start line is written and synced before the command may run; a
+// runtime that cannot record it must not run the command. The end line
+// keeps the last ShellKeepBytes of each stream; *_cut counts the bytes cut
+// from the front (a cut never splits a UTF-8 sequence; bytes that are not
+// UTF-8 read back as U+FFFD). A command is the "cmd" text, cut the same
+// way (its first ShellKeepBytes kept, "cmd_cut" the rest).
+//
+// A start with no end is running while the process that wrote it (pid and
+// owner token) still owns the session, and interrupted otherwise: after a
+// crash, or once the session was closed or reopened. Its outcome is unknown
+// and it is never run again. A finished or interrupted command is settled.
+//
+// The journal is bounded: when the owner has written more than
+// shellCompactAt settled commands, it rewrites the file by atomic rename
+// with the newest ShellKeep settled ones (by start) and the running ones.
+// Run ids are shell labels (ids.ShellLabel) made unique among the ids in the
+// journal. Shell history is not copied into forks.
+
+// Format constants of shell history.
+const (
+	// ShellKeep is how many settled commands ShellHistory returns and a
+	// rewrite keeps.
+	ShellKeep = 200
+	// ShellKeepBytes is the most bytes kept of each stream (and of a command).
+	ShellKeepBytes = 64 << 10
+	// shellCompactAt is the number of settled commands that triggers a
+	// rewrite.
+	shellCompactAt = 2 * ShellKeep
+)
+
+// Shell command states, as ShellEntry.Status.
+const (
+	ShellRunning     = "running"
+	ShellFinished    = "finished"
+	ShellInterrupted = "interrupted"
+)
+
+func shellName(dir, id string) string { return path.Join(dir, "sessions", id+".shell.jsonl") }
+
+// shellLine is a line of the shell journal.
+type shellLine struct {
+	V         int    `json:"v"`
+	Kind      string `json:"kind"` // "start" or "end"
+	Run       string `json:"run"`
+	At        Time   `json:"at"`
+	Cmd       string `json:"cmd,omitempty"`
+	CmdCut    int64  `json:"cmd_cut,omitempty"`
+	PID       int    `json:"pid,omitempty"`
+	Owner     string `json:"owner,omitempty"`
+	Exit      *int   `json:"exit,omitempty"`
+	Stdout    string `json:"stdout,omitempty"`
+	Stderr    string `json:"stderr,omitempty"`
+	StdoutCut int64  `json:"stdout_cut,omitempty"`
+	StderrCut int64  `json:"stderr_cut,omitempty"`
+}
+
+// ShellEntry is one command of a session's shell history.
+type ShellEntry struct {
+	Run       string `json:"run"`
+	Cmd       string `json:"cmd"`
+	CmdCut    int64  `json:"cmd_cut,omitempty"`
+	Status    string `json:"status"` // ShellRunning, ShellFinished or ShellInterrupted
+	StartedAt Time   `json:"started_at"`
+	EndedAt   Time   `json:"ended_at"` // zero unless finished
+	Exit      int    `json:"exit"`     // meaningful when finished
+	Stdout    string `json:"stdout,omitempty"`
+	Stderr    string `json:"stderr,omitempty"`
+	StdoutCut int64  `json:"stdout_cut,omitempty"`
+	StderrCut int64  `json:"stderr_cut,omitempty"`
+
+	pid     int
+	owner   string
+	raw     []shellRaw // the entry's journal lines, for a rewrite
+	settled int        // index of the line that settled it: its end, or its start
+}
+
+// shellRaw is a journal line and its index in the journal.
+type shellRaw struct {
+	n    int
+	line []byte
+}
+
+// shellLog is a session's shell journal as its owner writes it. It is made
+// on first use and closed with the session.
+type shellLog struct {
+	mu      sync.Mutex
+	s       *Session
+	fsys    vfs.FS
+	name    string
+	key     string // in shellLive
+	lock    vfs.Lock
+	token   string
+	w       *journal.Writer // nil until opened, and after a write failed
+	settled int             // settled commands in the journal
+	taken   map[string]bool // run ids in the journal
+	running map[string]bool // runs of this log not yet finished
+	closed  bool
+}
+
+// shellLive maps the journals of the sessions this process owns to their
+// shellLog, so ShellHistory can tell a running command from one cut short.
+var shellLive sync.Map // key string -> *shellLog
+
+// ShellRun is a command recorded as started; Finish records how it settled.
+type ShellRun struct {
+	log  *shellLog
+	id   string
+	done bool
+}
+
+// ID is the run's id, a shell label such as "shell-cargo-test-2". Use it
+// unchanged; it is not rebuilt from the command.
+func (r *ShellRun) ID() string { return r.id }
+
+// ShellStart records that cmdline is about to run and returns the run. The
+// start line is written and synced before ShellStart returns; when it
+// returns an error, the command must not run. A session that cannot be
+// recorded (Degrade mode after a failure) cannot run shell commands.
+func (s *Session) ShellStart(ctx context.Context, cmdline string) (*ShellRun, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	var err error
+	if s.closed {
+		err = fmt.Errorf("engine: session %s is closed", s.st.id)
+	} else if err = s.materializeForItem(); err == nil && s.unrecorded != nil {
+		err = fmt.Errorf("engine: session %s is not recorded: %w", s.st.id, s.unrecorded)
+	}
+	if err == nil && s.shell == nil {
+		w := s.ws
+		s.shell = &shellLog{s: s, fsys: w.s.fsys, name: shellName(w.dir, s.st.id), lock: s.lock,
+			token: "o-" + randHex(8), running: map[string]bool{}}
+		s.shell.key = w.s.home + "\x00" + s.shell.name
+		shellLive.Store(s.shell.key, s.shell)
+	}
+	sh := s.shell
+	s.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	return sh.start(cmdline)
+}
+
+// open opens the journal for appending and counts what it holds.
+func (sh *shellLog) open() error {
+	if sh.w != nil {
+		return nil
+	}
+	w, _, err := journal.OpenWriter(sh.fsys, sh.name, journal.Options{Sync: journal.SyncEvery, Now: sh.s.ws.s.now})
+	if err != nil {
+		return fmt.Errorf("engine: open shell history: %w", err)
+	}
+	ents, err := readShell(sh.fsys, sh.name)
+	if err != nil {
+		w.Close()
+		return err
+	}
+	sh.taken, sh.settled = map[string]bool{}, 0
+	for _, e := range ents {
+		sh.taken[e.Run] = true
+		if !sh.running[e.Run] {
+			sh.settled++
+		}
+	}
+	sh.w = w
+	return nil
+}
+
+func (sh *shellLog) start(cmdline string) (*ShellRun, error) {
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	if sh.closed {
+		return nil, fmt.Errorf("engine: session %s is closed", sh.s.st.id)
+	}
+	if err := sh.open(); err != nil {
+		return nil, err
+	}
+	id := ids.Unique(ids.ShellLabel(cmdline), func(c string) bool { return sh.taken[c] || sh.running[c] })
+	cmd, cut := head(cmdline, ShellKeepBytes)
+	l := &shellLine{V: 1, Kind: "start", Run: id, At: mkTime(sh.s.ws.s.Now()), Cmd: cmd, CmdCut: cut,
+		PID: os.Getpid(), Owner: sh.token}
+	prev := sh.w.Size()
+	if err := sh.w.Append(l); err != nil {
+		sh.broken()
+		sh.retract(prev)
+		return nil, fmt.Errorf("engine: record shell command: %w", err)
+	}
+	sh.taken[id], sh.running[id] = true, true
+	return &ShellRun{log: sh, id: id}, nil
+}
+
+// retract cuts a start line whose write or sync failed, so that a command
+// that never ran is not listed (best effort: if the cut cannot be made, the
+// line reads as an interrupted command).
+func (sh *shellLog) retract(size int64) {
+	f, err := sh.fsys.OpenFile(sh.name, os.O_RDWR, 0)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.Size() > size && f.Truncate(size) == nil {
+		f.Sync()
+	}
+}
+
+// broken drops a writer that failed; the next write reopens the journal
+// (cutting a torn line).
+func (sh *shellLog) broken() {
+	if sh.w != nil {
+		sh.w.Close()
+		sh.w = nil
+	}
+}
+
+// Finish records how the command settled: its exit code and the end of
+// each stream (at most ShellKeepBytes of each). The end line is synced
+// before Finish returns. A failed Finish may be retried.
+func (r *ShellRun) Finish(ctx context.Context, exit int, stdout, stderr []byte) error {
+	sh := r.log
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	if r.done {
+		return fmt.Errorf("%w: shell run %s already finished", ErrBadInput, r.id)
+	}
+	if sh.closed {
+		return fmt.Errorf("engine: session %s is closed", sh.s.st.id)
+	}
+	if err := sh.open(); err != nil {
+		return err
+	}
+	l := &shellLine{V: 1, Kind: "end", Run: r.id, At: mkTime(sh.s.ws.s.Now()), Exit: &exit}
+	l.Stdout, l.StdoutCut = tail(stdout, ShellKeepBytes)
+	l.Stderr, l.StderrCut = tail(stderr, ShellKeepBytes)
+	if err := sh.w.Append(l); err != nil {
+		sh.broken()
+		return fmt.Errorf("engine: record shell result: %w", err)
+	}
+	r.done = true
+	delete(sh.running, r.id)
+	sh.settled++
+	if sh.settled > shellCompactAt {
+		// The end line is durable; a failed rewrite is tried again after
+		// the next command.
+		if err := sh.compact(ctx); err != nil {
+			sh.s.notice(fmt.Sprintf("shell history could not be trimmed: %v", err))
+		}
+	}
+	return nil
+}
+
+// compact rewrites the journal with the newest ShellKeep settled commands
+// and the running ones. Callers hold sh.mu and own the session.
+func (sh *shellLog) compact(ctx context.Context) error {
+	ents, err := readShell(sh.fsys, sh.name)
+	if err != nil {
+		return err
+	}
+	keep := keepShell(ents, func(e *ShellEntry) bool { return sh.running[e.Run] })
+	var lines []shellRaw
+	for _, e := range keep {
+		lines = append(lines, e.raw...)
+	}
+	// The lines keep their order, so the newest settled stay the newest.
+	slices.SortFunc(lines, func(a, b shellRaw) int { return a.n - b.n })
+	err = vfs.WriteAtomic(sh.fsys, sh.name, func(w io.Writer) error {
+		bw := bufio.NewWriter(w)
+		for _, l := range lines {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			bw.Write(l.line)
+			bw.WriteByte('\n')
+		}
+		return bw.Flush()
+	})
+	if err != nil {
+		return err
+	}
+	sh.broken() // the old handle names the replaced file
+	sh.taken, sh.settled = map[string]bool{}, 0
+	for _, e := range keep {
+		sh.taken[e.Run] = true
+		if !sh.running[e.Run] {
+			sh.settled++
+		}
+	}
+	return sh.open()
+}
+
+// keepShell is the ShellKeep entries settled last and every running one,
+// in start order.
+func keepShell(ents []*ShellEntry, running func(*ShellEntry) bool) []*ShellEntry {
+	var at []int
+	for _, e := range ents {
+		if !running(e) {
+			at = append(at, e.settled)
+		}
+	}
+	cutoff := -1 // entries settled at or before it go
+	if len(at) > ShellKeep {
+		slices.Sort(at)
+		cutoff = at[len(at)-ShellKeep-1]
+	}
+	var out []*ShellEntry
+	for _, e := range ents {
+		if !running(e) && e.settled <= cutoff {
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// close ends the log with its session: runs not finished read as
+// interrupted from now on.
+func (sh *shellLog) close() {
+	if sh == nil {
+		return
+	}
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	sh.closed = true
+	sh.broken()
+	shellLive.CompareAndDelete(sh.key, sh)
+}
+
+// live reports whether run is running in this log's process and session.
+func (sh *shellLog) live(owner, run string) bool {
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	if sh.closed || owner != sh.token || !sh.running[run] {
+		return false
+	}
+	// After a simulated power loss the owner's lock is gone with it.
+	if f := sh.lock.File(); f != nil {
+		if _, err := f.Stat(); err != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// ShellHistory is session's shell history, in start order: the newest
+// ShellKeep settled commands (finished or interrupted) and every running
+// one. It needs no ownership.
+func (w *Workspace) ShellHistory(ctx context.Context, session string) ([]ShellEntry, error) {
+	if !validSessionID(session) {
+		return nil, fmt.Errorf("%w: %q is not a session id", ErrBadInput, session)
+	}
+	fsys := w.s.fsys
+	if _, err := fsys.Stat(itemsName(w.dir, session)); err != nil {
+		if vfs.IsNotExist(err) {
+			return nil, fmt.Errorf("%w: %s in %s", ErrNotFound, session, w.path)
+		}
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	ents, err := readShell(fsys, shellName(w.dir, session))
+	if err != nil {
+		return nil, err
+	}
+	key := w.s.home + "\x00" + shellName(w.dir, session)
+	var (
+		owner    int // the pid owning the session, once looked up
+		openedAt Time
+		looked   bool
+	)
+	running := func(e *ShellEntry) bool {
+		if e.pid == os.Getpid() {
+			v, ok := shellLive.Load(key)
+			return ok && v.(*shellLog).live(e.owner, e.Run)
+		}
+		if !looked {
+			owner, looked = w.ownerPID(session), true
+			if r, err := readRecord(fsys, w.dir, session); err == nil {
+				openedAt = r.OpenedAt
+			}
+		}
+		// A start from before the owner opened the session is not its
+		// own, even under the same pid (a pid reused after a crash).
+		return e.pid > 0 && e.pid == owner && !openedAt.After(e.StartedAt.Time)
+	}
+	for _, e := range ents {
+		if e.Status == "" {
+			if running(e) {
+				e.Status = ShellRunning
+			} else {
+				e.Status = ShellInterrupted
+			}
+		}
+	}
+	keep := keepShell(ents, func(e *ShellEntry) bool { return e.Status == ShellRunning })
+	out := make([]ShellEntry, len(keep))
+	for i, e := range keep {
+		out[i] = *e
+		out[i].raw = nil
+	}
+	return out, nil
+}
+
+// readShell folds a shell journal into entries in start order, with Status
+// ShellFinished for those with an end line and "" for the others. A missing
+// journal is empty; lines that make no sense (an end without a start) are
+// skipped.
+func readShell(fsys vfs.FS, name string) ([]*ShellEntry, error) {
+	var (
+		ents  []*ShellEntry
+		byRun = map[string]*ShellEntry{}
+	)
+	n := -1
+	_, err := journal.Read(fsys, name, func(line []byte) error {
+		n++
+		var l shellLine
+		if json.Unmarshal(line, &l) != nil || l.V != 1 || l.Run == "" {
+			return nil
+		}
+		switch l.Kind {
+		case "start":
+			e := &ShellEntry{Run: l.Run, Cmd: l.Cmd, CmdCut: l.CmdCut, StartedAt: l.At, pid: l.PID, owner: l.Owner,
+				raw: []shellRaw{{n, append([]byte(nil), line...)}}, settled: n}
+			if old := byRun[l.Run]; old != nil && old.Status == "" {
+				old.Status = ShellInterrupted // an id reused: the older run never ended
+			}
+			byRun[l.Run] = e
+			ents = append(ents, e)
+		case "end":
+			e := byRun[l.Run]
+			if e == nil || e.Status != "" || l.Exit == nil {
+				return nil
+			}
+			e.Status, e.EndedAt, e.Exit = ShellFinished, l.At, *l.Exit
+			e.Stdout, e.Stderr, e.StdoutCut, e.StderrCut = l.Stdout, l.Stderr, l.StdoutCut, l.StderrCut
+			e.raw = append(e.raw, shellRaw{n, append([]byte(nil), line...)})
+			e.settled = n
+		}
+		return nil
+	})
+	if err != nil && !vfs.IsNotExist(err) {
+		return nil, fmt.Errorf("engine: read shell history: %w", err)
+	}
+	return ents, nil
+}
+
+// DeleteShellHistory removes session's shell history (with the session).
+func (w *Workspace) DeleteShellHistory(ctx context.Context, session string) error {
+	if !validSessionID(session) {
+		return fmt.Errorf("%w: %q is not a session id", ErrBadInput, session)
+	}
+	name := shellName(w.dir, session)
+	if err := w.s.fsys.Remove(name); err != nil {
+		if vfs.IsNotExist(err) {
+			return nil
+		}
+		return fmt.Errorf("engine: delete shell history: %w", err)
+	}
+	return w.s.fsys.SyncDir(path.Dir(name))
+}
+
+// tail keeps the last n bytes of b, starting on a UTF-8 sequence boundary,
+// and says how many bytes it cut.
+func tail(b []byte, n int) (string, int64) {
+	if len(b) <= n {
+		return string(b), 0
+	}
+	start := len(b) - n
+	for i := 0; i < utf8.UTFMax-1 && start < len(b) && !utf8.RuneStart(b[start]); i++ {
+		start++
+	}
+	return string(b[start:]), int64(start)
+}
+
+// head keeps the first n bytes of s, ending on a UTF-8 sequence boundary.
+func head(s string, n int) (string, int64) {
+	if len(s) <= n {
+		return s, 0
+	}
+	end := n
+	for i := 0; i < utf8.UTFMax-1 && end > 0 && !utf8.RuneStart(s[end]); i++ {
+		end--
+	}
+	return s[:end], int64(len(s) - end)
+}

@@ -1,0 +1,377 @@
+package engine
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"strings"
+	"sync"
+
+	"cairn/internal/vfs"
+	"cairn/objects"
+)
+
+// Capturing a snapshot: BeginChange stores the pre-image of every file a
+// tool names and makes it durable before the tool may write; Commit stores
+// the after-images and appends one change line. A required pre-image that
+// cannot be captured refuses the edit before the tool runs.
+
+// Change is a file-tool call in progress. The session's file tools take
+// turns: until Commit or Abort, other changes, undo and redo of the session
+// wait. Always call one of them.
+type Change struct {
+	s       *Session
+	tool    string
+	call    string
+	files   []changeFile
+	skipped []string // paths whose pre-image was not captured
+	on      bool     // snapshots on: Commit records a change line
+	max     int64
+	cfg     SnapshotsConfig
+	objs    *objects.Store // nil when the store cannot be used
+	fsys    vfs.FS         // the workspace's files
+	once    sync.Once
+	doneFS  func()
+}
+
+// RequiredError is the refusal of an edit whose required pre-images could
+// not be captured (snapshots.required). It wraps ErrRefused.
+type RequiredError struct {
+	Tool  string
+	Files []RequiredFile
+}
+
+// RequiredFile is one file of a RequiredError and why it was not captured.
+type RequiredFile struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
+}
+
+func (e *RequiredError) Error() string {
+	parts := make([]string, len(e.Files))
+	for i, f := range e.Files {
+		parts[i] = f.Path + " (" + f.Reason + ")"
+	}
+	return fmt.Sprintf("%v: snapshots.required: the %s tool may not change %s: its snapshot cannot be taken",
+		ErrRefused, e.Tool, strings.Join(parts, ", "))
+}
+
+func (e *RequiredError) Unwrap() error { return ErrRefused }
+
+// BeginChange captures the pre-image of each of paths (workspace-relative
+// or absolute inside the workspace) before tool changes them. A file that
+// does not exist is recorded absent. With snapshots off (snapshots.enabled
+// false, SessionOptions.NoSnapshots) nothing is captured and Commit records
+// nothing; a file that snapshots.required covers is then refused, as is one
+// whose pre-image cannot be captured (a failing store, too large,
+// unreadable): a *RequiredError, an evidence line and a snapshot.required
+// audit event.
+func (s *Session) BeginChange(ctx context.Context, tool string, paths []string) (*Change, error) {
+	if !labelRE.MatchString(tool) {
+		return nil, fmt.Errorf("%w: tool name %q", ErrBadInput, tool)
+	}
+	if len(paths) == 0 {
+		return nil, fmt.Errorf("%w: a change names no files", ErrBadInput)
+	}
+	var rels []string
+	seen := map[string]bool{}
+	for _, p := range paths {
+		rel, err := s.ws.relPath(p)
+		if err != nil {
+			return nil, err
+		}
+		if !seen[rel] {
+			seen[rel] = true
+			rels = append(rels, rel)
+		}
+	}
+	cfg, err := s.ws.s.Config()
+	if err != nil {
+		return nil, err
+	}
+	sc := cfg.Snapshots
+	fsys, doneFS, err := s.ws.files()
+	if err != nil {
+		return nil, err
+	}
+	s.snaps.mu.Lock()
+	c := &Change{s: s, tool: tool, fsys: fsys, doneFS: doneFS, cfg: sc, max: sc.MaxFileBytes,
+		on: sc.Enabled && !s.opts.NoSnapshots}
+	var storeErr error
+	if c.on {
+		if storeErr = s.snapReady(); storeErr == nil {
+			c.objs = s.snapObjects()
+		}
+	}
+	var denied []RequiredFile
+	for _, rel := range rels {
+		if err := ctx.Err(); err != nil {
+			c.release()
+			return nil, err
+		}
+		req := s.ws.required(sc, rel)
+		f := changeFile{Path: rel}
+		if !c.on {
+			if _, err := fsys.Lstat(rel); req && !vfs.IsNotExist(err) {
+				denied = append(denied, RequiredFile{rel, "snapshots are off"})
+			}
+			c.files = append(c.files, f)
+			continue
+		}
+		ref, cerr := capture(ctx, fsys, storeSink(ctx, c.objs), rel, c.max)
+		f.Before = ref
+		if ref.skipped() {
+			c.skipped = append(c.skipped, rel)
+			if req {
+				reason := ref.Skipped
+				switch {
+				case ref.Skipped == skipTooLarge:
+					reason = fmt.Sprintf("too large: %d bytes, max_file_bytes is %d", ref.Size, c.max)
+				case storeErr != nil:
+					reason += ": " + storeErr.Error()
+				case cerr != nil:
+					reason += ": " + cerr.Error()
+				}
+				denied = append(denied, RequiredFile{rel, reason})
+			}
+		}
+		c.files = append(c.files, f)
+	}
+	if len(denied) > 0 {
+		s.denyRequired(ctx, tool, denied, c.objs != nil)
+		c.release()
+		return nil, &RequiredError{Tool: tool, Files: denied}
+	}
+	return c, nil
+}
+
+// SetCall names the tool_call item the change belongs to ("call").
+func (c *Change) SetCall(item string) { c.call = item }
+
+// Paths is the workspace-relative names of the change's files.
+func (c *Change) Paths() []string {
+	out := make([]string, len(c.files))
+	for i, f := range c.files {
+		out[i] = f.Path
+	}
+	return out
+}
+
+// Abort ends a change whose tool failed: nothing is recorded.
+func (c *Change) Abort() { c.release() }
+
+func (c *Change) release() {
+	c.once.Do(func() {
+		c.doneFS()
+		c.s.snaps.mu.Unlock()
+	})
+}
+
+// Commit stores the after-images and appends the change line (synced),
+// discarding the undone branch and dropping the oldest snapshots over the
+// limits. The answer names the snapshot (nil when none was taken) and the
+// files whose pre-image was skipped.
+func (c *Change) Commit(ctx context.Context) (*ToolAnswer, error) {
+	done := true
+	c.once.Do(func() { done = false })
+	if done {
+		return nil, fmt.Errorf("engine: change already committed or aborted")
+	}
+	s := c.s
+	defer func() {
+		c.doneFS()
+		s.snaps.mu.Unlock()
+	}()
+	ans := &ToolAnswer{Session: s.ID(), Files: []string{}, Skipped: []string{}}
+	for _, f := range c.files {
+		ans.Files = append(ans.Files, s.ws.absPath(f.Path))
+	}
+	for _, p := range c.skipped {
+		ans.Skipped = append(ans.Skipped, s.ws.absPath(p))
+	}
+	if !c.on {
+		return ans, nil
+	}
+	if c.objs == nil {
+		s.notice("no snapshot was taken: the snapshot store cannot be written")
+		return ans, nil
+	}
+	for i := range c.files {
+		c.files[i].After, _ = capture(ctx, c.fsys, storeSink(ctx, c.objs), c.files[i].Path, c.max)
+	}
+	st := &s.snaps
+	now := mkTime(s.ws.s.Now())
+	rec := changeRecord{V: 1, Kind: kindChange, ID: newSnapID(now.Time), Seq: st.seq + 1, At: now,
+		Tool: c.tool, Call: c.call, Scope: "paths", Files: c.files}
+	var lines []any
+	if ids := st.undone(); len(ids) > 0 {
+		lines = append(lines, listRecord{V: 1, Kind: kindDiscard, IDs: ids, At: now})
+	}
+	lines = append(lines, rec)
+	live := append(append([]*snapEntry(nil), st.list[:st.cursor()]...), &snapEntry{rec: rec, applied: true})
+	drops, why := overLimits(live, c.cfg)
+	if len(drops) > 0 {
+		lines = append(lines, listRecord{V: 1, Kind: kindDrop, IDs: drops, At: now, Why: why})
+		live = live[len(drops):]
+	}
+	if err := s.appendChanges(lines...); err != nil {
+		return nil, fmt.Errorf("engine: the %s tool changed %s, but its change record was not written: %w",
+			c.tool, strings.Join(c.Paths(), ", "), err)
+	}
+	st.list, st.seq = live, rec.Seq
+	ans.Snapshot = &rec.ID
+	return ans, nil
+}
+
+// overLimits returns the oldest snapshots of list to drop so that at most
+// max_per_session remain and they refer to at most max_bytes_per_session.
+// The newest one is always kept.
+func overLimits(list []*snapEntry, c SnapshotsConfig) ([]string, string) {
+	var total int64
+	for _, e := range list {
+		total += e.bytes()
+	}
+	var drops []string
+	why := ""
+	for i := 0; i < len(list)-1; i++ {
+		switch {
+		case len(list)-i > c.MaxPerSession:
+			if why == "" {
+				why = "max_per_session"
+			}
+		case total > c.MaxBytesPerSession:
+			if why == "" {
+				why = "max_bytes_per_session"
+			}
+		default:
+			return drops, why
+		}
+		drops = append(drops, list[i].rec.ID)
+		total -= list[i].bytes()
+	}
+	return drops, why
+}
+
+// snapReady makes sure the session's files exist, so objects and the
+// changes journal can be written; it fails when the session is unrecorded.
+func (s *Session) snapReady() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return fmt.Errorf("engine: session %s is closed", s.st.id)
+	}
+	if err := s.materializeForItem(); err != nil {
+		return err
+	}
+	if s.unrecorded != nil {
+		return s.unrecorded
+	}
+	return nil
+}
+
+// denyRequired records a required-snapshot refusal: an evidence line in the
+// changes journal (when it can be written) and a snapshot.required audit
+// event with outcome denied.
+func (s *Session) denyRequired(ctx context.Context, tool string, denied []RequiredFile, journal bool) {
+	if journal {
+		files := make([]deniedFile, len(denied))
+		for i, d := range denied {
+			files[i] = deniedFile{d.Path, d.Reason}
+		}
+		ev := evidenceRecord{V: 1, Kind: kindEvidence, At: mkTime(s.ws.s.Now()), Tool: tool, Signal: "permission",
+			Decision: "deny", Rule: "snapshots.required", Files: files}
+		if err := s.appendChanges(ev); err != nil {
+			s.notice(fmt.Sprintf("the refusal could not be recorded: %v", err))
+		}
+	}
+	if err := s.Audit(ctx, AuditEvent{Event: "snapshot.required", Outcome: "denied", Action: tool,
+		Rule: "snapshots.required", Files: len(denied)}); err != nil {
+		s.notice(fmt.Sprintf("the refusal could not be audited: %v", err))
+	}
+}
+
+// sink turns a file's content into its oid: storing it (durable on return)
+// or only hashing it.
+type sink func(b []byte) (string, error)
+
+func storeSink(ctx context.Context, objs *objects.Store) sink {
+	if objs == nil {
+		return nil
+	}
+	return func(b []byte) (string, error) {
+		info, err := objs.PutBytes(ctx, b)
+		if err != nil {
+			return "", err
+		}
+		return info.ID.String(), nil
+	}
+}
+
+func hashSink(b []byte) (string, error) {
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:]), nil
+}
+
+var errNoStore = errors.New("the snapshot store cannot be written")
+
+// capture reads the state of workspace file rel without following a final
+// symbolic link, and puts its content through put. An absent file is nil.
+// A file it cannot capture is a skipped F, with the error that says why.
+// Without put (no usable store) an existing file is skipped "store failed".
+func capture(ctx context.Context, fsys vfs.FS, put sink, rel string, max int64) (*fileRef, error) {
+	if err := ctx.Err(); err != nil {
+		return &fileRef{Skipped: skipUnreadable}, err
+	}
+	fi, err := fsys.Lstat(rel)
+	if vfs.IsNotExist(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return &fileRef{Skipped: skipUnreadable}, err
+	}
+	var data []byte
+	var mode string
+	switch {
+	case fi.Mode()&fs.ModeSymlink != 0:
+		t, err := fsys.Readlink(rel)
+		if err != nil {
+			return &fileRef{Skipped: skipUnreadable}, err
+		}
+		data, mode = []byte(t), modeLink
+	case fi.Mode().IsRegular():
+		if fi.Size() > max {
+			return &fileRef{Skipped: skipTooLarge, Size: fi.Size()}, fmt.Errorf("%d bytes, max_file_bytes is %d", fi.Size(), max)
+		}
+		f, err := fsys.OpenFile(rel, os.O_RDONLY, 0)
+		if err != nil {
+			return &fileRef{Skipped: skipUnreadable, Size: fi.Size()}, err
+		}
+		data, err = io.ReadAll(io.LimitReader(f, max+1))
+		f.Close()
+		if err != nil {
+			return &fileRef{Skipped: skipUnreadable, Size: fi.Size()}, err
+		}
+		if int64(len(data)) > max {
+			return &fileRef{Skipped: skipTooLarge, Size: int64(len(data))}, fmt.Errorf("more than max_file_bytes %d", max)
+		}
+		mode = modeFile
+		if fi.Mode().Perm()&0o111 != 0 {
+			mode = modeExec
+		}
+	default:
+		return &fileRef{Skipped: skipNotFile, Size: fi.Size()}, fmt.Errorf("%s is not a file", rel)
+	}
+	if put == nil {
+		return &fileRef{Skipped: skipStore, Size: int64(len(data))}, errNoStore
+	}
+	oid, err := put(data)
+	if err != nil {
+		return &fileRef{Skipped: skipStore, Size: int64(len(data))}, err
+	}
+	return &fileRef{OID: oid, Size: int64(len(data)), Mode: mode}, nil
+}

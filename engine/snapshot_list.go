@@ -1,0 +1,44 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+)
+
+// Snapshots lists the session's live snapshots, oldest first, with the
+// cursor (how many are applied).
+func (s *Session) Snapshots(ctx context.Context) (*SnapshotList, error) {
+	st := &s.snaps
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return snapshotList(s.ws, s.ID(), st), nil
+}
+
+// Snapshots lists the snapshots of session id without taking ownership:
+// it folds the changes journal as it is on disk.
+func (w *Workspace) Snapshots(ctx context.Context, id string) (*SnapshotList, error) {
+	if !validSessionID(id) {
+		return nil, fmt.Errorf("%w: %q is not a session id", ErrBadInput, id)
+	}
+	var st snapStack
+	if err := foldChanges(w.s.fsys, changesName(w.dir, id), &st); err != nil {
+		return nil, err
+	}
+	return snapshotList(w, id, &st), nil
+}
+
+func snapshotList(w *Workspace, id string, st *snapStack) *SnapshotList {
+	l := &SnapshotList{OK: true, Session: id, Cursor: st.cursor(), Snapshots: []SnapshotInfo{}}
+	for _, e := range st.list {
+		info := SnapshotInfo{ID: e.rec.ID, At: e.rec.At, Tool: e.rec.Tool, Applied: e.applied, Files: []SnapshotFile{}}
+		for _, f := range e.rec.Files {
+			sf := SnapshotFile{Path: w.absPath(f.Path), Existed: f.Before != nil}
+			if f.Before != nil {
+				sf.Size, sf.Skipped = f.Before.Size, f.Before.Skipped
+			}
+			info.Files = append(info.Files, sf)
+		}
+		l.Snapshots = append(l.Snapshots, info)
+	}
+	return l
+}

@@ -1,0 +1,801 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/klauspost/compress/zstd"
+
+	"cairn/internal/vfs"
+	"cairn/journal"
+)
+
+// snapEnv is a store on the real disk with a workspace folder to edit.
+type snapEnv struct {
+	t     *testing.T
+	ctx   context.Context
+	store *Store
+	ws    *Workspace
+	dir   string // the workspace directory
+}
+
+func newSnapEnv(t *testing.T, config string, opts ...Option) *snapEnv {
+	t.Helper()
+	home := filepath.Join(t.TempDir(), "home")
+	s, err := Open(home, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	if config != "" {
+		if err := os.WriteFile(filepath.Join(home, "config.json"), []byte(config), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dir, err := Canonical(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws, err := s.Workspace(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &snapEnv{t: t, ctx: context.Background(), store: s, ws: ws, dir: dir}
+}
+
+func (e *snapEnv) path(rel string) string { return filepath.Join(e.dir, filepath.FromSlash(rel)) }
+
+func (e *snapEnv) put(rel, content string) {
+	e.t.Helper()
+	p := e.path(rel)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		e.t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+// get is the file's content, or "<absent>".
+func (e *snapEnv) get(rel string) string {
+	e.t.Helper()
+	b, err := os.ReadFile(e.path(rel))
+	if os.IsNotExist(err) {
+		return "<absent>"
+	}
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return string(b)
+}
+
+func (e *snapEnv) want(rel, content string) {
+	e.t.Helper()
+	if got := e.get(rel); got != content {
+		e.t.Fatalf("%s holds %q, want %q", rel, got, content)
+	}
+}
+
+func (e *snapEnv) session() *Session {
+	s := e.ws.Create(SessionOptions{})
+	e.t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func (e *snapEnv) reopen(s *Session) *Session {
+	e.t.Helper()
+	if err := s.Close(); err != nil {
+		e.t.Fatal(err)
+	}
+	r, err := e.ws.Open(e.ctx, s.ID(), SessionOptions{})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	e.t.Cleanup(func() { r.Close() })
+	return r
+}
+
+// lines is the session's changes journal, decoded.
+func (e *snapEnv) lines(s *Session) []map[string]any {
+	e.t.Helper()
+	var out []map[string]any
+	_, err := journal.Read(e.store.fsys, changesName(e.ws.dir, s.ID()), func(b []byte) error {
+		var m map[string]any
+		if err := json.Unmarshal(b, &m); err != nil {
+			return err
+		}
+		out = append(out, m)
+		return nil
+	})
+	if err != nil && !vfs.IsNotExist(err) {
+		e.t.Fatal(err)
+	}
+	return out
+}
+
+func (e *snapEnv) kinds(s *Session) string {
+	var k []string
+	for _, l := range e.lines(s) {
+		k = append(k, l["kind"].(string))
+	}
+	return strings.Join(k, ",")
+}
+
+// trail is the session's audit lines holding event ev.
+func (e *snapEnv) trail(s *Session, ev string) []map[string]any {
+	e.t.Helper()
+	var out []map[string]any
+	_, err := e.ws.Trail(e.ctx, s.ID(), func(b []byte) error {
+		var m map[string]any
+		json.Unmarshal(b, &m)
+		if m["event"] == ev {
+			out = append(out, m)
+		}
+		return nil
+	})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return out
+}
+
+// must returns v, panicking (and so failing the test) on an error.
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+func refused(t *testing.T, err error, words string) {
+	t.Helper()
+	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), words) {
+		t.Fatalf("err = %v, want ErrRefused saying %q", err, words)
+	}
+}
+
+func TestWriteUndoRedo(t *testing.T) {
+	e := newSnapEnv(t, "")
+	s := e.session()
+	e.put("src/app.ts", "one\n")
+	a := must(s.ToolWrite(e.ctx, "src/app.ts", []byte("two\n")))
+	if a.Snapshot == nil || !validSnapID(*a.Snapshot) || a.Session != s.ID() {
+		t.Fatalf("answer %+v", a)
+	}
+	if len(a.Files) != 1 || a.Files[0] != e.path("src/app.ts") || len(a.Skipped) != 0 {
+		t.Fatalf("answer files %v skipped %v", a.Files, a.Skipped)
+	}
+	e.want("src/app.ts", "two\n")
+	b := must(s.ToolWrite(e.ctx, "new/dir/made.txt", []byte("fresh")))
+	e.want("new/dir/made.txt", "fresh")
+
+	// The change line, as FORMAT.md draws it.
+	ls := e.lines(s)
+	if len(ls) != 2 {
+		t.Fatalf("%d lines, want 2", len(ls))
+	}
+	l := ls[0]
+	f := l["files"].([]any)[0].(map[string]any)
+	before, after := f["before"].(map[string]any), f["after"].(map[string]any)
+	sum := sha256.Sum256([]byte("one\n"))
+	if l["v"] != 1.0 || l["kind"] != "change" || l["id"] != *a.Snapshot || l["seq"] != 1.0 || l["tool"] != "write" ||
+		l["scope"] != "paths" || f["path"] != "src/app.ts" || before["oid"] != hex.EncodeToString(sum[:]) ||
+		before["size"] != 4.0 || before["mode"] != "file" || after["size"] != 4.0 || ls[1]["seq"] != 2.0 {
+		t.Fatalf("change line %v", l)
+	}
+	if ls[1]["files"].([]any)[0].(map[string]any)["before"] != nil {
+		t.Fatalf("a created file is not recorded absent: %v", ls[1])
+	}
+
+	// Undo deletes the created file, then restores the edited one.
+	r := must(s.Undo(e.ctx))
+	if r.Action != "undo" || r.Cursor != 1 || len(r.Steps) != 1 || r.Steps[0].ID != *b.Snapshot ||
+		len(r.Steps[0].Removed) != 1 || r.Steps[0].Removed[0] != e.path("new/dir/made.txt") {
+		t.Fatalf("undo %+v", r)
+	}
+	e.want("new/dir/made.txt", "<absent>")
+	r = must(s.Undo(e.ctx))
+	if r.Cursor != 0 || r.Steps[0].Restored[0] != e.path("src/app.ts") || r.Steps[0].Tool != "write" {
+		t.Fatalf("undo %+v", r)
+	}
+	e.want("src/app.ts", "one\n")
+	_, err := s.Undo(e.ctx)
+	refused(t, err, "nothing to undo")
+
+	// Redo goes forward in the same order.
+	r = must(s.Redo(e.ctx))
+	if r.Action != "redo" || r.Cursor != 1 || r.Steps[0].ID != *a.Snapshot {
+		t.Fatalf("redo %+v", r)
+	}
+	e.want("src/app.ts", "two\n")
+	must(s.Redo(e.ctx))
+	e.want("new/dir/made.txt", "fresh")
+	_, err = s.Redo(e.ctx)
+	refused(t, err, "nothing to redo")
+	if got := e.kinds(s); got != "change,change,undo,undo,redo,redo" {
+		t.Fatalf("journal kinds %s", got)
+	}
+
+	// Every restore is audited with its counts.
+	au := e.trail(s, "session.snapshot_restore")
+	if len(au) != 6 { // four done, two refused
+		t.Fatalf("%d restore audit lines, want 6: %v", len(au), au)
+	}
+	steps := au[0]["steps"].([]any)[0].(map[string]any)
+	if au[0]["outcome"] != "ok" || au[0]["action"] != "undo" || steps["removed"] != 1.0 || steps["id"] != *b.Snapshot {
+		t.Fatalf("audit line %v", au[0])
+	}
+	if au[2]["outcome"] != "refused" {
+		t.Fatalf("refused undo audited as %v", au[2])
+	}
+}
+
+func TestUndoKeepsHandEditForRedo(t *testing.T) {
+	e := newSnapEnv(t, "")
+	s := e.session()
+	e.put("a.txt", "original")
+	must(s.ToolWrite(e.ctx, "a.txt", []byte("agent")))
+	e.put("a.txt", "agent + my hand edit")
+	must(s.Undo(e.ctx))
+	e.want("a.txt", "original")
+	must(s.Redo(e.ctx))
+	e.want("a.txt", "agent + my hand edit")
+	// And again: undo keeps what is there now.
+	must(s.Undo(e.ctx))
+	e.want("a.txt", "original")
+	must(s.Redo(e.ctx))
+	e.want("a.txt", "agent + my hand edit")
+}
+
+func TestRedoRefusedWhenFileChangedSinceUndo(t *testing.T) {
+	e := newSnapEnv(t, "")
+	s := e.session()
+	e.put("a.txt", "v1")
+	must(s.ToolWrite(e.ctx, "a.txt", []byte("v2")))
+	must(s.Undo(e.ctx))
+	e.put("a.txt", "typed after the undo")
+	_, err := s.Redo(e.ctx)
+	refused(t, err, "changed since the undo")
+	e.want("a.txt", "typed after the undo")
+}
+
+func TestRedoAfterNewEditRefused(t *testing.T) {
+	e := newSnapEnv(t, "")
+	s := e.session()
+	e.put("a.txt", "v1")
+	must(s.ToolWrite(e.ctx, "a.txt", []byte("v2")))
+	undone := must(s.ToolWrite(e.ctx, "b.txt", []byte("b")))
+	must(s.Undo(e.ctx))
+	must(s.ToolWrite(e.ctx, "c.txt", []byte("c")))
+	_, err := s.Redo(e.ctx)
+	refused(t, err, "nothing to redo")
+	e.want("b.txt", "<absent>")
+	ls := e.lines(s)
+	d := ls[len(ls)-2]
+	if d["kind"] != "discard" || d["ids"].([]any)[0] != *undone.Snapshot {
+		t.Fatalf("no discard line before the new change: %v", d)
+	}
+	l := must(s.Snapshots(e.ctx))
+	if l.Cursor != 2 || len(l.Snapshots) != 2 {
+		t.Fatalf("list %+v", l)
+	}
+	// The same after a reopen: the branch stays discarded.
+	s = e.reopen(s)
+	_, err = s.Redo(e.ctx)
+	refused(t, err, "nothing to redo")
+}
+
+func TestRestoreTo(t *testing.T) {
+	e := newSnapEnv(t, "")
+	s := e.session()
+	e.put("a.txt", "a0")
+	var ids []string
+	for _, c := range []string{"a1", "a2", "a3"} {
+		a := must(s.ToolWrite(e.ctx, "a.txt", []byte(c)))
+		ids = append(ids, *a.Snapshot)
+	}
+	must(s.ToolWrite(e.ctx, "b.txt", []byte("b")))
+	r := must(s.RestoreTo(e.ctx, ids[1]))
+	if r.Action != "restore" || r.Cursor != 1 || len(r.Steps) != 3 || r.Steps[2].ID != ids[1] {
+		t.Fatalf("restore %+v", r)
+	}
+	e.want("a.txt", "a1")
+	e.want("b.txt", "<absent>")
+	_, err := s.RestoreTo(e.ctx, ids[2])
+	refused(t, err, "already undone")
+	_, err = s.RestoreTo(e.ctx, "zzzz-00000000")
+	refused(t, err, "no snapshot")
+	// Redo walks back up one at a time.
+	must(s.Redo(e.ctx))
+	e.want("a.txt", "a2")
+	l := must(s.Snapshots(e.ctx))
+	if l.Cursor != 2 || !l.Snapshots[1].Applied || l.Snapshots[2].Applied {
+		t.Fatalf("list %+v", l)
+	}
+}
+
+func TestCursorRebuiltFromJournal(t *testing.T) {
+	e := newSnapEnv(t, "")
+	s := e.session()
+	e.put("a.txt", "a0")
+	must(s.ToolWrite(e.ctx, "a.txt", []byte("a1")))
+	must(s.ToolWrite(e.ctx, "a.txt", []byte("a2")))
+	must(s.ToolWrite(e.ctx, "b.txt", []byte("b1")))
+	must(s.Undo(e.ctx))
+	must(s.Undo(e.ctx))
+	e.put("a.txt", "hand")
+	want := must(s.Snapshots(e.ctx))
+	s = e.reopen(s)
+	got := must(s.Snapshots(e.ctx))
+	gj, _ := json.Marshal(got)
+	wj, _ := json.Marshal(want)
+	if !bytes.Equal(gj, wj) || got.Cursor != 1 {
+		t.Fatalf("after reopen\n%s\nwant\n%s", gj, wj)
+	}
+	// The lock-free view folds the same.
+	v := must(e.ws.Snapshots(e.ctx, s.ID()))
+	vj, _ := json.Marshal(v)
+	if !bytes.Equal(vj, wj) {
+		t.Fatalf("view\n%s\nwant\n%s", vj, wj)
+	}
+	// The kept content survives the reopen: redo refuses to overwrite the
+	// hand edit, then puts the kept one back once it is undone by hand.
+	_, err := s.Redo(e.ctx)
+	refused(t, err, "a.txt")
+	e.put("a.txt", "a1")
+	must(s.Redo(e.ctx))
+	e.want("a.txt", "a2")
+	must(s.Redo(e.ctx))
+	e.want("b.txt", "b1")
+}
+
+func TestTooLargeFileSkippedAndNamed(t *testing.T) {
+	e := newSnapEnv(t, "")
+	s := e.session()
+	big := strings.Repeat("x", 3<<20)
+	e.put("big.bin", big)
+	e.put("small.txt", "s0")
+	c := must(s.BeginChange(e.ctx, "apply_patch", []string{"big.bin", "small.txt"}))
+	e.put("big.bin", big+"y")
+	e.put("small.txt", "s1")
+	a := must(c.Commit(e.ctx))
+	if a.Snapshot == nil || len(a.Skipped) != 1 || a.Skipped[0] != e.path("big.bin") {
+		t.Fatalf("answer %+v", a)
+	}
+	f := e.lines(s)[0]["files"].([]any)[0].(map[string]any)
+	if b := f["before"].(map[string]any); b["skipped"] != "too large" || b["size"] != float64(3<<20) || b["oid"] != nil {
+		t.Fatalf("big file recorded %v", f)
+	}
+	l := must(s.Snapshots(e.ctx))
+	if l.Snapshots[0].Files[0].Skipped != "too large" {
+		t.Fatalf("list %+v", l)
+	}
+	r := must(s.Undo(e.ctx))
+	if st := r.Steps[0]; len(st.Skipped) != 1 || st.Skipped[0] != e.path("big.bin") || len(st.Restored) != 1 {
+		t.Fatalf("undo %+v", r)
+	}
+	e.want("small.txt", "s0")
+	if e.get("big.bin") != big+"y" {
+		t.Fatal("undo touched the skipped file")
+	}
+	r = must(s.Redo(e.ctx))
+	if st := r.Steps[0]; len(st.Skipped) != 1 || st.Skipped[0] != e.path("big.bin") {
+		t.Fatalf("redo %+v", r)
+	}
+	e.want("small.txt", "s1")
+}
+
+func TestSnapshotsDisabled(t *testing.T) {
+	for _, c := range []struct {
+		name, config string
+		opts         SessionOptions
+	}{
+		{"config", `{"snapshots":{"enabled":false}}`, SessionOptions{}},
+		{"flag", "", SessionOptions{NoSnapshots: true}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e := newSnapEnv(t, c.config)
+			s := e.ws.Create(c.opts)
+			defer s.Close()
+			e.put("a.txt", "a0")
+			a := must(s.ToolWrite(e.ctx, "a.txt", []byte("a1")))
+			if a.Snapshot != nil || len(a.Files) != 1 {
+				t.Fatalf("answer %+v", a)
+			}
+			e.want("a.txt", "a1")
+			_, err := s.Undo(e.ctx)
+			refused(t, err, "nothing to undo")
+			if k := e.kinds(s); k != "" {
+				t.Fatalf("changes journal holds %s", k)
+			}
+			e.want("a.txt", "a1")
+		})
+	}
+}
+
+func TestRequiredGlobsRefuse(t *testing.T) {
+	e := newSnapEnv(t, `{"snapshots":{"max_file_bytes":10,"required":["contracts/**","/nowhere/*.yaml"]}}`)
+	s := e.session()
+	e.put("contracts/deep/big.sol", "more than ten bytes")
+	e.put("notes/big.md", "more than ten bytes")
+	_, err := s.ToolWrite(e.ctx, "contracts/deep/big.sol", []byte("x"))
+	var re *RequiredError
+	if !errors.As(err, &re) || !errors.Is(err, ErrRefused) || len(re.Files) != 1 || re.Files[0].Path != "contracts/deep/big.sol" ||
+		!strings.Contains(re.Files[0].Reason, "too large") || !strings.Contains(err.Error(), "contracts/deep/big.sol") {
+		t.Fatalf("err = %v", err)
+	}
+	e.want("contracts/deep/big.sol", "more than ten bytes")
+	au := e.trail(s, "snapshot.required")
+	if len(au) != 1 || au[0]["outcome"] != "denied" || au[0]["rule"] != "snapshots.required" || au[0]["files"] != 1.0 {
+		t.Fatalf("audit %v", au)
+	}
+	ev := e.lines(s)
+	if len(ev) != 1 || ev[0]["kind"] != "evidence" || ev[0]["signal"] != "permission" || ev[0]["decision"] != "deny" ||
+		ev[0]["rule"] != "snapshots.required" {
+		t.Fatalf("evidence %v", ev)
+	}
+	// Not required: skipped, but the edit goes ahead.
+	a := must(s.ToolWrite(e.ctx, "notes/big.md", []byte("x")))
+	if len(a.Skipped) != 1 || a.Snapshot == nil {
+		t.Fatalf("answer %+v", a)
+	}
+	// Creating a required file is allowed, and undo deletes it.
+	must(s.ToolWrite(e.ctx, "contracts/new.sol", []byte("new")))
+	must(s.Undo(e.ctx))
+	e.want("contracts/new.sol", "<absent>")
+
+	// An absolute glob matches the absolute path.
+	e2 := newSnapEnv(t, "")
+	os.WriteFile(filepath.Join(e2.store.Home(), "config.json"),
+		[]byte(`{"snapshots":{"max_file_bytes":10,"required":["`+e2.dir+`/cfg/*.yaml"]}}`), 0o600)
+	e2.put("cfg/a.yaml", "more than ten bytes")
+	_, err = e2.session().ToolEdit(e2.ctx, "cfg/a.yaml", "more", "less")
+	refused(t, err, "cfg/a.yaml")
+	e2.want("cfg/a.yaml", "more than ten bytes")
+}
+
+func TestRequiredAllWithSnapshotsOff(t *testing.T) {
+	e := newSnapEnv(t, `{"snapshots":{"enabled":false,"required":true}}`)
+	s := e.session()
+	e.put("a.txt", "a0")
+	_, err := s.ToolWrite(e.ctx, "a.txt", []byte("a1"))
+	refused(t, err, "snapshots are off")
+	e.want("a.txt", "a0")
+	must(s.ToolWrite(e.ctx, "b.txt", []byte("new file")))
+	e.want("b.txt", "new file")
+}
+
+func TestRequiredRefusedWhenStoreFails(t *testing.T) {
+	mem := vfs.NewMem()
+	faulty := vfs.NewFaulty(mem)
+	s, err := OpenFS(faulty, "/mem")
+	if err != nil {
+		t.Fatal(err)
+	}
+	vfs.WriteFileAtomic(mem, "config.json", []byte(`{"snapshots":{"required":true}}`))
+	dir := t.TempDir()
+	ws := must(s.Workspace(dir))
+	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("precious"), 0o644)
+	sess := ws.Create(SessionOptions{})
+	defer sess.Close()
+	must(sess.Append(context.Background(), Item{Type: User, Text: "go"}))
+	faulty.Inject(vfs.Rule{Op: vfs.OpCreate})
+	_, err = sess.ToolWrite(context.Background(), "a.txt", []byte("clobbered"))
+	refused(t, err, "store failed")
+	if b, _ := os.ReadFile(filepath.Join(dir, "a.txt")); string(b) != "precious" {
+		t.Fatalf("a.txt holds %q", b)
+	}
+	faulty.Reset()
+	a := must(sess.ToolWrite(context.Background(), "a.txt", []byte("written")))
+	if a.Snapshot == nil {
+		t.Fatal("no snapshot once the store works again")
+	}
+}
+
+func TestEditTool(t *testing.T) {
+	e := newSnapEnv(t, "")
+	s := e.session()
+	e.put("a.go", "func a() {}\nfunc b() {}\n")
+	for _, old := range []string{"func", "missing", ""} {
+		_, err := s.ToolEdit(e.ctx, "a.go", old, "x")
+		if !errors.Is(err, ErrBadInput) {
+			t.Fatalf("edit of %q: err = %v, want ErrBadInput", old, err)
+		}
+	}
+	e.want("a.go", "func a() {}\nfunc b() {}\n")
+	if k := e.kinds(s); k != "" {
+		t.Fatalf("a refused edit left %s", k)
+	}
+	must(s.ToolEdit(e.ctx, "a.go", "b()", "c()"))
+	e.want("a.go", "func a() {}\nfunc c() {}\n")
+	must(s.Undo(e.ctx))
+	e.want("a.go", "func a() {}\nfunc b() {}\n")
+	if _, err := s.ToolEdit(e.ctx, "nope.go", "a", "b"); !errors.Is(err, ErrBadInput) {
+		t.Fatalf("edit of a missing file: %v", err)
+	}
+}
+
+func TestRmLinksAndExecBit(t *testing.T) {
+	e := newSnapEnv(t, "")
+	s := e.session()
+	e.put("run.sh", "#!/bin/sh\n")
+	os.Chmod(e.path("run.sh"), 0o755)
+	e.put("target.txt", "t")
+	if err := os.Symlink("target.txt", e.path("link")); err != nil {
+		t.Fatal(err)
+	}
+	must(s.ToolEdit(e.ctx, "run.sh", "sh", "bash"))
+	if fi, _ := os.Stat(e.path("run.sh")); fi.Mode().Perm()&0o111 == 0 {
+		t.Fatal("edit lost the executable bit")
+	}
+	must(s.ToolRm(e.ctx, "run.sh"))
+	a := must(s.ToolRm(e.ctx, e.path("link"))) // absolute inside the workspace
+	if a.Files[0] != e.path("link") {
+		t.Fatalf("answer %+v", a)
+	}
+	if _, err := os.Lstat(e.path("link")); !os.IsNotExist(err) {
+		t.Fatal("rm left the link")
+	}
+	f := e.lines(s)[2]["files"].([]any)[0].(map[string]any)
+	if b := f["before"].(map[string]any); b["mode"] != "link" || b["size"] != 10.0 {
+		t.Fatalf("link recorded as %v", f)
+	}
+	must(s.Undo(e.ctx))
+	if tgt, err := os.Readlink(e.path("link")); err != nil || tgt != "target.txt" {
+		t.Fatalf("undo made link -> %q, %v", tgt, err)
+	}
+	must(s.Undo(e.ctx))
+	fi, err := os.Stat(e.path("run.sh"))
+	if err != nil || fi.Mode().Perm()&0o111 == 0 {
+		t.Fatalf("undo of rm: %v %v", fi, err)
+	}
+	e.want("run.sh", "#!/bin/bash\n")
+	must(s.Undo(e.ctx))
+	e.want("run.sh", "#!/bin/sh\n")
+	if fi, _ := os.Stat(e.path("run.sh")); fi.Mode().Perm() != 0o755 {
+		t.Fatalf("mode %v", fi.Mode())
+	}
+}
+
+func TestLimitsDropOldest(t *testing.T) {
+	e := newSnapEnv(t, `{"snapshots":{"max_per_session":2}}`)
+	s := e.session()
+	var ids []string
+	for _, c := range []string{"1", "2", "3"} {
+		ids = append(ids, *must(s.ToolWrite(e.ctx, "a.txt", []byte(c))).Snapshot)
+	}
+	l := must(s.Snapshots(e.ctx))
+	if len(l.Snapshots) != 2 || l.Snapshots[0].ID != ids[1] || l.Cursor != 2 {
+		t.Fatalf("list %+v", l)
+	}
+	ls := e.lines(s)
+	if d := ls[len(ls)-1]; d["kind"] != "drop" || d["why"] != "max_per_session" || d["ids"].([]any)[0] != ids[0] {
+		t.Fatalf("drop line %v", d)
+	}
+	must(s.Undo(e.ctx))
+	must(s.Undo(e.ctx))
+	e.want("a.txt", "1")
+	_, err := s.Undo(e.ctx)
+	refused(t, err, "nothing to undo")
+
+	// Bytes: each snapshot of a 40-byte file refers to 80 bytes.
+	e = newSnapEnv(t, `{"snapshots":{"max_bytes_per_session":200}}`)
+	s = e.session()
+	e.put("b.txt", strings.Repeat("0", 40))
+	for _, c := range "123" {
+		must(s.ToolWrite(e.ctx, "b.txt", bytes.Repeat([]byte{byte(c)}, 40)))
+	}
+	l = must(s.Snapshots(e.ctx))
+	ls = e.lines(s)
+	if len(l.Snapshots) != 2 || ls[len(ls)-1]["why"] != "max_bytes_per_session" {
+		t.Fatalf("list %+v, last line %v", l, ls[len(ls)-1])
+	}
+	s = e.reopen(s)
+	if n := len(must(s.Snapshots(e.ctx)).Snapshots); n != 2 {
+		t.Fatalf("%d snapshots after reopen", n)
+	}
+}
+
+func TestToolPathsOutsideRefused(t *testing.T) {
+	e := newSnapEnv(t, "")
+	s := e.session()
+	outside := t.TempDir()
+	for _, p := range []string{"../x", "a/../../x", filepath.Join(outside, "x"), "", ".", e.dir} {
+		if _, err := s.ToolWrite(e.ctx, p, []byte("no")); !errors.Is(err, ErrBadInput) {
+			t.Fatalf("write %q: err = %v, want ErrBadInput", p, err)
+		}
+	}
+	// A planted link to a folder outside: os.Root refuses to go through it.
+	os.Symlink(outside, e.path("out"))
+	if _, err := s.ToolWrite(e.ctx, "out/x", []byte("no")); err == nil {
+		t.Fatal("write through a planted link succeeded")
+	}
+	if ents, _ := os.ReadDir(outside); len(ents) != 0 {
+		t.Fatalf("something was written outside: %v", ents)
+	}
+}
+
+// TestHostileChangeLines hand-writes change lines naming ../outside, an
+// absolute path, a path through a planted link and a planted link itself,
+// then undoes and redoes them: nothing outside the workspace is touched.
+func TestHostileChangeLines(t *testing.T) {
+	e := newSnapEnv(t, "")
+	s := e.session()
+	must(s.ToolWrite(e.ctx, "ok.txt", []byte("ok1")))
+	id := s.ID()
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	outside := t.TempDir()
+	victim := filepath.Join(outside, "victim")
+	os.WriteFile(victim, []byte("outside content"), 0o644)
+	os.Symlink(outside, e.path("dirlink"))
+	os.Symlink(victim, e.path("filelink"))
+	evil := must(e.ws.objects().PutBytes(e.ctx, []byte("EVIL"))).ID.String()
+	f := func(p string) string {
+		return `{"path":"` + p + `","before":{"oid":"` + evil + `","size":4,"mode":"file"},"after":null}`
+	}
+	var lines []string
+	for i, p := range []string{"../" + filepath.Base(outside) + "/victim", victim, "dirlink/victim", "filelink", "sub/../../x", "dirlink/new"} {
+		lines = append(lines, `{"v":1,"kind":"change","id":"h`+string(rune('a'+i))+`-0000000`+string(rune('0'+i))+`","seq":`+
+			string(rune('2'+i))+`,"at":"2026-01-01T00:00:00.000Z","tool":"edit","scope":"paths","files":[`+f(p)+`]}`)
+	}
+	fh, err := os.OpenFile(filepath.Join(e.ws.Folder(), "sessions", id+".changes.jsonl"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fh.WriteString(strings.Join(lines, "\n") + "\n")
+	fh.Close()
+
+	s, err = e.ws.Open(e.ctx, id, SessionOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	l := must(s.Snapshots(e.ctx))
+	if len(l.Snapshots) != 4 { // ok.txt, dirlink/victim, filelink, dirlink/new
+		t.Fatalf("%d snapshots folded, want 4: %+v", len(l.Snapshots), l)
+	}
+	var skipped []string
+	for range 3 {
+		r, err := s.Undo(e.ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		skipped = append(skipped, r.Steps[0].Skipped...)
+	}
+	// Through the planted folder link nothing can be kept or restored.
+	if strings.Join(skipped, ",") != e.path("dirlink/new")+","+e.path("dirlink/victim") {
+		t.Fatalf("skipped %v", skipped)
+	}
+	// filelink was replaced inside the workspace, not followed.
+	if fi, err := os.Lstat(e.path("filelink")); err != nil || !fi.Mode().IsRegular() {
+		t.Fatalf("filelink after undo: %v %v", fi, err)
+	}
+	e.want("filelink", "EVIL")
+	for range 3 {
+		if _, err := s.Redo(e.ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if tgt, _ := os.Readlink(e.path("filelink")); tgt != victim {
+		t.Fatalf("redo did not put the link back: %q", tgt)
+	}
+	must(s.RestoreTo(e.ctx, l.Snapshots[0].ID))
+	e.want("ok.txt", "<absent>")
+	if b, _ := os.ReadFile(victim); string(b) != "outside content" {
+		t.Fatalf("the file outside was changed: %q", b)
+	}
+	ents, _ := os.ReadDir(outside)
+	if len(ents) != 1 {
+		t.Fatalf("files appeared outside: %v", ents)
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(e.dir), "x")); !os.IsNotExist(err) {
+		t.Fatal("x was created beside the workspace")
+	}
+}
+
+// TestObjectsHashToTheirNames checks every object under objects/ against
+// its name, decompressing .zst files independently of the objects package.
+func TestObjectsHashToTheirNames(t *testing.T) {
+	e := newSnapEnv(t, "")
+	s := e.session()
+	e.put("z.txt", strings.Repeat("compress me ", 1000))
+	must(s.ToolWrite(e.ctx, "z.txt", []byte(strings.Repeat("and me too ", 1000))))
+	must(s.ToolWrite(e.ctx, "r.bin", []byte{1, 2, 3}))
+	e.put("r.bin", "hand")
+	must(s.Undo(e.ctx))
+	root := filepath.Join(e.ws.Folder(), "objects")
+	n, z := 0, 0
+	dec, _ := zstd.NewReader(nil)
+	defer dec.Close()
+	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		name := filepath.Base(filepath.Dir(p)) + filepath.Base(p)
+		if n, ok := strings.CutSuffix(name, ".zst"); ok {
+			name, z = n, z+1
+			if b, err = dec.DecodeAll(b, nil); err != nil {
+				return err
+			}
+		}
+		sum := sha256.Sum256(b)
+		if hex.EncodeToString(sum[:]) != name {
+			t.Errorf("object %s hashes to %x", p, sum)
+		}
+		n++
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != 4 || z == 0 { // two z.txt versions, r.bin, "hand", and nothing else
+		t.Fatalf("%d objects (%d compressed), want 4 with some compressed", n, z)
+	}
+}
+
+func TestFailedWriteRecordsNothing(t *testing.T) {
+	mem := vfs.NewMem()
+	faulty := vfs.NewFaulty(mem)
+	e := newSnapEnv(t, "", WithWorkspaceFS(func(string) (vfs.FS, error) { return faulty, nil }))
+	s := e.session()
+	vfs.WriteFileAtomic(mem, "a.txt", []byte("before"))
+	faulty.Inject(vfs.Rule{Op: vfs.OpRename, Path: "*a.txt*"})
+	if _, err := s.ToolWrite(e.ctx, "a.txt", []byte("after")); err == nil {
+		t.Fatal("write succeeded through a failing rename")
+	}
+	faulty.Reset()
+	if b, _ := vfs.ReadFile(mem, "a.txt"); string(b) != "before" {
+		t.Fatalf("a.txt holds %q", b)
+	}
+	if ents, _ := mem.ReadDir("."); len(ents) != 1 {
+		t.Fatalf("temp files left: %v", ents)
+	}
+	if l := must(s.Snapshots(e.ctx)); len(l.Snapshots) != 0 {
+		t.Fatalf("a failed tool left a snapshot: %+v", l)
+	}
+	// On the in-memory workspace the whole cycle works.
+	must(s.ToolWrite(e.ctx, "a.txt", []byte("after")))
+	must(s.Undo(e.ctx))
+	if b, _ := vfs.ReadFile(mem, "a.txt"); string(b) != "before" {
+		t.Fatalf("a.txt holds %q after undo", b)
+	}
+}
+
+func FuzzChangesFold(f *testing.F) {
+	f.Add([]byte(`{"v":1,"kind":"change","id":"a-00000000","seq":1,"at":"2026-01-01T00:00:00.000Z","tool":"edit","scope":"paths","files":[{"path":"a","before":null,"after":null}]}` + "\n" +
+		`{"v":1,"kind":"undo","id":"a-00000000","files":[{"path":"a","kept":null}]}` + "\n" + `{"v":1,"kind":"redo","id":"a-00000000"}`))
+	f.Add([]byte(`{"v":1,"kind":"change","id":"a-00000000","tool":"x","files":[{"path":"../a","before":{"oid":"zz"}}]}`))
+	f.Add([]byte(`{"v":1,"kind":"drop","ids":["a-00000000"]}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var st snapStack
+		for _, l := range bytes.Split(b, []byte("\n")) {
+			st.apply(l)
+		}
+		applied := true
+		for _, e := range st.list {
+			if e.applied && !applied {
+				t.Fatal("an applied snapshot above an undone one")
+			}
+			applied = e.applied
+			for _, f := range e.rec.Files {
+				if !validRel(f.Path) {
+					t.Fatalf("path %q folded", f.Path)
+				}
+			}
+		}
+	})
+}

@@ -1,0 +1,172 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+
+	"cairn/internal/vfs"
+)
+
+// Writing the user's files: each file is replaced atomically (a temp file
+// in its own folder, written, fsynced, given its mode, renamed over the
+// name), or removed. The folders whose entries changed are synced once
+// each, by syncDirs, before the operation returns.
+
+// dirSet collects the folders whose entries an operation changed.
+type dirSet map[string]bool
+
+func (d dirSet) add(name string) { d[path.Dir(name)] = true }
+
+// sync syncs every folder of the set.
+func (d dirSet) sync(fsys vfs.FS) error {
+	var first error
+	for dir := range d {
+		if err := fsys.SyncDir(dir); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// ensureParent creates the missing folders above name (0755, as a user's
+// tools would) and makes their entries durable.
+func ensureParent(fsys vfs.FS, name string) error {
+	dir := path.Dir(name)
+	if dir == "." {
+		return nil
+	}
+	fi, err := fsys.Stat(dir)
+	if err == nil {
+		if !fi.IsDir() {
+			return fmt.Errorf("%w: %s is not a folder", ErrBadInput, dir)
+		}
+		return nil
+	}
+	if !vfs.IsNotExist(err) {
+		return err
+	}
+	// The top-most missing folder: its parent's entry changes.
+	top := dir
+	for p := path.Dir(top); p != "."; p = path.Dir(p) {
+		if _, err := fsys.Stat(p); err == nil {
+			break
+		}
+		top = p
+	}
+	if err := fsys.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for d := dir; ; d = path.Dir(d) {
+		if err := fsys.SyncDir(path.Dir(d)); err != nil {
+			return err
+		}
+		if d == top {
+			return nil
+		}
+	}
+}
+
+// filePerm is the permission a file written over name gets: the current
+// file's bits when it is a regular file (else 0644), with the executable
+// bits set (exec) or cleared.
+func filePerm(fsys vfs.FS, name string, exec bool) fs.FileMode {
+	perm := fs.FileMode(0o644)
+	if fi, err := fsys.Lstat(name); err == nil && fi.Mode().IsRegular() {
+		perm = fi.Mode().Perm()
+	}
+	if exec {
+		return perm | (perm&0o444)>>2
+	}
+	return perm &^ 0o111
+}
+
+// replaceFile atomically replaces name with what write writes, mode perm.
+// The folder is added to dirs for the caller to sync. On error name is as
+// it was and no temp file is left.
+func replaceFile(fsys vfs.FS, name string, perm fs.FileMode, dirs dirSet, write func(io.Writer) error) error {
+	if err := ensureParent(fsys, name); err != nil {
+		return err
+	}
+	f, err := fsys.CreateTemp(path.Dir(name), vfs.TempPrefix(path.Base(name))+"*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	ok := false
+	defer func() {
+		if !ok {
+			f.Close()
+			fsys.Remove(tmp)
+		}
+	}()
+	if err := write(f); err != nil {
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := fsys.Chmod(tmp, perm); err != nil {
+		return err
+	}
+	if err := fsys.Rename(tmp, name); err != nil {
+		return err
+	}
+	ok = true
+	dirs.add(name)
+	return nil
+}
+
+// replaceLink atomically replaces name with a symbolic link to target.
+func replaceLink(fsys vfs.FS, name, target string, dirs dirSet) error {
+	if err := ensureParent(fsys, name); err != nil {
+		return err
+	}
+	var tmp string
+	for range 100 {
+		tmp = path.Join(path.Dir(name), vfs.TempPrefix(path.Base(name))+randHex(6))
+		err := fsys.Symlink(target, tmp)
+		if err == nil {
+			break
+		}
+		if !vfs.IsExist(err) {
+			return err
+		}
+		tmp = ""
+	}
+	if tmp == "" {
+		return fmt.Errorf("engine: no free temp name next to %s", name)
+	}
+	if err := fsys.Rename(tmp, name); err != nil {
+		fsys.Remove(tmp)
+		return err
+	}
+	dirs.add(name)
+	return nil
+}
+
+// removeFile removes name (a file or a link, never a folder); a missing
+// name is not an error.
+func removeFile(fsys vfs.FS, name string, dirs dirSet) error {
+	fi, err := fsys.Lstat(name)
+	if vfs.IsNotExist(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if fi.IsDir() {
+		return fmt.Errorf("%s is a folder", name)
+	}
+	if err := fsys.Remove(name); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	dirs.add(name)
+	return nil
+}
