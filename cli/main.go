@@ -28,8 +28,19 @@ type CLI struct {
 	Trail      TrailCmd      `cmd:"" group:"plumbing" help:"Print a session's audit trail."`
 	Rename     RenameCmd     `cmd:"" group:"plumbing" help:"Rename a session."`
 	History    HistoryCmd    `cmd:"" group:"plumbing" help:"Print the prompt history."`
+	Fork       ForkCmd       `cmd:"" group:"plumbing" help:"Fork a session at an item."`
+	Revert     RevertCmd     `cmd:"" group:"plumbing" help:"Move a session's head back to an item."`
+	Unrevert   UnrevertCmd   `cmd:"" group:"plumbing" help:"Undo the reverts since the last new work."`
+	Compact    CompactCmd    `cmd:"" group:"plumbing" help:"Replace an older stretch by a summary in the request view."`
+	Output     OutputCmd     `cmd:"" group:"plumbing" help:"Print a session's stored tool output, or search it."`
 	Where      WhereCmd      `cmd:"" group:"plumbing" help:"Print where this directory's state lives."`
+	Tool       ToolCmd       `cmd:"" group:"plumbing" help:"Run a file tool (write, edit, rm), snapshotted."`
+	Undo       UndoCmd       `cmd:"" group:"plumbing" help:"Restore the files of the newest applied snapshot."`
+	Redo       RedoCmd       `cmd:"" group:"plumbing" help:"Put the newest undone edit back."`
+	Snapshots  SnapshotsCmd  `cmd:"" group:"plumbing" help:"List a session's snapshots, or restore down to one."`
 	Storage    StorageCmd    `cmd:"" help:"Inspect and check the state folder."`
+	Serve      ServeCmd      `cmd:"" group:"plumbing" help:"Serve the HTTP API of snapshots for the sessions no process owns."`
+	Pair       PairCmd       `cmd:"" group:"plumbing" help:"Make a paired credential for the HTTP API (its token is printed once)."`
 }
 
 // Globals are the flags every command takes.
@@ -119,7 +130,11 @@ func (g *Globals) fail(err error) int {
 		return code
 	}
 	if g.JSON {
-		json.NewEncoder(g.stdout).Encode(map[string]any{"ok": false, "code": word, "error": msg})
+		json.NewEncoder(g.stdout).Encode(struct {
+			OK    bool   `json:"ok"`
+			Code  string `json:"code"`
+			Error string `json:"error"`
+		}{false, word, msg})
 	}
 	return code
 }

@@ -25,6 +25,10 @@ type repl struct {
 	ws      *engine.Workspace
 	sess    *engine.Session
 	noticed map[string]bool
+	// pendingName is a /rename given before the session held anything: it
+	// is applied with the first prompt, so a name alone writes nothing.
+	pendingName string
+	live        *liveSource // the HTTP API of this session (--listen), nil when not served
 
 	ed    *term.Editor
 	lines *bufio.Reader
@@ -34,6 +38,17 @@ const helpText = `Type a prompt and press Enter. Commands:
   /rename NAME   rename this session
   /clear         start a new session here (this one stays resumable)
   /history       show the prompt history
+  /undo /redo    restore the files of the newest snapshot, or put the undone edit back (Alt+Z, Alt+R)
+  /snapshots [restore ID]
+                 list this session's snapshots (F9), or undo every one down to ID
+  :write PATH    write PATH with the lines that follow, up to a line holding only "."
+  :edit PATH OLD NEW, :rm PATH
+                 the edit and rm file tools (shell-style quoting)
+  /fork [ITEM]   fork this session (at the head, or an item id or number) and switch to the fork
+  /revert ITEM [conversation|files|both]
+                 move the head back: a prompt lands before it and comes back for editing
+  /unrevert      undo the reverts since the last new work
+  /compact       replace the older conversation by a summary in the request view
   /help          show this help
   /exit          leave (Ctrl-D too)
 `
@@ -111,10 +126,10 @@ func (r *repl) closeStore() {
 }
 
 func (r *repl) opts() engine.SessionOptions {
-	return engine.SessionOptions{Degrade: true, Notice: r.notice, Ephemeral: r.store.Ephemeral()}
+	return engine.SessionOptions{Degrade: true, Notice: r.notice, Ephemeral: r.store.Ephemeral(), NoSnapshots: r.noSnapshots}
 }
 
-func (r *repl) startNew() { r.sess = r.ws.Create(r.opts()) }
+func (r *repl) startNew() { r.sess, r.pendingName = r.ws.Create(r.opts()), "" }
 
 // resume opens session id and says what changed since it last ran.
 func (r *repl) resume(id string) error {
@@ -171,11 +186,12 @@ func (r *repl) loop() error {
 			return err
 		}
 		r.ed = ed
+		r.bindSnapshotKeys()
 	} else if r.lines == nil {
 		r.lines = bufio.NewReader(r.in)
 	}
 	for {
-		line, err := r.readLine()
+		line, err := r.readLineServing()
 		if errors.Is(err, term.ErrInterrupted) {
 			continue
 		}
@@ -223,6 +239,11 @@ func (r *repl) handle(line string) bool {
 				fmt.Fprintln(r.out, "A session name cannot be empty.")
 				return false
 			}
+			if !r.sess.Recorded() && len(r.sess.Transcript()) == 0 {
+				r.pendingName = strings.Join(strings.Fields(arg), " ")
+				fmt.Fprintf(r.out, "The session will be named %q once it holds a prompt.\n", r.pendingName)
+				return false
+			}
 			if err := r.sess.Rename(r.g.ctx, arg); err != nil {
 				fmt.Fprintln(r.out, "cairn:", err)
 				return false
@@ -234,6 +255,10 @@ func (r *repl) handle(line string) bool {
 			}
 			r.startNew()
 			fmt.Fprintln(r.out, "New session.")
+		case "/fork", "/revert", "/unrevert", "/compact":
+			r.graphCommand(name, arg)
+		case "/undo", "/redo", "/snapshots":
+			r.snapCommand(name, arg)
 		case "/history":
 			for i, h := range r.store.History() {
 				fmt.Fprintf(r.out, "%4d  %s\n", i+1, firstLine(h))
@@ -241,6 +266,9 @@ func (r *repl) handle(line string) bool {
 		default:
 			fmt.Fprintf(r.out, "Unknown command %s; /help lists them.\n", name)
 		}
+		return false
+	}
+	if strings.HasPrefix(trimmed, ":") && r.toolLine(trimmed) {
 		return false
 	}
 	r.prompt(line)
@@ -252,6 +280,12 @@ func (r *repl) prompt(text string) {
 	if _, err := r.sess.Append(r.g.ctx, engine.Item{Type: engine.User, Text: text}); err != nil {
 		fmt.Fprintln(r.out, "cairn:", err)
 		return
+	}
+	if name := r.pendingName; name != "" {
+		r.pendingName = ""
+		if err := r.sess.Rename(r.g.ctx, name); err != nil {
+			fmt.Fprintln(r.out, "cairn:", err)
+		}
 	}
 	if err := r.sess.EndTurn(r.g.ctx, engine.Turn{Labels: []string{"prompt"}}); err != nil {
 		fmt.Fprintln(r.out, "cairn:", err)

@@ -17,6 +17,7 @@ type RunCmd struct {
 	Continue    bool   `short:"c" name:"continue" help:"Resume the most recently written session."`
 	Ephemeral   bool   `name:"ephemeral" help:"Leave no session record (spend still reaches the usage ledger)."`
 	NoSnapshots bool   `name:"no-snapshots" help:"Record no file changes for this process."`
+	ListenFlags `embed:""`
 }
 
 // ResumeCmd is `cairn resume`: the picker.
@@ -78,7 +79,7 @@ func (c *RunCmd) Run(g *Globals) error {
 	default:
 		r.startNew()
 	}
-	return r.loop()
+	return r.serving(c.ListenFlags, r.loop)
 }
 
 // stdinTerminal returns stdin as a terminal file, or nil.

@@ -93,6 +93,7 @@ func (w *Workspace) Open(ctx context.Context, id string, opts SessionOptions) (*
 		return nil, err
 	}
 	w.cleanOutputsOnOpen(ctx) // best effort (outputs_clean.go)
+	w.removeTemps(id)
 	return s, nil
 }
 

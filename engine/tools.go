@@ -35,7 +35,9 @@ func (s *Session) ToolWrite(ctx context.Context, path string, content []byte) (*
 		}
 		exec = fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0
 	}
+	wait := c.prestore(ctx, content)
 	dirs, err := writeContent(c.fsys, rel, exec, content)
+	wait()
 	if err != nil {
 		c.Abort()
 		return nil, fmt.Errorf("engine: write %s: %w", rel, err)
@@ -73,7 +75,9 @@ func (s *Session) ToolEdit(ctx context.Context, path, old, new string) (*ToolAns
 		return nil, err
 	}
 	out := bytes.Replace(b, []byte(old), []byte(new), 1)
+	wait := c.prestore(ctx, out)
 	dirs, err := writeContent(c.fsys, rel, exec, out)
+	wait()
 	if err != nil {
 		c.Abort()
 		return nil, fmt.Errorf("engine: edit %s: %w", rel, err)
@@ -170,4 +174,20 @@ func writeContent(fsys vfs.FS, rel string, exec bool, content []byte) (dirSet, e
 		return err
 	})
 	return dirs, err
+}
+
+// prestore stores the content a tool is about to write as an object while
+// the tool writes it, so the after-image Commit takes finds it stored: the
+// two fsyncs overlap instead of following each other. Call the returned
+// func before Commit.
+func (c *Change) prestore(ctx context.Context, content []byte) (wait func()) {
+	if !c.on || c.objs == nil || int64(len(content)) > c.max {
+		return func() {}
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		c.objs.PutBytes(ctx, content) // an error here is met again, and recorded, by Commit
+	}()
+	return func() { <-done }
 }

@@ -97,8 +97,13 @@ func (w *Workspace) List(ctx context.Context) ([]Summary, []index.Problem, error
 		}
 	}
 	x := index.Open(w.s.fsys, w.dir)
-	if _, err := x.Refresh(ctx); err != nil {
+	if _, err := x.Refresh(ctx); err != nil && !errors.Is(err, index.ErrNotSaved) {
 		return nil, nil, err
+	}
+	if w.rebuildRecords(ctx, x.Unrecorded()) > 0 {
+		if _, err := x.Refresh(ctx); err != nil && !errors.Is(err, index.ErrNotSaved) {
+			return nil, nil, err
+		}
 	}
 	owners := w.owners()
 	ents := x.Entries()
@@ -185,4 +190,29 @@ func SortSummaries(l []Summary) {
 		}
 		return l[i].ID < l[j].ID
 	})
+}
+
+// rebuildRecords writes the missing records of sessions that have a journal
+// (a crash came between the journal's first line and the first record), so
+// the picker lists them. A session another process owns is left to its
+// owner, which writes the record at its next commit.
+func (w *Workspace) rebuildRecords(ctx context.Context, ids []string) int {
+	n := 0
+	for _, id := range ids {
+		if !validSessionID(id) || w.ownerPID(id) != 0 {
+			continue
+		}
+		st, err := w.fold(ctx, id, foldOptions{})
+		if err != nil {
+			continue
+		}
+		size := int64(0)
+		if fi, err := w.s.fsys.Stat(itemsName(w.dir, id)); err == nil {
+			size = fi.Size()
+		}
+		if writeRecord(w.s.fsys, w.dir, st.record(map[string]int64{"items": size})) == nil {
+			n++
+		}
+	}
+	return n
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path"
 	"slices"
+	"strings"
 	"sync"
 
 	"cairn/internal/vfs"
@@ -27,7 +28,8 @@ type Index struct {
 	fileStat statKey // of index.json when last read or written; zero: none
 	c        *cache
 
-	parses int // records parsed so far: a test hook
+	parses     int      // records parsed so far: a test hook
+	unrecorded []string // session ids with a journal and no record
 }
 
 // Open returns the index of the workspace folder dir (fsys-relative), whose
@@ -168,6 +170,16 @@ func (x *Index) merge(ctx context.Context, ents []fs.DirEntry) (next *cache, dir
 		stats:   make([]statKey, 0, len(old.entries)+1),
 	}
 	reused := 0
+	var journals []string
+	records := make(map[string]bool, len(old.entries))
+	defer func() {
+		x.unrecorded = x.unrecorded[:0]
+		for _, j := range journals {
+			if !records[j] {
+				x.unrecorded = append(x.unrecorded, j)
+			}
+		}
+	}()
 	for n, de := range ents {
 		if n&1023 == 1023 {
 			if err := ctx.Err(); err != nil {
@@ -175,10 +187,15 @@ func (x *Index) merge(ctx context.Context, ents []fs.DirEntry) (next *cache, dir
 			}
 		}
 		name := de.Name()
+		if j, ok := strings.CutSuffix(name, ".items.jsonl"); ok {
+			journals = append(journals, j)
+			continue
+		}
 		id, ok := recordName(name)
 		if !ok {
 			continue
 		}
+		records[id] = true
 		fi, err := de.Info()
 		if err != nil {
 			if vfs.IsNotExist(err) {
@@ -312,6 +329,11 @@ func (x *Index) Page(offset, limit int) []Entry {
 }
 
 // Problems returns the records that could not be read or parsed, by name.
+// Unrecorded lists the sessions whose items journal has no record beside it
+// (a crash between the two writes): not listed until their record is
+// rebuilt from the journal.
+func (x *Index) Unrecorded() []string { return x.unrecorded }
+
 func (x *Index) Problems() []Problem {
 	x.mu.Lock()
 	defer x.mu.Unlock()

@@ -7,6 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"strconv"
+	"strings"
 
 	"cairn/internal/vfs"
 )
@@ -20,9 +23,25 @@ type Info struct {
 	Existed    bool  // Put found the object already stored and wrote nothing
 }
 
-// tempPattern names Put's temp files in the store folder: dot files, so
-// vfs.RemoveTemps collects the ones a crash leaves.
-var tempPattern = vfs.TempPrefix("put") + "*"
+// tempPattern names Put's temp files in the store folder: dot files that
+// carry the writer's pid (".put.tmp-<pid>-<random>"), so a cleanup can tell
+// the leftovers of a dead writer from the work of a live one (TempOwner).
+var tempPattern = vfs.TempPrefix("put") + "-" + strconv.Itoa(os.Getpid()) + "-*"
+
+// TempOwner returns the pid of the process that wrote a temp file of the
+// store folder, when its name carries one.
+func TempOwner(name string) (int, bool) {
+	rest, ok := strings.CutPrefix(name, vfs.TempPrefix("put")+"-")
+	if !ok {
+		return 0, false
+	}
+	pid, _, ok := strings.Cut(rest, "-")
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.Atoi(pid)
+	return n, err == nil && n > 0
+}
 
 // PutBytes stores content b. See Put.
 func (s *Store) PutBytes(ctx context.Context, b []byte) (Info, error) {

@@ -1,0 +1,130 @@
+package cli
+
+import (
+	"fmt"
+
+	"cairn/engine"
+)
+
+// ForkCmd forks a session.
+type ForkCmd struct {
+	Session string `arg:"" help:"Session to fork (id, prefix or title)."`
+	At      string `name:"at" placeholder:"ITEM" help:"Item to fork at (default: the head)."`
+}
+
+func (c *ForkCmd) Run(g *Globals) error {
+	ws, err := g.workspace()
+	if err != nil {
+		return err
+	}
+	id, err := resolve(g.ctx, ws, c.Session)
+	if err != nil {
+		return err
+	}
+	res, err := ws.Fork(g.ctx, id, c.At)
+	if err != nil {
+		return err
+	}
+	if g.JSON {
+		return g.printJSON(res)
+	}
+	fmt.Fprintf(g.stdout, "%s  %s\n", res.Session, res.Title)
+	if res.Draft != "" {
+		fmt.Fprintf(g.stdout, "prompt to edit: %s\n", res.Draft)
+	}
+	return nil
+}
+
+// RevertCmd moves a session's head back.
+type RevertCmd struct {
+	Session      string `arg:"" help:"Session (id, prefix or title)."`
+	To           string `name:"to" required:"" placeholder:"ITEM" help:"Item to revert to: a user prompt lands before it, other items are kept."`
+	Conversation bool   `name:"conversation" help:"Move the conversation head only (the default)."`
+	Files        bool   `name:"files" help:"Revert the recorded file changes only."`
+	Both         bool   `name:"both" help:"Revert the conversation and the files."`
+	Apply        bool   `name:"apply" help:"Run the revert rather than preview it."`
+}
+
+func (c *RevertCmd) Run(g *Globals) error {
+	mode := engine.RevertConversation
+	switch {
+	case c.Files && c.Both, c.Files && c.Conversation, c.Both && c.Conversation:
+		return usageErrorf("choose one of --conversation, --files, --both")
+	case c.Files:
+		mode = engine.RevertFiles
+	case c.Both:
+		mode = engine.RevertBoth
+	}
+	_, s, err := g.openSession(c.Session)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	res, err := s.Revert(g.ctx, c.To, mode)
+	if err != nil {
+		return err
+	}
+	if err := s.Close(); err != nil {
+		return err
+	}
+	return g.printRevert(res)
+}
+
+func (g *Globals) printRevert(res *engine.RevertResult) error {
+	if g.JSON {
+		return g.printJSON(res)
+	}
+	fmt.Fprintf(g.stdout, "head %s (was %s)\n", orNone(res.Head), orNone(res.From))
+	if res.Draft != "" {
+		fmt.Fprintf(g.stdout, "prompt to edit: %s\n", res.Draft)
+	}
+	return nil
+}
+
+// UnrevertCmd puts the head back.
+type UnrevertCmd struct {
+	Session string `arg:"" help:"Session (id, prefix or title)."`
+}
+
+func (c *UnrevertCmd) Run(g *Globals) error {
+	_, s, err := g.openSession(c.Session)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	res, err := s.Unrevert(g.ctx)
+	if err != nil {
+		return err
+	}
+	if err := s.Close(); err != nil {
+		return err
+	}
+	return g.printRevert(res)
+}
+
+// CompactCmd compacts a session's older stretch.
+type CompactCmd struct {
+	Session string `arg:"" help:"Session (id, prefix or title)."`
+	Summary string `name:"summary" help:"The summary (default: a listing of the stretch's prompts)."`
+	UpTo    string `name:"up-to" placeholder:"ITEM" help:"Last item to compact (default: everything before the newest prompt)."`
+}
+
+func (c *CompactCmd) Run(g *Globals) error {
+	_, s, err := g.openSession(c.Session)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	it, err := s.Compact(g.ctx, c.Summary, c.UpTo)
+	if err != nil {
+		return err
+	}
+	if err := s.Close(); err != nil {
+		return err
+	}
+	if g.JSON {
+		return g.printJSON(it)
+	}
+	fmt.Fprintf(g.stdout, "%s  %s\n", it.ID, firstLine(it.Text))
+	return nil
+}

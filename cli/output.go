@@ -1,0 +1,53 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+)
+
+// OutputCmd prints a stored tool output of a session, or searches it.
+type OutputCmd struct {
+	Session string `arg:"" help:"Session (id, prefix or title) the output belongs to."`
+	ID      string `arg:"" help:"Output id, as the tool result gave it (e.g. output-cargo-test-2)."`
+	Search  string `name:"search" placeholder:"TEXT" help:"Print only the lines holding TEXT, with their line numbers."`
+}
+
+func (c *OutputCmd) Run(g *Globals) error {
+	ws, err := g.workspace()
+	if err != nil {
+		return err
+	}
+	id, err := resolve(g.ctx, ws, c.Session)
+	if err != nil {
+		return err
+	}
+	if c.Search != "" {
+		ms, err := ws.SearchOutput(g.ctx, id, c.ID, c.Search)
+		if err != nil {
+			return err
+		}
+		if g.JSON {
+			for _, m := range ms {
+				if err := g.printJSON(m); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		for _, m := range ms {
+			cut := ""
+			if m.Cut {
+				cut = " [...]"
+			}
+			fmt.Fprintf(g.stdout, "%d:%s%s\n", m.Line, m.Text, cut)
+		}
+		return nil
+	}
+	rc, err := ws.ReadOutput(g.ctx, id, c.ID)
+	if err != nil {
+		return err
+	}
+	defer rc.Close()
+	_, err = io.Copy(g.stdout, rc)
+	return err
+}

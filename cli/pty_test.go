@@ -1,0 +1,370 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/creack/pty"
+	"golang.org/x/sys/unix"
+	xterm "golang.org/x/term"
+)
+
+// These tests drive the real REPL through a pseudo-terminal: cli.Main runs
+// in this process with the terminal's tty as stdin and stdout, the test types
+// on the master side and reads what was drawn.
+
+// ptyGuard bounds every wait. It only stops a hung test; nothing asserts how
+// long anything takes.
+const ptyGuard = 15 * time.Second
+
+// nextPrompt is the end of a submitted line and the next prompt: keys sent
+// before it would reach a cooked terminal and be lost to the line editor.
+const nextPrompt = "\r\n\rcairn> "
+
+type replPTY struct {
+	master, tty *os.File
+	fd          int
+
+	mu      sync.Mutex
+	out     []byte
+	seen    int
+	changed chan struct{}
+}
+
+func openReplPTY(t *testing.T) *replPTY {
+	t.Helper()
+	m, s, err := pty.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fd := int(s.Fd())
+	if err := unix.IoctlSetWinsize(fd, unix.TIOCSWINSZ, &unix.Winsize{Row: 24, Col: 100}); err != nil {
+		t.Fatal(err)
+	}
+	p := &replPTY{master: m, tty: s, fd: fd, changed: make(chan struct{}, 1)}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		buf := make([]byte, 4096)
+		for {
+			n, err := m.Read(buf)
+			p.mu.Lock()
+			p.out = append(p.out, buf[:n]...)
+			p.mu.Unlock()
+			select {
+			case p.changed <- struct{}{}:
+			default:
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	t.Cleanup(func() {
+		s.Close()
+		select {
+		case <-done:
+		case <-time.After(ptyGuard):
+		}
+		m.Close()
+	})
+	return p
+}
+
+func (p *replPTY) send(t *testing.T, s string) {
+	t.Helper()
+	if _, err := p.master.Write([]byte(s)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// expect waits until s is drawn after what earlier expects matched.
+func (p *replPTY) expect(t *testing.T, s string) {
+	t.Helper()
+	deadline := time.After(ptyGuard)
+	for {
+		p.mu.Lock()
+		i := bytes.Index(p.out[p.seen:], []byte(s))
+		if i >= 0 {
+			p.seen += i + len(s)
+		}
+		rest := string(p.out[p.seen:])
+		p.mu.Unlock()
+		if i >= 0 {
+			return
+		}
+		select {
+		case <-p.changed:
+		case <-deadline:
+			t.Fatalf("%q never drawn; after the last match: %q", s, rest)
+		}
+	}
+}
+
+// drained waits for the reader to have everything written so far: it
+// writes nothing itself, so it waits until out stops at want's suffix.
+func (p *replPTY) all(t *testing.T, suffix string) string {
+	t.Helper()
+	deadline := time.After(ptyGuard)
+	for {
+		p.mu.Lock()
+		s := string(p.out)
+		p.mu.Unlock()
+		if strings.HasSuffix(s, suffix) {
+			return s
+		}
+		select {
+		case <-p.changed:
+		case <-deadline:
+			t.Fatalf("output never ended with %q: %q", suffix, s)
+		}
+	}
+}
+
+func (p *replPTY) state(t *testing.T) *xterm.State {
+	t.Helper()
+	st, err := xterm.GetState(p.fd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+// stateWatch is the REPL's stdout: it writes to the tty and, for every write
+// that holds the resume line, notes the terminal mode at that moment.
+type stateWatch struct {
+	p      *replPTY
+	mu     sync.Mutex
+	states []*xterm.State
+}
+
+func (w *stateWatch) Write(b []byte) (int, error) {
+	if bytes.Contains(b, []byte("cairn --resume ")) {
+		st, err := xterm.GetState(w.p.fd)
+		if err != nil {
+			return 0, err
+		}
+		w.mu.Lock()
+		w.states = append(w.states, st)
+		w.mu.Unlock()
+	}
+	return w.p.tty.Write(b)
+}
+
+// runMain runs cairn with args in the background on the pty.
+func (p *replPTY) runMain(stdout *stateWatch, args ...string) <-chan int {
+	ch := make(chan int, 1)
+	go func() {
+		var errb bytes.Buffer
+		ch <- Main(context.Background(), args, p.tty, stdout, &errb)
+	}()
+	return ch
+}
+
+func (p *replPTY) awaitExit(t *testing.T, ch <-chan int) int {
+	t.Helper()
+	select {
+	case c := <-ch:
+		return c
+	case <-time.After(ptyGuard):
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		t.Fatalf("cairn never returned; drawn: %q", p.out)
+		return -1
+	}
+}
+
+// plumb runs one plumbing call (no terminal) and returns its stdout.
+func plumb(t *testing.T, args ...string) string {
+	t.Helper()
+	var out, errb bytes.Buffer
+	if code := Main(context.Background(), args, strings.NewReader(""), &out, &errb); code != 0 {
+		t.Fatalf("cairn %v: exit %d: %s", args, code, errb.String())
+	}
+	return out.String()
+}
+
+type ptySession struct {
+	ID    string `json:"id"`
+	Title string `json:"title"`
+	Items int    `json:"items"`
+}
+
+func listSessions(t *testing.T, base []string) []ptySession {
+	t.Helper()
+	var l []ptySession
+	if err := json.Unmarshal([]byte(plumb(t, append(base, "sessions", "--json")...)), &l); err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+func transcriptTexts(t *testing.T, base []string, id string) []string {
+	t.Helper()
+	var items []struct{ Text string }
+	if err := json.Unmarshal([]byte(plumb(t, append(base, "transcript", "--json", id)...)), &items); err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, it := range items {
+		out = append(out, it.Text)
+	}
+	return out
+}
+
+// TestPTYHistoryAndResumeLine: Up recalls the previous prompt (also from
+// an earlier run, through history.jsonl), and leaving prints the resume line
+// last, once the terminal is back in the mode it was in before.
+func TestPTYHistoryAndResumeLine(t *testing.T) {
+	base := []string{"--home", t.TempDir(), "-C", t.TempDir()}
+	p := openReplPTY(t)
+	cooked := p.state(t)
+	w := &stateWatch{p: p}
+
+	done := p.runMain(w, base...)
+	p.expect(t, "cairn> ")
+	p.send(t, "alpha\r")
+	p.expect(t, nextPrompt)
+	p.send(t, "beta\r")
+	p.expect(t, nextPrompt)
+	// Up twice walks back to alpha; Enter submits it again.
+	p.send(t, "\x1b[A")
+	p.expect(t, "beta")
+	p.send(t, "\x1b[A")
+	p.expect(t, "alpha")
+	p.send(t, "\r")
+	p.expect(t, nextPrompt)
+	p.send(t, "\x04") // Ctrl-D on an empty line leaves
+	if c := p.awaitExit(t, done); c != 0 {
+		t.Fatalf("exit %d", c)
+	}
+
+	l := listSessions(t, base)
+	if len(l) != 1 {
+		t.Fatalf("sessions: %+v", l)
+	}
+	if got, want := transcriptTexts(t, base, l[0].ID), []string{"alpha", "beta", "alpha"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("transcript %q, want %q", got, want)
+	}
+
+	// The resume line was written once, with the terminal cooked again, and
+	// nothing was drawn after it.
+	if len(w.states) != 1 || !reflect.DeepEqual(w.states[0], cooked) {
+		t.Fatalf("resume line written %d times; mode at the time restored: %v", len(w.states), len(w.states) == 1 && reflect.DeepEqual(w.states[0], cooked))
+	}
+	if !reflect.DeepEqual(p.state(t), cooked) {
+		t.Fatal("terminal mode not restored after cairn returned")
+	}
+	out := p.all(t, "cairn --resume "+l[0].ID+"\r\n")
+	if strings.Count(out, "cairn --resume ") != 1 {
+		t.Fatalf("resume line count: %q", out)
+	}
+
+	// A new run: history.jsonl brings the prompts back; Up recalls alpha.
+	w2 := &stateWatch{p: p}
+	done = p.runMain(w2, base...)
+	p.expect(t, "cairn> ")
+	p.send(t, "\x1b[A")
+	p.expect(t, "alpha")
+	p.send(t, "\r")
+	p.expect(t, nextPrompt)
+	p.send(t, "\x04")
+	if c := p.awaitExit(t, done); c != 0 {
+		t.Fatalf("exit %d", c)
+	}
+	l = listSessions(t, base)
+	if len(l) != 2 || l[0].Title != "alpha" || l[0].Items != 1 {
+		t.Fatalf("sessions after the second run: %+v", l)
+	}
+	if len(w2.states) != 1 || !reflect.DeepEqual(w2.states[0], cooked) {
+		t.Fatal("second run: resume line not written once in cooked mode")
+	}
+}
+
+// TestPTYPicker: the picker lists this directory's sessions newest first,
+// arrow keys move, Enter opens the chosen one, and Esc leaves without
+// writing or printing a resume line.
+func TestPTYPicker(t *testing.T) {
+	base := []string{"--home", t.TempDir(), "-C", t.TempDir()}
+	for _, s := range []string{"one", "two", "three"} {
+		plumb(t, append(base, "prompt", "--new", s)...)
+	}
+	l := listSessions(t, base)
+	if len(l) != 3 || l[0].Title != "three" || l[2].Title != "one" {
+		t.Fatalf("sessions: %+v", l)
+	}
+	p := openReplPTY(t)
+	cooked := p.state(t)
+
+	// Down, Down, Up, Down: the third row, "one".
+	w := &stateWatch{p: p}
+	done := p.runMain(w, append(base, "--resume")...)
+	p.expect(t, "three")
+	for _, k := range []string{"\x1b[B", "\x1b[B", "\x1b[A", "\x1b[B"} {
+		p.send(t, k)
+	}
+	p.send(t, "\r")
+	p.expect(t, `Resumed "one"`)
+	p.expect(t, "cairn> ")
+	p.send(t, "more\r")
+	p.expect(t, nextPrompt)
+	p.send(t, "/exit\r")
+	if c := p.awaitExit(t, done); c != 0 {
+		t.Fatalf("exit %d", c)
+	}
+	var one string
+	for _, s := range listSessions(t, base) {
+		if s.Title == "one" {
+			one = s.ID
+		}
+	}
+	if got, want := transcriptTexts(t, base, one), []string{"one", "more"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("transcript of one: %q, want %q", got, want)
+	}
+	if len(w.states) != 1 || !reflect.DeepEqual(w.states[0], cooked) {
+		t.Fatal("resume line not written once in cooked mode")
+	}
+	p.all(t, "cairn --resume "+one+"\r\n")
+
+	// Typing filters: "tw" leaves only "two"; Enter opens it.
+	w = &stateWatch{p: p}
+	done = p.runMain(w, append(base, "--resume")...)
+	p.expect(t, "three")
+	p.send(t, "tw")
+	p.send(t, "\r")
+	p.expect(t, `Resumed "two"`)
+	p.expect(t, "cairn> ")
+	p.send(t, "\x04")
+	if c := p.awaitExit(t, done); c != 0 {
+		t.Fatalf("exit %d", c)
+	}
+
+	// Esc leaves: exit 0, nothing resumed, no resume line.
+	w = &stateWatch{p: p}
+	before := len(p.all(t, "\r\n"))
+	done = p.runMain(w, append(base, "--resume")...)
+	p.expect(t, "three")
+	p.send(t, "\x1b")
+	if c := p.awaitExit(t, done); c != 0 {
+		t.Fatalf("exit %d", c)
+	}
+	if len(w.states) != 0 {
+		t.Fatal("a resume line after Esc")
+	}
+	if !reflect.DeepEqual(p.state(t), cooked) {
+		t.Fatal("terminal mode not restored after Esc")
+	}
+	p.mu.Lock()
+	after := string(p.out[before:])
+	p.mu.Unlock()
+	if strings.Contains(after, "Resumed") {
+		t.Fatalf("Esc resumed a session: %q", after)
+	}
+}

@@ -1,0 +1,91 @@
+package cli
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"cairn/engine"
+)
+
+// graphCommand runs /fork, /revert, /unrevert and /compact.
+func (r *repl) graphCommand(name, arg string) {
+	ctx := r.g.ctx
+	switch name {
+	case "/fork":
+		at, err := r.itemRef(arg)
+		if err != nil {
+			fmt.Fprintln(r.out, err)
+			return
+		}
+		res, err := r.sess.Fork(ctx, at)
+		if err != nil {
+			fmt.Fprintln(r.out, "cairn:", err)
+			return
+		}
+		if id, ok := r.closeSession(); ok {
+			fmt.Fprintf(r.out, "The parent stays resumable: cairn --resume %s\n", id)
+		}
+		if err := r.resume(res.Session); err != nil {
+			fmt.Fprintln(r.out, "cairn:", err)
+			r.startNew()
+			return
+		}
+		if res.Draft != "" {
+			fmt.Fprintf(r.out, "Prompt to edit: %s\n", res.Draft)
+		}
+	case "/revert":
+		fields := strings.Fields(arg)
+		if len(fields) == 0 || len(fields) > 2 {
+			fmt.Fprintln(r.out, "Usage: /revert ITEM [conversation|files|both]")
+			return
+		}
+		at, err := r.itemRef(fields[0])
+		if err != nil {
+			fmt.Fprintln(r.out, err)
+			return
+		}
+		mode := engine.RevertConversation
+		if len(fields) == 2 {
+			mode = engine.RevertMode(fields[1])
+		}
+		res, err := r.sess.Revert(ctx, at, mode)
+		if err != nil {
+			fmt.Fprintln(r.out, "cairn:", err)
+			return
+		}
+		fmt.Fprintf(r.out, "Reverted: %d items on the head path now.\n", len(r.sess.Transcript()))
+		if res.Draft != "" {
+			fmt.Fprintf(r.out, "Prompt to edit: %s\n", res.Draft)
+		}
+	case "/unrevert":
+		if _, err := r.sess.Unrevert(ctx); err != nil {
+			fmt.Fprintln(r.out, "cairn:", err)
+			return
+		}
+		fmt.Fprintf(r.out, "Unreverted: %d items on the head path.\n", len(r.sess.Transcript()))
+	case "/compact":
+		it, err := r.sess.Compact(ctx, "", "")
+		if err != nil {
+			fmt.Fprintln(r.out, "cairn:", err)
+			return
+		}
+		fmt.Fprintf(r.out, "Compacted into %s.\n", it.ID)
+	}
+}
+
+// itemRef turns an item id, or a number counting the head path from 1, into
+// an item id; "" is the head.
+func (r *repl) itemRef(arg string) (string, error) {
+	if arg == "" {
+		return r.sess.Head(), nil
+	}
+	if n, err := strconv.Atoi(arg); err == nil {
+		path := r.sess.Transcript()
+		if n < 1 || n > len(path) {
+			return "", fmt.Errorf("No item %d: the head path has %d items.", n, len(path))
+		}
+		return path[n-1].ID, nil
+	}
+	return arg, nil
+}

@@ -1,0 +1,188 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"cairn/cli/term"
+	"cairn/engine"
+)
+
+// The REPL's file tools and undo stack (seed 001): the tool lines
+// `:write PATH` (then lines, ended by a line holding only "."),
+// `:edit PATH OLD NEW` (shell-style quoting) and `:rm PATH`, and the
+// commands /undo, /redo, /snapshots and /snapshots restore ID.
+
+// bindSnapshotKeys binds Alt+Z, Alt+R and F9 where the terminal sends them.
+func (r *repl) bindSnapshotKeys() {
+	if r.ed == nil {
+		return
+	}
+	r.ed.Bind(term.KeyAltZ, "/undo")
+	r.ed.Bind(term.KeyAltR, "/redo")
+	r.ed.Bind(term.KeyF9, "/snapshots")
+}
+
+// toolLine runs a :write, :edit or :rm line; it reports false for any other
+// line, which is then handled elsewhere.
+func (r *repl) toolLine(line string) bool {
+	name, rest, _ := strings.Cut(strings.TrimSpace(line), " ")
+	var run func() (*engine.ToolAnswer, error)
+	switch name {
+	case ":write":
+		path := strings.TrimSpace(rest)
+		if path == "" {
+			fmt.Fprintln(r.out, "Usage: :write PATH, then the lines, then a line holding only \".\"")
+			return true
+		}
+		content, ok := r.readBlock()
+		if !ok {
+			fmt.Fprintln(r.out, "The input ended before the line holding only \".\"; nothing was written.")
+			return true
+		}
+		run = func() (*engine.ToolAnswer, error) { return r.sess.ToolWrite(r.g.ctx, path, []byte(content)) }
+	case ":edit":
+		args, err := splitShell(rest)
+		if err != nil || len(args) != 3 {
+			fmt.Fprintln(r.out, "Usage: :edit PATH OLD NEW (quote words holding spaces)")
+			return true
+		}
+		run = func() (*engine.ToolAnswer, error) { return r.sess.ToolEdit(r.g.ctx, args[0], args[1], args[2]) }
+	case ":rm":
+		args, err := splitShell(rest)
+		if err != nil || len(args) != 1 {
+			fmt.Fprintln(r.out, "Usage: :rm PATH")
+			return true
+		}
+		run = func() (*engine.ToolAnswer, error) { return r.sess.ToolRm(r.g.ctx, args[0]) }
+	default:
+		return false
+	}
+	a, err := run()
+	if err != nil {
+		fmt.Fprintln(r.out, "cairn:", refusedLine(err))
+		return true
+	}
+	printToolAnswer(r.out, r.ws, a)
+	return true
+}
+
+// readBlock reads the lines of a :write up to a line holding only ".".
+func (r *repl) readBlock() (string, bool) {
+	var b strings.Builder
+	for {
+		var line string
+		var err error
+		if r.ed != nil {
+			line, err = r.ed.ReadLine("... ")
+		} else {
+			line, err = r.readLine()
+		}
+		if errors.Is(err, term.ErrInterrupted) {
+			return "", false
+		}
+		if err != nil {
+			return "", false
+		}
+		if line == "." {
+			return b.String(), true
+		}
+		b.WriteString(line)
+		b.WriteByte('\n')
+	}
+}
+
+// snapCommand runs /undo, /redo, /snapshots and /snapshots restore ID.
+func (r *repl) snapCommand(name, arg string) {
+	var res *engine.RestoreResult
+	var err error
+	switch {
+	case name == "/undo":
+		res, err = r.sess.Undo(r.g.ctx)
+	case name == "/redo":
+		res, err = r.sess.Redo(r.g.ctx)
+	case arg == "":
+		l, err := r.sess.Snapshots(r.g.ctx)
+		if err != nil {
+			fmt.Fprintln(r.out, "cairn:", err)
+			return
+		}
+		printSnapshots(r.out, r.ws, l, time.Now())
+		return
+	default:
+		sub, id, _ := strings.Cut(arg, " ")
+		id = strings.TrimSpace(id)
+		if sub != "restore" || id == "" {
+			fmt.Fprintln(r.out, "Usage: /snapshots, or /snapshots restore ID")
+			return
+		}
+		res, err = r.sess.RestoreTo(r.g.ctx, id)
+	}
+	if err != nil {
+		fmt.Fprintln(r.out, "cairn:", refusedLine(err))
+		return
+	}
+	printRestore(r.out, r.ws, res)
+	fmt.Fprintln(r.out, "The conversation is unchanged: tell the agent what you did.")
+}
+
+// splitShell splits a line into words as a POSIX shell does, without
+// expansions: 'single quotes' keep everything, "double quotes" take
+// backslash before $ ` " \ and newline, and a backslash outside quotes
+// keeps the next character.
+func splitShell(s string) ([]string, error) {
+	var words []string
+	var cur strings.Builder
+	inWord := false
+	rs := []rune(s)
+	for i := 0; i < len(rs); i++ {
+		c := rs[i]
+		switch {
+		case c == ' ' || c == '\t' || c == '\n':
+			if inWord {
+				words = append(words, cur.String())
+				cur.Reset()
+				inWord = false
+			}
+		case c == '\\':
+			inWord = true
+			if i+1 < len(rs) {
+				i++
+				cur.WriteRune(rs[i])
+			}
+		case c == '\'':
+			inWord = true
+			j := i + 1
+			for j < len(rs) && rs[j] != '\'' {
+				j++
+			}
+			if j == len(rs) {
+				return nil, errors.New("unterminated single quote")
+			}
+			cur.WriteString(string(rs[i+1 : j]))
+			i = j
+		case c == '"':
+			inWord = true
+			j := i + 1
+			for ; j < len(rs) && rs[j] != '"'; j++ {
+				if rs[j] == '\\' && j+1 < len(rs) && strings.ContainsRune("$`\"\\\n", rs[j+1]) {
+					j++
+				}
+				cur.WriteRune(rs[j])
+			}
+			if j == len(rs) {
+				return nil, errors.New("unterminated double quote")
+			}
+			i = j
+		default:
+			inWord = true
+			cur.WriteRune(c)
+		}
+	}
+	if inWord {
+		words = append(words, cur.String())
+	}
+	return words, nil
+}

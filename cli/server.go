@@ -1,0 +1,228 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"sync"
+
+	"cairn/engine"
+)
+
+// The HTTP API of snapshots (seed 001), served by `cairn serve` for the
+// sessions no process owns and by `cairn --listen ADDR` for the REPL's own
+// session:
+//
+//	GET  /api/sessions/{id}/snapshots           -> engine.SnapshotList
+//	POST /api/sessions/{id}/snapshots/restore   -> engine.RestoreResult
+//	     body {"action":"undo"} (also {} or empty), {"action":"redo"}, {"id":"<snapshot>"}
+//
+// {id} is a full session id, a unique id prefix or an exact title. Every
+// answer is JSON; an error is {"ok":false,"code":WORD,"error":MESSAGE}:
+//
+//	400 bad_request        malformed body: bad JSON, unknown field or action, both action and id
+//	401 unauthorized       missing or wrong bearer token (WWW-Authenticate: Bearer)
+//	403 forbidden          a paired credential without the attach scope
+//	404 not_found          unknown session, or one outside the credential's allowlist (same bytes)
+//	405 method_not_allowed wrong method (Allow names the right one)
+//	409 refused            nothing to undo or redo, an unknown or already undone snapshot id
+//	409 busy               another process owns the session ("pid" names it)
+//	409 ambiguous          {id} matches several sessions the token may see
+//	413 too_large          a body over 64 KiB
+//
+// An ambiguous reference answers 409, not 404: the candidates are counted
+// among the sessions the token may see only, so it reveals nothing about
+// the others.
+
+// snapshotOps is the undo stack of one open session.
+type snapshotOps interface {
+	Snapshots(ctx context.Context) (*engine.SnapshotList, error)
+	Undo(ctx context.Context) (*engine.RestoreResult, error)
+	Redo(ctx context.Context) (*engine.RestoreResult, error)
+	RestoreTo(ctx context.Context, id string) (*engine.RestoreResult, error)
+}
+
+// sessionSource finds the session a request names and runs an operation on
+// it, serialized with whatever else writes it.
+type sessionSource interface {
+	// run resolves ref among the sessions allow admits and calls fn with
+	// the open session. Resolution errors are errNoSession, errAmbiguous or
+	// a *engine.BusyError; fn's error is returned as it is, wrapped in
+	// opError.
+	run(ctx context.Context, ref string, allow func(id string) bool, fn func(snapshotOps) error) error
+}
+
+var (
+	errNoSession = errors.New("no such session")
+	errAmbiguous = errors.New("ambiguous session reference")
+)
+
+// opError is an error of the operation itself (not of finding the session).
+type opError struct{ err error }
+
+func (e *opError) Error() string { return e.err.Error() }
+func (e *opError) Unwrap() error { return e.err }
+
+// apiServer is the HTTP handler of the API.
+type apiServer struct {
+	auth *authority
+	src  sessionSource
+	logw io.Writer // internal errors are told here, not to the client
+
+	logMu sync.Mutex
+}
+
+// notFoundBody is the one answer for an unknown session and for a session
+// outside a credential's allowlist: byte for byte the same.
+var notFoundBody = []byte(`{"ok":false,"code":"not_found","error":"no such session"}` + "\n")
+
+func (a *apiServer) handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /api/sessions/{id}/snapshots", a.list)
+	mux.HandleFunc("POST /api/sessions/{id}/snapshots/restore", a.restore)
+	mux.HandleFunc("/api/sessions/{id}/snapshots", methodNotAllowed("GET, HEAD"))
+	mux.HandleFunc("/api/sessions/{id}/snapshots/restore", methodNotAllowed("POST"))
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusNotFound, "not_found", "no such endpoint", nil)
+	})
+	return a.authenticate(mux)
+}
+
+func methodNotAllowed(allow string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Allow", allow)
+		writeError(w, http.StatusMethodNotAllowed, "method_not_allowed", r.Method+" is not allowed here; use "+allow, nil)
+	}
+}
+
+// list answers GET /api/sessions/{id}/snapshots.
+func (a *apiServer) list(w http.ResponseWriter, r *http.Request) {
+	g, ok := a.attach(w, r)
+	if !ok {
+		return
+	}
+	var out *engine.SnapshotList
+	err := a.src.run(r.Context(), r.PathValue("id"), g.allows, func(s snapshotOps) error {
+		var err error
+		out, err = s.Snapshots(r.Context())
+		return err
+	})
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// restore answers POST /api/sessions/{id}/snapshots/restore.
+func (a *apiServer) restore(w http.ResponseWriter, r *http.Request) {
+	g, ok := a.attach(w, r)
+	if !ok {
+		return
+	}
+	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxRestoreBody))
+	var tooBig *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooBig):
+		writeError(w, http.StatusRequestEntityTooLarge, "too_large", fmt.Sprintf("the body is over %d bytes", maxRestoreBody), nil)
+		return
+	case err != nil:
+		writeError(w, http.StatusBadRequest, "bad_request", "cannot read the body", nil)
+		return
+	}
+	req, err := decodeRestoreBody(b)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, "bad_request", err.Error(), nil)
+		return
+	}
+	var out *engine.RestoreResult
+	err = a.src.run(r.Context(), r.PathValue("id"), g.allows, func(s snapshotOps) error {
+		var err error
+		switch req.Action {
+		case "undo":
+			out, err = s.Undo(r.Context())
+		case "redo":
+			out, err = s.Redo(r.Context())
+		default:
+			out, err = s.RestoreTo(r.Context(), req.ID)
+		}
+		return err
+	})
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// attach checks that the request's grant holds the attach scope (403).
+func (a *apiServer) attach(w http.ResponseWriter, r *http.Request) (grant, bool) {
+	g := grantOf(r.Context())
+	if !g.has(engine.ScopeAttach) {
+		writeError(w, http.StatusForbidden, "forbidden", "this credential lacks the attach scope", nil)
+		return g, false
+	}
+	return g, true
+}
+
+// fail answers err.
+func (a *apiServer) fail(w http.ResponseWriter, r *http.Request, err error) {
+	var busy *engine.BusyError
+	var op *opError
+	switch {
+	case errors.As(err, &busy):
+		writeError(w, http.StatusConflict, "busy", busy.Error(), map[string]any{"pid": busy.PID})
+	case errors.Is(err, errNoSession):
+		writeBody(w, http.StatusNotFound, notFoundBody)
+	case errors.Is(err, errAmbiguous):
+		writeError(w, http.StatusConflict, "ambiguous", "the session reference matches more than one session; give more of its id", nil)
+	case errors.As(err, &op) && (errors.Is(err, engine.ErrRefused) || errors.Is(err, engine.ErrNotFound) || errors.Is(err, engine.ErrBadInput)):
+		writeError(w, http.StatusConflict, "refused", err.Error(), nil)
+	case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
+		writeError(w, http.StatusServiceUnavailable, "cancelled", "the request was cancelled", nil)
+	default:
+		a.logf("%s %s: %v", r.Method, r.URL.Path, err)
+		writeError(w, http.StatusInternalServerError, "failed", "internal error; the server's log says more", nil)
+	}
+}
+
+func (a *apiServer) logf(format string, args ...any) {
+	if a.logw == nil {
+		return
+	}
+	a.logMu.Lock()
+	defer a.logMu.Unlock()
+	fmt.Fprintf(a.logw, "cairn: http: "+format+"\n", args...)
+}
+
+func writeError(w http.ResponseWriter, status int, code, msg string, extra map[string]any) {
+	m := map[string]any{"ok": false, "code": code, "error": msg}
+	for k, v := range extra {
+		m[k] = v
+	}
+	writeJSON(w, status, m)
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		writeBody(w, http.StatusInternalServerError, []byte(`{"ok":false,"code":"failed","error":"cannot encode the answer"}`+"\n"))
+		return
+	}
+	writeBody(w, status, buf.Bytes())
+}
+
+func writeBody(w http.ResponseWriter, status int, b []byte) {
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	w.Write(b)
+}

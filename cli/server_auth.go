@@ -1,0 +1,92 @@
+package cli
+
+import (
+	"context"
+	"net/http"
+	"strings"
+
+	"cairn/engine"
+)
+
+// grant is what a request's bearer token may do: everything (the gateway
+// token) or what one paired credential allows.
+type grant struct {
+	gateway bool
+	cred    *engine.Credential
+}
+
+func (g grant) has(scope string) bool { return g.gateway || (g.cred != nil && g.cred.Has(scope)) }
+
+func (g grant) allows(id string) bool { return g.gateway || (g.cred != nil && g.cred.Allows(id)) }
+
+type grantKey struct{}
+
+func grantOf(ctx context.Context) grant {
+	g, _ := ctx.Value(grantKey{}).(grant)
+	return g
+}
+
+// authority checks bearer tokens against the gateway token and the paired
+// credentials (read on every request, so a new `cairn pair` works at once).
+type authority struct {
+	gateway string
+	creds   func() ([]engine.Credential, error)
+}
+
+// bearer is the token of an "Authorization: Bearer T" header, or "".
+func bearer(r *http.Request) string {
+	h := r.Header.Get("Authorization")
+	scheme, tok, ok := strings.Cut(h, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return ""
+	}
+	return strings.TrimSpace(tok)
+}
+
+// lookup finds the grant of token. Every candidate is compared, in constant
+// time, whatever matched before.
+func (a *authority) lookup(token string) (grant, bool, error) {
+	var g grant
+	found := false
+	if engine.TokenEqual(token, a.gateway) {
+		g, found = grant{gateway: true}, true
+	}
+	if a.creds == nil {
+		return g, found, nil
+	}
+	list, err := a.creds()
+	if err != nil {
+		return grant{}, false, err
+	}
+	for i := range list {
+		if list[i].Matches(token) && !found {
+			g, found = grant{cred: &list[i]}, true
+		}
+	}
+	return g, found, nil
+}
+
+// authenticate answers 401 to a request without a valid bearer token and
+// passes the others on with their grant in the context.
+func (a *apiServer) authenticate(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		tok := bearer(r)
+		if tok == "" {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="cairn"`)
+			writeError(w, http.StatusUnauthorized, "unauthorized", "a bearer token is required", nil)
+			return
+		}
+		g, ok, err := a.auth.lookup(tok)
+		if err != nil {
+			a.logf("credentials: %v", err)
+			writeError(w, http.StatusInternalServerError, "failed", "internal error; the server's log says more", nil)
+			return
+		}
+		if !ok {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="cairn", error="invalid_token"`)
+			writeError(w, http.StatusUnauthorized, "unauthorized", "the bearer token is wrong", nil)
+			return
+		}
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), grantKey{}, g)))
+	})
+}

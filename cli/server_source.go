@@ -1,0 +1,147 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+
+	"cairn/engine"
+)
+
+var _ snapshotOps = (*engine.Session)(nil)
+
+// matchRef reports how ref names a session: exactly (its full id, any case),
+// loosely (a prefix of its id, or its exact title), or not at all. It
+// follows Workspace.Resolve.
+func matchRef(ref, id, title string) (exact, loose bool) {
+	if strings.EqualFold(id, ref) {
+		return true, false
+	}
+	return false, strings.HasPrefix(strings.ToLower(id), strings.ToLower(ref)) || title == ref
+}
+
+// storeSource serves the sessions of every workspace of a store that no
+// process owns: each request opens the session (taking ownership) and
+// closes it after. Requests run one at a time, so two requests of this
+// server never find each other's session busy.
+type storeSource struct {
+	store *engine.Store
+	warn  func(format string, args ...any)
+	mu    sync.Mutex
+}
+
+type hit struct {
+	ws *engine.Workspace
+	id string
+}
+
+// resolve finds the one session ref names among those allow admits, across
+// every workspace.
+func (s *storeSource) resolve(ctx context.Context, ref string, allow func(string) bool) (hit, error) {
+	ref = strings.TrimSpace(ref)
+	if ref == "" {
+		return hit{}, errNoSession
+	}
+	wss, err := s.store.Workspaces()
+	if err != nil {
+		return hit{}, err
+	}
+	var exact, loose []hit
+	for _, ws := range wss {
+		l, _, err := ws.List(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return hit{}, ctx.Err()
+			}
+			continue // one unreadable workspace does not hide the others
+		}
+		for _, e := range l {
+			if !allow(e.ID) {
+				continue
+			}
+			switch ex, lo := matchRef(ref, e.ID, e.Title); {
+			case ex:
+				exact = append(exact, hit{ws, e.ID})
+			case lo:
+				loose = append(loose, hit{ws, e.ID})
+			}
+		}
+	}
+	if len(exact) == 1 {
+		return exact[0], nil
+	}
+	if len(exact) == 0 && len(loose) == 0 {
+		// A full id the index does not list yet.
+		for _, ws := range wss {
+			if id, err := ws.Resolve(ctx, ref); err == nil && id == ref && allow(id) {
+				return hit{ws, id}, nil
+			}
+		}
+	}
+	switch n := len(exact) + len(loose); {
+	case n == 0:
+		return hit{}, errNoSession
+	case n == 1:
+		return loose[0], nil
+	}
+	return hit{}, errAmbiguous
+}
+
+func (s *storeSource) run(ctx context.Context, ref string, allow func(string) bool, fn func(snapshotOps) error) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	h, err := s.resolve(ctx, ref, allow)
+	if err != nil {
+		return err
+	}
+	sess, err := h.ws.Open(ctx, h.id, engine.SessionOptions{})
+	if errors.Is(err, engine.ErrNotFound) {
+		return errNoSession
+	}
+	if err != nil {
+		return err
+	}
+	if err = fn(sess); err != nil {
+		err = &opError{err}
+	}
+	if cerr := sess.Close(); cerr != nil && s.warn != nil {
+		// The operation's answer stands: the engine made it durable before
+		// it returned; only letting go failed.
+		s.warn("close session %s: %v", h.id, cerr)
+	}
+	return err
+}
+
+// liveSource serves the one session a REPL owns. mu is the REPL's: the
+// REPL holds it except while it waits for a line, so a request never runs
+// in the middle of a REPL command.
+type liveSource struct {
+	mu     sync.Mutex
+	sess   func() *engine.Session // the REPL's current session, read under mu
+	closed bool
+}
+
+func (l *liveSource) run(ctx context.Context, ref string, allow func(string) bool, fn func(snapshotOps) error) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		return errNoSession
+	}
+	s := l.sess()
+	ref = strings.TrimSpace(ref)
+	if s == nil || ref == "" {
+		return errNoSession
+	}
+	title := ""
+	if rec := s.Record(); rec != nil {
+		title = rec.Title
+	}
+	if ex, lo := matchRef(ref, s.ID(), title); !(ex || lo) || !allow(s.ID()) {
+		return errNoSession
+	}
+	if err := fn(s); err != nil {
+		return &opError{err}
+	}
+	return nil
+}

@@ -1,0 +1,734 @@
+package cli
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"cairn/engine"
+)
+
+// serverFixture is a state folder with sessions in two workspaces and the
+// `cairn serve` handler over it.
+type serverFixture struct {
+	t       *testing.T
+	home    string
+	store   *engine.Store
+	dir     string // the first workspace's directory
+	ws      *engine.Workspace
+	gateway string
+	srv     *httptest.Server
+}
+
+func newServerFixture(t *testing.T) *serverFixture {
+	t.Helper()
+	f := &serverFixture{t: t, home: t.TempDir(), dir: t.TempDir()}
+	s, err := engine.Open(f.home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	f.store = s
+	if f.ws, err = s.Workspace(f.dir); err != nil {
+		t.Fatal(err)
+	}
+	if f.gateway, _, err = gatewayToken(s, ""); err != nil {
+		t.Fatal(err)
+	}
+	api := &apiServer{auth: &authority{gateway: f.gateway, creds: s.Credentials}, logw: io.Discard}
+	api.src = &storeSource{store: s, warn: func(string, ...any) {}}
+	f.srv = httptest.NewServer(api.handler())
+	t.Cleanup(f.srv.Close)
+	return f
+}
+
+// session makes a recorded session titled title in ws and returns its id.
+func (f *serverFixture) session(ws *engine.Workspace, title string) string {
+	f.t.Helper()
+	ctx := context.Background()
+	s := ws.Create(engine.SessionOptions{})
+	if _, err := s.Append(ctx, engine.Item{Type: engine.User, Text: "hello"}); err != nil {
+		f.t.Fatal(err)
+	}
+	if err := s.EndTurn(ctx, engine.Turn{}); err != nil {
+		f.t.Fatal(err)
+	}
+	if err := s.Rename(ctx, title); err != nil {
+		f.t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		f.t.Fatal(err)
+	}
+	return s.ID()
+}
+
+// write changes file name of the workspace through the file tools, so the
+// session gets a snapshot.
+func (f *serverFixture) write(id, name, content string) {
+	f.t.Helper()
+	ctx := context.Background()
+	s, err := f.ws.Open(ctx, id, engine.SessionOptions{})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.ToolWrite(ctx, name, []byte(content)); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+func (f *serverFixture) read(name string) string {
+	f.t.Helper()
+	b, err := os.ReadFile(filepath.Join(f.dir, name))
+	if os.IsNotExist(err) {
+		return "<absent>"
+	}
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return string(b)
+}
+
+type answer struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+func (a answer) json(t *testing.T, v any) {
+	t.Helper()
+	if err := json.Unmarshal(a.body, v); err != nil {
+		t.Fatalf("answer %d %q: %v", a.status, a.body, err)
+	}
+}
+
+func (a answer) code(t *testing.T) string {
+	t.Helper()
+	var e struct {
+		OK   bool   `json:"ok"`
+		Code string `json:"code"`
+	}
+	a.json(t, &e)
+	if e.OK {
+		t.Fatalf("error answer with ok true: %s", a.body)
+	}
+	return e.Code
+}
+
+func do(t *testing.T, base, method, path, token, body string) answer {
+	t.Helper()
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req, err := http.NewRequest(method, base+path, rd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return answer{resp.StatusCode, resp.Header, b}
+}
+
+func (f *serverFixture) do(method, path, token, body string) answer {
+	f.t.Helper()
+	return do(f.t, f.srv.URL, method, path, token, body)
+}
+
+func (f *serverFixture) want(a answer, status int, code string) {
+	f.t.Helper()
+	if a.status != status {
+		f.t.Fatalf("status %d, want %d: %s", a.status, status, a.body)
+	}
+	if code != "" {
+		if got := a.code(f.t); got != code {
+			f.t.Fatalf("code %q, want %q: %s", got, code, a.body)
+		}
+	}
+}
+
+func (f *serverFixture) pair(scopes []string, ids ...string) string {
+	f.t.Helper()
+	tok, _, err := f.store.Pair(context.Background(), scopes, ids)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return tok
+}
+
+func snapshotsPath(ref string) string { return "/api/sessions/" + ref + "/snapshots" }
+func restorePath(ref string) string   { return "/api/sessions/" + ref + "/snapshots/restore" }
+
+func TestServerListAndRestore(t *testing.T) {
+	f := newServerFixture(t)
+	id := f.session(f.ws, "alpha")
+	f.write(id, "a.txt", "one")
+	f.write(id, "a.txt", "two")
+	f.write(id, "b.txt", "bee")
+
+	a := f.do("GET", snapshotsPath(id), f.gateway, "")
+	f.want(a, 200, "")
+	var l engine.SnapshotList
+	a.json(t, &l)
+	if !l.OK || l.Session != id || l.Cursor != 3 || len(l.Snapshots) != 3 {
+		t.Fatalf("list: %s", a.body)
+	}
+	for _, s := range l.Snapshots {
+		if !s.Applied || s.ID == "" || len(s.Files) != 1 {
+			t.Fatalf("snapshot %+v in %s", s, a.body)
+		}
+	}
+	first := l.Snapshots[0].ID
+	if l.Snapshots[2].ID == first {
+		t.Fatalf("list is not in order: %s", a.body)
+	}
+
+	// Undo: the default action, for an empty body and for {}.
+	var r engine.RestoreResult
+	a = f.do("POST", restorePath(id), f.gateway, "")
+	f.want(a, 200, "")
+	a.json(t, &r)
+	if !r.OK || r.Action != "undo" || r.Cursor != 2 || len(r.Steps) != 1 || len(r.Steps[0].Removed) != 1 {
+		t.Fatalf("undo: %s", a.body)
+	}
+	if got := f.read("b.txt"); got != "<absent>" {
+		t.Fatalf("b.txt after undo: %q", got)
+	}
+	a = f.do("POST", restorePath(id), f.gateway, "{}")
+	f.want(a, 200, "")
+	r = engine.RestoreResult{}
+	a.json(t, &r)
+	if r.Action != "undo" || r.Cursor != 1 || len(r.Steps) != 1 || len(r.Steps[0].Restored) != 1 {
+		t.Fatalf("undo {}: %s", a.body)
+	}
+	if got := f.read("a.txt"); got != "one" {
+		t.Fatalf("a.txt after undo: %q", got)
+	}
+
+	// Redo puts "two" back.
+	a = f.do("POST", restorePath(id), f.gateway, `{"action":"redo"}`)
+	f.want(a, 200, "")
+	r = engine.RestoreResult{}
+	a.json(t, &r)
+	if r.Action != "redo" || r.Cursor != 2 || len(r.Steps) != 1 {
+		t.Fatalf("redo: %s", a.body)
+	}
+	if got := f.read("a.txt"); got != "two" {
+		t.Fatalf("a.txt after redo: %q", got)
+	}
+
+	// Restore to the first snapshot undoes it and the one after it.
+	a = f.do("POST", restorePath(id), f.gateway, `{"id":"`+first+`"}`)
+	f.want(a, 200, "")
+	r = engine.RestoreResult{}
+	a.json(t, &r)
+	if r.Action != "restore" || r.Cursor != 0 || len(r.Steps) != 2 {
+		t.Fatalf("restore to %s: %s", first, a.body)
+	}
+	if got := f.read("a.txt"); got != "<absent>" {
+		t.Fatalf("a.txt after restore to the first snapshot: %q", got)
+	}
+
+	// Nothing left to undo; an undone id and an unknown id are refused.
+	f.want(f.do("POST", restorePath(id), f.gateway, `{"action":"undo"}`), 409, "refused")
+	f.want(f.do("POST", restorePath(id), f.gateway, `{"id":"`+first+`"}`), 409, "refused")
+	f.want(f.do("POST", restorePath(id), f.gateway, `{"id":"no-such-snapshot"}`), 409, "refused")
+	if got := f.read("a.txt"); got != "<absent>" {
+		t.Fatalf("a refused restore changed a.txt: %q", got)
+	}
+
+	// Redo all three, then there is nothing to redo.
+	for range 3 {
+		f.want(f.do("POST", restorePath(id), f.gateway, `{"action":"redo"}`), 200, "")
+	}
+	f.want(f.do("POST", restorePath(id), f.gateway, `{"action":"redo"}`), 409, "refused")
+	if a, b := f.read("a.txt"), f.read("b.txt"); a != "two" || b != "bee" {
+		t.Fatalf("after redoing all: a.txt %q b.txt %q", a, b)
+	}
+
+	// Every restore is on the trail.
+	n, actions := 0, map[string]int{}
+	if _, err := f.ws.Trail(context.Background(), id, func(line []byte) error {
+		var e struct {
+			Event   string `json:"event"`
+			Action  string `json:"action"`
+			Outcome string `json:"outcome"`
+		}
+		if json.Unmarshal(line, &e) == nil && e.Event == "session.snapshot_restore" && e.Outcome == "ok" {
+			actions[e.Action]++
+			n++
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if n != 7 || actions["undo"] != 2 || actions["redo"] != 4 || actions["restore"] != 1 {
+		t.Fatalf("trail has %d successful session.snapshot_restore lines %v, want 2 undo, 4 redo, 1 restore", n, actions)
+	}
+}
+
+func TestServerResolve(t *testing.T) {
+	f := newServerFixture(t)
+	id := f.session(f.ws, "alpha one")
+	other, err := f.store.Workspace(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	far := f.session(other, "far away")
+	twin1 := f.session(f.ws, "twin")
+	twin2 := f.session(other, "twin")
+
+	check := func(ref, want string) {
+		t.Helper()
+		a := f.do("GET", snapshotsPath(ref), f.gateway, "")
+		f.want(a, 200, "")
+		var l engine.SnapshotList
+		a.json(t, &l)
+		if l.Session != want {
+			t.Fatalf("%q resolved to %s, want %s", ref, l.Session, want)
+		}
+	}
+	check(id, id)
+	check(id[:8], id)
+	check(strings.ToUpper(id), id)
+	check("alpha%20one", id)
+	check(far, far)          // another workspace
+	check("far%20away", far) // by title, in another workspace
+	f.want(f.do("GET", snapshotsPath("twin"), f.gateway, ""), 409, "ambiguous")
+	f.want(f.do("GET", snapshotsPath("alpha"), f.gateway, ""), 404, "not_found") // a title is matched exactly
+
+	// Ambiguity counts only the sessions the credential may see.
+	tok := f.pair([]string{engine.ScopeAttach}, twin2)
+	a := f.do("GET", snapshotsPath("twin"), tok, "")
+	f.want(a, 200, "")
+	var l engine.SnapshotList
+	a.json(t, &l)
+	if l.Session != twin2 {
+		t.Fatalf("twin resolved to %s for a credential of %s (not %s)", l.Session, twin2, twin1)
+	}
+}
+
+func TestServerErrors(t *testing.T) {
+	f := newServerFixture(t)
+	id := f.session(f.ws, "alpha")
+	beta := f.session(f.ws, "beta")
+
+	unknown := f.do("GET", snapshotsPath("0badc0de-0000-4000-8000-000000000000"), f.gateway, "")
+	f.want(unknown, 404, "not_found")
+
+	t.Run("401", func(t *testing.T) {
+		for _, tok := range []string{"", "wrong", f.gateway + "x", strings.ToUpper(f.gateway)} {
+			a := f.do("GET", snapshotsPath(id), tok, "")
+			f.want(a, 401, "unauthorized")
+			if h := a.header.Get("WWW-Authenticate"); !strings.HasPrefix(h, "Bearer") {
+				t.Fatalf("WWW-Authenticate %q", h)
+			}
+		}
+		req, _ := http.NewRequest("GET", f.srv.URL+snapshotsPath(id), nil)
+		req.Header.Set("Authorization", "Basic "+f.gateway)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 401 {
+			t.Fatalf("Basic auth: %d", resp.StatusCode)
+		}
+		// A restore with a wrong token changes nothing and says nothing.
+		f.want(f.do("POST", restorePath(id), "wrong", `{"action":"undo"}`), 401, "unauthorized")
+	})
+
+	t.Run("403", func(t *testing.T) {
+		tok := f.pair(nil, id)
+		f.want(f.do("GET", snapshotsPath(id), tok, ""), 403, "forbidden")
+		f.want(f.do("POST", restorePath(id), tok, `{}`), 403, "forbidden")
+	})
+
+	t.Run("404 outside the allowlist", func(t *testing.T) {
+		tok := f.pair([]string{engine.ScopeAttach}, id)
+		f.want(f.do("GET", snapshotsPath(id), tok, ""), 200, "")
+		for _, ref := range []string{beta, beta[:8], "beta"} {
+			for _, a := range []answer{
+				f.do("GET", snapshotsPath(ref), tok, ""),
+				f.do("POST", restorePath(ref), tok, `{"action":"undo"}`),
+			} {
+				f.want(a, 404, "not_found")
+				if !bytes.Equal(a.body, unknown.body) {
+					t.Fatalf("outside the allowlist %q, unknown %q", a.body, unknown.body)
+				}
+			}
+		}
+		// The gateway token sees it.
+		f.want(f.do("GET", snapshotsPath(beta), f.gateway, ""), 200, "")
+	})
+
+	t.Run("400", func(t *testing.T) {
+		for _, body := range []string{
+			`{"action":"jump"}`,
+			`{"action":"undo","id":"x"}`,
+			`{"id":""}`,
+			`{"bogus":1}`,
+			`not json`,
+			`[]`,
+			`{"action":"undo"} {}`,
+			`{"action":`,
+		} {
+			f.want(f.do("POST", restorePath(id), f.gateway, body), 400, "bad_request")
+		}
+	})
+
+	t.Run("413", func(t *testing.T) {
+		body := `{"action":"undo"` + strings.Repeat(" ", maxRestoreBody) + `}`
+		f.want(f.do("POST", restorePath(id), f.gateway, body), 413, "too_large")
+	})
+
+	t.Run("405", func(t *testing.T) {
+		for _, c := range []struct{ method, path, allow string }{
+			{"POST", snapshotsPath(id), "GET, HEAD"},
+			{"DELETE", snapshotsPath(id), "GET, HEAD"},
+			{"GET", restorePath(id), "POST"},
+			{"PUT", restorePath(id), "POST"},
+		} {
+			a := f.do(c.method, c.path, f.gateway, "")
+			f.want(a, 405, "method_not_allowed")
+			if got := a.header.Get("Allow"); got != c.allow {
+				t.Fatalf("%s %s: Allow %q, want %q", c.method, c.path, got, c.allow)
+			}
+		}
+	})
+
+	t.Run("409 busy", func(t *testing.T) {
+		s, err := f.ws.Open(context.Background(), id, engine.SessionOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		a := f.do("POST", restorePath(id), f.gateway, `{"action":"undo"}`)
+		f.want(a, 409, "busy")
+		var e struct {
+			PID int `json:"pid"`
+		}
+		a.json(t, &e)
+		if e.PID != os.Getpid() {
+			t.Fatalf("busy names pid %d, want %d: %s", e.PID, os.Getpid(), a.body)
+		}
+	})
+
+	t.Run("404 unknown path", func(t *testing.T) {
+		f.want(f.do("GET", "/api/nothing", f.gateway, ""), 404, "not_found")
+		f.want(f.do("GET", "/api/nothing", "", ""), 401, "unauthorized")
+	})
+}
+
+func TestServerTokenFiles(t *testing.T) {
+	f := newServerFixture(t)
+	id := f.session(f.ws, "alpha")
+	name := filepath.Join(f.home, engine.GatewayTokenFile)
+	fi, err := os.Stat(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != 0o600 {
+		t.Fatalf("gateway token mode %04o", fi.Mode().Perm())
+	}
+	again, _, err := gatewayToken(f.store, "")
+	if err != nil || again != f.gateway {
+		t.Fatalf("second start: %q %v, want the same token", again, err)
+	}
+	if len(f.gateway) != 64 {
+		t.Fatalf("gateway token %q", f.gateway)
+	}
+
+	// --token-file elsewhere.
+	other := filepath.Join(t.TempDir(), "tok")
+	tok, where, err := gatewayToken(f.store, other)
+	if err != nil || where != other || tok == f.gateway {
+		t.Fatalf("token file %s: %q %q %v", other, tok, where, err)
+	}
+	if fi, err := os.Stat(other); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("token file mode: %v %v", fi, err)
+	}
+	// A token file others can read is refused.
+	loose := filepath.Join(t.TempDir(), "loose")
+	if err := os.WriteFile(loose, []byte(strings.Repeat("a", 64)+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := gatewayToken(f.store, loose); err == nil {
+		t.Fatal("a 0644 token file was accepted")
+	}
+
+	// A paired credential: the file is 0600 and keeps the hash, never the token.
+	paired := f.pair([]string{engine.ScopeAttach}, id)
+	cname := filepath.Join(f.home, engine.CredentialsFile)
+	fi, err = os.Stat(cname)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != 0o600 {
+		t.Fatalf("credentials.json mode %04o", fi.Mode().Perm())
+	}
+	b, err := os.ReadFile(cname)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(b, []byte(paired)) || !bytes.Contains(b, []byte(engine.HashToken(paired))) || !bytes.Contains(b, []byte(id)) {
+		t.Fatalf("credentials.json: %s", b)
+	}
+	f.want(f.do("GET", snapshotsPath(id), paired, ""), 200, "")
+}
+
+// TestServerPairCommand pairs through the command line and resolves the
+// session by title at pair time.
+func TestServerPairCommand(t *testing.T) {
+	f := newServerFixture(t)
+	id := f.session(f.ws, "alpha")
+	f.session(f.ws, "beta")
+	var out, errw bytes.Buffer
+	code := Main(context.Background(), []string{"--home", f.home, "--json", "pair", "--sessions", "alpha", "--scope", "attach"}, strings.NewReader(""), &out, &errw)
+	if code != 0 {
+		t.Fatalf("pair: exit %d: %s %s", code, out.String(), errw.String())
+	}
+	var p struct {
+		Token    string   `json:"token"`
+		Sessions []string `json:"sessions"`
+		Scopes   []string `json:"scopes"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &p); err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Sessions) != 1 || p.Sessions[0] != id || len(p.Scopes) != 1 || p.Scopes[0] != "attach" {
+		t.Fatalf("pair answer %s", out.String())
+	}
+	f.want(f.do("GET", snapshotsPath("alpha"), p.Token, ""), 200, "")
+	f.want(f.do("GET", snapshotsPath("beta"), p.Token, ""), 404, "not_found")
+
+	out.Reset()
+	errw.Reset()
+	if code := Main(context.Background(), []string{"--home", f.home, "pair", "--sessions", "nobody"}, strings.NewReader(""), &out, &errw); code != ExitFailed {
+		t.Fatalf("pair with an unknown session: exit %d", code)
+	}
+	if code := Main(context.Background(), []string{"--home", f.home, "pair", "--sessions", id, "--scope", "root"}, strings.NewReader(""), &out, &errw); code != ExitUsage {
+		t.Fatalf("pair with an unknown scope: exit %d", code)
+	}
+}
+
+// TestServerServeCommand runs `cairn serve` until its context ends, and
+// checks it refuses a non-loopback address without --allow-remote.
+func TestServerServeCommand(t *testing.T) {
+	f := newServerFixture(t)
+	id := f.session(f.ws, "alpha")
+	var out, errw bytes.Buffer
+	for _, addr := range []string{"0.0.0.0:0", ":0", "example.com:80"} {
+		if code := Main(context.Background(), []string{"--home", f.home, "serve", "--addr", addr}, strings.NewReader(""), &out, &errw); code != ExitUsage {
+			t.Fatalf("serve --addr %s: exit %d", addr, code)
+		}
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	pr, pw := io.Pipe()
+	done := make(chan int)
+	go func() {
+		done <- Main(ctx, []string{"--home", f.home, "--json", "serve", "--addr", "127.0.0.1:0"}, strings.NewReader(""), pw, io.Discard)
+		pw.Close()
+	}()
+	var banner struct {
+		Addr      string `json:"addr"`
+		TokenFile string `json:"token_file"`
+	}
+	line, err := bufio.NewReader(pr).ReadBytes('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	go io.Copy(io.Discard, pr)
+	if err := json.Unmarshal(line, &banner); err != nil {
+		t.Fatalf("banner %q: %v", line, err)
+	}
+	if banner.TokenFile != filepath.Join(f.home, engine.GatewayTokenFile) {
+		t.Fatalf("token file %s", banner.TokenFile)
+	}
+	a := do(t, "http://"+banner.Addr, "GET", snapshotsPath(id), f.gateway, "")
+	if a.status != 200 {
+		t.Fatalf("serve: %d %s", a.status, a.body)
+	}
+	cancel()
+	if code := <-done; code != 0 {
+		t.Fatalf("serve ended with exit %d", code)
+	}
+}
+
+// TestServerListen runs the REPL with --listen: it serves its own live
+// session, answers 404 for any other, and holds the session so `cairn serve`
+// finds it busy.
+func TestServerListen(t *testing.T) {
+	f := newServerFixture(t)
+	other := f.session(f.ws, "other")
+	inR, inW := io.Pipe()
+	errR, errW := io.Pipe()
+	done := make(chan int)
+	var out bytes.Buffer
+	go func() {
+		done <- Main(context.Background(), []string{"--home", f.home, "-C", f.dir, "--listen", "127.0.0.1:0"}, inR, &out, errW)
+		errW.Close()
+	}()
+	sc := bufio.NewScanner(errR)
+	var addr, id string
+	for sc.Scan() {
+		line := sc.Text()
+		if _, rest, ok := strings.Cut(line, "serving the HTTP API for session "); ok {
+			fields := strings.Fields(rest)
+			id, addr = fields[0], strings.TrimPrefix(fields[2], "http://")
+			break
+		}
+	}
+	go io.Copy(io.Discard, errR)
+	if addr == "" || id == "" {
+		t.Fatal("no banner from --listen")
+	}
+	base := "http://" + addr
+	// Each write returns once the REPL has read it, and the REPL reads the
+	// next line only after it has handled the one before: the write of a
+	// line says every line before it is done.
+	say := func(lines ...string) {
+		t.Helper()
+		for _, l := range lines {
+			if _, err := io.WriteString(inW, l+"\n"); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	say("hello", "/help")
+
+	a := do(t, base, "GET", snapshotsPath(id), f.gateway, "")
+	if a.status != 200 {
+		t.Fatalf("live list: %d %s", a.status, a.body)
+	}
+	var l engine.SnapshotList
+	a.json(t, &l)
+	if l.Session != id || len(l.Snapshots) != 0 {
+		t.Fatalf("live list: %s", a.body)
+	}
+	a = do(t, base, "GET", snapshotsPath(id[:8]), f.gateway, "")
+	if a.status != 200 {
+		t.Fatalf("live list by prefix: %d %s", a.status, a.body)
+	}
+	a = do(t, base, "POST", restorePath(id), f.gateway, `{"action":"undo"}`)
+	if a.status != 409 || a.code(t) != "refused" {
+		t.Fatalf("live undo with nothing to undo: %d %s", a.status, a.body)
+	}
+
+	// A tool line of the REPL makes a snapshot; the API undoes and redoes it
+	// in the live session.
+	say(":write a.txt", "hi", ".", "/help")
+	a = do(t, base, "GET", snapshotsPath(id), f.gateway, "")
+	l = engine.SnapshotList{}
+	a.json(t, &l)
+	if a.status != 200 || l.Cursor != 1 || len(l.Snapshots) != 1 || l.Snapshots[0].Tool != "write" {
+		t.Fatalf("live list after :write: %d %s", a.status, a.body)
+	}
+	if got := f.read("a.txt"); got != "hi\n" {
+		t.Fatalf("a.txt after :write: %q", got)
+	}
+	a = do(t, base, "POST", restorePath(id), f.gateway, `{"action":"undo"}`)
+	if a.status != 200 || f.read("a.txt") != "<absent>" {
+		t.Fatalf("live undo: %d %s; a.txt %q", a.status, a.body, f.read("a.txt"))
+	}
+	a = do(t, base, "POST", restorePath(id), f.gateway, `{"action":"redo"}`)
+	if a.status != 200 || f.read("a.txt") != "hi\n" {
+		t.Fatalf("live redo: %d %s; a.txt %q", a.status, a.body, f.read("a.txt"))
+	}
+	a = do(t, base, "GET", snapshotsPath(other), f.gateway, "")
+	if a.status != 404 || !bytes.Equal(a.body, notFoundBody) {
+		t.Fatalf("another session through --listen: %d %s", a.status, a.body)
+	}
+	if a := do(t, base, "GET", snapshotsPath(id), "", ""); a.status != 401 {
+		t.Fatalf("live without a token: %d", a.status)
+	}
+	// The REPL owns the session: `cairn serve` finds it busy.
+	f.want(f.do("GET", snapshotsPath(id), f.gateway, ""), 409, "busy")
+
+	inW.Close()
+	if code := <-done; code != 0 {
+		t.Fatalf("REPL exit %d", code)
+	}
+	// Once the REPL is gone, `cairn serve` has it.
+	f.want(f.do("GET", snapshotsPath(id), f.gateway, ""), 200, "")
+}
+
+func TestRestoreBody(t *testing.T) {
+	for body, want := range map[string]restoreRequest{
+		"":                    {Action: "undo"},
+		" \n":                 {Action: "undo"},
+		"{}":                  {Action: "undo"},
+		`{"action":"undo"}`:   {Action: "undo"},
+		`{"action":"redo"}`:   {Action: "redo"},
+		`{"id":"m2x1-9f3a"}`:  {Action: "restore", ID: "m2x1-9f3a"},
+		" {\"id\":\"x\"} \n ": {Action: "restore", ID: "x"},
+	} {
+		got, err := decodeRestoreBody([]byte(body))
+		if err != nil || got != want {
+			t.Errorf("%q: %+v %v, want %+v", body, got, err, want)
+		}
+	}
+	for _, body := range []string{
+		`null`, `[]`, `"undo"`, `{"action":"UNDO"}`, `{"action":null}`, `{"action":""}`,
+		`{"id":"a b"}`, `{"id":"\u0000"}`, `{"id":7}`, `{"id":""}`, `{"action":"redo","id":"x"}`,
+		`{"x":1}`, `{}x`, `{"action":"undo"}{"action":"redo"}`,
+	} {
+		if got, err := decodeRestoreBody([]byte(body)); err == nil {
+			t.Errorf("%q accepted as %+v", body, got)
+		}
+	}
+}
+
+func FuzzRestoreBody(f *testing.F) {
+	for _, s := range []string{"", "{}", `{"action":"undo"}`, `{"action":"redo"}`, `{"id":"m2x1-9f3a2c7e"}`,
+		`{"action":"undo","id":"x"}`, `{"action":1}`, "[", `{"id":"\ud800"}`, strings.Repeat("{", 100)} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		req, err := decodeRestoreBody(b)
+		if err != nil {
+			if req != (restoreRequest{}) {
+				t.Fatalf("error with a request: %+v", req)
+			}
+			return
+		}
+		var again []byte
+		switch req.Action {
+		case "undo", "redo":
+			if req.ID != "" {
+				t.Fatalf("%s with id %q", req.Action, req.ID)
+			}
+			again, _ = json.Marshal(map[string]string{"action": req.Action})
+		case "restore":
+			if req.ID == "" || !printable(req.ID) {
+				t.Fatalf("restore with id %q", req.ID)
+			}
+			again, _ = json.Marshal(map[string]string{"id": req.ID})
+		default:
+			t.Fatalf("action %q", req.Action)
+		}
+		if back, err := decodeRestoreBody(again); err != nil || back != req {
+			t.Fatalf("round trip %s: %+v %v, want %+v", again, back, err, req)
+		}
+	})
+}

@@ -1,0 +1,125 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"cairn/engine"
+)
+
+// ToolCmd is `cairn tool [--session S] write|edit|rm`: the file tools, each
+// one snapshotted (seed 001).
+type ToolCmd struct {
+	Session string       `name:"session" placeholder:"S" help:"Session the change belongs to (default: the most recently written one, or a new one)."`
+	Write   ToolWriteCmd `cmd:"" help:"Write PATH with the content read from stdin."`
+	Edit    ToolEditCmd  `cmd:"" help:"Replace the one occurrence of OLD in PATH by NEW."`
+	Rm      ToolRmCmd    `cmd:"" help:"Delete the file PATH."`
+}
+
+// ToolWriteCmd is `cairn tool write PATH`.
+type ToolWriteCmd struct {
+	Path string `arg:"" help:"File to write (workspace-relative, or absolute inside the workspace)."`
+}
+
+// ToolEditCmd is `cairn tool edit PATH OLD NEW`.
+type ToolEditCmd struct {
+	Path string `arg:"" help:"File to edit."`
+	Old  string `arg:"" help:"Text to replace: it must occur exactly once."`
+	New  string `arg:"" help:"Replacement text."`
+}
+
+// ToolRmCmd is `cairn tool rm PATH`.
+type ToolRmCmd struct {
+	Path string `arg:"" help:"File to delete."`
+}
+
+func (c *ToolWriteCmd) Run(g *Globals, t *ToolCmd) error {
+	b, err := io.ReadAll(g.stdin)
+	if err != nil {
+		return err
+	}
+	return g.runTool(t.Session, func(s *engine.Session) (*engine.ToolAnswer, error) {
+		return s.ToolWrite(g.ctx, c.Path, b)
+	})
+}
+
+func (c *ToolEditCmd) Run(g *Globals, t *ToolCmd) error {
+	return g.runTool(t.Session, func(s *engine.Session) (*engine.ToolAnswer, error) {
+		return s.ToolEdit(g.ctx, c.Path, c.Old, c.New)
+	})
+}
+
+func (c *ToolRmCmd) Run(g *Globals, t *ToolCmd) error {
+	return g.runTool(t.Session, func(s *engine.Session) (*engine.ToolAnswer, error) {
+		return s.ToolRm(g.ctx, c.Path)
+	})
+}
+
+// runTool runs a file tool in session ref (or the latest, or a new one) and
+// prints its answer.
+func (g *Globals) runTool(ref string, tool func(*engine.Session) (*engine.ToolAnswer, error)) error {
+	ws, err := g.workspace()
+	if err != nil {
+		return err
+	}
+	var s *engine.Session
+	if ref != "" {
+		if _, s, err = g.openSession(ref); err != nil {
+			return err
+		}
+	} else if id, lerr := ws.Latest(g.ctx); lerr == nil {
+		if s, err = ws.Open(g.ctx, id, engine.SessionOptions{}); err != nil {
+			return err
+		}
+	} else if errors.Is(lerr, engine.ErrNotFound) {
+		s = ws.Create(engine.SessionOptions{})
+	} else {
+		return lerr
+	}
+	defer s.Close()
+	a, err := tool(s)
+	if err != nil {
+		return refusedLine(err)
+	}
+	if err := s.Close(); err != nil {
+		return err
+	}
+	if g.JSON {
+		return g.printJSON(a)
+	}
+	printToolAnswer(g.stdout, ws, a)
+	return nil
+}
+
+// printToolAnswer is the readable form of a tool's answer.
+func printToolAnswer(w io.Writer, ws *engine.Workspace, a *engine.ToolAnswer) {
+	snap := "no snapshot"
+	if a.Snapshot != nil {
+		snap = "snapshot " + *a.Snapshot
+	}
+	fmt.Fprintf(w, "Changed %s (%s).\n", strings.Join(relPaths(ws, a.Files), ", "), snap)
+	if len(a.Skipped) > 0 {
+		fmt.Fprintf(w, "Not snapshotted, so undo cannot restore it: %s\n", strings.Join(relPaths(ws, a.Skipped), ", "))
+	}
+}
+
+// relPaths shows paths inside the workspace relative to it.
+func relPaths(ws *engine.Workspace, ps []string) []string {
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = strings.TrimPrefix(p, strings.TrimSuffix(ws.Path(), "/")+"/")
+	}
+	return out
+}
+
+// refusedLine turns an engine refusal into one clear line with exit 3.
+func refusedLine(err error) error {
+	var re *engine.RequiredError
+	if errors.Is(err, engine.ErrRefused) && !errors.As(err, &re) {
+		msg := strings.TrimPrefix(err.Error(), engine.ErrRefused.Error()+": ")
+		return &exitError{code: ExitRefused, word: "refused", err: errors.New(msg)}
+	}
+	return err
+}

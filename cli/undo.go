@@ -1,0 +1,138 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"cairn/engine"
+)
+
+// UndoCmd is `cairn undo [--session S]`.
+type UndoCmd struct {
+	Session string `name:"session" placeholder:"S" help:"Session (default: the most recently written one)."`
+}
+
+// RedoCmd is `cairn redo [--session S]`.
+type RedoCmd struct {
+	Session string `name:"session" placeholder:"S" help:"Session (default: the most recently written one)."`
+}
+
+// SnapshotsCmd is `cairn snapshots [--session S]` and
+// `cairn snapshots restore SNAP`.
+type SnapshotsCmd struct {
+	Session string              `name:"session" placeholder:"S" help:"Session (default: the most recently written one)."`
+	List    SnapshotsListCmd    `cmd:"" default:"1" hidden:"" help:"List the session's snapshots."`
+	Restore SnapshotsRestoreCmd `cmd:"" name:"restore" help:"Undo every snapshot down to and including SNAP."`
+}
+
+// SnapshotsListCmd lists; it reads without taking the session.
+type SnapshotsListCmd struct{}
+
+// SnapshotsRestoreCmd is `cairn snapshots restore SNAP`.
+type SnapshotsRestoreCmd struct {
+	Snap string `arg:"" name:"snap" help:"Snapshot id."`
+}
+
+func (c *UndoCmd) Run(g *Globals) error {
+	return g.runRestore(c.Session, func(s *engine.Session) (*engine.RestoreResult, error) { return s.Undo(g.ctx) })
+}
+
+func (c *RedoCmd) Run(g *Globals) error {
+	return g.runRestore(c.Session, func(s *engine.Session) (*engine.RestoreResult, error) { return s.Redo(g.ctx) })
+}
+
+func (c *SnapshotsRestoreCmd) Run(g *Globals, p *SnapshotsCmd) error {
+	return g.runRestore(p.Session, func(s *engine.Session) (*engine.RestoreResult, error) { return s.RestoreTo(g.ctx, c.Snap) })
+}
+
+func (c *SnapshotsListCmd) Run(g *Globals, p *SnapshotsCmd) error {
+	ws, err := g.workspace()
+	if err != nil {
+		return err
+	}
+	id, err := resolve(g.ctx, ws, p.Session)
+	if err != nil {
+		return err
+	}
+	l, err := ws.Snapshots(g.ctx, id)
+	if err != nil {
+		return err
+	}
+	if g.JSON {
+		return g.printJSON(l)
+	}
+	printSnapshots(g.stdout, ws, l, time.Now())
+	return nil
+}
+
+func (g *Globals) runRestore(ref string, op func(*engine.Session) (*engine.RestoreResult, error)) error {
+	ws, s, err := g.openSession(ref)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	r, err := op(s)
+	if err != nil {
+		return refusedLine(err)
+	}
+	if err := s.Close(); err != nil {
+		return err
+	}
+	if g.JSON {
+		return g.printJSON(r)
+	}
+	printRestore(g.stdout, ws, r)
+	return nil
+}
+
+// printRestore is the readable form of a restore: a line per snapshot.
+func printRestore(w io.Writer, ws *engine.Workspace, r *engine.RestoreResult) {
+	verb := map[string]string{"undo": "Undid", "redo": "Redid", "restore": "Undid"}[r.Action]
+	for _, st := range r.Steps {
+		var parts []string
+		if len(st.Restored) > 0 {
+			parts = append(parts, "restored "+strings.Join(relPaths(ws, st.Restored), ", "))
+		}
+		if len(st.Removed) > 0 {
+			parts = append(parts, "removed "+strings.Join(relPaths(ws, st.Removed), ", "))
+		}
+		if len(st.Skipped) > 0 {
+			parts = append(parts, "skipped "+strings.Join(relPaths(ws, st.Skipped), ", ")+" (not restorable)")
+		}
+		fmt.Fprintf(w, "%s %s (%s): %s.\n", verb, st.ID, st.Tool, strings.Join(parts, "; "))
+	}
+	fmt.Fprintf(w, "%d snapshot(s) applied.\n", r.Cursor)
+}
+
+// printSnapshots is the /snapshots table: number, id, applied or undone,
+// age, tool, files.
+func printSnapshots(w io.Writer, ws *engine.Workspace, l *engine.SnapshotList, now time.Time) {
+	if len(l.Snapshots) == 0 {
+		fmt.Fprintln(w, "No snapshots in this session.")
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "#\tid\tstate\tage\ttool\tfiles")
+	for i, s := range l.Snapshots {
+		state := "undone"
+		if s.Applied {
+			state = "applied"
+		}
+		var files []string
+		for _, f := range s.Files {
+			name := relPaths(ws, []string{f.Path})[0]
+			switch {
+			case f.Skipped != "":
+				name += " (skipped: " + f.Skipped + ")"
+			case !f.Existed:
+				name += " (new)"
+			}
+			files = append(files, name)
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\n", i+1, s.ID, state, age(now, s.At.Time), s.Tool, strings.Join(files, ", "))
+	}
+	tw.Flush()
+}

@@ -1,0 +1,110 @@
+package engine
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// An ephemeral store keeps its sessions in a private temporary root under
+// $XDG_RUNTIME_DIR, removes it on Close, and sends spend to the usage ledger
+// of the persistent state folder, labelled ephemeral.
+func TestEphemeralLeavesOnlyUsage(t *testing.T) {
+	ctx := context.Background()
+	home := t.TempDir()
+	runtime := t.TempDir()
+	t.Setenv("XDG_RUNTIME_DIR", runtime)
+
+	s, err := OpenEphemeral(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.Ephemeral() {
+		t.Fatal("OpenEphemeral gave a store that is not ephemeral")
+	}
+	if !strings.HasPrefix(s.Home(), runtime+string(filepath.Separator)) {
+		t.Fatalf("ephemeral root %s is not under $XDG_RUNTIME_DIR %s", s.Home(), runtime)
+	}
+	ws, err := s.Workspace(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess := ws.Create(SessionOptions{Ephemeral: true})
+	if _, err := sess.Append(ctx, Item{Type: User, Text: "a secret prompt"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := sess.EndTurn(ctx, Turn{Labels: []string{"prompt"}, Model: "m1",
+		Spend: Spend{InputTokens: 12, OutputTokens: 3, CostUSD: 0.5}}); err != nil {
+		t.Fatal(err)
+	}
+	// While it runs, the session lives in the temporary root.
+	if l, _, err := ws.List(ctx); err != nil || len(l) != 1 {
+		t.Fatalf("listing in the ephemeral root: %v, %v", l, err)
+	}
+	if err := sess.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	// The temporary root is gone.
+	left, err := os.ReadDir(runtime)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(left) != 0 {
+		t.Fatalf("left in $XDG_RUNTIME_DIR: %v", left)
+	}
+	// The persistent state folder holds no session and no history ...
+	if _, err := os.Stat(filepath.Join(home, "workspaces")); !os.IsNotExist(err) {
+		t.Fatalf("an ephemeral session wrote to the state folder: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(home, historyName)); !os.IsNotExist(err) {
+		t.Fatalf("an ephemeral session wrote history: %v", err)
+	}
+	// ... but its usage ledger has the turn, labelled ephemeral, and no text.
+	b, err := os.ReadFile(filepath.Join(home, usageName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(lines) != 1 || !strings.Contains(lines[0], `"ephemeral":true`) || strings.Contains(lines[0], "secret") {
+		t.Fatalf("usage ledger: %q", b)
+	}
+	p, err := Open(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	sums, err := p.Usage(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sums) != 1 || sums[0].Model != "m1" || sums[0].Turns != 1 || sums[0].Ephemeral != 1 ||
+		sums[0].InputTokens != 12 || sums[0].CostUSD != 0.5 || sums[0].Path != ws.Path() {
+		t.Fatalf("usage: %+v", sums)
+	}
+}
+
+// Without $XDG_RUNTIME_DIR the temporary root goes to the temp folder.
+func TestEphemeralFallsBackToTempDir(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("XDG_RUNTIME_DIR", "")
+	t.Setenv("TMPDIR", tmp)
+	s, err := OpenEphemeral("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(s.Home(), tmp+string(filepath.Separator)) {
+		t.Fatalf("ephemeral root %s is not under the temp folder %s", s.Home(), tmp)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Fatalf("left in the temp folder: %v", left)
+	}
+}

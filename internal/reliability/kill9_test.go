@@ -1,0 +1,278 @@
+package reliability
+
+import (
+	"bufio"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"cairn/engine"
+	"cairn/internal/vfs"
+	"cairn/journal"
+)
+
+// The kill -9 soak: this test binary re-runs itself as a worker (see
+// TestMain) that does random operations on one session and prints an "ack"
+// line after each one returns. The test SIGKILLs it at a random moment and
+// checks that everything acknowledged is on disk and every file is whole.
+
+const workerEnv = "CAIRN_SOAK_WORKER"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(workerEnv) != "" {
+		if err := soakWorker(); err != nil {
+			fmt.Fprintln(os.Stderr, "worker:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// soakWorker runs until killed: prompts and turns, tool writes, undo, redo,
+// forks and conversation reverts on the directory's latest session.
+func soakWorker() error {
+	ctx := context.Background()
+	seed, _ := strconv.ParseUint(os.Getenv("CAIRN_SOAK_SEED"), 10, 64)
+	r := rand.New(rand.NewPCG(seed, 9))
+	store, err := engine.Open(os.Getenv("CAIRN_SOAK_HOME"))
+	if err != nil {
+		return err
+	}
+	ws, err := store.Workspace(os.Getenv("CAIRN_SOAK_PROJECT"))
+	if err != nil {
+		return err
+	}
+	var sess *engine.Session
+	if id, err := ws.Latest(ctx); err == nil {
+		if sess, err = ws.Open(ctx, id, engine.SessionOptions{}); err != nil {
+			return err
+		}
+	} else {
+		sess = ws.Create(engine.SessionOptions{})
+	}
+	out := bufio.NewWriter(os.Stdout)
+	ack := func(format string, a ...any) {
+		fmt.Fprintf(out, "ack "+format+"\n", a...)
+		out.Flush()
+	}
+	for i := 0; ; i++ {
+		switch op := r.IntN(10); {
+		case op < 4:
+			p := fmt.Sprintf("prompt %d-%d", seed, i)
+			a := strings.Repeat(fmt.Sprintf("answer %d-%d ", seed, i), 1+r.IntN(3000))
+			if _, err := sess.Append(ctx, engine.Item{Type: engine.User, Text: p}); err != nil {
+				return err
+			}
+			if _, err := sess.Append(ctx, engine.Item{Type: engine.Assistant, Text: a}); err != nil {
+				return err
+			}
+			if err := sess.EndTurn(ctx, engine.Turn{Labels: []string{"soak"}}); err != nil {
+				return err
+			}
+			ack("turn %s %s %s", sess.ID(), p, sum(a))
+		case op < 7:
+			name := fmt.Sprintf("f%d.txt", r.IntN(5))
+			content := strings.Repeat(fmt.Sprintf("%d-%d\n", seed, i), 1+r.IntN(2000))
+			if _, err := sess.ToolWrite(ctx, name, []byte(content)); err != nil {
+				return err
+			}
+			ack("write %s %s", sess.ID(), name)
+		case op < 8:
+			if _, err := sess.Undo(ctx); err != nil && !errors.Is(err, engine.ErrRefused) {
+				return err
+			}
+			if _, err := sess.Redo(ctx); err != nil && !errors.Is(err, engine.ErrRefused) {
+				return err
+			}
+			ack("undo-redo %s", sess.ID())
+		case op < 9:
+			if !sess.Recorded() {
+				continue
+			}
+			res, err := sess.Fork(ctx, "")
+			if err != nil {
+				return err
+			}
+			ack("fork %s %s", sess.ID(), res.Session)
+		default:
+			path := sess.Transcript()
+			if len(path) < 2 {
+				continue
+			}
+			if _, err := sess.Revert(ctx, path[len(path)-2].ID, engine.RevertConversation); err != nil {
+				return err
+			}
+			if _, err := sess.Unrevert(ctx); err != nil {
+				return err
+			}
+			ack("revert %s", sess.ID())
+		}
+	}
+}
+
+func sum(s string) string {
+	h := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(h[:8])
+}
+
+func TestKill9Soak(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the kill -9 soak runs child processes; -short leaves it out")
+	}
+	home := filepath.Join(t.TempDir(), "home")
+	project := t.TempDir()
+	n := killRounds()
+	r := rand.New(rand.NewPCG(42, 42))
+	turns := map[string]map[string]string{} // session -> prompt -> answer sum
+	var forks []string
+	acks := 0
+	for round := range n {
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), workerEnv+"=1", "CAIRN_SOAK_HOME="+home, "CAIRN_SOAK_PROJECT="+project,
+			fmt.Sprintf("CAIRN_SOAK_SEED=%d", round))
+		stdout, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		lines := make(chan string)
+		go func() {
+			sc := bufio.NewScanner(stdout)
+			for sc.Scan() {
+				lines <- sc.Text()
+			}
+			close(lines)
+		}()
+		deadline := time.After(time.Duration(20+r.IntN(300)) * time.Millisecond)
+	read:
+		for {
+			select {
+			case l, ok := <-lines:
+				if !ok {
+					break read
+				}
+				f := strings.Fields(l)
+				acks++
+				switch f[1] {
+				case "turn":
+					if turns[f[2]] == nil {
+						turns[f[2]] = map[string]string{}
+					}
+					turns[f[2]][f[3]+" "+f[4]] = f[5]
+				case "fork":
+					forks = append(forks, f[3])
+				}
+			case <-deadline:
+				break read
+			}
+		}
+		cmd.Process.Signal(syscall.SIGKILL)
+		for range lines {
+		}
+		err = cmd.Wait()
+		if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() {
+			t.Fatalf("round %d: the worker ended by itself (%v): %s", round, err, stderr.String())
+		}
+		checkAfterKill(t, home, project, turns, forks)
+	}
+	t.Logf("rounds killed: %d, operations acknowledged: %d, sessions: %d, forks: %d", n, acks, len(turns), len(forks))
+}
+
+// checkAfterKill verifies the promises of RELIABILITY.md after a kill.
+func checkAfterKill(t *testing.T, home, project string, turns map[string]map[string]string, forks []string) {
+	t.Helper()
+	ctx := context.Background()
+	// Every journal reads up to its last complete line.
+	filepath.Walk(home, func(p string, fi os.FileInfo, err error) error {
+		if err != nil || fi.IsDir() || !strings.HasSuffix(p, ".jsonl") {
+			return err
+		}
+		d, _ := vfs.OpenDisk(filepath.Dir(p))
+		defer d.Close()
+		if _, err := journal.Read(d, filepath.Base(p), func([]byte) error { return nil }); err != nil {
+			t.Fatalf("journal %s: %v", p, err)
+		}
+		return nil
+	})
+	store, err := engine.Open(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	ws, err := store.Workspace(project)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, _, err := ws.List(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Every session opens (the lock is free, the record is rebuilt, a torn
+	// tail is cut) and holds every acknowledged turn.
+	for _, e := range l {
+		sess, err := ws.Open(ctx, e.ID, engine.SessionOptions{})
+		if err != nil {
+			t.Fatalf("open %s after kill: %v", e.ID, err)
+		}
+		got := map[string]string{}
+		items := sess.AllItems()
+		for i, it := range items {
+			if it.Type == engine.User && i+1 < len(items) {
+				got[it.Text] = sum(items[i+1].Text)
+			}
+		}
+		for p, a := range turns[e.ID] {
+			if got[p] != a {
+				t.Fatalf("session %s: acknowledged turn %q lost or changed", e.ID, p)
+			}
+		}
+		sess.Close()
+	}
+	for id := range turns {
+		if _, err := ws.Read(ctx, id); err != nil {
+			t.Fatalf("acknowledged session %s: %v", id, err)
+		}
+	}
+	for _, id := range forks {
+		if _, err := ws.Read(ctx, id); err != nil {
+			t.Fatalf("acknowledged fork %s: %v", id, err)
+		}
+	}
+	// Every object a journal names exists and hashes to its name; records
+	// parse; nothing is wrong.
+	rep, err := store.Fsck(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range rep.Problems {
+		t.Errorf("after kill: %s: %s", p.Path, p.Problem)
+	}
+	// Temp files are gone after the next open.
+	filepath.Walk(filepath.Join(home, "workspaces"), func(p string, fi os.FileInfo, err error) error {
+		if err == nil && !fi.IsDir() && strings.HasPrefix(fi.Name(), ".") {
+			t.Errorf("temp file left after the next open: %s", p)
+		}
+		return nil
+	})
+	if t.Failed() {
+		t.FailNow()
+	}
+	_ = io.EOF
+}
