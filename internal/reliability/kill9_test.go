@@ -31,6 +31,9 @@ import (
 const workerEnv = "CAIRN_SOAK_WORKER"
 
 func TestMain(m *testing.M) {
+	if os.Getenv(openerEnv) != "" {
+		os.Exit(openWorker())
+	}
 	if os.Getenv(workerEnv) != "" {
 		if err := soakWorker(); err != nil {
 			fmt.Fprintln(os.Stderr, "worker:", err)

@@ -1,0 +1,84 @@
+package reliability
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"cairn/engine"
+)
+
+// TestPermissions: after a session that uses every kind of file cairn writes
+// (records, journals, objects, outputs, shell history, history, usage,
+// credentials, the gateway token), the state folder and every folder in it
+// are 0700 and every file is 0600, whatever the umask.
+func TestPermissions(t *testing.T) {
+	ctx := context.Background()
+	// With no umask, a file created with a looser mode would show it.
+	defer syscall.Umask(syscall.Umask(0))
+	home := filepath.Join(t.TempDir(), "home")
+	store, err := engine.Open(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	ws, _ := store.Workspace(t.TempDir())
+	s := ws.Create(engine.SessionOptions{})
+	s.Append(ctx, engine.Item{Type: engine.User, Text: "hello"})
+	s.Append(ctx, engine.Item{Type: engine.Assistant, Text: strings.Repeat("big ", 10000)})
+	if err := s.EndTurn(ctx, engine.Turn{Model: "m", Spend: engine.Spend{InputTokens: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.ToolWrite(ctx, "f.txt", []byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.PutOutput(ctx, "grep", strings.NewReader("out")); err != nil {
+		t.Fatal(err)
+	}
+	run, err := s.ShellStart(ctx, "ls")
+	if err != nil {
+		t.Fatal(err)
+	}
+	run.Finish(ctx, 0, []byte("a"), nil)
+	if _, err := s.Fork(ctx, ""); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	store.AddHistory("hello", ws.Path())
+	if _, _, err := store.GatewayToken(); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := store.Pair(ctx, []string{engine.ScopeAttach}, []string{s.ID()}); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	err = filepath.Walk(home, func(p string, fi os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		perm := fi.Mode().Perm()
+		switch {
+		case fi.IsDir() && perm != 0o700:
+			t.Errorf("folder %s is %o, want 700", p, perm)
+		case fi.Mode().IsRegular() && perm != 0o600:
+			t.Errorf("file %s is %o, want 600", p, perm)
+		}
+		for _, kind := range []string{".items.jsonl", ".audit.jsonl", ".changes.jsonl", ".shell.jsonl", ".json", ".lock", ".zst", "usage.jsonl", "history.jsonl", "gateway.token", "credentials.json", "FORMAT"} {
+			if strings.HasSuffix(p, kind) {
+				seen[kind] = true
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, kind := range []string{".items.jsonl", ".audit.jsonl", ".changes.jsonl", ".shell.jsonl", ".json", ".lock", ".zst", "usage.jsonl", "history.jsonl", "gateway.token", "credentials.json", "FORMAT"} {
+		if !seen[kind] {
+			t.Errorf("no %s file was written: the test does not cover it", kind)
+		}
+	}
+}
