@@ -2,6 +2,8 @@ package reliability
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"io/fs"
 	"os"
@@ -45,9 +47,9 @@ func (s *swapFS) CreateTemp(dir, pattern string) (vfs.File, error) {
 	s.swap(dir + "/")
 	return s.Disk.CreateTemp(dir, pattern)
 }
-func (s *swapFS) Lstat(name string) (fs.FileInfo, error) { s.swap(name); return s.Disk.Lstat(name) }
-func (s *swapFS) Rename(a, b string) error               { s.swap(b); return s.Disk.Rename(a, b) }
-func (s *swapFS) Remove(name string) error               { s.swap(name); return s.Disk.Remove(name) }
+
+func (s *swapFS) Rename(a, b string) error { s.swap(b); return s.Disk.Rename(a, b) }
+func (s *swapFS) Remove(name string) error { s.swap(name); return s.Disk.Remove(name) }
 
 // snapshotDir returns every file under dir with its content.
 func snapshotDir(t *testing.T, dir string) map[string]string {
@@ -136,6 +138,17 @@ func TestFolderSwappedForLink(t *testing.T) {
 				t.Fatalf("%s: the folder was never swapped (err %v)", op, err)
 			}
 			sameDir(t, op, before, snapshotDir(t, outside))
+			// Nothing outside was read either: no stored object holds the
+			// content of a file outside the workspace.
+			for _, content := range before {
+				sum := sha256.Sum256([]byte(content))
+				oid := hex.EncodeToString(sum[:])
+				for _, suffix := range []string{"", ".zst"} {
+					if _, err := os.Stat(filepath.Join(ws.Folder(), "objects", oid[:2], oid[2:]+suffix)); err == nil {
+						t.Fatalf("%s: a file outside the workspace was read into the object store", op)
+					}
+				}
+			}
 		})
 	}
 }
