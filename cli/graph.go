@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"strconv"
 
 	"cairn/engine"
 )
@@ -9,7 +10,7 @@ import (
 // ForkCmd forks a session.
 type ForkCmd struct {
 	Session string `arg:"" help:"Session to fork (id, prefix or title)."`
-	At      string `name:"at" placeholder:"ITEM" help:"Item to fork at (default: the head)."`
+	At      string `name:"at" placeholder:"ITEM" help:"Item to fork at: an item id, or N for the Nth item of the head path (default: the head)."`
 }
 
 func (c *ForkCmd) Run(g *Globals) error {
@@ -21,7 +22,17 @@ func (c *ForkCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
-	res, err := ws.Fork(g.ctx, id, c.At)
+	at := c.At
+	if at != "" {
+		v, err := ws.Read(g.ctx, id)
+		if err != nil {
+			return err
+		}
+		if at, err = itemArg(v.Transcript(), at); err != nil {
+			return err
+		}
+	}
+	res, err := ws.Fork(g.ctx, id, at)
 	if err != nil {
 		return err
 	}
@@ -38,7 +49,7 @@ func (c *ForkCmd) Run(g *Globals) error {
 // RevertCmd moves a session's head back.
 type RevertCmd struct {
 	Session      string `arg:"" help:"Session (id, prefix or title)."`
-	To           string `name:"to" required:"" placeholder:"ITEM" help:"Item to revert to: a user prompt lands before it, other items are kept."`
+	To           string `name:"to" required:"" placeholder:"ITEM" help:"Item to revert to (an id, or N for the Nth item of the head path): a user prompt lands before it, other items are kept."`
 	Conversation bool   `name:"conversation" help:"Move the conversation head only (the default)."`
 	Files        bool   `name:"files" help:"Revert the recorded file changes only."`
 	Both         bool   `name:"both" help:"Revert the conversation and the files."`
@@ -60,7 +71,11 @@ func (c *RevertCmd) Run(g *Globals) error {
 		return err
 	}
 	defer s.Close()
-	res, err := s.Revert(g.ctx, c.To, mode)
+	to, err := itemArg(s.Transcript(), c.To)
+	if err != nil {
+		return err
+	}
+	res, err := s.Revert(g.ctx, to, mode)
 	if err != nil {
 		return err
 	}
@@ -115,7 +130,13 @@ func (c *CompactCmd) Run(g *Globals) error {
 		return err
 	}
 	defer s.Close()
-	it, err := s.Compact(g.ctx, c.Summary, c.UpTo)
+	upTo := c.UpTo
+	if upTo != "" {
+		if upTo, err = itemArg(s.Transcript(), upTo); err != nil {
+			return err
+		}
+	}
+	it, err := s.Compact(g.ctx, c.Summary, upTo)
 	if err != nil {
 		return err
 	}
@@ -127,4 +148,17 @@ func (c *CompactCmd) Run(g *Globals) error {
 	}
 	fmt.Fprintf(g.stdout, "%s  %s\n", it.ID, firstLine(it.Text))
 	return nil
+}
+
+// itemArg turns an ITEM argument into an item id: an id as it is, or a
+// number N for the Nth item of the head path, counting from 1.
+func itemArg(path []engine.Item, arg string) (string, error) {
+	n, err := strconv.Atoi(arg)
+	if err != nil {
+		return arg, nil
+	}
+	if n < 1 || n > len(path) {
+		return "", usageErrorf("no item %d: the head path has %d items", n, len(path))
+	}
+	return path[n-1].ID, nil
 }

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	"cairn/engine"
@@ -80,12 +79,5 @@ func (r *repl) itemRef(arg string) (string, error) {
 	if arg == "" {
 		return r.sess.Head(), nil
 	}
-	if n, err := strconv.Atoi(arg); err == nil {
-		path := r.sess.Transcript()
-		if n < 1 || n > len(path) {
-			return "", fmt.Errorf("No item %d: the head path has %d items.", n, len(path))
-		}
-		return path[n-1].ID, nil
-	}
-	return arg, nil
+	return itemArg(r.sess.Transcript(), arg)
 }
