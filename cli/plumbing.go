@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
 	"io"
@@ -8,6 +9,7 @@ import (
 	"time"
 
 	"cairn/engine"
+	"cairn/internal/jsonw"
 )
 
 // PromptCmd appends a user prompt.
@@ -123,7 +125,72 @@ type SessionsCmd struct {
 	All bool `name:"all" help:"Every directory, not only this one."`
 }
 
-// sessionRow is one session in `cairn sessions --json`.
+// writeSessionsJSON prints the listing as one JSON array of sessionRow
+// objects, field for field, without reflection: at 100,000 sessions
+// encoding/json's reflection would cost more than reading the index.
+func writeSessionsJSON(w io.Writer, sums []engine.Summary) error {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	b := make([]byte, 0, 512)
+	bw.WriteByte('[')
+	for i, e := range sums {
+		b = b[:0]
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"id":`...)
+		b = jsonw.String(b, e.ID)
+		b = append(b, `,"title":`...)
+		b = jsonw.String(b, e.Title)
+		b = append(b, `,"created_at":`...)
+		b = jsonw.Time(b, e.CreatedAt)
+		b = append(b, `,"updated_at":`...)
+		b = jsonw.Time(b, e.UpdatedAt)
+		b = append(b, `,"items":`...)
+		b = jsonw.Int(b, int64(e.Items))
+		b = append(b, `,"tier":`...)
+		b = jsonw.String(b, e.Tier)
+		b = append(b, `,"pinned":`...)
+		b = jsonw.Bool(b, e.Pinned)
+		b = append(b, `,"fork_of":`...)
+		if e.ForkOf == "" {
+			b = append(b, "null"...)
+		} else {
+			b = jsonw.String(b, e.ForkOf)
+		}
+		b = append(b, `,"path":`...)
+		b = jsonw.String(b, e.Path)
+		b = append(b, `,"branch":`...)
+		b = jsonw.String(b, e.Branch)
+		b = append(b, `,"owner_pid":`...)
+		if e.OwnerPID == 0 {
+			b = append(b, "null"...)
+		} else {
+			b = jsonw.Int(b, int64(e.OwnerPID))
+		}
+		b = append(b, '}')
+		if _, err := bw.Write(b); err != nil {
+			return err
+		}
+	}
+	bw.WriteString("]\n")
+	return bw.Flush()
+}
+
+// toRow is a session as `cairn sessions` shows it.
+func toRow(e engine.Summary) sessionRow {
+	r := sessionRow{ID: e.ID, Title: e.Title, CreatedAt: fmtTime(e.CreatedAt), UpdatedAt: fmtTime(e.UpdatedAt),
+		Items: e.Items, Tier: e.Tier, Pinned: e.Pinned, Path: e.Path, Branch: e.Branch}
+	if e.ForkOf != "" {
+		r.ForkOf = &e.ForkOf
+	}
+	if e.OwnerPID != 0 {
+		r.OwnerPID = &e.OwnerPID
+	}
+	return r
+}
+
+// sessionRow is one session in `cairn sessions --json`; writeSessionsJSON
+// writes the same fields in the same order.
 type sessionRow struct {
 	ID        string  `json:"id"`
 	Title     string  `json:"title"`
@@ -170,19 +237,11 @@ func (c *SessionsCmd) Run(g *Globals) error {
 	if c.All {
 		engine.SortSummaries(sums)
 	}
-	for _, e := range sums {
-		r := sessionRow{ID: e.ID, Title: e.Title, CreatedAt: fmtTime(e.CreatedAt), UpdatedAt: fmtTime(e.UpdatedAt),
-			Items: e.Items, Tier: e.Tier, Pinned: e.Pinned, Path: e.Path, Branch: e.Branch}
-		if e.ForkOf != "" {
-			r.ForkOf = &e.ForkOf
-		}
-		if e.OwnerPID != 0 {
-			r.OwnerPID = &e.OwnerPID
-		}
-		rows = append(rows, r)
-	}
 	if g.JSON {
-		return g.printJSON(rows)
+		return writeSessionsJSON(g.stdout, sums)
+	}
+	for _, e := range sums {
+		rows = append(rows, toRow(e))
 	}
 	now := time.Now()
 	for _, r := range rows {

@@ -4,7 +4,8 @@ import (
 	"errors"
 	"strconv"
 	"time"
-	"unicode/utf8"
+
+	"cairn/internal/jsonw"
 )
 
 // fileName is the index file in the workspace folder; formatVersion is its
@@ -23,6 +24,12 @@ type cache struct {
 	stats    []statKey // stats[i] belongs to entries[i]
 	problems []Problem
 	pstats   []statKey // pstats[i] belongs to problems[i]; zero: not cached
+
+	// folder is the sessions folder's stat key when it was listed, at
+	// listedNS (wall clock). unrecorded is what that listing found.
+	folder     statKey
+	listedNS   int64
+	unrecorded []string
 }
 
 // encode writes c as index.json. Problems with a zero stat key (read errors,
@@ -54,7 +61,18 @@ func (c *cache) encode() []byte {
 		b = appendStat(b, c.pstats[i])
 		b = append(b, '}')
 	}
-	return append(b, "\n]}\n"...)
+	b = append(b, "\n],\"folder\":"...)
+	b = appendStatObject(b, c.folder)
+	b = append(b, `,"listed_ns":`...)
+	b = strconv.AppendInt(b, c.listedNS, 10)
+	b = append(b, `,"unrecorded":[`...)
+	for i, id := range c.unrecorded {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendString(b, id)
+	}
+	return append(b, "]}\n"...)
 }
 
 func appendEntry(b []byte, e *Entry, st statKey) []byte {
@@ -98,7 +116,11 @@ func appendEntry(b []byte, e *Entry, st statKey) []byte {
 }
 
 func appendStat(b []byte, st statKey) []byte {
-	b = append(b, `,"stat":{"size":`...)
+	return appendStatObject(append(b, `,"stat":`...), st)
+}
+
+func appendStatObject(b []byte, st statKey) []byte {
+	b = append(b, `{"size":`...)
 	b = strconv.AppendInt(b, st.size, 10)
 	b = append(b, `,"mtime_ns":`...)
 	b = strconv.AppendInt(b, st.mtime, 10)
@@ -107,46 +129,5 @@ func appendStat(b []byte, st statKey) []byte {
 	return append(b, '}')
 }
 
-// appendString appends s as a JSON string. Invalid UTF-8 becomes U+FFFD, as
-// encoding/json does.
-func appendString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
-			i++
-			continue
-		}
-		if c < utf8.RuneSelf {
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&15])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i++
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
-}
+// appendString appends s as a JSON string.
+func appendString(b []byte, s string) []byte { return jsonw.String(b, s) }

@@ -57,6 +57,12 @@ func decodeCache(data []byte) (*cache, error) {
 				c.problems = append(c.problems, p)
 				c.pstats = append(c.pstats, st)
 			})
+		case "folder":
+			c.folder = s.stat()
+		case "listed_ns":
+			c.listedNS = s.int()
+		case "unrecorded":
+			s.array(func() { c.unrecorded = append(c.unrecorded, s.str()) })
 		default:
 			s.skip()
 		}

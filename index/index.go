@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"cairn/internal/vfs"
 )
@@ -77,6 +78,21 @@ func (x *Index) Refresh(ctx context.Context) (changed bool, err error) {
 		x.c, x.fileStat = c, fileKey
 	}
 
+	// Every change of a record is a create, rename or remove in the sessions
+	// folder, which moves the folder's modification time. When the folder
+	// is as it was at the cached listing, and that listing was taken well
+	// after the folder last changed (so a coarse clock cannot hide a change
+	// made during it), the listing stands without stat'ing every record.
+	folderKey := statKey{}
+	if fi, err := x.fsys.Stat(x.sessionsDir()); err == nil {
+		folderKey = keyOf(fi)
+	}
+	if x.saved && trusted(x.c, folderKey) {
+		x.loaded = true
+		x.unrecorded = x.c.unrecorded
+		return false, nil
+	}
+	listedNS := time.Now().UnixNano()
 	ents, err := x.fsys.ReadDir(x.sessionsDir())
 	noFolder := vfs.IsNotExist(err)
 	if err != nil && !noFolder {
@@ -91,7 +107,8 @@ func (x *Index) Refresh(ctx context.Context) (changed bool, err error) {
 		return false, err
 	}
 	x.loaded = true
-	if !dirty && x.saved {
+	next.folder, next.listedNS, next.unrecorded = folderKey, listedNS, slices.Clone(x.unrecorded)
+	if !dirty && x.saved && (trusted(x.c, folderKey) || !trusted(next, folderKey)) {
 		return false, nil
 	}
 	x.c = next
@@ -338,4 +355,23 @@ func (x *Index) Problems() []Problem {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	return slices.Clone(x.c.problems)
+}
+
+// racyNS is how long after a folder's last change a listing must be taken
+// for the folder's time to vouch for it: file systems keep times as coarse
+// as a second or two.
+const racyNS = int64(2 * time.Second)
+
+// trusted reports whether cache c's listing still holds for a sessions
+// folder whose stat key is now folder.
+func trusted(c *cache, folder statKey) bool {
+	if c == nil || folder == (statKey{}) || c.folder != folder || c.listedNS-folder.mtime <= racyNS {
+		return false
+	}
+	for _, st := range c.pstats {
+		if st == (statKey{}) {
+			return false // a read error worth retrying
+		}
+	}
+	return true
 }

@@ -1,0 +1,52 @@
+package index
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"cairn/internal/vfs"
+)
+
+// TestFolderTimeVouchesForListing: once the sessions folder has been still
+// for a while, a refresh trusts the cached listing without listing the folder;
+// any record written since (always a rename, so the folder's time moves) is
+// seen at once; and a folder changed just before the listing is never trusted.
+func TestFolderTimeVouchesForListing(t *testing.T) {
+	d := newDisk(t)
+	fsys := vfs.NewFaulty(d)
+	for n := range 5 {
+		writeRec(t, d, rec(n+1, "s", at(n)))
+	}
+	sessions := filepath.Join(d.Dir(), ws, "sessions")
+	past := time.Now().Add(-time.Minute)
+	os.Chtimes(sessions, past, past)
+
+	x := Open(fsys, ws)
+	refresh(t, x, true, 5) // lists the folder, records the folder's time
+	lists := fsys.Calls(vfs.OpReadDir)
+
+	y := Open(fsys, ws) // a new process: reads index.json only
+	refresh(t, y, true, 0)
+	if got := fsys.Calls(vfs.OpReadDir) - lists; got != 0 {
+		t.Fatalf("an unchanged folder was listed %d times", got)
+	}
+	if len(y.Entries()) != 5 {
+		t.Fatalf("%d entries from the cached listing", len(y.Entries()))
+	}
+
+	// A record replaced by rename moves the folder's time: seen at once.
+	writeRec(t, d, rec(3, "renamed", at(9)))
+	refresh(t, y, true, 1)
+	if y.Entries()[0].Title != "renamed" {
+		t.Fatalf("the new record was not seen: %q", y.Entries()[0].Title)
+	}
+	// Changed just now: the listing is taken again next time, not trusted.
+	lists = fsys.Calls(vfs.OpReadDir)
+	z := Open(fsys, ws)
+	refresh(t, z, true, 0)
+	if fsys.Calls(vfs.OpReadDir) == lists {
+		t.Fatal("a listing taken right after a change was trusted")
+	}
+}

@@ -1,0 +1,55 @@
+package jsonw
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+)
+
+// The appenders write what encoding/json (without HTML escaping) writes.
+func TestStringMatchesEncodingJSON(t *testing.T) {
+	for _, s := range []string{"", "plain", `q"uote\back`, "tab\tnl\ncr\r", "\x00\x1f\x7f", "héllo ✓", "bad \xff utf8", "<html>&"} {
+		got := string(String(nil, s))
+		var back string
+		if err := json.Unmarshal([]byte(got), &back); err != nil {
+			t.Fatalf("%q: not JSON: %s", s, got)
+		}
+		want, _ := json.Marshal(s)
+		var wantBack string
+		json.Unmarshal(want, &wantBack)
+		if back != wantBack {
+			t.Fatalf("%q reads back as %q, encoding/json gives %q", s, back, wantBack)
+		}
+	}
+}
+
+func TestTime(t *testing.T) {
+	at := time.Date(2026, 11, 29, 9, 12, 3, 120_456_000, time.FixedZone("x", 3600))
+	if got := string(Time(nil, at)); got != `"2026-11-29T08:12:03.120Z"` {
+		t.Fatalf("Time = %s", got)
+	}
+	for _, x := range []time.Time{time.Date(1, 1, 1, 0, 0, 0, 1e6, time.UTC), time.Date(9999, 12, 31, 23, 59, 59, 999e6, time.UTC), time.Date(12000, 1, 1, 0, 0, 0, 0, time.UTC)} {
+		if got, want := string(Time(nil, x)), `"`+x.Format(TimeLayout)+`"`; got != want {
+			t.Fatalf("Time = %s, want %s", got, want)
+		}
+	}
+	if got := string(Time(nil, time.Time{})); got != `""` {
+		t.Fatalf("zero Time = %s", got)
+	}
+}
+
+func FuzzString(f *testing.F) {
+	f.Add("a\"b\\c\x00\xff")
+	f.Fuzz(func(t *testing.T, s string) {
+		var back string
+		if err := json.Unmarshal(String(nil, s), &back); err != nil {
+			t.Fatalf("%q: %v", s, err)
+		}
+		want, _ := json.Marshal(s)
+		var wantBack string
+		json.Unmarshal(want, &wantBack)
+		if back != wantBack {
+			t.Fatalf("%q: %q vs %q", s, back, wantBack)
+		}
+	})
+}
