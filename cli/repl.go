@@ -287,7 +287,14 @@ func (r *repl) prompt(text string) {
 			fmt.Fprintln(r.out, "cairn:", err)
 		}
 	}
-	if err := r.sess.EndTurn(r.g.ctx, engine.Turn{Labels: []string{"prompt"}}); err != nil {
+	// The REPL grants no standing permissions itself, so the trust map it
+	// records is the session's own (empty for a new one): a resume then has
+	// a map to restore and does not ask the trust question again.
+	trust := r.sess.Record().Trust
+	if trust == nil {
+		trust = &engine.Trust{Map: map[string]string{}, Rules: []engine.TrustRule{}}
+	}
+	if err := r.sess.EndTurn(r.g.ctx, engine.Turn{Labels: []string{"prompt"}, Trust: trust}); err != nil {
 		fmt.Fprintln(r.out, "cairn:", err)
 	}
 	if r.sess.Recorded() && !r.store.Ephemeral() {

@@ -33,11 +33,12 @@ type snapEntry struct {
 	kept    []*fileRef // what the latest undo kept for redo, per file
 }
 
-// bytes is the stored content a snapshot refers to.
+// bytes is the stored content a snapshot refers to (a hash-only after
+// state stores nothing).
 func (e *snapEntry) bytes() int64 {
 	var n int64
 	add := func(f *fileRef) {
-		if f != nil && !f.skipped() {
+		if f != nil && f.OID != "" {
 			n += f.Size
 		}
 	}
@@ -107,7 +108,7 @@ func (st *snapStack) apply(b []byte) error {
 		}
 		kept := make([]*fileRef, len(l.Files))
 		for i, f := range l.Files {
-			if f.Path != e.rec.Files[i].Path || !f.Kept.valid() {
+			if f.Path != e.rec.Files[i].Path || !f.Kept.valid(false) {
 				return fmt.Errorf("undo of %s names other files", l.ID)
 			}
 			kept[i] = f.Kept

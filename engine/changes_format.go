@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"path"
 	"regexp"
@@ -24,8 +26,14 @@ import (
 //	{"v":1,"kind":"evidence","at":T,"tool":..,"signal":"permission","decision":"deny",
 //	 "rule":"snapshots.required","files":[{"path":P,"reason":R}]}
 //
-// F is {"oid":SHA256,"size":N,"mode":"file|exec|link"} (a link's object is
-// its target) or {"skipped":REASON,"size":N}; null means absent. "kept" is
+// F is {"oid":SHA256,"size":N,"mode":"file|exec|link"}, the content stored
+// as an object (a link's object is its target), or
+// {"sha256":SHA256,"size":N,"mode":...}, the content's identity only, with no
+// object, or {"skipped":REASON,"size":N}; null means absent. "oid" always
+// names a stored object. "before" and "kept" are stored (or skipped): undo
+// and redo put them back. "after" is only compared with (a file still as the
+// tool left it), so a change records it by its hash; lines written before
+// that hold an "oid" there, which reads the same. "kept" is
 // the content an undo found and kept for redo; a skipped "kept" means the
 // undo left that file as it was (and redo leaves it too). "restore" is an
 // undo step taken by a restore-to.
@@ -57,26 +65,52 @@ const (
 	skipMissing    = "object missing"
 )
 
-// fileRef is F: a file's content as an object, or why it was not captured.
+// fileRef is F: a file's content as an object (OID), its content's identity
+// without an object (SHA256), or why it was not captured (Skipped).
 type fileRef struct {
 	Skipped string `json:"skipped,omitempty"`
 	OID     string `json:"oid,omitempty"`
+	SHA256  string `json:"sha256,omitempty"`
 	Size    int64  `json:"size"`
 	Mode    string `json:"mode,omitempty"`
 }
 
 func (f *fileRef) skipped() bool { return f != nil && f.Skipped != "" }
 
-// same reports whether two states of a file hold the same thing.
+// sum is the SHA-256 of the content, stored or not.
+func (f *fileRef) sum() string {
+	if f.OID != "" {
+		return f.OID
+	}
+	return f.SHA256
+}
+
+// hashOnly turns a captured state into its identity: the same content,
+// named by hash, with no claim that an object holds it.
+func hashOnly(f *fileRef) *fileRef {
+	if f == nil || f.skipped() || f.OID == "" {
+		return f
+	}
+	return &fileRef{SHA256: f.OID, Size: f.Size, Mode: f.Mode}
+}
+
+// contentRef is the identity of content b with mode.
+func contentRef(b []byte, mode string) *fileRef {
+	h := sha256.Sum256(b)
+	return &fileRef{SHA256: hex.EncodeToString(h[:]), Size: int64(len(b)), Mode: mode}
+}
+
+// same reports whether two states of a file hold the same thing: the same
+// content (by hash, stored or not) and mode.
 func sameRef(a, b *fileRef) bool {
 	if a == nil || b == nil {
 		return a == nil && b == nil
 	}
-	return !a.skipped() && !b.skipped() && a.OID == b.OID && a.Mode == b.Mode
+	return !a.skipped() && !b.skipped() && a.sum() == b.sum() && a.Mode == b.Mode
 }
 
-// valid checks F as read from disk.
-func (f *fileRef) valid() bool {
+// valid checks F as read from disk; hashOK allows the hash-only form.
+func (f *fileRef) valid(hashOK bool) bool {
 	if f == nil {
 		return true
 	}
@@ -84,9 +118,16 @@ func (f *fileRef) valid() bool {
 		return false
 	}
 	if f.Skipped != "" {
-		return f.OID == "" && len(f.Skipped) <= 64
+		return f.OID == "" && f.SHA256 == "" && len(f.Skipped) <= 64
 	}
-	if _, err := objects.ParseID(f.OID); err != nil {
+	sum := f.OID
+	if f.SHA256 != "" {
+		if !hashOK || f.OID != "" {
+			return false
+		}
+		sum = f.SHA256
+	}
+	if _, err := objects.ParseID(sum); err != nil {
 		return false
 	}
 	return f.Mode == modeFile || f.Mode == modeExec || f.Mode == modeLink
@@ -189,7 +230,7 @@ func validSnapID(s string) bool { return snapIDRE.MatchString(s) }
 
 // checkChange validates a change line read from disk: an id, a tool name,
 // at least one file, every path a clean workspace-relative name named once,
-// every F well formed.
+// every F well formed (only "after" may be hash-only).
 func checkChange(l *rawChangeLine) error {
 	if !validSnapID(l.ID) {
 		return fmt.Errorf("bad snapshot id %q", l.ID)
@@ -206,7 +247,7 @@ func checkChange(l *rawChangeLine) error {
 			return fmt.Errorf("bad path %q", f.Path)
 		}
 		seen[f.Path] = true
-		if !f.Before.valid() || !f.After.valid() {
+		if !f.Before.valid(false) || !f.After.valid(true) {
 			return fmt.Errorf("bad file state of %q", f.Path)
 		}
 	}

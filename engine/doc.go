@@ -33,6 +33,15 @@
 //	{"v":1,"kind":"open","at":T,"branch":B,"build":B,"pid":P}
 //	{"v":1,"kind":"repair","cut":N}                                a torn tail was cut
 //
+// # The changes journal
+//
+// <id>.changes.jsonl holds a "change" line per file-tool call and the undo
+// stack's events (changes_format.go draws every line). A file's state F is
+// {"oid":SHA256,"size":N,"mode":"file|exec|link"} (stored as an object),
+// {"sha256":SHA256,"size":N,"mode":...} (the content's hash only, no
+// object: a change's "after"), {"skipped":REASON,"size":N}, or null
+// (absent). "oid" always names an object that exists.
+//
 // # Durability
 //
 // Items are appended as they come and synced once per turn: EndTurn (or

@@ -17,9 +17,11 @@ import (
 )
 
 // Capturing a snapshot: BeginChange stores the pre-image of every file a
-// tool names and makes it durable before the tool may write; Commit stores
-// the after-images and appends one change line. A required pre-image that
-// cannot be captured refuses the edit before the tool runs.
+// tool names and makes it durable before the tool may write; Commit records
+// the after state of each file by its hash (no object: undo keeps the
+// current content when it runs, and that is what redo puts back) and
+// appends one change line. A required pre-image that cannot be captured
+// refuses the edit before the tool runs.
 
 // Change is a file-tool call in progress. The session's file tools take
 // turns: until Commit or Abort, other changes, undo and redo of the session
@@ -37,6 +39,8 @@ type Change struct {
 	fsys    vfs.FS         // the workspace's files
 	once    sync.Once
 	doneFS  func()
+	after   map[int]*fileRef // after states the tool knows (what it wrote), by file
+	staged  *staged          // the tool's new content, until renamed over its name
 }
 
 // RequiredError is the refusal of an edit whose required pre-images could
@@ -72,6 +76,21 @@ func (e *RequiredError) Unwrap() error { return ErrRefused }
 // unreadable): a *RequiredError, an evidence line and a snapshot.required
 // audit event.
 func (s *Session) BeginChange(ctx context.Context, tool string, paths []string) (*Change, error) {
+	return s.beginChange(ctx, tool, paths, nil)
+}
+
+// stageFunc prepares a tool's write while its pre-images are captured: it
+// gets the workspace's files and the change's workspace-relative names,
+// and returns the new content staged (written and fsynced beside its
+// name, not yet renamed over it). It must not touch the named files.
+type stageFunc func(fsys vfs.FS, rels []string) (*staged, error)
+
+// beginChange is BeginChange with the tool's own write staged at the same
+// time (stage may be nil): the pre-image objects and the tool's temp file
+// are written and fsynced concurrently, and both are durable when it
+// returns, so the caller may rename the temp file over the name. On error
+// nothing staged is left.
+func (s *Session) beginChange(ctx context.Context, tool string, paths []string, stage stageFunc) (*Change, error) {
 	if !labelRE.MatchString(tool) {
 		return nil, fmt.Errorf("%w: tool name %q", ErrBadInput, tool)
 	}
@@ -108,9 +127,20 @@ func (s *Session) BeginChange(ctx context.Context, tool string, paths []string) 
 			c.objs = s.snapObjects()
 		}
 	}
+	var stageErr error
+	staging := make(chan struct{})
+	if stage != nil {
+		go func() {
+			defer close(staging)
+			c.staged, stageErr = stage(fsys, rels)
+		}()
+	} else {
+		close(staging)
+	}
 	var denied []RequiredFile
 	for _, rel := range rels {
 		if err := ctx.Err(); err != nil {
+			<-staging
 			c.release()
 			return nil, err
 		}
@@ -142,10 +172,15 @@ func (s *Session) BeginChange(ctx context.Context, tool string, paths []string) 
 		}
 		c.files = append(c.files, f)
 	}
+	<-staging
 	if len(denied) > 0 {
 		s.denyRequired(ctx, tool, denied, c.objs != nil)
 		c.release()
 		return nil, &RequiredError{Tool: tool, Files: denied}
+	}
+	if stageErr != nil {
+		c.release()
+		return nil, stageErr
 	}
 	return c, nil
 }
@@ -167,12 +202,24 @@ func (c *Change) Abort() { c.release() }
 
 func (c *Change) release() {
 	c.once.Do(func() {
+		if c.staged != nil {
+			c.staged.discard(c.fsys)
+		}
 		c.doneFS()
 		c.s.snaps.mu.Unlock()
 	})
 }
 
-// Commit stores the after-images and appends the change line (synced),
+// setAfter records the after state of file i as the tool left it, so
+// Commit need not read it back.
+func (c *Change) setAfter(i int, f *fileRef) {
+	if c.after == nil {
+		c.after = map[int]*fileRef{}
+	}
+	c.after[i] = f
+}
+
+// Commit records the after states by hash and appends the change line (synced),
 // discarding the undone branch and dropping the oldest snapshots over the
 // limits. The answer names the snapshot (nil when none was taken) and the
 // files whose pre-image was skipped.
@@ -202,7 +249,12 @@ func (c *Change) Commit(ctx context.Context) (*ToolAnswer, error) {
 		return ans, nil
 	}
 	for i := range c.files {
-		c.files[i].After, _ = capture(ctx, c.fsys, storeSink(ctx, c.objs), c.files[i].Path, c.max)
+		if f, ok := c.after[i]; ok {
+			c.files[i].After = f
+			continue
+		}
+		f, _ := capture(ctx, c.fsys, hashSink, c.files[i].Path, c.max)
+		c.files[i].After = hashOnly(f)
 	}
 	st := &s.snaps
 	now := mkTime(s.ws.s.Now())
@@ -295,8 +347,8 @@ func (s *Session) denyRequired(ctx context.Context, tool string, denied []Requir
 	}
 }
 
-// sink turns a file's content into its oid: storing it (durable on return)
-// or only hashing it.
+// sink turns a file's content into its SHA-256: storing it (durable on
+// return) or only hashing it (hashSink; hashOnly then names the result).
 type sink func(b []byte) (string, error)
 
 func storeSink(ctx context.Context, objs *objects.Store) sink {
@@ -359,10 +411,7 @@ func capture(ctx context.Context, fsys vfs.FS, put sink, rel string, max int64) 
 		if int64(len(data)) > max {
 			return &fileRef{Skipped: skipTooLarge, Size: int64(len(data))}, fmt.Errorf("more than max_file_bytes %d", max)
 		}
-		mode = modeFile
-		if fi.Mode().Perm()&0o111 != 0 {
-			mode = modeExec
-		}
+		mode = permMode(fi.Mode().Perm())
 	default:
 		return &fileRef{Skipped: skipNotFile, Size: fi.Size()}, fmt.Errorf("%s is not a file", rel)
 	}

@@ -224,7 +224,8 @@ func (s *Session) redoOne(ctx context.Context, fsys vfs.FS, objs *objects.Store,
 				limit = r.Size
 			}
 		}
-		cur, _ := capture(ctx, fsys, hashSink, f.Path, limit)
+		c, _ := capture(ctx, fsys, hashSink, f.Path, limit)
+		cur := hashOnly(c)
 		if cur.skipped() || (!sameRef(cur, f.Before) && !sameRef(cur, kept)) {
 			changed = append(changed, f.Path)
 		}

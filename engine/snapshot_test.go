@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,6 +17,7 @@ import (
 
 	"cairn/internal/vfs"
 	"cairn/journal"
+	"cairn/objects"
 )
 
 // snapEnv is a store on the real disk with a workspace folder to edit.
@@ -190,6 +192,11 @@ func TestWriteUndoRedo(t *testing.T) {
 		l["scope"] != "paths" || f["path"] != "src/app.ts" || before["oid"] != hex.EncodeToString(sum[:]) ||
 		before["size"] != 4.0 || before["mode"] != "file" || after["size"] != 4.0 || ls[1]["seq"] != 2.0 {
 		t.Fatalf("change line %v", l)
+	}
+	// The after state is the content's identity, not an object.
+	sum = sha256.Sum256([]byte("two\n"))
+	if after["sha256"] != hex.EncodeToString(sum[:]) || after["oid"] != nil || after["mode"] != "file" {
+		t.Fatalf("after state %v, want hash-only", after)
 	}
 	if ls[1]["files"].([]any)[0].(map[string]any)["before"] != nil {
 		t.Fatalf("a created file is not recorded absent: %v", ls[1])
@@ -586,8 +593,9 @@ func TestLimitsDropOldest(t *testing.T) {
 	_, err := s.Undo(e.ctx)
 	refused(t, err, "nothing to undo")
 
-	// Bytes: each snapshot of a 40-byte file refers to 80 bytes.
-	e = newSnapEnv(t, `{"snapshots":{"max_bytes_per_session":200}}`)
+	// Bytes: each snapshot of a 40-byte file refers to 40 stored bytes, its
+	// pre-image (the after state is a hash, no object): three are 120.
+	e = newSnapEnv(t, `{"snapshots":{"max_bytes_per_session":100}}`)
 	s = e.session()
 	e.put("b.txt", strings.Repeat("0", 40))
 	for _, c := range "123" {
@@ -712,7 +720,8 @@ func TestObjectsHashToTheirNames(t *testing.T) {
 	must(s.ToolWrite(e.ctx, "z.txt", []byte(strings.Repeat("and me too ", 1000))))
 	must(s.ToolWrite(e.ctx, "r.bin", []byte{1, 2, 3}))
 	e.put("r.bin", "hand")
-	must(s.Undo(e.ctx))
+	must(s.Undo(e.ctx)) // keeps "hand"
+	must(s.Undo(e.ctx)) // keeps the second z.txt
 	root := filepath.Join(e.ws.Folder(), "objects")
 	n, z := 0, 0
 	dec, _ := zstd.NewReader(nil)
@@ -742,8 +751,10 @@ func TestObjectsHashToTheirNames(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n != 4 || z == 0 { // two z.txt versions, r.bin, "hand", and nothing else
-		t.Fatalf("%d objects (%d compressed), want 4 with some compressed", n, z)
+	// The two z.txt versions (pre-image, kept by undo) and "hand" (kept by
+	// undo): no after state is stored, so r.bin's {1,2,3} is not.
+	if n != 3 || z != 2 {
+		t.Fatalf("%d objects (%d compressed), want 3 with both z.txt versions compressed", n, z)
 	}
 }
 
@@ -798,4 +809,215 @@ func FuzzChangesFold(f *testing.F) {
 			}
 		}
 	})
+}
+
+// objectIDs is every object of the workspace's store.
+func (e *snapEnv) objectIDs() map[string]bool {
+	e.t.Helper()
+	ids := map[string]bool{}
+	err := e.ws.objects().Walk(e.ctx, func(i objects.Info) error {
+		ids[i.ID.String()] = true
+		return nil
+	})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return ids
+}
+
+func sumHex(b string) string {
+	h := sha256.Sum256([]byte(b))
+	return hex.EncodeToString(h[:])
+}
+
+// TestEditStoresOnlyThePreImage: a write and an edit each store exactly one
+// object, the pre-image; undo and redo still round-trip exactly, a hand
+// edit made after the tool included.
+func TestEditStoresOnlyThePreImage(t *testing.T) {
+	e := newSnapEnv(t, "")
+	s := e.session()
+	e.put("a.go", "package a // v1\n")
+	must(s.ToolWrite(e.ctx, "a.go", []byte("package a // v2\n")))
+	got := e.objectIDs()
+	if len(got) != 1 || !got[sumHex("package a // v1\n")] {
+		t.Fatalf("objects after a write: %v, want only the pre-image", got)
+	}
+	must(s.ToolEdit(e.ctx, "a.go", "v2", "v3"))
+	got = e.objectIDs()
+	if len(got) != 2 || !got[sumHex("package a // v2\n")] || got[sumHex("package a // v3\n")] {
+		t.Fatalf("objects after an edit: %v, want the two pre-images only", got)
+	}
+	// Every "oid" of the journal names an object that exists; the after
+	// states are hashes.
+	for _, l := range e.lines(s) {
+		for _, f := range l["files"].([]any) {
+			f := f.(map[string]any)
+			if b := f["before"].(map[string]any); !got[b["oid"].(string)] {
+				t.Fatalf("before %v names no object", b)
+			}
+			if a := f["after"].(map[string]any); a["oid"] != nil || a["sha256"] == nil {
+				t.Fatalf("after %v", a)
+			}
+		}
+	}
+
+	// Undo, redo, and the same with a hand edit on top.
+	must(s.Undo(e.ctx))
+	e.want("a.go", "package a // v2\n")
+	must(s.Redo(e.ctx))
+	e.want("a.go", "package a // v3\n")
+	e.put("a.go", "package a // v3 and mine\n")
+	must(s.Undo(e.ctx))
+	e.want("a.go", "package a // v2\n")
+	must(s.Undo(e.ctx))
+	e.want("a.go", "package a // v1\n")
+	must(s.Redo(e.ctx))
+	e.want("a.go", "package a // v2\n")
+	must(s.Redo(e.ctx))
+	e.want("a.go", "package a // v3 and mine\n")
+	// What undo kept is stored: that is what redo put back.
+	if got := e.objectIDs(); !got[sumHex("package a // v3 and mine\n")] {
+		t.Fatalf("the hand edit was not kept as an object: %v", got)
+	}
+	// The same from the journal alone.
+	s = e.reopen(s)
+	must(s.Undo(e.ctx))
+	e.want("a.go", "package a // v2\n")
+	must(s.Redo(e.ctx))
+	e.want("a.go", "package a // v3 and mine\n")
+}
+
+// TestAfterStateForms: a line written before the hash-only form (its after
+// an object) still folds, undoes and redoes; a hash-only before or kept,
+// or an F that is both, is refused as malformed.
+func TestAfterStateForms(t *testing.T) {
+	e := newSnapEnv(t, "")
+	s := e.session()
+	must(s.ToolWrite(e.ctx, "seed.txt", []byte("seed"))) // makes the journal
+	id := s.ID()
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	objs := e.ws.objects()
+	old := must(objs.PutBytes(e.ctx, []byte("old"))).ID.String()
+	newer := must(objs.PutBytes(e.ctx, []byte("new"))).ID.String()
+	e.put("o.txt", "new")
+	ref := func(k, sum string) string { return `{"` + k + `":"` + sum + `","size":3,"mode":"file"}` }
+	line := func(n int, before, after string) string {
+		return `{"v":1,"kind":"change","id":"ol` + string(rune('a'+n)) + `-0000000` + string(rune('0'+n)) + `","seq":` +
+			string(rune('2'+n)) + `,"at":"2026-01-01T00:00:00.000Z","tool":"edit","scope":"paths","files":[{"path":"o.txt","before":` +
+			before + `,"after":` + after + `}]}`
+	}
+	lines := []string{
+		line(0, ref("sha256", old), ref("oid", newer)),                                 // hash-only before: refused
+		line(1, `{"oid":"`+old+`","sha256":"`+old+`","size":3,"mode":"file"}`, "null"), // both: refused
+		line(2, ref("oid", old), `{"sha256":"zz","size":3,"mode":"file"}`),             // bad hash: refused
+		line(3, ref("oid", old), ref("oid", newer)),                                    // the old form: folded
+	}
+	fh, err := os.OpenFile(filepath.Join(e.ws.Folder(), "sessions", id+".changes.jsonl"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fh.WriteString(strings.Join(lines, "\n") + "\n")
+	fh.Close()
+	s, err = e.ws.Open(e.ctx, id, SessionOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	l := must(s.Snapshots(e.ctx))
+	if len(l.Snapshots) != 2 || l.Snapshots[1].ID != "old-00000003" {
+		t.Fatalf("folded %+v, want the seed and the old-form line", l)
+	}
+	must(s.Undo(e.ctx))
+	e.want("o.txt", "old")
+	must(s.Redo(e.ctx))
+	e.want("o.txt", "new")
+}
+
+// TestToolWriteCrashAtEverySync stops one ToolWrite at each of its sync
+// points in turn (the workspace and the state folder on one vfs.Mem),
+// crashes, and checks what survived: the file is old or new, never
+// partial; when it is new, its pre-image object exists and verifies; a
+// change line that survived describes a file that is new. Each point is
+// crashed cleanly and, for a few seeds, with a random share of the unsynced
+// changes surviving.
+func TestToolWriteCrashAtEverySync(t *testing.T) {
+	ctx := context.Background()
+	old := []byte(strings.Repeat("the old content of a.txt\n", 400))
+	neu := []byte(strings.Repeat("the NEW content of a.txt\n", 400))
+	dir := t.TempDir()
+	points := 0
+	for n := 0; ; n++ {
+		completed := false
+		for seed := range 4 {
+			mem := vfs.NewMem()
+			st, err := OpenFS(mem, "/mem", WithWorkspaceFS(func(string) (vfs.FS, error) { return mem, nil }))
+			if err != nil {
+				t.Fatal(err)
+			}
+			ws := must(st.Workspace(dir))
+			s := ws.Create(SessionOptions{})
+			must(s.ToolWrite(ctx, "src/warm.txt", []byte("materializes the session")))
+			if err := vfs.WriteFileAtomic(mem, "src/a.txt", old); err != nil {
+				t.Fatal(err)
+			}
+			if err := mem.SyncDir("src"); err != nil {
+				t.Fatal(err)
+			}
+			mem.FailAfterSyncs(n)
+			_, err = s.ToolWrite(ctx, "src/a.txt", neu)
+			if err != nil && !errors.Is(err, vfs.ErrCrashed) {
+				t.Fatalf("sync point %d: %v", n, err)
+			}
+			completed = err == nil
+			if seed == 0 {
+				mem.Crash()
+			} else {
+				mem.CrashPartial(rand.New(rand.NewPCG(uint64(n), uint64(seed))))
+			}
+			s.Close()
+			st.Close()
+
+			got, err := vfs.ReadFile(mem, "src/a.txt")
+			if err != nil {
+				t.Fatalf("sync point %d seed %d: a.txt: %v", n, seed, err)
+			}
+			isNew := bytes.Equal(got, neu)
+			if !isNew && !bytes.Equal(got, old) {
+				t.Fatalf("sync point %d seed %d: a.txt is partial: %d bytes", n, seed, len(got))
+			}
+			objs := objects.New(mem, ws.dir+"/objects")
+			pre := objects.Sum(old)
+			if isNew {
+				if err := objs.Verify(ctx, pre); err != nil {
+					t.Fatalf("sync point %d seed %d: a.txt is new but its pre-image: %v", n, seed, err)
+				}
+			}
+			line := false
+			journal.Read(mem, changesName(ws.dir, s.ID()), func(b []byte) error {
+				line = line || bytes.Contains(b, []byte(`"path":"src/a.txt"`))
+				return nil
+			})
+			if line && !isNew {
+				t.Fatalf("sync point %d seed %d: a change line names a.txt, which is old", n, seed)
+			}
+			if completed && seed == 0 && (!isNew || !line) {
+				t.Fatalf("a completed write: new %v, change line %v", isNew, line)
+			}
+			if completed {
+				break
+			}
+		}
+		if completed {
+			break
+		}
+		points++
+		if n > 100 {
+			t.Fatal("ToolWrite never completed")
+		}
+	}
+	if points < 5 { // pre-image file and folder, temp file, folder, change line
+		t.Fatalf("only %d sync points", points)
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strings"
 
@@ -14,7 +15,10 @@ import (
 // The file tools: write, edit and rm. Each one captures its snapshot
 // (BeginChange), changes the file atomically through the workspace's
 // os.Root, and records the change (Commit). A tool that fails records
-// nothing.
+// nothing. Write and edit stage their new content in a temp file (written
+// and fsynced) while the pre-image is stored, and rename it over the name
+// only once both are durable; the change line follows the rename and the
+// folder's sync.
 
 // maxEditBytes is the largest file the edit tool reads.
 const maxEditBytes = 64 << 20
@@ -22,27 +26,27 @@ const maxEditBytes = 64 << 20
 // ToolWrite is the write tool: path gets content, created with its folders
 // when missing. An existing file keeps its permission bits.
 func (s *Session) ToolWrite(ctx context.Context, path string, content []byte) (*ToolAnswer, error) {
-	c, err := s.BeginChange(ctx, "write", []string{path})
+	var after *fileRef
+	c, err := s.beginChange(ctx, "write", []string{path}, func(fsys vfs.FS, rels []string) (*staged, error) {
+		rel := rels[0]
+		exec := false
+		if fi, err := fsys.Lstat(rel); err == nil {
+			if fi.IsDir() {
+				return nil, fmt.Errorf("%w: %s is a folder", ErrBadInput, rel)
+			}
+			exec = fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0
+		}
+		st, ref, err := stageContent(fsys, rel, exec, content)
+		if err != nil {
+			return nil, fmt.Errorf("engine: write %s: %w", rel, err)
+		}
+		after = ref
+		return st, nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	rel := c.files[0].Path
-	exec := false
-	if fi, err := c.fsys.Lstat(rel); err == nil {
-		if fi.IsDir() {
-			c.Abort()
-			return nil, fmt.Errorf("%w: %s is a folder", ErrBadInput, rel)
-		}
-		exec = fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0
-	}
-	wait := c.prestore(ctx, content)
-	dirs, err := writeContent(c.fsys, rel, exec, content)
-	wait()
-	if err != nil {
-		c.Abort()
-		return nil, fmt.Errorf("engine: write %s: %w", rel, err)
-	}
-	return commitSynced(ctx, c, dirs.sync(c.fsys))
+	return c.replaceStaged(ctx, after)
 }
 
 // ToolEdit is the edit tool: the one occurrence of old in path becomes new.
@@ -65,23 +69,39 @@ func (s *Session) ToolEdit(ctx context.Context, path, old, new string) (*ToolAns
 	if err != nil {
 		return nil, err
 	}
-	c, err := s.BeginChange(ctx, "edit", []string{rel})
+	var after *fileRef
+	c, err := s.beginChange(ctx, "edit", []string{rel}, func(fsys vfs.FS, _ []string) (*staged, error) {
+		b, exec, err := readForEdit(fsys, rel, old) // again: it may have changed
+		if err != nil {
+			return nil, err
+		}
+		out := bytes.Replace(b, []byte(old), []byte(new), 1)
+		st, ref, err := stageContent(fsys, rel, exec, out)
+		if err != nil {
+			return nil, fmt.Errorf("engine: edit %s: %w", rel, err)
+		}
+		after = ref
+		return st, nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	b, exec, err := readForEdit(c.fsys, rel, old) // again: it may have changed
-	if err != nil {
+	return c.replaceStaged(ctx, after)
+}
+
+// replaceStaged finishes a write or an edit once its pre-image and its
+// staged file are both durable: the staged file is renamed over its name,
+// the folder synced, and the change recorded with after as the file's
+// after state.
+func (c *Change) replaceStaged(ctx context.Context, after *fileRef) (*ToolAnswer, error) {
+	st := c.staged
+	c.staged = nil
+	dirs := dirSet{}
+	if err := st.replace(c.fsys, dirs); err != nil {
 		c.Abort()
-		return nil, err
+		return nil, fmt.Errorf("engine: %s %s: %w", c.tool, c.files[0].Path, err)
 	}
-	out := bytes.Replace(b, []byte(old), []byte(new), 1)
-	wait := c.prestore(ctx, out)
-	dirs, err := writeContent(c.fsys, rel, exec, out)
-	wait()
-	if err != nil {
-		c.Abort()
-		return nil, fmt.Errorf("engine: edit %s: %w", rel, err)
-	}
+	c.setAfter(0, after)
 	return commitSynced(ctx, c, dirs.sync(c.fsys))
 }
 
@@ -149,6 +169,7 @@ func (s *Session) ToolRm(ctx context.Context, path string) (*ToolAnswer, error) 
 		c.Abort()
 		return nil, fmt.Errorf("engine: rm %s: %w", rel, err)
 	}
+	c.setAfter(0, nil)
 	return commitSynced(ctx, c, dirs.sync(c.fsys))
 }
 
@@ -165,29 +186,24 @@ func commitSynced(ctx context.Context, c *Change, syncErr error) (*ToolAnswer, e
 	return ans, nil
 }
 
-// writeContent atomically replaces rel with content; the caller syncs the
-// folder it returns.
-func writeContent(fsys vfs.FS, rel string, exec bool, content []byte) (dirSet, error) {
-	dirs := dirSet{}
-	err := replaceFile(fsys, rel, filePerm(fsys, rel, exec), dirs, func(w io.Writer) error {
+// stageContent stages content to replace rel (stageFile) and returns the
+// after state it will give rel.
+func stageContent(fsys vfs.FS, rel string, exec bool, content []byte) (*staged, *fileRef, error) {
+	perm := filePerm(fsys, rel, exec)
+	st, err := stageFile(fsys, rel, perm, func(w io.Writer) error {
 		_, err := w.Write(content)
 		return err
 	})
-	return dirs, err
+	if err != nil {
+		return nil, nil, err
+	}
+	return st, contentRef(content, permMode(perm)), nil
 }
 
-// prestore stores the content a tool is about to write as an object while
-// the tool writes it, so the after-image Commit takes finds it stored: the
-// two fsyncs overlap instead of following each other. Call the returned
-// func before Commit.
-func (c *Change) prestore(ctx context.Context, content []byte) (wait func()) {
-	if !c.on || c.objs == nil || int64(len(content)) > c.max {
-		return func() {}
+// permMode is the F mode of a regular file with permission perm.
+func permMode(perm fs.FileMode) string {
+	if perm&0o111 != 0 {
+		return modeExec
 	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		c.objs.PutBytes(ctx, content) // an error here is met again, and recorded, by Commit
-	}()
-	return func() { <-done }
+	return modeFile
 }

@@ -88,12 +88,30 @@ func filePerm(fsys vfs.FS, name string, exec bool) fs.FileMode {
 // The folder is added to dirs for the caller to sync. On error name is as
 // it was and no temp file is left.
 func replaceFile(fsys vfs.FS, name string, perm fs.FileMode, dirs dirSet, write func(io.Writer) error) error {
-	if err := ensureParent(fsys, name); err != nil {
+	st, err := stageFile(fsys, name, perm, write)
+	if err != nil {
 		return err
+	}
+	return st.replace(fsys, dirs)
+}
+
+// staged is a file's new content, durable in a temp file beside it and
+// given its mode, not yet renamed over it: the first half of replaceFile,
+// which a tool does while its snapshot is taken.
+type staged struct {
+	name, tmp string
+}
+
+// stageFile gives a temp file beside name mode perm, writes what write
+// writes to it and fsyncs it, creating (and syncing) name's missing folders.
+// On error no temp file is left.
+func stageFile(fsys vfs.FS, name string, perm fs.FileMode, write func(io.Writer) error) (*staged, error) {
+	if err := ensureParent(fsys, name); err != nil {
+		return nil, err
 	}
 	f, err := fsys.CreateTemp(path.Dir(name), vfs.TempPrefix(path.Base(name))+"*")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	tmp := f.Name()
 	ok := false
@@ -103,25 +121,36 @@ func replaceFile(fsys vfs.FS, name string, perm fs.FileMode, dirs dirSet, write 
 			fsys.Remove(tmp)
 		}
 	}()
+	// The mode first, so the file's fsync makes it durable with the data.
+	if err := fsys.Chmod(tmp, perm); err != nil {
+		return nil, err
+	}
 	if err := write(f); err != nil {
-		return err
+		return nil, err
 	}
 	if err := f.Sync(); err != nil {
-		return err
+		return nil, err
 	}
 	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := fsys.Chmod(tmp, perm); err != nil {
-		return err
-	}
-	if err := fsys.Rename(tmp, name); err != nil {
-		return err
+		return nil, err
 	}
 	ok = true
-	dirs.add(name)
+	return &staged{name: name, tmp: tmp}, nil
+}
+
+// replace renames the temp file over the name and adds the folder to dirs.
+// On error the temp file is removed and the name is as it was.
+func (st *staged) replace(fsys vfs.FS, dirs dirSet) error {
+	if err := fsys.Rename(st.tmp, st.name); err != nil {
+		fsys.Remove(st.tmp)
+		return err
+	}
+	dirs.add(st.name)
 	return nil
 }
+
+// discard removes the temp file of a change that will not be made.
+func (st *staged) discard(fsys vfs.FS) { fsys.Remove(st.tmp) }
 
 // replaceLink atomically replaces name with a symbolic link to target.
 func replaceLink(fsys vfs.FS, name, target string, dirs dirSet) error {
