@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -206,6 +207,7 @@ type sessionRow struct {
 }
 
 func (c *SessionsCmd) Run(g *Globals) error {
+	defer burstGC()()
 	var wss []*engine.Workspace
 	if c.All {
 		s, err := g.open()
@@ -428,4 +430,18 @@ func (c *HistoryCmd) Run(g *Globals) error {
 		fmt.Fprintln(g.stdout, l)
 	}
 	return nil
+}
+
+// burstGC turns the collector off for a short burst of allocation whose
+// memory is all live until it ends (reading the index and writing the
+// listing), with a memory limit as the backstop, and returns the function
+// that puts it back. A listing of 10,000 sessions otherwise spends a
+// fifth of its time collecting nothing.
+func burstGC() func() {
+	pct := debug.SetGCPercent(-1)
+	limit := debug.SetMemoryLimit(1 << 30)
+	return func() {
+		debug.SetGCPercent(pct)
+		debug.SetMemoryLimit(limit)
+	}
 }

@@ -309,7 +309,9 @@ func (r *repl) prompt(text string) {
 
 // pick shows the picker (or, without a terminal, a numbered list).
 func (r *repl) pick() (string, error) {
+	restore := burstGC()
 	l, problems, err := r.ws.List(r.g.ctx)
+	restore()
 	if err != nil {
 		return "", err
 	}

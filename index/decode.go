@@ -2,8 +2,10 @@ package index
 
 import (
 	"encoding/json"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unsafe"
 )
@@ -25,6 +27,9 @@ func decodeCache(data []byte) (*cache, error) {
 		case "v":
 			version = s.int()
 		case "entries":
+			if s.entriesParallel(c) {
+				return
+			}
 			s.array(func() {
 				var e Entry
 				var st statKey
@@ -356,4 +361,59 @@ func (s *scanner) skip() {
 	default:
 		s.fail()
 	}
+}
+
+// entriesParallel decodes the entries array on every core when it has the
+// layout cairn writes (one entry a line; JSON strings hold no raw newline,
+// so "\n]" can only end the array). It reports false, having consumed
+// nothing, when the layout is not that or the array is small; the caller
+// then decodes it in order.
+func (s *scanner) entriesParallel(c *cache) bool {
+	if s.peek() != '[' {
+		return false
+	}
+	end := strings.Index(s.b[s.i:], "\n]")
+	if end < 0 {
+		return false
+	}
+	body := s.b[s.i+1 : s.i+end]
+	lines := strings.Split(strings.TrimPrefix(body, "\n"), "\n")
+	if len(lines) < 4096 {
+		return false
+	}
+	entries := make([]Entry, len(lines))
+	stats := make([]statKey, len(lines))
+	workers := min(runtime.GOMAXPROCS(0), 8)
+	chunk := (len(lines) + workers - 1) / workers
+	bad := make([]bool, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		lo, hi := w*chunk, min((w+1)*chunk, len(lines))
+		wg.Go(func() {
+			for i := lo; i < hi; i++ {
+				line := strings.TrimSuffix(lines[i], ",")
+				if i < len(lines)-1 && len(line) == len(lines[i]) {
+					bad[w] = true // every line but the last ends in a comma
+					return
+				}
+				sub := &scanner{b: line, depth: s.depth + 1}
+				sub.object(func(key string) { sub.entryField(key, &entries[i], &stats[i]) })
+				sub.ws()
+				if sub.bad || sub.i != len(line) || entries[i].ID == "" {
+					bad[w] = true
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for _, b := range bad {
+		if b {
+			return false
+		}
+	}
+	c.entries = append(c.entries, entries...)
+	c.stats = append(c.stats, stats...)
+	s.i += end + 2
+	return true
 }
