@@ -207,7 +207,9 @@ func (s *Store) readWhole(ctx context.Context, id ID, name string, stored int64,
 	b := raw
 	if info.Compressed {
 		d := allDecoders.Get().(*zstd.Decoder)
-		b, err = d.DecodeAll(raw, make([]byte, 0, info.Size))
+		// A little room past the content lets the decoder use its fast
+		// copies to the very end (it copies in 16-byte strides).
+		b, err = d.DecodeAll(raw, make([]byte, 0, info.Size+decodeSlack))
 		allDecoders.Put(d)
 		if err != nil {
 			return nil, mismatch(id, err)
@@ -218,3 +220,6 @@ func (s *Store) readWhole(ctx context.Context, id ID, name string, stored int64,
 	}
 	return b, nil
 }
+
+// decodeSlack is the spare capacity given to DecodeAll's output.
+const decodeSlack = 64
