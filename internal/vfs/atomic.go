@@ -2,8 +2,8 @@ package vfs
 
 import (
 	"fmt"
-	"io/fs"
 	"io"
+	"io/fs"
 	"path"
 	"strings"
 )
