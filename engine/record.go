@@ -81,6 +81,20 @@ func writeRecord(fsys vfs.FS, dir string, r *Record) error {
 	return nil
 }
 
+// replaceRecord replaces <id>.json atomically for readers, without syncing:
+// a crash may leave the old record or an unreadable one, which the engine
+// rebuilds from the journal (the record is derived).
+func replaceRecord(fsys vfs.FS, dir string, r *Record) error {
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := vfs.ReplaceFile(fsys, recordName(dir, r.ID), append(b, '\n')); err != nil {
+		return fmt.Errorf("engine: write record: %w", err)
+	}
+	return nil
+}
+
 // readRecord reads <id>.json. A record is only trusted for listing and
 // showing; opening a session always folds its journal.
 func readRecord(fsys vfs.FS, dir, id string) (*Record, error) {

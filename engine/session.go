@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"time"
 
 	"cairn/internal/vfs"
 	"cairn/journal"
@@ -34,6 +35,9 @@ type Session struct {
 	closed        bool
 	resume        ResumeInfo
 	recordOff     int64 // items journal size the record reflects
+	recordDurable bool  // the record at recordOff was synced
+	recordTitle   string
+	recordAt      time.Time
 	genTitled     bool
 	ceilingWarned bool
 	ceiling       int64 // the eager-load ceiling in bytes, read once
@@ -124,7 +128,7 @@ func (s *Session) load(ctx context.Context) error {
 			return s.degrade(err)
 		}
 	}
-	s.recordOff = wr.Size()
+	s.recordOff, s.recordDurable = wr.Size(), true
 	s.resume = ResumeInfo{BranchBefore: st.branch, BuildBefore: st.build, Branch: gitBranch(w.path),
 		Build: Version, AskTrust: st.trust == nil, Repaired: rep.Cut}
 	now := w.s.Now()
@@ -336,27 +340,89 @@ func (s *Session) Commit(ctx context.Context) error {
 	return s.commitLocked()
 }
 
-func (s *Session) commitLocked() error {
+func (s *Session) commitLocked() error { return s.commit(nil) }
+
+// commit makes the journals durable — the items journal, the trail and
+// also, when given, extra (the usage ledger's line of this turn) — with their
+// fsyncs running at once, so a turn waits for about one sync, not one per
+// file. Then it replaces the record. The record is derived: it is replaced
+// atomically but not synced here (a crash may leave it old, or unreadable,
+// and it is then rebuilt from the journal); Close writes it durably.
+func (s *Session) commit(extra syncer) error {
 	if !s.recorded || s.unrecorded != nil {
 		return nil
 	}
-	if err := s.items.Sync(); err != nil {
+	syncs := []syncer{s.items}
+	if s.audit != nil {
+		syncs = append(syncs, s.audit)
+	}
+	if extra != nil {
+		syncs = append(syncs, extra)
+	}
+	if err := syncAll(syncs); err != nil {
 		return s.degrade(fmt.Errorf("engine: sync session: %w", err))
 	}
-	if s.audit != nil {
-		if err := s.audit.Sync(); err != nil {
-			return s.degrade(fmt.Errorf("engine: sync trail: %w", err))
-		}
+	return s.writeRecordLocked(false)
+}
+
+// commitDurable syncs the journals and writes the record durably: the
+// state a session is left in when it closes.
+func (s *Session) commitDurable() error {
+	if !s.recorded || s.unrecorded != nil {
+		return nil
 	}
-	if s.recordOff == s.items.Size() {
+	if err := s.commit(nil); err != nil || s.unrecorded != nil {
+		return err
+	}
+	return s.writeRecordLocked(true)
+}
+
+// writeRecordLocked replaces the record when the journal moved since the
+// last one; durable makes it survive a crash as well.
+func (s *Session) writeRecordLocked(durable bool) error {
+	if s.recordOff == s.items.Size() && (!durable || s.recordDurable) {
+		return nil
+	}
+	// Between turns the record is refreshed at most every recordEvery, or
+	// at once when what the picker shows first (the title) changed: a live
+	// session is marked as owned in the picker anyway, and the record is
+	// written durably when it closes.
+	now := s.ws.s.now()
+	if !durable && s.recordTitle == s.st.title && now.Sub(s.recordAt) < recordEvery {
 		return nil
 	}
 	r := s.st.record(map[string]int64{"items": s.items.Size()})
-	if err := writeRecord(s.ws.s.fsys, s.ws.dir, r); err != nil {
+	write := writeRecord
+	if !durable {
+		write = replaceRecord
+	}
+	if err := write(s.ws.s.fsys, s.ws.dir, r); err != nil {
 		return s.degrade(err)
 	}
-	s.recordOff = s.items.Size()
+	s.recordOff, s.recordDurable = s.items.Size(), durable
+	s.recordTitle, s.recordAt = s.st.title, now
 	return nil
+}
+
+// recordEvery is how often a live session's record is refreshed between
+// turns when its title has not changed.
+const recordEvery = 2 * time.Second
+
+// syncer is a journal that can be made durable.
+type syncer interface{ Sync() error }
+
+// syncAll syncs every journal at once and returns the first error.
+func syncAll(js []syncer) error {
+	if len(js) == 1 {
+		return js[0].Sync()
+	}
+	errs := make([]error, len(js))
+	var wg sync.WaitGroup
+	for i, j := range js {
+		wg.Go(func() { errs[i] = j.Sync() })
+	}
+	wg.Wait()
+	return errors.Join(errs...)
 }
 
 // Close makes the session durable and gives up ownership.
@@ -366,7 +432,7 @@ func (s *Session) Close() error {
 	if s.closed {
 		return nil
 	}
-	err := s.commitLocked()
+	err := s.commitDurable()
 	s.closed = true
 	if s.items != nil {
 		if cerr := s.items.Close(); err == nil && s.unrecorded == nil {

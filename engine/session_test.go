@@ -356,3 +356,23 @@ func TestDegradeOnFullDisk(t *testing.T) {
 		t.Fatalf("after the fault: %+v", tr)
 	}
 }
+
+// A record left empty by a crash (records are replaced without a sync
+// between turns) is rebuilt from the journal by the next listing, unlike a
+// damaged one.
+func TestEmptyRecordRebuiltByListing(t *testing.T) {
+	ctx := context.Background()
+	_, ws := testStore(t)
+	sess := ws.Create(SessionOptions{})
+	sess.Append(ctx, Item{Type: User, Text: "kept"})
+	sess.Close()
+	name := filepath.Join(ws.Folder(), "sessions", sess.ID()+".json")
+	os.WriteFile(name, nil, 0o600)
+	l, problems, err := ws.List(ctx)
+	if err != nil || len(l) != 1 || len(problems) != 0 || l[0].Title != "kept" {
+		t.Fatalf("listing after an empty record: %v %d entries %d problems", err, len(l), len(problems))
+	}
+	if b, _ := os.ReadFile(name); len(b) == 0 {
+		t.Fatal("the empty record was not rebuilt")
+	}
+}

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cairn/journal"
 	"context"
 	"fmt"
 	"strings"
@@ -33,17 +34,26 @@ func (s *Session) EndTurn(ctx context.Context, t Turn) error {
 	if err := s.writeAudit(&auditLine{Kind: "turn", At: now, Turn: ts.N, Items: len(s.st.items), Labels: t.Labels, Gates: t.Gates}); err != nil {
 		return err
 	}
-	if err := s.commitLocked(); err != nil {
-		return err
-	}
+	// The usage line is written first and synced with the journals, at
+	// once: a turn waits for about one sync.
+	var ledger *journal.Writer
 	if t.Spend != (Spend{}) || t.Model != "" {
 		u := UsageLine{V: 1, Kind: "usage", At: now, Path: s.ws.path, Session: s.st.id, Model: t.Model,
 			InputTokens: t.Spend.InputTokens, OutputTokens: t.Spend.OutputTokens, CostUSD: t.Spend.CostUSD, Ephemeral: s.opts.Ephemeral}
-		if err := s.ws.s.appendUsage(u); err != nil {
-			return s.degrade(err)
+		w, err := s.ws.s.writeUsage(u)
+		if err != nil {
+			if err := s.degrade(err); err != nil {
+				return err
+			}
+		} else {
+			ledger = w
+			defer w.Close()
 		}
 	}
-	return nil
+	if ledger == nil {
+		return s.commit(nil)
+	}
+	return s.commit(ledger)
 }
 
 // Rename sets the session's title as the user's own: it is written at once

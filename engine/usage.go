@@ -39,19 +39,23 @@ func (s *Store) ledgerStore() *Store {
 	return s
 }
 
-func (s *Store) appendUsage(u UsageLine) error {
+// writeUsage appends a line to the ledger without syncing it, and returns
+// the writer for the caller to sync (with its own journals) and close.
+// Each line is one write to a file opened for appending, so processes that
+// share the ledger never interleave their lines.
+func (s *Store) writeUsage(u UsageLine) (*journal.Writer, error) {
 	ls := s.ledgerStore()
 	ls.usageMu.Lock()
 	defer ls.usageMu.Unlock()
-	w, _, err := journal.OpenWriter(ls.fsys, usageName, journal.Options{Sync: journal.SyncEvery, Now: ls.now})
+	w, _, err := journal.OpenWriter(ls.fsys, usageName, journal.Options{Sync: journal.SyncManual, Now: ls.now})
 	if err != nil {
-		return fmt.Errorf("engine: usage ledger: %w", err)
+		return nil, fmt.Errorf("engine: usage ledger: %w", err)
 	}
-	defer w.Close()
 	if err := w.Append(u); err != nil {
-		return fmt.Errorf("engine: usage ledger: %w", err)
+		w.Close()
+		return nil, fmt.Errorf("engine: usage ledger: %w", err)
 	}
-	return nil
+	return w, nil
 }
 
 // UsageSum is the spend of one directory and model.

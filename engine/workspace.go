@@ -7,6 +7,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -100,7 +101,20 @@ func (w *Workspace) List(ctx context.Context) ([]Summary, []index.Problem, error
 	if _, err := x.Refresh(ctx); err != nil && !errors.Is(err, index.ErrNotSaved) {
 		return nil, nil, err
 	}
-	if w.rebuildRecords(ctx, x.Unrecorded()) > 0 {
+	// A session whose record is missing (a crash before its first record)
+	// or empty (a crash while a record replaced without a sync was on its
+	// way) gets its record back from its journal. A record with anything
+	// else in it that does not parse is damage, not a crash: it is left in
+	// place and out of the listing, for fsck to name.
+	rebuild := slices.Clone(x.Unrecorded())
+	for _, p := range x.Problems() {
+		if id, ok := strings.CutSuffix(strings.TrimPrefix(p.Name, "sessions/"), ".json"); ok {
+			if fi, err := w.s.fsys.Stat(recordName(w.dir, id)); err == nil && fi.Size() == 0 {
+				rebuild = append(rebuild, id)
+			}
+		}
+	}
+	if w.rebuildRecords(ctx, rebuild) > 0 {
 		if _, err := x.Refresh(ctx); err != nil && !errors.Is(err, index.ErrNotSaved) {
 			return nil, nil, err
 		}

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"cairn/engine"
@@ -23,18 +24,23 @@ import (
 type swapFS struct {
 	*vfs.Disk
 	dir, outside string
-	once         sync.Once
-	swapped      bool
+	sw           *swapper // shared by every FS the engine opens for one test
+}
+
+// swapper swaps the folder once, whichever FS of the test gets there first.
+type swapper struct {
+	once    sync.Once
+	swapped atomic.Bool
 }
 
 func (s *swapFS) swap(name string) {
 	if !strings.HasPrefix(name, "sub/") {
 		return
 	}
-	s.once.Do(func() {
+	s.sw.once.Do(func() {
 		os.Rename(filepath.Join(s.dir, "sub"), filepath.Join(s.dir, "sub-moved"))
 		if os.Symlink(s.outside, filepath.Join(s.dir, "sub")) == nil {
-			s.swapped = true
+			s.sw.swapped.Store(true)
 		}
 	})
 }
@@ -92,15 +98,14 @@ func TestFolderSwappedForLink(t *testing.T) {
 			os.WriteFile(filepath.Join(project, "sub", "f.txt"), []byte("inside f\n"), 0o600)
 			before := snapshotDir(t, outside)
 
-			var sw *swapFS
-			armed := false
+			sw := &swapper{}
+			var armed atomic.Bool
 			store, err := engine.Open(filepath.Join(t.TempDir(), "home"), engine.WithWorkspaceFS(func(dir string) (vfs.FS, error) {
 				d, err := vfs.OpenDisk(dir)
-				if err != nil || !armed {
+				if err != nil || !armed.Load() {
 					return d, err
 				}
-				sw = &swapFS{Disk: d, dir: dir, outside: outside}
-				return sw, nil
+				return &swapFS{Disk: d, dir: dir, outside: outside, sw: sw}, nil
 			}))
 			if err != nil {
 				t.Fatal(err)
@@ -120,7 +125,7 @@ func TestFolderSwappedForLink(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			armed = true
+			armed.Store(true)
 			switch op {
 			case "write":
 				_, err = sess.ToolWrite(ctx, "sub/f.txt", []byte("written\n"))
@@ -134,7 +139,7 @@ func TestFolderSwappedForLink(t *testing.T) {
 				_, err = sess.Redo(ctx)
 			}
 			tries++
-			if sw == nil || !sw.swapped {
+			if !sw.swapped.Load() {
 				t.Fatalf("%s: the folder was never swapped (err %v)", op, err)
 			}
 			sameDir(t, op, before, snapshotDir(t, outside))

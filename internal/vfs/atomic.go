@@ -54,6 +54,34 @@ func WriteAtomic(fsys FS, name string, write func(io.Writer) error) error {
 	return fsys.SyncDir(dir)
 }
 
+// ReplaceFile replaces the file name with data atomically for readers — a
+// temp file in the same folder renamed over it, so a reader sees the old
+// content or the new, whole — but syncs nothing: after a crash the name may
+// hold the old content, the new, or an empty or partial file. Use it only for
+// derived files that are rebuilt when they are unreadable.
+func ReplaceFile(fsys FS, name string, data []byte) error {
+	dir, base := path.Split(name)
+	f, err := fsys.CreateTemp(cleanDir(dir), TempPrefix(base))
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		fsys.Remove(tmp)
+		return err
+	}
+	if err := f.Close(); err != nil {
+		fsys.Remove(tmp)
+		return err
+	}
+	if err := fsys.Rename(tmp, name); err != nil {
+		fsys.Remove(tmp)
+		return err
+	}
+	return nil
+}
+
 // WriteFileAtomic is WriteAtomic with the whole content in hand.
 func WriteFileAtomic(fsys FS, name string, data []byte) error {
 	return WriteAtomic(fsys, name, func(w io.Writer) error {
