@@ -376,3 +376,29 @@ func TestEmptyRecordRebuiltByListing(t *testing.T) {
 		t.Fatal("the empty record was not rebuilt")
 	}
 }
+
+// A state folder of a newer format is refused, naming the format and the
+// build; an unreadable FORMAT file too; nothing is written either way.
+func TestNewerFormatRefused(t *testing.T) {
+	home := filepath.Join(t.TempDir(), "home")
+	s, err := Open(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	if fi, _ := os.Stat(home); fi.Mode().Perm() != 0o700 {
+		t.Fatalf("state folder is %o", fi.Mode().Perm())
+	}
+	os.WriteFile(filepath.Join(home, "FORMAT"), []byte(`{"v":1,"format":2}`), 0o600)
+	_, err = Open(home)
+	if !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), "format 2") || !strings.Contains(err.Error(), Version) {
+		t.Fatalf("newer format: %v", err)
+	}
+	os.WriteFile(filepath.Join(home, "FORMAT"), []byte(`garbage`), 0o600)
+	if _, err := Open(home); !errors.Is(err, ErrFormat) {
+		t.Fatalf("unreadable FORMAT: %v", err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(home, "FORMAT")); string(b) != "garbage" {
+		t.Fatal("a refused FORMAT file was rewritten")
+	}
+}
