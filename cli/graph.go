@@ -14,11 +14,7 @@ type ForkCmd struct {
 }
 
 func (c *ForkCmd) Run(g *Globals) error {
-	ws, err := g.workspace()
-	if err != nil {
-		return err
-	}
-	id, err := resolve(g.ctx, ws, c.Session)
+	ws, id, err := g.resolveSession(c.Session)
 	if err != nil {
 		return err
 	}

@@ -13,11 +13,7 @@ type OutputCmd struct {
 }
 
 func (c *OutputCmd) Run(g *Globals) error {
-	ws, err := g.workspace()
-	if err != nil {
-		return err
-	}
-	id, err := resolve(g.ctx, ws, c.Session)
+	ws, id, err := g.resolveSession(c.Session)
 	if err != nil {
 		return err
 	}

@@ -358,11 +358,7 @@ type TrailCmd struct {
 }
 
 func (c *TrailCmd) Run(g *Globals) error {
-	ws, err := g.workspace()
-	if err != nil {
-		return err
-	}
-	id, err := resolve(g.ctx, ws, c.Session)
+	ws, id, err := g.resolveSession(c.Session)
 	if err != nil {
 		return err
 	}

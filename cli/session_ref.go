@@ -29,13 +29,23 @@ func resolve(ctx context.Context, ws *engine.Workspace, ref string) (string, err
 	return ws.Resolve(ctx, ref)
 }
 
-// openSession takes ownership of a session for one plumbing call.
-func (g *Globals) openSession(ref string) (*engine.Workspace, *engine.Session, error) {
+// resolveSession is the workspace of the command's directory and the id of
+// the session ref names there.
+func (g *Globals) resolveSession(ref string) (*engine.Workspace, string, error) {
 	ws, err := g.workspace()
 	if err != nil {
-		return nil, nil, err
+		return nil, "", err
 	}
 	id, err := resolve(g.ctx, ws, ref)
+	if err != nil {
+		return nil, "", err
+	}
+	return ws, id, nil
+}
+
+// openSession takes ownership of a session for one plumbing call.
+func (g *Globals) openSession(ref string) (*engine.Workspace, *engine.Session, error) {
+	ws, id, err := g.resolveSession(ref)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -48,11 +58,7 @@ func (g *Globals) openSession(ref string) (*engine.Workspace, *engine.Session, e
 
 // view reads a session without ownership.
 func (g *Globals) view(ref string) (*engine.Workspace, *engine.View, error) {
-	ws, err := g.workspace()
-	if err != nil {
-		return nil, nil, err
-	}
-	id, err := resolve(g.ctx, ws, ref)
+	ws, id, err := g.resolveSession(ref)
 	if err != nil {
 		return nil, nil, err
 	}
