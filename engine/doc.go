@@ -42,12 +42,25 @@
 // object: a change's "after"), {"skipped":REASON,"size":N}, or null
 // (absent). "oid" always names an object that exists.
 //
+// # Other files
+//
+// Each is drawn in the file that writes it: tool outputs
+// (outputs/<session>/<output id>.zst, outputs.go), shell history
+// (<id>.shell.jsonl, shell.go), the usage ledger (usage.jsonl, usage.go),
+// prompt history (history.jsonl, history.go), config.json (config.go), the
+// gateway token and paired credentials (gateway.token, credentials.json,
+// creds.go), and ownership hints (owners/<id>, owner.go).
+//
 // # Durability
 //
 // Items are appended as they come and synced once per turn: EndTurn (or
-// Commit) syncs the journals and rewrites the record by atomic rename, so a
-// turn that returned survives a crash. Objects are durable before the line
-// that names them is written.
+// Commit) syncs the items journal, the trail and the turn's usage line at
+// once, so a turn that returned survives a crash. The record is replaced
+// by atomic rename when the title changes and otherwise at most every two
+// seconds, without a sync (it is derived: a stale or empty record is
+// rebuilt from the journal), and durably when the session closes. Objects
+// are durable before the line that names them is written, and a file's
+// pre-image before the tool's write replaces it.
 //
 // # Degrading
 //
