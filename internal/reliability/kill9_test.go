@@ -75,7 +75,14 @@ func soakWorker() error {
 		switch op := r.IntN(10); {
 		case op < 4:
 			p := fmt.Sprintf("prompt %d-%d", seed, i)
-			a := strings.Repeat(fmt.Sprintf("answer %d-%d ", seed, i), 1+r.IntN(3000))
+			// Mostly small answers, one in eight big enough to be stored
+			// as an object: the state stays small enough for hundreds of
+			// rounds, each of which checks all of it.
+			reps := 1 + r.IntN(200)
+			if r.IntN(8) == 0 {
+				reps = 1500 + r.IntN(1500)
+			}
+			a := strings.Repeat(fmt.Sprintf("answer %d-%d ", seed, i), reps)
 			if _, err := sess.Append(ctx, engine.Item{Type: engine.User, Text: p}); err != nil {
 				return err
 			}
