@@ -5,6 +5,6 @@
 //
 // Default sizes run in `go test ./...`; the long runs take flags:
 //
-//	go test ./internal/reliability -long            hundreds of rounds
+//	go test ./internal/reliability -long -timeout 60m   hundreds of rounds
 //	go test ./internal/reliability -rounds 500      kill -9 rounds
 package reliability
