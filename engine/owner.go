@@ -7,6 +7,7 @@ import (
 	"path"
 	"strconv"
 	"strings"
+	"time"
 
 	"cairn/internal/vfs"
 )
@@ -40,16 +41,18 @@ func (w *Workspace) acquire(id string) (vfs.Lock, error) {
 	fsys := w.s.fsys
 	l, err := fsys.Lock(lockName(w.dir, id))
 	if errors.Is(err, vfs.ErrLocked) {
-		return nil, &BusyError{ID: id, PID: readPID(fsys, lockName(w.dir, id))}
+		return nil, &BusyError{ID: id, PID: ownerOf(fsys, lockName(w.dir, id))}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("engine: lock session: %w", err)
 	}
+	// The pid is written over whatever a dead owner left, then the file is
+	// cut to it: a reader never sees it empty while we own it.
 	pid := []byte(strconv.Itoa(os.Getpid()) + "\n")
 	f := l.File()
-	if err := f.Truncate(0); err == nil {
-		if _, err := f.Seek(0, 0); err == nil {
-			f.Write(pid)
+	if _, err := f.Seek(0, 0); err == nil {
+		if _, err := f.Write(pid); err == nil {
+			f.Truncate(int64(len(pid)))
 		}
 	}
 	// The hint is best effort: a listing that misses it shows the session
@@ -109,7 +112,7 @@ func (w *Workspace) ownerPID(id string) int {
 		return 0
 	}
 	if errors.Is(err, vfs.ErrLocked) {
-		if pid := readPID(fsys, lockName(w.dir, id)); pid > 0 {
+		if pid := ownerOf(fsys, lockName(w.dir, id)); pid > 0 {
 			return pid
 		}
 		return -1
@@ -124,4 +127,18 @@ func readPID(fsys vfs.FS, name string) int {
 	}
 	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
 	return pid
+}
+
+// ownerOf reads the pid of the process holding the lock file name. A new
+// owner writes its pid just after taking the lock, so a reader that finds
+// none yet, or the pid of a process that is gone (left by a crashed
+// owner), looks again for a moment before saying it does not know.
+func ownerOf(fsys vfs.FS, name string) int {
+	for range 50 {
+		if pid := readPID(fsys, name); pid > 0 && processAlive(pid) {
+			return pid
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	return readPID(fsys, name)
 }
