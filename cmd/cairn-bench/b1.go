@@ -30,8 +30,6 @@ import (
 	"path/filepath"
 	"syscall"
 	"time"
-
-	"cairn/engine"
 )
 
 func init() { register(Case{Name: "B1", Run: runB1}) }
@@ -47,26 +45,14 @@ func runB1(env *Env) ([]Row, error) {
 	if err := os.MkdirAll(ws, 0o755); err != nil {
 		return nil, err
 	}
-	st, err := engine.Open(filepath.Join(env.Dir, "home"))
+	sess, done, err := benchSession(env, ws)
 	if err != nil {
 		return nil, err
 	}
-	defer st.Close()
-	w, err := st.Workspace(ws)
-	if err != nil {
-		return nil, err
-	}
-	sess := w.Create(engine.SessionOptions{})
-	defer sess.Close()
+	defer done()
 
 	r := rand.New(rand.NewPCG(1, 1))
-	content := func() []byte {
-		b := make([]byte, 10<<10)
-		for i := range b {
-			b[i] = "abcdefghij klmnop\n"[r.IntN(18)]
-		}
-		return b
-	}
+	content := func() []byte { return textBytes(r, 10<<10) }
 	for _, name := range []string{"cairn.txt", "floor.txt", "git.txt"} {
 		if err := os.WriteFile(filepath.Join(ws, name), content(), 0o644); err != nil {
 			return nil, err

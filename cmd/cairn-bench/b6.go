@@ -14,8 +14,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-
-	"cairn/engine"
 )
 
 func init() { register(Case{Name: "B6", Run: runB6}) }
@@ -36,26 +34,14 @@ func runB6(env *Env) ([]Row, error) {
 			return nil, err
 		}
 	}
-	st, err := engine.Open(filepath.Join(env.Dir, "home"))
+	sess, done, err := benchSession(env, ws)
 	if err != nil {
 		return nil, err
 	}
-	defer st.Close()
-	w, err := st.Workspace(ws)
-	if err != nil {
-		return nil, err
-	}
-	sess := w.Create(engine.SessionOptions{})
-	defer sess.Close()
+	defer done()
 
 	r := rand.New(rand.NewPCG(6, 6))
-	content := func() []byte {
-		b := make([]byte, 10<<10)
-		for i := range b {
-			b[i] = "abcdefghij klmnop\n"[r.IntN(18)]
-		}
-		return b
-	}
+	content := func() []byte { return textBytes(r, 10<<10) }
 	olds, news := make([][]byte, b6Files), make([][]byte, b6Files)
 	paths := make([]string, b6Files)
 	for i := range b6Files {

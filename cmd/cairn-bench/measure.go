@@ -1,11 +1,15 @@
 package main
 
 import (
+	"math/rand/v2"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
 	"slices"
 	"time"
+
+	"cairn/engine"
 )
 
 // median runs fn n times and returns the median wall time in milliseconds.
@@ -63,4 +67,30 @@ func row(c, size string, cairnMS float64, anchor string, anchorMS float64, goal 
 	}
 	return Row{Case: c, Size: size, CairnMS: cairnMS, Anchor: anchor, AnchorMS: anchorMS,
 		Ratio: ratio, Goal: goal, Met: met(ratio), PeakMB: peakMB}
+}
+
+// benchSession opens a state folder at env.Dir/home and starts a session in
+// the workspace folder ws; done closes both.
+func benchSession(env *Env, ws string) (sess *engine.Session, done func(), err error) {
+	st, err := engine.Open(filepath.Join(env.Dir, "home"))
+	if err != nil {
+		return nil, nil, err
+	}
+	w, err := st.Workspace(ws)
+	if err != nil {
+		st.Close()
+		return nil, nil, err
+	}
+	sess = w.Create(engine.SessionOptions{})
+	return sess, func() { sess.Close(); st.Close() }, nil
+}
+
+// textBytes is n bytes of text-like content from r: compressible, as
+// source files are.
+func textBytes(r *rand.Rand, n int) []byte {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = "abcdefghij klmnop\n"[r.IntN(18)]
+	}
+	return b
 }
