@@ -21,7 +21,7 @@ type repl struct {
 	out, errw   io.Writer
 	noSnapshots bool
 
-	store   *engine.Store // nil when the state folder cannot be used
+	store   *engine.Store // a throwaway temporary root when the state folder cannot be used
 	ws      *engine.Workspace
 	sess    *engine.Session
 	noticed map[string]bool
