@@ -139,9 +139,6 @@ func sum(s string) string {
 }
 
 func TestKill9Soak(t *testing.T) {
-	if testing.Short() {
-		t.Skip("the kill -9 soak runs child processes; -short leaves it out")
-	}
 	home := filepath.Join(t.TempDir(), "home")
 	project := t.TempDir()
 	n := killRounds()
