@@ -50,3 +50,28 @@ func TestFolderTimeVouchesForListing(t *testing.T) {
 		t.Fatal("a listing taken right after a change was trusted")
 	}
 }
+
+// A refresh that finds the listing unchanged but newly trustworthy keeps it
+// sorted newest first (a regression: it once kept the folder's name order).
+func TestUnchangedListingStaysSorted(t *testing.T) {
+	d := newDisk(t)
+	for n := range 4 {
+		writeRec(t, d, rec(n+1, "s", at(n))) // ids ascend with age: name order is oldest first
+	}
+	x := Open(d, ws)
+	refresh(t, x, true, 4) // the folder changed just now: not trusted yet
+	past := time.Now().Add(-time.Minute)
+	os.Chtimes(filepath.Join(d.Dir(), ws, "sessions"), past, past)
+	y := Open(d, ws)
+	refresh(t, y, true, 0)
+	for i, e := range y.Entries() {
+		if want := id(4 - i); e.ID != want {
+			t.Fatalf("entry %d is %s, want %s: not newest first", i, e.ID, want)
+		}
+	}
+	z := Open(d, ws) // and the cache it wrote is sorted too
+	refresh(t, z, true, 0)
+	if z.Entries()[0].ID != id(4) {
+		t.Fatalf("the saved listing starts with %s", z.Entries()[0].ID)
+	}
+}

@@ -107,6 +107,12 @@ func (x *Index) Refresh(ctx context.Context) (changed bool, err error) {
 		return false, err
 	}
 	x.loaded = true
+	if !dirty {
+		// The same listing, already sorted: keep it, and note the folder's
+		// key when that makes it trustworthy for the next refresh.
+		same := *x.c
+		next = &same
+	}
 	next.folder, next.listedNS, next.unrecorded = folderKey, listedNS, slices.Clone(x.unrecorded)
 	if !dirty && x.saved && (trusted(x.c, folderKey) || !trusted(next, folderKey)) {
 		return false, nil
