@@ -75,3 +75,30 @@ func TestUnchangedListingStaysSorted(t *testing.T) {
 		t.Fatalf("the saved listing starts with %s", z.Entries()[0].ID)
 	}
 }
+
+// A record written in place (not renamed) leaves the folder's time alone,
+// so a listing that trusts the folder does not see it; the next change in
+// the folder brings it in, and the record's own stat decides then.
+func TestInPlaceWriteSeenAtNextFolderChange(t *testing.T) {
+	d := newDisk(t)
+	for n := range 3 {
+		writeRec(t, d, rec(n+1, "s", at(n)))
+	}
+	sessions := filepath.Join(d.Dir(), ws, "sessions")
+	past := time.Now().Add(-time.Minute)
+	os.Chtimes(sessions, past, past)
+	x := Open(d, ws)
+	refresh(t, x, true, 3)
+	writeFast(t, d, id(2)+".json", []byte("{garbage"))
+	os.Chtimes(sessions, past, past) // as if the folder never changed
+	y := Open(d, ws)
+	refresh(t, y, true, 0)
+	if len(y.Entries()) != 3 {
+		t.Fatalf("%d entries under a trusted folder", len(y.Entries()))
+	}
+	writeRec(t, d, rec(4, "new", at(9))) // any change in the folder
+	refresh(t, y, true, 2)
+	if len(y.Entries()) != 3 || len(y.Problems()) != 1 {
+		t.Fatalf("after the folder changed: %d entries, %d problems", len(y.Entries()), len(y.Problems()))
+	}
+}

@@ -78,11 +78,15 @@ func (x *Index) Refresh(ctx context.Context) (changed bool, err error) {
 		x.c, x.fileStat = c, fileKey
 	}
 
-	// Every change of a record is a create, rename or remove in the sessions
-	// folder, which moves the folder's modification time. When the folder
-	// is as it was at the cached listing, and that listing was taken well
-	// after the folder last changed (so a coarse clock cannot hide a change
-	// made during it), the listing stands without stat'ing every record.
+	// Every change cairn makes to a record is a create, rename or remove in
+	// the sessions folder, which moves the folder's modification time. When
+	// the folder is as it was at the cached listing, and that listing was
+	// taken well after the folder last changed (so a coarse clock cannot
+	// hide a change made during it), the listing stands without stat'ing
+	// every record: at 10,000 sessions those stats cost more than the rest
+	// of a listing. A record another program writes in place, without a
+	// rename, is seen once the folder next changes (or when the session is
+	// opened, or by fsck, which parse the record itself).
 	folderKey := statKey{}
 	if fi, err := x.fsys.Stat(x.sessionsDir()); err == nil {
 		folderKey = keyOf(fi)
