@@ -175,4 +175,3 @@ func (g *Globals) printJSON(v any) error {
 	return enc.Encode(v)
 }
 
-var errNoTerminal = errors.New("cairn: no terminal")
