@@ -174,4 +174,3 @@ func (g *Globals) printJSON(v any) error {
 	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
 }
-
