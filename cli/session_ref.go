@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"fmt"
 
 	"cairn/engine"
 )
@@ -67,10 +66,4 @@ func (g *Globals) view(ref string) (*engine.Workspace, *engine.View, error) {
 		return nil, nil, err
 	}
 	return ws, v, nil
-}
-
-func (g *Globals) textf(format string, a ...any) {
-	if !g.JSON {
-		fmt.Fprintf(g.stdout, format, a...)
-	}
 }

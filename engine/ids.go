@@ -3,7 +3,6 @@ package engine
 import (
 	"crypto/rand"
 	"encoding/hex"
-	"strings"
 
 	"github.com/google/uuid"
 )
@@ -26,17 +25,4 @@ func randHex(n int) string {
 	b := make([]byte, n)
 	rand.Read(b)
 	return hex.EncodeToString(b)
-}
-
-// validItemID reports whether s looks like an item id.
-func validItemID(s string) bool {
-	if !strings.HasPrefix(s, "i-") || len(s) < 3 || len(s) > 64 {
-		return false
-	}
-	for _, c := range s[2:] {
-		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c == '-') {
-			return false
-		}
-	}
-	return true
 }

@@ -222,7 +222,7 @@ func TestListNewestFirstByRecordTime(t *testing.T) {
 		ids = append(ids, sess.ID())
 	}
 	l, _, _ := ws.List(ctx)
-	if len(l) != 3 || l[0].Title != "new" || l[1].Title != "middle" || l[2].Title != "old" {
+	if len(l) != 3 || l[0].ID != ids[1] || l[1].ID != ids[2] || l[2].ID != ids[0] {
 		t.Fatalf("order: %v %v %v", l[0].Title, l[1].Title, l[2].Title)
 	}
 }

@@ -333,7 +333,7 @@ func (s *Session) denyRequired(ctx context.Context, tool string, denied []Requir
 	if journal {
 		files := make([]deniedFile, len(denied))
 		for i, d := range denied {
-			files[i] = deniedFile{d.Path, d.Reason}
+			files[i] = deniedFile(d)
 		}
 		ev := evidenceRecord{V: 1, Kind: kindEvidence, At: mkTime(s.ws.s.Now()), Tool: tool, Signal: "permission",
 			Decision: "deny", Rule: "snapshots.required", Files: files}

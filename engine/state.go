@@ -203,7 +203,3 @@ func (st *state) all() []*Item {
 	}
 	return out
 }
-
-// worthKeeping reports whether the session holds anything a person would
-// want back: a prompt or any other item.
-func (st *state) worthKeeping() bool { return len(st.items) > 0 }
