@@ -2,17 +2,15 @@ package cli
 
 import (
 	"bytes"
+	"cairn/internal/ptytest"
 	"context"
 	"encoding/json"
-	"os"
 	"reflect"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/creack/pty"
-	"golang.org/x/sys/unix"
 	xterm "golang.org/x/term"
 )
 
@@ -20,122 +18,14 @@ import (
 // in this process with the terminal's tty as stdin and stdout, the test types
 // on the master side and reads what was drawn.
 
-// ptyGuard bounds every wait. It only stops a hung test; nothing asserts how
-// long anything takes.
-const ptyGuard = 15 * time.Second
-
 // nextPrompt is the end of a submitted line and the next prompt: keys sent
 // before it would reach a cooked terminal and be lost to the line editor.
 const nextPrompt = "\r\n\rcairn> "
 
-type replPTY struct {
-	master, tty *os.File
-	fd          int
+// replPTY is the shared test terminal with the REPL's own helpers.
+type replPTY struct{ *ptytest.Term }
 
-	mu      sync.Mutex
-	out     []byte
-	seen    int
-	changed chan struct{}
-}
-
-func openReplPTY(t *testing.T) *replPTY {
-	t.Helper()
-	m, s, err := pty.Open()
-	if err != nil {
-		t.Fatal(err)
-	}
-	fd := int(s.Fd())
-	if err := unix.IoctlSetWinsize(fd, unix.TIOCSWINSZ, &unix.Winsize{Row: 24, Col: 100}); err != nil {
-		t.Fatal(err)
-	}
-	p := &replPTY{master: m, tty: s, fd: fd, changed: make(chan struct{}, 1)}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		buf := make([]byte, 4096)
-		for {
-			n, err := m.Read(buf)
-			p.mu.Lock()
-			p.out = append(p.out, buf[:n]...)
-			p.mu.Unlock()
-			select {
-			case p.changed <- struct{}{}:
-			default:
-			}
-			if err != nil {
-				return
-			}
-		}
-	}()
-	t.Cleanup(func() {
-		s.Close()
-		select {
-		case <-done:
-		case <-time.After(ptyGuard):
-		}
-		m.Close()
-	})
-	return p
-}
-
-func (p *replPTY) send(t *testing.T, s string) {
-	t.Helper()
-	if _, err := p.master.Write([]byte(s)); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// expect waits until s is drawn after what earlier expects matched.
-func (p *replPTY) expect(t *testing.T, s string) {
-	t.Helper()
-	deadline := time.After(ptyGuard)
-	for {
-		p.mu.Lock()
-		i := bytes.Index(p.out[p.seen:], []byte(s))
-		if i >= 0 {
-			p.seen += i + len(s)
-		}
-		rest := string(p.out[p.seen:])
-		p.mu.Unlock()
-		if i >= 0 {
-			return
-		}
-		select {
-		case <-p.changed:
-		case <-deadline:
-			t.Fatalf("%q never drawn; after the last match: %q", s, rest)
-		}
-	}
-}
-
-// drained waits for the reader to have everything written so far: it
-// writes nothing itself, so it waits until out stops at want's suffix.
-func (p *replPTY) all(t *testing.T, suffix string) string {
-	t.Helper()
-	deadline := time.After(ptyGuard)
-	for {
-		p.mu.Lock()
-		s := string(p.out)
-		p.mu.Unlock()
-		if strings.HasSuffix(s, suffix) {
-			return s
-		}
-		select {
-		case <-p.changed:
-		case <-deadline:
-			t.Fatalf("output never ended with %q: %q", suffix, s)
-		}
-	}
-}
-
-func (p *replPTY) state(t *testing.T) *xterm.State {
-	t.Helper()
-	st, err := xterm.GetState(p.fd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return st
-}
+func openReplPTY(t *testing.T) *replPTY { return &replPTY{ptytest.Open(t, 24, 100)} }
 
 // stateWatch is the REPL's stdout: it writes to the tty and, for every write
 // that holds the resume line, notes the terminal mode at that moment.
@@ -147,7 +37,7 @@ type stateWatch struct {
 
 func (w *stateWatch) Write(b []byte) (int, error) {
 	if bytes.Contains(b, []byte("cairn --resume ")) {
-		st, err := xterm.GetState(w.p.fd)
+		st, err := xterm.GetState(w.p.FD)
 		if err != nil {
 			return 0, err
 		}
@@ -155,7 +45,7 @@ func (w *stateWatch) Write(b []byte) (int, error) {
 		w.states = append(w.states, st)
 		w.mu.Unlock()
 	}
-	return w.p.tty.Write(b)
+	return w.p.TTY.Write(b)
 }
 
 // runMain runs cairn with args in the background on the pty.
@@ -163,7 +53,7 @@ func (p *replPTY) runMain(stdout *stateWatch, args ...string) <-chan int {
 	ch := make(chan int, 1)
 	go func() {
 		var errb bytes.Buffer
-		ch <- Main(context.Background(), args, p.tty, stdout, &errb)
+		ch <- Main(context.Background(), args, p.TTY, stdout, &errb)
 	}()
 	return ch
 }
@@ -173,10 +63,8 @@ func (p *replPTY) awaitExit(t *testing.T, ch <-chan int) int {
 	select {
 	case c := <-ch:
 		return c
-	case <-time.After(ptyGuard):
-		p.mu.Lock()
-		defer p.mu.Unlock()
-		t.Fatalf("cairn never returned; drawn: %q", p.out)
+	case <-time.After(ptytest.Guard):
+		t.Fatalf("cairn never returned; drawn: %q", p.Output())
 		return -1
 	}
 }
@@ -225,23 +113,23 @@ func transcriptTexts(t *testing.T, base []string, id string) []string {
 func TestPTYHistoryAndResumeLine(t *testing.T) {
 	base := []string{"--home", t.TempDir(), "-C", t.TempDir()}
 	p := openReplPTY(t)
-	cooked := p.state(t)
+	cooked := p.State(t)
 	w := &stateWatch{p: p}
 
 	done := p.runMain(w, base...)
-	p.expect(t, "cairn> ")
-	p.send(t, "alpha\r")
-	p.expect(t, nextPrompt)
-	p.send(t, "beta\r")
-	p.expect(t, nextPrompt)
+	p.Expect(t, "cairn> ")
+	p.Send(t, "alpha\r")
+	p.Expect(t, nextPrompt)
+	p.Send(t, "beta\r")
+	p.Expect(t, nextPrompt)
 	// Up twice walks back to alpha; Enter submits it again.
-	p.send(t, "\x1b[A")
-	p.expect(t, "beta")
-	p.send(t, "\x1b[A")
-	p.expect(t, "alpha")
-	p.send(t, "\r")
-	p.expect(t, nextPrompt)
-	p.send(t, "\x04") // Ctrl-D on an empty line leaves
+	p.Send(t, "\x1b[A")
+	p.Expect(t, "beta")
+	p.Send(t, "\x1b[A")
+	p.Expect(t, "alpha")
+	p.Send(t, "\r")
+	p.Expect(t, nextPrompt)
+	p.Send(t, "\x04") // Ctrl-D on an empty line leaves
 	if c := p.awaitExit(t, done); c != 0 {
 		t.Fatalf("exit %d", c)
 	}
@@ -259,10 +147,10 @@ func TestPTYHistoryAndResumeLine(t *testing.T) {
 	if len(w.states) != 1 || !reflect.DeepEqual(w.states[0], cooked) {
 		t.Fatalf("resume line written %d times; mode at the time restored: %v", len(w.states), len(w.states) == 1 && reflect.DeepEqual(w.states[0], cooked))
 	}
-	if !reflect.DeepEqual(p.state(t), cooked) {
+	if !reflect.DeepEqual(p.State(t), cooked) {
 		t.Fatal("terminal mode not restored after cairn returned")
 	}
-	out := p.all(t, "cairn --resume "+l[0].ID+"\r\n")
+	out := p.WaitSuffix(t, "cairn --resume "+l[0].ID+"\r\n")
 	if strings.Count(out, "cairn --resume ") != 1 {
 		t.Fatalf("resume line count: %q", out)
 	}
@@ -270,12 +158,12 @@ func TestPTYHistoryAndResumeLine(t *testing.T) {
 	// A new run: history.jsonl brings the prompts back; Up recalls alpha.
 	w2 := &stateWatch{p: p}
 	done = p.runMain(w2, base...)
-	p.expect(t, "cairn> ")
-	p.send(t, "\x1b[A")
-	p.expect(t, "alpha")
-	p.send(t, "\r")
-	p.expect(t, nextPrompt)
-	p.send(t, "\x04")
+	p.Expect(t, "cairn> ")
+	p.Send(t, "\x1b[A")
+	p.Expect(t, "alpha")
+	p.Send(t, "\r")
+	p.Expect(t, nextPrompt)
+	p.Send(t, "\x04")
 	if c := p.awaitExit(t, done); c != 0 {
 		t.Fatalf("exit %d", c)
 	}
@@ -301,21 +189,21 @@ func TestPTYPicker(t *testing.T) {
 		t.Fatalf("sessions: %+v", l)
 	}
 	p := openReplPTY(t)
-	cooked := p.state(t)
+	cooked := p.State(t)
 
 	// Down, Down, Up, Down: the third row, "one".
 	w := &stateWatch{p: p}
 	done := p.runMain(w, append(base, "--resume")...)
-	p.expect(t, "three")
+	p.Expect(t, "three")
 	for _, k := range []string{"\x1b[B", "\x1b[B", "\x1b[A", "\x1b[B"} {
-		p.send(t, k)
+		p.Send(t, k)
 	}
-	p.send(t, "\r")
-	p.expect(t, `Resumed "one"`)
-	p.expect(t, "cairn> ")
-	p.send(t, "more\r")
-	p.expect(t, nextPrompt)
-	p.send(t, "/exit\r")
+	p.Send(t, "\r")
+	p.Expect(t, `Resumed "one"`)
+	p.Expect(t, "cairn> ")
+	p.Send(t, "more\r")
+	p.Expect(t, nextPrompt)
+	p.Send(t, "/exit\r")
 	if c := p.awaitExit(t, done); c != 0 {
 		t.Fatalf("exit %d", c)
 	}
@@ -331,39 +219,37 @@ func TestPTYPicker(t *testing.T) {
 	if len(w.states) != 1 || !reflect.DeepEqual(w.states[0], cooked) {
 		t.Fatal("resume line not written once in cooked mode")
 	}
-	p.all(t, "cairn --resume "+one+"\r\n")
+	p.WaitSuffix(t, "cairn --resume "+one+"\r\n")
 
 	// Typing filters: "tw" leaves only "two"; Enter opens it.
 	w = &stateWatch{p: p}
 	done = p.runMain(w, append(base, "--resume")...)
-	p.expect(t, "three")
-	p.send(t, "tw")
-	p.send(t, "\r")
-	p.expect(t, `Resumed "two"`)
-	p.expect(t, "cairn> ")
-	p.send(t, "\x04")
+	p.Expect(t, "three")
+	p.Send(t, "tw")
+	p.Send(t, "\r")
+	p.Expect(t, `Resumed "two"`)
+	p.Expect(t, "cairn> ")
+	p.Send(t, "\x04")
 	if c := p.awaitExit(t, done); c != 0 {
 		t.Fatalf("exit %d", c)
 	}
 
 	// Esc leaves: exit 0, nothing resumed, no resume line.
 	w = &stateWatch{p: p}
-	before := len(p.all(t, "\r\n"))
+	before := len(p.WaitSuffix(t, "\r\n"))
 	done = p.runMain(w, append(base, "--resume")...)
-	p.expect(t, "three")
-	p.send(t, "\x1b")
+	p.Expect(t, "three")
+	p.Send(t, "\x1b")
 	if c := p.awaitExit(t, done); c != 0 {
 		t.Fatalf("exit %d", c)
 	}
 	if len(w.states) != 0 {
 		t.Fatal("a resume line after Esc")
 	}
-	if !reflect.DeepEqual(p.state(t), cooked) {
+	if !reflect.DeepEqual(p.State(t), cooked) {
 		t.Fatal("terminal mode not restored after Esc")
 	}
-	p.mu.Lock()
-	after := string(p.out[before:])
-	p.mu.Unlock()
+	after := p.Output()[before:]
 	if strings.Contains(after, "Resumed") {
 		t.Fatalf("Esc resumed a session: %q", after)
 	}

@@ -1,118 +1,23 @@
 package term
 
 import (
-	"bytes"
+	"cairn/internal/ptytest"
 	"errors"
 	"io"
-	"os"
 	"reflect"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/creack/pty"
-	"golang.org/x/sys/unix"
 	xterm "golang.org/x/term"
 )
 
-// guard bounds every wait in the pty tests. It only stops a hung test; no
-// test asserts how long anything takes.
-const guard = 10 * time.Second
+// guard bounds every wait in the pty tests.
+const guard = ptytest.Guard
 
-// ptyTerm is a pseudo-terminal: the code under test gets tty, the test
-// types on master and reads what was drawn.
-type ptyTerm struct {
-	master, tty *os.File
-	fd          int // tty's descriptor
+// ptyTerm is the shared test terminal.
+type ptyTerm struct{ *ptytest.Term }
 
-	mu      sync.Mutex
-	out     []byte
-	seen    int // out[:seen] was matched by expect already
-	changed chan struct{}
-}
-
-func openPTY(t *testing.T, rows, cols uint16) *ptyTerm {
-	t.Helper()
-	m, s, err := pty.Open()
-	if err != nil {
-		t.Fatal(err)
-	}
-	fd, err := fdOf(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := unix.IoctlSetWinsize(fd, unix.TIOCSWINSZ, &unix.Winsize{Row: rows, Col: cols}); err != nil {
-		t.Fatal(err)
-	}
-	p := &ptyTerm{master: m, tty: s, fd: fd, changed: make(chan struct{}, 1)}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		buf := make([]byte, 4096)
-		for {
-			n, err := m.Read(buf)
-			p.mu.Lock()
-			p.out = append(p.out, buf[:n]...)
-			p.mu.Unlock()
-			select {
-			case p.changed <- struct{}{}:
-			default:
-			}
-			if err != nil {
-				return
-			}
-		}
-	}()
-	t.Cleanup(func() {
-		s.Close() // the master's reads end with EIO
-		select {
-		case <-done:
-		case <-time.After(guard):
-		}
-		m.Close()
-	})
-	return p
-}
-
-// send types s on the terminal.
-func (p *ptyTerm) send(t *testing.T, s string) {
-	t.Helper()
-	if _, err := p.master.Write([]byte(s)); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// expect waits until s has been drawn after what earlier expects matched.
-func (p *ptyTerm) expect(t *testing.T, s string) {
-	t.Helper()
-	deadline := time.After(guard)
-	for {
-		p.mu.Lock()
-		i := bytes.Index(p.out[p.seen:], []byte(s))
-		if i >= 0 {
-			p.seen += i + len(s)
-		}
-		got := string(p.out[p.seen:])
-		p.mu.Unlock()
-		if i >= 0 {
-			return
-		}
-		select {
-		case <-p.changed:
-		case <-deadline:
-			t.Fatalf("%q never drawn; after the last match: %q", s, got)
-		}
-	}
-}
-
-func (p *ptyTerm) state(t *testing.T) *xterm.State {
-	t.Helper()
-	st, err := xterm.GetState(p.fd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return st
-}
+func openPTY(t *testing.T, rows, cols uint16) *ptyTerm { return &ptyTerm{ptytest.Open(t, rows, cols)} }
 
 // result is what a call running in the background returned.
 type result struct {
@@ -144,7 +49,7 @@ func readLineAsync(e *Editor, prompt string) <-chan result {
 func pickAsync(p *ptyTerm, rows []Row) <-chan result {
 	ch := make(chan result, 1)
 	go func() {
-		i, err := Pick(p.tty, p.tty, rows)
+		i, err := Pick(p.TTY, p.TTY, rows)
 		ch <- result{i: i, err: err}
 	}()
 	return ch
@@ -155,18 +60,18 @@ func pickAsync(p *ptyTerm, rows []Row) <-chan result {
 // the call and restored after it.
 func readLine(t *testing.T, p *ptyTerm, e *Editor, keys ...string) result {
 	t.Helper()
-	before := p.state(t)
+	before := p.State(t)
 	ch := readLineAsync(e, "cairn> ")
-	p.expect(t, "cairn> ")
-	if reflect.DeepEqual(p.state(t), before) {
+	p.Expect(t, "cairn> ")
+	if reflect.DeepEqual(p.State(t), before) {
 		t.Fatal("terminal not in raw mode while reading")
 	}
 	for _, k := range keys {
-		p.send(t, k)
+		p.Send(t, k)
 	}
 	r := await(t, ch)
-	p.expect(t, "\r\n") // the end of this call's drawing
-	if !reflect.DeepEqual(p.state(t), before) {
+	p.Expect(t, "\r\n") // the end of this call's drawing
+	if !reflect.DeepEqual(p.State(t), before) {
 		t.Fatal("terminal mode not restored")
 	}
 	return r
@@ -174,7 +79,7 @@ func readLine(t *testing.T, p *ptyTerm, e *Editor, keys ...string) result {
 
 func TestPTYEditor(t *testing.T) {
 	p := openPTY(t, 24, 80)
-	e, err := NewEditor(p.tty, p.tty, []string{"one", "two"})
+	e, err := NewEditor(p.TTY, p.TTY, []string{"one", "two"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,21 +117,21 @@ func TestPTYEditor(t *testing.T) {
 // Close puts back the mode the terminal had when the editor was made.
 func TestPTYEditorClose(t *testing.T) {
 	p := openPTY(t, 24, 80)
-	before := p.state(t)
-	e, err := NewEditor(p.tty, p.tty, nil)
+	before := p.State(t)
+	e, err := NewEditor(p.TTY, p.TTY, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := xterm.MakeRaw(p.fd); err != nil {
+	if _, err := xterm.MakeRaw(p.FD); err != nil {
 		t.Fatal(err)
 	}
-	if reflect.DeepEqual(p.state(t), before) {
+	if reflect.DeepEqual(p.State(t), before) {
 		t.Fatal("MakeRaw changed nothing")
 	}
 	if err := e.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(p.state(t), before) {
+	if !reflect.DeepEqual(p.State(t), before) {
 		t.Fatal("Close did not restore the terminal")
 	}
 }
@@ -235,18 +140,18 @@ func TestPTYEditorClose(t *testing.T) {
 // raw mode during and the mode restored after.
 func pick(t *testing.T, p *ptyTerm, rows []Row, keys ...string) result {
 	t.Helper()
-	before := p.state(t)
+	before := p.State(t)
 	ch := pickAsync(p, rows)
-	p.expect(t, "\n1 of ")
-	if reflect.DeepEqual(p.state(t), before) {
+	p.Expect(t, "\n1 of ")
+	if reflect.DeepEqual(p.State(t), before) {
 		t.Fatal("terminal not in raw mode while picking")
 	}
 	for _, k := range keys {
-		p.send(t, k)
+		p.Send(t, k)
 	}
 	r := await(t, ch)
-	p.expect(t, "\r\x1b[J") // the picture wiped: the end of this call's drawing
-	if !reflect.DeepEqual(p.state(t), before) {
+	p.Expect(t, "\r\x1b[J") // the picture wiped: the end of this call's drawing
+	if !reflect.DeepEqual(p.State(t), before) {
 		t.Fatal("terminal mode not restored")
 	}
 	return r
@@ -258,21 +163,21 @@ func TestPTYPick(t *testing.T) {
 	rows[7].Owner = 99
 
 	ch := pickAsync(p, rows)
-	p.expect(t, "\n1 of 20")
-	p.send(t, "\x1b[B")
-	p.expect(t, "\n2 of 20")
-	p.send(t, "\x1b[B")
-	p.expect(t, "\n3 of 20")
-	p.send(t, "\x1b[6~") // PgDn
-	p.expect(t, "[open in pid 99]")
-	p.expect(t, "\n8 of 20")
-	p.send(t, "\x1b[A")
-	p.expect(t, "\n7 of 20")
-	p.send(t, "\r")
+	p.Expect(t, "\n1 of 20")
+	p.Send(t, "\x1b[B")
+	p.Expect(t, "\n2 of 20")
+	p.Send(t, "\x1b[B")
+	p.Expect(t, "\n3 of 20")
+	p.Send(t, "\x1b[6~") // PgDn
+	p.Expect(t, "[open in pid 99]")
+	p.Expect(t, "\n8 of 20")
+	p.Send(t, "\x1b[A")
+	p.Expect(t, "\n7 of 20")
+	p.Send(t, "\r")
 	if r := await(t, ch); r.err != nil || r.i != 6 {
 		t.Fatalf("picked %d, %v; want 6", r.i, r.err)
 	}
-	p.expect(t, "\r\x1b[J") // wiped
+	p.Expect(t, "\r\x1b[J") // wiped
 
 	if r := pick(t, p, rows, "\x1b[B", "\x1b[B", "\x1b[B\r"); r.err != nil || r.i != 3 {
 		t.Fatalf("picked %d, %v; want 3", r.i, r.err)
@@ -293,15 +198,15 @@ func TestPTYPickFilter(t *testing.T) {
 	p := openPTY(t, 24, 100)
 	rows := manyRows(20)
 	ch := pickAsync(p, rows)
-	p.expect(t, "\n1 of 20")
-	p.send(t, "TASK 1")
-	p.expect(t, "\n1 of 11 (20 in all)")
-	p.send(t, "5")
-	p.expect(t, "\n1 of 1 (20 in all)")
+	p.Expect(t, "\n1 of 20")
+	p.Send(t, "TASK 1")
+	p.Expect(t, "\n1 of 11 (20 in all)")
+	p.Send(t, "5")
+	p.Expect(t, "\n1 of 1 (20 in all)")
 	// Widening the filter again keeps Task 15 selected.
-	p.send(t, "\x7f\x1b[B\x1b[B")
-	p.expect(t, "\n9 of 11 (20 in all)")
-	p.send(t, "\r")
+	p.Send(t, "\x7f\x1b[B\x1b[B")
+	p.Expect(t, "\n9 of 11 (20 in all)")
+	p.Send(t, "\r")
 	if r := await(t, ch); r.err != nil || r.i != 17 {
 		t.Fatalf("picked %d, %v; want 17", r.i, r.err)
 	}
