@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bytes"
-	"cairn/internal/ptytest"
 	"context"
 	"encoding/json"
 	"reflect"
@@ -12,6 +11,8 @@ import (
 	"time"
 
 	xterm "golang.org/x/term"
+
+	"cairn/internal/ptytest"
 )
 
 // These tests drive the real REPL through a pseudo-terminal: cli.Main runs

@@ -1,7 +1,6 @@
 package term
 
 import (
-	"cairn/internal/ptytest"
 	"errors"
 	"io"
 	"reflect"
@@ -9,6 +8,8 @@ import (
 	"time"
 
 	xterm "golang.org/x/term"
+
+	"cairn/internal/ptytest"
 )
 
 // guard bounds every wait in the pty tests.
