@@ -106,6 +106,20 @@ func (e *snapEnv) reopen(s *Session) *Session {
 }
 
 // lines is the session's changes journal, decoded.
+// plant appends hand-written lines to session id's changes journal, as a
+// hostile or older writer would have left them.
+func (e *snapEnv) plant(id string, lines []string) {
+	e.t.Helper()
+	fh, err := os.OpenFile(filepath.Join(e.ws.Folder(), "sessions", id+".changes.jsonl"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer fh.Close()
+	if _, err := fh.WriteString(strings.Join(lines, "\n") + "\n"); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
 func (e *snapEnv) lines(s *Session) []map[string]any {
 	e.t.Helper()
 	var out []map[string]any
@@ -656,14 +670,9 @@ func TestHostileChangeLines(t *testing.T) {
 		lines = append(lines, `{"v":1,"kind":"change","id":"h`+string(rune('a'+i))+`-0000000`+string(rune('0'+i))+`","seq":`+
 			string(rune('2'+i))+`,"at":"2026-01-01T00:00:00.000Z","tool":"edit","scope":"paths","files":[`+f(p)+`]}`)
 	}
-	fh, err := os.OpenFile(filepath.Join(e.ws.Folder(), "sessions", id+".changes.jsonl"), os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fh.WriteString(strings.Join(lines, "\n") + "\n")
-	fh.Close()
+	e.plant(id, lines)
 
-	s, err = e.ws.Open(e.ctx, id, SessionOptions{})
+	s, err := e.ws.Open(e.ctx, id, SessionOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -914,13 +923,8 @@ func TestAfterStateForms(t *testing.T) {
 		line(2, ref("oid", old), `{"sha256":"zz","size":3,"mode":"file"}`),             // bad hash: refused
 		line(3, ref("oid", old), ref("oid", newer)),                                    // the old form: folded
 	}
-	fh, err := os.OpenFile(filepath.Join(e.ws.Folder(), "sessions", id+".changes.jsonl"), os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fh.WriteString(strings.Join(lines, "\n") + "\n")
-	fh.Close()
-	s, err = e.ws.Open(e.ctx, id, SessionOptions{})
+	e.plant(id, lines)
+	s, err := e.ws.Open(e.ctx, id, SessionOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
