@@ -28,9 +28,21 @@ type swapFS struct {
 }
 
 // swapper swaps the folder once, whichever FS of the test gets there first.
+// The swap (a rename, then a link) holds mu, and every other operation
+// waits on it, so none runs between the two steps: cairn staging a file
+// concurrently would otherwise recreate sub in the gap and make the
+// attacker's link fail.
 type swapper struct {
 	once    sync.Once
+	mu      sync.RWMutex
 	swapped atomic.Bool
+}
+
+// hold keeps an operation that does not trigger the swap outside it; call
+// the returned func when the operation is over.
+func (s *swapFS) hold() func() {
+	s.sw.mu.RLock()
+	return s.sw.mu.RUnlock
 }
 
 func (s *swapFS) swap(name string) {
@@ -38,6 +50,8 @@ func (s *swapFS) swap(name string) {
 		return
 	}
 	s.sw.once.Do(func() {
+		s.sw.mu.Lock()
+		defer s.sw.mu.Unlock()
 		os.Rename(filepath.Join(s.dir, "sub"), filepath.Join(s.dir, "sub-moved"))
 		if os.Symlink(s.outside, filepath.Join(s.dir, "sub")) == nil {
 			s.sw.swapped.Store(true)
@@ -56,6 +70,21 @@ func (s *swapFS) CreateTemp(dir, pattern string) (vfs.File, error) {
 
 func (s *swapFS) Rename(a, b string) error { s.swap(b); return s.Disk.Rename(a, b) }
 func (s *swapFS) Remove(name string) error { s.swap(name); return s.Disk.Remove(name) }
+
+func (s *swapFS) Stat(name string) (fs.FileInfo, error)  { defer s.hold()(); return s.Disk.Stat(name) }
+func (s *swapFS) Lstat(name string) (fs.FileInfo, error) { defer s.hold()(); return s.Disk.Lstat(name) }
+func (s *swapFS) MkdirAll(name string, perm fs.FileMode) error {
+	defer s.hold()()
+	return s.Disk.MkdirAll(name, perm)
+}
+func (s *swapFS) Chmod(name string, mode fs.FileMode) error {
+	defer s.hold()()
+	return s.Disk.Chmod(name, mode)
+}
+func (s *swapFS) ReadDir(name string) ([]fs.DirEntry, error) {
+	defer s.hold()()
+	return s.Disk.ReadDir(name)
+}
 
 // snapshotDir returns every file under dir with its content.
 func snapshotDir(t *testing.T, dir string) map[string]string {
