@@ -61,6 +61,9 @@ func (r *repl) toolLine(line string) bool {
 		return false
 	}
 	a, err := run()
+	if err == nil {
+		err = r.sess.Sync() // a tool line is its own turn: durable when shown
+	}
 	if err != nil {
 		fmt.Fprintln(r.out, "cairn:", refusedLine(err))
 		return true

@@ -19,7 +19,10 @@ type snapStack struct {
 	mu   sync.Mutex
 	list []*snapEntry
 	seq  int // the highest seq of a change line
-	objs *objects.Store
+	// pending is the newest change when its line is the journal's last:
+	// a file tool may have stopped between its line and its write.
+	pending *snapEntry
+	objs    *objects.Store
 
 	wmu    sync.Mutex // guards w and closed (Close must not wait for mu)
 	w      *journal.Writer
@@ -33,12 +36,12 @@ type snapEntry struct {
 	kept    []*fileRef // what the latest undo kept for redo, per file
 }
 
-// bytes is the stored content a snapshot refers to (a hash-only after
-// state stores nothing).
+// bytes is the stored content a snapshot refers to, in objects or inline
+// (a hash-only after state stores nothing).
 func (e *snapEntry) bytes() int64 {
 	var n int64
 	add := func(f *fileRef) {
-		if f != nil && f.OID != "" {
+		if f.stored() {
 			n += f.Size
 		}
 	}
@@ -81,9 +84,21 @@ func (st *snapStack) apply(b []byte) error {
 	if err := json.Unmarshal(b, &l); err != nil || l.V != 1 {
 		return fmt.Errorf("not a change line")
 	}
+	err := st.fold(&l)
+	switch {
+	case err != nil, l.Kind == kindDiscard, l.Kind == kindDrop: // written with a change line
+	case l.Kind == kindChange:
+		st.pending = st.list[len(st.list)-1]
+	default:
+		st.pending = nil
+	}
+	return err
+}
+
+func (st *snapStack) fold(l *rawChangeLine) error {
 	switch l.Kind {
 	case kindChange:
-		if err := checkChange(&l); err != nil {
+		if err := checkChange(l); err != nil {
 			return err
 		}
 		if st.find(l.ID) >= 0 {
@@ -108,7 +123,7 @@ func (st *snapStack) apply(b []byte) error {
 		}
 		kept := make([]*fileRef, len(l.Files))
 		for i, f := range l.Files {
-			if f.Path != e.rec.Files[i].Path || !f.Kept.valid(false) {
+			if f.Path != e.rec.Files[i].Path || !f.Kept.valid(formStored) {
 				return fmt.Errorf("undo of %s names other files", l.ID)
 			}
 			kept[i] = f.Kept
@@ -120,6 +135,12 @@ func (st *snapStack) apply(b []byte) error {
 			return fmt.Errorf("redo of %s, which is not the newest undone snapshot", l.ID)
 		}
 		st.list[n].applied = true
+	case kindAbort:
+		n := len(st.list)
+		if n == 0 || st.list[n-1].rec.ID != l.ID || !st.list[n-1].applied {
+			return fmt.Errorf("abort of %s, which is not the newest change", l.ID)
+		}
+		st.list = st.list[:n-1]
 	case kindDiscard, kindDrop:
 		for _, id := range l.IDs {
 			if i := st.find(id); i >= 0 && (l.Kind == kindDrop || !st.list[i].applied) {
@@ -158,13 +179,59 @@ func foldChanges(fsys vfs.FS, name string, st *snapStack) error {
 	return nil
 }
 
-// loadChanges folds the session's changes journal (Open calls it).
+// loadChanges folds the session's changes journal (Open calls it) and
+// settles a change its tool did not finish.
 func (s *Session) loadChanges(ctx context.Context) error {
 	st := &s.snaps
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	st.list, st.seq = nil, 0
-	return foldChanges(s.ws.s.fsys, changesName(s.ws.dir, s.st.id), st)
+	st.list, st.seq, st.pending = nil, 0, nil
+	if err := foldChanges(s.ws.s.fsys, changesName(s.ws.dir, s.st.id), st); err != nil {
+		return err
+	}
+	if s.ws.unmade(ctx, st) {
+		// Best effort: a change left in the stack undoes to what the
+		// file already holds, and the next open tries again.
+		if err := s.appendChanges(redoRecord{V: 1, Kind: kindAbort, ID: st.pending.rec.ID, At: mkTime(s.ws.s.Now())}); err == nil {
+			st.list, st.pending = st.list[:len(st.list)-1], nil
+		}
+	}
+	return nil
+}
+
+// unmade reports whether the stack's pending change (its line the
+// journal's last) was never made: a file tool writes its line first and
+// may have stopped before its write. It was not made when every file is
+// still as before and not as after; a file that cannot be compared, or
+// that holds anything else, counts as made (a hand edit since). Undoing a
+// change wrongly taken as not made would have restored what the files
+// already hold.
+func (w *Workspace) unmade(ctx context.Context, st *snapStack) bool {
+	e := st.pending
+	if e == nil || len(st.list) == 0 || st.list[len(st.list)-1] != e || !e.applied {
+		return false
+	}
+	fsys, done, err := w.files()
+	if err != nil {
+		return false
+	}
+	defer done()
+	for _, f := range e.rec.Files {
+		if f.Before.skipped() || sameRef(f.Before, f.After) {
+			return false
+		}
+		var limit int64 = 1
+		for _, r := range []*fileRef{f.Before, f.After} {
+			if r != nil {
+				limit = max(limit, r.Size)
+			}
+		}
+		cur, _ := capture(ctx, fsys, hashSink, f.Path, limit)
+		if !sameRef(cur, f.Before) {
+			return false
+		}
+	}
+	return true
 }
 
 // appendChanges appends lines to the changes journal and syncs it.

@@ -26,8 +26,12 @@ import (
 //	{"v":1,"kind":"evidence","at":T,"tool":..,"signal":"permission","decision":"deny",
 //	 "rule":"snapshots.required","files":[{"path":P,"reason":R}]}
 //
+//	{"v":1,"kind":"abort","id":SNAP,"at":T}                       the change's file was not changed
+//
 // F is {"oid":SHA256,"size":N,"mode":"file|exec|link"}, the content stored
 // as an object (a link's object is its target), or
+// {"sha256":SHA256,"size":N,"mode":...,"data":BASE64}, the content itself,
+// inline (a pre-image of at most 16 KiB), or
 // {"sha256":SHA256,"size":N,"mode":...}, the content's identity only, with no
 // object, or {"skipped":REASON,"size":N}; null means absent. "oid" always
 // names a stored object. "before" and "kept" are stored (or skipped): undo
@@ -37,6 +41,13 @@ import (
 // the content an undo found and kept for redo; a skipped "kept" means the
 // undo left that file as it was (and redo leaves it too). "restore" is an
 // undo step taken by a restore-to.
+//
+// The file tools (write, edit, rm) write their change line before they
+// change the file, so one fsync makes an inline pre-image and its record
+// durable together. When the file is then not changed (the tool failed),
+// an "abort" line cancels the change; after a crash in between, the owner
+// that next opens the session finds the file still as "before" and writes
+// the abort (Workspace.unmade).
 
 // Change-line kinds. Part of the format.
 const (
@@ -47,7 +58,12 @@ const (
 	kindDiscard  = "discard"
 	kindDrop     = "drop"
 	kindEvidence = "evidence"
+	kindAbort    = "abort"
 )
+
+// maxInline is the largest pre-image a file tool writes inline in its
+// change line rather than as an object (the items journal's payload rule).
+const maxInline = 16 << 10
 
 // File modes of F. Part of the format: only the executable bit is kept.
 const (
@@ -73,9 +89,22 @@ type fileRef struct {
 	SHA256  string `json:"sha256,omitempty"`
 	Size    int64  `json:"size"`
 	Mode    string `json:"mode,omitempty"`
+	Data    []byte `json:"data,omitempty"` // the content inline (with SHA256)
 }
 
 func (f *fileRef) skipped() bool { return f != nil && f.Skipped != "" }
+
+// emptySum is the SHA-256 of no bytes.
+const emptySum = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+
+// inline reports whether f's content is in the line: its data, or none at
+// all (an empty file, whose hash says it).
+func (f *fileRef) inline() bool {
+	return f != nil && f.OID == "" && (f.Data != nil || (f.SHA256 == emptySum && f.Size == 0))
+}
+
+// stored reports whether f's content can be put back: an object or inline.
+func (f *fileRef) stored() bool { return f != nil && (f.OID != "" || f.inline()) }
 
 // sum is the SHA-256 of the content, stored or not.
 func (f *fileRef) sum() string {
@@ -83,15 +112,6 @@ func (f *fileRef) sum() string {
 		return f.OID
 	}
 	return f.SHA256
-}
-
-// hashOnly turns a captured state into its identity: the same content,
-// named by hash, with no claim that an object holds it.
-func hashOnly(f *fileRef) *fileRef {
-	if f == nil || f.skipped() || f.OID == "" {
-		return f
-	}
-	return &fileRef{SHA256: f.OID, Size: f.Size, Mode: f.Mode}
 }
 
 // contentRef is the identity of content b with mode.
@@ -109,8 +129,16 @@ func sameRef(a, b *fileRef) bool {
 	return !a.skipped() && !b.skipped() && a.sum() == b.sum() && a.Mode == b.Mode
 }
 
-// valid checks F as read from disk; hashOK allows the hash-only form.
-func (f *fileRef) valid(hashOK bool) bool {
+// Forms of F a field of a line may hold, for valid.
+const (
+	formStored = iota // an object ("before" of a line from BeginChange, "kept")
+	formBefore        // an object or inline ("before")
+	formAfter         // an object or a hash ("after")
+)
+
+// valid checks F as read from disk against the forms its field allows. An
+// inline content must hash to its name.
+func (f *fileRef) valid(form int) bool {
 	if f == nil {
 		return true
 	}
@@ -118,11 +146,24 @@ func (f *fileRef) valid(hashOK bool) bool {
 		return false
 	}
 	if f.Skipped != "" {
-		return f.OID == "" && f.SHA256 == "" && len(f.Skipped) <= 64
+		return f.OID == "" && f.SHA256 == "" && f.Data == nil && len(f.Skipped) <= 64
 	}
 	sum := f.OID
-	if f.SHA256 != "" {
-		if !hashOK || f.OID != "" {
+	switch {
+	case f.OID != "" && (f.SHA256 != "" || f.Data != nil):
+		return false
+	case f.Data != nil:
+		if form != formBefore || f.SHA256 == "" || int64(len(f.Data)) != f.Size || len(f.Data) > maxInline {
+			return false
+		}
+		if h := sha256.Sum256(f.Data); hex.EncodeToString(h[:]) != f.SHA256 {
+			return false
+		}
+		sum = f.SHA256
+	case f.SHA256 != "":
+		// An empty pre-image has no "data" (omitted when empty): its hash
+		// says all of it.
+		if form != formAfter && !(form == formBefore && f.Size == 0 && f.SHA256 == emptySum) {
 			return false
 		}
 		sum = f.SHA256
@@ -170,7 +211,7 @@ type (
 		At    Time       `json:"at"`
 		Files []keptFile `json:"files"`
 	}
-	redoRecord struct {
+	redoRecord struct { // also an abort line
 		V    int    `json:"v"`
 		Kind string `json:"kind"`
 		ID   string `json:"id"`
@@ -230,7 +271,7 @@ func validSnapID(s string) bool { return snapIDRE.MatchString(s) }
 
 // checkChange validates a change line read from disk: an id, a tool name,
 // at least one file, every path a clean workspace-relative name named once,
-// every F well formed (only "after" may be hash-only).
+// every F well formed (only "after" may be hash-only, only "before" inline).
 func checkChange(l *rawChangeLine) error {
 	if !validSnapID(l.ID) {
 		return fmt.Errorf("bad snapshot id %q", l.ID)
@@ -247,7 +288,7 @@ func checkChange(l *rawChangeLine) error {
 			return fmt.Errorf("bad path %q", f.Path)
 		}
 		seen[f.Path] = true
-		if !f.Before.valid(false) || !f.After.valid(true) {
+		if !f.Before.valid(formBefore) || !f.After.valid(formAfter) {
 			return fmt.Errorf("bad file state of %q", f.Path)
 		}
 	}

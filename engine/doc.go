@@ -38,9 +38,12 @@
 // <id>.changes.jsonl holds a "change" line per file-tool call and the undo
 // stack's events (changes_format.go draws every line). A file's state F is
 // {"oid":SHA256,"size":N,"mode":"file|exec|link"} (stored as an object),
-// {"sha256":SHA256,"size":N,"mode":...} (the content's hash only, no
-// object: a change's "after"), {"skipped":REASON,"size":N}, or null
-// (absent). "oid" always names an object that exists.
+// {"sha256":SHA256,"size":N,"mode":...,"data":BASE64} (a pre-image of at
+// most 16 KiB, inline), {"sha256":SHA256,"size":N,"mode":...} (the
+// content's hash only, no object: a change's "after"),
+// {"skipped":REASON,"size":N}, or null (absent). "oid" always names an
+// object that exists. An "abort" line cancels a change whose file the tool
+// did not change.
 //
 // # Other files
 //
@@ -54,13 +57,23 @@
 // # Durability
 //
 // Items are appended as they come and synced once per turn: EndTurn (or
-// Commit) syncs the items journal, the trail and the turn's usage line at
-// once, so a turn that returned survives a crash. The record is replaced
-// by atomic rename when the title changes and otherwise at most every two
-// seconds, without a sync (it is derived: a stale or empty record is
-// rebuilt from the journal), and durably when the session closes. Objects
-// are durable before the line that names them is written, and a file's
-// pre-image before the tool's write replaces it.
+// Commit) syncs the items journal, the trail, the turn's usage line and
+// the workspace folders the turn's file tools changed at once, so a turn
+// that returned survives a crash. Session.Sync does the same between
+// turns. The record is replaced by atomic rename when the title changes
+// and otherwise at most every two seconds, without a sync (it is derived:
+// a stale or empty record is rebuilt from the journal), and durably when
+// the session closes. Objects are durable before the line that names them
+// is written.
+//
+// A file tool (write, edit, rm) writes its change line first: the line,
+// holding the pre-image inline or naming its durable object, is synced
+// while the new content is staged in a temp file beside the file and
+// fsynced; only then does the temp file take the file's place (an atomic
+// swap or rename). So the pre-image is durable before the file changes,
+// and the file is always its old or its new version. A crash between the
+// line and the swap leaves a change that was never made: the next owner
+// finds the file still as "before" and writes an abort line.
 //
 // # Degrading
 //

@@ -25,6 +25,7 @@ type Session struct {
 	items *journal.Writer
 	audit *journal.Writer
 	snaps snapStack // the undo stack of file tools (changes*.go)
+	files fileDirs  // workspace folders the file tools changed, to sync
 	shell *shellLog // shell history, made on first use (shell.go)
 
 	opts SessionOptions
@@ -349,8 +350,15 @@ func (s *Session) commitLocked() error { return s.commit(nil) }
 // atomically but not synced here (a crash may leave it old, or unreadable,
 // and it is then rebuilt from the journal); Close writes it durably.
 func (s *Session) commit(extra syncer) error {
+	// The workspace folders the turn's file tools changed are synced at
+	// the same time as the journals.
+	var filesErr error
+	var wg sync.WaitGroup
+	wg.Go(func() { filesErr = s.files.sync(s.ws) })
+	defer wg.Wait()
 	if !s.recorded || s.unrecorded != nil {
-		return nil
+		wg.Wait()
+		return filesErr
 	}
 	syncs := []syncer{s.items}
 	if s.audit != nil {
@@ -359,19 +367,32 @@ func (s *Session) commit(extra syncer) error {
 	if extra != nil {
 		syncs = append(syncs, extra)
 	}
-	if err := syncAll(syncs); err != nil {
+	err := syncAll(syncs)
+	wg.Wait()
+	if err != nil {
 		return s.degrade(fmt.Errorf("engine: sync session: %w", err))
 	}
+	if filesErr != nil {
+		return filesErr
+	}
 	return s.writeRecordLocked(false)
+}
+
+// Sync makes everything the session did so far durable, as the end of a
+// turn does: its journals and the files its tools wrote.
+func (s *Session) Sync() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return fmt.Errorf("engine: session %s is closed", s.st.id)
+	}
+	return s.commit(nil)
 }
 
 // commitDurable syncs the journals and writes the record durably: the
 // state a session is left in when it closes.
 func (s *Session) commitDurable() error {
-	if !s.recorded || s.unrecorded != nil {
-		return nil
-	}
-	if err := s.commit(nil); err != nil || s.unrecorded != nil {
+	if err := s.commit(nil); err != nil || !s.recorded || s.unrecorded != nil {
 		return err
 	}
 	return s.writeRecordLocked(true)

@@ -40,7 +40,6 @@ type Change struct {
 	once    sync.Once
 	doneFS  func()
 	after   map[int]*fileRef // after states the tool knows (what it wrote), by file
-	staged  *staged          // the tool's new content, until renamed over its name
 }
 
 // RequiredError is the refusal of an edit whose required pre-images could
@@ -76,21 +75,6 @@ func (e *RequiredError) Unwrap() error { return ErrRefused }
 // unreadable): a *RequiredError, an evidence line and a snapshot.required
 // audit event.
 func (s *Session) BeginChange(ctx context.Context, tool string, paths []string) (*Change, error) {
-	return s.beginChange(ctx, tool, paths, nil)
-}
-
-// stageFunc prepares a tool's write while its pre-images are captured: it
-// gets the workspace's files and the change's workspace-relative names,
-// and returns the new content staged (written and fsynced beside its
-// name, not yet renamed over it). It must not touch the named files.
-type stageFunc func(fsys vfs.FS, rels []string) (*staged, error)
-
-// beginChange is BeginChange with the tool's own write staged at the same
-// time (stage may be nil): the pre-image objects and the tool's temp file
-// are written and fsynced concurrently, and both are durable when it
-// returns, so the caller may rename the temp file over the name. On error
-// nothing staged is left.
-func (s *Session) beginChange(ctx context.Context, tool string, paths []string, stage stageFunc) (*Change, error) {
 	if !labelRE.MatchString(tool) {
 		return nil, fmt.Errorf("%w: tool name %q", ErrBadInput, tool)
 	}
@@ -119,70 +103,105 @@ func (s *Session) beginChange(ctx context.Context, tool string, paths []string, 
 		return nil, err
 	}
 	s.snaps.mu.Lock()
-	c := &Change{s: s, tool: tool, fsys: fsys, doneFS: doneFS, cfg: sc, max: sc.MaxFileBytes,
-		on: sc.Enabled && !s.opts.NoSnapshots}
-	var storeErr error
-	if c.on {
-		if storeErr = s.snapReady(); storeErr == nil {
-			c.objs = s.snapObjects()
-		}
-	}
-	var stageErr error
-	staging := make(chan struct{})
-	if stage != nil {
-		go func() {
-			defer close(staging)
-			c.staged, stageErr = stage(fsys, rels)
-		}()
-	} else {
-		close(staging)
-	}
-	var denied []RequiredFile
+	c := &Change{s: s, tool: tool, fsys: fsys, doneFS: doneFS, cfg: sc, max: sc.MaxFileBytes}
+	pre := s.newPreImages(ctx, sc, false)
+	c.on, c.objs = pre.on, pre.objs
 	for _, rel := range rels {
 		if err := ctx.Err(); err != nil {
-			<-staging
 			c.release()
 			return nil, err
 		}
-		req := s.ws.required(sc, rel)
-		f := changeFile{Path: rel}
-		if !c.on {
-			if _, err := fsys.Lstat(rel); req && !vfs.IsNotExist(err) {
-				denied = append(denied, RequiredFile{rel, "snapshots are off"})
-			}
-			c.files = append(c.files, f)
-			continue
-		}
-		ref, cerr := capture(ctx, fsys, storeSink(ctx, c.objs), rel, c.max)
-		f.Before = ref
-		if ref.skipped() {
-			c.skipped = append(c.skipped, rel)
-			if req {
-				reason := ref.Skipped
-				switch {
-				case ref.Skipped == skipTooLarge:
-					reason = fmt.Sprintf("too large: %d bytes, max_file_bytes is %d", ref.Size, c.max)
-				case storeErr != nil:
-					reason += ": " + storeErr.Error()
-				case cerr != nil:
-					reason += ": " + cerr.Error()
-				}
-				denied = append(denied, RequiredFile{rel, reason})
-			}
-		}
+		f, _ := pre.capture(ctx, fsys, rel)
 		c.files = append(c.files, f)
 	}
-	<-staging
-	if len(denied) > 0 {
-		s.denyRequired(ctx, tool, denied, c.objs != nil)
+	if err := pre.refuse(ctx, tool); err != nil {
 		c.release()
-		return nil, &RequiredError{Tool: tool, Files: denied}
+		return nil, err
 	}
-	if stageErr != nil {
-		c.release()
-		return nil, stageErr
-	}
+	c.skipped = pre.skipped
 	return c, nil
+}
+
+// preImages captures the pre-images of one change and collects the files
+// it skipped and the required ones it could not capture.
+type preImages struct {
+	s        *Session
+	sc       SnapshotsConfig
+	on       bool           // snapshots on
+	objs     *objects.Store // nil when the store cannot be used
+	storeErr error          // why not
+	put      sink
+	skipped  []string
+	denied   []RequiredFile
+}
+
+// newPreImages readies the capture of a change's pre-images under the
+// snapshot settings sc: stored as objects, or small ones inline (the file
+// tools, whose change line is durable before they write).
+func (s *Session) newPreImages(ctx context.Context, sc SnapshotsConfig, inline bool) *preImages {
+	p := &preImages{s: s, sc: sc, on: sc.Enabled && !s.opts.NoSnapshots}
+	if !p.on {
+		return p
+	}
+	if p.storeErr = s.snapReady(); p.storeErr == nil {
+		p.objs = s.snapObjects()
+		p.put = storeSink(ctx, p.objs)
+		if inline {
+			p.put = inlineSink(ctx, p.objs)
+		}
+	}
+	return p
+}
+
+// capture records the pre-image of rel and returns its change file, and
+// the content it read (nil when skipped, absent or off). With snapshots
+// off nothing is read, but a required file that exists is denied.
+func (p *preImages) capture(ctx context.Context, fsys vfs.FS, rel string) (changeFile, []byte) {
+	f := changeFile{Path: rel}
+	req := p.s.ws.required(p.sc, rel)
+	if !p.on {
+		if _, err := fsys.Lstat(rel); req && !vfs.IsNotExist(err) {
+			p.denied = append(p.denied, RequiredFile{rel, "snapshots are off"})
+		}
+		return f, nil
+	}
+	var data []byte
+	put := p.put
+	if put != nil {
+		put = func(b []byte, mode string) (*fileRef, error) {
+			data = b
+			return p.put(b, mode)
+		}
+	}
+	ref, cerr := capture(ctx, fsys, put, rel, p.sc.MaxFileBytes)
+	f.Before = ref
+	if ref.skipped() {
+		data = nil
+		p.skipped = append(p.skipped, rel)
+		if req {
+			reason := ref.Skipped
+			switch {
+			case ref.Skipped == skipTooLarge:
+				reason = fmt.Sprintf("too large: %d bytes, max_file_bytes is %d", ref.Size, p.sc.MaxFileBytes)
+			case p.storeErr != nil:
+				reason += ": " + p.storeErr.Error()
+			case cerr != nil:
+				reason += ": " + cerr.Error()
+			}
+			p.denied = append(p.denied, RequiredFile{rel, reason})
+		}
+	}
+	return f, data
+}
+
+// refuse records and returns the refusal of a change that required
+// pre-images it could not capture, if any.
+func (p *preImages) refuse(ctx context.Context, tool string) error {
+	if len(p.denied) == 0 {
+		return nil
+	}
+	p.s.denyRequired(ctx, tool, p.denied, p.objs != nil)
+	return &RequiredError{Tool: tool, Files: p.denied}
 }
 
 // SetCall names the tool_call item the change belongs to ("call").
@@ -202,9 +221,6 @@ func (c *Change) Abort() { c.release() }
 
 func (c *Change) release() {
 	c.once.Do(func() {
-		if c.staged != nil {
-			c.staged.discard(c.fsys)
-		}
 		c.doneFS()
 		c.s.snaps.mu.Unlock()
 	})
@@ -253,24 +269,10 @@ func (c *Change) Commit(ctx context.Context) (*ToolAnswer, error) {
 			c.files[i].After = f
 			continue
 		}
-		f, _ := capture(ctx, c.fsys, hashSink, c.files[i].Path, c.max)
-		c.files[i].After = hashOnly(f)
+		c.files[i].After, _ = capture(ctx, c.fsys, hashSink, c.files[i].Path, c.max)
 	}
 	st := &s.snaps
-	now := mkTime(s.ws.s.Now())
-	rec := changeRecord{V: 1, Kind: kindChange, ID: newSnapID(now.Time), Seq: st.seq + 1, At: now,
-		Tool: c.tool, Call: c.call, Scope: "paths", Files: c.files}
-	var lines []any
-	if ids := st.undone(); len(ids) > 0 {
-		lines = append(lines, listRecord{V: 1, Kind: kindDiscard, IDs: ids, At: now})
-	}
-	lines = append(lines, rec)
-	live := append(append([]*snapEntry(nil), st.list[:st.cursor()]...), &snapEntry{rec: rec, applied: true})
-	drops, why := overLimits(live, c.cfg)
-	if len(drops) > 0 {
-		lines = append(lines, listRecord{V: 1, Kind: kindDrop, IDs: drops, At: now, Why: why})
-		live = live[len(drops):]
-	}
+	rec, lines, live := st.newChange(mkTime(s.ws.s.Now()), c.tool, c.call, c.files, c.cfg)
 	if err := s.appendChanges(lines...); err != nil {
 		return nil, fmt.Errorf("engine: the %s tool changed %s, but its change record was not written: %w",
 			c.tool, strings.Join(c.Paths(), ", "), err)
@@ -278,6 +280,25 @@ func (c *Change) Commit(ctx context.Context) (*ToolAnswer, error) {
 	st.list, st.seq = live, rec.Seq
 	ans.Snapshot = &rec.ID
 	return ans, nil
+}
+
+// newChange is the lines a new change of files writes: the discard of the
+// undone branch, the change line, and the drop of the oldest snapshots over
+// the limits; live is the stack they leave.
+func (st *snapStack) newChange(now Time, tool, call string, files []changeFile, c SnapshotsConfig) (rec changeRecord, lines []any, live []*snapEntry) {
+	rec = changeRecord{V: 1, Kind: kindChange, ID: newSnapID(now.Time), Seq: st.seq + 1, At: now,
+		Tool: tool, Call: call, Scope: "paths", Files: files}
+	if ids := st.undone(); len(ids) > 0 {
+		lines = append(lines, listRecord{V: 1, Kind: kindDiscard, IDs: ids, At: now})
+	}
+	lines = append(lines, rec)
+	live = append(append([]*snapEntry(nil), st.list[:st.cursor()]...), &snapEntry{rec: rec, applied: true})
+	drops, why := overLimits(live, c)
+	if len(drops) > 0 {
+		lines = append(lines, listRecord{V: 1, Kind: kindDrop, IDs: drops, At: now, Why: why})
+		live = live[len(drops):]
+	}
+	return rec, lines, live
 }
 
 // overLimits returns the oldest snapshots of list to drop so that at most
@@ -347,26 +368,45 @@ func (s *Session) denyRequired(ctx context.Context, tool string, denied []Requir
 	}
 }
 
-// sink turns a file's content into its SHA-256: storing it (durable on
-// return) or only hashing it (hashSink; hashOnly then names the result).
-type sink func(b []byte) (string, error)
+// sink turns a file's content into its F: storing it (durable on return),
+// keeping it inline, or only hashing it (hashSink).
+type sink func(b []byte, mode string) (*fileRef, error)
 
 func storeSink(ctx context.Context, objs *objects.Store) sink {
 	if objs == nil {
 		return nil
 	}
-	return func(b []byte) (string, error) {
+	return func(b []byte, mode string) (*fileRef, error) {
 		info, err := objs.PutBytes(ctx, b)
 		if err != nil {
-			return "", err
+			return nil, err
 		}
-		return info.ID.String(), nil
+		return &fileRef{OID: info.ID.String(), Size: int64(len(b)), Mode: mode}, nil
 	}
 }
 
-func hashSink(b []byte) (string, error) {
+// inlineSink keeps content of at most maxInline bytes inline (a copy, as
+// the line that holds it is durable) and stores larger content in objs.
+func inlineSink(ctx context.Context, objs *objects.Store) sink {
+	store := storeSink(ctx, objs)
+	if store == nil {
+		return nil
+	}
+	return func(b []byte, mode string) (*fileRef, error) {
+		if len(b) > maxInline {
+			return store(b, mode)
+		}
+		f, _ := hashSink(b, mode)
+		if len(b) > 0 {
+			f.Data = b
+		}
+		return f, nil
+	}
+}
+
+func hashSink(b []byte, mode string) (*fileRef, error) {
 	h := sha256.Sum256(b)
-	return hex.EncodeToString(h[:]), nil
+	return &fileRef{SHA256: hex.EncodeToString(h[:]), Size: int64(len(b)), Mode: mode}, nil
 }
 
 var errNoStore = errors.New("the snapshot store cannot be written")
@@ -418,9 +458,9 @@ func capture(ctx context.Context, fsys vfs.FS, put sink, rel string, max int64) 
 	if put == nil {
 		return &fileRef{Skipped: skipStore, Size: int64(len(data))}, errNoStore
 	}
-	oid, err := put(data)
+	ref, err := put(data, mode)
 	if err != nil {
 		return &fileRef{Skipped: skipStore, Size: int64(len(data))}, err
 	}
-	return &fileRef{OID: oid, Size: int64(len(data)), Mode: mode}, nil
+	return ref, nil
 }

@@ -15,7 +15,8 @@ func (s *Session) Snapshots(ctx context.Context) (*SnapshotList, error) {
 }
 
 // Snapshots lists the snapshots of session id without taking ownership:
-// it folds the changes journal as it is on disk.
+// it folds the changes journal as it is on disk, less a change its tool
+// never made (the owner records that when it next opens the session).
 func (w *Workspace) Snapshots(ctx context.Context, id string) (*SnapshotList, error) {
 	if !validSessionID(id) {
 		return nil, fmt.Errorf("%w: %q is not a session id", ErrBadInput, id)
@@ -23,6 +24,9 @@ func (w *Workspace) Snapshots(ctx context.Context, id string) (*SnapshotList, er
 	var st snapStack
 	if err := foldChanges(w.s.fsys, changesName(w.dir, id), &st); err != nil {
 		return nil, err
+	}
+	if w.unmade(ctx, &st) {
+		st.list = st.list[:len(st.list)-1]
 	}
 	return snapshotList(w, id, &st), nil
 }

@@ -156,7 +156,7 @@ func (s *Session) undoOne(ctx context.Context, fsys vfs.FS, objs *objects.Store,
 			kept[k] = &fileRef{Skipped: f.Before.Skipped, Size: f.Before.Size}
 		case cur.skipped():
 			kept[k] = cur
-		case !hasObject(objs, f.Before):
+		case !restorable(objs, f.Before):
 			kept[k] = &fileRef{Skipped: skipMissing}
 		default:
 			kept[k] = cur
@@ -214,7 +214,7 @@ func (s *Session) redoOne(ctx context.Context, fsys vfs.FS, objs *objects.Store,
 			skip[k] = true
 			continue
 		}
-		if !hasObject(objs, kept) {
+		if !restorable(objs, kept) {
 			skip[k] = true
 			continue
 		}
@@ -224,8 +224,7 @@ func (s *Session) redoOne(ctx context.Context, fsys vfs.FS, objs *objects.Store,
 				limit = r.Size
 			}
 		}
-		c, _ := capture(ctx, fsys, hashSink, f.Path, limit)
-		cur := hashOnly(c)
+		cur, _ := capture(ctx, fsys, hashSink, f.Path, limit)
 		if cur.skipped() || (!sameRef(cur, f.Before) && !sameRef(cur, kept)) {
 			changed = append(changed, f.Path)
 		}
@@ -264,8 +263,10 @@ func (s *Session) redoOne(ctx context.Context, fsys vfs.FS, objs *objects.Store,
 	return step, nil
 }
 
-func hasObject(objs *objects.Store, f *fileRef) bool {
-	if f == nil {
+// restorable reports whether state f can be put back: absent, inline, or
+// an object that exists.
+func restorable(objs *objects.Store, f *fileRef) bool {
+	if f == nil || f.inline() {
 		return true
 	}
 	id, err := objects.ParseID(f.OID)
@@ -280,10 +281,20 @@ func hasObject(objs *objects.Store, f *fileRef) bool {
 const maxLink = 64 << 10
 
 // putFile makes workspace file rel hold state f: removed when nil, else
-// the object's content (verified as it is copied) with f's mode.
+// its content (inline, verified when the line was read, or the object's,
+// verified as it is copied) with f's mode.
 func putFile(ctx context.Context, fsys vfs.FS, objs *objects.Store, rel string, f *fileRef, dirs dirSet) error {
 	if f == nil {
 		return removeFile(fsys, rel, dirs)
+	}
+	if f.inline() {
+		if f.Mode == modeLink {
+			return putLink(fsys, rel, string(f.Data), dirs)
+		}
+		return replaceFile(fsys, rel, filePerm(fsys, rel, f.Mode == modeExec), dirs, func(w io.Writer) error {
+			_, err := w.Write(f.Data)
+			return err
+		})
 	}
 	id, err := objects.ParseID(f.OID)
 	if err != nil {
@@ -294,10 +305,7 @@ func putFile(ctx context.Context, fsys vfs.FS, objs *objects.Store, rel string, 
 		if err != nil {
 			return err
 		}
-		if fi, err := fsys.Lstat(rel); err == nil && fi.IsDir() {
-			return fmt.Errorf("%s is a folder", rel)
-		}
-		return replaceLink(fsys, rel, string(b), dirs)
+		return putLink(fsys, rel, string(b), dirs)
 	}
 	return replaceFile(fsys, rel, filePerm(fsys, rel, f.Mode == modeExec), dirs, func(w io.Writer) error {
 		rc, err := objs.Get(ctx, id)
@@ -314,4 +322,12 @@ func putFile(ctx context.Context, fsys vfs.FS, objs *objects.Store, rel string, 
 		}
 		return nil
 	})
+}
+
+// putLink makes rel a symbolic link to target; a folder there is left.
+func putLink(fsys vfs.FS, rel, target string, dirs dirSet) error {
+	if fi, err := fsys.Lstat(rel); err == nil && fi.IsDir() {
+		return fmt.Errorf("%s is a folder", rel)
+	}
+	return replaceLink(fsys, rel, target, dirs)
 }

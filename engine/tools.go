@@ -7,28 +7,48 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"strings"
 
 	"cairn/internal/vfs"
 )
 
-// The file tools: write, edit and rm. Each one captures its snapshot
-// (BeginChange), changes the file atomically through the workspace's
-// os.Root, and records the change (Commit). A tool that fails records
-// nothing. Write and edit stage their new content in a temp file (written
-// and fsynced) while the pre-image is stored, and rename it over the name
-// only once both are durable; the change line follows the rename and the
-// folder's sync.
+// The file tools: write, edit and rm. Each changes one file through the
+// workspace's os.Root, recorded line first (runTool): the pre-image is
+// captured (inline in the change line when small, else a durable object),
+// then the change line, naming the pre-image and the after state the tool
+// is about to make, is appended and synced while the new content is staged
+// in a temp file beside the name and fsynced; only when both are durable is
+// the temp file swapped with the file (its old content removed in the
+// background) or renamed over the name, or the file removed. The folder is
+// synced with the turn (fileDirs), as the turn's items are. A tool that
+// fails after its line cancels the change with an abort line; a crash in
+// between is settled by the next owner (Workspace.unmade). A tool that fails
+// records nothing.
 
 // maxEditBytes is the largest file the edit tool reads.
 const maxEditBytes = 64 << 20
 
+// toolEdit is what a file tool will do to its file: write content (with
+// the executable bit or not), or remove it.
+type toolEdit struct {
+	content []byte
+	exec    bool
+	remove  bool
+}
+
+// A tool says what it will do to its file early, before the pre-image is
+// captured, when it does not depend on it (write, rm), so its new content
+// is staged meanwhile; or from the file as captured (edit): before (nil
+// when absent) and data, its content (nil when it was not read: skipped,
+// or snapshots off). An error refuses the tool before anything is written.
+type (
+	earlyPlan func(fsys vfs.FS, rel string) (*toolEdit, error)
+	planFunc  func(fsys vfs.FS, rel string, before *fileRef, data []byte) (*toolEdit, error)
+)
+
 // ToolWrite is the write tool: path gets content, created with its folders
 // when missing. An existing file keeps its permission bits.
 func (s *Session) ToolWrite(ctx context.Context, path string, content []byte) (*ToolAnswer, error) {
-	var after *fileRef
-	c, err := s.beginChange(ctx, "write", []string{path}, func(fsys vfs.FS, rels []string) (*staged, error) {
-		rel := rels[0]
+	return s.runTool(ctx, "write", path, func(fsys vfs.FS, rel string) (*toolEdit, error) {
 		exec := false
 		if fi, err := fsys.Lstat(rel); err == nil {
 			if fi.IsDir() {
@@ -36,73 +56,229 @@ func (s *Session) ToolWrite(ctx context.Context, path string, content []byte) (*
 			}
 			exec = fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0
 		}
-		st, ref, err := stageContent(fsys, rel, exec, content)
-		if err != nil {
-			return nil, fmt.Errorf("engine: write %s: %w", rel, err)
-		}
-		after = ref
-		return st, nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	return c.replaceStaged(ctx, after)
+		return &toolEdit{content: content, exec: exec}, nil
+	}, nil)
 }
 
 // ToolEdit is the edit tool: the one occurrence of old in path becomes new.
 // No occurrence, or more than one, is ErrBadInput and leaves the file as
-// it was.
+// it was. The edit is made to the content its pre-image captured.
 func (s *Session) ToolEdit(ctx context.Context, path, old, new string) (*ToolAnswer, error) {
 	if old == "" {
 		return nil, fmt.Errorf("%w: the text to replace is empty", ErrBadInput)
 	}
+	return s.runTool(ctx, "edit", path, nil, func(fsys vfs.FS, rel string, before *fileRef, data []byte) (*toolEdit, error) {
+		var b []byte
+		var exec bool
+		var err error
+		if data != nil && before.Mode != modeLink {
+			b, err = checkEdit(data, rel, old)
+			exec = before.Mode == modeExec
+		} else {
+			b, exec, err = readForEdit(fsys, rel, old)
+		}
+		if err != nil {
+			return nil, err
+		}
+		return &toolEdit{content: bytes.Replace(b, []byte(old), []byte(new), 1), exec: exec}, nil
+	})
+}
+
+// ToolRm is the rm tool: it deletes a file or a symbolic link (never a
+// folder).
+func (s *Session) ToolRm(ctx context.Context, path string) (*ToolAnswer, error) {
+	return s.runTool(ctx, "rm", path, func(fsys vfs.FS, rel string) (*toolEdit, error) {
+		fi, err := fsys.Lstat(rel)
+		switch {
+		case vfs.IsNotExist(err):
+			return nil, fmt.Errorf("%w: no file %s", ErrBadInput, rel)
+		case err != nil:
+			return nil, err
+		case fi.IsDir():
+			return nil, fmt.Errorf("%w: %s is a folder", ErrBadInput, rel)
+		}
+		return &toolEdit{remove: true}, nil
+	}, nil)
+}
+
+// stageJob stages a tool's new content in the background: a temp file
+// beside the name, written and fsynced (stageFile).
+type stageJob struct {
+	done  chan struct{}
+	after *fileRef // the state the file will have; nil when removed
+	st    *staged
+	err   error
+}
+
+func startStage(fsys vfs.FS, rel string, ed *toolEdit) *stageJob {
+	j := &stageJob{done: make(chan struct{})}
+	if ed.remove {
+		close(j.done)
+		return j
+	}
+	perm := filePerm(fsys, rel, ed.exec)
+	j.after = contentRef(ed.content, permMode(perm))
+	go func() {
+		defer close(j.done)
+		j.st, j.err = stageFile(fsys, rel, perm, func(w io.Writer) error {
+			_, err := w.Write(ed.content)
+			return err
+		})
+	}()
+	return j
+}
+
+// wait returns the staged file once it is durable.
+func (j *stageJob) wait() (*staged, error) {
+	<-j.done
+	return j.st, j.err
+}
+
+// discard removes the staged file of a change that will not be made.
+func (j *stageJob) discard(fsys vfs.FS) {
+	if st, _ := j.wait(); st != nil {
+		st.discard(fsys)
+	}
+}
+
+// runTool runs a file tool on path, line first (see the top of this file).
+// Exactly one of early and plan is given.
+func (s *Session) runTool(ctx context.Context, tool, path string, early earlyPlan, plan planFunc) (*ToolAnswer, error) {
 	rel, err := s.ws.relPath(path)
 	if err != nil {
 		return nil, err
 	}
+	cfg, err := s.ws.s.Config()
+	if err != nil {
+		return nil, err
+	}
+	sc := cfg.Snapshots
 	fsys, done, err := s.ws.files()
 	if err != nil {
 		return nil, err
 	}
-	_, _, err = readForEdit(fsys, rel, old) // refuse before any snapshot is taken
-	done()
-	if err != nil {
-		return nil, err
-	}
-	var after *fileRef
-	c, err := s.beginChange(ctx, "edit", []string{rel}, func(fsys vfs.FS, _ []string) (*staged, error) {
-		b, exec, err := readForEdit(fsys, rel, old) // again: it may have changed
+	defer done()
+	st := &s.snaps
+	st.mu.Lock()
+	defer st.mu.Unlock()
+
+	var job *stageJob
+	if early != nil {
+		ed, err := early(fsys, rel)
 		if err != nil {
 			return nil, err
 		}
-		out := bytes.Replace(b, []byte(old), []byte(new), 1)
-		st, ref, err := stageContent(fsys, rel, exec, out)
-		if err != nil {
-			return nil, fmt.Errorf("engine: edit %s: %w", rel, err)
+		job = startStage(fsys, rel, ed)
+	}
+	bail := func(err error) (*ToolAnswer, error) {
+		if job != nil {
+			job.discard(fsys)
 		}
-		after = ref
-		return st, nil
-	})
-	if err != nil {
 		return nil, err
 	}
-	return c.replaceStaged(ctx, after)
+	pre := s.newPreImages(ctx, sc, true)
+	f, data := pre.capture(ctx, fsys, rel)
+	if err := ctx.Err(); err != nil {
+		return bail(err)
+	}
+	if plan != nil {
+		ed, err := plan(fsys, rel, f.Before, data)
+		if err != nil {
+			return nil, err
+		}
+		job = startStage(fsys, rel, ed)
+	}
+	if err := pre.refuse(ctx, tool); err != nil {
+		return bail(err)
+	}
+	f.After = job.after
+
+	// The change line is made durable while the new content is staged.
+	record := pre.on && pre.objs != nil
+	if pre.on && !record {
+		s.notice("no snapshot was taken: the snapshot store cannot be written")
+	}
+	var rec changeRecord
+	var live []*snapEntry
+	var lineErr error
+	if record {
+		var lines []any
+		rec, lines, live = st.newChange(mkTime(s.ws.s.Now()), tool, "", []changeFile{f}, sc)
+		lineErr = s.appendChanges(lines...)
+	}
+	stg, stageErr := job.wait()
+	fail := func(err error) (*ToolAnswer, error) {
+		if stg != nil {
+			stg.discard(fsys)
+		}
+		if record {
+			s.abortChange(rec.ID)
+		}
+		return nil, err
+	}
+	if lineErr != nil && s.ws.required(sc, rel) {
+		// The pre-image was not made durable: a required one refuses.
+		pre.denied = append(pre.denied, RequiredFile{rel, skipStore + ": " + lineErr.Error()})
+		return fail(pre.refuse(ctx, tool))
+	}
+	if stageErr != nil {
+		return fail(fmt.Errorf("engine: %s %s: %w", tool, rel, stageErr))
+	}
+	dirs := dirSet{}
+	var replaced string
+	if stg == nil {
+		err = removeFile(fsys, rel, dirs)
+	} else {
+		replaced, err = stg.exchange(fsys, dirs)
+		stg = nil
+	}
+	if err != nil {
+		return fail(fmt.Errorf("engine: %s %s: %w", tool, rel, err))
+	}
+	if replaced != "" {
+		s.files.removeLater(s.ws, replaced)
+	}
+	ans := &ToolAnswer{Session: s.ID(), Files: []string{s.ws.absPath(rel)}, Skipped: []string{}}
+	for _, p := range pre.skipped {
+		ans.Skipped = append(ans.Skipped, s.ws.absPath(p))
+	}
+	switch {
+	case record && lineErr == nil:
+		st.list, st.seq, st.pending = live, rec.Seq, nil
+		ans.Snapshot = &rec.ID
+	case record:
+		// A snapshot that cannot be taken does not block the edit; the
+		// line may have reached the journal all the same.
+		st.refold(s)
+		if n := len(st.list); n > 0 && st.list[n-1].rec.ID == rec.ID {
+			ans.Snapshot = &rec.ID
+		} else {
+			s.notice(fmt.Sprintf("no snapshot was taken of %s: %v", rel, lineErr))
+			ans.Skipped = append(ans.Skipped, s.ws.absPath(rel))
+		}
+	}
+	s.files.add(dirs)
+	return ans, nil
 }
 
-// replaceStaged finishes a write or an edit once its pre-image and its
-// staged file are both durable: the staged file is renamed over its name,
-// the folder synced, and the change recorded with after as the file's
-// after state.
-func (c *Change) replaceStaged(ctx context.Context, after *fileRef) (*ToolAnswer, error) {
-	st := c.staged
-	c.staged = nil
-	dirs := dirSet{}
-	if err := st.replace(c.fsys, dirs); err != nil {
-		c.Abort()
-		return nil, fmt.Errorf("engine: %s %s: %w", c.tool, c.files[0].Path, err)
+// abortChange cancels change id, whose line may be written but whose file
+// was not changed, and refolds the stack from the journal: the truth,
+// whether the line, its abort, both or neither reached it.
+func (s *Session) abortChange(id string) {
+	if err := s.appendChanges(redoRecord{V: 1, Kind: kindAbort, ID: id, At: mkTime(s.ws.s.Now())}); err != nil {
+		s.notice(fmt.Sprintf("the cancelled change %s could not be recorded: %v", id, err))
 	}
-	c.setAfter(0, after)
-	return commitSynced(ctx, c, dirs.sync(c.fsys))
+	s.snaps.refold(s)
+}
+
+// refold rebuilds the stack from the journal, after a write to it failed.
+func (st *snapStack) refold(s *Session) {
+	var fresh snapStack
+	if err := foldChanges(s.ws.s.fsys, changesName(s.ws.dir, s.st.id), &fresh); err != nil {
+		s.notice(fmt.Sprintf("the undo stack could not be read back: %v", err))
+		return
+	}
+	st.list, st.seq, st.pending = fresh.list, fresh.seq, fresh.pending
 }
 
 // readForEdit reads a regular file and checks old occurs in it once.
@@ -126,78 +302,24 @@ func readForEdit(fsys vfs.FS, rel, old string) ([]byte, bool, error) {
 	if err != nil {
 		return nil, false, err
 	}
+	b, err = checkEdit(b, rel, old)
+	return b, fi.Mode().Perm()&0o111 != 0, err
+}
+
+// checkEdit checks content b of rel may be edited: it is not too large and
+// old occurs in it once.
+func checkEdit(b []byte, rel, old string) ([]byte, error) {
 	if len(b) > maxEditBytes {
-		return nil, false, fmt.Errorf("%w: %s is larger than %d bytes", ErrBadInput, rel, maxEditBytes)
+		return nil, fmt.Errorf("%w: %s is larger than %d bytes", ErrBadInput, rel, maxEditBytes)
 	}
-	switch n := strings.Count(string(b), old); n {
+	switch n := bytes.Count(b, []byte(old)); n {
 	case 1:
-		return b, fi.Mode().Perm()&0o111 != 0, nil
+		return b, nil
 	case 0:
-		return nil, false, fmt.Errorf("%w: the text to replace is not in %s", ErrBadInput, rel)
+		return nil, fmt.Errorf("%w: the text to replace is not in %s", ErrBadInput, rel)
 	default:
-		return nil, false, fmt.Errorf("%w: the text to replace occurs %d times in %s; give more context", ErrBadInput, n, rel)
+		return nil, fmt.Errorf("%w: the text to replace occurs %d times in %s; give more context", ErrBadInput, n, rel)
 	}
-}
-
-// ToolRm is the rm tool: it deletes a file or a symbolic link (never a
-// folder).
-func (s *Session) ToolRm(ctx context.Context, path string) (*ToolAnswer, error) {
-	rel, err := s.ws.relPath(path)
-	if err != nil {
-		return nil, err
-	}
-	fsys, done, err := s.ws.files()
-	if err != nil {
-		return nil, err
-	}
-	fi, err := fsys.Lstat(rel)
-	done()
-	switch {
-	case vfs.IsNotExist(err):
-		return nil, fmt.Errorf("%w: no file %s", ErrBadInput, rel)
-	case err != nil:
-		return nil, err
-	case fi.IsDir():
-		return nil, fmt.Errorf("%w: %s is a folder", ErrBadInput, rel)
-	}
-	c, err := s.BeginChange(ctx, "rm", []string{rel})
-	if err != nil {
-		return nil, err
-	}
-	dirs := dirSet{}
-	if err := removeFile(c.fsys, rel, dirs); err != nil {
-		c.Abort()
-		return nil, fmt.Errorf("engine: rm %s: %w", rel, err)
-	}
-	c.setAfter(0, nil)
-	return commitSynced(ctx, c, dirs.sync(c.fsys))
-}
-
-// commitSynced records a change whose file was replaced; a failed folder
-// sync after it is still an error, once the change is recorded.
-func commitSynced(ctx context.Context, c *Change, syncErr error) (*ToolAnswer, error) {
-	ans, err := c.Commit(ctx)
-	if err == nil && syncErr != nil {
-		err = fmt.Errorf("engine: %s: sync folder: %w", c.tool, syncErr)
-	}
-	if err != nil {
-		return nil, err
-	}
-	return ans, nil
-}
-
-// stageContent stages content to replace rel (stageFile) and returns the
-// after state it will give rel.
-func stageContent(fsys vfs.FS, rel string, exec bool, content []byte) (*staged, *fileRef, error) {
-	perm := filePerm(fsys, rel, exec)
-	st, err := stageFile(fsys, rel, perm, func(w io.Writer) error {
-		_, err := w.Write(content)
-		return err
-	})
-	if err != nil {
-		return nil, nil, err
-	}
-	return st, contentRef(content, permMode(perm)), nil
 }
 
 // permMode is the F mode of a regular file with permission perm.

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"sync"
 
 	"cairn/internal/vfs"
 )
@@ -30,6 +31,66 @@ func (d dirSet) sync(fsys vfs.FS) error {
 		}
 	}
 	return first
+}
+
+// fileDirs is the workspace folders whose entries a session's file tools
+// changed and that are not synced yet: a tool's rename is made durable
+// with its turn (Session.commit), as the turn's items are, not one folder
+// sync per tool. A tool's change line is durable before its rename, so a
+// rename lost in a crash leaves a change that was never made, which the
+// next owner settles (Workspace.unmade).
+type fileDirs struct {
+	mu   sync.Mutex
+	dirs dirSet
+	gone sync.WaitGroup // removals of replaced files under way
+}
+
+// removeLater removes name, a replaced file left by staged.exchange, in the
+// background; sync waits for it. One that a crash leaves is a temp file
+// beside its name, as an interrupted write leaves.
+func (f *fileDirs) removeLater(w *Workspace, name string) {
+	f.gone.Go(func() {
+		fsys, done, err := w.files()
+		if err != nil {
+			return
+		}
+		defer done()
+		fsys.Remove(name)
+	})
+}
+
+// add notes the folders of d for the next sync.
+func (f *fileDirs) add(d dirSet) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.dirs == nil {
+		f.dirs = dirSet{}
+	}
+	for dir := range d {
+		f.dirs[dir] = true
+	}
+}
+
+// sync syncs the noted folders of workspace w. A folder whose sync failed
+// is not tried again: its error is the answer, never a later success.
+func (f *fileDirs) sync(w *Workspace) error {
+	f.gone.Wait()
+	f.mu.Lock()
+	d := f.dirs
+	f.dirs = nil
+	f.mu.Unlock()
+	if len(d) == 0 {
+		return nil
+	}
+	fsys, done, err := w.files()
+	if err != nil {
+		return err
+	}
+	defer done()
+	if err := d.sync(fsys); err != nil {
+		return fmt.Errorf("engine: sync workspace folder: %w", err)
+	}
+	return nil
 }
 
 // ensureParent creates the missing folders above name (0755, as a user's
@@ -147,6 +208,22 @@ func (st *staged) replace(fsys vfs.FS, dirs dirSet) error {
 	}
 	dirs.add(st.name)
 	return nil
+}
+
+// exchange puts the staged file in place of an existing file or link by
+// swapping their names (vfs.Exchange), and returns the temp name, which
+// now holds the old file, for the caller to remove apart: the cost of
+// freeing the old file is not paid by the caller's path. Where names
+// cannot be swapped, or name is missing or a folder, it renames as replace
+// does and returns "".
+func (st *staged) exchange(fsys vfs.FS, dirs dirSet) (string, error) {
+	if fi, err := fsys.Lstat(st.name); err == nil && !fi.IsDir() {
+		if err := vfs.Exchange(fsys, st.tmp, st.name); err == nil {
+			dirs.add(st.name)
+			return st.tmp, nil
+		}
+	}
+	return "", st.replace(fsys, dirs)
 }
 
 // discard removes the temp file of a change that will not be made.

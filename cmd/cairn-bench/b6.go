@@ -77,7 +77,7 @@ func runB6(env *Env) ([]Row, error) {
 		for i := range b6Files {
 			name := filepath.Join(floorDir, fmt.Sprintf("f%03d.txt", i))
 			tmp := name + ".tmp"
-			if err := writeSync(tmp, data[i]); err != nil {
+			if err := writeFile(tmp, data[i], true); err != nil {
 				return err
 			}
 			if err := os.Rename(tmp, name); err != nil {

@@ -21,7 +21,7 @@ const (
 	OpRead               // File.Read, File.ReadAt
 	OpWrite              // File.Write
 	OpSync               // File.Sync, SyncDir
-	OpRename             // Rename
+	OpRename             // Rename and Exchange
 	OpRemove             // Remove
 	OpMkdir              // MkdirAll
 	OpStat               // Stat, Lstat, Readlink, File.Stat
@@ -209,6 +209,14 @@ func (f *Faulty) Rename(oldname, newname string) error {
 		return err
 	}
 	return f.inner.Rename(oldname, newname)
+}
+
+// Exchange injects as Rename does, then swaps with the wrapped FS.
+func (f *Faulty) Exchange(a, b string) error {
+	if err := f.check(OpRename, a, b); err != nil {
+		return err
+	}
+	return Exchange(f.inner, a, b)
 }
 
 func (f *Faulty) SyncDir(name string) error {

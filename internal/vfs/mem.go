@@ -225,6 +225,38 @@ func (m *Mem) Remove(name string) error {
 	return &fs.PathError{Op: "remove", Path: name, Err: err}
 }
 
+// Exchange swaps two names of one folder; Mem refuses folders.
+func (m *Mem) Exchange(a, b string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if err := m.check("exchange", a); err != nil {
+		return err
+	}
+	perr := func(err error) error {
+		return &os.LinkError{Op: "exchange", Old: a, New: b, Err: err}
+	}
+	x, err := m.walk("exchange", a, false)
+	if err != nil {
+		return err
+	}
+	y, err := m.walk("exchange", b, false)
+	if err != nil {
+		return err
+	}
+	switch {
+	case x.dir == nil || y.dir == nil || x.dir != y.dir:
+		return perr(syscall.EINVAL)
+	case x.node == nil || y.node == nil:
+		return perr(syscall.ENOENT)
+	case x.node.isDir() || y.node.isDir():
+		return perr(syscall.EISDIR)
+	case x.node == y.node:
+		return nil
+	}
+	x.dir.change(dirChange{names: []string{x.base, y.base}, nodes: []*memNode{y.node, x.node}}, m.tick())
+	return nil
+}
+
 func (m *Mem) Rename(oldname, newname string) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()

@@ -47,6 +47,25 @@ type FS interface {
 	Lock(name string) (Lock, error)
 }
 
+// Exchanger is an FS that can swap two names of one folder atomically, each
+// keeping the other's file (renameat2 with RENAME_EXCHANGE on Linux): the
+// replace of a file whose old content is then removed apart, off the path
+// of the caller. Not durable until SyncDir of the folder. It returns an
+// error wrapping errors.ErrUnsupported where the filesystem cannot; callers
+// then Rename.
+type Exchanger interface {
+	Exchange(a, b string) error
+}
+
+// Exchange swaps names a and b of one folder with fsys's Exchanger, or
+// returns errors.ErrUnsupported.
+func Exchange(fsys FS, a, b string) error {
+	if x, ok := fsys.(Exchanger); ok {
+		return x.Exchange(a, b)
+	}
+	return errors.ErrUnsupported
+}
+
 // File is an open file of an FS.
 type File interface {
 	io.Reader

@@ -27,6 +27,7 @@ func Run(t *testing.T, newFS func(t *testing.T) vfs.FS) {
 		{"TruncateSeekReadAt", testTruncateSeekReadAt},
 		{"StatModTime", testStatModTime},
 		{"RenameReplace", testRenameReplace},
+		{"Exchange", testExchange},
 		{"Remove", testRemove},
 		{"ReadDirSorted", testReadDirSorted},
 		{"MkdirAll", testMkdirAll},
@@ -301,6 +302,45 @@ func testRenameReplace(t *testing.T, fsys vfs.FS) {
 	if b, err := io.ReadAll(f); err != nil || string(b) != "new content" {
 		t.Fatalf("read renamed handle = %q %v", b, err)
 	}
+}
+
+// testExchange: two names of one folder swap their files, a link among
+// them; a missing name, two folders, or a folder is refused and changes
+// nothing. A filesystem without exchange says ErrUnsupported.
+func testExchange(t *testing.T, fsys vfs.FS) {
+	writeFile(t, fsys, "a", "content of a")
+	writeFile(t, fsys, "b", "content of b")
+	err := vfs.Exchange(fsys, "a", "b")
+	if errors.Is(err, errors.ErrUnsupported) {
+		return
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantFile(t, fsys, "a", "content of b")
+	wantFile(t, fsys, "b", "content of a")
+	if err := fsys.Symlink("a", "l"); err != nil {
+		t.Fatal(err)
+	}
+	if err := vfs.Exchange(fsys, "l", "b"); err != nil {
+		t.Fatal(err)
+	}
+	if target, err := fsys.Readlink("b"); err != nil || target != "a" {
+		t.Fatalf("b after exchange with a link: %q %v", target, err)
+	}
+	wantFile(t, fsys, "l", "content of a")
+	if err := fsys.MkdirAll("d", vfs.DirPerm); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, fsys, "d/x", "x")
+	for _, c := range [][2]string{{"a", "missing"}, {"a", "d/x"}, {"../a", "b"}} {
+		if err := vfs.Exchange(fsys, c[0], c[1]); err == nil {
+			t.Errorf("exchange %s %s succeeded", c[0], c[1])
+		}
+	}
+	wantFile(t, fsys, "a", "content of b")
+	wantFile(t, fsys, "d/x", "x")
+	wantNotExist(t, fsys, "missing")
 }
 
 func testRemove(t *testing.T, fsys vfs.FS) {

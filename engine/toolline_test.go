@@ -1,0 +1,279 @@
+package engine
+
+import (
+	"context"
+	"encoding/base64"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"cairn/internal/vfs"
+)
+
+// The file tools record line first (tools.go): these tests cover what that
+// adds to the format and the durability rules — inline pre-images, abort
+// lines, the settling of a change a crash left unmade, and folder syncs
+// that come with the turn.
+
+// crashEnv is a store and a workspace on one vfs.Mem, so a crash drops both.
+type crashEnv struct {
+	t   *testing.T
+	ctx context.Context
+	mem *vfs.Mem
+	st  *Store
+	ws  *Workspace
+	dir string
+}
+
+func newCrashEnv(t *testing.T) *crashEnv {
+	e := &crashEnv{t: t, ctx: context.Background(), mem: vfs.NewMem(), dir: t.TempDir()}
+	e.open()
+	return e
+}
+
+func (e *crashEnv) open() {
+	e.t.Helper()
+	st, err := OpenFS(e.mem, "/mem", WithWorkspaceFS(func(string) (vfs.FS, error) { return e.mem, nil }))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	e.st = st
+	e.ws = must(st.Workspace(e.dir))
+}
+
+// crash drops whatever was not synced and opens the store again.
+func (e *crashEnv) crash(s *Session) {
+	e.mem.Crash()
+	s.Close()
+	e.st.Close()
+	e.open()
+}
+
+func (e *crashEnv) file(name string) string {
+	e.t.Helper()
+	b, err := vfs.ReadFile(e.mem, name)
+	if err != nil {
+		e.t.Fatalf("%s: %v", name, err)
+	}
+	return string(b)
+}
+
+func (e *crashEnv) put(name, content string) {
+	e.t.Helper()
+	if err := vfs.WriteFileAtomic(e.mem, name, []byte(content)); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+// TestToolWritesDurableWithTheTurn: a tool's rename is made durable by the
+// end of its turn (EndTurn, Sync, Close), not by the tool: a crash before
+// loses the write and the change with it, never one without the other. No
+// temp file is left beside the file.
+func TestToolWritesDurableWithTheTurn(t *testing.T) {
+	for _, end := range []string{"none", "EndTurn", "Sync", "Close"} {
+		t.Run(end, func(t *testing.T) {
+			e := newCrashEnv(t)
+			e.put("a.txt", "old")
+			s := e.ws.Create(SessionOptions{})
+			must(s.Append(e.ctx, Item{Type: User, Text: "edit a.txt"}))
+			must(s.ToolWrite(e.ctx, "a.txt", []byte("new")))
+			switch end {
+			case "EndTurn":
+				if err := s.EndTurn(e.ctx, Turn{}); err != nil {
+					t.Fatal(err)
+				}
+			case "Sync":
+				if err := s.Sync(); err != nil {
+					t.Fatal(err)
+				}
+			case "Close":
+				if err := s.Close(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			id := s.ID()
+			e.crash(s)
+			got := e.file("a.txt")
+			if end != "none" && got != "new" {
+				t.Fatalf("a.txt holds %q after %s and a crash", got, end)
+			}
+			if got != "new" && got != "old" {
+				t.Fatalf("a.txt holds %q", got)
+			}
+			for _, ent := range must(e.mem.ReadDir(".")) {
+				if vfs.IsTemp(ent.Name()) {
+					t.Fatalf("temp file %s left beside a.txt", ent.Name())
+				}
+			}
+			if end == "none" { // the turn never ended: nothing of it is promised
+				return
+			}
+			s = must(e.ws.Open(e.ctx, id, SessionOptions{}))
+			defer s.Close()
+			if l := must(s.Snapshots(e.ctx)); len(l.Snapshots) != 1 {
+				t.Fatalf("snapshots after %s and a crash: %+v", end, l)
+			}
+			must(s.Undo(e.ctx))
+			if got := e.file("a.txt"); got != "old" {
+				t.Fatalf("undo gave %q", got)
+			}
+		})
+	}
+}
+
+// TestUnmadeChangeSettled: a change line that is the journal's last, whose
+// file is still as before, was never made: a reader does not list it and
+// the next owner cancels it with an abort line. One whose file is as after,
+// or was edited since, stays.
+func TestUnmadeChangeSettled(t *testing.T) {
+	for _, c := range []struct {
+		name, file string
+		kept       bool
+	}{
+		{"still before", "one\n", false},
+		{"made", "two\n", true},
+		{"edited since", "mine\n", true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e := newSnapEnv(t, "")
+			s := e.session()
+			must(s.ToolWrite(e.ctx, "seed.txt", []byte("seed")))
+			id := s.ID()
+			s.Close()
+			e.put("a.txt", c.file)
+			line := `{"v":1,"kind":"change","id":"mx00001-0000000a","seq":2,"at":"2026-01-01T00:00:00.000Z","tool":"write","scope":"paths","files":[{"path":"a.txt",` +
+				`"before":{"sha256":"` + sumHex("one\n") + `","size":4,"mode":"file","data":"` + base64.StdEncoding.EncodeToString([]byte("one\n")) + `"},` +
+				`"after":{"sha256":"` + sumHex("two\n") + `","size":4,"mode":"file"}}]}`
+			e.plant(id, []string{line})
+			if l := must(e.ws.Snapshots(e.ctx, id)); (len(l.Snapshots) == 2) != c.kept {
+				t.Fatalf("a reader lists %d snapshots", len(l.Snapshots))
+			}
+			s = must(e.ws.Open(e.ctx, id, SessionOptions{}))
+			if l := must(s.Snapshots(e.ctx)); (len(l.Snapshots) == 2) != c.kept {
+				t.Fatalf("the owner lists %d snapshots", len(l.Snapshots))
+			}
+			kinds := e.kinds(s)
+			if strings.HasSuffix(kinds, ",abort") == c.kept {
+				t.Fatalf("journal kinds %s", kinds)
+			}
+			s.Close()
+			e.want("a.txt", c.file)
+			// Settled once: opening again writes nothing more.
+			s = must(e.ws.Open(e.ctx, id, SessionOptions{}))
+			defer s.Close()
+			if e.kinds(s) != kinds {
+				t.Fatalf("a second open wrote %s after %s", e.kinds(s), kinds)
+			}
+		})
+	}
+}
+
+// TestInlinePreImages: a small pre-image is in the line and round-trips
+// through undo and redo, an empty one included (its hash says all of it);
+// an inline F that lies about its content or size, is too large, or stands
+// where only an object may ("kept") is refused as malformed.
+func TestInlinePreImages(t *testing.T) {
+	e := newSnapEnv(t, "")
+	s := e.session()
+	e.put("empty.txt", "")
+	e.put("run.sh", "#!/bin/sh\n")
+	os.Chmod(e.path("run.sh"), 0o755)
+	os.Symlink("run.sh", e.path("link"))
+	must(s.ToolWrite(e.ctx, "empty.txt", []byte("full")))
+	must(s.ToolWrite(e.ctx, "run.sh", []byte("#!/bin/sh\necho hi\n")))
+	must(s.ToolWrite(e.ctx, "link", []byte("a file now")))
+	if got := e.objectIDs(); len(got) != 0 {
+		t.Fatalf("objects %v, want every pre-image inline", got)
+	}
+	for range 3 {
+		must(s.Undo(e.ctx))
+	}
+	e.want("empty.txt", "")
+	e.want("run.sh", "#!/bin/sh\n")
+	if fi, err := os.Stat(e.path("run.sh")); err != nil || fi.Mode().Perm()&0o100 == 0 {
+		t.Fatalf("run.sh lost its executable bit: %v %v", fi, err)
+	}
+	if target, err := os.Readlink(e.path("link")); err != nil || target != "run.sh" {
+		t.Fatalf("link is %q %v", target, err)
+	}
+	for range 3 {
+		must(s.Redo(e.ctx))
+	}
+	e.want("link", "a file now")
+
+	data := func(b string) string { return base64.StdEncoding.EncodeToString([]byte(b)) }
+	ref := func(sum string, size int, d string) *fileRef {
+		r := &fileRef{SHA256: sum, Size: int64(size), Mode: modeFile}
+		if d != "" {
+			r.Data, _ = base64.StdEncoding.DecodeString(d)
+		}
+		return r
+	}
+	big := strings.Repeat("x", maxInline+1)
+	for _, c := range []struct {
+		name string
+		f    *fileRef
+		form int
+		ok   bool
+	}{
+		{"inline before", ref(sumHex("abc"), 3, data("abc")), formBefore, true},
+		{"empty before", ref(emptySum, 0, ""), formBefore, true},
+		{"hash-only before", ref(sumHex("abc"), 3, ""), formBefore, false},
+		{"wrong hash", ref(sumHex("abd"), 3, data("abc")), formBefore, false},
+		{"wrong size", ref(sumHex("abc"), 4, data("abc")), formBefore, false},
+		{"too large", ref(sumHex(big), len(big), data(big)), formBefore, false},
+		{"inline after", ref(sumHex("abc"), 3, data("abc")), formAfter, false},
+		{"inline kept", ref(sumHex("abc"), 3, data("abc")), formStored, false},
+		{"empty kept", ref(emptySum, 0, ""), formStored, false},
+		{"both", &fileRef{OID: sumHex("abc"), SHA256: sumHex("abc"), Size: 3, Mode: modeFile, Data: []byte("abc")}, formBefore, false},
+	} {
+		if got := c.f.valid(c.form); got != c.ok {
+			t.Errorf("%s: valid = %v", c.name, got)
+		}
+	}
+}
+
+// TestChangesJournalFailure: when the change line cannot be written, the
+// edit of a file snapshots.required does not cover still happens, without
+// a snapshot and named as skipped (a snapshot that cannot be taken never
+// blocks an edit); a required one is refused and its file left as it was.
+func TestChangesJournalFailure(t *testing.T) {
+	for _, required := range []bool{false, true} {
+		t.Run(map[bool]string{false: "optional", true: "required"}[required], func(t *testing.T) {
+			mem := vfs.NewMem()
+			faulty := vfs.NewFaulty(mem)
+			st := must(OpenFS(faulty, "/mem"))
+			defer st.Close()
+			if required {
+				vfs.WriteFileAtomic(mem, "config.json", []byte(`{"snapshots":{"required":["*.txt"]}}`))
+			}
+			dir := t.TempDir()
+			ws := must(st.Workspace(dir))
+			os.WriteFile(filepath.Join(dir, "a.txt"), []byte("precious"), 0o644)
+			s := ws.Create(SessionOptions{})
+			defer s.Close()
+			must(s.ToolWrite(context.Background(), "warm.bin", []byte("materializes the session")))
+			faulty.Inject(vfs.Rule{Op: vfs.OpWrite, Path: "workspaces/*/sessions/*.changes.jsonl"})
+			a, err := s.ToolWrite(context.Background(), "a.txt", []byte("written"))
+			b, _ := os.ReadFile(filepath.Join(dir, "a.txt"))
+			if required {
+				refused(t, err, "store failed")
+				if string(b) != "precious" {
+					t.Fatalf("a required file was written: %q", b)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(b) != "written" || a.Snapshot != nil || len(a.Skipped) != 1 || a.Skipped[0] != filepath.Join(dir, "a.txt") {
+				t.Fatalf("a.txt %q, answer %+v", b, a)
+			}
+			faulty.Reset()
+			if l := must(s.Snapshots(context.Background())); len(l.Snapshots) != 1 {
+				t.Fatalf("snapshots %+v, want the warm-up only", l)
+			}
+		})
+	}
+}

@@ -1,0 +1,37 @@
+package vfs
+
+import (
+	"errors"
+	"os"
+	"path"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// Exchange swaps a and b, two names of one folder, with renameat2
+// RENAME_EXCHANGE on the folder opened through the root: the two base
+// names hold no slash, and the call follows no link in them.
+func (d *Disk) Exchange(a, b string) error {
+	dir, base := path.Split(a)
+	dir2, base2 := path.Split(b)
+	if dir != dir2 || !plainBase(base) || !plainBase(base2) {
+		return &os.LinkError{Op: "exchange", Old: a, New: b, Err: syscall.EINVAL}
+	}
+	f, err := d.root.Open(cleanDir(dir))
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	fd := int(f.Fd())
+	err = unix.Renameat2(fd, base, fd, base2, unix.RENAME_EXCHANGE)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, syscall.ENOSYS), errors.Is(err, syscall.EINVAL), errors.Is(err, syscall.EOPNOTSUPP):
+		return &os.LinkError{Op: "exchange", Old: a, New: b, Err: errors.Join(errors.ErrUnsupported, err)}
+	}
+	return &os.LinkError{Op: "exchange", Old: a, New: b, Err: err}
+}
+
+func plainBase(b string) bool { return b != "" && b != "." && b != ".." }
