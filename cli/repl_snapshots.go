@@ -61,14 +61,15 @@ func (r *repl) toolLine(line string) bool {
 		return false
 	}
 	a, err := run()
-	if err == nil {
-		err = r.sess.Sync() // a tool line is its own turn: durable when shown
-	}
 	if err != nil {
 		fmt.Fprintln(r.out, "cairn:", refusedLine(err))
 		return true
 	}
 	printToolAnswer(r.out, r.ws, a)
+	// A tool line is its own turn: durable once shown.
+	if err := r.sess.Commit(r.g.ctx); err != nil {
+		fmt.Fprintln(r.out, "cairn: the change is made but may not survive a crash:", err)
+	}
 	return true
 }
 

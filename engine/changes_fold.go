@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sync"
 
 	"cairn/internal/vfs"
@@ -19,9 +20,12 @@ type snapStack struct {
 	mu   sync.Mutex
 	list []*snapEntry
 	seq  int // the highest seq of a change line
-	// pending is the newest change when its line is the journal's last:
-	// a file tool may have stopped between its line and its write.
+	// pending is the newest change while no undo, redo or abort line
+	// follows it: a file tool writes its line before it changes its file,
+	// and may have stopped in between. held is the undone branch its line
+	// ended, which an abort of it puts back.
 	pending *snapEntry
+	held    []*snapEntry
 	objs    *objects.Store
 
 	wmu    sync.Mutex // guards w and closed (Close must not wait for mu)
@@ -84,15 +88,25 @@ func (st *snapStack) apply(b []byte) error {
 	if err := json.Unmarshal(b, &l); err != nil || l.V != 1 {
 		return fmt.Errorf("not a change line")
 	}
-	err := st.fold(&l)
-	switch {
-	case err != nil, l.Kind == kindDiscard, l.Kind == kindDrop: // written with a change line
-	case l.Kind == kindChange:
-		st.pending = st.list[len(st.list)-1]
-	default:
-		st.pending = nil
+	var held []*snapEntry
+	if l.Kind == kindChange {
+		held = slices.Clone(st.list[st.cursor():])
 	}
-	return err
+	err := st.fold(&l)
+	if err != nil {
+		return err
+	}
+	switch l.Kind {
+	case kindChange:
+		st.pending, st.held = st.list[len(st.list)-1], held
+	case kindUndo, kindRestore, kindRedo, kindAbort:
+		// Each waits for the file changes before it to be durable
+		// (fileSyncs); an abort has put back what it held.
+		st.pending, st.held = nil, nil
+	case kindDiscard:
+		st.held = slices.DeleteFunc(st.held, func(e *snapEntry) bool { return slices.Contains(l.IDs, e.rec.ID) })
+	}
+	return nil
 }
 
 func (st *snapStack) fold(l *rawChangeLine) error {
@@ -137,10 +151,10 @@ func (st *snapStack) fold(l *rawChangeLine) error {
 		st.list[n].applied = true
 	case kindAbort:
 		n := len(st.list)
-		if n == 0 || st.list[n-1].rec.ID != l.ID || !st.list[n-1].applied {
+		if n == 0 || st.pending != st.list[n-1] || st.pending.rec.ID != l.ID {
 			return fmt.Errorf("abort of %s, which is not the newest change", l.ID)
 		}
-		st.list = st.list[:n-1]
+		st.list = append(st.list[:n-1], st.held...)
 	case kindDiscard, kindDrop:
 		for _, id := range l.IDs {
 			if i := st.find(id); i >= 0 && (l.Kind == kindDrop || !st.list[i].applied) {
@@ -185,7 +199,7 @@ func (s *Session) loadChanges(ctx context.Context) error {
 	st := &s.snaps
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	st.list, st.seq, st.pending = nil, 0, nil
+	st.list, st.seq, st.pending, st.held = nil, 0, nil, nil
 	if err := foldChanges(s.ws.s.fsys, changesName(s.ws.dir, s.st.id), st); err != nil {
 		return err
 	}
@@ -193,7 +207,8 @@ func (s *Session) loadChanges(ctx context.Context) error {
 		// Best effort: a change left in the stack undoes to what the
 		// file already holds, and the next open tries again.
 		if err := s.appendChanges(redoRecord{V: 1, Kind: kindAbort, ID: st.pending.rec.ID, At: mkTime(s.ws.s.Now())}); err == nil {
-			st.list, st.pending = st.list[:len(st.list)-1], nil
+			st.list = append(st.list[:len(st.list)-1], st.held...)
+			st.pending, st.held = nil, nil
 		}
 	}
 	return nil
@@ -234,8 +249,23 @@ func (w *Workspace) unmade(ctx context.Context, st *snapStack) bool {
 	return true
 }
 
-// appendChanges appends lines to the changes journal and syncs it.
+// appendChanges appends lines to the changes journal and syncs it, once
+// the file changes before them are durable (fileSyncs).
 func (s *Session) appendChanges(lines ...any) error {
+	s.files.wait()
+	return s.writeChanges(true, lines)
+}
+
+// appendChangesLazy appends lines without a sync: they ride with the
+// journal's next sync, or Close's.
+func (s *Session) appendChangesLazy(lines ...any) error {
+	if len(lines) == 0 {
+		return nil
+	}
+	return s.writeChanges(false, lines)
+}
+
+func (s *Session) writeChanges(sync bool, lines []any) error {
 	st := &s.snaps
 	st.wmu.Lock()
 	defer st.wmu.Unlock()
@@ -254,6 +284,9 @@ func (s *Session) appendChanges(lines ...any) error {
 			if err := st.w.Append(l); err != nil {
 				return fmt.Errorf("engine: write changes journal: %w", err)
 			}
+		}
+		if !sync {
+			return nil
 		}
 		if err := st.w.Sync(); err != nil {
 			return fmt.Errorf("engine: sync changes journal: %w", err)
@@ -274,6 +307,7 @@ func (st *snapStack) close() {
 	st.wmu.Lock()
 	defer st.wmu.Unlock()
 	if st.w != nil {
+		st.w.Sync() // lines appended lazily; a failure leaves them to be redrawn
 		st.w.Close()
 		st.w = nil
 	}

@@ -25,7 +25,6 @@ import (
 //	{"v":1,"kind":"drop","ids":[SNAP...],"at":T,"why":"max_per_session|max_bytes_per_session"}
 //	{"v":1,"kind":"evidence","at":T,"tool":..,"signal":"permission","decision":"deny",
 //	 "rule":"snapshots.required","files":[{"path":P,"reason":R}]}
-//
 //	{"v":1,"kind":"abort","id":SNAP,"at":T}                       the change's file was not changed
 //
 // F is {"oid":SHA256,"size":N,"mode":"file|exec|link"}, the content stored
@@ -42,12 +41,16 @@ import (
 // undo left that file as it was (and redo leaves it too). "restore" is an
 // undo step taken by a restore-to.
 //
-// The file tools (write, edit, rm) write their change line before they
-// change the file, so one fsync makes an inline pre-image and its record
-// durable together. When the file is then not changed (the tool failed),
-// an "abort" line cancels the change; after a crash in between, the owner
-// that next opens the session finds the file still as "before" and writes
-// the abort (Workspace.unmade).
+// A change line ends the undone branch. The file tools (write, edit, rm)
+// write their change line before they change the file, so one fsync makes
+// an inline pre-image and its record durable together, and write the
+// discard and drop lines that follow from it after. When the file is then
+// not changed (the tool failed), an "abort" line cancels the change and
+// puts back the undone branch it ended; after a crash in between, the
+// owner that next opens the session finds the file still as "before" and
+// writes the abort (Workspace.unmade). Each line waits for the file changes
+// before it to be durable (fileSyncs), so only the newest change can be
+// unmade.
 
 // Change-line kinds. Part of the format.
 const (

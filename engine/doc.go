@@ -59,7 +59,7 @@
 // Items are appended as they come and synced once per turn: EndTurn (or
 // Commit) syncs the items journal, the trail, the turn's usage line and
 // the workspace folders the turn's file tools changed at once, so a turn
-// that returned survives a crash. Session.Sync does the same between
+// that returned survives a crash. Session.Commit does the same between
 // turns. The record is replaced by atomic rename when the title changes
 // and otherwise at most every two seconds, without a sync (it is derived:
 // a stale or empty record is rebuilt from the journal), and durably when

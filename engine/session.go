@@ -25,7 +25,7 @@ type Session struct {
 	items *journal.Writer
 	audit *journal.Writer
 	snaps snapStack // the undo stack of file tools (changes*.go)
-	files fileDirs  // workspace folders the file tools changed, to sync
+	files fileSyncs // the file tools' background folder syncs
 	shell *shellLog // shell history, made on first use (shell.go)
 
 	opts SessionOptions
@@ -346,56 +346,54 @@ func (s *Session) commitLocked() error { return s.commit(nil) }
 // commit makes the journals durable — the items journal, the trail and
 // also, when given, extra (the usage ledger's line of this turn) — with their
 // fsyncs running at once, so a turn waits for about one sync, not one per
-// file. Then it replaces the record. The record is derived: it is replaced
-// atomically but not synced here (a crash may leave it old, or unreadable,
-// and it is then rebuilt from the journal); Close writes it durably.
+// file, and waits for the file tools' folder syncs meanwhile. Then it
+// replaces the record. The record is derived: it is replaced atomically but
+// not synced here (a crash may leave it old, or unreadable, and it is then
+// rebuilt from the journal); Close writes it durably.
 func (s *Session) commit(extra syncer) error {
-	// The workspace folders the turn's file tools changed are synced at
-	// the same time as the journals.
-	var filesErr error
-	var wg sync.WaitGroup
-	wg.Go(func() { filesErr = s.files.sync(s.ws) })
-	defer wg.Wait()
-	if !s.recorded || s.unrecorded != nil {
-		wg.Wait()
-		return filesErr
-	}
-	syncs := []syncer{s.items}
-	if s.audit != nil {
-		syncs = append(syncs, s.audit)
-	}
-	if extra != nil {
-		syncs = append(syncs, extra)
-	}
-	err := syncAll(syncs)
-	wg.Wait()
+	err, filesErr := s.commitParts(extra)
 	if err != nil {
-		return s.degrade(fmt.Errorf("engine: sync session: %w", err))
+		return err
 	}
-	if filesErr != nil {
-		return filesErr
-	}
-	return s.writeRecordLocked(false)
+	return filesErr
 }
 
-// Sync makes everything the session did so far durable, as the end of a
-// turn does: its journals and the files its tools wrote.
-func (s *Session) Sync() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return fmt.Errorf("engine: session %s is closed", s.st.id)
+// commitParts is commit, with the failure of the session's own files (err)
+// apart from that of the file tools' folder syncs (filesErr): the record
+// is written after the journals are synced whatever the folders did.
+func (s *Session) commitParts(extra syncer) (err, filesErr error) {
+	// The turn's file tools' folder syncs, under way in the background,
+	// end while the journals are synced.
+	files := make(chan error, 1)
+	go func() { files <- s.files.sync() }()
+	if s.recorded && s.unrecorded == nil {
+		syncs := []syncer{s.items}
+		if s.audit != nil {
+			syncs = append(syncs, s.audit)
+		}
+		if extra != nil {
+			syncs = append(syncs, extra)
+		}
+		if err = syncAll(syncs); err != nil {
+			err = s.degrade(fmt.Errorf("engine: sync session: %w", err))
+		} else {
+			err = s.writeRecordLocked(false)
+		}
 	}
-	return s.commit(nil)
+	return err, <-files
 }
 
 // commitDurable syncs the journals and writes the record durably: the
 // state a session is left in when it closes.
 func (s *Session) commitDurable() error {
-	if err := s.commit(nil); err != nil || !s.recorded || s.unrecorded != nil {
+	err, filesErr := s.commitParts(nil)
+	if err == nil && s.recorded && s.unrecorded == nil {
+		err = s.writeRecordLocked(true)
+	}
+	if err != nil {
 		return err
 	}
-	return s.writeRecordLocked(true)
+	return filesErr
 }
 
 // writeRecordLocked replaces the record when the journal moved since the
@@ -474,6 +472,12 @@ func (s *Session) Close() error {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+func (s *Session) isClosed() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.closed
+}
 
 // warnNearCeiling says once when the session's payloads reach 80% of the
 // eager-load ceiling, while there is still room to act.

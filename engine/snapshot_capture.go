@@ -282,23 +282,35 @@ func (c *Change) Commit(ctx context.Context) (*ToolAnswer, error) {
 	return ans, nil
 }
 
-// newChange is the lines a new change of files writes: the discard of the
-// undone branch, the change line, and the drop of the oldest snapshots over
-// the limits; live is the stack they leave.
+// newChange is the lines a new change of files writes, in order: the
+// discard of the undone branch, the change line, and the drop of the oldest
+// snapshots over the limits; live is the stack they leave.
 func (st *snapStack) newChange(now Time, tool, call string, files []changeFile, c SnapshotsConfig) (rec changeRecord, lines []any, live []*snapEntry) {
-	rec = changeRecord{V: 1, Kind: kindChange, ID: newSnapID(now.Time), Seq: st.seq + 1, At: now,
-		Tool: tool, Call: call, Scope: "paths", Files: files}
+	rec = st.newRecord(now, tool, call, files)
 	if ids := st.undone(); len(ids) > 0 {
 		lines = append(lines, listRecord{V: 1, Kind: kindDiscard, IDs: ids, At: now})
 	}
-	lines = append(lines, rec)
+	rest, live := st.afterChange(rec, c)
+	return rec, append(append(lines, rec), rest...), live
+}
+
+// newRecord is the change line of a new change of files.
+func (st *snapStack) newRecord(now Time, tool, call string, files []changeFile) changeRecord {
+	return changeRecord{V: 1, Kind: kindChange, ID: newSnapID(now.Time), Seq: st.seq + 1, At: now,
+		Tool: tool, Call: call, Scope: "paths", Files: files}
+}
+
+// afterChange is what change rec, once made, does to the stack: the undone
+// branch ends and the oldest snapshots over the limits are dropped. lines
+// records the drop; live is the stack left.
+func (st *snapStack) afterChange(rec changeRecord, c SnapshotsConfig) (lines []any, live []*snapEntry) {
 	live = append(append([]*snapEntry(nil), st.list[:st.cursor()]...), &snapEntry{rec: rec, applied: true})
 	drops, why := overLimits(live, c)
 	if len(drops) > 0 {
-		lines = append(lines, listRecord{V: 1, Kind: kindDrop, IDs: drops, At: now, Why: why})
+		lines = append(lines, listRecord{V: 1, Kind: kindDrop, IDs: drops, At: rec.At, Why: why})
 		live = live[len(drops):]
 	}
-	return rec, lines, live
+	return lines, live
 }
 
 // overLimits returns the oldest snapshots of list to drop so that at most

@@ -303,10 +303,11 @@ func TestRedoAfterNewEditRefused(t *testing.T) {
 	_, err := s.Redo(e.ctx)
 	refused(t, err, "nothing to redo")
 	e.want("b.txt", "<absent>")
+	// The tool's change line, then (once its file changed) the discard.
 	ls := e.lines(s)
-	d := ls[len(ls)-2]
-	if d["kind"] != "discard" || d["ids"].([]any)[0] != *undone.Snapshot {
-		t.Fatalf("no discard line before the new change: %v", d)
+	c, d := ls[len(ls)-2], ls[len(ls)-1]
+	if c["kind"] != "change" || d["kind"] != "discard" || d["ids"].([]any)[0] != *undone.Snapshot {
+		t.Fatalf("no discard line after the new change: %v, %v", c, d)
 	}
 	l := must(s.Snapshots(e.ctx))
 	if l.Cursor != 2 || len(l.Snapshots) != 2 {
@@ -805,6 +806,10 @@ func FuzzChangesFold(f *testing.F) {
 		`{"v":1,"kind":"undo","id":"a-00000000","files":[{"path":"a","kept":null}]}` + "\n" + `{"v":1,"kind":"redo","id":"a-00000000"}`))
 	f.Add([]byte(`{"v":1,"kind":"change","id":"a-00000000","tool":"x","files":[{"path":"../a","before":{"oid":"zz"}}]}`))
 	f.Add([]byte(`{"v":1,"kind":"drop","ids":["a-00000000"]}`))
+	f.Add([]byte(`{"v":1,"kind":"change","id":"a-00000000","seq":1,"at":"2026-01-01T00:00:00.000Z","tool":"edit","scope":"paths","files":[{"path":"a","before":null,"after":null}]}` + "\n" +
+		`{"v":1,"kind":"undo","id":"a-00000000","files":[{"path":"a","kept":null}]}` + "\n" +
+		`{"v":1,"kind":"change","id":"b-00000000","seq":2,"tool":"write","scope":"paths","files":[{"path":"b","before":{"sha256":"e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855","size":0,"mode":"file"},"after":null}]}` + "\n" +
+		`{"v":1,"kind":"abort","id":"b-00000000"}` + "\n" + `{"v":1,"kind":"redo","id":"a-00000000"}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		var st snapStack
 		for _, l := range bytes.Split(b, []byte("\n")) {
@@ -960,18 +965,25 @@ func TestAfterStateForms(t *testing.T) {
 	e.want("o.txt", "new")
 }
 
-// TestToolWriteCrashAtEverySync stops one ToolWrite and the Sync that
+// TestToolWriteCrashAtEverySync stops one ToolWrite and the Commit that
 // ends its turn at each of their sync points in turn (the workspace and the
 // state folder on one vfs.Mem), crashes, and checks what survived: the
-// file is old or new, never partial, and new once Sync returned; the session, opened again, lists a change of it exactly when it
+// file is old or new, never partial, and new once Commit returned; the session, opened again, lists a change of it exactly when it
 // is new (a change line whose write never happened is settled by an abort,
 // and hidden from a reader before that), and undoing that change gives the
 // old content back. Each point is crashed cleanly and, for a few seeds,
 // with a random share of the unsynced changes surviving.
 func TestToolWriteCrashAtEverySync(t *testing.T) {
+	// 10,000 bytes: the pre-image inline in the line; 40,000: an object.
+	for _, reps := range []int{400, 1600} {
+		t.Run(fmt.Sprint(reps*25), func(t *testing.T) { toolWriteCrashAtEverySync(t, reps) })
+	}
+}
+
+func toolWriteCrashAtEverySync(t *testing.T, reps int) {
 	ctx := context.Background()
-	old := []byte(strings.Repeat("the old content of a.txt\n", 400))
-	neu := []byte(strings.Repeat("the NEW content of a.txt\n", 400))
+	old := []byte(strings.Repeat("the old content of a.txt\n", reps))
+	neu := []byte(strings.Repeat("the NEW content of a.txt\n", reps))
 	dir := t.TempDir()
 	points, settled := 0, 0
 	names := func(l *SnapshotList) bool {
@@ -1005,7 +1017,7 @@ func TestToolWriteCrashAtEverySync(t *testing.T) {
 			mem.FailAfterSyncs(n)
 			_, err = s.ToolWrite(ctx, "src/a.txt", neu)
 			if err == nil {
-				err = s.Sync() // the end of the turn: the write is durable
+				err = s.Commit(ctx) // the end of the turn: the write is durable
 			}
 			if err != nil && !errors.Is(err, vfs.ErrCrashed) {
 				t.Fatalf("sync point %d: %v", n, err)

@@ -67,11 +67,11 @@ func (e *crashEnv) put(name, content string) {
 }
 
 // TestToolWritesDurableWithTheTurn: a tool's rename is made durable by the
-// end of its turn (EndTurn, Sync, Close), not by the tool: a crash before
+// end of its turn (EndTurn, Commit, Close), not by the tool: a crash before
 // loses the write and the change with it, never one without the other. No
 // temp file is left beside the file.
 func TestToolWritesDurableWithTheTurn(t *testing.T) {
-	for _, end := range []string{"none", "EndTurn", "Sync", "Close"} {
+	for _, end := range []string{"none", "EndTurn", "Commit", "Close"} {
 		t.Run(end, func(t *testing.T) {
 			e := newCrashEnv(t)
 			e.put("a.txt", "old")
@@ -83,8 +83,8 @@ func TestToolWritesDurableWithTheTurn(t *testing.T) {
 				if err := s.EndTurn(e.ctx, Turn{}); err != nil {
 					t.Fatal(err)
 				}
-			case "Sync":
-				if err := s.Sync(); err != nil {
+			case "Commit":
+				if err := s.Commit(e.ctx); err != nil {
 					t.Fatal(err)
 				}
 			case "Close":
@@ -275,5 +275,187 @@ func TestChangesJournalFailure(t *testing.T) {
 				t.Fatalf("snapshots %+v, want the warm-up only", l)
 			}
 		})
+	}
+}
+
+// TestFailedToolKeepsTheStack: a tool that fails after its change line
+// leaves the undo stack as it was: the undone branch can still be redone,
+// and no snapshot is dropped for the limits, in memory and from the
+// journal.
+func TestFailedToolKeepsTheStack(t *testing.T) {
+	mem := vfs.NewMem()
+	faulty := vfs.NewFaulty(mem)
+	e := newSnapEnv(t, `{"snapshots":{"max_per_session":2}}`, WithWorkspaceFS(func(string) (vfs.FS, error) { return faulty, nil }))
+	s := e.session()
+	must(s.ToolWrite(e.ctx, "a.txt", []byte("a1")))
+	must(s.ToolWrite(e.ctx, "b.txt", []byte("b1")))
+	must(s.Undo(e.ctx))
+	faulty.Inject(vfs.Rule{Op: vfs.OpSync, Path: ".c.txt*"})
+	if _, err := s.ToolWrite(e.ctx, "c.txt", []byte("c1")); err == nil {
+		t.Fatal("a write whose staged file cannot be synced succeeded")
+	}
+	faulty.Reset()
+	if !strings.HasSuffix(e.kinds(s), "undo,change,abort") {
+		t.Fatalf("journal kinds %s", e.kinds(s))
+	}
+	check := func(s *Session) {
+		t.Helper()
+		l := must(s.Snapshots(e.ctx))
+		if len(l.Snapshots) != 2 || l.Cursor != 1 {
+			t.Fatalf("stack %+v, want a.txt's applied and b.txt's undone", l)
+		}
+	}
+	check(s)
+	s = e.reopen(s)
+	check(s)
+	must(s.Redo(e.ctx))
+	if b, _ := vfs.ReadFile(mem, "b.txt"); string(b) != "b1" {
+		t.Fatalf("b.txt holds %q after redo", b)
+	}
+	if _, err := vfs.ReadFile(mem, "c.txt"); !vfs.IsNotExist(err) {
+		t.Fatalf("c.txt exists: %v", err)
+	}
+}
+
+// TestCrashAfterTwoTools: two tools of one turn, then a crash before the
+// turn ends: the first tool's file change is durable before the second's
+// line is written, so at most the second is lost, and the session opened
+// again lists exactly the changes its files show; undo puts back what was
+// there before each.
+func TestCrashAfterTwoTools(t *testing.T) {
+	for _, second := range []string{"b.txt", "a.txt"} {
+		t.Run(second, func(t *testing.T) {
+			e := newCrashEnv(t)
+			e.put("a.txt", "a0")
+			e.put("b.txt", "b0")
+			if err := e.mem.SyncDir("."); err != nil {
+				t.Fatal(err)
+			}
+			s := e.ws.Create(SessionOptions{})
+			must(s.Append(e.ctx, Item{Type: User, Text: "two edits"}))
+			if err := s.EndTurn(e.ctx, Turn{}); err != nil {
+				t.Fatal(err)
+			}
+			must(s.ToolWrite(e.ctx, "a.txt", []byte("a1")))
+			must(s.ToolWrite(e.ctx, second, []byte("x2")))
+			id := s.ID()
+			e.crash(s)
+			if got := e.file("a.txt"); got != "a1" && second == "b.txt" {
+				t.Fatalf("the first tool's write was lost: a.txt holds %q", got)
+			}
+			secondMade := e.file(second) == "x2"
+			s = must(e.ws.Open(e.ctx, id, SessionOptions{}))
+			defer s.Close()
+			want := 1
+			if secondMade {
+				want = 2
+			}
+			if l := must(s.Snapshots(e.ctx)); len(l.Snapshots) != want {
+				t.Fatalf("%d snapshots listed, want %d (second write made: %v)", len(l.Snapshots), want, secondMade)
+			}
+			for range want {
+				must(s.Undo(e.ctx))
+			}
+			if e.file("a.txt") != "a0" || e.file("b.txt") != "b0" {
+				t.Fatalf("after undoing all: a.txt %q, b.txt %q", e.file("a.txt"), e.file("b.txt"))
+			}
+		})
+	}
+}
+
+// TestToolAfterClose: a closed session's tools change nothing.
+func TestToolAfterClose(t *testing.T) {
+	e := newSnapEnv(t, "")
+	s := e.session()
+	e.put("a.txt", "before")
+	must(s.ToolWrite(e.ctx, "warm.txt", []byte("warm")))
+	s.Close()
+	if _, err := s.ToolWrite(e.ctx, "a.txt", []byte("after close")); err == nil {
+		t.Fatal("a write on a closed session succeeded")
+	}
+	if _, err := s.ToolRm(e.ctx, "a.txt"); err == nil {
+		t.Fatal("rm on a closed session succeeded")
+	}
+	e.want("a.txt", "before")
+}
+
+// TestFolderGoneBeforeTurnEnds: a folder a tool wrote into and the user
+// removed before the turn ended has nothing left to sync: the turn ends
+// without an error.
+func TestFolderGoneBeforeTurnEnds(t *testing.T) {
+	e := newSnapEnv(t, "")
+	s := e.session()
+	must(s.Append(e.ctx, Item{Type: User, Text: "build"}))
+	must(s.ToolWrite(e.ctx, "build/out/x.txt", []byte("x")))
+	if err := os.RemoveAll(e.path("build")); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.EndTurn(e.ctx, Turn{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestChangeLineSyncFails: when the change line's fsync fails, the write
+// of a file that is not required goes on, with no snapshot claimed: the
+// line is cancelled, and the session opened again lists none.
+func TestChangeLineSyncFails(t *testing.T) {
+	mem := vfs.NewMem()
+	faulty := vfs.NewFaulty(mem)
+	st := must(OpenFS(faulty, "/mem"))
+	defer st.Close()
+	dir := t.TempDir()
+	ws := must(st.Workspace(dir))
+	s := ws.Create(SessionOptions{})
+	must(s.ToolWrite(context.Background(), "warm.bin", []byte("materializes the session")))
+	faulty.Inject(vfs.Rule{Op: vfs.OpSync, Path: "workspaces/*/sessions/*.changes.jsonl", Count: 1})
+	a := must(s.ToolWrite(context.Background(), "a.txt", []byte("written")))
+	if a.Snapshot != nil || len(a.Skipped) != 1 {
+		t.Fatalf("answer %+v: a snapshot claimed on a failed sync", a)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "a.txt")); string(b) != "written" {
+		t.Fatalf("a.txt holds %q", b)
+	}
+	s.Close()
+	s = must(ws.Open(context.Background(), s.ID(), SessionOptions{}))
+	defer s.Close()
+	if l := must(s.Snapshots(context.Background())); len(l.Snapshots) != 1 {
+		t.Fatalf("snapshots %+v, want the warm-up only", l)
+	}
+}
+
+// TestToolsAndTurnsAtOnce: file tools and turn ends from several goroutines
+// (run with -race): every write is listed and the turn ends return.
+func TestToolsAndTurnsAtOnce(t *testing.T) {
+	e := newSnapEnv(t, `{"snapshots":{"max_per_session":1000}}`)
+	s := e.session()
+	must(s.Append(e.ctx, Item{Type: User, Text: "go"}))
+	done := make(chan error, 8)
+	for g := range 4 {
+		go func() {
+			for i := range 10 {
+				if _, err := s.ToolWrite(e.ctx, filepath.Join("d", string(rune('a'+g)), "f.txt"), []byte{byte(i)}); err != nil {
+					done <- err
+					return
+				}
+			}
+			done <- nil
+		}()
+		go func() {
+			for range 10 {
+				if err := s.Commit(e.ctx); err != nil {
+					done <- err
+					return
+				}
+			}
+			done <- nil
+		}()
+	}
+	for range 8 {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if l := must(s.Snapshots(e.ctx)); len(l.Snapshots) != 40 {
+		t.Fatalf("%d snapshots, want 40", len(l.Snapshots))
 	}
 }

@@ -144,6 +144,9 @@ func (j *stageJob) discard(fsys vfs.FS) {
 // runTool runs a file tool on path, line first (see the top of this file).
 // Exactly one of early and plan is given.
 func (s *Session) runTool(ctx context.Context, tool, path string, early earlyPlan, plan planFunc) (*ToolAnswer, error) {
+	if s.isClosed() {
+		return nil, fmt.Errorf("engine: session %s is closed", s.ID())
+	}
 	rel, err := s.ws.relPath(path)
 	if err != nil {
 		return nil, err
@@ -199,25 +202,26 @@ func (s *Session) runTool(ctx context.Context, tool, path string, early earlyPla
 		s.notice("no snapshot was taken: the snapshot store cannot be written")
 	}
 	var rec changeRecord
-	var live []*snapEntry
 	var lineErr error
 	if record {
-		var lines []any
-		rec, lines, live = st.newChange(mkTime(s.ws.s.Now()), tool, "", []changeFile{f}, sc)
-		lineErr = s.appendChanges(lines...)
+		rec = st.newRecord(mkTime(s.ws.s.Now()), tool, "", []changeFile{f})
+		if lineErr = s.appendChanges(rec); lineErr != nil {
+			// Not durable, maybe not written: cancelled, and the edit goes
+			// on without a snapshot, unless one is required.
+			s.abortChange(rec.ID)
+		}
 	}
 	stg, stageErr := job.wait()
 	fail := func(err error) (*ToolAnswer, error) {
 		if stg != nil {
 			stg.discard(fsys)
 		}
-		if record {
+		if record && lineErr == nil {
 			s.abortChange(rec.ID)
 		}
 		return nil, err
 	}
 	if lineErr != nil && s.ws.required(sc, rel) {
-		// The pre-image was not made durable: a required one refuses.
 		pre.denied = append(pre.denied, RequiredFile{rel, skipStore + ": " + lineErr.Error()})
 		return fail(pre.refuse(ctx, tool))
 	}
@@ -235,29 +239,29 @@ func (s *Session) runTool(ctx context.Context, tool, path string, early earlyPla
 	if err != nil {
 		return fail(fmt.Errorf("engine: %s %s: %w", tool, rel, err))
 	}
-	if replaced != "" {
-		s.files.removeLater(s.ws, replaced)
-	}
 	ans := &ToolAnswer{Session: s.ID(), Files: []string{s.ws.absPath(rel)}, Skipped: []string{}}
 	for _, p := range pre.skipped {
 		ans.Skipped = append(ans.Skipped, s.ws.absPath(p))
 	}
-	switch {
-	case record && lineErr == nil:
-		st.list, st.seq, st.pending = live, rec.Seq, nil
-		ans.Snapshot = &rec.ID
-	case record:
-		// A snapshot that cannot be taken does not block the edit; the
-		// line may have reached the journal all the same.
-		st.refold(s)
-		if n := len(st.list); n > 0 && st.list[n-1].rec.ID == rec.ID {
-			ans.Snapshot = &rec.ID
-		} else {
-			s.notice(fmt.Sprintf("no snapshot was taken of %s: %v", rel, lineErr))
-			ans.Skipped = append(ans.Skipped, s.ws.absPath(rel))
+	if record && lineErr == nil {
+		// The change is made: the lines that follow from it (the undone
+		// branch discarded, the oldest snapshots dropped) ride with the
+		// next sync of the journal; a fold draws the same stack without
+		// them.
+		lines, live := st.afterChange(rec, sc)
+		if ids := st.undone(); len(ids) > 0 {
+			lines = append([]any{listRecord{V: 1, Kind: kindDiscard, IDs: ids, At: rec.At}}, lines...)
 		}
+		if err := s.appendChangesLazy(lines...); err != nil {
+			s.notice(fmt.Sprintf("the undo stack's limits could not be recorded: %v", err))
+		}
+		st.list, st.seq, st.pending, st.held = live, rec.Seq, nil, nil
+		ans.Snapshot = &rec.ID
+	} else if record {
+		s.notice(fmt.Sprintf("no snapshot was taken of %s: %v", rel, lineErr))
+		ans.Skipped = append(ans.Skipped, s.ws.absPath(rel))
 	}
-	s.files.add(dirs)
+	s.files.later(s.ws, dirs, replaced)
 	return ans, nil
 }
 
@@ -278,7 +282,7 @@ func (st *snapStack) refold(s *Session) {
 		s.notice(fmt.Sprintf("the undo stack could not be read back: %v", err))
 		return
 	}
-	st.list, st.seq, st.pending = fresh.list, fresh.seq, fresh.pending
+	st.list, st.seq, st.pending, st.held = fresh.list, fresh.seq, fresh.pending, fresh.held
 }
 
 // readForEdit reads a regular file and checks old occurs in it once.

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path"
 	"sync"
+	"syscall"
 
 	"cairn/internal/vfs"
 )
@@ -33,64 +34,83 @@ func (d dirSet) sync(fsys vfs.FS) error {
 	return first
 }
 
-// fileDirs is the workspace folders whose entries a session's file tools
-// changed and that are not synced yet: a tool's rename is made durable
-// with its turn (Session.commit), as the turn's items are, not one folder
-// sync per tool. A tool's change line is durable before its rename, so a
-// rename lost in a crash leaves a change that was never made, which the
-// next owner settles (Workspace.unmade).
-type fileDirs struct {
+// fileSyncs makes a session's file-tool changes durable in the
+// background: after a tool puts its file in place, a goroutine removes the
+// replaced file (staged.exchange) and syncs the folder, in order with the
+// syncs started before it. The next line of the changes journal waits for
+// them (appendChanges), so only the newest change can be lost in a crash,
+// and its line, durable before the file changed, names it: the next owner
+// finds its file still as before and cancels it (Workspace.unmade). The
+// end of a turn waits for them too, and reports a failure.
+type fileSyncs struct {
 	mu   sync.Mutex
-	dirs dirSet
-	gone sync.WaitGroup // removals of replaced files under way
+	last chan struct{} // closed when the newest background sync is over
+	err  error         // the first failure not yet reported
 }
 
-// removeLater removes name, a replaced file left by staged.exchange, in the
-// background; sync waits for it. One that a crash leaves is a temp file
-// beside its name, as an interrupted write leaves.
-func (f *fileDirs) removeLater(w *Workspace, name string) {
-	f.gone.Go(func() {
-		fsys, done, err := w.files()
-		if err != nil {
-			return
-		}
-		defer done()
-		fsys.Remove(name)
-	})
-}
-
-// add notes the folders of d for the next sync.
-func (f *fileDirs) add(d dirSet) {
+// later starts the background sync of dirs of workspace w, after removing
+// leftover (a replaced file; "" for none). A leftover a crash keeps is a
+// temp file beside its name, as an interrupted write leaves.
+func (f *fileSyncs) later(w *Workspace, dirs dirSet, leftover string) {
 	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.dirs == nil {
-		f.dirs = dirSet{}
-	}
-	for dir := range d {
-		f.dirs[dir] = true
-	}
-}
-
-// sync syncs the noted folders of workspace w. A folder whose sync failed
-// is not tried again: its error is the answer, never a later success.
-func (f *fileDirs) sync(w *Workspace) error {
-	f.gone.Wait()
-	f.mu.Lock()
-	d := f.dirs
-	f.dirs = nil
+	prev := f.last
+	done := make(chan struct{})
+	f.last = done
 	f.mu.Unlock()
-	if len(d) == 0 {
-		return nil
-	}
+	go func() {
+		defer close(done)
+		if prev != nil {
+			<-prev
+		}
+		if err := syncWorkspace(w, dirs, leftover); err != nil {
+			f.mu.Lock()
+			if f.err == nil {
+				f.err = err
+			}
+			f.mu.Unlock()
+		}
+	}()
+}
+
+// syncWorkspace removes leftover and syncs dirs. A folder gone since (the
+// user removed it) has nothing left to make durable.
+func syncWorkspace(w *Workspace, dirs dirSet, leftover string) error {
 	fsys, done, err := w.files()
 	if err != nil {
 		return err
 	}
 	defer done()
-	if err := d.sync(fsys); err != nil {
-		return fmt.Errorf("engine: sync workspace folder: %w", err)
+	if leftover != "" {
+		fsys.Remove(leftover)
+	}
+	for dir := range dirs {
+		if err := fsys.SyncDir(dir); err != nil && !vfs.IsNotExist(err) && !errors.Is(err, syscall.ENOTDIR) {
+			return fmt.Errorf("engine: sync workspace folder %s: %w", dir, err)
+		}
 	}
 	return nil
+}
+
+// wait waits for the background syncs started so far.
+func (f *fileSyncs) wait() {
+	f.mu.Lock()
+	last := f.last
+	f.mu.Unlock()
+	if last != nil {
+		<-last
+	}
+}
+
+// sync waits for the background syncs and returns the first failure since
+// the last call: a failed folder sync is reported once, never retried as
+// if it had worked.
+func (f *fileSyncs) sync() error {
+	f.wait()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	err := f.err
+	f.err = nil
+	return err
 }
 
 // ensureParent creates the missing folders above name (0755, as a user's

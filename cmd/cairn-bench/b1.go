@@ -12,7 +12,7 @@ package main
 //     workspace, the way peers snapshot, after the same write (skipped,
 //     with a note in the size column, when git is missing);
 //   - floor, edit durable: the floor with the edit fsynced too, against the
-//     write tool followed by Session.Sync (the end of a turn), so the cost
+//     write tool followed by Session.Commit (the end of a turn), so the cost
 //     of the folder sync a turn pays is in the figures as well.
 //
 // The workspace is a realistic one: besides the edited files, 10,000 files
@@ -78,7 +78,7 @@ func runB1(env *Env) ([]Row, error) {
 		if _, err := sess.ToolWrite(ctx, "cairn-sync.txt", b); err != nil {
 			return err
 		}
-		return sess.Sync()
+		return sess.Commit(ctx)
 	}
 	floor := func(name string, sync bool) func([]byte) error {
 		return func(b []byte) error {
@@ -175,7 +175,7 @@ func runB1(env *Env) ([]Row, error) {
 	} else {
 		rows = append(rows, Row{Case: "B1", Size: "skipped: git not found", Anchor: "git add+write-tree", Goal: "<=0.05"})
 	}
-	rows = append(rows, row("B1", size+", then Sync", b4Median(csm), "floor, edit durable", b4Median(fsm), "<=2", atMost2, peak))
+	rows = append(rows, row("B1", size+", then Commit", b4Median(csm), "floor, edit durable", b4Median(fsm), "<=2", atMost2, peak))
 	return rows, nil
 }
 

@@ -68,8 +68,9 @@ func (s *swapFS) CreateTemp(dir, pattern string) (vfs.File, error) {
 	return s.Disk.CreateTemp(dir, pattern)
 }
 
-func (s *swapFS) Rename(a, b string) error { s.swap(b); return s.Disk.Rename(a, b) }
-func (s *swapFS) Remove(name string) error { s.swap(name); return s.Disk.Remove(name) }
+func (s *swapFS) Rename(a, b string) error   { s.swap(b); return s.Disk.Rename(a, b) }
+func (s *swapFS) Exchange(a, b string) error { s.swap(b); return s.Disk.Exchange(a, b) }
+func (s *swapFS) Remove(name string) error   { s.swap(name); return s.Disk.Remove(name) }
 
 func (s *swapFS) Stat(name string) (fs.FileInfo, error)  { defer s.hold()(); return s.Disk.Stat(name) }
 func (s *swapFS) Lstat(name string) (fs.FileInfo, error) { defer s.hold()(); return s.Disk.Lstat(name) }

@@ -27,11 +27,21 @@ func (d *Disk) Exchange(a, b string) error {
 	err = unix.Renameat2(fd, base, fd, base2, unix.RENAME_EXCHANGE)
 	switch {
 	case err == nil:
-		return nil
 	case errors.Is(err, syscall.ENOSYS), errors.Is(err, syscall.EINVAL), errors.Is(err, syscall.EOPNOTSUPP):
 		return &os.LinkError{Op: "exchange", Old: a, New: b, Err: errors.Join(errors.ErrUnsupported, err)}
+	default:
+		return &os.LinkError{Op: "exchange", Old: a, New: b, Err: err}
 	}
-	return &os.LinkError{Op: "exchange", Old: a, New: b, Err: err}
+	// A folder is not exchanged (as Mem refuses one): one that took a
+	// name's place before the swap is swapped back.
+	for _, n := range []string{base, base2} {
+		var st unix.Stat_t
+		if unix.Fstatat(fd, n, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR {
+			unix.Renameat2(fd, base, fd, base2, unix.RENAME_EXCHANGE)
+			return &os.LinkError{Op: "exchange", Old: a, New: b, Err: syscall.EISDIR}
+		}
+	}
+	return nil
 }
 
 func plainBase(b string) bool { return b != "" && b != "." && b != ".." }

@@ -305,8 +305,8 @@ func testRenameReplace(t *testing.T, fsys vfs.FS) {
 }
 
 // testExchange: two names of one folder swap their files, a link among
-// them; a missing name, two folders, or a folder is refused and changes
-// nothing. A filesystem without exchange says ErrUnsupported.
+// them; a missing name, names in two folders, or a folder is refused and
+// changes nothing. A filesystem without exchange says ErrUnsupported.
 func testExchange(t *testing.T, fsys vfs.FS) {
 	writeFile(t, fsys, "a", "content of a")
 	writeFile(t, fsys, "b", "content of b")
@@ -333,7 +333,7 @@ func testExchange(t *testing.T, fsys vfs.FS) {
 		t.Fatal(err)
 	}
 	writeFile(t, fsys, "d/x", "x")
-	for _, c := range [][2]string{{"a", "missing"}, {"a", "d/x"}, {"../a", "b"}} {
+	for _, c := range [][2]string{{"a", "missing"}, {"a", "d/x"}, {"../a", "b"}, {"a", "d"}, {"d", "a"}} {
 		if err := vfs.Exchange(fsys, c[0], c[1]); err == nil {
 			t.Errorf("exchange %s %s succeeded", c[0], c[1])
 		}
