@@ -42,12 +42,14 @@ func (s *Store) ledgerStore() *Store {
 // writeUsage appends a line to the ledger without syncing it, and returns
 // the writer for the caller to sync (with its own journals) and close.
 // Each line is one write to a file opened for appending, so processes that
-// share the ledger never interleave their lines.
+// share the ledger never interleave their lines, and the writer holds the
+// ledger's lock until it is closed, so none cuts another's line in flight
+// for a torn tail.
 func (s *Store) writeUsage(u UsageLine) (*journal.Writer, error) {
 	ls := s.ledgerStore()
 	ls.usageMu.Lock()
 	defer ls.usageMu.Unlock()
-	w, _, err := journal.OpenWriter(ls.fsys, usageName, journal.Options{Sync: journal.SyncManual, Now: ls.now})
+	w, _, err := journal.OpenWriter(ls.fsys, usageName, journal.Options{Sync: journal.SyncManual, Now: ls.now, Exclusive: true})
 	if err != nil {
 		return nil, fmt.Errorf("engine: usage ledger: %w", err)
 	}

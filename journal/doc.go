@@ -59,4 +59,11 @@
 // ErrBroken wrapping the first error. A failed write may have put part of a line
 // in the file; that part is a torn tail, which the next OpenWriter cuts. Open a
 // new Writer to go on.
+//
+// # Shared journals
+//
+// A journal that several processes append to (the usage ledger) is opened
+// with Options.Exclusive: the Writer holds an exclusive lock on the file from
+// before it looks for a torn tail until Close, and every writer of it does the
+// same, so a line another process is writing is never taken for a torn tail.
 package journal

@@ -35,6 +35,11 @@ type Options struct {
 	MaxLine int
 	// Now is the clock of repair lines; nil means time.Now.
 	Now func() time.Time
+	// Exclusive is for a journal several processes append to: the Writer
+	// holds an exclusive lock on the file (vfs.LockFile) from before it
+	// looks for a torn tail until Close, so it never cuts another
+	// process's line while that one is being written.
+	Exclusive bool
 }
 
 // Writer appends lines to one journal. It is safe for use by several
@@ -68,6 +73,12 @@ func OpenWriter(fsys vfs.FS, name string, opt Options) (*Writer, Repair, error) 
 	f, err := openOrCreate(fsys, name)
 	if err != nil {
 		return nil, Repair{}, err
+	}
+	if opt.Exclusive {
+		if err := vfs.LockFile(f); err != nil {
+			f.Close()
+			return nil, Repair{}, fmt.Errorf("journal: lock %s: %w", name, err)
+		}
 	}
 	w := &Writer{fsys: fsys, name: name, f: f, opt: opt}
 	w.enc = json.NewEncoder(&w.buf)

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/gofrs/flock"
 	"github.com/google/renameio/v2"
@@ -181,3 +182,14 @@ type diskFile struct {
 }
 
 func (f *diskFile) Name() string { return f.name }
+
+// LockExclusive takes flock(LOCK_EX) on the open file, waiting for another
+// holder; closing the file releases it.
+func (f *diskFile) LockExclusive() error {
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
+		if err != syscall.EINTR {
+			return err
+		}
+	}
+}

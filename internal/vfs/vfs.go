@@ -66,6 +66,17 @@ func Exchange(fsys FS, a, b string) error {
 	return errors.ErrUnsupported
 }
 
+// LockFile takes an exclusive lock on open file f, shared by every process
+// that opens the same file, waiting for another holder; it is released when
+// f is closed. On an FS without such locks (Mem lives in one process) it
+// does nothing.
+func LockFile(f File) error {
+	if l, ok := f.(interface{ LockExclusive() error }); ok {
+		return l.LockExclusive()
+	}
+	return nil
+}
+
 // File is an open file of an FS.
 type File interface {
 	io.Reader
