@@ -151,6 +151,9 @@ func (st *snapStack) fold(l *rawChangeLine) error {
 		st.list[n].applied = true
 	case kindAbort:
 		n := len(st.list)
+		if st.find(l.ID) < 0 {
+			return nil // a change whose line never reached the journal
+		}
 		if n == 0 || st.pending != st.list[n-1] || st.pending.rec.ID != l.ID {
 			return fmt.Errorf("abort of %s, which is not the newest change", l.ID)
 		}

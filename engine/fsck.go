@@ -144,8 +144,17 @@ func (s *Store) fsckWorkspace(ctx context.Context, r *FsckReport, dir string, ba
 func (s *Store) fsckJournal(r *FsckReport, name string, bad, note reporter, named map[string]string) {
 	r.Journals++
 	line := 0
+	var stack *snapStack // a changes journal's lines must fold
+	if strings.HasSuffix(name, ".changes.jsonl") {
+		stack = &snapStack{}
+	}
 	st, err := journal.Read(s.fsys, name, func(b []byte) error {
 		line++
+		if stack != nil {
+			if err := stack.apply(b); err != nil {
+				bad(fmt.Sprintf("%s:%d", name, line), "change record skipped by the undo stack: %v", err)
+			}
+		}
 		if named == nil {
 			return nil
 		}

@@ -3,12 +3,14 @@ package engine
 import (
 	"context"
 	"encoding/base64"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"cairn/internal/vfs"
+	"cairn/journal"
 )
 
 // The file tools record line first (tools.go): these tests cover what that
@@ -457,5 +459,49 @@ func TestToolsAndTurnsAtOnce(t *testing.T) {
 	}
 	if l := must(s.Snapshots(e.ctx)); len(l.Snapshots) != 40 {
 		t.Fatalf("%d snapshots, want 40", len(l.Snapshots))
+	}
+}
+
+// TestFsckFoldsChangeJournals: fsck folds every changes journal and names
+// each line the undo stack skips (an inline pre-image that does not hash to
+// its name, an undo of a snapshot that is not there) by file and line; a
+// journal the tools wrote, aborts included, is clean.
+func TestFsckFoldsChangeJournals(t *testing.T) {
+	mem := vfs.NewMem()
+	faulty := vfs.NewFaulty(mem)
+	e := newSnapEnv(t, "", WithWorkspaceFS(func(string) (vfs.FS, error) { return faulty, nil }))
+	s := e.session()
+	must(s.ToolWrite(e.ctx, "a.txt", []byte("one")))
+	must(s.ToolWrite(e.ctx, "a.txt", []byte("two")))
+	must(s.Undo(e.ctx))
+	faulty.Inject(vfs.Rule{Op: vfs.OpRename, Path: "*b.txt*"})
+	if _, err := s.ToolWrite(e.ctx, "b.txt", []byte("b")); err == nil {
+		t.Fatal("a write through a failing rename succeeded")
+	}
+	faulty.Reset()
+	if !strings.Contains(e.kinds(s), "abort") {
+		t.Fatalf("no abort line: %s", e.kinds(s))
+	}
+	rep := must(e.store.Fsck(e.ctx))
+	if len(rep.Problems) != 0 {
+		t.Fatalf("problems in a journal the tools wrote: %+v", rep.Problems)
+	}
+	id := s.ID()
+	s.Close()
+	lies := `{"v":1,"kind":"change","id":"mx00001-0000000b","seq":9,"at":"2026-01-01T00:00:00.000Z","tool":"write","scope":"paths","files":[{"path":"c.txt",` +
+		`"before":{"sha256":"` + sumHex("not this") + `","size":3,"mode":"file","data":"` + base64.StdEncoding.EncodeToString([]byte("abc")) + `"},"after":null}]}`
+	stray := `{"v":1,"kind":"undo","id":"mx00001-0000000c","files":[]}`
+	e.plant(id, []string{lies, stray})
+	n := 0
+	if _, err := journal.Read(e.store.fsys, changesName(e.ws.dir, id), func([]byte) error { n++; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	rep = must(e.store.Fsck(e.ctx))
+	want := map[string]bool{}
+	for _, k := range []int{n - 1, n} {
+		want[fmt.Sprintf("%s:%d", changesName(e.ws.dir, id), k)] = true
+	}
+	if len(rep.Problems) != 2 || !want[rep.Problems[0].Path] || !want[rep.Problems[1].Path] {
+		t.Fatalf("problems %+v, want lines %v", rep.Problems, want)
 	}
 }
