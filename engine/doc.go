@@ -71,9 +71,10 @@
 // while the new content is staged in a temp file beside the file and
 // fsynced; only then does the temp file take the file's place (an atomic
 // swap or rename). So the pre-image is durable before the file changes,
-// and the file is always its old or its new version. A crash between the
-// line and the swap leaves a change that was never made: the next owner
-// finds the file still as "before" and writes an abort line.
+// and the file is always its old or its new version. The folder is synced
+// in the background; the next line of the changes journal waits for it, so
+// a crash can leave only the newest change unmade, with its file still as
+// "before": the next owner finds it so and writes an abort line.
 //
 // # Degrading
 //

@@ -15,8 +15,8 @@ import (
 
 // The file tools record line first (tools.go): these tests cover what that
 // adds to the format and the durability rules — inline pre-images, abort
-// lines, the settling of a change a crash left unmade, and folder syncs
-// that come with the turn.
+// lines, the settling of a change a crash left unmade, and the folder syncs
+// the next change line and the end of the turn wait for.
 
 // crashEnv is a store and a workspace on one vfs.Mem, so a crash drops both.
 type crashEnv struct {

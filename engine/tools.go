@@ -19,10 +19,10 @@ import (
 // in a temp file beside the name and fsynced; only when both are durable is
 // the temp file swapped with the file (its old content removed in the
 // background) or renamed over the name, or the file removed. The folder is
-// synced with the turn (fileDirs), as the turn's items are. A tool that
-// fails after its line cancels the change with an abort line; a crash in
-// between is settled by the next owner (Workspace.unmade). A tool that fails
-// records nothing.
+// synced in the background (fileSyncs): the next line of the changes
+// journal and the end of the turn wait for it. A tool that fails after its
+// line cancels the change with an abort line; a crash in between is settled
+// by the next owner (Workspace.unmade). A tool that fails records nothing.
 
 // maxEditBytes is the largest file the edit tool reads.
 const maxEditBytes = 64 << 20

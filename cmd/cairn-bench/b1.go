@@ -3,8 +3,9 @@ package main
 // B1 snapshot one edit (PERFORMANCE.md): the write tool on one 10 KiB file
 // of a session — the pre-image captured inline in the change line, which
 // is appended and synced while the new content is staged and fsynced, then
-// renamed over the file; the folder is synced with the turn — against
-// anchors measured in the same run, interleaved:
+// swapped with the file; the folder is synced in the background (the next
+// change line and the end of the turn wait for it) — against anchors
+// measured in the same run, interleaved:
 //
 //   - floor: copy the file and fsync it (the least a durable pre-image
 //     costs), then write the new content in place (the edit itself);
@@ -21,6 +22,11 @@ package main
 // so its cost does not depend on them. git writes without fsync; its dirty
 // data is flushed (sync(2)) outside the timings, so the next step measured
 // does not pay for it.
+//
+// The rounds interleave cairn with the anchors, so a cairn edit never
+// follows another at once. Edits back to back cost more: each one's change
+// line waits for the previous one's folder sync (about 2x the floor on the
+// machine of the last note).
 //
 // Goals: at most 2x the floor (either one); at least 20x faster than the
 // shadow repo.
