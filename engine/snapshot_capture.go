@@ -39,7 +39,6 @@ type Change struct {
 	fsys    vfs.FS         // the workspace's files
 	once    sync.Once
 	doneFS  func()
-	after   map[int]*fileRef // after states the tool knows (what it wrote), by file
 }
 
 // RequiredError is the refusal of an edit whose required pre-images could
@@ -226,15 +225,6 @@ func (c *Change) release() {
 	})
 }
 
-// setAfter records the after state of file i as the tool left it, so
-// Commit need not read it back.
-func (c *Change) setAfter(i int, f *fileRef) {
-	if c.after == nil {
-		c.after = map[int]*fileRef{}
-	}
-	c.after[i] = f
-}
-
 // Commit records the after states by hash and appends the change line (synced),
 // discarding the undone branch and dropping the oldest snapshots over the
 // limits. The answer names the snapshot (nil when none was taken) and the
@@ -265,10 +255,6 @@ func (c *Change) Commit(ctx context.Context) (*ToolAnswer, error) {
 		return ans, nil
 	}
 	for i := range c.files {
-		if f, ok := c.after[i]; ok {
-			c.files[i].After = f
-			continue
-		}
 		c.files[i].After, _ = capture(ctx, c.fsys, hashSink, c.files[i].Path, c.max)
 	}
 	st := &s.snaps

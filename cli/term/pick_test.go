@@ -142,14 +142,14 @@ func TestPickViewFilter(t *testing.T) {
 }
 
 // runPicker runs the picker on keys without a terminal.
-func runPicker(rows []Row, lines int, keys ...string) (int, error, string) {
+func runPicker(rows []Row, lines int, keys ...string) (int, string, error) {
 	var c [][]byte
 	for _, k := range keys {
 		c = append(c, []byte(k))
 	}
 	out := &bytes.Buffer{}
 	i, err := newPicker(out, rows, 80, lines).run(newDecoder(&chunks{c: c}))
-	return i, err, out.String()
+	return i, out.String(), err
 }
 
 func TestPickerKeys(t *testing.T) {
@@ -173,7 +173,7 @@ func TestPickerKeys(t *testing.T) {
 		{[]string{"ab"}, 0, io.EOF},
 	}
 	for _, c := range cases {
-		i, err, out := runPicker(rows, 10, c.keys...)
+		i, out, err := runPicker(rows, 10, c.keys...)
 		if !errors.Is(err, c.err) || (err == nil && i != c.want) {
 			t.Errorf("%q: %d, %v; want %d, %v", c.keys, i, err, c.want, c.err)
 		}
