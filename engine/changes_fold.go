@@ -4,8 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"path"
 	"slices"
+	"strings"
 	"sync"
+	"time"
 
 	"cairn/internal/vfs"
 	"cairn/journal"
@@ -206,6 +209,13 @@ func (s *Session) loadChanges(ctx context.Context) error {
 	if err := foldChanges(s.ws.s.fsys, changesName(s.ws.dir, s.st.id), st); err != nil {
 		return err
 	}
+	last := st.pending
+	if last == nil && len(st.list) > 0 {
+		last = st.list[len(st.list)-1]
+	}
+	if last != nil {
+		s.ws.sweepToolTemps(last.rec.Files)
+	}
 	if s.ws.unmade(ctx, st) {
 		// Best effort: a change left in the stack undoes to what the
 		// file already holds, and the next open tries again.
@@ -215,6 +225,34 @@ func (s *Session) loadChanges(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// sweepToolTemps removes the temp files a file tool may have left beside
+// files when it was stopped: its staged new content, or the replaced file
+// it had swapped out and not yet removed (fileSyncs). One younger than a
+// minute may be another session's tool at work, and is left.
+func (w *Workspace) sweepToolTemps(files []changeFile) {
+	fsys, done, err := w.files()
+	if err != nil {
+		return
+	}
+	defer done()
+	old := w.s.Now().Add(-time.Minute)
+	for _, f := range files {
+		dir, prefix := path.Dir(f.Path), vfs.TempPrefix(path.Base(f.Path))
+		ents, err := fsys.ReadDir(dir)
+		if err != nil {
+			continue
+		}
+		for _, e := range ents {
+			if !strings.HasPrefix(e.Name(), prefix) || e.IsDir() {
+				continue
+			}
+			if fi, err := e.Info(); err == nil && fi.ModTime().Before(old) {
+				fsys.Remove(path.Join(dir, e.Name()))
+			}
+		}
+	}
 }
 
 // unmade reports whether the stack's pending change (its line the
@@ -255,7 +293,11 @@ func (w *Workspace) unmade(ctx context.Context, st *snapStack) bool {
 // appendChanges appends lines to the changes journal and syncs it, once
 // the file changes before them are durable (fileSyncs).
 func (s *Session) appendChanges(lines ...any) error {
-	s.files.wait()
+	if err := s.files.failed(); err != nil {
+		// A change before may not be durable: no line may follow it
+		// until the end of the turn has reported the failure.
+		return err
+	}
 	return s.writeChanges(true, lines)
 }
 

@@ -26,6 +26,9 @@ type Session struct {
 	audit *journal.Writer
 	snaps snapStack // the undo stack of file tools (changes*.go)
 	files fileSyncs // the file tools' background folder syncs
+	// busy is held (shared) by a file tool or an undo while it runs, and
+	// by Close, so Close waits for them and none starts after it.
+	busy  sync.RWMutex
 	shell *shellLog // shell history, made on first use (shell.go)
 
 	opts SessionOptions
@@ -446,6 +449,8 @@ func syncAll(js []syncer) error {
 
 // Close makes the session durable and gives up ownership.
 func (s *Session) Close() error {
+	s.busy.Lock()
+	defer s.busy.Unlock()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {

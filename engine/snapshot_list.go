@@ -26,7 +26,7 @@ func (w *Workspace) Snapshots(ctx context.Context, id string) (*SnapshotList, er
 		return nil, err
 	}
 	if w.unmade(ctx, &st) {
-		st.list = st.list[:len(st.list)-1]
+		st.list = append(st.list[:len(st.list)-1], st.held...)
 	}
 	return snapshotList(w, id, &st), nil
 }

@@ -45,6 +45,11 @@ func (s *Session) RestoreTo(ctx context.Context, id string) (*RestoreResult, err
 }
 
 func (s *Session) restore(ctx context.Context, action, id string) (*RestoreResult, error) {
+	s.busy.RLock()
+	defer s.busy.RUnlock()
+	if s.isClosed() {
+		return nil, fmt.Errorf("engine: session %s is closed", s.ID())
+	}
 	cfg, err := s.ws.s.Config()
 	if err != nil {
 		return nil, err
@@ -170,6 +175,13 @@ func (s *Session) undoOne(ctx context.Context, fsys vfs.FS, objs *objects.Store,
 		line.Files[k] = keptFile{Path: f.Path, Kept: kept[k]}
 	}
 	if err := s.appendChanges(line); err != nil {
+		// The line may have reached the journal: cancel it with a redo.
+		st := &s.snaps
+		st.refold(s)
+		if i := st.find(e.rec.ID); i >= 0 && !st.list[i].applied {
+			s.appendChanges(redoRecord{V: 1, Kind: kindRedo, ID: e.rec.ID, At: mkTime(s.ws.s.Now())})
+			st.refold(s)
+		}
 		return step, err
 	}
 	e.applied, e.kept = false, kept
@@ -236,6 +248,18 @@ func (s *Session) redoOne(ctx context.Context, fsys vfs.FS, objs *objects.Store,
 		return step, fmt.Errorf("%w: redo would overwrite %s, changed since the undo", ErrRefused, strings.Join(changed, ", "))
 	}
 	if err := s.appendChanges(redoRecord{V: 1, Kind: kindRedo, ID: e.rec.ID, At: mkTime(s.ws.s.Now())}); err != nil {
+		// The line may have reached the journal: cancel it with an undo
+		// keeping what the last undo kept.
+		st := &s.snaps
+		st.refold(s)
+		if i := st.find(e.rec.ID); i >= 0 && st.list[i].applied {
+			line := undoRecord{V: 1, Kind: kindUndo, ID: e.rec.ID, At: mkTime(s.ws.s.Now()), Files: make([]keptFile, len(files))}
+			for k, f := range files {
+				line.Files[k] = keptFile{Path: f.Path, Kept: e.kept[k]}
+			}
+			s.appendChanges(line)
+			st.refold(s)
+		}
 		return step, err
 	}
 	e.applied = true

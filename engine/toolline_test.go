@@ -505,3 +505,14 @@ func TestFsckFoldsChangeJournals(t *testing.T) {
 		t.Fatalf("problems %+v, want lines %v", rep.Problems, want)
 	}
 }
+
+// propList draws a snapshot list in one line: the cursor, then each
+// snapshot's id tail, tool and whether it is applied.
+func propList(l *SnapshotList) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "cursor=%d", l.Cursor)
+	for _, sn := range l.Snapshots {
+		fmt.Fprintf(&b, " %s:%s:%v", sn.ID[len(sn.ID)-4:], sn.Tool, sn.Applied)
+	}
+	return b.String()
+}

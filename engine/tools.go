@@ -144,6 +144,8 @@ func (j *stageJob) discard(fsys vfs.FS) {
 // runTool runs a file tool on path, line first (see the top of this file).
 // Exactly one of early and plan is given.
 func (s *Session) runTool(ctx context.Context, tool, path string, early earlyPlan, plan planFunc) (*ToolAnswer, error) {
+	s.busy.RLock()
+	defer s.busy.RUnlock()
 	if s.isClosed() {
 		return nil, fmt.Errorf("engine: session %s is closed", s.ID())
 	}
@@ -253,9 +255,13 @@ func (s *Session) runTool(ctx context.Context, tool, path string, early earlyPla
 			lines = append([]any{listRecord{V: 1, Kind: kindDiscard, IDs: ids, At: rec.At}}, lines...)
 		}
 		if err := s.appendChangesLazy(lines...); err != nil {
+			// The stack is what the journal folds to: without these
+			// lines, the next change ends the branch and drops again.
 			s.notice(fmt.Sprintf("the undo stack's limits could not be recorded: %v", err))
+			st.refold(s)
+		} else {
+			st.list, st.seq, st.pending, st.held = live, rec.Seq, nil, nil
 		}
-		st.list, st.seq, st.pending, st.held = live, rec.Seq, nil, nil
 		ans.Snapshot = &rec.ID
 	} else if record {
 		s.notice(fmt.Sprintf("no snapshot was taken of %s: %v", rel, lineErr))

@@ -43,8 +43,8 @@ func (s *Store) ledgerStore() *Store {
 // the writer for the caller to sync (with its own journals) and close.
 // Each line is one write to a file opened for appending, so processes that
 // share the ledger never interleave their lines, and the writer holds the
-// ledger's lock until it is closed, so none cuts another's line in flight
-// for a torn tail.
+// ledger's lock while it opens and appends, so none cuts another's line in
+// flight for a torn tail.
 func (s *Store) writeUsage(u UsageLine) (*journal.Writer, error) {
 	ls := s.ledgerStore()
 	ls.usageMu.Lock()
@@ -57,6 +57,7 @@ func (s *Store) writeUsage(u UsageLine) (*journal.Writer, error) {
 		w.Close()
 		return nil, fmt.Errorf("engine: usage ledger: %w", err)
 	}
+	w.Unlock() // the line is written: others need not wait for its sync
 	return w, nil
 }
 

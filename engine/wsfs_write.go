@@ -81,7 +81,9 @@ func syncWorkspace(w *Workspace, dirs dirSet, leftover string) error {
 	}
 	defer done()
 	if leftover != "" {
-		fsys.Remove(leftover)
+		if err := fsys.Remove(leftover); err != nil && !vfs.IsNotExist(err) {
+			return fmt.Errorf("engine: remove the replaced file %s: %w", leftover, err)
+		}
 	}
 	for dir := range dirs {
 		if err := fsys.SyncDir(dir); err != nil && !vfs.IsNotExist(err) && !errors.Is(err, syscall.ENOTDIR) {
@@ -99,6 +101,15 @@ func (f *fileSyncs) wait() {
 	if last != nil {
 		<-last
 	}
+}
+
+// failed waits for the background syncs and returns the first failure not
+// yet reported, leaving it to sync to report.
+func (f *fileSyncs) failed() error {
+	f.wait()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.err
 }
 
 // sync waits for the background syncs and returns the first failure since

@@ -64,6 +64,7 @@
 //
 // A journal that several processes append to (the usage ledger) is opened
 // with Options.Exclusive: the Writer holds an exclusive lock on the file from
-// before it looks for a torn tail until Close, and every writer of it does the
-// same, so a line another process is writing is never taken for a torn tail.
+// before it looks for a torn tail until Unlock (once its lines are written) or
+// Close, and every writer of it does the same, so a line another process is
+// writing is never taken for a torn tail.
 package journal

@@ -37,7 +37,7 @@ type Options struct {
 	Now func() time.Time
 	// Exclusive is for a journal several processes append to: the Writer
 	// holds an exclusive lock on the file (vfs.LockFile) from before it
-	// looks for a torn tail until Close, so it never cuts another
+	// looks for a torn tail until Unlock or Close, so it never cuts another
 	// process's line while that one is being written.
 	Exclusive bool
 }
@@ -56,6 +56,16 @@ type Writer struct {
 	closed bool
 	buf    bytes.Buffer
 	enc    *json.Encoder
+	unlock func() error // releases the Exclusive lock
+}
+
+// Unlock releases the lock an Exclusive Writer holds, once its lines are
+// written, so other writers need not wait for its Sync; Close releases it
+// too. The Writer goes on writing: call it when done appending.
+func (w *Writer) Unlock() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.unlock()
 }
 
 // OpenWriter opens the journal name for appending, creating it (mode 0600)
@@ -74,13 +84,14 @@ func OpenWriter(fsys vfs.FS, name string, opt Options) (*Writer, Repair, error) 
 	if err != nil {
 		return nil, Repair{}, err
 	}
+	unlock := func() error { return nil }
 	if opt.Exclusive {
-		if err := vfs.LockFile(f); err != nil {
+		if unlock, err = vfs.LockFile(f); err != nil {
 			f.Close()
 			return nil, Repair{}, fmt.Errorf("journal: lock %s: %w", name, err)
 		}
 	}
-	w := &Writer{fsys: fsys, name: name, f: f, opt: opt}
+	w := &Writer{fsys: fsys, name: name, f: f, opt: opt, unlock: unlock}
 	w.enc = json.NewEncoder(&w.buf)
 	rep, err := w.repair()
 	if err != nil {

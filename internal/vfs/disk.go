@@ -185,9 +185,14 @@ func (f *diskFile) Name() string { return f.name }
 
 // LockExclusive takes flock(LOCK_EX) on the open file, waiting for another
 // holder; closing the file releases it.
-func (f *diskFile) LockExclusive() error {
+func (f *diskFile) LockExclusive() error { return f.flock(syscall.LOCK_EX) }
+
+// Unlock releases the lock LockExclusive took.
+func (f *diskFile) Unlock() error { return f.flock(syscall.LOCK_UN) }
+
+func (f *diskFile) flock(how int) error {
 	for {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
+		err := syscall.Flock(int(f.Fd()), how)
 		if err != syscall.EINTR {
 			return err
 		}

@@ -67,14 +67,22 @@ func Exchange(fsys FS, a, b string) error {
 }
 
 // LockFile takes an exclusive lock on open file f, shared by every process
-// that opens the same file, waiting for another holder; it is released when
-// f is closed. On an FS without such locks (Mem lives in one process) it
-// does nothing.
-func LockFile(f File) error {
-	if l, ok := f.(interface{ LockExclusive() error }); ok {
-		return l.LockExclusive()
+// that opens the same file, waiting for another holder; unlock releases it,
+// and so does closing f. On an FS without such locks (Mem lives in one
+// process) it does nothing.
+func LockFile(f File) (unlock func() error, err error) {
+	if l, ok := f.(fileLocker); ok {
+		if err := l.LockExclusive(); err != nil {
+			return nil, err
+		}
+		return l.Unlock, nil
 	}
-	return nil
+	return func() error { return nil }, nil
+}
+
+type fileLocker interface {
+	LockExclusive() error
+	Unlock() error
 }
 
 // File is an open file of an FS.

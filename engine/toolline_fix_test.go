@@ -1,0 +1,324 @@
+package engine
+
+import (
+	"context"
+	"encoding/base64"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"cairn/internal/vfs"
+)
+
+// Regression tests for what reviews of the line-first file tools found.
+
+// TestReaderPutsBackHeldBranch: a reader hiding an unmade change puts back
+// the undone branch its line ended, as the owner does: both list the same.
+func TestReaderPutsBackHeldBranch(t *testing.T) {
+	e := newSnapEnv(t, "")
+	e.put("a.txt", "one\n")
+	s := e.session()
+	must(s.ToolWrite(e.ctx, "a.txt", []byte("two\n")))
+	must(s.Undo(e.ctx))
+	id := s.ID()
+	s.Close()
+	line := `{"v":1,"kind":"change","id":"mx00001-0000000a","seq":2,"at":"2026-01-01T00:00:00.000Z","tool":"write","scope":"paths","files":[{"path":"a.txt",` +
+		`"before":{"sha256":"` + sumHex("one\n") + `","size":4,"mode":"file","data":"` + base64.StdEncoding.EncodeToString([]byte("one\n")) + `"},` +
+		`"after":{"sha256":"` + sumHex("three\n") + `","size":6,"mode":"file"}}]}`
+	e.plant(id, []string{line})
+	reader := must(e.ws.Snapshots(e.ctx, id))
+	s = must(e.ws.Open(e.ctx, id, SessionOptions{}))
+	defer s.Close()
+	owner := must(s.Snapshots(e.ctx))
+	if len(reader.Snapshots) != 1 || len(owner.Snapshots) != 1 || owner.Snapshots[0].Applied {
+		t.Fatalf("reader %s, owner %s: want the undone write in both", propList(reader), propList(owner))
+	}
+	must(s.Redo(e.ctx))
+	e.want("a.txt", "two\n")
+}
+
+// TestReplacedFileRemoveFails: the old content a tool swapped out is
+// removed in the background; when that fails, the end of the turn says so,
+// and the next open (a minute on) removes it.
+func TestReplacedFileRemoveFails(t *testing.T) {
+	mem := vfs.NewMem()
+	fa := vfs.NewFaulty(mem)
+	now := time.Now()
+	clock := func() time.Time { return now }
+	wsfs := WithWorkspaceFS(func(string) (vfs.FS, error) { return fa, nil })
+	st := must(OpenFS(fa, "/mem", wsfs, WithClock(clock)))
+	defer st.Close()
+	ws := must(st.Workspace(t.TempDir()))
+	vfs.WriteFileAtomic(mem, "a.txt", []byte("old content"))
+	s := ws.Create(SessionOptions{})
+	must(s.ToolWrite(context.Background(), "warm.txt", []byte("w")))
+	fa.Inject(vfs.Rule{Op: vfs.OpRemove, Path: ".a.txt.tmp*"})
+	must(s.ToolWrite(context.Background(), "a.txt", []byte("new")))
+	if err := s.Commit(context.Background()); err == nil || !strings.Contains(err.Error(), "replaced file") {
+		t.Fatalf("commit: %v, want the failed removal", err)
+	}
+	fa.Reset()
+	s.Close()
+	temps := func() (n int) {
+		for _, ent := range must(mem.ReadDir(".")) {
+			if strings.HasPrefix(ent.Name(), ".a.txt.tmp") {
+				n++
+			}
+		}
+		return n
+	}
+	if temps() != 1 {
+		t.Fatalf("%d temp files beside a.txt, want the replaced one", temps())
+	}
+	now = now.Add(2 * time.Minute)
+	s = must(ws.Open(context.Background(), s.ID(), SessionOptions{}))
+	s.Close()
+	if temps() != 0 {
+		t.Fatal("the replaced file was left after the next open")
+	}
+	if b, _ := vfs.ReadFile(mem, "a.txt"); string(b) != "new" {
+		t.Fatalf("a.txt holds %q", b)
+	}
+}
+
+// TestUndoLineSyncFails: an undo or redo whose line's fsync fails leaves
+// the owner's stack as the journal folds it, and fsck clean.
+func TestUndoLineSyncFails(t *testing.T) {
+	for _, op := range []string{"undo", "redo"} {
+		t.Run(op, func(t *testing.T) {
+			mem := vfs.NewMem()
+			fa := vfs.NewFaulty(mem)
+			st := must(OpenFS(fa, "/mem", WithWorkspaceFS(func(string) (vfs.FS, error) { return fa, nil })))
+			defer st.Close()
+			ws := must(st.Workspace(t.TempDir()))
+			ctx := context.Background()
+			s := ws.Create(SessionOptions{})
+			defer s.Close()
+			must(s.ToolWrite(ctx, "a.txt", []byte("one")))
+			must(s.ToolWrite(ctx, "a.txt", []byte("two")))
+			if op == "redo" {
+				must(s.Undo(ctx))
+			}
+			fa.Inject(vfs.Rule{Op: vfs.OpSync, Path: "workspaces/*/sessions/*.changes.jsonl", Count: 1})
+			var err error
+			if op == "undo" {
+				_, err = s.Undo(ctx)
+			} else {
+				_, err = s.Redo(ctx)
+			}
+			if err == nil {
+				t.Fatalf("%s with a failing line sync succeeded", op)
+			}
+			fa.Reset()
+			mine := must(s.Snapshots(ctx))
+			theirs := must(ws.Snapshots(ctx, s.ID()))
+			if propList(mine) != propList(theirs) {
+				t.Fatalf("owner %s, journal %s", propList(mine), propList(theirs))
+			}
+			must(s.Undo(ctx))
+			if rep := must(st.Fsck(ctx)); len(rep.Problems) != 0 {
+				t.Fatalf("fsck: %+v", rep.Problems)
+			}
+		})
+	}
+}
+
+// TestLazyLinesLost: when the lines that follow a tool's change (the drop
+// of the oldest snapshot) cannot be written, the owner's stack is what the
+// journal folds to.
+func TestLazyLinesLost(t *testing.T) {
+	mem := vfs.NewMem()
+	fa := vfs.NewFaulty(mem)
+	vfs.WriteFileAtomic(mem, "config.json", []byte(`{"snapshots":{"max_per_session":1}}`))
+	st := must(OpenFS(fa, "/mem", WithWorkspaceFS(func(string) (vfs.FS, error) { return fa, nil })))
+	defer st.Close()
+	ws := must(st.Workspace(t.TempDir()))
+	ctx := context.Background()
+	s := ws.Create(SessionOptions{})
+	defer s.Close()
+	must(s.ToolWrite(ctx, "a.txt", []byte("one")))
+	fa.Inject(vfs.Rule{Op: vfs.OpWrite, Path: "workspaces/*/sessions/*.changes.jsonl", Skip: 1, Count: 1})
+	must(s.ToolWrite(ctx, "a.txt", []byte("two")))
+	fa.Reset()
+	mine := must(s.Snapshots(ctx))
+	theirs := must(ws.Snapshots(ctx, s.ID()))
+	if propList(mine) != propList(theirs) {
+		t.Fatalf("owner %s, journal %s", propList(mine), propList(theirs))
+	}
+}
+
+// gateFS blocks the first Lstat of name until released.
+type gateFS struct {
+	vfs.FS
+	name    string
+	once    sync.Once
+	reached chan struct{}
+	release chan struct{}
+}
+
+func (g *gateFS) Lstat(name string) (os.FileInfo, error) {
+	if name == g.name {
+		g.once.Do(func() { close(g.reached); <-g.release })
+	}
+	return g.FS.Lstat(name)
+}
+
+// TestCloseWaitsForTool: Close waits for a tool under way, whose write is
+// then made and recorded; a tool after Close changes nothing.
+func TestCloseWaitsForTool(t *testing.T) {
+	mem := vfs.NewMem()
+	g := &gateFS{FS: mem, name: "a.txt", reached: make(chan struct{}), release: make(chan struct{})}
+	st := must(OpenFS(mem, "/mem", WithWorkspaceFS(func(string) (vfs.FS, error) { return g, nil })))
+	defer st.Close()
+	ws := must(st.Workspace(t.TempDir()))
+	ctx := context.Background()
+	vfs.WriteFileAtomic(mem, "a.txt", []byte("before"))
+	s := ws.Create(SessionOptions{})
+	must(s.ToolWrite(ctx, "warm.txt", []byte("w")))
+	tool := make(chan error, 1)
+	go func() { _, err := s.ToolWrite(ctx, "a.txt", []byte("during close")); tool <- err }()
+	<-g.reached
+	closed := make(chan error, 1)
+	go func() { closed <- s.Close() }()
+	select {
+	case err := <-closed:
+		t.Fatalf("Close returned (%v) while a tool was under way", err)
+	case <-time.After(50 * time.Millisecond):
+	}
+	close(g.release)
+	if err := <-tool; err != nil {
+		t.Fatal(err)
+	}
+	if err := <-closed; err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := vfs.ReadFile(mem, "a.txt"); string(b) != "during close" {
+		t.Fatalf("a.txt holds %q", b)
+	}
+	if _, err := s.ToolWrite(ctx, "a.txt", []byte("after close")); err == nil {
+		t.Fatal("a tool after Close succeeded")
+	}
+	if l := must(ws.Snapshots(ctx, s.ID())); len(l.Snapshots) != 2 {
+		t.Fatalf("snapshots %s, want the warm-up and the write", propList(l))
+	}
+}
+
+// blockedSync makes SyncDir wait until released (a slow filesystem), and
+// says when one is waiting.
+type blockedSync struct {
+	vfs.FS
+	entered chan struct{}
+	release chan struct{}
+	once    *sync.Once
+}
+
+func (b blockedSync) SyncDir(name string) error {
+	b.once.Do(func() { close(b.entered) })
+	<-b.release
+	return b.FS.SyncDir(name)
+}
+
+// TestLedgerLockIsShort: the usage ledger's lock is held while a writer
+// opens it and appends, not while its session waits for its own syncs: a
+// session whose folder sync hangs does not hold up another's turn.
+func TestLedgerLockIsShort(t *testing.T) {
+	home := filepath.Join(t.TempDir(), "home")
+	slowDir, _ := Canonical(t.TempDir())
+	fastDir, _ := Canonical(t.TempDir())
+	entered, release := make(chan struct{}), make(chan struct{})
+	once := &sync.Once{}
+	st := must(Open(home, WithWorkspaceFS(func(dir string) (vfs.FS, error) {
+		d, err := vfs.OpenDisk(dir)
+		if err != nil || dir != slowDir {
+			return d, err
+		}
+		return blockedSync{d, entered, release, once}, nil
+	})))
+	defer st.Close()
+	ctx := context.Background()
+	a := must(st.Workspace(slowDir)).Create(SessionOptions{})
+	b := must(st.Workspace(fastDir)).Create(SessionOptions{})
+	for _, s := range []*Session{a, b} {
+		must(s.Append(ctx, Item{Type: User, Text: "go"}))
+	}
+	must(a.ToolWrite(ctx, "x.txt", []byte("x"))) // its folder sync hangs
+	turn := Turn{Model: "m", Spend: Spend{InputTokens: 1}}
+	<-entered // a's folder sync hangs in the background
+	aDone := make(chan error, 1)
+	go func() { aDone <- a.EndTurn(ctx, turn) }()
+	// a's turn writes its usage line, then waits for its folder sync.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+		if b, _ := os.ReadFile(filepath.Join(home, "usage.jsonl")); len(b) > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("session a's turn wrote no usage line")
+		}
+	}
+	bDone := make(chan error, 1)
+	go func() { bDone <- b.EndTurn(ctx, turn) }()
+	select {
+	case err := <-bDone:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("session b's turn waited for session a's folder sync")
+	}
+	close(release)
+	if err := <-aDone; err != nil {
+		t.Fatal(err)
+	}
+	a.Close()
+	b.Close()
+	if u := must(st.Usage(ctx)); len(u) == 0 {
+		t.Fatal("no usage recorded")
+	}
+}
+
+// TestFailedFolderSyncStopsLines: after a tool's folder sync failed, no
+// change line follows until the end of the turn has reported it, so a
+// crash cannot leave an older change that was never made in the stack.
+func TestFailedFolderSyncStopsLines(t *testing.T) {
+	mem := vfs.NewMem()
+	fa := vfs.NewFaulty(mem)
+	wsfs := WithWorkspaceFS(func(string) (vfs.FS, error) { return fa, nil })
+	st := must(OpenFS(fa, "/mem", wsfs))
+	dir := t.TempDir()
+	ws := must(st.Workspace(dir))
+	ctx := context.Background()
+	mem.MkdirAll("d", 0o755)
+	vfs.WriteFileAtomic(mem, "a.txt", []byte("a0"))
+	vfs.WriteFileAtomic(mem, "d/b.txt", []byte("b0"))
+	mem.SyncDir(".")
+	mem.SyncDir("d")
+	s := ws.Create(SessionOptions{})
+	must(s.Append(ctx, Item{Type: User, Text: "go"}))
+	if err := s.EndTurn(ctx, Turn{}); err != nil {
+		t.Fatal(err)
+	}
+	fa.Inject(vfs.Rule{Op: vfs.OpSync, Path: ".", Count: 1}) // a.txt's folder sync
+	must(s.ToolWrite(ctx, "a.txt", []byte("a1")))
+	b := must(s.ToolWrite(ctx, "d/b.txt", []byte("b1")))
+	if b.Snapshot != nil {
+		t.Fatal("a change line followed a failed folder sync")
+	}
+	fa.Reset()
+	s.files.wait()
+	id := s.ID()
+	mem.Crash()
+	s.Close()
+	st.Close()
+	st = must(OpenFS(mem, "/mem", wsfs))
+	defer st.Close()
+	ws = must(st.Workspace(dir))
+	s = must(ws.Open(ctx, id, SessionOptions{}))
+	defer s.Close()
+	a, _ := vfs.ReadFile(mem, "a.txt")
+	if l := must(s.Snapshots(ctx)); string(a) == "a0" && len(l.Snapshots) > 0 {
+		t.Fatalf("a.txt is %q (its write lost) yet the stack lists %s", a, propList(l))
+	}
+}
