@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path"
 	"slices"
@@ -29,12 +30,22 @@ type snapStack struct {
 	// ended, which an abort of it puts back.
 	pending *snapEntry
 	held    []*snapEntry
-	objs    *objects.Store
+	// restoring is the snapshot of the newest undo, restore or redo line
+	// while nothing but discard, drop and evidence lines follows it: its
+	// files may not all have been put back when its owner stopped.
+	restoring *snapEntry
+	objs      *objects.Store
 
-	wmu    sync.Mutex // guards w and closed (Close must not wait for mu)
+	wmu sync.Mutex // guards w, owed and closed (Close must not wait for mu)
+	// owed is a change whose abort line could not be written: the next
+	// line written goes after that abort.
+	owed   string
 	w      *journal.Writer
 	closed bool
 }
+
+// errNoop is a line that changes nothing and leaves the stack as it was.
+var errNoop = errors.New("nothing to fold")
 
 // snapEntry is one live snapshot.
 type snapEntry struct {
@@ -96,16 +107,23 @@ func (st *snapStack) apply(b []byte) error {
 		held = slices.Clone(st.list[st.cursor():])
 	}
 	err := st.fold(&l)
+	if err == errNoop {
+		return nil
+	}
 	if err != nil {
 		return err
 	}
 	switch l.Kind {
 	case kindChange:
-		st.pending, st.held = st.list[len(st.list)-1], held
-	case kindUndo, kindRestore, kindRedo, kindAbort:
+		st.pending, st.held, st.restoring = st.list[len(st.list)-1], held, nil
+	case kindUndo, kindRestore, kindRedo:
 		// Each waits for the file changes before it to be durable
-		// (fileSyncs); an abort has put back what it held.
-		st.pending, st.held = nil, nil
+		// (fileSyncs), and may itself be stopped before its files are.
+		st.pending, st.held, st.restoring = nil, nil, st.list[st.find(l.ID)]
+	case kindAbort, kindClose:
+		// An abort has put back what it held; a close line says every
+		// file change before it was made.
+		st.pending, st.held, st.restoring = nil, nil, nil
 	case kindDiscard:
 		st.held = slices.DeleteFunc(st.held, func(e *snapEntry) bool { return slices.Contains(l.IDs, e.rec.ID) })
 	}
@@ -155,7 +173,7 @@ func (st *snapStack) fold(l *rawChangeLine) error {
 	case kindAbort:
 		n := len(st.list)
 		if st.find(l.ID) < 0 {
-			return nil // a change whose line never reached the journal
+			return errNoop // a change whose line never reached the journal
 		}
 		if n == 0 || st.pending != st.list[n-1] || st.pending.rec.ID != l.ID {
 			return fmt.Errorf("abort of %s, which is not the newest change", l.ID)
@@ -224,7 +242,54 @@ func (s *Session) loadChanges(ctx context.Context) error {
 			st.pending, st.held = nil, nil
 		}
 	}
+	if e := st.restoring; e != nil {
+		s.finishRestore(ctx, e)
+	}
 	return nil
+}
+
+// finishRestore puts back the files an undo, restore or redo of e did not
+// get to before its owner stopped (no close line followed its line). Its
+// line, written first, holds every content it needs: a file still as the
+// undo found it (the content it kept) gets its "before" again, one a redo
+// had not reached yet gets what the undo kept. A file holding anything
+// else is left as it is.
+func (s *Session) finishRestore(ctx context.Context, e *snapEntry) {
+	if len(e.kept) != len(e.rec.Files) {
+		return
+	}
+	fsys, done, err := s.ws.files()
+	if err != nil {
+		return
+	}
+	defer done()
+	objs := s.snapObjects()
+	dirs := dirSet{}
+	for i, f := range e.rec.Files {
+		from, to := e.kept[i], f.Before // an undo not finished
+		if e.applied {
+			from, to = f.Before, e.kept[i] // a redo not finished
+		}
+		if from.skipped() || to.skipped() || sameRef(from, to) || !restorable(objs, to) {
+			continue
+		}
+		var limit int64 = 1
+		for _, r := range []*fileRef{from, to} {
+			if r != nil {
+				limit = max(limit, r.Size)
+			}
+		}
+		cur, _ := capture(ctx, fsys, hashSink, f.Path, limit)
+		if !sameRef(cur, from) {
+			continue
+		}
+		if err := putFile(ctx, fsys, objs, f.Path, to, dirs); err != nil {
+			s.notice(fmt.Sprintf("the interrupted %s of %s could not put back %s: %v", map[bool]string{false: "undo", true: "redo"}[e.applied], e.rec.ID, f.Path, err))
+		}
+	}
+	if err := dirs.sync(fsys); err != nil {
+		s.notice(fmt.Sprintf("the interrupted restore of %s: sync folders: %v", e.rec.ID, err))
+	}
 }
 
 // sweepToolTemps removes the temp files a file tool may have left beside
@@ -324,6 +389,9 @@ func (s *Session) writeChanges(sync bool, lines []any) error {
 		}
 		st.w = w
 	}
+	if st.owed != "" {
+		lines = append([]any{redoRecord{V: 1, Kind: kindAbort, ID: st.owed, At: mkTime(s.ws.s.Now())}}, lines...)
+	}
 	err := func() error {
 		for _, l := range lines {
 			if err := st.w.Append(l); err != nil {
@@ -343,15 +411,22 @@ func (s *Session) writeChanges(sync bool, lines []any) error {
 		// tail; a failed fsync is never taken as done.
 		st.w.Close()
 		st.w = nil
+		return err
 	}
-	return err
+	st.owed = ""
+	return nil
 }
 
 // close closes the changes journal (Session.Close calls it).
-func (st *snapStack) close() {
+// A close line ends what a session wrote to its changes journal in one
+// run, so the next owner knows every file change before it was made.
+func (st *snapStack) close(now Time) {
 	st.wmu.Lock()
 	defer st.wmu.Unlock()
 	if st.w != nil {
+		if st.owed == "" {
+			st.w.Append(closeRecord{V: 1, Kind: kindClose, At: now})
+		}
 		st.w.Sync() // lines appended lazily; a failure leaves them to be redrawn
 		st.w.Close()
 		st.w = nil

@@ -62,6 +62,7 @@ const (
 	kindDrop     = "drop"
 	kindEvidence = "evidence"
 	kindAbort    = "abort"
+	kindClose    = "close"
 )
 
 // maxInline is the largest pre-image a file tool writes inline in its
@@ -226,6 +227,11 @@ type (
 		IDs  []string `json:"ids"`
 		At   Time     `json:"at"`
 		Why  string   `json:"why,omitempty"`
+	}
+	closeRecord struct {
+		V    int    `json:"v"`
+		Kind string `json:"kind"`
+		At   Time   `json:"at"`
 	}
 	evidenceRecord struct {
 		V        int          `json:"v"`

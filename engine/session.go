@@ -466,7 +466,7 @@ func (s *Session) Close() error {
 	if s.audit != nil {
 		s.audit.Close()
 	}
-	s.snaps.close()
+	s.snaps.close(mkTime(s.ws.s.Now()))
 	s.shell.close()
 	if s.lock != nil {
 		if rerr := s.ws.release(s.st.id, s.lock); err == nil {

@@ -322,3 +322,64 @@ func TestFailedFolderSyncStopsLines(t *testing.T) {
 		t.Fatalf("a.txt is %q (its write lost) yet the stack lists %s", a, propList(l))
 	}
 }
+
+// TestCleanCloseSettlesNothing: after a clean Close, whose close line says
+// every file change before it was made, the next open touches nothing: a
+// change whose file the user put back by hand is not cancelled, and an
+// undo whose file the user set back to what the undo kept is not redone.
+func TestCleanCloseSettlesNothing(t *testing.T) {
+	e := newSnapEnv(t, "")
+	e.put("a.txt", "one")
+	e.put("b.txt", "bee")
+	s := e.session()
+	must(s.ToolWrite(e.ctx, "b.txt", []byte("bee two")))
+	must(s.Undo(e.ctx)) // b.txt is "bee" again; the undo kept "bee two"
+	must(s.ToolWrite(e.ctx, "a.txt", []byte("two")))
+	s.Close()
+	if !strings.HasSuffix(e.kinds(s), ",close") {
+		t.Fatalf("no close line: %s", e.kinds(s))
+	}
+	e.put("a.txt", "one") // the user puts a.txt back by hand
+	kinds := e.kinds(s)
+	s = must(e.ws.Open(e.ctx, s.ID(), SessionOptions{}))
+	defer s.Close()
+	if e.kinds(s) != kinds {
+		t.Fatalf("the open wrote %s after %s", e.kinds(s), kinds)
+	}
+	if l := must(s.Snapshots(e.ctx)); len(l.Snapshots) != 1 || !l.Snapshots[0].Applied {
+		t.Fatalf("stack %s, want a.txt's write", propList(l))
+	}
+	e.want("a.txt", "one")
+	e.want("b.txt", "bee")
+}
+
+// TestInterruptedUndoFinished: an undo stopped after its line and before
+// its files were put back (no close line followed) is finished by the next
+// owner, from what its line holds; so is a redo.
+func TestInterruptedUndoFinished(t *testing.T) {
+	for _, op := range []string{"undo", "redo"} {
+		t.Run(op, func(t *testing.T) {
+			e := newSnapEnv(t, "")
+			e.put("a.txt", "one")
+			s := e.session()
+			must(s.ToolWrite(e.ctx, "a.txt", []byte("two")))
+			if op == "redo" {
+				must(s.Undo(e.ctx))
+			}
+			s.Close()
+			snap := must(e.ws.Snapshots(e.ctx, s.ID())).Snapshots[0].ID
+			// The line as the stopped undo or redo wrote it; its files were
+			// not reached.
+			line := `{"v":1,"kind":"redo","id":"` + snap + `","at":"2026-01-01T00:00:00.000Z"}`
+			if op == "undo" {
+				line = `{"v":1,"kind":"undo","id":"` + snap + `","at":"2026-01-01T00:00:00.000Z","files":[{"path":"a.txt","kept":` +
+					`{"oid":"` + must(e.ws.objects().PutBytes(e.ctx, []byte("two"))).ID.String() + `","size":3,"mode":"file"}}]}`
+			}
+			e.plant(s.ID(), []string{line})
+			s = must(e.ws.Open(e.ctx, s.ID(), SessionOptions{}))
+			defer s.Close()
+			want := map[string]string{"undo": "one", "redo": "two"}[op]
+			e.want("a.txt", want)
+		})
+	}
+}

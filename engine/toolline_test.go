@@ -155,15 +155,15 @@ func TestUnmadeChangeSettled(t *testing.T) {
 			if l := must(s.Snapshots(e.ctx)); (len(l.Snapshots) == 2) != c.kept {
 				t.Fatalf("the owner lists %d snapshots", len(l.Snapshots))
 			}
-			kinds := e.kinds(s)
-			if strings.HasSuffix(kinds, ",abort") == c.kept {
+			if kinds := e.kinds(s); strings.HasSuffix(kinds, ",abort") == c.kept {
 				t.Fatalf("journal kinds %s", kinds)
 			}
 			s.Close()
+			kinds := e.kinds(s)
 			e.want("a.txt", c.file)
 			// Settled once: opening again writes nothing more.
 			s = must(e.ws.Open(e.ctx, id, SessionOptions{}))
-			defer s.Close()
+			s.Close()
 			if e.kinds(s) != kinds {
 				t.Fatalf("a second open wrote %s after %s", e.kinds(s), kinds)
 			}

@@ -275,10 +275,23 @@ func (s *Session) runTool(ctx context.Context, tool, path string, early earlyPla
 // was not changed, and refolds the stack from the journal: the truth,
 // whether the line, its abort, both or neither reached it.
 func (s *Session) abortChange(id string) {
-	if err := s.appendChanges(redoRecord{V: 1, Kind: kindAbort, ID: id, At: mkTime(s.ws.s.Now())}); err != nil {
-		s.notice(fmt.Sprintf("the cancelled change %s could not be recorded: %v", id, err))
+	st := &s.snaps
+	err := s.appendChanges(redoRecord{V: 1, Kind: kindAbort, ID: id, At: mkTime(s.ws.s.Now())})
+	st.refold(s)
+	if err == nil {
+		return
 	}
-	s.snaps.refold(s)
+	// The abort is owed: it goes before the next line, and meanwhile the
+	// stack is what that line will make of it (and what a reader, or the
+	// next owner, settles it to).
+	s.notice(fmt.Sprintf("the cancelled change %s could not be recorded yet: %v", id, err))
+	st.wmu.Lock()
+	st.owed = id
+	st.wmu.Unlock()
+	if n := len(st.list); n > 0 && st.pending == st.list[n-1] && st.pending.rec.ID == id {
+		st.list = append(st.list[:n-1], st.held...)
+		st.pending, st.held = nil, nil
+	}
 }
 
 // refold rebuilds the stack from the journal, after a write to it failed.

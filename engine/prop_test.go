@@ -1,0 +1,580 @@
+package engine
+
+// Property tests of the file tools' undo stack: random sequences of write/edit/rm/undo/redo/restore/commit/end-turn/
+// reopen, each op with a random injected fault (vfs.Faulty), then:
+//
+//  1. after every op the owner's stack (s.Snapshots) equals a reader's fold
+//     of the journal (ws.Snapshots), and equals the stack after reopen;
+//  2. Store.Fsck reports no problem on the journals the engine wrote;
+//  3. a failed tool leaves its file as it was; undoing everything puts the
+//     initial files back (unless an op ran without a snapshot / skipped);
+//  4. no temp file is left beside the workspace files once closed, and no
+//     goroutine outlives the session.
+//
+// PROP_SEEDS (default 200) sets how many sequences run; PROP_OPS their
+// length (default 30). PROP_SEED=n runs only seed n, verbosely.
+// PROP_STRICT_TEMPS=1 also fails on a temp file left beside a workspace file
+// (one a failed removal left: the end of the turn reports it, and an open a
+// minute later removes it).
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"cairn/internal/vfs"
+	"cairn/journal"
+)
+
+func propEnvInt(name string, def int) int {
+	if v, err := strconv.Atoi(os.Getenv(name)); err == nil {
+		return v
+	}
+	return def
+}
+
+func TestPropToolStack(t *testing.T) {
+	seeds := propEnvInt("PROP_SEEDS", 200)
+	ops := propEnvInt("PROP_OPS", 30)
+	first, last := 0, seeds
+	if one := propEnvInt("PROP_SEED", -1); one >= 0 {
+		first, last = one, one+1
+	}
+	dir := t.TempDir()
+	g0 := runtime.NumGoroutine()
+	failed := 0
+	for seed := first; seed < last; seed++ {
+		ok := t.Run(fmt.Sprint(seed), func(t *testing.T) { propRun(t, dir, uint64(seed), ops, last-first == 1) })
+		if !ok {
+			failed++
+			if failed >= 5 {
+				t.Fatalf("stopping after %d failing seeds", failed)
+			}
+		}
+	}
+	time.Sleep(50 * time.Millisecond)
+	if g := runtime.NumGoroutine(); g > g0+2 {
+		buf := make([]byte, 1<<20)
+		n := runtime.Stack(buf, true)
+		t.Errorf("goroutines: %d before, %d after\n%s", g0, g, buf[:n])
+	}
+	t.Logf("%d sequences of %d ops; %d temp files left in workspaces; known divergences %v", last-first, ops, propLeftovers, propKnown)
+}
+
+// propLeftovers counts temp files left beside workspace files; propKnown
+// counts the divergences the tests allow, by kind.
+var (
+	propLeftovers int
+	propKnown     = map[string]int{}
+)
+
+func propNoticed(ns []string, s string) bool {
+	return slices.ContainsFunc(ns, func(n string) bool { return strings.Contains(n, s) })
+}
+
+var propFiles = []string{"a.txt", "b.txt", "d/c.txt", "big.bin"}
+
+type propState map[string]string // file -> content; absent files missing
+
+func propSnap(t *testing.T, mem *vfs.Mem) propState {
+	t.Helper()
+	m := propState{}
+	for _, f := range propFiles {
+		b, err := vfs.ReadFile(mem, f)
+		if err == nil {
+			m[f] = string(b)
+		} else if !vfs.IsNotExist(err) {
+			t.Fatalf("read %s: %v", f, err)
+		}
+	}
+	return m
+}
+
+func (p propState) String() string {
+	var out []string
+	for _, f := range propFiles {
+		if c, ok := p[f]; ok {
+			if len(c) > 24 {
+				c = fmt.Sprintf("%.12s..(%d)", c, len(c))
+			}
+			out = append(out, f+"="+strconv.Quote(c))
+		}
+	}
+	return strings.Join(out, " ")
+}
+
+var propFaultPaths = []string{
+	"workspaces/*/sessions/*.changes.jsonl",
+	"workspaces/*/sessions/*.changes.jsonl",
+	"workspaces/*/objects/*/*",
+	"workspaces/*/objects/*",
+	".*.tmp*",
+	"d/.*.tmp*",
+	"*.txt",
+	"d",
+	".",
+	"",
+}
+
+var propFaultOps = []vfs.Op{vfs.OpWrite, vfs.OpSync, vfs.OpSync, vfs.OpRename, vfs.OpRemove, vfs.OpCreate, vfs.OpChmod, vfs.OpStat, vfs.OpOpen}
+
+func propContent(r *rand.Rand) string {
+	switch r.IntN(6) {
+	case 0:
+		return ""
+	case 1:
+		return strings.Repeat(fmt.Sprintf("big %d ", r.IntN(1000)), 3000) // > 16 KiB: an object
+	default:
+		return fmt.Sprintf("v%d KEY%d tail\n", r.IntN(1000), r.IntN(3))
+	}
+}
+
+func propRun(t *testing.T, dir string, seed uint64, nops int, verbose bool) {
+	ctx := context.Background()
+	r := rand.New(rand.NewPCG(seed, 0x5eed))
+	mem := vfs.NewMem()
+	fa := vfs.NewFaulty(mem)
+	cfg := []string{`{"snapshots":{"max_per_session":2}}`, `{"snapshots":{"max_per_session":4}}`, `{}`,
+		`{"snapshots":{"max_bytes_per_session":40000}}`}[r.IntN(4)]
+	if err := vfs.WriteFileAtomic(mem, "config.json", []byte(cfg)); err != nil {
+		t.Fatal(err)
+	}
+	wsfs := WithWorkspaceFS(func(string) (vfs.FS, error) { return fa, nil })
+	st, err := OpenFS(fa, "/mem", wsfs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { st.Close() }()
+	ws := must(st.Workspace(dir))
+	for _, f := range propFiles[:3] {
+		if r.IntN(4) > 0 {
+			if err := mem.MkdirAll("d", 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := vfs.WriteFileAtomic(mem, f, []byte(propContent(r))); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	initial := propSnap(t, mem)
+	var notices []string
+	sopts := SessionOptions{Notice: func(m string) { notices = append(notices, m) }}
+	s := ws.Create(sopts)
+	defer func() { s.Close() }()
+	must(s.Append(ctx, Item{Type: User, Text: "go"}))
+	if err := s.EndTurn(ctx, Turn{}); err != nil {
+		t.Fatal(err)
+	}
+	id := s.ID()
+	tainted := ""
+	var trace []string
+	logf := func(format string, a ...any) {
+		line := fmt.Sprintf(format, a...)
+		trace = append(trace, line)
+		if verbose {
+			t.Log(line)
+		}
+	}
+	fail := func(format string, a ...any) {
+		t.Helper()
+		t.Fatalf("seed %d (config %s): %s\ntrace:\n  %s", seed, cfg, fmt.Sprintf(format, a...), strings.Join(trace, "\n  "))
+	}
+	compare := func(what string) bool {
+		mine, err := s.Snapshots(ctx)
+		if err != nil {
+			fail("%s: owner list: %v", what, err)
+		}
+		theirs, err := ws.Snapshots(ctx, id)
+		if err != nil {
+			fail("%s: reader list: %v", what, err)
+		}
+		if propList(mine) != propList(theirs) {
+			known := ""
+			if propNoticed(notices, "no snapshot was taken of") {
+				// A tool that went on without its change line (the journal
+				// could not be written) may leave its file as the pending
+				// change before it found it: a reader takes that change
+				// for one never made and hides it, while the owner, who
+				// saw it made, keeps it. Harmless: its undo would put
+				// back what the file holds.
+				known = "unrecorded tool"
+			}
+			if known != "" {
+				propKnown[known]++
+				logf("known divergence (%s): %s: owner %s, journal %s", known, what, propList(mine), propList(theirs))
+				return false
+			}
+			fail("%s: owner stack %s, journal folds to %s", what, propList(mine), propList(theirs))
+		}
+		return true
+	}
+	for i := range nops {
+		fault := ""
+		if r.IntN(3) == 0 {
+			rule := vfs.Rule{Op: propFaultOps[r.IntN(len(propFaultOps))], Path: propFaultPaths[r.IntN(len(propFaultPaths))],
+				Skip: r.IntN(3), Count: 1 + r.IntN(2)}
+			fa.Inject(rule)
+			fault = fmt.Sprintf(" [fault %v %q skip %d count %d]", rule.Op, rule.Path, rule.Skip, rule.Count)
+		}
+		notices = notices[:0]
+		before := propSnap(t, mem)
+		f := propFiles[r.IntN(len(propFiles))]
+		var ans *ToolAnswer
+		var res *RestoreResult
+		var opErr error
+		var op string
+		switch k := r.IntN(12); {
+		case k < 3:
+			c := propContent(r)
+			op = fmt.Sprintf("write %s %d bytes", f, len(c))
+			ans, opErr = s.ToolWrite(ctx, f, []byte(c))
+		case k < 5:
+			old := fmt.Sprintf("KEY%d", r.IntN(3))
+			op = fmt.Sprintf("edit %s %s", f, old)
+			ans, opErr = s.ToolEdit(ctx, f, old, fmt.Sprintf("key%d", r.IntN(100)))
+		case k < 6:
+			op = "rm " + f
+			ans, opErr = s.ToolRm(ctx, f)
+		case k < 8:
+			op = "undo"
+			res, opErr = s.Undo(ctx)
+		case k < 9:
+			op = "redo"
+			res, opErr = s.Redo(ctx)
+		case k < 10:
+			l := must(s.Snapshots(ctx))
+			var ids []string
+			for _, sn := range l.Snapshots {
+				if sn.Applied {
+					ids = append(ids, sn.ID)
+				}
+			}
+			if len(ids) == 0 {
+				op = "restore (none)"
+				break
+			}
+			target := ids[r.IntN(len(ids))]
+			op = "restore " + target[len(target)-4:]
+			res, opErr = s.RestoreTo(ctx, target)
+		case k < 11:
+			if r.IntN(2) == 0 {
+				op = "commit"
+				opErr = s.Commit(ctx)
+			} else {
+				op = "endturn"
+				opErr = s.EndTurn(ctx, Turn{Model: "m", Spend: Spend{InputTokens: 1}})
+			}
+		default:
+			op = "reopen"
+			fa.Reset()
+			fault = ""
+			prev := propList(must(s.Snapshots(ctx)))
+			if err := s.Close(); err != nil {
+				logf("op %d close: %v", i, err) // e.g. the audit trail broken by an injected fault
+			}
+			s, err = ws.Open(ctx, id, sopts)
+			if err != nil {
+				fail("op %d reopen: %v", i, err)
+			}
+			if got := propList(must(s.Snapshots(ctx))); got != prev {
+				fail("op %d: stack %s before close, %s after reopen", i, prev, got)
+			}
+		}
+		fa.Reset()
+		after := propSnap(t, mem)
+		logf("%d: %s%s -> err=%v ans=%s files: %s", i, op, fault, opErr, propAns(ans, res), after)
+		isTool := strings.HasPrefix(op, "write") || strings.HasPrefix(op, "edit") || strings.HasPrefix(op, "rm")
+		if isTool && opErr != nil && after.String() != before.String() {
+			fail("op %d: failed %s changed the files: %s -> %s", i, op, before, after)
+		}
+		if isTool && opErr == nil && (ans.Snapshot == nil || len(ans.Skipped) > 0) && tainted == "" {
+			tainted = fmt.Sprintf("op %d (%s) made no snapshot", i, op)
+		}
+		if res != nil {
+			for _, step := range res.Steps {
+				if len(step.Skipped) > 0 && tainted == "" {
+					tainted = fmt.Sprintf("op %d (%s) skipped files", i, op)
+				}
+			}
+		}
+		if (op == "undo" || op == "redo" || strings.HasPrefix(op, "restore ")) && opErr != nil && after.String() != before.String() && tainted == "" {
+			tainted = fmt.Sprintf("op %d (%s) failed after changing files", i, op)
+		}
+		if !compare(fmt.Sprintf("after op %d (%s)", i, op)) {
+			return
+		}
+	}
+	prev := propList(must(s.Snapshots(ctx)))
+	if err := s.Close(); err != nil {
+		logf("close: %v", err)
+	}
+	for _, d := range []string{".", "d"} {
+		ents, _ := mem.ReadDir(d)
+		for _, ent := range ents {
+			if vfs.IsTemp(ent.Name()) {
+				if os.Getenv("PROP_STRICT_TEMPS") != "" {
+					fail("temp file %s/%s left after close", d, ent.Name())
+				}
+				propLeftovers++
+			}
+		}
+	}
+	rep, err := st.Fsck(ctx)
+	if err != nil {
+		fail("fsck: %v", err)
+	}
+	if len(rep.Problems) != 0 {
+		var lines []string
+		journal.Read(mem, changesName(ws.dir, id), func(b []byte) error {
+			lines = append(lines, string(b[:min(len(b), 90)]))
+			return nil
+		})
+		fail("fsck problems on an engine-written store: %+v\njournal:\n%s", rep.Problems, strings.Join(lines, "\n"))
+	}
+	s, err = ws.Open(ctx, id, sopts)
+	if err != nil {
+		fail("final open: %v", err)
+	}
+	if got := propList(must(s.Snapshots(ctx))); got != prev {
+		fail("stack %s before close, %s after reopen", prev, got)
+	}
+	for n := 0; ; n++ {
+		if _, err := s.Undo(ctx); err != nil {
+			if !errors.Is(err, ErrRefused) {
+				fail("final undo: %v", err)
+			}
+			break
+		}
+		if n > 1000 {
+			fail("undo never ends")
+		}
+	}
+	if tainted != "" {
+		logf("undo-all check skipped: %s", tainted)
+		return
+	}
+	// The stack's limits may have dropped the oldest snapshots: undoing
+	// everything then cannot reach the initial files.
+	l := must(s.Snapshots(ctx))
+	dropped := false
+	journal.Read(mem, changesName(ws.dir, id), func(b []byte) error {
+		dropped = dropped || strings.Contains(string(b), `"kind":"drop"`)
+		return nil
+	})
+	if got := propSnap(t, mem); got.String() != initial.String() && !dropped {
+		fail("after undoing everything (%s): files %s, initial %s", propList(l), got, initial)
+	}
+}
+
+func propAns(a *ToolAnswer, r *RestoreResult) string {
+	switch {
+	case a != nil:
+		snap := "none"
+		if a.Snapshot != nil {
+			snap = (*a.Snapshot)[len(*a.Snapshot)-4:]
+		}
+		return fmt.Sprintf("snap=%s skipped=%d", snap, len(a.Skipped))
+	case r != nil:
+		var b strings.Builder
+		for _, st := range r.Steps {
+			fmt.Fprintf(&b, "[%s r%d m%d s%d]", st.ID[len(st.ID)-4:], len(st.Restored), len(st.Removed), len(st.Skipped))
+		}
+		return b.String()
+	}
+	return "-"
+}
+
+// TestPropToolStackCrash: random sequences of tool/undo/redo/restore/commit
+// ops stopped at a random sync point (vfs.Mem FailAfterSyncs), crashed
+// (cleanly or partially), and opened again: the reader's list before the
+// owner opens equals the owner's after; fsck is clean; undoing everything
+// puts the initial files back (unless the limits dropped snapshots).
+// PROP_CRASH_SEEDS (default 300).
+func TestPropToolStackCrash(t *testing.T) {
+	seeds := propEnvInt("PROP_CRASH_SEEDS", 300)
+	first, last := 0, seeds
+	if one := propEnvInt("PROP_SEED", -1); one >= 0 {
+		first, last = one, one+1
+	}
+	dir := t.TempDir()
+	failed := 0
+	for seed := first; seed < last; seed++ {
+		if !t.Run(fmt.Sprint(seed), func(t *testing.T) { propCrash(t, dir, uint64(seed), last-first == 1) }) {
+			if failed++; failed >= 5 {
+				t.Fatalf("stopping after %d failing seeds", failed)
+			}
+		}
+	}
+	t.Logf("%d crashed sequences; known %v", last-first, propKnown)
+}
+
+func propCrash(t *testing.T, dir string, seed uint64, verbose bool) {
+	ctx := context.Background()
+	r := rand.New(rand.NewPCG(seed, 0xc4a5))
+	mem := vfs.NewMem()
+	cfg := []string{`{"snapshots":{"max_per_session":3}}`, `{}`, `{}`}[r.IntN(3)]
+	if err := vfs.WriteFileAtomic(mem, "config.json", []byte(cfg)); err != nil {
+		t.Fatal(err)
+	}
+	wsfs := WithWorkspaceFS(func(string) (vfs.FS, error) { return mem, nil })
+	st := must(OpenFS(mem, "/mem", wsfs))
+	ws := must(st.Workspace(dir))
+	if err := mem.MkdirAll("d", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range propFiles[:3] {
+		if r.IntN(4) > 0 {
+			if err := vfs.WriteFileAtomic(mem, f, []byte(propContent(r))); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for _, d := range []string{".", "d"} {
+		if err := mem.SyncDir(d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	initial := propSnap(t, mem)
+	s := ws.Create(SessionOptions{})
+	must(s.Append(ctx, Item{Type: User, Text: "go"}))
+	if err := s.EndTurn(ctx, Turn{}); err != nil {
+		t.Fatal(err)
+	}
+	id := s.ID()
+	var trace []string
+	logf := func(format string, a ...any) {
+		trace = append(trace, fmt.Sprintf(format, a...))
+		if verbose {
+			t.Log(trace[len(trace)-1])
+		}
+	}
+	fail := func(format string, a ...any) {
+		t.Helper()
+		t.Fatalf("seed %d (config %s): %s\ntrace:\n  %s", seed, cfg, fmt.Sprintf(format, a...), strings.Join(trace, "\n  "))
+	}
+	point := r.IntN(60)
+	mem.FailAfterSyncs(point)
+	tainted := ""
+	for i := range 25 {
+		f := propFiles[r.IntN(len(propFiles))]
+		var op string
+		var err error
+		var ans *ToolAnswer
+		var res *RestoreResult
+		switch k := r.IntN(11); {
+		case k < 3:
+			c := propContent(r)
+			op = fmt.Sprintf("write %s %d", f, len(c))
+			ans, err = s.ToolWrite(ctx, f, []byte(c))
+		case k < 5:
+			old := fmt.Sprintf("KEY%d", r.IntN(3))
+			op = "edit " + f + " " + old
+			ans, err = s.ToolEdit(ctx, f, old, fmt.Sprintf("key%d", r.IntN(100)))
+		case k < 6:
+			op = "rm " + f
+			ans, err = s.ToolRm(ctx, f)
+		case k < 8:
+			op = "undo"
+			res, err = s.Undo(ctx)
+		case k < 9:
+			op = "redo"
+			res, err = s.Redo(ctx)
+		case k < 10:
+			l, lerr := s.Snapshots(ctx)
+			if lerr != nil || len(l.Snapshots) == 0 || !l.Snapshots[0].Applied {
+				op = "restore (none)"
+				break
+			}
+			op = "restore oldest"
+			res, err = s.RestoreTo(ctx, l.Snapshots[0].ID)
+		default:
+			op = "commit"
+			err = s.Commit(ctx)
+		}
+		logf("%d: %s -> %v %s", i, op, err, propAns(ans, res))
+		if ans != nil && err == nil && (ans.Snapshot == nil || len(ans.Skipped) > 0) && tainted == "" {
+			tainted = fmt.Sprintf("op %d (%s) made no snapshot", i, op)
+		}
+		if res != nil && tainted == "" {
+			for _, step := range res.Steps {
+				if len(step.Skipped) > 0 {
+					tainted = fmt.Sprintf("op %d (%s) skipped files", i, op)
+				}
+			}
+		}
+		if err != nil && errors.Is(err, vfs.ErrCrashed) {
+			if (op == "undo" || op == "redo" || op == "restore oldest") && tainted == "" {
+				// Pre-existing: an undo whose line is durable but whose
+				// file puts are not leaves the stack past the files.
+				tainted = fmt.Sprintf("op %d (%s) crashed", i, op)
+			}
+			break
+		}
+	}
+	s.files.wait()
+	if r.IntN(2) == 0 {
+		mem.Crash()
+		logf("crash at sync point %d", point)
+	} else {
+		mem.CrashPartial(rand.New(rand.NewPCG(seed, 7)))
+		logf("partial crash at sync point %d", point)
+	}
+	s.Close()
+	st.Close()
+	st = must(OpenFS(mem, "/mem", wsfs))
+	defer st.Close()
+	ws = must(st.Workspace(dir))
+	logf("files after crash: %s", propSnap(t, mem))
+	reader, err := ws.Snapshots(ctx, id)
+	if err != nil {
+		// The session may not have survived at all (record not durable).
+		logf("reader: %v", err)
+		return
+	}
+	s, err = ws.Open(ctx, id, SessionOptions{})
+	if err != nil {
+		fail("open after crash: %v", err)
+	}
+	defer func() { s.Close() }()
+	owner := must(s.Snapshots(ctx))
+	if propList(owner) != propList(reader) {
+		fail("after crash: reader lists %s, owner %s", propList(reader), propList(owner))
+	}
+	if rep := must(st.Fsck(ctx)); len(rep.Problems) != 0 {
+		fail("fsck after crash: %+v", rep.Problems)
+	}
+	for n := 0; ; n++ {
+		res, err := s.Undo(ctx)
+		if err != nil {
+			if !errors.Is(err, ErrRefused) {
+				fail("final undo: %v", err)
+			}
+			break
+		}
+		logf("final undo %s files %s", propAns(nil, res), propSnap(t, mem))
+		for _, step := range res.Steps {
+			if len(step.Skipped) > 0 && tainted == "" {
+				tainted = "final undo skipped files"
+			}
+		}
+	}
+	dropped := false
+	journal.Read(mem, changesName(ws.dir, id), func(b []byte) error {
+		dropped = dropped || strings.Contains(string(b), `"kind":"drop"`)
+		return nil
+	})
+	if got := propSnap(t, mem); got.String() != initial.String() && !dropped {
+		fail("after crash and undoing everything: files %s, initial %s (%s)", got, initial, tainted)
+	}
+	if rep := must(st.Fsck(ctx)); len(rep.Problems) != 0 {
+		fail("fsck after undoing everything: %+v", rep.Problems)
+	}
+}
