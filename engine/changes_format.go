@@ -26,6 +26,7 @@ import (
 //	{"v":1,"kind":"evidence","at":T,"tool":..,"signal":"permission","decision":"deny",
 //	 "rule":"snapshots.required","files":[{"path":P,"reason":R}]}
 //	{"v":1,"kind":"abort","id":SNAP,"at":T}                       the change's file was not changed
+//	{"v":1,"kind":"close","at":T}                                 a run of the session ended cleanly
 //
 // F is {"oid":SHA256,"size":N,"mode":"file|exec|link"}, the content stored
 // as an object (a link's object is its target), or
@@ -50,7 +51,10 @@ import (
 // owner that next opens the session finds the file still as "before" and
 // writes the abort (Workspace.unmade). Each line waits for the file changes
 // before it to be durable (fileSyncs), so only the newest change can be
-// unmade.
+// unmade. An undo, restore or redo writes its line (with what it keeps)
+// before it puts files back; one stopped in between is finished by the
+// next owner (finishRestore). A close line, written by a clean Close, says
+// every file change before it was made: after it, nothing is settled.
 
 // Change-line kinds. Part of the format.
 const (

@@ -74,7 +74,10 @@
 // and the file is always its old or its new version. The folder is synced
 // in the background; the next line of the changes journal waits for it, so
 // a crash can leave only the newest change unmade, with its file still as
-// "before": the next owner finds it so and writes an abort line.
+// "before": the next owner finds it so and writes an abort line. An undo or
+// redo a crash stopped before its files were put back is finished by the
+// next owner from its line. A clean Close writes a close line, after which
+// nothing is settled.
 //
 // # Degrading
 //
