@@ -383,3 +383,18 @@ func TestInterruptedUndoFinished(t *testing.T) {
 		})
 	}
 }
+
+// TestRequiredRefusalComesFirst: an edit of a required file whose
+// pre-image cannot be captured (too large) is refused as such, with its
+// evidence line, even when the edit itself would have failed.
+func TestRequiredRefusalComesFirst(t *testing.T) {
+	e := newSnapEnv(t, `{"snapshots":{"required":true,"max_file_bytes":10}}`)
+	s := e.session()
+	e.put("a.txt", "more than ten bytes")
+	_, err := s.ToolEdit(e.ctx, "a.txt", "not there", "x")
+	refused(t, err, "too large")
+	if !strings.Contains(e.kinds(s), "evidence") {
+		t.Fatalf("no evidence line: %s", e.kinds(s))
+	}
+	e.want("a.txt", "more than ten bytes")
+}

@@ -186,15 +186,17 @@ func (s *Session) runTool(ctx context.Context, tool, path string, early earlyPla
 	if err := ctx.Err(); err != nil {
 		return bail(err)
 	}
+	// A required pre-image that was not captured refuses the tool before
+	// anything else is said of it.
+	if err := pre.refuse(ctx, tool); err != nil {
+		return bail(err)
+	}
 	if plan != nil {
 		ed, err := plan(fsys, rel, f.Before, data)
 		if err != nil {
 			return nil, err
 		}
 		job = startStage(fsys, rel, ed)
-	}
-	if err := pre.refuse(ctx, tool); err != nil {
-		return bail(err)
 	}
 	f.After = job.after
 
