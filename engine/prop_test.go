@@ -76,6 +76,31 @@ var (
 	propKnown     = map[string]int{}
 )
 
+// propFileOp runs file operation k (0 to 8) on f: a write, an edit, an rm,
+// an undo or a redo.
+func propFileOp(ctx context.Context, r *rand.Rand, s *Session, f string, k int) (op string, ans *ToolAnswer, res *RestoreResult, err error) {
+	switch {
+	case k < 3:
+		c := propContent(r)
+		op = fmt.Sprintf("write %s %d bytes", f, len(c))
+		ans, err = s.ToolWrite(ctx, f, []byte(c))
+	case k < 5:
+		old := fmt.Sprintf("KEY%d", r.IntN(3))
+		op = fmt.Sprintf("edit %s %s", f, old)
+		ans, err = s.ToolEdit(ctx, f, old, fmt.Sprintf("key%d", r.IntN(100)))
+	case k < 6:
+		op = "rm " + f
+		ans, err = s.ToolRm(ctx, f)
+	case k < 8:
+		op = "undo"
+		res, err = s.Undo(ctx)
+	default:
+		op = "redo"
+		res, err = s.Redo(ctx)
+	}
+	return op, ans, res, err
+}
+
 func propNoticed(ns []string, s string) bool {
 	return slices.ContainsFunc(ns, func(n string) bool { return strings.Contains(n, s) })
 }
@@ -232,23 +257,8 @@ func propRun(t *testing.T, dir string, seed uint64, nops int, verbose bool) {
 		var opErr error
 		var op string
 		switch k := r.IntN(12); {
-		case k < 3:
-			c := propContent(r)
-			op = fmt.Sprintf("write %s %d bytes", f, len(c))
-			ans, opErr = s.ToolWrite(ctx, f, []byte(c))
-		case k < 5:
-			old := fmt.Sprintf("KEY%d", r.IntN(3))
-			op = fmt.Sprintf("edit %s %s", f, old)
-			ans, opErr = s.ToolEdit(ctx, f, old, fmt.Sprintf("key%d", r.IntN(100)))
-		case k < 6:
-			op = "rm " + f
-			ans, opErr = s.ToolRm(ctx, f)
-		case k < 8:
-			op = "undo"
-			res, opErr = s.Undo(ctx)
 		case k < 9:
-			op = "redo"
-			res, opErr = s.Redo(ctx)
+			op, ans, res, opErr = propFileOp(ctx, r, s, f, k)
 		case k < 10:
 			l := must(s.Snapshots(ctx))
 			var ids []string
@@ -470,23 +480,8 @@ func propCrash(t *testing.T, dir string, seed uint64, verbose bool) {
 		var ans *ToolAnswer
 		var res *RestoreResult
 		switch k := r.IntN(11); {
-		case k < 3:
-			c := propContent(r)
-			op = fmt.Sprintf("write %s %d", f, len(c))
-			ans, err = s.ToolWrite(ctx, f, []byte(c))
-		case k < 5:
-			old := fmt.Sprintf("KEY%d", r.IntN(3))
-			op = "edit " + f + " " + old
-			ans, err = s.ToolEdit(ctx, f, old, fmt.Sprintf("key%d", r.IntN(100)))
-		case k < 6:
-			op = "rm " + f
-			ans, err = s.ToolRm(ctx, f)
-		case k < 8:
-			op = "undo"
-			res, err = s.Undo(ctx)
 		case k < 9:
-			op = "redo"
-			res, err = s.Redo(ctx)
+			op, ans, res, err = propFileOp(ctx, r, s, f, k)
 		case k < 10:
 			l, lerr := s.Snapshots(ctx)
 			if lerr != nil || len(l.Snapshots) == 0 || !l.Snapshots[0].Applied {
@@ -511,9 +506,7 @@ func propCrash(t *testing.T, dir string, seed uint64, verbose bool) {
 			}
 		}
 		if err != nil && errors.Is(err, vfs.ErrCrashed) {
-			if (op == "undo" || op == "redo" || op == "restore oldest") && tainted == "" {
-				// Pre-existing: an undo whose line is durable but whose
-				// file puts are not leaves the stack past the files.
+			if tainted == "" {
 				tainted = fmt.Sprintf("op %d (%s) crashed", i, op)
 			}
 			break

@@ -15,6 +15,22 @@ import (
 
 // Regression tests for what reviews of the line-first file tools found.
 
+// faultEnv is a store, with config (when not ""), and a workspace, both on
+// one vfs.Mem behind one vfs.Faulty.
+func faultEnv(t *testing.T, config string) (*vfs.Mem, *vfs.Faulty, *Store, *Workspace) {
+	t.Helper()
+	mem := vfs.NewMem()
+	fa := vfs.NewFaulty(mem)
+	if config != "" {
+		if err := vfs.WriteFileAtomic(mem, "config.json", []byte(config)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st := must(OpenFS(fa, "/mem", WithWorkspaceFS(func(string) (vfs.FS, error) { return fa, nil })))
+	t.Cleanup(func() { st.Close() })
+	return mem, fa, st, must(st.Workspace(t.TempDir()))
+}
+
 // TestReaderPutsBackHeldBranch: a reader hiding an unmade change puts back
 // the undone branch its line ended, as the owner does: both list the same.
 func TestReaderPutsBackHeldBranch(t *testing.T) {
@@ -89,11 +105,7 @@ func TestReplacedFileRemoveFails(t *testing.T) {
 func TestUndoLineSyncFails(t *testing.T) {
 	for _, op := range []string{"undo", "redo"} {
 		t.Run(op, func(t *testing.T) {
-			mem := vfs.NewMem()
-			fa := vfs.NewFaulty(mem)
-			st := must(OpenFS(fa, "/mem", WithWorkspaceFS(func(string) (vfs.FS, error) { return fa, nil })))
-			defer st.Close()
-			ws := must(st.Workspace(t.TempDir()))
+			_, fa, st, ws := faultEnv(t, "")
 			ctx := context.Background()
 			s := ws.Create(SessionOptions{})
 			defer s.Close()
@@ -130,12 +142,7 @@ func TestUndoLineSyncFails(t *testing.T) {
 // of the oldest snapshot) cannot be written, the owner's stack is what the
 // journal folds to.
 func TestLazyLinesLost(t *testing.T) {
-	mem := vfs.NewMem()
-	fa := vfs.NewFaulty(mem)
-	vfs.WriteFileAtomic(mem, "config.json", []byte(`{"snapshots":{"max_per_session":1}}`))
-	st := must(OpenFS(fa, "/mem", WithWorkspaceFS(func(string) (vfs.FS, error) { return fa, nil })))
-	defer st.Close()
-	ws := must(st.Workspace(t.TempDir()))
+	_, fa, _, ws := faultEnv(t, `{"snapshots":{"max_per_session":1}}`)
 	ctx := context.Background()
 	s := ws.Create(SessionOptions{})
 	defer s.Close()
