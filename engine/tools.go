@@ -250,8 +250,9 @@ func (s *Session) runTool(ctx context.Context, tool, path string, early earlyPla
 	if record && lineErr == nil {
 		// The change is made: the lines that follow from it (the undone
 		// branch discarded, the oldest snapshots dropped) ride with the
-		// next sync of the journal; a fold draws the same stack without
-		// them.
+		// next sync of the journal. Lost in a crash, they cost nothing: the
+		// change line itself ends the branch, and the next change drops
+		// what the limits still exceed.
 		lines, live := st.afterChange(rec, sc)
 		if ids := st.undone(); len(ids) > 0 {
 			lines = append([]any{listRecord{V: 1, Kind: kindDiscard, IDs: ids, At: rec.At}}, lines...)
