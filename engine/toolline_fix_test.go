@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"encoding/base64"
 	"os"
 	"path/filepath"
@@ -393,15 +394,35 @@ func TestInterruptedUndoFinished(t *testing.T) {
 
 // TestRequiredRefusalComesFirst: an edit of a required file whose
 // pre-image cannot be captured (too large) is refused as such, with its
-// evidence line, even when the edit itself would have failed.
+// evidence line, before the tool's own checks of the content it captured.
+// An edit whose text is not in the file is bad input, checked first: it
+// would change nothing, so no snapshot is wanted.
 func TestRequiredRefusalComesFirst(t *testing.T) {
 	e := newSnapEnv(t, `{"snapshots":{"required":true,"max_file_bytes":10}}`)
 	s := e.session()
 	e.put("a.txt", "more than ten bytes")
-	_, err := s.ToolEdit(e.ctx, "a.txt", "not there", "x")
+	_, err := s.ToolEdit(e.ctx, "a.txt", "ten", "10")
 	refused(t, err, "too large")
 	if !strings.Contains(e.kinds(s), "evidence") {
 		t.Fatalf("no evidence line: %s", e.kinds(s))
 	}
+	if _, err := s.ToolEdit(e.ctx, "a.txt", "not there", "x"); !errors.Is(err, ErrBadInput) {
+		t.Fatalf("err %v, want ErrBadInput", err)
+	}
 	e.want("a.txt", "more than ten bytes")
+}
+
+// TestBadEditStoresNothing: an edit refused for bad input stores no
+// pre-image, even of a file too large to keep inline.
+func TestBadEditStoresNothing(t *testing.T) {
+	e := newSnapEnv(t, "")
+	s := e.session()
+	must(s.ToolWrite(e.ctx, "warm.txt", []byte("w")))
+	e.put("big.txt", strings.Repeat("x", maxInline+100))
+	if _, err := s.ToolEdit(e.ctx, "big.txt", "not there", "y"); !errors.Is(err, ErrBadInput) {
+		t.Fatalf("err %v, want ErrBadInput", err)
+	}
+	if got := e.objectIDs(); len(got) != 0 {
+		t.Fatalf("objects %v after a refused edit", got)
+	}
 }

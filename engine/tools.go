@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -66,6 +67,17 @@ func (s *Session) ToolWrite(ctx context.Context, path string, content []byte) (*
 func (s *Session) ToolEdit(ctx context.Context, path, old, new string) (*ToolAnswer, error) {
 	if old == "" {
 		return nil, fmt.Errorf("%w: the text to replace is empty", ErrBadInput)
+	}
+	// Refuse bad input before a pre-image is stored for nothing; the edit
+	// is checked again on the content its pre-image captures.
+	if rel, err := s.ws.relPath(path); err == nil {
+		if fsys, done, err := s.ws.files(); err == nil {
+			_, _, err = readForEdit(fsys, rel, old)
+			done()
+			if errors.Is(err, ErrBadInput) {
+				return nil, err
+			}
+		}
 	}
 	return s.runTool(ctx, "edit", path, nil, func(fsys vfs.FS, rel string, before *fileRef, data []byte) (*toolEdit, error) {
 		var b []byte
