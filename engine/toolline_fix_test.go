@@ -2,8 +2,8 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"encoding/base64"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
