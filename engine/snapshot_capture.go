@@ -110,7 +110,7 @@ func (s *Session) BeginChange(ctx context.Context, tool string, paths []string) 
 			c.release()
 			return nil, err
 		}
-		f, _ := pre.capture(ctx, fsys, rel)
+		f := pre.capture(ctx, fsys, rel)
 		c.files = append(c.files, f)
 	}
 	if err := pre.refuse(ctx, tool); err != nil {
@@ -132,6 +132,10 @@ type preImages struct {
 	put      sink
 	skipped  []string
 	denied   []RequiredFile
+	// check, when set, sees a file's content and mode as it is captured,
+	// before it is stored; its error (checkErr) stops the capture.
+	check    func(data []byte, mode string) error
+	checkErr error
 }
 
 // newPreImages readies the capture of a change's pre-images under the
@@ -152,30 +156,29 @@ func (s *Session) newPreImages(ctx context.Context, sc SnapshotsConfig, inline b
 	return p
 }
 
-// capture records the pre-image of rel and returns its change file, and
-// the content it read (nil when skipped, absent or off). With snapshots
-// off nothing is read, but a required file that exists is denied.
-func (p *preImages) capture(ctx context.Context, fsys vfs.FS, rel string) (changeFile, []byte) {
+// capture records the pre-image of rel and returns its change file. With
+// snapshots off nothing is read, but a required file that exists is denied.
+func (p *preImages) capture(ctx context.Context, fsys vfs.FS, rel string) changeFile {
 	f := changeFile{Path: rel}
 	req := p.s.ws.required(p.sc, rel)
 	if !p.on {
 		if _, err := fsys.Lstat(rel); req && !vfs.IsNotExist(err) {
 			p.denied = append(p.denied, RequiredFile{rel, "snapshots are off"})
 		}
-		return f, nil
+		return f
 	}
-	var data []byte
 	put := p.put
-	if put != nil {
+	if put != nil && p.check != nil {
 		put = func(b []byte, mode string) (*fileRef, error) {
-			data = b
+			if p.checkErr = p.check(b, mode); p.checkErr != nil {
+				return nil, p.checkErr
+			}
 			return p.put(b, mode)
 		}
 	}
 	ref, cerr := capture(ctx, fsys, put, rel, p.sc.MaxFileBytes)
 	f.Before = ref
 	if ref.skipped() {
-		data = nil
 		p.skipped = append(p.skipped, rel)
 		if req {
 			reason := ref.Skipped
@@ -190,7 +193,7 @@ func (p *preImages) capture(ctx context.Context, fsys vfs.FS, rel string) (chang
 			p.denied = append(p.denied, RequiredFile{rel, reason})
 		}
 	}
-	return f, data
+	return f
 }
 
 // refuse records and returns the refusal of a change that required

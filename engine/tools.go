@@ -3,7 +3,6 @@ package engine
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -38,12 +37,13 @@ type toolEdit struct {
 
 // A tool says what it will do to its file early, before the pre-image is
 // captured, when it does not depend on it (write, rm), so its new content
-// is staged meanwhile; or from the file as captured (edit): before (nil
-// when absent) and data, its content (nil when it was not read: skipped,
-// or snapshots off). An error refuses the tool before anything is written.
+// is staged meanwhile; or from the file as captured (edit), before its
+// pre-image is stored: data and its F mode, or nil and "" when the capture
+// did not read it (absent, too large, snapshots off), and the tool reads
+// the file itself. An error refuses the tool before anything is written.
 type (
 	earlyPlan func(fsys vfs.FS, rel string) (*toolEdit, error)
-	planFunc  func(fsys vfs.FS, rel string, before *fileRef, data []byte) (*toolEdit, error)
+	planFunc  func(fsys vfs.FS, rel, mode string, data []byte) (*toolEdit, error)
 )
 
 // ToolWrite is the write tool: path gets content, created with its folders
@@ -68,24 +68,13 @@ func (s *Session) ToolEdit(ctx context.Context, path, old, new string) (*ToolAns
 	if old == "" {
 		return nil, fmt.Errorf("%w: the text to replace is empty", ErrBadInput)
 	}
-	// Refuse bad input before a pre-image is stored for nothing; the edit
-	// is checked again on the content its pre-image captures.
-	if rel, err := s.ws.relPath(path); err == nil {
-		if fsys, done, err := s.ws.files(); err == nil {
-			_, _, err = readForEdit(fsys, rel, old)
-			done()
-			if errors.Is(err, ErrBadInput) {
-				return nil, err
-			}
-		}
-	}
-	return s.runTool(ctx, "edit", path, nil, func(fsys vfs.FS, rel string, before *fileRef, data []byte) (*toolEdit, error) {
+	return s.runTool(ctx, "edit", path, nil, func(fsys vfs.FS, rel, mode string, data []byte) (*toolEdit, error) {
 		var b []byte
 		var exec bool
 		var err error
-		if data != nil && before.Mode != modeLink {
+		if data != nil && mode != modeLink {
 			b, err = checkEdit(data, rel, old)
-			exec = before.Mode == modeExec
+			exec = mode == modeExec
 		} else {
 			b, exec, err = readForEdit(fsys, rel, old)
 		}
@@ -194,20 +183,31 @@ func (s *Session) runTool(ctx context.Context, tool, path string, early earlyPla
 		return nil, err
 	}
 	pre := s.newPreImages(ctx, sc, true)
-	f, data := pre.capture(ctx, fsys, rel)
+	var ed *toolEdit // from plan, on the content as captured
+	if plan != nil {
+		pre.check = func(data []byte, mode string) (err error) {
+			ed, err = plan(fsys, rel, mode, data)
+			return err
+		}
+	}
+	f := pre.capture(ctx, fsys, rel)
 	if err := ctx.Err(); err != nil {
 		return bail(err)
 	}
-	// A required pre-image that was not captured refuses the tool before
-	// anything else is said of it.
+	if pre.checkErr != nil {
+		return nil, pre.checkErr
+	}
+	if plan != nil && ed == nil { // the capture did not read the file
+		if ed, err = plan(fsys, rel, "", nil); err != nil {
+			return nil, err
+		}
+	}
+	// Bad input is said first: it would change nothing. Then a required
+	// pre-image that was not captured refuses the tool.
 	if err := pre.refuse(ctx, tool); err != nil {
 		return bail(err)
 	}
 	if plan != nil {
-		ed, err := plan(fsys, rel, f.Before, data)
-		if err != nil {
-			return nil, err
-		}
 		job = startStage(fsys, rel, ed)
 	}
 	f.After = job.after
