@@ -273,13 +273,7 @@ func (s *Session) finishRestore(ctx context.Context, e *snapEntry) {
 		if from.skipped() || to.skipped() || sameRef(from, to) || !restorable(objs, to) {
 			continue
 		}
-		var limit int64 = 1
-		for _, r := range []*fileRef{from, to} {
-			if r != nil {
-				limit = max(limit, r.Size)
-			}
-		}
-		cur, _ := capture(ctx, fsys, hashSink, f.Path, limit)
+		cur, _ := capture(ctx, fsys, hashSink, f.Path, sizeLimit(1, from, to))
 		if !sameRef(cur, from) {
 			continue
 		}
@@ -341,13 +335,7 @@ func (w *Workspace) unmade(ctx context.Context, st *snapStack) bool {
 		if f.Before.skipped() || sameRef(f.Before, f.After) {
 			return false
 		}
-		var limit int64 = 1
-		for _, r := range []*fileRef{f.Before, f.After} {
-			if r != nil {
-				limit = max(limit, r.Size)
-			}
-		}
-		cur, _ := capture(ctx, fsys, hashSink, f.Path, limit)
+		cur, _ := capture(ctx, fsys, hashSink, f.Path, sizeLimit(1, f.Before, f.After))
 		if !sameRef(cur, f.Before) {
 			return false
 		}

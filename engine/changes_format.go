@@ -122,6 +122,17 @@ func (f *fileRef) sum() string {
 	return f.SHA256
 }
 
+// sizeLimit is the most bytes a capture compared with refs must read: at
+// least floor, and the size of the largest of them.
+func sizeLimit(floor int64, refs ...*fileRef) int64 {
+	for _, r := range refs {
+		if r != nil {
+			floor = max(floor, r.Size)
+		}
+	}
+	return floor
+}
+
 // contentRef is the identity of content b with mode.
 func contentRef(b []byte, mode string) *fileRef {
 	h := sha256.Sum256(b)

@@ -230,13 +230,7 @@ func (s *Session) redoOne(ctx context.Context, fsys vfs.FS, objs *objects.Store,
 			skip[k] = true
 			continue
 		}
-		limit := max
-		for _, r := range []*fileRef{kept, f.Before} {
-			if r != nil && r.Size > limit {
-				limit = r.Size
-			}
-		}
-		cur, _ := capture(ctx, fsys, hashSink, f.Path, limit)
+		cur, _ := capture(ctx, fsys, hashSink, f.Path, sizeLimit(max, kept, f.Before))
 		if cur.skipped() || (!sameRef(cur, f.Before) && !sameRef(cur, kept)) {
 			changed = append(changed, f.Path)
 		}
