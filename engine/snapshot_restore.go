@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"strings"
 
 	"cairn/internal/vfs"
@@ -300,7 +301,7 @@ const maxLink = 64 << 10
 
 // putFile makes workspace file rel hold state f: removed when nil, else
 // its content (inline, verified when the line was read, or the object's,
-// verified as it is copied) with f's mode.
+// verified as it is copied) with f's mode and permission bits.
 func putFile(ctx context.Context, fsys vfs.FS, objs *objects.Store, rel string, f *fileRef, dirs dirSet) error {
 	if f == nil {
 		return removeFile(fsys, rel, dirs)
@@ -309,7 +310,7 @@ func putFile(ctx context.Context, fsys vfs.FS, objs *objects.Store, rel string, 
 		if f.Mode == modeLink {
 			return putLink(fsys, rel, string(f.Data), dirs)
 		}
-		return replaceFile(fsys, rel, filePerm(fsys, rel, f.Mode == modeExec), dirs, func(w io.Writer) error {
+		return replaceFile(fsys, rel, restorePerm(fsys, rel, f), dirs, func(w io.Writer) error {
 			_, err := w.Write(f.Data)
 			return err
 		})
@@ -325,7 +326,7 @@ func putFile(ctx context.Context, fsys vfs.FS, objs *objects.Store, rel string, 
 		}
 		return putLink(fsys, rel, string(b), dirs)
 	}
-	return replaceFile(fsys, rel, filePerm(fsys, rel, f.Mode == modeExec), dirs, func(w io.Writer) error {
+	return replaceFile(fsys, rel, restorePerm(fsys, rel, f), dirs, func(w io.Writer) error {
 		rc, err := objs.Get(ctx, id)
 		if err != nil {
 			return err
@@ -340,6 +341,16 @@ func putFile(ctx context.Context, fsys vfs.FS, objs *objects.Store, rel string, 
 		}
 		return nil
 	})
+}
+
+// restorePerm is the permission a file put back from state f gets: the
+// bits f records, else (a line written before they were recorded) those
+// filePerm gives.
+func restorePerm(fsys vfs.FS, rel string, f *fileRef) fs.FileMode {
+	if perm, ok := f.perm(); ok {
+		return perm
+	}
+	return filePerm(fsys, rel, f.Mode == modeExec)
 }
 
 // putLink makes rel a symbolic link to target; a folder there is left.
