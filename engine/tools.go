@@ -318,7 +318,7 @@ func (st *snapStack) refold(s *Session) {
 		s.notice(fmt.Sprintf("the undo stack could not be read back: %v", err))
 		return
 	}
-	st.list, st.seq, st.pending, st.held = fresh.list, fresh.seq, fresh.pending, fresh.held
+	st.list, st.seq, st.pending, st.held, st.unread = fresh.list, fresh.seq, fresh.pending, fresh.held, fresh.unread
 }
 
 // readForEdit reads a regular file and checks old occurs in it once.
