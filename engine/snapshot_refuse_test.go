@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"cairn/internal/vfs"
@@ -287,3 +288,35 @@ func TestUnreadChangeRecordsNamed(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// TestUndoRefusedWhileTheStoreIsFull: an undo that cannot keep the current
+// content for redo (the object store is full) is refused and writes
+// nothing; once there is space, the same step undoes.
+func TestUndoRefusedWhileTheStoreIsFull(t *testing.T) {
+	mem := vfs.NewMem()
+	faulty := vfs.NewFaulty(mem)
+	st := must(OpenFS(faulty, "/mem", WithWorkspaceFS(func(string) (vfs.FS, error) { return mem, nil })))
+	defer st.Close()
+	dir := t.TempDir()
+	ws := must(st.Workspace(dir))
+	s := ws.Create(SessionOptions{})
+	defer s.Close()
+	ctx := t.Context()
+	must(s.ToolWrite(ctx, "a.txt", noise(1, 40<<10)))
+	must(s.ToolWrite(ctx, "a.txt", noise(2, 40<<10)))
+	faulty.Inject(vfs.Rule{Op: vfs.OpCreate, Path: "workspaces/*/objects/*", Err: syscall.ENOSPC})
+	_, err := s.Undo(ctx)
+	var re *RestoreError
+	if !errors.As(err, &re) || len(re.Files) != 1 || !strings.Contains(re.Files[0].Reason, "cannot be kept for redo (store failed") ||
+		!strings.Contains(re.Files[0].Reason, "no space left") {
+		t.Fatalf("undo on a full store: %v", err)
+	}
+	if l := must(s.Snapshots(ctx)); l.Cursor != 2 {
+		t.Fatalf("cursor %d after a refused undo", l.Cursor)
+	}
+	faulty.Reset()
+	must(s.Undo(ctx))
+	if b, _ := vfs.ReadFile(mem, "a.txt"); string(b) != string(noise(1, 40<<10)) {
+		t.Fatal("undo once there is space did not put back the first write")
+	}
+}
