@@ -95,6 +95,7 @@ const (
 	skipStore      = "store failed"
 	skipNotFile    = "not a file"
 	skipMissing    = "object missing"
+	skipDamaged    = "object damaged"
 )
 
 // fileRef is F: a file's content as an object (OID), its content's identity

@@ -91,8 +91,12 @@ type restoreRun struct {
 	fsys    vfs.FS
 	objs    *objects.Store
 	max     int64
-	checked map[*fileRef]string // content's verdicts, by state
+	checked map[*fileRef]verdict // content's verdicts, by state
 }
+
+// verdict is why a state cannot be put back ("" when it can), and the
+// skip reason an undo keeps for it.
+type verdict struct{ why, skip string }
 
 func (s *Session) restore(ctx context.Context, action, id string) (*RestoreResult, error) {
 	s.busy.RLock()
@@ -152,7 +156,7 @@ func (s *Session) restore(ctx context.Context, action, id string) (*RestoreResul
 	if err := s.snapReady(); err != nil {
 		return nil, err
 	}
-	r := &restoreRun{s: s, fsys: fsys, objs: s.snapObjects(), max: sc.MaxFileBytes, checked: map[*fileRef]string{}}
+	r := &restoreRun{s: s, fsys: fsys, objs: s.snapObjects(), max: sc.MaxFileBytes, checked: map[*fileRef]verdict{}}
 	res := &RestoreResult{OK: true, Action: action, Steps: []RestoreStep{}, Unread: st.unread}
 	fail := func(err error) (*RestoreResult, error) {
 		outcome := "failed"
@@ -219,7 +223,7 @@ func (r *restoreRun) anyPreImage(ctx context.Context, targets []*snapEntry, id s
 	rerr := &RestoreError{Action: actionRestore, Snapshot: id, Tool: targets[len(targets)-1].rec.Tool}
 	for _, e := range targets {
 		for _, f := range e.rec.Files {
-			why := r.content(ctx, f.Before, "its pre-image")
+			why := r.content(ctx, f.Before, "its pre-image").why
 			if why == "" {
 				return nil
 			}
@@ -232,20 +236,20 @@ func (r *restoreRun) anyPreImage(ctx context.Context, targets []*snapEntry, id s
 	return rerr
 }
 
-// content says why state f (what) cannot be put back, or "" when it can:
-// absent, inline (verified when its line was read), or an object that
+// content says why state f (what) cannot be put back, or nothing when it
+// can: absent, inline (verified when its line was read), or an object that
 // exists and hashes to its name (read whole to check).
-func (r *restoreRun) content(ctx context.Context, f *fileRef, what string) string {
+func (r *restoreRun) content(ctx context.Context, f *fileRef, what string) verdict {
 	if f == nil || f.inline() {
-		return ""
+		return verdict{}
 	}
 	if f.skipped() {
-		return what + " was not captured (" + f.Skipped + ")"
+		return verdict{what + " was not captured (" + f.Skipped + ")", f.Skipped}
 	}
-	if why, ok := r.checked[f]; ok {
-		return why
+	if v, ok := r.checked[f]; ok {
+		return v
 	}
-	why := ""
+	var v verdict
 	id, err := objects.ParseID(f.OID)
 	if err == nil {
 		err = r.objs.Verify(ctx, id)
@@ -253,14 +257,14 @@ func (r *restoreRun) content(ctx context.Context, f *fileRef, what string) strin
 	switch {
 	case err == nil:
 	case errors.Is(err, objects.ErrNotFound):
-		why = what + ", object " + f.OID[:12] + ", is missing"
+		v = verdict{what + ", object " + f.OID[:12] + ", is missing", skipMissing}
 	case errors.Is(err, objects.ErrMismatch):
-		why = what + ", object " + f.OID[:12] + ", is damaged (hash mismatch)"
+		v = verdict{what + ", object " + f.OID[:12] + ", is damaged (hash mismatch)", skipDamaged}
 	default:
-		why = what + " cannot be read: " + err.Error()
+		v = verdict{what + " cannot be read: " + err.Error(), skipUnreadable}
 	}
-	r.checked[f] = why
-	return why
+	r.checked[f] = v
+	return v
 }
 
 // refusal is the RestoreError of snapshot e, none of whose files could be
@@ -324,11 +328,8 @@ func (r *restoreRun) undoOne(ctx context.Context, e *snapEntry, kind string, pas
 	why := make([]string, len(files)) // "" for a file to put back
 	ok := 0
 	for k, f := range files {
-		if why[k] = r.content(ctx, f.Before, "its pre-image"); why[k] != "" {
-			kept[k] = &fileRef{Skipped: skipMissing}
-			if f.Before.skipped() {
-				kept[k] = &fileRef{Skipped: f.Before.Skipped, Size: f.Before.Size}
-			}
+		if v := r.content(ctx, f.Before, "its pre-image"); v.why != "" {
+			why[k], kept[k] = v.why, &fileRef{Skipped: v.skip, Size: f.Before.Size}
 			continue
 		}
 		cur, cerr := capture(ctx, fsys, storeSink(ctx, objs), f.Path, r.max)
@@ -410,7 +411,7 @@ func (r *restoreRun) redoOne(ctx context.Context, e *snapEntry) (RestoreStep, er
 			why[k] = "the undo left it as it was (" + kept.Skipped + ")"
 			continue
 		}
-		if why[k] = r.content(ctx, kept, "the content the undo kept"); why[k] != "" {
+		if why[k] = r.content(ctx, kept, "the content the undo kept").why; why[k] != "" {
 			failed[k] = true
 			continue
 		}
