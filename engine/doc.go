@@ -56,6 +56,16 @@
 // back with it). A chmod made after an undo is a change of the file: redo
 // refuses to overwrite it, as it refuses for content.
 //
+// # Undo that cannot put files back
+//
+// A file an undo or redo cannot put back (its pre-image not captured, its
+// object missing or damaged, its current content impossible to keep for
+// redo, a write that fails) is left as it is and named with why. An undo or
+// redo that can put back no file at all is refused (RestoreError) and uses
+// up nothing; a restore-to goes past such a snapshot. Lines of the changes
+// journal the stack cannot read are named by the stack's answers
+// (UnreadRecord), as storage fsck names them.
+//
 // # Other files
 //
 // Each is drawn in the file that writes it: tool outputs
