@@ -167,9 +167,11 @@ func ensureParent(fsys vfs.FS, name string) error {
 // less the umask: the file's mode is set explicitly, which ignores it),
 // with the executable bits set where it may be read (exec) or cleared.
 func filePerm(fsys vfs.FS, name string, exec bool) fs.FileMode {
-	perm := 0o666 &^ vfs.Umask(fsys)
+	var perm fs.FileMode
 	if fi, err := fsys.Lstat(name); err == nil && fi.Mode().IsRegular() {
 		perm = fi.Mode().Perm()
+	} else {
+		perm = 0o666 &^ vfs.Umask(fsys) // read only when needed: a system call or a file read
 	}
 	if exec {
 		return perm | (perm&0o444)>>2
