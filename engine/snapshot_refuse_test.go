@@ -307,7 +307,7 @@ func TestUndoRefusedWhileTheStoreIsFull(t *testing.T) {
 	faulty.Inject(vfs.Rule{Op: vfs.OpCreate, Path: "workspaces/*/objects/*", Err: syscall.ENOSPC})
 	_, err := s.Undo(ctx)
 	var re *RestoreError
-	if !errors.As(err, &re) || len(re.Files) != 1 || !strings.Contains(re.Files[0].Reason, "cannot be kept for redo (store failed") ||
+	if !errors.As(err, &re) || len(re.Files) != 1 || !strings.Contains(re.Files[0].Reason, "cannot be kept for redo: the snapshot store failed") ||
 		!strings.Contains(re.Files[0].Reason, "no space left") {
 		t.Fatalf("undo on a full store: %v", err)
 	}

@@ -309,12 +309,22 @@ func newStep(e *snapEntry) RestoreStep {
 	return RestoreStep{ID: e.rec.ID, At: e.rec.At, Tool: e.rec.Tool, Restored: []string{}, Removed: []string{}, Skipped: []string{}}
 }
 
-// withCause adds the error of a capture to its skip reason.
-func withCause(reason string, err error) string {
+// keepWhy says why an undo cannot keep a file's current content for redo,
+// from its capture cur (skipped) and the capture's error.
+func keepWhy(cur *fileRef, err error) string {
+	cause := ""
 	if err != nil {
-		return reason + ": " + err.Error()
+		cause = ": " + err.Error()
 	}
-	return reason
+	switch cur.Skipped {
+	case skipTooLarge:
+		return "it is now too large to keep for redo" + cause
+	case skipNotFile:
+		return "it is now not a file" + cause
+	case skipStore:
+		return "its current content cannot be kept for redo: the snapshot store failed" + cause
+	}
+	return "it cannot be read to keep it for redo" + cause
 }
 
 // undoOne undoes snapshot e, the newest applied one. A snapshot none of
@@ -335,7 +345,7 @@ func (r *restoreRun) undoOne(ctx context.Context, e *snapEntry, kind string, pas
 		cur, cerr := capture(ctx, fsys, storeSink(ctx, objs), f.Path, r.max)
 		kept[k] = cur
 		if cur.skipped() {
-			why[k] = "its current content cannot be kept for redo (" + withCause(cur.Skipped, cerr) + ")"
+			why[k] = keepWhy(cur, cerr)
 			continue
 		}
 		ok++
