@@ -125,7 +125,7 @@ func (r *repl) snapCommand(name, arg string) {
 		res, err = r.sess.RestoreTo(r.g.ctx, id)
 	}
 	if err != nil {
-		fmt.Fprintln(r.out, "cairn:", refusedLine(err))
+		fmt.Fprintln(r.out, "cairn:", restoreRefusal(r.ws, err, "/snapshots restore"))
 		return
 	}
 	printRestore(r.out, r.ws, res)

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -76,7 +77,7 @@ func (g *Globals) runRestore(ref string, op func(*engine.Session) (*engine.Resto
 	defer s.Close()
 	r, err := op(s)
 	if err != nil {
-		return refusedLine(err)
+		return restoreRefusal(ws, err, "cairn snapshots restore")
 	}
 	if err := s.Close(); err != nil {
 		return err
@@ -100,16 +101,63 @@ func printRestore(w io.Writer, ws *engine.Workspace, r *engine.RestoreResult) {
 			parts = append(parts, "removed "+strings.Join(relPaths(ws, st.Removed), ", "))
 		}
 		if len(st.Skipped) > 0 {
-			parts = append(parts, "skipped "+strings.Join(relPaths(ws, st.Skipped), ", ")+" (not restorable)")
+			parts = append(parts, "not restored "+fileReasons(ws, st.Skipped, st.NotRestored))
 		}
 		fmt.Fprintf(w, "%s %s (%s): %s.\n", verb, st.ID, st.Tool, strings.Join(parts, "; "))
 	}
 	fmt.Fprintf(w, "%d snapshot(s) applied.\n", r.Cursor)
+	if len(r.Unread) > 0 {
+		fmt.Fprintf(w, "Note: %s.\n", engine.UnreadSummary(r.Unread))
+	}
+}
+
+// fileReasons is files, workspace-relative, each with why when reasons
+// says: "a.txt (its pre-image was not captured (too large)), b.txt".
+func fileReasons(ws *engine.Workspace, files []string, reasons []engine.FileReason) string {
+	why := map[string]string{}
+	for _, r := range reasons {
+		why[r.Path] = r.Reason
+	}
+	out := relPaths(ws, files)
+	for i, f := range files {
+		if w := why[f]; w != "" {
+			out[i] += " (" + w + ")"
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+// restoreRefusal is refusedLine for undo, redo and restore: a snapshot
+// none of whose files could be put back is named with each file and why,
+// and, for an undo with an older snapshot, how to go past it (restore,
+// the command that restores to a snapshot).
+func restoreRefusal(ws *engine.Workspace, err error, restore string) error {
+	var re *engine.RestoreError
+	if !errors.As(err, &re) {
+		return refusedLine(err)
+	}
+	verb := re.Action
+	if verb == "restore" {
+		verb = "undo"
+	}
+	paths := make([]string, len(re.Files))
+	for i, f := range re.Files {
+		paths[i] = f.Path
+	}
+	msg := fmt.Sprintf("cannot %s %s (%s): no file could be put back: %s; nothing was changed",
+		verb, re.Snapshot, re.Tool, fileReasons(ws, paths, re.Files))
+	if re.Below != "" {
+		msg += fmt.Sprintf(". To undo past it, leaving its files as they are: %s %s", restore, re.Below)
+	}
+	return &exitError{code: ExitRefused, word: "refused", err: errors.New(msg)}
 }
 
 // printSnapshots is the /snapshots table: number, id, applied or undone,
 // age, tool, files.
 func printSnapshots(w io.Writer, ws *engine.Workspace, l *engine.SnapshotList, now time.Time) {
+	if len(l.Unread) > 0 {
+		defer fmt.Fprintf(w, "Note: %s.\n", engine.UnreadSummary(l.Unread))
+	}
 	if len(l.Snapshots) == 0 {
 		fmt.Fprintln(w, "No snapshots in this session.")
 		return

@@ -35,6 +35,9 @@ type snapStack struct {
 	// files may not all have been put back when its owner stopped.
 	restoring *snapEntry
 	objs      *objects.Store
+	// unread is the lines of the journal the fold skipped, which the
+	// stack's answers name.
+	unread []UnreadRecord
 
 	wmu sync.Mutex // guards w, owed and closed (Close must not wait for mu)
 	// owed is a change whose abort line could not be written: the next
@@ -205,15 +208,24 @@ func (st *snapStack) discardUndone() {
 }
 
 // foldChanges reads a changes journal into a stack. A missing journal is an
-// empty stack.
+// empty stack. A line that is not JSON or does not fit the stack is
+// skipped, and named in st.unread.
 func foldChanges(fsys vfs.FS, name string, st *snapStack) error {
-	_, err := journal.Read(fsys, name, func(b []byte) error {
-		st.apply(b) // a line that does not fit is skipped
+	var skipped []UnreadRecord
+	var at []int // the index among the lines read of each skipped one
+	n := 0
+	stats, err := journal.Read(fsys, name, func(b []byte) error {
+		n++
+		if err := st.apply(b); err != nil {
+			skipped = append(skipped, UnreadRecord{Error: err.Error()})
+			at = append(at, n)
+		}
 		return nil
 	})
 	if err != nil && !vfs.IsNotExist(err) {
 		return fmt.Errorf("engine: read %s: %w", name, err)
 	}
+	st.unread = unreadLines(name, stats.Bad, skipped, at)
 	return nil
 }
 
@@ -223,7 +235,7 @@ func (s *Session) loadChanges(ctx context.Context) error {
 	st := &s.snaps
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	st.list, st.seq, st.pending, st.held = nil, 0, nil, nil
+	st.list, st.seq, st.pending, st.held, st.unread = nil, 0, nil, nil, nil
 	if err := foldChanges(s.ws.s.fsys, changesName(s.ws.dir, s.st.id), st); err != nil {
 		return err
 	}

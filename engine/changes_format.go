@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io/fs"
 	"path"
 	"regexp"
 	"strconv"
@@ -28,12 +29,19 @@ import (
 //	{"v":1,"kind":"abort","id":SNAP,"at":T}                       the change's file was not changed
 //	{"v":1,"kind":"close","at":T}                                 a run of the session ended cleanly
 //
-// F is {"oid":SHA256,"size":N,"mode":"file|exec|link"}, the content stored
-// as an object (a link's object is its target), or
+// F is {"oid":SHA256,"size":N,"mode":"file|exec|link","perm":"0640"}, the
+// content stored as an object (a link's object is its target), or
 // {"sha256":SHA256,"size":N,"mode":...,"data":BASE64}, the content itself,
 // inline (a pre-image of at most 16 KiB), or
 // {"sha256":SHA256,"size":N,"mode":...}, the content's identity only, with no
-// object, or {"skipped":REASON,"size":N}; null means absent. "oid" always
+// object, or {"skipped":REASON,"size":N}; null means absent. "perm" is a
+// regular file's permission bits, four octal digits (0000 to 0777; a link
+// has none): undo and redo put them back as they were, so a private file
+// never comes back readable by others. It agrees with "mode" ("exec" when
+// any executable bit is set). Lines written before it was recorded have no
+// "perm": a file put back from such an F keeps the bits of the file it
+// replaces, else gets 0666 less the umask, with the executable bits as
+// "mode" says. "oid" always
 // names a stored object. "before" and "kept" are stored (or skipped): undo
 // and redo put them back. "after" is only compared with (a file still as the
 // tool left it), so a change records it by its hash; lines written before
@@ -73,7 +81,7 @@ const (
 // change line rather than as an object (the items journal's payload rule).
 const maxInline = 16 << 10
 
-// File modes of F. Part of the format: only the executable bit is kept.
+// File modes of F. Part of the format; "perm" holds the permission bits.
 const (
 	modeFile = "file"
 	modeExec = "exec"
@@ -87,6 +95,7 @@ const (
 	skipStore      = "store failed"
 	skipNotFile    = "not a file"
 	skipMissing    = "object missing"
+	skipDamaged    = "object damaged"
 )
 
 // fileRef is F: a file's content as an object (OID), its content's identity
@@ -97,7 +106,26 @@ type fileRef struct {
 	SHA256  string `json:"sha256,omitempty"`
 	Size    int64  `json:"size"`
 	Mode    string `json:"mode,omitempty"`
+	Perm    string `json:"perm,omitempty"` // a regular file's permission bits, "0640"
 	Data    []byte `json:"data,omitempty"` // the content inline (with SHA256)
+}
+
+// permRE is the form of "perm": four octal digits, the permission bits only.
+var permRE = regexp.MustCompile(`^0[0-7]{3}$`)
+
+// permString is the "perm" of permission bits perm.
+func permString(perm fs.FileMode) string { return fmt.Sprintf("%04o", perm&fs.ModePerm) }
+
+// perm is the permission bits f records, and whether it records them.
+func (f *fileRef) perm() (fs.FileMode, bool) {
+	if f == nil || f.Perm == "" {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(f.Perm, 8, 32)
+	if err != nil {
+		return 0, false
+	}
+	return fs.FileMode(n) & fs.ModePerm, true
 }
 
 func (f *fileRef) skipped() bool { return f != nil && f.Skipped != "" }
@@ -140,10 +168,14 @@ func contentRef(b []byte, mode string) *fileRef {
 }
 
 // same reports whether two states of a file hold the same thing: the same
-// content (by hash, stored or not) and mode.
+// content (by hash, stored or not), mode and, when both record them,
+// permission bits.
 func sameRef(a, b *fileRef) bool {
 	if a == nil || b == nil {
 		return a == nil && b == nil
+	}
+	if a.Perm != "" && b.Perm != "" && a.Perm != b.Perm {
+		return false
 	}
 	return !a.skipped() && !b.skipped() && a.sum() == b.sum() && a.Mode == b.Mode
 }
@@ -165,7 +197,13 @@ func (f *fileRef) valid(form int) bool {
 		return false
 	}
 	if f.Skipped != "" {
-		return f.OID == "" && f.SHA256 == "" && f.Data == nil && len(f.Skipped) <= 64
+		return f.OID == "" && f.SHA256 == "" && f.Data == nil && f.Perm == "" && len(f.Skipped) <= 64
+	}
+	if f.Perm != "" {
+		perm, ok := f.perm()
+		if !ok || !permRE.MatchString(f.Perm) || f.Mode == modeLink || (perm&0o111 != 0) != (f.Mode == modeExec) {
+			return false
+		}
 	}
 	sum := f.OID
 	switch {

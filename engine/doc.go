@@ -37,13 +37,34 @@
 //
 // <id>.changes.jsonl holds a "change" line per file-tool call and the undo
 // stack's events (changes_format.go draws every line). A file's state F is
-// {"oid":SHA256,"size":N,"mode":"file|exec|link"} (stored as an object),
-// {"sha256":SHA256,"size":N,"mode":...,"data":BASE64} (a pre-image of at
-// most 16 KiB, inline), {"sha256":SHA256,"size":N,"mode":...} (the
-// content's hash only, no object: a change's "after"),
-// {"skipped":REASON,"size":N}, or null (absent). "oid" always names an
-// object that exists. An "abort" line cancels a change whose file the tool
-// did not change.
+// {"oid":SHA256,"size":N,"mode":"file|exec|link","perm":"0640"} (stored as
+// an object), {"sha256":SHA256,"size":N,"mode":...,"perm":...,"data":BASE64}
+// (a pre-image of at most 16 KiB, inline), {"sha256":SHA256,"size":N,
+// "mode":...,"perm":...} (the content's hash only, no object: a change's
+// "after"), {"skipped":REASON,"size":N}, or null (absent). "oid" always
+// names an object that exists. "perm" is a regular file's permission bits
+// as four octal digits (a link has none); lines written before it have
+// none, and read as they did. An "abort" line cancels a change whose file
+// the tool did not change.
+//
+// # Permission bits
+//
+// A file a tool writes over keeps its bits; a file it creates gets 0666
+// less the umask, its new folders 0777 less it. Undo puts back the bits
+// the file had before the tool, even after a hand chmod since; redo puts
+// back the bits the undo found (a hand chmod made after the tool comes
+// back with it). A chmod made after an undo is a change of the file: redo
+// refuses to overwrite it, as it refuses for content.
+//
+// # Undo that cannot put files back
+//
+// A file an undo or redo cannot put back (its pre-image not captured, its
+// object missing or damaged, its current content impossible to keep for
+// redo, a write that fails) is left as it is and named with why. An undo or
+// redo that can put back no file at all is refused (RestoreError) and uses
+// up nothing; a restore-to goes past such a snapshot. Lines of the changes
+// journal the stack cannot read are named by the stack's answers
+// (UnreadRecord), as storage fsck names them.
 //
 // # Other files
 //

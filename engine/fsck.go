@@ -148,11 +148,13 @@ func (s *Store) fsckJournal(r *FsckReport, name string, bad, note reporter, name
 	if strings.HasSuffix(name, ".changes.jsonl") {
 		stack = &snapStack{}
 	}
+	var skipped []string // why the stack skipped the good line at[i]
+	var at []int
 	st, err := journal.Read(s.fsys, name, func(b []byte) error {
 		line++
 		if stack != nil {
 			if err := stack.apply(b); err != nil {
-				bad(fmt.Sprintf("%s:%d", name, line), "change record skipped by the undo stack: %v", err)
+				skipped, at = append(skipped, err.Error()), append(at, line)
 			}
 		}
 		if named == nil {
@@ -170,6 +172,9 @@ func (s *Store) fsckJournal(r *FsckReport, name string, bad, note reporter, name
 		return
 	}
 	r.Lines += st.Lines
+	for i, why := range skipped {
+		bad(fmt.Sprintf("%s:%d", name, fileLine(at[i], st.Bad)), "change record skipped by the undo stack: %s", why)
+	}
 	for _, l := range st.Bad {
 		bad(fmt.Sprintf("%s:%d", name, l.Line), "not a JSON line (offset %d): %s", l.Offset, l.Err)
 	}

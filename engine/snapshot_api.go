@@ -10,6 +10,15 @@ type SnapshotList struct {
 	Session   string         `json:"session"`
 	Cursor    int            `json:"cursor"` // how many snapshots are applied
 	Snapshots []SnapshotInfo `json:"snapshots"`
+	Unread    []UnreadRecord `json:"unread,omitempty"` // lines of the changes journal the stack skipped
+}
+
+// UnreadRecord is a line of the changes journal the undo stack could not
+// read (damaged, or not fitting the stack), as cairn storage fsck names it.
+// The stack goes on without it.
+type UnreadRecord struct {
+	Where string `json:"where"` // "<journal>:<line>", the line numbered from 1
+	Error string `json:"error"`
 }
 
 // SnapshotInfo is one snapshot: a change record seen from the undo stack.
@@ -32,10 +41,11 @@ type SnapshotFile struct {
 
 // RestoreResult is the answer of undo, redo and restore-to.
 type RestoreResult struct {
-	OK     bool          `json:"ok"`
-	Action string        `json:"action"` // undo | redo | restore
-	Cursor int           `json:"cursor"`
-	Steps  []RestoreStep `json:"steps"`
+	OK     bool           `json:"ok"`
+	Action string         `json:"action"` // undo | redo | restore
+	Cursor int            `json:"cursor"`
+	Steps  []RestoreStep  `json:"steps"`
+	Unread []UnreadRecord `json:"unread,omitempty"` // see SnapshotList
 }
 
 // RestoreStep is what one snapshot's undo or redo did to the files.
@@ -46,6 +56,14 @@ type RestoreStep struct {
 	Restored []string `json:"restored"`
 	Removed  []string `json:"removed"`
 	Skipped  []string `json:"skipped"`
+	// NotRestored says why each file of Skipped was left as it was.
+	NotRestored []FileReason `json:"not_restored,omitempty"`
+}
+
+// FileReason is a file and why it was not put back.
+type FileReason struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
 }
 
 // ToolAnswer is the answer of a file tool (`cairn tool ...`).

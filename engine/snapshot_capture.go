@@ -463,5 +463,8 @@ func capture(ctx context.Context, fsys vfs.FS, put sink, rel string, max int64) 
 	if err != nil {
 		return &fileRef{Skipped: skipStore, Size: int64(len(data))}, err
 	}
+	if mode != modeLink {
+		ref.Perm = permString(fi.Mode().Perm())
+	}
 	return ref, nil
 }

@@ -6,7 +6,8 @@ import (
 )
 
 // Snapshots lists the session's live snapshots, oldest first, with the
-// cursor (how many are applied).
+// cursor (how many are applied) and the lines of the changes journal the
+// stack could not read.
 func (s *Session) Snapshots(ctx context.Context) (*SnapshotList, error) {
 	st := &s.snaps
 	st.mu.Lock()
@@ -32,7 +33,7 @@ func (w *Workspace) Snapshots(ctx context.Context, id string) (*SnapshotList, er
 }
 
 func snapshotList(w *Workspace, id string, st *snapStack) *SnapshotList {
-	l := &SnapshotList{OK: true, Session: id, Cursor: st.cursor(), Snapshots: []SnapshotInfo{}}
+	l := &SnapshotList{OK: true, Session: id, Cursor: st.cursor(), Snapshots: []SnapshotInfo{}, Unread: st.unread}
 	for _, e := range st.list {
 		info := SnapshotInfo{ID: e.rec.ID, At: e.rec.At, Tool: e.rec.Tool, Applied: e.applied, Files: []SnapshotFile{}}
 		for _, f := range e.rec.Files {

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"slices"
 	"strings"
 
 	"cairn/internal/vfs"
@@ -15,9 +17,16 @@ import (
 // objects and writes its undo line (synced) before it touches a file, so
 // whatever happens after, redo can put exactly that content back. Each file
 // is replaced atomically or removed; the folders are synced before the
-// answer. A file an undo cannot keep or restore (its pre-image was skipped,
-// its current content is too large or unreadable, an object is missing) is
-// left as it is and named in "skipped".
+// answer. A file an undo cannot keep or restore (its pre-image was skipped
+// or its object is missing or damaged, its current content is too large or
+// unreadable, or it cannot be written) is left as it is and named in
+// "skipped", with why in "not_restored".
+//
+// An undo or redo that can put back no file is refused (a *RestoreError)
+// and changes nothing: it writes no line, or, when every file failed once
+// its line was written, cancels it with the opposite line. A restore-to
+// passes over a snapshot it cannot put back (that is how the stack gets
+// past one for good), unless it can put back no file at all.
 
 // Restore actions, as answers and the trail name them.
 const (
@@ -26,23 +35,68 @@ const (
 	actionRestore = "restore"
 )
 
+// RestoreError is the refusal of an undo, redo or restore-to that could
+// put back no file: the snapshot, and each file with why. Nothing was
+// changed. It wraps ErrRefused.
+type RestoreError struct {
+	Action   string // undo | redo | restore
+	Snapshot string
+	Tool     string
+	Files    []FileReason // absolute paths, as answers name them
+	// Below is, for an undo, the next older applied snapshot: a restore-to
+	// it passes over this one, leaving its files as they are. "" when none.
+	Below string
+}
+
+func (e *RestoreError) Error() string {
+	parts := make([]string, len(e.Files))
+	for i, f := range e.Files {
+		parts[i] = f.Path + " (" + f.Reason + ")"
+	}
+	verb := e.Action
+	if verb == actionRestore {
+		verb = actionUndo
+	}
+	return fmt.Sprintf("%v: cannot %s %s (%s): no file could be put back: %s; nothing was changed",
+		ErrRefused, verb, e.Snapshot, e.Tool, strings.Join(parts, ", "))
+}
+
+func (e *RestoreError) Unwrap() error { return ErrRefused }
+
 // Undo restores the files of the newest applied snapshot and keeps their
-// current content for Redo. Nothing to undo is ErrRefused.
+// current content for Redo. Nothing to undo is ErrRefused, and so is a
+// snapshot none of whose files can be put back (a *RestoreError).
 func (s *Session) Undo(ctx context.Context) (*RestoreResult, error) {
 	return s.restore(ctx, actionUndo, "")
 }
 
 // Redo puts back what the newest undo kept. Nothing to redo is ErrRefused,
-// and so is a redo that would overwrite a file changed since the undo.
+// and so is a redo that would overwrite a file changed since the undo, or
+// one that can put back none of the files it should (a *RestoreError).
 func (s *Session) Redo(ctx context.Context) (*RestoreResult, error) {
 	return s.restore(ctx, actionRedo, "")
 }
 
 // RestoreTo undoes every applied snapshot down to and including id. An
-// unknown or already undone id is ErrRefused.
+// unknown or already undone id is ErrRefused. A snapshot none of whose
+// files can be put back is passed over (named in its step), unless no
+// file at all can be: then it is a *RestoreError.
 func (s *Session) RestoreTo(ctx context.Context, id string) (*RestoreResult, error) {
 	return s.restore(ctx, actionRestore, id)
 }
+
+// restoreRun is one undo, redo or restore-to at work.
+type restoreRun struct {
+	s       *Session
+	fsys    vfs.FS
+	objs    *objects.Store
+	max     int64
+	checked map[*fileRef]verdict // content's verdicts, by state
+}
+
+// verdict is why a state cannot be put back ("" when it can), and the
+// skip reason an undo keeps for it.
+type verdict struct{ why, skip string }
 
 func (s *Session) restore(ctx context.Context, action, id string) (*RestoreResult, error) {
 	s.busy.RLock()
@@ -60,7 +114,7 @@ func (s *Session) restore(ctx context.Context, action, id string) (*RestoreResul
 	defer st.mu.Unlock()
 	refuse := func(format string, a ...any) (*RestoreResult, error) {
 		s.auditRestore(ctx, action, "refused", nil)
-		return nil, fmt.Errorf("%w: %s", ErrRefused, fmt.Sprintf(format, a...))
+		return nil, fmt.Errorf("%w: %s%s", ErrRefused, fmt.Sprintf(format, a...), unreadNote(st.unread))
 	}
 	verb := action
 	if verb == actionRestore {
@@ -102,32 +156,138 @@ func (s *Session) restore(ctx context.Context, action, id string) (*RestoreResul
 	if err := s.snapReady(); err != nil {
 		return nil, err
 	}
-	objs := s.snapObjects()
-	res := &RestoreResult{OK: true, Action: action, Steps: []RestoreStep{}}
+	r := &restoreRun{s: s, fsys: fsys, objs: s.snapObjects(), max: sc.MaxFileBytes, checked: map[*fileRef]verdict{}}
+	res := &RestoreResult{OK: true, Action: action, Steps: []RestoreStep{}, Unread: st.unread}
+	fail := func(err error) (*RestoreResult, error) {
+		outcome := "failed"
+		if errors.Is(err, ErrRefused) {
+			outcome = "refused"
+		}
+		s.auditRestore(ctx, action, outcome, res.Steps)
+		return nil, err
+	}
+	if action == actionRestore {
+		if err := r.anyPreImage(ctx, targets, id); err != nil {
+			return fail(err)
+		}
+	}
 	for _, e := range targets {
 		var step RestoreStep
 		if action == actionRedo {
-			step, err = s.redoOne(ctx, fsys, objs, e, sc.MaxFileBytes)
+			step, err = r.redoOne(ctx, e)
 		} else {
 			kind := kindUndo
 			if action == actionRestore {
 				kind = kindRestore
 			}
-			step, err = s.undoOne(ctx, fsys, objs, e, kind, sc.MaxFileBytes)
+			step, err = r.undoOne(ctx, e, kind, action == actionRestore)
 		}
 		if err != nil {
-			outcome := "failed"
-			if errors.Is(err, ErrRefused) {
-				outcome = "refused"
-			}
-			s.auditRestore(ctx, action, outcome, res.Steps)
-			return nil, err
+			return fail(err)
 		}
 		res.Steps = append(res.Steps, step)
+	}
+	if action == actionRestore && !putBack(res.Steps) {
+		// Every step was taken and none put a file back: the files are as
+		// the restore found them. Cancel the steps, the last one first.
+		rerr := &RestoreError{Action: action, Snapshot: id, Tool: targets[len(targets)-1].rec.Tool}
+		for _, step := range res.Steps {
+			rerr.Files = append(rerr.Files, step.NotRestored...)
+		}
+		for i := len(targets) - 1; i >= 0; i-- {
+			if err := s.cancelUndo(targets[i]); err != nil {
+				return fail(fmt.Errorf("engine: restore to %s put back no file, and could not be cancelled: %w", id, err))
+			}
+		}
+		res.Steps = nil
+		return fail(rerr)
 	}
 	res.Cursor = st.cursor()
 	s.auditRestore(ctx, action, "ok", res.Steps)
 	return res, nil
+}
+
+// putBack reports whether any step put a file back.
+func putBack(steps []RestoreStep) bool {
+	for _, st := range steps {
+		if len(st.Restored)+len(st.Removed) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// anyPreImage refuses a restore-to id none of whose targets has a file
+// whose pre-image can be put back, before anything is written.
+func (r *restoreRun) anyPreImage(ctx context.Context, targets []*snapEntry, id string) error {
+	rerr := &RestoreError{Action: actionRestore, Snapshot: id, Tool: targets[len(targets)-1].rec.Tool}
+	for _, e := range targets {
+		for _, f := range e.rec.Files {
+			why := r.content(ctx, f.Before, "its pre-image").why
+			if why == "" {
+				return nil
+			}
+			rerr.Files = append(rerr.Files, FileReason{r.s.ws.absPath(f.Path), why})
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return rerr
+}
+
+// content says why state f (what) cannot be put back, or nothing when it
+// can: absent, inline (verified when its line was read), or an object that
+// exists and hashes to its name (read whole to check).
+func (r *restoreRun) content(ctx context.Context, f *fileRef, what string) verdict {
+	if f == nil || f.inline() {
+		return verdict{}
+	}
+	if f.skipped() {
+		return verdict{what + " was not captured (" + f.Skipped + ")", f.Skipped}
+	}
+	if v, ok := r.checked[f]; ok {
+		return v
+	}
+	var v verdict
+	id, err := objects.ParseID(f.OID)
+	if err == nil {
+		err = r.objs.Verify(ctx, id)
+	}
+	switch {
+	case err == nil:
+	case errors.Is(err, objects.ErrNotFound):
+		v = verdict{what + ", object " + f.OID[:12] + ", is missing", skipMissing}
+	case errors.Is(err, objects.ErrMismatch):
+		v = verdict{what + ", object " + f.OID[:12] + ", is damaged (hash mismatch)", skipDamaged}
+	default:
+		v = verdict{what + " cannot be read: " + err.Error(), skipUnreadable}
+	}
+	r.checked[f] = v
+	return v
+}
+
+// refusal is the RestoreError of snapshot e, none of whose files could be
+// put back, why[k] saying why for each.
+func (r *restoreRun) refusal(action string, e *snapEntry, why []string) *RestoreError {
+	rerr := &RestoreError{Action: action, Snapshot: e.rec.ID, Tool: e.rec.Tool}
+	for k, f := range e.rec.Files {
+		rerr.Files = append(rerr.Files, FileReason{r.s.ws.absPath(f.Path), why[k]})
+	}
+	if action == actionUndo {
+		st := &r.s.snaps
+		if i := st.find(e.rec.ID); i > 0 && st.list[i-1].applied {
+			rerr.Below = st.list[i-1].rec.ID
+		}
+	}
+	return rerr
+}
+
+// leave names file k of step as left as it was, and why.
+func (r *restoreRun) leave(step *RestoreStep, rel, why string) {
+	abs := r.s.ws.absPath(rel)
+	step.Skipped = append(step.Skipped, abs)
+	step.NotRestored = append(step.NotRestored, FileReason{abs, why})
 }
 
 // auditRestore writes session.snapshot_restore to the trail. A session that
@@ -149,26 +309,52 @@ func newStep(e *snapEntry) RestoreStep {
 	return RestoreStep{ID: e.rec.ID, At: e.rec.At, Tool: e.rec.Tool, Restored: []string{}, Removed: []string{}, Skipped: []string{}}
 }
 
-// undoOne undoes snapshot e, the newest applied one.
-func (s *Session) undoOne(ctx context.Context, fsys vfs.FS, objs *objects.Store, e *snapEntry, kind string, max int64) (RestoreStep, error) {
+// keepWhy says why an undo cannot keep a file's current content for redo,
+// from its capture cur (skipped) and the capture's error.
+func keepWhy(cur *fileRef, err error) string {
+	cause := ""
+	if err != nil {
+		cause = ": " + err.Error()
+	}
+	switch cur.Skipped {
+	case skipTooLarge:
+		return "it is now too large to keep for redo" + cause
+	case skipNotFile:
+		return "it is now not a file" + cause
+	case skipStore:
+		return "its current content cannot be kept for redo: the snapshot store failed" + cause
+	}
+	return "it cannot be read to keep it for redo" + cause
+}
+
+// undoOne undoes snapshot e, the newest applied one. A snapshot none of
+// whose files can be put back is refused, unless pass (a restore-to going
+// past it).
+func (r *restoreRun) undoOne(ctx context.Context, e *snapEntry, kind string, pass bool) (RestoreStep, error) {
+	s, fsys, objs := r.s, r.fsys, r.objs
 	step := newStep(e)
 	files := e.rec.Files
 	kept := make([]*fileRef, len(files))
+	why := make([]string, len(files)) // "" for a file to put back
+	ok := 0
 	for k, f := range files {
-		cur, _ := capture(ctx, fsys, storeSink(ctx, objs), f.Path, max)
-		switch {
-		case f.Before.skipped():
-			kept[k] = &fileRef{Skipped: f.Before.Skipped, Size: f.Before.Size}
-		case cur.skipped():
-			kept[k] = cur
-		case !restorable(objs, f.Before):
-			kept[k] = &fileRef{Skipped: skipMissing}
-		default:
-			kept[k] = cur
+		if v := r.content(ctx, f.Before, "its pre-image"); v.why != "" {
+			why[k], kept[k] = v.why, &fileRef{Skipped: v.skip, Size: f.Before.Size}
+			continue
 		}
+		cur, cerr := capture(ctx, fsys, storeSink(ctx, objs), f.Path, r.max)
+		kept[k] = cur
+		if cur.skipped() {
+			why[k] = keepWhy(cur, cerr)
+			continue
+		}
+		ok++
 	}
 	if err := ctx.Err(); err != nil {
 		return step, err
+	}
+	if ok == 0 && !pass {
+		return step, r.refusal(actionUndo, e, why)
 	}
 	line := undoRecord{V: 1, Kind: kind, ID: e.rec.ID, At: mkTime(s.ws.s.Now()), Files: make([]keptFile, len(files))}
 	for k, f := range files {
@@ -187,50 +373,60 @@ func (s *Session) undoOne(ctx context.Context, fsys vfs.FS, objs *objects.Store,
 	e.applied, e.kept = false, kept
 	dirs := dirSet{}
 	for k, f := range files {
-		if kept[k].skipped() {
-			step.Skipped = append(step.Skipped, s.ws.absPath(f.Path))
-			continue
-		}
-		if !sameRef(kept[k], f.Before) {
+		if why[k] == "" && !sameRef(kept[k], f.Before) {
 			if err := putFile(ctx, fsys, objs, f.Path, f.Before, dirs); err != nil {
-				s.notice(fmt.Sprintf("undo could not restore %s: %v", f.Path, err))
-				step.Skipped = append(step.Skipped, s.ws.absPath(f.Path))
-				continue
+				why[k] = "it could not be written: " + err.Error()
 			}
 		}
-		if f.Before == nil {
+		switch {
+		case why[k] != "":
+			r.leave(&step, f.Path, why[k])
+		case f.Before == nil:
 			step.Removed = append(step.Removed, s.ws.absPath(f.Path))
-		} else {
+		default:
 			step.Restored = append(step.Restored, s.ws.absPath(f.Path))
 		}
 	}
 	if err := dirs.sync(fsys); err != nil {
 		return step, fmt.Errorf("engine: undo %s: sync folders: %w", e.rec.ID, err)
 	}
+	if !pass && !putBack([]RestoreStep{step}) {
+		// Every write failed, so the files are as the undo found them.
+		if err := s.cancelUndo(e); err != nil {
+			return step, fmt.Errorf("engine: undo %s put back no file, and could not be cancelled: %w", e.rec.ID, err)
+		}
+		return step, r.refusal(actionUndo, e, why)
+	}
 	return step, nil
 }
 
 // redoOne puts back what the undo of e kept. A file that changed since the
-// undo refuses the whole redo before anything is written.
-func (s *Session) redoOne(ctx context.Context, fsys vfs.FS, objs *objects.Store, e *snapEntry, max int64) (RestoreStep, error) {
+// undo refuses the whole redo before anything is written, and so does a
+// redo that can put back none of the files it should. A file the undo
+// left as it was is left again.
+func (r *restoreRun) redoOne(ctx context.Context, e *snapEntry) (RestoreStep, error) {
+	s, fsys, objs := r.s, r.fsys, r.objs
 	step := newStep(e)
 	files := e.rec.Files
 	if len(e.kept) != len(files) {
 		return step, fmt.Errorf("engine: snapshot %s has no undo to redo", e.rec.ID)
 	}
 	var changed []string
-	skip := make([]bool, len(files))
+	why := make([]string, len(files)) // "" for a file to put back
+	failed := make([]bool, len(files))
+	todo := 0
 	for k, f := range files {
 		kept := e.kept[k]
 		if kept.skipped() {
-			skip[k] = true
+			why[k] = "the undo left it as it was (" + kept.Skipped + ")"
 			continue
 		}
-		if !restorable(objs, kept) {
-			skip[k] = true
+		if why[k] = r.content(ctx, kept, "the content the undo kept").why; why[k] != "" {
+			failed[k] = true
 			continue
 		}
-		cur, _ := capture(ctx, fsys, hashSink, f.Path, sizeLimit(max, kept, f.Before))
+		todo++
+		cur, _ := capture(ctx, fsys, hashSink, f.Path, sizeLimit(r.max, kept, f.Before))
 		if cur.skipped() || (!sameRef(cur, f.Before) && !sameRef(cur, kept)) {
 			changed = append(changed, f.Path)
 		}
@@ -241,17 +437,16 @@ func (s *Session) redoOne(ctx context.Context, fsys vfs.FS, objs *objects.Store,
 	if len(changed) > 0 {
 		return step, fmt.Errorf("%w: redo would overwrite %s, changed since the undo", ErrRefused, strings.Join(changed, ", "))
 	}
+	if todo == 0 && slices.Contains(failed, true) {
+		return step, r.refusal(actionRedo, e, why)
+	}
 	if err := s.appendChanges(redoRecord{V: 1, Kind: kindRedo, ID: e.rec.ID, At: mkTime(s.ws.s.Now())}); err != nil {
 		// The line may have reached the journal: cancel it with an undo
 		// keeping what the last undo kept.
 		st := &s.snaps
 		st.refold(s)
 		if i := st.find(e.rec.ID); i >= 0 && st.list[i].applied {
-			line := undoRecord{V: 1, Kind: kindUndo, ID: e.rec.ID, At: mkTime(s.ws.s.Now()), Files: make([]keptFile, len(files))}
-			for k, f := range files {
-				line.Files[k] = keptFile{Path: f.Path, Kept: e.kept[k]}
-			}
-			s.appendChanges(line)
+			s.appendChanges(undoLine(st.list[i], mkTime(s.ws.s.Now())))
 			st.refold(s)
 		}
 		return step, err
@@ -260,25 +455,62 @@ func (s *Session) redoOne(ctx context.Context, fsys vfs.FS, objs *objects.Store,
 	dirs := dirSet{}
 	for k, f := range files {
 		kept := e.kept[k]
-		if skip[k] {
-			step.Skipped = append(step.Skipped, s.ws.absPath(f.Path))
-			continue
+		if why[k] == "" {
+			if err := putFile(ctx, fsys, objs, f.Path, kept, dirs); err != nil {
+				why[k], failed[k] = "it could not be written: "+err.Error(), true
+			}
 		}
-		if err := putFile(ctx, fsys, objs, f.Path, kept, dirs); err != nil {
-			s.notice(fmt.Sprintf("redo could not restore %s: %v", f.Path, err))
-			step.Skipped = append(step.Skipped, s.ws.absPath(f.Path))
-			continue
-		}
-		if kept == nil {
+		switch {
+		case why[k] != "":
+			r.leave(&step, f.Path, why[k])
+		case kept == nil:
 			step.Removed = append(step.Removed, s.ws.absPath(f.Path))
-		} else {
+		default:
 			step.Restored = append(step.Restored, s.ws.absPath(f.Path))
 		}
 	}
 	if err := dirs.sync(fsys); err != nil {
 		return step, fmt.Errorf("engine: redo %s: sync folders: %w", e.rec.ID, err)
 	}
+	if todo > 0 && !putBack([]RestoreStep{step}) {
+		// Every write failed, so the files are as the redo found them.
+		if err := s.cancelRedo(e); err != nil {
+			return step, fmt.Errorf("engine: redo %s put back no file, and could not be cancelled: %w", e.rec.ID, err)
+		}
+		return step, r.refusal(actionRedo, e, why)
+	}
 	return step, nil
+}
+
+// undoLine is an undo line for e keeping what its last undo kept.
+func undoLine(e *snapEntry, now Time) undoRecord {
+	line := undoRecord{V: 1, Kind: kindUndo, ID: e.rec.ID, At: now, Files: make([]keptFile, len(e.rec.Files))}
+	for k, f := range e.rec.Files {
+		line.Files[k] = keptFile{Path: f.Path, Kept: e.kept[k]}
+	}
+	return line
+}
+
+// cancelUndo cancels the undo of e, whose line is written but which
+// changed no file, with a redo line: the stack is as before the undo.
+func (s *Session) cancelUndo(e *snapEntry) error {
+	if err := s.appendChanges(redoRecord{V: 1, Kind: kindRedo, ID: e.rec.ID, At: mkTime(s.ws.s.Now())}); err != nil {
+		s.snaps.refold(s)
+		return err
+	}
+	e.applied = true
+	return nil
+}
+
+// cancelRedo cancels the redo of e, whose line is written but which changed
+// no file, with an undo line keeping what the undo before it kept.
+func (s *Session) cancelRedo(e *snapEntry) error {
+	if err := s.appendChanges(undoLine(e, mkTime(s.ws.s.Now()))); err != nil {
+		s.snaps.refold(s)
+		return err
+	}
+	e.applied = false
+	return nil
 }
 
 // restorable reports whether state f can be put back: absent, inline, or
@@ -300,7 +532,7 @@ const maxLink = 64 << 10
 
 // putFile makes workspace file rel hold state f: removed when nil, else
 // its content (inline, verified when the line was read, or the object's,
-// verified as it is copied) with f's mode.
+// verified as it is copied) with f's mode and permission bits.
 func putFile(ctx context.Context, fsys vfs.FS, objs *objects.Store, rel string, f *fileRef, dirs dirSet) error {
 	if f == nil {
 		return removeFile(fsys, rel, dirs)
@@ -309,7 +541,7 @@ func putFile(ctx context.Context, fsys vfs.FS, objs *objects.Store, rel string, 
 		if f.Mode == modeLink {
 			return putLink(fsys, rel, string(f.Data), dirs)
 		}
-		return replaceFile(fsys, rel, filePerm(fsys, rel, f.Mode == modeExec), dirs, func(w io.Writer) error {
+		return replaceFile(fsys, rel, restorePerm(fsys, rel, f), dirs, func(w io.Writer) error {
 			_, err := w.Write(f.Data)
 			return err
 		})
@@ -325,7 +557,7 @@ func putFile(ctx context.Context, fsys vfs.FS, objs *objects.Store, rel string, 
 		}
 		return putLink(fsys, rel, string(b), dirs)
 	}
-	return replaceFile(fsys, rel, filePerm(fsys, rel, f.Mode == modeExec), dirs, func(w io.Writer) error {
+	return replaceFile(fsys, rel, restorePerm(fsys, rel, f), dirs, func(w io.Writer) error {
 		rc, err := objs.Get(ctx, id)
 		if err != nil {
 			return err
@@ -340,6 +572,16 @@ func putFile(ctx context.Context, fsys vfs.FS, objs *objects.Store, rel string, 
 		}
 		return nil
 	})
+}
+
+// restorePerm is the permission a file put back from state f gets: the
+// bits f records, else (a line written before they were recorded) those
+// filePerm gives.
+func restorePerm(fsys vfs.FS, rel string, f *fileRef) fs.FileMode {
+	if perm, ok := f.perm(); ok {
+		return perm
+	}
+	return filePerm(fsys, rel, f.Mode == modeExec)
 }
 
 // putLink makes rel a symbolic link to target; a folder there is left.

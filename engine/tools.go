@@ -47,7 +47,8 @@ type (
 )
 
 // ToolWrite is the write tool: path gets content, created with its folders
-// when missing. An existing file keeps its permission bits.
+// when missing. An existing file keeps its permission bits; a new one gets
+// 0666 less the umask, as a shell's redirection would make it.
 func (s *Session) ToolWrite(ctx context.Context, path string, content []byte) (*ToolAnswer, error) {
 	return s.runTool(ctx, "write", path, func(fsys vfs.FS, rel string) (*toolEdit, error) {
 		exec := false
@@ -119,6 +120,7 @@ func startStage(fsys vfs.FS, rel string, ed *toolEdit) *stageJob {
 	}
 	perm := filePerm(fsys, rel, ed.exec)
 	j.after = contentRef(ed.content, permMode(perm))
+	j.after.Perm = permString(perm)
 	go func() {
 		defer close(j.done)
 		j.st, j.err = stageFile(fsys, rel, perm, func(w io.Writer) error {
@@ -316,7 +318,7 @@ func (st *snapStack) refold(s *Session) {
 		s.notice(fmt.Sprintf("the undo stack could not be read back: %v", err))
 		return
 	}
-	st.list, st.seq, st.pending, st.held = fresh.list, fresh.seq, fresh.pending, fresh.held
+	st.list, st.seq, st.pending, st.held, st.unread = fresh.list, fresh.seq, fresh.pending, fresh.held, fresh.unread
 }
 
 // readForEdit reads a regular file and checks old occurs in it once.

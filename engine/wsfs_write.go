@@ -124,8 +124,8 @@ func (f *fileSyncs) sync() error {
 	return err
 }
 
-// ensureParent creates the missing folders above name (0755, as a user's
-// tools would) and makes their entries durable.
+// ensureParent creates the missing folders above name (0777 less the
+// umask, as a user's tools would) and makes their entries durable.
 func ensureParent(fsys vfs.FS, name string) error {
 	dir := path.Dir(name)
 	if dir == "." {
@@ -149,7 +149,7 @@ func ensureParent(fsys vfs.FS, name string) error {
 		}
 		top = p
 	}
-	if err := fsys.MkdirAll(dir, 0o755); err != nil {
+	if err := fsys.MkdirAll(dir, 0o777); err != nil {
 		return err
 	}
 	for d := dir; ; d = path.Dir(d) {
@@ -163,12 +163,15 @@ func ensureParent(fsys vfs.FS, name string) error {
 }
 
 // filePerm is the permission a file written over name gets: the current
-// file's bits when it is a regular file (else 0644), with the executable
-// bits set (exec) or cleared.
+// file's bits when it is a regular file, else what a new file gets (0666
+// less the umask: the file's mode is set explicitly, which ignores it),
+// with the executable bits set where it may be read (exec) or cleared.
 func filePerm(fsys vfs.FS, name string, exec bool) fs.FileMode {
-	perm := fs.FileMode(0o644)
+	var perm fs.FileMode
 	if fi, err := fsys.Lstat(name); err == nil && fi.Mode().IsRegular() {
 		perm = fi.Mode().Perm()
+	} else {
+		perm = 0o666 &^ vfs.Umask(fsys) // read only when needed: a system call or a file read
 	}
 	if exec {
 		return perm | (perm&0o444)>>2

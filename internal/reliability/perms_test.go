@@ -82,3 +82,51 @@ func TestPermissions(t *testing.T) {
 		}
 	}
 }
+
+// TestWorkspacePermissionsUnderUmask077: on the real disk under umask 077,
+// a file the write tool creates is 0600 and its new folder 0700; a 0600
+// file a tool removed comes back 0600 from undo, and one that was 0644
+// comes back 0644 (the recorded bits, not the umask). The umask is the
+// process's: this test must not run in parallel with others.
+func TestWorkspacePermissionsUnderUmask077(t *testing.T) {
+	ctx := context.Background()
+	defer syscall.Umask(syscall.Umask(0o077))
+	store, err := engine.Open(filepath.Join(t.TempDir(), "home"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	dir := t.TempDir()
+	ws, err := store.Workspace(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := ws.Create(engine.SessionOptions{})
+	defer s.Close()
+	if _, err := s.ToolWrite(ctx, "new/a.txt", []byte("a")); err != nil {
+		t.Fatal(err)
+	}
+	wantPerm := func(rel string, want os.FileMode) {
+		t.Helper()
+		fi, err := os.Lstat(filepath.Join(dir, rel))
+		if err != nil || fi.Mode().Perm() != want {
+			t.Fatalf("%s: %v %v, want %04o", rel, fi, err, want)
+		}
+	}
+	wantPerm("new/a.txt", 0o600)
+	wantPerm("new", 0o700)
+	for name, perm := range map[string]os.FileMode{".env": 0o600, "pub.txt": 0o644} {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte("x"), perm); err != nil {
+			t.Fatal(err)
+		}
+		os.Chmod(p, perm)
+		if _, err := s.ToolRm(ctx, name); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Undo(ctx); err != nil {
+			t.Fatal(err)
+		}
+		wantPerm(name, perm)
+	}
+}

@@ -38,6 +38,10 @@
 // test can crash at every sync point in turn. Handles from before a crash
 // fail with ErrCrashed.
 //
+// Umask: the bits a new file or folder does not get (umask(2)). Umask(fsys)
+// is the process's for Disk and Mem's own (SetUmask, 022 by default); an
+// explicit Chmod ignores it, as on a disk.
+//
 // Faulty wraps any FS and fails the calls that match its Rules (an Op, a
 // path.Match pattern, how many to let pass, how many to fail, the error).
 //

@@ -14,8 +14,10 @@ import (
 
 // Mem is an FS in memory that remembers what is durable, so tests can
 // simulate power loss with Crash and CrashPartial. It is safe for concurrent
-// use. Permission bits are kept but not enforced; a file's mode is durable
-// at once, its data and its folder entry only when synced.
+// use. Permission bits are kept but not enforced; new files and folders
+// lose the bits of its umask (022 unless SetUmask says otherwise), as on a
+// disk. A file's mode is durable at once, its data and its folder entry
+// only when synced.
 type Mem struct {
 	mu   sync.Mutex
 	root *memNode
@@ -28,11 +30,12 @@ type Mem struct {
 	failing   bool
 	locks     map[*memNode]*memLock
 	temps     uint64
+	umask     fs.FileMode
 }
 
 // NewMem returns an empty Mem: only the root folder ".", which always exists.
 func NewMem() *Mem {
-	m := &Mem{now: time.Now, failAfter: -1, locks: map[*memNode]*memLock{}}
+	m := &Mem{now: time.Now, failAfter: -1, locks: map[*memNode]*memLock{}, umask: 0o022}
 	m.root = newDir(DirPerm, m.tick())
 	return m
 }
@@ -44,6 +47,20 @@ func (m *Mem) SetClock(now func() time.Time) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.now = now
+}
+
+// SetUmask sets the creation mask of new files and folders (umask(2)).
+func (m *Mem) SetUmask(mask fs.FileMode) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.umask = mask & fs.ModePerm
+}
+
+// Umask is the creation mask of new files and folders.
+func (m *Mem) Umask() fs.FileMode {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.umask
 }
 
 // tick returns the time of a modification. Callers hold m.mu.
@@ -85,7 +102,7 @@ func (m *Mem) openFile(op, name string, flag int, perm fs.FileMode) (*memFile, e
 	case n == nil && flag&os.O_CREATE == 0:
 		return perr(syscall.ENOENT)
 	case n == nil:
-		n = &memNode{mode: perm & fs.ModePerm, mtime: m.tick()}
+		n = &memNode{mode: perm & fs.ModePerm &^ m.umask, mtime: m.tick()}
 		fd.dir.change(dirChange{names: []string{fd.base}, nodes: []*memNode{n}}, n.mtime)
 	case flag&os.O_CREATE != 0 && flag&os.O_EXCL != 0:
 		return perr(syscall.EEXIST)
@@ -197,7 +214,7 @@ func (m *Mem) mkdirAll(name string, perm fs.FileMode) error {
 	case fd.node != nil:
 		return &fs.PathError{Op: "mkdir", Path: name, Err: syscall.ENOTDIR}
 	}
-	d := newDir(perm, m.tick())
+	d := newDir(perm&^m.umask, m.tick())
 	fd.dir.change(dirChange{names: []string{fd.base}, nodes: []*memNode{d}}, d.mtime)
 	return nil
 }

@@ -444,3 +444,23 @@ func TestMemUnlinkedHandle(t *testing.T) {
 		t.Fatalf("root = %v %v", ents, err)
 	}
 }
+
+// TestMemUmask: SetUmask changes what new files and folders get.
+func TestMemUmask(t *testing.T) {
+	m := vfs.NewMem()
+	if vfs.Umask(m) != 0o022 {
+		t.Fatalf("default umask %03o", vfs.Umask(m))
+	}
+	m.SetUmask(0o077)
+	if vfs.Umask(vfs.NewFaulty(m)) != 0o077 {
+		t.Fatal("Faulty does not give its inner FS's umask")
+	}
+	f, err := m.OpenFile("f", os.O_WRONLY|os.O_CREATE, 0o666)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if fi, _ := m.Stat("f"); fi.Mode().Perm() != 0o600 {
+		t.Fatalf("new file under umask 077: %v", fi.Mode())
+	}
+}

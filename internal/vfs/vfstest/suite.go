@@ -33,6 +33,7 @@ func Run(t *testing.T, newFS func(t *testing.T) vfs.FS) {
 		{"MkdirAll", testMkdirAll},
 		{"Symlink", testSymlink},
 		{"Chmod", testChmod},
+		{"Umask", testUmask},
 		{"Lock", testLock},
 		{"Escapes", testEscapes},
 		{"SymlinkOutside", testSymlinkOutside},
@@ -482,6 +483,32 @@ func testSymlink(t *testing.T, fsys vfs.FS) {
 	}
 	if _, err := fsys.Stat("dangling"); !vfs.IsNotExist(err) {
 		t.Fatalf("Stat dangling: %v", err)
+	}
+}
+
+// testUmask: a new file and folder lose the bits of vfs.Umask, and Chmod
+// does not.
+func testUmask(t *testing.T, fsys vfs.FS) {
+	mask := vfs.Umask(fsys)
+	f, err := fsys.OpenFile("f", os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if fi, err := fsys.Stat("f"); err != nil || fi.Mode().Perm() != 0o666&^mask {
+		t.Fatalf("new file with umask %03o: %v %v", mask, fi, err)
+	}
+	if err := fsys.MkdirAll("d", 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := fsys.Stat("d"); err != nil || fi.Mode().Perm() != 0o777&^mask {
+		t.Fatalf("new folder with umask %03o: %v %v", mask, fi, err)
+	}
+	if err := fsys.Chmod("f", 0o666); err != nil {
+		t.Fatal(err)
+	}
+	if fi, _ := fsys.Stat("f"); fi.Mode().Perm() != 0o666 {
+		t.Fatalf("chmod 666 with umask %03o: %v", mask, fi.Mode())
 	}
 }
 
