@@ -390,6 +390,8 @@ func TestServerErrors(t *testing.T) {
 			`[]`,
 			`{"action":"undo"} {}`,
 			`{"action":`,
+			`{"ACTION":"redo"}`,
+			`{"action":"undo","action":"redo"}`,
 		} {
 			f.want(f.do("POST", restorePath(id), f.gateway, body), 400, "bad_request")
 		}
@@ -692,6 +694,11 @@ func TestRestoreBody(t *testing.T) {
 		`null`, `[]`, `"undo"`, `{"action":"UNDO"}`, `{"action":null}`, `{"action":""}`,
 		`{"id":"a b"}`, `{"id":"\u0000"}`, `{"id":7}`, `{"id":""}`, `{"action":"redo","id":"x"}`,
 		`{"x":1}`, `{}x`, `{"action":"undo"}{"action":"redo"}`,
+		// Field names are exact and given once.
+		`{"ACTION":"redo"}`, `{"Action":"undo"}`, `{"ID":"x"}`, `{"Id":"x"}`,
+		`{"action":"undo","action":"redo"}`, `{"action":"redo","action":"redo"}`,
+		`{"id":"a","id":"b"}`, `{"act\u0069on":"undo","action":"redo"}`,
+		`{"action":"undo",}`, `{"action" "undo"}`,
 	} {
 		if got, err := decodeRestoreBody([]byte(body)); err == nil {
 			t.Errorf("%q accepted as %+v", body, got)
