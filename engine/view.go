@@ -2,9 +2,9 @@ package engine
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"path"
+	"strings"
 
 	"cairn/engine/wskey"
 	"cairn/internal/vfs"
@@ -62,26 +62,52 @@ func (w *Workspace) FollowTrail(ctx context.Context, id string, from int64, fn f
 	return journal.Follow(ctx, w.s.fsys, auditName(w.dir, id), from, fn)
 }
 
-// Workspaces lists every workspace folder of the store.
-func (s *Store) Workspaces() ([]*Workspace, error) {
+// WorkspaceProblem is a workspace folder Workspaces passed over, and why.
+type WorkspaceProblem struct {
+	Name     string   // the folder, relative to the state folder: workspaces/<key>
+	Err      error    // why it was passed over
+	Sessions []string // the ids of the sessions it holds, which no listing shows
+}
+
+// Workspaces lists every workspace folder of the store that belongs to the
+// path it names, checked as the command line finds a folder for a directory
+// (wskey.Verify). A folder that fails (a workspace.json that is damaged or
+// names a path whose folder is another one) is not used for any path: it
+// comes back as a problem, its sessions unlisted and its files untouched.
+func (s *Store) Workspaces() ([]*Workspace, []WorkspaceProblem, error) {
 	ents, err := s.fsys.ReadDir(workspacesDir)
 	if vfs.IsNotExist(err) {
-		return nil, nil
+		return nil, nil, nil
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var out []*Workspace
+	var problems []WorkspaceProblem
 	for _, e := range ents {
 		if !e.IsDir() || vfs.IsTemp(e.Name()) {
 			continue
 		}
-		b, err := vfs.ReadFile(s.fsys, path.Join(workspacesDir, e.Name(), "workspace.json"))
-		var info wskey.Info
-		if err != nil || json.Unmarshal(b, &info) != nil || info.Path == "" {
+		p, err := wskey.Verify(s.fsys, workspacesDir, e.Name())
+		if err != nil {
+			dir := workspaceDir(e.Name())
+			problems = append(problems, WorkspaceProblem{Name: dir, Err: err, Sessions: s.sessionsIn(dir)})
 			continue
 		}
-		out = append(out, &Workspace{s: s, path: info.Path, key: e.Name(), dir: workspaceDir(e.Name()), made: true})
+		out = append(out, &Workspace{s: s, path: p, key: e.Name(), dir: workspaceDir(e.Name()), made: true})
 	}
-	return out, nil
+	return out, problems, nil
+}
+
+// sessionsIn names the sessions of workspace folder dir by their items
+// journals, reading nothing else.
+func (s *Store) sessionsIn(dir string) []string {
+	ents, _ := s.fsys.ReadDir(path.Join(dir, "sessions"))
+	var ids []string
+	for _, e := range ents {
+		if id, ok := strings.CutSuffix(e.Name(), ".items.jsonl"); ok && validSessionID(id) {
+			ids = append(ids, id)
+		}
+	}
+	return ids
 }
