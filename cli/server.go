@@ -30,6 +30,8 @@ import (
 //	400 bad_request        malformed body: bad JSON, unknown field or action, both action and id
 //	401 unauthorized       missing or wrong bearer token (WWW-Authenticate: Bearer)
 //	403 forbidden          a paired credential without the attach scope
+//	503 unavailable        a token other than the gateway's while credentials.json cannot be
+//	                       read (damaged: the log says how to repair it; the gateway token works)
 //	404 not_found          unknown session, or one outside the credential's allowlist (same bytes)
 //	405 method_not_allowed wrong method (Allow names the right one)
 //	409 refused            nothing to undo or redo, an unknown or already undone snapshot id
@@ -81,7 +83,8 @@ type apiServer struct {
 	src  sessionSource
 	logw io.Writer // internal errors are told here, not to the client
 
-	logMu sync.Mutex
+	logMu     sync.Mutex
+	credsTold string // the credentials error last logged
 }
 
 // notFoundBody is the one answer for an unknown session and for a session

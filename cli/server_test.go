@@ -960,3 +960,66 @@ func TestServerWorkspaceMismatch(t *testing.T) {
 		t.Fatalf("undo once the folder is whole again: dropped.txt %q", got)
 	}
 }
+
+// TestServerDamagedCredentials: a credentials.json that cannot be read
+// leaves the gateway token working; a paired token gets 503 with a clear
+// reason, the log names the file once, and `cairn pair` fails (exit 1)
+// naming it and writing nothing.
+func TestServerDamagedCredentials(t *testing.T) {
+	f := newServerFixture(t)
+	id := f.session(f.ws, "alpha")
+	f.write(id, "a.txt", "one")
+	paired := f.pair([]string{engine.ScopeAttach}, id)
+	name := filepath.Join(f.home, engine.CredentialsFile)
+	good, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	damaged := good[:len(good)/2]
+	if err := os.WriteFile(name, damaged, 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	f.want(f.do("GET", snapshotsPath(id), f.gateway, ""), 200, "")
+	f.want(f.do("POST", restorePath(id), f.gateway, `{"action":"undo"}`), 200, "")
+	if got := f.read("a.txt"); got != "<absent>" {
+		t.Fatalf("a.txt after the gateway's undo: %q", got)
+	}
+	for _, tok := range []string{paired, "wrong"} {
+		a := f.do("GET", snapshotsPath(id), tok, "")
+		f.want(a, 503, "unavailable")
+		if !strings.Contains(string(a.body), "credentials.json is damaged") {
+			t.Fatalf("503 body %s", a.body)
+		}
+	}
+	f.want(f.do("POST", restorePath(id), paired, `{"action":"redo"}`), 503, "unavailable")
+	if got := f.read("a.txt"); got != "<absent>" {
+		t.Fatalf("a.txt after a refused redo: %q", got)
+	}
+	f.want(f.do("GET", snapshotsPath(id), "", ""), 401, "unauthorized")
+	log := f.log.String()
+	if strings.Count(log, name) != 1 || !strings.Contains(log, "cairn pair") || !strings.Contains(log, "gateway token still works") {
+		t.Fatalf("log %q", log)
+	}
+
+	var out, errw bytes.Buffer
+	code := Main(context.Background(), []string{"--home", f.home, "pair", "--sessions", id, "--scope", "attach"}, strings.NewReader(""), &out, &errw)
+	if code != ExitFailed || !strings.Contains(errw.String(), name) || !strings.Contains(errw.String(), "cairn pair") {
+		t.Fatalf("pair on a damaged credentials.json: exit %d: %s", code, errw.String())
+	}
+	if b, _ := os.ReadFile(name); !bytes.Equal(b, damaged) {
+		t.Fatalf("pair changed the damaged file: %q", b)
+	}
+	out.Reset()
+	errw.Reset()
+	if code := Main(context.Background(), []string{"--home", f.home, "--json", "storage", "fsck"}, strings.NewReader(""), &out, &errw); code == 0 ||
+		!strings.Contains(out.String(), `"path":"credentials.json"`) {
+		t.Fatalf("fsck: exit %d: %s %s", code, out.String(), errw.String())
+	}
+
+	// Put back, the paired token works again.
+	if err := os.WriteFile(name, good, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f.want(f.do("GET", snapshotsPath(id), paired, ""), 200, "")
+}
