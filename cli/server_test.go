@@ -959,6 +959,24 @@ func TestServerWorkspaceMismatch(t *testing.T) {
 	if got := f.read("dropped.txt"); got != "one" {
 		t.Fatalf("undo once the folder is whole again: dropped.txt %q", got)
 	}
+
+	// The directory is replaced by a link elsewhere: its old folder is not
+	// served, and nothing is restored through the link.
+	moved := filepath.Join(t.TempDir(), "moved")
+	if err := os.Rename(f.dir, moved); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(moved, f.dir); err != nil {
+		t.Fatal(err)
+	}
+	a := f.do("POST", restorePath(id), f.gateway, `{"action":"redo"}`)
+	f.want(a, 409, "damaged")
+	if !strings.Contains(string(a.body), moved) {
+		t.Fatalf("the refusal does not say where the link leads: %s", a.body)
+	}
+	if b, err := os.ReadFile(filepath.Join(moved, "dropped.txt")); err != nil || string(b) != "one" {
+		t.Fatalf("dropped.txt behind the link: %q %v", b, err)
+	}
 }
 
 // TestServerDamagedCredentials: a credentials.json that cannot be read

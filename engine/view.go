@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path"
+	"path/filepath"
 	"strings"
 
 	"cairn/engine/wskey"
@@ -70,10 +71,12 @@ type WorkspaceProblem struct {
 }
 
 // Workspaces lists every workspace folder of the store that belongs to the
-// path it names, checked as the command line finds a folder for a directory
-// (wskey.Verify). A folder that fails (a workspace.json that is damaged or
-// names a path whose folder is another one) is not used for any path: it
-// comes back as a problem, its sessions unlisted and its files untouched.
+// path it names, checked as the command line finds a folder for a directory:
+// wskey.Verify, and the path, when it exists, must still be canonical (no
+// directory leads to a folder through a path that is now a link). A folder
+// that fails (a workspace.json that is damaged or names a path whose folder
+// is another one) is not used for any path: it comes back as a problem, its
+// sessions unlisted and its files untouched.
 func (s *Store) Workspaces() ([]*Workspace, []WorkspaceProblem, error) {
 	ents, err := s.fsys.ReadDir(workspacesDir)
 	if vfs.IsNotExist(err) {
@@ -89,6 +92,9 @@ func (s *Store) Workspaces() ([]*Workspace, []WorkspaceProblem, error) {
 			continue
 		}
 		p, err := wskey.Verify(s.fsys, workspacesDir, e.Name())
+		if err == nil {
+			err = stillCanonical(workspaceDir(e.Name()), p)
+		}
 		if err != nil {
 			dir := workspaceDir(e.Name())
 			problems = append(problems, WorkspaceProblem{Name: dir, Err: err, Sessions: s.sessionsIn(dir)})
@@ -97,6 +103,18 @@ func (s *Store) Workspaces() ([]*Workspace, []WorkspaceProblem, error) {
 		out = append(out, &Workspace{s: s, path: p, key: e.Name(), dir: workspaceDir(e.Name()), made: true})
 	}
 	return out, problems, nil
+}
+
+// stillCanonical refuses a workspace path that now resolves elsewhere (one
+// of its folders replaced by a link): the command line, which resolves links
+// first, would use another folder for that directory. A path that is gone
+// passes: its sessions can be listed, and nothing can be restored into it.
+func stillCanonical(dir, p string) error {
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil || real == p {
+		return nil
+	}
+	return fmt.Errorf("%w: %s names %s, which now leads to %s", wskey.ErrNotItsFolder, dir, p, real)
 }
 
 // sessionsIn names the sessions of workspace folder dir by their items

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"cairn/engine/wskey"
@@ -51,5 +52,38 @@ func TestWorkspacesVerifiesFolders(t *testing.T) {
 	if len(problems) != 1 || problems[0].Name != "workspaces/"+ws.Key() || !errors.Is(problems[0].Err, wskey.ErrNotItsFolder) ||
 		len(problems[0].Sessions) != 1 || problems[0].Sessions[0] != ids[0] {
 		t.Fatalf("problems %+v", problems)
+	}
+}
+
+// TestWorkspacesPathNowALink: a workspace whose directory was replaced by a
+// link is not used from its old folder (the command line, which resolves
+// links, would use the target's); a directory that is gone still lists.
+func TestWorkspacesPathNowALink(t *testing.T) {
+	ctx := context.Background()
+	s, ws := testStore(t)
+	sess := ws.Create(SessionOptions{})
+	if _, err := sess.Append(ctx, Item{Type: User, Text: "hi"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := sess.Close(); err != nil {
+		t.Fatal(err)
+	}
+	moved := filepath.Join(t.TempDir(), "moved")
+	if err := os.Rename(ws.Path(), moved); err != nil {
+		t.Fatal(err)
+	}
+	// Gone: still listed.
+	list, problems, err := s.Workspaces()
+	if err != nil || len(list) != 1 || len(problems) != 0 || list[0].Path() != ws.Path() {
+		t.Fatalf("directory gone: %v %v %v", list, problems, err)
+	}
+	// A link in its place: passed over, and the problem says where it leads.
+	if err := os.Symlink(moved, ws.Path()); err != nil {
+		t.Fatal(err)
+	}
+	list, problems, err = s.Workspaces()
+	if err != nil || len(list) != 0 || len(problems) != 1 || !errors.Is(problems[0].Err, wskey.ErrNotItsFolder) ||
+		!strings.Contains(problems[0].Err.Error(), moved) || len(problems[0].Sessions) != 1 {
+		t.Fatalf("directory now a link: %v %+v %v", list, problems, err)
 	}
 }
