@@ -30,16 +30,17 @@ import (
 //	400 bad_request        malformed body: bad JSON, unknown field or action, both action and id
 //	401 unauthorized       missing or wrong bearer token (WWW-Authenticate: Bearer)
 //	403 forbidden          a paired credential without the attach scope
-//	503 unavailable        a token other than the gateway's while credentials.json cannot be
-//	                       read (damaged: the log says how to repair it; the gateway token works)
 //	404 not_found          unknown session, or one outside the credential's allowlist (same bytes)
 //	405 method_not_allowed wrong method (Allow names the right one)
 //	409 refused            nothing to undo or redo, an unknown or already undone snapshot id
 //	409 busy               a restore while another process owns the session ("pid" names it)
 //	409 ambiguous          {id} matches several sessions the token may see
 //	409 damaged            the session's workspace folder does not belong to the path its
-//	                       workspace.json names: it is not served, nothing is written
+//	                       workspace.json names, or that directory is now a link: the folder
+//	                       is not served (the log names it once), nothing is written
 //	413 too_large          a body over 64 KiB
+//	503 unavailable        a token other than the gateway's while credentials.json cannot be
+//	                       read (damaged: the log says how to repair it; the gateway token works)
 //
 // An ambiguous reference answers 409, not 404: the candidates are counted
 // among the sessions the token may see only, so it reveals nothing about
@@ -182,7 +183,6 @@ func (a *apiServer) fail(w http.ResponseWriter, r *http.Request, err error) {
 	var damaged *workspaceError
 	switch {
 	case errors.As(err, &damaged):
-		a.logf("%s %s: %v", r.Method, r.URL.Path, err)
 		writeError(w, http.StatusConflict, "damaged", err.Error(), nil)
 	case errors.As(err, &busy):
 		writeError(w, http.StatusConflict, "busy", busy.Error(), map[string]any{"pid": busy.PID})
