@@ -33,8 +33,8 @@ func Verify(fsys vfs.FS, dir, key string) (string, error) {
 		}
 	case vfs.IsNotExist(err):
 		d, derr := Decode(key)
-		if derr != nil {
-			return "", fmt.Errorf("%w: %s has no %s and its name is not the key of a path", ErrNotItsFolder, folder, InfoFile)
+		if derr != nil || path.Clean(d) != d {
+			return "", fmt.Errorf("%w: %s has no %s and its name is not the key of a clean path", ErrNotItsFolder, folder, InfoFile)
 		}
 		p = d
 	default:

@@ -89,6 +89,15 @@ func TestVerify(t *testing.T) {
 		if _, err := Verify(fsys, dir, Key("/adopt/me")+"~3"); !errors.Is(err, ErrNotItsFolder) {
 			t.Fatalf("suffixed folder without workspace.json: %v", err)
 		}
+		// Nor is a key that decodes to a path that is not clean ("/..").
+		for _, k := range []string{"-..", "-.", "-a-..-.."} {
+			if err := fsys.MkdirAll(path.Join(dir, k), vfs.DirPerm); err != nil {
+				t.Fatal(err)
+			}
+			if p, err := Verify(fsys, dir, k); !errors.Is(err, ErrNotItsFolder) {
+				t.Fatalf("folder %s without workspace.json: %q %v", k, p, err)
+			}
+		}
 		if _, err := fsys.Lstat(path.Join(dir, Key("/adopt/me"), InfoFile)); !vfs.IsNotExist(err) {
 			t.Fatalf("Verify wrote a workspace.json: %v", err)
 		}
