@@ -1041,3 +1041,47 @@ func TestServerDamagedCredentials(t *testing.T) {
 	}
 	f.want(f.do("GET", snapshotsPath(id), paired, ""), 200, "")
 }
+
+// TestServerServeSaysCredentialsDamaged: `cairn serve` starts on a damaged
+// credentials.json and says so at once; the gateway token works.
+func TestServerServeSaysCredentialsDamaged(t *testing.T) {
+	f := newServerFixture(t)
+	id := f.session(f.ws, "alpha")
+	name := filepath.Join(f.home, engine.CredentialsFile)
+	if err := os.WriteFile(name, []byte(`{"v":1,"credentials":[`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	pr, pw := io.Pipe()
+	errw := &syncBuffer{}
+	done := make(chan int)
+	go func() {
+		done <- Main(ctx, []string{"--home", f.home, "--json", "serve", "--addr", "127.0.0.1:0"}, strings.NewReader(""), pw, errw)
+		pw.Close()
+	}()
+	line, err := bufio.NewReader(pr).ReadBytes('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	go io.Copy(io.Discard, pr)
+	var banner struct {
+		Addr string `json:"addr"`
+	}
+	if err := json.Unmarshal(line, &banner); err != nil {
+		t.Fatalf("banner %q: %v", line, err)
+	}
+	if s := errw.String(); !strings.Contains(s, "credentials.json is damaged: "+name) || !strings.Contains(s, "gateway token still works") {
+		t.Fatalf("serve's stderr at start: %q", s)
+	}
+	if a := do(t, "http://"+banner.Addr, "GET", snapshotsPath(id), f.gateway, ""); a.status != 200 {
+		t.Fatalf("gateway token: %d %s", a.status, a.body)
+	}
+	cancel()
+	if code := <-done; code != 0 {
+		t.Fatalf("serve ended with exit %d", code)
+	}
+	if n := strings.Count(errw.String(), "is damaged"); n != 1 {
+		t.Fatalf("said %d times: %s", n, errw.String())
+	}
+}
