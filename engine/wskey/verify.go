@@ -10,31 +10,37 @@ import (
 
 // Verify says which path the workspace folder key under dir (fsys-relative,
 // such as "workspaces") belongs to, checked the way Resolve finds a folder
-// for a path: its workspace.json must name an absolute, clean path, and
-// Resolve of that path must pick this very folder. A reader that starts from
-// a folder (a listing of every workspace, the HTTP server) so agrees with one
-// that starts from a directory, and a folder the command line passes over is
-// never used for the path its workspace.json claims.
+// for a path: the path must be absolute and clean, and Resolve of it must
+// pick this very folder. A reader that starts from a folder (a listing of
+// every workspace, the HTTP server) so agrees with one that starts from a
+// directory, and a folder the command line passes over is never used for
+// the path its workspace.json claims.
 //
-// A folder without workspace.json belongs to the path its key decodes to
-// when Resolve would adopt it. Verify writes nothing.
+// The path is the one workspace.json names; when that file is missing or
+// cannot be read, it is the path the key decodes to, and the folder is that
+// path's only if Resolve takes it all the same (it adopts an un-suffixed
+// folder without workspace.json). Verify writes nothing.
 //
-// A workspace.json that cannot be read as one gives ErrBadInfo; a folder that
-// is not the one Resolve picks for that path gives ErrNotItsFolder; anything
-// else is the filesystem's error.
+// A workspace.json that cannot be read as one, or names a path that is not
+// clean, gives ErrBadInfo; a folder that is not the one Resolve picks gives
+// ErrNotItsFolder; anything else is the filesystem's error.
 func Verify(fsys vfs.FS, dir, key string) (string, error) {
 	folder := path.Join(dir, key)
 	in, err := ReadInfo(fsys, folder)
-	p := in.Path
+	p, why := in.Path, error(nil) // why: the reason to give if Resolve does not take the folder
 	switch {
 	case err == nil:
 		if path.Clean(p) != p {
 			return "", fmt.Errorf("%w: %s: path %q is not clean", ErrBadInfo, path.Join(folder, InfoFile), p)
 		}
-	case vfs.IsNotExist(err):
+	case vfs.IsNotExist(err), errors.Is(err, ErrBadInfo):
+		why = err
+		if vfs.IsNotExist(err) {
+			why = fmt.Errorf("%w: %s has no %s", ErrNotItsFolder, folder, InfoFile)
+		}
 		d, derr := Decode(key)
 		if derr != nil || path.Clean(d) != d {
-			return "", fmt.Errorf("%w: %s has no %s and its name is not the key of a clean path", ErrNotItsFolder, folder, InfoFile)
+			return "", why
 		}
 		p = d
 	default:
@@ -42,12 +48,14 @@ func Verify(fsys vfs.FS, dir, key string) (string, error) {
 	}
 	got, _, err := Resolve(fsys, dir, p, false, nil)
 	switch {
-	case errors.Is(err, ErrNoWorkspace), errors.Is(err, ErrRelative):
-		return "", fmt.Errorf("%w: %s is not the folder of %s (that path has none)", ErrNotItsFolder, folder, p)
-	case err != nil:
+	case err != nil && !errors.Is(err, ErrNoWorkspace) && !errors.Is(err, ErrRelative):
 		return "", err
-	case got != key:
-		return "", fmt.Errorf("%w: %s is not the folder of %s (its folder is %s)", ErrNotItsFolder, folder, p, path.Join(dir, got))
+	case err == nil && got == key:
+		return p, nil
+	case why != nil:
+		return "", why
+	case err != nil:
+		return "", fmt.Errorf("%w: %s is not the folder of %s (that path has none)", ErrNotItsFolder, folder, p)
 	}
-	return p, nil
+	return "", fmt.Errorf("%w: %s is not the folder of %s (its folder is %s)", ErrNotItsFolder, folder, p, path.Join(dir, got))
 }
