@@ -48,12 +48,12 @@ func Verify(fsys vfs.FS, dir, key string) (string, error) {
 	}
 	got, _, err := Resolve(fsys, dir, p, false, nil)
 	switch {
-	case err != nil && !errors.Is(err, ErrNoWorkspace) && !errors.Is(err, ErrRelative):
-		return "", err
 	case err == nil && got == key:
 		return p, nil
 	case why != nil:
 		return "", why
+	case err != nil && !errors.Is(err, ErrNoWorkspace) && !errors.Is(err, ErrRelative):
+		return "", err
 	case err != nil:
 		return "", fmt.Errorf("%w: %s is not the folder of %s (that path has none)", ErrNotItsFolder, folder, p)
 	}
