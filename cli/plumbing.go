@@ -214,8 +214,12 @@ func (c *SessionsCmd) Run(g *Globals) error {
 		if err != nil {
 			return err
 		}
-		if wss, err = s.Workspaces(); err != nil {
+		var skipped []engine.WorkspaceProblem
+		if wss, skipped, err = s.Workspaces(); err != nil {
 			return err
+		}
+		for _, p := range skipped {
+			fmt.Fprintf(g.stderr, "cairn: skipped %s (%d sessions): %v\n", p.Name, len(p.Sessions), p.Err)
 		}
 	} else {
 		ws, err := g.workspace()

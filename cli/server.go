@@ -21,8 +21,11 @@ import (
 //	POST /api/sessions/{id}/snapshots/restore   -> engine.RestoreResult
 //	     body {"action":"undo"} (also {} or empty), {"action":"redo"}, {"id":"<snapshot>"}
 //
-// {id} is a full session id, a unique id prefix or an exact title. Every
-// answer is JSON; an error is {"ok":false,"code":WORD,"error":MESSAGE}:
+// {id} is a full session id, a unique id prefix or an exact title. A
+// listing takes no lock and writes nothing (it reads the journals as they
+// are), so it answers while another process owns the session; a restore
+// owns the session while it runs. Every answer is JSON; an error is
+// {"ok":false,"code":WORD,"error":MESSAGE}:
 //
 //	400 bad_request        malformed body: bad JSON, unknown field or action, both action and id
 //	401 unauthorized       missing or wrong bearer token (WWW-Authenticate: Bearer)
@@ -30,9 +33,14 @@ import (
 //	404 not_found          unknown session, or one outside the credential's allowlist (same bytes)
 //	405 method_not_allowed wrong method (Allow names the right one)
 //	409 refused            nothing to undo or redo, an unknown or already undone snapshot id
-//	409 busy               another process owns the session ("pid" names it)
+//	409 busy               a restore while another process owns the session ("pid" names it)
 //	409 ambiguous          {id} matches several sessions the token may see
+//	409 damaged            the session's workspace folder does not belong to the path its
+//	                       workspace.json names, or that directory is now a link: the folder
+//	                       is not served (the log names it once), nothing is written
 //	413 too_large          a body over 64 KiB
+//	503 unavailable        a token other than the gateway's while credentials.json cannot be
+//	                       read (damaged: the log says how to repair it; the gateway token works)
 //
 // An ambiguous reference answers 409, not 404: the candidates are counted
 // among the sessions the token may see only, so it reveals nothing about
@@ -46,9 +54,12 @@ type snapshotOps interface {
 	RestoreTo(ctx context.Context, id string) (*engine.RestoreResult, error)
 }
 
-// sessionSource finds the session a request names and runs an operation on
-// it, serialized with whatever else writes it.
+// sessionSource finds the session a request names and lists its snapshots
+// or runs an operation on it, serialized with whatever else writes it.
 type sessionSource interface {
+	// snapshots lists the snapshots of the session ref names among those
+	// allow admits, taking no lock and writing nothing. Errors are as run's.
+	snapshots(ctx context.Context, ref string, allow func(id string) bool) (*engine.SnapshotList, error)
 	// run resolves ref among the sessions allow admits and calls fn with
 	// the open session. Resolution errors are errNoSession, errAmbiguous or
 	// a *engine.BusyError; fn's error is returned as it is, wrapped in
@@ -73,7 +84,8 @@ type apiServer struct {
 	src  sessionSource
 	logw io.Writer // internal errors are told here, not to the client
 
-	logMu sync.Mutex
+	logMu     sync.Mutex
+	credsTold string // the credentials error last logged
 }
 
 // notFoundBody is the one answer for an unknown session and for a session
@@ -105,12 +117,7 @@ func (a *apiServer) list(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	var out *engine.SnapshotList
-	err := a.src.run(r.Context(), r.PathValue("id"), g.allows, func(s snapshotOps) error {
-		var err error
-		out, err = s.Snapshots(r.Context())
-		return err
-	})
+	out, err := a.src.snapshots(r.Context(), r.PathValue("id"), g.allows)
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -173,7 +180,10 @@ func (a *apiServer) attach(w http.ResponseWriter, r *http.Request) (grant, bool)
 func (a *apiServer) fail(w http.ResponseWriter, r *http.Request, err error) {
 	var busy *engine.BusyError
 	var op *opError
+	var damaged *workspaceError
 	switch {
+	case errors.As(err, &damaged):
+		writeError(w, http.StatusConflict, "damaged", err.Error(), nil)
 	case errors.As(err, &busy):
 		writeError(w, http.StatusConflict, "busy", busy.Error(), map[string]any{"pid": busy.PID})
 	case errors.Is(err, errNoSession):

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"strings"
 
@@ -44,7 +45,9 @@ func bearer(r *http.Request) string {
 }
 
 // lookup finds the grant of token. Every candidate is compared, in constant
-// time, whatever matched before.
+// time, whatever matched before. The gateway token needs no credentials
+// file: when credentials.json cannot be read it still passes, and any other
+// token gets the error (it cannot be checked).
 func (a *authority) lookup(token string) (grant, bool, error) {
 	var g grant
 	found := false
@@ -56,6 +59,9 @@ func (a *authority) lookup(token string) (grant, bool, error) {
 	}
 	list, err := a.creds()
 	if err != nil {
+		if found {
+			return g, true, nil
+		}
 		return grant{}, false, err
 	}
 	for i := range list {
@@ -78,8 +84,12 @@ func (a *apiServer) authenticate(next http.Handler) http.Handler {
 		}
 		g, ok, err := a.auth.lookup(tok)
 		if err != nil {
-			a.logf("credentials: %v", err)
-			writeError(w, http.StatusInternalServerError, "failed", "internal error; the server's log says more", nil)
+			a.tellCredentials(err)
+			msg := "paired credentials cannot be read now; the server's log says more"
+			if errors.Is(err, engine.ErrBadCredentials) {
+				msg = "paired credentials cannot be checked: the server's credentials.json is damaged; its log says how to repair it"
+			}
+			writeError(w, http.StatusServiceUnavailable, "unavailable", msg, nil)
 			return
 		}
 		if !ok {
@@ -89,4 +99,17 @@ func (a *apiServer) authenticate(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), grantKey{}, g)))
 	})
+}
+
+// tellCredentials logs why the paired credentials cannot be read, once for
+// each reason, so a polling client does not flood the log.
+func (a *apiServer) tellCredentials(err error) {
+	msg := err.Error()
+	a.logMu.Lock()
+	told := a.credsTold == msg
+	a.credsTold = msg
+	a.logMu.Unlock()
+	if !told {
+		a.logf("%s; the gateway token still works", msg)
+	}
 }

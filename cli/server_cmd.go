@@ -97,6 +97,9 @@ func (c *ServeCmd) Run(g *Globals) error {
 	}
 	api := &apiServer{auth: &authority{gateway: tok, creds: s.Credentials}, logw: g.stderr}
 	api.src = &storeSource{store: s, warn: api.logf}
+	if _, err := s.Credentials(); err != nil {
+		api.tellCredentials(err)
+	}
 	ln, err := net.Listen("tcp", c.Addr)
 	if err != nil {
 		return err
@@ -188,6 +191,9 @@ func (r *repl) serving(f ListenFlags, loop func() error) error {
 	}
 	live := &liveSource{sess: func() *engine.Session { return r.sess }}
 	api := &apiServer{auth: &authority{gateway: tok, creds: cs.Credentials}, src: live, logw: r.errw}
+	if _, err := cs.Credentials(); err != nil {
+		api.tellCredentials(err)
+	}
 	ln, err := net.Listen("tcp", f.Listen)
 	if err != nil {
 		return err

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 
@@ -22,13 +23,55 @@ func matchRef(ref, id, title string) (exact, loose bool) {
 }
 
 // storeSource serves the sessions of every workspace of a store that no
-// process owns: each request opens the session (taking ownership) and
-// closes it after. Requests run one at a time, so two requests of this
-// server never find each other's session busy.
+// process owns. A restore opens the session (taking ownership) and closes it
+// after; restores run one at a time, so two requests of this server never
+// find each other's session busy. A listing takes no lock and writes
+// nothing: it reads the journals as `cairn snapshots` does, so it works
+// while another process owns the session.
+//
+// Only workspace folders that belong to the path their workspace.json names
+// are served (engine.Store.Workspaces); a request for a session in another
+// gets a clear refusal, never a restore into that path.
 type storeSource struct {
 	store *engine.Store
 	warn  func(format string, args ...any)
-	mu    sync.Mutex
+	mu    sync.Mutex // held by a restore
+
+	toldMu sync.Mutex
+	told   map[string]string // workspace folder -> the problem last logged for it
+}
+
+// workspaceError: the session is in a workspace folder that is not served.
+type workspaceError struct {
+	id      string
+	problem engine.WorkspaceProblem
+}
+
+func (e *workspaceError) Error() string {
+	return fmt.Sprintf("session %s is not served: its workspace folder is damaged: %v", e.id, e.problem.Err)
+}
+
+func (e *workspaceError) Unwrap() error { return e.problem.Err }
+
+// tell logs each workspace folder that is not served, once for each thing
+// wrong with it.
+func (s *storeSource) tell(problems []engine.WorkspaceProblem) {
+	if s.warn == nil || len(problems) == 0 {
+		return
+	}
+	s.toldMu.Lock()
+	defer s.toldMu.Unlock()
+	if s.told == nil {
+		s.told = map[string]string{}
+	}
+	for _, p := range problems {
+		msg := p.Err.Error()
+		if s.told[p.Name] == msg {
+			continue
+		}
+		s.told[p.Name] = msg
+		s.warn("not serving %s (%d sessions): %s", p.Name, len(p.Sessions), msg)
+	}
 }
 
 type hit struct {
@@ -43,10 +86,11 @@ func (s *storeSource) resolve(ctx context.Context, ref string, allow func(string
 	if ref == "" {
 		return hit{}, errNoSession
 	}
-	wss, err := s.store.Workspaces()
+	wss, skipped, err := s.store.Workspaces()
 	if err != nil {
 		return hit{}, err
 	}
+	s.tell(skipped)
 	var exact, loose []hit
 	for _, ws := range wss {
 		l, _, err := ws.List(ctx)
@@ -81,11 +125,33 @@ func (s *storeSource) resolve(ctx context.Context, ref string, allow func(string
 	}
 	switch n := len(exact) + len(loose); {
 	case n == 0:
+		for _, p := range skipped {
+			for _, id := range p.Sessions {
+				if strings.EqualFold(id, ref) && allow(id) {
+					return hit{}, &workspaceError{id: id, problem: p}
+				}
+			}
+		}
 		return hit{}, errNoSession
 	case n == 1:
 		return loose[0], nil
 	}
 	return hit{}, errAmbiguous
+}
+
+func (s *storeSource) snapshots(ctx context.Context, ref string, allow func(string) bool) (*engine.SnapshotList, error) {
+	h, err := s.resolve(ctx, ref, allow)
+	if err != nil {
+		return nil, err
+	}
+	l, err := h.ws.Snapshots(ctx, h.id)
+	if errors.Is(err, engine.ErrNotFound) {
+		return nil, errNoSession
+	}
+	if err != nil {
+		return nil, &opError{err}
+	}
+	return l, nil
 }
 
 func (s *storeSource) run(ctx context.Context, ref string, allow func(string) bool, fn func(snapshotOps) error) error {
@@ -120,6 +186,18 @@ type liveSource struct {
 	mu     sync.Mutex
 	sess   func() *engine.Session // the REPL's current session, read under mu
 	closed bool
+}
+
+// snapshots lists the live session's snapshots from its memory; the REPL's
+// lock orders it with the REPL's own commands.
+func (l *liveSource) snapshots(ctx context.Context, ref string, allow func(string) bool) (*engine.SnapshotList, error) {
+	var out *engine.SnapshotList
+	err := l.run(ctx, ref, allow, func(s snapshotOps) error {
+		var err error
+		out, err = s.Snapshots(ctx)
+		return err
+	})
+	return out, err
 }
 
 func (l *liveSource) run(ctx context.Context, ref string, allow func(string) bool, fn func(snapshotOps) error) error {

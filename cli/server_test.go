@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"cairn/engine"
@@ -26,6 +27,25 @@ type serverFixture struct {
 	ws      *engine.Workspace
 	gateway string
 	srv     *httptest.Server
+	log     *syncBuffer // the server's log
+}
+
+// syncBuffer is a bytes.Buffer the server's handlers and the test share.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 func newServerFixture(t *testing.T) *serverFixture {
@@ -43,8 +63,9 @@ func newServerFixture(t *testing.T) *serverFixture {
 	if f.gateway, _, err = gatewayToken(s, ""); err != nil {
 		t.Fatal(err)
 	}
-	api := &apiServer{auth: &authority{gateway: f.gateway, creds: s.Credentials}, logw: io.Discard}
-	api.src = &storeSource{store: s, warn: func(string, ...any) {}}
+	f.log = &syncBuffer{}
+	api := &apiServer{auth: &authority{gateway: f.gateway, creds: s.Credentials}, logw: f.log}
+	api.src = &storeSource{store: s, warn: api.logf}
 	f.srv = httptest.NewServer(api.handler())
 	t.Cleanup(f.srv.Close)
 	return f
@@ -390,6 +411,8 @@ func TestServerErrors(t *testing.T) {
 			`[]`,
 			`{"action":"undo"} {}`,
 			`{"action":`,
+			`{"ACTION":"redo"}`,
+			`{"action":"undo","action":"redo"}`,
 		} {
 			f.want(f.do("POST", restorePath(id), f.gateway, body), 400, "bad_request")
 		}
@@ -662,8 +685,19 @@ func TestServerListen(t *testing.T) {
 	if a := do(t, base, "GET", snapshotsPath(id), "", ""); a.status != 401 {
 		t.Fatalf("live without a token: %d", a.status)
 	}
-	// The REPL owns the session: `cairn serve` finds it busy.
-	f.want(f.do("GET", snapshotsPath(id), f.gateway, ""), 409, "busy")
+	// The REPL owns the session: `cairn serve` lists it from the journals
+	// without taking it, and finds it busy for a restore.
+	a = f.do("GET", snapshotsPath(id), f.gateway, "")
+	f.want(a, 200, "")
+	l = engine.SnapshotList{}
+	a.json(t, &l)
+	if l.Session != id || l.Cursor != 1 || len(l.Snapshots) != 1 || !l.Snapshots[0].Applied {
+		t.Fatalf("serve's list of a session the REPL owns: %s", a.body)
+	}
+	f.want(f.do("POST", restorePath(id), f.gateway, `{"action":"undo"}`), 409, "busy")
+	if got := f.read("a.txt"); got != "hi\n" {
+		t.Fatalf("a.txt after a busy restore: %q", got)
+	}
 
 	inW.Close()
 	if code := <-done; code != 0 {
@@ -692,6 +726,11 @@ func TestRestoreBody(t *testing.T) {
 		`null`, `[]`, `"undo"`, `{"action":"UNDO"}`, `{"action":null}`, `{"action":""}`,
 		`{"id":"a b"}`, `{"id":"\u0000"}`, `{"id":7}`, `{"id":""}`, `{"action":"redo","id":"x"}`,
 		`{"x":1}`, `{}x`, `{"action":"undo"}{"action":"redo"}`,
+		// Field names are exact and given once.
+		`{"ACTION":"redo"}`, `{"Action":"undo"}`, `{"ID":"x"}`, `{"Id":"x"}`,
+		`{"action":"undo","action":"redo"}`, `{"action":"redo","action":"redo"}`,
+		`{"id":"a","id":"b"}`, `{"act\u0069on":"undo","action":"redo"}`,
+		`{"action":"undo",}`, `{"action" "undo"}`,
 	} {
 		if got, err := decodeRestoreBody([]byte(body)); err == nil {
 			t.Errorf("%q accepted as %+v", body, got)
@@ -731,4 +770,318 @@ func FuzzRestoreBody(f *testing.F) {
 			t.Fatalf("round trip %s: %+v %v, want %+v", again, back, err, req)
 		}
 	})
+}
+
+// tree is every file under dir and its content.
+func tree(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		out[p] = string(b)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func sameTree(t *testing.T, what string, before, after map[string]string) {
+	t.Helper()
+	for name, b := range before {
+		if a, ok := after[name]; !ok {
+			t.Errorf("%s: %s is gone", what, name)
+		} else if a != b {
+			t.Errorf("%s: %s changed: %d bytes, then %d", what, name, len(b), len(a))
+		}
+	}
+	for name := range after {
+		if _, ok := before[name]; !ok {
+			t.Errorf("%s: %s appeared", what, name)
+		}
+	}
+}
+
+// TestServerListReadsOnly: a GET of the snapshots takes no lock and writes
+// nothing, so polling leaves every file as it was and works while another
+// process owns the session.
+func TestServerListReadsOnly(t *testing.T) {
+	f := newServerFixture(t)
+	id := f.session(f.ws, "alpha")
+	f.write(id, "a.txt", "one")
+	f.write(id, "a.txt", "two")
+	list := func() engine.SnapshotList {
+		t.Helper()
+		a := f.do("GET", snapshotsPath(id), f.gateway, "")
+		f.want(a, 200, "")
+		var l engine.SnapshotList
+		a.json(t, &l)
+		if l.Session != id || len(l.Snapshots) != 2 {
+			t.Fatalf("list: %s", a.body)
+		}
+		return l
+	}
+	// The picker index may be brought up to date once, as by any listing.
+	first := list()
+	if first.Cursor != 2 {
+		t.Fatalf("cursor %d, want 2", first.Cursor)
+	}
+	before := tree(t, f.home)
+	for range 5 {
+		list()
+	}
+	sameTree(t, "five GETs", before, tree(t, f.home))
+
+	// Another process owns the session: a GET still answers, the same, and
+	// leaves its files alone.
+	s, err := f.ws.Open(context.Background(), id, engine.SessionOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	owned := tree(t, f.home)
+	if got := list(); got.Snapshots[0].ID != first.Snapshots[0].ID || got.Snapshots[1].ID != first.Snapshots[1].ID {
+		t.Fatalf("list while owned: %+v, before %+v", got, first)
+	}
+	sameTree(t, "GET while owned", owned, tree(t, f.home))
+	// The owner still owns it, and can undo.
+	if _, err := s.Undo(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got := list(); got.Cursor != 1 || !got.Snapshots[0].Applied || got.Snapshots[1].Applied {
+		t.Fatalf("list after the owner's undo: %+v", got)
+	}
+}
+
+// TestServerWorkspaceMismatch: a workspace folder whose workspace.json names
+// a path the folder does not belong to (another directory, a relative path)
+// is not served: its sessions answer 409 damaged to a token that may see
+// them, and nothing is ever restored into the path it names.
+func TestServerWorkspaceMismatch(t *testing.T) {
+	t.Chdir(t.TempDir()) // where a relative path would land
+	f := newServerFixture(t)
+	id := f.session(f.ws, "alpha")
+	f.write(id, "dropped.txt", "one")
+	f.write(id, "dropped.txt", "two")
+	good, err := f.store.Workspace(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := f.session(good, "other")
+	info := filepath.Join(f.ws.Folder(), "workspace.json")
+	orig, err := os.ReadFile(info)
+	if err != nil {
+		t.Fatal(err)
+	}
+	victim := t.TempDir()
+	tamper := func(p string) {
+		t.Helper()
+		b, _ := json.Marshal(map[string]any{"v": 1, "path": p, "created_at": "2026-01-01T00:00:00.000Z"})
+		if err := os.WriteFile(info, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	untouched := func(what string) {
+		t.Helper()
+		if got := f.read("dropped.txt"); got != "two" {
+			t.Fatalf("%s: dropped.txt is %q", what, got)
+		}
+		for _, dir := range []string{victim, "rel"} {
+			if ents, err := os.ReadDir(dir); err == nil && len(ents) > 0 || err != nil && !os.IsNotExist(err) {
+				t.Fatalf("%s: %s holds %v (%v)", what, dir, ents, err)
+			}
+		}
+	}
+	refused := func(what string) {
+		t.Helper()
+		for _, a := range []answer{
+			f.do("GET", snapshotsPath(id), f.gateway, ""),
+			f.do("POST", restorePath(id), f.gateway, `{"action":"undo"}`),
+			f.do("POST", restorePath(id), f.gateway, `{"action":"redo"}`),
+		} {
+			f.want(a, 409, "damaged")
+			if !strings.Contains(string(a.body), id) || !strings.Contains(string(a.body), f.ws.Key()) {
+				t.Fatalf("%s: the refusal names neither the session nor its folder: %s", what, a.body)
+			}
+		}
+		untouched(what)
+	}
+
+	tamper(victim)
+	refused("another directory")
+	// By title it is not found: the folder's records are not read.
+	f.want(f.do("GET", snapshotsPath("alpha"), f.gateway, ""), 404, "not_found")
+	// A credential that may not see it gets the 404 of an unknown session.
+	unknown := f.do("GET", snapshotsPath("0badc0de-0000-4000-8000-000000000000"), f.gateway, "")
+	tok := f.pair([]string{engine.ScopeAttach}, other)
+	if a := f.do("POST", restorePath(id), tok, ""); a.status != 404 || !bytes.Equal(a.body, unknown.body) {
+		t.Fatalf("outside the allowlist: %d %s", a.status, a.body)
+	}
+	f.want(f.do("GET", snapshotsPath(other), tok, ""), 200, "")
+	// The server's log says it once.
+	if n := strings.Count(f.log.String(), "not serving workspaces/"+f.ws.Key()); n != 1 {
+		t.Fatalf("the log names the folder %d times: %s", n, f.log.String())
+	}
+
+	// The path gets a folder of its own: that folder is served, the tampered
+	// one still is not.
+	vws, err := f.store.Workspace(victim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vid := f.session(vws, "victim's")
+	f.want(f.do("GET", snapshotsPath(vid), f.gateway, ""), 200, "")
+	refused("a directory with a folder of its own")
+
+	tamper("rel/dir")
+	refused("a relative path")
+	tamper("/")
+	refused("the root")
+
+	// `sessions --all` says which folder it skipped.
+	var out, errw bytes.Buffer
+	if code := Main(context.Background(), []string{"--home", f.home, "sessions", "--all"}, strings.NewReader(""), &out, &errw); code != 0 {
+		t.Fatalf("sessions --all: exit %d: %s", code, errw.String())
+	}
+	if !strings.Contains(errw.String(), "skipped workspaces/"+f.ws.Key()+" (1 sessions)") || strings.Contains(out.String(), id) {
+		t.Fatalf("sessions --all: %s\n%s", out.String(), errw.String())
+	}
+
+	// Put back, it is served again.
+	if err := os.WriteFile(info, orig, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f.want(f.do("POST", restorePath(id), f.gateway, `{"action":"undo"}`), 200, "")
+	if got := f.read("dropped.txt"); got != "one" {
+		t.Fatalf("undo once the folder is whole again: dropped.txt %q", got)
+	}
+
+	// The directory is replaced by a link elsewhere: its old folder is not
+	// served, and nothing is restored through the link.
+	moved := filepath.Join(t.TempDir(), "moved")
+	if err := os.Rename(f.dir, moved); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(moved, f.dir); err != nil {
+		t.Fatal(err)
+	}
+	a := f.do("POST", restorePath(id), f.gateway, `{"action":"redo"}`)
+	f.want(a, 409, "damaged")
+	if !strings.Contains(string(a.body), moved) {
+		t.Fatalf("the refusal does not say where the link leads: %s", a.body)
+	}
+	if b, err := os.ReadFile(filepath.Join(moved, "dropped.txt")); err != nil || string(b) != "one" {
+		t.Fatalf("dropped.txt behind the link: %q %v", b, err)
+	}
+}
+
+// TestServerDamagedCredentials: a credentials.json that cannot be read
+// leaves the gateway token working; a paired token gets 503 with a clear
+// reason, the log names the file once, and `cairn pair` fails (exit 1)
+// naming it and writing nothing.
+func TestServerDamagedCredentials(t *testing.T) {
+	f := newServerFixture(t)
+	id := f.session(f.ws, "alpha")
+	f.write(id, "a.txt", "one")
+	paired := f.pair([]string{engine.ScopeAttach}, id)
+	name := filepath.Join(f.home, engine.CredentialsFile)
+	good, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	damaged := good[:len(good)/2]
+	if err := os.WriteFile(name, damaged, 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	f.want(f.do("GET", snapshotsPath(id), f.gateway, ""), 200, "")
+	f.want(f.do("POST", restorePath(id), f.gateway, `{"action":"undo"}`), 200, "")
+	if got := f.read("a.txt"); got != "<absent>" {
+		t.Fatalf("a.txt after the gateway's undo: %q", got)
+	}
+	for _, tok := range []string{paired, "wrong"} {
+		a := f.do("GET", snapshotsPath(id), tok, "")
+		f.want(a, 503, "unavailable")
+		if !strings.Contains(string(a.body), "credentials.json is damaged") {
+			t.Fatalf("503 body %s", a.body)
+		}
+	}
+	f.want(f.do("POST", restorePath(id), paired, `{"action":"redo"}`), 503, "unavailable")
+	if got := f.read("a.txt"); got != "<absent>" {
+		t.Fatalf("a.txt after a refused redo: %q", got)
+	}
+	f.want(f.do("GET", snapshotsPath(id), "", ""), 401, "unauthorized")
+	log := f.log.String()
+	if strings.Count(log, name) != 1 || !strings.Contains(log, "cairn pair") || !strings.Contains(log, "gateway token still works") {
+		t.Fatalf("log %q", log)
+	}
+
+	var out, errw bytes.Buffer
+	code := Main(context.Background(), []string{"--home", f.home, "pair", "--sessions", id, "--scope", "attach"}, strings.NewReader(""), &out, &errw)
+	if code != ExitFailed || !strings.Contains(errw.String(), name) || !strings.Contains(errw.String(), "cairn pair") {
+		t.Fatalf("pair on a damaged credentials.json: exit %d: %s", code, errw.String())
+	}
+	if b, _ := os.ReadFile(name); !bytes.Equal(b, damaged) {
+		t.Fatalf("pair changed the damaged file: %q", b)
+	}
+	out.Reset()
+	errw.Reset()
+	if code := Main(context.Background(), []string{"--home", f.home, "--json", "storage", "fsck"}, strings.NewReader(""), &out, &errw); code == 0 ||
+		!strings.Contains(out.String(), `"path":"credentials.json"`) {
+		t.Fatalf("fsck: exit %d: %s %s", code, out.String(), errw.String())
+	}
+
+	// Put back, the paired token works again.
+	if err := os.WriteFile(name, good, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f.want(f.do("GET", snapshotsPath(id), paired, ""), 200, "")
+}
+
+// TestServerServeSaysCredentialsDamaged: `cairn serve` starts on a damaged
+// credentials.json and says so at once; the gateway token works.
+func TestServerServeSaysCredentialsDamaged(t *testing.T) {
+	f := newServerFixture(t)
+	id := f.session(f.ws, "alpha")
+	name := filepath.Join(f.home, engine.CredentialsFile)
+	if err := os.WriteFile(name, []byte(`{"v":1,"credentials":[`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	pr, pw := io.Pipe()
+	errw := &syncBuffer{}
+	done := make(chan int)
+	go func() {
+		done <- Main(ctx, []string{"--home", f.home, "--json", "serve", "--addr", "127.0.0.1:0"}, strings.NewReader(""), pw, errw)
+		pw.Close()
+	}()
+	line, err := bufio.NewReader(pr).ReadBytes('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	go io.Copy(io.Discard, pr)
+	var banner struct {
+		Addr string `json:"addr"`
+	}
+	if err := json.Unmarshal(line, &banner); err != nil {
+		t.Fatalf("banner %q: %v", line, err)
+	}
+	if s := errw.String(); !strings.Contains(s, "credentials.json is damaged: "+name) || !strings.Contains(s, "gateway token still works") {
+		t.Fatalf("serve's stderr at start: %q", s)
+	}
+	if a := do(t, "http://"+banner.Addr, "GET", snapshotsPath(id), f.gateway, ""); a.status != 200 {
+		t.Fatalf("gateway token: %d %s", a.status, a.body)
+	}
+	cancel()
+	if code := <-done; code != 0 {
+		t.Fatalf("serve ended with exit %d", code)
+	}
+	if n := strings.Count(errw.String(), "is damaged"); n != 1 {
+		t.Fatalf("said %d times: %s", n, errw.String())
+	}
 }

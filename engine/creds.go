@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -27,6 +28,11 @@ import (
 //	{"v":1,"credentials":[{"id":"p-…","sha256":HEX,"scopes":["attach"],"sessions":[ID,…],"created":T}]}
 //
 // Tokens are compared by their SHA-256, in constant time.
+//
+// A credentials.json that cannot be read is left in place and named by
+// fsck: paired tokens cannot be checked until it is repaired (the server
+// answers them 503), the gateway token still works, and pairing fails
+// rather than replace it.
 
 // Names in the state folder and scopes; part of the format.
 const (
@@ -128,8 +134,15 @@ func GatewayToken(fsys vfs.FS, name string) (token string, made bool, err error)
 }
 
 // ReadCredentials returns the paired credentials of fsys's credentials.json
-// (none when it is missing).
+// (none when it is missing). A file that cannot be read as one gives
+// ErrBadCredentials, one written by a newer cairn ErrFormat.
 func ReadCredentials(fsys vfs.FS) ([]Credential, error) {
+	return readCredentials(fsys, CredentialsFile)
+}
+
+// readCredentials is ReadCredentials; shown is the name its errors give the
+// file (the store passes its absolute path).
+func readCredentials(fsys vfs.FS, shown string) ([]Credential, error) {
 	b, err := vfs.ReadFile(fsys, CredentialsFile)
 	if vfs.IsNotExist(err) {
 		return nil, nil
@@ -139,18 +152,39 @@ func ReadCredentials(fsys vfs.FS) ([]Credential, error) {
 	}
 	var f credentialsFile
 	if err := json.Unmarshal(b, &f); err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", ErrBadInput, CredentialsFile, err)
+		return nil, badCredentials(shown, err.Error())
 	}
-	if f.V != 1 {
-		return nil, fmt.Errorf("%w: %s: version %d", ErrFormat, CredentialsFile, f.V)
+	switch {
+	case f.V > 1:
+		return nil, fmt.Errorf("%w: %s: version %d; use a newer cairn", ErrFormat, shown, f.V)
+	case f.V != 1:
+		return nil, badCredentials(shown, fmt.Sprintf("version %d, want 1", f.V))
+	}
+	for i, c := range f.Credentials {
+		if h, err := hex.DecodeString(c.SHA256); err != nil || len(h) != sha256.Size {
+			return nil, badCredentials(shown, fmt.Sprintf("credential %d (%q) has no token hash", i+1, c.ID))
+		}
 	}
 	return f.Credentials, nil
+}
+
+// badCredentials is the error of a damaged credentials.json: it names the
+// file and says how to repair it.
+func badCredentials(shown, why string) error {
+	return fmt.Errorf("%w: %s: %s; paired tokens cannot be checked until it is repaired: "+
+		"put back a good copy, or move it aside (every paired token stops working) and pair again with cairn pair",
+		ErrBadCredentials, shown, why)
 }
 
 // AddCredential makes a paired credential with scopes and the session ids
 // it may see, keeps its hash in credentials.json and returns its token,
 // which is not kept anywhere.
 func AddCredential(fsys vfs.FS, now time.Time, scopes, sessions []string) (string, Credential, error) {
+	return addCredential(fsys, CredentialsFile, now, scopes, sessions)
+}
+
+// addCredential is AddCredential; shown is as for readCredentials.
+func addCredential(fsys vfs.FS, shown string, now time.Time, scopes, sessions []string) (string, Credential, error) {
 	for _, s := range scopes {
 		if !slices.Contains(Scopes, s) {
 			return "", Credential{}, fmt.Errorf("%w: unknown scope %q (known: %s)", ErrBadInput, s, strings.Join(Scopes, ", "))
@@ -169,7 +203,7 @@ func AddCredential(fsys vfs.FS, now time.Time, scopes, sessions []string) (strin
 		return "", Credential{}, fmt.Errorf("engine: lock credentials: %w", err)
 	}
 	defer l.Release()
-	list, err := ReadCredentials(fsys)
+	list, err := readCredentials(fsys, shown)
 	if err != nil {
 		return "", Credential{}, err
 	}
@@ -206,11 +240,15 @@ func (s *Store) Pair(ctx context.Context, scopes, sessions []string) (string, Cr
 	if err := ctx.Err(); err != nil {
 		return "", Credential{}, err
 	}
-	return AddCredential(s.fsys, s.Now(), scopes, sessions)
+	return addCredential(s.fsys, s.credentialsPath(), s.Now(), scopes, sessions)
 }
 
 // Credentials returns the store's paired credentials.
-func (s *Store) Credentials() ([]Credential, error) { return ReadCredentials(s.fsys) }
+func (s *Store) Credentials() ([]Credential, error) {
+	return readCredentials(s.fsys, s.credentialsPath())
+}
+
+func (s *Store) credentialsPath() string { return filepath.Join(s.home, CredentialsFile) }
 
 // GatewayToken reads or makes the gateway token in the store's state folder.
 func (s *Store) GatewayToken() (string, bool, error) { return GatewayToken(s.fsys, GatewayTokenFile) }

@@ -1,7 +1,10 @@
 package engine
 
 import (
+	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -63,9 +66,49 @@ func TestCredentials(t *testing.T) {
 	if _, err := ReadCredentials(m); !errors.Is(err, ErrFormat) {
 		t.Fatalf("v2: %v", err)
 	}
-	vfs.WriteFileAtomic(m, CredentialsFile, []byte(`{"v":1,`))
-	if _, err := ReadCredentials(m); !errors.Is(err, ErrBadInput) {
-		t.Fatalf("torn: %v", err)
+	// A damaged one is ErrBadCredentials (a failure, not bad usage), and
+	// pairing on it writes nothing.
+	for _, bad := range []string{`{"v":1,`, ``, `[]`, `{"v":0,"credentials":[]}`, `{"credentials":[]}`,
+		`{"v":1,"credentials":[{"id":"p-1","sha256":"zz","scopes":["attach"],"sessions":[]}]}`} {
+		vfs.WriteFileAtomic(m, CredentialsFile, []byte(bad))
+		_, err := ReadCredentials(m)
+		if !errors.Is(err, ErrBadCredentials) || errors.Is(err, ErrBadInput) || !strings.Contains(err.Error(), "cairn pair") {
+			t.Fatalf("%q: %v", bad, err)
+		}
+		if _, _, err := AddCredential(m, now, []string{ScopeAttach}, []string{a}); !errors.Is(err, ErrBadCredentials) {
+			t.Fatalf("pair on %q: %v", bad, err)
+		}
+		if b, _ := vfs.ReadFile(m, CredentialsFile); string(b) != bad {
+			t.Fatalf("pair on %q wrote %q", bad, b)
+		}
+	}
+}
+
+// TestCredentialsDamagedInStore: the store's errors name the file by its
+// path, and fsck names it.
+func TestCredentialsDamagedInStore(t *testing.T) {
+	s, _ := testStore(t)
+	name := filepath.Join(s.Home(), CredentialsFile)
+	if err := os.WriteFile(name, []byte(`{"v":1,"credentials":[{"id"`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := s.Credentials()
+	if !errors.Is(err, ErrBadCredentials) || !strings.Contains(err.Error(), name) {
+		t.Fatalf("Credentials: %v", err)
+	}
+	if _, _, err := s.Pair(context.Background(), []string{ScopeAttach}, []string{newSessionID()}); !errors.Is(err, ErrBadCredentials) || !strings.Contains(err.Error(), name) {
+		t.Fatalf("Pair: %v", err)
+	}
+	r, err := s.Fsck(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Problems) != 1 || r.Problems[0].Path != CredentialsFile || !strings.Contains(r.Problems[0].Problem, "damaged") {
+		t.Fatalf("fsck problems %+v", r.Problems)
+	}
+	os.Remove(name)
+	if r, err := s.Fsck(context.Background()); err != nil || len(r.Problems) != 0 {
+		t.Fatalf("fsck without credentials.json: %+v %v", r, err)
 	}
 }
 

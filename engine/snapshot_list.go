@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 	"fmt"
+
+	"cairn/internal/vfs"
 )
 
 // Snapshots lists the session's live snapshots, oldest first, with the
@@ -17,10 +19,18 @@ func (s *Session) Snapshots(ctx context.Context) (*SnapshotList, error) {
 
 // Snapshots lists the snapshots of session id without taking ownership:
 // it folds the changes journal as it is on disk, less a change its tool
-// never made (the owner records that when it next opens the session).
+// never made (the owner records that when it next opens the session). It
+// takes no lock and writes nothing, so it works while another process owns
+// the session.
 func (w *Workspace) Snapshots(ctx context.Context, id string) (*SnapshotList, error) {
 	if !validSessionID(id) {
 		return nil, fmt.Errorf("%w: %q is not a session id", ErrBadInput, id)
+	}
+	if _, err := w.s.fsys.Stat(itemsName(w.dir, id)); err != nil {
+		if vfs.IsNotExist(err) {
+			return nil, fmt.Errorf("%w: %s in %s", ErrNotFound, id, w.path)
+		}
+		return nil, err
 	}
 	var st snapStack
 	if err := foldChanges(w.s.fsys, changesName(w.dir, id), &st); err != nil {

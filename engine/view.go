@@ -2,9 +2,10 @@ package engine
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"path"
+	"path/filepath"
+	"strings"
 
 	"cairn/engine/wskey"
 	"cairn/internal/vfs"
@@ -62,26 +63,69 @@ func (w *Workspace) FollowTrail(ctx context.Context, id string, from int64, fn f
 	return journal.Follow(ctx, w.s.fsys, auditName(w.dir, id), from, fn)
 }
 
-// Workspaces lists every workspace folder of the store.
-func (s *Store) Workspaces() ([]*Workspace, error) {
+// WorkspaceProblem is a workspace folder Workspaces passed over, and why.
+type WorkspaceProblem struct {
+	Name     string   // the folder, relative to the state folder: workspaces/<key>
+	Err      error    // why it was passed over
+	Sessions []string // the ids of the sessions it holds, which no listing shows
+}
+
+// Workspaces lists every workspace folder of the store that belongs to the
+// path it names, checked as the command line finds a folder for a directory:
+// wskey.Verify, and the path, when it exists, must still be canonical (no
+// directory leads to a folder through a path that is now a link). A folder
+// that fails (a workspace.json that is damaged or names a path whose folder
+// is another one) is not used for any path: it comes back as a problem, its
+// sessions unlisted and its files untouched.
+func (s *Store) Workspaces() ([]*Workspace, []WorkspaceProblem, error) {
 	ents, err := s.fsys.ReadDir(workspacesDir)
 	if vfs.IsNotExist(err) {
-		return nil, nil
+		return nil, nil, nil
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var out []*Workspace
+	var problems []WorkspaceProblem
 	for _, e := range ents {
 		if !e.IsDir() || vfs.IsTemp(e.Name()) {
 			continue
 		}
-		b, err := vfs.ReadFile(s.fsys, path.Join(workspacesDir, e.Name(), "workspace.json"))
-		var info wskey.Info
-		if err != nil || json.Unmarshal(b, &info) != nil || info.Path == "" {
+		p, err := wskey.Verify(s.fsys, workspacesDir, e.Name())
+		if err == nil {
+			err = stillCanonical(workspaceDir(e.Name()), p)
+		}
+		if err != nil {
+			dir := workspaceDir(e.Name())
+			problems = append(problems, WorkspaceProblem{Name: dir, Err: err, Sessions: s.sessionsIn(dir)})
 			continue
 		}
-		out = append(out, &Workspace{s: s, path: info.Path, key: e.Name(), dir: workspaceDir(e.Name()), made: true})
+		out = append(out, &Workspace{s: s, path: p, key: e.Name(), dir: workspaceDir(e.Name()), made: true})
 	}
-	return out, nil
+	return out, problems, nil
+}
+
+// stillCanonical refuses a workspace path that now resolves elsewhere (one
+// of its folders replaced by a link): the command line, which resolves links
+// first, would use another folder for that directory. A path that is gone
+// passes: its sessions can be listed, and nothing can be restored into it.
+func stillCanonical(dir, p string) error {
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil || real == p {
+		return nil
+	}
+	return fmt.Errorf("%w: %s names %s, which now leads to %s", wskey.ErrNotItsFolder, dir, p, real)
+}
+
+// sessionsIn names the sessions of workspace folder dir by their items
+// journals, reading nothing else.
+func (s *Store) sessionsIn(dir string) []string {
+	ents, _ := s.fsys.ReadDir(path.Join(dir, "sessions"))
+	var ids []string
+	for _, e := range ents {
+		if id, ok := strings.CutSuffix(e.Name(), ".items.jsonl"); ok && validSessionID(id) {
+			ids = append(ids, id)
+		}
+	}
+	return ids
 }

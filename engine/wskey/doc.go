@@ -42,4 +42,11 @@
 // (its creation was interrupted) is adopted when the key decodes to the path.
 // '~' is never produced by Encode (it is %7E), so a key with '~' is always a
 // hashed or suffixed one.
+//
+// # Starting from a folder
+//
+// A reader that starts from a folder rather than a directory (a listing of
+// every workspace, the HTTP server) trusts the path in its workspace.json
+// only through Verify: the path must be absolute and clean, and Resolve of it
+// must pick that very folder. A folder that fails is used for no path.
 package wskey

@@ -17,4 +17,7 @@ var (
 	ErrRelative = errors.New("wskey: workspace path is not absolute")
 	// ErrBadInfo: a workspace.json that cannot be read as one.
 	ErrBadInfo = errors.New("wskey: malformed workspace.json")
+	// ErrNotItsFolder: Verify found a workspace folder that Resolve would not
+	// pick for the path its workspace.json names (or its key decodes to).
+	ErrNotItsFolder = errors.New("wskey: workspace folder does not belong to the path it names")
 )

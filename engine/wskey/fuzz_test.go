@@ -2,8 +2,11 @@ package wskey
 
 import (
 	"errors"
+	"path"
 	"strings"
 	"testing"
+
+	"cairn/internal/vfs"
 )
 
 func FuzzEncodeDecode(f *testing.F) {
@@ -48,6 +51,49 @@ func FuzzDecode(f *testing.F) {
 		}
 		if Encode(p) != key {
 			t.Fatalf("Decode(%q) = %q, but Encode gives %q", key, p, Encode(p))
+		}
+	})
+}
+
+// FuzzVerify: whatever a workspace.json holds, Verify accepts a folder only
+// for an absolute, clean path whose Resolve is that folder.
+func FuzzVerify(f *testing.F) {
+	for _, c := range []struct{ folder, info string }{
+		{"/home/me/proj", `{"v":1,"path":"/home/me/proj","created_at":"2026-11-29T09:12:03.120Z"}`},
+		{"/home/me/proj", `{"v":1,"path":"/tmp/victim"}`},
+		{"/home/me/proj", `{"v":1,"path":"rel/dir"}`},
+		{"/a/../b", `{"v":1,"path":"/a/../b"}`},
+		{"/x", `{"v":1,"path":"/x"`},
+		{"/x", ``},
+	} {
+		f.Add(c.folder, []byte(c.info))
+	}
+	f.Fuzz(func(t *testing.T, folderPath string, info []byte) {
+		if folderPath == "" || strings.ContainsRune(folderPath, 0) {
+			return
+		}
+		fsys := vfs.NewMem()
+		key := Key(folderPath)
+		if err := fsys.MkdirAll(path.Join("workspaces", key), vfs.DirPerm); err != nil {
+			return
+		}
+		if len(info) > 0 {
+			if err := vfs.WriteFileAtomic(fsys, path.Join("workspaces", key, InfoFile), info); err != nil {
+				t.Fatal(err)
+			}
+		}
+		p, err := Verify(fsys, "workspaces", key)
+		if err != nil {
+			if p != "" {
+				t.Fatalf("error %v with path %q", err, p)
+			}
+			return
+		}
+		if !strings.HasPrefix(p, "/") || path.Clean(p) != p {
+			t.Fatalf("Verify accepted path %q", p)
+		}
+		if got, _, err := Resolve(fsys, "workspaces", p, false, nil); err != nil || got != key {
+			t.Fatalf("Verify gave %q for %s, whose Resolve is %q %v", p, key, got, err)
 		}
 	})
 }
