@@ -75,8 +75,15 @@ func (s *Store) Put(ctx context.Context, r io.Reader) (Info, error) {
 	}
 }
 
-// existing returns the Info of id if it is stored already.
+// existing returns the Info of id if it is stored already and its entry
+// is durable as far as this Store knows. An object this Store renamed into
+// place without a successful folder sync since (isUnsynced) is not taken:
+// the caller writes it again, and that Put's own rename and folder sync
+// make it durable. A sync that failed is never retried as if it had worked.
 func (s *Store) existing(id ID, size int64) (Info, bool, error) {
+	if s.isUnsynced(id) {
+		return Info{}, false, nil
+	}
 	name, stored, err := s.find(id)
 	if errors.Is(err, ErrNotFound) {
 		return Info{}, false, nil
@@ -261,8 +268,12 @@ func (s *Store) decompressTemp(zf vfs.File, id ID, buf []byte) (vfs.File, error)
 }
 
 // commit makes temp file f durable as object id: sync, close, rename into
-// the shard, sync the shard folder. On error nothing is left under the
-// object's name by this call, and f is removed.
+// the shard, sync the shard folder. On an error before the rename f is
+// removed and the object's name untouched. When the folder sync fails the
+// object stays: another writer (another process) may have stored the same
+// content under that name already, and a journal may name it; this Store
+// remembers the entry is not known durable and the next Put of the content
+// writes it again.
 func (s *Store) commit(f vfs.File, id ID, compressed bool) error {
 	if err := f.Sync(); err != nil {
 		s.discard(f)
@@ -278,6 +289,9 @@ func (s *Store) commit(f vfs.File, id ID, compressed bool) error {
 		return err
 	}
 	name := s.Path(id, compressed)
+	// Until the folder sync below succeeds, a Put of the same content in
+	// this Store (another goroutine) must not take the entry as durable.
+	s.markUnsynced(id)
 	err := s.fsys.Rename(tmp, name)
 	if vfs.IsNotExist(err) {
 		// The shard folder went away under us (a prune removed it empty):
@@ -292,11 +306,11 @@ func (s *Store) commit(f vfs.File, id ID, compressed bool) error {
 		return fmt.Errorf("objects: put: %w", err)
 	}
 	if err := s.fsys.SyncDir(s.shardDir(id)); err != nil {
-		// The entry may not be durable; leaving it would let the next Put
-		// of this content take it as stored.
-		s.fsys.Remove(name)
+		// The entry may not be durable, but the file stays (see above):
+		// id is left marked unsynced.
 		return fmt.Errorf("objects: put: %w", err)
 	}
+	s.synced(id)
 	return nil
 }
 
