@@ -73,3 +73,24 @@ func (st *state) unavailableNotice() string {
 		"cairn storage fsck names the journal lines, and putting an object file back restores its item",
 		st.id, n, strings.Join(ids, ", "))
 }
+
+// draftOf is the text of user prompt sel of session id, for a fork's
+// composer. A fork folds without reading payloads, so a prompt stored as an
+// object is read back here; one that cannot be is described instead.
+func (w *Workspace) draftOf(ctx context.Context, id string, sel *Item) (string, *Unavailable, error) {
+	if sel.Text != "" {
+		return sel.Text, nil, nil
+	}
+	ls, err := w.pathLines(ctx, id, []*Item{sel})
+	if err != nil || len(ls) == 0 || ls[0].Payload == nil {
+		return sel.Text, nil, err
+	}
+	txt, err := readPayload(ctx, w.objects(), ls[0].Payload)
+	if err != nil {
+		if cerr := ctx.Err(); cerr != nil {
+			return "", nil, cerr
+		}
+		return "", unavailable(ls[0].Payload, err), nil
+	}
+	return txt, nil, nil
+}

@@ -264,3 +264,65 @@ func TestUnreadablePayloadAndCancel(t *testing.T) {
 		t.Fatalf("after the fault: %v", err)
 	}
 }
+
+// TestDraftOfAPayloadPrompt: forking or reverting at a prompt stored as an
+// object hands its text back for editing; when the object is missing, the
+// result says the draft is unavailable rather than handing back nothing.
+func TestDraftOfAPayloadPrompt(t *testing.T) {
+	ctx := context.Background()
+	_, ws := testStore(t)
+	prompt := bigText("pasted")
+	s := ws.Create(SessionOptions{})
+	var at string
+	for _, it := range []Item{{Type: User, Text: "first"}, {Type: User, Text: prompt}, {Type: Assistant, Text: "ok"}} {
+		got, err := s.Append(ctx, it)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if it.Text == prompt {
+			at = got.ID
+		}
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f, err := ws.Fork(ctx, s.ID(), at)
+	if err != nil || f.Draft != prompt || f.DraftUnavailable != nil {
+		t.Fatalf("fork at the prompt: draft of %d bytes, unavailable %v, %v", len(f.Draft), f.DraftUnavailable, err)
+	}
+	file := objectFile(t, ws, prompt)
+	saved, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(file)
+	f, err = ws.Fork(ctx, s.ID(), at)
+	if err != nil || f.Draft != "" || f.DraftUnavailable == nil || f.DraftUnavailable.Reason != PayloadMissing {
+		t.Fatalf("fork at a prompt whose object is gone: %+v %v", f, err)
+	}
+	s, err = ws.Open(ctx, s.ID(), SessionOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := s.Revert(ctx, at, RevertConversation)
+	if err != nil || r.Draft != "" || r.DraftUnavailable == nil || r.DraftUnavailable.Reason != PayloadMissing {
+		t.Fatalf("revert to a prompt whose object is gone: %+v %v", r, err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, saved, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s, err = ws.Open(ctx, s.ID(), SessionOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.Unrevert(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if r, err = s.Revert(ctx, at, RevertConversation); err != nil || r.Draft != prompt || r.DraftUnavailable != nil {
+		t.Fatalf("revert with the object back: draft of %d bytes, %v", len(r.Draft), err)
+	}
+}
