@@ -142,6 +142,13 @@ func (s *Store) putLarge(ctx context.Context, r io.Reader, first []byte) (Info, 
 	sw := &switchWriter{buf: (*zp)[:0]}
 	defer func() { *zp = sw.buf[:0]; zbufs.Put(zp) }()
 	enc := getStreamEncoder(sw, size)
+	// enc is released once: here on every early return, or where it is
+	// done with (enc set to nil).
+	defer func() {
+		if enc != nil {
+			putStreamEncoder(enc)
+		}
+	}()
 	_, err := enc.Write(first)
 	if err == nil {
 		err = enc.Flush()
@@ -153,16 +160,10 @@ func (s *Store) putLarge(ctx context.Context, r io.Reader, first []byte) (Info, 
 	}
 
 	if err := s.ensureStore(); err != nil {
-		if enc != nil {
-			putStreamEncoder(enc)
-		}
 		return Info{}, err
 	}
 	f, err := s.fsys.CreateTemp(s.dir, tempPattern)
 	if err != nil {
-		if enc != nil {
-			putStreamEncoder(enc)
-		}
 		return Info{}, fmt.Errorf("objects: put: %w", err)
 	}
 	// Gather the encoder's blocks into fewer, larger writes.
@@ -176,9 +177,6 @@ func (s *Store) putLarge(ctx context.Context, r io.Reader, first []byte) (Info, 
 		bw.Write(first)
 	}
 	fail := func(err error) (Info, error) {
-		if enc != nil {
-			putStreamEncoder(enc)
-		}
 		s.discard(f)
 		return Info{}, err
 	}
@@ -255,6 +253,8 @@ func (s *Store) decompressTemp(zf vfs.File, id ID, buf []byte) (vfs.File, error)
 	}
 	defer putDecoder(d)
 	h := sha256.New()
+	// struct{ io.Reader } hides the decoder's WriteTo, so CopyBuffer uses
+	// buf rather than the decoder's own buffers.
 	if _, err := io.CopyBuffer(io.MultiWriter(f, h), struct{ io.Reader }{d}, buf); err != nil {
 		s.discard(f)
 		return nil, fmt.Errorf("objects: put: %w", err)
