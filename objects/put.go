@@ -109,12 +109,9 @@ func (s *Store) putSmall(b []byte) (Info, error) {
 	if Compressible(int64(len(b)), int64(len(z))) {
 		data, info.Compressed, info.Stored = z, true, int64(len(z))
 	}
-	if err := s.ensureStore(); err != nil {
-		return Info{}, err
-	}
-	f, err := s.fsys.CreateTemp(s.dir, tempPattern)
+	f, err := s.createTemp()
 	if err != nil {
-		return Info{}, fmt.Errorf("objects: put: %w", err)
+		return Info{}, err
 	}
 	if _, err := f.Write(data); err != nil {
 		s.discard(f)
@@ -124,6 +121,29 @@ func (s *Store) putSmall(b []byte) (Info, error) {
 		return Info{}, err
 	}
 	return info, nil
+}
+
+// createTemp creates a temp file in the store folder, making the folder
+// first when needed. A Store lives as long as its caller keeps it, so a
+// store folder removed since it made it is made again.
+func (s *Store) createTemp() (vfs.File, error) {
+	if err := s.ensureStore(); err != nil {
+		return nil, err
+	}
+	f, err := s.fsys.CreateTemp(s.dir, tempPattern)
+	if vfs.IsNotExist(err) {
+		s.mu.Lock()
+		s.ready, s.shards = false, [256]bool{}
+		s.mu.Unlock()
+		if err := s.ensureStore(); err != nil {
+			return nil, err
+		}
+		f, err = s.fsys.CreateTemp(s.dir, tempPattern)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("objects: put: %w", err)
+	}
+	return f, nil
 }
 
 // putLarge stores a content of more than a chunk: first holds its first
@@ -159,12 +179,9 @@ func (s *Store) putLarge(ctx context.Context, r io.Reader, first []byte) (Info, 
 		enc = nil
 	}
 
-	if err := s.ensureStore(); err != nil {
-		return Info{}, err
-	}
-	f, err := s.fsys.CreateTemp(s.dir, tempPattern)
+	f, err := s.createTemp()
 	if err != nil {
-		return Info{}, fmt.Errorf("objects: put: %w", err)
+		return Info{}, err
 	}
 	// Gather the encoder's blocks into fewer, larger writes.
 	bw := getBufWriter(f)
