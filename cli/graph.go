@@ -36,8 +36,8 @@ func (c *ForkCmd) Run(g *Globals) error {
 		return g.printJSON(res)
 	}
 	fmt.Fprintf(g.stdout, "%s  %s\n", res.Session, res.Title)
-	if res.Draft != "" {
-		fmt.Fprintf(g.stdout, "prompt to edit: %s\n", res.Draft)
+	if d := draftText(res.Draft, res.DraftUnavailable); d != "" {
+		fmt.Fprintf(g.stdout, "prompt to edit: %s\n", d)
 	}
 	return nil
 }
@@ -86,8 +86,8 @@ func (g *Globals) printRevert(res *engine.RevertResult) error {
 		return g.printJSON(res)
 	}
 	fmt.Fprintf(g.stdout, "head %s (was %s)\n", orNone(res.Head), orNone(res.From))
-	if res.Draft != "" {
-		fmt.Fprintf(g.stdout, "prompt to edit: %s\n", res.Draft)
+	if d := draftText(res.Draft, res.DraftUnavailable); d != "" {
+		fmt.Fprintf(g.stdout, "prompt to edit: %s\n", d)
 	}
 	return nil
 }
@@ -157,4 +157,13 @@ func itemArg(path []engine.Item, arg string) (string, error) {
 		return "", usageErrorf("no item %d: the head path has %d items", n, len(path))
 	}
 	return path[n-1].ID, nil
+}
+
+// draftText is the prompt a fork or revert hands back for editing, or the
+// placeholder of one whose text could not be read back.
+func draftText(draft string, gone *engine.Unavailable) string {
+	if gone != nil {
+		return gone.String()
+	}
+	return draft
 }

@@ -298,12 +298,21 @@ func (c *ShowCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
+	type unavailable struct {
+		Item string `json:"item"`
+		*engine.Unavailable
+	}
 	out := struct {
 		*engine.Record
 		OwnerPID *int `json:"owner_pid"`
+		// Unavailable lists the items whose text could not be read back.
+		Unavailable []unavailable `json:"unavailable,omitempty"`
 	}{Record: v.Record}
 	if v.OwnerPID != 0 {
 		out.OwnerPID = &v.OwnerPID
+	}
+	for _, it := range v.Unavailable() {
+		out.Unavailable = append(out.Unavailable, unavailable{it.ID, it.Unavailable})
 	}
 	if g.JSON {
 		return g.printJSON(out)
@@ -316,6 +325,9 @@ func (c *ShowCmd) Run(g *Globals) error {
 	}
 	if v.OwnerPID != 0 {
 		fmt.Fprintf(g.stdout, "owner    pid %d\n", v.OwnerPID)
+	}
+	for _, u := range out.Unavailable {
+		fmt.Fprintf(g.stdout, "unavailable  %s %s\n", u.Item, u.Unavailable)
 	}
 	return nil
 }
@@ -348,8 +360,11 @@ func (c *TranscriptCmd) Run(g *Globals) error {
 func writeTranscript(w io.Writer, items []engine.Item) {
 	for _, it := range items {
 		text := it.Text
-		if it.Quarantined {
+		switch {
+		case it.Quarantined:
 			text = "[quarantined: " + it.Slot + "]"
+		case it.Unavailable != nil:
+			text = it.Unavailable.String()
 		}
 		fmt.Fprintf(w, "[%s %s] %s\n", it.Type, it.ID, strings.ReplaceAll(text, "\n", "\n    "))
 	}

@@ -30,8 +30,8 @@ func (r *repl) graphCommand(name, arg string) {
 			r.startNew()
 			return
 		}
-		if res.Draft != "" {
-			fmt.Fprintf(r.out, "Prompt to edit: %s\n", res.Draft)
+		if d := draftText(res.Draft, res.DraftUnavailable); d != "" {
+			fmt.Fprintf(r.out, "Prompt to edit: %s\n", d)
 		}
 	case "/revert":
 		fields := strings.Fields(arg)
@@ -54,8 +54,8 @@ func (r *repl) graphCommand(name, arg string) {
 			return
 		}
 		fmt.Fprintf(r.out, "Reverted: %d items on the head path now.\n", len(r.sess.Transcript()))
-		if res.Draft != "" {
-			fmt.Fprintf(r.out, "Prompt to edit: %s\n", res.Draft)
+		if d := draftText(res.Draft, res.DraftUnavailable); d != "" {
+			fmt.Fprintf(r.out, "Prompt to edit: %s\n", d)
 		}
 	case "/unrevert":
 		if _, err := r.sess.Unrevert(ctx); err != nil {

@@ -104,4 +104,15 @@
 //
 // With SessionOptions.Degrade, a session that cannot be written (a full
 // disk, a missing home) keeps running in memory and says so once.
+//
+// # Unavailable items
+//
+// An item whose payload object cannot be read back (missing, corrupt, an
+// I/O error) loads with an empty text and Item.Unavailable saying which
+// object and why ("unavailable":{"oid":...,"size":N,"reason":"missing|
+// corrupt|unreadable","error":"..."} in JSON); the rest of the session
+// loads and works, and Open tells SessionOptions.Notice once. Nothing
+// rewrites the item's line, so putting the object file back brings the
+// text back. Fsck names every journal line that refers to a missing or
+// corrupt object.
 package engine

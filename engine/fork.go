@@ -36,6 +36,9 @@ type ForkResult struct {
 	Title   string  `json:"title"`
 	// Draft is the text to put back in the composer (a fork at a user prompt).
 	Draft string `json:"draft,omitempty"`
+	// DraftUnavailable is set when that prompt's text could not be read
+	// back; Draft is empty then.
+	DraftUnavailable *Unavailable `json:"draft_unavailable,omitempty"`
 }
 
 // Fork forks this session at item at ("" = the head).
@@ -67,6 +70,12 @@ func (w *Workspace) Fork(ctx context.Context, parent, at string) (*ForkResult, e
 		return nil, fmt.Errorf("%w: no item %q in session %s", ErrNotFound, at, parent)
 	}
 	keep, draft, supply := forkPath(st, sel)
+	var draftGone *Unavailable
+	if sel.Type == User {
+		if draft, draftGone, err = w.draftOf(ctx, parent, sel); err != nil {
+			return nil, err
+		}
+	}
 
 	n, err := w.nextForkN(ctx, parent)
 	if err != nil {
@@ -147,7 +156,7 @@ func (w *Workspace) Fork(ctx context.Context, parent, at string) (*ForkResult, e
 	if err := writeRecord(w.s.fsys, w.dir, cst.record(map[string]int64{"items": wr.Size()})); err != nil {
 		return nil, err
 	}
-	return &ForkResult{Session: child, ForkOf: ref, Title: title, Draft: draft}, nil
+	return &ForkResult{Session: child, ForkOf: ref, Title: title, Draft: draft, DraftUnavailable: draftGone}, nil
 }
 
 // forkPath applies the fork table: the items the child keeps, the composer

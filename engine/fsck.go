@@ -92,7 +92,7 @@ func (s *Store) fsckWorkspace(ctx context.Context, r *FsckReport, dir string, ba
 		bad(path.Join(dir, "workspace.json"), "not a workspace.json (want {\"v\":1,\"path\":...})")
 	}
 	objs := objects.New(s.fsys, path.Join(dir, "objects"))
-	named := map[string]string{} // oid -> where it is named
+	named := map[string][]string{} // oid -> every journal line naming it
 	sess := path.Join(dir, "sessions")
 	ents, err := s.fsys.ReadDir(sess)
 	if err != nil && !vfs.IsNotExist(err) {
@@ -116,10 +116,12 @@ func (s *Store) fsckWorkspace(ctx context.Context, r *FsckReport, dir string, ba
 			bad(name, "unexpected file")
 		}
 	}
+	broken := map[objects.ID]error{} // objects that fail verification
 	werr := objs.Walk(ctx, func(info objects.Info) error {
 		r.Objects++
 		if err := objs.Verify(ctx, info.ID); err != nil {
 			bad(objs.Path(info.ID, info.Compressed), "%v", err)
+			broken[info.ID] = err
 		}
 		return nil
 	})
@@ -129,20 +131,11 @@ func (s *Store) fsckWorkspace(ctx context.Context, r *FsckReport, dir string, ba
 	if werr != nil && len(objects.Problems(werr)) == 0 {
 		bad(objs.Dir(), "%v", werr)
 	}
-	for oid, where := range named {
-		id, err := objects.ParseID(oid)
-		if err != nil {
-			bad(where, "names a bad object id %q", oid)
-			continue
-		}
-		if ok, _ := objs.Has(id); !ok {
-			bad(where, "names object %s, which is missing", oid)
-		}
-	}
+	fsckReferences(objs, named, broken, bad)
 }
 
 // fsckJournal reads a journal; named collects the objects its lines name.
-func (s *Store) fsckJournal(r *FsckReport, name string, bad, note reporter, named map[string]string) {
+func (s *Store) fsckJournal(r *FsckReport, name string, bad, note reporter, named map[string][]string) {
 	r.Journals++
 	line := 0
 	var stack *snapStack // a changes journal's lines must fold
@@ -162,9 +155,7 @@ func (s *Store) fsckJournal(r *FsckReport, name string, bad, note reporter, name
 			return nil
 		}
 		for _, oid := range oidsIn(b) {
-			if _, seen := named[oid]; !seen {
-				named[oid] = fmt.Sprintf("%s:%d", name, line)
-			}
+			named[oid] = append(named[oid], fmt.Sprintf("%s:%d", name, line))
 		}
 		return nil
 	})

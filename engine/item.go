@@ -1,6 +1,9 @@
 package engine
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"fmt"
+)
 
 // ItemType is the kind of a conversation item.
 type ItemType string
@@ -46,6 +49,37 @@ type Item struct {
 	Replaces []string `json:"replaces,omitempty"`
 	// Output names retained tool outputs this item refers to.
 	Outputs []string `json:"outputs,omitempty"`
+	// Unavailable is set when the item's text is stored as an object that
+	// could not be read back; Text is empty then.
+	Unavailable *Unavailable `json:"unavailable,omitempty"`
+}
+
+// Unavailable says why an item's text, stored as an object, could not be
+// read back: the object is missing, corrupt (it does not hash to its name),
+// or unreadable. Only that item is affected; the rest of its session loads
+// and works. Its journal line is kept as it is, so putting the object file
+// back brings the text back.
+type Unavailable struct {
+	OID    string `json:"oid"`
+	Size   int64  `json:"size"`   // of the text, as the line says
+	Reason string `json:"reason"` // missing | corrupt | unreadable
+	Error  string `json:"error"`
+}
+
+// The reasons of Unavailable. They are part of the JSON answers.
+const (
+	PayloadMissing    = "missing"
+	PayloadCorrupt    = "corrupt"
+	PayloadUnreadable = "unreadable"
+)
+
+// String is the placeholder shown instead of the text:
+// "[payload unavailable: object <oid> missing]".
+func (u *Unavailable) String() string {
+	if u.Reason == PayloadUnreadable {
+		return fmt.Sprintf("[payload unavailable: object %s unreadable: %s]", u.OID, u.Error)
+	}
+	return fmt.Sprintf("[payload unavailable: object %s %s]", u.OID, u.Reason)
 }
 
 // payloadInline is the largest text kept in the items journal itself; a
@@ -89,6 +123,9 @@ type itemLine struct {
 	Slot        string   `json:"slot,omitempty"`
 	Replaces    []string `json:"replaces,omitempty"`
 	Outputs     []string `json:"outputs,omitempty"`
+	// unavailable is set by a load whose payload object could not be read
+	// back; it is never written.
+	unavailable *Unavailable
 
 	// kind "head"
 	To  *string `json:"to,omitempty"`

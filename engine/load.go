@@ -91,21 +91,21 @@ func (w *Workspace) fold(ctx context.Context, id string, opt foldOptions) (*stat
 		return nil, &LoadLimitError{ID: id, Bytes: total, CeilingMB: int(opt.limit >> 20)}
 	}
 	if opt.hydrate && len(payloads) > 0 {
+		// A payload that cannot be read back (missing, corrupt) makes only
+		// its item unavailable; the session loads and works. Its line is
+		// left as it is, so the text comes back with the object.
 		objs := w.objects()
-		errs := make([]error, len(payloads))
 		parallel(len(payloads), func(k int) {
 			l := lines[payloads[k]]
 			txt, err := readPayload(ctx, objs, l.Payload)
 			if err != nil {
-				errs[k] = fmt.Errorf("engine: session %s item %s: %w", id, l.ID, err)
+				l.unavailable = unavailable(l.Payload, err)
 				return
 			}
 			l.Text = &txt
 		})
-		for _, err := range errs {
-			if err != nil {
-				return nil, err
-			}
+		if err := ctx.Err(); err != nil {
+			return nil, err
 		}
 	}
 	st := newState(id, w.path)

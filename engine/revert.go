@@ -27,6 +27,9 @@ type RevertResult struct {
 	Head    string `json:"head"`
 	From    string `json:"from"`            // the head before the revert
 	Draft   string `json:"draft,omitempty"` // the prompt's text, for a revert to a user prompt
+	// DraftUnavailable is set when that prompt's text could not be read
+	// back; Draft is empty then.
+	DraftUnavailable *Unavailable `json:"draft_unavailable,omitempty"`
 }
 
 // Revert moves the head to the boundary of item at.
@@ -44,9 +47,9 @@ func (s *Session) Revert(ctx context.Context, at string, mode RevertMode) (*Reve
 	if it == nil {
 		return nil, fmt.Errorf("%w: no item %q in session %s", ErrNotFound, at, s.st.id)
 	}
-	to, draft := it.ID, ""
+	to, draft, draftGone := it.ID, "", (*Unavailable)(nil)
 	if it.Type == User {
-		to, draft = it.Parent, it.Text
+		to, draft, draftGone = it.Parent, it.Text, it.Unavailable
 	}
 	from := s.st.head
 	now := mkTime(s.ws.s.Now())
@@ -58,7 +61,7 @@ func (s *Session) Revert(ctx context.Context, at string, mode RevertMode) (*Reve
 	if err := s.commitLocked(); err != nil {
 		return nil, err
 	}
-	return &RevertResult{Session: s.st.id, Head: to, From: from, Draft: draft}, nil
+	return &RevertResult{Session: s.st.id, Head: to, From: from, Draft: draft, DraftUnavailable: draftGone}, nil
 }
 
 // Unrevert puts the head back where it was before the reverts. It is

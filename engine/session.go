@@ -124,6 +124,9 @@ func (s *Session) load(ctx context.Context) error {
 		return err
 	}
 	s.items, s.st = wr, st
+	if msg := st.unavailableNotice(); msg != "" {
+		s.notice(msg)
+	}
 	// The record is derived: rebuild it now only when it is missing,
 	// unreadable or older than the journal. The open line below is synced
 	// with the next turn or on Close.

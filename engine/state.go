@@ -72,7 +72,7 @@ func (st *state) apply(l *itemLine) error {
 			return fmt.Errorf("item line without id or with type %q", l.Type)
 		}
 		it := &Item{ID: l.ID, Type: l.Type, At: at, Tool: l.Tool, Call: l.Call, Status: l.Status,
-			Quarantined: l.Quarantined, Slot: l.Slot, Replaces: l.Replaces, Outputs: l.Outputs}
+			Quarantined: l.Quarantined, Slot: l.Slot, Replaces: l.Replaces, Outputs: l.Outputs, Unavailable: l.unavailable}
 		if l.Parent != nil {
 			it.Parent = *l.Parent
 		}

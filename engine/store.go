@@ -24,6 +24,7 @@ type Store struct {
 	ledger    *Store                           // where usage goes when this store is ephemeral
 	wsfs      func(dir string) (vfs.FS, error) // opens a workspace's files (wsfs.go); nil: the real disk
 	usageMu   sync.Mutex
+	objs      sync.Map // workspace objects folder -> *objects.Store (Workspace.objects)
 }
 
 // Option changes how Open works.

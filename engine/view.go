@@ -45,6 +45,18 @@ func (v *View) Transcript() []Item { return copyItems(v.st.headPath()) }
 // AllItems is every item of every branch in the order written.
 func (v *View) AllItems() []Item { return copyItems(v.st.all()) }
 
+// Unavailable is every item, of every branch, whose text could not be read
+// back (Item.Unavailable), in the order written.
+func (v *View) Unavailable() []Item {
+	var out []Item
+	for _, it := range v.st.all() {
+		if it.Unavailable != nil {
+			out = append(out, *it)
+		}
+	}
+	return out
+}
+
 // Trail calls fn with each line of session id's audit trail as it is on disk.
 func (w *Workspace) Trail(ctx context.Context, id string, fn func(line []byte) error) (int64, error) {
 	if !validSessionID(id) {

@@ -83,9 +83,16 @@ func (w *Workspace) ensure() error {
 	return vfs.MkdirAllDurable(w.s.fsys, sess, vfs.DirPerm)
 }
 
-// objects is the workspace's content-addressed store.
+// objects is the workspace's content-addressed store: one per folder for
+// the life of the Store, so what it knows of its objects' durability (an
+// object whose folder sync failed is written again) holds for every Put.
 func (w *Workspace) objects() *objects.Store {
-	return objects.New(w.s.fsys, path.Join(w.dir, "objects"))
+	dir := path.Join(w.dir, "objects")
+	if o, ok := w.s.objs.Load(dir); ok {
+		return o.(*objects.Store)
+	}
+	o, _ := w.s.objs.LoadOrStore(dir, objects.New(w.s.fsys, dir))
+	return o.(*objects.Store)
 }
 
 // List returns the workspace's sessions through the picker index, newest

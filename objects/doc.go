@@ -42,11 +42,22 @@
 // Info.Existed. Two writers of the same content at once both succeed; the
 // second rename replaces the file with the same content.
 //
-// An object that exists is taken as durable: Put does not sync its folder
-// again: only a writer killed between its rename and its folder sync, then
-// a power loss before anything syncs that folder, could make that wrong. When a Put's folder sync fails,
-// Put removes the object it renamed, so a later Put writes it again rather
-// than trusting an entry that may not be durable.
+// An object that exists is taken as durable, and Put does not sync its
+// folder again, except one this Store renamed into place and has not seen
+// its folder sync succeed since (a Put still under way in another
+// goroutine, or one whose folder sync failed): Put writes that one again,
+// and its own rename and folder sync make it durable. A failed folder sync
+// is not retried as if it had worked.
+//
+// A failed folder sync never removes the object: another process may have
+// stored the same content under that name, and a journal may name it
+// already. An object is removed only by Remove, which a caller uses only
+// once no journal refers to it.
+//
+// What a Store cannot know is another process's unfinished or failed
+// folder sync: a writer killed between its rename and its folder sync, or
+// whose folder sync failed, then a power loss before anything syncs that
+// folder, can lose an entry another process took as stored.
 //
 // Put holds a few MiB whatever the content's size. A content of
 // up to 1 MiB is compressed in memory and the rule above decided exactly. For

@@ -75,8 +75,15 @@ func (s *Store) Put(ctx context.Context, r io.Reader) (Info, error) {
 	}
 }
 
-// existing returns the Info of id if it is stored already.
+// existing returns the Info of id if it is stored already and its entry
+// is durable as far as this Store knows. An object this Store renamed into
+// place without a successful folder sync since (isUnsynced) is not taken:
+// the caller writes it again, and that Put's own rename and folder sync
+// make it durable. A sync that failed is never retried as if it had worked.
 func (s *Store) existing(id ID, size int64) (Info, bool, error) {
+	if s.isUnsynced(id) {
+		return Info{}, false, nil
+	}
 	name, stored, err := s.find(id)
 	if errors.Is(err, ErrNotFound) {
 		return Info{}, false, nil
@@ -102,12 +109,9 @@ func (s *Store) putSmall(b []byte) (Info, error) {
 	if Compressible(int64(len(b)), int64(len(z))) {
 		data, info.Compressed, info.Stored = z, true, int64(len(z))
 	}
-	if err := s.ensureStore(); err != nil {
-		return Info{}, err
-	}
-	f, err := s.fsys.CreateTemp(s.dir, tempPattern)
+	f, err := s.createTemp()
 	if err != nil {
-		return Info{}, fmt.Errorf("objects: put: %w", err)
+		return Info{}, err
 	}
 	if _, err := f.Write(data); err != nil {
 		s.discard(f)
@@ -117,6 +121,29 @@ func (s *Store) putSmall(b []byte) (Info, error) {
 		return Info{}, err
 	}
 	return info, nil
+}
+
+// createTemp creates a temp file in the store folder, making the folder
+// first when needed. A Store lives as long as its caller keeps it, so a
+// store folder removed since it made it is made again.
+func (s *Store) createTemp() (vfs.File, error) {
+	if err := s.ensureStore(); err != nil {
+		return nil, err
+	}
+	f, err := s.fsys.CreateTemp(s.dir, tempPattern)
+	if vfs.IsNotExist(err) {
+		s.mu.Lock()
+		s.ready, s.shards = false, [256]bool{}
+		s.mu.Unlock()
+		if err := s.ensureStore(); err != nil {
+			return nil, err
+		}
+		f, err = s.fsys.CreateTemp(s.dir, tempPattern)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("objects: put: %w", err)
+	}
+	return f, nil
 }
 
 // putLarge stores a content of more than a chunk: first holds its first
@@ -135,6 +162,13 @@ func (s *Store) putLarge(ctx context.Context, r io.Reader, first []byte) (Info, 
 	sw := &switchWriter{buf: (*zp)[:0]}
 	defer func() { *zp = sw.buf[:0]; zbufs.Put(zp) }()
 	enc := getStreamEncoder(sw, size)
+	// enc is released once: here on every early return, or where it is
+	// done with (enc set to nil).
+	defer func() {
+		if enc != nil {
+			putStreamEncoder(enc)
+		}
+	}()
 	_, err := enc.Write(first)
 	if err == nil {
 		err = enc.Flush()
@@ -145,18 +179,9 @@ func (s *Store) putLarge(ctx context.Context, r io.Reader, first []byte) (Info, 
 		enc = nil
 	}
 
-	if err := s.ensureStore(); err != nil {
-		if enc != nil {
-			putStreamEncoder(enc)
-		}
-		return Info{}, err
-	}
-	f, err := s.fsys.CreateTemp(s.dir, tempPattern)
+	f, err := s.createTemp()
 	if err != nil {
-		if enc != nil {
-			putStreamEncoder(enc)
-		}
-		return Info{}, fmt.Errorf("objects: put: %w", err)
+		return Info{}, err
 	}
 	// Gather the encoder's blocks into fewer, larger writes.
 	bw := getBufWriter(f)
@@ -169,9 +194,6 @@ func (s *Store) putLarge(ctx context.Context, r io.Reader, first []byte) (Info, 
 		bw.Write(first)
 	}
 	fail := func(err error) (Info, error) {
-		if enc != nil {
-			putStreamEncoder(enc)
-		}
 		s.discard(f)
 		return Info{}, err
 	}
@@ -248,6 +270,8 @@ func (s *Store) decompressTemp(zf vfs.File, id ID, buf []byte) (vfs.File, error)
 	}
 	defer putDecoder(d)
 	h := sha256.New()
+	// struct{ io.Reader } hides the decoder's WriteTo, so CopyBuffer uses
+	// buf rather than the decoder's own buffers.
 	if _, err := io.CopyBuffer(io.MultiWriter(f, h), struct{ io.Reader }{d}, buf); err != nil {
 		s.discard(f)
 		return nil, fmt.Errorf("objects: put: %w", err)
@@ -261,8 +285,12 @@ func (s *Store) decompressTemp(zf vfs.File, id ID, buf []byte) (vfs.File, error)
 }
 
 // commit makes temp file f durable as object id: sync, close, rename into
-// the shard, sync the shard folder. On error nothing is left under the
-// object's name by this call, and f is removed.
+// the shard, sync the shard folder. On an error before the rename f is
+// removed and the object's name untouched. When the folder sync fails the
+// object stays: another writer (another process) may have stored the same
+// content under that name already, and a journal may name it; this Store
+// remembers the entry is not known durable and the next Put of the content
+// writes it again.
 func (s *Store) commit(f vfs.File, id ID, compressed bool) error {
 	if err := f.Sync(); err != nil {
 		s.discard(f)
@@ -278,6 +306,9 @@ func (s *Store) commit(f vfs.File, id ID, compressed bool) error {
 		return err
 	}
 	name := s.Path(id, compressed)
+	// Until the folder sync below succeeds, a Put of the same content in
+	// this Store (another goroutine) must not take the entry as durable.
+	s.markUnsynced(id)
 	err := s.fsys.Rename(tmp, name)
 	if vfs.IsNotExist(err) {
 		// The shard folder went away under us (a prune removed it empty):
@@ -292,11 +323,11 @@ func (s *Store) commit(f vfs.File, id ID, compressed bool) error {
 		return fmt.Errorf("objects: put: %w", err)
 	}
 	if err := s.fsys.SyncDir(s.shardDir(id)); err != nil {
-		// The entry may not be durable; leaving it would let the next Put
-		// of this content take it as stored.
-		s.fsys.Remove(name)
+		// The entry may not be durable, but the file stays (see above):
+		// id is left marked unsynced.
 		return fmt.Errorf("objects: put: %w", err)
 	}
+	s.synced(id)
 	return nil
 }
 

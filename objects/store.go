@@ -20,9 +20,13 @@ type Store struct {
 	fsys vfs.FS
 	dir  string
 
-	mu     sync.Mutex // guards ready and shards while creating folders
+	mu     sync.Mutex // guards ready, shards and unsynced
 	ready  bool       // dir exists and its entry is durable
 	shards [256]bool  // shard folder exists and its entry is durable
+	// unsynced holds the objects this Store renamed into place whose shard
+	// folder has not been synced since: in flight, or their sync failed.
+	// Their entries may not be durable, so a Put of one writes it again.
+	unsynced map[ID]bool
 }
 
 // New returns the store in folder dir of fsys ("objects"). The folder is
@@ -103,6 +107,32 @@ func (s *Store) ensureShard(id ID) error {
 	}
 	s.shards[id[0]] = true
 	return nil
+}
+
+// markUnsynced records that object id is being renamed into place and its
+// entry is not known durable until its shard folder is synced.
+func (s *Store) markUnsynced(id ID) {
+	s.mu.Lock()
+	if s.unsynced == nil {
+		s.unsynced = map[ID]bool{}
+	}
+	s.unsynced[id] = true
+	s.mu.Unlock()
+}
+
+// synced records that id's shard folder was synced after id was renamed
+// into place: its entry is durable.
+func (s *Store) synced(id ID) {
+	s.mu.Lock()
+	delete(s.unsynced, id)
+	s.mu.Unlock()
+}
+
+// isUnsynced reports whether id's entry is not known durable (markUnsynced).
+func (s *Store) isUnsynced(id ID) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.unsynced[id]
 }
 
 func (s *Store) forgetShard(id ID) {

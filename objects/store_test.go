@@ -551,3 +551,38 @@ func TestEveryFileHashesToItsName(t *testing.T) {
 		t.Errorf("%d files, %d compressed", len(files), zst)
 	}
 }
+
+// TestStoreFolderRemovedIsMadeAgain: a Store kept for long (one per
+// workspace) whose folder is removed behind its back makes it again on the
+// next Put, durably.
+func TestStoreFolderRemovedIsMadeAgain(t *testing.T) {
+	m := vfs.NewMem()
+	s := New(m, "w/objects")
+	a, b := textish(21, 3000), random(22, chunk+10)
+	if _, err := s.PutBytes(ctx, a); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range storedFiles(t, m, "w/objects") {
+		if err := m.Remove(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := m.Remove(s.shardDir(Sum(a))); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Remove("w/objects"); err != nil {
+		t.Fatal(err)
+	}
+	m.SyncDir("w")
+	for _, c := range [][]byte{a, b} {
+		if info, err := s.Put(ctx, bytes.NewReader(c)); err != nil || info.Existed {
+			t.Fatalf("Put after the folder went: %+v %v", info, err)
+		}
+	}
+	m.Crash()
+	for _, c := range [][]byte{a, b} {
+		if err := New(m, "w/objects").Verify(ctx, Sum(c)); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

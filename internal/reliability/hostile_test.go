@@ -269,8 +269,15 @@ func TestHostileJournalLines(t *testing.T) {
 	f, _ := os.OpenFile(name, os.O_APPEND|os.O_WRONLY, 0)
 	f.WriteString(`{"v":1,"kind":"item","id":"i-evil","type":"assistant","payload":{"oid":"../../../../etc/passwd","size":10}}` + "\n")
 	f.Close()
-	if _, err := ws.Read(ctx, id); err == nil {
-		t.Fatal("a payload naming a path was read")
+	// The session reads; the hostile item is unavailable, nothing read.
+	v, err := ws.Read(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := v.Transcript()
+	evil := tr[len(tr)-1]
+	if evil.ID != "i-evil" || evil.Text != "" || evil.Unavailable == nil || !strings.Contains(evil.Unavailable.Error, "bad object id") {
+		t.Fatalf("a payload naming a path was read: %+v", evil)
 	}
 	rep, _ := store.Fsck(ctx)
 	found := false

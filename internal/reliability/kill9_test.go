@@ -34,6 +34,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv(openerEnv) != "" {
 		os.Exit(openWorker())
 	}
+	if os.Getenv(payloadEnv) != "" {
+		os.Exit(payloadWorker())
+	}
 	if os.Getenv(workerEnv) != "" {
 		if err := soakWorker(); err != nil {
 			fmt.Fprintln(os.Stderr, "worker:", err)
