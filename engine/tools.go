@@ -301,7 +301,7 @@ func (s *Session) runTool(ctx context.Context, tool, path string, early earlyPla
 // fault passes, so the tool is refused rather than the content lost; a
 // file too large to snapshot, which stays so, is changed without one.
 func noPreImage(tool, rel string, why error) error {
-	return fmt.Errorf("%w: the %s tool would change %s, and no snapshot of it can be taken (%w); nothing was changed",
+	return fmt.Errorf("%w: the %s tool may not change %s: no snapshot of it can be taken (%w); nothing was changed",
 		ErrRefused, tool, rel, why)
 }
 
