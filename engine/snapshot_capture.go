@@ -350,7 +350,7 @@ func (s *Session) snapReady() error {
 		return err
 	}
 	if s.unrecorded != nil {
-		return s.unrecorded
+		return fmt.Errorf("engine: session %s is not recorded: %w", s.st.id, s.unrecorded)
 	}
 	return nil
 }

@@ -23,6 +23,9 @@ import (
 // journal and the end of the turn wait for it. A tool that fails after its
 // line cancels the change with an abort line; a crash in between is settled
 // by the next owner (Workspace.unmade). A tool that fails records nothing.
+// A tool that would replace or remove a file whose pre-image cannot be
+// recorded (the store or the changes journal cannot be written) is refused
+// before it changes anything (noPreImage).
 
 // maxEditBytes is the largest file the edit tool reads.
 const maxEditBytes = 64 << 20
