@@ -143,19 +143,31 @@ func (s *Session) rewrite() error {
 		return err
 	}
 	a := &s.kept.audit
-	if s.audit == nil && len(a.written) == 0 && len(a.waiting) == 0 {
-		return nil
-	}
-	if err := s.reopenAudit(); err != nil {
-		return err
-	}
-	for len(a.waiting) > 0 {
-		if err := s.appendAudit(a.waiting[0]); err != nil {
+	if s.audit != nil || len(a.written) > 0 || len(a.waiting) > 0 {
+		if err := s.reopenAudit(); err != nil {
 			return err
 		}
-		a.waiting = a.waiting[1:]
+		for len(a.waiting) > 0 {
+			if err := s.appendAudit(a.waiting[0]); err != nil {
+				return err
+			}
+			a.waiting = a.waiting[1:]
+		}
+		if err := syncKept(s.audit, a); err != nil {
+			return err
+		}
 	}
-	return syncKept(s.audit, a)
+	// The record too: a session whose record could not be written is not
+	// recorded again until it can be.
+	if s.recordOff == s.items.Size() {
+		return nil
+	}
+	if err := replaceRecord(s.ws.s.fsys, s.ws.dir, s.st.record(map[string]int64{"items": s.items.Size()})); err != nil {
+		return err
+	}
+	s.recordOff, s.recordDurable = s.items.Size(), false
+	s.recordTitle, s.recordAt = s.st.title, s.ws.s.now()
+	return nil
 }
 
 func (s *Session) reopenItems() error {

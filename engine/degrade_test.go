@@ -243,3 +243,28 @@ func TestDegradedCloseSaysWhatIsLost(t *testing.T) {
 		t.Fatalf("notices %q", e.notices)
 	}
 }
+
+// TestDegradedUntilTheRecordIsWritten: a session that went unrecorded
+// because its record could not be replaced is not said to be recorded
+// again while that still fails, and is once it works.
+func TestDegradedUntilTheRecordIsWritten(t *testing.T) {
+	e := newDegradeEnv(t)
+	e.prompt(t, "one")
+	e.state.Inject(vfs.Rule{Op: vfs.OpRename, Path: "workspaces/*/sessions/*.json"})
+	if err := e.s.Rename(e.ctx, "renamed"); err != nil {
+		t.Fatal(err)
+	}
+	e.prompt(t, "two")
+	if e.s.Recorded() || e.noticed("recorded again") != 0 {
+		t.Fatalf("recorded %v with the record still failing; notices %q", e.s.Recorded(), e.notices)
+	}
+	e.free()
+	e.prompt(t, "three")
+	if !e.s.Recorded() || e.noticed("recorded again: 1 items") != 1 {
+		t.Fatalf("recorded %v, notices %q", e.s.Recorded(), e.notices)
+	}
+	rec := must(readRecord(e.stateMem, e.ws.dir, e.s.ID()))
+	if rec.Title != "renamed" {
+		t.Fatalf("the record says %q", rec.Title)
+	}
+}
