@@ -17,7 +17,7 @@ import (
 // transcript in order, the REPL says once that the session is recorded
 // again, a :write or :rm that would destroy a file with no snapshot is
 // refused in a clear line, and after the fault :write snapshots and /undo
-// works.
+// works. A second fault is said again.
 func TestREPLRecoversAfterFullDisk(t *testing.T) {
 	ctx := context.Background()
 	state, files := vfs.NewFaulty(vfs.NewMem()), vfs.NewFaulty(vfs.NewMem())
@@ -97,6 +97,17 @@ func TestREPLRecoversAfterFullDisk(t *testing.T) {
 	if s := content("keep.txt"); s != "v2 before full\n" {
 		t.Fatalf("keep.txt after /undo: %q", s)
 	}
+	// A second fault is said again, and so is the end of it.
+	full(true)
+	typed("p5 on full disk again")
+	full(false)
+	typed("p6 after free again")
+	if n := strings.Count(errw.String(), "cannot be recorded for now"); n != 2 {
+		t.Fatalf("said %d times that it cannot be recorded, for two faults: %q", n, errw.String())
+	}
+	if n := strings.Count(errw.String(), "recorded again: 1 items"); n != 1 {
+		t.Fatalf("said %d times that it is recorded again after the second fault: %q", n, errw.String())
+	}
 	id, ok := r.closeSession()
 	if !ok {
 		t.Fatal("the session recorded again would print no resume line")
@@ -110,7 +121,7 @@ func TestREPLRecoversAfterFullDisk(t *testing.T) {
 	for _, it := range s.Transcript() {
 		got = append(got, it.Text)
 	}
-	if want := "p1 before full|p2 on full disk|p3 on full disk|p4 after free"; strings.Join(got, "|") != want {
+	if want := "p1 before full|p2 on full disk|p3 on full disk|p4 after free|p5 on full disk again|p6 after free again"; strings.Join(got, "|") != want {
 		t.Fatalf("transcript %q, want %q", got, want)
 	}
 }
