@@ -17,22 +17,28 @@ import (
 // session is recorded again, the kept lines are in its journals in their
 // order, and it says so once.
 //
-// A failed fsync is never taken as done: the lines written since the last
+// A journal whose writer broke is opened again (which cuts a torn tail). A
+// failed fsync is never taken as done: the lines written since the last
 // good sync may be lost even though they read back, so a journal whose
-// writer broke is cut back to the size it had at that sync and those lines
-// are written again, from memory, before the kept ones.
+// fsync failed is first cut back to the size it had at that sync, and
+// those lines are written again, from memory, before the kept ones.
 
 // keptLines is what Degrade mode keeps of one journal of the session.
 type keptLines[T any] struct {
 	synced     int64 // the journal's size at its last good sync
-	written    []T   // appended since then: not durable yet
+	end        int64 // its size after the last line written whole
+	written    []T   // appended since the sync: not durable yet
 	waiting    []T   // not written: the session was unrecorded
 	syncFailed bool  // a sync failed since: written may be lost
 }
 
-func (k *keptLines[T]) wrote(l T) { k.written = append(k.written, l) }
+// wrote notes line l, written whole, leaving the journal at size.
+func (k *keptLines[T]) wrote(l T, size int64) { k.written, k.end = append(k.written, l), size }
 
-func (k *keptLines[T]) durable(size int64) { k.synced, k.written, k.syncFailed = size, nil, false }
+// durable notes the journal is durable up to size.
+func (k *keptLines[T]) durable(size int64) {
+	k.synced, k.end, k.written, k.syncFailed = size, size, nil, false
+}
 
 // degraded is what a session in Degrade mode keeps to be recorded again.
 type degraded struct {
@@ -61,7 +67,7 @@ func (s *Session) appendItem(l *itemLine) error {
 		return err
 	}
 	if s.opts.Degrade {
-		s.kept.items.wrote(l)
+		s.kept.items.wrote(l, s.items.Size())
 	}
 	return nil
 }
@@ -72,7 +78,7 @@ func (s *Session) appendAudit(l *auditLine) error {
 		return err
 	}
 	if s.opts.Degrade {
-		s.kept.audit.wrote(l)
+		s.kept.audit.wrote(l, s.audit.Size())
 	}
 	return nil
 }
@@ -114,6 +120,11 @@ func (s *Session) retry() {
 func (s *Session) rewrite() error {
 	k := &s.kept.items
 	if !s.recorded {
+		// Only this session's failed starts wrote its journal: a torn
+		// first line is cut, not repaired.
+		if err := cutJournal(s.ws.s.fsys, itemsName(s.ws.dir, s.st.id), 0); err != nil {
+			return err
+		}
 		if err := s.materialize(); err != nil {
 			return err
 		}
@@ -194,12 +205,14 @@ func syncKept[T any](w *journal.Writer, k *keptLines[T]) error {
 }
 
 // reopen returns a writer of journal name that can be appended to. A
-// working one (w) is synced and kept. One that broke is closed and the
-// journal opened again (cutting a torn tail). When a sync of it failed,
-// the journal is first cut back to its last good sync, and the lines
-// written since (k.written) are written again: a failed fsync is never
-// taken as done. When that fails, the closed writer is returned, and the
-// next retry tries again.
+// working one (w) is synced and kept. One that broke is closed, the
+// journal cut back to the end of its last line written whole (the rest is
+// the line whose write failed: cut, not repaired, so no repair line is
+// written for each retry), and opened again. When a sync of it failed, it
+// is cut back to its last good sync instead, and the lines written since
+// (k.written) are written again: a failed fsync is never taken as done.
+// When that fails, the closed writer is returned, and the next retry tries
+// again.
 func reopen[T any](s *Session, w *journal.Writer, name string, k *keptLines[T]) (*journal.Writer, error) {
 	if w != nil {
 		err := w.Sync()
@@ -213,20 +226,24 @@ func reopen[T any](s *Session, w *journal.Writer, name string, k *keptLines[T]) 
 		w.Close()
 	}
 	fsys := s.ws.s.fsys
+	end := k.end
 	if k.syncFailed {
-		if err := cutJournal(fsys, name, k.synced); err != nil {
-			return w, err
-		}
+		end = k.synced
+	}
+	if err := cutJournal(fsys, name, end); err != nil {
+		return w, err
 	}
 	nw, _, err := journal.OpenWriter(fsys, name, journal.Options{Sync: journal.SyncManual, Now: s.ws.s.now})
 	if err != nil {
 		return w, err
 	}
 	if k.syncFailed {
+		k.end = nw.Size()
 		for _, l := range k.written {
 			if err := nw.Append(l); err != nil {
 				return nw, err
 			}
+			k.end = nw.Size()
 		}
 	}
 	return nw, nil

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"strings"
 	"syscall"
 	"testing"
@@ -266,5 +267,84 @@ func TestDegradedUntilTheRecordIsWritten(t *testing.T) {
 	rec := must(readRecord(e.stateMem, e.ws.dir, e.s.ID()))
 	if rec.Title != "renamed" {
 		t.Fatalf("the record says %q", rec.Title)
+	}
+}
+
+// tornFS is a disk that, while full, writes half of what a journal append
+// gives it and fails: a real full disk tears the line it cannot finish.
+type tornFS struct {
+	vfs.FS
+	full bool
+}
+
+func (t *tornFS) OpenFile(name string, flag int, perm fs.FileMode) (vfs.File, error) {
+	f, err := t.FS.OpenFile(name, flag, perm)
+	if err != nil || !strings.HasSuffix(name, ".jsonl") {
+		return f, err
+	}
+	return &tornFile{File: f, fs: t}, nil
+}
+
+type tornFile struct {
+	vfs.File
+	fs *tornFS
+}
+
+func (f *tornFile) Write(p []byte) (int, error) {
+	if !f.fs.full {
+		return f.File.Write(p)
+	}
+	n, _ := f.File.Write(p[:len(p)/2])
+	return n, syscall.ENOSPC
+}
+
+// TestDegradedTornLinesAreCut: the half lines a full disk leaves are cut
+// when the session is recorded again, not repaired: no repair line is
+// written for each retry, and every prompt is there once.
+func TestDegradedTornLinesAreCut(t *testing.T) {
+	ctx := context.Background()
+	mem := vfs.NewMem()
+	disk := &tornFS{FS: mem}
+	st := must(OpenFS(disk, "/mem"))
+	defer st.Close()
+	ws := must(st.Workspace(t.TempDir()))
+	var notices []string
+	s := ws.Create(SessionOptions{Degrade: true, Notice: func(m string) { notices = append(notices, m) }})
+	defer s.Close()
+	prompt := func(text string) {
+		t.Helper()
+		must(s.Append(ctx, Item{Type: User, Text: text}))
+		if err := s.EndTurn(ctx, Turn{Labels: []string{"prompt"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	prompt("one")
+	disk.full = true
+	prompt("two")
+	prompt("three")
+	disk.full = false
+	prompt("four")
+	if !s.Recorded() {
+		t.Fatalf("not recorded again: %v; notices %q", s.Unrecorded(), notices)
+	}
+	id := s.ID()
+	s.Close()
+	for _, name := range []string{itemsName(ws.dir, id), auditName(ws.dir, id)} {
+		b := must(vfs.ReadFile(mem, name))
+		if n := strings.Count(string(b), `"kind":"repair"`); n > 0 {
+			t.Fatalf("%s holds %d repair lines:\n%s", name, n, b)
+		}
+	}
+	r := must(ws.Open(ctx, id, SessionOptions{}))
+	defer r.Close()
+	var got []string
+	for _, it := range r.Transcript() {
+		got = append(got, it.Text)
+	}
+	if strings.Join(got, "|") != "one|two|three|four" {
+		t.Fatalf("transcript %q", got)
+	}
+	if rep := must(st.Fsck(ctx)); len(rep.Problems) > 0 {
+		t.Fatalf("fsck: %+v", rep.Problems)
 	}
 }

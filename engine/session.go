@@ -239,7 +239,7 @@ func (s *Session) materialize() error {
 	s.lock, s.items, s.recorded = l, wr, true
 	s.kept.items.durable(size)
 	if s.opts.Degrade {
-		s.kept.items.wrote(first)
+		s.kept.items.wrote(first, wr.Size())
 	}
 	s.st.created, s.st.opened = now, now
 	s.st.touch(now)
