@@ -348,3 +348,49 @@ func TestDegradedTornLinesAreCut(t *testing.T) {
 		t.Fatalf("fsck: %+v", rep.Problems)
 	}
 }
+
+// TestDegradedByAPayloadOnly: when only the object store fails, a long
+// item is kept (not written inline at once, and the session not said to be
+// recorded again in the same breath), and written as a payload once
+// objects can be stored.
+func TestDegradedByAPayloadOnly(t *testing.T) {
+	e := newDegradeEnv(t)
+	e.prompt(t, "one")
+	long := "long " + strings.Repeat("y", payloadInline+10)
+	e.state.Inject(vfs.Rule{Op: vfs.OpCreate, Path: "workspaces/*/objects/*"})
+	e.state.Inject(vfs.Rule{Op: vfs.OpCreate, Path: "workspaces/*/objects/*/*"})
+	e.prompt(t, long)
+	e.prompt(t, "three")
+	if e.s.Recorded() || e.noticed("recorded again") != 0 || e.noticed("cannot be recorded") != 1 {
+		t.Fatalf("recorded %v; notices %q", e.s.Recorded(), e.notices)
+	}
+	e.free()
+	e.prompt(t, "four")
+	if !e.s.Recorded() || e.noticed("recorded again: 2 items") != 1 {
+		t.Fatalf("recorded %v; notices %q", e.s.Recorded(), e.notices)
+	}
+	id := e.s.ID()
+	e.s.Close()
+	b := must(vfs.ReadFile(e.stateMem, itemsName(e.ws.dir, id)))
+	if strings.Contains(string(b), strings.Repeat("y", payloadInline)) {
+		t.Fatal("the long item was written inline")
+	}
+	if got := e.texts(t, id); strings.Join(got, "|") != "one|"+long+"|three|four" {
+		t.Fatalf("transcript %.100q", got)
+	}
+}
+
+// TestDegradedLedgerFailure: the usage ledger is the store's: a turn whose
+// usage line cannot be written says so, and the session stays recorded.
+func TestDegradedLedgerFailure(t *testing.T) {
+	e := newDegradeEnv(t)
+	e.prompt(t, "one")
+	e.state.Inject(vfs.Rule{Op: vfs.OpWrite, Path: "usage.jsonl", Err: syscall.ENOSPC})
+	must(e.s.Append(e.ctx, Item{Type: User, Text: "two"}))
+	if err := e.s.EndTurn(e.ctx, Turn{Model: "m", Spend: Spend{InputTokens: 5}}); err != nil {
+		t.Fatal(err)
+	}
+	if !e.s.Recorded() || e.noticed("usage ledger") != 1 || e.noticed("cannot be recorded") != 0 {
+		t.Fatalf("recorded %v; notices %q", e.s.Recorded(), e.notices)
+	}
+}

@@ -88,8 +88,11 @@
 // payload objects) and synced, and the session says it is recorded again.
 // A journal whose fsync failed is first cut back to its last good sync and
 // the lines since are written again, so a failed fsync is never taken as
-// done. A session that closes still unrecorded says how many items may be
-// lost.
+// done. A long text whose payload object cannot be stored is kept the same
+// way, and written as a payload later. A session that closes still
+// unrecorded says how many items may be lost. The usage ledger is the
+// store's: a usage line it cannot take is said, and leaves the session
+// recorded.
 //
 // While no pre-image can be recorded (the snapshot store or the changes
 // journal cannot be written), a file tool that would replace or remove a

@@ -270,6 +270,15 @@ func (s *Session) writeLine(l *itemLine) error {
 	return s.degrade(err)
 }
 
+// keepLine keeps l to be written once the session is recorded again.
+func (s *Session) keepLine(l *itemLine) error {
+	if s.closed {
+		return fmt.Errorf("engine: session %s is closed", s.st.id)
+	}
+	s.kept.items.waiting = append(s.kept.items.waiting, l)
+	return nil
+}
+
 // degrade applies the Degrade option to a write error.
 func (s *Session) degrade(err error) error {
 	if err == nil {
@@ -326,15 +335,19 @@ func (s *Session) Append(ctx context.Context, it Item) (Item, error) {
 		if err = s.degrade(err); err != nil {
 			return Item{}, err
 		}
-		if p != nil {
-			l.Payload = p
-		} else {
-			l.Text = &it.Text // kept inline until it can be stored
-		}
+		l.Payload = p
 	default:
 		l.Text = &it.Text
 	}
-	if err := s.writeLine(l); err != nil {
+	write := s.writeLine
+	if l.Payload == nil && l.Text == nil && !it.Quarantined {
+		// Its payload could not be stored: the line is kept, text
+		// inline, and written with a payload once the session is
+		// recorded again; it is not tried again at once.
+		l.Text = &it.Text
+		write = s.keepLine
+	}
+	if err := write(l); err != nil {
 		return Item{}, err
 	}
 	cp := it
