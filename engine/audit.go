@@ -61,9 +61,8 @@ func checkLabels(kind string, ls []string) error {
 }
 
 // writeAudit appends a line to the trail (not synced: the turn's commit
-// syncs it).
-// In Degrade mode a line that cannot be written is kept, as the items
-// journal's are (degrade.go).
+// syncs it). In Degrade mode a line that cannot be written is kept, as the
+// items journal's are (degrade.go).
 func (s *Session) writeAudit(l *auditLine) error {
 	l.V, l.Session = 1, s.st.id
 	s.retry()
