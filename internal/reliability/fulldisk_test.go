@@ -68,13 +68,16 @@ var diskFaults = []diskFault{
 }
 
 // TestFullDiskRecoveryREPL runs the script with the fault on from step
-// from to step to, for every window, fault kind and a new or a resumed
-// session.
+// from to step to, for windows starting every few steps (every step with
+// -long) and of a few lengths, for every fault kind.
 func TestFullDiskRecoveryREPL(t *testing.T) {
-	script := replScript(8)
+	script, every := replScript(8), 3
+	if *long {
+		script, every = replScript(16), 1
+	}
 	rounds := 0
 	for _, fault := range diskFaults {
-		for from := 0; from < len(script); from += 3 {
+		for from := 0; from < len(script); from += every {
 			for _, length := range []int{1, 4, 9} {
 				to := min(from+length, len(script))
 				name := fmt.Sprintf("%s/steps-%d-%d", fault.name, from, to)
