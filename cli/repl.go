@@ -24,7 +24,7 @@ type repl struct {
 	store   *engine.Store // a throwaway temporary root when the state folder cannot be used
 	ws      *engine.Workspace
 	sess    *engine.Session
-	noticed map[string]bool
+	noticed string // the last notice shown
 	// pendingName is a /rename given before the session held anything: it
 	// is applied with the first prompt, so a name alone writes nothing.
 	pendingName string

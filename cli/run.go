@@ -91,13 +91,13 @@ func stdinTerminal(g *Globals) *os.File {
 	return f
 }
 
+// notice shows a one-line message, but not the one it showed last again:
+// a notice that comes back after another one (the session cannot be
+// recorded a second time, after it was recorded again) is shown again.
 func (r *repl) notice(msg string) {
-	if r.noticed[msg] {
+	if r.noticed == msg {
 		return
 	}
-	if r.noticed == nil {
-		r.noticed = map[string]bool{}
-	}
-	r.noticed[msg] = true
+	r.noticed = msg
 	fmt.Fprintln(r.errw, "cairn:", msg)
 }

@@ -61,23 +61,32 @@ func checkLabels(kind string, ls []string) error {
 }
 
 // writeAudit appends a line to the trail (not synced: the turn's commit
-// syncs it).
+// syncs it). In Degrade mode a line that cannot be written is kept, as the
+// items journal's are (degrade.go).
 func (s *Session) writeAudit(l *auditLine) error {
+	l.V, l.Session = 1, s.st.id
+	s.retry()
 	if s.unrecorded != nil {
+		s.kept.audit.waiting = append(s.kept.audit.waiting, l)
 		return nil
 	}
-	if err := s.materialize(); err != nil {
-		return s.degrade(err)
-	}
-	if s.audit == nil {
-		w, _, err := journal.OpenWriter(s.ws.s.fsys, auditName(s.ws.dir, s.st.id), journal.Options{Sync: journal.SyncManual, Now: s.ws.s.now})
-		if err != nil {
-			return s.degrade(fmt.Errorf("engine: open trail: %w", err))
+	err := s.materialize()
+	if err == nil && s.audit == nil {
+		w, _, oerr := journal.OpenWriter(s.ws.s.fsys, auditName(s.ws.dir, s.st.id), journal.Options{Sync: journal.SyncManual, Now: s.ws.s.now})
+		if oerr != nil {
+			err = fmt.Errorf("engine: open trail: %w", oerr)
+		} else {
+			s.audit = w
+			s.kept.audit.durable(w.Size())
 		}
-		s.audit = w
 	}
-	l.V, l.Session = 1, s.st.id
-	return s.degrade(s.audit.Append(l))
+	if err == nil {
+		err = s.appendAudit(l)
+	}
+	if err != nil && s.opts.Degrade {
+		s.kept.audit.waiting = append(s.kept.audit.waiting, l)
+	}
+	return s.degrade(err)
 }
 
 // Audit writes an event to the trail and makes it durable.

@@ -103,7 +103,23 @@
 // # Degrading
 //
 // With SessionOptions.Degrade, a session that cannot be written (a full
-// disk, a missing home) keeps running in memory and says so once.
+// disk, a missing home) keeps running in memory and says so once. It keeps
+// the journal lines it could not write, and every later write tries again:
+// once one works, the kept lines are written in their order (long texts as
+// payload objects) and synced, and the session says it is recorded again.
+// A journal whose fsync failed is first cut back to its last good sync and
+// the lines since are written again, so a failed fsync is never taken as
+// done. A long text whose payload object cannot be stored is kept the same
+// way, and written as a payload later. A session that closes still
+// unrecorded says how many items may be lost. The usage ledger is the
+// store's: a usage line it cannot take is said, and leaves the session
+// recorded.
+//
+// While no pre-image can be recorded (the snapshot store or the changes
+// journal cannot be written), a file tool that would replace or remove a
+// file is refused (ErrRefused) and changes nothing: the fault passes, a
+// destroyed file does not come back. A new file is still made, named as not
+// snapshotted; a file over max_file_bytes is still changed without one.
 //
 // # Unavailable items
 //

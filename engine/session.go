@@ -33,9 +33,11 @@ type Session struct {
 
 	opts SessionOptions
 	// recorded: the session's files exist. unrecorded: writing failed and
-	// the session goes on in memory only (Degrade mode).
+	// the session goes on in memory (Degrade mode), keeping what it could
+	// not write until it can (degrade.go).
 	recorded      bool
 	unrecorded    error
+	kept          degraded
 	closed        bool
 	resume        ResumeInfo
 	recordOff     int64 // items journal size the record reflects
@@ -50,8 +52,11 @@ type Session struct {
 // SessionOptions change how a session is created or opened.
 type SessionOptions struct {
 	// Degrade keeps a session running when it cannot be written (a full
-	// disk, a missing home): writes become no-ops after Notice is told once.
-	// Without it, a failed write is returned as an error.
+	// disk, a missing home): after Notice is told once, the session goes
+	// on in memory, keeping the lines it could not write; each later write
+	// tries again, and once one works the kept lines are written, in
+	// order, and Notice is told so. Without it, a failed write is
+	// returned as an error.
 	Degrade bool
 	// Notice receives the one-line messages a session shows its user.
 	Notice func(string)
@@ -127,6 +132,7 @@ func (s *Session) load(ctx context.Context) error {
 	if msg := st.unavailableNotice(); msg != "" {
 		s.notice(msg)
 	}
+	s.kept.items.durable(wr.Size())
 	// The record is derived: rebuild it now only when it is missing,
 	// unreadable or older than the journal. The open line below is synced
 	// with the next turn or on Close.
@@ -227,12 +233,17 @@ func (s *Session) materialize() error {
 	}
 	now := mkTime(w.s.Now())
 	first := &itemLine{V: 1, Kind: kindSession, Session: s.st.id, Path: w.path, At: &now, ForkOf: s.st.forkOf, Build: Version, Branch: s.st.branch}
+	size := wr.Size()
 	if err := wr.Append(first); err != nil {
 		wr.Close()
 		w.release(s.st.id, l)
 		return err
 	}
 	s.lock, s.items, s.recorded = l, wr, true
+	s.kept.items.durable(size)
+	if s.opts.Degrade {
+		s.kept.items.wrote(first, wr.Size())
+	}
 	s.st.created, s.st.opened = now, now
 	s.st.touch(now)
 	return nil
@@ -240,19 +251,35 @@ func (s *Session) materialize() error {
 
 // writeLine appends one line to the items journal, creating the session's
 // files first when needed. In Degrade mode a failure turns the session
-// unrecorded (said once) and is not returned.
+// unrecorded (said once) and is not returned: the line is kept, and
+// written, after the ones kept before it, once the session can be
+// recorded again.
 func (s *Session) writeLine(l *itemLine) error {
 	if s.closed {
 		return fmt.Errorf("engine: session %s is closed", s.st.id)
 	}
+	s.retry()
 	if s.unrecorded != nil {
+		s.kept.items.waiting = append(s.kept.items.waiting, l)
 		return nil
 	}
 	err := s.materialize()
 	if err == nil {
-		err = s.items.Append(l)
+		err = s.appendItem(l)
+	}
+	if err != nil && s.opts.Degrade {
+		s.kept.items.waiting = append(s.kept.items.waiting, l)
 	}
 	return s.degrade(err)
+}
+
+// keepLine keeps l to be written once the session is recorded again.
+func (s *Session) keepLine(l *itemLine) error {
+	if s.closed {
+		return fmt.Errorf("engine: session %s is closed", s.st.id)
+	}
+	s.kept.items.waiting = append(s.kept.items.waiting, l)
+	return nil
 }
 
 // degrade applies the Degrade option to a write error.
@@ -265,7 +292,8 @@ func (s *Session) degrade(err error) error {
 		return err
 	}
 	s.unrecorded = err
-	s.notice(fmt.Sprintf("this session can no longer be recorded (%v); it goes on unrecorded", err))
+	s.notice(fmt.Sprintf("this session cannot be recorded for now (%v); it goes on unrecorded, "+
+		"keeps what it could not write, and writes it once it can", err))
 	return nil
 }
 
@@ -314,7 +342,15 @@ func (s *Session) Append(ctx context.Context, it Item) (Item, error) {
 	default:
 		l.Text = &it.Text
 	}
-	if err := s.writeLine(l); err != nil {
+	write := s.writeLine
+	if l.Payload == nil && l.Text == nil && !it.Quarantined {
+		// Its payload could not be stored: the line is kept, text
+		// inline, and written with a payload once the session is
+		// recorded again; it is not tried again at once.
+		l.Text = &it.Text
+		write = s.keepLine
+	}
+	if err := write(l); err != nil {
 		return Item{}, err
 	}
 	cp := it
@@ -332,8 +368,10 @@ func (s *Session) Append(ctx context.Context, it Item) (Item, error) {
 }
 
 // materializeForItem creates the files before a payload object is stored,
-// so the object lands in an existing workspace folder.
+// so the object lands in an existing workspace folder. An unrecorded
+// session tries to be recorded again first.
 func (s *Session) materializeForItem() error {
+	s.retry()
 	if s.recorded || s.unrecorded != nil {
 		return nil
 	}
@@ -372,6 +410,7 @@ func (s *Session) commitParts(extra syncer) (err, filesErr error) {
 	// end while the journals are synced.
 	files := make(chan error, 1)
 	go func() { files <- s.files.sync() }()
+	s.retry()
 	if s.recorded && s.unrecorded == nil {
 		syncs := []syncer{s.items}
 		if s.audit != nil {
@@ -381,8 +420,10 @@ func (s *Session) commitParts(extra syncer) (err, filesErr error) {
 			syncs = append(syncs, extra)
 		}
 		if err = syncAll(syncs); err != nil {
+			s.kept.items.syncFailed, s.kept.audit.syncFailed = true, true
 			err = s.degrade(fmt.Errorf("engine: sync session: %w", err))
 		} else {
+			s.synced()
 			err = s.writeRecordLocked(false)
 		}
 	}
@@ -460,6 +501,9 @@ func (s *Session) Close() error {
 		return nil
 	}
 	err := s.commitDurable()
+	if n := s.kept.lost(); n > 0 && s.unrecorded != nil {
+		s.notice(fmt.Sprintf("%d items of this session were kept in memory only and may be lost: %v", n, s.unrecorded))
+	}
 	s.closed = true
 	if s.items != nil {
 		if cerr := s.items.Close(); err == nil && s.unrecorded == nil {

@@ -129,6 +129,7 @@ type preImages struct {
 	on       bool           // snapshots on
 	objs     *objects.Store // nil when the store cannot be used
 	storeErr error          // why not
+	putErr   error          // why the last pre-image was not stored
 	put      sink
 	skipped  []string
 	denied   []RequiredFile
@@ -178,6 +179,12 @@ func (p *preImages) capture(ctx context.Context, fsys vfs.FS, rel string) change
 	}
 	ref, cerr := capture(ctx, fsys, put, rel, p.sc.MaxFileBytes)
 	f.Before = ref
+	if ref.skipped() && ref.Skipped == skipStore {
+		p.putErr = cerr
+		if p.storeErr != nil {
+			p.putErr = p.storeErr
+		}
+	}
 	if ref.skipped() {
 		p.skipped = append(p.skipped, rel)
 		if req {
@@ -343,7 +350,7 @@ func (s *Session) snapReady() error {
 		return err
 	}
 	if s.unrecorded != nil {
-		return s.unrecorded
+		return fmt.Errorf("engine: session %s is not recorded: %w", s.st.id, s.unrecorded)
 	}
 	return nil
 }

@@ -236,10 +236,11 @@ func TestInlinePreImages(t *testing.T) {
 	}
 }
 
-// TestChangesJournalFailure: when the change line cannot be written, the
-// edit of a file snapshots.required does not cover still happens, without
-// a snapshot and named as skipped (a snapshot that cannot be taken never
-// blocks an edit); a required one is refused and its file left as it was.
+// TestChangesJournalFailure: when the change line cannot be written, a
+// new file snapshots.required does not cover is still made, without a
+// snapshot and named as skipped (nothing is lost); a write that would
+// replace an existing file is refused and the file left as it was, and so
+// is a required one, with its own refusal.
 func TestChangesJournalFailure(t *testing.T) {
 	for _, required := range []bool{false, true} {
 		t.Run(map[bool]string{false: "optional", true: "required"}[required], func(t *testing.T) {
@@ -266,11 +267,17 @@ func TestChangesJournalFailure(t *testing.T) {
 				}
 				return
 			}
+			refused(t, err, "no snapshot of it can be taken")
+			if string(b) != "precious" {
+				t.Fatalf("a file was replaced with no snapshot: %q", b)
+			}
+			a, err = s.ToolWrite(context.Background(), "new.txt", []byte("written"))
 			if err != nil {
 				t.Fatal(err)
 			}
-			if string(b) != "written" || a.Snapshot != nil || len(a.Skipped) != 1 || a.Skipped[0] != filepath.Join(dir, "a.txt") {
-				t.Fatalf("a.txt %q, answer %+v", b, a)
+			b, _ = os.ReadFile(filepath.Join(dir, "new.txt"))
+			if string(b) != "written" || a.Snapshot != nil || len(a.Skipped) != 1 || a.Skipped[0] != filepath.Join(dir, "new.txt") {
+				t.Fatalf("new.txt %q, answer %+v", b, a)
 			}
 			faulty.Reset()
 			if l := must(s.Snapshots(context.Background())); len(l.Snapshots) != 1 {

@@ -23,6 +23,9 @@ import (
 // journal and the end of the turn wait for it. A tool that fails after its
 // line cancels the change with an abort line; a crash in between is settled
 // by the next owner (Workspace.unmade). A tool that fails records nothing.
+// A tool that would replace or remove a file whose pre-image cannot be
+// recorded (the store or the changes journal cannot be written) is refused
+// before it changes anything (noPreImage).
 
 // maxEditBytes is the largest file the edit tool reads.
 const maxEditBytes = 64 << 20
@@ -209,6 +212,9 @@ func (s *Session) runTool(ctx context.Context, tool, path string, early earlyPla
 	if err := pre.refuse(ctx, tool); err != nil {
 		return bail(err)
 	}
+	if f.Before != nil && f.Before.Skipped == skipStore {
+		return bail(noPreImage(tool, rel, pre.putErr))
+	}
 	if plan != nil {
 		job = startStage(fsys, rel, ed)
 	}
@@ -218,6 +224,9 @@ func (s *Session) runTool(ctx context.Context, tool, path string, early earlyPla
 	record := pre.on && pre.objs != nil
 	if pre.on && !record {
 		s.notice("no snapshot was taken: the snapshot store cannot be written")
+		if f.Before == nil { // made, not replaced: say undo cannot remove it
+			pre.skipped = append(pre.skipped, rel)
+		}
 	}
 	var rec changeRecord
 	var lineErr error
@@ -242,6 +251,9 @@ func (s *Session) runTool(ctx context.Context, tool, path string, early earlyPla
 	if lineErr != nil && s.ws.required(sc, rel) {
 		pre.denied = append(pre.denied, RequiredFile{rel, skipStore + ": " + lineErr.Error()})
 		return fail(pre.refuse(ctx, tool))
+	}
+	if lineErr != nil && f.Before != nil && !f.Before.skipped() {
+		return fail(noPreImage(tool, rel, lineErr))
 	}
 	if stageErr != nil {
 		return fail(fmt.Errorf("engine: %s %s: %w", tool, rel, stageErr))
@@ -286,6 +298,16 @@ func (s *Session) runTool(ctx context.Context, tool, path string, early earlyPla
 	}
 	s.files.later(s.ws, dirs, replaced)
 	return ans, nil
+}
+
+// noPreImage refuses a file tool that would replace or remove the content
+// of rel while no snapshot of it can be recorded: the snapshot store or the
+// changes journal cannot be written (a full disk, an I/O error). Such a
+// fault passes, so the tool is refused rather than the content lost; a
+// file too large to snapshot, which stays so, is changed without one.
+func noPreImage(tool, rel string, why error) error {
+	return fmt.Errorf("%w: the %s tool may not change %s: no snapshot of it can be taken (%w); nothing was changed",
+		ErrRefused, tool, rel, why)
 }
 
 // abortChange cancels change id, whose line may be written but whose file

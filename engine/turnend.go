@@ -42,9 +42,12 @@ func (s *Session) EndTurn(ctx context.Context, t Turn) error {
 			InputTokens: t.Spend.InputTokens, OutputTokens: t.Spend.OutputTokens, CostUSD: t.Spend.CostUSD, Ephemeral: s.opts.Ephemeral}
 		w, err := s.ws.s.writeUsage(u)
 		if err != nil {
-			if err := s.degrade(err); err != nil {
+			// The ledger is the store's, not the session's: in Degrade
+			// mode its failure is said and the session goes on recorded.
+			if !s.opts.Degrade {
 				return err
 			}
+			s.notice(fmt.Sprintf("the usage of this turn could not be written to the usage ledger: %v", err))
 		} else {
 			ledger = w
 			defer w.Close()
