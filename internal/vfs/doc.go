@@ -30,7 +30,10 @@
 // # Implementations
 //
 // Disk is the real disk under one folder, through os.Root (which refuses
-// escaping names and links) and renameio for WriteAtomic.
+// escaping names and links) and renameio for WriteAtomic. It opens without
+// waiting and refuses what is neither a regular file nor a folder (a FIFO,
+// a socket, a device planted under a file's name) with ErrNotRegular, so
+// no reader of the state folder can block on one.
 //
 // Mem is in memory and keeps, beside the current state, the durable state.
 // Crash reverts to the durable state; CrashPartial keeps a random share of
