@@ -107,7 +107,7 @@ func (w *Workspace) required(c SnapshotsConfig, rel string) bool {
 		if strings.HasPrefix(g, "/") {
 			name = abs
 		}
-		if ok, _ := matchGlob(g, name); ok {
+		if matchGlob(g, name) {
 			return true
 		}
 	}
