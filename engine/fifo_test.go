@@ -131,3 +131,42 @@ func TestFIFOStateFilesRefusedNotWaitedOn(t *testing.T) {
 		})
 	}
 }
+
+// A FIFO in a folder's place in the state folder is reported by fsck,
+// which goes on; listing still returns.
+func TestFIFOStateFoldersRefusedNotWaitedOn(t *testing.T) {
+	e := newSnapEnv(t, "")
+	s := e.session()
+	e.put("a.txt", strings.Repeat("big enough to be an object ", 1000))
+	if _, err := s.ToolWrite(e.ctx, "a.txt", []byte("two")); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	home := e.store.Home()
+	shards, _ := filepath.Glob(filepath.Join(e.ws.Folder(), "objects", "??"))
+	if len(shards) == 0 {
+		t.Fatal("no object shard")
+	}
+	for _, name := range []string{shards[0], filepath.Join(e.ws.Folder(), "sessions"), filepath.Join(home, "workspaces")} {
+		t.Run(filepath.Base(name), func(t *testing.T) {
+			aside := name + ".aside"
+			if err := os.Rename(name, aside); err != nil {
+				t.Fatal(err)
+			}
+			if err := syscall.Mkfifo(name, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			defer func() {
+				os.Remove(name)
+				os.Rename(aside, name)
+			}()
+			r, err := e.store.Fsck(e.ctx)
+			if err == nil && len(r.Problems) == 0 {
+				t.Errorf("fsck found nothing wrong with a FIFO as %s", name)
+			}
+			e.ws.List(e.ctx)
+		})
+	}
+}

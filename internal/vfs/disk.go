@@ -60,6 +60,12 @@ func (d *Disk) OpenFile(name string, flag int, perm fs.FileMode) (File, error) {
 	return &diskFile{File: f, name: name}, nil
 }
 
+// openDir opens folder name in root without waiting: a FIFO in a
+// folder's place fails (ENOTDIR) rather than block the open.
+func openDir(root *os.Root, name string) (*os.File, error) {
+	return root.OpenFile(name, os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NONBLOCK, 0)
+}
+
 // openRegular opens name in root as OpenFile does.
 func openRegular(root *os.Root, name string, flag int, perm fs.FileMode) (*os.File, error) {
 	f, err := root.OpenFile(name, flag|syscall.O_NONBLOCK, perm)
@@ -105,7 +111,7 @@ func (d *Disk) Stat(name string) (fs.FileInfo, error)  { return d.root.Stat(name
 func (d *Disk) Lstat(name string) (fs.FileInfo, error) { return d.root.Lstat(name) }
 
 func (d *Disk) ReadDir(name string) ([]fs.DirEntry, error) {
-	f, err := d.root.Open(name)
+	f, err := openDir(d.root, name)
 	if err != nil {
 		return nil, err
 	}
@@ -123,7 +129,7 @@ func (d *Disk) Readlink(name string) (string, error)         { return d.root.Rea
 func (d *Disk) Chmod(name string, mode fs.FileMode) error    { return d.root.Chmod(name, mode) }
 
 func (d *Disk) SyncDir(name string) error {
-	f, err := d.root.Open(name)
+	f, err := openDir(d.root, name)
 	if err != nil {
 		return err
 	}

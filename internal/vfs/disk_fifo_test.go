@@ -50,3 +50,25 @@ func TestDiskRefusesFIFO(t *testing.T) {
 		f.Close()
 	}
 }
+
+// A FIFO in a folder's place is refused at once too.
+func TestDiskFIFOAsFolder(t *testing.T) {
+	dir := t.TempDir()
+	if err := syscall.Mkfifo(filepath.Join(dir, "p"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	d, err := OpenDisk(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if _, err := d.ReadDir("p"); !errors.Is(err, syscall.ENOTDIR) {
+		t.Errorf("ReadDir(p) = %v, want ENOTDIR", err)
+	}
+	if err := d.SyncDir("p"); !errors.Is(err, syscall.ENOTDIR) {
+		t.Errorf("SyncDir(p) = %v, want ENOTDIR", err)
+	}
+	if err := d.Exchange("p/a", "p/b"); err == nil {
+		t.Error("Exchange in p worked")
+	}
+}
