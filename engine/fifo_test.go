@@ -170,3 +170,22 @@ func TestFIFOStateFoldersRefusedNotWaitedOn(t *testing.T) {
 		})
 	}
 }
+
+// A FIFO as .git/HEAD in the workspace gives no branch, at once.
+func TestFIFOGitHeadNotWaitedOn(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(dir, ".git", "HEAD"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if b := gitBranch(dir); b != "" {
+		t.Fatalf("branch %q", b)
+	}
+	os.Remove(filepath.Join(dir, ".git", "HEAD"))
+	os.WriteFile(filepath.Join(dir, ".git", "HEAD"), []byte("ref: refs/heads/main\n"), 0o644)
+	if b := gitBranch(dir); b != "main" {
+		t.Fatalf("branch %q, want main", b)
+	}
+}
