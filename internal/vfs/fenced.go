@@ -230,11 +230,7 @@ func (f *Fenced) openFile(name, orig string, flag int, perm fs.FileMode, links i
 		if err != nil {
 			return nil, err
 		}
-		if !path.IsAbs(target) {
-			dir, _ := path.Split(name)
-			target = dir + target // not cleaned: ".." is the root's to resolve
-		}
-		return f.openFile(target, orig, flag, perm, links+1)
+		return f.openFile(linkTarget(name, target), orig, flag, perm, links+1)
 	case lerr != nil && flag&os.O_CREATE != 0:
 		flag |= os.O_EXCL // a link made meanwhile is not followed
 	}
@@ -275,13 +271,40 @@ func (f *Fenced) CreateTemp(dir, pattern string) (File, error) {
 	return rename(file, path.Join(cleanDir(dir), file.Name())), nil
 }
 
+// Stat follows a link as the last element of name as OpenFile does: by
+// its target's name, from the link's folder, checked in turn.
 func (f *Fenced) Stat(name string) (fs.FileInfo, error) {
+	return f.stat(name, name, 0)
+}
+
+func (f *Fenced) stat(name, orig string, links int) (fs.FileInfo, error) {
 	sub, base, done, err := f.at("stat", name)
 	if err != nil {
 		return nil, err
 	}
 	defer done()
-	return sub.Stat(base)
+	fi, err := sub.Lstat(base)
+	if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+		return fi, err
+	}
+	if links >= maxLinks {
+		return nil, &fs.PathError{Op: "stat", Path: orig, Err: syscall.ELOOP}
+	}
+	target, err := sub.Readlink(base)
+	if err != nil {
+		return nil, err
+	}
+	return f.stat(linkTarget(name, target), orig, links+1)
+}
+
+// linkTarget is the name a link called name with target leads to. It is
+// not cleaned: ".." is the root's to resolve.
+func linkTarget(name, target string) string {
+	if path.IsAbs(target) {
+		return target
+	}
+	dir, _ := path.Split(name)
+	return dir + target
 }
 
 func (f *Fenced) Lstat(name string) (fs.FileInfo, error) {
@@ -324,7 +347,7 @@ func (f *Fenced) mkdir(name string, perm fs.FileMode) error {
 		return err
 	}
 	defer done()
-	if fi, err := sub.Stat(base); err == nil {
+	if fi, err := f.Stat(name); err == nil {
 		if fi.IsDir() {
 			return nil
 		}

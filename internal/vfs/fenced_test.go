@@ -175,3 +175,34 @@ func dirOf(name string) string {
 	}
 	return "."
 }
+
+// Links that climb out of their own folder, and stay out of the fence,
+// work as on a plain disk.
+func TestFencedFollowsLinksAcrossFolders(t *testing.T) {
+	w, f, _ := fencedTree(t)
+	if err := os.MkdirAll(filepath.Join(w, "proj/shared"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.Symlink("../proj/shared", filepath.Join(w, "ok/lib"))
+	os.WriteFile(filepath.Join(w, "proj/shared/f"), []byte("f"), 0o644)
+	os.Symlink("../proj/shared/f", filepath.Join(w, "ok/flink"))
+	if fi, err := f.Stat("ok/lib"); err != nil || !fi.IsDir() {
+		t.Fatalf("stat ok/lib: %v %v", fi, err)
+	}
+	if b, err := ReadFile(f, "ok/flink"); err != nil || string(b) != "f" {
+		t.Fatalf("read ok/flink: %q %v", b, err)
+	}
+	if err := f.MkdirAll("ok/lib/new/deeper", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFileAtomic(f, "ok/lib/new/deeper/x", []byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(w, "proj/shared/new/deeper/x")); string(b) != "x" {
+		t.Fatalf("x holds %q", b)
+	}
+	// The same kind of link into the fence is refused.
+	if _, err := f.Stat("ok/up/FORMAT"); !errors.Is(err, ErrFenced) {
+		t.Fatalf("stat ok/up/FORMAT: %v", err)
+	}
+}
