@@ -5,12 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
 	"cairn/cli/term"
 	"cairn/engine"
+	"cairn/internal/vfs"
 )
 
 // repl is one run of the line REPL: a session in the current directory,
@@ -107,7 +107,13 @@ func (r *repl) config(home string) (engine.Config, error) {
 	if home == "" {
 		return engine.DefaultConfig(), nil
 	}
-	b, err := os.ReadFile(home + "/config.json")
+	// Through the vfs seam, which refuses a FIFO rather than wait on it.
+	d, err := vfs.OpenDisk(home)
+	if err != nil {
+		return engine.DefaultConfig(), nil
+	}
+	defer d.Close()
+	b, err := vfs.ReadFile(d, "config.json")
 	if err != nil {
 		return engine.DefaultConfig(), nil
 	}

@@ -28,7 +28,8 @@ type SnapshotsConfig struct {
 	MaxBytesPerSession int64
 	MaxFileBytes       int64
 	// Required: every edit (All), or edits of files matching Globs
-	// (workspace-relative or absolute), must have their pre-image captured.
+	// (workspace-relative or absolute doublestar globs, glob.go), must have
+	// their pre-image captured.
 	RequiredAll   bool
 	RequiredGlobs []string
 }
@@ -118,13 +119,12 @@ func ParseConfig(b []byte) (Config, error) {
 			if err := json.Unmarshal(v, &globs); err != nil {
 				return &ConfigError{k, "must be true, false or a list of globs"}
 			}
-			for _, g := range globs {
-				if g == "" {
-					return &ConfigError{k, "an empty glob"}
+			for i, g := range globs {
+				cg, err := compileGlob(g)
+				if err != nil {
+					return &ConfigError{k, err.Error()}
 				}
-				if _, err := matchGlob(g, "x"); err != nil {
-					return &ConfigError{k, fmt.Sprintf("bad glob %q", g)}
-				}
+				globs[i] = cg
 			}
 			c.Snapshots.RequiredGlobs = globs
 			return nil

@@ -18,6 +18,9 @@
 //     older than them.
 //   - trail: <id>.audit.jsonl, a line a turn, labels and gate names only.
 //   - owner: the process holding the flock on <id>.lock.
+//   - the user's files: read and written only through an os.Root of the
+//     workspace (wsfs.go); when the workspace holds a state folder, that
+//     root is fenced off from it (vfs.Fenced), links or not.
 //
 // # The items journal
 //

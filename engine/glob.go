@@ -1,43 +1,112 @@
 package engine
 
 import (
-	"path"
+	"errors"
+	"fmt"
 	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
 )
 
-// matchGlob matches a slash-separated name against a glob where "**" as a
-// whole segment matches any number of segments and every other segment
-// follows path.Match ("*", "?", "[...]").
-func matchGlob(pattern, name string) (bool, error) {
-	ps := strings.Split(strings.Trim(pattern, "/"), "/")
-	ns := strings.Split(strings.Trim(name, "/"), "/")
-	for _, p := range ps {
-		if p != "**" {
-			if _, err := path.Match(p, ""); err != nil {
-				return false, err
-			}
-		}
+// The globs of snapshots.required are doublestar patterns over
+// slash-separated names: "*" and "?" within a segment, "[...]" classes,
+// "{a,b}" alternatives, "\" escapes, and "**" as a whole segment for any
+// number of segments. They are checked when config.json is read
+// (compileGlob), so matching cannot fail.
+//
+// Matching costs about the pattern's length times the name's, once for
+// each way its braces can be read: "**" backtracks to its last use only,
+// and a pattern whose braces read more than maxGlobAlternatives ways is
+// refused, as "{a,b}" repeated would otherwise cost twice as much with
+// every repetition.
+
+// maxGlobAlternatives is the most ways a glob's braces may be read.
+const maxGlobAlternatives = 256
+
+// compileGlob checks glob g and returns it as matchGlob takes it: a
+// trailing "/" dropped, and a run of "**" segments made one (they match
+// the same names).
+func compileGlob(g string) (string, error) {
+	if g == "" {
+		return "", errors.New("an empty glob")
 	}
-	return matchSegs(ps, ns), nil
+	if !doublestar.ValidatePattern(g) {
+		return "", fmt.Errorf("bad glob %q", g)
+	}
+	if n := braceAlternatives(g); n > maxGlobAlternatives {
+		return "", fmt.Errorf("glob %q has more than %d alternatives", g, maxGlobAlternatives)
+	}
+	segs := strings.Split(g, "/")
+	out := segs[:0]
+	for i, s := range segs {
+		if s == "**" && i > 0 && segs[i-1] == "**" {
+			continue
+		}
+		out = append(out, s)
+	}
+	c := strings.Join(out, "/")
+	if len(c) > 1 {
+		c = strings.TrimSuffix(c, "/")
+	}
+	return c, nil
 }
 
-func matchSegs(ps, ns []string) bool {
-	for len(ps) > 0 {
-		if ps[0] == "**" {
-			for i := 0; i <= len(ns); i++ {
-				if matchSegs(ps[1:], ns[i:]) {
-					return true
+// matchGlob reports whether the slash-separated name matches a glob that
+// compileGlob returned. A glob that did not pass compileGlob matches
+// everything: a required snapshot is never waived by a pattern error.
+func matchGlob(glob, name string) bool {
+	ok, err := doublestar.Match(glob, name)
+	return ok || err != nil
+}
+
+// braceAlternatives is the number of ways the braces of glob g can be read
+// (1 without braces), counted past maxGlobAlternatives no further.
+func braceAlternatives(g string) int {
+	n, _ := braceSeq(g, 0, false)
+	return n
+}
+
+// braceSeq counts the alternatives of the sequence of g from i up to its
+// end or, inside braces, the "," or "}" that ends it; it returns the count
+// and where it stopped.
+func braceSeq(g string, i int, inside bool) (int, int) {
+	n := 1
+	for i < len(g) {
+		switch g[i] {
+		case '\\':
+			i += 2
+		case '[':
+			// A class is one character; braces in it are literal.
+			j := i + 1
+			for j < len(g) && g[j] != ']' {
+				if g[j] == '\\' {
+					j++
 				}
+				j++
 			}
-			return false
+			i = j + 1
+		case '{':
+			sum := 0
+			i++
+			for {
+				m, j := braceSeq(g, i, true)
+				sum = min(sum+m, maxGlobAlternatives+1)
+				i = j
+				if i >= len(g) || g[i] == '}' {
+					i++
+					break
+				}
+				i++ // past ","
+			}
+			n = min(n*sum, maxGlobAlternatives+1)
+		case ',', '}':
+			if inside {
+				return n, i
+			}
+			i++
+		default:
+			i++
 		}
-		if len(ns) == 0 {
-			return false
-		}
-		if ok, _ := path.Match(ps[0], ns[0]); !ok {
-			return false
-		}
-		ps, ns = ps[1:], ns[1:]
 	}
-	return len(ns) == 0
+	return n, i
 }

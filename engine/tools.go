@@ -169,6 +169,9 @@ func (s *Session) runTool(ctx context.Context, tool, path string, early earlyPla
 		return nil, err
 	}
 	defer done()
+	if fencedOff(fsys, rel) {
+		return nil, fmt.Errorf("%w: %s is inside cairn's state folder", ErrBadInput, path)
+	}
 	st := &s.snaps
 	st.mu.Lock()
 	defer st.mu.Unlock()

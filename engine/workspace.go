@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
 
 	"cairn/engine/wskey"
 	"cairn/index"
@@ -186,7 +188,7 @@ func (w *Workspace) Latest(ctx context.Context) (string, error) {
 // or "" when dir is not in a repository or HEAD is detached.
 func gitBranch(dir string) string {
 	for d := dir; ; {
-		b, err := os.ReadFile(filepath.Join(d, ".git", "HEAD"))
+		b, err := readHead(filepath.Join(d, ".git", "HEAD"))
 		if err == nil {
 			s := strings.TrimSpace(string(b))
 			if r, ok := strings.CutPrefix(s, "ref: refs/heads/"); ok {
@@ -200,6 +202,20 @@ func gitBranch(dir string) string {
 		}
 		d = parent
 	}
+}
+
+// readHead reads a .git/HEAD file without waiting on a FIFO or a device
+// put in its place.
+func readHead(name string) ([]byte, error) {
+	f, err := os.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", name)
+	}
+	return io.ReadAll(io.LimitReader(f, 4096))
 }
 
 // SortSummaries orders sessions as the picker does: newest updated_at first,

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
 	"path"
 	"path/filepath"
@@ -34,7 +35,66 @@ func (w *Workspace) files() (vfs.FS, func(), error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("engine: open workspace %s: %w", w.path, err)
 	}
+	var fenced *vfs.Fenced
+	for _, s := range w.stateStores() {
+		if home := w.holds(s); home != "" {
+			if fenced == nil {
+				fenced = d.Fence(home, s.disk)
+			} else {
+				fenced.Fence(home, s.disk)
+			}
+		}
+	}
+	if fenced != nil {
+		return fenced, func() { fenced.Close() }, nil
+	}
 	return d, func() { d.Close() }, nil
+}
+
+// stateStores are the stores whose state folders the workspace's files
+// must never reach: the store's own, and the persistent one an ephemeral
+// store sends usage to.
+func (w *Workspace) stateStores() []*Store {
+	if w.s.ledger != nil {
+		return []*Store{w.s, w.s.ledger}
+	}
+	return []*Store{w.s}
+}
+
+// holds returns the canonical path of store s's state folder when it lies
+// in the workspace, or the workspace in it (cairn run in the folder that
+// holds ~/.cairn, or inside it); else "". The workspace's files are then
+// fenced off from it (vfs.Fenced): no name and no link reaches it.
+func (w *Workspace) holds(s *Store) string {
+	home := s.home
+	if c, err := Canonical(home); err == nil {
+		home = c
+	}
+	if within(home, w.path) || within(w.path, home) {
+		return home
+	}
+	return ""
+}
+
+// within reports whether path p is dir or lies in it.
+func within(p, dir string) bool {
+	rel, err := filepath.Rel(dir, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../") && !filepath.IsAbs(rel)
+}
+
+// fencedOff reports whether rel's folder, or its nearest folder that
+// exists, lies in a state folder, whatever links lead there.
+func fencedOff(fsys vfs.FS, rel string) bool {
+	f, ok := fsys.(*vfs.Fenced)
+	if !ok {
+		return false
+	}
+	for dir := path.Dir(rel); ; dir = path.Dir(dir) {
+		err := f.Check(dir)
+		if !vfs.IsNotExist(err) || dir == "." {
+			return errors.Is(err, vfs.ErrFenced)
+		}
+	}
 }
 
 // relPath turns a path argument into a workspace-relative, slash-separated,
@@ -61,8 +121,10 @@ func (w *Workspace) relPath(p string) (string, error) {
 	if !validRel(p) {
 		return "", fmt.Errorf("%w: path %q does not name a file of the workspace", ErrBadInput, orig)
 	}
-	if h := w.homeRel(); h != "" && (p == h || strings.HasPrefix(p, h+"/")) {
-		return "", fmt.Errorf("%w: %s is inside cairn's state folder", ErrBadInput, orig)
+	for _, s := range w.stateStores() {
+		if h := w.homeRel(s); h != "" && (p == h || strings.HasPrefix(p, h+"/")) {
+			return "", fmt.Errorf("%w: %s is inside cairn's state folder", ErrBadInput, orig)
+		}
 	}
 	return p, nil
 }
@@ -75,10 +137,10 @@ func validRel(p string) bool {
 		!strings.HasPrefix(p, "../") && !strings.ContainsRune(p, 0) && !strings.Contains(p, "\\..")
 }
 
-// homeRel is the state folder relative to the workspace, or "" when it is
-// not inside it.
-func (w *Workspace) homeRel() string {
-	home := w.s.home
+// homeRel is store s's state folder relative to the workspace, or "" when
+// it is not inside it.
+func (w *Workspace) homeRel(s *Store) string {
+	home := s.home
 	if c, err := Canonical(home); err == nil {
 		home = c
 	}
@@ -107,7 +169,7 @@ func (w *Workspace) required(c SnapshotsConfig, rel string) bool {
 		if strings.HasPrefix(g, "/") {
 			name = abs
 		}
-		if ok, _ := matchGlob(g, name); ok {
+		if matchGlob(g, name) {
 			return true
 		}
 	}

@@ -48,12 +48,44 @@ func (d *Disk) RealPath(name string) string { return filepath.Join(d.dir, filepa
 // Close releases the os.Root.
 func (d *Disk) Close() error { return d.root.Close() }
 
+// OpenFile opens name without waiting (O_NONBLOCK) and refuses, with
+// ErrNotRegular, what is neither a regular file nor a folder: a FIFO, a
+// socket or a device planted under a file's name would otherwise block the
+// open, or a read, for ever. O_NONBLOCK changes nothing for a regular file.
 func (d *Disk) OpenFile(name string, flag int, perm fs.FileMode) (File, error) {
-	f, err := d.root.OpenFile(name, flag, perm)
+	f, err := openRegular(d.root, name, flag, perm)
 	if err != nil {
 		return nil, err
 	}
 	return &diskFile{File: f, name: name}, nil
+}
+
+// openDir opens folder name in root without waiting: a FIFO in a
+// folder's place fails (ENOTDIR) rather than block the open.
+func openDir(root *os.Root, name string) (*os.File, error) {
+	return root.OpenFile(name, os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NONBLOCK, 0)
+}
+
+// openRegular opens name in root as OpenFile does.
+func openRegular(root *os.Root, name string, flag int, perm fs.FileMode) (*os.File, error) {
+	f, err := root.OpenFile(name, flag|syscall.O_NONBLOCK, perm)
+	if errors.Is(err, syscall.ENXIO) {
+		// A FIFO without a reader opened for writing, or a socket.
+		return nil, &fs.PathError{Op: "open", Path: name, Err: ErrNotRegular}
+	}
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() && !fi.IsDir() {
+		f.Close()
+		return nil, &fs.PathError{Op: "open", Path: name, Err: ErrNotRegular}
+	}
+	return f, nil
 }
 
 func (d *Disk) CreateTemp(dir, pattern string) (File, error) {
@@ -79,7 +111,7 @@ func (d *Disk) Stat(name string) (fs.FileInfo, error)  { return d.root.Stat(name
 func (d *Disk) Lstat(name string) (fs.FileInfo, error) { return d.root.Lstat(name) }
 
 func (d *Disk) ReadDir(name string) ([]fs.DirEntry, error) {
-	f, err := d.root.Open(name)
+	f, err := openDir(d.root, name)
 	if err != nil {
 		return nil, err
 	}
@@ -97,7 +129,7 @@ func (d *Disk) Readlink(name string) (string, error)         { return d.root.Rea
 func (d *Disk) Chmod(name string, mode fs.FileMode) error    { return d.root.Chmod(name, mode) }
 
 func (d *Disk) SyncDir(name string) error {
-	f, err := d.root.Open(name)
+	f, err := openDir(d.root, name)
 	if err != nil {
 		return err
 	}
@@ -145,7 +177,7 @@ func (d *Disk) WriteAtomic(name string, perm uint32, write func(io.Writer) error
 func (d *Disk) Lock(name string) (Lock, error) {
 	// Create it through the root first, so a planted link cannot make flock
 	// create a file outside the folder.
-	f, err := d.root.OpenFile(name, os.O_RDWR|os.O_CREATE, FilePerm)
+	f, err := openRegular(d.root, name, os.O_RDWR|os.O_CREATE, FilePerm)
 	if err != nil {
 		return nil, err
 	}

@@ -30,7 +30,16 @@
 // # Implementations
 //
 // Disk is the real disk under one folder, through os.Root (which refuses
-// escaping names and links) and renameio for WriteAtomic.
+// escaping names and links) and renameio for WriteAtomic. It opens without
+// waiting and refuses what is neither a regular file nor a folder (a FIFO,
+// a socket, a device planted under a file's name) with ErrNotRegular, so
+// no reader of the state folder can block on one.
+//
+// Fenced is a Disk fenced off from folders inside (or around) it: every
+// call works in the folder of its name, held open and checked by device
+// and inode, with the folders above it, against the fenced ones, so no
+// name and no link leads in. cairn fences a workspace that holds its
+// state folder.
 //
 // Mem is in memory and keeps, beside the current state, the durable state.
 // Crash reverts to the durable state; CrashPartial keeps a random share of
@@ -45,5 +54,5 @@
 // Faulty wraps any FS and fails the calls that match its Rules (an Op, a
 // path.Match pattern, how many to let pass, how many to fail, the error).
 //
-// All three pass one conformance suite, vfstest.Run.
+// All of them pass one conformance suite, vfstest.Run.
 package vfs

@@ -18,7 +18,7 @@ func (d *Disk) Exchange(a, b string) error {
 	if dir != dir2 || !plainBase(base) || !plainBase(base2) {
 		return &os.LinkError{Op: "exchange", Old: a, New: b, Err: syscall.EINVAL}
 	}
-	f, err := d.root.Open(cleanDir(dir))
+	f, err := openDir(d.root, cleanDir(dir))
 	if err != nil {
 		return err
 	}

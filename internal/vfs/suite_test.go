@@ -1,6 +1,8 @@
 package vfs_test
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 
 	"cairn/internal/vfs"
@@ -34,5 +36,23 @@ func TestFaultyOverDisk(t *testing.T) {
 		}
 		t.Cleanup(func() { d.Close() })
 		return vfs.NewFaulty(d)
+	})
+}
+
+// A fenced disk behaves as a disk outside its fences.
+func TestFencedDisk(t *testing.T) {
+	vfstest.Run(t, func(t *testing.T) vfs.FS {
+		dir := t.TempDir()
+		for _, sub := range []string{"root", "state"} {
+			if err := os.Mkdir(filepath.Join(dir, sub), 0o700); err != nil {
+				t.Fatal(err)
+			}
+		}
+		d, err := vfs.OpenDisk(filepath.Join(dir, "root"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { d.Close() })
+		return d.Fence(filepath.Join(dir, "state"), nil)
 	})
 }

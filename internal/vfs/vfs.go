@@ -15,7 +15,9 @@ import (
 // Implementations: Disk (the real disk, through os.Root), Mem (in memory, with
 // Crash), and Faulty (wraps another FS and injects errors).
 type FS interface {
-	// OpenFile opens a file with os.O_* flags, like os.OpenFile.
+	// OpenFile opens a file with os.O_* flags, like os.OpenFile. It never
+	// waits: a name that is neither a regular file nor a folder (a FIFO,
+	// a socket, a device) is refused with ErrNotRegular.
 	OpenFile(name string, flag int, perm fs.FileMode) (File, error)
 	// CreateTemp creates a new file with a unique name in folder dir, opened
 	// for reading and writing with mode 0600. pattern works as in os.CreateTemp.
@@ -115,6 +117,9 @@ var (
 	ErrLocked = errors.New("vfs: locked by another owner")
 	// ErrCrashed is returned by a Mem file handle opened before a Crash.
 	ErrCrashed = errors.New("vfs: file handle from before a crash")
+	// ErrNotRegular is returned by OpenFile and Lock for a name that is
+	// neither a regular file nor a folder (a FIFO, a socket, a device).
+	ErrNotRegular = errors.New("vfs: not a regular file")
 )
 
 // IsNotExist reports whether err says a file does not exist.
