@@ -146,8 +146,10 @@ func (w *Workspace) Resolve(ctx context.Context, ref string) (string, error) {
 			return ref, nil
 		}
 	}
+	// A lookup only reads: an index that cannot be saved (a full disk, a
+	// read-only state folder) is still right, as it is for List.
 	x := index.Open(w.s.fsys, w.dir)
-	if _, err := x.Refresh(ctx); err != nil && !vfs.IsNotExist(err) {
+	if _, err := x.Refresh(ctx); err != nil && !vfs.IsNotExist(err) && !errors.Is(err, index.ErrNotSaved) {
 		return "", err
 	}
 	m, err := x.Lookup(ref)
