@@ -60,11 +60,14 @@ func (w *Workspace) Fork(ctx context.Context, parent, at string) (*ForkResult, e
 		return nil, err
 	}
 	if at == "" {
+		if st.head == "" {
+			return nil, fmt.Errorf("%w: nothing to fork: session %s has no head item (name an item to fork at)", ErrRefused, parent)
+		}
 		at = st.head
 	}
 	sel := st.items[at]
 	if sel == nil {
-		return nil, fmt.Errorf("%w: no item %q in session %s", ErrNotFound, at, parent)
+		return nil, &noItem{at, parent}
 	}
 	keep, draft, supply := forkPath(st, sel)
 

@@ -284,7 +284,7 @@ func (s *Session) Append(ctx context.Context, it Item) (Item, error) {
 	if it.Parent == "" {
 		it.Parent = s.st.head
 	} else if s.st.items[it.Parent] == nil {
-		return Item{}, fmt.Errorf("%w: no item %q in session %s", ErrNotFound, it.Parent, s.st.id)
+		return Item{}, &noItem{it.Parent, s.st.id}
 	}
 	if it.Quarantined {
 		it.Text = "" // quarantined content is never written

@@ -87,6 +87,7 @@ func (s *Store) Now() time.Time { return s.now().UTC().Truncate(time.Millisecond
 
 // Canonical is the canonical absolute form of dir: absolute, cleaned, with
 // symbolic links resolved. Two spellings of one folder give one workspace.
+// dir must be a directory: anything else is ErrBadInput.
 func Canonical(dir string) (string, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -95,6 +96,13 @@ func Canonical(dir string) (string, error) {
 	real, err := filepath.EvalSymlinks(abs)
 	if err != nil {
 		return "", fmt.Errorf("engine: workspace %s: %w", dir, err)
+	}
+	fi, err := os.Stat(real)
+	if err != nil {
+		return "", fmt.Errorf("engine: workspace %s: %w", dir, err)
+	}
+	if !fi.IsDir() {
+		return "", fmt.Errorf("%w: workspace %s is not a directory", ErrBadInput, dir)
 	}
 	return real, nil
 }

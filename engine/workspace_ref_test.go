@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path"
+	"strings"
 	"testing"
 
 	"cairn/internal/vfs"
@@ -36,5 +37,31 @@ func TestResolveOnFullDisk(t *testing.T) {
 	}
 	if _, err := e.ws.Resolve(ctx, "nothing-like-it"); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("Resolve of an unknown reference on a full disk: %v, want ErrNotFound", err)
+	}
+}
+
+// A fork names what is wrong: an item the session does not hold (not "no
+// such session"), or a head with no item to fork at.
+func TestForkWording(t *testing.T) {
+	ctx := context.Background()
+	_, ws := testStore(t)
+	s := ws.Create(SessionOptions{})
+	u, err := s.Append(ctx, Item{Type: User, Text: "hello"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = ws.Fork(ctx, s.ID(), "i-0000")
+	if !errors.Is(err, ErrNotFound) || err.Error() != `engine: no item "i-0000" in session `+s.ID() {
+		t.Fatalf("fork at an unknown item: %v", err)
+	}
+	if _, err := s.Revert(ctx, u.ID, RevertConversation); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	_, err = ws.Fork(ctx, s.ID(), "")
+	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "has no head item") {
+		t.Fatalf("fork at an empty head: %v", err)
 	}
 }
