@@ -56,6 +56,13 @@
 //
 // # Durability
 //
+// A session comes into being by one rename: its items journal is written
+// whole under a temp name, with its session line and the line that made it
+// worth keeping, synced, and renamed into place (a fork writes its change
+// records and tool outputs first and its items journal last). A creation
+// that fails leaves nothing, not even its lock file; a session this process
+// made that still holds only its session line when it closes is removed.
+//
 // Items are appended as they come and synced once per turn: EndTurn (or
 // Commit) syncs the items journal, the trail, the turn's usage line and
 // the workspace folders the turn's file tools changed at once, so a turn

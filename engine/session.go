@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"sync"
 	"time"
 
@@ -41,6 +42,10 @@ type Session struct {
 	recordOff     int64 // items journal size the record reflects
 	recordDurable bool  // the record at recordOff was synced
 	recordTitle   string
+	// bareSize is the size of the items journal this process created with
+	// nothing but its session line (0 otherwise): a session that still
+	// holds only that when it closes is removed (discardBare).
+	bareSize      int64
 	recordAt      time.Time
 	genTitled     bool
 	ceilingWarned bool
@@ -102,6 +107,7 @@ func (w *Workspace) Open(ctx context.Context, id string, opts SessionOptions) (*
 	}
 	w.cleanOutputsOnOpen(ctx) // best effort (outputs_clean.go)
 	w.removeTemps(id)
+	w.removeUnmade()
 	return s, nil
 }
 
@@ -204,8 +210,12 @@ func copyItems(in []*Item) []Item {
 }
 
 // materialize writes the session's files the first time it holds something:
-// the workspace folder, the lock, and the first journal line.
-func (s *Session) materialize() error {
+// the workspace folder, the lock, and the items journal with its session line
+// and first (the line that makes the session worth keeping, when there is
+// one). The journal appears whole, by one rename (journal.Create), so a
+// session exists with its first lines or not at all; a failure leaves
+// nothing behind, its lock file included.
+func (s *Session) materialize(first ...*itemLine) error {
 	if s.recorded {
 		return nil
 	}
@@ -217,19 +227,24 @@ func (s *Session) materialize() error {
 	if err != nil {
 		return err
 	}
-	wr, _, err := journal.OpenWriter(w.s.fsys, itemsName(w.dir, s.st.id), journal.Options{Sync: journal.SyncManual, Now: w.s.now})
-	if err != nil {
-		w.release(s.st.id, l)
-		return err
-	}
 	now := mkTime(w.s.Now())
-	first := &itemLine{V: 1, Kind: kindSession, Session: s.st.id, Path: w.path, At: &now, ForkOf: s.st.forkOf, Build: Version, Branch: s.st.branch}
-	if err := wr.Append(first); err != nil {
-		wr.Close()
+	lines := []any{&itemLine{V: 1, Kind: kindSession, Session: s.st.id, Path: w.path, At: &now, ForkOf: s.st.forkOf, Build: Version, Branch: s.st.branch}}
+	for _, f := range first {
+		lines = append(lines, f)
+	}
+	wr, err := journal.Create(w.s.fsys, itemsName(w.dir, s.st.id), lines, journal.Options{Sync: journal.SyncManual, Now: w.s.now})
+	if err != nil {
+		// Whether or not the journal got its name, the session is not
+		// there: no one else knows its id, so nothing of it is kept.
+		w.s.fsys.Remove(itemsName(w.dir, s.st.id))
 		w.release(s.st.id, l)
-		return err
+		w.s.fsys.Remove(lockName(w.dir, s.st.id))
+		return fmt.Errorf("engine: create session %s: %w", s.st.id, err)
 	}
 	s.lock, s.items, s.recorded = l, wr, true
+	if len(first) == 0 {
+		s.bareSize = wr.Size()
+	}
 	s.st.created, s.st.opened = now, now
 	s.st.touch(now)
 	return nil
@@ -245,11 +260,10 @@ func (s *Session) writeLine(l *itemLine) error {
 	if s.unrecorded != nil {
 		return nil
 	}
-	err := s.materialize()
-	if err == nil {
-		err = s.items.Append(l)
+	if !s.recorded {
+		return s.degrade(s.materialize(l))
 	}
-	return s.degrade(err)
+	return s.degrade(s.items.Append(l))
 }
 
 // degrade applies the Degrade option to a write error.
@@ -296,7 +310,7 @@ func (s *Session) Append(ctx context.Context, it Item) (Item, error) {
 	if it.Parent != "" {
 		l.Parent = &it.Parent
 	}
-	if err := s.materializeForItem(); err != nil {
+	if err := s.readyForItem(); err != nil {
 		return Item{}, err
 	}
 	switch {
@@ -328,8 +342,17 @@ func (s *Session) Append(ctx context.Context, it Item) (Item, error) {
 	return it, nil
 }
 
-// materializeForItem creates the files before a payload object is stored,
-// so the object lands in an existing workspace folder.
+// readyForItem makes the workspace folder before an item's payload object is
+// stored there. The session's own files are made with the item's line.
+func (s *Session) readyForItem() error {
+	if s.recorded || s.unrecorded != nil {
+		return nil
+	}
+	return s.degrade(s.ws.ensure())
+}
+
+// materializeForItem creates the session's files before something of its own
+// is written beside them (a change record, a tool output, shell history).
 func (s *Session) materializeForItem() error {
 	if s.recorded || s.unrecorded != nil {
 		return nil
@@ -456,6 +479,7 @@ func (s *Session) Close() error {
 	if s.closed {
 		return nil
 	}
+	discarded := s.discardBare()
 	err := s.commitDurable()
 	s.closed = true
 	if s.items != nil {
@@ -472,8 +496,35 @@ func (s *Session) Close() error {
 		if rerr := s.ws.release(s.st.id, s.lock); err == nil {
 			err = rerr
 		}
+		if discarded {
+			s.ws.s.fsys.Remove(lockName(s.ws.dir, s.st.id))
+		}
 	}
 	return err
+}
+
+// discardBare removes, at Close, a session this process created that still
+// holds only its session line: it was made for something that then wrote
+// nothing (a file tool that refused). A session that never held anything is
+// not listed and prints no resume line. It reports whether it removed it.
+func (s *Session) discardBare() bool {
+	if s.bareSize == 0 || s.items == nil || s.items.Size() != s.bareSize {
+		return false
+	}
+	w, id, fsys := s.ws, s.st.id, s.ws.s.fsys
+	for _, n := range []string{changesName(w.dir, id), auditName(w.dir, id), shellName(w.dir, id), outputDir(w.dir, id)} {
+		if _, err := fsys.Lstat(n); !vfs.IsNotExist(err) {
+			return false
+		}
+	}
+	if err := fsys.Remove(itemsName(w.dir, id)); err != nil {
+		return false
+	}
+	s.items.Close()
+	s.items, s.recorded = nil, false
+	fsys.Remove(recordName(w.dir, id))
+	fsys.SyncDir(path.Dir(itemsName(w.dir, id))) // best effort: a ghost a crash brings back is named by fsck
+	return true
 }
 
 func ptr[T any](v T) *T { return &v }

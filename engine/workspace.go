@@ -219,7 +219,10 @@ func (w *Workspace) rebuildRecords(ctx context.Context, ids []string) int {
 			continue
 		}
 		st, err := w.fold(ctx, id, foldOptions{})
-		if err != nil {
+		if err != nil || st.created.IsZero() {
+			// Without its session line (a journal an older build left
+			// empty when its creation failed) it is not a session:
+			// left out, for fsck to name.
 			continue
 		}
 		size := int64(0)
