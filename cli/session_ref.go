@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 	"strings"
 
@@ -20,7 +21,14 @@ func (g *Globals) workspace() (*engine.Workspace, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.Workspace(dir)
+	ws, err := s.Workspace(dir)
+	if err != nil {
+		return nil, err
+	}
+	if r := ws.Repaired(); r != "" {
+		fmt.Fprintln(g.stderr, "cairn:", r)
+	}
+	return ws, nil
 }
 
 // resolve turns a SESSION argument (full id, unique prefix, exact title)

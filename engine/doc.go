@@ -7,7 +7,9 @@
 //   - state folder: $CAIRN_HOME or ~/.cairn, created 0700 (files 0600), with a
 //     FORMAT file; a newer format is refused.
 //   - workspace: a canonical directory and its folder workspaces/<key>, the
-//     key a reversible encoding of the path (package wskey).
+//     key a reversible encoding of the path (package wskey). A damaged
+//     workspace.json in the folder of the directory's own key is rebuilt
+//     from the sessions in it, or refused (workspace_info.go).
 //   - session: a conversation in one workspace, named by a version 4 UUID.
 //   - item: one entry of the conversation (user, assistant, reasoning,
 //     tool_call, tool_result, compaction), linked to its parent.

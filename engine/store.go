@@ -118,18 +118,21 @@ type Location struct {
 const workspacesDir = "workspaces"
 
 // Where says which workspace folder holds the state of dir, without creating
-// anything.
+// anything (it may rewrite a damaged workspace.json, and says so in Note).
 func (s *Store) Where(dir string) (Location, error) {
 	p, err := Canonical(dir)
 	if err != nil {
 		return Location{}, err
 	}
-	key, note, err := wskey.Resolve(s.fsys, workspacesDir, p, false, s.now)
+	key, note, repaired, err := s.resolveFolder(p, false)
 	if err != nil {
 		if err != wskey.ErrNoWorkspace {
 			return Location{}, err
 		}
 		key = wskey.Key(p)
+	}
+	if repaired != "" {
+		note = repaired
 	}
 	return Location{Path: p, Key: key, Folder: filepath.Join(s.home, workspacesDir, key), Note: note}, nil
 }

@@ -42,4 +42,18 @@
 // (its creation was interrupted) is adopted when the key decodes to the path.
 // '~' is never produced by Encode (it is %7E), so a key with '~' is always a
 // hashed or suffixed one.
+//
+// # Disputed folder
+//
+// Only a collision can put two paths in one folder, and a collision has a
+// shape: the folder is found under another spelling of its name (a
+// case-insensitive filesystem), or its workspace.json names a path with the
+// same key (a hash collision). The folder named by the path's own,
+// un-suffixed key, found by its exact name, whose workspace.json is
+// unreadable, names a path with another key, or is missing from a hashed
+// folder, is none of these: it is damaged or was moved. Passing it over
+// would hide every session in it behind a new ~2 folder, so Resolve
+// returns a *DisputedError (ErrDisputed) instead and writes nothing. The
+// caller looks at what the folder holds and rewrites its workspace.json
+// (WriteInfo) or stops with a way out.
 package wskey
