@@ -91,5 +91,8 @@
 // # Degrading
 //
 // With SessionOptions.Degrade, a session that cannot be written (a full
-// disk, a missing home) keeps running in memory and says so once.
+// disk, a missing home) keeps running in memory and says so once. Open of a
+// session whose lock cannot be taken for any reason but another owner (a
+// read-only state folder) opens it read-only the same way: loaded, never
+// written (session_readonly.go).
 package engine

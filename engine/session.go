@@ -35,8 +35,12 @@ type Session struct {
 	opts SessionOptions
 	// recorded: the session's files exist. unrecorded: writing failed and
 	// the session goes on in memory only (Degrade mode).
-	recorded      bool
-	unrecorded    error
+	recorded   bool
+	unrecorded error
+	// readOnly: opened without ownership, its state folder not writable
+	// (session_readonly.go). It is never written, even if the folder
+	// becomes writable: another process may own it by then.
+	readOnly      bool
 	closed        bool
 	resume        ResumeInfo
 	recordOff     int64 // items journal size the record reflects
@@ -97,6 +101,10 @@ func (w *Workspace) Open(ctx context.Context, id string, opts SessionOptions) (*
 		return nil, err
 	}
 	l, err := w.acquire(id)
+	var busy *BusyError
+	if err != nil && opts.Degrade && !errors.As(err, &busy) {
+		return w.openReadOnly(ctx, id, opts, err) // session_readonly.go
+	}
 	if err != nil {
 		return nil, err
 	}
