@@ -63,7 +63,31 @@ func (s *Store) settle(d *wskey.DisputedError, create bool) (key, note, repaired
 		// and by every session in it.
 		return d.Key, fmt.Sprintf("workspace folder %s: its workspace.json %s and could not be rewritten (%v); its %d sessions were made here, so it is used", folder, what, werr, n), "", nil
 	}
-	return d.Key, "", fmt.Sprintf("workspace folder %s: its workspace.json %s; its %d sessions were made here, so it was rewritten to name %s", folder, what, n, d.Path), nil
+	repaired = fmt.Sprintf("workspace folder %s: its workspace.json %s; its %d sessions were made here, so it was rewritten to name %s", folder, what, n, d.Path)
+	if later := s.laterFolders(d.Key, d.Path); len(later) > 0 {
+		repaired += fmt.Sprintf("; the sessions made meanwhile in %s are not listed here (see cairn storage fsck)", strings.Join(later, ", "))
+	}
+	return d.Key, "", repaired, nil
+}
+
+// laterFolders lists the folders key~N that name p: made by older builds
+// while key's workspace.json was damaged.
+func (s *Store) laterFolders(key, p string) []string {
+	ents, err := s.fsys.ReadDir(workspacesDir)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range ents {
+		rest, ok := strings.CutPrefix(e.Name(), key)
+		if !ok || !suffixN(rest) {
+			continue
+		}
+		if in, err := wskey.ReadInfo(s.fsys, path.Join(workspacesDir, e.Name())); err == nil && in.Path == p {
+			out = append(out, e.Name())
+		}
+	}
+	return out
 }
 
 // sessionPaths reads the path each session of workspace folder dir was made
@@ -151,6 +175,12 @@ func (s *Store) fsckWorkspaceInfo(dir string, bad reporter) {
 	}
 	key, folder := wskey.Key(in.Path), path.Base(dir)
 	if rest, ok := strings.CutPrefix(folder, key); ok && (rest == "" || suffixN(rest)) {
+		// A folder of the path's that the path no longer resolves to: a
+		// ~N made while the path's own folder had a damaged workspace.json.
+		if used, _, err := wskey.Resolve(s.fsys, workspacesDir, in.Path, false, nil); err == nil && used != folder {
+			bad(name, "names %s, but cairn uses folder %s for it: the sessions here are not listed there (made while that folder's workspace.json was damaged); move them into it to see them",
+				in.Path, used)
+		}
 		return
 	}
 	hint := "correct or remove it"

@@ -213,3 +213,34 @@ func TestFsckWorkspaceInfo(t *testing.T) {
 		}
 	}
 }
+
+// Older builds started a ~2 folder beside one whose workspace.json was
+// damaged. Once the damaged one is repaired and used again, the repair
+// note and fsck both name the ~2 folder, whose sessions it does not list.
+func TestRepairNamesFolderMadeMeanwhile(t *testing.T) {
+	ctx := context.Background()
+	e := newInfoEnv(t)
+	p, _ := Canonical(e.dir)
+	later := e.folder() + "~2"
+	if err := e.mem.MkdirAll(later, vfs.DirPerm); err != nil {
+		t.Fatal(err)
+	}
+	if err := wskey.WriteInfo(e.mem, workspacesDir, path.Base(later), p, nil); err != nil {
+		t.Fatal(err)
+	}
+	e.setInfo(t, `{"v":1,"path":"/etc"`)
+	ws, err := e.store.Workspace(e.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := ws.Repaired(); !strings.Contains(r, path.Base(later)+" are not listed here") {
+		t.Fatalf("Repaired() = %q", r)
+	}
+	rep, err := e.store.Fsck(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Problems) != 1 || rep.Problems[0].Path != path.Join(later, "workspace.json") || !strings.Contains(rep.Problems[0].Problem, "cairn uses folder "+path.Base(e.folder())) {
+		t.Fatalf("problems %+v", rep.Problems)
+	}
+}
