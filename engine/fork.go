@@ -43,6 +43,9 @@ func (s *Session) Fork(ctx context.Context, at string) (*ForkResult, error) {
 	if err := s.Commit(ctx); err != nil {
 		return nil, err
 	}
+	if s.readOnly {
+		return nil, fmt.Errorf("%w: session %s is open read-only: a fork cannot be written", ErrRefused, s.ID())
+	}
 	if !s.Recorded() {
 		return nil, fmt.Errorf("%w: session %s has nothing recorded to fork", ErrRefused, s.ID())
 	}

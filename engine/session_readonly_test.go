@@ -92,6 +92,9 @@ func TestResumeReadOnly(t *testing.T) {
 	if r.Recorded() {
 		t.Fatal("a read-only session says it is recorded")
 	}
+	if _, err := r.Fork(ctx, ""); !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "read-only") {
+		t.Fatalf("fork of a read-only session: %v", err)
+	}
 	if err := r.Close(); err != nil {
 		t.Fatalf("Close: %v", err)
 	}

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path"
@@ -125,11 +126,15 @@ func (s *Store) Where(dir string) (Location, error) {
 		return Location{}, err
 	}
 	key, note, repaired, err := s.resolveFolder(p, false)
-	if err != nil {
-		if err != wskey.ErrNoWorkspace {
-			return Location{}, err
-		}
+	switch {
+	case err == wskey.ErrNoWorkspace:
 		key = wskey.Key(p)
+	case errors.Is(err, ErrRefused):
+		// The directory's own folder holds another directory's sessions
+		// (workspace_info.go): where says which folder and why.
+		key, note = wskey.Key(p), err.Error()
+	case err != nil:
+		return Location{}, err
 	}
 	if repaired != "" {
 		note = repaired

@@ -124,14 +124,14 @@ func TestForeignWorkspaceFolderIsRefused(t *testing.T) {
 	}
 	info := `{"v":1,"path":"` + other + `","created_at":"2026-01-01T00:00:00.000Z"}`
 	e.setInfo(t, info)
-	for _, try := range []func() error{
-		func() error { _, err := e.store.Workspace(e.dir); return err },
-		func() error { _, err := e.store.Where(e.dir); return err },
-	} {
-		err := try()
-		if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), other) || !strings.Contains(err.Error(), "cairn storage adopt") {
-			t.Fatalf("a foreign folder: %v", err)
-		}
+	_, err := e.store.Workspace(e.dir)
+	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), other) || !strings.Contains(err.Error(), "cairn storage adopt") {
+		t.Fatalf("a foreign folder: %v", err)
+	}
+	// where names the folder and says why it is not used.
+	loc, err := e.store.Where(e.dir)
+	if err != nil || loc.Key != path.Base(e.folder()) || !strings.Contains(loc.Note, "cairn storage adopt") {
+		t.Fatalf("where: %+v, %v", loc, err)
 	}
 	if b, _ := vfs.ReadFile(e.mem, path.Join(e.folder(), wskey.InfoFile)); string(b) != info {
 		t.Fatalf("workspace.json changed: %s", b)
@@ -139,7 +139,7 @@ func TestForeignWorkspaceFolderIsRefused(t *testing.T) {
 	if got := e.folders(t); len(got) != 1 {
 		t.Fatalf("workspace folders %q", got)
 	}
-	loc, err := e.store.Adopt(e.dir)
+	loc, err = e.store.Adopt(e.dir)
 	if err != nil {
 		t.Fatal(err)
 	}
