@@ -88,6 +88,9 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 	if err != nil {
 		return cli.fail(usageErrorf("%v", err))
 	}
+	if err := checkSessionRefs(kctx); err != nil {
+		return cli.fail(err)
+	}
 	err = kctx.Run(&cli.Globals)
 	if cli.store != nil {
 		cli.store.Close()

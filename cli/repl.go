@@ -96,8 +96,10 @@ func (r *repl) openStore(ephemeral bool) error {
 		s.Close()
 		return err
 	}
-	if n := ws.Note(); n != "" {
-		r.notice(n)
+	for _, n := range []string{ws.Repaired(), ws.Note()} {
+		if n != "" {
+			r.notice(n)
+		}
 	}
 	r.store, r.ws = s, ws
 	return nil

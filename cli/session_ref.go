@@ -2,6 +2,11 @@ package cli
 
 import (
 	"context"
+	"fmt"
+	"reflect"
+	"strings"
+
+	"github.com/alecthomas/kong"
 
 	"cairn/engine"
 )
@@ -16,7 +21,14 @@ func (g *Globals) workspace() (*engine.Workspace, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.Workspace(dir)
+	ws, err := s.Workspace(dir)
+	if err != nil {
+		return nil, err
+	}
+	if r := ws.Repaired(); r != "" {
+		fmt.Fprintln(g.stderr, "cairn:", r)
+	}
+	return ws, nil
 }
 
 // resolve turns a SESSION argument (full id, unique prefix, exact title)
@@ -66,4 +78,33 @@ func (g *Globals) view(ref string) (*engine.Workspace, *engine.View, error) {
 		return nil, nil, err
 	}
 	return ws, v, nil
+}
+
+// checkSessionRefs refuses a session reference given but empty (--session "",
+// -r "", a SESSION argument ""). Leaving a reference out means the newest
+// session for some commands; an empty one, as a script with an unset
+// variable gives, must not silently mean the same.
+func checkSessionRefs(kctx *kong.Context) error {
+	for _, p := range kctx.Path {
+		var v *kong.Value
+		switch {
+		case p.Flag != nil:
+			v = p.Flag.Value
+		case p.Positional != nil:
+			v = p.Positional
+		default:
+			continue
+		}
+		if v.Name != "session" && v.Name != "resume" || v.Target.Kind() != reflect.String {
+			continue
+		}
+		if strings.TrimSpace(v.Target.String()) == "" {
+			what := "SESSION"
+			if p.Flag != nil {
+				what = "--" + v.Name
+			}
+			return usageErrorf("empty session reference: %s needs a session id, prefix or title", what)
+		}
+	}
+	return nil
 }

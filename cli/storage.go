@@ -10,6 +10,30 @@ import (
 type StorageCmd struct {
 	Fsck  FsckCmd  `cmd:"" help:"Verify every object, journal and record; exit 1 when anything is wrong."`
 	Usage UsageCmd `cmd:"" help:"Sum the usage ledger by directory and model."`
+	Adopt AdoptCmd `cmd:"" help:"Make the workspace folder named by this directory's key name this directory (after a move, or a damaged workspace.json)."`
+}
+
+// AdoptCmd rewrites the workspace.json of this directory's own folder.
+type AdoptCmd struct{}
+
+func (c *AdoptCmd) Run(g *Globals) error {
+	s, err := g.open()
+	if err != nil {
+		return err
+	}
+	dir, err := g.dir()
+	if err != nil {
+		return err
+	}
+	loc, err := s.Adopt(dir)
+	if err != nil {
+		return err
+	}
+	if g.JSON {
+		return g.printJSON(loc)
+	}
+	fmt.Fprintf(g.stdout, "workspace folder %s now names %s\n", loc.Folder, loc.Path)
+	return nil
 }
 
 // FsckCmd checks the whole state folder.

@@ -99,7 +99,7 @@ func (s *Session) synced() {
 // recorded again and says so; on failure it stays unrecorded, with the new
 // error, and says nothing more.
 func (s *Session) retry() {
-	if s.unrecorded == nil || s.closed {
+	if s.unrecorded == nil || s.closed || s.readOnly {
 		return
 	}
 	if err := s.rewrite(); err != nil {

@@ -7,7 +7,9 @@
 //   - state folder: $CAIRN_HOME or ~/.cairn, created 0700 (files 0600), with a
 //     FORMAT file; a newer format is refused.
 //   - workspace: a canonical directory and its folder workspaces/<key>, the
-//     key a reversible encoding of the path (package wskey).
+//     key a reversible encoding of the path (package wskey). A damaged
+//     workspace.json in the folder of the directory's own key is rebuilt
+//     from the sessions in it, or refused (workspace_info.go).
 //   - session: a conversation in one workspace, named by a version 4 UUID.
 //   - item: one entry of the conversation (user, assistant, reasoning,
 //     tool_call, tool_result, compaction), linked to its parent.
@@ -80,6 +82,13 @@
 //
 // # Durability
 //
+// A session comes into being by one rename: its items journal is written
+// whole under a temp name, with its session line and the line that made it
+// worth keeping, synced, and renamed into place (a fork writes its change
+// records and tool outputs first and its items journal last). A creation
+// that fails leaves nothing, not even its lock file; a session this process
+// made that still holds only its session line when it closes is removed.
+//
 // Items are appended as they come and synced once per turn: EndTurn (or
 // Commit) syncs the items journal, the trail, the turn's usage line and
 // the workspace folders the turn's file tools changed at once, so a turn
@@ -106,7 +115,10 @@
 // # Degrading
 //
 // With SessionOptions.Degrade, a session that cannot be written (a full
-// disk, a missing home) keeps running in memory and says so once. It keeps
+// disk, a missing home) keeps running in memory and says so once. Open of a
+// session whose lock cannot be taken for any reason but another owner (a
+// read-only state folder) opens it read-only the same way: loaded, never
+// written (session_readonly.go). A degraded session that owns its files keeps
 // the journal lines it could not write, and every later write tries again:
 // once one works, the kept lines are written in their order (long texts as
 // payload objects) and synced, and the session says it is recorded again.

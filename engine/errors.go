@@ -1,6 +1,9 @@
 package engine
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+)
 
 // Version is the build of cairn, shown by `cairn --version` and kept in each
 // record so a resume can say when a session was written by another build.
@@ -27,3 +30,13 @@ var (
 	// ErrBadInput: an argument or a file is malformed.
 	ErrBadInput = errors.New("engine: bad input")
 )
+
+// noItem says a session holds no item with the id given. It is ErrNotFound
+// for errors.Is, but names the item rather than saying no session matched.
+type noItem struct{ item, session string }
+
+func (e *noItem) Error() string {
+	return fmt.Sprintf("engine: no item %q in session %s", e.item, e.session)
+}
+
+func (e *noItem) Is(target error) bool { return target == ErrNotFound }

@@ -46,6 +46,9 @@ func (s *Session) Fork(ctx context.Context, at string) (*ForkResult, error) {
 	if err := s.Commit(ctx); err != nil {
 		return nil, err
 	}
+	if s.readOnly {
+		return nil, fmt.Errorf("%w: session %s is open read-only: a fork cannot be written", ErrRefused, s.ID())
+	}
 	if !s.Recorded() {
 		return nil, fmt.Errorf("%w: session %s has nothing recorded to fork", ErrRefused, s.ID())
 	}
@@ -63,11 +66,14 @@ func (w *Workspace) Fork(ctx context.Context, parent, at string) (*ForkResult, e
 		return nil, err
 	}
 	if at == "" {
+		if st.head == "" {
+			return nil, fmt.Errorf("%w: nothing to fork: session %s has no head item (name an item to fork at)", ErrRefused, parent)
+		}
 		at = st.head
 	}
 	sel := st.items[at]
 	if sel == nil {
-		return nil, fmt.Errorf("%w: no item %q in session %s", ErrNotFound, at, parent)
+		return nil, &noItem{at, parent}
 	}
 	keep, draft, supply := forkPath(st, sel)
 	var draftGone *Unavailable
@@ -89,25 +95,16 @@ func (w *Workspace) Fork(ctx context.Context, parent, at string) (*ForkResult, e
 	if err := w.ensure(); err != nil {
 		return nil, err
 	}
-	l, err := w.acquire(child)
-	if err != nil {
-		return nil, err
-	}
-	defer w.release(child, l)
-
 	// Lines the parent's journal holds for the path are copied with their
 	// payload references: no payload is read or stored again.
 	lines, err := w.pathLines(ctx, parent, keep)
 	if err != nil {
 		return nil, err
 	}
-	wr, _, err := journal.OpenWriter(w.s.fsys, itemsName(w.dir, child), journal.Options{Sync: journal.SyncManual, Now: w.s.now})
-	if err != nil {
-		return nil, err
+	out := []any{&itemLine{V: 1, Kind: kindSession, Session: child, Path: w.path, At: &now, ForkOf: &ref, Build: Version, Branch: gitBranch(w.path)}}
+	for _, l := range lines {
+		out = append(out, l)
 	}
-	defer wr.Close()
-	out := []*itemLine{{V: 1, Kind: kindSession, Session: child, Path: w.path, At: &now, ForkOf: &ref, Build: Version, Branch: gitBranch(w.path)}}
-	out = append(out, lines...)
 	head := ""
 	if len(keep) > 0 {
 		head = keep[len(keep)-1].ID
@@ -128,13 +125,24 @@ func (w *Workspace) Fork(ctx context.Context, parent, at string) (*ForkResult, e
 		m, _ := json.Marshal(st.meta)
 		out = append(out, &itemLine{V: 1, Kind: kindMeta, Meta: m, At: &now})
 	}
-	for _, line := range out {
-		if err := wr.Append(line); err != nil {
-			return nil, err
-		}
-	}
-	if err := w.shareChanges(parent, child); err != nil {
+
+	// The child exists from one rename: that of its items journal, written
+	// whole after everything else it holds. A failure before it removes
+	// what was written, so a failed fork leaves no session behind. Its lock
+	// is held meanwhile, so that no one takes its temp files for leftovers.
+	l, err := w.acquire(child)
+	if err != nil {
 		return nil, err
+	}
+	made := false
+	defer func() {
+		w.release(child, l)
+		if !made {
+			w.dropUnmade(child)
+		}
+	}()
+	if err := w.shareChanges(parent, child); err != nil {
+		return nil, fmt.Errorf("engine: fork %s: share its change records: %w", parent, err)
 	}
 	// The tool outputs the kept path refers to are copied, their ids kept.
 	var outs []string
@@ -143,18 +151,20 @@ func (w *Workspace) Fork(ctx context.Context, parent, at string) (*ForkResult, e
 	}
 	if len(outs) > 0 {
 		if err := w.CopyOutputs(ctx, parent, child, outs); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("engine: fork %s: copy its tool outputs: %w", parent, err)
 		}
 	}
-	if err := wr.Sync(); err != nil {
-		return nil, err
-	}
-	cst, err := w.fold(ctx, child, foldOptions{})
+	wr, err := journal.Create(w.s.fsys, itemsName(w.dir, child), out, journal.Options{Sync: journal.SyncManual, Now: w.s.now})
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("engine: fork %s: %w", parent, err)
 	}
-	if err := writeRecord(w.s.fsys, w.dir, cst.record(map[string]int64{"items": wr.Size()})); err != nil {
-		return nil, err
+	made = true
+	size := wr.Size()
+	wr.Close()
+	// The record is derived: when it cannot be written now, the next
+	// listing rebuilds it from the journal. The fork is made either way.
+	if cst, err := w.fold(ctx, child, foldOptions{}); err == nil {
+		writeRecord(w.s.fsys, w.dir, cst.record(map[string]int64{"items": size}))
 	}
 	return &ForkResult{Session: child, ForkOf: ref, Title: title, Draft: draft, DraftUnavailable: draftGone}, nil
 }
@@ -264,4 +274,24 @@ func orUntitled(t string) string {
 		return "untitled"
 	}
 	return t
+}
+
+// dropUnmade removes what a session creation that failed before its items
+// journal got its name had written: its shared change records, its tool
+// outputs, its lock file (released first), and the journal itself if it was
+// renamed into place after all.
+// No one else knows the session's id, so none of it is in use.
+func (w *Workspace) dropUnmade(id string) {
+	fsys := w.s.fsys
+	fsys.Remove(itemsName(w.dir, id))
+	fsys.Remove(changesName(w.dir, id))
+	fsys.Remove(lockName(w.dir, id))
+	fsys.Remove(ownersName(w.dir, id))
+	dir := outputDir(w.dir, id)
+	if ents, err := fsys.ReadDir(dir); err == nil {
+		for _, e := range ents {
+			fsys.Remove(path.Join(dir, e.Name()))
+		}
+		fsys.Remove(dir)
+	}
 }

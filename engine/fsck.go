@@ -91,6 +91,8 @@ func (s *Store) fsckWorkspace(ctx context.Context, r *FsckReport, dir string, ba
 	} else if json.Unmarshal(b, &info) != nil || info.V != 1 || info.Path == "" {
 		bad(path.Join(dir, "workspace.json"), "not a workspace.json (want {\"v\":1,\"path\":...})")
 	}
+	s.fsckWorkspaceInfo(dir, bad)
+	s.fsckEmptySessions(dir, bad)
 	objs := objects.New(s.fsys, path.Join(dir, "objects"))
 	named := map[string][]string{} // oid -> every journal line naming it
 	sess := path.Join(dir, "sessions")

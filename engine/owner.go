@@ -44,7 +44,7 @@ func (w *Workspace) acquire(id string) (vfs.Lock, error) {
 		return nil, &BusyError{ID: id, PID: ownerOf(fsys, lockName(w.dir, id))}
 	}
 	if err != nil {
-		return nil, fmt.Errorf("engine: lock session: %w", err)
+		return nil, fmt.Errorf("engine: session %s cannot be written (its lock): %w", id, err)
 	}
 	// The pid is written over whatever a dead owner left, then the file is
 	// cut to it: a reader never sees it empty while we own it.

@@ -45,7 +45,7 @@ func (s *Session) Revert(ctx context.Context, at string, mode RevertMode) (*Reve
 	defer s.mu.Unlock()
 	it := s.st.items[at]
 	if it == nil {
-		return nil, fmt.Errorf("%w: no item %q in session %s", ErrNotFound, at, s.st.id)
+		return nil, &noItem{at, s.st.id}
 	}
 	to, draft, draftGone := it.ID, "", (*Unavailable)(nil)
 	if it.Type == User {

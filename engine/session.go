@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"sync"
 	"time"
 
@@ -35,14 +36,22 @@ type Session struct {
 	// recorded: the session's files exist. unrecorded: writing failed and
 	// the session goes on in memory (Degrade mode), keeping what it could
 	// not write until it can (degrade.go).
-	recorded      bool
-	unrecorded    error
-	kept          degraded
+	recorded   bool
+	unrecorded error
+	kept       degraded
+	// readOnly: opened without ownership, its state folder not writable
+	// (session_readonly.go). It is never written, even if the folder
+	// becomes writable: another process may own it by then.
+	readOnly      bool
 	closed        bool
 	resume        ResumeInfo
 	recordOff     int64 // items journal size the record reflects
 	recordDurable bool  // the record at recordOff was synced
 	recordTitle   string
+	// bareSize is the size of the items journal this process created with
+	// nothing but its session line (0 otherwise): a session that still
+	// holds only that when it closes is removed (discardBare).
+	bareSize      int64
 	recordAt      time.Time
 	genTitled     bool
 	ceilingWarned bool
@@ -97,6 +106,10 @@ func (w *Workspace) Open(ctx context.Context, id string, opts SessionOptions) (*
 		return nil, err
 	}
 	l, err := w.acquire(id)
+	var busy *BusyError
+	if err != nil && opts.Degrade && !errors.As(err, &busy) {
+		return w.openReadOnly(ctx, id, opts, err) // session_readonly.go
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -107,6 +120,7 @@ func (w *Workspace) Open(ctx context.Context, id string, opts SessionOptions) (*
 	}
 	w.cleanOutputsOnOpen(ctx) // best effort (outputs_clean.go)
 	w.removeTemps(id)
+	w.removeUnmade()
 	return s, nil
 }
 
@@ -213,8 +227,12 @@ func copyItems(in []*Item) []Item {
 }
 
 // materialize writes the session's files the first time it holds something:
-// the workspace folder, the lock, and the first journal line.
-func (s *Session) materialize() error {
+// the workspace folder, the lock, and the items journal with its session line
+// and first (the line that makes the session worth keeping, when there is
+// one). The journal appears whole, by one rename (journal.Create), so a
+// session exists with its first lines or not at all; a failure leaves
+// nothing behind, its lock file included.
+func (s *Session) materialize(first ...*itemLine) error {
 	if s.recorded {
 		return nil
 	}
@@ -226,23 +244,25 @@ func (s *Session) materialize() error {
 	if err != nil {
 		return err
 	}
-	wr, _, err := journal.OpenWriter(w.s.fsys, itemsName(w.dir, s.st.id), journal.Options{Sync: journal.SyncManual, Now: w.s.now})
-	if err != nil {
-		w.release(s.st.id, l)
-		return err
-	}
 	now := mkTime(w.s.Now())
-	first := &itemLine{V: 1, Kind: kindSession, Session: s.st.id, Path: w.path, At: &now, ForkOf: s.st.forkOf, Build: Version, Branch: s.st.branch}
-	size := wr.Size()
-	if err := wr.Append(first); err != nil {
-		wr.Close()
+	lines := []any{&itemLine{V: 1, Kind: kindSession, Session: s.st.id, Path: w.path, At: &now, ForkOf: s.st.forkOf, Build: Version, Branch: s.st.branch}}
+	for _, f := range first {
+		lines = append(lines, f)
+	}
+	wr, err := journal.Create(w.s.fsys, itemsName(w.dir, s.st.id), lines, journal.Options{Sync: journal.SyncManual, Now: w.s.now})
+	if err != nil {
+		// Whether or not the journal got its name, the session is not
+		// there: no one else knows its id, so nothing of it is kept.
+		w.s.fsys.Remove(itemsName(w.dir, s.st.id))
 		w.release(s.st.id, l)
-		return err
+		w.s.fsys.Remove(lockName(w.dir, s.st.id))
+		return fmt.Errorf("engine: create session %s: %w", s.st.id, err)
 	}
 	s.lock, s.items, s.recorded = l, wr, true
-	s.kept.items.durable(size)
-	if s.opts.Degrade {
-		s.kept.items.wrote(first, wr.Size())
+	// journal.Create synced the lines it was given: they are durable.
+	s.kept.items.durable(wr.Size())
+	if len(first) == 0 {
+		s.bareSize = wr.Size()
 	}
 	s.st.created, s.st.opened = now, now
 	s.st.touch(now)
@@ -263,8 +283,10 @@ func (s *Session) writeLine(l *itemLine) error {
 		s.kept.items.waiting = append(s.kept.items.waiting, l)
 		return nil
 	}
-	err := s.materialize()
-	if err == nil {
+	var err error
+	if !s.recorded {
+		err = s.materialize(l)
+	} else {
 		err = s.appendItem(l)
 	}
 	if err != nil && s.opts.Degrade {
@@ -315,7 +337,7 @@ func (s *Session) Append(ctx context.Context, it Item) (Item, error) {
 	if it.Parent == "" {
 		it.Parent = s.st.head
 	} else if s.st.items[it.Parent] == nil {
-		return Item{}, fmt.Errorf("%w: no item %q in session %s", ErrNotFound, it.Parent, s.st.id)
+		return Item{}, &noItem{it.Parent, s.st.id}
 	}
 	if it.Quarantined {
 		it.Text = "" // quarantined content is never written
@@ -327,7 +349,7 @@ func (s *Session) Append(ctx context.Context, it Item) (Item, error) {
 	if it.Parent != "" {
 		l.Parent = &it.Parent
 	}
-	if err := s.materializeForItem(); err != nil {
+	if err := s.readyForItem(); err != nil {
 		return Item{}, err
 	}
 	switch {
@@ -367,9 +389,20 @@ func (s *Session) Append(ctx context.Context, it Item) (Item, error) {
 	return it, nil
 }
 
-// materializeForItem creates the files before a payload object is stored,
-// so the object lands in an existing workspace folder. An unrecorded
-// session tries to be recorded again first.
+// readyForItem makes the workspace folder before an item's payload object is
+// stored there. The session's own files are made with the item's line. An
+// unrecorded session tries to be recorded again first.
+func (s *Session) readyForItem() error {
+	s.retry()
+	if s.recorded || s.unrecorded != nil {
+		return nil
+	}
+	return s.degrade(s.ws.ensure())
+}
+
+// materializeForItem creates the session's files before something of its own
+// is written beside them (a change record, a tool output, shell history). An
+// unrecorded session tries to be recorded again first.
 func (s *Session) materializeForItem() error {
 	s.retry()
 	if s.recorded || s.unrecorded != nil {
@@ -500,8 +533,9 @@ func (s *Session) Close() error {
 	if s.closed {
 		return nil
 	}
+	discarded := s.discardBare()
 	err := s.commitDurable()
-	if n := s.kept.lost(); n > 0 && s.unrecorded != nil {
+	if n := s.kept.lost(); n > 0 && s.unrecorded != nil && !s.readOnly {
 		s.notice(fmt.Sprintf("%d items of this session were kept in memory only and may be lost: %v", n, s.unrecorded))
 	}
 	s.closed = true
@@ -519,8 +553,35 @@ func (s *Session) Close() error {
 		if rerr := s.ws.release(s.st.id, s.lock); err == nil {
 			err = rerr
 		}
+		if discarded {
+			s.ws.s.fsys.Remove(lockName(s.ws.dir, s.st.id))
+		}
 	}
 	return err
+}
+
+// discardBare removes, at Close, a session this process created that still
+// holds only its session line: it was made for something that then wrote
+// nothing (a file tool that refused). A session that never held anything is
+// not listed and prints no resume line. It reports whether it removed it.
+func (s *Session) discardBare() bool {
+	if s.bareSize == 0 || s.items == nil || s.items.Size() != s.bareSize {
+		return false
+	}
+	w, id, fsys := s.ws, s.st.id, s.ws.s.fsys
+	for _, n := range []string{changesName(w.dir, id), auditName(w.dir, id), shellName(w.dir, id), outputDir(w.dir, id)} {
+		if _, err := fsys.Lstat(n); !vfs.IsNotExist(err) {
+			return false
+		}
+	}
+	if err := fsys.Remove(itemsName(w.dir, id)); err != nil {
+		return false
+	}
+	s.items.Close()
+	s.items, s.recorded = nil, false
+	fsys.Remove(recordName(w.dir, id))
+	fsys.SyncDir(path.Dir(itemsName(w.dir, id))) // best effort: a ghost a crash brings back is named by fsck
+	return true
 }
 
 func ptr[T any](v T) *T { return &v }

@@ -43,8 +43,8 @@ func newHomeEnv(t *testing.T) *homeEnv {
 	return e
 }
 
-// stateFiles lists every name in the state folder with its content.
-func stateFiles(t *testing.T, home string) []string {
+// stateFilesWithContent lists every name in the state folder with its content.
+func stateFilesWithContent(t *testing.T, home string) []string {
 	t.Helper()
 	var out []string
 	filepath.Walk(home, func(p string, fi os.FileInfo, err error) error {
@@ -73,7 +73,7 @@ func TestFileToolsNeverWriteTheStateFolder(t *testing.T) {
 	if err := s.EndTurn(e.ctx, Turn{}); err != nil {
 		t.Fatal(err)
 	}
-	before := stateFiles(t, e.home)
+	before := stateFilesWithContent(t, e.home)
 
 	wsKey := filepath.Base(e.ws.Folder())
 	for _, p := range []string{
@@ -103,7 +103,7 @@ func TestFileToolsNeverWriteTheStateFolder(t *testing.T) {
 	if err := s.EndTurn(e.ctx, Turn{}); err != nil {
 		t.Fatal(err)
 	}
-	after := stateFiles(t, e.home)
+	after := stateFilesWithContent(t, e.home)
 	if changed := changedState(before, after); len(changed) > 0 {
 		t.Fatalf("the state folder changed outside the session's own journals: %v", changed)
 	}
@@ -155,7 +155,7 @@ func TestRestoresNeverWriteTheStateFolder(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	before := stateFiles(t, e.home)
+	before := stateFilesWithContent(t, e.home)
 	evil := must(e.ws.objects().PutBytes(e.ctx, []byte(`{"v":1,"format":999}`))).ID.String()
 	f := func(p string) string {
 		return `{"path":"` + p + `","before":{"oid":"` + evil + `","size":20,"mode":"file"},"after":null}`
@@ -171,26 +171,32 @@ func TestRestoresNeverWriteTheStateFolder(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
+	// An undo that can put back none of its files is refused, naming the
+	// path, and uses up nothing.
+	var rerr *RestoreError
+	if _, err := s.Undo(e.ctx); !errors.As(err, &rerr) || len(rerr.Files) != 1 || !strings.HasSuffix(rerr.Files[0].Path, "ws/x/y") {
+		t.Fatalf("undo of a path into the state folder: %v", err)
+	}
+	// A restore past them leaves each as it is, names it, and puts back
+	// ok.txt.
+	list := must(s.Snapshots(e.ctx))
+	r := must(s.RestoreTo(e.ctx, list.Snapshots[0].ID))
 	var skipped []string
-	for range 3 {
-		r, err := s.Undo(e.ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		skipped = append(skipped, r.Steps[0].Skipped...)
+	for _, st := range r.Steps {
+		skipped = append(skipped, st.Skipped...)
 	}
 	if len(skipped) != 3 {
 		t.Fatalf("skipped %v, want the three state folder paths", skipped)
 	}
+	e.want("ok.txt", "<absent>")
+	must(s.Redo(e.ctx))
+	e.want("ok.txt", "ok1")
 	for range 3 {
 		must(s.Redo(e.ctx))
 	}
-	must(s.Undo(e.ctx))
-	must(s.Undo(e.ctx))
-	must(s.Undo(e.ctx))
-	must(s.Undo(e.ctx))
+	must(s.RestoreTo(e.ctx, list.Snapshots[0].ID))
 	e.want("ok.txt", "<absent>")
-	if changed := changedState(before, stateFiles(t, e.home)); len(changed) > 0 {
+	if changed := changedState(before, stateFilesWithContent(t, e.home)); len(changed) > 0 {
 		t.Fatalf("the state folder changed: %v", changed)
 	}
 	s2, err := Open(e.home)

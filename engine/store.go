@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path"
@@ -88,6 +89,7 @@ func (s *Store) Now() time.Time { return s.now().UTC().Truncate(time.Millisecond
 
 // Canonical is the canonical absolute form of dir: absolute, cleaned, with
 // symbolic links resolved. Two spellings of one folder give one workspace.
+// dir must be a directory: anything else is ErrBadInput.
 func Canonical(dir string) (string, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -96,6 +98,13 @@ func Canonical(dir string) (string, error) {
 	real, err := filepath.EvalSymlinks(abs)
 	if err != nil {
 		return "", fmt.Errorf("engine: workspace %s: %w", dir, err)
+	}
+	fi, err := os.Stat(real)
+	if err != nil {
+		return "", fmt.Errorf("engine: workspace %s: %w", dir, err)
+	}
+	if !fi.IsDir() {
+		return "", fmt.Errorf("%w: workspace %s is not a directory", ErrBadInput, dir)
 	}
 	return real, nil
 }
@@ -111,18 +120,25 @@ type Location struct {
 const workspacesDir = "workspaces"
 
 // Where says which workspace folder holds the state of dir, without creating
-// anything.
+// anything (it may rewrite a damaged workspace.json, and says so in Note).
 func (s *Store) Where(dir string) (Location, error) {
 	p, err := Canonical(dir)
 	if err != nil {
 		return Location{}, err
 	}
-	key, note, err := wskey.Resolve(s.fsys, workspacesDir, p, false, s.now)
-	if err != nil {
-		if err != wskey.ErrNoWorkspace {
-			return Location{}, err
-		}
+	key, note, repaired, err := s.resolveFolder(p, false)
+	switch {
+	case err == wskey.ErrNoWorkspace:
 		key = wskey.Key(p)
+	case errors.Is(err, ErrRefused):
+		// The directory's own folder holds another directory's sessions
+		// (workspace_info.go): where says which folder and why.
+		key, note = wskey.Key(p), err.Error()
+	case err != nil:
+		return Location{}, err
+	}
+	if repaired != "" {
+		note = repaired
 	}
 	return Location{Path: p, Key: key, Folder: filepath.Join(s.home, workspacesDir, key), Note: note}, nil
 }

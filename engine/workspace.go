@@ -30,7 +30,9 @@ type Workspace struct {
 	key  string // "" until resolved against the state tree
 	dir  string // fsys-relative workspace folder
 	note string
-	made bool
+	// repaired says what was rewritten to use the folder (workspace_info.go)
+	repaired string
+	made     bool
 }
 
 // Workspace returns the workspace of directory dir. Nothing is written
@@ -41,10 +43,10 @@ func (s *Store) Workspace(dir string) (*Workspace, error) {
 		return nil, err
 	}
 	w := &Workspace{s: s, path: p}
-	key, note, err := wskey.Resolve(s.fsys, workspacesDir, p, false, s.now)
+	key, note, repaired, err := s.resolveFolder(p, false)
 	switch {
 	case err == nil:
-		w.key, w.note, w.made = key, note, true
+		w.key, w.note, w.repaired, w.made = key, note, repaired, true
 	case errors.Is(err, wskey.ErrNoWorkspace):
 		w.key = wskey.Key(p)
 	default:
@@ -61,8 +63,13 @@ func (w *Workspace) Path() string { return w.path }
 func (w *Workspace) Key() string    { return w.key }
 func (w *Workspace) Folder() string { return filepath.Join(w.s.home, filepath.FromSlash(w.dir)) }
 
-// Note says when the workspace folder had to take a suffixed key.
+// Note says when the workspace folder had to take a suffixed key, or is used
+// though its workspace.json could not be repaired.
 func (w *Workspace) Note() string { return w.note }
+
+// Repaired says, once, that the folder's workspace.json was rewritten to
+// name this directory (workspace_info.go); "" when nothing was.
+func (w *Workspace) Repaired() string { return w.repaired }
 
 // Store is the state folder the workspace belongs to.
 func (w *Workspace) Store() *Store { return w.s }
@@ -72,11 +79,14 @@ func (w *Workspace) ensure() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if !w.made {
-		key, note, err := wskey.Resolve(w.s.fsys, workspacesDir, w.path, true, w.s.now)
+		key, note, repaired, err := w.s.resolveFolder(w.path, true)
 		if err != nil {
 			return fmt.Errorf("engine: workspace folder: %w", err)
 		}
 		w.key, w.note, w.made, w.dir = key, note, true, workspaceDir(key)
+		if repaired != "" {
+			w.note = repaired
+		}
 	}
 	sess := path.Join(w.dir, "sessions")
 	if _, err := w.s.fsys.Stat(sess); err == nil {
@@ -155,8 +165,10 @@ func (w *Workspace) Resolve(ctx context.Context, ref string) (string, error) {
 			return ref, nil
 		}
 	}
+	// A lookup only reads: an index that cannot be saved (a full disk, a
+	// read-only state folder) is still right, as it is for List.
 	x := index.Open(w.s.fsys, w.dir)
-	if _, err := x.Refresh(ctx); err != nil && !vfs.IsNotExist(err) {
+	if _, err := x.Refresh(ctx); err != nil && !vfs.IsNotExist(err) && !errors.Is(err, index.ErrNotSaved) {
 		return "", err
 	}
 	m, err := x.Lookup(ref)
@@ -240,7 +252,10 @@ func (w *Workspace) rebuildRecords(ctx context.Context, ids []string) int {
 			continue
 		}
 		st, err := w.fold(ctx, id, foldOptions{})
-		if err != nil {
+		if err != nil || st.created.IsZero() {
+			// Without its session line (a journal an older build left
+			// empty when its creation failed) it is not a session:
+			// left out, for fsck to name.
 			continue
 		}
 		size := int64(0)

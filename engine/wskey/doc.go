@@ -49,4 +49,18 @@
 // every workspace, the HTTP server) trusts the path in its workspace.json
 // only through Verify: the path must be absolute and clean, and Resolve of it
 // must pick that very folder. A folder that fails is used for no path.
+//
+// # Disputed folder
+//
+// Only a collision can put two paths in one folder, and a collision has a
+// shape: the folder is found under another spelling of its name (a
+// case-insensitive filesystem), or its workspace.json names a path with the
+// same key (a hash collision). The folder named by the path's own,
+// un-suffixed key, found by its exact name, whose workspace.json is
+// unreadable, names a path with another key, or is missing from a hashed
+// folder, is none of these: it is damaged or was moved. Passing it over
+// would hide every session in it behind a new ~2 folder, so Resolve
+// returns a *DisputedError (ErrDisputed) instead and writes nothing. The
+// caller looks at what the folder holds and rewrites its workspace.json
+// (WriteInfo) or stops with a way out.
 package wskey

@@ -1,6 +1,9 @@
 package wskey
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+)
 
 // Errors of the package. Callers test them with errors.Is.
 var (
@@ -20,4 +23,29 @@ var (
 	// ErrNotItsFolder: Verify found a workspace folder that Resolve would not
 	// pick for the path its workspace.json names (or its key decodes to).
 	ErrNotItsFolder = errors.New("wskey: workspace folder does not belong to the path it names")
+	// ErrDisputed: the folder named by the path's own key does not say it is
+	// the path's (see DisputedError).
+	ErrDisputed = errors.New("wskey: workspace folder's workspace.json does not name its path")
 )
+
+// DisputedError is Resolve's answer when the folder with the path's own,
+// un-suffixed key is there, by its exact name, but its workspace.json is
+// unreadable (Err), missing from a hashed folder (Err), or names another
+// path whose key is not this one (Named). Resolve neither uses the folder
+// nor passes it over: the caller looks at what it holds and either rewrites
+// its workspace.json (WriteInfo) or stops.
+type DisputedError struct {
+	Key   string // the folder's key
+	Path  string // the path being resolved
+	Named string // the path its workspace.json names, or ""
+	Err   error  // why it could not be read, when Named is ""
+}
+
+func (e *DisputedError) Error() string {
+	if e.Named != "" {
+		return fmt.Sprintf("wskey: workspace folder %s is %s's by its name, but its workspace.json names %s", e.Key, e.Path, e.Named)
+	}
+	return fmt.Sprintf("wskey: workspace folder %s is %s's by its name, but its workspace.json cannot be read: %v", e.Key, e.Path, e.Err)
+}
+
+func (e *DisputedError) Unwrap() error { return ErrDisputed }

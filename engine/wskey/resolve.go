@@ -79,11 +79,13 @@ func Resolve(fsys vfs.FS, dir, p string, create bool, now func() time.Time) (key
 			key = base + "~" + strconv.Itoa(n)
 		}
 		folder := path.Join(dir, key)
-		st, err := claim(fsys, folder, p, n == 1 && decErr == nil)
+		st, err := claim(fsys, folder, p, n == 1, decErr == nil)
 		if err != nil {
 			return "", "", err
 		}
 		switch st.kind {
+		case disputed:
+			return "", "", &DisputedError{Key: key, Path: p, Named: st.owner, Err: st.err}
 		case mine:
 			return key, mkNote(base, key, firstOther), nil
 		case adopt:
@@ -122,20 +124,33 @@ func Resolve(fsys vfs.FS, dir, p string, create bool, now func() time.Time) (key
 type claimKind int
 
 const (
-	free  claimKind = iota // no such folder
-	mine                   // its workspace.json names the path
-	adopt                  // no workspace.json, key decodes to the path
-	other                  // anything else: not ours
+	free     claimKind = iota // no such folder
+	mine                      // its workspace.json names the path
+	adopt                     // no workspace.json, key decodes to the path
+	other                     // anything else: not ours
+	disputed                  // p's own folder by its exact name, but its workspace.json does not say so
 )
 
 type claimState struct {
 	kind  claimKind
-	owner string // for other: who has it, for the note
+	owner string // for other: who has it, for the note; for disputed: the path its workspace.json names
+	err   error  // for disputed: why its workspace.json could not be read
 }
 
-// claim says what the folder is to path p. reversible says the folder's key is
-// the un-suffixed key of p and decodes to it.
-func claim(fsys vfs.FS, folder, p string, reversible bool) (claimState, error) {
+// claim says what the folder is to path p. first says the folder's key is the
+// un-suffixed key of p, and decodable that this key decodes to p.
+//
+// The first folder, found by its exact name, is p's by its name alone: two
+// paths cannot have one exact key (only a case-insensitive filesystem, which
+// finds it under another spelling, or a hash collision, whose workspace.json
+// names a path with the same key, can put two paths in one folder). When its
+// workspace.json is unreadable, or names a path whose key is another, or is
+// missing from a hashed folder, the folder is disputed: the caller decides,
+// from what the folder holds, whether to rewrite it or to stop. A disputed
+// folder is never passed over for a suffixed one, which would hide every
+// session in it.
+func claim(fsys vfs.FS, folder, p string, first, decodable bool) (claimState, error) {
+	reversible := first && decodable
 	fi, err := fsys.Lstat(folder)
 	if vfs.IsNotExist(err) {
 		return claimState{kind: free}, nil
@@ -147,9 +162,22 @@ func claim(fsys vfs.FS, folder, p string, reversible bool) (claimState, error) {
 		return claimState{kind: other, owner: "something that is not a folder"}, nil
 	}
 	in, err := ReadInfo(fsys, folder)
-	switch {
-	case err == nil && in.Path == p:
+	if err == nil && in.Path == p {
 		return claimState{kind: mine}, nil
+	}
+	if first && (err == nil && Key(in.Path) != path.Base(folder) || errors.Is(err, ErrBadInfo) || vfs.IsNotExist(err) && !decodable) {
+		exact, xerr := hasExactName(fsys, path.Dir(folder), path.Base(folder))
+		if xerr != nil {
+			return claimState{}, xerr
+		}
+		if exact {
+			if err == nil {
+				return claimState{kind: disputed, owner: in.Path}, nil
+			}
+			return claimState{kind: disputed, err: err}, nil
+		}
+	}
+	switch {
 	case err == nil:
 		return claimState{kind: other, owner: in.Path}, nil
 	case vfs.IsNotExist(err) && reversible:
@@ -219,6 +247,19 @@ func mkNote(base, key, owner string) string {
 		owner = "another path"
 	}
 	return fmt.Sprintf("workspace folder %s belongs to %s; using %s", base, owner, key)
+}
+
+// WriteInfo writes the workspace.json of folder key under dir, naming path p,
+// atomically, and makes the folder's entry in dir durable. It is how a caller
+// settles a DisputedError it has found to be p's folder.
+func WriteInfo(fsys vfs.FS, dir, key, p string, now func() time.Time) error {
+	if !strings.HasPrefix(p, "/") {
+		return fmt.Errorf("%w: %q", ErrRelative, p)
+	}
+	if now == nil {
+		now = time.Now
+	}
+	return writeInfo(fsys, dir, path.Join(dir, key), p, now)
 }
 
 // writeInfo writes folder's workspace.json and makes the folder's entry in dir

@@ -3,7 +3,9 @@ package wskey
 import (
 	"encoding/json"
 	"errors"
+	"io/fs"
 	"path"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -75,44 +77,142 @@ func TestResolveCreateThenFind(t *testing.T) {
 	})
 }
 
-func TestResolveCollision(t *testing.T) {
-	onEachFS(t, func(t *testing.T, fsys vfs.FS) {
-		p, q := "/home/me/proj", "/home/me/other"
-		writeInfoFor(t, fsys, "workspaces/"+Key(p), q)
+// foldFS finds names regardless of case, as a case-insensitive filesystem
+// does, and keeps the case a name was made with, as such filesystems do.
+type foldFS struct{ vfs.FS }
 
-		key, note, err := Resolve(fsys, "workspaces", p, false, fixedNow)
-		if err != ErrNoWorkspace {
-			t.Fatalf("Resolve(create=false) = %q, %q, %v; want ErrNoWorkspace", key, note, err)
+// fold spells name as the folder holds it, component by component.
+func (f foldFS) fold(name string) string {
+	parts := strings.Split(name, "/")
+	for i := range parts {
+		dir := path.Join(parts[:i]...)
+		if dir == "" {
+			dir = "."
 		}
-		key, note, err = Resolve(fsys, "workspaces", p, true, fixedNow)
-		if err != nil || key != Key(p)+"~2" {
-			t.Fatalf("Resolve = %q, %v; want %q", key, err, Key(p)+"~2")
+		ents, err := f.FS.ReadDir(dir)
+		if err != nil {
+			break
 		}
-		if want := "workspace folder " + Key(p) + " belongs to " + q + "; using " + Key(p) + "~2"; note != want {
-			t.Errorf("note = %q, want %q", note, want)
+		for _, e := range ents {
+			if strings.EqualFold(e.Name(), parts[i]) {
+				parts[i] = e.Name()
+				break
+			}
 		}
-		if in, err := ReadInfo(fsys, "workspaces/"+Key(p)); err != nil || in.Path != q {
-			t.Errorf("the other workspace's file changed: %+v, %v", in, err)
+	}
+	return path.Join(parts...)
+}
+
+func (f foldFS) OpenFile(name string, flag int, perm fs.FileMode) (vfs.File, error) {
+	return f.FS.OpenFile(f.fold(name), flag, perm)
+}
+func (f foldFS) Stat(name string) (fs.FileInfo, error)  { return f.FS.Stat(f.fold(name)) }
+func (f foldFS) Lstat(name string) (fs.FileInfo, error) { return f.FS.Lstat(f.fold(name)) }
+func (f foldFS) ReadDir(name string) ([]fs.DirEntry, error) {
+	return f.FS.ReadDir(f.fold(name))
+}
+func (f foldFS) MkdirAll(name string, perm fs.FileMode) error {
+	return f.FS.MkdirAll(f.fold(name), perm)
+}
+func (f foldFS) CreateTemp(dir, pattern string) (vfs.File, error) {
+	return f.FS.CreateTemp(f.fold(dir), pattern)
+}
+func (f foldFS) Rename(a, b string) error  { return f.FS.Rename(f.fold(a), f.fold(b)) }
+func (f foldFS) SyncDir(name string) error { return f.FS.SyncDir(f.fold(name)) }
+
+// Two paths that differ only in case meet in one folder on a case-insensitive
+// filesystem: the second takes ~2, and says why.
+func TestResolveCollision(t *testing.T) {
+	fsys := foldFS{vfs.NewMem()}
+	p, q := "/home/me/proj", "/home/me/Proj"
+	if _, _, err := Resolve(fsys, "workspaces", q, true, fixedNow); err != nil {
+		t.Fatal(err)
+	}
+	key, note, err := Resolve(fsys, "workspaces", p, false, fixedNow)
+	if err != ErrNoWorkspace {
+		t.Fatalf("Resolve(create=false) = %q, %q, %v; want ErrNoWorkspace", key, note, err)
+	}
+	key, note, err = Resolve(fsys, "workspaces", p, true, fixedNow)
+	if err != nil || key != Key(p)+"~2" {
+		t.Fatalf("Resolve = %q, %v; want %q", key, err, Key(p)+"~2")
+	}
+	if want := "workspace folder " + Key(p) + " belongs to " + q + "; using " + Key(p) + "~2"; note != want {
+		t.Errorf("note = %q, want %q", note, want)
+	}
+	if in, err := ReadInfo(fsys, "workspaces/"+Key(q)); err != nil || in.Path != q {
+		t.Errorf("the other workspace's file changed: %+v, %v", in, err)
+	}
+	if in, err := ReadInfo(fsys, "workspaces/"+key); err != nil || in.Path != p {
+		t.Errorf("new workspace.json = %+v, %v", in, err)
+	}
+	// Found again, with the note, without creating.
+	key2, note2, err := Resolve(fsys, "workspaces", p, false, fixedNow)
+	if err != nil || key2 != key || note2 != note {
+		t.Errorf("Resolve again = %q, %q, %v", key2, note2, err)
+	}
+	// The owner of the un-suffixed folder still gets it.
+	if k, n, err := Resolve(fsys, "workspaces", q, false, fixedNow); err != nil || k != Key(q) || n != "" {
+		t.Errorf("Resolve(q) = %q, %q, %v", k, n, err)
+	}
+	// A third spelling takes ~3.
+	r := "/home/me/PROJ"
+	k, n, err := Resolve(fsys, "workspaces", r, true, fixedNow)
+	if err != nil || k != Key(r)+"~3" || !strings.Contains(n, "using "+Key(r)+"~3") {
+		t.Errorf("Resolve(r) = %q, %q, %v", k, n, err)
+	}
+}
+
+// The folder with a path's own key, by its exact name, whose workspace.json
+// is unreadable, names a path with another key, or is missing from a hashed
+// folder, is disputed: Resolve neither uses it nor passes it over (which
+// would hide its sessions behind a new ~2 folder), and writes nothing.
+// WriteInfo settles it.
+func TestResolveDisputed(t *testing.T) {
+	onEachFS(t, func(t *testing.T, fsys vfs.FS) {
+		long := "/" + strings.Repeat("L", 300)
+		cases := []struct {
+			p, named string
+			setup    func(folder string)
+		}{
+			{"/c", "", func(folder string) {
+				if err := vfs.WriteFileAtomic(fsys, folder+"/workspace.json", []byte(`{"v":1,"path":"/c"`)); err != nil {
+					t.Fatal(err)
+				}
+			}},
+			{"/home/me/proj", "/home/me/other", func(folder string) { writeInfoFor(t, fsys, folder, "/home/me/other") }},
+			{"/rel", "", func(folder string) {
+				if err := vfs.WriteFileAtomic(fsys, folder+"/workspace.json", []byte(`{"v":1,"path":"rel/dir"}`)); err != nil {
+					t.Fatal(err)
+				}
+			}},
+			{long, "", func(string) {}},
 		}
-		if in, err := ReadInfo(fsys, "workspaces/"+key); err != nil || in.Path != p {
-			t.Errorf("new workspace.json = %+v, %v", in, err)
-		}
-		// Found again, with the note, without creating.
-		key2, note2, err := Resolve(fsys, "workspaces", p, false, fixedNow)
-		if err != nil || key2 != key || note2 != note {
-			t.Errorf("Resolve again = %q, %q, %v", key2, note2, err)
-		}
-		// The owner of the un-suffixed folder still gets it.
-		if k, n, err := Resolve(fsys, "workspaces", q, false, fixedNow); err != ErrNoWorkspace {
-			t.Errorf("Resolve(q) = %q, %q, %v; q's key is another, want ErrNoWorkspace", k, n, err)
-		}
-		// A third path on the same key takes ~3.
-		r := "/home/me/third"
-		writeInfoFor(t, fsys, "workspaces/"+Key(r), q)
-		writeInfoFor(t, fsys, "workspaces/"+Key(r)+"~2", p)
-		k, n, err := Resolve(fsys, "workspaces", r, true, fixedNow)
-		if err != nil || k != Key(r)+"~3" || !strings.Contains(n, "using "+Key(r)+"~3") {
-			t.Errorf("Resolve(r) = %q, %q, %v", k, n, err)
+		for _, c := range cases {
+			folder := "workspaces/" + Key(c.p)
+			if err := fsys.MkdirAll(folder+"/sessions", vfs.DirPerm); err != nil {
+				t.Fatal(err)
+			}
+			c.setup(folder)
+			before, _ := vfs.ReadFile(fsys, folder+"/workspace.json")
+			for _, create := range []bool{false, true} {
+				key, note, err := Resolve(fsys, "workspaces", c.p, create, fixedNow)
+				var d *DisputedError
+				if !errors.As(err, &d) || !errors.Is(err, ErrDisputed) || d.Key != Key(c.p) || d.Path != c.p || d.Named != c.named || (d.Named == "") == (d.Err == nil) {
+					t.Fatalf("%s create=%v: Resolve = %q, %q, %v; want a DisputedError", c.p, create, key, note, err)
+				}
+			}
+			if ents, _ := fsys.ReadDir("workspaces"); slices.ContainsFunc(ents, func(e fs.DirEntry) bool { return strings.HasSuffix(e.Name(), "~2") }) {
+				t.Fatalf("%s: a suffixed folder was made", c.p)
+			}
+			if after, _ := vfs.ReadFile(fsys, folder+"/workspace.json"); string(after) != string(before) {
+				t.Fatalf("%s: workspace.json changed to %q", c.p, after)
+			}
+			if err := WriteInfo(fsys, "workspaces", Key(c.p), c.p, fixedNow); err != nil {
+				t.Fatal(err)
+			}
+			if key, note, err := Resolve(fsys, "workspaces", c.p, false, fixedNow); err != nil || key != Key(c.p) || note != "" {
+				t.Fatalf("%s after WriteInfo: Resolve = %q, %q, %v", c.p, key, note, err)
+			}
 		}
 	})
 }
@@ -154,33 +254,13 @@ func TestResolveAdoptsInterruptedCreation(t *testing.T) {
 	})
 }
 
-func TestResolveNeverAdoptsHashedOrForeign(t *testing.T) {
+func TestResolveNeverAdoptsFileInTheWay(t *testing.T) {
 	onEachFS(t, func(t *testing.T, fsys vfs.FS) {
-		long := "/" + strings.Repeat("L", 300)
-		if err := fsys.MkdirAll("workspaces/"+Key(long), vfs.DirPerm); err != nil {
-			t.Fatal(err)
-		}
-		key, note, err := Resolve(fsys, "workspaces", long, true, fixedNow)
-		if err != nil || key != Key(long)+"~2" || note == "" {
-			t.Errorf("hashed folder without workspace.json: Resolve = %q, %q, %v; want ~2", key, note, err)
-		}
-		// A corrupt workspace.json is not ours either.
-		p := "/c"
-		if err := fsys.MkdirAll("workspaces/"+Key(p), vfs.DirPerm); err != nil {
-			t.Fatal(err)
-		}
-		if err := vfs.WriteFileAtomic(fsys, "workspaces/"+Key(p)+"/workspace.json", []byte("{garbage")); err != nil {
-			t.Fatal(err)
-		}
-		key, note, err = Resolve(fsys, "workspaces", p, true, fixedNow)
-		if err != nil || key != Key(p)+"~2" || !strings.Contains(note, "unreadable") {
-			t.Errorf("corrupt workspace.json: Resolve = %q, %q, %v", key, note, err)
-		}
-		if data, _ := vfs.ReadFile(fsys, "workspaces/"+Key(p)+"/workspace.json"); string(data) != "{garbage" {
-			t.Errorf("the corrupt file was rewritten: %q", data)
-		}
-		// A plain file in the way.
+		// A plain file in the way is not a workspace folder.
 		f := "/f"
+		if err := fsys.MkdirAll("workspaces", vfs.DirPerm); err != nil {
+			t.Fatal(err)
+		}
 		if err := vfs.WriteFileAtomic(fsys, "workspaces/"+Key(f), []byte("x")); err != nil {
 			t.Fatal(err)
 		}

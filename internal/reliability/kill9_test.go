@@ -116,6 +116,9 @@ func soakWorker() error {
 				continue
 			}
 			res, err := sess.Fork(ctx, "")
+			if errors.Is(err, engine.ErrRefused) {
+				continue // a revert killed before its unrevert left no head item
+			}
 			if err != nil {
 				return err
 			}

@@ -1,0 +1,127 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"cairn/engine"
+)
+
+// refEnv is a state folder with one session of two prompts in a directory,
+// and a way to run the cairn command there.
+type refEnv struct {
+	home, dir, id string
+}
+
+func newRefEnv(t *testing.T) *refEnv {
+	t.Helper()
+	e := &refEnv{home: filepath.Join(t.TempDir(), "home"), dir: t.TempDir()}
+	for _, p := range []string{"first", "second"} {
+		code, out, errs := e.run(t, "", "prompt", p)
+		if code != 0 {
+			t.Fatalf("prompt: %d %s", code, errs)
+		}
+		e.id = strings.Fields(out)[0]
+	}
+	return e
+}
+
+func (e *refEnv) run(t *testing.T, stdin string, args ...string) (int, string, string) {
+	t.Helper()
+	var o, errw bytes.Buffer
+	code := Main(context.Background(), append([]string{"--home", e.home, "-C", e.dir}, args...), strings.NewReader(stdin), &o, &errw)
+	return code, o.String(), errw.String()
+}
+
+// items is how many items the session's transcript holds.
+func (e *refEnv) items(t *testing.T) int {
+	t.Helper()
+	st, err := engine.Open(e.home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ws, err := st.Workspace(e.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := ws.Read(context.Background(), e.id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(v.Transcript())
+}
+
+// An empty session reference is refused as bad usage before anything is
+// read or written: a script with an unset variable must not act on the
+// newest session (or start a new one).
+func TestEmptySessionReference(t *testing.T) {
+	e := newRefEnv(t)
+	before := e.items(t)
+	for _, args := range [][]string{
+		{"show", ""},
+		{"show", "  "},
+		{"transcript", ""},
+		{"fork", ""},
+		{"rename", "", "x"},
+		{"prompt", "--session", "", "third"},
+		{"prompt", "--session=", "third"},
+		{"append", "--session", "", "--type", "assistant", "x"},
+		{"undo", "--session", ""},
+		{"redo", "--session", ""},
+		{"snapshots", "--session", ""},
+		{"tool", "--session", "", "rm", "a.txt"},
+		{"-r", ""},
+		{"--resume", ""},
+		{"resume", ""},
+	} {
+		code, out, errs := e.run(t, "hello\n", args...)
+		if code != ExitUsage || !strings.Contains(errs, "empty session reference") {
+			t.Errorf("cairn %q: exit %d, stderr %q, want exit %d and \"empty session reference\"", args, code, errs, ExitUsage)
+		}
+		if out != "" {
+			t.Errorf("cairn %q printed %q", args, out)
+		}
+	}
+	if got := e.items(t); got != before {
+		t.Fatalf("the session holds %d items after the refused commands, had %d", got, before)
+	}
+	code, out, _ := e.run(t, "", "--json", "sessions")
+	if code != 0 || strings.Count(out, `"id"`) != 1 {
+		t.Fatalf("sessions after the refused commands: %d %s", code, out)
+	}
+}
+
+// -C naming a file is refused as bad usage, and nothing is created.
+func TestChdirToFile(t *testing.T) {
+	home := filepath.Join(t.TempDir(), "home")
+	file := filepath.Join(t.TempDir(), "notes.txt")
+	if err := os.WriteFile(file, []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"prompt", "--new", "hi"}, {"where"}, {"sessions"}, {}} {
+		var o, errw bytes.Buffer
+		code := Main(context.Background(), append([]string{"--home", home, "-C", file}, args...), strings.NewReader("hi\n"), &o, &errw)
+		if code != ExitUsage || !strings.Contains(errw.String(), "is not a directory") {
+			t.Errorf("cairn -C FILE %q: exit %d, stderr %q", args, code, errw.String())
+		}
+	}
+	if _, err := os.Stat(filepath.Join(home, "workspaces")); !os.IsNotExist(err) {
+		t.Fatalf("-C FILE made a workspace folder: %v", err)
+	}
+}
+
+// A fork at an item the session does not hold names the item, not a
+// missing session.
+func TestForkAtUnknownItem(t *testing.T) {
+	e := newRefEnv(t)
+	code, _, errs := e.run(t, "", "fork", e.id, "--at", "i-0000")
+	want := `no item "i-0000" in session ` + e.id
+	if code != ExitFailed || !strings.Contains(errs, want) || strings.Contains(errs, "no such session") {
+		t.Fatalf("fork --at i-0000: exit %d, stderr %q, want %q", code, errs, want)
+	}
+}
