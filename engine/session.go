@@ -91,6 +91,7 @@ func (w *Workspace) Open(ctx context.Context, id string, opts SessionOptions) (*
 		}
 		return nil, err
 	}
+	ownerDied := w.hintLeft(id) // looked at before the lock: acquire leaves one
 	l, err := w.acquire(id)
 	if err != nil {
 		return nil, err
@@ -101,7 +102,7 @@ func (w *Workspace) Open(ctx context.Context, id string, opts SessionOptions) (*
 		return nil, err
 	}
 	w.cleanOutputsOnOpen(ctx) // best effort (outputs_clean.go)
-	w.removeTemps(id)
+	w.removeTemps(id, ownerDied)
 	return s, nil
 }
 

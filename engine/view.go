@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path"
+	"strings"
 
 	"cairn/engine/wskey"
 	"cairn/internal/vfs"
@@ -73,7 +74,7 @@ func (s *Store) Workspaces() ([]*Workspace, error) {
 	}
 	var out []*Workspace
 	for _, e := range ents {
-		if !e.IsDir() || vfs.IsTemp(e.Name()) {
+		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") { // a key never starts with a dot
 			continue
 		}
 		b, err := vfs.ReadFile(s.fsys, path.Join(workspacesDir, e.Name(), "workspace.json"))
