@@ -226,3 +226,37 @@ func TestToolWriteLongName(t *testing.T) {
 		s.Close()
 	}
 }
+
+// TestFsckNotesOldTemps: a dot file in the state folder that is not a temp
+// name (an earlier version's temp file) is noted and left, not a problem;
+// a temp name is noted as one.
+func TestFsckNotesOldTemps(t *testing.T) {
+	ctx := context.Background()
+	e := newMemEnv(t)
+	s := newSession(t, e.ws)
+	sess := path.Join(e.ws.dir, "sessions")
+	old := path.Join(sess, "."+s.ID()+".json.tmp1bil2dna")
+	tmp := deadTemp(sess, s.ID()+".json")
+	for _, n := range []string{old, tmp} {
+		if err := vfs.WriteFileAtomic(e.mem, n, []byte("{")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rep, err := e.store.Fsck(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Problems) != 0 {
+		t.Fatalf("problems: %+v", rep.Problems)
+	}
+	notes := map[string]string{}
+	for _, n := range rep.Notes {
+		notes[n.Path] = n.Problem
+	}
+	if !strings.Contains(notes[old], "left in place") || !strings.Contains(notes[tmp], "temp file") {
+		t.Fatalf("notes: %+v", rep.Notes)
+	}
+	if _, err := e.mem.Stat(old); err != nil {
+		t.Fatalf("fsck or an open removed %s: %v", old, err)
+	}
+}

@@ -248,11 +248,10 @@ func (st *staged) replace(fsys vfs.FS, dirs dirSet) error {
 
 // exchange puts the staged file in place of an existing file or link by
 // swapping their names (vfs.Exchange), and returns the temp name, which
-// now holds the old file, for the caller to remove apart (and release,
-// vfs.ReleaseTemp): the cost of freeing the old file is not paid by the
-// caller's path. Where names
-// cannot be swapped, or name is missing or a folder, it renames as replace
-// does and returns "".
+// now holds the old file, for the caller to remove apart and release
+// (vfs.ReleaseTemp): the cost of freeing the old file is not paid by the
+// caller's path. Where names cannot be swapped, or name is missing or a
+// folder, it renames as replace does and returns "".
 func (st *staged) exchange(fsys vfs.FS, dirs dirSet) (string, error) {
 	if fi, err := fsys.Lstat(st.name); err == nil && !fi.IsDir() {
 		if err := vfs.Exchange(fsys, st.tmp, st.name); err == nil {
