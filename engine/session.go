@@ -30,6 +30,9 @@ type Session struct {
 	// by Close, so Close waits for them and none starts after it.
 	busy  sync.RWMutex
 	shell *shellLog // shell history, made on first use (shell.go)
+	// noted: the folders the owner's hint names, where file tools stage
+	// temp files (temps.go); guarded by snaps.mu.
+	noted map[string]bool
 
 	opts SessionOptions
 	// recorded: the session's files exist. unrecorded: writing failed and
@@ -91,7 +94,8 @@ func (w *Workspace) Open(ctx context.Context, id string, opts SessionOptions) (*
 		}
 		return nil, err
 	}
-	ownerDied := w.hintLeft(id) // looked at before the lock: acquire leaves one
+	// The hint, read before the lock: acquire replaces it.
+	noted, ownerDied := w.readHint(id)
 	l, err := w.acquire(id)
 	if err != nil {
 		return nil, err
@@ -102,7 +106,7 @@ func (w *Workspace) Open(ctx context.Context, id string, opts SessionOptions) (*
 		return nil, err
 	}
 	w.cleanOutputsOnOpen(ctx) // best effort (outputs_clean.go)
-	w.removeTemps(id, ownerDied)
+	w.removeTemps(id, ownerDied, noted)
 	return s, nil
 }
 

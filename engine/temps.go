@@ -2,7 +2,9 @@ package engine
 
 import (
 	"encoding/json"
+	"os"
 	"path"
+	"strings"
 
 	"cairn/internal/vfs"
 	"cairn/journal"
@@ -20,41 +22,104 @@ import (
 //   - in the state folder: its top folder, the workspace's folder, its
 //     sessions, objects and the session's outputs folder; one ReadDir each;
 //   - in the user's workspace, where walking the tree would cost too much,
-//     in the folders cairn can know it wrote in: every folder named by a
-//     change line of a session whose owner died holding it (its owners/<id>
-//     hint left behind, its lock free), the session being opened included;
-//     and, in any case, the folders of the session's newest change, the one
-//     a power loss can interrupt even when the hint is lost with it.
+//     in the folders cairn can know it wrote in: those of a session whose
+//     owner died holding it (its owners/<id> hint left behind, its lock
+//     free), the session being opened included: every folder its change
+//     lines name, and every folder its hint names; and, in any case, the
+//     folders of the opened session's newest change, the one a power loss
+//     can interrupt even when the hint is lost with it.
 //
 // A session's change lines name every file its tools, undo, redo and
-// restores wrote, so its folders hold every temp those writes can leave,
-// but one: a tool write stopped after staging its content and before its
-// change line was written, in a folder no line of the session names. That
-// temp stays (its name says what it is) until the folder is named.
+// restores wrote; its hint names the folders its tools staged in before
+// their lines were written. Together they hold every temp a killed owner
+// can leave. After a power loss the unsynced hint may be gone: a tool
+// write stopped before its change line, in a folder no line names, then
+// leaves a temp that stays (its name says what it is).
 //
 // Temp files of earlier versions (".<name>.tmp<random>") cannot be told from
 // a person's files and are left in place; `cairn storage fsck` notes those
 // in the state folder.
 
 // removeTemps collects the leftover temp files of the state folder and of
-// the sessions of w whose owner died, ownerDied saying whether id's own
-// owner did (its hint was there before this process took the lock).
-func (w *Workspace) removeTemps(id string, ownerDied bool) {
+// the sessions of w whose owner died. ownerDied says whether id's own owner
+// did (its hint was there before this process took the lock), noted the
+// folders that hint named.
+func (w *Workspace) removeTemps(id string, ownerDied bool, noted map[string]bool) {
 	fsys := w.s.fsys
 	for _, dir := range []string{".", w.dir, path.Join(w.dir, "sessions"), outputDir(w.dir, id), path.Join(w.dir, "objects")} {
 		vfs.SweepTemps(fsys, dir) // best effort
 	}
 	if ownerDied {
-		w.sweepWorkspace(changeDirs(fsys, changesName(w.dir, id)))
+		w.sweepWorkspace(union(noted, changeDirs(fsys, changesName(w.dir, id))))
 	}
 	w.sweepDeadOwners(id)
 }
 
-// hintLeft reports whether session id's owners hint is there: taken before
-// the lock, it says the last owner did not let go (or holds it still).
-func (w *Workspace) hintLeft(id string) bool {
-	_, err := w.s.fsys.Lstat(ownersName(w.dir, id))
-	return err == nil
+// The owner's hint (owners/<id>, owner.go) holds the owner's pid, then the
+// folders its file tools stage temp files in, each a JSON string on a line
+// of its own, added before the first temp file goes there:
+//
+//	12345
+//	"src"
+//	"src/app"
+//
+// So the folder of a tool write killed before its change line was written
+// is known too. The hint is not synced: after a power loss the change
+// lines, and the newest change's folders, are what is left to go by.
+
+// noteStaging adds the folder of rel to the session's hint before a file
+// tool stages a temp file there, once per folder and owner. Best effort:
+// without its hint (not owned yet, or a failed write) nothing is noted.
+// The caller holds s.snaps.mu.
+func (s *Session) noteStaging(rel string) {
+	dir := path.Dir(rel)
+	if s.noted[dir] {
+		return
+	}
+	line, err := json.Marshal(dir)
+	if err != nil {
+		return
+	}
+	h, err := s.ws.s.fsys.OpenFile(ownersName(s.ws.dir, s.st.id), os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		return
+	}
+	_, err = h.Write(append(line, '\n'))
+	if h.Close() == nil && err == nil {
+		if s.noted == nil {
+			s.noted = map[string]bool{}
+		}
+		s.noted[dir] = true
+	}
+}
+
+// readHint returns the folders session id's hint names, and whether it is
+// there: read before the lock is taken, a hint says its owner did not let
+// go (or holds the session still).
+func (w *Workspace) readHint(id string) (map[string]bool, bool) {
+	b, err := vfs.ReadFile(w.s.fsys, ownersName(w.dir, id))
+	if err != nil {
+		return nil, false
+	}
+	dirs := map[string]bool{}
+	for _, l := range strings.Split(string(b), "\n") {
+		var dir string
+		if json.Unmarshal([]byte(l), &dir) == nil && (dir == "." || validRel(dir)) {
+			dirs[dir] = true
+		}
+	}
+	return dirs, true
+}
+
+// union adds the folders of b to a and returns it.
+func union(a, b map[string]bool) map[string]bool {
+	if a == nil {
+		return b
+	}
+	for d := range b {
+		a[d] = true
+	}
+	return a
 }
 
 // sweepDeadOwners collects the workspace temp files of every other session
@@ -76,11 +141,12 @@ func (w *Workspace) sweepDeadOwners(self string) {
 		if _, err := fsys.Lstat(lockName(w.dir, id)); err != nil {
 			continue // no such session (any more): nothing to own
 		}
+		noted, _ := w.readHint(id) // before acquire replaces it
 		l, err := w.acquire(id)
 		if err != nil {
 			continue // owned, or cannot tell
 		}
-		w.sweepWorkspace(changeDirs(fsys, changesName(w.dir, id)))
+		w.sweepWorkspace(union(noted, changeDirs(fsys, changesName(w.dir, id))))
 		w.release(id, l)
 	}
 }

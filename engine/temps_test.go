@@ -155,7 +155,7 @@ func TestSweepDeadOwnersTemps(t *testing.T) {
 			t.Errorf("%s: %q %v, want it kept", n, got, ok)
 		}
 	}
-	if e.ws.hintLeft(deadID) {
+	if _, left := e.ws.readHint(deadID); left {
 		t.Error("the dead owner's hint is still there")
 	}
 	s.Close()
@@ -258,5 +258,47 @@ func TestFsckNotesOldTemps(t *testing.T) {
 	}
 	if _, err := e.mem.Stat(old); err != nil {
 		t.Fatalf("fsck or an open removed %s: %v", old, err)
+	}
+}
+
+// TestSweepHintedFolders: a tool write killed before its change line was
+// written leaves its temp in a folder no change line names; the owner's
+// hint named it first, so the next open collects it.
+func TestSweepHintedFolders(t *testing.T) {
+	ctx := context.Background()
+	e := newMemEnv(t)
+	ws := wsFiles{t, e.ws.path}
+	s := e.ws.Create(SessionOptions{})
+	must(s.ToolWrite(ctx, "a/x.txt", []byte("x")))
+	must(s.ToolWrite(ctx, "new/y.txt", []byte("y")))
+	hint, ok := e.ws.readHint(s.ID())
+	if !ok || !hint["a"] || !hint["new"] {
+		t.Fatalf("the owner's hint names %v (there: %v), want a and new", hint, ok)
+	}
+	b, err := vfs.ReadFile(e.mem, ownersName(e.ws.dir, s.ID()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := s.ID()
+	s.Close()
+	// The owner died writing z/w.txt: its hint names z, no change line does.
+	b = append(b, `"z"`+"\n"...)
+	if err := vfs.WriteFileAtomic(e.mem, ownersName(e.ws.dir, id), b); err != nil {
+		t.Fatal(err)
+	}
+	left := deadTemp("z", "w.txt")
+	ws.put(left, "staged, never renamed", 0)
+	ws.put("z/.w.txt.tmpl", "mine", 0)
+	other := e.ws.Create(SessionOptions{})
+	must(other.Append(ctx, Item{Type: User, Text: "hello"}))
+	otherID := other.ID()
+	other.Close()
+	o := must(e.ws.Open(ctx, otherID, SessionOptions{}))
+	defer o.Close()
+	if _, ok := ws.has(left); ok {
+		t.Error("the temp in the folder the hint named was not collected")
+	}
+	if got, _ := ws.has("z/.w.txt.tmpl"); got != "mine" {
+		t.Errorf("the user's z/.w.txt.tmpl: %q", got)
 	}
 }
