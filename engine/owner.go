@@ -15,7 +15,8 @@ import (
 // Ownership: a process that has a session open for writing holds an
 // exclusive flock on sessions/<id>.lock, which holds its pid. The lock file
 // is never deleted. So that a listing can mark owned sessions without trying
-// every lock, the owner also leaves a hint, owners/<id>, removed when it
+// every lock, the owner also leaves a hint, owners/<id> (its pid, then the
+// folders its file tools stage temp files in: temps.go), removed when it
 // lets go; a listing checks each hint against the lock itself, so a hint
 // left by a crash is never believed. Such a hint says the owner died with
 // the session open: the next Open of a session of the workspace collects

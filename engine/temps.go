@@ -123,7 +123,8 @@ func union(a, b map[string]bool) map[string]bool {
 }
 
 // sweepDeadOwners collects the workspace temp files of every other session
-// whose owner died: its hint is there and its lock can be taken. This
+// whose owner died (its outputs folder's too): its hint is there and its
+// lock can be taken. This
 // process owns it while its folders are swept, and lets go as an owner
 // does, which removes the hint; a session owned by a live process (this one
 // included) is skipped.
@@ -138,14 +139,20 @@ func (w *Workspace) sweepDeadOwners(self string) {
 		if id == self || !validSessionID(id) {
 			continue
 		}
-		if _, err := fsys.Lstat(lockName(w.dir, id)); err != nil {
-			continue // no such session (any more): nothing to own
+		if _, err := fsys.Lstat(lockName(w.dir, id)); vfs.IsNotExist(err) {
+			// No such session (any more): an owner makes the lock file
+			// before its hint, so the hint is stale.
+			fsys.Remove(ownersName(w.dir, id))
+			continue
+		} else if err != nil {
+			continue
 		}
 		noted, _ := w.readHint(id) // before acquire replaces it
 		l, err := w.acquire(id)
 		if err != nil {
 			continue // owned, or cannot tell
 		}
+		vfs.SweepTemps(fsys, outputDir(w.dir, id))
 		w.sweepWorkspace(union(noted, changeDirs(fsys, changesName(w.dir, id))))
 		w.release(id, l)
 	}

@@ -137,6 +137,10 @@ func TestSweepDeadOwnersTemps(t *testing.T) {
 		ws.put(n, "bytes of "+n, time.Hour)
 	}
 
+	gone := newSessionID() // a hint left for a session since deleted
+	if err := vfs.WriteFileAtomic(e.mem, ownersName(e.ws.dir, gone), []byte("1\n")); err != nil {
+		t.Fatal(err)
+	}
 	other := e.ws.Create(SessionOptions{})
 	must(other.Append(ctx, Item{Type: User, Text: "hello"}))
 	if err := other.Commit(ctx); err != nil {
@@ -155,8 +159,13 @@ func TestSweepDeadOwnersTemps(t *testing.T) {
 			t.Errorf("%s: %q %v, want it kept", n, got, ok)
 		}
 	}
-	if _, left := e.ws.readHint(deadID); left {
-		t.Error("the dead owner's hint is still there")
+	for _, id := range []string{deadID, gone} {
+		if _, left := e.ws.readHint(id); left {
+			t.Errorf("the hint of %s is still there", id)
+		}
+		if _, err := e.mem.Stat(lockName(e.ws.dir, gone)); !vfs.IsNotExist(err) {
+			t.Errorf("a lock file was made for the deleted session: %v", err)
+		}
 	}
 	s.Close()
 	// Once its writer lets go of it, this process's temp goes too, at the
