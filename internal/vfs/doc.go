@@ -38,7 +38,9 @@
 // this process's and none of its writers holds it any more (CreateTemp and
 // TempName hold a name until ReleaseTemp). So a sweep never removes the temp
 // of a write in progress, in this process or another one; processes that
-// share a folder must see each other's pids (one pid namespace). Temp files
+// share a folder must see each other's pids (one pid namespace). A dead
+// writer's pid taken by a new process only keeps its temp a while longer,
+// until that process ends. Temp files
 // of earlier versions (".<name>.tmp<random>", ".<name><digits>",
 // ".put.tmp-<pid>-<random>") do not have the shape, and are left alone.
 //
