@@ -122,12 +122,11 @@ func union(a, b map[string]bool) map[string]bool {
 	return a
 }
 
-// sweepDeadOwners collects the workspace temp files of every other session
-// whose owner died (its outputs folder's too): its hint is there and its
-// lock can be taken. This
-// process owns it while its folders are swept, and lets go as an owner
-// does, which removes the hint; a session owned by a live process (this one
-// included) is skipped.
+// sweepDeadOwners collects the temp files of every other session whose
+// owner died (its hint is there and its lock can be taken), in the
+// workspace and in its outputs folder. This process owns the session while
+// it sweeps, and lets go as an owner does, which removes the hint. A session
+// owned by a live process (this one included) is skipped.
 func (w *Workspace) sweepDeadOwners(self string) {
 	fsys := w.s.fsys
 	ents, err := fsys.ReadDir(path.Join(w.dir, "owners"))
