@@ -5,11 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path"
 	"slices"
-	"strings"
 	"sync"
-	"time"
 
 	"cairn/internal/vfs"
 	"cairn/journal"
@@ -239,13 +236,19 @@ func (s *Session) loadChanges(ctx context.Context) error {
 	if err := foldChanges(s.ws.s.fsys, changesName(s.ws.dir, s.st.id), st); err != nil {
 		return err
 	}
+	// The temp files of the newest change, or of an undo, redo or restore
+	// its owner did not finish (temps.go).
 	last := st.pending
 	if last == nil && len(st.list) > 0 {
 		last = st.list[len(st.list)-1]
 	}
-	if last != nil {
-		s.ws.sweepToolTemps(last.rec.Files)
+	var files []changeFile
+	for _, e := range []*snapEntry{last, st.restoring} {
+		if e != nil {
+			files = append(files, e.rec.Files...)
+		}
 	}
+	s.ws.sweepToolTemps(files)
 	if s.ws.unmade(ctx, st) {
 		// Best effort: a change left in the stack undoes to what the
 		// file already holds, and the next open tries again.
@@ -295,34 +298,6 @@ func (s *Session) finishRestore(ctx context.Context, e *snapEntry) {
 	}
 	if err := dirs.sync(fsys); err != nil {
 		s.notice(fmt.Sprintf("the interrupted restore of %s: sync folders: %v", e.rec.ID, err))
-	}
-}
-
-// sweepToolTemps removes the temp files a file tool may have left beside
-// files when it was stopped: its staged new content, or the replaced file
-// it had swapped out and not yet removed (fileSyncs). One younger than a
-// minute may be another session's tool at work, and is left.
-func (w *Workspace) sweepToolTemps(files []changeFile) {
-	fsys, done, err := w.files()
-	if err != nil {
-		return
-	}
-	defer done()
-	old := w.s.Now().Add(-time.Minute)
-	for _, f := range files {
-		dir, prefix := path.Dir(f.Path), vfs.TempPrefix(path.Base(f.Path))
-		ents, err := fsys.ReadDir(dir)
-		if err != nil {
-			continue
-		}
-		for _, e := range ents {
-			if !strings.HasPrefix(e.Name(), prefix) || e.IsDir() {
-				continue
-			}
-			if fi, err := e.Info(); err == nil && fi.ModTime().Before(old) {
-				fsys.Remove(path.Join(dir, e.Name()))
-			}
-		}
 	}
 }
 

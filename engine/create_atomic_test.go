@@ -305,8 +305,16 @@ func TestOpenCollectsUnmadeSessions(t *testing.T) {
 	s.Close()
 	sess := path.Join(e.ws.dir, "sessions")
 	dead, live := newSessionID(), newSessionID()
-	for _, n := range []string{"." + dead + ".items.jsonl.tmp123", "." + dead + ".changes.jsonl.tmp9", dead + ".lock", "." + live + ".items.jsonl.tmp7"} {
-		if err := vfs.WriteFileAtomic(e.mem, path.Join(sess, n), []byte("{}\n")); err != nil {
+	// Temp names as a creation makes them (vfs.TempName, registered as in
+	// use by this process, so only the unmade-session rule can take them).
+	deadItems := vfs.TempName(sess, dead+".items.jsonl")
+	deadChanges := vfs.TempName(sess, dead+".changes.jsonl")
+	liveItems := vfs.TempName(sess, live+".items.jsonl")
+	defer vfs.ReleaseTemp(deadItems)
+	defer vfs.ReleaseTemp(deadChanges)
+	defer vfs.ReleaseTemp(liveItems)
+	for _, n := range []string{deadItems, deadChanges, path.Join(sess, dead+".lock"), liveItems} {
+		if err := vfs.WriteFileAtomic(e.mem, n, []byte("{}\n")); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -321,7 +329,7 @@ func TestOpenCollectsUnmadeSessions(t *testing.T) {
 	}
 	o.Close()
 	got := stateFiles(t, e.mem, sess)
-	want := []string{"." + live + ".items.jsonl.tmp7", id + ".items.jsonl", id + ".json", id + ".lock", live + ".lock"}
+	want := []string{path.Base(liveItems), id + ".items.jsonl", id + ".json", id + ".lock", live + ".lock"}
 	slices.Sort(want)
 	if !slices.Equal(got, want) {
 		t.Fatalf("sessions folder after the next open:\n got %q\nwant %q", got, want)

@@ -80,6 +80,12 @@
 // gateway token and paired credentials (gateway.token, credentials.json,
 // creds.go), and ownership hints (owners/<id>, owner.go).
 //
+// Temp files, in the state folder and beside the user's files alike, are
+// named ".<name>.<pid>-<16 hex>.cairn-tmp" (the grammar of internal/vfs).
+// Only a file of exactly that shape whose process is gone is ever removed:
+// at each open, in the state folder's folders, and in the workspace folders
+// named by the change lines of a session whose owner died (temps.go).
+//
 // # Durability
 //
 // A session comes into being by one rename: its items journal is written

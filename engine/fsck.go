@@ -63,8 +63,8 @@ func (s *Store) Fsck(ctx context.Context) (*FsckReport, error) {
 			return nil, err
 		}
 		dir := path.Join(workspacesDir, e.Name())
-		if vfs.IsTemp(e.Name()) {
-			note(dir, "temp file left by an interrupted write")
+		if msg, ok := dotNote(e.Name()); ok {
+			note(dir, "%s", msg)
 			continue
 		}
 		if !e.IsDir() {
@@ -103,8 +103,9 @@ func (s *Store) fsckWorkspace(ctx context.Context, r *FsckReport, dir string, ba
 	for _, e := range ents {
 		name := path.Join(sess, e.Name())
 		switch {
-		case vfs.IsTemp(e.Name()):
-			note(name, "temp file left by an interrupted write")
+		case strings.HasPrefix(e.Name(), "."):
+			msg, _ := dotNote(e.Name())
+			note(name, "%s", msg)
 		case strings.HasSuffix(e.Name(), ".jsonl"):
 			s.fsckJournal(r, name, bad, note, named)
 		case strings.HasSuffix(e.Name(), ".json"):

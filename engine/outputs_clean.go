@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"path"
 	"sync"
 	"time"
 
@@ -14,7 +13,7 @@ import (
 // started) once the newest modification time in the folder is at least
 // grace before now. It returns the names of the folders it removed. Outputs
 // of a session that exists are never touched; only temp files left there
-// by interrupted writes, when older than grace, are removed.
+// by interrupted writes whose writer is gone (vfs.SweepTemps) are removed.
 func (w *Workspace) CleanOrphanOutputs(ctx context.Context, now time.Time, grace time.Duration) ([]string, error) {
 	fsys := w.s.fsys
 	ents, err := fsys.ReadDir(outputsDir(w.dir))
@@ -43,7 +42,7 @@ func (w *Workspace) CleanOrphanOutputs(ctx context.Context, now time.Time, grace
 			}
 		}
 		if live {
-			removeOldTemps(fsys, dir, now, grace)
+			vfs.SweepTemps(fsys, dir) // best effort
 			continue
 		}
 		newest, err := newestMtime(fsys, dir)
@@ -79,22 +78,6 @@ func newestMtime(fsys vfs.FS, dir string) (time.Time, error) {
 		}
 	}
 	return newest, nil
-}
-
-// removeOldTemps removes temp files older than grace from dir (best effort).
-func removeOldTemps(fsys vfs.FS, dir string, now time.Time, grace time.Duration) {
-	ents, err := fsys.ReadDir(dir)
-	if err != nil {
-		return
-	}
-	for _, e := range ents {
-		if !e.Type().IsRegular() || !vfs.IsTemp(e.Name()) {
-			continue
-		}
-		if fi, err := e.Info(); err == nil && now.Sub(fi.ModTime()) >= grace {
-			fsys.Remove(path.Join(dir, e.Name()))
-		}
-	}
 }
 
 // outputsCleaned remembers the workspaces whose orphan outputs this process

@@ -386,7 +386,7 @@ func TestCleanOrphanOutputs(t *testing.T) {
 	fsys.MkdirAll(junk, vfs.DirPerm)
 	vfs.WriteFileAtomic(fsys, path.Join(junk, "x.zst"), []byte("x"))
 	// A temp file of an interrupted write in the live session's folder.
-	tmp := path.Join(e.ws.dir, "outputs", live.ID(), vfs.TempPrefix("output-shell-2.zst")+"123")
+	tmp := deadTemp(path.Join(e.ws.dir, "outputs", live.ID()), "output-shell-2.zst")
 	vfs.WriteFileAtomic(fsys, tmp, []byte("partial"))
 
 	// Within the grace period nothing goes.

@@ -15,9 +15,12 @@ import (
 // Ownership: a process that has a session open for writing holds an
 // exclusive flock on sessions/<id>.lock, which holds its pid. The lock file
 // is never deleted. So that a listing can mark owned sessions without trying
-// every lock, the owner also leaves a hint, owners/<id>, removed when it
+// every lock, the owner also leaves a hint, owners/<id> (its pid, then the
+// folders its file tools stage temp files in: temps.go), removed when it
 // lets go; a listing checks each hint against the lock itself, so a hint
-// left by a crash is never believed.
+// left by a crash is never believed. Such a hint says the owner died with
+// the session open: the next Open of a session of the workspace collects
+// the temp files its writes left (temps.go), then removes it.
 
 // BusyError says another process owns a session.
 type BusyError struct {
@@ -77,8 +80,7 @@ func (w *Workspace) release(id string, l vfs.Lock) error {
 	return l.Release()
 }
 
-// owners maps the ids of sessions another process owns to its pid. Stale
-// hints (the owner died) are removed.
+// owners maps the ids of sessions another process owns to its pid.
 func (w *Workspace) owners() map[string]int {
 	fsys := w.s.fsys
 	ents, err := fsys.ReadDir(path.Join(w.dir, "owners"))
@@ -107,8 +109,8 @@ func (w *Workspace) ownerPID(id string) int {
 	}
 	l, err := fsys.Lock(lockName(w.dir, id))
 	if err == nil {
+		// A stale hint stays for the next Open to act on (temps.go).
 		l.Release()
-		fsys.Remove(ownersName(w.dir, id))
 		return 0
 	}
 	if errors.Is(err, vfs.ErrLocked) {
@@ -135,7 +137,7 @@ func readPID(fsys vfs.FS, name string) int {
 // owner), looks again for a moment before saying it does not know.
 func ownerOf(fsys vfs.FS, name string) int {
 	for range 50 {
-		if pid := readPID(fsys, name); pid > 0 && processAlive(pid) {
+		if pid := readPID(fsys, name); pid > 0 && vfs.ProcessAlive(pid) {
 			return pid
 		}
 		time.Sleep(2 * time.Millisecond)

@@ -31,6 +31,9 @@ type Session struct {
 	// by Close, so Close waits for them and none starts after it.
 	busy  sync.RWMutex
 	shell *shellLog // shell history, made on first use (shell.go)
+	// noted: the folders the owner's hint names, where file tools stage
+	// temp files (temps.go); guarded by snaps.mu.
+	noted map[string]bool
 
 	opts SessionOptions
 	// recorded: the session's files exist. unrecorded: writing failed and
@@ -105,6 +108,8 @@ func (w *Workspace) Open(ctx context.Context, id string, opts SessionOptions) (*
 		}
 		return nil, err
 	}
+	// The hint, read before the lock: acquire replaces it.
+	noted, ownerDied := w.readHint(id)
 	l, err := w.acquire(id)
 	var busy *BusyError
 	if err != nil && opts.Degrade && !errors.As(err, &busy) {
@@ -119,7 +124,7 @@ func (w *Workspace) Open(ctx context.Context, id string, opts SessionOptions) (*
 		return nil, err
 	}
 	w.cleanOutputsOnOpen(ctx) // best effort (outputs_clean.go)
-	w.removeTemps(id)
+	w.removeTemps(id, ownerDied, noted)
 	w.removeUnmade()
 	return s, nil
 }

@@ -1,46 +1,210 @@
 package engine
 
 import (
-	"errors"
+	"encoding/json"
 	"os"
 	"path"
 	"strings"
-	"syscall"
 
 	"cairn/internal/vfs"
-	"cairn/objects"
+	"cairn/journal"
 )
 
-// Temp files are what an interrupted atomic write leaves: dot files beside
-// the file they were to replace. Opening a session collects the ones that
-// can only be leftovers: those of the session itself (its owner now holds
-// the lock), those of its tool outputs, the index's (a lister that loses its
-// temp file only fails to save a cache), and the object store's whose writer
-// is no longer running.
-func (w *Workspace) removeTemps(id string) {
+// Temp files are what an interrupted write leaves: dot files beside the
+// file they were to replace, named by the one temp grammar of vfs
+// (".<name>.<pid>-<16 hex>.cairn-tmp"). cairn removes a file only when its
+// name has that exact shape and the process its pid names no longer needs
+// it (vfs.TempLeftover): a person's ".config.tmpl" is never touched, and
+// neither is the temp of a write in progress in another cairn process.
+//
+// Opening a session collects them:
+//
+//   - in the state folder: its top folder, the workspace's folder, its
+//     sessions, objects and the session's outputs folder; one ReadDir each;
+//   - in the user's workspace, where walking the tree would cost too much,
+//     in the folders cairn can know it wrote in: those of a session whose
+//     owner died holding it (its owners/<id> hint left behind, its lock
+//     free), the session being opened included: every folder its change
+//     lines name, and every folder its hint names; and, in any case, the
+//     folders of the opened session's newest change, the one a power loss
+//     can interrupt even when the hint is lost with it.
+//
+// A session's change lines name every file its tools, undo, redo and
+// restores wrote; its hint names the folders its tools staged in before
+// their lines were written. Together they hold every temp a killed owner
+// can leave. After a power loss the unsynced hint may be gone: a tool
+// write stopped before its change line, in a folder no line names, then
+// leaves a temp that stays (its name says what it is).
+//
+// Temp files of earlier versions (".<name>.tmp<random>") cannot be told from
+// a person's files and are left in place; `cairn storage fsck` notes those
+// in the state folder.
+
+// removeTemps collects the leftover temp files of the state folder and of
+// the sessions of w whose owner died. ownerDied says whether id's own owner
+// did (its hint was there before this process took the lock), noted the
+// folders that hint named.
+func (w *Workspace) removeTemps(id string, ownerDied bool, noted map[string]bool) {
 	fsys := w.s.fsys
-	sweep := func(dir string, stale func(name string) bool) {
-		ents, err := fsys.ReadDir(dir)
-		if err != nil {
-			return
-		}
-		for _, e := range ents {
-			if e.Type().IsRegular() && vfs.IsTemp(e.Name()) && stale(e.Name()) {
-				fsys.Remove(path.Join(dir, e.Name()))
-			}
-		}
+	for _, dir := range []string{".", w.dir, path.Join(w.dir, "sessions"), outputDir(w.dir, id), path.Join(w.dir, "objects")} {
+		vfs.SweepTemps(fsys, dir) // best effort
 	}
-	sweep(path.Join(w.dir, "sessions"), func(n string) bool { return strings.HasPrefix(n, "."+id+".") })
-	sweep(path.Join(w.dir, "outputs", id), func(string) bool { return true })
-	sweep(w.dir, func(n string) bool { return strings.HasPrefix(n, ".index.json") })
-	sweep(path.Join(w.dir, "objects"), func(n string) bool {
-		pid, ok := objects.TempOwner(n)
-		return ok && pid != os.Getpid() && !processAlive(pid)
-	})
+	if ownerDied {
+		w.sweepWorkspace(union(noted, changeDirs(fsys, changesName(w.dir, id))))
+	}
+	w.sweepDeadOwners(id)
 }
 
-// processAlive reports whether a process with this pid exists.
-func processAlive(pid int) bool {
-	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
+// The owner's hint (owners/<id>, owner.go) holds the owner's pid, then the
+// folders its file tools stage temp files in, each a JSON string on a line
+// of its own, added before the first temp file goes there:
+//
+//	12345
+//	"src"
+//	"src/app"
+//
+// So the folder of a tool write killed before its change line was written
+// is known too. The hint is not synced: after a power loss the change
+// lines, and the newest change's folders, are what is left to go by.
+
+// noteStaging adds the folder of rel to the session's hint before a file
+// tool stages a temp file there, once per folder and owner. Best effort:
+// without its hint (not owned yet, or a failed write) nothing is noted.
+// The caller holds s.snaps.mu.
+func (s *Session) noteStaging(rel string) {
+	dir := path.Dir(rel)
+	if s.noted[dir] {
+		return
+	}
+	line, err := json.Marshal(dir)
+	if err != nil {
+		return
+	}
+	h, err := s.ws.s.fsys.OpenFile(ownersName(s.ws.dir, s.st.id), os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		return
+	}
+	_, err = h.Write(append(line, '\n'))
+	if h.Close() == nil && err == nil {
+		if s.noted == nil {
+			s.noted = map[string]bool{}
+		}
+		s.noted[dir] = true
+	}
+}
+
+// readHint returns the folders session id's hint names, and whether it is
+// there: read before the lock is taken, a hint says its owner did not let
+// go (or holds the session still).
+func (w *Workspace) readHint(id string) (map[string]bool, bool) {
+	b, err := vfs.ReadFile(w.s.fsys, ownersName(w.dir, id))
+	if err != nil {
+		return nil, false
+	}
+	dirs := map[string]bool{}
+	for _, l := range strings.Split(string(b), "\n") {
+		var dir string
+		if json.Unmarshal([]byte(l), &dir) == nil && (dir == "." || validRel(dir)) {
+			dirs[dir] = true
+		}
+	}
+	return dirs, true
+}
+
+// union adds the folders of b to a and returns it.
+func union(a, b map[string]bool) map[string]bool {
+	if a == nil {
+		return b
+	}
+	for d := range b {
+		a[d] = true
+	}
+	return a
+}
+
+// sweepDeadOwners collects the temp files of every other session whose
+// owner died (its hint is there and its lock can be taken), in the
+// workspace and in its outputs folder. This process owns the session while
+// it sweeps, and lets go as an owner does, which removes the hint. A session
+// owned by a live process (this one included) is skipped.
+func (w *Workspace) sweepDeadOwners(self string) {
+	fsys := w.s.fsys
+	ents, err := fsys.ReadDir(path.Join(w.dir, "owners"))
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		id := e.Name()
+		if id == self || !validSessionID(id) {
+			continue
+		}
+		if _, err := fsys.Lstat(lockName(w.dir, id)); vfs.IsNotExist(err) {
+			// No such session (any more): an owner makes the lock file
+			// before its hint, so the hint is stale.
+			fsys.Remove(ownersName(w.dir, id))
+			continue
+		} else if err != nil {
+			continue
+		}
+		noted, _ := w.readHint(id) // before acquire replaces it
+		l, err := w.acquire(id)
+		if err != nil {
+			continue // owned, or cannot tell
+		}
+		vfs.SweepTemps(fsys, outputDir(w.dir, id))
+		w.sweepWorkspace(union(noted, changeDirs(fsys, changesName(w.dir, id))))
+		w.release(id, l)
+	}
+}
+
+// sweepToolTemps collects the leftover temp files beside files, the files
+// of a session's newest change (loadChanges).
+func (w *Workspace) sweepToolTemps(files []changeFile) {
+	dirs := map[string]bool{}
+	for _, f := range files {
+		if validRel(f.Path) {
+			dirs[path.Dir(f.Path)] = true
+		}
+	}
+	w.sweepWorkspace(dirs)
+}
+
+// sweepWorkspace removes the leftover temp files in folders dirs of the
+// user's workspace (best effort).
+func (w *Workspace) sweepWorkspace(dirs map[string]bool) {
+	if len(dirs) == 0 {
+		return
+	}
+	fsys, done, err := w.files()
+	if err != nil {
+		return
+	}
+	defer done()
+	for dir := range dirs {
+		vfs.SweepTemps(fsys, dir)
+	}
+}
+
+// changeDirs returns the folders named by the change lines of the changes
+// journal name (every line, whatever the stack kept of it: an aborted or
+// dropped change wrote its files too).
+func changeDirs(fsys vfs.FS, name string) map[string]bool {
+	dirs := map[string]bool{}
+	journal.Read(fsys, name, func(b []byte) error {
+		var l struct {
+			Kind  string `json:"kind"`
+			Files []struct {
+				Path string `json:"path"`
+			} `json:"files"`
+		}
+		if json.Unmarshal(b, &l) == nil && l.Kind == kindChange {
+			for _, f := range l.Files {
+				if validRel(f.Path) {
+					dirs[path.Dir(f.Path)] = true
+				}
+			}
+		}
+		return nil
+	})
+	return dirs
 }

@@ -177,12 +177,18 @@ func (s *Session) runTool(ctx context.Context, tool, path string, early earlyPla
 	defer st.mu.Unlock()
 
 	var job *stageJob
+	var edEarly *toolEdit
 	if early != nil {
-		ed, err := early(fsys, rel)
-		if err != nil {
+		if edEarly, err = early(fsys, rel); err != nil {
 			return nil, err
 		}
-		job = startStage(fsys, rel, ed)
+	}
+	// The session is owned (its hint made) before the first temp file is:
+	// the hint names the folder first (temps.go).
+	pre := s.newPreImages(ctx, sc, true)
+	s.noteStaging(rel)
+	if edEarly != nil {
+		job = startStage(fsys, rel, edEarly)
 	}
 	bail := func(err error) (*ToolAnswer, error) {
 		if job != nil {
@@ -190,7 +196,6 @@ func (s *Session) runTool(ctx context.Context, tool, path string, early earlyPla
 		}
 		return nil, err
 	}
-	pre := s.newPreImages(ctx, sc, true)
 	var ed *toolEdit // from plan, on the content as captured
 	if plan != nil {
 		pre.check = func(data []byte, mode string) (err error) {

@@ -100,7 +100,7 @@ func (s *Store) Workspaces() ([]*Workspace, []WorkspaceProblem, error) {
 	var out []*Workspace
 	var problems []WorkspaceProblem
 	for _, e := range ents {
-		if !e.IsDir() || vfs.IsTemp(e.Name()) {
+		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") { // a key never starts with a dot
 			continue
 		}
 		p, err := wskey.Verify(s.fsys, workspacesDir, e.Name())

@@ -75,6 +75,9 @@ func (f *fileSyncs) later(w *Workspace, dirs dirSet, leftover string) {
 // syncWorkspace removes leftover and syncs dirs. A folder gone since (the
 // user removed it) has nothing left to make durable.
 func syncWorkspace(w *Workspace, dirs dirSet, leftover string) error {
+	if leftover != "" {
+		defer vfs.ReleaseTemp(leftover) // removed or not, this process is done with it
+	}
 	fsys, done, err := w.files()
 	if err != nil {
 		return err
@@ -204,7 +207,7 @@ func stageFile(fsys vfs.FS, name string, perm fs.FileMode, write func(io.Writer)
 	if err := ensureParent(fsys, name); err != nil {
 		return nil, err
 	}
-	f, err := fsys.CreateTemp(path.Dir(name), vfs.TempPrefix(path.Base(name))+"*")
+	f, err := vfs.CreateTemp(fsys, path.Dir(name), path.Base(name))
 	if err != nil {
 		return nil, err
 	}
@@ -214,6 +217,7 @@ func stageFile(fsys vfs.FS, name string, perm fs.FileMode, write func(io.Writer)
 		if !ok {
 			f.Close()
 			fsys.Remove(tmp)
+			vfs.ReleaseTemp(tmp)
 		}
 	}()
 	// The mode first, so the file's fsync makes it durable with the data.
@@ -236,6 +240,7 @@ func stageFile(fsys vfs.FS, name string, perm fs.FileMode, write func(io.Writer)
 // replace renames the temp file over the name and adds the folder to dirs.
 // On error the temp file is removed and the name is as it was.
 func (st *staged) replace(fsys vfs.FS, dirs dirSet) error {
+	defer vfs.ReleaseTemp(st.tmp)
 	if err := fsys.Rename(st.tmp, st.name); err != nil {
 		fsys.Remove(st.tmp)
 		return err
@@ -246,10 +251,10 @@ func (st *staged) replace(fsys vfs.FS, dirs dirSet) error {
 
 // exchange puts the staged file in place of an existing file or link by
 // swapping their names (vfs.Exchange), and returns the temp name, which
-// now holds the old file, for the caller to remove apart: the cost of
-// freeing the old file is not paid by the caller's path. Where names
-// cannot be swapped, or name is missing or a folder, it renames as replace
-// does and returns "".
+// now holds the old file, for the caller to remove apart and release
+// (vfs.ReleaseTemp): the cost of freeing the old file is not paid by the
+// caller's path. Where names cannot be swapped, or name is missing or a
+// folder, it renames as replace does and returns "".
 func (st *staged) exchange(fsys vfs.FS, dirs dirSet) (string, error) {
 	if fi, err := fsys.Lstat(st.name); err == nil && !fi.IsDir() {
 		if err := vfs.Exchange(fsys, st.tmp, st.name); err == nil {
@@ -261,7 +266,10 @@ func (st *staged) exchange(fsys vfs.FS, dirs dirSet) (string, error) {
 }
 
 // discard removes the temp file of a change that will not be made.
-func (st *staged) discard(fsys vfs.FS) { fsys.Remove(st.tmp) }
+func (st *staged) discard(fsys vfs.FS) {
+	fsys.Remove(st.tmp)
+	vfs.ReleaseTemp(st.tmp)
+}
 
 // replaceLink atomically replaces name with a symbolic link to target.
 func replaceLink(fsys vfs.FS, name, target string, dirs dirSet) error {
@@ -270,11 +278,12 @@ func replaceLink(fsys vfs.FS, name, target string, dirs dirSet) error {
 	}
 	var tmp string
 	for range 100 {
-		tmp = path.Join(path.Dir(name), vfs.TempPrefix(path.Base(name))+randHex(6))
+		tmp = vfs.TempName(path.Dir(name), path.Base(name))
 		err := fsys.Symlink(target, tmp)
 		if err == nil {
 			break
 		}
+		vfs.ReleaseTemp(tmp)
 		if !vfs.IsExist(err) {
 			return err
 		}
@@ -283,6 +292,7 @@ func replaceLink(fsys vfs.FS, name, target string, dirs dirSet) error {
 	if tmp == "" {
 		return fmt.Errorf("engine: no free temp name next to %s", name)
 	}
+	defer vfs.ReleaseTemp(tmp)
 	if err := fsys.Rename(tmp, name); err != nil {
 		fsys.Remove(tmp)
 		return err

@@ -50,8 +50,8 @@ func checkAfterCrash(t *testing.T, fsys vfs.FS, dir string, id ID, content []byt
 			t.Errorf("after crash: object reads back different")
 		}
 	}
-	if _, err := vfs.RemoveTemps(fsys, dir); err != nil {
-		t.Errorf("RemoveTemps: %v", err)
+	if _, err := vfs.SweepTemps(fsys, dir); err != nil {
+		t.Errorf("SweepTemps: %v", err)
 	}
 	return ok
 }

@@ -17,7 +17,8 @@
 //	  <2 hex>/                 a shard: the first two hex digits of the ID
 //	    <62 hex>               raw: the content as it is
 //	    <62 hex>.zst           compressed: one zstd frame of the content
-//	  .put.tmp<random>         a temp file of a Put in progress (or left by a crash)
+//	  .put.<pid>-<16 hex>.cairn-tmp   a temp file of a Put in progress, or
+//	                                  left by a crash (vfs.TempName)
 //
 // An object is stored compressed when that saves at least one eighth: the
 // frame is no larger than 7/8 of the content (Compressible). Otherwise it is
@@ -28,9 +29,9 @@
 //
 // The zstd frame carries a content checksum, and its content size when the
 // size was known before compressing (always for contents up to 1 MiB).
-// Folders are created 0700, files 0600. A dot file is a temp file
-// (vfs.IsTemp) and is never an object; vfs.RemoveTemps on the store folder
-// collects the ones a crash left behind.
+// Folders are created 0700, files 0600. A dot file is never an object: Walk
+// skips it. Put's temp files carry its pid (the temp grammar of vfs), and
+// vfs.SweepTemps on the store folder collects the ones whose writer is gone.
 //
 // # Writing
 //

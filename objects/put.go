@@ -7,9 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"strconv"
-	"strings"
 
 	"cairn/internal/vfs"
 )
@@ -23,25 +20,9 @@ type Info struct {
 	Existed    bool  // Put found the object already stored and wrote nothing
 }
 
-// tempPattern names Put's temp files in the store folder: dot files that
-// carry the writer's pid (".put.tmp-<pid>-<random>"), so a cleanup can tell
-// the leftovers of a dead writer from the work of a live one (TempOwner).
-var tempPattern = vfs.TempPrefix("put") + "-" + strconv.Itoa(os.Getpid()) + "-*"
-
-// TempOwner returns the pid of the process that wrote a temp file of the
-// store folder, when its name carries one.
-func TempOwner(name string) (int, bool) {
-	rest, ok := strings.CutPrefix(name, vfs.TempPrefix("put")+"-")
-	if !ok {
-		return 0, false
-	}
-	pid, _, ok := strings.Cut(rest, "-")
-	if !ok {
-		return 0, false
-	}
-	n, err := strconv.Atoi(pid)
-	return n, err == nil && n > 0
-}
+// tempStem is the stem of Put's temp names in the store folder
+// (vfs.TempName): ".put.<pid>-<random>.cairn-tmp".
+const tempStem = "put"
 
 // PutBytes stores content b. See Put.
 func (s *Store) PutBytes(ctx context.Context, b []byte) (Info, error) {
@@ -130,7 +111,7 @@ func (s *Store) createTemp() (vfs.File, error) {
 	if err := s.ensureStore(); err != nil {
 		return nil, err
 	}
-	f, err := s.fsys.CreateTemp(s.dir, tempPattern)
+	f, err := vfs.CreateTemp(s.fsys, s.dir, tempStem)
 	if vfs.IsNotExist(err) {
 		s.mu.Lock()
 		s.ready, s.shards = false, [256]bool{}
@@ -138,7 +119,7 @@ func (s *Store) createTemp() (vfs.File, error) {
 		if err := s.ensureStore(); err != nil {
 			return nil, err
 		}
-		f, err = s.fsys.CreateTemp(s.dir, tempPattern)
+		f, err = vfs.CreateTemp(s.fsys, s.dir, tempStem)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("objects: put: %w", err)
@@ -259,7 +240,7 @@ func (s *Store) decompressTemp(zf vfs.File, id ID, buf []byte) (vfs.File, error)
 	if _, err := zf.Seek(0, io.SeekStart); err != nil {
 		return nil, fmt.Errorf("objects: put: %w", err)
 	}
-	f, err := s.fsys.CreateTemp(s.dir, tempPattern)
+	f, err := vfs.CreateTemp(s.fsys, s.dir, tempStem)
 	if err != nil {
 		return nil, fmt.Errorf("objects: put: %w", err)
 	}
@@ -292,11 +273,12 @@ func (s *Store) decompressTemp(zf vfs.File, id ID, buf []byte) (vfs.File, error)
 // remembers the entry is not known durable and the next Put of the content
 // writes it again.
 func (s *Store) commit(f vfs.File, id ID, compressed bool) error {
+	tmp := f.Name()
+	defer vfs.ReleaseTemp(tmp)
 	if err := f.Sync(); err != nil {
 		s.discard(f)
 		return fmt.Errorf("objects: put: %w", err)
 	}
-	tmp := f.Name()
 	if err := f.Close(); err != nil {
 		s.fsys.Remove(tmp)
 		return fmt.Errorf("objects: put: %w", err)
@@ -335,6 +317,7 @@ func (s *Store) commit(f vfs.File, id ID, compressed bool) error {
 func (s *Store) discard(f vfs.File) {
 	f.Close()
 	s.fsys.Remove(f.Name())
+	vfs.ReleaseTemp(f.Name())
 }
 
 // switchWriter collects what is written to it in memory until w is set,

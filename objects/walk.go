@@ -33,7 +33,7 @@ func (s *Store) Walk(ctx context.Context, fn func(Info) error) error {
 		problems = append(problems, &ProblemError{Path: name, Err: err})
 	}
 	for _, e := range ents {
-		if vfs.IsTemp(e.Name()) {
+		if isDotFile(e.Name()) {
 			continue
 		}
 		shard := path.Join(s.dir, e.Name())
@@ -50,7 +50,7 @@ func (s *Store) Walk(ctx context.Context, fn func(Info) error) error {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			if vfs.IsTemp(o.Name()) {
+			if isDotFile(o.Name()) {
 				continue
 			}
 			name := path.Join(shard, o.Name())
@@ -88,3 +88,8 @@ func parseObjectName(shard, base string) (id ID, compressed bool, ok bool) {
 	hex.Decode(id[:], []byte(s))
 	return id, compressed, true
 }
+
+// isDotFile reports whether a name found in the store is a dot file: a
+// temp file of a Put (vfs.IsTemp), an older version's, or any hidden file.
+// None is an object, so Walk skips them.
+func isDotFile(name string) bool { return strings.HasPrefix(name, ".") }

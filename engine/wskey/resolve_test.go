@@ -114,9 +114,6 @@ func (f foldFS) ReadDir(name string) ([]fs.DirEntry, error) {
 func (f foldFS) MkdirAll(name string, perm fs.FileMode) error {
 	return f.FS.MkdirAll(f.fold(name), perm)
 }
-func (f foldFS) CreateTemp(dir, pattern string) (vfs.File, error) {
-	return f.FS.CreateTemp(f.fold(dir), pattern)
-}
 func (f foldFS) Rename(a, b string) error  { return f.FS.Rename(f.fold(a), f.fold(b)) }
 func (f foldFS) SyncDir(name string) error { return f.FS.SyncDir(f.fold(name)) }
 

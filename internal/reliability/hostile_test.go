@@ -63,10 +63,6 @@ func (s *swapFS) OpenFile(name string, flag int, perm fs.FileMode) (vfs.File, er
 	s.swap(name)
 	return s.Disk.OpenFile(name, flag, perm)
 }
-func (s *swapFS) CreateTemp(dir, pattern string) (vfs.File, error) {
-	s.swap(dir + "/")
-	return s.Disk.CreateTemp(dir, pattern)
-}
 
 func (s *swapFS) Rename(a, b string) error   { s.swap(b); return s.Disk.Rename(a, b) }
 func (s *swapFS) Exchange(a, b string) error { s.swap(b); return s.Disk.Exchange(a, b) }

@@ -1,36 +1,27 @@
 package vfs
 
 import (
-	"fmt"
 	"io"
 	"io/fs"
 	"path"
 	"strings"
 )
 
-// atomicWriter is implemented by an FS with its own way of replacing a file
-// atomically (Disk uses renameio). It must leave the file and its folder
-// entry durable when it returns nil.
-type atomicWriter interface {
-	WriteAtomic(name string, perm uint32, write func(io.Writer) error) error
-}
-
 // WriteAtomic creates or replaces the file name so that a reader, or the disk
 // after a crash, sees either the old content or the whole new content:
 // a temp file in the same folder, write, fsync, close, rename, fsync the
-// folder. write is called once with the temp file; an error from it leaves the
-// old file as it was and removes the temp file.
+// folder. write is called once with the temp file (see CreateTemp for its
+// name); an error from it leaves the old file as it was and removes the temp
+// file.
 func WriteAtomic(fsys FS, name string, write func(io.Writer) error) error {
-	if a, ok := fsys.(atomicWriter); ok {
-		return a.WriteAtomic(name, uint32(FilePerm), write)
-	}
 	dir, base := path.Split(name)
 	dir = cleanDir(dir)
-	f, err := fsys.CreateTemp(dir, TempPrefix(base))
+	f, err := CreateTemp(fsys, dir, base)
 	if err != nil {
 		return err
 	}
 	tmp := f.Name()
+	defer ReleaseTemp(tmp)
 	done := false
 	defer func() {
 		if !done {
@@ -61,11 +52,12 @@ func WriteAtomic(fsys FS, name string, write func(io.Writer) error) error {
 // derived files that are rebuilt when they are unreadable.
 func ReplaceFile(fsys FS, name string, data []byte) error {
 	dir, base := path.Split(name)
-	f, err := fsys.CreateTemp(cleanDir(dir), TempPrefix(base))
+	f, err := CreateTemp(fsys, cleanDir(dir), base)
 	if err != nil {
 		return err
 	}
 	tmp := f.Name()
+	defer ReleaseTemp(tmp)
 	if _, err := f.Write(data); err != nil {
 		f.Close()
 		fsys.Remove(tmp)
@@ -88,37 +80,6 @@ func WriteFileAtomic(fsys FS, name string, data []byte) error {
 		_, err := w.Write(data)
 		return err
 	})
-}
-
-// TempPrefix is the prefix of a temp file destined to become base. Temp files
-// are the only dot files cairn writes in its state folder, so any dot file
-// found there is one left by a crash (see IsTemp).
-func TempPrefix(base string) string { return "." + base + ".tmp" }
-
-// IsTemp reports whether a file name found in a state folder is a temp file
-// left behind by an interrupted atomic write.
-func IsTemp(base string) bool { return strings.HasPrefix(base, ".") && base != "." && base != ".." }
-
-// RemoveTemps removes the temp files left in folder dir by interrupted
-// writes, and returns how many it removed.
-func RemoveTemps(fsys FS, dir string) (int, error) {
-	ents, err := fsys.ReadDir(dir)
-	if err != nil {
-		if IsNotExist(err) {
-			return 0, nil
-		}
-		return 0, err
-	}
-	n := 0
-	for _, e := range ents {
-		if e.Type().IsRegular() && IsTemp(e.Name()) {
-			if err := fsys.Remove(path.Join(dir, e.Name())); err != nil && !IsNotExist(err) {
-				return n, fmt.Errorf("vfs: remove temp file: %w", err)
-			}
-			n++
-		}
-	}
-	return n, nil
 }
 
 // cleanDir turns the folder part of path.Split into a name: "" is ".", and

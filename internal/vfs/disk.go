@@ -3,19 +3,14 @@ package vfs
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"math/rand/v2"
 	"os"
-	"path"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"syscall"
 
 	"github.com/gofrs/flock"
-	"github.com/google/renameio/v2"
 )
 
 // Disk is the real disk under one folder. Every name is opened relative to an
@@ -88,25 +83,6 @@ func openRegular(root *os.Root, name string, flag int, perm fs.FileMode) (*os.Fi
 	return f, nil
 }
 
-func (d *Disk) CreateTemp(dir, pattern string) (File, error) {
-	prefix, suffix := pattern, ""
-	if i := strings.LastIndexByte(pattern, '*'); i >= 0 {
-		prefix, suffix = pattern[:i], pattern[i+1:]
-	}
-	for range 10000 {
-		name := path.Join(dir, prefix+strconv.FormatUint(rand.Uint64(), 36)+suffix)
-		f, err := d.root.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, FilePerm)
-		if errors.Is(err, fs.ErrExist) {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		return &diskFile{File: f, name: name}, nil
-	}
-	return nil, &fs.PathError{Op: "createtemp", Path: path.Join(dir, pattern), Err: fs.ErrExist}
-}
-
 func (d *Disk) Stat(name string) (fs.FileInfo, error)  { return d.root.Stat(name) }
 func (d *Disk) Lstat(name string) (fs.FileInfo, error) { return d.root.Lstat(name) }
 
@@ -141,35 +117,6 @@ func (d *Disk) SyncDir(name string) error {
 		return &fs.PathError{Op: "syncdir", Path: name, Err: err}
 	}
 	return nil
-}
-
-// WriteAtomic replaces name with renameio, its temp file in name's own folder
-// (an os.Root of that folder), then syncs the folder: renameio syncs the file
-// but never the folder.
-func (d *Disk) WriteAtomic(name string, perm uint32, write func(io.Writer) error) error {
-	dir, base := path.Split(name)
-	dir = cleanDir(dir)
-	sub := d.root
-	if dir != "." {
-		r, err := d.root.OpenRoot(dir)
-		if err != nil {
-			return err
-		}
-		defer r.Close()
-		sub = r
-	}
-	pf, err := renameio.NewPendingFile(base, renameio.WithRoot(sub), renameio.WithPermissions(fs.FileMode(perm)))
-	if err != nil {
-		return err
-	}
-	defer pf.Cleanup()
-	if err := write(pf); err != nil {
-		return err
-	}
-	if err := pf.CloseAtomicallyReplace(); err != nil {
-		return err
-	}
-	return d.SyncDir(dir)
 }
 
 // Lock takes an exclusive non-blocking flock on name (gofrs/flock). The lock

@@ -17,8 +17,32 @@
 // Crash: power loss. What was durable stays; the rest may be lost. The
 // atomic way to replace a file is WriteAtomic: temp file in the same folder,
 // write, sync, close, rename, sync the folder. After a crash the file is the
-// old or the new version, never a mix; RemoveTemps clears temp files a crash
+// old or the new version, never a mix; SweepTemps clears temp files a crash
 // left behind.
+//
+// Temp name: the one name every temp file cairn makes has, in its state
+// folder and in a user's workspace alike (part of the format):
+//
+//	.<stem>.<pid>-<random>.cairn-tmp
+//	 |      |     |        |
+//	 |      |     |        TempSuffix, a suffix nobody picks
+//	 |      |     16 lowercase hex digits, 64 random bits
+//	 |      the writer's process id, decimal, no leading zero
+//	 the base name of the file it is to become ("put" in the object
+//	 store), cut at a UTF-8 boundary to at most 216 bytes, so the
+//	 whole name fits in NameMax (255 bytes) for any legal file name
+//
+// IsTemp matches that grammar exactly, never a prefix: ".config.tmpl" or
+// ".x.tmp123" are a person's files. A temp file is left over, and a sweep
+// removes it, only when the process its pid names is gone, or when it is
+// this process's and none of its writers holds it any more (CreateTemp and
+// TempName hold a name until ReleaseTemp). So a sweep never removes the temp
+// of a write in progress, in this process or another one; processes that
+// share a folder must see each other's pids (one pid namespace). A dead
+// writer's pid taken by a new process only keeps its temp a while longer,
+// until that process ends. Temp files
+// of earlier versions (".<name>.tmp<random>", ".<name><digits>",
+// ".put.tmp-<pid>-<random>") do not have the shape, and are left alone.
 //
 // Fault: an error the disk returns, such as syscall.ENOSPC (full disk) or
 // syscall.EIO; the caller must return it cleanly and leave nothing visible
@@ -30,7 +54,7 @@
 // # Implementations
 //
 // Disk is the real disk under one folder, through os.Root (which refuses
-// escaping names and links) and renameio for WriteAtomic. It opens without
+// escaping names and links). It opens without
 // waiting and refuses what is neither a regular file nor a folder (a FIFO,
 // a socket, a device planted under a file's name) with ErrNotRegular, so
 // no reader of the state folder can block on one.

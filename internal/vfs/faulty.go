@@ -17,7 +17,7 @@ type Op int
 const (
 	OpAny      Op = iota // matches every operation
 	OpOpen               // OpenFile without O_CREATE
-	OpCreate             // OpenFile with O_CREATE, CreateTemp
+	OpCreate             // OpenFile with O_CREATE
 	OpRead               // File.Read, File.ReadAt
 	OpWrite              // File.Write
 	OpSync               // File.Sync, SyncDir
@@ -47,7 +47,7 @@ type Rule struct {
 	Op Op // the operation; OpAny (the zero Op) for all
 	// Path is a path.Match pattern matched against the name the call is
 	// given (for file methods, the name the file was opened with; for
-	// Rename, either name; for CreateTemp, dir/pattern). "" matches any.
+	// Rename, either name). "" matches any.
 	Path  string
 	Skip  int   // let this many matching calls pass first
 	Count int   // fail this many matching calls, then stop; 0 = forever
@@ -153,13 +153,6 @@ func (f *Faulty) OpenFile(name string, flag int, perm fs.FileMode) (File, error)
 		return nil, err
 	}
 	return f.wrap(f.inner.OpenFile(name, flag, perm))
-}
-
-func (f *Faulty) CreateTemp(dir, pattern string) (File, error) {
-	if err := f.check(OpCreate, path.Join(dir, pattern)); err != nil {
-		return nil, err
-	}
-	return f.wrap(f.inner.CreateTemp(dir, pattern))
 }
 
 func (f *Faulty) wrap(file File, err error) (File, error) {

@@ -3,7 +3,6 @@ package vfs
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -258,19 +257,6 @@ func (f *Fenced) openFile(name, orig string, flag int, perm fs.FileMode, links i
 	return rename(file, orig), nil
 }
 
-func (f *Fenced) CreateTemp(dir, pattern string) (File, error) {
-	sub, done, err := f.folder("createtemp", dir)
-	if err != nil {
-		return nil, err
-	}
-	defer done()
-	file, err := sub.CreateTemp(".", pattern)
-	if err != nil {
-		return nil, err
-	}
-	return rename(file, path.Join(cleanDir(dir), file.Name())), nil
-}
-
 // Stat follows a link as the last element of name as OpenFile does: by
 // its target's name, from the link's folder, checked in turn.
 func (f *Fenced) Stat(name string) (fs.FileInfo, error) {
@@ -450,15 +436,6 @@ func (f *Fenced) Lock(name string) (Lock, error) {
 	}
 	rename(l.File(), name)
 	return l, nil
-}
-
-func (f *Fenced) WriteAtomic(name string, perm uint32, write func(io.Writer) error) error {
-	sub, base, done, err := f.at("writeatomic", name)
-	if err != nil {
-		return err
-	}
-	defer done()
-	return sub.WriteAtomic(base, perm, write)
 }
 
 var (

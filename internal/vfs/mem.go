@@ -5,8 +5,6 @@ import (
 	"os"
 	"path"
 	"slices"
-	"strconv"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -29,7 +27,6 @@ type Mem struct {
 	failAfter int // successful syncs left before failing; -1 when off
 	failing   bool
 	locks     map[*memNode]*memLock
-	temps     uint64
 	umask     fs.FileMode
 }
 
@@ -113,30 +110,6 @@ func (m *Mem) openFile(op, name string, flag int, perm fs.FileMode) (*memFile, e
 		n.mtime = m.tick()
 	}
 	return &memFile{m: m, n: n, name: name, flag: flag, gen: m.gen}, nil
-}
-
-func (m *Mem) CreateTemp(dir, pattern string) (File, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if strings.Contains(pattern, "/") {
-		return nil, &fs.PathError{Op: "createtemp", Path: pattern, Err: syscall.EINVAL}
-	}
-	prefix, suffix := pattern, ""
-	if i := strings.LastIndexByte(pattern, '*'); i >= 0 {
-		prefix, suffix = pattern[:i], pattern[i+1:]
-	}
-	for {
-		m.temps++
-		name := path.Join(dir, prefix+strconv.FormatUint(m.temps, 10)+suffix)
-		f, err := m.openFile("createtemp", name, os.O_RDWR|os.O_CREATE|os.O_EXCL, FilePerm)
-		if err != nil && IsExist(err) {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		return f, nil
-	}
 }
 
 func (m *Mem) Stat(name string) (fs.FileInfo, error)  { return m.stat("stat", name, true) }

@@ -248,12 +248,12 @@ func TestMemWriteAtomicCrashAtEverySync(t *testing.T) {
 			default:
 				t.Fatalf("sync point %d seed %d: s/f = %q", n, seed, got)
 			}
-			if _, err := vfs.RemoveTemps(m, "s"); err != nil {
+			if _, err := vfs.SweepTemps(m, "s"); err != nil {
 				t.Fatal(err)
 			}
 			ents, _ := m.ReadDir("s")
 			if len(ents) != 1 {
-				t.Fatalf("sync point %d: s holds %d files after RemoveTemps", n, len(ents))
+				t.Fatalf("sync point %d: s holds %d files after SweepTemps", n, len(ents))
 			}
 			if finished && seed == 0 {
 				if !sawOld || !sawNew {

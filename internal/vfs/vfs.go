@@ -19,9 +19,6 @@ type FS interface {
 	// waits: a name that is neither a regular file nor a folder (a FIFO,
 	// a socket, a device) is refused with ErrNotRegular.
 	OpenFile(name string, flag int, perm fs.FileMode) (File, error)
-	// CreateTemp creates a new file with a unique name in folder dir, opened
-	// for reading and writing with mode 0600. pattern works as in os.CreateTemp.
-	CreateTemp(dir, pattern string) (File, error)
 	// Stat follows symbolic links; Lstat does not.
 	Stat(name string) (fs.FileInfo, error)
 	Lstat(name string) (fs.FileInfo, error)

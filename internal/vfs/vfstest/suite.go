@@ -8,9 +8,13 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"testing"
+	"unicode/utf8"
 
 	"cairn/internal/vfs"
 )
@@ -38,7 +42,7 @@ func Run(t *testing.T, newFS func(t *testing.T) vfs.FS) {
 		{"Escapes", testEscapes},
 		{"SymlinkOutside", testSymlinkOutside},
 		{"WriteAtomic", testWriteAtomic},
-		{"RemoveTemps", testRemoveTemps},
+		{"SweepTemps", testSweepTemps},
 		{"CreateTemp", testCreateTemp},
 		{"Concurrent", testConcurrent},
 	} {
@@ -680,32 +684,72 @@ func testWriteAtomic(t *testing.T, fsys vfs.FS) {
 	}
 }
 
-func testRemoveTemps(t *testing.T, fsys vfs.FS) {
+// deadPID is above the largest pid Linux hands out (PID_MAX_LIMIT, 2^22):
+// no process has it.
+const deadPID = "999999999"
+
+func testSweepTemps(t *testing.T, fsys vfs.FS) {
 	if err := fsys.MkdirAll("s", vfs.DirPerm); err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, fsys, "s/keep", "k")
-	writeFile(t, fsys, "s/"+vfs.TempPrefix("keep")+"123", "left by a crash")
-	writeFile(t, fsys, "s/.other", "dot file")
-	if err := fsys.MkdirAll("s/.dir", vfs.DirPerm); err != nil {
+	live := strconv.Itoa(os.Getppid()) // the go command or a shell: alive
+	// Files of people, some named much like temps: never removed.
+	kept := []string{"keep", ".keep.tmpl", ".keep.tmp", ".keep.tmp123", ".keep.tmpabc",
+		".keep.tmp-" + deadPID + "-0123456789abcdef",
+		".keep." + deadPID + "-0123456789abcde" + vfs.TempSuffix,        // 15 hex digits
+		".keep." + deadPID + "-0123456789ABCDEF" + vfs.TempSuffix,       // upper case
+		".keep.0" + deadPID + "-0123456789abcdef" + vfs.TempSuffix,      // a leading zero
+		"." + deadPID + "-0123456789abcdef" + vfs.TempSuffix,            // no stem
+		".keep." + deadPID + "-0123456789abcdef" + vfs.TempSuffix + "~", // a backup of one
+		"keep." + deadPID + "-0123456789abcdef" + vfs.TempSuffix,        // no leading dot
+		// A live writer's temp: another process's, and this one's in use.
+		".keep." + live + "-0123456789abcdef" + vfs.TempSuffix,
+	}
+	for _, n := range kept {
+		writeFile(t, fsys, "s/"+n, "user: "+n)
+	}
+	inUse := vfs.TempName("s", "keep")
+	defer vfs.ReleaseTemp(inUse)
+	writeFile(t, fsys, inUse, "a write in progress")
+	kept = append(kept, path.Base(inUse))
+	// A folder named like a temp is not a file cairn made.
+	dirTemp := ".d." + deadPID + "-0123456789abcdef" + vfs.TempSuffix
+	if err := fsys.MkdirAll("s/"+dirTemp, vfs.DirPerm); err != nil {
 		t.Fatal(err)
 	}
-	n, err := vfs.RemoveTemps(fsys, "s")
-	if err != nil || n != 2 {
-		t.Fatalf("RemoveTemps = %d %v, want 2", n, err)
+	kept = append(kept, dirTemp)
+	// Left over: a dead writer's file and link, and one of this process
+	// that its writer let go of.
+	writeFile(t, fsys, "s/.keep."+deadPID+"-00000000000000ff"+vfs.TempSuffix, "left by a crash")
+	if err := fsys.Symlink("keep", "s/.link."+deadPID+"-00000000000000fe"+vfs.TempSuffix); err != nil {
+		t.Fatal(err)
 	}
-	if got := names(t, fsys, "s"); !slices.Equal(got, []string{".dir", "keep"}) {
-		t.Fatalf("s = %v", got)
+	released := vfs.TempName("s", "keep")
+	writeFile(t, fsys, released, "given up")
+	vfs.ReleaseTemp(released)
+
+	n, err := vfs.SweepTemps(fsys, "s")
+	if err != nil || n != 3 {
+		t.Fatalf("SweepTemps = %d %v, want 3", n, err)
 	}
-	if n, err := vfs.RemoveTemps(fsys, "missing"); n != 0 || err != nil {
-		t.Fatalf("RemoveTemps(missing) = %d %v", n, err)
+	slices.Sort(kept)
+	if got := names(t, fsys, "s"); !slices.Equal(got, kept) {
+		t.Fatalf("s = %v\nwant %v", got, kept)
+	}
+	for _, n := range kept {
+		if n != dirTemp && n != path.Base(inUse) {
+			wantFile(t, fsys, "s/"+n, "user: "+n)
+		}
+	}
+	if n, err := vfs.SweepTemps(fsys, "missing"); n != 0 || err != nil {
+		t.Fatalf("SweepTemps(missing) = %d %v", n, err)
 	}
 }
 
 func testCreateTemp(t *testing.T, fsys vfs.FS) {
 	seen := map[string]bool{}
 	for range 5 {
-		f, err := fsys.CreateTemp(".", "tmp-*.json")
+		f, err := vfs.CreateTemp(fsys, ".", "x.json")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -714,6 +758,9 @@ func testCreateTemp(t *testing.T, fsys vfs.FS) {
 			t.Fatalf("CreateTemp reused %s", name)
 		}
 		seen[name] = true
+		if pid, ok := vfs.TempPID(name); !ok || pid != os.Getpid() {
+			t.Fatalf("CreateTemp made %s: TempPID = %d %v", name, pid, ok)
+		}
 		if _, err := f.Write([]byte(name)); err != nil {
 			t.Fatal(err)
 		}
@@ -723,9 +770,28 @@ func testCreateTemp(t *testing.T, fsys vfs.FS) {
 		if err != nil || fi.Mode().Perm() != 0o600 {
 			t.Fatalf("Stat %s = %v %v", name, fi, err)
 		}
+		// In use until released: a sweep leaves it, then takes it.
+		if n, _ := vfs.SweepTemps(fsys, "."); n != 0 {
+			t.Fatalf("SweepTemps removed %s while in use", name)
+		}
+		vfs.ReleaseTemp(name)
+		if n, _ := vfs.SweepTemps(fsys, "."); n != 1 {
+			t.Fatalf("SweepTemps left %s once released", name)
+		}
 	}
-	if _, err := fsys.CreateTemp("missing", "x"); !vfs.IsNotExist(err) {
+	if _, err := vfs.CreateTemp(fsys, "missing", "x"); !vfs.IsNotExist(err) {
 		t.Fatalf("CreateTemp in missing folder: %v", err)
+	}
+	// The longest legal name still has a temp name within NameMax.
+	long := strings.Repeat("é", vfs.NameMax/2) + "x" // 255 bytes
+	f, err := vfs.CreateTemp(fsys, ".", long)
+	if err != nil {
+		t.Fatalf("CreateTemp for a %d-byte name: %v", len(long), err)
+	}
+	defer vfs.ReleaseTemp(f.Name())
+	f.Close()
+	if n := len(f.Name()); n > vfs.NameMax || !utf8.ValidString(f.Name()) || !vfs.IsTemp(f.Name()) {
+		t.Fatalf("temp name for a %d-byte name: %d bytes %q", len(long), n, f.Name())
 	}
 }
 

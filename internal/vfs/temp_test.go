@@ -1,0 +1,67 @@
+package vfs_test
+
+import (
+	"os"
+	"path"
+	"strings"
+	"testing"
+
+	"cairn/internal/vfs"
+)
+
+// FuzzTempName checks the temp grammar both ways: a name TempName makes
+// for any legal base name is a temp name within NameMax carrying this
+// process's pid; the user's base name itself, and every name made from it
+// by adding what people add (".tmp", "l", "~", digits), is not one.
+func FuzzTempName(f *testing.F) {
+	for _, s := range []string{"config", ".config", "x", "a.json", "é", strings.Repeat("n", 255),
+		strings.Repeat("é", 127) + "x", "\xff\xfe", ".x.1-0123456789abcdef.cairn-tmp"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, base string) {
+		if base == "" || len(base) > vfs.NameMax || strings.ContainsAny(base, "/\x00") || base == "." || base == ".." {
+			return // not a legal file name
+		}
+		name := vfs.TempName("d", base)
+		defer vfs.ReleaseTemp(name)
+		tmp := path.Base(name)
+		if path.Dir(name) != "d" || len(tmp) > vfs.NameMax {
+			t.Fatalf("TempName(%q) = %q (%d bytes)", base, name, len(tmp))
+		}
+		if pid, ok := vfs.TempPID(tmp); !ok || pid != os.Getpid() {
+			t.Fatalf("TempName(%q) = %q: TempPID = %d %v", base, name, pid, ok)
+		}
+		if vfs.TempLeftover(tmp) {
+			t.Fatalf("%q is left over while in use", tmp)
+		}
+		for _, user := range []string{tmp + "~", tmp + ".swp", "." + base + ".tmp", "." + base + ".tmpl",
+			"." + base + ".tmp123", "." + base + ".tmpabc", strings.TrimSuffix(tmp, vfs.TempSuffix) + ".tmp"} {
+			if vfs.IsTemp(user) {
+				t.Errorf("%q (from base %q) is taken for a temp name", user, base)
+			}
+		}
+	})
+}
+
+func TestTempNameLongBase(t *testing.T) {
+	// A 250-byte name (legal: NAME_MAX is 255) gets a temp name that fits,
+	// starting with as much of the name as fits.
+	base := strings.Repeat("a", 250)
+	name := vfs.TempName(".", base)
+	defer vfs.ReleaseTemp(name)
+	if len(name) > vfs.NameMax || !strings.HasPrefix(name, "."+base[:200]) || !vfs.IsTemp(name) {
+		t.Fatalf("TempName = %q (%d bytes)", name, len(name))
+	}
+	// On the disk: the long name can be written atomically.
+	d, err := vfs.OpenDisk(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if err := vfs.WriteFileAtomic(d, base, []byte("long")); err != nil {
+		t.Fatalf("WriteFileAtomic of a %d-byte name: %v", len(base), err)
+	}
+	if got, err := vfs.ReadFile(d, base); err != nil || string(got) != "long" {
+		t.Fatalf("read back = %q %v", got, err)
+	}
+}
