@@ -40,6 +40,10 @@ type state struct {
 
 	bytes        int64 // payload bytes of all items
 	payloadBytes int64 // the same, as the load measured it
+
+	// readLines and badLines count the journal's complete lines that were
+	// folded and that could not be read (not JSON, or not a version 1 line).
+	readLines, badLines int
 }
 
 func newState(id, path string) *state {

@@ -217,7 +217,7 @@ func (w *Workspace) rebuildRecords(ctx context.Context, ids []string) int {
 			continue
 		}
 		st, err := w.fold(ctx, id, foldOptions{})
-		if err != nil {
+		if err != nil || st.unreadable() {
 			continue
 		}
 		size := int64(0)
