@@ -24,6 +24,7 @@ type repl struct {
 	store   *engine.Store // a throwaway temporary root when the state folder cannot be used
 	ws      *engine.Workspace
 	sess    *engine.Session
+	open    openSession // sess, for the signal handler (repl_signal.go)
 	noticed map[string]bool
 	// pendingName is a /rename given before the session held anything: it
 	// is applied with the first prompt, so a name alone writes nothing.
@@ -129,7 +130,10 @@ func (r *repl) opts() engine.SessionOptions {
 	return engine.SessionOptions{Degrade: true, Notice: r.notice, Ephemeral: r.store.Ephemeral(), NoSnapshots: r.noSnapshots}
 }
 
-func (r *repl) startNew() { r.sess, r.pendingName = r.ws.Create(r.opts()), "" }
+func (r *repl) startNew() {
+	r.sess, r.pendingName = r.ws.Create(r.opts()), ""
+	r.open.set(r.sess)
+}
 
 // resume opens session id and says what changed since it last ran.
 func (r *repl) resume(id string) error {
@@ -138,6 +142,7 @@ func (r *repl) resume(id string) error {
 		return err
 	}
 	r.sess = s
+	r.open.set(s)
 	rec := s.Record()
 	info := s.Resume()
 	fmt.Fprintf(r.out, "Resumed %q (%d items).\n", rec.Title, rec.Counts.Items)
@@ -171,7 +176,11 @@ func (r *repl) closeSession() (string, bool) {
 	}
 	s := r.sess
 	r.sess = nil
-	if err := s.Close(); err != nil {
+	r.open.mu.Lock() // a signal arriving now waits for this close
+	err := s.Close()
+	r.open.sess = nil
+	r.open.mu.Unlock()
+	if err != nil {
 		r.notice(err.Error())
 	}
 	return s.ID(), s.Recorded() && !r.store.Ephemeral()

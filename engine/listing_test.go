@@ -93,3 +93,56 @@ func TestOverwrittenSessionLeftOutAndNeverAppended(t *testing.T) {
 		t.Fatalf("an empty record beside an unreadable journal: %d listed", len(l))
 	}
 }
+
+// A session whose process died between record writes (kill -9: the lock
+// let go, the owner's hint left behind) has a record that trails its
+// journal: fsck names it, and the next listing rebuilds it, so the count
+// it shows is the journal's.
+func TestListingRebuildsRecordOfDeadOwner(t *testing.T) {
+	ctx := context.Background()
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	s, err := Open(filepath.Join(t.TempDir(), "home"), WithClock(func() time.Time { return now }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ws, _ := s.Workspace(t.TempDir())
+	sess := ws.Create(SessionOptions{})
+	for _, p := range []string{"one", "two", "three"} {
+		if _, err := sess.Append(ctx, Item{Type: User, Text: p}); err != nil {
+			t.Fatal(err)
+		}
+		if err := sess.EndTurn(ctx, Turn{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	id := sess.ID()
+	// The process dies: its lock goes with it, nothing else happens.
+	sess.lock.Release()
+	if rec, err := readRecord(s.fsys, ws.dir, id); err != nil || rec.Counts.Items == 3 {
+		t.Fatalf("the record before the listing: %+v, %v (the test needs one that trails)", rec, err)
+	}
+
+	rep, err := s.Fsck(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Notes) != 1 || !strings.Contains(rep.Notes[0].Problem, "stale record") ||
+		!strings.HasSuffix(rep.Notes[0].Path, id+".json") || len(rep.Problems) != 0 {
+		t.Fatalf("fsck: notes %+v, problems %+v", rep.Notes, rep.Problems)
+	}
+
+	l, _, err := ws.List(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l) != 1 || l[0].Items != 3 || l[0].OwnerPID != 0 {
+		t.Fatalf("listing after the owner died: %+v", l)
+	}
+	if rep, _ := s.Fsck(ctx); len(rep.Notes) != 0 {
+		t.Fatalf("fsck after the listing: %+v", rep.Notes)
+	}
+	if _, err := os.Stat(filepath.Join(ws.Folder(), "owners", id)); !os.IsNotExist(err) {
+		t.Fatalf("the dead owner's hint is still there: %v", err)
+	}
+}

@@ -99,14 +99,24 @@ func (w *Workspace) owners() map[string]int {
 }
 
 // ownerPID is the pid of the process that holds session id's lock (possibly
-// this one), or 0 when none does.
+// this one), or 0 when none does. A session whose last owner died holding
+// it (its hint or its pid is still there) may have a record older than its
+// journal: while the lock is held here, that record is rebuilt.
 func (w *Workspace) ownerPID(id string) int {
 	fsys := w.s.fsys
-	if _, err := fsys.Stat(lockName(w.dir, id)); err != nil {
+	fi, err := fsys.Stat(lockName(w.dir, id))
+	if err != nil {
 		return 0
 	}
 	l, err := fsys.Lock(lockName(w.dir, id))
 	if err == nil {
+		_, hinted := fsys.Stat(ownersName(w.dir, id))
+		if hinted == nil || fi.Size() > 0 {
+			w.settleRecord(id)
+			if f := l.File(); f != nil {
+				f.Truncate(0)
+			}
+		}
 		l.Release()
 		fsys.Remove(ownersName(w.dir, id))
 		return 0

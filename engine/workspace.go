@@ -97,6 +97,10 @@ func (w *Workspace) List(ctx context.Context) ([]Summary, []index.Problem, error
 			return nil, nil, nil
 		}
 	}
+	// Owners first: a session whose owner died is settled there, its
+	// record rebuilt when its journal went on past it, before the index
+	// reads the records.
+	owners := w.owners()
 	x := index.Open(w.s.fsys, w.dir)
 	if _, err := x.Refresh(ctx); err != nil && !errors.Is(err, index.ErrNotSaved) {
 		return nil, nil, err
@@ -119,7 +123,6 @@ func (w *Workspace) List(ctx context.Context) ([]Summary, []index.Problem, error
 			return nil, nil, err
 		}
 	}
-	owners := w.owners()
 	ents := x.Entries()
 	out := make([]Summary, len(ents))
 	for i, e := range ents {
@@ -216,15 +219,7 @@ func (w *Workspace) rebuildRecords(ctx context.Context, ids []string) int {
 		if !validSessionID(id) || w.ownerPID(id) != 0 {
 			continue
 		}
-		st, err := w.fold(ctx, id, foldOptions{})
-		if err != nil || st.unreadable() {
-			continue
-		}
-		size := int64(0)
-		if fi, err := w.s.fsys.Stat(itemsName(w.dir, id)); err == nil {
-			size = fi.Size()
-		}
-		if writeRecord(w.s.fsys, w.dir, st.record(map[string]int64{"items": size})) == nil {
+		if w.rebuildRecord(ctx, id) == nil {
 			n++
 		}
 	}

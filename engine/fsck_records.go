@@ -1,0 +1,37 @@
+package engine
+
+// fsckRecord checks the record of session id in workspace folder dir (name
+// is its path): that it reads, and that it is not older than its items
+// journal. A stale record is a note, like a torn tail: the expected shape
+// of a process killed between two record writes, which a listing or an
+// open rebuilds. A session some process owns is left out: its record
+// trails its journal by design until it closes.
+func (s *Store) fsckRecord(dir, id, name string, bad, note reporter) {
+	rec, err := readRecord(s.fsys, dir, id)
+	if err != nil {
+		bad(name, "unreadable record (rebuilt from the journal on next open): %v", err)
+		return
+	}
+	fi, err := s.fsys.Stat(itemsName(dir, id))
+	if err != nil {
+		return // no items journal to compare with
+	}
+	if covered := rec.Journals["items"]; covered != fi.Size() && !s.ownedNow(dir, id) {
+		note(name, "stale record: it reflects %d bytes of %s, which holds %d (its process ended without closing it); rebuilt on the next listing or open",
+			covered, itemsName(dir, id), fi.Size())
+	}
+}
+
+// ownedNow reports whether a process holds session id's lock, without
+// changing anything (fsck only reads).
+func (s *Store) ownedNow(dir, id string) bool {
+	if _, err := s.fsys.Stat(lockName(dir, id)); err != nil {
+		return false // never opened for writing: no lock file to make
+	}
+	l, err := s.fsys.Lock(lockName(dir, id))
+	if err != nil {
+		return true // held, or cannot tell: say nothing
+	}
+	l.Release()
+	return false
+}
