@@ -224,6 +224,10 @@ func (c *SessionsCmd) Run(g *Globals) error {
 		}
 		wss = []*engine.Workspace{ws}
 	}
+	var store *engine.Store
+	if len(wss) > 0 {
+		store = wss[0].Store()
+	}
 	rows := []sessionRow{}
 	var sums []engine.Summary
 	for _, ws := range wss {
@@ -236,8 +240,8 @@ func (c *SessionsCmd) Run(g *Globals) error {
 		}
 		sums = append(sums, l...)
 	}
-	if c.All {
-		engine.SortSummaries(sums)
+	if c.All && store != nil {
+		store.SortSummaries(sums)
 	}
 	if g.JSON {
 		return writeSessionsJSON(g.stdout, sums)

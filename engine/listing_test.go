@@ -146,3 +146,144 @@ func TestListingRebuildsRecordOfDeadOwner(t *testing.T) {
 		t.Fatalf("the dead owner's hint is still there: %v", err)
 	}
 }
+
+// A stored time in the future is not activity: a session whose journal and
+// record are dated ahead of the clock never outranks real sessions (in the
+// listing, or for Latest, which --continue uses), a new write dates it
+// now, a record forged with a future time is rebuilt, one the listing
+// cannot rebuild (its owner is live) is listed last, and fsck names each.
+func TestFutureTimesDoNotOutrankRealActivity(t *testing.T) {
+	ctx := context.Background()
+	real := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	now := real
+	s, err := Open(filepath.Join(t.TempDir(), "home"), WithClock(func() time.Time { return now }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ws, _ := s.Workspace(t.TempDir())
+	mk := func(text string, at time.Time) *Session {
+		now = at
+		sess := ws.Create(SessionOptions{})
+		if _, err := sess.Append(ctx, Item{Type: User, Text: text}); err != nil {
+			t.Fatal(err)
+		}
+		if err := sess.EndTurn(ctx, Turn{}); err != nil {
+			t.Fatal(err)
+		}
+		return sess
+	}
+	closeIt := func(sess *Session) string {
+		if err := sess.Close(); err != nil {
+			t.Fatal(err)
+		}
+		return sess.ID()
+	}
+	older := closeIt(mk("older", real.Add(-2*time.Hour)))
+	newer := closeIt(mk("newer", real.Add(-time.Hour)))
+	ahead := closeIt(mk("from the future", time.Date(2099, 1, 1, 0, 0, 0, 0, time.UTC)))
+	now = real
+
+	rep, err := s.Fsck(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var futureNotes []string
+	for _, n := range rep.Notes {
+		if strings.Contains(n.Problem, "future") {
+			futureNotes = append(futureNotes, n.Path)
+		}
+	}
+	if len(futureNotes) != 2 || !strings.HasSuffix(futureNotes[0], ahead+".json") && !strings.HasSuffix(futureNotes[1], ahead+".json") {
+		t.Fatalf("fsck does not name the future record and its journal: %+v", rep.Notes)
+	}
+
+	order := func() []string {
+		t.Helper()
+		l, _, err := ws.List(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, e := range l {
+			out = append(out, e.ID)
+		}
+		return out
+	}
+	if got := order(); len(got) != 3 || got[0] != newer || got[1] != older || got[2] != ahead {
+		t.Fatalf("order %v, want newer, older, then the future one", got)
+	}
+	if id, _ := ws.Latest(ctx); id != newer {
+		t.Fatalf("Latest is %s, want the newest real session %s", id, newer)
+	}
+	if rec, _ := readRecord(s.fsys, ws.dir, ahead); rec.UpdatedAt.After(real) {
+		t.Fatalf("the rebuilt record still says updated_at %v", rec.UpdatedAt)
+	}
+
+	// A new write dates it now, and it goes to the top.
+	now = real.Add(time.Minute)
+	re, err := ws.Open(ctx, ahead, SessionOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := re.Append(ctx, Item{Type: User, Text: "now"}); err != nil {
+		t.Fatal(err)
+	}
+	closeIt(re)
+	if rec, _ := readRecord(s.fsys, ws.dir, ahead); !rec.UpdatedAt.Equal(now) {
+		t.Fatalf("after a write the record says updated_at %v, want %v", rec.UpdatedAt, now)
+	}
+	if got := order(); got[0] != ahead {
+		t.Fatalf("after a write: order %v", got)
+	}
+
+	// A record forged with a future time, its journal real: rebuilt.
+	p := filepath.Join(ws.Folder(), "sessions", older+".json")
+	b, _ := os.ReadFile(p)
+	forged := strings.Replace(string(b), `"updated_at": "2026-03-01T10:00:00.000Z"`, `"updated_at": "2999-01-01T00:00:00.000Z"`, 1)
+	if forged == string(b) {
+		t.Fatalf("no updated_at to forge in %s", b)
+	}
+	os.WriteFile(p, []byte(forged), 0o600)
+	if got := order(); got[0] != ahead || got[2] != older {
+		t.Fatalf("with a forged record: order %v", got)
+	}
+
+	// One its live owner keeps dated ahead cannot be rebuilt: listed last.
+	live := mk("live and ahead", time.Date(2099, 1, 1, 0, 0, 0, 0, time.UTC))
+	defer live.Close()
+	live.Close() // written durably with its future time...
+	live2, err := ws.Open(ctx, live.ID(), SessionOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer live2.Close()
+	now = real.Add(2 * time.Minute)
+	if rec, _ := readRecord(s.fsys, ws.dir, live.ID()); !rec.UpdatedAt.After(real) {
+		t.Fatalf("the live session's record: updated_at %v (the test needs it ahead)", rec.UpdatedAt)
+	}
+	if got := order(); len(got) != 4 || got[3] != live.ID() {
+		t.Fatalf("with a live session dated ahead: order %v", got)
+	}
+}
+
+// Listing every workspace sorts their sessions together the same way: one
+// dated in the future goes below every real one.
+func TestSortSummariesPutsFutureLast(t *testing.T) {
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	s, err := Open(filepath.Join(t.TempDir(), "home"), WithClock(func() time.Time { return now }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	sum := func(id string, at time.Time) Summary {
+		var e Summary
+		e.ID, e.UpdatedAt = id, at
+		return e
+	}
+	l := []Summary{sum("a", now.Add(-time.Hour)), sum("f", now.AddDate(70, 0, 0)), sum("b", now.Add(-time.Minute)), sum("z", time.Time{})}
+	s.SortSummaries(l)
+	if got := l[0].ID + l[1].ID + l[2].ID + l[3].ID; got != "bazf" {
+		t.Fatalf("order %s, want bazf", got)
+	}
+}

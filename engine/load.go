@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"strconv"
 	"sync"
+	"time"
 
 	"cairn/journal"
 )
@@ -110,6 +111,7 @@ func (w *Workspace) fold(ctx context.Context, id string, opt foldOptions) (*stat
 		}
 	}
 	st := newState(id, w.path)
+	st.notAfter = w.s.future()
 	st.badLines = len(jst.Bad)
 	for _, l := range lines {
 		if l == nil {
@@ -120,6 +122,7 @@ func (w *Workspace) fold(ctx context.Context, id string, opt foldOptions) (*stat
 		st.apply(l) // a line that breaks the tree is skipped; fsck reports it
 	}
 	st.id = id
+	st.notAfter = time.Time{}
 	st.payloadBytes = total
 	return st, nil
 }

@@ -118,12 +118,13 @@ func (w *Workspace) List(ctx context.Context) ([]Summary, []index.Problem, error
 			}
 		}
 	}
+	rebuild = append(rebuild, futureIDs(x.Entries(), w.s.future())...)
 	if w.rebuildRecords(ctx, rebuild) > 0 {
 		if _, err := x.Refresh(ctx); err != nil && !errors.Is(err, index.ErrNotSaved) {
 			return nil, nil, err
 		}
 	}
-	ents := x.Entries()
+	ents := futureLast(x.Entries(), w.s.future())
 	out := make([]Summary, len(ents))
 	for i, e := range ents {
 		out[i] = Summary{Entry: e, OwnerPID: owners[e.ID]}
@@ -199,9 +200,13 @@ func gitBranch(dir string) string {
 }
 
 // SortSummaries orders sessions as the picker does: newest updated_at first,
-// ties by id.
-func SortSummaries(l []Summary) {
+// ties by id, and those dated in the future (by the store's clock) last.
+func (s *Store) SortSummaries(l []Summary) {
+	limit := s.future()
 	sort.SliceStable(l, func(i, j int) bool {
+		if fi, fj := l[i].UpdatedAt.After(limit), l[j].UpdatedAt.After(limit); fi != fj {
+			return fj
+		}
 		if !l[i].UpdatedAt.Equal(l[j].UpdatedAt) {
 			return l[i].UpdatedAt.After(l[j].UpdatedAt)
 		}
