@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"cairn/cli/display"
 	"cairn/engine"
 )
 
@@ -35,7 +36,7 @@ func (c *ForkCmd) Run(g *Globals) error {
 	if g.JSON {
 		return g.printJSON(res)
 	}
-	fmt.Fprintf(g.stdout, "%s  %s\n", res.Session, res.Title)
+	fmt.Fprintf(g.stdout, "%s  %s\n", res.Session, display.Line(res.Title))
 	if res.Draft != "" {
 		fmt.Fprintf(g.stdout, "prompt to edit: %s\n", res.Draft)
 	}

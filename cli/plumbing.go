@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"cairn/cli/display"
 	"cairn/engine"
 	"cairn/internal/jsonw"
 )
@@ -236,7 +237,7 @@ func (c *SessionsCmd) Run(g *Globals) error {
 			return err
 		}
 		for _, p := range problems {
-			fmt.Fprintf(g.stderr, "cairn: skipped %s: %s\n", p.Name, p.Err)
+			fmt.Fprintf(g.stderr, "cairn: skipped %s: %s\n", display.Line(p.Name), display.Line(p.Err))
 		}
 		sums = append(sums, l...)
 	}
@@ -256,7 +257,7 @@ func (c *SessionsCmd) Run(g *Globals) error {
 			owned = fmt.Sprintf("  [open in pid %d]", *r.OwnerPID)
 		}
 		t, _ := time.Parse(time.RFC3339, r.UpdatedAt)
-		fmt.Fprintf(g.stdout, "%s  %-8s %4d items  %s%s\n", r.ID, age(now, t), r.Items, r.Title, owned)
+		fmt.Fprintf(g.stdout, "%s  %-8s %4d items  %s%s\n", r.ID, age(now, t), r.Items, display.Line(r.Title), owned)
 	}
 	return nil
 }
@@ -310,7 +311,8 @@ func (c *ShowCmd) Run(g *Globals) error {
 	}
 	r := v.Record
 	fmt.Fprintf(g.stdout, "id       %s\ntitle    %s (%s)\npath     %s\ncreated  %s\nupdated  %s\nitems    %d\nturns    %d\nbranch   %s\nbuild    %s\n",
-		r.ID, r.Title, r.TitleSource, r.Path, fmtTime(r.CreatedAt.Time), fmtTime(r.UpdatedAt.Time), r.Counts.Items, r.Counts.Turns, r.Branch, r.Build)
+		r.ID, display.Line(r.Title), display.Line(r.TitleSource), display.Line(r.Path), fmtTime(r.CreatedAt.Time), fmtTime(r.UpdatedAt.Time),
+		r.Counts.Items, r.Counts.Turns, display.Line(r.Branch), display.Line(r.Build))
 	if r.ForkOf != nil {
 		fmt.Fprintf(g.stdout, "fork of  %s at %s (#%d)\n", r.ForkOf.Session, r.ForkOf.Item, r.ForkOf.N)
 	}
@@ -402,7 +404,7 @@ func (c *RenameCmd) Run(g *Globals) error {
 	if g.JSON {
 		return g.printJSON(r)
 	}
-	fmt.Fprintf(g.stdout, "%s  %s\n", r.ID, r.Title)
+	fmt.Fprintf(g.stdout, "%s  %s\n", r.ID, display.Line(r.Title))
 	return nil
 }
 

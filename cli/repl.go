@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"cairn/cli/display"
 	"cairn/cli/term"
 	"cairn/engine"
 )
@@ -150,7 +151,7 @@ func (r *repl) resume(id string) error {
 		fmt.Fprintf(r.out, "The session's last line was torn by a crash; %d bytes were cut and every complete item kept.\n", info.Repaired)
 	}
 	if info.BranchBefore != "" && info.BranchBefore != info.Branch {
-		fmt.Fprintf(r.out, "Note: the branch changed from %s to %s.\n", info.BranchBefore, orNone(info.Branch))
+		fmt.Fprintf(r.out, "Note: the branch changed from %s to %s.\n", display.Line(info.BranchBefore), display.Line(orNone(info.Branch)))
 	}
 	if info.BuildBefore != "" && info.BuildBefore != info.Build {
 		fmt.Fprintf(r.out, "Note: this session was recorded by cairn %s; this is cairn %s.\n", info.BuildBefore, info.Build)
@@ -190,7 +191,7 @@ func (r *repl) closeSession() (string, bool) {
 // after the terminal is handed back.
 func (r *repl) loop() error {
 	if f := stdinTerminal(r.g); f != nil {
-		ed, err := term.NewEditor(f, r.out, r.store.History())
+		ed, err := term.NewEditor(f, r.g.term, r.store.History())
 		if err != nil {
 			return err
 		}
@@ -337,7 +338,7 @@ func (r *repl) pick() (string, error) {
 	}
 	var i int
 	if f := stdinTerminal(r.g); f != nil {
-		i, err = term.Pick(f, r.out, rows)
+		i, err = term.Pick(f, r.g.term, rows)
 	} else {
 		if r.lines == nil {
 			// One buffered reader for the picker and the REPL after it, so
@@ -352,7 +353,8 @@ func (r *repl) pick() (string, error) {
 	return l[i].ID, nil
 }
 
+// firstLine is the first line of s, for one line of output (escaped).
 func firstLine(s string) string {
 	l, _, _ := strings.Cut(s, "\n")
-	return l
+	return display.Line(l)
 }
