@@ -59,6 +59,9 @@ func (w *Workspace) Fork(ctx context.Context, parent, at string) (*ForkResult, e
 	if err != nil {
 		return nil, err
 	}
+	if st.unreadable() {
+		return nil, w.unreadableError(parent)
+	}
 	if at == "" {
 		at = st.head
 	}

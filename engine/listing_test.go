@@ -87,6 +87,13 @@ func TestOverwrittenSessionLeftOutAndNeverAppended(t *testing.T) {
 	if b, _ := os.ReadFile(journal); string(b) != "garbage{{{\n" {
 		t.Fatalf("the refused open wrote to the journal: %q", b)
 	}
+	// Reading and forking it say the same, rather than showing an empty session.
+	if _, err := ws.Read(ctx, ids[1]); !errors.As(err, &ue) {
+		t.Fatalf("reading an unreadable session: %v", err)
+	}
+	if _, err := ws.Fork(ctx, ids[1], ""); !errors.As(err, &ue) {
+		t.Fatalf("forking an unreadable session: %v", err)
+	}
 	// A listing does not rebuild its record from the journal either.
 	os.WriteFile(filepath.Join(sess, ids[1]+".json"), nil, 0o600)
 	if l, _, _ := ws.List(ctx); len(l) != 2 {
