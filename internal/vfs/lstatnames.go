@@ -4,7 +4,9 @@ import (
 	"io/fs"
 	"path"
 	"runtime"
+	"strings"
 	"sync"
+	"syscall"
 )
 
 // NamesLstater is an FS that can Lstat many names of one folder for less
@@ -23,10 +25,20 @@ func LstatNames(fsys FS, dir string, names []string, fn func(i int, fi fs.FileIn
 		return x.LstatNames(dir, names, fn)
 	}
 	for i, n := range names {
+		if !baseName(n) {
+			fn(i, nil, &fs.PathError{Op: "lstat", Path: dir + "/" + n, Err: syscall.EINVAL})
+			continue
+		}
 		fi, err := fsys.Lstat(path.Join(dir, n))
 		fn(i, fi, err)
 	}
 	return nil
+}
+
+// baseName reports whether n names an entry of a folder: not empty, not
+// "." or "..", no slash.
+func baseName(n string) bool {
+	return n != "" && n != "." && n != ".." && !strings.ContainsRune(n, '/')
 }
 
 // Inoder is a FileInfo that knows its file's inode number without Sys.

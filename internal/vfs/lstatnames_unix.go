@@ -5,7 +5,6 @@ package vfs
 import (
 	"io/fs"
 
-	"strings"
 	"syscall"
 	"time"
 
@@ -24,7 +23,7 @@ func (d *Disk) LstatNames(dir string, names []string, fn func(i int, fi fs.FileI
 	fd := int(f.Fd())
 	eachParallel(len(names), func(i int) {
 		n := names[i]
-		if n == "" || n == "." || n == ".." || strings.ContainsRune(n, '/') {
+		if !baseName(n) {
 			fn(i, nil, &fs.PathError{Op: "lstat", Path: dir + "/" + n, Err: syscall.EINVAL})
 			return
 		}

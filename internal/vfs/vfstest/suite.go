@@ -40,6 +40,7 @@ func Run(t *testing.T, newFS func(t *testing.T) vfs.FS) {
 		{"RemoveTemps", testRemoveTemps},
 		{"CreateTemp", testCreateTemp},
 		{"Concurrent", testConcurrent},
+		{"LstatNames", testLstatNames},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, newFS(t)) })
 	}
