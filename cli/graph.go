@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"cairn/cli/display"
 	"cairn/engine"
 )
 
@@ -35,9 +36,9 @@ func (c *ForkCmd) Run(g *Globals) error {
 	if g.JSON {
 		return g.printJSON(res)
 	}
-	fmt.Fprintf(g.stdout, "%s  %s\n", res.Session, res.Title)
+	fmt.Fprintf(g.stdout, "%s  %s\n", res.Session, display.Line(res.Title))
 	if d := draftText(res.Draft, res.DraftUnavailable); d != "" {
-		fmt.Fprintf(g.stdout, "prompt to edit: %s\n", d)
+		fmt.Fprintf(g.stdout, "prompt to edit: %s\n", display.Text(d))
 	}
 	return nil
 }

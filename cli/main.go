@@ -11,6 +11,7 @@ import (
 
 	"github.com/alecthomas/kong"
 
+	"cairn/cli/display"
 	"cairn/engine"
 )
 
@@ -52,9 +53,12 @@ type Globals struct {
 
 	ctx    context.Context
 	stdin  io.Reader
-	stdout io.Writer
-	stderr io.Writer
-	store  *engine.Store
+	stdout io.Writer // what a person reads is escaped (cli/display), JSON is not
+	stderr io.Writer // escaped
+	// term is stdout unescaped: for the line editor and the picker, which
+	// draw with escape sequences of their own, and for exact bytes.
+	term  io.Writer
+	store *engine.Store
 }
 
 var _ = kong.Must(&CLI{})
@@ -84,6 +88,16 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 	kctx, err := parser.Parse(rewriteArgs(args))
 	if exited >= 0 {
 		return exited
+	}
+	// Text from sessions (titles, file names, prompts, tool output) reaches
+	// a person only escaped: it may hold terminal control sequences.
+	errw := display.Writer(stderr)
+	cli.stderr, cli.term = errw, stdout
+	defer errw.Flush()
+	if !cli.JSON {
+		outw := display.Writer(stdout)
+		cli.stdout = outw
+		defer outw.Flush()
 	}
 	if err != nil {
 		return cli.fail(usageErrorf("%v", err))

@@ -3,6 +3,8 @@ package cli
 import (
 	"fmt"
 	"io"
+
+	"cairn/cli/display"
 )
 
 // OutputCmd prints a stored tool output of a session, or searches it.
@@ -10,6 +12,8 @@ type OutputCmd struct {
 	Session string `arg:"" help:"Session (id, prefix or title) the output belongs to."`
 	ID      string `arg:"" help:"Output id, as the tool result gave it (e.g. output-cargo-test-2)."`
 	Search  string `name:"search" placeholder:"TEXT" help:"Print only the lines holding TEXT, with their line numbers."`
+	// Printed for a person, the output keeps its colours and has every other
+	// control sequence escaped; with --json, the stored bytes as they are.
 }
 
 func (c *OutputCmd) Run(g *Globals) error {
@@ -35,7 +39,7 @@ func (c *OutputCmd) Run(g *Globals) error {
 			if m.Cut {
 				cut = " [...]"
 			}
-			fmt.Fprintf(g.stdout, "%d:%s%s\n", m.Line, m.Text, cut)
+			fmt.Fprintf(g.term, "%d:%s%s\n", m.Line, display.Output(m.Text), cut)
 		}
 		return nil
 	}
@@ -44,6 +48,15 @@ func (c *OutputCmd) Run(g *Globals) error {
 		return err
 	}
 	defer rc.Close()
-	_, err = io.Copy(g.stdout, rc)
-	return err
+	if g.JSON {
+		_, err = io.Copy(g.term, rc) // the stored bytes, exactly
+		return err
+	}
+	// Shown to a person: a tool's colours (SGR) are kept, every other
+	// control sequence is escaped (cli/display).
+	w := display.OutputWriter(g.term)
+	if _, err = io.Copy(w, rc); err != nil {
+		return err
+	}
+	return w.Flush()
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"cairn/cli/display"
 	"cairn/engine"
 	"cairn/internal/jsonw"
 )
@@ -228,6 +229,10 @@ func (c *SessionsCmd) Run(g *Globals) error {
 		}
 		wss = []*engine.Workspace{ws}
 	}
+	var store *engine.Store
+	if len(wss) > 0 {
+		store = wss[0].Store()
+	}
 	rows := []sessionRow{}
 	var sums []engine.Summary
 	for _, ws := range wss {
@@ -236,12 +241,12 @@ func (c *SessionsCmd) Run(g *Globals) error {
 			return err
 		}
 		for _, p := range problems {
-			fmt.Fprintf(g.stderr, "cairn: skipped %s: %s\n", p.Name, p.Err)
+			fmt.Fprintf(g.stderr, "cairn: skipped %s: %s\n", display.Line(p.Name), display.Line(p.Err))
 		}
 		sums = append(sums, l...)
 	}
-	if c.All {
-		engine.SortSummaries(sums)
+	if c.All && store != nil {
+		store.SortSummaries(sums)
 	}
 	if g.JSON {
 		return writeSessionsJSON(g.stdout, sums)
@@ -256,7 +261,7 @@ func (c *SessionsCmd) Run(g *Globals) error {
 			owned = fmt.Sprintf("  [open in pid %d]", *r.OwnerPID)
 		}
 		t, _ := time.Parse(time.RFC3339, r.UpdatedAt)
-		fmt.Fprintf(g.stdout, "%s  %-8s %4d items  %s%s\n", r.ID, age(now, t), r.Items, r.Title, owned)
+		fmt.Fprintf(g.stdout, "%s  %-8s %4d items  %s%s\n", r.ID, age(now, t), r.Items, display.Line(r.Title), owned)
 	}
 	return nil
 }
@@ -319,7 +324,8 @@ func (c *ShowCmd) Run(g *Globals) error {
 	}
 	r := v.Record
 	fmt.Fprintf(g.stdout, "id       %s\ntitle    %s (%s)\npath     %s\ncreated  %s\nupdated  %s\nitems    %d\nturns    %d\nbranch   %s\nbuild    %s\n",
-		r.ID, r.Title, r.TitleSource, r.Path, fmtTime(r.CreatedAt.Time), fmtTime(r.UpdatedAt.Time), r.Counts.Items, r.Counts.Turns, r.Branch, r.Build)
+		r.ID, display.Line(r.Title), display.Line(r.TitleSource), display.Line(r.Path), fmtTime(r.CreatedAt.Time), fmtTime(r.UpdatedAt.Time),
+		r.Counts.Items, r.Counts.Turns, display.Line(r.Branch), display.Line(r.Build))
 	if r.ForkOf != nil {
 		fmt.Fprintf(g.stdout, "fork of  %s at %s (#%d)\n", r.ForkOf.Session, r.ForkOf.Item, r.ForkOf.N)
 	}
@@ -417,7 +423,7 @@ func (c *RenameCmd) Run(g *Globals) error {
 	if g.JSON {
 		return g.printJSON(r)
 	}
-	fmt.Fprintf(g.stdout, "%s  %s\n", r.ID, r.Title)
+	fmt.Fprintf(g.stdout, "%s  %s\n", r.ID, display.Line(r.Title))
 	return nil
 }
 

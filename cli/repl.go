@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"cairn/cli/display"
 	"cairn/cli/term"
 	"cairn/engine"
 	"cairn/internal/vfs"
@@ -24,7 +25,8 @@ type repl struct {
 	store   *engine.Store // a throwaway temporary root when the state folder cannot be used
 	ws      *engine.Workspace
 	sess    *engine.Session
-	noticed string // the last notice shown
+	open    openSession // sess, for the signal handler (repl_signal.go)
+	noticed string      // the last notice shown
 	// pendingName is a /rename given before the session held anything: it
 	// is applied with the first prompt, so a name alone writes nothing.
 	pendingName string
@@ -137,7 +139,10 @@ func (r *repl) opts() engine.SessionOptions {
 	return engine.SessionOptions{Degrade: true, Notice: r.notice, Ephemeral: r.store.Ephemeral(), NoSnapshots: r.noSnapshots}
 }
 
-func (r *repl) startNew() { r.sess, r.pendingName = r.ws.Create(r.opts()), "" }
+func (r *repl) startNew() {
+	r.sess, r.pendingName = r.ws.Create(r.opts()), ""
+	r.open.set(r.sess)
+}
 
 // resume opens session id and says what changed since it last ran.
 func (r *repl) resume(id string) error {
@@ -146,6 +151,7 @@ func (r *repl) resume(id string) error {
 		return err
 	}
 	r.sess = s
+	r.open.set(s)
 	rec := s.Record()
 	info := s.Resume()
 	fmt.Fprintf(r.out, "Resumed %q (%d items).\n", rec.Title, rec.Counts.Items)
@@ -153,7 +159,7 @@ func (r *repl) resume(id string) error {
 		fmt.Fprintf(r.out, "The session's last line was torn by a crash; %d bytes were cut and every complete item kept.\n", info.Repaired)
 	}
 	if info.BranchBefore != "" && info.BranchBefore != info.Branch {
-		fmt.Fprintf(r.out, "Note: the branch changed from %s to %s.\n", info.BranchBefore, orNone(info.Branch))
+		fmt.Fprintf(r.out, "Note: the branch changed from %s to %s.\n", display.Line(info.BranchBefore), display.Line(orNone(info.Branch)))
 	}
 	if info.BuildBefore != "" && info.BuildBefore != info.Build {
 		fmt.Fprintf(r.out, "Note: this session was recorded by cairn %s; this is cairn %s.\n", info.BuildBefore, info.Build)
@@ -179,7 +185,11 @@ func (r *repl) closeSession() (string, bool) {
 	}
 	s := r.sess
 	r.sess = nil
-	if err := s.Close(); err != nil {
+	r.open.mu.Lock() // a signal arriving now waits for this close
+	err := s.Close()
+	r.open.sess = nil
+	r.open.mu.Unlock()
+	if err != nil {
 		r.notice(err.Error())
 	}
 	return s.ID(), s.Recorded() && !r.store.Ephemeral()
@@ -189,7 +199,7 @@ func (r *repl) closeSession() (string, bool) {
 // after the terminal is handed back.
 func (r *repl) loop() error {
 	if f := stdinTerminal(r.g); f != nil {
-		ed, err := term.NewEditor(f, r.out, r.store.History())
+		ed, err := term.NewEditor(f, r.g.term, r.store.History())
 		if err != nil {
 			return err
 		}
@@ -336,7 +346,7 @@ func (r *repl) pick() (string, error) {
 	}
 	var i int
 	if f := stdinTerminal(r.g); f != nil {
-		i, err = term.Pick(f, r.out, rows)
+		i, err = term.Pick(f, r.g.term, rows)
 	} else {
 		if r.lines == nil {
 			// One buffered reader for the picker and the REPL after it, so
@@ -351,7 +361,8 @@ func (r *repl) pick() (string, error) {
 	return l[i].ID, nil
 }
 
+// firstLine is the first line of s, for one line of output (escaped).
 func firstLine(s string) string {
 	l, _, _ := strings.Cut(s, "\n")
-	return l
+	return display.Line(l)
 }

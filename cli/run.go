@@ -48,6 +48,7 @@ func (c *RunCmd) Run(g *Globals) error {
 		return err
 	}
 	defer r.closeStore()
+	defer r.closeOnSignal()()
 	switch {
 	case c.Pick:
 		id, err := r.pick()

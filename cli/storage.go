@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 
+	"cairn/cli/display"
 	"cairn/engine"
 )
 
@@ -54,7 +55,10 @@ func (c *FsckCmd) Run(g *Globals) error {
 		}
 	} else {
 		for _, p := range rep.Problems {
-			fmt.Fprintf(g.stdout, "%s: %s\n", p.Path, p.Problem)
+			fmt.Fprintf(g.stdout, "%s: %s\n", display.Line(p.Path), display.Line(p.Problem))
+		}
+		for _, p := range rep.Notes {
+			fmt.Fprintf(g.stdout, "note: %s: %s\n", display.Line(p.Path), display.Line(p.Problem))
 		}
 		fmt.Fprintf(g.stdout, "checked %d objects, %d journals (%d lines), %d records: %d problems\n",
 			rep.Objects, rep.Journals, rep.Lines, rep.Records, len(rep.Problems))

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"cairn/cli/display"
 	"cairn/engine"
 )
 
@@ -105,11 +106,12 @@ func printToolAnswer(w io.Writer, ws *engine.Workspace, a *engine.ToolAnswer) {
 	}
 }
 
-// relPaths shows paths inside the workspace relative to it.
+// relPaths shows paths inside the workspace relative to it, escaped for
+// one line of output (a file name can hold anything but a slash and NUL).
 func relPaths(ws *engine.Workspace, ps []string) []string {
 	out := make([]string, len(ps))
 	for i, p := range ps {
-		out[i] = strings.TrimPrefix(p, strings.TrimSuffix(ws.Path(), "/")+"/")
+		out[i] = display.Line(strings.TrimPrefix(p, strings.TrimSuffix(ws.Path(), "/")+"/"))
 	}
 	return out
 }

@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"cairn/cli/display"
 	"cairn/engine"
 )
 
@@ -103,7 +104,7 @@ func printRestore(w io.Writer, ws *engine.Workspace, r *engine.RestoreResult) {
 		if len(st.Skipped) > 0 {
 			parts = append(parts, "not restored "+fileReasons(ws, st.Skipped, st.NotRestored))
 		}
-		fmt.Fprintf(w, "%s %s (%s): %s.\n", verb, st.ID, st.Tool, strings.Join(parts, "; "))
+		fmt.Fprintf(w, "%s %s (%s): %s.\n", verb, st.ID, display.Line(st.Tool), strings.Join(parts, "; "))
 	}
 	fmt.Fprintf(w, "%d snapshot(s) applied.\n", r.Cursor)
 	if len(r.Unread) > 0 {
@@ -174,13 +175,13 @@ func printSnapshots(w io.Writer, ws *engine.Workspace, l *engine.SnapshotList, n
 			name := relPaths(ws, []string{f.Path})[0]
 			switch {
 			case f.Skipped != "":
-				name += " (skipped: " + f.Skipped + ")"
+				name += " (skipped: " + display.Line(f.Skipped) + ")"
 			case !f.Existed:
 				name += " (new)"
 			}
 			files = append(files, name)
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\n", i+1, s.ID, state, age(now, s.At.Time), s.Tool, strings.Join(files, ", "))
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\n", i+1, s.ID, state, age(now, s.At.Time), display.Line(s.Tool), strings.Join(files, ", "))
 	}
 	tw.Flush()
 }

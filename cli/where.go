@@ -1,6 +1,10 @@
 package cli
 
-import "fmt"
+import (
+	"fmt"
+
+	"cairn/cli/display"
+)
 
 // WhereCmd prints where this directory's state lives.
 type WhereCmd struct{}
@@ -21,7 +25,7 @@ func (c *WhereCmd) Run(g *Globals) error {
 	if g.JSON {
 		return g.printJSON(loc)
 	}
-	fmt.Fprintf(g.stdout, "path    %s\nkey     %s\nfolder  %s\n", loc.Path, loc.Key, loc.Folder)
+	fmt.Fprintf(g.stdout, "path    %s\nkey     %s\nfolder  %s\n", display.Line(loc.Path), display.Line(loc.Key), display.Line(loc.Folder))
 	if loc.Note != "" {
 		fmt.Fprintln(g.stderr, "cairn:", loc.Note)
 	}

@@ -105,6 +105,15 @@
 // the session closes. Objects are durable before the line that names them
 // is written.
 //
+// A record says which journal size it reflects ("journals":{"items":N}). An
+// open rebuilds a record that differs from its journal; a listing does so
+// for a session whose owner died without closing it (its owners/<id> hint
+// left behind, record_stale.go) and for a record dated in the future; fsck
+// notes both. A journal that holds lines and none that reads is never
+// opened for writing (UnreadableError). A line dated more than a minute
+// ahead of the clock is not activity: it does not move updated_at
+// (times.go).
+//
 // A file tool (write, edit, rm) writes its change line first: the line,
 // holding the pre-image inline or naming its durable object, is synced
 // while the new content is staged in a temp file beside the file and

@@ -65,6 +65,9 @@ func (w *Workspace) Fork(ctx context.Context, parent, at string) (*ForkResult, e
 	if err != nil {
 		return nil, err
 	}
+	if st.unreadable() {
+		return nil, w.unreadableError(parent)
+	}
 	if at == "" {
 		if st.head == "" {
 			return nil, fmt.Errorf("%w: nothing to fork: session %s has no head item (name an item to fork at)", ErrRefused, parent)

@@ -111,9 +111,7 @@ func (s *Store) fsckWorkspace(ctx context.Context, r *FsckReport, dir string, ba
 		case strings.HasSuffix(e.Name(), ".json"):
 			id := strings.TrimSuffix(e.Name(), ".json")
 			r.Records++
-			if _, err := readRecord(s.fsys, dir, id); err != nil {
-				bad(name, "unreadable record (rebuilt from the journal on next open): %v", err)
-			}
+			s.fsckRecord(dir, id, name, bad, note)
 		case strings.HasSuffix(e.Name(), ".lock"):
 		default:
 			bad(name, "unexpected file")

@@ -6,9 +6,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"sync"
+	"time"
 
 	"cairn/journal"
 )
@@ -59,7 +61,7 @@ type foldOptions struct {
 // fold reads session id's items journal into a state.
 func (w *Workspace) fold(ctx context.Context, id string, opt foldOptions) (*state, error) {
 	var raw [][]byte
-	_, err := journal.Read(w.s.fsys, itemsName(w.dir, id), func(b []byte) error {
+	jst, err := journal.Read(w.s.fsys, itemsName(w.dir, id), func(b []byte) error {
 		raw = append(raw, bytes.Clone(b))
 		return nil
 	})
@@ -109,12 +111,18 @@ func (w *Workspace) fold(ctx context.Context, id string, opt foldOptions) (*stat
 		}
 	}
 	st := newState(id, w.path)
+	st.notAfter = w.s.future()
+	st.badLines = len(jst.Bad)
 	for _, l := range lines {
-		if l != nil {
-			st.apply(l) // a line that breaks the tree is skipped; fsck reports it
+		if l == nil {
+			st.badLines++
+			continue
 		}
+		st.readLines++
+		st.apply(l) // a line that breaks the tree is skipped; fsck reports it
 	}
 	st.id = id
+	st.notAfter = time.Time{}
 	st.payloadBytes = total
 	return st, nil
 }
@@ -147,4 +155,27 @@ func parallel(n int, fn func(i int)) {
 	}
 	close(next)
 	wg.Wait()
+}
+
+// UnreadableError says a session's items journal holds lines and not one of
+// them can be read: something other than cairn wrote over it. Such a
+// session is left as it is, out of the list, and never appended to.
+type UnreadableError struct {
+	ID   string
+	File string // the items journal, an absolute path
+}
+
+func (e *UnreadableError) Error() string {
+	return fmt.Sprintf("session %s cannot be read: %s holds no line cairn can read; it is left as it is (cairn storage fsck names what is wrong)", e.ID, e.File)
+}
+
+func (e *UnreadableError) Unwrap() error { return ErrRefused }
+
+// unreadable reports whether the journal folded into st had complete lines
+// and none that could be read.
+func (st *state) unreadable() bool { return st.readLines == 0 && st.badLines > 0 }
+
+// unreadableError is the *UnreadableError of session id of w.
+func (w *Workspace) unreadableError(id string) error {
+	return &UnreadableError{ID: id, File: filepath.Join(w.s.home, filepath.FromSlash(itemsName(w.dir, id)))}
 }

@@ -101,15 +101,28 @@ func (w *Workspace) owners() map[string]int {
 }
 
 // ownerPID is the pid of the process that holds session id's lock (possibly
-// this one), or 0 when none does.
+// this one), or 0 when none does. A session whose last owner died holding
+// it (its hint or its pid is still there) may have a record older than its
+// journal: while the lock is held here, that record is rebuilt.
 func (w *Workspace) ownerPID(id string) int {
 	fsys := w.s.fsys
-	if _, err := fsys.Stat(lockName(w.dir, id)); err != nil {
+	fi, err := fsys.Stat(lockName(w.dir, id))
+	if err != nil {
 		return 0
 	}
 	l, err := fsys.Lock(lockName(w.dir, id))
 	if err == nil {
-		// A stale hint stays for the next Open to act on (temps.go).
+		// A dead owner (its hint or its pid still there) may have left
+		// the record behind its journal: rebuilt while the lock is held
+		// here. The hint stays for the next Open to sweep the dead
+		// owner's temp files (temps.go).
+		_, hinted := fsys.Stat(ownersName(w.dir, id))
+		if hinted == nil || fi.Size() > 0 {
+			w.settleRecord(id)
+			if f := l.File(); f != nil {
+				f.Truncate(0)
+			}
+		}
 		l.Release()
 		return 0
 	}

@@ -134,14 +134,18 @@ func (w *Workspace) Open(ctx context.Context, id string, opts SessionOptions) (*
 func (s *Session) load(ctx context.Context) error {
 	w := s.ws
 	id := s.st.id
+	// The journal is read before it is opened for appending, so a session
+	// that cannot be read is refused before anything is written to it.
+	st, err := w.fold(ctx, id, foldOptions{hydrate: true, limit: w.s.eagerLimit()})
+	if err != nil {
+		return err
+	}
+	if st.unreadable() {
+		return w.unreadableError(id)
+	}
 	wr, rep, err := journal.OpenWriter(w.s.fsys, itemsName(w.dir, id), journal.Options{Sync: journal.SyncManual, Now: w.s.now})
 	if err != nil {
 		return fmt.Errorf("engine: open session %s: %w", id, err)
-	}
-	st, err := w.fold(ctx, id, foldOptions{hydrate: true, limit: w.s.eagerLimit()})
-	if err != nil {
-		wr.Close()
-		return err
 	}
 	if err := s.loadChanges(ctx); err != nil {
 		wr.Close()

@@ -221,6 +221,7 @@ func TestListNewestFirstByRecordTime(t *testing.T) {
 		sess.Close()
 		ids = append(ids, sess.ID())
 	}
+	now = time.Date(2026, 1, 4, 0, 0, 0, 0, time.UTC) // list after all three: none in the future
 	l, _, _ := ws.List(ctx)
 	if len(l) != 3 || l[0].ID != ids[1] || l[1].ID != ids[2] || l[2].ID != ids[0] {
 		t.Fatalf("order: %v %v %v", l[0].Title, l[1].Title, l[2].Title)

@@ -3,6 +3,7 @@ package engine
 import (
 	"encoding/json"
 	"fmt"
+	"time"
 )
 
 // state is a session folded from its items journal: the conversation tree,
@@ -40,6 +41,14 @@ type state struct {
 
 	bytes        int64 // payload bytes of all items
 	payloadBytes int64 // the same, as the load measured it
+
+	// notAfter, while a journal is folded, is the latest time a line may
+	// carry and still count as activity (times.go); zero once folded.
+	notAfter time.Time
+
+	// readLines and badLines count the journal's complete lines that were
+	// folded and that could not be read (not JSON, or not a version 1 line).
+	readLines, badLines int
 }
 
 func newState(id, path string) *state {
@@ -166,8 +175,12 @@ func (st *state) apply(l *itemLine) error {
 }
 
 // touch moves updated_at forward; a line dated earlier than the last (a
-// clock step back) never moves it back.
+// clock step back) never moves it back, and while a journal is folded a line
+// dated in the future does not move it at all.
 func (st *state) touch(at Time) {
+	if !st.notAfter.IsZero() && at.After(st.notAfter) {
+		return // dated in the future: not activity
+	}
 	if at.After(st.updated.Time) {
 		st.updated = at
 	}

@@ -15,7 +15,13 @@ const emptyTitle = "(empty prompt)"
 // titleFromPrompt is the first non-blank line of a prompt, cut at a word
 // boundary to at most 100 characters (a single word longer than that is cut
 // at 100 characters). A prompt with nothing in it still gets a title.
+//
+// A title is shown wherever sessions are listed, so it holds no control
+// characters: terminal escape sequences in the prompt are dropped whole,
+// other controls become spaces, and bytes that are not UTF-8 become U+FFFD.
+// The prompt itself is kept as it was typed.
 func titleFromPrompt(p string) string {
+	p = plainText(p)
 	line := ""
 	for l := range strings.SplitSeq(p, "\n") {
 		if l = strings.TrimSpace(l); l != "" {
@@ -47,4 +53,72 @@ func lastSpace(r []rune) int {
 		}
 	}
 	return -1
+}
+
+// plainText is s with terminal escape sequences removed (CSI: ESC [ ...
+// final byte; OSC, DCS and the like: up to BEL or ESC \; any other: ESC and
+// the byte after it), other controls but line feeds turned into spaces, and
+// invalid UTF-8 replaced.
+func plainText(s string) string {
+	clean := true
+	for _, r := range s {
+		if r != '\n' && (r < 0x20 || r == 0x7f || r >= 0x80 && r <= 0x9f) || r == utf8.RuneError {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == 0x1b:
+			i += escapeLen(s[i:])
+			continue
+		case r == '\n':
+			b.WriteByte('\n')
+		case r < 0x20 || r == 0x7f || r >= 0x80 && r <= 0x9f:
+			b.WriteByte(' ')
+		default:
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
+}
+
+// escapeLen is the length of the escape sequence at the start of s (which
+// starts with ESC), as far as s goes.
+func escapeLen(s string) int {
+	if len(s) < 2 {
+		return len(s)
+	}
+	switch s[1] {
+	case '[': // CSI: parameters and intermediates, then one final byte
+		for i := 2; i < len(s); i++ {
+			if c := s[i]; c >= 0x40 && c <= 0x7e {
+				return i + 1
+			} else if c < 0x20 || c > 0x7e {
+				return i // not a CSI after all: drop only what came before
+			}
+		}
+		return len(s)
+	case ']', 'P', '_', '^', 'X': // strings: to BEL or ST (ESC \)
+		for i := 2; i < len(s); i++ {
+			if s[i] == 0x07 {
+				return i + 1
+			}
+			if s[i] == 0x1b && i+1 < len(s) && s[i+1] == '\\' {
+				return i + 2
+			}
+			if s[i] == '\n' {
+				return i
+			}
+		}
+		return len(s)
+	}
+	return 2
 }

@@ -36,6 +36,9 @@ func (w *Workspace) Read(ctx context.Context, id string) (*View, error) {
 	if err != nil {
 		return nil, err
 	}
+	if st.unreadable() {
+		return nil, w.unreadableError(id)
+	}
 	return &View{Record: st.record(nil), OwnerPID: w.ownerPID(id), st: st}, nil
 }
 

@@ -116,6 +116,10 @@ func (w *Workspace) List(ctx context.Context) ([]Summary, []index.Problem, error
 			return nil, nil, nil
 		}
 	}
+	// Owners first: a session whose owner died is settled there, its
+	// record rebuilt when its journal went on past it, before the index
+	// reads the records.
+	owners := w.owners()
 	x := index.Open(w.s.fsys, w.dir)
 	if _, err := x.Refresh(ctx); err != nil && !errors.Is(err, index.ErrNotSaved) {
 		return nil, nil, err
@@ -133,13 +137,13 @@ func (w *Workspace) List(ctx context.Context) ([]Summary, []index.Problem, error
 			}
 		}
 	}
+	rebuild = append(rebuild, futureIDs(x.Entries(), w.s.future())...)
 	if w.rebuildRecords(ctx, rebuild) > 0 {
 		if _, err := x.Refresh(ctx); err != nil && !errors.Is(err, index.ErrNotSaved) {
 			return nil, nil, err
 		}
 	}
-	owners := w.owners()
-	ents := x.Entries()
+	ents := futureLast(x.Entries(), w.s.future())
 	out := make([]Summary, len(ents))
 	for i, e := range ents {
 		out[i] = Summary{Entry: e, OwnerPID: owners[e.ID]}
@@ -231,9 +235,13 @@ func readHead(name string) ([]byte, error) {
 }
 
 // SortSummaries orders sessions as the picker does: newest updated_at first,
-// ties by id.
-func SortSummaries(l []Summary) {
+// ties by id, and those dated in the future (by the store's clock) last.
+func (s *Store) SortSummaries(l []Summary) {
+	limit := s.future()
 	sort.SliceStable(l, func(i, j int) bool {
+		if fi, fj := l[i].UpdatedAt.After(limit), l[j].UpdatedAt.After(limit); fi != fj {
+			return fj
+		}
 		if !l[i].UpdatedAt.Equal(l[j].UpdatedAt) {
 			return l[i].UpdatedAt.After(l[j].UpdatedAt)
 		}
@@ -251,18 +259,7 @@ func (w *Workspace) rebuildRecords(ctx context.Context, ids []string) int {
 		if !validSessionID(id) || w.ownerPID(id) != 0 {
 			continue
 		}
-		st, err := w.fold(ctx, id, foldOptions{})
-		if err != nil || st.created.IsZero() {
-			// Without its session line (a journal an older build left
-			// empty when its creation failed) it is not a session:
-			// left out, for fsck to name.
-			continue
-		}
-		size := int64(0)
-		if fi, err := w.s.fsys.Stat(itemsName(w.dir, id)); err == nil {
-			size = fi.Size()
-		}
-		if writeRecord(w.s.fsys, w.dir, st.record(map[string]int64{"items": size})) == nil {
+		if w.rebuildRecord(ctx, id) == nil {
 			n++
 		}
 	}

@@ -10,7 +10,10 @@
 // picker shows and sorts on. A stat key is (size, modification time in
 // nanoseconds, inode number where the platform has one) of a record file; an
 // entry is reused while its record's stat key is unchanged, and the record is
-// parsed again as soon as it changes. A problem is a record that could not be
+// parsed again as soon as it changes. Every Refresh stats every record it
+// lists, so a record another program rewrote in place is seen too; only the
+// listing of the sessions folder is skipped while the folder's own time
+// vouches for it. A problem is a record that could not be
 // read or parsed: it is left out of the entries and named in Problems, and
 // never stops the listing of its neighbours.
 //

@@ -76,10 +76,11 @@ func TestUnchangedListingStaysSorted(t *testing.T) {
 	}
 }
 
-// A record written in place (not renamed) leaves the folder's time alone,
-// so a listing that trusts the folder does not see it; the next change in
-// the folder brings it in, and the record's own stat decides then.
-func TestInPlaceWriteSeenAtNextFolderChange(t *testing.T) {
+// A record written in place (not renamed) leaves the folder's time alone;
+// the listing still sees it, through the record's own stat key: the
+// record is parsed again, and one that no longer parses is a problem, left
+// out of the entries.
+func TestInPlaceWriteSeenUnderTrustedFolder(t *testing.T) {
 	d := newDisk(t)
 	for n := range 3 {
 		writeRec(t, d, rec(n+1, "s", at(n)))
@@ -89,16 +90,21 @@ func TestInPlaceWriteSeenAtNextFolderChange(t *testing.T) {
 	os.Chtimes(sessions, past, past)
 	x := Open(d, ws)
 	refresh(t, x, true, 3)
-	writeFast(t, d, id(2)+".json", []byte("{garbage"))
-	os.Chtimes(sessions, past, past) // as if the folder never changed
 	y := Open(d, ws)
-	refresh(t, y, true, 0)
-	if len(y.Entries()) != 3 {
-		t.Fatalf("%d entries under a trusted folder", len(y.Entries()))
+	refresh(t, y, true, 0) // the folder and every record as cached: nothing parsed
+
+	writeFast(t, d, id(2)+".json", []byte("garbage{{{\n"))
+	os.Chtimes(sessions, past, past) // as if the folder never changed
+	z := Open(d, ws)
+	refresh(t, z, true, 1)
+	if len(z.Entries()) != 2 || len(z.Problems()) != 1 || z.Problems()[0].Name != "sessions/"+id(2)+".json" {
+		t.Fatalf("after an in-place write: entries %v, problems %v", ids(z.Entries()), z.Problems())
 	}
-	writeRec(t, d, rec(4, "new", at(9))) // any change in the folder
-	refresh(t, y, true, 2)
-	if len(y.Entries()) != 3 || len(y.Problems()) != 1 {
-		t.Fatalf("after the folder changed: %d entries, %d problems", len(y.Entries()), len(y.Problems()))
+	// The same Index sees it too, and a rewrite in place that parses is read.
+	writeFast(t, d, id(2)+".json", mustJSON(t, rec(2, "rewritten in place", at(20))))
+	os.Chtimes(sessions, past, past)
+	refresh(t, z, true, 1)
+	if got := titles(z.Entries()); len(got) != 3 || got[0] != "rewritten in place" {
+		t.Fatalf("after a rewrite in place: %q", got)
 	}
 }

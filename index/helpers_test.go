@@ -127,3 +127,12 @@ func titles(es []Entry) []string {
 }
 
 func contextWithCancel() (context.Context, context.CancelFunc) { return context.WithCancel(ctx) }
+
+func mustJSON(t testing.TB, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}

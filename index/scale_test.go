@@ -3,8 +3,11 @@ package index
 import (
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 
 	"cairn/internal/vfs"
 )
@@ -66,8 +69,9 @@ func benchFolder(b *testing.B, n int) *vfs.Disk {
 	return d
 }
 
-func benchRefresh(b *testing.B, n int, warm bool) {
-	d := benchFolder(b, n)
+func benchRefresh(b *testing.B, n int, warm bool) { benchRefreshOf(b, benchFolder(b, n), n, warm) }
+
+func benchRefreshOf(b *testing.B, d *vfs.Disk, n int, warm bool) {
 	x := Open(d, ws)
 	if _, err := x.Refresh(ctx); err != nil {
 		b.Fatal(err)
@@ -90,6 +94,18 @@ func benchRefresh(b *testing.B, n int, warm bool) {
 // BenchmarkRefresh10k: a new Index (a new process) refreshing 10,000 unchanged
 // sessions: index.json read, the folder listed, nothing parsed.
 func BenchmarkRefresh10k(b *testing.B) { benchRefresh(b, 10_000, false) }
+
+// BenchmarkRefresh10kStill: as BenchmarkRefresh10k, in a sessions folder
+// whose time vouches for the cached listing: the folder is not listed, each
+// record is stat'ed by name.
+func BenchmarkRefresh10kStill(b *testing.B) {
+	d := benchFolder(b, 10_000)
+	past := time.Now().Add(-time.Minute)
+	if err := os.Chtimes(filepath.Join(d.Dir(), ws, "sessions"), past, past); err != nil {
+		b.Fatal(err)
+	}
+	benchRefreshOf(b, d, 10_000, false)
+}
 
 // BenchmarkRefresh10kWarm: the same Index refreshing again.
 func BenchmarkRefresh10kWarm(b *testing.B) { benchRefresh(b, 10_000, true) }

@@ -1,6 +1,10 @@
 package index
 
-import "io/fs"
+import (
+	"io/fs"
+
+	"cairn/internal/vfs"
+)
 
 // statKey identifies one version of a record file: when it is unchanged the
 // cached entry is reused.
@@ -11,5 +15,11 @@ type statKey struct {
 }
 
 func keyOf(fi fs.FileInfo) statKey {
-	return statKey{size: fi.Size(), mtime: fi.ModTime().UnixNano(), ino: inode(fi)}
+	ino := uint64(0)
+	if x, ok := fi.(vfs.Inoder); ok {
+		ino = x.Ino()
+	} else {
+		ino = inode(fi)
+	}
+	return statKey{size: fi.Size(), mtime: fi.ModTime().UnixNano(), ino: ino}
 }

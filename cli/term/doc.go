@@ -59,5 +59,8 @@
 // running process say "[open in pid N]". The page is as tall as the
 // terminal allows (20 rows when out is not a terminal); paging reaches
 // every row, none is left out. PickPlain prints every row numbered from 1
-// and reads a number.
+// and reads a number. Every field of a row is escaped by display.Line
+// (package cli/display), so a stored title cannot drive the terminal; the
+// line being edited is drawn with '?' for each control character instead,
+// one cell per rune, so the cursor stays where it is.
 package term

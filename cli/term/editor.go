@@ -116,7 +116,7 @@ func (e *Editor) readLine(prompt string) (string, error) {
 		line, done, err := e.key(ev)
 		if done {
 			if err == nil {
-				e.write("\r" + prompt + display(line) + "\x1b[K")
+				e.write("\r" + prompt + drawn(line) + "\x1b[K")
 			} else if err == ErrInterrupted {
 				e.write("^C")
 			}
@@ -187,7 +187,7 @@ func (e *Editor) key(ev event) (line string, done bool, err error) {
 // redraw draws the prompt and the line and puts the cursor in place.
 func (e *Editor) redraw(prompt string) {
 	e.mu.Lock()
-	text, back := display(e.buf.String()), len(e.buf.r)-e.buf.pos
+	text, back := drawn(e.buf.String()), len(e.buf.r)-e.buf.pos
 	e.mu.Unlock()
 	s := "\r" + prompt + text + "\x1b[K"
 	if back > 0 {
@@ -208,9 +208,10 @@ func (e *Editor) Close() error {
 	return xterm.Restore(e.fd, e.orig)
 }
 
-// display is s as drawn: one cell per rune, control characters as '?' so
+// drawn is the line being edited as drawn: one cell per rune, control
+// characters as '?' (not display's escapes, which take several cells), so
 // that text from the history cannot move the cursor.
-func display(s string) string {
+func drawn(s string) string {
 	return strings.Map(func(r rune) rune {
 		if !unicode.IsPrint(r) && r != ' ' {
 			return '?'

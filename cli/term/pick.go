@@ -103,7 +103,7 @@ func (p *picker) run(dec *decoder) (int, error) {
 // rows (the selected one marked and in reverse video) and the footer.
 func (p *picker) frame() []string {
 	v := p.v
-	lines := []string{p.fit("filter: " + display(v.filter))}
+	lines := []string{p.fit("filter: " + drawn(v.filter))}
 	sel, _ := v.chosen()
 	for _, i := range v.window() {
 		mark := "  "

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"cairn/cli/display"
 )
 
 // Row is one session as the pickers show it.
@@ -16,24 +18,26 @@ type Row struct {
 // titleWidth is the title column of a row, in runes.
 const titleWidth = 40
 
-// formatRow is a row as one line of text: title, age, items, branch,
+// formatRow is a row as one line of text (every field escaped by
+// display.Line, so stored text cannot move the cursor or forge a row):
+// title, age, items, branch,
 // "[open in pid N]" for an owned row, and the id last, so that a narrow
 // screen cuts the id first.
 func formatRow(r Row) string {
-	title := display(r.Title)
+	title := display.Line(r.Title)
 	if title == "" {
 		title = "(untitled)"
 	}
-	branch := display(r.Branch)
+	branch := display.Line(r.Branch)
 	if branch == "" {
 		branch = "-"
 	}
 	s := fmt.Sprintf("%s  %-8s  %5d items  %-12s", pad(cut(title, titleWidth), titleWidth),
-		display(r.Age), r.Items, branch)
+		display.Line(r.Age), r.Items, branch)
 	if r.Owner != 0 {
 		s += fmt.Sprintf("  [open in pid %d]", r.Owner)
 	}
-	s += "  " + display(r.ID)
+	s += "  " + display.Line(r.ID)
 	return s
 }
 

@@ -45,6 +45,7 @@ func Run(t *testing.T, newFS func(t *testing.T) vfs.FS) {
 		{"SweepTemps", testSweepTemps},
 		{"CreateTemp", testCreateTemp},
 		{"Concurrent", testConcurrent},
+		{"LstatNames", testLstatNames},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, newFS(t)) })
 	}

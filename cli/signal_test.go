@@ -1,0 +1,112 @@
+package cli
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"testing"
+)
+
+// startREPL starts a REPL on a new session, gives it three prompts and
+// waits until it has taken them; it returns the running process.
+func (e *procEnv) startREPL(t *testing.T) (*exec.Cmd, string) {
+	t.Helper()
+	cmd := e.command()
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	lines := make(chan string, 64)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	io.WriteString(stdin, "one\ntwo\nthree\n/history\n")
+	waitLine(t, lines, "3  three") // the history is printed after the three prompts
+	for _, s := range e.sessions(t) {
+		if s.OwnerPID != nil && *s.OwnerPID == cmd.Process.Pid {
+			return cmd, s.ID
+		}
+	}
+	t.Fatalf("no session owned by the REPL: %+v", e.sessions(t))
+	return nil, ""
+}
+
+// record reads session id's record straight from disk.
+func (e *procEnv) record(t *testing.T, id string) (items int, covered, journal int64) {
+	t.Helper()
+	var loc struct {
+		Folder string `json:"folder"`
+	}
+	if err := json.Unmarshal([]byte(e.mustRun(t, "where", "--json")), &loc); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(loc.Folder, "sessions", id+".json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r struct {
+		Counts   struct{ Items int }
+		Journals map[string]int64
+	}
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(filepath.Join(loc.Folder, "sessions", id+".items.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r.Counts.Items, r.Journals["items"], fi.Size()
+}
+
+// TestProcessSignalWritesRecord: a REPL told to end by SIGTERM or SIGHUP
+// closes its session first: its record, read straight from disk, holds
+// every prompt and covers the whole journal, and it exits 128+signal.
+func TestProcessSignalWritesRecord(t *testing.T) {
+	e := newProcEnv(t)
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGHUP} {
+		cmd, id := e.startREPL(t)
+		if err := cmd.Process.Signal(sig); err != nil {
+			t.Fatal(err)
+		}
+		err := waitProcess(t, cmd)
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 128+int(sig) {
+			t.Fatalf("%v: exit %v, want %d", sig, err, 128+int(sig))
+		}
+		if items, covered, size := e.record(t, id); items != 3 || covered != size {
+			t.Fatalf("%v: the record says %d items and covers %d of the journal's %d bytes", sig, items, covered, size)
+		}
+	}
+}
+
+// TestProcessKilledOwnerListedInFull: after kill -9 the record trails the
+// journal; the next listing shows every prompt the journal holds.
+func TestProcessKilledOwnerListedInFull(t *testing.T) {
+	e := newProcEnv(t)
+	cmd, id := e.startREPL(t)
+	cmd.Process.Kill()
+	waitProcess(t, cmd)
+	if l := e.sessions(t); len(l) != 1 || l[0].ID != id || l[0].Items != 3 || l[0].OwnerPID != nil {
+		t.Fatalf("sessions after kill -9: %+v", l)
+	}
+	if items, covered, size := e.record(t, id); items != 3 || covered != size {
+		t.Fatalf("the record after the listing says %d items and covers %d of %d bytes", items, covered, size)
+	}
+}

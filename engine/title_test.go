@@ -1,0 +1,47 @@
+package engine
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// A title made from a prompt holds no control characters: escape
+// sequences are dropped whole, other controls become spaces, bad UTF-8 is
+// replaced. The prompt item keeps every byte.
+func TestTitleDropsControls(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"x \x1b[31mred\x1b[0m text", "x red text"},
+		{"evil\x1b]0;pwn\x07title", "eviltitle"},
+		{"osc\x1b]52;c;Zm9v\x1b\\ st", "osc st"},
+		{"bell\x07tab\tcr\rdel\x7fend", "bell tab cr del end"},
+		{"c1\u009b2Jx", "c1 2Jx"},
+		{"bad\xffutf8", "bad\uFFFDutf8"},
+		{"\x1b[2J\x1b[H\nsecond line", "second line"},
+		{"lone esc at end\x1b", "lone esc at end"},
+	} {
+		got := titleFromPrompt(c.in)
+		if got != c.want {
+			t.Errorf("titleFromPrompt(%q) = %q, want %q", c.in, got, c.want)
+		}
+		if !utf8.ValidString(got) || strings.ContainsFunc(got, func(r rune) bool { return r < 0x20 || r == 0x7f || r >= 0x80 && r <= 0x9f }) {
+			t.Errorf("title %q holds a control character", got)
+		}
+	}
+}
+
+func TestTitleCleanPromptKept(t *testing.T) {
+	_, ws := testStore(t)
+	sess := ws.Create(SessionOptions{})
+	defer sess.Close()
+	in := "x \x1b[31mred\x1b[0m\x00"
+	if _, err := sess.Append(t.Context(), Item{Type: User, Text: in}); err != nil {
+		t.Fatal(err)
+	}
+	if got := sess.Transcript()[0].Text; got != in {
+		t.Fatalf("the prompt was changed: %q", got)
+	}
+	if got := sess.Record().Title; got != "x red" {
+		t.Fatalf("title %q", got)
+	}
+}

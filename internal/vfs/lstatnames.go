@@ -1,0 +1,67 @@
+package vfs
+
+import (
+	"io/fs"
+	"path"
+	"runtime"
+	"strings"
+	"sync"
+	"syscall"
+)
+
+// NamesLstater is an FS that can Lstat many names of one folder for less
+// than one Lstat each: the real disk opens the folder once and asks for each
+// name relative to it, on several threads.
+type NamesLstater interface {
+	LstatNames(dir string, names []string, fn func(i int, fi fs.FileInfo, err error)) error
+}
+
+// LstatNames calls fn with the Lstat of each base name in folder dir, with
+// fsys's NamesLstater, or with one Lstat each. fn may be called from several
+// goroutines at once, each i once. The error is for the folder itself (it
+// cannot be opened); a name's own error goes to fn.
+func LstatNames(fsys FS, dir string, names []string, fn func(i int, fi fs.FileInfo, err error)) error {
+	if x, ok := fsys.(NamesLstater); ok {
+		return x.LstatNames(dir, names, fn)
+	}
+	for i, n := range names {
+		if !baseName(n) {
+			fn(i, nil, &fs.PathError{Op: "lstat", Path: dir + "/" + n, Err: syscall.EINVAL})
+			continue
+		}
+		fi, err := fsys.Lstat(path.Join(dir, n))
+		fn(i, fi, err)
+	}
+	return nil
+}
+
+// baseName reports whether n names an entry of a folder: not empty, not
+// "." or "..", no slash.
+func baseName(n string) bool {
+	return n != "" && n != "." && n != ".." && !strings.ContainsRune(n, '/')
+}
+
+// Inoder is a FileInfo that knows its file's inode number without Sys.
+type Inoder interface{ Ino() uint64 }
+
+// eachParallel runs fn(0..n-1) on up to 8 goroutines, in chunks, when n is
+// big enough to pay for them.
+func eachParallel(n int, fn func(i int)) {
+	workers := min(runtime.GOMAXPROCS(0), 8, n/512+1)
+	if workers <= 1 {
+		for i := range n {
+			fn(i)
+		}
+		return
+	}
+	var wg sync.WaitGroup
+	per := (n + workers - 1) / workers
+	for lo := 0; lo < n; lo += per {
+		wg.Go(func() {
+			for i := lo; i < min(lo+per, n); i++ {
+				fn(i)
+			}
+		})
+	}
+	wg.Wait()
+}

@@ -1,0 +1,73 @@
+//go:build unix
+
+package vfs
+
+import (
+	"io/fs"
+
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// LstatNames opens folder dir through the root once and stats each name
+// relative to it (fstatat, following no link). A name holding a slash, or
+// "." or "..", gets EINVAL: only the folder's own entries are reached.
+func (d *Disk) LstatNames(dir string, names []string, fn func(i int, fi fs.FileInfo, err error)) error {
+	f, err := d.root.Open(cleanDir(dir))
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	fd := int(f.Fd())
+	eachParallel(len(names), func(i int) {
+		n := names[i]
+		if !baseName(n) {
+			fn(i, nil, &fs.PathError{Op: "lstat", Path: dir + "/" + n, Err: syscall.EINVAL})
+			return
+		}
+		var st unix.Stat_t
+		if err := unix.Fstatat(fd, n, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+			fn(i, nil, &fs.PathError{Op: "lstat", Path: dir + "/" + n, Err: err})
+			return
+		}
+		fn(i, statInfo{name: n, st: st}, nil)
+	})
+	return nil
+}
+
+// statInfo is a FileInfo made from a stat buffer.
+type statInfo struct {
+	name string
+	st   unix.Stat_t
+}
+
+func (s statInfo) Name() string       { return s.name }
+func (s statInfo) Size() int64        { return s.st.Size }
+func (s statInfo) ModTime() time.Time { return time.Unix(s.st.Mtim.Unix()) }
+func (s statInfo) IsDir() bool        { return s.Mode().IsDir() }
+func (s statInfo) Sys() any           { return nil }
+func (s statInfo) Ino() uint64        { return uint64(s.st.Ino) }
+
+func (s statInfo) Mode() fs.FileMode {
+	m := fs.FileMode(s.st.Mode & 0o777)
+	switch s.st.Mode & unix.S_IFMT {
+	case unix.S_IFREG:
+	case unix.S_IFDIR:
+		m |= fs.ModeDir
+	case unix.S_IFLNK:
+		m |= fs.ModeSymlink
+	case unix.S_IFIFO:
+		m |= fs.ModeNamedPipe
+	case unix.S_IFSOCK:
+		m |= fs.ModeSocket
+	case unix.S_IFCHR:
+		m |= fs.ModeDevice | fs.ModeCharDevice
+	case unix.S_IFBLK:
+		m |= fs.ModeDevice
+	default:
+		m |= fs.ModeIrregular
+	}
+	return m
+}

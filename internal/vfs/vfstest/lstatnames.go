@@ -1,0 +1,70 @@
+package vfstest
+
+import (
+	"io/fs"
+	"sync"
+	"testing"
+
+	"cairn/internal/vfs"
+)
+
+// testLstatNames: LstatNames gives each name what Lstat gives it (size,
+// mode, time, inode where there is one), follows no link, says a missing
+// name does not exist, and refuses a name that is not a base name.
+func testLstatNames(t *testing.T, fsys vfs.FS) {
+	if err := fsys.MkdirAll("d/sub", vfs.DirPerm); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, fsys, "d/a", "one")
+	writeFile(t, fsys, "d/b", "three")
+	writeFile(t, fsys, "d/sub/c", "deeper")
+	if err := fsys.Symlink("a", "d/link"); err != nil {
+		t.Fatal(err)
+	}
+	names := []string{"a", "b", "sub", "link", "missing", "sub/c", "..", ""}
+	var mu sync.Mutex
+	got := make([]fs.FileInfo, len(names))
+	errs := make([]error, len(names))
+	calls := make([]int, len(names))
+	if err := vfs.LstatNames(fsys, "d", names, func(i int, fi fs.FileInfo, err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		got[i], errs[i] = fi, err
+		calls[i]++
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for i, n := range names[:4] {
+		want, err := fsys.Lstat("d/" + n)
+		if err != nil || errs[i] != nil || calls[i] != 1 {
+			t.Fatalf("%s: %v, %v, %d calls", n, err, errs[i], calls[i])
+		}
+		fi := got[i]
+		if fi.Size() != want.Size() || fi.Mode() != want.Mode() || !fi.ModTime().Equal(want.ModTime()) {
+			t.Errorf("%s: LstatNames %v %v %v, Lstat %v %v %v", n, fi.Size(), fi.Mode(), fi.ModTime(), want.Size(), want.Mode(), want.ModTime())
+		}
+		if x, ok := fi.(vfs.Inoder); ok && x.Ino() == 0 {
+			t.Errorf("%s: inode 0", n)
+		}
+	}
+	if got[3].Mode()&fs.ModeSymlink == 0 {
+		t.Errorf("the link was followed: %v", got[3].Mode())
+	}
+	if !vfs.IsNotExist(errs[4]) {
+		t.Errorf("missing: %v", errs[4])
+	}
+	for i := 5; i < len(names); i++ {
+		if errs[i] == nil || calls[i] != 1 {
+			t.Errorf("%q is not a base name, yet: %v, %d calls", names[i], errs[i], calls[i])
+		}
+	}
+	if err := vfs.LstatNames(fsys, "nofolder", []string{"a"}, func(int, fs.FileInfo, error) {}); err == nil {
+		// A missing folder is the folder's error, or each name's: either is fine,
+		// as long as nothing is found.
+		var found bool
+		vfs.LstatNames(fsys, "nofolder", []string{"a"}, func(_ int, fi fs.FileInfo, err error) { found = err == nil })
+		if found {
+			t.Error("a name in a missing folder was found")
+		}
+	}
+}
