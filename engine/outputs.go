@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path"
-	"sync"
 	"time"
 
 	"github.com/klauspost/compress/zstd"
@@ -75,13 +74,6 @@ func outputName(dir, session, id string) string {
 	return path.Join(dir, outputsFolder, session, id+outputSuffix)
 }
 
-// outputReserved holds the output names being written in this process, so
-// two PutOutput calls of a session never pick the same id.
-var outputReserved = struct {
-	sync.Mutex
-	m map[string]bool
-}{m: map[string]bool{}}
-
 // PutOutput stores the output of producer (a tool name or a shell label)
 // read from r and returns its id. The output is durable when PutOutput
 // returns. Over MaxOutputBytes, it stores nothing and returns
@@ -105,23 +97,29 @@ func (s *Session) PutOutput(ctx context.Context, producer string, r io.Reader) (
 	if err := ensureDir(fsys, outputDir(w.dir, session)); err != nil {
 		return "", fmt.Errorf("engine: output folder: %w", err)
 	}
-	key := w.s.home + "\x00" + outputDir(w.dir, session) + "/"
-	outputReserved.Lock()
+	// The store's outputReserved holds the names being written, so two
+	// PutOutput calls of a session never pick the same id.
+	store := w.s
+	store.reservedMu.Lock()
+	if store.outputReserved == nil {
+		store.outputReserved = map[string]bool{}
+	}
 	id := ids.Unique(ids.OutputHandle(producer), func(c string) bool {
-		if outputReserved.m[key+c] {
+		if store.outputReserved[outputName(w.dir, session, c)] {
 			return true
 		}
 		_, err := fsys.Lstat(outputName(w.dir, session, c))
 		return !vfs.IsNotExist(err)
 	})
-	outputReserved.m[key+id] = true
-	outputReserved.Unlock()
+	name := outputName(w.dir, session, id)
+	store.outputReserved[name] = true
+	store.reservedMu.Unlock()
 	defer func() {
-		outputReserved.Lock()
-		delete(outputReserved.m, key+id)
-		outputReserved.Unlock()
+		store.reservedMu.Lock()
+		delete(store.outputReserved, name)
+		store.reservedMu.Unlock()
 	}()
-	err = vfs.WriteAtomic(fsys, outputName(w.dir, session, id), func(f io.Writer) error {
+	err = vfs.WriteAtomic(fsys, name, func(f io.Writer) error {
 		enc, err := zstd.NewWriter(f, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderCRC(true),
 			zstd.WithWindowSize(outputWindow), zstd.WithEncoderConcurrency(1), zstd.WithLowerEncoderMem(true),
 			zstd.WithZeroFrames(true))

@@ -26,6 +26,14 @@ type Store struct {
 	wsfs      func(dir string) (vfs.FS, error) // opens a workspace's files (wsfs.go); nil: the real disk
 	usageMu   sync.Mutex
 	objs      sync.Map // workspace objects folder -> *objects.Store (Workspace.objects)
+
+	// What this store's sessions are doing, kept here rather than in
+	// process globals: an embedder may open many stores, and each is
+	// garbage once closed.
+	outputsCleaned sync.Map // workspace folder -> struct{}: orphan outputs cleaned (outputs_clean.go)
+	reservedMu     sync.Mutex
+	outputReserved map[string]bool // output names being written (outputs.go)
+	shellLive      sync.Map        // shell journal name -> *shellLog of a session open here, or shellClosed (shell.go)
 }
 
 // Option changes how Open works.
