@@ -172,7 +172,7 @@ func (r *repl) serving(f ListenFlags, loop func() error) error {
 	}
 	home := r.g.Home
 	if home == "" {
-		h, err := engine.DefaultHome()
+		h, err := defaultHome()
 		if err != nil {
 			return err
 		}

@@ -4,8 +4,9 @@
 //
 // # Words
 //
-//   - state folder: $CAIRN_HOME or ~/.cairn, created 0700 (files 0600), with a
-//     FORMAT file; a newer format is refused.
+//   - state folder: the folder a Store opens ($CAIRN_HOME or ~/.cairn for the
+//     cairn command), created 0700 (files 0600), with a FORMAT file; a newer
+//     format is refused.
 //   - workspace: a canonical directory and its folder workspaces/<key>, the
 //     key a reversible encoding of the path (package wskey). A damaged
 //     workspace.json in the folder of the directory's own key is rebuilt

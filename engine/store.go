@@ -21,11 +21,13 @@ type Store struct {
 	disk *vfs.Disk // nil when the store runs on a test filesystem
 	now  func() time.Time
 
-	ephemeral bool
-	ledger    *Store                           // where usage goes when this store is ephemeral
-	wsfs      func(dir string) (vfs.FS, error) // opens a workspace's files (wsfs.go); nil: the real disk
-	usageMu   sync.Mutex
-	objs      sync.Map // workspace objects folder -> *objects.Store (Workspace.objects)
+	ephemeral     bool
+	ephemeralRoot string                           // where OpenEphemeral makes its root ("": the temp folder)
+	eagerLoadMB   int                              // the load ceiling set by WithMaxEagerLoadMB (0: config.json's)
+	ledger        *Store                           // where usage goes when this store is ephemeral
+	wsfs          func(dir string) (vfs.FS, error) // opens a workspace's files (wsfs.go); nil: the real disk
+	usageMu       sync.Mutex
+	objs          sync.Map // workspace objects folder -> *objects.Store (Workspace.objects)
 
 	// What this store's sessions are doing, kept here rather than in
 	// process globals: an embedder may open many stores, and each is
@@ -41,6 +43,11 @@ type Option func(*Store)
 
 // WithClock makes the store read time from now (tests control time).
 func WithClock(now func() time.Time) Option { return func(s *Store) { s.now = now } }
+
+// WithMaxEagerLoadMB sets the ceiling, in MB of payloads, of a session this
+// store opens, over storage.max_eager_load_mb of config.json (the cairn
+// command passes $CAIRN_MAX_EAGER_LOAD_MB). mb <= 0 leaves config.json's.
+func WithMaxEagerLoadMB(mb int) Option { return func(s *Store) { s.eagerLoadMB = mb } }
 
 // Open opens the state folder home, creating it (0700) and its FORMAT file
 // when missing. A state folder of a newer format is refused with ErrFormat.
