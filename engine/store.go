@@ -21,13 +21,14 @@ type Store struct {
 	disk *vfs.Disk // nil when the store runs on a test filesystem
 	now  func() time.Time
 
-	ephemeral     bool
-	ephemeralRoot string                           // where OpenEphemeral makes its root ("": the temp folder)
-	eagerLoadMB   int                              // the load ceiling set by WithMaxEagerLoadMB (0: config.json's)
-	ledger        *Store                           // where usage goes when this store is ephemeral
-	wsfs          func(dir string) (vfs.FS, error) // opens a workspace's files (wsfs.go); nil: the real disk
-	usageMu       sync.Mutex
-	objs          sync.Map // workspace objects folder -> *objects.Store (Workspace.objects)
+	ephemeral bool
+	ledger    *Store                           // where usage goes when this store is ephemeral
+	wsfs      func(dir string) (vfs.FS, error) // opens a workspace's files (wsfs.go); nil: the real disk
+	usageMu   sync.Mutex
+	objs      sync.Map // workspace objects folder -> *objects.Store (Workspace.objects)
+
+	ephemeralRoot string // where OpenEphemeral makes its root ("": the temp folder)
+	eagerLoadMB   int    // the load ceiling set by WithMaxEagerLoadMB (0: config.json's)
 
 	// What this store's sessions are doing, kept here rather than in
 	// process globals: an embedder may open many stores, and each is
