@@ -11,6 +11,7 @@ import (
 	"cairn/cli/display"
 	"cairn/cli/term"
 	"cairn/engine"
+	"cairn/httpapi"
 	"cairn/internal/vfs"
 )
 
@@ -30,7 +31,7 @@ type repl struct {
 	// pendingName is a /rename given before the session held anything: it
 	// is applied with the first prompt, so a name alone writes nothing.
 	pendingName string
-	live        *liveSource // the HTTP API of this session (--listen), nil when not served
+	live        *httpapi.Live // the HTTP API of this session (--listen), nil when not served
 
 	ed    *term.Editor
 	lines *bufio.Reader

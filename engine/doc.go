@@ -77,9 +77,9 @@
 // Each is drawn in the file that writes it: tool outputs
 // (outputs/<session>/<output id>.zst, outputs.go), shell history
 // (<id>.shell.jsonl, shell.go), the usage ledger (usage.jsonl, usage.go),
-// prompt history (history.jsonl, history.go), config.json (config.go), the
-// gateway token and paired credentials (gateway.token, credentials.json,
-// creds.go), and ownership hints (owners/<id>, owner.go).
+// prompt history (history.jsonl, history.go), config.json (config.go), and
+// ownership hints (owners/<id>, owner.go). The HTTP API's gateway.token and
+// credentials.json are package httpapi's.
 //
 // Temp files, in the state folder and beside the user's files alike, are
 // named ".<name>.<pid>-<16 hex>.cairn-tmp" (the grammar of internal/vfs).

@@ -138,7 +138,6 @@ func TestNoProcessGlobals(t *testing.T) {
 		"errNoStore":        "sentinel error",
 		"ErrOutputTooLarge": "sentinel error",
 		"policyKeys":        "fixed table",
-		"Scopes":            "fixed table",
 		"Version":           "set at link time",
 		"maxOutputBytes":    "MaxOutputBytes; only tests lower it",
 	}
