@@ -152,6 +152,17 @@
 // destroyed file does not come back. A new file is still made, named as not
 // snapshotted; a file over max_file_bytes is still changed without one.
 //
+// # Embedding
+//
+// A runtime outside this module needs only this package: Open (or
+// OpenEphemeral), Store.Workspace, Workspace.Create or Open, and the
+// session's items and file tools, on the real disk (example_test.go). What
+// the cairn command takes from its environment comes in as options
+// (WithMaxEagerLoadMB, WithEphemeralRoot): the engine reads no environment
+// variable, and what it tracks in a process hangs off its Store, so closed
+// stores are garbage. OpenFS, Store.FS and WithWorkspaceFS take cairn's
+// internal filesystem seam; they serve its own tests.
+//
 // # Unavailable items
 //
 // An item whose payload object cannot be read back (missing, corrupt, an

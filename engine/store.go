@@ -65,7 +65,8 @@ func Open(home string, opts ...Option) (*Store, error) {
 }
 
 // OpenFS opens a store on any filesystem (an in-memory or fault-injecting
-// one in tests). home is only used in messages.
+// one in tests). home is only used in messages. The filesystem seam is
+// internal to cairn: a runtime outside it uses Open.
 func OpenFS(fsys vfs.FS, home string, opts ...Option) (*Store, error) {
 	if err := checkFormat(fsys, home); err != nil {
 		return nil, err
@@ -80,7 +81,8 @@ func OpenFS(fsys vfs.FS, home string, opts ...Option) (*Store, error) {
 // Home is the absolute path of the state folder.
 func (s *Store) Home() string { return s.home }
 
-// FS is the state folder as a filesystem.
+// FS is the state folder as a filesystem, for cairn's own packages (the
+// HTTP API's credentials) and tests.
 func (s *Store) FS() vfs.FS { return s.fsys }
 
 // Close releases the state folder.
