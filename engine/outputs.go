@@ -47,8 +47,13 @@ const (
 // MaxOutputBytes; nothing is stored. It wraps ErrBadInput.
 var ErrOutputTooLarge = fmt.Errorf("%w: tool output over %d MiB", ErrBadInput, MaxOutputBytes>>20)
 
-// maxOutputBytes is MaxOutputBytes; tests lower it.
-var maxOutputBytes int64 = MaxOutputBytes
+// maxOutputBytes is MaxOutputBytes, unless a test lowered the store's cap.
+func (s *Store) maxOutputBytes() int64 {
+	if s.outputCap > 0 {
+		return s.outputCap
+	}
+	return MaxOutputBytes
+}
 
 // OutputMatch is a line of an output that holds the searched text.
 type OutputMatch struct {
@@ -126,7 +131,7 @@ func (s *Session) PutOutput(ctx context.Context, producer string, r io.Reader) (
 		if err != nil {
 			return err
 		}
-		if _, err := copyCapped(ctx, enc, r, maxOutputBytes); err != nil {
+		if _, err := copyCapped(ctx, enc, r, w.s.maxOutputBytes()); err != nil {
 			enc.Close()
 			return err
 		}
@@ -238,7 +243,7 @@ func (w *Workspace) ReadOutput(ctx context.Context, session, id string) (io.Read
 		f.Close()
 		return nil, fmt.Errorf("engine: read output %s: %w", id, err)
 	}
-	return &outputReader{d: d, f: f, left: maxOutputBytes, id: id}, nil
+	return &outputReader{d: d, f: f, left: w.s.maxOutputBytes(), id: id}, nil
 }
 
 // outputReader decompresses an output and refuses to produce more than the
