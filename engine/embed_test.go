@@ -9,7 +9,7 @@ import (
 )
 
 // embedderMain is a runtime outside this module. It imports public
-// packages only, configures the store through options (the engine reads no
+// packages only (engine, and httpapi for its gateway token), configures the store through options (the engine reads no
 // environment), and runs a session with a prompt, a tool write and an
 // undo on the real disk.
 const embedderMain = `package main
@@ -21,6 +21,7 @@ import (
 	"path/filepath"
 
 	"cairn/engine"
+	"cairn/httpapi"
 )
 
 func main() {
@@ -58,8 +59,12 @@ func main() {
 	if err != nil {
 		panic(err)
 	}
-	fmt.Printf("written %v; undo removed %d; gone %v; sessions %d %q\n",
-		statErr == nil, len(undo.Steps[0].Removed), os.IsNotExist(goneErr), len(list), list[0].Title)
+	token, _, err := httpapi.GatewayToken(store) // the HTTP API is public too
+	if err != nil {
+		panic(err)
+	}
+	fmt.Printf("written %v; undo removed %d; gone %v; sessions %d %q; token %d\n",
+		statErr == nil, len(undo.Steps[0].Removed), os.IsNotExist(goneErr), len(list), list[0].Title, len(token))
 }
 `
 
@@ -127,7 +132,7 @@ func TestEmbedOutsideModule(t *testing.T) {
 		if err != nil {
 			t.Fatalf("run: %v\n%s", err, got)
 		}
-		want := "written true; undo removed 1; gone true; sessions 1 \"make a file\"\n"
+		want := "written true; undo removed 1; gone true; sessions 1 \"make a file\"; token 64\n"
 		if string(got) != want {
 			t.Fatalf("the embedder printed %q, want %q", got, want)
 		}
