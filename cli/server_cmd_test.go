@@ -91,21 +91,6 @@ func (f *serverFixture) session(ws *engine.Workspace, title string) string {
 	return s.ID()
 }
 
-// write changes file name of the workspace through the file tools, so the
-// session gets a snapshot.
-func (f *serverFixture) write(id, name, content string) {
-	f.t.Helper()
-	ctx := context.Background()
-	s, err := f.ws.Open(ctx, id, engine.SessionOptions{})
-	if err != nil {
-		f.t.Fatal(err)
-	}
-	defer s.Close()
-	if _, err := s.ToolWrite(ctx, name, []byte(content)); err != nil {
-		f.t.Fatal(err)
-	}
-}
-
 func (f *serverFixture) read(name string) string {
 	f.t.Helper()
 	b, err := os.ReadFile(filepath.Join(f.dir, name))
