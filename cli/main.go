@@ -163,13 +163,13 @@ func (g *Globals) open() (*engine.Store, error) {
 	}
 	home := g.Home
 	if home == "" {
-		h, err := engine.DefaultHome()
+		h, err := defaultHome()
 		if err != nil {
 			return nil, err
 		}
 		home = h
 	}
-	s, err := engine.Open(home)
+	s, err := engine.Open(home, storeOptions()...)
 	if err != nil {
 		return nil, err
 	}

@@ -11,6 +11,7 @@ import (
 	"cairn/cli/display"
 	"cairn/cli/term"
 	"cairn/engine"
+	"cairn/httpapi"
 	"cairn/internal/vfs"
 )
 
@@ -30,7 +31,7 @@ type repl struct {
 	// pendingName is a /rename given before the session held anything: it
 	// is applied with the first prompt, so a name alone writes nothing.
 	pendingName string
-	live        *liveSource // the HTTP API of this session (--listen), nil when not served
+	live        *httpapi.Live // the HTTP API of this session (--listen), nil when not served
 
 	ed    *term.Editor
 	lines *bufio.Reader
@@ -61,7 +62,7 @@ func (r *repl) openStore(ephemeral bool) error {
 	g := r.g
 	home := g.Home
 	if home == "" {
-		h, err := engine.DefaultHome()
+		h, err := defaultHome()
 		if err != nil {
 			r.notice(err.Error() + "; this session is not recorded")
 		}
@@ -78,9 +79,9 @@ func (r *repl) openStore(ephemeral bool) error {
 	}
 	var s *engine.Store
 	if ephemeral {
-		s, err = engine.OpenEphemeral(home)
+		s, err = engine.OpenEphemeral(home, storeOptions()...)
 	} else if home != "" {
-		s, err = engine.Open(home)
+		s, err = engine.Open(home, storeOptions()...)
 	}
 	if err != nil {
 		r.notice(fmt.Sprintf("%v; this session is not recorded", err))
@@ -89,7 +90,7 @@ func (r *repl) openStore(ephemeral bool) error {
 	if s == nil {
 		// A private throwaway root keeps the engine's in-memory session
 		// working; nothing in it is kept.
-		if s, err = engine.OpenEphemeral(""); err != nil {
+		if s, err = engine.OpenEphemeral("", storeOptions()...); err != nil {
 			return err
 		}
 	}

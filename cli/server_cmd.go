@@ -2,16 +2,14 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
-	"net/http"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"cairn/engine"
-	"cairn/internal/vfs"
+	"cairn/httpapi"
 )
 
 // ServeCmd is `cairn serve`: the HTTP API for the sessions no process owns.
@@ -55,32 +53,15 @@ func checkLoopback(flag, addr string, allowRemote bool) error {
 // in the store's state folder. It returns the token and where it is.
 func gatewayToken(s *engine.Store, file string) (string, string, error) {
 	if file == "" {
-		tok, _, err := s.GatewayToken()
-		return tok, filepath.Join(s.Home(), engine.GatewayTokenFile), err
+		tok, _, err := httpapi.GatewayToken(s)
+		return tok, filepath.Join(s.Home(), httpapi.GatewayTokenFile), err
 	}
 	abs, err := filepath.Abs(file)
 	if err != nil {
 		return "", "", err
 	}
-	d, err := vfs.OpenDisk(filepath.Dir(abs))
-	if err != nil {
-		return "", "", fmt.Errorf("token file folder: %w", err)
-	}
-	defer d.Close()
-	tok, _, err := engine.GatewayToken(d, filepath.Base(abs))
+	tok, _, err := httpapi.TokenAt(abs)
 	return tok, abs, err
-}
-
-// newHTTPServer is the http.Server of both servers: bounded header reads
-// and idle connections.
-func newHTTPServer(h http.Handler) *http.Server {
-	return &http.Server{
-		Handler:           h,
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       30 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-		MaxHeaderBytes:    16 << 10,
-	}
 }
 
 func (c *ServeCmd) Run(g *Globals) error {
@@ -95,11 +76,7 @@ func (c *ServeCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
-	api := &apiServer{auth: &authority{gateway: tok, creds: s.Credentials}, logw: g.stderr}
-	api.src = &storeSource{store: s, warn: api.logf}
-	if _, err := s.Credentials(); err != nil {
-		api.tellCredentials(err)
-	}
+	api := httpapi.NewStoreServer(s, tok, g.stderr)
 	ln, err := net.Listen("tcp", c.Addr)
 	if err != nil {
 		return err
@@ -109,7 +86,7 @@ func (c *ServeCmd) Run(g *Globals) error {
 	} else {
 		fmt.Fprintf(g.stdout, "Serving the HTTP API on http://%s (gateway token in %s).\n", ln.Addr(), where)
 	}
-	srv := newHTTPServer(api.handler())
+	srv := httpapi.NewHTTPServer(api.Handler())
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
@@ -128,22 +105,11 @@ func (c *PairCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
-	src := &storeSource{store: s}
-	all := func(string) bool { return true }
-	var ids []string
-	for _, ref := range c.Sessions {
-		h, err := src.resolve(g.ctx, ref, all)
-		switch {
-		case errors.Is(err, errNoSession):
-			return fmt.Errorf("%w: %q", engine.ErrNotFound, ref)
-		case errors.Is(err, errAmbiguous):
-			return fmt.Errorf("%w: %q matches more than one session", engine.ErrAmbiguous, ref)
-		case err != nil:
-			return err
-		}
-		ids = append(ids, h.id)
+	ids, err := httpapi.ResolveSessions(g.ctx, s, c.Sessions)
+	if err != nil {
+		return err
 	}
-	tok, cred, err := s.Pair(g.ctx, c.Scope, ids)
+	tok, cred, err := httpapi.Pair(g.ctx, s, c.Scope, ids)
 	if err != nil {
 		return err
 	}
@@ -172,7 +138,7 @@ func (r *repl) serving(f ListenFlags, loop func() error) error {
 	}
 	home := r.g.Home
 	if home == "" {
-		h, err := engine.DefaultHome()
+		h, err := defaultHome()
 		if err != nil {
 			return err
 		}
@@ -189,11 +155,8 @@ func (r *repl) serving(f ListenFlags, loop func() error) error {
 	if err != nil {
 		return err
 	}
-	live := &liveSource{sess: func() *engine.Session { return r.sess }}
-	api := &apiServer{auth: &authority{gateway: tok, creds: cs.Credentials}, src: live, logw: r.errw}
-	if _, err := cs.Credentials(); err != nil {
-		api.tellCredentials(err)
-	}
+	live := httpapi.NewLive(func() *engine.Session { return r.sess })
+	api := httpapi.NewSessionServer(live, cs, tok, r.errw)
 	ln, err := net.Listen("tcp", f.Listen)
 	if err != nil {
 		return err
@@ -203,14 +166,14 @@ func (r *repl) serving(f ListenFlags, loop func() error) error {
 		id = r.sess.ID()
 	}
 	fmt.Fprintf(r.errw, "cairn: serving the HTTP API for session %s on http://%s (gateway token in %s)\n", id, ln.Addr(), where)
-	srv := newHTTPServer(api.handler())
+	srv := httpapi.NewHTTPServer(api.Handler())
 	go srv.Serve(ln)
-	live.mu.Lock()
+	live.Lock()
 	r.live = live
 	defer func() {
-		live.closed = true
+		live.End()
 		r.live = nil
-		live.mu.Unlock()
+		live.Unlock()
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		srv.Shutdown(ctx)
@@ -223,7 +186,7 @@ func (r *repl) readLineServing() (string, error) {
 	if r.live == nil {
 		return r.readLine()
 	}
-	r.live.mu.Unlock()
-	defer r.live.mu.Lock()
+	r.live.Unlock()
+	defer r.live.Lock()
 	return r.readLine()
 }

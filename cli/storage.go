@@ -5,6 +5,7 @@ import (
 
 	"cairn/cli/display"
 	"cairn/engine"
+	"cairn/httpapi"
 )
 
 // StorageCmd groups the state folder's maintenance commands.
@@ -49,6 +50,8 @@ func (c *FsckCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
+	// The HTTP API's credentials.json is in the state folder too.
+	rep.Problems = append(rep.Problems, httpapi.Fsck(s)...)
 	if g.JSON {
 		if err := g.printJSON(rep); err != nil {
 			return err

@@ -4,8 +4,9 @@
 //
 // # Words
 //
-//   - state folder: $CAIRN_HOME or ~/.cairn, created 0700 (files 0600), with a
-//     FORMAT file; a newer format is refused.
+//   - state folder: the folder a Store opens ($CAIRN_HOME or ~/.cairn for the
+//     cairn command), created 0700 (files 0600), with a FORMAT file; a newer
+//     format is refused.
 //   - workspace: a canonical directory and its folder workspaces/<key>, the
 //     key a reversible encoding of the path (package wskey). A damaged
 //     workspace.json in the folder of the directory's own key is rebuilt
@@ -76,9 +77,9 @@
 // Each is drawn in the file that writes it: tool outputs
 // (outputs/<session>/<output id>.zst, outputs.go), shell history
 // (<id>.shell.jsonl, shell.go), the usage ledger (usage.jsonl, usage.go),
-// prompt history (history.jsonl, history.go), config.json (config.go), the
-// gateway token and paired credentials (gateway.token, credentials.json,
-// creds.go), and ownership hints (owners/<id>, owner.go).
+// prompt history (history.jsonl, history.go), config.json (config.go), and
+// ownership hints (owners/<id>, owner.go). The HTTP API's gateway.token and
+// credentials.json are package httpapi's.
 //
 // Temp files, in the state folder and beside the user's files alike, are
 // named ".<name>.<pid>-<16 hex>.cairn-tmp" (the grammar of internal/vfs).
@@ -150,6 +151,17 @@
 // file is refused (ErrRefused) and changes nothing: the fault passes, a
 // destroyed file does not come back. A new file is still made, named as not
 // snapshotted; a file over max_file_bytes is still changed without one.
+//
+// # Embedding
+//
+// A runtime outside this module needs only this package: Open (or
+// OpenEphemeral), Store.Workspace, Workspace.Create or Open, and the
+// session's items and file tools, on the real disk (example_test.go). What
+// the cairn command takes from its environment comes in as options
+// (WithMaxEagerLoadMB, WithEphemeralRoot): the engine reads no environment
+// variable, and what it tracks in a process hangs off its Store, so closed
+// stores are garbage. OpenFS, Store.FS and WithWorkspaceFS take cairn's
+// internal filesystem seam; they serve its own tests.
 //
 // # Unavailable items
 //

@@ -5,13 +5,21 @@ import (
 	"os"
 )
 
-// OpenEphemeral opens a private temporary state root under $XDG_RUNTIME_DIR
-// (else the temp folder) for a session that leaves no record behind. Spend
-// still goes to the usage ledger of the persistent state folder home,
-// labelled ephemeral. Close removes the temporary root; a forced kill can
-// leave it for the operating system to clean up.
+// WithEphemeralRoot makes OpenEphemeral put its temporary root in dir (the
+// cairn command passes $XDG_RUNTIME_DIR); "" is the temp folder.
+func WithEphemeralRoot(dir string) Option { return func(s *Store) { s.ephemeralRoot = dir } }
+
+// OpenEphemeral opens a private temporary state root in the folder
+// WithEphemeralRoot names (else the temp folder) for a session that leaves
+// no record behind. Spend still goes to the usage ledger of the persistent
+// state folder home, labelled ephemeral. Close removes the temporary root;
+// a forced kill can leave it for the operating system to clean up.
 func OpenEphemeral(home string, opts ...Option) (*Store, error) {
-	base := os.Getenv("XDG_RUNTIME_DIR")
+	var o Store
+	for _, opt := range opts {
+		opt(&o)
+	}
+	base := o.ephemeralRoot
 	if base == "" {
 		base = os.TempDir()
 	}

@@ -8,16 +8,15 @@ import (
 	"testing"
 )
 
-// An ephemeral store keeps its sessions in a private temporary root under
-// $XDG_RUNTIME_DIR, removes it on Close, and sends spend to the usage ledger
-// of the persistent state folder, labelled ephemeral.
+// An ephemeral store keeps its sessions in a private temporary root in the
+// folder WithEphemeralRoot names, removes it on Close, and sends spend to
+// the usage ledger of the persistent state folder, labelled ephemeral.
 func TestEphemeralLeavesOnlyUsage(t *testing.T) {
 	ctx := context.Background()
 	home := t.TempDir()
 	runtime := t.TempDir()
-	t.Setenv("XDG_RUNTIME_DIR", runtime)
 
-	s, err := OpenEphemeral(home)
+	s, err := OpenEphemeral(home, WithEphemeralRoot(runtime))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,7 +24,7 @@ func TestEphemeralLeavesOnlyUsage(t *testing.T) {
 		t.Fatal("OpenEphemeral gave a store that is not ephemeral")
 	}
 	if !strings.HasPrefix(s.Home(), runtime+string(filepath.Separator)) {
-		t.Fatalf("ephemeral root %s is not under $XDG_RUNTIME_DIR %s", s.Home(), runtime)
+		t.Fatalf("ephemeral root %s is not under %s", s.Home(), runtime)
 	}
 	ws, err := s.Workspace(t.TempDir())
 	if err != nil {
@@ -56,7 +55,7 @@ func TestEphemeralLeavesOnlyUsage(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(left) != 0 {
-		t.Fatalf("left in $XDG_RUNTIME_DIR: %v", left)
+		t.Fatalf("left in the ephemeral root's folder: %v", left)
 	}
 	// The persistent state folder holds no session and no history ...
 	if _, err := os.Stat(filepath.Join(home, "workspaces")); !os.IsNotExist(err) {
@@ -89,10 +88,12 @@ func TestEphemeralLeavesOnlyUsage(t *testing.T) {
 	}
 }
 
-// Without $XDG_RUNTIME_DIR the temporary root goes to the temp folder.
+// Without WithEphemeralRoot the temporary root goes to the temp folder,
+// whatever $XDG_RUNTIME_DIR says: the library reads no environment (the
+// cairn command passes it in).
 func TestEphemeralFallsBackToTempDir(t *testing.T) {
 	tmp := t.TempDir()
-	t.Setenv("XDG_RUNTIME_DIR", "")
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
 	t.Setenv("TMPDIR", tmp)
 	s, err := OpenEphemeral("")
 	if err != nil {

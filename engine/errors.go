@@ -15,9 +15,6 @@ var (
 	// ErrFormat: the state folder was written by a newer cairn, or its FORMAT
 	// file is unreadable.
 	ErrFormat = errors.New("engine: unsupported state folder format")
-	// ErrBadCredentials: credentials.json cannot be read as one; paired
-	// tokens cannot be checked (the gateway token still works).
-	ErrBadCredentials = errors.New("engine: credentials.json is damaged")
 	// ErrBusy: another process owns the session.
 	ErrBusy = errors.New("engine: session is owned by another process")
 	// ErrNotFound: no session matches the reference.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"cairn/engine"
 )
@@ -84,4 +85,55 @@ func ExampleSession_Rename() {
 	took, _ := sess.SetGeneratedTitle(ctx, "Dependency review")
 	fmt.Println(sess.Record().Title, sess.Record().TitleSource, took)
 	// Output: dependency audit user false
+}
+
+// An agent runtime embeds the engine with the real disk and nothing else:
+// it opens a store, runs a session whose tool writes a file, and undoes the
+// write. The file tools keep each file's pre-image before they touch it, so
+// the undo puts the file back as it was.
+func ExampleSession_Undo() {
+	ctx := context.Background()
+	home, _ := os.MkdirTemp("", "cairn-example-home-")
+	project, _ := os.MkdirTemp("", "cairn-example-project-")
+	defer os.RemoveAll(home)
+	defer os.RemoveAll(project)
+	os.WriteFile(filepath.Join(project, "notes.txt"), []byte("first draft\n"), 0o644)
+
+	store, err := engine.Open(home)
+	if err != nil {
+		panic(err)
+	}
+	defer store.Close()
+	ws, err := store.Workspace(project)
+	if err != nil {
+		panic(err)
+	}
+	sess := ws.Create(engine.SessionOptions{})
+	defer sess.Close()
+
+	sess.Append(ctx, engine.Item{Type: engine.User, Text: "Rewrite the notes"})
+	answer, err := sess.ToolWrite(ctx, "notes.txt", []byte("second draft\n"))
+	if err != nil {
+		panic(err)
+	}
+	if err := sess.EndTurn(ctx, engine.Turn{Model: "m"}); err != nil {
+		panic(err)
+	}
+	now, _ := os.ReadFile(filepath.Join(project, "notes.txt"))
+	rel := func(p string) string { r, _ := filepath.Rel(ws.Path(), p); return r }
+	fmt.Printf("wrote %s, snapshot taken: %v, file: %q\n", rel(answer.Files[0]), answer.Snapshot != nil, now)
+
+	undo, err := sess.Undo(ctx)
+	if err != nil {
+		panic(err)
+	}
+	now, _ = os.ReadFile(filepath.Join(project, "notes.txt"))
+	fmt.Printf("undo restored %s, file: %q\n", rel(undo.Steps[0].Restored[0]), now)
+
+	list, _ := sess.Snapshots(ctx)
+	fmt.Printf("snapshots: %d, applied: %d\n", len(list.Snapshots), list.Cursor)
+	// Output:
+	// wrote notes.txt, snapshot taken: true, file: "second draft\n"
+	// undo restored notes.txt, file: "first draft\n"
+	// snapshots: 1, applied: 0
 }

@@ -48,7 +48,6 @@ func (s *Store) Fsck(ctx context.Context) (*FsckReport, error) {
 	if _, err := s.Config(); err != nil {
 		bad(configName, "%v", err)
 	}
-	s.fsckCredentials(bad)
 	for _, j := range []string{historyName, usageName} {
 		if _, err := s.fsys.Stat(j); err == nil {
 			s.fsckJournal(r, j, bad, note, nil)

@@ -359,8 +359,21 @@ func TestEagerLoadCeiling(t *testing.T) {
 			t.Fatalf("the refusal does not name %q: %v", way, err)
 		}
 	}
+	// The library reads no environment: only the option raises the ceiling.
 	t.Setenv("CAIRN_MAX_EAGER_LOAD_MB", "2")
-	re, err := ws.Open(ctx, sess.ID(), SessionOptions{})
+	if _, err := ws.Open(ctx, sess.ID(), SessionOptions{}); !errors.As(err, &lim) {
+		t.Fatalf("open with the ceiling raised in the environment only: %v", err)
+	}
+	raised, err := Open(s.Home(), WithMaxEagerLoadMB(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raised.Close()
+	rws, err := raised.Workspace(ws.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	re, err := rws.Open(ctx, sess.ID(), SessionOptions{})
 	if err != nil {
 		t.Fatalf("open with the ceiling raised: %v", err)
 	}

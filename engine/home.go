@@ -21,18 +21,6 @@ type formatFile struct {
 	Format int `json:"format"`
 }
 
-// DefaultHome is the state folder: $CAIRN_HOME, else ~/.cairn.
-func DefaultHome() (string, error) {
-	if h := os.Getenv("CAIRN_HOME"); h != "" {
-		return filepath.Abs(h)
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return "", fmt.Errorf("engine: no state folder: set CAIRN_HOME or HOME: %w", err)
-	}
-	return filepath.Join(home, ".cairn"), nil
-}
-
 // openHome creates the state folder (0700) when it is missing, opens it as a
 // vfs.Disk, and checks or writes its FORMAT file.
 func openHome(dir string) (*vfs.Disk, error) {

@@ -11,6 +11,10 @@ import (
 // however many run, and the name says nothing about its content.
 func newSessionID() string { return uuid.NewString() }
 
+// IsSessionID reports whether s is a session id as cairn writes them: a
+// lowercase version 4 UUID.
+func IsSessionID(s string) bool { return validSessionID(s) }
+
 // validSessionID reports whether s is a session id as cairn writes them: a
 // lowercase version 4 UUID. Anything else is never used to build a path.
 func validSessionID(s string) bool {

@@ -5,10 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"sync"
 	"time"
 
@@ -20,7 +18,8 @@ import (
 // Opening hydrates everything, so storage.max_eager_load_mb caps it: the sum
 // of the uncompressed payload sizes (inline text and objects), a proxy for
 // the work of loading. A session over the cap refuses to open and names both
-// ways out; CAIRN_MAX_EAGER_LOAD_MB raises the cap for one run.
+// ways out; WithMaxEagerLoadMB (the cairn command's CAIRN_MAX_EAGER_LOAD_MB)
+// raises the cap for one store.
 
 // LoadLimitError says a session is too big to open at the current ceiling.
 type LoadLimitError struct {
@@ -38,12 +37,10 @@ func (e *LoadLimitError) Error() string {
 
 func (e *LoadLimitError) Unwrap() error { return ErrRefused }
 
-// eagerLimitMB is the ceiling in MB: CAIRN_MAX_EAGER_LOAD_MB, else config.json, else 1024.
+// eagerLimitMB is the ceiling in MB: WithMaxEagerLoadMB, else config.json, else 1024.
 func (s *Store) eagerLimitMB() int {
-	if v := os.Getenv("CAIRN_MAX_EAGER_LOAD_MB"); v != "" {
-		if n, err := strconv.Atoi(v); err == nil && n > 0 {
-			return n
-		}
+	if s.eagerLoadMB > 0 {
+		return s.eagerLoadMB
 	}
 	if c, err := s.Config(); err == nil {
 		return c.Storage.MaxEagerLoadMB

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path"
-	"sync"
 	"time"
 
 	"github.com/klauspost/compress/zstd"
@@ -48,8 +47,13 @@ const (
 // MaxOutputBytes; nothing is stored. It wraps ErrBadInput.
 var ErrOutputTooLarge = fmt.Errorf("%w: tool output over %d MiB", ErrBadInput, MaxOutputBytes>>20)
 
-// maxOutputBytes is MaxOutputBytes; tests lower it.
-var maxOutputBytes int64 = MaxOutputBytes
+// maxOutputBytes is MaxOutputBytes, unless a test lowered the store's cap.
+func (s *Store) maxOutputBytes() int64 {
+	if s.outputCap > 0 {
+		return s.outputCap
+	}
+	return MaxOutputBytes
+}
 
 // OutputMatch is a line of an output that holds the searched text.
 type OutputMatch struct {
@@ -75,13 +79,6 @@ func outputName(dir, session, id string) string {
 	return path.Join(dir, outputsFolder, session, id+outputSuffix)
 }
 
-// outputReserved holds the output names being written in this process, so
-// two PutOutput calls of a session never pick the same id.
-var outputReserved = struct {
-	sync.Mutex
-	m map[string]bool
-}{m: map[string]bool{}}
-
 // PutOutput stores the output of producer (a tool name or a shell label)
 // read from r and returns its id. The output is durable when PutOutput
 // returns. Over MaxOutputBytes, it stores nothing and returns
@@ -105,30 +102,36 @@ func (s *Session) PutOutput(ctx context.Context, producer string, r io.Reader) (
 	if err := ensureDir(fsys, outputDir(w.dir, session)); err != nil {
 		return "", fmt.Errorf("engine: output folder: %w", err)
 	}
-	key := w.s.home + "\x00" + outputDir(w.dir, session) + "/"
-	outputReserved.Lock()
+	// The store's outputReserved holds the names being written, so two
+	// PutOutput calls of a session never pick the same id.
+	store := w.s
+	store.reservedMu.Lock()
+	if store.outputReserved == nil {
+		store.outputReserved = map[string]bool{}
+	}
 	id := ids.Unique(ids.OutputHandle(producer), func(c string) bool {
-		if outputReserved.m[key+c] {
+		if store.outputReserved[outputName(w.dir, session, c)] {
 			return true
 		}
 		_, err := fsys.Lstat(outputName(w.dir, session, c))
 		return !vfs.IsNotExist(err)
 	})
-	outputReserved.m[key+id] = true
-	outputReserved.Unlock()
+	name := outputName(w.dir, session, id)
+	store.outputReserved[name] = true
+	store.reservedMu.Unlock()
 	defer func() {
-		outputReserved.Lock()
-		delete(outputReserved.m, key+id)
-		outputReserved.Unlock()
+		store.reservedMu.Lock()
+		delete(store.outputReserved, name)
+		store.reservedMu.Unlock()
 	}()
-	err = vfs.WriteAtomic(fsys, outputName(w.dir, session, id), func(f io.Writer) error {
+	err = vfs.WriteAtomic(fsys, name, func(f io.Writer) error {
 		enc, err := zstd.NewWriter(f, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderCRC(true),
 			zstd.WithWindowSize(outputWindow), zstd.WithEncoderConcurrency(1), zstd.WithLowerEncoderMem(true),
 			zstd.WithZeroFrames(true))
 		if err != nil {
 			return err
 		}
-		if _, err := copyCapped(ctx, enc, r, maxOutputBytes); err != nil {
+		if _, err := copyCapped(ctx, enc, r, w.s.maxOutputBytes()); err != nil {
 			enc.Close()
 			return err
 		}
@@ -240,7 +243,7 @@ func (w *Workspace) ReadOutput(ctx context.Context, session, id string) (io.Read
 		f.Close()
 		return nil, fmt.Errorf("engine: read output %s: %w", id, err)
 	}
-	return &outputReader{d: d, f: f, left: maxOutputBytes, id: id}, nil
+	return &outputReader{d: d, f: f, left: w.s.maxOutputBytes(), id: id}, nil
 }
 
 // outputReader decompresses an output and refuses to produce more than the

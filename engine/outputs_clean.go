@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"sync"
 	"time"
 
 	"cairn/internal/vfs"
@@ -80,20 +79,11 @@ func newestMtime(fsys vfs.FS, dir string) (time.Time, error) {
 	return newest, nil
 }
 
-// outputsCleaned remembers the workspaces whose orphan outputs this process
-// has cleaned, so the cleanup runs once per workspace and process.
-var outputsCleaned sync.Map // outputsCleanKey -> struct{}
-
-type outputsCleanKey struct {
-	s   *Store
-	dir string
-}
-
 // cleanOutputsOnOpen runs CleanOrphanOutputs with OutputGrace the first time
-// a session of w is opened in this process. It is best effort: a failure
-// leaves the orphans for the next process.
+// a session of w is opened through its store (Store.outputsCleaned). It is
+// best effort: a failure leaves the orphans for the next store.
 func (w *Workspace) cleanOutputsOnOpen(ctx context.Context) {
-	if _, done := outputsCleaned.LoadOrStore(outputsCleanKey{w.s, w.dir}, struct{}{}); done {
+	if _, done := w.s.outputsCleaned.LoadOrStore(w.dir, struct{}{}); done {
 		return
 	}
 	w.CleanOrphanOutputs(ctx, w.s.Now(), OutputGrace)

@@ -211,9 +211,7 @@ func TestOutputReadRefusesPastCap(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	old := maxOutputBytes
-	maxOutputBytes = 1000
-	defer func() { maxOutputBytes = old }()
+	e.store.outputCap = 1000
 	rc, err := e.ws.ReadOutput(ctx, s.ID(), id)
 	if err != nil {
 		t.Fatal(err)

@@ -112,7 +112,6 @@ type shellLog struct {
 	s       *Session
 	fsys    vfs.FS
 	name    string
-	key     string // in shellLive
 	lock    vfs.Lock
 	token   string
 	w       *journal.Writer // nil until opened, and after a write failed
@@ -122,9 +121,9 @@ type shellLog struct {
 	closed  bool
 }
 
-// shellLive maps the journals of the sessions this process owns to their
-// shellLog, so ShellHistory can tell a running command from one cut short.
-var shellLive sync.Map // key string -> *shellLog
+// shellClosed stands in Store.shellLive for the log of a session closed in
+// the store.
+type shellClosed struct{}
 
 // ShellRun is a command recorded as started; Finish records how it settled.
 type ShellRun struct {
@@ -156,8 +155,9 @@ func (s *Session) ShellStart(ctx context.Context, cmdline string) (*ShellRun, er
 		w := s.ws
 		s.shell = &shellLog{s: s, fsys: w.s.fsys, name: shellName(w.dir, s.st.id), lock: s.lock,
 			token: "o-" + randHex(8), running: map[string]bool{}}
-		s.shell.key = w.s.home + "\x00" + s.shell.name
-		shellLive.Store(s.shell.key, s.shell)
+		// The store keeps the log of each session open in it, so
+		// ShellHistory can tell a running command from one cut short.
+		w.s.shellLive.Store(s.shell.name, s.shell)
 	}
 	sh := s.shell
 	s.mu.Unlock()
@@ -347,7 +347,9 @@ func (sh *shellLog) close() {
 	defer sh.mu.Unlock()
 	sh.closed = true
 	sh.broken()
-	shellLive.CompareAndDelete(sh.key, sh)
+	// The store remembers that the session was closed here: its runs
+	// not finished are interrupted, whoever opens it next in this store.
+	sh.s.ws.s.shellLive.CompareAndSwap(sh.name, sh, shellClosed{})
 }
 
 // live reports whether run is running in this log's process and session.
@@ -387,7 +389,6 @@ func (w *Workspace) ShellHistory(ctx context.Context, session string) ([]ShellEn
 	if err != nil {
 		return nil, err
 	}
-	key := w.s.home + "\x00" + shellName(w.dir, session)
 	var (
 		owner    int // the pid owning the session, once looked up
 		openedAt Time
@@ -395,8 +396,12 @@ func (w *Workspace) ShellHistory(ctx context.Context, session string) ([]ShellEn
 	)
 	running := func(e *ShellEntry) bool {
 		if e.pid == os.Getpid() {
-			v, ok := shellLive.Load(key)
-			return ok && v.(*shellLog).live(e.owner, e.Run)
+			if v, ok := w.s.shellLive.Load(shellName(w.dir, session)); ok {
+				sh, open := v.(*shellLog)
+				return open && sh.live(e.owner, e.Run)
+			}
+			// Not open in this store: another store of this process
+			// may own it, and is asked as another process would be.
 		}
 		if !looked {
 			owner, looked = w.ownerPID(session), true

@@ -241,9 +241,8 @@ func TestEphemeralNeverWritesTheLedgersFolder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
 	home := filepath.Join(dir, ".cairn")
-	s, err := OpenEphemeral(home)
+	s, err := OpenEphemeral(home, WithEphemeralRoot(t.TempDir()))
 	if err != nil {
 		t.Fatal(err)
 	}

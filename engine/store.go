@@ -26,6 +26,18 @@ type Store struct {
 	wsfs      func(dir string) (vfs.FS, error) // opens a workspace's files (wsfs.go); nil: the real disk
 	usageMu   sync.Mutex
 	objs      sync.Map // workspace objects folder -> *objects.Store (Workspace.objects)
+
+	ephemeralRoot string // where OpenEphemeral makes its root ("": the temp folder)
+	eagerLoadMB   int    // the load ceiling set by WithMaxEagerLoadMB (0: config.json's)
+	outputCap     int64  // a tool output's cap when tests lower it (0: MaxOutputBytes)
+
+	// What this store's sessions are doing, kept here rather than in
+	// process globals: an embedder may open many stores, and each is
+	// garbage once closed.
+	outputsCleaned sync.Map // workspace folder -> struct{}: orphan outputs cleaned (outputs_clean.go)
+	reservedMu     sync.Mutex
+	outputReserved map[string]bool // output names being written (outputs.go)
+	shellLive      sync.Map        // shell journal name -> *shellLog of a session open here, or shellClosed (shell.go)
 }
 
 // Option changes how Open works.
@@ -33,6 +45,11 @@ type Option func(*Store)
 
 // WithClock makes the store read time from now (tests control time).
 func WithClock(now func() time.Time) Option { return func(s *Store) { s.now = now } }
+
+// WithMaxEagerLoadMB sets the ceiling, in MB of payloads, of a session this
+// store opens, over storage.max_eager_load_mb of config.json (the cairn
+// command passes $CAIRN_MAX_EAGER_LOAD_MB). mb <= 0 leaves config.json's.
+func WithMaxEagerLoadMB(mb int) Option { return func(s *Store) { s.eagerLoadMB = mb } }
 
 // Open opens the state folder home, creating it (0700) and its FORMAT file
 // when missing. A state folder of a newer format is refused with ErrFormat.
@@ -49,7 +66,8 @@ func Open(home string, opts ...Option) (*Store, error) {
 }
 
 // OpenFS opens a store on any filesystem (an in-memory or fault-injecting
-// one in tests). home is only used in messages.
+// one in tests). home is only used in messages. The filesystem seam is
+// internal to cairn: a runtime outside it uses Open.
 func OpenFS(fsys vfs.FS, home string, opts ...Option) (*Store, error) {
 	if err := checkFormat(fsys, home); err != nil {
 		return nil, err
@@ -64,7 +82,8 @@ func OpenFS(fsys vfs.FS, home string, opts ...Option) (*Store, error) {
 // Home is the absolute path of the state folder.
 func (s *Store) Home() string { return s.home }
 
-// FS is the state folder as a filesystem.
+// FS is the state folder as a filesystem, for cairn's own packages (the
+// HTTP API's credentials) and tests.
 func (s *Store) FS() vfs.FS { return s.fsys }
 
 // Close releases the state folder.

@@ -44,8 +44,7 @@ func runB5(env *Env) ([]Row, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := fmt.Sprintf("CAIRN_MAX_EAGER_LOAD_MB=%d", total>>20+64)
-	os.Setenv("CAIRN_MAX_EAGER_LOAD_MB", strings.TrimPrefix(t, "CAIRN_MAX_EAGER_LOAD_MB="))
+	ceiling := engine.WithMaxEagerLoadMB(int(total>>20) + 64)
 	runs := 3
 	if env.Quick {
 		runs = 1
@@ -64,7 +63,7 @@ func runB5(env *Env) ([]Row, error) {
 		var ms float64
 		p, err := peakHeap(func() error {
 			start := time.Now()
-			s, err := engine.Open(home)
+			s, err := engine.Open(home, ceiling)
 			if err != nil {
 				return err
 			}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"cairn/engine"
+	"cairn/httpapi"
 )
 
 // TestPermissions: after a session that uses every kind of file cairn writes
@@ -48,10 +49,10 @@ func TestPermissions(t *testing.T) {
 	}
 	s.Close()
 	store.AddHistory("hello", ws.Path())
-	if _, _, err := store.GatewayToken(); err != nil {
+	if _, _, err := httpapi.GatewayToken(store); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := store.Pair(ctx, []string{engine.ScopeAttach}, []string{s.ID()}); err != nil {
+	if _, _, err := httpapi.Pair(ctx, store, []string{httpapi.ScopeAttach}, []string{s.ID()}); err != nil {
 		t.Fatal(err)
 	}
 	seen := map[string]bool{}

@@ -1,4 +1,4 @@
-package cli
+package httpapi
 
 import (
 	"context"
@@ -179,18 +179,31 @@ func (s *storeSource) run(ctx context.Context, ref string, allow func(string) bo
 	return err
 }
 
-// liveSource serves the one session a REPL owns. mu is the REPL's: the
-// REPL holds it except while it waits for a line, so a request never runs
-// in the middle of a REPL command.
-type liveSource struct {
+// Live is the one session a REPL owns, served by NewSessionServer. Its
+// lock is the REPL's: the REPL holds it (Lock) except while it waits for a
+// line, so a request never runs in the middle of a REPL command.
+type Live struct {
 	mu     sync.Mutex
 	sess   func() *engine.Session // the REPL's current session, read under mu
 	closed bool
 }
 
+// NewLive serves the session sess returns (nil: none), read under the lock.
+func NewLive(sess func() *engine.Session) *Live { return &Live{sess: sess} }
+
+// Lock keeps requests out until Unlock.
+func (l *Live) Lock() { l.mu.Lock() }
+
+// Unlock lets requests in.
+func (l *Live) Unlock() { l.mu.Unlock() }
+
+// End stops serving: every later request finds no session. The caller
+// holds the lock.
+func (l *Live) End() { l.closed = true }
+
 // snapshots lists the live session's snapshots from its memory; the REPL's
 // lock orders it with the REPL's own commands.
-func (l *liveSource) snapshots(ctx context.Context, ref string, allow func(string) bool) (*engine.SnapshotList, error) {
+func (l *Live) snapshots(ctx context.Context, ref string, allow func(string) bool) (*engine.SnapshotList, error) {
 	var out *engine.SnapshotList
 	err := l.run(ctx, ref, allow, func(s snapshotOps) error {
 		var err error
@@ -200,7 +213,7 @@ func (l *liveSource) snapshots(ctx context.Context, ref string, allow func(strin
 	return out, err
 }
 
-func (l *liveSource) run(ctx context.Context, ref string, allow func(string) bool, fn func(snapshotOps) error) error {
+func (l *Live) run(ctx context.Context, ref string, allow func(string) bool, fn func(snapshotOps) error) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.closed {
@@ -222,4 +235,27 @@ func (l *liveSource) run(ctx context.Context, ref string, allow func(string) boo
 		return &opError{err}
 	}
 	return nil
+}
+
+// ResolveSessions finds the session each of refs names (a full id, a
+// unique id prefix or an exact title) across every workspace of store, as
+// a request's {id} is found, and returns their ids. A reference that names
+// none is engine.ErrNotFound, one that names several engine.ErrAmbiguous.
+func ResolveSessions(ctx context.Context, store *engine.Store, refs []string) ([]string, error) {
+	src := &storeSource{store: store}
+	all := func(string) bool { return true }
+	var ids []string
+	for _, ref := range refs {
+		h, err := src.resolve(ctx, ref, all)
+		switch {
+		case errors.Is(err, errNoSession):
+			return nil, fmt.Errorf("%w: %q", engine.ErrNotFound, ref)
+		case errors.Is(err, errAmbiguous):
+			return nil, fmt.Errorf("%w: %q matches more than one session", engine.ErrAmbiguous, ref)
+		case err != nil:
+			return nil, err
+		}
+		ids = append(ids, h.id)
+	}
+	return ids, nil
 }

@@ -1,10 +1,10 @@
-package cli
+package httpapi
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -60,13 +60,11 @@ func newServerFixture(t *testing.T) *serverFixture {
 	if f.ws, err = s.Workspace(f.dir); err != nil {
 		t.Fatal(err)
 	}
-	if f.gateway, _, err = gatewayToken(s, ""); err != nil {
+	if f.gateway, _, err = GatewayToken(s); err != nil {
 		t.Fatal(err)
 	}
 	f.log = &syncBuffer{}
-	api := &apiServer{auth: &authority{gateway: f.gateway, creds: s.Credentials}, logw: f.log}
-	api.src = &storeSource{store: s, warn: api.logf}
-	f.srv = httptest.NewServer(api.handler())
+	f.srv = httptest.NewServer(NewStoreServer(s, f.gateway, f.log).Handler())
 	t.Cleanup(f.srv.Close)
 	return f
 }
@@ -188,7 +186,7 @@ func (f *serverFixture) want(a answer, status int, code string) {
 
 func (f *serverFixture) pair(scopes []string, ids ...string) string {
 	f.t.Helper()
-	tok, _, err := f.store.Pair(context.Background(), scopes, ids)
+	tok, _, err := Pair(context.Background(), f.store, scopes, ids)
 	if err != nil {
 		f.t.Fatal(err)
 	}
@@ -337,7 +335,7 @@ func TestServerResolve(t *testing.T) {
 	f.want(f.do("GET", snapshotsPath("alpha"), f.gateway, ""), 404, "not_found") // a title is matched exactly
 
 	// Ambiguity counts only the sessions the credential may see.
-	tok := f.pair([]string{engine.ScopeAttach}, twin2)
+	tok := f.pair([]string{ScopeAttach}, twin2)
 	a := f.do("GET", snapshotsPath("twin"), tok, "")
 	f.want(a, 200, "")
 	var l engine.SnapshotList
@@ -384,7 +382,7 @@ func TestServerErrors(t *testing.T) {
 	})
 
 	t.Run("404 outside the allowlist", func(t *testing.T) {
-		tok := f.pair([]string{engine.ScopeAttach}, id)
+		tok := f.pair([]string{ScopeAttach}, id)
 		f.want(f.do("GET", snapshotsPath(id), tok, ""), 200, "")
 		for _, ref := range []string{beta, beta[:8], "beta"} {
 			for _, a := range []answer{
@@ -464,7 +462,7 @@ func TestServerErrors(t *testing.T) {
 func TestServerTokenFiles(t *testing.T) {
 	f := newServerFixture(t)
 	id := f.session(f.ws, "alpha")
-	name := filepath.Join(f.home, engine.GatewayTokenFile)
+	name := filepath.Join(f.home, GatewayTokenFile)
 	fi, err := os.Stat(name)
 	if err != nil {
 		t.Fatal(err)
@@ -472,7 +470,7 @@ func TestServerTokenFiles(t *testing.T) {
 	if fi.Mode().Perm() != 0o600 {
 		t.Fatalf("gateway token mode %04o", fi.Mode().Perm())
 	}
-	again, _, err := gatewayToken(f.store, "")
+	again, _, err := GatewayToken(f.store)
 	if err != nil || again != f.gateway {
 		t.Fatalf("second start: %q %v, want the same token", again, err)
 	}
@@ -482,9 +480,9 @@ func TestServerTokenFiles(t *testing.T) {
 
 	// --token-file elsewhere.
 	other := filepath.Join(t.TempDir(), "tok")
-	tok, where, err := gatewayToken(f.store, other)
-	if err != nil || where != other || tok == f.gateway {
-		t.Fatalf("token file %s: %q %q %v", other, tok, where, err)
+	tok, made, err := TokenAt(other)
+	if err != nil || !made || tok == f.gateway {
+		t.Fatalf("token file %s: %q %v %v", other, tok, made, err)
 	}
 	if fi, err := os.Stat(other); err != nil || fi.Mode().Perm() != 0o600 {
 		t.Fatalf("token file mode: %v %v", fi, err)
@@ -494,13 +492,13 @@ func TestServerTokenFiles(t *testing.T) {
 	if err := os.WriteFile(loose, []byte(strings.Repeat("a", 64)+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := gatewayToken(f.store, loose); err == nil {
+	if _, _, err := TokenAt(loose); err == nil {
 		t.Fatal("a 0644 token file was accepted")
 	}
 
 	// A paired credential: the file is 0600 and keeps the hash, never the token.
-	paired := f.pair([]string{engine.ScopeAttach}, id)
-	cname := filepath.Join(f.home, engine.CredentialsFile)
+	paired := f.pair([]string{ScopeAttach}, id)
+	cname := filepath.Join(f.home, CredentialsFile)
 	fi, err = os.Stat(cname)
 	if err != nil {
 		t.Fatal(err)
@@ -512,199 +510,10 @@ func TestServerTokenFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if bytes.Contains(b, []byte(paired)) || !bytes.Contains(b, []byte(engine.HashToken(paired))) || !bytes.Contains(b, []byte(id)) {
+	if bytes.Contains(b, []byte(paired)) || !bytes.Contains(b, []byte(hashToken(paired))) || !bytes.Contains(b, []byte(id)) {
 		t.Fatalf("credentials.json: %s", b)
 	}
 	f.want(f.do("GET", snapshotsPath(id), paired, ""), 200, "")
-}
-
-// TestServerPairCommand pairs through the command line and resolves the
-// session by title at pair time.
-func TestServerPairCommand(t *testing.T) {
-	f := newServerFixture(t)
-	id := f.session(f.ws, "alpha")
-	f.session(f.ws, "beta")
-	var out, errw bytes.Buffer
-	code := Main(context.Background(), []string{"--home", f.home, "--json", "pair", "--sessions", "alpha", "--scope", "attach"}, strings.NewReader(""), &out, &errw)
-	if code != 0 {
-		t.Fatalf("pair: exit %d: %s %s", code, out.String(), errw.String())
-	}
-	var p struct {
-		Token    string   `json:"token"`
-		Sessions []string `json:"sessions"`
-		Scopes   []string `json:"scopes"`
-	}
-	if err := json.Unmarshal(out.Bytes(), &p); err != nil {
-		t.Fatal(err)
-	}
-	if len(p.Sessions) != 1 || p.Sessions[0] != id || len(p.Scopes) != 1 || p.Scopes[0] != "attach" {
-		t.Fatalf("pair answer %s", out.String())
-	}
-	f.want(f.do("GET", snapshotsPath("alpha"), p.Token, ""), 200, "")
-	f.want(f.do("GET", snapshotsPath("beta"), p.Token, ""), 404, "not_found")
-
-	out.Reset()
-	errw.Reset()
-	if code := Main(context.Background(), []string{"--home", f.home, "pair", "--sessions", "nobody"}, strings.NewReader(""), &out, &errw); code != ExitFailed {
-		t.Fatalf("pair with an unknown session: exit %d", code)
-	}
-	if code := Main(context.Background(), []string{"--home", f.home, "pair", "--sessions", id, "--scope", "root"}, strings.NewReader(""), &out, &errw); code != ExitUsage {
-		t.Fatalf("pair with an unknown scope: exit %d", code)
-	}
-}
-
-// TestServerServeCommand runs `cairn serve` until its context ends, and
-// checks it refuses a non-loopback address without --allow-remote.
-func TestServerServeCommand(t *testing.T) {
-	f := newServerFixture(t)
-	id := f.session(f.ws, "alpha")
-	var out, errw bytes.Buffer
-	for _, addr := range []string{"0.0.0.0:0", ":0", "example.com:80"} {
-		if code := Main(context.Background(), []string{"--home", f.home, "serve", "--addr", addr}, strings.NewReader(""), &out, &errw); code != ExitUsage {
-			t.Fatalf("serve --addr %s: exit %d", addr, code)
-		}
-	}
-
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	pr, pw := io.Pipe()
-	done := make(chan int)
-	go func() {
-		done <- Main(ctx, []string{"--home", f.home, "--json", "serve", "--addr", "127.0.0.1:0"}, strings.NewReader(""), pw, io.Discard)
-		pw.Close()
-	}()
-	var banner struct {
-		Addr      string `json:"addr"`
-		TokenFile string `json:"token_file"`
-	}
-	line, err := bufio.NewReader(pr).ReadBytes('\n')
-	if err != nil {
-		t.Fatal(err)
-	}
-	go io.Copy(io.Discard, pr)
-	if err := json.Unmarshal(line, &banner); err != nil {
-		t.Fatalf("banner %q: %v", line, err)
-	}
-	if banner.TokenFile != filepath.Join(f.home, engine.GatewayTokenFile) {
-		t.Fatalf("token file %s", banner.TokenFile)
-	}
-	a := do(t, "http://"+banner.Addr, "GET", snapshotsPath(id), f.gateway, "")
-	if a.status != 200 {
-		t.Fatalf("serve: %d %s", a.status, a.body)
-	}
-	cancel()
-	if code := <-done; code != 0 {
-		t.Fatalf("serve ended with exit %d", code)
-	}
-}
-
-// TestServerListen runs the REPL with --listen: it serves its own live
-// session, answers 404 for any other, and holds the session so `cairn serve`
-// finds it busy.
-func TestServerListen(t *testing.T) {
-	f := newServerFixture(t)
-	other := f.session(f.ws, "other")
-	inR, inW := io.Pipe()
-	errR, errW := io.Pipe()
-	done := make(chan int)
-	var out bytes.Buffer
-	go func() {
-		done <- Main(context.Background(), []string{"--home", f.home, "-C", f.dir, "--listen", "127.0.0.1:0"}, inR, &out, errW)
-		errW.Close()
-	}()
-	sc := bufio.NewScanner(errR)
-	var addr, id string
-	for sc.Scan() {
-		line := sc.Text()
-		if _, rest, ok := strings.Cut(line, "serving the HTTP API for session "); ok {
-			fields := strings.Fields(rest)
-			id, addr = fields[0], strings.TrimPrefix(fields[2], "http://")
-			break
-		}
-	}
-	go io.Copy(io.Discard, errR)
-	if addr == "" || id == "" {
-		t.Fatal("no banner from --listen")
-	}
-	base := "http://" + addr
-	// Each write returns once the REPL has read it, and the REPL reads the
-	// next line only after it has handled the one before: the write of a
-	// line says every line before it is done.
-	say := func(lines ...string) {
-		t.Helper()
-		for _, l := range lines {
-			if _, err := io.WriteString(inW, l+"\n"); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	say("hello", "/help")
-
-	a := do(t, base, "GET", snapshotsPath(id), f.gateway, "")
-	if a.status != 200 {
-		t.Fatalf("live list: %d %s", a.status, a.body)
-	}
-	var l engine.SnapshotList
-	a.json(t, &l)
-	if l.Session != id || len(l.Snapshots) != 0 {
-		t.Fatalf("live list: %s", a.body)
-	}
-	a = do(t, base, "GET", snapshotsPath(id[:8]), f.gateway, "")
-	if a.status != 200 {
-		t.Fatalf("live list by prefix: %d %s", a.status, a.body)
-	}
-	a = do(t, base, "POST", restorePath(id), f.gateway, `{"action":"undo"}`)
-	if a.status != 409 || a.code(t) != "refused" {
-		t.Fatalf("live undo with nothing to undo: %d %s", a.status, a.body)
-	}
-
-	// A tool line of the REPL makes a snapshot; the API undoes and redoes it
-	// in the live session.
-	say(":write a.txt", "hi", ".", "/help")
-	a = do(t, base, "GET", snapshotsPath(id), f.gateway, "")
-	l = engine.SnapshotList{}
-	a.json(t, &l)
-	if a.status != 200 || l.Cursor != 1 || len(l.Snapshots) != 1 || l.Snapshots[0].Tool != "write" {
-		t.Fatalf("live list after :write: %d %s", a.status, a.body)
-	}
-	if got := f.read("a.txt"); got != "hi\n" {
-		t.Fatalf("a.txt after :write: %q", got)
-	}
-	a = do(t, base, "POST", restorePath(id), f.gateway, `{"action":"undo"}`)
-	if a.status != 200 || f.read("a.txt") != "<absent>" {
-		t.Fatalf("live undo: %d %s; a.txt %q", a.status, a.body, f.read("a.txt"))
-	}
-	a = do(t, base, "POST", restorePath(id), f.gateway, `{"action":"redo"}`)
-	if a.status != 200 || f.read("a.txt") != "hi\n" {
-		t.Fatalf("live redo: %d %s; a.txt %q", a.status, a.body, f.read("a.txt"))
-	}
-	a = do(t, base, "GET", snapshotsPath(other), f.gateway, "")
-	if a.status != 404 || !bytes.Equal(a.body, notFoundBody) {
-		t.Fatalf("another session through --listen: %d %s", a.status, a.body)
-	}
-	if a := do(t, base, "GET", snapshotsPath(id), "", ""); a.status != 401 {
-		t.Fatalf("live without a token: %d", a.status)
-	}
-	// The REPL owns the session: `cairn serve` lists it from the journals
-	// without taking it, and finds it busy for a restore.
-	a = f.do("GET", snapshotsPath(id), f.gateway, "")
-	f.want(a, 200, "")
-	l = engine.SnapshotList{}
-	a.json(t, &l)
-	if l.Session != id || l.Cursor != 1 || len(l.Snapshots) != 1 || !l.Snapshots[0].Applied {
-		t.Fatalf("serve's list of a session the REPL owns: %s", a.body)
-	}
-	f.want(f.do("POST", restorePath(id), f.gateway, `{"action":"undo"}`), 409, "busy")
-	if got := f.read("a.txt"); got != "hi\n" {
-		t.Fatalf("a.txt after a busy restore: %q", got)
-	}
-
-	inW.Close()
-	if code := <-done; code != 0 {
-		t.Fatalf("REPL exit %d", code)
-	}
-	// Once the REPL is gone, `cairn serve` has it.
-	f.want(f.do("GET", snapshotsPath(id), f.gateway, ""), 200, "")
 }
 
 func TestRestoreBody(t *testing.T) {
@@ -917,7 +726,7 @@ func TestServerWorkspaceMismatch(t *testing.T) {
 	f.want(f.do("GET", snapshotsPath("alpha"), f.gateway, ""), 404, "not_found")
 	// A credential that may not see it gets the 404 of an unknown session.
 	unknown := f.do("GET", snapshotsPath("0badc0de-0000-4000-8000-000000000000"), f.gateway, "")
-	tok := f.pair([]string{engine.ScopeAttach}, other)
+	tok := f.pair([]string{ScopeAttach}, other)
 	if a := f.do("POST", restorePath(id), tok, ""); a.status != 404 || !bytes.Equal(a.body, unknown.body) {
 		t.Fatalf("outside the allowlist: %d %s", a.status, a.body)
 	}
@@ -941,15 +750,6 @@ func TestServerWorkspaceMismatch(t *testing.T) {
 	refused("a relative path")
 	tamper("/")
 	refused("the root")
-
-	// `sessions --all` says which folder it skipped.
-	var out, errw bytes.Buffer
-	if code := Main(context.Background(), []string{"--home", f.home, "sessions", "--all"}, strings.NewReader(""), &out, &errw); code != 0 {
-		t.Fatalf("sessions --all: exit %d: %s", code, errw.String())
-	}
-	if !strings.Contains(errw.String(), "skipped workspaces/"+f.ws.Key()+" (1 sessions)") || strings.Contains(out.String(), id) {
-		t.Fatalf("sessions --all: %s\n%s", out.String(), errw.String())
-	}
 
 	// Put back, it is served again.
 	if err := os.WriteFile(info, orig, 0o600); err != nil {
@@ -981,14 +781,14 @@ func TestServerWorkspaceMismatch(t *testing.T) {
 
 // TestServerDamagedCredentials: a credentials.json that cannot be read
 // leaves the gateway token working; a paired token gets 503 with a clear
-// reason, the log names the file once, and `cairn pair` fails (exit 1)
-// naming it and writing nothing.
+// reason, the log names the file once, and pairing fails naming it and
+// writing nothing.
 func TestServerDamagedCredentials(t *testing.T) {
 	f := newServerFixture(t)
 	id := f.session(f.ws, "alpha")
 	f.write(id, "a.txt", "one")
-	paired := f.pair([]string{engine.ScopeAttach}, id)
-	name := filepath.Join(f.home, engine.CredentialsFile)
+	paired := f.pair([]string{ScopeAttach}, id)
+	name := filepath.Join(f.home, CredentialsFile)
 	good, err := os.ReadFile(name)
 	if err != nil {
 		t.Fatal(err)
@@ -1020,19 +820,16 @@ func TestServerDamagedCredentials(t *testing.T) {
 		t.Fatalf("log %q", log)
 	}
 
-	var out, errw bytes.Buffer
-	code := Main(context.Background(), []string{"--home", f.home, "pair", "--sessions", id, "--scope", "attach"}, strings.NewReader(""), &out, &errw)
-	if code != ExitFailed || !strings.Contains(errw.String(), name) || !strings.Contains(errw.String(), "cairn pair") {
-		t.Fatalf("pair on a damaged credentials.json: exit %d: %s", code, errw.String())
+	// Pairing fails naming the file and writes nothing; Fsck names it.
+	if _, _, err := Pair(context.Background(), f.store, []string{ScopeAttach}, []string{id}); !errors.Is(err, ErrBadCredentials) ||
+		!strings.Contains(err.Error(), name) || !strings.Contains(err.Error(), "cairn pair") {
+		t.Fatalf("pair on a damaged credentials.json: %v", err)
 	}
 	if b, _ := os.ReadFile(name); !bytes.Equal(b, damaged) {
 		t.Fatalf("pair changed the damaged file: %q", b)
 	}
-	out.Reset()
-	errw.Reset()
-	if code := Main(context.Background(), []string{"--home", f.home, "--json", "storage", "fsck"}, strings.NewReader(""), &out, &errw); code == 0 ||
-		!strings.Contains(out.String(), `"path":"credentials.json"`) {
-		t.Fatalf("fsck: exit %d: %s %s", code, out.String(), errw.String())
+	if p := Fsck(f.store); len(p) != 1 || p[0].Path != CredentialsFile {
+		t.Fatalf("fsck: %+v", p)
 	}
 
 	// Put back, the paired token works again.
@@ -1040,48 +837,4 @@ func TestServerDamagedCredentials(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.want(f.do("GET", snapshotsPath(id), paired, ""), 200, "")
-}
-
-// TestServerServeSaysCredentialsDamaged: `cairn serve` starts on a damaged
-// credentials.json and says so at once; the gateway token works.
-func TestServerServeSaysCredentialsDamaged(t *testing.T) {
-	f := newServerFixture(t)
-	id := f.session(f.ws, "alpha")
-	name := filepath.Join(f.home, engine.CredentialsFile)
-	if err := os.WriteFile(name, []byte(`{"v":1,"credentials":[`), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	pr, pw := io.Pipe()
-	errw := &syncBuffer{}
-	done := make(chan int)
-	go func() {
-		done <- Main(ctx, []string{"--home", f.home, "--json", "serve", "--addr", "127.0.0.1:0"}, strings.NewReader(""), pw, errw)
-		pw.Close()
-	}()
-	line, err := bufio.NewReader(pr).ReadBytes('\n')
-	if err != nil {
-		t.Fatal(err)
-	}
-	go io.Copy(io.Discard, pr)
-	var banner struct {
-		Addr string `json:"addr"`
-	}
-	if err := json.Unmarshal(line, &banner); err != nil {
-		t.Fatalf("banner %q: %v", line, err)
-	}
-	if s := errw.String(); !strings.Contains(s, "credentials.json is damaged: "+name) || !strings.Contains(s, "gateway token still works") {
-		t.Fatalf("serve's stderr at start: %q", s)
-	}
-	if a := do(t, "http://"+banner.Addr, "GET", snapshotsPath(id), f.gateway, ""); a.status != 200 {
-		t.Fatalf("gateway token: %d %s", a.status, a.body)
-	}
-	cancel()
-	if code := <-done; code != 0 {
-		t.Fatalf("serve ended with exit %d", code)
-	}
-	if n := strings.Count(errw.String(), "is damaged"); n != 1 {
-		t.Fatalf("said %d times: %s", n, errw.String())
-	}
 }

@@ -1,19 +1,17 @@
-package cli
+package httpapi
 
 import (
 	"context"
 	"errors"
 	"net/http"
 	"strings"
-
-	"cairn/engine"
 )
 
 // grant is what a request's bearer token may do: everything (the gateway
 // token) or what one paired credential allows.
 type grant struct {
 	gateway bool
-	cred    *engine.Credential
+	cred    *Credential
 }
 
 func (g grant) has(scope string) bool { return g.gateway || (g.cred != nil && g.cred.Has(scope)) }
@@ -31,7 +29,7 @@ func grantOf(ctx context.Context) grant {
 // credentials (read on every request, so a new `cairn pair` works at once).
 type authority struct {
 	gateway string
-	creds   func() ([]engine.Credential, error)
+	creds   func() ([]Credential, error)
 }
 
 // bearer is the token of an "Authorization: Bearer T" header, or "".
@@ -51,7 +49,7 @@ func bearer(r *http.Request) string {
 func (a *authority) lookup(token string) (grant, bool, error) {
 	var g grant
 	found := false
-	if engine.TokenEqual(token, a.gateway) {
+	if tokenEqual(token, a.gateway) {
 		g, found = grant{gateway: true}, true
 	}
 	if a.creds == nil {
@@ -74,7 +72,7 @@ func (a *authority) lookup(token string) (grant, bool, error) {
 
 // authenticate answers 401 to a request without a valid bearer token and
 // passes the others on with their grant in the context.
-func (a *apiServer) authenticate(next http.Handler) http.Handler {
+func (a *Server) authenticate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		tok := bearer(r)
 		if tok == "" {
@@ -86,7 +84,7 @@ func (a *apiServer) authenticate(next http.Handler) http.Handler {
 		if err != nil {
 			a.tellCredentials(err)
 			msg := "paired credentials cannot be read now; the server's log says more"
-			if errors.Is(err, engine.ErrBadCredentials) {
+			if errors.Is(err, ErrBadCredentials) {
 				msg = "paired credentials cannot be checked: the server's credentials.json is damaged; its log says how to repair it"
 			}
 			writeError(w, http.StatusServiceUnavailable, "unavailable", msg, nil)
@@ -103,7 +101,7 @@ func (a *apiServer) authenticate(next http.Handler) http.Handler {
 
 // tellCredentials logs why the paired credentials cannot be read, once for
 // each reason, so a polling client does not flood the log.
-func (a *apiServer) tellCredentials(err error) {
+func (a *Server) tellCredentials(err error) {
 	msg := err.Error()
 	a.logMu.Lock()
 	told := a.credsTold == msg

@@ -1,4 +1,4 @@
-package cli
+package httpapi
 
 import (
 	"bytes"
@@ -9,42 +9,10 @@ import (
 	"io"
 	"net/http"
 	"sync"
+	"time"
 
 	"cairn/engine"
 )
-
-// The HTTP API of snapshots (seed 001), served by `cairn serve` for the
-// sessions no process owns and by `cairn --listen ADDR` for the REPL's own
-// session:
-//
-//	GET  /api/sessions/{id}/snapshots           -> engine.SnapshotList
-//	POST /api/sessions/{id}/snapshots/restore   -> engine.RestoreResult
-//	     body {"action":"undo"} (also {} or empty), {"action":"redo"}, {"id":"<snapshot>"}
-//
-// {id} is a full session id, a unique id prefix or an exact title. A
-// listing takes no lock and writes nothing (it reads the journals as they
-// are), so it answers while another process owns the session; a restore
-// owns the session while it runs. Every answer is JSON; an error is
-// {"ok":false,"code":WORD,"error":MESSAGE}:
-//
-//	400 bad_request        malformed body: bad JSON, unknown field or action, both action and id
-//	401 unauthorized       missing or wrong bearer token (WWW-Authenticate: Bearer)
-//	403 forbidden          a paired credential without the attach scope
-//	404 not_found          unknown session, or one outside the credential's allowlist (same bytes)
-//	405 method_not_allowed wrong method (Allow names the right one)
-//	409 refused            nothing to undo or redo, an unknown or already undone snapshot id
-//	409 busy               a restore while another process owns the session ("pid" names it)
-//	409 ambiguous          {id} matches several sessions the token may see
-//	409 damaged            the session's workspace folder does not belong to the path its
-//	                       workspace.json names, or that directory is now a link: the folder
-//	                       is not served (the log names it once), nothing is written
-//	413 too_large          a body over 64 KiB
-//	503 unavailable        a token other than the gateway's while credentials.json cannot be
-//	                       read (damaged: the log says how to repair it; the gateway token works)
-//
-// An ambiguous reference answers 409, not 404: the candidates are counted
-// among the sessions the token may see only, so it reveals nothing about
-// the others.
 
 // snapshotOps is the undo stack of one open session.
 type snapshotOps interface {
@@ -78,8 +46,10 @@ type opError struct{ err error }
 func (e *opError) Error() string { return e.err.Error() }
 func (e *opError) Unwrap() error { return e.err }
 
-// apiServer is the HTTP handler of the API.
-type apiServer struct {
+// Server is the HTTP API over one source of sessions: a store's sessions
+// no process owns (NewStoreServer) or the one session a REPL owns
+// (NewSessionServer). Handler is its http.Handler.
+type Server struct {
 	auth *authority
 	src  sessionSource
 	logw io.Writer // internal errors are told here, not to the client
@@ -92,7 +62,49 @@ type apiServer struct {
 // outside a credential's allowlist: byte for byte the same.
 var notFoundBody = []byte(`{"ok":false,"code":"not_found","error":"no such session"}` + "\n")
 
-func (a *apiServer) handler() http.Handler {
+// NewStoreServer serves the sessions of every workspace of store that no
+// process owns. gateway is the gateway token; paired credentials are read
+// from the store's credentials.json on every request. Errors the client is
+// not told go to log, with why credentials.json cannot be read, once for
+// each reason (now, when it cannot be read already).
+func NewStoreServer(store *engine.Store, gateway string, log io.Writer) *Server {
+	a := &Server{auth: &authority{gateway: gateway, creds: func() ([]Credential, error) { return Credentials(store) }}, logw: log}
+	a.src = &storeSource{store: store, warn: a.logf}
+	a.checkCredentials()
+	return a
+}
+
+// NewSessionServer serves the one session live holds. Paired credentials
+// are those of creds's state folder (the persistent one, whatever store the
+// session is in); gateway and log are as for NewStoreServer.
+func NewSessionServer(live *Live, creds *engine.Store, gateway string, log io.Writer) *Server {
+	a := &Server{auth: &authority{gateway: gateway, creds: func() ([]Credential, error) { return Credentials(creds) }}, src: live, logw: log}
+	a.checkCredentials()
+	return a
+}
+
+// checkCredentials tells the log at once when credentials.json cannot be
+// read.
+func (a *Server) checkCredentials() {
+	if _, err := a.auth.creds(); err != nil {
+		a.tellCredentials(err)
+	}
+}
+
+// NewHTTPServer is the http.Server of both servers: bounded header reads
+// and idle connections.
+func NewHTTPServer(h http.Handler) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    16 << 10,
+	}
+}
+
+// Handler answers the API's requests.
+func (a *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /api/sessions/{id}/snapshots", a.list)
 	mux.HandleFunc("POST /api/sessions/{id}/snapshots/restore", a.restore)
@@ -112,7 +124,7 @@ func methodNotAllowed(allow string) http.HandlerFunc {
 }
 
 // list answers GET /api/sessions/{id}/snapshots.
-func (a *apiServer) list(w http.ResponseWriter, r *http.Request) {
+func (a *Server) list(w http.ResponseWriter, r *http.Request) {
 	g, ok := a.attach(w, r)
 	if !ok {
 		return
@@ -126,7 +138,7 @@ func (a *apiServer) list(w http.ResponseWriter, r *http.Request) {
 }
 
 // restore answers POST /api/sessions/{id}/snapshots/restore.
-func (a *apiServer) restore(w http.ResponseWriter, r *http.Request) {
+func (a *Server) restore(w http.ResponseWriter, r *http.Request) {
 	g, ok := a.attach(w, r)
 	if !ok {
 		return
@@ -167,9 +179,9 @@ func (a *apiServer) restore(w http.ResponseWriter, r *http.Request) {
 }
 
 // attach checks that the request's grant holds the attach scope (403).
-func (a *apiServer) attach(w http.ResponseWriter, r *http.Request) (grant, bool) {
+func (a *Server) attach(w http.ResponseWriter, r *http.Request) (grant, bool) {
 	g := grantOf(r.Context())
-	if !g.has(engine.ScopeAttach) {
+	if !g.has(ScopeAttach) {
 		writeError(w, http.StatusForbidden, "forbidden", "this credential lacks the attach scope", nil)
 		return g, false
 	}
@@ -177,7 +189,7 @@ func (a *apiServer) attach(w http.ResponseWriter, r *http.Request) (grant, bool)
 }
 
 // fail answers err.
-func (a *apiServer) fail(w http.ResponseWriter, r *http.Request, err error) {
+func (a *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	var busy *engine.BusyError
 	var op *opError
 	var damaged *workspaceError
@@ -200,7 +212,7 @@ func (a *apiServer) fail(w http.ResponseWriter, r *http.Request, err error) {
 	}
 }
 
-func (a *apiServer) logf(format string, args ...any) {
+func (a *Server) logf(format string, args ...any) {
 	if a.logw == nil {
 		return
 	}

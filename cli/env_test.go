@@ -1,0 +1,88 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"cairn/engine"
+)
+
+// CAIRN_MAX_EAGER_LOAD_MB raises the load ceiling for one run: the command
+// reads it and passes it to the engine, which reads no environment.
+func TestEnvRaisesEagerLoadCeiling(t *testing.T) {
+	ctx := context.Background()
+	home, dir := filepath.Join(t.TempDir(), "home"), t.TempDir()
+	st, err := engine.Open(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws, err := st.Workspace(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := ws.Create(engine.SessionOptions{})
+	chunk := strings.Repeat("z", 300<<10)
+	for range 4 { // 1.2 MB of payloads
+		if _, err := s.Append(ctx, engine.Item{Type: engine.User, Text: chunk}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	if err := os.WriteFile(filepath.Join(home, "config.json"), []byte(`{"storage":{"max_eager_load_mb":1}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	appendItem := func() (int, string) {
+		var out, errw bytes.Buffer
+		code := Main(ctx, []string{"--home", home, "-C", dir, "append", "--session", s.ID(), "--type", "assistant", "hi"},
+			strings.NewReader(""), &out, &errw)
+		return code, errw.String()
+	}
+	t.Setenv("CAIRN_MAX_EAGER_LOAD_MB", "")
+	if code, errs := appendItem(); code != ExitRefused || !strings.Contains(errs, "max_eager_load_mb") {
+		t.Fatalf("over the ceiling: exit %d, %s", code, errs)
+	}
+	t.Setenv("CAIRN_MAX_EAGER_LOAD_MB", "2")
+	if code, errs := appendItem(); code != 0 {
+		t.Fatalf("with CAIRN_MAX_EAGER_LOAD_MB=2: exit %d, %s", code, errs)
+	}
+}
+
+// XDG_RUNTIME_DIR says where an ephemeral root goes; the command passes it.
+func TestEnvEphemeralRoot(t *testing.T) {
+	xdg := t.TempDir()
+	t.Setenv("XDG_RUNTIME_DIR", xdg)
+	s, err := engine.OpenEphemeral("", storeOptions()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(s.Home(), xdg+string(filepath.Separator)) {
+		t.Fatalf("ephemeral root %s is not under $XDG_RUNTIME_DIR %s", s.Home(), xdg)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if left, _ := os.ReadDir(xdg); len(left) != 0 {
+		t.Fatalf("left in $XDG_RUNTIME_DIR: %v", left)
+	}
+}
+
+// $CAIRN_HOME, else ~/.cairn.
+func TestDefaultHome(t *testing.T) {
+	h := t.TempDir()
+	t.Setenv("CAIRN_HOME", h)
+	if got, err := defaultHome(); err != nil || got != h {
+		t.Fatalf("with CAIRN_HOME: %q %v", got, err)
+	}
+	t.Setenv("CAIRN_HOME", "")
+	t.Setenv("HOME", h)
+	if got, err := defaultHome(); err != nil || got != filepath.Join(h, ".cairn") {
+		t.Fatalf("without CAIRN_HOME: %q %v", got, err)
+	}
+}
