@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
 	xterm "golang.org/x/term"
 
 	"cairn/internal/ptytest"
@@ -19,14 +22,51 @@ import (
 // in this process with the terminal's tty as stdin and stdout, the test types
 // on the master side and reads what was drawn.
 
-// nextPrompt is the end of a submitted line and the next prompt: keys sent
-// before it would reach a cooked terminal and be lost to the line editor.
-const nextPrompt = "\r\n\rcairn> "
+// replPTY is the shared test terminal with the REPL's own helpers. It is
+// tall enough that nothing the tests draw scrolls off.
+type replPTY struct {
+	*ptytest.Term
+	prompts int // the prompts waited for so far
+}
 
-// replPTY is the shared test terminal with the REPL's own helpers.
-type replPTY struct{ *ptytest.Term }
+func openReplPTY(t *testing.T) *replPTY { return &replPTY{Term: ptytest.Open(t, 60, 100)} }
 
-func openReplPTY(t *testing.T) *replPTY { return &replPTY{ptytest.Open(t, 24, 100)} }
+// nextPrompt waits for the next prompt: one more row that starts with
+// "cairn>", the cursor on it, and the terminal raw (the editor reads
+// keys). Keys sent before it would reach a cooked terminal.
+func (p *replPTY) nextPrompt(t *testing.T) {
+	t.Helper()
+	p.prompts++
+	p.WaitScreen(t, fmt.Sprintf("prompt %d at the cursor", p.prompts), func(rows []string) bool {
+		n, last := 0, -1
+		for i, r := range rows {
+			if strings.HasPrefix(r, "cairn>") {
+				n, last = n+1, i
+			}
+		}
+		_, y := p.Cursor()
+		return n == p.prompts && y == last && p.raw(t)
+	})
+}
+
+// raw reports whether the terminal is in raw mode (no echo) now.
+func (p *replPTY) raw(t *testing.T) bool {
+	t.Helper()
+	fl, err := unix.IoctlGetTermios(p.FD, unix.TCGETS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fl.Lflag&unix.ECHO == 0
+}
+
+// cursorRow waits until the cursor's row reads s.
+func (p *replPTY) cursorRow(t *testing.T, s string) {
+	t.Helper()
+	p.WaitScreen(t, strconv.Quote(s)+" at the cursor", func(rows []string) bool {
+		_, y := p.Cursor()
+		return y < len(rows) && rows[y] == s
+	})
+}
 
 // stateWatch is the REPL's stdout: it writes to the tty and, for every write
 // that holds the resume line, notes the terminal mode at that moment.
@@ -118,18 +158,18 @@ func TestPTYHistoryAndResumeLine(t *testing.T) {
 	w := &stateWatch{p: p}
 
 	done := p.runMain(w, base...)
-	p.Expect(t, "cairn> ")
+	p.nextPrompt(t)
 	p.Send(t, "alpha\r")
-	p.Expect(t, nextPrompt)
+	p.nextPrompt(t)
 	p.Send(t, "beta\r")
-	p.Expect(t, nextPrompt)
+	p.nextPrompt(t)
 	// Up twice walks back to alpha; Enter submits it again.
 	p.Send(t, "\x1b[A")
-	p.Expect(t, "beta")
+	p.cursorRow(t, "cairn> beta")
 	p.Send(t, "\x1b[A")
-	p.Expect(t, "alpha")
+	p.cursorRow(t, "cairn> alpha")
 	p.Send(t, "\r")
-	p.Expect(t, nextPrompt)
+	p.nextPrompt(t)
 	p.Send(t, "\x04") // Ctrl-D on an empty line leaves
 	if c := p.awaitExit(t, done); c != 0 {
 		t.Fatalf("exit %d", c)
@@ -159,11 +199,11 @@ func TestPTYHistoryAndResumeLine(t *testing.T) {
 	// A new run: history.jsonl brings the prompts back; Up recalls alpha.
 	w2 := &stateWatch{p: p}
 	done = p.runMain(w2, base...)
-	p.Expect(t, "cairn> ")
+	p.nextPrompt(t)
 	p.Send(t, "\x1b[A")
-	p.Expect(t, "alpha")
+	p.cursorRow(t, "cairn> alpha")
 	p.Send(t, "\r")
-	p.Expect(t, nextPrompt)
+	p.nextPrompt(t)
 	p.Send(t, "\x04")
 	if c := p.awaitExit(t, done); c != 0 {
 		t.Fatalf("exit %d", c)
@@ -201,9 +241,9 @@ func TestPTYPicker(t *testing.T) {
 	}
 	p.Send(t, "\r")
 	p.Expect(t, `Resumed "one"`)
-	p.Expect(t, "cairn> ")
+	p.nextPrompt(t)
 	p.Send(t, "more\r")
-	p.Expect(t, nextPrompt)
+	p.nextPrompt(t)
 	p.Send(t, "/exit\r")
 	if c := p.awaitExit(t, done); c != 0 {
 		t.Fatalf("exit %d", c)
@@ -229,7 +269,7 @@ func TestPTYPicker(t *testing.T) {
 	p.Send(t, "tw")
 	p.Send(t, "\r")
 	p.Expect(t, `Resumed "two"`)
-	p.Expect(t, "cairn> ")
+	p.nextPrompt(t)
 	p.Send(t, "\x04")
 	if c := p.awaitExit(t, done); c != 0 {
 		t.Fatalf("exit %d", c)

@@ -21,6 +21,7 @@ type repl struct {
 	in          io.Reader
 	out, errw   io.Writer
 	noSnapshots bool
+	leader      string // the leader key, "" for the default
 
 	store   *engine.Store // a throwaway temporary root when the state folder cannot be used
 	ws      *engine.Workspace
@@ -204,6 +205,9 @@ func (r *repl) loop() error {
 			return err
 		}
 		r.ed = ed
+		if r.leader != "" {
+			ed.SetLeader(r.leader)
+		}
 		r.bindSnapshotKeys()
 	} else if r.lines == nil {
 		r.lines = bufio.NewReader(r.in)

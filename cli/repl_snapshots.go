@@ -15,14 +15,19 @@ import (
 // `:edit PATH OLD NEW` (shell-style quoting) and `:rm PATH`, and the
 // commands /undo, /redo, /snapshots and /snapshots restore ID.
 
-// bindSnapshotKeys binds Alt+Z, Alt+R and F9 where the terminal sends them.
+// bindSnapshotKeys binds Alt+Z, Alt+R and F9 where the terminal sends them,
+// and the leader keys: the leader (Ctrl-X unless --leader says otherwise),
+// then z, r or p.
 func (r *repl) bindSnapshotKeys() {
 	if r.ed == nil {
 		return
 	}
-	r.ed.Bind(term.KeyAltZ, "/undo")
-	r.ed.Bind(term.KeyAltR, "/redo")
-	r.ed.Bind(term.KeyF9, "/snapshots")
+	for _, b := range [][2]string{
+		{"alt+z", "/undo"}, {"alt+r", "/redo"}, {"f9", "/snapshots"},
+		{"leader z", "/undo"}, {"leader r", "/redo"}, {"leader p", "/snapshots"},
+	} {
+		r.ed.Bind(b[0], b[1])
+	}
 }
 
 // toolLine runs a :write, :edit or :rm line; it reports false for any other

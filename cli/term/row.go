@@ -3,6 +3,7 @@ package term
 import (
 	"fmt"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"cairn/cli/display"
@@ -59,4 +60,15 @@ func pad(s string, n int) string {
 		return s + strings.Repeat(" ", k)
 	}
 	return s
+}
+
+// drawn is a filter being typed as drawn: control characters as '?', so
+// that they cannot move the cursor.
+func drawn(s string) string {
+	return strings.Map(func(r rune) rune {
+		if !unicode.IsPrint(r) && r != ' ' {
+			return '?'
+		}
+		return r
+	}, s)
 }
