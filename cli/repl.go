@@ -205,6 +205,7 @@ func (r *repl) loop() error {
 			return err
 		}
 		r.ed = ed
+		r.open.setEditor(ed)
 		if r.leader != "" {
 			ed.SetLeader(r.leader)
 		}
@@ -225,6 +226,7 @@ func (r *repl) loop() error {
 		}
 	}
 	if r.ed != nil {
+		r.open.setEditor(nil)
 		r.ed.Close()
 		r.ed = nil
 	}
