@@ -118,8 +118,9 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 	return ExitOK
 }
 
-// rewriteArgs turns a bare `--resume` (no value, or followed by a flag) into
-// `--pick`, so that `--resume` opens the picker and `--resume ID` resumes ID.
+// rewriteArgs turns a bare `--resume` or `-r` (no value, or followed by a
+// flag) into `--pick`, so that `--resume` opens the picker and `--resume ID`
+// resumes ID.
 func rewriteArgs(args []string) []string {
 	out := make([]string, 0, len(args))
 	for i, a := range args {
@@ -127,7 +128,7 @@ func rewriteArgs(args []string) []string {
 			out = append(out, args[i:]...)
 			break
 		}
-		if a == "--resume" && (i+1 == len(args) || strings.HasPrefix(args[i+1], "-")) {
+		if (a == "--resume" || a == "-r") && (i+1 == len(args) || strings.HasPrefix(args[i+1], "-")) {
 			out = append(out, "--pick")
 			continue
 		}
@@ -141,7 +142,7 @@ func rewriteArgs(args []string) []string {
 func (g *Globals) fail(err error) int {
 	code, word := classify(err)
 	msg := err.Error()
-	fmt.Fprintln(g.stderr, "cairn:", msg)
+	fmt.Fprintln(g.stderr, "cairn:", userText(msg))
 	var ee *exitError
 	if errors.As(err, &ee) && ee.quiet {
 		return code

@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strconv"
 	"strings"
@@ -293,5 +295,44 @@ func TestPTYPicker(t *testing.T) {
 	after := p.Output()[before:]
 	if strings.Contains(after, "Resumed") {
 		t.Fatalf("Esc resumed a session: %q", after)
+	}
+}
+
+// TestPTYReplPaste: the REPL's first line names the session and /help; a
+// pasted block of three lines is one prompt holding three lines; a pasted
+// :write with its content writes the file; Ctrl-C clears a typed line,
+// which is then not recorded.
+func TestPTYReplPaste(t *testing.T) {
+	dir := t.TempDir()
+	base := []string{"--home", t.TempDir(), "-C", dir}
+	p := openReplPTY(t)
+	done := p.runMain(&stateWatch{p: p}, base...)
+	p.nextPrompt(t)
+	p.WaitScreen(t, "the first line", func(rows []string) bool {
+		all := strings.Join(rows, "")
+		return strings.HasPrefix(rows[0], "cairn session ") && strings.Contains(all, "once it holds a prompt. /help lists commands")
+	})
+	p.Send(t, "\x1b[200~please fix this:\r\nfunc main() {\r\n}\x1b[201~")
+	p.Send(t, "\r")
+	p.nextPrompt(t)
+	p.Send(t, "\x1b[200~:write f.txt\nline one\nline two\x1b[201~\r")
+	p.nextPrompt(t)
+	p.Send(t, "not this")
+	p.cursorRow(t, "cairn> not this")
+	p.Send(t, "\x03")
+	p.nextPrompt(t)
+	p.Send(t, "\x04")
+	if c := p.awaitExit(t, done); c != 0 {
+		t.Fatalf("exit %d", c)
+	}
+	l := listSessions(t, base)
+	if len(l) != 1 {
+		t.Fatalf("sessions: %+v", l)
+	}
+	if got, want := transcriptTexts(t, base, l[0].ID), []string{"please fix this:\nfunc main() {\n}"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("transcript %q, want %q", got, want)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "f.txt")); err != nil || string(b) != "line one\nline two\n" {
+		t.Fatalf("f.txt: %q, %v", b, err)
 	}
 }

@@ -12,7 +12,7 @@ import (
 
 // RunCmd is the default command: the line REPL in this directory.
 type RunCmd struct {
-	Resume      string `short:"r" name:"resume" placeholder:"SESSION" help:"Resume a session (id, prefix or title); --resume alone opens the picker."`
+	Resume      string `short:"r" name:"resume" placeholder:"SESSION" help:"Resume a session (id, prefix or title); --resume or -r alone opens the picker."`
 	Pick        bool   `name:"pick" hidden:"" help:"Open the picker (what a bare --resume means)."`
 	Continue    bool   `short:"c" name:"continue" help:"Resume the most recently written session."`
 	Ephemeral   bool   `name:"ephemeral" help:"Leave no session record (spend still reaches the usage ledger)."`
@@ -101,5 +101,5 @@ func (r *repl) notice(msg string) {
 		return
 	}
 	r.noticed = msg
-	fmt.Fprintln(r.errw, "cairn:", msg)
+	fmt.Fprintln(r.errw, "cairn:", userText(msg))
 }

@@ -33,8 +33,12 @@ func formatRow(r Row) string {
 	if branch == "" {
 		branch = "-"
 	}
-	s := fmt.Sprintf("%s  %-8s  %5d items  %-12s", pad(cut(title, titleWidth), titleWidth),
-		display.Line(r.Age), r.Items, branch)
+	items := "items"
+	if r.Items == 1 {
+		items = "item "
+	}
+	s := fmt.Sprintf("%s  %-8s  %5d %s  %-12s", pad(cut(title, titleWidth), titleWidth),
+		display.Line(r.Age), r.Items, items, branch)
 	if r.Owner != 0 {
 		s += fmt.Sprintf("  [open in pid %d]", r.Owner)
 	}
