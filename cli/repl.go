@@ -395,7 +395,7 @@ func (r *repl) pick() (string, error) {
 	}
 	var i int
 	if f := stdinTerminal(r.g); f != nil {
-		i, err = term.Pick(f, r.g.term, rows)
+		i, err = term.Pick(f, r.g.term, rows, r.lastPrompt)
 	} else {
 		if r.lines == nil {
 			// One buffered reader for the picker and the REPL after it, so
@@ -408,6 +408,22 @@ func (r *repl) pick() (string, error) {
 		return "", err
 	}
 	return l[i].ID, nil
+}
+
+// lastPrompt is the preview of a row in the picker: the session's last
+// prompt on its head path, read without taking the session.
+func (r *repl) lastPrompt(row term.Row) string {
+	v, err := r.ws.Read(r.g.ctx, row.ID)
+	if err != nil {
+		return "(" + userError(err) + ")"
+	}
+	t := v.Transcript()
+	for i := len(t) - 1; i >= 0; i-- {
+		if t[i].Type == engine.User {
+			return strings.Join(strings.Fields(t[i].Text), " ")
+		}
+	}
+	return "(no prompt yet)"
 }
 
 // firstLine is the first line of s, for one line of output (escaped).

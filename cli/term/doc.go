@@ -45,15 +45,18 @@
 //
 // # Picker
 //
-// Pick decodes keys itself (keys.go: an ESC that ends what one read
-// returned is the Esc key). It draws below the cursor: a filter line, one page of rows with the
-// selected row marked "> " and in reverse video, and a footer "n of m"
-// (the selected position among the m rows that match). Rows owned by a
-// running process say "[open in pid N]". The page is as tall as the
-// terminal allows (20 rows when out is not a terminal); paging reaches
-// every row, none is left out. PickPlain prints every row numbered from 1
-// and reads a number. Every field of a row is escaped by display.Line
-// (package cli/display), so a stored title cannot drive the terminal; the
-// line being edited is drawn with '?' for each control character instead,
-// one cell per rune, so the cursor stays where it is.
+// Pick is a small inline program of the same library. It draws below the
+// cursor: a filter line, one page of rows with the selected row marked
+// "> " and in reverse video, a footer "n of m" (the selected position among
+// the m rows that match) and, when given a preview function, the selected
+// session's last prompt, read in the background. Typing filters fuzzily by
+// title and id (the letters in order, spaces ignored: "dep aud" finds
+// "dependency-audit"). The page follows the window's size, and lines are
+// cut by display cells, so wide titles never wrap. A row starts with the
+// first 8 characters of its id, so a narrow window keeps them, then "open"
+// when a running process has the session ("[open in pid N]" further on);
+// the whole id is shown when there is room. PickPlain prints every row
+// numbered from 1 and reads a number. Every field of a row is escaped by
+// display.Line (package cli/display), so a stored title cannot drive the
+// terminal.
 package term

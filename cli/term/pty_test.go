@@ -4,10 +4,13 @@ import (
 	"errors"
 	"io"
 	"reflect"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/charmbracelet/x/ansi"
 	xterm "golang.org/x/term"
 
 	"cairn/internal/ptytest"
@@ -51,7 +54,7 @@ func readLineAsync(e *Editor, prompt string) <-chan result {
 func pickAsync(p *ptyTerm, rows []Row) <-chan result {
 	ch := make(chan result, 1)
 	go func() {
-		i, err := Pick(p.TTY, p.TTY, rows)
+		i, err := Pick(p.TTY, p.TTY, rows, nil)
 		ch <- result{i: i, err: err}
 	}()
 	return ch
@@ -151,7 +154,7 @@ func pick(t *testing.T, p *ptyTerm, rows []Row, keys ...string) result {
 	t.Helper()
 	before := p.State(t)
 	ch := pickAsync(p, rows)
-	p.Expect(t, "\n1 of ")
+	p.footer(t, "1 of ")
 	if reflect.DeepEqual(p.State(t), before) {
 		t.Fatal("terminal not in raw mode while picking")
 	}
@@ -159,11 +162,27 @@ func pick(t *testing.T, p *ptyTerm, rows []Row, keys ...string) result {
 		p.Send(t, k)
 	}
 	r := await(t, ch)
-	p.Expect(t, "\r\x1b[J") // the picture wiped: the end of this call's drawing
+	p.wiped(t)
 	if !reflect.DeepEqual(p.State(t), before) {
 		t.Fatal("terminal mode not restored")
 	}
 	return r
+}
+
+// footer waits until a row of the screen starts with s.
+func (p *ptyTerm) footer(t *testing.T, s string) []string {
+	t.Helper()
+	return p.WaitScreen(t, strconv.Quote(s)+" at the start of a row", func(rows []string) bool {
+		return slices.ContainsFunc(rows, func(r string) bool { return strings.HasPrefix(r, s) })
+	})
+}
+
+// wiped waits until the screen holds no picker line.
+func (p *ptyTerm) wiped(t *testing.T) {
+	t.Helper()
+	p.WaitScreen(t, "the picker wiped", func(rows []string) bool {
+		return !slices.ContainsFunc(rows, func(r string) bool { return strings.HasPrefix(r, "filter:") })
+	})
 }
 
 func TestPTYPick(t *testing.T) {
@@ -172,21 +191,21 @@ func TestPTYPick(t *testing.T) {
 	rows[7].Owner = 99
 
 	ch := pickAsync(p, rows)
-	p.Expect(t, "\n1 of 20")
+	p.footer(t, "1 of 20")
 	p.Send(t, "\x1b[B")
-	p.Expect(t, "\n2 of 20")
+	p.footer(t, "2 of 20")
 	p.Send(t, "\x1b[B")
-	p.Expect(t, "\n3 of 20")
+	p.footer(t, "3 of 20")
 	p.Send(t, "\x1b[6~") // PgDn
-	p.Expect(t, "[open in pid 99]")
-	p.Expect(t, "\n8 of 20")
+	p.ExpectScreen(t, "[open in pid 99]")
+	p.footer(t, "8 of 20")
 	p.Send(t, "\x1b[A")
-	p.Expect(t, "\n7 of 20")
+	p.footer(t, "7 of 20")
 	p.Send(t, "\r")
 	if r := await(t, ch); r.err != nil || r.i != 6 {
 		t.Fatalf("picked %d, %v; want 6", r.i, r.err)
 	}
-	p.Expect(t, "\r\x1b[J") // wiped
+	p.wiped(t)
 
 	if r := pick(t, p, rows, "\x1b[B", "\x1b[B", "\x1b[B\r"); r.err != nil || r.i != 3 {
 		t.Fatalf("picked %d, %v; want 3", r.i, r.err)
@@ -207,17 +226,56 @@ func TestPTYPickFilter(t *testing.T) {
 	p := openPTY(t, 24, 100)
 	rows := manyRows(20)
 	ch := pickAsync(p, rows)
-	p.Expect(t, "\n1 of 20")
-	p.Send(t, "TASK 1")
-	p.Expect(t, "\n1 of 11 (20 in all)")
-	p.Send(t, "5")
-	p.Expect(t, "\n1 of 1 (20 in all)")
-	// Widening the filter again keeps Task 15 selected.
-	p.Send(t, "\x7f\x1b[B\x1b[B")
-	p.Expect(t, "\n9 of 11 (20 in all)")
+	p.footer(t, "1 of 20")
+	p.Send(t, "TASK 15")
+	p.footer(t, "1 of 1 (20 in all)")
 	p.Send(t, "\r")
-	if r := await(t, ch); r.err != nil || r.i != 17 {
-		t.Fatalf("picked %d, %v; want 17", r.i, r.err)
+	if r := await(t, ch); r.err != nil || r.i != 15 {
+		t.Fatalf("picked %d, %v; want 15", r.i, r.err)
+	}
+}
+
+// A resize while the picker is open reflows it: every line fits the new
+// width, the page fits the new height, and no old picture is left.
+func TestPTYPickResize(t *testing.T) {
+	p := openPTY(t, 40, 120)
+	rows := manyRows(120)
+	rows[0].Title = "日本語のタイトルです、長いタイトルをテストしますよ。とても長いタイトルをここに書きます"
+	ch := pickAsync(p, rows)
+	p.footer(t, "1 of 120")
+	p.Resize(t, 12, 60)
+	p.Send(t, "\x1b[B")
+	screen := p.footer(t, "2 of 120")
+	picture := textRows(screen)
+	if len(picture) > 11 || strings.Count(strings.Join(screen, "\n"), "filter:") != 1 {
+		t.Fatalf("%d rows after the resize:\n%s", len(picture), strings.Join(screen, "\n"))
+	}
+	for _, r := range screen {
+		if w := ansi.StringWidth(r); w > 59 {
+			t.Fatalf("a row of %d cells at 60 columns:\n%s", w, strings.Join(screen, "\n"))
+		}
+	}
+	p.Send(t, "\r")
+	if r := await(t, ch); r.err != nil || r.i != 1 {
+		t.Fatalf("picked %d, %v; want 1", r.i, r.err)
+	}
+}
+
+// The preview line shows the selected row's last prompt.
+func TestPTYPickPreview(t *testing.T) {
+	p := openPTY(t, 24, 100)
+	rows := manyRows(5)
+	ch := make(chan result, 1)
+	go func() {
+		i, err := Pick(p.TTY, p.TTY, rows, func(r Row) string { return "asked about " + r.Title })
+		ch <- result{i: i, err: err}
+	}()
+	p.ExpectScreen(t, "last prompt: asked about Task 0")
+	p.Send(t, "\x1b[B")
+	p.ExpectScreen(t, "last prompt: asked about Task 1")
+	p.Send(t, "\x1b")
+	if r := await(t, ch); !errors.Is(r.err, ErrCancelled) {
+		t.Fatalf("Esc: %v", r.err)
 	}
 }
 
