@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/alecthomas/kong"
+	"github.com/willabides/kongplete"
 
 	"cairn/cli/display"
 	"cairn/engine"
@@ -42,6 +43,7 @@ type CLI struct {
 	Storage    StorageCmd    `cmd:"" help:"Inspect and check the state folder."`
 	Serve      ServeCmd      `cmd:"" group:"plumbing" help:"Serve the HTTP API of snapshots for the sessions no process owns."`
 	Pair       PairCmd       `cmd:"" group:"plumbing" help:"Make a paired credential for the HTTP API (its token is printed once)."`
+	Completion CompletionCmd `cmd:"" help:"Print the lines that make bash, zsh or fish complete cairn's commands and flags (add them to the shell's startup file)."`
 }
 
 // Globals are the flags every command takes.
@@ -84,6 +86,12 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 	if err != nil {
 		fmt.Fprintln(stderr, "cairn:", err)
 		return ExitFailed
+	}
+	// A shell completing a word runs cairn with COMP_LINE set: answer and
+	// stop (completion.go).
+	kongplete.Complete(parser)
+	if exited >= 0 {
+		return exited
 	}
 	kctx, err := parser.Parse(rewriteArgs(args))
 	if exited >= 0 {
