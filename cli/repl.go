@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -395,7 +396,15 @@ func (r *repl) pick() (string, error) {
 	}
 	var i int
 	if f := stdinTerminal(r.g); f != nil {
-		i, err = term.Pick(f, r.g.term, rows, r.lastPrompt)
+		// A signal ends the picker first, so the terminal is handed back
+		// (repl_signal.go).
+		ctx, cancel := context.WithCancel(r.g.ctx)
+		done := make(chan struct{})
+		r.open.setPicker(func() { cancel(); <-done })
+		i, err = term.Pick(ctx, f, r.g.term, rows, r.lastPrompt)
+		close(done)
+		r.open.setPicker(nil)
+		cancel()
 	} else {
 		if r.lines == nil {
 			// One buffered reader for the picker and the REPL after it, so

@@ -25,6 +25,13 @@ type openSession struct {
 	mu   sync.Mutex
 	sess *engine.Session
 	ed   *term.Editor // the line editor, whose terminal is handed back first
+	pick func()       // ends the picker under way and waits for it, or nil
+}
+
+func (o *openSession) setPicker(stop func()) {
+	o.mu.Lock()
+	o.pick = stop
+	o.mu.Unlock()
 }
 
 func (o *openSession) setEditor(ed *term.Editor) {
@@ -50,6 +57,9 @@ func (r *repl) closeOnSignal() (stop func()) {
 		case sig := <-ch:
 			// Held to the exit, so the REPL starts no other session.
 			r.open.mu.Lock()
+			if r.open.pick != nil {
+				r.open.pick() // the picker hands the terminal back
+			}
 			if r.open.ed != nil {
 				r.open.ed.Close() // ends a ReadLine, restores the terminal
 			}

@@ -78,3 +78,38 @@ func TestProcessSignalRestoresTerminal(t *testing.T) {
 		}
 	}
 }
+
+// TestProcessSignalDuringPicker: SIGTERM while the picker is open hands
+// the terminal back too; nothing was resumed, so no resume line.
+func TestProcessSignalDuringPicker(t *testing.T) {
+	e := newProcEnv(t)
+	e.mustRun(t, "prompt", "--new", "one")
+	p := openReplPTY(t)
+	cooked := p.State(t)
+	cmd := e.command("--resume")
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = p.TTY, p.TTY, p.TTY
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	p.WaitScreen(t, "the picker, the terminal raw", func(rows []string) bool {
+		return strings.HasPrefix(strings.Join(rows, "\n"), "filter:") && p.raw(t)
+	})
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	err := waitProcess(t, cmd)
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 128+int(syscall.SIGTERM) {
+		t.Fatalf("exit %v", err)
+	}
+	if !reflect.DeepEqual(p.State(t), cooked) {
+		t.Fatal("the terminal was left in another mode")
+	}
+	if _, err := p.TTY.WriteString("<end>"); err != nil {
+		t.Fatal(err)
+	}
+	if out := p.WaitSuffix(t, "<end>"); strings.Contains(out, "cairn --resume") {
+		t.Fatalf("a resume line: %q", out)
+	}
+}

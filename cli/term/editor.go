@@ -95,14 +95,6 @@ func (e *Editor) AddHistory(s string) {
 	e.hist.add(s)
 }
 
-// RemoveHistory removes the newest entry when it is s: a prompt that was
-// cancelled is removed again.
-func (e *Editor) RemoveHistory(s string) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.hist.removeNewest(s)
-}
-
 // ReadLine shows prompt and returns the text submitted with Enter, or the
 // line bound to a pressed key. The text can hold several lines: a paste
 // stays one text, and Alt+Enter or Ctrl-J starts a new line by hand. Ctrl-D

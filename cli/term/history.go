@@ -80,12 +80,3 @@ func (h *historyWalk) leave() {
 func (h *historyWalk) list() []string {
 	return append([]string(nil), h.entries...)
 }
-
-// removeNewest removes the newest entry when it is s (a prompt that was
-// cancelled), and ends a walk under way, whose position it would move.
-func (h *historyWalk) removeNewest(s string) {
-	if n := len(h.entries); n > 0 && h.entries[n-1] == s {
-		h.entries = h.entries[:n-1]
-		h.leave()
-	}
-}

@@ -1,6 +1,7 @@
 package term
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -25,7 +26,10 @@ const defaultPageHeight = 20
 // selected row (the session's last prompt); it runs in the background and
 // may be slow. in must be a terminal (else ErrNotTerminal); it is in raw
 // mode until Pick returns, and what Pick drew is wiped.
-func Pick(in *os.File, out io.Writer, rows []Row, preview func(Row) string) (int, error) {
+//
+// Cancelling ctx ends Pick at once (it returns an error), with the
+// terminal restored: for leaving on a signal.
+func Pick(ctx context.Context, in *os.File, out io.Writer, rows []Row, preview func(Row) string) (int, error) {
 	if len(rows) == 0 {
 		return 0, ErrNoRows
 	}
@@ -33,7 +37,8 @@ func Pick(in *os.File, out io.Writer, rows []Row, preview func(Row) string) (int
 	if err != nil {
 		return 0, err
 	}
-	opts := []tea.ProgramOption{tea.WithInput(in), tea.WithOutput(out), tea.WithoutSignalHandler(), tea.WithoutCatchPanics()}
+	opts := []tea.ProgramOption{tea.WithInput(in), tea.WithOutput(out), tea.WithoutSignalHandler(), tea.WithoutCatchPanics(),
+		tea.WithContext(ctx)}
 	if c, _ := screenSize(out); c == 0 {
 		if c, r, err := xterm.GetSize(fd); err == nil && c > 0 {
 			opts = append(opts, tea.WithWindowSize(c, r))

@@ -2,6 +2,7 @@ package term
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -258,7 +259,7 @@ func TestPickPlain(t *testing.T) {
 	if _, err := PickPlain(strings.NewReader("1\n"), io.Discard, nil); !errors.Is(err, ErrNoRows) {
 		t.Fatalf("no rows: %v", err)
 	}
-	if _, err := Pick(nil, io.Discard, nil, nil); !errors.Is(err, ErrNoRows) {
+	if _, err := Pick(context.Background(), nil, io.Discard, nil, nil); !errors.Is(err, ErrNoRows) {
 		t.Fatalf("pick no rows: %v", err)
 	}
 }

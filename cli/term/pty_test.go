@@ -1,6 +1,7 @@
 package term
 
 import (
+	"context"
 	"errors"
 	"io"
 	"reflect"
@@ -54,7 +55,7 @@ func readLineAsync(e *Editor, prompt string) <-chan result {
 func pickAsync(p *ptyTerm, rows []Row) <-chan result {
 	ch := make(chan result, 1)
 	go func() {
-		i, err := Pick(p.TTY, p.TTY, rows, nil)
+		i, err := Pick(context.Background(), p.TTY, p.TTY, rows, nil)
 		ch <- result{i: i, err: err}
 	}()
 	return ch
@@ -267,7 +268,7 @@ func TestPTYPickPreview(t *testing.T) {
 	rows := manyRows(5)
 	ch := make(chan result, 1)
 	go func() {
-		i, err := Pick(p.TTY, p.TTY, rows, func(r Row) string { return "asked about " + r.Title })
+		i, err := Pick(context.Background(), p.TTY, p.TTY, rows, func(r Row) string { return "asked about " + r.Title })
 		ch <- result{i: i, err: err}
 	}()
 	p.ExpectScreen(t, "last prompt: asked about Task 0")
