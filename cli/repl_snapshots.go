@@ -56,7 +56,7 @@ func (r *repl) toolLine(line string) bool {
 			content, ok = r.readBlock()
 		}
 		if !ok {
-			fmt.Fprintln(r.out, "The input ended before the line holding only \".\"; nothing was written.")
+			fmt.Fprintln(r.out, "Cancelled before the line holding only \".\"; nothing was written.")
 			return true
 		}
 		run = func() (*engine.ToolAnswer, error) { return r.sess.ToolWrite(r.g.ctx, path, []byte(content)) }

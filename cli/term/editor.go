@@ -279,6 +279,9 @@ func (m *lineModel) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		return m.finish(text, nil, text)
 	case "ctrl+c":
 		e.hist.leave()
+		if m.ta.Value() == "" {
+			return m.finish("", ErrInterrupted, "^C (Ctrl-D or /exit leaves)")
+		}
 		return m.finish("", ErrInterrupted, m.ta.Value()+"^C")
 	case "ctrl+d":
 		if m.ta.Value() == "" {

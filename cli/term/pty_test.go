@@ -423,6 +423,11 @@ func TestPTYEditorLeaderAndCtrlC(t *testing.T) {
 	if r := readLine(t, p, e, "\r"); r.s != "" {
 		t.Fatalf("after Ctrl-C the line was not cleared: %q", r.s)
 	}
+	// Ctrl-C on an empty line says how to leave.
+	if r := readLine(t, p, e, "\x03"); !errors.Is(r.err, ErrInterrupted) {
+		t.Fatalf("Ctrl-C on an empty line: %v", r.err)
+	}
+	p.ExpectScreen(t, "cairn> ^C (Ctrl-D or /exit leaves)")
 }
 
 // A history entry holding an escape sequence is drawn without it, so that
