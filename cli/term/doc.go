@@ -17,10 +17,14 @@
 //	Enter                     submit the text (it may hold several lines)
 //	Alt+Enter, Ctrl-J         a new line in the text
 //	a paste                   inserted whole: a pasted block is one text
-//	Ctrl-C                    discard the text (ErrInterrupted)
+//	Ctrl-C                    discard the text (ErrInterrupted); on an empty one, say how to leave
 //	Ctrl-D                    io.EOF on an empty text, else delete under the cursor
 //	Up/Down, Ctrl-P/N         history walk from the first/last row, else move a row
 //	Left/Right, Home/End, Ctrl-A/E/B/F/U/K/W, Alt+B/F   as in readline
+//
+// Control characters are taken out of what is typed, pasted or recalled
+// from the history (a tab becomes four spaces), so that no text can drive
+// the terminal.
 //
 // # Bound keys
 //
