@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/alecthomas/kong"
+	"github.com/willabides/kongplete"
 
 	"cairn/cli/display"
 	"cairn/engine"
@@ -42,6 +43,7 @@ type CLI struct {
 	Storage    StorageCmd    `cmd:"" help:"Inspect and check the state folder."`
 	Serve      ServeCmd      `cmd:"" group:"plumbing" help:"Serve the HTTP API of snapshots for the sessions no process owns."`
 	Pair       PairCmd       `cmd:"" group:"plumbing" help:"Make a paired credential for the HTTP API (its token is printed once)."`
+	Completion CompletionCmd `cmd:"" help:"Print the lines that make bash, zsh or fish complete cairn's commands and flags (add them to the shell's startup file)."`
 }
 
 // Globals are the flags every command takes.
@@ -85,6 +87,12 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 		fmt.Fprintln(stderr, "cairn:", err)
 		return ExitFailed
 	}
+	// A shell completing a word runs cairn with COMP_LINE set: answer and
+	// stop (completion.go).
+	kongplete.Complete(parser)
+	if exited >= 0 {
+		return exited
+	}
 	kctx, err := parser.Parse(rewriteArgs(args))
 	if exited >= 0 {
 		return exited
@@ -118,8 +126,9 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 	return ExitOK
 }
 
-// rewriteArgs turns a bare `--resume` (no value, or followed by a flag) into
-// `--pick`, so that `--resume` opens the picker and `--resume ID` resumes ID.
+// rewriteArgs turns a bare `--resume` or `-r` (no value, or followed by a
+// flag) into `--pick`, so that `--resume` opens the picker and `--resume ID`
+// resumes ID.
 func rewriteArgs(args []string) []string {
 	out := make([]string, 0, len(args))
 	for i, a := range args {
@@ -127,7 +136,7 @@ func rewriteArgs(args []string) []string {
 			out = append(out, args[i:]...)
 			break
 		}
-		if a == "--resume" && (i+1 == len(args) || strings.HasPrefix(args[i+1], "-")) {
+		if (a == "--resume" || a == "-r") && (i+1 == len(args) || strings.HasPrefix(args[i+1], "-")) {
 			out = append(out, "--pick")
 			continue
 		}
@@ -141,7 +150,7 @@ func rewriteArgs(args []string) []string {
 func (g *Globals) fail(err error) int {
 	code, word := classify(err)
 	msg := err.Error()
-	fmt.Fprintln(g.stderr, "cairn:", msg)
+	fmt.Fprintln(g.stderr, "cairn:", userText(msg))
 	var ee *exitError
 	if errors.As(err, &ee) && ee.quiet {
 		return code

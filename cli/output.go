@@ -39,7 +39,7 @@ func (c *OutputCmd) Run(g *Globals) error {
 			if m.Cut {
 				cut = " [...]"
 			}
-			fmt.Fprintf(g.term, "%d:%s%s\n", m.Line, display.Output(m.Text), cut)
+			fmt.Fprintf(g.term, "%d:%s%s\n", m.Line, colors(display.Output(m.Text)), cut)
 		}
 		return nil
 	}
@@ -54,7 +54,7 @@ func (c *OutputCmd) Run(g *Globals) error {
 	}
 	// Shown to a person: a tool's colours (SGR) are kept, every other
 	// control sequence is escaped (cli/display).
-	w := display.OutputWriter(g.term)
+	w := display.OutputWriter(colorWriter(g.term))
 	if _, err = io.Copy(w, rc); err != nil {
 		return err
 	}

@@ -4,12 +4,17 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
 	xterm "golang.org/x/term"
 
 	"cairn/internal/ptytest"
@@ -19,14 +24,51 @@ import (
 // in this process with the terminal's tty as stdin and stdout, the test types
 // on the master side and reads what was drawn.
 
-// nextPrompt is the end of a submitted line and the next prompt: keys sent
-// before it would reach a cooked terminal and be lost to the line editor.
-const nextPrompt = "\r\n\rcairn> "
+// replPTY is the shared test terminal with the REPL's own helpers. It is
+// tall enough that nothing the tests draw scrolls off.
+type replPTY struct {
+	*ptytest.Term
+	prompts int // the prompts waited for so far
+}
 
-// replPTY is the shared test terminal with the REPL's own helpers.
-type replPTY struct{ *ptytest.Term }
+func openReplPTY(t *testing.T) *replPTY { return &replPTY{Term: ptytest.Open(t, 60, 100)} }
 
-func openReplPTY(t *testing.T) *replPTY { return &replPTY{ptytest.Open(t, 24, 100)} }
+// nextPrompt waits for the next prompt: one more row that starts with
+// "cairn>", the cursor on it, and the terminal raw (the editor reads
+// keys). Keys sent before it would reach a cooked terminal.
+func (p *replPTY) nextPrompt(t *testing.T) {
+	t.Helper()
+	p.prompts++
+	p.WaitScreen(t, fmt.Sprintf("prompt %d at the cursor", p.prompts), func(rows []string) bool {
+		n, last := 0, -1
+		for i, r := range rows {
+			if strings.HasPrefix(r, "cairn>") {
+				n, last = n+1, i
+			}
+		}
+		_, y := p.Cursor()
+		return n == p.prompts && y == last && p.raw(t)
+	})
+}
+
+// raw reports whether the terminal is in raw mode (no echo) now.
+func (p *replPTY) raw(t *testing.T) bool {
+	t.Helper()
+	fl, err := unix.IoctlGetTermios(p.FD, unix.TCGETS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fl.Lflag&unix.ECHO == 0
+}
+
+// cursorRow waits until the cursor's row reads s.
+func (p *replPTY) cursorRow(t *testing.T, s string) {
+	t.Helper()
+	p.WaitScreen(t, strconv.Quote(s)+" at the cursor", func(rows []string) bool {
+		_, y := p.Cursor()
+		return y < len(rows) && rows[y] == s
+	})
+}
 
 // stateWatch is the REPL's stdout: it writes to the tty and, for every write
 // that holds the resume line, notes the terminal mode at that moment.
@@ -118,18 +160,18 @@ func TestPTYHistoryAndResumeLine(t *testing.T) {
 	w := &stateWatch{p: p}
 
 	done := p.runMain(w, base...)
-	p.Expect(t, "cairn> ")
+	p.nextPrompt(t)
 	p.Send(t, "alpha\r")
-	p.Expect(t, nextPrompt)
+	p.nextPrompt(t)
 	p.Send(t, "beta\r")
-	p.Expect(t, nextPrompt)
+	p.nextPrompt(t)
 	// Up twice walks back to alpha; Enter submits it again.
 	p.Send(t, "\x1b[A")
-	p.Expect(t, "beta")
+	p.cursorRow(t, "cairn> beta")
 	p.Send(t, "\x1b[A")
-	p.Expect(t, "alpha")
+	p.cursorRow(t, "cairn> alpha")
 	p.Send(t, "\r")
-	p.Expect(t, nextPrompt)
+	p.nextPrompt(t)
 	p.Send(t, "\x04") // Ctrl-D on an empty line leaves
 	if c := p.awaitExit(t, done); c != 0 {
 		t.Fatalf("exit %d", c)
@@ -159,11 +201,11 @@ func TestPTYHistoryAndResumeLine(t *testing.T) {
 	// A new run: history.jsonl brings the prompts back; Up recalls alpha.
 	w2 := &stateWatch{p: p}
 	done = p.runMain(w2, base...)
-	p.Expect(t, "cairn> ")
+	p.nextPrompt(t)
 	p.Send(t, "\x1b[A")
-	p.Expect(t, "alpha")
+	p.cursorRow(t, "cairn> alpha")
 	p.Send(t, "\r")
-	p.Expect(t, nextPrompt)
+	p.nextPrompt(t)
 	p.Send(t, "\x04")
 	if c := p.awaitExit(t, done); c != 0 {
 		t.Fatalf("exit %d", c)
@@ -201,9 +243,9 @@ func TestPTYPicker(t *testing.T) {
 	}
 	p.Send(t, "\r")
 	p.Expect(t, `Resumed "one"`)
-	p.Expect(t, "cairn> ")
+	p.nextPrompt(t)
 	p.Send(t, "more\r")
-	p.Expect(t, nextPrompt)
+	p.nextPrompt(t)
 	p.Send(t, "/exit\r")
 	if c := p.awaitExit(t, done); c != 0 {
 		t.Fatalf("exit %d", c)
@@ -229,7 +271,7 @@ func TestPTYPicker(t *testing.T) {
 	p.Send(t, "tw")
 	p.Send(t, "\r")
 	p.Expect(t, `Resumed "two"`)
-	p.Expect(t, "cairn> ")
+	p.nextPrompt(t)
 	p.Send(t, "\x04")
 	if c := p.awaitExit(t, done); c != 0 {
 		t.Fatalf("exit %d", c)
@@ -253,5 +295,44 @@ func TestPTYPicker(t *testing.T) {
 	after := p.Output()[before:]
 	if strings.Contains(after, "Resumed") {
 		t.Fatalf("Esc resumed a session: %q", after)
+	}
+}
+
+// TestPTYReplPaste: the REPL's first line names the session and /help; a
+// pasted block of three lines is one prompt holding three lines; a pasted
+// :write with its content writes the file; Ctrl-C clears a typed line,
+// which is then not recorded.
+func TestPTYReplPaste(t *testing.T) {
+	dir := t.TempDir()
+	base := []string{"--home", t.TempDir(), "-C", dir}
+	p := openReplPTY(t)
+	done := p.runMain(&stateWatch{p: p}, base...)
+	p.nextPrompt(t)
+	p.WaitScreen(t, "the first line", func(rows []string) bool {
+		all := strings.Join(rows, "")
+		return strings.HasPrefix(rows[0], "cairn session ") && strings.Contains(all, "once it holds a prompt. /help lists commands")
+	})
+	p.Send(t, "\x1b[200~please fix this:\r\nfunc main() {\r\n}\x1b[201~")
+	p.Send(t, "\r")
+	p.nextPrompt(t)
+	p.Send(t, "\x1b[200~:write f.txt\nline one\nline two\x1b[201~\r")
+	p.nextPrompt(t)
+	p.Send(t, "not this")
+	p.cursorRow(t, "cairn> not this")
+	p.Send(t, "\x03")
+	p.nextPrompt(t)
+	p.Send(t, "\x04")
+	if c := p.awaitExit(t, done); c != 0 {
+		t.Fatalf("exit %d", c)
+	}
+	l := listSessions(t, base)
+	if len(l) != 1 {
+		t.Fatalf("sessions: %+v", l)
+	}
+	if got, want := transcriptTexts(t, base, l[0].ID), []string{"please fix this:\nfunc main() {\n}"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("transcript %q, want %q", got, want)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "f.txt")); err != nil || string(b) != "line one\nline two\n" {
+		t.Fatalf("f.txt: %q, %v", b, err)
 	}
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -22,6 +23,7 @@ type repl struct {
 	in          io.Reader
 	out, errw   io.Writer
 	noSnapshots bool
+	leader      string // the leader key, "" for the default
 
 	store   *engine.Store // a throwaway temporary root when the state folder cannot be used
 	ws      *engine.Workspace
@@ -39,12 +41,13 @@ type repl struct {
 
 const helpText = `Type a prompt and press Enter. Commands:
   /rename NAME   rename this session
-  /clear         start a new session here (this one stays resumable)
+  /clear, /new   start a new session here (this one stays resumable)
   /history       show the prompt history
   /undo /redo    restore the files of the newest snapshot, or put the undone edit back (Alt+Z, Alt+R)
   /snapshots [restore ID]
                  list this session's snapshots (F9), or undo every one down to ID
   :write PATH    write PATH with the lines that follow, up to a line holding only "."
+                 (or with the lines pasted or typed after it with Alt+Enter, in one text)
   :edit PATH OLD NEW, :rm PATH
                  the edit and rm file tools (shell-style quoting)
   /fork [ITEM]   fork this session (at the head, or an item id or number) and switch to the fork
@@ -54,6 +57,8 @@ const helpText = `Type a prompt and press Enter. Commands:
   /compact       replace the older conversation by a summary in the request view
   /help          show this help
   /exit          leave (Ctrl-D too)
+A line starting with // is sent as a prompt starting with /. Alt+Enter starts a new line;
+Alt+Z, Alt+R and F9 (or the leader key, Ctrl-X, then z, r or p) run /undo, /redo and /snapshots.
 `
 
 // openStore opens the state folder. When it cannot be used (a missing home,
@@ -155,7 +160,7 @@ func (r *repl) resume(id string) error {
 	r.open.set(s)
 	rec := s.Record()
 	info := s.Resume()
-	fmt.Fprintf(r.out, "Resumed %q (%d items).\n", rec.Title, rec.Counts.Items)
+	fmt.Fprintf(r.out, "Resumed %q (%s).\n", rec.Title, plural(rec.Counts.Items, "item", "items"))
 	if info.Repaired > 0 {
 		fmt.Fprintf(r.out, "The session's last line was torn by a crash; %d bytes were cut and every complete item kept.\n", info.Repaired)
 	}
@@ -165,9 +170,9 @@ func (r *repl) resume(id string) error {
 	if info.BuildBefore != "" && info.BuildBefore != info.Build {
 		fmt.Fprintf(r.out, "Note: this session was recorded by cairn %s; this is cairn %s.\n", info.BuildBefore, info.Build)
 	}
-	if info.AskTrust {
-		fmt.Fprintln(r.out, "This session has no trust map recorded: the trust question will be asked again.")
-	}
+	// info.AskTrust (a record from before trust maps) is not mentioned:
+	// the line REPL runs no tools that ask a trust question, so there is no
+	// question to announce.
 	return nil
 }
 
@@ -205,7 +210,12 @@ func (r *repl) loop() error {
 			return err
 		}
 		r.ed = ed
+		r.open.setEditor(ed)
+		if r.leader != "" {
+			ed.SetLeader(r.leader)
+		}
 		r.bindSnapshotKeys()
+		r.banner()
 	} else if r.lines == nil {
 		r.lines = bufio.NewReader(r.in)
 	}
@@ -222,6 +232,7 @@ func (r *repl) loop() error {
 		}
 	}
 	if r.ed != nil {
+		r.open.setEditor(nil)
 		r.ed.Close()
 		r.ed = nil
 	}
@@ -229,6 +240,21 @@ func (r *repl) loop() error {
 		fmt.Fprintf(r.out, "cairn --resume %s\n", id)
 	}
 	return nil
+}
+
+// banner is the first line a person sees: which session this is, where it
+// is recorded, and that /help lists the commands.
+func (r *repl) banner() {
+	where := "not recorded (--ephemeral, or the state folder cannot be used)"
+	if !r.store.Ephemeral() {
+		if loc, err := r.store.Where(r.ws.Path()); err == nil && loc.Folder != "" {
+			where = "recorded in " + display.Line(loc.Folder)
+			if !r.sess.Recorded() {
+				where += " once it holds a prompt"
+			}
+		}
+	}
+	fmt.Fprintf(r.out, "cairn session %s, %s. /help lists commands; Ctrl-D leaves.\n", r.sess.ID(), where)
 }
 
 func (r *repl) readLine() (string, error) {
@@ -242,68 +268,92 @@ func (r *repl) readLine() (string, error) {
 	return strings.TrimSuffix(strings.TrimSuffix(line, "\n"), "\r"), nil
 }
 
-// handle runs one line; it reports whether the REPL should end.
+// commandList names every command, for a line that names none.
+const commandList = "/rename /clear /new /history /undo /redo /snapshots /fork /revert /unrevert /compact /help /exit, :write :edit :rm"
+
+// handle runs one line; it reports whether the REPL should end. A blank
+// line records nothing; "//text" is the prompt "/text"; a "/" or ":" line
+// that names no command is refused, not sent.
 func (r *repl) handle(line string) bool {
 	trimmed := strings.TrimSpace(line)
-	if strings.HasPrefix(trimmed, "/") {
-		name, arg, _ := strings.Cut(trimmed, " ")
-		arg = strings.TrimSpace(arg)
-		switch name {
-		case "/exit", "/quit":
-			return true
-		case "/help":
-			fmt.Fprint(r.out, helpText)
-		case "/rename":
-			if arg == "" {
-				fmt.Fprintln(r.out, "A session name cannot be empty.")
-				return false
-			}
-			if !r.sess.Recorded() && len(r.sess.Transcript()) == 0 {
-				r.pendingName = strings.Join(strings.Fields(arg), " ")
-				fmt.Fprintf(r.out, "The session will be named %q once it holds a prompt.\n", r.pendingName)
-				return false
-			}
-			if err := r.sess.Rename(r.g.ctx, arg); err != nil {
-				fmt.Fprintln(r.out, "cairn:", err)
-				return false
-			}
-			fmt.Fprintf(r.out, "Renamed to %q.\n", r.sess.Record().Title)
-		case "/clear":
-			if id, ok := r.closeSession(); ok {
-				fmt.Fprintf(r.out, "The previous session stays resumable: cairn --resume %s\n", id)
-			}
-			r.startNew()
-			fmt.Fprintln(r.out, "New session.")
-		case "/fork", "/revert", "/unrevert", "/compact":
-			r.graphCommand(name, arg)
-		case "/undo", "/redo", "/snapshots":
-			r.snapCommand(name, arg)
-		case "/history":
-			for i, h := range r.store.History() {
-				fmt.Fprintf(r.out, "%4d  %s\n", i+1, firstLine(h))
-			}
-		default:
-			fmt.Fprintf(r.out, "Unknown command %s; /help lists them.\n", name)
-		}
+	switch {
+	case trimmed == "":
 		return false
-	}
-	if strings.HasPrefix(trimmed, ":") && r.toolLine(trimmed) {
+	case strings.HasPrefix(trimmed, "//"):
+		r.prompt(strings.TrimPrefix(strings.TrimLeft(line, " \t"), "/"))
+		return false
+	case strings.HasPrefix(trimmed, "/"):
+		return r.command(trimmed)
+	case strings.HasPrefix(trimmed, "!"):
+		fmt.Fprintln(r.out, "A line starting with ! runs a shell command, and cairn has no shell tool yet; nothing was sent. Start the line with a space to send it as a prompt.")
+		return false
+	case strings.HasPrefix(trimmed, ":") && len(trimmed) > 1 && isLetter(trimmed[1]):
+		if !r.toolLine(trimmed) {
+			name, _, _ := strings.Cut(firstLine(trimmed), " ")
+			fmt.Fprintf(r.out, "Unknown command %s; nothing was sent. Commands: %s (/help says more).\n", name, commandList)
+		}
 		return false
 	}
 	r.prompt(line)
 	return false
 }
 
+func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+
+// command runs a slash command; it reports whether the REPL should end.
+func (r *repl) command(trimmed string) bool {
+	name, arg, _ := strings.Cut(trimmed, " ")
+	arg = strings.TrimSpace(arg)
+	switch name {
+	case "/exit", "/quit":
+		return true
+	case "/help":
+		fmt.Fprint(r.out, helpText)
+	case "/rename":
+		if arg == "" {
+			fmt.Fprintln(r.out, "A session name cannot be empty.")
+			return false
+		}
+		if !r.sess.Recorded() && len(r.sess.Transcript()) == 0 {
+			r.pendingName = strings.Join(strings.Fields(arg), " ")
+			fmt.Fprintf(r.out, "The session will be named %q once it holds a prompt.\n", r.pendingName)
+			return false
+		}
+		if err := r.sess.Rename(r.g.ctx, arg); err != nil {
+			fmt.Fprintln(r.out, "cairn:", userError(err))
+			return false
+		}
+		fmt.Fprintf(r.out, "Renamed to %q.\n", r.sess.Record().Title)
+	case "/clear", "/new":
+		if id, ok := r.closeSession(); ok {
+			fmt.Fprintf(r.out, "The previous session stays resumable: cairn --resume %s\n", id)
+		}
+		r.startNew()
+		fmt.Fprintln(r.out, "New session.")
+	case "/fork", "/revert", "/unrevert", "/compact":
+		r.graphCommand(name, arg)
+	case "/undo", "/redo", "/snapshots":
+		r.snapCommand(name, arg)
+	case "/history":
+		for i, h := range r.store.History() {
+			fmt.Fprintf(r.out, "%4d  %s\n", i+1, firstLine(h))
+		}
+	default:
+		fmt.Fprintf(r.out, "Unknown command %s; nothing was sent. Commands: %s (/help says more; start a prompt that begins with / with //).\n", firstLine(name), commandList)
+	}
+	return false
+}
+
 // prompt records a user prompt as one turn.
 func (r *repl) prompt(text string) {
 	if _, err := r.sess.Append(r.g.ctx, engine.Item{Type: engine.User, Text: text}); err != nil {
-		fmt.Fprintln(r.out, "cairn:", err)
+		fmt.Fprintln(r.out, "cairn:", userError(err))
 		return
 	}
 	if name := r.pendingName; name != "" {
 		r.pendingName = ""
 		if err := r.sess.Rename(r.g.ctx, name); err != nil {
-			fmt.Fprintln(r.out, "cairn:", err)
+			fmt.Fprintln(r.out, "cairn:", userError(err))
 		}
 	}
 	// The REPL grants no standing permissions itself, so the trust map it
@@ -314,7 +364,7 @@ func (r *repl) prompt(text string) {
 		trust = &engine.Trust{Map: map[string]string{}, Rules: []engine.TrustRule{}}
 	}
 	if err := r.sess.EndTurn(r.g.ctx, engine.Turn{Labels: []string{"prompt"}, Trust: trust}); err != nil {
-		fmt.Fprintln(r.out, "cairn:", err)
+		fmt.Fprintln(r.out, "cairn:", userError(err))
 	}
 	if r.sess.Recorded() && !r.store.Ephemeral() {
 		if err := r.store.AddHistory(text, r.ws.Path()); err != nil {
@@ -347,7 +397,15 @@ func (r *repl) pick() (string, error) {
 	}
 	var i int
 	if f := stdinTerminal(r.g); f != nil {
-		i, err = term.Pick(f, r.g.term, rows)
+		// A signal ends the picker first, so the terminal is handed back
+		// (repl_signal.go).
+		ctx, cancel := context.WithCancel(r.g.ctx)
+		done := make(chan struct{})
+		r.open.setPicker(func() { cancel(); <-done })
+		i, err = term.Pick(ctx, f, r.g.term, rows, r.lastPrompt)
+		close(done)
+		r.open.setPicker(nil)
+		cancel()
 	} else {
 		if r.lines == nil {
 			// One buffered reader for the picker and the REPL after it, so
@@ -360,6 +418,22 @@ func (r *repl) pick() (string, error) {
 		return "", err
 	}
 	return l[i].ID, nil
+}
+
+// lastPrompt is the preview of a row in the picker: the session's last
+// prompt on its head path, read without taking the session.
+func (r *repl) lastPrompt(row term.Row) string {
+	v, err := r.ws.Read(r.g.ctx, row.ID)
+	if err != nil {
+		return "(" + userError(err) + ")"
+	}
+	t := v.Transcript()
+	for i := len(t) - 1; i >= 0; i-- {
+		if t[i].Type == engine.User {
+			return strings.Join(strings.Fields(t[i].Text), " ")
+		}
+	}
+	return "(no prompt yet)"
 }
 
 // firstLine is the first line of s, for one line of output (escaped).

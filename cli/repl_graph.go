@@ -19,14 +19,14 @@ func (r *repl) graphCommand(name, arg string) {
 		}
 		res, err := r.sess.Fork(ctx, at)
 		if err != nil {
-			fmt.Fprintln(r.out, "cairn:", err)
+			fmt.Fprintln(r.out, "cairn:", userError(err))
 			return
 		}
 		if id, ok := r.closeSession(); ok {
 			fmt.Fprintf(r.out, "The parent stays resumable: cairn --resume %s\n", id)
 		}
 		if err := r.resume(res.Session); err != nil {
-			fmt.Fprintln(r.out, "cairn:", err)
+			fmt.Fprintln(r.out, "cairn:", userError(err))
 			r.startNew()
 			return
 		}
@@ -50,26 +50,26 @@ func (r *repl) graphCommand(name, arg string) {
 		}
 		res, err := r.sess.Revert(ctx, at, mode)
 		if err != nil {
-			fmt.Fprintln(r.out, "cairn:", err)
+			fmt.Fprintln(r.out, "cairn:", userError(err))
 			return
 		}
-		fmt.Fprintf(r.out, "Reverted: %d items on the head path now.\n", len(r.sess.Transcript()))
+		fmt.Fprintf(r.out, "Reverted: %s on the head path now.\n", plural(len(r.sess.Transcript()), "item", "items"))
 		if d := draftText(res.Draft, res.DraftUnavailable); d != "" {
 			fmt.Fprintf(r.out, "Prompt to edit: %s\n", d)
 		}
 	case "/unrevert":
 		if _, err := r.sess.Unrevert(ctx); err != nil {
-			fmt.Fprintln(r.out, "cairn:", err)
+			fmt.Fprintln(r.out, "cairn:", userError(err))
 			return
 		}
-		fmt.Fprintf(r.out, "Unreverted: %d items on the head path.\n", len(r.sess.Transcript()))
+		fmt.Fprintf(r.out, "Unreverted: %s on the head path.\n", plural(len(r.sess.Transcript()), "item", "items"))
 	case "/compact":
 		it, err := r.sess.Compact(ctx, "", "")
 		if err != nil {
-			fmt.Fprintln(r.out, "cairn:", err)
+			fmt.Fprintln(r.out, "cairn:", userError(err))
 			return
 		}
-		fmt.Fprintf(r.out, "Compacted into %s.\n", it.ID)
+		fmt.Fprintf(r.out, "Compacted: the older conversation is replaced by a summary (item %s) in the request view; the transcript keeps it all.\n", it.ID)
 	}
 }
 

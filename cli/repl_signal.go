@@ -1,19 +1,22 @@
 package cli
 
 import (
+	"fmt"
 	"os"
 	"os/signal"
 	"sync"
 	"syscall"
 
+	"cairn/cli/term"
 	"cairn/engine"
 )
 
 // A REPL that is told to end (SIGTERM, or SIGHUP when its terminal goes
-// away) closes its session before it exits, as leaving with /exit does: the
-// journal and the record are made durable and ownership is given up, so the
-// record shows every turn the journal holds. It then exits with 128 plus the
-// signal's number, as the signal would have. (SIGKILL cannot be caught: a
+// away) leaves as /exit does: it hands the terminal back first (the mode
+// it had at the start), then closes its session: the journal and the record
+// are made durable and ownership is given up, so the record shows every turn
+// the journal holds. It prints the resume line when a record was written,
+// and exits with 128 plus the signal's number, as the signal would have. (SIGKILL cannot be caught: a
 // listing rebuilds the record of a session whose owner died.)
 
 // openSession is the REPL's current session, for the signal handler: the
@@ -21,6 +24,20 @@ import (
 type openSession struct {
 	mu   sync.Mutex
 	sess *engine.Session
+	ed   *term.Editor // the line editor, whose terminal is handed back first
+	pick func()       // ends the picker under way and waits for it, or nil
+}
+
+func (o *openSession) setPicker(stop func()) {
+	o.mu.Lock()
+	o.pick = stop
+	o.mu.Unlock()
+}
+
+func (o *openSession) setEditor(ed *term.Editor) {
+	o.mu.Lock()
+	o.ed = ed
+	o.mu.Unlock()
 }
 
 func (o *openSession) set(s *engine.Session) {
@@ -40,8 +57,17 @@ func (r *repl) closeOnSignal() (stop func()) {
 		case sig := <-ch:
 			// Held to the exit, so the REPL starts no other session.
 			r.open.mu.Lock()
+			if r.open.pick != nil {
+				r.open.pick() // the picker hands the terminal back
+			}
+			if r.open.ed != nil {
+				r.open.ed.Close() // ends a ReadLine, restores the terminal
+			}
 			if s := r.open.sess; s != nil {
 				s.Close() // waits for a turn or a file tool under way
+				if s.Recorded() && !r.store.Ephemeral() {
+					fmt.Fprintf(r.out, "cairn --resume %s\n", s.ID())
+				}
 			}
 			code := 1
 			if n, ok := sig.(syscall.Signal); ok {

@@ -3,9 +3,11 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
+	"cairn/cli/display"
 	"cairn/cli/term"
 	"cairn/engine"
 )
@@ -15,21 +17,31 @@ import (
 // `:edit PATH OLD NEW` (shell-style quoting) and `:rm PATH`, and the
 // commands /undo, /redo, /snapshots and /snapshots restore ID.
 
-// bindSnapshotKeys binds Alt+Z, Alt+R and F9 where the terminal sends them.
+// bindSnapshotKeys binds Alt+Z, Alt+R and F9 where the terminal sends them,
+// and the leader keys: the leader (Ctrl-X unless --leader says otherwise),
+// then z, r or p.
 func (r *repl) bindSnapshotKeys() {
 	if r.ed == nil {
 		return
 	}
-	r.ed.Bind(term.KeyAltZ, "/undo")
-	r.ed.Bind(term.KeyAltR, "/redo")
-	r.ed.Bind(term.KeyF9, "/snapshots")
+	for _, b := range [][2]string{
+		{"alt+z", "/undo"}, {"alt+r", "/redo"}, {"f9", "/snapshots"},
+		{"leader z", "/undo"}, {"leader r", "/redo"}, {"leader p", "/snapshots"},
+	} {
+		r.ed.Bind(b[0], b[1])
+	}
 }
 
 // toolLine runs a :write, :edit or :rm line; it reports false for any other
 // line, which is then handled elsewhere.
 func (r *repl) toolLine(line string) bool {
-	name, rest, _ := strings.Cut(strings.TrimSpace(line), " ")
+	line, body, multi := strings.Cut(strings.TrimSpace(line), "\n")
+	name, rest, _ := strings.Cut(line, " ")
 	var run func() (*engine.ToolAnswer, error)
+	if multi && (name == ":edit" || name == ":rm") {
+		fmt.Fprintf(r.out, "%s takes one line; nothing was changed.\n", name)
+		return true
+	}
 	switch name {
 	case ":write":
 		path := strings.TrimSpace(rest)
@@ -37,9 +49,14 @@ func (r *repl) toolLine(line string) bool {
 			fmt.Fprintln(r.out, "Usage: :write PATH, then the lines, then a line holding only \".\"")
 			return true
 		}
-		content, ok := r.readBlock()
+		// A text of several lines (pasted, or typed with Alt+Enter) holds
+		// the content after its first line; else the lines that follow do.
+		content, ok := body+"\n", true
+		if !multi {
+			content, ok = r.readBlock()
+		}
 		if !ok {
-			fmt.Fprintln(r.out, "The input ended before the line holding only \".\"; nothing was written.")
+			fmt.Fprintln(r.out, "Cancelled before the line holding only \".\"; nothing was written.")
 			return true
 		}
 		run = func() (*engine.ToolAnswer, error) { return r.sess.ToolWrite(r.g.ctx, path, []byte(content)) }
@@ -62,7 +79,7 @@ func (r *repl) toolLine(line string) bool {
 	}
 	a, err := run()
 	if err != nil {
-		fmt.Fprintln(r.out, "cairn:", refusedLine(err))
+		fmt.Fprintln(r.out, "cairn:", userError(refusedLine(err)))
 		return true
 	}
 	printToolAnswer(r.out, r.ws, a)
@@ -110,7 +127,7 @@ func (r *repl) snapCommand(name, arg string) {
 	case arg == "":
 		l, err := r.sess.Snapshots(r.g.ctx)
 		if err != nil {
-			fmt.Fprintln(r.out, "cairn:", err)
+			fmt.Fprintln(r.out, "cairn:", userError(err))
 			return
 		}
 		printSnapshots(r.out, r.ws, l, time.Now())
@@ -119,17 +136,54 @@ func (r *repl) snapCommand(name, arg string) {
 		sub, id, _ := strings.Cut(arg, " ")
 		id = strings.TrimSpace(id)
 		if sub != "restore" || id == "" {
-			fmt.Fprintln(r.out, "Usage: /snapshots, or /snapshots restore ID")
+			fmt.Fprintln(r.out, "Usage: /snapshots, or /snapshots restore ID (the # the list shows, an id, or a unique prefix)")
 			return
 		}
-		res, err = r.sess.RestoreTo(r.g.ctx, id)
+		full, msg := r.snapshotRef(id)
+		if msg != "" {
+			fmt.Fprintln(r.out, msg)
+			return
+		}
+		res, err = r.sess.RestoreTo(r.g.ctx, full)
 	}
 	if err != nil {
-		fmt.Fprintln(r.out, "cairn:", restoreRefusal(r.ws, err, "/snapshots restore"))
+		fmt.Fprintln(r.out, "cairn:", userError(restoreRefusal(r.ws, err, "/snapshots restore")))
 		return
 	}
 	printRestore(r.out, r.ws, res)
 	fmt.Fprintln(r.out, "The conversation is unchanged: tell the agent what you did.")
+}
+
+// snapshotRef turns what /snapshots restore was given into a snapshot id:
+// the # the list shows, an id, or a unique prefix of one. msg says why
+// nothing was found.
+func (r *repl) snapshotRef(ref string) (id, msg string) {
+	l, err := r.sess.Snapshots(r.g.ctx)
+	if err != nil {
+		return "", "cairn: " + userError(err)
+	}
+	if n, err := strconv.Atoi(strings.TrimPrefix(ref, "#")); err == nil {
+		if n < 1 || n > len(l.Snapshots) {
+			return "", fmt.Sprintf("No snapshot #%d: /snapshots lists %s.", n, plural(len(l.Snapshots), "snapshot", "snapshots"))
+		}
+		return l.Snapshots[n-1].ID, ""
+	}
+	var found []string
+	for _, s := range l.Snapshots {
+		if s.ID == ref {
+			return ref, ""
+		}
+		if strings.HasPrefix(s.ID, ref) {
+			found = append(found, s.ID)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return ref, "" // the engine names what is wrong with it
+	case 1:
+		return found[0], ""
+	}
+	return "", fmt.Sprintf("%q starts %d snapshot ids; give more of it, or the # /snapshots shows.", display.Line(ref), len(found))
 }
 
 // splitShell splits a line into words as a POSIX shell does, without

@@ -12,11 +12,12 @@ import (
 
 // RunCmd is the default command: the line REPL in this directory.
 type RunCmd struct {
-	Resume      string `short:"r" name:"resume" placeholder:"SESSION" help:"Resume a session (id, prefix or title); --resume alone opens the picker."`
+	Resume      string `short:"r" name:"resume" placeholder:"SESSION" help:"Resume a session (id, prefix or title); --resume or -r alone opens the picker."`
 	Pick        bool   `name:"pick" hidden:"" help:"Open the picker (what a bare --resume means)."`
 	Continue    bool   `short:"c" name:"continue" help:"Resume the most recently written session."`
 	Ephemeral   bool   `name:"ephemeral" help:"Leave no session record (spend still reaches the usage ledger)."`
 	NoSnapshots bool   `name:"no-snapshots" help:"Record no file changes for this process."`
+	Leader      string `name:"leader" env:"CAIRN_LEADER" default:"ctrl+x" placeholder:"KEY" help:"The leader key of the REPL: the leader, then z, r or p, is /undo, /redo or /snapshots (ctrl+x, ctrl+g, alt+space...)."`
 	ListenFlags `embed:""`
 }
 
@@ -43,7 +44,7 @@ func (c *RunCmd) Run(g *Globals) error {
 	if c.Ephemeral && n > 0 {
 		return usageErrorf("--ephemeral starts a new session; it cannot resume one")
 	}
-	r := &repl{g: g, in: g.stdin, out: g.stdout, errw: g.stderr, noSnapshots: c.NoSnapshots}
+	r := &repl{g: g, in: g.stdin, out: g.stdout, errw: g.stderr, noSnapshots: c.NoSnapshots, leader: c.Leader}
 	if err := r.openStore(c.Ephemeral); err != nil {
 		return err
 	}
@@ -100,5 +101,5 @@ func (r *repl) notice(msg string) {
 		return
 	}
 	r.noticed = msg
-	fmt.Fprintln(r.errw, "cairn:", msg)
+	fmt.Fprintln(r.errw, "cairn:", userText(msg))
 }

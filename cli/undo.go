@@ -106,7 +106,7 @@ func printRestore(w io.Writer, ws *engine.Workspace, r *engine.RestoreResult) {
 		}
 		fmt.Fprintf(w, "%s %s (%s): %s.\n", verb, st.ID, display.Line(st.Tool), strings.Join(parts, "; "))
 	}
-	fmt.Fprintf(w, "%d snapshot(s) applied.\n", r.Cursor)
+	fmt.Fprintf(w, "%s applied.\n", plural(r.Cursor, "snapshot", "snapshots"))
 	if len(r.Unread) > 0 {
 		fmt.Fprintf(w, "Note: %s.\n", engine.UnreadSummary(r.Unread))
 	}

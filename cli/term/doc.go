@@ -2,41 +2,37 @@
 // editor with prompt history and bound keys, and the session picker, with
 // a plain numbered version for when there is no terminal.
 //
-// # Raw mode
+// # The editor
 //
-// The editor and the picker put their terminal in raw mode only while they
-// read keys (Editor.ReadLine, Pick) and restore it before they return, on
-// every path. Editor.Close restores the mode the terminal had when the
-// editor was made, for leaving on a signal. Output is written as is: lines
-// end with "\r\n" because raw mode turns off newline translation.
+// Editor.ReadLine runs one small program of a maintained terminal library
+// (Bubble Tea, with its text area) inline, below the cursor and without
+// the alternate screen, so what was typed stays in the scrollback. The
+// library decodes keys (bracketed paste, Alt and function keys), wraps the
+// text at the window's width by display cells, and reflows it when the
+// window is resized. The terminal is raw only while ReadLine runs: it is
+// restored before ReadLine returns, on every path; Editor.Close ends a
+// ReadLine under way and restores the mode the terminal had when the
+// editor was made, for leaving on a signal.
 //
-// # Keys
+//	Enter                     submit the text (it may hold several lines)
+//	Alt+Enter, Ctrl-J         a new line in the text
+//	a paste                   inserted whole: a pasted block is one text
+//	Ctrl-C                    discard the text (ErrInterrupted); on an empty one, say how to leave
+//	Ctrl-D                    io.EOF on an empty text, else delete under the cursor
+//	Up/Down, Ctrl-P/N         history walk from the first/last row, else move a row
+//	Left/Right, Home/End, Ctrl-A/E/B/F/U/K/W, Alt+B/F   as in readline
 //
-// Keys are decoded from the bytes the terminal sends:
-//
-//	printable UTF-8           inserted at the cursor
-//	Enter (CR, LF, CR LF)     submit
-//	Backspace (DEL, Ctrl-H)   delete before the cursor
-//	Delete (ESC [ 3 ~)        delete under the cursor
-//	Left/Right, Ctrl-B/F      move (ESC [ C/D or ESC O C/D)
-//	Home/End, Ctrl-A/E        ESC [ H/F, ESC O H/F, ESC [ 1/7 ~, ESC [ 4/8 ~
-//	Up/Down, Ctrl-P/N         history walk (ESC [ A/B or ESC O A/B)
-//	PgUp/PgDn                 ESC [ 5 ~, ESC [ 6 ~ (picker)
-//	Ctrl-U, Ctrl-K, Ctrl-W    kill to the start, to the end, the word before
-//	Ctrl-C                    discard the line (ErrInterrupted), leave the picker
-//	Ctrl-D                    io.EOF on an empty line, else delete under the cursor
-//	Alt+Z (ESC z), Alt+R (ESC r), F9 (ESC [ 20 ~)   free to Bind
-//	Esc                       leave the picker
-//
-// Esc is told from the start of a sequence by where a read ends: an ESC
-// that is the last byte one read returned is the Esc key, because a
-// terminal sends an escape sequence whole. Unknown sequences are ignored.
+// Control characters are taken out of what is typed, pasted or recalled
+// from the history (a tab becomes four spaces), so that no text can drive
+// the terminal.
 //
 // # Bound keys
 //
-// Editor.Bind ties a key to a line (Alt+Z to "/undo"): pressing it makes
-// ReadLine return that line at once, while the text being typed stays for
-// the next ReadLine, together with any history walk under way.
+// Editor.Bind ties a key, named as the library names it ("alt+z", "f9"),
+// or "leader" and a key ("leader z": the leader key, then z) to a line:
+// pressing it makes ReadLine return that line at once, while the text
+// being typed stays for the next ReadLine, together with any history walk
+// under way. SetLeader changes the leader key (Ctrl-X by default).
 //
 // # History
 //
@@ -53,14 +49,18 @@
 //
 // # Picker
 //
-// Pick draws below the cursor: a filter line, one page of rows with the
-// selected row marked "> " and in reverse video, and a footer "n of m"
-// (the selected position among the m rows that match). Rows owned by a
-// running process say "[open in pid N]". The page is as tall as the
-// terminal allows (20 rows when out is not a terminal); paging reaches
-// every row, none is left out. PickPlain prints every row numbered from 1
-// and reads a number. Every field of a row is escaped by display.Line
-// (package cli/display), so a stored title cannot drive the terminal; the
-// line being edited is drawn with '?' for each control character instead,
-// one cell per rune, so the cursor stays where it is.
+// Pick is a small inline program of the same library. It draws below the
+// cursor: a filter line, one page of rows with the selected row marked
+// "> " and in reverse video, a footer "n of m" (the selected position among
+// the m rows that match) and, when given a preview function, the selected
+// session's last prompt, read in the background. Typing filters fuzzily by
+// title and id (the letters in order, spaces ignored: "dep aud" finds
+// "dependency-audit"). The page follows the window's size, and lines are
+// cut by display cells, so wide titles never wrap. A row starts with the
+// first 8 characters of its id, so a narrow window keeps them, then "open"
+// when a running process has the session ("[open in pid N]" further on);
+// the whole id is shown when there is room. PickPlain prints every row
+// numbered from 1 and reads a number. Every field of a row is escaped by
+// display.Line (package cli/display), so a stored title cannot drive the
+// terminal.
 package term

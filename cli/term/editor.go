@@ -1,31 +1,36 @@
 package term
 
 import (
-	"fmt"
+	"context"
+	"errors"
 	"io"
 	"os"
 	"strings"
 	"sync"
-	"unicode"
 
+	"charm.land/bubbles/v2/textarea"
+	tea "charm.land/bubbletea/v2"
 	xterm "golang.org/x/term"
 )
 
 // Editor reads lines from a terminal with editing, prompt history and
 // bound keys. ReadLine is called from one goroutine at a time; AddHistory,
-// Bind and History may be called from any goroutine, also while ReadLine
-// waits for keys.
+// Bind, SetLeader and Close may be called from any goroutine, also while
+// ReadLine waits for keys.
 type Editor struct {
-	in   *os.File // nil in tests that feed bytes without a terminal
-	fd   int
+	in   io.Reader
+	fd   int          // -1 when in is not a terminal (tests feed bytes)
 	orig *xterm.State // the mode at NewEditor; Close puts it back
 	out  io.Writer
-	dec  *decoder
+	size [2]int // columns and rows to assume when in is not a terminal
 
-	mu    sync.Mutex
-	hist  *historyWalk
-	binds map[Key]string
-	buf   lineBuf // kept between ReadLines when a bound key submits
+	mu      sync.Mutex
+	hist    *historyWalk
+	binds   map[string]string // a key name, or the leader and a key, to a line
+	leader  string
+	pending string       // the text a bound key left, shown by the next ReadLine
+	running *tea.Program // the ReadLine under way, for Close
+	closed  bool
 }
 
 // NewEditor returns an editor reading keys from in, which must be a
@@ -46,29 +51,38 @@ func NewEditor(in *os.File, out io.Writer, history []string) (*Editor, error) {
 	return e, nil
 }
 
+// newEditor is an editor on any reader, for tests: the terminal is taken to
+// be 80 by 24.
 func newEditor(in io.Reader, out io.Writer, history []string) *Editor {
-	e := &Editor{out: out, dec: newDecoder(in), hist: newHistoryWalk(history), binds: map[Key]string{}}
-	if f, ok := in.(*os.File); ok {
-		e.in = f
-	}
-	return e
+	return &Editor{in: in, fd: -1, out: out, size: [2]int{80, 24}, hist: newHistoryWalk(history),
+		binds: map[string]string{}, leader: DefaultLeader}
 }
 
-// Bind makes pressing k submit line at once, whatever is typed: ReadLine
-// returns line. The typed text (and a history walk under way) is kept and
-// shown again by the next ReadLine. An empty line removes the binding.
-// KeyRune and KeyUnknown cannot be bound.
-func (e *Editor) Bind(k Key, line string) {
-	if k == KeyRune || k == KeyUnknown {
-		return
-	}
+// DefaultLeader is the leader key until SetLeader changes it.
+const DefaultLeader = "ctrl+x"
+
+// Bind makes pressing keys submit line at once, whatever is typed: ReadLine
+// returns line. keys is a key name as the terminal library spells it
+// ("alt+z", "f9", "ctrl+x"), or "leader" and a key name after a space
+// ("leader z": the leader key, then z). The typed text (and a history walk
+// under way) is kept and shown again by the next ReadLine. An empty line
+// removes the binding.
+func (e *Editor) Bind(keys, line string) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if line == "" {
-		delete(e.binds, k)
+		delete(e.binds, keys)
 		return
 	}
-	e.binds[k] = line
+	e.binds[keys] = line
+}
+
+// SetLeader makes k (a key name, "ctrl+x" by default) the leader key of the
+// "leader K" bindings.
+func (e *Editor) SetLeader(k string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.leader = k
 }
 
 // AddHistory appends s to the prompt history as its newest entry. Empty
@@ -81,141 +95,265 @@ func (e *Editor) AddHistory(s string) {
 	e.hist.add(s)
 }
 
-// History returns the prompt history, oldest first.
-func (e *Editor) History() []string {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.hist.list()
-}
-
-// ReadLine shows prompt and returns the line submitted with Enter (without
-// the newline), or the line bound to a pressed key. Ctrl-D on an empty
-// line returns io.EOF; Ctrl-C discards the line and returns
-// ErrInterrupted. The terminal is in raw mode while it runs and is
-// restored before it returns.
+// ReadLine shows prompt and returns the text submitted with Enter, or the
+// line bound to a pressed key. The text can hold several lines: a paste
+// stays one text, and Alt+Enter or Ctrl-J starts a new line by hand. Ctrl-D
+// on an empty line returns io.EOF; Ctrl-C discards the text and returns
+// ErrInterrupted. The terminal is in raw mode while it runs and is restored
+// before it returns; what is left on the screen is the prompt and the text.
 func (e *Editor) ReadLine(prompt string) (string, error) {
-	if e.in != nil {
-		old, err := xterm.MakeRaw(e.fd)
-		if err != nil {
-			return "", err
-		}
-		defer xterm.Restore(e.fd, old)
+	m := e.newModel(prompt)
+	opts := []tea.ProgramOption{tea.WithInput(e.in), tea.WithOutput(e.out),
+		tea.WithoutSignalHandler(), tea.WithoutCatchPanics(), tea.WithContext(context.Background())}
+	if cols, rows := e.screenSize(); cols > 0 {
+		// The library asks the output for its size, and for resizes; when
+		// the output is not the terminal, the keyboard's terminal tells.
+		opts = append(opts, tea.WithWindowSize(cols, rows))
 	}
-	return e.readLine(prompt)
-}
-
-// readLine is ReadLine without the terminal mode: keys come from e.dec.
-func (e *Editor) readLine(prompt string) (string, error) {
-	e.redraw(prompt)
-	for {
-		ev, err := e.dec.next()
-		if err != nil {
-			e.write("\r\n")
-			return "", err
-		}
-		line, done, err := e.key(ev)
-		if done {
-			if err == nil {
-				e.write("\r" + prompt + drawn(line) + "\x1b[K")
-			} else if err == ErrInterrupted {
-				e.write("^C")
-			}
-			e.write("\r\n")
-			return line, err
-		}
-		e.redraw(prompt)
-	}
-}
-
-// key applies one keystroke to the line. done reports that ReadLine
-// returns line and err.
-func (e *Editor) key(ev event) (line string, done bool, err error) {
+	p := tea.NewProgram(m, opts...)
 	e.mu.Lock()
-	defer e.mu.Unlock()
-	b := &e.buf
-	if bound, ok := e.binds[ev.key]; ok {
-		return bound, true, nil
+	if e.closed {
+		e.mu.Unlock()
+		return "", io.EOF
 	}
-	switch ev.key {
-	case KeyRune:
-		b.insert(ev.r)
-	case KeyEnter:
-		line = b.String()
-		b.set("")
-		e.hist.leave()
-		return line, true, nil
-	case KeyCtrlC:
-		b.set("")
-		e.hist.leave()
-		return "", true, ErrInterrupted
-	case KeyCtrlD:
-		if len(b.r) == 0 {
-			e.hist.leave()
-			return "", true, io.EOF
-		}
-		b.del()
-	case KeyBackspace:
-		b.backspace()
-	case KeyDelete:
-		b.del()
-	case KeyLeft:
-		b.left()
-	case KeyRight:
-		b.right()
-	case KeyHome:
-		b.home()
-	case KeyEnd:
-		b.end()
-	case KeyCtrlU:
-		b.killStart()
-	case KeyCtrlK:
-		b.killEnd()
-	case KeyCtrlW:
-		b.killWord()
-	case KeyUp:
-		if s, ok := e.hist.up(b.String()); ok {
-			b.set(s)
-		}
-	case KeyDown:
-		if s, ok := e.hist.down(); ok {
-			b.set(s)
-		}
-	}
-	return "", false, nil
-}
-
-// redraw draws the prompt and the line and puts the cursor in place.
-func (e *Editor) redraw(prompt string) {
-	e.mu.Lock()
-	text, back := drawn(e.buf.String()), len(e.buf.r)-e.buf.pos
+	e.running = p
 	e.mu.Unlock()
-	s := "\r" + prompt + text + "\x1b[K"
-	if back > 0 {
-		s += fmt.Sprintf("\x1b[%dD", back)
+	final, err := p.Run()
+	e.mu.Lock()
+	e.running = nil
+	closed := e.closed
+	e.mu.Unlock()
+	if closed {
+		return "", io.EOF
 	}
-	e.write(s)
+	if err != nil {
+		if errors.Is(err, tea.ErrProgramKilled) {
+			return "", io.EOF
+		}
+		return "", err
+	}
+	r := final.(*lineModel)
+	if !r.done {
+		// The input ended before a key did.
+		return "", io.EOF
+	}
+	return r.line, r.err
 }
 
-// write draws on the terminal. A failing terminal shows in the next read.
-func (e *Editor) write(s string) { io.WriteString(e.out, s) }
+// screenSize is the size to start with when out is not a terminal: the
+// size of the terminal keys come from, or 80 by 24 without one.
+func (e *Editor) screenSize() (cols, rows int) {
+	if c, _ := screenSize(e.out); c > 0 {
+		return 0, 0 // the library asks out itself
+	}
+	if e.fd >= 0 {
+		if c, r, err := xterm.GetSize(e.fd); err == nil && c > 0 {
+			return c, r
+		}
+	}
+	return e.size[0], e.size[1]
+}
 
-// Close restores the terminal mode found by NewEditor. ReadLine restores
-// it on every return already; Close is for leaving on a signal or a panic.
+// Close restores the terminal mode found by NewEditor, ending a ReadLine
+// under way first (it returns io.EOF). ReadLine restores the mode on every
+// return already; Close is for leaving on a signal.
 func (e *Editor) Close() error {
-	if e.in == nil || e.orig == nil {
+	e.mu.Lock()
+	e.closed = true
+	p := e.running
+	e.mu.Unlock()
+	if p != nil {
+		p.Kill()
+		p.Wait()
+	}
+	if e.fd < 0 || e.orig == nil {
 		return nil
 	}
 	return xterm.Restore(e.fd, e.orig)
 }
 
-// drawn is the line being edited as drawn: one cell per rune, control
-// characters as '?' (not display's escapes, which take several cells), so
-// that text from the history cannot move the cursor.
-func drawn(s string) string {
-	return strings.Map(func(r rune) rune {
-		if !unicode.IsPrint(r) && r != ' ' {
-			return '?'
+// lineModel is one ReadLine as a terminal program: a text area that grows
+// with its text, wraps it at the screen's width by display cells, and
+// reflows when the window is resized.
+type lineModel struct {
+	e      *Editor
+	ta     textarea.Model
+	prompt string
+
+	afterLeader bool // the leader key was the last key
+
+	done  bool   // ReadLine returns line and err
+	line  string // what ReadLine returns
+	err   error
+	shown string // the text left on the screen when done
+}
+
+func (e *Editor) newModel(prompt string) *lineModel {
+	ta := textarea.New()
+	ta.SetStyles(textarea.Styles{})
+	ta.ShowLineNumbers = false
+	ta.DynamicHeight = true
+	ta.MinHeight = 1
+	ta.MaxHeight = 0
+	ta.CharLimit = 0
+	ta.SetVirtualCursor(false)
+	ta.EndOfBufferCharacter = ' '
+	pw := textWidth(prompt)
+	cont := strings.Repeat(" ", pw)
+	ta.SetPromptFunc(pw, func(info textarea.PromptInfo) string {
+		if info.LineNumber == 0 {
+			return prompt
 		}
-		return r
-	}, s)
+		return cont
+	})
+	// Enter submits and the editor decides Up, Down and Ctrl-D itself; the
+	// text area moves between the lines of a text with them otherwise.
+	ta.KeyMap.InsertNewline.SetKeys("alt+enter", "ctrl+j")
+	ta.KeyMap.DeleteCharacterForward.SetKeys("delete")
+	ta.Focus()
+	e.mu.Lock()
+	ta.SetValue(e.pending)
+	e.pending = ""
+	e.mu.Unlock()
+	m := &lineModel{e: e, ta: ta, prompt: prompt}
+	m.resize(e.size[0], e.size[1])
+	return m
+}
+
+func (m *lineModel) resize(cols, rows int) {
+	if cols <= 0 {
+		return
+	}
+	// One column is left free so that a full row never makes the terminal
+	// wrap on its own.
+	m.ta.SetWidth(max(cols-1, textWidth(m.prompt)+2))
+	if rows > 1 {
+		m.ta.MaxHeight = rows - 1
+	}
+}
+
+func (m *lineModel) Init() tea.Cmd { return nil }
+
+func (m *lineModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.resize(msg.Width, msg.Height)
+		return m, nil
+	case tea.PasteMsg:
+		msg.Content = normalizeNewlines(msg.Content)
+		var cmd tea.Cmd
+		m.ta, cmd = m.ta.Update(msg)
+		return m, cmd
+	case tea.KeyPressMsg:
+		return m.key(msg)
+	}
+	var cmd tea.Cmd
+	m.ta, cmd = m.ta.Update(msg)
+	return m, cmd
+}
+
+// key handles one key press.
+func (m *lineModel) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
+	e := m.e
+	name := msg.String()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if m.afterLeader {
+		m.afterLeader = false
+		if line, ok := e.binds["leader "+name]; ok {
+			return m.bound(line)
+		}
+		return m, nil // a leader and a key bound to nothing: both ignored
+	}
+	if name == e.leader && e.leader != "" {
+		m.afterLeader = true
+		return m, nil
+	}
+	if line, ok := e.binds[name]; ok {
+		return m.bound(line)
+	}
+	switch name {
+	case "enter":
+		text := m.ta.Value()
+		e.hist.leave()
+		return m.finish(text, nil, text)
+	case "ctrl+c":
+		e.hist.leave()
+		if m.ta.Value() == "" {
+			return m.finish("", ErrInterrupted, "^C (Ctrl-D or /exit leaves)")
+		}
+		return m.finish("", ErrInterrupted, m.ta.Value()+"^C")
+	case "ctrl+d":
+		if m.ta.Value() == "" {
+			e.hist.leave()
+			return m.finish("", io.EOF, "")
+		}
+		m.ta.Update(tea.KeyPressMsg{Code: tea.KeyDelete})
+		return m, nil
+	case "up", "ctrl+p":
+		if m.onFirstRow() {
+			if s, ok := e.hist.up(m.ta.Value()); ok {
+				m.ta.SetValue(s)
+			}
+			return m, nil
+		}
+	case "down", "ctrl+n":
+		if m.onLastRow() {
+			if s, ok := e.hist.down(); ok {
+				m.ta.SetValue(s)
+			}
+			return m, nil
+		}
+	}
+	var cmd tea.Cmd
+	m.ta, cmd = m.ta.Update(msg)
+	return m, cmd
+}
+
+// bound submits a bound line; the text typed so far comes back next time.
+// e.mu is held.
+func (m *lineModel) bound(line string) (tea.Model, tea.Cmd) {
+	m.e.pending = m.ta.Value()
+	return m.finish(line, nil, line)
+}
+
+// finish ends the ReadLine with line and err, leaving shown on the screen.
+func (m *lineModel) finish(line string, err error, shown string) (tea.Model, tea.Cmd) {
+	m.done, m.line, m.err, m.shown = true, line, err, shown
+	return m, tea.Quit
+}
+
+// onFirstRow reports whether the cursor is on the first screen row of the
+// text, where Up walks the history rather than moving up a row.
+func (m *lineModel) onFirstRow() bool {
+	return m.ta.Line() == 0 && m.ta.LineInfo().RowOffset == 0
+}
+
+// onLastRow is the same for Down and the last row.
+func (m *lineModel) onLastRow() bool {
+	li := m.ta.LineInfo()
+	return m.ta.Line() == m.ta.LineCount()-1 && li.RowOffset >= li.Height-1
+}
+
+func (m *lineModel) View() tea.View {
+	if m.done {
+		// The last picture, with no cursor: the prompt and what was
+		// submitted, wrapped as it was while editing.
+		if m.shown == "" && m.err == io.EOF {
+			return tea.NewView(m.prompt + "\n")
+		}
+		m.ta.Blur()
+		m.ta.SetValue(m.shown)
+		return tea.NewView(strings.TrimRight(m.ta.View(), " \n") + "\n")
+	}
+	v := tea.NewView(m.ta.View())
+	v.Cursor = m.ta.Cursor()
+	return v
+}
+
+// normalizeNewlines turns CR LF and lone CR (what many terminals paste)
+// into LF.
+func normalizeNewlines(s string) string {
+	s = strings.ReplaceAll(s, "\r\n", "\n")
+	return strings.ReplaceAll(s, "\r", "\n")
 }

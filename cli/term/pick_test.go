@@ -2,12 +2,16 @@ package term
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"slices"
 	"strings"
 	"testing"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 )
 
 func manyRows(n int) []Row {
@@ -23,22 +27,29 @@ func TestMatchRows(t *testing.T) {
 		{ID: "0a1b", Title: "Fix the Parser"},
 		{ID: "ffee", Title: "parse flags"},
 		{ID: "c0de", Title: "docs"},
+		{ID: "d00d", Title: "dependency-audit"},
 	}
 	cases := []struct {
 		q    string
-		want []int
+		want []int // in any order
 	}{
-		{"", []int{0, 1, 2}},
+		{"", []int{0, 1, 2, 3}},
 		{"PARSE", []int{0, 1}},
-		{"c0", []int{2}},  // id
-		{"A1B", []int{0}}, // id, any case
+		{"c0de", []int{2}}, // id
+		{"A1B", []int{0}},  // id, any case
 		{"zzz", []int{}},
-		{"the p", []int{0}}, // spaces count
+		{"the p", []int{0}},   // spaces count
+		{"dep aud", []int{3}}, // fuzzy: the letters in order
 	}
 	for _, c := range cases {
-		if got := matchRows(rows, c.q); !slices.Equal(got, c.want) {
+		got := matchRows(rows, c.q)
+		slices.Sort(got)
+		if !slices.Equal(got, c.want) {
 			t.Errorf("%q: %v, want %v", c.q, got, c.want)
 		}
+	}
+	if got := matchRows(rows, ""); !slices.Equal(got, []int{0, 1, 2, 3}) {
+		t.Errorf("no filter: %v, want the rows in order", got)
 	}
 }
 
@@ -119,11 +130,13 @@ func TestPickViewFilter(t *testing.T) {
 	if i, _ := v.chosen(); i != 12 {
 		t.Fatalf("selection not kept: %d", i)
 	}
-	if !slices.Equal(v.match, []int{1, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19}) {
-		t.Fatalf("match %v", v.match)
+	for _, i := range []int{1, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19} {
+		if !slices.Contains(v.match, i) {
+			t.Fatalf("match %v lacks %d", v.match, i)
+		}
 	}
-	v.setFilter("task 2")
-	if i, _ := v.chosen(); i != 2 || v.top != 0 {
+	v.setFilter("task 3")
+	if i, _ := v.chosen(); i != v.match[0] || v.top != 0 || slices.Contains(v.match, 12) {
 		t.Fatalf("selection after it stopped matching: %d top %d", i, v.top)
 	}
 	v.setFilter("nothing")
@@ -141,15 +154,41 @@ func TestPickViewFilter(t *testing.T) {
 	}
 }
 
-// runPicker runs the picker on keys without a terminal.
-func runPicker(rows []Row, lines int, keys ...string) (int, string, error) {
-	var c [][]byte
-	for _, k := range keys {
-		c = append(c, []byte(k))
+// key is a key press as the terminal library decodes it.
+func key(name string) tea.Msg {
+	switch name {
+	case "enter":
+		return tea.KeyPressMsg{Code: tea.KeyEnter}
+	case "esc":
+		return tea.KeyPressMsg{Code: tea.KeyEscape}
+	case "up":
+		return tea.KeyPressMsg{Code: tea.KeyUp}
+	case "down":
+		return tea.KeyPressMsg{Code: tea.KeyDown}
+	case "pgdown":
+		return tea.KeyPressMsg{Code: tea.KeyPgDown}
+	case "home":
+		return tea.KeyPressMsg{Code: tea.KeyHome}
+	case "end":
+		return tea.KeyPressMsg{Code: tea.KeyEnd}
+	case "backspace":
+		return tea.KeyPressMsg{Code: tea.KeyBackspace}
+	case "ctrl+c", "ctrl+u", "ctrl+w":
+		return tea.KeyPressMsg{Code: rune(name[5]), Mod: tea.ModCtrl}
 	}
-	out := &bytes.Buffer{}
-	i, err := newPicker(out, rows, 80, lines).run(newDecoder(&chunks{c: c}))
-	return i, out.String(), err
+	return tea.PasteMsg{Content: name} // typed text
+}
+
+// runPicker feeds keys to the picker without a terminal.
+func runPicker(rows []Row, lines int, keys ...string) (*pickModel, bool) {
+	m := newPickModel(rows, 80, lines, nil)
+	for _, k := range keys {
+		m.Update(key(k))
+		if m.done {
+			return m, true
+		}
+	}
+	return m, false
 }
 
 func TestPickerKeys(t *testing.T) {
@@ -159,73 +198,26 @@ func TestPickerKeys(t *testing.T) {
 		want int
 		err  error
 	}{
-		{[]string{"\r"}, 0, nil},
-		{[]string{"\x1b[B\x1b[B\x1b[A\r"}, 1, nil},
-		{[]string{"\x1b[6~\r"}, 7, nil}, // 10 lines: a page of 7
-		{[]string{"\x1b[F\r"}, 49, nil},
-		{[]string{"\x1b[F\x1b[H\r"}, 0, nil},
-		{[]string{"task 4", "2\r"}, 42, nil},
-		{[]string{"task 4x", "\x7f", "\x1b[B\r"}, 4 * 10, nil}, // "task 4": 4, 40, 41...
-		{[]string{"zz", "\r", "\x15\x1b[B\r"}, 1, nil},         // Enter with no match does nothing
-		{[]string{"task 4 ", "\x17", "\r"}, 0, nil},            // Ctrl-W clears the words
-		{[]string{"\x1b[B", "\x1b"}, 0, ErrCancelled},
-		{[]string{"\x03"}, 0, ErrCancelled},
-		{[]string{"ab"}, 0, io.EOF},
+		{[]string{"enter"}, 0, nil},
+		{[]string{"down", "down", "up", "enter"}, 1, nil},
+		{[]string{"pgdown", "enter"}, 7, nil}, // 10 lines: a page of 7
+		{[]string{"end", "enter"}, 49, nil},
+		{[]string{"end", "home", "enter"}, 0, nil},
+		{[]string{"task 4", "2", "enter"}, 42, nil},
+		{[]string{"task 42x", "backspace", "enter"}, 42, nil},
+		{[]string{"zz", "enter", "ctrl+u", "down", "enter"}, 1, nil}, // Enter with no match does nothing
+		{[]string{"task 4 ", "ctrl+w", "enter"}, 4, nil},             // Ctrl-W takes a word; the selection stays
+		{[]string{"down", "esc"}, 0, ErrCancelled},
+		{[]string{"ctrl+c"}, 0, ErrCancelled},
 	}
 	for _, c := range cases {
-		i, out, err := runPicker(rows, 10, c.keys...)
-		if !errors.Is(err, c.err) || (err == nil && i != c.want) {
-			t.Errorf("%q: %d, %v; want %d, %v", c.keys, i, err, c.want, c.err)
+		m, done := runPicker(rows, 10, c.keys...)
+		if !done || !errors.Is(m.err, c.err) || (m.err == nil && m.chosen != c.want) {
+			t.Errorf("%q: %d, %v, done %v; want %d, %v", c.keys, m.chosen, m.err, done, c.want, c.err)
 		}
-		if !strings.HasSuffix(out, "\r\x1b[J") {
-			t.Errorf("%q: picture not wiped: %q", c.keys, out[max(0, len(out)-20):])
+		if v := m.View(); v.Content != "" {
+			t.Errorf("%q: picture not wiped: %q", c.keys, v.Content)
 		}
-	}
-}
-
-func TestPickerFrame(t *testing.T) {
-	rows := manyRows(12)
-	rows[1].Owner = 4242
-	rows[2].Title = ""
-	p := newPicker(io.Discard, rows, 0, 8) // a page of 5
-	p.v.move(1)
-	f := p.frame()
-	if len(f) != 7 {
-		t.Fatalf("%d lines: %q", len(f), f)
-	}
-	if f[0] != "filter: " {
-		t.Fatalf("filter line %q", f[0])
-	}
-	if !strings.HasPrefix(f[2], "\x1b[7m> Task 1 ") || !strings.Contains(f[2], "[open in pid 4242]") {
-		t.Fatalf("selected owned row %q", f[2])
-	}
-	if !strings.HasPrefix(f[1], "  Task 0 ") || strings.Contains(f[1], "open in") {
-		t.Fatalf("plain row %q", f[1])
-	}
-	if !strings.Contains(f[3], "(untitled)") {
-		t.Fatalf("untitled row %q", f[3])
-	}
-	if !strings.HasPrefix(f[6], "2 of 12 ") {
-		t.Fatalf("footer %q", f[6])
-	}
-	p.v.setFilter("task 1")
-	if f := p.frame(); !strings.HasPrefix(f[len(f)-1], "1 of 3 (12 in all)") || f[0] != "filter: task 1" {
-		t.Fatalf("filtered frame %q", f)
-	}
-	// A narrow screen cuts every line short of the last column.
-	p = newPicker(io.Discard, rows, 30, 8)
-	for _, l := range p.frame() {
-		l = strings.TrimSuffix(strings.TrimPrefix(l, "\x1b[7m"), "\x1b[0m")
-		if n := len([]rune(l)); n > 29 {
-			t.Fatalf("line of %d runes on 30 columns: %q", n, l)
-		}
-	}
-	// Unknown size: a page of 20.
-	if p := newPicker(io.Discard, manyRows(50), 0, 0); p.v.height != defaultPageHeight {
-		t.Fatalf("height %d", p.v.height)
-	}
-	if p := newPicker(io.Discard, manyRows(50), 0, 2); p.v.height != 1 {
-		t.Fatalf("tiny screen height %d", p.v.height)
 	}
 }
 
@@ -267,7 +259,7 @@ func TestPickPlain(t *testing.T) {
 	if _, err := PickPlain(strings.NewReader("1\n"), io.Discard, nil); !errors.Is(err, ErrNoRows) {
 		t.Fatalf("no rows: %v", err)
 	}
-	if _, err := Pick(nil, io.Discard, nil); !errors.Is(err, ErrNoRows) {
+	if _, err := Pick(context.Background(), nil, io.Discard, nil, nil); !errors.Is(err, ErrNoRows) {
 		t.Fatalf("pick no rows: %v", err)
 	}
 }
@@ -281,5 +273,68 @@ func TestPickPlainLeavesTheRest(t *testing.T) {
 	rest, _ := io.ReadAll(r)
 	if string(rest) != "next line\n" {
 		t.Fatalf("rest %q", rest)
+	}
+}
+
+func TestPickerFrame(t *testing.T) {
+	rows := manyRows(12)
+	rows[1].Owner = 4242
+	rows[2].Title = ""
+	rows[3].Title = "日本語のタイトルです、長いタイトルをテストしますよ。とても長いタイトルをここに書きます"
+	rows[3].ID = "9f1c2d3e-0000-4000-8000-000000000000"
+	m := newPickModel(rows, 80, 9, func(r Row) string { return "last of " + r.Title }) // a page of 5
+	m.v.move(1)
+	f := m.frame()
+	if len(f) != 8 {
+		t.Fatalf("%d lines: %q", len(f), f)
+	}
+	if f[0] != "filter: " {
+		t.Fatalf("filter line %q", f[0])
+	}
+	if !strings.HasPrefix(f[2], "\x1b[7m> id-001    open  Task 1 ") || !strings.Contains(f[2], "[open in pid 4242]") {
+		t.Fatalf("selected busy row %q", f[2])
+	}
+	if !strings.HasPrefix(f[1], "  id-000          Task 0 ") || strings.Contains(f[1], "open") {
+		t.Fatalf("plain row %q", f[1])
+	}
+	if !strings.Contains(f[3], "(untitled)") {
+		t.Fatalf("untitled row %q", f[3])
+	}
+	// A wide title is cut by cells: the row fits in 79 cells, and keeps
+	// the start of the id.
+	if w := ansi.StringWidth(f[4]); w > 79 || !strings.HasPrefix(f[4], "  9f1c2d3e") || !strings.Contains(f[4], "…") {
+		t.Fatalf("wide row of %d cells: %q", w, f[4])
+	}
+	if !strings.HasPrefix(f[6], "2 of 12 ") {
+		t.Fatalf("footer %q", f[6])
+	}
+	if f[7] != "last prompt: …" {
+		t.Fatalf("preview before it is read: %q", f[7])
+	}
+	m.Update(previewMsg{1, "last of Task 1"})
+	if f := m.frame(); f[7] != "last prompt: last of Task 1" {
+		t.Fatalf("preview %q", f[7])
+	}
+	m.v.setFilter("task 1")
+	if f := m.frame(); !strings.Contains(f[len(f)-2], "(12 in all)") || f[0] != "filter: task 1" {
+		t.Fatalf("filtered frame %q", f)
+	}
+	// Every line fits a narrow window, and the window's size is followed.
+	m.Update(tea.WindowSizeMsg{Width: 30, Height: 6})
+	f = m.frame()
+	if len(f) != 5 { // the filter, a page of 2, the footer, the preview; one row spare
+		t.Fatalf("%d lines at 6 rows: %q", len(f), f)
+	}
+	for _, l := range f {
+		if w := ansi.StringWidth(l); w > 29 {
+			t.Fatalf("line of %d cells on 30 columns: %q", w, l)
+		}
+	}
+	// Unknown size: a page of 20; a tiny one: a page of 1.
+	if m := newPickModel(manyRows(50), 0, 0, nil); m.v.height != defaultPageHeight {
+		t.Fatalf("height %d", m.v.height)
+	}
+	if m := newPickModel(manyRows(50), 0, 2, nil); m.v.height != 1 {
+		t.Fatalf("tiny screen height %d", m.v.height)
 	}
 }

@@ -1,6 +1,12 @@
 package term
 
-import "strings"
+import (
+	"slices"
+	"strings"
+	"unicode"
+
+	"github.com/sahilm/fuzzy"
+)
 
 // pickView is the picker's state without a terminal: the filter, the rows
 // it matches, the selected one and the page on screen.
@@ -13,6 +19,13 @@ type pickView struct {
 	height int   // rows on one page, at least 1
 }
 
+// setHeight changes the page height (the window was resized), keeping the
+// selection on the page.
+func (v *pickView) setHeight(h int) {
+	v.height = max(1, h)
+	v.scroll()
+}
+
 func newPickView(rows []Row, height int) *pickView {
 	if height < 1 {
 		height = 1
@@ -22,18 +35,37 @@ func newPickView(rows []Row, height int) *pickView {
 	return v
 }
 
-// matchRows returns the indexes of the rows whose title or id contains q,
-// ignoring case; every row when q is empty.
+// matchRows returns the indexes of the rows whose title and id match q
+// fuzzily (its characters in order, ignoring case and the spaces in q),
+// best match first and rows of equal score in row order; every row when q
+// is empty.
 func matchRows(rows []Row, q string) []int {
-	q = strings.ToLower(q)
 	m := make([]int, 0, len(rows))
-	for i, r := range rows {
-		if q == "" || strings.Contains(strings.ToLower(r.Title), q) || strings.Contains(strings.ToLower(r.ID), q) {
+	if q == "" {
+		for i := range rows {
 			m = append(m, i)
 		}
+		return m
+	}
+	// Spaces in the filter separate what was remembered of the words:
+	// "dep aud" finds "dependency-audit".
+	pattern := strings.Join(strings.Fields(strings.ToLower(q)), "")
+	if pattern == "" {
+		return matchRows(rows, "")
+	}
+	found := fuzzy.FindFromNoSort(pattern, rowSource(rows))
+	slices.SortStableFunc(found, func(a, b fuzzy.Match) int { return b.Score - a.Score })
+	for _, f := range found {
+		m = append(m, f.Index)
 	}
 	return m
 }
+
+// rowSource is what the filter matches: a row's title and id.
+type rowSource []Row
+
+func (r rowSource) String(i int) string { return strings.ToLower(r[i].Title + "  " + r[i].ID) }
+func (r rowSource) Len() int            { return len(r) }
 
 // setFilter filters the rows by q. The selected row stays selected when it
 // still matches; otherwise the first match is.
@@ -100,4 +132,11 @@ func clamp(x, lo, hi int) int {
 		x = lo
 	}
 	return x
+}
+
+// killWord deletes the last word of s and the spaces after it (Ctrl-W).
+func killWord(s string) string {
+	s = strings.TrimRightFunc(s, unicode.IsSpace)
+	i := strings.LastIndexFunc(s, unicode.IsSpace)
+	return s[:i+1]
 }

@@ -28,6 +28,11 @@ func PickPlain(r io.Reader, w io.Writer, rows []Row) (int, error) {
 	if err != nil && err != io.EOF {
 		return 0, err
 	}
+	// The answer came from a pipe or a file, so it was not echoed: end the
+	// question's line, so what follows starts on a line of its own.
+	if _, err := io.WriteString(w, "\n"); err != nil {
+		return 0, err
+	}
 	answer = strings.TrimSpace(answer)
 	if answer == "" || strings.EqualFold(answer, "q") {
 		return 0, ErrCancelled

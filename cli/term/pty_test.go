@@ -1,12 +1,17 @@
 package term
 
 import (
+	"context"
 	"errors"
 	"io"
 	"reflect"
+	"slices"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/charmbracelet/x/ansi"
 	xterm "golang.org/x/term"
 
 	"cairn/internal/ptytest"
@@ -50,32 +55,39 @@ func readLineAsync(e *Editor, prompt string) <-chan result {
 func pickAsync(p *ptyTerm, rows []Row) <-chan result {
 	ch := make(chan result, 1)
 	go func() {
-		i, err := Pick(p.TTY, p.TTY, rows)
+		i, err := Pick(context.Background(), p.TTY, p.TTY, rows, nil)
 		ch <- result{i: i, err: err}
 	}()
 	return ch
 }
 
-// readLine runs one ReadLine: it waits for the prompt (drawn once the
-// terminal is raw), types the keys, and checks the mode was raw during
-// the call and restored after it.
+// readLine runs one ReadLine: it waits until the terminal is raw and the
+// prompt is drawn on the cursor's row, types the keys, and checks the mode
+// is restored after the call.
 func readLine(t *testing.T, p *ptyTerm, e *Editor, keys ...string) result {
 	t.Helper()
 	before := p.State(t)
 	ch := readLineAsync(e, "cairn> ")
-	p.Expect(t, "cairn> ")
-	if reflect.DeepEqual(p.State(t), before) {
-		t.Fatal("terminal not in raw mode while reading")
-	}
+	p.awaitPrompt(t, before, "cairn>")
 	for _, k := range keys {
 		p.Send(t, k)
 	}
 	r := await(t, ch)
-	p.Expect(t, "\r\n") // the end of this call's drawing
 	if !reflect.DeepEqual(p.State(t), before) {
 		t.Fatal("terminal mode not restored")
 	}
 	return r
+}
+
+// awaitPrompt waits until the terminal has left the mode cooked (the
+// editor made it raw) and the cursor's row starts with prompt. The editor
+// draws once it is raw, so the wait ends.
+func (p *ptyTerm) awaitPrompt(t *testing.T, cooked *xterm.State, prompt string) {
+	t.Helper()
+	p.WaitScreen(t, "the prompt at the cursor, the terminal raw", func(rows []string) bool {
+		_, y := p.Cursor()
+		return y < len(rows) && strings.HasPrefix(rows[y], prompt) && !reflect.DeepEqual(p.State(t), cooked)
+	})
 }
 
 func TestPTYEditor(t *testing.T) {
@@ -85,7 +97,7 @@ func TestPTYEditor(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer e.Close()
-	e.Bind(KeyAltZ, "/undo")
+	e.Bind("alt+z", "/undo")
 
 	if r := readLine(t, p, e, "hello\r"); r.s != "hello" || r.err != nil {
 		t.Fatalf("typed: %q, %v", r.s, r.err)
@@ -143,7 +155,7 @@ func pick(t *testing.T, p *ptyTerm, rows []Row, keys ...string) result {
 	t.Helper()
 	before := p.State(t)
 	ch := pickAsync(p, rows)
-	p.Expect(t, "\n1 of ")
+	p.footer(t, "1 of ")
 	if reflect.DeepEqual(p.State(t), before) {
 		t.Fatal("terminal not in raw mode while picking")
 	}
@@ -151,11 +163,27 @@ func pick(t *testing.T, p *ptyTerm, rows []Row, keys ...string) result {
 		p.Send(t, k)
 	}
 	r := await(t, ch)
-	p.Expect(t, "\r\x1b[J") // the picture wiped: the end of this call's drawing
+	p.wiped(t)
 	if !reflect.DeepEqual(p.State(t), before) {
 		t.Fatal("terminal mode not restored")
 	}
 	return r
+}
+
+// footer waits until a row of the screen starts with s.
+func (p *ptyTerm) footer(t *testing.T, s string) []string {
+	t.Helper()
+	return p.WaitScreen(t, strconv.Quote(s)+" at the start of a row", func(rows []string) bool {
+		return slices.ContainsFunc(rows, func(r string) bool { return strings.HasPrefix(r, s) })
+	})
+}
+
+// wiped waits until the screen holds no picker line.
+func (p *ptyTerm) wiped(t *testing.T) {
+	t.Helper()
+	p.WaitScreen(t, "the picker wiped", func(rows []string) bool {
+		return !slices.ContainsFunc(rows, func(r string) bool { return strings.HasPrefix(r, "filter:") })
+	})
 }
 
 func TestPTYPick(t *testing.T) {
@@ -164,21 +192,21 @@ func TestPTYPick(t *testing.T) {
 	rows[7].Owner = 99
 
 	ch := pickAsync(p, rows)
-	p.Expect(t, "\n1 of 20")
+	p.footer(t, "1 of 20")
 	p.Send(t, "\x1b[B")
-	p.Expect(t, "\n2 of 20")
+	p.footer(t, "2 of 20")
 	p.Send(t, "\x1b[B")
-	p.Expect(t, "\n3 of 20")
+	p.footer(t, "3 of 20")
 	p.Send(t, "\x1b[6~") // PgDn
-	p.Expect(t, "[open in pid 99]")
-	p.Expect(t, "\n8 of 20")
+	p.ExpectScreen(t, "[open in pid 99]")
+	p.footer(t, "8 of 20")
 	p.Send(t, "\x1b[A")
-	p.Expect(t, "\n7 of 20")
+	p.footer(t, "7 of 20")
 	p.Send(t, "\r")
 	if r := await(t, ch); r.err != nil || r.i != 6 {
 		t.Fatalf("picked %d, %v; want 6", r.i, r.err)
 	}
-	p.Expect(t, "\r\x1b[J") // wiped
+	p.wiped(t)
 
 	if r := pick(t, p, rows, "\x1b[B", "\x1b[B", "\x1b[B\r"); r.err != nil || r.i != 3 {
 		t.Fatalf("picked %d, %v; want 3", r.i, r.err)
@@ -199,16 +227,222 @@ func TestPTYPickFilter(t *testing.T) {
 	p := openPTY(t, 24, 100)
 	rows := manyRows(20)
 	ch := pickAsync(p, rows)
-	p.Expect(t, "\n1 of 20")
-	p.Send(t, "TASK 1")
-	p.Expect(t, "\n1 of 11 (20 in all)")
-	p.Send(t, "5")
-	p.Expect(t, "\n1 of 1 (20 in all)")
-	// Widening the filter again keeps Task 15 selected.
-	p.Send(t, "\x7f\x1b[B\x1b[B")
-	p.Expect(t, "\n9 of 11 (20 in all)")
+	p.footer(t, "1 of 20")
+	p.Send(t, "TASK 15")
+	p.footer(t, "1 of 1 (20 in all)")
 	p.Send(t, "\r")
-	if r := await(t, ch); r.err != nil || r.i != 17 {
-		t.Fatalf("picked %d, %v; want 17", r.i, r.err)
+	if r := await(t, ch); r.err != nil || r.i != 15 {
+		t.Fatalf("picked %d, %v; want 15", r.i, r.err)
+	}
+}
+
+// A resize while the picker is open reflows it: every line fits the new
+// width, the page fits the new height, and no old picture is left.
+func TestPTYPickResize(t *testing.T) {
+	p := openPTY(t, 40, 120)
+	rows := manyRows(120)
+	rows[0].Title = "日本語のタイトルです、長いタイトルをテストしますよ。とても長いタイトルをここに書きます"
+	ch := pickAsync(p, rows)
+	p.footer(t, "1 of 120")
+	p.Resize(t, 12, 60)
+	p.Send(t, "\x1b[B")
+	screen := p.footer(t, "2 of 120")
+	picture := textRows(screen)
+	if len(picture) > 11 || strings.Count(strings.Join(screen, "\n"), "filter:") != 1 {
+		t.Fatalf("%d rows after the resize:\n%s", len(picture), strings.Join(screen, "\n"))
+	}
+	for _, r := range screen {
+		if w := ansi.StringWidth(r); w > 59 {
+			t.Fatalf("a row of %d cells at 60 columns:\n%s", w, strings.Join(screen, "\n"))
+		}
+	}
+	p.Send(t, "\r")
+	if r := await(t, ch); r.err != nil || r.i != 1 {
+		t.Fatalf("picked %d, %v; want 1", r.i, r.err)
+	}
+}
+
+// The preview line shows the selected row's last prompt.
+func TestPTYPickPreview(t *testing.T) {
+	p := openPTY(t, 24, 100)
+	rows := manyRows(5)
+	ch := make(chan result, 1)
+	go func() {
+		i, err := Pick(context.Background(), p.TTY, p.TTY, rows, func(r Row) string { return "asked about " + r.Title })
+		ch <- result{i: i, err: err}
+	}()
+	p.ExpectScreen(t, "last prompt: asked about Task 0")
+	p.Send(t, "\x1b[B")
+	p.ExpectScreen(t, "last prompt: asked about Task 1")
+	p.Send(t, "\x1b")
+	if r := await(t, ch); !errors.Is(r.err, ErrCancelled) {
+		t.Fatalf("Esc: %v", r.err)
+	}
+}
+
+// textRows is the rows of the screen that hold something.
+func textRows(rows []string) []string {
+	var l []string
+	for _, r := range rows {
+		if strings.TrimSpace(r) != "" {
+			l = append(l, r)
+		}
+	}
+	return l
+}
+
+// A prompt longer than the width wraps and is redrawn in place: typed one
+// key at a time, 200 characters at 60 columns leave the wrapped rows on the
+// screen and nothing else (no copy of the line per key).
+func TestPTYEditorLongLineWraps(t *testing.T) {
+	p := openPTY(t, 15, 60)
+	e, err := NewEditor(p.TTY, p.TTY, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	long := strings.Repeat("abcdefghi ", 20) // 200 characters
+	before := p.State(t)
+	ch := readLineAsync(e, "cairn> ")
+	p.awaitPrompt(t, before, "cairn>")
+	for _, c := range long[:199] {
+		p.Send(t, string(c))
+	}
+	p.Send(t, "X") // the last key, to wait for
+	rows := p.WaitScreen(t, "the whole line", func(rows []string) bool {
+		return strings.HasSuffix(strings.TrimSpace(strings.Join(textRows(rows), "")), "abcdefghiX")
+	})
+	// 207 cells of prompt and text in rows of at most 59: 4 rows, 5 when
+	// words wrap early.
+	got := textRows(rows)
+	if len(got) < 4 || len(got) > 5 || p.Scrolled() != 0 {
+		t.Fatalf("%d rows on the screen, %d scrolled off:\n%s", len(got), p.Scrolled(), strings.Join(rows, "\n"))
+	}
+	if strings.Count(strings.Join(rows, "\n"), "cairn>") != 1 {
+		t.Fatalf("the prompt drawn more than once:\n%s", strings.Join(rows, "\n"))
+	}
+	p.Send(t, "\r")
+	if r := await(t, ch); r.s != long[:199]+"X" || r.err != nil {
+		t.Fatalf("submitted %q, %v", r.s, r.err)
+	}
+}
+
+// A pasted block of three lines is one text of three lines, not three
+// submissions; Alt+Enter starts a new line by hand.
+func TestPTYEditorPaste(t *testing.T) {
+	p := openPTY(t, 24, 80)
+	e, err := NewEditor(p.TTY, p.TTY, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	if r := readLine(t, p, e, "\x1b[200~please fix this:\r\nfunc main() {\r\n}\x1b[201~", "\r"); r.s != "please fix this:\nfunc main() {\n}" || r.err != nil {
+		t.Fatalf("paste: %q, %v", r.s, r.err)
+	}
+	if r := readLine(t, p, e, "one", "\x1b\r", "two\r"); r.s != "one\ntwo" || r.err != nil {
+		t.Fatalf("Alt+Enter: %q, %v", r.s, r.err)
+	}
+}
+
+// Wide characters are measured in cells: the cursor sits after a CJK
+// prompt, and moving left over it inserts where the cursor is drawn.
+func TestPTYEditorWide(t *testing.T) {
+	p := openPTY(t, 24, 80)
+	e, err := NewEditor(p.TTY, p.TTY, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	before := p.State(t)
+	ch := readLineAsync(e, "cairn> ")
+	p.awaitPrompt(t, before, "cairn>")
+	p.Send(t, "日本語abc")
+	p.ExpectScreen(t, "cairn> 日本語abc")
+	// "cairn> " is 7 cells, 日本語 6 more, abc 3: the cursor is in cell 16.
+	p.WaitScreen(t, "the cursor after the text", func([]string) bool { x, _ := p.Cursor(); return x == 16 })
+	p.Send(t, "\x1b[D\x1b[D\x1b[D\x1b[D") // before 語
+	p.WaitScreen(t, "the cursor before 語", func([]string) bool { x, _ := p.Cursor(); return x == 11 })
+	p.Send(t, "Z\r")
+	if r := await(t, ch); r.s != "日本Z語abc" || r.err != nil {
+		t.Fatalf("submitted %q, %v", r.s, r.err)
+	}
+	if r := readLine(t, p, e, "🎉 e\u0301\r"); r.s != "🎉 e\u0301" {
+		t.Fatalf("emoji and a combining mark: %q", r.s)
+	}
+}
+
+// A window resize reflows the line being edited.
+func TestPTYEditorResize(t *testing.T) {
+	p := openPTY(t, 20, 80)
+	e, err := NewEditor(p.TTY, p.TTY, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	before := p.State(t)
+	ch := readLineAsync(e, "cairn> ")
+	p.awaitPrompt(t, before, "cairn>")
+	p.Send(t, strings.Repeat("x", 60)+"END")
+	p.ExpectScreen(t, "xEND")
+	p.Resize(t, 20, 40)
+	// 70 cells at 39 to a row: two rows, the prompt once.
+	p.WaitScreen(t, "the line reflowed to 40 columns", func(rows []string) bool {
+		l := textRows(rows)
+		return len(l) == 2 && strings.HasPrefix(l[0], "cairn> ") && len(l[0]) <= 40 && strings.HasSuffix(l[1], "xEND")
+	})
+	p.Send(t, "\r")
+	if r := await(t, ch); r.s != strings.Repeat("x", 60)+"END" {
+		t.Fatalf("submitted %q", r.s)
+	}
+}
+
+// The leader key, then a bound key, submits the bound line; Ctrl-C clears a
+// typed line.
+func TestPTYEditorLeaderAndCtrlC(t *testing.T) {
+	p := openPTY(t, 24, 80)
+	e, err := NewEditor(p.TTY, p.TTY, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	e.Bind("leader z", "/undo")
+	e.Bind("f9", "/snapshots")
+	if r := readLine(t, p, e, "typed", "\x18", "z"); r.s != "/undo" || r.err != nil {
+		t.Fatalf("leader z: %q, %v", r.s, r.err)
+	}
+	if r := readLine(t, p, e, "\x1b[20~"); r.s != "/snapshots" {
+		t.Fatalf("F9: %q, %v", r.s, r.err)
+	}
+	e.SetLeader("ctrl+g")
+	if r := readLine(t, p, e, "\x07", "z"); r.s != "/undo" {
+		t.Fatalf("another leader: %q, %v", r.s, r.err)
+	}
+	if r := readLine(t, p, e, " more", "\x03"); !errors.Is(r.err, ErrInterrupted) {
+		t.Fatalf("Ctrl-C: %q, %v", r.s, r.err)
+	}
+	if r := readLine(t, p, e, "\r"); r.s != "" {
+		t.Fatalf("after Ctrl-C the line was not cleared: %q", r.s)
+	}
+	// Ctrl-C on an empty line says how to leave.
+	if r := readLine(t, p, e, "\x03"); !errors.Is(r.err, ErrInterrupted) {
+		t.Fatalf("Ctrl-C on an empty line: %v", r.err)
+	}
+	p.ExpectScreen(t, "cairn> ^C (Ctrl-D or /exit leaves)")
+}
+
+// A history entry holding an escape sequence is drawn without it, so that
+// it cannot drive the terminal.
+func TestPTYEditorHistoryEscaped(t *testing.T) {
+	p := openPTY(t, 24, 80)
+	e, err := NewEditor(p.TTY, p.TTY, []string{"a\x1b]0;owned\x07b\x1b[2J"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	if r := readLine(t, p, e, "\x1b[A", "\r"); r.err != nil || strings.ContainsRune(r.s, 0x1b) {
+		t.Fatalf("recalled %q, %v", r.s, r.err)
+	}
+	if out := p.Output(); strings.Contains(out, "\x1b]0;owned") || strings.Contains(out, "\x1b[2J") {
+		t.Fatalf("the entry's escapes reached the terminal: %q", out)
 	}
 }

@@ -3,6 +3,7 @@ package term
 import (
 	"fmt"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"cairn/cli/display"
@@ -32,8 +33,12 @@ func formatRow(r Row) string {
 	if branch == "" {
 		branch = "-"
 	}
-	s := fmt.Sprintf("%s  %-8s  %5d items  %-12s", pad(cut(title, titleWidth), titleWidth),
-		display.Line(r.Age), r.Items, branch)
+	items := "items"
+	if r.Items == 1 {
+		items = "item "
+	}
+	s := fmt.Sprintf("%s  %-8s  %5d %s  %-12s", pad(cut(title, titleWidth), titleWidth),
+		display.Line(r.Age), r.Items, items, branch)
 	if r.Owner != 0 {
 		s += fmt.Sprintf("  [open in pid %d]", r.Owner)
 	}
@@ -59,4 +64,15 @@ func pad(s string, n int) string {
 		return s + strings.Repeat(" ", k)
 	}
 	return s
+}
+
+// drawn is a filter being typed as drawn: control characters as '?', so
+// that they cannot move the cursor.
+func drawn(s string) string {
+	return strings.Map(func(r rune) rune {
+		if !unicode.IsPrint(r) && r != ' ' {
+			return '?'
+		}
+		return r
+	}, s)
 }

@@ -6,12 +6,15 @@ package ptytest
 
 import (
 	"bytes"
+	"io"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/charmbracelet/x/vt"
 	"github.com/creack/pty"
 	"golang.org/x/sys/unix"
 	xterm "golang.org/x/term"
@@ -26,6 +29,7 @@ type Term struct {
 	FD          int // TTY's descriptor
 
 	mu      sync.Mutex
+	screen  *vt.Emulator // what a terminal of this size shows, fed every byte drawn
 	out     []byte
 	seen    int // out[:seen] was matched by Expect already
 	changed chan struct{}
@@ -47,7 +51,10 @@ func Open(t testing.TB, rows, cols uint16) *Term {
 	if err := unix.IoctlSetWinsize(fd, unix.TIOCSWINSZ, &unix.Winsize{Row: rows, Col: cols}); err != nil {
 		t.Fatal(err)
 	}
-	p := &Term{Master: m, TTY: s, FD: fd, changed: make(chan struct{}, 1)}
+	p := &Term{Master: m, TTY: s, FD: fd, changed: make(chan struct{}, 1), screen: vt.NewEmulator(int(cols), int(rows))}
+	// The emulator's answers to queries are dropped: nobody answers the
+	// program under test, as with a terminal that does not know them.
+	go io.Copy(io.Discard, p.screen)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -56,6 +63,7 @@ func Open(t testing.TB, rows, cols uint16) *Term {
 			n, err := m.Read(buf)
 			p.mu.Lock()
 			p.out = append(p.out, buf[:n]...)
+			p.screen.Write(buf[:n])
 			p.mu.Unlock()
 			select {
 			case p.changed <- struct{}{}:
@@ -73,6 +81,9 @@ func Open(t testing.TB, rows, cols uint16) *Term {
 		case <-time.After(Guard):
 		}
 		m.Close()
+		p.mu.Lock()
+		p.screen.Close()
+		p.mu.Unlock()
 	})
 	return p
 }
@@ -141,4 +152,88 @@ func (p *Term) State(t testing.TB) *xterm.State {
 		t.Fatal(err)
 	}
 	return st
+}
+
+// Screen is the text the terminal shows now, row by row (trailing blanks
+// cut), as a terminal emulator of the same size draws what was written.
+func (p *Term) Screen() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	rows := make([]string, p.screen.Height())
+	for y := range rows {
+		var b strings.Builder
+		for x := 0; x < p.screen.Width(); x++ {
+			c := p.screen.CellAt(x, y)
+			if c == nil || c.Width == 0 {
+				continue // the second cell of a wide character
+			}
+			if c.Content == "" {
+				b.WriteByte(' ')
+				continue
+			}
+			b.WriteString(c.Content)
+		}
+		rows[y] = strings.TrimRight(b.String(), " ")
+	}
+	return rows
+}
+
+// Cursor is the cursor's column and row on the screen, from 0.
+func (p *Term) Cursor() (x, y int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	c := p.screen.CursorPosition()
+	return c.X, c.Y
+}
+
+// Scrolled is the number of rows that have scrolled off the top.
+func (p *Term) Scrolled() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.screen.ScrollbackLen()
+}
+
+// WaitScreen waits until ok holds for the screen, and returns the screen.
+func (p *Term) WaitScreen(t testing.TB, what string, ok func(rows []string) bool) []string {
+	t.Helper()
+	deadline := time.After(Guard)
+	for {
+		rows := p.Screen()
+		if ok(rows) {
+			return rows
+		}
+		select {
+		case <-p.changed:
+		case <-deadline:
+			t.Fatalf("the screen never showed %s:\n%s", what, strings.Join(rows, "\n"))
+		}
+	}
+}
+
+// ExpectScreen waits until a row of the screen contains s.
+func (p *Term) ExpectScreen(t testing.TB, s string) []string {
+	t.Helper()
+	return p.WaitScreen(t, strconv.Quote(s), func(rows []string) bool {
+		for _, r := range rows {
+			if strings.Contains(r, s) {
+				return true
+			}
+		}
+		return false
+	})
+}
+
+// Resize changes the terminal's size and tells this process, as the
+// terminal would tell the program in its foreground.
+func (p *Term) Resize(t testing.TB, rows, cols uint16) {
+	t.Helper()
+	if err := unix.IoctlSetWinsize(p.FD, unix.TIOCSWINSZ, &unix.Winsize{Row: rows, Col: cols}); err != nil {
+		t.Fatal(err)
+	}
+	p.mu.Lock()
+	p.screen.Resize(int(cols), int(rows))
+	p.mu.Unlock()
+	if err := unix.Kill(os.Getpid(), unix.SIGWINCH); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -1,0 +1,115 @@
+package cli
+
+import (
+	"errors"
+	"os/exec"
+	"reflect"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// TestProcessSignalRestoresTerminal: a REPL on a terminal told to end by
+// SIGTERM or SIGHUP while it reads a line hands the terminal back in the
+// mode it found it (echo and line editing on again, the paste and keyboard
+// modes it asked for turned off), and then prints the resume line, only
+// when a record was written.
+func TestProcessSignalRestoresTerminal(t *testing.T) {
+	e := newProcEnv(t)
+	for _, tc := range []struct {
+		sig    syscall.Signal
+		prompt bool
+	}{{syscall.SIGTERM, true}, {syscall.SIGHUP, true}, {syscall.SIGTERM, false}} {
+		p := openReplPTY(t)
+		cooked := p.State(t)
+		cmd := e.command()
+		cmd.Stdin, cmd.Stdout, cmd.Stderr = p.TTY, p.TTY, p.TTY
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+		p.nextPrompt(t)
+		if tc.prompt {
+			p.Send(t, "hello\r")
+			p.nextPrompt(t)
+		}
+		p.Send(t, "half typed") // the signal comes while a line is edited
+		p.cursorRow(t, "cairn> half typed")
+		if err := cmd.Process.Signal(tc.sig); err != nil {
+			t.Fatal(err)
+		}
+		err := waitProcess(t, cmd)
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 128+int(tc.sig) {
+			t.Fatalf("%v: exit %v, want %d", tc.sig, err, 128+int(tc.sig))
+		}
+		if !reflect.DeepEqual(p.State(t), cooked) {
+			t.Fatalf("%v: the terminal was left in another mode", tc.sig)
+		}
+		// A mark written after the process ended comes out after all it
+		// wrote.
+		if _, err := p.TTY.WriteString("<end>"); err != nil {
+			t.Fatal(err)
+		}
+		out := strings.TrimSuffix(p.WaitSuffix(t, "<end>"), "<end>")
+		for _, mode := range []string{"\x1b[?2004l", "\x1b[<1u"} { // paste, keyboard
+			if strings.LastIndex(out, mode) < strings.LastIndex(out, "half typed") {
+				t.Fatalf("%v: %q not sent after the last drawing: %q", tc.sig, mode, out)
+			}
+		}
+		resume := strings.Count(out, "cairn --resume ")
+		if !tc.prompt {
+			if resume != 0 {
+				t.Fatalf("%v: a resume line for a session that wrote nothing: %q", tc.sig, out)
+			}
+			continue
+		}
+		i := strings.LastIndex(out, "cairn --resume ")
+		if resume != 1 || i < strings.LastIndex(out, "\x1b[?2004l") {
+			t.Fatalf("%v: not one resume line after the terminal was handed back: %q", tc.sig, out)
+		}
+		id := strings.TrimSpace(out[i+len("cairn --resume "):])
+		found := false
+		for _, s := range e.sessions(t) {
+			found = found || s.ID == id && s.Items == 1
+		}
+		if !found {
+			t.Fatalf("%v: the resume line names %q, not the session written", tc.sig, id)
+		}
+	}
+}
+
+// TestProcessSignalDuringPicker: SIGTERM while the picker is open hands
+// the terminal back too; nothing was resumed, so no resume line.
+func TestProcessSignalDuringPicker(t *testing.T) {
+	e := newProcEnv(t)
+	e.mustRun(t, "prompt", "--new", "one")
+	p := openReplPTY(t)
+	cooked := p.State(t)
+	cmd := e.command("--resume")
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = p.TTY, p.TTY, p.TTY
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	p.WaitScreen(t, "the picker, the terminal raw", func(rows []string) bool {
+		return strings.HasPrefix(strings.Join(rows, "\n"), "filter:") && p.raw(t)
+	})
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	err := waitProcess(t, cmd)
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 128+int(syscall.SIGTERM) {
+		t.Fatalf("exit %v", err)
+	}
+	if !reflect.DeepEqual(p.State(t), cooked) {
+		t.Fatal("the terminal was left in another mode")
+	}
+	if _, err := p.TTY.WriteString("<end>"); err != nil {
+		t.Fatal(err)
+	}
+	if out := p.WaitSuffix(t, "<end>"); strings.Contains(out, "cairn --resume") {
+		t.Fatalf("a resume line: %q", out)
+	}
+}
