@@ -105,7 +105,7 @@ func TestREPLRecoversAfterFullDisk(t *testing.T) {
 	if n := strings.Count(errw.String(), "cannot be recorded for now"); n != 2 {
 		t.Fatalf("said %d times that it cannot be recorded, for two faults: %q", n, errw.String())
 	}
-	if n := strings.Count(errw.String(), "recorded again: 1 items"); n != 1 {
+	if n := strings.Count(errw.String(), "recorded again: 1 item kept"); n != 1 {
 		t.Fatalf("said %d times that it is recorded again after the second fault: %q", n, errw.String())
 	}
 	id, ok := r.closeSession()

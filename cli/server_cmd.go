@@ -101,6 +101,11 @@ func (c *ServeCmd) Run(g *Globals) error {
 }
 
 func (c *PairCmd) Run(g *Globals) error {
+	if len(c.Scope) == 0 {
+		// A credential without a scope can call nothing: refuse it rather
+		// than hand out a token that only fails later.
+		return usageErrorf("cairn pair needs --scope: a credential without a scope can do nothing (scopes: %s)", httpapi.ScopeAttach)
+	}
 	s, err := g.open()
 	if err != nil {
 		return err

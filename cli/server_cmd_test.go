@@ -210,7 +210,7 @@ func TestServerPairCommand(t *testing.T) {
 
 	out.Reset()
 	errw.Reset()
-	if code := Main(context.Background(), []string{"--home", f.home, "pair", "--sessions", "nobody"}, strings.NewReader(""), &out, &errw); code != ExitFailed {
+	if code := Main(context.Background(), []string{"--home", f.home, "pair", "--sessions", "nobody", "--scope", "attach"}, strings.NewReader(""), &out, &errw); code != ExitFailed {
 		t.Fatalf("pair with an unknown session: exit %d", code)
 	}
 	if code := Main(context.Background(), []string{"--home", f.home, "pair", "--sessions", id, "--scope", "root"}, strings.NewReader(""), &out, &errw); code != ExitUsage {

@@ -52,3 +52,11 @@ func plural(n int, one, many string) string {
 	}
 	return strconv.Itoa(n) + " " + many
 }
+
+// itemWord is "item" for one and "items" for any other count.
+func itemWord(n int) string {
+	if n == 1 {
+		return "item"
+	}
+	return "items"
+}

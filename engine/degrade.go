@@ -110,7 +110,7 @@ func (s *Session) retry() {
 	n := s.kept.caught
 	s.kept.caught = 0
 	if n > 0 {
-		s.notice(fmt.Sprintf("this session is recorded again: %d items kept in memory were written", n))
+		s.notice(fmt.Sprintf("this session is recorded again: %s kept in memory written", countItemsText(n)))
 	} else {
 		s.notice("this session is recorded again")
 	}
@@ -271,4 +271,12 @@ func cutJournal(fsys vfs.FS, name string, size int64) error {
 		return err
 	}
 	return f.Sync()
+}
+
+// countItemsText is "1 item" or "N items".
+func countItemsText(n int) string {
+	if n == 1 {
+		return "1 item"
+	}
+	return fmt.Sprintf("%d items", n)
 }

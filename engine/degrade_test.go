@@ -240,7 +240,7 @@ func TestDegradedCloseSaysWhatIsLost(t *testing.T) {
 	e.prompt(t, "two")
 	e.prompt(t, "three")
 	e.s.Close()
-	if e.noticed("2 items of this session were kept in memory only") != 1 {
+	if e.noticed("2 items of this session kept in memory only") != 1 {
 		t.Fatalf("notices %q", e.notices)
 	}
 }
@@ -261,7 +261,7 @@ func TestDegradedUntilTheRecordIsWritten(t *testing.T) {
 	}
 	e.free()
 	e.prompt(t, "three")
-	if !e.s.Recorded() || e.noticed("recorded again: 1 items") != 1 {
+	if !e.s.Recorded() || e.noticed("recorded again: 1 item kept") != 1 {
 		t.Fatalf("recorded %v, notices %q", e.s.Recorded(), e.notices)
 	}
 	rec := must(readRecord(e.stateMem, e.ws.dir, e.s.ID()))

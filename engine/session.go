@@ -545,7 +545,7 @@ func (s *Session) Close() error {
 	discarded := s.discardBare()
 	err := s.commitDurable()
 	if n := s.kept.lost(); n > 0 && s.unrecorded != nil && !s.readOnly {
-		s.notice(fmt.Sprintf("%d items of this session were kept in memory only and may be lost: %v", n, s.unrecorded))
+		s.notice(fmt.Sprintf("%s of this session kept in memory only may be lost: %v", countItemsText(n), s.unrecorded))
 	}
 	s.closed = true
 	if s.items != nil {
