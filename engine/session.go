@@ -275,6 +275,9 @@ func (s *Session) materialize(first ...*itemLine) error {
 	}
 	s.st.created, s.st.opened = now, now
 	s.st.touch(now)
+	// A new session is an open of the workspace too: it collects what the
+	// writes of dead owners left (temps.go), as Open does.
+	w.removeTemps(s.st.id, false, nil)
 	return nil
 }
 
