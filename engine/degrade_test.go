@@ -394,3 +394,47 @@ func TestDegradedLedgerFailure(t *testing.T) {
 		t.Fatalf("recorded %v; notices %q", e.s.Recorded(), e.notices)
 	}
 }
+
+// TestDegradedOpenWithStaleRecord: a Degrade session opened on a full disk
+// whose record must be rebuilt opens as any other: it says what changed
+// since it last ran, and its open line, kept in memory, is in the journal
+// once writes work again. Before, the failed record write ended the load
+// there: no resume information and no open line, ever.
+func TestDegradedOpenWithStaleRecord(t *testing.T) {
+	e := newDegradeEnv(t)
+	e.prompt(t, "one")
+	id := e.s.ID()
+	if err := e.s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.stateMem.Remove(recordName(e.ws.dir, id)); err != nil {
+		t.Fatal(err)
+	}
+	e.full()
+	s := must(e.ws.Open(e.ctx, id, e.opts()))
+	defer s.Close()
+	if s.Unrecorded() == nil {
+		t.Fatal("opened on a full disk with a record to rebuild, yet recorded")
+	}
+	if r := s.Resume(); r.Build != Version {
+		t.Errorf("resume information: %+v, want this build named", r)
+	}
+	e.free()
+	if _, err := s.Append(e.ctx, Item{Type: User, Text: "two"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	b, err := vfs.ReadFile(e.stateMem, itemsName(e.ws.dir, id))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"kind":"open"`) {
+		t.Errorf("no open line in the journal:\n%s", b)
+	}
+	rec, err := readRecord(e.stateMem, e.ws.dir, id)
+	if err != nil || rec.Counts.Items != 2 {
+		t.Errorf("record after recovery: %+v, %v; want 2 items", rec, err)
+	}
+}

@@ -84,7 +84,8 @@
 // Temp files, in the state folder and beside the user's files alike, are
 // named ".<name>.<pid>-<16 hex>.cairn-tmp" (the grammar of internal/vfs).
 // Only a file of exactly that shape whose process is gone is ever removed:
-// at each open, in the state folder's folders, and in the workspace folders
+// at each open (and when a new session is first written), in the state
+// folder's folders, and in the workspace folders
 // named by the change lines of a session whose owner died (temps.go).
 //
 // # Durability

@@ -92,6 +92,7 @@ func (s *Store) fsckWorkspace(ctx context.Context, r *FsckReport, dir string, ba
 	}
 	s.fsckWorkspaceInfo(dir, bad)
 	s.fsckEmptySessions(dir, bad)
+	s.fsckFolderFiles(dir, bad, note)
 	objs := objects.New(s.fsys, path.Join(dir, "objects"))
 	named := map[string][]string{} // oid -> every journal line naming it
 	sess := path.Join(dir, "sessions")
@@ -107,6 +108,7 @@ func (s *Store) fsckWorkspace(ctx context.Context, r *FsckReport, dir string, ba
 			note(name, "%s", msg)
 		case strings.HasSuffix(e.Name(), ".jsonl"):
 			s.fsckJournal(r, name, bad, note, named)
+			s.fsckItems(dir, name, bad) // items journals only (fsck_items.go)
 		case strings.HasSuffix(e.Name(), ".json"):
 			id := strings.TrimSuffix(e.Name(), ".json")
 			r.Records++

@@ -11,7 +11,8 @@ import (
 
 // emptySession reports whether session id of workspace folder dir holds
 // nothing: its items journal has no line but its session line (and open
-// and repair lines), or no complete line at all, and it has no change
+// and repair lines), or no complete line at all (a line that is not JSON is
+// damage, not emptiness: fsckJournal names it), and it has no change
 // records, trail, shell history or tool outputs. Older builds left such
 // sessions behind when their creation failed (a full disk); cairn now makes
 // a session by one rename, with its first line, and removes one that ends
@@ -23,7 +24,7 @@ func emptySession(fsys vfs.FS, dir, id string) bool {
 		}
 	}
 	empty := true
-	_, err := journal.Read(fsys, itemsName(dir, id), func(b []byte) error {
+	jst, err := journal.Read(fsys, itemsName(dir, id), func(b []byte) error {
 		var l struct {
 			Kind string `json:"kind"`
 		}
@@ -38,7 +39,7 @@ func emptySession(fsys vfs.FS, dir, id string) bool {
 		}
 		return nil
 	})
-	return err == nil && empty
+	return err == nil && empty && len(jst.Bad) == 0
 }
 
 // fsckEmptySessions names the sessions of workspace folder dir that hold

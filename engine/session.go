@@ -159,12 +159,21 @@ func (s *Session) load(ctx context.Context) error {
 	// The record is derived: rebuild it now only when it is missing,
 	// unreadable or older than the journal. The open line below is synced
 	// with the next turn or on Close.
+	// In Degrade mode a record that cannot be written leaves the session
+	// unrecorded but opened as any other: its open line is kept, and
+	// written with the record once writes work again.
+	recordOK := true
 	if rec, err := readRecord(w.s.fsys, w.dir, id); err != nil || rec.Journals["items"] != wr.Size() {
 		if err := writeRecord(w.s.fsys, w.dir, st.record(map[string]int64{"items": wr.Size()})); err != nil {
-			return s.degrade(err)
+			if err := s.degrade(err); err != nil {
+				return err
+			}
+			recordOK = false
 		}
 	}
-	s.recordOff, s.recordDurable = wr.Size(), true
+	if recordOK {
+		s.recordOff, s.recordDurable = wr.Size(), true
+	}
 	s.resume = ResumeInfo{BranchBefore: st.branch, BuildBefore: st.build, Branch: gitBranch(w.path),
 		Build: Version, AskTrust: st.trust == nil, Repaired: rep.Cut}
 	now := w.s.Now()
@@ -275,6 +284,9 @@ func (s *Session) materialize(first ...*itemLine) error {
 	}
 	s.st.created, s.st.opened = now, now
 	s.st.touch(now)
+	// A new session is an open of the workspace too: it collects what the
+	// writes of dead owners left (temps.go), as Open does.
+	w.removeTemps(s.st.id, false, nil)
 	return nil
 }
 

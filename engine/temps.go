@@ -17,7 +17,8 @@ import (
 // it (vfs.TempLeftover): a person's ".config.tmpl" is never touched, and
 // neither is the temp of a write in progress in another cairn process.
 //
-// Opening a session collects them:
+// Opening a session collects them, and so does writing a new session's
+// files for the first time (materialize):
 //
 //   - in the state folder: its top folder, the workspace's folder, its
 //     sessions, objects and the session's outputs folder; one ReadDir each;

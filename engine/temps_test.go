@@ -311,3 +311,36 @@ func TestSweepHintedFolders(t *testing.T) {
 		t.Errorf("the user's z/.w.txt.tmpl: %q", got)
 	}
 }
+
+// TestSweepAtNewSession: starting a new session in the workspace (the REPL
+// run afresh, prompt --new) collects the temps a killed owner's writes
+// left, as opening a stored one does.
+func TestSweepAtNewSession(t *testing.T) {
+	ctx := context.Background()
+	e := newMemEnv(t)
+	ws := wsFiles{t, e.ws.path}
+	dead := e.ws.Create(SessionOptions{})
+	must(dead.ToolWrite(ctx, "sub/five.bin", []byte("v1")))
+	deadID := dead.ID()
+	dead.Close()
+	if err := vfs.WriteFileAtomic(e.mem, ownersName(e.ws.dir, deadID), []byte(strconv.Itoa(deadPID)+"\n\"sub\"\n")); err != nil {
+		t.Fatal(err)
+	}
+	left := deadTemp("sub", "five.bin")
+	ws.put(left, "staged by a killed write", 0)
+	mine := "sub/.five.bin.tmpl"
+	ws.put(mine, "the user's", 0)
+
+	s := e.ws.Create(SessionOptions{})
+	must(s.Append(ctx, Item{Type: User, Text: "a new session"}))
+	defer s.Close()
+	if _, ok := ws.has(left); ok {
+		t.Errorf("the killed write's %s is still there after a new session started", left)
+	}
+	if got, ok := ws.has(mine); !ok || got != "the user's" {
+		t.Errorf("the user's %s: %q %v", mine, got, ok)
+	}
+	if _, there := e.ws.readHint(deadID); there {
+		t.Error("the dead owner's hint is still there")
+	}
+}
