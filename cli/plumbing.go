@@ -42,7 +42,7 @@ func (c *PromptCmd) Run(g *Globals) error {
 	var s *engine.Session
 	switch {
 	case c.New:
-		s = ws.Create(engine.SessionOptions{})
+		s = ws.Create(g.sessionOptions())
 	case c.Session != "":
 		if _, s, err = g.openSession(c.Session); err != nil {
 			return err
@@ -50,12 +50,12 @@ func (c *PromptCmd) Run(g *Globals) error {
 	default:
 		id, err := ws.Latest(g.ctx)
 		if err == nil {
-			s, err = ws.Open(g.ctx, id, engine.SessionOptions{})
+			s, err = ws.Open(g.ctx, id, g.sessionOptions())
 			if err != nil {
 				return err
 			}
 		} else {
-			s = ws.Create(engine.SessionOptions{})
+			s = ws.Create(g.sessionOptions())
 		}
 	}
 	defer s.Close()

@@ -60,7 +60,7 @@ func (g *Globals) openSession(ref string) (*engine.Workspace, *engine.Session, e
 	if err != nil {
 		return nil, nil, err
 	}
-	s, err := ws.Open(g.ctx, id, engine.SessionOptions{})
+	s, err := ws.Open(g.ctx, id, g.sessionOptions())
 	if err != nil {
 		return nil, nil, err
 	}
@@ -107,4 +107,11 @@ func checkSessionRefs(kctx *kong.Context) error {
 		}
 	}
 	return nil
+}
+
+// sessionOptions are a plumbing command's: not degrading (a write that
+// fails is the command's failure), and what the session has to say
+// (a record rebuilt later, an item whose payload is gone) goes to stderr.
+func (g *Globals) sessionOptions() engine.SessionOptions {
+	return engine.SessionOptions{Notice: func(m string) { fmt.Fprintln(g.stderr, "cairn:", m) }}
 }

@@ -74,6 +74,14 @@ func (w *Workspace) acquire(id string) (vfs.Lock, error) {
 // release gives ownership up.
 func (w *Workspace) release(id string, l vfs.Lock) error {
 	w.s.fsys.Remove(ownersName(w.dir, id))
+	return w.releaseKeepingHint(id, l)
+}
+
+// releaseKeepingHint lets go of session id's lock but leaves its owner hint,
+// so that the next listing takes the session for one whose owner died and
+// settles its record from the journal (ownerPID), and the next open sweeps
+// by the hint. A session whose record could not be written closes so.
+func (w *Workspace) releaseKeepingHint(id string, l vfs.Lock) error {
 	if f := l.File(); f != nil {
 		f.Truncate(0)
 	}

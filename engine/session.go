@@ -50,6 +50,7 @@ type Session struct {
 	resume        ResumeInfo
 	recordOff     int64 // items journal size the record reflects
 	recordDurable bool  // the record at recordOff was synced
+	recordStale   bool  // the last record write failed (writeRecordLocked)
 	recordTitle   string
 	// bareSize is the size of the items journal this process created with
 	// nothing but its session line (0 otherwise): a session that still
@@ -517,8 +518,22 @@ func (s *Session) writeRecordLocked(durable bool) error {
 		write = replaceRecord
 	}
 	if err := write(s.ws.s.fsys, s.ws.dir, r); err != nil {
-		return s.degrade(err)
+		if s.opts.Degrade {
+			return s.degrade(err)
+		}
+		// The journals are synced: what was written is on disk, and the
+		// record is only derived from them. Failing here would tell a
+		// caller that a durable prompt was lost, and a script would write
+		// it twice. The record is rebuilt by the next open, or by a
+		// listing once this owner has gone (Close keeps its hint).
+		if !s.recordStale {
+			s.notice(fmt.Sprintf("the session's record could not be written (%v); its journal holds everything, "+
+				"and the record is rebuilt when the session is next listed or opened", err))
+		}
+		s.recordStale = true
+		return nil
 	}
+	s.recordStale = false
 	s.recordOff, s.recordDurable = s.items.Size(), durable
 	s.recordTitle, s.recordAt = s.st.title, now
 	return nil
@@ -571,7 +586,11 @@ func (s *Session) Close() error {
 	s.snaps.close(mkTime(s.ws.s.Now()))
 	s.shell.close()
 	if s.lock != nil {
-		if rerr := s.ws.release(s.st.id, s.lock); err == nil {
+		release := s.ws.release
+		if s.recordStale {
+			release = s.ws.releaseKeepingHint // a listing settles the record
+		}
+		if rerr := release(s.st.id, s.lock); err == nil {
 			err = rerr
 		}
 		if discarded {
