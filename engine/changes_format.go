@@ -50,6 +50,12 @@ import (
 // undo left that file as it was (and redo leaves it too). "restore" is an
 // undo step taken by a restore-to.
 //
+// "call" names the item a change belongs to: the tool_call item that ran
+// the tool, or the user prompt that began the turn (a tool run outside a
+// tool_call, such as a REPL tool line); it is omitted when the
+// conversation had no prompt yet. Lines written before it was recorded
+// have none, and read as they did.
+//
 // A change line ends the undone branch. The file tools (write, edit, rm)
 // write their change line before they change the file, so one fsync makes
 // an inline pre-image and its record durable together, and write the
@@ -340,6 +346,9 @@ func checkChange(l *rawChangeLine) error {
 	}
 	if !labelRE.MatchString(l.Tool) {
 		return fmt.Errorf("bad tool %q", l.Tool)
+	}
+	if l.Call != "" && !labelRE.MatchString(l.Call) {
+		return fmt.Errorf("bad call %q", l.Call)
 	}
 	if len(l.Files) == 0 {
 		return fmt.Errorf("no files")

@@ -97,12 +97,16 @@ func (s *Session) BeginChange(ctx context.Context, tool string, paths []string) 
 		return nil, err
 	}
 	sc := cfg.Snapshots
+	call, err := s.callFor("")
+	if err != nil {
+		return nil, err
+	}
 	fsys, doneFS, err := s.ws.files()
 	if err != nil {
 		return nil, err
 	}
 	s.snaps.mu.Lock()
-	c := &Change{s: s, tool: tool, fsys: fsys, doneFS: doneFS, cfg: sc, max: sc.MaxFileBytes}
+	c := &Change{s: s, tool: tool, call: call, fsys: fsys, doneFS: doneFS, cfg: sc, max: sc.MaxFileBytes}
 	pre := s.newPreImages(ctx, sc, false)
 	c.on, c.objs = pre.on, pre.objs
 	for _, rel := range rels {
@@ -213,8 +217,17 @@ func (p *preImages) refuse(ctx context.Context, tool string) error {
 	return &RequiredError{Tool: tool, Files: p.denied}
 }
 
-// SetCall names the tool_call item the change belongs to ("call").
-func (c *Change) SetCall(item string) { c.call = item }
+// SetCall names the item the change belongs to ("call"): a tool_call or
+// user item of the session (ToolOptions.Call says more). Until it is
+// called, the change belongs to the user prompt that began the turn.
+func (c *Change) SetCall(item string) error {
+	call, err := c.s.callFor(item)
+	if err != nil {
+		return err
+	}
+	c.call = call
+	return nil
+}
 
 // Paths is the workspace-relative names of the change's files.
 func (c *Change) Paths() []string {

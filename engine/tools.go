@@ -52,8 +52,8 @@ type (
 // ToolWrite is the write tool: path gets content, created with its folders
 // when missing. An existing file keeps its permission bits; a new one gets
 // 0666 less the umask, as a shell's redirection would make it.
-func (s *Session) ToolWrite(ctx context.Context, path string, content []byte) (*ToolAnswer, error) {
-	return s.runTool(ctx, "write", path, func(fsys vfs.FS, rel string) (*toolEdit, error) {
+func (s *Session) ToolWrite(ctx context.Context, path string, content []byte, opts ...ToolOptions) (*ToolAnswer, error) {
+	return s.runTool(ctx, "write", path, opts, func(fsys vfs.FS, rel string) (*toolEdit, error) {
 		exec := false
 		if fi, err := fsys.Lstat(rel); err == nil {
 			if fi.IsDir() {
@@ -68,11 +68,11 @@ func (s *Session) ToolWrite(ctx context.Context, path string, content []byte) (*
 // ToolEdit is the edit tool: the one occurrence of old in path becomes new.
 // No occurrence, or more than one, is ErrBadInput and leaves the file as
 // it was. The edit is made to the content its pre-image captured.
-func (s *Session) ToolEdit(ctx context.Context, path, old, new string) (*ToolAnswer, error) {
+func (s *Session) ToolEdit(ctx context.Context, path, old, new string, opts ...ToolOptions) (*ToolAnswer, error) {
 	if old == "" {
 		return nil, fmt.Errorf("%w: the text to replace is empty", ErrBadInput)
 	}
-	return s.runTool(ctx, "edit", path, nil, func(fsys vfs.FS, rel, mode string, data []byte) (*toolEdit, error) {
+	return s.runTool(ctx, "edit", path, opts, nil, func(fsys vfs.FS, rel, mode string, data []byte) (*toolEdit, error) {
 		var b []byte
 		var exec bool
 		var err error
@@ -91,8 +91,8 @@ func (s *Session) ToolEdit(ctx context.Context, path, old, new string) (*ToolAns
 
 // ToolRm is the rm tool: it deletes a file or a symbolic link (never a
 // folder).
-func (s *Session) ToolRm(ctx context.Context, path string) (*ToolAnswer, error) {
-	return s.runTool(ctx, "rm", path, func(fsys vfs.FS, rel string) (*toolEdit, error) {
+func (s *Session) ToolRm(ctx context.Context, path string, opts ...ToolOptions) (*ToolAnswer, error) {
+	return s.runTool(ctx, "rm", path, opts, func(fsys vfs.FS, rel string) (*toolEdit, error) {
 		fi, err := fsys.Lstat(rel)
 		switch {
 		case vfs.IsNotExist(err):
@@ -149,13 +149,21 @@ func (j *stageJob) discard(fsys vfs.FS) {
 
 // runTool runs a file tool on path, line first (see the top of this file).
 // Exactly one of early and plan is given.
-func (s *Session) runTool(ctx context.Context, tool, path string, early earlyPlan, plan planFunc) (*ToolAnswer, error) {
+func (s *Session) runTool(ctx context.Context, tool, path string, opts []ToolOptions, early earlyPlan, plan planFunc) (*ToolAnswer, error) {
 	s.busy.RLock()
 	defer s.busy.RUnlock()
 	if s.isClosed() {
 		return nil, fmt.Errorf("engine: session %s is closed", s.ID())
 	}
+	opt, err := toolOptions(opts)
+	if err != nil {
+		return nil, err
+	}
 	rel, err := s.ws.relPath(path)
+	if err != nil {
+		return nil, err
+	}
+	call, err := s.callFor(opt.Call)
 	if err != nil {
 		return nil, err
 	}
@@ -239,7 +247,7 @@ func (s *Session) runTool(ctx context.Context, tool, path string, early earlyPla
 	var rec changeRecord
 	var lineErr error
 	if record {
-		rec = st.newRecord(mkTime(s.ws.s.Now()), tool, "", []changeFile{f})
+		rec = st.newRecord(mkTime(s.ws.s.Now()), tool, call, []changeFile{f})
 		if lineErr = s.appendChanges(rec); lineErr != nil {
 			// Not durable, maybe not written: cancelled, and the edit goes
 			// on without a snapshot, unless one is required.
