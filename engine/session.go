@@ -30,7 +30,8 @@ type Session struct {
 	// busy is held (shared) by a file tool or an undo while it runs, and
 	// by Close, so Close waits for them and none starts after it.
 	busy  sync.RWMutex
-	shell *shellLog // shell history, made on first use (shell.go)
+	shell *shellLog     // shell history, made on first use (shell.go)
+	cfg   sessionConfig // config.json, read once (session_config.go)
 	// noted: the folders the owner's hint names, where file tools stage
 	// temp files (temps.go); guarded by snaps.mu.
 	noted map[string]bool

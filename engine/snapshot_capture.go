@@ -92,7 +92,7 @@ func (s *Session) BeginChange(ctx context.Context, tool string, paths []string) 
 			rels = append(rels, rel)
 		}
 	}
-	cfg, err := s.ws.s.Config()
+	cfg, err := s.config()
 	if err != nil {
 		return nil, err
 	}

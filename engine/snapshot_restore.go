@@ -104,7 +104,7 @@ func (s *Session) restore(ctx context.Context, action, id string) (*RestoreResul
 	if s.isClosed() {
 		return nil, fmt.Errorf("engine: session %s is closed", s.ID())
 	}
-	cfg, err := s.ws.s.Config()
+	cfg, err := s.config()
 	if err != nil {
 		return nil, err
 	}

@@ -167,7 +167,7 @@ func (s *Session) runTool(ctx context.Context, tool, path string, opts []ToolOpt
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := s.ws.s.Config()
+	cfg, err := s.config()
 	if err != nil {
 		return nil, err
 	}
