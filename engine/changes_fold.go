@@ -16,7 +16,7 @@ import (
 // snapStack is a session's undo stack, folded from its changes journal:
 // the live snapshots, oldest first, the applied ones a prefix of the list.
 type snapStack struct {
-	// mu is held by a Change from BeginChange to Commit or Abort, and by
+	// mu is held by a Change while Session.Change runs its function, and by
 	// undo, redo and restore, so the file tools of one session take turns.
 	mu   sync.Mutex
 	list []*snapEntry

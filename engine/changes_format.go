@@ -188,7 +188,7 @@ func sameRef(a, b *fileRef) bool {
 
 // Forms of F a field of a line may hold, for valid.
 const (
-	formStored = iota // an object ("before" of a line from BeginChange, "kept")
+	formStored = iota // an object ("before" of a line from Session.Change, "kept")
 	formBefore        // an object or inline ("before")
 	formAfter         // an object or a hash ("after")
 )

@@ -170,4 +170,30 @@
 // rewrites the item's line, so putting the object file back brings the
 // text back. Fsck names every journal line that refers to a missing or
 // corrupt object.
+//
+// # Locks
+//
+// A Session, its Workspace and its Store are safe for use by several
+// goroutines. Their mutexes, in the one order they may be taken: a
+// goroutine holding one may take only those below it.
+//
+//  1. Session.busy (RWMutex): shared by a file tool, Session.Change (while
+//     its function runs), undo, redo and restore-to; exclusive by Close, so
+//     Close waits for them and none starts after it.
+//  2. Session.snaps.mu, the undo stack: held by the same calls, so the
+//     file changes of one session take turns; and by the fold on Open.
+//  3. Session.mu: the conversation state and the session's own journals
+//     (items, audit), the record, closing.
+//  4. Leaves, each held only briefly, never two at once: Workspace.mu
+//     (making the workspace folder), Session.snaps.wmu (the changes
+//     journal's writer: Close takes it without the stack's lock), the
+//     shell log's mu, Session.cfg.mu (reading config.json), fileSyncs.mu
+//     (the background folder syncs, which take no session lock), the
+//     Store's usage-ledger lock and its registries of live shell logs and
+//     tool outputs, and the picker index's own lock.
+//
+// No lock is held across the API boundary: Session.Change holds 1 and 2
+// only while its function runs, and ends the change (recording nothing)
+// however the function returns, panics included. Ownership across
+// processes is the flock on <id>.lock, taken before any of these.
 package engine

@@ -27,8 +27,9 @@ type Session struct {
 	audit *journal.Writer
 	snaps snapStack // the undo stack of file tools (changes*.go)
 	files fileSyncs // the file tools' background folder syncs
-	// busy is held (shared) by a file tool or an undo while it runs, and
-	// by Close, so Close waits for them and none starts after it.
+	// busy is held (shared) by a file tool, a Change or an undo while it
+	// runs, and by Close, so Close waits for them and none starts after
+	// it. The lock order of all the mutexes: doc.go, "Locks".
 	busy  sync.RWMutex
 	shell *shellLog     // shell history, made on first use (shell.go)
 	cfg   sessionConfig // config.json, read once (session_config.go)

@@ -16,16 +16,16 @@ import (
 	"cairn/objects"
 )
 
-// Capturing a snapshot: BeginChange stores the pre-image of every file a
-// tool names and makes it durable before the tool may write; Commit records
+// Capturing a snapshot: Session.Change stores the pre-image of every file a
+// tool names and makes it durable before the tool may write; then it records
 // the after state of each file by its hash (no object: undo keeps the
 // current content when it runs, and that is what redo puts back) and
 // appends one change line. A required pre-image that cannot be captured
 // refuses the edit before the tool runs.
 
-// Change is a file-tool call in progress. The session's file tools take
-// turns: until Commit or Abort, other changes, undo and redo of the session
-// wait. Always call one of them.
+// Change is a file-tool call in progress, given to the function that
+// Session.Change runs. The session's file tools take turns: until that
+// function returns, other changes, undo and redo of the session wait.
 type Change struct {
 	s       *Session
 	tool    string
@@ -39,6 +39,46 @@ type Change struct {
 	fsys    vfs.FS         // the workspace's files
 	once    sync.Once
 	doneFS  func()
+}
+
+// Change runs tool's change of the files paths (workspace-relative or
+// absolute inside the workspace), in the style of a database transaction:
+//
+//  1. the pre-image of each file is captured, durable before fn runs;
+//  2. fn changes the files (with its own writes) and may name the item the
+//     change belongs to (Change.SetCall);
+//  3. when fn returns nil, the after state of each file is recorded by its
+//     hash and one change line is appended and synced; the answer names the
+//     snapshot. When fn returns an error, or panics, nothing is recorded
+//     and the error (or panic) is passed on.
+//
+// Meanwhile the session's other file tools, undo and redo wait, and Close
+// waits for fn to return: fn must not call them on the same session. A file
+// that does not exist is recorded absent. With snapshots off
+// (snapshots.enabled false, SessionOptions.NoSnapshots) nothing is captured
+// and nothing recorded; a file that snapshots.required covers is then
+// refused, as is one whose pre-image cannot be captured (a failing store,
+// too large, unreadable): fn does not run, and the error is a
+// *RequiredError, with an evidence line and a snapshot.required audit
+// event.
+func (s *Session) Change(ctx context.Context, tool string, paths []string, fn func(*Change) error) (*ToolAnswer, error) {
+	c, err := s.beginChange(ctx, tool, paths)
+	if err != nil {
+		return nil, err
+	}
+	ended := false
+	defer func() {
+		if !ended { // fn panicked
+			c.release()
+		}
+	}()
+	err = fn(c)
+	ended = true
+	if err != nil {
+		c.release()
+		return nil, err
+	}
+	return c.commit(ctx)
 }
 
 // RequiredError is the refusal of an edit whose required pre-images could
@@ -65,15 +105,10 @@ func (e *RequiredError) Error() string {
 
 func (e *RequiredError) Unwrap() error { return ErrRefused }
 
-// BeginChange captures the pre-image of each of paths (workspace-relative
-// or absolute inside the workspace) before tool changes them. A file that
-// does not exist is recorded absent. With snapshots off (snapshots.enabled
-// false, SessionOptions.NoSnapshots) nothing is captured and Commit records
-// nothing; a file that snapshots.required covers is then refused, as is one
-// whose pre-image cannot be captured (a failing store, too large,
-// unreadable): a *RequiredError, an evidence line and a snapshot.required
-// audit event.
-func (s *Session) BeginChange(ctx context.Context, tool string, paths []string) (*Change, error) {
+// beginChange captures the pre-image of each of paths before tool changes
+// them (Session.Change). It holds the session's busy lock (shared) and the
+// undo stack's lock until commit or release.
+func (s *Session) beginChange(ctx context.Context, tool string, paths []string) (*Change, error) {
 	if !labelRE.MatchString(tool) {
 		return nil, fmt.Errorf("%w: tool name %q", ErrBadInput, tool)
 	}
@@ -101,8 +136,14 @@ func (s *Session) BeginChange(ctx context.Context, tool string, paths []string) 
 	if err != nil {
 		return nil, err
 	}
+	s.busy.RLock()
+	if s.isClosed() {
+		s.busy.RUnlock()
+		return nil, fmt.Errorf("engine: session %s is closed", s.ID())
+	}
 	fsys, doneFS, err := s.ws.files()
 	if err != nil {
+		s.busy.RUnlock()
 		return nil, err
 	}
 	s.snaps.mu.Lock()
@@ -238,31 +279,23 @@ func (c *Change) Paths() []string {
 	return out
 }
 
-// Abort ends a change whose tool failed: nothing is recorded.
-func (c *Change) Abort() { c.release() }
-
+// release ends the change, recording nothing if it was not committed, and
+// gives up its locks. Only its first call does anything.
 func (c *Change) release() {
 	c.once.Do(func() {
 		c.doneFS()
 		c.s.snaps.mu.Unlock()
+		c.s.busy.RUnlock()
 	})
 }
 
-// Commit records the after states by hash and appends the change line (synced),
+// commit records the after states by hash and appends the change line (synced),
 // discarding the undone branch and dropping the oldest snapshots over the
-// limits. The answer names the snapshot (nil when none was taken) and the
-// files whose pre-image was skipped.
-func (c *Change) Commit(ctx context.Context) (*ToolAnswer, error) {
-	done := true
-	c.once.Do(func() { done = false })
-	if done {
-		return nil, fmt.Errorf("engine: change already committed or aborted")
-	}
+// limits, then releases the change. The answer names the snapshot (nil
+// when none was taken) and the files whose pre-image was skipped.
+func (c *Change) commit(ctx context.Context) (*ToolAnswer, error) {
 	s := c.s
-	defer func() {
-		c.doneFS()
-		s.snaps.mu.Unlock()
-	}()
+	defer c.release()
 	ans := &ToolAnswer{Session: s.ID(), Files: []string{}, Skipped: []string{}}
 	for _, f := range c.files {
 		ans.Files = append(ans.Files, s.ws.absPath(f.Path))

@@ -118,10 +118,11 @@ func TestPartialUndoSaysWhy(t *testing.T) {
 	s := e.session()
 	e.put("a.txt", "a0")
 	e.put("b.txt", "b0")
-	c := must(s.BeginChange(e.ctx, "apply_patch", []string{"a.txt", "b.txt"}))
-	e.put("a.txt", "a1")
-	e.put("b.txt", "b1")
-	must(c.Commit(e.ctx))
+	must(s.Change(e.ctx, "apply_patch", []string{"a.txt", "b.txt"}, func(*Change) error {
+		e.put("a.txt", "a1")
+		e.put("b.txt", "b1")
+		return nil
+	}))
 	os.Remove(e.object(sumHex("a0")))
 	r := must(s.Undo(e.ctx))
 	st := r.Steps[0]

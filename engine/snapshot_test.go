@@ -389,10 +389,11 @@ func TestTooLargeFileSkippedAndNamed(t *testing.T) {
 	big := strings.Repeat("x", 3<<20)
 	e.put("big.bin", big)
 	e.put("small.txt", "s0")
-	c := must(s.BeginChange(e.ctx, "apply_patch", []string{"big.bin", "small.txt"}))
-	e.put("big.bin", big+"y")
-	e.put("small.txt", "s1")
-	a := must(c.Commit(e.ctx))
+	a := must(s.Change(e.ctx, "apply_patch", []string{"big.bin", "small.txt"}, func(*Change) error {
+		e.put("big.bin", big+"y")
+		e.put("small.txt", "s1")
+		return nil
+	}))
 	if a.Snapshot == nil || len(a.Skipped) != 1 || a.Skipped[0] != e.path("big.bin") {
 		t.Fatalf("answer %+v", a)
 	}

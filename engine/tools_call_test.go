@@ -32,17 +32,16 @@ func TestToolLineNamesItsCall(t *testing.T) {
 		t.Fatal(err)
 	}
 	p2 := must(s.Append(e.ctx, Item{Type: User, Text: "second prompt"}))
-	c := must(s.BeginChange(e.ctx, "apply_patch", []string{"b.txt"}))
-	e.put("b.txt", "b")
-	if _, err := c.Commit(e.ctx); err != nil {
+	if _, err := s.Change(e.ctx, "apply_patch", []string{"b.txt"}, func(*Change) error {
+		e.put("b.txt", "b")
+		return nil
+	}); err != nil {
 		t.Fatal(err)
 	}
-	c = must(s.BeginChange(e.ctx, "apply_patch", []string{"b.txt"}))
-	if err := c.SetCall(call.ID); err != nil {
-		t.Fatal(err)
-	}
-	e.put("b.txt", "bb")
-	if _, err := c.Commit(e.ctx); err != nil {
+	if _, err := s.Change(e.ctx, "apply_patch", []string{"b.txt"}, func(c *Change) error {
+		e.put("b.txt", "bb")
+		return c.SetCall(call.ID)
+	}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -74,11 +73,11 @@ func TestToolLineNamesItsCall(t *testing.T) {
 	if _, err := s.ToolRm(e.ctx, "c.txt", ToolOptions{}, ToolOptions{}); !errors.Is(err, ErrBadInput) {
 		t.Fatalf("two options: err = %v, want ErrBadInput", err)
 	}
-	c = must(s.BeginChange(e.ctx, "apply_patch", []string{"c.txt"}))
-	if err := c.SetCall(asst.ID); !errors.Is(err, ErrBadInput) {
+	if _, err := s.Change(e.ctx, "apply_patch", []string{"c.txt"}, func(c *Change) error {
+		return c.SetCall(asst.ID)
+	}); !errors.Is(err, ErrBadInput) {
 		t.Fatalf("SetCall(assistant): err = %v, want ErrBadInput", err)
 	}
-	c.Abort()
 	e.want("c.txt", "c")
 	if n := len(e.lines(s)); n != before {
 		t.Fatalf("refused calls wrote %d lines", n-before)
