@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sync"
 
+	"cairn/engine/internal/fstate"
 	"cairn/internal/vfs"
 	"cairn/journal"
 	"cairn/objects"
@@ -51,15 +52,15 @@ var errNoop = errors.New("nothing to fold")
 type snapEntry struct {
 	rec     changeRecord
 	applied bool
-	kept    []*fileRef // what the latest undo kept for redo, per file
+	kept    []*fstate.State // what the latest undo kept for redo, per file
 }
 
 // bytes is the stored content a snapshot refers to, in objects or inline
 // (a hash-only after state stores nothing).
 func (e *snapEntry) bytes() int64 {
 	var n int64
-	add := func(f *fileRef) {
-		if f.stored() {
+	add := func(f *fstate.State) {
+		if f.Stored() {
 			n += f.Size
 		}
 	}
@@ -156,9 +157,9 @@ func (st *snapStack) fold(l *rawChangeLine) error {
 		if len(l.Files) != len(e.rec.Files) {
 			return fmt.Errorf("undo of %s names other files", l.ID)
 		}
-		kept := make([]*fileRef, len(l.Files))
+		kept := make([]*fstate.State, len(l.Files))
 		for i, f := range l.Files {
-			if f.Path != e.rec.Files[i].Path || !f.Kept.valid(formStored) {
+			if f.Path != e.rec.Files[i].Path || !f.Kept.Valid(fstate.FormStored) {
 				return fmt.Errorf("undo of %s names other files", l.ID)
 			}
 			kept[i] = f.Kept
@@ -279,24 +280,24 @@ func (s *Session) finishRestore(ctx context.Context, e *snapEntry) {
 	}
 	defer done()
 	objs := s.snapObjects()
-	dirs := dirSet{}
+	dirs := fstate.DirSet{}
 	for i, f := range e.rec.Files {
 		from, to := e.kept[i], f.Before // an undo not finished
 		if e.applied {
 			from, to = f.Before, e.kept[i] // a redo not finished
 		}
-		if from.skipped() || to.skipped() || sameRef(from, to) || !restorable(objs, to) {
+		if from.IsSkipped() || to.IsSkipped() || fstate.Same(from, to) || !fstate.Restorable(objs, to) {
 			continue
 		}
-		cur, _ := capture(ctx, fsys, hashSink, f.Path, sizeLimit(1, from, to))
-		if !sameRef(cur, from) {
+		cur, _ := fstate.Capture(ctx, fsys, fstate.HashSink, f.Path, fstate.SizeLimit(1, from, to))
+		if !fstate.Same(cur, from) {
 			continue
 		}
-		if err := putFile(ctx, fsys, objs, f.Path, to, dirs); err != nil {
+		if err := fstate.Put(ctx, fsys, objs, f.Path, to, dirs); err != nil {
 			s.notice(fmt.Sprintf("the interrupted %s of %s could not put back %s: %v", map[bool]string{false: "undo", true: "redo"}[e.applied], e.rec.ID, f.Path, err))
 		}
 	}
-	if err := dirs.sync(fsys); err != nil {
+	if err := dirs.Sync(fsys); err != nil {
 		s.notice(fmt.Sprintf("the interrupted restore of %s: sync folders: %v", e.rec.ID, err))
 	}
 }
@@ -319,11 +320,11 @@ func (w *Workspace) unmade(ctx context.Context, st *snapStack) bool {
 	}
 	defer done()
 	for _, f := range e.rec.Files {
-		if f.Before.skipped() || sameRef(f.Before, f.After) {
+		if f.Before.IsSkipped() || fstate.Same(f.Before, f.After) {
 			return false
 		}
-		cur, _ := capture(ctx, fsys, hashSink, f.Path, sizeLimit(1, f.Before, f.After))
-		if !sameRef(cur, f.Before) {
+		cur, _ := fstate.Capture(ctx, fsys, fstate.HashSink, f.Path, fstate.SizeLimit(1, f.Before, f.After))
+		if !fstate.Same(cur, f.Before) {
 			return false
 		}
 	}

@@ -1,16 +1,13 @@
 package engine
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
-	"io/fs"
 	"path"
 	"regexp"
 	"strconv"
 	"time"
 
-	"cairn/objects"
+	"cairn/engine/internal/fstate"
 )
 
 // The changes journal, <id>.changes.jsonl beside the items journal, holds
@@ -83,170 +80,16 @@ const (
 	kindClose    = "close"
 )
 
-// maxInline is the largest pre-image a file tool writes inline in its
-// change line rather than as an object (the items journal's payload rule).
-const maxInline = 16 << 10
-
-// File modes of F. Part of the format; "perm" holds the permission bits.
-const (
-	modeFile = "file"
-	modeExec = "exec"
-	modeLink = "link"
-)
-
-// Reasons a file is recorded as skipped.
-const (
-	skipTooLarge   = "too large"
-	skipUnreadable = "unreadable"
-	skipStore      = "store failed"
-	skipNotFile    = "not a file"
-	skipMissing    = "object missing"
-	skipDamaged    = "object damaged"
-)
-
-// fileRef is F: a file's content as an object (OID), its content's identity
-// without an object (SHA256), or why it was not captured (Skipped).
-type fileRef struct {
-	Skipped string `json:"skipped,omitempty"`
-	OID     string `json:"oid,omitempty"`
-	SHA256  string `json:"sha256,omitempty"`
-	Size    int64  `json:"size"`
-	Mode    string `json:"mode,omitempty"`
-	Perm    string `json:"perm,omitempty"` // a regular file's permission bits, "0640"
-	Data    []byte `json:"data,omitempty"` // the content inline (with SHA256)
-}
-
-// permRE is the form of "perm": four octal digits, the permission bits only.
-var permRE = regexp.MustCompile(`^0[0-7]{3}$`)
-
-// permString is the "perm" of permission bits perm.
-func permString(perm fs.FileMode) string { return fmt.Sprintf("%04o", perm&fs.ModePerm) }
-
-// perm is the permission bits f records, and whether it records them.
-func (f *fileRef) perm() (fs.FileMode, bool) {
-	if f == nil || f.Perm == "" {
-		return 0, false
-	}
-	n, err := strconv.ParseUint(f.Perm, 8, 32)
-	if err != nil {
-		return 0, false
-	}
-	return fs.FileMode(n) & fs.ModePerm, true
-}
-
-func (f *fileRef) skipped() bool { return f != nil && f.Skipped != "" }
-
-// emptySum is the SHA-256 of no bytes.
-const emptySum = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
-
-// inline reports whether f's content is in the line: its data, or none at
-// all (an empty file, whose hash says it).
-func (f *fileRef) inline() bool {
-	return f != nil && f.OID == "" && (f.Data != nil || (f.SHA256 == emptySum && f.Size == 0))
-}
-
-// stored reports whether f's content can be put back: an object or inline.
-func (f *fileRef) stored() bool { return f != nil && (f.OID != "" || f.inline()) }
-
-// sum is the SHA-256 of the content, stored or not.
-func (f *fileRef) sum() string {
-	if f.OID != "" {
-		return f.OID
-	}
-	return f.SHA256
-}
-
-// sizeLimit is the most bytes a capture compared with refs must read: at
-// least floor, and the size of the largest of them.
-func sizeLimit(floor int64, refs ...*fileRef) int64 {
-	for _, r := range refs {
-		if r != nil {
-			floor = max(floor, r.Size)
-		}
-	}
-	return floor
-}
-
-// contentRef is the identity of content b with mode.
-func contentRef(b []byte, mode string) *fileRef {
-	h := sha256.Sum256(b)
-	return &fileRef{SHA256: hex.EncodeToString(h[:]), Size: int64(len(b)), Mode: mode}
-}
-
-// same reports whether two states of a file hold the same thing: the same
-// content (by hash, stored or not), mode and, when both record them,
-// permission bits.
-func sameRef(a, b *fileRef) bool {
-	if a == nil || b == nil {
-		return a == nil && b == nil
-	}
-	if a.Perm != "" && b.Perm != "" && a.Perm != b.Perm {
-		return false
-	}
-	return !a.skipped() && !b.skipped() && a.sum() == b.sum() && a.Mode == b.Mode
-}
-
-// Forms of F a field of a line may hold, for valid.
-const (
-	formStored = iota // an object ("before" of a line from Session.Change, "kept")
-	formBefore        // an object or inline ("before")
-	formAfter         // an object or a hash ("after")
-)
-
-// valid checks F as read from disk against the forms its field allows. An
-// inline content must hash to its name.
-func (f *fileRef) valid(form int) bool {
-	if f == nil {
-		return true
-	}
-	if f.Size < 0 {
-		return false
-	}
-	if f.Skipped != "" {
-		return f.OID == "" && f.SHA256 == "" && f.Data == nil && f.Perm == "" && len(f.Skipped) <= 64
-	}
-	if f.Perm != "" {
-		perm, ok := f.perm()
-		if !ok || !permRE.MatchString(f.Perm) || f.Mode == modeLink || (perm&0o111 != 0) != (f.Mode == modeExec) {
-			return false
-		}
-	}
-	sum := f.OID
-	switch {
-	case f.OID != "" && (f.SHA256 != "" || f.Data != nil):
-		return false
-	case f.Data != nil:
-		if form != formBefore || f.SHA256 == "" || int64(len(f.Data)) != f.Size || len(f.Data) > maxInline {
-			return false
-		}
-		if h := sha256.Sum256(f.Data); hex.EncodeToString(h[:]) != f.SHA256 {
-			return false
-		}
-		sum = f.SHA256
-	case f.SHA256 != "":
-		// An empty pre-image has no "data" (omitted when empty): its hash
-		// says all of it.
-		if form != formAfter && !(form == formBefore && f.Size == 0 && f.SHA256 == emptySum) {
-			return false
-		}
-		sum = f.SHA256
-	}
-	if _, err := objects.ParseID(sum); err != nil {
-		return false
-	}
-	return f.Mode == modeFile || f.Mode == modeExec || f.Mode == modeLink
-}
-
 // changeFile is one file of a change line, an undo line or an evidence line.
 type changeFile struct {
-	Path   string   `json:"path"`
-	Before *fileRef `json:"before"`
-	After  *fileRef `json:"after"`
+	Path   string        `json:"path"`
+	Before *fstate.State `json:"before"`
+	After  *fstate.State `json:"after"`
 }
 
 type keptFile struct {
-	Path string   `json:"path"`
-	Kept *fileRef `json:"kept"`
+	Path string        `json:"path"`
+	Kept *fstate.State `json:"kept"`
 }
 
 type deniedFile struct {
@@ -319,10 +162,10 @@ type rawChangeLine struct {
 }
 
 type rawChangeFile struct {
-	Path   string   `json:"path"`
-	Before *fileRef `json:"before"`
-	After  *fileRef `json:"after"`
-	Kept   *fileRef `json:"kept"`
+	Path   string        `json:"path"`
+	Before *fstate.State `json:"before"`
+	After  *fstate.State `json:"after"`
+	Kept   *fstate.State `json:"kept"`
 }
 
 func changesName(dir, id string) string { return path.Join(dir, "sessions", id+".changes.jsonl") }
@@ -359,7 +202,7 @@ func checkChange(l *rawChangeLine) error {
 			return fmt.Errorf("bad path %q", f.Path)
 		}
 		seen[f.Path] = true
-		if !f.Before.valid(formBefore) || !f.After.valid(formAfter) {
+		if !f.Before.Valid(fstate.FormBefore) || !f.After.Valid(fstate.FormAfter) {
 			return fmt.Errorf("bad file state of %q", f.Path)
 		}
 	}

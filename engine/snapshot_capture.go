@@ -2,16 +2,11 @@ package engine
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"errors"
 	"fmt"
-	"io"
-	"io/fs"
-	"os"
 	"strings"
 	"sync"
 
+	"cairn/engine/internal/fstate"
 	"cairn/internal/vfs"
 	"cairn/objects"
 )
@@ -175,7 +170,7 @@ type preImages struct {
 	objs     *objects.Store // nil when the store cannot be used
 	storeErr error          // why not
 	putErr   error          // why the last pre-image was not stored
-	put      sink
+	put      fstate.Sink
 	skipped  []string
 	denied   []RequiredFile
 	// check, when set, sees a file's content and mode as it is captured,
@@ -194,9 +189,9 @@ func (s *Session) newPreImages(ctx context.Context, sc SnapshotsConfig, inline b
 	}
 	if p.storeErr = s.snapReady(); p.storeErr == nil {
 		p.objs = s.snapObjects()
-		p.put = storeSink(ctx, p.objs)
+		p.put = fstate.StoreSink(ctx, p.objs)
 		if inline {
-			p.put = inlineSink(ctx, p.objs)
+			p.put = fstate.InlineSink(ctx, p.objs)
 		}
 	}
 	return p
@@ -215,27 +210,27 @@ func (p *preImages) capture(ctx context.Context, fsys vfs.FS, rel string) change
 	}
 	put := p.put
 	if put != nil && p.check != nil {
-		put = func(b []byte, mode string) (*fileRef, error) {
+		put = func(b []byte, mode string) (*fstate.State, error) {
 			if p.checkErr = p.check(b, mode); p.checkErr != nil {
 				return nil, p.checkErr
 			}
 			return p.put(b, mode)
 		}
 	}
-	ref, cerr := capture(ctx, fsys, put, rel, p.sc.MaxFileBytes)
+	ref, cerr := fstate.Capture(ctx, fsys, put, rel, p.sc.MaxFileBytes)
 	f.Before = ref
-	if ref.skipped() && ref.Skipped == skipStore {
+	if ref.IsSkipped() && ref.Skipped == fstate.SkipStore {
 		p.putErr = cerr
 		if p.storeErr != nil {
 			p.putErr = p.storeErr
 		}
 	}
-	if ref.skipped() {
+	if ref.IsSkipped() {
 		p.skipped = append(p.skipped, rel)
 		if req {
 			reason := ref.Skipped
 			switch {
-			case ref.Skipped == skipTooLarge:
+			case ref.Skipped == fstate.SkipTooLarge:
 				reason = fmt.Sprintf("too large: %d bytes, max_file_bytes is %d", ref.Size, p.sc.MaxFileBytes)
 			case p.storeErr != nil:
 				reason += ": " + p.storeErr.Error()
@@ -311,7 +306,7 @@ func (c *Change) commit(ctx context.Context) (*ToolAnswer, error) {
 		return ans, nil
 	}
 	for i := range c.files {
-		c.files[i].After, _ = capture(ctx, c.fsys, hashSink, c.files[i].Path, c.max)
+		c.files[i].After, _ = fstate.Capture(ctx, c.fsys, fstate.HashSink, c.files[i].Path, c.max)
 	}
 	st := &s.snaps
 	rec, lines, live := st.newChange(mkTime(s.ws.s.Now()), c.tool, c.call, c.files, c.cfg)
@@ -420,104 +415,4 @@ func (s *Session) denyRequired(ctx context.Context, tool string, denied []Requir
 		Rule: "snapshots.required", Files: len(denied)}); err != nil {
 		s.notice(fmt.Sprintf("the refusal could not be audited: %v", err))
 	}
-}
-
-// sink turns a file's content into its F: storing it (durable on return),
-// keeping it inline, or only hashing it (hashSink).
-type sink func(b []byte, mode string) (*fileRef, error)
-
-func storeSink(ctx context.Context, objs *objects.Store) sink {
-	if objs == nil {
-		return nil
-	}
-	return func(b []byte, mode string) (*fileRef, error) {
-		info, err := objs.PutBytes(ctx, b)
-		if err != nil {
-			return nil, err
-		}
-		return &fileRef{OID: info.ID.String(), Size: int64(len(b)), Mode: mode}, nil
-	}
-}
-
-// inlineSink keeps content of at most maxInline bytes inline (a copy, as
-// the line that holds it is durable) and stores larger content in objs.
-func inlineSink(ctx context.Context, objs *objects.Store) sink {
-	store := storeSink(ctx, objs)
-	if store == nil {
-		return nil
-	}
-	return func(b []byte, mode string) (*fileRef, error) {
-		if len(b) > maxInline {
-			return store(b, mode)
-		}
-		f, _ := hashSink(b, mode)
-		if len(b) > 0 {
-			f.Data = b
-		}
-		return f, nil
-	}
-}
-
-func hashSink(b []byte, mode string) (*fileRef, error) {
-	h := sha256.Sum256(b)
-	return &fileRef{SHA256: hex.EncodeToString(h[:]), Size: int64(len(b)), Mode: mode}, nil
-}
-
-var errNoStore = errors.New("the snapshot store cannot be written")
-
-// capture reads the state of workspace file rel without following a final
-// symbolic link, and puts its content through put. An absent file is nil.
-// A file it cannot capture is a skipped F, with the error that says why.
-// Without put (no usable store) an existing file is skipped "store failed".
-func capture(ctx context.Context, fsys vfs.FS, put sink, rel string, max int64) (*fileRef, error) {
-	if err := ctx.Err(); err != nil {
-		return &fileRef{Skipped: skipUnreadable}, err
-	}
-	fi, err := fsys.Lstat(rel)
-	if vfs.IsNotExist(err) {
-		return nil, nil
-	}
-	if err != nil {
-		return &fileRef{Skipped: skipUnreadable}, err
-	}
-	var data []byte
-	var mode string
-	switch {
-	case fi.Mode()&fs.ModeSymlink != 0:
-		t, err := fsys.Readlink(rel)
-		if err != nil {
-			return &fileRef{Skipped: skipUnreadable}, err
-		}
-		data, mode = []byte(t), modeLink
-	case fi.Mode().IsRegular():
-		if fi.Size() > max {
-			return &fileRef{Skipped: skipTooLarge, Size: fi.Size()}, fmt.Errorf("%d bytes, max_file_bytes is %d", fi.Size(), max)
-		}
-		f, err := fsys.OpenFile(rel, os.O_RDONLY, 0)
-		if err != nil {
-			return &fileRef{Skipped: skipUnreadable, Size: fi.Size()}, err
-		}
-		data, err = io.ReadAll(io.LimitReader(f, max+1))
-		f.Close()
-		if err != nil {
-			return &fileRef{Skipped: skipUnreadable, Size: fi.Size()}, err
-		}
-		if int64(len(data)) > max {
-			return &fileRef{Skipped: skipTooLarge, Size: int64(len(data))}, fmt.Errorf("more than max_file_bytes %d", max)
-		}
-		mode = permMode(fi.Mode().Perm())
-	default:
-		return &fileRef{Skipped: skipNotFile, Size: fi.Size()}, fmt.Errorf("%s is not a file", rel)
-	}
-	if put == nil {
-		return &fileRef{Skipped: skipStore, Size: int64(len(data))}, errNoStore
-	}
-	ref, err := put(data, mode)
-	if err != nil {
-		return &fileRef{Skipped: skipStore, Size: int64(len(data))}, err
-	}
-	if mode != modeLink {
-		ref.Perm = permString(fi.Mode().Perm())
-	}
-	return ref, nil
 }

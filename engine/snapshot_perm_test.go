@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"cairn/engine/internal/fstate"
 	"cairn/internal/vfs"
 )
 
@@ -70,8 +71,8 @@ func TestUndoOfRmPutsBackPermissionBits(t *testing.T) {
 		f := l["files"].([]any)[0].(map[string]any)
 		b := f["before"].(map[string]any)
 		want := f["path"].(string)
-		if p, ok := b["perm"].(string); !ok || p != permString(files[want]) {
-			t.Fatalf("%s recorded with perm %v, want %s", want, b["perm"], permString(files[want]))
+		if p, ok := b["perm"].(string); !ok || p != fstate.PermString(files[want]) {
+			t.Fatalf("%s recorded with perm %v, want %s", want, b["perm"], fstate.PermString(files[want]))
 		}
 	}
 }
@@ -159,9 +160,9 @@ func TestPermForms(t *testing.T) {
 		if !strings.Contains(perm, `"mode"`) {
 			perm = `"mode":"file",` + perm
 		}
-		var f fileRef
+		var f fstate.State
 		err := json.Unmarshal([]byte(`{"sha256":"`+sum+`","size":1,`+perm+`}`), &f)
-		if got := err == nil && f.valid(formAfter); got != ok {
+		if got := err == nil && f.Valid(fstate.FormAfter); got != ok {
 			t.Errorf("%s: valid = %v, want %v", perm, got, ok)
 		}
 	}

@@ -4,11 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"io/fs"
 	"slices"
 	"strings"
 
+	"cairn/engine/internal/fstate"
 	"cairn/internal/vfs"
 	"cairn/objects"
 )
@@ -91,7 +90,7 @@ type restoreRun struct {
 	fsys    vfs.FS
 	objs    *objects.Store
 	max     int64
-	checked map[*fileRef]verdict // content's verdicts, by state
+	checked map[*fstate.State]verdict // content's verdicts, by state
 }
 
 // verdict is why a state cannot be put back ("" when it can), and the
@@ -156,7 +155,7 @@ func (s *Session) restore(ctx context.Context, action, id string) (*RestoreResul
 	if err := s.snapReady(); err != nil {
 		return nil, err
 	}
-	r := &restoreRun{s: s, fsys: fsys, objs: s.snapObjects(), max: sc.MaxFileBytes, checked: map[*fileRef]verdict{}}
+	r := &restoreRun{s: s, fsys: fsys, objs: s.snapObjects(), max: sc.MaxFileBytes, checked: map[*fstate.State]verdict{}}
 	res := &RestoreResult{OK: true, Action: action, Steps: []RestoreStep{}, Unread: st.unread}
 	fail := func(err error) (*RestoreResult, error) {
 		outcome := "failed"
@@ -239,11 +238,11 @@ func (r *restoreRun) anyPreImage(ctx context.Context, targets []*snapEntry, id s
 // content says why state f (what) cannot be put back, or nothing when it
 // can: absent, inline (verified when its line was read), or an object that
 // exists and hashes to its name (read whole to check).
-func (r *restoreRun) content(ctx context.Context, f *fileRef, what string) verdict {
-	if f == nil || f.inline() {
+func (r *restoreRun) content(ctx context.Context, f *fstate.State, what string) verdict {
+	if f == nil || f.Inline() {
 		return verdict{}
 	}
-	if f.skipped() {
+	if f.IsSkipped() {
 		return verdict{what + " was not captured (" + f.Skipped + ")", f.Skipped}
 	}
 	if v, ok := r.checked[f]; ok {
@@ -257,11 +256,11 @@ func (r *restoreRun) content(ctx context.Context, f *fileRef, what string) verdi
 	switch {
 	case err == nil:
 	case errors.Is(err, objects.ErrNotFound):
-		v = verdict{what + ", object " + f.OID[:12] + ", is missing", skipMissing}
+		v = verdict{what + ", object " + f.OID[:12] + ", is missing", fstate.SkipMissing}
 	case errors.Is(err, objects.ErrMismatch):
-		v = verdict{what + ", object " + f.OID[:12] + ", is damaged (hash mismatch)", skipDamaged}
+		v = verdict{what + ", object " + f.OID[:12] + ", is damaged (hash mismatch)", fstate.SkipDamaged}
 	default:
-		v = verdict{what + " cannot be read: " + err.Error(), skipUnreadable}
+		v = verdict{what + " cannot be read: " + err.Error(), fstate.SkipUnreadable}
 	}
 	r.checked[f] = v
 	return v
@@ -311,17 +310,17 @@ func newStep(e *snapEntry) RestoreStep {
 
 // keepWhy says why an undo cannot keep a file's current content for redo,
 // from its capture cur (skipped) and the capture's error.
-func keepWhy(cur *fileRef, err error) string {
+func keepWhy(cur *fstate.State, err error) string {
 	cause := ""
 	if err != nil {
 		cause = ": " + err.Error()
 	}
 	switch cur.Skipped {
-	case skipTooLarge:
+	case fstate.SkipTooLarge:
 		return "it is now too large to keep for redo" + cause
-	case skipNotFile:
+	case fstate.SkipNotFile:
 		return "it is now not a file" + cause
-	case skipStore:
+	case fstate.SkipStore:
 		return "its current content cannot be kept for redo: the snapshot store failed" + cause
 	}
 	return "it cannot be read to keep it for redo" + cause
@@ -334,17 +333,17 @@ func (r *restoreRun) undoOne(ctx context.Context, e *snapEntry, kind string, pas
 	s, fsys, objs := r.s, r.fsys, r.objs
 	step := newStep(e)
 	files := e.rec.Files
-	kept := make([]*fileRef, len(files))
+	kept := make([]*fstate.State, len(files))
 	why := make([]string, len(files)) // "" for a file to put back
 	ok := 0
 	for k, f := range files {
 		if v := r.content(ctx, f.Before, "its pre-image"); v.why != "" {
-			why[k], kept[k] = v.why, &fileRef{Skipped: v.skip, Size: f.Before.Size}
+			why[k], kept[k] = v.why, &fstate.State{Skipped: v.skip, Size: f.Before.Size}
 			continue
 		}
-		cur, cerr := capture(ctx, fsys, storeSink(ctx, objs), f.Path, r.max)
+		cur, cerr := fstate.Capture(ctx, fsys, fstate.StoreSink(ctx, objs), f.Path, r.max)
 		kept[k] = cur
-		if cur.skipped() {
+		if cur.IsSkipped() {
 			why[k] = keepWhy(cur, cerr)
 			continue
 		}
@@ -371,10 +370,10 @@ func (r *restoreRun) undoOne(ctx context.Context, e *snapEntry, kind string, pas
 		return step, err
 	}
 	e.applied, e.kept = false, kept
-	dirs := dirSet{}
+	dirs := fstate.DirSet{}
 	for k, f := range files {
-		if why[k] == "" && !sameRef(kept[k], f.Before) {
-			if err := putFile(ctx, fsys, objs, f.Path, f.Before, dirs); err != nil {
+		if why[k] == "" && !fstate.Same(kept[k], f.Before) {
+			if err := fstate.Put(ctx, fsys, objs, f.Path, f.Before, dirs); err != nil {
 				why[k] = "it could not be written: " + err.Error()
 			}
 		}
@@ -387,7 +386,7 @@ func (r *restoreRun) undoOne(ctx context.Context, e *snapEntry, kind string, pas
 			step.Restored = append(step.Restored, s.ws.absPath(f.Path))
 		}
 	}
-	if err := dirs.sync(fsys); err != nil {
+	if err := dirs.Sync(fsys); err != nil {
 		return step, fmt.Errorf("engine: undo %s: sync folders: %w", e.rec.ID, err)
 	}
 	if !pass && !putBack([]RestoreStep{step}) {
@@ -417,7 +416,7 @@ func (r *restoreRun) redoOne(ctx context.Context, e *snapEntry) (RestoreStep, er
 	todo := 0
 	for k, f := range files {
 		kept := e.kept[k]
-		if kept.skipped() {
+		if kept.IsSkipped() {
 			why[k] = "the undo left it as it was (" + kept.Skipped + ")"
 			continue
 		}
@@ -426,8 +425,8 @@ func (r *restoreRun) redoOne(ctx context.Context, e *snapEntry) (RestoreStep, er
 			continue
 		}
 		todo++
-		cur, _ := capture(ctx, fsys, hashSink, f.Path, sizeLimit(r.max, kept, f.Before))
-		if cur.skipped() || (!sameRef(cur, f.Before) && !sameRef(cur, kept)) {
+		cur, _ := fstate.Capture(ctx, fsys, fstate.HashSink, f.Path, fstate.SizeLimit(r.max, kept, f.Before))
+		if cur.IsSkipped() || (!fstate.Same(cur, f.Before) && !fstate.Same(cur, kept)) {
 			changed = append(changed, f.Path)
 		}
 	}
@@ -452,11 +451,11 @@ func (r *restoreRun) redoOne(ctx context.Context, e *snapEntry) (RestoreStep, er
 		return step, err
 	}
 	e.applied = true
-	dirs := dirSet{}
+	dirs := fstate.DirSet{}
 	for k, f := range files {
 		kept := e.kept[k]
 		if why[k] == "" {
-			if err := putFile(ctx, fsys, objs, f.Path, kept, dirs); err != nil {
+			if err := fstate.Put(ctx, fsys, objs, f.Path, kept, dirs); err != nil {
 				why[k], failed[k] = "it could not be written: "+err.Error(), true
 			}
 		}
@@ -469,7 +468,7 @@ func (r *restoreRun) redoOne(ctx context.Context, e *snapEntry) (RestoreStep, er
 			step.Restored = append(step.Restored, s.ws.absPath(f.Path))
 		}
 	}
-	if err := dirs.sync(fsys); err != nil {
+	if err := dirs.Sync(fsys); err != nil {
 		return step, fmt.Errorf("engine: redo %s: sync folders: %w", e.rec.ID, err)
 	}
 	if todo > 0 && !putBack([]RestoreStep{step}) {
@@ -511,83 +510,4 @@ func (s *Session) cancelRedo(e *snapEntry) error {
 	}
 	e.applied = false
 	return nil
-}
-
-// restorable reports whether state f can be put back: absent, inline, or
-// an object that exists.
-func restorable(objs *objects.Store, f *fileRef) bool {
-	if f == nil || f.inline() {
-		return true
-	}
-	id, err := objects.ParseID(f.OID)
-	if err != nil {
-		return false
-	}
-	ok, err := objs.Has(id)
-	return ok && err == nil
-}
-
-// maxLink is the longest link target restored.
-const maxLink = 64 << 10
-
-// putFile makes workspace file rel hold state f: removed when nil, else
-// its content (inline, verified when the line was read, or the object's,
-// verified as it is copied) with f's mode and permission bits.
-func putFile(ctx context.Context, fsys vfs.FS, objs *objects.Store, rel string, f *fileRef, dirs dirSet) error {
-	if f == nil {
-		return removeFile(fsys, rel, dirs)
-	}
-	if f.inline() {
-		if f.Mode == modeLink {
-			return putLink(fsys, rel, string(f.Data), dirs)
-		}
-		return replaceFile(fsys, rel, restorePerm(fsys, rel, f), dirs, func(w io.Writer) error {
-			_, err := w.Write(f.Data)
-			return err
-		})
-	}
-	id, err := objects.ParseID(f.OID)
-	if err != nil {
-		return err
-	}
-	if f.Mode == modeLink {
-		b, err := objs.ReadAll(ctx, id, maxLink)
-		if err != nil {
-			return err
-		}
-		return putLink(fsys, rel, string(b), dirs)
-	}
-	return replaceFile(fsys, rel, restorePerm(fsys, rel, f), dirs, func(w io.Writer) error {
-		rc, err := objs.Get(ctx, id)
-		if err != nil {
-			return err
-		}
-		defer rc.Close()
-		n, err := io.Copy(w, rc)
-		if err != nil {
-			return err
-		}
-		if n != f.Size {
-			return fmt.Errorf("object %s holds %d bytes, the record says %d", f.OID, n, f.Size)
-		}
-		return nil
-	})
-}
-
-// restorePerm is the permission a file put back from state f gets: the
-// bits f records, else (a line written before they were recorded) those
-// filePerm gives.
-func restorePerm(fsys vfs.FS, rel string, f *fileRef) fs.FileMode {
-	if perm, ok := f.perm(); ok {
-		return perm
-	}
-	return filePerm(fsys, rel, f.Mode == modeExec)
-}
-
-// putLink makes rel a symbolic link to target; a folder there is left.
-func putLink(fsys vfs.FS, rel, target string, dirs dirSet) error {
-	if fi, err := fsys.Lstat(rel); err == nil && fi.IsDir() {
-		return fmt.Errorf("%s is a folder", rel)
-	}
-	return replaceLink(fsys, rel, target, dirs)
 }

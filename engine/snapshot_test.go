@@ -16,6 +16,8 @@ import (
 	"strings"
 	"testing"
 
+	"cairn/engine/internal/fstate"
+
 	"github.com/klauspost/compress/zstd"
 
 	"cairn/internal/vfs"
@@ -735,7 +737,7 @@ func TestHostileChangeLines(t *testing.T) {
 func TestObjectsHashToTheirNames(t *testing.T) {
 	e := newSnapEnv(t, "")
 	s := e.session()
-	// Larger than maxInline, so the pre-image is an object too.
+	// Larger than fstate.MaxInline, so the pre-image is an object too.
 	e.put("z.txt", strings.Repeat("compress me ", 2000))
 	must(s.ToolWrite(e.ctx, "z.txt", []byte(strings.Repeat("and me too ", 2000))))
 	must(s.ToolWrite(e.ctx, "r.bin", []byte{1, 2, 3}))
@@ -855,7 +857,7 @@ func sumHex(b string) string {
 }
 
 // TestEditStoresOnlyThePreImage: a write and an edit each store the
-// pre-image only, inline in the change line when it is at most maxInline
+// pre-image only, inline in the change line when it is at most fstate.MaxInline
 // bytes and as an object when larger; undo and redo still round-trip
 // exactly, a hand edit made after the tool included, from memory and from
 // the journal alone.
@@ -864,7 +866,7 @@ func TestEditStoresOnlyThePreImage(t *testing.T) {
 		t.Run(fmt.Sprintf("big=%v", big), func(t *testing.T) {
 			pad := ""
 			if big {
-				pad = strings.Repeat("// padding\n", maxInline/10)
+				pad = strings.Repeat("// padding\n", fstate.MaxInline/10)
 			}
 			v := func(s string) string { return "package a // " + s + "\n" + pad }
 			e := newSnapEnv(t, "")

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"cairn/engine/internal/fstate"
 	"cairn/internal/vfs"
 )
 
@@ -421,7 +422,7 @@ func TestBadEditStoresNothing(t *testing.T) {
 	e := newSnapEnv(t, "")
 	s := e.session()
 	must(s.ToolWrite(e.ctx, "warm.txt", []byte("w")))
-	e.put("big.txt", strings.Repeat("x", maxInline+100))
+	e.put("big.txt", strings.Repeat("x", fstate.MaxInline+100))
 	if _, err := s.ToolEdit(e.ctx, "big.txt", "not there", "y"); !errors.Is(err, ErrBadInput) {
 		t.Fatalf("err %v, want ErrBadInput", err)
 	}

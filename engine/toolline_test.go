@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"cairn/engine/internal/fstate"
 	"cairn/internal/vfs"
 	"cairn/journal"
 )
@@ -205,32 +206,32 @@ func TestInlinePreImages(t *testing.T) {
 	e.want("link", "a file now")
 
 	data := func(b string) string { return base64.StdEncoding.EncodeToString([]byte(b)) }
-	ref := func(sum string, size int, d string) *fileRef {
-		r := &fileRef{SHA256: sum, Size: int64(size), Mode: modeFile}
+	ref := func(sum string, size int, d string) *fstate.State {
+		r := &fstate.State{SHA256: sum, Size: int64(size), Mode: fstate.ModeFile}
 		if d != "" {
 			r.Data, _ = base64.StdEncoding.DecodeString(d)
 		}
 		return r
 	}
-	big := strings.Repeat("x", maxInline+1)
+	big := strings.Repeat("x", fstate.MaxInline+1)
 	for _, c := range []struct {
 		name string
-		f    *fileRef
+		f    *fstate.State
 		form int
 		ok   bool
 	}{
-		{"inline before", ref(sumHex("abc"), 3, data("abc")), formBefore, true},
-		{"empty before", ref(emptySum, 0, ""), formBefore, true},
-		{"hash-only before", ref(sumHex("abc"), 3, ""), formBefore, false},
-		{"wrong hash", ref(sumHex("abd"), 3, data("abc")), formBefore, false},
-		{"wrong size", ref(sumHex("abc"), 4, data("abc")), formBefore, false},
-		{"too large", ref(sumHex(big), len(big), data(big)), formBefore, false},
-		{"inline after", ref(sumHex("abc"), 3, data("abc")), formAfter, false},
-		{"inline kept", ref(sumHex("abc"), 3, data("abc")), formStored, false},
-		{"empty kept", ref(emptySum, 0, ""), formStored, false},
-		{"both", &fileRef{OID: sumHex("abc"), SHA256: sumHex("abc"), Size: 3, Mode: modeFile, Data: []byte("abc")}, formBefore, false},
+		{"inline before", ref(sumHex("abc"), 3, data("abc")), fstate.FormBefore, true},
+		{"empty before", ref(fstate.EmptySum, 0, ""), fstate.FormBefore, true},
+		{"hash-only before", ref(sumHex("abc"), 3, ""), fstate.FormBefore, false},
+		{"wrong hash", ref(sumHex("abd"), 3, data("abc")), fstate.FormBefore, false},
+		{"wrong size", ref(sumHex("abc"), 4, data("abc")), fstate.FormBefore, false},
+		{"too large", ref(sumHex(big), len(big), data(big)), fstate.FormBefore, false},
+		{"inline after", ref(sumHex("abc"), 3, data("abc")), fstate.FormAfter, false},
+		{"inline kept", ref(sumHex("abc"), 3, data("abc")), fstate.FormStored, false},
+		{"empty kept", ref(fstate.EmptySum, 0, ""), fstate.FormStored, false},
+		{"both", &fstate.State{OID: sumHex("abc"), SHA256: sumHex("abc"), Size: 3, Mode: fstate.ModeFile, Data: []byte("abc")}, fstate.FormBefore, false},
 	} {
-		if got := c.f.valid(c.form); got != c.ok {
+		if got := c.f.Valid(c.form); got != c.ok {
 			t.Errorf("%s: valid = %v", c.name, got)
 		}
 	}

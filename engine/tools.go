@@ -5,9 +5,9 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 
+	"cairn/engine/internal/fstate"
 	"cairn/internal/vfs"
 )
 
@@ -83,9 +83,9 @@ func (s *Session) ToolEdit(ctx context.Context, path, old, new string, opts ...T
 		var b []byte
 		var exec bool
 		var err error
-		if data != nil && mode != modeLink {
+		if data != nil && mode != fstate.ModeLink {
 			b, err = checkEdit(data, rel, old)
-			exec = mode == modeExec
+			exec = mode == fstate.ModeExec
 		} else {
 			b, exec, err = readForEdit(fsys, rel, old)
 		}
@@ -152,12 +152,4 @@ func checkEdit(b []byte, rel, old string) ([]byte, error) {
 	default:
 		return nil, fmt.Errorf("%w: the text to replace occurs %d times in %s; give more context", ErrBadInput, n, rel)
 	}
-}
-
-// permMode is the F mode of a regular file with permission perm.
-func permMode(perm fs.FileMode) string {
-	if perm&0o111 != 0 {
-		return modeExec
-	}
-	return modeFile
 }

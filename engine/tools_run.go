@@ -2,9 +2,11 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 
+	"cairn/engine/internal/fstate"
 	"cairn/internal/vfs"
 )
 
@@ -141,7 +143,7 @@ func (t *toolRun) captureBefore(ctx context.Context, plan toolPlan) error {
 	if err := t.pre.refuse(ctx, t.tool); err != nil {
 		return bail(err)
 	}
-	if t.f.Before != nil && t.f.Before.Skipped == skipStore {
+	if t.f.Before != nil && t.f.Before.Skipped == fstate.SkipStore {
 		return bail(noPreImage(t.tool, t.rel, t.pre.putErr))
 	}
 	if t.job == nil {
@@ -178,12 +180,12 @@ func (t *toolRun) recordLine() {
 // when the line failed and the file's pre-image is required or would be
 // lost; the staged file is then discarded. It returns the folders to sync
 // and the replaced file to remove, in the background.
-func (t *toolRun) swapIn(ctx context.Context) (dirs dirSet, replaced string, err error) {
+func (t *toolRun) swapIn(ctx context.Context) (dirs fstate.DirSet, replaced string, err error) {
 	s, rel := t.s, t.rel
 	stg, stageErr := t.job.wait()
-	fail := func(err error) (dirSet, string, error) {
+	fail := func(err error) (fstate.DirSet, string, error) {
 		if stg != nil {
-			stg.discard(t.fsys)
+			stg.Discard(t.fsys)
 		}
 		if t.record && t.lineErr == nil {
 			s.abortChange(t.rec.ID)
@@ -191,20 +193,23 @@ func (t *toolRun) swapIn(ctx context.Context) (dirs dirSet, replaced string, err
 		return nil, "", err
 	}
 	if t.lineErr != nil && s.ws.required(t.sc, rel) {
-		t.pre.denied = append(t.pre.denied, RequiredFile{Path: rel, Reason: skipStore + ": " + t.lineErr.Error()})
+		t.pre.denied = append(t.pre.denied, RequiredFile{Path: rel, Reason: fstate.SkipStore + ": " + t.lineErr.Error()})
 		return fail(t.pre.refuse(ctx, t.tool))
 	}
-	if t.lineErr != nil && t.f.Before != nil && !t.f.Before.skipped() {
+	if t.lineErr != nil && t.f.Before != nil && !t.f.Before.IsSkipped() {
 		return fail(noPreImage(t.tool, rel, t.lineErr))
+	}
+	if errors.Is(stageErr, fstate.ErrNotFolder) {
+		return fail(fmt.Errorf("%w: %s %s: %w", ErrBadInput, t.tool, rel, stageErr))
 	}
 	if stageErr != nil {
 		return fail(fmt.Errorf("engine: %s %s: %w", t.tool, rel, stageErr))
 	}
-	dirs = dirSet{}
+	dirs = fstate.DirSet{}
 	if stg == nil {
-		err = removeFile(t.fsys, rel, dirs)
+		err = fstate.Remove(t.fsys, rel, dirs)
 	} else {
-		replaced, err = stg.exchange(t.fsys, dirs)
+		replaced, err = stg.Exchange(t.fsys, dirs)
 		stg = nil
 	}
 	if err != nil {
@@ -249,11 +254,11 @@ func (t *toolRun) settleStack() *ToolAnswer {
 }
 
 // stageJob stages a tool's new content in the background: a temp file
-// beside the name, written and fsynced (stageFile).
+// beside the name, written and fsynced (fstate.Stage).
 type stageJob struct {
 	done  chan struct{}
-	after *fileRef // the state the file will have; nil when removed
-	st    *staged
+	after *fstate.State // the state the file will have; nil when removed
+	st    *fstate.Staged
 	err   error
 }
 
@@ -263,12 +268,12 @@ func startStage(fsys vfs.FS, rel string, ed *toolEdit) *stageJob {
 		close(j.done)
 		return j
 	}
-	perm := filePerm(fsys, rel, ed.exec)
-	j.after = contentRef(ed.content, permMode(perm))
-	j.after.Perm = permString(perm)
+	perm := fstate.FilePerm(fsys, rel, ed.exec)
+	j.after = fstate.Content(ed.content, fstate.PermMode(perm))
+	j.after.Perm = fstate.PermString(perm)
 	go func() {
 		defer close(j.done)
-		j.st, j.err = stageFile(fsys, rel, perm, func(w io.Writer) error {
+		j.st, j.err = fstate.Stage(fsys, rel, perm, func(w io.Writer) error {
 			_, err := w.Write(ed.content)
 			return err
 		})
@@ -277,7 +282,7 @@ func startStage(fsys vfs.FS, rel string, ed *toolEdit) *stageJob {
 }
 
 // wait returns the staged file once it is durable.
-func (j *stageJob) wait() (*staged, error) {
+func (j *stageJob) wait() (*fstate.Staged, error) {
 	<-j.done
 	return j.st, j.err
 }
@@ -285,7 +290,7 @@ func (j *stageJob) wait() (*staged, error) {
 // discard removes the staged file of a change that will not be made.
 func (j *stageJob) discard(fsys vfs.FS) {
 	if st, _ := j.wait(); st != nil {
-		st.discard(fsys)
+		st.Discard(fsys)
 	}
 }
 
