@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sync"
 
+	"cairn/engine/internal/changes"
 	"cairn/engine/internal/fstate"
 	"cairn/internal/vfs"
 	"cairn/journal"
@@ -280,24 +281,27 @@ func (s *Session) finishRestore(ctx context.Context, e *snapEntry) {
 	}
 	defer done()
 	objs := s.snapObjects()
-	dirs := fstate.DirSet{}
+	plan := changes.Plan{Files: make([]changes.File, len(e.rec.Files))}
 	for i, f := range e.rec.Files {
 		from, to := e.kept[i], f.Before // an undo not finished
 		if e.applied {
 			from, to = f.Before, e.kept[i] // a redo not finished
 		}
-		if from.IsSkipped() || to.IsSkipped() || fstate.Same(from, to) || !fstate.Restorable(objs, to) {
-			continue
-		}
-		cur, _ := fstate.Capture(ctx, fsys, fstate.HashSink, f.Path, fstate.SizeLimit(1, from, to))
-		if !fstate.Same(cur, from) {
-			continue
-		}
-		if err := fstate.Put(ctx, fsys, objs, f.Path, to, dirs); err != nil {
-			s.notice(fmt.Sprintf("the interrupted %s of %s could not put back %s: %v", map[bool]string{false: "undo", true: "redo"}[e.applied], e.rec.ID, f.Path, err))
+		leave := from.IsSkipped() || to.IsSkipped() || fstate.Same(from, to) || !fstate.Restorable(objs, to)
+		plan.Files[i] = changes.File{Path: f.Path, To: to, Leave: leave,
+			Check: true, Expect: from, MaxRead: fstate.SizeLimit(1, from, to)}
+	}
+	verb := "undo"
+	if e.applied {
+		verb = "redo"
+	}
+	res := s.apply.Apply(ctx, fsys, objs, plan)
+	for i, err := range res.Errs {
+		if err != nil {
+			s.notice(fmt.Sprintf("the interrupted %s of %s could not put back %s: %v", verb, e.rec.ID, e.rec.Files[i].Path, err))
 		}
 	}
-	if err := dirs.Sync(fsys); err != nil {
+	if err := res.Sync; err != nil {
 		s.notice(fmt.Sprintf("the interrupted restore of %s: sync folders: %v", e.rec.ID, err))
 	}
 }

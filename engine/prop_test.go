@@ -251,6 +251,7 @@ func propRun(t *testing.T, dir string, seed uint64, nops int, verbose bool) {
 		}
 		notices = notices[:0]
 		before := propSnap(t, mem)
+		runs := s.apply.Runs()
 		f := propFiles[r.IntN(len(propFiles))]
 		var ans *ToolAnswer
 		var res *RestoreResult
@@ -318,6 +319,15 @@ func propRun(t *testing.T, dir string, seed uint64, nops int, verbose bool) {
 		if (op == "undo" || op == "redo" || strings.HasPrefix(op, "restore ")) && opErr != nil && after.String() != before.String() && tainted == "" {
 			tainted = fmt.Sprintf("op %d (%s) failed after changing files", i, op)
 		}
+		// Every undo, redo and restore-to puts files back through the one
+		// applier: one plan per step it took, and none without a plan.
+		restoring := op == "undo" || op == "redo" || strings.HasPrefix(op, "restore ")
+		if n := s.apply.Runs() - runs; op != "reopen" && (restoring && res != nil && n != int64(len(res.Steps)) || !restoring && n != 0) {
+			fail("op %d (%s): the applier ran %d plans for %d steps", i, op, n, len(stepsOf(res)))
+		}
+		if restoring && after.String() != before.String() && s.apply.Runs() == runs {
+			fail("op %d (%s) changed files without the applier: %s -> %s", i, op, before, after)
+		}
 		if !compare(fmt.Sprintf("after op %d (%s)", i, op)) {
 			return
 		}
@@ -382,6 +392,14 @@ func propRun(t *testing.T, dir string, seed uint64, nops int, verbose bool) {
 	if got := propSnap(t, mem); got.String() != initial.String() && !dropped {
 		fail("after undoing everything (%s): files %s, initial %s", propList(l), got, initial)
 	}
+}
+
+// stepsOf is r's steps (none for nil).
+func stepsOf(r *RestoreResult) []RestoreStep {
+	if r == nil {
+		return nil
+	}
+	return r.Steps
 }
 
 func propAns(a *ToolAnswer, r *RestoreResult) string {

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"cairn/engine/internal/changes"
 	"cairn/internal/vfs"
 	"cairn/journal"
 )
@@ -25,8 +26,9 @@ type Session struct {
 	lock  vfs.Lock
 	items *journal.Writer
 	audit *journal.Writer
-	snaps snapStack // the undo stack of file tools (changes*.go)
-	files fileSyncs // the file tools' background folder syncs
+	snaps snapStack       // the undo stack of file tools (changes*.go)
+	apply changes.Applier // puts files back for undo, redo, restore-to and recovery
+	files fileSyncs       // the file tools' background folder syncs
 	// busy is held (shared) by a file tool, a Change or an undo while it
 	// runs, and by Close, so Close waits for them and none starts after
 	// it. The lock order of all the mutexes: doc.go, "Locks".

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"cairn/engine/internal/changes"
 	"cairn/engine/internal/fstate"
 	"cairn/internal/vfs"
 	"cairn/objects"
@@ -370,12 +371,15 @@ func (r *restoreRun) undoOne(ctx context.Context, e *snapEntry, kind string, pas
 		return step, err
 	}
 	e.applied, e.kept = false, kept
-	dirs := fstate.DirSet{}
+	plan := changes.Plan{Files: make([]changes.File, len(files))}
 	for k, f := range files {
-		if why[k] == "" && !fstate.Same(kept[k], f.Before) {
-			if err := fstate.Put(ctx, fsys, objs, f.Path, f.Before, dirs); err != nil {
-				why[k] = "it could not be written: " + err.Error()
-			}
+		// A file that already holds its pre-image is put back as it is.
+		plan.Files[k] = changes.File{Path: f.Path, To: f.Before, Leave: why[k] != "" || fstate.Same(kept[k], f.Before)}
+	}
+	done := s.apply.Apply(ctx, fsys, objs, plan)
+	for k, f := range files {
+		if err := done.Errs[k]; err != nil {
+			why[k] = "it could not be written: " + err.Error()
 		}
 		switch {
 		case why[k] != "":
@@ -386,7 +390,7 @@ func (r *restoreRun) undoOne(ctx context.Context, e *snapEntry, kind string, pas
 			step.Restored = append(step.Restored, s.ws.absPath(f.Path))
 		}
 	}
-	if err := dirs.Sync(fsys); err != nil {
+	if err := done.Sync; err != nil {
 		return step, fmt.Errorf("engine: undo %s: sync folders: %w", e.rec.ID, err)
 	}
 	if !pass && !putBack([]RestoreStep{step}) {
@@ -451,13 +455,15 @@ func (r *restoreRun) redoOne(ctx context.Context, e *snapEntry) (RestoreStep, er
 		return step, err
 	}
 	e.applied = true
-	dirs := fstate.DirSet{}
+	plan := changes.Plan{Files: make([]changes.File, len(files))}
+	for k, f := range files {
+		plan.Files[k] = changes.File{Path: f.Path, To: e.kept[k], Leave: why[k] != ""}
+	}
+	done := s.apply.Apply(ctx, fsys, objs, plan)
 	for k, f := range files {
 		kept := e.kept[k]
-		if why[k] == "" {
-			if err := fstate.Put(ctx, fsys, objs, f.Path, kept, dirs); err != nil {
-				why[k], failed[k] = "it could not be written: "+err.Error(), true
-			}
+		if err := done.Errs[k]; err != nil {
+			why[k], failed[k] = "it could not be written: "+err.Error(), true
 		}
 		switch {
 		case why[k] != "":
@@ -468,7 +474,7 @@ func (r *restoreRun) redoOne(ctx context.Context, e *snapEntry) (RestoreStep, er
 			step.Restored = append(step.Restored, s.ws.absPath(f.Path))
 		}
 	}
-	if err := dirs.Sync(fsys); err != nil {
+	if err := done.Sync; err != nil {
 		return step, fmt.Errorf("engine: redo %s: sync folders: %w", e.rec.ID, err)
 	}
 	if todo > 0 && !putBack([]RestoreStep{step}) {
