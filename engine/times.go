@@ -3,10 +3,13 @@ package engine
 import (
 	"encoding/json"
 	"time"
+
+	"cairn/internal/timefmt"
 )
 
-// timeLayout is how every time is written: RFC 3339 in UTC with milliseconds.
-const timeLayout = "2006-01-02T15:04:05.000Z"
+// timeLayout is how every time is written: RFC 3339 in UTC with
+// milliseconds (timefmt, the one layout).
+const timeLayout = timefmt.Layout
 
 // Time is a time.Time that marshals as RFC 3339 UTC with milliseconds.
 type Time struct{ time.Time }
