@@ -178,7 +178,7 @@ func propRun(t *testing.T, dir string, seed uint64, nops int, verbose bool) {
 		t.Fatal(err)
 	}
 	defer func() { st.Close() }()
-	ws := must(st.Workspace(dir))
+	ws := must(st.Workspace(dir))(t)
 	for _, f := range propFiles[:3] {
 		if r.IntN(4) > 0 {
 			if err := mem.MkdirAll("d", 0o755); err != nil {
@@ -194,7 +194,7 @@ func propRun(t *testing.T, dir string, seed uint64, nops int, verbose bool) {
 	sopts := SessionOptions{Notice: func(m string) { notices = append(notices, m) }}
 	s := ws.Create(sopts)
 	defer func() { s.Close() }()
-	must(s.Append(ctx, Item{Type: User, Text: "go"}))
+	must(s.Append(ctx, Item{Type: User, Text: "go"}))(t)
 	if err := s.EndTurn(ctx, Turn{}); err != nil {
 		t.Fatal(err)
 	}
@@ -261,7 +261,7 @@ func propRun(t *testing.T, dir string, seed uint64, nops int, verbose bool) {
 		case k < 9:
 			op, ans, res, opErr = propFileOp(ctx, r, s, f, k)
 		case k < 10:
-			l := must(s.Snapshots(ctx))
+			l := must(s.Snapshots(ctx))(t)
 			var ids []string
 			for _, sn := range l.Snapshots {
 				if sn.Applied {
@@ -287,7 +287,7 @@ func propRun(t *testing.T, dir string, seed uint64, nops int, verbose bool) {
 			op = "reopen"
 			fa.Reset()
 			fault = ""
-			prev := propList(must(s.Snapshots(ctx)))
+			prev := propList(must(s.Snapshots(ctx))(t))
 			if err := s.Close(); err != nil {
 				logf("op %d close: %v", i, err) // e.g. the audit trail broken by an injected fault
 			}
@@ -295,7 +295,7 @@ func propRun(t *testing.T, dir string, seed uint64, nops int, verbose bool) {
 			if err != nil {
 				fail("op %d reopen: %v", i, err)
 			}
-			if got := propList(must(s.Snapshots(ctx))); got != prev {
+			if got := propList(must(s.Snapshots(ctx))(t)); got != prev {
 				fail("op %d: stack %s before close, %s after reopen", i, prev, got)
 			}
 		}
@@ -332,7 +332,7 @@ func propRun(t *testing.T, dir string, seed uint64, nops int, verbose bool) {
 			return
 		}
 	}
-	prev := propList(must(s.Snapshots(ctx)))
+	prev := propList(must(s.Snapshots(ctx))(t))
 	if err := s.Close(); err != nil {
 		logf("close: %v", err)
 	}
@@ -363,7 +363,7 @@ func propRun(t *testing.T, dir string, seed uint64, nops int, verbose bool) {
 	if err != nil {
 		fail("final open: %v", err)
 	}
-	if got := propList(must(s.Snapshots(ctx))); got != prev {
+	if got := propList(must(s.Snapshots(ctx))(t)); got != prev {
 		fail("stack %s before close, %s after reopen", prev, got)
 	}
 	for n := 0; ; n++ {
@@ -383,7 +383,7 @@ func propRun(t *testing.T, dir string, seed uint64, nops int, verbose bool) {
 	}
 	// The stack's limits may have dropped the oldest snapshots: undoing
 	// everything then cannot reach the initial files.
-	l := must(s.Snapshots(ctx))
+	l := must(s.Snapshots(ctx))(t)
 	dropped := false
 	journal.Read(mem, changesName(ws.dir, id), func(b []byte) error {
 		dropped = dropped || strings.Contains(string(b), `"kind":"drop"`)
@@ -453,8 +453,8 @@ func propCrash(t *testing.T, dir string, seed uint64, verbose bool) {
 		t.Fatal(err)
 	}
 	wsfs := WithWorkspaceFS(func(string) (vfs.FS, error) { return mem, nil })
-	st := must(OpenFS(mem, "/mem", wsfs))
-	ws := must(st.Workspace(dir))
+	st := must(OpenFS(mem, "/mem", wsfs))(t)
+	ws := must(st.Workspace(dir))(t)
 	if err := mem.MkdirAll("d", 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -472,7 +472,7 @@ func propCrash(t *testing.T, dir string, seed uint64, verbose bool) {
 	}
 	initial := propSnap(t, mem)
 	s := ws.Create(SessionOptions{})
-	must(s.Append(ctx, Item{Type: User, Text: "go"}))
+	must(s.Append(ctx, Item{Type: User, Text: "go"}))(t)
 	if err := s.EndTurn(ctx, Turn{}); err != nil {
 		t.Fatal(err)
 	}
@@ -540,9 +540,9 @@ func propCrash(t *testing.T, dir string, seed uint64, verbose bool) {
 	}
 	s.Close()
 	st.Close()
-	st = must(OpenFS(mem, "/mem", wsfs))
+	st = must(OpenFS(mem, "/mem", wsfs))(t)
 	defer st.Close()
-	ws = must(st.Workspace(dir))
+	ws = must(st.Workspace(dir))(t)
 	logf("files after crash: %s", propSnap(t, mem))
 	reader, err := ws.Snapshots(ctx, id)
 	if err != nil {
@@ -555,11 +555,11 @@ func propCrash(t *testing.T, dir string, seed uint64, verbose bool) {
 		fail("open after crash: %v", err)
 	}
 	defer func() { s.Close() }()
-	owner := must(s.Snapshots(ctx))
+	owner := must(s.Snapshots(ctx))(t)
 	if propList(owner) != propList(reader) {
 		fail("after crash: reader lists %s, owner %s", propList(reader), propList(owner))
 	}
-	if rep := must(st.Fsck(ctx)); len(rep.Problems) != 0 {
+	if rep := must(st.Fsck(ctx))(t); len(rep.Problems) != 0 {
 		fail("fsck after crash: %+v", rep.Problems)
 	}
 	for n := 0; ; n++ {
@@ -585,7 +585,7 @@ func propCrash(t *testing.T, dir string, seed uint64, verbose bool) {
 	if got := propSnap(t, mem); got.String() != initial.String() && !dropped {
 		fail("after crash and undoing everything: files %s, initial %s (%s)", got, initial, tainted)
 	}
-	if rep := must(st.Fsck(ctx)); len(rep.Problems) != 0 {
+	if rep := must(st.Fsck(ctx))(t); len(rep.Problems) != 0 {
 		fail("fsck after undoing everything: %+v", rep.Problems)
 	}
 }

@@ -18,12 +18,12 @@ func TestToolLineNamesItsCall(t *testing.T) {
 	if _, err := s.ToolWrite(e.ctx, "a.txt", []byte("two")); err != nil {
 		t.Fatal(err)
 	}
-	p1 := must(s.Append(e.ctx, Item{Type: User, Text: "first prompt"}))
+	p1 := must(s.Append(e.ctx, Item{Type: User, Text: "first prompt"}))(t)
 	if _, err := s.ToolEdit(e.ctx, "a.txt", "two", "three"); err != nil {
 		t.Fatal(err)
 	}
-	call := must(s.Append(e.ctx, Item{Type: ToolCall, Tool: "edit", Text: "{}"}))
-	asst := must(s.Append(e.ctx, Item{Type: Assistant, Text: "done"}))
+	call := must(s.Append(e.ctx, Item{Type: ToolCall, Tool: "edit", Text: "{}"}))(t)
+	asst := must(s.Append(e.ctx, Item{Type: Assistant, Text: "done"}))(t)
 	if _, err := s.ToolEdit(e.ctx, "a.txt", "three", "four", ToolOptions{Call: call.ID}); err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +31,7 @@ func TestToolLineNamesItsCall(t *testing.T) {
 	if _, err := s.ToolRm(e.ctx, "a.txt"); err != nil {
 		t.Fatal(err)
 	}
-	p2 := must(s.Append(e.ctx, Item{Type: User, Text: "second prompt"}))
+	p2 := must(s.Append(e.ctx, Item{Type: User, Text: "second prompt"}))(t)
 	if _, err := s.Change(e.ctx, "apply_patch", []string{"b.txt"}, func(*Change) error {
 		e.put("b.txt", "b")
 		return nil
@@ -85,7 +85,7 @@ func TestToolLineNamesItsCall(t *testing.T) {
 
 	// Read back after a reopen: the stack folds as before.
 	r := e.reopen(s)
-	l := must(r.Snapshots(e.ctx))
+	l := must(r.Snapshots(e.ctx))(t)
 	if len(l.Snapshots) != 6 || len(l.Unread) != 0 {
 		t.Fatalf("after reopen: %d snapshots, %d unread; want 6, 0", len(l.Snapshots), len(l.Unread))
 	}
