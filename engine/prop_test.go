@@ -1,5 +1,8 @@
 package engine
 
+// Long for a reason: the property test's generator, its checks and its
+// crash variant share the helpers below, and read best in one place.
+
 // Property tests of the file tools' undo stack: random sequences of write/edit/rm/undo/redo/restore/commit/end-turn/
 // reopen, each op with a random injected fault (vfs.Faulty), then:
 //

@@ -1,5 +1,10 @@
 package engine
 
+// The snapshot suite (file tools, undo, redo, restore-to, limits, required
+// snapshots, the HTTP-free API of seed 001) and the snapEnv helpers the
+// other snapshot tests share. It is long because every behaviour of the
+// undo stack is a case here over one environment; the helpers come first.
+
 import (
 	"bytes"
 	"context"

@@ -1,5 +1,8 @@
 package engine
 
+// The file tools' fault cases (ENOSPC, EIO, crashes between the line and
+// the file) with the faultEnv helper; long because each fault is a case.
+
 import (
 	"context"
 	"encoding/base64"

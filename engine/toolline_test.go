@@ -1,5 +1,8 @@
 package engine
 
+// The line-first file tools' durability cases with the crashEnv helper
+// they share; long because each rule of the change-line order is a case.
+
 import (
 	"context"
 	"encoding/base64"

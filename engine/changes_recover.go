@@ -1,0 +1,121 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+
+	"cairn/engine/internal/changes"
+	"cairn/engine/internal/fstate"
+)
+
+// Settling the changes journal on open: the temp files a stopped change
+// left, a change whose tool stopped before its write (unmade: cancelled by
+// an abort line), and an undo, redo or restore its owner did not finish
+// (finishRestore: its plan run again by the session's applier).
+
+// loadChanges folds the session's changes journal (Open calls it) and
+// settles a change its tool did not finish.
+func (s *Session) loadChanges(ctx context.Context) error {
+	st := &s.snaps
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.list, st.seq, st.pending, st.held, st.unread = nil, 0, nil, nil, nil
+	if err := foldChanges(s.ws.s.fsys, changesName(s.ws.dir, s.st.id), st); err != nil {
+		return err
+	}
+	// The temp files of the newest change, or of an undo, redo or restore
+	// its owner did not finish (temps.go).
+	last := st.pending
+	if last == nil && len(st.list) > 0 {
+		last = st.list[len(st.list)-1]
+	}
+	var files []changeFile
+	for _, e := range []*snapEntry{last, st.restoring} {
+		if e != nil {
+			files = append(files, e.rec.Files...)
+		}
+	}
+	s.ws.sweepToolTemps(files)
+	if s.ws.unmade(ctx, st) {
+		// Best effort: a change left in the stack undoes to what the
+		// file already holds, and the next open tries again.
+		if err := s.appendChanges(redoRecord{V: 1, Kind: kindAbort, ID: st.pending.rec.ID, At: mkTime(s.ws.s.Now())}); err == nil {
+			st.list = append(st.list[:len(st.list)-1], st.held...)
+			st.pending, st.held = nil, nil
+		}
+	}
+	if e := st.restoring; e != nil {
+		s.finishRestore(ctx, e)
+	}
+	return nil
+}
+
+// finishRestore puts back the files an undo, restore or redo of e did not
+// get to before its owner stopped (no close line followed its line). Its
+// line, written first, holds every content it needs: a file still as the
+// undo found it (the content it kept) gets its "before" again, one a redo
+// had not reached yet gets what the undo kept. A file holding anything
+// else is left as it is.
+func (s *Session) finishRestore(ctx context.Context, e *snapEntry) {
+	if len(e.kept) != len(e.rec.Files) {
+		return
+	}
+	fsys, done, err := s.ws.files()
+	if err != nil {
+		return
+	}
+	defer done()
+	objs := s.snapObjects()
+	plan := changes.Plan{Files: make([]changes.File, len(e.rec.Files))}
+	for i, f := range e.rec.Files {
+		from, to := e.kept[i], f.Before // an undo not finished
+		if e.applied {
+			from, to = f.Before, e.kept[i] // a redo not finished
+		}
+		leave := from.IsSkipped() || to.IsSkipped() || fstate.Same(from, to) || !fstate.Restorable(objs, to)
+		plan.Files[i] = changes.File{Path: f.Path, To: to, Leave: leave,
+			Check: true, Expect: from, MaxRead: fstate.SizeLimit(1, from, to)}
+	}
+	verb := "undo"
+	if e.applied {
+		verb = "redo"
+	}
+	res := s.apply.Apply(ctx, fsys, objs, plan)
+	for i, err := range res.Errs {
+		if err != nil {
+			s.notice(fmt.Sprintf("the interrupted %s of %s could not put back %s: %v", verb, e.rec.ID, e.rec.Files[i].Path, err))
+		}
+	}
+	if err := res.Sync; err != nil {
+		s.notice(fmt.Sprintf("the interrupted restore of %s: sync folders: %v", e.rec.ID, err))
+	}
+}
+
+// unmade reports whether the stack's pending change (its line the
+// journal's last) was never made: a file tool writes its line first and
+// may have stopped before its write. It was not made when every file is
+// still as before and not as after; a file that cannot be compared, or
+// that holds anything else, counts as made (a hand edit since). Undoing a
+// change wrongly taken as not made would have restored what the files
+// already hold.
+func (w *Workspace) unmade(ctx context.Context, st *snapStack) bool {
+	e := st.pending
+	if e == nil || len(st.list) == 0 || st.list[len(st.list)-1] != e || !e.applied {
+		return false
+	}
+	fsys, done, err := w.files()
+	if err != nil {
+		return false
+	}
+	defer done()
+	for _, f := range e.rec.Files {
+		if f.Before.IsSkipped() || fstate.Same(f.Before, f.After) {
+			return false
+		}
+		cur, _ := fstate.Capture(ctx, fsys, fstate.HashSink, f.Path, fstate.SizeLimit(1, f.Before, f.After))
+		if !fstate.Same(cur, f.Before) {
+			return false
+		}
+	}
+	return true
+}
