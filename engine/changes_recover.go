@@ -19,32 +19,32 @@ func (s *Session) loadChanges(ctx context.Context) error {
 	st := &s.snaps
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	st.list, st.seq, st.pending, st.held, st.unread = nil, 0, nil, nil, nil
+	st.List, st.Seq, st.Pending, st.Held, st.unread = nil, 0, nil, nil, nil
 	if err := foldChanges(s.ws.s.fsys, changesName(s.ws.dir, s.st.id), st); err != nil {
 		return err
 	}
 	// The temp files of the newest change, or of an undo, redo or restore
 	// its owner did not finish (temps.go).
-	last := st.pending
-	if last == nil && len(st.list) > 0 {
-		last = st.list[len(st.list)-1]
+	last := st.Pending
+	if last == nil && len(st.List) > 0 {
+		last = st.List[len(st.List)-1]
 	}
-	var files []changeFile
-	for _, e := range []*snapEntry{last, st.restoring} {
+	var files []changes.FileChange
+	for _, e := range []*changes.Entry{last, st.Restoring} {
 		if e != nil {
-			files = append(files, e.rec.Files...)
+			files = append(files, e.Rec.Files...)
 		}
 	}
 	s.ws.sweepToolTemps(files)
 	if s.ws.unmade(ctx, st) {
 		// Best effort: a change left in the stack undoes to what the
 		// file already holds, and the next open tries again.
-		if err := s.appendChanges(redoRecord{V: 1, Kind: kindAbort, ID: st.pending.rec.ID, At: mkTime(s.ws.s.Now())}); err == nil {
-			st.list = append(st.list[:len(st.list)-1], st.held...)
-			st.pending, st.held = nil, nil
+		if err := s.appendChanges(changes.EventLine{V: 1, Kind: changes.KindAbort, ID: st.Pending.Rec.ID, At: mkTime(s.ws.s.Now())}); err == nil {
+			st.List = append(st.List[:len(st.List)-1], st.Held...)
+			st.Pending, st.Held = nil, nil
 		}
 	}
-	if e := st.restoring; e != nil {
+	if e := st.Restoring; e != nil {
 		s.finishRestore(ctx, e)
 	}
 	return nil
@@ -56,8 +56,8 @@ func (s *Session) loadChanges(ctx context.Context) error {
 // undo found it (the content it kept) gets its "before" again, one a redo
 // had not reached yet gets what the undo kept. A file holding anything
 // else is left as it is.
-func (s *Session) finishRestore(ctx context.Context, e *snapEntry) {
-	if len(e.kept) != len(e.rec.Files) {
+func (s *Session) finishRestore(ctx context.Context, e *changes.Entry) {
+	if len(e.Kept) != len(e.Rec.Files) {
 		return
 	}
 	fsys, done, err := s.ws.files()
@@ -66,28 +66,28 @@ func (s *Session) finishRestore(ctx context.Context, e *snapEntry) {
 	}
 	defer done()
 	objs := s.snapObjects()
-	plan := changes.Plan{Files: make([]changes.File, len(e.rec.Files))}
-	for i, f := range e.rec.Files {
-		from, to := e.kept[i], f.Before // an undo not finished
-		if e.applied {
-			from, to = f.Before, e.kept[i] // a redo not finished
+	plan := changes.Plan{Files: make([]changes.File, len(e.Rec.Files))}
+	for i, f := range e.Rec.Files {
+		from, to := e.Kept[i], f.Before // an undo not finished
+		if e.Applied {
+			from, to = f.Before, e.Kept[i] // a redo not finished
 		}
 		leave := from.IsSkipped() || to.IsSkipped() || fstate.Same(from, to) || !fstate.Restorable(objs, to)
 		plan.Files[i] = changes.File{Path: f.Path, To: to, Leave: leave,
 			Check: true, Expect: from, MaxRead: fstate.SizeLimit(1, from, to)}
 	}
 	verb := "undo"
-	if e.applied {
+	if e.Applied {
 		verb = "redo"
 	}
 	res := s.apply.Apply(ctx, fsys, objs, plan)
 	for i, err := range res.Errs {
 		if err != nil {
-			s.notice(fmt.Sprintf("the interrupted %s of %s could not put back %s: %v", verb, e.rec.ID, e.rec.Files[i].Path, err))
+			s.notice(fmt.Sprintf("the interrupted %s of %s could not put back %s: %v", verb, e.Rec.ID, e.Rec.Files[i].Path, err))
 		}
 	}
 	if err := res.Sync; err != nil {
-		s.notice(fmt.Sprintf("the interrupted restore of %s: sync folders: %v", e.rec.ID, err))
+		s.notice(fmt.Sprintf("the interrupted restore of %s: sync folders: %v", e.Rec.ID, err))
 	}
 }
 
@@ -99,8 +99,8 @@ func (s *Session) finishRestore(ctx context.Context, e *snapEntry) {
 // change wrongly taken as not made would have restored what the files
 // already hold.
 func (w *Workspace) unmade(ctx context.Context, st *snapStack) bool {
-	e := st.pending
-	if e == nil || len(st.list) == 0 || st.list[len(st.list)-1] != e || !e.applied {
+	e := st.Pending
+	if e == nil || len(st.List) == 0 || st.List[len(st.List)-1] != e || !e.Applied {
 		return false
 	}
 	fsys, done, err := w.files()
@@ -108,7 +108,7 @@ func (w *Workspace) unmade(ctx context.Context, st *snapStack) bool {
 		return false
 	}
 	defer done()
-	for _, f := range e.rec.Files {
+	for _, f := range e.Rec.Files {
 		if f.Before.IsSkipped() || fstate.Same(f.Before, f.After) {
 			return false
 		}

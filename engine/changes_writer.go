@@ -3,6 +3,8 @@ package engine
 import (
 	"fmt"
 
+	"cairn/engine/internal/changes"
+
 	"cairn/journal"
 	"cairn/objects"
 )
@@ -46,7 +48,7 @@ func (s *Session) writeChanges(sync bool, lines []any) error {
 		st.w = w
 	}
 	if st.owed != "" {
-		lines = append([]any{redoRecord{V: 1, Kind: kindAbort, ID: st.owed, At: mkTime(s.ws.s.Now())}}, lines...)
+		lines = append([]any{changes.EventLine{V: 1, Kind: changes.KindAbort, ID: st.owed, At: mkTime(s.ws.s.Now())}}, lines...)
 	}
 	err := func() error {
 		for _, l := range lines {
@@ -81,7 +83,7 @@ func (st *snapStack) close(now Time) {
 	defer st.wmu.Unlock()
 	if st.w != nil {
 		if st.owed == "" {
-			st.w.Append(closeRecord{V: 1, Kind: kindClose, At: now})
+			st.w.Append(changes.CloseLine{V: 1, Kind: changes.KindClose, At: now})
 		}
 		st.w.Sync() // lines appended lazily; a failure leaves them to be redrawn
 		st.w.Close()

@@ -41,7 +41,7 @@
 // # The changes journal
 //
 // <id>.changes.jsonl holds a "change" line per file-tool call and the undo
-// stack's events (changes_format.go draws every line):
+// stack's events (engine/internal/changes/format.go draws every line):
 //
 //	{"v":1,"kind":"change","id":SNAP,"seq":N,"at":T,"tool":"edit","call":ITEM,
 //	 "scope":"paths","files":[{"path":P,"before":F|null,"after":F|null}]}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 
+	"cairn/engine/internal/changes"
+
 	"cairn/engine/internal/fstate"
 	"cairn/internal/vfs"
 	"cairn/objects"
@@ -25,7 +27,7 @@ type Change struct {
 	s       *Session
 	tool    string
 	call    string
-	files   []changeFile
+	files   []changes.FileChange
 	skipped []string // paths whose pre-image was not captured
 	on      bool     // snapshots on: Commit records a change line
 	max     int64
@@ -222,7 +224,7 @@ func (c *Change) commit(ctx context.Context) (*ToolAnswer, error) {
 		return nil, fmt.Errorf("engine: the %s tool changed %s, but its change record was not written: %w",
 			c.tool, strings.Join(c.Paths(), ", "), err)
 	}
-	st.list, st.seq = live, rec.Seq
+	st.List, st.Seq = live, rec.Seq
 	ans.Snapshot = &rec.ID
 	return ans, nil
 }
@@ -230,29 +232,29 @@ func (c *Change) commit(ctx context.Context) (*ToolAnswer, error) {
 // newChange is the lines a new change of files writes, in order: the
 // discard of the undone branch, the change line, and the drop of the oldest
 // snapshots over the limits; live is the stack they leave.
-func (st *snapStack) newChange(now Time, tool, call string, files []changeFile, c SnapshotsConfig) (rec changeRecord, lines []any, live []*snapEntry) {
+func (st *snapStack) newChange(now Time, tool, call string, files []changes.FileChange, c SnapshotsConfig) (rec changes.ChangeLine, lines []any, live []*changes.Entry) {
 	rec = st.newRecord(now, tool, call, files)
-	if ids := st.undone(); len(ids) > 0 {
-		lines = append(lines, listRecord{V: 1, Kind: kindDiscard, IDs: ids, At: now})
+	if ids := st.Undone(); len(ids) > 0 {
+		lines = append(lines, changes.ListLine{V: 1, Kind: changes.KindDiscard, IDs: ids, At: now})
 	}
 	rest, live := st.afterChange(rec, c)
 	return rec, append(append(lines, rec), rest...), live
 }
 
 // newRecord is the change line of a new change of files.
-func (st *snapStack) newRecord(now Time, tool, call string, files []changeFile) changeRecord {
-	return changeRecord{V: 1, Kind: kindChange, ID: newSnapID(now.Time), Seq: st.seq + 1, At: now,
+func (st *snapStack) newRecord(now Time, tool, call string, files []changes.FileChange) changes.ChangeLine {
+	return changes.ChangeLine{V: 1, Kind: changes.KindChange, ID: changes.NewSnapID(now.Time), Seq: st.Seq + 1, At: now,
 		Tool: tool, Call: call, Scope: "paths", Files: files}
 }
 
 // afterChange is what change rec, once made, does to the stack: the undone
 // branch ends and the oldest snapshots over the limits are dropped. lines
 // records the drop; live is the stack left.
-func (st *snapStack) afterChange(rec changeRecord, c SnapshotsConfig) (lines []any, live []*snapEntry) {
-	live = append(append([]*snapEntry(nil), st.list[:st.cursor()]...), &snapEntry{rec: rec, applied: true})
+func (st *snapStack) afterChange(rec changes.ChangeLine, c SnapshotsConfig) (lines []any, live []*changes.Entry) {
+	live = append(append([]*changes.Entry(nil), st.List[:st.Cursor()]...), &changes.Entry{Rec: rec, Applied: true})
 	drops, why := overLimits(live, c)
 	if len(drops) > 0 {
-		lines = append(lines, listRecord{V: 1, Kind: kindDrop, IDs: drops, At: rec.At, Why: why})
+		lines = append(lines, changes.ListLine{V: 1, Kind: changes.KindDrop, IDs: drops, At: rec.At, Why: why})
 		live = live[len(drops):]
 	}
 	return lines, live
@@ -261,10 +263,10 @@ func (st *snapStack) afterChange(rec changeRecord, c SnapshotsConfig) (lines []a
 // overLimits returns the oldest snapshots of list to drop so that at most
 // max_per_session remain and they refer to at most max_bytes_per_session.
 // The newest one is always kept.
-func overLimits(list []*snapEntry, c SnapshotsConfig) ([]string, string) {
+func overLimits(list []*changes.Entry, c SnapshotsConfig) ([]string, string) {
 	var total int64
 	for _, e := range list {
-		total += e.bytes()
+		total += e.Bytes()
 	}
 	var drops []string
 	why := ""
@@ -281,8 +283,8 @@ func overLimits(list []*snapEntry, c SnapshotsConfig) ([]string, string) {
 		default:
 			return drops, why
 		}
-		drops = append(drops, list[i].rec.ID)
-		total -= list[i].bytes()
+		drops = append(drops, list[i].Rec.ID)
+		total -= list[i].Bytes()
 	}
 	return drops, why
 }

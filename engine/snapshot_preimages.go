@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"cairn/engine/internal/changes"
+
 	"cairn/engine/internal/fstate"
 	"cairn/internal/vfs"
 	"cairn/objects"
@@ -52,8 +54,8 @@ func (s *Session) newPreImages(ctx context.Context, sc SnapshotsConfig, inline b
 
 // capture records the pre-image of rel and returns its change file. With
 // snapshots off nothing is read, but a required file that exists is denied.
-func (p *preImages) capture(ctx context.Context, fsys vfs.FS, rel string) changeFile {
-	f := changeFile{Path: rel}
+func (p *preImages) capture(ctx context.Context, fsys vfs.FS, rel string) changes.FileChange {
+	f := changes.FileChange{Path: rel}
 	req := p.s.ws.required(p.sc, rel)
 	if !p.on {
 		if _, err := fsys.Lstat(rel); req && !vfs.IsNotExist(err) {
@@ -128,11 +130,11 @@ func (s *Session) snapReady() error {
 // event with outcome denied.
 func (s *Session) denyRequired(ctx context.Context, tool string, denied []RequiredFile, journal bool) {
 	if journal {
-		files := make([]deniedFile, len(denied))
+		files := make([]changes.DeniedFile, len(denied))
 		for i, d := range denied {
-			files[i] = deniedFile(d)
+			files[i] = changes.DeniedFile(d)
 		}
-		ev := evidenceRecord{V: 1, Kind: kindEvidence, At: mkTime(s.ws.s.Now()), Tool: tool, Signal: "permission",
+		ev := changes.EvidenceLine{V: 1, Kind: changes.KindEvidence, At: mkTime(s.ws.s.Now()), Tool: tool, Signal: "permission",
 			Decision: "deny", Rule: "snapshots.required", Files: files}
 		if err := s.appendChanges(ev); err != nil {
 			s.notice(fmt.Sprintf("the refusal could not be recorded: %v", err))

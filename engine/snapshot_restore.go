@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 
+	"cairn/engine/internal/changes"
+
 	"cairn/engine/internal/fstate"
 	"cairn/internal/vfs"
 	"cairn/objects"
@@ -121,29 +123,29 @@ func (s *Session) restore(ctx context.Context, action, id string) (*RestoreResul
 	if !sc.Enabled {
 		return refuse("nothing to %s: snapshots are off (snapshots.enabled is false)", verb)
 	}
-	n := st.cursor()
-	var targets []*snapEntry
+	n := st.Cursor()
+	var targets []*changes.Entry
 	switch action {
 	case actionUndo:
 		if n == 0 {
 			return refuse("nothing to undo")
 		}
-		targets = append(targets, st.list[n-1])
+		targets = append(targets, st.List[n-1])
 	case actionRedo:
-		if n == len(st.list) {
+		if n == len(st.List) {
 			return refuse("nothing to redo")
 		}
-		targets = append(targets, st.list[n])
+		targets = append(targets, st.List[n])
 	default:
-		i := st.find(id)
+		i := st.Find(id)
 		if i < 0 {
 			return refuse("no snapshot %q in this session", id)
 		}
-		if !st.list[i].applied {
+		if !st.List[i].Applied {
 			return refuse("snapshot %s is already undone", id)
 		}
 		for j := n - 1; j >= i; j-- {
-			targets = append(targets, st.list[j])
+			targets = append(targets, st.List[j])
 		}
 	}
 	fsys, done, err := s.ws.files()
@@ -174,9 +176,9 @@ func (s *Session) restore(ctx context.Context, action, id string) (*RestoreResul
 		if action == actionRedo {
 			step, err = r.redoOne(ctx, e)
 		} else {
-			kind := kindUndo
+			kind := changes.KindUndo
 			if action == actionRestore {
-				kind = kindRestore
+				kind = changes.KindRestore
 			}
 			step, err = r.undoOne(ctx, e, kind, action == actionRestore)
 		}
@@ -188,7 +190,7 @@ func (s *Session) restore(ctx context.Context, action, id string) (*RestoreResul
 	if action == actionRestore && !putBack(res.Steps) {
 		// Every step was taken and none put a file back: the files are as
 		// the restore found them. Cancel the steps, the last one first.
-		rerr := &RestoreError{Action: action, Snapshot: id, Tool: targets[len(targets)-1].rec.Tool}
+		rerr := &RestoreError{Action: action, Snapshot: id, Tool: targets[len(targets)-1].Rec.Tool}
 		for _, step := range res.Steps {
 			rerr.Files = append(rerr.Files, step.NotRestored...)
 		}
@@ -200,7 +202,7 @@ func (s *Session) restore(ctx context.Context, action, id string) (*RestoreResul
 		res.Steps = nil
 		return fail(rerr)
 	}
-	res.Cursor = st.cursor()
+	res.Cursor = st.Cursor()
 	s.auditRestore(ctx, action, "ok", res.Steps)
 	return res, nil
 }
@@ -217,10 +219,10 @@ func putBack(steps []RestoreStep) bool {
 
 // anyPreImage refuses a restore-to id none of whose targets has a file
 // whose pre-image can be put back, before anything is written.
-func (r *restoreRun) anyPreImage(ctx context.Context, targets []*snapEntry, id string) error {
-	rerr := &RestoreError{Action: actionRestore, Snapshot: id, Tool: targets[len(targets)-1].rec.Tool}
+func (r *restoreRun) anyPreImage(ctx context.Context, targets []*changes.Entry, id string) error {
+	rerr := &RestoreError{Action: actionRestore, Snapshot: id, Tool: targets[len(targets)-1].Rec.Tool}
 	for _, e := range targets {
-		for _, f := range e.rec.Files {
+		for _, f := range e.Rec.Files {
 			why := r.content(ctx, f.Before, "its pre-image").why
 			if why == "" {
 				return nil
@@ -267,15 +269,15 @@ func (r *restoreRun) content(ctx context.Context, f *fstate.State, what string) 
 
 // refusal is the RestoreError of snapshot e, none of whose files could be
 // put back, why[k] saying why for each.
-func (r *restoreRun) refusal(action string, e *snapEntry, why []string) *RestoreError {
-	rerr := &RestoreError{Action: action, Snapshot: e.rec.ID, Tool: e.rec.Tool}
-	for k, f := range e.rec.Files {
+func (r *restoreRun) refusal(action string, e *changes.Entry, why []string) *RestoreError {
+	rerr := &RestoreError{Action: action, Snapshot: e.Rec.ID, Tool: e.Rec.Tool}
+	for k, f := range e.Rec.Files {
 		rerr.Files = append(rerr.Files, FileReason{r.s.ws.absPath(f.Path), why[k]})
 	}
 	if action == actionUndo {
 		st := &r.s.snaps
-		if i := st.find(e.rec.ID); i > 0 && st.list[i-1].applied {
-			rerr.Below = st.list[i-1].rec.ID
+		if i := st.Find(e.Rec.ID); i > 0 && st.List[i-1].Applied {
+			rerr.Below = st.List[i-1].Rec.ID
 		}
 	}
 	return rerr
@@ -303,6 +305,6 @@ func (s *Session) auditRestore(ctx context.Context, action, outcome string, step
 	}
 }
 
-func newStep(e *snapEntry) RestoreStep {
-	return RestoreStep{ID: e.rec.ID, At: e.rec.At, Tool: e.rec.Tool, Restored: []string{}, Removed: []string{}, Skipped: []string{}}
+func newStep(e *changes.Entry) RestoreStep {
+	return RestoreStep{ID: e.Rec.ID, At: e.Rec.At, Tool: e.Rec.Tool, Restored: []string{}, Removed: []string{}, Skipped: []string{}}
 }

@@ -36,10 +36,10 @@ func keepWhy(cur *fstate.State, err error) string {
 // undoOne undoes snapshot e, the newest applied one. A snapshot none of
 // whose files can be put back is refused, unless pass (a restore-to going
 // past it).
-func (r *restoreRun) undoOne(ctx context.Context, e *snapEntry, kind string, pass bool) (RestoreStep, error) {
+func (r *restoreRun) undoOne(ctx context.Context, e *changes.Entry, kind string, pass bool) (RestoreStep, error) {
 	s, fsys, objs := r.s, r.fsys, r.objs
 	step := newStep(e)
-	files := e.rec.Files
+	files := e.Rec.Files
 	kept := make([]*fstate.State, len(files))
 	why := make([]string, len(files)) // "" for a file to put back
 	ok := 0
@@ -62,21 +62,21 @@ func (r *restoreRun) undoOne(ctx context.Context, e *snapEntry, kind string, pas
 	if ok == 0 && !pass {
 		return step, r.refusal(actionUndo, e, why)
 	}
-	line := undoRecord{V: 1, Kind: kind, ID: e.rec.ID, At: mkTime(s.ws.s.Now()), Files: make([]keptFile, len(files))}
+	line := changes.UndoLine{V: 1, Kind: kind, ID: e.Rec.ID, At: mkTime(s.ws.s.Now()), Files: make([]changes.KeptFile, len(files))}
 	for k, f := range files {
-		line.Files[k] = keptFile{Path: f.Path, Kept: kept[k]}
+		line.Files[k] = changes.KeptFile{Path: f.Path, Kept: kept[k]}
 	}
 	if err := s.appendChanges(line); err != nil {
 		// The line may have reached the journal: cancel it with a redo.
 		st := &s.snaps
 		st.refold(s)
-		if i := st.find(e.rec.ID); i >= 0 && !st.list[i].applied {
-			s.appendChanges(redoRecord{V: 1, Kind: kindRedo, ID: e.rec.ID, At: mkTime(s.ws.s.Now())})
+		if i := st.Find(e.Rec.ID); i >= 0 && !st.List[i].Applied {
+			s.appendChanges(changes.EventLine{V: 1, Kind: changes.KindRedo, ID: e.Rec.ID, At: mkTime(s.ws.s.Now())})
 			st.refold(s)
 		}
 		return step, err
 	}
-	e.applied, e.kept = false, kept
+	e.Applied, e.Kept = false, kept
 	plan := changes.Plan{Files: make([]changes.File, len(files))}
 	for k, f := range files {
 		// A file that already holds its pre-image is put back as it is.
@@ -97,12 +97,12 @@ func (r *restoreRun) undoOne(ctx context.Context, e *snapEntry, kind string, pas
 		}
 	}
 	if err := done.Sync; err != nil {
-		return step, fmt.Errorf("engine: undo %s: sync folders: %w", e.rec.ID, err)
+		return step, fmt.Errorf("engine: undo %s: sync folders: %w", e.Rec.ID, err)
 	}
 	if !pass && !putBack([]RestoreStep{step}) {
 		// Every write failed, so the files are as the undo found them.
 		if err := s.cancelUndo(e); err != nil {
-			return step, fmt.Errorf("engine: undo %s put back no file, and could not be cancelled: %w", e.rec.ID, err)
+			return step, fmt.Errorf("engine: undo %s put back no file, and could not be cancelled: %w", e.Rec.ID, err)
 		}
 		return step, r.refusal(actionUndo, e, why)
 	}
@@ -113,19 +113,19 @@ func (r *restoreRun) undoOne(ctx context.Context, e *snapEntry, kind string, pas
 // undo refuses the whole redo before anything is written, and so does a
 // redo that can put back none of the files it should. A file the undo
 // left as it was is left again.
-func (r *restoreRun) redoOne(ctx context.Context, e *snapEntry) (RestoreStep, error) {
+func (r *restoreRun) redoOne(ctx context.Context, e *changes.Entry) (RestoreStep, error) {
 	s, fsys, objs := r.s, r.fsys, r.objs
 	step := newStep(e)
-	files := e.rec.Files
-	if len(e.kept) != len(files) {
-		return step, fmt.Errorf("engine: snapshot %s has no undo to redo", e.rec.ID)
+	files := e.Rec.Files
+	if len(e.Kept) != len(files) {
+		return step, fmt.Errorf("engine: snapshot %s has no undo to redo", e.Rec.ID)
 	}
 	var changed []string
 	why := make([]string, len(files)) // "" for a file to put back
 	failed := make([]bool, len(files))
 	todo := 0
 	for k, f := range files {
-		kept := e.kept[k]
+		kept := e.Kept[k]
 		if kept.IsSkipped() {
 			why[k] = "the undo left it as it was (" + kept.Skipped + ")"
 			continue
@@ -149,25 +149,25 @@ func (r *restoreRun) redoOne(ctx context.Context, e *snapEntry) (RestoreStep, er
 	if todo == 0 && slices.Contains(failed, true) {
 		return step, r.refusal(actionRedo, e, why)
 	}
-	if err := s.appendChanges(redoRecord{V: 1, Kind: kindRedo, ID: e.rec.ID, At: mkTime(s.ws.s.Now())}); err != nil {
+	if err := s.appendChanges(changes.EventLine{V: 1, Kind: changes.KindRedo, ID: e.Rec.ID, At: mkTime(s.ws.s.Now())}); err != nil {
 		// The line may have reached the journal: cancel it with an undo
 		// keeping what the last undo kept.
 		st := &s.snaps
 		st.refold(s)
-		if i := st.find(e.rec.ID); i >= 0 && st.list[i].applied {
-			s.appendChanges(undoLine(st.list[i], mkTime(s.ws.s.Now())))
+		if i := st.Find(e.Rec.ID); i >= 0 && st.List[i].Applied {
+			s.appendChanges(undoLine(st.List[i], mkTime(s.ws.s.Now())))
 			st.refold(s)
 		}
 		return step, err
 	}
-	e.applied = true
+	e.Applied = true
 	plan := changes.Plan{Files: make([]changes.File, len(files))}
 	for k, f := range files {
-		plan.Files[k] = changes.File{Path: f.Path, To: e.kept[k], Leave: why[k] != ""}
+		plan.Files[k] = changes.File{Path: f.Path, To: e.Kept[k], Leave: why[k] != ""}
 	}
 	done := s.apply.Apply(ctx, fsys, objs, plan)
 	for k, f := range files {
-		kept := e.kept[k]
+		kept := e.Kept[k]
 		if err := done.Errs[k]; err != nil {
 			why[k], failed[k] = "it could not be written: "+err.Error(), true
 		}
@@ -181,12 +181,12 @@ func (r *restoreRun) redoOne(ctx context.Context, e *snapEntry) (RestoreStep, er
 		}
 	}
 	if err := done.Sync; err != nil {
-		return step, fmt.Errorf("engine: redo %s: sync folders: %w", e.rec.ID, err)
+		return step, fmt.Errorf("engine: redo %s: sync folders: %w", e.Rec.ID, err)
 	}
 	if todo > 0 && !putBack([]RestoreStep{step}) {
 		// Every write failed, so the files are as the redo found them.
 		if err := s.cancelRedo(e); err != nil {
-			return step, fmt.Errorf("engine: redo %s put back no file, and could not be cancelled: %w", e.rec.ID, err)
+			return step, fmt.Errorf("engine: redo %s put back no file, and could not be cancelled: %w", e.Rec.ID, err)
 		}
 		return step, r.refusal(actionRedo, e, why)
 	}
@@ -194,32 +194,32 @@ func (r *restoreRun) redoOne(ctx context.Context, e *snapEntry) (RestoreStep, er
 }
 
 // undoLine is an undo line for e keeping what its last undo kept.
-func undoLine(e *snapEntry, now Time) undoRecord {
-	line := undoRecord{V: 1, Kind: kindUndo, ID: e.rec.ID, At: now, Files: make([]keptFile, len(e.rec.Files))}
-	for k, f := range e.rec.Files {
-		line.Files[k] = keptFile{Path: f.Path, Kept: e.kept[k]}
+func undoLine(e *changes.Entry, now Time) changes.UndoLine {
+	line := changes.UndoLine{V: 1, Kind: changes.KindUndo, ID: e.Rec.ID, At: now, Files: make([]changes.KeptFile, len(e.Rec.Files))}
+	for k, f := range e.Rec.Files {
+		line.Files[k] = changes.KeptFile{Path: f.Path, Kept: e.Kept[k]}
 	}
 	return line
 }
 
 // cancelUndo cancels the undo of e, whose line is written but which
 // changed no file, with a redo line: the stack is as before the undo.
-func (s *Session) cancelUndo(e *snapEntry) error {
-	if err := s.appendChanges(redoRecord{V: 1, Kind: kindRedo, ID: e.rec.ID, At: mkTime(s.ws.s.Now())}); err != nil {
+func (s *Session) cancelUndo(e *changes.Entry) error {
+	if err := s.appendChanges(changes.EventLine{V: 1, Kind: changes.KindRedo, ID: e.Rec.ID, At: mkTime(s.ws.s.Now())}); err != nil {
 		s.snaps.refold(s)
 		return err
 	}
-	e.applied = true
+	e.Applied = true
 	return nil
 }
 
 // cancelRedo cancels the redo of e, whose line is written but which changed
 // no file, with an undo line keeping what the undo before it kept.
-func (s *Session) cancelRedo(e *snapEntry) error {
+func (s *Session) cancelRedo(e *changes.Entry) error {
 	if err := s.appendChanges(undoLine(e, mkTime(s.ws.s.Now()))); err != nil {
 		s.snaps.refold(s)
 		return err
 	}
-	e.applied = false
+	e.Applied = false
 	return nil
 }

@@ -21,6 +21,8 @@ import (
 	"strings"
 	"testing"
 
+	"cairn/engine/internal/changes"
+
 	"github.com/klauspost/compress/zstd"
 
 	"cairn/engine/internal/fstate"
@@ -196,7 +198,7 @@ func TestWriteUndoRedo(t *testing.T) {
 	s := e.session()
 	e.put("src/app.ts", "one\n")
 	a := must(s.ToolWrite(e.ctx, "src/app.ts", []byte("two\n")))(t)
-	if a.Snapshot == nil || !validSnapID(*a.Snapshot) || a.Session != s.ID() {
+	if a.Snapshot == nil || !changes.ValidSnapID(*a.Snapshot) || a.Session != s.ID() {
 		t.Fatalf("answer %+v", a)
 	}
 	if len(a.Files) != 1 || a.Files[0] != e.path("src/app.ts") || len(a.Skipped) != 0 {
@@ -828,16 +830,16 @@ func FuzzChangesFold(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		var st snapStack
 		for _, l := range bytes.Split(b, []byte("\n")) {
-			st.apply(l)
+			st.Apply(l)
 		}
 		applied := true
-		for _, e := range st.list {
-			if e.applied && !applied {
+		for _, e := range st.List {
+			if e.Applied && !applied {
 				t.Fatal("an applied snapshot above an undone one")
 			}
-			applied = e.applied
-			for _, f := range e.rec.Files {
-				if !validRel(f.Path) {
+			applied = e.Applied
+			for _, f := range e.Rec.Files {
+				if !fstate.ValidRel(f.Path) {
 					t.Fatalf("path %q folded", f.Path)
 				}
 			}

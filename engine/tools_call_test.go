@@ -3,6 +3,8 @@ package engine
 import (
 	"errors"
 	"testing"
+
+	"cairn/engine/internal/changes"
 )
 
 // TestToolLineNamesItsCall: every change line names the item it belongs
@@ -47,7 +49,7 @@ func TestToolLineNamesItsCall(t *testing.T) {
 
 	var calls []any
 	for _, l := range e.lines(s) {
-		if l["kind"] == kindChange {
+		if l["kind"] == changes.KindChange {
 			calls = append(calls, l["call"])
 		}
 	}
@@ -98,9 +100,9 @@ func TestChangeLineCallRead(t *testing.T) {
 		call string
 		ok   bool
 	}{{"", true}, {"i-0123456789abcdef", true}, {"bad call\n", false}} {
-		l := rawChangeLine{ID: "m2x1-9f3a2c7e", Tool: "edit", Call: tc.call,
-			Files: []rawChangeFile{{Path: "a.txt"}}}
-		if err := checkChange(&l); (err == nil) != tc.ok {
+		l := changes.RawLine{ID: "m2x1-9f3a2c7e", Tool: "edit", Call: tc.call,
+			Files: []changes.RawFile{{Path: "a.txt"}}}
+		if err := changes.CheckChange(&l); (err == nil) != tc.ok {
 			t.Fatalf("call %q: err = %v, want ok=%v", tc.call, err, tc.ok)
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 
+	"cairn/engine/internal/changes"
+
 	"cairn/engine/internal/fstate"
 	"cairn/internal/vfs"
 )
@@ -25,10 +27,10 @@ type toolRun struct {
 	fsys vfs.FS
 
 	pre     *preImages
-	f       changeFile // the line's file: its pre-image and after state
-	job     *stageJob  // the new content being staged; nil until planned
-	record  bool       // a change line is written
-	rec     changeRecord
+	f       changes.FileChange // the line's file: its pre-image and after state
+	job     *stageJob          // the new content being staged; nil until planned
+	record  bool               // a change line is written
+	rec     changes.ChangeLine
 	lineErr error // why the change line was not written
 }
 
@@ -168,7 +170,7 @@ func (t *toolRun) recordLine() {
 	if !t.record {
 		return
 	}
-	t.rec = s.snaps.newRecord(mkTime(s.ws.s.Now()), t.tool, t.call, []changeFile{t.f})
+	t.rec = s.snaps.newRecord(mkTime(s.ws.s.Now()), t.tool, t.call, []changes.FileChange{t.f})
 	if t.lineErr = s.appendChanges(t.rec); t.lineErr != nil {
 		// Not durable, maybe not written: cancelled.
 		s.abortChange(t.rec.ID)
@@ -234,8 +236,8 @@ func (t *toolRun) settleStack() *ToolAnswer {
 		// change line itself ends the branch, and the next change drops
 		// what the limits still exceed.
 		lines, live := st.afterChange(rec, t.sc)
-		if ids := st.undone(); len(ids) > 0 {
-			lines = append([]any{listRecord{V: 1, Kind: kindDiscard, IDs: ids, At: rec.At}}, lines...)
+		if ids := st.Undone(); len(ids) > 0 {
+			lines = append([]any{changes.ListLine{V: 1, Kind: changes.KindDiscard, IDs: ids, At: rec.At}}, lines...)
 		}
 		if err := s.appendChangesLazy(lines...); err != nil {
 			// The stack is what the journal folds to: without these
@@ -243,7 +245,7 @@ func (t *toolRun) settleStack() *ToolAnswer {
 			s.notice(fmt.Sprintf("the undo stack's limits could not be recorded: %v", err))
 			st.refold(s)
 		} else {
-			st.list, st.seq, st.pending, st.held = live, rec.Seq, nil, nil
+			st.List, st.Seq, st.Pending, st.Held = live, rec.Seq, nil, nil
 		}
 		ans.Snapshot = &rec.ID
 	case t.record:
@@ -309,7 +311,7 @@ func noPreImage(tool, rel string, why error) error {
 // whether the line, its abort, both or neither reached it.
 func (s *Session) abortChange(id string) {
 	st := &s.snaps
-	err := s.appendChanges(redoRecord{V: 1, Kind: kindAbort, ID: id, At: mkTime(s.ws.s.Now())})
+	err := s.appendChanges(changes.EventLine{V: 1, Kind: changes.KindAbort, ID: id, At: mkTime(s.ws.s.Now())})
 	st.refold(s)
 	if err == nil {
 		return
@@ -321,9 +323,9 @@ func (s *Session) abortChange(id string) {
 	st.wmu.Lock()
 	st.owed = id
 	st.wmu.Unlock()
-	if n := len(st.list); n > 0 && st.pending == st.list[n-1] && st.pending.rec.ID == id {
-		st.list = append(st.list[:n-1], st.held...)
-		st.pending, st.held = nil, nil
+	if n := len(st.List); n > 0 && st.Pending == st.List[n-1] && st.Pending.Rec.ID == id {
+		st.List = append(st.List[:n-1], st.Held...)
+		st.Pending, st.Held = nil, nil
 	}
 }
 
@@ -334,5 +336,5 @@ func (st *snapStack) refold(s *Session) {
 		s.notice(fmt.Sprintf("the undo stack could not be read back: %v", err))
 		return
 	}
-	st.list, st.seq, st.pending, st.held, st.unread = fresh.list, fresh.seq, fresh.pending, fresh.held, fresh.unread
+	st.List, st.Seq, st.Pending, st.Held, st.unread = fresh.List, fresh.Seq, fresh.Pending, fresh.Held, fresh.unread
 }

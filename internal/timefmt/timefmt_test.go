@@ -17,3 +17,22 @@ func TestFormat(t *testing.T) {
 		t.Fatalf("parsed back %v, %v", back, err)
 	}
 }
+
+// TestTimeJSON: a Time writes Layout, the zero time null, and reads both.
+func TestTimeJSON(t *testing.T) {
+	in := Mk(time.Date(2026, 11, 29, 9, 12, 3, 120_999_999, time.UTC))
+	b, err := in.MarshalJSON()
+	if err != nil || string(b) != `"2026-11-29T09:12:03.120Z"` {
+		t.Fatalf("marshal: %s, %v", b, err)
+	}
+	var back Time
+	if err := back.UnmarshalJSON(b); err != nil || !back.Equal(in.Time) {
+		t.Fatalf("unmarshal: %v, %v", back, err)
+	}
+	if b, _ := (Time{}).MarshalJSON(); string(b) != "null" {
+		t.Fatalf("zero marshals as %s", b)
+	}
+	if err := back.UnmarshalJSON([]byte("null")); err != nil || !back.IsZero() {
+		t.Fatalf("null reads as %v, %v", back, err)
+	}
+}

@@ -1,19 +1,23 @@
-// Package changes holds what the changes journal's undo stack does to the
-// workspace's files: a Plan, the files to put back and the state each must
-// get, and the one Applier that runs a plan. An undo, a redo, each step of
-// a restore-to and the recovery of one that its owner did not finish all
-// make a plan, and the same Applier runs it, so putting files back is
-// written once (file revert will be one more maker of plans).
+// Package changes is the changes journal below engine: its lines and
+// their validation (format.go draws every line, part of the format), the
+// pure fold of a journal into an undo stack (Stack.Apply, one line at a
+// time), and what the stack does to the workspace's files: a Plan, the
+// files to put back and the state each must get, and the one Applier that
+// runs a plan. An undo, a redo, each step of a restore-to and the recovery
+// of one that its owner did not finish all make a plan, and the same
+// Applier runs it, so putting files back is written once (file revert
+// will be one more maker of plans).
 //
-// The journal's format and its fold into the undo stack are drawn in
-// engine/doc.go and engine/changes_format.go, and still live in package
-// engine; they are this package's to hold next.
+// Engine keeps what needs a session: the stack's locks and the journal's
+// writer (an owed abort line, the close line), the undo stack's limits,
+// and the plans' makers, which read the stack and write each line before
+// its plan runs.
 //
 // # Rules
 //
 // It holds no locks and knows no session: the caller serializes, and
 // writes the journal line that names a plan's contents before it runs the
 // plan (data before the line that names it, the line before the files).
-// It imports engine/internal/fstate, internal/vfs and objects; engine
-// imports it.
+// It imports engine/internal/fstate, internal/timefmt, internal/vfs and
+// objects; engine imports it.
 package changes
