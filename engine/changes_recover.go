@@ -66,16 +66,7 @@ func (s *Session) finishRestore(ctx context.Context, e *changes.Entry) {
 	}
 	defer done()
 	objs := s.snapObjects()
-	plan := changes.Plan{Files: make([]changes.File, len(e.Rec.Files))}
-	for i, f := range e.Rec.Files {
-		from, to := e.Kept[i], f.Before // an undo not finished
-		if e.Applied {
-			from, to = f.Before, e.Kept[i] // a redo not finished
-		}
-		leave := from.IsSkipped() || to.IsSkipped() || fstate.Same(from, to) || !fstate.Restorable(objs, to)
-		plan.Files[i] = changes.File{Path: f.Path, To: to, Leave: leave,
-			Check: true, Expect: from, MaxRead: fstate.SizeLimit(1, from, to)}
-	}
+	plan := changes.RecoveryPlan(e, func(f *fstate.State) bool { return fstate.Restorable(objs, f) })
 	verb := "undo"
 	if e.Applied {
 		verb = "redo"

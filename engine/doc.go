@@ -2,6 +2,21 @@
 // Store (one state folder) holds Workspaces (one per canonical directory),
 // and each workspace holds Sessions.
 //
+// It is the public layer: each public method checks its
+// input, takes the locks (see Locks), runs a mechanism from a package
+// below it, and writes the journal line in the durability order. The
+// mechanisms each own one idea, hold no locks and know no Session:
+//
+//	engine/internal/changes  the changes journal: lines, the fold into the undo
+//	                         stack, plans and the one applier   -> fstate, timefmt, vfs, objects
+//	engine/internal/fstate   a file's state: capture, compare, put back through
+//	                         the workspace root                 -> internal/vfs, objects
+//	engine/internal/scope    recording's walk and shell-line scopes (empty yet)
+//	engine/retention         keep rules over (id, activity, flags), pure
+//	engine/wskey, engine/ids workspace keys; slugs and word ids
+//
+// Imports point down only: nothing below engine imports engine.
+//
 // # Words
 //
 //   - state folder: $CAIRN_HOME or ~/.cairn, created 0700 (files 0600), with a

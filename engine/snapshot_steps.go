@@ -77,12 +77,7 @@ func (r *restoreRun) undoOne(ctx context.Context, e *changes.Entry, kind string,
 		return step, err
 	}
 	e.Applied, e.Kept = false, kept
-	plan := changes.Plan{Files: make([]changes.File, len(files))}
-	for k, f := range files {
-		// A file that already holds its pre-image is put back as it is.
-		plan.Files[k] = changes.File{Path: f.Path, To: f.Before, Leave: why[k] != "" || fstate.Same(kept[k], f.Before)}
-	}
-	done := s.apply.Apply(ctx, fsys, objs, plan)
+	done := s.apply.Apply(ctx, fsys, objs, changes.UndoPlan(e, kept, leaves(why)))
 	for k, f := range files {
 		if err := done.Errs[k]; err != nil {
 			why[k] = "it could not be written: " + err.Error()
@@ -161,11 +156,7 @@ func (r *restoreRun) redoOne(ctx context.Context, e *changes.Entry) (RestoreStep
 		return step, err
 	}
 	e.Applied = true
-	plan := changes.Plan{Files: make([]changes.File, len(files))}
-	for k, f := range files {
-		plan.Files[k] = changes.File{Path: f.Path, To: e.Kept[k], Leave: why[k] != ""}
-	}
-	done := s.apply.Apply(ctx, fsys, objs, plan)
+	done := s.apply.Apply(ctx, fsys, objs, changes.RedoPlan(e, leaves(why)))
 	for k, f := range files {
 		kept := e.Kept[k]
 		if err := done.Errs[k]; err != nil {
@@ -222,4 +213,13 @@ func (s *Session) cancelRedo(e *changes.Entry) error {
 	}
 	e.Applied = false
 	return nil
+}
+
+// leaves is which files a step leaves: those it has a reason for.
+func leaves(why []string) []bool {
+	out := make([]bool, len(why))
+	for k, w := range why {
+		out[k] = w != ""
+	}
+	return out
 }

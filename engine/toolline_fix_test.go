@@ -18,7 +18,7 @@ import (
 	"cairn/internal/vfs"
 )
 
-// Regression tests for what reviews of the line-first file tools found.
+// Regression tests of the line-first file tools.
 
 // faultEnv is a store, with config (when not ""), and a workspace, both on
 // one vfs.Mem behind one vfs.Faulty.

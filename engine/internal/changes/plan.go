@@ -76,3 +76,45 @@ func (a *Applier) Apply(ctx context.Context, fsys vfs.FS, objs *objects.Store, p
 	r.Sync = dirs.Sync(fsys)
 	return r
 }
+
+// UndoPlan is the plan of an undo (or a restore-to step) of e, whose
+// undo line keeps kept: each file gets its pre-image, except those
+// left[k] names (why the maker leaves them: a pre-image it cannot put
+// back, a current content it cannot keep) and those that already hold
+// their pre-image.
+func UndoPlan(e *Entry, kept []*fstate.State, left []bool) Plan {
+	p := Plan{Files: make([]File, len(e.Rec.Files))}
+	for k, f := range e.Rec.Files {
+		p.Files[k] = File{Path: f.Path, To: f.Before, Leave: left[k] || fstate.Same(kept[k], f.Before)}
+	}
+	return p
+}
+
+// RedoPlan is the plan of a redo of e: each file gets what its undo kept,
+// except those left[k] names.
+func RedoPlan(e *Entry, left []bool) Plan {
+	p := Plan{Files: make([]File, len(e.Rec.Files))}
+	for k, f := range e.Rec.Files {
+		p.Files[k] = File{Path: f.Path, To: e.Kept[k], Leave: left[k]}
+	}
+	return p
+}
+
+// RecoveryPlan is the plan that finishes an undo or redo of e its owner
+// stopped in: its line, written first, holds every content it needs. A
+// file still as the step found it gets what the step gives (an undo: the
+// pre-image; a redo: what the undo kept); a file holding anything else,
+// or whose states were not captured, or whose content canPut says is
+// gone, is left. e must have its undo's kept states.
+func RecoveryPlan(e *Entry, canPut func(*fstate.State) bool) Plan {
+	p := Plan{Files: make([]File, len(e.Rec.Files))}
+	for i, f := range e.Rec.Files {
+		from, to := e.Kept[i], f.Before // an undo not finished
+		if e.Applied {
+			from, to = f.Before, e.Kept[i] // a redo not finished
+		}
+		leave := from.IsSkipped() || to.IsSkipped() || fstate.Same(from, to) || !canPut(to)
+		p.Files[i] = File{Path: f.Path, To: to, Leave: leave, Check: true, Expect: from, MaxRead: fstate.SizeLimit(1, from, to)}
+	}
+	return p
+}

@@ -73,3 +73,40 @@ func TestApply(t *testing.T) {
 		t.Fatalf("runs = %d, want 2", a.Runs())
 	}
 }
+
+// TestPlanMakers: the plans of an undo, a redo and a recovery say which
+// state each file gets and which are left.
+func TestPlanMakers(t *testing.T) {
+	st := func(b string) *fstate.State { return fstate.Content([]byte(b), fstate.ModeFile) }
+	e := &Entry{Rec: ChangeLine{ID: "a-00000000", Files: []FileChange{
+		{Path: "x", Before: st("x0")}, {Path: "y", Before: st("y0")}, {Path: "z", Before: nil},
+	}}}
+	kept := []*fstate.State{st("x1"), st("y0"), {Skipped: fstate.SkipTooLarge}}
+	u := UndoPlan(e, kept, []bool{false, false, true})
+	if u.Files[0].Leave || u.Files[0].To != e.Rec.Files[0].Before || !u.Files[1].Leave || !u.Files[2].Leave {
+		t.Fatalf("undo plan %+v", u)
+	}
+	e.Kept = kept
+	r := RedoPlan(e, []bool{false, true, false})
+	if r.Files[0].To != kept[0] || r.Files[0].Leave || !r.Files[1].Leave {
+		t.Fatalf("redo plan %+v", r)
+	}
+	all := func(*fstate.State) bool { return true }
+	// An undo not finished: from what it kept to the pre-image.
+	p := RecoveryPlan(e, all)
+	if f := p.Files[0]; f.Leave || !f.Check || f.Expect != kept[0] || f.To != e.Rec.Files[0].Before {
+		t.Fatalf("recovery of an undo, x: %+v", f)
+	}
+	if !p.Files[1].Leave || !p.Files[2].Leave { // already the same; kept skipped
+		t.Fatalf("recovery of an undo left %+v", p.Files)
+	}
+	// A redo not finished: from the pre-image to what the undo kept.
+	e.Applied = true
+	p = RecoveryPlan(e, all)
+	if f := p.Files[0]; f.Leave || f.Expect != e.Rec.Files[0].Before || f.To != kept[0] {
+		t.Fatalf("recovery of a redo, x: %+v", f)
+	}
+	if p = RecoveryPlan(e, func(*fstate.State) bool { return false }); !p.Files[0].Leave {
+		t.Fatal("a state that cannot be put back is not left")
+	}
+}
