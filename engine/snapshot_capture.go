@@ -30,7 +30,7 @@ type Change struct {
 	files   []changes.FileChange
 	skipped []string // paths whose pre-image was not captured
 	on      bool     // snapshots on: Commit records a change line
-	max     int64
+	maxFile int64
 	cfg     SnapshotsConfig
 	objs    *objects.Store // nil when the store cannot be used
 	fsys    vfs.FS         // the workspace's files
@@ -144,7 +144,7 @@ func (s *Session) beginChange(ctx context.Context, tool string, paths []string) 
 		return nil, err
 	}
 	s.snaps.mu.Lock()
-	c := &Change{s: s, tool: tool, call: call, fsys: fsys, doneFS: doneFS, cfg: sc, max: sc.MaxFileBytes}
+	c := &Change{s: s, tool: tool, call: call, fsys: fsys, doneFS: doneFS, cfg: sc, maxFile: sc.MaxFileBytes}
 	pre := s.newPreImages(ctx, sc, false)
 	c.on, c.objs = pre.on, pre.objs
 	for _, rel := range rels {
@@ -216,7 +216,7 @@ func (c *Change) commit(ctx context.Context) (*ToolAnswer, error) {
 		return ans, nil
 	}
 	for i := range c.files {
-		c.files[i].After, _ = fstate.Capture(ctx, c.fsys, fstate.HashSink, c.files[i].Path, c.max)
+		c.files[i].After, _ = fstate.Capture(ctx, c.fsys, fstate.HashSink, c.files[i].Path, c.maxFile)
 	}
 	st := &s.snaps
 	rec, lines, live := st.newChange(mkTime(s.ws.s.Now()), c.tool, c.call, c.files, c.cfg)

@@ -59,7 +59,7 @@ func (p *preImages) capture(ctx context.Context, fsys vfs.FS, rel string) change
 	req := p.s.ws.required(p.sc, rel)
 	if !p.on {
 		if _, err := fsys.Lstat(rel); req && !vfs.IsNotExist(err) {
-			p.denied = append(p.denied, RequiredFile{rel, "snapshots are off"})
+			p.denied = append(p.denied, RequiredFile{Path: rel, Reason: "snapshots are off"})
 		}
 		return f
 	}
@@ -92,7 +92,7 @@ func (p *preImages) capture(ctx context.Context, fsys vfs.FS, rel string) change
 			case cerr != nil:
 				reason += ": " + cerr.Error()
 			}
-			p.denied = append(p.denied, RequiredFile{rel, reason})
+			p.denied = append(p.denied, RequiredFile{Path: rel, Reason: reason})
 		}
 	}
 	return f

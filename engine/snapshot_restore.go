@@ -90,7 +90,7 @@ type restoreRun struct {
 	s       *Session
 	fsys    vfs.FS
 	objs    *objects.Store
-	max     int64
+	maxFile int64
 	checked map[*fstate.State]verdict // content's verdicts, by state
 }
 
@@ -156,7 +156,7 @@ func (s *Session) restore(ctx context.Context, action, id string) (*RestoreResul
 	if err := s.snapReady(); err != nil {
 		return nil, err
 	}
-	r := &restoreRun{s: s, fsys: fsys, objs: s.snapObjects(), max: sc.MaxFileBytes, checked: map[*fstate.State]verdict{}}
+	r := &restoreRun{s: s, fsys: fsys, objs: s.snapObjects(), maxFile: sc.MaxFileBytes, checked: map[*fstate.State]verdict{}}
 	res := &RestoreResult{OK: true, Action: action, Steps: []RestoreStep{}, Unread: st.unread}
 	fail := func(err error) (*RestoreResult, error) {
 		outcome := "failed"

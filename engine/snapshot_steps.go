@@ -48,7 +48,7 @@ func (r *restoreRun) undoOne(ctx context.Context, e *changes.Entry, kind string,
 			why[k], kept[k] = v.why, &fstate.State{Skipped: v.skip, Size: f.Before.Size}
 			continue
 		}
-		cur, cerr := fstate.Capture(ctx, fsys, fstate.StoreSink(ctx, objs), f.Path, r.max)
+		cur, cerr := fstate.Capture(ctx, fsys, fstate.StoreSink(ctx, objs), f.Path, r.maxFile)
 		kept[k] = cur
 		if cur.IsSkipped() {
 			why[k] = keepWhy(cur, cerr)
@@ -130,7 +130,7 @@ func (r *restoreRun) redoOne(ctx context.Context, e *changes.Entry) (RestoreStep
 			continue
 		}
 		todo++
-		cur, _ := fstate.Capture(ctx, fsys, fstate.HashSink, f.Path, fstate.SizeLimit(r.max, kept, f.Before))
+		cur, _ := fstate.Capture(ctx, fsys, fstate.HashSink, f.Path, fstate.SizeLimit(r.maxFile, kept, f.Before))
 		if cur.IsSkipped() || (!fstate.Same(cur, f.Before) && !fstate.Same(cur, kept)) {
 			changed = append(changed, f.Path)
 		}

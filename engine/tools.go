@@ -72,10 +72,10 @@ func (s *Session) ToolWrite(ctx context.Context, path string, content []byte, op
 	}})
 }
 
-// ToolEdit is the edit tool: the one occurrence of old in path becomes new.
+// ToolEdit is the edit tool: the one occurrence of old in path becomes repl.
 // No occurrence, or more than one, is ErrBadInput and leaves the file as
 // it was. The edit is made to the content its pre-image captured.
-func (s *Session) ToolEdit(ctx context.Context, path, old, new string, opts ...ToolOptions) (*ToolAnswer, error) {
+func (s *Session) ToolEdit(ctx context.Context, path, old, repl string, opts ...ToolOptions) (*ToolAnswer, error) {
 	if old == "" {
 		return nil, fmt.Errorf("%w: the text to replace is empty", ErrBadInput)
 	}
@@ -92,7 +92,7 @@ func (s *Session) ToolEdit(ctx context.Context, path, old, new string, opts ...T
 		if err != nil {
 			return nil, err
 		}
-		return &toolEdit{content: bytes.Replace(b, []byte(old), []byte(new), 1), exec: exec}, nil
+		return &toolEdit{content: bytes.Replace(b, []byte(old), []byte(repl), 1), exec: exec}, nil
 	}})
 }
 

@@ -65,7 +65,7 @@ var ErrNoStore = errors.New("the snapshot store cannot be written")
 // symbolic link, and puts its content through put. An absent file is nil.
 // A file it cannot capture is a skipped F, with the error that says why.
 // Without put (no usable store) an existing file is skipped "store failed".
-func Capture(ctx context.Context, fsys vfs.FS, put Sink, rel string, max int64) (*State, error) {
+func Capture(ctx context.Context, fsys vfs.FS, put Sink, rel string, limit int64) (*State, error) {
 	if err := ctx.Err(); err != nil {
 		return &State{Skipped: SkipUnreadable}, err
 	}
@@ -86,20 +86,20 @@ func Capture(ctx context.Context, fsys vfs.FS, put Sink, rel string, max int64) 
 		}
 		data, mode = []byte(t), ModeLink
 	case fi.Mode().IsRegular():
-		if fi.Size() > max {
-			return &State{Skipped: SkipTooLarge, Size: fi.Size()}, fmt.Errorf("%d bytes, max_file_bytes is %d", fi.Size(), max)
+		if fi.Size() > limit {
+			return &State{Skipped: SkipTooLarge, Size: fi.Size()}, fmt.Errorf("%d bytes, max_file_bytes is %d", fi.Size(), limit)
 		}
 		f, err := fsys.OpenFile(rel, os.O_RDONLY, 0)
 		if err != nil {
 			return &State{Skipped: SkipUnreadable, Size: fi.Size()}, err
 		}
-		data, err = io.ReadAll(io.LimitReader(f, max+1))
+		data, err = io.ReadAll(io.LimitReader(f, limit+1))
 		f.Close()
 		if err != nil {
 			return &State{Skipped: SkipUnreadable, Size: fi.Size()}, err
 		}
-		if int64(len(data)) > max {
-			return &State{Skipped: SkipTooLarge, Size: int64(len(data))}, fmt.Errorf("more than max_file_bytes %d", max)
+		if int64(len(data)) > limit {
+			return &State{Skipped: SkipTooLarge, Size: int64(len(data))}, fmt.Errorf("more than max_file_bytes %d", limit)
 		}
 		mode = PermMode(fi.Mode().Perm())
 	default:
