@@ -210,5 +210,7 @@
 // No lock is held across the API boundary: Session.Change holds 1 and 2
 // only while its function runs, and ends the change (recording nothing)
 // however the function returns, panics included. Ownership across
-// processes is the flock on <id>.lock, taken before any of these.
+// processes, the flock on <id>.lock, is outside this order: it is tried,
+// never waited for (a second owner fails at once), when a session is
+// opened or first written.
 package engine
