@@ -219,7 +219,7 @@ func (c *Change) commit(ctx context.Context) (*ToolAnswer, error) {
 		c.files[i].After, _ = fstate.Capture(ctx, c.fsys, fstate.HashSink, c.files[i].Path, c.maxFile)
 	}
 	st := &s.snaps
-	rec, lines, live := st.newChange(mkTime(s.ws.s.Now()), c.tool, c.call, c.files, c.cfg)
+	rec, lines, live := st.NewChange(mkTime(s.ws.s.Now()), c.tool, c.call, c.files, c.cfg.limits())
 	if err := s.appendChanges(lines...); err != nil {
 		return nil, fmt.Errorf("engine: the %s tool changed %s, but its change record was not written: %w",
 			c.tool, strings.Join(c.Paths(), ", "), err)
@@ -227,64 +227,4 @@ func (c *Change) commit(ctx context.Context) (*ToolAnswer, error) {
 	st.List, st.Seq = live, rec.Seq
 	ans.Snapshot = &rec.ID
 	return ans, nil
-}
-
-// newChange is the lines a new change of files writes, in order: the
-// discard of the undone branch, the change line, and the drop of the oldest
-// snapshots over the limits; live is the stack they leave.
-func (st *snapStack) newChange(now Time, tool, call string, files []changes.FileChange, c SnapshotsConfig) (rec changes.ChangeLine, lines []any, live []*changes.Entry) {
-	rec = st.newRecord(now, tool, call, files)
-	if ids := st.Undone(); len(ids) > 0 {
-		lines = append(lines, changes.ListLine{V: 1, Kind: changes.KindDiscard, IDs: ids, At: now})
-	}
-	rest, live := st.afterChange(rec, c)
-	return rec, append(append(lines, rec), rest...), live
-}
-
-// newRecord is the change line of a new change of files.
-func (st *snapStack) newRecord(now Time, tool, call string, files []changes.FileChange) changes.ChangeLine {
-	return changes.ChangeLine{V: 1, Kind: changes.KindChange, ID: changes.NewSnapID(now.Time), Seq: st.Seq + 1, At: now,
-		Tool: tool, Call: call, Scope: "paths", Files: files}
-}
-
-// afterChange is what change rec, once made, does to the stack: the undone
-// branch ends and the oldest snapshots over the limits are dropped. lines
-// records the drop; live is the stack left.
-func (st *snapStack) afterChange(rec changes.ChangeLine, c SnapshotsConfig) (lines []any, live []*changes.Entry) {
-	live = append(append([]*changes.Entry(nil), st.List[:st.Cursor()]...), &changes.Entry{Rec: rec, Applied: true})
-	drops, why := overLimits(live, c)
-	if len(drops) > 0 {
-		lines = append(lines, changes.ListLine{V: 1, Kind: changes.KindDrop, IDs: drops, At: rec.At, Why: why})
-		live = live[len(drops):]
-	}
-	return lines, live
-}
-
-// overLimits returns the oldest snapshots of list to drop so that at most
-// max_per_session remain and they refer to at most max_bytes_per_session.
-// The newest one is always kept.
-func overLimits(list []*changes.Entry, c SnapshotsConfig) ([]string, string) {
-	var total int64
-	for _, e := range list {
-		total += e.Bytes()
-	}
-	var drops []string
-	why := ""
-	for i := 0; i < len(list)-1; i++ {
-		switch {
-		case len(list)-i > c.MaxPerSession:
-			if why == "" {
-				why = "max_per_session"
-			}
-		case total > c.MaxBytesPerSession:
-			if why == "" {
-				why = "max_bytes_per_session"
-			}
-		default:
-			return drops, why
-		}
-		drops = append(drops, list[i].Rec.ID)
-		total -= list[i].Bytes()
-	}
-	return drops, why
 }

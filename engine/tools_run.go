@@ -170,7 +170,7 @@ func (t *toolRun) recordLine() {
 	if !t.record {
 		return
 	}
-	t.rec = s.snaps.newRecord(mkTime(s.ws.s.Now()), t.tool, t.call, []changes.FileChange{t.f})
+	t.rec = s.snaps.NewRecord(mkTime(s.ws.s.Now()), t.tool, t.call, []changes.FileChange{t.f})
 	if t.lineErr = s.appendChanges(t.rec); t.lineErr != nil {
 		// Not durable, maybe not written: cancelled.
 		s.abortChange(t.rec.ID)
@@ -235,7 +235,7 @@ func (t *toolRun) settleStack() *ToolAnswer {
 		// next sync of the journal. Lost in a crash, they cost nothing: the
 		// change line itself ends the branch, and the next change drops
 		// what the limits still exceed.
-		lines, live := st.afterChange(rec, t.sc)
+		lines, live := st.AfterChange(rec, t.sc.limits())
 		if ids := st.Undone(); len(ids) > 0 {
 			lines = append([]any{changes.ListLine{V: 1, Kind: changes.KindDiscard, IDs: ids, At: rec.At}}, lines...)
 		}

@@ -8,10 +8,11 @@
 // Applier runs it, so putting files back is written once (file revert
 // will be one more maker of plans).
 //
-// Engine keeps what needs a session: the stack's locks and the journal's
-// writer (an owed abort line, the close line), the undo stack's limits,
-// and the plans' makers, which read the stack and write each line before
-// its plan runs.
+// The lines a new change writes (NewChange: the discard of the undone
+// branch, the change line, the drop of the oldest snapshots over the
+// Limits) are made here too. Engine keeps what needs a session: the
+// stack's locks, the journal's writer (an owed abort line, the close
+// line), and the steps that write each line before they run its plan.
 //
 // # Rules
 //
