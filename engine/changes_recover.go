@@ -82,16 +82,10 @@ func (s *Session) finishRestore(ctx context.Context, e *changes.Entry) {
 	}
 }
 
-// unmade reports whether the stack's pending change (its line the
-// journal's last) was never made: a file tool writes its line first and
-// may have stopped before its write. It was not made when every file is
-// still as before and not as after; a file that cannot be compared, or
-// that holds anything else, counts as made (a hand edit since). Undoing a
-// change wrongly taken as not made would have restored what the files
-// already hold.
+// unmade reports whether the stack's pending change was never made
+// (changes.Stack.Unmade), reading the workspace's files.
 func (w *Workspace) unmade(ctx context.Context, st *snapStack) bool {
-	e := st.Pending
-	if e == nil || len(st.List) == 0 || st.List[len(st.List)-1] != e || !e.Applied {
+	if !st.HasPending() {
 		return false
 	}
 	fsys, done, err := w.files()
@@ -99,14 +93,5 @@ func (w *Workspace) unmade(ctx context.Context, st *snapStack) bool {
 		return false
 	}
 	defer done()
-	for _, f := range e.Rec.Files {
-		if f.Before.IsSkipped() || fstate.Same(f.Before, f.After) {
-			return false
-		}
-		cur, _ := fstate.Capture(ctx, fsys, fstate.HashSink, f.Path, fstate.SizeLimit(1, f.Before, f.After))
-		if !fstate.Same(cur, f.Before) {
-			return false
-		}
-	}
-	return true
+	return st.Unmade(ctx, fsys)
 }

@@ -2,11 +2,13 @@ package changes
 
 import (
 	"bytes"
+	"context"
 	"slices"
 	"strings"
 	"testing"
 
 	"cairn/engine/internal/fstate"
+	"cairn/internal/vfs"
 )
 
 const (
@@ -100,4 +102,34 @@ func FuzzStack(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestUnmade: the pending change is unmade while its file is still as
+// before; once it holds the after state, or anything else, it was made.
+func TestUnmade(t *testing.T) {
+	ctx := context.Background()
+	m := vfs.NewMem()
+	write := func(b string) {
+		if err := vfs.WriteFileAtomic(m, "a", []byte(b)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before, after := fstate.Content([]byte("old"), fstate.ModeFile), fstate.Content([]byte("new"), fstate.ModeFile)
+	var st Stack
+	e := &Entry{Applied: true, Rec: ChangeLine{ID: "a-00000000", Files: []FileChange{{Path: "a", Before: before, After: after}}}}
+	st.List, st.Pending = []*Entry{e}, e
+	for _, tc := range []struct {
+		holds  string
+		unmade bool
+	}{{"old", true}, {"new", false}, {"hand edit", false}} {
+		write(tc.holds)
+		if got := st.Unmade(ctx, m); got != tc.unmade {
+			t.Errorf("file holds %q: unmade = %v, want %v", tc.holds, got, tc.unmade)
+		}
+	}
+	write("old")
+	st.Pending = nil // an undo, abort or close line followed
+	if st.Unmade(ctx, m) {
+		t.Error("a change no longer pending taken as unmade")
+	}
 }
