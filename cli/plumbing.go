@@ -12,6 +12,7 @@ import (
 	"cairn/cli/display"
 	"cairn/engine"
 	"cairn/internal/jsonw"
+	"cairn/internal/timefmt"
 )
 
 // PromptCmd appends a user prompt.
@@ -270,7 +271,7 @@ func fmtTime(t time.Time) string {
 	if t.IsZero() {
 		return ""
 	}
-	return t.UTC().Format("2006-01-02T15:04:05.000Z")
+	return timefmt.Format(t)
 }
 
 // age is a short human age: 5s, 3m, 2h, 4d, 2025-01-02.

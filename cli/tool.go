@@ -14,6 +14,7 @@ import (
 // one snapshotted (seed 001).
 type ToolCmd struct {
 	Session string       `name:"session" placeholder:"S" help:"Session the change belongs to (default: the most recently written one, or a new one)."`
+	Call    string       `name:"call" placeholder:"ITEM" help:"The tool_call (or user) item the change belongs to (default: the prompt that began the turn)."`
 	Write   ToolWriteCmd `cmd:"" help:"Write PATH with the content read from stdin."`
 	Edit    ToolEditCmd  `cmd:"" help:"Replace the one occurrence of OLD in PATH by NEW."`
 	Rm      ToolRmCmd    `cmd:"" help:"Delete the file PATH."`
@@ -42,21 +43,24 @@ func (c *ToolWriteCmd) Run(g *Globals, t *ToolCmd) error {
 		return err
 	}
 	return g.runTool(t.Session, func(s *engine.Session) (*engine.ToolAnswer, error) {
-		return s.ToolWrite(g.ctx, c.Path, b)
+		return s.ToolWrite(g.ctx, c.Path, b, t.opts())
 	})
 }
 
 func (c *ToolEditCmd) Run(g *Globals, t *ToolCmd) error {
 	return g.runTool(t.Session, func(s *engine.Session) (*engine.ToolAnswer, error) {
-		return s.ToolEdit(g.ctx, c.Path, c.Old, c.New)
+		return s.ToolEdit(g.ctx, c.Path, c.Old, c.New, t.opts())
 	})
 }
 
 func (c *ToolRmCmd) Run(g *Globals, t *ToolCmd) error {
 	return g.runTool(t.Session, func(s *engine.Session) (*engine.ToolAnswer, error) {
-		return s.ToolRm(g.ctx, c.Path)
+		return s.ToolRm(g.ctx, c.Path, t.opts())
 	})
 }
+
+// opts is the file tools' options the flags give.
+func (t *ToolCmd) opts() engine.ToolOptions { return engine.ToolOptions{Call: t.Call} }
 
 // runTool runs a file tool in session ref (or the latest, or a new one) and
 // prints its answer.

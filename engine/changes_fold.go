@@ -1,37 +1,23 @@
 package engine
 
 import (
-	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"slices"
 	"sync"
 
+	"cairn/engine/internal/changes"
 	"cairn/internal/vfs"
 	"cairn/journal"
 	"cairn/objects"
 )
 
-// snapStack is a session's undo stack, folded from its changes journal:
-// the live snapshots, oldest first, the applied ones a prefix of the list.
+// snapStack is a session's undo stack: the fold of its changes journal
+// (changes.Stack) with the locks and the journal writer of its owner.
 type snapStack struct {
-	// mu is held by a Change from BeginChange to Commit or Abort, and by
+	changes.Stack
+	// mu is held by a Change while Session.Change runs its function, and by
 	// undo, redo and restore, so the file tools of one session take turns.
 	mu   sync.Mutex
-	list []*snapEntry
-	seq  int // the highest seq of a change line
-	// pending is the newest change while no undo, redo or abort line
-	// follows it: a file tool writes its line before it changes its file,
-	// and may have stopped in between. held is the undone branch its line
-	// ended, which an abort of it puts back.
-	pending *snapEntry
-	held    []*snapEntry
-	// restoring is the snapshot of the newest undo, restore or redo line
-	// while nothing but discard, drop and evidence lines follows it: its
-	// files may not all have been put back when its owner stopped.
-	restoring *snapEntry
-	objs      *objects.Store
+	objs *objects.Store
 	// unread is the lines of the journal the fold skipped, which the
 	// stack's answers name.
 	unread []UnreadRecord
@@ -44,166 +30,6 @@ type snapStack struct {
 	closed bool
 }
 
-// errNoop is a line that changes nothing and leaves the stack as it was.
-var errNoop = errors.New("nothing to fold")
-
-// snapEntry is one live snapshot.
-type snapEntry struct {
-	rec     changeRecord
-	applied bool
-	kept    []*fileRef // what the latest undo kept for redo, per file
-}
-
-// bytes is the stored content a snapshot refers to, in objects or inline
-// (a hash-only after state stores nothing).
-func (e *snapEntry) bytes() int64 {
-	var n int64
-	add := func(f *fileRef) {
-		if f.stored() {
-			n += f.Size
-		}
-	}
-	for i, f := range e.rec.Files {
-		add(f.Before)
-		add(f.After)
-		if i < len(e.kept) {
-			add(e.kept[i])
-		}
-	}
-	return n
-}
-
-// cursor is how many snapshots are applied.
-func (st *snapStack) cursor() int {
-	n := 0
-	for _, e := range st.list {
-		if e.applied {
-			n++
-		}
-	}
-	return n
-}
-
-// find returns the index of snapshot id, or -1.
-func (st *snapStack) find(id string) int {
-	for i, e := range st.list {
-		if e.rec.ID == id {
-			return i
-		}
-	}
-	return -1
-}
-
-// apply folds one line. A line that does not fit the stack (a hostile or
-// damaged line, an undo of a snapshot that is not the newest applied) is
-// skipped with an error; fsck names it.
-func (st *snapStack) apply(b []byte) error {
-	var l rawChangeLine
-	if err := json.Unmarshal(b, &l); err != nil || l.V != 1 {
-		return fmt.Errorf("not a change line")
-	}
-	var held []*snapEntry
-	if l.Kind == kindChange {
-		held = slices.Clone(st.list[st.cursor():])
-	}
-	err := st.fold(&l)
-	if err == errNoop {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	switch l.Kind {
-	case kindChange:
-		st.pending, st.held, st.restoring = st.list[len(st.list)-1], held, nil
-	case kindUndo, kindRestore, kindRedo:
-		// Each waits for the file changes before it to be durable
-		// (fileSyncs), and may itself be stopped before its files are.
-		st.pending, st.held, st.restoring = nil, nil, st.list[st.find(l.ID)]
-	case kindAbort, kindClose:
-		// An abort has put back what it held; a close line says every
-		// file change before it was made.
-		st.pending, st.held, st.restoring = nil, nil, nil
-	case kindDiscard:
-		st.held = slices.DeleteFunc(st.held, func(e *snapEntry) bool { return slices.Contains(l.IDs, e.rec.ID) })
-	}
-	return nil
-}
-
-func (st *snapStack) fold(l *rawChangeLine) error {
-	switch l.Kind {
-	case kindChange:
-		if err := checkChange(l); err != nil {
-			return err
-		}
-		if st.find(l.ID) >= 0 {
-			return fmt.Errorf("snapshot %s twice", l.ID)
-		}
-		st.discardUndone() // a new change ends the undone branch
-		e := &snapEntry{applied: true, rec: changeRecord{V: 1, Kind: kindChange, ID: l.ID, Seq: l.Seq, At: l.At,
-			Tool: l.Tool, Call: l.Call, Scope: l.Scope}}
-		for _, f := range l.Files {
-			e.rec.Files = append(e.rec.Files, changeFile{Path: f.Path, Before: f.Before, After: f.After})
-		}
-		st.list = append(st.list, e)
-		st.seq = max(st.seq, l.Seq)
-	case kindUndo, kindRestore:
-		n := st.cursor()
-		if n == 0 || st.list[n-1].rec.ID != l.ID {
-			return fmt.Errorf("undo of %s, which is not the newest applied snapshot", l.ID)
-		}
-		e := st.list[n-1]
-		if len(l.Files) != len(e.rec.Files) {
-			return fmt.Errorf("undo of %s names other files", l.ID)
-		}
-		kept := make([]*fileRef, len(l.Files))
-		for i, f := range l.Files {
-			if f.Path != e.rec.Files[i].Path || !f.Kept.valid(formStored) {
-				return fmt.Errorf("undo of %s names other files", l.ID)
-			}
-			kept[i] = f.Kept
-		}
-		e.applied, e.kept = false, kept
-	case kindRedo:
-		n := st.cursor()
-		if n == len(st.list) || st.list[n].rec.ID != l.ID {
-			return fmt.Errorf("redo of %s, which is not the newest undone snapshot", l.ID)
-		}
-		st.list[n].applied = true
-	case kindAbort:
-		n := len(st.list)
-		if st.find(l.ID) < 0 {
-			return errNoop // a change whose line never reached the journal
-		}
-		if n == 0 || st.pending != st.list[n-1] || st.pending.rec.ID != l.ID {
-			return fmt.Errorf("abort of %s, which is not the newest change", l.ID)
-		}
-		st.list = append(st.list[:n-1], st.held...)
-	case kindDiscard, kindDrop:
-		for _, id := range l.IDs {
-			if i := st.find(id); i >= 0 && (l.Kind == kindDrop || !st.list[i].applied) {
-				st.list = append(st.list[:i], st.list[i+1:]...)
-			}
-		}
-	}
-	return nil
-}
-
-// undone is the ids of the undone snapshots.
-func (st *snapStack) undone() []string {
-	var ids []string
-	for _, e := range st.list {
-		if !e.applied {
-			ids = append(ids, e.rec.ID)
-		}
-	}
-	return ids
-}
-
-func (st *snapStack) discardUndone() {
-	st.list = st.list[:st.cursor()]
-}
-
 // foldChanges reads a changes journal into a stack. A missing journal is an
 // empty stack. A line that is not JSON or does not fit the stack is
 // skipped, and named in st.unread.
@@ -213,7 +39,7 @@ func foldChanges(fsys vfs.FS, name string, st *snapStack) error {
 	n := 0
 	stats, err := journal.Read(fsys, name, func(b []byte) error {
 		n++
-		if err := st.apply(b); err != nil {
+		if err := st.Apply(b); err != nil {
 			skipped = append(skipped, UnreadRecord{Error: err.Error()})
 			at = append(at, n)
 		}
@@ -224,196 +50,4 @@ func foldChanges(fsys vfs.FS, name string, st *snapStack) error {
 	}
 	st.unread = unreadLines(name, stats.Bad, skipped, at)
 	return nil
-}
-
-// loadChanges folds the session's changes journal (Open calls it) and
-// settles a change its tool did not finish.
-func (s *Session) loadChanges(ctx context.Context) error {
-	st := &s.snaps
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	st.list, st.seq, st.pending, st.held, st.unread = nil, 0, nil, nil, nil
-	if err := foldChanges(s.ws.s.fsys, changesName(s.ws.dir, s.st.id), st); err != nil {
-		return err
-	}
-	// The temp files of the newest change, or of an undo, redo or restore
-	// its owner did not finish (temps.go).
-	last := st.pending
-	if last == nil && len(st.list) > 0 {
-		last = st.list[len(st.list)-1]
-	}
-	var files []changeFile
-	for _, e := range []*snapEntry{last, st.restoring} {
-		if e != nil {
-			files = append(files, e.rec.Files...)
-		}
-	}
-	s.ws.sweepToolTemps(files)
-	if s.ws.unmade(ctx, st) {
-		// Best effort: a change left in the stack undoes to what the
-		// file already holds, and the next open tries again.
-		if err := s.appendChanges(redoRecord{V: 1, Kind: kindAbort, ID: st.pending.rec.ID, At: mkTime(s.ws.s.Now())}); err == nil {
-			st.list = append(st.list[:len(st.list)-1], st.held...)
-			st.pending, st.held = nil, nil
-		}
-	}
-	if e := st.restoring; e != nil {
-		s.finishRestore(ctx, e)
-	}
-	return nil
-}
-
-// finishRestore puts back the files an undo, restore or redo of e did not
-// get to before its owner stopped (no close line followed its line). Its
-// line, written first, holds every content it needs: a file still as the
-// undo found it (the content it kept) gets its "before" again, one a redo
-// had not reached yet gets what the undo kept. A file holding anything
-// else is left as it is.
-func (s *Session) finishRestore(ctx context.Context, e *snapEntry) {
-	if len(e.kept) != len(e.rec.Files) {
-		return
-	}
-	fsys, done, err := s.ws.files()
-	if err != nil {
-		return
-	}
-	defer done()
-	objs := s.snapObjects()
-	dirs := dirSet{}
-	for i, f := range e.rec.Files {
-		from, to := e.kept[i], f.Before // an undo not finished
-		if e.applied {
-			from, to = f.Before, e.kept[i] // a redo not finished
-		}
-		if from.skipped() || to.skipped() || sameRef(from, to) || !restorable(objs, to) {
-			continue
-		}
-		cur, _ := capture(ctx, fsys, hashSink, f.Path, sizeLimit(1, from, to))
-		if !sameRef(cur, from) {
-			continue
-		}
-		if err := putFile(ctx, fsys, objs, f.Path, to, dirs); err != nil {
-			s.notice(fmt.Sprintf("the interrupted %s of %s could not put back %s: %v", map[bool]string{false: "undo", true: "redo"}[e.applied], e.rec.ID, f.Path, err))
-		}
-	}
-	if err := dirs.sync(fsys); err != nil {
-		s.notice(fmt.Sprintf("the interrupted restore of %s: sync folders: %v", e.rec.ID, err))
-	}
-}
-
-// unmade reports whether the stack's pending change (its line the
-// journal's last) was never made: a file tool writes its line first and
-// may have stopped before its write. It was not made when every file is
-// still as before and not as after; a file that cannot be compared, or
-// that holds anything else, counts as made (a hand edit since). Undoing a
-// change wrongly taken as not made would have restored what the files
-// already hold.
-func (w *Workspace) unmade(ctx context.Context, st *snapStack) bool {
-	e := st.pending
-	if e == nil || len(st.list) == 0 || st.list[len(st.list)-1] != e || !e.applied {
-		return false
-	}
-	fsys, done, err := w.files()
-	if err != nil {
-		return false
-	}
-	defer done()
-	for _, f := range e.rec.Files {
-		if f.Before.skipped() || sameRef(f.Before, f.After) {
-			return false
-		}
-		cur, _ := capture(ctx, fsys, hashSink, f.Path, sizeLimit(1, f.Before, f.After))
-		if !sameRef(cur, f.Before) {
-			return false
-		}
-	}
-	return true
-}
-
-// appendChanges appends lines to the changes journal and syncs it, once
-// the file changes before them are durable (fileSyncs).
-func (s *Session) appendChanges(lines ...any) error {
-	if err := s.files.failed(); err != nil {
-		// A change before may not be durable: no line may follow it
-		// until the end of the turn has reported the failure.
-		return err
-	}
-	return s.writeChanges(true, lines)
-}
-
-// appendChangesLazy appends lines without a sync: they ride with the
-// journal's next sync, or Close's.
-func (s *Session) appendChangesLazy(lines ...any) error {
-	if len(lines) == 0 {
-		return nil
-	}
-	return s.writeChanges(false, lines)
-}
-
-func (s *Session) writeChanges(sync bool, lines []any) error {
-	st := &s.snaps
-	st.wmu.Lock()
-	defer st.wmu.Unlock()
-	if st.closed {
-		return fmt.Errorf("engine: session %s is closed", s.st.id)
-	}
-	if st.w == nil {
-		w, _, err := journal.OpenWriter(s.ws.s.fsys, changesName(s.ws.dir, s.st.id), journal.Options{Sync: journal.SyncManual, Now: s.ws.s.now})
-		if err != nil {
-			return fmt.Errorf("engine: open changes journal: %w", err)
-		}
-		st.w = w
-	}
-	if st.owed != "" {
-		lines = append([]any{redoRecord{V: 1, Kind: kindAbort, ID: st.owed, At: mkTime(s.ws.s.Now())}}, lines...)
-	}
-	err := func() error {
-		for _, l := range lines {
-			if err := st.w.Append(l); err != nil {
-				return fmt.Errorf("engine: write changes journal: %w", err)
-			}
-		}
-		if !sync {
-			return nil
-		}
-		if err := st.w.Sync(); err != nil {
-			return fmt.Errorf("engine: sync changes journal: %w", err)
-		}
-		return nil
-	}()
-	if err != nil {
-		// A broken writer is reopened by the next call, which cuts a torn
-		// tail; a failed fsync is never taken as done.
-		st.w.Close()
-		st.w = nil
-		return err
-	}
-	st.owed = ""
-	return nil
-}
-
-// close closes the changes journal (Session.Close calls it).
-// A close line ends what a session wrote to its changes journal in one
-// run, so the next owner knows every file change before it was made.
-func (st *snapStack) close(now Time) {
-	st.wmu.Lock()
-	defer st.wmu.Unlock()
-	if st.w != nil {
-		if st.owed == "" {
-			st.w.Append(closeRecord{V: 1, Kind: kindClose, At: now})
-		}
-		st.w.Sync() // lines appended lazily; a failure leaves them to be redrawn
-		st.w.Close()
-		st.w = nil
-	}
-	st.closed = true
-}
-
-// objects is the workspace's object store, one per session so its folder
-// checks are made once.
-func (s *Session) snapObjects() *objects.Store {
-	if s.snaps.objs == nil {
-		s.snaps.objs = s.ws.objects()
-	}
-	return s.snaps.objs
 }

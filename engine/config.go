@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"cairn/engine/internal/changes"
 	"cairn/internal/vfs"
 )
 
@@ -290,4 +291,9 @@ func contains(l []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// limits is the undo stack's limits under c.
+func (c SnapshotsConfig) limits() changes.Limits {
+	return changes.Limits{MaxPerSession: c.MaxPerSession, MaxBytes: c.MaxBytesPerSession}
 }

@@ -28,9 +28,9 @@ func newDegradeEnv(t *testing.T) *degradeEnv {
 	t.Helper()
 	e := &degradeEnv{ctx: context.Background(), stateMem: vfs.NewMem(), dir: t.TempDir()}
 	e.state, e.files = vfs.NewFaulty(e.stateMem), vfs.NewFaulty(vfs.NewMem())
-	st := must(OpenFS(e.state, "/mem", WithWorkspaceFS(func(string) (vfs.FS, error) { return e.files, nil })))
+	st := must(OpenFS(e.state, "/mem", WithWorkspaceFS(func(string) (vfs.FS, error) { return e.files, nil })))(t)
 	t.Cleanup(func() { st.Close() })
-	e.ws = must(st.Workspace(e.dir))
+	e.ws = must(st.Workspace(e.dir))(t)
 	e.s = e.ws.Create(e.opts())
 	return e
 }
@@ -84,7 +84,7 @@ func (e *degradeEnv) noticed(words string) int {
 // texts is the transcript of session id as a reader sees it on disk.
 func (e *degradeEnv) texts(t *testing.T, id string) []string {
 	t.Helper()
-	r := must(e.ws.Open(e.ctx, id, SessionOptions{}))
+	r := must(e.ws.Open(e.ctx, id, SessionOptions{}))(t)
 	defer r.Close()
 	var out []string
 	for _, it := range r.Transcript() {
@@ -101,7 +101,7 @@ func TestDegradedSessionRecovers(t *testing.T) {
 	e := newDegradeEnv(t)
 	long := "p3 long " + strings.Repeat("x", payloadInline+10)
 	e.prompt(t, "p1 before full")
-	must(e.s.ToolWrite(e.ctx, "keep.txt", []byte("v2 before full")))
+	must(e.s.ToolWrite(e.ctx, "keep.txt", []byte("v2 before full")))(t)
 
 	e.full()
 	e.prompt(t, "p2 on full disk")
@@ -119,11 +119,11 @@ func TestDegradedSessionRecovers(t *testing.T) {
 	if !e.s.Recorded() || e.noticed("recorded again: 2 items") != 1 || e.noticed("cannot be recorded") != 1 {
 		t.Fatalf("recorded %v, notices %q", e.s.Recorded(), e.notices)
 	}
-	a := must(e.s.ToolWrite(e.ctx, "keep.txt", []byte("v4 after free")))
+	a := must(e.s.ToolWrite(e.ctx, "keep.txt", []byte("v4 after free")))(t)
 	if a.Snapshot == nil || len(a.Skipped) > 0 {
 		t.Fatalf("a write after the disk came back took no snapshot: %+v", a)
 	}
-	must(e.s.Undo(e.ctx))
+	must(e.s.Undo(e.ctx))(t)
 	if got := e.file(t, "keep.txt"); got != "v2 before full" {
 		t.Fatalf("keep.txt after undo: %q", got)
 	}
@@ -135,11 +135,11 @@ func TestDegradedSessionRecovers(t *testing.T) {
 	if got := e.texts(t, id); strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Fatalf("transcript on disk %.200q, want %.200q", got, want)
 	}
-	b := must(vfs.ReadFile(e.stateMem, itemsName(e.ws.dir, id)))
+	b := must(vfs.ReadFile(e.stateMem, itemsName(e.ws.dir, id)))(t)
 	if strings.Contains(string(b), strings.Repeat("x", payloadInline)) {
 		t.Fatal("the long prompt kept in memory was written inline, not as a payload")
 	}
-	if rep := must(e.ws.s.Fsck(e.ctx)); len(rep.Problems) > 0 {
+	if rep := must(e.ws.s.Fsck(e.ctx))(t); len(rep.Problems) > 0 {
 		t.Fatalf("fsck: %+v", rep.Problems)
 	}
 	if n := strings.Count(string(b), `"kind":"turn"`); n != 4 {
@@ -153,7 +153,7 @@ func TestDegradedSessionRecovers(t *testing.T) {
 func TestDegradedToolRefusesToDestroy(t *testing.T) {
 	e := newDegradeEnv(t)
 	e.prompt(t, "p1")
-	must(e.s.ToolWrite(e.ctx, "f.txt", []byte("content of f")))
+	must(e.s.ToolWrite(e.ctx, "f.txt", []byte("content of f")))(t)
 	e.state.Inject(vfs.Rule{Op: vfs.OpWrite, Err: syscall.ENOSPC})
 	e.state.Inject(vfs.Rule{Op: vfs.OpCreate, Err: syscall.ENOSPC})
 	e.prompt(t, "p2 on full disk")
@@ -175,11 +175,11 @@ func TestDegradedToolRefusesToDestroy(t *testing.T) {
 		t.Fatalf("a new file with no snapshot possible: %+v, %v", a, err)
 	}
 	e.free()
-	a = must(e.s.ToolRm(e.ctx, "f.txt"))
+	a = must(e.s.ToolRm(e.ctx, "f.txt"))(t)
 	if a.Snapshot == nil {
 		t.Fatal("rm after the disk came back took no snapshot")
 	}
-	must(e.s.Undo(e.ctx))
+	must(e.s.Undo(e.ctx))(t)
 	if got := e.file(t, "f.txt"); got != "content of f" {
 		t.Fatalf("f.txt after undo of rm: %q", got)
 	}
@@ -225,7 +225,7 @@ func TestDegradedAfterFailedSync(t *testing.T) {
 	if got := e.texts(t, id); strings.Join(got, "|") != "one|two|three" {
 		t.Fatalf("transcript after a crash %q", got)
 	}
-	b := must(vfs.ReadFile(e.stateMem, itemsName(e.ws.dir, id)))
+	b := must(vfs.ReadFile(e.stateMem, itemsName(e.ws.dir, id)))(t)
 	if n := strings.Count(string(b), `"text":"two"`); n != 1 {
 		t.Fatalf("the item whose sync failed is in the journal %d times", n)
 	}
@@ -264,7 +264,7 @@ func TestDegradedUntilTheRecordIsWritten(t *testing.T) {
 	if !e.s.Recorded() || e.noticed("recorded again: 1 item kept") != 1 {
 		t.Fatalf("recorded %v, notices %q", e.s.Recorded(), e.notices)
 	}
-	rec := must(readRecord(e.stateMem, e.ws.dir, e.s.ID()))
+	rec := must(readRecord(e.stateMem, e.ws.dir, e.s.ID()))(t)
 	if rec.Title != "renamed" {
 		t.Fatalf("the record says %q", rec.Title)
 	}
@@ -305,15 +305,15 @@ func TestDegradedTornLinesAreCut(t *testing.T) {
 	ctx := context.Background()
 	mem := vfs.NewMem()
 	disk := &tornFS{FS: mem}
-	st := must(OpenFS(disk, "/mem"))
+	st := must(OpenFS(disk, "/mem"))(t)
 	defer st.Close()
-	ws := must(st.Workspace(t.TempDir()))
+	ws := must(st.Workspace(t.TempDir()))(t)
 	var notices []string
 	s := ws.Create(SessionOptions{Degrade: true, Notice: func(m string) { notices = append(notices, m) }})
 	defer s.Close()
 	prompt := func(text string) {
 		t.Helper()
-		must(s.Append(ctx, Item{Type: User, Text: text}))
+		must(s.Append(ctx, Item{Type: User, Text: text}))(t)
 		if err := s.EndTurn(ctx, Turn{Labels: []string{"prompt"}}); err != nil {
 			t.Fatal(err)
 		}
@@ -330,12 +330,12 @@ func TestDegradedTornLinesAreCut(t *testing.T) {
 	id := s.ID()
 	s.Close()
 	for _, name := range []string{itemsName(ws.dir, id), auditName(ws.dir, id)} {
-		b := must(vfs.ReadFile(mem, name))
+		b := must(vfs.ReadFile(mem, name))(t)
 		if n := strings.Count(string(b), `"kind":"repair"`); n > 0 {
 			t.Fatalf("%s holds %d repair lines:\n%s", name, n, b)
 		}
 	}
-	r := must(ws.Open(ctx, id, SessionOptions{}))
+	r := must(ws.Open(ctx, id, SessionOptions{}))(t)
 	defer r.Close()
 	var got []string
 	for _, it := range r.Transcript() {
@@ -344,7 +344,7 @@ func TestDegradedTornLinesAreCut(t *testing.T) {
 	if strings.Join(got, "|") != "one|two|three|four" {
 		t.Fatalf("transcript %q", got)
 	}
-	if rep := must(st.Fsck(ctx)); len(rep.Problems) > 0 {
+	if rep := must(st.Fsck(ctx))(t); len(rep.Problems) > 0 {
 		t.Fatalf("fsck: %+v", rep.Problems)
 	}
 }
@@ -371,7 +371,7 @@ func TestDegradedByAPayloadOnly(t *testing.T) {
 	}
 	id := e.s.ID()
 	e.s.Close()
-	b := must(vfs.ReadFile(e.stateMem, itemsName(e.ws.dir, id)))
+	b := must(vfs.ReadFile(e.stateMem, itemsName(e.ws.dir, id)))(t)
 	if strings.Contains(string(b), strings.Repeat("y", payloadInline)) {
 		t.Fatal("the long item was written inline")
 	}
@@ -386,7 +386,7 @@ func TestDegradedLedgerFailure(t *testing.T) {
 	e := newDegradeEnv(t)
 	e.prompt(t, "one")
 	e.state.Inject(vfs.Rule{Op: vfs.OpWrite, Path: "usage.jsonl", Err: syscall.ENOSPC})
-	must(e.s.Append(e.ctx, Item{Type: User, Text: "two"}))
+	must(e.s.Append(e.ctx, Item{Type: User, Text: "two"}))(t)
 	if err := e.s.EndTurn(e.ctx, Turn{Model: "m", Spend: Spend{InputTokens: 5}}); err != nil {
 		t.Fatal(err)
 	}
@@ -411,7 +411,7 @@ func TestDegradedOpenWithStaleRecord(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.full()
-	s := must(e.ws.Open(e.ctx, id, e.opts()))
+	s := must(e.ws.Open(e.ctx, id, e.opts()))(t)
 	defer s.Close()
 	if s.Unrecorded() == nil {
 		t.Fatal("opened on a full disk with a record to rebuild, yet recorded")

@@ -2,6 +2,21 @@
 // Store (one state folder) holds Workspaces (one per canonical directory),
 // and each workspace holds Sessions.
 //
+// It is the public layer: each public method checks its
+// input, takes the locks (see Locks), runs a mechanism from a package
+// below it, and writes the journal line in the durability order. The
+// mechanisms each own one idea, hold no locks and know no Session:
+//
+//	engine/internal/changes  the changes journal: lines, the fold into the undo
+//	                         stack, plans and the one applier   -> fstate, timefmt, vfs, objects
+//	engine/internal/fstate   a file's state: capture, compare, put back through
+//	                         the workspace root                 -> internal/vfs, objects
+//	engine/internal/scope    recording's walk and shell-line scopes (empty yet)
+//	engine/retention         keep rules over (id, activity, flags), pure
+//	engine/wskey, engine/ids workspace keys; slugs and word ids
+//
+// Imports point down only: nothing below engine imports engine.
+//
 // # Words
 //
 //   - state folder: the folder a Store opens ($CAIRN_HOME or ~/.cairn for the
@@ -42,7 +57,16 @@
 // # The changes journal
 //
 // <id>.changes.jsonl holds a "change" line per file-tool call and the undo
-// stack's events (changes_format.go draws every line). A file's state F is
+// stack's events (engine/internal/changes/format.go draws every line):
+//
+//	{"v":1,"kind":"change","id":SNAP,"seq":N,"at":T,"tool":"edit","call":ITEM,
+//	 "scope":"paths","files":[{"path":P,"before":F|null,"after":F|null}]}
+//
+// "call" names the item the change belongs to: the tool_call item given by
+// the caller (ToolOptions.Call, Change.SetCall), else the user prompt that
+// began the turn (REPL tool lines have no tool_call item); it is omitted
+// when the conversation has no prompt yet, and lines written before it
+// have none and read as they did. A file's state F is
 // {"oid":SHA256,"size":N,"mode":"file|exec|link","perm":"0640"} (stored as
 // an object), {"sha256":SHA256,"size":N,"mode":...,"perm":...,"data":BASE64}
 // (a pre-image of at most 16 KiB, inline), {"sha256":SHA256,"size":N,
@@ -174,4 +198,32 @@
 // rewrites the item's line, so putting the object file back brings the
 // text back. Fsck names every journal line that refers to a missing or
 // corrupt object.
+//
+// # Locks
+//
+// A Session, its Workspace and its Store are safe for use by several
+// goroutines. Their mutexes, in the one order they may be taken: a
+// goroutine holding one may take only those below it.
+//
+//  1. Session.busy (RWMutex): shared by a file tool, Session.Change (while
+//     its function runs), undo, redo and restore-to; exclusive by Close, so
+//     Close waits for them and none starts after it.
+//  2. Session.snaps.mu, the undo stack: held by the same calls, so the
+//     file changes of one session take turns; and by the fold on Open.
+//  3. Session.mu: the conversation state and the session's own journals
+//     (items, audit), the record, closing.
+//  4. Leaves, each held only briefly, never two at once: Workspace.mu
+//     (making the workspace folder), Session.snaps.wmu (the changes
+//     journal's writer: Close takes it without the stack's lock), the
+//     shell log's mu, Session.cfg.mu (reading config.json), fileSyncs.mu
+//     (the background folder syncs, which take no session lock), the
+//     Store's usage-ledger lock and its registries of live shell logs and
+//     tool outputs, and the picker index's own lock.
+//
+// No lock is held across the API boundary: Session.Change holds 1 and 2
+// only while its function runs, and ends the change (recording nothing)
+// however the function returns, panics included. Ownership across
+// processes, the flock on <id>.lock, is outside this order: it is tried,
+// never waited for (a second owner fails at once), when a session is
+// opened or first written.
 package engine

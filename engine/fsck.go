@@ -149,7 +149,7 @@ func (s *Store) fsckJournal(r *FsckReport, name string, bad, note reporter, name
 	st, err := journal.Read(s.fsys, name, func(b []byte) error {
 		line++
 		if stack != nil {
-			if err := stack.apply(b); err != nil {
+			if err := stack.Apply(b); err != nil {
 				skipped, at = append(skipped, err.Error()), append(at, line)
 			}
 		}

@@ -1,5 +1,8 @@
 package engine
 
+// Long for a reason: the property test's generator, its checks and its
+// crash variant share the helpers below, and read best in one place.
+
 // Property tests of the file tools' undo stack: random sequences of write/edit/rm/undo/redo/restore/commit/end-turn/
 // reopen, each op with a random injected fault (vfs.Faulty), then:
 //
@@ -178,7 +181,7 @@ func propRun(t *testing.T, dir string, seed uint64, nops int, verbose bool) {
 		t.Fatal(err)
 	}
 	defer func() { st.Close() }()
-	ws := must(st.Workspace(dir))
+	ws := must(st.Workspace(dir))(t)
 	for _, f := range propFiles[:3] {
 		if r.IntN(4) > 0 {
 			if err := mem.MkdirAll("d", 0o755); err != nil {
@@ -194,7 +197,7 @@ func propRun(t *testing.T, dir string, seed uint64, nops int, verbose bool) {
 	sopts := SessionOptions{Notice: func(m string) { notices = append(notices, m) }}
 	s := ws.Create(sopts)
 	defer func() { s.Close() }()
-	must(s.Append(ctx, Item{Type: User, Text: "go"}))
+	must(s.Append(ctx, Item{Type: User, Text: "go"}))(t)
 	if err := s.EndTurn(ctx, Turn{}); err != nil {
 		t.Fatal(err)
 	}
@@ -251,6 +254,7 @@ func propRun(t *testing.T, dir string, seed uint64, nops int, verbose bool) {
 		}
 		notices = notices[:0]
 		before := propSnap(t, mem)
+		runs := s.apply.Runs()
 		f := propFiles[r.IntN(len(propFiles))]
 		var ans *ToolAnswer
 		var res *RestoreResult
@@ -260,7 +264,7 @@ func propRun(t *testing.T, dir string, seed uint64, nops int, verbose bool) {
 		case k < 9:
 			op, ans, res, opErr = propFileOp(ctx, r, s, f, k)
 		case k < 10:
-			l := must(s.Snapshots(ctx))
+			l := must(s.Snapshots(ctx))(t)
 			var ids []string
 			for _, sn := range l.Snapshots {
 				if sn.Applied {
@@ -286,7 +290,7 @@ func propRun(t *testing.T, dir string, seed uint64, nops int, verbose bool) {
 			op = "reopen"
 			fa.Reset()
 			fault = ""
-			prev := propList(must(s.Snapshots(ctx)))
+			prev := propList(must(s.Snapshots(ctx))(t))
 			if err := s.Close(); err != nil {
 				logf("op %d close: %v", i, err) // e.g. the audit trail broken by an injected fault
 			}
@@ -294,7 +298,7 @@ func propRun(t *testing.T, dir string, seed uint64, nops int, verbose bool) {
 			if err != nil {
 				fail("op %d reopen: %v", i, err)
 			}
-			if got := propList(must(s.Snapshots(ctx))); got != prev {
+			if got := propList(must(s.Snapshots(ctx))(t)); got != prev {
 				fail("op %d: stack %s before close, %s after reopen", i, prev, got)
 			}
 		}
@@ -318,11 +322,20 @@ func propRun(t *testing.T, dir string, seed uint64, nops int, verbose bool) {
 		if (op == "undo" || op == "redo" || strings.HasPrefix(op, "restore ")) && opErr != nil && after.String() != before.String() && tainted == "" {
 			tainted = fmt.Sprintf("op %d (%s) failed after changing files", i, op)
 		}
+		// Every undo, redo and restore-to puts files back through the one
+		// applier: one plan per step it took, and none without a plan.
+		restoring := op == "undo" || op == "redo" || strings.HasPrefix(op, "restore ")
+		if n := s.apply.Runs() - runs; op != "reopen" && (restoring && res != nil && n != int64(len(res.Steps)) || !restoring && n != 0) {
+			fail("op %d (%s): the applier ran %d plans for %d steps", i, op, n, len(stepsOf(res)))
+		}
+		if restoring && after.String() != before.String() && s.apply.Runs() == runs {
+			fail("op %d (%s) changed files without the applier: %s -> %s", i, op, before, after)
+		}
 		if !compare(fmt.Sprintf("after op %d (%s)", i, op)) {
 			return
 		}
 	}
-	prev := propList(must(s.Snapshots(ctx)))
+	prev := propList(must(s.Snapshots(ctx))(t))
 	if err := s.Close(); err != nil {
 		logf("close: %v", err)
 	}
@@ -353,7 +366,7 @@ func propRun(t *testing.T, dir string, seed uint64, nops int, verbose bool) {
 	if err != nil {
 		fail("final open: %v", err)
 	}
-	if got := propList(must(s.Snapshots(ctx))); got != prev {
+	if got := propList(must(s.Snapshots(ctx))(t)); got != prev {
 		fail("stack %s before close, %s after reopen", prev, got)
 	}
 	for n := 0; ; n++ {
@@ -373,7 +386,7 @@ func propRun(t *testing.T, dir string, seed uint64, nops int, verbose bool) {
 	}
 	// The stack's limits may have dropped the oldest snapshots: undoing
 	// everything then cannot reach the initial files.
-	l := must(s.Snapshots(ctx))
+	l := must(s.Snapshots(ctx))(t)
 	dropped := false
 	journal.Read(mem, changesName(ws.dir, id), func(b []byte) error {
 		dropped = dropped || strings.Contains(string(b), `"kind":"drop"`)
@@ -382,6 +395,14 @@ func propRun(t *testing.T, dir string, seed uint64, nops int, verbose bool) {
 	if got := propSnap(t, mem); got.String() != initial.String() && !dropped {
 		fail("after undoing everything (%s): files %s, initial %s", propList(l), got, initial)
 	}
+}
+
+// stepsOf is r's steps (none for nil).
+func stepsOf(r *RestoreResult) []RestoreStep {
+	if r == nil {
+		return nil
+	}
+	return r.Steps
 }
 
 func propAns(a *ToolAnswer, r *RestoreResult) string {
@@ -435,8 +456,8 @@ func propCrash(t *testing.T, dir string, seed uint64, verbose bool) {
 		t.Fatal(err)
 	}
 	wsfs := WithWorkspaceFS(func(string) (vfs.FS, error) { return mem, nil })
-	st := must(OpenFS(mem, "/mem", wsfs))
-	ws := must(st.Workspace(dir))
+	st := must(OpenFS(mem, "/mem", wsfs))(t)
+	ws := must(st.Workspace(dir))(t)
 	if err := mem.MkdirAll("d", 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -454,7 +475,7 @@ func propCrash(t *testing.T, dir string, seed uint64, verbose bool) {
 	}
 	initial := propSnap(t, mem)
 	s := ws.Create(SessionOptions{})
-	must(s.Append(ctx, Item{Type: User, Text: "go"}))
+	must(s.Append(ctx, Item{Type: User, Text: "go"}))(t)
 	if err := s.EndTurn(ctx, Turn{}); err != nil {
 		t.Fatal(err)
 	}
@@ -522,9 +543,9 @@ func propCrash(t *testing.T, dir string, seed uint64, verbose bool) {
 	}
 	s.Close()
 	st.Close()
-	st = must(OpenFS(mem, "/mem", wsfs))
+	st = must(OpenFS(mem, "/mem", wsfs))(t)
 	defer st.Close()
-	ws = must(st.Workspace(dir))
+	ws = must(st.Workspace(dir))(t)
 	logf("files after crash: %s", propSnap(t, mem))
 	reader, err := ws.Snapshots(ctx, id)
 	if err != nil {
@@ -537,11 +558,11 @@ func propCrash(t *testing.T, dir string, seed uint64, verbose bool) {
 		fail("open after crash: %v", err)
 	}
 	defer func() { s.Close() }()
-	owner := must(s.Snapshots(ctx))
+	owner := must(s.Snapshots(ctx))(t)
 	if propList(owner) != propList(reader) {
 		fail("after crash: reader lists %s, owner %s", propList(reader), propList(owner))
 	}
-	if rep := must(st.Fsck(ctx)); len(rep.Problems) != 0 {
+	if rep := must(st.Fsck(ctx))(t); len(rep.Problems) != 0 {
 		fail("fsck after crash: %+v", rep.Problems)
 	}
 	for n := 0; ; n++ {
@@ -567,7 +588,7 @@ func propCrash(t *testing.T, dir string, seed uint64, verbose bool) {
 	if got := propSnap(t, mem); got.String() != initial.String() && !dropped {
 		fail("after crash and undoing everything: files %s, initial %s (%s)", got, initial, tainted)
 	}
-	if rep := must(st.Fsck(ctx)); len(rep.Problems) != 0 {
+	if rep := must(st.Fsck(ctx))(t); len(rep.Problems) != 0 {
 		fail("fsck after undoing everything: %+v", rep.Problems)
 	}
 }

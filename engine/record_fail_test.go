@@ -18,9 +18,9 @@ func TestRecordFailureAfterSyncedJournalIsNotAnError(t *testing.T) {
 	ctx := context.Background()
 	mem := vfs.NewMem()
 	state := vfs.NewFaulty(mem)
-	st := must(OpenFS(state, "/mem", WithWorkspaceFS(func(string) (vfs.FS, error) { return vfs.NewMem(), nil })))
+	st := must(OpenFS(state, "/mem", WithWorkspaceFS(func(string) (vfs.FS, error) { return vfs.NewMem(), nil })))(t)
 	defer st.Close()
-	ws := must(st.Workspace(t.TempDir()))
+	ws := must(st.Workspace(t.TempDir()))(t)
 	var notices []string
 	opts := SessionOptions{Notice: func(m string) { notices = append(notices, m) }}
 	s := ws.Create(opts)
@@ -32,7 +32,7 @@ func TestRecordFailureAfterSyncedJournalIsNotAnError(t *testing.T) {
 	}
 	id := s.ID()
 
-	s = must(ws.Open(ctx, id, opts))
+	s = must(ws.Open(ctx, id, opts))(t)
 	state.Inject(vfs.Rule{Op: vfs.OpCreate, Path: "workspaces/*/sessions/*.json*", Err: syscall.ENOSPC})
 	if _, err := s.Append(ctx, Item{Type: User, Text: "two"}); err != nil {
 		t.Fatal(err)
@@ -49,7 +49,7 @@ func TestRecordFailureAfterSyncedJournalIsNotAnError(t *testing.T) {
 	state.Reset()
 
 	// The prompt is on disk, once.
-	r := must(ws.Read(ctx, id))
+	r := must(ws.Read(ctx, id))(t)
 	if n := len(r.Transcript()); n != 2 {
 		t.Fatalf("the journal holds %d items, want 2", n)
 	}
@@ -61,7 +61,7 @@ func TestRecordFailureAfterSyncedJournalIsNotAnError(t *testing.T) {
 	if len(l) != 1 || l[0].Items != 2 {
 		t.Fatalf("listing after the failed record: %+v", l)
 	}
-	if rec := must(readRecord(mem, ws.dir, id)); rec.Counts.Items != 2 {
+	if rec := must(readRecord(mem, ws.dir, id))(t); rec.Counts.Items != 2 {
 		t.Fatalf("the record says %d items", rec.Counts.Items)
 	}
 }

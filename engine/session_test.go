@@ -1,5 +1,9 @@
 package engine
 
+// The session lifecycle cases (create, open, append, commit, close,
+// records) with the testStore helper the other session tests share; long
+// because each step of the lifecycle is a case.
+
 import (
 	"context"
 	"errors"

@@ -2,43 +2,80 @@ package engine
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"errors"
 	"fmt"
-	"io"
-	"io/fs"
-	"os"
 	"strings"
 	"sync"
 
+	"cairn/engine/internal/changes"
+
+	"cairn/engine/internal/fstate"
 	"cairn/internal/vfs"
 	"cairn/objects"
 )
 
-// Capturing a snapshot: BeginChange stores the pre-image of every file a
-// tool names and makes it durable before the tool may write; Commit records
+// Capturing a snapshot: Session.Change stores the pre-image of every file a
+// tool names and makes it durable before the tool may write; then it records
 // the after state of each file by its hash (no object: undo keeps the
 // current content when it runs, and that is what redo puts back) and
 // appends one change line. A required pre-image that cannot be captured
 // refuses the edit before the tool runs.
 
-// Change is a file-tool call in progress. The session's file tools take
-// turns: until Commit or Abort, other changes, undo and redo of the session
-// wait. Always call one of them.
+// Change is a file-tool call in progress, given to the function that
+// Session.Change runs. The session's file tools take turns: until that
+// function returns, other changes, undo and redo of the session wait.
 type Change struct {
 	s       *Session
 	tool    string
 	call    string
-	files   []changeFile
+	files   []changes.FileChange
 	skipped []string // paths whose pre-image was not captured
 	on      bool     // snapshots on: Commit records a change line
-	max     int64
+	maxFile int64
 	cfg     SnapshotsConfig
 	objs    *objects.Store // nil when the store cannot be used
 	fsys    vfs.FS         // the workspace's files
 	once    sync.Once
 	doneFS  func()
+}
+
+// Change runs tool's change of the files paths (workspace-relative or
+// absolute inside the workspace), in the style of a database transaction:
+//
+//  1. the pre-image of each file is captured, durable before fn runs;
+//  2. fn changes the files (with its own writes) and may name the item the
+//     change belongs to (Change.SetCall);
+//  3. when fn returns nil, the after state of each file is recorded by its
+//     hash and one change line is appended and synced; the answer names the
+//     snapshot. When fn returns an error, or panics, nothing is recorded
+//     and the error (or panic) is passed on.
+//
+// Meanwhile the session's other file tools, undo and redo wait, and Close
+// waits for fn to return: fn must not call them on the same session. A file
+// that does not exist is recorded absent. With snapshots off
+// (snapshots.enabled false, SessionOptions.NoSnapshots) nothing is captured
+// and nothing recorded; a file that snapshots.required covers is then
+// refused, as is one whose pre-image cannot be captured (a failing store,
+// too large, unreadable): fn does not run, and the error is a
+// *RequiredError, with an evidence line and a snapshot.required audit
+// event.
+func (s *Session) Change(ctx context.Context, tool string, paths []string, fn func(*Change) error) (*ToolAnswer, error) {
+	c, err := s.beginChange(ctx, tool, paths)
+	if err != nil {
+		return nil, err
+	}
+	ended := false
+	defer func() {
+		if !ended { // fn panicked
+			c.release()
+		}
+	}()
+	err = fn(c)
+	ended = true
+	if err != nil {
+		c.release()
+		return nil, err
+	}
+	return c.commit(ctx)
 }
 
 // RequiredError is the refusal of an edit whose required pre-images could
@@ -65,15 +102,10 @@ func (e *RequiredError) Error() string {
 
 func (e *RequiredError) Unwrap() error { return ErrRefused }
 
-// BeginChange captures the pre-image of each of paths (workspace-relative
-// or absolute inside the workspace) before tool changes them. A file that
-// does not exist is recorded absent. With snapshots off (snapshots.enabled
-// false, SessionOptions.NoSnapshots) nothing is captured and Commit records
-// nothing; a file that snapshots.required covers is then refused, as is one
-// whose pre-image cannot be captured (a failing store, too large,
-// unreadable): a *RequiredError, an evidence line and a snapshot.required
-// audit event.
-func (s *Session) BeginChange(ctx context.Context, tool string, paths []string) (*Change, error) {
+// beginChange captures the pre-image of each of paths before tool changes
+// them (Session.Change). It holds the session's busy lock (shared) and the
+// undo stack's lock until commit or release.
+func (s *Session) beginChange(ctx context.Context, tool string, paths []string) (*Change, error) {
 	if !labelRE.MatchString(tool) {
 		return nil, fmt.Errorf("%w: tool name %q", ErrBadInput, tool)
 	}
@@ -92,17 +124,27 @@ func (s *Session) BeginChange(ctx context.Context, tool string, paths []string) 
 			rels = append(rels, rel)
 		}
 	}
-	cfg, err := s.ws.s.Config()
+	cfg, err := s.config()
 	if err != nil {
 		return nil, err
 	}
 	sc := cfg.Snapshots
-	fsys, doneFS, err := s.ws.files()
+	call, err := s.callFor("")
 	if err != nil {
 		return nil, err
 	}
+	s.busy.RLock()
+	if s.isClosed() {
+		s.busy.RUnlock()
+		return nil, fmt.Errorf("engine: session %s is closed", s.ID())
+	}
+	fsys, doneFS, err := s.ws.files()
+	if err != nil {
+		s.busy.RUnlock()
+		return nil, err
+	}
 	s.snaps.mu.Lock()
-	c := &Change{s: s, tool: tool, fsys: fsys, doneFS: doneFS, cfg: sc, max: sc.MaxFileBytes}
+	c := &Change{s: s, tool: tool, call: call, fsys: fsys, doneFS: doneFS, cfg: sc, maxFile: sc.MaxFileBytes}
 	pre := s.newPreImages(ctx, sc, false)
 	c.on, c.objs = pre.on, pre.objs
 	for _, rel := range rels {
@@ -121,100 +163,17 @@ func (s *Session) BeginChange(ctx context.Context, tool string, paths []string) 
 	return c, nil
 }
 
-// preImages captures the pre-images of one change and collects the files
-// it skipped and the required ones it could not capture.
-type preImages struct {
-	s        *Session
-	sc       SnapshotsConfig
-	on       bool           // snapshots on
-	objs     *objects.Store // nil when the store cannot be used
-	storeErr error          // why not
-	putErr   error          // why the last pre-image was not stored
-	put      sink
-	skipped  []string
-	denied   []RequiredFile
-	// check, when set, sees a file's content and mode as it is captured,
-	// before it is stored; its error (checkErr) stops the capture.
-	check    func(data []byte, mode string) error
-	checkErr error
+// SetCall names the item the change belongs to ("call"): a tool_call or
+// user item of the session (ToolOptions.Call says more). Until it is
+// called, the change belongs to the user prompt that began the turn.
+func (c *Change) SetCall(item string) error {
+	call, err := c.s.callFor(item)
+	if err != nil {
+		return err
+	}
+	c.call = call
+	return nil
 }
-
-// newPreImages readies the capture of a change's pre-images under the
-// snapshot settings sc: stored as objects, or small ones inline (the file
-// tools, whose change line is durable before they write).
-func (s *Session) newPreImages(ctx context.Context, sc SnapshotsConfig, inline bool) *preImages {
-	p := &preImages{s: s, sc: sc, on: sc.Enabled && !s.opts.NoSnapshots}
-	if !p.on {
-		return p
-	}
-	if p.storeErr = s.snapReady(); p.storeErr == nil {
-		p.objs = s.snapObjects()
-		p.put = storeSink(ctx, p.objs)
-		if inline {
-			p.put = inlineSink(ctx, p.objs)
-		}
-	}
-	return p
-}
-
-// capture records the pre-image of rel and returns its change file. With
-// snapshots off nothing is read, but a required file that exists is denied.
-func (p *preImages) capture(ctx context.Context, fsys vfs.FS, rel string) changeFile {
-	f := changeFile{Path: rel}
-	req := p.s.ws.required(p.sc, rel)
-	if !p.on {
-		if _, err := fsys.Lstat(rel); req && !vfs.IsNotExist(err) {
-			p.denied = append(p.denied, RequiredFile{rel, "snapshots are off"})
-		}
-		return f
-	}
-	put := p.put
-	if put != nil && p.check != nil {
-		put = func(b []byte, mode string) (*fileRef, error) {
-			if p.checkErr = p.check(b, mode); p.checkErr != nil {
-				return nil, p.checkErr
-			}
-			return p.put(b, mode)
-		}
-	}
-	ref, cerr := capture(ctx, fsys, put, rel, p.sc.MaxFileBytes)
-	f.Before = ref
-	if ref.skipped() && ref.Skipped == skipStore {
-		p.putErr = cerr
-		if p.storeErr != nil {
-			p.putErr = p.storeErr
-		}
-	}
-	if ref.skipped() {
-		p.skipped = append(p.skipped, rel)
-		if req {
-			reason := ref.Skipped
-			switch {
-			case ref.Skipped == skipTooLarge:
-				reason = fmt.Sprintf("too large: %d bytes, max_file_bytes is %d", ref.Size, p.sc.MaxFileBytes)
-			case p.storeErr != nil:
-				reason += ": " + p.storeErr.Error()
-			case cerr != nil:
-				reason += ": " + cerr.Error()
-			}
-			p.denied = append(p.denied, RequiredFile{rel, reason})
-		}
-	}
-	return f
-}
-
-// refuse records and returns the refusal of a change that required
-// pre-images it could not capture, if any.
-func (p *preImages) refuse(ctx context.Context, tool string) error {
-	if len(p.denied) == 0 {
-		return nil
-	}
-	p.s.denyRequired(ctx, tool, p.denied, p.objs != nil)
-	return &RequiredError{Tool: tool, Files: p.denied}
-}
-
-// SetCall names the tool_call item the change belongs to ("call").
-func (c *Change) SetCall(item string) { c.call = item }
 
 // Paths is the workspace-relative names of the change's files.
 func (c *Change) Paths() []string {
@@ -225,31 +184,23 @@ func (c *Change) Paths() []string {
 	return out
 }
 
-// Abort ends a change whose tool failed: nothing is recorded.
-func (c *Change) Abort() { c.release() }
-
+// release ends the change, recording nothing if it was not committed, and
+// gives up its locks. Only its first call does anything.
 func (c *Change) release() {
 	c.once.Do(func() {
 		c.doneFS()
 		c.s.snaps.mu.Unlock()
+		c.s.busy.RUnlock()
 	})
 }
 
-// Commit records the after states by hash and appends the change line (synced),
+// commit records the after states by hash and appends the change line (synced),
 // discarding the undone branch and dropping the oldest snapshots over the
-// limits. The answer names the snapshot (nil when none was taken) and the
-// files whose pre-image was skipped.
-func (c *Change) Commit(ctx context.Context) (*ToolAnswer, error) {
-	done := true
-	c.once.Do(func() { done = false })
-	if done {
-		return nil, fmt.Errorf("engine: change already committed or aborted")
-	}
+// limits, then releases the change. The answer names the snapshot (nil
+// when none was taken) and the files whose pre-image was skipped.
+func (c *Change) commit(ctx context.Context) (*ToolAnswer, error) {
 	s := c.s
-	defer func() {
-		c.doneFS()
-		s.snaps.mu.Unlock()
-	}()
+	defer c.release()
 	ans := &ToolAnswer{Session: s.ID(), Files: []string{}, Skipped: []string{}}
 	for _, f := range c.files {
 		ans.Files = append(ans.Files, s.ws.absPath(f.Path))
@@ -265,213 +216,15 @@ func (c *Change) Commit(ctx context.Context) (*ToolAnswer, error) {
 		return ans, nil
 	}
 	for i := range c.files {
-		c.files[i].After, _ = capture(ctx, c.fsys, hashSink, c.files[i].Path, c.max)
+		c.files[i].After, _ = fstate.Capture(ctx, c.fsys, fstate.HashSink, c.files[i].Path, c.maxFile)
 	}
 	st := &s.snaps
-	rec, lines, live := st.newChange(mkTime(s.ws.s.Now()), c.tool, c.call, c.files, c.cfg)
+	rec, lines, live := st.NewChange(mkTime(s.ws.s.Now()), c.tool, c.call, c.files, c.cfg.limits())
 	if err := s.appendChanges(lines...); err != nil {
 		return nil, fmt.Errorf("engine: the %s tool changed %s, but its change record was not written: %w",
 			c.tool, strings.Join(c.Paths(), ", "), err)
 	}
-	st.list, st.seq = live, rec.Seq
+	st.List, st.Seq = live, rec.Seq
 	ans.Snapshot = &rec.ID
 	return ans, nil
-}
-
-// newChange is the lines a new change of files writes, in order: the
-// discard of the undone branch, the change line, and the drop of the oldest
-// snapshots over the limits; live is the stack they leave.
-func (st *snapStack) newChange(now Time, tool, call string, files []changeFile, c SnapshotsConfig) (rec changeRecord, lines []any, live []*snapEntry) {
-	rec = st.newRecord(now, tool, call, files)
-	if ids := st.undone(); len(ids) > 0 {
-		lines = append(lines, listRecord{V: 1, Kind: kindDiscard, IDs: ids, At: now})
-	}
-	rest, live := st.afterChange(rec, c)
-	return rec, append(append(lines, rec), rest...), live
-}
-
-// newRecord is the change line of a new change of files.
-func (st *snapStack) newRecord(now Time, tool, call string, files []changeFile) changeRecord {
-	return changeRecord{V: 1, Kind: kindChange, ID: newSnapID(now.Time), Seq: st.seq + 1, At: now,
-		Tool: tool, Call: call, Scope: "paths", Files: files}
-}
-
-// afterChange is what change rec, once made, does to the stack: the undone
-// branch ends and the oldest snapshots over the limits are dropped. lines
-// records the drop; live is the stack left.
-func (st *snapStack) afterChange(rec changeRecord, c SnapshotsConfig) (lines []any, live []*snapEntry) {
-	live = append(append([]*snapEntry(nil), st.list[:st.cursor()]...), &snapEntry{rec: rec, applied: true})
-	drops, why := overLimits(live, c)
-	if len(drops) > 0 {
-		lines = append(lines, listRecord{V: 1, Kind: kindDrop, IDs: drops, At: rec.At, Why: why})
-		live = live[len(drops):]
-	}
-	return lines, live
-}
-
-// overLimits returns the oldest snapshots of list to drop so that at most
-// max_per_session remain and they refer to at most max_bytes_per_session.
-// The newest one is always kept.
-func overLimits(list []*snapEntry, c SnapshotsConfig) ([]string, string) {
-	var total int64
-	for _, e := range list {
-		total += e.bytes()
-	}
-	var drops []string
-	why := ""
-	for i := 0; i < len(list)-1; i++ {
-		switch {
-		case len(list)-i > c.MaxPerSession:
-			if why == "" {
-				why = "max_per_session"
-			}
-		case total > c.MaxBytesPerSession:
-			if why == "" {
-				why = "max_bytes_per_session"
-			}
-		default:
-			return drops, why
-		}
-		drops = append(drops, list[i].rec.ID)
-		total -= list[i].bytes()
-	}
-	return drops, why
-}
-
-// snapReady makes sure the session's files exist, so objects and the
-// changes journal can be written; it fails when the session is unrecorded.
-func (s *Session) snapReady() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return fmt.Errorf("engine: session %s is closed", s.st.id)
-	}
-	if err := s.materializeForItem(); err != nil {
-		return err
-	}
-	if s.unrecorded != nil {
-		return fmt.Errorf("engine: session %s is not recorded: %w", s.st.id, s.unrecorded)
-	}
-	return nil
-}
-
-// denyRequired records a required-snapshot refusal: an evidence line in the
-// changes journal (when it can be written) and a snapshot.required audit
-// event with outcome denied.
-func (s *Session) denyRequired(ctx context.Context, tool string, denied []RequiredFile, journal bool) {
-	if journal {
-		files := make([]deniedFile, len(denied))
-		for i, d := range denied {
-			files[i] = deniedFile(d)
-		}
-		ev := evidenceRecord{V: 1, Kind: kindEvidence, At: mkTime(s.ws.s.Now()), Tool: tool, Signal: "permission",
-			Decision: "deny", Rule: "snapshots.required", Files: files}
-		if err := s.appendChanges(ev); err != nil {
-			s.notice(fmt.Sprintf("the refusal could not be recorded: %v", err))
-		}
-	}
-	if err := s.Audit(ctx, AuditEvent{Event: "snapshot.required", Outcome: "denied", Action: tool,
-		Rule: "snapshots.required", Files: len(denied)}); err != nil {
-		s.notice(fmt.Sprintf("the refusal could not be audited: %v", err))
-	}
-}
-
-// sink turns a file's content into its F: storing it (durable on return),
-// keeping it inline, or only hashing it (hashSink).
-type sink func(b []byte, mode string) (*fileRef, error)
-
-func storeSink(ctx context.Context, objs *objects.Store) sink {
-	if objs == nil {
-		return nil
-	}
-	return func(b []byte, mode string) (*fileRef, error) {
-		info, err := objs.PutBytes(ctx, b)
-		if err != nil {
-			return nil, err
-		}
-		return &fileRef{OID: info.ID.String(), Size: int64(len(b)), Mode: mode}, nil
-	}
-}
-
-// inlineSink keeps content of at most maxInline bytes inline (a copy, as
-// the line that holds it is durable) and stores larger content in objs.
-func inlineSink(ctx context.Context, objs *objects.Store) sink {
-	store := storeSink(ctx, objs)
-	if store == nil {
-		return nil
-	}
-	return func(b []byte, mode string) (*fileRef, error) {
-		if len(b) > maxInline {
-			return store(b, mode)
-		}
-		f, _ := hashSink(b, mode)
-		if len(b) > 0 {
-			f.Data = b
-		}
-		return f, nil
-	}
-}
-
-func hashSink(b []byte, mode string) (*fileRef, error) {
-	h := sha256.Sum256(b)
-	return &fileRef{SHA256: hex.EncodeToString(h[:]), Size: int64(len(b)), Mode: mode}, nil
-}
-
-var errNoStore = errors.New("the snapshot store cannot be written")
-
-// capture reads the state of workspace file rel without following a final
-// symbolic link, and puts its content through put. An absent file is nil.
-// A file it cannot capture is a skipped F, with the error that says why.
-// Without put (no usable store) an existing file is skipped "store failed".
-func capture(ctx context.Context, fsys vfs.FS, put sink, rel string, max int64) (*fileRef, error) {
-	if err := ctx.Err(); err != nil {
-		return &fileRef{Skipped: skipUnreadable}, err
-	}
-	fi, err := fsys.Lstat(rel)
-	if vfs.IsNotExist(err) {
-		return nil, nil
-	}
-	if err != nil {
-		return &fileRef{Skipped: skipUnreadable}, err
-	}
-	var data []byte
-	var mode string
-	switch {
-	case fi.Mode()&fs.ModeSymlink != 0:
-		t, err := fsys.Readlink(rel)
-		if err != nil {
-			return &fileRef{Skipped: skipUnreadable}, err
-		}
-		data, mode = []byte(t), modeLink
-	case fi.Mode().IsRegular():
-		if fi.Size() > max {
-			return &fileRef{Skipped: skipTooLarge, Size: fi.Size()}, fmt.Errorf("%d bytes, max_file_bytes is %d", fi.Size(), max)
-		}
-		f, err := fsys.OpenFile(rel, os.O_RDONLY, 0)
-		if err != nil {
-			return &fileRef{Skipped: skipUnreadable, Size: fi.Size()}, err
-		}
-		data, err = io.ReadAll(io.LimitReader(f, max+1))
-		f.Close()
-		if err != nil {
-			return &fileRef{Skipped: skipUnreadable, Size: fi.Size()}, err
-		}
-		if int64(len(data)) > max {
-			return &fileRef{Skipped: skipTooLarge, Size: int64(len(data))}, fmt.Errorf("more than max_file_bytes %d", max)
-		}
-		mode = permMode(fi.Mode().Perm())
-	default:
-		return &fileRef{Skipped: skipNotFile, Size: fi.Size()}, fmt.Errorf("%s is not a file", rel)
-	}
-	if put == nil {
-		return &fileRef{Skipped: skipStore, Size: int64(len(data))}, errNoStore
-	}
-	ref, err := put(data, mode)
-	if err != nil {
-		return &fileRef{Skipped: skipStore, Size: int64(len(data))}, err
-	}
-	if mode != modeLink {
-		ref.Perm = permString(fi.Mode().Perm())
-	}
-	return ref, nil
 }

@@ -37,16 +37,16 @@ func (w *Workspace) Snapshots(ctx context.Context, id string) (*SnapshotList, er
 		return nil, err
 	}
 	if w.unmade(ctx, &st) {
-		st.list = append(st.list[:len(st.list)-1], st.held...)
+		st.List = append(st.List[:len(st.List)-1], st.Held...)
 	}
 	return snapshotList(w, id, &st), nil
 }
 
 func snapshotList(w *Workspace, id string, st *snapStack) *SnapshotList {
-	l := &SnapshotList{OK: true, Session: id, Cursor: st.cursor(), Snapshots: []SnapshotInfo{}, Unread: st.unread}
-	for _, e := range st.list {
-		info := SnapshotInfo{ID: e.rec.ID, At: e.rec.At, Tool: e.rec.Tool, Applied: e.applied, Files: []SnapshotFile{}}
-		for _, f := range e.rec.Files {
+	l := &SnapshotList{OK: true, Session: id, Cursor: st.Cursor(), Snapshots: []SnapshotInfo{}, Unread: st.unread}
+	for _, e := range st.List {
+		info := SnapshotInfo{ID: e.Rec.ID, At: e.Rec.At, Tool: e.Rec.Tool, Applied: e.Applied, Files: []SnapshotFile{}}
+		for _, f := range e.Rec.Files {
 			sf := SnapshotFile{Path: w.absPath(f.Path), Existed: f.Before != nil}
 			if f.Before != nil {
 				sf.Size, sf.Skipped = f.Before.Size, f.Before.Skipped

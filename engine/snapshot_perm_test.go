@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"cairn/engine/internal/fstate"
 	"cairn/internal/vfs"
 )
 
@@ -40,17 +41,17 @@ func TestUndoOfRmPutsBackPermissionBits(t *testing.T) {
 		if err := os.Chmod(e.path(name), perm); err != nil {
 			t.Fatal(err)
 		}
-		must(s.ToolRm(e.ctx, name))
+		must(s.ToolRm(e.ctx, name))(t)
 	}
 	for range files {
-		must(s.Undo(e.ctx))
+		must(s.Undo(e.ctx))(t)
 	}
 	for name, perm := range files {
 		e.wantPerm(name, perm)
 		e.want(name, "SECRET="+name+"\n")
 	}
 	for range files {
-		must(s.Redo(e.ctx))
+		must(s.Redo(e.ctx))(t)
 	}
 	for name := range files {
 		e.want(name, "<absent>")
@@ -58,7 +59,7 @@ func TestUndoOfRmPutsBackPermissionBits(t *testing.T) {
 	// The journal read back (a new owner) puts back the same bits.
 	s = e.reopen(s)
 	for range files {
-		must(s.Undo(e.ctx))
+		must(s.Undo(e.ctx))(t)
 	}
 	for name, perm := range files {
 		e.wantPerm(name, perm)
@@ -70,8 +71,8 @@ func TestUndoOfRmPutsBackPermissionBits(t *testing.T) {
 		f := l["files"].([]any)[0].(map[string]any)
 		b := f["before"].(map[string]any)
 		want := f["path"].(string)
-		if p, ok := b["perm"].(string); !ok || p != permString(files[want]) {
-			t.Fatalf("%s recorded with perm %v, want %s", want, b["perm"], permString(files[want]))
+		if p, ok := b["perm"].(string); !ok || p != fstate.PermString(files[want]) {
+			t.Fatalf("%s recorded with perm %v, want %s", want, b["perm"], fstate.PermString(files[want]))
 		}
 	}
 }
@@ -85,23 +86,23 @@ func TestHandChmodUndoRedo(t *testing.T) {
 	s := e.session()
 	e.put("key.pem", "k1")
 	os.Chmod(e.path("key.pem"), 0o600)
-	must(s.ToolWrite(e.ctx, "key.pem", []byte("k2")))
+	must(s.ToolWrite(e.ctx, "key.pem", []byte("k2")))(t)
 	e.wantPerm("key.pem", 0o600)
 	os.Chmod(e.path("key.pem"), 0o644) // by hand, after the tool
-	must(s.Undo(e.ctx))
+	must(s.Undo(e.ctx))(t)
 	e.want("key.pem", "k1")
 	e.wantPerm("key.pem", 0o600)
-	must(s.Redo(e.ctx))
+	must(s.Redo(e.ctx))(t)
 	e.want("key.pem", "k2")
 	e.wantPerm("key.pem", 0o644)
 
 	// Same content, other bits: undo still puts the bits back.
-	must(s.Undo(e.ctx))
-	must(s.Redo(e.ctx))
+	must(s.Undo(e.ctx))(t)
+	must(s.Redo(e.ctx))(t)
 	os.Chmod(e.path("key.pem"), 0o600)
-	must(s.ToolWrite(e.ctx, "key.pem", []byte("k2")))
+	must(s.ToolWrite(e.ctx, "key.pem", []byte("k2")))(t)
 	os.Chmod(e.path("key.pem"), 0o640)
-	must(s.Undo(e.ctx))
+	must(s.Undo(e.ctx))(t)
 	e.want("key.pem", "k2")
 	e.wantPerm("key.pem", 0o600)
 
@@ -119,7 +120,7 @@ func TestHandChmodUndoRedo(t *testing.T) {
 func TestOldLinesWithoutPermReadAsBefore(t *testing.T) {
 	e := newSnapEnv(t, "")
 	s := e.session()
-	must(s.ToolWrite(e.ctx, "first.txt", []byte("1")))
+	must(s.ToolWrite(e.ctx, "first.txt", []byte("1")))(t)
 	id := s.ID()
 	s.Close()
 	e.put("kept.txt", "new")
@@ -131,15 +132,15 @@ func TestOldLinesWithoutPermReadAsBefore(t *testing.T) {
 		`{"v":1,"kind":"change","id":"old1-00000001","seq":2,"at":"2026-01-01T00:00:00.000Z","tool":"rm","scope":"paths","files":[{"path":"gone.sh","before":` + strings.Replace(data("#!"), "%s", "exec", 1) + `,"after":null}]}`,
 		`{"v":1,"kind":"change","id":"old2-00000002","seq":3,"at":"2026-01-01T00:00:01.000Z","tool":"write","scope":"paths","files":[{"path":"kept.txt","before":` + strings.Replace(data("old"), "%s", "file", 1) + `,"after":{"sha256":"` + sumHex("new") + `","size":3,"mode":"file"}}]}`,
 	})
-	s = must(e.ws.Open(e.ctx, id, SessionOptions{}))
+	s = must(e.ws.Open(e.ctx, id, SessionOptions{}))(t)
 	defer s.Close()
-	if l := must(s.Snapshots(e.ctx)); len(l.Snapshots) != 3 {
+	if l := must(s.Snapshots(e.ctx))(t); len(l.Snapshots) != 3 {
 		t.Fatalf("old lines not folded: %+v", l)
 	}
-	must(s.Undo(e.ctx))
+	must(s.Undo(e.ctx))(t)
 	e.want("kept.txt", "old")
 	e.wantPerm("kept.txt", 0o600)
-	must(s.Undo(e.ctx))
+	must(s.Undo(e.ctx))(t)
 	e.want("gone.sh", "#!")
 	mask := vfs.ProcessUmask()
 	want := 0o666 &^ mask
@@ -159,9 +160,9 @@ func TestPermForms(t *testing.T) {
 		if !strings.Contains(perm, `"mode"`) {
 			perm = `"mode":"file",` + perm
 		}
-		var f fileRef
+		var f fstate.State
 		err := json.Unmarshal([]byte(`{"sha256":"`+sum+`","size":1,`+perm+`}`), &f)
-		if got := err == nil && f.valid(formAfter); got != ok {
+		if got := err == nil && f.Valid(fstate.FormAfter); got != ok {
 			t.Errorf("%s: valid = %v, want %v", perm, got, ok)
 		}
 	}
@@ -175,20 +176,20 @@ func TestNewFileHonoursUmask(t *testing.T) {
 	e.mem.SetUmask(0o077)
 	s := e.ws.Create(SessionOptions{})
 	defer s.Close()
-	must(s.ToolWrite(e.ctx, "sub/new.txt", []byte("n")))
+	must(s.ToolWrite(e.ctx, "sub/new.txt", []byte("n")))(t)
 	for name, want := range map[string]fs.FileMode{"sub/new.txt": 0o600, "sub": 0o700} {
 		if fi, err := e.mem.Lstat(name); err != nil || fi.Mode().Perm() != want {
 			t.Fatalf("%s: %v %v, want %04o", name, fi, err, want)
 		}
 	}
-	must(s.ToolRm(e.ctx, "sub/new.txt"))
+	must(s.ToolRm(e.ctx, "sub/new.txt"))(t)
 	e.mem.SetUmask(0)
-	must(s.Undo(e.ctx))
+	must(s.Undo(e.ctx))(t)
 	if fi, err := e.mem.Lstat("sub/new.txt"); err != nil || fi.Mode().Perm() != 0o600 {
 		t.Fatalf("undo of rm: %v %v", fi, err)
 	}
 	e.mem.SetUmask(0o022)
-	must(s.ToolWrite(e.ctx, "other.txt", []byte("o")))
+	must(s.ToolWrite(e.ctx, "other.txt", []byte("o")))(t)
 	if fi, _ := e.mem.Lstat("other.txt"); fi.Mode().Perm() != 0o644 {
 		t.Fatalf("new file under umask 022: %v", fi.Mode())
 	}

@@ -70,8 +70,8 @@ func TestUndoRefusedWhenNothingCanBePutBack(t *testing.T) {
 	s := e.session()
 	v1, v2, v3 := noise(1, 40<<10), noise(2, 40<<10), noise(3, 40<<10)
 	e.put("big.txt", string(v1))
-	first := *must(s.ToolWrite(e.ctx, "big.txt", v2)).Snapshot
-	must(s.ToolWrite(e.ctx, "big.txt", v3))
+	first := *must(s.ToolWrite(e.ctx, "big.txt", v2))(t).Snapshot
+	must(s.ToolWrite(e.ctx, "big.txt", v3))(t)
 
 	// Damaged: three bytes flipped.
 	obj := e.object(e.beforeOID(s, 1))
@@ -93,7 +93,7 @@ func TestUndoRefusedWhenNothingCanBePutBack(t *testing.T) {
 	if k := e.kinds(s); k != kinds {
 		t.Fatalf("a refused undo wrote lines: %s, was %s", k, kinds)
 	}
-	if l := must(s.Snapshots(e.ctx)); l.Cursor != 2 {
+	if l := must(s.Snapshots(e.ctx))(t); l.Cursor != 2 {
 		t.Fatalf("a refused undo used up its step: cursor %d", l.Cursor)
 	}
 	if e.get("big.txt") != string(v3) {
@@ -105,7 +105,7 @@ func TestUndoRefusedWhenNothingCanBePutBack(t *testing.T) {
 
 	// The object back, the same step undoes.
 	os.WriteFile(obj, good, 0o600)
-	r := must(s.Undo(e.ctx))
+	r := must(s.Undo(e.ctx))(t)
 	if len(r.Steps[0].Restored) != 1 || e.get("big.txt") != string(v2) {
 		t.Fatalf("undo once the object is back: %+v", r)
 	}
@@ -118,12 +118,13 @@ func TestPartialUndoSaysWhy(t *testing.T) {
 	s := e.session()
 	e.put("a.txt", "a0")
 	e.put("b.txt", "b0")
-	c := must(s.BeginChange(e.ctx, "apply_patch", []string{"a.txt", "b.txt"}))
-	e.put("a.txt", "a1")
-	e.put("b.txt", "b1")
-	must(c.Commit(e.ctx))
+	must(s.Change(e.ctx, "apply_patch", []string{"a.txt", "b.txt"}, func(*Change) error {
+		e.put("a.txt", "a1")
+		e.put("b.txt", "b1")
+		return nil
+	}))(t)
 	os.Remove(e.object(sumHex("a0")))
-	r := must(s.Undo(e.ctx))
+	r := must(s.Undo(e.ctx))(t)
 	st := r.Steps[0]
 	if len(st.Restored) != 1 || st.Restored[0] != e.path("b.txt") || len(st.Skipped) != 1 ||
 		len(st.NotRestored) != 1 || st.NotRestored[0].Path != e.path("a.txt") || !strings.Contains(st.NotRestored[0].Reason, "is missing") {
@@ -139,9 +140,9 @@ func TestPartialUndoSaysWhy(t *testing.T) {
 func TestRestoreToPassesOver(t *testing.T) {
 	e := newSnapEnv(t, "")
 	s := e.session()
-	first := *must(s.ToolWrite(e.ctx, "x.txt", []byte("x")))
+	first := *must(s.ToolWrite(e.ctx, "x.txt", []byte("x")))(t)
 	e.put("big.txt", string(noise(1, 40<<10)))
-	second := *must(s.ToolWrite(e.ctx, "big.txt", noise(2, 40<<10))).Snapshot
+	second := *must(s.ToolWrite(e.ctx, "big.txt", noise(2, 40<<10)))(t).Snapshot
 	os.Remove(e.object(e.beforeOID(s, 1)))
 
 	kinds := e.kinds(s)
@@ -150,14 +151,14 @@ func TestRestoreToPassesOver(t *testing.T) {
 	if k := e.kinds(s); k != kinds {
 		t.Fatalf("a refused restore wrote lines: %s, was %s", k, kinds)
 	}
-	r := must(s.RestoreTo(e.ctx, *first.Snapshot))
+	r := must(s.RestoreTo(e.ctx, *first.Snapshot))(t)
 	if len(r.Steps) != 2 || len(r.Steps[0].NotRestored) != 1 || len(r.Steps[1].Removed) != 1 || r.Cursor != 0 {
 		t.Fatalf("restore past big.txt: %+v", r)
 	}
 	e.want("x.txt", "<absent>")
 	// Redo walks forward again: big.txt, left as it was, is left again.
-	must(s.Redo(e.ctx))
-	r = must(s.Redo(e.ctx))
+	must(s.Redo(e.ctx))(t)
+	r = must(s.Redo(e.ctx))(t)
 	if len(r.Steps[0].Skipped) != 1 || !strings.Contains(r.Steps[0].NotRestored[0].Reason, "left it as it was") {
 		t.Fatalf("redo of the passed-over step: %+v", r)
 	}
@@ -171,8 +172,8 @@ func TestRedoRefusedWhenKeptContentIsGone(t *testing.T) {
 	s := e.session()
 	e.put("big.txt", string(noise(1, 40<<10)))
 	v2 := noise(2, 40<<10)
-	must(s.ToolWrite(e.ctx, "big.txt", v2))
-	must(s.Undo(e.ctx))
+	must(s.ToolWrite(e.ctx, "big.txt", v2))(t)
+	must(s.Undo(e.ctx))(t)
 	l := e.lines(s)
 	kept := l[len(l)-1]["files"].([]any)[0].(map[string]any)["kept"].(map[string]any)["oid"].(string)
 	os.Remove(e.object(kept))
@@ -192,11 +193,11 @@ func TestUndoAndRedoCancelledWhenEveryWriteFails(t *testing.T) {
 	faulty := vfs.NewFaulty(mem)
 	e := newSnapEnv(t, "", WithWorkspaceFS(func(string) (vfs.FS, error) { return faulty, nil }))
 	s := e.session()
-	must(s.ToolWrite(e.ctx, "a.txt", []byte("1")))
-	must(s.ToolWrite(e.ctx, "a.txt", []byte("2")))
+	must(s.ToolWrite(e.ctx, "a.txt", []byte("1")))(t)
+	must(s.ToolWrite(e.ctx, "a.txt", []byte("2")))(t)
 	check := func(s *Session, cursor int, content string) {
 		t.Helper()
-		if l := must(s.Snapshots(e.ctx)); l.Cursor != cursor {
+		if l := must(s.Snapshots(e.ctx))(t); l.Cursor != cursor {
 			t.Fatalf("cursor %d, want %d", l.Cursor, cursor)
 		}
 		if b, _ := vfs.ReadFile(mem, "a.txt"); string(b) != content {
@@ -213,7 +214,7 @@ func TestUndoAndRedoCancelledWhenEveryWriteFails(t *testing.T) {
 	s = e.reopen(s)
 	check(s, 2, "2")
 	faulty.Reset()
-	must(s.Undo(e.ctx))
+	must(s.Undo(e.ctx))(t)
 	check(s, 1, "1")
 
 	faulty.Inject(vfs.Rule{Op: vfs.OpRename, Path: "a.txt"})
@@ -226,7 +227,7 @@ func TestUndoAndRedoCancelledWhenEveryWriteFails(t *testing.T) {
 	s = e.reopen(s)
 	check(s, 1, "1")
 	faulty.Reset()
-	must(s.Redo(e.ctx))
+	must(s.Redo(e.ctx))(t)
 	check(s, 2, "2")
 }
 
@@ -237,8 +238,8 @@ func TestUndoAndRedoCancelledWhenEveryWriteFails(t *testing.T) {
 func TestUnreadChangeRecordsNamed(t *testing.T) {
 	e := newSnapEnv(t, "")
 	s := e.session()
-	must(s.ToolWrite(e.ctx, "a.txt", []byte("a")))
-	must(s.Undo(e.ctx))
+	must(s.ToolWrite(e.ctx, "a.txt", []byte("a")))(t)
+	must(s.Undo(e.ctx))(t)
 	id := s.ID()
 	s.Close()
 	n := len(e.lines(s))
@@ -258,7 +259,7 @@ func TestUnreadChangeRecordsNamed(t *testing.T) {
 		}
 		return strings.Join(w, ",")
 	}
-	rep := must(e.store.Fsck(e.ctx))
+	rep := must(e.store.Fsck(e.ctx))(t)
 	var fsck []string
 	for _, p := range rep.Problems {
 		fsck = append(fsck, p.Path)
@@ -267,12 +268,12 @@ func TestUnreadChangeRecordsNamed(t *testing.T) {
 	if strings.Join(fsck, ",") != strings.Join(want, ",") {
 		t.Fatalf("fsck names %v, want %v", fsck, want)
 	}
-	if l := must(e.ws.Snapshots(e.ctx, id)); wheres(l.Unread) != strings.Join(want, ",") {
+	if l := must(e.ws.Snapshots(e.ctx, id))(t); wheres(l.Unread) != strings.Join(want, ",") {
 		t.Fatalf("read-only list names %+v, want %v", l.Unread, want)
 	}
-	s = must(e.ws.Open(e.ctx, id, SessionOptions{}))
+	s = must(e.ws.Open(e.ctx, id, SessionOptions{}))(t)
 	defer s.Close()
-	l := must(s.Snapshots(e.ctx))
+	l := must(s.Snapshots(e.ctx))(t)
 	if wheres(l.Unread) != strings.Join(want, ",") || !strings.Contains(l.Unread[0].Error, "bad file state") {
 		t.Fatalf("list names %+v, want %v", l.Unread, want)
 	}
@@ -281,7 +282,7 @@ func TestUnreadChangeRecordsNamed(t *testing.T) {
 	if !strings.Contains(err.Error(), "see cairn storage fsck") {
 		t.Fatalf("refusal %v", err)
 	}
-	r := must(s.Redo(e.ctx))
+	r := must(s.Redo(e.ctx))(t)
 	if wheres(r.Unread) != strings.Join(want, ",") {
 		t.Fatalf("redo answer names %+v", r.Unread)
 	}
@@ -295,15 +296,15 @@ func itoa(n int) string { return strconv.Itoa(n) }
 func TestUndoRefusedWhileTheStoreIsFull(t *testing.T) {
 	mem := vfs.NewMem()
 	faulty := vfs.NewFaulty(mem)
-	st := must(OpenFS(faulty, "/mem", WithWorkspaceFS(func(string) (vfs.FS, error) { return mem, nil })))
+	st := must(OpenFS(faulty, "/mem", WithWorkspaceFS(func(string) (vfs.FS, error) { return mem, nil })))(t)
 	defer st.Close()
 	dir := t.TempDir()
-	ws := must(st.Workspace(dir))
+	ws := must(st.Workspace(dir))(t)
 	s := ws.Create(SessionOptions{})
 	defer s.Close()
 	ctx := t.Context()
-	must(s.ToolWrite(ctx, "a.txt", noise(1, 40<<10)))
-	must(s.ToolWrite(ctx, "a.txt", noise(2, 40<<10)))
+	must(s.ToolWrite(ctx, "a.txt", noise(1, 40<<10)))(t)
+	must(s.ToolWrite(ctx, "a.txt", noise(2, 40<<10)))(t)
 	faulty.Inject(vfs.Rule{Op: vfs.OpCreate, Path: "workspaces/*/objects/*", Err: syscall.ENOSPC})
 	_, err := s.Undo(ctx)
 	var re *RestoreError
@@ -311,11 +312,11 @@ func TestUndoRefusedWhileTheStoreIsFull(t *testing.T) {
 		!strings.Contains(re.Files[0].Reason, "no space left") {
 		t.Fatalf("undo on a full store: %v", err)
 	}
-	if l := must(s.Snapshots(ctx)); l.Cursor != 2 {
+	if l := must(s.Snapshots(ctx))(t); l.Cursor != 2 {
 		t.Fatalf("cursor %d after a refused undo", l.Cursor)
 	}
 	faulty.Reset()
-	must(s.Undo(ctx))
+	must(s.Undo(ctx))(t)
 	if b, _ := vfs.ReadFile(mem, "a.txt"); string(b) != string(noise(1, 40<<10)) {
 		t.Fatal("undo once there is space did not put back the first write")
 	}

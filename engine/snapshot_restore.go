@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"io/fs"
-	"slices"
 	"strings"
 
+	"cairn/engine/internal/changes"
+
+	"cairn/engine/internal/fstate"
 	"cairn/internal/vfs"
 	"cairn/objects"
 )
@@ -90,8 +90,8 @@ type restoreRun struct {
 	s       *Session
 	fsys    vfs.FS
 	objs    *objects.Store
-	max     int64
-	checked map[*fileRef]verdict // content's verdicts, by state
+	maxFile int64
+	checked map[*fstate.State]verdict // content's verdicts, by state
 }
 
 // verdict is why a state cannot be put back ("" when it can), and the
@@ -104,7 +104,7 @@ func (s *Session) restore(ctx context.Context, action, id string) (*RestoreResul
 	if s.isClosed() {
 		return nil, fmt.Errorf("engine: session %s is closed", s.ID())
 	}
-	cfg, err := s.ws.s.Config()
+	cfg, err := s.config()
 	if err != nil {
 		return nil, err
 	}
@@ -123,29 +123,29 @@ func (s *Session) restore(ctx context.Context, action, id string) (*RestoreResul
 	if !sc.Enabled {
 		return refuse("nothing to %s: snapshots are off (snapshots.enabled is false)", verb)
 	}
-	n := st.cursor()
-	var targets []*snapEntry
+	n := st.Cursor()
+	var targets []*changes.Entry
 	switch action {
 	case actionUndo:
 		if n == 0 {
 			return refuse("nothing to undo")
 		}
-		targets = append(targets, st.list[n-1])
+		targets = append(targets, st.List[n-1])
 	case actionRedo:
-		if n == len(st.list) {
+		if n == len(st.List) {
 			return refuse("nothing to redo")
 		}
-		targets = append(targets, st.list[n])
+		targets = append(targets, st.List[n])
 	default:
-		i := st.find(id)
+		i := st.Find(id)
 		if i < 0 {
 			return refuse("no snapshot %q in this session", id)
 		}
-		if !st.list[i].applied {
+		if !st.List[i].Applied {
 			return refuse("snapshot %s is already undone", id)
 		}
 		for j := n - 1; j >= i; j-- {
-			targets = append(targets, st.list[j])
+			targets = append(targets, st.List[j])
 		}
 	}
 	fsys, done, err := s.ws.files()
@@ -156,7 +156,7 @@ func (s *Session) restore(ctx context.Context, action, id string) (*RestoreResul
 	if err := s.snapReady(); err != nil {
 		return nil, err
 	}
-	r := &restoreRun{s: s, fsys: fsys, objs: s.snapObjects(), max: sc.MaxFileBytes, checked: map[*fileRef]verdict{}}
+	r := &restoreRun{s: s, fsys: fsys, objs: s.snapObjects(), maxFile: sc.MaxFileBytes, checked: map[*fstate.State]verdict{}}
 	res := &RestoreResult{OK: true, Action: action, Steps: []RestoreStep{}, Unread: st.unread}
 	fail := func(err error) (*RestoreResult, error) {
 		outcome := "failed"
@@ -176,9 +176,9 @@ func (s *Session) restore(ctx context.Context, action, id string) (*RestoreResul
 		if action == actionRedo {
 			step, err = r.redoOne(ctx, e)
 		} else {
-			kind := kindUndo
+			kind := changes.KindUndo
 			if action == actionRestore {
-				kind = kindRestore
+				kind = changes.KindRestore
 			}
 			step, err = r.undoOne(ctx, e, kind, action == actionRestore)
 		}
@@ -190,7 +190,7 @@ func (s *Session) restore(ctx context.Context, action, id string) (*RestoreResul
 	if action == actionRestore && !putBack(res.Steps) {
 		// Every step was taken and none put a file back: the files are as
 		// the restore found them. Cancel the steps, the last one first.
-		rerr := &RestoreError{Action: action, Snapshot: id, Tool: targets[len(targets)-1].rec.Tool}
+		rerr := &RestoreError{Action: action, Snapshot: id, Tool: targets[len(targets)-1].Rec.Tool}
 		for _, step := range res.Steps {
 			rerr.Files = append(rerr.Files, step.NotRestored...)
 		}
@@ -202,7 +202,7 @@ func (s *Session) restore(ctx context.Context, action, id string) (*RestoreResul
 		res.Steps = nil
 		return fail(rerr)
 	}
-	res.Cursor = st.cursor()
+	res.Cursor = st.Cursor()
 	s.auditRestore(ctx, action, "ok", res.Steps)
 	return res, nil
 }
@@ -219,10 +219,10 @@ func putBack(steps []RestoreStep) bool {
 
 // anyPreImage refuses a restore-to id none of whose targets has a file
 // whose pre-image can be put back, before anything is written.
-func (r *restoreRun) anyPreImage(ctx context.Context, targets []*snapEntry, id string) error {
-	rerr := &RestoreError{Action: actionRestore, Snapshot: id, Tool: targets[len(targets)-1].rec.Tool}
+func (r *restoreRun) anyPreImage(ctx context.Context, targets []*changes.Entry, id string) error {
+	rerr := &RestoreError{Action: actionRestore, Snapshot: id, Tool: targets[len(targets)-1].Rec.Tool}
 	for _, e := range targets {
-		for _, f := range e.rec.Files {
+		for _, f := range e.Rec.Files {
 			why := r.content(ctx, f.Before, "its pre-image").why
 			if why == "" {
 				return nil
@@ -239,11 +239,11 @@ func (r *restoreRun) anyPreImage(ctx context.Context, targets []*snapEntry, id s
 // content says why state f (what) cannot be put back, or nothing when it
 // can: absent, inline (verified when its line was read), or an object that
 // exists and hashes to its name (read whole to check).
-func (r *restoreRun) content(ctx context.Context, f *fileRef, what string) verdict {
-	if f == nil || f.inline() {
+func (r *restoreRun) content(ctx context.Context, f *fstate.State, what string) verdict {
+	if f == nil || f.Inline() {
 		return verdict{}
 	}
-	if f.skipped() {
+	if f.IsSkipped() {
 		return verdict{what + " was not captured (" + f.Skipped + ")", f.Skipped}
 	}
 	if v, ok := r.checked[f]; ok {
@@ -257,11 +257,11 @@ func (r *restoreRun) content(ctx context.Context, f *fileRef, what string) verdi
 	switch {
 	case err == nil:
 	case errors.Is(err, objects.ErrNotFound):
-		v = verdict{what + ", object " + f.OID[:12] + ", is missing", skipMissing}
+		v = verdict{what + ", object " + f.OID[:12] + ", is missing", fstate.SkipMissing}
 	case errors.Is(err, objects.ErrMismatch):
-		v = verdict{what + ", object " + f.OID[:12] + ", is damaged (hash mismatch)", skipDamaged}
+		v = verdict{what + ", object " + f.OID[:12] + ", is damaged (hash mismatch)", fstate.SkipDamaged}
 	default:
-		v = verdict{what + " cannot be read: " + err.Error(), skipUnreadable}
+		v = verdict{what + " cannot be read: " + err.Error(), fstate.SkipUnreadable}
 	}
 	r.checked[f] = v
 	return v
@@ -269,15 +269,15 @@ func (r *restoreRun) content(ctx context.Context, f *fileRef, what string) verdi
 
 // refusal is the RestoreError of snapshot e, none of whose files could be
 // put back, why[k] saying why for each.
-func (r *restoreRun) refusal(action string, e *snapEntry, why []string) *RestoreError {
-	rerr := &RestoreError{Action: action, Snapshot: e.rec.ID, Tool: e.rec.Tool}
-	for k, f := range e.rec.Files {
+func (r *restoreRun) refusal(action string, e *changes.Entry, why []string) *RestoreError {
+	rerr := &RestoreError{Action: action, Snapshot: e.Rec.ID, Tool: e.Rec.Tool}
+	for k, f := range e.Rec.Files {
 		rerr.Files = append(rerr.Files, FileReason{r.s.ws.absPath(f.Path), why[k]})
 	}
 	if action == actionUndo {
 		st := &r.s.snaps
-		if i := st.find(e.rec.ID); i > 0 && st.list[i-1].applied {
-			rerr.Below = st.list[i-1].rec.ID
+		if i := st.Find(e.Rec.ID); i > 0 && st.List[i-1].Applied {
+			rerr.Below = st.List[i-1].Rec.ID
 		}
 	}
 	return rerr
@@ -305,289 +305,6 @@ func (s *Session) auditRestore(ctx context.Context, action, outcome string, step
 	}
 }
 
-func newStep(e *snapEntry) RestoreStep {
-	return RestoreStep{ID: e.rec.ID, At: e.rec.At, Tool: e.rec.Tool, Restored: []string{}, Removed: []string{}, Skipped: []string{}}
-}
-
-// keepWhy says why an undo cannot keep a file's current content for redo,
-// from its capture cur (skipped) and the capture's error.
-func keepWhy(cur *fileRef, err error) string {
-	cause := ""
-	if err != nil {
-		cause = ": " + err.Error()
-	}
-	switch cur.Skipped {
-	case skipTooLarge:
-		return "it is now too large to keep for redo" + cause
-	case skipNotFile:
-		return "it is now not a file" + cause
-	case skipStore:
-		return "its current content cannot be kept for redo: the snapshot store failed" + cause
-	}
-	return "it cannot be read to keep it for redo" + cause
-}
-
-// undoOne undoes snapshot e, the newest applied one. A snapshot none of
-// whose files can be put back is refused, unless pass (a restore-to going
-// past it).
-func (r *restoreRun) undoOne(ctx context.Context, e *snapEntry, kind string, pass bool) (RestoreStep, error) {
-	s, fsys, objs := r.s, r.fsys, r.objs
-	step := newStep(e)
-	files := e.rec.Files
-	kept := make([]*fileRef, len(files))
-	why := make([]string, len(files)) // "" for a file to put back
-	ok := 0
-	for k, f := range files {
-		if v := r.content(ctx, f.Before, "its pre-image"); v.why != "" {
-			why[k], kept[k] = v.why, &fileRef{Skipped: v.skip, Size: f.Before.Size}
-			continue
-		}
-		cur, cerr := capture(ctx, fsys, storeSink(ctx, objs), f.Path, r.max)
-		kept[k] = cur
-		if cur.skipped() {
-			why[k] = keepWhy(cur, cerr)
-			continue
-		}
-		ok++
-	}
-	if err := ctx.Err(); err != nil {
-		return step, err
-	}
-	if ok == 0 && !pass {
-		return step, r.refusal(actionUndo, e, why)
-	}
-	line := undoRecord{V: 1, Kind: kind, ID: e.rec.ID, At: mkTime(s.ws.s.Now()), Files: make([]keptFile, len(files))}
-	for k, f := range files {
-		line.Files[k] = keptFile{Path: f.Path, Kept: kept[k]}
-	}
-	if err := s.appendChanges(line); err != nil {
-		// The line may have reached the journal: cancel it with a redo.
-		st := &s.snaps
-		st.refold(s)
-		if i := st.find(e.rec.ID); i >= 0 && !st.list[i].applied {
-			s.appendChanges(redoRecord{V: 1, Kind: kindRedo, ID: e.rec.ID, At: mkTime(s.ws.s.Now())})
-			st.refold(s)
-		}
-		return step, err
-	}
-	e.applied, e.kept = false, kept
-	dirs := dirSet{}
-	for k, f := range files {
-		if why[k] == "" && !sameRef(kept[k], f.Before) {
-			if err := putFile(ctx, fsys, objs, f.Path, f.Before, dirs); err != nil {
-				why[k] = "it could not be written: " + err.Error()
-			}
-		}
-		switch {
-		case why[k] != "":
-			r.leave(&step, f.Path, why[k])
-		case f.Before == nil:
-			step.Removed = append(step.Removed, s.ws.absPath(f.Path))
-		default:
-			step.Restored = append(step.Restored, s.ws.absPath(f.Path))
-		}
-	}
-	if err := dirs.sync(fsys); err != nil {
-		return step, fmt.Errorf("engine: undo %s: sync folders: %w", e.rec.ID, err)
-	}
-	if !pass && !putBack([]RestoreStep{step}) {
-		// Every write failed, so the files are as the undo found them.
-		if err := s.cancelUndo(e); err != nil {
-			return step, fmt.Errorf("engine: undo %s put back no file, and could not be cancelled: %w", e.rec.ID, err)
-		}
-		return step, r.refusal(actionUndo, e, why)
-	}
-	return step, nil
-}
-
-// redoOne puts back what the undo of e kept. A file that changed since the
-// undo refuses the whole redo before anything is written, and so does a
-// redo that can put back none of the files it should. A file the undo
-// left as it was is left again.
-func (r *restoreRun) redoOne(ctx context.Context, e *snapEntry) (RestoreStep, error) {
-	s, fsys, objs := r.s, r.fsys, r.objs
-	step := newStep(e)
-	files := e.rec.Files
-	if len(e.kept) != len(files) {
-		return step, fmt.Errorf("engine: snapshot %s has no undo to redo", e.rec.ID)
-	}
-	var changed []string
-	why := make([]string, len(files)) // "" for a file to put back
-	failed := make([]bool, len(files))
-	todo := 0
-	for k, f := range files {
-		kept := e.kept[k]
-		if kept.skipped() {
-			why[k] = "the undo left it as it was (" + kept.Skipped + ")"
-			continue
-		}
-		if why[k] = r.content(ctx, kept, "the content the undo kept").why; why[k] != "" {
-			failed[k] = true
-			continue
-		}
-		todo++
-		cur, _ := capture(ctx, fsys, hashSink, f.Path, sizeLimit(r.max, kept, f.Before))
-		if cur.skipped() || (!sameRef(cur, f.Before) && !sameRef(cur, kept)) {
-			changed = append(changed, f.Path)
-		}
-	}
-	if err := ctx.Err(); err != nil {
-		return step, err
-	}
-	if len(changed) > 0 {
-		return step, fmt.Errorf("%w: redo would overwrite %s, changed since the undo", ErrRefused, strings.Join(changed, ", "))
-	}
-	if todo == 0 && slices.Contains(failed, true) {
-		return step, r.refusal(actionRedo, e, why)
-	}
-	if err := s.appendChanges(redoRecord{V: 1, Kind: kindRedo, ID: e.rec.ID, At: mkTime(s.ws.s.Now())}); err != nil {
-		// The line may have reached the journal: cancel it with an undo
-		// keeping what the last undo kept.
-		st := &s.snaps
-		st.refold(s)
-		if i := st.find(e.rec.ID); i >= 0 && st.list[i].applied {
-			s.appendChanges(undoLine(st.list[i], mkTime(s.ws.s.Now())))
-			st.refold(s)
-		}
-		return step, err
-	}
-	e.applied = true
-	dirs := dirSet{}
-	for k, f := range files {
-		kept := e.kept[k]
-		if why[k] == "" {
-			if err := putFile(ctx, fsys, objs, f.Path, kept, dirs); err != nil {
-				why[k], failed[k] = "it could not be written: "+err.Error(), true
-			}
-		}
-		switch {
-		case why[k] != "":
-			r.leave(&step, f.Path, why[k])
-		case kept == nil:
-			step.Removed = append(step.Removed, s.ws.absPath(f.Path))
-		default:
-			step.Restored = append(step.Restored, s.ws.absPath(f.Path))
-		}
-	}
-	if err := dirs.sync(fsys); err != nil {
-		return step, fmt.Errorf("engine: redo %s: sync folders: %w", e.rec.ID, err)
-	}
-	if todo > 0 && !putBack([]RestoreStep{step}) {
-		// Every write failed, so the files are as the redo found them.
-		if err := s.cancelRedo(e); err != nil {
-			return step, fmt.Errorf("engine: redo %s put back no file, and could not be cancelled: %w", e.rec.ID, err)
-		}
-		return step, r.refusal(actionRedo, e, why)
-	}
-	return step, nil
-}
-
-// undoLine is an undo line for e keeping what its last undo kept.
-func undoLine(e *snapEntry, now Time) undoRecord {
-	line := undoRecord{V: 1, Kind: kindUndo, ID: e.rec.ID, At: now, Files: make([]keptFile, len(e.rec.Files))}
-	for k, f := range e.rec.Files {
-		line.Files[k] = keptFile{Path: f.Path, Kept: e.kept[k]}
-	}
-	return line
-}
-
-// cancelUndo cancels the undo of e, whose line is written but which
-// changed no file, with a redo line: the stack is as before the undo.
-func (s *Session) cancelUndo(e *snapEntry) error {
-	if err := s.appendChanges(redoRecord{V: 1, Kind: kindRedo, ID: e.rec.ID, At: mkTime(s.ws.s.Now())}); err != nil {
-		s.snaps.refold(s)
-		return err
-	}
-	e.applied = true
-	return nil
-}
-
-// cancelRedo cancels the redo of e, whose line is written but which changed
-// no file, with an undo line keeping what the undo before it kept.
-func (s *Session) cancelRedo(e *snapEntry) error {
-	if err := s.appendChanges(undoLine(e, mkTime(s.ws.s.Now()))); err != nil {
-		s.snaps.refold(s)
-		return err
-	}
-	e.applied = false
-	return nil
-}
-
-// restorable reports whether state f can be put back: absent, inline, or
-// an object that exists.
-func restorable(objs *objects.Store, f *fileRef) bool {
-	if f == nil || f.inline() {
-		return true
-	}
-	id, err := objects.ParseID(f.OID)
-	if err != nil {
-		return false
-	}
-	ok, err := objs.Has(id)
-	return ok && err == nil
-}
-
-// maxLink is the longest link target restored.
-const maxLink = 64 << 10
-
-// putFile makes workspace file rel hold state f: removed when nil, else
-// its content (inline, verified when the line was read, or the object's,
-// verified as it is copied) with f's mode and permission bits.
-func putFile(ctx context.Context, fsys vfs.FS, objs *objects.Store, rel string, f *fileRef, dirs dirSet) error {
-	if f == nil {
-		return removeFile(fsys, rel, dirs)
-	}
-	if f.inline() {
-		if f.Mode == modeLink {
-			return putLink(fsys, rel, string(f.Data), dirs)
-		}
-		return replaceFile(fsys, rel, restorePerm(fsys, rel, f), dirs, func(w io.Writer) error {
-			_, err := w.Write(f.Data)
-			return err
-		})
-	}
-	id, err := objects.ParseID(f.OID)
-	if err != nil {
-		return err
-	}
-	if f.Mode == modeLink {
-		b, err := objs.ReadAll(ctx, id, maxLink)
-		if err != nil {
-			return err
-		}
-		return putLink(fsys, rel, string(b), dirs)
-	}
-	return replaceFile(fsys, rel, restorePerm(fsys, rel, f), dirs, func(w io.Writer) error {
-		rc, err := objs.Get(ctx, id)
-		if err != nil {
-			return err
-		}
-		defer rc.Close()
-		n, err := io.Copy(w, rc)
-		if err != nil {
-			return err
-		}
-		if n != f.Size {
-			return fmt.Errorf("object %s holds %d bytes, the record says %d", f.OID, n, f.Size)
-		}
-		return nil
-	})
-}
-
-// restorePerm is the permission a file put back from state f gets: the
-// bits f records, else (a line written before they were recorded) those
-// filePerm gives.
-func restorePerm(fsys vfs.FS, rel string, f *fileRef) fs.FileMode {
-	if perm, ok := f.perm(); ok {
-		return perm
-	}
-	return filePerm(fsys, rel, f.Mode == modeExec)
-}
-
-// putLink makes rel a symbolic link to target; a folder there is left.
-func putLink(fsys vfs.FS, rel, target string, dirs dirSet) error {
-	if fi, err := fsys.Lstat(rel); err == nil && fi.IsDir() {
-		return fmt.Errorf("%s is a folder", rel)
-	}
-	return replaceLink(fsys, rel, target, dirs)
+func newStep(e *changes.Entry) RestoreStep {
+	return RestoreStep{ID: e.Rec.ID, At: e.Rec.At, Tool: e.Rec.Tool, Restored: []string{}, Removed: []string{}, Skipped: []string{}}
 }

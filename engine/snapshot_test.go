@@ -1,5 +1,10 @@
 package engine
 
+// The snapshot suite (file tools, undo, redo, restore-to, limits, required
+// snapshots, the HTTP-free API of seed 001) and the snapEnv helpers the
+// other snapshot tests share. It is long because every behaviour of the
+// undo stack is a case here over one environment; the helpers come first.
+
 import (
 	"bytes"
 	"context"
@@ -16,8 +21,11 @@ import (
 	"strings"
 	"testing"
 
+	"cairn/engine/internal/changes"
+
 	"github.com/klauspost/compress/zstd"
 
+	"cairn/engine/internal/fstate"
 	"cairn/internal/vfs"
 	"cairn/journal"
 	"cairn/objects"
@@ -166,12 +174,16 @@ func (e *snapEnv) trail(s *Session, ev string) []map[string]any {
 	return out
 }
 
-// must returns v, panicking (and so failing the test) on an error.
-func must[T any](v T, err error) T {
-	if err != nil {
-		panic(err)
+// must returns v once err is checked: must(f())(t) fails the test t on
+// an error (t.Fatal), so the other tests still run.
+func must[T any](v T, err error) func(testing.TB) T {
+	return func(t testing.TB) T {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
 	}
-	return v
 }
 
 func refused(t *testing.T, err error, words string) {
@@ -185,15 +197,15 @@ func TestWriteUndoRedo(t *testing.T) {
 	e := newSnapEnv(t, "")
 	s := e.session()
 	e.put("src/app.ts", "one\n")
-	a := must(s.ToolWrite(e.ctx, "src/app.ts", []byte("two\n")))
-	if a.Snapshot == nil || !validSnapID(*a.Snapshot) || a.Session != s.ID() {
+	a := must(s.ToolWrite(e.ctx, "src/app.ts", []byte("two\n")))(t)
+	if a.Snapshot == nil || !changes.ValidSnapID(*a.Snapshot) || a.Session != s.ID() {
 		t.Fatalf("answer %+v", a)
 	}
 	if len(a.Files) != 1 || a.Files[0] != e.path("src/app.ts") || len(a.Skipped) != 0 {
 		t.Fatalf("answer files %v skipped %v", a.Files, a.Skipped)
 	}
 	e.want("src/app.ts", "two\n")
-	b := must(s.ToolWrite(e.ctx, "new/dir/made.txt", []byte("fresh")))
+	b := must(s.ToolWrite(e.ctx, "new/dir/made.txt", []byte("fresh")))(t)
 	e.want("new/dir/made.txt", "fresh")
 
 	// The change line, as FORMAT.md draws it.
@@ -221,13 +233,13 @@ func TestWriteUndoRedo(t *testing.T) {
 	}
 
 	// Undo deletes the created file, then restores the edited one.
-	r := must(s.Undo(e.ctx))
+	r := must(s.Undo(e.ctx))(t)
 	if r.Action != "undo" || r.Cursor != 1 || len(r.Steps) != 1 || r.Steps[0].ID != *b.Snapshot ||
 		len(r.Steps[0].Removed) != 1 || r.Steps[0].Removed[0] != e.path("new/dir/made.txt") {
 		t.Fatalf("undo %+v", r)
 	}
 	e.want("new/dir/made.txt", "<absent>")
-	r = must(s.Undo(e.ctx))
+	r = must(s.Undo(e.ctx))(t)
 	if r.Cursor != 0 || r.Steps[0].Restored[0] != e.path("src/app.ts") || r.Steps[0].Tool != "write" {
 		t.Fatalf("undo %+v", r)
 	}
@@ -236,12 +248,12 @@ func TestWriteUndoRedo(t *testing.T) {
 	refused(t, err, "nothing to undo")
 
 	// Redo goes forward in the same order.
-	r = must(s.Redo(e.ctx))
+	r = must(s.Redo(e.ctx))(t)
 	if r.Action != "redo" || r.Cursor != 1 || r.Steps[0].ID != *a.Snapshot {
 		t.Fatalf("redo %+v", r)
 	}
 	e.want("src/app.ts", "two\n")
-	must(s.Redo(e.ctx))
+	must(s.Redo(e.ctx))(t)
 	e.want("new/dir/made.txt", "fresh")
 	_, err = s.Redo(e.ctx)
 	refused(t, err, "nothing to redo")
@@ -267,16 +279,16 @@ func TestUndoKeepsHandEditForRedo(t *testing.T) {
 	e := newSnapEnv(t, "")
 	s := e.session()
 	e.put("a.txt", "original")
-	must(s.ToolWrite(e.ctx, "a.txt", []byte("agent")))
+	must(s.ToolWrite(e.ctx, "a.txt", []byte("agent")))(t)
 	e.put("a.txt", "agent + my hand edit")
-	must(s.Undo(e.ctx))
+	must(s.Undo(e.ctx))(t)
 	e.want("a.txt", "original")
-	must(s.Redo(e.ctx))
+	must(s.Redo(e.ctx))(t)
 	e.want("a.txt", "agent + my hand edit")
 	// And again: undo keeps what is there now.
-	must(s.Undo(e.ctx))
+	must(s.Undo(e.ctx))(t)
 	e.want("a.txt", "original")
-	must(s.Redo(e.ctx))
+	must(s.Redo(e.ctx))(t)
 	e.want("a.txt", "agent + my hand edit")
 }
 
@@ -284,8 +296,8 @@ func TestRedoRefusedWhenFileChangedSinceUndo(t *testing.T) {
 	e := newSnapEnv(t, "")
 	s := e.session()
 	e.put("a.txt", "v1")
-	must(s.ToolWrite(e.ctx, "a.txt", []byte("v2")))
-	must(s.Undo(e.ctx))
+	must(s.ToolWrite(e.ctx, "a.txt", []byte("v2")))(t)
+	must(s.Undo(e.ctx))(t)
 	e.put("a.txt", "typed after the undo")
 	_, err := s.Redo(e.ctx)
 	refused(t, err, "changed since the undo")
@@ -296,10 +308,10 @@ func TestRedoAfterNewEditRefused(t *testing.T) {
 	e := newSnapEnv(t, "")
 	s := e.session()
 	e.put("a.txt", "v1")
-	must(s.ToolWrite(e.ctx, "a.txt", []byte("v2")))
-	undone := must(s.ToolWrite(e.ctx, "b.txt", []byte("b")))
-	must(s.Undo(e.ctx))
-	must(s.ToolWrite(e.ctx, "c.txt", []byte("c")))
+	must(s.ToolWrite(e.ctx, "a.txt", []byte("v2")))(t)
+	undone := must(s.ToolWrite(e.ctx, "b.txt", []byte("b")))(t)
+	must(s.Undo(e.ctx))(t)
+	must(s.ToolWrite(e.ctx, "c.txt", []byte("c")))(t)
 	_, err := s.Redo(e.ctx)
 	refused(t, err, "nothing to redo")
 	e.want("b.txt", "<absent>")
@@ -309,7 +321,7 @@ func TestRedoAfterNewEditRefused(t *testing.T) {
 	if c["kind"] != "change" || d["kind"] != "discard" || d["ids"].([]any)[0] != *undone.Snapshot {
 		t.Fatalf("no discard line after the new change: %v, %v", c, d)
 	}
-	l := must(s.Snapshots(e.ctx))
+	l := must(s.Snapshots(e.ctx))(t)
 	if l.Cursor != 2 || len(l.Snapshots) != 2 {
 		t.Fatalf("list %+v", l)
 	}
@@ -325,11 +337,11 @@ func TestRestoreTo(t *testing.T) {
 	e.put("a.txt", "a0")
 	var ids []string
 	for _, c := range []string{"a1", "a2", "a3"} {
-		a := must(s.ToolWrite(e.ctx, "a.txt", []byte(c)))
+		a := must(s.ToolWrite(e.ctx, "a.txt", []byte(c)))(t)
 		ids = append(ids, *a.Snapshot)
 	}
-	must(s.ToolWrite(e.ctx, "b.txt", []byte("b")))
-	r := must(s.RestoreTo(e.ctx, ids[1]))
+	must(s.ToolWrite(e.ctx, "b.txt", []byte("b")))(t)
+	r := must(s.RestoreTo(e.ctx, ids[1]))(t)
 	if r.Action != "restore" || r.Cursor != 1 || len(r.Steps) != 3 || r.Steps[2].ID != ids[1] {
 		t.Fatalf("restore %+v", r)
 	}
@@ -340,9 +352,9 @@ func TestRestoreTo(t *testing.T) {
 	_, err = s.RestoreTo(e.ctx, "zzzz-00000000")
 	refused(t, err, "no snapshot")
 	// Redo walks back up one at a time.
-	must(s.Redo(e.ctx))
+	must(s.Redo(e.ctx))(t)
 	e.want("a.txt", "a2")
-	l := must(s.Snapshots(e.ctx))
+	l := must(s.Snapshots(e.ctx))(t)
 	if l.Cursor != 2 || !l.Snapshots[1].Applied || l.Snapshots[2].Applied {
 		t.Fatalf("list %+v", l)
 	}
@@ -352,22 +364,22 @@ func TestCursorRebuiltFromJournal(t *testing.T) {
 	e := newSnapEnv(t, "")
 	s := e.session()
 	e.put("a.txt", "a0")
-	must(s.ToolWrite(e.ctx, "a.txt", []byte("a1")))
-	must(s.ToolWrite(e.ctx, "a.txt", []byte("a2")))
-	must(s.ToolWrite(e.ctx, "b.txt", []byte("b1")))
-	must(s.Undo(e.ctx))
-	must(s.Undo(e.ctx))
+	must(s.ToolWrite(e.ctx, "a.txt", []byte("a1")))(t)
+	must(s.ToolWrite(e.ctx, "a.txt", []byte("a2")))(t)
+	must(s.ToolWrite(e.ctx, "b.txt", []byte("b1")))(t)
+	must(s.Undo(e.ctx))(t)
+	must(s.Undo(e.ctx))(t)
 	e.put("a.txt", "hand")
-	want := must(s.Snapshots(e.ctx))
+	want := must(s.Snapshots(e.ctx))(t)
 	s = e.reopen(s)
-	got := must(s.Snapshots(e.ctx))
+	got := must(s.Snapshots(e.ctx))(t)
 	gj, _ := json.Marshal(got)
 	wj, _ := json.Marshal(want)
 	if !bytes.Equal(gj, wj) || got.Cursor != 1 {
 		t.Fatalf("after reopen\n%s\nwant\n%s", gj, wj)
 	}
 	// The lock-free view folds the same.
-	v := must(e.ws.Snapshots(e.ctx, s.ID()))
+	v := must(e.ws.Snapshots(e.ctx, s.ID()))(t)
 	vj, _ := json.Marshal(v)
 	if !bytes.Equal(vj, wj) {
 		t.Fatalf("view\n%s\nwant\n%s", vj, wj)
@@ -377,9 +389,9 @@ func TestCursorRebuiltFromJournal(t *testing.T) {
 	_, err := s.Redo(e.ctx)
 	refused(t, err, "a.txt")
 	e.put("a.txt", "a1")
-	must(s.Redo(e.ctx))
+	must(s.Redo(e.ctx))(t)
 	e.want("a.txt", "a2")
-	must(s.Redo(e.ctx))
+	must(s.Redo(e.ctx))(t)
 	e.want("b.txt", "b1")
 }
 
@@ -389,10 +401,11 @@ func TestTooLargeFileSkippedAndNamed(t *testing.T) {
 	big := strings.Repeat("x", 3<<20)
 	e.put("big.bin", big)
 	e.put("small.txt", "s0")
-	c := must(s.BeginChange(e.ctx, "apply_patch", []string{"big.bin", "small.txt"}))
-	e.put("big.bin", big+"y")
-	e.put("small.txt", "s1")
-	a := must(c.Commit(e.ctx))
+	a := must(s.Change(e.ctx, "apply_patch", []string{"big.bin", "small.txt"}, func(*Change) error {
+		e.put("big.bin", big+"y")
+		e.put("small.txt", "s1")
+		return nil
+	}))(t)
 	if a.Snapshot == nil || len(a.Skipped) != 1 || a.Skipped[0] != e.path("big.bin") {
 		t.Fatalf("answer %+v", a)
 	}
@@ -400,11 +413,11 @@ func TestTooLargeFileSkippedAndNamed(t *testing.T) {
 	if b := f["before"].(map[string]any); b["skipped"] != "too large" || b["size"] != float64(3<<20) || b["oid"] != nil {
 		t.Fatalf("big file recorded %v", f)
 	}
-	l := must(s.Snapshots(e.ctx))
+	l := must(s.Snapshots(e.ctx))(t)
 	if l.Snapshots[0].Files[0].Skipped != "too large" {
 		t.Fatalf("list %+v", l)
 	}
-	r := must(s.Undo(e.ctx))
+	r := must(s.Undo(e.ctx))(t)
 	if st := r.Steps[0]; len(st.Skipped) != 1 || st.Skipped[0] != e.path("big.bin") || len(st.Restored) != 1 {
 		t.Fatalf("undo %+v", r)
 	}
@@ -412,7 +425,7 @@ func TestTooLargeFileSkippedAndNamed(t *testing.T) {
 	if e.get("big.bin") != big+"y" {
 		t.Fatal("undo touched the skipped file")
 	}
-	r = must(s.Redo(e.ctx))
+	r = must(s.Redo(e.ctx))(t)
 	if st := r.Steps[0]; len(st.Skipped) != 1 || st.Skipped[0] != e.path("big.bin") {
 		t.Fatalf("redo %+v", r)
 	}
@@ -432,7 +445,7 @@ func TestSnapshotsDisabled(t *testing.T) {
 			s := e.ws.Create(c.opts)
 			defer s.Close()
 			e.put("a.txt", "a0")
-			a := must(s.ToolWrite(e.ctx, "a.txt", []byte("a1")))
+			a := must(s.ToolWrite(e.ctx, "a.txt", []byte("a1")))(t)
 			if a.Snapshot != nil || len(a.Files) != 1 {
 				t.Fatalf("answer %+v", a)
 			}
@@ -469,13 +482,13 @@ func TestRequiredGlobsRefuse(t *testing.T) {
 		t.Fatalf("evidence %v", ev)
 	}
 	// Not required: skipped, but the edit goes ahead.
-	a := must(s.ToolWrite(e.ctx, "notes/big.md", []byte("x")))
+	a := must(s.ToolWrite(e.ctx, "notes/big.md", []byte("x")))(t)
 	if len(a.Skipped) != 1 || a.Snapshot == nil {
 		t.Fatalf("answer %+v", a)
 	}
 	// Creating a required file is allowed, and undo deletes it.
-	must(s.ToolWrite(e.ctx, "contracts/new.sol", []byte("new")))
-	must(s.Undo(e.ctx))
+	must(s.ToolWrite(e.ctx, "contracts/new.sol", []byte("new")))(t)
+	must(s.Undo(e.ctx))(t)
 	e.want("contracts/new.sol", "<absent>")
 
 	// An absolute glob matches the absolute path.
@@ -495,7 +508,7 @@ func TestRequiredAllWithSnapshotsOff(t *testing.T) {
 	_, err := s.ToolWrite(e.ctx, "a.txt", []byte("a1"))
 	refused(t, err, "snapshots are off")
 	e.want("a.txt", "a0")
-	must(s.ToolWrite(e.ctx, "b.txt", []byte("new file")))
+	must(s.ToolWrite(e.ctx, "b.txt", []byte("new file")))(t)
 	e.want("b.txt", "new file")
 }
 
@@ -508,11 +521,11 @@ func TestRequiredRefusedWhenStoreFails(t *testing.T) {
 	}
 	vfs.WriteFileAtomic(mem, "config.json", []byte(`{"snapshots":{"required":true}}`))
 	dir := t.TempDir()
-	ws := must(s.Workspace(dir))
+	ws := must(s.Workspace(dir))(t)
 	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("precious"), 0o644)
 	sess := ws.Create(SessionOptions{})
 	defer sess.Close()
-	must(sess.Append(context.Background(), Item{Type: User, Text: "go"}))
+	must(sess.Append(context.Background(), Item{Type: User, Text: "go"}))(t)
 	faulty.Inject(vfs.Rule{Op: vfs.OpCreate})
 	_, err = sess.ToolWrite(context.Background(), "a.txt", []byte("clobbered"))
 	refused(t, err, "store failed")
@@ -520,7 +533,7 @@ func TestRequiredRefusedWhenStoreFails(t *testing.T) {
 		t.Fatalf("a.txt holds %q", b)
 	}
 	faulty.Reset()
-	a := must(sess.ToolWrite(context.Background(), "a.txt", []byte("written")))
+	a := must(sess.ToolWrite(context.Background(), "a.txt", []byte("written")))(t)
 	if a.Snapshot == nil {
 		t.Fatal("no snapshot once the store works again")
 	}
@@ -540,9 +553,9 @@ func TestEditTool(t *testing.T) {
 	if k := e.kinds(s); k != "" {
 		t.Fatalf("a refused edit left %s", k)
 	}
-	must(s.ToolEdit(e.ctx, "a.go", "b()", "c()"))
+	must(s.ToolEdit(e.ctx, "a.go", "b()", "c()"))(t)
 	e.want("a.go", "func a() {}\nfunc c() {}\n")
-	must(s.Undo(e.ctx))
+	must(s.Undo(e.ctx))(t)
 	e.want("a.go", "func a() {}\nfunc b() {}\n")
 	if _, err := s.ToolEdit(e.ctx, "nope.go", "a", "b"); !errors.Is(err, ErrBadInput) {
 		t.Fatalf("edit of a missing file: %v", err)
@@ -558,12 +571,12 @@ func TestRmLinksAndExecBit(t *testing.T) {
 	if err := os.Symlink("target.txt", e.path("link")); err != nil {
 		t.Fatal(err)
 	}
-	must(s.ToolEdit(e.ctx, "run.sh", "sh", "bash"))
+	must(s.ToolEdit(e.ctx, "run.sh", "sh", "bash"))(t)
 	if fi, _ := os.Stat(e.path("run.sh")); fi.Mode().Perm()&0o111 == 0 {
 		t.Fatal("edit lost the executable bit")
 	}
-	must(s.ToolRm(e.ctx, "run.sh"))
-	a := must(s.ToolRm(e.ctx, e.path("link"))) // absolute inside the workspace
+	must(s.ToolRm(e.ctx, "run.sh"))(t)
+	a := must(s.ToolRm(e.ctx, e.path("link")))(t) // absolute inside the workspace
 	if a.Files[0] != e.path("link") {
 		t.Fatalf("answer %+v", a)
 	}
@@ -574,17 +587,17 @@ func TestRmLinksAndExecBit(t *testing.T) {
 	if b := f["before"].(map[string]any); b["mode"] != "link" || b["size"] != 10.0 {
 		t.Fatalf("link recorded as %v", f)
 	}
-	must(s.Undo(e.ctx))
+	must(s.Undo(e.ctx))(t)
 	if tgt, err := os.Readlink(e.path("link")); err != nil || tgt != "target.txt" {
 		t.Fatalf("undo made link -> %q, %v", tgt, err)
 	}
-	must(s.Undo(e.ctx))
+	must(s.Undo(e.ctx))(t)
 	fi, err := os.Stat(e.path("run.sh"))
 	if err != nil || fi.Mode().Perm()&0o111 == 0 {
 		t.Fatalf("undo of rm: %v %v", fi, err)
 	}
 	e.want("run.sh", "#!/bin/bash\n")
-	must(s.Undo(e.ctx))
+	must(s.Undo(e.ctx))(t)
 	e.want("run.sh", "#!/bin/sh\n")
 	if fi, _ := os.Stat(e.path("run.sh")); fi.Mode().Perm() != 0o755 {
 		t.Fatalf("mode %v", fi.Mode())
@@ -596,9 +609,9 @@ func TestLimitsDropOldest(t *testing.T) {
 	s := e.session()
 	var ids []string
 	for _, c := range []string{"1", "2", "3"} {
-		ids = append(ids, *must(s.ToolWrite(e.ctx, "a.txt", []byte(c))).Snapshot)
+		ids = append(ids, *must(s.ToolWrite(e.ctx, "a.txt", []byte(c)))(t).Snapshot)
 	}
-	l := must(s.Snapshots(e.ctx))
+	l := must(s.Snapshots(e.ctx))(t)
 	if len(l.Snapshots) != 2 || l.Snapshots[0].ID != ids[1] || l.Cursor != 2 {
 		t.Fatalf("list %+v", l)
 	}
@@ -606,8 +619,8 @@ func TestLimitsDropOldest(t *testing.T) {
 	if d := ls[len(ls)-1]; d["kind"] != "drop" || d["why"] != "max_per_session" || d["ids"].([]any)[0] != ids[0] {
 		t.Fatalf("drop line %v", d)
 	}
-	must(s.Undo(e.ctx))
-	must(s.Undo(e.ctx))
+	must(s.Undo(e.ctx))(t)
+	must(s.Undo(e.ctx))(t)
 	e.want("a.txt", "1")
 	_, err := s.Undo(e.ctx)
 	refused(t, err, "nothing to undo")
@@ -618,15 +631,15 @@ func TestLimitsDropOldest(t *testing.T) {
 	s = e.session()
 	e.put("b.txt", strings.Repeat("0", 40))
 	for _, c := range "123" {
-		must(s.ToolWrite(e.ctx, "b.txt", bytes.Repeat([]byte{byte(c)}, 40)))
+		must(s.ToolWrite(e.ctx, "b.txt", bytes.Repeat([]byte{byte(c)}, 40)))(t)
 	}
-	l = must(s.Snapshots(e.ctx))
+	l = must(s.Snapshots(e.ctx))(t)
 	ls = e.lines(s)
 	if len(l.Snapshots) != 2 || ls[len(ls)-1]["why"] != "max_bytes_per_session" {
 		t.Fatalf("list %+v, last line %v", l, ls[len(ls)-1])
 	}
 	s = e.reopen(s)
-	if n := len(must(s.Snapshots(e.ctx)).Snapshots); n != 2 {
+	if n := len(must(s.Snapshots(e.ctx))(t).Snapshots); n != 2 {
 		t.Fatalf("%d snapshots after reopen", n)
 	}
 }
@@ -656,7 +669,7 @@ func TestToolPathsOutsideRefused(t *testing.T) {
 func TestHostileChangeLines(t *testing.T) {
 	e := newSnapEnv(t, "")
 	s := e.session()
-	must(s.ToolWrite(e.ctx, "ok.txt", []byte("ok1")))
+	must(s.ToolWrite(e.ctx, "ok.txt", []byte("ok1")))(t)
 	id := s.ID()
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
@@ -666,7 +679,7 @@ func TestHostileChangeLines(t *testing.T) {
 	os.WriteFile(victim, []byte("outside content"), 0o644)
 	os.Symlink(outside, e.path("dirlink"))
 	os.Symlink(victim, e.path("filelink"))
-	evil := must(e.ws.objects().PutBytes(e.ctx, []byte("EVIL"))).ID.String()
+	evil := must(e.ws.objects().PutBytes(e.ctx, []byte("EVIL")))(t).ID.String()
 	f := func(p string) string {
 		return `{"path":"` + p + `","before":{"oid":"` + evil + `","size":4,"mode":"file"},"after":null}`
 	}
@@ -682,7 +695,7 @@ func TestHostileChangeLines(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	l := must(s.Snapshots(e.ctx))
+	l := must(s.Snapshots(e.ctx))(t)
 	if len(l.Snapshots) != 4 { // ok.txt, dirlink/victim, filelink, dirlink/new
 		t.Fatalf("%d snapshots folded, want 4: %+v", len(l.Snapshots), l)
 	}
@@ -694,7 +707,7 @@ func TestHostileChangeLines(t *testing.T) {
 		len(re.Files) != 1 || re.Files[0].Path != e.path("dirlink/new") || !strings.Contains(re.Files[0].Reason, "path escapes") {
 		t.Fatalf("undo through a folder link: %v", err)
 	}
-	r := must(s.RestoreTo(e.ctx, re.Below))
+	r := must(s.RestoreTo(e.ctx, re.Below))(t)
 	if len(r.Steps) != 2 || len(r.Steps[0].NotRestored) != 1 || r.Steps[0].NotRestored[0].Path != e.path("dirlink/new") {
 		t.Fatalf("restore past dirlink/new: %+v", r)
 	}
@@ -715,7 +728,7 @@ func TestHostileChangeLines(t *testing.T) {
 	if tgt, _ := os.Readlink(e.path("filelink")); tgt != victim {
 		t.Fatalf("redo did not put the link back: %q", tgt)
 	}
-	must(s.RestoreTo(e.ctx, l.Snapshots[0].ID))
+	must(s.RestoreTo(e.ctx, l.Snapshots[0].ID))(t)
 	e.want("ok.txt", "<absent>")
 	if b, _ := os.ReadFile(victim); string(b) != "outside content" {
 		t.Fatalf("the file outside was changed: %q", b)
@@ -734,13 +747,13 @@ func TestHostileChangeLines(t *testing.T) {
 func TestObjectsHashToTheirNames(t *testing.T) {
 	e := newSnapEnv(t, "")
 	s := e.session()
-	// Larger than maxInline, so the pre-image is an object too.
+	// Larger than fstate.MaxInline, so the pre-image is an object too.
 	e.put("z.txt", strings.Repeat("compress me ", 2000))
-	must(s.ToolWrite(e.ctx, "z.txt", []byte(strings.Repeat("and me too ", 2000))))
-	must(s.ToolWrite(e.ctx, "r.bin", []byte{1, 2, 3}))
+	must(s.ToolWrite(e.ctx, "z.txt", []byte(strings.Repeat("and me too ", 2000))))(t)
+	must(s.ToolWrite(e.ctx, "r.bin", []byte{1, 2, 3}))(t)
 	e.put("r.bin", "hand")
-	must(s.Undo(e.ctx)) // keeps "hand"
-	must(s.Undo(e.ctx)) // keeps the second z.txt
+	must(s.Undo(e.ctx))(t) // keeps "hand"
+	must(s.Undo(e.ctx))(t) // keeps the second z.txt
 	root := filepath.Join(e.ws.Folder(), "objects")
 	n, z := 0, 0
 	dec, _ := zstd.NewReader(nil)
@@ -794,12 +807,12 @@ func TestFailedWriteRecordsNothing(t *testing.T) {
 	if ents, _ := mem.ReadDir("."); len(ents) != 1 {
 		t.Fatalf("temp files left: %v", ents)
 	}
-	if l := must(s.Snapshots(e.ctx)); len(l.Snapshots) != 0 {
+	if l := must(s.Snapshots(e.ctx))(t); len(l.Snapshots) != 0 {
 		t.Fatalf("a failed tool left a snapshot: %+v", l)
 	}
 	// On the in-memory workspace the whole cycle works.
-	must(s.ToolWrite(e.ctx, "a.txt", []byte("after")))
-	must(s.Undo(e.ctx))
+	must(s.ToolWrite(e.ctx, "a.txt", []byte("after")))(t)
+	must(s.Undo(e.ctx))(t)
 	if b, _ := vfs.ReadFile(mem, "a.txt"); string(b) != "before" {
 		t.Fatalf("a.txt holds %q after undo", b)
 	}
@@ -817,16 +830,16 @@ func FuzzChangesFold(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		var st snapStack
 		for _, l := range bytes.Split(b, []byte("\n")) {
-			st.apply(l)
+			st.Apply(l)
 		}
 		applied := true
-		for _, e := range st.list {
-			if e.applied && !applied {
+		for _, e := range st.List {
+			if e.Applied && !applied {
 				t.Fatal("an applied snapshot above an undone one")
 			}
-			applied = e.applied
-			for _, f := range e.rec.Files {
-				if !validRel(f.Path) {
+			applied = e.Applied
+			for _, f := range e.Rec.Files {
+				if !fstate.ValidRel(f.Path) {
 					t.Fatalf("path %q folded", f.Path)
 				}
 			}
@@ -854,7 +867,7 @@ func sumHex(b string) string {
 }
 
 // TestEditStoresOnlyThePreImage: a write and an edit each store the
-// pre-image only, inline in the change line when it is at most maxInline
+// pre-image only, inline in the change line when it is at most fstate.MaxInline
 // bytes and as an object when larger; undo and redo still round-trip
 // exactly, a hand edit made after the tool included, from memory and from
 // the journal alone.
@@ -863,14 +876,14 @@ func TestEditStoresOnlyThePreImage(t *testing.T) {
 		t.Run(fmt.Sprintf("big=%v", big), func(t *testing.T) {
 			pad := ""
 			if big {
-				pad = strings.Repeat("// padding\n", maxInline/10)
+				pad = strings.Repeat("// padding\n", fstate.MaxInline/10)
 			}
 			v := func(s string) string { return "package a // " + s + "\n" + pad }
 			e := newSnapEnv(t, "")
 			s := e.session()
 			e.put("a.go", v("v1"))
-			must(s.ToolWrite(e.ctx, "a.go", []byte(v("v2"))))
-			must(s.ToolEdit(e.ctx, "a.go", "v2", "v3"))
+			must(s.ToolWrite(e.ctx, "a.go", []byte(v("v2"))))(t)
+			must(s.ToolEdit(e.ctx, "a.go", "v2", "v3"))(t)
 			got := e.objectIDs()
 			want := map[string]bool{}
 			if big {
@@ -899,18 +912,18 @@ func TestEditStoresOnlyThePreImage(t *testing.T) {
 				}
 			}
 
-			must(s.Undo(e.ctx))
+			must(s.Undo(e.ctx))(t)
 			e.want("a.go", v("v2"))
-			must(s.Redo(e.ctx))
+			must(s.Redo(e.ctx))(t)
 			e.want("a.go", v("v3"))
 			e.put("a.go", v("v3 and mine"))
-			must(s.Undo(e.ctx))
+			must(s.Undo(e.ctx))(t)
 			e.want("a.go", v("v2"))
-			must(s.Undo(e.ctx))
+			must(s.Undo(e.ctx))(t)
 			e.want("a.go", v("v1"))
-			must(s.Redo(e.ctx))
+			must(s.Redo(e.ctx))(t)
 			e.want("a.go", v("v2"))
-			must(s.Redo(e.ctx))
+			must(s.Redo(e.ctx))(t)
 			e.want("a.go", v("v3 and mine"))
 			// What undo kept is stored: that is what redo put back.
 			if got := e.objectIDs(); !got[sumHex(v("v3 and mine"))] {
@@ -918,9 +931,9 @@ func TestEditStoresOnlyThePreImage(t *testing.T) {
 			}
 			// The same from the journal alone.
 			s = e.reopen(s)
-			must(s.Undo(e.ctx))
+			must(s.Undo(e.ctx))(t)
 			e.want("a.go", v("v2"))
-			must(s.Redo(e.ctx))
+			must(s.Redo(e.ctx))(t)
 			e.want("a.go", v("v3 and mine"))
 		})
 	}
@@ -932,14 +945,14 @@ func TestEditStoresOnlyThePreImage(t *testing.T) {
 func TestAfterStateForms(t *testing.T) {
 	e := newSnapEnv(t, "")
 	s := e.session()
-	must(s.ToolWrite(e.ctx, "seed.txt", []byte("seed"))) // makes the journal
+	must(s.ToolWrite(e.ctx, "seed.txt", []byte("seed")))(t) // makes the journal
 	id := s.ID()
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
 	objs := e.ws.objects()
-	old := must(objs.PutBytes(e.ctx, []byte("old"))).ID.String()
-	newer := must(objs.PutBytes(e.ctx, []byte("new"))).ID.String()
+	old := must(objs.PutBytes(e.ctx, []byte("old")))(t).ID.String()
+	newer := must(objs.PutBytes(e.ctx, []byte("new")))(t).ID.String()
 	e.put("o.txt", "new")
 	ref := func(k, sum string) string { return `{"` + k + `":"` + sum + `","size":3,"mode":"file"}` }
 	line := func(n int, before, after string) string {
@@ -959,13 +972,13 @@ func TestAfterStateForms(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	l := must(s.Snapshots(e.ctx))
+	l := must(s.Snapshots(e.ctx))(t)
 	if len(l.Snapshots) != 2 || l.Snapshots[1].ID != "old-00000003" {
 		t.Fatalf("folded %+v, want the seed and the old-form line", l)
 	}
-	must(s.Undo(e.ctx))
+	must(s.Undo(e.ctx))(t)
 	e.want("o.txt", "old")
-	must(s.Redo(e.ctx))
+	must(s.Redo(e.ctx))(t)
 	e.want("o.txt", "new")
 }
 
@@ -1009,9 +1022,9 @@ func toolWriteCrashAtEverySync(t *testing.T, reps int) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ws := must(st.Workspace(dir))
+			ws := must(st.Workspace(dir))(t)
 			s := ws.Create(SessionOptions{})
-			must(s.ToolWrite(ctx, "src/warm.txt", []byte("materializes the session")))
+			must(s.ToolWrite(ctx, "src/warm.txt", []byte("materializes the session")))(t)
 			if err := vfs.WriteFileAtomic(mem, "src/a.txt", old); err != nil {
 				t.Fatal(err)
 			}
@@ -1052,20 +1065,20 @@ func toolWriteCrashAtEverySync(t *testing.T, reps int) {
 				}
 				return nil
 			})
-			st = must(OpenFS(mem, "/mem", wsfs))
-			ws = must(st.Workspace(dir))
-			if l := must(ws.Snapshots(ctx, s.ID())); names(l) != isNew {
+			st = must(OpenFS(mem, "/mem", wsfs))(t)
+			ws = must(st.Workspace(dir))(t)
+			if l := must(ws.Snapshots(ctx, s.ID()))(t); names(l) != isNew {
 				t.Fatalf("sync point %d seed %d: a reader lists a change of a.txt: %v; a.txt is new: %v", n, seed, names(l), isNew)
 			}
 			s2, err := ws.Open(ctx, s.ID(), SessionOptions{})
 			if err != nil {
 				t.Fatalf("sync point %d seed %d: open: %v", n, seed, err)
 			}
-			if l := must(s2.Snapshots(ctx)); names(l) != isNew {
+			if l := must(s2.Snapshots(ctx))(t); names(l) != isNew {
 				t.Fatalf("sync point %d seed %d: the owner lists a change of a.txt: %v; a.txt is new: %v", n, seed, names(l), isNew)
 			}
 			if isNew {
-				must(s2.Undo(ctx))
+				must(s2.Undo(ctx))(t)
 				if b, _ := vfs.ReadFile(mem, "src/a.txt"); !bytes.Equal(b, old) {
 					t.Fatalf("sync point %d seed %d: undo gave %d bytes, not the old content", n, seed, len(b))
 				}

@@ -69,7 +69,7 @@ func TestFileToolsNeverWriteTheStateFolder(t *testing.T) {
 	e := newHomeEnv(t)
 	s := e.session()
 	e.put("a.txt", "a0")
-	must(s.ToolWrite(e.ctx, "a.txt", []byte("a1")))
+	must(s.ToolWrite(e.ctx, "a.txt", []byte("a1")))(t)
 	if err := s.EndTurn(e.ctx, Turn{}); err != nil {
 		t.Fatal(err)
 	}
@@ -97,9 +97,9 @@ func TestFileToolsNeverWriteTheStateFolder(t *testing.T) {
 	if _, err := s.ToolEdit(e.ctx, "planted", `"format":1`, `"format":999`); !errors.Is(err, ErrBadInput) {
 		t.Errorf("edit planted: %v, want ErrBadInput", err)
 	}
-	must(s.ToolWrite(e.ctx, "planted", []byte("mine")))
+	must(s.ToolWrite(e.ctx, "planted", []byte("mine")))(t)
 	e.want("planted", "mine")
-	must(s.ToolRm(e.ctx, "planted"))
+	must(s.ToolRm(e.ctx, "planted"))(t)
 	if err := s.EndTurn(e.ctx, Turn{}); err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +114,7 @@ func TestFileToolsNeverWriteTheStateFolder(t *testing.T) {
 	}
 	s2.Close()
 	for range 3 {
-		must(s.Undo(e.ctx))
+		must(s.Undo(e.ctx))(t)
 	}
 	e.want("a.txt", "a0")
 	if tgt, _ := os.Readlink(e.path("planted")); tgt != ".cairn/FORMAT" {
@@ -150,13 +150,13 @@ func changedState(before, after []string) []string {
 func TestRestoresNeverWriteTheStateFolder(t *testing.T) {
 	e := newHomeEnv(t)
 	s := e.session()
-	must(s.ToolWrite(e.ctx, "ok.txt", []byte("ok1")))
+	must(s.ToolWrite(e.ctx, "ok.txt", []byte("ok1")))(t)
 	id := s.ID()
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
 	before := stateFilesWithContent(t, e.home)
-	evil := must(e.ws.objects().PutBytes(e.ctx, []byte(`{"v":1,"format":999}`))).ID.String()
+	evil := must(e.ws.objects().PutBytes(e.ctx, []byte(`{"v":1,"format":999}`)))(t).ID.String()
 	f := func(p string) string {
 		return `{"path":"` + p + `","before":{"oid":"` + evil + `","size":20,"mode":"file"},"after":null}`
 	}
@@ -179,8 +179,8 @@ func TestRestoresNeverWriteTheStateFolder(t *testing.T) {
 	}
 	// A restore past them leaves each as it is, names it, and puts back
 	// ok.txt.
-	list := must(s.Snapshots(e.ctx))
-	r := must(s.RestoreTo(e.ctx, list.Snapshots[0].ID))
+	list := must(s.Snapshots(e.ctx))(t)
+	r := must(s.RestoreTo(e.ctx, list.Snapshots[0].ID))(t)
 	var skipped []string
 	for _, st := range r.Steps {
 		skipped = append(skipped, st.Skipped...)
@@ -189,12 +189,12 @@ func TestRestoresNeverWriteTheStateFolder(t *testing.T) {
 		t.Fatalf("skipped %v, want the three state folder paths", skipped)
 	}
 	e.want("ok.txt", "<absent>")
-	must(s.Redo(e.ctx))
+	must(s.Redo(e.ctx))(t)
 	e.want("ok.txt", "ok1")
 	for range 3 {
-		must(s.Redo(e.ctx))
+		must(s.Redo(e.ctx))(t)
 	}
-	must(s.RestoreTo(e.ctx, list.Snapshots[0].ID))
+	must(s.RestoreTo(e.ctx, list.Snapshots[0].ID))(t)
 	e.want("ok.txt", "<absent>")
 	if changed := changedState(before, stateFilesWithContent(t, e.home)); len(changed) > 0 {
 		t.Fatalf("the state folder changed: %v", changed)

@@ -6,6 +6,10 @@ import (
 	"path"
 	"strings"
 
+	"cairn/engine/internal/changes"
+
+	"cairn/engine/internal/fstate"
+
 	"cairn/internal/vfs"
 	"cairn/journal"
 )
@@ -105,7 +109,7 @@ func (w *Workspace) readHint(id string) (map[string]bool, bool) {
 	dirs := map[string]bool{}
 	for _, l := range strings.Split(string(b), "\n") {
 		var dir string
-		if json.Unmarshal([]byte(l), &dir) == nil && (dir == "." || validRel(dir)) {
+		if json.Unmarshal([]byte(l), &dir) == nil && (dir == "." || fstate.ValidRel(dir)) {
 			dirs[dir] = true
 		}
 	}
@@ -160,10 +164,10 @@ func (w *Workspace) sweepDeadOwners(self string) {
 
 // sweepToolTemps collects the leftover temp files beside files, the files
 // of a session's newest change (loadChanges).
-func (w *Workspace) sweepToolTemps(files []changeFile) {
+func (w *Workspace) sweepToolTemps(files []changes.FileChange) {
 	dirs := map[string]bool{}
 	for _, f := range files {
-		if validRel(f.Path) {
+		if fstate.ValidRel(f.Path) {
 			dirs[path.Dir(f.Path)] = true
 		}
 	}
@@ -198,9 +202,9 @@ func changeDirs(fsys vfs.FS, name string) map[string]bool {
 				Path string `json:"path"`
 			} `json:"files"`
 		}
-		if json.Unmarshal(b, &l) == nil && l.Kind == kindChange {
+		if json.Unmarshal(b, &l) == nil && l.Kind == changes.KindChange {
 			for _, f := range l.Files {
-				if validRel(f.Path) {
+				if fstate.ValidRel(f.Path) {
 					dirs[path.Dir(f.Path)] = true
 				}
 			}

@@ -78,16 +78,16 @@ func TestSweepKeepsUserFiles(t *testing.T) {
 		ws.put(n, "mine: "+n, 2*time.Hour)
 	}
 	s := e.ws.Create(SessionOptions{})
-	must(s.ToolWrite(ctx, "config", []byte("v2")))
+	must(s.ToolWrite(ctx, "config", []byte("v2")))(t)
 	id := s.ID()
 	s.Close()
 	left := deadTemp(".", "config")
 	ws.put(left, "staged by a killed write", 2*time.Hour)
 	for range 2 {
 		e.advance(2 * time.Hour)
-		s = must(e.ws.Open(ctx, id, SessionOptions{}))
-		must(s.Undo(ctx))
-		must(s.Redo(ctx))
+		s = must(e.ws.Open(ctx, id, SessionOptions{}))(t)
+		must(s.Undo(ctx))(t)
+		must(s.Redo(ctx))(t)
 		s.Close()
 	}
 	for _, n := range user {
@@ -113,7 +113,7 @@ func TestSweepDeadOwnersTemps(t *testing.T) {
 	ws := wsFiles{t, e.ws.path}
 	dead := e.ws.Create(SessionOptions{})
 	for _, f := range []string{"a/one.txt", "b/two.txt", "c/d/three.txt"} {
-		must(dead.ToolWrite(ctx, f, []byte(f)))
+		must(dead.ToolWrite(ctx, f, []byte(f)))(t)
 	}
 	deadID := dead.ID()
 	dead.Close()
@@ -142,13 +142,13 @@ func TestSweepDeadOwnersTemps(t *testing.T) {
 		t.Fatal(err)
 	}
 	other := e.ws.Create(SessionOptions{})
-	must(other.Append(ctx, Item{Type: User, Text: "hello"}))
+	must(other.Append(ctx, Item{Type: User, Text: "hello"}))(t)
 	if err := other.Commit(ctx); err != nil {
 		t.Fatal(err)
 	}
 	otherID := other.ID()
 	other.Close()
-	s := must(e.ws.Open(ctx, otherID, SessionOptions{}))
+	s := must(e.ws.Open(ctx, otherID, SessionOptions{}))(t)
 	for _, n := range leftovers {
 		if _, ok := ws.has(n); ok {
 			t.Errorf("leftover %s not collected", n)
@@ -174,7 +174,7 @@ func TestSweepDeadOwnersTemps(t *testing.T) {
 	if err := vfs.WriteFileAtomic(e.mem, ownersName(e.ws.dir, deadID), nil); err != nil {
 		t.Fatal(err)
 	}
-	s = must(e.ws.Open(ctx, otherID, SessionOptions{}))
+	s = must(e.ws.Open(ctx, otherID, SessionOptions{}))(t)
 	s.Close()
 	if _, ok := ws.has(inFlight); ok {
 		t.Error("a released temp of this process was not collected")
@@ -188,15 +188,15 @@ func TestSweepOwnSessionAfterDeath(t *testing.T) {
 	e := newMemEnv(t)
 	ws := wsFiles{t, e.ws.path}
 	s := e.ws.Create(SessionOptions{})
-	must(s.ToolWrite(ctx, "x/old.txt", []byte("1")))
-	must(s.ToolWrite(ctx, "y/new.txt", []byte("2")))
+	must(s.ToolWrite(ctx, "x/old.txt", []byte("1")))(t)
+	must(s.ToolWrite(ctx, "y/new.txt", []byte("2")))(t)
 	id := s.ID()
 	s.Close()
 	left := deadTemp("x", "old.txt")
 	ws.put(left, "a killed write's", 0)
 	// A clean close: the hint is gone, and only the newest change's
 	// folder is looked at.
-	s = must(e.ws.Open(ctx, id, SessionOptions{}))
+	s = must(e.ws.Open(ctx, id, SessionOptions{}))(t)
 	s.Close()
 	if _, ok := ws.has(left); !ok {
 		t.Fatal("a temp outside the newest change's folders went without a dead owner")
@@ -204,7 +204,7 @@ func TestSweepOwnSessionAfterDeath(t *testing.T) {
 	if err := vfs.WriteFileAtomic(e.mem, ownersName(e.ws.dir, id), nil); err != nil {
 		t.Fatal(err)
 	}
-	s = must(e.ws.Open(ctx, id, SessionOptions{}))
+	s = must(e.ws.Open(ctx, id, SessionOptions{}))(t)
 	defer s.Close()
 	if _, ok := ws.has(left); ok {
 		t.Error("the dead owner's leftover in an older change's folder was not collected")
@@ -224,11 +224,11 @@ func TestToolWriteLongName(t *testing.T) {
 		if _, err := s.ToolWrite(ctx, name, []byte("new")); err != nil {
 			t.Fatalf("write a %d-byte name: %v", n, err)
 		}
-		must(s.Undo(ctx))
+		must(s.Undo(ctx))(t)
 		if got, _ := ws.has(name); got != "old" {
 			t.Fatalf("undo of a %d-byte name: %q", n, got)
 		}
-		must(s.Redo(ctx))
+		must(s.Redo(ctx))(t)
 		if got, _ := ws.has(name); got != "new" {
 			t.Fatalf("redo of a %d-byte name: %q", n, got)
 		}
@@ -278,8 +278,8 @@ func TestSweepHintedFolders(t *testing.T) {
 	e := newMemEnv(t)
 	ws := wsFiles{t, e.ws.path}
 	s := e.ws.Create(SessionOptions{})
-	must(s.ToolWrite(ctx, "a/x.txt", []byte("x")))
-	must(s.ToolWrite(ctx, "new/y.txt", []byte("y")))
+	must(s.ToolWrite(ctx, "a/x.txt", []byte("x")))(t)
+	must(s.ToolWrite(ctx, "new/y.txt", []byte("y")))(t)
 	hint, ok := e.ws.readHint(s.ID())
 	if !ok || !hint["a"] || !hint["new"] {
 		t.Fatalf("the owner's hint names %v (there: %v), want a and new", hint, ok)
@@ -299,10 +299,10 @@ func TestSweepHintedFolders(t *testing.T) {
 	ws.put(left, "staged, never renamed", 0)
 	ws.put("z/.w.txt.tmpl", "mine", 0)
 	other := e.ws.Create(SessionOptions{})
-	must(other.Append(ctx, Item{Type: User, Text: "hello"}))
+	must(other.Append(ctx, Item{Type: User, Text: "hello"}))(t)
 	otherID := other.ID()
 	other.Close()
-	o := must(e.ws.Open(ctx, otherID, SessionOptions{}))
+	o := must(e.ws.Open(ctx, otherID, SessionOptions{}))(t)
 	defer o.Close()
 	if _, ok := ws.has(left); ok {
 		t.Error("the temp in the folder the hint named was not collected")

@@ -1,41 +1,20 @@
 package engine
 
 import (
-	"encoding/json"
 	"time"
+
+	"cairn/internal/timefmt"
 )
 
-// timeLayout is how every time is written: RFC 3339 in UTC with milliseconds.
-const timeLayout = "2006-01-02T15:04:05.000Z"
+// timeLayout is how every time is written: RFC 3339 in UTC with
+// milliseconds (timefmt, the one layout).
+const timeLayout = timefmt.Layout
 
-// Time is a time.Time that marshals as RFC 3339 UTC with milliseconds.
-type Time struct{ time.Time }
+// Time is a time.Time that marshals as RFC 3339 UTC with milliseconds
+// (null when zero), the format's times.
+type Time = timefmt.Time
 
-func (t Time) MarshalJSON() ([]byte, error) {
-	if t.IsZero() {
-		return []byte("null"), nil
-	}
-	return json.Marshal(t.UTC().Format(timeLayout))
-}
-
-func (t *Time) UnmarshalJSON(b []byte) error {
-	if string(b) == "null" {
-		t.Time = time.Time{}
-		return nil
-	}
-	var s string
-	if err := json.Unmarshal(b, &s); err != nil {
-		return err
-	}
-	v, err := time.Parse(time.RFC3339Nano, s)
-	if err != nil {
-		return err
-	}
-	t.Time = v.UTC()
-	return nil
-}
-
-func mkTime(t time.Time) Time { return Time{t.UTC().Truncate(time.Millisecond)} }
+func mkTime(t time.Time) Time { return timefmt.Mk(t) }
 
 // A stored time in the future (a clock that was wrong when it was written,
 // a hand-edited file) degrades to nothing: it is not activity. Folding a

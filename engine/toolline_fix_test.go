@@ -1,5 +1,8 @@
 package engine
 
+// The file tools' fault cases (ENOSPC, EIO, crashes between the line and
+// the file) with the faultEnv helper; long because each fault is a case.
+
 import (
 	"context"
 	"encoding/base64"
@@ -11,10 +14,11 @@ import (
 	"testing"
 	"time"
 
+	"cairn/engine/internal/fstate"
 	"cairn/internal/vfs"
 )
 
-// Regression tests for what reviews of the line-first file tools found.
+// Regression tests of the line-first file tools.
 
 // faultEnv is a store, with config (when not ""), and a workspace, both on
 // one vfs.Mem behind one vfs.Faulty.
@@ -27,9 +31,9 @@ func faultEnv(t *testing.T, config string) (*vfs.Mem, *vfs.Faulty, *Store, *Work
 			t.Fatal(err)
 		}
 	}
-	st := must(OpenFS(fa, "/mem", WithWorkspaceFS(func(string) (vfs.FS, error) { return fa, nil })))
+	st := must(OpenFS(fa, "/mem", WithWorkspaceFS(func(string) (vfs.FS, error) { return fa, nil })))(t)
 	t.Cleanup(func() { st.Close() })
-	return mem, fa, st, must(st.Workspace(t.TempDir()))
+	return mem, fa, st, must(st.Workspace(t.TempDir()))(t)
 }
 
 // TestReaderPutsBackHeldBranch: a reader hiding an unmade change puts back
@@ -38,22 +42,22 @@ func TestReaderPutsBackHeldBranch(t *testing.T) {
 	e := newSnapEnv(t, "")
 	e.put("a.txt", "one\n")
 	s := e.session()
-	must(s.ToolWrite(e.ctx, "a.txt", []byte("two\n")))
-	must(s.Undo(e.ctx))
+	must(s.ToolWrite(e.ctx, "a.txt", []byte("two\n")))(t)
+	must(s.Undo(e.ctx))(t)
 	id := s.ID()
 	s.Close()
 	line := `{"v":1,"kind":"change","id":"mx00001-0000000a","seq":2,"at":"2026-01-01T00:00:00.000Z","tool":"write","scope":"paths","files":[{"path":"a.txt",` +
 		`"before":{"sha256":"` + sumHex("one\n") + `","size":4,"mode":"file","data":"` + base64.StdEncoding.EncodeToString([]byte("one\n")) + `"},` +
 		`"after":{"sha256":"` + sumHex("three\n") + `","size":6,"mode":"file"}}]}`
 	e.plant(id, []string{line})
-	reader := must(e.ws.Snapshots(e.ctx, id))
-	s = must(e.ws.Open(e.ctx, id, SessionOptions{}))
+	reader := must(e.ws.Snapshots(e.ctx, id))(t)
+	s = must(e.ws.Open(e.ctx, id, SessionOptions{}))(t)
 	defer s.Close()
-	owner := must(s.Snapshots(e.ctx))
+	owner := must(s.Snapshots(e.ctx))(t)
 	if len(reader.Snapshots) != 1 || len(owner.Snapshots) != 1 || owner.Snapshots[0].Applied {
 		t.Fatalf("reader %s, owner %s: want the undone write in both", propList(reader), propList(owner))
 	}
-	must(s.Redo(e.ctx))
+	must(s.Redo(e.ctx))(t)
 	e.want("a.txt", "two\n")
 }
 
@@ -66,21 +70,21 @@ func TestReplacedFileRemoveFails(t *testing.T) {
 	now := time.Now()
 	clock := func() time.Time { return now }
 	wsfs := WithWorkspaceFS(func(string) (vfs.FS, error) { return fa, nil })
-	st := must(OpenFS(fa, "/mem", wsfs, WithClock(clock)))
+	st := must(OpenFS(fa, "/mem", wsfs, WithClock(clock)))(t)
 	defer st.Close()
-	ws := must(st.Workspace(t.TempDir()))
+	ws := must(st.Workspace(t.TempDir()))(t)
 	vfs.WriteFileAtomic(mem, "a.txt", []byte("old content"))
 	s := ws.Create(SessionOptions{})
-	must(s.ToolWrite(context.Background(), "warm.txt", []byte("w")))
+	must(s.ToolWrite(context.Background(), "warm.txt", []byte("w")))(t)
 	fa.Inject(vfs.Rule{Op: vfs.OpRemove, Path: ".a.txt.*" + vfs.TempSuffix})
-	must(s.ToolWrite(context.Background(), "a.txt", []byte("new")))
+	must(s.ToolWrite(context.Background(), "a.txt", []byte("new")))(t)
 	if err := s.Commit(context.Background()); err == nil || !strings.Contains(err.Error(), "replaced file") {
 		t.Fatalf("commit: %v, want the failed removal", err)
 	}
 	fa.Reset()
 	s.Close()
 	temps := func() (n int) {
-		for _, ent := range must(mem.ReadDir(".")) {
+		for _, ent := range must(mem.ReadDir("."))(t) {
 			if strings.HasPrefix(ent.Name(), ".a.txt.") && vfs.IsTemp(ent.Name()) {
 				n++
 			}
@@ -90,7 +94,7 @@ func TestReplacedFileRemoveFails(t *testing.T) {
 	if temps() != 1 {
 		t.Fatalf("%d temp files beside a.txt, want the replaced one", temps())
 	}
-	s = must(ws.Open(context.Background(), s.ID(), SessionOptions{}))
+	s = must(ws.Open(context.Background(), s.ID(), SessionOptions{}))(t)
 	s.Close()
 	if temps() != 0 {
 		t.Fatal("the replaced file was left after the next open")
@@ -109,10 +113,10 @@ func TestUndoLineSyncFails(t *testing.T) {
 			ctx := context.Background()
 			s := ws.Create(SessionOptions{})
 			defer s.Close()
-			must(s.ToolWrite(ctx, "a.txt", []byte("one")))
-			must(s.ToolWrite(ctx, "a.txt", []byte("two")))
+			must(s.ToolWrite(ctx, "a.txt", []byte("one")))(t)
+			must(s.ToolWrite(ctx, "a.txt", []byte("two")))(t)
 			if op == "redo" {
-				must(s.Undo(ctx))
+				must(s.Undo(ctx))(t)
 			}
 			fa.Inject(vfs.Rule{Op: vfs.OpSync, Path: "workspaces/*/sessions/*.changes.jsonl", Count: 1})
 			var err error
@@ -125,13 +129,13 @@ func TestUndoLineSyncFails(t *testing.T) {
 				t.Fatalf("%s with a failing line sync succeeded", op)
 			}
 			fa.Reset()
-			mine := must(s.Snapshots(ctx))
-			theirs := must(ws.Snapshots(ctx, s.ID()))
+			mine := must(s.Snapshots(ctx))(t)
+			theirs := must(ws.Snapshots(ctx, s.ID()))(t)
 			if propList(mine) != propList(theirs) {
 				t.Fatalf("owner %s, journal %s", propList(mine), propList(theirs))
 			}
-			must(s.Undo(ctx))
-			if rep := must(st.Fsck(ctx)); len(rep.Problems) != 0 {
+			must(s.Undo(ctx))(t)
+			if rep := must(st.Fsck(ctx))(t); len(rep.Problems) != 0 {
 				t.Fatalf("fsck: %+v", rep.Problems)
 			}
 		})
@@ -146,12 +150,12 @@ func TestLazyLinesLost(t *testing.T) {
 	ctx := context.Background()
 	s := ws.Create(SessionOptions{})
 	defer s.Close()
-	must(s.ToolWrite(ctx, "a.txt", []byte("one")))
+	must(s.ToolWrite(ctx, "a.txt", []byte("one")))(t)
 	fa.Inject(vfs.Rule{Op: vfs.OpWrite, Path: "workspaces/*/sessions/*.changes.jsonl", Skip: 1, Count: 1})
-	must(s.ToolWrite(ctx, "a.txt", []byte("two")))
+	must(s.ToolWrite(ctx, "a.txt", []byte("two")))(t)
 	fa.Reset()
-	mine := must(s.Snapshots(ctx))
-	theirs := must(ws.Snapshots(ctx, s.ID()))
+	mine := must(s.Snapshots(ctx))(t)
+	theirs := must(ws.Snapshots(ctx, s.ID()))(t)
 	if propList(mine) != propList(theirs) {
 		t.Fatalf("owner %s, journal %s", propList(mine), propList(theirs))
 	}
@@ -178,13 +182,13 @@ func (g *gateFS) Lstat(name string) (os.FileInfo, error) {
 func TestCloseWaitsForTool(t *testing.T) {
 	mem := vfs.NewMem()
 	g := &gateFS{FS: mem, name: "a.txt", reached: make(chan struct{}), release: make(chan struct{})}
-	st := must(OpenFS(mem, "/mem", WithWorkspaceFS(func(string) (vfs.FS, error) { return g, nil })))
+	st := must(OpenFS(mem, "/mem", WithWorkspaceFS(func(string) (vfs.FS, error) { return g, nil })))(t)
 	defer st.Close()
-	ws := must(st.Workspace(t.TempDir()))
+	ws := must(st.Workspace(t.TempDir()))(t)
 	ctx := context.Background()
 	vfs.WriteFileAtomic(mem, "a.txt", []byte("before"))
 	s := ws.Create(SessionOptions{})
-	must(s.ToolWrite(ctx, "warm.txt", []byte("w")))
+	must(s.ToolWrite(ctx, "warm.txt", []byte("w")))(t)
 	tool := make(chan error, 1)
 	go func() { _, err := s.ToolWrite(ctx, "a.txt", []byte("during close")); tool <- err }()
 	<-g.reached
@@ -208,7 +212,7 @@ func TestCloseWaitsForTool(t *testing.T) {
 	if _, err := s.ToolWrite(ctx, "a.txt", []byte("after close")); err == nil {
 		t.Fatal("a tool after Close succeeded")
 	}
-	if l := must(ws.Snapshots(ctx, s.ID())); len(l.Snapshots) != 2 {
+	if l := must(ws.Snapshots(ctx, s.ID()))(t); len(l.Snapshots) != 2 {
 		t.Fatalf("snapshots %s, want the warm-up and the write", propList(l))
 	}
 }
@@ -243,15 +247,15 @@ func TestLedgerLockIsShort(t *testing.T) {
 			return d, err
 		}
 		return blockedSync{d, entered, release, once}, nil
-	})))
+	})))(t)
 	defer st.Close()
 	ctx := context.Background()
-	a := must(st.Workspace(slowDir)).Create(SessionOptions{})
-	b := must(st.Workspace(fastDir)).Create(SessionOptions{})
+	a := must(st.Workspace(slowDir))(t).Create(SessionOptions{})
+	b := must(st.Workspace(fastDir))(t).Create(SessionOptions{})
 	for _, s := range []*Session{a, b} {
-		must(s.Append(ctx, Item{Type: User, Text: "go"}))
+		must(s.Append(ctx, Item{Type: User, Text: "go"}))(t)
 	}
-	must(a.ToolWrite(ctx, "x.txt", []byte("x"))) // its folder sync hangs
+	must(a.ToolWrite(ctx, "x.txt", []byte("x")))(t) // its folder sync hangs
 	turn := Turn{Model: "m", Spend: Spend{InputTokens: 1}}
 	<-entered // a's folder sync hangs in the background
 	aDone := make(chan error, 1)
@@ -281,7 +285,7 @@ func TestLedgerLockIsShort(t *testing.T) {
 	}
 	a.Close()
 	b.Close()
-	if u := must(st.Usage(ctx)); len(u) == 0 {
+	if u := must(st.Usage(ctx))(t); len(u) == 0 {
 		t.Fatal("no usage recorded")
 	}
 }
@@ -293,9 +297,9 @@ func TestFailedFolderSyncStopsLines(t *testing.T) {
 	mem := vfs.NewMem()
 	fa := vfs.NewFaulty(mem)
 	wsfs := WithWorkspaceFS(func(string) (vfs.FS, error) { return fa, nil })
-	st := must(OpenFS(fa, "/mem", wsfs))
+	st := must(OpenFS(fa, "/mem", wsfs))(t)
 	dir := t.TempDir()
-	ws := must(st.Workspace(dir))
+	ws := must(st.Workspace(dir))(t)
 	ctx := context.Background()
 	mem.MkdirAll("d", 0o755)
 	vfs.WriteFileAtomic(mem, "a.txt", []byte("a0"))
@@ -303,12 +307,12 @@ func TestFailedFolderSyncStopsLines(t *testing.T) {
 	mem.SyncDir(".")
 	mem.SyncDir("d")
 	s := ws.Create(SessionOptions{})
-	must(s.Append(ctx, Item{Type: User, Text: "go"}))
+	must(s.Append(ctx, Item{Type: User, Text: "go"}))(t)
 	if err := s.EndTurn(ctx, Turn{}); err != nil {
 		t.Fatal(err)
 	}
 	fa.Inject(vfs.Rule{Op: vfs.OpSync, Path: ".", Count: 1}) // a.txt's folder sync
-	must(s.ToolWrite(ctx, "a.txt", []byte("a1")))
+	must(s.ToolWrite(ctx, "a.txt", []byte("a1")))(t)
 	// No change line may follow, so no snapshot of b.txt can be taken:
 	// the write that would replace it is refused and changes nothing.
 	if b, err := s.ToolWrite(ctx, "d/b.txt", []byte("b1")); !errors.Is(err, ErrRefused) {
@@ -323,13 +327,13 @@ func TestFailedFolderSyncStopsLines(t *testing.T) {
 	mem.Crash()
 	s.Close()
 	st.Close()
-	st = must(OpenFS(mem, "/mem", wsfs))
+	st = must(OpenFS(mem, "/mem", wsfs))(t)
 	defer st.Close()
-	ws = must(st.Workspace(dir))
-	s = must(ws.Open(ctx, id, SessionOptions{}))
+	ws = must(st.Workspace(dir))(t)
+	s = must(ws.Open(ctx, id, SessionOptions{}))(t)
 	defer s.Close()
 	a, _ := vfs.ReadFile(mem, "a.txt")
-	if l := must(s.Snapshots(ctx)); string(a) == "a0" && len(l.Snapshots) > 0 {
+	if l := must(s.Snapshots(ctx))(t); string(a) == "a0" && len(l.Snapshots) > 0 {
 		t.Fatalf("a.txt is %q (its write lost) yet the stack lists %s", a, propList(l))
 	}
 }
@@ -343,21 +347,21 @@ func TestCleanCloseSettlesNothing(t *testing.T) {
 	e.put("a.txt", "one")
 	e.put("b.txt", "bee")
 	s := e.session()
-	must(s.ToolWrite(e.ctx, "b.txt", []byte("bee two")))
-	must(s.Undo(e.ctx)) // b.txt is "bee" again; the undo kept "bee two"
-	must(s.ToolWrite(e.ctx, "a.txt", []byte("two")))
+	must(s.ToolWrite(e.ctx, "b.txt", []byte("bee two")))(t)
+	must(s.Undo(e.ctx))(t) // b.txt is "bee" again; the undo kept "bee two"
+	must(s.ToolWrite(e.ctx, "a.txt", []byte("two")))(t)
 	s.Close()
 	if !strings.HasSuffix(e.kinds(s), ",close") {
 		t.Fatalf("no close line: %s", e.kinds(s))
 	}
 	e.put("a.txt", "one") // the user puts a.txt back by hand
 	kinds := e.kinds(s)
-	s = must(e.ws.Open(e.ctx, s.ID(), SessionOptions{}))
+	s = must(e.ws.Open(e.ctx, s.ID(), SessionOptions{}))(t)
 	defer s.Close()
 	if e.kinds(s) != kinds {
 		t.Fatalf("the open wrote %s after %s", e.kinds(s), kinds)
 	}
-	if l := must(s.Snapshots(e.ctx)); len(l.Snapshots) != 1 || !l.Snapshots[0].Applied {
+	if l := must(s.Snapshots(e.ctx))(t); len(l.Snapshots) != 1 || !l.Snapshots[0].Applied {
 		t.Fatalf("stack %s, want a.txt's write", propList(l))
 	}
 	e.want("a.txt", "one")
@@ -373,21 +377,21 @@ func TestInterruptedUndoFinished(t *testing.T) {
 			e := newSnapEnv(t, "")
 			e.put("a.txt", "one")
 			s := e.session()
-			must(s.ToolWrite(e.ctx, "a.txt", []byte("two")))
+			must(s.ToolWrite(e.ctx, "a.txt", []byte("two")))(t)
 			if op == "redo" {
-				must(s.Undo(e.ctx))
+				must(s.Undo(e.ctx))(t)
 			}
 			s.Close()
-			snap := must(e.ws.Snapshots(e.ctx, s.ID())).Snapshots[0].ID
+			snap := must(e.ws.Snapshots(e.ctx, s.ID()))(t).Snapshots[0].ID
 			// The line as the stopped undo or redo wrote it; its files were
 			// not reached.
 			line := `{"v":1,"kind":"redo","id":"` + snap + `","at":"2026-01-01T00:00:00.000Z"}`
 			if op == "undo" {
 				line = `{"v":1,"kind":"undo","id":"` + snap + `","at":"2026-01-01T00:00:00.000Z","files":[{"path":"a.txt","kept":` +
-					`{"oid":"` + must(e.ws.objects().PutBytes(e.ctx, []byte("two"))).ID.String() + `","size":3,"mode":"file"}}]}`
+					`{"oid":"` + must(e.ws.objects().PutBytes(e.ctx, []byte("two")))(t).ID.String() + `","size":3,"mode":"file"}}]}`
 			}
 			e.plant(s.ID(), []string{line})
-			s = must(e.ws.Open(e.ctx, s.ID(), SessionOptions{}))
+			s = must(e.ws.Open(e.ctx, s.ID(), SessionOptions{}))(t)
 			defer s.Close()
 			want := map[string]string{"undo": "one", "redo": "two"}[op]
 			e.want("a.txt", want)
@@ -420,8 +424,8 @@ func TestRequiredRefusalComesFirst(t *testing.T) {
 func TestBadEditStoresNothing(t *testing.T) {
 	e := newSnapEnv(t, "")
 	s := e.session()
-	must(s.ToolWrite(e.ctx, "warm.txt", []byte("w")))
-	e.put("big.txt", strings.Repeat("x", maxInline+100))
+	must(s.ToolWrite(e.ctx, "warm.txt", []byte("w")))(t)
+	e.put("big.txt", strings.Repeat("x", fstate.MaxInline+100))
 	if _, err := s.ToolEdit(e.ctx, "big.txt", "not there", "y"); !errors.Is(err, ErrBadInput) {
 		t.Fatalf("err %v, want ErrBadInput", err)
 	}

@@ -1,5 +1,8 @@
 package engine
 
+// The line-first file tools' durability cases with the crashEnv helper
+// they share; long because each rule of the change-line order is a case.
+
 import (
 	"context"
 	"encoding/base64"
@@ -9,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"cairn/engine/internal/fstate"
 	"cairn/internal/vfs"
 	"cairn/journal"
 )
@@ -41,7 +45,7 @@ func (e *crashEnv) open() {
 		e.t.Fatal(err)
 	}
 	e.st = st
-	e.ws = must(st.Workspace(e.dir))
+	e.ws = must(st.Workspace(e.dir))(e.t)
 }
 
 // crash drops whatever was not synced and opens the store again.
@@ -78,8 +82,8 @@ func TestToolWritesDurableWithTheTurn(t *testing.T) {
 			e := newCrashEnv(t)
 			e.put("a.txt", "old")
 			s := e.ws.Create(SessionOptions{})
-			must(s.Append(e.ctx, Item{Type: User, Text: "edit a.txt"}))
-			must(s.ToolWrite(e.ctx, "a.txt", []byte("new")))
+			must(s.Append(e.ctx, Item{Type: User, Text: "edit a.txt"}))(t)
+			must(s.ToolWrite(e.ctx, "a.txt", []byte("new")))(t)
 			switch end {
 			case "EndTurn":
 				if err := s.EndTurn(e.ctx, Turn{}); err != nil {
@@ -103,7 +107,7 @@ func TestToolWritesDurableWithTheTurn(t *testing.T) {
 			if got != "new" && got != "old" {
 				t.Fatalf("a.txt holds %q", got)
 			}
-			for _, ent := range must(e.mem.ReadDir(".")) {
+			for _, ent := range must(e.mem.ReadDir("."))(t) {
 				if vfs.IsTemp(ent.Name()) {
 					t.Fatalf("temp file %s left beside a.txt", ent.Name())
 				}
@@ -111,12 +115,12 @@ func TestToolWritesDurableWithTheTurn(t *testing.T) {
 			if end == "none" { // the turn never ended: nothing of it is promised
 				return
 			}
-			s = must(e.ws.Open(e.ctx, id, SessionOptions{}))
+			s = must(e.ws.Open(e.ctx, id, SessionOptions{}))(t)
 			defer s.Close()
-			if l := must(s.Snapshots(e.ctx)); len(l.Snapshots) != 1 {
+			if l := must(s.Snapshots(e.ctx))(t); len(l.Snapshots) != 1 {
 				t.Fatalf("snapshots after %s and a crash: %+v", end, l)
 			}
-			must(s.Undo(e.ctx))
+			must(s.Undo(e.ctx))(t)
 			if got := e.file("a.txt"); got != "old" {
 				t.Fatalf("undo gave %q", got)
 			}
@@ -140,7 +144,7 @@ func TestUnmadeChangeSettled(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			e := newSnapEnv(t, "")
 			s := e.session()
-			must(s.ToolWrite(e.ctx, "seed.txt", []byte("seed")))
+			must(s.ToolWrite(e.ctx, "seed.txt", []byte("seed")))(t)
 			id := s.ID()
 			s.Close()
 			e.put("a.txt", c.file)
@@ -148,11 +152,11 @@ func TestUnmadeChangeSettled(t *testing.T) {
 				`"before":{"sha256":"` + sumHex("one\n") + `","size":4,"mode":"file","data":"` + base64.StdEncoding.EncodeToString([]byte("one\n")) + `"},` +
 				`"after":{"sha256":"` + sumHex("two\n") + `","size":4,"mode":"file"}}]}`
 			e.plant(id, []string{line})
-			if l := must(e.ws.Snapshots(e.ctx, id)); (len(l.Snapshots) == 2) != c.kept {
+			if l := must(e.ws.Snapshots(e.ctx, id))(t); (len(l.Snapshots) == 2) != c.kept {
 				t.Fatalf("a reader lists %d snapshots", len(l.Snapshots))
 			}
-			s = must(e.ws.Open(e.ctx, id, SessionOptions{}))
-			if l := must(s.Snapshots(e.ctx)); (len(l.Snapshots) == 2) != c.kept {
+			s = must(e.ws.Open(e.ctx, id, SessionOptions{}))(t)
+			if l := must(s.Snapshots(e.ctx))(t); (len(l.Snapshots) == 2) != c.kept {
 				t.Fatalf("the owner lists %d snapshots", len(l.Snapshots))
 			}
 			if kinds := e.kinds(s); strings.HasSuffix(kinds, ",abort") == c.kept {
@@ -162,7 +166,7 @@ func TestUnmadeChangeSettled(t *testing.T) {
 			kinds := e.kinds(s)
 			e.want("a.txt", c.file)
 			// Settled once: opening again writes nothing more.
-			s = must(e.ws.Open(e.ctx, id, SessionOptions{}))
+			s = must(e.ws.Open(e.ctx, id, SessionOptions{}))(t)
 			s.Close()
 			if e.kinds(s) != kinds {
 				t.Fatalf("a second open wrote %s after %s", e.kinds(s), kinds)
@@ -182,14 +186,14 @@ func TestInlinePreImages(t *testing.T) {
 	e.put("run.sh", "#!/bin/sh\n")
 	os.Chmod(e.path("run.sh"), 0o755)
 	os.Symlink("run.sh", e.path("link"))
-	must(s.ToolWrite(e.ctx, "empty.txt", []byte("full")))
-	must(s.ToolWrite(e.ctx, "run.sh", []byte("#!/bin/sh\necho hi\n")))
-	must(s.ToolWrite(e.ctx, "link", []byte("a file now")))
+	must(s.ToolWrite(e.ctx, "empty.txt", []byte("full")))(t)
+	must(s.ToolWrite(e.ctx, "run.sh", []byte("#!/bin/sh\necho hi\n")))(t)
+	must(s.ToolWrite(e.ctx, "link", []byte("a file now")))(t)
 	if got := e.objectIDs(); len(got) != 0 {
 		t.Fatalf("objects %v, want every pre-image inline", got)
 	}
 	for range 3 {
-		must(s.Undo(e.ctx))
+		must(s.Undo(e.ctx))(t)
 	}
 	e.want("empty.txt", "")
 	e.want("run.sh", "#!/bin/sh\n")
@@ -200,37 +204,37 @@ func TestInlinePreImages(t *testing.T) {
 		t.Fatalf("link is %q %v", target, err)
 	}
 	for range 3 {
-		must(s.Redo(e.ctx))
+		must(s.Redo(e.ctx))(t)
 	}
 	e.want("link", "a file now")
 
 	data := func(b string) string { return base64.StdEncoding.EncodeToString([]byte(b)) }
-	ref := func(sum string, size int, d string) *fileRef {
-		r := &fileRef{SHA256: sum, Size: int64(size), Mode: modeFile}
+	ref := func(sum string, size int, d string) *fstate.State {
+		r := &fstate.State{SHA256: sum, Size: int64(size), Mode: fstate.ModeFile}
 		if d != "" {
 			r.Data, _ = base64.StdEncoding.DecodeString(d)
 		}
 		return r
 	}
-	big := strings.Repeat("x", maxInline+1)
+	big := strings.Repeat("x", fstate.MaxInline+1)
 	for _, c := range []struct {
 		name string
-		f    *fileRef
+		f    *fstate.State
 		form int
 		ok   bool
 	}{
-		{"inline before", ref(sumHex("abc"), 3, data("abc")), formBefore, true},
-		{"empty before", ref(emptySum, 0, ""), formBefore, true},
-		{"hash-only before", ref(sumHex("abc"), 3, ""), formBefore, false},
-		{"wrong hash", ref(sumHex("abd"), 3, data("abc")), formBefore, false},
-		{"wrong size", ref(sumHex("abc"), 4, data("abc")), formBefore, false},
-		{"too large", ref(sumHex(big), len(big), data(big)), formBefore, false},
-		{"inline after", ref(sumHex("abc"), 3, data("abc")), formAfter, false},
-		{"inline kept", ref(sumHex("abc"), 3, data("abc")), formStored, false},
-		{"empty kept", ref(emptySum, 0, ""), formStored, false},
-		{"both", &fileRef{OID: sumHex("abc"), SHA256: sumHex("abc"), Size: 3, Mode: modeFile, Data: []byte("abc")}, formBefore, false},
+		{"inline before", ref(sumHex("abc"), 3, data("abc")), fstate.FormBefore, true},
+		{"empty before", ref(fstate.EmptySum, 0, ""), fstate.FormBefore, true},
+		{"hash-only before", ref(sumHex("abc"), 3, ""), fstate.FormBefore, false},
+		{"wrong hash", ref(sumHex("abd"), 3, data("abc")), fstate.FormBefore, false},
+		{"wrong size", ref(sumHex("abc"), 4, data("abc")), fstate.FormBefore, false},
+		{"too large", ref(sumHex(big), len(big), data(big)), fstate.FormBefore, false},
+		{"inline after", ref(sumHex("abc"), 3, data("abc")), fstate.FormAfter, false},
+		{"inline kept", ref(sumHex("abc"), 3, data("abc")), fstate.FormStored, false},
+		{"empty kept", ref(fstate.EmptySum, 0, ""), fstate.FormStored, false},
+		{"both", &fstate.State{OID: sumHex("abc"), SHA256: sumHex("abc"), Size: 3, Mode: fstate.ModeFile, Data: []byte("abc")}, fstate.FormBefore, false},
 	} {
-		if got := c.f.valid(c.form); got != c.ok {
+		if got := c.f.Valid(c.form); got != c.ok {
 			t.Errorf("%s: valid = %v", c.name, got)
 		}
 	}
@@ -246,17 +250,17 @@ func TestChangesJournalFailure(t *testing.T) {
 		t.Run(map[bool]string{false: "optional", true: "required"}[required], func(t *testing.T) {
 			mem := vfs.NewMem()
 			faulty := vfs.NewFaulty(mem)
-			st := must(OpenFS(faulty, "/mem"))
+			st := must(OpenFS(faulty, "/mem"))(t)
 			defer st.Close()
 			if required {
 				vfs.WriteFileAtomic(mem, "config.json", []byte(`{"snapshots":{"required":["*.txt"]}}`))
 			}
 			dir := t.TempDir()
-			ws := must(st.Workspace(dir))
+			ws := must(st.Workspace(dir))(t)
 			os.WriteFile(filepath.Join(dir, "a.txt"), []byte("precious"), 0o644)
 			s := ws.Create(SessionOptions{})
 			defer s.Close()
-			must(s.ToolWrite(context.Background(), "warm.bin", []byte("materializes the session")))
+			must(s.ToolWrite(context.Background(), "warm.bin", []byte("materializes the session")))(t)
 			faulty.Inject(vfs.Rule{Op: vfs.OpWrite, Path: "workspaces/*/sessions/*.changes.jsonl"})
 			a, err := s.ToolWrite(context.Background(), "a.txt", []byte("written"))
 			b, _ := os.ReadFile(filepath.Join(dir, "a.txt"))
@@ -280,7 +284,7 @@ func TestChangesJournalFailure(t *testing.T) {
 				t.Fatalf("new.txt %q, answer %+v", b, a)
 			}
 			faulty.Reset()
-			if l := must(s.Snapshots(context.Background())); len(l.Snapshots) != 1 {
+			if l := must(s.Snapshots(context.Background()))(t); len(l.Snapshots) != 1 {
 				t.Fatalf("snapshots %+v, want the warm-up only", l)
 			}
 		})
@@ -296,9 +300,9 @@ func TestFailedToolKeepsTheStack(t *testing.T) {
 	faulty := vfs.NewFaulty(mem)
 	e := newSnapEnv(t, `{"snapshots":{"max_per_session":2}}`, WithWorkspaceFS(func(string) (vfs.FS, error) { return faulty, nil }))
 	s := e.session()
-	must(s.ToolWrite(e.ctx, "a.txt", []byte("a1")))
-	must(s.ToolWrite(e.ctx, "b.txt", []byte("b1")))
-	must(s.Undo(e.ctx))
+	must(s.ToolWrite(e.ctx, "a.txt", []byte("a1")))(t)
+	must(s.ToolWrite(e.ctx, "b.txt", []byte("b1")))(t)
+	must(s.Undo(e.ctx))(t)
 	faulty.Inject(vfs.Rule{Op: vfs.OpSync, Path: ".c.txt*"})
 	if _, err := s.ToolWrite(e.ctx, "c.txt", []byte("c1")); err == nil {
 		t.Fatal("a write whose staged file cannot be synced succeeded")
@@ -309,7 +313,7 @@ func TestFailedToolKeepsTheStack(t *testing.T) {
 	}
 	check := func(s *Session) {
 		t.Helper()
-		l := must(s.Snapshots(e.ctx))
+		l := must(s.Snapshots(e.ctx))(t)
 		if len(l.Snapshots) != 2 || l.Cursor != 1 {
 			t.Fatalf("stack %+v, want a.txt's applied and b.txt's undone", l)
 		}
@@ -317,7 +321,7 @@ func TestFailedToolKeepsTheStack(t *testing.T) {
 	check(s)
 	s = e.reopen(s)
 	check(s)
-	must(s.Redo(e.ctx))
+	must(s.Redo(e.ctx))(t)
 	if b, _ := vfs.ReadFile(mem, "b.txt"); string(b) != "b1" {
 		t.Fatalf("b.txt holds %q after redo", b)
 	}
@@ -341,29 +345,29 @@ func TestCrashAfterTwoTools(t *testing.T) {
 				t.Fatal(err)
 			}
 			s := e.ws.Create(SessionOptions{})
-			must(s.Append(e.ctx, Item{Type: User, Text: "two edits"}))
+			must(s.Append(e.ctx, Item{Type: User, Text: "two edits"}))(t)
 			if err := s.EndTurn(e.ctx, Turn{}); err != nil {
 				t.Fatal(err)
 			}
-			must(s.ToolWrite(e.ctx, "a.txt", []byte("a1")))
-			must(s.ToolWrite(e.ctx, second, []byte("x2")))
+			must(s.ToolWrite(e.ctx, "a.txt", []byte("a1")))(t)
+			must(s.ToolWrite(e.ctx, second, []byte("x2")))(t)
 			id := s.ID()
 			e.crash(s)
 			if got := e.file("a.txt"); got != "a1" && second == "b.txt" {
 				t.Fatalf("the first tool's write was lost: a.txt holds %q", got)
 			}
 			secondMade := e.file(second) == "x2"
-			s = must(e.ws.Open(e.ctx, id, SessionOptions{}))
+			s = must(e.ws.Open(e.ctx, id, SessionOptions{}))(t)
 			defer s.Close()
 			want := 1
 			if secondMade {
 				want = 2
 			}
-			if l := must(s.Snapshots(e.ctx)); len(l.Snapshots) != want {
+			if l := must(s.Snapshots(e.ctx))(t); len(l.Snapshots) != want {
 				t.Fatalf("%d snapshots listed, want %d (second write made: %v)", len(l.Snapshots), want, secondMade)
 			}
 			for range want {
-				must(s.Undo(e.ctx))
+				must(s.Undo(e.ctx))(t)
 			}
 			if e.file("a.txt") != "a0" || e.file("b.txt") != "b0" {
 				t.Fatalf("after undoing all: a.txt %q, b.txt %q", e.file("a.txt"), e.file("b.txt"))
@@ -377,7 +381,7 @@ func TestToolAfterClose(t *testing.T) {
 	e := newSnapEnv(t, "")
 	s := e.session()
 	e.put("a.txt", "before")
-	must(s.ToolWrite(e.ctx, "warm.txt", []byte("warm")))
+	must(s.ToolWrite(e.ctx, "warm.txt", []byte("warm")))(t)
 	s.Close()
 	if _, err := s.ToolWrite(e.ctx, "a.txt", []byte("after close")); err == nil {
 		t.Fatal("a write on a closed session succeeded")
@@ -394,8 +398,8 @@ func TestToolAfterClose(t *testing.T) {
 func TestFolderGoneBeforeTurnEnds(t *testing.T) {
 	e := newSnapEnv(t, "")
 	s := e.session()
-	must(s.Append(e.ctx, Item{Type: User, Text: "build"}))
-	must(s.ToolWrite(e.ctx, "build/out/x.txt", []byte("x")))
+	must(s.Append(e.ctx, Item{Type: User, Text: "build"}))(t)
+	must(s.ToolWrite(e.ctx, "build/out/x.txt", []byte("x")))(t)
 	if err := os.RemoveAll(e.path("build")); err != nil {
 		t.Fatal(err)
 	}
@@ -410,14 +414,14 @@ func TestFolderGoneBeforeTurnEnds(t *testing.T) {
 func TestChangeLineSyncFails(t *testing.T) {
 	mem := vfs.NewMem()
 	faulty := vfs.NewFaulty(mem)
-	st := must(OpenFS(faulty, "/mem"))
+	st := must(OpenFS(faulty, "/mem"))(t)
 	defer st.Close()
 	dir := t.TempDir()
-	ws := must(st.Workspace(dir))
+	ws := must(st.Workspace(dir))(t)
 	s := ws.Create(SessionOptions{})
-	must(s.ToolWrite(context.Background(), "warm.bin", []byte("materializes the session")))
+	must(s.ToolWrite(context.Background(), "warm.bin", []byte("materializes the session")))(t)
 	faulty.Inject(vfs.Rule{Op: vfs.OpSync, Path: "workspaces/*/sessions/*.changes.jsonl", Count: 1})
-	a := must(s.ToolWrite(context.Background(), "a.txt", []byte("written")))
+	a := must(s.ToolWrite(context.Background(), "a.txt", []byte("written")))(t)
 	if a.Snapshot != nil || len(a.Skipped) != 1 {
 		t.Fatalf("answer %+v: a snapshot claimed on a failed sync", a)
 	}
@@ -425,9 +429,9 @@ func TestChangeLineSyncFails(t *testing.T) {
 		t.Fatalf("a.txt holds %q", b)
 	}
 	s.Close()
-	s = must(ws.Open(context.Background(), s.ID(), SessionOptions{}))
+	s = must(ws.Open(context.Background(), s.ID(), SessionOptions{}))(t)
 	defer s.Close()
-	if l := must(s.Snapshots(context.Background())); len(l.Snapshots) != 1 {
+	if l := must(s.Snapshots(context.Background()))(t); len(l.Snapshots) != 1 {
 		t.Fatalf("snapshots %+v, want the warm-up only", l)
 	}
 }
@@ -437,7 +441,7 @@ func TestChangeLineSyncFails(t *testing.T) {
 func TestToolsAndTurnsAtOnce(t *testing.T) {
 	e := newSnapEnv(t, `{"snapshots":{"max_per_session":1000}}`)
 	s := e.session()
-	must(s.Append(e.ctx, Item{Type: User, Text: "go"}))
+	must(s.Append(e.ctx, Item{Type: User, Text: "go"}))(t)
 	done := make(chan error, 8)
 	for g := range 4 {
 		go func() {
@@ -464,7 +468,7 @@ func TestToolsAndTurnsAtOnce(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if l := must(s.Snapshots(e.ctx)); len(l.Snapshots) != 40 {
+	if l := must(s.Snapshots(e.ctx))(t); len(l.Snapshots) != 40 {
 		t.Fatalf("%d snapshots, want 40", len(l.Snapshots))
 	}
 }
@@ -478,9 +482,9 @@ func TestFsckFoldsChangeJournals(t *testing.T) {
 	faulty := vfs.NewFaulty(mem)
 	e := newSnapEnv(t, "", WithWorkspaceFS(func(string) (vfs.FS, error) { return faulty, nil }))
 	s := e.session()
-	must(s.ToolWrite(e.ctx, "a.txt", []byte("one")))
-	must(s.ToolWrite(e.ctx, "a.txt", []byte("two")))
-	must(s.Undo(e.ctx))
+	must(s.ToolWrite(e.ctx, "a.txt", []byte("one")))(t)
+	must(s.ToolWrite(e.ctx, "a.txt", []byte("two")))(t)
+	must(s.Undo(e.ctx))(t)
 	faulty.Inject(vfs.Rule{Op: vfs.OpRename, Path: "*b.txt*"})
 	if _, err := s.ToolWrite(e.ctx, "b.txt", []byte("b")); err == nil {
 		t.Fatal("a write through a failing rename succeeded")
@@ -489,7 +493,7 @@ func TestFsckFoldsChangeJournals(t *testing.T) {
 	if !strings.Contains(e.kinds(s), "abort") {
 		t.Fatalf("no abort line: %s", e.kinds(s))
 	}
-	rep := must(e.store.Fsck(e.ctx))
+	rep := must(e.store.Fsck(e.ctx))(t)
 	if len(rep.Problems) != 0 {
 		t.Fatalf("problems in a journal the tools wrote: %+v", rep.Problems)
 	}
@@ -503,7 +507,7 @@ func TestFsckFoldsChangeJournals(t *testing.T) {
 	if _, err := journal.Read(e.store.fsys, changesName(e.ws.dir, id), func([]byte) error { n++; return nil }); err != nil {
 		t.Fatal(err)
 	}
-	rep = must(e.store.Fsck(e.ctx))
+	rep = must(e.store.Fsck(e.ctx))(t)
 	want := map[string]bool{}
 	for _, k := range []int{n - 1, n} {
 		want[fmt.Sprintf("%s:%d", changesName(e.ws.dir, id), k)] = true

@@ -1,10 +1,11 @@
 package engine
 
 import (
-	"cairn/journal"
 	"context"
 	"fmt"
 	"strings"
+
+	"cairn/journal"
 )
 
 // EndTurn closes a turn: it records the standing state the runtime reports

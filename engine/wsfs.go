@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"cairn/engine/internal/fstate"
+
 	"cairn/internal/vfs"
 )
 
@@ -118,7 +120,7 @@ func (w *Workspace) relPath(p string) (string, error) {
 	if p == ".." || strings.HasPrefix(p, "../") {
 		return "", fmt.Errorf("%w: %s is outside the workspace %s", ErrBadInput, orig, w.path)
 	}
-	if !validRel(p) {
+	if !fstate.ValidRel(p) {
 		return "", fmt.Errorf("%w: path %q does not name a file of the workspace", ErrBadInput, orig)
 	}
 	for _, s := range w.stateStores() {
@@ -127,14 +129,6 @@ func (w *Workspace) relPath(p string) (string, error) {
 		}
 	}
 	return p, nil
-}
-
-// validRel reports whether p is a name as change records hold them:
-// relative, slash-separated, cleaned, not climbing out, not the workspace
-// itself.
-func validRel(p string) bool {
-	return p != "" && p != "." && p != ".." && !path.IsAbs(p) && path.Clean(p) == p &&
-		!strings.HasPrefix(p, "../") && !strings.ContainsRune(p, 0) && !strings.Contains(p, "\\..")
 }
 
 // homeRel is store s's state folder relative to the workspace, or "" when

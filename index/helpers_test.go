@@ -43,9 +43,9 @@ func at(n int) time.Time { return t0.Add(time.Duration(n) * time.Minute) }
 func rec(n int, title string, updated time.Time) map[string]any {
 	return map[string]any{
 		"v": 1, "id": id(n), "path": "/w", "title": title, "title_source": "prompt",
-		"created_at": t0.Format("2006-01-02T15:04:05.000Z"),
-		"updated_at": updated.Format("2006-01-02T15:04:05.000Z"),
-		"opened_at":  updated.Format("2006-01-02T15:04:05.000Z"),
+		"created_at": t0.Format(timeLayout),
+		"updated_at": updated.Format(timeLayout),
+		"opened_at":  updated.Format(timeLayout),
 		"head":       "i-123", "branch": "main", "build": "0.1.0-dev",
 		"plan": nil, "spend": map[string]any{"usd": 0.12}, "trust": map[string]any{"rules": []string{"a"}},
 		"allowed_commands": []string{"go test"}, "fork_of": nil, "tier": "full", "pinned": false,

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"time"
+
+	"cairn/internal/timefmt"
 )
 
 // recordName reports whether name is "<uuid>.json" and returns the id.
@@ -130,7 +132,7 @@ func recordTime(raw json.RawMessage) time.Time {
 }
 
 // timeLayout is RFC 3339 in UTC with milliseconds, the format's time layout.
-const timeLayout = "2006-01-02T15:04:05.000Z"
+const timeLayout = timefmt.Layout
 
 // formatTime appends t in the format's layout, with more digits only when t
 // has sub-millisecond precision, so nothing is lost.

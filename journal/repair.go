@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"cairn/internal/timefmt"
 	"cairn/internal/vfs"
 )
 
@@ -15,7 +16,7 @@ const KindRepair = "repair"
 
 // TimeLayout is the format of times in journal lines: RFC 3339 in UTC with
 // milliseconds (2026-11-29T09:12:03.120Z). Part of the format.
-const TimeLayout = "2006-01-02T15:04:05.000Z"
+const TimeLayout = timefmt.Layout
 
 // Repair says what OpenWriter cut from the end of a journal.
 type Repair struct {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"cairn/engine"
+	"cairn/internal/timefmt"
 )
 
 // B3 lists a directory's sessions the way the picker does: the whole process
@@ -275,7 +276,7 @@ func b3Generate(sessions, path string, n int) (int64, error) {
 					title = strings.TrimSpace(title)
 				}
 				l := map[string]any{"v": 1, "kind": "item", "id": itemID, "type": k.typ,
-					"at": at.UTC().Format("2006-01-02T15:04:05.000Z"), "text": t}
+					"at": timefmt.Format(at), "text": t}
 				if parent != "" {
 					l["parent"] = parent
 				}

@@ -21,6 +21,7 @@ import (
 
 	"cairn/engine"
 	"cairn/engine/wskey"
+	"cairn/internal/timefmt"
 )
 
 // B5 resumes a big session: 1 GiB of item payloads (64 MiB with --quick),
@@ -171,7 +172,7 @@ func b5Fixture(home, project string, total int64) (string, []string, error) {
 	}
 	defer f.Close()
 	w := bufio.NewWriter(f)
-	at := time.Date(2026, 11, 29, 9, 0, 0, 0, time.UTC).Format("2006-01-02T15:04:05.000Z")
+	at := timefmt.Format(time.Date(2026, 11, 29, 9, 0, 0, 0, time.UTC))
 	line := func(v any) {
 		b, _ := json.Marshal(v)
 		w.Write(append(b, '\n'))

@@ -14,6 +14,8 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+
+	"cairn/engine"
 )
 
 func init() { register(Case{Name: "B6", Run: runB6}) }
@@ -52,17 +54,15 @@ func runB6(env *Env) ([]Row, error) {
 		}
 	}
 	// One snapshot of 100 files, as an apply_patch would leave it.
-	c, err := sess.BeginChange(ctx, "apply_patch", paths)
-	if err != nil {
-		return nil, err
-	}
-	for i, p := range paths {
-		if err := os.WriteFile(filepath.Join(ws, p), news[i], 0o644); err != nil {
-			c.Abort()
-			return nil, err
+	_, err = sess.Change(ctx, "apply_patch", paths, func(*engine.Change) error {
+		for i, p := range paths {
+			if err := os.WriteFile(filepath.Join(ws, p), news[i], 0o644); err != nil {
+				return err
+			}
 		}
-	}
-	if _, err := c.Commit(ctx); err != nil {
+		return nil
+	})
+	if err != nil {
 		return nil, err
 	}
 

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"cairn/internal/timefmt"
 	"cairn/internal/vfs"
 )
 
@@ -23,7 +24,7 @@ type Info struct {
 }
 
 // timeLayout is RFC 3339 in UTC with milliseconds, the format's time layout.
-const timeLayout = "2006-01-02T15:04:05.000Z"
+const timeLayout = timefmt.Layout
 
 // MarshalJSON writes created_at in UTC with milliseconds.
 func (in Info) MarshalJSON() ([]byte, error) {

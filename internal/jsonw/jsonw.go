@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"time"
 	"unicode/utf8"
+
+	"cairn/internal/timefmt"
 )
 
 // String appends s as a JSON string, as encoding/json writes it without
@@ -54,7 +56,7 @@ func String(b []byte, s string) []byte {
 }
 
 // TimeLayout is how cairn writes times: RFC 3339 in UTC with milliseconds.
-const TimeLayout = "2006-01-02T15:04:05.000Z"
+const TimeLayout = timefmt.Layout
 
 // Time appends t as a JSON string in TimeLayout, or "" for the zero time.
 func Time(b []byte, t time.Time) []byte {

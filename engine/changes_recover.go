@@ -1,0 +1,97 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+
+	"cairn/engine/internal/changes"
+	"cairn/engine/internal/fstate"
+)
+
+// Settling the changes journal on open: the temp files a stopped change
+// left, a change whose tool stopped before its write (unmade: cancelled by
+// an abort line), and an undo, redo or restore its owner did not finish
+// (finishRestore: its plan run again by the session's applier).
+
+// loadChanges folds the session's changes journal (Open calls it) and
+// settles a change its tool did not finish.
+func (s *Session) loadChanges(ctx context.Context) error {
+	st := &s.snaps
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.List, st.Seq, st.Pending, st.Held, st.unread = nil, 0, nil, nil, nil
+	if err := foldChanges(s.ws.s.fsys, changesName(s.ws.dir, s.st.id), st); err != nil {
+		return err
+	}
+	// The temp files of the newest change, or of an undo, redo or restore
+	// its owner did not finish (temps.go).
+	last := st.Pending
+	if last == nil && len(st.List) > 0 {
+		last = st.List[len(st.List)-1]
+	}
+	var files []changes.FileChange
+	for _, e := range []*changes.Entry{last, st.Restoring} {
+		if e != nil {
+			files = append(files, e.Rec.Files...)
+		}
+	}
+	s.ws.sweepToolTemps(files)
+	if s.ws.unmade(ctx, st) {
+		// Best effort: a change left in the stack undoes to what the
+		// file already holds, and the next open tries again.
+		if err := s.appendChanges(changes.EventLine{V: 1, Kind: changes.KindAbort, ID: st.Pending.Rec.ID, At: mkTime(s.ws.s.Now())}); err == nil {
+			st.List = append(st.List[:len(st.List)-1], st.Held...)
+			st.Pending, st.Held = nil, nil
+		}
+	}
+	if e := st.Restoring; e != nil {
+		s.finishRestore(ctx, e)
+	}
+	return nil
+}
+
+// finishRestore puts back the files an undo, restore or redo of e did not
+// get to before its owner stopped (no close line followed its line). Its
+// line, written first, holds every content it needs: a file still as the
+// undo found it (the content it kept) gets its "before" again, one a redo
+// had not reached yet gets what the undo kept. A file holding anything
+// else is left as it is.
+func (s *Session) finishRestore(ctx context.Context, e *changes.Entry) {
+	if len(e.Kept) != len(e.Rec.Files) {
+		return
+	}
+	fsys, done, err := s.ws.files()
+	if err != nil {
+		return
+	}
+	defer done()
+	objs := s.snapObjects()
+	plan := changes.RecoveryPlan(e, func(f *fstate.State) bool { return fstate.Restorable(objs, f) })
+	verb := "undo"
+	if e.Applied {
+		verb = "redo"
+	}
+	res := s.apply.Apply(ctx, fsys, objs, plan)
+	for i, err := range res.Errs {
+		if err != nil {
+			s.notice(fmt.Sprintf("the interrupted %s of %s could not put back %s: %v", verb, e.Rec.ID, e.Rec.Files[i].Path, err))
+		}
+	}
+	if err := res.Sync; err != nil {
+		s.notice(fmt.Sprintf("the interrupted restore of %s: sync folders: %v", e.Rec.ID, err))
+	}
+}
+
+// unmade reports whether the stack's pending change was never made
+// (changes.Stack.Unmade), reading the workspace's files.
+func (w *Workspace) unmade(ctx context.Context, st *snapStack) bool {
+	if !st.HasPending() {
+		return false
+	}
+	fsys, done, err := w.files()
+	if err != nil {
+		return false
+	}
+	defer done()
+	return st.Unmade(ctx, fsys)
+}

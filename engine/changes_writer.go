@@ -1,0 +1,102 @@
+package engine
+
+import (
+	"fmt"
+
+	"cairn/engine/internal/changes"
+
+	"cairn/journal"
+	"cairn/objects"
+)
+
+// Writing the changes journal: lines appended and synced once the file
+// changes before them are durable, or appended lazily to ride with the
+// next sync; an owed abort line first; a close line at a clean Close.
+
+// appendChanges appends lines to the changes journal and syncs it, once
+// the file changes before them are durable (fileSyncs).
+func (s *Session) appendChanges(lines ...any) error {
+	if err := s.files.failed(); err != nil {
+		// A change before may not be durable: no line may follow it
+		// until the end of the turn has reported the failure.
+		return err
+	}
+	return s.writeChanges(true, lines)
+}
+
+// appendChangesLazy appends lines without a sync: they ride with the
+// journal's next sync, or Close's.
+func (s *Session) appendChangesLazy(lines ...any) error {
+	if len(lines) == 0 {
+		return nil
+	}
+	return s.writeChanges(false, lines)
+}
+
+func (s *Session) writeChanges(sync bool, lines []any) error {
+	st := &s.snaps
+	st.wmu.Lock()
+	defer st.wmu.Unlock()
+	if st.closed {
+		return fmt.Errorf("engine: session %s is closed", s.st.id)
+	}
+	if st.w == nil {
+		w, _, err := journal.OpenWriter(s.ws.s.fsys, changesName(s.ws.dir, s.st.id), journal.Options{Sync: journal.SyncManual, Now: s.ws.s.now})
+		if err != nil {
+			return fmt.Errorf("engine: open changes journal: %w", err)
+		}
+		st.w = w
+	}
+	if st.owed != "" {
+		lines = append([]any{changes.EventLine{V: 1, Kind: changes.KindAbort, ID: st.owed, At: mkTime(s.ws.s.Now())}}, lines...)
+	}
+	err := func() error {
+		for _, l := range lines {
+			if err := st.w.Append(l); err != nil {
+				return fmt.Errorf("engine: write changes journal: %w", err)
+			}
+		}
+		if !sync {
+			return nil
+		}
+		if err := st.w.Sync(); err != nil {
+			return fmt.Errorf("engine: sync changes journal: %w", err)
+		}
+		return nil
+	}()
+	if err != nil {
+		// A broken writer is reopened by the next call, which cuts a torn
+		// tail; a failed fsync is never taken as done.
+		st.w.Close()
+		st.w = nil
+		return err
+	}
+	st.owed = ""
+	return nil
+}
+
+// close closes the changes journal (Session.Close calls it).
+// A close line ends what a session wrote to its changes journal in one
+// run, so the next owner knows every file change before it was made.
+func (st *snapStack) close(now Time) {
+	st.wmu.Lock()
+	defer st.wmu.Unlock()
+	if st.w != nil {
+		if st.owed == "" {
+			st.w.Append(changes.CloseLine{V: 1, Kind: changes.KindClose, At: now})
+		}
+		st.w.Sync() // lines appended lazily; a failure leaves them to be redrawn
+		st.w.Close()
+		st.w = nil
+	}
+	st.closed = true
+}
+
+// objects is the workspace's object store, one per session so its folder
+// checks are made once.
+func (s *Session) snapObjects() *objects.Store {
+	if s.snaps.objs == nil {
+		s.snaps.objs = s.ws.objects()
+	}
+	return s.snaps.objs
+}

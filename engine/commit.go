@@ -1,0 +1,142 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+)
+
+// Making a session durable: Commit and the end of a turn sync the
+// session's journals together (one fsync's wait per turn, not one per
+// file), wait for the file tools' folder syncs meanwhile, and then replace
+// the record, which is derived and rebuilt from the journal when a crash
+// leaves it old.
+
+// Commit makes everything written so far durable and rewrites the record.
+func (s *Session) Commit(ctx context.Context) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.commitLocked()
+}
+
+func (s *Session) commitLocked() error { return s.commit(nil) }
+
+// commit makes the journals durable — the items journal, the trail and
+// also, when given, extra (the usage ledger's line of this turn) — with their
+// fsyncs running at once, so a turn waits for about one sync, not one per
+// file, and waits for the file tools' folder syncs meanwhile. Then it
+// replaces the record. The record is derived: it is replaced atomically but
+// not synced here (a crash may leave it old, or unreadable, and it is then
+// rebuilt from the journal); Close writes it durably.
+func (s *Session) commit(extra syncer) error {
+	err, filesErr := s.commitParts(extra)
+	if err != nil {
+		return err
+	}
+	return filesErr
+}
+
+// commitParts is commit, with the failure of the session's own files (err)
+// apart from that of the file tools' folder syncs (filesErr): the record
+// is written after the journals are synced whatever the folders did.
+func (s *Session) commitParts(extra syncer) (err, filesErr error) {
+	// The turn's file tools' folder syncs, under way in the background,
+	// end while the journals are synced.
+	files := make(chan error, 1)
+	go func() { files <- s.files.sync() }()
+	s.retry()
+	if s.recorded && s.unrecorded == nil {
+		syncs := []syncer{s.items}
+		if s.audit != nil {
+			syncs = append(syncs, s.audit)
+		}
+		if extra != nil {
+			syncs = append(syncs, extra)
+		}
+		if err = syncAll(syncs); err != nil {
+			s.kept.items.syncFailed, s.kept.audit.syncFailed = true, true
+			err = s.degrade(fmt.Errorf("engine: sync session: %w", err))
+		} else {
+			s.synced()
+			err = s.writeRecordLocked(false)
+		}
+	}
+	return err, <-files
+}
+
+// commitDurable syncs the journals and writes the record durably: the
+// state a session is left in when it closes.
+func (s *Session) commitDurable() error {
+	err, filesErr := s.commitParts(nil)
+	if err == nil && s.recorded && s.unrecorded == nil {
+		err = s.writeRecordLocked(true)
+	}
+	if err != nil {
+		return err
+	}
+	return filesErr
+}
+
+// writeRecordLocked replaces the record when the journal moved since the
+// last one; durable makes it survive a crash as well.
+func (s *Session) writeRecordLocked(durable bool) error {
+	if s.recordOff == s.items.Size() && (!durable || s.recordDurable) {
+		return nil
+	}
+	// Between turns the record is refreshed at most every recordEvery, or
+	// at once when what the picker shows first (the title) changed: a live
+	// session is marked as owned in the picker anyway, and the record is
+	// written durably when it closes.
+	now := s.ws.s.now()
+	if !durable && s.recordTitle == s.st.title && now.Sub(s.recordAt) < recordEvery {
+		return nil
+	}
+	r := s.st.record(map[string]int64{"items": s.items.Size()})
+	write := writeRecord
+	if !durable {
+		write = replaceRecord
+	}
+	if err := write(s.ws.s.fsys, s.ws.dir, r); err != nil {
+		if s.opts.Degrade {
+			return s.degrade(err)
+		}
+		// The journals are synced: what was written is on disk, and the
+		// record is only derived from them. Failing here would tell a
+		// caller that a durable prompt was lost, and a script would write
+		// it twice. The record is rebuilt by the next open, or by a
+		// listing once this owner has gone (Close keeps its hint).
+		if !s.recordStale {
+			s.notice(fmt.Sprintf("the session's record could not be written (%v); its journal holds everything, "+
+				"and the record is rebuilt when the session is next listed or opened", err))
+		}
+		s.recordStale = true
+		return nil
+	}
+	s.recordStale = false
+	s.recordOff, s.recordDurable = s.items.Size(), durable
+	s.recordTitle, s.recordAt = s.st.title, now
+	return nil
+}
+
+// recordEvery is how often a live session's record is refreshed between
+// turns when its title has not changed.
+const recordEvery = 2 * time.Second
+
+// syncer is a journal that can be made durable.
+type syncer interface{ Sync() error }
+
+// syncAll syncs every journal at once and returns the first error.
+func syncAll(js []syncer) error {
+	if len(js) == 1 {
+		return js[0].Sync()
+	}
+	errs := make([]error, len(js))
+	var wg sync.WaitGroup
+	for i, j := range js {
+		wg.Go(func() { errs[i] = j.Sync() })
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}

@@ -1,0 +1,24 @@
+// Package changes is the changes journal below engine: its lines and
+// their validation (format.go draws every line, part of the format), the
+// pure fold of a journal into an undo stack (Stack.Apply, one line at a
+// time), and what the stack does to the workspace's files: a Plan, the
+// files to put back and the state each must get, and the one Applier that
+// runs a plan. An undo, a redo, each step of a restore-to and the recovery
+// of one that its owner did not finish all make a plan, and the same
+// Applier runs it, so putting files back is written once (file revert
+// will be one more maker of plans).
+//
+// The lines a new change writes (NewChange: the discard of the undone
+// branch, the change line, the drop of the oldest snapshots over the
+// Limits) are made here too. Engine keeps what needs a session: the
+// stack's locks, the journal's writer (an owed abort line, the close
+// line), and the steps that write each line before they run its plan.
+//
+// # Rules
+//
+// It holds no locks and knows no session: the caller serializes, and
+// writes the journal line that names a plan's contents before it runs the
+// plan (data before the line that names it, the line before the files).
+// It imports engine/internal/fstate, internal/timefmt, internal/vfs and
+// objects; engine imports it.
+package changes

@@ -1,0 +1,221 @@
+package changes
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"regexp"
+	"strconv"
+	"time"
+
+	"cairn/engine/internal/fstate"
+	"cairn/internal/timefmt"
+)
+
+// The changes journal, <id>.changes.jsonl beside the items journal, holds
+// one "change" line per file-tool call that changed files, and the events
+// of the undo stack. The cursor and every file's state are rebuilt from it
+// alone (stack.go). Part of the format:
+//
+//	{"v":1,"kind":"change","id":"m2x1-9f3a2c7e","seq":7,"at":T,"tool":"edit","call":"i-...",
+//	 "scope":"paths","files":[{"path":"src/app.ts","before":F|null,"after":F|null}]}
+//	{"v":1,"kind":"undo"|"restore","id":SNAP,"at":T,"files":[{"path":P,"kept":F|null}]}
+//	{"v":1,"kind":"redo","id":SNAP,"at":T}
+//	{"v":1,"kind":"discard","ids":[SNAP...],"at":T}              undone branch dropped by a new change
+//	{"v":1,"kind":"drop","ids":[SNAP...],"at":T,"why":"max_per_session|max_bytes_per_session"}
+//	{"v":1,"kind":"evidence","at":T,"tool":..,"signal":"permission","decision":"deny",
+//	 "rule":"snapshots.required","files":[{"path":P,"reason":R}]}
+//	{"v":1,"kind":"abort","id":SNAP,"at":T}                       the change's file was not changed
+//	{"v":1,"kind":"close","at":T}                                 a run of the session ended cleanly
+//
+// F is {"oid":SHA256,"size":N,"mode":"file|exec|link","perm":"0640"}, the
+// content stored as an object (a link's object is its target), or
+// {"sha256":SHA256,"size":N,"mode":...,"data":BASE64}, the content itself,
+// inline (a pre-image of at most 16 KiB), or
+// {"sha256":SHA256,"size":N,"mode":...}, the content's identity only, with no
+// object, or {"skipped":REASON,"size":N}; null means absent. "perm" is a
+// regular file's permission bits, four octal digits (0000 to 0777; a link
+// has none): undo and redo put them back as they were, so a private file
+// never comes back readable by others. It agrees with "mode" ("exec" when
+// any executable bit is set). Lines written before it was recorded have no
+// "perm": a file put back from such an F keeps the bits of the file it
+// replaces, else gets 0666 less the umask, with the executable bits as
+// "mode" says. "oid" always
+// names a stored object. "before" and "kept" are stored (or skipped): undo
+// and redo put them back. "after" is only compared with (a file still as the
+// tool left it), so a change records it by its hash; lines written before
+// that hold an "oid" there, which reads the same. "kept" is
+// the content an undo found and kept for redo; a skipped "kept" means the
+// undo left that file as it was (and redo leaves it too). "restore" is an
+// undo step taken by a restore-to.
+//
+// "call" names the item a change belongs to: the tool_call item that ran
+// the tool, or the user prompt that began the turn (a tool run outside a
+// tool_call, such as a REPL tool line); it is omitted when the
+// conversation had no prompt yet. Lines written before it was recorded
+// have none, and read as they did.
+//
+// A change line ends the undone branch. The file tools (write, edit, rm)
+// write their change line before they change the file, so one fsync makes
+// an inline pre-image and its record durable together, and write the
+// discard and drop lines that follow from it after. When the file is then
+// not changed (the tool failed), an "abort" line cancels the change and
+// puts back the undone branch it ended; after a crash in between, the
+// owner that next opens the session finds the file still as "before" and
+// writes the abort (engine: Workspace.unmade). Each line waits for the file changes
+// before it to be durable (engine: fileSyncs), so only the newest change can be
+// unmade. An undo, restore or redo writes its line (with what it keeps)
+// before it puts files back; one stopped in between is finished by the
+// next owner (engine: finishRestore). A close line, written by a clean Close, says
+// every file change before it was made: after it, nothing is settled.
+
+// Change-line kinds. Part of the format.
+const (
+	KindChange   = "change"
+	KindUndo     = "undo"
+	KindRestore  = "restore"
+	KindRedo     = "redo"
+	KindDiscard  = "discard"
+	KindDrop     = "drop"
+	KindEvidence = "evidence"
+	KindAbort    = "abort"
+	KindClose    = "close"
+)
+
+// FileChange is one file of a change line, an undo line or an evidence line.
+type FileChange struct {
+	Path   string        `json:"path"`
+	Before *fstate.State `json:"before"`
+	After  *fstate.State `json:"after"`
+}
+
+type KeptFile struct {
+	Path string        `json:"path"`
+	Kept *fstate.State `json:"kept"`
+}
+
+type DeniedFile struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
+}
+
+// The line shapes, for writing. Reading goes through RawLine.
+type (
+	ChangeLine struct {
+		V     int          `json:"v"`
+		Kind  string       `json:"kind"`
+		ID    string       `json:"id"`
+		Seq   int          `json:"seq"`
+		At    timefmt.Time `json:"at"`
+		Tool  string       `json:"tool"`
+		Call  string       `json:"call,omitempty"`
+		Scope string       `json:"scope"`
+		Files []FileChange `json:"files"`
+	}
+	UndoLine struct {
+		V     int          `json:"v"`
+		Kind  string       `json:"kind"`
+		ID    string       `json:"id"`
+		At    timefmt.Time `json:"at"`
+		Files []KeptFile   `json:"files"`
+	}
+	EventLine struct { // also an abort line
+		V    int          `json:"v"`
+		Kind string       `json:"kind"`
+		ID   string       `json:"id"`
+		At   timefmt.Time `json:"at"`
+	}
+	ListLine struct {
+		V    int          `json:"v"`
+		Kind string       `json:"kind"`
+		IDs  []string     `json:"ids"`
+		At   timefmt.Time `json:"at"`
+		Why  string       `json:"why,omitempty"`
+	}
+	CloseLine struct {
+		V    int          `json:"v"`
+		Kind string       `json:"kind"`
+		At   timefmt.Time `json:"at"`
+	}
+	EvidenceLine struct {
+		V        int          `json:"v"`
+		Kind     string       `json:"kind"`
+		At       timefmt.Time `json:"at"`
+		Tool     string       `json:"tool"`
+		Signal   string       `json:"signal"`
+		Decision string       `json:"decision"`
+		Rule     string       `json:"rule"`
+		Files    []DeniedFile `json:"files"`
+	}
+)
+
+// RawLine is any line of the journal as read.
+type RawLine struct {
+	V     int          `json:"v"`
+	Kind  string       `json:"kind"`
+	ID    string       `json:"id"`
+	Seq   int          `json:"seq"`
+	At    timefmt.Time `json:"at"`
+	Tool  string       `json:"tool"`
+	Call  string       `json:"call"`
+	Scope string       `json:"scope"`
+	IDs   []string     `json:"ids"`
+	Files []RawFile    `json:"files"`
+}
+
+type RawFile struct {
+	Path   string        `json:"path"`
+	Before *fstate.State `json:"before"`
+	After  *fstate.State `json:"after"`
+	Kept   *fstate.State `json:"kept"`
+}
+
+var snapIDRE = regexp.MustCompile(`^[0-9a-z]{1,13}-[0-9a-f]{8}$`)
+
+// NewSnapID is a snapshot id: the time in base 36 milliseconds and eight
+// random hex digits ("m2x1q0a3-9f3a2c7e").
+func NewSnapID(now time.Time) string {
+	return strconv.FormatInt(now.UnixMilli(), 36) + "-" + randHex(4)
+}
+
+func ValidSnapID(s string) bool { return snapIDRE.MatchString(s) }
+
+// CheckChange validates a change line read from disk: an id, a tool name,
+// at least one file, every path a clean workspace-relative name named once,
+// every F well formed (only "after" may be hash-only, only "before" inline).
+func CheckChange(l *RawLine) error {
+	if !ValidSnapID(l.ID) {
+		return fmt.Errorf("bad snapshot id %q", l.ID)
+	}
+	if !toolRE.MatchString(l.Tool) {
+		return fmt.Errorf("bad tool %q", l.Tool)
+	}
+	if l.Call != "" && !toolRE.MatchString(l.Call) {
+		return fmt.Errorf("bad call %q", l.Call)
+	}
+	if len(l.Files) == 0 {
+		return fmt.Errorf("no files")
+	}
+	seen := map[string]bool{}
+	for _, f := range l.Files {
+		if !fstate.ValidRel(f.Path) || seen[f.Path] {
+			return fmt.Errorf("bad path %q", f.Path)
+		}
+		seen[f.Path] = true
+		if !f.Before.Valid(fstate.FormBefore) || !f.After.Valid(fstate.FormAfter) {
+			return fmt.Errorf("bad file state of %q", f.Path)
+		}
+	}
+	return nil
+}
+
+// toolRE is the form of a tool name: the label form of the audit trail.
+// Part of the format.
+var toolRE = regexp.MustCompile(`^[A-Za-z0-9_.:/@+-]{1,64}$`)
+
+// randHex is n random bytes in hex.
+func randHex(n int) string {
+	b := make([]byte, n)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}

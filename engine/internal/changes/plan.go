@@ -1,0 +1,120 @@
+package changes
+
+import (
+	"context"
+	"sync/atomic"
+
+	"cairn/engine/internal/fstate"
+	"cairn/internal/vfs"
+	"cairn/objects"
+)
+
+// Plan is the files an undo, redo, restore-to step or recovery puts back.
+type Plan struct {
+	Files []File
+}
+
+// File is one file of a plan.
+type File struct {
+	Path string
+	// To is the state the file gets (nil: removed).
+	To *fstate.State
+	// Leave: the file is left as it is. The plan's maker knows why (the
+	// state cannot be put back, or the file already holds it).
+	Leave bool
+	// Check: the file is put back only while it still holds Expect; one
+	// holding anything else (a hand edit since) is left. Recovery checks
+	// as it applies; an undo or redo compares before it writes its line.
+	Check   bool
+	Expect  *fstate.State
+	MaxRead int64 // the most bytes the comparison reads (at least 1)
+}
+
+// Result is what running a plan did, file by file, in the plan's order.
+type Result struct {
+	// Written: the file was put back.
+	Written []bool
+	// Errs: why a file that was to be put back was not (nil otherwise).
+	Errs []error
+	// Sync is the failure of syncing the folders whose entries changed.
+	Sync error
+}
+
+// Applier runs plans. Its zero value is ready to use; it is safe for
+// concurrent use, though a session runs one plan at a time.
+type Applier struct {
+	runs atomic.Int64
+}
+
+// Runs is how many plans the applier has run.
+func (a *Applier) Runs() int64 { return a.runs.Load() }
+
+// Apply puts back every file of p not left, through fsys (the workspace
+// root), reading stored content from objs, then syncs the folders whose
+// entries changed. A file that cannot be written is left as it was
+// (fstate.Put replaces atomically) and its error is in the result.
+func (a *Applier) Apply(ctx context.Context, fsys vfs.FS, objs *objects.Store, p Plan) Result {
+	a.runs.Add(1)
+	r := Result{Written: make([]bool, len(p.Files)), Errs: make([]error, len(p.Files))}
+	dirs := fstate.DirSet{}
+	for i, f := range p.Files {
+		if f.Leave {
+			continue
+		}
+		if f.Check {
+			cur, _ := fstate.Capture(ctx, fsys, fstate.HashSink, f.Path, max(f.MaxRead, 1))
+			if !fstate.Same(cur, f.Expect) {
+				continue
+			}
+		}
+		if err := fstate.Put(ctx, fsys, objs, f.Path, f.To, dirs); err != nil {
+			r.Errs[i] = err
+			continue
+		}
+		r.Written[i] = true
+	}
+	r.Sync = dirs.Sync(fsys)
+	return r
+}
+
+// UndoPlan is the plan of an undo (or a restore-to step) of e, whose
+// undo line keeps kept: each file gets its pre-image, except those
+// left[k] names (why the maker leaves them: a pre-image it cannot put
+// back, a current content it cannot keep) and those that already hold
+// their pre-image.
+func UndoPlan(e *Entry, kept []*fstate.State, left []bool) Plan {
+	p := Plan{Files: make([]File, len(e.Rec.Files))}
+	for k, f := range e.Rec.Files {
+		p.Files[k] = File{Path: f.Path, To: f.Before, Leave: left[k] || fstate.Same(kept[k], f.Before)}
+	}
+	return p
+}
+
+// RedoPlan is the plan of a redo of e: each file gets what its undo kept,
+// except those left[k] names.
+func RedoPlan(e *Entry, left []bool) Plan {
+	p := Plan{Files: make([]File, len(e.Rec.Files))}
+	for k, f := range e.Rec.Files {
+		p.Files[k] = File{Path: f.Path, To: e.Kept[k], Leave: left[k]}
+	}
+	return p
+}
+
+// RecoveryPlan is the plan that finishes an undo or redo of e its owner
+// stopped in: its line, written first, holds every content it needs. A
+// file still as the step found it gets what the step gives (an undo: the
+// pre-image; a redo: what the undo kept); a file holding anything else,
+// or whose states were not captured, or whose content canPut says is
+// gone, is left. e must have its undo's kept states.
+func RecoveryPlan(e *Entry, canPut func(*fstate.State) bool) Plan {
+	p := Plan{Files: make([]File, len(e.Rec.Files))}
+	for i, f := range e.Rec.Files {
+		from, to := e.Kept[i], f.Before // an undo not finished
+		if e.Applied {
+			from, to = f.Before, e.Kept[i] // a redo not finished
+		}
+		leave := from.IsSkipped() || to.IsSkipped() || fstate.Same(from, to) || !canPut(to)
+		p.Files[i] = File{Path: f.Path, To: to, Leave: leave, Check: true, Expect: from, MaxRead: fstate.SizeLimit(1, from, to)}
+	}
+	return p
+}

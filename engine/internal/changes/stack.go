@@ -1,0 +1,189 @@
+package changes
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+
+	"cairn/engine/internal/fstate"
+)
+
+// Stack is an undo stack, folded from a changes journal: the live
+// snapshots, oldest first, the applied ones a prefix of the list. It is a
+// pure fold: Apply takes one line at a time and touches nothing else.
+type Stack struct {
+	List []*Entry
+	Seq  int // the highest seq of a change line
+	// Pending is the newest change while no undo, redo or abort line
+	// follows it: a file tool writes its line before it changes its file,
+	// and may have stopped in between. Held is the undone branch its line
+	// ended, which an abort of it puts back.
+	Pending *Entry
+	Held    []*Entry
+	// Restoring is the snapshot of the newest undo, restore or redo line
+	// while nothing but discard, drop and evidence lines follows it: its
+	// files may not all have been put back when its owner stopped.
+	Restoring *Entry
+}
+
+// errNoop is a line that changes nothing and leaves the stack as it was.
+var errNoop = errors.New("nothing to fold")
+
+// Entry is one live snapshot.
+type Entry struct {
+	Rec     ChangeLine
+	Applied bool
+	Kept    []*fstate.State // what the latest undo kept for redo, per file
+}
+
+// Bytes is the stored content a snapshot refers to, in objects or inline
+// (a hash-only after state stores nothing).
+func (e *Entry) Bytes() int64 {
+	var n int64
+	add := func(f *fstate.State) {
+		if f.Stored() {
+			n += f.Size
+		}
+	}
+	for i, f := range e.Rec.Files {
+		add(f.Before)
+		add(f.After)
+		if i < len(e.Kept) {
+			add(e.Kept[i])
+		}
+	}
+	return n
+}
+
+// Cursor is how many snapshots are applied.
+func (st *Stack) Cursor() int {
+	n := 0
+	for _, e := range st.List {
+		if e.Applied {
+			n++
+		}
+	}
+	return n
+}
+
+// Find returns the index of snapshot id, or -1.
+func (st *Stack) Find(id string) int {
+	for i, e := range st.List {
+		if e.Rec.ID == id {
+			return i
+		}
+	}
+	return -1
+}
+
+// Apply folds one line. A line that does not fit the stack (a hostile or
+// damaged line, an undo of a snapshot that is not the newest applied) is
+// skipped with an error; fsck names it.
+func (st *Stack) Apply(b []byte) error {
+	var l RawLine
+	if err := json.Unmarshal(b, &l); err != nil || l.V != 1 {
+		return errors.New("not a change line")
+	}
+	var held []*Entry
+	if l.Kind == KindChange {
+		held = slices.Clone(st.List[st.Cursor():])
+	}
+	err := st.fold(&l)
+	if errors.Is(err, errNoop) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	switch l.Kind {
+	case KindChange:
+		st.Pending, st.Held, st.Restoring = st.List[len(st.List)-1], held, nil
+	case KindUndo, KindRestore, KindRedo:
+		// Each waits for the file changes before it to be durable
+		// (engine: fileSyncs), and may itself be stopped before its files are.
+		st.Pending, st.Held, st.Restoring = nil, nil, st.List[st.Find(l.ID)]
+	case KindAbort, KindClose:
+		// An abort has put back what it held; a close line says every
+		// file change before it was made.
+		st.Pending, st.Held, st.Restoring = nil, nil, nil
+	case KindDiscard:
+		st.Held = slices.DeleteFunc(st.Held, func(e *Entry) bool { return slices.Contains(l.IDs, e.Rec.ID) })
+	}
+	return nil
+}
+
+func (st *Stack) fold(l *RawLine) error {
+	switch l.Kind {
+	case KindChange:
+		if err := CheckChange(l); err != nil {
+			return err
+		}
+		if st.Find(l.ID) >= 0 {
+			return fmt.Errorf("snapshot %s twice", l.ID)
+		}
+		st.DiscardUndone() // a new change ends the undone branch
+		e := &Entry{Applied: true, Rec: ChangeLine{V: 1, Kind: KindChange, ID: l.ID, Seq: l.Seq, At: l.At,
+			Tool: l.Tool, Call: l.Call, Scope: l.Scope}}
+		for _, f := range l.Files {
+			e.Rec.Files = append(e.Rec.Files, FileChange{Path: f.Path, Before: f.Before, After: f.After})
+		}
+		st.List = append(st.List, e)
+		st.Seq = max(st.Seq, l.Seq)
+	case KindUndo, KindRestore:
+		n := st.Cursor()
+		if n == 0 || st.List[n-1].Rec.ID != l.ID {
+			return fmt.Errorf("undo of %s, which is not the newest applied snapshot", l.ID)
+		}
+		e := st.List[n-1]
+		if len(l.Files) != len(e.Rec.Files) {
+			return fmt.Errorf("undo of %s names other files", l.ID)
+		}
+		kept := make([]*fstate.State, len(l.Files))
+		for i, f := range l.Files {
+			if f.Path != e.Rec.Files[i].Path || !f.Kept.Valid(fstate.FormStored) {
+				return fmt.Errorf("undo of %s names other files", l.ID)
+			}
+			kept[i] = f.Kept
+		}
+		e.Applied, e.Kept = false, kept
+	case KindRedo:
+		n := st.Cursor()
+		if n == len(st.List) || st.List[n].Rec.ID != l.ID {
+			return fmt.Errorf("redo of %s, which is not the newest undone snapshot", l.ID)
+		}
+		st.List[n].Applied = true
+	case KindAbort:
+		n := len(st.List)
+		if st.Find(l.ID) < 0 {
+			return errNoop // a change whose line never reached the journal
+		}
+		if n == 0 || st.Pending != st.List[n-1] || st.Pending.Rec.ID != l.ID {
+			return fmt.Errorf("abort of %s, which is not the newest change", l.ID)
+		}
+		st.List = append(st.List[:n-1], st.Held...)
+	case KindDiscard, KindDrop:
+		for _, id := range l.IDs {
+			if i := st.Find(id); i >= 0 && (l.Kind == KindDrop || !st.List[i].Applied) {
+				st.List = append(st.List[:i], st.List[i+1:]...)
+			}
+		}
+	}
+	return nil
+}
+
+// Undone is the ids of the undone snapshots.
+func (st *Stack) Undone() []string {
+	var ids []string
+	for _, e := range st.List {
+		if !e.Applied {
+			ids = append(ids, e.Rec.ID)
+		}
+	}
+	return ids
+}
+
+// DiscardUndone drops the undone snapshots: a new change ends their branch.
+func (st *Stack) DiscardUndone() {
+	st.List = st.List[:st.Cursor()]
+}

@@ -1,0 +1,135 @@
+package changes
+
+import (
+	"bytes"
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"cairn/engine/internal/fstate"
+	"cairn/internal/vfs"
+)
+
+const (
+	lineA  = `{"v":1,"kind":"change","id":"a-00000000","seq":1,"at":"2026-01-01T00:00:00.000Z","tool":"edit","call":"i-0123456789abcdef","scope":"paths","files":[{"path":"a","before":null,"after":null}]}`
+	lineB  = `{"v":1,"kind":"change","id":"b-00000000","seq":2,"at":"2026-01-01T00:00:01.000Z","tool":"write","scope":"paths","files":[{"path":"b","before":null,"after":null}]}`
+	undoA  = `{"v":1,"kind":"undo","id":"a-00000000","files":[{"path":"a","kept":null}]}`
+	undoB  = `{"v":1,"kind":"undo","id":"b-00000000","files":[{"path":"b","kept":null}]}`
+	redoA  = `{"v":1,"kind":"redo","id":"a-00000000"}`
+	abortB = `{"v":1,"kind":"abort","id":"b-00000000"}`
+	dropA  = `{"v":1,"kind":"drop","ids":["a-00000000"],"why":"max_per_session"}`
+)
+
+// fold applies lines and says the stack as "id+" (applied) or "id-"
+// (undone), and the errors of the lines it skipped.
+func fold(lines ...string) (string, []string) {
+	var st Stack
+	var errs []string
+	for _, l := range lines {
+		if err := st.Apply([]byte(l)); err != nil {
+			errs = append(errs, err.Error())
+		}
+	}
+	var out []string
+	for _, e := range st.List {
+		mark := "-"
+		if e.Applied {
+			mark = "+"
+		}
+		out = append(out, e.Rec.ID[:1]+mark)
+	}
+	return strings.Join(out, " "), errs
+}
+
+// TestStackFold: the fold of each line kind, and the lines that do not fit
+// the stack skipped with an error.
+func TestStackFold(t *testing.T) {
+	for _, tc := range []struct {
+		lines []string
+		want  string
+		errs  int
+	}{
+		{[]string{lineA, lineB}, "a+ b+", 0},
+		{[]string{lineA, lineB, undoB, undoA}, "a- b-", 0},
+		{[]string{lineA, lineB, undoB, undoA, redoA}, "a+ b-", 0},
+		{[]string{lineA, undoA, lineB}, "b+", 0},                                       // a change ends the undone branch
+		{[]string{lineA, undoA, lineB, abortB}, "a-", 0},                               // an abort puts the branch back
+		{[]string{lineA, lineB, dropA}, "b+", 0},                                       // the oldest dropped
+		{[]string{lineA, undoB}, "a+", 1},                                              // undo of a snapshot not the newest applied
+		{[]string{lineA, lineA}, "a+", 1},                                              // a snapshot twice
+		{[]string{lineA, redoA}, "a+", 1},                                              // redo with nothing undone
+		{[]string{"not json", lineA, `{"v":2}`}, "a+", 2},                              // not change lines
+		{[]string{strings.Replace(lineA, `"path":"a"`, `"path":"../a"`, 1)}, "", 1},    // a path climbing out
+		{[]string{strings.Replace(lineA, `i-0123456789abcdef`, `bad call`, 1)}, "", 1}, // a call of a bad form
+	} {
+		got, errs := fold(tc.lines...)
+		if got != tc.want || len(errs) != tc.errs {
+			t.Errorf("fold %v = %q %v, want %q with %d errors", tc.lines, got, errs, tc.want, tc.errs)
+		}
+	}
+	var st Stack
+	for _, l := range []string{lineA, lineB} {
+		st.Apply([]byte(l))
+	}
+	if st.Pending == nil || st.Pending.Rec.ID != "b-00000000" || st.Seq != 2 || st.Cursor() != 2 ||
+		st.List[0].Rec.Call != "i-0123456789abcdef" {
+		t.Fatalf("stack %+v", st)
+	}
+	st.Apply([]byte(undoB))
+	if st.Pending != nil || st.Restoring == nil || !slices.Equal(st.Undone(), []string{"b-00000000"}) {
+		t.Fatalf("after undo: pending %v restoring %v undone %v", st.Pending, st.Restoring, st.Undone())
+	}
+}
+
+func FuzzStack(f *testing.F) {
+	f.Add([]byte(strings.Join([]string{lineA, lineB, undoB, undoA, redoA, abortB, dropA}, "\n")))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var st Stack
+		for _, l := range bytes.Split(b, []byte("\n")) {
+			st.Apply(l)
+		}
+		applied := true
+		for _, e := range st.List {
+			if e.Applied && !applied {
+				t.Fatal("an applied snapshot above an undone one")
+			}
+			applied = e.Applied
+			for _, f := range e.Rec.Files {
+				if !fstate.ValidRel(f.Path) {
+					t.Fatalf("path %q folded", f.Path)
+				}
+			}
+		}
+	})
+}
+
+// TestUnmade: the pending change is unmade while its file is still as
+// before; once it holds the after state, or anything else, it was made.
+func TestUnmade(t *testing.T) {
+	ctx := context.Background()
+	m := vfs.NewMem()
+	write := func(b string) {
+		if err := vfs.WriteFileAtomic(m, "a", []byte(b)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before, after := fstate.Content([]byte("old"), fstate.ModeFile), fstate.Content([]byte("new"), fstate.ModeFile)
+	var st Stack
+	e := &Entry{Applied: true, Rec: ChangeLine{ID: "a-00000000", Files: []FileChange{{Path: "a", Before: before, After: after}}}}
+	st.List, st.Pending = []*Entry{e}, e
+	for _, tc := range []struct {
+		holds  string
+		unmade bool
+	}{{"old", true}, {"new", false}, {"hand edit", false}} {
+		write(tc.holds)
+		if got := st.Unmade(ctx, m); got != tc.unmade {
+			t.Errorf("file holds %q: unmade = %v, want %v", tc.holds, got, tc.unmade)
+		}
+	}
+	write("old")
+	st.Pending = nil // an undo, abort or close line followed
+	if st.Unmade(ctx, m) {
+		t.Error("a change no longer pending taken as unmade")
+	}
+}

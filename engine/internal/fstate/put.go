@@ -1,0 +1,90 @@
+package fstate
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"io/fs"
+
+	"cairn/internal/vfs"
+	"cairn/objects"
+)
+
+// Restorable reports whether state f can be put back: absent, inline, or
+// an object that exists.
+func Restorable(objs *objects.Store, f *State) bool {
+	if f == nil || f.Inline() {
+		return true
+	}
+	id, err := objects.ParseID(f.OID)
+	if err != nil {
+		return false
+	}
+	ok, err := objs.Has(id)
+	return ok && err == nil
+}
+
+// maxLink is the longest link target restored.
+const maxLink = 64 << 10
+
+// Put makes workspace file rel hold state f: removed when nil, else
+// its content (inline, verified when the line was read, or the object's,
+// verified as it is copied) with f's mode and permission bits.
+func Put(ctx context.Context, fsys vfs.FS, objs *objects.Store, rel string, f *State, dirs DirSet) error {
+	if f == nil {
+		return Remove(fsys, rel, dirs)
+	}
+	if f.Inline() {
+		if f.Mode == ModeLink {
+			return putLink(fsys, rel, string(f.Data), dirs)
+		}
+		return ReplaceFile(fsys, rel, restorePerm(fsys, rel, f), dirs, func(w io.Writer) error {
+			_, err := w.Write(f.Data)
+			return err
+		})
+	}
+	id, err := objects.ParseID(f.OID)
+	if err != nil {
+		return err
+	}
+	if f.Mode == ModeLink {
+		b, err := objs.ReadAll(ctx, id, maxLink)
+		if err != nil {
+			return err
+		}
+		return putLink(fsys, rel, string(b), dirs)
+	}
+	return ReplaceFile(fsys, rel, restorePerm(fsys, rel, f), dirs, func(w io.Writer) error {
+		rc, err := objs.Get(ctx, id)
+		if err != nil {
+			return err
+		}
+		defer rc.Close()
+		n, err := io.Copy(w, rc)
+		if err != nil {
+			return err
+		}
+		if n != f.Size {
+			return fmt.Errorf("object %s holds %d bytes, the record says %d", f.OID, n, f.Size)
+		}
+		return nil
+	})
+}
+
+// restorePerm is the permission a file put back from state f gets: the
+// bits f records, else (a line written before they were recorded) those
+// FilePerm gives.
+func restorePerm(fsys vfs.FS, rel string, f *State) fs.FileMode {
+	if perm, ok := f.PermBits(); ok {
+		return perm
+	}
+	return FilePerm(fsys, rel, f.Mode == ModeExec)
+}
+
+// putLink makes rel a symbolic link to target; a folder there is left.
+func putLink(fsys vfs.FS, rel, target string, dirs DirSet) error {
+	if fi, err := fsys.Lstat(rel); err == nil && fi.IsDir() {
+		return fmt.Errorf("%s is a folder", rel)
+	}
+	return ReplaceLink(fsys, rel, target, dirs)
+}

@@ -1,0 +1,202 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"cairn/journal"
+)
+
+// Writing a session's items journal: the session's files made on its first
+// item worth keeping (materialize), one line appended per item (writeLine),
+// and the lines a degraded session keeps until it can write them
+// (keepLine, degrade.go).
+
+// materialize writes the session's files the first time it holds something:
+// the workspace folder, the lock, and the items journal with its session line
+// and first (the line that makes the session worth keeping, when there is
+// one). The journal appears whole, by one rename (journal.Create), so a
+// session exists with its first lines or not at all; a failure leaves
+// nothing behind, its lock file included.
+func (s *Session) materialize(first ...*itemLine) error {
+	if s.recorded {
+		return nil
+	}
+	w := s.ws
+	if err := w.ensure(); err != nil {
+		return err
+	}
+	l, err := w.acquire(s.st.id)
+	if err != nil {
+		return err
+	}
+	now := mkTime(w.s.Now())
+	lines := []any{&itemLine{V: 1, Kind: kindSession, Session: s.st.id, Path: w.path, At: &now, ForkOf: s.st.forkOf, Build: Version, Branch: s.st.branch}}
+	for _, f := range first {
+		lines = append(lines, f)
+	}
+	wr, err := journal.Create(w.s.fsys, itemsName(w.dir, s.st.id), lines, journal.Options{Sync: journal.SyncManual, Now: w.s.now})
+	if err != nil {
+		// Whether or not the journal got its name, the session is not
+		// there: no one else knows its id, so nothing of it is kept.
+		w.s.fsys.Remove(itemsName(w.dir, s.st.id))
+		w.release(s.st.id, l)
+		w.s.fsys.Remove(lockName(w.dir, s.st.id))
+		return fmt.Errorf("engine: create session %s: %w", s.st.id, err)
+	}
+	s.lock, s.items, s.recorded = l, wr, true
+	// journal.Create synced the lines it was given: they are durable.
+	s.kept.items.durable(wr.Size())
+	if len(first) == 0 {
+		s.bareSize = wr.Size()
+	}
+	s.st.created, s.st.opened = now, now
+	s.st.touch(now)
+	// A new session is an open of the workspace too: it collects what the
+	// writes of dead owners left (temps.go), as Open does.
+	w.removeTemps(s.st.id, false, nil)
+	return nil
+}
+
+// writeLine appends one line to the items journal, creating the session's
+// files first when needed. In Degrade mode a failure turns the session
+// unrecorded (said once) and is not returned: the line is kept, and
+// written, after the ones kept before it, once the session can be
+// recorded again.
+func (s *Session) writeLine(l *itemLine) error {
+	if s.closed {
+		return fmt.Errorf("engine: session %s is closed", s.st.id)
+	}
+	s.retry()
+	if s.unrecorded != nil {
+		s.kept.items.waiting = append(s.kept.items.waiting, l)
+		return nil
+	}
+	var err error
+	if !s.recorded {
+		err = s.materialize(l)
+	} else {
+		err = s.appendItem(l)
+	}
+	if err != nil && s.opts.Degrade {
+		s.kept.items.waiting = append(s.kept.items.waiting, l)
+	}
+	return s.degrade(err)
+}
+
+// keepLine keeps l to be written once the session is recorded again.
+func (s *Session) keepLine(l *itemLine) error {
+	if s.closed {
+		return fmt.Errorf("engine: session %s is closed", s.st.id)
+	}
+	s.kept.items.waiting = append(s.kept.items.waiting, l)
+	return nil
+}
+
+// degrade applies the Degrade option to a write error.
+func (s *Session) degrade(err error) error {
+	if err == nil {
+		return nil
+	}
+	var busy *BusyError
+	if !s.opts.Degrade || errors.As(err, &busy) {
+		return err
+	}
+	s.unrecorded = err
+	s.notice(fmt.Sprintf("this session cannot be recorded for now (%v); it goes on unrecorded, "+
+		"keeps what it could not write, and writes it once it can", err))
+	return nil
+}
+
+func (s *Session) notice(msg string) {
+	if s.opts.Notice != nil {
+		s.opts.Notice(msg)
+	}
+}
+
+// Append adds an item to the conversation, after the head unless Parent is
+// set, and moves the head to it. The item is written but not synced: it is
+// durable once the turn ends (EndTurn) or Commit returns.
+func (s *Session) Append(ctx context.Context, it Item) (Item, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !it.Type.valid() {
+		return Item{}, fmt.Errorf("%w: item type %q", ErrBadInput, it.Type)
+	}
+	if it.Parent == "" {
+		it.Parent = s.st.head
+	} else if s.st.items[it.Parent] == nil {
+		return Item{}, &noItem{it.Parent, s.st.id}
+	}
+	if it.Quarantined {
+		it.Text = "" // quarantined content is never written
+	}
+	it.ID = newItemID()
+	it.At = mkTime(s.ws.s.Now())
+	l := &itemLine{V: 1, Kind: kindItem, ID: it.ID, Type: it.Type, At: &it.At, Tool: it.Tool, Call: it.Call,
+		Status: it.Status, Quarantined: it.Quarantined, Slot: it.Slot, Replaces: it.Replaces, Outputs: it.Outputs}
+	if it.Parent != "" {
+		l.Parent = &it.Parent
+	}
+	if err := s.readyForItem(); err != nil {
+		return Item{}, err
+	}
+	switch {
+	case it.Quarantined:
+		// only the slot name is written
+	case len(it.Text) > payloadInline && s.unrecorded == nil:
+		p, err := writePayload(ctx, s.ws.objects(), it.Text)
+		if err = s.degrade(err); err != nil {
+			return Item{}, err
+		}
+		l.Payload = p
+	default:
+		l.Text = &it.Text
+	}
+	write := s.writeLine
+	if l.Payload == nil && l.Text == nil && !it.Quarantined {
+		// Its payload could not be stored: the line is kept, text
+		// inline, and written with a payload once the session is
+		// recorded again; it is not tried again at once.
+		l.Text = &it.Text
+		write = s.keepLine
+	}
+	if err := write(l); err != nil {
+		return Item{}, err
+	}
+	cp := it
+	s.st.apply(&itemLine{V: 1, Kind: kindItem, ID: it.ID, Parent: l.Parent, Type: it.Type, At: &it.At, Text: &cp.Text,
+		Tool: it.Tool, Call: it.Call, Status: it.Status, Quarantined: it.Quarantined, Slot: it.Slot, Replaces: it.Replaces, Outputs: it.Outputs})
+	s.warnNearCeiling()
+	if it.Type == User && s.st.titleSource == "" {
+		t := titleFromPrompt(it.Text)
+		if err := s.writeLine(&itemLine{V: 1, Kind: kindTitle, Title: t, Source: "prompt", At: &it.At}); err != nil {
+			return Item{}, err
+		}
+		s.st.title, s.st.titleSource = t, "prompt"
+	}
+	return it, nil
+}
+
+// readyForItem makes the workspace folder before an item's payload object is
+// stored there. The session's own files are made with the item's line. An
+// unrecorded session tries to be recorded again first.
+func (s *Session) readyForItem() error {
+	s.retry()
+	if s.recorded || s.unrecorded != nil {
+		return nil
+	}
+	return s.degrade(s.ws.ensure())
+}
+
+// materializeForItem creates the session's files before something of its own
+// is written beside them (a change record, a tool output, shell history). An
+// unrecorded session tries to be recorded again first.
+func (s *Session) materializeForItem() error {
+	s.retry()
+	if s.recorded || s.unrecorded != nil {
+		return nil
+	}
+	return s.degrade(s.materialize())
+}

@@ -1,0 +1,225 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"cairn/engine/internal/changes"
+	"cairn/engine/internal/fstate"
+)
+
+// One step of an undo, redo or restore-to: the line first (with what the
+// step keeps, for redo), then a changes.Plan of the files to put back, run
+// by the session's applier; a step that put back no file is cancelled with
+// the opposite line.
+
+// keepWhy says why an undo cannot keep a file's current content for redo,
+// from its capture cur (skipped) and the capture's error.
+func keepWhy(cur *fstate.State, err error) string {
+	cause := ""
+	if err != nil {
+		cause = ": " + err.Error()
+	}
+	switch cur.Skipped {
+	case fstate.SkipTooLarge:
+		return "it is now too large to keep for redo" + cause
+	case fstate.SkipNotFile:
+		return "it is now not a file" + cause
+	case fstate.SkipStore:
+		return "its current content cannot be kept for redo: the snapshot store failed" + cause
+	}
+	return "it cannot be read to keep it for redo" + cause
+}
+
+// undoOne undoes snapshot e, the newest applied one. A snapshot none of
+// whose files can be put back is refused, unless pass (a restore-to going
+// past it).
+func (r *restoreRun) undoOne(ctx context.Context, e *changes.Entry, kind string, pass bool) (RestoreStep, error) {
+	s, fsys, objs := r.s, r.fsys, r.objs
+	step := newStep(e)
+	files := e.Rec.Files
+	kept := make([]*fstate.State, len(files))
+	why := make([]string, len(files)) // "" for a file to put back
+	ok := 0
+	for k, f := range files {
+		if v := r.content(ctx, f.Before, "its pre-image"); v.why != "" {
+			why[k], kept[k] = v.why, &fstate.State{Skipped: v.skip, Size: f.Before.Size}
+			continue
+		}
+		cur, cerr := fstate.Capture(ctx, fsys, fstate.StoreSink(ctx, objs), f.Path, r.maxFile)
+		kept[k] = cur
+		if cur.IsSkipped() {
+			why[k] = keepWhy(cur, cerr)
+			continue
+		}
+		ok++
+	}
+	if err := ctx.Err(); err != nil {
+		return step, err
+	}
+	if ok == 0 && !pass {
+		return step, r.refusal(actionUndo, e, why)
+	}
+	line := changes.UndoLine{V: 1, Kind: kind, ID: e.Rec.ID, At: mkTime(s.ws.s.Now()), Files: make([]changes.KeptFile, len(files))}
+	for k, f := range files {
+		line.Files[k] = changes.KeptFile{Path: f.Path, Kept: kept[k]}
+	}
+	if err := s.appendChanges(line); err != nil {
+		// The line may have reached the journal: cancel it with a redo.
+		st := &s.snaps
+		st.refold(s)
+		if i := st.Find(e.Rec.ID); i >= 0 && !st.List[i].Applied {
+			s.appendChanges(changes.EventLine{V: 1, Kind: changes.KindRedo, ID: e.Rec.ID, At: mkTime(s.ws.s.Now())})
+			st.refold(s)
+		}
+		return step, err
+	}
+	e.Applied, e.Kept = false, kept
+	done := s.apply.Apply(ctx, fsys, objs, changes.UndoPlan(e, kept, leaves(why)))
+	for k, f := range files {
+		if err := done.Errs[k]; err != nil {
+			why[k] = "it could not be written: " + err.Error()
+		}
+		switch {
+		case why[k] != "":
+			r.leave(&step, f.Path, why[k])
+		case f.Before == nil:
+			step.Removed = append(step.Removed, s.ws.absPath(f.Path))
+		default:
+			step.Restored = append(step.Restored, s.ws.absPath(f.Path))
+		}
+	}
+	if err := done.Sync; err != nil {
+		return step, fmt.Errorf("engine: undo %s: sync folders: %w", e.Rec.ID, err)
+	}
+	if !pass && !putBack([]RestoreStep{step}) {
+		// Every write failed, so the files are as the undo found them.
+		if err := s.cancelUndo(e); err != nil {
+			return step, fmt.Errorf("engine: undo %s put back no file, and could not be cancelled: %w", e.Rec.ID, err)
+		}
+		return step, r.refusal(actionUndo, e, why)
+	}
+	return step, nil
+}
+
+// redoOne puts back what the undo of e kept. A file that changed since the
+// undo refuses the whole redo before anything is written, and so does a
+// redo that can put back none of the files it should. A file the undo
+// left as it was is left again.
+func (r *restoreRun) redoOne(ctx context.Context, e *changes.Entry) (RestoreStep, error) {
+	s, fsys, objs := r.s, r.fsys, r.objs
+	step := newStep(e)
+	files := e.Rec.Files
+	if len(e.Kept) != len(files) {
+		return step, fmt.Errorf("engine: snapshot %s has no undo to redo", e.Rec.ID)
+	}
+	var changed []string
+	why := make([]string, len(files)) // "" for a file to put back
+	failed := make([]bool, len(files))
+	todo := 0
+	for k, f := range files {
+		kept := e.Kept[k]
+		if kept.IsSkipped() {
+			why[k] = "the undo left it as it was (" + kept.Skipped + ")"
+			continue
+		}
+		if why[k] = r.content(ctx, kept, "the content the undo kept").why; why[k] != "" {
+			failed[k] = true
+			continue
+		}
+		todo++
+		cur, _ := fstate.Capture(ctx, fsys, fstate.HashSink, f.Path, fstate.SizeLimit(r.maxFile, kept, f.Before))
+		if cur.IsSkipped() || (!fstate.Same(cur, f.Before) && !fstate.Same(cur, kept)) {
+			changed = append(changed, f.Path)
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return step, err
+	}
+	if len(changed) > 0 {
+		return step, fmt.Errorf("%w: redo would overwrite %s, changed since the undo", ErrRefused, strings.Join(changed, ", "))
+	}
+	if todo == 0 && slices.Contains(failed, true) {
+		return step, r.refusal(actionRedo, e, why)
+	}
+	if err := s.appendChanges(changes.EventLine{V: 1, Kind: changes.KindRedo, ID: e.Rec.ID, At: mkTime(s.ws.s.Now())}); err != nil {
+		// The line may have reached the journal: cancel it with an undo
+		// keeping what the last undo kept.
+		st := &s.snaps
+		st.refold(s)
+		if i := st.Find(e.Rec.ID); i >= 0 && st.List[i].Applied {
+			s.appendChanges(undoLine(st.List[i], mkTime(s.ws.s.Now())))
+			st.refold(s)
+		}
+		return step, err
+	}
+	e.Applied = true
+	done := s.apply.Apply(ctx, fsys, objs, changes.RedoPlan(e, leaves(why)))
+	for k, f := range files {
+		kept := e.Kept[k]
+		if err := done.Errs[k]; err != nil {
+			why[k], failed[k] = "it could not be written: "+err.Error(), true
+		}
+		switch {
+		case why[k] != "":
+			r.leave(&step, f.Path, why[k])
+		case kept == nil:
+			step.Removed = append(step.Removed, s.ws.absPath(f.Path))
+		default:
+			step.Restored = append(step.Restored, s.ws.absPath(f.Path))
+		}
+	}
+	if err := done.Sync; err != nil {
+		return step, fmt.Errorf("engine: redo %s: sync folders: %w", e.Rec.ID, err)
+	}
+	if todo > 0 && !putBack([]RestoreStep{step}) {
+		// Every write failed, so the files are as the redo found them.
+		if err := s.cancelRedo(e); err != nil {
+			return step, fmt.Errorf("engine: redo %s put back no file, and could not be cancelled: %w", e.Rec.ID, err)
+		}
+		return step, r.refusal(actionRedo, e, why)
+	}
+	return step, nil
+}
+
+// undoLine is an undo line for e keeping what its last undo kept.
+func undoLine(e *changes.Entry, now Time) changes.UndoLine {
+	line := changes.UndoLine{V: 1, Kind: changes.KindUndo, ID: e.Rec.ID, At: now, Files: make([]changes.KeptFile, len(e.Rec.Files))}
+	for k, f := range e.Rec.Files {
+		line.Files[k] = changes.KeptFile{Path: f.Path, Kept: e.Kept[k]}
+	}
+	return line
+}
+
+// cancelUndo cancels the undo of e, whose line is written but which
+// changed no file, with a redo line: the stack is as before the undo.
+func (s *Session) cancelUndo(e *changes.Entry) error {
+	if err := s.appendChanges(changes.EventLine{V: 1, Kind: changes.KindRedo, ID: e.Rec.ID, At: mkTime(s.ws.s.Now())}); err != nil {
+		s.snaps.refold(s)
+		return err
+	}
+	e.Applied = true
+	return nil
+}
+
+// cancelRedo cancels the redo of e, whose line is written but which changed
+// no file, with an undo line keeping what the undo before it kept.
+func (s *Session) cancelRedo(e *changes.Entry) error {
+	if err := s.appendChanges(undoLine(e, mkTime(s.ws.s.Now()))); err != nil {
+		s.snaps.refold(s)
+		return err
+	}
+	e.Applied = false
+	return nil
+}
+
+// leaves is which files a step leaves: those it has a reason for.
+func leaves(why []string) []bool {
+	out := make([]bool, len(why))
+	for k, w := range why {
+		out[k] = w != ""
+	}
+	return out
+}
