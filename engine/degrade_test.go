@@ -1,5 +1,9 @@
 package engine
 
+// Degrade mode: a session that cannot be written goes on in memory and is
+// recorded again; long because each way a write can fail (full disk, failed
+// sync, torn line, record, payload, ledger) is a case of one fixture.
+
 import (
 	"context"
 	"errors"

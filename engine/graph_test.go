@@ -1,5 +1,10 @@
 package engine
 
+// The conversation graph's cases (fork's table, fork numbers and shared
+// payloads, revert boundaries, golden transcripts, compaction, the eager-load
+// ceiling); long because each row of the seed's fork and revert tables is a
+// case.
+
 import (
 	"context"
 	"errors"

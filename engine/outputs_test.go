@@ -1,5 +1,9 @@
 package engine
 
+// Tool outputs: ids, the cap, reading only from the owning session, search,
+// copy and delete, crashes, faults, concurrent ids and orphan cleaning; long
+// because each is a case of one small store with its fixtures above.
+
 import (
 	"bytes"
 	"context"
