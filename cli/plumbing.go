@@ -332,6 +332,11 @@ func (c *ShowCmd) Run(g *Globals) error {
 	if v.OwnerPID != 0 {
 		fmt.Fprintf(g.stdout, "owner    pid %d\n", v.OwnerPID)
 	}
+	if d, gone, err := v.Draft(g.ctx); err != nil {
+		return err
+	} else if t := draftText(d, gone); t != "" {
+		fmt.Fprintf(g.stdout, "draft    %s\n", display.Text(t))
+	}
 	for _, u := range out.Unavailable {
 		fmt.Fprintf(g.stdout, "unavailable  %s %s\n", u.Item, u.Unavailable)
 	}

@@ -38,6 +38,7 @@
 //	{"v":1,"kind":"turn","turn":{"n":N,"plan":...,"spend":{...},"trust":{...},"allowed_commands":[...],"branch":B}}
 //	{"v":1,"kind":"open","at":T,"branch":B,"build":B,"pid":P}
 //	{"v":1,"kind":"repair","cut":N}                                a torn tail was cut
+//	{"v":1,"kind":"draft","at":T,"text":"..."|"payload":{...}}      the composer's text (draft.go)
 //
 // # The changes journal
 //

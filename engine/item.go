@@ -102,6 +102,7 @@ const (
 	kindOpen    = "open"
 	kindRepair  = "repair"
 	kindMeta    = "meta"
+	kindDraft   = "draft" // draft.go
 )
 
 // itemLine is one line of <id>.items.jsonl. Only the fields of its kind are set.
