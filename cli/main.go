@@ -33,7 +33,8 @@ type CLI struct {
 	Revert     RevertCmd     `cmd:"" group:"plumbing" help:"Move a session's head back to an item."`
 	Unrevert   UnrevertCmd   `cmd:"" group:"plumbing" help:"Undo the reverts since the last new work."`
 	Compact    CompactCmd    `cmd:"" group:"plumbing" help:"Replace an older stretch by a summary in the request view."`
-	Output     OutputCmd     `cmd:"" group:"plumbing" help:"Print a session's stored tool output, or search it."`
+	Output     OutputCmd     `cmd:"" group:"plumbing" help:"Print a session's stored tool output, search it, or store one (output put)."`
+	Turn       TurnCmd       `cmd:"" group:"plumbing" help:"End a session's turn: its spend, model, plan and trail labels, durable on return."`
 	Where      WhereCmd      `cmd:"" group:"plumbing" help:"Print where this directory's state lives."`
 	Tool       ToolCmd       `cmd:"" group:"plumbing" help:"Run a file tool (write, edit, rm), snapshotted."`
 	Undo       UndoCmd       `cmd:"" group:"plumbing" help:"Restore the files of the newest applied snapshot."`

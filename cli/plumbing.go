@@ -485,7 +485,13 @@ func (c *HistoryCmd) Run(g *Globals) error {
 		return err
 	}
 	if c.Clear {
-		return s.ClearHistory()
+		if err := s.ClearHistory(); err != nil {
+			return err
+		}
+		if g.JSON {
+			return g.printJSON([]string{}) // the history as it now is
+		}
+		return nil
 	}
 	h := s.History()
 	if g.JSON {
