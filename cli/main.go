@@ -90,6 +90,11 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 	if exited >= 0 {
 		return exited
 	}
+	if err != nil && !cli.JSON {
+		// A command line that does not parse sets no flag, yet a script
+		// that asked for --json reads its answer as JSON too.
+		cli.JSON = askedJSON(args)
+	}
 	// Text from sessions (titles, file names, prompts, tool output) reaches
 	// a person only escaped: it may hold terminal control sequences.
 	errw := display.Writer(stderr)
@@ -117,6 +122,19 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 		return cli.fail(err)
 	}
 	return ExitOK
+}
+
+// askedJSON reports whether args hold --json before any "--".
+func askedJSON(args []string) bool {
+	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		if a == "--json" || a == "--json=true" {
+			return true
+		}
+	}
+	return false
 }
 
 // rewriteArgs turns a bare `--resume` (no value, or followed by a flag) into
