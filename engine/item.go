@@ -8,7 +8,7 @@ import (
 // ItemType is the kind of a conversation item.
 type ItemType string
 
-// The item types (FORMAT.md). They are part of the format.
+// The item types (doc.go). They are part of the format.
 const (
 	User       ItemType = "user"
 	Assistant  ItemType = "assistant"
