@@ -168,6 +168,12 @@ func (r *repl) resume(id string) error {
 	if info.AskTrust {
 		fmt.Fprintln(r.out, "This session has no trust map recorded: the trust question will be asked again.")
 	}
+	// The draft a fork or revert handed back waits for editing.
+	if d, gone, err := s.Draft(r.g.ctx); err == nil {
+		if t := draftText(d, gone); t != "" {
+			fmt.Fprintf(r.out, "Prompt to edit: %s\n", display.Text(t))
+		}
+	}
 	return nil
 }
 
