@@ -120,3 +120,32 @@ func TestRevertToPromptKeepsDraft(t *testing.T) {
 		t.Fatalf("draft on disk after unrevert %+v", v.Record.Draft)
 	}
 }
+
+// A revert to a prompt over 16 KiB keeps it by its object, which is there.
+func TestRevertDraftOfLargePrompt(t *testing.T) {
+	ctx := context.Background()
+	_, ws := testStore(t)
+	s := ws.Create(SessionOptions{})
+	defer s.Close()
+	big := strings.Repeat("q", payloadInline+1)
+	u, err := s.Append(ctx, Item{Type: User, Text: big})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Append(ctx, Item{Type: Assistant, Text: "ok"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Revert(ctx, u.ID, RevertConversation); err != nil {
+		t.Fatal(err)
+	}
+	v, err := ws.Read(ctx, s.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Record.Draft == nil || v.Record.Draft.Payload == nil {
+		t.Fatalf("record draft %+v", v.Record.Draft)
+	}
+	if d, gone, err := v.Draft(ctx); err != nil || gone != nil || d != big {
+		t.Fatalf("draft of %d bytes, %v %v", len(d), gone, err)
+	}
+}

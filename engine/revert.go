@@ -8,8 +8,9 @@ import (
 // Conversation revert moves the head; it deletes nothing. Its boundary is
 // a fork's (boundary in fork.go): selecting a user prompt lands before it
 // and gives its text back for editing, kept as the session's draft; a
-// completed tool call keeps its result(s); any other item is inclusive. Reverts stack, and Unrevert puts the head back where it was
-// before the first of them — until new work commits a new branch from the
+// completed tool call keeps its result(s); any other item is inclusive.
+// Reverts stack, and Unrevert puts the head back where it was before the
+// first of them — until new work commits a new branch from the
 // reverted point, after which the abandoned branch stays readable
 // (transcript --all) but is no longer the way back.
 
@@ -57,25 +58,29 @@ func (s *Session) Revert(ctx context.Context, at string, mode RevertMode) (*Reve
 	}
 	from := s.st.head
 	now := mkTime(s.ws.s.Now())
+	// The prompt goes back to the composer and stays there as the
+	// session's draft (draft.go) until a prompt is sent. A long one is
+	// named by its object, stored (or found stored) before any line.
+	var dl *itemLine
+	if prompt && (it.Text != "" || it.Unavailable != nil) {
+		var p *Payload
+		switch {
+		case it.Unavailable != nil:
+			p = &Payload{OID: it.Unavailable.OID, Size: it.Unavailable.Size}
+		case len(it.Text) > payloadInline:
+			var err error
+			if p, err = writePayload(ctx, s.ws.objects(), it.Text); err != nil {
+				return nil, err
+			}
+		}
+		dl = draftLine(now, it.Text, p)
+	}
 	l := &itemLine{V: 1, Kind: kindHead, To: &to, Why: "revert", At: &now}
 	if err := s.writeLine(l); err != nil {
 		return nil, err
 	}
 	s.st.apply(l)
-	if prompt && (it.Text != "" || it.Unavailable != nil) {
-		// The prompt goes back to the composer and stays there as the
-		// session's draft (draft.go) until a prompt is sent.
-		var p *Payload
-		var err error
-		switch {
-		case it.Unavailable != nil:
-			p = &Payload{OID: it.Unavailable.OID, Size: it.Unavailable.Size}
-		case len(it.Text) > payloadInline:
-			if p, err = writePayload(ctx, s.ws.objects(), it.Text); err != nil {
-				return nil, err
-			}
-		}
-		dl := draftLine(now, it.Text, p)
+	if dl != nil {
 		if err := s.writeLine(dl); err != nil {
 			return nil, err
 		}
