@@ -85,7 +85,7 @@
 //	  owners/<id>              the owner's pid, a hint for listings (owner.go)
 //	  outputs/<id>/<output id>.zst
 //	  objects/<2 hex>/<62 hex>[.zst]  (package objects)
-//	<state folder>/gateway.token, credentials.json (package httpapi)
+//	<state folder>/gateway.token, credentials.json, credentials.lock (package httpapi)
 //
 // # The changes journal
 //
