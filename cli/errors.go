@@ -7,7 +7,7 @@ import (
 	"cairn/engine"
 )
 
-// Exit codes of the cairn command (CLI.md). They are part of the contract.
+// Exit codes of the cairn command (README.md). They are part of the contract.
 const (
 	ExitOK      = 0 // done
 	ExitFailed  = 1 // failed

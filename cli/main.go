@@ -34,7 +34,8 @@ type CLI struct {
 	Revert     RevertCmd     `cmd:"" group:"plumbing" help:"Move a session's head back to an item."`
 	Unrevert   UnrevertCmd   `cmd:"" group:"plumbing" help:"Undo the reverts since the last new work."`
 	Compact    CompactCmd    `cmd:"" group:"plumbing" help:"Replace an older stretch by a summary in the request view."`
-	Output     OutputCmd     `cmd:"" group:"plumbing" help:"Print a session's stored tool output, or search it."`
+	Output     OutputCmd     `cmd:"" group:"plumbing" help:"Print a session's stored tool output, search it, or store one (output put)."`
+	Turn       TurnCmd       `cmd:"" group:"plumbing" help:"End a session's turn: its spend, model, plan and trail labels, durable on return."`
 	Where      WhereCmd      `cmd:"" group:"plumbing" help:"Print where this directory's state lives."`
 	Tool       ToolCmd       `cmd:"" group:"plumbing" help:"Run a file tool (write, edit, rm), snapshotted."`
 	Undo       UndoCmd       `cmd:"" group:"plumbing" help:"Restore the files of the newest applied snapshot."`
@@ -97,6 +98,11 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 	if exited >= 0 {
 		return exited
 	}
+	if err != nil && !cli.JSON {
+		// A command line that does not parse sets no flag, yet a script
+		// that asked for --json reads its answer as JSON too.
+		cli.JSON = askedJSON(args)
+	}
 	// Text from sessions (titles, file names, prompts, tool output) reaches
 	// a person only escaped: it may hold terminal control sequences.
 	errw := display.Writer(stderr)
@@ -124,6 +130,19 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 		return cli.fail(err)
 	}
 	return ExitOK
+}
+
+// askedJSON reports whether args hold --json before any "--".
+func askedJSON(args []string) bool {
+	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		if a == "--json" || a == "--json=true" {
+			return true
+		}
+	}
+	return false
 }
 
 // rewriteArgs turns a bare `--resume` or `-r` (no value, or followed by a

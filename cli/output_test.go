@@ -33,6 +33,10 @@ func TestOutputCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	bin, err := a.PutOutput(ctx, "dump", strings.NewReader("\xff\xfe"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, s := range []*engine.Session{a, b} {
 		if err := s.Close(); err != nil {
 			t.Fatal(err)
@@ -50,8 +54,21 @@ func TestOutputCommand(t *testing.T) {
 	if code, o, e := run("output", a.ID(), out, "--search", "test "); code != 0 || o != "2:test a ... ok\n3:test b ... FAILED\n" {
 		t.Fatalf("search: %d %q %q", code, o, e)
 	}
-	if code, o, _ := run("--json", "output", a.ID(), out, "--search", "FAILED"); code != 0 || o != `{"line":3,"text":"test b ... FAILED"}`+"\n" {
+	// --json is one JSON value: an array of matches (empty for none), and
+	// the output as an object.
+	if code, o, _ := run("--json", "output", a.ID(), out, "--search", "FAILED"); code != 0 || o != `[{"line":3,"text":"test b ... FAILED"}]`+"\n" {
 		t.Fatalf("search --json: %d %q", code, o)
+	}
+	if code, o, _ := run("--json", "output", a.ID(), out, "--search", "nowhere"); code != 0 || o != "[]\n" {
+		t.Fatalf("search --json, no match: %d %q", code, o)
+	}
+	want := `{"session":"` + a.ID() + `","output":"` + out + `","size":48,"text":"running 3 tests\ntest a ... ok\ntest b ... FAILED\n"}` + "\n"
+	if code, o, _ := run("--json", "output", a.ID(), out); code != 0 || o != want {
+		t.Fatalf("read --json: %d %q", code, o)
+	}
+	// Bytes that are not UTF-8 come in base64, never mangled.
+	if code, o, _ := run("--json", "output", a.ID(), bin); code != 0 || o != `{"session":"`+a.ID()+`","output":"`+bin+`","size":2,"base64":"//4="}`+"\n" {
+		t.Fatalf("read --json of bytes: %d %q", code, o)
 	}
 	// Only from its own session.
 	if code, o, e := run("output", b.ID(), out); code != ExitFailed || o != "" || !strings.Contains(e, out) {

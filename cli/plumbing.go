@@ -86,13 +86,32 @@ func (g *Globals) answerItem(session, item string) error {
 type AppendCmd struct {
 	Session string `name:"session" required:"" placeholder:"S" help:"Session to append to."`
 	Type    string `name:"type" required:"" enum:"assistant,reasoning,tool_call,tool_result" help:"Item type: assistant, reasoning, tool_call or tool_result."`
-	Parent  string `name:"parent" placeholder:"ITEM" help:"Parent item (default: the head)."`
-	Tool    string `name:"tool" help:"Tool name of a tool_call."`
-	Call    string `name:"call" placeholder:"ITEM" help:"The tool_call a tool_result answers."`
+	Parent  string `name:"parent" placeholder:"ITEM" help:"Parent item, an id or N for the Nth item of the head path (default: the head)."`
+	Tool    string `name:"tool" help:"Tool name of a tool_call (required for one)."`
+	Call    string `name:"call" placeholder:"ITEM" help:"The tool_call a tool_result answers, an id or N (required for a tool_result)."`
 	Text    string `arg:"" help:"The text ('-' reads stdin)."`
 }
 
+// check refuses flags that do not fit the item's type, before anything is
+// read or opened.
+func (c *AppendCmd) check() error {
+	switch {
+	case c.Type == "tool_result" && c.Call == "":
+		return usageErrorf("a tool_result needs --call ITEM: the tool_call it answers")
+	case c.Type != "tool_result" && c.Call != "":
+		return usageErrorf("--call is for a tool_result only")
+	case c.Type == "tool_call" && strings.TrimSpace(c.Tool) == "":
+		return usageErrorf("a tool_call needs --tool NAME")
+	case c.Type != "tool_call" && c.Tool != "":
+		return usageErrorf("--tool is for a tool_call only")
+	}
+	return nil
+}
+
 func (c *AppendCmd) Run(g *Globals) error {
+	if err := c.check(); err != nil {
+		return err
+	}
 	text, err := argText(g, c.Text)
 	if err != nil {
 		return err
@@ -102,7 +121,30 @@ func (c *AppendCmd) Run(g *Globals) error {
 		return err
 	}
 	defer s.Close()
-	it, err := s.Append(g.ctx, engine.Item{Type: engine.ItemType(c.Type), Parent: c.Parent, Text: text, Tool: c.Tool, Call: c.Call})
+	// ITEM flags take an id or N, and must name an item of the session.
+	path, all := s.Transcript(), map[string]bool{}
+	for _, it := range s.AllItems() {
+		all[it.ID] = true
+	}
+	item := func(flag, arg string) (string, error) {
+		if arg == "" {
+			return "", nil
+		}
+		id, err := itemArg(path, arg)
+		if err == nil && !all[id] {
+			err = usageErrorf("--%s %s: no such item in session %s", flag, arg, s.ID())
+		}
+		return id, err
+	}
+	parent, err := item("parent", c.Parent)
+	if err != nil {
+		return err
+	}
+	call, err := item("call", c.Call)
+	if err != nil {
+		return err
+	}
+	it, err := s.Append(g.ctx, engine.Item{Type: engine.ItemType(c.Type), Parent: parent, Text: text, Tool: c.Tool, Call: call})
 	if err != nil {
 		return err
 	}
@@ -333,6 +375,11 @@ func (c *ShowCmd) Run(g *Globals) error {
 	if v.OwnerPID != 0 {
 		fmt.Fprintf(g.stdout, "owner    pid %d\n", v.OwnerPID)
 	}
+	if d, gone, err := v.Draft(g.ctx); err != nil {
+		return err
+	} else if t := draftText(d, gone); t != "" {
+		fmt.Fprintf(g.stdout, "draft    %s\n", display.Text(t))
+	}
 	for _, u := range out.Unavailable {
 		fmt.Fprintf(g.stdout, "unavailable  %s %s\n", u.Item, u.Unavailable)
 	}
@@ -439,7 +486,13 @@ func (c *HistoryCmd) Run(g *Globals) error {
 		return err
 	}
 	if c.Clear {
-		return s.ClearHistory()
+		if err := s.ClearHistory(); err != nil {
+			return err
+		}
+		if g.JSON {
+			return g.printJSON([]string{}) // the history as it now is
+		}
+		return nil
 	}
 	h := s.History()
 	if g.JSON {

@@ -336,3 +336,37 @@ func TestPTYReplPaste(t *testing.T) {
 		t.Fatalf("f.txt: %q, %v", b, err)
 	}
 }
+
+// TestPTYForkDraftInInputLine: /fork at a prompt puts that prompt in the
+// input line of the child, to edit and send again.
+func TestPTYForkDraftInInputLine(t *testing.T) {
+	dir := t.TempDir()
+	base := []string{"--home", t.TempDir(), "-C", dir}
+	p := openReplPTY(t)
+	done := p.runMain(&stateWatch{p: p}, base...)
+	p.nextPrompt(t)
+	p.Send(t, "fix the bug\r")
+	p.nextPrompt(t)
+	p.Send(t, "/fork 1\r")
+	p.nextPrompt(t)
+	p.cursorRow(t, "cairn> fix the bug")
+	p.Send(t, " please\r")
+	p.nextPrompt(t)
+	p.Send(t, "\x04")
+	if c := p.awaitExit(t, done); c != 0 {
+		t.Fatalf("exit %d", c)
+	}
+	l := listSessions(t, base)
+	if len(l) != 2 {
+		t.Fatalf("sessions: %+v", l)
+	}
+	var child string
+	for _, s := range l {
+		if strings.Contains(s.Title, "fork #1") {
+			child = s.ID
+		}
+	}
+	if got, want := transcriptTexts(t, base, child), []string{"fix the bug please"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("the child's transcript %q, want %q", got, want)
+	}
+}

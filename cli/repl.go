@@ -30,6 +30,9 @@ type repl struct {
 	sess    *engine.Session
 	open    openSession // sess, for the signal handler (repl_signal.go)
 	noticed string      // the last notice shown
+	// draft is the prompt a fork or revert handed back, put in the input
+	// line when the editor starts (offerDraft).
+	draft string
 	// pendingName is a /rename given before the session held anything: it
 	// is applied with the first prompt, so a name alone writes nothing.
 	pendingName string
@@ -173,7 +176,31 @@ func (r *repl) resume(id string) error {
 	// info.AskTrust (a record from before trust maps) is not mentioned:
 	// the line REPL runs no tools that ask a trust question, so there is no
 	// question to announce.
+	// The draft a fork or revert handed back waits for editing.
+	if d, gone, err := s.Draft(r.g.ctx); err == nil {
+		r.offerDraft(d, gone)
+	}
 	return nil
+}
+
+// offerDraft hands the prompt a fork or revert gave back to the person: in
+// the input line when there is a line editor (now, or once it starts), else
+// printed. A draft whose text is gone is only said.
+func (r *repl) offerDraft(d string, gone *engine.Unavailable) {
+	t := draftText(d, gone)
+	if t == "" {
+		return
+	}
+	if gone == nil && r.ed != nil {
+		r.ed.Prefill(d)
+		fmt.Fprintln(r.out, "The prompt to edit is in the input line.")
+		return
+	}
+	if gone == nil && stdinTerminal(r.g) != nil {
+		r.draft = d // the editor starts after resume
+		return
+	}
+	fmt.Fprintf(r.out, "Prompt to edit: %s\n", display.Text(t))
 }
 
 func orNone(s string) string {
@@ -216,6 +243,11 @@ func (r *repl) loop() error {
 		}
 		r.bindSnapshotKeys()
 		r.banner()
+		if r.draft != "" {
+			ed.Prefill(r.draft)
+			r.draft = ""
+			fmt.Fprintln(r.out, "The prompt to edit is in the input line.")
+		}
 	} else if r.lines == nil {
 		r.lines = bufio.NewReader(r.in)
 	}

@@ -25,13 +25,11 @@ func (r *repl) graphCommand(name, arg string) {
 		if id, ok := r.closeSession(); ok {
 			fmt.Fprintf(r.out, "The parent stays resumable: cairn --resume %s\n", id)
 		}
+		// Resuming the child shows the draft it holds.
 		if err := r.resume(res.Session); err != nil {
 			fmt.Fprintln(r.out, "cairn:", userError(err))
 			r.startNew()
 			return
-		}
-		if d := draftText(res.Draft, res.DraftUnavailable); d != "" {
-			fmt.Fprintf(r.out, "Prompt to edit: %s\n", d)
 		}
 	case "/revert":
 		fields := strings.Fields(arg)
@@ -54,9 +52,7 @@ func (r *repl) graphCommand(name, arg string) {
 			return
 		}
 		fmt.Fprintf(r.out, "Reverted: %s on the head path now.\n", plural(len(r.sess.Transcript()), "item", "items"))
-		if d := draftText(res.Draft, res.DraftUnavailable); d != "" {
-			fmt.Fprintf(r.out, "Prompt to edit: %s\n", d)
-		}
+		r.offerDraft(res.Draft, res.DraftUnavailable)
 	case "/unrevert":
 		if _, err := r.sess.Unrevert(ctx); err != nil {
 			fmt.Fprintln(r.out, "cairn:", userError(err))

@@ -42,17 +42,65 @@
 //
 // # The items journal
 //
-// <id>.items.jsonl starts with a "session" line and holds, one per line:
+// <id>.items.jsonl starts with a "session" line and holds, one per line
+// (item.go's itemLine; a field left out is empty):
 //
-//	{"v":1,"kind":"session","session":ID,"path":DIR,"at":T,"build":B}
-//	{"v":1,"kind":"item","id":"i-...","parent":"i-..."|absent,"type":"user","at":T,"text":"..."}
+//	{"v":1,"kind":"session","session":ID,"path":DIR,"at":T,"build":B,"branch":B,"fork_of":{"session":ID,"item":"i-...","n":N}}
+//	{"v":1,"kind":"item","id":"i-...","parent":"i-..."|absent,"type":TYPE,"at":T,"text":"..."}
 //	{"v":1,"kind":"item",...,"payload":{"oid":SHA256,"size":N}}   text over 16 KiB, as an object
 //	{"v":1,"kind":"item",...,"quarantined":true,"slot":NAME}       never the content
-//	{"v":1,"kind":"head","to":"i-...","why":"revert|unrevert|fork"}
-//	{"v":1,"kind":"title","title":"...","source":"prompt|generated|user"}
-//	{"v":1,"kind":"turn","turn":{"n":N,"plan":...,"spend":{...},"trust":{...},"allowed_commands":[...],"branch":B}}
+//	{"v":1,"kind":"item",...,"type":"tool_call","tool":NAME}
+//	{"v":1,"kind":"item",...,"type":"tool_result","call":"i-...","status":"unavailable"|absent,"outputs":[OUTPUT ID,...]}
+//	{"v":1,"kind":"item",...,"type":"compaction","replaces":["i-...",...]}
+//	{"v":1,"kind":"head","to":"i-..."|"","why":"revert|unrevert|fork","at":T}
+//	{"v":1,"kind":"title","title":"...","source":"prompt|generated|user","at":T}
+//	{"v":1,"kind":"turn","at":T,"turn":{"n":N,"plan":...,"model":M,"spend":{"input_tokens":N,"output_tokens":N,"cost_usd":X},
+//	                                  "trust":{"map":{...},"rules":[{"path","rule"}]},"allowed_commands":[...],"branch":B,"build":B}}
 //	{"v":1,"kind":"open","at":T,"branch":B,"build":B,"pid":P}
-//	{"v":1,"kind":"repair","cut":N}                                a torn tail was cut
+//	{"v":1,"kind":"meta","at":T,"meta":{"pinned":true,"tier":"full|transcript",KEY:VALUE,...}}   settings; a fork copies them
+//	{"v":1,"kind":"draft","at":T,"text":"..."|"payload":{...}}      the composer's text (draft.go)
+//	{"v":1,"kind":"repair","at":T,"cut":N}                          a torn tail was cut (package journal)
+//
+// TYPE is user, assistant, reasoning, tool_call, tool_result or compaction.
+// A tool_result's "call" names a tool_call on its own path (item_check.go);
+// "status":"unavailable" marks the result a fork supplies for a call that
+// did not complete. "outputs" name the session's stored tool outputs.
+//
+// # The record
+//
+// <id>.json, written whole (record.go's Record):
+//
+//	{"v":1,"id":ID,"path":DIR,"title":"...","title_source":"prompt|generated|user",
+//	 "created_at":T,"updated_at":T,"opened_at":T|null,"head":"i-..."|"","branch":B,"build":B,
+//	 "model":M|absent,"plan":...|null,"spend":{...},"trust":{...}|null,"allowed_commands":[...],
+//	 "fork_of":{"session","item","n"}|null,"tier":"full|transcript","pinned":false,
+//	 "counts":{"items":N,"turns":N,"bytes":N},"pending_revert":...|absent,
+//	 "draft":{"text":"..."}|{"payload":{...}}|absent,"journals":{"items":N}}
+//
+// # The trail and the usage ledger
+//
+// <id>.audit.jsonl, one line a turn and one per audited event (audit.go):
+//
+//	{"v":1,"kind":"turn","at":T,"session":ID,"turn":N,"items":N,"labels":[...],"gates":[...]}
+//	{"v":1,"kind":"event","at":T,"session":ID,"event":NAME,"outcome":"ok|denied|refused|failed","action":A,
+//	                     "steps":[{"id","restored","removed","skipped"}],"files":N,"rule":R}
+//
+// usage.jsonl at the top of the state folder, one line per turn that spent
+// anything or named a model (usage.go):
+//
+//	{"v":1,"kind":"usage","at":T,"path":DIR,"session":ID,"model":M,"input_tokens":N,"output_tokens":N,"cost_usd":X,"ephemeral":true|absent}
+//
+// # Folders
+//
+//	<state folder>/FORMAT, config.json, history.jsonl, usage.jsonl
+//	<state folder>/workspaces/<key>/
+//	  workspace.json, index.json (package index)
+//	  sessions/<id>.items.jsonl, .changes.jsonl, .audit.jsonl, .shell.jsonl, .json, .lock
+//	  sessions/fork.lock       held while a fork numbers and makes its child (fork.go)
+//	  owners/<id>              the owner's pid, a hint for listings (owner.go)
+//	  outputs/<id>/<output id>.zst
+//	  objects/<2 hex>/<62 hex>[.zst]  (package objects)
+//	<state folder>/gateway.token, credentials.json, credentials.lock (package httpapi)
 //
 // # The changes journal
 //

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path"
+	"time"
 
 	"cairn/internal/vfs"
 	"cairn/journal"
@@ -17,7 +19,8 @@ import (
 // revert files too. Where the fork starts follows the seed's table:
 //
 //	selected item          child's history                         composer
-//	user prompt            stops before the prompt                 the prompt's text
+//	user prompt            stops before the prompt                 the prompt's text,
+//	                                                               kept as the child's draft
 //	assistant, reasoning   includes the item                       empty
 //	completed tool         includes the call and its result(s)     empty
 //	incomplete tool call   includes the call; an "unavailable"     empty
@@ -80,13 +83,30 @@ func (w *Workspace) Fork(ctx context.Context, parent, at string) (*ForkResult, e
 	}
 	keep, draft, supply := forkPath(st, sel)
 	var draftGone *Unavailable
+	var draftPayload *Payload // the prompt's object, for a text over 16 KiB
 	if sel.Type == User {
 		if draft, draftGone, err = w.draftOf(ctx, parent, sel); err != nil {
 			return nil, err
 		}
+		if sel.Text == "" {
+			ls, err := w.pathLines(ctx, parent, []*Item{sel})
+			if err != nil {
+				return nil, err
+			}
+			if len(ls) == 1 {
+				draftPayload = ls[0].Payload
+			}
+		}
 	}
 
-	n, err := w.nextForkN(ctx, parent)
+	// Forks are numbered one at a time, across processes: the lock is held
+	// until the child is in place, where the next fork's count sees it.
+	fl, err := w.lockForks(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer fl.Release()
+	n, err := w.nextForkN(ctx, parent, st.title)
 	if err != nil {
 		return nil, err
 	}
@@ -120,6 +140,11 @@ func (w *Workspace) Fork(ctx context.Context, parent, at string) (*ForkResult, e
 		head = sid
 	}
 	out = append(out, &itemLine{V: 1, Kind: kindHead, To: &head, Why: "fork", At: &now})
+	if draft != "" || draftPayload != nil {
+		// The prompt goes back to the composer and stays there: the child
+		// holds it as its draft (draft.go) until a prompt is sent.
+		out = append(out, draftLine(now, draft, draftPayload))
+	}
 	out = append(out, &itemLine{V: 1, Kind: kindTitle, Title: title, Source: "user", At: &now})
 	if st.plan != nil || st.model != "" {
 		out = append(out, &itemLine{V: 1, Kind: kindTurn, At: &now, Turn: &TurnState{Plan: st.plan, Model: st.model, Build: Version}})
@@ -172,21 +197,36 @@ func (w *Workspace) Fork(ctx context.Context, parent, at string) (*ForkResult, e
 	return &ForkResult{Session: child, ForkOf: ref, Title: title, Draft: draft, DraftUnavailable: draftGone}, nil
 }
 
-// forkPath applies the fork table: the items the child keeps, the composer
-// text, and the tool call that needs an "unavailable" result supplied.
-func forkPath(st *state, sel *Item) (path []*Item, draft string, supply *Item) {
+// boundary applies the seed's table to a selected item, for a fork and a
+// conversation revert alike: the item the kept history ends at ("" for
+// none), whether the item is a prompt that goes back to the composer, and
+// the tool call left without a result. A completed tool call keeps its
+// result(s); an incomplete one ends the history at the call, where a fork
+// supplies an "unavailable" result and a revert (which adds no item) leaves
+// it for the runtime's history repair.
+func boundary(st *state, sel *Item) (end string, prompt bool, incomplete *Item) {
 	switch sel.Type {
 	case User:
-		return st.pathTo(sel.Parent), sel.Text, nil
+		return sel.Parent, true, nil
 	case ToolCall:
 		// Completed: include the call and its results, which sit after it
 		// on the parent's head path (or anywhere below it).
 		if res := resultsOf(st, sel); len(res) > 0 {
-			return st.pathTo(res[len(res)-1].ID), "", nil
+			return res[len(res)-1].ID, false, nil
 		}
-		return st.pathTo(sel.ID), "", sel
+		return sel.ID, false, sel
 	}
-	return st.pathTo(sel.ID), "", nil
+	return sel.ID, false, nil
+}
+
+// forkPath applies the fork table: the items the child keeps, the composer
+// text, and the tool call that needs an "unavailable" result supplied.
+func forkPath(st *state, sel *Item) (path []*Item, draft string, supply *Item) {
+	end, prompt, supply := boundary(st, sel)
+	if prompt {
+		draft = sel.Text
+	}
+	return st.pathTo(end), draft, supply
 }
 
 // resultsOf finds the chain of tool_result items answering call, following
@@ -237,19 +277,54 @@ func (w *Workspace) pathLines(ctx context.Context, id string, path []*Item) ([]*
 	return out, nil
 }
 
-// nextForkN counts the forks of parent already made, through the index.
-func (w *Workspace) nextForkN(ctx context.Context, parent string) (int, error) {
+// nextForkN numbers the next fork of parent: one more than the forks of it
+// the listing holds, and past any number whose title a session already has
+// (a fork deleted from the middle). The caller holds lockForks.
+func (w *Workspace) nextForkN(ctx context.Context, parent, title string) (int, error) {
 	l, _, err := w.List(ctx)
 	if err != nil {
 		return 0, err
 	}
 	n := 0
+	titles := map[string]bool{}
 	for _, e := range l {
 		if e.ForkOf == parent {
 			n++
 		}
+		titles[e.Title] = true
 	}
-	return n + 1, nil
+	n++
+	for titles[fmt.Sprintf("%s (fork #%d)", orUntitled(title), n)] {
+		n++
+	}
+	return n, nil
+}
+
+// forkLockName is the lock a fork holds while it numbers and makes its
+// child; one per workspace, never removed.
+func forkLockName(dir string) string { return path.Join(dir, "sessions", "fork.lock") }
+
+// lockForks waits for the workspace's fork lock, or for ctx to end.
+func (w *Workspace) lockForks(ctx context.Context) (vfs.Lock, error) {
+	if err := w.ensure(); err != nil {
+		return nil, err
+	}
+	wait := time.Millisecond
+	for {
+		l, err := w.s.fsys.Lock(forkLockName(w.dir))
+		if err == nil {
+			return l, nil
+		}
+		if !errors.Is(err, vfs.ErrLocked) {
+			return nil, fmt.Errorf("engine: fork: take the fork lock: %w", err)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, 50*time.Millisecond)
+	}
 }
 
 // shareChanges gives the child the parent's change records: the complete

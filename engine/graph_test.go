@@ -187,7 +187,7 @@ func TestRevertBoundariesAndUnrevert(t *testing.T) {
 		{"u1", "", "first prompt"},
 		{"a1", "a1", ""}, // other items are inclusive
 		{"r1", "r1", ""},
-		{"c1", "c1", ""},
+		{"c1", "t1", ""}, // a completed call keeps its result, as a fork does
 		{"t1", "t1", ""},
 	} {
 		t.Run(c.at, func(t *testing.T) {

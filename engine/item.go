@@ -8,7 +8,7 @@ import (
 // ItemType is the kind of a conversation item.
 type ItemType string
 
-// The item types (FORMAT.md). They are part of the format.
+// The item types (doc.go). They are part of the format.
 const (
 	User       ItemType = "user"
 	Assistant  ItemType = "assistant"
@@ -92,7 +92,8 @@ type Payload struct {
 	Size int64  `json:"size"`
 }
 
-// Line kinds of the items journal. They are part of the format.
+// Line kinds of the items journal. They are part of the format. A new kind
+// is also one fsck knows (fsck_items.go).
 const (
 	kindItem    = "item"
 	kindHead    = "head"
@@ -102,6 +103,7 @@ const (
 	kindOpen    = "open"
 	kindRepair  = "repair"
 	kindMeta    = "meta"
+	kindDraft   = "draft" // draft.go
 )
 
 // itemLine is one line of <id>.items.jsonl. Only the fields of its kind are set.

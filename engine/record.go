@@ -34,6 +34,7 @@ type Record struct {
 	Pinned          bool             `json:"pinned"`
 	Counts          Counts           `json:"counts"`
 	PendingRevert   json.RawMessage  `json:"pending_revert,omitempty"`
+	Draft           *Draft           `json:"draft,omitempty"` // the composer's text (draft.go)
 	Journals        map[string]int64 `json:"journals"`
 }
 
@@ -65,7 +66,7 @@ func (st *state) record(journals map[string]int64) *Record {
 		Branch: st.branch, Build: st.build, Model: st.model, Plan: plan, Spend: st.spend,
 		Trust: st.trust, AllowedCommands: allowed, ForkOf: st.forkOf, Tier: st.tier,
 		Pinned: st.pinned, Counts: Counts{Items: len(st.items), Turns: st.turns, Bytes: st.bytes},
-		Journals: journals,
+		Journals: journals, Draft: st.draft,
 	}
 }
 

@@ -5,10 +5,12 @@ import (
 	"fmt"
 )
 
-// Conversation revert moves the head; it deletes nothing. Selecting a user
-// prompt lands before it and gives its text back for editing; any other item
-// is inclusive. Reverts stack, and Unrevert puts the head back where it was
-// before the first of them — until new work commits a new branch from the
+// Conversation revert moves the head; it deletes nothing. Its boundary is
+// a fork's (boundary in fork.go): selecting a user prompt lands before it
+// and gives its text back for editing, kept as the session's draft; a
+// completed tool call keeps its result(s); any other item is inclusive.
+// Reverts stack, and Unrevert puts the head back where it was before the
+// first of them — until new work commits a new branch from the
 // reverted point, after which the abandoned branch stays readable
 // (transcript --all) but is no longer the way back.
 
@@ -47,17 +49,43 @@ func (s *Session) Revert(ctx context.Context, at string, mode RevertMode) (*Reve
 	if it == nil {
 		return nil, &noItem{at, s.st.id}
 	}
-	to, draft, draftGone := it.ID, "", (*Unavailable)(nil)
-	if it.Type == User {
-		to, draft, draftGone = it.Parent, it.Text, it.Unavailable
+	// The same boundary as a fork's (fork.go): a prompt lands before it, a
+	// completed tool call keeps its result.
+	to, prompt, _ := boundary(s.st, it)
+	draft, draftGone := "", (*Unavailable)(nil)
+	if prompt {
+		draft, draftGone = it.Text, it.Unavailable
 	}
 	from := s.st.head
 	now := mkTime(s.ws.s.Now())
+	// The prompt goes back to the composer and stays there as the
+	// session's draft (draft.go) until a prompt is sent. A long one is
+	// named by its object, stored (or found stored) before any line.
+	var dl *itemLine
+	if prompt && (it.Text != "" || it.Unavailable != nil) {
+		var p *Payload
+		switch {
+		case it.Unavailable != nil:
+			p = &Payload{OID: it.Unavailable.OID, Size: it.Unavailable.Size}
+		case len(it.Text) > payloadInline:
+			var err error
+			if p, err = writePayload(ctx, s.ws.objects(), it.Text); err != nil {
+				return nil, err
+			}
+		}
+		dl = draftLine(now, it.Text, p)
+	}
 	l := &itemLine{V: 1, Kind: kindHead, To: &to, Why: "revert", At: &now}
 	if err := s.writeLine(l); err != nil {
 		return nil, err
 	}
 	s.st.apply(l)
+	if dl != nil {
+		if err := s.writeLine(dl); err != nil {
+			return nil, err
+		}
+		s.st.apply(dl)
+	}
 	if err := s.commitLocked(); err != nil {
 		return nil, err
 	}
@@ -81,6 +109,14 @@ func (s *Session) Unrevert(ctx context.Context) (*RevertResult, error) {
 		return nil, err
 	}
 	s.st.apply(l)
+	if s.st.draft != nil {
+		// The prompt a revert handed back is on the head path again.
+		dl := draftLine(now, "", nil)
+		if err := s.writeLine(dl); err != nil {
+			return nil, err
+		}
+		s.st.apply(dl)
+	}
 	if err := s.commitLocked(); err != nil {
 		return nil, err
 	}

@@ -129,6 +129,9 @@ func (s *Session) Append(ctx context.Context, it Item) (Item, error) {
 	} else if s.st.items[it.Parent] == nil {
 		return Item{}, &noItem{it.Parent, s.st.id}
 	}
+	if err := s.st.checkLinks(&it); err != nil {
+		return Item{}, err
+	}
 	if it.Quarantined {
 		it.Text = "" // quarantined content is never written
 	}

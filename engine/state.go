@@ -28,6 +28,8 @@ type state struct {
 	// revertFrom is the head before the first of a stack of conversation
 	// reverts; "" when there is nothing to unrevert. New work clears it.
 	revertFrom string
+	// draft is the prompt text held for the composer (draft.go), nil when none.
+	draft *Draft
 
 	turns   int
 	plan    json.RawMessage
@@ -98,6 +100,9 @@ func (st *state) apply(l *itemLine) error {
 		st.items[it.ID] = it
 		st.head = it.ID
 		st.revertFrom = ""
+		if it.Type == User {
+			st.draft = nil // sent
+		}
 		st.touch(at)
 	case kindHead:
 		to := ""
@@ -116,6 +121,16 @@ func (st *state) apply(l *itemLine) error {
 			st.revertFrom = ""
 		}
 		st.head = to
+		st.touch(at)
+	case kindDraft:
+		switch {
+		case l.Payload != nil:
+			st.draft = &Draft{Payload: l.Payload}
+		case l.Text != nil && *l.Text != "":
+			st.draft = &Draft{Text: *l.Text}
+		default:
+			st.draft = nil
+		}
 		st.touch(at)
 	case kindTitle:
 		st.title, st.titleSource = l.Title, l.Source

@@ -19,6 +19,7 @@ type View struct {
 	Record   *Record
 	OwnerPID int
 	st       *state
+	ws       *Workspace
 }
 
 // Read folds session id's journal without taking ownership.
@@ -39,7 +40,7 @@ func (w *Workspace) Read(ctx context.Context, id string) (*View, error) {
 	if st.unreadable() {
 		return nil, w.unreadableError(id)
 	}
-	return &View{Record: st.record(nil), OwnerPID: w.ownerPID(id), st: st}, nil
+	return &View{Record: st.record(nil), OwnerPID: w.ownerPID(id), st: st, ws: w}, nil
 }
 
 // Transcript is the head path, oldest first.

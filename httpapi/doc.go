@@ -49,6 +49,9 @@
 //
 //	{"v":1,"credentials":[{"id":"p-…","sha256":HEX,"scopes":["attach"],"sessions":[ID,…],"created":T}]}
 //
+// Pairings are written one at a time under a flock on credentials.lock,
+// beside it (never removed, holds nothing).
+//
 // Tokens are compared by their SHA-256, in constant time. Paired
 // credentials are read on every request, so a new pairing works at once.
 //

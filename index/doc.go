@@ -34,7 +34,13 @@
 //	 "stat":{"size":N,"mtime_ns":N,"ino":N}}
 //	],"problems":[
 //	{"name":"sessions/<uuid>.json","err":"...","stat":{...}}
-//	]}
+//	],"folder":{"size":N,"mtime_ns":N,"ino":N},"listed_ns":N,"unrecorded":["<uuid>",...]}
+//
+// "folder" is the sessions folder's stat key when it was last listed, at
+// "listed_ns" (wall clock, nanoseconds); a listing is reused only while the
+// folder's key is the same and was taken well after its last change.
+// "unrecorded" names the sessions that listing found with an items journal
+// and no record.
 //
 // Problems that come from a record's content are cached like entries, so a
 // corrupt record is not parsed again until it changes; a failure to read a

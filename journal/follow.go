@@ -33,16 +33,30 @@ type realPather interface {
 // file's folder with fsnotify; on any other FS it looks every PollInterval.
 // Bad lines are skipped; a torn tail is read again once its line is complete.
 //
-// The file must exist. An error from fn ends Follow and is returned.
+// A file that does not exist yet is waited for, as new lines are (a trail
+// is made by the first turn that ends). An error from fn ends Follow and is
+// returned.
 func Follow(ctx context.Context, fsys vfs.FS, name string, from int64, fn func(line []byte) error) error {
-	f, err := fsys.OpenFile(name, os.O_RDONLY, 0)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-
+	// The waiter starts first, so a file made between a failed open and
+	// the wait still wakes it.
 	wake, stop := waiter(fsys, name)
 	defer stop()
+	var f vfs.File
+	for {
+		var err error
+		if f, err = fsys.OpenFile(name, os.O_RDONLY, 0); err == nil {
+			break
+		}
+		if !vfs.IsNotExist(err) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-wake:
+		}
+	}
+	defer f.Close()
 
 	off := from
 	for {

@@ -3,6 +3,7 @@ package journal
 import (
 	"context"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -108,10 +109,50 @@ func hang(t *testing.T) <-chan time.Time {
 	return time.After(time.Until(d) - 5*time.Second)
 }
 
+// TestFollowMissing: a journal that does not exist yet is waited for, and
+// its lines come once it is made; a cancel while waiting returns nil.
 func TestFollowMissing(t *testing.T) {
-	err := Follow(t.Context(), vfs.NewMem(), "nope.jsonl", 0, func([]byte) error { return nil })
-	if !vfs.IsNotExist(err) {
-		t.Fatalf("Follow of a missing journal: %v", err)
+	filesystems(t, func(t *testing.T, fsys vfs.FS) {
+		ctx, cancel := context.WithCancel(t.Context())
+		defer cancel()
+		lines := make(chan string)
+		done := make(chan error, 1)
+		go func() {
+			done <- Follow(ctx, fsys, "later.jsonl", 0, func(l []byte) error {
+				s := string(l)
+				select {
+				case lines <- s:
+				case <-ctx.Done():
+				}
+				return nil
+			})
+		}()
+		w, _, err := OpenWriter(fsys, "later.jsonl", Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer w.Close()
+		if err := w.Append(newItem(1, "first")); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case got := <-lines:
+			if !strings.Contains(got, `"first"`) {
+				t.Fatalf("line %s", got)
+			}
+		case err := <-done:
+			t.Fatalf("Follow returned before the journal was made: %v", err)
+		}
+		cancel()
+		if err := <-done; err != nil {
+			t.Fatalf("Follow after cancel: %v", err)
+		}
+	})
+	// Cancelled while the journal is still missing.
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if err := Follow(ctx, vfs.NewMem(), "nope.jsonl", 0, func([]byte) error { return nil }); err != nil {
+		t.Fatalf("Follow of a missing journal, cancelled: %v", err)
 	}
 }
 

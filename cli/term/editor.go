@@ -85,6 +85,14 @@ func (e *Editor) SetLeader(k string) {
 	e.leader = k
 }
 
+// Prefill puts text in the input line of the next ReadLine, to edit
+// before sending it (the prompt a fork or revert hands back).
+func (e *Editor) Prefill(text string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.pending = text
+}
+
 // AddHistory appends s to the prompt history as its newest entry. Empty
 // lines and a repeat of the newest entry are not added. A history walk
 // under way keeps the entry it shows. ReadLine never adds by itself: the

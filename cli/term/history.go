@@ -3,7 +3,7 @@ package term
 // historyWalk is the prompt history and the walk through it with Up and
 // Down. It knows nothing of terminals.
 //
-// Rules (BEHAVIOUR.md, prompt history):
+// Rules (prompt history):
 //   - Up walks back from the newest entry and stops at the oldest.
 //   - Down walks forward; Down from the newest entry leaves the walk and
 //     gives back the draft: the line as it was when Up was first pressed.

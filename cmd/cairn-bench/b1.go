@@ -1,6 +1,6 @@
 package main
 
-// B1 snapshot one edit (PERFORMANCE.md): the write tool on one 10 KiB file
+// B1 snapshot one edit: the write tool on one 10 KiB file
 // of a session — the pre-image captured inline in the change line, which
 // is appended and synced while the new content is staged and fsynced, then
 // swapped with the file; the folder is synced in the background (the next

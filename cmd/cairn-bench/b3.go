@@ -35,8 +35,8 @@ import (
 // whole conversation, as peers' do (three runs).
 //
 // peak_mb is the child process's maximum resident set (getrusage); for the
-// anchor row it is not measured. The goal column holds both goals of
-// PERFORMANCE.md: the absolute time (10k < 50 ms, 100k < 500 ms; with
+// anchor row it is not measured. The goal column holds both goals of the
+// case: the absolute time (10k < 50 ms, 100k < 500 ms; with
 // --quick the same per-session budget, 5 µs) and at least 20× faster than the full
 // scan (ratio ≤ 0.05).
 func init() { register(Case{Name: "B3", Run: runB3}) }

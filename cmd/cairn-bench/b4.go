@@ -19,7 +19,7 @@ import (
 // one write of the same bytes and one fsync.
 func init() { register(Case{Name: "B4", Run: runB4}) }
 
-// b4Item is an items line as FORMAT.md draws it.
+// b4Item is an items line as engine/doc.go draws it.
 type b4Item struct {
 	V      int     `json:"v"`
 	Kind   string  `json:"kind"`

@@ -1,6 +1,6 @@
 package main
 
-// B6 undo and redo (PERFORMANCE.md): undo then redo one snapshot of 100
+// B6 undo and redo: undo then redo one snapshot of 100
 // files of 10 KiB. Undo keeps the current content (already stored: only
 // hashed), appends its line and replaces the 100 files; redo checks them,
 // appends its line and replaces them again. The floor does the same file

@@ -1,6 +1,6 @@
 package main
 
-// B7 object store put (PERFORMANCE.md): store a set of mixed files — a fifth
+// B7 object store put: store a set of mixed files — a fifth
 // of them duplicates of others, the rest half text-ish and half random, sizes
 // from 4 KiB to 16 MiB — into a fresh object store, every Put durable, against
 // the floor of hashing, copying and syncing the same files with the usual

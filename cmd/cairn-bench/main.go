@@ -1,5 +1,5 @@
 // Command cairn-bench runs cairn's whole-system benchmarks side by side with
-// their anchors (PERFORMANCE.md) and prints one table, or with --json one
+// their anchors and prints one table, or with --json one
 // array with a row per case and anchor.
 //
 //	go run ./cmd/cairn-bench [--quick] [--json] [--case B4,B7]
@@ -39,7 +39,7 @@ type Env struct {
 	Quick bool
 }
 
-// Case is one benchmark of PERFORMANCE.md.
+// Case is one benchmark of the suite, with its goal.
 type Case struct {
 	Name string
 	Run  func(env *Env) ([]Row, error)

@@ -1,5 +1,5 @@
 // Package reliability holds cairn's cross-package reliability and security
-// suites (RELIABILITY.md): power loss on the in-memory filesystem, kill -9
+// suites: power loss on the in-memory filesystem, kill -9
 // of a child process, injected faults (and a full disk that comes and goes
 // under a session run as the REPL runs one), hostile input, two processes,
 // and permissions. It has no code of its own, only tests.

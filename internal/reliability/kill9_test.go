@@ -222,7 +222,7 @@ func TestKill9Soak(t *testing.T) {
 	t.Logf("rounds killed: %d, operations acknowledged: %d, sessions: %d, forks: %d", n, acks, len(turns), len(forks))
 }
 
-// checkAfterKill verifies the promises of RELIABILITY.md after a kill.
+// checkAfterKill verifies the promises (turns, files, objects, lock, temps) after a kill.
 func checkAfterKill(t *testing.T, home, project string, turns map[string]map[string]string, forks []string, touched map[string]bool, whole bool) {
 	t.Helper()
 	ctx := context.Background()
