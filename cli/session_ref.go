@@ -60,7 +60,7 @@ func (g *Globals) openSession(ref string) (*engine.Workspace, *engine.Session, e
 	if err != nil {
 		return nil, nil, err
 	}
-	s, err := ws.Open(g.ctx, id, engine.SessionOptions{})
+	s, err := ws.Open(g.ctx, id, g.plumbingOpts())
 	if err != nil {
 		return nil, nil, err
 	}
@@ -107,4 +107,11 @@ func checkSessionRefs(kctx *kong.Context) error {
 		}
 	}
 	return nil
+}
+
+// plumbingOpts are the options a plumbing command opens or creates a
+// session with: what the session has to tell its user (such as nearing the
+// eager-load ceiling) goes to stderr, one line each.
+func (g *Globals) plumbingOpts() engine.SessionOptions {
+	return engine.SessionOptions{Notice: func(msg string) { fmt.Fprintln(g.stderr, "cairn:", msg) }}
 }

@@ -71,11 +71,11 @@ func (g *Globals) runTool(ref string, tool func(*engine.Session) (*engine.ToolAn
 			return err
 		}
 	} else if id, lerr := ws.Latest(g.ctx); lerr == nil {
-		if s, err = ws.Open(g.ctx, id, engine.SessionOptions{}); err != nil {
+		if s, err = ws.Open(g.ctx, id, g.plumbingOpts()); err != nil {
 			return err
 		}
 	} else if errors.Is(lerr, engine.ErrNotFound) {
-		s = ws.Create(engine.SessionOptions{})
+		s = ws.Create(g.plumbingOpts())
 	} else {
 		return lerr
 	}

@@ -615,6 +615,7 @@ func (s *Session) warnNearCeiling() {
 		return
 	}
 	s.ceilingWarned = true
-	s.notice(fmt.Sprintf("session %s holds %d MB of payloads, 80%% of the %d MB ceiling it can be opened with: "+
-		"trim it, fork it to carry the useful part forward, or raise storage.max_eager_load_mb", s.st.id, s.st.bytes>>20, limit>>20))
+	s.notice(fmt.Sprintf("session %s holds %s of payloads (%d%%), past 80%% of the %d MB ceiling it can be opened with: "+
+		"fork it to carry the useful part forward (cairn fork %s --at ITEM), or raise storage.max_eager_load_mb",
+		s.st.id, sizeMB(s.st.bytes), s.st.bytes*100/limit, limit>>20, s.st.id))
 }

@@ -85,12 +85,15 @@ func (st *state) apply(l *itemLine) error {
 		if l.Parent != nil {
 			it.Parent = *l.Parent
 		}
+		// A payload's size counts once, whether or not the load read its
+		// text back into the line.
 		if l.Text != nil {
 			it.Text = *l.Text
-			st.bytes += int64(len(it.Text))
 		}
 		if l.Payload != nil {
 			st.bytes += l.Payload.Size
+		} else {
+			st.bytes += int64(len(it.Text))
 		}
 		if _, dup := st.items[it.ID]; !dup {
 			st.order = append(st.order, it.ID)

@@ -18,7 +18,12 @@ import (
 type View struct {
 	Record   *Record
 	OwnerPID int
-	st       *state
+	// Ceiling, on a view from ReadLean, is the refusal an open of the
+	// session meets: nil when it is under the eager-load ceiling.
+	Ceiling *LoadLimitError
+	st      *state
+	ws      *Workspace
+	lean    bool // texts are read back by Stream (view_stream.go)
 }
 
 // Read folds session id's journal without taking ownership.
@@ -39,7 +44,7 @@ func (w *Workspace) Read(ctx context.Context, id string) (*View, error) {
 	if st.unreadable() {
 		return nil, w.unreadableError(id)
 	}
-	return &View{Record: st.record(nil), OwnerPID: w.ownerPID(id), st: st}, nil
+	return &View{Record: st.record(nil), OwnerPID: w.ownerPID(id), st: st, ws: w}, nil
 }
 
 // Transcript is the head path, oldest first.
