@@ -59,6 +59,11 @@ type Session struct {
 	genTitled     bool
 	ceilingWarned bool
 	ceiling       int64 // the eager-load ceiling in bytes, read once
+	// trailPending counts turns whose trail lines are not synced yet, and
+	// usagePending says a usage line of this session may not be (turn_settle.go).
+	trailPending  int
+	usagePending  bool
+	recordSettled int // the settled turn the last record written says
 }
 
 // SessionOptions change how a session is created or opened.
@@ -156,15 +161,27 @@ func (s *Session) load(ctx context.Context) error {
 		s.notice(msg)
 	}
 	s.kept.items.durable(wr.Size())
+	// Turns the record does not call settled (a crash, a rebuilt record)
+	// get back the trail and usage lines a crash may have lost. Best
+	// effort: what cannot be put back now is tried at the next open.
+	rec, rerr := readRecord(w.s.fsys, w.dir, id)
+	if rerr == nil {
+		st.settled = min(rec.SettledTurn, st.turns)
+	}
+	if st.turns > st.settled {
+		if err := s.settleTurns(); err != nil {
+			s.notice(fmt.Sprintf("the trail or usage lines of session %s's last turns could not be checked: %v", id, err))
+		}
+	}
 	// The record is derived: rebuild it now only when it is missing,
 	// unreadable or older than the journal. The open line below is synced
 	// with the next turn or on Close.
-	if rec, err := readRecord(w.s.fsys, w.dir, id); err != nil || rec.Journals["items"] != wr.Size() {
+	if rerr != nil || rec.Journals["items"] != wr.Size() || rec.SettledTurn != st.settled {
 		if err := writeRecord(w.s.fsys, w.dir, st.record(map[string]int64{"items": wr.Size()})); err != nil {
 			return s.degrade(err)
 		}
 	}
-	s.recordOff, s.recordDurable = wr.Size(), true
+	s.recordOff, s.recordDurable, s.recordSettled = wr.Size(), true, st.settled
 	s.resume = ResumeInfo{BranchBefore: st.branch, BuildBefore: st.build, Branch: gitBranch(w.path),
 		Build: Version, AskTrust: st.trust == nil, Repaired: rep.Cut}
 	now := w.s.Now()
@@ -437,7 +454,18 @@ func (s *Session) commitLocked() error { return s.commit(nil) }
 // not synced here (a crash may leave it old, or unreadable, and it is then
 // rebuilt from the journal); Close writes it durably.
 func (s *Session) commit(extra syncer) error {
-	err, filesErr := s.commitParts(extra)
+	err, filesErr := s.commitParts(extra, true)
+	if err != nil {
+		return err
+	}
+	return filesErr
+}
+
+// commitTurn is commit at a turn's end: the trail is synced only every
+// trailSyncEvery turns (turn_settle.go), so a turn waits for the items
+// journal's sync alone.
+func (s *Session) commitTurn(extra syncer) error {
+	err, filesErr := s.commitParts(extra, s.trailPending >= trailSyncEvery)
 	if err != nil {
 		return err
 	}
@@ -446,8 +474,9 @@ func (s *Session) commit(extra syncer) error {
 
 // commitParts is commit, with the failure of the session's own files (err)
 // apart from that of the file tools' folder syncs (filesErr): the record
-// is written after the journals are synced whatever the folders did.
-func (s *Session) commitParts(extra syncer) (err, filesErr error) {
+// is written after the journals are synced whatever the folders did. The
+// trail is synced when trail says so.
+func (s *Session) commitParts(extra syncer, trail bool) (err, filesErr error) {
 	// The turn's file tools' folder syncs, under way in the background,
 	// end while the journals are synced.
 	files := make(chan error, 1)
@@ -455,7 +484,7 @@ func (s *Session) commitParts(extra syncer) (err, filesErr error) {
 	s.retry()
 	if s.recorded && s.unrecorded == nil {
 		syncs := []syncer{s.items}
-		if s.audit != nil {
+		if s.audit != nil && trail {
 			syncs = append(syncs, s.audit)
 		}
 		if extra != nil {
@@ -465,7 +494,11 @@ func (s *Session) commitParts(extra syncer) (err, filesErr error) {
 			s.kept.items.syncFailed, s.kept.audit.syncFailed = true, true
 			err = s.degrade(fmt.Errorf("engine: sync session: %w", err))
 		} else {
-			s.synced()
+			s.kept.items.durable(s.items.Size())
+			if trail && s.audit != nil {
+				s.kept.audit.durable(s.audit.Size())
+				s.trailPending = 0
+			}
 			err = s.writeRecordLocked(false)
 		}
 	}
@@ -475,9 +508,18 @@ func (s *Session) commitParts(extra syncer) (err, filesErr error) {
 // commitDurable syncs the journals and writes the record durably: the
 // state a session is left in when it closes.
 func (s *Session) commitDurable() error {
-	err, filesErr := s.commitParts(nil)
-	if err == nil && s.recorded && s.unrecorded == nil {
-		err = s.writeRecordLocked(true)
+	err, filesErr := s.commitParts(nil, true)
+	if err == nil && s.recorded && s.unrecorded == nil && !s.readOnly {
+		// The trail is synced; the ledger too, and then the record says
+		// every turn is settled.
+		if s.usagePending {
+			err = s.ws.s.ledgerStore().syncLedger()
+		}
+		if err == nil {
+			s.usagePending = false
+			s.st.settled = s.st.turns
+			err = s.writeRecordLocked(true)
+		}
 	}
 	if err != nil {
 		return err
@@ -488,7 +530,7 @@ func (s *Session) commitDurable() error {
 // writeRecordLocked replaces the record when the journal moved since the
 // last one; durable makes it survive a crash as well.
 func (s *Session) writeRecordLocked(durable bool) error {
-	if s.recordOff == s.items.Size() && (!durable || s.recordDurable) {
+	if s.recordOff == s.items.Size() && (!durable || s.recordDurable) && s.recordSettled == s.st.settled {
 		return nil
 	}
 	// Between turns the record is refreshed at most every recordEvery, or
@@ -508,7 +550,7 @@ func (s *Session) writeRecordLocked(durable bool) error {
 		return s.degrade(err)
 	}
 	s.recordOff, s.recordDurable = s.items.Size(), durable
-	s.recordTitle, s.recordAt = s.st.title, now
+	s.recordTitle, s.recordAt, s.recordSettled = s.st.title, now, s.st.settled
 	return nil
 }
 

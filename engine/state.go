@@ -39,6 +39,12 @@ type state struct {
 	tier    string
 	meta    map[string]json.RawMessage
 
+	// turnLog is every numbered turn line, for an open to settle the
+	// trail and the usage ledger from (turn_settle.go); settled is the turn
+	// through which both are known durable.
+	turnLog []turnRec
+	settled int
+
 	bytes        int64 // payload bytes of all items
 	payloadBytes int64 // the same, as the load measured it
 
@@ -145,6 +151,9 @@ func (st *state) apply(l *itemLine) error {
 			}
 			if t.Build != "" {
 				st.build = t.Build
+			}
+			if t.N > 0 {
+				st.turnLog = append(st.turnLog, turnRec{at: at, items: len(st.items), turn: t})
 			}
 		}
 		st.touch(at)
