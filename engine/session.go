@@ -63,6 +63,8 @@ type Session struct {
 	// usagePending says a usage line of this session may not be (turn_settle.go).
 	trailPending  int
 	usagePending  bool
+	usageQueue    []UsageLine // usage lines not written yet (turnend.go)
+	usageAt       time.Time   // when they were last written
 	recordSettled int // the settled turn the last record written says
 }
 
@@ -511,15 +513,19 @@ func (s *Session) commitDurable() error {
 	err, filesErr := s.commitParts(nil, true)
 	if err == nil && s.recorded && s.unrecorded == nil && !s.readOnly {
 		// The trail is synced; the ledger too, and then the record says
-		// every turn is settled.
-		if s.usagePending {
-			err = s.ws.s.ledgerStore().syncLedger()
+		// every turn is settled. A ledger that fails leaves them
+		// unsettled, for the next open to put back.
+		lerr := s.flushUsage()
+		if lerr == nil && s.usagePending {
+			lerr = s.ws.s.ledgerStore().syncLedger()
 		}
-		if err == nil {
+		if lerr == nil {
 			s.usagePending = false
 			s.st.settled = s.st.turns
-			err = s.writeRecordLocked(true)
+		} else {
+			s.notice(fmt.Sprintf("the usage ledger could not be written: %v; the next open puts this session's lines back", lerr))
 		}
+		err = s.writeRecordLocked(true)
 	}
 	if err != nil {
 		return err

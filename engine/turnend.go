@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"cairn/journal"
 	"context"
 	"fmt"
 	"strings"
@@ -39,35 +38,63 @@ func (s *Session) EndTurn(ctx context.Context, t Turn) error {
 		return err
 	}
 	s.trailPending++
-	// The usage line is written, not synced: the session's Close syncs the
-	// ledger, and an open after a crash puts it back from the turn line.
-	// An ephemeral session is never opened again, so its line is synced
-	// with the items journal, at once: a turn waits for about one sync.
-	var ledger *journal.Writer
-	if spent {
-		u := UsageLine{V: 1, Kind: "usage", At: now, Path: s.ws.path, Session: s.st.id, Model: t.Model,
-			InputTokens: t.Spend.InputTokens, OutputTokens: t.Spend.OutputTokens, CostUSD: t.Spend.CostUSD, Ephemeral: s.opts.Ephemeral, Turn: ts.N}
-		w, err := s.ws.s.writeUsage(u)
-		if err != nil {
-			// The ledger is the store's, not the session's: in Degrade
-			// mode its failure is said and the session goes on recorded
-			// (the next open puts the line back).
-			if !s.opts.Degrade {
-				return err
-			}
-			s.notice(fmt.Sprintf("the usage of this turn could not be written to the usage ledger: %v", err))
-		} else if s.opts.Ephemeral {
-			ledger = w
-			defer w.Close()
-		} else {
-			s.usagePending = true
-			w.CloseUnsynced()
+	if !spent {
+		return s.commitTurn(nil)
+	}
+	u := UsageLine{V: 1, Kind: "usage", At: now, Path: s.ws.path, Session: s.st.id, Model: t.Model,
+		InputTokens: t.Spend.InputTokens, OutputTokens: t.Spend.OutputTokens, CostUSD: t.Spend.CostUSD, Ephemeral: s.opts.Ephemeral, Turn: ts.N}
+	if !s.opts.Ephemeral {
+		// The usage line goes to the ledger with those of the turns
+		// around it, at most every recordEvery, not synced: Close writes
+		// and syncs what is left, and an open after a crash puts back
+		// what was lost, from the turn line (turn_settle.go).
+		s.usageQueue = append(s.usageQueue, u)
+		var lerr error
+		if s.ws.s.now().Sub(s.usageAt) >= recordEvery {
+			lerr = s.flushUsage()
 		}
+		if err := s.commitTurn(nil); err != nil {
+			return err
+		}
+		return s.ledgerFailed(lerr)
 	}
-	if ledger == nil {
-		return s.commitTurn(nil) // not a nil *journal.Writer in the interface
+	// An ephemeral session is never opened again: its usage line is synced
+	// with the items journal, at once, so the turn waits for about one sync.
+	w, err := s.ws.s.writeUsage(u)
+	if err != nil {
+		if err := s.ledgerFailed(err); err != nil {
+			return err
+		}
+		return s.commitTurn(nil)
 	}
-	return s.commitTurn(ledger)
+	defer w.Close()
+	return s.commitTurn(w)
+}
+
+// ledgerFailed applies the Degrade option to a failure of the usage ledger,
+// which is the store's, not the session's: in Degrade mode it is said and
+// the session goes on recorded (an open puts the lines back).
+func (s *Session) ledgerFailed(err error) error {
+	if err == nil || !s.opts.Degrade {
+		return err
+	}
+	s.notice(fmt.Sprintf("the usage of this session's turns could not be written to the usage ledger: %v", err))
+	return nil
+}
+
+// flushUsage writes the queued usage lines to the ledger, not synced. On a
+// failure they stay queued, for the next turn or Close.
+func (s *Session) flushUsage() error {
+	if len(s.usageQueue) == 0 {
+		return nil
+	}
+	s.usageAt = s.ws.s.now()
+	w, err := s.ws.s.writeUsage(s.usageQueue...)
+	if err != nil {
+		return err
+	}
+	s.usageQueue, s.usagePending = nil, true
+	return w.CloseUnsynced()
 }
 
 // Rename sets the session's title as the user's own: it is written at once

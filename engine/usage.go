@@ -51,7 +51,7 @@ func (s *Store) ledgerStore() *Store {
 // share the ledger never interleave their lines, and the writer holds the
 // ledger's lock while it opens and appends, so none cuts another's line in
 // flight for a torn tail.
-func (s *Store) writeUsage(u UsageLine) (*journal.Writer, error) {
+func (s *Store) writeUsage(us ...UsageLine) (*journal.Writer, error) {
 	ls := s.ledgerStore()
 	ls.usageMu.Lock()
 	defer ls.usageMu.Unlock()
@@ -59,9 +59,11 @@ func (s *Store) writeUsage(u UsageLine) (*journal.Writer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("engine: usage ledger: %w", err)
 	}
-	if err := w.Append(u); err != nil {
-		w.Close()
-		return nil, fmt.Errorf("engine: usage ledger: %w", err)
+	for _, u := range us {
+		if err := w.Append(u); err != nil {
+			w.Close()
+			return nil, fmt.Errorf("engine: usage ledger: %w", err)
+		}
 	}
 	w.Unlock() // the line is written: others need not wait for its sync
 	return w, nil
