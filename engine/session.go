@@ -65,7 +65,7 @@ type Session struct {
 	usagePending  bool
 	usageQueue    []UsageLine // usage lines not written yet (turnend.go)
 	usageAt       time.Time   // when they were last written
-	recordSettled int // the settled turn the last record written says
+	recordSettled int         // the settled turn the last record written says
 }
 
 // SessionOptions change how a session is created or opened.
