@@ -511,19 +511,22 @@ func (s *Session) commitParts(extra syncer, trail bool) (err, filesErr error) {
 // state a session is left in when it closes.
 func (s *Session) commitDurable() error {
 	err, filesErr := s.commitParts(nil, true)
+	// The usage lines still queued go to the ledger whatever became of
+	// the session's own files (the ledger is the store's), and it is
+	// synced. A ledger that fails leaves the turns unsettled, for the next
+	// open to put back.
+	lerr := s.flushUsage()
+	if lerr == nil && s.usagePending {
+		lerr = s.ws.s.ledgerStore().syncLedger()
+	}
+	if lerr != nil {
+		s.notice(fmt.Sprintf("the usage ledger could not be written: %v; the next open puts this session's lines back", lerr))
+	}
 	if err == nil && s.recorded && s.unrecorded == nil && !s.readOnly {
-		// The trail is synced; the ledger too, and then the record says
-		// every turn is settled. A ledger that fails leaves them
-		// unsettled, for the next open to put back.
-		lerr := s.flushUsage()
-		if lerr == nil && s.usagePending {
-			lerr = s.ws.s.ledgerStore().syncLedger()
-		}
+		// The trail is synced; with the ledger, every turn is settled.
 		if lerr == nil {
 			s.usagePending = false
 			s.st.settled = s.st.turns
-		} else {
-			s.notice(fmt.Sprintf("the usage ledger could not be written: %v; the next open puts this session's lines back", lerr))
 		}
 		err = s.writeRecordLocked(true)
 	}

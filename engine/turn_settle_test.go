@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"syscall"
 	"testing"
 
 	"cairn/internal/vfs"
@@ -122,5 +123,26 @@ func TestCloseSettlesTurns(t *testing.T) {
 	journal.Read(e.mem, auditName(e.ws.dir, s.ID()), func([]byte) error { m++; return nil })
 	if n != 3 || m != 3 {
 		t.Fatalf("after close and a crash: %d usage lines, %d trail lines", n, m)
+	}
+}
+
+// A session that cannot be recorded still reaches the usage ledger, which
+// is the store's: its queued lines are written when it closes.
+func TestUnrecordedSessionUsageReachesTheLedger(t *testing.T) {
+	e := newDegradeEnv(t)
+	e.state.Inject(vfs.Rule{Op: vfs.OpCreate, Path: "workspaces/*/sessions/*", Err: syscall.ENOSPC})
+	for k := 1; k <= 3; k++ {
+		must(e.s.Append(e.ctx, Item{Type: User, Text: "p"}))
+		if err := e.s.EndTurn(e.ctx, Turn{Model: "m", Spend: Spend{InputTokens: 2}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if e.s.Recorded() {
+		t.Fatal("the session was recorded: the test shows nothing")
+	}
+	e.s.Close()
+	sums, err := e.ws.s.Usage(e.ctx)
+	if err != nil || len(sums) != 1 || sums[0].Turns != 3 || sums[0].InputTokens != 6 {
+		t.Fatalf("usage of an unrecorded session: %+v %v", sums, err)
 	}
 }
