@@ -21,7 +21,7 @@ func (c *ForkCmd) Run(g *Globals) error {
 	}
 	at := c.At
 	if at != "" {
-		v, err := ws.Read(g.ctx, id)
+		v, err := ws.ReadLean(g.ctx, id) // the ids only: works over the ceiling
 		if err != nil {
 			return err
 		}

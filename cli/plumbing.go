@@ -3,6 +3,8 @@ package cli
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"runtime/debug"
@@ -342,7 +344,17 @@ type ShowCmd struct {
 }
 
 func (c *ShowCmd) Run(g *Globals) error {
-	_, v, err := g.view(c.Session)
+	ws, id, err := g.resolveSession(c.Session)
+	if err != nil {
+		return err
+	}
+	v, err := ws.Read(g.ctx, id)
+	var over *engine.LoadLimitError
+	if errors.As(err, &over) {
+		// Over the eager-load ceiling: the record without reading the
+		// payloads back, and the refusal an open meets.
+		v, err = ws.ReadLean(g.ctx, id)
+	}
 	if err != nil {
 		return err
 	}
@@ -355,7 +367,13 @@ func (c *ShowCmd) Run(g *Globals) error {
 		OwnerPID *int `json:"owner_pid"`
 		// Unavailable lists the items whose text could not be read back.
 		Unavailable []unavailable `json:"unavailable,omitempty"`
+		// OverCeiling says why the session does not open (its payloads
+		// were not read, so none is listed unavailable).
+		OverCeiling string `json:"over_ceiling,omitempty"`
 	}{Record: v.Record}
+	if v.Ceiling != nil {
+		out.OverCeiling = v.Ceiling.Error()
+	}
 	if v.OwnerPID != 0 {
 		out.OwnerPID = &v.OwnerPID
 	}
@@ -383,6 +401,9 @@ func (c *ShowCmd) Run(g *Globals) error {
 	for _, u := range out.Unavailable {
 		fmt.Fprintf(g.stdout, "unavailable  %s %s\n", u.Item, u.Unavailable)
 	}
+	if v.Ceiling != nil {
+		fmt.Fprintf(g.stdout, "too big to open: %s\n", v.Ceiling)
+	}
 	return nil
 }
 
@@ -393,22 +414,53 @@ type TranscriptCmd struct {
 }
 
 func (c *TranscriptCmd) Run(g *Globals) error {
-	_, v, err := g.view(c.Session)
+	// The transcript streams: the session's shape is read without its
+	// texts, then each item's text is read and printed in turn, so a
+	// session over the eager-load ceiling prints too.
+	ws, id, err := g.resolveSession(c.Session)
 	if err != nil {
 		return err
 	}
-	items := v.Transcript()
-	if c.All {
-		items = v.AllItems()
+	v, err := ws.ReadLean(g.ctx, id)
+	if err != nil {
+		return err
 	}
-	if g.JSON {
-		if items == nil {
-			items = []engine.Item{}
+	if !g.JSON {
+		return v.Stream(g.ctx, c.All, func(it engine.Item) error {
+			writeTranscript(g.stdout, []engine.Item{it})
+			return nil
+		})
+	}
+	// One JSON array, written an item at a time.
+	sep := "["
+	err = v.Stream(g.ctx, c.All, func(it engine.Item) error {
+		b, err := marshalJSON(it)
+		if err == nil {
+			_, err = io.WriteString(g.stdout, sep+string(b))
 		}
-		return g.printJSON(items)
+		sep = ","
+		return err
+	})
+	if err != nil {
+		return err
 	}
-	writeTranscript(g.stdout, items)
-	return nil
+	if sep == "[" {
+		_, err = io.WriteString(g.stdout, "[]\n")
+	} else {
+		_, err = io.WriteString(g.stdout, "]\n")
+	}
+	return err
+}
+
+// marshalJSON is one value as printJSON writes it, without the newline.
+func marshalJSON(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
 func writeTranscript(w io.Writer, items []engine.Item) {

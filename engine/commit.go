@@ -31,7 +31,18 @@ func (s *Session) commitLocked() error { return s.commit(nil) }
 // not synced here (a crash may leave it old, or unreadable, and it is then
 // rebuilt from the journal); Close writes it durably.
 func (s *Session) commit(extra syncer) error {
-	err, filesErr := s.commitParts(extra)
+	err, filesErr := s.commitParts(extra, true)
+	if err != nil {
+		return err
+	}
+	return filesErr
+}
+
+// commitTurn is commit at a turn's end: the trail is synced only every
+// trailSyncEvery turns (turn_settle.go), so a turn waits for the items
+// journal's sync alone.
+func (s *Session) commitTurn(extra syncer) error {
+	err, filesErr := s.commitParts(extra, s.trailPending >= trailSyncEvery)
 	if err != nil {
 		return err
 	}
@@ -40,8 +51,9 @@ func (s *Session) commit(extra syncer) error {
 
 // commitParts is commit, with the failure of the session's own files (err)
 // apart from that of the file tools' folder syncs (filesErr): the record
-// is written after the journals are synced whatever the folders did.
-func (s *Session) commitParts(extra syncer) (err, filesErr error) {
+// is written after the journals are synced whatever the folders did. The
+// trail is synced when trail says so.
+func (s *Session) commitParts(extra syncer, trail bool) (err, filesErr error) {
 	// The turn's file tools' folder syncs, under way in the background,
 	// end while the journals are synced.
 	files := make(chan error, 1)
@@ -49,7 +61,7 @@ func (s *Session) commitParts(extra syncer) (err, filesErr error) {
 	s.retry()
 	if s.recorded && s.unrecorded == nil {
 		syncs := []syncer{s.items}
-		if s.audit != nil {
+		if s.audit != nil && trail {
 			syncs = append(syncs, s.audit)
 		}
 		if extra != nil {
@@ -59,7 +71,11 @@ func (s *Session) commitParts(extra syncer) (err, filesErr error) {
 			s.kept.items.syncFailed, s.kept.audit.syncFailed = true, true
 			err = s.degrade(fmt.Errorf("engine: sync session: %w", err))
 		} else {
-			s.synced()
+			s.kept.items.durable(s.items.Size())
+			if trail && s.audit != nil {
+				s.kept.audit.durable(s.audit.Size())
+				s.trailPending = 0
+			}
 			err = s.writeRecordLocked(false)
 		}
 	}
@@ -69,8 +85,24 @@ func (s *Session) commitParts(extra syncer) (err, filesErr error) {
 // commitDurable syncs the journals and writes the record durably: the
 // state a session is left in when it closes.
 func (s *Session) commitDurable() error {
-	err, filesErr := s.commitParts(nil)
-	if err == nil && s.recorded && s.unrecorded == nil {
+	err, filesErr := s.commitParts(nil, true)
+	// The usage lines still queued go to the ledger whatever became of
+	// the session's own files (the ledger is the store's), and it is
+	// synced. A ledger that fails leaves the turns unsettled, for the next
+	// open to put back.
+	lerr := s.flushUsage()
+	if lerr == nil && s.usagePending {
+		lerr = s.ws.s.ledgerStore().syncLedger()
+	}
+	if lerr != nil {
+		s.notice(fmt.Sprintf("the usage ledger could not be written: %v; the next open puts this session's lines back", lerr))
+	}
+	if err == nil && s.recorded && s.unrecorded == nil && !s.readOnly {
+		// The trail is synced; with the ledger, every turn is settled.
+		if lerr == nil {
+			s.usagePending = false
+			s.st.settled = s.st.turns
+		}
 		err = s.writeRecordLocked(true)
 	}
 	if err != nil {
@@ -82,7 +114,7 @@ func (s *Session) commitDurable() error {
 // writeRecordLocked replaces the record when the journal moved since the
 // last one; durable makes it survive a crash as well.
 func (s *Session) writeRecordLocked(durable bool) error {
-	if s.recordOff == s.items.Size() && (!durable || s.recordDurable) {
+	if s.recordOff == s.items.Size() && (!durable || s.recordDurable) && s.recordSettled == s.st.settled {
 		return nil
 	}
 	// Between turns the record is refreshed at most every recordEvery, or
@@ -116,7 +148,7 @@ func (s *Session) writeRecordLocked(durable bool) error {
 	}
 	s.recordStale = false
 	s.recordOff, s.recordDurable = s.items.Size(), durable
-	s.recordTitle, s.recordAt = s.st.title, now
+	s.recordTitle, s.recordAt, s.recordSettled = s.st.title, now, s.st.settled
 	return nil
 }
 

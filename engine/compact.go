@@ -8,77 +8,109 @@ import (
 
 // Compaction replaces an older stretch of the conversation by a summary in
 // the request view only: a compaction item, appended at the head, names the
-// first and last item it replaces. The transcript and the record keep every
-// item, so the replaced stretch stays readable (Archive). The cut never
-// lands between a tool call and its results.
+// first and last item of the stretch it replaces, as the request view stood
+// when it was made. The transcript and the record keep every item, so the
+// replaced stretch stays readable (Archive). The cut never lands between a
+// tool call and its results.
+//
+// Compaction repeats: a stretch always starts at the start of the request
+// view, so a later compaction covers the earlier one's summary and what came
+// after it. Its archive holds that summary, whose own archive holds the
+// stretch before it, and so on back to the first prompt.
 
-// Compact appends a compaction item summarising the head path from its
-// start (or the previous compaction) through upTo. upTo "" means everything
-// before the newest user prompt; summary "" makes a plain listing summary.
+// Compact appends a compaction item summarising the request view from its
+// start (an earlier summary included) through upTo. upTo "" means
+// everything before the newest user prompt; summary "" makes a plain
+// listing summary.
 func (s *Session) Compact(ctx context.Context, summary, upTo string) (Item, error) {
 	s.mu.Lock()
 	path := s.st.headPath()
 	s.mu.Unlock()
-	// A new stretch starts after the last one already compacted.
-	start := 0
-	for _, it := range path {
-		if it.Type == Compaction && len(it.Replaces) == 2 {
-			for i, o := range path {
-				if o.ID == it.Replaces[1] && i+1 > start {
-					start = i + 1
-				}
-			}
-		}
-	}
+	view := requestView(path)
 	end := -1
 	if upTo == "" {
-		for i := len(path) - 1; i >= start; i-- {
-			if path[i].Type == User {
+		for i := len(view) - 1; i >= 0; i-- {
+			if view[i].Type == User {
 				end = i - 1
 				break
 			}
 		}
 	} else {
-		for i := start; i < len(path); i++ {
-			if path[i].ID == upTo {
+		for i, it := range view {
+			if it.ID == upTo {
 				end = i
 			}
 		}
 		if end < 0 {
-			return Item{}, fmt.Errorf("%w: item %q is not on the head path after the last compaction", ErrBadInput, upTo)
+			return Item{}, fmt.Errorf("%w: item %q is not in the request view (not on the head path, or already compacted)", ErrBadInput, upTo)
 		}
 	}
-	// Never separate a call from its results.
-	calls := map[string]bool{}
-	for i := start; i <= end && i < len(path); i++ {
-		switch path[i].Type {
-		case ToolCall:
-			calls[path[i].ID] = true
-		case Compaction:
-			return Item{}, fmt.Errorf("%w: the stretch would include a compaction item", ErrBadInput)
+	// Never separate a call from its results: the cut moves past every
+	// result that answers a call in the stretch (parallel calls included),
+	// and a call of the newest turn still waiting for its result is not cut.
+	resultAt := map[string]int{}
+	newest := -1
+	for i, it := range view {
+		switch it.Type {
+		case ToolResult:
+			resultAt[it.Call] = i
+		case User:
+			newest = i
 		}
 	}
-	for end+1 < len(path) && path[end+1].Type == ToolResult && calls[path[end+1].Call] {
-		end++
+	for i := 0; i <= end; i++ {
+		if view[i].Type != ToolCall {
+			continue
+		}
+		r, answered := resultAt[view[i].ID]
+		if answered && r > end {
+			end = r
+		}
+		if !answered && i > newest {
+			return Item{}, fmt.Errorf("%w: tool call %s has no result yet: compact up to an item before it, or once its result is in", ErrRefused, view[i].ID)
+		}
 	}
-	if end < start {
-		return Item{}, fmt.Errorf("%w: nothing to compact", ErrRefused)
+	stretch := view[:end+1]
+	if len(stretch) == 0 || len(stretch) == 1 && stretch[0].Type == Compaction {
+		return Item{}, fmt.Errorf("%w: nothing to compact: nothing new before the newest prompt since the last compaction", ErrRefused)
 	}
-	stretch := path[start : end+1]
 	if summary == "" {
 		summary = plainSummary(stretch)
 	}
 	return s.Append(ctx, Item{Type: Compaction, Text: summary, Replaces: []string{stretch[0].ID, stretch[len(stretch)-1].ID}})
 }
 
-// plainSummary lists the prompts of a stretch when no model summarised it.
+// plainSummary lists the prompts of a stretch when no model summarised it;
+// an earlier plain summary in the stretch passes its listing on.
 func plainSummary(items []*Item) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Compacted %d items.", len(items))
+	n := 0
+	var lines []string
 	for _, it := range items {
-		if it.Type == User {
-			fmt.Fprintf(&b, "\n- asked: %s", titleFromPrompt(it.Text))
+		switch it.Type {
+		case User:
+			n++
+			lines = append(lines, "- asked: "+titleFromPrompt(it.Text))
+		case Compaction:
+			head, rest, _ := strings.Cut(it.Text, "\n")
+			var earlier int
+			if _, err := fmt.Sscanf(head, "Compacted %d items.", &earlier); err == nil {
+				n += earlier
+			} else {
+				lines = append(lines, "- earlier summary: "+titleFromPrompt(head))
+			}
+			for l := range strings.SplitSeq(rest, "\n") {
+				if strings.HasPrefix(l, "- ") {
+					lines = append(lines, l)
+				}
+			}
+		default:
+			n++
 		}
+	}
+	fmt.Fprintf(&b, "Compacted %d items.", n)
+	for _, l := range lines {
+		b.WriteString("\n" + l)
 	}
 	return b.String()
 }
@@ -91,20 +123,15 @@ func (s *Session) RequestView() []Item {
 	return copyItems(requestView(s.st.headPath()))
 }
 
+// requestView walks path and replaces, at each compaction item, the stretch
+// it names in the view built so far (which may start with an earlier
+// compaction item) by the compaction item itself. A compaction whose
+// stretch is not in the view (a hand-made line) stays as an item.
 func requestView(path []*Item) []*Item {
 	out := make([]*Item, 0, len(path))
 	for _, it := range path {
 		if it.Type == Compaction && len(it.Replaces) == 2 {
-			first, last := -1, -1
-			for i, o := range out {
-				if o.ID == it.Replaces[0] {
-					first = i
-				}
-				if o.ID == it.Replaces[1] {
-					last = i
-				}
-			}
-			if first >= 0 && last >= first {
+			if first, last := stretchIn(out, it.Replaces); first >= 0 {
 				rest := append([]*Item{it}, out[last+1:]...)
 				out = append(out[:first], rest...)
 				continue
@@ -115,8 +142,28 @@ func requestView(path []*Item) []*Item {
 	return out
 }
 
+// stretchIn finds the stretch replaces names in view, or -1.
+func stretchIn(view []*Item, replaces []string) (first, last int) {
+	first, last = -1, -1
+	for i, o := range view {
+		if o.ID == replaces[0] {
+			first = i
+		}
+		if o.ID == replaces[1] {
+			last = i
+		}
+	}
+	if first < 0 || last < first {
+		return -1, -1
+	}
+	return first, last
+}
+
 // Archive is the stretch a compaction item replaced, read from the
-// conversation, which keeps it.
+// conversation, which keeps it: the request view as it stood before the
+// compaction, from the first through the last item it names. A stretch that
+// begins with an earlier compaction item holds that summary; its own
+// Archive holds what it replaced.
 func (s *Session) Archive(compaction string) ([]Item, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -124,19 +171,10 @@ func (s *Session) Archive(compaction string) ([]Item, error) {
 	if c == nil || c.Type != Compaction || len(c.Replaces) != 2 {
 		return nil, fmt.Errorf("%w: %q is not a compaction item", ErrNotFound, compaction)
 	}
-	path := s.st.pathTo(c.Parent)
-	var out []*Item
-	in := false
-	for _, it := range path {
-		if it.ID == c.Replaces[0] {
-			in = true
-		}
-		if in {
-			out = append(out, it)
-		}
-		if it.ID == c.Replaces[1] {
-			break
-		}
+	view := requestView(s.st.pathTo(c.Parent))
+	first, last := stretchIn(view, c.Replaces)
+	if first < 0 {
+		return nil, nil
 	}
-	return copyItems(out), nil
+	return copyItems(view[first : last+1]), nil
 }

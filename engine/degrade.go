@@ -83,16 +83,6 @@ func (s *Session) appendAudit(l *auditLine) error {
 	return nil
 }
 
-// synced notes that the session's journals are durable up to their size.
-func (s *Session) synced() {
-	if s.items != nil {
-		s.kept.items.durable(s.items.Size())
-	}
-	if s.audit != nil {
-		s.kept.audit.durable(s.audit.Size())
-	}
-}
-
 // retry tries to record an unrecorded session again: the items journal and
 // the trail are brought back (created, or reopened) and every line kept in
 // memory is written and synced, in order. On success the session is

@@ -55,7 +55,8 @@
 //	{"v":1,"kind":"head","to":"i-..."|"","why":"revert|unrevert|fork","at":T}
 //	{"v":1,"kind":"title","title":"...","source":"prompt|generated|user","at":T}
 //	{"v":1,"kind":"turn","at":T,"turn":{"n":N,"plan":...,"model":M,"spend":{"input_tokens":N,"output_tokens":N,"cost_usd":X},
-//	                                  "trust":{"map":{...},"rules":[{"path","rule"}]},"allowed_commands":[...],"branch":B,"build":B}}
+//	                                  "trust":{"map":{...},"rules":[{"path","rule"}]},"allowed_commands":[...],"branch":B,"build":B,
+//	                                  "labels":[...],"gates":[...],"usage":true}}   what the turn's trail and usage lines say
 //	{"v":1,"kind":"open","at":T,"branch":B,"build":B,"pid":P}
 //	{"v":1,"kind":"meta","at":T,"meta":{"pinned":true,"tier":"full|transcript",KEY:VALUE,...}}   settings; a fork copies them
 //	{"v":1,"kind":"draft","at":T,"text":"..."|"payload":{...}}      the composer's text (draft.go)
@@ -169,11 +170,14 @@
 // that fails leaves nothing, not even its lock file; a session this process
 // made that still holds only its session line when it closes is removed.
 //
-// Items are appended as they come and synced once per turn: EndTurn (or
-// Commit) syncs the items journal, the trail, the turn's usage line and
-// the workspace folders the turn's file tools changed at once, so a turn
-// that returned survives a crash. Session.Commit does the same between
-// turns. The record is replaced by atomic rename when the title changes
+// Items are appended as they come and synced once per turn: EndTurn syncs
+// the items journal and the workspace folders the turn's file tools
+// changed at once, so a turn that returned survives a crash. Its trail and
+// usage lines are written, not synced: the turn line says all they say, an
+// open puts back what a crash lost of them (matched by turn number and
+// time), and Close syncs both and records "settled_turn" in the record
+// (turn_settle.go). Session.Commit syncs the items journal and the trail
+// between turns. The record is replaced by atomic rename when the title changes
 // and otherwise at most every two seconds, without a sync (it is derived:
 // a stale or empty record is rebuilt from the journal), and durably when
 // the session closes. Objects are durable before the line that names them

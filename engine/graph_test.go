@@ -359,10 +359,14 @@ func TestEagerLoadCeiling(t *testing.T) {
 	if !errors.As(err, &lim) || !errors.Is(err, ErrRefused) {
 		t.Fatalf("open over the ceiling: %v", err)
 	}
-	for _, way := range []string{"fork", "trim", "CAIRN_MAX_EAGER_LOAD_MB", "max_eager_load_mb"} {
+	for _, way := range []string{"cairn transcript " + sess.ID(), "cairn fork " + sess.ID() + " --at ITEM", "CAIRN_MAX_EAGER_LOAD_MB=2", "max_eager_load_mb"} {
 		if !strings.Contains(err.Error(), way) {
 			t.Fatalf("the refusal does not name %q: %v", way, err)
 		}
+	}
+	// It names only ways out that exist.
+	if strings.Contains(err.Error()+notices[0], "trim") {
+		t.Fatalf("the refusal or the warning names trim: %v; %s", err, notices[0])
 	}
 	// The library reads no environment: only the option raises the ceiling.
 	t.Setenv("CAIRN_MAX_EAGER_LOAD_MB", "2")

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 
 	"cairn/internal/vfs"
 	"cairn/journal"
@@ -69,22 +70,58 @@ func (s *Store) historyMax() int {
 	return defaultHistoryMax
 }
 
+// historyTail is what AddHistory needs of the file — how many entries it
+// holds and the newest — and the file's size when it was read, so a prompt
+// does not read the whole file again: a file of another size (another
+// process appended, or rewrote it) is read again.
+type historyTail struct {
+	mu    sync.Mutex
+	size  int64 // -1: not read yet
+	count int
+	last  string
+}
+
+// tail returns the count and newest entry of the history file, read again
+// only when its size is not the one last seen.
+func (s *Store) historyTail() (count int, last string) {
+	fi, err := s.fsys.Stat(historyName)
+	size := int64(0)
+	if err == nil {
+		size = fi.Size()
+	}
+	if s.hist.size == size && size > 0 {
+		return s.hist.count, s.hist.last
+	}
+	h := s.historyAll()
+	s.hist.size, s.hist.count, s.hist.last = size, len(h), ""
+	if len(h) > 0 {
+		s.hist.last = h[len(h)-1]
+	}
+	return s.hist.count, s.hist.last
+}
+
 // AddHistory records a submitted prompt. An empty prompt, or one equal to
 // the newest entry, adds nothing.
 func (s *Store) AddHistory(text, dir string) error {
 	if strings.TrimSpace(text) == "" {
 		return nil
 	}
-	h := s.historyAll()
-	if len(h) > 0 && h[len(h)-1] == text {
+	s.hist.mu.Lock()
+	defer s.hist.mu.Unlock()
+	count, last := s.historyTail()
+	if count > 0 && last == text {
 		return nil
 	}
-	if err := s.appendHistory(historyLine{V: 1, Kind: "prompt", At: mkTime(s.Now()), Text: text, Path: dir}); err != nil {
+	s.hist.size = -1 // unknown until the append is done
+	size, err := s.appendHistory(historyLine{V: 1, Kind: "prompt", At: mkTime(s.Now()), Text: text, Path: dir})
+	if err != nil {
 		return err
 	}
-	if max := s.historyMax(); len(h)+1 > max+max/10 {
-		return s.rewriteHistory(append(h, text)[len(h)+1-max:])
+	if limit := s.historyMax(); count+1 > limit+limit/10 {
+		h := s.historyAll()
+		return s.rewriteHistory(h[max(len(h)-limit, 0):])
 	}
+	s.hist.size, s.hist.count, s.hist.last = size, count+1, text
 	return nil
 }
 
@@ -94,19 +131,32 @@ func (s *Store) CancelHistory(text string) error {
 	if len(h) == 0 || h[len(h)-1] != text {
 		return nil
 	}
-	return s.appendHistory(historyLine{V: 1, Kind: "cancel", At: mkTime(s.Now()), Text: text})
+	s.hist.mu.Lock()
+	defer s.hist.mu.Unlock()
+	s.hist.size = -1
+	_, err := s.appendHistory(historyLine{V: 1, Kind: "cancel", At: mkTime(s.Now()), Text: text})
+	return err
 }
 
 // ClearHistory empties the prompt history.
-func (s *Store) ClearHistory() error { return s.rewriteHistory(nil) }
+func (s *Store) ClearHistory() error {
+	s.hist.mu.Lock()
+	defer s.hist.mu.Unlock()
+	s.hist.size = -1
+	return s.rewriteHistory(nil)
+}
 
-func (s *Store) appendHistory(l historyLine) error {
+// appendHistory appends l and returns the file's size after it.
+func (s *Store) appendHistory(l historyLine) (int64, error) {
 	w, _, err := journal.OpenWriter(s.fsys, historyName, journal.Options{Sync: journal.SyncEvery, Now: s.now})
 	if err != nil {
-		return fmt.Errorf("engine: history: %w", err)
+		return 0, fmt.Errorf("engine: history: %w", err)
 	}
 	defer w.Close()
-	return w.Append(l)
+	if err := w.Append(l); err != nil {
+		return 0, err
+	}
+	return w.Size(), nil
 }
 
 func (s *Store) rewriteHistory(texts []string) error {

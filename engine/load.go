@@ -17,8 +17,8 @@ import (
 // its payload objects decompressed on every core, then folded in order.
 // Opening hydrates everything, so storage.max_eager_load_mb caps it: the sum
 // of the uncompressed payload sizes (inline text and objects), a proxy for
-// the work of loading. A session over the cap refuses to open and names both
-// ways out; WithMaxEagerLoadMB (the cairn command's CAIRN_MAX_EAGER_LOAD_MB)
+// the work of loading. A session over the cap refuses to open and names the
+// ways out, which work over it (view_stream.go); WithMaxEagerLoadMB (the cairn command's CAIRN_MAX_EAGER_LOAD_MB)
 // raises the cap for one store.
 
 // LoadLimitError says a session is too big to open at the current ceiling.
@@ -29,11 +29,14 @@ type LoadLimitError struct {
 }
 
 func (e *LoadLimitError) Error() string {
-	return fmt.Sprintf("session %s holds %d MB of payloads, over the %d MB ceiling (storage.max_eager_load_mb): "+
-		"trim the session or fork it to carry the useful part forward (cairn fork %s --at ITEM), "+
+	return fmt.Sprintf("session %s holds %s of payloads, over the %d MB ceiling (storage.max_eager_load_mb) it can be opened with; "+
+		"it can still be read and forked: cairn transcript %s lists its items, and cairn fork %s --at ITEM carries the useful part forward; "+
 		"or raise the ceiling (CAIRN_MAX_EAGER_LOAD_MB=%d for one run, or storage.max_eager_load_mb in config.json)",
-		e.ID, (e.Bytes+(1<<20)-1)>>20, e.CeilingMB, e.ID, (e.Bytes>>20)+1)
+		e.ID, sizeMB(e.Bytes), e.CeilingMB, e.ID, e.ID, (e.Bytes>>20)+1)
 }
+
+// sizeMB says a payload size in MB with one decimal: "0.4 MB".
+func sizeMB(b int64) string { return fmt.Sprintf("%.1f MB", float64(b)/(1<<20)) }
 
 func (e *LoadLimitError) Unwrap() error { return ErrRefused }
 

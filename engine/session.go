@@ -64,6 +64,13 @@ type Session struct {
 	genTitled     bool
 	ceilingWarned bool
 	ceiling       int64 // the eager-load ceiling in bytes, read once
+	// trailPending counts turns whose trail lines are not synced yet, and
+	// usagePending says a usage line of this session may not be (turn_settle.go).
+	trailPending  int
+	usagePending  bool
+	usageQueue    []UsageLine // usage lines not written yet (turnend.go)
+	usageAt       time.Time   // when they were last written
+	recordSettled int         // the settled turn the last record written says
 }
 
 // SessionOptions change how a session is created or opened.
@@ -161,6 +168,18 @@ func (s *Session) load(ctx context.Context) error {
 		s.notice(msg)
 	}
 	s.kept.items.durable(wr.Size())
+	// Turns the record does not call settled (a crash, a rebuilt record)
+	// get back the trail and usage lines a crash may have lost. Best
+	// effort: what cannot be put back now is tried at the next open.
+	rec, rerr := readRecord(w.s.fsys, w.dir, id)
+	if rerr == nil {
+		st.settled = min(rec.SettledTurn, st.turns)
+	}
+	if st.turns > st.settled {
+		if err := s.settleTurns(); err != nil {
+			s.notice(fmt.Sprintf("the trail or usage lines of session %s's last turns could not be checked: %v", id, err))
+		}
+	}
 	// The record is derived: rebuild it now only when it is missing,
 	// unreadable or older than the journal. The open line below is synced
 	// with the next turn or on Close.
@@ -168,7 +187,7 @@ func (s *Session) load(ctx context.Context) error {
 	// unrecorded but opened as any other: its open line is kept, and
 	// written with the record once writes work again.
 	recordOK := true
-	if rec, err := readRecord(w.s.fsys, w.dir, id); err != nil || rec.Journals["items"] != wr.Size() {
+	if rerr != nil || rec.Journals["items"] != wr.Size() || rec.SettledTurn != st.settled {
 		if err := writeRecord(w.s.fsys, w.dir, st.record(map[string]int64{"items": wr.Size()})); err != nil {
 			if err := s.degrade(err); err != nil {
 				return err
@@ -177,7 +196,7 @@ func (s *Session) load(ctx context.Context) error {
 		}
 	}
 	if recordOK {
-		s.recordOff, s.recordDurable = wr.Size(), true
+		s.recordOff, s.recordDurable, s.recordSettled = wr.Size(), true, st.settled
 	}
 	s.resume = ResumeInfo{BranchBefore: st.branch, BuildBefore: st.build, Branch: gitBranch(w.path),
 		Build: Version, AskTrust: st.trust == nil, Repaired: rep.Cut}
@@ -335,6 +354,7 @@ func (s *Session) warnNearCeiling() {
 		return
 	}
 	s.ceilingWarned = true
-	s.notice(fmt.Sprintf("session %s holds %d MB of payloads, 80%% of the %d MB ceiling it can be opened with: "+
-		"trim it, fork it to carry the useful part forward, or raise storage.max_eager_load_mb", s.st.id, s.st.bytes>>20, limit>>20))
+	s.notice(fmt.Sprintf("session %s holds %s of payloads (%d%%), past 80%% of the %d MB ceiling it can be opened with: "+
+		"fork it to carry the useful part forward (cairn fork %s --at ITEM), or raise storage.max_eager_load_mb",
+		s.st.id, sizeMB(s.st.bytes), s.st.bytes*100/limit, limit>>20, s.st.id))
 }

@@ -41,6 +41,12 @@ type state struct {
 	tier    string
 	meta    map[string]json.RawMessage
 
+	// turnLog is every numbered turn line, for an open to settle the
+	// trail and the usage ledger from (turn_settle.go); settled is the turn
+	// through which both are known durable.
+	turnLog []turnRec
+	settled int
+
 	bytes        int64 // payload bytes of all items
 	payloadBytes int64 // the same, as the load measured it
 
@@ -87,12 +93,15 @@ func (st *state) apply(l *itemLine) error {
 		if l.Parent != nil {
 			it.Parent = *l.Parent
 		}
+		// A payload's size counts once, whether or not the load read its
+		// text back into the line.
 		if l.Text != nil {
 			it.Text = *l.Text
-			st.bytes += int64(len(it.Text))
 		}
 		if l.Payload != nil {
 			st.bytes += l.Payload.Size
+		} else {
+			st.bytes += int64(len(it.Text))
 		}
 		if _, dup := st.items[it.ID]; !dup {
 			st.order = append(st.order, it.ID)
@@ -157,6 +166,9 @@ func (st *state) apply(l *itemLine) error {
 			}
 			if t.Build != "" {
 				st.build = t.Build
+			}
+			if t.N > 0 {
+				st.turnLog = append(st.turnLog, turnRec{at: at, items: len(st.items), turn: t})
 			}
 		}
 		st.touch(at)

@@ -320,7 +320,7 @@ func TestSweepAtNewSession(t *testing.T) {
 	e := newMemEnv(t)
 	ws := wsFiles{t, e.ws.path}
 	dead := e.ws.Create(SessionOptions{})
-	must(dead.ToolWrite(ctx, "sub/five.bin", []byte("v1")))
+	must(dead.ToolWrite(ctx, "sub/five.bin", []byte("v1")))(t)
 	deadID := dead.ID()
 	dead.Close()
 	if err := vfs.WriteFileAtomic(e.mem, ownersName(e.ws.dir, deadID), []byte(strconv.Itoa(deadPID)+"\n\"sub\"\n")); err != nil {
@@ -332,7 +332,7 @@ func TestSweepAtNewSession(t *testing.T) {
 	ws.put(mine, "the user's", 0)
 
 	s := e.ws.Create(SessionOptions{})
-	must(s.Append(ctx, Item{Type: User, Text: "a new session"}))
+	must(s.Append(ctx, Item{Type: User, Text: "a new session"}))(t)
 	defer s.Close()
 	if _, ok := ws.has(left); ok {
 		t.Errorf("the killed write's %s is still there after a new session started", left)

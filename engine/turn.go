@@ -51,4 +51,10 @@ type TurnState struct {
 	AllowedCommands []string        `json:"allowed_commands,omitempty"`
 	Branch          string          `json:"branch,omitempty"`
 	Build           string          `json:"build,omitempty"`
+	// Labels and Gates are the turn's trail line's, and Usage says the
+	// turn wrote a usage line: a turn syncs its items journal only, and an
+	// open puts back a trail or usage line a crash lost (turn_settle.go).
+	Labels []string `json:"labels,omitempty"`
+	Gates  []string `json:"gates,omitempty"`
+	Usage  bool     `json:"usage,omitempty"`
 }

@@ -4,14 +4,14 @@ import (
 	"context"
 	"fmt"
 	"strings"
-
-	"cairn/journal"
 )
 
 // EndTurn closes a turn: it records the standing state the runtime reports
 // (plan, spend, trust map, allowed commands, branch), appends one line to
-// the audit trail and one to the usage ledger, syncs the journals once and
-// rewrites the record. When it returns nil the turn survives a crash.
+// the audit trail and one to the usage ledger, syncs the items journal once
+// and rewrites the record. When it returns nil the turn survives a crash:
+// its turn line is durable, and the trail and usage lines are put back from
+// it by the next open if a crash lost them (turn_settle.go).
 func (s *Session) EndTurn(ctx context.Context, t Turn) error {
 	if err := checkLabels("label", t.Labels); err != nil {
 		return err
@@ -26,8 +26,10 @@ func (s *Session) EndTurn(ctx context.Context, t Turn) error {
 	if branch == "" {
 		branch = s.st.branch
 	}
+	spent := t.Spend != (Spend{}) || t.Model != ""
 	ts := &TurnState{N: s.st.turns + 1, Plan: t.Plan, Model: t.Model, Spend: t.Spend, Trust: t.Trust,
-		AllowedCommands: t.AllowedCommands, Branch: branch, Build: Version}
+		AllowedCommands: t.AllowedCommands, Branch: branch, Build: Version,
+		Labels: t.Labels, Gates: t.Gates, Usage: spent && !s.opts.Ephemeral}
 	if err := s.writeLine(&itemLine{V: 1, Kind: kindTurn, At: &now, Turn: ts}); err != nil {
 		return err
 	}
@@ -35,29 +37,64 @@ func (s *Session) EndTurn(ctx context.Context, t Turn) error {
 	if err := s.writeAudit(&auditLine{Kind: "turn", At: now, Turn: ts.N, Items: len(s.st.items), Labels: t.Labels, Gates: t.Gates}); err != nil {
 		return err
 	}
-	// The usage line is written first and synced with the journals, at
-	// once: a turn waits for about one sync.
-	var ledger *journal.Writer
-	if t.Spend != (Spend{}) || t.Model != "" {
-		u := UsageLine{V: 1, Kind: "usage", At: now, Path: s.ws.path, Session: s.st.id, Model: t.Model,
-			InputTokens: t.Spend.InputTokens, OutputTokens: t.Spend.OutputTokens, CostUSD: t.Spend.CostUSD, Ephemeral: s.opts.Ephemeral}
-		w, err := s.ws.s.writeUsage(u)
-		if err != nil {
-			// The ledger is the store's, not the session's: in Degrade
-			// mode its failure is said and the session goes on recorded.
-			if !s.opts.Degrade {
-				return err
-			}
-			s.notice(fmt.Sprintf("the usage of this turn could not be written to the usage ledger: %v", err))
-		} else {
-			ledger = w
-			defer w.Close()
+	s.trailPending++
+	if !spent {
+		return s.commitTurn(nil)
+	}
+	u := UsageLine{V: 1, Kind: "usage", At: now, Path: s.ws.path, Session: s.st.id, Model: t.Model,
+		InputTokens: t.Spend.InputTokens, OutputTokens: t.Spend.OutputTokens, CostUSD: t.Spend.CostUSD, Ephemeral: s.opts.Ephemeral, Turn: ts.N}
+	if !s.opts.Ephemeral {
+		// The usage line goes to the ledger with those of the turns
+		// around it, at most every recordEvery, not synced: Close writes
+		// and syncs what is left, and an open after a crash puts back
+		// what was lost, from the turn line (turn_settle.go).
+		s.usageQueue = append(s.usageQueue, u)
+		var lerr error
+		if s.ws.s.now().Sub(s.usageAt) >= recordEvery {
+			lerr = s.flushUsage()
 		}
+		if err := s.commitTurn(nil); err != nil {
+			return err
+		}
+		return s.ledgerFailed(lerr)
 	}
-	if ledger == nil {
-		return s.commit(nil)
+	// An ephemeral session is never opened again: its usage line is synced
+	// with the items journal, at once, so the turn waits for about one sync.
+	w, err := s.ws.s.writeUsage(u)
+	if err != nil {
+		if err := s.ledgerFailed(err); err != nil {
+			return err
+		}
+		return s.commitTurn(nil)
 	}
-	return s.commit(ledger)
+	defer w.Close()
+	return s.commitTurn(w)
+}
+
+// ledgerFailed applies the Degrade option to a failure of the usage ledger,
+// which is the store's, not the session's: in Degrade mode it is said and
+// the session goes on recorded (an open puts the lines back).
+func (s *Session) ledgerFailed(err error) error {
+	if err == nil || !s.opts.Degrade {
+		return err
+	}
+	s.notice(fmt.Sprintf("the usage of this session's turns could not be written to the usage ledger: %v", err))
+	return nil
+}
+
+// flushUsage writes the queued usage lines to the ledger, not synced. On a
+// failure they stay queued, for the next turn or Close.
+func (s *Session) flushUsage() error {
+	if len(s.usageQueue) == 0 {
+		return nil
+	}
+	s.usageAt = s.ws.s.now()
+	w, err := s.ws.s.writeUsage(s.usageQueue...)
+	if err != nil {
+		return err
+	}
+	s.usageQueue, s.usagePending = nil, true
+	return w.CloseUnsynced()
 }
 
 // Rename sets the session's title as the user's own: it is written at once

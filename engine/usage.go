@@ -12,7 +12,12 @@ import (
 // The usage ledger, usage.jsonl at the top of the state folder, gets one line
 // per turn that spent anything. No session owns it and retention never
 // touches it, so spend stays visible after sessions are gone; an ephemeral
-// run writes to the persistent ledger, labelled ephemeral.
+// run writes to the persistent ledger, labelled ephemeral. A line names its
+// session's turn ("turn":N), which is how an open finds a line a crash lost
+// and puts it back from the turn line (turn_settle.go):
+//
+//	{"v":1,"kind":"usage","at":T,"path":DIR,"session":ID,"model":M,"input_tokens":N,
+//	 "output_tokens":N,"cost_usd":X,"ephemeral":true|absent,"turn":N}
 
 // UsageLine is one line of the ledger.
 type UsageLine struct {
@@ -26,6 +31,7 @@ type UsageLine struct {
 	OutputTokens int64   `json:"output_tokens"`
 	CostUSD      float64 `json:"cost_usd"`
 	Ephemeral    bool    `json:"ephemeral,omitempty"`
+	Turn         int     `json:"turn,omitempty"` // the session's turn number
 }
 
 const usageName = "usage.jsonl"
@@ -45,7 +51,7 @@ func (s *Store) ledgerStore() *Store {
 // share the ledger never interleave their lines, and the writer holds the
 // ledger's lock while it opens and appends, so none cuts another's line in
 // flight for a torn tail.
-func (s *Store) writeUsage(u UsageLine) (*journal.Writer, error) {
+func (s *Store) writeUsage(us ...UsageLine) (*journal.Writer, error) {
 	ls := s.ledgerStore()
 	ls.usageMu.Lock()
 	defer ls.usageMu.Unlock()
@@ -53,9 +59,11 @@ func (s *Store) writeUsage(u UsageLine) (*journal.Writer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("engine: usage ledger: %w", err)
 	}
-	if err := w.Append(u); err != nil {
-		w.Close()
-		return nil, fmt.Errorf("engine: usage ledger: %w", err)
+	for _, u := range us {
+		if err := w.Append(u); err != nil {
+			w.Close()
+			return nil, fmt.Errorf("engine: usage ledger: %w", err)
+		}
 	}
 	w.Unlock() // the line is written: others need not wait for its sync
 	return w, nil

@@ -18,8 +18,12 @@ import (
 type View struct {
 	Record   *Record
 	OwnerPID int
-	st       *state
-	ws       *Workspace
+	// Ceiling, on a view from ReadLean, is the refusal an open of the
+	// session meets: nil when it is under the eager-load ceiling.
+	Ceiling *LoadLimitError
+	st      *state
+	ws      *Workspace
+	lean    bool // texts are read back by Stream (view_stream.go)
 }
 
 // Read folds session id's journal without taking ownership.

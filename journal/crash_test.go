@@ -141,3 +141,51 @@ func TestCrashPartial(t *testing.T) {
 		equalLines(t, got, append(want, marshal(t, it)))
 	}
 }
+
+// TestCloseUnsynced: CloseUnsynced leaves the lines appended since the last
+// Sync to whoever syncs the file later; Close syncs them.
+func TestCloseUnsynced(t *testing.T) {
+	m := vfs.NewMem()
+	if err := m.SyncDir("."); err != nil {
+		t.Fatal(err)
+	}
+	open := func() *Writer {
+		w, _, err := OpenWriter(m, "j.jsonl", Options{Sync: SyncManual})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return w
+	}
+	w := open()
+	first := newItem(0, "synced")
+	if err := w.Append(first); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Append(newItem(1, "left unsynced")); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.CloseUnsynced(); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Append(newItem(2, "after close")); err == nil {
+		t.Fatal("append after CloseUnsynced succeeded")
+	}
+	m.Crash()
+	got, _ := readAll(t, m, "j.jsonl")
+	equalLines(t, got, []string{marshal(t, first)})
+	// Close, by contrast, syncs what was appended.
+	w = open()
+	second := newItem(3, "closed")
+	if err := w.Append(second); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	m.Crash()
+	got, _ = readAll(t, m, "j.jsonl")
+	equalLines(t, got, []string{marshal(t, first), marshal(t, second)})
+}

@@ -251,6 +251,20 @@ func (w *Writer) Name() string { return w.name }
 // Close syncs lines not yet synced (unless the Writer is broken) and closes
 // the file. A broken Writer closes without an error: its error was returned
 // already.
+// CloseUnsynced closes the file without syncing the lines appended since
+// the last Sync, for a caller that makes them durable another way (a later
+// fsync of the file, or a repair from another journal). It releases the
+// Exclusive lock too.
+func (w *Writer) CloseUnsynced() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return nil
+	}
+	w.closed = true
+	return w.f.Close()
+}
+
 func (w *Writer) Close() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()

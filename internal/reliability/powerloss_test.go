@@ -2,6 +2,7 @@ package reliability
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -10,6 +11,7 @@ import (
 
 	"cairn/engine"
 	"cairn/internal/vfs"
+	"cairn/journal"
 )
 
 // script is a deterministic sequence of engine operations on one store. It
@@ -19,13 +21,14 @@ type script struct {
 	ws    *engine.Workspace
 	sess  *engine.Session
 	acked map[string][]string // session -> item texts acknowledged, in order
+	turns map[string]int      // session -> turns acknowledged (each with spend)
 	ids   []string
 	forks []string
 	big   string
 }
 
 func newScript(seed uint64, ws *engine.Workspace) *script {
-	return &script{r: rand.New(rand.NewPCG(seed, seed)), ws: ws, acked: map[string][]string{},
+	return &script{r: rand.New(rand.NewPCG(seed, seed)), ws: ws, acked: map[string][]string{}, turns: map[string]int{},
 		big: strings.Repeat("a payload big enough to be stored as an object\n", 500)}
 }
 
@@ -53,10 +56,13 @@ func (s *script) run(ctx context.Context, n int) error {
 				return err
 			}
 			pending = append(pending, fmt.Sprintf("answer %d", i))
-			if err := s.sess.EndTurn(ctx, engine.Turn{Labels: []string{"turn"}}); err != nil {
+			// A turn syncs its items journal only: its trail and usage
+			// lines are put back from it after a crash.
+			if err := s.sess.EndTurn(ctx, engine.Turn{Labels: []string{"turn"}, Model: "m", Spend: engine.Spend{InputTokens: int64(i)}}); err != nil {
 				return err
 			}
 			s.ack(pending)
+			s.turns[s.sess.ID()]++
 			pending = nil
 		case op < 8:
 			if !s.sess.Recorded() {
@@ -167,6 +173,69 @@ func (s *script) check(t *testing.T, fsys vfs.FS, dir string) {
 			t.Fatal(err)
 		}
 	}
+	// Every acknowledged turn has its trail line and its usage line, once,
+	// when its session has been opened again (which puts back what a crash
+	// lost of them).
+	for _, id := range s.ids {
+		sess, err := ws.Open(ctx, id, engine.SessionOptions{Notice: func(m string) { t.Error(m) }})
+		if err != nil {
+			t.Fatalf("open %s after a crash: %v", id, err)
+		}
+		if err := sess.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	usage := map[string][]int{}
+	if _, err := journal.Read(fsys, "usage.jsonl", func(b []byte) error {
+		var u struct {
+			Session     string
+			Turn        int
+			InputTokens int64 `json:"input_tokens"`
+		}
+		if json.Unmarshal(b, &u) == nil && u.Session != "" {
+			usage[u.Session] = append(usage[u.Session], u.Turn)
+		}
+		return nil
+	}); err != nil && s.turns != nil && len(s.turns) > 0 {
+		t.Fatalf("usage ledger: %v", err)
+	}
+	for _, id := range s.ids {
+		n := s.turns[id]
+		var trail []int
+		if _, err := ws.Trail(ctx, id, func(b []byte) error {
+			var l struct {
+				Kind string
+				Turn int
+			}
+			if json.Unmarshal(b, &l) == nil && l.Kind == "turn" {
+				trail = append(trail, l.Turn)
+			}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if !firstTurns(trail, n) {
+			t.Fatalf("session %s: %d turns acknowledged, trail holds turns %v", id, n, trail)
+		}
+		if !firstTurns(usage[id], n) {
+			t.Fatalf("session %s: %d turns acknowledged, usage ledger holds turns %v", id, n, usage[id])
+		}
+	}
+}
+
+// firstTurns reports whether got begins with turns 1..n, each once (a turn
+// that was not acknowledged may follow).
+func firstTurns(got []int, n int) bool {
+	seen := map[int]int{}
+	for _, x := range got {
+		seen[x]++
+	}
+	for i := 1; i <= n; i++ {
+		if seen[i] != 1 {
+			return false
+		}
+	}
+	return true
 }
 
 const powerOps = 40

@@ -1,7 +1,7 @@
 // Package timefmt holds the one time layout of everything cairn writes:
 // RFC 3339 in UTC with milliseconds ("2026-11-29T09:12:03.120Z"). Journals,
 // records, the index, workspace.json and JSON answers all use it. Part of
-// the format (FORMAT.md). It imports nothing of ours, so every package,
+// the format (drawn in engine/doc.go). It imports nothing of ours, so every package,
 // the bottom ones included, may use it.
 package timefmt
 

@@ -1,0 +1,115 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"cairn/journal"
+)
+
+// Reading a session that is too big to hydrate. The eager-load ceiling
+// guards opening a session, which reads every payload back at once. A
+// session over it can still be shown, read and forked: ReadLean folds its
+// journal one line at a time and keeps the conversation's shape (ids,
+// parents, types, the head), never its texts, and Stream then reads the
+// texts back one item at a time, in the order they were written, each
+// payload object read and let go before the next.
+
+// ReadLean reads session id without ownership and without its texts,
+// whatever its size: Transcript and AllItems hold every item with an empty
+// Text, Stream gives them with their texts. Over the eager-load ceiling,
+// Ceiling says by how much.
+func (w *Workspace) ReadLean(ctx context.Context, id string) (*View, error) {
+	if !validSessionID(id) {
+		return nil, fmt.Errorf("%w: %q is not a session id", ErrBadInput, id)
+	}
+	st := newState(id, w.path)
+	st.notAfter = w.s.future()
+	jst, err := journal.Read(w.s.fsys, itemsName(w.dir, id), func(b []byte) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		var l itemLine
+		if json.Unmarshal(b, &l) != nil || l.V != 1 {
+			st.badLines++
+			return nil
+		}
+		st.readLines++
+		st.apply(&l)
+		if l.Kind == kindItem {
+			if it := st.items[l.ID]; it != nil {
+				it.Text = "" // read back by Stream, one item at a time
+			}
+		}
+		return nil
+	})
+	if isNotExist(err) {
+		return nil, fmt.Errorf("%w: %s in %s", ErrNotFound, id, w.path)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("engine: read session %s: %w", id, err)
+	}
+	st.badLines += len(jst.Bad)
+	st.id, st.notAfter = id, time.Time{}
+	if st.unreadable() {
+		return nil, w.unreadableError(id)
+	}
+	v := &View{Record: st.record(nil), OwnerPID: w.ownerPID(id), st: st, ws: w, lean: true}
+	if limit := w.s.eagerLimit(); limit > 0 && st.bytes > limit {
+		v.Ceiling = &LoadLimitError{ID: id, Bytes: st.bytes, CeilingMB: int(limit >> 20)}
+	}
+	return v, nil
+}
+
+// Stream calls fn with each item of the head path (every item of every
+// branch with all), oldest first, its text read back. A payload that
+// cannot be read back makes its item Unavailable, as a load does. A view
+// from ReadLean reads the journal again and one payload at a time; one from
+// Read hands out what it holds.
+func (v *View) Stream(ctx context.Context, all bool, fn func(Item) error) error {
+	items := v.st.headPath()
+	if all {
+		items = v.st.all()
+	}
+	if !v.lean {
+		for _, it := range items {
+			if err := fn(*it); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	// Every item is written after its parent, so the head path is in the
+	// journal's order; all is that order by definition.
+	want := make(map[string]bool, len(items))
+	for _, it := range items {
+		want[it.ID] = true
+	}
+	objs := v.ws.objects()
+	_, err := journal.Read(v.ws.s.fsys, itemsName(v.ws.dir, v.st.id), func(b []byte) error {
+		var l itemLine
+		if json.Unmarshal(b, &l) != nil || l.Kind != kindItem || !want[l.ID] {
+			return nil
+		}
+		delete(want, l.ID) // an id a damaged journal repeats is given once
+		it := *v.st.items[l.ID]
+		switch {
+		case l.Payload != nil:
+			txt, err := readPayload(ctx, objs, l.Payload)
+			if cerr := ctx.Err(); cerr != nil {
+				return cerr
+			}
+			if err != nil {
+				it.Unavailable = unavailable(l.Payload, err)
+			} else {
+				it.Text = txt
+			}
+		case l.Text != nil:
+			it.Text = *l.Text
+		}
+		return fn(it)
+	})
+	return err
+}
