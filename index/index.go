@@ -71,7 +71,9 @@ func (x *Index) Refresh(ctx context.Context) (changed bool, err error) {
 	}
 	if !x.loaded || !x.saved || fileKey != x.fileStat {
 		c := x.load()
-		x.saved = c != nil
+		// A file without its count (an earlier build's) is written again,
+		// so that Head can read its first page.
+		x.saved = c != nil && c.counted
 		if c == nil {
 			c = &cache{}
 		}
