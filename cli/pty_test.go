@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -368,5 +369,43 @@ func TestPTYForkDraftInInputLine(t *testing.T) {
 	}
 	if got, want := transcriptTexts(t, base, child), []string{"fix the bug please"}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("the child's transcript %q, want %q", got, want)
+	}
+}
+
+// TestPTYPickerStaleFirstScreen: the picker's first screen comes from the
+// saved index, which still lists a session whose record has since become
+// unreadable; the listing that follows drops it, so it is never opened.
+func TestPTYPickerStaleFirstScreen(t *testing.T) {
+	home := t.TempDir()
+	base := []string{"--home", home, "-C", t.TempDir()}
+	for _, s := range []string{"one", "two", "three"} {
+		plumb(t, append(base, "prompt", "--new", s)...)
+	}
+	l := listSessions(t, base) // saves the index
+	if len(l) != 3 || l[0].Title != "three" {
+		t.Fatalf("sessions: %+v", l)
+	}
+	recs, _ := filepath.Glob(filepath.Join(home, "workspaces", "*", "sessions", l[0].ID+".json"))
+	if len(recs) != 1 {
+		t.Fatalf("record of three: %v", recs)
+	}
+	if err := os.WriteFile(recs[0], []byte("{damaged"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p := openReplPTY(t)
+	done := p.runMain(&stateWatch{p: p}, append(base, "--resume")...)
+	// The first screen, from the index, before the listing.
+	p.Expect(t, "1 of 3, listing")
+	// The listing arrives: two sessions, "three" gone from the screen.
+	p.WaitScreen(t, "the listing of two sessions", func(rows []string) bool {
+		return slices.ContainsFunc(rows, func(r string) bool { return strings.HasPrefix(r, "1 of 2  ") }) &&
+			!slices.ContainsFunc(rows, func(r string) bool { return strings.Contains(r, "three") })
+	})
+	p.Send(t, "\r")
+	p.Expect(t, `Resumed "two"`)
+	p.nextPrompt(t)
+	p.Send(t, "\x04")
+	if c := p.awaitExit(t, done); c != 0 {
+		t.Fatalf("exit %d", c)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"time"
 
@@ -409,47 +410,120 @@ func (r *repl) prompt(text string) {
 }
 
 // pick shows the picker (or, without a terminal, a numbered list).
+//
+// On a terminal the first screen does not wait for the listing: it is drawn
+// from the first page of the picker index as last saved (Workspace.ListHead),
+// and the whole listing (List: the records verified, damaged ones left out,
+// dead owners settled) replaces it when it is ready. A choice is always a
+// session of the whole listing (term.PickListing), and a session the
+// listing skipped as unreadable is named once the picker is closed.
 func (r *repl) pick() (string, error) {
-	restore := burstGC()
-	l, problems, err := r.ws.List(r.g.ctx)
-	restore()
+	if f := stdinTerminal(r.g); f != nil {
+		return r.pickTerminal(f)
+	}
+	rows, problems, err := r.listRows(r.g.ctx)
 	if err != nil {
 		return "", err
 	}
+	r.noticeProblems(problems)
+	if len(rows) == 0 {
+		return "", r.noSessions()
+	}
+	if r.lines == nil {
+		// One buffered reader for the picker and the REPL after it, so
+		// the number read does not swallow the lines that follow.
+		r.lines = bufio.NewReader(r.in)
+	}
+	i, err := term.PickPlain(r.lines, r.out, rows)
+	if err != nil {
+		return "", err
+	}
+	return rows[i].ID, nil
+}
+
+// headRows is how many rows of the index the picker's first screen reads:
+// more than a terminal has lines.
+const headRows = 200
+
+func (r *repl) pickTerminal(f *os.File) (string, error) {
+	// A signal ends the picker first, so the terminal is handed back
+	// (repl_signal.go).
+	ctx, cancel := context.WithCancel(r.g.ctx)
+	defer cancel()
+	done := make(chan struct{})
+	r.open.setPicker(func() { cancel(); <-done })
+	defer func() {
+		close(done)
+		r.open.setPicker(nil)
+	}()
+
+	var problems []string
+	l := term.Listing{Refresh: func(ctx context.Context) ([]term.Row, error) {
+		rows, p, err := r.listRows(ctx)
+		problems = p
+		return rows, err
+	}}
+	if head, total, ok := r.ws.ListHead(ctx, headRows); ok && len(head) > 0 {
+		l.Rows, l.Total = summaryRows(head), total
+	} else {
+		rows, err := l.Refresh(ctx)
+		if err != nil {
+			return "", err
+		}
+		l = term.Listing{Rows: rows}
+	}
+	if len(l.Rows) == 0 {
+		r.noticeProblems(problems)
+		return "", r.noSessions()
+	}
+	row, err := term.PickListing(ctx, f, r.g.term, l, r.lastPrompt)
+	r.noticeProblems(problems) // the refresh has ended: PickListing waits for it
+	if errors.Is(err, term.ErrNoRows) {
+		return "", r.noSessions()
+	}
+	if err != nil {
+		return "", err
+	}
+	return row.ID, nil
+}
+
+// listRows is the whole listing as picker rows, with the names of the
+// records skipped as unreadable.
+func (r *repl) listRows(ctx context.Context) ([]term.Row, []string, error) {
+	restore := burstGC()
+	l, problems, err := r.ws.List(ctx)
+	restore()
+	if err != nil {
+		return nil, nil, err
+	}
+	var names []string
 	for _, p := range problems {
-		r.notice(fmt.Sprintf("skipped unreadable record %s", p.Name))
+		names = append(names, p.Name)
 	}
 	if len(l) == 0 {
-		return "", fmt.Errorf("%w: no sessions in %s", engine.ErrNotFound, r.ws.Path())
+		return nil, names, nil
 	}
+	return summaryRows(l), names, nil
+}
+
+func (r *repl) noticeProblems(names []string) {
+	for _, n := range names {
+		r.notice(fmt.Sprintf("skipped unreadable record %s", n))
+	}
+}
+
+func (r *repl) noSessions() error {
+	return fmt.Errorf("%w: no sessions in %s", engine.ErrNotFound, r.ws.Path())
+}
+
+// summaryRows are sessions as picker rows.
+func summaryRows(l []engine.Summary) []term.Row {
 	rows := make([]term.Row, len(l))
 	now := time.Now()
 	for i, e := range l {
 		rows[i] = term.Row{ID: e.ID, Title: e.Title, Age: age(now, e.UpdatedAt), Branch: e.Branch, Items: e.Items, Owner: e.OwnerPID}
 	}
-	var i int
-	if f := stdinTerminal(r.g); f != nil {
-		// A signal ends the picker first, so the terminal is handed back
-		// (repl_signal.go).
-		ctx, cancel := context.WithCancel(r.g.ctx)
-		done := make(chan struct{})
-		r.open.setPicker(func() { cancel(); <-done })
-		i, err = term.Pick(ctx, f, r.g.term, rows, r.lastPrompt)
-		close(done)
-		r.open.setPicker(nil)
-		cancel()
-	} else {
-		if r.lines == nil {
-			// One buffered reader for the picker and the REPL after it, so
-			// the number read does not swallow the lines that follow.
-			r.lines = bufio.NewReader(r.in)
-		}
-		i, err = term.PickPlain(r.lines, r.out, rows)
-	}
-	if err != nil {
-		return "", err
-	}
-	return l[i].ID, nil
+	return rows
 }
 
 // lastPrompt is the preview of a row in the picker: the session's last

@@ -25,6 +25,10 @@ type cache struct {
 	problems []Problem
 	pstats   []statKey // pstats[i] belongs to problems[i]; zero: not cached
 
+	// counted: the file this was read from gave its number of entries
+	// (files of earlier builds did not; Refresh writes such a file again).
+	counted bool
+
 	// folder is the sessions folder's stat key when it was listed, at
 	// listedNS (wall clock). unrecorded is what that listing found.
 	folder     statKey
@@ -36,7 +40,9 @@ type cache struct {
 // worth retrying) are left out.
 func (c *cache) encode() []byte {
 	b := make([]byte, 0, 64+len(c.entries)*320)
-	b = append(b, `{"v":1,"entries":[`...)
+	b = append(b, `{"v":1,"count":`...)
+	b = strconv.AppendInt(b, int64(len(c.entries)), 10)
+	b = append(b, `,"entries":[`...)
 	for i := range c.entries {
 		if i > 0 {
 			b = append(b, ',')

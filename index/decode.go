@@ -21,11 +21,13 @@ func decodeCache(data []byte) (*cache, error) {
 	s := &scanner{b: unsafe.String(unsafe.SliceData(data), len(data))}
 	n := strings.Count(s.b, "\n") + 1 // one entry a line, as written
 	c := &cache{entries: make([]Entry, 0, n), stats: make([]statKey, 0, n)}
-	version := int64(-1)
+	version, count := int64(-1), int64(-1)
 	s.object(func(key string) {
 		switch key {
 		case "v":
 			version = s.int()
+		case "count":
+			count = s.int()
 		case "entries":
 			if s.entriesParallel(c) {
 				return
@@ -73,9 +75,10 @@ func decodeCache(data []byte) (*cache, error) {
 		}
 	})
 	s.ws()
-	if s.bad || s.i != len(s.b) || version != formatVersion {
+	if s.bad || s.i != len(s.b) || version != formatVersion || count >= 0 && count != int64(len(c.entries)) {
 		return nil, errCache
 	}
+	c.counted = count >= 0
 	return c, nil
 }
 

@@ -24,9 +24,10 @@
 // file of another version is treated as missing. It is replaced whole by
 // atomic rename, and only when the listing changed. Format (one entry a line,
 // entries sorted newest updated_at first, ties by id; empty strings, zero
-// counts, false and zero times are left out):
+// counts, false and zero times are left out; "count" is the number of
+// entries):
 //
-//	{"v":1,"entries":[
+//	{"v":1,"count":N,"entries":[
 //	{"id":"<uuid>","title":"...","title_source":"prompt|generated|user",
 //	 "created_at":"<RFC 3339 UTC ms>","updated_at":"...","opened_at":"...",
 //	 "items":N,"bytes":N,"branch":"...","tier":"full|transcript","pinned":true,
@@ -41,6 +42,12 @@
 // folder's key is the same and was taken well after its last change.
 // "unrecorded" names the sessions that listing found with an items journal
 // and no record.
+//
+// The first line holds the version and the count, and the entries follow
+// newest first, so the picker's first page is the start of the file: Head
+// reads only that much, for a first screen drawn before a Refresh has
+// verified anything. A file without the count (an earlier build's) is read
+// by Refresh and written again with it.
 //
 // Problems that come from a record's content are cached like entries, so a
 // corrupt record is not parsed again until it changes; a failure to read a

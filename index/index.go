@@ -71,11 +71,18 @@ func (x *Index) Refresh(ctx context.Context) (changed bool, err error) {
 	}
 	if !x.loaded || !x.saved || fileKey != x.fileStat {
 		c := x.load()
-		x.saved = c != nil
+		// A file without its count (an earlier build's) is written again,
+		// so that Head can read its first page.
+		x.saved = c != nil && c.counted
 		if c == nil {
 			c = &cache{}
 		}
 		x.c, x.fileStat = c, fileKey
+	}
+	if err := ctx.Err(); err != nil {
+		// What was read stays: it is index.json as it is.
+		x.loaded = false
+		return false, err
 	}
 
 	// Every change cairn makes to a record is a create, rename or remove in
@@ -90,10 +97,14 @@ func (x *Index) Refresh(ctx context.Context) (changed bool, err error) {
 	if fi, err := x.fsys.Stat(x.sessionsDir()); err == nil {
 		folderKey = keyOf(fi)
 	}
-	if x.saved && trusted(x.c, folderKey) && x.recordsUnchanged(x.c) {
+	if x.saved && trusted(x.c, folderKey) && x.recordsUnchanged(ctx, x.c) {
 		x.loaded = true
 		x.unrecorded = x.c.unrecorded
 		return false, nil
+	}
+	if err := ctx.Err(); err != nil {
+		x.loaded = false
+		return false, err
 	}
 	listedNS := time.Now().UnixNano()
 	ents, err := x.fsys.ReadDir(x.sessionsDir())

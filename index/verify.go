@@ -1,6 +1,7 @@
 package index
 
 import (
+	"context"
 	"io/fs"
 	"strings"
 	"sync/atomic"
@@ -23,8 +24,9 @@ import (
 // not guarded against here (an open and fsck parse the record itself).
 
 // recordsUnchanged reports whether every record c names, entries and cached
-// problems, still has its cached stat key.
-func (x *Index) recordsUnchanged(c *cache) bool {
+// problems, still has its cached stat key. It stats them in chunks and
+// stops, reporting false, when ctx is cancelled.
+func (x *Index) recordsUnchanged(ctx context.Context, c *cache) bool {
 	names := make([]string, 0, len(c.entries)+len(c.problems))
 	keys := make([]statKey, 0, cap(names))
 	for i := range c.entries {
@@ -36,10 +38,20 @@ func (x *Index) recordsUnchanged(c *cache) bool {
 		keys = append(keys, c.pstats[i])
 	}
 	var changed atomic.Bool
-	err := vfs.LstatNames(x.fsys, x.sessionsDir(), names, func(i int, fi fs.FileInfo, err error) {
-		if err != nil || keyOf(fi) != keys[i] {
-			changed.Store(true)
+	const chunk = 8192
+	for lo := 0; lo < len(names); lo += chunk {
+		if ctx.Err() != nil {
+			return false
 		}
-	})
-	return err == nil && !changed.Load()
+		hi := min(lo+chunk, len(names))
+		err := vfs.LstatNames(x.fsys, x.sessionsDir(), names[lo:hi], func(i int, fi fs.FileInfo, err error) {
+			if err != nil || keyOf(fi) != keys[lo+i] {
+				changed.Store(true)
+			}
+		})
+		if err != nil || changed.Load() {
+			return false
+		}
+	}
+	return true
 }

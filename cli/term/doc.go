@@ -59,8 +59,13 @@
 // cut by display cells, so wide titles never wrap. A row starts with the
 // first 8 characters of its id, so a narrow window keeps them, then "open"
 // when a running process has the session ("[open in pid N]" further on);
-// the whole id is shown when there is room. PickPlain prints every row
-// numbered from 1 and reads a number. Every field of a row is escaped by
-// display.Line (package cli/display), so a stored title cannot drive the
-// terminal.
+// the whole id is shown when there is room. PickListing draws a first
+// page at once and takes the whole listing from a refresh that starts once
+// that page is on the terminal ("listing" in the footer until it is done):
+// the rows are replaced with the filter and the selected row (by id) kept,
+// and a row chosen in the meantime is held until the refresh says it is
+// still there; if not, the picker says so and stays open. PickPlain
+// prints every row numbered from 1 and reads a number. Every field of a
+// row is escaped by display.Line (package cli/display), so a stored title
+// cannot drive the terminal.
 package term

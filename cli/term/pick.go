@@ -5,7 +5,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -30,12 +33,68 @@ const defaultPageHeight = 20
 // Cancelling ctx ends Pick at once (it returns an error), with the
 // terminal restored: for leaving on a signal.
 func Pick(ctx context.Context, in *os.File, out io.Writer, rows []Row, preview func(Row) string) (int, error) {
-	if len(rows) == 0 {
-		return 0, ErrNoRows
+	m, err := runPick(ctx, in, out, Listing{Rows: rows}, preview)
+	if err != nil {
+		return 0, err
+	}
+	return m.chosen, m.err
+}
+
+// Listing is what PickListing shows: Rows at once, and, when Refresh is not
+// nil, the listing Refresh returns in their place once it is ready.
+type Listing struct {
+	// Rows are drawn first: the whole listing, or, with Refresh, a first
+	// page that may be out of date (read from a cache).
+	Rows []Row
+	// Total is the number of rows the whole listing is thought to hold,
+	// shown until Refresh answers; 0 means len(Rows).
+	Total int
+	// Refresh returns the whole listing, newest first. It starts once the
+	// first screen is on the terminal and runs while the user types; its
+	// rows replace Rows, keeping the filter and the selected row (by id)
+	// when it is still there. ctx is cancelled when the picker ends, and
+	// PickListing waits for Refresh to return.
+	Refresh func(ctx context.Context) ([]Row, error)
+}
+
+// PickListing is Pick over a listing that may arrive in two steps: the
+// first screen is drawn from l.Rows without waiting for l.Refresh, and the
+// choice is the row as the refreshed listing has it. A row chosen before
+// the refresh is done is held ("checking") until it is: when the refresh
+// no longer lists it (deleted, or its record unreadable), the picker says
+// so and stays open for another choice, so such a row is never returned.
+// A refresh that fails ends the picker with its error; one that lists
+// nothing, with ErrNoRows.
+func PickListing(ctx context.Context, in *os.File, out io.Writer, l Listing, preview func(Row) string) (Row, error) {
+	m, err := runPick(ctx, in, out, l, preview)
+	if err != nil {
+		return Row{}, err
+	}
+	if m.err != nil {
+		return Row{}, m.err
+	}
+	return m.v.rows[m.chosen], nil
+}
+
+// runPick runs the picker program and returns its final model.
+func runPick(ctx context.Context, in *os.File, out io.Writer, l Listing, preview func(Row) string) (*pickModel, error) {
+	if len(l.Rows) == 0 {
+		return nil, ErrNoRows
 	}
 	fd, err := terminalFD(in)
 	if err != nil {
-		return 0, err
+		return nil, err
+	}
+	m := newPickModel(l.Rows, 0, 0, preview)
+	m.total = l.Total
+	// The refresh waits for the first screen to be written, so that it
+	// does not compete with drawing it.
+	var drawn atomic.Bool
+	m.drawn = &drawn
+	frame := make(chan struct{})
+	if l.Refresh != nil {
+		m.loading = true
+		out, m.start = watchFirstFrame(out, &drawn, frame)
 	}
 	opts := []tea.ProgramOption{tea.WithInput(in), tea.WithOutput(out), tea.WithoutSignalHandler(), tea.WithoutCatchPanics(),
 		tea.WithContext(ctx)}
@@ -44,13 +103,29 @@ func Pick(ctx context.Context, in *os.File, out io.Writer, rows []Row, preview f
 			opts = append(opts, tea.WithWindowSize(c, r))
 		}
 	}
-	m := newPickModel(rows, 0, 0, preview)
-	final, err := tea.NewProgram(m, opts...).Run()
-	if err != nil {
-		return 0, err
+	p := tea.NewProgram(m, opts...)
+	rctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	if l.Refresh != nil {
+		wg.Go(func() {
+			select {
+			case <-frame:
+			case <-rctx.Done():
+				return
+			}
+			rows, err := l.Refresh(rctx)
+			if rctx.Err() == nil {
+				p.Send(rowsMsg{rows, err})
+			}
+		})
 	}
-	r := final.(*pickModel)
-	return r.chosen, r.err
+	final, err := p.Run()
+	cancel()
+	wg.Wait()
+	if err != nil {
+		return nil, err
+	}
+	return final.(*pickModel), nil
 }
 
 // pickModel is the picker as a terminal program: a pickView drawn to the
@@ -59,17 +134,30 @@ type pickModel struct {
 	v             *pickView
 	width, height int // the window, 0 = unknown
 	preview       func(Row) string
-	previews      map[int]string // by row, once known
-	asked         map[int]bool
+	previews      map[string]string // by row id, once known
+	asked         map[string]bool
+
+	// loading: the rows are a first page and the whole listing is on its
+	// way (a rowsMsg); total is the number of rows it is thought to hold.
+	// pending is the id of a row chosen before it came; note a line for
+	// the footer. drawn, when not nil, is set once a picture is made;
+	// start, when not nil, starts the refresh if it has not started (a key
+	// was pressed).
+	loading bool
+	total   int
+	pending string
+	note    string
+	drawn   *atomic.Bool
+	start   func()
 
 	done   bool
-	chosen int
+	chosen int // index into v.rows
 	err    error
 }
 
 func newPickModel(rows []Row, cols, lines int, preview func(Row) string) *pickModel {
 	m := &pickModel{v: newPickView(rows, defaultPageHeight), preview: preview,
-		previews: map[int]string{}, asked: map[int]bool{}}
+		previews: map[string]string{}, asked: map[string]bool{}}
 	m.resize(cols, lines)
 	return m
 }
@@ -89,21 +177,58 @@ func (m *pickModel) resize(cols, lines int) {
 	m.v.setHeight(h)
 }
 
-// previewMsg is a preview that arrived for row i.
+// previewMsg is a preview that arrived for the row of id.
 type previewMsg struct {
-	i    int
+	id   string
 	text string
+}
+
+// rowsMsg is the whole listing, from Listing.Refresh.
+type rowsMsg struct {
+	rows []Row
+	err  error
 }
 
 // askPreview starts reading the selected row's preview, once per row.
 func (m *pickModel) askPreview() tea.Cmd {
 	i, ok := m.v.chosen()
-	if !ok || m.preview == nil || m.asked[i] {
+	if !ok || m.preview == nil || m.asked[m.v.rows[i].ID] {
 		return nil
 	}
-	m.asked[i] = true
 	row, fn := m.v.rows[i], m.preview
-	return func() tea.Msg { return previewMsg{i, fn(row)} }
+	m.asked[row.ID] = true
+	return func() tea.Msg { return previewMsg{row.ID, fn(row)} }
+}
+
+// started makes sure the refresh has started: a key was pressed, so the
+// first screen has been seen.
+func (m *pickModel) started() {
+	if m.loading && m.start != nil {
+		m.start()
+	}
+}
+
+// refreshed takes the whole listing in place of the first page.
+func (m *pickModel) refreshed(msg rowsMsg) tea.Cmd {
+	m.loading = false
+	switch {
+	case msg.err != nil:
+		m.done, m.err = true, msg.err
+		return tea.Quit
+	case len(msg.rows) == 0:
+		m.done, m.err = true, ErrNoRows
+		return tea.Quit
+	}
+	m.v.setRows(msg.rows)
+	if id := m.pending; id != "" {
+		m.pending = ""
+		if i := slices.IndexFunc(msg.rows, func(r Row) bool { return r.ID == id }); i >= 0 {
+			m.done, m.chosen = true, i
+			return tea.Quit
+		}
+		m.note = "that session is no longer listed (deleted, or its record unreadable); choose another"
+	}
+	return m.askPreview()
 }
 
 func (m *pickModel) Init() tea.Cmd { return m.askPreview() }
@@ -115,21 +240,39 @@ func (m *pickModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.resize(msg.Width, msg.Height)
 		return m, nil
 	case previewMsg:
-		m.previews[msg.i] = msg.text
+		m.previews[msg.id] = msg.text
 		return m, nil
+	case rowsMsg:
+		return m, m.refreshed(msg)
 	case tea.PasteMsg:
+		m.started()
+		if m.pending != "" {
+			return m, nil
+		}
 		first, _, _ := strings.Cut(normalizeNewlines(msg.Content), "\n")
 		v.setFilter(v.filter + first)
 	case tea.KeyPressMsg:
-		switch msg.String() {
-		case "enter":
-			if i, ok := v.chosen(); ok {
-				m.done, m.chosen = true, i
-				return m, tea.Quit
-			}
+		m.started()
+		k := msg.String()
+		switch k {
 		case "esc", "ctrl+c", "ctrl+d":
 			m.done, m.err = true, ErrCancelled
 			return m, tea.Quit
+		}
+		if m.pending != "" {
+			return m, nil // a choice is being checked
+		}
+		m.note = ""
+		switch k {
+		case "enter":
+			if i, ok := v.chosen(); ok && m.loading {
+				// The row may be gone from the whole listing: held
+				// until it comes (refreshed).
+				m.pending = v.rows[i].ID
+			} else if ok {
+				m.done, m.chosen = true, i
+				return m, tea.Quit
+			}
 		case "up", "ctrl+p":
 			v.move(-1)
 		case "down", "ctrl+n":
@@ -163,7 +306,11 @@ func (m *pickModel) View() tea.View {
 	if m.done {
 		return tea.NewView("") // the picture is wiped
 	}
-	return tea.NewView(strings.Join(m.frame(), "\n"))
+	f := m.frame()
+	if m.drawn != nil {
+		m.drawn.Store(true)
+	}
+	return tea.NewView(strings.Join(f, "\n"))
 }
 
 // frame returns the lines of one picture: the filter line, the page of
@@ -188,16 +335,35 @@ func (m *pickModel) frame() []string {
 	if len(v.match) > 0 {
 		n = v.sel + 1
 	}
-	foot := fmt.Sprintf("%d of %d", n, len(v.match))
-	if v.filter != "" {
-		foot += fmt.Sprintf(" (%d in all)", len(v.rows))
+	all := len(v.rows)
+	if m.loading {
+		all = max(all, m.total)
 	}
-	foot += "  Up/Down move, PgUp/PgDn page, Enter choose, Esc leave"
+	var foot string
+	switch {
+	case v.filter != "":
+		foot = fmt.Sprintf("%d of %d (%d in all)", n, len(v.match), all)
+	default:
+		foot = fmt.Sprintf("%d of %d", n, all)
+	}
+	switch {
+	case m.pending != "":
+		foot += ", checking the choice"
+	case m.loading:
+		foot += ", listing"
+	}
+	if m.note != "" {
+		foot += ": " + m.note
+	} else {
+		foot += "  Up/Down move, PgUp/PgDn page, Enter choose, Esc leave"
+	}
 	lines = append(lines, m.fit(foot))
 	if m.preview != nil {
 		text := "…"
-		if p, ok := m.previews[sel]; ok {
-			text = p
+		if len(v.match) > 0 {
+			if p, ok := m.previews[v.rows[sel].ID]; ok {
+				text = p
+			}
 		}
 		if len(v.match) == 0 {
 			text = ""

@@ -311,7 +311,7 @@ func TestPickerFrame(t *testing.T) {
 	if f[7] != "last prompt: …" {
 		t.Fatalf("preview before it is read: %q", f[7])
 	}
-	m.Update(previewMsg{1, "last of Task 1"})
+	m.Update(previewMsg{rows[1].ID, "last of Task 1"})
 	if f := m.frame(); f[7] != "last prompt: last of Task 1" {
 		t.Fatalf("preview %q", f[7])
 	}

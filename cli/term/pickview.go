@@ -85,6 +85,29 @@ func (v *pickView) setFilter(q string) {
 	v.scroll()
 }
 
+// setRows puts rows in the place of the rows shown, keeping the filter and
+// the selected row (by id) when it is still there, else the position of
+// the selection, and the selection's line on the page.
+func (v *pickView) setRows(rows []Row) {
+	line := v.sel - v.top
+	id := ""
+	if i, ok := v.chosen(); ok {
+		id = v.rows[i].ID
+	}
+	sel := v.sel
+	v.rows = rows
+	v.match = matchRows(rows, v.filter)
+	v.sel = clamp(sel, 0, len(v.match)-1)
+	for k, i := range v.match {
+		if id != "" && rows[i].ID == id {
+			v.sel = k
+			break
+		}
+	}
+	v.top = v.sel - line
+	v.scroll()
+}
+
 // move moves the selection by d rows, stopping at the ends.
 func (v *pickView) move(d int) {
 	v.sel = clamp(v.sel+d, 0, len(v.match)-1)

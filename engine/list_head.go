@@ -1,0 +1,73 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"path"
+
+	"cairn/index"
+	"cairn/internal/vfs"
+)
+
+// ListHead returns the first n sessions of the listing as the picker index
+// last saved it, and how many sessions that index holds, for a first screen
+// drawn before List has verified anything: its cost does not grow with the
+// number of sessions. It reads the start of index.json only; nothing is
+// stat'ed, rebuilt or settled, so a row may be out of date (a session
+// deleted, retitled or dated in the future since), and List's answer is the
+// one to act on. Sessions dated in the future are left out (List puts them
+// last). A session is marked owned when its owner's hint is there and its
+// lock is held; a dead owner's session is shown free and settled by List.
+//
+// ok is false when there is no usable index (none yet, damaged, or from an
+// earlier build): the caller lists with List.
+func (w *Workspace) ListHead(ctx context.Context, n int) (head []Summary, total int, ok bool) {
+	if ctx.Err() != nil {
+		return nil, 0, false
+	}
+	if !w.made {
+		if _, err := w.s.fsys.Stat(w.dir); err != nil {
+			return nil, 0, false
+		}
+	}
+	limit := w.s.future()
+	ents, total, err := index.Open(w.s.fsys, w.dir).Head(n, func(e *index.Entry) bool { return e.UpdatedAt.After(limit) })
+	if err != nil {
+		return nil, 0, false
+	}
+	// The owners folder holds a hint per session open now or left open by
+	// a crash: a few, whatever the number of sessions.
+	hinted := map[string]bool{}
+	if des, err := w.s.fsys.ReadDir(path.Join(w.dir, "owners")); err == nil {
+		for _, de := range des {
+			hinted[de.Name()] = true
+		}
+	}
+	head = make([]Summary, len(ents))
+	for i, e := range ents {
+		head[i] = Summary{Entry: e}
+		if hinted[e.ID] {
+			head[i].OwnerPID = w.liveOwner(e.ID)
+		}
+	}
+	return head, total, true
+}
+
+// liveOwner is the pid of the process that holds session id's lock, -1 when
+// its pid cannot be read, 0 when none does. Unlike ownerPID it writes
+// nothing: a dead owner's record is left for List to settle.
+func (w *Workspace) liveOwner(id string) int {
+	fsys := w.s.fsys
+	l, err := fsys.Lock(lockName(w.dir, id))
+	if err == nil {
+		l.Release()
+		return 0
+	}
+	if errors.Is(err, vfs.ErrLocked) {
+		if pid := ownerOf(fsys, lockName(w.dir, id)); pid > 0 {
+			return pid
+		}
+		return -1
+	}
+	return 0
+}
