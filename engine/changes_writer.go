@@ -82,7 +82,12 @@ func (st *snapStack) close(now Time) {
 	st.wmu.Lock()
 	defer st.wmu.Unlock()
 	if st.w != nil {
-		if st.owed == "" {
+		// A cancellation still owed goes first; while one is, no close
+		// line: the next owner finishes the step its journal says was made.
+		for len(st.cancels) > 0 && st.w.Append(st.cancels[0]) == nil {
+			st.cancels = st.cancels[1:]
+		}
+		if st.owed == "" && len(st.cancels) == 0 {
 			st.w.Append(changes.CloseLine{V: 1, Kind: changes.KindClose, At: now})
 		}
 		st.w.Sync() // lines appended lazily; a failure leaves them to be redrawn

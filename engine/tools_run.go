@@ -48,6 +48,9 @@ func (s *Session) runTool(ctx context.Context, tool, path string, opts []ToolOpt
 	defer done()
 	s.snaps.mu.Lock()
 	defer s.snaps.mu.Unlock()
+	if err := s.payCancels(); err != nil {
+		return nil, fmt.Errorf("%w; nothing was changed", err)
+	}
 
 	if err := t.captureBefore(ctx, plan); err != nil {
 		return nil, err
