@@ -14,10 +14,9 @@ import (
 // still hold. So a cancellation that cannot be written is owed, and is
 // written before any other line: at the start of the next file tool,
 // change, undo, redo or restore-to (payCancels, which refuses that call
-// while it cannot), or before the close line (none is written while one is
-// owed). Meanwhile the stack is what the journal says, as a reader sees
-// it; an owner that opens the session after a crash finishes the step
-// (finishRestore), which agrees with it.
+// while it cannot). Meanwhile the stack is what the journal says, as a
+// reader sees it, and no close line is written: an owner that opens the
+// session next finishes the step (finishRestore), which agrees with it.
 
 // cancel writes lines, the cancellations of steps that changed no file,
 // after those still owed. The caller holds st.mu.

@@ -82,11 +82,9 @@ func (st *snapStack) close(now Time) {
 	st.wmu.Lock()
 	defer st.wmu.Unlock()
 	if st.w != nil {
-		// A cancellation still owed goes first; while one is, no close
-		// line: the next owner finishes the step its journal says was made.
-		for len(st.cancels) > 0 && st.w.Append(st.cancels[0]) == nil {
-			st.cancels = st.cancels[1:]
-		}
+		// No close line while a cancellation is owed: the next owner
+		// finishes the step the journal says was made, as the stack
+		// said it was (changes_cancel.go).
 		if st.owed == "" && len(st.cancels) == 0 {
 			st.w.Append(changes.CloseLine{V: 1, Kind: changes.KindClose, At: now})
 		}
