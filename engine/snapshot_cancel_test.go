@@ -73,3 +73,45 @@ func TestUncancelledUndoKeepsItsChange(t *testing.T) {
 		})
 	}
 }
+
+// TestOwedAbortSurvivesRefold: a change whose tool failed before its
+// write, and whose abort line could not be written, is out of the stack
+// (its undone branch back) while the abort is owed. A later failed write
+// reads the stack back from the journal; that must not bring the change
+// back and lose the branch: the owner lists what a reader lists, and the
+// undone snapshot can still be redone.
+func TestOwedAbortSurvivesRefold(t *testing.T) {
+	ctx := context.Background()
+	mem, fa, _, ws := faultEnv(t, "")
+	if err := vfs.WriteFileAtomic(mem, "b.txt", []byte("one\n")); err != nil {
+		t.Fatal(err)
+	}
+	s := ws.Create(SessionOptions{})
+	defer func() { s.Close() }()
+	must(s.ToolWrite(ctx, "b.txt", []byte("two\n")))(t)
+	must(s.Undo(ctx))(t)
+
+	// The change line is written, the new content cannot be staged, the
+	// abort line cannot be written.
+	fa.Inject(vfs.Rule{Op: vfs.OpWrite, Path: ".a.txt.*" + vfs.TempSuffix, Count: 1})
+	fa.Inject(vfs.Rule{Op: vfs.OpWrite, Path: "workspaces/*/sessions/*.changes.jsonl", Skip: 1, Count: 1})
+	if _, err := s.ToolWrite(ctx, "a.txt", []byte("new\n")); err == nil {
+		t.Fatal("write with its staging failing: no error")
+	}
+	fa.Reset()
+	// The redo's line cannot be written: the stack is read back.
+	fa.Inject(vfs.Rule{Op: vfs.OpOpen, Path: "workspaces/*/sessions/*.changes.jsonl", Count: 1})
+	if _, err := s.Redo(ctx); err == nil {
+		t.Fatal("redo with the journal failing: no error")
+	}
+	fa.Reset()
+	owner := must(s.Snapshots(ctx))(t)
+	reader := must(ws.Snapshots(ctx, s.ID()))(t)
+	if propList(owner) != propList(reader) || owner.Cursor != 0 || len(owner.Snapshots) != 1 {
+		t.Fatalf("owner %s, reader %s: want the undone write in both", propList(owner), propList(reader))
+	}
+	must(s.Redo(ctx))(t)
+	if b, _ := vfs.ReadFile(mem, "b.txt"); string(b) != "two\n" {
+		t.Fatalf("b.txt after redo: %q", b)
+	}
+}
