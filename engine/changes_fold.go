@@ -22,12 +22,15 @@ type snapStack struct {
 	// stack's answers name.
 	unread []UnreadRecord
 
-	wmu sync.Mutex // guards w, owed and closed (Close must not wait for mu)
+	wmu sync.Mutex // guards w, owed, cancels and closed (Close must not wait for mu)
 	// owed is a change whose abort line could not be written: the next
 	// line written goes after that abort.
-	owed   string
-	w      *journal.Writer
-	closed bool
+	owed string
+	// cancels is the cancellations of undo and redo steps that changed no
+	// file, not written yet: they go before any other line (changes_cancel.go).
+	cancels []any
+	w       *journal.Writer
+	closed  bool
 }
 
 // foldChanges reads a changes journal into a stack. A missing journal is an

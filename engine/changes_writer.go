@@ -82,7 +82,10 @@ func (st *snapStack) close(now Time) {
 	st.wmu.Lock()
 	defer st.wmu.Unlock()
 	if st.w != nil {
-		if st.owed == "" {
+		// No close line while a cancellation is owed: the next owner
+		// finishes the step the journal says was made, as the stack
+		// said it was (changes_cancel.go).
+		if st.owed == "" && len(st.cancels) == 0 {
 			st.w.Append(changes.CloseLine{V: 1, Kind: changes.KindClose, At: now})
 		}
 		st.w.Sync() // lines appended lazily; a failure leaves them to be redrawn

@@ -141,7 +141,12 @@
 // object missing or damaged, its current content impossible to keep for
 // redo, a write that fails) is left as it is and named with why. An undo or
 // redo that can put back no file at all is refused (RestoreError) and uses
-// up nothing; a restore-to goes past such a snapshot. Lines of the changes
+// up nothing; a restore-to goes past such a snapshot. When its line was
+// written and every write failed, it cancels itself with the opposite
+// line; one that cannot be written yet is owed, and goes before any other
+// line (the next file tool, undo, redo or restore-to is refused until it
+// is written): no change may end the branch of a snapshot the files still
+// hold. Lines of the changes
 // journal the stack cannot read are named by the stack's answers
 // (UnreadRecord), as storage fsck names them.
 //

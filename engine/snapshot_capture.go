@@ -145,6 +145,10 @@ func (s *Session) beginChange(ctx context.Context, tool string, paths []string) 
 	}
 	s.snaps.mu.Lock()
 	c := &Change{s: s, tool: tool, call: call, fsys: fsys, doneFS: doneFS, cfg: sc, maxFile: sc.MaxFileBytes}
+	if err := s.payCancels(); err != nil {
+		c.release()
+		return nil, err
+	}
 	pre := s.newPreImages(ctx, sc, false)
 	c.on, c.objs = pre.on, pre.objs
 	for _, rel := range rels {

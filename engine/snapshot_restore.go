@@ -112,6 +112,9 @@ func (s *Session) restore(ctx context.Context, action, id string) (*RestoreResul
 	st := &s.snaps
 	st.mu.Lock()
 	defer st.mu.Unlock()
+	if err := s.payCancels(); err != nil {
+		return nil, err
+	}
 	refuse := func(format string, a ...any) (*RestoreResult, error) {
 		s.auditRestore(ctx, action, "refused", nil)
 		return nil, fmt.Errorf("%w: %s%s", ErrRefused, fmt.Sprintf(format, a...), unreadNote(st.unread))
@@ -194,10 +197,13 @@ func (s *Session) restore(ctx context.Context, action, id string) (*RestoreResul
 		for _, step := range res.Steps {
 			rerr.Files = append(rerr.Files, step.NotRestored...)
 		}
+		now := mkTime(s.ws.s.Now())
+		lines := make([]any, 0, len(targets))
 		for i := len(targets) - 1; i >= 0; i-- {
-			if err := s.cancelUndo(targets[i]); err != nil {
-				return fail(fmt.Errorf("engine: restore to %s put back no file, and could not be cancelled: %w", id, err))
-			}
+			lines = append(lines, redoLine(targets[i], now))
+		}
+		if err := s.cancel(lines...); err != nil {
+			return fail(fmt.Errorf("engine: restore to %s put back no file: %w", id, err))
 		}
 		res.Steps = nil
 		return fail(rerr)

@@ -67,12 +67,12 @@ func (r *restoreRun) undoOne(ctx context.Context, e *changes.Entry, kind string,
 		line.Files[k] = changes.KeptFile{Path: f.Path, Kept: kept[k]}
 	}
 	if err := s.appendChanges(line); err != nil {
-		// The line may have reached the journal: cancel it with a redo.
+		// The line may have reached the journal: cancel it with a redo
+		// (owed, if that cannot be written either).
 		st := &s.snaps
 		st.refold(s)
 		if i := st.Find(e.Rec.ID); i >= 0 && !st.List[i].Applied {
-			s.appendChanges(changes.EventLine{V: 1, Kind: changes.KindRedo, ID: e.Rec.ID, At: mkTime(s.ws.s.Now())})
-			st.refold(s)
+			s.cancel(redoLine(e, mkTime(s.ws.s.Now())))
 		}
 		return step, err
 	}
@@ -97,7 +97,7 @@ func (r *restoreRun) undoOne(ctx context.Context, e *changes.Entry, kind string,
 	if !pass && !putBack([]RestoreStep{step}) {
 		// Every write failed, so the files are as the undo found them.
 		if err := s.cancelUndo(e); err != nil {
-			return step, fmt.Errorf("engine: undo %s put back no file, and could not be cancelled: %w", e.Rec.ID, err)
+			return step, fmt.Errorf("engine: undo %s put back no file: %w", e.Rec.ID, err)
 		}
 		return step, r.refusal(actionUndo, e, why)
 	}
@@ -146,12 +146,12 @@ func (r *restoreRun) redoOne(ctx context.Context, e *changes.Entry) (RestoreStep
 	}
 	if err := s.appendChanges(changes.EventLine{V: 1, Kind: changes.KindRedo, ID: e.Rec.ID, At: mkTime(s.ws.s.Now())}); err != nil {
 		// The line may have reached the journal: cancel it with an undo
-		// keeping what the last undo kept.
+		// keeping what the last undo kept (owed, if that cannot be
+		// written either).
 		st := &s.snaps
 		st.refold(s)
 		if i := st.Find(e.Rec.ID); i >= 0 && st.List[i].Applied {
-			s.appendChanges(undoLine(st.List[i], mkTime(s.ws.s.Now())))
-			st.refold(s)
+			s.cancel(undoLine(st.List[i], mkTime(s.ws.s.Now())))
 		}
 		return step, err
 	}
@@ -177,7 +177,7 @@ func (r *restoreRun) redoOne(ctx context.Context, e *changes.Entry) (RestoreStep
 	if todo > 0 && !putBack([]RestoreStep{step}) {
 		// Every write failed, so the files are as the redo found them.
 		if err := s.cancelRedo(e); err != nil {
-			return step, fmt.Errorf("engine: redo %s put back no file, and could not be cancelled: %w", e.Rec.ID, err)
+			return step, fmt.Errorf("engine: redo %s put back no file: %w", e.Rec.ID, err)
 		}
 		return step, r.refusal(actionRedo, e, why)
 	}
@@ -193,26 +193,23 @@ func undoLine(e *changes.Entry, now Time) changes.UndoLine {
 	return line
 }
 
+// redoLine is a redo line for e.
+func redoLine(e *changes.Entry, now Time) changes.EventLine {
+	return changes.EventLine{V: 1, Kind: changes.KindRedo, ID: e.Rec.ID, At: now}
+}
+
 // cancelUndo cancels the undo of e, whose line is written but which
-// changed no file, with a redo line: the stack is as before the undo.
+// changed no file, with a redo line: the stack is as before the undo. A
+// redo line that cannot be written is owed (changes_cancel.go).
 func (s *Session) cancelUndo(e *changes.Entry) error {
-	if err := s.appendChanges(changes.EventLine{V: 1, Kind: changes.KindRedo, ID: e.Rec.ID, At: mkTime(s.ws.s.Now())}); err != nil {
-		s.snaps.refold(s)
-		return err
-	}
-	e.Applied = true
-	return nil
+	return s.cancel(redoLine(e, mkTime(s.ws.s.Now())))
 }
 
 // cancelRedo cancels the redo of e, whose line is written but which changed
-// no file, with an undo line keeping what the undo before it kept.
+// no file, with an undo line keeping what the undo before it kept. An undo
+// line that cannot be written is owed (changes_cancel.go).
 func (s *Session) cancelRedo(e *changes.Entry) error {
-	if err := s.appendChanges(undoLine(e, mkTime(s.ws.s.Now()))); err != nil {
-		s.snaps.refold(s)
-		return err
-	}
-	e.Applied = false
-	return nil
+	return s.cancel(undoLine(e, mkTime(s.ws.s.Now())))
 }
 
 // leaves is which files a step leaves: those it has a reason for.

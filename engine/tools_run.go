@@ -48,6 +48,9 @@ func (s *Session) runTool(ctx context.Context, tool, path string, opts []ToolOpt
 	defer done()
 	s.snaps.mu.Lock()
 	defer s.snaps.mu.Unlock()
+	if err := s.payCancels(); err != nil {
+		return nil, fmt.Errorf("%w; nothing was changed", err)
+	}
 
 	if err := t.captureBefore(ctx, plan); err != nil {
 		return nil, err
@@ -337,4 +340,12 @@ func (st *snapStack) refold(s *Session) {
 		return
 	}
 	st.List, st.Seq, st.Pending, st.Held, st.unread = fresh.List, fresh.Seq, fresh.Pending, fresh.Held, fresh.unread
+	// An abort still owed is in the stack as that line will make it.
+	st.wmu.Lock()
+	owed := st.owed
+	st.wmu.Unlock()
+	if n := len(st.List); owed != "" && n > 0 && st.Pending == st.List[n-1] && st.Pending.Rec.ID == owed {
+		st.List = append(st.List[:n-1], st.Held...)
+		st.Pending, st.Held = nil, nil
+	}
 }

@@ -11,8 +11,8 @@
 // The lines a new change writes (NewChange: the discard of the undone
 // branch, the change line, the drop of the oldest snapshots over the
 // Limits) are made here too. Engine keeps what needs a session: the
-// stack's locks, the journal's writer (an owed abort line, the close
-// line), and the steps that write each line before they run its plan.
+// stack's locks, the journal's writer (an owed abort line, owed
+// cancellations, the close line), and the steps that write each line before they run its plan.
 //
 // # Rules
 //
