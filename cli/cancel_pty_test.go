@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -11,6 +13,7 @@ import (
 	"testing"
 
 	"cairn/engine"
+	"cairn/internal/vfs"
 )
 
 // blockTurnMain is cairn whose prompts starting with "block" have a turn
@@ -88,5 +91,61 @@ func TestProcessCtrlCCancelsTurn(t *testing.T) {
 	}
 	if got, want := transcriptTexts(t, base, l[0].ID), []string{"first", "block me", "second"}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("transcript %q, want %q", got, want)
+	}
+	// Its turn is recorded, labelled cancelled; the others are not.
+	var labels [][]string
+	for _, line := range strings.Split(strings.TrimSpace(plumb(t, append(base, "trail", "--json", l[0].ID)...)), "\n") {
+		var tl struct {
+			Kind   string
+			Labels []string
+		}
+		if err := json.Unmarshal([]byte(line), &tl); err != nil {
+			t.Fatal(err)
+		}
+		if tl.Kind == "turn" {
+			labels = append(labels, tl.Labels)
+		}
+	}
+	if want := [][]string{{"prompt"}, {"prompt", "cancelled"}, {"prompt"}}; !reflect.DeepEqual(labels, want) {
+		t.Fatalf("turn labels %q, want %q", labels, want)
+	}
+	if out := p.Output(); strings.Contains(out, "cairn:") {
+		t.Fatalf("an error was shown: %q", out)
+	}
+}
+
+// TestREPLCancelledToolChangesNothing: a file tool line whose context is
+// cancelled (Ctrl-C while it runs) says so, and the file is as it was: the
+// tools are atomic.
+func TestREPLCancelledToolChangesNothing(t *testing.T) {
+	files := vfs.NewMem()
+	store, err := engine.OpenFS(vfs.NewMem(), "/mem", engine.WithWorkspaceFS(func(string) (vfs.FS, error) { return files, nil }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	ws, err := store.Workspace(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out, errw bytes.Buffer
+	g := &Globals{ctx: context.Background(), stdout: &out, stderr: &errw}
+	r := &repl{g: g, out: &out, errw: &errw, store: store, ws: ws}
+	r.startNew()
+	defer r.closeSession()
+	if r.handle(g.ctx, ":write a.txt\nold") {
+		t.Fatal(":write ended the REPL")
+	}
+	cancelled, cancel := context.WithCancel(g.ctx)
+	cancel()
+	for _, line := range []string{":write a.txt\nnew", ":edit a.txt old new", ":rm a.txt"} {
+		out.Reset()
+		r.handle(cancelled, line)
+		if !strings.Contains(out.String(), "Cancelled; nothing was changed.") {
+			t.Fatalf("%q: %q", line, out.String())
+		}
+		if b, err := vfs.ReadFile(files, "a.txt"); err != nil || string(b) != "old\n" {
+			t.Fatalf("%q: a.txt %q, %v", line, b, err)
+		}
 	}
 }
