@@ -41,6 +41,11 @@ type repl struct {
 
 	ed    *term.Editor
 	lines *bufio.Reader
+
+	// turnHook, set only by tests, is the work of a prompt's turn: it runs
+	// with the turn's context after the prompt is recorded, before the turn
+	// ends (a test makes it wait for the context to end).
+	turnHook func(ctx context.Context, text string) error
 }
 
 const helpText = `Type a prompt and press Enter. Commands:
@@ -260,7 +265,10 @@ func (r *repl) loop() error {
 		if err != nil {
 			break
 		}
-		if done := r.handle(line); done {
+		ctx, stop := r.lineContext()
+		done := r.handle(ctx, line)
+		stop()
+		if done {
 			break
 		}
 	}
@@ -306,14 +314,15 @@ const commandList = "/rename /clear /new /history /undo /redo /snapshots /fork /
 
 // handle runs one line; it reports whether the REPL should end. A blank
 // line records nothing; "//text" is the prompt "/text"; a "/" or ":" line
-// that names no command is refused, not sent.
-func (r *repl) handle(line string) bool {
+// that names no command is refused, not sent. A prompt's turn and a file
+// tool run with ctx: Ctrl-C cancels them (repl_cancel.go).
+func (r *repl) handle(ctx context.Context, line string) bool {
 	trimmed := strings.TrimSpace(line)
 	switch {
 	case trimmed == "":
 		return false
 	case strings.HasPrefix(trimmed, "//"):
-		r.prompt(strings.TrimPrefix(strings.TrimLeft(line, " \t"), "/"))
+		r.prompt(ctx, strings.TrimPrefix(strings.TrimLeft(line, " \t"), "/"))
 		return false
 	case strings.HasPrefix(trimmed, "/"):
 		return r.command(trimmed)
@@ -321,13 +330,13 @@ func (r *repl) handle(line string) bool {
 		fmt.Fprintln(r.out, "A line starting with ! runs a shell command, and cairn has no shell tool yet; nothing was sent. Start the line with a space to send it as a prompt.")
 		return false
 	case strings.HasPrefix(trimmed, ":") && len(trimmed) > 1 && isLetter(trimmed[1]):
-		if !r.toolLine(trimmed) {
+		if !r.toolLine(ctx, trimmed) {
 			name, _, _ := strings.Cut(firstLine(trimmed), " ")
 			fmt.Fprintf(r.out, "Unknown command %s; nothing was sent. Commands: %s (/help says more).\n", name, commandList)
 		}
 		return false
 	}
-	r.prompt(line)
+	r.prompt(ctx, line)
 	return false
 }
 
@@ -377,8 +386,11 @@ func (r *repl) command(trimmed string) bool {
 	return false
 }
 
-// prompt records a user prompt as one turn.
-func (r *repl) prompt(text string) {
+// prompt records a user prompt as one turn. The prompt goes into the
+// prompt history once it is recorded; a turn cancelled (Ctrl-C, ctx) before
+// it completed takes it out again. What the session recorded stays: the
+// prompt, and the turn, ended with the label "cancelled".
+func (r *repl) prompt(ctx context.Context, text string) {
 	if _, err := r.sess.Append(r.g.ctx, engine.Item{Type: engine.User, Text: text}); err != nil {
 		fmt.Fprintln(r.out, "cairn:", userError(err))
 		return
@@ -389,6 +401,24 @@ func (r *repl) prompt(text string) {
 			fmt.Fprintln(r.out, "cairn:", userError(err))
 		}
 	}
+	stored := r.sess.Recorded() && !r.store.Ephemeral()
+	if stored {
+		if err := r.store.AddHistory(text, r.ws.Path()); err != nil {
+			r.notice(fmt.Sprintf("prompt history not saved: %v", err))
+		}
+	}
+	var err error
+	if r.turnHook != nil {
+		err = r.turnHook(ctx, text)
+	}
+	cancelled := ctx.Err() != nil || errors.Is(err, context.Canceled)
+	if err != nil && !cancelled {
+		fmt.Fprintln(r.out, "cairn:", userError(err))
+	}
+	labels := []string{"prompt"}
+	if cancelled {
+		labels = append(labels, "cancelled")
+	}
 	// The REPL grants no standing permissions itself, so the trust map it
 	// records is the session's own (empty for a new one): a resume then has
 	// a map to restore and does not ask the trust question again.
@@ -396,13 +426,17 @@ func (r *repl) prompt(text string) {
 	if trust == nil {
 		trust = &engine.Trust{Map: map[string]string{}, Rules: []engine.TrustRule{}}
 	}
-	if err := r.sess.EndTurn(r.g.ctx, engine.Turn{Labels: []string{"prompt"}, Trust: trust}); err != nil {
+	if err := r.sess.EndTurn(r.g.ctx, engine.Turn{Labels: labels, Trust: trust}); err != nil {
 		fmt.Fprintln(r.out, "cairn:", userError(err))
 	}
-	if r.sess.Recorded() && !r.store.Ephemeral() {
-		if err := r.store.AddHistory(text, r.ws.Path()); err != nil {
-			r.notice(fmt.Sprintf("prompt history not saved: %v", err))
+	if cancelled {
+		if stored {
+			if err := r.store.CancelHistory(text); err != nil {
+				r.notice(fmt.Sprintf("prompt history not saved: %v", err))
+			}
 		}
+		fmt.Fprintln(r.out, "\nCancelled; the prompt stays in the session and is taken out of the prompt history.")
+		return
 	}
 	if r.ed != nil {
 		r.ed.AddHistory(text)

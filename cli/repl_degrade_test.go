@@ -38,7 +38,7 @@ func TestREPLRecoversAfterFullDisk(t *testing.T) {
 	typed := func(line string, block ...string) string {
 		out.Reset()
 		r.lines = bufio.NewReader(strings.NewReader(strings.Join(append(block, "."), "\n") + "\n"))
-		if r.handle(line) {
+		if r.handle(g.ctx, line) {
 			t.Fatalf("%q ended the REPL", line)
 		}
 		return out.String()

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strconv"
@@ -34,7 +35,7 @@ func (r *repl) bindSnapshotKeys() {
 
 // toolLine runs a :write, :edit or :rm line; it reports false for any other
 // line, which is then handled elsewhere.
-func (r *repl) toolLine(line string) bool {
+func (r *repl) toolLine(ctx context.Context, line string) bool {
 	line, body, multi := strings.Cut(strings.TrimSpace(line), "\n")
 	name, rest, _ := strings.Cut(line, " ")
 	var run func() (*engine.ToolAnswer, error)
@@ -59,25 +60,30 @@ func (r *repl) toolLine(line string) bool {
 			fmt.Fprintln(r.out, "Cancelled before the line holding only \".\"; nothing was written.")
 			return true
 		}
-		run = func() (*engine.ToolAnswer, error) { return r.sess.ToolWrite(r.g.ctx, path, []byte(content)) }
+		run = func() (*engine.ToolAnswer, error) { return r.sess.ToolWrite(ctx, path, []byte(content)) }
 	case ":edit":
 		args, err := splitShell(rest)
 		if err != nil || len(args) != 3 {
 			fmt.Fprintln(r.out, "Usage: :edit PATH OLD NEW (quote words holding spaces)")
 			return true
 		}
-		run = func() (*engine.ToolAnswer, error) { return r.sess.ToolEdit(r.g.ctx, args[0], args[1], args[2]) }
+		run = func() (*engine.ToolAnswer, error) { return r.sess.ToolEdit(ctx, args[0], args[1], args[2]) }
 	case ":rm":
 		args, err := splitShell(rest)
 		if err != nil || len(args) != 1 {
 			fmt.Fprintln(r.out, "Usage: :rm PATH")
 			return true
 		}
-		run = func() (*engine.ToolAnswer, error) { return r.sess.ToolRm(r.g.ctx, args[0]) }
+		run = func() (*engine.ToolAnswer, error) { return r.sess.ToolRm(ctx, args[0]) }
 	default:
 		return false
 	}
 	a, err := run()
+	if errors.Is(err, context.Canceled) {
+		// The tools are atomic: a cancelled one changed nothing.
+		fmt.Fprintln(r.out, "\nCancelled; nothing was changed.")
+		return true
+	}
 	if err != nil {
 		fmt.Fprintln(r.out, "cairn:", userError(refusedLine(err)))
 		return true

@@ -44,7 +44,7 @@ func (c *RunCmd) Run(g *Globals) error {
 	if c.Ephemeral && n > 0 {
 		return usageErrorf("--ephemeral starts a new session; it cannot resume one")
 	}
-	r := &repl{g: g, in: g.stdin, out: g.stdout, errw: g.stderr, noSnapshots: c.NoSnapshots, leader: c.Leader}
+	r := &repl{g: g, in: g.stdin, out: g.stdout, errw: g.stderr, noSnapshots: c.NoSnapshots, leader: c.Leader, turnHook: replTurnHook}
 	if err := r.openStore(c.Ephemeral); err != nil {
 		return err
 	}

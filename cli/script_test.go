@@ -16,6 +16,7 @@ func TestMain(m *testing.M) {
 		"cairn": func() {
 			os.Exit(Main(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 		},
+		"cairn-blockturn": blockTurnMain, // cancel_pty_test.go
 	})
 }
 

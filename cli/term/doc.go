@@ -18,6 +18,7 @@
 //	Alt+Enter, Ctrl-J         a new line in the text
 //	a paste                   inserted whole: a pasted block is one text
 //	Ctrl-C                    discard the text (ErrInterrupted); on an empty one, say how to leave
+//	                          (a Ctrl-C while the caller handles a line is SIGINT: the terminal is cooked)
 //	Ctrl-D                    io.EOF on an empty text, else delete under the cursor
 //	Up/Down, Ctrl-P/N         history walk from the first/last row, else move a row
 //	Left/Right, Home/End, Ctrl-A/E/B/F/U/K/W, Alt+B/F   as in readline

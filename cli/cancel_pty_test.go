@@ -1,0 +1,151 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"reflect"
+	"strings"
+	"syscall"
+	"testing"
+
+	"cairn/engine"
+	"cairn/internal/vfs"
+)
+
+// blockTurnMain is cairn whose prompts starting with "block" have a turn
+// that runs until it is cancelled: it says so on stderr, then waits.
+func blockTurnMain() {
+	replTurnHook = func(ctx context.Context, text string) error {
+		if !strings.HasPrefix(text, "block") {
+			return nil
+		}
+		fmt.Fprintln(os.Stderr, "[turn running]")
+		<-ctx.Done()
+		return ctx.Err()
+	}
+	os.Exit(Main(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// TestProcessCtrlCCancelsTurn: Ctrl-C typed while a turn runs (the terminal
+// cooked, so the kernel sends SIGINT to the REPL, which owns the terminal)
+// cancels that turn: the REPL says so and goes on, the prompt is taken out
+// of the prompt history (Up skips it), and the session keeps what it
+// recorded.
+func TestProcessCtrlCCancelsTurn(t *testing.T) {
+	bin, err := exec.LookPath("cairn-blockturn")
+	if err != nil {
+		t.Fatal(err)
+	}
+	home, dir := t.TempDir(), t.TempDir()
+	base := []string{"--home", home, "-C", dir}
+	p := openReplPTY(t)
+	cmd := exec.Command(bin, base...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = p.TTY, p.TTY, p.TTY
+	// Its own session with the pty as its controlling terminal, so Ctrl-C
+	// reaches it as a real terminal's would.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+
+	p.nextPrompt(t)
+	p.Send(t, "first\r")
+	p.nextPrompt(t)
+	p.Send(t, "block me\r")
+	p.Expect(t, "[turn running]")
+	if p.raw(t) {
+		t.Fatal("the terminal is raw while a turn runs")
+	}
+	p.Send(t, "\x03")
+	p.Expect(t, "Cancelled")
+	p.nextPrompt(t)
+	p.Send(t, "second\r")
+	p.nextPrompt(t)
+	// Up walks back over second to first: the cancelled prompt is gone.
+	p.Send(t, "\x1b[A")
+	p.cursorRow(t, "cairn> second")
+	p.Send(t, "\x1b[A")
+	p.cursorRow(t, "cairn> first")
+	p.Send(t, "\x15\x04") // Ctrl-U empties the line, Ctrl-D leaves
+	if err := waitProcess(t, cmd); err != nil {
+		t.Fatalf("cairn: %v; drawn: %q", err, p.Output())
+	}
+
+	s, err := engine.Open(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if got, want := s.History(), []string{"first", "second"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("history %q, want %q", got, want)
+	}
+	// The session keeps the cancelled prompt it recorded.
+	l := listSessions(t, base)
+	if len(l) != 1 {
+		t.Fatalf("sessions: %+v", l)
+	}
+	if got, want := transcriptTexts(t, base, l[0].ID), []string{"first", "block me", "second"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("transcript %q, want %q", got, want)
+	}
+	// Its turn is recorded, labelled cancelled; the others are not.
+	var labels [][]string
+	for _, line := range strings.Split(strings.TrimSpace(plumb(t, append(base, "trail", "--json", l[0].ID)...)), "\n") {
+		var tl struct {
+			Kind   string
+			Labels []string
+		}
+		if err := json.Unmarshal([]byte(line), &tl); err != nil {
+			t.Fatal(err)
+		}
+		if tl.Kind == "turn" {
+			labels = append(labels, tl.Labels)
+		}
+	}
+	if want := [][]string{{"prompt"}, {"prompt", "cancelled"}, {"prompt"}}; !reflect.DeepEqual(labels, want) {
+		t.Fatalf("turn labels %q, want %q", labels, want)
+	}
+	if out := p.Output(); strings.Contains(out, "cairn:") {
+		t.Fatalf("an error was shown: %q", out)
+	}
+}
+
+// TestREPLCancelledToolChangesNothing: a file tool line whose context is
+// cancelled (Ctrl-C while it runs) says so, and the file is as it was: the
+// tools are atomic.
+func TestREPLCancelledToolChangesNothing(t *testing.T) {
+	files := vfs.NewMem()
+	store, err := engine.OpenFS(vfs.NewMem(), "/mem", engine.WithWorkspaceFS(func(string) (vfs.FS, error) { return files, nil }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	ws, err := store.Workspace(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out, errw bytes.Buffer
+	g := &Globals{ctx: context.Background(), stdout: &out, stderr: &errw}
+	r := &repl{g: g, out: &out, errw: &errw, store: store, ws: ws}
+	r.startNew()
+	defer r.closeSession()
+	if r.handle(g.ctx, ":write a.txt\nold") {
+		t.Fatal(":write ended the REPL")
+	}
+	cancelled, cancel := context.WithCancel(g.ctx)
+	cancel()
+	for _, line := range []string{":write a.txt\nnew", ":edit a.txt old new", ":rm a.txt"} {
+		out.Reset()
+		r.handle(cancelled, line)
+		if !strings.Contains(out.String(), "Cancelled; nothing was changed.") {
+			t.Fatalf("%q: %q", line, out.String())
+		}
+		if b, err := vfs.ReadFile(files, "a.txt"); err != nil || string(b) != "old\n" {
+			t.Fatalf("%q: a.txt %q, %v", line, b, err)
+		}
+	}
+}

@@ -1,0 +1,26 @@
+package cli
+
+import (
+	"context"
+	"os"
+	"os/signal"
+)
+
+// Ctrl-C while a line is handled. The terminal is cooked then (the editor
+// has handed it back), so Ctrl-C arrives as SIGINT: it cancels the context
+// the line's turn or file tool runs with, and the REPL goes on with the next
+// prompt. Outside a handled line the editor reads Ctrl-C as a key (it clears
+// the text being typed). Without a terminal SIGINT keeps its default.
+
+// replTurnHook, when set (only by tests), becomes the turnHook of the REPL
+// that RunCmd starts.
+var replTurnHook func(ctx context.Context, text string) error
+
+// lineContext is the context one handled line runs with, cancelled by
+// Ctrl-C on a terminal; stop ends the cancelling.
+func (r *repl) lineContext() (ctx context.Context, stop context.CancelFunc) {
+	if r.ed == nil {
+		return context.WithCancel(r.g.ctx)
+	}
+	return signal.NotifyContext(r.g.ctx, os.Interrupt)
+}
