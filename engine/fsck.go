@@ -8,6 +8,7 @@ import (
 	"path"
 	"strings"
 
+	"cairn/engine/internal/changes"
 	"cairn/internal/vfs"
 	"cairn/journal"
 	"cairn/objects"
@@ -141,8 +142,9 @@ func (s *Store) fsckJournal(r *FsckReport, name string, bad, note reporter, name
 	r.Journals++
 	line := 0
 	var stack *snapStack // a changes journal's lines must fold
+	var recs *changes.Records
 	if strings.HasSuffix(name, ".changes.jsonl") {
-		stack = &snapStack{}
+		stack, recs = &snapStack{}, &changes.Records{}
 	}
 	var skipped []string // why the stack skipped the good line at[i]
 	var at []int
@@ -150,6 +152,8 @@ func (s *Store) fsckJournal(r *FsckReport, name string, bad, note reporter, name
 		line++
 		if stack != nil {
 			if err := stack.Apply(b); err != nil {
+				skipped, at = append(skipped, err.Error()), append(at, line)
+			} else if err := recs.Apply(b); err != nil {
 				skipped, at = append(skipped, err.Error()), append(at, line)
 			}
 		}

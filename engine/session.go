@@ -63,7 +63,8 @@ type Session struct {
 	recordAt      time.Time
 	genTitled     bool
 	ceilingWarned bool
-	ceiling       int64 // the eager-load ceiling in bytes, read once
+	told          map[string]bool // reasons of calls without a record, shown once (callrec.go)
+	ceiling       int64           // the eager-load ceiling in bytes, read once
 	// trailPending counts turns whose trail lines are not synced yet, and
 	// usagePending says a usage line of this session may not be (turn_settle.go).
 	trailPending  int
