@@ -8,6 +8,7 @@ import (
 
 	"cairn/engine/internal/changes"
 	"cairn/engine/internal/fstate"
+	"cairn/internal/vfs"
 	"cairn/journal"
 	"cairn/objects"
 )
@@ -37,7 +38,7 @@ func (e *snapEnv) recLines(s *Session) []recSeen {
 		}
 		return nil
 	})
-	if err != nil {
+	if err != nil && !vfs.IsNotExist(err) {
 		e.t.Fatal(err)
 	}
 	return out
