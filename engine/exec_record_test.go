@@ -429,4 +429,3 @@ func TestExecCancelKillsAndRecords(t *testing.T) {
 		t.Fatalf("record names %s", paths(r))
 	}
 }
-
