@@ -1,6 +1,11 @@
 package scope
 
-import "context"
+import (
+	"context"
+	"errors"
+)
+
+var errNotBuilt = errors.New("scope: not built yet")
 
 // Watcher marks the paths under a workspace that changed since the last
 // Dirty, with fsnotify.
