@@ -56,7 +56,8 @@ type Entry struct {
 	// regular file) and the permission bits.
 	Mode fs.FileMode
 	Size int64
-	// MtimeNS and CtimeNS are the stat times in nanoseconds since 1970.
+	// MtimeNS and CtimeNS are the stat times in nanoseconds since 1970
+	// (zero for a folder, as its Size).
 	MtimeNS, CtimeNS int64
 	Ino              uint64
 	// Hash is the SHA-256 of the content (a regular file) or of the
@@ -137,6 +138,10 @@ type walker struct {
 	sem  chan struct{}
 	wg   sync.WaitGroup
 	bufs sync.Pool // *[]byte read buffers
+	// noHash: list only (the watcher's folder scan); onDir, when set, is
+	// called before a folder is listed and may refuse it.
+	noHash bool
+	onDir  func(rel string) bool
 
 	mu      sync.Mutex
 	entries []Entry
@@ -256,6 +261,9 @@ func (w *walker) dir(rel string, st unix.Stat_t, stack []*ignoreFile, skipIgnore
 	if w.ctx.Err() != nil {
 		return
 	}
+	if w.onDir != nil && !w.onDir(rel) {
+		return
+	}
 	fd, err := unix.Open(w.abs(rel), unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 	if err != nil {
 		if err == unix.ENOENT || err == unix.ENOTDIR || err == unix.ELOOP {
@@ -279,13 +287,7 @@ func (w *walker) dir(rel string, st unix.Stat_t, stack []*ignoreFile, skipIgnore
 		return // a nested repository (the caller removes its entry)
 	}
 	if !skipIgnore && slices.Contains(names, ".gitignore") {
-		var gst unix.Stat_t
-		if unix.Fstatat(fd, ".gitignore", &gst, unix.AT_SYMLINK_NOFOLLOW) == nil && gst.Mode&unix.S_IFMT == unix.S_IFREG {
-			data, err := readAt(fd, ".gitignore", gst.Size)
-			if err == nil {
-				stack = append(slices.Clip(stack), parseIgnore(rel, data))
-			}
-		}
+		stack = loadIgnore(fd, rel, stack)
 	}
 	slices.Sort(names)
 	batch := make([]Entry, 0, len(names))
@@ -405,8 +407,11 @@ func entryOf(rel string, st *unix.Stat_t) Entry {
 		Mode: fs.FileMode(st.Mode & 0o777)}
 	switch st.Mode & unix.S_IFMT {
 	case unix.S_IFDIR:
+		// A folder's size and times change with its entries, which are
+		// listed themselves: left zero, so a folder's Entry changes only
+		// when it is replaced or its mode changes.
 		e.Mode |= fs.ModeDir
-		e.Size = 0
+		e.Size, e.MtimeNS, e.CtimeNS = 0, 0, 0
 	case unix.S_IFLNK:
 		e.Mode |= fs.ModeSymlink
 	}
@@ -416,6 +421,9 @@ func entryOf(rel string, st *unix.Stat_t) Entry {
 // hash sets e.Hash: from the cache when it holds the same stat data and
 // is not racy, else by reading the file.
 func (w *walker) hash(dirfd int, name string, e *Entry, st *unix.Stat_t) error {
+	if w.noHash {
+		return nil
+	}
 	if c := w.opts.Cache; c != nil {
 		if h, ok := c.lookup(e); ok {
 			e.Hash = h
@@ -514,7 +522,7 @@ func WalkPaths(ctx context.Context, root string, paths []string, opts Options) (
 		if coveredBy(p, paths) {
 			continue // under another named folder
 		}
-		w.one(p, nil, true)
+		w.one(p, true)
 	}
 	t, err := w.finish()
 	if err != nil {
@@ -549,11 +557,13 @@ func coveredBy(p string, paths []string) bool {
 	return false
 }
 
-// one covers the single path rel, and what is under it when a folder:
-// its parent folders must be real folders (not links) on the root's
-// filesystem, not left out, and for a walk that honours .gitignore
-// (stack != nil or !named), not ignored.
-func (w *walker) one(rel string, stack []*ignoreFile, named bool) {
+// one covers the single path rel, and what is under it when a folder. Its
+// parent folders must be real folders (not links) on the root's
+// filesystem, not left out, not nested repositories. named: rel is a path
+// a call names, covered with what is under it even when .gitignore ignores
+// it; else (Rescan) rel and its parents are held to the .gitignore files
+// of its parents, as a full walk would.
+func (w *walker) one(rel string, named bool) {
 	parts := strings.Split(rel, "/")
 	dirfd, err := unix.Open(w.root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
@@ -561,6 +571,10 @@ func (w *walker) one(rel string, stack []*ignoreFile, named bool) {
 		return
 	}
 	defer func() { unix.Close(dirfd) }()
+	var stack []*ignoreFile
+	if !named {
+		stack = loadIgnore(dirfd, "", stack)
+	}
 	for i, name := range parts {
 		crel := strings.Join(parts[:i+1], "/")
 		var st unix.Stat_t
@@ -578,8 +592,10 @@ func (w *walker) one(rel string, stack []*ignoreFile, named bool) {
 		if !named && ignored(stack, crel, isDir) {
 			return
 		}
-		last := i == len(parts)-1
-		if !last {
+		if isDir && hasGit2(dirfd, name) {
+			return // a nested repository, or inside one
+		}
+		if i < len(parts)-1 {
 			if !isDir {
 				return
 			}
@@ -587,16 +603,12 @@ func (w *walker) one(rel string, stack []*ignoreFile, named bool) {
 			if err != nil {
 				return
 			}
-			if i > 0 && hasGit(nfd) {
-				unix.Close(nfd)
-				return // inside a nested repository
-			}
 			unix.Close(dirfd)
 			dirfd = nfd
+			if !named {
+				stack = loadIgnore(dirfd, crel, stack)
+			}
 			continue
-		}
-		if isDir && hasGit2(dirfd, name) {
-			return
 		}
 		e := entryOf(crel, &st)
 		var files int
@@ -629,6 +641,20 @@ func (w *walker) one(rel string, stack []*ignoreFile, named bool) {
 			w.dir(crel, st, stack, named)
 		}
 	}
+}
+
+// loadIgnore is stack with the .gitignore of folder dirfd (rel) on top,
+// when it has one that is a regular file.
+func loadIgnore(dirfd int, rel string, stack []*ignoreFile) []*ignoreFile {
+	var st unix.Stat_t
+	if unix.Fstatat(dirfd, ".gitignore", &st, unix.AT_SYMLINK_NOFOLLOW) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
+		return stack
+	}
+	data, err := readAt(dirfd, ".gitignore", st.Size)
+	if err != nil {
+		return stack
+	}
+	return append(slices.Clip(stack), parseIgnore(rel, data))
 }
 
 func hasGit(dirfd int) bool {
