@@ -153,7 +153,7 @@ func (r *repl) closeStore() {
 }
 
 func (r *repl) opts() engine.SessionOptions {
-	return engine.SessionOptions{Degrade: true, Notice: r.notice, Ephemeral: r.store.Ephemeral(), NoSnapshots: r.noSnapshots}
+	return engine.SessionOptions{Degrade: true, Notice: r.notice, Ephemeral: r.store.Ephemeral(), NoSnapshots: r.noSnapshots, Watch: true}
 }
 
 func (r *repl) startNew() {

@@ -109,11 +109,6 @@ func (s *Session) recordCall(ctx context.Context, tool, call string, sc CallScop
 	if sc.Kind == ScopeNone {
 		return rc, fn(ctx)
 	}
-	fsys, done, err := s.ws.files()
-	if err != nil {
-		return nil, err
-	}
-	defer done()
 	if err := s.snapReady(); err != nil {
 		return nil, fmt.Errorf("%w; nothing was run", err)
 	}
@@ -123,7 +118,7 @@ func (s *Session) recordCall(ctx context.Context, tool, call string, sc CallScop
 		cl.Paths = sc.Paths
 	}
 	rc.ID = cl.ID
-	cap := &callCapture{s: s, fsys: fsys, sc: sc, cfg: cfg.Storage, objs: s.snapObjects()}
+	cap := &callCapture{s: s, sc: sc, cfg: cfg.Storage, objs: s.snapObjects()}
 	if !cfg.Storage.RecordingEnabled || s.opts.NoSnapshots {
 		return rc, s.runUnrecorded(ctx, cl, rc, &errRefusedRecord{why: changes.WhyDisabled}, fn)
 	}
@@ -154,6 +149,12 @@ func (s *Session) recordCall(ctx context.Context, tool, call string, sc CallScop
 	files, err := cap.after(actx)
 	if errors.Is(runErr, errNotRun) {
 		files, err = nil, nil // it changed nothing: the record only closes the call
+	}
+	if r := refusal(err); r != nil {
+		// Over a limit after the call, or the store full: refused.
+		s.closeCall(cl, r.why, rc)
+		s.tellOnce(r.why, unrecordedText(tool, r))
+		return rc, runErr
 	}
 	if err != nil {
 		s.closeCall(cl, changes.WhyFailed, rc)
@@ -235,15 +236,14 @@ func (s *Session) recordMarks(on bool) []any {
 	return nil
 }
 
-// tellOnce shows msg once per session for reason why.
+// tellOnce shows msg once per session for reason why (under snaps.mu).
 func (s *Session) tellOnce(why, msg string) {
-	s.mu.Lock()
-	if s.told == nil {
-		s.told = map[string]bool{}
+	c := &s.calls
+	if c.told == nil {
+		c.told = map[string]bool{}
 	}
-	seen := s.told[why]
-	s.told[why] = true
-	s.mu.Unlock()
+	seen := c.told[why]
+	c.told[why] = true
 	if !seen {
 		s.notice(msg)
 	}

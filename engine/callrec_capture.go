@@ -2,257 +2,188 @@ package engine
 
 import (
 	"context"
+	"errors"
+	"io"
 	"io/fs"
-	"path"
-	"slices"
-	"syscall"
-	"time"
 
 	"cairn/engine/internal/changes"
 	"cairn/engine/internal/fstate"
-	"cairn/internal/vfs"
+	"cairn/engine/internal/scope"
 	"cairn/objects"
 )
 
-// Capturing what a recorded call may change, before and after it: the
-// named paths (a named folder all of it, .gitignore or not) or the whole
-// workspace (walked with each folder's .gitignore). Before the call every
-// covered file's content is stored (an object; a named file's small
-// content inline); after it, each file is read again only if its stat
-// data changed, and compared by hash.
+// Capturing what a recorded call may change, before and after it, with
+// package scope's walks: the named paths (a named folder all of it,
+// .gitignore or not: scope.WalkPaths) or the whole workspace (scope.Walk,
+// each folder's .gitignore applied, the left-out kinds left out). Before
+// the call every covered file's content is stored as an object in the same
+// read that hashes it; after it, the same scope is walked again and
+// scope.Diff keeps what changed. The session's stat cache makes a walk
+// read only the files whose stat data changed, and with a watcher
+// (SessionOptions.Watch) a walk rescans only the paths marked dirty since
+// the last one.
+//
+// Every walk stores what it reads, the one after a call too, so the stat
+// cache only ever holds content that is stored: a later record whose
+// "before" comes from the cache names an object that exists.
+
+// callRec is a session's state for recording calls, guarded by snaps.mu.
+type callRec struct {
+	cache *scope.Cache
+	// watch marks the workspace's dirty paths while the session runs with
+	// SessionOptions.Watch, from its first whole-workspace record; prev is
+	// the walk after the last call, which the next one rescans from.
+	watch     *scope.Watcher
+	watchFail bool // the watcher could not start: full walks from now on
+	prev      *scope.Tree
+	// told is the reasons of calls run without a record already shown.
+	told map[string]bool
+}
+
+// close stops the watcher (Session.Close).
+func (c *callRec) close() {
+	if c.watch != nil {
+		c.watch.Close()
+		c.watch, c.prev = nil, nil
+	}
+}
 
 // callCapture is the capture of one call's scope.
 type callCapture struct {
 	s    *Session
-	fsys vfs.FS
 	sc   CallScope
 	cfg  StorageConfig
 	objs *objects.Store
-
-	at     time.Time                // when the walk before began
-	files  map[string]fs.FileInfo   // the files covered before, by name
-	states map[string]*fstate.State // their content before (nil: absent)
-	named  []string                 // named paths that did not exist before
+	tree *scope.Tree // the walk before the call
 }
 
 func (c *callCapture) maxFile() int64 { return int64(c.cfg.MaxFileBytesMB) << 20 }
 
-// before stores the content of every file the scope covers. A scope over
-// the limits is refused (*errRefusedRecord), as is a store that is full.
+// options are the walks' options: the limits, the state folder left out,
+// the session's cache, and every file read stored.
+func (c *callCapture) options(ctx context.Context) scope.Options {
+	rec := &c.s.calls
+	if rec.cache == nil {
+		rec.cache = scope.NewCache()
+	}
+	return scope.Options{
+		StateDir:     c.s.ws.s.home,
+		MaxFiles:     c.cfg.MaxFiles,
+		MaxBytes:     int64(c.cfg.MaxBytesMB) << 20,
+		MaxFileBytes: c.maxFile(),
+		Cache:        rec.cache,
+		Hash: func(_ string, r io.Reader) (objects.ID, error) {
+			info, err := c.objs.Put(ctx, r)
+			return info.ID, err
+		},
+	}
+}
+
+// walk walks the call's scope: the named paths, or the whole workspace
+// (rescanning the dirty paths from the last walk when a watcher covers
+// it). A walk over the limits is refused (*errRefusedRecord).
+func (c *callCapture) walk(ctx context.Context) (*scope.Tree, error) {
+	opts := c.options(ctx)
+	root := c.s.ws.path
+	var t *scope.Tree
+	var err error
+	switch {
+	case c.sc.Kind == ScopePaths:
+		t, err = scope.WalkPaths(ctx, root, c.sc.Paths, opts)
+	default:
+		t, err = c.walkWorkspace(ctx, root, opts)
+	}
+	var le *scope.LimitError
+	if errors.As(err, &le) {
+		return nil, &errRefusedRecord{why: le.Limit}
+	}
+	return t, err
+}
+
+// walkWorkspace is a full walk, or a rescan of the dirty paths since the
+// last walk when the session's watcher covers the tree.
+func (c *callCapture) walkWorkspace(ctx context.Context, root string, opts scope.Options) (*scope.Tree, error) {
+	rec := &c.s.calls
+	if c.s.opts.Watch && rec.watch == nil && !rec.watchFail {
+		w, err := scope.Watch(context.WithoutCancel(ctx), root, opts)
+		if err != nil {
+			rec.watchFail = true
+			c.s.notice("the workspace cannot be watched, so each record walks all of it: " + err.Error())
+		} else {
+			rec.watch = w
+		}
+	}
+	if rec.watch != nil {
+		dirty, full, err := rec.watch.Dirty(ctx)
+		if err == nil && !full && rec.prev != nil {
+			t, err := scope.Rescan(ctx, root, rec.prev, dirty, opts)
+			rec.prev = t
+			return t, err
+		}
+	}
+	t, err := scope.Walk(ctx, root, opts)
+	rec.prev = t
+	return t, err
+}
+
+// before walks the scope, storing every file it reads. A scope over the
+// limits is refused (*errRefusedRecord), as is a store that is full.
 func (c *callCapture) before(ctx context.Context) error {
-	c.at = time.Now()
-	files, err := c.list(ctx)
+	t, err := c.walk(ctx)
 	if err != nil {
 		return err
 	}
-	if len(files) > c.cfg.MaxFiles {
-		return &errRefusedRecord{why: changes.WhyMaxFiles}
-	}
-	var total int64
-	for _, fi := range files {
-		if fi.Mode().IsRegular() && fi.Size() <= c.maxFile() {
-			total += fi.Size()
+	// Links are hashed from their target, not read through Hash: their
+	// targets are stored here (few, and small).
+	for i := range t.Entries {
+		if e := &t.Entries[i]; e.Mode&fs.ModeSymlink != 0 {
+			if _, err := c.objs.PutBytes(ctx, []byte(e.Link)); err != nil {
+				return err
+			}
 		}
 	}
-	if total > int64(c.cfg.MaxBytesMB)<<20 {
-		return &errRefusedRecord{why: changes.WhyMaxBytes}
-	}
-	put := fstate.StoreSink(ctx, c.objs)
-	if c.sc.Kind == ScopePaths {
-		put = fstate.InlineSink(ctx, c.objs)
-	}
-	c.files, c.states = files, map[string]*fstate.State{}
-	for _, rel := range sortedKeys(files) {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		st, err := fstate.Capture(ctx, c.fsys, put, rel, c.maxFile())
-		switch {
-		case st.IsSkipped() && st.Skipped == fstate.SkipStore:
-			return err
-		case st.IsSkipped() && st.Skipped == fstate.SkipTooLarge:
-			st = &fstate.State{Skipped: changes.SkipMaxFile, Size: st.Size}
-		}
-		c.states[rel] = st
-	}
+	c.tree = t
 	return nil
 }
 
-// after is the files the call changed: each covered before or after,
-// compared with its content before. A file whose stat data is as before,
-// and not changed within the clock's resolution of the walk, is taken as
-// unchanged without reading it.
+// after is the files the call changed: the scope walked again and
+// compared with the walk before.
 func (c *callCapture) after(ctx context.Context) ([]changes.FileChange, error) {
-	now, err := c.list(ctx)
+	// Over the limits after the call, the record is refused too.
+	now, err := c.walk(ctx)
 	if err != nil {
 		return nil, err
 	}
-	names := map[string]bool{}
-	for rel := range c.states {
-		names[rel] = true
-	}
-	for rel := range now {
-		names[rel] = true
-	}
-	for _, rel := range c.named {
-		names[rel] = true
-	}
 	var out []changes.FileChange
-	for _, rel := range sortedKeys(names) {
-		if err := ctx.Err(); err != nil {
-			return nil, err
+	for _, ch := range scope.Diff(c.tree, now) {
+		before, after := entryState(ch.Before, true), entryState(ch.After, false)
+		if before == nil && after == nil {
+			continue // a folder made or removed: its files say it
 		}
-		before, was := c.states[rel]
-		fi, is := now[rel]
-		if !was && !is {
-			continue
-		}
-		if was && is && sameStat(c.files[rel], fi) && fi.ModTime().Before(c.at.Add(-racyWindow)) {
-			continue
-		}
-		var after *fstate.State
-		if is {
-			after, _ = fstate.Capture(ctx, c.fsys, fstate.HashSink, rel, c.maxFile())
-			if after.IsSkipped() && after.Skipped == fstate.SkipTooLarge {
-				after = &fstate.State{Skipped: changes.SkipMaxFile, Size: after.Size}
-			}
-		}
-		switch {
-		case before == nil && after == nil:
-			continue
-		case fstate.Same(before, after):
-			continue
-		case before.IsSkipped() && after.IsSkipped() && sameStat(c.files[rel], fi):
-			continue
-		}
-		out = append(out, changes.FileChange{Path: rel, Before: before, After: after})
+		out = append(out, changes.FileChange{Path: ch.Path, Before: before, After: after})
 	}
 	return out, nil
 }
 
-// racyWindow is how close to the walk a file's mtime may be and still be
-// trusted: a file changed within it is read again (git's racy-clean rule).
-const racyWindow = 2 * time.Second
-
-// sameStat reports whether two stats of a file agree on what a change
-// moves: size, mode, mtime (and inode where the system has one).
-func sameStat(a, b fs.FileInfo) bool {
-	if a == nil || b == nil {
-		return false
+// entryState is the F of a walked entry: stored (before) or by its hash
+// (after); nil for none or a folder.
+func entryState(e *scope.Entry, stored bool) *fstate.State {
+	if e == nil || e.IsDir() {
+		return nil
 	}
-	if a.Size() != b.Size() || a.Mode() != b.Mode() || !a.ModTime().Equal(b.ModTime()) {
-		return false
+	if e.Skipped != "" {
+		return &fstate.State{Skipped: e.Skipped, Size: e.Size}
 	}
-	sa, ok1 := a.Sys().(*syscall.Stat_t)
-	sb, ok2 := b.Sys().(*syscall.Stat_t)
-	return !ok1 || !ok2 || (sa.Ino == sb.Ino && sa.Dev == sb.Dev)
-}
-
-// list is the files the scope covers now, by workspace-relative name.
-func (c *callCapture) list(ctx context.Context) (map[string]fs.FileInfo, error) {
-	out := map[string]fs.FileInfo{}
-	if c.sc.Kind == ScopeWorkspace {
-		return out, walkFiles(ctx, c.fsys, ".", true, out)
+	f := &fstate.State{Size: e.Size}
+	if e.Mode&fs.ModeSymlink != 0 {
+		f.Mode, f.Size = fstate.ModeLink, int64(len(e.Link))
+	} else {
+		f.Mode, f.Perm = fstate.PermMode(e.Mode.Perm()), fstate.PermString(e.Mode.Perm())
 	}
-	c.named = c.named[:0]
-	for _, rel := range c.sc.Paths {
-		if leftOutTop(rel) {
-			continue
-		}
-		fi, err := c.fsys.Lstat(rel)
-		switch {
-		case vfs.IsNotExist(err):
-			c.named = append(c.named, rel)
-		case err != nil:
-			return nil, err
-		case fi.IsDir():
-			if err := walkFiles(ctx, c.fsys, rel, false, out); err != nil {
-				return nil, err
-			}
-		case recordable(fi):
-			out[rel] = fi
-		}
+	if stored {
+		f.OID = e.Hash.String()
+	} else {
+		f.SHA256 = e.Hash.String()
 	}
-	return out, nil
-}
-
-// leftOutTop reports whether rel is, or lies in, a name records never
-// hold at the top of the workspace (seed "Limits").
-func leftOutTop(rel string) bool {
-	top, _, _ := cutFirst(rel)
-	switch top {
-	case ".git", ".ssh", ".workcell", ".env", ".npmrc", ".pypirc", ".netrc":
-		return true
-	}
-	return false
-}
-
-func cutFirst(rel string) (string, string, bool) {
-	for i := 0; i < len(rel); i++ {
-		if rel[i] == '/' {
-			return rel[:i], rel[i+1:], true
-		}
-	}
-	return rel, "", false
-}
-
-// recordable reports whether a record may hold fi: a regular file or a
-// symbolic link (stored as a link, never followed).
-func recordable(fi fs.FileInfo) bool {
-	return fi.Mode().IsRegular() || fi.Mode()&fs.ModeSymlink != 0
-}
-
-// walkFiles adds the recordable files under dir to out, leaving out
-// nested repositories and special files (and, from the top, the names
-// records never hold).
-func walkFiles(ctx context.Context, fsys vfs.FS, dir string, ignore bool, out map[string]fs.FileInfo) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	ents, err := fsys.ReadDir(dir)
-	if err != nil {
-		if vfs.IsNotExist(err) {
-			return nil
-		}
-		return err
-	}
-	if dir != "." {
-		for _, e := range ents {
-			if e.Name() == ".git" {
-				return nil // a nested repository
-			}
-		}
-	}
-	for _, e := range ents {
-		rel := path.Join(dir, e.Name())
-		if leftOutTop(rel) {
-			continue
-		}
-		if e.IsDir() {
-			if err := walkFiles(ctx, fsys, rel, ignore, out); err != nil {
-				return err
-			}
-			continue
-		}
-		fi, err := e.Info()
-		if err != nil {
-			if vfs.IsNotExist(err) {
-				continue
-			}
-			return err
-		}
-		if recordable(fi) {
-			out[rel] = fi
-		}
-	}
-	return nil
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
+	return f
 }

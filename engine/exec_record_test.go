@@ -100,17 +100,20 @@ func TestExecPathsRecord(t *testing.T) {
 	}
 }
 
-// TestExecWorkspaceLeftOut: a whole-workspace record leaves out the names
-// never held at the top (.env, .git ...), nested repositories and special
-// files, and stores a link as a link.
+// TestExecWorkspaceLeftOut: a whole-workspace record leaves out what
+// .gitignore ignores, the names never held at the top (.env, .git ...),
+// nested repositories and special files, and stores a link as a link.
 func TestExecWorkspaceLeftOut(t *testing.T) {
 	e := newSnapEnv(t, "")
 	s := e.session()
+	e.put(".gitignore", "*.log\nbuild/\n")
+	e.put("old.log", "log")
+	e.put("build/out", "o")
 	e.put(".env", "SECRET=1")
 	e.put("sub/.git/HEAD", "ref")
 	e.put("sub/code.txt", "nested")
 	e.put("deep/.env", "kept")
-	a := e.exec(s, `f=1; echo 2 > .env; echo x > sub/code.txt; echo y > deep/.env; mkfifo pipe; ln -s deep/.env link; echo $f > real.txt`)
+	a := e.exec(s, `f=1; echo 2 > .env; echo x > sub/code.txt; echo y > deep/.env; mkfifo pipe; ln -s deep/.env link; echo $f > real.txt; echo $f > old.log; echo $f > build/out`)
 	if a.Scope != ScopeWorkspace {
 		t.Fatalf("scope %s", a.Scope)
 	}
@@ -156,6 +159,19 @@ func TestExecLimits(t *testing.T) {
 		a := e.exec(s, "rm a")
 		if a.Snapshot == nil {
 			t.Fatalf("rm a: %+v", a)
+		}
+	})
+	t.Run("max_files_after", func(t *testing.T) {
+		// A call that takes the workspace over a limit is refused after it
+		// ran: its call line is closed by an unrecorded line.
+		e := newSnapEnv(t, `{"storage":{"snapshots":{"max_files":3}}}`)
+		s := e.session()
+		a := e.exec(s, "for i in 1 2 3 4 5; do echo $i > f$i; done")
+		if a.Unrecorded != changes.WhyMaxFiles || a.Snapshot != nil {
+			t.Fatalf("%+v", a)
+		}
+		if k := e.recKinds(s); k != "start,call,unrecorded" {
+			t.Fatalf("record lines %s", k)
 		}
 	})
 	t.Run("max_bytes", func(t *testing.T) {
@@ -385,6 +401,32 @@ func TestExecInterruptedCallClosedOnOpen(t *testing.T) {
 	rep := must(e.store.Fsck(e.ctx))(t)
 	if len(rep.Problems) != 0 {
 		t.Fatalf("fsck: %+v", rep.Problems)
+	}
+}
+
+// TestExecWatchedWorkspace: with a watcher, a record rescans the paths
+// changed since the last walk; an edit made between two calls is not the
+// second call's change, and a file the second changes is, with the
+// content the edit left as its content before.
+func TestExecWatchedWorkspace(t *testing.T) {
+	e := newSnapEnv(t, "")
+	s := e.ws.Create(SessionOptions{Watch: true})
+	defer s.Close()
+	e.put("a.txt", "a")
+	e.put("sub/b.txt", "b")
+	e.exec(s, "x=1; echo $x > a.txt")
+	e.put("sub/b.txt", "hand edit")
+	e.put("sub/new.txt", "new by hand")
+	a := e.exec(s, "x=2; echo $x > sub/b.txt")
+	r := e.lastRecord(s)
+	if paths(r) != "sub/b.txt" || a.Snapshot == nil {
+		t.Fatalf("record names %s", paths(r))
+	}
+	if f := fileOf(t, r, "sub/b.txt"); e.content(f.Before) != "hand edit" {
+		t.Fatalf("sub/b.txt %+v", f)
+	}
+	if s.calls.watch == nil {
+		t.Fatal("no watcher")
 	}
 }
 
