@@ -94,6 +94,9 @@ func (s *Store) fsckWorkspace(ctx context.Context, r *FsckReport, dir string, ba
 	s.fsckWorkspaceInfo(dir, bad)
 	s.fsckEmptySessions(dir, bad)
 	s.fsckFolderFiles(dir, bad, note)
+	if _, err := s.fsys.Lstat(dropsName(dir)); err == nil {
+		s.fsckJournal(r, dropsName(dir), bad, note, nil) // records dropped (callrec_budget.go)
+	}
 	objs := objects.New(s.fsys, path.Join(dir, "objects"))
 	named := map[string][]string{} // oid -> every journal line naming it
 	sess := path.Join(dir, "sessions")
