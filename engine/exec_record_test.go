@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -469,5 +470,27 @@ func TestExecCancelKillsAndRecords(t *testing.T) {
 	e.want("after.txt", "<absent>")
 	if r := e.lastRecord(s); paths(r) != "before.txt" {
 		t.Fatalf("record names %s", paths(r))
+	}
+}
+
+// TestRecordCallOfOtherTool: another tool's call (an MCP tool) records
+// the whole workspace through the same function, under its own name.
+func TestRecordCallOfOtherTool(t *testing.T) {
+	e := newSnapEnv(t, "")
+	s := e.session()
+	e.put("a.txt", "a")
+	rc := must(s.RecordCall(e.ctx, "mcp:fs/write", ToolOptions{}, func(context.Context) error {
+		e.put("a.txt", "changed by the tool")
+		return nil
+	}))(t)
+	r := e.lastRecord(s)
+	if !rc.Recorded || r.ID != rc.ID || paths(r) != "a.txt" || e.content(fileOf(t, r, "a.txt").Before) != "a" {
+		t.Fatalf("record %+v %+v", rc, r)
+	}
+	if l := e.lines(s); l[len(l)-1]["tool"] != "mcp:fs/write" {
+		t.Fatalf("tool %v", l[len(l)-1])
+	}
+	if _, err := s.RecordCall(e.ctx, "bad tool name", ToolOptions{}, nil); !errors.Is(err, ErrBadInput) {
+		t.Fatalf("bad name: %v", err)
 	}
 }
