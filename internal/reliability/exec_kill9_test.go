@@ -145,12 +145,15 @@ func TestKill9Exec(t *testing.T) {
 		if session == "" {
 			continue
 		}
-		now := checkExecAfterKill(t, home, project, session, acked, round%10 == 9 || round == n-1)
+		now, stopped := checkExecAfterKill(t, home, project, session, acked, round%10 == 9 || round == n-1)
 		if killedMidRun {
 			if now == interrupted {
 				t.Fatalf("round %d: killed while a line ran, and no call line was closed as interrupted", round)
 			}
 			midRun++
+			if stopped >= 0 && stopped < midRun {
+				t.Fatalf("round %d: %d lines killed while they ran, %d interrupted in the shell history", round, midRun, stopped)
+			}
 		}
 		interrupted = now
 	}
@@ -184,8 +187,8 @@ func waitMarker(project string) <-chan string {
 // changes journal: every acknowledged record is there, every call line is
 // closed, an interrupted one by an unrecorded line why "interrupted", and
 // fsck finds nothing wrong (when whole). It returns how many calls were
-// closed as interrupted.
-func checkExecAfterKill(t *testing.T, home, project, id string, acked map[string]bool, whole bool) int {
+// closed as interrupted, and how many shell lines read as interrupted.
+func checkExecAfterKill(t *testing.T, home, project, id string, acked map[string]bool, whole bool) (int, int) {
 	t.Helper()
 	ctx := context.Background()
 	store, err := engine.Open(home)
@@ -256,7 +259,9 @@ func checkExecAfterKill(t *testing.T, home, project, id string, acked map[string
 			stopped++
 		}
 	}
-	if stopped < min(interrupted, engine.ShellKeep) {
+	// A kill between a call line and its shell line's start leaves a call
+	// interrupted with no shell line: never more shell lines than calls.
+	if stopped > interrupted {
 		t.Fatalf("%d interrupted calls, %d interrupted shell lines", interrupted, stopped)
 	}
 	if whole {
@@ -268,5 +273,8 @@ func checkExecAfterKill(t *testing.T, home, project, id string, acked map[string
 			t.Fatalf("fsck after kill: %+v", rep.Problems)
 		}
 	}
-	return interrupted
+	if len(h) >= engine.ShellKeep {
+		stopped = -1 // older lines trimmed from the history: not counted
+	}
+	return interrupted, stopped
 }
