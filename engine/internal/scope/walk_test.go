@@ -225,3 +225,18 @@ func TestDiff(t *testing.T) {
 		t.Fatalf("Diff = %v\nwant %v", got, want)
 	}
 }
+
+// A named folder over the limits is refused too.
+func TestWalkPathsLimits(t *testing.T) {
+	root := t.TempDir()
+	for i := range 5 {
+		writeFile(t, root, filepath.Join("big", string(rune('a'+i))), "12345")
+	}
+	var le *LimitError
+	if _, err := WalkPaths(context.Background(), root, []string{"big"}, Options{MaxFiles: 4}); !errors.As(err, &le) || le.Limit != "max_files" {
+		t.Fatalf("rm -r big/ over max_files: %v", err)
+	}
+	if _, err := WalkPaths(context.Background(), root, []string{"big"}, Options{MaxBytes: 20}); !errors.As(err, &le) || le.Limit != "max_bytes" {
+		t.Fatalf("rm -r big/ over max_bytes: %v", err)
+	}
+}
