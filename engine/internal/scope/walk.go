@@ -152,9 +152,14 @@ type walker struct {
 	err     error
 }
 
-// walkWorkers bounds the goroutines reading folders at once. Measured in
-// B2: the walk is bound by stat and read system calls, which run in
-// parallel in the kernel.
+// walkWorkers bounds the goroutines reading folders at once. The walk is
+// bound by stat, getdents and read system calls, which run in parallel in
+// the kernel: on a copy of GOROOT/src (11,478 files) on the 2-core
+// machine of the note, medians of 7 warm walks (stat cache) 527 ms one
+// folder at a time against 297 ms with 4, cold walks 3,621 ms against
+// 3,261 ms (the machine was shared and loaded; the ratio is the figure).
+// The workers are goroutines of the standard library and x/sys/unix: no
+// walker library is needed for a pool this simple.
 func walkWorkers() int { return min(runtime.GOMAXPROCS(0)*2, 16) }
 
 func newWalker(ctx context.Context, root string, opts Options) (*walker, error) {
