@@ -71,14 +71,12 @@ func (c *Cache) learn(t *Tree, start time.Time) {
 	c.entries = next
 }
 
-// learnPaths is learn for a partial walk (WalkPaths, Rescan): it updates
-// the paths of t and drops the ones gone under removed, leaving the rest.
-func (c *Cache) learnPaths(t *Tree, start time.Time, removed func(string) bool) {
+// learnPaths is learn for a partial walk (WalkPaths, Rescan): it drops
+// the paths removed says, then holds the paths of t, leaving the rest.
+func (c *Cache) learnPaths(t *Tree, start time.Time, removed func(yield func(string) bool)) {
 	stamp := start.Add(-racyMargin).UnixNano()
-	for p := range c.entries {
-		if removed(p) {
-			delete(c.entries, p)
-		}
+	for p := range removed {
+		delete(c.entries, p)
 	}
 	for i := range t.Entries {
 		e := &t.Entries[i]

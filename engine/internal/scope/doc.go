@@ -62,11 +62,18 @@
 //     (Options.StateDir). A workspace that contains the state folder is not
 //     walked at all by a recorder: ContainsStateFolder says so.
 //   - limits (Options): MaxFiles and MaxBytes over every covered file,
-//     changed or not, end the walk with a *LimitError; a file over
-//     MaxFileBytes is listed with Skipped set and its size, never read.
+//     changed or not, end the walk with a *LimitError (Limit is the
+//     record's "why": "max_files", "max_bytes"); a file over MaxFileBytes
+//     is listed with Skipped "max_file_bytes" and its size, never read; a
+//     file that cannot be read (no permission) with Skipped "unreadable".
 //
-// A path the call names is recorded even when .gitignore ignores it: that
-// is the caller's (it stats the named paths itself, see StatPath).
+// A Tree is sorted by path (byte order) and holds folders too (with no
+// size or times: theirs change with their entries). Options.Hash lets the
+// caller store a file's content in the same read that hashes it.
+//
+// WalkPaths covers the paths of a Paths scope: a named path is covered even
+// when .gitignore ignores it, and so is everything under a named folder;
+// the left-out rules still apply.
 //
 // # Stat cache
 //
@@ -91,6 +98,14 @@
 // since the last call, or says a full walk is needed: at the first call,
 // after a queue overflow or an error, when the watcher cannot cover the
 // tree (the inotify watch limit), or when a .gitignore or a .git changed.
-// Rescan of a previous walk and the dirty set gives the same Tree as a
-// full walk would.
+// Dirty first waits for an event of its own (a file it makes in a folder
+// of its own under os.TempDir), so every change made before the call is
+// in its answer. Rescan of a previous walk and the dirty set gives the
+// same Tree as a full walk would (TestWatcherRescanEqualsWalk).
+//
+// # Shared rules
+//
+// Nothing here is safe for concurrent use by several callers at once (a
+// Cache by two walks, a Watcher's Dirty from two goroutines): the caller
+// serializes, as it does every record of a workspace.
 package scope

@@ -139,37 +139,56 @@ func ignored(stack []*ignoreFile, rel string, isDir bool) bool {
 // wildmatch matches text against pattern as git's wildmatch with
 // WM_PATHNAME: "*", "?" and brackets never match "/", "**" as a whole
 // component matches any number of folders.
-func wildmatch(pattern, text string) bool {
+func wildmatch(pattern, text string) bool { return dowild(pattern, text) == wmMatch }
+
+// The results of dowild, as git's: besides a match and no match, the two
+// aborts cut the backtracking of the stars around (so no pattern takes
+// more than polynomial time on a path): abortAll, no later start can
+// match either; abortToStarStar, only a "**" further out can still help.
+const (
+	wmMatch = iota
+	wmNoMatch
+	wmAbortAll
+	wmAbortToStarStar
+)
+
+func dowild(pattern, text string) int {
 	p, t := 0, 0
 	for p < len(pattern) {
 		c := pattern[p]
 		switch c {
 		case '?':
-			if t >= len(text) || text[t] == '/' {
-				return false
+			if t >= len(text) {
+				return wmAbortAll
+			}
+			if text[t] == '/' {
+				return wmNoMatch
 			}
 			p++
 			t++
 		case '\\':
 			p++
 			if p >= len(pattern) {
-				return false // a trailing backslash matches nothing
+				return wmNoMatch // a trailing backslash matches nothing
 			}
-			if t >= len(text) || text[t] != pattern[p] {
-				return false
+			if t >= len(text) {
+				return wmAbortAll
+			}
+			if text[t] != pattern[p] {
+				return wmNoMatch
 			}
 			p++
 			t++
 		case '[':
-			if t >= len(text) || text[t] == '/' {
-				return false
+			if t >= len(text) {
+				return wmAbortAll
 			}
 			n, ok := matchBracket(pattern[p:], text[t])
 			if n == 0 {
-				return false // an unclosed bracket matches nothing
+				return wmAbortAll // an unclosed bracket matches nothing
 			}
-			if !ok {
-				return false
+			if !ok || text[t] == '/' {
+				return wmNoMatch
 			}
 			p += n
 			t++
@@ -179,36 +198,45 @@ func wildmatch(pattern, text string) bool {
 				p++
 			}
 			matchSlash := false
-			if p-start >= 2 {
-				if (start == 0 || pattern[start-1] == '/') && (p == len(pattern) || pattern[p] == '/') {
-					if p < len(pattern) && wildmatch(pattern[p+1:], text[t:]) {
-						return true // "**/" matching no folder
-					}
-					matchSlash = true
+			if p-start >= 2 && (start == 0 || pattern[start-1] == '/') && (p == len(pattern) || pattern[p] == '/') {
+				if p < len(pattern) && dowild(pattern[p+1:], text[t:]) == wmMatch {
+					return wmMatch // "**/" matching no folder
 				}
+				matchSlash = true
 			}
 			if p == len(pattern) {
-				return matchSlash || !strings.Contains(text[t:], "/")
+				if !matchSlash && strings.Contains(text[t:], "/") {
+					return wmAbortToStarStar
+				}
+				return wmMatch
 			}
 			rest := pattern[p:]
-			for i := t; i <= len(text); i++ {
-				if wildmatch(rest, text[i:]) {
-					return true
-				}
-				if i < len(text) && text[i] == '/' && !matchSlash {
-					return false
+			for i := t; i < len(text); i++ {
+				r := dowild(rest, text[i:])
+				if r != wmNoMatch {
+					if !matchSlash || r != wmAbortToStarStar {
+						return r
+					}
+				} else if !matchSlash && text[i] == '/' {
+					return wmAbortToStarStar
 				}
 			}
-			return false
+			return wmAbortAll
 		default:
-			if t >= len(text) || text[t] != c {
-				return false
+			if t >= len(text) {
+				return wmAbortAll
+			}
+			if text[t] != c {
+				return wmNoMatch
 			}
 			p++
 			t++
 		}
 	}
-	return t == len(text)
+	if t < len(text) {
+		return wmNoMatch
+	}
+	return wmMatch
 }
 
 // matchBracket matches character c against the bracket expression at the

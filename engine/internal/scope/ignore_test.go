@@ -157,10 +157,39 @@ func TestWildmatch(t *testing.T) {
 		{"**/foo", "a/b/foo", true}, {"a/**/b", "a/b", true}, {"a/**/b", "a/x/y/b", true},
 		{"a**b", "axxb", true}, {"a**b", "a/b", false}, {"*.c", "a/b.c", false}, {"?", "/", false},
 		{"[/]", "/", false}, {"weird[", "weird[", false}, {"ab\\", "ab\\", false},
+		// Backtracking is cut (git's aborts): this would take ages without.
+		{strings.Repeat("*a", 30) + "*b", strings.Repeat("a", 200), false},
+		{strings.Repeat("**/a", 20) + "/b", strings.Repeat("a/", 100) + "c", false},
 	}
 	for _, c := range cases {
 		if got := wildmatch(c.pattern, c.text); got != c.want {
 			t.Errorf("wildmatch(%q, %q) = %v, want %v", c.pattern, c.text, got, c.want)
 		}
 	}
+}
+
+// A .gitignore that is a symbolic link is not read (git refuses one too).
+func TestIgnoreFileLinkNotRead(t *testing.T) {
+	root := t.TempDir()
+	writeFile(t, root, "rules", "*.txt\n")
+	writeFile(t, root, "sub/a.txt", "a")
+	if err := os.Symlink("../rules", filepath.Join(root, "sub/.gitignore")); err != nil {
+		t.Fatal(err)
+	}
+	tr := mustWalk(t, root, Options{})
+	if !slices.Contains(paths(tr), "sub/a.txt") {
+		t.Fatalf("a linked .gitignore was applied: %v", paths(tr))
+	}
+}
+
+// No .gitignore and no path panics the matcher.
+func FuzzIgnore(f *testing.F) {
+	f.Add("*.o\n!keep.o\n/a/**/b\n[!x]\n\\#x\nfoo/\n", "a/x/b")
+	f.Add("[[:digit:]\n[a-\n\\", "1")
+	f.Fuzz(func(t *testing.T, rules, p string) {
+		ig := parseIgnore("", []byte(rules))
+		ig.match(p, false)
+		ig.match(p, true)
+		wildmatch(rules, p)
+	})
 }

@@ -98,7 +98,13 @@ func Rescan(ctx context.Context, root string, prev *Tree, dirty []string, opts O
 		return nil, &LimitError{Limit: "max_bytes", Path: "."}
 	}
 	if opts.Cache != nil {
-		opts.Cache.learnPaths(fresh, w.start, func(p string) bool { return under(p, top) })
+		opts.Cache.learnPaths(fresh, w.start, func(yield func(string) bool) {
+			for i, g := range gone {
+				if g && !yield(prev.Entries[i].Path) {
+					return
+				}
+			}
+		})
 	}
 	return out, nil
 }

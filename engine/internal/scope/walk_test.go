@@ -28,7 +28,25 @@ func mustWalk(t *testing.T, root string, opts Options) *Tree {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if !slices.IsSortedFunc(tr.Entries, func(a, b Entry) int { return strings.Compare(a.Path, b.Path) }) {
+		t.Fatalf("walk not in path order: %v", paths(tr))
+	}
 	return tr
+}
+
+// The walk puts its entries in byte order of the whole path, where a
+// folder's entries fall among its siblings' names as name + "/".
+func TestWalkPathOrder(t *testing.T) {
+	root := t.TempDir()
+	for _, f := range []string{"a/z", "a-b", "a.txt", "a0", "a/b/c", "a/b-c", "a/b.d/e", "b", "A", "-"} {
+		writeFile(t, root, f, "x")
+	}
+	got := paths(mustWalk(t, root, Options{}))
+	want := slices.Clone(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) || len(got) != 13 {
+		t.Fatalf("walk order %v", got)
+	}
 }
 
 func entry(t *testing.T, tr *Tree, p string) *Entry {
@@ -205,5 +223,20 @@ func TestDiff(t *testing.T) {
 	want := []string{"deleted d", "deleted d/x", "mode-changed exec", "deleted gone", "modified ln", "modified mod", "created new", "created new/y"}
 	if !slices.Equal(got, want) {
 		t.Fatalf("Diff = %v\nwant %v", got, want)
+	}
+}
+
+// A named folder over the limits is refused too.
+func TestWalkPathsLimits(t *testing.T) {
+	root := t.TempDir()
+	for i := range 5 {
+		writeFile(t, root, filepath.Join("big", string(rune('a'+i))), "12345")
+	}
+	var le *LimitError
+	if _, err := WalkPaths(context.Background(), root, []string{"big"}, Options{MaxFiles: 4}); !errors.As(err, &le) || le.Limit != "max_files" {
+		t.Fatalf("rm -r big/ over max_files: %v", err)
+	}
+	if _, err := WalkPaths(context.Background(), root, []string{"big"}, Options{MaxBytes: 20}); !errors.As(err, &le) || le.Limit != "max_bytes" {
+		t.Fatalf("rm -r big/ over max_bytes: %v", err)
 	}
 }
