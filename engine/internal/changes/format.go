@@ -69,6 +69,17 @@ import (
 // next owner (engine: finishRestore). A close line, written by a clean Close, says
 // every file change before it was made: after it, nothing is settled.
 
+// How change lines and the records of other calls meet on disk: one
+// journal holds both. The undo stack folds the lines above (Stack.Apply)
+// and skips the record kinds of records.go (call, record, unrecorded,
+// start, off): an exec is not an undo snapshot (seed 001). File revert
+// reads both: a change line is the record of a file-tool call, a record
+// line that of any other call, in one order, the journal's; their ids
+// share one form and their seq numbers one count. A drop line names either
+// kind: why "max_per_session" or "max_bytes_per_session" drops change
+// lines (the undo stack's limits), why "store_budget" drops record lines
+// (the workspace store's budget, storage.snapshots.max_bytes_mb).
+
 // Change-line kinds. Part of the format.
 const (
 	KindChange   = "change"
