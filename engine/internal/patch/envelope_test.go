@@ -96,7 +96,7 @@ func TestEnvelopeApply(t *testing.T) {
 func TestEnvelopeHunkErrors(t *testing.T) {
 	for _, c := range []struct {
 		name, patch, old string
-		hunk           int
+		hunk             int
 	}{
 		{"missing lines", "*** Begin Patch\n*** Update File: m.txt\n@@\n-nope\n+x\n*** End Patch", "a\n", 1},
 		{"missing context", "*** Begin Patch\n*** Update File: m.txt\n@@\n-a\n+b\n@@ fn gone()\n-c\n+d\n*** End Patch", "a\nc\n", 2},
