@@ -16,7 +16,7 @@ import (
 // may be written. It is not partly made (ok false) when a file holds
 // anything else (a hand edit since: the change counts as made, as Unmade
 // says), or when a file as after has a pre-image canPut says cannot be
-// put back.
+// put back (absent, it is removed).
 func (st *Stack) PartlyMade(ctx context.Context, fsys vfs.FS, canPut func(*fstate.State) bool) (p Plan, ok bool) {
 	if !st.HasPending() {
 		return Plan{}, false
@@ -33,7 +33,7 @@ func (st *Stack) PartlyMade(ctx context.Context, fsys vfs.FS, canPut func(*fstat
 		cur, _ := fstate.Capture(ctx, fsys, fstate.HashSink, f.Path, limit)
 		switch {
 		case fstate.Same(cur, f.After):
-			if f.Before.IsSkipped() || !canPut(f.Before) {
+			if f.Before.IsSkipped() || (f.Before != nil && !canPut(f.Before)) {
 				return Plan{}, false
 			}
 			made++
