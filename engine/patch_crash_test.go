@@ -153,3 +153,60 @@ func TestToolPatchCrashAtEverySyncPoint(t *testing.T) {
 	}
 	t.Logf("%d sync points, %d crashes left the patch applied in part", points, mixed)
 }
+
+// TestToolPatchSwapFails: a file that cannot be put in place while the
+// patch runs puts back the files before it and cancels the change, so
+// nothing was changed; when one of those cannot be put back either, the
+// change stays, the error says so, and one undo puts back every file.
+func TestToolPatchSwapFails(t *testing.T) {
+	for _, stuck := range []bool{false, true} {
+		t.Run(map[bool]string{false: "put back", true: "stuck"}[stuck], func(t *testing.T) {
+			ctx := context.Background()
+			mem := vfs.NewMem()
+			faulty := vfs.NewFaulty(mem)
+			st := must(OpenFS(mem, "/mem", WithWorkspaceFS(func(string) (vfs.FS, error) { return faulty, nil })))(t)
+			defer st.Close()
+			ws := must(st.Workspace(t.TempDir()))(t)
+			s := ws.Create(SessionOptions{})
+			defer s.Close()
+			old := map[string]string{"a.txt": "a\n", "b.txt": "b\n", "c.txt": "c\n"}
+			for name, content := range old {
+				if err := vfs.WriteFileAtomic(mem, name, []byte(content)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			files := func() map[string]string {
+				got := map[string]string{}
+				for name := range old {
+					if b, err := vfs.ReadFile(mem, name); err == nil {
+						got[name] = string(b)
+					}
+				}
+				return got
+			}
+			faulty.Inject(vfs.Rule{Op: vfs.OpRename, Path: "c.txt"})
+			if stuck {
+				faulty.Inject(vfs.Rule{Op: vfs.OpRename, Path: "a.txt", Skip: 1})
+			}
+			_, err := s.ToolPatch(ctx, []byte("*** Begin Patch\n*** Update File: a.txt\n@@\n-a\n+A\n*** Delete File: b.txt\n*** Update File: c.txt\n@@\n-c\n+C\n*** End Patch\n"))
+			if err == nil {
+				t.Fatal("the patch went through")
+			}
+			l := must(s.Snapshots(ctx))(t)
+			if !stuck {
+				if !strings.Contains(err.Error(), "nothing was changed") || !maps.Equal(files(), old) || len(l.Snapshots) != 0 {
+					t.Fatalf("error %v; files %v; %d snapshots", err, files(), len(l.Snapshots))
+				}
+				return
+			}
+			if !strings.Contains(err.Error(), "applied in part") || len(l.Snapshots) != 1 {
+				t.Fatalf("error %v; %d snapshots", err, len(l.Snapshots))
+			}
+			faulty.Reset()
+			must(s.Undo(ctx))(t)
+			if got := files(); !maps.Equal(got, old) {
+				t.Fatalf("undo gave %v", got)
+			}
+		})
+	}
+}
