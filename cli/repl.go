@@ -59,6 +59,8 @@ const helpText = `Type a prompt and press Enter. Commands:
                  (or with the lines pasted or typed after it with Alt+Enter, in one text)
   :edit PATH OLD NEW, :rm PATH
                  the edit and rm file tools (shell-style quoting)
+  :patch [FILE]  apply a patch (git diff, or *** Begin Patch) from FILE, or from the lines
+                 that follow up to a line holding only "."; /undo undoes all of it
   /fork [ITEM]   fork this session (at the head, or an item id or number) and switch to the fork
   /revert ITEM [conversation|files|both]
                  move the head back: a prompt lands before it and comes back for editing
@@ -310,7 +312,7 @@ func (r *repl) readLine() (string, error) {
 }
 
 // commandList names every command, for a line that names none.
-const commandList = "/rename /clear /new /history /undo /redo /snapshots /fork /revert /unrevert /compact /help /exit, :write :edit :rm"
+const commandList = "/rename /clear /new /history /undo /redo /snapshots /fork /revert /unrevert /compact /help /exit, :write :edit :rm :patch"
 
 // handle runs one line; it reports whether the REPL should end. A blank
 // line records nothing; "//text" is the prompt "/text"; a "/" or ":" line

@@ -10,7 +10,7 @@ import (
 	"cairn/engine"
 )
 
-// ToolCmd is `cairn tool [--session S] write|edit|rm`: the file tools, each
+// ToolCmd is `cairn tool [--session S] write|edit|rm|patch`: the file tools, each
 // one snapshotted (seed 001).
 type ToolCmd struct {
 	Session string       `name:"session" placeholder:"S" help:"Session the change belongs to (default: the most recently written one, or a new one)."`
@@ -18,6 +18,7 @@ type ToolCmd struct {
 	Write   ToolWriteCmd `cmd:"" help:"Write PATH with the content read from stdin."`
 	Edit    ToolEditCmd  `cmd:"" help:"Replace the one occurrence of OLD in PATH by NEW."`
 	Rm      ToolRmCmd    `cmd:"" help:"Delete the file PATH."`
+	Patch   ToolPatchCmd `cmd:"" help:"Apply a patch (a git diff or a \"*** Begin Patch\" envelope) read from FILE or stdin: every file it names, or none."`
 }
 
 // ToolWriteCmd is `cairn tool write PATH`.
