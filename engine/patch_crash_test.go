@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 	"errors"
+	"io/fs"
+	"os"
 	"maps"
 	"math/rand/v2"
 	"slices"
@@ -208,5 +210,53 @@ func TestToolPatchSwapFails(t *testing.T) {
 				t.Fatalf("undo gave %v", got)
 			}
 		})
+	}
+}
+
+// meddler is a workspace whose file a.txt someone else rewrites just before
+// its second read: after the patch's plan read it, before its pre-image.
+type meddler struct {
+	vfs.FS
+	reads int
+}
+
+func (m *meddler) OpenFile(name string, flag int, perm fs.FileMode) (vfs.File, error) {
+	if name == "a.txt" && flag == os.O_RDONLY {
+		if m.reads++; m.reads == 2 {
+			if err := vfs.WriteFileAtomic(m.FS, "a.txt", []byte("theirs\n")); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return m.FS.OpenFile(name, flag, perm)
+}
+
+// TestToolPatchFileChangedMeanwhile: a file that changes between the plan
+// and its pre-image refuses the patch, which changes nothing: the patch
+// was worked out from content that is no longer there.
+func TestToolPatchFileChangedMeanwhile(t *testing.T) {
+	ctx := context.Background()
+	mem := vfs.NewMem()
+	m := &meddler{FS: mem}
+	st := must(OpenFS(mem, "/mem", WithWorkspaceFS(func(string) (vfs.FS, error) { return m, nil })))(t)
+	defer st.Close()
+	ws := must(st.Workspace(t.TempDir()))(t)
+	s := ws.Create(SessionOptions{})
+	defer s.Close()
+	must(s.ToolWrite(ctx, "b.txt", []byte("b\n")))(t)
+	if err := vfs.WriteFileAtomic(mem, "a.txt", []byte("a\n")); err != nil {
+		t.Fatal(err)
+	}
+	_, err := s.ToolPatch(ctx, []byte("*** Begin Patch\n*** Update File: b.txt\n@@\n-b\n+B\n*** Update File: a.txt\n@@\n-a\n+A\n*** End Patch\n"))
+	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "a.txt changed while the patch was applied") {
+		t.Fatalf("error %v", err)
+	}
+	for name, want := range map[string]string{"a.txt": "theirs\n", "b.txt": "b\n"} {
+		if b, _ := vfs.ReadFile(mem, name); string(b) != want {
+			t.Fatalf("%s holds %q, want %q", name, b, want)
+		}
+	}
+	if l := must(s.Snapshots(ctx))(t); len(l.Snapshots) != 1 {
+		t.Fatalf("%d snapshots", len(l.Snapshots))
 	}
 }
