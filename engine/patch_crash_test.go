@@ -9,6 +9,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
 	"cairn/internal/vfs"
@@ -258,5 +259,42 @@ func TestToolPatchFileChangedMeanwhile(t *testing.T) {
 	}
 	if l := must(s.Snapshots(ctx))(t); len(l.Snapshots) != 1 {
 		t.Fatalf("%d snapshots", len(l.Snapshots))
+	}
+}
+
+// TestToolPatchFullDisk: while the changes journal cannot be written, a
+// patch that would replace or remove a file is refused and changes
+// nothing (its pre-image could not be kept); one that only makes files
+// goes through without a snapshot and says so.
+func TestToolPatchFullDisk(t *testing.T) {
+	ctx := context.Background()
+	state, files := vfs.NewFaulty(vfs.NewMem()), vfs.NewMem()
+	st := must(OpenFS(state, "/mem", WithWorkspaceFS(func(string) (vfs.FS, error) { return files, nil })))(t)
+	defer st.Close()
+	ws := must(st.Workspace(t.TempDir()))(t)
+	s := ws.Create(SessionOptions{Degrade: true})
+	defer s.Close()
+	must(s.ToolWrite(ctx, "a.txt", []byte("a\n")))(t)
+	state.Inject(vfs.Rule{Op: vfs.OpWrite, Err: syscall.ENOSPC})
+	state.Inject(vfs.Rule{Op: vfs.OpCreate, Err: syscall.ENOSPC})
+	_, err := s.ToolPatch(ctx, []byte("*** Begin Patch\n*** Add File: new.txt\n+n\n*** Update File: a.txt\n@@\n-a\n+A\n*** End Patch\n"))
+	if !errors.Is(err, ErrRefused) {
+		t.Fatalf("error %v, want a refusal", err)
+	}
+	if b, _ := vfs.ReadFile(files, "a.txt"); string(b) != "a\n" {
+		t.Fatalf("a.txt holds %q", b)
+	}
+	if _, err := vfs.ReadFile(files, "new.txt"); err == nil {
+		t.Fatal("new.txt was made")
+	}
+	ans, err := s.ToolPatch(ctx, []byte("*** Begin Patch\n*** Add File: new.txt\n+n\n*** Add File: sub/two.txt\n+2\n*** End Patch\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ans.Snapshot != nil || len(ans.Skipped) != 2 {
+		t.Fatalf("answer %+v", ans)
+	}
+	if b, _ := vfs.ReadFile(files, "sub/two.txt"); string(b) != "2\n" {
+		t.Fatalf("sub/two.txt holds %q", b)
 	}
 }
