@@ -47,6 +47,7 @@ func (s *Session) loadChanges(ctx context.Context) error {
 	if e := st.Restoring; e != nil {
 		s.finishRestore(ctx, e)
 	}
+	s.settleReverts(ctx) // revert_unrevert.go
 	return nil
 }
 

@@ -141,16 +141,20 @@ func (s *Store) fsckJournal(r *FsckReport, name string, bad, note reporter, name
 	r.Journals++
 	line := 0
 	var stack *snapStack // a changes journal's lines must fold
+	var reverts *revertFsck
 	if strings.HasSuffix(name, ".changes.jsonl") {
-		stack = &snapStack{}
+		stack, reverts = &snapStack{}, &revertFsck{}
 	}
 	var skipped []string // why the stack skipped the good line at[i]
 	var at []int
 	st, err := journal.Read(s.fsys, name, func(b []byte) error {
 		line++
 		if stack != nil {
+			why := reverts.check(b)
 			if err := stack.Apply(b); err != nil {
 				skipped, at = append(skipped, err.Error()), append(at, line)
+			} else if why != "" {
+				skipped, at = append(skipped, "file revert line: "+why), append(at, line)
 			}
 		}
 		if named == nil {
