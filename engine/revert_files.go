@@ -440,7 +440,7 @@ func (w *Workspace) foreignChanges(self string, mine *changes.Timeline) changes.
 	}
 	return func(p string, lo, hi timefmt.Time) bool {
 		for _, t := range at[p] {
-			if t.After(lo.Time) && t.Before(hi.Time) {
+			if !t.Before(lo.Time) && !t.After(hi.Time) {
 				return true
 			}
 		}

@@ -84,7 +84,9 @@ type Target struct {
 	newest      int // the index of the newest step that moved it
 }
 
-// Foreign says whether another session changed path between lo and hi.
+// Foreign says whether another session changed path between lo and hi,
+// both included: times are kept to the millisecond, and a change in the
+// same millisecond as a record may have come after it.
 type Foreign func(path string, lo, hi timefmt.Time) bool
 
 // Targets works out, from the steps from cut on, each file they moved,
