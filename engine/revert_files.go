@@ -160,9 +160,9 @@ func (s *Session) revertFiles(ctx context.Context, at string, mode RevertMode, a
 	defer done()
 	objs := s.snapObjects()
 	canPut := func(f *fstate.State) bool { return fstate.Restorable(objs, f) }
-	cur, more := changes.Check(ctx, fsys, targets, canPut)
-	if err := ctx.Err(); err != nil {
-		return nil, err
+	cur, more, err := changes.Check(ctx, fsys, targets, canPut)
+	if err != nil {
+		return nil, fmt.Errorf("engine: revert: %w; nothing was changed", err)
 	}
 	fr := &FileRevert{Applied: apply, UnrecordedCalls: len(tl.CallsAfter(cut, after)), Files: []RevertedFile{}}
 	plan := changes.RevertPlan(targets, cur)
@@ -226,7 +226,7 @@ func (s *Session) runRevert(ctx context.Context, fsys vfs.FS, objs *objects.Stor
 		}
 		t := targets[i]
 		kept, err := fstate.Capture(ctx, fsys, sink, f.Path, fstate.SizeLimit(1, t.Expect))
-		if kept.IsSkipped() && kept.Skipped == fstate.SkipStore {
+		if kept.IsSkipped() && (kept.Skipped == fstate.SkipStore || kept.Skipped == fstate.SkipUnreadable) {
 			return fmt.Errorf("engine: revert: keep what %s holds, for unrevert: %w; nothing was changed", f.Path, err)
 		}
 		if !fstate.Same(kept, t.Expect) && !(kept == nil && t.Expect == nil) {

@@ -37,7 +37,10 @@ func (s *Session) unrevertFiles(ctx context.Context) (*FileRevert, error) {
 	}
 	defer done()
 	objs := s.snapObjects()
-	plan, conflicts := changes.UnrevertPlan(ctx, fsys, tl.Stack, func(f *fstate.State) bool { return fstate.Restorable(objs, f) })
+	plan, conflicts, err := changes.UnrevertPlan(ctx, fsys, tl.Stack, func(f *fstate.State) bool { return fstate.Restorable(objs, f) })
+	if err != nil {
+		return nil, fmt.Errorf("engine: unrevert: %w; nothing was changed", err)
+	}
 	fr := &FileRevert{Applied: true, Files: []RevertedFile{}}
 	for _, f := range plan.Files {
 		if !f.Leave {

@@ -178,11 +178,15 @@ func skipWhy(a, b *fstate.State) string {
 // Check reads each target's file through fsys (hashing only) and returns
 // the conflicts it finds: a file that does not hold what the records say
 // (changed), or whose content to put back canPut says is gone
-// (unrecorded); and cur, each file's state as read.
-func Check(ctx context.Context, fsys vfs.FS, targets []Target, canPut func(*fstate.State) bool) (cur []*fstate.State, conflicts []Conflict) {
+// (unrecorded); and cur, each file's state as read. A file that cannot be
+// read is an error: nothing can be said of it.
+func Check(ctx context.Context, fsys vfs.FS, targets []Target, canPut func(*fstate.State) bool) (cur []*fstate.State, conflicts []Conflict, err error) {
 	cur = make([]*fstate.State, len(targets))
 	for i, t := range targets {
-		c, _ := fstate.Capture(ctx, fsys, fstate.HashSink, t.Path, fstate.SizeLimit(1, t.Expect, t.Put))
+		c, err := fstate.Capture(ctx, fsys, fstate.HashSink, t.Path, fstate.SizeLimit(1, t.Expect, t.Put))
+		if c.IsSkipped() && c.Skipped == fstate.SkipUnreadable {
+			return nil, nil, fmt.Errorf("read %s: %w", t.Path, err)
+		}
 		cur[i] = c
 		switch {
 		case !sameState(c, t.Expect):
@@ -191,7 +195,7 @@ func Check(ctx context.Context, fsys vfs.FS, targets []Target, canPut func(*fsta
 			conflicts = append(conflicts, Conflict{ConflictUnrecorded, t.Path, "its recorded content is missing from the store"})
 		}
 	}
-	return cur, conflicts
+	return cur, conflicts, nil
 }
 
 // RevertPlan is the plan of a revert of targets, whose files hold cur
@@ -222,13 +226,16 @@ func HashOnly(f *fstate.State) *fstate.State {
 // moved gets what the oldest revert kept of it, while it holds what the
 // newest put. A file holding anything else is a conflict (changed) and so
 // is a kept content canPut says is gone (unrecorded); a file that already
-// holds what was kept is left.
-func UnrevertPlan(ctx context.Context, fsys vfs.FS, stack []*Revert, canPut func(*fstate.State) bool) (Plan, []Conflict) {
+// holds what was kept is left. A file that cannot be read is an error.
+func UnrevertPlan(ctx context.Context, fsys vfs.FS, stack []*Revert, canPut func(*fstate.State) bool) (Plan, []Conflict, error) {
 	moves := UnrevertMoves(stack)
 	var p Plan
 	var conflicts []Conflict
 	for _, m := range moves {
-		cur, _ := fstate.Capture(ctx, fsys, fstate.HashSink, m.Path, fstate.SizeLimit(1, m.From, m.To))
+		cur, err := fstate.Capture(ctx, fsys, fstate.HashSink, m.Path, fstate.SizeLimit(1, m.From, m.To))
+		if cur.IsSkipped() && cur.Skipped == fstate.SkipUnreadable {
+			return Plan{}, nil, fmt.Errorf("read %s: %w", m.Path, err)
+		}
 		switch {
 		case sameState(cur, m.To):
 			p.Files = append(p.Files, File{Path: m.Path, To: m.To, Leave: true})
@@ -240,7 +247,7 @@ func UnrevertPlan(ctx context.Context, fsys vfs.FS, stack []*Revert, canPut func
 			p.Files = append(p.Files, File{Path: m.Path, To: m.To})
 		}
 	}
-	return p, conflicts
+	return p, conflicts, nil
 }
 
 // RecoverUnrevertPlan finishes an unrevert its owner stopped in: each file
@@ -256,7 +263,9 @@ func RecoverUnrevertPlan(st *Step, canPut func(*fstate.State) bool) Plan {
 
 // Settle works out how far revert r got before its owner stopped: the
 // files, read through fsys, that do not hold what it put.
-func (r *Revert) Settle(ctx context.Context, fsys vfs.FS) []string { return NotAt(ctx, fsys, r.Step.Moves) }
+func (r *Revert) Settle(ctx context.Context, fsys vfs.FS) []string {
+	return NotAt(ctx, fsys, r.Step.Moves)
+}
 
 // NotAt is the files of moves that, read through fsys, do not hold the
 // state their move gives.
