@@ -40,7 +40,7 @@ type repl struct {
 	// revertPreview is the /revert line of files or both last previewed:
 	// the same line again runs it; any other revert or an unrevert drops it.
 	revertPreview string
-	live        *httpapi.Live // the HTTP API of this session (--listen), nil when not served
+	live          *httpapi.Live // the HTTP API of this session (--listen), nil when not served
 
 	ed    *term.Editor
 	lines *bufio.Reader
