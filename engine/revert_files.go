@@ -127,7 +127,7 @@ func (s *Session) revertFiles(ctx context.Context, at string, mode RevertMode, a
 	}
 	s.mu.Lock()
 	sel, err := revertItem(s.st, at)
-	var after changes.After
+	var after changes.Boundary
 	if err == nil {
 		after = revertAfter(s.st, sel)
 	}
@@ -243,7 +243,7 @@ func (s *Session) runRevert(ctx context.Context, fsys vfs.FS, objs *objects.Stor
 	}
 	now := mkTime(s.ws.s.Now())
 	id := changes.NewSnapID(now.Time)
-	lines := changes.RevertLines(id, now, to, files, revertPart)
+	lines := changes.RevertLines(id, now, to, s.newestItem(), files, revertPart)
 	out := make([]any, len(lines))
 	for i := range lines {
 		out[i] = lines[i]
@@ -253,6 +253,7 @@ func (s *Session) runRevert(ctx context.Context, fsys vfs.FS, objs *objects.Stor
 		// not all read never started, and none of its files changed.
 		return fmt.Errorf("engine: revert: write its line: %w; nothing was changed", err)
 	}
+	s.snaps.settled()
 	res := s.apply.Apply(ctx, fsys, objs, plan)
 	var left []string
 	for i, err := range res.Errs {
@@ -320,23 +321,48 @@ func revertItem(st *state, at string) (*Item, error) {
 	return it, nil
 }
 
-// revertAfter is the boundary rule of a file revert to sel: a record
-// belongs after it when the item it names was written after sel (a user
-// prompt: from sel on, so its own turn is reverted too). A record naming
-// no item the session holds (one a fork holds from its parent's later
-// turns, or older than "call") is placed by its time.
-func revertAfter(st *state, sel *Item) changes.After {
+// revertAfter is the boundary rule of a file revert to sel. A record
+// belongs after it when the item it names was written after sel (sel a
+// user prompt: from sel on, so its own turn is reverted too); any other
+// step (an undo, a redo, a revert) when the newest item at the time was
+// sel or one written after it. A record naming no item the session holds
+// (one a fork holds from its parent's later turns, or older than "call"),
+// or a step whose line names no item, is placed by its time.
+func revertAfter(st *state, sel *Item) changes.Boundary {
 	idx := make(map[string]int, len(st.order))
 	for i, id := range st.order {
 		idx[id] = i
 	}
 	si, prompt := idx[sel.ID], sel.Type == User
-	return func(call string, at timefmt.Time) bool {
-		if i, ok := idx[call]; ok && call != "" {
-			return i > si || (prompt && i == si)
-		}
+	byTime := func(at timefmt.Time) bool {
 		return at.After(sel.At.Time) || (prompt && at.Equal(sel.At.Time))
 	}
+	return changes.Boundary{
+		Record: func(call string, at timefmt.Time) bool {
+			if i, ok := idx[call]; ok && call != "" {
+				return i > si || (prompt && i == si)
+			}
+			return byTime(at)
+		},
+		Event: func(item string, at timefmt.Time) bool {
+			if i, ok := idx[item]; ok && item != "" {
+				return i >= si
+			}
+			return byTime(at)
+		},
+	}
+}
+
+// newestItem is the item written last ("" for none): where a step that
+// names no item of its own lies among the items (the "item" of undo, redo
+// and revert lines).
+func (s *Session) newestItem() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if n := len(s.st.order); n > 0 {
+		return s.st.order[n-1]
+	}
+	return ""
 }
 
 // revertRefusal refuses a file revert to sel that tl cannot serve: an

@@ -59,9 +59,10 @@ func (s *Session) unrevertFiles(ctx context.Context) (*FileRevert, error) {
 		ids = append(ids, r.ID)
 	}
 	id := changes.NewSnapID(now.Time)
-	if err := s.appendChanges(changes.UnrevertLine{V: 1, Kind: changes.KindUnrevert, ID: id, IDs: ids, At: now}); err != nil {
+	if err := s.appendChanges(changes.UnrevertLine{V: 1, Kind: changes.KindUnrevert, ID: id, IDs: ids, At: now, Item: s.newestItem()}); err != nil {
 		return nil, fmt.Errorf("engine: unrevert: write its line: %w; nothing was changed", err)
 	}
+	s.snaps.settled()
 	res := s.apply.Apply(ctx, fsys, objs, plan)
 	var left []string
 	for i, err := range res.Errs {
@@ -139,3 +140,9 @@ func stepOf(r *changes.Revert) *changes.Step {
 	}
 	return r.Step
 }
+
+// settled is what a file revert's or unrevert's line does to the undo
+// stack, as its fold does (changes.Stack.Apply): every file change before
+// it was made, so nothing is pending or being restored. The caller holds
+// the stack's lock.
+func (st *snapStack) settled() { st.Pending, st.Held, st.Restoring = nil, nil, nil }

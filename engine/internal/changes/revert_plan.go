@@ -35,17 +35,29 @@ type Conflict struct {
 	Detail string `json:"detail"`
 }
 
-// After says whether a record, naming item call and made at at, belongs
-// after a revert's boundary.
-type After func(call string, at timefmt.Time) bool
+// Boundary says which steps belong after a revert's boundary: a record
+// by the item it names (Record), any other step by the newest item when it
+// was made (Event; "" when its line does not say), each also given its
+// time.
+type Boundary struct {
+	Record func(call string, at timefmt.Time) bool
+	Event  func(item string, at timefmt.Time) bool
+}
 
-// Cut is the index of the first step after the boundary: the first record
-// that after says belongs after it. Every step from there on is reverted,
-// whatever it names (a record the session holds from its parent, an undo
-// of an older change). len(tl.Steps) when there is none.
-func (tl *Timeline) Cut(after After) int {
+func (b Boundary) after(st *Step) bool {
+	if st.Record {
+		return b.Record(st.Call, st.At)
+	}
+	return b.Event(st.Item, st.At)
+}
+
+// Cut is the index of the first step after the boundary. Every step from
+// there on is reverted, whatever it names (a record the session holds from
+// its parent, an undo of an older change). len(tl.Steps) when there is
+// none.
+func (tl *Timeline) Cut(b Boundary) int {
 	for i, st := range tl.Steps {
-		if st.Record && after(st.Call, st.At) {
+		if b.after(st) {
 			return i
 		}
 	}
@@ -53,11 +65,11 @@ func (tl *Timeline) Cut(after After) int {
 }
 
 // CallsAfter is the calls without a record made after the boundary: those
-// after the cut, or that after places there.
-func (tl *Timeline) CallsAfter(cut int, after After) []*CallMark {
+// after the cut, or that the boundary places there.
+func (tl *Timeline) CallsAfter(cut int, b Boundary) []*CallMark {
 	var out []*CallMark
 	for _, m := range tl.Calls {
-		if m.Pos >= cut || after(m.Call, m.At) {
+		if m.Pos >= cut || b.Record(m.Call, m.At) {
 			out = append(out, m)
 		}
 	}
@@ -282,7 +294,7 @@ func NotAt(ctx context.Context, fsys vfs.FS, moves []Move) []string {
 
 // RevertLines splits the files of a revert line into lines of at most maxBytes
 // of inline content each (at least one file a line).
-func RevertLines(id string, at timefmt.Time, to string, files []RevertFile, maxBytes int) []RevertLine {
+func RevertLines(id string, at timefmt.Time, to, item string, files []RevertFile, maxBytes int) []RevertLine {
 	var groups [][]RevertFile
 	size := 0
 	for _, f := range files {
@@ -302,7 +314,7 @@ func RevertLines(id string, at timefmt.Time, to string, files []RevertFile, maxB
 	}
 	out := make([]RevertLine, len(groups))
 	for i, g := range groups {
-		out[i] = RevertLine{V: 1, Kind: KindRevert, ID: id, At: at, Part: i + 1, Parts: len(groups), To: to, Files: g}
+		out[i] = RevertLine{V: 1, Kind: KindRevert, ID: id, At: at, Part: i + 1, Parts: len(groups), To: to, Item: item, Files: g}
 	}
 	return out
 }

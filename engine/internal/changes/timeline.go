@@ -13,10 +13,10 @@ import (
 // File revert's lines of the changes journal. Part of the format (drawn
 // with the others in format.go):
 //
-//	{"v":1,"kind":"revert","id":RID,"at":T,"part":K,"parts":N,"to":ITEM,
+//	{"v":1,"kind":"revert","id":RID,"at":T,"part":K,"parts":N,"to":ITEM,"item":ITEM,
 //	 "files":[{"path":P,"kept":F|null,"put":F|null}]}
 //	{"v":1,"kind":"reverted","id":RID,"at":T,"left":[P...]}
-//	{"v":1,"kind":"unrevert","id":UID,"ids":[RID...],"at":T}
+//	{"v":1,"kind":"unrevert","id":UID,"ids":[RID...],"at":T,"item":ITEM}
 //	{"v":1,"kind":"unreverted","id":UID,"at":T,"left":[P...]}
 //
 // A file revert writes its revert line (in N parts, K counting from 1, so
@@ -78,6 +78,7 @@ type (
 		Part  int          `json:"part"`
 		Parts int          `json:"parts"`
 		To    string       `json:"to,omitempty"`
+		Item  string       `json:"item,omitempty"`
 		Files []RevertFile `json:"files"`
 	}
 	// DoneLine is a reverted or unreverted line.
@@ -94,6 +95,7 @@ type (
 		ID   string       `json:"id"`
 		IDs  []string     `json:"ids"`
 		At   timefmt.Time `json:"at"`
+		Item string       `json:"item,omitempty"`
 	}
 )
 
@@ -110,6 +112,7 @@ type tlLine struct {
 	Part  int          `json:"part"`
 	Parts int          `json:"parts"`
 	To    string       `json:"to"`
+	Item  string       `json:"item"`
 	Left  []string     `json:"left"`
 	Files []struct {
 		Path   string        `json:"path"`
@@ -153,6 +156,9 @@ type Step struct {
 	Kind string // change, record, undo, restore, redo, revert, unrevert
 	ID   string
 	Call string // a change or record: the item it names
+	// Item: any other step, the newest item of the conversation when it
+	// was made ("" when its line does not say).
+	Item string
 	At   timefmt.Time
 	// Record: a change or record line, which names its call.
 	Record bool
@@ -184,6 +190,7 @@ type Revert struct {
 	Done  bool
 	Left  map[string]bool
 	Step  *Step
+	item  string
 	parts map[int]bool
 	n     int
 }
@@ -234,7 +241,7 @@ func (tl *Timeline) Apply(b []byte) error {
 			return fmt.Errorf("undo of %s, which the journal does not hold", l.ID)
 		}
 		tl.newWork()
-		st := &Step{Kind: l.Kind, ID: l.ID, At: l.At}
+		st := &Step{Kind: l.Kind, ID: l.ID, At: l.At, Item: l.Item}
 		kept := make([]*fstate.State, len(l.Files))
 		for i, f := range l.Files {
 			kept[i] = f.Kept
@@ -252,7 +259,7 @@ func (tl *Timeline) Apply(b []byte) error {
 			return fmt.Errorf("redo of %s, which has no undo", l.ID)
 		}
 		tl.newWork()
-		st := &Step{Kind: l.Kind, ID: l.ID, At: l.At}
+		st := &Step{Kind: l.Kind, ID: l.ID, At: l.At, Item: l.Item}
 		for i, m := range snap.Moves {
 			if !kept[i].IsSkipped() && !fstate.Same(kept[i], m.From) {
 				st.Moves = append(st.Moves, Move{Path: m.Path, From: m.From, To: kept[i]})
@@ -292,7 +299,7 @@ func (tl *Timeline) Apply(b []byte) error {
 		if len(tl.Stack) == 0 || !slices.Equal(l.IDs, tl.stackIDs()) {
 			return fmt.Errorf("unrevert of %v, which is not the stack of reverts", l.IDs)
 		}
-		st := &Step{Kind: KindUnrevert, ID: l.ID, At: l.At, Moves: UnrevertMoves(tl.Stack)}
+		st := &Step{Kind: KindUnrevert, ID: l.ID, At: l.At, Item: l.Item, Moves: UnrevertMoves(tl.Stack)}
 		tl.Steps = append(tl.Steps, st)
 		tl.Stack, tl.Undoing = nil, st
 	case KindUnreverted:
@@ -376,7 +383,7 @@ func (tl *Timeline) revertPart(l *tlLine) error {
 	}
 	r := tl.assembly[l.ID]
 	if r == nil {
-		r = &Revert{ID: l.ID, At: l.At, To: l.To, parts: map[int]bool{}, n: l.Parts}
+		r = &Revert{ID: l.ID, At: l.At, To: l.To, item: l.Item, parts: map[int]bool{}, n: l.Parts}
 		tl.assembly[l.ID] = r
 	}
 	if r.parts[l.Part] || r.n != l.Parts {
@@ -394,7 +401,7 @@ func (tl *Timeline) revertPart(l *tlLine) error {
 		return nil
 	}
 	delete(tl.assembly, l.ID)
-	r.Step = &Step{Kind: KindRevert, ID: r.ID, At: r.At}
+	r.Step = &Step{Kind: KindRevert, ID: r.ID, At: r.At, Item: r.item}
 	for _, f := range r.Files {
 		if !fstate.Same(f.Kept, f.Put) {
 			r.Step.Moves = append(r.Step.Moves, Move{Path: f.Path, From: f.Kept, To: f.Put})
