@@ -132,9 +132,9 @@ func (w *Workspace) PutAttachment(ctx context.Context, name string, r io.Reader)
 	}
 	a := Attachment{Name: name, MediaType: MediaType(name, head)}
 	limit := int64(capMB) << 20
-	lr := &capReader{r: br, left: limit + 1}
+	lr := &capReader{r: br, left: limit}
 	info, err := w.objects().Put(ctx, lr)
-	if lr.left == 0 {
+	if lr.over {
 		return Attachment{}, &AttachmentTooLargeError{Name: name, Size: limit + 1, CapMB: capMB}
 	}
 	if err != nil {
@@ -144,15 +144,23 @@ func (w *Workspace) PutAttachment(ctx context.Context, name string, r io.Reader)
 	return a, nil
 }
 
-// capReader reads at most left bytes of r; left reaching 0 means r held
-// more than the cap.
+// capReader reads r to its end, and fails (over set) as soon as r holds
+// more than left bytes, so that Put stores nothing.
 type capReader struct {
 	r    io.Reader
 	left int64
+	over bool
 }
 
 func (c *capReader) Read(p []byte) (int, error) {
 	if c.left <= 0 {
+		var one [1]byte
+		if n, err := io.ReadFull(c.r, one[:]); n > 0 {
+			c.over = true
+			return 0, errors.New("over the attachment cap")
+		} else if err != nil && err != io.EOF {
+			return 0, err
+		}
 		return 0, io.EOF
 	}
 	if int64(len(p)) > c.left {

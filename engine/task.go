@@ -636,5 +636,16 @@ func (tl *taskLog) close() {
 func (tl *taskLog) live(owner, task string) bool {
 	tl.mu.Lock()
 	defer tl.mu.Unlock()
-	return !tl.closed && owner == tl.token && tl.running[task] != nil
+	if tl.closed || owner != tl.token || tl.running[task] == nil {
+		return false
+	}
+	// After a simulated power loss the owner's lock is gone with it.
+	if l := tl.s.lock; l != nil {
+		if f := l.File(); f != nil {
+			if _, err := f.Stat(); err != nil {
+				return false
+			}
+		}
+	}
+	return true
 }

@@ -51,7 +51,7 @@ func (w *Workspace) copyTasks(ctx context.Context, parent, child string, keep []
 			json.Unmarshal(b, &l)
 			if l.Kind == "continue" {
 				if !onPath[l.Call] {
-					limit = r.froms[calls+1]
+					limit = r.froms[calls] // this continuation is call number calls (the start is 0)
 					break
 				}
 			}
