@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"errors"
 	"io"
 	"io/fs"
@@ -131,8 +132,10 @@ func TestLiveOnlyAttachmentNeverReachesDisk(t *testing.T) {
 	res := must(s.Fork(ctx, u.ID))(t)
 	must(0, s.Close())(t)
 
-	// No file of the state folder holds any stretch of the bytes.
-	for _, probe := range [][]byte{pdf[9:73], pdf[32<<10 : 32<<10+64], pdf[len(pdf)-64:]} {
+	// No file of the state folder holds any stretch of the bytes, raw or
+	// as JSON would encode them (base64).
+	b64 := []byte(base64.StdEncoding.EncodeToString(pdf))
+	for _, probe := range [][]byte{pdf[9:73], pdf[32<<10 : 32<<10+64], pdf[len(pdf)-64:], b64[400:480]} {
 		filepath.WalkDir(st.Home(), func(p string, d fs.DirEntry, err error) error {
 			if err != nil || d.IsDir() {
 				return err
