@@ -39,7 +39,7 @@ func (s *Store) fsckTasks(ctx context.Context, r *FsckReport, dir string, bad, n
 		}
 		have[session] = true
 		if _, err := s.fsys.Stat(itemsName(dir, session)); err != nil {
-			bad(name, "task records of no session (%s holds no items journal): left by a delete that did not finish; remove the folder", session)
+			note(name, "task records of no session (%s holds no items journal): left by a delete or fork that did not finish; an open removes them once a week old", session)
 			continue
 		}
 		s.fsckTaskFolder(r, dir, session, calls[session], bad, note, named)

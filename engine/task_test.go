@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"cairn/internal/vfs"
 )
@@ -316,7 +317,7 @@ func TestFsckTasks(t *testing.T) {
 	must(0, fsys.MkdirAll(taskDir(ws.dir, orphan), vfs.DirPerm))(t)
 	rep := must(ws.s.Fsck(ctx))(t)
 	var got []string
-	for _, p := range rep.Problems {
+	for _, p := range append(rep.Problems, rep.Notes...) {
 		got = append(got, path.Base(p.Path)+": "+p.Problem)
 	}
 	for _, want := range []string{"names parent i-gone", "stray.items.jsonl: a transcript no task record names", "task records of no session"} {
@@ -329,5 +330,29 @@ func TestFsckTasks(t *testing.T) {
 	rep = must(ws.s.Fsck(ctx))(t)
 	if !slices.ContainsFunc(rep.Problems, func(p FsckProblem) bool { return strings.Contains(p.Problem, "has no record") }) {
 		t.Errorf("fsck misses the call naming a lost task: %+v", rep.Problems)
+	}
+}
+
+// A task folder whose session has no items journal (a fork or delete that
+// did not finish) is removed once older than the grace; a live session's
+// is never touched.
+func TestCleanOrphanTasks(t *testing.T) {
+	ctx := context.Background()
+	e := newMemEnv(t)
+	s := newSession(t, e.ws)
+	must(s.StartShellJob(ctx, "make", ""))(t)
+	orphan := newSessionID()
+	must(0, e.mem.MkdirAll(taskDir(e.ws.dir, orphan), vfs.DirPerm))(t)
+	must(0, vfs.WriteFileAtomic(e.mem, taskRecordsName(e.ws.dir, orphan), []byte("{}\n")))(t)
+	if got := must(e.ws.CleanOrphanTasks(ctx, e.clock(), OutputGrace))(t); len(got) != 0 {
+		t.Fatalf("removed within the grace: %v", got)
+	}
+	e.advance(OutputGrace + time.Second)
+	got := must(e.ws.CleanOrphanTasks(ctx, e.clock(), OutputGrace))(t)
+	if !slices.Equal(got, []string{orphan}) {
+		t.Fatalf("removed %v, want the orphan only", got)
+	}
+	if _, err := e.mem.Stat(taskRecordsName(e.ws.dir, s.ID())); err != nil {
+		t.Fatalf("the live session's records: %v", err)
 	}
 }
