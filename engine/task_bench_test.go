@@ -17,9 +17,10 @@ var taskMB = flag.Int("task-mb", 1024, "MB of sub-agent transcripts BenchmarkRes
 // session of 2,000 items, first alone, then with -task-mb (1 GB by
 // default) of sub-agent transcripts beside it, then with them moved away:
 // the last two times should be the same, since an open reads no
-// transcript. It fails if the open touches
-// the tasks folder at all. The 1 GB is written only when the benchmark
-// runs (go test ./engine -run '^$' -bench ResumeWithTaskTranscripts -benchtime 20x).
+// transcript. It fails if the open opens any file of the tasks folder.
+// The 1 GB is written only when the benchmark runs:
+//
+//	go test ./engine -run '^$' -bench ResumeWithTaskTranscripts -benchtime 20x
 func BenchmarkResumeWithTaskTranscripts(b *testing.B) {
 	ctx := context.Background()
 	home := filepath.Join(b.TempDir(), "home")
@@ -44,7 +45,7 @@ func BenchmarkResumeWithTaskTranscripts(b *testing.B) {
 			must(0, r.Close())(b)
 		}
 		if got := spy.taken(); len(got) != 0 {
-			b.Fatalf("the open touched the tasks folder: %v", got[:min(len(got), 5)])
+			b.Fatalf("the open opened files of the tasks folder: %v", got[:min(len(got), 5)])
 		}
 	}
 	b.Run("without", resume)
