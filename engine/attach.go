@@ -30,6 +30,10 @@ import (
 // attachments back with its text, in the child's draft (draft.go), by
 // reference: an object is stored once per workspace and shared.
 //
+// An attachment that cannot be stored (a full disk) refuses its item, in
+// Degrade mode too: a prompt is never recorded without the file its
+// person attached, and the REPL says so and sends nothing.
+//
 // One attachment holds at most storage.max_attachment_mb (config.json,
 // DefaultMaxAttachmentMB by default); a larger one is refused
 // (*AttachmentTooLargeError) and nothing is stored or appended. An
