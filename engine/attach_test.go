@@ -10,9 +10,12 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
+	"cairn/internal/vfs"
 	"cairn/objects"
 )
 
@@ -219,5 +222,58 @@ func TestAttachmentMediaType(t *testing.T) {
 		if got := MediaType(c.name, c.head); got != c.want {
 			t.Errorf("MediaType(%q) = %q, want %q", c.name, got, c.want)
 		}
+	}
+}
+
+// An attachment that cannot be stored (a full disk) refuses its prompt,
+// in Degrade mode too: the prompt is never recorded without its file.
+// Once the disk has room the same prompt goes through.
+func TestAttachmentFullDiskRefusesItsPrompt(t *testing.T) {
+	e := newDegradeEnv(t)
+	must(e.s.Append(e.ctx, Item{Type: User, Text: "before"}))(t)
+	data := randomBytes(4, 40<<10)
+	e.state.Inject(vfs.Rule{Path: "workspaces/*/objects/**", Err: errENOSPC})
+	if _, err := e.s.Append(e.ctx, Item{Type: User, Text: "with a file", Attachments: []Attachment{{Name: "f.bin", Data: data}}}); !errors.Is(err, syscall.ENOSPC) {
+		t.Fatalf("Append with an attachment on a full disk: %v", err)
+	}
+	if n := len(e.s.AllItems()); n != 1 {
+		t.Fatalf("the refused prompt is in the session: %d items", n)
+	}
+	e.state.Reset()
+	u := must(e.s.Append(e.ctx, Item{Type: User, Text: "with a file", Attachments: []Attachment{{Name: "f.bin", Data: data}}}))(t)
+	must(0, e.s.Commit(e.ctx))(t)
+	if _, b := readAttachment(t, e.ws, e.s.ID(), u.ID, 1); !bytes.Equal(b, data) {
+		t.Fatal("the attachment does not read back")
+	}
+}
+
+// A revert to a prompt hands its attachments back too; a missing
+// attachment object is named by fsck at the line that names it, and
+// reading it says it is missing.
+func TestAttachmentRevertDraftAndMissingObject(t *testing.T) {
+	ctx := context.Background()
+	_, ws := testStore(t)
+	s := ws.Create(SessionOptions{})
+	defer s.Close()
+	data := randomBytes(5, 10<<10)
+	u := must(s.Append(ctx, Item{Type: User, Text: "look", Attachments: []Attachment{{Name: "a.bin", Data: data}}}))(t)
+	must(s.Append(ctx, Item{Type: Assistant, Text: "seen"}))(t)
+	must(s.Revert(ctx, u.ID, RevertConversation))(t)
+	if atts := s.DraftAttachments(); len(atts) != 1 || atts[0].OID != u.Attachments[0].OID {
+		t.Fatalf("the revert's draft attachments: %+v", atts)
+	}
+	must(0, s.Commit(ctx))(t)
+	id := must(objects.ParseID(u.Attachments[0].OID))(t)
+	for _, z := range []bool{false, true} {
+		ws.s.fsys.Remove(ws.objects().Path(id, z))
+	}
+	rep := must(ws.s.Fsck(ctx))(t)
+	if !slices.ContainsFunc(rep.Problems, func(p FsckProblem) bool {
+		return strings.Contains(p.Path, s.ID()+".items.jsonl:") && strings.Contains(p.Problem, "which is missing")
+	}) {
+		t.Fatalf("fsck does not name the line of the missing attachment: %+v", rep.Problems)
+	}
+	if _, _, err := ws.ReadAttachment(ctx, s.ID(), u.ID, 1); !errors.Is(err, objects.ErrNotFound) {
+		t.Fatalf("reading a missing attachment: %v", err)
 	}
 }
