@@ -75,7 +75,7 @@ func TestJSONAnswersAreOneValue(t *testing.T) {
 		{"", []string{"task", s, "a-task", "--cancel"}},
 		{"", []string{"task", s, "no-task"}}, // not found
 		{"", []string{"attachment", "--list", s, "1"}},
-		{"", []string{"attachment", s, "1"}}, // bytes are not JSON: bad usage
+		{"", []string{"attachment", s, "1"}},                                   // bytes are not JSON: bad usage
 		{"", []string{"append", "--session", s, "--type", "tool_result", "x"}}, // bad usage
 		{"", []string{"nosuchcommand"}},                                        // does not parse
 	} {
