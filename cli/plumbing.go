@@ -418,6 +418,9 @@ func (c *ShowCmd) Run(g *Globals) error {
 	} else if t := draftText(d, gone); t != "" {
 		fmt.Fprintf(g.stdout, "draft    %s\n", display.Text(t))
 	}
+	if r.Draft != nil && len(r.Draft.Attachments) > 0 {
+		fmt.Fprintf(g.stdout, "draft attachments  %d (cairn attachment %s draft N)\n", len(r.Draft.Attachments), r.ID)
+	}
 	for _, u := range out.Unavailable {
 		fmt.Fprintf(g.stdout, "unavailable  %s %s\n", u.Item, u.Unavailable)
 	}
