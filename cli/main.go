@@ -35,6 +35,9 @@ type CLI struct {
 	Unrevert   UnrevertCmd   `cmd:"" group:"plumbing" help:"Undo the reverts since the last new work."`
 	Compact    CompactCmd    `cmd:"" group:"plumbing" help:"Replace an older stretch by a summary in the request view."`
 	Output     OutputCmd     `cmd:"" group:"plumbing" help:"Print a session's stored tool output, search it, or store one (output put)."`
+	Attachment AttachmentCmd `cmd:"" group:"plumbing" help:"Write an item's attachment to stdout, byte for byte (or --list them)."`
+	Task       TaskCmd       `cmd:"" group:"plumbing" help:"Print a sub-agent task's transcript (or --cancel a running one)."`
+	Tasks      TasksCmd      `cmd:"" group:"plumbing" help:"List a session's tasks and background shell jobs: id, state, counts, label."`
 	Turn       TurnCmd       `cmd:"" group:"plumbing" help:"End a session's turn: its spend, model, plan and trail labels, durable on return."`
 	Where      WhereCmd      `cmd:"" group:"plumbing" help:"Print where this directory's state lives."`
 	Tool       ToolCmd       `cmd:"" group:"plumbing" help:"Run a file tool (write, edit, rm), snapshotted."`

@@ -34,6 +34,10 @@ type repl struct {
 	// draft is the prompt a fork or revert handed back, put in the input
 	// line when the editor starts (offerDraft).
 	draft string
+	// attachPaths are files `:attach` named for the next prompt;
+	// attachReady, the attachments a draft handed back (repl_attach.go).
+	attachPaths []string
+	attachReady []engine.Attachment
 	// pendingName is a /rename given before the session held anything: it
 	// is applied with the first prompt, so a name alone writes nothing.
 	pendingName string
@@ -66,6 +70,7 @@ const helpText = `Type a prompt and press Enter. Commands:
   !LINE          run a shell line of your own: kept in the shell history, given no change record
   :patch [FILE]  apply a patch (git diff, or *** Begin Patch) from FILE, or from the lines
                  that follow up to a line holding only "."; /undo undoes all of it
+  :attach PATH   attach a file to the next prompt (:attach alone lists them)
   /fork [ITEM]   fork this session (at the head, or an item id or number) and switch to the fork
   /revert ITEM [conversation|files|both]
                  move the head back: a prompt lands before it and comes back for editing;
@@ -165,6 +170,7 @@ func (r *repl) opts() engine.SessionOptions {
 
 func (r *repl) startNew() {
 	r.sess, r.pendingName = r.ws.Create(r.opts()), ""
+	r.attachPaths, r.attachReady = nil, nil
 	r.open.set(r.sess)
 }
 
@@ -195,6 +201,7 @@ func (r *repl) resume(id string) error {
 	if d, gone, err := s.Draft(r.g.ctx); err == nil {
 		r.offerDraft(d, gone)
 	}
+	r.offerDraftAttachments()
 	return nil
 }
 
@@ -319,7 +326,7 @@ func (r *repl) readLine() (string, error) {
 }
 
 // commandList names every command, for a line that names none.
-const commandList = "/rename /clear /new /history /undo /redo /snapshots /fork /revert /unrevert /compact /help /exit, :write :edit :rm :exec :patch, !LINE"
+const commandList = "/rename /clear /new /history /undo /redo /snapshots /fork /revert /unrevert /compact /help /exit, :write :edit :rm :exec :patch :attach, !LINE"
 
 // handle runs one line; it reports whether the REPL should end. A blank
 // line records nothing; "//text" is the prompt "/text"; a "/" or ":" line
@@ -339,7 +346,7 @@ func (r *repl) handle(ctx context.Context, line string) bool {
 		r.execLine(ctx, strings.TrimPrefix(trimmed, "!"), true) // cli/exec.go
 		return false
 	case strings.HasPrefix(trimmed, ":") && len(trimmed) > 1 && isLetter(trimmed[1]):
-		if !r.toolLine(ctx, trimmed) {
+		if !r.attachLine(trimmed) && !r.toolLine(ctx, trimmed) {
 			name, _, _ := strings.Cut(firstLine(trimmed), " ")
 			fmt.Fprintf(r.out, "Unknown command %s; nothing was sent. Commands: %s (/help says more).\n", name, commandList)
 		}
@@ -400,7 +407,12 @@ func (r *repl) command(trimmed string) bool {
 // it completed takes it out again. What the session recorded stays: the
 // prompt, and the turn, ended with the label "cancelled".
 func (r *repl) prompt(ctx context.Context, text string) {
-	if _, err := r.sess.Append(r.g.ctx, engine.Item{Type: engine.User, Text: text}); err != nil {
+	atts, err := r.takeAttachments()
+	if err != nil {
+		fmt.Fprintln(r.out, "cairn:", userError(err), "(nothing was sent; :attach the files again)")
+		return
+	}
+	if _, err := r.sess.Append(r.g.ctx, engine.Item{Type: engine.User, Text: text, Attachments: atts}); err != nil {
 		fmt.Fprintln(r.out, "cairn:", userError(err))
 		return
 	}
@@ -416,7 +428,6 @@ func (r *repl) prompt(ctx context.Context, text string) {
 			r.notice(fmt.Sprintf("prompt history not saved: %v", err))
 		}
 	}
-	var err error
 	if r.turnHook != nil {
 		err = r.turnHook(ctx, text)
 	}

@@ -52,6 +52,8 @@
 //	{"v":1,"kind":"item",...,"payload":{"oid":SHA256,"size":N}}   text over 16 KiB, as an object
 //	{"v":1,"kind":"item",...,"quarantined":true,"slot":NAME}       never the content
 //	{"v":1,"kind":"item",...,"type":"tool_call","tool":NAME}
+//	{"v":1,"kind":"item",...,"type":"tool_call","tool":"task","task":TASK ID}   a sub-agent's call (task.go)
+//	{"v":1,"kind":"item",...,"attachments":[{"oid","name","media_type","size"}|{"name","media_type","live_only":true,"url","pages"}]}   (attach.go)
 //	{"v":1,"kind":"item",...,"type":"tool_result","call":"i-...","status":"unavailable"|absent,"outputs":[OUTPUT ID,...]}
 //	{"v":1,"kind":"item",...,"type":"compaction","replaces":["i-...",...]}
 //	{"v":1,"kind":"head","to":"i-..."|"","why":"revert|unrevert|fork","at":T}
@@ -61,7 +63,7 @@
 //	                                  "labels":[...],"gates":[...],"usage":true}}   what the turn's trail and usage lines say
 //	{"v":1,"kind":"open","at":T,"branch":B,"build":B,"pid":P}
 //	{"v":1,"kind":"meta","at":T,"meta":{"pinned":true,"tier":"full|transcript",KEY:VALUE,...}}   settings; a fork copies them
-//	{"v":1,"kind":"draft","at":T,"text":"..."|"payload":{...}}      the composer's text (draft.go)
+//	{"v":1,"kind":"draft","at":T,"text":"..."|"payload":{...},"attachments":[...]}   the composer's text (draft.go)
 //	{"v":1,"kind":"repair","at":T,"cut":N}                          a torn tail was cut (package journal)
 //
 // TYPE is user, assistant, reasoning, tool_call, tool_result or compaction.
@@ -102,6 +104,7 @@
 //	  sessions/fork.lock       held while a fork numbers and makes its child (fork.go)
 //	  owners/<id>              the owner's pid, a hint for listings (owner.go)
 //	  outputs/<id>/<output id>.zst
+//	  tasks/<id>/tasks.jsonl, tasks/<id>/<task id>.items.jsonl   task records, sub-agent transcripts (task.go)
 //	  objects/<2 hex>/<62 hex>[.zst]  (package objects)
 //	<state folder>/gateway.token, credentials.json, credentials.lock (package httpapi)
 //
@@ -155,7 +158,9 @@
 // # Other files
 //
 // Each is drawn in the file that writes it: tool outputs
-// (outputs/<session>/<output id>.zst, outputs.go), shell history
+// (outputs/<session>/<output id>.zst, outputs.go), attachments (objects
+// named by items, attach.go), task records and sub-agent transcripts
+// (tasks/<session>/, task.go), shell history
 // (<id>.shell.jsonl, shell.go), the usage ledger (usage.jsonl, usage.go),
 // prompt history (history.jsonl, history.go), config.json (config.go), and
 // ownership hints (owners/<id>, owner.go). The HTTP API's gateway.token and
@@ -274,7 +279,7 @@
 //  4. Leaves, each held only briefly, never two at once: Workspace.mu
 //     (making the workspace folder), Session.snaps.wmu (the changes
 //     journal's writer: Close takes it without the stack's lock), the
-//     shell log's mu, Session.cfg.mu (reading config.json), fileSyncs.mu
+//     shell log's mu, the task log's mu (task.go), Session.cfg.mu (reading config.json), fileSyncs.mu
 //     (the background folder syncs, which take no session lock), the
 //     Store's usage-ledger lock and its registries of live shell logs and
 //     tool outputs, and the picker index's own lock.

@@ -122,7 +122,8 @@ func (s *Store) fsckWorkspace(ctx context.Context, r *FsckReport, dir string, ba
 			bad(name, "unexpected file")
 		}
 	}
-	broken := map[objects.ID]error{} // objects that fail verification
+	s.fsckTasks(ctx, r, dir, bad, note, named) // fsck_tasks.go
+	broken := map[objects.ID]error{}           // objects that fail verification
 	werr := objs.Walk(ctx, func(info objects.Info) error {
 		r.Objects++
 		if err := objs.Verify(ctx, info.ID); err != nil {
