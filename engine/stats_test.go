@@ -1,0 +1,144 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"cairn/objects"
+)
+
+// statsFixture fills a state folder with a bit of everything: payloads,
+// change records with stored pre-images, outputs, a leftover temp file, an
+// old orphaned output folder, an old unreferenced object, and old trash.
+func statsFixture(t *testing.T) (*Store, *Workspace, *Session) {
+	t.Helper()
+	ctx := context.Background()
+	s, ws := testStore(t)
+	sess := newSession(t, ws)
+	big := strings.Repeat("a payload big enough to be stored as an object\n", 800)
+	must(sess.Append(ctx, Item{Type: User, Text: big}))(t)
+	must(sess.ToolWrite(ctx, "a.txt", []byte(big+"1")))(t)
+	must(sess.ToolWrite(ctx, "a.txt", []byte("short")))(t)
+	must(sess.PutOutput(ctx, "grep", strings.NewReader(big)))(t)
+	noErr(t, sess.Close()) // the record says what Close wrote
+	folder := ws.Folder()
+	home := s.Home()
+	// A temp file whose process is gone (pid 1 is never ours, but it is
+	// alive: use a pid past the largest one the kernel hands out).
+	noErr(t, os.WriteFile(filepath.Join(folder, "sessions", ".x.json.2147483646-0123456789abcdef.cairn-tmp"), []byte("tmp"), 0o600))
+	old := time.Now().Add(-10 * 24 * time.Hour)
+	orphan := filepath.Join(folder, "outputs", "00000000-0000-4000-8000-000000000000")
+	noErr(t, os.MkdirAll(orphan, 0o700))
+	noErr(t, os.WriteFile(filepath.Join(orphan, "o-1.zst"), bytes.Repeat([]byte("o"), 5000), 0o600))
+	noErr(t, os.Chtimes(filepath.Join(orphan, "o-1.zst"), old, old))
+	noErr(t, os.Chtimes(orphan, old, old))
+	info := must(objects.New(s.FS(), path.Join(workspaceDir(ws.Key()), "objects")).Put(ctx, strings.NewReader(strings.Repeat("nobody names me ", 2000))))(t)
+	name := filepath.Join(home, filepath.FromSlash(objects.New(s.FS(), path.Join(workspaceDir(ws.Key()), "objects")).Path(info.ID, info.Compressed)))
+	noErr(t, os.Chtimes(name, old, old))
+	trash := filepath.Join(home, "trash", "some-session")
+	noErr(t, os.MkdirAll(trash, 0o700))
+	noErr(t, os.WriteFile(filepath.Join(trash, "x.items.jsonl"), bytes.Repeat([]byte("t"), 3000), 0o600))
+	noErr(t, os.Chtimes(filepath.Join(trash, "x.items.jsonl"), old, old))
+	return s, ws, sess
+}
+
+// The parts add up to du of the whole state folder, apparent bytes and
+// blocks alike, and each part's files to what du says of them.
+func TestStatsMatchDu(t *testing.T) {
+	ctx := context.Background()
+	s, _, _ := statsFixture(t)
+	st := must(s.Stats(ctx))(t)
+	var sum Size
+	for _, p := range st.Parts {
+		sum.add(p.Size)
+	}
+	if sum != st.Total {
+		t.Fatalf("parts add up to %+v, total says %+v", sum, st.Total)
+	}
+	for _, p := range []string{PartSessions, PartChanges, PartObjects, PartOutputs, PartTrash, PartOther} {
+		if st.Part(p).Bytes == 0 {
+			t.Errorf("part %s is empty: %+v", p, st.Parts)
+		}
+	}
+	if st.Sessions != 1 || st.Items < 2 || st.Workspaces != 1 {
+		t.Errorf("counts: %d sessions, %d items, %d workspaces", st.Sessions, st.Items, st.Workspaces)
+	}
+	r := st.Reclaim
+	if r.Temps.Files != 1 || r.OrphanOutputs.Files != 2 || r.UnreferencedObjects.Files != 1 || r.OldTrash.Files != 1 {
+		t.Errorf("reclaim counts the wrong files: %+v", r)
+	}
+	// An independent walk: each part's files (not folders) by what os.Lstat
+	// says, then the same files through du itself when it is installed.
+	files := map[string][]string{}
+	dirs := map[string]int64{}
+	noErr(t, walkState(ctx, s.FS(), func(name, part string, fi fs.FileInfo, z Size) error {
+		if fi.IsDir() {
+			dirs[part] += z.Bytes
+		} else {
+			files[part] = append(files[part], filepath.Join(s.Home(), filepath.FromSlash(name)))
+		}
+		return nil
+	}))
+	for _, p := range st.Parts {
+		var n int64
+		for _, f := range files[p.Name] {
+			fi := must(os.Lstat(f))(t)
+			n += fi.Size()
+		}
+		if n+dirs[p.Name] != p.Bytes {
+			t.Errorf("part %s: files and folders take %d bytes, stats says %d", p.Name, n+dirs[p.Name], p.Bytes)
+		}
+	}
+	if _, err := exec.LookPath("du"); err != nil {
+		t.Log("du is not installed: compared with os.Lstat only")
+		return
+	}
+	if got := du(t, "-sb", s.Home()); got != st.Total.Bytes {
+		t.Errorf("du -sb says %d, stats %d", got, st.Total.Bytes)
+	}
+	if got := du(t, "-s", "-B1", s.Home()); got != st.Total.Disk {
+		t.Errorf("du -s -B1 says %d, stats %d", got, st.Total.Disk)
+	}
+	for _, p := range st.Parts {
+		if len(files[p.Name]) == 0 {
+			continue
+		}
+		got := du(t, append([]string{"-bc"}, files[p.Name]...)...)
+		if got+dirs[p.Name] != p.Bytes {
+			t.Errorf("part %s: du says %d bytes of files (+%d of folders), stats %d", p.Name, got, dirs[p.Name], p.Bytes)
+		}
+	}
+}
+
+// du runs du and returns its figure (the last line's, the total with -c).
+func du(t *testing.T, args ...string) int64 {
+	t.Helper()
+	out, err := exec.Command("du", args...).Output()
+	if err != nil {
+		t.Fatalf("du %v: %v", args, err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	f := strings.Fields(lines[len(lines)-1])
+	n, err := strconv.ParseInt(f[0], 10, 64)
+	if err != nil {
+		t.Fatalf("du %v: %q", args, out)
+	}
+	return n
+}
+
+// noErr fails the test on err.
+func noErr(t testing.TB, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
