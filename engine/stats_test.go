@@ -142,3 +142,58 @@ func noErr(t testing.TB, err error) {
 		t.Fatal(err)
 	}
 }
+
+// A store no session holds is listed as orphaned, never hidden; one whose
+// directory is gone says so (the listing shows its key); stores come
+// largest first, with their records, holders, open calls and pending
+// reverts.
+func TestChangeStoresOrphanedAndGone(t *testing.T) {
+	ctx := context.Background()
+	s, ws, sess := statsFixture(t)
+	// A second workspace whose directory is removed and whose sessions are
+	// all gone: its objects stay behind.
+	gone := t.TempDir()
+	ws2 := must(s.Workspace(gone))(t)
+	s2 := newSession(t, ws2)
+	must(s2.ToolWrite(ctx, "b.txt", []byte(strings.Repeat("x", 20000))))(t)
+	must(s2.ToolWrite(ctx, "b.txt", []byte("y")))(t)
+	noErr(t, s2.Close())
+	noErr(t, os.RemoveAll(gone))
+	for _, suf := range []string{".items.jsonl", ".json", ".changes.jsonl", ".audit.jsonl", ".lock"} {
+		os.Remove(filepath.Join(ws2.Folder(), "sessions", s2.ID()+suf))
+	}
+	// An open call line in the first workspace (records-contract).
+	f := must(os.OpenFile(filepath.Join(ws.Folder(), "sessions", sess.ID()+".changes.jsonl"), os.O_APPEND|os.O_WRONLY, 0))(t)
+	must(f.WriteString(`{"v":1,"kind":"call","id":"m1-0000000a","at":"2026-11-29T09:12:03.120Z","tool":"exec","scope":"workspace"}` + "\n"))(t)
+	noErr(t, f.Close())
+
+	l := must(s.ChangeStores(ctx))(t)
+	if len(l) != 2 {
+		t.Fatalf("%d stores, want 2: %+v", len(l), l)
+	}
+	if l[0].Size.Bytes < l[1].Size.Bytes {
+		t.Errorf("not largest first: %+v", l)
+	}
+	var live, orphan ChangeStore
+	for _, c := range l {
+		if c.Key == ws.Key() {
+			live = c
+		} else {
+			orphan = c
+		}
+	}
+	if orphan.Key != ws2.Key() || !orphan.Orphaned || !orphan.PathGone || orphan.Objects == 0 || orphan.Sessions != 0 {
+		t.Errorf("orphaned store: %+v", orphan)
+	}
+	if live.Orphaned || live.PathGone || live.Records != 2 || live.Holding != 1 || live.Open != 1 || live.Sessions != 1 || live.Objects < 2 {
+		t.Errorf("live store: %+v", live)
+	}
+	if why := ws.RevertUnavailable(sess.ID()); why != "" {
+		t.Errorf("revert unavailable for a session with records: %s", why)
+	}
+	s3 := newSession(t, ws)
+	noErr(t, s3.Close())
+	if why := ws.RevertUnavailable(s3.ID()); !strings.Contains(why, "no change records") {
+		t.Errorf("a session without records: %q", why)
+	}
+}
