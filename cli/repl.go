@@ -64,6 +64,7 @@ const helpText = `Type a prompt and press Enter. Commands:
                  move the head back: a prompt lands before it and comes back for editing
   /unrevert      undo the reverts since the last new work
   /compact       replace the older conversation by a summary in the request view
+  /storage [all] where the state folder's disk went, and the change stores (all: every one)
   /help          show this help
   /exit          leave (Ctrl-D too)
 A line starting with // is sent as a prompt starting with /. Alt+Enter starts a new line;
@@ -310,7 +311,7 @@ func (r *repl) readLine() (string, error) {
 }
 
 // commandList names every command, for a line that names none.
-const commandList = "/rename /clear /new /history /undo /redo /snapshots /fork /revert /unrevert /compact /help /exit, :write :edit :rm"
+const commandList = "/rename /clear /new /history /undo /redo /snapshots /fork /revert /unrevert /compact /storage /help /exit, :write :edit :rm"
 
 // handle runs one line; it reports whether the REPL should end. A blank
 // line records nothing; "//text" is the prompt "/text"; a "/" or ":" line
@@ -325,7 +326,7 @@ func (r *repl) handle(ctx context.Context, line string) bool {
 		r.prompt(ctx, strings.TrimPrefix(strings.TrimLeft(line, " \t"), "/"))
 		return false
 	case strings.HasPrefix(trimmed, "/"):
-		return r.command(trimmed)
+		return r.command(ctx, trimmed)
 	case strings.HasPrefix(trimmed, "!"):
 		fmt.Fprintln(r.out, "A line starting with ! runs a shell command, and cairn has no shell tool yet; nothing was sent. Start the line with a space to send it as a prompt.")
 		return false
@@ -343,7 +344,7 @@ func (r *repl) handle(ctx context.Context, line string) bool {
 func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
 
 // command runs a slash command; it reports whether the REPL should end.
-func (r *repl) command(trimmed string) bool {
+func (r *repl) command(ctx context.Context, trimmed string) bool {
 	name, arg, _ := strings.Cut(trimmed, " ")
 	arg = strings.TrimSpace(arg)
 	switch name {
@@ -376,6 +377,8 @@ func (r *repl) command(trimmed string) bool {
 		r.graphCommand(name, arg)
 	case "/undo", "/redo", "/snapshots":
 		r.snapCommand(name, arg)
+	case "/storage":
+		r.storageCommand(ctx, arg)
 	case "/history":
 		for i, h := range r.store.History() {
 			fmt.Fprintf(r.out, "%4d  %s\n", i+1, firstLine(h))
