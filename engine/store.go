@@ -63,6 +63,7 @@ func Open(home string, opts ...Option) (*Store, error) {
 	for _, o := range opts {
 		o(s)
 	}
+	s.recoverMoves() // moves a crash interrupted (migrate.go)
 	return s, nil
 }
 
@@ -77,6 +78,7 @@ func OpenFS(fsys vfs.FS, home string, opts ...Option) (*Store, error) {
 	for _, o := range opts {
 		o(s)
 	}
+	s.recoverMoves() // moves a crash interrupted (migrate.go)
 	return s, nil
 }
 
