@@ -77,6 +77,8 @@ type MigrateOptions struct {
 	Session string
 	// NoUsage leaves the usage ledger as it is.
 	NoUsage bool
+	// DryRun says what the move would do, and writes nothing.
+	DryRun bool
 }
 
 // MigrateResult says what a move did.
@@ -143,6 +145,17 @@ func (s *Store) MigrateSessions(ctx context.Context, from, to string, opts Migra
 	}
 	if len(ids) == 0 && (opts.Session != "" || opts.NoUsage) {
 		return nil, fmt.Errorf("%w: no sessions were saved in %s", ErrNotFound, from)
+	}
+	if opts.DryRun {
+		res.Sessions = append(res.Sessions, ids...)
+		if opts.Session == "" && !opts.NoUsage {
+			u, err := s.usageMove(ctx, from, dst.path)
+			if err != nil {
+				return nil, err
+			}
+			res.Usage = u
+		}
+		return res, nil
 	}
 	// Every lock first: a move refused as busy moves nothing.
 	locks := map[string]vfs.Lock{}
@@ -521,6 +534,22 @@ func copyFile(fsys vfs.FS, from, to string) error {
 // written after it (new work at the old directory) stay where they are.
 // Nothing is appended when the ledger holds nothing for from.
 func (s *Store) reattributeUsage(ctx context.Context, from, to string) (*UsageMove, error) {
+	u, err := s.usageMove(ctx, from, to)
+	if err != nil || u.Empty {
+		return u, err
+	}
+	w, err := s.appendLedger(usageMoveLine{V: 1, Kind: "move", At: mkTime(s.Now()), From: from, To: to})
+	if err != nil {
+		return nil, err
+	}
+	if err := w.Close(); err != nil { // synced
+		return nil, fmt.Errorf("engine: usage ledger: %w", err)
+	}
+	return u, nil
+}
+
+// usageMove says what reattributing from's usage to to would move.
+func (s *Store) usageMove(ctx context.Context, from, to string) (*UsageMove, error) {
 	sums, err := s.Usage(ctx)
 	if err != nil {
 		return nil, err
@@ -543,17 +572,7 @@ func (s *Store) reattributeUsage(ctx context.Context, from, to string) (*UsageMo
 			u.Moved++
 		}
 	}
-	if u.Moved+u.Merged == 0 {
-		u.Empty = true
-		return u, nil
-	}
-	w, err := s.appendLedger(usageMoveLine{V: 1, Kind: "move", At: mkTime(s.Now()), From: from, To: to})
-	if err != nil {
-		return nil, err
-	}
-	if err := w.Close(); err != nil { // synced
-		return nil, fmt.Errorf("engine: usage ledger: %w", err)
-	}
+	u.Empty = u.Moved+u.Merged == 0
 	return u, nil
 }
 
