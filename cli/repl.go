@@ -38,6 +38,9 @@ type repl struct {
 	// is applied with the first prompt, so a name alone writes nothing.
 	pendingName string
 	live        *httpapi.Live // the HTTP API of this session (--listen), nil when not served
+	// checkoutOf: the sessions the picker listed under another checkout
+	// of this directory's repository (checkouts.go).
+	checkoutOf map[string]checkoutRef
 
 	ed    *term.Editor
 	lines *bufio.Reader
@@ -162,6 +165,9 @@ func (r *repl) startNew() {
 
 // resume opens session id and says what changed since it last ran.
 func (r *repl) resume(id string) error {
+	if err := r.switchCheckout(id); err != nil {
+		return err
+	}
 	s, err := r.ws.Open(r.g.ctx, id, r.opts())
 	if err != nil {
 		return err
@@ -537,10 +543,12 @@ func (r *repl) listRows(ctx context.Context) ([]term.Row, []string, error) {
 	for _, p := range problems {
 		names = append(names, p.Name)
 	}
-	if len(l) == 0 {
+	// The sessions of the repository's other checkouts come below.
+	rows := append(summaryRows(l), r.checkoutRows(ctx)...)
+	if len(rows) == 0 {
 		return nil, names, nil
 	}
-	return summaryRows(l), names, nil
+	return rows, names, nil
 }
 
 func (r *repl) noticeProblems(names []string) {

@@ -50,6 +50,7 @@ func (c *RunCmd) Run(g *Globals) error {
 	}
 	defer r.closeStore()
 	defer r.closeOnSignal()()
+	r.returnRemovedCheckouts()
 	switch {
 	case c.Pick:
 		id, err := r.pick()
