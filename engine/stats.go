@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"io/fs"
 	"path"
 	"regexp"
@@ -63,7 +64,9 @@ type Reclaim struct {
 	// UnreferencedObjects: objects older than 7 days that no journal line
 	// or record of their workspace names.
 	UnreferencedObjects Size `json:"unreferenced_objects"`
-	// OldTrash: what trash/ holds that is older than 7 days.
+	// OldTrash: the trash's entries (trash/<id>/, retention's forget)
+	// forgotten at least 7 days ago by their forgotten.json, and entries
+	// being purged (trash/.purge-<id>/).
 	OldTrash Size `json:"old_trash"`
 }
 
@@ -112,6 +115,7 @@ func (s *Store) Stats(ctx context.Context) (*StorageStats, error) {
 	}
 	stores := map[string]*wsObjs{} // workspace folder -> its objects and the names its lines hold
 	orphanOut := map[string]bool{} // outputs/<id> folders without a session
+	trash := map[string]*trashEntry{} // trash/<entry> -> what it takes and names
 	err := walkState(ctx, s.fsys, func(name, part string, fi fs.FileInfo, z Size) error {
 		parts[part].add(z)
 		st.Total.add(z)
@@ -157,13 +161,40 @@ func (s *Store) Stats(ctx context.Context) (*StorageStats, error) {
 				namedObjects(s.fsys, name, o.named)
 			}
 		}
-		if part == PartTrash && fi.ModTime().Before(old) {
-			st.Reclaim.OldTrash.add(z)
+		if el[0] == "trash" && len(el) >= 2 {
+			e := trash[el[1]]
+			if e == nil {
+				e = &trashEntry{named: map[string]bool{}}
+				trash[el[1]] = e
+			}
+			e.z.add(z)
+			if fi.Mode().IsRegular() && strings.HasSuffix(base, ".jsonl") {
+				namedObjects(s.fsys, name, e.named)
+			}
 		}
 		return nil
 	})
 	if err != nil {
 		return nil, err
+	}
+	// A forgotten session's journals still name its objects (prune counts
+	// them as references); an entry is purged 7 days after its forget.
+	for name, e := range trash {
+		var note struct {
+			Workspace string `json:"workspace"`
+			At        Time   `json:"at"`
+		}
+		b, err := vfs.ReadFile(s.fsys, path.Join("trash", name, "forgotten.json"))
+		if err == nil && json.Unmarshal(b, &note) == nil {
+			if o := stores[path.Join(workspacesDir, note.Workspace)]; o != nil {
+				for oid := range e.named {
+					o.named[oid] = true
+				}
+			}
+		}
+		if strings.HasPrefix(name, ".purge-") || err == nil && note.At.Before(old) {
+			st.Reclaim.OldTrash.add(e.z)
+		}
 	}
 	for _, o := range stores {
 		for _, f := range o.objs {
@@ -179,6 +210,11 @@ func (s *Store) Stats(ctx context.Context) (*StorageStats, error) {
 		st.Parts = append(st.Parts, StoragePart{Name: n, Size: *parts[n]})
 	}
 	return st, nil
+}
+
+type trashEntry struct {
+	z     Size
+	named map[string]bool
 }
 
 type objFile struct {

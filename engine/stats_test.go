@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -41,13 +42,25 @@ func statsFixture(t *testing.T) (*Store, *Workspace, *Session) {
 	noErr(t, os.WriteFile(filepath.Join(orphan, "o-1.zst"), bytes.Repeat([]byte("o"), 5000), 0o600))
 	noErr(t, os.Chtimes(filepath.Join(orphan, "o-1.zst"), old, old))
 	noErr(t, os.Chtimes(orphan, old, old))
-	info := must(objects.New(s.FS(), path.Join(workspaceDir(ws.Key()), "objects")).Put(ctx, strings.NewReader(strings.Repeat("nobody names me ", 2000))))(t)
-	name := filepath.Join(home, filepath.FromSlash(objects.New(s.FS(), path.Join(workspaceDir(ws.Key()), "objects")).Path(info.ID, info.Compressed)))
+	objs := objects.New(s.FS(), path.Join(workspaceDir(ws.Key()), "objects"))
+	info := must(objs.Put(ctx, strings.NewReader(strings.Repeat("nobody names me ", 2000))))(t)
+	name := filepath.Join(home, filepath.FromSlash(objs.Path(info.ID, info.Compressed)))
 	noErr(t, os.Chtimes(name, old, old))
-	trash := filepath.Join(home, "trash", "some-session")
-	noErr(t, os.MkdirAll(trash, 0o700))
-	noErr(t, os.WriteFile(filepath.Join(trash, "x.items.jsonl"), bytes.Repeat([]byte("t"), 3000), 0o600))
-	noErr(t, os.Chtimes(filepath.Join(trash, "x.items.jsonl"), old, old))
+	// The trash as retention's forget leaves it: an entry forgotten 10
+	// days ago (reclaimable), one forgotten now (not yet).
+	for i, at := range []time.Time{old, time.Now()} {
+		trash := filepath.Join(home, "trash", fmt.Sprintf("0000000%d-0000-4000-8000-000000000000", i))
+		noErr(t, os.MkdirAll(filepath.Join(trash, "sessions"), 0o700))
+		note := fmt.Sprintf(`{"v":1,"session":"x","workspace":%q,"path":"/x","at":%q}`, ws.Key(), at.UTC().Format("2006-01-02T15:04:05.000Z"))
+		noErr(t, os.WriteFile(filepath.Join(trash, "forgotten.json"), []byte(note), 0o600))
+		noErr(t, os.WriteFile(filepath.Join(trash, "sessions", "x.items.jsonl"), bytes.Repeat([]byte("t"), 3000), 0o600))
+	}
+	// An old object only a forgotten session names: not reclaimable while
+	// the trash holds the session.
+	held := must(objs.Put(ctx, strings.NewReader(strings.Repeat("the trash names me ", 2000))))(t)
+	noErr(t, os.Chtimes(filepath.Join(home, filepath.FromSlash(objs.Path(held.ID, held.Compressed))), old, old))
+	line := fmt.Sprintf(`{"v":1,"kind":"item","payload":{"oid":%q,"size":1}}`+"\n", held.ID.String())
+	noErr(t, os.WriteFile(filepath.Join(home, "trash", "00000001-0000-4000-8000-000000000000", "sessions", "y.items.jsonl"), []byte(line), 0o600))
 	return s, ws, sess
 }
 
@@ -73,7 +86,7 @@ func TestStatsMatchDu(t *testing.T) {
 		t.Errorf("counts: %d sessions, %d items, %d workspaces", st.Sessions, st.Items, st.Workspaces)
 	}
 	r := st.Reclaim
-	if r.Temps.Files != 1 || r.OrphanOutputs.Files != 2 || r.UnreferencedObjects.Files != 1 || r.OldTrash.Files != 1 {
+	if r.Temps.Files != 1 || r.OrphanOutputs.Files != 2 || r.UnreferencedObjects.Files != 1 || r.OldTrash.Files != 4 {
 		t.Errorf("reclaim counts the wrong files: %+v", r)
 	}
 	// An independent walk: each part's files (not folders) by what os.Lstat
