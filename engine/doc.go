@@ -61,6 +61,7 @@
 //	{"v":1,"kind":"meta","at":T,"meta":{"pinned":true,"tier":"full|transcript",KEY:VALUE,...}}   settings; a fork copies them
 //	{"v":1,"kind":"draft","at":T,"text":"..."|"payload":{...}}      the composer's text (draft.go)
 //	{"v":1,"kind":"repair","at":T,"cut":N}                          a torn tail was cut (package journal)
+//	{"v":1,"kind":"moved","at":T,"from":DIR,"to":DIR}              the session moved here (migrate.go)
 //
 // TYPE is user, assistant, reasoning, tool_call, tool_result or compaction.
 // A tool_result's "call" names a tool_call on its own path (item_check.go);
@@ -102,6 +103,8 @@
 //	  outputs/<id>/<output id>.zst
 //	  objects/<2 hex>/<62 hex>[.zst]  (package objects)
 //	<state folder>/gateway.token, credentials.json, credentials.lock (package httpapi)
+//	<state folder>/moves/<id>.json   a session move in progress (migrate.go)
+//	<state folder>/repos/<hex>.json  the checkouts of a git repository (checkouts.go)
 //
 // # The changes journal
 //
