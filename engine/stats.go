@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"io/fs"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"cairn/internal/vfs"
+	"cairn/journal"
 )
 
 // Where the disk went (cairn storage stats, /storage): one walk of the state
@@ -230,13 +232,22 @@ var oidRE = regexp.MustCompile(`"oid":\s*"([0-9a-f]{64})"`)
 
 // namedObjects adds the objects file name names to named. A file that
 // cannot be read names nothing (fsck names it).
+// A journal is read a line at a time, never whole.
 func namedObjects(fsys vfs.FS, name string, named map[string]bool) {
-	b, err := vfs.ReadFile(fsys, name)
-	if err != nil {
+	add := func(b []byte) error {
+		if bytes.Contains(b, []byte(`"oid"`)) {
+			for _, m := range oidRE.FindAllSubmatch(b, -1) {
+				named[string(m[1])] = true
+			}
+		}
+		return nil
+	}
+	if strings.HasSuffix(name, ".jsonl") {
+		journal.Read(fsys, name, add)
 		return
 	}
-	for _, m := range oidRE.FindAllSubmatch(b, -1) {
-		named[string(m[1])] = true
+	if b, err := vfs.ReadFile(fsys, name); err == nil {
+		add(b)
 	}
 }
 
