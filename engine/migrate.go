@@ -146,6 +146,17 @@ func (s *Store) MigrateSessions(ctx context.Context, from, to string, opts Migra
 	if len(ids) == 0 && (opts.Session != "" || opts.NoUsage) {
 		return nil, fmt.Errorf("%w: no sessions were saved in %s", ErrNotFound, from)
 	}
+	if len(ids) == 0 {
+		// Only the ledger could move: nothing at all is a mistake (a
+		// directory never used, or moved already).
+		u, err := s.usageMove(ctx, from, dst.path)
+		if err != nil {
+			return nil, err
+		}
+		if u.Empty {
+			return nil, fmt.Errorf("%w: no sessions were saved in %s, and the usage ledger holds nothing for it", ErrNotFound, from)
+		}
+	}
 	if opts.DryRun {
 		res.Sessions = append(res.Sessions, ids...)
 		if opts.Session == "" && !opts.NoUsage {
@@ -428,6 +439,10 @@ func (s *Store) recoverMoves() {
 	if err != nil {
 		return
 	}
+	if len(ents) == 0 {
+		return
+	}
+	vfs.SweepTemps(s.fsys, movesDir) // a plan whose write a crash cut short
 	for _, e := range ents {
 		id, ok := strings.CutSuffix(e.Name(), ".json")
 		if !ok || !validSessionID(id) {
@@ -440,8 +455,8 @@ func (s *Store) recoverMoves() {
 		}
 		src := &Workspace{s: s, path: p.FromPath, key: p.From, dir: workspaceDir(p.From), made: true}
 		dst := &Workspace{s: s, path: p.ToPath, key: p.To, dir: workspaceDir(p.To), made: true}
-		if _, err := wskey.Decode(p.From); err != nil || strings.Contains(p.From, "/") || strings.Contains(p.To, "/") {
-			continue
+		if !keyName(p.From) || !keyName(p.To) {
+			continue // not written by a move: fsck names it
 		}
 		srcLock, err := src.acquire(id)
 		if err != nil {
@@ -459,6 +474,12 @@ func (s *Store) recoverMoves() {
 		s.rollBackMove(p)
 		src.release(id, srcLock)
 	}
+}
+
+// keyName reports whether k can name a workspace folder: one name, not a
+// dot name.
+func keyName(k string) bool {
+	return k != "" && !strings.ContainsAny(k, "/\\\x00") && !strings.HasPrefix(k, ".")
 }
 
 // copyObject stores object oid of from in to (a no-op when to has it).
