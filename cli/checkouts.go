@@ -174,3 +174,34 @@ func (r *repl) switchCheckout(id string) error {
 	fmt.Fprintf(r.out, "This session belongs to the checkout %s; cairn works in %s now.\n", checkoutLabel(c.Checkout), display.Line(ws.Path()))
 	return nil
 }
+
+// resolveInCheckouts finds ref (id, prefix or title) among the sessions of
+// the repository's other checkouts, for a --resume that names none of this
+// directory's. It returns the error of this directory's lookup when none
+// matches.
+func (r *repl) resolveInCheckouts(ctx context.Context, ref string, notHere error) (string, error) {
+	r.checkoutRows(ctx)
+	dirs := map[string]bool{}
+	for _, c := range r.checkoutOf {
+		dirs[c.dir] = true
+	}
+	found := ""
+	for d := range dirs {
+		ws, err := r.store.Workspace(d)
+		if err != nil {
+			continue
+		}
+		id, err := ws.Resolve(ctx, ref)
+		if err != nil {
+			continue
+		}
+		if found != "" && found != id {
+			return "", fmt.Errorf("%w: %q matches sessions of several checkouts", engine.ErrAmbiguous, ref)
+		}
+		found = id
+	}
+	if found == "" {
+		return "", notHere
+	}
+	return found, nil
+}

@@ -3,6 +3,7 @@ package cli
 import (
 	"bufio"
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"cairn/cli/display"
@@ -27,6 +28,16 @@ func (c *MigrateCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
+	// Relative paths are taken from -C DIR when it is given.
+	from, to := c.From, c.To
+	if g.Chdir != "" {
+		if !filepath.IsAbs(from) {
+			from = filepath.Join(g.Chdir, from)
+		}
+		if !filepath.IsAbs(to) {
+			to = filepath.Join(g.Chdir, to)
+		}
+	}
 	opts := engine.MigrateOptions{Session: c.Session, NoUsage: c.NoUsage}
 	if !c.Yes {
 		f := stdinTerminal(g)
@@ -35,7 +46,7 @@ func (c *MigrateCmd) Run(g *Globals) error {
 		}
 		dry := opts
 		dry.DryRun = true
-		plan, err := s.MigrateSessions(g.ctx, c.From, c.To, dry)
+		plan, err := s.MigrateSessions(g.ctx, from, to, dry)
 		if err != nil {
 			return err
 		}
@@ -52,7 +63,7 @@ func (c *MigrateCmd) Run(g *Globals) error {
 			return nil
 		}
 	}
-	res, err := s.MigrateSessions(g.ctx, c.From, c.To, opts)
+	res, err := s.MigrateSessions(g.ctx, from, to, opts)
 	if err != nil {
 		if res != nil && len(res.Sessions) > 0 {
 			fmt.Fprintf(g.stderr, "cairn: %d sessions were moved before the error: %s\n", len(res.Sessions), strings.Join(res.Sessions, " "))
