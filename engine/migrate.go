@@ -117,8 +117,14 @@ func (s *Store) MigrateSessions(ctx context.Context, from, to string, opts Migra
 		}
 		from = abs
 	}
-	if c, err := Canonical(from); err == nil {
-		from = c
+	// The path as stored first: a directory that was renamed may have a
+	// link to its new place where it was.
+	src := s.workspaceOfPath(from)
+	if src == nil {
+		if c, err := Canonical(from); err == nil {
+			from = c
+			src = s.workspaceOfPath(from)
+		}
 	}
 	dst, err := s.Workspace(to)
 	if err != nil {
@@ -127,7 +133,6 @@ func (s *Store) MigrateSessions(ctx context.Context, from, to string, opts Migra
 	if dst.Path() == from {
 		return nil, fmt.Errorf("%w: %s is already the directory of those sessions", ErrBadInput, from)
 	}
-	src := s.workspaceOfPath(from)
 	res := &MigrateResult{From: from, To: dst.Path(), Sessions: []string{}}
 	var ids []string
 	if src != nil {
@@ -195,10 +200,11 @@ func (s *Store) MigrateSessions(ctx context.Context, from, to string, opts Migra
 			return res, err
 		}
 		p := movePlan{V: 1, Kind: "move", Session: id, From: src.key, To: dst.key, FromPath: from, ToPath: dst.path, At: mkTime(s.Now())}
-		if err := s.moveSession(ctx, p, locks[id]); err != nil {
+		l := locks[id]
+		delete(locks, id) // moveSession lets it go
+		if err := s.moveSession(ctx, p, l); err != nil {
 			return res, fmt.Errorf("engine: move session %s: %w", id, err)
 		}
-		delete(locks, id) // moveSession let it go
 		res.Sessions = append(res.Sessions, id)
 	}
 	if opts.Session == "" && !opts.NoUsage {

@@ -325,3 +325,22 @@ func TestMigrateCrashAtEverySyncPoint(t *testing.T) {
 	}
 	t.Logf("%d sync points", points)
 }
+
+// A project renamed with a link left at its old place: the sessions stored
+// under the old path move, found by the path as stored, not by where the
+// link leads now.
+func TestMigrateFromALinkedOldPath(t *testing.T) {
+	ctx := context.Background()
+	s, _ := testStore(t)
+	root := must(filepath.EvalSymlinks(t.TempDir()))(t)
+	old, renamed := filepath.Join(root, "old"), filepath.Join(root, "new")
+	noErr(t, os.Mkdir(old, 0o700))
+	ids := migrateFixture(t, s, old, t.TempDir())
+	noErr(t, os.Rename(old, renamed))
+	noErr(t, os.Symlink(renamed, old))
+	res := must(s.MigrateSessions(ctx, old, renamed, MigrateOptions{}))(t)
+	if len(res.Sessions) != 2 || res.From != old {
+		t.Fatalf("move from a linked old path: %+v", res)
+	}
+	checkMoved(t, s, old, renamed, ids)
+}
