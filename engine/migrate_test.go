@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -343,4 +344,31 @@ func TestMigrateFromALinkedOldPath(t *testing.T) {
 		t.Fatalf("move from a linked old path: %+v", res)
 	}
 	checkMoved(t, s, old, renamed, ids)
+}
+
+// The ledger's move lines apply to the lines before them only, and chain:
+// A to B then B to C puts A's and B's earlier spend at C, while spend at A
+// after the move stays at A.
+func TestUsageMoveLinesChain(t *testing.T) {
+	ctx := context.Background()
+	s, _ := testStore(t)
+	line := func(p string, cost float64) UsageLine {
+		return UsageLine{V: 1, Kind: "usage", At: mkTime(s.Now()), Path: p, Session: "00000000-0000-4000-8000-000000000001", Model: "m", CostUSD: cost, Turn: 1}
+	}
+	app := func(v ...any) {
+		w := must(s.appendLedger(v...))(t)
+		noErr(t, w.Close())
+	}
+	app(line("/a", 1), line("/b", 2))
+	app(usageMoveLine{V: 1, Kind: "move", From: "/a", To: "/b"})
+	app(line("/a", 4))
+	app(usageMoveLine{V: 1, Kind: "move", From: "/b", To: "/c"})
+	app(line("/b", 8))
+	got := map[string]float64{}
+	for _, u := range must(s.Usage(ctx))(t) {
+		got[u.Path] = u.CostUSD
+	}
+	if want := map[string]float64{"/a": 4, "/b": 8, "/c": 3}; !maps.Equal(got, want) {
+		t.Fatalf("sums %v, want %v", got, want)
+	}
 }
