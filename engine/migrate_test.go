@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"maps"
 	"math/rand/v2"
@@ -370,5 +371,23 @@ func TestUsageMoveLinesChain(t *testing.T) {
 	}
 	if want := map[string]float64{"/a": 4, "/b": 8, "/c": 3}; !maps.Equal(got, want) {
 		t.Fatalf("sums %v, want %v", got, want)
+	}
+}
+
+// fsck notes a plan left in moves/ and names one no open can act on.
+func TestFsckNamesMovePlans(t *testing.T) {
+	ctx := context.Background()
+	s, _ := testStore(t)
+	noErr(t, vfs.MkdirAllDurable(s.fsys, movesDir, vfs.DirPerm))
+	p := movePlan{V: 1, Kind: "move", Session: "00000000-0000-4000-8000-000000000001", From: "-a", To: "-b", FromPath: "/a", ToPath: "/b"}
+	b := must(json.Marshal(p))(t)
+	noErr(t, vfs.WriteFileAtomic(s.fsys, planName(p.Session), b))
+	noErr(t, vfs.WriteFileAtomic(s.fsys, planName("00000000-0000-4000-8000-000000000002"), []byte("junk")))
+	rep := must(s.Fsck(ctx))(t)
+	if len(rep.Problems) != 1 || !strings.Contains(rep.Problems[0].Path, "000000000002") {
+		t.Errorf("problems: %+v", rep.Problems)
+	}
+	if !slices.ContainsFunc(rep.Notes, func(n FsckProblem) bool { return strings.Contains(n.Problem, "is moving from /a to /b") }) {
+		t.Errorf("notes: %+v", rep.Notes)
 	}
 }
