@@ -68,6 +68,8 @@ const helpText = `Type a prompt and press Enter. Commands:
   /unrevert      undo the reverts since the last new work
   /compact       replace the older conversation by a summary in the request view
   /storage [all] where the state folder's disk went, and the change stores (all: every one)
+  /migrate-sessions FROM TO [--no-usage] [--session S]
+                 move the saved sessions of directory FROM to TO (asks first)
   /help          show this help
   /exit          leave (Ctrl-D too)
 A line starting with // is sent as a prompt starting with /. Alt+Enter starts a new line;
@@ -317,7 +319,7 @@ func (r *repl) readLine() (string, error) {
 }
 
 // commandList names every command, for a line that names none.
-const commandList = "/rename /clear /new /history /undo /redo /snapshots /fork /revert /unrevert /compact /storage /help /exit, :write :edit :rm"
+const commandList = "/rename /clear /new /history /undo /redo /snapshots /fork /revert /unrevert /compact /storage /migrate-sessions /help /exit, :write :edit :rm"
 
 // handle runs one line; it reports whether the REPL should end. A blank
 // line records nothing; "//text" is the prompt "/text"; a "/" or ":" line
@@ -385,6 +387,8 @@ func (r *repl) command(ctx context.Context, trimmed string) bool {
 		r.snapCommand(name, arg)
 	case "/storage":
 		r.storageCommand(ctx, arg)
+	case "/migrate-sessions":
+		r.migrateCommand(arg)
 	case "/history":
 		for i, h := range r.store.History() {
 			fmt.Fprintf(r.out, "%4d  %s\n", i+1, firstLine(h))
