@@ -160,7 +160,11 @@
 // (<id>.shell.jsonl, shell.go), the usage ledger (usage.jsonl, usage.go),
 // prompt history (history.jsonl, history.go), config.json (config.go), and
 // ownership hints (owners/<id>, owner.go). The HTTP API's gateway.token and
-// credentials.json are package httpapi's.
+// credentials.json are package httpapi's. Moving sessions to another
+// directory (moves/<id>.json plans, the ledger's move lines) is drawn in
+// migrate.go, the checkouts of a repository (repos/) in checkouts.go, and
+// how the state folder is measured (Stats, ChangeStores) in stats.go and
+// stats_stores.go.
 //
 // Temp files, in the state folder and beside the user's files alike, are
 // named ".<name>.<pid>-<16 hex>.cairn-tmp" (the grammar of internal/vfs).
