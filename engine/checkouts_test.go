@@ -10,8 +10,8 @@ import (
 	"testing"
 )
 
-// git runs git in dir, failing the test on error.
-func git(t *testing.T, dir string, args ...string) string {
+// runGit runs git in dir, failing the test on error.
+func runGit(t *testing.T, dir string, args ...string) string {
 	t.Helper()
 	cmd := exec.Command("git", append([]string{"-c", "user.email=t@example.com", "-c", "user.name=t", "-c", "init.defaultBranch=main"}, args...)...)
 	cmd.Dir = dir
@@ -33,16 +33,16 @@ func TestCheckoutsOfARealRepository(t *testing.T) {
 	root := must(filepath.EvalSymlinks(t.TempDir()))(t)
 	main := filepath.Join(root, "main")
 	noErr(t, os.Mkdir(main, 0o755))
-	git(t, main, "init", "-q")
+	runGit(t, main, "init", "-q")
 	noErr(t, os.WriteFile(filepath.Join(main, "f"), []byte("x"), 0o644))
-	git(t, main, "add", "f")
-	git(t, main, "commit", "-q", "-m", "first")
-	git(t, main, "worktree", "add", "-q", "-b", "feature", filepath.Join(root, "wt-feature"))
-	git(t, main, "worktree", "add", "-q", "--detach", filepath.Join(root, "wt-detached"))
+	runGit(t, main, "add", "f")
+	runGit(t, main, "commit", "-q", "-m", "first")
+	runGit(t, main, "worktree", "add", "-q", "-b", "feature", filepath.Join(root, "wt-feature"))
+	runGit(t, main, "worktree", "add", "-q", "--detach", filepath.Join(root, "wt-detached"))
 	noErr(t, os.Mkdir(filepath.Join(root, "wt-feature", "sub"), 0o755))
 
 	var want []string
-	for _, l := range strings.Split(git(t, main, "worktree", "list", "--porcelain"), "\n") {
+	for _, l := range strings.Split(runGit(t, main, "worktree", "list", "--porcelain"), "\n") {
 		if p, ok := strings.CutPrefix(l, "worktree "); ok {
 			want = append(want, p)
 		}
@@ -83,12 +83,12 @@ func TestOtherCheckoutsAndRemovedWorktree(t *testing.T) {
 	root := must(filepath.EvalSymlinks(t.TempDir()))(t)
 	main := filepath.Join(root, "main")
 	noErr(t, os.Mkdir(main, 0o755))
-	git(t, main, "init", "-q")
+	runGit(t, main, "init", "-q")
 	noErr(t, os.WriteFile(filepath.Join(main, "f"), []byte("x"), 0o644))
-	git(t, main, "add", "f")
-	git(t, main, "commit", "-q", "-m", "first")
+	runGit(t, main, "add", "f")
+	runGit(t, main, "commit", "-q", "-m", "first")
 	wt := filepath.Join(root, "wt")
-	git(t, main, "worktree", "add", "-q", "-b", "feature", wt)
+	runGit(t, main, "worktree", "add", "-q", "-b", "feature", wt)
 	noErr(t, os.Mkdir(filepath.Join(wt, "sub"), 0o755))
 	ids := map[string]string{}
 	for _, d := range []string{main, wt, filepath.Join(wt, "sub")} {
@@ -114,7 +114,7 @@ func TestOtherCheckoutsAndRemovedWorktree(t *testing.T) {
 	if r := must(s.ReturnFromRemovedCheckouts(ctx, main))(t); len(r) != 0 {
 		t.Fatalf("moved back from a checkout that is there: %+v", r)
 	}
-	git(t, main, "worktree", "remove", "--force", wt)
+	runGit(t, main, "worktree", "remove", "--force", wt)
 	r := must(s.ReturnFromRemovedCheckouts(ctx, main))(t)
 	if len(r) != 2 {
 		t.Fatalf("moved back: %+v", r)

@@ -115,25 +115,25 @@ func TestStatsMatchDu(t *testing.T) {
 		t.Log("du is not installed: compared with os.Lstat only")
 		return
 	}
-	if got := du(t, "-sb", s.Home()); got != st.Total.Bytes {
+	if got := runDu(t, "-sb", s.Home()); got != st.Total.Bytes {
 		t.Errorf("du -sb says %d, stats %d", got, st.Total.Bytes)
 	}
-	if got := du(t, "-s", "-B1", s.Home()); got != st.Total.Disk {
+	if got := runDu(t, "-s", "-B1", s.Home()); got != st.Total.Disk {
 		t.Errorf("du -s -B1 says %d, stats %d", got, st.Total.Disk)
 	}
 	for _, p := range st.Parts {
 		if len(files[p.Name]) == 0 {
 			continue
 		}
-		got := du(t, append([]string{"-bc"}, files[p.Name]...)...)
+		got := runDu(t, append([]string{"-bc"}, files[p.Name]...)...)
 		if got+dirs[p.Name] != p.Bytes {
 			t.Errorf("part %s: du says %d bytes of files (+%d of folders), stats %d", p.Name, got, dirs[p.Name], p.Bytes)
 		}
 	}
 }
 
-// du runs du and returns its figure (the last line's, the total with -c).
-func du(t *testing.T, args ...string) int64 {
+// runDu runs du and returns its figure (the last line's, the total with -c).
+func runDu(t *testing.T, args ...string) int64 {
 	t.Helper()
 	out, err := exec.Command("du", args...).Output()
 	if err != nil {
