@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 
+	"cairn/engine/internal/changes"
 	"cairn/engine/wskey"
 	"cairn/internal/vfs"
 	"cairn/objects"
@@ -54,7 +55,6 @@ const movesDir = "moves"
 // Line kinds of the move.
 const (
 	kindMoved = "moved" // the items journal's last line after a move
-	kindStart = "start" // the changes journal's first line after a move (records-contract)
 )
 
 // movePlan is moves/<id>.json.
@@ -313,7 +313,7 @@ func (s *Store) copySession(ctx context.Context, src, dst *Workspace, p movePlan
 		At   Time   `json:"at"`
 		Why  string `json:"why"`
 		From string `json:"from"`
-	}{1, kindStart, p.At, "moved", p.FromPath})
+	}{1, changes.KindStart, p.At, "moved", p.FromPath}) // where its records start again
 	if err := vfs.WriteFileAtomic(s.fsys, changesName(dst.dir, id), append(start, '\n')); err != nil {
 		return err
 	}

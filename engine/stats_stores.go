@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"cairn/engine/internal/changes"
 	"cairn/engine/wskey"
 	"cairn/internal/vfs"
 	"cairn/journal"
@@ -162,22 +163,22 @@ func readRecords(fsys vfs.FS, name string) recordSummary {
 			return nil
 		}
 		switch l.Kind {
-		case "change":
+		case changes.KindChange:
 			rs.records++
-		case "record":
+		case changes.KindRecord:
 			delete(calls, l.ID)
 			if len(l.Files) > 0 {
 				rs.records++
 			}
-		case "call":
+		case changes.KindCall:
 			calls[l.ID] = true
-		case "unrecorded":
+		case changes.KindUnrecorded:
 			delete(calls, l.ID)
-		case "start":
+		case changes.KindStart:
 			rs.start, rs.off = true, false
-		case "off":
+		case changes.KindOff:
 			rs.off = true
-		case "drop":
+		case changes.KindDrop:
 			rs.dropped += len(l.IDs)
 		}
 		return nil
