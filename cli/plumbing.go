@@ -189,7 +189,8 @@ func argText(g *Globals, t string) (string, error) {
 
 // SessionsCmd lists sessions.
 type SessionsCmd struct {
-	All bool `name:"all" help:"Every directory, not only this one."`
+	All          bool `name:"all" help:"Every directory, not only this one."`
+	AllCheckouts bool `name:"all-checkouts" help:"This directory's sessions, then those of the repository's other checkouts (git worktrees), one section per checkout."`
 }
 
 // writeSessionsJSON prints the listing as one JSON array of sessionRow
@@ -273,6 +274,9 @@ type sessionRow struct {
 }
 
 func (c *SessionsCmd) Run(g *Globals) error {
+	if c.AllCheckouts && !c.All {
+		return c.runAllCheckouts(g)
+	}
 	defer burstGC()()
 	var wss []*engine.Workspace
 	if c.All {

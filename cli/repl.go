@@ -45,6 +45,9 @@ type repl struct {
 	// the same line again runs it; any other revert or an unrevert drops it.
 	revertPreview string
 	live          *httpapi.Live // the HTTP API of this session (--listen), nil when not served
+	// checkoutOf: the sessions the picker listed under another checkout
+	// of this directory's repository (checkouts.go).
+	checkoutOf map[string]checkoutRef
 
 	ed    *term.Editor
 	lines *bufio.Reader
@@ -78,6 +81,9 @@ const helpText = `Type a prompt and press Enter. Commands:
                  such line previews, the same line again runs it
   /unrevert      undo the reverts since the last new work (files, then the head)
   /compact       replace the older conversation by a summary in the request view
+  /storage [all] where the state folder's disk went, and the change stores (all: every one)
+  /migrate-sessions FROM TO [--no-usage] [--session S]
+                 move the saved sessions of directory FROM to TO (asks first)
   /help          show this help
   /exit          leave (Ctrl-D too)
 A line starting with // is sent as a prompt starting with /. Alt+Enter starts a new line;
@@ -176,6 +182,9 @@ func (r *repl) startNew() {
 
 // resume opens session id and says what changed since it last ran.
 func (r *repl) resume(id string) error {
+	if err := r.switchCheckout(id); err != nil {
+		return err
+	}
 	s, err := r.ws.Open(r.g.ctx, id, r.opts())
 	if err != nil {
 		return err
@@ -326,7 +335,7 @@ func (r *repl) readLine() (string, error) {
 }
 
 // commandList names every command, for a line that names none.
-const commandList = "/rename /clear /new /history /undo /redo /snapshots /fork /revert /unrevert /compact /help /exit, :write :edit :rm :exec :patch :attach, !LINE"
+const commandList = "/rename /clear /new /history /undo /redo /snapshots /fork /revert /unrevert /compact /storage /migrate-sessions /help /exit, :write :edit :rm :exec :patch :attach, !LINE"
 
 // handle runs one line; it reports whether the REPL should end. A blank
 // line records nothing; "//text" is the prompt "/text"; a "/" or ":" line
@@ -341,7 +350,7 @@ func (r *repl) handle(ctx context.Context, line string) bool {
 		r.prompt(ctx, strings.TrimPrefix(strings.TrimLeft(line, " \t"), "/"))
 		return false
 	case strings.HasPrefix(trimmed, "/"):
-		return r.command(trimmed)
+		return r.command(ctx, trimmed)
 	case strings.HasPrefix(trimmed, "!"):
 		r.execLine(ctx, strings.TrimPrefix(trimmed, "!"), true) // cli/exec.go
 		return false
@@ -359,7 +368,7 @@ func (r *repl) handle(ctx context.Context, line string) bool {
 func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
 
 // command runs a slash command; it reports whether the REPL should end.
-func (r *repl) command(trimmed string) bool {
+func (r *repl) command(ctx context.Context, trimmed string) bool {
 	name, arg, _ := strings.Cut(trimmed, " ")
 	arg = strings.TrimSpace(arg)
 	switch name {
@@ -392,6 +401,10 @@ func (r *repl) command(trimmed string) bool {
 		r.graphCommand(name, arg)
 	case "/undo", "/redo", "/snapshots":
 		r.snapCommand(name, arg)
+	case "/storage":
+		r.storageCommand(ctx, arg)
+	case "/migrate-sessions":
+		r.migrateCommand(arg)
 	case "/history":
 		for i, h := range r.store.History() {
 			fmt.Fprintf(r.out, "%4d  %s\n", i+1, firstLine(h))
@@ -554,10 +567,12 @@ func (r *repl) listRows(ctx context.Context) ([]term.Row, []string, error) {
 	for _, p := range problems {
 		names = append(names, p.Name)
 	}
-	if len(l) == 0 {
+	// The sessions of the repository's other checkouts come below.
+	rows := append(summaryRows(l), r.checkoutRows(ctx)...)
+	if len(rows) == 0 {
 		return nil, names, nil
 	}
-	return summaryRows(l), names, nil
+	return rows, names, nil
 }
 
 func (r *repl) noticeProblems(names []string) {

@@ -65,6 +65,7 @@
 //	{"v":1,"kind":"meta","at":T,"meta":{"pinned":true,"tier":"full|transcript",KEY:VALUE,...}}   settings; a fork copies them
 //	{"v":1,"kind":"draft","at":T,"text":"..."|"payload":{...},"attachments":[...]}   the composer's text (draft.go)
 //	{"v":1,"kind":"repair","at":T,"cut":N}                          a torn tail was cut (package journal)
+//	{"v":1,"kind":"moved","at":T,"from":DIR,"to":DIR}              the session moved here (migrate.go)
 //
 // TYPE is user, assistant, reasoning, tool_call, tool_result or compaction.
 // A tool_result's "call" names a tool_call on its own path (item_check.go);
@@ -107,6 +108,8 @@
 //	  tasks/<id>/tasks.jsonl, tasks/<id>/<task id>.items.jsonl   task records, sub-agent transcripts (task.go)
 //	  objects/<2 hex>/<62 hex>[.zst]  (package objects)
 //	<state folder>/gateway.token, credentials.json, credentials.lock (package httpapi)
+//	<state folder>/moves/<id>.json   a session move in progress (migrate.go)
+//	<state folder>/repos/<hex>.json  the checkouts of a git repository (checkouts.go)
 //
 // # The changes journal
 //
@@ -164,7 +167,11 @@
 // (<id>.shell.jsonl, shell.go), the usage ledger (usage.jsonl, usage.go),
 // prompt history (history.jsonl, history.go), config.json (config.go), and
 // ownership hints (owners/<id>, owner.go). The HTTP API's gateway.token and
-// credentials.json are package httpapi's.
+// credentials.json are package httpapi's. Moving sessions to another
+// directory (moves/<id>.json plans, the ledger's move lines) is drawn in
+// migrate.go, the checkouts of a repository (repos/) in checkouts.go, and
+// how the state folder is measured (Stats, ChangeStores) in stats.go and
+// stats_stores.go.
 //
 // Temp files, in the state folder and beside the user's files alike, are
 // named ".<name>.<pid>-<16 hex>.cairn-tmp" (the grammar of internal/vfs).

@@ -54,6 +54,7 @@ func (s *Store) Fsck(ctx context.Context) (*FsckReport, error) {
 			s.fsckJournal(r, j, bad, note, nil)
 		}
 	}
+	s.fsckMoves(bad, note) // migrate.go
 	ents, err := s.fsys.ReadDir(workspacesDir)
 	if err != nil && !vfs.IsNotExist(err) {
 		return nil, err

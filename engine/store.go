@@ -64,6 +64,7 @@ func Open(home string, opts ...Option) (*Store, error) {
 	for _, o := range opts {
 		o(s)
 	}
+	s.recoverMoves() // moves a crash interrupted (migrate.go)
 	return s, nil
 }
 
@@ -78,6 +79,7 @@ func OpenFS(fsys vfs.FS, home string, opts ...Option) (*Store, error) {
 	for _, o := range opts {
 		o(s)
 	}
+	s.recoverMoves() // moves a crash interrupted (migrate.go)
 	return s, nil
 }
 
