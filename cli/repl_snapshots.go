@@ -45,6 +45,13 @@ func (r *repl) toolLine(ctx context.Context, line string) bool {
 		return true
 	}
 	switch name {
+	case ":exec":
+		if multi {
+			fmt.Fprintln(r.out, ":exec takes one line; nothing was run.")
+			return true
+		}
+		r.execLine(ctx, rest, false) // cli/exec.go
+		return true
 	case ":write":
 		path := strings.TrimSpace(rest)
 		if path == "" {

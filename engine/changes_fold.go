@@ -21,6 +21,9 @@ type snapStack struct {
 	// unread is the lines of the journal the fold skipped, which the
 	// stack's answers name.
 	unread []UnreadRecord
+	// recs is the fold of the journal's record lines (calls other than
+	// the file tools: callrec.go), which the undo stack skips.
+	recs changes.Records
 
 	wmu sync.Mutex // guards w, owed, cancels and closed (Close must not wait for mu)
 	// owed is the changes whose abort lines could not be written, oldest
@@ -46,6 +49,7 @@ func foldChanges(fsys vfs.FS, name string, st *snapStack) error {
 			skipped = append(skipped, UnreadRecord{Error: err.Error()})
 			at = append(at, n)
 		}
+		st.recs.Apply(b) // a bad record line is fsck's to name
 		return nil
 	})
 	if err != nil && !vfs.IsNotExist(err) {

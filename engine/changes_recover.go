@@ -19,7 +19,7 @@ func (s *Session) loadChanges(ctx context.Context) error {
 	st := &s.snaps
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	st.List, st.Seq, st.Pending, st.Held, st.unread = nil, 0, nil, nil, nil
+	st.List, st.Seq, st.Pending, st.Held, st.unread, st.recs = nil, 0, nil, nil, nil, changes.Records{}
 	if err := foldChanges(s.ws.s.fsys, changesName(s.ws.dir, s.st.id), st); err != nil {
 		return err
 	}
@@ -47,6 +47,8 @@ func (s *Session) loadChanges(ctx context.Context) error {
 	if e := st.Restoring; e != nil {
 		s.finishRestore(ctx, e)
 	}
+	s.closeInterrupted() // calls a stopped owner left open (callrec.go)
+	s.settleReverts(ctx) // revert_unrevert.go
 	return nil
 }
 

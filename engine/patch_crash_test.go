@@ -368,3 +368,25 @@ func TestToolPatchKilledBetweenFiles(t *testing.T) {
 		})
 	}
 }
+
+// TestToolPatchFileRevert: file revert takes a patch's files back with
+// the rest of the turn, every file of its one change line (a rename's two
+// sides, a created and a deleted file), and unrevert puts them back.
+func TestToolPatchFileRevert(t *testing.T) {
+	e := newRvEnv(t)
+	e.hand("a.txt", "a0\n")
+	e.hand("b.txt", "b0\n")
+	e.hand("c.txt", "c0\n")
+	e.prompt("warm up")
+	p := e.prompt("patch it")
+	c := e.call(ToolPatchName)
+	must(e.s.ToolPatch(e.ctx, []byte("*** Begin Patch\n*** Update File: a.txt\n@@\n-a0\n+a1\n*** Delete File: b.txt\n"+
+		"*** Update File: c.txt\n*** Move to: d/c.txt\n@@\n-c0\n+c1\n*** Add File: n.txt\n+n\n*** End Patch\n"), ToolOptions{Call: c.ID}))(t)
+	e.result(c)
+	after := map[string]string{"a.txt": "a1\n", "b.txt": "<none>", "c.txt": "<none>", "d/c.txt": "c1\n", "n.txt": "n\n"}
+	e.want(after)
+	must(e.s.Revert(e.ctx, p.ID, RevertFiles))(t)
+	e.want(map[string]string{"a.txt": "a0\n", "b.txt": "b0\n", "c.txt": "c0\n", "d/c.txt": "<none>", "n.txt": "<none>"})
+	must(e.s.Unrevert(e.ctx))(t)
+	e.want(after)
+}

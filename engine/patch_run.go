@@ -49,6 +49,13 @@ func (s *Session) runPatch(ctx context.Context, files []*patch.File, opts []Tool
 		return nil, err
 	}
 	defer done()
+	// The workspace call lock, shared, as every file tool holds it: no
+	// file revert runs while the patch does (calls_lock.go).
+	endCall, err := s.beginCall(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer endCall()
 	s.snaps.mu.Lock()
 	defer s.snaps.mu.Unlock()
 	if err := s.payCancels(); err != nil {

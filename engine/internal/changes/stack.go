@@ -103,9 +103,11 @@ func (st *Stack) Apply(b []byte) error {
 		// Each waits for the file changes before it to be durable
 		// (engine: fileSyncs), and may itself be stopped before its files are.
 		st.Pending, st.Held, st.Restoring = nil, nil, st.List[st.Find(l.ID)]
-	case KindAbort, KindClose:
+	case KindAbort, KindClose, KindRevert, KindUnrevert:
 		// An abort has put back what it held; a close line says every
-		// file change before it was made.
+		// file change before it was made, and so does a file revert's
+		// line, which waits for them (engine: fileSyncs). The undo stack
+		// folds nothing else of file revert's lines (timeline.go).
 		st.Pending, st.Held, st.Restoring = nil, nil, nil
 	case KindDiscard:
 		st.Held = slices.DeleteFunc(st.Held, func(e *Entry) bool { return slices.Contains(l.IDs, e.Rec.ID) })
@@ -162,6 +164,11 @@ func (st *Stack) fold(l *RawLine) error {
 			return fmt.Errorf("abort of %s, which is not the newest change", l.ID)
 		}
 		st.List = append(st.List[:n-1], st.Held...)
+	case KindRecord:
+		// Records of other calls are not undo snapshots (records.go);
+		// their seq numbers follow the change lines' all the same.
+		st.Seq = max(st.Seq, l.Seq)
+		return errNoop
 	case KindDiscard, KindDrop:
 		for _, id := range l.IDs {
 			if i := st.Find(id); i >= 0 && (l.Kind == KindDrop || !st.List[i].Applied) {
