@@ -211,7 +211,7 @@
 // ahead of the clock is not activity: it does not move updated_at
 // (times.go).
 //
-// A file tool (write, edit, rm) writes its change line first: the line,
+// A file tool (write, edit, rm, apply_patch) writes its change line first: the line,
 // holding the pre-image inline or naming its durable object, is synced
 // while the new content is staged in a temp file beside the file and
 // fsynced; only then does the temp file take the file's place (an atomic
@@ -219,7 +219,9 @@
 // and the file is always its old or its new version. The folder is synced
 // in the background; the next line of the changes journal waits for it, so
 // a crash can leave only the newest change unmade, with its file still as
-// "before": the next owner finds it so and writes an abort line. An undo or
+// "before": the next owner finds it so and writes an abort line. A patch
+// (one line, several files) found with some files new and the rest old
+// has the new ones put back first (patch_recover.go). An undo or
 // redo a crash stopped before its files were put back is finished by the
 // next owner from its line. A clean Close writes a close line, after which
 // nothing is settled.
