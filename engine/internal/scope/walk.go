@@ -176,8 +176,12 @@ func newWalker(ctx context.Context, root string, opts Options) (*walker, error) 
 	if !filepath.IsAbs(root) {
 		return nil, fmt.Errorf("scope: walk root %q is not absolute", root)
 	}
+	root = filepath.Clean(root)
+	if r, err := filepath.EvalSymlinks(root); err == nil {
+		root = r // a workspace reached through a link: walk the folder itself
+	}
 	ctx, cancel := context.WithCancel(ctx)
-	w := &walker{ctx: ctx, cancel: cancel, root: filepath.Clean(root), opts: opts, start: time.Now(),
+	w := &walker{ctx: ctx, cancel: cancel, root: root, opts: opts, start: time.Now(),
 		sem: make(chan struct{}, walkWorkers()), outs: map[string]*dirOut{}}
 	w.stamp = stampOf(w.start)
 	if opts.Cache != nil {
@@ -307,6 +311,9 @@ func (w *walker) dir(rel string, st unix.Stat_t, stack []*ignoreFile, skipIgnore
 	if err != nil {
 		if err == unix.ENOENT || err == unix.ENOTDIR || err == unix.ELOOP {
 			return // gone or replaced while walked
+		}
+		if err == unix.EACCES || err == unix.EPERM {
+			return // unreadable: listed, what it holds cannot be covered
 		}
 		w.fail(&fs.PathError{Op: "open", Path: w.abs(rel), Err: err})
 		return

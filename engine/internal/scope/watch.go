@@ -68,7 +68,11 @@ func watch(ctx context.Context, root string, opts Options, add func(string) erro
 		fw.Close()
 		return nil, err
 	}
-	w := &Watcher{root: filepath.Clean(root), opts: opts, fw: fw, fence: fence, done: make(chan struct{}),
+	root = filepath.Clean(root)
+	if r, err := filepath.EvalSymlinks(root); err == nil {
+		root = r // as the walk does
+	}
+	w := &Watcher{root: root, opts: opts, fw: fw, fence: fence, done: make(chan struct{}),
 		dirty: map[string]bool{}, full: true, watched: map[string]bool{}, fences: map[string]chan struct{}{}}
 	w.add = fw.Add
 	if add != nil {
