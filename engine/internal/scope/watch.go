@@ -224,18 +224,22 @@ func (w *Watcher) event(ev fsnotify.Event) {
 	} else {
 		w.dirty[rel] = true
 	}
+	var drop []string
 	if ev.Has(fsnotify.Rename) || ev.Has(fsnotify.Remove) {
 		// Watches under a folder moved away report under the old names.
 		for p := range w.watched {
 			if p == rel || strings.HasPrefix(p, rel+"/") {
 				delete(w.watched, p)
 				if p != rel || ev.Has(fsnotify.Rename) {
-					w.fw.Remove(w.abs(p))
+					drop = append(drop, p)
 				}
 			}
 		}
 	}
 	w.mu.Unlock()
+	for _, p := range drop {
+		w.fw.Remove(w.abs(p)) // gone already (ErrNonExistentWatch) is fine
+	}
 	if ev.Has(fsnotify.Create) {
 		var st unix.Stat_t
 		if unix.Lstat(ev.Name, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR {
