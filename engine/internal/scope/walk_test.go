@@ -139,6 +139,21 @@ func rootStat(t *testing.T, root string) (st unixStat) {
 	return st
 }
 
+// The state folder is left out also when named through a link (by device
+// and inode).
+func TestWalkLeavesOutStateFolderThroughLink(t *testing.T) {
+	root, other := t.TempDir(), t.TempDir()
+	writeFile(t, root, "home/.cairn/s.json", "state")
+	writeFile(t, root, "a", "a")
+	if err := os.Symlink(filepath.Join(root, "home/.cairn"), filepath.Join(other, "state")); err != nil {
+		t.Fatal(err)
+	}
+	got := paths(mustWalk(t, root, Options{StateDir: filepath.Join(other, "state")}))
+	if !slices.Equal(got, []string{"a", "home"}) {
+		t.Fatalf("walk = %v, want the state folder left out", got)
+	}
+}
+
 func TestWalkLimits(t *testing.T) {
 	root := t.TempDir()
 	writeFile(t, root, "a", "12345")
