@@ -267,3 +267,28 @@ func TestWalkRootThroughLink(t *testing.T) {
 		t.Fatalf("walk through a linked root = %v", got)
 	}
 }
+
+// A file removed between its listing and its read is not in the walk (not
+// listed as unreadable).
+func TestWalkFileGoneWhileRead(t *testing.T) {
+	root := t.TempDir()
+	writeFile(t, root, "f", "x")
+	w, err := newWalker(context.Background(), root, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st unixStat
+	if err := lstat(filepath.Join(root, "f"), &st); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(filepath.Join(root, "f"))
+	dirfd, err := os.Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dirfd.Close()
+	e := Entry{Path: "f"}
+	if err := w.hash(int(dirfd.Fd()), "f", &e, &st); err != errGone || e.Skipped != "" {
+		t.Fatalf("hash of a removed file: %v, skipped %q", err, e.Skipped)
+	}
+}
