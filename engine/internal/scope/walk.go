@@ -3,6 +3,7 @@ package scope
 import (
 	"context"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -85,6 +86,10 @@ type Tree struct {
 	// Files and Bytes count the regular files and links, and their sizes.
 	Files int
 	Bytes int64
+	// base and changed, set by Rescan: the tree is base but at and under
+	// the changed paths, so Diff(base, t) looks there only.
+	base    *Tree
+	changed []string
 }
 
 // LimitError says a walk passed one of its limits.
@@ -115,7 +120,7 @@ func Walk(ctx context.Context, root string, opts Options) (*Tree, error) {
 	w.spawn("", st, nil, false)
 	t, err := w.finish()
 	if err == nil && opts.Cache != nil {
-		opts.Cache.learn(t, w.start)
+		opts.Cache.learn(w.gen, w.stamp, w.read, true, nil)
 	}
 	return t, err
 }
@@ -143,6 +148,12 @@ type walker struct {
 	noHash bool
 	onDir  func(rel string) bool
 
+	// gen and stamp of this walk for the cache; read: the files it
+	// hashed, for the cache to learn.
+	gen   uint32
+	stamp int64
+	read  []Entry
+
 	mu      sync.Mutex
 	entries []Entry            // single entries (WalkPaths, Rescan)
 	outs    map[string]*dirOut // by folder
@@ -166,9 +177,17 @@ func newWalker(ctx context.Context, root string, opts Options) (*walker, error) 
 	if !filepath.IsAbs(root) {
 		return nil, fmt.Errorf("scope: walk root %q is not absolute", root)
 	}
+	root = filepath.Clean(root)
+	if r, err := filepath.EvalSymlinks(root); err == nil {
+		root = r // a workspace reached through a link: walk the folder itself
+	}
 	ctx, cancel := context.WithCancel(ctx)
-	w := &walker{ctx: ctx, cancel: cancel, root: filepath.Clean(root), opts: opts, start: time.Now(),
+	w := &walker{ctx: ctx, cancel: cancel, root: root, opts: opts, start: time.Now(),
 		sem: make(chan struct{}, walkWorkers()), outs: map[string]*dirOut{}}
+	w.stamp = stampOf(w.start)
+	if opts.Cache != nil {
+		w.gen = opts.Cache.gen + 1
+	}
 	var st unix.Stat_t
 	if err := unix.Stat(w.root, &st); err != nil {
 		cancel()
@@ -225,9 +244,17 @@ func (w *walker) finish() (*Tree, error) {
 		// A whole walk: put the folders' sorted batches in path order.
 		entries = w.flatten("", make([]Entry, 0, w.count))
 	} else {
-		entries = w.entries
+		for i := range w.entries {
+			if !w.nested(&w.entries[i]) {
+				entries = append(entries, w.entries[i])
+			}
+		}
 		for _, o := range w.outs {
-			entries = append(entries, o.entries...)
+			for i := range o.entries {
+				if !w.nested(&o.entries[i]) {
+					entries = append(entries, o.entries[i])
+				}
+			}
 		}
 		slices.SortFunc(entries, func(a, b Entry) int { return strings.Compare(a.Path, b.Path) })
 	}
@@ -286,6 +313,9 @@ func (w *walker) dir(rel string, st unix.Stat_t, stack []*ignoreFile, skipIgnore
 		if err == unix.ENOENT || err == unix.ENOTDIR || err == unix.ELOOP {
 			return // gone or replaced while walked
 		}
+		if err == unix.EACCES || err == unix.EPERM {
+			return // unreadable: listed, what it holds cannot be covered
+		}
 		w.fail(&fs.PathError{Op: "open", Path: w.abs(rel), Err: err})
 		return
 	}
@@ -301,7 +331,12 @@ func (w *walker) dir(rel string, st unix.Stat_t, stack []*ignoreFile, skipIgnore
 		return
 	}
 	if rel != "" && slices.Contains(names, ".git") {
-		return // a nested repository (the caller removes its entry)
+		// A nested repository: its own entry, listed by its parent, goes
+		// too (finish leaves it out).
+		w.mu.Lock()
+		w.outs[rel] = &dirOut{nested: true}
+		w.mu.Unlock()
+		return
 	}
 	if !skipIgnore && slices.Contains(names, ".gitignore") {
 		stack = loadIgnore(fd, rel, stack)
@@ -359,36 +394,23 @@ func (w *walker) dir(rel string, st unix.Stat_t, stack []*ignoreFile, skipIgnore
 				e.Skipped = "max_file_bytes"
 				break
 			}
-			bytes += e.Size
 			if err := w.hash(fd, name, &e, &cst); err != nil {
+				if err == errGone {
+					files--
+					continue // removed while walked: not there
+				}
 				w.fail(err)
 				return
 			}
+			bytes += e.Size
 		}
 		batch = append(batch, e)
 	}
-	// Nested repositories leave out their own entry: look for .git in
-	// each subfolder first (one fstatat).
-	nested := map[int]bool{}
 	var dirs []sub
 	var subNames []string
 	for _, s := range subs {
-		var gst unix.Stat_t
-		if unix.Fstatat(fd, path.Base(s.rel)+"/.git", &gst, unix.AT_SYMLINK_NOFOLLOW) == nil {
-			nested[s.at] = true
-			continue
-		}
 		dirs = append(dirs, s)
 		subNames = append(subNames, path.Base(s.rel))
-	}
-	if len(nested) > 0 {
-		keep := batch[:0]
-		for i := range batch {
-			if !nested[i] {
-				keep = append(keep, batch[i])
-			}
-		}
-		batch = keep
 	}
 	if !w.addDir(rel, batch, subNames, files, bytes) {
 		return
@@ -412,8 +434,19 @@ func (w *walker) addDir(rel string, batch []Entry, subs []string, files int, byt
 
 // dirOut is what the walk found in one folder.
 type dirOut struct {
+	nested  bool     // a nested repository: left out, its own entry too
 	entries []Entry  // sorted by name
 	subs    []string // base names of the subfolders entered, by name + "/"
+}
+
+// nested reports whether e is a folder the walk found to be a nested
+// repository (after finish's wait: no lock needed).
+func (w *walker) nested(e *Entry) bool {
+	if !e.IsDir() {
+		return false
+	}
+	o := w.outs[e.Path]
+	return o != nil && o.nested
 }
 
 // flatten appends the entries of folder rel and of the folders under it
@@ -435,7 +468,9 @@ func (w *walker) flatten(rel string, out []Entry) []Entry {
 			out = w.flatten(join(rel, o.subs[j]), out)
 			j++
 		}
-		out = append(out, o.entries[i])
+		if !w.nested(&o.entries[i]) {
+			out = append(out, o.entries[i])
+		}
 	}
 	for ; j < len(o.subs); j++ {
 		out = w.flatten(join(rel, o.subs[j]), out)
@@ -481,6 +516,9 @@ func entryOf(rel string, st *unix.Stat_t) Entry {
 	return e
 }
 
+// errGone says the file was removed between its listing and its read.
+var errGone = errors.New("scope: removed while walked")
+
 // hash sets e.Hash: from the cache when it holds the same stat data and
 // is not racy, else by reading the file.
 func (w *walker) hash(dirfd int, name string, e *Entry, st *unix.Stat_t) error {
@@ -488,14 +526,17 @@ func (w *walker) hash(dirfd int, name string, e *Entry, st *unix.Stat_t) error {
 		return nil
 	}
 	if c := w.opts.Cache; c != nil {
-		if h, ok := c.lookup(e); ok {
+		if h, ok := c.lookup(e, w.gen); ok {
 			e.Hash = h
 			return nil
 		}
 	}
 	fd, err := unix.Openat(dirfd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
 	if err != nil {
-		if err == unix.ENOENT || err == unix.EACCES || err == unix.EPERM || err == unix.ELOOP {
+		if err == unix.ENOENT {
+			return errGone
+		}
+		if err == unix.EACCES || err == unix.EPERM || err == unix.ELOOP {
 			e.Skipped = "unreadable"
 			return nil
 		}
@@ -508,16 +549,21 @@ func (w *walker) hash(dirfd int, name string, e *Entry, st *unix.Stat_t) error {
 		e.Skipped = "unreadable" // replaced while walked
 		return nil
 	}
-	h, err := w.read(e.Path, f)
+	h, err := w.readFile(e.Path, f)
 	if err != nil {
 		return &fs.PathError{Op: "read", Path: w.abs(e.Path), Err: err}
 	}
 	e.Hash = h
+	if w.opts.Cache != nil {
+		w.mu.Lock()
+		w.read = append(w.read, *e)
+		w.mu.Unlock()
+	}
 	return nil
 }
 
-// read hashes r, through Options.Hash when set.
-func (w *walker) read(rel string, r io.Reader) (objects.ID, error) {
+// readFile hashes r, through Options.Hash when set.
+func (w *walker) readFile(rel string, r io.Reader) (objects.ID, error) {
 	if w.opts.Hash != nil {
 		return w.opts.Hash(rel, r)
 	}
@@ -593,7 +639,7 @@ func WalkPaths(ctx context.Context, root string, paths []string, opts Options) (
 	}
 	t.Entries = slices.CompactFunc(t.Entries, func(a, b Entry) bool { return a.Path == b.Path })
 	if opts.Cache != nil {
-		opts.Cache.learnPaths(t, w.start, func(yield func(string) bool) {
+		opts.Cache.learn(w.gen, w.stamp, w.read, false, func(yield func(string) bool) {
 			for p := range opts.Cache.entries {
 				if under(p, paths) && !yield(p) {
 					return
@@ -698,6 +744,9 @@ func (w *walker) one(rel string, named bool) {
 			} else {
 				bytes = e.Size
 				if err := w.hash(dirfd, name, &e, &st); err != nil {
+					if err == errGone {
+						return
+					}
 					w.fail(err)
 					return
 				}

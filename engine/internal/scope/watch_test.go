@@ -8,6 +8,8 @@ import (
 	"slices"
 	"syscall"
 	"testing"
+
+	"github.com/fsnotify/fsnotify"
 )
 
 func dirty(t *testing.T, w *Watcher) ([]string, bool) {
@@ -91,6 +93,10 @@ func TestWatcherRescanEqualsWalk(t *testing.T) {
 		}
 		want := mustWalk(t, root, Options{})
 		sameTree(t, s.name+" (dirty "+joinPaths(d)+")", got, want)
+		// Diff of a rescan looks at the dirty paths only: the same answer.
+		if fast, full := Diff(prev, got), Diff(prev, want); !sameChanges(fast, full) {
+			t.Fatalf("%s: Diff of the rescan %v, of the full walk %v", s.name, fast, full)
+		}
 		prev = got
 	}
 
@@ -111,6 +117,12 @@ func TestWatcherRescanEqualsWalk(t *testing.T) {
 		t.Fatal(err)
 	}
 	sameTree(t, "folder no longer ignored", got, mustWalk(t, root, Options{}))
+}
+
+func sameChanges(a, b []Change) bool {
+	return slices.EqualFunc(a, b, func(x, y Change) bool {
+		return x.Path == y.Path && x.Op == y.Op && (x.After == nil) == (y.After == nil) && (x.Before == nil) == (y.Before == nil)
+	})
 }
 
 func joinPaths(p []string) string {
@@ -149,5 +161,25 @@ func TestWatcherCannotCoverAsksFullWalk(t *testing.T) {
 	}
 	if !errors.Is(w.Broken(), syscall.ENOSPC) {
 		t.Fatalf("Broken() = %v", w.Broken())
+	}
+}
+
+// A lost event (the kernel queue overflowed) asks for a full walk, once.
+func TestWatcherOverflowAsksFullWalk(t *testing.T) {
+	root := t.TempDir()
+	writeFile(t, root, "a", "x")
+	w, err := Watch(context.Background(), root, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	dirty(t, w) // the first: full
+	w.fw.Errors <- fsnotify.ErrEventOverflow
+	if _, full := dirty(t, w); !full {
+		t.Fatal("an overflow must ask for a full walk")
+	}
+	writeFile(t, root, "a", "y")
+	if d, full := dirty(t, w); full || !slices.Equal(d, []string{"a"}) {
+		t.Fatalf("after the full walk: %v full=%v, want [a]", d, full)
 	}
 }
