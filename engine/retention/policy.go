@@ -90,21 +90,37 @@ func (p Policy) String() string {
 	return strings.Join(parts, ", ")
 }
 
-// A bucket groups activity times into periods; it keeps the newest
-// candidate of each.
-type bucket struct {
-	name string
-	key  func(t time.Time, pos int) int
-}
+// A bucket groups activity times into periods, named by the rule's
+// period; it keeps the newest candidate of each.
+type bucket string
 
-var (
-	lastB    = bucket{"last", func(_ time.Time, pos int) int { return pos }}
-	hourlyB  = bucket{"hourly", func(t time.Time, _ int) int { return t.Year()*1000000 + int(t.Month())*10000 + t.Day()*100 + t.Hour() }}
-	dailyB   = bucket{"daily", func(t time.Time, _ int) int { return t.Year()*10000 + int(t.Month())*100 + t.Day() }}
-	weeklyB  = bucket{"weekly", func(t time.Time, _ int) int { y, w := t.ISOWeek(); return y*100 + w }}
-	monthlyB = bucket{"monthly", func(t time.Time, _ int) int { return t.Year()*100 + int(t.Month()) }}
-	yearlyB  = bucket{"yearly", func(t time.Time, _ int) int { return t.Year() }}
+const (
+	lastB    bucket = "last"
+	hourlyB  bucket = "hourly"
+	dailyB   bucket = "daily"
+	weeklyB  bucket = "weekly"
+	monthlyB bucket = "monthly"
+	yearlyB  bucket = "yearly"
 )
+
+// key names t's period; "last" gives each walk position a period of its
+// own.
+func (b bucket) key(t time.Time, pos int) int {
+	switch b {
+	case hourlyB:
+		return t.Year()*1000000 + int(t.Month())*10000 + t.Day()*100 + t.Hour()
+	case dailyB:
+		return t.Year()*10000 + int(t.Month())*100 + t.Day()
+	case weeklyB:
+		y, w := t.ISOWeek()
+		return y*100 + w
+	case monthlyB:
+		return t.Year()*100 + int(t.Month())
+	case yearlyB:
+		return t.Year()
+	}
+	return pos
+}
 
 // Apply is restic forget's walk over cands, exactly: newest first (a
 // stable sort, so equal times keep their order in cands), every rule
@@ -176,7 +192,7 @@ func Apply(cands []Candidate, p Policy, now time.Time, loc *time.Location) []Dec
 			if b.used && k == b.last && !oldest {
 				continue
 			}
-			name := b.name
+			name := string(b.bucket)
 			if b.used && k == b.last {
 				name = "oldest " + name
 			}
@@ -194,7 +210,7 @@ func Apply(cands []Candidate, p Policy, now time.Time, loc *time.Location) []Dec
 			if w.used && k == w.last && !oldest {
 				continue
 			}
-			name := w.name + " within " + w.d.String()
+			name := string(w.bucket) + " within " + w.d.String()
 			if w.used && k == w.last {
 				name = "oldest " + name
 			}
