@@ -31,7 +31,7 @@
 //
 // The oracle is restic's own TestApplyPolicy table, vendored under
 // testdata/restic-policy with restic's licence (BSD 2-Clause, in
-// LICENSE-restic there; origin in its README.md): all 40 cases pass
+// LICENSE-restic there; its README says where it came from): all 40 cases pass
 // through Apply (restic_test.go).
 //
 // It imports only the standard library; engine imports it, never the

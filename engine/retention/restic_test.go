@@ -14,7 +14,7 @@ import (
 
 // The oracle: restic's own TestApplyPolicy table as data, vendored from
 // the project's shared test data with restic's licence
-// (testdata/restic-policy/README.md says where it came from).
+// (the README in testdata/restic-policy says where it came from).
 const oracle = "testdata/restic-policy"
 
 type resticSnap struct {
