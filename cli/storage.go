@@ -10,9 +10,10 @@ import (
 
 // StorageCmd groups the state folder's maintenance commands.
 type StorageCmd struct {
-	Fsck  FsckCmd  `cmd:"" help:"Verify every object, journal and record; exit 1 when anything is wrong."`
-	Usage UsageCmd `cmd:"" help:"Sum the usage ledger by directory and model."`
-	Adopt AdoptCmd `cmd:"" help:"Make the workspace folder named by this directory's key name this directory (after a move, or a damaged workspace.json)."`
+	Fsck          FsckCmd    `cmd:"" help:"Verify every object, journal and record; exit 1 when anything is wrong."`
+	Usage         UsageCmd   `cmd:"" help:"Sum the usage ledger by directory and model."`
+	Adopt         AdoptCmd   `cmd:"" help:"Make the workspace folder named by this directory's key name this directory (after a move, or a damaged workspace.json)."`
+	RetentionCmds `embed:""` // cli/retention.go
 }
 
 // AdoptCmd rewrites the workspace.json of this directory's own folder.
@@ -46,7 +47,9 @@ func (c *FsckCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
-	rep, err := s.Fsck(g.ctx)
+	bar := g.progress("fsck")
+	rep, err := s.FsckProgress(g.ctx, bar.tell)
+	bar.done()
 	if err != nil {
 		return err
 	}

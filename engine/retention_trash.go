@@ -373,3 +373,17 @@ func removeTree(ctx context.Context, fsys vfs.FS, dir string) error {
 	}
 	return fsys.SyncDir(path.Dir(dir))
 }
+
+// fsckTrash names trash entries whose note cannot be read: a prune
+// leaves them alone, for a person to look at.
+func (s *Store) fsckTrash(bad reporter) {
+	ents, _ := s.fsys.ReadDir(trashDir)
+	for _, e := range ents {
+		if !validSessionID(e.Name()) {
+			continue
+		}
+		if _, err := s.readTrash(e.Name()); err != nil {
+			bad(path.Join(trashEntry(e.Name()), trashNote), "unreadable trash note (prune and restore leave this entry alone): %v", err)
+		}
+	}
+}
