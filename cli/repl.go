@@ -237,6 +237,7 @@ func (r *repl) closeSession() (string, bool) {
 // loop reads lines until /exit or end of input, then prints the resume line
 // after the terminal is handed back.
 func (r *repl) loop() error {
+	defer r.startSweep(sweepFirst)() // cli/repl_sweep.go
 	if f := stdinTerminal(r.g); f != nil {
 		ed, err := term.NewEditor(f, r.g.term, r.store.History())
 		if err != nil {

@@ -61,7 +61,7 @@ func (s *Store) FsckProgress(ctx context.Context, progress func(done, total int)
 	if err != nil && !vfs.IsNotExist(err) {
 		return nil, err
 	}
-	s.fsckTrash(bad)
+	s.fsckTrash(bad, note)
 	for i, e := range ents {
 		if progress != nil && i > 0 {
 			progress(i, len(ents))

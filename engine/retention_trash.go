@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"os"
 	"path"
 	"slices"
 	"strings"
@@ -14,24 +16,30 @@ import (
 
 // Forget moves a session into the trash, a folder of the state folder:
 //
-//	trash/<id>/forgotten.json         {"v":1,"session":ID,"workspace":KEY,"path":DIR,"at":T}
+//	trash/<id>/forgotten.json         {"v":1,"session":ID,"workspace":KEY,"path":DIR,"at":T,"restoring":true|absent}
 //	trash/<id>/sessions/<id>.*        its journals and its record
 //	trash/<id>/outputs/<id>/          its retained tool outputs
 //	trash/.purge-<id>/                an entry prune is removing
 //
-// Part of the format. The note is written (and synced) first; the items
-// journal moves next, and that rename is the forget: from then on the
-// session is not in its workspace. The rest follows. A restore moves the
-// rest back first and the items journal last, then removes the entry. So
-// an entry whose items journal is in the trash is a forgotten session (any
-// of its files still in the workspace are moved in), and one whose items
-// journal is not is a forget or a restore that was cut short before or
-// after its rename (anything it holds goes back, and the entry goes):
-// settleTrash finishes either, and every forget, restore and prune runs it
-// first. Prune purges entries forgotten at least TrashDays days ago. The
-// session's objects stay in the workspace store while the trash holds the
-// session (prune counts the trash's journals as references). The usage
-// ledger is never touched.
+// Part of the format. A file moves by a durable copy into its new folder,
+// then the removal of the old one (moveFile): a rename between two
+// folders is not one durable step, and a crash must never leave a file in
+// neither. The note is written first; the items journal moves next, and
+// its arrival in the trash is the forget. The rest follows. A restore
+// marks the note "restoring", moves the rest back, then the items journal,
+// then removes the entry.
+//
+// settleTrash finishes whatever a crash cut short, from where the items
+// journal is: in the trash only, the session is forgotten (the rest is
+// moved in) unless the note says restoring (the restore is finished); in
+// the workspace only, the forget never happened (anything moved goes back,
+// the entry goes); in both, the trash's copy wins for a forget whose copy
+// is whole and the same size, and the workspace's for a restore or when
+// the workspace's copy grew since (someone wrote to the session). Every
+// forget, restore and prune settles first. Prune purges entries forgotten
+// at least TrashDays days ago. The session's objects stay in the
+// workspace store while the trash holds the session (prune counts the
+// trash's journals as references). The usage ledger is never touched.
 //
 // sessionFolders are the workspace folders that hold a folder per session
 // (<folder>/<id>/): trim and forget take these with the session. Files of
@@ -61,6 +69,7 @@ type trashInfo struct {
 	Workspace string `json:"workspace"`
 	Path      string `json:"path"`
 	At        Time   `json:"at"`
+	Restoring bool   `json:"restoring,omitempty"`
 }
 
 // Trashed is a forgotten session the trash still holds.
@@ -81,7 +90,7 @@ func (w *Workspace) forgetSession(ctx context.Context, id string) error {
 	if err := vfs.WriteFileAtomic(fsys, path.Join(entry, trashNote), append(note, '\n')); err != nil {
 		return fmt.Errorf("engine: forget %s: %w", id, err)
 	}
-	if err := moveDurable(fsys, itemsName(w.dir, id), path.Join(entry, sessionsDir, id+".items.jsonl")); err != nil {
+	if err := moveFile(fsys, itemsName(w.dir, id), path.Join(entry, sessionsDir, id+".items.jsonl")); err != nil {
 		return fmt.Errorf("engine: forget %s: %w", id, err)
 	}
 	return w.moveRest(ctx, id, entry, true)
@@ -92,8 +101,7 @@ func (w *Workspace) forgetSession(ctx context.Context, id string) error {
 // prune removes a lock no session needs.
 func (w *Workspace) moveRest(ctx context.Context, id, entry string, out bool) error {
 	fsys := w.s.fsys
-	wsSessions, trSessions := path.Join(w.dir, sessionsDir), path.Join(entry, sessionsDir)
-	from, to := wsSessions, trSessions
+	from, to := path.Join(w.dir, sessionsDir), path.Join(entry, sessionsDir)
 	if !out {
 		from, to = to, from
 	}
@@ -101,7 +109,6 @@ func (w *Workspace) moveRest(ctx context.Context, id, entry string, out bool) er
 	if err != nil && !vfs.IsNotExist(err) {
 		return err
 	}
-	moved := false
 	for _, e := range ents {
 		name := e.Name()
 		if !strings.HasPrefix(name, id+".") || name == id+".items.jsonl" || name == id+".lock" {
@@ -113,39 +120,37 @@ func (w *Workspace) moveRest(ctx context.Context, id, entry string, out bool) er
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if err := fsys.MkdirAll(to, vfs.DirPerm); err != nil {
+		if err := moveFile(fsys, path.Join(from, name), path.Join(to, name)); err != nil {
 			return err
 		}
-		if err := fsys.Rename(path.Join(from, name), path.Join(to, name)); err != nil {
-			return err
-		}
-		moved = true
 	}
 	for _, folder := range sessionFolders() {
 		src, dst := dirOf(w.dir, folder, id), path.Join(entry, folder, id)
 		if !out {
 			src, dst = dst, src
 		}
-		if _, err := fsys.Lstat(src); err != nil {
+		files, err := fsys.ReadDir(src)
+		if vfs.IsNotExist(err) {
 			continue
 		}
-		if err := fsys.MkdirAll(path.Dir(dst), vfs.DirPerm); err != nil {
+		if err != nil {
 			return err
 		}
-		if _, err := fsys.Lstat(dst); err == nil {
-			if err := removeTree(ctx, fsys, dst); err != nil { // a copy left by an earlier cut-short move
+		for _, f := range files {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if !f.Type().IsRegular() || vfs.IsTemp(f.Name()) {
+				fsys.Remove(path.Join(src, f.Name()))
+				continue
+			}
+			if err := moveFile(fsys, path.Join(src, f.Name()), path.Join(dst, f.Name())); err != nil {
 				return err
 			}
 		}
-		if err := fsys.Rename(src, dst); err != nil {
+		if err := removeTree(ctx, fsys, src); err != nil {
 			return err
 		}
-		fsys.SyncDir(path.Dir(src))
-		fsys.SyncDir(path.Dir(dst))
-	}
-	if moved {
-		fsys.SyncDir(from)
-		fsys.SyncDir(to)
 	}
 	if out {
 		fsys.Remove(ownersName(w.dir, id))
@@ -153,12 +158,29 @@ func (w *Workspace) moveRest(ctx context.Context, id, entry string, out bool) er
 	return nil
 }
 
-// moveDurable renames from to to and syncs both folders.
-func moveDurable(fsys vfs.FS, from, to string) error {
-	if err := fsys.Rename(from, to); err != nil {
-		return err
+// moveFile moves file from to to so that a crash leaves it in one place
+// or both, never neither: a durable copy at to (when to is not there
+// yet), then from removed and its folder synced. Run again after a crash,
+// it finishes. A missing from is not an error.
+func moveFile(fsys vfs.FS, from, to string) error {
+	if _, err := fsys.Lstat(from); vfs.IsNotExist(err) {
+		return nil
 	}
-	if err := fsys.SyncDir(path.Dir(to)); err != nil {
+	if _, err := fsys.Lstat(to); vfs.IsNotExist(err) {
+		if err := vfs.MkdirAllDurable(fsys, path.Dir(to), vfs.DirPerm); err != nil {
+			return err
+		}
+		f, err := fsys.OpenFile(from, os.O_RDONLY, 0)
+		if err != nil {
+			return err
+		}
+		err = vfs.WriteAtomic(fsys, to, func(w io.Writer) error { _, err := io.Copy(w, f); return err })
+		f.Close()
+		if err != nil {
+			return err
+		}
+	}
+	if err := fsys.Remove(from); err != nil && !vfs.IsNotExist(err) {
 		return err
 	}
 	return fsys.SyncDir(path.Dir(from))
@@ -181,6 +203,12 @@ func (s *Store) readTrash(id string) (*trashInfo, error) {
 func (s *Store) trashWorkspace(in *trashInfo) *Workspace {
 	return &Workspace{s: s, path: in.Path, key: in.Workspace, dir: workspaceDir(in.Workspace), made: true}
 }
+
+// SettleTrash finishes every forget and restore a crash cut short (see
+// above). Forget, restore, prune and the sweep run it first; until then a
+// session whose move was cut short may show both in its workspace and in
+// the trash, never in neither.
+func (s *Store) SettleTrash(ctx context.Context) error { return s.settleTrash(ctx) }
 
 // settleTrash finishes every forget and restore that was cut short, and
 // every purge. An entry whose session's lock is held (a forget or restore
@@ -221,20 +249,53 @@ func (s *Store) settleTrash(ctx context.Context) error {
 		if err != nil {
 			continue
 		}
-		_, ierr := fsys.Lstat(path.Join(trashEntry(name), sessionsDir, name+".items.jsonl"))
-		if ierr == nil {
-			err = w.moveRest(ctx, name, trashEntry(name), true)
-		} else if vfs.IsNotExist(ierr) {
-			if err = w.moveRest(ctx, name, trashEntry(name), false); err == nil {
-				err = removeTree(ctx, fsys, trashEntry(name))
-			}
-		}
+		err = w.settleEntry(ctx, in)
 		l.Release()
 		if err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// settleEntry finishes trash entry in's forget or restore (see above);
+// the caller holds the session's lock.
+func (w *Workspace) settleEntry(ctx context.Context, in *trashInfo) error {
+	fsys := w.s.fsys
+	id, entry := in.Session, trashEntry(in.Session)
+	tname, wname := path.Join(entry, sessionsDir, id+".items.jsonl"), itemsName(w.dir, id)
+	tfi, terr := fsys.Lstat(tname)
+	wfi, werr := fsys.Lstat(wname)
+	inT, inW := terr == nil, werr == nil
+	var keepWS bool
+	switch {
+	case inT && inW:
+		keepWS = in.Restoring || wfi.Size() != tfi.Size()
+	case inT:
+		keepWS = in.Restoring
+	case inW:
+		keepWS = true
+	default:
+		return nil // neither: damaged, left for fsck and a person
+	}
+	if !keepWS {
+		if inW {
+			if err := fsys.Remove(wname); err != nil {
+				return err
+			}
+			fsys.SyncDir(path.Dir(wname))
+		}
+		return w.moveRest(ctx, id, entry, true)
+	}
+	if err := w.moveRest(ctx, id, entry, false); err != nil {
+		return err
+	}
+	if inT && !inW {
+		if err := moveFile(fsys, tname, wname); err != nil {
+			return err
+		}
+	}
+	return removeTree(ctx, fsys, entry)
 }
 
 // TrashList lists the forgotten sessions the trash holds, newest first.
@@ -305,14 +366,13 @@ func (s *Store) Restore(ctx context.Context, ref string) (Trashed, error) {
 		return Trashed{}, err
 	}
 	defer w.release(id, l)
-	if err := w.moveRest(ctx, id, trashEntry(id), false); err != nil {
+	in.Restoring = true
+	note, _ := json.Marshal(in)
+	if err := vfs.WriteFileAtomic(s.fsys, path.Join(trashEntry(id), trashNote), append(note, '\n')); err != nil {
 		return Trashed{}, fmt.Errorf("engine: restore %s: %w", id, err)
 	}
-	if err := moveDurable(s.fsys, path.Join(trashEntry(id), sessionsDir, id+".items.jsonl"), itemsName(w.dir, id)); err != nil {
+	if err := w.settleEntry(ctx, in); err != nil {
 		return Trashed{}, fmt.Errorf("engine: restore %s: %w", id, err)
-	}
-	if err := removeTree(ctx, s.fsys, trashEntry(id)); err != nil {
-		return Trashed{}, err
 	}
 	w.rebuildRecord(ctx, id)
 	return match[0], nil
@@ -332,7 +392,10 @@ func (s *Store) purgeTrash(ctx context.Context, now time.Time) (int, error) {
 			continue
 		}
 		gone := path.Join(trashDir, purgePrefix+t.Session)
-		if err := moveDurable(s.fsys, trashEntry(t.Session), gone); err != nil {
+		if err := s.fsys.Rename(trashEntry(t.Session), gone); err != nil {
+			return n, err
+		}
+		if err := s.fsys.SyncDir(trashDir); err != nil {
 			return n, err
 		}
 		if err := removeTree(ctx, s.fsys, gone); err != nil {
@@ -374,16 +437,23 @@ func removeTree(ctx context.Context, fsys vfs.FS, dir string) error {
 	return fsys.SyncDir(path.Dir(dir))
 }
 
-// fsckTrash names trash entries whose note cannot be read: a prune
-// leaves them alone, for a person to look at.
-func (s *Store) fsckTrash(bad reporter) {
+// fsckTrash names trash entries whose note cannot be read while they
+// hold a session (prune and restore leave them alone, for a person to
+// look at); an entry without a note or a session is a forget cut short,
+// which the next forget, restore or prune removes.
+func (s *Store) fsckTrash(bad, note reporter) {
 	ents, _ := s.fsys.ReadDir(trashDir)
 	for _, e := range ents {
 		if !validSessionID(e.Name()) {
 			continue
 		}
+		name := path.Join(trashEntry(e.Name()), trashNote)
 		if _, err := s.readTrash(e.Name()); err != nil {
-			bad(path.Join(trashEntry(e.Name()), trashNote), "unreadable trash note (prune and restore leave this entry alone): %v", err)
+			if _, serr := s.fsys.Lstat(path.Join(trashEntry(e.Name()), sessionsDir, e.Name()+".items.jsonl")); serr == nil {
+				bad(name, "unreadable trash note (prune and restore leave this entry alone): %v", err)
+			} else {
+				note(name, "a forget cut short before it began: removed by the next forget, restore or prune")
+			}
 		}
 	}
 }
