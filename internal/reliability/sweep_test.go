@@ -89,12 +89,18 @@ func newSweepEnv(t *testing.T) *sweepEnv {
 	for i := range 6 {
 		s := ws.Create(engine.SessionOptions{})
 		steps := []func() error{
-			func() error { _, err := s.Append(ctx, engine.Item{Type: engine.User, Text: fmt.Sprintf("prompt %d", i)}); return err },
+			func() error {
+				_, err := s.Append(ctx, engine.Item{Type: engine.User, Text: fmt.Sprintf("prompt %d", i)})
+				return err
+			},
 			func() error {
 				_, err := s.Append(ctx, engine.Item{Type: engine.Assistant, Text: fmt.Sprintf("%d %s", i, strings.Repeat("a payload kept as an object\n", 800))})
 				return err
 			},
-			func() error { _, err := s.PutOutput(ctx, "grep", strings.NewReader(fmt.Sprintf("output %d", i))); return err },
+			func() error {
+				_, err := s.PutOutput(ctx, "grep", strings.NewReader(fmt.Sprintf("output %d", i)))
+				return err
+			},
 			func() error {
 				run, err := s.ShellStart(ctx, "make")
 				if err == nil {
@@ -112,7 +118,9 @@ func newSweepEnv(t *testing.T) *sweepEnv {
 				}
 				return err
 			},
-			func() error { return s.EndTurn(ctx, engine.Turn{Model: "m", Spend: engine.Spend{InputTokens: 10, CostUSD: 0.25}}) },
+			func() error {
+				return s.EndTurn(ctx, engine.Turn{Model: "m", Spend: engine.Spend{InputTokens: 10, CostUSD: 0.25}})
+			},
 			s.Close,
 		}
 		for _, f := range steps {
