@@ -46,6 +46,9 @@ type repl struct {
 	// with the turn's context after the prompt is recorded, before the turn
 	// ends (a test makes it wait for the context to end).
 	turnHook func(ctx context.Context, text string) error
+	// sweepHook, set only by tests, runs after each background sweep
+	// (repl_sweep.go).
+	sweepHook func()
 }
 
 const helpText = `Type a prompt and press Enter. Commands:

@@ -44,6 +44,9 @@ func (r *repl) startSweep(first time.Duration) (stop func()) {
 				continue
 			}
 			s.Sweep(ctx, cfg, nil)
+			if r.sweepHook != nil {
+				r.sweepHook()
+			}
 		}
 	}()
 	return func() {
