@@ -12,7 +12,7 @@
 //	engine/internal/fstate   a file's state: capture, compare, put back through
 //	                         the workspace root                 -> internal/vfs, objects
 //	engine/internal/scope    recording's walk and shell-line scopes (empty yet)
-//	engine/retention         keep rules over (id, activity, flags), pure
+//	engine/retention         restic's keep rules over (id, activity, flags), pure
 //	engine/wskey, engine/ids workspace keys; slugs and word ids
 //
 // Imports point down only: nothing below engine imports engine.
@@ -102,6 +102,8 @@
 //	  outputs/<id>/<output id>.zst
 //	  objects/<2 hex>/<62 hex>[.zst]  (package objects)
 //	<state folder>/gateway.token, credentials.json, credentials.lock (package httpapi)
+//	<state folder>/trash/<id>/  a forgotten session, restorable for 7 days (retention_trash.go)
+//	<state folder>/sweep.json, sweep.lock  the last retention sweep; held while one runs (retention_sweep.go)
 //
 // # The changes journal
 //
@@ -157,7 +159,11 @@
 // (<id>.shell.jsonl, shell.go), the usage ledger (usage.jsonl, usage.go),
 // prompt history (history.jsonl, history.go), config.json (config.go), and
 // ownership hints (owners/<id>, owner.go). The HTTP API's gateway.token and
-// credentials.json are package httpapi's.
+// credentials.json are package httpapi's. Retention's lines and files —
+// the trim's "start" line of a changes journal, a trimmed shell "end"
+// line, the tier and pinned meta lines, the trash and the sweep's stamp —
+// are drawn in retention_trim.go, retention_trash.go and
+// retention_sweep.go.
 //
 // Temp files, in the state folder and beside the user's files alike, are
 // named ".<name>.<pid>-<16 hex>.cairn-tmp" (the grammar of internal/vfs).
