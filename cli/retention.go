@@ -263,6 +263,9 @@ func (c *StorageSessionsCmd) Run(g *Globals) error {
 		}
 		return g.printJSON(out)
 	}
+	if len(list) > 0 {
+		fmt.Fprintf(g.stdout, "  %-36s  %-10s  %-16s  %9s  %9s  %s\n", "SESSION", "TIER", "ACTIVITY", "CONVERSATION", "ARTIFACTS", "TITLE")
+	}
 	dir := "\x00"
 	for _, r := range list {
 		if r.Directory != dir {
@@ -278,6 +281,16 @@ func (c *StorageSessionsCmd) Run(g *Globals) error {
 		}
 		fmt.Fprintf(g.stdout, "  %s  %-10s  %s  %9s  %9s  %s%s\n", r.Session, r.Tier, when(r.Activity),
 			humanBytes(r.Bytes), humanBytes(r.Artifacts), display.Line(orUntitled(r.Title)), flags)
+	}
+	trash, err := s.TrashList(g.ctx)
+	if err != nil {
+		return err
+	}
+	if len(trash) > 0 {
+		fmt.Fprintf(g.stdout, "trash (cairn storage restore SESSION; purged %d days after the forget):\n", engine.TrashDays)
+	}
+	for _, t := range trash {
+		fmt.Fprintf(g.stdout, "  %s  forgotten %s  %s\n", t.Session, when(t.At), display.Line(t.Directory))
 	}
 	return nil
 }
