@@ -131,6 +131,16 @@ func TestPinRestoreCommands(t *testing.T) {
 	if code, o, _ := run("storage", "sessions"); code != 0 || !strings.Contains(o, ids[1]) || !strings.Contains(o, "pinned") {
 		t.Fatalf("sessions after restore: %s", o)
 	}
+	// show names the tier of a trimmed session and the pin.
+	if code, _, e := run("storage", "trim", ids[1]); code != 0 {
+		t.Fatalf("trim: %d %s", code, e)
+	}
+	if _, o, _ := run("show", ids[1]); !strings.Contains(o, "tier     transcript\n") {
+		t.Fatalf("show after trim: %s", o)
+	}
+	if _, o, _ := run("show", ids[0]); !strings.Contains(o, "tier     full, pinned\n") {
+		t.Fatalf("show of a pinned session: %s", o)
+	}
 	if code, _, e := run("storage", "restore", ids[1]); code != ExitFailed {
 		t.Fatalf("restore twice: %d %s", code, e)
 	}

@@ -311,3 +311,57 @@ func TestTrashAndRestore(t *testing.T) {
 		t.Fatalf("left in sessions/ after purge and prune: %v", names)
 	}
 }
+
+// TestGroupBy: per directory, each workspace keeps its own newest; with
+// group_by "none" the policy runs over every session at once.
+func TestGroupBy(t *testing.T) {
+	ctx := context.Background()
+	e := newMemEnv(t)
+	a1 := closedSession(t, e, time.Hour)
+	a2 := closedSession(t, e, time.Hour)
+	other, err := e.store.Workspace(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := other.Create(SessionOptions{})
+	must(b.Append(ctx, Item{Type: User, Text: "elsewhere"}))(t)
+	must(0, b.Close())(t)
+	e.advance(time.Hour)
+	a3 := closedSession(t, e, time.Hour) // the newest of all
+
+	removed := func(g string) []string {
+		p := must(e.store.PlanRetention(ctx, RetentionOptions{Action: ActionForget, Policy: retention.Policy{Last: 1}, GroupBy: g}))(t)
+		var out []string
+		for _, gr := range p.Groups {
+			out = append(out, sessIDs(gr.Remove)...)
+		}
+		slices.Sort(out)
+		return out
+	}
+	want := []string{a1, a2}
+	slices.Sort(want)
+	if got := removed(GroupByDirectory); !slices.Equal(got, want) {
+		t.Errorf("by directory: removed %v, want %v", got, want)
+	}
+	want = []string{a1, a2, b.ID()}
+	slices.Sort(want)
+	if got := removed(GroupByNone); !slices.Equal(got, want) {
+		t.Errorf("none: removed %v, want %v (a3 %s)", got, want, a3)
+	}
+}
+
+// TestRevertEndedIsNotPending: a file revert whose end line was written
+// no longer keeps the session.
+func TestRevertEndedIsNotPending(t *testing.T) {
+	e := newMemEnv(t)
+	id := closedSession(t, e, time.Hour)
+	name := changesName(e.ws.dir, id)
+	must(vfsAppend(e.store.fsys, name, `{"v":1,"kind":"revert","id":"r1","at":"2026-01-01T00:00:00.000Z"}`))(t)
+	if !e.ws.fileRevertPending(id) {
+		t.Fatal("a begun revert is not pending")
+	}
+	must(vfsAppend(e.store.fsys, name, `{"v":1,"kind":"revert_end","id":"r1","at":"2026-01-01T00:00:01.000Z"}`))(t)
+	if e.ws.fileRevertPending(id) {
+		t.Fatal("an ended revert is still pending")
+	}
+}
