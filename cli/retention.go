@@ -188,6 +188,8 @@ func (g *Globals) printPlan(plan *engine.RetentionPlan, pol retention.Policy, na
 	switch {
 	case named:
 		fmt.Fprintf(g.stdout, "%s: the sessions named\n", plan.Action)
+	case pol.Empty():
+		fmt.Fprintf(g.stdout, "%s: no policy (storage.retention.%s is empty and no --keep flag was given): every session is kept\n", plan.Action, plan.Action)
 	default:
 		fmt.Fprintf(g.stdout, "%s: %s\n", plan.Action, pol)
 	}

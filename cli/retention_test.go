@@ -147,4 +147,8 @@ func TestPinRestoreCommands(t *testing.T) {
 	if code, o, e := run("--json", "storage", "prune"); code != 0 || !strings.Contains(o, `"objects":0`) {
 		t.Fatalf("prune: %d %s %s", code, o, e)
 	}
+	// On a pipe there is no progress bar: the answer is the one line.
+	if code, o, e := run("storage", "prune"); code != 0 || strings.ContainsAny(o+e, "\r\x1b") || strings.Count(o, "\n") != 1 {
+		t.Fatalf("prune on a pipe: %d %q %q", code, o, e)
+	}
 }
