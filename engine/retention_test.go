@@ -179,8 +179,8 @@ func TestTrimDropsArtifacts(t *testing.T) {
 	if rec.Tier != "transcript" {
 		t.Fatalf("tier %q", rec.Tier)
 	}
-	if _, err := e.ws.ReadOutput(ctx, id, out); err == nil {
-		t.Fatal("output still readable after trim")
+	if _, err := e.ws.ReadOutput(ctx, id, out); !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "trimmed") {
+		t.Fatalf("output after trim: %v", err)
 	}
 	b := must(vfs.ReadFile(e.store.fsys, changesName(e.ws.dir, id)))(t)
 	if !strings.Contains(string(b), `"kind":"start"`) || strings.Count(string(b), "\n") != 1 {

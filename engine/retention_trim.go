@@ -139,6 +139,13 @@ func (w *Workspace) appendMeta(id string, meta map[string]any, now Time) error {
 	return nil
 }
 
+// trimmed reports whether session id's record says it was trimmed (its
+// tier is transcript): for the messages of what a trim took.
+func (w *Workspace) trimmed(id string) bool {
+	rec, err := readRecord(w.s.fsys, w.dir, id)
+	return err == nil && rec.Tier == "transcript"
+}
+
 // SetPinned pins or unpins session id: a pinned session is kept by every
 // retention policy and refused by trim and forget. It takes the session's
 // lock (a *BusyError while another process has it open).
