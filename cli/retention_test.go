@@ -14,6 +14,13 @@ import (
 // retentionEnv is a state folder with n closed sessions in one directory
 // and a runner of the cairn command against it.
 func retentionEnv(t *testing.T, n int) (ids []string, run func(args ...string) (int, string, string)) {
+	ids, run, _ = retentionEnvArgs(t, n)
+	return ids, run
+}
+
+// retentionEnvArgs is retentionEnv, with the arguments that name its
+// state folder and directory.
+func retentionEnvArgs(t *testing.T, n int) (ids []string, run func(args ...string) (int, string, string), base []string) {
 	t.Helper()
 	ctx := context.Background()
 	home, dir := filepath.Join(t.TempDir(), "home"), t.TempDir()
@@ -39,11 +46,12 @@ func retentionEnv(t *testing.T, n int) (ids []string, run func(args ...string) (
 		ids = append(ids, s.ID())
 	}
 	st.Close()
+	base = []string{"--home", home, "-C", dir}
 	return ids, func(args ...string) (int, string, string) {
 		var o, e bytes.Buffer
-		code := Main(ctx, append([]string{"--home", home, "-C", dir}, args...), strings.NewReader(""), &o, &e)
+		code := Main(ctx, append(base[:len(base):len(base)], args...), strings.NewReader(""), &o, &e)
 		return code, o.String(), e.String()
-	}
+	}, base
 }
 
 // TestRetentionDryRunEqualsRun: for trim and forget, text and JSON, the
