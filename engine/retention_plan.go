@@ -145,7 +145,7 @@ func (s *Store) PlanRetention(ctx context.Context, opt RetentionOptions) (*Reten
 			case d.Keep:
 				e.Reasons = d.Reasons
 				group.Keep = append(group.Keep, e)
-			case opt.Action == ActionTrim && c.tier == "transcript":
+			case opt.Action == ActionTrim && c.tier == "transcript" && !c.w.hasArtifacts(d.ID):
 				// Already trimmed, and nothing ran since: kept as it is.
 				e.Reasons = []string{"transcript"}
 				group.Keep = append(group.Keep, e)

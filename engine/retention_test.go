@@ -196,6 +196,20 @@ func TestTrimDropsArtifacts(t *testing.T) {
 	if after := must(vfs.ReadFile(e.store.fsys, itemsName(e.ws.dir, id)))(t); string(after) != string(before) {
 		t.Fatal("a second trim wrote to the items journal")
 	}
+	// A file tool with no item of its own leaves it transcript, but a
+	// policy trim takes its new records again.
+	w := must(e.ws.Open(ctx, id, SessionOptions{}))(t)
+	must(w.ToolWrite(ctx, "c.txt", []byte("c")))(t)
+	must(0, w.Close())(t)
+	pol := RetentionOptions{Action: ActionTrim, Policy: retention.Policy{Within: retention.Duration{Hours: 1}}}
+	e.advance(24 * time.Hour)
+	closedSession(t, e, time.Hour)
+	if p := must(e.store.RunRetention(ctx, pol))(t); !slices.Equal(sessIDs(p.Groups[0].Remove), []string{id}) {
+		t.Fatalf("policy trim of new records: %+v", p.Groups)
+	}
+	if p := must(e.store.RunRetention(ctx, pol))(t); p.Removals() != 0 {
+		t.Fatalf("a second policy trim: %+v", p.Groups)
+	}
 	// It resumes, its conversation whole; new work makes it full.
 	re := must(e.ws.Open(ctx, id, SessionOptions{}))(t)
 	if tr := re.Transcript(); len(tr) != 1 || tr[0].Text != "write it" {

@@ -62,17 +62,7 @@ func (w *Workspace) trimSession(ctx context.Context, id string) error {
 // it holds nothing else already.
 func (w *Workspace) trimChanges(id string, now Time) error {
 	name := changesName(w.dir, id)
-	only := true
-	_, err := journal.Read(w.s.fsys, name, func(b []byte) error {
-		var l struct {
-			Kind string `json:"kind"`
-		}
-		if json.Unmarshal(b, &l) != nil || l.Kind != "start" {
-			only = false
-		}
-		return nil
-	})
-	if vfs.IsNotExist(err) || (err == nil && only) {
+	if !w.hasRecords(id) {
 		return nil
 	}
 	line, _ := json.Marshal(struct {
@@ -85,6 +75,35 @@ func (w *Workspace) trimChanges(id string, now Time) error {
 		return fmt.Errorf("engine: trim change records of %s: %w", id, err)
 	}
 	return nil
+}
+
+// hasRecords reports whether session id's changes journal holds anything
+// but start lines (a missing journal holds nothing; one that cannot be
+// read is taken to hold something).
+func (w *Workspace) hasRecords(id string) bool {
+	only := true
+	_, err := journal.Read(w.s.fsys, changesName(w.dir, id), func(b []byte) error {
+		var l struct {
+			Kind string `json:"kind"`
+		}
+		if json.Unmarshal(b, &l) != nil || l.Kind != "start" {
+			only = false
+		}
+		return nil
+	})
+	return !vfs.IsNotExist(err) && (err != nil || !only)
+}
+
+// hasArtifacts reports whether a transcript session holds what a trim
+// drops again: change records or tool outputs written since its trim by
+// work that added no item (a plumbing file tool).
+func (w *Workspace) hasArtifacts(id string) bool {
+	for _, folder := range sessionFolders() {
+		if ents, err := w.s.fsys.ReadDir(dirOf(w.dir, folder, id)); err == nil && len(ents) > 0 {
+			return true
+		}
+	}
+	return w.hasRecords(id)
 }
 
 // trimShell drops the output tails of session id's shell history.
