@@ -34,6 +34,7 @@ type Session struct {
 	// it. The lock order of all the mutexes: doc.go, "Locks".
 	busy  sync.RWMutex
 	shell *shellLog     // shell history, made on first use (shell.go)
+	calls callRec       // recording calls other than the file tools (callrec_capture.go)
 	cfg   sessionConfig // config.json, read once (session_config.go)
 	// noted: the folders the owner's hint names, where file tools stage
 	// temp files (temps.go); guarded by snaps.mu.
@@ -86,8 +87,13 @@ type SessionOptions struct {
 	Notice func(string)
 	// Ephemeral labels spend in the usage ledger as ephemeral.
 	Ephemeral bool
-	// NoSnapshots: file tools capture nothing and record no change lines.
+	// NoSnapshots: file tools capture nothing and record no change lines,
+	// and no other call is recorded (Exec runs its lines unrecorded).
 	NoSnapshots bool
+	// Watch: a whole-workspace record starts a watcher of the workspace
+	// (its first walks the whole tree), so later records rescan only the
+	// paths changed since (the REPL sets it).
+	Watch bool
 }
 
 // ResumeInfo says what changed since the session last ran.
@@ -293,6 +299,7 @@ func (s *Session) Close() error {
 	}
 	s.snaps.close(mkTime(s.ws.s.Now()))
 	s.shell.close()
+	s.calls.close()
 	if s.lock != nil {
 		release := s.ws.release
 		if s.recordStale {
