@@ -1,7 +1,10 @@
 package engine
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"maps"
 	"path"
 	"regexp"
 	"strings"
@@ -179,16 +182,25 @@ func (w *Workspace) pruneObjects(ctx context.Context, now time.Time, trash []str
 	if len(old) == 0 {
 		return 0, 0, nil
 	}
+	drops, err := w.readDrops()
+	if err != nil {
+		return 0, 0, nil // cannot tell what is dropped: remove nothing
+	}
 	refs := map[string]bool{}
 	scan := func(dir string) {
 		ents, _ := fsys.ReadDir(dir)
 		for _, e := range ents {
-			if !e.Type().IsRegular() || (!strings.HasSuffix(e.Name(), ".jsonl") && !strings.HasSuffix(e.Name(), ".json")) {
+			name := e.Name()
+			if !e.Type().IsRegular() || (!strings.HasSuffix(name, ".jsonl") && !strings.HasSuffix(name, ".json")) {
 				continue
 			}
-			b, err := vfs.ReadFile(fsys, path.Join(dir, e.Name()))
+			b, err := vfs.ReadFile(fsys, path.Join(dir, name))
 			if err != nil {
 				refs["?"] = true // cannot tell what it names: remove nothing
+				continue
+			}
+			if id, ok := strings.CutSuffix(name, ".changes.jsonl"); ok {
+				liveRefs(b, drops[id], refs)
 				continue
 			}
 			for _, m := range oidRef.FindAllSubmatch(b, -1) {
@@ -204,18 +216,62 @@ func (w *Workspace) pruneObjects(ctx context.Context, now time.Time, trash []str
 	if refs["?"] {
 		return 0, 0, nil
 	}
-	n, bytes := 0, int64(0)
+	n, freed := 0, int64(0)
 	for _, in := range old {
 		if err := ctx.Err(); err != nil {
-			return n, bytes, err
+			return n, freed, err
 		}
 		if refs[in.ID.String()] {
 			continue
 		}
 		if err := store.Remove(in.ID); err == nil {
 			n++
-			bytes += in.Stored
+			freed += in.Stored
 		}
 	}
-	return n, bytes, nil
+	return n, freed, nil
+}
+
+// liveRefs adds to refs the objects a changes journal's lines name, less
+// those of its records that are dropped: by a drop line of the journal
+// itself (the undo stack's limits, the store's budget) or by the
+// workspace's drops.jsonl (dropped). A dropped record is dead for undo
+// and for file revert alike, so its objects are the store's to free: this
+// is how prune brings each change store down to its budget.
+func liveRefs(b []byte, dropped map[string]bool, refs map[string]bool) {
+	lines := bytes.Split(b, []byte("\n"))
+	dead := maps.Clone(dropped)
+	if dead == nil {
+		dead = map[string]bool{}
+	}
+	for _, l := range lines {
+		if !bytes.Contains(l, []byte(`"kind":"drop"`)) {
+			continue
+		}
+		var d struct {
+			Kind string   `json:"kind"`
+			IDs  []string `json:"ids"`
+		}
+		if json.Unmarshal(l, &d) == nil && d.Kind == "drop" {
+			for _, id := range d.IDs {
+				dead[id] = true
+			}
+		}
+	}
+	for _, l := range lines {
+		ms := oidRef.FindAllSubmatch(l, -1)
+		if len(ms) == 0 {
+			continue
+		}
+		var c struct {
+			Kind string `json:"kind"`
+			ID   string `json:"id"`
+		}
+		if json.Unmarshal(l, &c) == nil && (c.Kind == "change" || c.Kind == "record") && dead[c.ID] {
+			continue
+		}
+		for _, m := range ms {
+			refs[string(m[1])] = true
+		}
+	}
 }

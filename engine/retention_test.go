@@ -379,3 +379,43 @@ func TestRevertEndedIsNotPending(t *testing.T) {
 		t.Fatal("an ended revert is still pending")
 	}
 }
+
+// TestPruneFreesDroppedRecords: records dropped to keep a store within its
+// budget (a drop line in the session's journal, or in the workspace's
+// drops.jsonl) no longer hold their objects, so prune brings the store
+// down; records not dropped, and a fork's copy of a dropped one, keep
+// theirs.
+func TestPruneFreesDroppedRecords(t *testing.T) {
+	ctx := context.Background()
+	e := newMemEnv(t)
+	s := e.ws.Create(SessionOptions{})
+	must(s.Append(ctx, Item{Type: User, Text: "write"}))(t)
+	must(s.ToolWrite(ctx, "a.txt", bigContent("one")))(t)
+	first := must(s.ToolWrite(ctx, "a.txt", bigContent("two")))(t)    // its pre-image: "one"
+	second := must(s.ToolWrite(ctx, "a.txt", bigContent("three")))(t) // its pre-image: "two"
+	third := must(s.ToolWrite(ctx, "b.txt", bigContent("b")))(t)
+	must(s.ToolWrite(ctx, "b.txt", []byte("small")))(t) // pre-image "b" kept by this one
+	must(0, s.Close())(t)
+	_ = third
+	oneID := objects.Sum(bigContent("one")).String()
+	twoID := objects.Sum(bigContent("two")).String()
+	has := func(id string) bool {
+		oid := must(objects.ParseID(id))(t)
+		return must(e.ws.objects().Has(oid))(t)
+	}
+	if !has(oneID) || !has(twoID) {
+		t.Fatal("pre-images not stored as objects")
+	}
+	must(vfsAppend(e.store.fsys, changesName(e.ws.dir, s.ID()),
+		`{"v":1,"kind":"drop","ids":["`+*first.Snapshot+`"],"at":"2026-01-01T00:00:00.000Z","why":"store_budget"}`))(t)
+	must(vfsAppend(e.store.fsys, path.Join(e.ws.dir, "drops.jsonl"),
+		`{"v":1,"kind":"drop","session":"`+s.ID()+`","ids":["`+*second.Snapshot+`"],"at":"2026-01-01T00:00:00.000Z","why":"store_budget"}`))(t)
+	e.advance(8 * 24 * time.Hour)
+	rep := must(e.store.Prune(ctx, PruneOptions{}))(t)
+	if has(oneID) || has(twoID) || rep.Objects != 2 {
+		t.Fatalf("prune kept the dropped records' objects (%+v; one %v two %v)", rep, has(oneID), has(twoID))
+	}
+	if !has(objects.Sum(bigContent("b")).String()) {
+		t.Fatal("prune removed a live record's object")
+	}
+}
