@@ -48,6 +48,7 @@ func (s *Session) loadChanges(ctx context.Context) error {
 		s.finishRestore(ctx, e)
 	}
 	s.closeInterrupted() // calls a stopped owner left open (callrec.go)
+	s.settleReverts(ctx) // revert_unrevert.go
 	return nil
 }
 

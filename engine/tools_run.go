@@ -47,6 +47,11 @@ func (s *Session) runTool(ctx context.Context, tool, path string, opts []ToolOpt
 		return nil, err
 	}
 	defer done()
+	endCall, err := s.beginCall(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer endCall()
 	s.snaps.mu.Lock()
 	defer s.snaps.mu.Unlock()
 	if err := s.payCancels(); err != nil {
