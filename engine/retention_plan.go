@@ -7,12 +7,10 @@ import (
 	"fmt"
 	"os"
 	"slices"
-	"strings"
 	"time"
 
 	"cairn/engine/retention"
 	"cairn/internal/vfs"
-	"cairn/journal"
 )
 
 // Retention: trim moves a session from the full tier to the transcript
@@ -247,31 +245,13 @@ func (s *Store) retentionCandidates(ctx context.Context) ([]retentionCandidate, 
 // session id's lock, changing nothing.
 func (w *Workspace) lockedNow(id string) bool { return w.s.ownedNow(w.dir, id) }
 
-// fileRevertPending reports whether session id has a file revert that did
-// not end: a "revert" line of its changes journal with no later
-// "revert_end" line of the same id. File revert (its own change) owns
-// these lines; this is the one place retention reads them.
+// fileRevertPending reports whether session id has a file revert an
+// unrevert would undo, or one not settled (PendingRevert, revert_files.go):
+// retention keeps it, records included. A journal that cannot be read
+// counts as pending: nothing is removed on a guess.
 func (w *Workspace) fileRevertPending(id string) bool {
-	open := map[string]bool{}
-	journal.Read(w.s.fsys, changesName(w.dir, id), func(b []byte) error {
-		if !strings.Contains(string(b), `"revert`) {
-			return nil
-		}
-		var l struct {
-			Kind string `json:"kind"`
-			ID   string `json:"id"`
-		}
-		if json.Unmarshal(b, &l) == nil {
-			switch l.Kind {
-			case "revert":
-				open[l.ID] = true
-			case "revert_end":
-				delete(open, l.ID)
-			}
-		}
-		return nil
-	})
-	return len(open) > 0
+	pending, err := w.PendingRevert(context.Background(), id)
+	return pending || err != nil
 }
 
 // artifactBytes is what a trim of session id would drop: its change

@@ -101,9 +101,8 @@ func TestAlwaysKept(t *testing.T) {
 	e := newMemEnv(t)
 	pinned := closedSession(t, e, time.Hour)
 	must(0, e.ws.SetPinned(ctx, pinned, true))(t)
-	revert := closedSession(t, e, time.Hour)
-	// A file revert that did not end: its begin line without its end.
-	must(vfsAppend(e.store.fsys, changesName(e.ws.dir, revert), `{"v":1,"kind":"revert","id":"r1","at":"2026-01-01T00:00:00.000Z"}`))(t)
+	revert := revertedSession(t, e)
+	e.advance(time.Hour)
 	plain := closedSession(t, e, time.Hour)
 	open := e.ws.Create(SessionOptions{})
 	must(open.Append(ctx, Item{Type: User, Text: "still here"}))(t)
@@ -364,58 +363,33 @@ func TestGroupBy(t *testing.T) {
 	}
 }
 
-// TestRevertEndedIsNotPending: a file revert whose end line was written
-// no longer keeps the session.
-func TestRevertEndedIsNotPending(t *testing.T) {
-	e := newMemEnv(t)
-	id := closedSession(t, e, time.Hour)
-	name := changesName(e.ws.dir, id)
-	must(vfsAppend(e.store.fsys, name, `{"v":1,"kind":"revert","id":"r1","at":"2026-01-01T00:00:00.000Z"}`))(t)
-	if !e.ws.fileRevertPending(id) {
-		t.Fatal("a begun revert is not pending")
-	}
-	must(vfsAppend(e.store.fsys, name, `{"v":1,"kind":"revert_end","id":"r1","at":"2026-01-01T00:00:01.000Z"}`))(t)
-	if e.ws.fileRevertPending(id) {
-		t.Fatal("an ended revert is still pending")
-	}
+// revertedSession makes a closed session whose file revert is pending
+// (an unrevert would undo it).
+func revertedSession(t *testing.T, e *memEnv) string {
+	t.Helper()
+	ctx := context.Background()
+	s := e.ws.Create(SessionOptions{})
+	p := must(s.Append(ctx, Item{Type: User, Text: "write it"}))(t)
+	must(s.ToolWrite(ctx, "r.txt", []byte("r")))(t)
+	must(s.Append(ctx, Item{Type: Assistant, Text: "done"}))(t)
+	must(s.Revert(ctx, p.ID, RevertFiles))(t)
+	must(0, s.Close())(t)
+	return s.ID()
 }
 
-// TestPruneFreesDroppedRecords: records dropped to keep a store within its
-// budget (a drop line in the session's journal, or in the workspace's
-// drops.jsonl) no longer hold their objects, so prune brings the store
-// down; records not dropped, and a fork's copy of a dropped one, keep
-// theirs.
-func TestPruneFreesDroppedRecords(t *testing.T) {
+// TestRevertPendingUntilUnrevert: a session with a file revert is kept
+// until it is unreverted.
+func TestRevertPendingUntilUnrevert(t *testing.T) {
 	ctx := context.Background()
 	e := newMemEnv(t)
-	s := e.ws.Create(SessionOptions{})
-	must(s.Append(ctx, Item{Type: User, Text: "write"}))(t)
-	must(s.ToolWrite(ctx, "a.txt", bigContent("one")))(t)
-	first := must(s.ToolWrite(ctx, "a.txt", bigContent("two")))(t)    // its pre-image: "one"
-	second := must(s.ToolWrite(ctx, "a.txt", bigContent("three")))(t) // its pre-image: "two"
-	third := must(s.ToolWrite(ctx, "b.txt", bigContent("b")))(t)
-	must(s.ToolWrite(ctx, "b.txt", []byte("small")))(t) // pre-image "b" kept by this one
+	id := revertedSession(t, e)
+	if !e.ws.fileRevertPending(id) {
+		t.Fatal("a file revert is not pending")
+	}
+	s := must(e.ws.Open(ctx, id, SessionOptions{}))(t)
+	must(s.Unrevert(ctx))(t)
 	must(0, s.Close())(t)
-	_ = third
-	oneID := objects.Sum(bigContent("one")).String()
-	twoID := objects.Sum(bigContent("two")).String()
-	has := func(id string) bool {
-		oid := must(objects.ParseID(id))(t)
-		return must(e.ws.objects().Has(oid))(t)
-	}
-	if !has(oneID) || !has(twoID) {
-		t.Fatal("pre-images not stored as objects")
-	}
-	must(vfsAppend(e.store.fsys, changesName(e.ws.dir, s.ID()),
-		`{"v":1,"kind":"drop","ids":["`+*first.Snapshot+`"],"at":"2026-01-01T00:00:00.000Z","why":"store_budget"}`))(t)
-	must(vfsAppend(e.store.fsys, path.Join(e.ws.dir, "drops.jsonl"),
-		`{"v":1,"kind":"drop","session":"`+s.ID()+`","ids":["`+*second.Snapshot+`"],"at":"2026-01-01T00:00:00.000Z","why":"store_budget"}`))(t)
-	e.advance(8 * 24 * time.Hour)
-	rep := must(e.store.Prune(ctx, PruneOptions{}))(t)
-	if has(oneID) || has(twoID) || rep.Objects != 2 {
-		t.Fatalf("prune kept the dropped records' objects (%+v; one %v two %v)", rep, has(oneID), has(twoID))
-	}
-	if !has(objects.Sum(bigContent("b")).String()) {
-		t.Fatal("prune removed a live record's object")
+	if e.ws.fileRevertPending(id) {
+		t.Fatal("an unreverted file revert is still pending")
 	}
 }
