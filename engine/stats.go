@@ -115,8 +115,8 @@ func (s *Store) Stats(ctx context.Context) (*StorageStats, error) {
 		named map[string]bool
 		objs  []objFile
 	}
-	stores := map[string]*wsObjs{}    // workspace folder -> its objects and the names its lines hold
-	orphanOut := map[string]bool{}    // outputs/<id> folders without a session
+	stores := map[string]*wsObjs{}   // workspace folder -> its objects and the names its lines hold
+	orphanOut := map[string]bool{}   // outputs/<id> folders without a session
 	trash := map[string]*trashStat{} // trash/<entry> -> what it takes and names
 	err := walkState(ctx, s.fsys, func(name, part string, fi fs.FileInfo, z Size) error {
 		parts[part].add(z)
