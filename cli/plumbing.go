@@ -414,6 +414,13 @@ func (c *ShowCmd) Run(g *Globals) error {
 	if r.ForkOf != nil {
 		fmt.Fprintf(g.stdout, "fork of  %s at %s (#%d)\n", r.ForkOf.Session, r.ForkOf.Item, r.ForkOf.N)
 	}
+	if r.Tier == "transcript" || r.Pinned {
+		tier := r.Tier
+		if r.Pinned {
+			tier += ", pinned"
+		}
+		fmt.Fprintf(g.stdout, "tier     %s\n", tier) // retention (cli/retention.go)
+	}
 	if v.OwnerPID != 0 {
 		fmt.Fprintf(g.stdout, "owner    pid %d\n", v.OwnerPID)
 	}

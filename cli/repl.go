@@ -56,6 +56,9 @@ type repl struct {
 	// with the turn's context after the prompt is recorded, before the turn
 	// ends (a test makes it wait for the context to end).
 	turnHook func(ctx context.Context, text string) error
+	// sweepHook, set only by tests, runs after each background sweep
+	// (repl_sweep.go).
+	sweepHook func()
 }
 
 const helpText = `Type a prompt and press Enter. Commands:
@@ -262,6 +265,7 @@ func (r *repl) closeSession() (string, bool) {
 // loop reads lines until /exit or end of input, then prints the resume line
 // after the terminal is handed back.
 func (r *repl) loop() error {
+	defer r.startSweep(sweepFirst)() // cli/repl_sweep.go
 	if f := stdinTerminal(r.g); f != nil {
 		ed, err := term.NewEditor(f, r.g.term, r.store.History())
 		if err != nil {

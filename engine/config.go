@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"cairn/engine/internal/changes"
+	"cairn/engine/retention"
 	"cairn/internal/vfs"
 )
 
@@ -47,12 +49,14 @@ type StorageConfig struct {
 	MaxFiles         int
 	MaxFileBytesMB   int
 	// Retention policies, in restic's vocabulary; empty keeps everything.
-	Trim, Forget Policy
-	GroupBy      string
+	Trim, Forget retention.Policy
+	// GroupBy is "directory" (each workspace's sessions are a group of
+	// their own) or "none" (one group over the whole state folder).
+	GroupBy string
+	// SweepIntervalHours is how often an open REPL runs the sweep; 0 runs
+	// retention only from the CLI.
+	SweepIntervalHours int
 }
-
-// Policy is a retention policy: a session is kept when any rule matches.
-type Policy map[string]json.RawMessage
 
 // HistoryConfig is the "history" section.
 type HistoryConfig struct{ Max int }
@@ -64,7 +68,7 @@ func DefaultConfig() Config {
 	return Config{
 		Snapshots: SnapshotsConfig{Enabled: true, MaxPerSession: 50, MaxBytesPerSession: 64 << 20, MaxFileBytes: 2 << 20},
 		Storage: StorageConfig{MaxEagerLoadMB: 1024, MaxAttachmentMB: DefaultMaxAttachmentMB, RecordingEnabled: true, MaxBytesMB: MaxRecordBytesMB, MaxFiles: MaxRecordFiles,
-			MaxFileBytesMB: MaxRecordFileBytesMB, Trim: Policy{}, Forget: Policy{}, GroupBy: "directory"},
+			MaxFileBytesMB: MaxRecordFileBytesMB, GroupBy: "directory", SweepIntervalHours: 24},
 		History: HistoryConfig{Max: defaultHistoryMax},
 	}
 }
@@ -147,7 +151,7 @@ func ParseConfig(b []byte) (Config, error) {
 			c.Storage.GroupBy = s
 			return nil
 		},
-		"storage.retention.sweep_interval_hours": func(k string, v json.RawMessage) error { var n int; return intInto(&n, 0, 1<<20)(k, v) },
+		"storage.retention.sweep_interval_hours": intInto(&c.Storage.SweepIntervalHours, 0, 1<<20),
 		"storage.retention.trim":                 policyInto(&c.Storage.Trim),
 		"storage.retention.forget":               policyInto(&c.Storage.Forget),
 		"history.max":                            intInto(&c.History.Max, 1, 1<<20),
@@ -261,54 +265,42 @@ func intLowered(p *int, hi int) func(string, json.RawMessage) error {
 	}
 }
 
-var policyKeys = []string{"keep_last", "keep_hourly", "keep_daily", "keep_weekly", "keep_monthly", "keep_yearly",
-	"keep_within", "keep_within_hourly", "keep_within_daily", "keep_within_weekly", "keep_within_monthly", "keep_within_yearly"}
-
-func policyInto(p *Policy) func(string, json.RawMessage) error {
+func policyInto(p *retention.Policy) func(string, json.RawMessage) error {
 	return func(k string, v json.RawMessage) error {
 		m, err := object(k, v)
 		if err != nil {
 			return err
 		}
-		for name, raw := range m {
-			key := k + "." + name
+		names := make([]string, 0, len(m))
+		for name := range m {
+			names = append(names, name)
+		}
+		sort.Strings(names)
+		var pol retention.Policy
+		for _, name := range names {
+			key, raw := k+"."+name, m[name]
 			switch {
-			case !contains(policyKeys, name):
-				return &ConfigError{key, "unknown key"}
-			case strings.HasPrefix(name, "keep_within"):
+			case !contains(retention.Names(), name):
+				return &ConfigError{key, "unknown key (one of " + strings.Join(retention.Names(), ", ") + ")"}
+			case retention.IsWithin(name):
 				var s string
-				if json.Unmarshal(raw, &s) != nil || !validDuration(s) {
+				if json.Unmarshal(raw, &s) != nil {
 					return &ConfigError{key, `must be a duration like "90d" or "2y5m7d3h"`}
+				}
+				if err := pol.Set(name, s); err != nil {
+					return &ConfigError{key, err.Error()}
 				}
 			default:
 				var n int64
-				if err := int64Into(&n, 1, 1<<31)(key, raw); err != nil {
-					return err
+				if err := int64Into(&n, -1, 1<<31)(key, raw); err != nil {
+					return &ConfigError{key, "must be a count: a whole number, -1 for unlimited"}
 				}
+				pol.Set(name, strconv.FormatInt(n, 10))
 			}
 		}
-		*p = m
+		*p = pol
 		return nil
 	}
-}
-
-// validDuration accepts a sequence of number+unit parts with units y m d h.
-func validDuration(s string) bool {
-	if s == "" {
-		return false
-	}
-	digits := false
-	for _, c := range s {
-		switch {
-		case c >= '0' && c <= '9':
-			digits = true
-		case strings.ContainsRune("ymdh", c) && digits:
-			digits = false
-		default:
-			return false
-		}
-	}
-	return !digits
 }
 
 func contains(l []string, s string) bool {

@@ -14,7 +14,7 @@
 //	engine/internal/patch    apply_patch's patches: git diffs and the Begin Patch
 //	                         envelope, parsed and applied in memory -> go-gitdiff
 //	engine/internal/scope    recording's walk and shell-line scopes (empty yet)
-//	engine/retention         keep rules over (id, activity, flags), pure
+//	engine/retention         restic's keep rules over (id, activity, flags), pure
 //	engine/wskey, engine/ids workspace keys; slugs and word ids
 //
 // Imports point down only: nothing below engine imports engine.
@@ -110,6 +110,8 @@
 //	<state folder>/gateway.token, credentials.json, credentials.lock (package httpapi)
 //	<state folder>/moves/<id>.json   a session move in progress (migrate.go)
 //	<state folder>/repos/<hex>.json  the checkouts of a git repository (checkouts.go)
+//	<state folder>/trash/<id>/  a forgotten session, restorable for 7 days (retention_trash.go)
+//	<state folder>/sweep.json, sweep.lock  the last retention sweep; held while one runs (retention_sweep.go)
 //
 // # The changes journal
 //
@@ -171,7 +173,10 @@
 // directory (moves/<id>.json plans, the ledger's move lines) is drawn in
 // migrate.go, the checkouts of a repository (repos/) in checkouts.go, and
 // how the state folder is measured (Stats, ChangeStores) in stats.go and
-// stats_stores.go.
+// stats_stores.go. Retention's lines and files — the trim's "start" line
+// of a changes journal, a trimmed shell "end" line, the tier and pinned
+// meta lines, the trash and the sweep's stamp — are drawn in
+// retention_trim.go, retention_trash.go and retention_sweep.go.
 //
 // Temp files, in the state folder and beside the user's files alike, are
 // named ".<name>.<pid>-<16 hex>.cairn-tmp" (the grammar of internal/vfs).

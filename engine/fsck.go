@@ -35,7 +35,11 @@ type FsckProblem struct {
 // and says what is wrong and where. It changes nothing. A torn journal tail
 // is the expected shape of a crash and is a note, not a problem: the next
 // writer cuts it.
-func (s *Store) Fsck(ctx context.Context) (*FsckReport, error) {
+func (s *Store) Fsck(ctx context.Context) (*FsckReport, error) { return s.FsckProgress(ctx, nil) }
+
+// FsckProgress is Fsck that tells progress, when not nil, how many
+// workspace folders it has checked of how many.
+func (s *Store) FsckProgress(ctx context.Context, progress func(done, total int)) (*FsckReport, error) {
 	r := &FsckReport{Problems: []FsckProblem{}, Notes: []FsckProblem{}}
 	bad := func(p, format string, a ...any) {
 		r.Problems = append(r.Problems, FsckProblem{p, fmt.Sprintf(format, a...)})
@@ -59,7 +63,11 @@ func (s *Store) Fsck(ctx context.Context) (*FsckReport, error) {
 	if err != nil && !vfs.IsNotExist(err) {
 		return nil, err
 	}
-	for _, e := range ents {
+	s.fsckTrash(bad, note)
+	for i, e := range ents {
+		if progress != nil && i > 0 {
+			progress(i, len(ents))
+		}
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
@@ -73,6 +81,9 @@ func (s *Store) Fsck(ctx context.Context) (*FsckReport, error) {
 			continue
 		}
 		s.fsckWorkspace(ctx, r, dir, bad, note)
+	}
+	if progress != nil && len(ents) > 0 {
+		progress(len(ents), len(ents))
 	}
 	return r, nil
 }

@@ -109,6 +109,9 @@ func (st *state) apply(l *itemLine) error {
 		}
 		st.items[it.ID] = it
 		st.head = it.ID
+		if st.tier == "transcript" {
+			st.tier = "full" // a trimmed session that runs again is full for its new work
+		}
 		st.revertFrom = ""
 		if it.Type == User {
 			st.draft = nil // sent

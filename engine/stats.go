@@ -115,9 +115,9 @@ func (s *Store) Stats(ctx context.Context) (*StorageStats, error) {
 		named map[string]bool
 		objs  []objFile
 	}
-	stores := map[string]*wsObjs{}    // workspace folder -> its objects and the names its lines hold
-	orphanOut := map[string]bool{}    // outputs/<id> folders without a session
-	trash := map[string]*trashEntry{} // trash/<entry> -> what it takes and names
+	stores := map[string]*wsObjs{}   // workspace folder -> its objects and the names its lines hold
+	orphanOut := map[string]bool{}   // outputs/<id> folders without a session
+	trash := map[string]*trashStat{} // trash/<entry> -> what it takes and names
 	err := walkState(ctx, s.fsys, func(name, part string, fi fs.FileInfo, z Size) error {
 		parts[part].add(z)
 		st.Total.add(z)
@@ -166,7 +166,7 @@ func (s *Store) Stats(ctx context.Context) (*StorageStats, error) {
 		if el[0] == "trash" && len(el) >= 2 {
 			e := trash[el[1]]
 			if e == nil {
-				e = &trashEntry{named: map[string]bool{}}
+				e = &trashStat{named: map[string]bool{}}
 				trash[el[1]] = e
 			}
 			e.z.add(z)
@@ -214,7 +214,7 @@ func (s *Store) Stats(ctx context.Context) (*StorageStats, error) {
 	return st, nil
 }
 
-type trashEntry struct {
+type trashStat struct {
 	z     Size
 	named map[string]bool
 }

@@ -16,16 +16,18 @@ const (
 // Candidate is one session as a retention policy sees it.
 type Candidate struct {
 	ID       string
-	Activity time.Time // the last activity recorded in its journals
+	Activity time.Time // the later of its last write and its last open
 	Flags    Flags
+	Tags     []string // for restic's keep_tags only; sessions have none
 }
 
 // Decision is a policy's answer for one candidate: whether it is kept,
 // and the rules or flags that keep it ("pinned", "keep_last 3").
 type Decision struct {
-	ID      string
-	Keep    bool
-	Reasons []string
+	ID       string
+	Activity time.Time
+	Keep     bool
+	Reasons  []string
 }
 
 // Always reports whether c is kept whatever the policy, and why.

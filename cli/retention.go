@@ -1,0 +1,413 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"reflect"
+	"strings"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	xterm "golang.org/x/term"
+
+	"cairn/cli/display"
+	"cairn/engine"
+	"cairn/engine/retention"
+	"cairn/internal/timefmt"
+)
+
+// RetentionCmds are the storage commands of retention: trim, forget,
+// sessions, pin, unpin, restore and prune (embedded in StorageCmd).
+type RetentionCmds struct {
+	Trim     TrimCmd            `cmd:"" help:"Trim sessions to the transcript tier: drop their change records, tool outputs and shell output, keep the conversation. Without SESSION, the storage.retention.trim policy (or the --keep flags) decides."`
+	Forget   ForgetCmd          `cmd:"" help:"Forget sessions: move them to the trash, restorable for 7 days. Without SESSION, the storage.retention.forget policy (or the --keep flags) decides."`
+	Sessions StorageSessionsCmd `cmd:"" name:"sessions" help:"List every session with its tier, pin, owner and sizes."`
+	Pin      PinCmd             `cmd:"" help:"Pin a session: every policy keeps it, trim and forget refuse it."`
+	Unpin    UnpinCmd           `cmd:"" help:"Unpin a session."`
+	Restore  RestoreCmd         `cmd:"" help:"Bring a forgotten session back from the trash."`
+	Prune    PruneCmd           `cmd:"" help:"Remove what nothing needs, once 7 days old: the trash, orphaned files, unreferenced objects."`
+}
+
+// PolicyFlags are restic's rule names as flags; any of them given makes
+// the policy of this run, in place of config.json's.
+type PolicyFlags struct {
+	KeepLast          string `name:"keep-last" placeholder:"N" help:"Keep the N most recently active sessions (-1: all)."`
+	KeepHourly        string `name:"keep-hourly" placeholder:"N" help:"Keep the newest session of each of the last N hours that have any."`
+	KeepDaily         string `name:"keep-daily" placeholder:"N" help:"... of each of the last N days."`
+	KeepWeekly        string `name:"keep-weekly" placeholder:"N" help:"... of each of the last N ISO weeks (from Monday)."`
+	KeepMonthly       string `name:"keep-monthly" placeholder:"N" help:"... of each of the last N months."`
+	KeepYearly        string `name:"keep-yearly" placeholder:"N" help:"... of each of the last N years."`
+	KeepWithin        string `name:"keep-within" placeholder:"D" help:"Keep every session active within D of the newest (y, m, d, h parts: 90d, 2y5m7d3h)."`
+	KeepWithinHourly  string `name:"keep-within-hourly" placeholder:"D" help:"Keep one session per hour within D."`
+	KeepWithinDaily   string `name:"keep-within-daily" placeholder:"D" help:"Keep one session per day within D."`
+	KeepWithinWeekly  string `name:"keep-within-weekly" placeholder:"D" help:"Keep one session per week within D."`
+	KeepWithinMonthly string `name:"keep-within-monthly" placeholder:"D" help:"Keep one session per month within D."`
+	KeepWithinYearly  string `name:"keep-within-yearly" placeholder:"D" help:"Keep one session per year within D."`
+}
+
+// policy is the flags' policy, and whether any flag was given.
+func (f *PolicyFlags) policy() (retention.Policy, bool, error) {
+	var p retention.Policy
+	given := false
+	v := reflect.ValueOf(f).Elem()
+	for i := range v.NumField() {
+		val := v.Field(i).String()
+		if val == "" {
+			continue
+		}
+		flag := v.Type().Field(i).Tag.Get("name")
+		if err := p.Set(strings.ReplaceAll(flag, "-", "_"), val); err != nil {
+			return p, false, usageErrorf("--%s: %v", flag, err)
+		}
+		given = true
+	}
+	return p, given, nil
+}
+
+// TrimCmd trims sessions.
+type TrimCmd struct {
+	retentionRun
+}
+
+func (c *TrimCmd) Run(g *Globals) error { return c.run(g, engine.ActionTrim) }
+
+// ForgetCmd forgets sessions.
+type ForgetCmd struct {
+	retentionRun
+}
+
+func (c *ForgetCmd) Run(g *Globals) error { return c.run(g, engine.ActionForget) }
+
+type retentionRun struct {
+	DryRun bool `name:"dry-run" help:"Print the plan, with the reasons each session is kept, and change nothing."`
+	PolicyFlags
+	Session []string `arg:"" optional:"" name:"SESSION" help:"Sessions (id, unique prefix or exact title) to act on, whatever the policy."`
+}
+
+func (c *retentionRun) run(g *Globals, action string) error {
+	s, err := g.open()
+	if err != nil {
+		return err
+	}
+	cfg, err := s.Config()
+	if err != nil {
+		return err
+	}
+	opt := engine.RetentionOptions{Action: action, Policy: cfg.Storage.Trim, GroupBy: cfg.Storage.GroupBy}
+	if action == engine.ActionForget {
+		opt.Policy = cfg.Storage.Forget
+	}
+	p, given, err := c.policy()
+	if err != nil {
+		return err
+	}
+	if given {
+		if len(c.Session) > 0 {
+			return usageErrorf("give SESSION or --keep flags, not both")
+		}
+		opt.Policy = p
+	}
+	for _, ref := range c.Session {
+		id, err := g.findSession(ref)
+		if err != nil {
+			return err
+		}
+		opt.Sessions = append(opt.Sessions, id)
+	}
+	var plan *engine.RetentionPlan
+	if c.DryRun {
+		plan, err = s.PlanRetention(g.ctx, opt)
+	} else {
+		bar := g.progress(action)
+		opt.Progress = bar.tell
+		plan, err = s.RunRetention(g.ctx, opt)
+		bar.done()
+	}
+	if err != nil {
+		return err
+	}
+	return g.printPlan(plan, opt.Policy, len(opt.Sessions) > 0)
+}
+
+// findSession resolves a SESSION of a storage command: in this directory's
+// workspace, else, for a full id, in any workspace.
+func (g *Globals) findSession(ref string) (string, error) {
+	ws, err := g.workspace()
+	if err != nil {
+		return "", err
+	}
+	id, err := ws.Resolve(g.ctx, ref)
+	if errors.Is(err, engine.ErrNotFound) {
+		s, _ := g.open()
+		if _, ferr := s.FindSession(g.ctx, strings.TrimSpace(ref)); ferr == nil {
+			return strings.TrimSpace(ref), nil
+		}
+	}
+	return id, err
+}
+
+type planEntryJSON struct {
+	Session  string       `json:"session"`
+	Activity timefmt.Time `json:"activity"`
+	Reasons  *[]string    `json:"reasons,omitempty"`
+}
+
+type planGroupJSON struct {
+	Directory string          `json:"directory"`
+	Keep      []planEntryJSON `json:"keep"`
+	Remove    []planEntryJSON `json:"remove"`
+	Skipped   []planEntryJSON `json:"skipped,omitempty"`
+}
+
+// printPlan prints a plan the same way for a dry run and a real run, so
+// that the dry run shows exactly what the run then does.
+func (g *Globals) printPlan(plan *engine.RetentionPlan, pol retention.Policy, named bool) error {
+	if g.JSON {
+		out := []planGroupJSON{}
+		for _, gr := range plan.Groups {
+			j := planGroupJSON{Directory: gr.Directory, Keep: []planEntryJSON{}, Remove: []planEntryJSON{}}
+			for _, e := range gr.Keep {
+				r := e.Reasons
+				j.Keep = append(j.Keep, planEntryJSON{Session: e.Session, Activity: timefmt.Mk(e.Activity), Reasons: &r})
+			}
+			for _, e := range gr.Remove {
+				j.Remove = append(j.Remove, planEntryJSON{Session: e.Session, Activity: timefmt.Mk(e.Activity)})
+			}
+			for _, e := range plan.Skipped {
+				if e.Directory == gr.Directory || gr.Directory == "" {
+					j.Skipped = append(j.Skipped, planEntryJSON{Session: e.Session, Activity: timefmt.Mk(e.Activity)})
+				}
+			}
+			out = append(out, j)
+		}
+		return g.printJSON(out)
+	}
+	verb := plan.Action
+	switch {
+	case named:
+		fmt.Fprintf(g.stdout, "%s: the sessions named\n", plan.Action)
+	case pol.Empty():
+		fmt.Fprintf(g.stdout, "%s: no policy (storage.retention.%s is empty and no --keep flag was given): every session is kept\n", plan.Action, plan.Action)
+	default:
+		fmt.Fprintf(g.stdout, "%s: %s\n", plan.Action, pol)
+	}
+	for _, gr := range plan.Groups {
+		dir := gr.Directory
+		if dir == "" {
+			dir = "(every directory)"
+		}
+		fmt.Fprintf(g.stdout, "%s\n", display.Line(dir))
+		for _, e := range gr.Keep {
+			fmt.Fprintf(g.stdout, "  keep    %s  %s  %s  (%s)\n", e.Session, when(e.Activity), display.Line(orUntitled(e.Title)), strings.Join(e.Reasons, ", "))
+		}
+		for _, e := range gr.Remove {
+			size := ""
+			if plan.Action == engine.ActionTrim {
+				size = "  " + humanBytes(e.Bytes)
+			}
+			fmt.Fprintf(g.stdout, "  %-6s  %s  %s  %s%s\n", verb, e.Session, when(e.Activity), display.Line(orUntitled(e.Title)), size)
+		}
+	}
+	for _, e := range plan.Skipped {
+		fmt.Fprintf(g.stdout, "skipped %s: opened or pinned since the plan was made\n", e.Session)
+	}
+	return nil
+}
+
+func when(t time.Time) string {
+	if t.IsZero() {
+		return "-               "
+	}
+	return t.Local().Format("2006-01-02 15:04")
+}
+
+func orUntitled(t string) string {
+	if t == "" {
+		return "untitled"
+	}
+	return t
+}
+
+func humanBytes(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+// StorageSessionsCmd lists every session with its tier.
+type StorageSessionsCmd struct{}
+
+func (c *StorageSessionsCmd) Run(g *Globals) error {
+	s, err := g.open()
+	if err != nil {
+		return err
+	}
+	list, err := s.StoredSessions(g.ctx)
+	if err != nil {
+		return err
+	}
+	if g.JSON {
+		type row struct {
+			engine.StoredSession
+			Activity timefmt.Time `json:"activity"`
+		}
+		out := make([]row, len(list))
+		for i, r := range list {
+			out[i] = row{r, timefmt.Mk(r.Activity)}
+		}
+		return g.printJSON(out)
+	}
+	if len(list) > 0 {
+		fmt.Fprintf(g.stdout, "  %-36s  %-10s  %-16s  %9s  %9s  %s\n", "SESSION", "TIER", "ACTIVITY", "CONVERSATION", "ARTIFACTS", "TITLE")
+	}
+	dir := "\x00"
+	for _, r := range list {
+		if r.Directory != dir {
+			dir = r.Directory
+			fmt.Fprintln(g.stdout, display.Line(dir))
+		}
+		flags := ""
+		if r.Pinned {
+			flags += " pinned"
+		}
+		if r.Open {
+			flags += " open"
+		}
+		fmt.Fprintf(g.stdout, "  %s  %-10s  %s  %9s  %9s  %s%s\n", r.Session, r.Tier, when(r.Activity),
+			humanBytes(r.Bytes), humanBytes(r.Artifacts), display.Line(orUntitled(r.Title)), flags)
+	}
+	trash, err := s.TrashList(g.ctx)
+	if err != nil {
+		return err
+	}
+	if len(trash) > 0 {
+		fmt.Fprintf(g.stdout, "trash (cairn storage restore SESSION; purged %d days after the forget):\n", engine.TrashDays)
+	}
+	for _, t := range trash {
+		fmt.Fprintf(g.stdout, "  %s  forgotten %s  %s\n", t.Session, when(t.At), display.Line(t.Directory))
+	}
+	return nil
+}
+
+// PinCmd pins a session.
+type PinCmd struct {
+	Session string `arg:"" name:"session" help:"Session id, unique prefix or exact title."`
+}
+
+func (c *PinCmd) Run(g *Globals) error { return setPinned(g, c.Session, true) }
+
+// UnpinCmd unpins a session.
+type UnpinCmd struct {
+	Session string `arg:"" name:"session" help:"Session id, unique prefix or exact title."`
+}
+
+func (c *UnpinCmd) Run(g *Globals) error { return setPinned(g, c.Session, false) }
+
+func setPinned(g *Globals, ref string, pinned bool) error {
+	id, err := g.findSession(ref)
+	if err != nil {
+		return err
+	}
+	s, _ := g.open()
+	ws, err := s.FindSession(g.ctx, id)
+	if err != nil {
+		return err
+	}
+	if err := ws.SetPinned(g.ctx, id, pinned); err != nil {
+		return err
+	}
+	if g.JSON {
+		return g.printJSON(map[string]any{"session": id, "pinned": pinned})
+	}
+	word := "pinned"
+	if !pinned {
+		word = "unpinned"
+	}
+	fmt.Fprintf(g.stdout, "%s %s\n", word, id)
+	return nil
+}
+
+// RestoreCmd brings a session back from the trash.
+type RestoreCmd struct {
+	Session string `arg:"" name:"session" help:"The forgotten session's id or a unique prefix of it."`
+}
+
+func (c *RestoreCmd) Run(g *Globals) error {
+	s, err := g.open()
+	if err != nil {
+		return err
+	}
+	t, err := s.Restore(g.ctx, c.Session)
+	if err != nil {
+		return err
+	}
+	if g.JSON {
+		return g.printJSON(map[string]any{"session": t.Session, "directory": t.Directory})
+	}
+	fmt.Fprintf(g.stdout, "restored %s to %s\n", t.Session, display.Line(t.Directory))
+	return nil
+}
+
+// PruneCmd prunes.
+type PruneCmd struct{}
+
+func (c *PruneCmd) Run(g *Globals) error {
+	s, err := g.open()
+	if err != nil {
+		return err
+	}
+	bar := g.progress("prune")
+	rep, err := s.Prune(g.ctx, engine.PruneOptions{Progress: bar.tell})
+	bar.done()
+	if err != nil {
+		return err
+	}
+	if g.JSON {
+		return g.printJSON(rep)
+	}
+	fmt.Fprintf(g.stdout, "pruned: %d forgotten sessions purged, %d orphaned files, %d objects (%s)\n",
+		rep.Trash, rep.Orphans, rep.Objects, humanBytes(rep.ObjectBytes))
+	return nil
+}
+
+// progressBar draws a bar on the terminal for a long run; on a pipe, or
+// with --json, it draws nothing.
+type progressBar struct {
+	bar  *progressbar.ProgressBar
+	what string
+	out  io.Writer
+}
+
+// progress is a bar for what on stdout when stdout is a terminal.
+func (g *Globals) progress(what string) *progressBar {
+	f, ok := g.term.(*os.File)
+	if g.JSON || !ok || !xterm.IsTerminal(int(f.Fd())) {
+		return &progressBar{}
+	}
+	return &progressBar{what: what, out: f}
+}
+
+func (p *progressBar) tell(done, total int) {
+	if p.out == nil || total <= 0 {
+		return
+	}
+	if p.bar == nil {
+		p.bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(p.out), progressbar.OptionSetDescription(p.what),
+			progressbar.OptionClearOnFinish(), progressbar.OptionShowCount(), progressbar.OptionThrottle(100*time.Millisecond))
+	}
+	p.bar.Set(done)
+}
+
+func (p *progressBar) done() {
+	if p.bar != nil {
+		p.bar.Finish()
+	}
+}

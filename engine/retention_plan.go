@@ -1,0 +1,310 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"slices"
+	"time"
+
+	"cairn/engine/retention"
+	"cairn/internal/vfs"
+)
+
+// Retention: trim moves a session from the full tier to the transcript
+// tier (retention_trim.go), forget moves it into the trash
+// (retention_trash.go), prune removes what nothing needs any more
+// (retention_prune.go). Which sessions a trim or a forget removes is a
+// policy's decision (package retention), taken per group of sessions: a
+// workspace (group_by "directory") or the whole state folder ("none").
+// Pinned sessions, sessions another process (or this one) has open,
+// sessions with a file revert pending and sessions whose activity is in the
+// future are always kept; an empty policy removes nothing.
+//
+// A plan is computed by reading only; running it changes exactly the
+// sessions the plan removes, each under its lock, so a dry run prints what
+// the real run then does. A session that some process opened between the
+// plan and its turn is skipped and named.
+
+// Retention actions.
+const (
+	ActionTrim   = "trim"
+	ActionForget = "forget"
+)
+
+// Retention group_by values.
+const (
+	GroupByDirectory = "directory"
+	GroupByNone      = "none"
+)
+
+// RetentionOptions say what a trim or a forget works on.
+type RetentionOptions struct {
+	Action  string           // ActionTrim or ActionForget
+	Policy  retention.Policy // used when Sessions is empty
+	GroupBy string           // GroupByDirectory (the default) or GroupByNone
+	// Sessions, when set, are removed whatever the policy: ids (Resolve
+	// first). A pinned one is refused; one that is open is skipped.
+	Sessions []string
+	Location *time.Location // period boundaries; nil is time.Local
+	// Progress, when set, is told how many removals are done of how many.
+	Progress func(done, total int)
+}
+
+// RetentionPlan is what a trim or a forget does, group by group.
+type RetentionPlan struct {
+	Action string
+	Groups []RetentionGroup
+	// Skipped names the sessions a run found open when their turn came
+	// (filled in by RunRetention; a plan has none).
+	Skipped []RetentionEntry
+}
+
+// RetentionGroup is one group's decisions: Directory is the workspace's
+// path, "" when group_by is "none".
+type RetentionGroup struct {
+	Directory string
+	Keep      []RetentionEntry
+	Remove    []RetentionEntry
+}
+
+// RetentionEntry is one session in a plan.
+type RetentionEntry struct {
+	Session   string
+	Directory string
+	Title     string
+	Activity  time.Time
+	Reasons   []string // why it is kept; empty for a removal
+	Bytes     int64    // for a trim's removal: the artifact bytes it drops
+	key       string   // its workspace key
+}
+
+// Removals counts the sessions the plan removes.
+func (p *RetentionPlan) Removals() int {
+	n := 0
+	for _, g := range p.Groups {
+		n += len(g.Remove)
+	}
+	return n
+}
+
+// retentionCandidate is a session as a plan reads it.
+type retentionCandidate struct {
+	retention.Candidate
+	dir, key, title, tier string
+	w                     *Workspace
+}
+
+// PlanRetention works out what a trim or a forget would do, reading only.
+func (s *Store) PlanRetention(ctx context.Context, opt RetentionOptions) (*RetentionPlan, error) {
+	if opt.Action != ActionTrim && opt.Action != ActionForget {
+		return nil, fmt.Errorf("%w: retention action %q", ErrBadInput, opt.Action)
+	}
+	loc := opt.Location
+	if loc == nil {
+		loc = time.Local
+	}
+	cands, err := s.retentionCandidates(ctx)
+	if err != nil {
+		return nil, err
+	}
+	plan := &RetentionPlan{Action: opt.Action}
+	if len(opt.Sessions) > 0 {
+		return plan, s.planNamed(plan, cands, opt)
+	}
+	groups := map[string][]retentionCandidate{}
+	var order []string
+	for _, c := range cands {
+		g := c.dir
+		if opt.GroupBy == GroupByNone {
+			g = ""
+		}
+		if _, ok := groups[g]; !ok {
+			order = append(order, g)
+		}
+		groups[g] = append(groups[g], c)
+	}
+	slices.Sort(order)
+	now := s.now()
+	for _, g := range order {
+		list := groups[g]
+		byID := map[string]retentionCandidate{}
+		rc := make([]retention.Candidate, len(list))
+		for i, c := range list {
+			rc[i], byID[c.ID] = c.Candidate, c
+		}
+		group := RetentionGroup{Directory: g}
+		for _, d := range retention.Decide(rc, opt.Policy, now, loc) {
+			c := byID[d.ID]
+			e := RetentionEntry{Session: d.ID, Directory: c.dir, Title: c.title, Activity: d.Activity, key: c.key}
+			switch {
+			case d.Keep:
+				e.Reasons = d.Reasons
+				group.Keep = append(group.Keep, e)
+			case opt.Action == ActionTrim && c.tier == "transcript" && !c.w.hasArtifacts(d.ID):
+				// Already trimmed, and nothing ran since: kept as it is.
+				e.Reasons = []string{"transcript"}
+				group.Keep = append(group.Keep, e)
+			default:
+				if opt.Action == ActionTrim {
+					e.Bytes = c.w.artifactBytes(d.ID)
+				}
+				group.Remove = append(group.Remove, e)
+			}
+		}
+		plan.Groups = append(plan.Groups, group)
+	}
+	return plan, nil
+}
+
+// planNamed is the plan for sessions named by id: each is removed unless
+// it is pinned (refused: the whole run does nothing) or open (kept).
+func (s *Store) planNamed(plan *RetentionPlan, cands []retentionCandidate, opt RetentionOptions) error {
+	byID := map[string]retentionCandidate{}
+	for _, c := range cands {
+		byID[c.ID] = c
+	}
+	groups := map[string]*RetentionGroup{}
+	var order []string
+	for _, id := range opt.Sessions {
+		c, ok := byID[id]
+		if !ok {
+			return fmt.Errorf("%w: session %s", ErrNotFound, id)
+		}
+		if c.Flags&retention.Pinned != 0 {
+			return fmt.Errorf("%w: session %s is pinned (cairn storage unpin %s first)", ErrRefused, id, id)
+		}
+		g := groups[c.dir]
+		if g == nil {
+			g = &RetentionGroup{Directory: c.dir}
+			groups[c.dir] = g
+			order = append(order, c.dir)
+		}
+		e := RetentionEntry{Session: id, Directory: c.dir, Title: c.title, Activity: c.Activity, key: c.key}
+		if keep, why := c.Always(); keep {
+			e.Reasons = why
+			g.Keep = append(g.Keep, e)
+			continue
+		}
+		if opt.Action == ActionTrim {
+			e.Bytes = c.w.artifactBytes(id)
+		}
+		g.Remove = append(g.Remove, e)
+	}
+	slices.Sort(order)
+	for _, d := range order {
+		plan.Groups = append(plan.Groups, *groups[d])
+	}
+	return nil
+}
+
+// retentionCandidates lists every session of every workspace the store
+// can list, with its activity and its always-kept flags.
+func (s *Store) retentionCandidates(ctx context.Context) ([]retentionCandidate, error) {
+	wss, _, err := s.Workspaces()
+	if err != nil {
+		return nil, err
+	}
+	future := s.future()
+	var out []retentionCandidate
+	for _, w := range wss {
+		list, _, err := w.List(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range list {
+			act := e.UpdatedAt
+			if e.OpenedAt.After(act) {
+				act = e.OpenedAt
+			}
+			c := retentionCandidate{Candidate: retention.Candidate{ID: e.ID, Activity: act},
+				dir: w.path, key: w.key, title: e.Title, tier: e.Tier, w: w}
+			if e.Pinned {
+				c.Flags |= retention.Pinned
+			}
+			// The lock itself, not the owners hint: the hint is best
+			// effort, and this process's own sessions count too.
+			if e.OwnerPID != 0 || w.lockedNow(e.ID) {
+				c.Flags |= retention.Open
+			}
+			if w.fileRevertPending(e.ID) {
+				c.Flags |= retention.PendingRevert
+			}
+			if act.After(future) || e.CreatedAt.After(future) || w.lastLineAt(e.ID).After(future) {
+				c.Flags |= retention.FutureDated
+			}
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}
+
+// lockedNow reports whether some process (this one included) holds
+// session id's lock, changing nothing.
+func (w *Workspace) lockedNow(id string) bool { return w.s.ownedNow(w.dir, id) }
+
+// fileRevertPending reports whether session id has a file revert an
+// unrevert would undo, or one not settled (PendingRevert, revert_files.go):
+// retention keeps it, records included. A journal that cannot be read
+// counts as pending: nothing is removed on a guess.
+func (w *Workspace) fileRevertPending(id string) bool {
+	pending, err := w.PendingRevert(context.Background(), id)
+	return pending || err != nil
+}
+
+// artifactBytes is what a trim of session id would drop: its change
+// records, its retained tool outputs and its shell history.
+func (w *Workspace) artifactBytes(id string) int64 {
+	fsys := w.s.fsys
+	var n int64
+	for _, name := range []string{changesName(w.dir, id), shellName(w.dir, id)} {
+		if fi, err := fsys.Stat(name); err == nil {
+			n += fi.Size()
+		}
+	}
+	return n + folderBytes(fsys, outputDir(w.dir, id))
+}
+
+// folderBytes is the size of the files in folder dir (not below it).
+func folderBytes(fsys vfs.FS, dir string) int64 {
+	ents, err := fsys.ReadDir(dir)
+	if err != nil {
+		return 0
+	}
+	var n int64
+	for _, e := range ents {
+		if fi, err := e.Info(); err == nil && fi.Mode().IsRegular() {
+			n += fi.Size()
+		}
+	}
+	return n
+}
+
+// lastLineAt is the time of the last line of session id's items journal,
+// read from its tail; zero when it cannot be read. A listing does not
+// count lines dated in the future as activity, so this is how a plan
+// finds a session whose last write is dated ahead of the clock.
+func (w *Workspace) lastLineAt(id string) time.Time {
+	f, err := w.s.fsys.OpenFile(itemsName(w.dir, id), os.O_RDONLY, 0)
+	if err != nil {
+		return time.Time{}
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return time.Time{}
+	}
+	off := max(fi.Size()-4096, 0)
+	buf := make([]byte, fi.Size()-off)
+	n, _ := f.ReadAt(buf, off)
+	lines := bytes.Split(bytes.TrimRight(buf[:n], "\n"), []byte("\n"))
+	var l struct {
+		At Time `json:"at"`
+	}
+	if len(lines) == 0 || json.Unmarshal(lines[len(lines)-1], &l) != nil {
+		return time.Time{}
+	}
+	return l.At.Time
+}

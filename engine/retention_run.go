@@ -1,0 +1,70 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+// RunRetention runs a trim or a forget: it works out the plan as
+// PlanRetention does, then removes each session of it under the session's
+// lock. A session that some process opened (or someone pinned) after the
+// plan was made is skipped and named in the plan's Skipped; nothing else
+// differs from the plan. A forget first finishes any forget or restore
+// that was cut short (settleTrash).
+func (s *Store) RunRetention(ctx context.Context, opt RetentionOptions) (*RetentionPlan, error) {
+	if opt.Action == ActionForget {
+		if err := s.settleTrash(ctx); err != nil {
+			return nil, err
+		}
+	}
+	plan, err := s.PlanRetention(ctx, opt)
+	if err != nil {
+		return nil, err
+	}
+	total, done := plan.Removals(), 0
+	for _, g := range plan.Groups {
+		for _, e := range g.Remove {
+			if err := ctx.Err(); err != nil {
+				return plan, err
+			}
+			err := s.removeOne(ctx, opt.Action, e)
+			if errors.Is(err, errSkipped) {
+				plan.Skipped = append(plan.Skipped, e)
+			} else if err != nil {
+				return plan, err
+			}
+			done++
+			if opt.Progress != nil {
+				opt.Progress(done, total)
+			}
+		}
+	}
+	return plan, nil
+}
+
+// removeOne trims or forgets one session of a plan, under its lock.
+func (s *Store) removeOne(ctx context.Context, action string, e RetentionEntry) error {
+	w := &Workspace{s: s, path: e.Directory, key: e.key, dir: workspaceDir(e.key), made: true}
+	l, err := w.acquire(e.Session)
+	if errors.Is(err, ErrBusy) {
+		return errSkipped
+	}
+	if err != nil {
+		return err
+	}
+	defer w.release(e.Session, l)
+	if rec, err := readRecord(s.fsys, w.dir, e.Session); err == nil && rec.Pinned {
+		return errSkipped
+	}
+	if w.fileRevertPending(e.Session) {
+		return errSkipped
+	}
+	switch action {
+	case ActionTrim:
+		return w.trimSession(ctx, e.Session)
+	case ActionForget:
+		return w.forgetSession(ctx, e.Session)
+	}
+	return fmt.Errorf("%w: retention action %q", ErrBadInput, action)
+}

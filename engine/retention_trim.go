@@ -1,0 +1,193 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"cairn/internal/vfs"
+	"cairn/journal"
+)
+
+// Trim moves a session to the transcript tier. It drops what only file
+// revert, undo and tool_output need: the session's change records (its
+// changes journal is replaced by one line,
+//
+//	{"v":1,"kind":"start","at":T,"why":"trimmed"}
+//
+// so its records reach back no further than the trim: part of the format),
+// its retained tool outputs (outputs/<id>/), and the output tails of its
+// shell history (an "end" line keeps its exit status and gains
+// "trimmed":true; part of the format). Then the items journal gets
+//
+//	{"v":1,"kind":"meta","at":T,"meta":{"tier":"transcript"}}
+//
+// The conversation, drafts, titles, turns and the trail stay: the session
+// resumes, and its old tool calls read from their text. Compaction
+// archives are read from the conversation itself (compact.go), so they
+// stay too. Objects the dropped records named are left in the workspace
+// store: a fork's copy of the records may name them, and prune removes
+// those nothing names once they are old (retention_prune.go).
+//
+// Every step is idempotent and the tier line comes last, so a trim cut
+// short leaves a full session that the next trim finishes. A transcript
+// session that gets a new item is full again (state.go) for its new work.
+
+// trimSession trims session id, whose lock the caller holds.
+func (w *Workspace) trimSession(ctx context.Context, id string) error {
+	now := mkTime(w.s.Now())
+	if err := w.trimChanges(id, now); err != nil {
+		return err
+	}
+	if err := w.trimShell(id); err != nil {
+		return err
+	}
+	for _, dir := range sessionFolders() {
+		if err := removeTree(ctx, w.s.fsys, dirOf(w.dir, dir, id)); err != nil {
+			return fmt.Errorf("engine: trim %s: %w", id, err)
+		}
+	}
+	rec, err := readRecord(w.s.fsys, w.dir, id)
+	if err != nil || rec.Tier != "transcript" {
+		if err := w.appendMeta(id, map[string]any{"tier": "transcript"}, now); err != nil {
+			return err
+		}
+	}
+	return w.rebuildRecord(ctx, id)
+}
+
+// trimChanges replaces session id's changes journal by a start line, unless
+// it holds nothing else already.
+func (w *Workspace) trimChanges(id string, now Time) error {
+	name := changesName(w.dir, id)
+	if !w.hasRecords(id) {
+		return nil
+	}
+	line, _ := json.Marshal(struct {
+		V    int    `json:"v"`
+		Kind string `json:"kind"`
+		At   Time   `json:"at"`
+		Why  string `json:"why"`
+	}{1, "start", now, "trimmed"})
+	if err := vfs.WriteFileAtomic(w.s.fsys, name, append(line, '\n')); err != nil {
+		return fmt.Errorf("engine: trim change records of %s: %w", id, err)
+	}
+	return nil
+}
+
+// hasRecords reports whether session id's changes journal holds anything
+// but start lines (a missing journal holds nothing; one that cannot be
+// read is taken to hold something).
+func (w *Workspace) hasRecords(id string) bool {
+	only := true
+	_, err := journal.Read(w.s.fsys, changesName(w.dir, id), func(b []byte) error {
+		var l struct {
+			Kind string `json:"kind"`
+		}
+		if json.Unmarshal(b, &l) != nil || l.Kind != "start" {
+			only = false
+		}
+		return nil
+	})
+	return !vfs.IsNotExist(err) && (err != nil || !only)
+}
+
+// hasArtifacts reports whether a transcript session holds what a trim
+// drops again: change records or tool outputs written since its trim by
+// work that added no item (a plumbing file tool).
+func (w *Workspace) hasArtifacts(id string) bool {
+	for _, folder := range sessionFolders() {
+		if ents, err := w.s.fsys.ReadDir(dirOf(w.dir, folder, id)); err == nil && len(ents) > 0 {
+			return true
+		}
+	}
+	return w.hasRecords(id)
+}
+
+// trimShell drops the output tails of session id's shell history.
+func (w *Workspace) trimShell(id string) error {
+	name := shellName(w.dir, id)
+	var out bytes.Buffer
+	changed := false
+	_, err := journal.Read(w.s.fsys, name, func(b []byte) error {
+		var m map[string]json.RawMessage
+		if json.Unmarshal(b, &m) == nil && string(m["kind"]) == `"end"` && (m["stdout"] != nil || m["stderr"] != nil) {
+			for _, k := range []string{"stdout", "stderr", "stdout_cut", "stderr_cut"} {
+				delete(m, k)
+			}
+			m["trimmed"] = json.RawMessage("true")
+			b, _ = json.Marshal(m)
+			changed = true
+		}
+		out.Write(b)
+		out.WriteByte('\n')
+		return nil
+	})
+	if vfs.IsNotExist(err) || (err == nil && !changed) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("engine: trim shell history of %s: %w", id, err)
+	}
+	if err := vfs.WriteFileAtomic(w.s.fsys, name, out.Bytes()); err != nil {
+		return fmt.Errorf("engine: trim shell history of %s: %w", id, err)
+	}
+	return nil
+}
+
+// appendMeta appends a meta line to session id's items journal and syncs
+// it; the caller holds the session's lock.
+func (w *Workspace) appendMeta(id string, meta map[string]any, now Time) error {
+	m, _ := json.Marshal(meta)
+	jw, _, err := journal.OpenWriter(w.s.fsys, itemsName(w.dir, id), journal.Options{Sync: journal.SyncManual, Now: w.s.now})
+	if err != nil {
+		return fmt.Errorf("engine: session %s: %w", id, err)
+	}
+	err = jw.Append(&itemLine{V: 1, Kind: kindMeta, Meta: m, At: &now})
+	if err == nil {
+		err = jw.Sync()
+	}
+	if cerr := jw.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("engine: session %s: %w", id, err)
+	}
+	return nil
+}
+
+// trimmed reports whether session id's record says it was trimmed (its
+// tier is transcript): for the messages of what a trim took.
+func (w *Workspace) trimmed(id string) bool {
+	rec, err := readRecord(w.s.fsys, w.dir, id)
+	return err == nil && rec.Tier == "transcript"
+}
+
+// SetPinned pins or unpins session id: a pinned session is kept by every
+// retention policy and refused by trim and forget. It takes the session's
+// lock (a *BusyError while another process has it open).
+func (w *Workspace) SetPinned(ctx context.Context, id string, pinned bool) error {
+	if !validSessionID(id) {
+		return fmt.Errorf("%w: %q is not a session id", ErrBadInput, id)
+	}
+	if _, err := w.s.fsys.Stat(itemsName(w.dir, id)); err != nil {
+		return fmt.Errorf("%w: session %s", ErrNotFound, id)
+	}
+	l, err := w.acquire(id)
+	if err != nil {
+		return err
+	}
+	defer w.release(id, l)
+	if rec, err := readRecord(w.s.fsys, w.dir, id); err == nil && rec.Pinned == pinned {
+		return nil
+	}
+	if err := w.appendMeta(id, map[string]any{"pinned": pinned}, mkTime(w.s.Now())); err != nil {
+		return err
+	}
+	return w.rebuildRecord(ctx, id)
+}
+
+// errSkipped says a session's turn came while it was open or pinned.
+var errSkipped = errors.New("skipped")
