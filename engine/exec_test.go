@@ -212,3 +212,22 @@ func TestExecHoldsWorkspaceCallLock(t *testing.T) {
 		t.Fatalf("f.txt after the revert: %v", err)
 	}
 }
+
+// A session's first shell line writes a "first" start line; a file revert
+// to a prompt before it still reaches the file tools' changes and the
+// line's record after that prompt: nothing before a first record went
+// unrecorded.
+func TestFileRevertAcrossFirstRecord(t *testing.T) {
+	e := newSnapEnv(t, "")
+	s := e.ws.Create(SessionOptions{})
+	defer s.Close()
+	p := must(s.Append(e.ctx, Item{Type: User, Text: "change things"}))(t)
+	must(s.ToolWrite(e.ctx, "a.txt", []byte("a\n")))(t)
+	must(s.Exec(e.ctx, "echo c > c.txt", ExecOptions{}))(t)
+	must(s.Revert(e.ctx, p.ID, RevertFiles))(t)
+	for _, f := range []string{"a.txt", "c.txt"} {
+		if _, err := os.Stat(filepath.Join(e.dir, f)); !os.IsNotExist(err) {
+			t.Fatalf("%s after the revert: %v", f, err)
+		}
+	}
+}

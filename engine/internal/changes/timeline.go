@@ -268,7 +268,10 @@ func (tl *Timeline) Apply(b []byte) error {
 			}
 		}
 	case KindStart:
-		if l.Why != "fork" { // a fork starts where its parent does
+		// A fork starts where its parent does; a session's first record
+		// ("first") follows nothing unrecorded: every file-tool change
+		// before it has its change line, so neither moves the start.
+		if l.Why != "fork" && l.Why != "first" {
 			tl.Start = l.At
 		}
 	case KindOff:
