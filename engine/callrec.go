@@ -131,14 +131,14 @@ func (s *Session) recordCall(ctx context.Context, tool, call string, sc CallScop
 		}
 		return nil, fmt.Errorf("engine: the %s call cannot be recorded (%w); nothing was run", tool, err)
 	}
-	lines := append(s.recordMarks(true), cl)
-	if err := s.appendChanges(lines...); err != nil {
+	marks := s.recordMarks(true)
+	if err := s.appendChanges(append(marks, cl)...); err != nil {
 		if r := refusal(err); r != nil {
 			return rc, s.runUnrecorded(ctx, cl, rc, r, fn)
 		}
 		return nil, fmt.Errorf("engine: the %s call cannot be recorded (%w); nothing was run", tool, err)
 	}
-	s.snaps.recs.Mark = changes.KindStart
+	s.wroteMarks(marks)
 	s.snaps.recs.Open = append(s.snaps.recs.Open, cl)
 
 	runErr := fn(ctx)
@@ -202,16 +202,12 @@ func (s *Session) runUnrecorded(ctx context.Context, cl changes.CallLine, rc *Ca
 func (s *Session) closeCall(cl changes.CallLine, why string, rc *CallRecord) {
 	on := why != changes.WhyDisabled
 	l := changes.UnrecordedLine{V: 1, Kind: changes.KindUnrecorded, ID: cl.ID, At: mkTime(s.ws.s.Now()), Tool: cl.Tool, Call: cl.Call, Why: why}
-	lines := append(s.recordMarks(on), l)
-	if err := s.appendChanges(lines...); err != nil {
+	marks := s.recordMarks(on)
+	if err := s.appendChanges(append(marks, l)...); err != nil {
 		s.notice(fmt.Sprintf("a %s call without a record could not be noted: %v", cl.Tool, err))
 		return
 	}
-	if on {
-		s.snaps.recs.Mark = changes.KindStart
-	} else {
-		s.snaps.recs.Mark = changes.KindOff
-	}
+	s.wroteMarks(marks)
 	s.snaps.recs.Closed(l.ID)
 	if rc != nil {
 		rc.Unrecorded = why
@@ -219,13 +215,18 @@ func (s *Session) closeCall(cl changes.CallLine, why string, rc *CallRecord) {
 }
 
 // recordMarks is the start or off line a call writes before its own
-// lines: off when recording is off and the newest mark is not off; start
+// lines: off when recording is off, the newest mark is not off and the
+// session holds a record (a change line or a record line); start
 // when it is on and the newest mark is not start ("first" when the session
 // has none, "enabled" after an off line).
 func (s *Session) recordMarks(on bool) []any {
 	mark := s.snaps.recs.Mark
 	now := mkTime(s.ws.s.Now())
 	switch {
+	case !on && mark != changes.KindOff && s.snaps.Seq == 0 && s.snaps.recs.Seq == 0:
+		// No record yet: nothing a revert could reach back to, and the
+		// first record writes a start line.
+		return nil
 	case !on && mark != changes.KindOff:
 		return []any{changes.MarkLine{V: 1, Kind: changes.KindOff, At: now}}
 	case on && mark == "":
@@ -234,6 +235,42 @@ func (s *Session) recordMarks(on bool) []any {
 		return []any{changes.MarkLine{V: 1, Kind: changes.KindStart, At: now, Why: "enabled"}}
 	}
 	return nil
+}
+
+// fileToolMarks writes, for a file-tool call about to run (under
+// snaps.mu), the off line when change recording is off and the start line
+// when it comes back on, as recordCall does for other calls: a file revert
+// cannot reach back across a time recording was off, whichever calls ran
+// in it. A session that never had recording off writes none (its records
+// reach back to its first change line). Lazy and best effort: the lines
+// ride with the change line's sync, or Close's.
+func (s *Session) fileToolMarks() {
+	cfg, err := s.config()
+	if err != nil {
+		return
+	}
+	on := cfg.Storage.RecordingEnabled && !s.opts.NoSnapshots
+	mark := s.snaps.recs.Mark
+	if on && mark != changes.KindOff {
+		return
+	}
+	lines := s.recordMarks(on)
+	if len(lines) == 0 || s.snapReady() != nil {
+		return
+	}
+	if err := s.appendChangesLazy(lines...); err != nil {
+		return
+	}
+	s.wroteMarks(lines)
+}
+
+// wroteMarks folds the start or off lines just written.
+func (s *Session) wroteMarks(lines []any) {
+	for _, l := range lines {
+		if m, ok := l.(changes.MarkLine); ok {
+			s.snaps.recs.Mark = m.Kind
+		}
+	}
 }
 
 // tellOnce shows msg once per session for reason why (under snaps.mu).

@@ -346,25 +346,39 @@ func TestExecStateFolderInWorkspace(t *testing.T) {
 // where the session's records start.
 func TestExecRecordingOffAndOn(t *testing.T) {
 	e := newSnapEnv(t, "")
-	s := e.ws.Create(SessionOptions{NoSnapshots: true})
-	a := e.exec(s, "rm -f x")
-	if a.Unrecorded != changes.WhyDisabled {
+	reopen := func(s *Session, opts SessionOptions) *Session {
+		t.Helper()
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+		return must(e.ws.Open(e.ctx, s.ID(), opts))(t)
+	}
+	s := e.session()
+	must(s.Append(e.ctx, Item{Type: User, Text: "hi"}))(t)
+	e.put("w", "1")
+	e.exec(s, "rm w")
+	s = reopen(s, SessionOptions{NoSnapshots: true})
+	if a := e.exec(s, "rm -f x"); a.Unrecorded != changes.WhyDisabled {
 		t.Fatalf("%+v", a)
 	}
 	e.exec(s, "rm -f y")
-	must(s.Append(e.ctx, Item{Type: User, Text: "hi"}))(t)
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
-	s = must(e.ws.Open(e.ctx, s.ID(), SessionOptions{}))(t)
+	s = reopen(s, SessionOptions{})
 	defer s.Close()
 	e.put("x", "1")
 	e.exec(s, "rm x")
-	if k := e.recKinds(s); k != "off,unrecorded,unrecorded,start,call,record" {
+	if k := e.recKinds(s); k != "start,call,record,off,unrecorded,unrecorded,start,call,record" {
 		t.Fatalf("record lines %s", k)
 	}
 	if l := e.lines(s); !slices.ContainsFunc(l, func(m map[string]any) bool { return m["kind"] == "start" && m["why"] == "enabled" }) {
 		t.Fatalf("no start line why enabled: %v", l)
+	}
+	// A session with no record yet writes no off line: nothing to reach
+	// back to.
+	s4 := e.ws.Create(SessionOptions{NoSnapshots: true})
+	defer s4.Close()
+	e.exec(s4, "rm -f q")
+	if k := e.recKinds(s4); k != "unrecorded" {
+		t.Fatalf("record lines %s", k)
 	}
 	// Off by config.
 	e2 := newSnapEnv(t, `{"storage":{"snapshots":{"enabled":false}}}`)
@@ -492,5 +506,30 @@ func TestRecordCallOfOtherTool(t *testing.T) {
 	}
 	if _, err := s.RecordCall(e.ctx, "bad tool name", ToolOptions{}, nil); !errors.Is(err, ErrBadInput) {
 		t.Fatalf("bad name: %v", err)
+	}
+}
+
+// TestFileToolsMarkRecordingOff: a file tool run with recording off
+// writes the off line too, and one run when it is back on the start line,
+// so a file revert cannot reach back across the time it was off.
+func TestFileToolsMarkRecordingOff(t *testing.T) {
+	e := newSnapEnv(t, "")
+	s := e.session()
+	must(s.ToolWrite(e.ctx, "a.txt", []byte("a")))(t)
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s = must(e.ws.Open(e.ctx, s.ID(), SessionOptions{NoSnapshots: true}))(t)
+	must(s.ToolWrite(e.ctx, "a.txt", []byte("b")))(t)
+	must(s.ToolWrite(e.ctx, "a.txt", []byte("c")))(t)
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s = must(e.ws.Open(e.ctx, s.ID(), SessionOptions{}))(t)
+	defer s.Close()
+	must(s.ToolWrite(e.ctx, "a.txt", []byte("d")))(t)
+	must(s.ToolWrite(e.ctx, "a.txt", []byte("e")))(t)
+	if k := e.kinds(s); k != "change,close,off,close,start,change,change" {
+		t.Fatalf("lines %s", k)
 	}
 }
