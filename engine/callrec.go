@@ -89,7 +89,7 @@ func refusal(err error) *errRefusedRecord {
 // tools, undo and redo wait, and Close waits for it. fn gets the context
 // to run with; its error is returned after the record is made (a call
 // that ran is recorded whatever it returned). fn that fails before it
-// changes anything should return an error wrapping errNotRun.
+// changes anything returns a *notRun.
 func (s *Session) recordCall(ctx context.Context, tool, call string, sc CallScope, fn func(context.Context) error) (*CallRecord, error) {
 	s.busy.RLock()
 	defer s.busy.RUnlock()
@@ -147,7 +147,8 @@ func (s *Session) recordCall(ctx context.Context, tool, call string, sc CallScop
 	// even when ctx was cancelled.
 	actx := context.WithoutCancel(ctx)
 	files, err := cap.after(actx)
-	if errors.Is(runErr, errNotRun) {
+	var nr *notRun
+	if errors.As(runErr, &nr) {
 		files, err = nil, nil // it changed nothing: the record only closes the call
 	}
 	if r := refusal(err); r != nil {
@@ -183,9 +184,12 @@ func (s *Session) recordCall(ctx context.Context, tool, call string, sc CallScop
 	return rc, runErr
 }
 
-// errNotRun is returned (wrapped) by a call's function that failed before
-// it could change anything.
-var errNotRun = errors.New("not run")
+// notRun is the error of a call's function that failed before it could
+// change anything (errors.As finds it).
+type notRun struct{ err error }
+
+func (e *notRun) Error() string { return e.err.Error() }
+func (e *notRun) Unwrap() error { return e.err }
 
 // runUnrecorded runs fn without a record the store refused: the unrecorded
 // line first (best effort: a full disk may refuse it too), the reason shown

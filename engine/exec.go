@@ -87,7 +87,7 @@ func (s *Session) Exec(ctx context.Context, line string, opts ExecOptions) (*Exe
 	rc, err := s.recordCall(ctx, "exec", call, sc, func(ctx context.Context) error {
 		run, err := s.ShellStart(ctx, line)
 		if err != nil {
-			return fmt.Errorf("%w: %w", errNotRun, err)
+			return &notRun{err}
 		}
 		ans.Run = run.ID()
 		out = s.runShell(ctx, line, opts)
@@ -109,8 +109,9 @@ func (s *Session) Exec(ctx context.Context, line string, opts ExecOptions) (*Exe
 			ans.Snapshot = &id
 		}
 	}
-	if errors.Is(err, errNotRun) {
-		return nil, errors.Unwrap(err)
+	var nr *notRun
+	if errors.As(err, &nr) {
+		return nil, nr.err
 	}
 	if err != nil && ans.Run == "" {
 		return nil, err

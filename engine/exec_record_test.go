@@ -533,3 +533,23 @@ func TestFileToolsMarkRecordingOff(t *testing.T) {
 		t.Fatalf("lines %s", k)
 	}
 }
+
+// TestExecShellHistoryFailureBlocks: a line whose shell-history start
+// cannot be written does not run; its call line is closed by an empty
+// record (it changed nothing), so no call is left open.
+func TestExecShellHistoryFailureBlocks(t *testing.T) {
+	e, state := faultyEnv(t)
+	s := e.session()
+	e.exec(s, ":")
+	state.Inject(vfs.Rule{Op: vfs.OpWrite, Path: "workspaces/*/sessions/*.shell.jsonl", Err: syscall.EIO})
+	_, err := s.Exec(e.ctx, "x=1; echo $x > a.txt", ExecOptions{})
+	if err == nil || !strings.Contains(err.Error(), "shell") {
+		t.Fatalf("err %v", err)
+	}
+	state.Reset()
+	e.want("a.txt", "<absent>")
+	ls := e.recLines(s)
+	if l := ls[len(ls)-1]; l.Kind != changes.KindRecord || len(l.Files) != 0 || ls[len(ls)-2].Kind != changes.KindCall {
+		t.Fatalf("lines %s", e.recKinds(s))
+	}
+}
