@@ -156,7 +156,9 @@
 // (outputs/<session>/<output id>.zst, outputs.go), shell history
 // (<id>.shell.jsonl, shell.go), the usage ledger (usage.jsonl, usage.go),
 // prompt history (history.jsonl, history.go), config.json (config.go), and
-// ownership hints (owners/<id>, owner.go). The HTTP API's gateway.token and
+// ownership hints (owners/<id>, owner.go), the records the workspace
+// store's budget dropped from other sessions (drops.jsonl,
+// callrec_budget.go). The HTTP API's gateway.token and
 // credentials.json are package httpapi's.
 //
 // Temp files, in the state folder and beside the user's files alike, are
@@ -263,8 +265,9 @@
 // goroutine holding one may take only those below it.
 //
 //  1. Session.busy (RWMutex): shared by a file tool, Session.Change (while
-//     its function runs), undo, redo and restore-to; exclusive by Close, so
-//     Close waits for them and none starts after it.
+//     its function runs), a recorded call (recordCall: Exec, RecordCall,
+//     while the call runs), undo, redo and restore-to; exclusive by Close,
+//     so Close waits for them and none starts after it.
 //  2. Session.snaps.mu, the undo stack: held by the same calls, so the
 //     file changes of one session take turns; and by the fold on Open.
 //  3. Session.mu: the conversation state and the session's own journals
