@@ -1,6 +1,10 @@
 package scope
 
-import "strings"
+import (
+	"slices"
+	"sort"
+	"strings"
+)
 
 // Op is what happened to a path between two walks.
 type Op int
@@ -42,8 +46,41 @@ type Change struct {
 // when only the executable bit does. A folder appears only when created or
 // deleted: its own stat data changes with its entries, listed themselves.
 func Diff(before, after *Tree) []Change {
-	var out []Change
-	b, a := before.Entries, after.Entries
+	if before == after {
+		return nil
+	}
+	if after.base == before {
+		// A rescan of before: only its changed paths can differ.
+		var out []Change
+		for _, p := range after.changed {
+			out = diffEntries(out, one(before, p), one(after, p))
+			out = diffEntries(out, under1(before, p), under1(after, p))
+		}
+		slices.SortFunc(out, func(x, y Change) int { return strings.Compare(x.Path, y.Path) })
+		return out
+	}
+	return diffEntries(nil, before.Entries, after.Entries)
+}
+
+// one is the entry of path p in t, as a slice of zero or one.
+func one(t *Tree, p string) []Entry {
+	if i, ok := find(t, p); ok {
+		return t.Entries[i : i+1]
+	}
+	return nil
+}
+
+// under1 is the entries strictly under path p in t: every "p/..." sorts
+// together, from "p/" up to "p0" ('0' is the byte after '/').
+func under1(t *Tree, p string) []Entry {
+	e := t.Entries
+	lo := sort.Search(len(e), func(i int) bool { return e[i].Path >= p+"/" })
+	hi := sort.Search(len(e), func(i int) bool { return e[i].Path >= p+"0" })
+	return e[lo:hi]
+}
+
+// diffEntries appends the changes from sorted b to sorted a.
+func diffEntries(out []Change, b, a []Entry) []Change {
 	i, j := 0, 0
 	for i < len(b) || j < len(a) {
 		var c int

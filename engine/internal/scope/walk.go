@@ -85,6 +85,10 @@ type Tree struct {
 	// Files and Bytes count the regular files and links, and their sizes.
 	Files int
 	Bytes int64
+	// base and changed, set by Rescan: the tree is base but at and under
+	// the changed paths, so Diff(base, t) looks there only.
+	base    *Tree
+	changed []string
 }
 
 // LimitError says a walk passed one of its limits.

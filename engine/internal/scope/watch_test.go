@@ -91,6 +91,10 @@ func TestWatcherRescanEqualsWalk(t *testing.T) {
 		}
 		want := mustWalk(t, root, Options{})
 		sameTree(t, s.name+" (dirty "+joinPaths(d)+")", got, want)
+		// Diff of a rescan looks at the dirty paths only: the same answer.
+		if fast, full := Diff(prev, got), Diff(prev, want); !sameChanges(fast, full) {
+			t.Fatalf("%s: Diff of the rescan %v, of the full walk %v", s.name, fast, full)
+		}
 		prev = got
 	}
 
@@ -111,6 +115,12 @@ func TestWatcherRescanEqualsWalk(t *testing.T) {
 		t.Fatal(err)
 	}
 	sameTree(t, "folder no longer ignored", got, mustWalk(t, root, Options{}))
+}
+
+func sameChanges(a, b []Change) bool {
+	return slices.EqualFunc(a, b, func(x, y Change) bool {
+		return x.Path == y.Path && x.Op == y.Op && (x.After == nil) == (y.After == nil) && (x.Before == nil) == (y.Before == nil)
+	})
 }
 
 func joinPaths(p []string) string {
