@@ -160,9 +160,24 @@ func (c *callCapture) after(ctx context.Context) ([]changes.FileChange, error) {
 		if before == nil && after == nil {
 			continue // a folder made or removed: its files say it
 		}
+		if before != nil && before.OID != "" && !c.stored(before.OID) {
+			// The cache took its hash from an earlier walk whose object
+			// is gone since (a prune): named, but not restorable.
+			before = &fstate.State{Skipped: fstate.SkipMissing, Size: before.Size}
+		}
 		out = append(out, changes.FileChange{Path: ch.Path, Before: before, After: after})
 	}
 	return out, nil
+}
+
+// stored reports whether object oid is in the store.
+func (c *callCapture) stored(oid string) bool {
+	id, err := objects.ParseID(oid)
+	if err != nil {
+		return false
+	}
+	ok, err := c.objs.Has(id)
+	return ok && err == nil
 }
 
 // entryState is the F of a walked entry: stored (before) or by its hash

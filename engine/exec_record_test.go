@@ -12,7 +12,10 @@ import (
 	"time"
 
 	"cairn/engine/internal/changes"
+	"cairn/engine/internal/fstate"
+	"cairn/engine/internal/scope"
 	"cairn/internal/vfs"
+	"cairn/objects"
 )
 
 // execIn runs line in s, failing the test on error.
@@ -551,5 +554,22 @@ func TestExecShellHistoryFailureBlocks(t *testing.T) {
 	ls := e.recLines(s)
 	if l := ls[len(ls)-1]; l.Kind != changes.KindRecord || len(l.Files) != 0 || ls[len(ls)-2].Kind != changes.KindCall {
 		t.Fatalf("lines %s", e.recKinds(s))
+	}
+}
+
+// TestExecBeforeObjectGone: a file whose content before a walk vouches
+// for (its stat cache), but whose object is gone since (a prune), is
+// named with its content before skipped, never as a missing object.
+func TestExecBeforeObjectGone(t *testing.T) {
+	e := newSnapEnv(t, "")
+	s := e.session()
+	e.put("a.txt", "now")
+	cfg := must(s.config())(t)
+	c := &callCapture{s: s, sc: CallScope{Kind: ScopeWorkspace}, cfg: cfg.Storage, objs: s.snapObjects()}
+	gone := objects.Sum([]byte("never stored"))
+	c.tree = &scope.Tree{Entries: []scope.Entry{{Path: "a.txt", Mode: 0o644, Size: 12, Hash: gone}}, Files: 1, Bytes: 12}
+	files := must(c.after(e.ctx))(t)
+	if len(files) != 1 || files[0].Path != "a.txt" || files[0].Before == nil || files[0].Before.Skipped != fstate.SkipMissing {
+		t.Fatalf("files %+v", files)
 	}
 }
