@@ -146,10 +146,10 @@ func (s *Session) recordCall(ctx context.Context, tool, call string, sc CallScop
 	// The call ran (or may have): its record is made whatever it returned,
 	// even when ctx was cancelled.
 	actx := context.WithoutCancel(ctx)
-	files, err := cap.after(actx)
+	var files []changes.FileChange
 	var nr *notRun
-	if errors.As(runErr, &nr) {
-		files, err = nil, nil // it changed nothing: the record only closes the call
+	if !errors.As(runErr, &nr) { // else it changed nothing: the record only closes the call
+		files, err = cap.after(actx)
 	}
 	if r := refusal(err); r != nil {
 		// Over a limit after the call, or the store full: refused.
