@@ -573,3 +573,28 @@ func TestExecBeforeObjectGone(t *testing.T) {
 		t.Fatalf("files %+v", files)
 	}
 }
+
+// TestExecStatCacheKeptBetweenProcesses: the stat cache is saved when the
+// session closes and loaded by the next process's first record, whose
+// record still names each content before by a stored object.
+func TestExecStatCacheKeptBetweenProcesses(t *testing.T) {
+	e := newSnapEnv(t, "")
+	s := e.session()
+	e.put("a.txt", "first")
+	e.exec(s, ":")
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(e.ws.Folder(), statCacheFile)); err != nil {
+		t.Fatalf("no stat cache saved: %v", err)
+	}
+	st2 := must(Open(e.store.home))(t)
+	defer st2.Close()
+	ws2 := must(st2.Workspace(e.dir))(t)
+	s2 := ws2.Create(SessionOptions{})
+	defer s2.Close()
+	must(s2.Exec(e.ctx, "x=1; echo $x > a.txt", ExecOptions{}))(t)
+	if f := fileOf(t, e.lastRecord(s2), "a.txt"); e.content(f.Before) != "first" {
+		t.Fatalf("a.txt %+v", f)
+	}
+}
