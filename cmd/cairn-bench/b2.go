@@ -25,8 +25,18 @@ package main
 //   - record with the watcher: Dirty + Rescan before and after, Diff,
 //     against the same shadow repository. Goal: at most 10 ms.
 //
-// The peak Go heap of the warm walks is reported for each tree. git must be
-// on PATH: its anchors are the point of the case.
+// The peak Go heap of the walks is reported for each tree. git must be on
+// PATH: its anchors are the point of the case.
+//
+// Last measured (2 cores shared with other work, load average about 24,
+// medians of 7 rounds): generated 50,001 files, warm walk 913 ms against
+// git status 1,190 ms (0.77), record 2,757 ms against the shadow
+// repository's 2,515 ms (1.10), with the watcher 14.8 ms (0.006); GOROOT/src
+// 11,478 files, warm walk 264 ms against 239 ms (1.10), record 697 ms
+// against 699 ms (1.00), with the watcher 6.5 ms (0.009); peak heap 63 MB
+// and 25 MB. Without the watcher a record walks the whole tree twice, as
+// the shadow repository stats it twice, so only the watcher reaches the
+// 10x goal; the walk itself is about git status's cost.
 
 import (
 	"context"

@@ -17,7 +17,12 @@ import (
 // like the rest of the package it is not safe for concurrent use by
 // several walks.
 type Cache struct {
-	entries map[string]cacheEntry
+	entries map[string]*cacheEntry
+	// gen counts the walks that taught the cache: a walk marks each entry
+	// it finds unchanged with its own gen (through the pointer, so no map
+	// write while folders are read in parallel), and after a whole walk
+	// the entries it did not mark are gone from the tree.
+	gen uint32
 }
 
 // cacheEntry is what the cache knows of one regular file.
@@ -30,6 +35,7 @@ type cacheEntry struct {
 	// it may hide a change made in the same clock tick as the read.
 	stamp int64
 	hash  objects.ID
+	gen   uint32
 }
 
 // racyMargin widens the racy window for filesystem clocks that are coarse
@@ -38,53 +44,54 @@ type cacheEntry struct {
 const racyMargin = 2 * time.Second
 
 // NewCache is an empty cache.
-func NewCache() *Cache { return &Cache{entries: map[string]cacheEntry{}} }
+func NewCache() *Cache { return &Cache{entries: map[string]*cacheEntry{}} }
 
 // Len is how many files the cache holds.
 func (c *Cache) Len() int { return len(c.entries) }
 
 // lookup is the hash of e when the cache holds its stat data unchanged and
-// not racy.
-func (c *Cache) lookup(e *Entry) (objects.ID, bool) {
-	ce, ok := c.entries[e.Path]
-	if !ok || ce.size != e.Size || ce.mtime != e.MtimeNS || ce.ctime != e.CtimeNS || ce.ino != e.Ino ||
+// not racy; a hit is marked as seen by the walk of generation gen. Walks of several goroutines may
+// look up at once (each path once): nothing writes the map meanwhile.
+func (c *Cache) lookup(e *Entry, gen uint32) (objects.ID, bool) {
+	ce := c.entries[e.Path]
+	if ce == nil || ce.size != e.Size || ce.mtime != e.MtimeNS || ce.ctime != e.CtimeNS || ce.ino != e.Ino ||
 		ce.mode != uint32(e.Mode) || ce.mtime >= ce.stamp || ce.ctime >= ce.stamp {
 		return objects.ID{}, false
 	}
+	// Not racy under its stamp: it keeps it (a later stamp would say the
+	// same; an earlier one, from a clock set back, could make it racy).
+	ce.gen = gen
 	return ce.hash, true
 }
 
-// learn makes the cache hold the regular files of t, from a walk that
-// started at start. Each gets that walk's stamp: the walk read it, or
-// found its stat data unchanged and not racy under an older stamp, so not
-// racy under this one either.
-func (c *Cache) learn(t *Tree, start time.Time) {
-	stamp := start.Add(-racyMargin).UnixNano()
-	next := make(map[string]cacheEntry, t.Files)
-	for i := range t.Entries {
-		e := &t.Entries[i]
-		if !e.Mode.IsRegular() || e.Skipped != "" {
-			continue
-		}
-		next[e.Path] = cacheEntry{size: e.Size, mtime: e.MtimeNS, ctime: e.CtimeNS, ino: e.Ino, mode: uint32(e.Mode), stamp: stamp, hash: e.Hash}
-	}
-	c.entries = next
-}
+// stampOf is the racy stamp of a walk that started at start.
+func stampOf(start time.Time) int64 { return start.Add(-racyMargin).UnixNano() }
 
-// learnPaths is learn for a partial walk (WalkPaths, Rescan): it drops
-// the paths removed says, then holds the paths of t, leaving the rest.
-func (c *Cache) learnPaths(t *Tree, start time.Time, removed func(yield func(string) bool)) {
-	stamp := start.Add(-racyMargin).UnixNano()
-	for p := range removed {
-		delete(c.entries, p)
-	}
-	for i := range t.Entries {
-		e := &t.Entries[i]
-		if !e.Mode.IsRegular() || e.Skipped != "" {
-			continue
+// learn ends a walk of generation gen (c.gen+1, taken when it started):
+// the entries it hashed (read) join the cache, and, after a whole walk
+// (whole), the ones it neither found nor read leave it; after a partial
+// one, the paths removed yields leave it unless the walk found them.
+func (c *Cache) learn(gen uint32, stamp int64, read []Entry, whole bool, removed func(yield func(string) bool)) {
+	if removed != nil {
+		for p := range removed {
+			if ce := c.entries[p]; ce != nil && ce.gen != gen {
+				delete(c.entries, p)
+			}
 		}
-		c.entries[e.Path] = cacheEntry{size: e.Size, mtime: e.MtimeNS, ctime: e.CtimeNS, ino: e.Ino, mode: uint32(e.Mode), stamp: stamp, hash: e.Hash}
 	}
+	for i := range read {
+		e := &read[i]
+		c.entries[e.Path] = &cacheEntry{size: e.Size, mtime: e.MtimeNS, ctime: e.CtimeNS, ino: e.Ino, mode: uint32(e.Mode),
+			stamp: stamp, hash: e.Hash, gen: gen}
+	}
+	if whole {
+		for p, ce := range c.entries {
+			if ce.gen != gen {
+				delete(c.entries, p)
+			}
+		}
+	}
+	c.gen = gen
 }
 
 // The cache file (part of the format): derived data, rebuilt by the next
@@ -136,7 +143,7 @@ func decodeCache(data []byte) (*Cache, error) {
 	if err != nil || n > uint64(len(body)) {
 		return nil, errCorrupt
 	}
-	c := &Cache{entries: make(map[string]cacheEntry, n)}
+	c := &Cache{entries: make(map[string]*cacheEntry, n)}
 	for range n {
 		l, err := binary.ReadUvarint(r)
 		if err != nil || l > uint64(r.Len()) {
@@ -158,7 +165,7 @@ func decodeCache(data []byte) (*Cache, error) {
 			return nil, errCorrupt
 		}
 		ce.mode = uint32(mode)
-		c.entries[string(p)] = ce
+		c.entries[string(p)] = &ce
 	}
 	if r.Len() != 0 {
 		return nil, errCorrupt

@@ -1,6 +1,7 @@
 package scope
 
 import (
+	"context"
 	"crypto/sha256"
 	"io"
 	"os"
@@ -145,7 +146,7 @@ func TestCacheCorruptOrMissingIsEmpty(t *testing.T) {
 		t.Fatal("missing cache not empty")
 	}
 	c := NewCache()
-	c.entries["a"] = cacheEntry{size: 1, hash: objects.ID{2}}
+	c.entries["a"] = &cacheEntry{size: 1, hash: objects.ID{2}}
 	if err := c.Save(disk, "c"); err != nil {
 		t.Fatal(err)
 	}
@@ -165,5 +166,36 @@ func TestCacheCorruptOrMissingIsEmpty(t *testing.T) {
 	vfs.WriteFileAtomic(disk, "c", good)
 	if c := LoadCache(disk, "c"); c.Len() != 1 || c.entries["a"].hash != (objects.ID{2}) {
 		t.Fatal("good cache not loaded")
+	}
+}
+
+// A whole walk forgets the files gone from the tree; a rescan forgets the
+// removed paths but keeps the ones it found again unchanged.
+func TestCacheForgetsGoneFiles(t *testing.T) {
+	root := t.TempDir()
+	writeFile(t, root, "a", "a")
+	writeFile(t, root, "d/b", "b")
+	writeFile(t, root, "d/c", "c")
+	ageAll(t, root)
+	cache := NewCache()
+	prev := mustWalk(t, root, Options{Cache: cache})
+	stampLater(cache, time.Hour)
+	os.Remove(filepath.Join(root, "d/b"))
+	got, err := Rescan(context.Background(), root, prev, []string{"d"}, Options{Cache: cache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := cache.entries["d/b"]; ok || cache.Len() != 2 || len(got.Entries) != 3 {
+		t.Fatalf("after a rescan the cache holds %d entries (d/b: %v)", cache.Len(), ok)
+	}
+	ch := &countingHash{}
+	mustWalk(t, root, Options{Cache: cache, Hash: ch.hash})
+	if r := ch.take(); len(r) != 0 {
+		t.Fatalf("files found unchanged by the rescan read again: %v", r)
+	}
+	os.Remove(filepath.Join(root, "a"))
+	mustWalk(t, root, Options{Cache: cache})
+	if _, ok := cache.entries["a"]; ok || cache.Len() != 1 {
+		t.Fatalf("after a whole walk the cache holds %d entries", cache.Len())
 	}
 }

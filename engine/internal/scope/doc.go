@@ -61,6 +61,9 @@
 //     files (vfs.IsTemp), and everything inside the state folder
 //     (Options.StateDir). A workspace that contains the state folder is not
 //     walked at all by a recorder: ContainsStateFolder says so.
+//   - a folder that cannot be opened (no permission) is listed, but not
+//     what it holds. A root reached through a link is walked as the folder
+//     it leads to.
 //   - limits (Options): MaxFiles and MaxBytes over every covered file,
 //     changed or not, end the walk with a *LimitError (Limit is the
 //     record's "why": "max_files", "max_bytes"); a file over MaxFileBytes

@@ -119,7 +119,7 @@ func Walk(ctx context.Context, root string, opts Options) (*Tree, error) {
 	w.spawn("", st, nil, false)
 	t, err := w.finish()
 	if err == nil && opts.Cache != nil {
-		opts.Cache.learn(t, w.start)
+		opts.Cache.learn(w.gen, w.stamp, w.read, true, nil)
 	}
 	return t, err
 }
@@ -147,6 +147,12 @@ type walker struct {
 	noHash bool
 	onDir  func(rel string) bool
 
+	// gen and stamp of this walk for the cache; read: the files it
+	// hashed, for the cache to learn.
+	gen   uint32
+	stamp int64
+	read  []Entry
+
 	mu      sync.Mutex
 	entries []Entry            // single entries (WalkPaths, Rescan)
 	outs    map[string]*dirOut // by folder
@@ -170,9 +176,17 @@ func newWalker(ctx context.Context, root string, opts Options) (*walker, error) 
 	if !filepath.IsAbs(root) {
 		return nil, fmt.Errorf("scope: walk root %q is not absolute", root)
 	}
+	root = filepath.Clean(root)
+	if r, err := filepath.EvalSymlinks(root); err == nil {
+		root = r // a workspace reached through a link: walk the folder itself
+	}
 	ctx, cancel := context.WithCancel(ctx)
-	w := &walker{ctx: ctx, cancel: cancel, root: filepath.Clean(root), opts: opts, start: time.Now(),
+	w := &walker{ctx: ctx, cancel: cancel, root: root, opts: opts, start: time.Now(),
 		sem: make(chan struct{}, walkWorkers()), outs: map[string]*dirOut{}}
+	w.stamp = stampOf(w.start)
+	if opts.Cache != nil {
+		w.gen = opts.Cache.gen + 1
+	}
 	var st unix.Stat_t
 	if err := unix.Stat(w.root, &st); err != nil {
 		cancel()
@@ -229,9 +243,17 @@ func (w *walker) finish() (*Tree, error) {
 		// A whole walk: put the folders' sorted batches in path order.
 		entries = w.flatten("", make([]Entry, 0, w.count))
 	} else {
-		entries = w.entries
+		for i := range w.entries {
+			if !w.nested(&w.entries[i]) {
+				entries = append(entries, w.entries[i])
+			}
+		}
 		for _, o := range w.outs {
-			entries = append(entries, o.entries...)
+			for i := range o.entries {
+				if !w.nested(&o.entries[i]) {
+					entries = append(entries, o.entries[i])
+				}
+			}
 		}
 		slices.SortFunc(entries, func(a, b Entry) int { return strings.Compare(a.Path, b.Path) })
 	}
@@ -290,6 +312,9 @@ func (w *walker) dir(rel string, st unix.Stat_t, stack []*ignoreFile, skipIgnore
 		if err == unix.ENOENT || err == unix.ENOTDIR || err == unix.ELOOP {
 			return // gone or replaced while walked
 		}
+		if err == unix.EACCES || err == unix.EPERM {
+			return // unreadable: listed, what it holds cannot be covered
+		}
 		w.fail(&fs.PathError{Op: "open", Path: w.abs(rel), Err: err})
 		return
 	}
@@ -305,7 +330,12 @@ func (w *walker) dir(rel string, st unix.Stat_t, stack []*ignoreFile, skipIgnore
 		return
 	}
 	if rel != "" && slices.Contains(names, ".git") {
-		return // a nested repository (the caller removes its entry)
+		// A nested repository: its own entry, listed by its parent, goes
+		// too (finish leaves it out).
+		w.mu.Lock()
+		w.outs[rel] = &dirOut{nested: true}
+		w.mu.Unlock()
+		return
 	}
 	if !skipIgnore && slices.Contains(names, ".gitignore") {
 		stack = loadIgnore(fd, rel, stack)
@@ -371,28 +401,11 @@ func (w *walker) dir(rel string, st unix.Stat_t, stack []*ignoreFile, skipIgnore
 		}
 		batch = append(batch, e)
 	}
-	// Nested repositories leave out their own entry: look for .git in
-	// each subfolder first (one fstatat).
-	nested := map[int]bool{}
 	var dirs []sub
 	var subNames []string
 	for _, s := range subs {
-		var gst unix.Stat_t
-		if unix.Fstatat(fd, path.Base(s.rel)+"/.git", &gst, unix.AT_SYMLINK_NOFOLLOW) == nil {
-			nested[s.at] = true
-			continue
-		}
 		dirs = append(dirs, s)
 		subNames = append(subNames, path.Base(s.rel))
-	}
-	if len(nested) > 0 {
-		keep := batch[:0]
-		for i := range batch {
-			if !nested[i] {
-				keep = append(keep, batch[i])
-			}
-		}
-		batch = keep
 	}
 	if !w.addDir(rel, batch, subNames, files, bytes) {
 		return
@@ -416,8 +429,19 @@ func (w *walker) addDir(rel string, batch []Entry, subs []string, files int, byt
 
 // dirOut is what the walk found in one folder.
 type dirOut struct {
+	nested  bool     // a nested repository: left out, its own entry too
 	entries []Entry  // sorted by name
 	subs    []string // base names of the subfolders entered, by name + "/"
+}
+
+// nested reports whether e is a folder the walk found to be a nested
+// repository (after finish's wait: no lock needed).
+func (w *walker) nested(e *Entry) bool {
+	if !e.IsDir() {
+		return false
+	}
+	o := w.outs[e.Path]
+	return o != nil && o.nested
 }
 
 // flatten appends the entries of folder rel and of the folders under it
@@ -439,7 +463,9 @@ func (w *walker) flatten(rel string, out []Entry) []Entry {
 			out = w.flatten(join(rel, o.subs[j]), out)
 			j++
 		}
-		out = append(out, o.entries[i])
+		if !w.nested(&o.entries[i]) {
+			out = append(out, o.entries[i])
+		}
 	}
 	for ; j < len(o.subs); j++ {
 		out = w.flatten(join(rel, o.subs[j]), out)
@@ -492,7 +518,7 @@ func (w *walker) hash(dirfd int, name string, e *Entry, st *unix.Stat_t) error {
 		return nil
 	}
 	if c := w.opts.Cache; c != nil {
-		if h, ok := c.lookup(e); ok {
+		if h, ok := c.lookup(e, w.gen); ok {
 			e.Hash = h
 			return nil
 		}
@@ -512,16 +538,21 @@ func (w *walker) hash(dirfd int, name string, e *Entry, st *unix.Stat_t) error {
 		e.Skipped = "unreadable" // replaced while walked
 		return nil
 	}
-	h, err := w.read(e.Path, f)
+	h, err := w.readFile(e.Path, f)
 	if err != nil {
 		return &fs.PathError{Op: "read", Path: w.abs(e.Path), Err: err}
 	}
 	e.Hash = h
+	if w.opts.Cache != nil {
+		w.mu.Lock()
+		w.read = append(w.read, *e)
+		w.mu.Unlock()
+	}
 	return nil
 }
 
-// read hashes r, through Options.Hash when set.
-func (w *walker) read(rel string, r io.Reader) (objects.ID, error) {
+// readFile hashes r, through Options.Hash when set.
+func (w *walker) readFile(rel string, r io.Reader) (objects.ID, error) {
 	if w.opts.Hash != nil {
 		return w.opts.Hash(rel, r)
 	}
@@ -597,7 +628,7 @@ func WalkPaths(ctx context.Context, root string, paths []string, opts Options) (
 	}
 	t.Entries = slices.CompactFunc(t.Entries, func(a, b Entry) bool { return a.Path == b.Path })
 	if opts.Cache != nil {
-		opts.Cache.learnPaths(t, w.start, func(yield func(string) bool) {
+		opts.Cache.learn(w.gen, w.stamp, w.read, false, func(yield func(string) bool) {
 			for p := range opts.Cache.entries {
 				if under(p, paths) && !yield(p) {
 					return

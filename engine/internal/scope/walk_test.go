@@ -240,3 +240,15 @@ func TestWalkPathsLimits(t *testing.T) {
 		t.Fatalf("rm -r big/ over max_bytes: %v", err)
 	}
 }
+
+// A workspace reached through a link is walked as its folder.
+func TestWalkRootThroughLink(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "real/a", "a")
+	if err := os.Symlink("real", filepath.Join(dir, "ws")); err != nil {
+		t.Fatal(err)
+	}
+	if got := paths(mustWalk(t, filepath.Join(dir, "ws"), Options{})); !slices.Equal(got, []string{"a"}) {
+		t.Fatalf("walk through a linked root = %v", got)
+	}
+}

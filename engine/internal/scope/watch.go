@@ -68,7 +68,11 @@ func watch(ctx context.Context, root string, opts Options, add func(string) erro
 		fw.Close()
 		return nil, err
 	}
-	w := &Watcher{root: filepath.Clean(root), opts: opts, fw: fw, fence: fence, done: make(chan struct{}),
+	root = filepath.Clean(root)
+	if r, err := filepath.EvalSymlinks(root); err == nil {
+		root = r // as the walk does
+	}
+	w := &Watcher{root: root, opts: opts, fw: fw, fence: fence, done: make(chan struct{}),
 		dirty: map[string]bool{}, full: true, watched: map[string]bool{}, fences: map[string]chan struct{}{}}
 	w.add = fw.Add
 	if add != nil {
@@ -220,18 +224,22 @@ func (w *Watcher) event(ev fsnotify.Event) {
 	} else {
 		w.dirty[rel] = true
 	}
+	var drop []string
 	if ev.Has(fsnotify.Rename) || ev.Has(fsnotify.Remove) {
 		// Watches under a folder moved away report under the old names.
 		for p := range w.watched {
 			if p == rel || strings.HasPrefix(p, rel+"/") {
 				delete(w.watched, p)
 				if p != rel || ev.Has(fsnotify.Rename) {
-					w.fw.Remove(w.abs(p))
+					drop = append(drop, p)
 				}
 			}
 		}
 	}
 	w.mu.Unlock()
+	for _, p := range drop {
+		w.fw.Remove(w.abs(p)) // gone already (ErrNonExistentWatch) is fine
+	}
 	if ev.Has(fsnotify.Create) {
 		var st unix.Stat_t
 		if unix.Lstat(ev.Name, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR {
