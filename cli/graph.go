@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"strconv"
 
 	"cairn/cli/display"
@@ -43,14 +45,15 @@ func (c *ForkCmd) Run(g *Globals) error {
 	return nil
 }
 
-// RevertCmd moves a session's head back.
+// RevertCmd moves a session's head back, or reverts its recorded file
+// changes (previewed unless --apply).
 type RevertCmd struct {
 	Session      string `arg:"" help:"Session (id, prefix or title)."`
 	To           string `name:"to" required:"" placeholder:"ITEM" help:"Item to revert to (an id, or N for the Nth item of the head path): a user prompt lands before it, other items are kept."`
 	Conversation bool   `name:"conversation" help:"Move the conversation head only (the default)."`
-	Files        bool   `name:"files" help:"Revert the recorded file changes only."`
-	Both         bool   `name:"both" help:"Revert the conversation and the files."`
-	Apply        bool   `name:"apply" help:"Run the revert rather than preview it."`
+	Files        bool   `name:"files" help:"Revert the recorded file changes only (a preview unless --apply)."`
+	Both         bool   `name:"both" help:"Revert the files, then the conversation (a preview unless --apply)."`
+	Apply        bool   `name:"apply" help:"Run a --files or --both revert rather than preview it."`
 }
 
 func (c *RevertCmd) Run(g *Globals) error {
@@ -63,6 +66,9 @@ func (c *RevertCmd) Run(g *Globals) error {
 	case c.Both:
 		mode = engine.RevertBoth
 	}
+	if c.Apply && mode == engine.RevertConversation {
+		return usageErrorf("--apply runs a --files or --both revert; a conversation revert is never previewed")
+	}
 	_, s, err := g.openSession(c.Session)
 	if err != nil {
 		return err
@@ -72,28 +78,86 @@ func (c *RevertCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
-	res, err := s.Revert(g.ctx, to, mode)
+	var res *engine.RevertResult
+	if mode != engine.RevertConversation && !c.Apply {
+		res, err = s.PreviewRevert(g.ctx, to, mode)
+	} else {
+		res, err = s.Revert(g.ctx, to, mode)
+	}
 	if err != nil {
-		return err
+		return g.revertRefused(err)
 	}
 	if err := s.Close(); err != nil {
 		return err
 	}
-	return g.printRevert(res)
+	return g.printRevert(res, "reverted")
 }
 
-func (g *Globals) printRevert(res *engine.RevertResult) error {
+// revertRefused answers a file revert or unrevert refused over conflicts:
+// with --json the answer, conflicts listed, on stdout; exit 3 either way
+// (the error names each conflict by kind and path).
+func (g *Globals) revertRefused(err error) error {
+	var ce *engine.RevertConflictError
+	if !errors.As(err, &ce) || !g.JSON {
+		return err
+	}
+	g.printJSON(struct {
+		OK    bool               `json:"ok"`
+		Code  string             `json:"code"`
+		Error string             `json:"error"`
+		Files *engine.FileRevert `json:"files"`
+	}{false, "conflict", err.Error(), ce.Files})
+	return &exitError{code: ExitRefused, word: "conflict", err: err, quiet: true}
+}
+
+// printRevert prints what a revert or unrevert (verb: "reverted", "put
+// back") did, or a preview would do.
+func (g *Globals) printRevert(res *engine.RevertResult, verb string) error {
 	if g.JSON {
 		return g.printJSON(res)
 	}
-	fmt.Fprintf(g.stdout, "head %s (was %s)\n", orNone(res.Head), orNone(res.From))
+	if f := res.Files; f != nil {
+		printFileRevert(g.stdout, f, verb, res.Preview)
+	}
+	if res.Preview {
+		fmt.Fprintln(g.stdout, "nothing was changed: run it again with --apply")
+	}
+	switch {
+	case res.Preview && res.Head != res.From:
+		fmt.Fprintf(g.stdout, "would move the head to %s (now %s)\n", orNone(res.Head), orNone(res.From))
+	case res.Preview:
+	case res.Head != res.From || res.Files == nil:
+		fmt.Fprintf(g.stdout, "head %s (was %s)\n", orNone(res.Head), orNone(res.From))
+	}
 	if d := draftText(res.Draft, res.DraftUnavailable); d != "" {
 		fmt.Fprintf(g.stdout, "prompt to edit: %s\n", d)
 	}
 	return nil
 }
 
-// UnrevertCmd puts the head back.
+// printFileRevert prints the file half of a revert or unrevert: the counts,
+// then each file with what it does (or would do).
+func printFileRevert(w io.Writer, f *engine.FileRevert, verb string, preview bool) {
+	if preview {
+		verb = "would revert"
+	}
+	fmt.Fprintf(w, "%s %s", verb, plural(len(f.Files), "file", "files"))
+	if f.Create+f.Replace+f.Delete > 0 || preview {
+		fmt.Fprintf(w, ": create %d, replace %d, delete %d", f.Create, f.Replace, f.Delete)
+	}
+	if f.UnrecordedCalls > 0 {
+		fmt.Fprintf(w, "; %s ran without a record and keep their changes", plural(f.UnrecordedCalls, "call", "calls"))
+	}
+	fmt.Fprintln(w)
+	for _, x := range f.Files {
+		fmt.Fprintf(w, "  %-9s %s\n", x.Action, display.Line(x.Path))
+	}
+	for _, x := range f.Left {
+		fmt.Fprintf(w, "  not written %s (%s)\n", display.Line(x.Path), x.Reason)
+	}
+}
+
+// UnrevertCmd puts the files and the head back.
 type UnrevertCmd struct {
 	Session string `arg:"" help:"Session (id, prefix or title)."`
 }
@@ -106,12 +170,12 @@ func (c *UnrevertCmd) Run(g *Globals) error {
 	defer s.Close()
 	res, err := s.Unrevert(g.ctx)
 	if err != nil {
-		return err
+		return g.revertRefused(err)
 	}
 	if err := s.Close(); err != nil {
 		return err
 	}
-	return g.printRevert(res)
+	return g.printRevert(res, "put back")
 }
 
 // CompactCmd compacts a session's older stretch.

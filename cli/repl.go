@@ -37,7 +37,10 @@ type repl struct {
 	// pendingName is a /rename given before the session held anything: it
 	// is applied with the first prompt, so a name alone writes nothing.
 	pendingName string
-	live        *httpapi.Live // the HTTP API of this session (--listen), nil when not served
+	// revertPreview is the /revert line of files or both last previewed:
+	// the same line again runs it; any other revert or an unrevert drops it.
+	revertPreview string
+	live          *httpapi.Live // the HTTP API of this session (--listen), nil when not served
 
 	ed    *term.Editor
 	lines *bufio.Reader
@@ -61,10 +64,14 @@ const helpText = `Type a prompt and press Enter. Commands:
                  the edit and rm file tools (shell-style quoting)
   :exec LINE     run a shell line (sh -c, in the workspace), recording what it changes for file revert
   !LINE          run a shell line of your own: kept in the shell history, given no change record
+  :patch [FILE]  apply a patch (git diff, or *** Begin Patch) from FILE, or from the lines
+                 that follow up to a line holding only "."; /undo undoes all of it
   /fork [ITEM]   fork this session (at the head, or an item id or number) and switch to the fork
   /revert ITEM [conversation|files|both]
-                 move the head back: a prompt lands before it and comes back for editing
-  /unrevert      undo the reverts since the last new work
+                 move the head back: a prompt lands before it and comes back for editing;
+                 files (or both) reverts the recorded file changes after ITEM: the first
+                 such line previews, the same line again runs it
+  /unrevert      undo the reverts since the last new work (files, then the head)
   /compact       replace the older conversation by a summary in the request view
   /help          show this help
   /exit          leave (Ctrl-D too)
@@ -312,7 +319,7 @@ func (r *repl) readLine() (string, error) {
 }
 
 // commandList names every command, for a line that names none.
-const commandList = "/rename /clear /new /history /undo /redo /snapshots /fork /revert /unrevert /compact /help /exit, :write :edit :rm :exec, !LINE"
+const commandList = "/rename /clear /new /history /undo /redo /snapshots /fork /revert /unrevert /compact /help /exit, :write :edit :rm :exec :patch, !LINE"
 
 // handle runs one line; it reports whether the REPL should end. A blank
 // line records nothing; "//text" is the prompt "/text"; a "/" or ":" line

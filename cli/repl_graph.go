@@ -46,17 +46,40 @@ func (r *repl) graphCommand(name, arg string) {
 		if len(fields) == 2 {
 			mode = engine.RevertMode(fields[1])
 		}
+		line := "/revert " + at + " " + string(mode)
+		previewed := r.revertPreview == line
+		r.revertPreview = ""
+		if (mode == engine.RevertFiles || mode == engine.RevertBoth) && !previewed {
+			// The first files or both revert only previews.
+			res, err := r.sess.PreviewRevert(ctx, at, mode)
+			if err != nil {
+				fmt.Fprintln(r.out, "cairn:", userError(err))
+				return
+			}
+			printFileRevert(r.out, res.Files, "", true)
+			fmt.Fprintf(r.out, "Repeat /revert %s to run it.\n", arg)
+			r.revertPreview = line
+			return
+		}
 		res, err := r.sess.Revert(ctx, at, mode)
 		if err != nil {
 			fmt.Fprintln(r.out, "cairn:", userError(err))
 			return
 		}
+		if res.Files != nil {
+			printFileRevert(r.out, res.Files, "Reverted", false)
+		}
 		fmt.Fprintf(r.out, "Reverted: %s on the head path now.\n", plural(len(r.sess.Transcript()), "item", "items"))
 		r.offerDraft(res.Draft, res.DraftUnavailable)
 	case "/unrevert":
-		if _, err := r.sess.Unrevert(ctx); err != nil {
+		r.revertPreview = ""
+		res, err := r.sess.Unrevert(ctx)
+		if err != nil {
 			fmt.Fprintln(r.out, "cairn:", userError(err))
 			return
+		}
+		if res.Files != nil {
+			printFileRevert(r.out, res.Files, "Put back", false)
 		}
 		fmt.Fprintf(r.out, "Unreverted: %s on the head path.\n", plural(len(r.sess.Transcript()), "item", "items"))
 	case "/compact":

@@ -10,7 +10,7 @@ import (
 	"cairn/engine"
 )
 
-// ToolCmd is `cairn tool [--session S] write|edit|rm`: the file tools, each
+// ToolCmd is `cairn tool [--session S] write|edit|rm|patch`: the file tools, each
 // one snapshotted (seed 001).
 type ToolCmd struct {
 	Session string       `name:"session" placeholder:"S" help:"Session the change belongs to (default: the most recently written one, or a new one)."`
@@ -19,6 +19,7 @@ type ToolCmd struct {
 	Edit    ToolEditCmd  `cmd:"" help:"Replace the one occurrence of OLD in PATH by NEW."`
 	Rm      ToolRmCmd    `cmd:"" help:"Delete the file PATH."`
 	Exec    ToolExecCmd  `cmd:"" help:"Run a shell line (sh -c) in the workspace, recording what it changes for file revert."`
+	Patch   ToolPatchCmd `cmd:"" help:"Apply a patch (a git diff or a \"*** Begin Patch\" envelope) read from FILE or stdin: every file it names, or none."`
 }
 
 // ToolWriteCmd is `cairn tool write PATH`.

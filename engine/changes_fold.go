@@ -26,9 +26,9 @@ type snapStack struct {
 	recs changes.Records
 
 	wmu sync.Mutex // guards w, owed, cancels and closed (Close must not wait for mu)
-	// owed is a change whose abort line could not be written: the next
-	// line written goes after that abort.
-	owed string
+	// owed is the changes whose abort lines could not be written, oldest
+	// first: the next line written goes after those aborts, in order.
+	owed []string
 	// cancels is the cancellations of undo and redo steps that changed no
 	// file, not written yet: they go before any other line (changes_cancel.go).
 	cancels []any

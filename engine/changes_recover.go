@@ -36,7 +36,7 @@ func (s *Session) loadChanges(ctx context.Context) error {
 		}
 	}
 	s.ws.sweepToolTemps(files)
-	if s.ws.unmade(ctx, st) {
+	if s.ws.unmade(ctx, st) || s.undoPartlyMade(ctx, st) {
 		// Best effort: a change left in the stack undoes to what the
 		// file already holds, and the next open tries again.
 		if err := s.appendChanges(changes.EventLine{V: 1, Kind: changes.KindAbort, ID: st.Pending.Rec.ID, At: mkTime(s.ws.s.Now())}); err == nil {
@@ -48,6 +48,7 @@ func (s *Session) loadChanges(ctx context.Context) error {
 		s.finishRestore(ctx, e)
 	}
 	s.closeInterrupted() // calls a stopped owner left open (callrec.go)
+	s.settleReverts(ctx) // revert_unrevert.go
 	return nil
 }
 

@@ -146,18 +146,22 @@ func (s *Store) fsckJournal(r *FsckReport, name string, bad, note reporter, name
 	line := 0
 	var stack *snapStack // a changes journal's lines must fold
 	var recs *changes.Records
+	var reverts *revertFsck
 	if strings.HasSuffix(name, ".changes.jsonl") {
-		stack, recs = &snapStack{}, &changes.Records{}
+		stack, recs, reverts = &snapStack{}, &changes.Records{}, &revertFsck{}
 	}
 	var skipped []string // why the stack skipped the good line at[i]
 	var at []int
 	st, err := journal.Read(s.fsys, name, func(b []byte) error {
 		line++
 		if stack != nil {
+			why := reverts.check(b)
 			if err := stack.Apply(b); err != nil {
 				skipped, at = append(skipped, err.Error()), append(at, line)
 			} else if err := recs.Apply(b); err != nil {
 				skipped, at = append(skipped, err.Error()), append(at, line)
+			} else if why != "" {
+				skipped, at = append(skipped, "file revert line: "+why), append(at, line)
 			}
 		}
 		if named == nil {

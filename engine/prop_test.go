@@ -197,12 +197,16 @@ func propRun(t *testing.T, dir string, seed uint64, nops int, verbose bool) {
 	sopts := SessionOptions{Notice: func(m string) { notices = append(notices, m) }}
 	s := ws.Create(sopts)
 	defer func() { s.Close() }()
-	must(s.Append(ctx, Item{Type: User, Text: "go"}))(t)
+	first := must(s.Append(ctx, Item{Type: User, Text: "go"}))(t)
 	if err := s.EndTurn(ctx, Turn{}); err != nil {
 		t.Fatal(err)
 	}
 	id := s.ID()
 	tainted := ""
+	// The model of file revert: the files as each prompt found them, and
+	// those before the first revert since the last op that may have been
+	// new work (nil: none, or not known).
+	rv := &propReverts{prompts: []Item{first}, at: map[string]propState{first.ID: initial}}
 	var trace []string
 	logf := func(format string, a ...any) {
 		line := fmt.Sprintf(format, a...)
@@ -260,10 +264,14 @@ func propRun(t *testing.T, dir string, seed uint64, nops int, verbose bool) {
 		var res *RestoreResult
 		var opErr error
 		var op string
-		switch k := r.IntN(12); {
+		switch k := r.IntN(15); {
 		case k < 9:
 			op, ans, res, opErr = propFileOp(ctx, r, s, f, k)
+			rv.base = nil
+		case k >= 12:
+			op, opErr = rv.op(ctx, r, s, k, before)
 		case k < 10:
+			rv.base = nil
 			l := must(s.Snapshots(ctx))(t)
 			var ids []string
 			for _, sn := range l.Snapshots {
@@ -309,23 +317,44 @@ func propRun(t *testing.T, dir string, seed uint64, nops int, verbose bool) {
 		if isTool && opErr != nil && after.String() != before.String() {
 			fail("op %d: failed %s changed the files: %s -> %s", i, op, before, after)
 		}
-		if isTool && opErr == nil && (ans.Snapshot == nil || len(ans.Skipped) > 0) && tainted == "" {
-			tainted = fmt.Sprintf("op %d (%s) made no snapshot", i, op)
+		// A file changed with no record, or a step that left files, blinds
+		// the model of file revert too: the records no longer tell every
+		// change (a revert then keeps what no record names).
+		if isTool && opErr == nil && (ans.Snapshot == nil || len(ans.Skipped) > 0) {
+			rv.blind = true
+			if tainted == "" {
+				tainted = fmt.Sprintf("op %d (%s) made no snapshot", i, op)
+			}
 		}
 		if res != nil {
 			for _, step := range res.Steps {
-				if len(step.Skipped) > 0 && tainted == "" {
-					tainted = fmt.Sprintf("op %d (%s) skipped files", i, op)
+				if len(step.Skipped) > 0 {
+					rv.blind = true
+					if tainted == "" {
+						tainted = fmt.Sprintf("op %d (%s) skipped files", i, op)
+					}
 				}
 			}
 		}
-		if (op == "undo" || op == "redo" || strings.HasPrefix(op, "restore ")) && opErr != nil && after.String() != before.String() && tainted == "" {
-			tainted = fmt.Sprintf("op %d (%s) failed after changing files", i, op)
+		if msg := rv.check(op, opErr, before, after); msg != "" {
+			fail("op %d (%s): %s", i, op, msg)
+		}
+		if rv.reverting(op) && after.String() != before.String() && tainted == "" {
+			// A file revert changes files outside the undo stack, as a
+			// hand edit does: undoing everything no longer reaches the
+			// initial files.
+			tainted = fmt.Sprintf("op %d (%s) changed files", i, op)
+		}
+		if (restoringOp(op) || rv.reverting(op)) && opErr != nil && after.String() != before.String() {
+			rv.blind = true
+			if tainted == "" {
+				tainted = fmt.Sprintf("op %d (%s) failed after changing files", i, op)
+			}
 		}
 		// Every undo, redo and restore-to puts files back through the one
 		// applier: one plan per step it took, and none without a plan.
 		restoring := op == "undo" || op == "redo" || strings.HasPrefix(op, "restore ")
-		if n := s.apply.Runs() - runs; op != "reopen" && (restoring && res != nil && n != int64(len(res.Steps)) || !restoring && n != 0) {
+		if n := s.apply.Runs() - runs; op != "reopen" && !rv.reverting(op) && (restoring && res != nil && n != int64(len(res.Steps)) || !restoring && n != 0) {
 			fail("op %d (%s): the applier ran %d plans for %d steps", i, op, n, len(stepsOf(res)))
 		}
 		if restoring && after.String() != before.String() && s.apply.Runs() == runs {
@@ -591,4 +620,84 @@ func propCrash(t *testing.T, dir string, seed uint64, verbose bool) {
 	if rep := must(st.Fsck(ctx))(t); len(rep.Problems) != 0 {
 		fail("fsck after undoing everything: %+v", rep.Problems)
 	}
+}
+
+// propReverts is the property test's model of file revert: the files as
+// each prompt found them (a revert to a prompt gives them back, whatever
+// came after: tools, undo, redo, restore-to, reverts and unreverts), and
+// the files before the first revert of the stack an unrevert undoes.
+type propReverts struct {
+	prompts []Item
+	at      map[string]propState
+	base    *propState
+	blind   bool   // files changed with no record: outcomes are not checked
+	want    string // what the op just run should leave ("" for anything)
+	wantOp  string
+}
+
+// op runs a prompt (k 12), a files revert to a random prompt (13) or an
+// unrevert (14).
+func (m *propReverts) op(ctx context.Context, r *rand.Rand, s *Session, k int, before propState) (string, error) {
+	m.want, m.wantOp = "", ""
+	switch k {
+	case 12:
+		it, err := s.Append(ctx, Item{Type: User, Text: "next"})
+		if err == nil {
+			m.prompts = append(m.prompts, it)
+			m.at[it.ID] = before
+		}
+		return "prompt", err
+	case 13:
+		n := r.IntN(len(m.prompts))
+		p := m.prompts[n]
+		op := fmt.Sprintf("revert files to prompt %d", n)
+		res, err := s.Revert(ctx, p.ID, RevertFiles)
+		if m.base == nil {
+			m.base = &before
+		}
+		switch {
+		case err == nil && len(res.Files.Left) > 0:
+			m.blind = true // unfinished: files it could not write keep theirs
+		case err == nil:
+			m.want, m.wantOp = m.at[p.ID].String(), op
+		}
+		return op, err
+	default:
+		res, err := s.Unrevert(ctx)
+		switch {
+		case err == nil && res.Files != nil && len(res.Files.Left) > 0:
+			m.blind = true
+		case err == nil && res.Files != nil && m.base != nil:
+			m.want, m.wantOp = m.base.String(), "unrevert"
+		}
+		if err == nil || !errors.Is(err, ErrRefused) {
+			m.base = nil
+		}
+		return "unrevert", err
+	}
+}
+
+func (m *propReverts) reverting(op string) bool {
+	return op == "unrevert" || strings.HasPrefix(op, "revert files")
+}
+
+// check says what is wrong with the files after op ("" when nothing): a
+// revert that went through gives the files as its prompt found them, an
+// unrevert those before the stack, and a refused one changes nothing.
+func (m *propReverts) check(op string, err error, before, after propState) string {
+	switch {
+	case !m.reverting(op):
+		return ""
+	case err != nil && errors.Is(err, ErrRefused) && after.String() != before.String():
+		return fmt.Sprintf("refused (%v), yet the files changed: %s -> %s", err, before, after)
+	case err == nil && m.wantOp == op && !m.blind && after.String() != m.want:
+		return fmt.Sprintf("files %s, want %s", after, m.want)
+	case err == nil && m.wantOp == op && !m.blind:
+		propKnown["checked "+strings.Fields(op)[0]]++
+	}
+	return ""
+}
+
+func restoringOp(op string) bool {
+	return op == "undo" || op == "redo" || strings.HasPrefix(op, "restore ")
 }

@@ -32,14 +32,21 @@ type RevertResult struct {
 	// DraftUnavailable is set when that prompt's text could not be read
 	// back; Draft is empty then.
 	DraftUnavailable *Unavailable `json:"draft_unavailable,omitempty"`
+	// Preview: nothing was changed; Head is where the head would go.
+	Preview bool `json:"preview,omitempty"`
+	// Files is the file half of a files or both revert, or of an unrevert
+	// that put files back (revert_files.go).
+	Files *FileRevert `json:"files,omitempty"`
 }
 
-// Revert moves the head to the boundary of item at.
+// Revert moves the head to the boundary of item at (mode conversation),
+// reverts the files this session's records changed after it (files), or
+// both: the files first, then the head (revert_files.go).
 func (s *Session) Revert(ctx context.Context, at string, mode RevertMode) (*RevertResult, error) {
 	switch mode {
 	case RevertConversation, "":
 	case RevertFiles, RevertBoth:
-		return nil, fmt.Errorf("%w: reverting files is not available in this build; revert the conversation, or undo file edits with /undo", ErrRefused)
+		return s.revertFiles(ctx, at, mode, true)
 	default:
 		return nil, fmt.Errorf("%w: revert mode %q (conversation, files or both)", ErrBadInput, mode)
 	}
@@ -49,6 +56,24 @@ func (s *Session) Revert(ctx context.Context, at string, mode RevertMode) (*Reve
 	if it == nil {
 		return nil, &noItem{at, s.st.id}
 	}
+	return s.revertHeadLocked(ctx, it)
+}
+
+// PreviewRevert says what Revert would do to the files (mode files or
+// both) without changing anything: the files it would create, replace and
+// delete, and the calls after the boundary that ran without a record. A
+// revert that would be refused is refused alike (conflicts as a
+// *RevertConflictError).
+func (s *Session) PreviewRevert(ctx context.Context, at string, mode RevertMode) (*RevertResult, error) {
+	switch mode {
+	case RevertFiles, RevertBoth:
+		return s.revertFiles(ctx, at, mode, false)
+	}
+	return nil, fmt.Errorf("%w: only a files or both revert is previewed (mode %q)", ErrBadInput, mode)
+}
+
+// revertHeadLocked moves the head to the boundary of it. s.mu is held.
+func (s *Session) revertHeadLocked(ctx context.Context, it *Item) (*RevertResult, error) {
 	// The same boundary as a fork's (fork.go): a prompt lands before it, a
 	// completed tool call keeps its result.
 	to, prompt, _ := boundary(s.st, it)
@@ -92,14 +117,30 @@ func (s *Session) Revert(ctx context.Context, at string, mode RevertMode) (*Reve
 	return &RevertResult{Session: s.st.id, Head: to, From: from, Draft: draft, DraftUnavailable: draftGone}, nil
 }
 
-// Unrevert puts the head back where it was before the reverts. It is
-// refused when there is nothing to unrevert or new work has committed a new
-// branch since.
+// Unrevert puts back the files of the file reverts since the last new
+// work (one unrevert undoes them all; a file changed since is a conflict
+// and then nothing is unreverted), then the head where it was before the
+// conversation reverts. It is refused when there is nothing to unrevert,
+// or new work has ended both since.
 func (s *Session) Unrevert(ctx context.Context) (*RevertResult, error) {
+	s.busy.RLock()
+	defer s.busy.RUnlock()
+	if s.isClosed() {
+		return nil, fmt.Errorf("engine: session %s is closed", s.ID())
+	}
+	s.snaps.mu.Lock()
+	defer s.snaps.mu.Unlock()
+	fr, err := s.unrevertFiles(ctx)
+	if err != nil {
+		return nil, err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	back := s.st.revertFrom
 	if back == "" {
+		if fr != nil {
+			return &RevertResult{Session: s.st.id, Head: s.st.head, From: s.st.head, Files: fr}, nil
+		}
 		return nil, fmt.Errorf("%w: nothing to unrevert (no revert, or new work since)", ErrRefused)
 	}
 	from := s.st.head
@@ -120,12 +161,17 @@ func (s *Session) Unrevert(ctx context.Context) (*RevertResult, error) {
 	if err := s.commitLocked(); err != nil {
 		return nil, err
 	}
-	return &RevertResult{Session: s.st.id, Head: back, From: from}, nil
+	return &RevertResult{Session: s.st.id, Head: back, From: from, Files: fr}, nil
 }
 
 // CanUnrevert reports whether Unrevert would do something.
 func (s *Session) CanUnrevert() bool {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.st.revertFrom != ""
+	back := s.st.revertFrom
+	s.mu.Unlock()
+	if back != "" {
+		return true
+	}
+	pending, _ := s.ws.PendingRevert(context.Background(), s.st.id)
+	return pending
 }

@@ -23,12 +23,13 @@ type Session struct {
 	mu sync.Mutex
 	st *state
 
-	lock  vfs.Lock
-	items *journal.Writer
-	audit *journal.Writer
-	snaps snapStack       // the undo stack of file tools (changes*.go)
-	apply changes.Applier // puts files back for undo, redo, restore-to and recovery
-	files fileSyncs       // the file tools' background folder syncs
+	lock    vfs.Lock
+	items   *journal.Writer
+	audit   *journal.Writer
+	snaps   snapStack       // the undo stack of file tools (changes*.go)
+	apply   changes.Applier // puts files back for undo, redo, restore-to and recovery
+	files   fileSyncs       // the file tools' background folder syncs
+	running callCount       // calls running now, holding the workspace call lock (calls_lock.go)
 	// busy is held (shared) by a file tool, a Change or an undo while it
 	// runs, and by Close, so Close waits for them and none starts after
 	// it. The lock order of all the mutexes: doc.go, "Locks".

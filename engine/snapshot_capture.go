@@ -36,6 +36,7 @@ type Change struct {
 	fsys    vfs.FS         // the workspace's files
 	once    sync.Once
 	doneFS  func()
+	endCall func() // gives back the workspace call lock (calls_lock.go)
 }
 
 // Change runs tool's change of the files paths (workspace-relative or
@@ -138,13 +139,19 @@ func (s *Session) beginChange(ctx context.Context, tool string, paths []string) 
 		s.busy.RUnlock()
 		return nil, fmt.Errorf("engine: session %s is closed", s.ID())
 	}
-	fsys, doneFS, err := s.ws.files()
+	endCall, err := s.beginCall(ctx)
 	if err != nil {
 		s.busy.RUnlock()
 		return nil, err
 	}
+	fsys, doneFS, err := s.ws.files()
+	if err != nil {
+		endCall()
+		s.busy.RUnlock()
+		return nil, err
+	}
 	s.snaps.mu.Lock()
-	c := &Change{s: s, tool: tool, call: call, fsys: fsys, doneFS: doneFS, cfg: sc, maxFile: sc.MaxFileBytes}
+	c := &Change{s: s, tool: tool, call: call, fsys: fsys, doneFS: doneFS, endCall: endCall, cfg: sc, maxFile: sc.MaxFileBytes}
 	if err := s.payCancels(); err != nil {
 		c.release()
 		return nil, err
@@ -194,6 +201,7 @@ func (c *Change) release() {
 	c.once.Do(func() {
 		c.doneFS()
 		c.s.snaps.mu.Unlock()
+		c.endCall()
 		c.s.busy.RUnlock()
 	})
 }

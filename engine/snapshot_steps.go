@@ -62,7 +62,7 @@ func (r *restoreRun) undoOne(ctx context.Context, e *changes.Entry, kind string,
 	if ok == 0 && !pass {
 		return step, r.refusal(actionUndo, e, why)
 	}
-	line := changes.UndoLine{V: 1, Kind: kind, ID: e.Rec.ID, At: mkTime(s.ws.s.Now()), Files: make([]changes.KeptFile, len(files))}
+	line := changes.UndoLine{V: 1, Kind: kind, ID: e.Rec.ID, At: mkTime(s.ws.s.Now()), Item: s.newestItem(), Files: make([]changes.KeptFile, len(files))}
 	for k, f := range files {
 		line.Files[k] = changes.KeptFile{Path: f.Path, Kept: kept[k]}
 	}
@@ -144,7 +144,7 @@ func (r *restoreRun) redoOne(ctx context.Context, e *changes.Entry) (RestoreStep
 	if todo == 0 && slices.Contains(failed, true) {
 		return step, r.refusal(actionRedo, e, why)
 	}
-	if err := s.appendChanges(changes.EventLine{V: 1, Kind: changes.KindRedo, ID: e.Rec.ID, At: mkTime(s.ws.s.Now())}); err != nil {
+	if err := s.appendChanges(changes.EventLine{V: 1, Kind: changes.KindRedo, ID: e.Rec.ID, At: mkTime(s.ws.s.Now()), Item: s.newestItem()}); err != nil {
 		// The line may have reached the journal: cancel it with an undo
 		// keeping what the last undo kept (owed, if that cannot be
 		// written either).

@@ -27,6 +27,7 @@ type Mem struct {
 	failAfter int // successful syncs left before failing; -1 when off
 	failing   bool
 	locks     map[*memNode]*memLock
+	shared    map[*memNode]int // holders of each shared lock (shared.go)
 	umask     fs.FileMode
 }
 
@@ -368,7 +369,7 @@ func (m *Mem) Lock(name string) (Lock, error) {
 	if err != nil {
 		return nil, err
 	}
-	if m.locks[f.n] != nil {
+	if m.locks[f.n] != nil || m.shared[f.n] > 0 {
 		f.closed = true
 		return nil, &fs.PathError{Op: "lock", Path: name, Err: ErrLocked}
 	}

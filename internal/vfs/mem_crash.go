@@ -54,6 +54,7 @@ func (m *Mem) crash(r *rand.Rand) {
 	visit(m.root)
 	m.gen++
 	m.locks = map[*memNode]*memLock{}
+	m.shared = nil
 	m.failing = false
 	m.failAfter = -1
 }

@@ -190,6 +190,7 @@ func (f *memFile) Close() error {
 type memLock struct {
 	f        *memFile
 	released bool
+	shared   bool // a LockShared lock, counted in Mem.shared
 }
 
 func (l *memLock) File() File { return l.f }
@@ -204,7 +205,12 @@ func (l *memLock) Release() error {
 		return &fs.PathError{Op: "release", Path: l.f.name, Err: fs.ErrClosed}
 	}
 	l.released = true
-	if m.locks[l.f.n] == l {
+	switch {
+	case l.shared && l.f.gen == m.gen && m.shared[l.f.n] > 0:
+		if m.shared[l.f.n]--; m.shared[l.f.n] == 0 {
+			delete(m.shared, l.f.n)
+		}
+	case !l.shared && m.locks[l.f.n] == l:
 		delete(m.locks, l.f.n)
 	}
 	m.mu.Unlock()

@@ -19,14 +19,28 @@ import (
 //
 //	{"v":1,"kind":"change","id":"m2x1-9f3a2c7e","seq":7,"at":T,"tool":"edit","call":"i-...",
 //	 "scope":"paths","files":[{"path":"src/app.ts","before":F|null,"after":F|null}]}
-//	{"v":1,"kind":"undo"|"restore","id":SNAP,"at":T,"files":[{"path":P,"kept":F|null}]}
-//	{"v":1,"kind":"redo","id":SNAP,"at":T}
+//	{"v":1,"kind":"undo"|"restore","id":SNAP,"at":T,"item":ITEM,"files":[{"path":P,"kept":F|null}]}
+//	{"v":1,"kind":"redo","id":SNAP,"at":T,"item":ITEM}
 //	{"v":1,"kind":"discard","ids":[SNAP...],"at":T}              undone branch dropped by a new change
 //	{"v":1,"kind":"drop","ids":[SNAP...],"at":T,"why":"max_per_session|max_bytes_per_session"}
 //	{"v":1,"kind":"evidence","at":T,"tool":..,"signal":"permission","decision":"deny",
 //	 "rule":"snapshots.required","files":[{"path":P,"reason":R}]}
 //	{"v":1,"kind":"abort","id":SNAP,"at":T}                       the change's file was not changed
 //	{"v":1,"kind":"close","at":T}                                 a run of the session ended cleanly
+//	{"v":1,"kind":"revert","id":RID,"at":T,"part":K,"parts":N,"to":ITEM,"item":ITEM,
+//	 "files":[{"path":P,"kept":F|null,"put":F|null}]}             a file revert, before its files
+//	{"v":1,"kind":"reverted","id":RID,"at":T,"left":[P...]}       its files are durable
+//	{"v":1,"kind":"unrevert","id":UID,"ids":[RID...],"at":T,"item":ITEM} an unrevert, before its files
+//	{"v":1,"kind":"unreverted","id":UID,"at":T,"left":[P...]}     its files are durable
+//
+// and the lines recording writes for calls that are not file tools
+// ("call", "record", "unrecorded", "start", "off"; a "drop" whose "why" is
+// "store_budget"), which file revert reads. File revert's lines and how it
+// reads them are drawn in timeline.go (the Timeline fold). "item", on an
+// undo, restore, redo, revert or unrevert line, is the newest item of the
+// conversation when the line was written: where the step lies among the
+// items, for a file revert's boundary (lines written before it was
+// recorded have none, and are placed by their time).
 //
 // F is {"oid":SHA256,"size":N,"mode":"file|exec|link","perm":"0640"}, the
 // content stored as an object (a link's object is its target), or
@@ -55,14 +69,23 @@ import (
 // conversation had no prompt yet. Lines written before it was recorded
 // have none, and read as they did.
 //
-// A change line ends the undone branch. The file tools (write, edit, rm)
-// write their change line before they change the file, so one fsync makes
-// an inline pre-image and its record durable together, and write the
-// discard and drop lines that follow from it after. When the file is then
+// A change line ends the undone branch. The file tools (write, edit, rm,
+// apply_patch) write their change line before they change the file, so one
+// fsync makes an inline pre-image and its record durable together, and
+// write the discard and drop lines that follow from it after. apply_patch
+// ("tool":"apply_patch") names every file a patch touches in its one line:
+// a created file with "before" null, a deleted one with "after" null, a
+// rename as both (the old name deleted, the new one created); then it
+// changes the files one after the other. When the file is then
 // not changed (the tool failed), an "abort" line cancels the change and
 // puts back the undone branch it ended; after a crash in between, the
 // owner that next opens the session finds the file still as "before" and
-// writes the abort (engine: Workspace.unmade). Each line waits for the file changes
+// writes the abort (engine: Workspace.unmade). A change of several files
+// found with some still as "before" and the others as "after" (a patch
+// stopped between its files) is made in part: that owner gives the files as
+// "after" their "before" back, then writes the abort (PartlyMade; engine:
+// Session.undoPartlyMade), so a patch is made whole or not at all. Each line
+// waits for the file changes
 // before it to be durable (engine: fileSyncs), so only the newest change can be
 // unmade. An undo, restore or redo writes its line (with what it keeps)
 // before it puts files back; one stopped in between is finished by the
@@ -128,6 +151,7 @@ type (
 		Kind  string       `json:"kind"`
 		ID    string       `json:"id"`
 		At    timefmt.Time `json:"at"`
+		Item  string       `json:"item,omitempty"`
 		Files []KeptFile   `json:"files"`
 	}
 	EventLine struct { // also an abort line
@@ -135,6 +159,7 @@ type (
 		Kind string       `json:"kind"`
 		ID   string       `json:"id"`
 		At   timefmt.Time `json:"at"`
+		Item string       `json:"item,omitempty"`
 	}
 	ListLine struct {
 		V    int          `json:"v"`

@@ -56,24 +56,24 @@ func (a *Applier) Runs() int64 { return a.runs.Load() }
 func (a *Applier) Apply(ctx context.Context, fsys vfs.FS, objs *objects.Store, p Plan) Result {
 	a.runs.Add(1)
 	r := Result{Written: make([]bool, len(p.Files)), Errs: make([]error, len(p.Files))}
-	dirs := fstate.DirSet{}
-	for i, f := range p.Files {
+	put := func(i int, dirs fstate.DirSet) {
+		f := p.Files[i]
 		if f.Leave {
-			continue
+			return
 		}
 		if f.Check {
 			cur, _ := fstate.Capture(ctx, fsys, fstate.HashSink, f.Path, max(f.MaxRead, 1))
 			if !fstate.Same(cur, f.Expect) {
-				continue
+				return
 			}
 		}
 		if err := fstate.Put(ctx, fsys, objs, f.Path, f.To, dirs); err != nil {
 			r.Errs[i] = err
-			continue
+			return
 		}
 		r.Written[i] = true
 	}
-	r.Sync = dirs.Sync(fsys)
+	r.Sync = putAll(p, put).Sync(fsys)
 	return r
 }
 

@@ -103,9 +103,11 @@ func (st *Stack) Apply(b []byte) error {
 		// Each waits for the file changes before it to be durable
 		// (engine: fileSyncs), and may itself be stopped before its files are.
 		st.Pending, st.Held, st.Restoring = nil, nil, st.List[st.Find(l.ID)]
-	case KindAbort, KindClose:
+	case KindAbort, KindClose, KindRevert, KindUnrevert:
 		// An abort has put back what it held; a close line says every
-		// file change before it was made.
+		// file change before it was made, and so does a file revert's
+		// line, which waits for them (engine: fileSyncs). The undo stack
+		// folds nothing else of file revert's lines (timeline.go).
 		st.Pending, st.Held, st.Restoring = nil, nil, nil
 	case KindDiscard:
 		st.Held = slices.DeleteFunc(st.Held, func(e *Entry) bool { return slices.Contains(l.IDs, e.Rec.ID) })

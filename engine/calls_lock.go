@@ -1,0 +1,82 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path"
+	"sync/atomic"
+	"time"
+
+	"cairn/internal/vfs"
+)
+
+// The workspace call lock, workspaces/<key>/calls.lock: every file-tool
+// call (and every recorded call, exec) holds it shared while it runs, in
+// whichever process; a file revert or unrevert takes it alone, without
+// waiting, so it runs only while every live session of the workspace is
+// idle, and no call starts while it runs (a call waits for it). The lock
+// file is never removed.
+
+// callsLockName is the workspace's call lock.
+func callsLockName(dir string) string { return path.Join(dir, "calls.lock") }
+
+// callCount counts a session's calls running now (each holding the call
+// lock shared): a file revert of the session refuses while any runs.
+type callCount struct{ n atomic.Int32 }
+
+// beginCall takes the workspace call lock shared for one call of s,
+// waiting while a file revert holds it alone, or for ctx to end. When the
+// lock cannot be taken for another reason (the state folder cannot be
+// written) the call goes on without it: a revert then finds the lock free,
+// but the session's own count still refuses its own revert. end gives
+// both back.
+func (s *Session) beginCall(ctx context.Context) (end func(), err error) {
+	s.running.n.Add(1)
+	w := s.ws
+	var l vfs.Lock
+	if w.ensure() == nil {
+		wait := time.Millisecond
+		for {
+			l, err = vfs.LockShared(w.s.fsys, callsLockName(w.dir))
+			if err == nil || !errors.Is(err, vfs.ErrLocked) {
+				break
+			}
+			select {
+			case <-ctx.Done():
+				s.running.n.Add(-1)
+				return nil, ctx.Err()
+			case <-time.After(wait):
+			}
+			wait = min(2*wait, 20*time.Millisecond)
+		}
+	}
+	return func() {
+		if l != nil {
+			l.Release()
+		}
+		s.running.n.Add(-1)
+	}, nil
+}
+
+// lockCallsAlone takes the workspace call lock alone for a file revert or
+// unrevert of s: refused while a call of s runs, or while any other
+// session of the workspace, in any process, runs one.
+func (s *Session) lockCallsAlone(what string) (vfs.Lock, error) {
+	if n := s.running.n.Load(); n > 0 {
+		return nil, fmt.Errorf("%w: cannot %s files: %d call(s) of this session are still changing files; wait for them to end", ErrRefused, what, n)
+	}
+	w := s.ws
+	if err := w.ensure(); err != nil {
+		return nil, err
+	}
+	l, err := w.s.fsys.Lock(callsLockName(w.dir))
+	if errors.Is(err, vfs.ErrLocked) {
+		return nil, fmt.Errorf("%w: cannot %s files: another session of this workspace is running a call (busy); %s needs every live session of the workspace idle",
+			ErrRefused, what, what)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("engine: %s: take the workspace call lock: %w", what, err)
+	}
+	return l, nil
+}

@@ -1,0 +1,33 @@
+package engine
+
+import (
+	"encoding/json"
+
+	"cairn/engine/internal/changes"
+)
+
+// fsck of file revert's lines in a changes journal (revert, reverted,
+// unrevert, unreverted; package changes, timeline.go): each must fold into
+// the journal's timeline — a revert line well formed, a "reverted" naming
+// a revert the journal holds, an unrevert naming the stack of reverts.
+// The undo stack's fold, which fsck checks too, passes over them.
+
+// revertFsck folds a changes journal's lines into a timeline and says why
+// a file revert line does not fit ("" when it does, or is not one).
+type revertFsck struct{ tl changes.Timeline }
+
+func (r *revertFsck) check(b []byte) string {
+	err := r.tl.Apply(b)
+	if err == nil {
+		return ""
+	}
+	var l struct {
+		Kind string `json:"kind"`
+	}
+	json.Unmarshal(b, &l)
+	switch l.Kind {
+	case changes.KindRevert, changes.KindReverted, changes.KindUnrevert, changes.KindUnreverted:
+		return err.Error()
+	}
+	return "" // the undo stack's fold names the others
+}
