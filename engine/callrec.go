@@ -229,9 +229,11 @@ func (s *Session) closeCall(cl changes.CallLine, why string, rc *CallRecord) {
 
 // recordMarks is the start or off line a call writes before its own
 // lines: off when recording is off, the newest mark is not off and the
-// session holds a record (a change line or a record line); start
-// when it is on and the newest mark is not start ("first" when the session
-// has none, "enabled" after an off line).
+// session holds a record (a change line or a record line); start, why
+// "enabled", when it is on and the newest mark is off. A session's first
+// record writes no start line: with none, its records reach back to its
+// first one, and a start line would refuse a revert to the prompt before
+// it.
 func (s *Session) recordMarks(on bool) []any {
 	mark := s.snaps.recs.Mark
 	now := mkTime(s.ws.s.Now())
@@ -242,8 +244,6 @@ func (s *Session) recordMarks(on bool) []any {
 		return nil
 	case !on && mark != changes.KindOff:
 		return []any{changes.MarkLine{V: 1, Kind: changes.KindOff, At: now}}
-	case on && mark == "":
-		return []any{changes.MarkLine{V: 1, Kind: changes.KindStart, At: now, Why: "first"}}
 	case on && mark == changes.KindOff:
 		return []any{changes.MarkLine{V: 1, Kind: changes.KindStart, At: now, Why: "enabled"}}
 	}

@@ -72,9 +72,9 @@ func TestExecPathsRecord(t *testing.T) {
 		t.Fatalf("answer %+v", a)
 	}
 	ls := e.recLines(s)
-	if ls[1].Kind != changes.KindCall || ls[1].Scope != ScopePaths ||
-		strings.Join(ls[1].Paths, " ") != "copy.txt from.txt ignored.log made.txt out.txt to.txt" {
-		t.Fatalf("call line %+v", ls[1])
+	if ls[0].Kind != changes.KindCall || ls[0].Scope != ScopePaths ||
+		strings.Join(ls[0].Paths, " ") != "copy.txt from.txt ignored.log made.txt out.txt to.txt" {
+		t.Fatalf("call line %+v", ls[0])
 	}
 	r := e.lastRecord(s)
 	if got := paths(r); got != "copy.txt from.txt ignored.log made.txt out.txt to.txt" {
@@ -153,7 +153,7 @@ func TestExecLimits(t *testing.T) {
 		}
 		e.want("b", "2\n")
 		e.want("big/c", "<absent>")
-		if k := e.recKinds(s); k != "start,unrecorded,unrecorded,unrecorded" {
+		if k := e.recKinds(s); k != "unrecorded,unrecorded,unrecorded" {
 			t.Fatalf("record lines %s", k)
 		}
 		if len(notices) != 1 || !strings.Contains(notices[0], "max_files") {
@@ -174,7 +174,7 @@ func TestExecLimits(t *testing.T) {
 		if a.Unrecorded != changes.WhyMaxFiles || a.Snapshot != nil {
 			t.Fatalf("%+v", a)
 		}
-		if k := e.recKinds(s); k != "start,call,unrecorded" {
+		if k := e.recKinds(s); k != "call,unrecorded" {
 			t.Fatalf("record lines %s", k)
 		}
 	})
@@ -291,7 +291,7 @@ func TestExecStoreFullRunsUnrecorded(t *testing.T) {
 	if len(notices) != 1 || !strings.Contains(notices[0], "full") {
 		t.Fatalf("notices %q", notices)
 	}
-	if k := e.recKinds(s); k != "start,call,record,unrecorded,unrecorded" {
+	if k := e.recKinds(s); k != "call,record,unrecorded,unrecorded" {
 		t.Fatalf("record lines %s", k)
 	}
 }
@@ -369,7 +369,7 @@ func TestExecRecordingOffAndOn(t *testing.T) {
 	defer s.Close()
 	e.put("x", "1")
 	e.exec(s, "rm x")
-	if k := e.recKinds(s); k != "start,call,record,off,unrecorded,unrecorded,start,call,record" {
+	if k := e.recKinds(s); k != "call,record,off,unrecorded,unrecorded,start,call,record" {
 		t.Fatalf("record lines %s", k)
 	}
 	if l := e.lines(s); !slices.ContainsFunc(l, func(m map[string]any) bool { return m["kind"] == "start" && m["why"] == "enabled" }) {
@@ -389,12 +389,13 @@ func TestExecRecordingOffAndOn(t *testing.T) {
 	if a := e2.exec(s2, "rm -f z"); a.Unrecorded != changes.WhyDisabled {
 		t.Fatalf("%+v", a)
 	}
-	// A first record starts with a start line why first.
+	// A session's first record writes no start line: a revert may reach
+	// back to the prompt before it.
 	e3 := newSnapEnv(t, "")
 	s3 := e3.session()
 	e3.exec(s3, "rm -f z")
-	if l := e3.lines(s3); l[0]["kind"] != "start" || l[0]["why"] != "first" {
-		t.Fatalf("first line %v", l[0])
+	if k := e3.recKinds(s3); k != "call,record" {
+		t.Fatalf("record lines %s", k)
 	}
 }
 
@@ -597,4 +598,25 @@ func TestExecStatCacheKeptBetweenProcesses(t *testing.T) {
 	if f := fileOf(t, e.lastRecord(s2), "a.txt"); e.content(f.Before) != "first" {
 		t.Fatalf("a.txt %+v", f)
 	}
+}
+
+// TestFileRevertAcrossExecRecords: file revert reads exec records as it
+// reads change lines: a revert to the prompt before two shell lines (one
+// whole-workspace, one of literal paths) puts back what they changed, and
+// leaves a file no record names as it is.
+func TestFileRevertAcrossExecRecords(t *testing.T) {
+	e := newSnapEnv(t, "")
+	s := e.session()
+	e.put("a.txt", "a0")
+	e.put("c.txt", "c0")
+	e.put("mine.txt", "m0")
+	p := must(s.Append(e.ctx, Item{Type: User, Text: "change things"}))(t)
+	e.exec(s, "x=1; echo $x > a.txt; echo new > b.txt; rm c.txt")
+	e.exec(s, "rm a.txt")
+	e.put("mine.txt", "m1 by hand")
+	must(s.Revert(e.ctx, p.ID, RevertFiles))(t)
+	e.want("a.txt", "a0")
+	e.want("b.txt", "<absent>")
+	e.want("c.txt", "c0")
+	e.want("mine.txt", "m1 by hand")
 }

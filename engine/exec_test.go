@@ -135,7 +135,7 @@ func TestExecWorkspaceRecord(t *testing.T) {
 		t.Fatalf("answer %+v", a)
 	}
 	e.want("edit.txt", "new\n")
-	if got := e.recKinds(s); got != "start,call,record" {
+	if got := e.recKinds(s); got != "call,record" {
 		t.Fatalf("record lines %s", got)
 	}
 	r := e.lastRecord(s)
