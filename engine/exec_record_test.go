@@ -620,3 +620,21 @@ func TestFileRevertAcrossExecRecords(t *testing.T) {
 	e.want("c.txt", "c0")
 	e.want("mine.txt", "m1 by hand")
 }
+
+// TestFileRevertStopsAtUnstoredExecFile: a file over max_file_bytes_mb an
+// exec changed was not stored: a file revert across that exec stops with
+// an unrecorded conflict, and changes nothing.
+func TestFileRevertStopsAtUnstoredExecFile(t *testing.T) {
+	e := newSnapEnv(t, `{"storage":{"snapshots":{"max_file_bytes_mb":1}}}`)
+	s := e.session()
+	big := string(noise(5, 1<<20+1))
+	e.put("huge.bin", big)
+	e.put("a.txt", "a0")
+	p := must(s.Append(e.ctx, Item{Type: User, Text: "change"}))(t)
+	e.exec(s, "x=1; echo $x > huge.bin; echo $x > a.txt")
+	_, err := s.Revert(e.ctx, p.ID, RevertFiles)
+	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "unrecorded") || !strings.Contains(err.Error(), "huge.bin") {
+		t.Fatalf("err %v", err)
+	}
+	e.want("a.txt", "1\n")
+}
