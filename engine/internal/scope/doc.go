@@ -82,17 +82,21 @@
 //
 // A Cache maps a path and its stat data (size, mtime ns, ctime ns, inode,
 // mode) to its content hash (SHA-256, objects.ID), so a second walk reads
-// again only files whose stat changed. Git's racy-timestamp rule applies:
-// an entry whose mtime is not older than the cache's stamp (the time the
-// walk that hashed it started, less a margin for coarse filesystem clocks)
-// is hashed again next time. Save writes the cache to one file atomically
-// (vfs.WriteAtomic); Load of a missing or corrupt file is an empty cache.
-// Its format is in cache.go ("Part of the format").
+// again only files whose stat changed. Git's racy-timestamp rule applies,
+// per entry: an entry whose mtime or ctime is not older than its stamp (the
+// time the walk that read it started, less 2 s for coarse filesystem
+// clocks) is read again next time, as a change in the same clock tick as
+// the read would leave its stat data unchanged. A whole walk drops the
+// entries of files gone. Save writes the cache to one file atomically
+// (vfs.WriteAtomic); LoadCache of a missing or corrupt file is an empty
+// cache. Its format is in cache.go ("Part of the format"); it is derived
+// data, rebuilt by the next walk.
 //
 // # Diff
 //
 // Diff of two walks lists created, modified, deleted and mode-changed
-// paths (only the executable bit counts, as in git), sorted by path.
+// paths (only the executable bit counts, as in git), sorted by path. Diff
+// of a tree and its Rescan compares the rescanned paths only.
 //
 // # Watcher
 //

@@ -3,6 +3,7 @@ package scope
 import (
 	"context"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -393,11 +394,15 @@ func (w *walker) dir(rel string, st unix.Stat_t, stack []*ignoreFile, skipIgnore
 				e.Skipped = "max_file_bytes"
 				break
 			}
-			bytes += e.Size
 			if err := w.hash(fd, name, &e, &cst); err != nil {
+				if err == errGone {
+					files--
+					continue // removed while walked: not there
+				}
 				w.fail(err)
 				return
 			}
+			bytes += e.Size
 		}
 		batch = append(batch, e)
 	}
@@ -511,6 +516,9 @@ func entryOf(rel string, st *unix.Stat_t) Entry {
 	return e
 }
 
+// errGone says the file was removed between its listing and its read.
+var errGone = errors.New("scope: removed while walked")
+
 // hash sets e.Hash: from the cache when it holds the same stat data and
 // is not racy, else by reading the file.
 func (w *walker) hash(dirfd int, name string, e *Entry, st *unix.Stat_t) error {
@@ -525,7 +533,10 @@ func (w *walker) hash(dirfd int, name string, e *Entry, st *unix.Stat_t) error {
 	}
 	fd, err := unix.Openat(dirfd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
 	if err != nil {
-		if err == unix.ENOENT || err == unix.EACCES || err == unix.EPERM || err == unix.ELOOP {
+		if err == unix.ENOENT {
+			return errGone
+		}
+		if err == unix.EACCES || err == unix.EPERM || err == unix.ELOOP {
 			e.Skipped = "unreadable"
 			return nil
 		}
@@ -733,6 +744,9 @@ func (w *walker) one(rel string, named bool) {
 			} else {
 				bytes = e.Size
 				if err := w.hash(dirfd, name, &e, &st); err != nil {
+					if err == errGone {
+						return
+					}
 					w.fail(err)
 					return
 				}

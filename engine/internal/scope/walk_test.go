@@ -139,6 +139,21 @@ func rootStat(t *testing.T, root string) (st unixStat) {
 	return st
 }
 
+// The state folder is left out also when named through a link (by device
+// and inode).
+func TestWalkLeavesOutStateFolderThroughLink(t *testing.T) {
+	root, other := t.TempDir(), t.TempDir()
+	writeFile(t, root, "home/.cairn/s.json", "state")
+	writeFile(t, root, "a", "a")
+	if err := os.Symlink(filepath.Join(root, "home/.cairn"), filepath.Join(other, "state")); err != nil {
+		t.Fatal(err)
+	}
+	got := paths(mustWalk(t, root, Options{StateDir: filepath.Join(other, "state")}))
+	if !slices.Equal(got, []string{"a", "home"}) {
+		t.Fatalf("walk = %v, want the state folder left out", got)
+	}
+}
+
 func TestWalkLimits(t *testing.T) {
 	root := t.TempDir()
 	writeFile(t, root, "a", "12345")
@@ -250,5 +265,30 @@ func TestWalkRootThroughLink(t *testing.T) {
 	}
 	if got := paths(mustWalk(t, filepath.Join(dir, "ws"), Options{})); !slices.Equal(got, []string{"a"}) {
 		t.Fatalf("walk through a linked root = %v", got)
+	}
+}
+
+// A file removed between its listing and its read is not in the walk (not
+// listed as unreadable).
+func TestWalkFileGoneWhileRead(t *testing.T) {
+	root := t.TempDir()
+	writeFile(t, root, "f", "x")
+	w, err := newWalker(context.Background(), root, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st unixStat
+	if err := lstat(filepath.Join(root, "f"), &st); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(filepath.Join(root, "f"))
+	dirfd, err := os.Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dirfd.Close()
+	e := Entry{Path: "f"}
+	if err := w.hash(int(dirfd.Fd()), "f", &e, &st); err != errGone || e.Skipped != "" {
+		t.Fatalf("hash of a removed file: %v, skipped %q", err, e.Skipped)
 	}
 }

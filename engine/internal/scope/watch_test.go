@@ -8,6 +8,8 @@ import (
 	"slices"
 	"syscall"
 	"testing"
+
+	"github.com/fsnotify/fsnotify"
 )
 
 func dirty(t *testing.T, w *Watcher) ([]string, bool) {
@@ -159,5 +161,25 @@ func TestWatcherCannotCoverAsksFullWalk(t *testing.T) {
 	}
 	if !errors.Is(w.Broken(), syscall.ENOSPC) {
 		t.Fatalf("Broken() = %v", w.Broken())
+	}
+}
+
+// A lost event (the kernel queue overflowed) asks for a full walk, once.
+func TestWatcherOverflowAsksFullWalk(t *testing.T) {
+	root := t.TempDir()
+	writeFile(t, root, "a", "x")
+	w, err := Watch(context.Background(), root, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	dirty(t, w) // the first: full
+	w.fw.Errors <- fsnotify.ErrEventOverflow
+	if _, full := dirty(t, w); !full {
+		t.Fatal("an overflow must ask for a full walk")
+	}
+	writeFile(t, root, "a", "y")
+	if d, full := dirty(t, w); full || !slices.Equal(d, []string{"a"}) {
+		t.Fatalf("after the full walk: %v full=%v, want [a]", d, full)
 	}
 }
