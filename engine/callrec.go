@@ -36,6 +36,9 @@ const (
 type CallScope struct {
 	Kind  string
 	Paths []string
+	// own: the user's own call (ExecOptions.Own), recorded nowhere but
+	// holding the workspace call lock like any call that may change files.
+	own bool
 }
 
 // CallRecord says how a call was recorded.
@@ -102,7 +105,7 @@ func (s *Session) recordCall(ctx context.Context, tool, call string, sc CallScop
 	}
 	// The workspace call lock, shared, as a file tool takes it: a file
 	// revert waits for no call and runs alone (calls_lock.go).
-	if sc.Kind != ScopeNone {
+	if sc.Kind != ScopeNone || sc.own {
 		endCall, err := s.beginCall(ctx)
 		if err != nil {
 			return nil, err

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -166,9 +167,15 @@ func TestExecWorkspaceRecord(t *testing.T) {
 }
 
 // A shell line holds the workspace call lock while it runs, as a file tool
-// does: a file revert of another session of the workspace is refused as
-// busy until the line ends, and then runs.
+// does, the user's own line (!LINE) too: a file revert of another session
+// of the workspace is refused as busy until the line ends, and then runs.
 func TestExecHoldsWorkspaceCallLock(t *testing.T) {
+	for _, own := range []bool{false, true} {
+		t.Run(fmt.Sprint("own=", own), func(t *testing.T) { execHoldsCallLock(t, own) })
+	}
+}
+
+func execHoldsCallLock(t *testing.T, own bool) {
 	e := newSnapEnv(t, "")
 	a := e.ws.Create(SessionOptions{})
 	defer a.Close()
@@ -187,7 +194,7 @@ func TestExecHoldsWorkspaceCallLock(t *testing.T) {
 	go func() {
 		// A line whose scope is the whole workspace: it says it started,
 		// then waits until the test lets it end.
-		_, err := a.Exec(e.ctx, "touch started; while [ ! -e go ]; do sleep 0.01; done", ExecOptions{})
+		_, err := a.Exec(e.ctx, "touch started; while [ ! -e go ]; do sleep 0.01; done", ExecOptions{Own: own})
 		done <- err
 	}()
 	for {
