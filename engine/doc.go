@@ -13,7 +13,8 @@
 //	                         the workspace root                 -> internal/vfs, objects
 //	engine/internal/patch    apply_patch's patches: git diffs and the Begin Patch
 //	                         envelope, parsed and applied in memory -> go-gitdiff
-//	engine/internal/scope    recording's walk and shell-line scopes (empty yet)
+//	engine/internal/scope    what a record covers: shell-line scopes, the
+//	                         workspace walk, stat cache, Diff, watcher -> vfs, objects
 //	engine/retention         keep rules over (id, activity, flags), pure
 //	engine/wskey, engine/ids workspace keys; slugs and word ids
 //
