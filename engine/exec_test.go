@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -217,5 +218,24 @@ func execHoldsCallLock(t *testing.T, own bool) {
 	must(b.Revert(e.ctx, p.ID, RevertFiles))(t)
 	if _, err := os.Stat(filepath.Join(e.dir, "f.txt")); !os.IsNotExist(err) {
 		t.Fatalf("f.txt after the revert: %v", err)
+	}
+}
+
+// TestExecOutputToOneWriter: a line printing to stdout and stderr at once,
+// both sent to one writer (the REPL's screen), reaches it line by line
+// whole: the two copiers never write at the same time.
+func TestExecOutputToOneWriter(t *testing.T) {
+	e := newSnapEnv(t, "")
+	s := e.session()
+	var buf bytes.Buffer
+	must(s.Exec(e.ctx, "for i in $(seq 300); do echo out$i; echo err$i >&2; done", ExecOptions{Stdout: &buf, Stderr: &buf}))(t)
+	got := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
+	if len(got) != 600 {
+		t.Fatalf("%d lines", len(got))
+	}
+	for _, l := range got {
+		if !strings.HasPrefix(l, "out") && !strings.HasPrefix(l, "err") {
+			t.Fatalf("torn line %q", l)
+		}
 	}
 }
