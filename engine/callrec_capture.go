@@ -51,6 +51,9 @@ type callRec struct {
 	prev      *scope.Tree
 	// told is the reasons of calls run without a record already shown.
 	told map[string]bool
+	// others is what the store budget's trims read of other sessions'
+	// journals (callrec_budget.go).
+	others map[string]othersRecords
 }
 
 // close stops the watcher and saves the stat cache (Session.Close; best

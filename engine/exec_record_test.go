@@ -257,6 +257,20 @@ func TestExecStoreBudget(t *testing.T) {
 	if l := ls[len(ls)-1]; l.Kind != changes.KindDrop || !slices.Equal(l.IDs, []string{second}) {
 		t.Fatalf("last line %+v", l)
 	}
+	// The other session records again (its trim drops this session's
+	// oldest); this session's trims see that record, read again from the
+	// other's grown journal, and drop it in its turn.
+	e.put("e.bin", string(noise(5, 400<<10)))
+	e.put("f.bin", string(noise(6, 400<<10)))
+	e.put("g.bin", string(noise(7, 400<<10)))
+	fifth := *e.exec(other, "echo 1 > e.bin").Snapshot
+	e.exec(s, "echo 1 > f.bin")
+	if a := e.exec(s, "echo 1 > g.bin"); !slices.Equal(a.Dropped, []string{fifth}) {
+		t.Fatalf("dropped %v, want the other session's %s", a.Dropped, fifth)
+	}
+	if rep := must(e.store.Fsck(e.ctx))(t); len(rep.Problems) != 0 {
+		t.Fatalf("fsck %+v", rep.Problems)
+	}
 }
 
 // faultyEnv is a store on a fault-injecting filesystem, with a real
