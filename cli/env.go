@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"cairn/engine"
+	"cairn/importer"
 )
 
 // The environment of the cairn command. The engine reads none: what it
@@ -15,6 +16,8 @@ import (
 //	CAIRN_HOME               the state folder (also --home), else ~/.cairn
 //	CAIRN_MAX_EAGER_LOAD_MB  the load ceiling for this run (engine.WithMaxEagerLoadMB)
 //	XDG_RUNTIME_DIR          where --ephemeral puts its root (engine.WithEphemeralRoot)
+//	CLAUDE_CONFIG_DIR        Claude Code's folder, which `cairn import claude-code` reads, else ~/.claude
+//	CODEX_HOME               Codex's folder, which `cairn import codex` reads, else ~/.codex
 
 // defaultHome is the state folder: $CAIRN_HOME, else ~/.cairn.
 func defaultHome() (string, error) {
@@ -39,4 +42,22 @@ func storeOptions() []engine.Option {
 		opts = append(opts, engine.WithEphemeralRoot(d))
 	}
 	return opts
+}
+
+// agentHome is the folder an agent keeps its sessions under:
+// $CLAUDE_CONFIG_DIR or ~/.claude for Claude Code, $CODEX_HOME or ~/.codex
+// for Codex.
+func agentHome(agent string) (string, error) {
+	env, dot := "CLAUDE_CONFIG_DIR", ".claude"
+	if agent == importer.AgentCodex {
+		env, dot = "CODEX_HOME", ".codex"
+	}
+	if d := os.Getenv(env); d != "" {
+		return filepath.Abs(d)
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("no %s folder: set %s or HOME: %w", agent, env, err)
+	}
+	return filepath.Join(home, dot), nil
 }

@@ -409,3 +409,31 @@ func TestPTYPickerStaleFirstScreen(t *testing.T) {
 		t.Fatalf("exit %d", c)
 	}
 }
+
+// TestPTYResumeTakesLeader: `cairn resume` takes --leader as the REPL does,
+// so the leader a person set works in a resumed session too: ctrl+g then z
+// is /undo there, and takes back the write made in the first run.
+func TestPTYResumeTakesLeader(t *testing.T) {
+	dir := t.TempDir()
+	base := []string{"--home", t.TempDir(), "-C", dir}
+	plumb(t, append(base, "tool", "write", "a.txt")...)
+	if _, err := os.Stat(filepath.Join(dir, "a.txt")); err != nil {
+		t.Fatalf("the write made no file: %v", err)
+	}
+	l := listSessions(t, base)
+	if len(l) != 1 {
+		t.Fatalf("sessions: %+v", l)
+	}
+	p := openReplPTY(t)
+	done := p.runMain(&stateWatch{p: p}, append(base, "resume", "--leader", "ctrl+g", l[0].ID)...)
+	p.nextPrompt(t)
+	p.Send(t, "\x07z")
+	p.nextPrompt(t)
+	p.Send(t, "\x04")
+	if c := p.awaitExit(t, done); c != 0 {
+		t.Fatalf("exit %d", c)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "a.txt")); !os.IsNotExist(err) {
+		t.Fatalf("ctrl+g z in the resumed session did not undo the write: %v; drawn: %q", err, p.Output())
+	}
+}

@@ -62,6 +62,10 @@ const helpText = `Type a prompt and press Enter. Commands:
                  (or with the lines pasted or typed after it with Alt+Enter, in one text)
   :edit PATH OLD NEW, :rm PATH
                  the edit and rm file tools (shell-style quoting)
+  :exec LINE     run a shell line (sh -c, in the workspace), recording what it changes for file revert
+  !LINE          run a shell line of your own: kept in the shell history, given no change record
+  :patch [FILE]  apply a patch (git diff, or *** Begin Patch) from FILE, or from the lines
+                 that follow up to a line holding only "."; /undo undoes all of it
   /fork [ITEM]   fork this session (at the head, or an item id or number) and switch to the fork
   /revert ITEM [conversation|files|both]
                  move the head back: a prompt lands before it and comes back for editing;
@@ -156,7 +160,7 @@ func (r *repl) closeStore() {
 }
 
 func (r *repl) opts() engine.SessionOptions {
-	return engine.SessionOptions{Degrade: true, Notice: r.notice, Ephemeral: r.store.Ephemeral(), NoSnapshots: r.noSnapshots}
+	return engine.SessionOptions{Degrade: true, Notice: r.notice, Ephemeral: r.store.Ephemeral(), NoSnapshots: r.noSnapshots, Watch: true}
 }
 
 func (r *repl) startNew() {
@@ -315,7 +319,7 @@ func (r *repl) readLine() (string, error) {
 }
 
 // commandList names every command, for a line that names none.
-const commandList = "/rename /clear /new /history /undo /redo /snapshots /fork /revert /unrevert /compact /help /exit, :write :edit :rm"
+const commandList = "/rename /clear /new /history /undo /redo /snapshots /fork /revert /unrevert /compact /help /exit, :write :edit :rm :exec :patch, !LINE"
 
 // handle runs one line; it reports whether the REPL should end. A blank
 // line records nothing; "//text" is the prompt "/text"; a "/" or ":" line
@@ -332,7 +336,7 @@ func (r *repl) handle(ctx context.Context, line string) bool {
 	case strings.HasPrefix(trimmed, "/"):
 		return r.command(trimmed)
 	case strings.HasPrefix(trimmed, "!"):
-		fmt.Fprintln(r.out, "A line starting with ! runs a shell command, and cairn has no shell tool yet; nothing was sent. Start the line with a space to send it as a prompt.")
+		r.execLine(ctx, strings.TrimPrefix(trimmed, "!"), true) // cli/exec.go
 		return false
 	case strings.HasPrefix(trimmed, ":") && len(trimmed) > 1 && isLetter(trimmed[1]):
 		if !r.toolLine(ctx, trimmed) {

@@ -15,7 +15,8 @@ import (
 
 // The REPL's file tools and undo stack (seed 001): the tool lines
 // `:write PATH` (then lines, ended by a line holding only "."),
-// `:edit PATH OLD NEW` (shell-style quoting) and `:rm PATH`, and the
+// `:edit PATH OLD NEW` (shell-style quoting), `:rm PATH` and `:patch`
+// (cli/patch.go), and the
 // commands /undo, /redo, /snapshots and /snapshots restore ID.
 
 // bindSnapshotKeys binds Alt+Z, Alt+R and F9 where the terminal sends them,
@@ -33,7 +34,7 @@ func (r *repl) bindSnapshotKeys() {
 	}
 }
 
-// toolLine runs a :write, :edit or :rm line; it reports false for any other
+// toolLine runs a :write, :edit, :rm or :patch line; it reports false for any other
 // line, which is then handled elsewhere.
 func (r *repl) toolLine(ctx context.Context, line string) bool {
 	line, body, multi := strings.Cut(strings.TrimSpace(line), "\n")
@@ -44,6 +45,13 @@ func (r *repl) toolLine(ctx context.Context, line string) bool {
 		return true
 	}
 	switch name {
+	case ":exec":
+		if multi {
+			fmt.Fprintln(r.out, ":exec takes one line; nothing was run.")
+			return true
+		}
+		r.execLine(ctx, rest, false) // cli/exec.go
+		return true
 	case ":write":
 		path := strings.TrimSpace(rest)
 		if path == "" {
@@ -68,6 +76,11 @@ func (r *repl) toolLine(ctx context.Context, line string) bool {
 			return true
 		}
 		run = func() (*engine.ToolAnswer, error) { return r.sess.ToolEdit(ctx, args[0], args[1], args[2]) }
+	case ":patch":
+		var ok bool
+		if run, ok = r.patchLine(ctx, strings.TrimSpace(rest), body, multi); !ok {
+			return true
+		}
 	case ":rm":
 		args, err := splitShell(rest)
 		if err != nil || len(args) != 1 {

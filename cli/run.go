@@ -22,12 +22,16 @@ type RunCmd struct {
 }
 
 // ResumeCmd is `cairn resume`: the picker.
+// It takes the REPL's own flags, so a resumed session runs as one started
+// with `cairn --resume` does.
 type ResumeCmd struct {
-	Session string `arg:"" optional:"" help:"Session to resume; without it, choose in the picker."`
+	Session     string `arg:"" optional:"" help:"Session to resume; without it, choose in the picker."`
+	NoSnapshots bool   `name:"no-snapshots" help:"Record no file changes for this process."`
+	Leader      string `name:"leader" env:"CAIRN_LEADER" default:"ctrl+x" placeholder:"KEY" help:"The leader key of the REPL: the leader, then z, r or p, is /undo, /redo or /snapshots (ctrl+x, ctrl+g, alt+space...)."`
 }
 
 func (c *ResumeCmd) Run(g *Globals) error {
-	r := RunCmd{Resume: c.Session, Pick: c.Session == ""}
+	r := RunCmd{Resume: c.Session, Pick: c.Session == "", NoSnapshots: c.NoSnapshots, Leader: c.Leader}
 	return r.Run(g)
 }
 

@@ -10,7 +10,7 @@ import (
 	"cairn/engine"
 )
 
-// ToolCmd is `cairn tool [--session S] write|edit|rm`: the file tools, each
+// ToolCmd is `cairn tool [--session S] write|edit|rm|patch`: the file tools, each
 // one snapshotted (seed 001).
 type ToolCmd struct {
 	Session string       `name:"session" placeholder:"S" help:"Session the change belongs to (default: the most recently written one, or a new one)."`
@@ -18,6 +18,8 @@ type ToolCmd struct {
 	Write   ToolWriteCmd `cmd:"" help:"Write PATH with the content read from stdin."`
 	Edit    ToolEditCmd  `cmd:"" help:"Replace the one occurrence of OLD in PATH by NEW."`
 	Rm      ToolRmCmd    `cmd:"" help:"Delete the file PATH."`
+	Exec    ToolExecCmd  `cmd:"" help:"Run a shell line (sh -c) in the workspace, recording what it changes for file revert."`
+	Patch   ToolPatchCmd `cmd:"" help:"Apply a patch (a git diff or a \"*** Begin Patch\" envelope) read from FILE or stdin: every file it names, or none."`
 }
 
 // ToolWriteCmd is `cairn tool write PATH`.
@@ -65,23 +67,9 @@ func (t *ToolCmd) opts() engine.ToolOptions { return engine.ToolOptions{Call: t.
 // runTool runs a file tool in session ref (or the latest, or a new one) and
 // prints its answer.
 func (g *Globals) runTool(ref string, tool func(*engine.Session) (*engine.ToolAnswer, error)) error {
-	ws, err := g.workspace()
+	ws, s, err := g.toolSession(ref, g.sessionOptions())
 	if err != nil {
 		return err
-	}
-	var s *engine.Session
-	if ref != "" {
-		if _, s, err = g.openSession(ref); err != nil {
-			return err
-		}
-	} else if id, lerr := ws.Latest(g.ctx); lerr == nil {
-		if s, err = ws.Open(g.ctx, id, g.sessionOptions()); err != nil {
-			return err
-		}
-	} else if errors.Is(lerr, engine.ErrNotFound) {
-		s = ws.Create(g.sessionOptions())
-	} else {
-		return lerr
 	}
 	defer s.Close()
 	a, err := tool(s)
@@ -96,6 +84,32 @@ func (g *Globals) runTool(ref string, tool func(*engine.Session) (*engine.ToolAn
 	}
 	printToolAnswer(g.stdout, ws, a)
 	return nil
+}
+
+// toolSession opens session ref, or the most recently written one, or
+// creates one: the session a plumbing tool call belongs to.
+func (g *Globals) toolSession(ref string, opts engine.SessionOptions) (*engine.Workspace, *engine.Session, error) {
+	ws, err := g.workspace()
+	if err != nil {
+		return nil, nil, err
+	}
+	if ref != "" {
+		rws, id, err := g.resolveSession(ref)
+		if err != nil {
+			return nil, nil, err
+		}
+		s, err := rws.Open(g.ctx, id, opts)
+		return rws, s, err
+	}
+	id, err := ws.Latest(g.ctx)
+	if errors.Is(err, engine.ErrNotFound) {
+		return ws, ws.Create(opts), nil
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	s, err := ws.Open(g.ctx, id, opts)
+	return ws, s, err
 }
 
 // printToolAnswer is the readable form of a tool's answer.

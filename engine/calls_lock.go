@@ -32,7 +32,7 @@ type callCount struct{ n atomic.Int32 }
 // but the session's own count still refuses its own revert. end gives
 // both back.
 func (s *Session) beginCall(ctx context.Context) (end func(), err error) {
-	s.calls.n.Add(1)
+	s.running.n.Add(1)
 	w := s.ws
 	var l vfs.Lock
 	if w.ensure() == nil {
@@ -44,7 +44,7 @@ func (s *Session) beginCall(ctx context.Context) (end func(), err error) {
 			}
 			select {
 			case <-ctx.Done():
-				s.calls.n.Add(-1)
+				s.running.n.Add(-1)
 				return nil, ctx.Err()
 			case <-time.After(wait):
 			}
@@ -55,7 +55,7 @@ func (s *Session) beginCall(ctx context.Context) (end func(), err error) {
 		if l != nil {
 			l.Release()
 		}
-		s.calls.n.Add(-1)
+		s.running.n.Add(-1)
 	}, nil
 }
 
@@ -63,7 +63,7 @@ func (s *Session) beginCall(ctx context.Context) (end func(), err error) {
 // unrevert of s: refused while a call of s runs, or while any other
 // session of the workspace, in any process, runs one.
 func (s *Session) lockCallsAlone(what string) (vfs.Lock, error) {
-	if n := s.calls.n.Load(); n > 0 {
+	if n := s.running.n.Load(); n > 0 {
 		return nil, fmt.Errorf("%w: cannot %s files: %d call(s) of this session are still changing files; wait for them to end", ErrRefused, what, n)
 	}
 	w := s.ws

@@ -21,11 +21,14 @@ type snapStack struct {
 	// unread is the lines of the journal the fold skipped, which the
 	// stack's answers name.
 	unread []UnreadRecord
+	// recs is the fold of the journal's record lines (calls other than
+	// the file tools: callrec.go), which the undo stack skips.
+	recs changes.Records
 
 	wmu sync.Mutex // guards w, owed, cancels and closed (Close must not wait for mu)
-	// owed is a change whose abort line could not be written: the next
-	// line written goes after that abort.
-	owed string
+	// owed is the changes whose abort lines could not be written, oldest
+	// first: the next line written goes after those aborts, in order.
+	owed []string
 	// cancels is the cancellations of undo and redo steps that changed no
 	// file, not written yet: they go before any other line (changes_cancel.go).
 	cancels []any
@@ -46,6 +49,7 @@ func foldChanges(fsys vfs.FS, name string, st *snapStack) error {
 			skipped = append(skipped, UnreadRecord{Error: err.Error()})
 			at = append(at, n)
 		}
+		st.recs.Apply(b) // a bad record line is fsck's to name
 		return nil
 	})
 	if err != nil && !vfs.IsNotExist(err) {

@@ -19,7 +19,7 @@ func (s *Session) loadChanges(ctx context.Context) error {
 	st := &s.snaps
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	st.List, st.Seq, st.Pending, st.Held, st.unread = nil, 0, nil, nil, nil
+	st.List, st.Seq, st.Pending, st.Held, st.unread, st.recs = nil, 0, nil, nil, nil, changes.Records{}
 	if err := foldChanges(s.ws.s.fsys, changesName(s.ws.dir, s.st.id), st); err != nil {
 		return err
 	}
@@ -36,7 +36,7 @@ func (s *Session) loadChanges(ctx context.Context) error {
 		}
 	}
 	s.ws.sweepToolTemps(files)
-	if s.ws.unmade(ctx, st) {
+	if s.ws.unmade(ctx, st) || s.undoPartlyMade(ctx, st) {
 		// Best effort: a change left in the stack undoes to what the
 		// file already holds, and the next open tries again.
 		if err := s.appendChanges(changes.EventLine{V: 1, Kind: changes.KindAbort, ID: st.Pending.Rec.ID, At: mkTime(s.ws.s.Now())}); err == nil {
@@ -47,6 +47,7 @@ func (s *Session) loadChanges(ctx context.Context) error {
 	if e := st.Restoring; e != nil {
 		s.finishRestore(ctx, e)
 	}
+	s.closeInterrupted() // calls a stopped owner left open (callrec.go)
 	s.settleReverts(ctx) // revert_unrevert.go
 	return nil
 }

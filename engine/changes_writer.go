@@ -47,8 +47,13 @@ func (s *Session) writeChanges(sync bool, lines []any) error {
 		}
 		st.w = w
 	}
-	if st.owed != "" {
-		lines = append([]any{changes.EventLine{V: 1, Kind: changes.KindAbort, ID: st.owed, At: mkTime(s.ws.s.Now())}}, lines...)
+	if len(st.owed) > 0 {
+		at := mkTime(s.ws.s.Now())
+		aborts := make([]any, 0, len(st.owed)+len(lines))
+		for _, id := range st.owed {
+			aborts = append(aborts, changes.EventLine{V: 1, Kind: changes.KindAbort, ID: id, At: at})
+		}
+		lines = append(aborts, lines...)
 	}
 	err := func() error {
 		for _, l := range lines {
@@ -71,7 +76,7 @@ func (s *Session) writeChanges(sync bool, lines []any) error {
 		st.w = nil
 		return err
 	}
-	st.owed = ""
+	st.owed = nil
 	return nil
 }
 
@@ -85,7 +90,7 @@ func (st *snapStack) close(now Time) {
 		// No close line while a cancellation is owed: the next owner
 		// finishes the step the journal says was made, as the stack
 		// said it was (changes_cancel.go).
-		if st.owed == "" && len(st.cancels) == 0 {
+		if len(st.owed) == 0 && len(st.cancels) == 0 {
 			st.w.Append(changes.CloseLine{V: 1, Kind: changes.KindClose, At: now})
 		}
 		st.w.Sync() // lines appended lazily; a failure leaves them to be redrawn

@@ -61,8 +61,8 @@ const defaultHistoryMax = 1000
 func DefaultConfig() Config {
 	return Config{
 		Snapshots: SnapshotsConfig{Enabled: true, MaxPerSession: 50, MaxBytesPerSession: 64 << 20, MaxFileBytes: 2 << 20},
-		Storage: StorageConfig{MaxEagerLoadMB: 1024, RecordingEnabled: true, MaxBytesMB: 512, MaxFiles: 50000,
-			MaxFileBytesMB: 100, Trim: Policy{}, Forget: Policy{}, GroupBy: "directory"},
+		Storage: StorageConfig{MaxEagerLoadMB: 1024, RecordingEnabled: true, MaxBytesMB: MaxRecordBytesMB, MaxFiles: MaxRecordFiles,
+			MaxFileBytesMB: MaxRecordFileBytesMB, Trim: Policy{}, Forget: Policy{}, GroupBy: "directory"},
 		History: HistoryConfig{Max: defaultHistoryMax},
 	}
 }
@@ -133,9 +133,9 @@ func ParseConfig(b []byte) (Config, error) {
 		"storage.ephemeral":                   boolInto(&c.Storage.Ephemeral),
 		"storage.max_eager_load_mb":           intInto(&c.Storage.MaxEagerLoadMB, 1, 1<<30),
 		"storage.snapshots.enabled":           boolInto(&c.Storage.RecordingEnabled),
-		"storage.snapshots.max_bytes_mb":      intInto(&c.Storage.MaxBytesMB, 1, 512),
-		"storage.snapshots.max_files":         intInto(&c.Storage.MaxFiles, 1, 50000),
-		"storage.snapshots.max_file_bytes_mb": intInto(&c.Storage.MaxFileBytesMB, 1, 100),
+		"storage.snapshots.max_bytes_mb":      intLowered(&c.Storage.MaxBytesMB, MaxRecordBytesMB),
+		"storage.snapshots.max_files":         intLowered(&c.Storage.MaxFiles, MaxRecordFiles),
+		"storage.snapshots.max_file_bytes_mb": intLowered(&c.Storage.MaxFileBytesMB, MaxRecordFileBytesMB),
 		"storage.retention.group_by": func(k string, v json.RawMessage) error {
 			var s string
 			if json.Unmarshal(v, &s) != nil || (s != "directory" && s != "none") {
@@ -230,6 +230,30 @@ func intInto(p *int, lo, hi int) func(string, json.RawMessage) error {
 			return err
 		}
 		*p = int(n)
+		return nil
+	}
+}
+
+// The most the local change store accepts of each recording limit (seed
+// "Limits"): a larger value in config.json is lowered to it.
+const (
+	MaxRecordBytesMB     = 512
+	MaxRecordFiles       = 50000
+	MaxRecordFileBytesMB = 100
+)
+
+// intLowered reads a whole number of at least 1; one above hi is lowered
+// to hi (what the store accepts), zero or less is refused.
+func intLowered(p *int, hi int) func(string, json.RawMessage) error {
+	return func(k string, v json.RawMessage) error {
+		var n int64
+		if err := int64Into(&n, 1, 1<<62)(k, v); err != nil {
+			if json.Unmarshal(v, &n) == nil && n < 1 {
+				return &ConfigError{k, "must be at least 1 (zero is not a limit)"}
+			}
+			return err
+		}
+		*p = int(min(n, int64(hi)))
 		return nil
 	}
 }

@@ -336,3 +336,39 @@ func TestOpenCollectsUnmadeSessions(t *testing.T) {
 		t.Fatalf("sessions folder after the next open:\n got %q\nwant %q", got, want)
 	}
 }
+
+// A creation killed after it took its lock and before its first temp file
+// leaves only the lock file and its owner hint: the next open collects
+// both, and leaves the lone lock of a creation under way alone.
+func TestOpenCollectsUnmadeSessionOfDeadProcess(t *testing.T) {
+	ctx := context.Background()
+	e := newMemEnv(t)
+	s := newSession(t, e.ws)
+	id := s.ID()
+	s.Close()
+	dead, live := newSessionID(), newSessionID()
+	l, err := e.ws.acquire(dead) // writes the lock file and the hint
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Release() // its process died
+	ll, err := e.ws.acquire(live)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.ws.release(live, ll)
+	o, err := e.ws.Open(ctx, id, SessionOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Close()
+	got := stateFiles(t, e.mem, path.Join(e.ws.dir, "sessions"))
+	want := []string{id + ".items.jsonl", id + ".json", id + ".lock", live + ".lock"}
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Fatalf("sessions folder after the next open:\n got %q\nwant %q", got, want)
+	}
+	if _, err := e.mem.Lstat(ownersName(e.ws.dir, dead)); !vfs.IsNotExist(err) {
+		t.Fatalf("the dead creation's owner hint is still there: %v", err)
+	}
+}

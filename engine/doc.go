@@ -11,6 +11,8 @@
 //	                         stack, plans and the one applier   -> fstate, timefmt, vfs, objects
 //	engine/internal/fstate   a file's state: capture, compare, put back through
 //	                         the workspace root                 -> internal/vfs, objects
+//	engine/internal/patch    apply_patch's patches: git diffs and the Begin Patch
+//	                         envelope, parsed and applied in memory -> go-gitdiff
 //	engine/internal/scope    recording's walk and shell-line scopes (empty yet)
 //	engine/retention         keep rules over (id, activity, flags), pure
 //	engine/wskey, engine/ids workspace keys; slugs and word ids

@@ -8,6 +8,7 @@ import (
 	"path"
 	"strings"
 
+	"cairn/engine/internal/changes"
 	"cairn/internal/vfs"
 	"cairn/journal"
 	"cairn/objects"
@@ -93,6 +94,9 @@ func (s *Store) fsckWorkspace(ctx context.Context, r *FsckReport, dir string, ba
 	s.fsckWorkspaceInfo(dir, bad)
 	s.fsckEmptySessions(dir, bad)
 	s.fsckFolderFiles(dir, bad, note)
+	if _, err := s.fsys.Lstat(dropsName(dir)); err == nil {
+		s.fsckJournal(r, dropsName(dir), bad, note, nil) // records dropped (callrec_budget.go)
+	}
 	objs := objects.New(s.fsys, path.Join(dir, "objects"))
 	named := map[string][]string{} // oid -> every journal line naming it
 	sess := path.Join(dir, "sessions")
@@ -141,9 +145,10 @@ func (s *Store) fsckJournal(r *FsckReport, name string, bad, note reporter, name
 	r.Journals++
 	line := 0
 	var stack *snapStack // a changes journal's lines must fold
+	var recs *changes.Records
 	var reverts *revertFsck
 	if strings.HasSuffix(name, ".changes.jsonl") {
-		stack, reverts = &snapStack{}, &revertFsck{}
+		stack, recs, reverts = &snapStack{}, &changes.Records{}, &revertFsck{}
 	}
 	var skipped []string // why the stack skipped the good line at[i]
 	var at []int
@@ -152,6 +157,8 @@ func (s *Store) fsckJournal(r *FsckReport, name string, bad, note reporter, name
 		if stack != nil {
 			why := reverts.check(b)
 			if err := stack.Apply(b); err != nil {
+				skipped, at = append(skipped, err.Error()), append(at, line)
+			} else if err := recs.Apply(b); err != nil {
 				skipped, at = append(skipped, err.Error()), append(at, line)
 			} else if why != "" {
 				skipped, at = append(skipped, "file revert line: "+why), append(at, line)

@@ -415,10 +415,6 @@ func (w *Workspace) PendingRevert(ctx context.Context, id string) (bool, error) 
 	return tl.Pending() || tl.Undoing != nil, nil
 }
 
-// dropsName is the workspace's journal of records the store budget
-// dropped, written by a process that did not own their session.
-func dropsName(dir string) string { return path.Join(dir, "drops.jsonl") }
-
 // budgetDrops is the records the store budget dropped, as the workspace's
 // drops journal names them (any session's: a fork holds its parent's).
 func (w *Workspace) budgetDrops() map[string]bool {

@@ -23,18 +23,19 @@ type Session struct {
 	mu sync.Mutex
 	st *state
 
-	lock  vfs.Lock
-	items *journal.Writer
-	audit *journal.Writer
-	snaps snapStack       // the undo stack of file tools (changes*.go)
-	apply changes.Applier // puts files back for undo, redo, restore-to and recovery
-	files fileSyncs       // the file tools' background folder syncs
-	calls callCount       // calls running now, holding the workspace call lock (calls_lock.go)
+	lock    vfs.Lock
+	items   *journal.Writer
+	audit   *journal.Writer
+	snaps   snapStack       // the undo stack of file tools (changes*.go)
+	apply   changes.Applier // puts files back for undo, redo, restore-to and recovery
+	files   fileSyncs       // the file tools' background folder syncs
+	running callCount       // calls running now, holding the workspace call lock (calls_lock.go)
 	// busy is held (shared) by a file tool, a Change or an undo while it
 	// runs, and by Close, so Close waits for them and none starts after
 	// it. The lock order of all the mutexes: doc.go, "Locks".
 	busy  sync.RWMutex
 	shell *shellLog     // shell history, made on first use (shell.go)
+	calls callRec       // recording calls other than the file tools (callrec_capture.go)
 	cfg   sessionConfig // config.json, read once (session_config.go)
 	// noted: the folders the owner's hint names, where file tools stage
 	// temp files (temps.go); guarded by snaps.mu.
@@ -87,8 +88,13 @@ type SessionOptions struct {
 	Notice func(string)
 	// Ephemeral labels spend in the usage ledger as ephemeral.
 	Ephemeral bool
-	// NoSnapshots: file tools capture nothing and record no change lines.
+	// NoSnapshots: file tools capture nothing and record no change lines,
+	// and no other call is recorded (Exec runs its lines unrecorded).
 	NoSnapshots bool
+	// Watch: a whole-workspace record starts a watcher of the workspace
+	// (its first walks the whole tree), so later records rescan only the
+	// paths changed since (the REPL sets it).
+	Watch bool
 }
 
 // ResumeInfo says what changed since the session last ran.
@@ -294,6 +300,7 @@ func (s *Session) Close() error {
 	}
 	s.snaps.close(mkTime(s.ws.s.Now()))
 	s.shell.close()
+	s.calls.close()
 	if s.lock != nil {
 		release := s.ws.release
 		if s.recordStale {

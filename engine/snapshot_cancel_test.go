@@ -115,3 +115,37 @@ func TestOwedAbortSurvivesRefold(t *testing.T) {
 		t.Fatalf("b.txt after redo: %q", b)
 	}
 }
+
+// TestOwedAbortsKeptInOrder: a change whose abort line is owed, then a
+// change whose line and abort line both cannot be written: both aborts are
+// owed, and the next line written goes after them, oldest first, so neither
+// change comes back as made in what a reader (or the next owner) folds.
+func TestOwedAbortsKeptInOrder(t *testing.T) {
+	ctx := context.Background()
+	mem, fa, _, ws := faultEnv(t, "")
+	s := ws.Create(SessionOptions{})
+	defer func() { s.Close() }()
+	must(s.ToolWrite(ctx, "b.txt", []byte("one\n")))(t)
+	// The change line reaches the journal, the new content cannot be
+	// staged, the abort line cannot be written: its abort is owed.
+	fa.Inject(vfs.Rule{Op: vfs.OpWrite, Path: ".a1.txt.*" + vfs.TempSuffix, Count: 1})
+	fa.Inject(vfs.Rule{Op: vfs.OpWrite, Path: "workspaces/*/sessions/*.changes.jsonl", Skip: 1, Count: 1})
+	if _, err := s.ToolWrite(ctx, "a1.txt", []byte("new\n")); err == nil {
+		t.Fatal("write with its staging failing: no error")
+	}
+	fa.Reset()
+	// Neither the next change line nor its abort can be written: the new
+	// file is made without a snapshot, and its abort is owed too.
+	fa.Inject(vfs.Rule{Op: vfs.OpWrite, Path: "workspaces/*/sessions/*.changes.jsonl"})
+	must(s.ToolWrite(ctx, "a2.txt", []byte("new\n")))(t)
+	fa.Reset()
+	must(s.ToolWrite(ctx, "c.txt", []byte("three\n")))(t)
+	owner := must(s.Snapshots(ctx))(t)
+	reader := must(ws.Snapshots(ctx, s.ID()))(t)
+	if propList(owner) != propList(reader) || len(reader.Snapshots) != 2 {
+		t.Fatalf("owner %s, reader %s: want the two writes that have snapshots in both", propList(owner), propList(reader))
+	}
+	if _, err := mem.Lstat("a1.txt"); !vfs.IsNotExist(err) {
+		t.Fatalf("a1.txt exists after its tool failed: %v", err)
+	}
+}

@@ -36,7 +36,7 @@ func (w *Workspace) Snapshots(ctx context.Context, id string) (*SnapshotList, er
 	if err := foldChanges(w.s.fsys, changesName(w.dir, id), &st); err != nil {
 		return nil, err
 	}
-	if w.unmade(ctx, &st) {
+	if w.unmade(ctx, &st) || w.partlyMade(ctx, &st) {
 		st.List = append(st.List[:len(st.List)-1], st.Held...)
 	}
 	return snapshotList(w, id, &st), nil

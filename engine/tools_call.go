@@ -3,7 +3,7 @@ package engine
 import "fmt"
 
 // ToolOptions are the optional settings of a file tool (ToolWrite, ToolEdit,
-// ToolRm). Pass at most one.
+// ToolRm, ToolPatch). Pass at most one.
 type ToolOptions struct {
 	// Call is the id of the item the change belongs to, written as the
 	// change line's "call": the tool_call item that ran the tool, or a

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"cairn/engine/internal/changes"
 
@@ -329,12 +330,11 @@ func (s *Session) abortChange(id string) {
 	// next owner, settles it to).
 	s.notice(fmt.Sprintf("the cancelled change %s could not be recorded yet: %v", id, err))
 	st.wmu.Lock()
-	st.owed = id
-	st.wmu.Unlock()
-	if n := len(st.List); n > 0 && st.Pending == st.List[n-1] && st.Pending.Rec.ID == id {
-		st.List = append(st.List[:n-1], st.Held...)
-		st.Pending, st.Held = nil, nil
+	if !slices.Contains(st.owed, id) {
+		st.owed = append(st.owed, id)
 	}
+	st.wmu.Unlock()
+	st.dropOwed([]string{id})
 }
 
 // refold rebuilds the stack from the journal, after a write to it failed.
@@ -345,11 +345,19 @@ func (st *snapStack) refold(s *Session) {
 		return
 	}
 	st.List, st.Seq, st.Pending, st.Held, st.unread = fresh.List, fresh.Seq, fresh.Pending, fresh.Held, fresh.unread
-	// An abort still owed is in the stack as that line will make it.
+	// Aborts still owed are in the stack as those lines will make it.
 	st.wmu.Lock()
-	owed := st.owed
+	owed := slices.Clone(st.owed)
 	st.wmu.Unlock()
-	if n := len(st.List); owed != "" && n > 0 && st.Pending == st.List[n-1] && st.Pending.Rec.ID == owed {
+	st.dropOwed(owed)
+}
+
+// dropOwed takes out of the stack the pending change an owed abort
+// cancels, as Stack.Apply does with the abort line, and puts back the
+// undone branch it ended. Only the newest change can be pending, so at
+// most one of owed is in the stack.
+func (st *snapStack) dropOwed(owed []string) {
+	if n := len(st.List); n > 0 && st.Pending == st.List[n-1] && slices.Contains(owed, st.Pending.Rec.ID) {
 		st.List = append(st.List[:n-1], st.Held...)
 		st.Pending, st.Held = nil, nil
 	}

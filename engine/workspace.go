@@ -42,6 +42,11 @@ func (s *Store) Workspace(dir string) (*Workspace, error) {
 	if err != nil {
 		return nil, err
 	}
+	return s.workspaceAt(p)
+}
+
+// workspaceAt is the workspace of canonical path p.
+func (s *Store) workspaceAt(p string) (*Workspace, error) {
 	w := &Workspace{s: s, path: p}
 	key, note, repaired, err := s.resolveFolder(p, false)
 	switch {

@@ -44,6 +44,13 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
+	if os.Getenv(execWorkerEnv) != "" {
+		if err := execWorker(); err != nil {
+			fmt.Fprintln(os.Stderr, "worker:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	if os.Getenv(workerEnv) != "" {
 		if err := soakWorker(); err != nil {
 			fmt.Fprintln(os.Stderr, "worker:", err)

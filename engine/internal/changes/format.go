@@ -69,19 +69,39 @@ import (
 // conversation had no prompt yet. Lines written before it was recorded
 // have none, and read as they did.
 //
-// A change line ends the undone branch. The file tools (write, edit, rm)
-// write their change line before they change the file, so one fsync makes
-// an inline pre-image and its record durable together, and write the
-// discard and drop lines that follow from it after. When the file is then
+// A change line ends the undone branch. The file tools (write, edit, rm,
+// apply_patch) write their change line before they change the file, so one
+// fsync makes an inline pre-image and its record durable together, and
+// write the discard and drop lines that follow from it after. apply_patch
+// ("tool":"apply_patch") names every file a patch touches in its one line:
+// a created file with "before" null, a deleted one with "after" null, a
+// rename as both (the old name deleted, the new one created); then it
+// changes the files one after the other. When the file is then
 // not changed (the tool failed), an "abort" line cancels the change and
 // puts back the undone branch it ended; after a crash in between, the
 // owner that next opens the session finds the file still as "before" and
-// writes the abort (engine: Workspace.unmade). Each line waits for the file changes
+// writes the abort (engine: Workspace.unmade). A change of several files
+// found with some still as "before" and the others as "after" (a patch
+// stopped between its files) is made in part: that owner gives the files as
+// "after" their "before" back, then writes the abort (PartlyMade; engine:
+// Session.undoPartlyMade), so a patch is made whole or not at all. Each line
+// waits for the file changes
 // before it to be durable (engine: fileSyncs), so only the newest change can be
 // unmade. An undo, restore or redo writes its line (with what it keeps)
 // before it puts files back; one stopped in between is finished by the
 // next owner (engine: finishRestore). A close line, written by a clean Close, says
 // every file change before it was made: after it, nothing is settled.
+
+// How change lines and the records of other calls meet on disk: one
+// journal holds both. The undo stack folds the lines above (Stack.Apply)
+// and skips the record kinds of records.go (call, record, unrecorded,
+// start, off): an exec is not an undo snapshot (seed 001). File revert
+// reads both: a change line is the record of a file-tool call, a record
+// line that of any other call, in one order, the journal's; their ids
+// share one form and their seq numbers one count. A drop line names either
+// kind: why "max_per_session" or "max_bytes_per_session" drops change
+// lines (the undo stack's limits), why "store_budget" drops record lines
+// (the workspace store's budget, storage.snapshots.max_bytes_mb).
 
 // Change-line kinds. Part of the format.
 const (

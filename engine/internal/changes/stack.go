@@ -164,6 +164,11 @@ func (st *Stack) fold(l *RawLine) error {
 			return fmt.Errorf("abort of %s, which is not the newest change", l.ID)
 		}
 		st.List = append(st.List[:n-1], st.Held...)
+	case KindRecord:
+		// Records of other calls are not undo snapshots (records.go);
+		// their seq numbers follow the change lines' all the same.
+		st.Seq = max(st.Seq, l.Seq)
+		return errNoop
 	case KindDiscard, KindDrop:
 		for _, id := range l.IDs {
 			if i := st.Find(id); i >= 0 && (l.Kind == KindDrop || !st.List[i].Applied) {

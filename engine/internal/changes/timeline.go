@@ -45,22 +45,6 @@ const (
 	KindUnreverted = "unreverted"
 )
 
-// The lines recording writes for a call that is not a file tool (exec),
-// which file revert reads: "call" before the call runs, "record" (its
-// files) or "unrecorded" (none could be made) after it, "start" where
-// the session's records begin and "off" when recording is off.
-const (
-	kindCall       = "call"
-	kindRecord     = "record"
-	kindUnrecorded = "unrecorded"
-	kindStart      = "start"
-	kindOff        = "off"
-)
-
-// WhyStoreBudget is the "why" of a drop line whose records' objects may be
-// gone: the workspace store was trimmed to its size budget.
-const WhyStoreBudget = "store_budget"
-
 // RevertFile is one file of a revert line.
 type RevertFile struct {
 	Path string        `json:"path"`
@@ -133,9 +117,10 @@ type Timeline struct {
 	// "unrecorded" line, or a "call" line no record closed (still running,
 	// or interrupted).
 	Calls []*CallMark
-	// Start is when the session's records begin (the newest "start" line
-	// not written by a fork; zero: its first change). Off is the newest
-	// "off" line: after Start, recording is off.
+	// Start is when the session's records begin: the newest "start" line
+	// written when recording came back on ("enabled") or the session moved
+	// ("moved"); zero: its first change. Off is the newest "off" line: after
+	// Start, recording is off.
 	Start, Off timefmt.Time
 	// Dropped is the records whose objects the store budget may have
 	// dropped.
@@ -223,12 +208,12 @@ func (tl *Timeline) Apply(b []byte) error {
 		tl.Dropped = map[string]bool{}
 	}
 	switch l.Kind {
-	case KindChange, kindRecord:
+	case KindChange, KindRecord:
 		return tl.record(&l)
-	case kindCall:
+	case KindCall:
 		tl.newWork()
 		tl.Calls = append(tl.Calls, &CallMark{ID: l.ID, Call: l.Call, At: l.At, Pos: len(tl.Steps), Open: true})
-	case kindUnrecorded:
+	case KindUnrecorded:
 		tl.newWork()
 		if m := tl.openCall(l.ID); m != nil {
 			m.Open, m.Why = false, l.Why
@@ -277,11 +262,14 @@ func (tl *Timeline) Apply(b []byte) error {
 				tl.Dropped[id] = true
 			}
 		}
-	case kindStart:
-		if l.Why != "fork" { // a fork starts where its parent does
+	case KindStart:
+		// A fork starts where its parent does; the first start line of a
+		// session only says its first call was recorded (every call before
+		// it was a file tool's, and they always record).
+		if l.Why != "fork" && l.Why != "first" {
 			tl.Start = l.At
 		}
-	case kindOff:
+	case KindOff:
 		tl.Off = l.At
 	case KindRevert:
 		return tl.revertPart(&l)
@@ -339,7 +327,7 @@ func (tl *Timeline) openCall(id string) *CallMark {
 // record folds a change line (a file tool) or a record line (a recorded
 // call, which closes its call line).
 func (tl *Timeline) record(l *tlLine) error {
-	if l.Kind == kindRecord {
+	if l.Kind == KindRecord {
 		if !ValidSnapID(l.ID) {
 			return fmt.Errorf("bad record id %q", l.ID)
 		}

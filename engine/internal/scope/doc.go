@@ -1,21 +1,111 @@
-// Package scope will say which workspace files a change record covers.
-// It holds nothing yet: it is the place whole-directory recording fills,
-// so that its mechanisms never land in package engine.
+// Package scope says which workspace files a change record covers, and
+// reads them: the engine-independent half of recording a shell line or any
+// other tool call (seed 000, "Recording" and "Limits").
 //
-// # What will live here
+// It holds no locks and knows no Session: the caller serializes. It imports
+// internal/vfs (to persist its stat cache) and objects (for the hash);
+// engine imports it, never the reverse.
 //
-//   - The workspace walk of a whole-directory record: every file under the
-//     workspace, over vfs.FS, honouring each folder's .gitignore and the
-//     top-level excludes, following no link, stopping at nested
-//     repositories, special files and other filesystems, and re-reading
-//     only files whose stat data changed (a stat cache with a racy-mtime
-//     window).
-//   - Shell-line scope detection: a shell command line turned into the
-//     paths it writes, or "the whole directory" when that cannot be told.
+// # Scope of a shell line
 //
-// # Rules
+// Parse turns one shell line, parsed with mvdan.cc/sh/v3/syntax, into a
+// Scope of one of three kinds:
 //
-// Like every package below engine it holds no locks and knows no Session:
-// the caller serializes. It may import internal/vfs; engine imports it,
-// never the reverse.
+//   - ReadOnly: the line only reads, and records nothing. Every command is on
+//     the read-only list (ReadOnlyCommands: git status/log/diff/show/…, rg,
+//     grep, ls, cat, head, tail, wc, find without -delete/-exec/-fprint…,
+//     pwd, echo, which, env without a program, …) and nothing is redirected
+//     to a file. Pipelines and lists (|, &&, ||, ;, { }, ( )) of read-only
+//     commands stay read-only.
+//   - Paths: every write is to a literal path: the operands of rm, mkdir,
+//     touch, tee, sed -i, the sources and destination of mv, the destination
+//     of cp and ln, and the targets of output redirects (> >> >| &> &>> <>).
+//     mv or cp into an existing folder (or with -t) records that whole
+//     folder: a recorded path that is a folder stands for everything under
+//     it (WalkPaths), so Parse needs no stat.
+//   - Workspace: anything that cannot be told: a glob, a brace or tilde, a
+//     variable or parameter expansion, a command or process substitution, a
+//     heredoc or here-string, an assignment, an option not listed for its
+//     command, cd/pushd/popd, a control structure (if, for, while, case,
+//     functions), a background job, any other program, a line that does not
+//     parse, or a path that names the workspace root itself.
+//
+// Paths are slash-separated, cleaned, relative to the workspace root (the
+// shell runs there); an absolute path inside the root is made relative,
+// and a path outside it (/dev/null, ../x, /tmp/y) is dropped: records never
+// cover it. Parse does not resolve symbolic links: the recorder reads
+// through its own fenced filesystem. A line naming only outside paths
+// records nothing for them; a line whose every write was dropped is Paths
+// with no paths.
+//
+// # The walk
+//
+// Walk lists every file a whole-workspace record covers, under a real
+// folder (an absolute path), with its stat data and content hash:
+//
+//   - each folder's .gitignore applies to that folder and below, as git
+//     does (last matching line wins, the deeper file first, a negation
+//     cannot bring back a file inside an ignored folder); not
+//     .git/info/exclude, not the global excludes file. A .gitignore that is
+//     a symbolic link is not read (git refuses it too). The matcher is
+//     ours (ignore.go): go-git's plumbing/format/gitignore differs from git
+//     on "foo/**", on prefix matches under a negation, on "[!x]" and
+//     character classes; TestIgnoreMatchesGit checks ours against git.
+//   - symbolic links are entries of their own (Entry.Link holds the
+//     target, the hash is that of the target text, as git stores them);
+//     the walk never follows one.
+//   - left out: nested repositories (a folder, other than the root, that
+//     holds a .git), special files (sockets, FIFOs, devices), folders on
+//     another filesystem than the root, the names of TopLevelLeftOut at the
+//     top (.git .ssh .workcell .env .npmrc .pypirc .netrc), cairn's own temp
+//     files (vfs.IsTemp), and everything inside the state folder
+//     (Options.StateDir). A workspace that contains the state folder is not
+//     walked at all by a recorder: ContainsStateFolder says so.
+//   - limits (Options): MaxFiles and MaxBytes over every covered file,
+//     changed or not, end the walk with a *LimitError (Limit is the
+//     record's "why": "max_files", "max_bytes"); a file over MaxFileBytes
+//     is listed with Skipped "max_file_bytes" and its size, never read; a
+//     file that cannot be read (no permission) with Skipped "unreadable".
+//
+// A Tree is sorted by path (byte order) and holds folders too (with no
+// size or times: theirs change with their entries). Options.Hash lets the
+// caller store a file's content in the same read that hashes it.
+//
+// WalkPaths covers the paths of a Paths scope: a named path is covered even
+// when .gitignore ignores it, and so is everything under a named folder;
+// the left-out rules still apply.
+//
+// # Stat cache
+//
+// A Cache maps a path and its stat data (size, mtime ns, ctime ns, inode,
+// mode) to its content hash (SHA-256, objects.ID), so a second walk reads
+// again only files whose stat changed. Git's racy-timestamp rule applies:
+// an entry whose mtime is not older than the cache's stamp (the time the
+// walk that hashed it started, less a margin for coarse filesystem clocks)
+// is hashed again next time. Save writes the cache to one file atomically
+// (vfs.WriteAtomic); Load of a missing or corrupt file is an empty cache.
+// Its format is in cache.go ("Part of the format").
+//
+// # Diff
+//
+// Diff of two walks lists created, modified, deleted and mode-changed
+// paths (only the executable bit counts, as in git), sorted by path.
+//
+// # Watcher
+//
+// Watch starts an fsnotify watcher over the tree (minus ignored and
+// left-out folders) that marks dirty paths. Dirty returns the dirty set
+// since the last call, or says a full walk is needed: at the first call,
+// after a queue overflow or an error, when the watcher cannot cover the
+// tree (the inotify watch limit), or when a .gitignore or a .git changed.
+// Dirty first waits for an event of its own (a file it makes in a folder
+// of its own under os.TempDir), so every change made before the call is
+// in its answer. Rescan of a previous walk and the dirty set gives the
+// same Tree as a full walk would (TestWatcherRescanEqualsWalk).
+//
+// # Shared rules
+//
+// Nothing here is safe for concurrent use by several callers at once (a
+// Cache by two walks, a Watcher's Dirty from two goroutines): the caller
+// serializes, as it does every record of a workspace.
 package scope

@@ -1,0 +1,111 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"cairn/engine"
+)
+
+// ToolExecCmd is `cairn tool exec [--session S] -- LINE`: a shell line run
+// with sh -c in the workspace, through the session's shell history, its
+// output kept as a tool output and what it changes recorded for file
+// revert. The line's exit code is the answer's "exit_code", never cairn's:
+// cairn exits 0 when it ran the line and recorded what it had to (also
+// when the store refused the record and the line ran without one, which
+// "unrecorded" says), and non-zero only when it did not run the line (a
+// record it must make could not be made, bad input, a busy session).
+type ToolExecCmd struct {
+	NoSnapshots bool     `name:"no-snapshots" help:"Record no file changes for this process."`
+	Line        []string `arg:"" passthrough:"" placeholder:"LINE" help:"The shell line: the words after -- joined by spaces (quote it as one word to keep its own quoting)."`
+}
+
+func (c *ToolExecCmd) Run(g *Globals, t *ToolCmd) error {
+	line := strings.Join(c.Line, " ")
+	if len(c.Line) > 0 && c.Line[0] == "--" {
+		line = strings.Join(c.Line[1:], " ")
+	}
+	if strings.TrimSpace(line) == "" {
+		return usageErrorf("tool exec needs a shell line: cairn tool exec -- LINE")
+	}
+	opts := g.sessionOptions()
+	opts.NoSnapshots = c.NoSnapshots
+	ws, s, err := g.toolSession(t.Session, opts)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	// The line's own output: live on stderr under --json (stdout holds the
+	// answer), else on stdout and stderr as it prints them.
+	eo := engine.ExecOptions{Call: t.Call, Stdout: g.stdout, Stderr: g.stderr}
+	if g.JSON {
+		eo.Stdout = g.stderr
+	}
+	a, err := s.Exec(g.ctx, line, eo)
+	if err != nil {
+		return refusedLine(err)
+	}
+	if err := s.Close(); err != nil {
+		return err
+	}
+	if g.JSON {
+		return g.printJSON(a)
+	}
+	printExecAnswer(g.stderr, ws, a, false)
+	return nil
+}
+
+// printExecAnswer is the readable summary of an exec's answer, after the
+// line's own output.
+func printExecAnswer(w io.Writer, ws *engine.Workspace, a *engine.ExecAnswer, own bool) {
+	rec := "no record"
+	switch {
+	case own:
+		rec = "your own line, no record"
+	case a.Snapshot != nil:
+		rec = "record " + *a.Snapshot
+	case a.Unrecorded != "":
+		rec = "ran without a record: " + a.Unrecorded
+	case a.Scope == engine.ScopeNone:
+		rec = "read only, nothing to record"
+	}
+	fmt.Fprintf(w, "[exit %d, output %s, %s]\n", a.ExitCode, a.Output, rec)
+	if len(a.Files) > 0 {
+		fmt.Fprintf(w, "Changed %s.\n", strings.Join(relPaths(ws, a.Files), ", "))
+	}
+	if len(a.Skipped) > 0 {
+		fmt.Fprintf(w, "Too large to store, so a file revert stops at it: %s\n", strings.Join(relPaths(ws, a.Skipped), ", "))
+	}
+	if len(a.Dropped) > 0 {
+		fmt.Fprintf(w, "Dropped to keep the change store within storage.snapshots.max_bytes_mb: %s\n", strings.Join(a.Dropped, ", "))
+	}
+}
+
+// execLine runs a REPL shell line: `:exec LINE` (a recorded exec call) or
+// `!LINE` (own: the user's own command, kept in the shell history and the
+// outputs but given no record of its own). Its output shows as it prints;
+// Ctrl-C kills it (ctx).
+func (r *repl) execLine(ctx context.Context, line string, own bool) {
+	if strings.TrimSpace(line) == "" {
+		fmt.Fprintln(r.out, "Usage: :exec LINE or !LINE (a shell line, run with sh -c in the workspace)")
+		return
+	}
+	a, err := r.sess.Exec(ctx, line, engine.ExecOptions{Own: own, Stdout: r.out, Stderr: r.out})
+	if a == nil {
+		fmt.Fprintln(r.out, "cairn:", userError(refusedLine(err)))
+		return
+	}
+	if errors.Is(err, context.Canceled) {
+		fmt.Fprintln(r.out, "\nCancelled; the line was stopped.")
+	} else if err != nil {
+		fmt.Fprintln(r.out, "cairn:", userError(err))
+	}
+	printExecAnswer(r.out, r.ws, a, own)
+	// A shell line is its own turn: durable once shown.
+	if err := r.sess.Commit(r.g.ctx); err != nil {
+		fmt.Fprintln(r.out, "cairn: the line ran but its records may not survive a crash:", err)
+	}
+}

@@ -1,0 +1,128 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/schollz/progressbar/v3"
+	xterm "golang.org/x/term"
+
+	"cairn/cli/display"
+	"cairn/importer"
+)
+
+// ImportCmd brings other agents' session histories into cairn.
+type ImportCmd struct {
+	ClaudeCode ImportClaudeCodeCmd `cmd:"" name:"claude-code" help:"Import Claude Code sessions (default: every project under $CLAUDE_CONFIG_DIR, else ~/.claude)."`
+	Codex      ImportCodexCmd      `cmd:"" name:"codex" help:"Import Codex sessions (default: every rollout under $CODEX_HOME, else ~/.codex)."`
+}
+
+// ImportClaudeCodeCmd is `cairn import claude-code [PATH…]`.
+type ImportClaudeCodeCmd struct{ importArgs }
+
+// ImportCodexCmd is `cairn import codex [PATH…]`.
+type ImportCodexCmd struct{ importArgs }
+
+func (c *ImportClaudeCodeCmd) Run(g *Globals) error { return c.run(g, importer.AgentClaudeCode) }
+func (c *ImportCodexCmd) Run(g *Globals) error      { return c.run(g, importer.AgentCodex) }
+
+type importArgs struct {
+	Paths  []string `arg:"" optional:"" placeholder:"PATH" help:"Session files, or folders to search for them."`
+	DryRun bool     `name:"dry-run" help:"Say what an import would add; write nothing."`
+}
+
+func (c *importArgs) run(g *Globals, agent string) error {
+	roots := c.Paths
+	if len(roots) == 0 {
+		root, err := agentHome(agent)
+		if err != nil {
+			return err
+		}
+		if _, err := os.Stat(root); err != nil {
+			return &exitError{code: ExitFailed, word: "not_found", err: fmt.Errorf("no %s sessions here: %s cannot be read (%v); name the files or folders to import", agent, root, errors.Unwrap(err))}
+		}
+		roots = []string{root}
+	}
+	for i, r := range roots {
+		if !filepath.IsAbs(r) && g.Chdir != "" {
+			roots[i] = filepath.Join(g.Chdir, r)
+		}
+	}
+	files, err := importer.Files(agent, roots)
+	if err != nil {
+		return usageErrorf("%v", err)
+	}
+	s, err := g.open()
+	if err != nil {
+		return err
+	}
+	opts := importer.Options{DryRun: c.DryRun}
+	if f, ok := g.stderr.(*os.File); ok && !g.JSON && xterm.IsTerminal(int(f.Fd())) && len(files) > 1 {
+		bar := progressbar.NewOptions64(-1, progressbar.OptionSetWriter(f), progressbar.OptionSetDescription("importing"),
+			progressbar.OptionShowBytes(true), progressbar.OptionClearOnFinish())
+		opts.Progress = func(done, total int64) {
+			bar.ChangeMax64(total)
+			bar.Set64(done)
+		}
+		defer bar.Finish()
+	}
+	rep, err := importer.Run(g.ctx, s, agent, files, opts)
+	if err != nil {
+		return err
+	}
+	if g.JSON {
+		if err := g.printJSON(rep); err != nil {
+			return err
+		}
+	} else {
+		printImport(g, rep)
+	}
+	if rep.Failed > 0 {
+		return &exitError{code: ExitFailed, word: "import", err: fmt.Errorf("%d of %d sources could not be imported", rep.Failed, len(rep.Sessions)), quiet: g.JSON}
+	}
+	return nil
+}
+
+// printImport is the summary a person reads: a line per source that
+// changed or failed, then the totals and the lines left out by kind.
+func printImport(g *Globals, rep *importer.Report) {
+	verb := "imported"
+	if rep.DryRun {
+		verb = "would import"
+	}
+	for _, sr := range rep.Sessions {
+		switch {
+		case sr.Error != "":
+			fmt.Fprintf(g.stdout, "%s: %s\n", display.Line(sr.File), display.Line(sr.Error))
+		case !sr.Unchanged:
+			what := "new session"
+			if !sr.Created {
+				what = "session"
+			}
+			fmt.Fprintf(g.stdout, "%s %d items of %s into %s %s (%s)\n", verb, sr.Items, display.Line(sr.File), what, sr.Session, display.Line(sr.Dir))
+		}
+	}
+	fmt.Fprintf(g.stdout, "%d sources: %d new sessions, %d grown, %d unchanged, %d failed; %d items\n",
+		len(rep.Sessions), rep.Created, rep.Updated, rep.Unchanged, rep.Failed, rep.Items)
+	if len(rep.Totals.Skipped) > 0 {
+		var kinds []string
+		for k, n := range rep.Totals.Skipped {
+			kinds = append(kinds, fmt.Sprintf("%s %d", k, n))
+		}
+		slices.Sort(kinds)
+		fmt.Fprintf(g.stdout, "lines left out, by kind: %s\n", display.Line(strings.Join(kinds, ", ")))
+	}
+	if rep.Totals.Merged > 0 {
+		fmt.Fprintf(g.stdout, "%d lines merged into the message an earlier line began\n", rep.Totals.Merged)
+	}
+	if rep.Totals.Torn > 0 {
+		fmt.Fprintf(g.stdout, "%d bytes of torn last lines not read (the next import reads them once whole)\n", rep.Totals.Torn)
+	}
+	if rep.Subagents > 0 {
+		fmt.Fprintf(g.stdout, "%d sub-agent transcripts not brought in\n", rep.Subagents)
+	}
+}

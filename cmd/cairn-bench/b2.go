@@ -1,0 +1,308 @@
+package main
+
+// B2 whole-workspace record: the walk a record makes before and after a
+// shell line that changes one file, with package engine/internal/scope
+// directly (through engine/scopebench, as Go keeps internal packages to
+// engine; the engine's recording path adds the journal lines and the
+// stored pre-images of the changed files, not the walk). Two trees:
+//
+//   - generated: 50,000 files of about 2 KiB in nested folders (5,000 with
+//     --quick), beside them an ignored node_modules of 20,000 files (2,000)
+//     and a nested repository of 1,000 files (200), both left out;
+//   - goroot: a copy of the Go toolchain's own $(go env GOROOT)/src, a real
+//     tree no one here wrote (skipped, with a note, when go is missing).
+//
+// Rows per tree, each a median over the rounds, each round changing one
+// file first (outside the timing):
+//
+//   - cold walk: Walk hashing every file, against `git status --porcelain`
+//     on the same tree, committed once and its index warmed by a first run;
+//   - warm walk: Walk with the stat cache of the previous walk, against the
+//     same git status. Goal: at most 1x git status;
+//   - record: warm walk before, the change, warm walk after, Diff, against a
+//     shadow repository's `git add -A && git write-tree` before and after
+//     (its own GIT_DIR, its index warm too). Goal: at least 10x faster;
+//   - record with the watcher: Dirty + Rescan before and after, Diff,
+//     against the same shadow repository. Goal: at most 10 ms.
+//
+// The peak Go heap of the warm walks is reported for each tree. git must be
+// on PATH: its anchors are the point of the case.
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	scope "cairn/engine/scopebench"
+)
+
+func init() { register(Case{Name: "B2", Run: runB2}) }
+
+func runB2(env *Env) ([]Row, error) {
+	if _, err := exec.LookPath("git"); err != nil {
+		return nil, fmt.Errorf("B2 compares with git, which is not on PATH: %v", err)
+	}
+	files, heavy, nested, rounds := 50000, 20000, 1000, 7
+	if env.Quick {
+		files, heavy, nested, rounds = 5000, 2000, 200, 3
+	}
+	r := rand.New(rand.NewPCG(2, 2))
+	gen := filepath.Join(env.Dir, "gen")
+	if err := b2Generated(gen, files, heavy, nested, r); err != nil {
+		return nil, err
+	}
+	rows, err := b2Tree(env, "generated", gen, "pkg00/mod00/file00.go", rounds)
+	if err != nil {
+		return nil, err
+	}
+	if goroot, err := exec.Command("go", "env", "GOROOT").Output(); err == nil {
+		src := filepath.Join(strings.TrimSpace(string(goroot)), "src")
+		dst := filepath.Join(env.Dir, "goroot")
+		if out, err := exec.Command("cp", "-a", src, dst).CombinedOutput(); err != nil {
+			return nil, fmt.Errorf("cp GOROOT/src: %v: %s", err, out)
+		}
+		more, err := b2Tree(env, "goroot", dst, "fmt/print.go", rounds)
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, more...)
+	} else {
+		rows = append(rows, Row{Case: "B2", Size: "goroot: skipped, go not on PATH"})
+	}
+	return rows, nil
+}
+
+// b2Generated writes the generated tree: files in nested folders, an
+// ignored node_modules, a nested repository with a commit.
+func b2Generated(dir string, files, heavy, nested int, r *rand.Rand) error {
+	if err := writeTree(dir, files, r); err != nil {
+		return err
+	}
+	if err := writeTree(filepath.Join(dir, "node_modules"), heavy, r); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, ".gitignore"), []byte("node_modules/\n*.log\n"), 0o644); err != nil {
+		return err
+	}
+	sub := filepath.Join(dir, "third_party", "lib")
+	if err := writeTree(sub, nested, r); err != nil {
+		return err
+	}
+	if err := b2Git(sub, "", "init", "-q"); err != nil {
+		return err
+	}
+	if err := b2Git(sub, "", "add", "-A"); err != nil {
+		return err
+	}
+	return b2Git(sub, "", "commit", "-q", "--no-verify", "-m", "nested")
+}
+
+// b2Git runs git in dir; gitDir, when set, is a shadow repository of dir.
+func b2Git(dir, gitDir string, args ...string) error {
+	if gitDir != "" {
+		args = append([]string{"--git-dir", gitDir, "--work-tree", dir}, args...)
+	}
+	c := exec.Command("git", args...)
+	c.Dir = dir
+	c.Env = append(os.Environ(), "GIT_AUTHOR_NAME=bench", "GIT_AUTHOR_EMAIL=bench@example.invalid",
+		"GIT_COMMITTER_NAME=bench", "GIT_COMMITTER_EMAIL=bench@example.invalid", "GIT_CONFIG_NOSYSTEM=1",
+		"GIT_CONFIG_GLOBAL=/dev/null")
+	if out, err := c.CombinedOutput(); err != nil {
+		return fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, out)
+	}
+	return nil
+}
+
+// b2Tree measures one tree; change is the file each round rewrites.
+func b2Tree(env *Env, name, dir, change string, rounds int) ([]Row, error) {
+	ctx := context.Background()
+	// The tree's own repository, for git status, and a shadow one.
+	if err := os.RemoveAll(filepath.Join(dir, ".git")); err != nil {
+		return nil, err
+	}
+	if err := b2Git(dir, "", "init", "-q"); err != nil {
+		return nil, err
+	}
+	if err := b2Git(dir, "", "add", "-A"); err != nil {
+		return nil, err
+	}
+	if err := b2Git(dir, "", "commit", "-q", "--no-verify", "-m", "base"); err != nil {
+		return nil, err
+	}
+	shadow := filepath.Join(env.Dir, name+"-shadow.git")
+	if out, err := exec.Command("git", "init", "-q", "--bare", shadow).CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("git init: %v: %s", err, out)
+	}
+	status := func() error { return b2Git(dir, "", "status", "--porcelain") }
+	snapshot := func() error {
+		if err := b2Git(dir, shadow, "add", "-A"); err != nil {
+			return err
+		}
+		return b2Git(dir, shadow, "write-tree")
+	}
+	// Warm both indexes, and the page cache.
+	for range 2 {
+		if err := status(); err != nil {
+			return nil, err
+		}
+		if err := snapshot(); err != nil {
+			return nil, err
+		}
+	}
+	syscall.Sync()
+
+	n := 0
+	touch := func() error {
+		n++
+		return os.WriteFile(filepath.Join(dir, change), fmt.Appendf(nil, "package x // round %d\n", n), 0o644)
+	}
+	opts := scope.Options{MaxFiles: 1 << 30}
+	cold, err := scope.Walk(ctx, dir, opts)
+	if err != nil {
+		return nil, err
+	}
+	size := fmt.Sprintf("%s: %d files", name, cold.Files)
+
+	var coldMS, warmMS, statusMS, recordMS, shadowMS, watchMS []float64
+	cache := scope.NewCache()
+	if _, err := scope.Walk(ctx, dir, scope.Options{Cache: cache}); err != nil {
+		return nil, err
+	}
+	peak, err := peakHeap(func() error {
+		for range rounds {
+			if err := touch(); err != nil {
+				return err
+			}
+			ms, err := timed(func() error { _, err := scope.Walk(ctx, dir, opts); return err })
+			if err != nil {
+				return err
+			}
+			coldMS = append(coldMS, ms)
+			if err := touch(); err != nil {
+				return err
+			}
+			ms, err = timed(func() error { _, err := scope.Walk(ctx, dir, scope.Options{Cache: cache}); return err })
+			if err != nil {
+				return err
+			}
+			warmMS = append(warmMS, ms)
+			if ms, err = timed(status); err != nil {
+				return err
+			}
+			statusMS = append(statusMS, ms)
+
+			// A record: before, the call (untimed), after, diff.
+			var before *scope.Tree
+			m1, err := timed(func() error {
+				var err error
+				before, err = scope.Walk(ctx, dir, scope.Options{Cache: cache})
+				return err
+			})
+			if err != nil {
+				return err
+			}
+			if err := touch(); err != nil {
+				return err
+			}
+			m2, err := timed(func() error {
+				after, err := scope.Walk(ctx, dir, scope.Options{Cache: cache})
+				if err != nil {
+					return err
+				}
+				if d := scope.Diff(before, after); len(d) != 1 || d[0].Path != change {
+					return fmt.Errorf("record found %d changes, want 1 (%s)", len(d), change)
+				}
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+			recordMS = append(recordMS, m1+m2)
+			s1, err := timed(snapshot)
+			if err != nil {
+				return err
+			}
+			if err := touch(); err != nil {
+				return err
+			}
+			s2, err := timed(snapshot)
+			if err != nil {
+				return err
+			}
+			shadowMS = append(shadowMS, s1+s2)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+
+	// With the watcher, as the REPL keeps it: its first Dirty asks for the
+	// full walk that gives the first tree.
+	w, err := scope.Watch(ctx, dir, scope.Options{})
+	if err != nil {
+		return nil, err
+	}
+	defer w.Close()
+	if _, _, err := w.Dirty(ctx); err != nil {
+		return nil, err
+	}
+	tree, err := scope.Walk(ctx, dir, scope.Options{Cache: cache})
+	if err != nil {
+		return nil, err
+	}
+	rescan := func() (*scope.Tree, error) {
+		dirty, full, err := w.Dirty(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if full {
+			return nil, fmt.Errorf("watcher asks for a full walk (%v)", w.Broken())
+		}
+		return scope.Rescan(ctx, dir, tree, dirty, scope.Options{Cache: cache})
+	}
+	for range rounds {
+		var before *scope.Tree
+		m1, err := timed(func() error {
+			var err error
+			before, err = rescan()
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		tree = before
+		if err := touch(); err != nil {
+			return nil, err
+		}
+		m2, err := timed(func() error {
+			after, err := rescan()
+			if err != nil {
+				return err
+			}
+			if d := scope.Diff(before, after); len(d) != 1 || d[0].Path != change {
+				return fmt.Errorf("watched record found %d changes, want 1", len(d))
+			}
+			tree = after
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		watchMS = append(watchMS, m1+m2)
+	}
+
+	atMost := func(g float64) func(float64) bool { return func(r float64) bool { return r <= g } }
+	watch := b4Median(watchMS)
+	return []Row{
+		row("B2", size+", cold walk", b4Median(coldMS), "git status --porcelain", b4Median(statusMS), "info", func(float64) bool { return true }, peak),
+		row("B2", size+", warm walk (stat cache)", b4Median(warmMS), "git status --porcelain", b4Median(statusMS), "<=1", atMost(1), peak),
+		row("B2", size+", record (2 warm walks + diff)", b4Median(recordMS), "shadow git add -A && write-tree, x2", b4Median(shadowMS), "<=0.1", atMost(0.1), peak),
+		row("B2", size+", record with watcher", watch, "shadow git add -A && write-tree, x2", b4Median(shadowMS), "<=10ms", func(float64) bool { return watch <= 10 }, peak),
+	}, nil
+}

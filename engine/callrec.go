@@ -1,0 +1,343 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"syscall"
+
+	"cairn/engine/internal/changes"
+	"cairn/engine/internal/fstate"
+)
+
+// Change records of calls other than the file tools (seed "Recording"):
+// before a call that may change files, the files it can change are
+// captured and stored; a call line is synced; the call runs; the same
+// scope is captured again and a record line keeps only what changed (the
+// lines: engine/internal/changes/records.go). Every such call goes through
+// recordCall, the one place that decides whether and how it is recorded.
+//
+// When a record cannot be made, the reason decides (seed "Recording"):
+//   - the store refuses it (a limit, a full store, recording off, a
+//     workspace holding the state folder): the call runs without a record,
+//     an unrecorded line says why, and the reason is shown once per session;
+//   - the store is busy or anything else fails: the call is blocked with
+//     the reason, so no change runs without its record.
+
+// Scopes of a call: what it may change.
+const (
+	ScopeNone      = "none"      // a line that only reads: nothing is recorded
+	ScopePaths     = "paths"     // the named paths (a folder: all of it)
+	ScopeWorkspace = "workspace" // the whole workspace, walked
+)
+
+// CallScope is what a call may change: Kind is one of the Scope*
+// constants; Paths (workspace-relative) for ScopePaths.
+type CallScope struct {
+	Kind  string
+	Paths []string
+}
+
+// CallRecord says how a call was recorded.
+type CallRecord struct {
+	// ID is the call's record id (the id of its call or unrecorded line);
+	// "" when nothing was recorded (a read-only line).
+	ID string
+	// Recorded: a record line names the files the call changed (Files,
+	// possibly none).
+	Recorded bool
+	// Files is the workspace-relative files the call changed, when
+	// recorded; Skipped those of them whose content before was not stored
+	// (over max_file_bytes, unreadable).
+	Files, Skipped []string
+	// Unrecorded is why the call ran without a record
+	// (changes.WhyDisabled, ...), "" otherwise.
+	Unrecorded string
+	// Dropped is the records dropped to keep the workspace's store within
+	// storage.snapshots.max_bytes_mb once this one was made.
+	Dropped []string
+}
+
+// errRefusedRecord is a record the store refuses: the call runs without one.
+type errRefusedRecord struct {
+	why string
+	err error
+}
+
+func (e *errRefusedRecord) Error() string {
+	if e.err != nil {
+		return e.why + ": " + e.err.Error()
+	}
+	return e.why
+}
+
+// refusal is the store's refusal in err (a full disk), or nil.
+func refusal(err error) *errRefusedRecord {
+	var r *errRefusedRecord
+	if errors.As(err, &r) {
+		return r
+	}
+	if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) {
+		return &errRefusedRecord{why: changes.WhyFull, err: err}
+	}
+	return nil
+}
+
+// recordCall runs fn as a call of tool (belonging to item call) that may
+// change what sc says, recording it. It holds the session's busy lock
+// (shared) and the undo stack's lock while fn runs, so the session's file
+// tools, undo and redo wait, and Close waits for it. fn gets the context
+// to run with; its error is returned after the record is made (a call
+// that ran is recorded whatever it returned). fn that fails before it
+// changes anything should return an error wrapping errNotRun.
+func (s *Session) recordCall(ctx context.Context, tool, call string, sc CallScope, fn func(context.Context) error) (*CallRecord, error) {
+	s.busy.RLock()
+	defer s.busy.RUnlock()
+	if s.isClosed() {
+		return nil, fmt.Errorf("engine: session %s is closed", s.ID())
+	}
+	cfg, err := s.config()
+	if err != nil {
+		return nil, err
+	}
+	endCall, err := s.beginCall(ctx) // the workspace call lock, shared (calls_lock.go)
+	if err != nil {
+		return nil, err
+	}
+	defer endCall()
+	s.snaps.mu.Lock()
+	defer s.snaps.mu.Unlock()
+	if err := s.payCancels(); err != nil {
+		return nil, fmt.Errorf("%w; nothing was run", err)
+	}
+	rc := &CallRecord{}
+	if sc.Kind == ScopeNone {
+		return rc, fn(ctx)
+	}
+	if err := s.snapReady(); err != nil {
+		return nil, fmt.Errorf("%w; nothing was run", err)
+	}
+	now := mkTime(s.ws.s.Now())
+	cl := changes.CallLine{V: 1, Kind: changes.KindCall, ID: changes.NewSnapID(now.Time), At: now, Tool: tool, Call: call, Scope: sc.Kind}
+	if sc.Kind == ScopePaths {
+		cl.Paths = sc.Paths
+	}
+	rc.ID = cl.ID
+	cap := &callCapture{s: s, sc: sc, cfg: cfg.Storage, objs: s.snapObjects()}
+	if !cfg.Storage.RecordingEnabled || s.opts.NoSnapshots {
+		return rc, s.runUnrecorded(ctx, cl, rc, &errRefusedRecord{why: changes.WhyDisabled}, fn)
+	}
+	if s.ws.holdsState() {
+		return rc, s.runUnrecorded(ctx, cl, rc, &errRefusedRecord{why: changes.WhyStateFolder}, fn)
+	}
+	if err := cap.before(ctx); err != nil {
+		if r := refusal(err); r != nil {
+			return rc, s.runUnrecorded(ctx, cl, rc, r, fn)
+		}
+		return nil, fmt.Errorf("engine: the %s call cannot be recorded (%w); nothing was run", tool, err)
+	}
+	lines := append(s.recordMarks(true), cl)
+	if err := s.appendChanges(lines...); err != nil {
+		if r := refusal(err); r != nil {
+			return rc, s.runUnrecorded(ctx, cl, rc, r, fn)
+		}
+		return nil, fmt.Errorf("engine: the %s call cannot be recorded (%w); nothing was run", tool, err)
+	}
+	s.snaps.recs.Mark = changes.KindStart
+	s.snaps.recs.Open = append(s.snaps.recs.Open, cl)
+
+	runErr := fn(ctx)
+
+	// The call ran (or may have): its record is made whatever it returned,
+	// even when ctx was cancelled.
+	actx := context.WithoutCancel(ctx)
+	files, err := cap.after(actx)
+	if errors.Is(runErr, errNotRun) {
+		files, err = nil, nil // it changed nothing: the record only closes the call
+	}
+	if r := refusal(err); r != nil {
+		// Over a limit after the call, or the store full: refused.
+		s.closeCall(cl, r.why, rc)
+		s.tellOnce(r.why, unrecordedText(tool, r))
+		return rc, runErr
+	}
+	if err != nil {
+		s.closeCall(cl, changes.WhyFailed, rc)
+		s.notice(fmt.Sprintf("the %s call ran, but its changes could not be recorded: %v", tool, err))
+		return rc, runErr
+	}
+	seq := max(s.snaps.Seq, s.snaps.recs.Seq) + 1
+	rl := changes.NewRecordLine(cl, mkTime(s.ws.s.Now()), seq, files)
+	if err := s.appendChanges(rl); err != nil {
+		s.closeCall(cl, changes.WhyFailed, rc)
+		s.notice(fmt.Sprintf("the %s call ran, but its record could not be written: %v", tool, err))
+		return rc, runErr
+	}
+	s.snaps.recs.Made(rl)
+	rc.Recorded = true
+	rc.Files, rc.Skipped = []string{}, []string{}
+	for _, f := range files {
+		rc.Files = append(rc.Files, f.Path)
+		if f.Before.IsSkipped() {
+			rc.Skipped = append(rc.Skipped, f.Path)
+		}
+	}
+	if len(files) > 0 {
+		rc.Dropped = s.trimStore(actx, cfg.Storage, rl.ID)
+	}
+	return rc, runErr
+}
+
+// errNotRun is returned (wrapped) by a call's function that failed before
+// it could change anything.
+var errNotRun = errors.New("not run")
+
+// runUnrecorded runs fn without a record the store refused: the unrecorded
+// line first (best effort: a full disk may refuse it too), the reason shown
+// once per session.
+func (s *Session) runUnrecorded(ctx context.Context, cl changes.CallLine, rc *CallRecord, r *errRefusedRecord, fn func(context.Context) error) error {
+	rc.Unrecorded = r.why
+	s.closeCall(cl, r.why, nil)
+	s.tellOnce(r.why, unrecordedText(cl.Tool, r))
+	return fn(ctx)
+}
+
+// closeCall writes the unrecorded line of call cl (best effort), after the
+// start or off line the session's recording state asks for.
+func (s *Session) closeCall(cl changes.CallLine, why string, rc *CallRecord) {
+	on := why != changes.WhyDisabled
+	l := changes.UnrecordedLine{V: 1, Kind: changes.KindUnrecorded, ID: cl.ID, At: mkTime(s.ws.s.Now()), Tool: cl.Tool, Call: cl.Call, Why: why}
+	lines := append(s.recordMarks(on), l)
+	if err := s.appendChanges(lines...); err != nil {
+		s.notice(fmt.Sprintf("a %s call without a record could not be noted: %v", cl.Tool, err))
+		return
+	}
+	if on {
+		s.snaps.recs.Mark = changes.KindStart
+	} else {
+		s.snaps.recs.Mark = changes.KindOff
+	}
+	s.snaps.recs.Closed(l.ID)
+	if rc != nil {
+		rc.Unrecorded = why
+	}
+}
+
+// recordMarks is the start or off line a call writes before its own
+// lines: off when recording is off and the newest mark is not off; start
+// when it is on and the newest mark is not start ("first" when the session
+// has none, "enabled" after an off line).
+func (s *Session) recordMarks(on bool) []any {
+	mark := s.snaps.recs.Mark
+	now := mkTime(s.ws.s.Now())
+	switch {
+	case !on && mark != changes.KindOff:
+		return []any{changes.MarkLine{V: 1, Kind: changes.KindOff, At: now}}
+	case on && mark == "":
+		return []any{changes.MarkLine{V: 1, Kind: changes.KindStart, At: now, Why: "first"}}
+	case on && mark == changes.KindOff:
+		return []any{changes.MarkLine{V: 1, Kind: changes.KindStart, At: now, Why: "enabled"}}
+	}
+	return nil
+}
+
+// tellOnce shows msg once per session for reason why (under snaps.mu).
+func (s *Session) tellOnce(why, msg string) {
+	c := &s.calls
+	if c.told == nil {
+		c.told = map[string]bool{}
+	}
+	seen := c.told[why]
+	c.told[why] = true
+	if !seen {
+		s.notice(msg)
+	}
+}
+
+// unrecordedText is the notice of a call run without a record.
+func unrecordedText(tool string, r *errRefusedRecord) string {
+	var why string
+	switch r.why {
+	case changes.WhyDisabled:
+		why = "change recording is off (--no-snapshots or storage.snapshots.enabled)"
+	case changes.WhyStateFolder:
+		why = "the workspace contains cairn's state folder, so it records nothing"
+	case changes.WhyMaxFiles:
+		why = "the record would cover more files than storage.snapshots.max_files"
+	case changes.WhyMaxBytes:
+		why = "the record would cover more data than storage.snapshots.max_bytes_mb"
+	case changes.WhyFull:
+		why = "the change store is full"
+	default:
+		why = r.why
+	}
+	if r.err != nil && r.why != changes.WhyMaxFiles && r.why != changes.WhyMaxBytes {
+		why += " (" + r.err.Error() + ")"
+	}
+	return fmt.Sprintf("%s calls run without a change record: %s; a file revert across them cannot undo their changes", tool, why)
+}
+
+// closeInterrupted closes the call lines a stopped owner left open with an
+// unrecorded line, why "interrupted" (Open calls it, owning the session).
+func (s *Session) closeInterrupted() {
+	open := s.snaps.recs.Open
+	if len(open) == 0 {
+		return
+	}
+	var lines []any
+	for _, c := range open {
+		lines = append(lines, changes.UnrecordedLine{V: 1, Kind: changes.KindUnrecorded, ID: c.ID, At: mkTime(s.ws.s.Now()),
+			Tool: c.Tool, Call: c.Call, Why: changes.WhyInterrupted})
+	}
+	if err := s.appendChanges(lines...); err != nil {
+		s.notice(fmt.Sprintf("the interrupted calls could not be noted yet: %v", err))
+		return
+	}
+	s.snaps.recs.Open = nil
+}
+
+// holdsState reports whether the workspace contains a state folder its
+// files are fenced off from (or lies in one): it records nothing.
+func (w *Workspace) holdsState() bool {
+	for _, s := range w.stateStores() {
+		if w.holds(s) != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// recordPaths turns the paths a call names into workspace-relative names,
+// leaving out those outside the workspace and inside the state folder.
+func (w *Workspace) recordPaths(ps []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, p := range ps {
+		rel, err := w.relPath(p)
+		if err != nil || seen[rel] || !fstate.ValidRel(rel) {
+			continue
+		}
+		seen[rel] = true
+		out = append(out, rel)
+	}
+	return out
+}
+
+// RecordCall runs fn as a call of tool that may change any file of the
+// workspace (an MCP or plugin tool: seed "Recording" records the whole
+// workspace for them), recorded as a shell line's whole-workspace record
+// is: the workspace walked and stored before, a call line synced, fn run,
+// the workspace walked again and only what changed kept. The store's
+// refusals run fn without a record (CallRecord.Unrecorded says why); any
+// other failure to record refuses the call and fn does not run. fn's error
+// is returned with the record made.
+func (s *Session) RecordCall(ctx context.Context, tool string, opts ToolOptions, fn func(context.Context) error) (*CallRecord, error) {
+	if !labelRE.MatchString(tool) {
+		return nil, fmt.Errorf("%w: tool name %q", ErrBadInput, tool)
+	}
+	call, err := s.callFor(opts.Call)
+	if err != nil {
+		return nil, err
+	}
+	return s.recordCall(ctx, tool, call, CallScope{Kind: ScopeWorkspace}, fn)
+}

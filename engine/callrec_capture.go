@@ -1,0 +1,189 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"io"
+	"io/fs"
+
+	"cairn/engine/internal/changes"
+	"cairn/engine/internal/fstate"
+	"cairn/engine/internal/scope"
+	"cairn/objects"
+)
+
+// Capturing what a recorded call may change, before and after it, with
+// package scope's walks: the named paths (a named folder all of it,
+// .gitignore or not: scope.WalkPaths) or the whole workspace (scope.Walk,
+// each folder's .gitignore applied, the left-out kinds left out). Before
+// the call every covered file's content is stored as an object in the same
+// read that hashes it; after it, the same scope is walked again and
+// scope.Diff keeps what changed. The session's stat cache makes a walk
+// read only the files whose stat data changed, and with a watcher
+// (SessionOptions.Watch) a walk rescans only the paths marked dirty since
+// the last one.
+//
+// Every walk stores what it reads, the one after a call too, so the stat
+// cache only ever holds content that is stored: a later record whose
+// "before" comes from the cache names an object that exists.
+
+// callRec is a session's state for recording calls, guarded by snaps.mu.
+type callRec struct {
+	cache *scope.Cache
+	// watch marks the workspace's dirty paths while the session runs with
+	// SessionOptions.Watch, from its first whole-workspace record; prev is
+	// the walk after the last call, which the next one rescans from.
+	watch     *scope.Watcher
+	watchFail bool // the watcher could not start: full walks from now on
+	prev      *scope.Tree
+	// told is the reasons of calls run without a record already shown.
+	told map[string]bool
+}
+
+// close stops the watcher (Session.Close).
+func (c *callRec) close() {
+	if c.watch != nil {
+		c.watch.Close()
+		c.watch, c.prev = nil, nil
+	}
+}
+
+// callCapture is the capture of one call's scope.
+type callCapture struct {
+	s    *Session
+	sc   CallScope
+	cfg  StorageConfig
+	objs *objects.Store
+	tree *scope.Tree // the walk before the call
+}
+
+func (c *callCapture) maxFile() int64 { return int64(c.cfg.MaxFileBytesMB) << 20 }
+
+// options are the walks' options: the limits, the state folder left out,
+// the session's cache, and every file read stored.
+func (c *callCapture) options(ctx context.Context) scope.Options {
+	rec := &c.s.calls
+	if rec.cache == nil {
+		rec.cache = scope.NewCache()
+	}
+	return scope.Options{
+		StateDir:     c.s.ws.s.home,
+		MaxFiles:     c.cfg.MaxFiles,
+		MaxBytes:     int64(c.cfg.MaxBytesMB) << 20,
+		MaxFileBytes: c.maxFile(),
+		Cache:        rec.cache,
+		Hash: func(_ string, r io.Reader) (objects.ID, error) {
+			info, err := c.objs.Put(ctx, r)
+			return info.ID, err
+		},
+	}
+}
+
+// walk walks the call's scope: the named paths, or the whole workspace
+// (rescanning the dirty paths from the last walk when a watcher covers
+// it). A walk over the limits is refused (*errRefusedRecord).
+func (c *callCapture) walk(ctx context.Context) (*scope.Tree, error) {
+	opts := c.options(ctx)
+	root := c.s.ws.path
+	var t *scope.Tree
+	var err error
+	switch {
+	case c.sc.Kind == ScopePaths:
+		t, err = scope.WalkPaths(ctx, root, c.sc.Paths, opts)
+	default:
+		t, err = c.walkWorkspace(ctx, root, opts)
+	}
+	var le *scope.LimitError
+	if errors.As(err, &le) {
+		return nil, &errRefusedRecord{why: le.Limit}
+	}
+	return t, err
+}
+
+// walkWorkspace is a full walk, or a rescan of the dirty paths since the
+// last walk when the session's watcher covers the tree.
+func (c *callCapture) walkWorkspace(ctx context.Context, root string, opts scope.Options) (*scope.Tree, error) {
+	rec := &c.s.calls
+	if c.s.opts.Watch && rec.watch == nil && !rec.watchFail {
+		w, err := scope.Watch(context.WithoutCancel(ctx), root, opts)
+		if err != nil {
+			rec.watchFail = true
+			c.s.notice("the workspace cannot be watched, so each record walks all of it: " + err.Error())
+		} else {
+			rec.watch = w
+		}
+	}
+	if rec.watch != nil {
+		dirty, full, err := rec.watch.Dirty(ctx)
+		if err == nil && !full && rec.prev != nil {
+			t, err := scope.Rescan(ctx, root, rec.prev, dirty, opts)
+			rec.prev = t
+			return t, err
+		}
+	}
+	t, err := scope.Walk(ctx, root, opts)
+	rec.prev = t
+	return t, err
+}
+
+// before walks the scope, storing every file it reads. A scope over the
+// limits is refused (*errRefusedRecord), as is a store that is full.
+func (c *callCapture) before(ctx context.Context) error {
+	t, err := c.walk(ctx)
+	if err != nil {
+		return err
+	}
+	// Links are hashed from their target, not read through Hash: their
+	// targets are stored here (few, and small).
+	for i := range t.Entries {
+		if e := &t.Entries[i]; e.Mode&fs.ModeSymlink != 0 {
+			if _, err := c.objs.PutBytes(ctx, []byte(e.Link)); err != nil {
+				return err
+			}
+		}
+	}
+	c.tree = t
+	return nil
+}
+
+// after is the files the call changed: the scope walked again and
+// compared with the walk before.
+func (c *callCapture) after(ctx context.Context) ([]changes.FileChange, error) {
+	// Over the limits after the call, the record is refused too.
+	now, err := c.walk(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []changes.FileChange
+	for _, ch := range scope.Diff(c.tree, now) {
+		before, after := entryState(ch.Before, true), entryState(ch.After, false)
+		if before == nil && after == nil {
+			continue // a folder made or removed: its files say it
+		}
+		out = append(out, changes.FileChange{Path: ch.Path, Before: before, After: after})
+	}
+	return out, nil
+}
+
+// entryState is the F of a walked entry: stored (before) or by its hash
+// (after); nil for none or a folder.
+func entryState(e *scope.Entry, stored bool) *fstate.State {
+	if e == nil || e.IsDir() {
+		return nil
+	}
+	if e.Skipped != "" {
+		return &fstate.State{Skipped: e.Skipped, Size: e.Size}
+	}
+	f := &fstate.State{Size: e.Size}
+	if e.Mode&fs.ModeSymlink != 0 {
+		f.Mode, f.Size = fstate.ModeLink, int64(len(e.Link))
+	} else {
+		f.Mode, f.Perm = fstate.PermMode(e.Mode.Perm()), fstate.PermString(e.Mode.Perm())
+	}
+	if stored {
+		f.OID = e.Hash.String()
+	} else {
+		f.SHA256 = e.Hash.String()
+	}
+	return f
+}

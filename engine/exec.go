@@ -1,0 +1,168 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"strings"
+	"time"
+
+	"cairn/engine/ids"
+)
+
+// The exec tool: a shell line run with `sh -c` in the workspace, through
+// the shell history (its start line written before it runs; if that fails
+// it does not run), its whole output kept as a tool output, and what it
+// changes recorded for file revert (callrec.go) — never as an undo
+// snapshot (seed 001: undo covers the file tools only).
+
+// ExecOptions change how Exec runs a shell line.
+type ExecOptions struct {
+	// Call is the item the call belongs to (as ToolOptions.Call).
+	Call string
+	// Own: the user's own line (the REPL's !LINE). It runs, and is kept
+	// in the shell history and the outputs, but gets no record of its own
+	// (seed "Recording": your own edits get no record), like an edit made
+	// in another window.
+	Own bool
+	// Stdout and Stderr, when set, receive the command's output as it
+	// runs.
+	Stdout, Stderr io.Writer
+}
+
+// ExecAnswer is what Exec did.
+type ExecAnswer struct {
+	Session string `json:"session"`
+	// Snapshot is the id of the call's record; nil when no record names a
+	// change (the line only reads, changed nothing, or ran unrecorded).
+	Snapshot *string `json:"snapshot"`
+	// Files is the files the call changed (absolute paths), as recorded;
+	// Skipped those whose content before was not stored (over
+	// storage.snapshots.max_file_bytes_mb): a file revert across the call
+	// stops at them.
+	Files   []string `json:"files"`
+	Skipped []string `json:"skipped"`
+	// ExitCode is the shell's exit status (128+N when killed by signal N);
+	// it is the command's, never cairn's.
+	ExitCode int `json:"exit_code"`
+	// Output is the id of the tool output holding stdout and stderr.
+	Output string `json:"output"`
+	Run    string `json:"run"`   // the shell history's run id
+	Scope  string `json:"scope"` // none, paths or workspace
+	// Unrecorded is why the call ran without a record (disabled,
+	// max_files, max_bytes, state_folder, full, failed); empty otherwise.
+	Unrecorded string `json:"unrecorded,omitempty"`
+	// Dropped is the records dropped to keep the workspace's store within
+	// storage.snapshots.max_bytes_mb after this one.
+	Dropped []string `json:"dropped,omitempty"`
+}
+
+// execWaitDelay is how long Exec waits for the output pipes once the
+// shell has exited (a background child may hold them) or been killed.
+const execWaitDelay = 2 * time.Second
+
+// Exec runs shell line with `sh -c` in the workspace, recording it (see
+// the top of this file). A line that cannot be recorded for a reason that
+// passes (the store busy, an I/O error) is refused and does not run; one
+// the store refuses (a limit, a full store, recording off) runs without a
+// record and Answer.Unrecorded says why. A cancelled ctx kills the
+// command's process group; what it changed until then is recorded.
+func (s *Session) Exec(ctx context.Context, line string, opts ExecOptions) (*ExecAnswer, error) {
+	if strings.TrimSpace(line) == "" || strings.ContainsRune(line, 0) {
+		return nil, fmt.Errorf("%w: a shell line must hold a command and no NUL byte", ErrBadInput)
+	}
+	call, err := s.callFor(opts.Call)
+	if err != nil {
+		return nil, err
+	}
+	sc := CallScope{Kind: ScopeNone}
+	if !opts.Own {
+		sc = s.ws.lineScope(line)
+	}
+	ans := &ExecAnswer{Session: s.ID(), Files: []string{}, Skipped: []string{}, Scope: sc.Kind}
+	var out shellOutput
+	rc, err := s.recordCall(ctx, "exec", call, sc, func(ctx context.Context) error {
+		run, err := s.ShellStart(ctx, line)
+		if err != nil {
+			return fmt.Errorf("%w: %w", errNotRun, err)
+		}
+		ans.Run = run.ID()
+		out = s.runShell(ctx, line, opts)
+		if err := run.Finish(context.WithoutCancel(ctx), out.exit, out.stdout.bytes(), out.stderr.bytes()); err != nil {
+			s.notice(fmt.Sprintf("the shell line ran, but its end could not be kept in the shell history: %v", err))
+		}
+		return out.err
+	})
+	if rc != nil {
+		ans.Unrecorded, ans.Dropped = rc.Unrecorded, rc.Dropped
+		for _, f := range rc.Files {
+			ans.Files = append(ans.Files, s.ws.absPath(f))
+		}
+		for _, f := range rc.Skipped {
+			ans.Skipped = append(ans.Skipped, s.ws.absPath(f))
+		}
+		if rc.Recorded && len(rc.Files) > 0 {
+			id := rc.ID
+			ans.Snapshot = &id
+		}
+	}
+	if errors.Is(err, errNotRun) {
+		return nil, errors.Unwrap(err)
+	}
+	if err != nil && ans.Run == "" {
+		return nil, err
+	}
+	ans.ExitCode = out.exit
+	oid, perr := s.PutOutput(context.WithoutCancel(ctx), ids.ShellLabel(line), bytes.NewReader(out.all.bytes()))
+	if perr != nil {
+		s.notice(fmt.Sprintf("the shell line's output could not be kept: %v", perr))
+	}
+	ans.Output = oid
+	if err != nil && !errors.Is(err, context.Canceled) {
+		return ans, err
+	}
+	return ans, ctx.Err()
+}
+
+// shellOutput is what a shell line printed and how it ended.
+type shellOutput struct {
+	stdout, stderr, all tailBuffer
+	exit                int
+	err                 error // the command could not be run or waited for
+}
+
+// runShell runs line with sh -c in the workspace, its output to opts'
+// writers and to out's buffers.
+func (s *Session) runShell(ctx context.Context, line string, opts ExecOptions) (out shellOutput) {
+	out.stdout.max, out.stderr.max = ShellKeepBytes, ShellKeepBytes
+	out.all.max = s.ws.s.maxOutputBytes()
+	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", line)
+	cmd.Dir = s.ws.path
+	var so, se io.Writer = &out.stdout, &out.stderr
+	if opts.Stdout != nil {
+		so = io.MultiWriter(so, opts.Stdout)
+	}
+	if opts.Stderr != nil {
+		se = io.MultiWriter(se, opts.Stderr)
+	}
+	all := &lockedWriter{w: &out.all}
+	cmd.Stdout, cmd.Stderr = io.MultiWriter(so, all), io.MultiWriter(se, all)
+	cmd.WaitDelay = execWaitDelay
+	ownGroup(cmd)
+	err := cmd.Run()
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &ee):
+		out.exit = exitStatus(ee)
+	case errors.Is(err, exec.ErrWaitDelay) && cmd.ProcessState != nil:
+		// It exited; a child it left running held the output open.
+		out.exit = cmd.ProcessState.ExitCode()
+	default:
+		out.exit, out.err = -1, err
+	}
+	return out
+}

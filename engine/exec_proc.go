@@ -1,0 +1,64 @@
+package engine
+
+import (
+	"os/exec"
+	"sync"
+	"syscall"
+)
+
+// ownGroup runs cmd in a process group of its own, so a cancel kills the
+// whole line (a pipeline, the children it started), not only the shell.
+func ownGroup(cmd *exec.Cmd) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error {
+		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}
+}
+
+// exitStatus is the shell's exit code, or 128+N when signal N killed it
+// (as a shell reports it).
+func exitStatus(ee *exec.ExitError) int {
+	if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	return ee.ExitCode()
+}
+
+// tailBuffer keeps the last max bytes written to it.
+type tailBuffer struct {
+	max int64
+	buf []byte
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	n := len(p)
+	if int64(len(p)) >= t.max {
+		t.buf = append(t.buf[:0], p[int64(len(p))-t.max:]...)
+		return n, nil
+	}
+	t.buf = append(t.buf, p...)
+	if int64(len(t.buf)) > 2*t.max {
+		t.buf = append(t.buf[:0], t.buf[int64(len(t.buf))-t.max:]...)
+	}
+	return n, nil
+}
+
+// bytes is the last max bytes written.
+func (t *tailBuffer) bytes() []byte {
+	if int64(len(t.buf)) > t.max {
+		return t.buf[int64(len(t.buf))-t.max:]
+	}
+	return t.buf
+}
+
+// lockedWriter serializes writes from stdout's and stderr's copiers.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  *tailBuffer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}

@@ -1,0 +1,20 @@
+package engine
+
+import "cairn/engine/internal/scope"
+
+// lineScope is what shell line may change (seed "Recording", parsed by
+// scope.Parse): nothing for a line that only reads, the literal paths a
+// line writes (those outside the workspace or inside the state folder
+// left out; none left is nothing), else the whole workspace.
+func (w *Workspace) lineScope(line string) CallScope {
+	sc := scope.Parse(line, scope.Env{Root: w.path})
+	switch sc.Kind {
+	case scope.Paths:
+		if ps := w.recordPaths(sc.Paths); len(ps) > 0 {
+			return CallScope{Kind: ScopePaths, Paths: ps}
+		}
+	case scope.Workspace:
+		return CallScope{Kind: ScopeWorkspace}
+	}
+	return CallScope{Kind: ScopeNone}
+}

@@ -1,0 +1,163 @@
+package engine
+
+import (
+	"encoding/json"
+	"io"
+	"strings"
+	"testing"
+
+	"cairn/engine/internal/changes"
+	"cairn/engine/internal/fstate"
+	"cairn/internal/vfs"
+	"cairn/journal"
+	"cairn/objects"
+)
+
+// recSeen is a record line of a changes journal, decoded.
+type recSeen struct {
+	Kind  string               `json:"kind"`
+	ID    string               `json:"id"`
+	Scope string               `json:"scope"`
+	Paths []string             `json:"paths"`
+	Why   string               `json:"why"`
+	Files []changes.FileChange `json:"files"`
+	IDs   []string             `json:"ids"`
+}
+
+// recLines is session s's lines of record kinds (and drops), in order.
+func (e *snapEnv) recLines(s *Session) []recSeen {
+	e.t.Helper()
+	var out []recSeen
+	_, err := journal.Read(e.store.fsys, changesName(e.ws.dir, s.ID()), func(b []byte) error {
+		var l recSeen
+		if err := json.Unmarshal(b, &l); err != nil {
+			return err
+		}
+		if changes.RecordKind(l.Kind) || l.Kind == changes.KindDrop {
+			out = append(out, l)
+		}
+		return nil
+	})
+	if err != nil && !vfs.IsNotExist(err) {
+		e.t.Fatal(err)
+	}
+	return out
+}
+
+// recKinds is the kinds of recLines, comma-separated.
+func (e *snapEnv) recKinds(s *Session) string {
+	var k []string
+	for _, l := range e.recLines(s) {
+		k = append(k, l.Kind)
+	}
+	return strings.Join(k, ",")
+}
+
+// lastRecord is the newest record line of s.
+func (e *snapEnv) lastRecord(s *Session) recSeen {
+	e.t.Helper()
+	ls := e.recLines(s)
+	for i := len(ls) - 1; i >= 0; i-- {
+		if ls[i].Kind == changes.KindRecord {
+			return ls[i]
+		}
+	}
+	e.t.Fatalf("no record line in %s", e.recKinds(s))
+	return recSeen{}
+}
+
+// content is what state f holds: its inline data or its stored object.
+func (e *snapEnv) content(f *fstate.State) string {
+	e.t.Helper()
+	if f == nil {
+		return "<absent>"
+	}
+	if f.Inline() {
+		return string(f.Data)
+	}
+	if f.OID == "" {
+		e.t.Fatalf("state %+v is not stored", f)
+	}
+	id, err := objects.ParseID(f.OID)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	b, err := e.ws.objects().ReadAll(e.ctx, id, 1<<30)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return string(b)
+}
+
+// output is the text of output id of s.
+func (e *snapEnv) output(s *Session, id string) string {
+	e.t.Helper()
+	r, err := e.ws.ReadOutput(e.ctx, s.ID(), id)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer r.Close()
+	b, err := io.ReadAll(r)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return string(b)
+}
+
+// fileOf is the file rel of record r.
+func fileOf(t *testing.T, r recSeen, rel string) changes.FileChange {
+	t.Helper()
+	for _, f := range r.Files {
+		if f.Path == rel {
+			return f
+		}
+	}
+	t.Fatalf("record %s does not name %s: %+v", r.ID, rel, r.Files)
+	return changes.FileChange{}
+}
+
+// TestExecWorkspaceRecord: a shell line that the scope rules send to the
+// whole workspace runs in the workspace; its call line is written before
+// it, its record after, naming only the files it changed, each with its
+// content before (stored) and after (by hash); the exit code is the
+// shell's, and the output is kept.
+func TestExecWorkspaceRecord(t *testing.T) {
+	e := newSnapEnv(t, "")
+	s := e.session()
+	e.put("keep.txt", "same")
+	e.put("edit.txt", "old")
+	e.put("gone.txt", "bye")
+	a := must(s.Exec(e.ctx, `x=1; echo new > edit.txt; echo made > "new$x.txt"; rm gone.txt; echo out; echo err >&2; exit 3`, ExecOptions{}))(t)
+	if a.ExitCode != 3 || a.Snapshot == nil || a.Scope != ScopeWorkspace || a.Unrecorded != "" {
+		t.Fatalf("answer %+v", a)
+	}
+	e.want("edit.txt", "new\n")
+	if got := e.recKinds(s); got != "start,call,record" {
+		t.Fatalf("record lines %s", got)
+	}
+	r := e.lastRecord(s)
+	if r.ID != *a.Snapshot || len(r.Files) != 3 {
+		t.Fatalf("record %+v", r)
+	}
+	if f := fileOf(t, r, "edit.txt"); e.content(f.Before) != "old" || f.After.Sum() != fstate.Content([]byte("new\n"), "file").Sum() {
+		t.Fatalf("edit.txt %+v", f)
+	}
+	if f := fileOf(t, r, "new1.txt"); f.Before != nil || f.After == nil {
+		t.Fatalf("new1.txt %+v", f)
+	}
+	if f := fileOf(t, r, "gone.txt"); e.content(f.Before) != "bye" || f.After != nil {
+		t.Fatalf("gone.txt %+v", f)
+	}
+	out := e.output(s, a.Output)
+	if !strings.Contains(out, "out") || !strings.Contains(out, "err") || a.Output != "output-shell" {
+		t.Fatalf("output %s: %q", a.Output, out)
+	}
+	h := must(e.ws.ShellHistory(e.ctx, s.ID()))(t)
+	if len(h) != 1 || h[0].Exit != 3 || h[0].Status != ShellFinished || h[0].Stdout != "out\n" {
+		t.Fatalf("shell history %+v", h)
+	}
+	// Not an undo snapshot.
+	if l := must(s.Snapshots(e.ctx))(t); len(l.Snapshots) != 0 {
+		t.Fatalf("exec made undo snapshots: %+v", l.Snapshots)
+	}
+}

@@ -1,0 +1,389 @@
+package engine
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/google/uuid"
+
+	"cairn/journal"
+)
+
+// Importing brings a session of another agent (Claude Code, Codex) into
+// cairn. A source session becomes one cairn session whose id is derived
+// from the agent's name and the source's own session id
+// (ImportSessionID), so a second import finds the first without a search,
+// and whose item ids are derived from the source's own keys (a line's uuid,
+// or its byte offset), so items already brought in are never added twice.
+// What the import read is kept in the session's meta line:
+//
+//	{"v":1,"kind":"meta","meta":{"import":{"agent":A,"source":ID,"path":P,"offset":N}},"at":T}
+//
+// offset is how many bytes of the source file were read: the next import
+// reads from there. A new session is written whole, by one rename, as a
+// fork is; an existing one gets the new items appended, then its head and
+// meta lines, then one sync. Imported items keep their source times.
+
+// ImportSource is one source session, or what was added to it since the
+// last import, as an importer parsed it.
+type ImportSource struct {
+	Agent    string // "claude-code", "codex"
+	SourceID string // the agent's own session id
+	Path     string // the source file
+	Offset   int64  // the bytes of Path read, this import included
+	Dir      string // the session's working directory (its cwd)
+	Title    string // "" for none
+	Model    string
+	Created  time.Time
+	Items    []ImportItem
+	// Head is the key of the item the session's head is on ("" = the last
+	// item of Items).
+	Head  string
+	Spend Spend // spend the source recorded for Items
+	// DryRun says what the import would do and writes nothing.
+	DryRun bool
+}
+
+// ImportItem is one item of a source session. Key is unique within the
+// source (a line's uuid, a byte offset); ParentKey and CallKey name other
+// items of the same source by key ("" = none).
+type ImportItem struct {
+	Key       string
+	ParentKey string
+	Type      ItemType
+	At        time.Time
+	Text      string
+	Tool      string
+	CallKey   string
+	Status    string
+	// ReplacesKeys, on a compaction item, names the first and last item of
+	// the stretch it summarises.
+	ReplacesKeys []string
+}
+
+// last is the time of the source's newest item, which the lines an import
+// writes after the items carry: a session's activity is the source's, not
+// the time it was imported.
+func (src *ImportSource) last() Time {
+	t := src.Created
+	for i := range src.Items {
+		if src.Items[i].At.After(t) {
+			t = src.Items[i].At
+		}
+	}
+	return mkTime(t)
+}
+
+// ImportResult says what an import did to one session.
+type ImportResult struct {
+	Session string `json:"session"`
+	Path    string `json:"path"`
+	Created bool   `json:"created"`
+	Items   int    `json:"items"`   // items added
+	Present int    `json:"present"` // items already there, not added again
+	// Unlinked counts tool results whose call is not on their path, kept
+	// without the link (the source named a call the engine cannot tie).
+	Unlinked int `json:"unlinked"`
+}
+
+// ImportMeta is what a session's meta says of its import.
+type ImportMeta struct {
+	Agent  string `json:"agent"`
+	Source string `json:"source"`
+	Path   string `json:"path"`
+	Offset int64  `json:"offset"`
+	// Spend is the source's spend brought in so far: a later import adds
+	// only what the source spent since.
+	Spend Spend `json:"spend"`
+}
+
+// importMeta is what st's meta says of its import.
+func importMeta(st *state) ImportMeta {
+	var m ImportMeta
+	if raw, ok := st.meta["import"]; ok {
+		json.Unmarshal(raw, &m)
+	}
+	return m
+}
+
+// ImportSessionID is the cairn session id of an agent's session: a version
+// 4 UUID made from the SHA-256 of the agent's name and the source id.
+func ImportSessionID(agent, sourceID string) string {
+	h := sha256.Sum256([]byte("cairn import\x00" + agent + "\x00" + sourceID))
+	h[6] = h[6]&0x0f | 0x40 // version 4
+	h[8] = h[8]&0x3f | 0x80 // RFC 4122 variant
+	u, _ := uuid.FromBytes(h[:16])
+	return u.String()
+}
+
+// importItemID is the item id of a source item: "i-" and 16 hex digits of
+// the SHA-256 of the session id and the item's key.
+func importItemID(session, key string) string {
+	h := sha256.Sum256([]byte(session + "\x00" + key))
+	return "i-" + hex.EncodeToString(h[:8])
+}
+
+// ImportWorkspace is the workspace of a source session's directory, which
+// may no longer exist on this machine (its sessions are still worth
+// having): an absolute path that cannot be resolved is used as it is,
+// cleaned.
+func (s *Store) ImportWorkspace(dir string) (*Workspace, error) {
+	if !filepath.IsAbs(dir) {
+		return nil, fmt.Errorf("%w: the source's directory %q is not absolute", ErrBadInput, dir)
+	}
+	w, err := s.Workspace(dir)
+	if err == nil || !errors.Is(err, os.ErrNotExist) {
+		return w, err
+	}
+	return s.workspaceAt(filepath.Clean(dir))
+}
+
+// ImportOffset says how far a previous import of the source read: its
+// bytes, and whether the session exists at all.
+func (w *Workspace) ImportOffset(ctx context.Context, agent, sourceID string) (int64, bool, error) {
+	id := ImportSessionID(agent, sourceID)
+	if _, err := w.s.fsys.Stat(itemsName(w.dir, id)); err != nil {
+		return 0, false, nil
+	}
+	st, err := w.fold(ctx, id, foldOptions{})
+	if err != nil {
+		return 0, true, err
+	}
+	return importMeta(st).Offset, true, nil
+}
+
+// Import brings src into its session: creates it, or appends what is new.
+func (w *Workspace) Import(ctx context.Context, src *ImportSource) (*ImportResult, error) {
+	if src.Agent == "" || src.SourceID == "" {
+		return nil, fmt.Errorf("%w: an import names its agent and source session", ErrBadInput)
+	}
+	id := ImportSessionID(src.Agent, src.SourceID)
+	res := &ImportResult{Session: id, Path: w.path}
+	_, err := w.s.fsys.Stat(itemsName(w.dir, id))
+	switch {
+	case err == nil && src.DryRun:
+		st, err := w.fold(ctx, id, foldOptions{})
+		if err != nil {
+			return nil, err
+		}
+		_, _, err = w.importLines(ctx, st, id, src, res)
+		return res, err
+	case err == nil:
+		return res, w.importMore(ctx, id, src, res)
+	case src.DryRun:
+		st := newState(id, w.path)
+		_, _, err := w.importLines(ctx, st, id, src, res)
+		res.Created = res.Items > 0
+		return res, err
+	}
+	return res, w.importNew(ctx, id, src, res)
+}
+
+// importLines turns src's items into item lines, leaving out those st
+// already holds, and checks their links as an append would.
+// A text over payloadInline is stored as an object, as Append stores it.
+func (w *Workspace) importLines(ctx context.Context, st *state, id string, src *ImportSource, res *ImportResult) ([]*itemLine, string, error) {
+	var out []*itemLine
+	head := ""
+	for i := range src.Items {
+		in := &src.Items[i]
+		if !in.Type.valid() {
+			return nil, "", fmt.Errorf("%w: item type %q", ErrBadInput, in.Type)
+		}
+		iid := importItemID(id, in.Key)
+		head = iid
+		if st.items[iid] != nil {
+			res.Present++
+			continue
+		}
+		it := Item{ID: iid, Type: in.Type, Tool: in.Tool, Status: in.Status, Text: in.Text, At: mkTime(in.At)}
+		if in.ParentKey != "" {
+			if p := importItemID(id, in.ParentKey); st.items[p] != nil {
+				it.Parent = p
+			}
+		}
+		if len(in.ReplacesKeys) == 2 && in.Type == Compaction {
+			a, b := importItemID(id, in.ReplacesKeys[0]), importItemID(id, in.ReplacesKeys[1])
+			if st.items[a] != nil && st.items[b] != nil {
+				it.Replaces = []string{a, b}
+			}
+		}
+		if in.CallKey != "" && in.Type == ToolResult {
+			it.Call = importItemID(id, in.CallKey)
+			if st.checkLinks(&it) != nil {
+				it.Call = ""
+				res.Unlinked++
+			}
+		}
+		l := &itemLine{V: 1, Kind: kindItem, ID: it.ID, Type: it.Type, At: &it.At, Tool: it.Tool, Call: it.Call, Status: it.Status, Text: &it.Text, Replaces: it.Replaces}
+		if len(it.Text) > payloadInline && !src.DryRun {
+			p, err := writePayload(ctx, w.objects(), it.Text)
+			if err != nil {
+				return nil, "", err
+			}
+			l.Text, l.Payload = nil, p
+		}
+		if it.Parent != "" {
+			l.Parent = &it.Parent
+		}
+		if err := st.apply(l); err != nil {
+			return nil, "", err
+		}
+		out = append(out, l)
+		res.Items++
+	}
+	if src.Head != "" {
+		if h := importItemID(id, src.Head); st.items[h] != nil {
+			head = h
+		}
+	}
+	return out, head, nil
+}
+
+// importTail is the lines after the items: the head, the title, the spend
+// and the meta that says how far the import read.
+// The spend it records is what the source spent since the last import, in a
+// turn line; the caller writes the same to the usage ledger.
+func importTail(st *state, src *ImportSource, head string, now Time) (out []*itemLine, spend Spend, turn int) {
+	prev := importMeta(st)
+	spend = Spend{src.Spend.InputTokens - prev.Spend.InputTokens, src.Spend.OutputTokens - prev.Spend.OutputTokens, src.Spend.CostUSD - prev.Spend.CostUSD}
+	if spend.InputTokens < 0 || spend.OutputTokens < 0 || spend.CostUSD < 0 {
+		spend = Spend{} // the source was cut or rewritten: nothing new spent
+	}
+	if head != "" && st.head != head {
+		out = append(out, &itemLine{V: 1, Kind: kindHead, To: &head, Why: "import", At: &now})
+	}
+	title := src.Title
+	if title == "" && st.title == "" {
+		for _, id := range st.order { // the first prompt names it, as Append's title does
+			if it := st.items[id]; it.Type == User && it.Text != "" {
+				title = titleFromPrompt(it.Text)
+				break
+			}
+		}
+	}
+	if title != "" && title != st.title {
+		out = append(out, &itemLine{V: 1, Kind: kindTitle, Title: title, Source: "import", At: &now})
+	}
+	if spend != (Spend{}) || (src.Model != "" && src.Model != st.model) {
+		// A turn of its own, marked as one that writes a usage line: an
+		// open after a crash before that line puts it back
+		// (turn_settle.go), as for any turn.
+		t := &TurnState{N: st.turns + 1, Model: src.Model, Spend: spend, Build: Version, Labels: []string{"import"}, Usage: spend != (Spend{})}
+		out = append(out, &itemLine{V: 1, Kind: kindTurn, At: &now, Turn: t})
+		turn = t.N
+	}
+	total := prev.Spend
+	if spend != (Spend{}) {
+		total = src.Spend
+	}
+	meta := ImportMeta{Agent: src.Agent, Source: src.SourceID, Path: src.Path, Offset: src.Offset, Spend: total}
+	if len(out) > 0 || meta != prev {
+		m, _ := json.Marshal(map[string]ImportMeta{"import": meta})
+		out = append(out, &itemLine{V: 1, Kind: kindMeta, Meta: m, At: &now})
+	}
+	return out, spend, turn
+}
+
+// importUsage writes an import's spend to the usage ledger, synced.
+func (w *Workspace) importUsage(id, model string, spend Spend, turn int, at Time) error {
+	if spend == (Spend{}) {
+		return nil
+	}
+	lw, err := w.s.writeUsage(UsageLine{V: 1, Kind: "usage", At: at, Path: w.path, Session: id, Model: model,
+		InputTokens: spend.InputTokens, OutputTokens: spend.OutputTokens, CostUSD: spend.CostUSD, Turn: turn})
+	if err != nil {
+		return err
+	}
+	defer lw.Close()
+	return lw.Sync()
+}
+
+func (w *Workspace) importNew(ctx context.Context, id string, src *ImportSource, res *ImportResult) error {
+	if len(src.Items) == 0 {
+		return nil // nothing worth a session
+	}
+	created := mkTime(src.Created)
+	if src.Created.IsZero() {
+		created = mkTime(src.Items[0].At)
+	}
+	st := newState(id, w.path)
+	first := &itemLine{V: 1, Kind: kindSession, Session: id, Path: w.path, At: &created, Build: Version}
+	st.apply(first)
+	items, head, err := w.importLines(ctx, st, id, src, res)
+	if err != nil {
+		return err
+	}
+	out := []any{first}
+	for _, l := range items {
+		out = append(out, l)
+	}
+	now := src.last()
+	tail, spend, turn := importTail(st, src, head, now)
+	for _, l := range tail {
+		out = append(out, l)
+	}
+	if err := w.ensure(); err != nil {
+		return err
+	}
+	l, err := w.acquire(id)
+	if err != nil {
+		return err
+	}
+	made := false
+	defer func() {
+		w.release(id, l)
+		if !made {
+			w.dropUnmade(id)
+		}
+	}()
+	wr, err := journal.Create(w.s.fsys, itemsName(w.dir, id), out, journal.Options{Sync: journal.SyncManual, Now: w.s.now})
+	if err != nil {
+		return fmt.Errorf("engine: import %s: %w", src.SourceID, err)
+	}
+	made = true
+	res.Created = true
+	size := wr.Size()
+	wr.Close()
+	if cst, err := w.fold(ctx, id, foldOptions{}); err == nil {
+		writeRecord(w.s.fsys, w.dir, cst.record(map[string]int64{"items": size}))
+	}
+	return w.importUsage(id, src.Model, spend, turn, now)
+}
+
+func (w *Workspace) importMore(ctx context.Context, id string, src *ImportSource, res *ImportResult) error {
+	s, err := w.Open(ctx, id, SessionOptions{})
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	items, head, err := w.importLines(ctx, s.st, id, src, res)
+	if err != nil {
+		return err
+	}
+	now := src.last()
+	tail, spend, turn := importTail(s.st, src, head, now)
+	for _, l := range append(items, tail...) {
+		if l.Kind != kindItem {
+			if err := s.st.apply(l); err != nil {
+				return err
+			}
+		}
+		if err := s.appendItem(l); err != nil {
+			return fmt.Errorf("engine: import %s: %w", src.SourceID, err)
+		}
+	}
+	if err := s.commitLocked(); err != nil {
+		return err
+	}
+	return w.importUsage(id, src.Model, spend, turn, now)
+}

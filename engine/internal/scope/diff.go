@@ -1,0 +1,97 @@
+package scope
+
+import "strings"
+
+// Op is what happened to a path between two walks.
+type Op int
+
+const (
+	Created Op = iota + 1
+	Modified
+	Deleted
+	// ModeChanged: only the executable bit changed.
+	ModeChanged
+)
+
+func (o Op) String() string {
+	switch o {
+	case Created:
+		return "created"
+	case Modified:
+		return "modified"
+	case Deleted:
+		return "deleted"
+	case ModeChanged:
+		return "mode-changed"
+	}
+	return "unknown"
+}
+
+// Change is one path that differs between two walks. Before is nil for a
+// created path, After for a deleted one; both point into the trees.
+type Change struct {
+	Path          string
+	Op            Op
+	Before, After *Entry
+}
+
+// Diff lists the paths that differ from before to after, sorted by path.
+// A regular file is Modified when its content hash (or its Skipped state,
+// or its size when skipped) differs, a link when its target does, any
+// entry when its type does (file to link, file to folder); ModeChanged
+// when only the executable bit does. A folder appears only when created or
+// deleted: its own stat data changes with its entries, listed themselves.
+func Diff(before, after *Tree) []Change {
+	var out []Change
+	b, a := before.Entries, after.Entries
+	i, j := 0, 0
+	for i < len(b) || j < len(a) {
+		var c int
+		switch {
+		case i == len(b):
+			c = 1
+		case j == len(a):
+			c = -1
+		default:
+			c = strings.Compare(b[i].Path, a[j].Path)
+		}
+		switch {
+		case c < 0:
+			out = append(out, Change{Path: b[i].Path, Op: Deleted, Before: &b[i]})
+			i++
+		case c > 0:
+			out = append(out, Change{Path: a[j].Path, Op: Created, After: &a[j]})
+			j++
+		default:
+			if op := compare(&b[i], &a[j]); op != 0 {
+				out = append(out, Change{Path: a[j].Path, Op: op, Before: &b[i], After: &a[j]})
+			}
+			i++
+			j++
+		}
+	}
+	return out
+}
+
+// compare is what changed from x to y, the same path (0: nothing).
+func compare(x, y *Entry) Op {
+	if x.Mode.Type() != y.Mode.Type() {
+		return Modified
+	}
+	switch {
+	case x.IsDir():
+		return 0
+	case x.Mode.Type() != 0: // a link
+		if x.Link != y.Link {
+			return Modified
+		}
+		return 0
+	}
+	if x.Skipped != y.Skipped || x.Hash != y.Hash || x.Skipped != "" && (x.Size != y.Size || x.MtimeNS != y.MtimeNS || x.CtimeNS != y.CtimeNS) {
+		return Modified
+	}
+	if x.Exec() != y.Exec() {
+		return ModeChanged
+	}
+	return 0
+}

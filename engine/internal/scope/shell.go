@@ -1,0 +1,536 @@
+package scope
+
+import (
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// Kind is what a call's record covers.
+type Kind int
+
+const (
+	// ReadOnly records nothing: the line only reads.
+	ReadOnly Kind = iota
+	// Paths records Scope.Paths and nothing else.
+	Paths
+	// Workspace records the whole workspace.
+	Workspace
+)
+
+func (k Kind) String() string {
+	switch k {
+	case ReadOnly:
+		return "read-only"
+	case Paths:
+		return "paths"
+	case Workspace:
+		return "workspace"
+	}
+	return "unknown"
+}
+
+// Scope is what a shell line's record covers.
+type Scope struct {
+	Kind Kind
+	// Paths (Kind Paths only): slash-separated, cleaned, relative to the
+	// workspace root, sorted, without duplicates. A folder stands for
+	// everything under it.
+	Paths []string
+	// Why (Kind Workspace only) says what sent the line to the whole
+	// workspace, for messages and tests: "parse", "glob", "expansion",
+	// "heredoc", "assignment", "option rm -x", "program make", ….
+	Why string
+}
+
+// Env is what Parse needs to know of the workspace.
+type Env struct {
+	// Root is the workspace's absolute path; the line runs there.
+	Root string
+}
+
+// ReadOnlyCommands are the commands that only read, with any options but
+// the ones writeOptions lists for them. git is read-only with one of
+// readOnlyGit as its first argument; env only with no program to run.
+var ReadOnlyCommands = []string{
+	"basename", "cat", "cmp", "comm", "cut", "date", "df", "diff", "dirname",
+	"du", "echo", "egrep", "env", "false", "fgrep", "file", "find", "git",
+	"grep", "head", "id", "jq", "ls", "md5sum", "nl", "od", "printenv",
+	"printf", "pwd", "readlink", "realpath", "rg", "sha1sum", "sha256sum",
+	"sha512sum", "sort", "stat", "tail", "test", "tr", "tree", "true", "type",
+	"uname", "wc", "which", "whoami", "[",
+}
+
+// readOnlyGit are the git subcommands that change no file of the work tree.
+var readOnlyGit = []string{
+	"blame", "describe", "diff", "grep", "log", "ls-files", "rev-parse",
+	"shortlog", "show", "status",
+}
+
+// writeOptions are the options that make a read-only command write files
+// or run another program; a line using one records the whole workspace.
+// An entry ending in "=" matches the option with a value attached too.
+var writeOptions = map[string][]string{
+	"find": {"-delete", "-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprint0", "-fprintf", "-fls"},
+	"git":  {"--output", "--output=", "--ext-diff", "--textconv"},
+	"rg":   {"--pre", "--pre=", "--pre-glob", "--pre-glob="},
+	"sort": {"-o", "--output", "--output="},
+	"tree": {"-o"},
+}
+
+// Parse says what the record of shell line must cover.
+func Parse(line string, env Env) Scope {
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(line), "")
+	if err != nil {
+		return whole("parse")
+	}
+	p := &lineParser{env: env}
+	for _, s := range f.Stmts {
+		p.stmt(s)
+		if p.why != "" {
+			return whole(p.why)
+		}
+	}
+	if !p.writes {
+		return Scope{Kind: ReadOnly}
+	}
+	slices.Sort(p.paths)
+	return Scope{Kind: Paths, Paths: slices.Compact(p.paths)}
+}
+
+func whole(why string) Scope { return Scope{Kind: Workspace, Why: why} }
+
+// lineParser gathers the writes of one line; why, once set, is the answer.
+type lineParser struct {
+	env    Env
+	writes bool
+	paths  []string
+	why    string
+}
+
+func (p *lineParser) fail(why string) {
+	if p.why == "" {
+		p.why = why
+	}
+}
+
+func (p *lineParser) stmt(s *syntax.Stmt) {
+	if s.Background || s.Coprocess || s.Disown {
+		p.fail("background")
+		return
+	}
+	for _, r := range s.Redirs {
+		p.redirect(r)
+	}
+	switch c := s.Cmd.(type) {
+	case nil:
+	case *syntax.CallExpr:
+		p.call(c)
+	case *syntax.BinaryCmd:
+		p.stmt(c.X)
+		p.stmt(c.Y)
+	case *syntax.Block:
+		for _, s := range c.Stmts {
+			p.stmt(s)
+		}
+	case *syntax.Subshell:
+		for _, s := range c.Stmts {
+			p.stmt(s)
+		}
+	default:
+		p.fail("compound command")
+	}
+}
+
+func (p *lineParser) redirect(r *syntax.Redirect) {
+	switch r.Op {
+	case syntax.RdrIn:
+		if _, ok := literal(r.Word); !ok {
+			p.fail("expansion")
+		}
+	case syntax.DplIn, syntax.DplOut:
+		// >&2, <&0, >&-: a file descriptor, not a file. bash's ">& file"
+		// (both streams to a file) is a path.
+		w, ok := literal(r.Word)
+		if !ok {
+			p.fail("expansion")
+		} else if !fdWord(w) {
+			if r.Op == syntax.DplIn {
+				p.fail("redirect")
+			} else {
+				p.write(w)
+			}
+		}
+	case syntax.RdrOut, syntax.AppOut, syntax.RdrClob, syntax.RdrAll, syntax.AppAll, syntax.RdrInOut:
+		w, ok := literal(r.Word)
+		if !ok {
+			p.fail("expansion")
+			return
+		}
+		p.write(w)
+	case syntax.Hdoc, syntax.DashHdoc, syntax.WordHdoc:
+		p.fail("heredoc")
+	default:
+		p.fail("redirect")
+	}
+	if r.N != nil && strings.HasPrefix(r.N.Value, "{") {
+		p.fail("expansion") // {var}> names a variable
+	}
+}
+
+// fdWord reports whether w is what >& and <& take as a descriptor.
+func fdWord(w string) bool {
+	w = strings.TrimSuffix(w, "-")
+	if w == "" {
+		return true
+	}
+	for _, c := range w {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+func (p *lineParser) call(c *syntax.CallExpr) {
+	if len(c.Assigns) > 0 {
+		p.fail("assignment")
+		return
+	}
+	args := make([]string, len(c.Args))
+	for i, w := range c.Args {
+		s, ok := literal(w)
+		if !ok {
+			p.fail(notLiteral(w))
+			return
+		}
+		args[i] = s
+	}
+	if len(args) == 0 {
+		return
+	}
+	name := args[0]
+	switch name {
+	case "rm", "mkdir", "touch", "tee":
+		p.operands(name, args[1:])
+	case "mv", "cp", "ln":
+		p.copyLike(name, args[1:])
+	case "sed":
+		p.sed(args[1:])
+	case "cd", "pushd", "popd":
+		p.fail("cd")
+	default:
+		p.readOnly(name, args[1:])
+	}
+}
+
+// readOnly accepts a command of the read-only list used without a writing
+// option.
+func (p *lineParser) readOnly(name string, args []string) {
+	if !slices.Contains(ReadOnlyCommands, name) {
+		p.fail("program " + name)
+		return
+	}
+	switch name {
+	case "git":
+		if len(args) == 0 || !slices.Contains(readOnlyGit, args[0]) {
+			p.fail("program git")
+			return
+		}
+	case "env":
+		for _, a := range args {
+			if !strings.HasPrefix(a, "-") {
+				p.fail("program env") // env runs a program, or sets a variable for one
+				return
+			}
+		}
+	}
+	for _, a := range args {
+		for _, o := range writeOptions[name] {
+			if a == o || strings.HasSuffix(o, "=") && strings.HasPrefix(a, o) {
+				p.fail("option " + name + " " + a)
+				return
+			}
+		}
+		// sort -o FILE may be joined to other short options ("-uo").
+		if (name == "sort" || name == "tree") && shortOption(a) && strings.ContainsRune(a[1:], 'o') {
+			p.fail("option " + name + " " + a)
+			return
+		}
+	}
+}
+
+// optionSpec says which options a writing command takes: flags on their
+// own, and options that take a value (the next argument, or attached).
+type optionSpec struct {
+	flags, withValue string // short option letters
+	long             []string
+	longValue        []string // long options taking a value (--x=v or --x v)
+}
+
+var writers = map[string]optionSpec{
+	"rm":    {flags: "fFrRidv", long: []string{"--force", "--recursive", "--dir", "--verbose", "--interactive"}},
+	"mkdir": {flags: "pv", withValue: "m", long: []string{"--parents", "--verbose"}, longValue: []string{"--mode"}},
+	"touch": {flags: "acmh", withValue: "dtr", long: []string{"--no-create", "--no-dereference"}, longValue: []string{"--date", "--reference"}},
+	"tee":   {flags: "aip", long: []string{"--append", "--ignore-interrupts"}},
+	"mv":    {flags: "finuvT", withValue: "t", long: []string{"--force", "--interactive", "--no-clobber", "--update", "--verbose", "--no-target-directory"}, longValue: []string{"--target-directory"}},
+	"cp":    {flags: "aRrpfinuvTPLdlsx", withValue: "t", long: []string{"--archive", "--recursive", "--force", "--interactive", "--no-clobber", "--update", "--verbose", "--no-target-directory", "--preserve", "--no-dereference", "--dereference", "--link", "--symbolic-link", "--one-file-system"}, longValue: []string{"--target-directory"}},
+	"ln":    {flags: "sfnvrTLP", withValue: "t", long: []string{"--symbolic", "--force", "--no-dereference", "--verbose", "--relative", "--no-target-directory", "--logical", "--physical"}, longValue: []string{"--target-directory"}},
+	"sed":   {flags: "nEruzs", withValue: "ef", long: []string{"--quiet", "--silent", "--regexp-extended", "--unbuffered", "--null-data", "--separate", "--posix", "--debug", "--sandbox"}, longValue: []string{"--expression", "--file"}},
+}
+
+// parsed is a writing command's arguments split by optionSpec.
+type parsed struct {
+	flags    string            // short flags seen
+	values   map[string]string // option (short letter or long name) -> value
+	operands []string
+	inPlace  *string // sed -i / --in-place, with its suffix ("" none)
+}
+
+// parseArgs splits args by spec; an option it does not know is an error
+// (the whole workspace).
+func (p *lineParser) parseArgs(name string, args []string) (parsed, bool) {
+	spec := writers[name]
+	out := parsed{values: map[string]string{}}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			out.operands = append(out.operands, args[i+1:]...)
+			return out, true
+		case strings.HasPrefix(a, "--"):
+			key, val, hasVal := strings.Cut(a, "=")
+			switch {
+			case name == "sed" && key == "--in-place":
+				out.inPlace = &val
+			case slices.Contains(spec.long, key) && !hasVal:
+			case slices.Contains(spec.longValue, key):
+				if !hasVal {
+					if i+1 >= len(args) {
+						p.fail("option " + name + " " + a)
+						return out, false
+					}
+					i++
+					val = args[i]
+				}
+				out.values[key] = val
+			default:
+				p.fail("option " + name + " " + a)
+				return out, false
+			}
+		case shortOption(a):
+			for j := 1; j < len(a); j++ {
+				c := a[j]
+				switch {
+				case name == "sed" && c == 'i':
+					suffix := a[j+1:]
+					out.inPlace = &suffix
+					j = len(a)
+				case strings.IndexByte(spec.flags, c) >= 0:
+					out.flags += string(c)
+				case strings.IndexByte(spec.withValue, c) >= 0:
+					val := a[j+1:]
+					if val == "" {
+						if i+1 >= len(args) {
+							p.fail("option " + name + " " + a)
+							return out, false
+						}
+						i++
+						val = args[i]
+					}
+					out.values[string(c)] = val
+					j = len(a)
+				default:
+					p.fail("option " + name + " -" + string(c))
+					return out, false
+				}
+			}
+		default:
+			out.operands = append(out.operands, a)
+		}
+	}
+	return out, true
+}
+
+func shortOption(a string) bool { return len(a) > 1 && a[0] == '-' && a[1] != '-' }
+
+// operands records every operand: rm, mkdir, touch, tee.
+func (p *lineParser) operands(name string, args []string) {
+	a, ok := p.parseArgs(name, args)
+	if !ok {
+		return
+	}
+	for _, o := range a.operands {
+		p.write(o)
+	}
+	p.writes = true
+}
+
+// copyLike records mv's sources and destination, and cp's and ln's
+// destination; a destination folder (existing, or -t) is recorded whole.
+func (p *lineParser) copyLike(name string, args []string) {
+	a, ok := p.parseArgs(name, args)
+	if !ok {
+		return
+	}
+	p.writes = true
+	ops := a.operands
+	target, hasTarget := a.values["t"]
+	if v, ok := a.values["--target-directory"]; ok {
+		target, hasTarget = v, true
+	}
+	var sources []string
+	switch {
+	case hasTarget:
+		sources = ops
+		p.write(target) // a folder: recorded whole
+	case name == "ln" && len(ops) == 1:
+		// ln TARGET: a link named after the target, in the current folder.
+		p.write(filepath.Base(ops[0]))
+		return
+	case len(ops) == 0:
+		return
+	default:
+		// The destination: a file, or a folder recorded whole (a path
+		// that is a folder stands for everything under it, so "into a
+		// folder" needs no stat here).
+		p.write(ops[len(ops)-1])
+		sources = ops[:len(ops)-1]
+	}
+	if name == "mv" {
+		for _, s := range sources {
+			p.write(s)
+		}
+	}
+}
+
+// sed records its files when it edits them in place (-i), and the backup
+// files a suffix makes; without -i sed is any other program.
+func (p *lineParser) sed(args []string) {
+	a, ok := p.parseArgs("sed", args)
+	if !ok {
+		return
+	}
+	if a.inPlace == nil {
+		p.fail("program sed")
+		return
+	}
+	if strings.ContainsRune(*a.inPlace, '*') || strings.ContainsRune(*a.inPlace, '/') {
+		p.fail("option sed -i" + *a.inPlace)
+		return
+	}
+	files := a.operands
+	_, e := a.values["e"]
+	_, expr := a.values["--expression"]
+	_, f := a.values["f"]
+	_, file := a.values["--file"]
+	if !e && !expr && !f && !file {
+		if len(files) == 0 {
+			return
+		}
+		files = files[1:] // the script
+	}
+	p.writes = true
+	for _, name := range files {
+		p.write(name)
+		if *a.inPlace != "" {
+			p.write(name + *a.inPlace)
+		}
+	}
+}
+
+// write records a written path, dropped when it is outside the workspace.
+func (p *lineParser) write(name string) {
+	p.writes = true
+	rel, ok := p.resolve(name)
+	if !ok {
+		return
+	}
+	if rel == "." {
+		p.fail("workspace root")
+		return
+	}
+	p.paths = append(p.paths, rel)
+}
+
+// resolve makes name relative to the workspace root, cleaned; ok is false
+// when it is outside (or empty).
+func (p *lineParser) resolve(name string) (string, bool) {
+	if name == "" {
+		return "", false
+	}
+	root := filepath.Clean(p.env.Root)
+	if !filepath.IsAbs(name) {
+		name = filepath.Join(root, name)
+	}
+	rel, err := filepath.Rel(root, filepath.Clean(name))
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", false
+	}
+	return filepath.ToSlash(rel), true
+}
+
+// literal is the value of w when it is a literal word: no expansion, no
+// glob, no brace, no tilde, no escape (kept simple: anything else is the
+// whole workspace).
+func literal(w *syntax.Word) (string, bool) {
+	if w == nil {
+		return "", false
+	}
+	var b strings.Builder
+	for i, part := range w.Parts {
+		switch x := part.(type) {
+		case *syntax.Lit:
+			if strings.ContainsAny(x.Value, "*?[]{}\\") || i == 0 && strings.HasPrefix(x.Value, "~") {
+				return "", false
+			}
+			b.WriteString(x.Value)
+		case *syntax.SglQuoted:
+			if x.Dollar {
+				return "", false
+			}
+			b.WriteString(x.Value)
+		case *syntax.DblQuoted:
+			if x.Dollar {
+				return "", false
+			}
+			for _, q := range x.Parts {
+				l, ok := q.(*syntax.Lit)
+				if !ok || strings.ContainsRune(l.Value, '\\') {
+					return "", false
+				}
+				b.WriteString(l.Value)
+			}
+		default:
+			return "", false
+		}
+	}
+	return b.String(), true
+}
+
+// notLiteral says why w is not a literal word, for Scope.Why.
+func notLiteral(w *syntax.Word) string {
+	var text strings.Builder
+	for _, part := range w.Parts {
+		switch x := part.(type) {
+		case *syntax.Lit:
+			text.WriteString(x.Value)
+		case *syntax.SglQuoted, *syntax.DblQuoted:
+		default:
+			return "expansion"
+		}
+	}
+	switch t := text.String(); {
+	case strings.ContainsAny(t, "*?[]"):
+		return "glob"
+	case strings.ContainsAny(t, "{}"):
+		return "brace"
+	case strings.HasPrefix(t, "~"):
+		return "tilde"
+	case strings.ContainsRune(t, '\\'):
+		return "escape"
+	}
+	return "expansion"
+}

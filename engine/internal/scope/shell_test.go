@@ -1,0 +1,136 @@
+package scope
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+const testRoot = "/work/ws"
+
+// TestParse holds one case per rule of the seed's table and the package doc.
+func TestParse(t *testing.T) {
+	ro := func() Scope { return Scope{Kind: ReadOnly} }
+	ps := func(p ...string) Scope { return Scope{Kind: Paths, Paths: p} }
+	ws := func(why string) Scope { return Scope{Kind: Workspace, Why: why} }
+	cases := []struct {
+		rule, line string
+		want       Scope
+	}{
+		{"empty line", "", ro()},
+		{"comment only", "# nothing", ro()},
+		{"read-only git status", "git status --short", ro()},
+		{"read-only git log", "git log --oneline -5", ro()},
+		{"read-only git diff", "git diff HEAD~1 -- a.go", ro()},
+		{"read-only rg", "rg -n 'func main' .", ro()},
+		{"read-only ls", "ls -la src", ro()},
+		{"read-only cat", "cat README.md", ro()},
+		{"read-only grep", "grep -rn TODO engine", ro()},
+		{"read-only find", "find . -name x.go -type f", ro()},
+		{"read-only echo", "echo hello", ro()},
+		{"read-only pwd and which", "pwd; which go", ro()},
+		{"read-only env alone", "env", ro()},
+		{"read-only pipeline", "git log | head -20 | wc -l", ro()},
+		{"read-only list", "ls && cat a || true", ro()},
+		{"read-only subshell and block", "(ls); { pwd; }", ro()},
+		{"read-only fd redirects", "ls 2>&1 >&2", ro()},
+		{"read-only input redirect", "wc -l < a.txt", ro()},
+		{"redirect to /dev/null is outside", "grep x a 2>/dev/null", ps()},
+		{"echo with redirect", "echo hi > out.txt", ps("out.txt")},
+		{"append redirect", "echo hi >> logs/a.log", ps("logs/a.log")},
+		{"redirect of both streams", "make &> build.log", ws("program make")},
+		{"redirect both to a path", "ls &> list.txt", ps("list.txt")},
+		{"redirect quoted path", `cat a > "my file.txt"`, ps("my file.txt")},
+		{"rm literal paths", "rm -rf build dist/x.o", ps("build", "dist/x.o")},
+		{"rm after --", "rm -- -weird", ps("-weird")},
+		{"mkdir -p", "mkdir -p a/b/c", ps("a/b/c")},
+		{"mkdir -m mode", "mkdir -m 755 bin", ps("bin")},
+		{"touch", "touch a b", ps("a", "b")},
+		{"touch -r reads a reference", "touch -r ref.txt new.txt", ps("new.txt")},
+		{"tee", "ls | tee -a out.txt", ps("out.txt")},
+		{"mv records sources and destination", "mv a.txt b.txt", ps("a.txt", "b.txt")},
+		{"mv into a folder records it whole", "mv a b dir", ps("a", "b", "dir")},
+		{"mv -t", "mv -t dir a", ps("a", "dir")},
+		{"cp records the destination only", "cp -r src dst", ps("dst")},
+		{"cp into a folder", "cp a b dir/", ps("dir")},
+		{"cp --target-directory", "cp --target-directory=out a b", ps("out")},
+		{"ln destination only", "ln -sf ../x link", ps("link")},
+		{"ln one operand", "ln -s /opt/tool/bin/tool", ps("tool")},
+		{"sed -i", "sed -i 's/a/b/' x.go y.go", ps("x.go", "y.go")},
+		{"sed -i with -e", "sed -i -e s/a/b/ x.go", ps("x.go")},
+		{"sed -i with a backup suffix", "sed -i.bak s/a/b/ x.go", ps("x.go", "x.go.bak")},
+		{"sed without -i is a program", "sed s/a/b/ x.go", ws("program sed")},
+		{"absolute path inside", "rm /work/ws/a/b", ps("a/b")},
+		{"absolute path outside is dropped", "rm /tmp/x a", ps("a")},
+		{"climbing out is dropped", "touch ../x sub/../y", ps("y")},
+		{"read-only plus writes", "git status && touch a", ps("a")},
+		{"glob", "rm *.o", ws("glob")},
+		{"glob in a redirect", "ls > *.txt", ws("expansion")},
+		{"brace", "touch a{1,2}", ws("brace")},
+		{"tilde", "rm ~/x", ws("tilde")},
+		{"variable", "rm $X", ws("expansion")},
+		{"parameter in quotes", `rm "${X}"`, ws("expansion")},
+		{"command substitution", "rm $(ls)", ws("expansion")},
+		{"process substitution", "diff <(ls) b", ws("expansion")},
+		{"heredoc", "cat <<EOF > a\nx\nEOF", ws("heredoc")},
+		{"here-string", "cat <<< x", ws("heredoc")},
+		{"assignment", "X=1 ls", ws("assignment")},
+		{"unlisted option", "rm --preserve-root=all x", ws("option rm --preserve-root=all")},
+		{"unlisted short option", "cp -b a b", ws("option cp -b")},
+		{"other program", "make test", ws("program make")},
+		{"other program in a pipeline", "ls | xargs rm", ws("program xargs")},
+		{"git writing subcommand", "git checkout main", ws("program git")},
+		{"git option before subcommand", "git -c x=y status", ws("program git")},
+		{"git --output", "git diff --output=d.txt", ws("option git --output=d.txt")},
+		{"find -delete", "find . -name '*.o' -delete", ws("option find -delete")},
+		{"find -exec", "find . -exec rm x ';'", ws("option find -exec")},
+		{"sort -o", "sort -o out in", ws("option sort -o")},
+		{"rg --pre", "rg --pre cat x", ws("option rg --pre")},
+		{"env with a program", "env FOO=1 make", ws("program env")},
+		{"cd", "cd sub && rm a", ws("cd")},
+		{"control structure", "for f in a b; do rm $f; done", ws("compound command")},
+		{"background", "touch a &", ws("background")},
+		{"parse failure", "rm 'a", ws("parse")},
+		{"workspace root itself", "rm -rf .", ws("workspace root")},
+		{"escaped characters", `rm a\ b`, ws("escape")},
+		{"ansi-c quoting", `rm $'a'`, ws("expansion")},
+		{"single quotes are literal", `rm 'a b'`, ps("a b")},
+	}
+	for _, c := range cases {
+		got := Parse(c.line, Env{Root: testRoot})
+		if got.Kind != c.want.Kind || !slices.Equal(got.Paths, c.want.Paths) && (len(got.Paths)+len(c.want.Paths) > 0) ||
+			c.want.Why != "" && got.Why != c.want.Why {
+			t.Errorf("%s: Parse(%q) = %+v, want %+v", c.rule, c.line, got, c.want)
+		}
+	}
+}
+
+// FuzzParse: no line panics, and every answer is well formed: a Paths scope
+// names only clean paths inside the workspace, a Workspace scope says why.
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{"rm -rf a b", "cp a b dir", "echo x > y", "sed -i.bak s/a/b/ f", "mv -t d a",
+		"ln -s x", "cat <<E\nE", "a=1; rm $a", "git log | head", "rm ../../x /work/ws/y", "touch -d", "cp -t"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		s := Parse(line, Env{Root: testRoot})
+		switch s.Kind {
+		case ReadOnly:
+			if len(s.Paths) > 0 {
+				t.Fatalf("read-only with paths: %+v", s)
+			}
+		case Paths:
+			for _, p := range s.Paths {
+				if p == "" || p == "." || p == ".." || strings.HasPrefix(p, "../") || strings.HasPrefix(p, "/") {
+					t.Fatalf("path %q of %q is not inside the workspace", p, line)
+				}
+			}
+		case Workspace:
+			if s.Why == "" {
+				t.Fatalf("workspace without a reason: %q", line)
+			}
+		default:
+			t.Fatalf("kind %d", s.Kind)
+		}
+	})
+}

@@ -1,0 +1,242 @@
+package scope
+
+import (
+	"context"
+	"errors"
+	"net"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+
+	"cairn/objects"
+)
+
+func paths(tr *Tree) []string {
+	var out []string
+	for _, e := range tr.Entries {
+		out = append(out, e.Path)
+	}
+	return out
+}
+
+func mustWalk(t *testing.T, root string, opts Options) *Tree {
+	t.Helper()
+	tr, err := Walk(context.Background(), root, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.IsSortedFunc(tr.Entries, func(a, b Entry) int { return strings.Compare(a.Path, b.Path) }) {
+		t.Fatalf("walk not in path order: %v", paths(tr))
+	}
+	return tr
+}
+
+// The walk puts its entries in byte order of the whole path, where a
+// folder's entries fall among its siblings' names as name + "/".
+func TestWalkPathOrder(t *testing.T) {
+	root := t.TempDir()
+	for _, f := range []string{"a/z", "a-b", "a.txt", "a0", "a/b/c", "a/b-c", "a/b.d/e", "b", "A", "-"} {
+		writeFile(t, root, f, "x")
+	}
+	got := paths(mustWalk(t, root, Options{}))
+	want := slices.Clone(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) || len(got) != 13 {
+		t.Fatalf("walk order %v", got)
+	}
+}
+
+func entry(t *testing.T, tr *Tree, p string) *Entry {
+	t.Helper()
+	for i := range tr.Entries {
+		if tr.Entries[i].Path == p {
+			return &tr.Entries[i]
+		}
+	}
+	t.Fatalf("%s not in the walk: %v", p, paths(tr))
+	return nil
+}
+
+// One test per kind of entry the walk leaves out, and what it keeps.
+func TestWalkLeavesOut(t *testing.T) {
+	root := t.TempDir()
+	state := filepath.Join(root, "state")
+	writeFile(t, root, "a.txt", "a")
+	writeFile(t, root, "src/b.go", "b")
+	for _, n := range TopLevelLeftOut {
+		writeFile(t, root, n+"/x", "secret")
+	}
+	writeFile(t, root, "src/.env/kept", "only the top level is left out")
+	writeFile(t, root, "nested/.git/HEAD", "ref")
+	writeFile(t, root, "nested/file", "in a nested repository")
+	writeFile(t, root, "gitfile/.git", "gitdir: elsewhere")
+	writeFile(t, root, "gitfile/file", "in a worktree")
+	writeFile(t, root, "state/sessions/s.json", "state")
+	writeFile(t, root, ".x.123-0123456789abcdef.cairn-tmp", "temp")
+	if err := syscall.Mkfifo(filepath.Join(root, "fifo"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("unix", filepath.Join(root, "sock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if err := os.Symlink("src", filepath.Join(root, "link")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("/etc/passwd", filepath.Join(root, "out")); err != nil {
+		t.Fatal(err)
+	}
+	tr := mustWalk(t, root, Options{StateDir: state})
+	want := []string{"a.txt", "link", "out", "src", "src/.env", "src/.env/kept", "src/b.go"}
+	if got := paths(tr); !slices.Equal(got, want) {
+		t.Fatalf("walk = %v, want %v", got, want)
+	}
+	if e := entry(t, tr, "link"); e.Link != "src" || e.Hash != objects.Sum([]byte("src")) || e.Mode.Type() != os.ModeSymlink {
+		t.Fatalf("link entry %+v: a link is stored as a link", e)
+	}
+	if e := entry(t, tr, "a.txt"); e.Hash != objects.Sum([]byte("a")) || e.Size != 1 {
+		t.Fatalf("a.txt %+v", e)
+	}
+	if tr.Files != 5 || tr.Bytes != 1+1+int64(len("only the top level is left out"))+int64(len("src"))+int64(len("/etc/passwd")) {
+		t.Fatalf("files %d bytes %d", tr.Files, tr.Bytes)
+	}
+}
+
+// Another filesystem is left out: /proc is one wherever the test runs, so
+// a workspace on / must not enter it. Walking / is too big; instead a
+// bind-free check: a root whose device differs from a subfolder's.
+func TestWalkLeavesOutOtherFilesystems(t *testing.T) {
+	root := t.TempDir()
+	w, err := newWalker(context.Background(), root, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st syscall.Stat_t
+	if err := syscall.Stat("/proc", &st); err != nil {
+		t.Fatal(err)
+	}
+	w.dev = uint64(st.Dev) + 1 // as if root were on another device than its folders
+	writeFile(t, root, "d/f", "x")
+	w.spawn("", rootStat(t, root), nil, false)
+	tr, err := w.finish()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tr.Entries) != 0 {
+		t.Fatalf("folders of another filesystem walked: %v", paths(tr))
+	}
+}
+
+func rootStat(t *testing.T, root string) (st unixStat) {
+	t.Helper()
+	if err := lstat(root, &st); err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+func TestWalkLimits(t *testing.T) {
+	root := t.TempDir()
+	writeFile(t, root, "a", "12345")
+	writeFile(t, root, "b/c", "123")
+	writeFile(t, root, "big", strings.Repeat("x", 100))
+	var le *LimitError
+	if _, err := Walk(context.Background(), root, Options{MaxFiles: 2}); !errors.As(err, &le) || le.Limit != "max_files" {
+		t.Fatalf("max files: %v", err)
+	}
+	if _, err := Walk(context.Background(), root, Options{MaxBytes: 50}); !errors.As(err, &le) || le.Limit != "max_bytes" {
+		t.Fatalf("max bytes: %v", err)
+	}
+	tr := mustWalk(t, root, Options{MaxFiles: 3, MaxBytes: 50, MaxFileBytes: 10})
+	if e := entry(t, tr, "big"); e.Skipped != "max_file_bytes" || e.Size != 100 || e.Hash != (objects.ID{}) {
+		t.Fatalf("big file: %+v, want skipped with its size and no hash", e)
+	}
+	if tr.Bytes != 8 {
+		t.Fatalf("bytes %d: a skipped file's bytes are not covered", tr.Bytes)
+	}
+}
+
+func TestContainsStateFolder(t *testing.T) {
+	root := t.TempDir()
+	os.MkdirAll(filepath.Join(root, "home/.cairn"), 0o700)
+	os.Symlink(filepath.Join(root, "home"), filepath.Join(root, "alias"))
+	cases := []struct {
+		ws, state string
+		want      bool
+	}{
+		{root + "/home", root + "/home/.cairn", true},
+		{root + "/home/.cairn", root + "/home/.cairn", true},
+		{root + "/alias", root + "/home/.cairn", true},
+		{root + "/home/.cairn/x", root + "/home/.cairn", false},
+		{root + "/other", root + "/home/.cairn", false},
+	}
+	for _, c := range cases {
+		if got := ContainsStateFolder(c.ws, c.state); got != c.want {
+			t.Errorf("ContainsStateFolder(%s, %s) = %v", c.ws, c.state, got)
+		}
+	}
+}
+
+func TestWalkPaths(t *testing.T) {
+	root := t.TempDir()
+	writeFile(t, root, ".gitignore", "build/\n*.log\n")
+	writeFile(t, root, "build/out/a.o", "o")
+	writeFile(t, root, "x.log", "log")
+	writeFile(t, root, "src/a.go", "a")
+	writeFile(t, root, "src/nested/.git/HEAD", "r")
+	os.Symlink("src", filepath.Join(root, "ln"))
+	tr, err := WalkPaths(context.Background(), root, []string{"build", "x.log", "src", "src/a.go", "missing", "ln/a.go", "../out"}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"build", "build/out", "build/out/a.o", "src", "src/a.go", "x.log"}
+	if got := paths(tr); !slices.Equal(got, want) {
+		t.Fatalf("WalkPaths = %v, want %v (named paths even when ignored, no link followed, no nested repository)", got, want)
+	}
+}
+
+func TestDiff(t *testing.T) {
+	root := t.TempDir()
+	writeFile(t, root, "same", "s")
+	writeFile(t, root, "mod", "1")
+	writeFile(t, root, "gone", "g")
+	writeFile(t, root, "exec", "e")
+	writeFile(t, root, "d/x", "x")
+	os.Symlink("a", filepath.Join(root, "ln"))
+	before := mustWalk(t, root, Options{})
+	writeFile(t, root, "mod", "2")
+	os.Remove(filepath.Join(root, "gone"))
+	os.Chmod(filepath.Join(root, "exec"), 0o755)
+	writeFile(t, root, "new/y", "y")
+	os.RemoveAll(filepath.Join(root, "d"))
+	os.Remove(filepath.Join(root, "ln"))
+	os.Symlink("b", filepath.Join(root, "ln"))
+	after := mustWalk(t, root, Options{})
+	var got []string
+	for _, c := range Diff(before, after) {
+		got = append(got, c.Op.String()+" "+c.Path)
+	}
+	want := []string{"deleted d", "deleted d/x", "mode-changed exec", "deleted gone", "modified ln", "modified mod", "created new", "created new/y"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("Diff = %v\nwant %v", got, want)
+	}
+}
+
+// A named folder over the limits is refused too.
+func TestWalkPathsLimits(t *testing.T) {
+	root := t.TempDir()
+	for i := range 5 {
+		writeFile(t, root, filepath.Join("big", string(rune('a'+i))), "12345")
+	}
+	var le *LimitError
+	if _, err := WalkPaths(context.Background(), root, []string{"big"}, Options{MaxFiles: 4}); !errors.As(err, &le) || le.Limit != "max_files" {
+		t.Fatalf("rm -r big/ over max_files: %v", err)
+	}
+	if _, err := WalkPaths(context.Background(), root, []string{"big"}, Options{MaxBytes: 20}); !errors.As(err, &le) || le.Limit != "max_bytes" {
+		t.Fatalf("rm -r big/ over max_bytes: %v", err)
+	}
+}

@@ -1,0 +1,314 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"strings"
+
+	"cairn/engine/internal/changes"
+	"cairn/engine/internal/fstate"
+	"cairn/engine/internal/patch"
+	"cairn/internal/vfs"
+)
+
+// Running apply_patch, in the steps drawn at the top of patch.go: the
+// single-file steps of tools_run.go, over every file of the patch, with one
+// change line. A patchRun carries a toolRun for what the two share (the
+// session, the line, the pre-images, the settling of the undo stack).
+
+// patchRun is one call of apply_patch in progress.
+type patchRun struct {
+	t     *toolRun
+	files []*patchFile
+	fcs   []changes.FileChange // the line's files, in files' order
+	jobs  []*stageJob          // each file's new content; nil when removed
+}
+
+// runPatch runs apply_patch on the parsed files, line first.
+func (s *Session) runPatch(ctx context.Context, files []*patch.File, opts []ToolOptions) (*ToolAnswer, error) {
+	s.busy.RLock()
+	defer s.busy.RUnlock()
+	if s.isClosed() {
+		return nil, fmt.Errorf("engine: session %s is closed", s.ID())
+	}
+	opt, err := toolOptions(opts)
+	if err != nil {
+		return nil, err
+	}
+	call, err := s.callFor(opt.Call)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := s.config()
+	if err != nil {
+		return nil, err
+	}
+	fsys, done, err := s.ws.files()
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	endCall, err := s.beginCall(ctx) // the workspace call lock, shared (calls_lock.go)
+	if err != nil {
+		return nil, err
+	}
+	defer endCall()
+	s.snaps.mu.Lock()
+	defer s.snaps.mu.Unlock()
+	if err := s.payCancels(); err != nil {
+		return nil, fmt.Errorf("%w; nothing was changed", err)
+	}
+	pfs, err := planPatch(s.ws, fsys, files)
+	if err != nil {
+		return nil, err
+	}
+	r := &patchRun{files: pfs, t: &toolRun{s: s, tool: ToolPatchName, rel: pfs[0].rel, call: call, sc: cfg.Snapshots, fsys: fsys}}
+	if err := r.captureBefore(ctx); err != nil {
+		return nil, err
+	}
+	r.stage()
+	r.recordLine()
+	dirs, leftovers, err := r.swapIn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ans := r.settle()
+	for i, l := range leftovers {
+		if i < len(leftovers)-1 {
+			s.files.later(s.ws, fstate.DirSet{}, l)
+		} else {
+			s.files.later(s.ws, dirs, l)
+		}
+	}
+	if len(leftovers) == 0 {
+		s.files.later(s.ws, dirs, "")
+	}
+	return ans, nil
+}
+
+// captureBefore captures every file's pre-image, after the plan read the
+// files: a file that changed in between refuses the patch, as does a
+// required pre-image not captured or one the store could not keep.
+func (r *patchRun) captureBefore(ctx context.Context) error {
+	t, s := r.t, r.t.s
+	t.pre = s.newPreImages(ctx, t.sc, true)
+	for _, pf := range r.files {
+		f := t.pre.capture(ctx, t.fsys, pf.rel)
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if t.pre.on && !f.Before.IsSkipped() && !fstate.Same(f.Before, pf.old.state()) {
+			return fmt.Errorf("%w: %s changed while the patch was applied; nothing was changed", ErrRefused, pf.rel)
+		}
+		r.fcs = append(r.fcs, f)
+	}
+	if err := t.pre.refuse(ctx, t.tool); err != nil {
+		return err
+	}
+	for _, f := range r.fcs {
+		if f.Before != nil && f.Before.Skipped == fstate.SkipStore {
+			return noPreImage(t.tool, f.Path, t.pre.putErr)
+		}
+	}
+	return nil
+}
+
+// state is the F of a planned file state, by its hash.
+func (st fileState) state() *fstate.State {
+	if !st.exists {
+		return nil
+	}
+	f := fstate.Content(st.data, fstate.PermMode(st.perm))
+	f.Perm = fstate.PermString(st.perm)
+	return f
+}
+
+// stage starts staging every new content beside its name.
+func (r *patchRun) stage() {
+	t := r.t
+	r.jobs = make([]*stageJob, len(r.files))
+	for i, pf := range r.files {
+		if !pf.neu.exists {
+			continue
+		}
+		t.s.noteStaging(pf.rel)
+		r.jobs[i] = stageContent(t.fsys, pf.rel, pf.neu.data, pf.neu.perm)
+		r.fcs[i].After = r.jobs[i].after
+	}
+}
+
+// stageContent stages content with permission bits perm beside rel in the
+// background (startStage, with the bits given).
+func stageContent(fsys vfs.FS, rel string, content []byte, perm fs.FileMode) *stageJob {
+	j := &stageJob{done: make(chan struct{})}
+	j.after = fstate.Content(content, fstate.PermMode(perm))
+	j.after.Perm = fstate.PermString(perm)
+	go func() {
+		defer close(j.done)
+		j.st, j.err = fstate.Stage(fsys, rel, perm, func(w io.Writer) error {
+			_, err := w.Write(content)
+			return err
+		})
+	}()
+	return j
+}
+
+// recordLine appends and syncs the one change line naming every file
+// (toolRun.recordLine, for many files).
+func (r *patchRun) recordLine() {
+	t, s := r.t, r.t.s
+	t.record = t.pre.on && t.pre.objs != nil
+	if t.pre.on && !t.record {
+		s.notice("no snapshot was taken: the snapshot store cannot be written")
+		for _, f := range r.fcs {
+			if f.Before == nil {
+				t.pre.skipped = append(t.pre.skipped, f.Path)
+			}
+		}
+	}
+	if !t.record {
+		return
+	}
+	t.rec = s.snaps.NewRecord(mkTime(s.ws.s.Now()), t.tool, t.call, r.fcs)
+	if t.lineErr = s.appendChanges(t.rec); t.lineErr != nil {
+		s.abortChange(t.rec.ID)
+	}
+}
+
+// swapIn waits for every staged content, then puts each file in place, in
+// the patch's order. It refuses the patch (cancelling its line, discarding
+// what was staged) when the line failed and a pre-image is required or
+// would be lost, or when a content could not be staged. A file that cannot
+// be put in place puts back the files before it (putBack). It returns the
+// folders to sync and the replaced files to remove, in the background.
+func (r *patchRun) swapIn(ctx context.Context) (fstate.DirSet, []string, error) {
+	t, s := r.t, r.t.s
+	staged := make([]*fstate.Staged, len(r.jobs))
+	var stageErr error
+	for i, j := range r.jobs {
+		if j == nil {
+			continue
+		}
+		var err error
+		if staged[i], err = j.wait(); err != nil && stageErr == nil {
+			stageErr = fmt.Errorf("%s: %w", r.files[i].rel, err)
+		}
+	}
+	discard := func(from int) {
+		for _, st := range staged[from:] {
+			if st != nil {
+				st.Discard(t.fsys)
+			}
+		}
+	}
+	fail := func(err error) (fstate.DirSet, []string, error) {
+		discard(0)
+		if t.record && t.lineErr == nil {
+			s.abortChange(t.rec.ID)
+		}
+		return nil, nil, err
+	}
+	if t.lineErr != nil {
+		for _, f := range r.fcs {
+			if s.ws.required(t.sc, f.Path) {
+				t.pre.denied = append(t.pre.denied, RequiredFile{Path: f.Path, Reason: fstate.SkipStore + ": " + t.lineErr.Error()})
+			}
+		}
+		if len(t.pre.denied) > 0 {
+			return fail(t.pre.refuse(ctx, t.tool))
+		}
+		for _, f := range r.fcs {
+			if f.Before != nil && !f.Before.IsSkipped() {
+				return fail(noPreImage(t.tool, f.Path, t.lineErr))
+			}
+		}
+	}
+	if errors.Is(stageErr, fstate.ErrNotFolder) {
+		return fail(fmt.Errorf("%w: %s: %w", ErrBadInput, t.tool, stageErr))
+	}
+	if stageErr != nil {
+		return fail(fmt.Errorf("engine: %s %w", t.tool, stageErr))
+	}
+	dirs := fstate.DirSet{}
+	var leftovers []string
+	replaced := make([]string, len(r.files))
+	for i, pf := range r.files {
+		var err error
+		if staged[i] == nil {
+			err = fstate.Remove(t.fsys, pf.rel, dirs)
+		} else {
+			replaced[i], err = staged[i].Exchange(t.fsys, dirs)
+			staged[i] = nil
+		}
+		if err != nil {
+			discard(i + 1)
+			return nil, nil, r.putBack(ctx, i, replaced, dirs, fmt.Errorf("%s: %w", pf.rel, err))
+		}
+		if replaced[i] != "" {
+			leftovers = append(leftovers, replaced[i])
+		}
+	}
+	return dirs, leftovers, nil
+}
+
+// putBack undoes the first n files of a patch whose file n could not be
+// put in place (why): a file swapped with its old content gets it back by
+// swapping again, any other its pre-image; then the change is cancelled
+// and nothing was changed. A file that cannot be put back leaves the patch
+// made in part: the change stays, and undo puts back every file it can.
+func (r *patchRun) putBack(ctx context.Context, n int, replaced []string, dirs fstate.DirSet, why error) error {
+	t, s := r.t, r.t.s
+	recorded := t.record && t.lineErr == nil
+	var stuck []string
+	for i := n - 1; i >= 0; i-- {
+		rel := r.files[i].rel
+		if tmp := replaced[i]; tmp != "" {
+			err := vfs.Exchange(t.fsys, tmp, rel)
+			if err == nil {
+				t.fsys.Remove(tmp)
+			}
+			vfs.ReleaseTemp(tmp)
+			if err == nil {
+				continue
+			}
+		}
+		before := r.fcs[i].Before
+		if recorded && !before.IsSkipped() && fstate.Restorable(s.snapObjects(), before) {
+			if fstate.Put(ctx, t.fsys, s.snapObjects(), rel, before, dirs) == nil {
+				continue
+			}
+		}
+		stuck = append(stuck, rel)
+	}
+	syncErr := dirs.Sync(t.fsys)
+	if len(stuck) == 0 && syncErr == nil {
+		if recorded {
+			s.abortChange(t.rec.ID)
+		}
+		return fmt.Errorf("engine: %s: %w; nothing was changed", t.tool, why)
+	}
+	if recorded {
+		r.settle()
+		return fmt.Errorf("engine: %s: %w; the patch is applied in part (%s could not be put back): undo %s puts back every file",
+			t.tool, why, strings.Join(stuck, ", "), t.rec.ID)
+	}
+	return fmt.Errorf("engine: %s: %w; the patch is applied in part: %s could not be put back", t.tool, why, strings.Join(stuck, ", "))
+}
+
+// settle brings the undo stack up to the change made and returns the
+// tool's answer, naming every file.
+func (r *patchRun) settle() *ToolAnswer {
+	t := r.t
+	ans := t.settleStack()
+	ans.Files = make([]string, len(r.files))
+	for i, pf := range r.files {
+		ans.Files[i] = t.s.ws.absPath(pf.rel)
+	}
+	if t.record && t.lineErr != nil {
+		ans.Skipped = append([]string{}, ans.Files...)
+	}
+	return ans
+}

@@ -1,0 +1,264 @@
+package importer
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"cairn/engine"
+)
+
+// AgentCodex is Codex's name in an import's meta.
+const AgentCodex = "codex"
+
+// Codex keeps a session as a rollout file,
+// ~/.codex/sessions/YYYY/MM/DD/rollout-<time>-<uuid>.jsonl (or .jsonl.zst):
+// one {"timestamp","type","payload"} object a line, in order, no tree.
+// "session_meta" names the session and its cwd; "response_item" lines are
+// what the model saw and said (messages, reasoning, function and custom tool
+// calls and their outputs, paired by call_id); "event_msg" lines are the
+// UI's events, most of them echoes of response items; "turn_context" names
+// the model; "compacted" is a summary that replaced what came before.
+
+type cxLine struct {
+	Timestamp time.Time       `json:"timestamp"`
+	Type      string          `json:"type"`
+	Payload   json.RawMessage `json:"payload"`
+}
+
+type cxPayload struct {
+	Type      string          `json:"type"`
+	ID        string          `json:"id"`
+	Cwd       string          `json:"cwd"`
+	Timestamp time.Time       `json:"timestamp"`
+	Model     string          `json:"model"`
+	Role      string          `json:"role"`
+	Content   json.RawMessage `json:"content"`
+	Summary   json.RawMessage `json:"summary"` // reasoning: [{text}]; turn_context: a mode
+	Name      string          `json:"name"`
+	Arguments string          `json:"arguments"`
+	Input     string          `json:"input"`
+	CallID    string          `json:"call_id"`
+	Output    json.RawMessage `json:"output"`
+	Action    json.RawMessage `json:"action"`
+	Message   string          `json:"message"`
+	Info      *struct {
+		Total *struct {
+			Input  int64 `json:"input_tokens"`
+			Output int64 `json:"output_tokens"`
+		} `json:"total_token_usage"`
+	} `json:"info"`
+}
+
+type cxParse struct {
+	src   engine.ImportSource
+	stats Stats
+	last  string            // the key of the last item: the next one's parent
+	calls map[string]string // call_id -> the tool_call item's key
+	first string            // the key of the first item, for a compaction
+}
+
+var rolloutIDRE = regexp.MustCompile(`([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl(\.zst)?$`)
+
+// Codex parses a Codex rollout (decompressed). The session id is
+// session_meta's (else the uuid in the file's name), its directory
+// session_meta's cwd (else the first turn_context's).
+func Codex(r io.Reader, path string) (*engine.ImportSource, Stats, error) {
+	p := &cxParse{stats: newStats(), calls: map[string]string{}}
+	p.src.Agent, p.src.Path = AgentCodex, path
+	read, torn, err := eachLine(r, p.line)
+	if err != nil {
+		return nil, p.stats, fmt.Errorf("read %s: %w", path, err)
+	}
+	p.src.Offset, p.stats.Torn = read, torn
+	if p.src.SourceID == "" {
+		if m := rolloutIDRE.FindStringSubmatch(filepath.Base(path)); m != nil {
+			p.src.SourceID = m[1]
+		} else {
+			p.src.SourceID = strings.TrimSuffix(strings.TrimSuffix(filepath.Base(path), ".zst"), ".jsonl")
+		}
+	}
+	return &p.src, p.stats, nil
+}
+
+func (p *cxParse) add(it engine.ImportItem) {
+	it.ParentKey = p.last
+	p.src.Items = append(p.src.Items, it)
+	p.stats.Items[string(it.Type)]++
+	p.last = it.Key
+	if p.first == "" {
+		p.first = it.Key
+	}
+}
+
+func (p *cxParse) line(b []byte, off int64) {
+	var l cxLine
+	var pl cxPayload
+	if json.Unmarshal(b, &l) != nil || json.Unmarshal(l.Payload, &pl) != nil && len(l.Payload) > 0 {
+		p.stats.Skipped["invalid"]++
+		return
+	}
+	kind := orNone(l.Type)
+	p.stats.Lines[kind]++
+	if p.src.Created.IsZero() && !l.Timestamp.IsZero() {
+		p.src.Created = l.Timestamp
+	}
+	key := fmt.Sprintf("o%d", off)
+	it := engine.ImportItem{Key: key, At: l.Timestamp}
+	switch l.Type {
+	case "session_meta":
+		if pl.ID != "" {
+			p.src.SourceID = pl.ID
+		}
+		if pl.Cwd != "" {
+			p.src.Dir = pl.Cwd
+		}
+		if !pl.Timestamp.IsZero() {
+			p.src.Created = pl.Timestamp
+		}
+		p.stats.Skipped["session_meta"]++
+		return
+	case "turn_context":
+		if pl.Model != "" {
+			p.src.Model = pl.Model
+		}
+		if p.src.Dir == "" {
+			p.src.Dir = pl.Cwd
+		}
+		p.stats.Skipped["turn_context"]++
+		return
+	case "compacted":
+		it.Type, it.Text = engine.Compaction, pl.Message
+		if p.first != "" {
+			it.ReplacesKeys = []string{p.first, p.last}
+		}
+	case "event_msg":
+		if pl.Type == "token_count" && pl.Info != nil && pl.Info.Total != nil {
+			// A running total: the last one is the session's.
+			p.src.Spend = engine.Spend{InputTokens: pl.Info.Total.Input, OutputTokens: pl.Info.Total.Output}
+		}
+		// The UI's own record of what response items already hold.
+		p.stats.Skipped["event_msg/"+orNone(pl.Type)]++
+		return
+	case "response_item":
+		if !p.response(&pl, &it) {
+			p.stats.Skipped["response_item/"+orNone(pl.Type)]++
+			return
+		}
+	default:
+		p.stats.Skipped[kind]++
+		return
+	}
+	p.add(it)
+	p.stats.Made[kind]++
+}
+
+// response fills it from a response item; false leaves the line out.
+func (p *cxParse) response(pl *cxPayload, it *engine.ImportItem) bool {
+	switch pl.Type {
+	case "message":
+		text := contentText(pl.Content)
+		switch {
+		case pl.Role == "user" && isContext(text):
+			return false // the environment and instructions every turn repeats
+		case pl.Role == "user":
+			it.Type = engine.User
+		case pl.Role == "assistant":
+			it.Type = engine.Assistant
+		default:
+			return false // developer and system messages
+		}
+		it.Text = text
+	case "reasoning":
+		var summary []struct {
+			Text string `json:"text"`
+		}
+		json.Unmarshal(pl.Summary, &summary)
+		var parts []string
+		for _, s := range summary {
+			parts = append(parts, s.Text)
+		}
+		if len(parts) == 0 {
+			return false // encrypted only
+		}
+		it.Type, it.Text = engine.Reasoning, strings.Join(parts, "\n")
+	case "function_call", "custom_tool_call", "local_shell_call", "web_search_call":
+		it.Type, it.Tool = engine.ToolCall, pl.Name
+		switch pl.Type {
+		case "function_call":
+			it.Text = pl.Arguments
+		case "custom_tool_call":
+			it.Text = pl.Input
+		case "local_shell_call":
+			it.Tool, it.Text = "shell", string(pl.Action)
+		case "web_search_call":
+			it.Tool, it.Text = "web_search", string(pl.Action)
+		}
+		if pl.CallID != "" {
+			p.calls[pl.CallID] = it.Key
+		}
+	case "function_call_output", "custom_tool_call_output":
+		it.Type, it.CallKey = engine.ToolResult, p.calls[pl.CallID]
+		it.Text = outputText(pl.Output)
+	default:
+		return false
+	}
+	return true
+}
+
+// contentText joins a message's text parts (input_text, output_text, text);
+// an image is named in brackets.
+func contentText(raw json.RawMessage) string {
+	var parts []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	if json.Unmarshal(raw, &parts) != nil {
+		var s string
+		json.Unmarshal(raw, &s)
+		return s
+	}
+	var out []string
+	for _, c := range parts {
+		switch {
+		case c.Text != "":
+			out = append(out, c.Text)
+		case strings.Contains(c.Type, "image"):
+			out = append(out, "[image]")
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+func isContext(s string) bool {
+	s = strings.TrimSpace(s)
+	for _, p := range []string{"<environment_context>", "<user_instructions>", "# AGENTS.md instructions", "<permissions instructions>"} {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// outputText is a tool output's text: a string, or the "output" field of
+// an object (custom tools wrap theirs so, and often as a string of JSON).
+func outputText(raw json.RawMessage) string {
+	var o struct {
+		Output *string `json:"output"`
+	}
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		if json.Unmarshal(raw, &o) == nil && o.Output != nil {
+			return *o.Output
+		}
+		return string(raw)
+	}
+	if strings.HasPrefix(s, "{") && json.Unmarshal([]byte(s), &o) == nil && o.Output != nil {
+		return *o.Output
+	}
+	return s
+}

@@ -1,0 +1,251 @@
+package importer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/klauspost/compress/zstd"
+
+	"cairn/engine"
+)
+
+// Files lists the source files of agent under roots: each root is a file,
+// or a folder searched for them. For Claude Code a folder holding
+// "projects" (the config folder) is searched there; sub-agent transcripts
+// (<session>/subagents/, and the agent-*.jsonl files older versions kept
+// beside sessions) are not sessions and are left out. For Codex a folder
+// holding "sessions" is searched there and in "archived_sessions"; of a
+// rollout kept both plain and compressed, the plain file is read.
+func Files(agent string, roots []string) ([]string, error) {
+	var out []string
+	for _, root := range roots {
+		fi, err := os.Stat(root)
+		if os.IsNotExist(err) {
+			return nil, fmt.Errorf("no such source: %s", root)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("source %s: %v", root, errors.Unwrap(err))
+		}
+		if !fi.IsDir() {
+			out = append(out, root)
+			continue
+		}
+		var dirs []string
+		switch agent {
+		case AgentClaudeCode:
+			dirs = []string{root}
+			if isDir(filepath.Join(root, "projects")) {
+				dirs = []string{filepath.Join(root, "projects")}
+			}
+		case AgentCodex:
+			dirs = []string{root}
+			if isDir(filepath.Join(root, "sessions")) {
+				dirs = []string{filepath.Join(root, "sessions")}
+				if a := filepath.Join(root, "archived_sessions"); isDir(a) {
+					dirs = append(dirs, a)
+				}
+			}
+		default:
+			return nil, fmt.Errorf("unknown agent %q", agent)
+		}
+		for _, d := range dirs {
+			err := filepath.WalkDir(d, func(p string, e fs.DirEntry, err error) error {
+				if err != nil {
+					return err
+				}
+				if e.IsDir() {
+					if agent == AgentClaudeCode && e.Name() == "subagents" {
+						return filepath.SkipDir
+					}
+					return nil
+				}
+				if !e.Type().IsRegular() {
+					return nil
+				}
+				name := e.Name()
+				switch agent {
+				case AgentClaudeCode:
+					if strings.HasSuffix(name, ".jsonl") && !strings.HasPrefix(name, "agent-") {
+						out = append(out, p)
+					}
+				case AgentCodex:
+					if strings.HasPrefix(name, "rollout-") && strings.HasSuffix(name, ".jsonl") {
+						out = append(out, p)
+					}
+					if strings.HasPrefix(name, "rollout-") && strings.HasSuffix(name, ".jsonl.zst") {
+						if _, err := os.Stat(strings.TrimSuffix(p, ".zst")); err != nil {
+							out = append(out, p)
+						}
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				return nil, err
+			}
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out), nil
+}
+
+func isDir(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
+}
+
+// SubagentFiles lists the sub-agent transcripts Claude Code keeps for the
+// session file path: <session>/subagents/agent-*.jsonl.
+func SubagentFiles(path string) []string {
+	m, _ := filepath.Glob(filepath.Join(strings.TrimSuffix(path, ".jsonl"), "subagents", "agent-*.jsonl"))
+	return m
+}
+
+// Options are an import run's.
+type Options struct {
+	DryRun bool
+	// Progress, when set, is told the bytes read so far and in all.
+	Progress func(done, total int64)
+}
+
+// SessionReport is what one source file came to.
+type SessionReport struct {
+	File      string `json:"file"`
+	Source    string `json:"source,omitempty"`
+	Dir       string `json:"dir,omitempty"`
+	Session   string `json:"session,omitempty"`
+	Created   bool   `json:"created"`
+	Unchanged bool   `json:"unchanged"`
+	Items     int    `json:"items"`   // added
+	Present   int    `json:"present"` // already there
+	Unlinked  int    `json:"unlinked"`
+	Subagents int    `json:"subagents,omitempty"` // sub-agent transcripts not brought in
+	Stats     Stats  `json:"stats"`
+	Error     string `json:"error,omitempty"`
+}
+
+// Report is a whole run's.
+type Report struct {
+	Agent     string          `json:"agent"`
+	DryRun    bool            `json:"dry_run"`
+	Sessions  []SessionReport `json:"sessions"`
+	Created   int             `json:"created"`
+	Updated   int             `json:"updated"`
+	Unchanged int             `json:"unchanged"`
+	Failed    int             `json:"failed"`
+	Items     int             `json:"items"`
+	Subagents int             `json:"subagents"`
+	Totals    Stats           `json:"totals"`
+}
+
+// Run imports files of agent into store. A file that cannot be read or
+// imported is reported and the run goes on; the error is for the run as a
+// whole (a cancelled context).
+func Run(ctx context.Context, store *engine.Store, agent string, files []string, opts Options) (*Report, error) {
+	rep := &Report{Agent: agent, DryRun: opts.DryRun, Sessions: []SessionReport{}, Totals: newStats()}
+	var total, done int64
+	for _, f := range files {
+		if fi, err := os.Stat(f); err == nil {
+			total += fi.Size()
+		}
+	}
+	for _, f := range files {
+		if err := ctx.Err(); err != nil {
+			return rep, err
+		}
+		sr := importFile(ctx, store, agent, f, opts.DryRun)
+		rep.Sessions = append(rep.Sessions, sr)
+		rep.Totals.Add(sr.Stats)
+		rep.Items += sr.Items
+		rep.Subagents += sr.Subagents
+		switch {
+		case sr.Error != "":
+			rep.Failed++
+		case sr.Unchanged:
+			rep.Unchanged++
+		case sr.Created:
+			rep.Created++
+		default:
+			rep.Updated++
+		}
+		if fi, err := os.Stat(f); err == nil {
+			done += fi.Size()
+		}
+		if opts.Progress != nil {
+			opts.Progress(done, total)
+		}
+	}
+	return rep, nil
+}
+
+func importFile(ctx context.Context, store *engine.Store, agent, file string, dry bool) (sr SessionReport) {
+	sr.File = file
+	fail := func(err error) SessionReport {
+		sr.Error = err.Error()
+		return sr
+	}
+	f, err := os.Open(file)
+	if err != nil {
+		return fail(err)
+	}
+	defer f.Close()
+	var r io.Reader = f
+	if strings.HasSuffix(file, ".zst") {
+		d, err := zstd.NewReader(f)
+		if err != nil {
+			return fail(err)
+		}
+		defer d.Close()
+		r = d
+	}
+	var src *engine.ImportSource
+	switch agent {
+	case AgentClaudeCode:
+		src, sr.Stats, err = ClaudeCode(r, file)
+		sr.Subagents = len(SubagentFiles(file))
+	case AgentCodex:
+		src, sr.Stats, err = Codex(r, file)
+	default:
+		err = fmt.Errorf("unknown agent %q", agent)
+	}
+	if err != nil {
+		return fail(err)
+	}
+	sr.Source, sr.Dir = src.SourceID, src.Dir
+	if src.Dir == "" {
+		if len(src.Items) == 0 {
+			sr.Unchanged = true // nothing to bring in, and nowhere to put it
+			return sr
+		}
+		return fail(errors.New("the source names no working directory"))
+	}
+	ws, err := store.ImportWorkspace(src.Dir)
+	if err != nil {
+		return fail(err)
+	}
+	off, exists, err := ws.ImportOffset(ctx, agent, src.SourceID)
+	if err != nil {
+		return fail(err)
+	}
+	if exists && off == src.Offset {
+		sr.Session, sr.Unchanged, sr.Present = engine.ImportSessionID(agent, src.SourceID), true, len(src.Items)
+		return sr
+	}
+	src.DryRun = dry
+	res, err := ws.Import(ctx, src)
+	if err != nil {
+		return fail(err)
+	}
+	sr.Session, sr.Created, sr.Items, sr.Present, sr.Unlinked = res.Session, res.Created, res.Items, res.Present, res.Unlinked
+	if !exists && res.Items == 0 {
+		sr.Session, sr.Unchanged = "", true
+	}
+	return sr
+}

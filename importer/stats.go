@@ -1,0 +1,71 @@
+package importer
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+	"maps"
+)
+
+// Stats accounts for every line of a source (doc.go).
+type Stats struct {
+	Lines   map[string]int `json:"lines"`   // complete lines read, by source type
+	Made    map[string]int `json:"made"`    // lines that made items, by source type
+	Items   map[string]int `json:"items"`   // items made, by cairn item type
+	Merged  int            `json:"merged"`  // lines merged into an earlier line's item
+	Skipped map[string]int `json:"skipped"` // lines left out, by kind
+	Torn    int64          `json:"torn"`    // bytes of a torn last line, not read
+}
+
+func newStats() Stats {
+	return Stats{Lines: map[string]int{}, Made: map[string]int{}, Items: map[string]int{}, Skipped: map[string]int{}}
+}
+
+// Add adds o's counts to s.
+func (s *Stats) Add(o Stats) {
+	if s.Lines == nil {
+		*s = newStats()
+	}
+	for _, p := range [][2]map[string]int{{s.Lines, o.Lines}, {s.Made, o.Made}, {s.Items, o.Items}, {s.Skipped, o.Skipped}} {
+		for k, v := range p[1] {
+			p[0][k] += v
+		}
+	}
+	s.Merged += o.Merged
+	s.Torn += o.Torn
+}
+
+// Clone is a copy of s.
+func (s Stats) Clone() Stats {
+	return Stats{Lines: maps.Clone(s.Lines), Made: maps.Clone(s.Made), Items: maps.Clone(s.Items), Merged: s.Merged, Skipped: maps.Clone(s.Skipped), Torn: s.Torn}
+}
+
+// eachLine calls fn with every complete line of r (without its newline)
+// and the byte offset it starts at, and returns the bytes read through the
+// last complete line and the length of a torn last line.
+func eachLine(r io.Reader, fn func(line []byte, off int64)) (read, torn int64, err error) {
+	br := bufio.NewReaderSize(r, 1<<20)
+	var off int64
+	for {
+		line, err := br.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			// A line longer than the buffer: gather it whole.
+			buf := append([]byte(nil), line...)
+			for err == bufio.ErrBufferFull {
+				line, err = br.ReadSlice('\n')
+				buf = append(buf, line...)
+			}
+			line = buf
+		}
+		if err == io.EOF {
+			return off, int64(len(line)), nil
+		}
+		if err != nil {
+			return off, 0, err
+		}
+		if l := bytes.TrimRight(line[:len(line)-1], "\r"); len(bytes.TrimSpace(l)) > 0 {
+			fn(l, off)
+		}
+		off += int64(len(line))
+	}
+}
