@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -533,4 +535,66 @@ func inlineState(c string) *fstate.State {
 	f := fstate.Content([]byte(c), fstate.ModeFile)
 	f.Data = []byte(c)
 	return f
+}
+
+// TestFileRevertRecordedCall: a recorded call that is not a file tool
+// (RecordCall: the whole workspace walked before and after, on disk) is
+// reverted like a file tool's change, the user's edit made before it kept;
+// while another session's call runs, a revert is refused as busy.
+func TestFileRevertRecordedCall(t *testing.T) {
+	e := newSnapEnv(t, "")
+	ctx := e.ctx
+	put := func(rel, c string) {
+		os.MkdirAll(filepath.Dir(e.path(rel)), 0o755)
+		if err := os.WriteFile(e.path(rel), []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	get := func(rel string) string {
+		b, err := os.ReadFile(e.path(rel))
+		if err != nil {
+			return "<none>"
+		}
+		return string(b)
+	}
+	put("src/a.go", "a0")
+	s := e.ws.Create(SessionOptions{})
+	defer s.Close()
+	p := must(s.Append(ctx, Item{Type: User, Text: "go"}))(t)
+	put("notes.txt", "mine")
+	c := must(s.Append(ctx, Item{Type: ToolCall, Tool: "mcp", Text: "{}"}))(t)
+	must(s.RecordCall(ctx, "mcp", ToolOptions{Call: c.ID}, func(context.Context) error {
+		put("src/a.go", "a1, longer now")
+		put("src/b.go", "b1")
+		return nil
+	}))(t)
+	pre := must(s.PreviewRevert(ctx, p.ID, RevertFiles))(t)
+	if f := pre.Files; f.Replace != 1 || f.Delete != 1 {
+		t.Fatalf("preview %+v", f)
+	}
+	other := e.ws.Create(SessionOptions{})
+	defer other.Close()
+	must(other.Append(ctx, Item{Type: User, Text: "other"}))(t)
+	started, release := make(chan struct{}), make(chan struct{})
+	done := make(chan error)
+	go func() {
+		_, err := other.RecordCall(ctx, "mcp", ToolOptions{}, func(context.Context) error {
+			close(started)
+			<-release
+			return nil
+		})
+		done <- err
+	}()
+	<-started
+	if _, err := s.Revert(ctx, p.ID, RevertFiles); !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "busy") {
+		t.Fatalf("revert while another session's call runs: %v", err)
+	}
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	must(s.Revert(ctx, p.ID, RevertFiles))(t)
+	if a, b, n := get("src/a.go"), get("src/b.go"), get("notes.txt"); a != "a0" || b != "<none>" || n != "mine" {
+		t.Fatalf("after the revert: a.go %q b.go %q notes.txt %q", a, b, n)
+	}
 }
