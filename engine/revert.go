@@ -128,6 +128,9 @@ func (s *Session) Unrevert(ctx context.Context) (*RevertResult, error) {
 	if s.isClosed() {
 		return nil, fmt.Errorf("engine: session %s is closed", s.ID())
 	}
+	if err := s.refuseRunning("unrevert"); err != nil && s.ws.pendingQuick(s.st.id) {
+		return nil, err
+	}
 	s.snaps.mu.Lock()
 	defer s.snaps.mu.Unlock()
 	fr, err := s.unrevertFiles(ctx)

@@ -119,6 +119,9 @@ func (s *Session) revertFiles(ctx context.Context, at string, mode RevertMode, a
 	if s.readOnly {
 		return nil, fmt.Errorf("%w: session %s is open read-only: its files cannot be reverted", ErrRefused, s.ID())
 	}
+	if err := s.refuseRunning("revert"); err != nil {
+		return nil, err
+	}
 	st := &s.snaps
 	st.mu.Lock()
 	defer st.mu.Unlock()
@@ -240,6 +243,9 @@ func (s *Session) runRevert(ctx context.Context, fsys vfs.FS, objs *objects.Stor
 	}
 	if err := ctx.Err(); err != nil {
 		return err
+	}
+	if len(files) == 0 {
+		return nil // every file holds what it would get: nothing to write, nothing to unrevert
 	}
 	now := mkTime(s.ws.s.Now())
 	id := changes.NewSnapID(now.Time)

@@ -146,3 +146,10 @@ func stepOf(r *changes.Revert) *changes.Step {
 // it was made, so nothing is pending or being restored. The caller holds
 // the stack's lock.
 func (st *snapStack) settled() { st.Pending, st.Held, st.Restoring = nil, nil, nil }
+
+// pendingQuick reports whether session id has file reverts to unrevert,
+// from its journal (an error reads as none).
+func (w *Workspace) pendingQuick(id string) bool {
+	ok, _ := w.PendingRevert(context.Background(), id)
+	return ok
+}
