@@ -207,3 +207,23 @@ func TestFileUnrevertCrashAtEverySync(t *testing.T) {
 		t.Fatalf("%d sync points, %d finished by the next open", points, finished)
 	}
 }
+
+// TestFileRevertEndsAnUnfinishedRedo: a file revert's line says every
+// step before it was made, as a close line does, so the next open after a
+// crash does not finish a redo before it again over the reverted file.
+func TestFileRevertEndsAnUnfinishedRedo(t *testing.T) {
+	ctx := context.Background()
+	e := newRvEnv(t)
+	e.hand("a.txt", "A")
+	e.prompt("one")
+	e.write("", "a.txt", "B")
+	p2 := e.prompt("two")
+	e.write("", "a.txt", "C")
+	must(e.s.Undo(ctx))(t)
+	must(e.s.Redo(ctx))(t)
+	must(e.s.Revert(ctx, p2.ID, RevertFiles))(t)
+	e.want(map[string]string{"a.txt": "B"})
+	e.mem.Crash() // no close line
+	e.reopen(SessionOptions{})
+	e.want(map[string]string{"a.txt": "B"})
+}
