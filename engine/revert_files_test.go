@@ -598,3 +598,36 @@ func TestFileRevertRecordedCall(t *testing.T) {
 		t.Fatalf("after the revert: a.go %q b.go %q notes.txt %q", a, b, n)
 	}
 }
+
+// TestFileRevertForkStartsClean: a fork holds the records of its
+// parent's pending revert, but not the revert itself: the child has
+// nothing to unrevert, the parent still does, and the child's own revert
+// reads through the parent's.
+func TestFileRevertForkStartsClean(t *testing.T) {
+	e := newRvEnv(t)
+	p1 := e.prompt("one")
+	e.write("", "a.txt", "a1")
+	p2 := e.prompt("two")
+	e.write("", "a.txt", "a2")
+	must(e.s.Revert(e.ctx, p2.ID, RevertFiles))(t)
+	e.want(map[string]string{"a.txt": "a1"})
+	if err := e.s.Commit(e.ctx); err != nil {
+		t.Fatal(err)
+	}
+	fr := must(e.s.Fork(e.ctx, ""))(t)
+	child := must(e.ws.Open(e.ctx, fr.Session, SessionOptions{}))(t)
+	defer child.Close()
+	if child.CanUnrevert() {
+		t.Fatal("the child can unrevert its parent's revert")
+	}
+	if _, err := child.Unrevert(e.ctx); !errors.Is(err, ErrRefused) {
+		t.Fatalf("child unrevert: %v", err)
+	}
+	must(child.Revert(e.ctx, p1.ID, RevertFiles))(t)
+	e.want(map[string]string{"a.txt": "<none>"})
+	must(child.Unrevert(e.ctx))(t)
+	e.want(map[string]string{"a.txt": "a1"})
+	if !e.s.CanUnrevert() {
+		t.Fatal("the parent lost its revert")
+	}
+}

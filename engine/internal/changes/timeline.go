@@ -263,10 +263,16 @@ func (tl *Timeline) Apply(b []byte) error {
 			}
 		}
 	case KindStart:
-		// A fork starts where its parent does; the first start line of a
-		// session only says its first call was recorded (every call before
-		// it was a file tool's, and they always record).
-		if l.Why != "fork" && l.Why != "first" {
+		// A fork starts where its parent does, its pending revert state
+		// clean (the parent's reverts are not the child's to unrevert);
+		// the first start line of a session only says its first call was
+		// recorded (every call before it was a file tool's, and they
+		// always record).
+		switch l.Why {
+		case "fork":
+			tl.Stack, tl.Undoing = nil, nil
+		case "first":
+		default:
 			tl.Start = l.At
 		}
 	case KindOff:
