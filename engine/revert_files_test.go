@@ -631,3 +631,34 @@ func TestFileRevertForkStartsClean(t *testing.T) {
 		t.Fatal("the parent lost its revert")
 	}
 }
+
+// TestFsckNamesBadRevertLines: fsck folds file revert's lines too and
+// names one that does not fit (a "reverted" of a revert the journal does
+// not hold, an unrevert of another stack, a revert with a bad file).
+func TestFsckNamesBadRevertLines(t *testing.T) {
+	e := newRvEnv(t)
+	e.prompt("go")
+	e.write("", "a.txt", "a1")
+	now := mkTime(e.st.Now())
+	for _, l := range []any{
+		changes.DoneLine{V: 1, Kind: changes.KindReverted, ID: "zz-00000001", At: now},
+		changes.UnrevertLine{V: 1, Kind: changes.KindUnrevert, ID: "zz-00000002", IDs: []string{"zz-00000003"}, At: now},
+		map[string]any{"v": 1, "kind": "revert", "id": "zz-00000004", "at": now, "part": 1, "parts": 1,
+			"files": []map[string]any{{"path": "../out", "kept": nil, "put": nil}}},
+	} {
+		if err := e.s.appendChanges(l); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.s.Close()
+	rep := must(e.st.Fsck(e.ctx))(t)
+	n := 0
+	for _, p := range rep.Problems {
+		if strings.Contains(fmt.Sprint(p), "file revert line") {
+			n++
+		}
+	}
+	if n != 3 {
+		t.Fatalf("%d file revert lines named: %+v", n, rep.Problems)
+	}
+}
