@@ -68,6 +68,14 @@ func TestJSONAnswersAreOneValue(t *testing.T) {
 		{"", []string{"storage", "fsck"}},
 		{"", []string{"storage", "usage"}},
 		{"", []string{"rename", s, "renamed"}},
+		{"", []string{"append", "--session", s, "--type", "tool_call", "--tool", "task", "a task"}},
+		{"", []string{"append", "--session", s, "--task", "a-task", "--type", "assistant", "in the task"}},
+		{"", []string{"tasks", s}},
+		{"", []string{"task", s, "a-task"}},
+		{"", []string{"task", s, "a-task", "--cancel"}},
+		{"", []string{"task", s, "no-task"}}, // not found
+		{"", []string{"attachment", "--list", s, "1"}},
+		{"", []string{"attachment", s, "1"}},                                   // bytes are not JSON: bad usage
 		{"", []string{"append", "--session", s, "--type", "tool_result", "x"}}, // bad usage
 		{"", []string{"nosuchcommand"}},                                        // does not parse
 	} {

@@ -35,14 +35,18 @@ type CLI struct {
 	Unrevert   UnrevertCmd   `cmd:"" group:"plumbing" help:"Undo the reverts since the last new work."`
 	Compact    CompactCmd    `cmd:"" group:"plumbing" help:"Replace an older stretch by a summary in the request view."`
 	Output     OutputCmd     `cmd:"" group:"plumbing" help:"Print a session's stored tool output, search it, or store one (output put)."`
+	Attachment AttachmentCmd `cmd:"" group:"plumbing" help:"Write an item's attachment to stdout, byte for byte (or --list them)."`
+	Task       TaskCmd       `cmd:"" group:"plumbing" help:"Print a sub-agent task's transcript (or --cancel a running one)."`
+	Tasks      TasksCmd      `cmd:"" group:"plumbing" help:"List a session's tasks and background shell jobs: id, state, counts, label."`
 	Turn       TurnCmd       `cmd:"" group:"plumbing" help:"End a session's turn: its spend, model, plan and trail labels, durable on return."`
 	Where      WhereCmd      `cmd:"" group:"plumbing" help:"Print where this directory's state lives."`
-	Tool       ToolCmd       `cmd:"" group:"plumbing" help:"Run a file tool (write, edit, rm), snapshotted."`
+	Tool       ToolCmd       `cmd:"" group:"plumbing" help:"Run a file tool (write, edit, rm, patch), snapshotted."`
 	Undo       UndoCmd       `cmd:"" group:"plumbing" help:"Restore the files of the newest applied snapshot."`
 	Redo       RedoCmd       `cmd:"" group:"plumbing" help:"Put the newest undone edit back."`
 	Snapshots  SnapshotsCmd  `cmd:"" group:"plumbing" help:"List a session's snapshots, or restore down to one."`
 	Storage    StorageCmd    `cmd:"" help:"Inspect and check the state folder."`
 	Import     ImportCmd     `cmd:"" help:"Bring Claude Code or Codex sessions into cairn (again: only what is new)."`
+	Migrate    MigrateCmd    `cmd:"" name:"migrate-sessions" help:"Move every saved session of one exact stored directory (or one, --session) to another directory; usage follows unless --no-usage."`
 	Serve      ServeCmd      `cmd:"" group:"plumbing" help:"Serve the HTTP API of snapshots for the sessions no process owns."`
 	Pair       PairCmd       `cmd:"" group:"plumbing" help:"Make a paired credential for the HTTP API (its token is printed once)."`
 	Completion CompletionCmd `cmd:"" help:"Print the lines that make bash, zsh or fish complete cairn's commands and flags (add them to the shell's startup file)."`

@@ -19,15 +19,17 @@ import (
 
 // PromptCmd appends a user prompt.
 type PromptCmd struct {
-	Session string `name:"session" placeholder:"S" help:"Session to append to (id, prefix or title)."`
-	New     bool   `name:"new" help:"Start a new session."`
-	Text    string `arg:"" help:"The prompt ('-' reads stdin)."`
+	Session string   `name:"session" placeholder:"S" help:"Session to append to (id, prefix or title)."`
+	New     bool     `name:"new" help:"Start a new session."`
+	Attach  []string `name:"attach" placeholder:"FILE" help:"Attach FILE to the prompt (repeatable); its bytes are kept with the session."`
+	Text    string   `arg:"" help:"The prompt ('-' reads stdin)."`
 }
 
 // itemAnswer is what prompt and append print.
 type itemAnswer struct {
 	Session string `json:"session"`
 	Item    string `json:"item"`
+	Task    string `json:"task,omitempty"` // the task a task call started, or whose transcript took the item
 }
 
 func (c *PromptCmd) Run(g *Globals) error {
@@ -41,6 +43,11 @@ func (c *PromptCmd) Run(g *Globals) error {
 	ws, err := g.workspace()
 	if err != nil {
 		return err
+	}
+	for _, f := range c.Attach {
+		if _, err := checkAttach(ws.Store(), f); err != nil {
+			return err
+		}
 	}
 	var s *engine.Session
 	switch {
@@ -62,7 +69,11 @@ func (c *PromptCmd) Run(g *Globals) error {
 		}
 	}
 	defer s.Close()
-	it, err := s.Append(g.ctx, engine.Item{Type: engine.User, Text: text})
+	atts, err := attachFiles(g, ws, c.Attach)
+	if err != nil {
+		return err
+	}
+	it, err := s.Append(g.ctx, engine.Item{Type: engine.User, Text: text, Attachments: atts})
 	if err != nil {
 		return err
 	}
@@ -78,7 +89,7 @@ func (c *PromptCmd) Run(g *Globals) error {
 
 func (g *Globals) answerItem(session, item string) error {
 	if g.JSON {
-		return g.printJSON(itemAnswer{session, item})
+		return g.printJSON(itemAnswer{Session: session, Item: item})
 	}
 	fmt.Fprintf(g.stdout, "%s %s\n", session, item)
 	return nil
@@ -87,10 +98,11 @@ func (g *Globals) answerItem(session, item string) error {
 // AppendCmd appends an item of another type.
 type AppendCmd struct {
 	Session string `name:"session" required:"" placeholder:"S" help:"Session to append to."`
-	Type    string `name:"type" required:"" enum:"assistant,reasoning,tool_call,tool_result" help:"Item type: assistant, reasoning, tool_call or tool_result."`
+	Type    string `name:"type" required:"" enum:"user,assistant,reasoning,tool_call,tool_result" help:"Item type: assistant, reasoning, tool_call or tool_result (and user, in a task's transcript)."`
 	Parent  string `name:"parent" placeholder:"ITEM" help:"Parent item, an id or N for the Nth item of the head path (default: the head)."`
 	Tool    string `name:"tool" help:"Tool name of a tool_call (required for one)."`
 	Call    string `name:"call" placeholder:"ITEM" help:"The tool_call a tool_result answers, an id or N (required for a tool_result)."`
+	Task    string `name:"task" placeholder:"ID" help:"With --type tool_call --tool task: the settled task to continue. Otherwise: append to task ID's transcript (its items by id)."`
 	Text    string `arg:"" help:"The text ('-' reads stdin)."`
 }
 
@@ -106,6 +118,8 @@ func (c *AppendCmd) check() error {
 		return usageErrorf("a tool_call needs --tool NAME")
 	case c.Type != "tool_call" && c.Tool != "":
 		return usageErrorf("--tool is for a tool_call only")
+	case c.Type == "user" && c.Task == "":
+		return usageErrorf("a user prompt is appended with cairn prompt (--type user is for a task's transcript, with --task ID)")
 	}
 	return nil
 }
@@ -123,6 +137,9 @@ func (c *AppendCmd) Run(g *Globals) error {
 		return err
 	}
 	defer s.Close()
+	if c.Task != "" && !(c.Type == "tool_call" && c.Tool == engine.TaskTool) {
+		return appendToTask(g, s, c, text) // tasks.go
+	}
 	// ITEM flags take an id or N, and must name an item of the session.
 	path, all := s.Transcript(), map[string]bool{}
 	for _, it := range s.AllItems() {
@@ -145,6 +162,9 @@ func (c *AppendCmd) Run(g *Globals) error {
 	call, err := item("call", c.Call)
 	if err != nil {
 		return err
+	}
+	if c.Type == "tool_call" && c.Tool == engine.TaskTool {
+		return startTask(g, s, c, parent, text) // tasks.go
 	}
 	it, err := s.Append(g.ctx, engine.Item{Type: engine.ItemType(c.Type), Parent: parent, Text: text, Tool: c.Tool, Call: call})
 	if err != nil {
@@ -169,7 +189,8 @@ func argText(g *Globals, t string) (string, error) {
 
 // SessionsCmd lists sessions.
 type SessionsCmd struct {
-	All bool `name:"all" help:"Every directory, not only this one."`
+	All          bool `name:"all" help:"Every directory, not only this one."`
+	AllCheckouts bool `name:"all-checkouts" help:"This directory's sessions, then those of the repository's other checkouts (git worktrees), one section per checkout."`
 }
 
 // writeSessionsJSON prints the listing as one JSON array of sessionRow
@@ -253,6 +274,9 @@ type sessionRow struct {
 }
 
 func (c *SessionsCmd) Run(g *Globals) error {
+	if c.AllCheckouts && !c.All {
+		return c.runAllCheckouts(g)
+	}
 	defer burstGC()()
 	var wss []*engine.Workspace
 	if c.All {
@@ -397,6 +421,9 @@ func (c *ShowCmd) Run(g *Globals) error {
 		return err
 	} else if t := draftText(d, gone); t != "" {
 		fmt.Fprintf(g.stdout, "draft    %s\n", display.Text(t))
+	}
+	if r.Draft != nil && len(r.Draft.Attachments) > 0 {
+		fmt.Fprintf(g.stdout, "draft attachments  %d (cairn attachment %s draft N)\n", len(r.Draft.Attachments), r.ID)
 	}
 	for _, u := range out.Unavailable {
 		fmt.Fprintf(g.stdout, "unavailable  %s %s\n", u.Item, u.Unavailable)

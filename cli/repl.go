@@ -34,6 +34,10 @@ type repl struct {
 	// draft is the prompt a fork or revert handed back, put in the input
 	// line when the editor starts (offerDraft).
 	draft string
+	// attachPaths are files `:attach` named for the next prompt;
+	// attachReady, the attachments a draft handed back (repl_attach.go).
+	attachPaths []string
+	attachReady []engine.Attachment
 	// pendingName is a /rename given before the session held anything: it
 	// is applied with the first prompt, so a name alone writes nothing.
 	pendingName string
@@ -41,6 +45,9 @@ type repl struct {
 	// the same line again runs it; any other revert or an unrevert drops it.
 	revertPreview string
 	live          *httpapi.Live // the HTTP API of this session (--listen), nil when not served
+	// checkoutOf: the sessions the picker listed under another checkout
+	// of this directory's repository (checkouts.go).
+	checkoutOf map[string]checkoutRef
 
 	ed    *term.Editor
 	lines *bufio.Reader
@@ -66,6 +73,7 @@ const helpText = `Type a prompt and press Enter. Commands:
   !LINE          run a shell line of your own: kept in the shell history, given no change record
   :patch [FILE]  apply a patch (git diff, or *** Begin Patch) from FILE, or from the lines
                  that follow up to a line holding only "."; /undo undoes all of it
+  :attach PATH   attach a file to the next prompt (:attach alone lists them)
   /fork [ITEM]   fork this session (at the head, or an item id or number) and switch to the fork
   /revert ITEM [conversation|files|both]
                  move the head back: a prompt lands before it and comes back for editing;
@@ -73,6 +81,9 @@ const helpText = `Type a prompt and press Enter. Commands:
                  such line previews, the same line again runs it
   /unrevert      undo the reverts since the last new work (files, then the head)
   /compact       replace the older conversation by a summary in the request view
+  /storage [all] where the state folder's disk went, and the change stores (all: every one)
+  /migrate-sessions FROM TO [--no-usage] [--session S]
+                 move the saved sessions of directory FROM to TO (asks first)
   /help          show this help
   /exit          leave (Ctrl-D too)
 A line starting with // is sent as a prompt starting with /. Alt+Enter starts a new line;
@@ -165,11 +176,15 @@ func (r *repl) opts() engine.SessionOptions {
 
 func (r *repl) startNew() {
 	r.sess, r.pendingName = r.ws.Create(r.opts()), ""
+	r.attachPaths, r.attachReady = nil, nil
 	r.open.set(r.sess)
 }
 
 // resume opens session id and says what changed since it last ran.
 func (r *repl) resume(id string) error {
+	if err := r.switchCheckout(id); err != nil {
+		return err
+	}
 	s, err := r.ws.Open(r.g.ctx, id, r.opts())
 	if err != nil {
 		return err
@@ -195,6 +210,7 @@ func (r *repl) resume(id string) error {
 	if d, gone, err := s.Draft(r.g.ctx); err == nil {
 		r.offerDraft(d, gone)
 	}
+	r.offerDraftAttachments()
 	return nil
 }
 
@@ -319,7 +335,7 @@ func (r *repl) readLine() (string, error) {
 }
 
 // commandList names every command, for a line that names none.
-const commandList = "/rename /clear /new /history /undo /redo /snapshots /fork /revert /unrevert /compact /help /exit, :write :edit :rm :exec :patch, !LINE"
+const commandList = "/rename /clear /new /history /undo /redo /snapshots /fork /revert /unrevert /compact /storage /migrate-sessions /help /exit, :write :edit :rm :exec :patch :attach, !LINE"
 
 // handle runs one line; it reports whether the REPL should end. A blank
 // line records nothing; "//text" is the prompt "/text"; a "/" or ":" line
@@ -334,12 +350,12 @@ func (r *repl) handle(ctx context.Context, line string) bool {
 		r.prompt(ctx, strings.TrimPrefix(strings.TrimLeft(line, " \t"), "/"))
 		return false
 	case strings.HasPrefix(trimmed, "/"):
-		return r.command(trimmed)
+		return r.command(ctx, trimmed)
 	case strings.HasPrefix(trimmed, "!"):
 		r.execLine(ctx, strings.TrimPrefix(trimmed, "!"), true) // cli/exec.go
 		return false
 	case strings.HasPrefix(trimmed, ":") && len(trimmed) > 1 && isLetter(trimmed[1]):
-		if !r.toolLine(ctx, trimmed) {
+		if !r.attachLine(trimmed) && !r.toolLine(ctx, trimmed) {
 			name, _, _ := strings.Cut(firstLine(trimmed), " ")
 			fmt.Fprintf(r.out, "Unknown command %s; nothing was sent. Commands: %s (/help says more).\n", name, commandList)
 		}
@@ -352,7 +368,7 @@ func (r *repl) handle(ctx context.Context, line string) bool {
 func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
 
 // command runs a slash command; it reports whether the REPL should end.
-func (r *repl) command(trimmed string) bool {
+func (r *repl) command(ctx context.Context, trimmed string) bool {
 	name, arg, _ := strings.Cut(trimmed, " ")
 	arg = strings.TrimSpace(arg)
 	switch name {
@@ -385,6 +401,10 @@ func (r *repl) command(trimmed string) bool {
 		r.graphCommand(name, arg)
 	case "/undo", "/redo", "/snapshots":
 		r.snapCommand(name, arg)
+	case "/storage":
+		r.storageCommand(ctx, arg)
+	case "/migrate-sessions":
+		r.migrateCommand(arg)
 	case "/history":
 		for i, h := range r.store.History() {
 			fmt.Fprintf(r.out, "%4d  %s\n", i+1, firstLine(h))
@@ -400,7 +420,12 @@ func (r *repl) command(trimmed string) bool {
 // it completed takes it out again. What the session recorded stays: the
 // prompt, and the turn, ended with the label "cancelled".
 func (r *repl) prompt(ctx context.Context, text string) {
-	if _, err := r.sess.Append(r.g.ctx, engine.Item{Type: engine.User, Text: text}); err != nil {
+	atts, err := r.takeAttachments()
+	if err != nil {
+		fmt.Fprintln(r.out, "cairn:", userError(err), "(nothing was sent; :attach the files again)")
+		return
+	}
+	if _, err := r.sess.Append(r.g.ctx, engine.Item{Type: engine.User, Text: text, Attachments: atts}); err != nil {
 		fmt.Fprintln(r.out, "cairn:", userError(err))
 		return
 	}
@@ -416,7 +441,6 @@ func (r *repl) prompt(ctx context.Context, text string) {
 			r.notice(fmt.Sprintf("prompt history not saved: %v", err))
 		}
 	}
-	var err error
 	if r.turnHook != nil {
 		err = r.turnHook(ctx, text)
 	}
@@ -543,10 +567,12 @@ func (r *repl) listRows(ctx context.Context) ([]term.Row, []string, error) {
 	for _, p := range problems {
 		names = append(names, p.Name)
 	}
-	if len(l) == 0 {
+	// The sessions of the repository's other checkouts come below.
+	rows := append(summaryRows(l), r.checkoutRows(ctx)...)
+	if len(rows) == 0 {
 		return nil, names, nil
 	}
-	return summaryRows(l), names, nil
+	return rows, names, nil
 }
 
 func (r *repl) noticeProblems(names []string) {

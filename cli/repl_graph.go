@@ -71,6 +71,7 @@ func (r *repl) graphCommand(name, arg string) {
 		}
 		fmt.Fprintf(r.out, "Reverted: %s on the head path now.\n", plural(len(r.sess.Transcript()), "item", "items"))
 		r.offerDraft(res.Draft, res.DraftUnavailable)
+		r.offerDraftAttachments()
 	case "/unrevert":
 		r.revertPreview = ""
 		res, err := r.sess.Unrevert(ctx)

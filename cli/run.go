@@ -8,6 +8,7 @@ import (
 	xterm "golang.org/x/term"
 
 	"cairn/cli/term"
+	"cairn/engine"
 )
 
 // RunCmd is the default command: the line REPL in this directory.
@@ -54,6 +55,7 @@ func (c *RunCmd) Run(g *Globals) error {
 	}
 	defer r.closeStore()
 	defer r.closeOnSignal()()
+	r.returnRemovedCheckouts()
 	switch {
 	case c.Pick:
 		id, err := r.pick()
@@ -68,6 +70,9 @@ func (c *RunCmd) Run(g *Globals) error {
 		}
 	case c.Resume != "":
 		id, err := r.ws.Resolve(g.ctx, c.Resume)
+		if errors.Is(err, engine.ErrNotFound) {
+			id, err = r.resolveInCheckouts(g.ctx, c.Resume, err)
+		}
 		if err != nil {
 			return err
 		}

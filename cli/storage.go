@@ -10,9 +10,11 @@ import (
 
 // StorageCmd groups the state folder's maintenance commands.
 type StorageCmd struct {
-	Fsck  FsckCmd  `cmd:"" help:"Verify every object, journal and record; exit 1 when anything is wrong."`
-	Usage UsageCmd `cmd:"" help:"Sum the usage ledger by directory and model."`
-	Adopt AdoptCmd `cmd:"" help:"Make the workspace folder named by this directory's key name this directory (after a move, or a damaged workspace.json)."`
+	Fsck      FsckCmd           `cmd:"" help:"Verify every object, journal and record; exit 1 when anything is wrong."`
+	Usage     UsageCmd          `cmd:"" help:"Sum the usage ledger by directory and model."`
+	Stats     StatsCmd          `cmd:"" help:"Where the state folder's disk went: a bar by part, exact sizes, counts, and what a prune would reclaim."`
+	Snapshots SnapshotStoresCmd `cmd:"" help:"The change stores, largest first, one per workspace (orphaned ones marked)."`
+	Adopt     AdoptCmd          `cmd:"" help:"Make the workspace folder named by this directory's key name this directory (after a move, or a damaged workspace.json)."`
 }
 
 // AdoptCmd rewrites the workspace.json of this directory's own folder.

@@ -100,11 +100,15 @@ func (s *Session) recordCall(ctx context.Context, tool, call string, sc CallScop
 	if err != nil {
 		return nil, err
 	}
-	endCall, err := s.beginCall(ctx) // the workspace call lock, shared (calls_lock.go)
-	if err != nil {
-		return nil, err
+	// The workspace call lock, shared, as a file tool takes it: a file
+	// revert waits for no call and runs alone (calls_lock.go).
+	if sc.Kind != ScopeNone {
+		endCall, err := s.beginCall(ctx)
+		if err != nil {
+			return nil, err
+		}
+		defer endCall()
 	}
-	defer endCall()
 	s.snaps.mu.Lock()
 	defer s.snaps.mu.Unlock()
 	if err := s.payCancels(); err != nil {

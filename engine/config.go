@@ -39,6 +39,8 @@ type SnapshotsConfig struct {
 type StorageConfig struct {
 	Ephemeral      bool
 	MaxEagerLoadMB int
+	// MaxAttachmentMB caps one attachment's bytes (attach.go).
+	MaxAttachmentMB int
 	// Recording limits of whole-directory change records.
 	RecordingEnabled bool
 	MaxBytesMB       int
@@ -61,7 +63,7 @@ const defaultHistoryMax = 1000
 func DefaultConfig() Config {
 	return Config{
 		Snapshots: SnapshotsConfig{Enabled: true, MaxPerSession: 50, MaxBytesPerSession: 64 << 20, MaxFileBytes: 2 << 20},
-		Storage: StorageConfig{MaxEagerLoadMB: 1024, RecordingEnabled: true, MaxBytesMB: MaxRecordBytesMB, MaxFiles: MaxRecordFiles,
+		Storage: StorageConfig{MaxEagerLoadMB: 1024, MaxAttachmentMB: DefaultMaxAttachmentMB, RecordingEnabled: true, MaxBytesMB: MaxRecordBytesMB, MaxFiles: MaxRecordFiles,
 			MaxFileBytesMB: MaxRecordFileBytesMB, Trim: Policy{}, Forget: Policy{}, GroupBy: "directory"},
 		History: HistoryConfig{Max: defaultHistoryMax},
 	}
@@ -132,6 +134,7 @@ func ParseConfig(b []byte) (Config, error) {
 		},
 		"storage.ephemeral":                   boolInto(&c.Storage.Ephemeral),
 		"storage.max_eager_load_mb":           intInto(&c.Storage.MaxEagerLoadMB, 1, 1<<30),
+		"storage.max_attachment_mb":           intInto(&c.Storage.MaxAttachmentMB, 1, 1<<10),
 		"storage.snapshots.enabled":           boolInto(&c.Storage.RecordingEnabled),
 		"storage.snapshots.max_bytes_mb":      intLowered(&c.Storage.MaxBytesMB, MaxRecordBytesMB),
 		"storage.snapshots.max_files":         intLowered(&c.Storage.MaxFiles, MaxRecordFiles),

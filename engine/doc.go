@@ -52,6 +52,8 @@
 //	{"v":1,"kind":"item",...,"payload":{"oid":SHA256,"size":N}}   text over 16 KiB, as an object
 //	{"v":1,"kind":"item",...,"quarantined":true,"slot":NAME}       never the content
 //	{"v":1,"kind":"item",...,"type":"tool_call","tool":NAME}
+//	{"v":1,"kind":"item",...,"type":"tool_call","tool":"task","task":TASK ID}   a sub-agent's call (task.go)
+//	{"v":1,"kind":"item",...,"attachments":[{"oid","name","media_type","size"}|{"name","media_type","live_only":true,"url","pages"}]}   (attach.go)
 //	{"v":1,"kind":"item",...,"type":"tool_result","call":"i-...","status":"unavailable"|absent,"outputs":[OUTPUT ID,...]}
 //	{"v":1,"kind":"item",...,"type":"compaction","replaces":["i-...",...]}
 //	{"v":1,"kind":"head","to":"i-..."|"","why":"revert|unrevert|fork","at":T}
@@ -61,8 +63,9 @@
 //	                                  "labels":[...],"gates":[...],"usage":true}}   what the turn's trail and usage lines say
 //	{"v":1,"kind":"open","at":T,"branch":B,"build":B,"pid":P}
 //	{"v":1,"kind":"meta","at":T,"meta":{"pinned":true,"tier":"full|transcript",KEY:VALUE,...}}   settings; a fork copies them
-//	{"v":1,"kind":"draft","at":T,"text":"..."|"payload":{...}}      the composer's text (draft.go)
+//	{"v":1,"kind":"draft","at":T,"text":"..."|"payload":{...},"attachments":[...]}   the composer's text (draft.go)
 //	{"v":1,"kind":"repair","at":T,"cut":N}                          a torn tail was cut (package journal)
+//	{"v":1,"kind":"moved","at":T,"from":DIR,"to":DIR}              the session moved here (migrate.go)
 //
 // TYPE is user, assistant, reasoning, tool_call, tool_result or compaction.
 // A tool_result's "call" names a tool_call on its own path (item_check.go);
@@ -102,8 +105,11 @@
 //	  sessions/fork.lock       held while a fork numbers and makes its child (fork.go)
 //	  owners/<id>              the owner's pid, a hint for listings (owner.go)
 //	  outputs/<id>/<output id>.zst
+//	  tasks/<id>/tasks.jsonl, tasks/<id>/<task id>.items.jsonl   task records, sub-agent transcripts (task.go)
 //	  objects/<2 hex>/<62 hex>[.zst]  (package objects)
 //	<state folder>/gateway.token, credentials.json, credentials.lock (package httpapi)
+//	<state folder>/moves/<id>.json   a session move in progress (migrate.go)
+//	<state folder>/repos/<hex>.json  the checkouts of a git repository (checkouts.go)
 //
 // # The changes journal
 //
@@ -155,11 +161,17 @@
 // # Other files
 //
 // Each is drawn in the file that writes it: tool outputs
-// (outputs/<session>/<output id>.zst, outputs.go), shell history
+// (outputs/<session>/<output id>.zst, outputs.go), attachments (objects
+// named by items, attach.go), task records and sub-agent transcripts
+// (tasks/<session>/, task.go), shell history
 // (<id>.shell.jsonl, shell.go), the usage ledger (usage.jsonl, usage.go),
 // prompt history (history.jsonl, history.go), config.json (config.go), and
 // ownership hints (owners/<id>, owner.go). The HTTP API's gateway.token and
-// credentials.json are package httpapi's.
+// credentials.json are package httpapi's. Moving sessions to another
+// directory (moves/<id>.json plans, the ledger's move lines) is drawn in
+// migrate.go, the checkouts of a repository (repos/) in checkouts.go, and
+// how the state folder is measured (Stats, ChangeStores) in stats.go and
+// stats_stores.go.
 //
 // Temp files, in the state folder and beside the user's files alike, are
 // named ".<name>.<pid>-<16 hex>.cairn-tmp" (the grammar of internal/vfs).
@@ -199,7 +211,7 @@
 // ahead of the clock is not activity: it does not move updated_at
 // (times.go).
 //
-// A file tool (write, edit, rm) writes its change line first: the line,
+// A file tool (write, edit, rm, apply_patch) writes its change line first: the line,
 // holding the pre-image inline or naming its durable object, is synced
 // while the new content is staged in a temp file beside the file and
 // fsynced; only then does the temp file take the file's place (an atomic
@@ -207,7 +219,9 @@
 // and the file is always its old or its new version. The folder is synced
 // in the background; the next line of the changes journal waits for it, so
 // a crash can leave only the newest change unmade, with its file still as
-// "before": the next owner finds it so and writes an abort line. An undo or
+// "before": the next owner finds it so and writes an abort line. A patch
+// (one line, several files) found with some files new and the rest old
+// has the new ones put back first (patch_recover.go). An undo or
 // redo a crash stopped before its files were put back is finished by the
 // next owner from its line. A clean Close writes a close line, after which
 // nothing is settled.
@@ -274,7 +288,7 @@
 //  4. Leaves, each held only briefly, never two at once: Workspace.mu
 //     (making the workspace folder), Session.snaps.wmu (the changes
 //     journal's writer: Close takes it without the stack's lock), the
-//     shell log's mu, Session.cfg.mu (reading config.json), fileSyncs.mu
+//     shell log's mu, the task log's mu (task.go), Session.cfg.mu (reading config.json), fileSyncs.mu
 //     (the background folder syncs, which take no session lock), the
 //     Store's usage-ledger lock and its registries of live shell logs and
 //     tool outputs, and the picker index's own lock.

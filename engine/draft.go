@@ -12,21 +12,25 @@ import (
 //	{"v":1,"kind":"draft","at":"...","payload":{"oid":"<sha256>","size":N}}
 //
 // the second for a text over 16 KiB, whose object the workspace already
-// holds (the prompt's own). A draft line with neither clears the draft; a
+// holds (the prompt's own). Either may carry the prompt's "attachments"
+// (attach.go), named by reference, so the draft hands back text and
+// attachments alike. A draft line with none of these clears the draft; a
 // user prompt item clears it too (the draft was sent). A session holding a
 // draft is recorded even with no items, and its record says "draft".
 
 // Draft is the prompt text a session holds for its composer: Text, or the
 // Payload object holding a text over 16 KiB.
 type Draft struct {
-	Text    string   `json:"text,omitempty"`
-	Payload *Payload `json:"payload,omitempty"`
+	Text        string       `json:"text,omitempty"`
+	Payload     *Payload     `json:"payload,omitempty"`
+	Attachments []Attachment `json:"attachments,omitempty"`
 }
 
 // draftLine is the journal line that sets the draft to text, stored as it is
-// or, when the prompt's line named a payload object, by that object.
-func draftLine(at Time, text string, payload *Payload) *itemLine {
-	l := &itemLine{V: 1, Kind: kindDraft, At: &at}
+// or, when the prompt's line named a payload object, by that object, with
+// the prompt's attachments (as their lines hold them: no live bytes).
+func draftLine(at Time, text string, payload *Payload, atts []Attachment) *itemLine {
+	l := &itemLine{V: 1, Kind: kindDraft, At: &at, Attachments: attachmentsOnDisk(atts)}
 	if payload != nil {
 		l.Payload = payload
 	} else {
@@ -67,4 +71,16 @@ func (s *Session) Draft(ctx context.Context) (string, *Unavailable, error) {
 // none), or the Unavailable of one whose payload cannot be read back.
 func (v *View) Draft(ctx context.Context) (string, *Unavailable, error) {
 	return v.ws.readDraft(ctx, v.st.draft)
+}
+
+// DraftAttachments are the attachments the session's draft holds (a fork
+// or revert at a prompt hands them back with its text); sending them again
+// names the same objects. A live-only one is Gone.
+func (s *Session) DraftAttachments() []Attachment {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.st.draft == nil {
+		return nil
+	}
+	return attachmentsOnDisk(s.st.draft.Attachments)
 }

@@ -3,8 +3,11 @@ package engine
 import (
 	"encoding/json"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"cairn/engine/internal/changes"
 	"cairn/engine/internal/fstate"
@@ -159,5 +162,53 @@ func TestExecWorkspaceRecord(t *testing.T) {
 	// Not an undo snapshot.
 	if l := must(s.Snapshots(e.ctx))(t); len(l.Snapshots) != 0 {
 		t.Fatalf("exec made undo snapshots: %+v", l.Snapshots)
+	}
+}
+
+// A shell line holds the workspace call lock while it runs, as a file tool
+// does: a file revert of another session of the workspace is refused as
+// busy until the line ends, and then runs.
+func TestExecHoldsWorkspaceCallLock(t *testing.T) {
+	e := newSnapEnv(t, "")
+	a := e.ws.Create(SessionOptions{})
+	defer a.Close()
+	b := e.ws.Create(SessionOptions{})
+	defer b.Close()
+	p := must(b.Append(e.ctx, Item{Type: User, Text: "make f"}))(t)
+	must(b.ToolWrite(e.ctx, "f.txt", []byte("f\n")))(t)
+
+	release := func() {
+		if err := os.WriteFile(filepath.Join(e.dir, "go"), nil, 0o644); err != nil {
+			t.Error(err)
+		}
+	}
+	defer release() // before the sessions close: their Close waits for the line
+	done := make(chan error, 1)
+	go func() {
+		// A line whose scope is the whole workspace: it says it started,
+		// then waits until the test lets it end.
+		_, err := a.Exec(e.ctx, "touch started; while [ ! -e go ]; do sleep 0.01; done", ExecOptions{})
+		done <- err
+	}()
+	for {
+		if _, err := os.Stat(filepath.Join(e.dir, "started")); err == nil {
+			break
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("the line ended before it started: %v", err)
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+	if _, err := b.Revert(e.ctx, p.ID, RevertFiles); err == nil || !strings.Contains(err.Error(), "busy") {
+		t.Fatalf("file revert while another session's line runs: %v, want busy", err)
+	}
+	release()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	must(b.Revert(e.ctx, p.ID, RevertFiles))(t)
+	if _, err := os.Stat(filepath.Join(e.dir, "f.txt")); !os.IsNotExist(err) {
+		t.Fatalf("f.txt after the revert: %v", err)
 	}
 }

@@ -43,6 +43,12 @@ type ForkResult struct {
 	// DraftUnavailable is set when that prompt's text could not be read
 	// back; Draft is empty then.
 	DraftUnavailable *Unavailable `json:"draft_unavailable,omitempty"`
+	// DraftAttachments are that prompt's attachments, in the child's
+	// draft with its text (shared objects; a live-only one is Gone).
+	DraftAttachments []Attachment `json:"draft_attachments,omitempty"`
+	// Tasks are the sub-agent tasks the child holds: those whose call is
+	// on its path (task_fork.go).
+	Tasks []string `json:"tasks,omitempty"`
 }
 
 // Fork forks this session at item at ("" = the head).
@@ -141,10 +147,15 @@ func (w *Workspace) Fork(ctx context.Context, parent, at string) (*ForkResult, e
 		head = sid
 	}
 	out = append(out, &itemLine{V: 1, Kind: kindHead, To: &head, Why: "fork", At: &now})
-	if draft != "" || draftPayload != nil {
+	var draftAtts []Attachment
+	if sel.Type == User {
+		draftAtts = attachmentsOnDisk(sel.Attachments)
+	}
+	if draft != "" || draftPayload != nil || len(draftAtts) > 0 {
 		// The prompt goes back to the composer and stays there: the child
-		// holds it as its draft (draft.go) until a prompt is sent.
-		out = append(out, draftLine(now, draft, draftPayload))
+		// holds it as its draft (draft.go) until a prompt is sent, with
+		// its attachments, named by the same objects.
+		out = append(out, draftLine(now, draft, draftPayload, draftAtts))
 	}
 	out = append(out, &itemLine{V: 1, Kind: kindTitle, Title: title, Source: "user", At: &now})
 	if st.plan != nil || st.model != "" {
@@ -183,6 +194,12 @@ func (w *Workspace) Fork(ctx context.Context, parent, at string) (*ForkResult, e
 			return nil, fmt.Errorf("engine: fork %s: copy its tool outputs: %w", parent, err)
 		}
 	}
+	// The sub-agent transcripts the kept path's task calls own are copied
+	// (task_fork.go); their payloads and attachments are shared objects.
+	tasks, err := w.copyTasks(ctx, parent, child, keep)
+	if err != nil {
+		return nil, fmt.Errorf("engine: fork %s: copy its sub-agent transcripts: %w", parent, err)
+	}
 	wr, err := journal.Create(w.s.fsys, itemsName(w.dir, child), out, journal.Options{Sync: journal.SyncManual, Now: w.s.now})
 	if err != nil {
 		return nil, fmt.Errorf("engine: fork %s: %w", parent, err)
@@ -195,7 +212,8 @@ func (w *Workspace) Fork(ctx context.Context, parent, at string) (*ForkResult, e
 	if cst, err := w.fold(ctx, child, foldOptions{}); err == nil {
 		writeRecord(w.s.fsys, w.dir, cst.record(map[string]int64{"items": size}))
 	}
-	return &ForkResult{Session: child, ForkOf: ref, Title: title, Draft: draft, DraftUnavailable: draftGone}, nil
+	return &ForkResult{Session: child, ForkOf: ref, Title: title, Draft: draft, DraftUnavailable: draftGone,
+		DraftAttachments: draftAtts, Tasks: tasks}, nil
 }
 
 // boundary applies the seed's table to a selected item, for a fork and a
@@ -371,6 +389,7 @@ func (w *Workspace) dropUnmade(id string) {
 	fsys.Remove(changesName(w.dir, id))
 	fsys.Remove(lockName(w.dir, id))
 	fsys.Remove(ownersName(w.dir, id))
+	removeFolder(context.Background(), fsys, taskDir(w.dir, id))
 	dir := outputDir(w.dir, id)
 	if ents, err := fsys.ReadDir(dir); err == nil {
 		for _, e := range ents {

@@ -54,6 +54,7 @@ func (s *Store) Fsck(ctx context.Context) (*FsckReport, error) {
 			s.fsckJournal(r, j, bad, note, nil)
 		}
 	}
+	s.fsckMoves(bad, note) // migrate.go
 	ents, err := s.fsys.ReadDir(workspacesDir)
 	if err != nil && !vfs.IsNotExist(err) {
 		return nil, err
@@ -122,7 +123,8 @@ func (s *Store) fsckWorkspace(ctx context.Context, r *FsckReport, dir string, ba
 			bad(name, "unexpected file")
 		}
 	}
-	broken := map[objects.ID]error{} // objects that fail verification
+	s.fsckTasks(ctx, r, dir, bad, note, named) // fsck_tasks.go
+	broken := map[objects.ID]error{}           // objects that fail verification
 	werr := objs.Walk(ctx, func(info objects.Info) error {
 		r.Objects++
 		if err := objs.Verify(ctx, info.ID); err != nil {

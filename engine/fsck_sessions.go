@@ -18,7 +18,7 @@ import (
 // a session by one rename, with its first line, and removes one that ends
 // up holding nothing.
 func emptySession(fsys vfs.FS, dir, id string) bool {
-	for _, n := range []string{changesName(dir, id), auditName(dir, id), shellName(dir, id), outputDir(dir, id)} {
+	for _, n := range []string{changesName(dir, id), auditName(dir, id), shellName(dir, id), outputDir(dir, id), taskDir(dir, id)} {
 		if _, err := fsys.Lstat(n); !vfs.IsNotExist(err) {
 			return false
 		}

@@ -49,6 +49,11 @@ type Item struct {
 	Replaces []string `json:"replaces,omitempty"`
 	// Output names retained tool outputs this item refers to.
 	Outputs []string `json:"outputs,omitempty"`
+	// Attachments are the files attached to the item (attach.go).
+	Attachments []Attachment `json:"attachments,omitempty"`
+	// Task, on a "task" tool_call, is the id of the sub-agent task it
+	// started or continued (task.go).
+	Task string `json:"task,omitempty"`
 	// Unavailable is set when the item's text is stored as an object that
 	// could not be read back; Text is empty then.
 	Unavailable *Unavailable `json:"unavailable,omitempty"`
@@ -125,6 +130,9 @@ type itemLine struct {
 	Slot        string   `json:"slot,omitempty"`
 	Replaces    []string `json:"replaces,omitempty"`
 	Outputs     []string `json:"outputs,omitempty"`
+	// Attachments and Task: attach.go, task.go.
+	Attachments []Attachment `json:"attachments,omitempty"`
+	Task        string       `json:"task,omitempty"`
 	// unavailable is set by a load whose payload object could not be read
 	// back; it is never written.
 	unavailable *Unavailable

@@ -60,8 +60,14 @@ type foldOptions struct {
 
 // fold reads session id's items journal into a state.
 func (w *Workspace) fold(ctx context.Context, id string, opt foldOptions) (*state, error) {
+	return w.foldFile(ctx, id, itemsName(w.dir, id), opt)
+}
+
+// foldFile reads the items journal name (a session's, or a task's
+// transcript, task.go) into a state named id.
+func (w *Workspace) foldFile(ctx context.Context, id, name string, opt foldOptions) (*state, error) {
 	var raw [][]byte
-	jst, err := journal.Read(w.s.fsys, itemsName(w.dir, id), func(b []byte) error {
+	jst, err := journal.Read(w.s.fsys, name, func(b []byte) error {
 		raw = append(raw, bytes.Clone(b))
 		return nil
 	})

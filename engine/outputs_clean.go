@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"path"
 	"time"
 
 	"cairn/internal/vfs"
@@ -14,8 +15,20 @@ import (
 // of a session that exists are never touched; only temp files left there
 // by interrupted writes whose writer is gone (vfs.SweepTemps) are removed.
 func (w *Workspace) CleanOrphanOutputs(ctx context.Context, now time.Time, grace time.Duration) ([]string, error) {
+	return w.cleanOrphans(ctx, outputsDir(w.dir), now, grace)
+}
+
+// CleanOrphanTasks does for the task folders (tasks/<session>/, task.go)
+// what CleanOrphanOutputs does for the output folders.
+func (w *Workspace) CleanOrphanTasks(ctx context.Context, now time.Time, grace time.Duration) ([]string, error) {
+	return w.cleanOrphans(ctx, tasksDir(w.dir), now, grace)
+}
+
+// cleanOrphans removes the folders of parent named by a session that has
+// no items journal, once older than grace.
+func (w *Workspace) cleanOrphans(ctx context.Context, parent string, now time.Time, grace time.Duration) ([]string, error) {
 	fsys := w.s.fsys
-	ents, err := fsys.ReadDir(outputsDir(w.dir))
+	ents, err := fsys.ReadDir(parent)
 	if err != nil {
 		if vfs.IsNotExist(err) {
 			return nil, nil
@@ -31,7 +44,7 @@ func (w *Workspace) CleanOrphanOutputs(ctx context.Context, now time.Time, grace
 			continue
 		}
 		name := e.Name()
-		dir := outputDir(w.dir, name)
+		dir := path.Join(parent, name)
 		live := false
 		if validSessionID(name) {
 			_, err := fsys.Stat(itemsName(w.dir, name))
@@ -87,4 +100,5 @@ func (w *Workspace) cleanOutputsOnOpen(ctx context.Context) {
 		return
 	}
 	w.CleanOrphanOutputs(ctx, w.s.Now(), OutputGrace)
+	w.CleanOrphanTasks(ctx, w.s.Now(), OutputGrace)
 }

@@ -3,10 +3,12 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"maps"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
@@ -297,4 +299,94 @@ func TestToolPatchFullDisk(t *testing.T) {
 	if b, _ := vfs.ReadFile(files, "sub/two.txt"); string(b) != "2\n" {
 		t.Fatalf("sub/two.txt holds %q", b)
 	}
+}
+
+// TestToolPatchKilledBetweenFiles: a process killed after its patch's
+// change line and k of its files (no power loss: what it wrote stays)
+// leaves the line the journal's last and the files k new, the rest old.
+// For every k the next owner makes them all old and writes the abort; at
+// k = all it keeps the patch, which one undo takes back.
+func TestToolPatchKilledBetweenFiles(t *testing.T) {
+	patch := []byte("*** Begin Patch\n*** Update File: a.txt\n@@\n-a\n+A\n*** Delete File: b.txt\n" +
+		"*** Update File: c.txt\n*** Move to: d/c.txt\n@@\n-c\n+C\n*** Add File: e.txt\n+e\n*** End Patch\n")
+	old := map[string]string{"a.txt": "a\n", "b.txt": "b\n", "c.txt": "c\n", "d/c.txt": "<absent>", "e.txt": "<absent>"}
+	neu := map[string]string{"a.txt": "A\n", "b.txt": "<absent>", "c.txt": "<absent>", "d/c.txt": "C\n", "e.txt": "e\n"}
+	order := []string{"a.txt", "b.txt", "c.txt", "d/c.txt", "e.txt"} // the change line's
+	for k := 0; k <= len(order); k++ {
+		t.Run(fmt.Sprint(k), func(t *testing.T) {
+			e := newSnapEnv(t, "")
+			for name, content := range old {
+				if content != "<absent>" {
+					e.put(name, content)
+				}
+			}
+			s := e.session()
+			ans := must(s.ToolPatch(e.ctx, patch))(t)
+			for i, f := range ans.Files {
+				if f != e.path(order[i]) {
+					t.Fatalf("answer files %v", ans.Files)
+				}
+			}
+			id := s.ID()
+			must0(t, s.Close())
+			// The journal as the kill left it: the change line last.
+			name := filepath.Join(e.ws.Folder(), "sessions", id+".changes.jsonl")
+			b := must(os.ReadFile(name))(t)
+			lines := strings.SplitAfter(string(b), "\n")
+			last := slices.IndexFunc(lines, func(l string) bool { return strings.Contains(l, `"tool":"apply_patch"`) })
+			must0(t, os.WriteFile(name, []byte(strings.Join(lines[:last+1], "")), 0o600))
+			// The files: the first k as the patch made them, the rest old.
+			for i, f := range order {
+				want := neu[f]
+				if i >= k {
+					want = old[f]
+				}
+				if want == "<absent>" {
+					os.Remove(e.path(f))
+				} else {
+					e.put(f, want)
+				}
+			}
+			s = must(e.ws.Open(e.ctx, id, SessionOptions{}))(t)
+			defer s.Close()
+			want, kept := old, k == len(order)
+			if kept {
+				want = neu
+			}
+			for f, content := range want {
+				e.want(f, content)
+			}
+			if kinds := e.kinds(s); strings.HasSuffix(kinds, "change,abort") == kept {
+				t.Fatalf("journal kinds %s", kinds)
+			}
+			if kept {
+				must(s.Undo(e.ctx))(t)
+				for f, content := range old {
+					e.want(f, content)
+				}
+			}
+		})
+	}
+}
+
+// TestToolPatchFileRevert: file revert takes a patch's files back with
+// the rest of the turn, every file of its one change line (a rename's two
+// sides, a created and a deleted file), and unrevert puts them back.
+func TestToolPatchFileRevert(t *testing.T) {
+	e := newRvEnv(t)
+	e.hand("a.txt", "a0\n")
+	e.hand("b.txt", "b0\n")
+	e.hand("c.txt", "c0\n")
+	e.prompt("warm up")
+	p := e.prompt("patch it")
+	c := e.call(ToolPatchName)
+	must(e.s.ToolPatch(e.ctx, []byte("*** Begin Patch\n*** Update File: a.txt\n@@\n-a0\n+a1\n*** Delete File: b.txt\n"+
+		"*** Update File: c.txt\n*** Move to: d/c.txt\n@@\n-c0\n+c1\n*** Add File: n.txt\n+n\n*** End Patch\n"), ToolOptions{Call: c.ID}))(t)
+	e.result(c)
+	after := map[string]string{"a.txt": "a1\n", "b.txt": "<none>", "c.txt": "<none>", "d/c.txt": "c1\n", "n.txt": "n\n"}
+	e.want(after)
+	must(e.s.Revert(e.ctx, p.ID, RevertFiles))(t)
+	e.want(map[string]string{"a.txt": "a0\n", "b.txt": "b0\n", "c.txt": "c0\n", "d/c.txt": "<none>", "n.txt": "<none>"})
+	must(e.s.Unrevert(e.ctx))(t)
+	e.want(after)
 }

@@ -17,7 +17,12 @@ import (
 // left them. The pre-images are all in the line, durable before the first
 // file changed, so going back always has what it needs; going forward
 // would not (an after state is recorded by its hash only). A file edited
-// by hand since leaves the change as made, as for a single file.
+// by hand since leaves the change as made, as for a single file; only a
+// hand edit that puts back a file's exact old content, made before any
+// other change line of the session and followed by a crash, reads as a
+// patch stopped midway. When the abort line cannot be written after the
+// files were put back, the next open finds them all old and writes it
+// (Workspace.unmade).
 
 // undoPartlyMade puts back the files of the pending change a crash left
 // made in part (changes.Stack.PartlyMade), and reports whether every one

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"io/fs"
 	"strings"
 
 	"cairn/engine/internal/changes"
@@ -51,7 +49,9 @@ func (s *Session) runPatch(ctx context.Context, files []*patch.File, opts []Tool
 		return nil, err
 	}
 	defer done()
-	endCall, err := s.beginCall(ctx) // the workspace call lock, shared (calls_lock.go)
+	// The workspace call lock, shared, as every file tool holds it: no
+	// file revert runs while the patch does (calls_lock.go).
+	endCall, err := s.beginCall(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -138,22 +138,6 @@ func (r *patchRun) stage() {
 		r.jobs[i] = stageContent(t.fsys, pf.rel, pf.neu.data, pf.neu.perm)
 		r.fcs[i].After = r.jobs[i].after
 	}
-}
-
-// stageContent stages content with permission bits perm beside rel in the
-// background (startStage, with the bits given).
-func stageContent(fsys vfs.FS, rel string, content []byte, perm fs.FileMode) *stageJob {
-	j := &stageJob{done: make(chan struct{})}
-	j.after = fstate.Content(content, fstate.PermMode(perm))
-	j.after.Perm = fstate.PermString(perm)
-	go func() {
-		defer close(j.done)
-		j.st, j.err = fstate.Stage(fsys, rel, perm, func(w io.Writer) error {
-			_, err := w.Write(content)
-			return err
-		})
-	}()
-	return j
 }
 
 // recordLine appends and syncs the one change line naming every file

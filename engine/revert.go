@@ -87,7 +87,7 @@ func (s *Session) revertHeadLocked(ctx context.Context, it *Item) (*RevertResult
 	// session's draft (draft.go) until a prompt is sent. A long one is
 	// named by its object, stored (or found stored) before any line.
 	var dl *itemLine
-	if prompt && (it.Text != "" || it.Unavailable != nil) {
+	if prompt && (it.Text != "" || it.Unavailable != nil || len(it.Attachments) > 0) {
 		var p *Payload
 		switch {
 		case it.Unavailable != nil:
@@ -98,7 +98,7 @@ func (s *Session) revertHeadLocked(ctx context.Context, it *Item) (*RevertResult
 				return nil, err
 			}
 		}
-		dl = draftLine(now, it.Text, p)
+		dl = draftLine(now, it.Text, p, it.Attachments)
 	}
 	l := &itemLine{V: 1, Kind: kindHead, To: &to, Why: "revert", At: &now}
 	if err := s.writeLine(l); err != nil {
@@ -155,7 +155,7 @@ func (s *Session) Unrevert(ctx context.Context) (*RevertResult, error) {
 	s.st.apply(l)
 	if s.st.draft != nil {
 		// The prompt a revert handed back is on the head path again.
-		dl := draftLine(now, "", nil)
+		dl := draftLine(now, "", nil, nil)
 		if err := s.writeLine(dl); err != nil {
 			return nil, err
 		}

@@ -36,6 +36,7 @@ type Session struct {
 	busy  sync.RWMutex
 	shell *shellLog     // shell history, made on first use (shell.go)
 	calls callRec       // recording calls other than the file tools (callrec_capture.go)
+	tasks *taskLog      // task records, made on first use (task.go)
 	cfg   sessionConfig // config.json, read once (session_config.go)
 	// noted: the folders the owner's hint names, where file tools stage
 	// temp files (temps.go); guarded by snaps.mu.
@@ -301,6 +302,7 @@ func (s *Session) Close() error {
 	s.snaps.close(mkTime(s.ws.s.Now()))
 	s.shell.close()
 	s.calls.close()
+	s.tasks.close()
 	if s.lock != nil {
 		release := s.ws.release
 		if s.recordStale {
@@ -325,7 +327,7 @@ func (s *Session) discardBare() bool {
 		return false
 	}
 	w, id, fsys := s.ws, s.st.id, s.ws.s.fsys
-	for _, n := range []string{changesName(w.dir, id), auditName(w.dir, id), shellName(w.dir, id), outputDir(w.dir, id)} {
+	for _, n := range []string{changesName(w.dir, id), auditName(w.dir, id), shellName(w.dir, id), outputDir(w.dir, id), taskDir(w.dir, id)} {
 		if _, err := fsys.Lstat(n); !vfs.IsNotExist(err) {
 			return false
 		}

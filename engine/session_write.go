@@ -118,9 +118,33 @@ func (s *Session) notice(msg string) {
 // Append adds an item to the conversation, after the head unless Parent is
 // set, and moves the head to it. The item is written but not synced: it is
 // durable once the turn ends (EndTurn) or Commit returns.
+//
+// Attachments given with Data are stored as objects first (attach.go); an
+// attachment that cannot be stored, or is over the cap, refuses the item
+// and nothing is appended. A "task" tool_call that starts a sub-agent is
+// appended by StartTask, not here (Item.Task is refused).
 func (s *Session) Append(ctx context.Context, it Item) (Item, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if it.Task != "" {
+		return Item{}, fmt.Errorf("%w: an item naming a task is appended by StartTask", ErrBadInput)
+	}
+	it.ID = ""
+	out, err := s.add(ctx, it)
+	if err != nil {
+		return out, err
+	}
+	// A result answering a task's call delivers it: the task settles.
+	if call := s.st.items[it.Call]; it.Type == ToolResult && call != nil && call.Task != "" && s.unrecorded == nil {
+		if err := s.endTaskOnResult(call.Task); err != nil {
+			s.notice(fmt.Sprintf("task %s could not be recorded as settled: %v", call.Task, err))
+		}
+	}
+	return out, nil
+}
+
+// add is Append with s.mu held; it.Task may be set (StartTask).
+func (s *Session) add(ctx context.Context, it Item) (Item, error) {
 	if !it.Type.valid() {
 		return Item{}, fmt.Errorf("%w: item type %q", ErrBadInput, it.Type)
 	}
@@ -133,17 +157,25 @@ func (s *Session) Append(ctx context.Context, it Item) (Item, error) {
 		return Item{}, err
 	}
 	if it.Quarantined {
-		it.Text = "" // quarantined content is never written
+		it.Text, it.Attachments = "", nil // quarantined content is never written
 	}
-	it.ID = newItemID()
+	if it.ID == "" {
+		it.ID = newItemID()
+	}
 	it.At = mkTime(s.ws.s.Now())
-	l := &itemLine{V: 1, Kind: kindItem, ID: it.ID, Type: it.Type, At: &it.At, Tool: it.Tool, Call: it.Call,
-		Status: it.Status, Quarantined: it.Quarantined, Slot: it.Slot, Replaces: it.Replaces, Outputs: it.Outputs}
-	if it.Parent != "" {
-		l.Parent = &it.Parent
-	}
 	if err := s.readyForItem(); err != nil {
 		return Item{}, err
+	}
+	atts, err := s.ws.storeAttachments(ctx, it.Attachments)
+	if err != nil {
+		return Item{}, err
+	}
+	it.Attachments = atts
+	l := &itemLine{V: 1, Kind: kindItem, ID: it.ID, Type: it.Type, At: &it.At, Tool: it.Tool, Call: it.Call,
+		Status: it.Status, Quarantined: it.Quarantined, Slot: it.Slot, Replaces: it.Replaces, Outputs: it.Outputs,
+		Attachments: attachmentsOnDisk(atts), Task: it.Task}
+	if it.Parent != "" {
+		l.Parent = &it.Parent
 	}
 	switch {
 	case it.Quarantined:
@@ -170,7 +202,8 @@ func (s *Session) Append(ctx context.Context, it Item) (Item, error) {
 	}
 	cp := it
 	s.st.apply(&itemLine{V: 1, Kind: kindItem, ID: it.ID, Parent: l.Parent, Type: it.Type, At: &it.At, Text: &cp.Text,
-		Tool: it.Tool, Call: it.Call, Status: it.Status, Quarantined: it.Quarantined, Slot: it.Slot, Replaces: it.Replaces, Outputs: it.Outputs})
+		Tool: it.Tool, Call: it.Call, Status: it.Status, Quarantined: it.Quarantined, Slot: it.Slot, Replaces: it.Replaces, Outputs: it.Outputs,
+		Attachments: atts, Task: it.Task}) // live-only bytes stay in memory
 	s.warnNearCeiling()
 	if it.Type == User && s.st.titleSource == "" {
 		t := titleFromPrompt(it.Text)

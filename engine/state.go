@@ -89,7 +89,8 @@ func (st *state) apply(l *itemLine) error {
 			return fmt.Errorf("item line without id or with type %q", l.Type)
 		}
 		it := &Item{ID: l.ID, Type: l.Type, At: at, Tool: l.Tool, Call: l.Call, Status: l.Status,
-			Quarantined: l.Quarantined, Slot: l.Slot, Replaces: l.Replaces, Outputs: l.Outputs, Unavailable: l.unavailable}
+			Quarantined: l.Quarantined, Slot: l.Slot, Replaces: l.Replaces, Outputs: l.Outputs, Unavailable: l.unavailable,
+			Attachments: l.Attachments, Task: l.Task}
 		if l.Parent != nil {
 			it.Parent = *l.Parent
 		}
@@ -134,9 +135,9 @@ func (st *state) apply(l *itemLine) error {
 	case kindDraft:
 		switch {
 		case l.Payload != nil:
-			st.draft = &Draft{Payload: l.Payload}
-		case l.Text != nil && *l.Text != "":
-			st.draft = &Draft{Text: *l.Text}
+			st.draft = &Draft{Payload: l.Payload, Attachments: l.Attachments}
+		case l.Text != nil && (*l.Text != "" || len(l.Attachments) > 0):
+			st.draft = &Draft{Text: *l.Text, Attachments: l.Attachments}
 		default:
 			st.draft = nil
 		}

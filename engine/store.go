@@ -38,6 +38,7 @@ type Store struct {
 	reservedMu     sync.Mutex
 	outputReserved map[string]bool // output names being written (outputs.go)
 	shellLive      sync.Map        // shell journal name -> *shellLog of a session open here, or shellClosed (shell.go)
+	taskLive       sync.Map        // task records name -> *taskLog of a session open here, or taskClosed (task.go)
 	hist           historyTail     // what AddHistory last read of history.jsonl (history.go)
 }
 
@@ -63,6 +64,7 @@ func Open(home string, opts ...Option) (*Store, error) {
 	for _, o := range opts {
 		o(s)
 	}
+	s.recoverMoves() // moves a crash interrupted (migrate.go)
 	return s, nil
 }
 
@@ -77,6 +79,7 @@ func OpenFS(fsys vfs.FS, home string, opts ...Option) (*Store, error) {
 	for _, o := range opts {
 		o(s)
 	}
+	s.recoverMoves() // moves a crash interrupted (migrate.go)
 	return s, nil
 }
 

@@ -11,7 +11,8 @@ import (
 	"cairn/internal/vfs"
 )
 
-// The file tools: write, edit and rm. Each changes one file through the
+// The file tools: write, edit and rm (apply_patch, which changes several
+// files under one change line, is in patch.go). Each changes one file through the
 // workspace's os.Root, recorded line first (runTool, tools_run.go):
 //
 //  1. the pre-image is captured: inline in the change line when small,

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"slices"
 
 	"cairn/engine/internal/changes"
@@ -274,18 +275,24 @@ type stageJob struct {
 }
 
 func startStage(fsys vfs.FS, rel string, ed *toolEdit) *stageJob {
-	j := &stageJob{done: make(chan struct{})}
 	if ed.remove {
+		j := &stageJob{done: make(chan struct{})}
 		close(j.done)
 		return j
 	}
-	perm := fstate.FilePerm(fsys, rel, ed.exec)
-	j.after = fstate.Content(ed.content, fstate.PermMode(perm))
+	return stageContent(fsys, rel, ed.content, fstate.FilePerm(fsys, rel, ed.exec))
+}
+
+// stageContent stages content with permission bits perm beside rel in the
+// background.
+func stageContent(fsys vfs.FS, rel string, content []byte, perm fs.FileMode) *stageJob {
+	j := &stageJob{done: make(chan struct{})}
+	j.after = fstate.Content(content, fstate.PermMode(perm))
 	j.after.Perm = fstate.PermString(perm)
 	go func() {
 		defer close(j.done)
 		j.st, j.err = fstate.Stage(fsys, rel, perm, func(w io.Writer) error {
-			_, err := w.Write(ed.content)
+			_, err := w.Write(content)
 			return err
 		})
 	}()

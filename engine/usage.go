@@ -18,6 +18,13 @@ import (
 //
 //	{"v":1,"kind":"usage","at":T,"path":DIR,"session":ID,"model":M,"input_tokens":N,
 //	 "output_tokens":N,"cost_usd":X,"ephemeral":true|absent,"turn":N}
+//
+// A move of a directory's sessions (migrate.go) appends
+//
+//	{"v":1,"kind":"move","at":T,"from":DIR,"to":DIR}
+//
+// and a reader counts every usage line of DIR before it as the new
+// directory's; the lines are never rewritten.
 
 // UsageLine is one line of the ledger.
 type UsageLine struct {
@@ -52,6 +59,15 @@ func (s *Store) ledgerStore() *Store {
 // ledger's lock while it opens and appends, so none cuts another's line in
 // flight for a torn tail.
 func (s *Store) writeUsage(us ...UsageLine) (*journal.Writer, error) {
+	ls := make([]any, len(us))
+	for i := range us {
+		ls[i] = us[i]
+	}
+	return s.appendLedger(ls...)
+}
+
+// appendLedger appends lines of any kind to the ledger (writeUsage).
+func (s *Store) appendLedger(us ...any) (*journal.Writer, error) {
 	ls := s.ledgerStore()
 	ls.usageMu.Lock()
 	defer ls.usageMu.Unlock()
@@ -86,7 +102,17 @@ func (s *Store) Usage(ctx context.Context) ([]UsageSum, error) {
 	sums := map[[2]string]*UsageSum{}
 	_, err := journal.Read(ls.fsys, usageName, func(b []byte) error {
 		var u UsageLine
-		if json.Unmarshal(b, &u) != nil || u.Kind != "usage" {
+		if json.Unmarshal(b, &u) != nil {
+			return nil
+		}
+		if u.Kind == "move" { // a reattribution (migrate.go): every line before it
+			var m usageMoveLine
+			if json.Unmarshal(b, &m) == nil && m.From != "" && m.To != "" && m.From != m.To {
+				moveSums(sums, m.From, m.To)
+			}
+			return nil
+		}
+		if u.Kind != "usage" {
 			return nil
 		}
 		k := [2]string{u.Path, u.Model}
@@ -118,4 +144,30 @@ func (s *Store) Usage(ctx context.Context) ([]UsageSum, error) {
 		return out[i].Model < out[j].Model
 	})
 	return out, nil
+}
+
+// moveSums adds every (from, model) sum to (to, model), never replacing it.
+func moveSums(sums map[[2]string]*UsageSum, from, to string) {
+	var keys [][2]string
+	for k := range sums {
+		if k[0] == from {
+			keys = append(keys, k)
+		}
+	}
+	for _, k := range keys {
+		x := sums[k]
+		delete(sums, k)
+		nk := [2]string{to, k[1]}
+		y := sums[nk]
+		if y == nil {
+			x.Path = to
+			sums[nk] = x
+			continue
+		}
+		y.Turns += x.Turns
+		y.InputTokens += x.InputTokens
+		y.OutputTokens += x.OutputTokens
+		y.CostUSD += x.CostUSD
+		y.Ephemeral += x.Ephemeral
+	}
 }

@@ -59,7 +59,9 @@
 // "dependency-audit"). The page follows the window's size, and lines are
 // cut by display cells, so wide titles never wrap. A row starts with the
 // first 8 characters of its id, so a narrow window keeps them, then "open"
-// when a running process has the session ("[open in pid N]" further on);
+// when a running process has the session ("[open in pid N]" further on;
+// "[checkout NAME]" marks a session of another checkout of the repository,
+// listed after this directory's);
 // the whole id is shown when there is room. PickListing draws a first
 // page at once and takes the whole listing from a refresh that starts once
 // that page is on the terminal ("listing" in the footer until it is done):

@@ -413,6 +413,9 @@ func pickRow(r Row, width int) string {
 	if r.Owner != 0 {
 		rest += fmt.Sprintf("  [open in pid %d]", r.Owner)
 	}
+	if r.Checkout != "" {
+		rest += "  [checkout " + ansi.Truncate(display.Line(r.Checkout), 24, "…") + "]"
+	}
 	if width > 0 && width >= 8+2+4+2+titleWidth+textWidth(rest)+2+textWidth(id) {
 		rest += "  " + id
 	}

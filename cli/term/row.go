@@ -14,6 +14,9 @@ type Row struct {
 	ID, Title, Age, Branch string
 	Items                  int
 	Owner                  int // the pid of the process that has it open, 0 = free
+	// Checkout names the other checkout of the repository the session
+	// belongs to; "" for this directory's own.
+	Checkout string
 }
 
 // titleWidth is the title column of a row, in runes.
@@ -41,6 +44,9 @@ func formatRow(r Row) string {
 		display.Line(r.Age), r.Items, items, branch)
 	if r.Owner != 0 {
 		s += fmt.Sprintf("  [open in pid %d]", r.Owner)
+	}
+	if r.Checkout != "" {
+		s += "  [checkout " + display.Line(r.Checkout) + "]"
 	}
 	s += "  " + display.Line(r.ID)
 	return s

@@ -37,8 +37,22 @@ func TestMain(m *testing.M) {
 	if os.Getenv(payloadEnv) != "" {
 		os.Exit(payloadWorker())
 	}
+	if os.Getenv(taskWorkerEnv) != "" {
+		if err := taskWorker(); err != nil {
+			fmt.Fprintln(os.Stderr, "worker:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	if os.Getenv(tempsWorkerEnv) != "" {
 		if err := tempsWorker(); err != nil {
+			fmt.Fprintln(os.Stderr, "worker:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	if os.Getenv(migrateWorkerEnv) != "" {
+		if err := migrateWorker(); err != nil {
 			fmt.Fprintln(os.Stderr, "worker:", err)
 			os.Exit(1)
 		}

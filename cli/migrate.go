@@ -1,0 +1,216 @@
+package cli
+
+import (
+	"bufio"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"cairn/cli/display"
+	"cairn/engine"
+)
+
+// MigrateCmd is `cairn migrate-sessions FROM TO`: move the saved sessions
+// of one exact stored directory to another directory's workspace.
+type MigrateCmd struct {
+	From    string `arg:"" name:"from" help:"The directory the sessions were saved in, exactly as stored (it may be gone)."`
+	To      string `arg:"" name:"to" help:"The directory to move them to."`
+	NoUsage bool   `name:"no-usage" help:"Leave the usage ledger attributed to FROM."`
+	Session string `name:"session" placeholder:"SESSION" help:"Move only this session (id or unique prefix); it keeps its own counters and the ledger is left as it is."`
+	Yes     bool   `name:"yes" short:"y" help:"Move without asking (for scripts; required when stdin is not a terminal)."`
+}
+
+func (c *MigrateCmd) Run(g *Globals) error {
+	if c.From == "" || c.To == "" {
+		return usageErrorf("migrate-sessions needs FROM and TO")
+	}
+	s, err := g.open()
+	if err != nil {
+		return err
+	}
+	// Relative paths are taken from -C DIR when it is given.
+	from, to := c.From, c.To
+	if g.Chdir != "" {
+		if !filepath.IsAbs(from) {
+			from = filepath.Join(g.Chdir, from)
+		}
+		if !filepath.IsAbs(to) {
+			to = filepath.Join(g.Chdir, to)
+		}
+	}
+	opts := engine.MigrateOptions{Session: c.Session, NoUsage: c.NoUsage}
+	if !c.Yes {
+		f := stdinTerminal(g)
+		if f == nil {
+			return usageErrorf("migrate-sessions asks before it moves anything; stdin is not a terminal, so pass --yes to move without asking")
+		}
+		dry := opts
+		dry.DryRun = true
+		plan, err := s.MigrateSessions(g.ctx, from, to, dry)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(g.stdout, "Move %d sessions saved in %s to %s.\n", len(plan.Sessions), display.Line(plan.From), display.Line(plan.To))
+		fmt.Fprintf(g.stdout, "%s\n", usagePlan(plan, opts))
+		fmt.Fprintln(g.stdout, "Files are not moved, and file changes made before the move can no longer be reverted.")
+		fmt.Fprint(g.stdout, "Move them? [y/N] ")
+		if fl, ok := g.stdout.(interface{ Flush() error }); ok {
+			fl.Flush()
+		}
+		line, _ := bufio.NewReader(f).ReadString('\n')
+		if a := strings.ToLower(strings.TrimSpace(line)); a != "y" && a != "yes" {
+			fmt.Fprintln(g.stdout, "Nothing was moved.")
+			return nil
+		}
+	}
+	res, err := s.MigrateSessions(g.ctx, from, to, opts)
+	if err != nil {
+		if res != nil && len(res.Sessions) > 0 {
+			fmt.Fprintf(g.stderr, "cairn: %d sessions were moved before the error: %s\n", len(res.Sessions), strings.Join(res.Sessions, " "))
+		}
+		return err
+	}
+	if g.JSON {
+		return g.printJSON(res)
+	}
+	fmt.Fprintf(g.stdout, "Moved %d sessions from %s to %s.\n", len(res.Sessions), display.Line(res.From), display.Line(res.To))
+	fmt.Fprintln(g.stdout, usageDone(res, opts))
+	return nil
+}
+
+// usagePlan says what the move will do to the usage ledger.
+func usagePlan(p *engine.MigrateResult, opts engine.MigrateOptions) string {
+	switch {
+	case opts.Session != "":
+		return "The session keeps its own counters; the usage ledger stays attributed to the old directory."
+	case opts.NoUsage:
+		return "Historical usage stays attributed to the old directory (--no-usage)."
+	case p.Usage == nil || p.Usage.Empty:
+		return "The usage ledger holds nothing for the old directory."
+	}
+	return fmt.Sprintf("Historical usage moves too: %d ledger lines in %d buckets (%d new at the destination, %d added to existing ones).",
+		p.Usage.Lines, p.Usage.Moved+p.Usage.Merged, p.Usage.Moved, p.Usage.Merged)
+}
+
+// usageDone says what the move did to the usage ledger.
+func usageDone(r *engine.MigrateResult, opts engine.MigrateOptions) string {
+	switch {
+	case opts.Session != "":
+		return "Usage: the session kept its own counters; the ledger was left as it was."
+	case opts.NoUsage:
+		return "Usage: left attributed to the old directory (--no-usage)."
+	case r.Usage == nil || r.Usage.Empty:
+		return "Usage: the ledger held nothing for the old directory; nothing to move."
+	}
+	return fmt.Sprintf("Usage: %d buckets moved and %d merged into existing ones (%d ledger lines).", r.Usage.Moved, r.Usage.Merged, r.Usage.Lines)
+}
+
+// migrateCommand is /migrate-sessions FROM TO [--no-usage] [--session S]
+// in the REPL: it says what it will move and asks on the next line. When
+// the current session is one of those moved, it is closed first and
+// resumed at the destination, where the REPL then works.
+func (r *repl) migrateCommand(arg string) {
+	const usage = "Usage: /migrate-sessions FROM TO [--no-usage] [--session S]"
+	words, err := splitShell(arg)
+	if err != nil {
+		fmt.Fprintln(r.out, usage)
+		return
+	}
+	var pos []string
+	var opts engine.MigrateOptions
+	for i := 0; i < len(words); i++ {
+		switch w := words[i]; {
+		case w == "--no-usage":
+			opts.NoUsage = true
+		case w == "--session" && i+1 < len(words):
+			opts.Session = words[i+1]
+			i++
+		case strings.HasPrefix(w, "--"):
+			fmt.Fprintln(r.out, usage)
+			return
+		default:
+			pos = append(pos, w)
+		}
+	}
+	if len(pos) != 2 {
+		fmt.Fprintln(r.out, usage)
+		return
+	}
+	if r.store.Ephemeral() {
+		fmt.Fprintln(r.out, "This REPL's state folder is a temporary one: it holds no saved sessions to move.")
+		return
+	}
+	from, to := pos[0], pos[1]
+	if dir, err := r.g.dir(); err == nil {
+		if !filepath.IsAbs(from) {
+			from = filepath.Join(dir, from)
+		}
+		if !filepath.IsAbs(to) {
+			to = filepath.Join(dir, to)
+		}
+	}
+	dry := opts
+	dry.DryRun = true
+	plan, err := r.store.MigrateSessions(r.g.ctx, from, to, dry)
+	if err != nil {
+		fmt.Fprintln(r.out, "cairn:", userError(err))
+		return
+	}
+	current := ""
+	if r.sess != nil && r.sess.Recorded() && slices.Contains(plan.Sessions, r.sess.ID()) {
+		current = r.sess.ID()
+	}
+	fmt.Fprintf(r.out, "Move %d sessions saved in %s to %s.\n", len(plan.Sessions), display.Line(plan.From), display.Line(plan.To))
+	fmt.Fprintln(r.out, usagePlan(plan, opts))
+	fmt.Fprintln(r.out, "Files are not moved, and file changes made before the move can no longer be reverted.")
+	if current != "" {
+		fmt.Fprintln(r.out, "This session is one of them: it is closed, moved, and resumed there.")
+	}
+	line, err := r.ask("Move them? [y/N] ")
+	if a := strings.ToLower(strings.TrimSpace(line)); err != nil || a != "y" && a != "yes" {
+		fmt.Fprintln(r.out, "Nothing was moved.")
+		return
+	}
+	if current != "" {
+		r.closeSession()
+	}
+	res, err := r.store.MigrateSessions(r.g.ctx, from, to, opts)
+	if err != nil {
+		fmt.Fprintln(r.out, "cairn:", userError(err))
+	}
+	if res != nil {
+		fmt.Fprintf(r.out, "Moved %d sessions from %s to %s.\n", len(res.Sessions), display.Line(res.From), display.Line(res.To))
+		if err == nil {
+			fmt.Fprintln(r.out, usageDone(res, opts))
+		}
+	}
+	if current == "" {
+		return
+	}
+	// The session is back in the REPL: at the destination when it moved,
+	// where it was otherwise.
+	if res != nil && slices.Contains(res.Sessions, current) {
+		if ws, werr := r.store.Workspace(res.To); werr == nil {
+			r.ws = ws
+		}
+	}
+	if err := r.resume(current); err != nil {
+		fmt.Fprintln(r.out, "cairn:", userError(err))
+		r.startNew()
+		fmt.Fprintln(r.out, "New session.")
+	}
+}
+
+// ask reads the answer to question q: on the line editor's prompt, or the
+// next line of a pipe after q is printed.
+func (r *repl) ask(q string) (string, error) {
+	if r.ed != nil {
+		return r.ed.ReadLine(q)
+	}
+	fmt.Fprint(r.out, q)
+	if r.lines == nil {
+		r.lines = bufio.NewReader(r.in)
+	}
+	return r.readLine()
+}

@@ -1,0 +1,85 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"cairn/cli/display"
+	"cairn/engine"
+)
+
+// The REPL's attachments: `:attach PATH` attaches a file to the next
+// prompt (checked now, stored when the prompt is sent); `:attach` alone
+// lists what the next prompt takes. A draft a fork or revert handed back
+// brings its prompt's attachments, which go with the next prompt too.
+
+// attachLine runs a `:attach` line; it reports whether the line was one.
+func (r *repl) attachLine(trimmed string) bool {
+	name, arg, _ := strings.Cut(trimmed, " ")
+	if name != ":attach" {
+		return false
+	}
+	arg = strings.TrimSpace(arg)
+	if arg == "" {
+		if len(r.attachReady)+len(r.attachPaths) == 0 {
+			fmt.Fprintln(r.out, "Nothing is attached. :attach PATH attaches a file to the next prompt.")
+			return true
+		}
+		for _, a := range r.attachReady {
+			fmt.Fprintf(r.out, "  %s (%s, from the prompt handed back)\n", display.Line(a.Name), display.Line(a.MediaType))
+		}
+		for _, p := range r.attachPaths {
+			fmt.Fprintf(r.out, "  %s\n", display.Line(p))
+		}
+		return true
+	}
+	fi, err := checkAttach(r.store, arg)
+	if err != nil {
+		fmt.Fprintln(r.out, "cairn:", userError(err), "(nothing was attached)")
+		return true
+	}
+	r.attachPaths = append(r.attachPaths, arg)
+	fmt.Fprintf(r.out, "Attached %s (%d bytes); it goes with the next prompt.\n", display.Line(arg), fi.Size())
+	return true
+}
+
+// takeAttachments stores the files attached for this prompt and returns
+// them with those a draft brought; the pending list is emptied either way.
+func (r *repl) takeAttachments() ([]engine.Attachment, error) {
+	ready, paths := r.attachReady, r.attachPaths
+	r.attachReady, r.attachPaths = nil, nil
+	out := append([]engine.Attachment(nil), ready...)
+	for _, p := range paths {
+		f, err := os.Open(p)
+		if err != nil {
+			return nil, err
+		}
+		a, err := r.ws.PutAttachment(r.g.ctx, p, f)
+		f.Close()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, a)
+	}
+	return out, nil
+}
+
+// offerDraftAttachments makes the attachments of the draft the session
+// holds go with the next prompt, and says so.
+func (r *repl) offerDraftAttachments() {
+	atts := r.sess.DraftAttachments()
+	if len(atts) == 0 {
+		return
+	}
+	r.attachReady = atts
+	var names []string
+	for _, a := range atts {
+		n := a.Name
+		if a.Gone() {
+			n += " (live-only: a note goes in its place)"
+		}
+		names = append(names, n)
+	}
+	fmt.Fprintf(r.out, "The prompt's attachments go with the next prompt: %s (:attach lists them).\n", display.Line(strings.Join(names, ", ")))
+}

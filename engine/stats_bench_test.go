@@ -1,0 +1,73 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"path/filepath"
+	"testing"
+)
+
+// BenchmarkStats walks a state folder of 200 sessions, each with a payload
+// object, two change records and an output: the cost of `cairn storage
+// stats` per session (ns/op / 200).
+func BenchmarkStats(b *testing.B) {
+	ctx := context.Background()
+	s, err := Open(filepath.Join(b.TempDir(), "home"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	ws, err := s.Workspace(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	big := make([]byte, 20000)
+	for i := range big {
+		big[i] = byte('a' + i%26)
+	}
+	for i := range 200 {
+		sess := ws.Create(SessionOptions{})
+		must(sess.Append(ctx, Item{Type: User, Text: fmt.Sprintf("%d %s", i, big)}))(b)
+		must(sess.ToolWrite(ctx, fmt.Sprintf("f%d.txt", i), big))(b)
+		must(sess.ToolWrite(ctx, fmt.Sprintf("f%d.txt", i), []byte("x")))(b)
+		must(sess.PutOutput(ctx, "grep", bytes.NewReader(big)))(b)
+		if err := sess.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := s.Stats(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkChangeStores lists the change stores of the same folder.
+func BenchmarkChangeStores(b *testing.B) {
+	ctx := context.Background()
+	s, err := Open(filepath.Join(b.TempDir(), "home"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	ws, err := s.Workspace(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := range 200 {
+		sess := ws.Create(SessionOptions{})
+		must(sess.Append(ctx, Item{Type: User, Text: "hello"}))(b)
+		must(sess.ToolWrite(ctx, fmt.Sprintf("f%d.txt", i), []byte("x")))(b)
+		if err := sess.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := s.ChangeStores(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
