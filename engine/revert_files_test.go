@@ -662,3 +662,31 @@ func TestFsckNamesBadRevertLines(t *testing.T) {
 		t.Fatalf("%d file revert lines named: %+v", n, rep.Problems)
 	}
 }
+
+// TestChangeStoresCountPendingReverts: the change store listing counts a
+// session with a file revert to unrevert, from its changes journal, until
+// the unrevert.
+func TestChangeStoresCountPendingReverts(t *testing.T) {
+	e := newRvEnv(t)
+	p := e.prompt("go")
+	e.write("", "a.txt", "a1")
+	count := func() int {
+		cs := must(e.st.ChangeStores(e.ctx))(t)
+		n := 0
+		for _, c := range cs {
+			n += c.PendingReverts
+		}
+		return n
+	}
+	if n := count(); n != 0 {
+		t.Fatalf("%d pending before any revert", n)
+	}
+	must(e.s.Revert(e.ctx, p.ID, RevertFiles))(t)
+	if n := count(); n != 1 {
+		t.Fatalf("%d pending after a revert", n)
+	}
+	must(e.s.Unrevert(e.ctx))(t)
+	if n := count(); n != 0 {
+		t.Fatalf("%d pending after the unrevert", n)
+	}
+}
