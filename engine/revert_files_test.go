@@ -690,3 +690,24 @@ func TestChangeStoresCountPendingReverts(t *testing.T) {
 		t.Fatalf("%d pending after the unrevert", n)
 	}
 }
+
+// TestFileRevertKeepsPermissionBits: a file the revert brings back gets
+// the permission bits its record holds (a private executable stays one).
+func TestFileRevertKeepsPermissionBits(t *testing.T) {
+	e := newRvEnv(t)
+	e.hand("run.sh", "#!/bin/sh\n")
+	e.hand("secret.txt", "s0")
+	e.mem.Chmod("run.sh", 0o750)
+	e.mem.Chmod("secret.txt", 0o600)
+	p := e.prompt("go")
+	e.rm("", "run.sh")
+	e.write("", "secret.txt", "s1")
+	must(e.s.Revert(e.ctx, p.ID, RevertFiles))(t)
+	e.want(map[string]string{"run.sh": "#!/bin/sh\n", "secret.txt": "s0"})
+	for p, want := range map[string]os.FileMode{"run.sh": 0o750, "secret.txt": 0o600} {
+		fi := must(e.mem.Lstat(p))(t)
+		if fi.Mode().Perm() != want {
+			t.Fatalf("%s: mode %v, want %v", p, fi.Mode().Perm(), want)
+		}
+	}
+}
