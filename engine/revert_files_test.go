@@ -711,3 +711,37 @@ func TestFileRevertKeepsPermissionBits(t *testing.T) {
 		}
 	}
 }
+
+// TestFileRevertManyFiles: a revert of more files than the applier puts
+// back one at a time (four at once), in nested folders, some created, some
+// removed: every file as before, the unrelated ones untouched.
+func TestFileRevertManyFiles(t *testing.T) {
+	e := newRvEnv(t)
+	for i := range 40 {
+		e.hand(fmt.Sprintf("d%d/f%02d.txt", i%4, i), fmt.Sprint("v0 ", i))
+	}
+	e.hand("d0/mine.txt", "mine")
+	p := e.prompt("go")
+	for i := range 40 {
+		switch i % 3 {
+		case 0:
+			e.write("", fmt.Sprintf("d%d/f%02d.txt", i%4, i), fmt.Sprint("v1 ", i))
+		case 1:
+			e.rm("", fmt.Sprintf("d%d/f%02d.txt", i%4, i))
+		default:
+			e.write("", fmt.Sprintf("d%d/new/n%02d.txt", i%4, i), "new")
+		}
+	}
+	res := must(e.s.Revert(e.ctx, p.ID, RevertFiles))(t)
+	if f := res.Files; f.Replace != 14 || f.Create != 13 || f.Delete != 13 {
+		t.Fatalf("counts %+v", f)
+	}
+	for i := range 40 {
+		want := map[string]string{fmt.Sprintf("d%d/new/n%02d.txt", i%4, i): "<none>"}
+		if i%3 != 2 {
+			want = map[string]string{fmt.Sprintf("d%d/f%02d.txt", i%4, i): fmt.Sprint("v0 ", i)}
+		}
+		e.want(want)
+	}
+	e.want(map[string]string{"d0/mine.txt": "mine"})
+}
