@@ -23,6 +23,9 @@ func (s *Session) unrevertFiles(ctx context.Context) (*FileRevert, error) {
 	if !tl.Pending() {
 		return nil, nil
 	}
+	if s.readOnly {
+		return nil, fmt.Errorf("%w: session %s is open read-only: its files cannot be unreverted", ErrRefused, s.ID())
+	}
 	if err := s.payCancels(); err != nil {
 		return nil, err
 	}
