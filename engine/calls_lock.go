@@ -63,8 +63,8 @@ func (s *Session) beginCall(ctx context.Context) (end func(), err error) {
 // unrevert of s: refused while a call of s runs, or while any other
 // session of the workspace, in any process, runs one.
 func (s *Session) lockCallsAlone(what string) (vfs.Lock, error) {
-	if n := s.running.n.Load(); n > 0 {
-		return nil, fmt.Errorf("%w: cannot %s files: %d call(s) of this session are still changing files; wait for them to end", ErrRefused, what, n)
+	if err := s.refuseRunning(what); err != nil {
+		return nil, err
 	}
 	w := s.ws
 	if err := w.ensure(); err != nil {
@@ -79,4 +79,14 @@ func (s *Session) lockCallsAlone(what string) (vfs.Lock, error) {
 		return nil, fmt.Errorf("engine: %s: take the workspace call lock: %w", what, err)
 	}
 	return l, nil
+}
+
+// refuseRunning refuses a file revert or unrevert while a call of s runs.
+// It is asked first without waiting, before the undo stack's lock, which
+// a running call holds.
+func (s *Session) refuseRunning(what string) error {
+	if n := s.running.n.Load(); n > 0 {
+		return fmt.Errorf("%w: cannot %s files: %d call(s) of this session are still changing files; wait for them to end", ErrRefused, what, n)
+	}
+	return nil
 }

@@ -307,5 +307,9 @@
 // however the function returns, panics included. Ownership across
 // processes, the flock on <id>.lock, is outside this order: it is tried,
 // never waited for (a second owner fails at once), when a session is
-// opened or first written.
+// opened or first written. So is the workspace call lock, the flock on
+// workspaces/<key>/calls.lock (calls_lock.go): every call (file tool,
+// Change, shell line, recorded call, apply_patch) takes it shared between
+// 1 and 2, waiting only while a file revert holds it; a file revert or
+// unrevert tries it alone, under 2, and never waits (busy).
 package engine

@@ -9,6 +9,7 @@ import (
 	"path"
 	"time"
 
+	"cairn/engine/internal/changes"
 	"cairn/internal/vfs"
 	"cairn/journal"
 )
@@ -362,6 +363,11 @@ func (w *Workspace) shareChanges(parent, child string) error {
 	if err != nil || buf.Len() == 0 {
 		return err
 	}
+	// The child's records start where the parent's do, and its pending
+	// revert state starts clean: a start line why "fork" ends the parent's
+	// stack of file reverts in the child (changes.Timeline).
+	mark, _ := json.Marshal(changes.MarkLine{V: 1, Kind: changes.KindStart, At: mkTime(w.s.Now()), Why: "fork"})
+	buf.Write(append(mark, '\n'))
 	return vfs.WriteFileAtomic(w.s.fsys, path.Join(w.dir, "sessions", child+".changes.jsonl"), buf.Bytes())
 }
 

@@ -504,7 +504,7 @@ func propCrash(t *testing.T, dir string, seed uint64, verbose bool) {
 	}
 	initial := propSnap(t, mem)
 	s := ws.Create(SessionOptions{})
-	must(s.Append(ctx, Item{Type: User, Text: "go"}))(t)
+	first := must(s.Append(ctx, Item{Type: User, Text: "go"}))(t)
 	if err := s.EndTurn(ctx, Turn{}); err != nil {
 		t.Fatal(err)
 	}
@@ -529,9 +529,23 @@ func propCrash(t *testing.T, dir string, seed uint64, verbose bool) {
 		var err error
 		var ans *ToolAnswer
 		var res *RestoreResult
-		switch k := r.IntN(11); {
+		switch k := r.IntN(13); {
 		case k < 9:
 			op, ans, res, err = propFileOp(ctx, r, s, f, k)
+		case k >= 11:
+			// File revert and unrevert, stopped at the sync point too: the
+			// next open settles them (checked below). They change files
+			// outside the undo stack.
+			op = "unrevert"
+			if k == 11 {
+				op = "revert files to the first prompt"
+				_, err = s.Revert(ctx, first.ID, RevertFiles)
+			} else {
+				_, err = s.Unrevert(ctx)
+			}
+			if tainted == "" {
+				tainted = fmt.Sprintf("op %d (%s)", i, op)
+			}
 		case k < 10:
 			l, lerr := s.Snapshots(ctx)
 			if lerr != nil || len(l.Snapshots) == 0 || !l.Snapshots[0].Applied {
@@ -590,6 +604,10 @@ func propCrash(t *testing.T, dir string, seed uint64, verbose bool) {
 	owner := must(s.Snapshots(ctx))(t)
 	if propList(owner) != propList(reader) {
 		fail("after crash: reader lists %s, owner %s", propList(reader), propList(owner))
+	}
+	// A file revert or unrevert the crash stopped is settled by the open.
+	if tl := must(ws.timeline(id))(t); tl.Undoing != nil || (tl.Newest() != nil && !tl.Newest().Done) {
+		fail("after crash and open: a file revert or unrevert left unsettled")
 	}
 	if rep := must(st.Fsck(ctx))(t); len(rep.Problems) != 0 {
 		fail("fsck after crash: %+v", rep.Problems)

@@ -13,6 +13,10 @@ import (
 // first of them — until new work commits a new branch from the
 // reverted point, after which the abandoned branch stays readable
 // (transcript --all) but is no longer the way back.
+//
+// A files or both revert puts back the files this session's records
+// changed after the same boundary, files first (revert_files.go); Unrevert
+// then puts the files back before the head (revert_unrevert.go).
 
 // RevertMode says what a revert changes.
 type RevertMode string
@@ -127,6 +131,9 @@ func (s *Session) Unrevert(ctx context.Context) (*RevertResult, error) {
 	defer s.busy.RUnlock()
 	if s.isClosed() {
 		return nil, fmt.Errorf("engine: session %s is closed", s.ID())
+	}
+	if err := s.refuseRunning("unrevert"); err != nil && s.ws.pendingQuick(s.st.id) {
+		return nil, err
 	}
 	s.snaps.mu.Lock()
 	defer s.snaps.mu.Unlock()

@@ -136,3 +136,94 @@ func TestFileRevertCrashAtEverySync(t *testing.T) {
 	}
 	t.Logf("%d sync points: %d adopted, %d pending, %d never started", points, adopted, pending, none)
 }
+
+// TestFileUnrevertCrashAtEverySync stops an unrevert at every sync point:
+// after the next open every file is either as the revert left it or put
+// back, never a mix of a file; an unrevert whose line was durable is
+// finished by that open (every file put back), one whose line was not
+// never started, and the revert is still there to unrevert.
+func TestFileUnrevertCrashAtEverySync(t *testing.T) {
+	ctx := context.Background()
+	big := strings.Repeat("forty thousand bytes, an object. ", 1250)
+	reverted := map[string]string{"a.txt": "a0", "b.bin": big + "0", "c.txt": "c0", "d/new.txt": "<none>"}
+	back := map[string]string{"a.txt": "a1", "b.bin": big + "1", "c.txt": "<none>", "d/new.txt": "made"}
+	points, finished := 0, 0
+	for n := 0; ; n++ {
+		e := newRvEnv(t)
+		for p, c := range reverted {
+			if c != "<none>" {
+				e.hand(p, c)
+			}
+		}
+		e.mem.MkdirAll("d", 0o755)
+		p := e.prompt("go")
+		e.write("", "a.txt", "a1")
+		e.write("", "b.bin", big+"1")
+		e.rm("", "c.txt")
+		e.write("", "d/new.txt", "made")
+		must(e.s.Revert(ctx, p.ID, RevertFiles))(t)
+		for _, d := range []string{".", "d"} {
+			e.mem.SyncDir(d)
+		}
+		e.mem.FailAfterSyncs(n)
+		_, err := e.s.Unrevert(ctx)
+		if err != nil && !errors.Is(err, vfs.ErrCrashed) {
+			t.Fatalf("sync point %d: %v", n, err)
+		}
+		completed := err == nil
+		e.mem.Crash()
+		e.s.files.wait()
+		tl0 := must(e.ws.timeline(e.s.ID()))(t)
+		started := !tl0.Pending()
+		e.reopen(SessionOptions{})
+		where := fmt.Sprintf("sync point %d", n)
+		for p := range reverted {
+			if got := e.file(p); got != reverted[p] && got != back[p] {
+				t.Fatalf("%s: %s holds %.20q", where, p, got)
+			}
+		}
+		if started {
+			finished++
+			e.want(back)
+		} else {
+			e.want(reverted)
+			must(e.s.Unrevert(ctx))(t)
+			e.want(back)
+		}
+		if rep := must(e.st.Fsck(ctx))(t); len(rep.Problems) != 0 {
+			t.Fatalf("%s: fsck: %+v", where, rep.Problems)
+		}
+		e.s.Close()
+		e.st.Close()
+		if completed {
+			break
+		}
+		points++
+		if n > 100 {
+			t.Fatal("the unrevert never completed")
+		}
+	}
+	if points < 2 || finished == 0 {
+		t.Fatalf("%d sync points, %d finished by the next open", points, finished)
+	}
+}
+
+// TestFileRevertEndsAnUnfinishedRedo: a file revert's line says every
+// step before it was made, as a close line does, so the next open after a
+// crash does not finish a redo before it again over the reverted file.
+func TestFileRevertEndsAnUnfinishedRedo(t *testing.T) {
+	ctx := context.Background()
+	e := newRvEnv(t)
+	e.hand("a.txt", "A")
+	e.prompt("one")
+	e.write("", "a.txt", "B")
+	p2 := e.prompt("two")
+	e.write("", "a.txt", "C")
+	must(e.s.Undo(ctx))(t)
+	must(e.s.Redo(ctx))(t)
+	must(e.s.Revert(ctx, p2.ID, RevertFiles))(t)
+	e.want(map[string]string{"a.txt": "B"})
+	e.mem.Crash() // no close line
+	e.reopen(SessionOptions{})
+	e.want(map[string]string{"a.txt": "B"})
+}

@@ -119,6 +119,9 @@ func (s *Session) revertFiles(ctx context.Context, at string, mode RevertMode, a
 	if s.readOnly {
 		return nil, fmt.Errorf("%w: session %s is open read-only: its files cannot be reverted", ErrRefused, s.ID())
 	}
+	if err := s.refuseRunning("revert"); err != nil {
+		return nil, err
+	}
 	st := &s.snaps
 	st.mu.Lock()
 	defer st.mu.Unlock()
@@ -240,6 +243,9 @@ func (s *Session) runRevert(ctx context.Context, fsys vfs.FS, objs *objects.Stor
 	}
 	if err := ctx.Err(); err != nil {
 		return err
+	}
+	if len(files) == 0 {
+		return nil // every file holds what it would get: nothing to write, nothing to unrevert
 	}
 	now := mkTime(s.ws.s.Now())
 	id := changes.NewSnapID(now.Time)
@@ -387,15 +393,28 @@ func revertRefusal(tl *changes.Timeline, sel *Item) error {
 // timeline folds session id's changes journal for file revert; lines it
 // cannot fold are skipped (fsck names them).
 func (w *Workspace) timeline(id string) (*changes.Timeline, error) {
+	return timelineAt(w.s.fsys, w.dir, id)
+}
+
+// timelineAt folds the changes journal of session id in workspace folder
+// dir.
+func timelineAt(fsys vfs.FS, dir, id string) (*changes.Timeline, error) {
 	tl := &changes.Timeline{}
-	_, err := journal.Read(w.s.fsys, changesName(w.dir, id), func(b []byte) error {
+	_, err := journal.Read(fsys, changesName(dir, id), func(b []byte) error {
 		tl.Apply(b)
 		return nil
 	})
 	if err != nil && !vfs.IsNotExist(err) {
-		return nil, fmt.Errorf("engine: read %s: %w", changesName(w.dir, id), err)
+		return nil, fmt.Errorf("engine: read %s: %w", changesName(dir, id), err)
 	}
 	return tl, nil
+}
+
+// pendingRevertAt is PendingRevert for session id of workspace folder dir
+// (false when its journal cannot be read).
+func pendingRevertAt(fsys vfs.FS, dir, id string) bool {
+	tl, err := timelineAt(fsys, dir, id)
+	return err == nil && (tl.Pending() || tl.Undoing != nil)
 }
 
 // PendingRevert reports whether session id has a file revert an unrevert

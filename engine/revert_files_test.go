@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -533,4 +535,213 @@ func inlineState(c string) *fstate.State {
 	f := fstate.Content([]byte(c), fstate.ModeFile)
 	f.Data = []byte(c)
 	return f
+}
+
+// TestFileRevertRecordedCall: a recorded call that is not a file tool
+// (RecordCall: the whole workspace walked before and after, on disk) is
+// reverted like a file tool's change, the user's edit made before it kept;
+// while another session's call runs, a revert is refused as busy.
+func TestFileRevertRecordedCall(t *testing.T) {
+	e := newSnapEnv(t, "")
+	ctx := e.ctx
+	put := func(rel, c string) {
+		os.MkdirAll(filepath.Dir(e.path(rel)), 0o755)
+		if err := os.WriteFile(e.path(rel), []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	get := func(rel string) string {
+		b, err := os.ReadFile(e.path(rel))
+		if err != nil {
+			return "<none>"
+		}
+		return string(b)
+	}
+	put("src/a.go", "a0")
+	s := e.ws.Create(SessionOptions{})
+	defer s.Close()
+	p := must(s.Append(ctx, Item{Type: User, Text: "go"}))(t)
+	put("notes.txt", "mine")
+	c := must(s.Append(ctx, Item{Type: ToolCall, Tool: "mcp", Text: "{}"}))(t)
+	must(s.RecordCall(ctx, "mcp", ToolOptions{Call: c.ID}, func(context.Context) error {
+		put("src/a.go", "a1, longer now")
+		put("src/b.go", "b1")
+		return nil
+	}))(t)
+	pre := must(s.PreviewRevert(ctx, p.ID, RevertFiles))(t)
+	if f := pre.Files; f.Replace != 1 || f.Delete != 1 {
+		t.Fatalf("preview %+v", f)
+	}
+	other := e.ws.Create(SessionOptions{})
+	defer other.Close()
+	must(other.Append(ctx, Item{Type: User, Text: "other"}))(t)
+	started, release := make(chan struct{}), make(chan struct{})
+	done := make(chan error)
+	go func() {
+		_, err := other.RecordCall(ctx, "mcp", ToolOptions{}, func(context.Context) error {
+			close(started)
+			<-release
+			return nil
+		})
+		done <- err
+	}()
+	<-started
+	if _, err := s.Revert(ctx, p.ID, RevertFiles); !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "busy") {
+		t.Fatalf("revert while another session's call runs: %v", err)
+	}
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	must(s.Revert(ctx, p.ID, RevertFiles))(t)
+	if a, b, n := get("src/a.go"), get("src/b.go"), get("notes.txt"); a != "a0" || b != "<none>" || n != "mine" {
+		t.Fatalf("after the revert: a.go %q b.go %q notes.txt %q", a, b, n)
+	}
+}
+
+// TestFileRevertForkStartsClean: a fork holds the records of its
+// parent's pending revert, but not the revert itself: the child has
+// nothing to unrevert, the parent still does, and the child's own revert
+// reads through the parent's.
+func TestFileRevertForkStartsClean(t *testing.T) {
+	e := newRvEnv(t)
+	p1 := e.prompt("one")
+	e.write("", "a.txt", "a1")
+	p2 := e.prompt("two")
+	e.write("", "a.txt", "a2")
+	must(e.s.Revert(e.ctx, p2.ID, RevertFiles))(t)
+	e.want(map[string]string{"a.txt": "a1"})
+	if err := e.s.Commit(e.ctx); err != nil {
+		t.Fatal(err)
+	}
+	fr := must(e.s.Fork(e.ctx, ""))(t)
+	child := must(e.ws.Open(e.ctx, fr.Session, SessionOptions{}))(t)
+	defer child.Close()
+	if child.CanUnrevert() {
+		t.Fatal("the child can unrevert its parent's revert")
+	}
+	if _, err := child.Unrevert(e.ctx); !errors.Is(err, ErrRefused) {
+		t.Fatalf("child unrevert: %v", err)
+	}
+	must(child.Revert(e.ctx, p1.ID, RevertFiles))(t)
+	e.want(map[string]string{"a.txt": "<none>"})
+	must(child.Unrevert(e.ctx))(t)
+	e.want(map[string]string{"a.txt": "a1"})
+	if !e.s.CanUnrevert() {
+		t.Fatal("the parent lost its revert")
+	}
+}
+
+// TestFsckNamesBadRevertLines: fsck folds file revert's lines too and
+// names one that does not fit (a "reverted" of a revert the journal does
+// not hold, an unrevert of another stack, a revert with a bad file).
+func TestFsckNamesBadRevertLines(t *testing.T) {
+	e := newRvEnv(t)
+	e.prompt("go")
+	e.write("", "a.txt", "a1")
+	now := mkTime(e.st.Now())
+	for _, l := range []any{
+		changes.DoneLine{V: 1, Kind: changes.KindReverted, ID: "zz-00000001", At: now},
+		changes.UnrevertLine{V: 1, Kind: changes.KindUnrevert, ID: "zz-00000002", IDs: []string{"zz-00000003"}, At: now},
+		map[string]any{"v": 1, "kind": "revert", "id": "zz-00000004", "at": now, "part": 1, "parts": 1,
+			"files": []map[string]any{{"path": "../out", "kept": nil, "put": nil}}},
+	} {
+		if err := e.s.appendChanges(l); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.s.Close()
+	rep := must(e.st.Fsck(e.ctx))(t)
+	n := 0
+	for _, p := range rep.Problems {
+		if strings.Contains(fmt.Sprint(p), "file revert line") {
+			n++
+		}
+	}
+	if n != 3 {
+		t.Fatalf("%d file revert lines named: %+v", n, rep.Problems)
+	}
+}
+
+// TestChangeStoresCountPendingReverts: the change store listing counts a
+// session with a file revert to unrevert, from its changes journal, until
+// the unrevert.
+func TestChangeStoresCountPendingReverts(t *testing.T) {
+	e := newRvEnv(t)
+	p := e.prompt("go")
+	e.write("", "a.txt", "a1")
+	count := func() int {
+		cs := must(e.st.ChangeStores(e.ctx))(t)
+		n := 0
+		for _, c := range cs {
+			n += c.PendingReverts
+		}
+		return n
+	}
+	if n := count(); n != 0 {
+		t.Fatalf("%d pending before any revert", n)
+	}
+	must(e.s.Revert(e.ctx, p.ID, RevertFiles))(t)
+	if n := count(); n != 1 {
+		t.Fatalf("%d pending after a revert", n)
+	}
+	must(e.s.Unrevert(e.ctx))(t)
+	if n := count(); n != 0 {
+		t.Fatalf("%d pending after the unrevert", n)
+	}
+}
+
+// TestFileRevertKeepsPermissionBits: a file the revert brings back gets
+// the permission bits its record holds (a private executable stays one).
+func TestFileRevertKeepsPermissionBits(t *testing.T) {
+	e := newRvEnv(t)
+	e.hand("run.sh", "#!/bin/sh\n")
+	e.hand("secret.txt", "s0")
+	e.mem.Chmod("run.sh", 0o750)
+	e.mem.Chmod("secret.txt", 0o600)
+	p := e.prompt("go")
+	e.rm("", "run.sh")
+	e.write("", "secret.txt", "s1")
+	must(e.s.Revert(e.ctx, p.ID, RevertFiles))(t)
+	e.want(map[string]string{"run.sh": "#!/bin/sh\n", "secret.txt": "s0"})
+	for p, want := range map[string]os.FileMode{"run.sh": 0o750, "secret.txt": 0o600} {
+		fi := must(e.mem.Lstat(p))(t)
+		if fi.Mode().Perm() != want {
+			t.Fatalf("%s: mode %v, want %v", p, fi.Mode().Perm(), want)
+		}
+	}
+}
+
+// TestFileRevertManyFiles: a revert of more files than the applier puts
+// back one at a time (four at once), in nested folders, some created, some
+// removed: every file as before, the unrelated ones untouched.
+func TestFileRevertManyFiles(t *testing.T) {
+	e := newRvEnv(t)
+	for i := range 40 {
+		e.hand(fmt.Sprintf("d%d/f%02d.txt", i%4, i), fmt.Sprint("v0 ", i))
+	}
+	e.hand("d0/mine.txt", "mine")
+	p := e.prompt("go")
+	for i := range 40 {
+		switch i % 3 {
+		case 0:
+			e.write("", fmt.Sprintf("d%d/f%02d.txt", i%4, i), fmt.Sprint("v1 ", i))
+		case 1:
+			e.rm("", fmt.Sprintf("d%d/f%02d.txt", i%4, i))
+		default:
+			e.write("", fmt.Sprintf("d%d/new/n%02d.txt", i%4, i), "new")
+		}
+	}
+	res := must(e.s.Revert(e.ctx, p.ID, RevertFiles))(t)
+	if f := res.Files; f.Replace != 14 || f.Create != 13 || f.Delete != 13 {
+		t.Fatalf("counts %+v", f)
+	}
+	for i := range 40 {
+		want := map[string]string{fmt.Sprintf("d%d/new/n%02d.txt", i%4, i): "<none>"}
+		if i%3 != 2 {
+			want = map[string]string{fmt.Sprintf("d%d/f%02d.txt", i%4, i): fmt.Sprint("v0 ", i)}
+		}
+		e.want(want)
+	}
+	e.want(map[string]string{"d0/mine.txt": "mine"})
 }

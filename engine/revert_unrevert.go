@@ -23,6 +23,9 @@ func (s *Session) unrevertFiles(ctx context.Context) (*FileRevert, error) {
 	if !tl.Pending() {
 		return nil, nil
 	}
+	if s.readOnly {
+		return nil, fmt.Errorf("%w: session %s is open read-only: its files cannot be unreverted", ErrRefused, s.ID())
+	}
 	if err := s.payCancels(); err != nil {
 		return nil, err
 	}
@@ -146,3 +149,10 @@ func stepOf(r *changes.Revert) *changes.Step {
 // it was made, so nothing is pending or being restored. The caller holds
 // the stack's lock.
 func (st *snapStack) settled() { st.Pending, st.Held, st.Restoring = nil, nil, nil }
+
+// pendingQuick reports whether session id has file reverts to unrevert,
+// from its journal (an error reads as none).
+func (w *Workspace) pendingQuick(id string) bool {
+	ok, _ := w.PendingRevert(context.Background(), id)
+	return ok
+}

@@ -38,7 +38,7 @@ type ChangeStore struct {
 	// Open: call lines with no record or unrecorded line after them (a
 	// call running now, or one a crash interrupted).
 	Open int `json:"open"`
-	// PendingReverts: sessions whose record holds a pending revert.
+	// PendingReverts: sessions with a file revert an unrevert would undo.
 	PendingReverts int `json:"pending_reverts"`
 	// Orphaned: the store holds something and no session of the workspace
 	// exists any more. It is listed, never hidden.
@@ -110,7 +110,7 @@ func (s *Store) changeStore(ctx context.Context, key string) (ChangeStore, error
 	}
 	for _, id := range s.sessionsIn(dir) {
 		cs.Sessions++
-		if r, err := readRecord(s.fsys, dir, id); err == nil && len(r.PendingRevert) > 0 && string(r.PendingRevert) != "null" {
+		if pendingRevertAt(s.fsys, dir, id) { // from the changes journal (revert_files.go)
 			cs.PendingReverts++
 		}
 		name := changesName(dir, id)

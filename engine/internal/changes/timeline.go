@@ -45,12 +45,6 @@ const (
 	KindUnreverted = "unreverted"
 )
 
-// The lines recording writes for a call that is not a file tool (exec),
-// which file revert reads: "call" before the call runs, "record" (its
-// files) or "unrecorded" (none could be made) after it, "start" where
-// the session's records begin and "off" when recording is off.
-// (records.go: KindCall, KindRecord, KindUnrecorded, KindStart, KindOff)
-
 // RevertFile is one file of a revert line.
 type RevertFile struct {
 	Path string        `json:"path"`
@@ -123,9 +117,10 @@ type Timeline struct {
 	// "unrecorded" line, or a "call" line no record closed (still running,
 	// or interrupted).
 	Calls []*CallMark
-	// Start is when the session's records begin (the newest "start" line
-	// not written by a fork; zero: its first change). Off is the newest
-	// "off" line: after Start, recording is off.
+	// Start is when the session's records begin: the newest "start" line
+	// written when recording came back on ("enabled") or the session moved
+	// ("moved"); zero: its first change. Off is the newest "off" line: after
+	// Start, recording is off.
 	Start, Off timefmt.Time
 	// Dropped is the records whose objects the store budget may have
 	// dropped.
@@ -268,10 +263,16 @@ func (tl *Timeline) Apply(b []byte) error {
 			}
 		}
 	case KindStart:
-		// A fork starts where its parent does; a session's first record
-		// ("first") follows nothing unrecorded: every file-tool change
-		// before it has its change line, so neither moves the start.
-		if l.Why != "fork" && l.Why != "first" {
+		// A fork starts where its parent does, its pending revert state
+		// clean (the parent's reverts are not the child's to unrevert);
+		// the first start line of a session only says its first call was
+		// recorded (every call before it was a file tool's, and they
+		// always record).
+		switch l.Why {
+		case "fork":
+			tl.Stack, tl.Undoing = nil, nil
+		case "first":
+		default:
 			tl.Start = l.At
 		}
 	case KindOff:
