@@ -36,6 +36,9 @@ const (
 type CallScope struct {
 	Kind  string
 	Paths []string
+	// own: the user's own call (ExecOptions.Own), recorded nowhere but
+	// holding the workspace call lock like any call that may change files.
+	own bool
 }
 
 // CallRecord says how a call was recorded.
@@ -89,7 +92,7 @@ func refusal(err error) *errRefusedRecord {
 // tools, undo and redo wait, and Close waits for it. fn gets the context
 // to run with; its error is returned after the record is made (a call
 // that ran is recorded whatever it returned). fn that fails before it
-// changes anything should return an error wrapping errNotRun.
+// changes anything returns a *notRun.
 func (s *Session) recordCall(ctx context.Context, tool, call string, sc CallScope, fn func(context.Context) error) (*CallRecord, error) {
 	s.busy.RLock()
 	defer s.busy.RUnlock()
@@ -102,7 +105,7 @@ func (s *Session) recordCall(ctx context.Context, tool, call string, sc CallScop
 	}
 	// The workspace call lock, shared, as a file tool takes it: a file
 	// revert waits for no call and runs alone (calls_lock.go).
-	if sc.Kind != ScopeNone {
+	if sc.Kind != ScopeNone || sc.own {
 		endCall, err := s.beginCall(ctx)
 		if err != nil {
 			return nil, err
@@ -140,14 +143,14 @@ func (s *Session) recordCall(ctx context.Context, tool, call string, sc CallScop
 		}
 		return nil, fmt.Errorf("engine: the %s call cannot be recorded (%w); nothing was run", tool, err)
 	}
-	lines := append(s.recordMarks(true), cl)
-	if err := s.appendChanges(lines...); err != nil {
+	marks := s.recordMarks(true)
+	if err := s.appendChanges(append(marks, cl)...); err != nil {
 		if r := refusal(err); r != nil {
 			return rc, s.runUnrecorded(ctx, cl, rc, r, fn)
 		}
 		return nil, fmt.Errorf("engine: the %s call cannot be recorded (%w); nothing was run", tool, err)
 	}
-	s.snaps.recs.Mark = changes.KindStart
+	s.wroteMarks(marks)
 	s.snaps.recs.Open = append(s.snaps.recs.Open, cl)
 
 	runErr := fn(ctx)
@@ -155,9 +158,10 @@ func (s *Session) recordCall(ctx context.Context, tool, call string, sc CallScop
 	// The call ran (or may have): its record is made whatever it returned,
 	// even when ctx was cancelled.
 	actx := context.WithoutCancel(ctx)
-	files, err := cap.after(actx)
-	if errors.Is(runErr, errNotRun) {
-		files, err = nil, nil // it changed nothing: the record only closes the call
+	var files []changes.FileChange
+	var nr *notRun
+	if !errors.As(runErr, &nr) { // else it changed nothing: the record only closes the call
+		files, err = cap.after(actx)
 	}
 	if r := refusal(err); r != nil {
 		// Over a limit after the call, or the store full: refused.
@@ -192,9 +196,12 @@ func (s *Session) recordCall(ctx context.Context, tool, call string, sc CallScop
 	return rc, runErr
 }
 
-// errNotRun is returned (wrapped) by a call's function that failed before
-// it could change anything.
-var errNotRun = errors.New("not run")
+// notRun is the error of a call's function that failed before it could
+// change anything (errors.As finds it).
+type notRun struct{ err error }
+
+func (e *notRun) Error() string { return e.err.Error() }
+func (e *notRun) Unwrap() error { return e.err }
 
 // runUnrecorded runs fn without a record the store refused: the unrecorded
 // line first (best effort: a full disk may refuse it too), the reason shown
@@ -211,16 +218,12 @@ func (s *Session) runUnrecorded(ctx context.Context, cl changes.CallLine, rc *Ca
 func (s *Session) closeCall(cl changes.CallLine, why string, rc *CallRecord) {
 	on := why != changes.WhyDisabled
 	l := changes.UnrecordedLine{V: 1, Kind: changes.KindUnrecorded, ID: cl.ID, At: mkTime(s.ws.s.Now()), Tool: cl.Tool, Call: cl.Call, Why: why}
-	lines := append(s.recordMarks(on), l)
-	if err := s.appendChanges(lines...); err != nil {
+	marks := s.recordMarks(on)
+	if err := s.appendChanges(append(marks, l)...); err != nil {
 		s.notice(fmt.Sprintf("a %s call without a record could not be noted: %v", cl.Tool, err))
 		return
 	}
-	if on {
-		s.snaps.recs.Mark = changes.KindStart
-	} else {
-		s.snaps.recs.Mark = changes.KindOff
-	}
+	s.wroteMarks(marks)
 	s.snaps.recs.Closed(l.ID)
 	if rc != nil {
 		rc.Unrecorded = why
@@ -228,21 +231,62 @@ func (s *Session) closeCall(cl changes.CallLine, why string, rc *CallRecord) {
 }
 
 // recordMarks is the start or off line a call writes before its own
-// lines: off when recording is off and the newest mark is not off; start
-// when it is on and the newest mark is not start ("first" when the session
-// has none, "enabled" after an off line).
+// lines: off when recording is off, the newest mark is not off and the
+// session holds a record (a change line or a record line); start, why
+// "enabled", when it is on and the newest mark is off. A session's first
+// record writes no start line: with none, its records reach back to its
+// first one, and a start line would refuse a revert to the prompt before
+// it.
 func (s *Session) recordMarks(on bool) []any {
 	mark := s.snaps.recs.Mark
 	now := mkTime(s.ws.s.Now())
 	switch {
+	case !on && mark != changes.KindOff && s.snaps.Seq == 0 && s.snaps.recs.Seq == 0:
+		// No record yet: nothing a revert could reach back to, and the
+		// first record writes a start line.
+		return nil
 	case !on && mark != changes.KindOff:
 		return []any{changes.MarkLine{V: 1, Kind: changes.KindOff, At: now}}
-	case on && mark == "":
-		return []any{changes.MarkLine{V: 1, Kind: changes.KindStart, At: now, Why: "first"}}
 	case on && mark == changes.KindOff:
 		return []any{changes.MarkLine{V: 1, Kind: changes.KindStart, At: now, Why: "enabled"}}
 	}
 	return nil
+}
+
+// fileToolMarks writes, for a file-tool call about to run (under
+// snaps.mu), the off line when change recording is off and the start line
+// when it comes back on, as recordCall does for other calls: a file revert
+// cannot reach back across a time recording was off, whichever calls ran
+// in it. A session that never had recording off writes none (its records
+// reach back to its first change line). Lazy and best effort: the lines
+// ride with the change line's sync, or Close's.
+func (s *Session) fileToolMarks() {
+	cfg, err := s.config()
+	if err != nil {
+		return
+	}
+	on := cfg.Storage.RecordingEnabled && !s.opts.NoSnapshots
+	mark := s.snaps.recs.Mark
+	if on && mark != changes.KindOff {
+		return
+	}
+	lines := s.recordMarks(on)
+	if len(lines) == 0 || s.snapReady() != nil {
+		return
+	}
+	if err := s.appendChangesLazy(lines...); err != nil {
+		return
+	}
+	s.wroteMarks(lines)
+}
+
+// wroteMarks folds the start or off lines just written.
+func (s *Session) wroteMarks(lines []any) {
+	for _, l := range lines {
+		if m, ok := l.(changes.MarkLine); ok {
+			s.snaps.recs.Mark = m.Kind
+		}
+	}
 }
 
 // tellOnce shows msg once per session for reason why (under snaps.mu).

@@ -8,6 +8,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"time"
 
 	"cairn/engine/internal/changes"
 	"cairn/internal/vfs"
@@ -57,7 +58,10 @@ type liveRecord struct {
 // record trims again.
 func (s *Session) trimStore(ctx context.Context, cfg StorageConfig, keep string) []string {
 	budget := int64(cfg.MaxBytesMB) << 20
-	all, err := s.ws.liveRecords(ctx, s.st.id, s.snaps.recs.Live)
+	if s.calls.others == nil {
+		s.calls.others = map[string]othersRecords{}
+	}
+	all, err := s.ws.liveRecords(ctx, s.st.id, s.snaps.recs.Live, s.calls.others)
 	if err != nil {
 		s.notice(fmt.Sprintf("the change store could not be measured: %v", err))
 		return nil
@@ -106,10 +110,20 @@ func (s *Session) trimStore(ctx context.Context, cfg StorageConfig, keep string)
 	return dropped
 }
 
+// othersRecords is what a trim read of another session's changes journal:
+// its live records, and the journal's size and time when read, so the
+// next trim reads it again only once it changed.
+type othersRecords struct {
+	size int64
+	mod  time.Time
+	live []changes.RecordSize
+}
+
 // liveRecords is every live record of the workspace's sessions: own (the
 // live records of session self, as its owner knows them) and the others'
-// read from their journals, less those drops.jsonl names.
-func (w *Workspace) liveRecords(ctx context.Context, self string, own []changes.RecordSize) ([]liveRecord, error) {
+// read from their journals (through seen, what earlier reads found), less
+// those drops.jsonl names.
+func (w *Workspace) liveRecords(ctx context.Context, self string, own []changes.RecordSize, seen map[string]othersRecords) ([]liveRecord, error) {
 	fsys := w.s.fsys
 	dropped, err := w.readDrops()
 	if err != nil {
@@ -136,13 +150,26 @@ func (w *Workspace) liveRecords(ctx context.Context, self string, own []changes.
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
+		name := changesName(w.dir, id)
+		fi, err := fsys.Lstat(name)
+		if vfs.IsNotExist(err) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if o, ok := seen[id]; ok && o.size == fi.Size() && o.mod.Equal(fi.ModTime()) {
+			add(id, o.live)
+			continue
+		}
 		var recs changes.Records
-		if _, err := journal.Read(fsys, changesName(w.dir, id), func(b []byte) error {
+		if _, err := journal.Read(fsys, name, func(b []byte) error {
 			recs.Apply(b) // a bad line is fsck's to name
 			return nil
 		}); err != nil && !vfs.IsNotExist(err) {
 			return nil, err
 		}
+		seen[id] = othersRecords{size: fi.Size(), mod: fi.ModTime(), live: recs.Live}
 		add(id, recs.Live)
 	}
 	return out, nil

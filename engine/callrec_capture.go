@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"io/fs"
+	"path"
 
 	"cairn/engine/internal/changes"
 	"cairn/engine/internal/fstate"
@@ -27,9 +28,21 @@ import (
 // cache only ever holds content that is stored: a later record whose
 // "before" comes from the cache names an object that exists.
 
+// The stat cache of a workspace's walks is kept between processes in
+// workspaces/<key>/statcache (its format: engine/internal/scope/cache.go),
+// derived data: loaded by a session's first record, saved when the
+// session closes (atomic rename, the last writer wins), rebuilt by the
+// next walk when missing or unreadable. It only ever learns hashes whose
+// content its walk stored; a record checks that the object of each
+// content before it names is still there (stored).
+const statCacheFile = "statcache"
+
+func statCacheName(dir string) string { return path.Join(dir, statCacheFile) }
+
 // callRec is a session's state for recording calls, guarded by snaps.mu.
 type callRec struct {
-	cache *scope.Cache
+	cache  *scope.Cache
+	walked bool // the cache learned since it was loaded
 	// watch marks the workspace's dirty paths while the session runs with
 	// SessionOptions.Watch, from its first whole-workspace record; prev is
 	// the walk after the last call, which the next one rescans from.
@@ -38,13 +51,21 @@ type callRec struct {
 	prev      *scope.Tree
 	// told is the reasons of calls run without a record already shown.
 	told map[string]bool
+	// others is what the store budget's trims read of other sessions'
+	// journals (callrec_budget.go).
+	others map[string]othersRecords
 }
 
-// close stops the watcher (Session.Close).
-func (c *callRec) close() {
+// close stops the watcher and saves the stat cache (Session.Close; best
+// effort: the cache is derived).
+func (c *callRec) close(w *Workspace) {
 	if c.watch != nil {
 		c.watch.Close()
 		c.watch, c.prev = nil, nil
+	}
+	if c.cache != nil && c.walked {
+		c.cache.Save(w.s.fsys, statCacheName(w.dir))
+		c.walked = false
 	}
 }
 
@@ -64,8 +85,9 @@ func (c *callCapture) maxFile() int64 { return int64(c.cfg.MaxFileBytesMB) << 20
 func (c *callCapture) options(ctx context.Context) scope.Options {
 	rec := &c.s.calls
 	if rec.cache == nil {
-		rec.cache = scope.NewCache()
+		rec.cache = scope.LoadCache(c.s.ws.s.fsys, statCacheName(c.s.ws.dir))
 	}
+	rec.walked = true
 	return scope.Options{
 		StateDir:     c.s.ws.s.home,
 		MaxFiles:     c.cfg.MaxFiles,
@@ -160,9 +182,24 @@ func (c *callCapture) after(ctx context.Context) ([]changes.FileChange, error) {
 		if before == nil && after == nil {
 			continue // a folder made or removed: its files say it
 		}
+		if before != nil && before.OID != "" && !c.stored(before.OID) {
+			// The cache took its hash from an earlier walk whose object
+			// is gone since (a prune): named, but not restorable.
+			before = &fstate.State{Skipped: fstate.SkipMissing, Size: before.Size}
+		}
 		out = append(out, changes.FileChange{Path: ch.Path, Before: before, After: after})
 	}
 	return out, nil
+}
+
+// stored reports whether object oid is in the store.
+func (c *callCapture) stored(oid string) bool {
+	id, err := objects.ParseID(oid)
+	if err != nil {
+		return false
+	}
+	ok, err := c.objs.Has(id)
+	return ok && err == nil
 }
 
 // entryState is the F of a walked entry: stored (before) or by its hash

@@ -13,8 +13,9 @@
 //	                         the workspace root                 -> internal/vfs, objects
 //	engine/internal/patch    apply_patch's patches: git diffs and the Begin Patch
 //	                         envelope, parsed and applied in memory -> go-gitdiff
-//	engine/internal/scope    recording's walk and shell-line scopes (empty yet)
-//	engine/retention         restic's keep rules over (id, activity, flags), pure
+//	engine/internal/scope    what a record covers: shell-line scopes, the
+//	                         workspace walk, stat cache, Diff, watcher -> vfs, objects
+//	engine/retention         keep rules over (id, activity, flags), pure
 //	engine/wskey, engine/ids workspace keys; slugs and word ids
 //
 // Imports point down only: nothing below engine imports engine.
@@ -168,7 +169,9 @@
 // (tasks/<session>/, task.go), shell history
 // (<id>.shell.jsonl, shell.go), the usage ledger (usage.jsonl, usage.go),
 // prompt history (history.jsonl, history.go), config.json (config.go), and
-// ownership hints (owners/<id>, owner.go). The HTTP API's gateway.token and
+// ownership hints (owners/<id>, owner.go), the records the workspace
+// store's budget dropped from other sessions (drops.jsonl,
+// callrec_budget.go). The HTTP API's gateway.token and
 // credentials.json are package httpapi's. Moving sessions to another
 // directory (moves/<id>.json plans, the ledger's move lines) is drawn in
 // migrate.go, the checkouts of a repository (repos/) in checkouts.go, and
@@ -284,8 +287,9 @@
 // goroutine holding one may take only those below it.
 //
 //  1. Session.busy (RWMutex): shared by a file tool, Session.Change (while
-//     its function runs), undo, redo and restore-to; exclusive by Close, so
-//     Close waits for them and none starts after it.
+//     its function runs), a recorded call (recordCall: Exec, RecordCall,
+//     while the call runs), undo, redo and restore-to; exclusive by Close,
+//     so Close waits for them and none starts after it.
 //  2. Session.snaps.mu, the undo stack: held by the same calls, so the
 //     file changes of one session take turns; and by the fold on Open.
 //  3. Session.mu: the conversation state and the session's own journals

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os/exec"
 	"strings"
+	"sync"
 	"time"
 
 	"cairn/engine/ids"
@@ -78,7 +79,7 @@ func (s *Session) Exec(ctx context.Context, line string, opts ExecOptions) (*Exe
 	if err != nil {
 		return nil, err
 	}
-	sc := CallScope{Kind: ScopeNone}
+	sc := CallScope{Kind: ScopeNone, own: true}
 	if !opts.Own {
 		sc = s.ws.lineScope(line)
 	}
@@ -87,7 +88,7 @@ func (s *Session) Exec(ctx context.Context, line string, opts ExecOptions) (*Exe
 	rc, err := s.recordCall(ctx, "exec", call, sc, func(ctx context.Context) error {
 		run, err := s.ShellStart(ctx, line)
 		if err != nil {
-			return fmt.Errorf("%w: %w", errNotRun, err)
+			return &notRun{err}
 		}
 		ans.Run = run.ID()
 		out = s.runShell(ctx, line, opts)
@@ -109,8 +110,9 @@ func (s *Session) Exec(ctx context.Context, line string, opts ExecOptions) (*Exe
 			ans.Snapshot = &id
 		}
 	}
-	if errors.Is(err, errNotRun) {
-		return nil, errors.Unwrap(err)
+	var nr *notRun
+	if errors.As(err, &nr) {
+		return nil, nr.err
 	}
 	if err != nil && ans.Run == "" {
 		return nil, err
@@ -141,15 +143,18 @@ func (s *Session) runShell(ctx context.Context, line string, opts ExecOptions) (
 	out.all.max = s.ws.s.maxOutputBytes()
 	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", line)
 	cmd.Dir = s.ws.path
-	var so, se io.Writer = &out.stdout, &out.stderr
+	// Both streams' copiers write under one lock: they share the whole
+	// output, and often the caller's writer (the REPL's screen).
+	so, se := []io.Writer{&out.stdout, &out.all}, []io.Writer{&out.stderr, &out.all}
 	if opts.Stdout != nil {
-		so = io.MultiWriter(so, opts.Stdout)
+		so = append(so, opts.Stdout)
 	}
 	if opts.Stderr != nil {
-		se = io.MultiWriter(se, opts.Stderr)
+		se = append(se, opts.Stderr)
 	}
-	all := &lockedWriter{w: &out.all}
-	cmd.Stdout, cmd.Stderr = io.MultiWriter(so, all), io.MultiWriter(se, all)
+	var mu sync.Mutex
+	cmd.Stdout = &lockedWriter{mu: &mu, w: io.MultiWriter(so...)}
+	cmd.Stderr = &lockedWriter{mu: &mu, w: io.MultiWriter(se...)}
 	cmd.WaitDelay = execWaitDelay
 	ownGroup(cmd)
 	err := cmd.Run()

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"io"
 	"os/exec"
 	"sync"
 	"syscall"
@@ -53,8 +54,8 @@ func (t *tailBuffer) bytes() []byte {
 
 // lockedWriter serializes writes from stdout's and stderr's copiers.
 type lockedWriter struct {
-	mu sync.Mutex
-	w  *tailBuffer
+	mu *sync.Mutex
+	w  io.Writer
 }
 
 func (l *lockedWriter) Write(p []byte) (int, error) {

@@ -12,7 +12,10 @@ import (
 	"time"
 
 	"cairn/engine/internal/changes"
+	"cairn/engine/internal/fstate"
+	"cairn/engine/internal/scope"
 	"cairn/internal/vfs"
+	"cairn/objects"
 )
 
 // execIn runs line in s, failing the test on error.
@@ -69,9 +72,9 @@ func TestExecPathsRecord(t *testing.T) {
 		t.Fatalf("answer %+v", a)
 	}
 	ls := e.recLines(s)
-	if ls[1].Kind != changes.KindCall || ls[1].Scope != ScopePaths ||
-		strings.Join(ls[1].Paths, " ") != "copy.txt from.txt ignored.log made.txt out.txt to.txt" {
-		t.Fatalf("call line %+v", ls[1])
+	if ls[0].Kind != changes.KindCall || ls[0].Scope != ScopePaths ||
+		strings.Join(ls[0].Paths, " ") != "copy.txt from.txt ignored.log made.txt out.txt to.txt" {
+		t.Fatalf("call line %+v", ls[0])
 	}
 	r := e.lastRecord(s)
 	if got := paths(r); got != "copy.txt from.txt ignored.log made.txt out.txt to.txt" {
@@ -150,7 +153,7 @@ func TestExecLimits(t *testing.T) {
 		}
 		e.want("b", "2\n")
 		e.want("big/c", "<absent>")
-		if k := e.recKinds(s); k != "start,unrecorded,unrecorded,unrecorded" {
+		if k := e.recKinds(s); k != "unrecorded,unrecorded,unrecorded" {
 			t.Fatalf("record lines %s", k)
 		}
 		if len(notices) != 1 || !strings.Contains(notices[0], "max_files") {
@@ -171,7 +174,7 @@ func TestExecLimits(t *testing.T) {
 		if a.Unrecorded != changes.WhyMaxFiles || a.Snapshot != nil {
 			t.Fatalf("%+v", a)
 		}
-		if k := e.recKinds(s); k != "start,call,unrecorded" {
+		if k := e.recKinds(s); k != "call,unrecorded" {
 			t.Fatalf("record lines %s", k)
 		}
 	})
@@ -254,6 +257,20 @@ func TestExecStoreBudget(t *testing.T) {
 	if l := ls[len(ls)-1]; l.Kind != changes.KindDrop || !slices.Equal(l.IDs, []string{second}) {
 		t.Fatalf("last line %+v", l)
 	}
+	// The other session records again (its trim drops this session's
+	// oldest); this session's trims see that record, read again from the
+	// other's grown journal, and drop it in its turn.
+	e.put("e.bin", string(noise(5, 400<<10)))
+	e.put("f.bin", string(noise(6, 400<<10)))
+	e.put("g.bin", string(noise(7, 400<<10)))
+	fifth := *e.exec(other, "echo 1 > e.bin").Snapshot
+	e.exec(s, "echo 1 > f.bin")
+	if a := e.exec(s, "echo 1 > g.bin"); !slices.Equal(a.Dropped, []string{fifth}) {
+		t.Fatalf("dropped %v, want the other session's %s", a.Dropped, fifth)
+	}
+	if rep := must(e.store.Fsck(e.ctx))(t); len(rep.Problems) != 0 {
+		t.Fatalf("fsck %+v", rep.Problems)
+	}
 }
 
 // faultyEnv is a store on a fault-injecting filesystem, with a real
@@ -288,7 +305,7 @@ func TestExecStoreFullRunsUnrecorded(t *testing.T) {
 	if len(notices) != 1 || !strings.Contains(notices[0], "full") {
 		t.Fatalf("notices %q", notices)
 	}
-	if k := e.recKinds(s); k != "start,call,record,unrecorded,unrecorded" {
+	if k := e.recKinds(s); k != "call,record,unrecorded,unrecorded" {
 		t.Fatalf("record lines %s", k)
 	}
 }
@@ -346,25 +363,39 @@ func TestExecStateFolderInWorkspace(t *testing.T) {
 // where the session's records start.
 func TestExecRecordingOffAndOn(t *testing.T) {
 	e := newSnapEnv(t, "")
-	s := e.ws.Create(SessionOptions{NoSnapshots: true})
-	a := e.exec(s, "rm -f x")
-	if a.Unrecorded != changes.WhyDisabled {
+	reopen := func(s *Session, opts SessionOptions) *Session {
+		t.Helper()
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+		return must(e.ws.Open(e.ctx, s.ID(), opts))(t)
+	}
+	s := e.session()
+	must(s.Append(e.ctx, Item{Type: User, Text: "hi"}))(t)
+	e.put("w", "1")
+	e.exec(s, "rm w")
+	s = reopen(s, SessionOptions{NoSnapshots: true})
+	if a := e.exec(s, "rm -f x"); a.Unrecorded != changes.WhyDisabled {
 		t.Fatalf("%+v", a)
 	}
 	e.exec(s, "rm -f y")
-	must(s.Append(e.ctx, Item{Type: User, Text: "hi"}))(t)
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
-	s = must(e.ws.Open(e.ctx, s.ID(), SessionOptions{}))(t)
+	s = reopen(s, SessionOptions{})
 	defer s.Close()
 	e.put("x", "1")
 	e.exec(s, "rm x")
-	if k := e.recKinds(s); k != "off,unrecorded,unrecorded,start,call,record" {
+	if k := e.recKinds(s); k != "call,record,off,unrecorded,unrecorded,start,call,record" {
 		t.Fatalf("record lines %s", k)
 	}
 	if l := e.lines(s); !slices.ContainsFunc(l, func(m map[string]any) bool { return m["kind"] == "start" && m["why"] == "enabled" }) {
 		t.Fatalf("no start line why enabled: %v", l)
+	}
+	// A session with no record yet writes no off line: nothing to reach
+	// back to.
+	s4 := e.ws.Create(SessionOptions{NoSnapshots: true})
+	defer s4.Close()
+	e.exec(s4, "rm -f q")
+	if k := e.recKinds(s4); k != "unrecorded" {
+		t.Fatalf("record lines %s", k)
 	}
 	// Off by config.
 	e2 := newSnapEnv(t, `{"storage":{"snapshots":{"enabled":false}}}`)
@@ -372,12 +403,13 @@ func TestExecRecordingOffAndOn(t *testing.T) {
 	if a := e2.exec(s2, "rm -f z"); a.Unrecorded != changes.WhyDisabled {
 		t.Fatalf("%+v", a)
 	}
-	// A first record starts with a start line why first.
+	// A session's first record writes no start line: a revert may reach
+	// back to the prompt before it.
 	e3 := newSnapEnv(t, "")
 	s3 := e3.session()
 	e3.exec(s3, "rm -f z")
-	if l := e3.lines(s3); l[0]["kind"] != "start" || l[0]["why"] != "first" {
-		t.Fatalf("first line %v", l[0])
+	if k := e3.recKinds(s3); k != "call,record" {
+		t.Fatalf("record lines %s", k)
 	}
 }
 
@@ -493,4 +525,130 @@ func TestRecordCallOfOtherTool(t *testing.T) {
 	if _, err := s.RecordCall(e.ctx, "bad tool name", ToolOptions{}, nil); !errors.Is(err, ErrBadInput) {
 		t.Fatalf("bad name: %v", err)
 	}
+}
+
+// TestFileToolsMarkRecordingOff: a file tool run with recording off
+// writes the off line too, and one run when it is back on the start line,
+// so a file revert cannot reach back across the time it was off.
+func TestFileToolsMarkRecordingOff(t *testing.T) {
+	e := newSnapEnv(t, "")
+	s := e.session()
+	must(s.ToolWrite(e.ctx, "a.txt", []byte("a")))(t)
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s = must(e.ws.Open(e.ctx, s.ID(), SessionOptions{NoSnapshots: true}))(t)
+	must(s.ToolWrite(e.ctx, "a.txt", []byte("b")))(t)
+	must(s.ToolWrite(e.ctx, "a.txt", []byte("c")))(t)
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s = must(e.ws.Open(e.ctx, s.ID(), SessionOptions{}))(t)
+	defer s.Close()
+	must(s.ToolWrite(e.ctx, "a.txt", []byte("d")))(t)
+	must(s.ToolWrite(e.ctx, "a.txt", []byte("e")))(t)
+	if k := e.kinds(s); k != "change,close,off,close,start,change,change" {
+		t.Fatalf("lines %s", k)
+	}
+}
+
+// TestExecShellHistoryFailureBlocks: a line whose shell-history start
+// cannot be written does not run; its call line is closed by an empty
+// record (it changed nothing), so no call is left open.
+func TestExecShellHistoryFailureBlocks(t *testing.T) {
+	e, state := faultyEnv(t)
+	s := e.session()
+	e.exec(s, ":")
+	state.Inject(vfs.Rule{Op: vfs.OpWrite, Path: "workspaces/*/sessions/*.shell.jsonl", Err: syscall.EIO})
+	_, err := s.Exec(e.ctx, "x=1; echo $x > a.txt", ExecOptions{})
+	if err == nil || !strings.Contains(err.Error(), "shell") {
+		t.Fatalf("err %v", err)
+	}
+	state.Reset()
+	e.want("a.txt", "<absent>")
+	ls := e.recLines(s)
+	if l := ls[len(ls)-1]; l.Kind != changes.KindRecord || len(l.Files) != 0 || ls[len(ls)-2].Kind != changes.KindCall {
+		t.Fatalf("lines %s", e.recKinds(s))
+	}
+}
+
+// TestExecBeforeObjectGone: a file whose content before a walk vouches
+// for (its stat cache), but whose object is gone since (a prune), is
+// named with its content before skipped, never as a missing object.
+func TestExecBeforeObjectGone(t *testing.T) {
+	e := newSnapEnv(t, "")
+	s := e.session()
+	e.put("a.txt", "now")
+	cfg := must(s.config())(t)
+	c := &callCapture{s: s, sc: CallScope{Kind: ScopeWorkspace}, cfg: cfg.Storage, objs: s.snapObjects()}
+	gone := objects.Sum([]byte("never stored"))
+	c.tree = &scope.Tree{Entries: []scope.Entry{{Path: "a.txt", Mode: 0o644, Size: 12, Hash: gone}}, Files: 1, Bytes: 12}
+	files := must(c.after(e.ctx))(t)
+	if len(files) != 1 || files[0].Path != "a.txt" || files[0].Before == nil || files[0].Before.Skipped != fstate.SkipMissing {
+		t.Fatalf("files %+v", files)
+	}
+}
+
+// TestExecStatCacheKeptBetweenProcesses: the stat cache is saved when the
+// session closes and loaded by the next process's first record, whose
+// record still names each content before by a stored object.
+func TestExecStatCacheKeptBetweenProcesses(t *testing.T) {
+	e := newSnapEnv(t, "")
+	s := e.session()
+	e.put("a.txt", "first")
+	e.exec(s, ":")
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(e.ws.Folder(), statCacheFile)); err != nil {
+		t.Fatalf("no stat cache saved: %v", err)
+	}
+	st2 := must(Open(e.store.home))(t)
+	defer st2.Close()
+	ws2 := must(st2.Workspace(e.dir))(t)
+	s2 := ws2.Create(SessionOptions{})
+	defer s2.Close()
+	must(s2.Exec(e.ctx, "x=1; echo $x > a.txt", ExecOptions{}))(t)
+	if f := fileOf(t, e.lastRecord(s2), "a.txt"); e.content(f.Before) != "first" {
+		t.Fatalf("a.txt %+v", f)
+	}
+}
+
+// TestFileRevertAcrossExecRecords: file revert reads exec records as it
+// reads change lines: a revert to the prompt before two shell lines (one
+// whole-workspace, one of literal paths) puts back what they changed, and
+// leaves a file no record names as it is.
+func TestFileRevertAcrossExecRecords(t *testing.T) {
+	e := newSnapEnv(t, "")
+	s := e.session()
+	e.put("a.txt", "a0")
+	e.put("c.txt", "c0")
+	e.put("mine.txt", "m0")
+	p := must(s.Append(e.ctx, Item{Type: User, Text: "change things"}))(t)
+	e.exec(s, "x=1; echo $x > a.txt; echo new > b.txt; rm c.txt")
+	e.exec(s, "rm a.txt")
+	e.put("mine.txt", "m1 by hand")
+	must(s.Revert(e.ctx, p.ID, RevertFiles))(t)
+	e.want("a.txt", "a0")
+	e.want("b.txt", "<absent>")
+	e.want("c.txt", "c0")
+	e.want("mine.txt", "m1 by hand")
+}
+
+// TestFileRevertStopsAtUnstoredExecFile: a file over max_file_bytes_mb an
+// exec changed was not stored: a file revert across that exec stops with
+// an unrecorded conflict, and changes nothing.
+func TestFileRevertStopsAtUnstoredExecFile(t *testing.T) {
+	e := newSnapEnv(t, `{"storage":{"snapshots":{"max_file_bytes_mb":1}}}`)
+	s := e.session()
+	big := string(noise(5, 1<<20+1))
+	e.put("huge.bin", big)
+	e.put("a.txt", "a0")
+	p := must(s.Append(e.ctx, Item{Type: User, Text: "change"}))(t)
+	e.exec(s, "x=1; echo $x > huge.bin; echo $x > a.txt")
+	_, err := s.Revert(e.ctx, p.ID, RevertFiles)
+	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "unrecorded") || !strings.Contains(err.Error(), "huge.bin") {
+		t.Fatalf("err %v", err)
+	}
+	e.want("a.txt", "1\n")
 }

@@ -1,7 +1,9 @@
 package engine
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -135,7 +137,7 @@ func TestExecWorkspaceRecord(t *testing.T) {
 		t.Fatalf("answer %+v", a)
 	}
 	e.want("edit.txt", "new\n")
-	if got := e.recKinds(s); got != "start,call,record" {
+	if got := e.recKinds(s); got != "call,record" {
 		t.Fatalf("record lines %s", got)
 	}
 	r := e.lastRecord(s)
@@ -166,9 +168,15 @@ func TestExecWorkspaceRecord(t *testing.T) {
 }
 
 // A shell line holds the workspace call lock while it runs, as a file tool
-// does: a file revert of another session of the workspace is refused as
-// busy until the line ends, and then runs.
+// does, the user's own line (!LINE) too: a file revert of another session
+// of the workspace is refused as busy until the line ends, and then runs.
 func TestExecHoldsWorkspaceCallLock(t *testing.T) {
+	for _, own := range []bool{false, true} {
+		t.Run(fmt.Sprint("own=", own), func(t *testing.T) { execHoldsCallLock(t, own) })
+	}
+}
+
+func execHoldsCallLock(t *testing.T, own bool) {
 	e := newSnapEnv(t, "")
 	a := e.ws.Create(SessionOptions{})
 	defer a.Close()
@@ -187,7 +195,7 @@ func TestExecHoldsWorkspaceCallLock(t *testing.T) {
 	go func() {
 		// A line whose scope is the whole workspace: it says it started,
 		// then waits until the test lets it end.
-		_, err := a.Exec(e.ctx, "touch started; while [ ! -e go ]; do sleep 0.01; done", ExecOptions{})
+		_, err := a.Exec(e.ctx, "touch started; while [ ! -e go ]; do sleep 0.01; done", ExecOptions{Own: own})
 		done <- err
 	}()
 	for {
@@ -213,10 +221,10 @@ func TestExecHoldsWorkspaceCallLock(t *testing.T) {
 	}
 }
 
-// A session's first shell line writes a "first" start line; a file revert
-// to a prompt before it still reaches the file tools' changes and the
-// line's record after that prompt: nothing before a first record went
-// unrecorded.
+// A session's first shell line follows file-tool changes that all have
+// their change lines: a file revert to a prompt before it reaches both the
+// file tool's change and the line's record (an old journal's "first" start
+// line does not move where the records start either).
 func TestFileRevertAcrossFirstRecord(t *testing.T) {
 	e := newSnapEnv(t, "")
 	s := e.ws.Create(SessionOptions{})
@@ -228,6 +236,25 @@ func TestFileRevertAcrossFirstRecord(t *testing.T) {
 	for _, f := range []string{"a.txt", "c.txt"} {
 		if _, err := os.Stat(filepath.Join(e.dir, f)); !os.IsNotExist(err) {
 			t.Fatalf("%s after the revert: %v", f, err)
+		}
+	}
+}
+
+// TestExecOutputToOneWriter: a line printing to stdout and stderr at once,
+// both sent to one writer (the REPL's screen), reaches it line by line
+// whole: the two copiers never write at the same time.
+func TestExecOutputToOneWriter(t *testing.T) {
+	e := newSnapEnv(t, "")
+	s := e.session()
+	var buf bytes.Buffer
+	must(s.Exec(e.ctx, "for i in $(seq 300); do echo out$i; echo err$i >&2; done", ExecOptions{Stdout: &buf, Stderr: &buf}))(t)
+	got := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
+	if len(got) != 600 {
+		t.Fatalf("%d lines", len(got))
+	}
+	for _, l := range got {
+		if !strings.HasPrefix(l, "out") && !strings.HasPrefix(l, "err") {
+			t.Fatalf("torn line %q", l)
 		}
 	}
 }

@@ -301,7 +301,7 @@ func (s *Session) Close() error {
 	}
 	s.snaps.close(mkTime(s.ws.s.Now()))
 	s.shell.close()
-	s.calls.close()
+	s.calls.close(s.ws)
 	s.tasks.close()
 	if s.lock != nil {
 		release := s.ws.release

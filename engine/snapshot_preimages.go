@@ -39,6 +39,7 @@ type preImages struct {
 // tools, whose change line is durable before they write).
 func (s *Session) newPreImages(ctx context.Context, sc SnapshotsConfig, inline bool) *preImages {
 	p := &preImages{s: s, sc: sc, on: sc.Enabled && !s.opts.NoSnapshots}
+	s.fileToolMarks() // where the session's records reach back (callrec.go)
 	if !p.on {
 		return p
 	}

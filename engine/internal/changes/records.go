@@ -38,10 +38,10 @@ import (
 // folder) writes it before it runs, with no call line.
 //
 // start and off lines bound how far back the session's records reach: to
-// the newest start line (written when the session first records a call,
-// and when recording comes back on after an off line); off is written when
-// a call runs with recording off. A session with no start line reaches back
-// to its first change line (the file tools always record).
+// the newest start line, written when recording comes back on after an off
+// line (why "enabled"; other writers: "moved", "fork"); off is written when
+// a call runs with recording off in a session that holds a record. A
+// session with no start line reaches back to its first record.
 //
 // A drop with why "store_budget" names records dropped to keep the
 // workspace's store within storage.snapshots.max_bytes_mb; records of

@@ -1,0 +1,50 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// BenchmarkExecWorkspaceRecord: a whole-workspace record around a shell
+// line that changes one file, in a tree of 5,000 files, with the
+// session's watcher (as the REPL runs it) and without (each walk
+// re-stats the whole tree; the stat cache spares the reads). The shell
+// line itself (a fork and exec of sh) is part of each operation.
+func BenchmarkExecWorkspaceRecord(b *testing.B) {
+	for _, watch := range []bool{false, true} {
+		b.Run(fmt.Sprintf("watch=%v", watch), func(b *testing.B) {
+			ctx := context.Background()
+			st, err := Open(filepath.Join(b.TempDir(), "home"))
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer st.Close()
+			dir, _ := Canonical(b.TempDir())
+			ws, err := st.Workspace(dir)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for d := range 50 {
+				os.MkdirAll(filepath.Join(dir, fmt.Sprint("d", d)), 0o755)
+				for f := range 100 {
+					os.WriteFile(filepath.Join(dir, fmt.Sprint("d", d), fmt.Sprint("f", f)), []byte(fmt.Sprint(d, f)), 0o644)
+				}
+			}
+			s := ws.Create(SessionOptions{Watch: watch})
+			defer s.Close()
+			if _, err := s.Exec(ctx, "x=0; echo $x > d1/f1", ExecOptions{}); err != nil {
+				b.Fatal(err)
+			}
+			b.ResetTimer()
+			for i := range b.N {
+				a, err := s.Exec(ctx, fmt.Sprintf("x=%d; echo $x > d1/f1", i+1), ExecOptions{})
+				if err != nil || a.Snapshot == nil {
+					b.Fatal(err, a)
+				}
+			}
+		})
+	}
+}
