@@ -37,7 +37,7 @@ type ImportSource struct {
 	Agent    string // "claude-code", "codex"
 	SourceID string // the agent's own session id
 	Path     string // the source file
-	Offset   int64  // the bytes of Path read, this import included
+	Offset   int64  // the bytes of Path (and of its sub-agent transcripts) read, this import included
 	Dir      string // the session's working directory (its cwd)
 	Title    string // "" for none
 	Model    string
