@@ -122,7 +122,10 @@ func printImport(g *Globals, rep *importer.Report) {
 	if rep.Totals.Torn > 0 {
 		fmt.Fprintf(g.stdout, "%d bytes of torn last lines not read (the next import reads them once whole)\n", rep.Totals.Torn)
 	}
-	if rep.Subagents > 0 {
-		fmt.Fprintf(g.stdout, "%d sub-agent transcripts not brought in\n", rep.Subagents)
+	if rep.Tasks > 0 {
+		fmt.Fprintf(g.stdout, "%d sub-agent transcripts as tasks of their sessions (%d items; cairn tasks SESSION lists them)\n", rep.Tasks, rep.TaskItems)
+	}
+	if rep.Unlinked > 0 {
+		fmt.Fprintf(g.stdout, "%d sub-agent transcripts left out: no call of their session names them (an automatic compaction's agent)\n", rep.Unlinked)
 	}
 }

@@ -37,7 +37,7 @@ type ImportSource struct {
 	Agent    string // "claude-code", "codex"
 	SourceID string // the agent's own session id
 	Path     string // the source file
-	Offset   int64  // the bytes of Path read, this import included
+	Offset   int64  // the bytes of Path (and of its sub-agent transcripts) read, this import included
 	Dir      string // the session's working directory (its cwd)
 	Title    string // "" for none
 	Model    string
@@ -47,6 +47,8 @@ type ImportSource struct {
 	// item of Items).
 	Head  string
 	Spend Spend // spend the source recorded for Items
+	// Tasks are the sub-agent transcripts of tool calls among Items.
+	Tasks []ImportTask
 	// DryRun says what the import would do and writes nothing.
 	DryRun bool
 }
@@ -91,6 +93,10 @@ type ImportResult struct {
 	// Unlinked counts tool results whose call is not on their path, kept
 	// without the link (the source named a call the engine cannot tie).
 	Unlinked int `json:"unlinked"`
+	// Tasks counts the sub-agent transcripts the session's calls name,
+	// TaskItems the items added to them.
+	Tasks     int `json:"tasks"`
+	TaskItems int `json:"task_items"`
 }
 
 // ImportMeta is what a session's meta says of its import.
@@ -173,15 +179,21 @@ func (w *Workspace) Import(ctx context.Context, src *ImportSource) (*ImportResul
 		if err != nil {
 			return nil, err
 		}
-		_, _, err = w.importLines(ctx, st, id, src, res)
-		return res, err
+		lines, _, err := w.importLines(ctx, st, id, src, res)
+		if err != nil {
+			return nil, err
+		}
+		return res, w.nameTasks(ctx, id, st, src, lines, res)
 	case err == nil:
 		return res, w.importMore(ctx, id, src, res)
 	case src.DryRun:
 		st := newState(id, w.path)
-		_, _, err := w.importLines(ctx, st, id, src, res)
+		lines, _, err := w.importLines(ctx, st, id, src, res)
+		if err != nil {
+			return nil, err
+		}
 		res.Created = res.Items > 0
-		return res, err
+		return res, w.nameTasks(ctx, id, st, src, lines, res)
 	}
 	return res, w.importNew(ctx, id, src, res)
 }
@@ -306,6 +318,28 @@ func (w *Workspace) importUsage(id, model string, spend Spend, turn int, at Time
 	return lw.Sync()
 }
 
+// nameTasks writes src's sub-agent transcripts (importTasks) and names
+// each task on the line of the call item that started it.
+func (w *Workspace) nameTasks(ctx context.Context, id string, st *state, src *ImportSource, lines []*itemLine, res *ImportResult) error {
+	calls := map[string]bool{}
+	for _, iid := range st.order {
+		if st.items[iid].Type == ToolCall {
+			calls[iid] = true
+		}
+	}
+	named, added, err := w.importTasks(ctx, id, src, calls)
+	if err != nil {
+		return err
+	}
+	res.Tasks, res.TaskItems = len(named), added
+	for _, l := range lines {
+		if t, ok := named[l.ID]; ok && l.Kind == kindItem {
+			l.Task = t
+		}
+	}
+	return nil
+}
+
 func (w *Workspace) importNew(ctx context.Context, id string, src *ImportSource, res *ImportResult) error {
 	if len(src.Items) == 0 {
 		return nil // nothing worth a session
@@ -319,6 +353,12 @@ func (w *Workspace) importNew(ctx context.Context, id string, src *ImportSource,
 	st.apply(first)
 	items, head, err := w.importLines(ctx, st, id, src, res)
 	if err != nil {
+		return err
+	}
+	if err := w.ensure(); err != nil {
+		return err
+	}
+	if err := w.nameTasks(ctx, id, st, src, items, res); err != nil {
 		return err
 	}
 	out := []any{first}
@@ -368,6 +408,9 @@ func (w *Workspace) importMore(ctx context.Context, id string, src *ImportSource
 	defer s.mu.Unlock()
 	items, head, err := w.importLines(ctx, s.st, id, src, res)
 	if err != nil {
+		return err
+	}
+	if err := w.nameTasks(ctx, id, s.st, src, items, res); err != nil {
 		return err
 	}
 	now := src.last()

@@ -39,6 +39,11 @@ type ccLine struct {
 	CustomTitle       string          `json:"customTitle"`
 	AITitle           string          `json:"aiTitle"`
 	Message           json.RawMessage `json:"message"`
+	// A sub-agent's progress names it and the Task call it runs for;
+	// the call's result names it too.
+	Data json.RawMessage `json:"data"`
+	ParentToolUseID string `json:"parentToolUseID"`
+	ToolUseResult   json.RawMessage `json:"toolUseResult"` // an object, or a string
 }
 
 type ccMessage struct {
@@ -84,16 +89,24 @@ type ccParse struct {
 	msgID, msgKey string
 	usage         map[string]engine.Spend
 	titles        struct{ custom, summary, ai string }
+	// agents maps a sub-agent's id to the tool_use id of the call it ran for.
+	agents map[string]string
 }
 
 // ClaudeCode parses a Claude Code session file. The session id is the
 // lines' sessionId (else the file's name), its directory the first cwd.
 func ClaudeCode(r io.Reader, path string) (*engine.ImportSource, Stats, error) {
-	p := &ccParse{stats: newStats(), tip: map[string]string{}, calls: map[string]string{}, byKey: map[string]int{}, usage: map[string]engine.Spend{}}
+	p, err := parseClaudeCode(r, path)
+	return &p.src, p.stats, err
+}
+
+func parseClaudeCode(r io.Reader, path string) (*ccParse, error) {
+	p := &ccParse{stats: newStats(), tip: map[string]string{}, calls: map[string]string{}, byKey: map[string]int{},
+		usage: map[string]engine.Spend{}, agents: map[string]string{}}
 	p.src.Agent, p.src.Path = AgentClaudeCode, path
 	read, torn, err := eachLine(r, p.line)
 	if err != nil {
-		return nil, p.stats, fmt.Errorf("read %s: %w", path, err)
+		return p, fmt.Errorf("read %s: %w", path, err)
 	}
 	p.src.Offset, p.stats.Torn = read, torn
 	if p.src.SourceID == "" {
@@ -111,7 +124,7 @@ func ClaudeCode(r io.Reader, path string) (*engine.ImportSource, Stats, error) {
 	case p.titles.ai != "":
 		p.src.Title = p.titles.ai
 	}
-	return &p.src, p.stats, nil
+	return p, nil
 }
 
 func (p *ccParse) line(b []byte, off int64) {
@@ -132,6 +145,15 @@ func (p *ccParse) line(b []byte, off int64) {
 	}
 	if p.src.Created.IsZero() && !l.Timestamp.IsZero() {
 		p.src.Created = l.Timestamp
+	}
+	if l.Type == "progress" && l.ParentToolUseID != "" {
+		var d struct {
+			Type    string `json:"type"`
+			AgentID string `json:"agentId"`
+		}
+		if json.Unmarshal(l.Data, &d) == nil && d.Type == "agent_progress" && d.AgentID != "" {
+			p.agents[d.AgentID] = l.ParentToolUseID
+		}
 	}
 	parent := ""
 	if l.ParentUUID != nil {
@@ -217,6 +239,12 @@ func (p *ccParse) user(l *ccLine, parent string) bool {
 			prompt = append(prompt, "[image]")
 		case "tool_result":
 			out = append(out, engine.ImportItem{Type: engine.ToolResult, Text: blockText(b.Content, b.IsError), CallKey: p.calls[b.ToolUseID]})
+			var tur struct {
+				AgentID string `json:"agentId"`
+			}
+			if json.Unmarshal(l.ToolUseResult, &tur) == nil && tur.AgentID != "" {
+				p.agents[tur.AgentID] = b.ToolUseID
+			}
 		default:
 			prompt = append(prompt, "["+b.Type+"]")
 		}
@@ -358,4 +386,29 @@ func blockText(raw json.RawMessage, isErr bool) string {
 		s = "[error] " + s
 	}
 	return s
+}
+
+// Subagent reads a sub-agent transcript of the session p parsed
+// (<session>/subagents/agent-<id>.jsonl) as a task of the Task call it ran
+// for; ok is false when no call of the session names it (an automatic
+// compaction's agent, or a file whose call is not in the session).
+func (p *ccParse) subagent(r io.Reader, path string) (t engine.ImportTask, st Stats, ok bool, err error) {
+	agent := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(path), "agent-"), ".jsonl")
+	sub, err := parseClaudeCode(r, path)
+	if err != nil {
+		return t, sub.stats, false, err
+	}
+	call := p.calls[p.agents[agent]]
+	if call == "" {
+		return t, sub.stats, false, nil
+	}
+	t = engine.ImportTask{ID: "agent-" + strings.ToLower(agent), CallKey: call, Items: sub.src.Items, At: sub.src.Created}
+	if i, ok := p.byKey[call]; ok {
+		var in struct {
+			Description string `json:"description"`
+		}
+		json.Unmarshal([]byte(p.src.Items[i].Text), &in)
+		t.Label = in.Description
+	}
+	return t, sub.stats, true, nil
 }

@@ -333,3 +333,109 @@ func TestImportLeavesSourcesAlone(t *testing.T) {
 		}
 	}
 }
+
+// A sub-agent's transcript (<session>/subagents/agent-<id>.jsonl) comes in
+// as a task of the Task call it ran for, its items all there; the
+// automatic compaction's agent, which no call names, is counted and left
+// out; a second import adds no task item.
+func TestClaudeCodeSubagentsAsTasks(t *testing.T) {
+	ctx := context.Background()
+	store := openStore(t)
+	file := filepath.Join(ccDir, "ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl")
+	rep, err := Run(ctx, store, AgentClaudeCode, []string{file}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sr := rep.Sessions[0]
+	if sr.Error != "" || sr.Tasks != 1 || sr.Unlinked != 1 {
+		t.Fatalf("%+v", sr)
+	}
+	sub := filepath.Join(ccDir, "ae4a77f8-aedd-4bc1-888f-c94edc91af04", "subagents", "agent-aac57f5.jsonl")
+	f, _ := os.Open(sub)
+	src, st, err := ClaudeCode(f, sub)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	accounted(t, sub, st, len(src.Items))
+	if sr.TaskItems != len(src.Items) || len(src.Items) == 0 {
+		t.Fatalf("%d task items imported, the transcript makes %d", sr.TaskItems, len(src.Items))
+	}
+	ws, err := store.ImportWorkspace(sr.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tasks, err := ws.Tasks(ctx, sr.Session)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tasks) != 1 || tasks[0].ID != "agent-aac57f5" || tasks[0].State != engine.TaskSettled {
+		t.Fatalf("tasks %+v", tasks)
+	}
+	tv, err := ws.ReadTask(ctx, sr.Session, tasks[0].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(tv.AllItems()); n != len(src.Items) {
+		t.Fatalf("the task's transcript holds %d items, want %d", n, len(src.Items))
+	}
+	// The session's Task call names the task.
+	v, err := ws.Read(ctx, sr.Session)
+	if err != nil {
+		t.Fatal(err)
+	}
+	named := 0
+	for _, it := range v.AllItems() {
+		if it.Task == tasks[0].ID && it.Type == engine.ToolCall {
+			named++
+		}
+	}
+	if named != 1 {
+		t.Fatalf("%d call items name the task", named)
+	}
+	again, err := Run(ctx, store, AgentClaudeCode, []string{file}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.TaskItems != 0 || again.Items != 0 {
+		t.Fatalf("second import: %+v", again.Sessions[0])
+	}
+}
+
+// A sub-agent transcript that grew since the last import gets only its new
+// items, though its session's own file did not change.
+func TestClaudeCodeSubagentGrows(t *testing.T) {
+	ctx := context.Background()
+	store := openStore(t)
+	dir := t.TempDir()
+	name := "ae4a77f8-aedd-4bc1-888f-c94edc91af04"
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(os.MkdirAll(filepath.Join(dir, name, "subagents"), 0o755))
+	for _, f := range []string{name + ".jsonl", name + "/subagents/agent-aac57f5.jsonl"} {
+		b, err := os.ReadFile(filepath.Join(ccDir, f))
+		must(err)
+		must(os.WriteFile(filepath.Join(dir, f), b, 0o600))
+	}
+	file := filepath.Join(dir, name+".jsonl")
+	first, err := Run(ctx, store, AgentClaudeCode, []string{file}, Options{})
+	must(err)
+	sub := filepath.Join(dir, name, "subagents", "agent-aac57f5.jsonl")
+	b, _ := os.ReadFile(sub)
+	ls := bytes.Split(bytes.TrimSpace(b), []byte("\n"))
+	var last struct {
+		UUID string `json:"uuid"`
+	}
+	json.Unmarshal(ls[len(ls)-1], &last)
+	extra := `{"type":"assistant","uuid":"00000000-0000-4000-8000-0000000000aa","parentUuid":"` + last.UUID + `","isSidechain":true,"agentId":"aac57f5","sessionId":"` + name + `","timestamp":"2026-02-12T00:00:00Z","message":{"id":"m-new","role":"assistant","content":[{"type":"text","text":"one more thing"}]}}` + "\n"
+	must(os.WriteFile(sub, append(b, extra...), 0o600))
+	again, err := Run(ctx, store, AgentClaudeCode, []string{file}, Options{})
+	must(err)
+	if sr := again.Sessions[0]; sr.Unchanged || sr.TaskItems != 1 || sr.Items != 0 || sr.Error != "" {
+		t.Fatalf("after the sub-agent grew: %+v (first import %d task items)", sr, first.TaskItems)
+	}
+}

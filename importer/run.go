@@ -117,16 +117,21 @@ type Options struct {
 
 // SessionReport is what one source file came to.
 type SessionReport struct {
-	File      string `json:"file"`
-	Source    string `json:"source,omitempty"`
-	Dir       string `json:"dir,omitempty"`
-	Session   string `json:"session,omitempty"`
-	Created   bool   `json:"created"`
-	Unchanged bool   `json:"unchanged"`
-	Items     int    `json:"items"`   // added
-	Present   int    `json:"present"` // already there
-	Unlinked  int    `json:"unlinked"`
-	Subagents int    `json:"subagents,omitempty"` // sub-agent transcripts not brought in
+	File            string `json:"file"`
+	Source          string `json:"source,omitempty"`
+	Dir             string `json:"dir,omitempty"`
+	Session         string `json:"session,omitempty"`
+	Created         bool   `json:"created"`
+	Unchanged       bool   `json:"unchanged"`
+	Items           int    `json:"items"`    // added
+	Present         int    `json:"present"`  // already there
+	UnlinkedResults int    `json:"unlinked"` // tool results whose call is not on their path, kept without the link
+	// Tasks is the sub-agent transcripts brought in as tasks of the
+	// session (TaskItems their items added); Unlinked those no call of the
+	// session names (an automatic compaction's agent), left out.
+	Tasks     int    `json:"tasks"`
+	TaskItems int    `json:"task_items"`
+	Unlinked  int    `json:"unlinked_subagents"`
 	Stats     Stats  `json:"stats"`
 	Error     string `json:"error,omitempty"`
 }
@@ -141,7 +146,9 @@ type Report struct {
 	Unchanged int             `json:"unchanged"`
 	Failed    int             `json:"failed"`
 	Items     int             `json:"items"`
-	Subagents int             `json:"subagents"`
+	Tasks     int             `json:"tasks"`
+	TaskItems int             `json:"task_items"`
+	Unlinked  int             `json:"unlinked_subagents"`
 	Totals    Stats           `json:"totals"`
 }
 
@@ -164,7 +171,9 @@ func Run(ctx context.Context, store *engine.Store, agent string, files []string,
 		rep.Sessions = append(rep.Sessions, sr)
 		rep.Totals.Add(sr.Stats)
 		rep.Items += sr.Items
-		rep.Subagents += sr.Subagents
+		rep.Tasks += sr.Tasks
+		rep.TaskItems += sr.TaskItems
+		rep.Unlinked += sr.Unlinked
 		switch {
 		case sr.Error != "":
 			rep.Failed++
@@ -208,8 +217,11 @@ func importFile(ctx context.Context, store *engine.Store, agent, file string, dr
 	var src *engine.ImportSource
 	switch agent {
 	case AgentClaudeCode:
-		src, sr.Stats, err = ClaudeCode(r, file)
-		sr.Subagents = len(SubagentFiles(file))
+		var p *ccParse
+		if p, err = parseClaudeCode(r, file); err == nil {
+			src, sr.Stats = &p.src, p.stats
+			err = p.subagents(file, &sr)
+		}
 	case AgentCodex:
 		src, sr.Stats, err = Codex(r, file)
 	default:
@@ -243,9 +255,38 @@ func importFile(ctx context.Context, store *engine.Store, agent, file string, dr
 	if err != nil {
 		return fail(err)
 	}
-	sr.Session, sr.Created, sr.Items, sr.Present, sr.Unlinked = res.Session, res.Created, res.Items, res.Present, res.Unlinked
+	sr.Session, sr.Created, sr.Items, sr.Present, sr.UnlinkedResults = res.Session, res.Created, res.Items, res.Present, res.Unlinked
+	sr.Tasks, sr.TaskItems = res.Tasks, res.TaskItems
 	if !exists && res.Items == 0 {
 		sr.Session, sr.Unchanged = "", true
 	}
 	return sr
+}
+
+// subagents reads the sub-agent transcripts of the session file path into
+// p's source as tasks; their lines are accounted for in sr.Stats too.
+func (p *ccParse) subagents(path string, sr *SessionReport) error {
+	for _, f := range SubagentFiles(path) {
+		fh, err := os.Open(f)
+		if err != nil {
+			return err
+		}
+		t, st, ok, err := p.subagent(fh, f)
+		fh.Close()
+		if err != nil {
+			return err
+		}
+		// What the import read of the session counts its sub-agents' too:
+		// one that grew makes the next import look again.
+		if fi, err := os.Stat(f); err == nil {
+			p.src.Offset += fi.Size() - st.Torn
+		}
+		sr.Stats.Add(st)
+		if !ok {
+			sr.Unlinked++
+			continue
+		}
+		p.src.Tasks = append(p.src.Tasks, t)
+	}
+	return nil
 }

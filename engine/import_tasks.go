@@ -1,0 +1,133 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"cairn/engine/ids"
+	"cairn/journal"
+)
+
+// ImportTask is a sub-agent's transcript of a source session: the task a
+// tool_call item of the session started (CallKey), with its own items.
+// Imported, it is a task of the session (task.go) whose record is settled
+// and whose transcript holds Items, keyed as the session's items are.
+type ImportTask struct {
+	ID      string // the task id: the slug rules' (ids.Valid)
+	CallKey string // the key of the tool_call item that started it
+	Label   string
+	At      time.Time
+	Items   []ImportItem
+}
+
+// importTasks writes the records and transcripts of src's tasks whose call
+// st holds (or will hold: calls, the ids of the call items of this import),
+// before the session's lines name them: a new task gets a start and an end
+// line and a transcript; a task imported before gets only the items it
+// does not hold yet. It returns the call item ids that name a task, and
+// the items added.
+func (w *Workspace) importTasks(ctx context.Context, id string, src *ImportSource, calls map[string]bool) (map[string]string, int, error) {
+	named := map[string]string{}
+	if len(src.Tasks) == 0 {
+		return named, 0, nil
+	}
+	recs, err := w.taskRecords(id)
+	if err != nil {
+		return nil, 0, err
+	}
+	have := map[string]bool{}
+	for _, r := range recs {
+		have[r.ID] = true
+	}
+	fsys := w.s.fsys
+	added := 0
+	for _, t := range src.Tasks {
+		call := importItemID(id, t.CallKey)
+		if !calls[call] || !ids.Valid(t.ID) {
+			continue
+		}
+		named[call] = t.ID
+		name := taskItemsName(w.dir, id, t.ID)
+		st := newState(t.ID, w.path)
+		if have[t.ID] {
+			if st, _, err = foldShape(ctx, fsys, name, t.ID); err != nil {
+				return nil, 0, err
+			}
+		}
+		sub := &ImportSource{Agent: src.Agent, SourceID: src.SourceID + "/" + t.ID, Items: t.Items, DryRun: true}
+		res := &ImportResult{}
+		lines, _, err := w.importLines(ctx, st, id+"/"+t.ID, sub, res)
+		if err != nil {
+			return nil, 0, err
+		}
+		if src.DryRun {
+			added += len(lines)
+			continue
+		}
+		if err := ensureDir(fsys, taskDir(w.dir, id)); err != nil {
+			return nil, 0, fmt.Errorf("engine: task folder: %w", err)
+		}
+		// The payloads were not stored by the dry pass: store them now.
+		for _, l := range lines {
+			if l.Text != nil && len(*l.Text) > payloadInline {
+				p, err := writePayload(ctx, w.objects(), *l.Text)
+				if err != nil {
+					return nil, 0, err
+				}
+				l.Text, l.Payload = nil, p
+			}
+		}
+		at := mkTime(t.At)
+		if !have[t.ID] {
+			out := []any{taskHeader{V: 1, Kind: kindTask, Task: t.ID, Session: id, At: at}}
+			for _, l := range lines {
+				out = append(out, l)
+			}
+			wr, err := journal.Create(fsys, name, out, journal.Options{Sync: journal.SyncManual, Now: w.s.now})
+			if err != nil {
+				return nil, 0, fmt.Errorf("engine: import task %s: %w", t.ID, err)
+			}
+			wr.Close()
+		} else if len(lines) > 0 {
+			wr, _, err := journal.OpenWriter(fsys, name, journal.Options{Sync: journal.SyncManual, Now: w.s.now})
+			if err != nil {
+				return nil, 0, fmt.Errorf("engine: import task %s: %w", t.ID, err)
+			}
+			for _, l := range lines {
+				if err := wr.Append(l); err != nil {
+					wr.Close()
+					return nil, 0, err
+				}
+			}
+			err = wr.Sync()
+			if cerr := wr.Close(); err == nil {
+				err = cerr
+			}
+			if err != nil {
+				return nil, 0, fmt.Errorf("engine: import task %s: %w", t.ID, err)
+			}
+		}
+		added += len(lines)
+		if !have[t.ID] {
+			n := len(lines)
+			rl, _, err := journal.OpenWriter(fsys, taskRecordsName(w.dir, id), journal.Options{Sync: journal.SyncManual, Now: w.s.now})
+			if err != nil {
+				return nil, 0, err
+			}
+			err = rl.Append(&taskLine{V: 1, Kind: "start", Task: t.ID, Type: TaskTypeAgent, Label: cutLabel(t.Label), Call: call, At: at, Held: true})
+			if err == nil {
+				err = rl.Append(&taskLine{V: 1, Kind: "end", Task: t.ID, State: TaskSettled, At: at, Items: &n})
+			}
+			if err == nil {
+				err = rl.Sync()
+			}
+			rl.Close()
+			if err != nil {
+				return nil, 0, fmt.Errorf("engine: import task %s: %w", t.ID, err)
+			}
+			have[t.ID] = true
+		}
+	}
+	return named, added, nil
+}
