@@ -41,8 +41,8 @@ type ccLine struct {
 	Message           json.RawMessage `json:"message"`
 	// A sub-agent's progress names it and the Task call it runs for;
 	// the call's result names it too.
-	Data json.RawMessage `json:"data"`
-	ParentToolUseID string `json:"parentToolUseID"`
+	Data            json.RawMessage `json:"data"`
+	ParentToolUseID string          `json:"parentToolUseID"`
 	ToolUseResult   json.RawMessage `json:"toolUseResult"` // an object, or a string
 }
 
