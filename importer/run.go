@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 
@@ -163,11 +164,35 @@ func Run(ctx context.Context, store *engine.Store, agent string, files []string,
 			total += fi.Size()
 		}
 	}
-	for _, f := range files {
-		if err := ctx.Err(); err != nil {
-			return rep, err
+	// Files are parsed ahead by as many goroutines as there are cores, at
+	// most that many parsed and waiting (each holds its items in memory);
+	// the engine writes them one at a time, in order, so two sources of
+	// one session never race.
+	n := runtime.GOMAXPROCS(0)
+	results := make([]chan parsedFile, len(files))
+	for i := range results {
+		results[i] = make(chan parsedFile, 1)
+	}
+	slots := make(chan struct{}, n)
+	go func() {
+		for i, f := range files {
+			select {
+			case slots <- struct{}{}:
+			case <-ctx.Done():
+				return
+			}
+			go func() { results[i] <- parseFile(agent, f) }()
 		}
-		sr := importFile(ctx, store, agent, f, opts.DryRun)
+	}()
+	for i, f := range files {
+		var pf parsedFile
+		select {
+		case pf = <-results[i]:
+		case <-ctx.Done():
+			return rep, ctx.Err()
+		}
+		<-slots
+		sr := bringIn(ctx, store, agent, pf, opts.DryRun)
 		rep.Sessions = append(rep.Sessions, sr)
 		rep.Totals.Add(sr.Stats)
 		rep.Items += sr.Items
@@ -194,11 +219,20 @@ func Run(ctx context.Context, store *engine.Store, agent string, files []string,
 	return rep, nil
 }
 
-func importFile(ctx context.Context, store *engine.Store, agent, file string, dry bool) (sr SessionReport) {
+// parsedFile is a source file parsed: its report so far, and its source
+// (nil when the parse failed; the report says why).
+type parsedFile struct {
+	sr  SessionReport
+	src *engine.ImportSource
+}
+
+// parseFile reads and parses one source file.
+func parseFile(agent, file string) (pf parsedFile) {
+	sr := &pf.sr
 	sr.File = file
-	fail := func(err error) SessionReport {
+	fail := func(err error) parsedFile {
 		sr.Error = err.Error()
-		return sr
+		return pf
 	}
 	f, err := os.Open(file)
 	if err != nil {
@@ -220,7 +254,7 @@ func importFile(ctx context.Context, store *engine.Store, agent, file string, dr
 		var p *ccParse
 		if p, err = parseClaudeCode(r, file); err == nil {
 			src, sr.Stats = &p.src, p.stats
-			err = p.subagents(file, &sr)
+			err = p.subagents(file, sr)
 		}
 	case AgentCodex:
 		src, sr.Stats, err = Codex(r, file)
@@ -229,6 +263,20 @@ func importFile(ctx context.Context, store *engine.Store, agent, file string, dr
 	}
 	if err != nil {
 		return fail(err)
+	}
+	pf.src = src
+	return pf
+}
+
+// bringIn imports a parsed source into its session.
+func bringIn(ctx context.Context, store *engine.Store, agent string, pf parsedFile, dry bool) (sr SessionReport) {
+	sr, src := pf.sr, pf.src
+	if src == nil {
+		return sr
+	}
+	fail := func(err error) SessionReport {
+		sr.Error = err.Error()
+		return sr
 	}
 	sr.Source, sr.Dir = src.SourceID, src.Dir
 	if src.Dir == "" {
