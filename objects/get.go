@@ -200,25 +200,59 @@ func (s *Store) readWhole(ctx context.Context, id ID, name string, stored int64,
 		return nil, fmt.Errorf("objects: %w", err)
 	}
 	defer f.Close()
-	raw := make([]byte, stored)
+	if !info.Compressed {
+		b := make([]byte, stored)
+		if _, err := io.ReadFull(f, b); err != nil {
+			return nil, mismatch(id, err)
+		}
+		return b, verifyWhole(id, b, info.Size)
+	}
+	// The frame is read into a reused buffer: only the content is kept,
+	// so a resume that reads a gigabyte of payloads leaves no frames
+	// behind for the collector.
+	rp := frameBuf(stored)
+	defer putFrameBuf(rp)
+	raw := (*rp)[:stored]
 	if _, err := io.ReadFull(f, raw); err != nil {
 		return nil, mismatch(id, err)
 	}
-	b := raw
-	if info.Compressed {
-		d := allDecoders.Get().(*zstd.Decoder)
-		// A little room past the content lets the decoder use its fast
-		// copies to the very end (it copies in 16-byte strides).
-		b, err = d.DecodeAll(raw, make([]byte, 0, info.Size+decodeSlack))
-		allDecoders.Put(d)
-		if err != nil {
-			return nil, mismatch(id, err)
-		}
+	d := allDecoders.Get().(*zstd.Decoder)
+	// A little room past the content lets the decoder use its fast
+	// copies to the very end (it copies in 16-byte strides).
+	b, err := d.DecodeAll(raw, make([]byte, 0, info.Size+decodeSlack))
+	allDecoders.Put(d)
+	if err != nil {
+		return nil, mismatch(id, err)
 	}
-	if int64(len(b)) != info.Size || Sum(b) != id {
-		return nil, mismatch(id, nil)
+	return b, verifyWhole(id, b, info.Size)
+}
+
+// verifyWhole checks a content read whole against its size and ID.
+func verifyWhole(id ID, b []byte, size int64) error {
+	if int64(len(b)) != size || Sum(b) != id {
+		return mismatch(id, nil)
 	}
-	return b, nil
+	return nil
+}
+
+// frameBufs hold the stored frames readWhole decodes. A buffer over
+// frameBufMax is not kept, so the pool holds a few MiB at most.
+var frameBufs sync.Pool
+
+const frameBufMax = 4 << 20
+
+func frameBuf(n int64) *[]byte {
+	if p, ok := frameBufs.Get().(*[]byte); ok && int64(cap(*p)) >= n {
+		return p
+	}
+	b := make([]byte, n) // one too small is dropped: the sizes in use take over
+	return &b
+}
+
+func putFrameBuf(p *[]byte) {
+	if cap(*p) <= frameBufMax {
+		frameBufs.Put(p)
+	}
 }
 
 // decodeSlack is the spare capacity given to DecodeAll's output.
