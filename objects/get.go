@@ -8,6 +8,7 @@ import (
 	"hash"
 	"io"
 	"os"
+	"strings"
 	"sync"
 
 	"github.com/klauspost/compress/zstd"
@@ -124,6 +125,12 @@ func (s *Store) ReadAll(ctx context.Context, id ID, limit int64) ([]byte, error)
 	if err != nil {
 		return nil, err
 	}
+	if stored <= wholeMax && strings.HasSuffix(name, zstSuffix) {
+		if b, done, err := s.readFrame(ctx, id, name, stored, limit); done {
+			return b, err
+		}
+		// No content size in the frame's header: streamed below.
+	}
 	info, err := s.statFile(id, name, stored, false)
 	if err != nil {
 		return nil, err
@@ -189,8 +196,7 @@ var allDecoders = sync.Pool{New: func() any {
 	return d
 }}
 
-// readWhole reads a stored file whole, decodes it when compressed, and
-// verifies the content against id before returning it.
+// readWhole reads a raw stored file whole and verifies it against id.
 func (s *Store) readWhole(ctx context.Context, id ID, name string, stored int64, info Info) ([]byte, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -200,13 +206,26 @@ func (s *Store) readWhole(ctx context.Context, id ID, name string, stored int64,
 		return nil, fmt.Errorf("objects: %w", err)
 	}
 	defer f.Close()
-	if !info.Compressed {
-		b := make([]byte, stored)
-		if _, err := io.ReadFull(f, b); err != nil {
-			return nil, mismatch(id, err)
-		}
-		return b, verifyWhole(id, b, info.Size)
+	b := make([]byte, stored)
+	if _, err := io.ReadFull(f, b); err != nil {
+		return nil, mismatch(id, err)
 	}
+	return b, verifyWhole(id, b, info.Size)
+}
+
+// readFrame reads a compressed stored file whole, with one open: its size
+// from the frame header read from the buffer, checked against limit, then
+// decoded with one DecodeAll call and verified against id. done is false,
+// with nothing read back, when the header gives no content size.
+func (s *Store) readFrame(ctx context.Context, id ID, name string, stored, limit int64) (b []byte, done bool, err error) {
+	if err := ctx.Err(); err != nil {
+		return nil, true, err
+	}
+	f, err := s.fsys.OpenFile(name, os.O_RDONLY, 0)
+	if err != nil {
+		return nil, true, fmt.Errorf("objects: %w", err)
+	}
+	defer f.Close()
 	// The frame is read into a reused buffer: only the content is kept,
 	// so a resume that reads a gigabyte of payloads leaves no frames
 	// behind for the collector.
@@ -214,17 +233,28 @@ func (s *Store) readWhole(ctx context.Context, id ID, name string, stored int64,
 	defer putFrameBuf(rp)
 	raw := (*rp)[:stored]
 	if _, err := io.ReadFull(f, raw); err != nil {
-		return nil, mismatch(id, err)
+		return nil, true, mismatch(id, err)
+	}
+	var h zstd.Header
+	if err := h.Decode(raw[:min(len(raw), zstd.HeaderMaxSize)]); err != nil {
+		return nil, true, mismatch(id, err)
+	}
+	if !h.HasFCS {
+		return nil, false, nil
+	}
+	size := int64(h.FrameContentSize)
+	if size > limit {
+		return nil, true, fmt.Errorf("objects: %s: %w (%d bytes, at most %d)", id, ErrTooLarge, size, limit)
 	}
 	d := allDecoders.Get().(*zstd.Decoder)
 	// A little room past the content lets the decoder use its fast
 	// copies to the very end (it copies in 16-byte strides).
-	b, err := d.DecodeAll(raw, make([]byte, 0, info.Size+decodeSlack))
+	b, err = d.DecodeAll(raw, make([]byte, 0, size+decodeSlack))
 	allDecoders.Put(d)
 	if err != nil {
-		return nil, mismatch(id, err)
+		return nil, true, mismatch(id, err)
 	}
-	return b, verifyWhole(id, b, info.Size)
+	return b, true, verifyWhole(id, b, size)
 }
 
 // verifyWhole checks a content read whole against its size and ID.
