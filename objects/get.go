@@ -8,7 +8,6 @@ import (
 	"hash"
 	"io"
 	"os"
-	"strings"
 	"sync"
 
 	"github.com/klauspost/compress/zstd"
@@ -121,15 +120,16 @@ func (e *errReader) Read(p []byte) (int, error) {
 // ReadAll reads and verifies object id whole. An object larger than limit
 // bytes is refused with an error wrapping ErrTooLarge.
 func (s *Store) ReadAll(ctx context.Context, id ID, limit int64) ([]byte, error) {
+	// A payload is most often stored compressed: its frame is opened
+	// straight away, without looking for the raw name first (find walks
+	// the path twice). Where both names exist they hold the same content,
+	// which is verified either way.
+	if b, done, err := s.readFrame(ctx, id, limit); done {
+		return b, err
+	}
 	name, stored, err := s.find(id)
 	if err != nil {
 		return nil, err
-	}
-	if stored <= wholeMax && strings.HasSuffix(name, zstSuffix) {
-		if b, done, err := s.readFrame(ctx, id, name, stored, limit); done {
-			return b, err
-		}
-		// No content size in the frame's header: streamed below.
 	}
 	info, err := s.statFile(id, name, stored, false)
 	if err != nil {
@@ -138,7 +138,7 @@ func (s *Store) ReadAll(ctx context.Context, id ID, limit int64) ([]byte, error)
 	if info.Size > limit {
 		return nil, fmt.Errorf("objects: %s: %w (%d bytes, at most %d)", id, ErrTooLarge, info.Size, limit)
 	}
-	if info.Size >= 0 && stored <= wholeMax {
+	if !info.Compressed && stored <= wholeMax {
 		return s.readWhole(ctx, id, name, stored, info)
 	}
 	rc, err := s.Get(ctx, id)
@@ -213,19 +213,26 @@ func (s *Store) readWhole(ctx context.Context, id ID, name string, stored int64,
 	return b, verifyWhole(id, b, info.Size)
 }
 
-// readFrame reads a compressed stored file whole, with one open: its size
-// from the frame header read from the buffer, checked against limit, then
+// readFrame reads id's compressed file whole, with one open: its size from
+// the frame header read from the buffer, checked against limit, then
 // decoded with one DecodeAll call and verified against id. done is false,
-// with nothing read back, when the header gives no content size.
-func (s *Store) readFrame(ctx context.Context, id ID, name string, stored, limit int64) (b []byte, done bool, err error) {
+// with nothing read back, when there is no such regular file, when it is
+// over wholeMax, or when the header gives no content size: ReadAll then
+// goes the general way.
+func (s *Store) readFrame(ctx context.Context, id ID, limit int64) (b []byte, done bool, err error) {
 	if err := ctx.Err(); err != nil {
 		return nil, true, err
 	}
-	f, err := s.fsys.OpenFile(name, os.O_RDONLY, 0)
+	f, err := s.fsys.OpenFile(s.Path(id, true), os.O_RDONLY, 0)
 	if err != nil {
-		return nil, true, fmt.Errorf("objects: %w", err)
+		return nil, false, nil
 	}
 	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > wholeMax {
+		return nil, false, nil
+	}
+	stored := fi.Size()
 	// The frame is read into a reused buffer: only the content is kept,
 	// so a resume that reads a gigabyte of payloads leaves no frames
 	// behind for the collector.
