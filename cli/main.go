@@ -70,8 +70,6 @@ type Globals struct {
 	store *engine.Store
 }
 
-var _ = kong.Must(&CLI{})
-
 // Main runs the cairn command with args (without the program name) and
 // returns its exit code.
 func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {

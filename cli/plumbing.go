@@ -197,51 +197,74 @@ type SessionsCmd struct {
 // objects, field for field, without reflection: at 100,000 sessions
 // encoding/json's reflection would cost more than reading the index.
 func writeSessionsJSON(w io.Writer, sums []engine.Summary) error {
-	bw := bufio.NewWriterSize(w, 64<<10)
-	b := make([]byte, 0, 512)
-	bw.WriteByte('[')
-	for i, e := range sums {
-		b = b[:0]
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, `{"id":`...)
-		b = jsonw.String(b, e.ID)
-		b = append(b, `,"title":`...)
-		b = jsonw.String(b, e.Title)
-		b = append(b, `,"created_at":`...)
-		b = jsonw.Time(b, e.CreatedAt)
-		b = append(b, `,"updated_at":`...)
-		b = jsonw.Time(b, e.UpdatedAt)
-		b = append(b, `,"items":`...)
-		b = jsonw.Int(b, int64(e.Items))
-		b = append(b, `,"tier":`...)
-		b = jsonw.String(b, e.Tier)
-		b = append(b, `,"pinned":`...)
-		b = jsonw.Bool(b, e.Pinned)
-		b = append(b, `,"fork_of":`...)
-		if e.ForkOf == "" {
-			b = append(b, "null"...)
-		} else {
-			b = jsonw.String(b, e.ForkOf)
-		}
-		b = append(b, `,"path":`...)
-		b = jsonw.String(b, e.Path)
-		b = append(b, `,"branch":`...)
-		b = jsonw.String(b, e.Branch)
-		b = append(b, `,"owner_pid":`...)
-		if e.OwnerPID == 0 {
-			b = append(b, "null"...)
-		} else {
-			b = jsonw.Int(b, int64(e.OwnerPID))
-		}
-		b = append(b, '}')
-		if _, err := bw.Write(b); err != nil {
+	sw := newSessionsJSON(w)
+	for _, e := range sums {
+		if err := sw.row(e); err != nil {
 			return err
 		}
 	}
-	bw.WriteString("]\n")
-	return bw.Flush()
+	return sw.end()
+}
+
+// sessionsJSON writes the array of writeSessionsJSON a row at a time, so a
+// listing can be printed as the engine hands it over.
+type sessionsJSON struct {
+	bw *bufio.Writer
+	b  []byte
+	n  int
+}
+
+func newSessionsJSON(w io.Writer) *sessionsJSON {
+	sw := &sessionsJSON{bw: bufio.NewWriterSize(w, 64<<10), b: make([]byte, 0, 512)}
+	sw.bw.WriteByte('[')
+	return sw
+}
+
+func (sw *sessionsJSON) row(e engine.Summary) error {
+	b := sw.b[:0]
+	if sw.n > 0 {
+		b = append(b, ',')
+	}
+	sw.n++
+	b = append(b, `{"id":`...)
+	b = jsonw.String(b, e.ID)
+	b = append(b, `,"title":`...)
+	b = jsonw.String(b, e.Title)
+	b = append(b, `,"created_at":`...)
+	b = jsonw.Time(b, e.CreatedAt)
+	b = append(b, `,"updated_at":`...)
+	b = jsonw.Time(b, e.UpdatedAt)
+	b = append(b, `,"items":`...)
+	b = jsonw.Int(b, int64(e.Items))
+	b = append(b, `,"tier":`...)
+	b = jsonw.String(b, e.Tier)
+	b = append(b, `,"pinned":`...)
+	b = jsonw.Bool(b, e.Pinned)
+	b = append(b, `,"fork_of":`...)
+	if e.ForkOf == "" {
+		b = append(b, "null"...)
+	} else {
+		b = jsonw.String(b, e.ForkOf)
+	}
+	b = append(b, `,"path":`...)
+	b = jsonw.String(b, e.Path)
+	b = append(b, `,"branch":`...)
+	b = jsonw.String(b, e.Branch)
+	b = append(b, `,"owner_pid":`...)
+	if e.OwnerPID == 0 {
+		b = append(b, "null"...)
+	} else {
+		b = jsonw.Int(b, int64(e.OwnerPID))
+	}
+	b = append(b, '}')
+	sw.b = b
+	_, err := sw.bw.Write(b)
+	return err
+}
+
+func (sw *sessionsJSON) end() error {
+	sw.bw.WriteString("]\n")
+	return sw.bw.Flush()
 }
 
 // toRow is a session as `cairn sessions` shows it.
@@ -303,6 +326,19 @@ func (c *SessionsCmd) Run(g *Globals) error {
 		store = wss[0].Store()
 	}
 	rows := []sessionRow{}
+	if g.JSON && !c.All && len(wss) == 1 {
+		// One workspace: printed as the index hands it over, so the
+		// listing is held once (see ListEach).
+		sw := newSessionsJSON(g.stdout)
+		problems, err := wss[0].ListEach(g.ctx, sw.row)
+		if err != nil {
+			return err
+		}
+		for _, p := range problems {
+			fmt.Fprintf(g.stderr, "cairn: skipped %s: %s\n", display.Line(p.Name), display.Line(p.Err))
+		}
+		return sw.end()
+	}
 	var sums []engine.Summary
 	for _, ws := range wss {
 		l, problems, err := ws.List(g.ctx)

@@ -116,18 +116,49 @@ func (w *Workspace) objects() *objects.Store {
 // updated_at first, with the records that could not be read as problems.
 // It never reads the journals.
 func (w *Workspace) List(ctx context.Context) ([]Summary, []index.Problem, error) {
+	ents, owners, problems, err := w.listed(ctx)
+	if err != nil || ents == nil {
+		return nil, nil, err
+	}
+	out := make([]Summary, len(ents))
+	for i, e := range ents {
+		out[i] = Summary{Entry: e, OwnerPID: owners[e.ID]}
+	}
+	return out, problems, nil
+}
+
+// ListEach is List that hands each session to fn in listing order instead of
+// gathering them: a listing of 100,000 sessions printed as it goes holds
+// them once, in the index, not twice. An error from fn stops it and is
+// returned.
+func (w *Workspace) ListEach(ctx context.Context, fn func(Summary) error) ([]index.Problem, error) {
+	ents, owners, problems, err := w.listed(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for i := range ents {
+		if err := fn(Summary{Entry: ents[i], OwnerPID: owners[ents[i].ID]}); err != nil {
+			return nil, err
+		}
+	}
+	return problems, nil
+}
+
+// listed is List's listing as the index holds it, with the owners of the
+// sessions open now; ents is nil when there is no workspace folder.
+func (w *Workspace) listed(ctx context.Context) (ents []index.Entry, owners map[string]int, problems []index.Problem, err error) {
 	if !w.made {
 		if _, err := w.s.fsys.Stat(w.dir); err != nil {
-			return nil, nil, nil
+			return nil, nil, nil, nil
 		}
 	}
 	// Owners first: a session whose owner died is settled there, its
 	// record rebuilt when its journal went on past it, before the index
 	// reads the records.
-	owners := w.owners()
+	owners = w.owners()
 	x := index.Open(w.s.fsys, w.dir)
 	if _, err := x.Refresh(ctx); err != nil && !errors.Is(err, index.ErrNotSaved) {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	// A session whose record is missing (a crash before its first record)
 	// or empty (a crash while a record replaced without a sync was on its
@@ -145,15 +176,14 @@ func (w *Workspace) List(ctx context.Context) ([]Summary, []index.Problem, error
 	rebuild = append(rebuild, futureIDs(x.Entries(), w.s.future())...)
 	if w.rebuildRecords(ctx, rebuild) > 0 {
 		if _, err := x.Refresh(ctx); err != nil && !errors.Is(err, index.ErrNotSaved) {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 	}
-	ents := futureLast(x.Entries(), w.s.future())
-	out := make([]Summary, len(ents))
-	for i, e := range ents {
-		out[i] = Summary{Entry: e, OwnerPID: owners[e.ID]}
+	ents = futureLast(x.Entries(), w.s.future())
+	if ents == nil {
+		ents = []index.Entry{}
 	}
-	return out, x.Problems(), nil
+	return ents, owners, x.Problems(), nil
 }
 
 // Summary is one session as the picker lists it.

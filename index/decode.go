@@ -415,8 +415,13 @@ func (s *scanner) entriesParallel(c *cache) bool {
 			return false
 		}
 	}
-	c.entries = append(c.entries, entries...)
-	c.stats = append(c.stats, stats...)
+	if len(c.entries) == 0 {
+		// Taken as they are: a copy would hold the listing twice.
+		c.entries, c.stats = entries, stats
+	} else {
+		c.entries = append(c.entries, entries...)
+		c.stats = append(c.stats, stats...)
+	}
 	s.i += end + 2
 	return true
 }

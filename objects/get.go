@@ -120,6 +120,13 @@ func (e *errReader) Read(p []byte) (int, error) {
 // ReadAll reads and verifies object id whole. An object larger than limit
 // bytes is refused with an error wrapping ErrTooLarge.
 func (s *Store) ReadAll(ctx context.Context, id ID, limit int64) ([]byte, error) {
+	// A payload is most often stored compressed: its frame is opened
+	// straight away, without looking for the raw name first (find walks
+	// the path twice). Where both names exist they hold the same content,
+	// which is verified either way.
+	if b, done, err := s.readFrame(ctx, id, limit); done {
+		return b, err
+	}
 	name, stored, err := s.find(id)
 	if err != nil {
 		return nil, err
@@ -131,7 +138,7 @@ func (s *Store) ReadAll(ctx context.Context, id ID, limit int64) ([]byte, error)
 	if info.Size > limit {
 		return nil, fmt.Errorf("objects: %s: %w (%d bytes, at most %d)", id, ErrTooLarge, info.Size, limit)
 	}
-	if info.Size >= 0 && stored <= wholeMax {
+	if !info.Compressed && stored <= wholeMax {
 		return s.readWhole(ctx, id, name, stored, info)
 	}
 	rc, err := s.Get(ctx, id)
@@ -189,8 +196,7 @@ var allDecoders = sync.Pool{New: func() any {
 	return d
 }}
 
-// readWhole reads a stored file whole, decodes it when compressed, and
-// verifies the content against id before returning it.
+// readWhole reads a raw stored file whole and verifies it against id.
 func (s *Store) readWhole(ctx context.Context, id ID, name string, stored int64, info Info) ([]byte, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -200,25 +206,90 @@ func (s *Store) readWhole(ctx context.Context, id ID, name string, stored int64,
 		return nil, fmt.Errorf("objects: %w", err)
 	}
 	defer f.Close()
-	raw := make([]byte, stored)
-	if _, err := io.ReadFull(f, raw); err != nil {
+	b := make([]byte, stored)
+	if _, err := io.ReadFull(f, b); err != nil {
 		return nil, mismatch(id, err)
 	}
-	b := raw
-	if info.Compressed {
-		d := allDecoders.Get().(*zstd.Decoder)
-		// A little room past the content lets the decoder use its fast
-		// copies to the very end (it copies in 16-byte strides).
-		b, err = d.DecodeAll(raw, make([]byte, 0, info.Size+decodeSlack))
-		allDecoders.Put(d)
-		if err != nil {
-			return nil, mismatch(id, err)
-		}
+	return b, verifyWhole(id, b, info.Size)
+}
+
+// readFrame reads id's compressed file whole, with one open: its size from
+// the frame header read from the buffer, checked against limit, then
+// decoded with one DecodeAll call and verified against id. done is false,
+// with nothing read back, when there is no such regular file, when it is
+// over wholeMax, or when the header gives no content size: ReadAll then
+// goes the general way.
+func (s *Store) readFrame(ctx context.Context, id ID, limit int64) (b []byte, done bool, err error) {
+	if err := ctx.Err(); err != nil {
+		return nil, true, err
 	}
-	if int64(len(b)) != info.Size || Sum(b) != id {
-		return nil, mismatch(id, nil)
+	f, err := s.fsys.OpenFile(s.Path(id, true), os.O_RDONLY, 0)
+	if err != nil {
+		return nil, false, nil
 	}
-	return b, nil
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > wholeMax {
+		return nil, false, nil
+	}
+	stored := fi.Size()
+	// The frame is read into a reused buffer: only the content is kept,
+	// so a resume that reads a gigabyte of payloads leaves no frames
+	// behind for the collector.
+	rp := frameBuf(stored)
+	defer putFrameBuf(rp)
+	raw := (*rp)[:stored]
+	if _, err := io.ReadFull(f, raw); err != nil {
+		return nil, true, mismatch(id, err)
+	}
+	var h zstd.Header
+	if err := h.Decode(raw[:min(len(raw), zstd.HeaderMaxSize)]); err != nil {
+		return nil, true, mismatch(id, err)
+	}
+	if !h.HasFCS {
+		return nil, false, nil
+	}
+	size := int64(h.FrameContentSize)
+	if size > limit {
+		return nil, true, fmt.Errorf("objects: %s: %w (%d bytes, at most %d)", id, ErrTooLarge, size, limit)
+	}
+	d := allDecoders.Get().(*zstd.Decoder)
+	// A little room past the content lets the decoder use its fast
+	// copies to the very end (it copies in 16-byte strides).
+	b, err = d.DecodeAll(raw, make([]byte, 0, size+decodeSlack))
+	allDecoders.Put(d)
+	if err != nil {
+		return nil, true, mismatch(id, err)
+	}
+	return b, true, verifyWhole(id, b, size)
+}
+
+// verifyWhole checks a content read whole against its size and ID.
+func verifyWhole(id ID, b []byte, size int64) error {
+	if int64(len(b)) != size || Sum(b) != id {
+		return mismatch(id, nil)
+	}
+	return nil
+}
+
+// frameBufs hold the stored frames readWhole decodes. A buffer over
+// frameBufMax is not kept, so the pool holds a few MiB at most.
+var frameBufs sync.Pool
+
+const frameBufMax = 4 << 20
+
+func frameBuf(n int64) *[]byte {
+	if p, ok := frameBufs.Get().(*[]byte); ok && int64(cap(*p)) >= n {
+		return p
+	}
+	b := make([]byte, n) // one too small is dropped: the sizes in use take over
+	return &b
+}
+
+func putFrameBuf(p *[]byte) {
+	if cap(*p) <= frameBufMax {
+		frameBufs.Put(p)
+	}
 }
 
 // decodeSlack is the spare capacity given to DecodeAll's output.

@@ -4,8 +4,8 @@ package main
 // of them duplicates of others, the rest half text-ish and half random, sizes
 // from 4 KiB to 16 MiB — into a fresh object store, every Put durable, against
 // the floor of hashing, copying and syncing the same files with the usual
-// tools: `sha256sum`, `cp`, `sync`, timed together. The goal is at least 0.7×
-// the floor's throughput (ratio <= 1/0.7) with the Go heap under 64 MiB;
+// tools: `sha256sum`, `cp`, `sync`, timed together. The goal is at least 0.85×
+// the floor's throughput (ratio <= 1/0.85) with the Go heap under 64 MiB;
 // Met requires both. The cairn side runs b7Workers Puts at once (B7_WORKERS
 // in the environment overrides it, for comparing).
 
@@ -115,9 +115,9 @@ func runB7(env *Env) ([]Row, error) {
 		exec.Command("sync").Run()
 	}
 	c, a := medianOf(cairnMS), medianOf(anchorMS)
-	const goal = 1 / 0.7
+	const goal = 1 / 0.85 // at least 0.85x the floor's throughput (issue 19)
 	r := row("B7", fmt.Sprintf("%d MiB, %d files", total>>20, len(files)), c, "sha256sum+cp+sync", a,
-		"<=1.43, heap<64MB", func(ratio float64) bool { return ratio <= goal && peak < 64 }, peak)
+		"<=1.18, heap<64MB", func(ratio float64) bool { return ratio <= goal && peak < 64 }, peak)
 	return []Row{r}, nil
 }
 

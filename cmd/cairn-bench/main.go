@@ -2,7 +2,7 @@
 // their anchors and prints one table, or with --json one
 // array with a row per case and anchor.
 //
-//	go run ./cmd/cairn-bench [--quick] [--json] [--case B4,B7]
+//	go run ./cmd/cairn-bench [--quick] [--json] [--case B4,B7] [--cpuprofile F] [--keep]
 //
 // Fixtures are generated from a fixed seed in a temporary folder. Absolute
 // times on a shared machine are noise; the ratio measured in one run is the
@@ -54,6 +54,7 @@ func main() {
 	asJSON := flag.Bool("json", false, "print one JSON array")
 	only := flag.String("case", "", "comma-separated cases to run (default: all)")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
+	keep := flag.Bool("keep", false, "keep each case's scratch folder (its fixtures), for profiling; the folders are named on stderr")
 	flag.Parse()
 	if *cpuprofile != "" {
 		f, err := os.Create(*cpuprofile)
@@ -78,7 +79,11 @@ func main() {
 			os.Exit(1)
 		}
 		r, err := c.Run(&Env{Dir: dir, Quick: *quick})
-		os.RemoveAll(dir)
+		if *keep {
+			fmt.Fprintf(os.Stderr, "cairn-bench: %s kept in %s\n", c.Name, dir)
+		} else {
+			os.RemoveAll(dir)
+		}
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "cairn-bench: %s: %v\n", c.Name, err)
 			failed = true
