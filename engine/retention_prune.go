@@ -163,8 +163,9 @@ func (w *Workspace) pruneOrphanFiles(now time.Time) int {
 // pruneObjects removes the objects of w's store that nothing names and
 // that are old. The references are gathered after the walk, so an object
 // stored during the walk and named by a line written before the gathering
-// is kept; one stored earlier than TrashDays ago and named again only now
-// is the one race left (objects keep the time they were first stored).
+// is kept; one stored earlier than TrashDays ago and stored again now (its
+// content deduplicated for a new line) was touched by that Put, and is
+// looked at once more just before it would go.
 func (w *Workspace) pruneObjects(ctx context.Context, now time.Time, trash []string) (int, int64, error) {
 	fsys := w.s.fsys
 	store := w.objects()
@@ -233,6 +234,11 @@ func (w *Workspace) pruneObjects(ctx context.Context, now time.Time, trash []str
 			return n, freed, err
 		}
 		if refs[in.ID.String()] {
+			continue
+		}
+		// Stored again since the walk above (a Put of the same content
+		// touches it): a line is about to name it.
+		if fi, err := fsys.Stat(store.Path(in.ID, in.Compressed)); err != nil || now.Sub(fi.ModTime()) < trashGrace {
 			continue
 		}
 		if err := store.Remove(in.ID); err == nil {

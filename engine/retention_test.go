@@ -424,3 +424,23 @@ func TestPruneKeepsTaskTranscriptObjects(t *testing.T) {
 		t.Fatalf("prune with the session in the trash removed %d objects of its transcript", rep.Objects)
 	}
 }
+
+// TestPruneKeepsObjectStoredAgain: an object nothing names, stored more
+// than seven days ago, that a new Put of the same content finds (a line is
+// about to name it) is young again: prune keeps it.
+func TestPruneKeepsObjectStoredAgain(t *testing.T) {
+	ctx := context.Background()
+	e := newMemEnv(t)
+	objs := e.ws.objects()
+	content := bigContent("stored long ago, needed again")
+	first := must(objs.PutBytes(ctx, content))(t)
+	e.advance(8 * 24 * time.Hour)
+	again := must(objs.PutBytes(ctx, content))(t)
+	if !again.Existed {
+		t.Fatal("the second Put stored the content anew")
+	}
+	must(e.store.Prune(ctx, PruneOptions{}))(t)
+	if _, err := objs.Stat(first.ID); err != nil {
+		t.Fatalf("prune removed the object a Put had just found: %v", err)
+	}
+}

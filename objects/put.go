@@ -72,6 +72,10 @@ func (s *Store) existing(id ID, size int64) (Info, bool, error) {
 	if err != nil {
 		return Info{}, false, err
 	}
+	// Used again now: a prune, which removes only objects untouched for
+	// days that no line names, leaves it to the line about to name it.
+	// Best effort: an object that cannot be touched is still stored.
+	vfs.Touch(s.fsys, name)
 	return Info{ID: id, Size: size, Stored: stored, Compressed: name != s.Path(id, false), Existed: true}, true, nil
 }
 

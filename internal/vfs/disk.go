@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/gofrs/flock"
 )
@@ -103,6 +104,12 @@ func (d *Disk) Rename(oldname, newname string) error         { return d.root.Ren
 func (d *Disk) Symlink(oldname, newname string) error        { return d.root.Symlink(oldname, newname) }
 func (d *Disk) Readlink(name string) (string, error)         { return d.root.Readlink(name) }
 func (d *Disk) Chmod(name string, mode fs.FileMode) error    { return d.root.Chmod(name, mode) }
+
+// Touch sets name's modification time to now (Toucher).
+func (d *Disk) Touch(name string) error {
+	now := time.Now()
+	return d.root.Chtimes(name, now, now)
+}
 
 func (d *Disk) SyncDir(name string) error {
 	f, err := openDir(d.root, name)

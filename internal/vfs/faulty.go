@@ -233,6 +233,14 @@ func (f *Faulty) Readlink(name string) (string, error) {
 	return f.inner.Readlink(name)
 }
 
+// Touch passes to the inner FS (Toucher), failing where Chmod would.
+func (f *Faulty) Touch(name string) error {
+	if err := f.check(OpChmod, name); err != nil {
+		return err
+	}
+	return Touch(f.inner, name)
+}
+
 func (f *Faulty) Chmod(name string, mode fs.FileMode) error {
 	if err := f.check(OpChmod, name); err != nil {
 		return err

@@ -360,6 +360,18 @@ func (m *Mem) Chmod(name string, mode fs.FileMode) error {
 	return nil
 }
 
+// Touch sets name's modification time to the next tick (Toucher).
+func (m *Mem) Touch(name string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	n, err := m.lookup("touch", name, true)
+	if err != nil {
+		return err
+	}
+	n.mtime = m.tick()
+	return nil
+}
+
 // Lock locks name for one owner within the process. The lock file is
 // created if needed, and like any file is durable only once synced.
 func (m *Mem) Lock(name string) (Lock, error) {

@@ -46,6 +46,23 @@ type FS interface {
 	Lock(name string) (Lock, error)
 }
 
+// Toucher is an FS that can set a file's modification time to now, by its
+// own clock: the object store marks an object it was asked to store again
+// as used now, so a prune (which removes only objects untouched for days)
+// never takes one a new line is about to name.
+type Toucher interface {
+	Touch(name string) error
+}
+
+// Touch sets name's modification time to now when fsys can; else it does
+// nothing.
+func Touch(fsys FS, name string) error {
+	if t, ok := fsys.(Toucher); ok {
+		return t.Touch(name)
+	}
+	return nil
+}
+
 // Exchanger is an FS that can swap two names of one folder atomically, each
 // keeping the other's file (renameat2 with RENAME_EXCHANGE on Linux): the
 // replace of a file whose old content is then removed apart, off the path
