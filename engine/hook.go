@@ -168,7 +168,10 @@ func (s *Session) SettleChange(ctx context.Context, call string) (*ToolAnswer, e
 	if err != nil {
 		return nil, err
 	}
-	defer fsys.Remove(name)
+	defer func() {
+		fsys.Remove(name)
+		fsys.Remove(path.Dir(name)) // when it was the last one
+	}()
 	var p PendingChange
 	if err := json.Unmarshal(b, &p); err != nil || p.V != 1 || !labelRE.MatchString(p.Tool) || len(p.Files) == 0 {
 		return nil, fmt.Errorf("%w: pending change %s is not readable", ErrFormat, name)
