@@ -146,7 +146,11 @@ func (s *Session) BeginChange(ctx context.Context, tool, call string, paths []st
 	if err := fsys.MkdirAll(path.Dir(name), vfs.DirPerm); err != nil {
 		return nil, err
 	}
-	if err := vfs.WriteFileAtomic(fsys, name, b); err != nil {
+	// Not synced: a marker a crash loses only loses the record of this
+	// edit (the post-tool hook then finds none and records nothing); the
+	// pre-images it names are durable already, and the change line that
+	// will name them is synced.
+	if err := vfs.ReplaceFile(fsys, name, b); err != nil {
 		return nil, fmt.Errorf("engine: the pending change of %s was not written: %w", tool, err)
 	}
 	return p, nil
