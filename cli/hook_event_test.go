@@ -108,6 +108,10 @@ func TestHookClaudeCodeReplay(t *testing.T) {
 		func() { h.put(t, "src/a.go", "package a\nvar x = 3\n") })
 	h.tool(t, "NotebookEdit", "toolu_04", map[string]any{"notebook_path": h.file("nb.ipynb"), "cell_id": "c1", "new_source": "print(1)", "cell_type": "code", "edit_mode": "insert"},
 		func() { h.put(t, "nb.ipynb", `{"cells":[{"source":"print(1)"}]}`) })
+	// A tool that failed half-way: PostToolUseFailure settles what it wrote.
+	h.ok(t, map[string]any{"hook_event_name": "PreToolUse", "tool_name": "Write", "tool_input": map[string]any{"file_path": h.file("half.txt"), "content": "all"}, "tool_use_id": "toolu_f"})
+	h.put(t, "half.txt", "ha")
+	h.ok(t, map[string]any{"hook_event_name": "PostToolUseFailure", "tool_name": "Write", "tool_input": map[string]any{"file_path": h.file("half.txt")}, "tool_use_id": "toolu_f", "error": "disk full", "is_interrupt": false})
 	// A tool that changed nothing (an Edit the agent refused) records nothing.
 	h.tool(t, "Edit", "toolu_05", map[string]any{"file_path": h.file("src/a.go"), "old_string": "nope", "new_string": "x"}, func() {})
 	// A file outside the workspace and a tool cairn does not record.
@@ -116,8 +120,8 @@ func TestHookClaudeCodeReplay(t *testing.T) {
 	h.ok(t, map[string]any{"hook_event_name": "Stop", "stop_hook_active": false, "last_assistant_message": "Done.", "background_tasks": []any{}})
 	h.ok(t, map[string]any{"hook_event_name": "SessionEnd", "reason": "other"})
 
-	if n := len(h.snapshots(t)); n != 4 {
-		t.Fatalf("%d snapshots, want 4 (Edit, Write, MultiEdit, NotebookEdit)", n)
+	if n := len(h.snapshots(t)); n != 5 {
+		t.Fatalf("%d snapshots, want 5 (Edit, Write, MultiEdit, NotebookEdit, the failed Write)", n)
 	}
 	// The session is the agent's: its prompt, and its meta.
 	items, _ := filepath.Glob(filepath.Join(h.home, "workspaces", "*", "sessions", h.session()+".items.jsonl"))
@@ -131,16 +135,19 @@ func TestHookClaudeCodeReplay(t *testing.T) {
 		}
 	}
 
-	// Undo all four: every file as it was before the prompt.
-	for range 4 {
+	// Undo all five: every file as it was before the prompt.
+	for range 5 {
 		h.mustRun(t, "undo", "--session", h.session())
 	}
-	h.want(t, map[string]string{"src/a.go": "package a\nvar x = 1\n", "new/b.txt": "", "nb.ipynb": `{"cells":[]}`})
+	h.want(t, map[string]string{"src/a.go": "package a\nvar x = 1\n", "new/b.txt": "", "nb.ipynb": `{"cells":[]}`, "half.txt": ""})
 	// Redo all: the agent's work back.
-	for range 4 {
+	for range 5 {
 		h.mustRun(t, "redo", "--session", h.session())
 	}
-	h.want(t, map[string]string{"src/a.go": "package a\nvar x = 3\n", "new/b.txt": "hello\n", "nb.ipynb": `{"cells":[{"source":"print(1)"}]}`})
+	h.want(t, map[string]string{"src/a.go": "package a\nvar x = 3\n", "new/b.txt": "hello\n", "nb.ipynb": `{"cells":[{"source":"print(1)"}]}`, "half.txt": "ha"})
+	// File revert to the prompt: every file as it was before it.
+	h.mustRun(t, "revert", h.session(), "--to", "1", "--files", "--apply")
+	h.want(t, map[string]string{"src/a.go": "package a\nvar x = 1\n", "new/b.txt": "", "nb.ipynb": `{"cells":[]}`, "half.txt": ""})
 }
 
 func TestHookCodexApplyPatchReplay(t *testing.T) {

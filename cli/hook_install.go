@@ -51,13 +51,16 @@ func hookEntries(agent string) []hookEntry {
 	if agent == importer.AgentCodex {
 		tools = "apply_patch|Write|Edit"
 	}
-	return []hookEntry{
+	es := []hookEntry{
 		{"PreToolUse", tools, 30},
 		{"PostToolUse", tools, 30},
-		{"UserPromptSubmit", "", 30},
-		{"Stop", "", 30},
-		{"SessionEnd", "", 10},
 	}
+	if agent != importer.AgentCodex {
+		// A tool that failed fires this instead of PostToolUse: what it
+		// wrote before failing is still recorded.
+		es = append(es, hookEntry{"PostToolUseFailure", tools, 30})
+	}
+	return append(es, hookEntry{"UserPromptSubmit", "", 30}, hookEntry{"Stop", "", 30}, hookEntry{"SessionEnd", "", 10})
 }
 
 // hookSettingsPath is the settings file of agent in the scope asked for.
