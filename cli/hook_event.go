@@ -96,7 +96,7 @@ func (g *Globals) hook(agent string) error {
 		return fmt.Errorf("the event on stdin is not JSON: %v", err)
 	}
 	var open func(create bool) (*engine.Session, error)
-	ws, err := g.hookWorkspace(ev)
+	ws, err := g.hookWorkspace(ev, hookProjectDir(agent))
 	if err != nil {
 		return err
 	}
@@ -177,13 +177,18 @@ func (g *Globals) hook(agent string) error {
 	return nil // SessionStart, SessionEnd and the rest: nothing to record
 }
 
-// hookWorkspace is the workspace of the event's cwd (else -C, else the
-// working directory).
-func (g *Globals) hookWorkspace(ev hookEvent) (*engine.Workspace, error) {
+// hookWorkspace is the workspace of the agent's project folder when the
+// agent names it (project), else of the event's cwd, else -C's or the
+// working directory's. The project folder comes first: the cwd follows
+// the agent's cd, and one agent session is one cairn session.
+func (g *Globals) hookWorkspace(ev hookEvent, project string) (*engine.Workspace, error) {
 	if ev.SessionID == "" {
 		return nil, errors.New("the event has no session_id")
 	}
-	dir := ev.Cwd
+	dir := project
+	if dir == "" {
+		dir = ev.Cwd
+	}
 	if dir == "" {
 		d, err := g.dir()
 		if err != nil {

@@ -28,7 +28,9 @@ type hookEnv struct {
 func (h *hookEnv) event(t *testing.T, ev map[string]any) (int, string) {
 	t.Helper()
 	ev["session_id"] = h.sid
-	ev["cwd"] = h.dir
+	if _, ok := ev["cwd"]; !ok {
+		ev["cwd"] = h.dir
+	}
 	if _, ok := ev["transcript_path"]; !ok {
 		ev["transcript_path"] = "/home/u/.claude/projects/-w/" + h.sid + ".jsonl"
 	}
@@ -260,4 +262,24 @@ func TestHookStaleMarker(t *testing.T) {
 	if got := len(h.snapshots(t)); got != 2 {
 		t.Fatalf("%d snapshots, want 2", got)
 	}
+}
+
+// Claude Code's event cwd follows the agent's cd; its project folder
+// ($CLAUDE_PROJECT_DIR) does not: the session stays in the project's
+// workspace, and a relative path resolves against the cwd.
+func TestHookClaudeProjectDir(t *testing.T) {
+	h := &hookEnv{procEnv: newProcEnv(t), sid: "s-cd", agent: "claude-code"}
+	t.Setenv("CLAUDE_PROJECT_DIR", h.dir)
+	h.put(t, "sub/a.txt", "a0")
+	sub := h.file("sub")
+	h.ok(t, map[string]any{"hook_event_name": "UserPromptSubmit", "prompt": "p"})
+	in := map[string]any{"file_path": h.file("sub/a.txt")}
+	h.ok(t, map[string]any{"hook_event_name": "PreToolUse", "cwd": sub, "tool_name": "Write", "tool_input": in, "tool_use_id": "t1"})
+	h.put(t, "sub/a.txt", "a1")
+	h.ok(t, map[string]any{"hook_event_name": "PostToolUse", "cwd": sub, "tool_name": "Write", "tool_input": in, "tool_use_id": "t1"})
+	if got := len(h.snapshots(t)); got != 1 {
+		t.Fatalf("%d snapshots in the project's session, want 1", got)
+	}
+	h.mustRun(t, "undo", "--session", h.session())
+	h.want(t, map[string]string{"sub/a.txt": "a0"})
 }
