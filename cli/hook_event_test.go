@@ -210,7 +210,7 @@ func TestHookRequiredBlocks(t *testing.T) {
 func TestHookParallelWaits(t *testing.T) {
 	h := &hookEnv{procEnv: newProcEnv(t), sid: "s-par", agent: "claude-code"}
 	h.ok(t, map[string]any{"hook_event_name": "UserPromptSubmit", "prompt": "many files"})
-	const n = 6
+	const n = 4
 	for i := range n {
 		h.put(t, "f"+string(rune('a'+i)), "before")
 	}
