@@ -78,7 +78,7 @@ func (g *Globals) runHook(agent string) error {
 	case err == nil:
 		return nil
 	case errors.As(err, &b):
-		fmt.Fprintln(g.stderr, b.reason)
+		// g.fail writes the reason, one line on stderr.
 		return &exitError{code: 2, word: "refused", err: err, quiet: true}
 	}
 	fmt.Fprintf(g.stderr, "cairn hook %s: %s\n", agent, userError(err))
@@ -151,9 +151,12 @@ func (g *Globals) hook(agent string) error {
 		_, err = s.BeginChange(g.ctx, tool, ev.ToolUseID, paths)
 		var req *engine.RequiredError
 		if errors.As(err, &req) {
-			return &errBlock{reason: "cairn refused this edit: " + userError(refusedLine(err)) +
-				". cairn must keep a copy of these files before they change (snapshots.required); " +
-				"leave them as they are, or ask the user to fix cairn's snapshot store."}
+			var fs []string
+			for _, f := range req.Files {
+				fs = append(fs, f.Path+" ("+f.Reason+")")
+			}
+			return &errBlock{reason: "this edit is refused: cairn must keep a copy of " + strings.Join(fs, ", ") +
+				" before it changes (snapshots.required) and cannot; leave these files as they are, or ask the user to fix cairn's snapshot store"}
 		}
 		if err != nil {
 			return err

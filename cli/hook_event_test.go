@@ -200,7 +200,7 @@ func TestHookRequiredBlocks(t *testing.T) {
 	h.put(t, "big.txt", "more than four bytes")
 	h.ok(t, map[string]any{"hook_event_name": "UserPromptSubmit", "prompt": "edit big"})
 	code, errs := h.event(t, map[string]any{"hook_event_name": "PreToolUse", "tool_name": "Write", "tool_input": map[string]any{"file_path": h.file("big.txt"), "content": "x"}, "tool_use_id": "toolu_9"})
-	if code != 2 || !strings.Contains(errs, "snapshots.required") || !strings.Contains(errs, "big.txt") {
+	if code != 2 || !strings.Contains(errs, "snapshots.required") || !strings.Contains(errs, "big.txt") || strings.Count(errs, "\n") != 1 {
 		t.Fatalf("required refusal: exit %d, stderr %q", code, errs)
 	}
 }
