@@ -1,10 +1,15 @@
 package engine
 
 import (
+	"context"
 	"errors"
+	"math/rand/v2"
 	"os"
+	"strings"
 	"testing"
 	"time"
+
+	"cairn/internal/vfs"
 )
 
 // TestAgentSessionNeverReplaced: an agent's session id is not random, so
@@ -79,4 +84,101 @@ func TestPendingChangeSettles(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestHookChangeCrashAtEverySyncPoint: a power loss at each sync point of
+// a hook pair (BeginChange in one process, the agent's write, SettleChange
+// in the next) leaves a session that opens, and lists the edit or not;
+// when it does, one undo gives back the old content exactly. A pair whose
+// SettleChange returned is never lost.
+func TestHookChangeCrashAtEverySyncPoint(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	big := strings.Repeat("a line of the big file\n", 1500) // an object pre-image
+	a := AgentSession{Agent: "claude-code", ID: "crash"}
+	points := 0
+	for n := 0; ; n++ {
+		completed := false
+		for seed := range 3 {
+			mem := vfs.NewMem()
+			wsfs := WithWorkspaceFS(func(string) (vfs.FS, error) { return mem, nil })
+			st := must(OpenFS(mem, "/mem", wsfs))(t)
+			ws := must(st.Workspace(dir))(t)
+			s := must(ws.OpenAgent(ctx, a, SessionOptions{}, true, 0))(t)
+			must(s.Append(ctx, Item{Type: User, Text: "edit"}))(t)
+			if err := vfs.WriteFileAtomic(mem, "f.txt", []byte(big)); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Close(); err != nil {
+				t.Fatal(err)
+			}
+			mem.FailAfterSyncs(n)
+			err := func() error {
+				s, err := ws.OpenAgent(ctx, a, SessionOptions{}, true, 0)
+				if err != nil {
+					return err
+				}
+				defer s.Close()
+				if _, err := s.BeginChange(ctx, "edit", "toolu_1", []string{"f.txt"}); err != nil {
+					return err
+				}
+				if err := s.Close(); err != nil {
+					return err
+				}
+				if err := vfs.WriteFileAtomic(mem, "f.txt", []byte("new")); err != nil {
+					return err
+				}
+				if s, err = ws.OpenAgent(ctx, a, SessionOptions{}, false, 0); err != nil {
+					return err
+				}
+				defer s.Close()
+				if _, err := s.SettleChange(ctx, "toolu_1"); err != nil {
+					return err
+				}
+				return s.Close()
+			}()
+			if err != nil && !errors.Is(err, vfs.ErrCrashed) {
+				t.Fatalf("sync point %d: %v", n, err)
+			}
+			completed = err == nil
+			if seed == 0 {
+				mem.Crash()
+			} else {
+				mem.CrashPartial(rand.New(rand.NewPCG(uint64(n), uint64(seed))))
+			}
+			st.Close()
+			st = must(OpenFS(mem, "/mem", wsfs))(t)
+			ws = must(st.Workspace(dir))(t)
+			s2, err := ws.OpenAgent(ctx, a, SessionOptions{}, false, 0)
+			if err != nil {
+				t.Fatalf("sync point %d seed %d: open: %v", n, seed, err)
+			}
+			l := must(s2.Snapshots(ctx))(t)
+			if completed && seed == 0 && len(l.Snapshots) != 1 {
+				t.Fatalf("sync point %d: a settled edit was lost", n)
+			}
+			if len(l.Snapshots) == 1 {
+				must(s2.Undo(ctx))(t)
+				if b, _ := vfs.ReadFile(mem, "f.txt"); string(b) != big {
+					t.Fatalf("sync point %d seed %d: undo gave %d bytes", n, seed, len(b))
+				}
+			}
+			s2.Close()
+			st.Close()
+			if completed {
+				break
+			}
+		}
+		if completed {
+			break
+		}
+		if n > 200 {
+			t.Fatal("the hook pair never completed")
+		}
+		points++
+	}
+	if points < 4 {
+		t.Fatalf("only %d sync points", points)
+	}
+	t.Logf("%d sync points", points)
 }
