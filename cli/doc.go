@@ -9,5 +9,11 @@
 // environment (env.go): CAIRN_HOME, CAIRN_MAX_EAGER_LOAD_MB and
 // XDG_RUNTIME_DIR are turned into engine options here.
 //
+// `cairn hook` (hook*.go) runs under an agent's command hooks: install
+// merges its entries into the agent's settings file, and each event the
+// agent runs it for is one process. A hook never fails the agent: its
+// errors are one stderr line and exit 0, except the block of a
+// snapshots.required refusal (exit 2, the agents' block contract).
+//
 // Exit codes: 0 done, 1 failed, 2 bad usage, 3 refused, 4 busy (errors.go).
 package cli

@@ -18,6 +18,7 @@ import (
 //	XDG_RUNTIME_DIR          where --ephemeral puts its root (engine.WithEphemeralRoot)
 //	CLAUDE_CONFIG_DIR        Claude Code's folder, which `cairn import claude-code` reads, else ~/.claude
 //	CODEX_HOME               Codex's folder, which `cairn import codex` reads, else ~/.codex
+//	CLAUDE_PROJECT_DIR       set by Claude Code for its hooks: the project the session started in
 
 // defaultHome is the state folder: $CAIRN_HOME, else ~/.cairn.
 func defaultHome() (string, error) {
@@ -60,4 +61,14 @@ func agentHome(agent string) (string, error) {
 		return "", fmt.Errorf("no %s folder: set %s or HOME: %w", agent, env, err)
 	}
 	return filepath.Join(home, dot), nil
+}
+
+// hookProjectDir is the folder an agent's session started in, when the
+// agent tells its hooks ($CLAUDE_PROJECT_DIR for Claude Code, whose event
+// cwd follows the agent's cd); "" otherwise.
+func hookProjectDir(agent string) string {
+	if agent == importer.AgentClaudeCode {
+		return os.Getenv("CLAUDE_PROJECT_DIR")
+	}
+	return ""
 }

@@ -46,6 +46,7 @@ type CLI struct {
 	Snapshots  SnapshotsCmd  `cmd:"" group:"plumbing" help:"List a session's snapshots, or restore down to one."`
 	Storage    StorageCmd    `cmd:"" help:"Inspect and check the state folder."`
 	Import     ImportCmd     `cmd:"" help:"Bring Claude Code or Codex sessions into cairn (again: only what is new)."`
+	Hook       HookCmd       `cmd:"" help:"Use cairn under Claude Code or Codex: install its hooks, or run one (the agent runs it)."`
 	MCP        MCPCmd        `cmd:"" name:"mcp" help:"Serve cairn's file tools, shell lines, undo, redo, snapshots and file revert to an agent over MCP (stdin and stdout)."`
 	Migrate    MigrateCmd    `cmd:"" name:"migrate-sessions" help:"Move every saved session of one exact stored directory (or one, --session) to another directory; usage follows unless --no-usage."`
 	Serve      ServeCmd      `cmd:"" group:"plumbing" help:"Serve the HTTP API of snapshots for the sessions no process owns."`

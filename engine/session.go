@@ -30,6 +30,9 @@ type Session struct {
 	apply   changes.Applier // puts files back for undo, redo, restore-to and recovery
 	files   fileSyncs       // the file tools' background folder syncs
 	running callCount       // calls running now, holding the workspace call lock (calls_lock.go)
+	// mustBeNew: the session's id is not random (OpenAgent, hook.go), so
+	// another process may have made it meanwhile: materialize checks.
+	mustBeNew bool
 	// busy is held (shared) by a file tool, a Change or an undo while it
 	// runs, and by Close, so Close waits for them and none starts after
 	// it. The lock order of all the mutexes: doc.go, "Locks".

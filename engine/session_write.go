@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"cairn/internal/vfs"
 	"cairn/journal"
 )
 
@@ -30,6 +31,10 @@ func (s *Session) materialize(first ...*itemLine) error {
 	l, err := w.acquire(s.st.id)
 	if err != nil {
 		return err
+	}
+	if _, err := w.s.fsys.Lstat(itemsName(w.dir, s.st.id)); s.mustBeNew && !vfs.IsNotExist(err) {
+		w.releaseKeepingHint(s.st.id, l)
+		return errCreated // never replaced: its maker wrote it whole
 	}
 	now := mkTime(w.s.Now())
 	lines := []any{&itemLine{V: 1, Kind: kindSession, Session: s.st.id, Path: w.path, At: &now, ForkOf: s.st.forkOf, Build: Version, Branch: s.st.branch}}

@@ -1,0 +1,253 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"cairn/engine"
+	"cairn/importer"
+)
+
+// `cairn hook claude-code` and `cairn hook codex`: the command an agent's
+// hook entry runs, one event on stdin (the agent's hook JSON). The agent's
+// session is one cairn session (engine.OpenAgent). What each event does:
+//
+//	UserPromptSubmit   the prompt, as a user item
+//	PreToolUse         a file edit's pre-images and pending marker (BeginChange)
+//	PostToolUse        its change line, or nothing when no file changed (SettleChange)
+//	Stop               the end of the turn
+//	others             nothing
+//
+// File edits are Write, Edit, MultiEdit, NotebookEdit (Claude Code) and
+// apply_patch (Codex, whose patch text names its paths). Other tools, Bash
+// among them, are not recorded. Never in the agent's way: a failure is one
+// line on stderr and exit 0, except a snapshots.required refusal of a
+// PreToolUse, which blocks the tool with exit 2 and the reason on stderr
+// (both agents' block contract).
+
+// HookClaudeCmd is `cairn hook claude-code`.
+type HookClaudeCmd struct{}
+
+// HookCodexCmd is `cairn hook codex`.
+type HookCodexCmd struct{}
+
+func (c *HookClaudeCmd) Run(g *Globals) error { return g.runHook(importer.AgentClaudeCode) }
+func (c *HookCodexCmd) Run(g *Globals) error  { return g.runHook(importer.AgentCodex) }
+
+// hookEvent is the part of a hook's stdin cairn reads.
+type hookEvent struct {
+	SessionID  string          `json:"session_id"`
+	Transcript *string         `json:"transcript_path"`
+	Cwd        string          `json:"cwd"`
+	Event      string          `json:"hook_event_name"`
+	ToolName   string          `json:"tool_name"`
+	ToolInput  json.RawMessage `json:"tool_input"`
+	ToolUseID  string          `json:"tool_use_id"`
+	Prompt     string          `json:"prompt"`
+	Model      string          `json:"model"`
+}
+
+// hookToolInput is the fields of the file tools' tool_input cairn reads.
+type hookToolInput struct {
+	FilePath     string `json:"file_path"`
+	NotebookPath string `json:"notebook_path"`
+	Command      string `json:"command"` // apply_patch's patch text
+}
+
+// hookLockWait is how long a hook waits for a parallel hook of the same
+// session to let it go.
+const hookLockWait = 5 * time.Second
+
+// hookMaxInput bounds what a hook reads from stdin.
+const hookMaxInput = 64 << 20
+
+// errBlock is a refusal the agent must see: it blocks the tool.
+type errBlock struct{ reason string }
+
+func (e *errBlock) Error() string { return e.reason }
+
+func (g *Globals) runHook(agent string) error {
+	err := g.hook(agent)
+	var b *errBlock
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &b):
+		// g.fail writes the reason, one line on stderr.
+		return &exitError{code: 2, word: "refused", err: err, quiet: true}
+	}
+	fmt.Fprintf(g.stderr, "cairn hook %s: %s\n", agent, userError(err))
+	return nil
+}
+
+// hook does what the event on stdin asks.
+func (g *Globals) hook(agent string) error {
+	b, err := io.ReadAll(io.LimitReader(g.stdin, hookMaxInput))
+	if err != nil {
+		return err
+	}
+	var ev hookEvent
+	if err := json.Unmarshal(b, &ev); err != nil {
+		return fmt.Errorf("the event on stdin is not JSON: %v", err)
+	}
+	var open func(create bool) (*engine.Session, error)
+	ws, err := g.hookWorkspace(ev, hookProjectDir(agent))
+	if err != nil {
+		return err
+	}
+	a := engine.AgentSession{Agent: agent, ID: ev.SessionID}
+	if ev.Transcript != nil {
+		a.Transcript = *ev.Transcript
+	}
+	open = func(create bool) (*engine.Session, error) {
+		s, err := ws.OpenAgent(g.ctx, a, g.sessionOptions(), create, hookLockWait)
+		if !create && errors.Is(err, engine.ErrNotFound) {
+			return nil, nil
+		}
+		return s, err
+	}
+	switch ev.Event {
+	case "UserPromptSubmit":
+		s, err := open(true)
+		if err != nil {
+			return err
+		}
+		defer s.Close()
+		if _, err := s.Append(g.ctx, engine.Item{Type: engine.User, Text: ev.Prompt}); err != nil {
+			return err
+		}
+		if err := s.Commit(g.ctx); err != nil {
+			return err
+		}
+		return s.Close()
+	case "Stop":
+		s, err := open(false)
+		if s == nil || err != nil {
+			return err
+		}
+		defer s.Close()
+		if err := s.EndTurn(g.ctx, engine.Turn{Model: ev.Model, Labels: []string{agent}}); err != nil {
+			return err
+		}
+		return s.Close()
+	case "PreToolUse":
+		tool, paths, err := hookPaths(ev, ws)
+		if tool == "" || err != nil || len(paths) == 0 {
+			return err
+		}
+		if ev.ToolUseID == "" {
+			return fmt.Errorf("%s: the event has no tool_use_id; not recorded", ev.ToolName)
+		}
+		s, err := open(true)
+		if err != nil {
+			return err
+		}
+		defer s.Close()
+		_, err = s.BeginChange(g.ctx, tool, ev.ToolUseID, paths)
+		var req *engine.RequiredError
+		if errors.As(err, &req) {
+			var fs []string
+			for _, f := range req.Files {
+				fs = append(fs, f.Path+" ("+f.Reason+")")
+			}
+			return &errBlock{reason: "this edit is refused: cairn must keep a copy of " + strings.Join(fs, ", ") +
+				" before it changes (snapshots.required) and cannot; leave these files as they are, or ask the user to fix cairn's snapshot store"}
+		}
+		if err != nil {
+			return err
+		}
+		return s.Close()
+	case "PostToolUse", "PostToolUseFailure":
+		tool, _, _ := hookPaths(ev, ws)
+		if tool == "" || ev.ToolUseID == "" {
+			return nil
+		}
+		s, err := open(false)
+		if s == nil || err != nil {
+			return err
+		}
+		defer s.Close()
+		if _, err := s.SettleChange(g.ctx, ev.ToolUseID); err != nil {
+			return err
+		}
+		return s.Close()
+	}
+	return nil // SessionStart, SessionEnd and the rest: nothing to record
+}
+
+// hookWorkspace is the workspace of the agent's project folder when the
+// agent names it (project), else of the event's cwd, else -C's or the
+// working directory's. The project folder comes first: the cwd follows
+// the agent's cd, and one agent session is one cairn session.
+func (g *Globals) hookWorkspace(ev hookEvent, project string) (*engine.Workspace, error) {
+	if ev.SessionID == "" {
+		return nil, errors.New("the event has no session_id")
+	}
+	dir := project
+	if dir == "" {
+		dir = ev.Cwd
+	}
+	if dir == "" {
+		d, err := g.dir()
+		if err != nil {
+			return nil, err
+		}
+		dir = d
+	}
+	st, err := g.open()
+	if err != nil {
+		return nil, err
+	}
+	return st.Workspace(dir)
+}
+
+// hookPaths is the change's tool label and the absolute paths of the
+// files inside the workspace a file tool's input names; "" for a tool
+// cairn does not record. Files outside the workspace are left out.
+func hookPaths(ev hookEvent, ws *engine.Workspace) (string, []string, error) {
+	var in hookToolInput
+	if len(ev.ToolInput) > 0 {
+		json.Unmarshal(ev.ToolInput, &in)
+	}
+	var tool string
+	var names []string
+	switch ev.ToolName {
+	case "Write", "Edit", "MultiEdit":
+		tool, names = strings.ToLower(ev.ToolName), []string{in.FilePath}
+	case "NotebookEdit":
+		tool, names = "notebook_edit", []string{in.NotebookPath}
+	case "apply_patch":
+		tool = "apply_patch"
+		ps, err := engine.PatchPaths([]byte(in.Command))
+		if err != nil {
+			return tool, nil, fmt.Errorf("apply_patch: %v; not recorded", err)
+		}
+		names = ps
+	default:
+		return "", nil, nil
+	}
+	base := ev.Cwd
+	if base == "" {
+		base = ws.Path()
+	}
+	var out []string
+	for _, n := range names {
+		if n == "" {
+			continue
+		}
+		if !filepath.IsAbs(n) {
+			n = filepath.Join(base, n)
+		}
+		n = filepath.Clean(n)
+		if rel, err := filepath.Rel(ws.Path(), n); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			continue
+		}
+		out = append(out, n)
+	}
+	return tool, out, nil
+}

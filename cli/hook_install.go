@@ -1,0 +1,371 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"cairn/importer"
+	"cairn/internal/vfs"
+)
+
+// `cairn hook install` and `cairn hook uninstall`: cairn's hook entries
+// merged into (and taken out of) an agent's settings file. Everything else
+// in the file stays as it is: its keys in their order, the other hooks,
+// numbers as spelled. A file that is not a JSON object is refused and left
+// alone. The file is replaced atomically (a temp file renamed over it), at
+// the target of a symbolic link when it is one.
+
+// HookInstallCmd is `cairn hook install claude-code|codex`.
+type HookInstallCmd struct {
+	Agent   string `arg:"" enum:"claude-code,codex" help:"The agent: claude-code or codex."`
+	Project bool   `name:"project" xor:"scope" help:"This project's settings (the default): .claude/settings.local.json, or .codex/hooks.json."`
+	User    bool   `name:"user" xor:"scope" help:"Your settings for every project: ~/.claude/settings.json ($CLAUDE_CONFIG_DIR), or ~/.codex/hooks.json ($CODEX_HOME)."`
+	Command string `name:"command" placeholder:"CMD" help:"The cairn command the entries run (default: this program's absolute path)."`
+}
+
+// HookUninstallCmd is `cairn hook uninstall claude-code|codex`.
+type HookUninstallCmd struct {
+	Agent   string `arg:"" enum:"claude-code,codex" help:"The agent: claude-code or codex."`
+	Project bool   `name:"project" xor:"scope" help:"This project's settings (the default)."`
+	User    bool   `name:"user" xor:"scope" help:"Your settings for every project."`
+}
+
+// hookEntry is one event cairn hooks into: its matcher ("" = none) and
+// the handler's timeout in seconds.
+type hookEntry struct {
+	event, matcher string
+	timeout        int
+}
+
+// hookEntries are the events cairn needs from each agent. The file tools
+// only: Bash is not recorded by hooks yet. MultiEdit stays for older Claude
+// Code versions; Codex names its edits apply_patch (Write and Edit are its
+// matcher aliases for it).
+func hookEntries(agent string) []hookEntry {
+	tools := "Write|Edit|MultiEdit|NotebookEdit"
+	if agent == importer.AgentCodex {
+		tools = "apply_patch|Write|Edit"
+	}
+	es := []hookEntry{
+		{"PreToolUse", tools, 30},
+		{"PostToolUse", tools, 30},
+	}
+	if agent != importer.AgentCodex {
+		// A tool that failed fires this instead of PostToolUse: what it
+		// wrote before failing is still recorded.
+		es = append(es, hookEntry{"PostToolUseFailure", tools, 30})
+	}
+	return append(es, hookEntry{"UserPromptSubmit", "", 30}, hookEntry{"Stop", "", 30}, hookEntry{"SessionEnd", "", 10})
+}
+
+// hookSettingsPath is the settings file of agent in the scope asked for.
+func (g *Globals) hookSettingsPath(agent string, user bool) (string, error) {
+	if user {
+		h, err := agentHome(agent)
+		if err != nil {
+			return "", err
+		}
+		if agent == importer.AgentCodex {
+			return filepath.Join(h, "hooks.json"), nil
+		}
+		return filepath.Join(h, "settings.json"), nil
+	}
+	dir, err := g.dir()
+	if err != nil {
+		return "", err
+	}
+	if dir, err = filepath.Abs(dir); err != nil {
+		return "", err
+	}
+	if agent == importer.AgentCodex {
+		return filepath.Join(dir, ".codex", "hooks.json"), nil
+	}
+	return filepath.Join(dir, ".claude", "settings.local.json"), nil
+}
+
+// isCairnHook reports whether handler h is cairn's for agent: a command
+// ending in "hook <agent>".
+func isCairnHook(h any, agent string) bool {
+	o, ok := h.(*jObj)
+	if !ok {
+		return false
+	}
+	c, ok := o.get("command").(jRaw)
+	return ok && c.lit == "" && strings.HasSuffix(strings.TrimSpace(c.str), " hook "+agent)
+}
+
+// readSettings reads the settings file name: its root object, or a new one
+// when the file does not exist, and its permission bits.
+func readSettings(name string) (*jObj, fs.FileMode, bool, error) {
+	b, err := os.ReadFile(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return newObj(), 0o600, false, nil
+	}
+	if err != nil {
+		return nil, 0, false, err
+	}
+	perm := fs.FileMode(0o600)
+	if fi, err := os.Stat(name); err == nil {
+		perm = fi.Mode().Perm()
+	}
+	if len(strings.TrimSpace(string(b))) == 0 {
+		return newObj(), perm, true, nil
+	}
+	v, err := parseJSONOrdered(b)
+	if err != nil {
+		return nil, 0, false, usageErrorf("%s is not valid JSON (%v); nothing was changed", name, err)
+	}
+	root, ok := v.(*jObj)
+	if !ok {
+		return nil, 0, false, usageErrorf("%s does not hold a JSON object; nothing was changed", name)
+	}
+	if h := root.get("hooks"); h != nil {
+		if _, ok := h.(*jObj); !ok {
+			return nil, 0, false, usageErrorf("%s: its \"hooks\" is not an object; nothing was changed", name)
+		}
+	}
+	return root, perm, true, nil
+}
+
+// writeSettings replaces name by root atomically, keeping perm.
+func writeSettings(name string, root *jObj, perm fs.FileMode) error {
+	if t, err := filepath.EvalSymlinks(name); err == nil {
+		name = t
+	}
+	dir := filepath.Dir(name)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	d, err := vfs.OpenDisk(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	base := filepath.Base(name)
+	data := writeJSONOrdered(root)
+	if err := vfs.WriteAtomic(d, base, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	}); err != nil {
+		return err
+	}
+	return os.Chmod(name, perm)
+}
+
+func (c *HookInstallCmd) Run(g *Globals) error {
+	name, err := g.hookSettingsPath(c.Agent, c.User)
+	if err != nil {
+		return err
+	}
+	root, perm, _, err := readSettings(name)
+	if err != nil {
+		return err
+	}
+	command := c.Command
+	if command == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return fmt.Errorf("cannot find this program's path (give --command): %w", err)
+		}
+		command = quoteArg(exe)
+	}
+	command += " hook " + c.Agent
+	hooks, _ := root.get("hooks").(*jObj)
+	if hooks == nil {
+		hooks = newObj()
+	}
+	var said []string
+	for _, e := range hookEntries(c.Agent) {
+		what := e.event
+		if e.matcher != "" {
+			what += " (" + e.matcher + ")"
+		}
+		groups, _ := hooks.get(e.event).([]any)
+		if hasHookGroup(groups, e, command) {
+			said = append(said, "kept "+what)
+			continue
+		}
+		groups, removed := removeCairnHooks(groups, c.Agent)
+		groups = append(groups, newHookGroup(e, command))
+		hooks.set(e.event, groups)
+		if removed > 0 {
+			said = append(said, "replaced "+what)
+		} else {
+			said = append(said, "added "+what)
+		}
+	}
+	changed := false
+	for _, s := range said {
+		changed = changed || !strings.HasPrefix(s, "kept ")
+	}
+	if changed {
+		root.set("hooks", hooks)
+		if err := writeSettings(name, root, perm); err != nil {
+			return err
+		}
+	}
+	return g.sayHooks(name, changed, said, c.Agent)
+}
+
+func (c *HookUninstallCmd) Run(g *Globals) error {
+	name, err := g.hookSettingsPath(c.Agent, c.User)
+	if err != nil {
+		return err
+	}
+	root, perm, exists, err := readSettings(name)
+	if err != nil {
+		return err
+	}
+	hooks, _ := root.get("hooks").(*jObj)
+	var said []string
+	if exists && hooks != nil {
+		for _, ev := range append([]string(nil), hooks.keys...) {
+			groups, ok := hooks.get(ev).([]any)
+			if !ok {
+				continue
+			}
+			left, removed := removeCairnHooks(groups, c.Agent)
+			if removed == 0 {
+				continue
+			}
+			said = append(said, "removed "+ev)
+			if len(left) == 0 {
+				hooks.del(ev)
+			} else {
+				hooks.set(ev, left)
+			}
+		}
+		if len(said) > 0 && len(hooks.keys) == 0 {
+			root.del("hooks")
+		}
+	}
+	if len(said) > 0 {
+		if err := writeSettings(name, root, perm); err != nil {
+			return err
+		}
+	}
+	return g.sayHooks(name, len(said) > 0, said, c.Agent)
+}
+
+// sayHooks tells what an install or uninstall did to the file name.
+func (g *Globals) sayHooks(name string, changed bool, said []string, agent string) error {
+	if g.JSON {
+		if said == nil {
+			said = []string{}
+		}
+		return g.printJSON(struct {
+			File    string   `json:"file"`
+			Changed bool     `json:"changed"`
+			Entries []string `json:"entries"`
+		}{name, changed, said})
+	}
+	if !changed {
+		if len(said) == 0 {
+			fmt.Fprintf(g.stdout, "%s: no cairn hooks for %s; nothing changed\n", name, agent)
+		} else {
+			fmt.Fprintf(g.stdout, "%s: cairn's hooks for %s are already in; nothing changed\n", name, agent)
+		}
+		return nil
+	}
+	fmt.Fprintf(g.stdout, "%s:\n", name)
+	for _, s := range said {
+		fmt.Fprintf(g.stdout, "  %s\n", s)
+	}
+	if agent == importer.AgentCodex && strings.HasPrefix(said[0], "added") {
+		fmt.Fprintln(g.stdout, "Codex runs hooks only once trusted: review them with /hooks in Codex.")
+	}
+	return nil
+}
+
+// hasHookGroup reports whether groups hold cairn's handler for e exactly:
+// in a group of e's matcher, with command and e's timeout.
+func hasHookGroup(groups []any, e hookEntry, command string) bool {
+	for _, gr := range groups {
+		o, ok := gr.(*jObj)
+		if !ok {
+			continue
+		}
+		m, _ := o.get("matcher").(jRaw)
+		if m.str != e.matcher || m.lit != "" {
+			continue
+		}
+		hs, _ := o.get("hooks").([]any)
+		for _, h := range hs {
+			ho, ok := h.(*jObj)
+			if !ok {
+				continue
+			}
+			c, _ := ho.get("command").(jRaw)
+			t, _ := ho.get("timeout").(jRaw)
+			if c.str == command && t.lit == fmt.Sprint(e.timeout) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// removeCairnHooks takes agent's cairn handlers out of groups; a group left
+// with no handler goes too.
+func removeCairnHooks(groups []any, agent string) ([]any, int) {
+	var out []any
+	n := 0
+	for _, gr := range groups {
+		o, ok := gr.(*jObj)
+		if !ok {
+			out = append(out, gr)
+			continue
+		}
+		hs, ok := o.get("hooks").([]any)
+		if !ok {
+			out = append(out, gr)
+			continue
+		}
+		var keep []any
+		for _, h := range hs {
+			if isCairnHook(h, agent) {
+				n++
+			} else {
+				keep = append(keep, h)
+			}
+		}
+		switch {
+		case len(keep) == len(hs):
+			out = append(out, gr)
+		case len(keep) > 0:
+			o.set("hooks", keep)
+			out = append(out, gr)
+		}
+	}
+	return out, n
+}
+
+// newHookGroup is the matcher group of cairn's handler for e.
+func newHookGroup(e hookEntry, command string) *jObj {
+	h := newObj()
+	h.set("type", jStr("command"))
+	h.set("command", jStr(command))
+	h.set("timeout", jRaw{lit: fmt.Sprint(e.timeout)})
+	gr := newObj()
+	if e.matcher != "" {
+		gr.set("matcher", jStr(e.matcher))
+	}
+	gr.set("hooks", []any{h})
+	return gr
+}
+
+// quoteArg quotes s for sh -c when it needs it (shellQuote).
+func quoteArg(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r == '/' || r == '.' || r == '-' || r == '_' || r == '+' || r == ':' ||
+			r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9')
+	}) < 0 {
+		return s
+	}
+	return shellQuote(s)
+}

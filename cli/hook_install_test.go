@@ -1,0 +1,134 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// hookMain runs cairn in-process with stdin in, in folder dir.
+func hookMain(t *testing.T, home, dir, in string, args ...string) (int, string, string) {
+	t.Helper()
+	var o, e bytes.Buffer
+	code := Main(context.Background(), append([]string{"--home", home, "-C", dir}, args...), strings.NewReader(in), &o, &e)
+	return code, o.String(), e.String()
+}
+
+// A settings file full of other hooks and settings, written compactly by
+// hand as people do (not in the agent's own two-space layout).
+const userSettings = `{
+  "permissions": {"allow": ["Bash(npm run lint)", "Read(~/.zshrc)"], "deny": []},
+  "env": {"FOO": "a<b&&c", "N": 1.50, "Z": null},
+  "hooks": {
+    "PreToolUse": [
+      {"matcher": "Bash", "hooks": [{"type": "command", "command": "/usr/local/bin/guard.sh", "timeout": 5}]},
+      {"matcher": "Write|Edit", "hooks": [{"type": "command", "command": "prettier --write \"$F\""}]}
+    ],
+    "Notification": [{"hooks": [{"type": "command", "command": "notify-send done"}]}],
+    "Stop": [{"hooks": [{"type": "command", "command": "say finished", "async": true}]}]
+  },
+  "model": "opus"
+}
+`
+
+func TestHookInstallMergesAndUninstallRestores(t *testing.T) {
+	home, dir := t.TempDir(), t.TempDir()
+	name := filepath.Join(dir, ".claude", "settings.local.json")
+	os.MkdirAll(filepath.Dir(name), 0o755)
+	os.WriteFile(name, []byte(userSettings), 0o640)
+
+	code, out, errs := hookMain(t, home, dir, "", "hook", "install", "claude-code", "--command", "/opt/cairn")
+	if code != 0 || !strings.Contains(out, "added PreToolUse") {
+		t.Fatalf("install: %d %q %q", code, out, errs)
+	}
+	after, _ := os.ReadFile(name)
+	var got map[string]any
+	if err := json.Unmarshal(after, &got); err != nil {
+		t.Fatal(err)
+	}
+	hooks := got["hooks"].(map[string]any)
+	for _, ev := range []string{"PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop", "SessionEnd", "Notification"} {
+		if hooks[ev] == nil {
+			t.Errorf("no %s after install", ev)
+		}
+	}
+	if n := len(hooks["PreToolUse"].([]any)); n != 3 {
+		t.Errorf("PreToolUse has %d groups, want the user's 2 and cairn's", n)
+	}
+	if !strings.Contains(string(after), `"/opt/cairn hook claude-code"`) || !strings.Contains(string(after), `"FOO": "a<b&&c"`) ||
+		!strings.Contains(string(after), `"N": 1.50`) {
+		t.Errorf("install wrote:\n%s", after)
+	}
+	// Keys keep their order: permissions, env, hooks, model.
+	if i, j, k := strings.Index(string(after), `"permissions"`), strings.Index(string(after), `"hooks"`), strings.Index(string(after), `"model"`); !(i < j && j < k) {
+		t.Errorf("key order lost:\n%s", after)
+	}
+	if fi, _ := os.Stat(name); fi.Mode().Perm() != 0o640 {
+		t.Errorf("perm %v, want 0640 kept", fi.Mode().Perm())
+	}
+
+	// Again: nothing changes, byte for byte.
+	code, out, _ = hookMain(t, home, dir, "", "hook", "install", "claude-code", "--command", "/opt/cairn")
+	if again, _ := os.ReadFile(name); code != 0 || !bytes.Equal(again, after) || !strings.Contains(out, "nothing changed") {
+		t.Fatalf("second install: %d %q", code, out)
+	}
+
+	// Uninstall: the same settings as before, semantically (the layout is
+	// the agent's two-space one).
+	code, out, _ = hookMain(t, home, dir, "", "hook", "uninstall", "claude-code")
+	if code != 0 || !strings.Contains(out, "removed SessionEnd") {
+		t.Fatalf("uninstall: %d %q", code, out)
+	}
+	back, _ := os.ReadFile(name)
+	var want, have any
+	json.Unmarshal([]byte(userSettings), &want)
+	json.Unmarshal(back, &have)
+	if !reflect.DeepEqual(want, have) {
+		t.Fatalf("uninstall left:\n%s", back)
+	}
+	// A file in the two-space layout comes back byte for byte.
+	os.WriteFile(name, back, 0o640)
+	hookMain(t, home, dir, "", "hook", "install", "claude-code", "--command", "/opt/cairn")
+	hookMain(t, home, dir, "", "hook", "uninstall", "claude-code")
+	if again, _ := os.ReadFile(name); !bytes.Equal(again, back) {
+		t.Fatalf("install+uninstall changed a two-space file:\n%s\nwas\n%s", again, back)
+	}
+}
+
+func TestHookInstallRefusesBadJSON(t *testing.T) {
+	home, dir := t.TempDir(), t.TempDir()
+	name := filepath.Join(dir, ".codex", "hooks.json")
+	os.MkdirAll(filepath.Dir(name), 0o755)
+	for _, bad := range []string{`{"hooks": {`, `[1]`, `{"hooks": []}`} {
+		os.WriteFile(name, []byte(bad), 0o644)
+		code, _, errs := hookMain(t, home, dir, "", "hook", "install", "codex", "--command", "cairn")
+		if code != ExitUsage || !strings.Contains(errs, "nothing was changed") {
+			t.Errorf("%q: exit %d %q", bad, code, errs)
+		}
+		if b, _ := os.ReadFile(name); string(b) != bad {
+			t.Errorf("%q changed to %q", bad, b)
+		}
+	}
+}
+
+func TestHookInstallUserScopeCodex(t *testing.T) {
+	home, dir, codex := t.TempDir(), t.TempDir(), t.TempDir()
+	t.Setenv("CODEX_HOME", codex)
+	code, out, errs := hookMain(t, home, dir, "", "hook", "install", "codex", "--user", "--command", "cairn")
+	if code != 0 || !strings.Contains(out, "/hooks") {
+		t.Fatalf("install: %d %q %q", code, out, errs)
+	}
+	b, err := os.ReadFile(filepath.Join(codex, "hooks.json"))
+	if err != nil || !strings.Contains(string(b), `"matcher": "apply_patch|Write|Edit"`) {
+		t.Fatalf("hooks.json: %v\n%s", err, b)
+	}
+	hookMain(t, home, dir, "", "hook", "uninstall", "codex", "--user")
+	if b, _ := os.ReadFile(filepath.Join(codex, "hooks.json")); string(b) != "{}\n" {
+		t.Fatalf("after uninstall: %q", b)
+	}
+}

@@ -1,0 +1,278 @@
+package engine
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path"
+	"regexp"
+	"strings"
+	"time"
+
+	"cairn/engine/internal/changes"
+	"cairn/engine/internal/fstate"
+	"cairn/engine/internal/patch"
+	"cairn/internal/vfs"
+)
+
+// Hooks: cairn under another agent (Claude Code, Codex), which runs one
+// cairn process per event. The agent's session maps to one cairn session,
+// whose id is ImportSessionID(agent, the agent's id), so hooks and
+// `cairn import` land in the same session. A file edit is split across
+// two processes: the agent's pre-tool hook captures the pre-images
+// (Session.BeginChange) and leaves a pending marker; its post-tool hook
+// records the after states and writes the change line (Session.SettleChange),
+// or nothing when no file changed. The marker, part of the format:
+//
+//	workspaces/<key>/hooks/<session>/<call>.json
+//	{"v":1,"tool":T,"call":ITEM,"at":TIME,"files":[{"path","before":F}],"skipped":[P...],"off":BOOL}
+//
+// <call> is the agent's tool-call id (or, when it is not a plain name, 32
+// hex digits of its SHA-256). "before" names its object by "oid" (stored
+// durably before the marker is written); "off" says snapshots were off, so
+// nothing was captured. A marker older than a day (the agent died between
+// the two hooks) is removed by the next BeginChange of the session.
+
+// AgentSession names an agent's own session.
+type AgentSession struct {
+	Agent      string `json:"agent"`                // "claude-code", "codex"
+	ID         string `json:"session"`              // the agent's session id
+	Transcript string `json:"transcript,omitempty"` // the agent's transcript file
+}
+
+// hookMarkerMaxAge is how long a pending change may wait for its post-tool
+// hook before it is taken for one whose agent died.
+const hookMarkerMaxAge = 24 * time.Hour
+
+var hookCallRE = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
+
+// errCreated: the session appeared while this process was making it.
+var errCreated = errors.New("engine: session appeared meanwhile")
+
+// OpenAgent opens the cairn session of agent session a, waiting up to
+// wait for another process (a parallel hook) to let it go. With create,
+// a session not there yet is made, its meta naming a:
+//
+//	{"v":1,"kind":"meta","meta":{"agent":{"agent":A,"session":ID,"transcript":P}},"at":T}
+//
+// Without create, a session not there is ErrNotFound.
+func (w *Workspace) OpenAgent(ctx context.Context, a AgentSession, opts SessionOptions, create bool, wait time.Duration) (*Session, error) {
+	if a.Agent == "" || a.ID == "" {
+		return nil, fmt.Errorf("%w: a hook names its agent and session", ErrBadInput)
+	}
+	id := ImportSessionID(a.Agent, a.ID)
+	deadline := time.Now().Add(wait)
+	pause := 2 * time.Millisecond
+	for {
+		s, err := w.Open(ctx, id, opts)
+		if errors.Is(err, ErrNotFound) && create {
+			s, err = w.createAgent(id, a, opts)
+		}
+		if err == nil || !(errors.Is(err, ErrBusy) || errors.Is(err, errCreated)) || !time.Now().Before(deadline) {
+			return s, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(pause):
+		}
+		pause = min(2*pause, 50*time.Millisecond)
+	}
+}
+
+// createAgent makes session id for a, its meta its first line.
+func (w *Workspace) createAgent(id string, a AgentSession, opts SessionOptions) (*Session, error) {
+	s := &Session{ws: w, opts: opts, st: newState(id, w.path), mustBeNew: true}
+	s.st.build = Version
+	s.st.branch = gitBranch(w.path)
+	m, _ := json.Marshal(map[string]AgentSession{"agent": a})
+	now := mkTime(w.s.Now())
+	l := &itemLine{V: 1, Kind: kindMeta, Meta: m, At: &now}
+	if err := s.materialize(l); err != nil {
+		return nil, err
+	}
+	s.st.apply(l)
+	return s, nil
+}
+
+// PendingChange is a file edit whose pre-images are captured and whose
+// after states are not recorded yet: the marker's content.
+type PendingChange struct {
+	V       int                  `json:"v"`
+	Tool    string               `json:"tool"`
+	Call    string               `json:"call,omitempty"`
+	At      Time                 `json:"at"`
+	Files   []changes.FileChange `json:"files"`
+	Skipped []string             `json:"skipped,omitempty"`
+	Off     bool                 `json:"off,omitempty"`
+}
+
+// hookMarker is the marker file of call in session id.
+func hookMarker(dir, id, call string) string {
+	if !hookCallRE.MatchString(call) || strings.HasPrefix(call, ".") {
+		h := sha256.Sum256([]byte(call))
+		call = hex.EncodeToString(h[:16])
+	}
+	return path.Join(dir, "hooks", id, call+".json")
+}
+
+// BeginChange captures the pre-image of each of paths before the agent's
+// tool changes them, durably, and leaves the pending marker of call (the
+// agent's tool-call id) for SettleChange. Refusals are Session.Change's: a
+// *RequiredError when snapshots.required covers a file it cannot capture.
+// The change belongs to the newest prompt of the conversation.
+func (s *Session) BeginChange(ctx context.Context, tool, call string, paths []string) (*PendingChange, error) {
+	if call == "" {
+		return nil, fmt.Errorf("%w: a pending change needs its call id", ErrBadInput)
+	}
+	s.sweepMarkers()
+	c, err := s.beginChange(ctx, tool, paths)
+	if err != nil {
+		return nil, err
+	}
+	defer c.release()
+	p := &PendingChange{V: 1, Tool: tool, Call: c.call, At: mkTime(s.ws.s.Now()), Files: c.files, Skipped: c.skipped, Off: !c.on || c.objs == nil}
+	if p.Off {
+		// Nothing captured: no marker either; SettleChange finds none
+		// and records nothing.
+		return p, nil
+	}
+	b, _ := json.Marshal(p)
+	name := hookMarker(s.ws.dir, s.ID(), call)
+	fsys := s.ws.s.fsys
+	if err := fsys.MkdirAll(path.Dir(name), vfs.DirPerm); err != nil {
+		return nil, err
+	}
+	// Not synced: a marker a crash loses only loses the record of this
+	// edit (the post-tool hook then finds none and records nothing); the
+	// pre-images it names are durable already, and the change line that
+	// will name them is synced.
+	if err := vfs.ReplaceFile(fsys, name, b); err != nil {
+		return nil, fmt.Errorf("engine: the pending change of %s was not written: %w", tool, err)
+	}
+	return p, nil
+}
+
+// SettleChange ends the pending change of call: the after state of each
+// file is recorded by its hash and one change line written (synced), as
+// Session.Change does, or nothing when no file changed (the tool failed,
+// or wrote what was there). The marker goes either way. A call with no
+// marker (BeginChange refused, failed, or was never run) records nothing:
+// the answer is nil.
+func (s *Session) SettleChange(ctx context.Context, call string) (*ToolAnswer, error) {
+	fsys := s.ws.s.fsys
+	name := hookMarker(s.ws.dir, s.ID(), call)
+	b, err := vfs.ReadFile(fsys, name)
+	if vfs.IsNotExist(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		fsys.Remove(name)
+		fsys.Remove(path.Dir(name)) // when it was the last one
+	}()
+	var p PendingChange
+	if err := json.Unmarshal(b, &p); err != nil || p.V != 1 || !labelRE.MatchString(p.Tool) || len(p.Files) == 0 {
+		return nil, fmt.Errorf("%w: pending change %s is not readable", ErrFormat, name)
+	}
+	for _, f := range p.Files {
+		if !fstate.ValidRel(f.Path) || (f.Before != nil && !f.Before.Valid(fstate.FormBefore)) {
+			return nil, fmt.Errorf("%w: pending change %s names a bad file", ErrFormat, name)
+		}
+	}
+	cfg, err := s.config()
+	if err != nil {
+		return nil, err
+	}
+	sc := cfg.Snapshots
+	s.busy.RLock()
+	defer s.busy.RUnlock()
+	if s.isClosed() {
+		return nil, fmt.Errorf("engine: session %s is closed", s.ID())
+	}
+	endCall, err := s.beginCall(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer endCall()
+	wfs, doneFS, err := s.ws.files()
+	if err != nil {
+		return nil, err
+	}
+	defer doneFS()
+	s.snaps.mu.Lock()
+	defer s.snaps.mu.Unlock()
+	if err := s.payCancels(); err != nil {
+		return nil, err
+	}
+	ans := &ToolAnswer{Session: s.ID(), Files: []string{}, Skipped: []string{}}
+	changed := false
+	for i := range p.Files {
+		f := &p.Files[i]
+		f.After, _ = fstate.Capture(ctx, wfs, fstate.HashSink, f.Path, sc.MaxFileBytes)
+		ans.Files = append(ans.Files, s.ws.absPath(f.Path))
+		changed = changed || !fstate.Same(f.Before, f.After)
+	}
+	for _, r := range p.Skipped {
+		ans.Skipped = append(ans.Skipped, s.ws.absPath(r))
+	}
+	if !changed {
+		return ans, nil
+	}
+	item := p.Call // an item since cut away (a revert) is no longer named
+	if item != "" {
+		s.mu.Lock()
+		if s.st.items[item] == nil {
+			item = ""
+		}
+		s.mu.Unlock()
+	}
+	st := &s.snaps
+	rec, lines, live := st.NewChange(mkTime(s.ws.s.Now()), p.Tool, item, p.Files, sc.limits())
+	if err := s.appendChanges(lines...); err != nil {
+		return nil, fmt.Errorf("engine: the %s tool changed files, but its change record was not written: %w", p.Tool, err)
+	}
+	st.List, st.Seq = live, rec.Seq
+	ans.Snapshot = &rec.ID
+	return ans, nil
+}
+
+// sweepMarkers removes the session's pending markers older than a day:
+// their agent died between the two hooks. Best effort.
+func (s *Session) sweepMarkers() {
+	fsys := s.ws.s.fsys
+	dir := path.Join(s.ws.dir, "hooks", s.ID())
+	ents, err := fsys.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	cut := s.ws.s.Now().Add(-hookMarkerMaxAge)
+	for _, e := range ents {
+		if fi, err := e.Info(); err == nil && fi.ModTime().Before(cut) {
+			fsys.Remove(path.Join(dir, e.Name()))
+		}
+	}
+}
+
+// PatchPaths is the files a patch (a git diff or a "*** Begin Patch"
+// envelope) names, as it names them: every file it reads, makes, removes
+// or moves to.
+func PatchPaths(text []byte) ([]string, error) {
+	files, err := patch.Parse(text)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrBadInput, err)
+	}
+	var out []string
+	for _, f := range files {
+		out = append(out, f.Path)
+		if f.MoveTo != "" {
+			out = append(out, f.MoveTo)
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,184 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"cairn/internal/vfs"
+)
+
+// TestAgentSessionNeverReplaced: an agent's session id is not random, so
+// a second process may try to make it after the first did; the journal
+// the first wrote must never be replaced (materialize's check), and
+// OpenAgent then opens it.
+func TestAgentSessionNeverReplaced(t *testing.T) {
+	e := newSnapEnv(t, "")
+	a := AgentSession{Agent: "claude-code", ID: "abc", Transcript: "/t/abc.jsonl"}
+	s := must(e.ws.OpenAgent(e.ctx, a, SessionOptions{}, true, 0))(t)
+	if s.ID() != ImportSessionID("claude-code", "abc") {
+		t.Fatalf("id %s", s.ID())
+	}
+	must(s.Append(e.ctx, Item{Type: User, Text: "first prompt"}))(t)
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := os.ReadFile(e.store.home + "/" + itemsName(e.ws.dir, s.ID()))
+	// A racing creator that read "not there" before the first wrote it.
+	if _, err := e.ws.createAgent(s.ID(), a, SessionOptions{}); !errors.Is(err, errCreated) {
+		t.Fatalf("second create: %v, want errCreated", err)
+	}
+	after, _ := os.ReadFile(e.store.home + "/" + itemsName(e.ws.dir, s.ID()))
+	if string(before) != string(after) || len(before) == 0 {
+		t.Fatalf("journal replaced:\n%s\nwas\n%s", after, before)
+	}
+	s = must(e.ws.OpenAgent(e.ctx, a, SessionOptions{}, true, 0))(t)
+	defer s.Close()
+	if tr := s.Transcript(); len(tr) != 1 || tr[0].Text != "first prompt" {
+		t.Fatalf("transcript %v", tr)
+	}
+	// A second owner waits, then is busy.
+	if _, err := e.ws.OpenAgent(e.ctx, a, SessionOptions{}, true, 20*time.Millisecond); !errors.Is(err, ErrBusy) {
+		t.Fatalf("second owner: %v, want ErrBusy", err)
+	}
+}
+
+// TestPendingChangeSettles: BeginChange and SettleChange on two opens of
+// the session (two hook processes): a change line when a file changed,
+// none when nothing did, and the marker gone either way.
+func TestPendingChangeSettles(t *testing.T) {
+	e := newSnapEnv(t, "")
+	a := AgentSession{Agent: "codex", ID: "x"}
+	e.put("a.txt", "a0")
+	open := func() *Session { return must(e.ws.OpenAgent(e.ctx, a, SessionOptions{}, true, 0))(t) }
+	s := open()
+	must(s.BeginChange(e.ctx, "apply_patch", "call_1", []string{"a.txt", "b.txt"}))(t)
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	e.put("a.txt", "a1")
+	s = open()
+	ans := must(s.SettleChange(e.ctx, "call_1"))(t)
+	if ans == nil || ans.Snapshot == nil || len(ans.Files) != 2 {
+		t.Fatalf("answer %+v", ans)
+	}
+	if k := e.kinds(s); k != "change" {
+		t.Fatalf("lines %q", k)
+	}
+	must(s.BeginChange(e.ctx, "apply_patch", "call_2", []string{"a.txt"}))(t)
+	if ans := must(s.SettleChange(e.ctx, "call_2"))(t); ans.Snapshot != nil {
+		t.Fatalf("a change of nothing took snapshot %v", *ans.Snapshot)
+	}
+	if ans := must(s.SettleChange(e.ctx, "call_2"))(t); ans != nil {
+		t.Fatalf("settled twice: %+v", ans)
+	}
+	if k := e.kinds(s); k != "change" {
+		t.Fatalf("lines %q", k)
+	}
+	must(s.Undo(e.ctx))(t)
+	e.want("a.txt", "a0")
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestHookChangeCrashAtEverySyncPoint: a power loss at each sync point of
+// a hook pair (BeginChange in one process, the agent's write, SettleChange
+// in the next) leaves a session that opens, and lists the edit or not;
+// when it does, one undo gives back the old content exactly. A pair whose
+// SettleChange returned is never lost.
+func TestHookChangeCrashAtEverySyncPoint(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	big := strings.Repeat("a line of the big file\n", 1500) // an object pre-image
+	a := AgentSession{Agent: "claude-code", ID: "crash"}
+	points := 0
+	for n := 0; ; n++ {
+		completed := false
+		for seed := range 3 {
+			mem := vfs.NewMem()
+			wsfs := WithWorkspaceFS(func(string) (vfs.FS, error) { return mem, nil })
+			st := must(OpenFS(mem, "/mem", wsfs))(t)
+			ws := must(st.Workspace(dir))(t)
+			s := must(ws.OpenAgent(ctx, a, SessionOptions{}, true, 0))(t)
+			must(s.Append(ctx, Item{Type: User, Text: "edit"}))(t)
+			if err := vfs.WriteFileAtomic(mem, "f.txt", []byte(big)); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Close(); err != nil {
+				t.Fatal(err)
+			}
+			mem.FailAfterSyncs(n)
+			err := func() error {
+				s, err := ws.OpenAgent(ctx, a, SessionOptions{}, true, 0)
+				if err != nil {
+					return err
+				}
+				defer s.Close()
+				if _, err := s.BeginChange(ctx, "edit", "toolu_1", []string{"f.txt"}); err != nil {
+					return err
+				}
+				if err := s.Close(); err != nil {
+					return err
+				}
+				if err := vfs.WriteFileAtomic(mem, "f.txt", []byte("new")); err != nil {
+					return err
+				}
+				if s, err = ws.OpenAgent(ctx, a, SessionOptions{}, false, 0); err != nil {
+					return err
+				}
+				defer s.Close()
+				if _, err := s.SettleChange(ctx, "toolu_1"); err != nil {
+					return err
+				}
+				return s.Close()
+			}()
+			if err != nil && !errors.Is(err, vfs.ErrCrashed) {
+				t.Fatalf("sync point %d: %v", n, err)
+			}
+			completed = err == nil
+			if seed == 0 {
+				mem.Crash()
+			} else {
+				mem.CrashPartial(rand.New(rand.NewPCG(uint64(n), uint64(seed))))
+			}
+			st.Close()
+			st = must(OpenFS(mem, "/mem", wsfs))(t)
+			ws = must(st.Workspace(dir))(t)
+			s2, err := ws.OpenAgent(ctx, a, SessionOptions{}, false, 0)
+			if err != nil {
+				t.Fatalf("sync point %d seed %d: open: %v", n, seed, err)
+			}
+			l := must(s2.Snapshots(ctx))(t)
+			if completed && seed == 0 && len(l.Snapshots) != 1 {
+				t.Fatalf("sync point %d: a settled edit was lost", n)
+			}
+			if len(l.Snapshots) == 1 {
+				must(s2.Undo(ctx))(t)
+				if b, _ := vfs.ReadFile(mem, "f.txt"); string(b) != big {
+					t.Fatalf("sync point %d seed %d: undo gave %d bytes", n, seed, len(b))
+				}
+			}
+			s2.Close()
+			st.Close()
+			if completed {
+				break
+			}
+		}
+		if completed {
+			break
+		}
+		if n > 200 {
+			t.Fatal("the hook pair never completed")
+		}
+		points++
+	}
+	if points < 4 {
+		t.Fatalf("only %d sync points", points)
+	}
+	t.Logf("%d sync points", points)
+}
