@@ -125,7 +125,7 @@ func (s *Session) recordCall(ctx context.Context, tool, call string, sc CallScop
 		return nil, fmt.Errorf("%w; nothing was run", err)
 	}
 	now := mkTime(s.ws.s.Now())
-	cl := changes.CallLine{V: 1, Kind: changes.KindCall, ID: changes.NewSnapID(now.Time), At: now, Tool: tool, Call: call, Scope: sc.Kind}
+	cl := changes.CallLine{V: 1, Kind: changes.KindCall, ID: changes.NewSnapID(now.Time), At: now, Tool: tool, Call: call, Item: s.newestItem(), Scope: sc.Kind}
 	if sc.Kind == ScopePaths {
 		cl.Paths = sc.Paths
 	}
@@ -175,7 +175,7 @@ func (s *Session) recordCall(ctx context.Context, tool, call string, sc CallScop
 		return rc, runErr
 	}
 	seq := max(s.snaps.Seq, s.snaps.recs.Seq) + 1
-	rl := changes.NewRecordLine(cl, mkTime(s.ws.s.Now()), seq, files)
+	rl := changes.NewRecordLine(cl, mkTime(s.ws.s.Now()), seq, s.newestItem(), files)
 	if err := s.appendChanges(rl); err != nil {
 		s.closeCall(cl, changes.WhyFailed, rc)
 		s.notice(fmt.Sprintf("the %s call ran, but its record could not be written: %v", tool, err))
@@ -217,7 +217,7 @@ func (s *Session) runUnrecorded(ctx context.Context, cl changes.CallLine, rc *Ca
 // start or off line the session's recording state asks for.
 func (s *Session) closeCall(cl changes.CallLine, why string, rc *CallRecord) {
 	on := why != changes.WhyDisabled
-	l := changes.UnrecordedLine{V: 1, Kind: changes.KindUnrecorded, ID: cl.ID, At: mkTime(s.ws.s.Now()), Tool: cl.Tool, Call: cl.Call, Why: why}
+	l := changes.UnrecordedLine{V: 1, Kind: changes.KindUnrecorded, ID: cl.ID, At: mkTime(s.ws.s.Now()), Tool: cl.Tool, Call: cl.Call, Item: cl.Item, Why: why}
 	marks := s.recordMarks(on)
 	if err := s.appendChanges(append(marks, l)...); err != nil {
 		s.notice(fmt.Sprintf("a %s call without a record could not be noted: %v", cl.Tool, err))
@@ -335,7 +335,7 @@ func (s *Session) closeInterrupted() {
 	var lines []any
 	for _, c := range open {
 		lines = append(lines, changes.UnrecordedLine{V: 1, Kind: changes.KindUnrecorded, ID: c.ID, At: mkTime(s.ws.s.Now()),
-			Tool: c.Tool, Call: c.Call, Why: changes.WhyInterrupted})
+			Tool: c.Tool, Call: c.Call, Item: c.Item, Why: changes.WhyInterrupted})
 	}
 	if err := s.appendChanges(lines...); err != nil {
 		s.notice(fmt.Sprintf("the interrupted calls could not be noted yet: %v", err))

@@ -119,14 +119,19 @@
 // <id>.changes.jsonl holds a "change" line per file-tool call and the undo
 // stack's events (engine/internal/changes/format.go draws every line):
 //
-//	{"v":1,"kind":"change","id":SNAP,"seq":N,"at":T,"tool":"edit","call":ITEM,
+//	{"v":1,"kind":"change","id":SNAP,"seq":N,"at":T,"tool":"edit","call":ITEM,"item":ITEM,
 //	 "scope":"paths","files":[{"path":P,"before":F|null,"after":F|null}]}
 //
 // "call" names the item the change belongs to: the tool_call item given by
 // the caller (ToolOptions.Call, Change.SetCall), else the user prompt that
 // began the turn (REPL tool lines have no tool_call item); it is omitted
 // when the conversation has no prompt yet, and lines written before it
-// have none and read as they did. A file's state F is
+// have none and read as they did. "item" (on this line and on every
+// other line that changes files) is the newest item of the conversation
+// when the line was written ("" when it had none): where the line lies
+// among the items, for a file revert's boundary, which never compares
+// times (they tie within a millisecond); lines written before it have
+// none and are placed by their time. A file's state F is
 // {"oid":SHA256,"size":N,"mode":"file|exec|link","perm":"0640"} (stored as
 // an object), {"sha256":SHA256,"size":N,"mode":...,"perm":...,"data":BASE64}
 // (a pre-image of at most 16 KiB, inline), {"sha256":SHA256,"size":N,

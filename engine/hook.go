@@ -233,7 +233,7 @@ func (s *Session) SettleChange(ctx context.Context, call string) (*ToolAnswer, e
 		s.mu.Unlock()
 	}
 	st := &s.snaps
-	rec, lines, live := st.NewChange(mkTime(s.ws.s.Now()), p.Tool, item, p.Files, sc.limits())
+	rec, lines, live := st.NewChange(mkTime(s.ws.s.Now()), p.Tool, item, s.newestItem(), p.Files, sc.limits())
 	if err := s.appendChanges(lines...); err != nil {
 		return nil, fmt.Errorf("engine: the %s tool changed files, but its change record was not written: %w", p.Tool, err)
 	}

@@ -156,7 +156,7 @@ func (r *patchRun) recordLine() {
 	if !t.record {
 		return
 	}
-	t.rec = s.snaps.NewRecord(mkTime(s.ws.s.Now()), t.tool, t.call, r.fcs)
+	t.rec = s.snaps.NewRecord(mkTime(s.ws.s.Now()), t.tool, t.call, s.newestItem(), r.fcs)
 	if t.lineErr = s.appendChanges(t.rec); t.lineErr != nil {
 		s.abortChange(t.rec.ID)
 	}

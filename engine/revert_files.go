@@ -328,47 +328,58 @@ func revertItem(st *state, at string) (*Item, error) {
 }
 
 // revertAfter is the boundary rule of a file revert to sel. A record
-// belongs after it when the item it names was written after sel (sel a
-// user prompt: from sel on, so its own turn is reverted too); any other
-// step (an undo, a redo, a revert) when the newest item at the time was
-// sel or one written after it. A record naming no item the session holds
-// (one a fork holds from its parent's later turns, or older than "call"),
-// or a step whose line names no item, is placed by its time.
+// belongs after it when the item it names ("call") was written after sel
+// (sel a user prompt: from sel on, so its own turn is reverted too). Any
+// other line, and a record naming no item the session holds (none, or one
+// a fork holds from its parent's later turns), is placed by its "item",
+// the newest item when it was written: after when that was sel or one
+// written after it, before when the conversation had no item yet. Only a
+// line whose "item" does not say (written before it was recorded) or
+// names an item the session does not hold is placed by its time: times
+// are kept to the millisecond, so a line and an item of the same
+// millisecond tie, and their order is then a guess.
 func revertAfter(st *state, sel *Item) changes.Boundary {
 	idx := make(map[string]int, len(st.order))
 	for i, id := range st.order {
 		idx[id] = i
 	}
 	si, prompt := idx[sel.ID], sel.Type == User
-	byTime := func(at timefmt.Time) bool {
+	place := func(item changes.ItemRef, at timefmt.Time) bool {
+		if item.Known && item.ID == "" {
+			return false // before every item
+		}
+		if i, ok := idx[item.ID]; ok && item.Known {
+			return i >= si
+		}
 		return at.After(sel.At.Time) || (prompt && at.Equal(sel.At.Time))
 	}
 	return changes.Boundary{
-		Record: func(call string, at timefmt.Time) bool {
+		Record: func(call string, item changes.ItemRef, at timefmt.Time) bool {
 			if i, ok := idx[call]; ok && call != "" {
 				return i > si || (prompt && i == si)
 			}
-			return byTime(at)
+			return place(item, at)
 		},
-		Event: func(item string, at timefmt.Time) bool {
-			if i, ok := idx[item]; ok && item != "" {
-				return i >= si
-			}
-			return byTime(at)
-		},
+		Event: place,
 	}
 }
 
-// newestItem is the item written last ("" for none): where a step that
-// names no item of its own lies among the items (the "item" of undo, redo
-// and revert lines).
-func (s *Session) newestItem() string {
+// newestItem is the item written last (none: the conversation has no item
+// yet): where a line lies among the items, the "item" of every line that
+// changes files or may (changes.ItemRef).
+func (s *Session) newestItem() changes.ItemRef {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if n := len(s.st.order); n > 0 {
-		return s.st.order[n-1]
+	return s.st.newestItem()
+}
+
+// newestItem is the item written last as a line's "item". The caller
+// holds s.mu.
+func (st *state) newestItem() changes.ItemRef {
+	if n := len(st.order); n > 0 {
+		return changes.NewestItem(st.order[n-1])
 	}
-	return ""
+	return changes.NewestItem("")
 }
 
 // revertRefusal refuses a file revert to sel that tl cannot serve: an

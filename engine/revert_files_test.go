@@ -26,12 +26,25 @@ type rvEnv struct {
 	ws  *Workspace
 	s   *Session
 	dir string
+	// clock and faulty, when set, are the store's clock and the files'
+	// (store and workspace) fault injector over mem.
+	clock  func() time.Time
+	faulty *vfs.Faulty
 }
 
 func newRvEnv(t *testing.T) *rvEnv {
 	t.Helper()
-	mem := vfs.NewMem()
-	e := &rvEnv{t: t, ctx: context.Background(), mem: mem, dir: t.TempDir()}
+	return newRvEnvWith(t, nil, false)
+}
+
+// newRvEnvWith is newRvEnv with the store's clock (nil: the real one) and,
+// with faults, the files behind a fault injector (e.faulty).
+func newRvEnvWith(t *testing.T, clock func() time.Time, faults bool) *rvEnv {
+	t.Helper()
+	e := &rvEnv{t: t, ctx: context.Background(), mem: vfs.NewMem(), dir: t.TempDir(), clock: clock}
+	if faults {
+		e.faulty = vfs.NewFaulty(e.mem)
+	}
 	e.open()
 	e.s = e.ws.Create(SessionOptions{})
 	t.Cleanup(func() { e.s.Close(); e.st.Close() })
@@ -40,8 +53,15 @@ func newRvEnv(t *testing.T) *rvEnv {
 
 // open opens the store (again) over the same files.
 func (e *rvEnv) open() {
-	wsfs := WithWorkspaceFS(func(string) (vfs.FS, error) { return e.mem, nil })
-	e.st = must(OpenFS(e.mem, "/mem", wsfs))(e.t)
+	var fsys vfs.FS = e.mem
+	if e.faulty != nil {
+		fsys = e.faulty
+	}
+	opts := []Option{WithWorkspaceFS(func(string) (vfs.FS, error) { return fsys, nil })}
+	if e.clock != nil {
+		opts = append(opts, WithClock(e.clock))
+	}
+	e.st = must(OpenFS(fsys, "/mem", opts...))(e.t)
 	e.ws = must(e.st.Workspace(e.dir))(e.t)
 }
 

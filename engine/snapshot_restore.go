@@ -92,6 +92,11 @@ type restoreRun struct {
 	objs    *objects.Store
 	maxFile int64
 	checked map[*fstate.State]verdict // content's verdicts, by state
+	// item is the "item" of every line the run writes: the newest item
+	// when it began. A line that cancels a step names the step's item, so
+	// the two lie on the same side of any file revert's boundary however
+	// much later the cancellation is written (changes_cancel.go).
+	item changes.ItemRef
 }
 
 // verdict is why a state cannot be put back ("" when it can), and the
@@ -159,7 +164,7 @@ func (s *Session) restore(ctx context.Context, action, id string) (*RestoreResul
 	if err := s.snapReady(); err != nil {
 		return nil, err
 	}
-	r := &restoreRun{s: s, fsys: fsys, objs: s.snapObjects(), maxFile: sc.MaxFileBytes, checked: map[*fstate.State]verdict{}}
+	r := &restoreRun{s: s, fsys: fsys, objs: s.snapObjects(), maxFile: sc.MaxFileBytes, checked: map[*fstate.State]verdict{}, item: s.newestItem()}
 	res := &RestoreResult{OK: true, Action: action, Steps: []RestoreStep{}, Unread: st.unread}
 	fail := func(err error) (*RestoreResult, error) {
 		outcome := "failed"
@@ -200,7 +205,7 @@ func (s *Session) restore(ctx context.Context, action, id string) (*RestoreResul
 		now := mkTime(s.ws.s.Now())
 		lines := make([]any, 0, len(targets))
 		for i := len(targets) - 1; i >= 0; i-- {
-			lines = append(lines, redoLine(targets[i], now))
+			lines = append(lines, redoLine(targets[i], now, r.item))
 		}
 		if err := s.cancel(lines...); err != nil {
 			return fail(fmt.Errorf("engine: restore to %s put back no file: %w", id, err))

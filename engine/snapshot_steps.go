@@ -62,7 +62,7 @@ func (r *restoreRun) undoOne(ctx context.Context, e *changes.Entry, kind string,
 	if ok == 0 && !pass {
 		return step, r.refusal(actionUndo, e, why)
 	}
-	line := changes.UndoLine{V: 1, Kind: kind, ID: e.Rec.ID, At: mkTime(s.ws.s.Now()), Item: s.newestItem(), Files: make([]changes.KeptFile, len(files))}
+	line := changes.UndoLine{V: 1, Kind: kind, ID: e.Rec.ID, At: mkTime(s.ws.s.Now()), Item: r.item, Files: make([]changes.KeptFile, len(files))}
 	for k, f := range files {
 		line.Files[k] = changes.KeptFile{Path: f.Path, Kept: kept[k]}
 	}
@@ -72,7 +72,7 @@ func (r *restoreRun) undoOne(ctx context.Context, e *changes.Entry, kind string,
 		st := &s.snaps
 		st.refold(s)
 		if i := st.Find(e.Rec.ID); i >= 0 && !st.List[i].Applied {
-			s.cancel(redoLine(e, mkTime(s.ws.s.Now())))
+			s.cancel(redoLine(e, mkTime(s.ws.s.Now()), r.item))
 		}
 		return step, err
 	}
@@ -96,7 +96,7 @@ func (r *restoreRun) undoOne(ctx context.Context, e *changes.Entry, kind string,
 	}
 	if !pass && !putBack([]RestoreStep{step}) {
 		// Every write failed, so the files are as the undo found them.
-		if err := s.cancelUndo(e); err != nil {
+		if err := s.cancelUndo(e, r.item); err != nil {
 			return step, fmt.Errorf("engine: undo %s put back no file: %w", e.Rec.ID, err)
 		}
 		return step, r.refusal(actionUndo, e, why)
@@ -144,14 +144,14 @@ func (r *restoreRun) redoOne(ctx context.Context, e *changes.Entry) (RestoreStep
 	if todo == 0 && slices.Contains(failed, true) {
 		return step, r.refusal(actionRedo, e, why)
 	}
-	if err := s.appendChanges(changes.EventLine{V: 1, Kind: changes.KindRedo, ID: e.Rec.ID, At: mkTime(s.ws.s.Now()), Item: s.newestItem()}); err != nil {
+	if err := s.appendChanges(changes.EventLine{V: 1, Kind: changes.KindRedo, ID: e.Rec.ID, At: mkTime(s.ws.s.Now()), Item: r.item}); err != nil {
 		// The line may have reached the journal: cancel it with an undo
 		// keeping what the last undo kept (owed, if that cannot be
 		// written either).
 		st := &s.snaps
 		st.refold(s)
 		if i := st.Find(e.Rec.ID); i >= 0 && st.List[i].Applied {
-			s.cancel(undoLine(st.List[i], mkTime(s.ws.s.Now())))
+			s.cancel(undoLine(st.List[i], mkTime(s.ws.s.Now()), r.item))
 		}
 		return step, err
 	}
@@ -176,7 +176,7 @@ func (r *restoreRun) redoOne(ctx context.Context, e *changes.Entry) (RestoreStep
 	}
 	if todo > 0 && !putBack([]RestoreStep{step}) {
 		// Every write failed, so the files are as the redo found them.
-		if err := s.cancelRedo(e); err != nil {
+		if err := s.cancelRedo(e, r.item); err != nil {
 			return step, fmt.Errorf("engine: redo %s put back no file: %w", e.Rec.ID, err)
 		}
 		return step, r.refusal(actionRedo, e, why)
@@ -184,32 +184,34 @@ func (r *restoreRun) redoOne(ctx context.Context, e *changes.Entry) (RestoreStep
 	return step, nil
 }
 
-// undoLine is an undo line for e keeping what its last undo kept.
-func undoLine(e *changes.Entry, now Time) changes.UndoLine {
-	line := changes.UndoLine{V: 1, Kind: changes.KindUndo, ID: e.Rec.ID, At: now, Files: make([]changes.KeptFile, len(e.Rec.Files))}
+// undoLine is an undo line for e keeping what its last undo kept, the
+// cancellation of a redo whose line named item.
+func undoLine(e *changes.Entry, now Time, item changes.ItemRef) changes.UndoLine {
+	line := changes.UndoLine{V: 1, Kind: changes.KindUndo, ID: e.Rec.ID, At: now, Item: item, Files: make([]changes.KeptFile, len(e.Rec.Files))}
 	for k, f := range e.Rec.Files {
 		line.Files[k] = changes.KeptFile{Path: f.Path, Kept: e.Kept[k]}
 	}
 	return line
 }
 
-// redoLine is a redo line for e.
-func redoLine(e *changes.Entry, now Time) changes.EventLine {
-	return changes.EventLine{V: 1, Kind: changes.KindRedo, ID: e.Rec.ID, At: now}
+// redoLine is a redo line for e, the cancellation of an undo whose line
+// named item.
+func redoLine(e *changes.Entry, now Time, item changes.ItemRef) changes.EventLine {
+	return changes.EventLine{V: 1, Kind: changes.KindRedo, ID: e.Rec.ID, At: now, Item: item}
 }
 
-// cancelUndo cancels the undo of e, whose line is written but which
-// changed no file, with a redo line: the stack is as before the undo. A
-// redo line that cannot be written is owed (changes_cancel.go).
-func (s *Session) cancelUndo(e *changes.Entry) error {
-	return s.cancel(redoLine(e, mkTime(s.ws.s.Now())))
+// cancelUndo cancels the undo of e, whose line (naming item) is written
+// but which changed no file, with a redo line: the stack is as before the
+// undo. A redo line that cannot be written is owed (changes_cancel.go).
+func (s *Session) cancelUndo(e *changes.Entry, item changes.ItemRef) error {
+	return s.cancel(redoLine(e, mkTime(s.ws.s.Now()), item))
 }
 
-// cancelRedo cancels the redo of e, whose line is written but which changed
-// no file, with an undo line keeping what the undo before it kept. An undo
-// line that cannot be written is owed (changes_cancel.go).
-func (s *Session) cancelRedo(e *changes.Entry) error {
-	return s.cancel(undoLine(e, mkTime(s.ws.s.Now())))
+// cancelRedo cancels the redo of e, whose line (naming item) is written but
+// which changed no file, with an undo line keeping what the undo before it
+// kept. An undo line that cannot be written is owed (changes_cancel.go).
+func (s *Session) cancelRedo(e *changes.Entry, item changes.ItemRef) error {
+	return s.cancel(undoLine(e, mkTime(s.ws.s.Now()), item))
 }
 
 // leaves is which files a step leaves: those it has a reason for.

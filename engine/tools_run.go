@@ -180,7 +180,7 @@ func (t *toolRun) recordLine() {
 	if !t.record {
 		return
 	}
-	t.rec = s.snaps.NewRecord(mkTime(s.ws.s.Now()), t.tool, t.call, []changes.FileChange{t.f})
+	t.rec = s.snaps.NewRecord(mkTime(s.ws.s.Now()), t.tool, t.call, s.newestItem(), []changes.FileChange{t.f})
 	if t.lineErr = s.appendChanges(t.rec); t.lineErr != nil {
 		// Not durable, maybe not written: cancelled.
 		s.abortChange(t.rec.ID)

@@ -17,7 +17,7 @@ import (
 // of the undo stack. The cursor and every file's state are rebuilt from it
 // alone (stack.go). Part of the format:
 //
-//	{"v":1,"kind":"change","id":"m2x1-9f3a2c7e","seq":7,"at":T,"tool":"edit","call":"i-...",
+//	{"v":1,"kind":"change","id":"m2x1-9f3a2c7e","seq":7,"at":T,"tool":"edit","call":"i-...","item":ITEM,
 //	 "scope":"paths","files":[{"path":"src/app.ts","before":F|null,"after":F|null}]}
 //	{"v":1,"kind":"undo"|"restore","id":SNAP,"at":T,"item":ITEM,"files":[{"path":P,"kept":F|null}]}
 //	{"v":1,"kind":"redo","id":SNAP,"at":T,"item":ITEM}
@@ -36,11 +36,21 @@ import (
 // and the lines recording writes for calls that are not file tools
 // ("call", "record", "unrecorded", "start", "off"; a "drop" whose "why" is
 // "store_budget"), which file revert reads. File revert's lines and how it
-// reads them are drawn in timeline.go (the Timeline fold). "item", on an
-// undo, restore, redo, revert or unrevert line, is the newest item of the
-// conversation when the line was written: where the step lies among the
-// items, for a file revert's boundary (lines written before it was
-// recorded have none, and are placed by their time).
+// reads them are drawn in timeline.go (the Timeline fold).
+//
+// "item" (itemref.go: ItemRef) is where a line lies among the items of the
+// conversation, for a file revert's boundary: the newest item when the
+// line was written ("" when there was none yet). Every line that changes
+// files or may carries it: change, undo, restore, redo, revert, unrevert,
+// and the record lines (call, record, unrecorded; records.go), so that a
+// line and an item written in the same millisecond are never ordered by
+// comparing their times. A line that cancels an undo or redo (a redo or
+// undo line written because the step changed no file, perhaps owed and
+// written much later) names the item the step's line named, so the two
+// lie on one side of every boundary; the lines of one restore-to all name
+// the newest item when it began; an unrecorded line names its call line's
+// (where the call began). Lines written before "item" was recorded on
+// their kind have none, and are placed by their time.
 //
 // F is {"oid":SHA256,"size":N,"mode":"file|exec|link","perm":"0640"}, the
 // content stored as an object (a link's object is its target), or
@@ -143,6 +153,7 @@ type (
 		At    timefmt.Time `json:"at"`
 		Tool  string       `json:"tool"`
 		Call  string       `json:"call,omitempty"`
+		Item  ItemRef      `json:"item,omitzero"`
 		Scope string       `json:"scope"`
 		Files []FileChange `json:"files"`
 	}
@@ -151,7 +162,7 @@ type (
 		Kind  string       `json:"kind"`
 		ID    string       `json:"id"`
 		At    timefmt.Time `json:"at"`
-		Item  string       `json:"item,omitempty"`
+		Item  ItemRef      `json:"item,omitzero"`
 		Files []KeptFile   `json:"files"`
 	}
 	EventLine struct { // also an abort line
@@ -159,7 +170,7 @@ type (
 		Kind string       `json:"kind"`
 		ID   string       `json:"id"`
 		At   timefmt.Time `json:"at"`
-		Item string       `json:"item,omitempty"`
+		Item ItemRef      `json:"item,omitzero"`
 	}
 	ListLine struct {
 		V    int          `json:"v"`
@@ -194,6 +205,7 @@ type RawLine struct {
 	At    timefmt.Time `json:"at"`
 	Tool  string       `json:"tool"`
 	Call  string       `json:"call"`
+	Item  ItemRef      `json:"item"`
 	Scope string       `json:"scope"`
 	IDs   []string     `json:"ids"`
 	Files []RawFile    `json:"files"`

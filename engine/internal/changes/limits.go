@@ -13,8 +13,8 @@ type Limits struct {
 // NewChange is the lines a new change of files writes, in order: the
 // discard of the undone branch, the change line, and the drop of the oldest
 // snapshots over the limits; live is the stack they leave.
-func (st *Stack) NewChange(now timefmt.Time, tool, call string, files []FileChange, c Limits) (rec ChangeLine, lines []any, live []*Entry) {
-	rec = st.NewRecord(now, tool, call, files)
+func (st *Stack) NewChange(now timefmt.Time, tool, call string, item ItemRef, files []FileChange, c Limits) (rec ChangeLine, lines []any, live []*Entry) {
+	rec = st.NewRecord(now, tool, call, item, files)
 	if ids := st.Undone(); len(ids) > 0 {
 		lines = append(lines, ListLine{V: 1, Kind: KindDiscard, IDs: ids, At: now})
 	}
@@ -22,10 +22,11 @@ func (st *Stack) NewChange(now timefmt.Time, tool, call string, files []FileChan
 	return rec, append(append(lines, rec), rest...), live
 }
 
-// NewRecord is the change line of a new change of files.
-func (st *Stack) NewRecord(now timefmt.Time, tool, call string, files []FileChange) ChangeLine {
+// NewRecord is the change line of a new change of files, written when item
+// was the newest item.
+func (st *Stack) NewRecord(now timefmt.Time, tool, call string, item ItemRef, files []FileChange) ChangeLine {
 	return ChangeLine{V: 1, Kind: KindChange, ID: NewSnapID(now.Time), Seq: st.Seq + 1, At: now,
-		Tool: tool, Call: call, Scope: "paths", Files: files}
+		Tool: tool, Call: call, Item: item, Scope: "paths", Files: files}
 }
 
 // AfterChange is what change rec, once made, does to the stack: the undone

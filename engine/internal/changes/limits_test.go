@@ -20,11 +20,11 @@ func TestNewChangeLines(t *testing.T) {
 	}
 	var st Stack
 	for range 3 {
-		rec, _, live := st.NewChange(now, "write", "", files(10), Limits{MaxPerSession: 10, MaxBytes: 1 << 20})
+		rec, _, live := st.NewChange(now, "write", "", ItemRef{}, files(10), Limits{MaxPerSession: 10, MaxBytes: 1 << 20})
 		st.List, st.Seq = live, rec.Seq
 	}
 	st.List[2].Applied = false // the newest undone
-	rec, lines, live := st.NewChange(now, "edit", "i-0123456789abcdef", files(10), Limits{MaxPerSession: 2, MaxBytes: 1 << 20})
+	rec, lines, live := st.NewChange(now, "edit", "i-0123456789abcdef", NewestItem("i-0123456789abcdef"), files(10), Limits{MaxPerSession: 2, MaxBytes: 1 << 20})
 	if len(lines) != 3 {
 		t.Fatalf("lines %+v", lines)
 	}
@@ -39,7 +39,7 @@ func TestNewChangeLines(t *testing.T) {
 		t.Fatalf("live %+v", live)
 	}
 	// Bytes: the newest is always kept, even alone over the limit.
-	_, lines, live = st.NewChange(now, "edit", "", files(100), Limits{MaxPerSession: 10, MaxBytes: 50})
+	_, lines, live = st.NewChange(now, "edit", "", ItemRef{}, files(100), Limits{MaxPerSession: 10, MaxBytes: 50})
 	if len(live) != 1 || lines[len(lines)-1].(ListLine).Why != "max_bytes_per_session" {
 		t.Fatalf("over bytes: lines %+v live %d", lines, len(live))
 	}

@@ -14,9 +14,9 @@ import (
 // records for file revert, never undo snapshots: Stack.Apply skips them
 // (seed 001: undo covers the file tools only). Part of the format:
 //
-//	{"v":1,"kind":"call","id":SNAP,"at":T,"tool":"exec","call":ITEM,"scope":"paths"|"workspace","paths":[P...]}
-//	{"v":1,"kind":"record","id":SNAP,"seq":N,"at":T,"tool":"exec","call":ITEM,"scope":S,"files":[{"path","before":F|null,"after":F|null}]}
-//	{"v":1,"kind":"unrecorded","id":SNAP,"at":T,"tool":"exec","call":ITEM,"why":REASON}
+//	{"v":1,"kind":"call","id":SNAP,"at":T,"tool":"exec","call":ITEM,"item":ITEM,"scope":"paths"|"workspace","paths":[P...]}
+//	{"v":1,"kind":"record","id":SNAP,"seq":N,"at":T,"tool":"exec","call":ITEM,"item":ITEM,"scope":S,"files":[{"path","before":F|null,"after":F|null}]}
+//	{"v":1,"kind":"unrecorded","id":SNAP,"at":T,"tool":"exec","call":ITEM,"item":ITEM,"why":REASON}
 //	{"v":1,"kind":"start","at":T,"why":"first"|"enabled"|"moved"|"fork"}
 //	{"v":1,"kind":"off","at":T}
 //	{"v":1,"kind":"drop","ids":[SNAP...],"at":T,"why":"store_budget"}
@@ -31,6 +31,9 @@ import (
 // call line. A call line with neither a record nor an unrecorded line of its
 // id after it is running (its owner is live) or was interrupted; the next
 // owner closes it with an unrecorded line, why "interrupted".
+//
+// "item" is where each line lies among the conversation's items (format.go;
+// an unrecorded line names its call line's), for file revert's boundary.
 //
 // An unrecorded line is a call that ran, or may have run, without a
 // record; why is one of the Why* constants. A call refused by the store
@@ -78,6 +81,7 @@ type (
 		At    timefmt.Time `json:"at"`
 		Tool  string       `json:"tool"`
 		Call  string       `json:"call,omitempty"`
+		Item  ItemRef      `json:"item,omitzero"`
 		Scope string       `json:"scope"`
 		Paths []string     `json:"paths,omitempty"`
 	}
@@ -88,6 +92,7 @@ type (
 		At   timefmt.Time `json:"at"`
 		Tool string       `json:"tool"`
 		Call string       `json:"call,omitempty"`
+		Item ItemRef      `json:"item,omitzero"`
 		Why  string       `json:"why"`
 	}
 	MarkLine struct {
@@ -107,6 +112,7 @@ type recLine struct {
 	At    timefmt.Time `json:"at"`
 	Tool  string       `json:"tool"`
 	Call  string       `json:"call"`
+	Item  ItemRef      `json:"item"`
 	Scope string       `json:"scope"`
 	Paths []string     `json:"paths"`
 	IDs   []string     `json:"ids"`
@@ -157,7 +163,7 @@ func (r *Records) Apply(b []byte) error {
 		if err := checkCall(&l); err != nil {
 			return err
 		}
-		r.Open = append(r.Open, CallLine{V: 1, Kind: KindCall, ID: l.ID, At: l.At, Tool: l.Tool, Call: l.Call, Scope: l.Scope, Paths: l.Paths})
+		r.Open = append(r.Open, CallLine{V: 1, Kind: KindCall, ID: l.ID, At: l.At, Tool: l.Tool, Call: l.Call, Item: l.Item, Scope: l.Scope, Paths: l.Paths})
 	case KindRecord:
 		if err := checkRecord(&l); err != nil {
 			return err
@@ -257,11 +263,12 @@ func checkRecord(l *recLine) error {
 	return nil
 }
 
-// NewRecordLine is the record line of call c, which changed files; seq
-// follows both the undo stack's and the records' highest.
-func NewRecordLine(c CallLine, now timefmt.Time, seq int, files []FileChange) ChangeLine {
+// NewRecordLine is the record line of call c, which changed files, written
+// when item was the newest item; seq follows both the undo stack's and the
+// records' highest.
+func NewRecordLine(c CallLine, now timefmt.Time, seq int, item ItemRef, files []FileChange) ChangeLine {
 	if files == nil {
 		files = []FileChange{}
 	}
-	return ChangeLine{V: 1, Kind: KindRecord, ID: c.ID, Seq: seq, At: now, Tool: c.Tool, Call: c.Call, Scope: c.Scope, Files: files}
+	return ChangeLine{V: 1, Kind: KindRecord, ID: c.ID, Seq: seq, At: now, Tool: c.Tool, Call: c.Call, Item: item, Scope: c.Scope, Files: files}
 }

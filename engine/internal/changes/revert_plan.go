@@ -36,17 +36,17 @@ type Conflict struct {
 }
 
 // Boundary says which steps belong after a revert's boundary: a record
-// by the item it names (Record), any other step by the newest item when it
-// was made (Event; "" when its line does not say), each also given its
-// time.
+// by the call it names (Record), any other step by the newest item when it
+// was made (Event), each also given that item (ItemRef: the place of its
+// line among the items) and its time, for lines that name no such item.
 type Boundary struct {
-	Record func(call string, at timefmt.Time) bool
-	Event  func(item string, at timefmt.Time) bool
+	Record func(call string, item ItemRef, at timefmt.Time) bool
+	Event  func(item ItemRef, at timefmt.Time) bool
 }
 
 func (b Boundary) after(st *Step) bool {
 	if st.Record {
-		return b.Record(st.Call, st.At)
+		return b.Record(st.Call, st.Item, st.At)
 	}
 	return b.Event(st.Item, st.At)
 }
@@ -69,7 +69,7 @@ func (tl *Timeline) Cut(b Boundary) int {
 func (tl *Timeline) CallsAfter(cut int, b Boundary) []*CallMark {
 	var out []*CallMark
 	for _, m := range tl.Calls {
-		if m.Pos >= cut || b.Record(m.Call, m.At) {
+		if m.Pos >= cut || b.Record(m.Call, m.Item, m.At) {
 			out = append(out, m)
 		}
 	}
@@ -294,7 +294,7 @@ func NotAt(ctx context.Context, fsys vfs.FS, moves []Move) []string {
 
 // RevertLines splits the files of a revert line into lines of at most maxBytes
 // of inline content each (at least one file a line).
-func RevertLines(id string, at timefmt.Time, to, item string, files []RevertFile, maxBytes int) []RevertLine {
+func RevertLines(id string, at timefmt.Time, to string, item ItemRef, files []RevertFile, maxBytes int) []RevertLine {
 	var groups [][]RevertFile
 	size := 0
 	for _, f := range files {

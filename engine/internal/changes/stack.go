@@ -126,7 +126,7 @@ func (st *Stack) fold(l *RawLine) error {
 		}
 		st.DiscardUndone() // a new change ends the undone branch
 		e := &Entry{Applied: true, Rec: ChangeLine{V: 1, Kind: KindChange, ID: l.ID, Seq: l.Seq, At: l.At,
-			Tool: l.Tool, Call: l.Call, Scope: l.Scope}}
+			Tool: l.Tool, Call: l.Call, Item: l.Item, Scope: l.Scope}}
 		for _, f := range l.Files {
 			e.Rec.Files = append(e.Rec.Files, FileChange{Path: f.Path, Before: f.Before, After: f.After})
 		}

@@ -24,7 +24,9 @@ import (
 // never started and is ignored) and syncs it before it changes any file:
 // "kept" is what the file held, stored (an object or inline), which an
 // unrevert puts back; "put" is what the revert gives it, by hash (its
-// content is a record's). "to" is the item the revert went to. Once its
+// content is a record's). "to" is the item the revert went to; "item", on
+// this line as on the others, the newest item when it was written
+// (format.go). Once its
 // files are durable it writes "reverted": "left" names the files it could
 // not write, which keep their "kept" content. A revert line with no
 // "reverted" line was stopped (a crash): the next owner compares the files
@@ -62,7 +64,7 @@ type (
 		Part  int          `json:"part"`
 		Parts int          `json:"parts"`
 		To    string       `json:"to,omitempty"`
-		Item  string       `json:"item,omitempty"`
+		Item  ItemRef      `json:"item,omitzero"`
 		Files []RevertFile `json:"files"`
 	}
 	// DoneLine is a reverted or unreverted line.
@@ -79,7 +81,7 @@ type (
 		ID   string       `json:"id"`
 		IDs  []string     `json:"ids"`
 		At   timefmt.Time `json:"at"`
-		Item string       `json:"item,omitempty"`
+		Item ItemRef      `json:"item,omitzero"`
 	}
 )
 
@@ -96,7 +98,7 @@ type tlLine struct {
 	Part  int          `json:"part"`
 	Parts int          `json:"parts"`
 	To    string       `json:"to"`
-	Item  string       `json:"item"`
+	Item  ItemRef      `json:"item"`
 	Left  []string     `json:"left"`
 	Files []struct {
 		Path   string        `json:"path"`
@@ -141,9 +143,9 @@ type Step struct {
 	Kind string // change, record, undo, restore, redo, revert, unrevert
 	ID   string
 	Call string // a change or record: the item it names
-	// Item: any other step, the newest item of the conversation when it
-	// was made ("" when its line does not say).
-	Item string
+	// Item is the newest item of the conversation when its line was
+	// written (unknown when the line does not say).
+	Item ItemRef
 	At   timefmt.Time
 	// Record: a change or record line, which names its call.
 	Record bool
@@ -159,6 +161,7 @@ type Move struct {
 // CallMark is a call without a record, at its place among the steps.
 type CallMark struct {
 	ID, Call string
+	Item     ItemRef // its call line's (or unrecorded line's) "item"
 	At       timefmt.Time
 	Pos      int  // the number of steps before it
 	Open     bool // a call line no record or unrecorded line closed yet
@@ -175,7 +178,7 @@ type Revert struct {
 	Done  bool
 	Left  map[string]bool
 	Step  *Step
-	item  string
+	item  ItemRef
 	parts map[int]bool
 	n     int
 }
@@ -212,13 +215,13 @@ func (tl *Timeline) Apply(b []byte) error {
 		return tl.record(&l)
 	case KindCall:
 		tl.newWork()
-		tl.Calls = append(tl.Calls, &CallMark{ID: l.ID, Call: l.Call, At: l.At, Pos: len(tl.Steps), Open: true})
+		tl.Calls = append(tl.Calls, &CallMark{ID: l.ID, Call: l.Call, Item: l.Item, At: l.At, Pos: len(tl.Steps), Open: true})
 	case KindUnrecorded:
 		tl.newWork()
 		if m := tl.openCall(l.ID); m != nil {
 			m.Open, m.Why = false, l.Why
 		} else {
-			tl.Calls = append(tl.Calls, &CallMark{ID: l.ID, Call: l.Call, At: l.At, Pos: len(tl.Steps), Why: l.Why})
+			tl.Calls = append(tl.Calls, &CallMark{ID: l.ID, Call: l.Call, Item: l.Item, At: l.At, Pos: len(tl.Steps), Why: l.Why})
 		}
 	case KindUndo, KindRestore:
 		snap := tl.snaps[l.ID]
@@ -357,7 +360,7 @@ func (tl *Timeline) record(l *tlLine) error {
 		return fmt.Errorf("record %s twice", l.ID)
 	}
 	tl.newWork()
-	st := &Step{Kind: l.Kind, ID: l.ID, Call: l.Call, At: l.At, Record: true}
+	st := &Step{Kind: l.Kind, ID: l.ID, Call: l.Call, Item: l.Item, At: l.At, Record: true}
 	for _, f := range l.Files {
 		if !fstate.ValidRel(f.Path) || !f.Before.Valid(fstate.FormBefore) || !f.After.Valid(fstate.FormAfter) {
 			return fmt.Errorf("bad file %q", f.Path)

@@ -47,7 +47,7 @@ func TestTimelineTargets(t *testing.T) {
 		tlChange("m3-00000003", "p2", "b", b0, b1),
 		tlChange("m4-00000004", "p2", "b", tlState("mine"), b0),
 	)
-	b := Boundary{Record: func(call string, _ timefmt.Time) bool { return call == "p2" }, Event: func(string, timefmt.Time) bool { return true }}
+	b := Boundary{Record: func(call string, _ ItemRef, _ timefmt.Time) bool { return call == "p2" }, Event: func(ItemRef, timefmt.Time) bool { return true }}
 	cut := tl.Cut(b)
 	if cut != 1 {
 		t.Fatalf("cut %d", cut)
@@ -107,7 +107,7 @@ func TestRevertLinesSplit(t *testing.T) {
 	for range 10 {
 		files = append(files, RevertFile{Path: "f", Kept: tlState(string(make([]byte, 1000)))})
 	}
-	ls := RevertLines("r1-00000001", timefmt.Time{}, "i", "i", files, 3000)
+	ls := RevertLines("r1-00000001", timefmt.Time{}, "i", NewestItem("i"), files, 3000)
 	n := 0
 	for _, l := range ls {
 		if l.Parts != len(ls) || len(l.Files) == 0 {

@@ -1,0 +1,39 @@
+package changes
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+// TestItemRefForms: a line's "item" reads as known when present ("" too:
+// no item yet) and as unknown when absent or null; an unknown one is not
+// written, a known "" is.
+func TestItemRefForms(t *testing.T) {
+	for _, c := range []struct {
+		line string
+		want ItemRef
+	}{
+		{`{"v":1,"kind":"redo","id":"m2x1-9f3a2c7e"}`, ItemRef{}},
+		{`{"v":1,"kind":"redo","id":"m2x1-9f3a2c7e","item":null}`, ItemRef{}},
+		{`{"v":1,"kind":"redo","id":"m2x1-9f3a2c7e","item":""}`, NewestItem("")},
+		{`{"v":1,"kind":"redo","id":"m2x1-9f3a2c7e","item":"i-1"}`, NewestItem("i-1")},
+	} {
+		var l tlLine
+		if err := json.Unmarshal([]byte(c.line), &l); err != nil || l.Item != c.want {
+			t.Fatalf("%s: item %+v (%v), want %+v", c.line, l.Item, err, c.want)
+		}
+	}
+	for _, c := range []struct {
+		item ItemRef
+		want string
+	}{
+		{ItemRef{}, `{"v":1,"kind":"redo","id":"x","at":null}`},
+		{NewestItem(""), `{"v":1,"kind":"redo","id":"x","at":null,"item":""}`},
+		{NewestItem("i-1"), `{"v":1,"kind":"redo","id":"x","at":null,"item":"i-1"}`},
+	} {
+		b, _ := json.Marshal(EventLine{V: 1, Kind: KindRedo, ID: "x", Item: c.item})
+		if string(b) != c.want {
+			t.Fatalf("%+v writes %s, want %s", c.item, b, c.want)
+		}
+	}
+}
