@@ -232,8 +232,12 @@ func TestExistingNotRewritten(t *testing.T) {
 				t.Fatal(err)
 			}
 			got, _ := vfs.ReadFile(fsys, name)
-			if !bytes.Equal(got, marker) || !after.ModTime().Equal(before.ModTime()) {
-				t.Errorf("existing object rewritten: %q, mtime %v -> %v", got, before.ModTime(), after.ModTime())
+			if !bytes.Equal(got, marker) {
+				t.Errorf("existing object rewritten: %q", got)
+			}
+			// Found again, it is touched: used now, for a prune.
+			if !after.ModTime().After(before.ModTime()) {
+				t.Errorf("existing object not touched: mtime %v -> %v", before.ModTime(), after.ModTime())
 			}
 			if tmp := tempFiles(t, fsys, s.Dir()); len(tmp) > 0 {
 				t.Errorf("temp files left: %v", tmp)
