@@ -5,7 +5,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"maps"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -40,6 +42,23 @@ func typeCounts(t *testing.T, file string) map[string]int {
 			t.Fatalf("%s: a line that is not JSON", file)
 		}
 		out[l.Type]++
+	}
+	// Where jq is installed, its own count of the file must say the same.
+	if _, err := exec.LookPath("jq"); err == nil {
+		b, err := exec.Command("jq", "-r", ".type", file).Output()
+		if err != nil {
+			t.Fatalf("jq over %s: %v", file, err)
+		}
+		byJQ := map[string]int{}
+		for _, typ := range strings.Fields(string(b)) {
+			if typ == "null" {
+				typ = ""
+			}
+			byJQ[typ]++
+		}
+		if !maps.Equal(byJQ, out) {
+			t.Fatalf("%s: jq counts %v, the tally %v", file, byJQ, out)
+		}
 	}
 	return out
 }
