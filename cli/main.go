@@ -31,7 +31,7 @@ type CLI struct {
 	Rename     RenameCmd     `cmd:"" group:"plumbing" help:"Rename a session."`
 	History    HistoryCmd    `cmd:"" group:"plumbing" help:"Print the prompt history."`
 	Fork       ForkCmd       `cmd:"" group:"plumbing" help:"Fork a session at an item."`
-	Revert     RevertCmd     `cmd:"" group:"plumbing" help:"Move a session's head back to an item."`
+	Revert     RevertCmd     `cmd:"" group:"plumbing" help:"Move a session's head back to an item; with --files, undo the file changes recorded since it (a preview unless --apply)."`
 	Unrevert   UnrevertCmd   `cmd:"" group:"plumbing" help:"Undo the reverts since the last new work."`
 	Compact    CompactCmd    `cmd:"" group:"plumbing" help:"Replace an older stretch by a summary in the request view."`
 	Output     OutputCmd     `cmd:"" group:"plumbing" help:"Print a session's stored tool output, search it, or store one (output put)."`
@@ -48,7 +48,7 @@ type CLI struct {
 	Import     ImportCmd     `cmd:"" help:"Bring Claude Code or Codex sessions into cairn (again: only what is new)."`
 	Hook       HookCmd       `cmd:"" help:"Use cairn under Claude Code or Codex: install its hooks, or run one (the agent runs it)."`
 	MCP        MCPCmd        `cmd:"" name:"mcp" help:"Serve cairn's file tools, shell lines, undo, redo, snapshots and file revert to an agent over MCP (stdin and stdout)."`
-	Migrate    MigrateCmd    `cmd:"" name:"migrate-sessions" help:"Move every saved session of one exact stored directory (or one, --session) to another directory; usage follows unless --no-usage."`
+	Migrate    MigrateCmd    `cmd:"" name:"migrate-sessions" help:"Move the sessions saved under one directory (exactly as stored; it may be gone) to another directory. Their usage moves too unless --no-usage; --session moves just one."`
 	Serve      ServeCmd      `cmd:"" group:"plumbing" help:"Serve the HTTP API of snapshots for the sessions no process owns."`
 	Pair       PairCmd       `cmd:"" group:"plumbing" help:"Make a paired credential for the HTTP API (its token is printed once)."`
 	Completion CompletionCmd `cmd:"" help:"Print the lines that make bash, zsh or fish complete cairn's commands and flags (add them to the shell's startup file)."`
