@@ -40,7 +40,7 @@ type CLI struct {
 	Tasks      TasksCmd      `cmd:"" group:"plumbing" help:"List a session's tasks and background shell jobs: id, state, counts, label."`
 	Turn       TurnCmd       `cmd:"" group:"plumbing" help:"End a session's turn: its spend, model, plan and trail labels, durable on return."`
 	Where      WhereCmd      `cmd:"" group:"plumbing" help:"Print where this directory's state lives."`
-	Tool       ToolCmd       `cmd:"" group:"plumbing" help:"Run a file tool (write, edit, rm, patch), snapshotted."`
+	Tool       ToolCmd       `cmd:"" group:"plumbing" help:"Run a file tool (write, edit, rm, patch) or a shell line (exec), snapshotted."`
 	Undo       UndoCmd       `cmd:"" group:"plumbing" help:"Restore the files of the newest applied snapshot."`
 	Redo       RedoCmd       `cmd:"" group:"plumbing" help:"Put the newest undone edit back."`
 	Snapshots  SnapshotsCmd  `cmd:"" group:"plumbing" help:"List a session's snapshots, or restore down to one."`
