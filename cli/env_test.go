@@ -15,15 +15,7 @@ import (
 // reads it and passes it to the engine, which reads no environment.
 func TestEnvRaisesEagerLoadCeiling(t *testing.T) {
 	ctx := context.Background()
-	home, dir := filepath.Join(t.TempDir(), "home"), t.TempDir()
-	st, err := engine.Open(home)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ws, err := st.Workspace(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	home, dir, st, ws := openTestWorkspace(t)
 	s := ws.Create(engine.SessionOptions{})
 	chunk := strings.Repeat("z", 300<<10)
 	for range 4 { // 1.2 MB of payloads

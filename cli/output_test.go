@@ -12,15 +12,7 @@ import (
 
 func TestOutputCommand(t *testing.T) {
 	ctx := context.Background()
-	home, dir := filepath.Join(t.TempDir(), "home"), t.TempDir()
-	st, err := engine.Open(home)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ws, err := st.Workspace(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	home, dir, st, ws := openTestWorkspace(t)
 	mk := func(prompt string) *engine.Session {
 		s := ws.Create(engine.SessionOptions{})
 		if _, err := s.Append(ctx, engine.Item{Type: engine.User, Text: prompt}); err != nil {
@@ -77,4 +69,20 @@ func TestOutputCommand(t *testing.T) {
 	if code, _, _ := run("output", a.ID(), "../x"); code != ExitUsage {
 		t.Fatalf("bad id: exit %d", code)
 	}
+}
+
+// openTestWorkspace opens a fresh state folder (home) and the workspace of
+// a fresh directory (dir) in it; the caller closes st.
+func openTestWorkspace(t *testing.T) (home, dir string, st *engine.Store, ws *engine.Workspace) {
+	t.Helper()
+	home, dir = filepath.Join(t.TempDir(), "home"), t.TempDir()
+	st, err := engine.Open(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws, err = st.Workspace(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return home, dir, st, ws
 }

@@ -15,15 +15,7 @@ import (
 // REPL has open is kept, and the usage ledger still answers.
 func TestREPLSweep(t *testing.T) {
 	ctx := context.Background()
-	home, dir := filepath.Join(t.TempDir(), "home"), t.TempDir()
-	st, err := engine.Open(home)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ws, err := st.Workspace(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	home, _, st, ws := openTestWorkspace(t)
 	old := ws.Create(engine.SessionOptions{})
 	if _, err := old.Append(ctx, engine.Item{Type: engine.User, Text: "old"}); err != nil {
 		t.Fatal(err)

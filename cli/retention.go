@@ -230,6 +230,8 @@ func orUntitled(t string) string {
 	return t
 }
 
+// humanBytes is a byte count for people, in the units the rest of cairn
+// prints (B, KB, MB, GB of 1024): storage stats, sessions and prune share it.
 func humanBytes(n int64) string {
 	switch {
 	case n >= 1<<30:

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -23,15 +22,7 @@ func retentionEnv(t *testing.T, n int) (ids []string, run func(args ...string) (
 func retentionEnvArgs(t *testing.T, n int) (ids []string, run func(args ...string) (int, string, string), base []string) {
 	t.Helper()
 	ctx := context.Background()
-	home, dir := filepath.Join(t.TempDir(), "home"), t.TempDir()
-	st, err := engine.Open(home)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ws, err := st.Workspace(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	home, dir, st, ws := openTestWorkspace(t)
 	for i := range n {
 		s := ws.Create(engine.SessionOptions{})
 		if _, err := s.Append(ctx, engine.Item{Type: engine.User, Text: "task " + string(rune('a'+i))}); err != nil {

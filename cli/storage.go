@@ -12,8 +12,8 @@ import (
 type StorageCmd struct {
 	Fsck          FsckCmd           `cmd:"" help:"Verify every object, journal and record; exit 1 when anything is wrong."`
 	Usage         UsageCmd          `cmd:"" help:"Sum the usage ledger by directory and model."`
-	Stats         StatsCmd          `cmd:"" help:"Where the state folder's disk went: a bar by part, exact sizes, counts, and what a prune would reclaim."`
-	Snapshots     SnapshotStoresCmd `cmd:"" help:"The change stores, largest first, one per workspace (orphaned ones marked)."`
+	Stats         StatsCmd          `cmd:"" help:"Show where the state folder's disk space went: a bar by part, exact sizes, counts, and what a prune would reclaim."`
+	Snapshots     SnapshotStoresCmd `cmd:"" help:"List the change stores (the recorded file changes file revert uses), largest first, one per workspace; orphaned ones are marked."`
 	Adopt         AdoptCmd          `cmd:"" help:"Make the workspace folder named by this directory's key name this directory (after a move, or a damaged workspace.json)."`
 	RetentionCmds `embed:""`        // cli/retention.go
 }

@@ -138,7 +138,7 @@ func bar(st *engine.StorageStats, width int) string {
 // writeStats prints the bar, its legend with exact sizes, the counts, and
 // what a prune would reclaim.
 func writeStats(w io.Writer, st *engine.StorageStats) {
-	fmt.Fprintf(w, "%s  %s (%s on disk)\n", display.Line(st.Home), human(st.Total.Bytes), human(st.Total.Disk))
+	fmt.Fprintf(w, "%s  %s (%s on disk)\n", display.Line(st.Home), humanBytes(st.Total.Bytes), humanBytes(st.Total.Disk))
 	fmt.Fprintf(w, "[%s]\n", bar(st, barWidth))
 	for _, p := range st.Parts {
 		pct := 0.0
@@ -146,7 +146,7 @@ func writeStats(w io.Writer, st *engine.StorageStats) {
 			pct = float64(p.Bytes) * 100 / float64(st.Total.Bytes)
 		}
 		fmt.Fprintf(w, "  %s %-9s %9s %5.1f%%  %d bytes, %d on disk, %d files  %s\n", partGlyphs[p.Name], p.Name,
-			human(p.Bytes), pct, p.Bytes, p.Disk, p.Files, partLabels[p.Name])
+			humanBytes(p.Bytes), pct, p.Bytes, p.Disk, p.Files, partLabels[p.Name])
 	}
 	fmt.Fprintf(w, "%d workspaces, %d sessions, %d items", st.Workspaces, st.Sessions, st.Items)
 	if st.Unrecorded > 0 {
@@ -155,7 +155,7 @@ func writeStats(w io.Writer, st *engine.StorageStats) {
 	fmt.Fprintln(w)
 	r := st.Reclaim
 	fmt.Fprintf(w, "A prune would reclaim about %s (%d bytes): temp files of gone processes %s, outputs of deleted sessions untouched for 7 days %s, unreferenced objects older than 7 days %s, trash older than 7 days %s.\n",
-		human(r.Bytes), r.Bytes, human(r.Temps.Bytes), human(r.OrphanOutputs.Bytes), human(r.UnreferencedObjects.Bytes), human(r.OldTrash.Bytes))
+		humanBytes(r.Bytes), r.Bytes, humanBytes(r.Temps.Bytes), humanBytes(r.OrphanOutputs.Bytes), humanBytes(r.UnreferencedObjects.Bytes), humanBytes(r.OldTrash.Bytes))
 }
 
 // storesShown is how many stores /storage lists before "/storage all".
@@ -183,22 +183,8 @@ func writeStores(w io.Writer, l []engine.ChangeStore, limit int) {
 			mark = "  ORPHANED: no session holds it"
 		}
 		fmt.Fprintf(w, "  %9s  %s  %d objects, %d records, %d holding sessions of %d, %d open records, %d pending reverts%s\n",
-			human(c.Size.Bytes), name, c.Objects, c.Records, c.Holding, c.Sessions, c.Open, c.PendingReverts, mark)
+			humanBytes(c.Size.Bytes), name, c.Objects, c.Records, c.Holding, c.Sessions, c.Open, c.PendingReverts, mark)
 	}
-}
-
-// human is a byte count for people: B, KiB, MiB, GiB.
-func human(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit && exp < 3; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGT"[exp])
 }
 
 // storageCommand is /storage in the REPL: it says at once that it is

@@ -10,8 +10,8 @@ import (
 	"cairn/engine"
 )
 
-// ToolCmd is `cairn tool [--session S] write|edit|rm|patch`: the file tools, each
-// one snapshotted (seed 001).
+// ToolCmd is `cairn tool [--session S] write|edit|rm|patch|exec`: the file
+// tools and shell lines, each one snapshotted (seed 001).
 type ToolCmd struct {
 	Session string       `name:"session" placeholder:"S" help:"Session the change belongs to (default: the most recently written one, or a new one)."`
 	Call    string       `name:"call" placeholder:"ITEM" help:"The tool_call (or user) item the change belongs to (default: the prompt that began the turn)."`

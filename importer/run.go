@@ -159,9 +159,11 @@ type Report struct {
 func Run(ctx context.Context, store *engine.Store, agent string, files []string, opts Options) (*Report, error) {
 	rep := &Report{Agent: agent, DryRun: opts.DryRun, Sessions: []SessionReport{}, Totals: newStats()}
 	var total, done int64
-	for _, f := range files {
+	sizes := make([]int64, len(files)) // for Progress: stat each file once
+	for i, f := range files {
 		if fi, err := os.Stat(f); err == nil {
-			total += fi.Size()
+			sizes[i] = fi.Size()
+			total += sizes[i]
 		}
 	}
 	// Files are parsed ahead by as many goroutines as there are cores, at
@@ -184,7 +186,7 @@ func Run(ctx context.Context, store *engine.Store, agent string, files []string,
 			go func() { results[i] <- parseFile(agent, f) }()
 		}
 	}()
-	for i, f := range files {
+	for i := range files {
 		var pf parsedFile
 		select {
 		case pf = <-results[i]:
@@ -209,9 +211,7 @@ func Run(ctx context.Context, store *engine.Store, agent string, files []string,
 		default:
 			rep.Updated++
 		}
-		if fi, err := os.Stat(f); err == nil {
-			done += fi.Size()
-		}
+		done += sizes[i]
 		if opts.Progress != nil {
 			opts.Progress(done, total)
 		}

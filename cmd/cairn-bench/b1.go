@@ -214,6 +214,33 @@ func timed(fn func() error) (float64, error) {
 	return float64(time.Since(start).Nanoseconds()) / 1e6, err
 }
 
+// alternate runs cairn and anchor for warm+rounds rounds, taking turns at
+// going first so both see the same disk weather, and returns the wall
+// times in milliseconds of the rounds after the warm ones.
+func alternate(rounds, warm int, cairn, anchor func() error) (cm, fm []float64, err error) {
+	for i := range rounds + warm {
+		first, second := cairn, anchor
+		if i%2 == 1 {
+			first, second = anchor, cairn
+		}
+		a, err := timed(first)
+		if err != nil {
+			return nil, nil, err
+		}
+		b, err := timed(second)
+		if err != nil {
+			return nil, nil, err
+		}
+		if i%2 == 1 {
+			a, b = b, a
+		}
+		if i >= warm {
+			cm, fm = append(cm, a), append(fm, b)
+		}
+	}
+	return cm, fm, nil
+}
+
 // copySync copies src to dst and fsyncs dst.
 func copySync(src, dst string) error {
 	in, err := os.Open(src)

@@ -81,26 +81,9 @@ func runB10(env *Env) ([]Row, error) {
 		return nil
 	}
 	var cm, fm []float64
-	peak, err := peakHeap(func() error {
-		for i := range 2 {
-			first, second := cairn, jq
-			if i%2 == 1 {
-				first, second = jq, cairn
-			}
-			a, err := timed(first)
-			if err != nil {
-				return err
-			}
-			b, err := timed(second)
-			if err != nil {
-				return err
-			}
-			if i%2 == 1 {
-				a, b = b, a
-			}
-			cm, fm = append(cm, a), append(fm, b)
-		}
-		return nil
+	peak, err := peakHeap(func() (err error) {
+		cm, fm, err = alternate(2, 0, cairn, jq)
+		return err
 	})
 	if err != nil {
 		return nil, err

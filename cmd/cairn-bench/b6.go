@@ -102,28 +102,9 @@ func runB6(env *Env) ([]Row, error) {
 	}
 
 	var cm, fm []float64
-	peak, err := peakHeap(func() error {
-		for i := range n + warm {
-			first, second := cairnRound, floorRound
-			if i%2 == 1 {
-				first, second = floorRound, cairnRound
-			}
-			a, err := timed(first)
-			if err != nil {
-				return err
-			}
-			b, err := timed(second)
-			if err != nil {
-				return err
-			}
-			if i%2 == 1 {
-				a, b = b, a
-			}
-			if i >= warm {
-				cm, fm = append(cm, a), append(fm, b)
-			}
-		}
-		return nil
+	peak, err := peakHeap(func() (err error) {
+		cm, fm, err = alternate(n, warm, cairnRound, floorRound)
+		return err
 	})
 	if err != nil {
 		return nil, err
