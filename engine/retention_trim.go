@@ -45,7 +45,7 @@ func (w *Workspace) trimSession(ctx context.Context, id string) error {
 		return err
 	}
 	for _, dir := range sessionFolders() {
-		if err := removeTree(ctx, w.s.fsys, dirOf(w.dir, dir, id)); err != nil {
+		if err := removeFolder(ctx, w.s.fsys, dirOf(w.dir, dir, id)); err != nil {
 			return fmt.Errorf("engine: trim %s: %w", id, err)
 		}
 	}
