@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"io/fs"
 	"path"
-	"regexp"
 	"strings"
 	"time"
 
@@ -227,16 +226,13 @@ type objFile struct {
 
 const objectsFolder = "objects"
 
-// oidRE finds the objects a line names: "oid":"<64 hex>" at any depth.
-var oidRE = regexp.MustCompile(`"oid":\s*"([0-9a-f]{64})"`)
-
 // namedObjects adds the objects file name names to named. A file that
 // cannot be read names nothing (fsck names it).
 // A journal is read a line at a time, never whole.
 func namedObjects(fsys vfs.FS, name string, named map[string]bool) {
 	add := func(b []byte) error {
 		if bytes.Contains(b, []byte(`"oid"`)) {
-			for _, m := range oidRE.FindAllSubmatch(b, -1) {
+			for _, m := range oidRef.FindAllSubmatch(b, -1) {
 				named[string(m[1])] = true
 			}
 		}
