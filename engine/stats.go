@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"path"
 	"strings"
-	"time"
 
 	"cairn/internal/vfs"
 	"cairn/journal"
@@ -95,11 +94,6 @@ func (st *StorageStats) Part(name string) Size {
 	return Size{}
 }
 
-// pruneAge is how old an unreferenced object, an orphaned output folder or
-// trash must be before a prune takes it (so a writer storing one right now
-// is never raced).
-const pruneAge = 7 * 24 * time.Hour
-
 // Stats walks the whole state folder once. It reads names, stat data,
 // records and the journals (for the object names they hold); it writes
 // nothing. A file that vanishes during the walk is skipped.
@@ -109,7 +103,9 @@ func (s *Store) Stats(ctx context.Context) (*StorageStats, error) {
 	for _, n := range PartNames() {
 		parts[n] = &Size{}
 	}
-	old := s.now().Add(-pruneAge)
+	// What a prune would take: older than its grace (trashGrace), so a
+	// writer storing one right now is never raced.
+	old := s.now().Add(-trashGrace)
 	type wsObjs struct {
 		named map[string]bool
 		objs  []objFile
@@ -137,7 +133,7 @@ func (s *Store) Stats(ctx context.Context) (*StorageStats, error) {
 				st.Workspaces++
 			}
 			switch {
-			case len(el) == 4 && el[2] == "sessions" && strings.HasSuffix(base, ".items.jsonl"):
+			case len(el) == 4 && el[2] == sessionsDir && strings.HasSuffix(base, ".items.jsonl"):
 				st.Sessions++
 				id := strings.TrimSuffix(base, ".items.jsonl")
 				if r, err := readRecord(s.fsys, ws, id); err == nil {
@@ -162,7 +158,7 @@ func (s *Store) Stats(ctx context.Context) (*StorageStats, error) {
 				namedObjects(s.fsys, name, o.named)
 			}
 		}
-		if el[0] == "trash" && len(el) >= 2 {
+		if el[0] == trashDir && len(el) >= 2 {
 			e := trash[el[1]]
 			if e == nil {
 				e = &trashStat{named: map[string]bool{}}
@@ -185,7 +181,7 @@ func (s *Store) Stats(ctx context.Context) (*StorageStats, error) {
 			Workspace string `json:"workspace"`
 			At        Time   `json:"at"`
 		}
-		b, err := vfs.ReadFile(s.fsys, path.Join("trash", name, "forgotten.json"))
+		b, err := vfs.ReadFile(s.fsys, path.Join(trashEntry(name), trashNote))
 		if err == nil && json.Unmarshal(b, &note) == nil {
 			if o := stores[path.Join(workspacesDir, note.Workspace)]; o != nil {
 				for oid := range e.named {
@@ -193,7 +189,7 @@ func (s *Store) Stats(ctx context.Context) (*StorageStats, error) {
 				}
 			}
 		}
-		if strings.HasPrefix(name, ".purge-") || err == nil && note.At.Before(old) {
+		if strings.HasPrefix(name, purgePrefix) || err == nil && note.At.Before(old) {
 			st.Reclaim.OldTrash.add(e.z)
 		}
 	}
