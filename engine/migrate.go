@@ -286,7 +286,7 @@ func (s *Store) copySession(ctx context.Context, src, dst *Workspace, p movePlan
 		shell = b
 	}
 	named := map[string]bool{}
-	for _, m := range oidRE.FindAllSubmatch(append(items, shell...), -1) {
+	for _, m := range oidRef.FindAllSubmatch(append(items, shell...), -1) {
 		named[string(m[1])] = true
 	}
 	oids := make([]string, 0, len(named))

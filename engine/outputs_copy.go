@@ -81,8 +81,9 @@ func (w *Workspace) DeleteOutputs(ctx context.Context, session string) error {
 	return nil
 }
 
-// removeFolder removes the files of folder dir, then dir, and makes the
-// removal durable. A missing folder is not an error.
+// removeFolder removes folder dir and everything in it (folders within
+// too), then dir, and makes the removal durable. A missing folder is not an
+// error.
 func removeFolder(ctx context.Context, fsys vfs.FS, dir string) error {
 	ents, err := fsys.ReadDir(dir)
 	if err != nil {
@@ -95,7 +96,14 @@ func removeFolder(ctx context.Context, fsys vfs.FS, dir string) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if err := fsys.Remove(path.Join(dir, e.Name())); err != nil && !vfs.IsNotExist(err) {
+		p := path.Join(dir, e.Name())
+		if e.IsDir() {
+			if err := removeFolder(ctx, fsys, p); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := fsys.Remove(p); err != nil && !vfs.IsNotExist(err) {
 			return err
 		}
 	}

@@ -42,8 +42,11 @@ type PruneOptions struct {
 	Progress func(done, total int)
 }
 
-// oidRef finds the objects a line names: every "oid" field.
-var oidRef = regexp.MustCompile(`"oid":"([0-9a-f]{64})"`)
+// oidRef finds the objects a line or file names: every "oid" field, at any
+// depth, compact or indented (a session record is written indented). Prune
+// and the storage stats' estimate of what it frees both use it, so the two
+// agree on what is referenced.
+var oidRef = regexp.MustCompile(`"oid":\s*"([0-9a-f]{64})"`)
 
 // Prune runs the prune; see above.
 func (s *Store) Prune(ctx context.Context, opt PruneOptions) (PruneReport, error) {

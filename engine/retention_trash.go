@@ -152,7 +152,7 @@ func (w *Workspace) moveRest(ctx context.Context, id, entry string, out bool) er
 				return err
 			}
 		}
-		if err := removeTree(ctx, fsys, src); err != nil {
+		if err := removeFolder(ctx, fsys, src); err != nil {
 			return err
 		}
 	}
@@ -232,7 +232,7 @@ func (s *Store) settleTrash(ctx context.Context) error {
 		}
 		name := e.Name()
 		if strings.HasPrefix(name, purgePrefix) {
-			if err := removeTree(ctx, fsys, path.Join(trashDir, name)); err != nil {
+			if err := removeFolder(ctx, fsys, path.Join(trashDir, name)); err != nil {
 				return err
 			}
 			continue
@@ -244,7 +244,7 @@ func (s *Store) settleTrash(ctx context.Context) error {
 		if err != nil {
 			if _, serr := fsys.Lstat(path.Join(trashEntry(name), sessionsDir, name+".items.jsonl")); vfs.IsNotExist(serr) && vfs.IsNotExist(err) {
 				// A forget cut short before its note: nothing moved yet.
-				removeTree(ctx, fsys, trashEntry(name))
+				removeFolder(ctx, fsys, trashEntry(name))
 			}
 			continue // a damaged note: left for a person (fsck names it)
 		}
@@ -299,7 +299,7 @@ func (w *Workspace) settleEntry(ctx context.Context, in *trashInfo) error {
 			return err
 		}
 	}
-	return removeTree(ctx, fsys, entry)
+	return removeFolder(ctx, fsys, entry)
 }
 
 // TrashList lists the forgotten sessions the trash holds, newest first.
@@ -402,43 +402,12 @@ func (s *Store) purgeTrash(ctx context.Context, now time.Time) (int, error) {
 		if err := s.fsys.SyncDir(trashDir); err != nil {
 			return n, err
 		}
-		if err := removeTree(ctx, s.fsys, gone); err != nil {
+		if err := removeFolder(ctx, s.fsys, gone); err != nil {
 			return n, err
 		}
 		n++
 	}
 	return n, nil
-}
-
-// removeTree removes folder dir and everything in it, then syncs its
-// parent. A missing folder is not an error.
-func removeTree(ctx context.Context, fsys vfs.FS, dir string) error {
-	ents, err := fsys.ReadDir(dir)
-	if err != nil {
-		if vfs.IsNotExist(err) {
-			return nil
-		}
-		return err
-	}
-	for _, e := range ents {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		p := path.Join(dir, e.Name())
-		if e.IsDir() {
-			if err := removeTree(ctx, fsys, p); err != nil {
-				return err
-			}
-			continue
-		}
-		if err := fsys.Remove(p); err != nil && !vfs.IsNotExist(err) {
-			return err
-		}
-	}
-	if err := fsys.Remove(dir); err != nil && !vfs.IsNotExist(err) {
-		return err
-	}
-	return fsys.SyncDir(path.Dir(dir))
 }
 
 // fsckTrash names trash entries whose note cannot be read while they

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 
+	"cairn/engine/internal/changes"
 	"cairn/internal/vfs"
 	"cairn/journal"
 )
@@ -45,7 +46,7 @@ func (w *Workspace) trimSession(ctx context.Context, id string) error {
 		return err
 	}
 	for _, dir := range sessionFolders() {
-		if err := removeTree(ctx, w.s.fsys, dirOf(w.dir, dir, id)); err != nil {
+		if err := removeFolder(ctx, w.s.fsys, dirOf(w.dir, dir, id)); err != nil {
 			return fmt.Errorf("engine: trim %s: %w", id, err)
 		}
 	}
@@ -65,12 +66,7 @@ func (w *Workspace) trimChanges(id string, now Time) error {
 	if !w.hasRecords(id) {
 		return nil
 	}
-	line, _ := json.Marshal(struct {
-		V    int    `json:"v"`
-		Kind string `json:"kind"`
-		At   Time   `json:"at"`
-		Why  string `json:"why"`
-	}{1, "start", now, "trimmed"})
+	line, _ := json.Marshal(changes.MarkLine{V: 1, Kind: changes.KindStart, At: now, Why: "trimmed"})
 	if err := vfs.WriteFileAtomic(w.s.fsys, name, append(line, '\n')); err != nil {
 		return fmt.Errorf("engine: trim change records of %s: %w", id, err)
 	}
@@ -86,7 +82,7 @@ func (w *Workspace) hasRecords(id string) bool {
 		var l struct {
 			Kind string `json:"kind"`
 		}
-		if json.Unmarshal(b, &l) != nil || l.Kind != "start" {
+		if json.Unmarshal(b, &l) != nil || l.Kind != changes.KindStart {
 			only = false
 		}
 		return nil

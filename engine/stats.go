@@ -6,9 +6,7 @@ import (
 	"encoding/json"
 	"io/fs"
 	"path"
-	"regexp"
 	"strings"
-	"time"
 
 	"cairn/internal/vfs"
 	"cairn/journal"
@@ -96,11 +94,6 @@ func (st *StorageStats) Part(name string) Size {
 	return Size{}
 }
 
-// pruneAge is how old an unreferenced object, an orphaned output folder or
-// trash must be before a prune takes it (so a writer storing one right now
-// is never raced).
-const pruneAge = 7 * 24 * time.Hour
-
 // Stats walks the whole state folder once. It reads names, stat data,
 // records and the journals (for the object names they hold); it writes
 // nothing. A file that vanishes during the walk is skipped.
@@ -110,7 +103,9 @@ func (s *Store) Stats(ctx context.Context) (*StorageStats, error) {
 	for _, n := range PartNames() {
 		parts[n] = &Size{}
 	}
-	old := s.now().Add(-pruneAge)
+	// What a prune would take: older than its grace (trashGrace), so a
+	// writer storing one right now is never raced.
+	old := s.now().Add(-trashGrace)
 	type wsObjs struct {
 		named map[string]bool
 		objs  []objFile
@@ -138,7 +133,7 @@ func (s *Store) Stats(ctx context.Context) (*StorageStats, error) {
 				st.Workspaces++
 			}
 			switch {
-			case len(el) == 4 && el[2] == "sessions" && strings.HasSuffix(base, ".items.jsonl"):
+			case len(el) == 4 && el[2] == sessionsDir && strings.HasSuffix(base, ".items.jsonl"):
 				st.Sessions++
 				id := strings.TrimSuffix(base, ".items.jsonl")
 				if r, err := readRecord(s.fsys, ws, id); err == nil {
@@ -163,7 +158,7 @@ func (s *Store) Stats(ctx context.Context) (*StorageStats, error) {
 				namedObjects(s.fsys, name, o.named)
 			}
 		}
-		if el[0] == "trash" && len(el) >= 2 {
+		if el[0] == trashDir && len(el) >= 2 {
 			e := trash[el[1]]
 			if e == nil {
 				e = &trashStat{named: map[string]bool{}}
@@ -186,7 +181,7 @@ func (s *Store) Stats(ctx context.Context) (*StorageStats, error) {
 			Workspace string `json:"workspace"`
 			At        Time   `json:"at"`
 		}
-		b, err := vfs.ReadFile(s.fsys, path.Join("trash", name, "forgotten.json"))
+		b, err := vfs.ReadFile(s.fsys, path.Join(trashEntry(name), trashNote))
 		if err == nil && json.Unmarshal(b, &note) == nil {
 			if o := stores[path.Join(workspacesDir, note.Workspace)]; o != nil {
 				for oid := range e.named {
@@ -194,7 +189,7 @@ func (s *Store) Stats(ctx context.Context) (*StorageStats, error) {
 				}
 			}
 		}
-		if strings.HasPrefix(name, ".purge-") || err == nil && note.At.Before(old) {
+		if strings.HasPrefix(name, purgePrefix) || err == nil && note.At.Before(old) {
 			st.Reclaim.OldTrash.add(e.z)
 		}
 	}
@@ -227,16 +222,13 @@ type objFile struct {
 
 const objectsFolder = "objects"
 
-// oidRE finds the objects a line names: "oid":"<64 hex>" at any depth.
-var oidRE = regexp.MustCompile(`"oid":\s*"([0-9a-f]{64})"`)
-
 // namedObjects adds the objects file name names to named. A file that
 // cannot be read names nothing (fsck names it).
 // A journal is read a line at a time, never whole.
 func namedObjects(fsys vfs.FS, name string, named map[string]bool) {
 	add := func(b []byte) error {
 		if bytes.Contains(b, []byte(`"oid"`)) {
-			for _, m := range oidRE.FindAllSubmatch(b, -1) {
+			for _, m := range oidRef.FindAllSubmatch(b, -1) {
 				named[string(m[1])] = true
 			}
 		}

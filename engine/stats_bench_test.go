@@ -13,15 +13,8 @@ import (
 // stats` per session (ns/op / 200).
 func BenchmarkStats(b *testing.B) {
 	ctx := context.Background()
-	s, err := Open(filepath.Join(b.TempDir(), "home"))
-	if err != nil {
-		b.Fatal(err)
-	}
+	s, ws := benchWorkspace(b)
 	defer s.Close()
-	ws, err := s.Workspace(b.TempDir())
-	if err != nil {
-		b.Fatal(err)
-	}
 	big := make([]byte, 20000)
 	for i := range big {
 		big[i] = byte('a' + i%26)
@@ -44,18 +37,12 @@ func BenchmarkStats(b *testing.B) {
 	}
 }
 
-// BenchmarkChangeStores lists the change stores of the same folder.
+// BenchmarkChangeStores lists the change stores of 200 sessions, each with
+// one change record.
 func BenchmarkChangeStores(b *testing.B) {
 	ctx := context.Background()
-	s, err := Open(filepath.Join(b.TempDir(), "home"))
-	if err != nil {
-		b.Fatal(err)
-	}
+	s, ws := benchWorkspace(b)
 	defer s.Close()
-	ws, err := s.Workspace(b.TempDir())
-	if err != nil {
-		b.Fatal(err)
-	}
 	for i := range 200 {
 		sess := ws.Create(SessionOptions{})
 		must(sess.Append(ctx, Item{Type: User, Text: "hello"}))(b)
@@ -70,4 +57,18 @@ func BenchmarkChangeStores(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// benchWorkspace opens a store in a fresh folder and a workspace of it.
+func benchWorkspace(b *testing.B) (*Store, *Workspace) {
+	s, err := Open(filepath.Join(b.TempDir(), "home"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	ws, err := s.Workspace(b.TempDir())
+	if err != nil {
+		s.Close()
+		b.Fatal(err)
+	}
+	return s, ws
 }

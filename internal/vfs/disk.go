@@ -129,6 +129,11 @@ func (d *Disk) SyncDir(name string) error {
 // Lock takes an exclusive non-blocking flock on name (gofrs/flock). The lock
 // file is never deleted.
 func (d *Disk) Lock(name string) (Lock, error) {
+	return d.lock(name, (*flock.Flock).TryLock)
+}
+
+// lock takes the flock try (TryLock or TryRLock) on name without waiting.
+func (d *Disk) lock(name string, try func(*flock.Flock) (bool, error)) (Lock, error) {
 	// Create it through the root first, so a planted link cannot make flock
 	// create a file outside the folder.
 	f, err := openRegular(d.root, name, os.O_RDWR|os.O_CREATE, FilePerm)
@@ -136,7 +141,7 @@ func (d *Disk) Lock(name string) (Lock, error) {
 		return nil, err
 	}
 	fl := flock.New(d.RealPath(name), flock.SetFlag(os.O_RDWR), flock.SetPermissions(FilePerm))
-	ok, err := fl.TryLock()
+	ok, err := try(fl)
 	if err != nil {
 		f.Close()
 		return nil, fmt.Errorf("vfs: lock %s: %w", name, err)

@@ -31,21 +31,7 @@ func LockShared(fsys FS, name string) (Lock, error) {
 
 // LockShared takes a shared non-blocking flock on name (gofrs/flock).
 func (d *Disk) LockShared(name string) (Lock, error) {
-	f, err := openRegular(d.root, name, os.O_RDWR|os.O_CREATE, FilePerm)
-	if err != nil {
-		return nil, err
-	}
-	fl := flock.New(d.RealPath(name), flock.SetFlag(os.O_RDWR), flock.SetPermissions(FilePerm))
-	ok, err := fl.TryRLock()
-	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("vfs: lock %s: %w", name, err)
-	}
-	if !ok {
-		f.Close()
-		return nil, &fs.PathError{Op: "lock", Path: name, Err: ErrLocked}
-	}
-	return &diskLock{fl: fl, f: &diskFile{File: f, name: name}}, nil
+	return d.lock(name, (*flock.Flock).TryRLock)
 }
 
 func (f *Fenced) LockShared(name string) (Lock, error) {
