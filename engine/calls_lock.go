@@ -12,7 +12,8 @@ import (
 )
 
 // The workspace call lock, workspaces/<key>/calls.lock: every file-tool
-// call (and every recorded call, exec) holds it shared while it runs, in
+// call and every recorded call (RecordCall; an exec line unless it only
+// reads and is not the user's own) holds it shared while it runs, in
 // whichever process; a file revert or unrevert takes it alone, without
 // waiting, so it runs only while every live session of the workspace is
 // idle, and no call starts while it runs (a call waits for it). The lock
