@@ -105,18 +105,11 @@ func (s *Session) recordCall(ctx context.Context, tool, call string, sc CallScop
 	}
 	// The workspace call lock, shared, as a file tool takes it: a file
 	// revert waits for no call and runs alone (calls_lock.go).
-	if sc.Kind != ScopeNone || sc.own {
-		endCall, err := s.beginCall(ctx)
-		if err != nil {
-			return nil, err
-		}
-		defer endCall()
+	leave, err := s.enterCall(ctx, sc.Kind != ScopeNone || sc.own, "nothing was run")
+	if err != nil {
+		return nil, err
 	}
-	s.snaps.mu.Lock()
-	defer s.snaps.mu.Unlock()
-	if err := s.payCancels(); err != nil {
-		return nil, fmt.Errorf("%w; nothing was run", err)
-	}
+	defer leave()
 	rc := &CallRecord{}
 	if sc.Kind == ScopeNone {
 		return rc, fn(ctx)

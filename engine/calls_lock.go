@@ -12,7 +12,8 @@ import (
 )
 
 // The workspace call lock, workspaces/<key>/calls.lock: every file-tool
-// call (and every recorded call, exec) holds it shared while it runs, in
+// call and every recorded call (RecordCall; an exec line unless it only
+// reads and is not the user's own) holds it shared while it runs, in
 // whichever process; a file revert or unrevert takes it alone, without
 // waiting, so it runs only while every live session of the workspace is
 // idle, and no call starts while it runs (a call waits for it). The lock
@@ -57,6 +58,31 @@ func (s *Session) beginCall(ctx context.Context) (end func(), err error) {
 		}
 		s.running.n.Add(-1)
 	}, nil
+}
+
+// enterCall starts a call of s that changes files, taking what it holds
+// while it runs, in this order: the workspace call lock shared (when
+// lockCalls), then the undo stack's lock; then it writes the cancel lines
+// owed (changes_cancel.go). When they cannot be written it gives both
+// back and returns the error with nothing appended ("nothing was
+// changed"). leave gives both back.
+func (s *Session) enterCall(ctx context.Context, lockCalls bool, nothing string) (leave func(), err error) {
+	endCall := func() {}
+	if lockCalls {
+		if endCall, err = s.beginCall(ctx); err != nil {
+			return nil, err
+		}
+	}
+	s.snaps.mu.Lock()
+	leave = func() {
+		s.snaps.mu.Unlock()
+		endCall()
+	}
+	if err := s.payCancels(); err != nil {
+		leave()
+		return nil, fmt.Errorf("%w; %s", err, nothing)
+	}
+	return leave, nil
 }
 
 // lockCallsAlone takes the workspace call lock alone for a file revert or

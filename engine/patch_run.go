@@ -51,16 +51,11 @@ func (s *Session) runPatch(ctx context.Context, files []*patch.File, opts []Tool
 	defer done()
 	// The workspace call lock, shared, as every file tool holds it: no
 	// file revert runs while the patch does (calls_lock.go).
-	endCall, err := s.beginCall(ctx)
+	leave, err := s.enterCall(ctx, true, "nothing was changed")
 	if err != nil {
 		return nil, err
 	}
-	defer endCall()
-	s.snaps.mu.Lock()
-	defer s.snaps.mu.Unlock()
-	if err := s.payCancels(); err != nil {
-		return nil, fmt.Errorf("%w; nothing was changed", err)
-	}
+	defer leave()
 	pfs, err := planPatch(s.ws, fsys, files)
 	if err != nil {
 		return nil, err

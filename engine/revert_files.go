@@ -259,19 +259,11 @@ func (s *Session) runRevert(ctx context.Context, fsys vfs.FS, objs *objects.Stor
 		// not all read never started, and none of its files changed.
 		return fmt.Errorf("engine: revert: write its line: %w; nothing was changed", err)
 	}
-	s.snaps.settled()
-	res := s.apply.Apply(ctx, fsys, objs, plan)
-	var left []string
-	for i, err := range res.Errs {
-		if err != nil {
-			left = append(left, plan.Files[i].Path)
-			fr.Left = append(fr.Left, FileReason{Path: s.ws.absPath(plan.Files[i].Path), Reason: "it could not be written: " + err.Error()})
-		}
-	}
-	if res.Sync != nil {
+	left, syncErr := s.applyRevert(ctx, fsys, objs, plan, fr)
+	if syncErr != nil {
 		// Not known durable: the next owner settles the revert from the
 		// files (settleReverts); until then it is unfinished.
-		return fmt.Errorf("engine: revert: sync folders: %w", res.Sync)
+		return fmt.Errorf("engine: revert: sync folders: %w", syncErr)
 	}
 	if err := s.appendChanges(changes.DoneLine{V: 1, Kind: changes.KindReverted, ID: id, At: mkTime(s.ws.s.Now()), Left: left}); err != nil {
 		return fmt.Errorf("engine: revert: the files are reverted, but its end could not be recorded (the next open settles it): %w", err)
@@ -498,4 +490,19 @@ func (w *Workspace) foreignChanges(self string, mine *changes.Timeline) changes.
 		}
 		return false
 	}
+}
+
+// applyRevert writes the files of a file revert or unrevert whose line is
+// written, noting in fr each file it could not write; left is their paths,
+// for its end line, and syncErr why its folders are not known durable.
+func (s *Session) applyRevert(ctx context.Context, fsys vfs.FS, objs *objects.Store, plan changes.Plan, fr *FileRevert) (left []string, syncErr error) {
+	s.snaps.settled()
+	res := s.apply.Apply(ctx, fsys, objs, plan)
+	for i, err := range res.Errs {
+		if err != nil {
+			left = append(left, plan.Files[i].Path)
+			fr.Left = append(fr.Left, FileReason{Path: s.ws.absPath(plan.Files[i].Path), Reason: "it could not be written: " + err.Error()})
+		}
+	}
+	return left, res.Sync
 }

@@ -65,17 +65,9 @@ func (s *Session) unrevertFiles(ctx context.Context) (*FileRevert, error) {
 	if err := s.appendChanges(changes.UnrevertLine{V: 1, Kind: changes.KindUnrevert, ID: id, IDs: ids, At: now, Item: s.newestItem()}); err != nil {
 		return nil, fmt.Errorf("engine: unrevert: write its line: %w; nothing was changed", err)
 	}
-	s.snaps.settled()
-	res := s.apply.Apply(ctx, fsys, objs, plan)
-	var left []string
-	for i, err := range res.Errs {
-		if err != nil {
-			left = append(left, plan.Files[i].Path)
-			fr.Left = append(fr.Left, FileReason{Path: s.ws.absPath(plan.Files[i].Path), Reason: "it could not be written: " + err.Error()})
-		}
-	}
-	if res.Sync != nil {
-		return nil, fmt.Errorf("engine: unrevert: sync folders: %w (the next open finishes it)", res.Sync)
+	left, syncErr := s.applyRevert(ctx, fsys, objs, plan, fr)
+	if syncErr != nil {
+		return nil, fmt.Errorf("engine: unrevert: sync folders: %w (the next open finishes it)", syncErr)
 	}
 	if err := s.appendChanges(changes.DoneLine{V: 1, Kind: changes.KindUnreverted, ID: id, At: mkTime(s.ws.s.Now()), Left: left}); err != nil {
 		return nil, fmt.Errorf("engine: unrevert: the files are back, but its end could not be recorded (the next open settles it): %w", err)

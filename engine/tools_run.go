@@ -48,16 +48,11 @@ func (s *Session) runTool(ctx context.Context, tool, path string, opts []ToolOpt
 		return nil, err
 	}
 	defer done()
-	endCall, err := s.beginCall(ctx)
+	leave, err := s.enterCall(ctx, true, "nothing was changed")
 	if err != nil {
 		return nil, err
 	}
-	defer endCall()
-	s.snaps.mu.Lock()
-	defer s.snaps.mu.Unlock()
-	if err := s.payCancels(); err != nil {
-		return nil, fmt.Errorf("%w; nothing was changed", err)
-	}
+	defer leave()
 
 	if err := t.captureBefore(ctx, plan); err != nil {
 		return nil, err

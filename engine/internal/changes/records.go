@@ -168,7 +168,7 @@ func (r *Records) Apply(b []byte) error {
 		if err := checkRecord(&l); err != nil {
 			return err
 		}
-		r.close(l.ID)
+		r.Closed(l.ID)
 		r.Seq = max(r.Seq, l.Seq)
 		if len(l.Files) > 0 {
 			r.Live = append(r.Live, RecordSize{ID: l.ID, At: l.At, Bytes: rawBytes(l.Files)})
@@ -177,7 +177,7 @@ func (r *Records) Apply(b []byte) error {
 		if !ValidSnapID(l.ID) || l.Why == "" {
 			return fmt.Errorf("bad unrecorded line %q", l.ID)
 		}
-		r.close(l.ID)
+		r.Closed(l.ID)
 	case KindStart, KindOff:
 		r.Mark = l.Kind
 	case KindDrop:
@@ -196,20 +196,18 @@ func (r *Records) Made(rl ChangeLine) {
 	r.Closed(rl.ID)
 	r.Seq = max(r.Seq, rl.Seq)
 	if len(rl.Files) > 0 {
-		r.Live = append(r.Live, RecordSize{ID: rl.ID, At: rl.At, Bytes: RecordBytes(rl.Files)})
+		r.Live = append(r.Live, RecordSize{ID: rl.ID, At: rl.At, Bytes: recordBytes(rl.Files)})
 	}
 }
 
 // Closed folds the end of call id (its record or unrecorded line).
-func (r *Records) Closed(id string) { r.close(id) }
-
-func (r *Records) close(id string) {
+func (r *Records) Closed(id string) {
 	r.Open = slices.DeleteFunc(r.Open, func(c CallLine) bool { return c.ID == id })
 }
 
-// RecordBytes is the bytes of the stored pre-images of files (a record's
+// recordBytes is the bytes of the stored pre-images of files (a record's
 // share of the workspace's store).
-func RecordBytes(files []FileChange) int64 {
+func recordBytes(files []FileChange) int64 {
 	var n int64
 	for _, f := range files {
 		if f.Before.Stored() {
@@ -219,6 +217,7 @@ func RecordBytes(files []FileChange) int64 {
 	return n
 }
 
+// rawBytes is recordBytes of a record line as read.
 func rawBytes(files []RawFile) int64 {
 	var n int64
 	for _, f := range files {
