@@ -10,11 +10,9 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -181,32 +179,14 @@ func TestKill9Soak(t *testing.T) {
 	var forks []string
 	acks := 0
 	for round := range n {
-		cmd := exec.Command(os.Args[0], "-test.run=^$")
-		cmd.Env = append(os.Environ(), workerEnv+"=1", "CAIRN_SOAK_HOME="+home, "CAIRN_SOAK_PROJECT="+project,
+		w := startWorker(t, workerEnv+"=1", "CAIRN_SOAK_HOME="+home, "CAIRN_SOAK_PROJECT="+project,
 			fmt.Sprintf("CAIRN_SOAK_SEED=%d", round))
-		stdout, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		var stderr strings.Builder
-		cmd.Stderr = &stderr
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		lines := make(chan string)
-		go func() {
-			sc := bufio.NewScanner(stdout)
-			for sc.Scan() {
-				lines <- sc.Text()
-			}
-			close(lines)
-		}()
 		touched := map[string]bool{} // the sessions this round acknowledged work in
 		deadline := time.After(time.Duration(20+r.IntN(300)) * time.Millisecond)
 	read:
 		for {
 			select {
-			case l, ok := <-lines:
+			case l, ok := <-w.lines:
 				if !ok {
 					break read
 				}
@@ -227,13 +207,7 @@ func TestKill9Soak(t *testing.T) {
 				break read
 			}
 		}
-		cmd.Process.Signal(syscall.SIGKILL)
-		for range lines {
-		}
-		err = cmd.Wait()
-		if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() {
-			t.Fatalf("round %d: the worker ended by itself (%v): %s", round, err, stderr.String())
-		}
+		w.kill(t, round, nil)
 		// Every round checks that the sessions open and the acknowledged
 		// turns are there; every tenth round, and the last, checks the
 		// whole state folder too (fsck verifies every object), so the cost
