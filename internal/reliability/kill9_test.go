@@ -35,40 +35,24 @@ func TestMain(m *testing.M) {
 	if os.Getenv(payloadEnv) != "" {
 		os.Exit(payloadWorker())
 	}
-	if os.Getenv(taskWorkerEnv) != "" {
-		if err := taskWorker(); err != nil {
-			fmt.Fprintln(os.Stderr, "worker:", err)
-			os.Exit(1)
+	// The kill -9 workers run until killed; an error ends them with 1.
+	for _, w := range []struct {
+		env string
+		run func() error
+	}{
+		{taskWorkerEnv, taskWorker},
+		{tempsWorkerEnv, tempsWorker},
+		{migrateWorkerEnv, migrateWorker},
+		{execWorkerEnv, execWorker},
+		{workerEnv, soakWorker},
+	} {
+		if os.Getenv(w.env) != "" {
+			if err := w.run(); err != nil {
+				fmt.Fprintln(os.Stderr, "worker:", err)
+				os.Exit(1)
+			}
+			os.Exit(0)
 		}
-		os.Exit(0)
-	}
-	if os.Getenv(tempsWorkerEnv) != "" {
-		if err := tempsWorker(); err != nil {
-			fmt.Fprintln(os.Stderr, "worker:", err)
-			os.Exit(1)
-		}
-		os.Exit(0)
-	}
-	if os.Getenv(migrateWorkerEnv) != "" {
-		if err := migrateWorker(); err != nil {
-			fmt.Fprintln(os.Stderr, "worker:", err)
-			os.Exit(1)
-		}
-		os.Exit(0)
-	}
-	if os.Getenv(execWorkerEnv) != "" {
-		if err := execWorker(); err != nil {
-			fmt.Fprintln(os.Stderr, "worker:", err)
-			os.Exit(1)
-		}
-		os.Exit(0)
-	}
-	if os.Getenv(workerEnv) != "" {
-		if err := soakWorker(); err != nil {
-			fmt.Fprintln(os.Stderr, "worker:", err)
-			os.Exit(1)
-		}
-		os.Exit(0)
 	}
 	os.Exit(m.Run())
 }
