@@ -8,7 +8,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -30,23 +29,16 @@ const execWorkerEnv = "CAIRN_EXEC_WORKER"
 // execWorker runs until killed (TestMain starts it).
 func execWorker() error {
 	ctx := context.Background()
-	seed, _ := strconv.ParseUint(os.Getenv("CAIRN_SOAK_SEED"), 10, 64)
+	seed, ws, err := soakWorkspace()
+	if err != nil {
+		return err
+	}
 	r := rand.New(rand.NewPCG(seed, 13))
-	store, err := engine.Open(os.Getenv("CAIRN_SOAK_HOME"))
+	sess, created, err := latestSession(ctx, ws)
 	if err != nil {
 		return err
 	}
-	ws, err := store.Workspace(os.Getenv("CAIRN_SOAK_PROJECT"))
-	if err != nil {
-		return err
-	}
-	var sess *engine.Session
-	if id, err := ws.Latest(ctx); err == nil {
-		if sess, err = ws.Open(ctx, id, engine.SessionOptions{}); err != nil {
-			return err
-		}
-	} else {
-		sess = ws.Create(engine.SessionOptions{})
+	if created {
 		if _, err := sess.Append(ctx, engine.Item{Type: engine.User, Text: "exec rounds"}); err != nil {
 			return err
 		}

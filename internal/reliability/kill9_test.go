@@ -11,7 +11,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -61,23 +60,14 @@ func TestMain(m *testing.M) {
 // forks and conversation reverts on the directory's latest session.
 func soakWorker() error {
 	ctx := context.Background()
-	seed, _ := strconv.ParseUint(os.Getenv("CAIRN_SOAK_SEED"), 10, 64)
+	seed, ws, err := soakWorkspace()
+	if err != nil {
+		return err
+	}
 	r := rand.New(rand.NewPCG(seed, 9))
-	store, err := engine.Open(os.Getenv("CAIRN_SOAK_HOME"))
+	sess, _, err := latestSession(ctx, ws)
 	if err != nil {
 		return err
-	}
-	ws, err := store.Workspace(os.Getenv("CAIRN_SOAK_PROJECT"))
-	if err != nil {
-		return err
-	}
-	var sess *engine.Session
-	if id, err := ws.Latest(ctx); err == nil {
-		if sess, err = ws.Open(ctx, id, engine.SessionOptions{}); err != nil {
-			return err
-		}
-	} else {
-		sess = ws.Create(engine.SessionOptions{})
 	}
 	out := bufio.NewWriter(os.Stdout)
 	ack := func(format string, a ...any) {

@@ -7,7 +7,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -26,16 +25,11 @@ const taskWorkerEnv = "CAIRN_TASK_WORKER"
 
 func taskWorker() error {
 	ctx := context.Background()
-	seed, _ := strconv.ParseUint(os.Getenv("CAIRN_SOAK_SEED"), 10, 64)
+	seed, ws, err := soakWorkspace()
+	if err != nil {
+		return err
+	}
 	r := rand.New(rand.NewPCG(seed, 11))
-	store, err := engine.Open(os.Getenv("CAIRN_SOAK_HOME"))
-	if err != nil {
-		return err
-	}
-	ws, err := store.Workspace(os.Getenv("CAIRN_SOAK_PROJECT"))
-	if err != nil {
-		return err
-	}
 	sess := ws.Create(engine.SessionOptions{})
 	if _, err := sess.Append(ctx, engine.Item{Type: engine.User, Text: "delegate"}); err != nil {
 		return err

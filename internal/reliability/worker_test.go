@@ -2,11 +2,15 @@ package reliability
 
 import (
 	"bufio"
+	"context"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
+
+	"cairn/engine"
 )
 
 // worker is this test binary run again as a kill -9 worker (TestMain
@@ -56,4 +60,26 @@ func (w *worker) kill(t *testing.T, round int, each func(string)) {
 	if ws, ok := w.cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() {
 		t.Fatalf("round %d: the worker ended by itself (%v): %s", round, err, w.stderr.String())
 	}
+}
+
+// soakWorkspace is the worker side: the seed, store home and project a
+// kill -9 worker is given (CAIRN_SOAK_SEED, _HOME, _PROJECT), opened.
+func soakWorkspace() (uint64, *engine.Workspace, error) {
+	seed, _ := strconv.ParseUint(os.Getenv("CAIRN_SOAK_SEED"), 10, 64)
+	store, err := engine.Open(os.Getenv("CAIRN_SOAK_HOME"))
+	if err != nil {
+		return 0, nil, err
+	}
+	ws, err := store.Workspace(os.Getenv("CAIRN_SOAK_PROJECT"))
+	return seed, ws, err
+}
+
+// latestSession opens the workspace's latest session, the one an earlier
+// worker was killed in, or creates one when there is none yet (then created).
+func latestSession(ctx context.Context, ws *engine.Workspace) (sess *engine.Session, created bool, err error) {
+	if id, err := ws.Latest(ctx); err == nil {
+		sess, err := ws.Open(ctx, id, engine.SessionOptions{})
+		return sess, false, err
+	}
+	return ws.Create(engine.SessionOptions{}), true, nil
 }
