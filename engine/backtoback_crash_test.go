@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -86,11 +85,7 @@ func TestBackToBackToolWritesCrashAtEverySync(t *testing.T) {
 				t.Fatalf("sync point %d: %v", n, err)
 			}
 			completed = err == nil
-			if seed == 0 {
-				mem.Crash()
-			} else {
-				mem.CrashPartial(rand.New(rand.NewPCG(uint64(n), uint64(seed))))
-			}
+			crashBySeed(mem, n, seed)
 			s.Close()
 			st.Close()
 

@@ -15,7 +15,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -1043,11 +1042,7 @@ func toolWriteCrashAtEverySync(t *testing.T, reps int) {
 				t.Fatalf("sync point %d: %v", n, err)
 			}
 			completed = err == nil
-			if seed == 0 {
-				mem.Crash()
-			} else {
-				mem.CrashPartial(rand.New(rand.NewPCG(uint64(n), uint64(seed))))
-			}
+			crashBySeed(mem, n, seed)
 			s.Close()
 			st.Close()
 

@@ -7,11 +7,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -32,23 +29,16 @@ const execWorkerEnv = "CAIRN_EXEC_WORKER"
 // execWorker runs until killed (TestMain starts it).
 func execWorker() error {
 	ctx := context.Background()
-	seed, _ := strconv.ParseUint(os.Getenv("CAIRN_SOAK_SEED"), 10, 64)
+	seed, ws, err := soakWorkspace()
+	if err != nil {
+		return err
+	}
 	r := rand.New(rand.NewPCG(seed, 13))
-	store, err := engine.Open(os.Getenv("CAIRN_SOAK_HOME"))
+	sess, created, err := latestSession(ctx, ws)
 	if err != nil {
 		return err
 	}
-	ws, err := store.Workspace(os.Getenv("CAIRN_SOAK_PROJECT"))
-	if err != nil {
-		return err
-	}
-	var sess *engine.Session
-	if id, err := ws.Latest(ctx); err == nil {
-		if sess, err = ws.Open(ctx, id, engine.SessionOptions{}); err != nil {
-			return err
-		}
-	} else {
-		sess = ws.Create(engine.SessionOptions{})
+	if created {
 		if _, err := sess.Append(ctx, engine.Item{Type: engine.User, Text: "exec rounds"}); err != nil {
 			return err
 		}
@@ -85,26 +75,8 @@ func TestKill9Exec(t *testing.T) {
 	session := ""
 	midRun, interrupted := 0, 0
 	for round := range n {
-		cmd := exec.Command(os.Args[0], "-test.run=^$")
-		cmd.Env = append(os.Environ(), execWorkerEnv+"=1", "CAIRN_SOAK_HOME="+home, "CAIRN_SOAK_PROJECT="+project,
+		w := startWorker(t, execWorkerEnv+"=1", "CAIRN_SOAK_HOME="+home, "CAIRN_SOAK_PROJECT="+project,
 			fmt.Sprintf("CAIRN_SOAK_SEED=%d", round))
-		stdout, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		var stderr strings.Builder
-		cmd.Stderr = &stderr
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		lines := make(chan string)
-		go func() {
-			sc := bufio.NewScanner(stdout)
-			for sc.Scan() {
-				lines <- sc.Text()
-			}
-			close(lines)
-		}()
 		var deadline <-chan time.Time
 		var marker <-chan string
 		if round%2 == 1 {
@@ -116,7 +88,7 @@ func TestKill9Exec(t *testing.T) {
 	read:
 		for {
 			select {
-			case l, ok := <-lines:
+			case l, ok := <-w.lines:
 				if !ok {
 					break read
 				}
@@ -132,16 +104,11 @@ func TestKill9Exec(t *testing.T) {
 				break read
 			}
 		}
-		cmd.Process.Signal(syscall.SIGKILL)
-		for l := range lines {
+		w.kill(t, round, func(l string) {
 			f := strings.Fields(l)
 			session = f[2]
 			acked[f[3]] = true
-		}
-		err = cmd.Wait()
-		if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() {
-			t.Fatalf("round %d: the worker ended by itself (%v): %s", round, err, stderr.String())
-		}
+		})
 		if session == "" {
 			continue
 		}

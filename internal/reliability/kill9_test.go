@@ -10,11 +10,8 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -37,40 +34,24 @@ func TestMain(m *testing.M) {
 	if os.Getenv(payloadEnv) != "" {
 		os.Exit(payloadWorker())
 	}
-	if os.Getenv(taskWorkerEnv) != "" {
-		if err := taskWorker(); err != nil {
-			fmt.Fprintln(os.Stderr, "worker:", err)
-			os.Exit(1)
+	// The kill -9 workers run until killed; an error ends them with 1.
+	for _, w := range []struct {
+		env string
+		run func() error
+	}{
+		{taskWorkerEnv, taskWorker},
+		{tempsWorkerEnv, tempsWorker},
+		{migrateWorkerEnv, migrateWorker},
+		{execWorkerEnv, execWorker},
+		{workerEnv, soakWorker},
+	} {
+		if os.Getenv(w.env) != "" {
+			if err := w.run(); err != nil {
+				fmt.Fprintln(os.Stderr, "worker:", err)
+				os.Exit(1)
+			}
+			os.Exit(0)
 		}
-		os.Exit(0)
-	}
-	if os.Getenv(tempsWorkerEnv) != "" {
-		if err := tempsWorker(); err != nil {
-			fmt.Fprintln(os.Stderr, "worker:", err)
-			os.Exit(1)
-		}
-		os.Exit(0)
-	}
-	if os.Getenv(migrateWorkerEnv) != "" {
-		if err := migrateWorker(); err != nil {
-			fmt.Fprintln(os.Stderr, "worker:", err)
-			os.Exit(1)
-		}
-		os.Exit(0)
-	}
-	if os.Getenv(execWorkerEnv) != "" {
-		if err := execWorker(); err != nil {
-			fmt.Fprintln(os.Stderr, "worker:", err)
-			os.Exit(1)
-		}
-		os.Exit(0)
-	}
-	if os.Getenv(workerEnv) != "" {
-		if err := soakWorker(); err != nil {
-			fmt.Fprintln(os.Stderr, "worker:", err)
-			os.Exit(1)
-		}
-		os.Exit(0)
 	}
 	os.Exit(m.Run())
 }
@@ -79,23 +60,14 @@ func TestMain(m *testing.M) {
 // forks and conversation reverts on the directory's latest session.
 func soakWorker() error {
 	ctx := context.Background()
-	seed, _ := strconv.ParseUint(os.Getenv("CAIRN_SOAK_SEED"), 10, 64)
+	seed, ws, err := soakWorkspace()
+	if err != nil {
+		return err
+	}
 	r := rand.New(rand.NewPCG(seed, 9))
-	store, err := engine.Open(os.Getenv("CAIRN_SOAK_HOME"))
+	sess, _, err := latestSession(ctx, ws)
 	if err != nil {
 		return err
-	}
-	ws, err := store.Workspace(os.Getenv("CAIRN_SOAK_PROJECT"))
-	if err != nil {
-		return err
-	}
-	var sess *engine.Session
-	if id, err := ws.Latest(ctx); err == nil {
-		if sess, err = ws.Open(ctx, id, engine.SessionOptions{}); err != nil {
-			return err
-		}
-	} else {
-		sess = ws.Create(engine.SessionOptions{})
 	}
 	out := bufio.NewWriter(os.Stdout)
 	ack := func(format string, a ...any) {
@@ -181,32 +153,14 @@ func TestKill9Soak(t *testing.T) {
 	var forks []string
 	acks := 0
 	for round := range n {
-		cmd := exec.Command(os.Args[0], "-test.run=^$")
-		cmd.Env = append(os.Environ(), workerEnv+"=1", "CAIRN_SOAK_HOME="+home, "CAIRN_SOAK_PROJECT="+project,
+		w := startWorker(t, workerEnv+"=1", "CAIRN_SOAK_HOME="+home, "CAIRN_SOAK_PROJECT="+project,
 			fmt.Sprintf("CAIRN_SOAK_SEED=%d", round))
-		stdout, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		var stderr strings.Builder
-		cmd.Stderr = &stderr
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		lines := make(chan string)
-		go func() {
-			sc := bufio.NewScanner(stdout)
-			for sc.Scan() {
-				lines <- sc.Text()
-			}
-			close(lines)
-		}()
 		touched := map[string]bool{} // the sessions this round acknowledged work in
 		deadline := time.After(time.Duration(20+r.IntN(300)) * time.Millisecond)
 	read:
 		for {
 			select {
-			case l, ok := <-lines:
+			case l, ok := <-w.lines:
 				if !ok {
 					break read
 				}
@@ -227,13 +181,7 @@ func TestKill9Soak(t *testing.T) {
 				break read
 			}
 		}
-		cmd.Process.Signal(syscall.SIGKILL)
-		for range lines {
-		}
-		err = cmd.Wait()
-		if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() {
-			t.Fatalf("round %d: the worker ended by itself (%v): %s", round, err, stderr.String())
-		}
+		w.kill(t, round, nil)
 		// Every round checks that the sessions open and the acknowledged
 		// turns are there; every tenth round, and the last, checks the
 		// whole state folder too (fsck verifies every object), so the cost

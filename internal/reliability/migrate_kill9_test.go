@@ -7,10 +7,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -86,30 +84,12 @@ func TestKill9Migrate(t *testing.T) {
 	r := rand.New(rand.NewPCG(16, 16))
 	moves := 0
 	for round := range n {
-		cmd := exec.Command(os.Args[0], "-test.run=^$")
-		cmd.Env = append(os.Environ(), migrateWorkerEnv+"=1", "CAIRN_SOAK_HOME="+home, "CAIRN_SOAK_A="+a, "CAIRN_SOAK_B="+b)
-		stdout, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		var stderr strings.Builder
-		cmd.Stderr = &stderr
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		lines := make(chan struct{})
-		go func() {
-			sc := bufio.NewScanner(stdout)
-			for sc.Scan() {
-				lines <- struct{}{}
-			}
-			close(lines)
-		}()
+		w := startWorker(t, migrateWorkerEnv+"=1", "CAIRN_SOAK_HOME="+home, "CAIRN_SOAK_A="+a, "CAIRN_SOAK_B="+b)
 		deadline := time.After(time.Duration(50+r.IntN(700)) * time.Millisecond)
 	read:
 		for {
 			select {
-			case _, ok := <-lines:
+			case _, ok := <-w.lines:
 				if !ok {
 					break read
 				}
@@ -118,13 +98,7 @@ func TestKill9Migrate(t *testing.T) {
 				break read
 			}
 		}
-		cmd.Process.Signal(syscall.SIGKILL)
-		for range lines {
-		}
-		err = cmd.Wait()
-		if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() {
-			t.Fatalf("round %d: the worker ended by itself (%v): %s", round, err, stderr.String())
-		}
+		w.kill(t, round, nil)
 		checkMigrated(t, round, home, a, b, ids)
 	}
 	t.Logf("%d rounds, %d moves acknowledged", n, moves)

@@ -6,11 +6,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -28,16 +25,11 @@ const taskWorkerEnv = "CAIRN_TASK_WORKER"
 
 func taskWorker() error {
 	ctx := context.Background()
-	seed, _ := strconv.ParseUint(os.Getenv("CAIRN_SOAK_SEED"), 10, 64)
+	seed, ws, err := soakWorkspace()
+	if err != nil {
+		return err
+	}
 	r := rand.New(rand.NewPCG(seed, 11))
-	store, err := engine.Open(os.Getenv("CAIRN_SOAK_HOME"))
-	if err != nil {
-		return err
-	}
-	ws, err := store.Workspace(os.Getenv("CAIRN_SOAK_PROJECT"))
-	if err != nil {
-		return err
-	}
 	sess := ws.Create(engine.SessionOptions{})
 	if _, err := sess.Append(ctx, engine.Item{Type: engine.User, Text: "delegate"}); err != nil {
 		return err
@@ -79,26 +71,8 @@ func TestKill9TaskTranscripts(t *testing.T) {
 	for round := range n {
 		home := filepath.Join(t.TempDir(), "home")
 		project := t.TempDir()
-		cmd := exec.Command(os.Args[0], "-test.run=^$")
-		cmd.Env = append(os.Environ(), taskWorkerEnv+"=1", "CAIRN_SOAK_HOME="+home, "CAIRN_SOAK_PROJECT="+project,
+		w := startWorker(t, taskWorkerEnv+"=1", "CAIRN_SOAK_HOME="+home, "CAIRN_SOAK_PROJECT="+project,
 			fmt.Sprintf("CAIRN_SOAK_SEED=%d", round))
-		stdout, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		var stderr strings.Builder
-		cmd.Stderr = &stderr
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		sc := bufio.NewScanner(stdout)
-		lines := make(chan string)
-		go func() {
-			for sc.Scan() {
-				lines <- sc.Text()
-			}
-			close(lines)
-		}()
 		session := ""
 		acked := map[string][][2]string{} // task -> [item id, text sum] in order
 		// The kill comes a random while after the session line: mid-append.
@@ -106,7 +80,7 @@ func TestKill9TaskTranscripts(t *testing.T) {
 	read:
 		for {
 			select {
-			case l, ok := <-lines:
+			case l, ok := <-w.lines:
 				if !ok {
 					break read
 				}
@@ -122,17 +96,12 @@ func TestKill9TaskTranscripts(t *testing.T) {
 				break read
 			}
 		}
-		cmd.Process.Signal(syscall.SIGKILL)
 		// Acknowledgements already in the pipe were made before the kill.
-		for l := range lines {
+		w.kill(t, round, func(l string) {
 			if f := strings.Fields(l); len(f) == 4 && f[0] == "ack" {
 				acked[f[1]] = append(acked[f[1]], [2]string{f[2], f[3]})
 			}
-		}
-		cmd.Wait()
-		if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() {
-			t.Fatalf("round %d: the worker ended by itself: %s", round, stderr.String())
-		}
+		})
 		store, err := engine.Open(home)
 		if err != nil {
 			t.Fatal(err)
