@@ -990,8 +990,8 @@ func TestAfterStateForms(t *testing.T) {
 // old content back. Each point is crashed cleanly and, for eleven seeds,
 // with a random share of the unsynced changes surviving: which sync points
 // a run has depends on the order of two concurrent syncs, and the case of a
-// line whose write was lost comes only from partial crashes, so enough of
-// them that the test always meets it.
+// line whose write was lost comes only from partial crashes, so a point
+// takes more seeds (up to 40) until the run has met it.
 func TestToolWriteCrashAtEverySync(t *testing.T) {
 	// 10,000 bytes: the pre-image inline in the line; 40,000: an object.
 	for _, reps := range []int{400, 1600} {
@@ -1017,7 +1017,9 @@ func toolWriteCrashAtEverySync(t *testing.T, reps int) {
 	}
 	for n := 0; ; n++ {
 		completed := false
-		for seed := range 12 { // 0: a clean crash; the rest: partial, so some keep a line whose write was lost
+		// Seed 0 is a clean crash, the rest partial: twelve of them, and more
+		// until some crash has kept a line whose write was lost.
+		for seed := 0; seed < 12 || settled == 0 && seed < 40; seed++ {
 			mem := vfs.NewMem()
 			wsfs := WithWorkspaceFS(func(string) (vfs.FS, error) { return mem, nil })
 			st, err := OpenFS(mem, "/mem", wsfs)
