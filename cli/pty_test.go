@@ -30,9 +30,25 @@ import (
 type replPTY struct {
 	*ptytest.Term
 	prompts int // the prompts waited for so far
+
+	mu   sync.Mutex
+	errs []*bytes.Buffer // what each run wrote to stderr, for a failure
 }
 
-func openReplPTY(t *testing.T) *replPTY { return &replPTY{Term: ptytest.Open(t, 60, 100)} }
+func openReplPTY(t *testing.T) *replPTY {
+	p := &replPTY{Term: ptytest.Open(t, 60, 100)}
+	t.Cleanup(func() {
+		if !t.Failed() {
+			return
+		}
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		for i, b := range p.errs {
+			t.Logf("run %d wrote to stderr: %q", i+1, b.String())
+		}
+	})
+	return p
+}
 
 // nextPrompt waits for the next prompt: one more row that starts with
 // "cairn>", the cursor on it, and the terminal raw (the editor reads
@@ -95,9 +111,14 @@ func (w *stateWatch) Write(b []byte) (int, error) {
 // runMain runs cairn with args in the background on the pty.
 func (p *replPTY) runMain(stdout *stateWatch, args ...string) <-chan int {
 	ch := make(chan int, 1)
+	errb := &bytes.Buffer{}
+	p.mu.Lock()
+	p.errs = append(p.errs, errb)
+	p.mu.Unlock()
 	go func() {
-		var errb bytes.Buffer
-		ch <- Main(context.Background(), args, p.TTY, stdout, &errb)
+		var w lockedWriter
+		w.mu, w.w = &p.mu, errb
+		ch <- Main(context.Background(), args, p.TTY, stdout, &w)
 	}()
 	return ch
 }
@@ -436,4 +457,16 @@ func TestPTYResumeTakesLeader(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "a.txt")); !os.IsNotExist(err) {
 		t.Fatalf("ctrl+g z in the resumed session did not undo the write: %v; drawn: %q", err, p.Output())
 	}
+}
+
+// lockedWriter writes to w under mu.
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  *bytes.Buffer
+}
+
+func (l *lockedWriter) Write(b []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(b)
 }

@@ -39,12 +39,28 @@ func (e *BusyError) Unwrap() error { return ErrBusy }
 
 func ownersName(dir, id string) string { return path.Join(dir, "owners", id) }
 
+// probeWait is how long acquire waits out a lock held by no owner: a
+// listing or a preview tests each lock by taking it for a moment (ownerPID),
+// and settles a dead owner's record while it holds it.
+const probeWait = 5 * time.Second
+
 // acquire takes ownership of session id, or returns a *BusyError.
+//
+// A lock held without a live pid in it is not an owner: it is another
+// process's (or this one's) listing testing it, or an owner in the moment
+// between taking it and writing its pid, or letting it go. acquire tries
+// again until the holder shows a pid or probeWait has passed, so that a
+// session chosen in the picker is not refused because its preview, or a
+// listing in another terminal, was reading it.
 func (w *Workspace) acquire(id string) (vfs.Lock, error) {
 	fsys := w.s.fsys
 	l, err := fsys.Lock(lockName(w.dir, id))
-	if errors.Is(err, vfs.ErrLocked) {
-		return nil, &BusyError{ID: id, PID: ownerOf(fsys, lockName(w.dir, id))}
+	for deadline := time.Now().Add(probeWait); errors.Is(err, vfs.ErrLocked); {
+		pid := ownerOf(fsys, lockName(w.dir, id))
+		if pid > 0 && vfs.ProcessAlive(pid) || !time.Now().Before(deadline) {
+			return nil, &BusyError{ID: id, PID: pid}
+		}
+		l, err = fsys.Lock(lockName(w.dir, id))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("engine: session %s cannot be written (its lock): %w", id, err)

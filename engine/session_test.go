@@ -127,6 +127,41 @@ func TestSecondOwnerIsBusy(t *testing.T) {
 	again.Close()
 }
 
+// TestOpenWaitsOutAListingProbe: a listing (or the picker's preview) tests
+// a session's lock by taking it for a moment, with no pid in it. An Open at
+// that moment waits for it instead of refusing the session as open in
+// another process.
+func TestOpenWaitsOutAListingProbe(t *testing.T) {
+	ctx := context.Background()
+	s, ws := testStore(t)
+	sess := ws.Create(SessionOptions{})
+	must(sess.Append(ctx, Item{Type: User, Text: "hi"}))(t)
+	if err := sess.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	probe, err := s.fsys.Lock(lockName(ws.dir, sess.ID()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	released := make(chan struct{})
+	go func() {
+		time.Sleep(300 * time.Millisecond)
+		close(released)
+		probe.Release()
+	}()
+	again, err := ws.Open(ctx, sess.ID(), SessionOptions{})
+	if err != nil {
+		t.Fatalf("open during a probe: %v", err)
+	}
+	select {
+	case <-released:
+	default:
+		t.Fatal("opened while the probe still held the lock")
+	}
+	again.Close()
+}
+
 func TestTornLastLineResumesAndRepairs(t *testing.T) {
 	ctx := context.Background()
 	_, ws := testStore(t)
