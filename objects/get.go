@@ -124,7 +124,10 @@ func (s *Store) ReadAll(ctx context.Context, id ID, limit int64) ([]byte, error)
 	// straight away, without looking for the raw name first (find walks
 	// the path twice). Where both names exist they hold the same content,
 	// which is verified either way.
-	if b, done, err := s.readFrame(ctx, id, limit); done {
+	// A compressed copy that fails its check is not the last word: Get
+	// reads the raw name first, so a good raw copy beside it is read here
+	// too (find looks at the raw name first).
+	if b, done, err := s.readFrame(ctx, id, limit); done && !errors.Is(err, ErrMismatch) {
 		return b, err
 	}
 	name, stored, err := s.find(id)

@@ -590,3 +590,43 @@ func TestStoreFolderRemovedIsMadeAgain(t *testing.T) {
 		}
 	}
 }
+
+// TestReadAllPrefersAGoodRawCopy: where a damaged compressed copy of an
+// object lies beside a good raw one, ReadAll reads the raw one, as Get
+// does, instead of failing on the compressed one.
+func TestReadAllPrefersAGoodRawCopy(t *testing.T) {
+	fsys := vfs.NewMem()
+	s := New(fsys, "objects")
+	b := textish(5, 3000)
+	info, err := s.PutBytes(ctx, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !info.Compressed {
+		t.Fatal("the content was meant to be stored compressed")
+	}
+	z, err := vfs.ReadFile(fsys, s.Path(info.ID, true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	z[len(z)/2] ^= 0x20
+	for name, content := range map[string][]byte{s.Path(info.ID, true): z, s.Path(info.ID, false): b} {
+		if err := vfs.WriteFileAtomic(fsys, name, content); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	rc, err := s.Get(ctx, info.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	viaGet, err := io.ReadAll(rc)
+	rc.Close()
+	if err != nil || !bytes.Equal(viaGet, b) {
+		t.Fatalf("Get: %v", err)
+	}
+	got, err := s.ReadAll(ctx, info.ID, 1<<20)
+	if err != nil || !bytes.Equal(got, b) {
+		t.Fatalf("ReadAll beside a good raw copy: %v", err)
+	}
+}
