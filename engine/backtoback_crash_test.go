@@ -3,28 +3,40 @@ package engine
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"strings"
+	"sync"
 	"testing"
 
 	"cairn/internal/vfs"
+	"cairn/journal"
 )
 
 // TestBackToBackToolWritesCrashAtEverySync runs the tool writes of one turn
-// back to back (two files of one folder, one of them twice, and a file of
+// back to back (one file twice in a row, two files of one folder, a file of
 // another folder), then the Commit that ends the turn, and cuts the power at
 // each of their sync points in turn: cleanly, and for a few seeds with a
-// random share of the unsynced changes surviving. Then it checks the crash
-// guarantee of the file tools: the files hold the first k writes, where k is
-// at least the writes that had returned less one (only the newest change may
-// be unmade) and at most one more than had returned (the write under way);
-// all of them once Commit returned; no file is partial. The session, opened
-// again, lists exactly those k changes, and undoing the newest puts back
-// what was there before it.
+// random share of the unsynced changes surviving. Each write's change line
+// is synced while the folder sync of the write before it is under way, and
+// the test holds that folder sync back until the next line has been synced
+// (syncGate), so every sync point of the overlapped order is met: among
+// them a crash that loses the rename of a write that returned while the
+// next write's line is durable, leaving two changes unmade. Then it checks
+// the crash guarantee of the file tools: the files hold the first k writes,
+// where k is at least the writes that had returned less one and at most
+// one more than had returned (the write under way); all of them once
+// Commit returned; no file is partial. The session, opened again, lists
+// exactly those k changes (recovery judged the two newest change lines
+// together: for the same file twice, a file as the first's pre-image means
+// both unmade), and undoing the newest puts back what was there before it.
+// It fails unless it met, for each pair of writes in a row, the crash that
+// unmade both.
 func TestBackToBackToolWritesCrashAtEverySync(t *testing.T) {
 	ctx := context.Background()
-	paths := []string{"src/a.txt", "src/b.txt", "src/a.txt", "lib/c.txt"}
+	paths := []string{"src/a.txt", "src/a.txt", "src/b.txt", "lib/c.txt", "src/a.txt"}
 	content := func(i int) []byte { // write i's content; 10,000 bytes, so the pre-image is inline
 		return []byte(strings.Repeat(fmt.Sprintf("write %d of the turn\n", i), 500))
 	}
@@ -45,18 +57,21 @@ func TestBackToBackToolWritesCrashAtEverySync(t *testing.T) {
 	}
 	dir := t.TempDir()
 	points := 0
+	bothUnmade := map[int]bool{} // the pairs (write i-1, write i) a crash unmade together
 	for n := 0; ; n++ {
 		completed := false
 		for seed := range 3 {
 			mem := vfs.NewMem()
-			wsfs := WithWorkspaceFS(func(string) (vfs.FS, error) { return mem, nil })
-			st, err := OpenFS(mem, "/mem", wsfs)
+			gate := newSyncGate()
+			wsfs := WithWorkspaceFS(func(string) (vfs.FS, error) { return gatedWorkspace{mem, gate}, nil })
+			st, err := OpenFS(gatedStore{mem, gate}, "/mem", wsfs)
 			if err != nil {
 				t.Fatal(err)
 			}
 			ws := must(st.Workspace(dir))(t)
 			s := ws.Create(SessionOptions{})
 			must(s.ToolWrite(ctx, "src/warm.txt", []byte("materializes the session")))(t)
+			must(0, s.Commit(ctx))(t)
 			for p, b := range initial {
 				if err := mem.MkdirAll(p[:strings.LastIndexByte(p, '/')], vfs.DirPerm); err != nil {
 					t.Fatal(err)
@@ -70,6 +85,7 @@ func TestBackToBackToolWritesCrashAtEverySync(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
+			gate.setOpen(false)
 			mem.FailAfterSyncs(n)
 			returned := 0
 			for i, p := range paths {
@@ -78,6 +94,7 @@ func TestBackToBackToolWritesCrashAtEverySync(t *testing.T) {
 				}
 				returned++
 			}
+			gate.setOpen(true) // the last write's folder sync has no next line to wait for
 			if err == nil {
 				err = s.Commit(ctx) // the end of the turn: every write is durable
 			}
@@ -88,6 +105,7 @@ func TestBackToBackToolWritesCrashAtEverySync(t *testing.T) {
 			crashBySeed(mem, n, seed)
 			s.Close()
 			st.Close()
+			lines := turnChangeLines(t, mem, changesName(ws.dir, s.ID()))
 
 			where := fmt.Sprintf("sync point %d seed %d (%d writes returned)", n, seed, returned)
 			got := map[string][]byte{}
@@ -114,6 +132,11 @@ func TestBackToBackToolWritesCrashAtEverySync(t *testing.T) {
 				t.Fatalf("%s: %d writes are there: more than the newest change was unmade", where, k)
 			case k > returned+1:
 				t.Fatalf("%s: %d writes are there, more than were made", where, k)
+			case lines > returned+1:
+				t.Fatalf("%s: %d change lines of the turn", where, lines)
+			}
+			if returned > 0 && k == returned-1 && lines == returned+1 {
+				bothUnmade[returned] = true
 			}
 
 			st = must(OpenFS(mem, "/mem", wsfs))(t)
@@ -156,7 +179,127 @@ func TestBackToBackToolWritesCrashAtEverySync(t *testing.T) {
 	if points < 2*len(paths) { // a change line and a folder sync a write, at least
 		t.Fatalf("only %d sync points", points)
 	}
+	for i := 1; i < len(paths); i++ {
+		if !bothUnmade[i] {
+			t.Errorf("no crash unmade writes %d (%s) and %d (%s) together", i-1, paths[i-1], i, paths[i])
+		}
+	}
 	t.Logf("%d sync points", points)
+}
+
+// turnChangeLines counts the change lines of a turn's writes in the changes
+// journal name (the warm-up write's left out).
+func turnChangeLines(t *testing.T, fsys vfs.FS, name string) int {
+	n := 0
+	_, err := journal.Read(fsys, name, func(b []byte) error {
+		var l struct {
+			Kind  string `json:"kind"`
+			Files []struct {
+				Path string `json:"path"`
+			} `json:"files"`
+		}
+		if json.Unmarshal(b, &l) == nil && l.Kind == "change" && len(l.Files) == 1 && !strings.HasSuffix(l.Files[0].Path, "warm.txt") {
+			n++
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// syncGate holds back the folder syncs of the workspace (gatedWorkspace)
+// while it is closed: the j-th since it closed waits until the changes
+// journal has been synced j+1 times (gatedStore), so the folder sync of
+// each tool write runs after the next write's change line, the widest the
+// overlap gets. A write or sync of the journal that failed counts too:
+// past the crash point no line will be synced. Open, it holds nothing
+// back.
+type syncGate struct {
+	mu        sync.Mutex
+	cond      *sync.Cond
+	lineSyncs int // since the gate closed
+	dirSyncs  int // since the gate closed
+	open      bool
+}
+
+// newSyncGate returns an open gate.
+func newSyncGate() *syncGate {
+	g := &syncGate{open: true}
+	g.cond = sync.NewCond(&g.mu)
+	return g
+}
+
+func (g *syncGate) setOpen(open bool) {
+	g.mu.Lock()
+	g.open, g.lineSyncs, g.dirSyncs = open, 0, 0
+	g.mu.Unlock()
+	g.cond.Broadcast()
+}
+
+func (g *syncGate) lineSynced() {
+	g.mu.Lock()
+	g.lineSyncs++
+	g.mu.Unlock()
+	g.cond.Broadcast()
+}
+
+func (g *syncGate) waitLine() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.dirSyncs++
+	for j := g.dirSyncs; !g.open && g.lineSyncs <= j; {
+		g.cond.Wait()
+	}
+}
+
+// gatedWorkspace is the workspace's files, its folder syncs held back.
+type gatedWorkspace struct {
+	*vfs.Mem
+	g *syncGate
+}
+
+func (w gatedWorkspace) SyncDir(name string) error {
+	w.g.waitLine()
+	return w.Mem.SyncDir(name)
+}
+
+// gatedStore is the store's files, telling the gate of each sync of a
+// changes journal.
+type gatedStore struct {
+	*vfs.Mem
+	g *syncGate
+}
+
+func (s gatedStore) OpenFile(name string, flag int, perm fs.FileMode) (vfs.File, error) {
+	f, err := s.Mem.OpenFile(name, flag, perm)
+	if !strings.HasSuffix(name, ".changes.jsonl") {
+		return f, err
+	}
+	if err != nil { // past the crash point: no line will be synced
+		s.g.lineSynced()
+		return f, err
+	}
+	return gatedJournal{f, s.g}, nil
+}
+
+type gatedJournal struct {
+	vfs.File
+	g *syncGate
+}
+
+func (f gatedJournal) Write(b []byte) (int, error) {
+	n, err := f.File.Write(b)
+	if err != nil { // past the crash point: no line will be synced
+		f.g.lineSynced()
+	}
+	return n, err
+}
+
+func (f gatedJournal) Sync() error {
+	defer f.g.lineSynced()
+	return f.File.Sync()
 }
 
 func sameFiles(a, b map[string][]byte) bool {

@@ -19,30 +19,37 @@ func (s *Session) loadChanges(ctx context.Context) error {
 	st := &s.snaps
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	st.List, st.Seq, st.Pending, st.Held, st.unread, st.recs = nil, 0, nil, nil, nil, changes.Records{}
+	st.Stack, st.unread, st.recs = changes.Stack{}, nil, changes.Records{}
 	if err := foldChanges(s.ws.s.fsys, changesName(s.ws.dir, s.st.id), st); err != nil {
 		return err
 	}
-	// The temp files of the newest change, or of an undo, redo or restore
-	// its owner did not finish (temps.go).
+	// The temp files of the newest change and of the unsettled one before
+	// it, or of an undo, redo or restore its owner did not finish
+	// (temps.go).
 	last := st.Pending
 	if last == nil && len(st.List) > 0 {
 		last = st.List[len(st.List)-1]
 	}
 	var files []changes.FileChange
-	for _, e := range []*changes.Entry{last, st.Restoring} {
+	for _, e := range []*changes.Entry{last, st.Prev, st.Restoring} {
 		if e != nil {
 			files = append(files, e.Rec.Files...)
 		}
 	}
 	s.ws.sweepToolTemps(files)
-	if s.ws.unmade(ctx, st) || s.undoPartlyMade(ctx, st) {
+	// The newest change, and when it is unmade the one before it if its
+	// line was unsettled too (changes.Stack.Prev): a crash may have lost
+	// both of their file changes, never the older's alone.
+	for range 2 {
+		if !s.ws.unmade(ctx, st) && !s.undoPartlyMade(ctx, st) {
+			break
+		}
 		// Best effort: a change left in the stack undoes to what the
 		// file already holds, and the next open tries again.
-		if err := s.appendChanges(changes.EventLine{V: 1, Kind: changes.KindAbort, ID: st.Pending.Rec.ID, At: mkTime(s.ws.s.Now())}); err == nil {
-			st.List = append(st.List[:len(st.List)-1], st.Held...)
-			st.Pending, st.Held = nil, nil
+		if err := s.appendChanges(changes.EventLine{V: 1, Kind: changes.KindAbort, ID: st.Pending.Rec.ID, At: mkTime(s.ws.s.Now())}); err != nil {
+			break
 		}
+		st.PopPending()
 	}
 	if e := st.Restoring; e != nil {
 		s.finishRestore(ctx, e)

@@ -24,6 +24,19 @@ func (s *Session) appendChanges(lines ...any) error {
 	return s.writeChanges(true, lines)
 }
 
+// appendChangeAhead appends a file tool's change line and syncs it while
+// the folder syncs of the file changes before it may still be under way:
+// the tool waits for them before it changes its own file
+// (toolRun.waitPrevious), so a crash leaves at most the two newest changes
+// unmade, and recovery judges them together (loadChanges). A failure of
+// those syncs already known refuses the line, as appendChanges does.
+func (s *Session) appendChangeAhead(line any) error {
+	if err := s.files.known(); err != nil {
+		return err
+	}
+	return s.writeChanges(true, []any{line})
+}
+
 // appendChangesLazy appends lines without a sync: they ride with the
 // journal's next sync, or Close's.
 func (s *Session) appendChangesLazy(lines ...any) error {

@@ -230,9 +230,19 @@
 // fsynced; only then does the temp file take the file's place (an atomic
 // swap or rename). So the pre-image is durable before the file changes,
 // and the file is always its old or its new version. The folder is synced
-// in the background; the next line of the changes journal waits for it, so
-// a crash can leave only the newest change unmade, with its file still as
-// "before": the next owner finds it so and writes an abort line. A patch
+// in the background (filesyncs.go). The next file tool's change line is
+// synced meanwhile, and that tool waits for the folder sync only before it
+// changes its own file; every other line of the changes journal waits for
+// it before it is written. So edits in a row wait for about one sync each,
+// and a crash can leave the two newest changes unmade (the older one only
+// together with the newer, which had not returned), their files still as
+// "before". The next owner judges them newest first (loadChanges): the
+// newest is unmade when its files are as its "before", or, for a file the
+// change before it changed too, as that change's "before" (the same file
+// written twice in a row and both writes lost); it writes the newest's
+// abort line, and when it wrote one, judges the change before it the same
+// way and may write its abort too. A file as a change's "after" counts as
+// made. A patch
 // (one line, several files) found with some files new and the rest old
 // has the new ones put back first (patch_recover.go). An undo or
 // redo a crash stopped before its files were put back is finished by the

@@ -17,11 +17,15 @@ import (
 // fileSyncs makes a session's file-tool changes durable in the
 // background: after a tool puts its file in place, a goroutine removes the
 // replaced file (fstate.Staged.Exchange) and syncs the folder, in order with the
-// syncs started before it. The next line of the changes journal waits for
-// them (appendChanges), so only the newest change can be lost in a crash,
-// and its line, durable before the file changed, names it: the next owner
-// finds its file still as before and cancels it (Workspace.unmade). The
-// end of a turn waits for them too, and reports a failure.
+// syncs started before it. The next file tool's change line is written and
+// synced meanwhile (appendChangeAhead), and that tool waits for them before
+// it changes its own file (toolRun.waitPrevious); every other line of the
+// changes journal waits for them before it is written (appendChanges). So a
+// crash loses at most the two newest changes, the older only with the
+// newer, and their lines, durable before their files changed, name them:
+// the next owner finds their files as before and cancels them
+// (loadChanges, changes.Stack.Prev). The end of a turn waits for them too,
+// and reports a failure.
 type fileSyncs struct {
 	mu   sync.Mutex
 	last chan struct{} // closed when the newest background sync is over
@@ -84,6 +88,14 @@ func (f *fileSyncs) wait() {
 	if last != nil {
 		<-last
 	}
+}
+
+// known returns the first failure not yet reported among the background
+// syncs over so far, without waiting for those under way.
+func (f *fileSyncs) known() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.err
 }
 
 // failed waits for the background syncs and returns the first failure not

@@ -30,8 +30,10 @@ import (
 //     and both sides of a rename), and the required ones checked, file by
 //     file;
 //  3. the change line naming every file is appended and synced while the
-//     new contents are staged beside their names and fsynced;
-//  4. then each file is swapped in or removed, in the patch's order.
+//     new contents are staged beside their names and fsynced, and while the
+//     folder sync of the file tool before it may still be under way;
+//  4. then, once all are over, each file is swapped in or removed, in the
+//     patch's order.
 //
 // A crash in step 4 leaves each file old or new (each swap is atomic). The
 // next owner settles the change (changes_recover.go): every file still

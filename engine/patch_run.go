@@ -66,6 +66,7 @@ func (s *Session) runPatch(ctx context.Context, files []*patch.File, opts []Tool
 	}
 	r.stage()
 	r.recordLine()
+	r.t.waitPrevious()
 	dirs, leftovers, err := r.swapIn(ctx)
 	if err != nil {
 		return nil, err
@@ -152,7 +153,7 @@ func (r *patchRun) recordLine() {
 		return
 	}
 	t.rec = s.snaps.NewRecord(mkTime(s.ws.s.Now()), t.tool, t.call, s.newestItem(), r.fcs)
-	if t.lineErr = s.appendChanges(t.rec); t.lineErr != nil {
+	if t.lineErr = s.appendChangeAhead(t.rec); t.lineErr != nil {
 		s.abortChange(t.rec.ID)
 	}
 }

@@ -36,8 +36,11 @@ func (w *Workspace) Snapshots(ctx context.Context, id string) (*SnapshotList, er
 	if err := foldChanges(w.s.fsys, changesName(w.dir, id), &st); err != nil {
 		return nil, err
 	}
-	if w.unmade(ctx, &st) || w.partlyMade(ctx, &st) {
-		st.List = append(st.List[:len(st.List)-1], st.Held...)
+	for range 2 { // the newest change and the unsettled one before it (loadChanges)
+		if !w.unmade(ctx, &st) && !w.partlyMade(ctx, &st) {
+			break
+		}
+		st.PopPending()
 	}
 	return snapshotList(w, id, &st), nil
 }

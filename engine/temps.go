@@ -31,8 +31,8 @@ import (
 //     owner died holding it (its owners/<id> hint left behind, its lock
 //     free), the session being opened included: every folder its change
 //     lines name, and every folder its hint names; and, in any case, the
-//     folders of the opened session's newest change, the one a power loss
-//     can interrupt even when the hint is lost with it.
+//     folders of the opened session's two newest changes, those a power
+//     loss can interrupt even when the hint is lost with it.
 //
 // A session's change lines name every file its tools, undo, redo and
 // restores wrote; its hint names the folders its tools staged in before
@@ -70,7 +70,7 @@ func (w *Workspace) removeTemps(id string, ownerDied bool, noted map[string]bool
 //
 // So the folder of a tool write killed before its change line was written
 // is known too. The hint is not synced: after a power loss the change
-// lines, and the newest change's folders, are what is left to go by.
+// lines, and the two newest changes' folders, are what is left to go by.
 
 // noteStaging adds the folder of rel to the session's hint before a file
 // tool stages a temp file there, once per folder and owner. Best effort:
@@ -163,7 +163,7 @@ func (w *Workspace) sweepDeadOwners(self string) {
 }
 
 // sweepToolTemps collects the leftover temp files beside files, the files
-// of a session's newest change (loadChanges).
+// of a session's two newest changes (loadChanges).
 func (w *Workspace) sweepToolTemps(files []changes.FileChange) {
 	dirs := map[string]bool{}
 	for _, f := range files {

@@ -19,15 +19,18 @@ import (
 //     else a durable object;
 //  2. the change line, naming the pre-image and the after state the tool is
 //     about to make, is appended and synced while the new content is staged
-//     in a temp file beside the name and fsynced;
-//  3. only when both are durable is the temp file swapped with the file
+//     in a temp file beside the name and fsynced, and while the folder sync
+//     of the tool before it (step 4) may still be under way;
+//  3. only when all three are over is the temp file swapped with the file
 //     (its old content removed in the background) or renamed over the
 //     name, or the file removed;
-//  4. the folder is synced in the background (fileSyncs): the next line of
-//     the changes journal and the end of the turn wait for it.
+//  4. the folder is synced in the background (fileSyncs): the next file
+//     tool waits for it before its step 3, every other line of the changes
+//     journal and the end of the turn before they start.
 //
 // A tool that fails after its line cancels the change with an abort line;
-// a crash in between is settled by the next owner (Workspace.unmade). A
+// a crash in between is settled by the next owner (loadChanges), which
+// judges the two newest changes together. A
 // tool that fails before records nothing. A tool that would replace or
 // remove a file whose pre-image cannot be recorded (the store or the
 // changes journal cannot be written) is refused before it changes anything

@@ -16,8 +16,8 @@ import (
 
 // Running a file tool, in the steps drawn at the top of tools.go: runTool
 // takes the locks, newToolRun checks the input, and a toolRun carries one
-// call through captureBefore (plan, capture, stage), recordLine, swapIn and
-// settleStack.
+// call through captureBefore (plan, capture, stage), recordLine,
+// waitPrevious, swapIn and settleStack.
 
 // toolRun is one call of a file tool in progress.
 type toolRun struct {
@@ -58,6 +58,7 @@ func (s *Session) runTool(ctx context.Context, tool, path string, opts []ToolOpt
 		return nil, err
 	}
 	t.recordLine()
+	t.waitPrevious()
 	dirs, replaced, err := t.swapIn(ctx)
 	if err != nil {
 		return nil, err
@@ -176,8 +177,26 @@ func (t *toolRun) recordLine() {
 		return
 	}
 	t.rec = s.snaps.NewRecord(mkTime(s.ws.s.Now()), t.tool, t.call, s.newestItem(), []changes.FileChange{t.f})
-	if t.lineErr = s.appendChanges(t.rec); t.lineErr != nil {
+	if t.lineErr = s.appendChangeAhead(t.rec); t.lineErr != nil {
 		// Not durable, maybe not written: cancelled.
+		s.abortChange(t.rec.ID)
+	}
+}
+
+// waitPrevious waits for the folder syncs of the file changes before this
+// one, which its line did not wait for (appendChangeAhead): its file
+// changes only once theirs are durable, so a crash can lose the change
+// before it only together with it. A sync that failed cancels the line, as
+// it would have refused the line had it been known (appendChanges), and
+// the end of the turn reports it.
+func (t *toolRun) waitPrevious() {
+	s := t.s
+	if !t.record || t.lineErr != nil {
+		s.files.wait()
+		return
+	}
+	if err := s.files.failed(); err != nil {
+		t.lineErr = err
 		s.abortChange(t.rec.ID)
 	}
 }
@@ -346,7 +365,7 @@ func (st *snapStack) refold(s *Session) {
 		s.notice(fmt.Sprintf("the undo stack could not be read back: %v", err))
 		return
 	}
-	st.List, st.Seq, st.Pending, st.Held, st.unread = fresh.List, fresh.Seq, fresh.Pending, fresh.Held, fresh.unread
+	st.Stack, st.unread = fresh.Stack, fresh.unread
 	// Aborts still owed are in the stack as those lines will make it.
 	st.wmu.Lock()
 	owed := slices.Clone(st.owed)
@@ -354,13 +373,12 @@ func (st *snapStack) refold(s *Session) {
 	st.dropOwed(owed)
 }
 
-// dropOwed takes out of the stack the pending change an owed abort
-// cancels, as Stack.Apply does with the abort line, and puts back the
-// undone branch it ended. Only the newest change can be pending, so at
-// most one of owed is in the stack.
+// dropOwed takes out of the stack the pending changes owed aborts
+// cancel, newest first, as Stack.Apply does with the abort lines, and puts
+// back the undone branch each ended. Only the two newest changes can be
+// pending (changes.Stack.Prev).
 func (st *snapStack) dropOwed(owed []string) {
-	if n := len(st.List); n > 0 && st.Pending == st.List[n-1] && slices.Contains(owed, st.Pending.Rec.ID) {
-		st.List = append(st.List[:n-1], st.Held...)
-		st.Pending, st.Held = nil, nil
+	for st.HasPending() && slices.Contains(owed, st.Pending.Rec.ID) {
+		st.PopPending()
 	}
 }

@@ -43,6 +43,7 @@ func TestMain(m *testing.M) {
 		{tempsWorkerEnv, tempsWorker},
 		{migrateWorkerEnv, migrateWorker},
 		{execWorkerEnv, execWorker},
+		{b2bWorkerEnv, b2bWorker},
 		{workerEnv, soakWorker},
 	} {
 		if os.Getenv(w.env) != "" {

@@ -94,10 +94,16 @@ import (
 // found with some still as "before" and the others as "after" (a patch
 // stopped between its files) is made in part: that owner gives the files as
 // "after" their "before" back, then writes the abort (PartlyMade; engine:
-// Session.undoPartlyMade), so a patch is made whole or not at all. Each line
-// waits for the file changes
-// before it to be durable (engine: fileSyncs), so only the newest change can be
-// unmade. An undo, restore or redo writes its line (with what it keeps)
+// Session.undoPartlyMade), so a patch is made whole or not at all. A file
+// tool's change line may be written while the file change of the tool
+// before it is not durable yet (engine: fileSyncs), but the tool changes
+// its file only once that one is; every other line waits for the file
+// changes before it to be durable. So only the two newest change lines
+// can name changes not made, the older only when the newer is not made
+// either: after an abort of the newest, the change before it is pending
+// again (Stack.Prev, Stack.PopPending) and may be aborted in turn, and a
+// file as the older's "before" is as before the newer too (Stack.Unmade).
+// An undo, restore or redo writes its line (with what it keeps)
 // before it puts files back; one stopped in between is finished by the
 // next owner (engine: finishRestore). A close line, written by a clean Close, says
 // every file change before it was made: after it, nothing is settled.

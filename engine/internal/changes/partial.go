@@ -29,8 +29,7 @@ func (st *Stack) PartlyMade(ctx context.Context, fsys vfs.FS, canPut func(*fstat
 		if fstate.Same(f.Before, f.After) || f.After.IsSkipped() {
 			continue
 		}
-		limit := fstate.SizeLimit(1, f.Before, f.After)
-		cur, _ := fstate.Capture(ctx, fsys, fstate.HashSink, f.Path, limit)
+		cur, limit, before := st.current(ctx, fsys, f)
 		switch {
 		case fstate.Same(cur, f.After):
 			if f.Before.IsSkipped() || (f.Before != nil && !canPut(f.Before)) {
@@ -38,7 +37,7 @@ func (st *Stack) PartlyMade(ctx context.Context, fsys vfs.FS, canPut func(*fstat
 			}
 			made++
 			p.Files[i] = File{Path: f.Path, To: f.Before, Check: true, Expect: f.After, MaxRead: limit}
-		case f.Before.IsSkipped() || fstate.Same(cur, f.Before):
+		case f.Before.IsSkipped() || before:
 			// Not reached by the tool (a skipped pre-image cannot be
 			// compared, and was not written either).
 			unmade++

@@ -21,6 +21,15 @@ type Stack struct {
 	// ended, which an abort of it puts back.
 	Pending *Entry
 	Held    []*Entry
+	// Prev is the change before Pending when its line followed Prev's with
+	// nothing but discard and drop lines between, and PrevHeld the undone
+	// branch Prev's line ended: a file tool writes its line while the
+	// folder sync of the tool before it is still under way, and waits for
+	// that sync only before it changes its own file (engine: fileSyncs), so
+	// a crash may leave both unmade. An abort of Pending makes Prev
+	// pending again (PopPending).
+	Prev     *Entry
+	PrevHeld []*Entry
 	// Restoring is the snapshot of the newest undo, restore or redo line
 	// while nothing but discard, drop and evidence lines follows it: its
 	// files may not all have been put back when its owner stopped.
@@ -86,8 +95,12 @@ func (st *Stack) Apply(b []byte) error {
 		return errors.New("not a change line")
 	}
 	var held []*Entry
+	var prev *Entry
 	if l.Kind == KindChange {
 		held = slices.Clone(st.List[st.Cursor():])
+		if st.HasPending() {
+			prev = st.Pending
+		}
 	}
 	err := st.fold(&l)
 	if errors.Is(err, errNoop) {
@@ -98,21 +111,50 @@ func (st *Stack) Apply(b []byte) error {
 	}
 	switch l.Kind {
 	case KindChange:
+		if prev != nil {
+			st.Prev, st.PrevHeld = prev, st.Held
+		} else {
+			st.Prev, st.PrevHeld = nil, nil
+		}
 		st.Pending, st.Held, st.Restoring = st.List[len(st.List)-1], held, nil
 	case KindUndo, KindRestore, KindRedo:
 		// Each waits for the file changes before it to be durable
 		// (engine: fileSyncs), and may itself be stopped before its files are.
-		st.Pending, st.Held, st.Restoring = nil, nil, st.List[st.Find(l.ID)]
-	case KindAbort, KindClose, KindRevert, KindUnrevert:
-		// An abort has put back what it held; a close line says every
-		// file change before it was made, and so does a file revert's
-		// line, which waits for them (engine: fileSyncs). The undo stack
-		// folds nothing else of file revert's lines (timeline.go).
-		st.Pending, st.Held, st.Restoring = nil, nil, nil
+		st.settle()
+		st.Restoring = st.List[st.Find(l.ID)]
+	case KindAbort:
+		// An abort has put back what it held (fold); the change before
+		// it, when its line was unsettled too, is pending again.
+		st.Pending, st.Held, st.Prev, st.PrevHeld, st.Restoring = st.Prev, st.PrevHeld, nil, nil, nil
+	case KindClose, KindRevert, KindUnrevert:
+		// A close line says every file change before it was made, and so
+		// does a file revert's line, which waits for them (engine:
+		// fileSyncs). The undo stack folds nothing else of file revert's
+		// lines (timeline.go).
+		st.settle()
 	case KindDiscard:
-		st.Held = slices.DeleteFunc(st.Held, func(e *Entry) bool { return slices.Contains(l.IDs, e.Rec.ID) })
+		undone := func(e *Entry) bool { return slices.Contains(l.IDs, e.Rec.ID) }
+		st.Held = slices.DeleteFunc(st.Held, undone)
+		st.PrevHeld = slices.DeleteFunc(st.PrevHeld, undone)
 	}
 	return nil
+}
+
+// settle says no change is pending: a line followed that waited for every
+// file change before it.
+func (st *Stack) settle() {
+	st.Pending, st.Held, st.Prev, st.PrevHeld, st.Restoring = nil, nil, nil, nil, nil
+}
+
+// PopPending takes the pending change out of the stack, as its abort line
+// does: the undone branch it ended is put back, and the change before it,
+// when its line was unsettled too (Prev), is pending again.
+func (st *Stack) PopPending() {
+	if !st.HasPending() {
+		return
+	}
+	st.List = append(st.List[:len(st.List)-1], st.Held...)
+	st.Pending, st.Held, st.Prev, st.PrevHeld = st.Prev, st.PrevHeld, nil, nil
 }
 
 func (st *Stack) fold(l *RawLine) error {

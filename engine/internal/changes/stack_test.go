@@ -3,7 +3,9 @@ package changes
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -18,6 +20,8 @@ const (
 	undoB  = `{"v":1,"kind":"undo","id":"b-00000000","files":[{"path":"b","kept":null}]}`
 	redoA  = `{"v":1,"kind":"redo","id":"a-00000000"}`
 	abortB = `{"v":1,"kind":"abort","id":"b-00000000"}`
+	abortA = `{"v":1,"kind":"abort","id":"a-00000000"}`
+	closeL = `{"v":1,"kind":"close"}`
 	dropA  = `{"v":1,"kind":"drop","ids":["a-00000000"],"why":"max_per_session"}`
 )
 
@@ -56,6 +60,11 @@ func TestStackFold(t *testing.T) {
 		{[]string{lineA, undoA, lineB}, "b+", 0},                                       // a change ends the undone branch
 		{[]string{lineA, undoA, lineB, abortB}, "a-", 0},                               // an abort puts the branch back
 		{[]string{lineA, lineB, dropA}, "b+", 0},                                       // the oldest dropped
+		{[]string{lineA, lineB, abortB}, "a+", 0},                                      // the change before is pending again
+		{[]string{lineA, lineB, abortB, abortA}, "", 0},                                // and may be aborted in turn
+		{[]string{lineA, lineB, abortA}, "a+ b+", 1},                                   // abort of a change not the newest
+		{[]string{lineA, lineB, closeL, abortB}, "a+ b+", 1},                           // after a close line, nothing is pending
+		{[]string{lineA, undoA, lineB, abortB, abortA}, "a-", 1},                       // an undo settled a
 		{[]string{lineA, undoB}, "a+", 1},                                              // undo of a snapshot not the newest applied
 		{[]string{lineA, lineA}, "a+", 1},                                              // a snapshot twice
 		{[]string{lineA, redoA}, "a+", 1},                                              // redo with nothing undone
@@ -131,5 +140,49 @@ func TestUnmade(t *testing.T) {
 	st.Pending = nil // an undo, abort or close line followed
 	if st.Unmade(ctx, m) {
 		t.Error("a change no longer pending taken as unmade")
+	}
+}
+
+// TestUnmadeTwoInARow: the same file written twice in a row, both lines
+// unsettled (Prev): a file as the first's pre-image is as before both, the
+// second is unmade and then the first; as the first's after state, only
+// the second is unmade; as the second's, both are made. Once the first is
+// settled (a line that waits for it followed), its pre-image no longer
+// counts.
+func TestUnmadeTwoInARow(t *testing.T) {
+	ctx := context.Background()
+	m := vfs.NewMem()
+	state := func(b string) *fstate.State { return fstate.Content([]byte(b), fstate.ModeFile) }
+	line := func(id, before, after string) string {
+		return `{"v":1,"kind":"change","id":"` + id + `","seq":1,"at":"2026-01-01T00:00:00.000Z","tool":"write","scope":"paths","files":[{"path":"a",` +
+			`"before":{"sha256":"` + state(before).SHA256 + `","size":` + strconv.Itoa(len(before)) + `,"mode":"file","data":"` + base64.StdEncoding.EncodeToString([]byte(before)) + `"},` +
+			`"after":{"sha256":"` + state(after).SHA256 + `","size":` + strconv.Itoa(len(after)) + `,"mode":"file"}}]}`
+	}
+	for _, tc := range []struct {
+		holds  string
+		settle bool // a line between the two that waited for the first
+		unmade int  // how many of the two are unmade, newest first
+	}{{"one", false, 2}, {"two", false, 1}, {"three", false, 0}, {"hand edit", false, 0}, {"one", true, 0}, {"two", true, 1}} {
+		if err := vfs.WriteFileAtomic(m, "a", []byte(tc.holds)); err != nil {
+			t.Fatal(err)
+		}
+		var st Stack
+		lines := []string{line("a-00000000", "one", "two")}
+		if tc.settle {
+			lines = append(lines, closeL)
+		}
+		lines = append(lines, line("b-00000000", "two", "three"))
+		for _, l := range lines {
+			if err := st.Apply([]byte(l)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		n := 0
+		for ; n < 2 && st.Unmade(ctx, m); n++ {
+			st.PopPending()
+		}
+		if n != tc.unmade || len(st.List) != 2-n {
+			t.Errorf("file holds %q (settled %v): %d unmade, %d listed; want %d unmade", tc.holds, tc.settle, n, len(st.List), tc.unmade)
+		}
 	}
 }

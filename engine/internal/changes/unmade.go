@@ -15,12 +15,47 @@ func (st *Stack) HasPending() bool {
 	return e != nil && len(st.List) > 0 && st.List[len(st.List)-1] == e && e.Applied
 }
 
+// prevBefore is the pre-image of path in the change before the pending
+// one (Prev) while that change is unsettled too, and whether it has one: a
+// crash may have lost both of their file changes, so a file still as that
+// pre-image is as before the pending change too. It is nil when the
+// change before is settled or did not change path.
+func (st *Stack) prevBefore(path string) (*fstate.State, bool) {
+	n := len(st.List)
+	if st.Prev == nil || !st.HasPending() || n < 2 || st.List[n-2] != st.Prev || !st.Prev.Applied {
+		return nil, false
+	}
+	for _, f := range st.Prev.Rec.Files {
+		if f.Path == path && !f.Before.IsSkipped() && !fstate.Same(f.Before, f.After) {
+			return f.Before, true
+		}
+	}
+	return nil, false
+}
+
+// current captures the file of f of the pending change as it is now,
+// reading at most what telling its states apart needs, and says whether
+// it is as before the change: its pre-image, or that of the unsettled
+// change before it (prevBefore).
+func (st *Stack) current(ctx context.Context, fsys vfs.FS, f FileChange) (cur *fstate.State, limit int64, before bool) {
+	alt, hasAlt := st.prevBefore(f.Path)
+	limit = fstate.SizeLimit(1, f.Before, f.After, alt)
+	cur, _ = fstate.Capture(ctx, fsys, fstate.HashSink, f.Path, limit)
+	// A file as the change's after state is made, even when that is the
+	// pre-image before both.
+	before = (!f.Before.IsSkipped() && fstate.Same(cur, f.Before)) || (hasAlt && fstate.Same(cur, alt) && !fstate.Same(cur, f.After))
+	return cur, limit, before
+}
+
 // Unmade reports whether the pending change was never made: a file tool
 // writes its line first and may have stopped before its write. It was not
 // made when every file, read through fsys, is still as before and not as
 // after; a file that cannot be compared, or that holds anything else,
 // counts as made (a hand edit since). Undoing a change wrongly taken as not
-// made would have restored what the files already hold.
+// made would have restored what the files already hold. While the change
+// before it is unsettled too (Prev), a file it also changed may be as
+// before both: the pending change is unmade, and that one is judged next
+// (engine: Session.loadChanges).
 func (st *Stack) Unmade(ctx context.Context, fsys vfs.FS) bool {
 	if !st.HasPending() {
 		return false
@@ -29,8 +64,7 @@ func (st *Stack) Unmade(ctx context.Context, fsys vfs.FS) bool {
 		if f.Before.IsSkipped() || fstate.Same(f.Before, f.After) {
 			return false
 		}
-		cur, _ := fstate.Capture(ctx, fsys, fstate.HashSink, f.Path, fstate.SizeLimit(1, f.Before, f.After))
-		if !fstate.Same(cur, f.Before) {
+		if _, _, before := st.current(ctx, fsys, f); !before {
 			return false
 		}
 	}
