@@ -18,14 +18,17 @@ import (
 // session is one cairn session (engine.OpenAgent). What each event does:
 //
 //	UserPromptSubmit   the prompt, as a user item
-//	PreToolUse         a file edit's pre-images and pending marker (BeginChange)
-//	PostToolUse        its change line, or nothing when no file changed (SettleChange)
+//	PreToolUse         a file edit's pre-images and pending marker (BeginChange);
+//	                   a shell command's scope walked and stored, and its marker (BeginExec)
+//	PostToolUse        the edit's change line, or nothing when no file changed;
+//	                   the command's call and record lines (SettleChange)
 //	Stop               the end of the turn
 //	others             nothing
 //
 // File edits are Write, Edit, MultiEdit, NotebookEdit (Claude Code) and
-// apply_patch (Codex, whose patch text names its paths). Other tools, Bash
-// among them, are not recorded. Never in the agent's way: a failure is one
+// apply_patch (Codex, whose patch text names its paths); shell commands
+// are Bash (both agents, hook_bash.go), recorded by the scope rules of
+// `cairn tool exec`. Other tools are not recorded. Never in the agent's way: a failure is one
 // line on stderr and exit 0, except a snapshots.required refusal of a
 // PreToolUse, which blocks the tool with exit 2 and the reason on stderr
 // (both agents' block contract).
@@ -136,6 +139,9 @@ func (g *Globals) hook(agent string) error {
 		}
 		return s.Close()
 	case "PreToolUse":
+		if line, ok := hookShellLine(ev); ok {
+			return g.hookBashPre(ev, ws, line, open) // hook_bash.go
+		}
 		tool, paths, err := hookPaths(ev, ws)
 		if tool == "" || err != nil || len(paths) == 0 {
 			return err
@@ -164,6 +170,9 @@ func (g *Globals) hook(agent string) error {
 		return s.Close()
 	case "PostToolUse", "PostToolUseFailure":
 		tool, _, _ := hookPaths(ev, ws)
+		if _, ok := hookShellLine(ev); ok {
+			tool = "bash"
+		}
 		if tool == "" || ev.ToolUseID == "" {
 			return nil
 		}
