@@ -13,6 +13,7 @@ import (
 	"cairn/engine/internal/fstate"
 	"cairn/engine/internal/scope"
 	"cairn/internal/vfs"
+	"cairn/journal"
 )
 
 // A shell command of an agent (Claude Code's Bash, Codex's shell) under
@@ -211,7 +212,7 @@ func (s *Session) settleExec(ctx context.Context, name string, b []byte) (*ToolA
 
 // closeStaleExecs closes the calls of exec markers ms, whose agent died
 // between the hooks, with an unrecorded line each, why "interrupted" (best
-// effort: the markers go either way).
+// effort: the markers go either way). Rare: it reads the journal.
 func (s *Session) closeStaleExecs(ms []PendingExec) {
 	if len(ms) == 0 {
 		return
@@ -223,10 +224,29 @@ func (s *Session) closeStaleExecs(ms []PendingExec) {
 	}
 	s.snaps.mu.Lock()
 	defer s.snaps.mu.Unlock()
+	// A Post cut short after its lines were written but before its marker
+	// went leaves a marker of a call the journal holds: not interrupted.
+	known := map[string]bool{}
+	journal.Read(s.ws.s.fsys, changesName(s.ws.dir, s.ID()), func(b []byte) error {
+		var l struct {
+			Kind string `json:"kind"`
+			ID   string `json:"id"`
+		}
+		if json.Unmarshal(b, &l) == nil && changes.RecordKind(l.Kind) {
+			known[l.ID] = true
+		}
+		return nil
+	})
 	var lines []any
 	for _, p := range ms {
+		if known[p.ID] {
+			continue
+		}
 		lines = append(lines, changes.UnrecordedLine{V: 1, Kind: changes.KindUnrecorded, ID: p.ID, At: mkTime(s.ws.s.Now()),
 			Tool: p.Tool, Call: p.Call, Item: s.newestItem(), Why: changes.WhyInterrupted})
+	}
+	if len(lines) == 0 {
+		return
 	}
 	if err := s.appendChanges(lines...); err != nil {
 		s.notice(fmt.Sprintf("shell commands whose agent stopped could not be noted: %v", err))
