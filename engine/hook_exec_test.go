@@ -45,7 +45,9 @@ func TestPendingExecRecordsAcrossOpens(t *testing.T) {
 	var prompt Item
 	e.hookPair(a, func(s *Session) { prompt = must(s.Append(e.ctx, Item{Type: User, Text: "run"}))(t) })
 	var p *PendingExec
-	e.hookPair(a, func(s *Session) { p = must(s.BeginExec(e.ctx, "bash", "toolu_1", "for f in a b; do echo 1 > $f.txt; done", ""))(t) })
+	e.hookPair(a, func(s *Session) {
+		p = must(s.BeginExec(e.ctx, "bash", "toolu_1", "for f in a b; do echo 1 > $f.txt; done", ""))(t)
+	})
 	if p.Scope != ScopeWorkspace || p.ID == "" {
 		t.Fatalf("pending %+v", p)
 	}
