@@ -17,7 +17,7 @@ import (
 // hook entry runs, one event on stdin (the agent's hook JSON). The agent's
 // session is one cairn session (engine.OpenAgent). What each event does:
 //
-//	UserPromptSubmit   the prompt, as a user item
+//	UserPromptSubmit   the prompt, as a user item (keyed by prompt_id when sent)
 //	PreToolUse         a file edit's pre-images and pending marker (BeginChange);
 //	                   a shell command's scope walked and stored, and its marker (BeginExec)
 //	PostToolUse        the edit's change line, or nothing when no file changed;
@@ -52,6 +52,7 @@ type hookEvent struct {
 	ToolInput  json.RawMessage `json:"tool_input"`
 	ToolUseID  string          `json:"tool_use_id"`
 	Prompt     string          `json:"prompt"`
+	PromptID   string          `json:"prompt_id"` // Claude Code 2.1.196+
 	Model      string          `json:"model"`
 }
 
@@ -121,7 +122,9 @@ func (g *Globals) hook(agent string) error {
 			return err
 		}
 		defer s.Close()
-		if _, err := s.Append(g.ctx, engine.Item{Type: engine.User, Text: ev.Prompt}); err != nil {
+		// Keyed by the agent's prompt id when it sends one, so `cairn
+		// import` of its transcript finds this item (else by text and time).
+		if _, err := s.AppendPrompt(g.ctx, ev.Prompt, ev.PromptID); err != nil {
 			return err
 		}
 		if err := s.Commit(g.ctx); err != nil {
