@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -151,4 +152,47 @@ func TestHookBashReplay(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestHookBashParallel: Bash commands whose hooks run at once (each
+// waits for the session's lock) are each recorded with only the path they
+// name; a revert to the prompt takes them all back.
+func TestHookBashParallel(t *testing.T) {
+	h := &hookEnv{procEnv: newProcEnv(t), sid: "s-bash-par", agent: "claude-code"}
+	h.ok(t, map[string]any{"hook_event_name": "UserPromptSubmit", "prompt": "many commands"})
+	const n = 4
+	var wg sync.WaitGroup
+	errs := make([]string, n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			name := "f" + string(rune('a'+i))
+			line := "echo " + name + " > " + name
+			ev := func(event string) map[string]any {
+				return map[string]any{"hook_event_name": event, "tool_name": "Bash", "tool_input": map[string]any{"command": line}, "tool_use_id": "toolu_" + name}
+			}
+			_, errs[i] = h.event(t, ev("PreToolUse"))
+			os.WriteFile(h.file(name), []byte(name+"\n"), 0o644)
+			_, e := h.event(t, ev("PostToolUse"))
+			errs[i] += e
+		}()
+	}
+	wg.Wait()
+	for i, e := range errs {
+		if e != "" {
+			t.Errorf("hook %d: %q", i, e)
+		}
+	}
+	l := h.snapshotList(t)
+	if len(l.Records) != n {
+		t.Fatalf("%d records, want %d", len(l.Records), n)
+	}
+	for _, r := range l.Records {
+		if len(r.Files) != 1 || r.Files[0].Existed {
+			t.Errorf("record %+v: want its one new file", r)
+		}
+	}
+	h.mustRun(t, "revert", h.session(), "--to", "1", "--files", "--apply")
+	h.want(t, map[string]string{"fa": "", "fb": "", "fc": "", "fd": ""})
 }
