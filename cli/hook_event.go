@@ -17,7 +17,8 @@ import (
 // hook entry runs, one event on stdin (the agent's hook JSON). The agent's
 // session is one cairn session (engine.OpenAgent). What each event does:
 //
-//	UserPromptSubmit   the prompt, as a user item (keyed by prompt_id when sent)
+//	UserPromptSubmit   the transcript brought in so far (hook_prompt.go), then the
+//	                   prompt, as a user item (keyed by prompt_id when sent)
 //	PreToolUse         a file edit's pre-images and pending marker (BeginChange);
 //	                   a shell command's scope walked and stored, and its marker (BeginExec)
 //	PostToolUse        the edit's change line, or nothing when no file changed;
@@ -117,6 +118,7 @@ func (g *Globals) hook(agent string) error {
 	}
 	switch ev.Event {
 	case "UserPromptSubmit":
+		g.hookCatchUp(ws, agent, ev) // hook_prompt.go
 		s, err := open(true)
 		if err != nil {
 			return err

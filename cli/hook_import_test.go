@@ -20,13 +20,6 @@ import (
 func TestHookThenImportAddsOnlyWhatIsMissing(t *testing.T) {
 	h := &hookEnv{procEnv: newProcEnv(t), sid: "258c7280-ae70-4798-800f-63464d01a85d", agent: "claude-code"}
 	h.put(t, "a.go", "package a\n")
-	h.ok(t, map[string]any{"hook_event_name": "UserPromptSubmit", "prompt": "Change a", "prompt_id": "7d1c0c1e-1111-4222-8333-444455556666"})
-	h.tool(t, "Edit", "toolu_01", map[string]any{"file_path": h.file("a.go"), "old_string": "a", "new_string": "b"},
-		func() { h.put(t, "a.go", "package b\n") })
-	h.ok(t, map[string]any{"hook_event_name": "Stop", "stop_hook_active": false})
-	h.ok(t, map[string]any{"hook_event_name": "UserPromptSubmit", "prompt": "Now run the tests"})
-	h.ok(t, map[string]any{"hook_event_name": "Stop", "stop_hook_active": false})
-
 	now := time.Now().UTC()
 	ts := func(d time.Duration) string { return now.Add(d).Format("2006-01-02T15:04:05.000Z") }
 	env := func(uuid, parent string, d time.Duration) map[string]any {
@@ -59,11 +52,28 @@ func TestHookThenImportAddsOnlyWhatIsMissing(t *testing.T) {
 	}
 	src := filepath.Join(t.TempDir(), h.sid+".jsonl")
 	var b strings.Builder
-	for _, l := range lines {
-		j, _ := json.Marshal(l)
-		b.Write(append(j, '\n'))
+	upTo := func(n int) { // the agent has written n lines of its transcript
+		b.Reset()
+		for _, l := range lines[:n] {
+			j, _ := json.Marshal(l)
+			b.Write(append(j, '\n'))
+		}
+		os.WriteFile(src, []byte(b.String()), 0o600)
 	}
-	os.WriteFile(src, []byte(b.String()), 0o600)
+	ev := func(m map[string]any) map[string]any { m["transcript_path"] = src; return m }
+
+	h.ok(t, ev(map[string]any{"hook_event_name": "UserPromptSubmit", "prompt": "Change a", "prompt_id": "7d1c0c1e-1111-4222-8333-444455556666"}))
+	upTo(1)
+	h.tool(t, "Edit", "toolu_01", map[string]any{"file_path": h.file("a.go"), "old_string": "a", "new_string": "b"},
+		func() { h.put(t, "a.go", "package b\n") })
+	upTo(4)
+	h.ok(t, ev(map[string]any{"hook_event_name": "Stop", "stop_hook_active": false}))
+	// The agent wrote the new prompt before its hook ran (the transcript
+	// is written asynchronously: either order happens).
+	upTo(5)
+	h.ok(t, ev(map[string]any{"hook_event_name": "UserPromptSubmit", "prompt": "Now run the tests"}))
+	upTo(6)
+	h.ok(t, ev(map[string]any{"hook_event_name": "Stop", "stop_hook_active": false}))
 
 	h.mustRun(t, "import", "claude-code", src)
 	items := h.itemLines(t)
@@ -84,10 +94,21 @@ func TestHookThenImportAddsOnlyWhatIsMissing(t *testing.T) {
 	if len(items) != 6 {
 		t.Fatalf("%d items, want the 2 prompts and 4 imported: %v", len(items), all)
 	}
-	if parent[byText["All pass."]] != byText["Now run the tests"] || parent[byText["Changed."]] == "" {
-		t.Fatalf("answers not under the hooks' prompts: %+v", items)
+	// One path, as in the transcript: each prompt under the answer
+	// before it (the prompt hook brought the transcript in first).
+	var path []string
+	for id := byText["All pass."]; id != ""; id = parent[id] {
+		for _, it := range items {
+			if it.ID == id {
+				path = append([]string{it.Type}, path...)
+			}
+		}
+	}
+	if strings.Join(path, ",") != "user,tool_call,tool_result,assistant,user,assistant" {
+		t.Fatalf("path from the head %v: %+v", path, items)
 	}
 	// Again: nothing new.
+	_ = upTo
 	os.WriteFile(src, []byte(b.String()+"\n"), 0o600) // grown, so the import reads it again
 	h.mustRun(t, "import", "claude-code", src)
 	if n := len(h.itemLines(t)); n != 6 {
