@@ -43,6 +43,7 @@ func TestMain(m *testing.M) {
 		{tempsWorkerEnv, tempsWorker},
 		{migrateWorkerEnv, migrateWorker},
 		{execWorkerEnv, execWorker},
+		{hookExecWorkerEnv, hookExecWorker},
 		{workerEnv, soakWorker},
 	} {
 		if os.Getenv(w.env) != "" {
