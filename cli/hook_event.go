@@ -17,15 +17,19 @@ import (
 // hook entry runs, one event on stdin (the agent's hook JSON). The agent's
 // session is one cairn session (engine.OpenAgent). What each event does:
 //
-//	UserPromptSubmit   the prompt, as a user item
-//	PreToolUse         a file edit's pre-images and pending marker (BeginChange)
-//	PostToolUse        its change line, or nothing when no file changed (SettleChange)
+//	UserPromptSubmit   the transcript brought in so far (hook_prompt.go), then the
+//	                   prompt, as a user item (keyed by prompt_id when sent)
+//	PreToolUse         a file edit's pre-images and pending marker (BeginChange);
+//	                   a shell command's scope walked and stored, and its marker (BeginExec)
+//	PostToolUse        the edit's change line, or nothing when no file changed;
+//	                   the command's call and record lines (SettleChange)
 //	Stop               the end of the turn
 //	others             nothing
 //
 // File edits are Write, Edit, MultiEdit, NotebookEdit (Claude Code) and
-// apply_patch (Codex, whose patch text names its paths). Other tools, Bash
-// among them, are not recorded. Never in the agent's way: a failure is one
+// apply_patch (Codex, whose patch text names its paths); shell commands
+// are Bash (both agents, hook_bash.go), recorded by the scope rules of
+// `cairn tool exec`. Other tools are not recorded. Never in the agent's way: a failure is one
 // line on stderr and exit 0, except a snapshots.required refusal of a
 // PreToolUse, which blocks the tool with exit 2 and the reason on stderr
 // (both agents' block contract).
@@ -49,6 +53,7 @@ type hookEvent struct {
 	ToolInput  json.RawMessage `json:"tool_input"`
 	ToolUseID  string          `json:"tool_use_id"`
 	Prompt     string          `json:"prompt"`
+	PromptID   string          `json:"prompt_id"` // Claude Code 2.1.196+
 	Model      string          `json:"model"`
 }
 
@@ -113,12 +118,15 @@ func (g *Globals) hook(agent string) error {
 	}
 	switch ev.Event {
 	case "UserPromptSubmit":
+		g.hookCatchUp(ws, agent, ev) // hook_prompt.go
 		s, err := open(true)
 		if err != nil {
 			return err
 		}
 		defer s.Close()
-		if _, err := s.Append(g.ctx, engine.Item{Type: engine.User, Text: ev.Prompt}); err != nil {
+		// Keyed by the agent's prompt id when it sends one, so `cairn
+		// import` of its transcript finds this item (else by text and time).
+		if _, err := s.AppendPrompt(g.ctx, ev.Prompt, ev.PromptID); err != nil {
 			return err
 		}
 		if err := s.Commit(g.ctx); err != nil {
@@ -136,6 +144,9 @@ func (g *Globals) hook(agent string) error {
 		}
 		return s.Close()
 	case "PreToolUse":
+		if line, ok := hookShellLine(ev); ok {
+			return g.hookBashPre(ev, ws, line, open) // hook_bash.go
+		}
 		tool, paths, err := hookPaths(ev, ws)
 		if tool == "" || err != nil || len(paths) == 0 {
 			return err
@@ -164,6 +175,9 @@ func (g *Globals) hook(agent string) error {
 		return s.Close()
 	case "PostToolUse", "PostToolUseFailure":
 		tool, _, _ := hookPaths(ev, ws)
+		if _, ok := hookShellLine(ev); ok {
+			tool = "bash"
+		}
 		if tool == "" || ev.ToolUseID == "" {
 			return nil
 		}

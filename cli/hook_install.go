@@ -42,14 +42,15 @@ type hookEntry struct {
 	timeout        int
 }
 
-// hookEntries are the events cairn needs from each agent. The file tools
-// only: Bash is not recorded by hooks yet. MultiEdit stays for older Claude
-// Code versions; Codex names its edits apply_patch (Write and Edit are its
-// matcher aliases for it).
+// hookEntries are the events cairn needs from each agent: the file tools
+// and the shell (Bash, in both agents' hooks). MultiEdit stays for older
+// Claude Code versions; Codex names its edits apply_patch (Write and Edit
+// are its matcher aliases for it). An install made before Bash was
+// recorded is replaced by the next install.
 func hookEntries(agent string) []hookEntry {
-	tools := "Write|Edit|MultiEdit|NotebookEdit"
+	tools := "Write|Edit|MultiEdit|NotebookEdit|Bash"
 	if agent == importer.AgentCodex {
-		tools = "apply_patch|Write|Edit"
+		tools = "apply_patch|Write|Edit|Bash"
 	}
 	es := []hookEntry{
 		{"PreToolUse", tools, 30},

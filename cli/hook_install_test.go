@@ -124,7 +124,7 @@ func TestHookInstallUserScopeCodex(t *testing.T) {
 		t.Fatalf("install: %d %q %q", code, out, errs)
 	}
 	b, err := os.ReadFile(filepath.Join(codex, "hooks.json"))
-	if err != nil || !strings.Contains(string(b), `"matcher": "apply_patch|Write|Edit"`) {
+	if err != nil || !strings.Contains(string(b), `"matcher": "apply_patch|Write|Edit|Bash"`) {
 		t.Fatalf("hooks.json: %v\n%s", err, b)
 	}
 	hookMain(t, home, dir, "", "hook", "uninstall", "codex", "--user")

@@ -159,6 +159,7 @@ func printSnapshots(w io.Writer, ws *engine.Workspace, l *engine.SnapshotList, n
 	if len(l.Unread) > 0 {
 		defer fmt.Fprintf(w, "Note: %s.\n", engine.UnreadSummary(l.Unread))
 	}
+	defer printRecords(w, ws, l.Records, now)
 	if len(l.Snapshots) == 0 {
 		fmt.Fprintln(w, "No snapshots in this session.")
 		return
@@ -170,18 +171,40 @@ func printSnapshots(w io.Writer, ws *engine.Workspace, l *engine.SnapshotList, n
 		if s.Applied {
 			state = "applied"
 		}
-		var files []string
-		for _, f := range s.Files {
-			name := relPaths(ws, []string{f.Path})[0]
-			switch {
-			case f.Skipped != "":
-				name += " (skipped: " + display.Line(f.Skipped) + ")"
-			case !f.Existed:
-				name += " (new)"
-			}
-			files = append(files, name)
-		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\n", i+1, s.ID, state, age(now, s.At.Time), display.Line(s.Tool), strings.Join(files, ", "))
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\n", i+1, s.ID, state, age(now, s.At.Time), display.Line(s.Tool), snapshotFileList(ws, s.Files))
 	}
 	tw.Flush()
+}
+
+// printRecords lists the change records of shell commands and other
+// recorded calls, after the snapshots: file revert reads them, undo
+// does not.
+func printRecords(w io.Writer, ws *engine.Workspace, recs []engine.RecordInfo, now time.Time) {
+	if len(recs) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "Records of shell commands and other calls (for revert --files; undo skips them):")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "id\tage\ttool\tfiles")
+	for _, r := range recs {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.ID, age(now, r.At.Time), display.Line(r.Tool), snapshotFileList(ws, r.Files))
+	}
+	tw.Flush()
+}
+
+// snapshotFileList is a record's files, relative, each marked new or
+// skipped when it was.
+func snapshotFileList(ws *engine.Workspace, fs []engine.SnapshotFile) string {
+	var files []string
+	for _, f := range fs {
+		name := relPaths(ws, []string{f.Path})[0]
+		switch {
+		case f.Skipped != "":
+			name += " (skipped: " + display.Line(f.Skipped) + ")"
+		case !f.Existed:
+			name += " (new)"
+		}
+		files = append(files, name)
+	}
+	return strings.Join(files, ", ")
 }

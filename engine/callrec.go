@@ -114,27 +114,13 @@ func (s *Session) recordCall(ctx context.Context, tool, call string, sc CallScop
 	if sc.Kind == ScopeNone {
 		return rc, fn(ctx)
 	}
-	if err := s.snapReady(); err != nil {
-		return nil, fmt.Errorf("%w; nothing was run", err)
-	}
-	now := mkTime(s.ws.s.Now())
-	cl := changes.CallLine{V: 1, Kind: changes.KindCall, ID: changes.NewSnapID(now.Time), At: now, Tool: tool, Call: call, Item: s.newestItem(), Scope: sc.Kind}
-	if sc.Kind == ScopePaths {
-		cl.Paths = sc.Paths
+	cl, cap, r, err := s.captureBefore(ctx, tool, call, sc, cfg.Storage)
+	if err != nil {
+		return nil, err
 	}
 	rc.ID = cl.ID
-	cap := &callCapture{s: s, sc: sc, cfg: cfg.Storage, objs: s.snapObjects()}
-	if !cfg.Storage.RecordingEnabled || s.opts.NoSnapshots {
-		return rc, s.runUnrecorded(ctx, cl, rc, &errRefusedRecord{why: changes.WhyDisabled}, fn)
-	}
-	if s.ws.holdsState() {
-		return rc, s.runUnrecorded(ctx, cl, rc, &errRefusedRecord{why: changes.WhyStateFolder}, fn)
-	}
-	if err := cap.before(ctx); err != nil {
-		if r := refusal(err); r != nil {
-			return rc, s.runUnrecorded(ctx, cl, rc, r, fn)
-		}
-		return nil, fmt.Errorf("engine: the %s call cannot be recorded (%w); nothing was run", tool, err)
+	if r != nil {
+		return rc, s.runUnrecorded(ctx, cl, rc, r, fn)
 	}
 	marks := s.recordMarks(true)
 	if err := s.appendChanges(append(marks, cl)...); err != nil {
@@ -150,30 +136,77 @@ func (s *Session) recordCall(ctx context.Context, tool, call string, sc CallScop
 
 	// The call ran (or may have): its record is made whatever it returned,
 	// even when ctx was cancelled.
-	actx := context.WithoutCancel(ctx)
-	var files []changes.FileChange
 	var nr *notRun
-	if !errors.As(runErr, &nr) { // else it changed nothing: the record only closes the call
-		files, err = cap.after(actx)
+	s.recordAfter(context.WithoutCancel(ctx), cl, cap, rc, !errors.As(runErr, &nr), nil)
+	return rc, runErr
+}
+
+// captureBefore readies the record of a call of tool that may change what
+// sc says (not ScopeNone), under enterCall: its call line (not written)
+// and the scope captured, every file it covers stored. A record the store
+// refuses (recording off, a workspace holding the state folder, a limit,
+// a full store) is r: the call runs without one. Any other failure is
+// err: the call must not run.
+func (s *Session) captureBefore(ctx context.Context, tool, call string, sc CallScope, cfg StorageConfig) (cl changes.CallLine, cap *callCapture, r *errRefusedRecord, err error) {
+	if err := s.snapReady(); err != nil {
+		return cl, nil, nil, fmt.Errorf("%w; nothing was run", err)
+	}
+	now := mkTime(s.ws.s.Now())
+	cl = changes.CallLine{V: 1, Kind: changes.KindCall, ID: changes.NewSnapID(now.Time), At: now, Tool: tool, Call: call, Item: s.newestItem(), Scope: sc.Kind}
+	if sc.Kind == ScopePaths {
+		cl.Paths = sc.Paths
+	}
+	cap = &callCapture{s: s, sc: sc, cfg: cfg, objs: s.snapObjects()}
+	switch {
+	case !cfg.RecordingEnabled || s.opts.NoSnapshots:
+		return cl, cap, &errRefusedRecord{why: changes.WhyDisabled}, nil
+	case s.ws.holdsState():
+		return cl, cap, &errRefusedRecord{why: changes.WhyStateFolder}, nil
+	}
+	if err := cap.before(ctx); err != nil {
+		if r := refusal(err); r != nil {
+			return cl, cap, r, nil
+		}
+		return cl, cap, nil, fmt.Errorf("engine: the %s call cannot be recorded (%w); nothing was run", tool, err)
+	}
+	return cl, cap, nil, nil
+}
+
+// recordAfter makes the record of call cl once it ran (ran; else it
+// failed before it could change anything, and the record only closes the
+// call): the scope walked again, and a record line keeping what changed
+// since cap's walk before, written (synced) after lead (the call line of
+// a call whose before and after are two processes', written only now, and
+// the start line it needs). Over a limit after the call, or with the store
+// full, the call is closed with an unrecorded line and the reason shown
+// once; any other failure closes it why "failed" with a notice. rc says
+// what was recorded.
+func (s *Session) recordAfter(ctx context.Context, cl changes.CallLine, cap *callCapture, rc *CallRecord, ran bool, lead []any) {
+	tool := cl.Tool
+	var files []changes.FileChange
+	var err error
+	if ran {
+		files, err = cap.after(ctx)
 	}
 	if r := refusal(err); r != nil {
-		// Over a limit after the call, or the store full: refused.
+		// Over the limits after the call, or the store full: refused.
 		s.closeCall(cl, r.why, rc)
 		s.tellOnce(r.why, unrecordedText(tool, r))
-		return rc, runErr
+		return
 	}
 	if err != nil {
 		s.closeCall(cl, changes.WhyFailed, rc)
 		s.notice(fmt.Sprintf("the %s call ran, but its changes could not be recorded: %v", tool, err))
-		return rc, runErr
+		return
 	}
 	seq := max(s.snaps.Seq, s.snaps.recs.Seq) + 1
 	rl := changes.NewRecordLine(cl, mkTime(s.ws.s.Now()), seq, s.newestItem(), files)
-	if err := s.appendChanges(rl); err != nil {
+	if err := s.appendChanges(append(lead, rl)...); err != nil {
 		s.closeCall(cl, changes.WhyFailed, rc)
 		s.notice(fmt.Sprintf("the %s call ran, but its record could not be written: %v", tool, err))
-		return rc, runErr
+		return
 	}
+	s.wroteMarks(lead)
 	s.snaps.recs.Made(rl)
 	rc.Recorded = true
 	rc.Files, rc.Skipped = []string{}, []string{}
@@ -184,9 +217,8 @@ func (s *Session) recordCall(ctx context.Context, tool, call string, sc CallScop
 		}
 	}
 	if len(files) > 0 {
-		rc.Dropped = s.trimStore(actx, cfg.Storage, rl.ID)
+		rc.Dropped = s.trimStore(ctx, cap.cfg, rl.ID)
 	}
-	return rc, runErr
 }
 
 // notRun is the error of a call's function that failed before it could

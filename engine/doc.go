@@ -107,6 +107,9 @@
 //	  owners/<id>              the owner's pid, a hint for listings (owner.go)
 //	  outputs/<id>/<output id>.zst
 //	  tasks/<id>/tasks.jsonl, tasks/<id>/<task id>.items.jsonl   task records, sub-agent transcripts (task.go)
+//	  hooks/<id>/<call>.json, <call>.tree   an agent's tool call between its pre- and post-tool
+//	                           hooks: a file edit's pre-images (hook.go), a shell command's
+//	                           walk (hook_exec.go); forget moves them with the session
 //	  objects/<2 hex>/<62 hex>[.zst]  (package objects)
 //	<state folder>/gateway.token, credentials.json, credentials.lock (package httpapi)
 //	<state folder>/moves/<id>.json   a session move in progress (migrate.go)
@@ -141,6 +144,20 @@
 // as four octal digits (a link has none); lines written before it have
 // none, and read as they did. An "abort" line cancels a change whose file
 // the tool did not change.
+//
+// Records of other calls (shell lines, recorded tools) share the journal:
+// "call", "record", "unrecorded", "start", "off" and store-budget "drop"
+// lines (engine/internal/changes/records.go; callrec.go writes them). The
+// undo stack skips them (seed 001: undo covers the file tools); file
+// revert reads both kinds in journal order, and Snapshots lists both (the
+// records as SnapshotList.Records). An agent's shell command under hooks
+// writes its "call" and "record" lines together in its post-tool hook
+// (hook_exec.go): its pre-tool hook leaves a marker, not a call line,
+// which the next hook's Open would close as interrupted.
+//
+// An agent's prompt a hook recorded with the agent's prompt id has the
+// item id an import derives from that id ("prompt:"+ID); without one an
+// import finds it by its text and time (import_prompts.go).
 //
 // # Permission bits
 //

@@ -6,8 +6,12 @@ import "cairn/engine/internal/scope"
 // scope.Parse): nothing for a line that only reads, the literal paths a
 // line writes (those outside the workspace or inside the state folder
 // left out; none left is nothing), else the whole workspace.
-func (w *Workspace) lineScope(line string) CallScope {
-	sc := scope.Parse(line, scope.Env{Root: w.path})
+func (w *Workspace) lineScope(line string) CallScope { return w.lineScopeIn(line, "") }
+
+// lineScopeIn is lineScope of a line run in folder dir (absolute; "" is
+// the workspace), which its relative names are taken from.
+func (w *Workspace) lineScopeIn(line, dir string) CallScope {
+	sc := scope.Parse(line, scope.Env{Root: w.path, Dir: dir})
 	switch sc.Kind {
 	case scope.Paths:
 		if ps := w.recordPaths(sc.Paths); len(ps) > 0 {
@@ -17,4 +21,11 @@ func (w *Workspace) lineScope(line string) CallScope {
 		return CallScope{Kind: ScopeWorkspace}
 	}
 	return CallScope{Kind: ScopeNone}
+}
+
+// LineChanges reports whether shell line, run in folder dir (absolute;
+// "" is the workspace), gets a record: false for a line that only reads,
+// or writes only outside the workspace.
+func (w *Workspace) LineChanges(line, dir string) bool {
+	return w.lineScopeIn(line, dir).Kind != ScopeNone
 }

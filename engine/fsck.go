@@ -135,6 +135,7 @@ func (s *Store) fsckWorkspace(ctx context.Context, r *FsckReport, dir string, ba
 		}
 	}
 	s.fsckTasks(ctx, r, dir, bad, note, named) // fsck_tasks.go
+	s.fsckHooks(dir, bad, note, named)         // fsck_hooks.go
 	broken := map[objects.ID]error{}           // objects that fail verification
 	werr := objs.Walk(ctx, func(info objects.Info) error {
 		r.Objects++

@@ -34,7 +34,10 @@ import (
 // hex digits of its SHA-256). "before" names its object by "oid" (stored
 // durably before the marker is written); "off" says snapshots were off, so
 // nothing was captured. A marker older than a day (the agent died between
-// the two hooks) is removed by the next BeginChange of the session.
+// the two hooks) is removed by the next BeginChange or BeginExec of the
+// session. A shell command's marker says "kind":"exec" and has its walk
+// beside it (hook_exec.go); SettleChange settles either kind. A forget
+// moves the session's markers with it (retention_trash.go).
 
 // AgentSession names an agent's own session.
 type AgentSession struct {
@@ -116,7 +119,7 @@ func hookMarker(dir, id, call string) string {
 		h := sha256.Sum256([]byte(call))
 		call = hex.EncodeToString(h[:16])
 	}
-	return path.Join(dir, "hooks", id, call+".json")
+	return path.Join(hooksDir(dir, id), call+".json")
 }
 
 // BeginChange captures the pre-image of each of paths before the agent's
@@ -176,6 +179,12 @@ func (s *Session) SettleChange(ctx context.Context, call string) (*ToolAnswer, e
 		fsys.Remove(name)
 		fsys.Remove(path.Dir(name)) // when it was the last one
 	}()
+	var kind struct {
+		Kind string `json:"kind"`
+	}
+	if json.Unmarshal(b, &kind) == nil && kind.Kind == markerExec {
+		return s.settleExec(ctx, name, b) // a shell command's (hook_exec.go)
+	}
 	var p PendingChange
 	if err := json.Unmarshal(b, &p); err != nil || p.V != 1 || !labelRE.MatchString(p.Tool) || len(p.Files) == 0 {
 		return nil, fmt.Errorf("%w: pending change %s is not readable", ErrFormat, name)
@@ -243,21 +252,39 @@ func (s *Session) SettleChange(ctx context.Context, call string) (*ToolAnswer, e
 }
 
 // sweepMarkers removes the session's pending markers older than a day:
-// their agent died between the two hooks. Best effort.
+// their agent died between the two hooks. A shell command's gets an
+// unrecorded line (closeStaleExecs). Best effort.
 func (s *Session) sweepMarkers() {
 	fsys := s.ws.s.fsys
-	dir := path.Join(s.ws.dir, "hooks", s.ID())
+	dir := hooksDir(s.ws.dir, s.ID())
 	ents, err := fsys.ReadDir(dir)
 	if err != nil {
 		return
 	}
 	cut := s.ws.s.Now().Add(-hookMarkerMaxAge)
+	var stale []PendingExec
 	for _, e := range ents {
-		if fi, err := e.Info(); err == nil && fi.ModTime().Before(cut) {
-			fsys.Remove(path.Join(dir, e.Name()))
+		fi, err := e.Info()
+		if err != nil || !fi.ModTime().Before(cut) {
+			continue
 		}
+		name := path.Join(dir, e.Name())
+		var p PendingExec
+		if b, err := vfs.ReadFile(fsys, name); err == nil && strings.HasSuffix(name, ".json") &&
+			json.Unmarshal(b, &p) == nil && p.Kind == markerExec && changes.ValidSnapID(p.ID) && labelRE.MatchString(p.Tool) {
+			stale = append(stale, p)
+		}
+		fsys.Remove(name)
 	}
+	s.closeStaleExecs(stale)
 }
+
+// hooksFolder holds the pending markers of each session under hooks
+// (hooks/<id>/), a per-session folder forget moves with the session.
+const hooksFolder = "hooks"
+
+// hooksDir is the folder of session id's pending markers.
+func hooksDir(dir, id string) string { return path.Join(dir, hooksFolder, id) }
 
 // PatchPaths is the files a patch (a git diff or a "*** Begin Patch"
 // envelope) names, as it names them: every file it reads, makes, removes

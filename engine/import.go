@@ -68,6 +68,10 @@ type ImportItem struct {
 	// ReplacesKeys, on a compaction item, names the first and last item of
 	// the stretch it summarises.
 	ReplacesKeys []string
+	// PromptID, on a user item, is the agent's own id of the prompt, and
+	// PromptText what the user typed ("" = Text): how an import finds the
+	// prompt a hook already recorded (import_prompts.go).
+	PromptID, PromptText string
 }
 
 // last is the time of the source's newest item, which the lines an import
@@ -204,12 +208,20 @@ func (w *Workspace) Import(ctx context.Context, src *ImportSource) (*ImportResul
 func (w *Workspace) importLines(ctx context.Context, st *state, id string, src *ImportSource, res *ImportResult) ([]*itemLine, string, error) {
 	var out []*itemLine
 	head := ""
+	// A prompt the hooks recorded stands for its transcript line.
+	alias := hookPrompts(st, id, src)
+	idOf := func(key string) string {
+		if a, ok := alias[key]; ok {
+			return a
+		}
+		return importItemID(id, key)
+	}
 	for i := range src.Items {
 		in := &src.Items[i]
 		if !in.Type.valid() {
 			return nil, "", fmt.Errorf("%w: item type %q", ErrBadInput, in.Type)
 		}
-		iid := importItemID(id, in.Key)
+		iid := idOf(in.Key)
 		head = iid
 		if st.items[iid] != nil {
 			res.Present++
@@ -217,18 +229,18 @@ func (w *Workspace) importLines(ctx context.Context, st *state, id string, src *
 		}
 		it := Item{ID: iid, Type: in.Type, Tool: in.Tool, Status: in.Status, Text: in.Text, At: mkTime(in.At)}
 		if in.ParentKey != "" {
-			if p := importItemID(id, in.ParentKey); st.items[p] != nil {
+			if p := idOf(in.ParentKey); st.items[p] != nil {
 				it.Parent = p
 			}
 		}
 		if len(in.ReplacesKeys) == 2 && in.Type == Compaction {
-			a, b := importItemID(id, in.ReplacesKeys[0]), importItemID(id, in.ReplacesKeys[1])
+			a, b := idOf(in.ReplacesKeys[0]), idOf(in.ReplacesKeys[1])
 			if st.items[a] != nil && st.items[b] != nil {
 				it.Replaces = []string{a, b}
 			}
 		}
 		if in.CallKey != "" && in.Type == ToolResult {
-			it.Call = importItemID(id, in.CallKey)
+			it.Call = idOf(in.CallKey)
 			if st.checkLinks(&it) != nil {
 				it.Call = ""
 				res.Unlinked++
@@ -252,7 +264,7 @@ func (w *Workspace) importLines(ctx context.Context, st *state, id string, src *
 		res.Items++
 	}
 	if src.Head != "" {
-		if h := importItemID(id, src.Head); st.items[h] != nil {
+		if h := idOf(src.Head); st.items[h] != nil {
 			head = h
 		}
 	}

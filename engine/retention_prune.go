@@ -18,8 +18,9 @@ import (
 // least TrashDays days old, so that a writer at work is never raced:
 //
 //   - forgotten sessions the trash has held that long (purgeTrash);
-//   - orphaned artifacts: output folders, journals, records, locks and
-//     owner hints of sessions that do not exist (no items journal);
+//   - orphaned artifacts: output folders, journals, records, locks,
+//     owner hints and hook markers of sessions that do not exist (no
+//     items journal);
 //   - objects of a workspace store that no file of the workspace's
 //     sessions names (any journal line, item, draft or record, and the
 //     journals of the workspace's sessions in the trash), and no
@@ -149,6 +150,21 @@ func (w *Workspace) pruneOrphanFiles(now time.Time) int {
 		if fsys.Remove(p) == nil {
 			n++
 		}
+	}
+	// Hook markers of no session (a forget of an older build left them).
+	hooks, _ := fsys.ReadDir(path.Join(w.dir, hooksFolder))
+	for _, e := range hooks {
+		if !e.IsDir() || !validSessionID(e.Name()) || exists(e.Name()) {
+			continue
+		}
+		dir := hooksDir(w.dir, e.Name())
+		files, _ := fsys.ReadDir(dir)
+		for _, f := range files {
+			if p := path.Join(dir, f.Name()); old(p) && fsys.Remove(p) == nil {
+				n++
+			}
+		}
+		fsys.Remove(dir) // once empty
 	}
 	hints, _ := fsys.ReadDir(path.Join(w.dir, "owners"))
 	for _, e := range hints {

@@ -19,6 +19,8 @@ import (
 //	trash/<id>/forgotten.json         {"v":1,"session":ID,"workspace":KEY,"path":DIR,"at":T,"restoring":true|absent}
 //	trash/<id>/sessions/<id>.*        its journals and its record
 //	trash/<id>/outputs/<id>/          its retained tool outputs
+//	trash/<id>/tasks/<id>/            its sub-agent transcripts
+//	trash/<id>/hooks/<id>/            its hooks' pending markers
 //	trash/.purge-<id>/                an entry prune is removing
 //
 // Part of the format. A file moves by a durable copy into its new folder,
@@ -60,9 +62,11 @@ const (
 // outputs. forgetFolders lists every per-session folder, which a forget
 // moves to the trash and a restore brings back: sub-agent transcripts
 // (tasks/<id>/) too, which a trimmed session keeps (seed "Retention": a
-// transcript session keeps its subagent transcripts).
+// transcript session keeps its subagent transcripts), and the pending
+// markers of an agent's hooks (hooks/<id>/, hook.go), so a restored
+// session's post-tool hooks still find them.
 func sessionFolders() []string { return []string{outputsFolder} }
-func forgetFolders() []string  { return []string{outputsFolder, tasksFolder} }
+func forgetFolders() []string  { return []string{outputsFolder, tasksFolder, hooksFolder} }
 
 func dirOf(wsDir, folder, id string) string { return path.Join(wsDir, folder, id) }
 func trashEntry(id string) string           { return path.Join(trashDir, id) }

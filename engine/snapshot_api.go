@@ -10,7 +10,20 @@ type SnapshotList struct {
 	Session   string         `json:"session"`
 	Cursor    int            `json:"cursor"` // how many snapshots are applied
 	Snapshots []SnapshotInfo `json:"snapshots"`
-	Unread    []UnreadRecord `json:"unread,omitempty"` // lines of the changes journal the stack skipped
+	// Records is the session's live change records of other calls (shell
+	// lines, an agent's shell commands under hooks, recorded tools),
+	// oldest first: file revert reads them, undo never does (seed 001).
+	Records []RecordInfo   `json:"records"`
+	Unread  []UnreadRecord `json:"unread,omitempty"` // lines of the changes journal the stack skipped
+}
+
+// RecordInfo is one change record of a call other than the file tools:
+// the files it changed, as they were before it.
+type RecordInfo struct {
+	ID    string         `json:"id"`
+	At    Time           `json:"at"`
+	Tool  string         `json:"tool"`
+	Files []SnapshotFile `json:"files"`
 }
 
 // UnreadRecord is a line of the changes journal the undo stack could not

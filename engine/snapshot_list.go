@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"cairn/engine/internal/changes"
 	"cairn/internal/vfs"
 )
 
@@ -46,17 +47,25 @@ func (w *Workspace) Snapshots(ctx context.Context, id string) (*SnapshotList, er
 }
 
 func snapshotList(w *Workspace, id string, st *snapStack) *SnapshotList {
-	l := &SnapshotList{OK: true, Session: id, Cursor: st.Cursor(), Snapshots: []SnapshotInfo{}, Unread: st.unread}
+	l := &SnapshotList{OK: true, Session: id, Cursor: st.Cursor(), Snapshots: []SnapshotInfo{}, Records: []RecordInfo{}, Unread: st.unread}
 	for _, e := range st.List {
-		info := SnapshotInfo{ID: e.Rec.ID, At: e.Rec.At, Tool: e.Rec.Tool, Applied: e.Applied, Files: []SnapshotFile{}}
-		for _, f := range e.Rec.Files {
-			sf := SnapshotFile{Path: w.absPath(f.Path), Existed: f.Before != nil}
-			if f.Before != nil {
-				sf.Size, sf.Skipped = f.Before.Size, f.Before.Skipped
-			}
-			info.Files = append(info.Files, sf)
-		}
-		l.Snapshots = append(l.Snapshots, info)
+		l.Snapshots = append(l.Snapshots, SnapshotInfo{ID: e.Rec.ID, At: e.Rec.At, Tool: e.Rec.Tool, Applied: e.Applied, Files: snapshotFiles(w, e.Rec.Files)})
+	}
+	for _, r := range st.recs.Live {
+		l.Records = append(l.Records, RecordInfo{ID: r.ID, At: r.At, Tool: r.Tool, Files: snapshotFiles(w, r.Files)})
 	}
 	return l
+}
+
+// snapshotFiles is how a listing shows a record's files.
+func snapshotFiles(w *Workspace, fs []changes.FileChange) []SnapshotFile {
+	out := []SnapshotFile{}
+	for _, f := range fs {
+		sf := SnapshotFile{Path: w.absPath(f.Path), Existed: f.Before != nil}
+		if f.Before != nil {
+			sf.Size, sf.Skipped = f.Before.Size, f.Before.Skipped
+		}
+		out = append(out, sf)
+	}
+	return out
 }

@@ -34,6 +34,7 @@ type ccLine struct {
 	Timestamp         time.Time       `json:"timestamp"`
 	IsMeta            bool            `json:"isMeta"`
 	IsCompactSummary  bool            `json:"isCompactSummary"`
+	PromptID          string          `json:"promptId"` // the prompt's id, as the hooks' prompt_id names it
 	Subtype           string          `json:"subtype"`
 	Summary           string          `json:"summary"`
 	CustomTitle       string          `json:"customTitle"`
@@ -227,14 +228,14 @@ func (p *ccParse) user(l *ccLine, parent string) bool {
 		}
 	}
 	var out []engine.ImportItem
-	var prompt []string
+	var prompt, typed []string // typed: the text parts only, as a hook saw the prompt
 	if text != "" {
-		prompt = append(prompt, text)
+		prompt, typed = append(prompt, text), append(typed, text)
 	}
 	for _, b := range blocks {
 		switch b.Type {
 		case "text":
-			prompt = append(prompt, b.Text)
+			prompt, typed = append(prompt, b.Text), append(typed, b.Text)
 		case "image":
 			prompt = append(prompt, "[image]")
 		case "tool_result":
@@ -250,8 +251,9 @@ func (p *ccParse) user(l *ccLine, parent string) bool {
 		}
 	}
 	if len(prompt) > 0 {
-		it := engine.ImportItem{Type: engine.User, Text: strings.Join(prompt, "\n")}
+		it := engine.ImportItem{Type: engine.User, Text: strings.Join(prompt, "\n"), PromptID: l.PromptID, PromptText: strings.Join(typed, "\n")}
 		if l.IsCompactSummary {
+			it.PromptID, it.PromptText = "", ""
 			it.Type = engine.Compaction
 			if first := p.root(parent); first != "" {
 				it.ReplacesKeys = []string{first, parent}

@@ -22,4 +22,8 @@
 // keys: Claude Code's lines by their uuid (a line that makes several items
 // keys the earlier ones "<uuid>#<n>"), Codex's by byte offset. The engine
 // derives item ids from the keys, so a second import adds only what is new.
+// A user prompt also carries what the engine needs to find the same prompt
+// when an agent's hooks recorded it first (engine/import_prompts.go): its
+// typed text (a Claude Code prompt's text blocks, without the bracketed
+// names of images) and Claude Code's promptId.
 package importer

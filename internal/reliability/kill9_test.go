@@ -44,6 +44,7 @@ func TestMain(m *testing.M) {
 		{migrateWorkerEnv, migrateWorker},
 		{execWorkerEnv, execWorker},
 		{b2bWorkerEnv, b2bWorker},
+		{hookExecWorkerEnv, hookExecWorker},
 		{workerEnv, soakWorker},
 	} {
 		if os.Getenv(w.env) != "" {

@@ -144,11 +144,14 @@ type Records struct {
 	Seq  int // the highest seq of a record line
 }
 
-// RecordSize is one live record and the bytes its stored pre-images hold.
+// RecordSize is one live record and the bytes its stored pre-images hold;
+// Tool and Files are its line's, for listings.
 type RecordSize struct {
 	ID    string
 	At    timefmt.Time
 	Bytes int64
+	Tool  string
+	Files []FileChange
 }
 
 // Apply folds one journal line; lines of other kinds are skipped. A
@@ -171,7 +174,11 @@ func (r *Records) Apply(b []byte) error {
 		r.Closed(l.ID)
 		r.Seq = max(r.Seq, l.Seq)
 		if len(l.Files) > 0 {
-			r.Live = append(r.Live, RecordSize{ID: l.ID, At: l.At, Bytes: rawBytes(l.Files)})
+			files := make([]FileChange, len(l.Files))
+			for i, f := range l.Files {
+				files[i] = FileChange{Path: f.Path, Before: f.Before, After: f.After}
+			}
+			r.Live = append(r.Live, RecordSize{ID: l.ID, At: l.At, Bytes: rawBytes(l.Files), Tool: l.Tool, Files: files})
 		}
 	case KindUnrecorded:
 		if !ValidSnapID(l.ID) || l.Why == "" {
@@ -196,7 +203,7 @@ func (r *Records) Made(rl ChangeLine) {
 	r.Closed(rl.ID)
 	r.Seq = max(r.Seq, rl.Seq)
 	if len(rl.Files) > 0 {
-		r.Live = append(r.Live, RecordSize{ID: rl.ID, At: rl.At, Bytes: recordBytes(rl.Files)})
+		r.Live = append(r.Live, RecordSize{ID: rl.ID, At: rl.At, Bytes: recordBytes(rl.Files), Tool: rl.Tool, Files: rl.Files})
 	}
 }
 

@@ -47,8 +47,12 @@ type Scope struct {
 
 // Env is what Parse needs to know of the workspace.
 type Env struct {
-	// Root is the workspace's absolute path; the line runs there.
+	// Root is the workspace's absolute path.
 	Root string
+	// Dir is the absolute path of the folder the line runs in, which
+	// relative names are taken from (an agent's shell may have cd'ed
+	// into a subfolder, or out of the workspace); "" is Root.
+	Dir string
 }
 
 // ReadOnlyCommands are the commands that only read, with any options but
@@ -463,7 +467,11 @@ func (p *lineParser) resolve(name string) (string, bool) {
 	}
 	root := filepath.Clean(p.env.Root)
 	if !filepath.IsAbs(name) {
-		name = filepath.Join(root, name)
+		base := root
+		if p.env.Dir != "" {
+			base = filepath.Clean(p.env.Dir)
+		}
+		name = filepath.Join(base, name)
 	}
 	rel, err := filepath.Rel(root, filepath.Clean(name))
 	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {

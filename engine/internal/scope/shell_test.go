@@ -134,3 +134,24 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// TestParseDir: relative names are taken from the folder the line runs in
+// (Env.Dir), which an agent's shell may have cd'ed into; names that lead
+// out of the workspace from there are dropped.
+func TestParseDir(t *testing.T) {
+	cases := []struct {
+		dir, line string
+		want      []string
+	}{
+		{testRoot + "/sub", "rm a.txt", []string{"sub/a.txt"}},
+		{testRoot + "/sub", "touch ../b /work/ws/c", []string{"b", "c"}},
+		{"/elsewhere", "rm a.txt", nil},
+		{"", "rm a.txt", []string{"a.txt"}},
+	}
+	for _, c := range cases {
+		got := Parse(c.line, Env{Root: testRoot, Dir: c.dir})
+		if got.Kind != Paths || !slices.Equal(got.Paths, c.want) {
+			t.Errorf("Parse(%q) in %s = %+v, want paths %v", c.line, c.dir, got, c.want)
+		}
+	}
+}

@@ -1,0 +1,254 @@
+package engine
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"path"
+	"strings"
+
+	"cairn/engine/internal/changes"
+	"cairn/engine/internal/fstate"
+	"cairn/engine/internal/scope"
+	"cairn/internal/vfs"
+	"cairn/journal"
+)
+
+// A shell command of an agent (Claude Code's Bash, Codex's shell) under
+// hooks: recorded as `cairn tool exec` records a line (callrec.go), by the
+// same scope rules, but across two processes. The pre-tool hook
+// (BeginExec) decides the scope, walks it and stores every file it covers,
+// and leaves an exec marker and the walk beside it; it writes no call
+// line, since one left open between the two processes would be closed as
+// interrupted by the next Open. The post-tool hook (SettleChange) walks
+// again and writes the call line and its record line together, through
+// recordAfter, so snapshots, file revert and its conflict checks read
+// them as any exec record. Like those, they are not undo snapshots (seed
+// 001: undo covers the file tools). Part of the format:
+//
+//	workspaces/<key>/hooks/<session>/<call>.json
+//	{"v":1,"kind":"exec","tool":T,"call":ITEM,"id":SNAP,"at":TIME,"scope":"paths"|"workspace","paths":[P...],
+//	 "tree":{"sha256":H,"entries":N}}
+//	workspaces/<key>/hooks/<session>/<call>.tree
+//
+// "id" and "at" are the call line's, written at the post-tool hook;
+// "tree" names the walk before the call, kept in <call>.tree
+// (engine/internal/scope/tree_file.go) by its SHA-256, so a marker whose
+// walk is missing or torn is never read with another. Every object the
+// walk names is stored durably before the walk and the marker are written
+// (neither is synced: a crash loses the record of this command, never
+// the data of one). A line that only reads leaves no marker; a record
+// the store refuses (recording off, a limit, a full store) writes its
+// unrecorded line at once and leaves none either. An exec marker older
+// than a day (its agent died between the hooks) is removed by the next
+// hook of the session with an unrecorded line, why "interrupted": the
+// command may have changed files no record holds.
+
+// markerExec is the kind of an exec marker ("" is a file edit's).
+const markerExec = "exec"
+
+// PendingExec is a shell command whose scope is captured and whose record
+// is not written yet: an exec marker's content.
+type PendingExec struct {
+	V     int      `json:"v"`
+	Kind  string   `json:"kind"`
+	Tool  string   `json:"tool"`
+	Call  string   `json:"call,omitempty"`
+	ID    string   `json:"id"`
+	At    Time     `json:"at"`
+	Scope string   `json:"scope"`
+	Paths []string `json:"paths,omitempty"`
+	Tree  struct {
+		SHA256  string `json:"sha256"`
+		Entries int    `json:"entries"`
+	} `json:"tree"`
+	// Unrecorded (not in the marker) is why the command runs without a
+	// record, when the store refused one.
+	Unrecorded string `json:"-"`
+}
+
+// execTreeName is the walk kept beside exec marker name.
+func execTreeName(marker string) string { return strings.TrimSuffix(marker, ".json") + ".tree" }
+
+// BeginExec captures what shell command line, run by the agent's tool
+// (labelled tool) in folder dir (absolute; "" is the workspace), may
+// change before it runs, and leaves the exec marker of call (the agent's
+// tool-call id) for SettleChange. The answer's Scope says what is
+// recorded: none for a line that only reads (no marker). A record the
+// store refuses is no error (Unrecorded says why: the command runs
+// without one); any other failure is. The command belongs to the newest
+// prompt of the conversation.
+func (s *Session) BeginExec(ctx context.Context, tool, call, line, dir string) (*PendingExec, error) {
+	if call == "" || !labelRE.MatchString(tool) || strings.TrimSpace(line) == "" || strings.ContainsRune(line, 0) {
+		return nil, fmt.Errorf("%w: a pending shell command needs its tool, call id and line", ErrBadInput)
+	}
+	s.sweepMarkers()
+	item, err := s.callFor("")
+	if err != nil {
+		return nil, err
+	}
+	sc := s.ws.lineScopeIn(line, dir)
+	p := &PendingExec{V: 1, Kind: markerExec, Tool: tool, Call: item, Scope: sc.Kind, Paths: sc.Paths}
+	if sc.Kind == ScopeNone {
+		return p, nil
+	}
+	s.busy.RLock()
+	defer s.busy.RUnlock()
+	if s.isClosed() {
+		return nil, fmt.Errorf("engine: session %s is closed", s.ID())
+	}
+	cfg, err := s.config()
+	if err != nil {
+		return nil, err
+	}
+	leave, err := s.enterCall(ctx, true, "nothing was recorded")
+	if err != nil {
+		return nil, err
+	}
+	defer leave()
+	cl, cap, r, err := s.captureBefore(ctx, tool, item, sc, cfg.Storage)
+	if err != nil {
+		return nil, err
+	}
+	if r != nil {
+		rc := &CallRecord{}
+		s.runUnrecorded(ctx, cl, rc, r, func(context.Context) error { return nil })
+		p.Unrecorded = rc.Unrecorded
+		return p, nil
+	}
+	p.ID, p.At = cl.ID, cl.At
+	tree := scope.EncodeTree(cap.tree)
+	sum := sha256.Sum256(tree)
+	p.Tree.SHA256, p.Tree.Entries = hex.EncodeToString(sum[:]), len(cap.tree.Entries)
+	name := hookMarker(s.ws.dir, s.ID(), call)
+	fsys := s.ws.s.fsys
+	if err := fsys.MkdirAll(path.Dir(name), vfs.DirPerm); err != nil {
+		return nil, err
+	}
+	// The walk first, then the marker that names it (see above).
+	b, _ := json.Marshal(p)
+	if err := vfs.ReplaceFile(fsys, execTreeName(name), tree); err != nil {
+		return nil, fmt.Errorf("engine: the pending %s command was not written: %w", tool, err)
+	}
+	if err := vfs.ReplaceFile(fsys, name, b); err != nil {
+		fsys.Remove(execTreeName(name))
+		return nil, fmt.Errorf("engine: the pending %s command was not written: %w", tool, err)
+	}
+	return p, nil
+}
+
+// settleExec ends exec marker name (content b, already read; the caller
+// removes the marker): the scope walked again, and the call line and its
+// record line written together (recordAfter). A marker whose walk cannot
+// be read closes the call with an unrecorded line, why "failed".
+func (s *Session) settleExec(ctx context.Context, name string, b []byte) (*ToolAnswer, error) {
+	fsys := s.ws.s.fsys
+	defer fsys.Remove(execTreeName(name))
+	var p PendingExec
+	if err := json.Unmarshal(b, &p); err != nil || p.V != 1 || !labelRE.MatchString(p.Tool) || !changes.ValidSnapID(p.ID) ||
+		(p.Scope != ScopePaths && p.Scope != ScopeWorkspace) || (p.Scope == ScopePaths) != (len(p.Paths) > 0) {
+		return nil, fmt.Errorf("%w: pending shell command %s is not readable", ErrFormat, name)
+	}
+	for _, f := range p.Paths {
+		if !fstate.ValidRel(f) {
+			return nil, fmt.Errorf("%w: pending shell command %s names a bad path", ErrFormat, name)
+		}
+	}
+	cfg, err := s.config()
+	if err != nil {
+		return nil, err
+	}
+	s.busy.RLock()
+	defer s.busy.RUnlock()
+	if s.isClosed() {
+		return nil, fmt.Errorf("engine: session %s is closed", s.ID())
+	}
+	leave, err := s.enterCall(ctx, true, "nothing was recorded")
+	if err != nil {
+		return nil, err
+	}
+	defer leave()
+	if err := s.snapReady(); err != nil {
+		return nil, err
+	}
+	item := p.Call // an item since cut away (a revert) is no longer named
+	s.mu.Lock()
+	if s.st.items[item] == nil {
+		item = ""
+	}
+	s.mu.Unlock()
+	cl := changes.CallLine{V: 1, Kind: changes.KindCall, ID: p.ID, At: p.At, Tool: p.Tool, Call: item, Item: s.newestItem(), Scope: p.Scope, Paths: p.Paths}
+	rc := &CallRecord{ID: p.ID}
+	cap := &callCapture{s: s, sc: CallScope{Kind: p.Scope, Paths: p.Paths}, cfg: cfg.Storage, objs: s.snapObjects()}
+	tree, err := vfs.ReadFile(fsys, execTreeName(name))
+	sum := sha256.Sum256(tree)
+	if err == nil && hex.EncodeToString(sum[:]) != p.Tree.SHA256 {
+		err = scope.ErrTreeCorrupt
+	}
+	if err == nil {
+		cap.tree, err = scope.DecodeTree(tree)
+	}
+	if err != nil {
+		s.closeCall(cl, changes.WhyFailed, rc)
+		s.notice(fmt.Sprintf("the %s command ran, but its changes could not be recorded: its walk before is lost (%v)", p.Tool, err))
+	} else {
+		s.recordAfter(ctx, cl, cap, rc, true, append(s.recordMarks(true), cl))
+	}
+	ans := &ToolAnswer{Session: s.ID(), Files: []string{}, Skipped: []string{}}
+	for _, f := range rc.Files {
+		ans.Files = append(ans.Files, s.ws.absPath(f))
+	}
+	for _, f := range rc.Skipped {
+		ans.Skipped = append(ans.Skipped, s.ws.absPath(f))
+	}
+	if rc.Recorded && len(rc.Files) > 0 {
+		id := rc.ID
+		ans.Snapshot = &id
+	}
+	return ans, nil
+}
+
+// closeStaleExecs closes the calls of exec markers ms, whose agent died
+// between the hooks, with an unrecorded line each, why "interrupted" (best
+// effort: the markers go either way). Rare: it reads the journal.
+func (s *Session) closeStaleExecs(ms []PendingExec) {
+	if len(ms) == 0 {
+		return
+	}
+	s.busy.RLock()
+	defer s.busy.RUnlock()
+	if s.isClosed() || s.snapReady() != nil {
+		return
+	}
+	s.snaps.mu.Lock()
+	defer s.snaps.mu.Unlock()
+	// A Post cut short after its lines were written but before its marker
+	// went leaves a marker of a call the journal holds: not interrupted.
+	known := map[string]bool{}
+	journal.Read(s.ws.s.fsys, changesName(s.ws.dir, s.ID()), func(b []byte) error {
+		var l struct {
+			Kind string `json:"kind"`
+			ID   string `json:"id"`
+		}
+		if json.Unmarshal(b, &l) == nil && changes.RecordKind(l.Kind) {
+			known[l.ID] = true
+		}
+		return nil
+	})
+	var lines []any
+	for _, p := range ms {
+		if known[p.ID] {
+			continue
+		}
+		lines = append(lines, changes.UnrecordedLine{V: 1, Kind: changes.KindUnrecorded, ID: p.ID, At: mkTime(s.ws.s.Now()),
+			Tool: p.Tool, Call: p.Call, Item: s.newestItem(), Why: changes.WhyInterrupted})
+	}
+	if len(lines) == 0 {
+		return
+	}
+	if err := s.appendChanges(lines...); err != nil {
+		s.notice(fmt.Sprintf("shell commands whose agent stopped could not be noted: %v", err))
+	}
+}

@@ -1,0 +1,105 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// Prompts the hooks recorded, met again by an import. A hook's
+// UserPromptSubmit writes the prompt as a user item before the agent's
+// transcript holds it; importing that transcript later must find the item
+// rather than add the prompt twice. The identity, in this order:
+//
+//   - the agent's own prompt id, when both sides carry it (Claude Code's
+//     hook prompt_id, since 2.1.196, and its transcript's promptId): the
+//     hook's item id is importItemID(session, "prompt:"+ID), which the
+//     import derives again from the transcript line;
+//   - else the same text (what the user typed: the transcript's text
+//     blocks, not its images) within promptMatchWindow of the transcript
+//     line's time, the nearest such item not matched yet, among the
+//     session's user items no key of the source makes (hooks' items).
+//
+// A matched line adds nothing: its key stands for the hook's item, so
+// the answers and calls under it in the transcript go under that item.
+// The match is made again by every import (the whole file is read each
+// time), so it needs nothing on disk.
+
+// promptMatchWindow is how far apart a hook's prompt and its transcript
+// line may be in time: the hook runs as the prompt is submitted, the
+// transcript line is written then too.
+const promptMatchWindow = 2 * time.Minute
+
+// promptKey is the import key of the agent's prompt id.
+func promptKey(promptID string) string { return "prompt:" + promptID }
+
+// AppendPrompt appends the user's prompt text as a user item, as Append
+// does; with promptID (the agent's own id of the prompt) the item's id is
+// derived from it, so an import of the agent's transcript finds it, and a
+// hook that runs twice for one prompt adds it once (the item there is
+// returned).
+func (s *Session) AppendPrompt(ctx context.Context, text, promptID string) (Item, error) {
+	if promptID == "" {
+		return s.Append(ctx, Item{Type: User, Text: text})
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	id := importItemID(s.st.id, promptKey(promptID))
+	if it := s.st.items[id]; it != nil {
+		if it.Type != User {
+			return Item{}, fmt.Errorf("%w: item %s is a %s item", ErrBadInput, id, it.Type)
+		}
+		return *it, nil
+	}
+	return s.add(ctx, Item{ID: id, Type: User, Text: text})
+}
+
+// hookPrompts matches src's user items that st lacks to the user items
+// the hooks wrote (see above): the key of each matched item, to the id of
+// the item that stands for it.
+func hookPrompts(st *state, session string, src *ImportSource) map[string]string {
+	ours := map[string]bool{} // ids the source's keys make
+	for i := range src.Items {
+		ours[importItemID(session, src.Items[i].Key)] = true
+	}
+	var cands []*Item
+	for _, id := range st.order {
+		if it := st.items[id]; it.Type == User && !ours[id] {
+			cands = append(cands, it)
+		}
+	}
+	alias := map[string]string{}
+	if len(cands) == 0 {
+		return alias
+	}
+	used := map[string]bool{}
+	for i := range src.Items {
+		in := &src.Items[i]
+		if in.Type != User || st.items[importItemID(session, in.Key)] != nil {
+			continue
+		}
+		if in.PromptID != "" {
+			if id := importItemID(session, promptKey(in.PromptID)); st.items[id] != nil && st.items[id].Type == User && !used[id] {
+				alias[in.Key], used[id] = id, true
+				continue
+			}
+		}
+		text := in.PromptText
+		if text == "" {
+			text = in.Text
+		}
+		var best *Item
+		var bestD time.Duration
+		for _, c := range cands {
+			d := c.At.Sub(in.At).Abs()
+			if used[c.ID] || c.Text != text || d > promptMatchWindow || (best != nil && d >= bestD) {
+				continue
+			}
+			best, bestD = c, d
+		}
+		if best != nil {
+			alias[in.Key], used[best.ID] = best.ID, true
+		}
+	}
+	return alias
+}

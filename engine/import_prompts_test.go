@@ -1,0 +1,49 @@
+package engine
+
+import (
+	"testing"
+	"time"
+)
+
+// TestImportFindsHookPrompts: an import into a session the hooks made
+// takes a prompt the hooks recorded for its transcript line: by the
+// agent's prompt id even when the texts differ (a slash command the
+// transcript expands), else by the same text within two minutes, the
+// nearest first; a prompt further away in time is another prompt.
+func TestImportFindsHookPrompts(t *testing.T) {
+	e := newSnapEnv(t, "")
+	a := AgentSession{Agent: "claude-code", ID: "imp-1"}
+	var byID, first, second Item
+	e.hookPair(a, func(s *Session) {
+		byID = must(s.AppendPrompt(e.ctx, "/review", "p-1"))(t)
+		if again := must(s.AppendPrompt(e.ctx, "/review", "p-1"))(t); again.ID != byID.ID {
+			t.Fatalf("a hook run twice added the prompt twice: %s, %s", again.ID, byID.ID)
+		}
+		first = must(s.Append(e.ctx, Item{Type: User, Text: "continue"}))(t)
+		second = must(s.Append(e.ctx, Item{Type: User, Text: "continue"}))(t)
+	})
+	at := first.At.Time
+	src := &ImportSource{Agent: a.Agent, SourceID: a.ID, Path: "/t/imp-1.jsonl", Offset: 10, Dir: e.dir, Items: []ImportItem{
+		{Key: "u1", Type: User, Text: "<command-name>/review</command-name>", PromptID: "p-1", At: at},
+		{Key: "a1", ParentKey: "u1", Type: Assistant, Text: "reviewed", At: at},
+		{Key: "u2", ParentKey: "a1", Type: User, Text: "continue\n[image]", PromptText: "continue", At: at.Add(time.Second)},
+		{Key: "u3", ParentKey: "u2", Type: User, Text: "continue", At: at.Add(2 * time.Second)},
+		{Key: "a3", ParentKey: "u3", Type: Assistant, Text: "going on", At: at.Add(3 * time.Second)},
+		{Key: "u4", ParentKey: "a3", Type: User, Text: "continue", At: at.Add(time.Hour)},
+	}}
+	res := must(e.ws.Import(e.ctx, src))(t)
+	if res.Present != 3 || res.Items != 3 {
+		t.Fatalf("import %+v, want 3 present (the prompts) and 3 added", res)
+	}
+	s := must(e.ws.OpenAgent(e.ctx, a, SessionOptions{}, false, 0))(t)
+	defer s.Close()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	reviewed, going := s.st.items[importItemID(s.ID(), "a1")], s.st.items[importItemID(s.ID(), "a3")]
+	if reviewed == nil || reviewed.Parent != byID.ID || going == nil || going.Parent != second.ID {
+		t.Fatalf("answers not under the hooks' prompts: %+v %+v", reviewed, going)
+	}
+	if s.st.items[importItemID(s.ID(), "u4")] == nil {
+		t.Fatal("a prompt an hour later was taken for a hook's")
+	}
+}
