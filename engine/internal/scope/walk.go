@@ -47,6 +47,12 @@ type Options struct {
 	// SHA-256), so a caller can store its content in the same read: it
 	// must return the SHA-256 of all of r (objects.Store.Put does).
 	Hash func(rel string, r io.Reader) (objects.ID, error)
+	// Flush, when set, is called once the walk has read every file and
+	// before the cache learns their hashes; its error fails the walk. A
+	// caller whose Hash stores contents without making each durable (an
+	// objects.Batch) makes them durable here, so the cache only ever
+	// learns the hash of a durable object.
+	Flush func() error
 }
 
 // Entry is one file, link or folder a walk covers.
@@ -238,6 +244,11 @@ func (w *walker) finish() (*Tree, error) {
 	}
 	if err := w.ctx.Err(); err != nil {
 		return nil, err // cancelled by the caller
+	}
+	if w.opts.Flush != nil {
+		if err := w.opts.Flush(); err != nil {
+			return nil, err
+		}
 	}
 	var entries []Entry
 	if len(w.entries) == 0 && w.outs[""] != nil {
