@@ -81,8 +81,11 @@ type callCapture struct {
 func (c *callCapture) maxFile() int64 { return int64(c.cfg.MaxFileBytesMB) << 20 }
 
 // options are the walks' options: the limits, the state folder left out,
-// the session's cache, and every file read stored.
-func (c *callCapture) options(ctx context.Context) scope.Options {
+// the session's cache, and every file read stored in batch b, made durable
+// together at the end of the walk (before the cache learns the hashes, and
+// before the line that names them is written): one sync of all their data
+// and one per shard folder, not two per file.
+func (c *callCapture) options(ctx context.Context, b *objects.Batch) scope.Options {
 	rec := &c.s.calls
 	if rec.cache == nil {
 		rec.cache = scope.LoadCache(c.s.ws.s.fsys, statCacheName(c.s.ws.dir))
@@ -95,9 +98,10 @@ func (c *callCapture) options(ctx context.Context) scope.Options {
 		MaxFileBytes: c.maxFile(),
 		Cache:        rec.cache,
 		Hash: func(_ string, r io.Reader) (objects.ID, error) {
-			info, err := c.objs.Put(ctx, r)
+			info, err := b.Put(ctx, r)
 			return info.ID, err
 		},
+		Flush: b.Commit,
 	}
 }
 
@@ -105,7 +109,9 @@ func (c *callCapture) options(ctx context.Context) scope.Options {
 // (rescanning the dirty paths from the last walk when a watcher covers
 // it). A walk over the limits is refused (*errRefusedRecord).
 func (c *callCapture) walk(ctx context.Context) (*scope.Tree, error) {
-	opts := c.options(ctx)
+	b := c.objs.Batch()
+	defer b.Abort() // a walk that failed: the temp files still held go
+	opts := c.options(ctx, b)
 	root := c.s.ws.path
 	var t *scope.Tree
 	var err error
@@ -156,13 +162,18 @@ func (c *callCapture) before(ctx context.Context) error {
 		return err
 	}
 	// Links are hashed from their target, not read through Hash: their
-	// targets are stored here (few, and small).
+	// targets are stored here, in a batch of their own.
+	b := c.objs.Batch()
+	defer b.Abort()
 	for i := range t.Entries {
 		if e := &t.Entries[i]; e.Mode&fs.ModeSymlink != 0 {
-			if _, err := c.objs.PutBytes(ctx, []byte(e.Link)); err != nil {
+			if _, err := b.PutBytes(ctx, []byte(e.Link)); err != nil {
 				return err
 			}
 		}
+	}
+	if err := b.Commit(); err != nil {
+		return err
 	}
 	c.tree = t
 	return nil

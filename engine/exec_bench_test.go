@@ -48,3 +48,42 @@ func BenchmarkExecWorkspaceRecord(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkExecFirstRecord: the first whole-workspace record of a tree of
+// 5,000 files, on the real disk: every file is read and stored (an
+// objects.Batch, made durable together before the call line). Each
+// operation is a new store.
+func BenchmarkExecFirstRecord(b *testing.B) {
+	ctx := context.Background()
+	dir, _ := Canonical(b.TempDir())
+	for d := range 50 {
+		os.MkdirAll(filepath.Join(dir, fmt.Sprint("d", d)), 0o755)
+		for f := range 100 {
+			os.WriteFile(filepath.Join(dir, fmt.Sprint("d", d), fmt.Sprint("f", f)), fmt.Appendf(nil, "file %d of folder %d\n", f, d), 0o644)
+		}
+	}
+	for i := 0; b.Loop(); i++ {
+		b.StopTimer()
+		st, err := Open(filepath.Join(b.TempDir(), "home"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		ws, err := st.Workspace(dir)
+		if err != nil {
+			b.Fatal(err)
+		}
+		s := ws.Create(SessionOptions{})
+		if _, err := s.Exec(ctx, "pwd", ExecOptions{}); err != nil { // the session's files
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		a, err := s.Exec(ctx, fmt.Sprintf("x=%d; echo $x > d1/f1", i), ExecOptions{})
+		if err != nil || a.Snapshot == nil {
+			b.Fatal(err, a)
+		}
+		b.StopTimer()
+		s.Close()
+		st.Close()
+		b.StartTimer()
+	}
+}

@@ -60,6 +60,16 @@
 // whose folder sync failed, then a power loss before anything syncs that
 // folder, can lose an entry another process took as stored.
 //
+// A Batch stores many objects with one point of durability (a record's
+// walk stores every file it reads): its Puts write their temp files
+// without a sync; its Commit syncs all their data at once (vfs.SyncFS,
+// syncfs(2) on Linux, or each file's sync from a small pool), creates the
+// missing shard folders with one sync of the store folder, renames each
+// file into its shard, and syncs each shard folder once. The order is
+// Put's (data durable before its name appears), so a crash at any point
+// leaves every object whole or absent; the objects are durable when
+// Commit returns, and the line that names them is written after it.
+//
 // Put holds a few MiB whatever the content's size. A content of
 // up to 1 MiB is compressed in memory and the rule above decided exactly. For
 // a larger one the first MiB decides whether to stream it compressed or raw;

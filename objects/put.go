@@ -26,19 +26,27 @@ const tempStem = "put"
 
 // PutBytes stores content b. See Put.
 func (s *Store) PutBytes(ctx context.Context, b []byte) (Info, error) {
+	return s.putBytes(ctx, b, s.commit)
+}
+
+func (s *Store) putBytes(ctx context.Context, b []byte, commit committer) (Info, error) {
 	if len(b) > chunk {
-		return s.Put(ctx, bytes.NewReader(b))
+		return s.put(ctx, bytes.NewReader(b), commit)
 	}
 	if err := ctx.Err(); err != nil {
 		return Info{}, err
 	}
-	return s.putSmall(b)
+	return s.putSmall(b, commit)
 }
 
 // Put stores the content read from r until io.EOF, and returns its Info once
 // it is durable. A content the store holds already is not written again
 // (Info.Existed). Memory stays bounded whatever the content's size.
 func (s *Store) Put(ctx context.Context, r io.Reader) (Info, error) {
+	return s.put(ctx, r, s.commit)
+}
+
+func (s *Store) put(ctx context.Context, r io.Reader, commit committer) (Info, error) {
 	if err := ctx.Err(); err != nil {
 		return Info{}, err
 	}
@@ -48,9 +56,9 @@ func (s *Store) Put(ctx context.Context, r io.Reader) (Info, error) {
 	n, err := io.ReadFull(r, buf)
 	switch err {
 	case nil:
-		return s.putLarge(ctx, r, buf)
+		return s.putLarge(ctx, r, buf, commit)
 	case io.EOF, io.ErrUnexpectedEOF:
-		return s.putSmall(buf[:n])
+		return s.putSmall(buf[:n], commit)
 	default:
 		return Info{}, fmt.Errorf("objects: put: %w", err)
 	}
@@ -79,9 +87,14 @@ func (s *Store) existing(id ID, size int64) (Info, bool, error) {
 	return Info{ID: id, Size: size, Stored: stored, Compressed: name != s.Path(id, false), Existed: true}, true, nil
 }
 
+// committer takes a written temp file f of object id to its place: the
+// Store's commit (durable when it returns), or a Batch's hold (durable at
+// its Commit).
+type committer func(f vfs.File, id ID, compressed bool) error
+
 // putSmall stores a content of up to a chunk, held in memory, deciding on
 // compression exactly.
-func (s *Store) putSmall(b []byte) (Info, error) {
+func (s *Store) putSmall(b []byte, commit committer) (Info, error) {
 	id := Sum(b)
 	if info, ok, err := s.existing(id, int64(len(b))); ok || err != nil {
 		return info, err
@@ -102,7 +115,7 @@ func (s *Store) putSmall(b []byte) (Info, error) {
 		s.discard(f)
 		return Info{}, fmt.Errorf("objects: put: %w", err)
 	}
-	if err := s.commit(f, id, info.Compressed); err != nil {
+	if err := commit(f, id, info.Compressed); err != nil {
 		return Info{}, err
 	}
 	return info, nil
@@ -133,7 +146,7 @@ func (s *Store) createTemp() (vfs.File, error) {
 
 // putLarge stores a content of more than a chunk: first holds its first
 // chunk+1 bytes, the rest is streamed from r.
-func (s *Store) putLarge(ctx context.Context, r io.Reader, first []byte) (Info, error) {
+func (s *Store) putLarge(ctx context.Context, r io.Reader, first []byte, commit committer) (Info, error) {
 	size := int64(-1) // content size, when r knows it
 	if l, ok := r.(interface{ Len() int }); ok {
 		size = int64(len(first) + l.Len())
@@ -231,7 +244,7 @@ func (s *Store) putLarge(ctx context.Context, r io.Reader, first []byte) (Info, 
 		s.discard(f)
 		return info, err
 	}
-	if err := s.commit(f, id, compress); err != nil {
+	if err := commit(f, id, compress); err != nil {
 		return Info{}, err
 	}
 	return Info{ID: id, Size: n, Stored: stored, Compressed: compress}, nil
@@ -287,13 +300,29 @@ func (s *Store) commit(f vfs.File, id ID, compressed bool) error {
 		s.fsys.Remove(tmp)
 		return fmt.Errorf("objects: put: %w", err)
 	}
+	if err := s.place(tmp, id, compressed); err != nil {
+		return err
+	}
+	if err := s.fsys.SyncDir(s.shardDir(id)); err != nil {
+		// The entry may not be durable, but the file stays (see above):
+		// id is left marked unsynced.
+		return fmt.Errorf("objects: put: %w", err)
+	}
+	s.synced(id)
+	return nil
+}
+
+// place renames temp file tmp, closed and its data durable, into its
+// shard as object id. The entry is durable once the shard folder is synced:
+// until then id is marked unsynced. On an error tmp is removed.
+func (s *Store) place(tmp string, id ID, compressed bool) error {
 	if err := s.ensureShard(id); err != nil {
 		s.fsys.Remove(tmp)
 		return err
 	}
 	name := s.Path(id, compressed)
-	// Until the folder sync below succeeds, a Put of the same content in
-	// this Store (another goroutine) must not take the entry as durable.
+	// Until the folder sync succeeds, a Put of the same content in this
+	// Store (another goroutine) must not take the entry as durable.
 	s.markUnsynced(id)
 	err := s.fsys.Rename(tmp, name)
 	if vfs.IsNotExist(err) {
@@ -308,12 +337,6 @@ func (s *Store) commit(f vfs.File, id ID, compressed bool) error {
 		s.fsys.Remove(tmp)
 		return fmt.Errorf("objects: put: %w", err)
 	}
-	if err := s.fsys.SyncDir(s.shardDir(id)); err != nil {
-		// The entry may not be durable, but the file stays (see above):
-		// id is left marked unsynced.
-		return fmt.Errorf("objects: put: %w", err)
-	}
-	s.synced(id)
 	return nil
 }
 

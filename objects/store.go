@@ -27,6 +27,9 @@ type Store struct {
 	// folder has not been synced since: in flight, or their sync failed.
 	// Their entries may not be durable, so a Put of one writes it again.
 	unsynced map[ID]bool
+	// batchOpen, when not zero, replaces the const of that name (tests:
+	// a batch that flushes every few objects).
+	batchOpen int
 }
 
 // New returns the store in folder dir of fsys ("objects"). The folder is
@@ -106,6 +109,40 @@ func (s *Store) ensureShard(id ID) error {
 		}
 	}
 	s.shards[id[0]] = true
+	return nil
+}
+
+// ensureShards creates the shard folders of ids that are missing, and
+// makes their entries durable with one sync of the store folder (a
+// Batch's flush: one sync for all the shards it needs, not one each).
+func (s *Store) ensureShards(ids []ID) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	made := false
+	for _, id := range ids {
+		if s.shards[id[0]] {
+			continue
+		}
+		d := s.shardDir(id)
+		if _, err := s.fsys.Stat(d); err == nil {
+			s.shards[id[0]] = true
+			continue
+		} else if !vfs.IsNotExist(err) {
+			return fmt.Errorf("objects: %w", err)
+		}
+		if err := s.fsys.MkdirAll(d, vfs.DirPerm); err != nil {
+			return fmt.Errorf("objects: create shard: %w", err)
+		}
+		made = true
+	}
+	if made {
+		if err := s.fsys.SyncDir(s.dir); err != nil {
+			return fmt.Errorf("objects: create shard: %w", err)
+		}
+	}
+	for _, id := range ids {
+		s.shards[id[0]] = true
+	}
 	return nil
 }
 

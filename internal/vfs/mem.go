@@ -302,6 +302,45 @@ func (m *Mem) inside(d, dir *memNode) bool {
 	return false
 }
 
+// SyncFS makes the data of every file of the Mem durable, as File.Sync of
+// each would (FSSyncer); folder entries stay as they are. It counts as one
+// sync for FailAfterSyncs.
+func (m *Mem) SyncFS(name string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	n, err := m.lookup("syncfs", name, true)
+	if err != nil {
+		return err
+	}
+	if !n.isDir() {
+		return &fs.PathError{Op: "syncfs", Path: name, Err: syscall.ENOTDIR}
+	}
+	seen := map[*memNode]bool{}
+	var visit func(n *memNode)
+	visit = func(n *memNode) {
+		if seen[n] {
+			return
+		}
+		seen[n] = true
+		switch {
+		case n.isDir():
+			// Both the current entries and the durable ones: a file
+			// renamed away since the folder's last sync is still data.
+			for _, c := range n.entries {
+				visit(c)
+			}
+			for _, c := range n.dEntries {
+				visit(c)
+			}
+		case !n.isLink():
+			n.durable = append([]byte(nil), n.data...)
+		}
+	}
+	visit(m.root)
+	m.synced()
+	return nil
+}
+
 func (m *Mem) SyncDir(name string) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
+	"runtime"
 	"testing"
 	"time"
 
@@ -462,5 +463,54 @@ func TestMemUmask(t *testing.T) {
 	f.Close()
 	if fi, _ := m.Stat("f"); fi.Mode().Perm() != 0o600 {
 		t.Fatalf("new file under umask 077: %v", fi.Mode())
+	}
+}
+
+// TestMemSyncFS: SyncFS makes every file's data durable, as a Sync of
+// each would, and leaves folder entries as they were: a file created
+// since its folder's last sync is still lost in a crash.
+func TestMemSyncFS(t *testing.T) {
+	m := vfs.NewMem()
+	if err := m.MkdirAll("d", vfs.DirPerm); err != nil {
+		t.Fatal(err)
+	}
+	m.SyncDir(".")
+	for _, name := range []string{"d/a", "d/b"} {
+		put(t, m, name, name, false)
+	}
+	m.SyncDir("d")
+	put(t, m, "d/c", "c", false)
+	syncs := m.Syncs()
+	if err := vfs.SyncFS(m, "d"); err != nil {
+		t.Fatal(err)
+	}
+	if m.Syncs() != syncs+1 {
+		t.Fatalf("SyncFS counted %d syncs", m.Syncs()-syncs)
+	}
+	m.Crash()
+	for _, name := range []string{"d/a", "d/b"} {
+		if b, err := vfs.ReadFile(m, name); err != nil || string(b) != name {
+			t.Fatalf("%s after the crash: %q %v", name, b, err)
+		}
+	}
+	if _, err := m.Stat("d/c"); !vfs.IsNotExist(err) {
+		t.Fatalf("d/c, whose entry was never synced, survived: %v", err)
+	}
+}
+
+// TestDiskSyncFS: the disk has SyncFS where the system does (Linux), and
+// says unsupported elsewhere.
+func TestDiskSyncFS(t *testing.T) {
+	d, err := vfs.OpenDisk(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	err = vfs.SyncFS(d, ".")
+	if runtime.GOOS == "linux" && err != nil || runtime.GOOS != "linux" && !errors.Is(err, errors.ErrUnsupported) {
+		t.Fatalf("SyncFS on %s: %v", runtime.GOOS, err)
+	}
+	if err := vfs.SyncFS(d, "missing"); err == nil {
+		t.Fatal("SyncFS of a missing folder")
 	}
 }

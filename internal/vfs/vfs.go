@@ -158,3 +158,23 @@ func ReadFile(fsys FS, name string) ([]byte, error) {
 	defer f.Close()
 	return io.ReadAll(f)
 }
+
+// FSSyncer is an FS that can make the data of every file on the
+// filesystem holding folder name durable in one call, as File.Sync of
+// each would (syncfs(2) on Linux): the object store's batches sync the
+// data of many new files at once this way. Folder entries are not
+// promised: SyncDir them. It returns an error wrapping
+// errors.ErrUnsupported where the system cannot.
+type FSSyncer interface {
+	SyncFS(name string) error
+}
+
+// SyncFS makes the data of every file on the filesystem of folder name
+// durable with fsys's FSSyncer, or returns errors.ErrUnsupported; callers
+// then Sync each file.
+func SyncFS(fsys FS, name string) error {
+	if s, ok := fsys.(FSSyncer); ok {
+		return s.SyncFS(name)
+	}
+	return errors.ErrUnsupported
+}

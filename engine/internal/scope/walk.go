@@ -1,6 +1,7 @@
 package scope
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"errors"
@@ -15,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 
@@ -47,6 +49,12 @@ type Options struct {
 	// SHA-256), so a caller can store its content in the same read: it
 	// must return the SHA-256 of all of r (objects.Store.Put does).
 	Hash func(rel string, r io.Reader) (objects.ID, error)
+	// Flush, when set, is called once the walk has read every file and
+	// before the cache learns their hashes; its error fails the walk. A
+	// caller whose Hash stores contents without making each durable (an
+	// objects.Batch) makes them durable here, so the cache only ever
+	// learns the hash of a durable object.
+	Flush func() error
 }
 
 // Entry is one file, link or folder a walk covers.
@@ -239,6 +247,11 @@ func (w *walker) finish() (*Tree, error) {
 	if err := w.ctx.Err(); err != nil {
 		return nil, err // cancelled by the caller
 	}
+	if w.opts.Flush != nil {
+		if err := w.opts.Flush(); err != nil {
+			return nil, err
+		}
+	}
 	var entries []Entry
 	if len(w.entries) == 0 && w.outs[""] != nil {
 		// A whole walk: put the folders' sorted batches in path order.
@@ -319,18 +332,25 @@ func (w *walker) dir(rel string, st unix.Stat_t, stack []*ignoreFile, skipIgnore
 		w.fail(&fs.PathError{Op: "open", Path: w.abs(rel), Err: err})
 		return
 	}
-	f := os.NewFile(uintptr(fd), w.abs(rel))
-	defer f.Close()
+	defer unix.Close(fd)
 	var fst unix.Stat_t
 	if err := unix.Fstat(fd, &fst); err != nil || fst.Ino != st.Ino || fst.Dev != st.Dev {
 		return // replaced between the lstat and the open
 	}
-	names, err := f.Readdirnames(-1)
+	// Each entry's path is made once, its name a part of it.
+	prefix := rel + "/"
+	if rel == "" {
+		prefix = ""
+	}
+	rels, err := w.readNames(fd, prefix)
 	if err != nil {
 		w.fail(&fs.PathError{Op: "readdir", Path: w.abs(rel), Err: err})
 		return
 	}
-	if rel != "" && slices.Contains(names, ".git") {
+	has := func(name string) bool {
+		return slices.ContainsFunc(rels, func(p string) bool { return p[len(prefix):] == name })
+	}
+	if rel != "" && has(".git") {
 		// A nested repository: its own entry, listed by its parent, goes
 		// too (finish leaves it out).
 		w.mu.Lock()
@@ -338,11 +358,11 @@ func (w *walker) dir(rel string, st unix.Stat_t, stack []*ignoreFile, skipIgnore
 		w.mu.Unlock()
 		return
 	}
-	if !skipIgnore && slices.Contains(names, ".gitignore") {
+	if !skipIgnore && has(".gitignore") {
 		stack = loadIgnore(fd, rel, stack)
 	}
-	slices.Sort(names)
-	batch := make([]Entry, 0, len(names))
+	slices.Sort(rels) // by name: they share the prefix
+	batch := make([]Entry, 0, len(rels))
 	var files int
 	var bytes int64
 	type sub struct {
@@ -351,11 +371,11 @@ func (w *walker) dir(rel string, st unix.Stat_t, stack []*ignoreFile, skipIgnore
 		at  int // its Entry in batch
 	}
 	var subs []sub
-	for _, name := range names {
+	for _, crel := range rels {
 		if w.ctx.Err() != nil {
 			return
 		}
-		crel := join(rel, name)
+		name := crel[len(prefix):]
 		var cst unix.Stat_t
 		if err := unix.Fstatat(fd, name, &cst, unix.AT_SYMLINK_NOFOLLOW); err != nil {
 			if err == unix.ENOENT {
@@ -542,14 +562,13 @@ func (w *walker) hash(dirfd int, name string, e *Entry, st *unix.Stat_t) error {
 		}
 		return &fs.PathError{Op: "open", Path: w.abs(e.Path), Err: err}
 	}
-	f := os.NewFile(uintptr(fd), w.abs(e.Path))
-	defer f.Close()
+	defer unix.Close(fd)
 	var fst unix.Stat_t
 	if err := unix.Fstat(fd, &fst); err != nil || fst.Mode&unix.S_IFMT != unix.S_IFREG || fst.Ino != st.Ino {
 		e.Skipped = "unreadable" // replaced while walked
 		return nil
 	}
-	h, err := w.readFile(e.Path, f)
+	h, err := w.readFile(e.Path, fdReader(fd))
 	if err != nil {
 		return &fs.PathError{Op: "read", Path: w.abs(e.Path), Err: err}
 	}
@@ -568,11 +587,7 @@ func (w *walker) readFile(rel string, r io.Reader) (objects.ID, error) {
 		return w.opts.Hash(rel, r)
 	}
 	h := sha256.New()
-	bp, _ := w.bufs.Get().(*[]byte)
-	if bp == nil {
-		b := make([]byte, 64<<10)
-		bp = &b
-	}
+	bp := w.buf()
 	defer w.bufs.Put(bp)
 	if _, err := io.CopyBuffer(h, r, *bp); err != nil {
 		return objects.ID{}, err
@@ -580,6 +595,77 @@ func (w *walker) readFile(rel string, r io.Reader) (objects.ID, error) {
 	var id objects.ID
 	h.Sum(id[:0])
 	return id, nil
+}
+
+// buf is a read buffer of the walk's pool (put it back).
+func (w *walker) buf() *[]byte {
+	bp, _ := w.bufs.Get().(*[]byte)
+	if bp == nil {
+		b := make([]byte, 64<<10)
+		bp = &b
+	}
+	return bp
+}
+
+// readNames lists the names in folder fd ("." and ".." left out), each
+// after prefix, with getdents(2) into a buffer of the walk's pool: no
+// os.File, one string per name, and for most folders two system calls
+// (the second says the end).
+func (w *walker) readNames(fd int, prefix string) ([]string, error) {
+	bp := w.buf()
+	defer w.bufs.Put(bp)
+	var out []string
+	var sb []byte
+	for {
+		n, err := unix.Getdents(fd, *bp)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if n <= 0 {
+			return out, nil
+		}
+		for b := (*bp)[:n]; len(b) > 0; {
+			// struct linux_dirent64: ino 8, off 8, reclen 2, type 1, name.
+			reclen := int(*(*uint16)(unsafe.Pointer(&b[16])))
+			if reclen < 20 || reclen > len(b) {
+				return nil, unix.EIO
+			}
+			name := b[19:reclen]
+			if i := bytes.IndexByte(name, 0); i >= 0 {
+				name = name[:i]
+			}
+			b = b[reclen:]
+			if string(name) == "." || string(name) == ".." {
+				continue
+			}
+			sb = append(append(sb[:0], prefix...), name...)
+			out = append(out, string(sb))
+		}
+	}
+}
+
+// fdReader reads an open file descriptor. Unlike an os.File it has no
+// WriteTo, so io.CopyBuffer uses the walk's buffer instead of making one
+// per file, and it costs no allocation or finalizer.
+type fdReader int
+
+func (r fdReader) Read(p []byte) (int, error) {
+	for {
+		n, err := unix.Read(int(r), p)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return 0, err
+		}
+		if n == 0 && len(p) > 0 {
+			return 0, io.EOF
+		}
+		return n, nil
+	}
 }
 
 // readAt reads the small file name of folder dirfd.

@@ -1,0 +1,13 @@
+//go:build !linux
+
+package vfs
+
+import (
+	"errors"
+	"io/fs"
+)
+
+// SyncFS is not available here: callers Sync each file.
+func (d *Disk) SyncFS(name string) error {
+	return &fs.PathError{Op: "syncfs", Path: name, Err: errors.ErrUnsupported}
+}
