@@ -1,0 +1,235 @@
+package term
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+	"sync"
+
+	tea "charm.land/bubbletea/v2"
+	uv "github.com/charmbracelet/ultraviolet"
+	"github.com/charmbracelet/x/ansi"
+	xterm "golang.org/x/term"
+)
+
+// Keys is the keyboard of one terminal: the one reader of its input for as
+// long as the REPL runs, shared by every ReadLine and picker in turn.
+//
+// A terminal hands over what is typed in bursts, and one burst can hold a
+// line's Enter and what follows it (a pasted block of lines, or typing
+// faster than a prompt comes back). A program of the terminal library that
+// reads its own input throws away what it read past its last key when it
+// ends, so each ReadLine or picker running its own program lost those
+// keys. Here the programs run with the library's input turned off and take
+// their keys from Keys one at a time (keyRun.next): a program that ends
+// takes no key after the one that ended it, and the rest stay for the next.
+//
+// The terminal is read only while a program runs, in raw mode; between
+// programs nothing reads it and it is cooked again, so Ctrl-C is SIGINT and
+// a command run meanwhile has the terminal to itself. The keys typed then
+// are read by the next program.
+type Keys struct {
+	fd   int
+	orig *xterm.State // the mode at OpenKeys; Close puts it back
+	in   *gate
+	// events is where the decoder, running for the life of Keys, hands
+	// over one key (or paste) at a time; ended is closed once the input
+	// has ended and every key was handed over.
+	events chan uv.Event
+	ended  chan struct{}
+
+	mu     sync.Mutex
+	back   []uv.Event // keys taken from events but not used: handed over first
+	run    *keyRun    // the program reading keys, nil between programs
+	closed bool
+}
+
+// OpenKeys starts reading keys from f, which must be a terminal (else
+// ErrNotTerminal). Close ends it.
+func OpenKeys(f *os.File) (*Keys, error) {
+	fd, err := terminalFD(f)
+	if err != nil {
+		return nil, err
+	}
+	st, err := xterm.GetState(fd)
+	if err != nil {
+		return nil, err
+	}
+	k := &Keys{fd: fd, orig: st, in: newGate(f), events: make(chan uv.Event), ended: make(chan struct{})}
+	// The terminal's name only picks a terminfo key table, which the
+	// reader does not use unless told to.
+	d := uv.NewTerminalReader(k.in, "")
+	go func() {
+		defer close(k.ended)
+		d.StreamEvents(context.Background(), k.events)
+	}()
+	return k, nil
+}
+
+// Close stops reading for good and restores the mode the terminal had at
+// OpenKeys. A program running ends with no more keys.
+func (k *Keys) Close() error {
+	k.mu.Lock()
+	if k.closed {
+		k.mu.Unlock()
+		return nil
+	}
+	k.closed = true
+	run := k.run
+	k.mu.Unlock()
+	if run != nil {
+		run.keyboardOff()
+	}
+	k.in.close()
+	// The decoder hands over what it holds before it ends: taken here,
+	// unless a program still running takes it.
+	go func() {
+		for {
+			select {
+			case <-k.events:
+			case <-k.ended:
+				return
+			}
+		}
+	}()
+	return xterm.Restore(k.fd, k.orig)
+}
+
+// errKeysClosed: Keys were closed before a program could start.
+var errKeysClosed = errors.New("term: keyboard closed")
+
+// keyRun is one program's turn at the keys: the terminal is raw and read
+// until end. The program asks for one key at a time with next, and says it
+// used the key with took; a key it did not use (it ended first) goes back
+// to Keys for the next program.
+type keyRun struct {
+	k    *Keys
+	mode *xterm.State // the mode before the run, put back by end
+	stop chan struct{}
+	out  io.Writer // the terminal, told to report keys unambiguously during the run
+	off  sync.Once
+
+	// inflight is the key next handed over, until took; over is set by end.
+	inflight uv.Event
+	over     bool
+}
+
+// begin makes the terminal raw and starts reading it. out is the
+// terminal's screen: the keyboard modes the terminal library sets when it
+// reads keys itself are set on it (the terminals that know them then tell
+// apart keys that are otherwise sent alike, such as Ctrl-I and Tab), and
+// reset by end.
+func (k *Keys) begin(out io.Writer) (*keyRun, error) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.closed {
+		return nil, errKeysClosed
+	}
+	st, err := makeRaw(k.fd)
+	if err != nil {
+		return nil, err
+	}
+	if err := k.in.open(); err != nil {
+		xterm.Restore(k.fd, st)
+		return nil, err
+	}
+	io.WriteString(out, ansi.SetModifyOtherKeys2+ansi.PushKittyKeyboard(ansi.KittyDisambiguateEscapeCodes))
+	r := &keyRun{k: k, mode: st, stop: make(chan struct{}), out: out}
+	k.run = r
+	return r, nil
+}
+
+// keyboardOff resets the keyboard modes begin set, once: at end, or at
+// Close when it comes first (a signal: the process leaves).
+func (r *keyRun) keyboardOff() {
+	r.off.Do(func() { io.WriteString(r.out, ansi.ResetModifyOtherKeys+ansi.PopKittyKeyboard(1)) })
+}
+
+// end stops reading, gives back a key handed over but not used, and puts
+// the terminal's mode back. It is called once the program has returned.
+func (r *keyRun) end() {
+	k := r.k
+	k.mu.Lock()
+	r.over = true
+	if r.inflight != nil {
+		k.back = append([]uv.Event{r.inflight}, k.back...)
+		r.inflight = nil
+	}
+	closed := k.closed
+	if k.run == r {
+		k.run = nil
+	}
+	k.mu.Unlock()
+	r.keyboardOff()
+	close(r.stop)
+	k.in.pause()
+	if !closed {
+		xterm.Restore(k.fd, r.mode)
+	}
+}
+
+// keyMsg is one key (or paste, or other input event) for the program that
+// asked for it with next.
+type keyMsg struct{ ev uv.Event }
+
+// inputEndedMsg: the terminal's input has ended (it is gone).
+type inputEndedMsg struct{}
+
+// next is the command that waits for the next key. A program has at most
+// one next waiting, and asks again only after it took the key.
+func (r *keyRun) next() tea.Cmd {
+	return func() tea.Msg {
+		k := r.k
+		var ev uv.Event
+		k.mu.Lock()
+		if len(k.back) > 0 {
+			ev, k.back = k.back[0], k.back[1:]
+		}
+		k.mu.Unlock()
+		if ev == nil {
+			select {
+			case ev = <-k.events:
+			case <-k.ended:
+				return inputEndedMsg{}
+			case <-r.stop:
+				return nil
+			}
+		}
+		k.mu.Lock()
+		defer k.mu.Unlock()
+		if r.over {
+			k.back = append([]uv.Event{ev}, k.back...)
+			return nil
+		}
+		r.inflight = ev
+		return keyMsg{ev}
+	}
+}
+
+// took says the program used the key next handed over, and returns it as
+// the terminal library's message (nil for an event the programs ignore:
+// key releases, focus, the terminal's answers).
+func (r *keyRun) took(m keyMsg) tea.Msg {
+	r.k.mu.Lock()
+	r.inflight = nil
+	r.k.mu.Unlock()
+	switch ev := m.ev.(type) {
+	case uv.KeyPressEvent:
+		return tea.KeyPressMsg(ev)
+	case uv.PasteEvent:
+		return tea.PasteMsg(ev)
+	}
+	return nil
+}
+
+// giveBack returns keys taken but not to be used by this program to Keys,
+// for the next one, in front of what is still unread.
+func (r *keyRun) giveBack(evs []uv.Event) {
+	if len(evs) == 0 {
+		return
+	}
+	r.k.mu.Lock()
+	r.k.back = append(append([]uv.Event(nil), evs...), r.k.back...)
+	r.k.mu.Unlock()
+}
