@@ -146,16 +146,20 @@ func (r *keyRun) keyboardOff() {
 	r.off.Do(func() { io.WriteString(r.out, ansi.ResetModifyOtherKeys+ansi.PopKittyKeyboard(1)) })
 }
 
-// end stops reading, gives back a key handed over but not used, and puts
-// the terminal's mode back. It is called once the program has returned.
-func (r *keyRun) end() {
+// end stops reading, gives back the keys the program took but did not use
+// (unused, in the order taken, then a key handed over but not taken), and
+// puts the terminal's mode back. It is called once the program has
+// returned.
+func (r *keyRun) end(unused ...uv.Event) {
 	k := r.k
 	k.mu.Lock()
 	r.over = true
+	back := append([]uv.Event(nil), unused...)
 	if r.inflight != nil {
-		k.back = append([]uv.Event{r.inflight}, k.back...)
+		back = append(back, r.inflight)
 		r.inflight = nil
 	}
+	k.back = append(back, k.back...)
 	closed := k.closed
 	if k.run == r {
 		k.run = nil
@@ -221,15 +225,4 @@ func (r *keyRun) took(m keyMsg) tea.Msg {
 		return tea.PasteMsg(ev)
 	}
 	return nil
-}
-
-// giveBack returns keys taken but not to be used by this program to Keys,
-// for the next one, in front of what is still unread.
-func (r *keyRun) giveBack(evs []uv.Event) {
-	if len(evs) == 0 {
-		return
-	}
-	r.k.mu.Lock()
-	r.k.back = append(append([]uv.Event(nil), evs...), r.k.back...)
-	r.k.mu.Unlock()
 }

@@ -92,7 +92,8 @@ func runPick(ctx context.Context, keys *Keys, out io.Writer, l Listing, preview 
 	if err != nil {
 		return nil, err
 	}
-	defer run.end()
+	var unused []uv.Event // typed after the choice: for what reads next
+	defer func() { run.end(unused...) }()
 	m := newPickModel(l.Rows, 0, 0, preview)
 	m.run = run
 	m.total = l.Total
@@ -137,7 +138,7 @@ func runPick(ctx context.Context, keys *Keys, out io.Writer, l Listing, preview 
 	}
 	fm := final.(*pickModel)
 	if fm.done && fm.err == nil {
-		run.giveBack(fm.held) // typed after the choice: for what reads next
+		unused = fm.held
 	}
 	return fm, nil
 }

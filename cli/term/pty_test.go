@@ -441,3 +441,87 @@ func TestPTYEditorHistoryEscaped(t *testing.T) {
 		t.Fatalf("the entry's escapes reached the terminal: %q", out)
 	}
 }
+
+// readAhead runs one ReadLine on keys typed ahead: it returns without a
+// key sent, too soon to see the terminal raw; the mode is restored after.
+func readAhead(t *testing.T, p *ptyTerm, e *Editor) result {
+	t.Helper()
+	before := p.State(t)
+	r := await(t, readLineAsync(e, "cairn> "))
+	if !reflect.DeepEqual(p.State(t), before) {
+		t.Fatal("terminal mode not restored")
+	}
+	return r
+}
+
+// Keys that come in the same write as the Enter that ends a line are kept
+// for the next ReadLine, which returns them without another key; the
+// terminal is cooked in between.
+func TestPTYEditorTypedAhead(t *testing.T) {
+	p := openPTY(t, 24, 80)
+	e := openEditor(t, p, nil)
+	if r := readLine(t, p, e, "one\rtwo\x1b[200~ pasted\x1b[201~\rthr"); r.s != "one" || r.err != nil {
+		t.Fatalf("first line: %q, %v", r.s, r.err)
+	}
+	if r := readAhead(t, p, e); r.s != "two pasted" || r.err != nil {
+		t.Fatalf("second line, typed ahead: %q, %v", r.s, r.err)
+	}
+	if r := readLine(t, p, e, "ee\r"); r.s != "three" || r.err != nil {
+		t.Fatalf("third line, begun ahead: %q, %v", r.s, r.err)
+	}
+}
+
+// Keys typed after the picker's Enter reach the editor on the same keys.
+func TestPTYPickThenEditor(t *testing.T) {
+	p := openPTY(t, 24, 80)
+	k := p.openKeys(t)
+	ch := make(chan result, 1)
+	go func() {
+		i, err := Pick(context.Background(), k, p.TTY, manyRows(5), nil)
+		ch <- result{i: i, err: err}
+	}()
+	p.footer(t, "1 of ")
+	p.Send(t, "\x1b[B\rhello\r")
+	if r := await(t, ch); r.i != 1 || r.err != nil {
+		t.Fatalf("picked %d, %v", r.i, r.err)
+	}
+	if r := readAhead(t, p, NewEditor(k, p.TTY, nil)); r.s != "hello" || r.err != nil {
+		t.Fatalf("typed after the choice: %q, %v", r.s, r.err)
+	}
+}
+
+// Between ReadLines nothing reads the terminal: a line typed then goes to
+// whoever reads it (a command the REPL runs), cooked, and the next
+// ReadLine still works.
+func TestPTYKeysIdleBetweenPrograms(t *testing.T) {
+	p := openPTY(t, 24, 80)
+	e := openEditor(t, p, nil)
+	if r := readLine(t, p, e, "one\r"); r.s != "one" || r.err != nil {
+		t.Fatalf("first line: %q, %v", r.s, r.err)
+	}
+	g := e.keys.in
+	g.mu.Lock()
+	open, reading := g.cr != nil, g.reading
+	g.mu.Unlock()
+	if open || reading {
+		t.Fatalf("after ReadLine the keys still read the terminal (open %v, a read under way %v)", open, reading)
+	}
+	got := make(chan string, 1)
+	go func() {
+		b := make([]byte, 64)
+		n, _ := p.TTY.Read(b)
+		got <- string(b[:n])
+	}()
+	p.Send(t, "for a child\r")
+	select {
+	case s := <-got:
+		if s != "for a child\n" {
+			t.Fatalf("the other reader read %q", s)
+		}
+	case <-time.After(guard):
+		t.Fatal("the line typed between prompts never reached the other reader")
+	}
+	if r := readLine(t, p, e, "two\r"); r.s != "two" || r.err != nil {
+		t.Fatalf("after: %q, %v", r.s, r.err)
+	}
+}
