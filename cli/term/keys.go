@@ -110,9 +110,13 @@ type keyRun struct {
 	out  io.Writer // the terminal, told to report keys unambiguously during the run
 	off  sync.Once
 
-	// inflight is the key next handed over, until took; over is set by end.
+	// Under k.mu: inflight is the key next handed over, until took;
+	// waiting, a next is waiting for a key (end waits for it to give up);
+	// over is set by end.
 	inflight uv.Event
+	waiting  bool
 	over     bool
+	idle     *sync.Cond // on k.mu: waiting became false
 }
 
 // begin makes the terminal raw and starts reading it. out is the
@@ -135,7 +139,7 @@ func (k *Keys) begin(out io.Writer) (*keyRun, error) {
 		return nil, err
 	}
 	io.WriteString(out, ansi.SetModifyOtherKeys2+ansi.PushKittyKeyboard(ansi.KittyDisambiguateEscapeCodes))
-	r := &keyRun{k: k, mode: st, stop: make(chan struct{}), out: out}
+	r := &keyRun{k: k, mode: st, stop: make(chan struct{}), out: out, idle: sync.NewCond(&k.mu)}
 	k.run = r
 	return r, nil
 }
@@ -154,6 +158,10 @@ func (r *keyRun) end(unused ...uv.Event) {
 	k := r.k
 	k.mu.Lock()
 	r.over = true
+	close(r.stop)
+	for r.waiting {
+		r.idle.Wait()
+	}
 	back := append([]uv.Event(nil), unused...)
 	if r.inflight != nil {
 		back = append(back, r.inflight)
@@ -166,7 +174,6 @@ func (r *keyRun) end(unused ...uv.Event) {
 	}
 	k.mu.Unlock()
 	r.keyboardOff()
-	close(r.stop)
 	k.in.pause()
 	if !closed {
 		xterm.Restore(k.fd, r.mode)
@@ -185,29 +192,37 @@ type inputEndedMsg struct{}
 func (r *keyRun) next() tea.Cmd {
 	return func() tea.Msg {
 		k := r.k
-		var ev uv.Event
 		k.mu.Lock()
+		if r.over {
+			k.mu.Unlock()
+			return nil
+		}
+		var ev uv.Event
 		if len(k.back) > 0 {
 			ev, k.back = k.back[0], k.back[1:]
+			r.inflight = ev
+			k.mu.Unlock()
+			return keyMsg{ev}
 		}
+		r.waiting = true
 		k.mu.Unlock()
-		if ev == nil {
-			select {
-			case ev = <-k.events:
-			case <-k.ended:
-				return inputEndedMsg{}
-			case <-r.stop:
-				return nil
-			}
+		var msg tea.Msg
+		select {
+		case ev = <-k.events:
+		case <-k.ended:
+			msg = inputEndedMsg{}
+		case <-r.stop:
 		}
 		k.mu.Lock()
 		defer k.mu.Unlock()
-		if r.over {
-			k.back = append([]uv.Event{ev}, k.back...)
-			return nil
+		r.waiting = false
+		r.idle.Broadcast()
+		if ev != nil {
+			// Handed over: kept by end if the program is over already.
+			r.inflight = ev
+			msg = keyMsg{ev}
 		}
-		r.inflight = ev
-		return keyMsg{ev}
+		return msg
 	}
 }
 
