@@ -49,6 +49,9 @@ type repl struct {
 	// of this directory's repository (checkouts.go).
 	checkoutOf map[string]checkoutRef
 
+	// keys is the terminal's keyboard, one for the picker and every
+	// prompt, so that keys typed ahead of a prompt are not lost (keysOf).
+	keys  *term.Keys
 	ed    *term.Editor
 	lines *bufio.Reader
 
@@ -267,10 +270,11 @@ func (r *repl) closeSession() (string, bool) {
 func (r *repl) loop() error {
 	defer r.startSweep(sweepFirst)() // cli/repl_sweep.go
 	if f := stdinTerminal(r.g); f != nil {
-		ed, err := term.NewEditor(f, r.g.term, r.store.History())
+		keys, err := r.keysOf(f)
 		if err != nil {
 			return err
 		}
+		ed := term.NewEditor(keys, r.g.term, r.store.History())
 		r.ed = ed
 		r.open.setEditor(ed)
 		if r.leader != "" {
@@ -547,7 +551,11 @@ func (r *repl) pickTerminal(f *os.File) (string, error) {
 		r.noticeProblems(problems)
 		return "", r.noSessions()
 	}
-	row, err := term.PickListing(ctx, f, r.g.term, l, r.lastPrompt)
+	keys, err := r.keysOf(f)
+	if err != nil {
+		return "", err
+	}
+	row, err := term.PickListing(ctx, keys, r.g.term, l, r.lastPrompt)
 	r.noticeProblems(problems) // the refresh has ended: PickListing waits for it
 	if errors.Is(err, term.ErrNoRows) {
 		return "", r.noSessions()
@@ -556,6 +564,27 @@ func (r *repl) pickTerminal(f *os.File) (string, error) {
 		return "", err
 	}
 	return row.ID, nil
+}
+
+// keysOf returns the keyboard of terminal f, opened the first time: the
+// picker and the prompts after it share it, so that what is typed after the
+// Enter that ends one reaches the next (closeKeys closes it).
+func (r *repl) keysOf(f *os.File) (*term.Keys, error) {
+	if r.keys == nil {
+		k, err := term.OpenKeys(f)
+		if err != nil {
+			return nil, err
+		}
+		r.keys = k
+	}
+	return r.keys, nil
+}
+
+// closeKeys closes the keyboard, if opened, restoring the terminal's mode.
+func (r *repl) closeKeys() {
+	if r.keys != nil {
+		r.keys.Close()
+	}
 }
 
 // listRows is the whole listing as picker rows, with the names of the

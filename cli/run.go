@@ -54,6 +54,7 @@ func (c *RunCmd) Run(g *Globals) error {
 		return err
 	}
 	defer r.closeStore()
+	defer r.closeKeys()
 	defer r.closeOnSignal()()
 	r.returnRemovedCheckouts()
 	switch {

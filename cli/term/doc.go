@@ -7,12 +7,25 @@
 // Editor.ReadLine runs one small program of a maintained terminal library
 // (Bubble Tea, with its text area) inline, below the cursor and without
 // the alternate screen, so what was typed stays in the scrollback. The
-// library decodes keys (bracketed paste, Alt and function keys), wraps the
-// text at the window's width by display cells, and reflows it when the
-// window is resized. The terminal is raw only while ReadLine runs: it is
-// restored before ReadLine returns, on every path; Editor.Close ends a
-// ReadLine under way and restores the mode the terminal had when the
-// editor was made, for leaving on a signal.
+// library wraps the text at the window's width by display cells, and
+// reflows it when the window is resized. The terminal is raw only while
+// ReadLine runs: it is restored before ReadLine returns, on every path;
+// Editor.Close ends a ReadLine under way and restores the mode the terminal
+// had when its keys were opened, for leaving on a signal.
+//
+// # Keys
+//
+// Keys (OpenKeys) is the one reader of the terminal's input, kept by the
+// REPL for its whole run and shared by the picker and every ReadLine. Its
+// decoder (the library's, for bracketed paste, Alt and function keys) runs
+// for as long as Keys is open, and the programs, which read no input
+// themselves, take one key from it at a time. So a key that came in the
+// same burst as the Enter ending a line (the next lines of a paste, typing
+// ahead of the prompt) is not lost with the program that read it: the next
+// ReadLine, or the first prompt after the picker, starts with it. The
+// terminal is read only while a program runs; between them the read is
+// interrupted without taking any bytes, the terminal is cooked, and what is
+// typed then waits in the terminal.
 //
 //	Enter                     submit the text (it may hold several lines)
 //	Alt+Enter, Ctrl-J         a new line in the text
@@ -67,7 +80,8 @@
 // that page is on the terminal ("listing" in the footer until it is done):
 // the rows are replaced with the filter and the selected row (by id) kept,
 // and a row chosen in the meantime is held until the refresh says it is
-// still there; if not, the picker says so and stays open. PickPlain
+// still there; if not, the picker says so and stays open (what is typed
+// after a choice held so waits for the prompt after the picker). PickPlain
 // prints every row numbered from 1 and reads a number. Every field of a
 // row is escaped by display.Line (package cli/display), so a stored title
 // cannot drive the terminal.

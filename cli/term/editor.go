@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"os"
 	"strings"
 	"sync"
 
@@ -18,11 +17,8 @@ import (
 // Bind, SetLeader and Close may be called from any goroutine, also while
 // ReadLine waits for keys.
 type Editor struct {
-	in   io.Reader
-	fd   int          // -1 when in is not a terminal (tests feed bytes)
-	orig *xterm.State // the mode at NewEditor; Close puts it back
+	keys *Keys
 	out  io.Writer
-	size [2]int // columns and rows to assume when in is not a terminal
 
 	mu      sync.Mutex
 	hist    *historyWalk
@@ -33,28 +29,12 @@ type Editor struct {
 	closed  bool
 }
 
-// NewEditor returns an editor reading keys from in, which must be a
-// terminal (else ErrNotTerminal), and drawing on out. history is the prompt
-// history, oldest first. The terminal is in raw mode only while ReadLine
-// runs.
-func NewEditor(in *os.File, out io.Writer, history []string) (*Editor, error) {
-	fd, err := terminalFD(in)
-	if err != nil {
-		return nil, err
-	}
-	st, err := xterm.GetState(fd)
-	if err != nil {
-		return nil, err
-	}
-	e := newEditor(in, out, history)
-	e.fd, e.orig = fd, st
-	return e, nil
-}
-
-// newEditor is an editor on any reader, for tests: the terminal is taken to
-// be 80 by 24.
-func newEditor(in io.Reader, out io.Writer, history []string) *Editor {
-	return &Editor{in: in, fd: -1, out: out, size: [2]int{80, 24}, hist: newHistoryWalk(history),
+// NewEditor returns an editor reading keys from keys (the terminal's, kept
+// by the caller for every prompt and picker, so that no key typed ahead is
+// lost between them) and drawing on out. history is the prompt history,
+// oldest first. The terminal is in raw mode only while ReadLine runs.
+func NewEditor(keys *Keys, out io.Writer, history []string) *Editor {
+	return &Editor{keys: keys, out: out, hist: newHistoryWalk(history),
 		binds: map[string]string{}, leader: DefaultLeader}
 }
 
@@ -110,23 +90,33 @@ func (e *Editor) AddHistory(s string) {
 // ErrInterrupted. The terminal is in raw mode while it runs and is restored
 // before it returns; what is left on the screen is the prompt and the text.
 func (e *Editor) ReadLine(prompt string) (string, error) {
-	m := e.newModel(prompt)
-	opts := []tea.ProgramOption{tea.WithInput(e.in), tea.WithOutput(e.out),
+	e.mu.Lock()
+	if e.closed {
+		e.mu.Unlock()
+		return "", io.EOF
+	}
+	run, err := e.keys.begin(e.out)
+	if err != nil {
+		e.mu.Unlock()
+		if errors.Is(err, errKeysClosed) {
+			return "", io.EOF
+		}
+		return "", err
+	}
+	// The program reads no input itself: its keys come from e.keys (run).
+	opts := []tea.ProgramOption{tea.WithInput(nil), tea.WithOutput(e.out),
 		tea.WithoutSignalHandler(), tea.WithoutCatchPanics(), tea.WithContext(context.Background())}
 	if cols, rows := e.screenSize(); cols > 0 {
 		// The library asks the output for its size, and for resizes; when
 		// the output is not the terminal, the keyboard's terminal tells.
 		opts = append(opts, tea.WithWindowSize(cols, rows))
 	}
+	m := e.newModelLocked(prompt, run)
 	p := tea.NewProgram(m, opts...)
-	e.mu.Lock()
-	if e.closed {
-		e.mu.Unlock()
-		return "", io.EOF
-	}
 	e.running = p
 	e.mu.Unlock()
 	final, err := p.Run()
+	run.end()
 	e.mu.Lock()
 	e.running = nil
 	closed := e.closed
@@ -149,22 +139,21 @@ func (e *Editor) ReadLine(prompt string) (string, error) {
 }
 
 // screenSize is the size to start with when out is not a terminal: the
-// size of the terminal keys come from, or 80 by 24 without one.
+// size of the terminal keys come from.
 func (e *Editor) screenSize() (cols, rows int) {
 	if c, _ := screenSize(e.out); c > 0 {
 		return 0, 0 // the library asks out itself
 	}
-	if e.fd >= 0 {
-		if c, r, err := xterm.GetSize(e.fd); err == nil && c > 0 {
-			return c, r
-		}
+	if c, r, err := xterm.GetSize(e.keys.fd); err == nil && c > 0 {
+		return c, r
 	}
-	return e.size[0], e.size[1]
+	return 80, 24
 }
 
-// Close restores the terminal mode found by NewEditor, ending a ReadLine
-// under way first (it returns io.EOF). ReadLine restores the mode on every
-// return already; Close is for leaving on a signal.
+// Close ends a ReadLine under way (it returns io.EOF) and closes the
+// editor's keys, which restores the terminal mode found by OpenKeys.
+// ReadLine restores the mode on every return already; Close is for leaving
+// on a signal.
 func (e *Editor) Close() error {
 	e.mu.Lock()
 	e.closed = true
@@ -174,10 +163,7 @@ func (e *Editor) Close() error {
 		p.Kill()
 		p.Wait()
 	}
-	if e.fd < 0 || e.orig == nil {
-		return nil
-	}
-	return xterm.Restore(e.fd, e.orig)
+	return e.keys.Close()
 }
 
 // lineModel is one ReadLine as a terminal program: a text area that grows
@@ -185,6 +171,7 @@ func (e *Editor) Close() error {
 // reflows when the window is resized.
 type lineModel struct {
 	e      *Editor
+	run    *keyRun // where the keys come from
 	ta     textarea.Model
 	prompt string
 
@@ -196,7 +183,8 @@ type lineModel struct {
 	shown string // the text left on the screen when done
 }
 
-func (e *Editor) newModel(prompt string) *lineModel {
+// newModelLocked is the program of one ReadLine; e.mu is held.
+func (e *Editor) newModelLocked(prompt string, run *keyRun) *lineModel {
 	ta := textarea.New()
 	ta.SetStyles(textarea.Styles{})
 	ta.ShowLineNumbers = false
@@ -219,12 +207,10 @@ func (e *Editor) newModel(prompt string) *lineModel {
 	ta.KeyMap.InsertNewline.SetKeys("alt+enter", "ctrl+j")
 	ta.KeyMap.DeleteCharacterForward.SetKeys("delete")
 	ta.Focus()
-	e.mu.Lock()
 	ta.SetValue(e.pending)
 	e.pending = ""
-	e.mu.Unlock()
-	m := &lineModel{e: e, ta: ta, prompt: prompt}
-	m.resize(e.size[0], e.size[1])
+	m := &lineModel{e: e, run: run, ta: ta, prompt: prompt}
+	m.resize(80, 24)
 	return m
 }
 
@@ -240,9 +226,30 @@ func (m *lineModel) resize(cols, rows int) {
 	}
 }
 
-func (m *lineModel) Init() tea.Cmd { return nil }
+func (m *lineModel) Init() tea.Cmd { return m.run.next() }
 
 func (m *lineModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case keyMsg:
+		if m.done {
+			return m, nil // not taken: the next ReadLine has it
+		}
+		model, cmd := m, tea.Cmd(nil)
+		if km := m.run.took(msg); km != nil {
+			_, cmd = m.handle(km)
+		}
+		if m.done {
+			return model, cmd // no more keys: the rest are the next ReadLine's
+		}
+		return model, tea.Batch(cmd, m.run.next())
+	case inputEndedMsg:
+		return m, tea.Quit
+	}
+	return m.handle(msg)
+}
+
+// handle handles one message; keys come as the library's key messages.
+func (m *lineModel) handle(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.resize(msg.Width, msg.Height)

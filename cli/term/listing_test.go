@@ -13,7 +13,7 @@ func timeAfterGuard() <-chan time.Time { return time.After(guard) }
 // pickListingAsync runs PickListing over a first page of rows whose
 // refresh blocks until the test sends it the whole listing on refresh; it
 // reports on started when the refresh has begun.
-func pickListingAsync(p *ptyTerm, first []Row, total int, started chan<- struct{}, refresh <-chan []Row) <-chan struct {
+func pickListingAsync(p *ptyTerm, k *Keys, first []Row, total int, started chan<- struct{}, refresh <-chan []Row) <-chan struct {
 	row Row
 	err error
 } {
@@ -31,7 +31,7 @@ func pickListingAsync(p *ptyTerm, first []Row, total int, started chan<- struct{
 		}
 	}}
 	go func() {
-		row, err := PickListing(context.Background(), p.TTY, p.TTY, l, nil)
+		row, err := PickListing(context.Background(), k, p.TTY, l, nil)
 		ch <- struct {
 			row Row
 			err error
@@ -48,7 +48,7 @@ func TestPTYPickListingFirstScreenBeforeRefresh(t *testing.T) {
 	all := manyRows(50)
 	started := make(chan struct{})
 	refresh := make(chan []Row)
-	ch := pickListingAsync(p, all[:7], 50, started, refresh)
+	ch := pickListingAsync(p, p.openKeys(t), all[:7], 50, started, refresh)
 
 	// The whole first page and its footer, with the refresh still blocked.
 	p.footer(t, "1 of 50, listing")
@@ -78,7 +78,7 @@ func TestPTYPickListingChoiceChecked(t *testing.T) {
 	all := manyRows(20)
 	started := make(chan struct{})
 	refresh := make(chan []Row)
-	ch := pickListingAsync(p, all[:7], 20, started, refresh)
+	ch := pickListingAsync(p, p.openKeys(t), all[:7], 20, started, refresh)
 	p.footer(t, "1 of 20, listing")
 	p.Send(t, "\r") // id-000, which the refresh drops
 	p.footer(t, "1 of 20, checking the choice")
@@ -98,7 +98,7 @@ func TestPTYPickListingChoiceChecked(t *testing.T) {
 	// Chosen before the refresh and still listed: returned, with the
 	// refreshed title.
 	started = make(chan struct{})
-	ch = pickListingAsync(p, all[:7], 20, started, refresh)
+	ch = pickListingAsync(p, p.openKeys(t), all[:7], 20, started, refresh)
 	p.footer(t, "1 of 20, listing")
 	p.Send(t, "\x1b[B\x1b[B\r")
 	p.footer(t, "3 of 20, checking the choice")
@@ -111,12 +111,32 @@ func TestPTYPickListingChoiceChecked(t *testing.T) {
 
 	// A refresh that lists nothing ends the picker with ErrNoRows.
 	started = make(chan struct{})
-	ch = pickListingAsync(p, all[:7], 20, started, refresh)
+	ch = pickListingAsync(p, p.openKeys(t), all[:7], 20, started, refresh)
 	p.footer(t, "1 of 20, listing")
 	awaitClosed(t, started)
 	refresh <- nil
 	if r := await2(t, ch); !errors.Is(r.err, ErrNoRows) {
 		t.Fatalf("empty refresh: %+v, %v", r.row, r.err)
+	}
+}
+
+// What is typed after a choice that waits for the refresh is not taken
+// by the picker: it is for the prompt after it.
+func TestPTYPickListingTypedAhead(t *testing.T) {
+	p := openPTY(t, 10, 120)
+	all := manyRows(20)
+	k := p.openKeys(t)
+	refresh := make(chan []Row)
+	ch := pickListingAsync(p, k, all[:7], 20, make(chan struct{}), refresh)
+	p.footer(t, "1 of 20, listing")
+	p.Send(t, "\x1b[B\x1b[B\rnext\r")
+	p.footer(t, "3 of 20, checking the choice")
+	refresh <- all
+	if r := await2(t, ch); r.err != nil || r.row.ID != "id-002" {
+		t.Fatalf("picked %+v, %v; want id-002", r.row, r.err)
+	}
+	if r := readAhead(t, p, NewEditor(k, p.TTY, nil)); r.s != "next" || r.err != nil {
+		t.Fatalf("typed after the choice: %q, %v", r.s, r.err)
 	}
 }
 

@@ -2,15 +2,16 @@ package term
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 
 	tea "charm.land/bubbletea/v2"
+	uv "github.com/charmbracelet/ultraviolet"
 	"github.com/charmbracelet/x/ansi"
 	xterm "golang.org/x/term"
 
@@ -27,13 +28,14 @@ const defaultPageHeight = 20
 // ErrCancelled. Every row can be reached. The picture follows the window's
 // size. preview, when not nil, gives the line shown under the list for the
 // selected row (the session's last prompt); it runs in the background and
-// may be slow. in must be a terminal (else ErrNotTerminal); it is in raw
-// mode until Pick returns, and what Pick drew is wiped.
+// may be slow. The keys come from keys; the terminal is in raw mode until
+// Pick returns, and what Pick drew is wiped. Keys typed after the one that
+// ended the picker stay in keys for what reads next.
 //
 // Cancelling ctx ends Pick at once (it returns an error), with the
 // terminal restored: for leaving on a signal.
-func Pick(ctx context.Context, in *os.File, out io.Writer, rows []Row, preview func(Row) string) (int, error) {
-	m, err := runPick(ctx, in, out, Listing{Rows: rows}, preview)
+func Pick(ctx context.Context, keys *Keys, out io.Writer, rows []Row, preview func(Row) string) (int, error) {
+	m, err := runPick(ctx, keys, out, Listing{Rows: rows}, preview)
 	if err != nil {
 		return 0, err
 	}
@@ -63,10 +65,12 @@ type Listing struct {
 // the refresh is done is held ("checking") until it is: when the refresh
 // no longer lists it (deleted, or its record unreadable), the picker says
 // so and stays open for another choice, so such a row is never returned.
+// The keys typed while a choice is checked wait for what reads next (the
+// REPL's first prompt), unless the row is gone; Esc and Ctrl-C still leave.
 // A refresh that fails ends the picker with its error; one that lists
 // nothing, with ErrNoRows.
-func PickListing(ctx context.Context, in *os.File, out io.Writer, l Listing, preview func(Row) string) (Row, error) {
-	m, err := runPick(ctx, in, out, l, preview)
+func PickListing(ctx context.Context, keys *Keys, out io.Writer, l Listing, preview func(Row) string) (Row, error) {
+	m, err := runPick(ctx, keys, out, l, preview)
 	if err != nil {
 		return Row{}, err
 	}
@@ -77,15 +81,21 @@ func PickListing(ctx context.Context, in *os.File, out io.Writer, l Listing, pre
 }
 
 // runPick runs the picker program and returns its final model.
-func runPick(ctx context.Context, in *os.File, out io.Writer, l Listing, preview func(Row) string) (*pickModel, error) {
+func runPick(ctx context.Context, keys *Keys, out io.Writer, l Listing, preview func(Row) string) (*pickModel, error) {
 	if len(l.Rows) == 0 {
 		return nil, ErrNoRows
 	}
-	fd, err := terminalFD(in)
+	run, err := keys.begin(out)
+	if errors.Is(err, errKeysClosed) {
+		return nil, ErrCancelled
+	}
 	if err != nil {
 		return nil, err
 	}
+	var unused []uv.Event // typed after the choice: for what reads next
+	defer func() { run.end(unused...) }()
 	m := newPickModel(l.Rows, 0, 0, preview)
+	m.run = run
 	m.total = l.Total
 	// The refresh waits for the first screen to be written, so that it
 	// does not compete with drawing it.
@@ -96,10 +106,11 @@ func runPick(ctx context.Context, in *os.File, out io.Writer, l Listing, preview
 		m.loading = true
 		out, m.start = watchFirstFrame(out, &drawn, frame)
 	}
-	opts := []tea.ProgramOption{tea.WithInput(in), tea.WithOutput(out), tea.WithoutSignalHandler(), tea.WithoutCatchPanics(),
+	// The program reads no input itself: its keys come from keys (run).
+	opts := []tea.ProgramOption{tea.WithInput(nil), tea.WithOutput(out), tea.WithoutSignalHandler(), tea.WithoutCatchPanics(),
 		tea.WithContext(ctx)}
 	if c, _ := screenSize(out); c == 0 {
-		if c, r, err := xterm.GetSize(fd); err == nil && c > 0 {
+		if c, r, err := xterm.GetSize(keys.fd); err == nil && c > 0 {
 			opts = append(opts, tea.WithWindowSize(c, r))
 		}
 	}
@@ -125,7 +136,11 @@ func runPick(ctx context.Context, in *os.File, out io.Writer, l Listing, preview
 	if err != nil {
 		return nil, err
 	}
-	return final.(*pickModel), nil
+	fm := final.(*pickModel)
+	if fm.done && fm.err == nil {
+		unused = fm.held
+	}
+	return fm, nil
 }
 
 // pickModel is the picker as a terminal program: a pickView drawn to the
@@ -149,6 +164,12 @@ type pickModel struct {
 	note    string
 	drawn   *atomic.Bool
 	start   func()
+
+	// run is where the keys come from; waiting: a key is asked for. held
+	// are the keys typed while a choice is checked.
+	run     *keyRun
+	waiting bool
+	held    []uv.Event
 
 	done   bool
 	chosen int // index into v.rows
@@ -226,14 +247,58 @@ func (m *pickModel) refreshed(msg rowsMsg) tea.Cmd {
 			m.done, m.chosen = true, i
 			return tea.Quit
 		}
+		m.held = nil // typed for a session that is not there
 		m.note = "that session is no longer listed (deleted, or its record unreadable); choose another"
 	}
 	return m.askPreview()
 }
 
-func (m *pickModel) Init() tea.Cmd { return m.askPreview() }
+func (m *pickModel) Init() tea.Cmd { return tea.Batch(m.askPreview(), m.nextKey()) }
+
+// nextKey asks for the next key, unless the picker is done or asked
+// already.
+func (m *pickModel) nextKey() tea.Cmd {
+	if m.done || m.waiting || m.run == nil {
+		return nil
+	}
+	m.waiting = true
+	return m.run.next()
+}
 
 func (m *pickModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case keyMsg:
+		m.waiting = false
+		if m.done {
+			return m, nil // not taken: what reads next has it
+		}
+		km := m.run.took(msg)
+		if m.pending != "" {
+			// A choice is being checked: what is typed now is for after
+			// it, but Esc, Ctrl-C and Ctrl-D leave.
+			if k, ok := km.(tea.KeyPressMsg); !ok || !isLeave(k.String()) {
+				m.held = append(m.held, msg.ev)
+				return m, m.nextKey()
+			}
+		}
+		var cmd tea.Cmd
+		if km != nil {
+			_, cmd = m.handle(km)
+		}
+		return m, tea.Batch(cmd, m.nextKey())
+	case inputEndedMsg:
+		m.waiting = false
+		m.done, m.err = true, ErrCancelled
+		return m, tea.Quit
+	}
+	return m.handle(msg)
+}
+
+// isLeave reports whether key k leaves the picker.
+func isLeave(k string) bool { return k == "esc" || k == "ctrl+c" || k == "ctrl+d" }
+
+// handle handles one message; keys come as the library's key messages.
+func (m *pickModel) handle(msg tea.Msg) (tea.Model, tea.Cmd) {
 	v := m.v
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
@@ -254,8 +319,7 @@ func (m *pickModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.KeyPressMsg:
 		m.started()
 		k := msg.String()
-		switch k {
-		case "esc", "ctrl+c", "ctrl+d":
+		if isLeave(k) {
 			m.done, m.err = true, ErrCancelled
 			return m, tea.Quit
 		}

@@ -52,10 +52,28 @@ func readLineAsync(e *Editor, prompt string) <-chan result {
 	return ch
 }
 
-func pickAsync(p *ptyTerm, rows []Row) <-chan result {
+// openKeys opens the terminal's keys, closed when the test ends.
+func (p *ptyTerm) openKeys(t *testing.T) *Keys {
+	t.Helper()
+	k, err := OpenKeys(p.TTY)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { k.Close() })
+	return k
+}
+
+// openEditor is an editor on the terminal's keys.
+func openEditor(t *testing.T, p *ptyTerm, history []string) *Editor {
+	t.Helper()
+	return NewEditor(p.openKeys(t), p.TTY, history)
+}
+
+func pickAsync(t *testing.T, p *ptyTerm, rows []Row) <-chan result {
+	k := p.openKeys(t)
 	ch := make(chan result, 1)
 	go func() {
-		i, err := Pick(context.Background(), p.TTY, p.TTY, rows, nil)
+		i, err := Pick(context.Background(), k, p.TTY, rows, nil)
 		ch <- result{i: i, err: err}
 	}()
 	return ch
@@ -92,10 +110,7 @@ func (p *ptyTerm) awaitPrompt(t *testing.T, cooked *xterm.State, prompt string) 
 
 func TestPTYEditor(t *testing.T) {
 	p := openPTY(t, 24, 80)
-	e, err := NewEditor(p.TTY, p.TTY, []string{"one", "two"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := openEditor(t, p, []string{"one", "two"})
 	defer e.Close()
 	e.Bind("alt+z", "/undo")
 
@@ -131,10 +146,7 @@ func TestPTYEditor(t *testing.T) {
 func TestPTYEditorClose(t *testing.T) {
 	p := openPTY(t, 24, 80)
 	before := p.State(t)
-	e, err := NewEditor(p.TTY, p.TTY, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := openEditor(t, p, nil)
 	if _, err := xterm.MakeRaw(p.FD); err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +166,7 @@ func TestPTYEditorClose(t *testing.T) {
 func pick(t *testing.T, p *ptyTerm, rows []Row, keys ...string) result {
 	t.Helper()
 	before := p.State(t)
-	ch := pickAsync(p, rows)
+	ch := pickAsync(t, p, rows)
 	p.footer(t, "1 of ")
 	if reflect.DeepEqual(p.State(t), before) {
 		t.Fatal("terminal not in raw mode while picking")
@@ -191,7 +203,7 @@ func TestPTYPick(t *testing.T) {
 	rows := manyRows(20)
 	rows[7].Owner = 99
 
-	ch := pickAsync(p, rows)
+	ch := pickAsync(t, p, rows)
 	p.footer(t, "1 of 20")
 	p.Send(t, "\x1b[B")
 	p.footer(t, "2 of 20")
@@ -226,7 +238,7 @@ func TestPTYPick(t *testing.T) {
 func TestPTYPickFilter(t *testing.T) {
 	p := openPTY(t, 24, 100)
 	rows := manyRows(20)
-	ch := pickAsync(p, rows)
+	ch := pickAsync(t, p, rows)
 	p.footer(t, "1 of 20")
 	p.Send(t, "TASK 15")
 	p.footer(t, "1 of 1 (20 in all)")
@@ -242,7 +254,7 @@ func TestPTYPickResize(t *testing.T) {
 	p := openPTY(t, 40, 120)
 	rows := manyRows(120)
 	rows[0].Title = "日本語のタイトルです、長いタイトルをテストしますよ。とても長いタイトルをここに書きます"
-	ch := pickAsync(p, rows)
+	ch := pickAsync(t, p, rows)
 	p.footer(t, "1 of 120")
 	p.Resize(t, 12, 60)
 	p.Send(t, "\x1b[B")
@@ -266,9 +278,10 @@ func TestPTYPickResize(t *testing.T) {
 func TestPTYPickPreview(t *testing.T) {
 	p := openPTY(t, 24, 100)
 	rows := manyRows(5)
+	k := p.openKeys(t)
 	ch := make(chan result, 1)
 	go func() {
-		i, err := Pick(context.Background(), p.TTY, p.TTY, rows, func(r Row) string { return "asked about " + r.Title })
+		i, err := Pick(context.Background(), k, p.TTY, rows, func(r Row) string { return "asked about " + r.Title })
 		ch <- result{i: i, err: err}
 	}()
 	p.ExpectScreen(t, "last prompt: asked about Task 0")
@@ -296,10 +309,7 @@ func textRows(rows []string) []string {
 // screen and nothing else (no copy of the line per key).
 func TestPTYEditorLongLineWraps(t *testing.T) {
 	p := openPTY(t, 15, 60)
-	e, err := NewEditor(p.TTY, p.TTY, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := openEditor(t, p, nil)
 	defer e.Close()
 	long := strings.Repeat("abcdefghi ", 20) // 200 characters
 	before := p.State(t)
@@ -331,10 +341,7 @@ func TestPTYEditorLongLineWraps(t *testing.T) {
 // submissions; Alt+Enter starts a new line by hand.
 func TestPTYEditorPaste(t *testing.T) {
 	p := openPTY(t, 24, 80)
-	e, err := NewEditor(p.TTY, p.TTY, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := openEditor(t, p, nil)
 	defer e.Close()
 	if r := readLine(t, p, e, "\x1b[200~please fix this:\r\nfunc main() {\r\n}\x1b[201~", "\r"); r.s != "please fix this:\nfunc main() {\n}" || r.err != nil {
 		t.Fatalf("paste: %q, %v", r.s, r.err)
@@ -348,10 +355,7 @@ func TestPTYEditorPaste(t *testing.T) {
 // prompt, and moving left over it inserts where the cursor is drawn.
 func TestPTYEditorWide(t *testing.T) {
 	p := openPTY(t, 24, 80)
-	e, err := NewEditor(p.TTY, p.TTY, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := openEditor(t, p, nil)
 	defer e.Close()
 	before := p.State(t)
 	ch := readLineAsync(e, "cairn> ")
@@ -374,10 +378,7 @@ func TestPTYEditorWide(t *testing.T) {
 // A window resize reflows the line being edited.
 func TestPTYEditorResize(t *testing.T) {
 	p := openPTY(t, 20, 80)
-	e, err := NewEditor(p.TTY, p.TTY, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := openEditor(t, p, nil)
 	defer e.Close()
 	before := p.State(t)
 	ch := readLineAsync(e, "cairn> ")
@@ -400,10 +401,7 @@ func TestPTYEditorResize(t *testing.T) {
 // typed line.
 func TestPTYEditorLeaderAndCtrlC(t *testing.T) {
 	p := openPTY(t, 24, 80)
-	e, err := NewEditor(p.TTY, p.TTY, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := openEditor(t, p, nil)
 	defer e.Close()
 	e.Bind("leader z", "/undo")
 	e.Bind("f9", "/snapshots")
@@ -434,15 +432,96 @@ func TestPTYEditorLeaderAndCtrlC(t *testing.T) {
 // it cannot drive the terminal.
 func TestPTYEditorHistoryEscaped(t *testing.T) {
 	p := openPTY(t, 24, 80)
-	e, err := NewEditor(p.TTY, p.TTY, []string{"a\x1b]0;owned\x07b\x1b[2J"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := openEditor(t, p, []string{"a\x1b]0;owned\x07b\x1b[2J"})
 	defer e.Close()
 	if r := readLine(t, p, e, "\x1b[A", "\r"); r.err != nil || strings.ContainsRune(r.s, 0x1b) {
 		t.Fatalf("recalled %q, %v", r.s, r.err)
 	}
 	if out := p.Output(); strings.Contains(out, "\x1b]0;owned") || strings.Contains(out, "\x1b[2J") {
 		t.Fatalf("the entry's escapes reached the terminal: %q", out)
+	}
+}
+
+// readAhead runs one ReadLine on keys typed ahead: it returns without a
+// key sent, too soon to see the terminal raw; the mode is restored after.
+func readAhead(t *testing.T, p *ptyTerm, e *Editor) result {
+	t.Helper()
+	before := p.State(t)
+	r := await(t, readLineAsync(e, "cairn> "))
+	if !reflect.DeepEqual(p.State(t), before) {
+		t.Fatal("terminal mode not restored")
+	}
+	return r
+}
+
+// Keys that come in the same write as the Enter that ends a line are kept
+// for the next ReadLine, which returns them without another key; the
+// terminal is cooked in between.
+func TestPTYEditorTypedAhead(t *testing.T) {
+	p := openPTY(t, 24, 80)
+	e := openEditor(t, p, nil)
+	if r := readLine(t, p, e, "one\rtwo\x1b[200~ pasted\x1b[201~\rthr"); r.s != "one" || r.err != nil {
+		t.Fatalf("first line: %q, %v", r.s, r.err)
+	}
+	if r := readAhead(t, p, e); r.s != "two pasted" || r.err != nil {
+		t.Fatalf("second line, typed ahead: %q, %v", r.s, r.err)
+	}
+	if r := readLine(t, p, e, "ee\r"); r.s != "three" || r.err != nil {
+		t.Fatalf("third line, begun ahead: %q, %v", r.s, r.err)
+	}
+}
+
+// Keys typed after the picker's Enter reach the editor on the same keys.
+func TestPTYPickThenEditor(t *testing.T) {
+	p := openPTY(t, 24, 80)
+	k := p.openKeys(t)
+	ch := make(chan result, 1)
+	go func() {
+		i, err := Pick(context.Background(), k, p.TTY, manyRows(5), nil)
+		ch <- result{i: i, err: err}
+	}()
+	p.footer(t, "1 of ")
+	p.Send(t, "\x1b[B\rhello\r")
+	if r := await(t, ch); r.i != 1 || r.err != nil {
+		t.Fatalf("picked %d, %v", r.i, r.err)
+	}
+	if r := readAhead(t, p, NewEditor(k, p.TTY, nil)); r.s != "hello" || r.err != nil {
+		t.Fatalf("typed after the choice: %q, %v", r.s, r.err)
+	}
+}
+
+// Between ReadLines nothing reads the terminal: a line typed then goes to
+// whoever reads it (a command the REPL runs), cooked, and the next
+// ReadLine still works.
+func TestPTYKeysIdleBetweenPrograms(t *testing.T) {
+	p := openPTY(t, 24, 80)
+	e := openEditor(t, p, nil)
+	if r := readLine(t, p, e, "one\r"); r.s != "one" || r.err != nil {
+		t.Fatalf("first line: %q, %v", r.s, r.err)
+	}
+	g := e.keys.in
+	g.mu.Lock()
+	open, reading := g.cr != nil, g.reading
+	g.mu.Unlock()
+	if open || reading {
+		t.Fatalf("after ReadLine the keys still read the terminal (open %v, a read under way %v)", open, reading)
+	}
+	got := make(chan string, 1)
+	go func() {
+		b := make([]byte, 64)
+		n, _ := p.TTY.Read(b)
+		got <- string(b[:n])
+	}()
+	p.Send(t, "for a child\r")
+	select {
+	case s := <-got:
+		if s != "for a child\n" {
+			t.Fatalf("the other reader read %q", s)
+		}
+	case <-time.After(guard):
+		t.Fatal("the line typed between prompts never reached the other reader")
+	}
+	if r := readLine(t, p, e, "two\r"); r.s != "two" || r.err != nil {
+		t.Fatalf("after: %q, %v", r.s, r.err)
 	}
 }

@@ -1,0 +1,83 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+)
+
+// TestPTYTypedAhead: what comes in the same burst as the Enter that ends a
+// line reaches the prompt after it, as from a paste of several lines or
+// typing faster than the prompt comes back. Each burst here is one write:
+// two prompts; a :write, its lines and the "." that ends them, a command
+// and a prompt; a question's answer and a prompt; in a second run, the
+// picker's Enter and the first prompt after it.
+func TestPTYTypedAhead(t *testing.T) {
+	dir, other, moved := t.TempDir(), t.TempDir(), t.TempDir()
+	home := t.TempDir()
+	base := []string{"--home", home, "-C", dir}
+	plumb(t, "--home", home, "-C", other, "prompt", "--new", "elsewhere")
+	p := openReplPTY(t)
+	done := p.runMain(&stateWatch{p: p}, base...)
+	p.nextPrompt(t)
+	p.Send(t, "one\rtwo\r")
+	p.prompts++
+	p.nextPrompt(t)
+	p.Send(t, ":write f.txt\rhello\r.\r/rename ahead\rthree\r")
+	p.prompts += 2
+	p.nextPrompt(t)
+	p.Send(t, "/migrate-sessions "+other+" "+moved+"\ry\rfour\r")
+	p.prompts++
+	p.nextPrompt(t)
+	p.Send(t, "\x04")
+	if c := p.awaitExit(t, done); c != 0 {
+		t.Fatalf("exit %d", c)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "f.txt")); err != nil || string(b) != "hello\n" {
+		t.Fatalf("f.txt: %q, %v", b, err)
+	}
+	if l := listSessions(t, []string{"--home", home, "-C", moved}); len(l) != 1 || l[0].Title != "elsewhere" {
+		t.Fatalf("the answer after the question did not move the session: %+v", l)
+	}
+	l := listSessions(t, base)
+	if len(l) != 1 || l[0].Title != "ahead" {
+		t.Fatalf("sessions: %+v", l)
+	}
+	want := []string{"one", "two", "three", "four"}
+	if got := prompts(t, base, l[0].ID); !reflect.DeepEqual(got, want) {
+		t.Fatalf("prompts %q, want %q", got, want)
+	}
+
+	// The picker: Enter and the next line in one write.
+	done = p.runMain(&stateWatch{p: p}, append(base, "--resume")...)
+	p.Expect(t, "Enter choose, Esc leave") // the picker is drawn
+	p.Send(t, "\rfive\r")
+	p.Expect(t, `Resumed "ahead"`)
+	p.prompts++
+	p.nextPrompt(t)
+	p.Send(t, "\x04")
+	if c := p.awaitExit(t, done); c != 0 {
+		t.Fatalf("exit %d", c)
+	}
+	if got := prompts(t, base, l[0].ID); !reflect.DeepEqual(got, append(want, "five")) {
+		t.Fatalf("after the picker, prompts %q, want %q", got, append(want, "five"))
+	}
+}
+
+// prompts is the text of the prompts in session id's transcript.
+func prompts(t *testing.T, base []string, id string) []string {
+	t.Helper()
+	var items []struct{ Type, Text string }
+	if err := json.Unmarshal([]byte(plumb(t, append(base, "transcript", "--json", id)...)), &items); err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, it := range items {
+		if it.Type == "user" {
+			out = append(out, it.Text)
+		}
+	}
+	return out
+}
