@@ -25,7 +25,7 @@ type snapStack struct {
 	// the file tools: callrec.go), which the undo stack skips.
 	recs changes.Records
 
-	wmu sync.Mutex // guards w, owed, cancels and closed (Close must not wait for mu)
+	wmu sync.Mutex // guards w, owed, cancels, closed and ended (Close must not wait for mu)
 	// owed is the changes whose abort lines could not be written, oldest
 	// first: the next line written goes after those aborts, in order.
 	owed []string
@@ -34,6 +34,9 @@ type snapStack struct {
 	cancels []any
 	w       *journal.Writer
 	closed  bool
+	// ended: the last line this process wrote is a close line
+	// (appendChangesClosed), so Close writes none.
+	ended bool
 }
 
 // foldChanges reads a changes journal into a stack. A missing journal is an

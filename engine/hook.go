@@ -234,7 +234,12 @@ func (s *Session) SettleChange(ctx context.Context, call string) (*ToolAnswer, e
 	}
 	st := &s.snaps
 	rec, lines, live := st.NewChange(mkTime(s.ws.s.Now()), p.Tool, item, s.newestItem(), p.Files, sc.limits())
-	if err := s.appendChanges(lines...); err != nil {
+	write := s.appendChanges
+	if s.opts.Brief {
+		// The agent made the files before this line (SessionOptions.Brief).
+		write = s.appendChangesClosed
+	}
+	if err := write(lines...); err != nil {
 		return nil, fmt.Errorf("engine: the %s tool changed files, but its change record was not written: %w", p.Tool, err)
 	}
 	st.List, st.Seq = live, rec.Seq
