@@ -8,13 +8,13 @@ import (
 	"errors"
 	"fmt"
 	"path"
-	"regexp"
 	"strings"
 	"time"
 
 	"cairn/engine/internal/changes"
 	"cairn/engine/internal/fstate"
 	"cairn/engine/internal/patch"
+	"cairn/internal/lazyre"
 	"cairn/internal/vfs"
 )
 
@@ -47,7 +47,7 @@ type AgentSession struct {
 // hook before it is taken for one whose agent died.
 const hookMarkerMaxAge = 24 * time.Hour
 
-var hookCallRE = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
+var hookCallRE = lazyre.New(`^[A-Za-z0-9_.-]{1,128}$`)
 
 // errCreated: the session appeared while this process was making it.
 var errCreated = errors.New("engine: session appeared meanwhile")
