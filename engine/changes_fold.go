@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"fmt"
 	"sync"
 
@@ -37,6 +38,17 @@ type snapStack struct {
 	// ended: the last line this process wrote is a close line
 	// (appendChangesClosed), so Close writes none.
 	ended bool
+	// reverts: the journal foldChanges read may hold a file revert's or
+	// unrevert's lines (mayRevert); without them there is none to settle.
+	reverts bool
+}
+
+// mayRevert reports whether changes line b may be a file revert's or
+// unrevert's ("revert", "reverted", "unrevert", "unreverted"): its kind is
+// one of those words, or spelled with \u escapes. A superset: a path
+// holding the word says yes too.
+func mayRevert(b []byte) bool {
+	return bytes.Contains(b, []byte("revert")) || bytes.Contains(b, []byte(`\u`))
 }
 
 // foldChanges reads a changes journal into a stack. A missing journal is an
@@ -46,8 +58,10 @@ func foldChanges(fsys vfs.FS, name string, st *snapStack) error {
 	var skipped []UnreadRecord
 	var at []int // the index among the lines read of each skipped one
 	n := 0
+	st.reverts = false
 	stats, err := journal.Read(fsys, name, func(b []byte) error {
 		n++
+		st.reverts = st.reverts || mayRevert(b)
 		if err := st.Apply(b); err != nil {
 			skipped = append(skipped, UnreadRecord{Error: err.Error()})
 			at = append(at, n)
