@@ -62,11 +62,16 @@ func foldChanges(fsys vfs.FS, name string, st *snapStack) error {
 	stats, err := journal.Read(fsys, name, func(b []byte) error {
 		n++
 		st.reverts = st.reverts || mayRevert(b)
-		if err := st.Apply(b); err != nil {
+		kind, err := st.ApplyKind(b)
+		if err != nil {
 			skipped = append(skipped, UnreadRecord{Error: err.Error()})
 			at = append(at, n)
 		}
-		st.recs.Apply(b) // a bad record line is fsck's to name
+		if kind == "" || changes.RecordsFold(kind) {
+			// The records' fold reads the line again; it skips the
+			// rest (change lines above all), so they are not handed over.
+			st.recs.Apply(b) // a bad record line is fsck's to name
+		}
 		return nil
 	})
 	if err != nil && !vfs.IsNotExist(err) {
