@@ -19,6 +19,11 @@ import (
 //	CLAUDE_CONFIG_DIR        Claude Code's folder, which `cairn import claude-code` reads, else ~/.claude
 //	CODEX_HOME               Codex's folder, which `cairn import codex` reads, else ~/.codex
 //	CLAUDE_PROJECT_DIR       set by Claude Code for its hooks: the project the session started in
+//	COMP_LINE                set by a shell completing a word (completion.go)
+
+// completing reports whether a shell is asking cairn to complete a word
+// (COMP_LINE, read again by the parser's completion).
+func completing() bool { return os.Getenv("COMP_LINE") != "" }
 
 // defaultHome is the state folder: $CAIRN_HOME, else ~/.cairn.
 func defaultHome() (string, error) {

@@ -109,8 +109,11 @@ func (g *Globals) hook(agent string) error {
 	if ev.Transcript != nil {
 		a.Transcript = *ev.Transcript
 	}
+	// Brief: one event per process, many a turn (engine.SessionOptions).
+	opts := g.sessionOptions()
+	opts.Brief = true
 	open = func(create bool) (*engine.Session, error) {
-		s, err := ws.OpenAgent(g.ctx, a, g.sessionOptions(), create, hookLockWait)
+		s, err := ws.OpenAgent(g.ctx, a, opts, create, hookLockWait)
 		if !create && errors.Is(err, engine.ErrNotFound) {
 			return nil, nil
 		}

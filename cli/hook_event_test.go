@@ -2,7 +2,9 @@ package cli
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -35,8 +37,20 @@ func (h *hookEnv) event(t *testing.T, ev map[string]any) (int, string) {
 		ev["transcript_path"] = "/home/u/.claude/projects/-w/" + h.sid + ".jsonl"
 	}
 	b, _ := json.Marshal(ev)
-	code, _, errs := h.runIn(t, string(b), "hook", h.agent)
-	return code, errs
+	// As the agent runs it: exactly the command `hook install` writes
+	// (Main's direct path, hookArgs), in the workspace, the state folder
+	// in CAIRN_HOME. TestHookNeverInTheWay runs it through the parser too.
+	cmd := exec.Command(h.bin, "hook", h.agent)
+	cmd.Dir, cmd.Env = h.dir, append(os.Environ(), "CAIRN_HOME="+h.home)
+	cmd.Stdin = strings.NewReader(string(b))
+	var errb strings.Builder
+	cmd.Stderr = &errb
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) {
+		t.Fatal(err)
+	}
+	return cmd.ProcessState.ExitCode(), errb.String()
 }
 
 // ok replays ev and wants exit 0 and nothing on stderr.

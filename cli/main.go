@@ -14,6 +14,7 @@ import (
 
 	"cairn/cli/display"
 	"cairn/engine"
+	"cairn/importer"
 )
 
 // CLI is the whole command line grammar.
@@ -76,6 +77,9 @@ type Globals struct {
 func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var cli CLI
 	cli.ctx, cli.stdin, cli.stdout, cli.stderr = ctx, stdin, stdout, stderr
+	if agent := hookArgs(args); agent != "" && !completing() {
+		return cli.mainHook(agent)
+	}
 	exited := -1
 	parser, err := kong.New(&cli,
 		kong.Name("cairn"),
@@ -133,6 +137,42 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 	}
 	if err != nil {
 		return cli.fail(err)
+	}
+	return ExitOK
+}
+
+// hookArgs is the agent of a command line that is exactly what `cairn hook
+// install` puts in an agent's settings ("hook claude-code", "hook codex"),
+// else "". The agent runs it at every tool call, and building the command
+// line grammar is a third of a bare start's CPU: Main runs it directly.
+// Any other word or flag goes through the parser.
+func hookArgs(args []string) string {
+	if len(args) != 2 || args[0] != "hook" {
+		return ""
+	}
+	switch args[1] {
+	case "claude-code":
+		return importer.AgentClaudeCode
+	case "codex":
+		return importer.AgentCodex
+	}
+	return ""
+}
+
+// mainHook is Main for `cairn hook claude-code|codex` (hookArgs): the
+// globals as the parser leaves them with no flag given (--home's
+// CAIRN_HOME is read by open, through defaultHome), then the command.
+func (g *Globals) mainHook(agent string) int {
+	errw, outw := display.Writer(g.stderr), display.Writer(g.stdout)
+	g.stderr, g.term, g.stdout = errw, g.stdout, outw
+	defer errw.Flush()
+	defer outw.Flush()
+	err := g.runHook(agent)
+	if g.store != nil {
+		g.store.Close()
+	}
+	if err != nil {
+		return g.fail(err)
 	}
 	return ExitOK
 }

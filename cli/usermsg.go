@@ -1,9 +1,10 @@
 package cli
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
+
+	"cairn/internal/lazyre"
 )
 
 // What a person reads of an error. The packages prefix their errors with
@@ -16,12 +17,12 @@ import (
 
 var (
 	// A package prefix at the start of the message or after a colon.
-	pkgPrefix = regexp.MustCompile(`(^|: )(engine|journal|objects|index|vfs|term|wskey|ids): `)
+	pkgPrefix = lazyre.New(`(^|: )(engine|journal|objects|index|vfs|term|wskey|ids): `)
 	// A system call and the path it was given, from *os.PathError and
 	// *os.LinkError ("openat .FORMAT123: ", "renameat a b: ").
-	syscallPath = regexp.MustCompile(`\b(openat|open|mkdirat|mkdir|renameat2?|rename|unlinkat|unlink|linkat|link|fsync|sync|flock|fstatat|lstat|stat|readlinkat|readlink|fchmodat|chmod)( \S+){1,2}: `)
+	syscallPath = lazyre.New(`\b(openat|open|mkdirat|mkdir|renameat2?|rename|unlinkat|unlink|linkat|link|fsync|sync|flock|fstatat|lstat|stat|readlinkat|readlink|fchmodat|chmod)( \S+){1,2}: `)
 	// A temporary file: a dot, a name, and a long random number.
-	tempName = regexp.MustCompile(`\.([A-Za-z][A-Za-z0-9_.-]*?)[0-9]{6,}\b`)
+	tempName = lazyre.New(`\.([A-Za-z][A-Za-z0-9_.-]*?)[0-9]{6,}\b`)
 )
 
 // userError is err as one line for a person (see above).

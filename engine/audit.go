@@ -3,8 +3,8 @@ package engine
 import (
 	"context"
 	"fmt"
-	"regexp"
 
+	"cairn/internal/lazyre"
 	"cairn/journal"
 )
 
@@ -49,7 +49,7 @@ type AuditEvent struct {
 	Rule    string
 }
 
-var labelRE = regexp.MustCompile(`^[A-Za-z0-9_.:/@+-]{1,64}$`)
+var labelRE = lazyre.New(`^[A-Za-z0-9_.:/@+-]{1,64}$`)
 
 func checkLabels(kind string, ls []string) error {
 	for _, l := range ls {

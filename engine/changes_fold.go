@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"fmt"
 	"sync"
 
@@ -25,7 +26,7 @@ type snapStack struct {
 	// the file tools: callrec.go), which the undo stack skips.
 	recs changes.Records
 
-	wmu sync.Mutex // guards w, owed, cancels and closed (Close must not wait for mu)
+	wmu sync.Mutex // guards w, owed, cancels, closed and ended (Close must not wait for mu)
 	// owed is the changes whose abort lines could not be written, oldest
 	// first: the next line written goes after those aborts, in order.
 	owed []string
@@ -34,6 +35,20 @@ type snapStack struct {
 	cancels []any
 	w       *journal.Writer
 	closed  bool
+	// ended: the last line this process wrote is a close line
+	// (appendChangesClosed), so Close writes none.
+	ended bool
+	// reverts: the journal foldChanges read may hold a file revert's or
+	// unrevert's lines (mayRevert); without them there is none to settle.
+	reverts bool
+}
+
+// mayRevert reports whether changes line b may be a file revert's or
+// unrevert's ("revert", "reverted", "unrevert", "unreverted"): its kind is
+// one of those words, or spelled with \u escapes. A superset: a path
+// holding the word says yes too.
+func mayRevert(b []byte) bool {
+	return bytes.Contains(b, []byte("revert")) || bytes.Contains(b, []byte(`\u`))
 }
 
 // foldChanges reads a changes journal into a stack. A missing journal is an
@@ -43,13 +58,20 @@ func foldChanges(fsys vfs.FS, name string, st *snapStack) error {
 	var skipped []UnreadRecord
 	var at []int // the index among the lines read of each skipped one
 	n := 0
+	st.reverts = false
 	stats, err := journal.Read(fsys, name, func(b []byte) error {
 		n++
-		if err := st.Apply(b); err != nil {
+		st.reverts = st.reverts || mayRevert(b)
+		kind, err := st.ApplyKind(b)
+		if err != nil {
 			skipped = append(skipped, UnreadRecord{Error: err.Error()})
 			at = append(at, n)
 		}
-		st.recs.Apply(b) // a bad record line is fsck's to name
+		if kind == "" || changes.RecordsFold(kind) {
+			// The records' fold reads the line again; it skips the
+			// rest (change lines above all), so they are not handed over.
+			st.recs.Apply(b) // a bad record line is fsck's to name
+		}
 		return nil
 	})
 	if err != nil && !vfs.IsNotExist(err) {

@@ -55,7 +55,11 @@ func (s *Session) loadChanges(ctx context.Context) error {
 		s.finishRestore(ctx, e)
 	}
 	s.closeInterrupted() // calls a stopped owner left open (callrec.go)
-	s.settleReverts(ctx) // revert_unrevert.go
+	if st.reverts {
+		// settleReverts reads the journal again, for its timeline; one
+		// with no revert line holds no revert to settle.
+		s.settleReverts(ctx) // revert_unrevert.go
+	}
 	return nil
 }
 

@@ -21,7 +21,21 @@ func (s *Session) appendChanges(lines ...any) error {
 		// until the end of the turn has reported the failure.
 		return err
 	}
-	return s.writeChanges(true, lines)
+	return s.writeChanges(true, false, lines)
+}
+
+// appendChangesClosed is appendChanges ending with the close line Close
+// would write, under the one sync: for a change whose files were all made
+// before its line was written (SettleChange), in a session that runs
+// nothing else (SessionOptions.Brief). Close then writes and syncs nothing
+// more. The close line says every file change before it was made, which
+// is true once the line is written; a crash that loses it loses no more
+// than a kill does (the next open checks the newest change, Workspace.unmade).
+func (s *Session) appendChangesClosed(lines ...any) error {
+	if err := s.files.failed(); err != nil {
+		return err
+	}
+	return s.writeChanges(true, true, lines)
 }
 
 // appendChangeAhead appends a file tool's change line and syncs it while
@@ -43,10 +57,13 @@ func (s *Session) appendChangesLazy(lines ...any) error {
 	if len(lines) == 0 {
 		return nil
 	}
-	return s.writeChanges(false, lines)
+	return s.writeChanges(false, false, lines)
 }
 
-func (s *Session) writeChanges(sync bool, lines []any) error {
+// writeChanges appends lines, after any owed abort lines, and syncs them
+// when sync says so; closing adds the close line after them when no
+// cancellation is owed (appendChangesClosed).
+func (s *Session) writeChanges(sync, closing bool, lines []any) error {
 	st := &s.snaps
 	st.wmu.Lock()
 	defer st.wmu.Unlock()
@@ -68,6 +85,12 @@ func (s *Session) writeChanges(sync bool, lines []any) error {
 		}
 		lines = append(aborts, lines...)
 	}
+	if closing && len(st.cancels) == 0 {
+		lines = append(lines, changes.CloseLine{V: 1, Kind: changes.KindClose, At: mkTime(s.ws.s.Now())})
+	} else {
+		closing = false
+	}
+	st.ended = false
 	err := func() error {
 		for _, l := range lines {
 			if err := st.w.Append(l); err != nil {
@@ -89,7 +112,7 @@ func (s *Session) writeChanges(sync bool, lines []any) error {
 		st.w = nil
 		return err
 	}
-	st.owed = nil
+	st.owed, st.ended = nil, closing
 	return nil
 }
 
@@ -103,7 +126,9 @@ func (st *snapStack) close(now Time) {
 		// No close line while a cancellation is owed: the next owner
 		// finishes the step the journal says was made, as the stack
 		// said it was (changes_cancel.go).
-		if len(st.owed) == 0 && len(st.cancels) == 0 {
+		// Nor when the last line written is a close line already
+		// (appendChangesClosed): then there is nothing to sync either.
+		if len(st.owed) == 0 && len(st.cancels) == 0 && !st.ended {
 			st.w.Append(changes.CloseLine{V: 1, Kind: changes.KindClose, At: now})
 		}
 		st.w.Sync() // lines appended lazily; a failure leaves them to be redrawn

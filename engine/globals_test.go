@@ -177,8 +177,8 @@ func TestNoProcessGlobals(t *testing.T) {
 }
 
 // constantValue reports whether v, a package variable's value, is a
-// constant in all but name: errors.New or fmt.Errorf, regexp.MustCompile,
-// strings.Fields of a literal, or a slice, array or map literal of
+// constant in all but name: errors.New or fmt.Errorf, regexp.MustCompile or
+// lazyre.New (compiled on first use), strings.Fields of a literal, or a slice, array or map literal of
 // literals (a fixed table no code writes to).
 func constantValue(v ast.Expr) bool {
 	switch v := v.(type) {
@@ -192,7 +192,7 @@ func constantValue(v ast.Expr) bool {
 			return false
 		}
 		switch pkg.Name + "." + sel.Sel.Name {
-		case "errors.New", "fmt.Errorf", "regexp.MustCompile", "strings.Fields":
+		case "errors.New", "fmt.Errorf", "regexp.MustCompile", "lazyre.New", "strings.Fields":
 			return true
 		}
 	case *ast.CompositeLit:

@@ -8,13 +8,13 @@ import (
 	"errors"
 	"fmt"
 	"path"
-	"regexp"
 	"strings"
 	"time"
 
 	"cairn/engine/internal/changes"
 	"cairn/engine/internal/fstate"
 	"cairn/engine/internal/patch"
+	"cairn/internal/lazyre"
 	"cairn/internal/vfs"
 )
 
@@ -50,7 +50,7 @@ type AgentSession struct {
 // hook before it is taken for one whose agent died.
 const hookMarkerMaxAge = 24 * time.Hour
 
-var hookCallRE = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
+var hookCallRE = lazyre.New(`^[A-Za-z0-9_.-]{1,128}$`)
 
 // errCreated: the session appeared while this process was making it.
 var errCreated = errors.New("engine: session appeared meanwhile")
@@ -243,7 +243,12 @@ func (s *Session) SettleChange(ctx context.Context, call string) (*ToolAnswer, e
 	}
 	st := &s.snaps
 	rec, lines, live := st.NewChange(mkTime(s.ws.s.Now()), p.Tool, item, s.newestItem(), p.Files, sc.limits())
-	if err := s.appendChanges(lines...); err != nil {
+	write := s.appendChanges
+	if s.opts.Brief {
+		// The agent made the files before this line (SessionOptions.Brief).
+		write = s.appendChangesClosed
+	}
+	if err := write(lines...); err != nil {
 		return nil, fmt.Errorf("engine: the %s tool changed files, but its change record was not written: %w", p.Tool, err)
 	}
 	st.List, st.Seq = live, rec.Seq

@@ -2,7 +2,9 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"strings"
@@ -10,6 +12,7 @@ import (
 	"time"
 
 	"cairn/internal/vfs"
+	"cairn/journal"
 )
 
 // TestAgentSessionNeverReplaced: an agent's session id is not random, so
@@ -90,8 +93,16 @@ func TestPendingChangeSettles(t *testing.T) {
 // a hook pair (BeginChange in one process, the agent's write, SettleChange
 // in the next) leaves a session that opens, and lists the edit or not;
 // when it does, one undo gives back the old content exactly. A pair whose
-// SettleChange returned is never lost.
+// SettleChange returned is never lost. Both as the hook runs it (Brief:
+// no open line, the close line under the change line's sync) and with a
+// full open.
 func TestHookChangeCrashAtEverySyncPoint(t *testing.T) {
+	for _, brief := range []bool{true, false} {
+		t.Run(fmt.Sprintf("brief=%v", brief), func(t *testing.T) { hookChangeCrashAtEverySyncPoint(t, brief) })
+	}
+}
+
+func hookChangeCrashAtEverySyncPoint(t *testing.T, brief bool) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	big := strings.Repeat("a line of the big file\n", 1500) // an object pre-image
@@ -104,7 +115,7 @@ func TestHookChangeCrashAtEverySyncPoint(t *testing.T) {
 			wsfs := WithWorkspaceFS(func(string) (vfs.FS, error) { return mem, nil })
 			st := must(OpenFS(mem, "/mem", wsfs))(t)
 			ws := must(st.Workspace(dir))(t)
-			s := must(ws.OpenAgent(ctx, a, SessionOptions{}, true, 0))(t)
+			s := must(ws.OpenAgent(ctx, a, SessionOptions{Brief: brief}, true, 0))(t)
 			must(s.Append(ctx, Item{Type: User, Text: "edit"}))(t)
 			if err := vfs.WriteFileAtomic(mem, "f.txt", []byte(big)); err != nil {
 				t.Fatal(err)
@@ -114,7 +125,7 @@ func TestHookChangeCrashAtEverySyncPoint(t *testing.T) {
 			}
 			mem.FailAfterSyncs(n)
 			err := func() error {
-				s, err := ws.OpenAgent(ctx, a, SessionOptions{}, true, 0)
+				s, err := ws.OpenAgent(ctx, a, SessionOptions{Brief: brief}, true, 0)
 				if err != nil {
 					return err
 				}
@@ -128,7 +139,7 @@ func TestHookChangeCrashAtEverySyncPoint(t *testing.T) {
 				if err := vfs.WriteFileAtomic(mem, "f.txt", []byte("new")); err != nil {
 					return err
 				}
-				if s, err = ws.OpenAgent(ctx, a, SessionOptions{}, false, 0); err != nil {
+				if s, err = ws.OpenAgent(ctx, a, SessionOptions{Brief: brief}, false, 0); err != nil {
 					return err
 				}
 				defer s.Close()
@@ -149,7 +160,7 @@ func TestHookChangeCrashAtEverySyncPoint(t *testing.T) {
 			st.Close()
 			st = must(OpenFS(mem, "/mem", wsfs))(t)
 			ws = must(st.Workspace(dir))(t)
-			s2, err := ws.OpenAgent(ctx, a, SessionOptions{}, false, 0)
+			s2, err := ws.OpenAgent(ctx, a, SessionOptions{Brief: brief}, false, 0)
 			if err != nil {
 				t.Fatalf("sync point %d seed %d: open: %v", n, seed, err)
 			}
@@ -181,4 +192,77 @@ func TestHookChangeCrashAtEverySyncPoint(t *testing.T) {
 		t.Fatalf("only %d sync points", points)
 	}
 	t.Logf("%d sync points", points)
+}
+
+// TestBriefHookPairWritesLittle: a hook pair opened Brief, as `cairn hook`
+// does, leaves the items journal and the record as they were (no open
+// line, no record rewrite), and its post-tool hook ends the change line
+// with the close line under one sync; a full open then undoes the edit.
+func TestBriefHookPairWritesLittle(t *testing.T) {
+	ctx := context.Background()
+	mem := vfs.NewMem()
+	wsfs := WithWorkspaceFS(func(string) (vfs.FS, error) { return mem, nil })
+	st := must(OpenFS(mem, "/mem", wsfs))(t)
+	defer st.Close()
+	ws := must(st.Workspace(t.TempDir()))(t)
+	a := AgentSession{Agent: "claude-code", ID: "brief"}
+	s := must(ws.OpenAgent(ctx, a, SessionOptions{}, true, 0))(t)
+	must(s.Append(ctx, Item{Type: User, Text: "edit"}))(t)
+	id := s.ID()
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := vfs.WriteFileAtomic(mem, "f.txt", []byte("old")); err != nil {
+		t.Fatal(err)
+	}
+	read := func(name string) string { b, _ := vfs.ReadFile(mem, name); return string(b) }
+	items, record := read(itemsName(ws.dir, id)), read(recordName(ws.dir, id))
+	brief := SessionOptions{Brief: true}
+	// Two pairs: the first makes the changes journal (its folder synced).
+	for i, content := range []string{"mid", "new"} {
+		s = must(ws.OpenAgent(ctx, a, brief, false, 0))(t)
+		call := fmt.Sprintf("toolu_%d", i)
+		must(s.BeginChange(ctx, "edit", call, []string{"f.txt"}))(t)
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if err := vfs.WriteFileAtomic(mem, "f.txt", []byte(content)); err != nil {
+			t.Fatal(err)
+		}
+		s = must(ws.OpenAgent(ctx, a, brief, false, 0))(t)
+		syncs := mem.Syncs()
+		ans := must(s.SettleChange(ctx, call))(t)
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if ans == nil || ans.Snapshot == nil {
+			t.Fatalf("answer %+v", ans)
+		}
+		if n := mem.Syncs() - syncs; i == 1 && n != 1 {
+			t.Fatalf("the post-tool hook took %d syncs, want 1", n)
+		}
+	}
+	var kinds []string
+	journal.Read(mem, changesName(ws.dir, id), func(b []byte) error {
+		var l struct{ Kind string }
+		json.Unmarshal(b, &l)
+		kinds = append(kinds, l.Kind)
+		return nil
+	})
+	if k := strings.Join(kinds, ","); k != "change,close,change,close" {
+		t.Fatalf("changes journal %q, want change,close twice", k)
+	}
+	if read(itemsName(ws.dir, id)) != items {
+		t.Fatalf("items journal changed:\n%s", read(itemsName(ws.dir, id)))
+	}
+	if read(recordName(ws.dir, id)) != record {
+		t.Fatal("record rewritten")
+	}
+	s = must(ws.OpenAgent(ctx, a, SessionOptions{}, false, 0))(t)
+	defer s.Close()
+	must(s.Undo(ctx))(t)
+	must(s.Undo(ctx))(t)
+	if b := read("f.txt"); b != "old" {
+		t.Fatalf("undo gave %q", b)
+	}
 }

@@ -6,10 +6,10 @@ import (
 	"encoding/json"
 	"maps"
 	"path"
-	"regexp"
 	"strings"
 	"time"
 
+	"cairn/internal/lazyre"
 	"cairn/internal/vfs"
 	"cairn/objects"
 )
@@ -47,7 +47,7 @@ type PruneOptions struct {
 // depth, compact or indented (a session record is written indented). Prune
 // and the storage stats' estimate of what it frees both use it, so the two
 // agree on what is referenced.
-var oidRef = regexp.MustCompile(`"oid":\s*"([0-9a-f]{64})"`)
+var oidRef = lazyre.New(`"oid":\s*"([0-9a-f]{64})"`)
 
 // Prune runs the prune; see above.
 func (s *Store) Prune(ctx context.Context, opt PruneOptions) (PruneReport, error) {

@@ -99,6 +99,14 @@ type SessionOptions struct {
 	// (its first walks the whole tree), so later records rescan only the
 	// paths changed since (the REPL sets it).
 	Watch bool
+	// Brief: the process opens the session for one call and exits (an
+	// agent's hook, hook.go), many times a turn. Open writes no open line:
+	// one per tool call would grow the journal, and each would cost Close
+	// a sync of the items journal and a durable rewrite of the record. A
+	// hook's open is not a run of the session: the record keeps the last
+	// run's opened_at, branch and build. SettleChange ends its change line
+	// with the close line, under the one sync (hook.go).
+	Brief bool
 }
 
 // ResumeInfo says what changed since the session last ran.
@@ -211,6 +219,12 @@ func (s *Session) load(ctx context.Context) error {
 	}
 	s.resume = ResumeInfo{BranchBefore: st.branch, BuildBefore: st.build, Branch: gitBranch(w.path),
 		Build: Version, AskTrust: st.trust == nil, Repaired: rep.Cut}
+	if s.opts.Brief {
+		// No open line (SessionOptions.Brief): nothing is written, so the
+		// journal and the record Close finds are those checked above, and
+		// Close writes neither.
+		return nil
+	}
 	now := w.s.Now()
 	if err := s.writeLine(&itemLine{V: 1, Kind: kindOpen, At: ptr(mkTime(now)), Branch: s.resume.Branch, Build: Version, PID: os.Getpid()}); err != nil {
 		return err

@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"time"
 
 	"cairn/engine"
+	"cairn/internal/lazyre"
 )
 
 // AgentCodex is Codex's name in an import's meta.
@@ -62,7 +62,7 @@ type cxParse struct {
 	first string            // the key of the first item, for a compaction
 }
 
-var rolloutIDRE = regexp.MustCompile(`([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl(\.zst)?$`)
+var rolloutIDRE = lazyre.New(`([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl(\.zst)?$`)
 
 // Codex parses a Codex rollout (decompressed). The session id is
 // session_meta's (else the uuid in the file's name), its directory

@@ -98,6 +98,19 @@ func (d *Disk) ReadDir(name string) ([]fs.DirEntry, error) {
 	return ents, err
 }
 
+// ReadDirNames is ReadDir's names alone (NamesReader): no Lstat of each
+// entry, which ReadDir of a folder opened in an os.Root makes.
+func (d *Disk) ReadDirNames(name string) ([]string, error) {
+	f, err := openDir(d.root, name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	names, err := f.Readdirnames(-1)
+	slices.Sort(names)
+	return names, err
+}
+
 func (d *Disk) MkdirAll(name string, perm fs.FileMode) error { return d.root.MkdirAll(name, perm) }
 func (d *Disk) Remove(name string) error                     { return d.root.Remove(name) }
 func (d *Disk) Rename(oldname, newname string) error         { return d.root.Rename(oldname, newname) }

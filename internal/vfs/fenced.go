@@ -311,6 +311,16 @@ func (f *Fenced) ReadDir(name string) ([]fs.DirEntry, error) {
 	return sub.ReadDir(".")
 }
 
+// ReadDirNames is ReadDir's names alone (NamesReader).
+func (f *Fenced) ReadDirNames(name string) ([]string, error) {
+	sub, done, err := f.folder("readdir", name)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	return sub.ReadDirNames(".")
+}
+
 // MkdirAll makes each missing folder in a parent that was checked. The
 // name is not cleaned: ".." is the root's to resolve, as Disk does.
 func (f *Fenced) MkdirAll(name string, perm fs.FileMode) error {

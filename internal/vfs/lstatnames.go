@@ -9,6 +9,26 @@ import (
 	"syscall"
 )
 
+// NamesReader is an FS that can list a folder's names for less than
+// ReadDir: the real disk reads them without an Lstat of each.
+type NamesReader interface {
+	ReadDirNames(dir string) ([]string, error)
+}
+
+// ReadDirNames is the names of folder dir's entries, sorted: fsys's
+// NamesReader, or ReadDir's names.
+func ReadDirNames(fsys FS, dir string) ([]string, error) {
+	if x, ok := fsys.(NamesReader); ok {
+		return x.ReadDirNames(dir)
+	}
+	ents, err := fsys.ReadDir(dir)
+	names := make([]string, len(ents))
+	for i, e := range ents {
+		names[i] = e.Name()
+	}
+	return names, err
+}
+
 // NamesLstater is an FS that can Lstat many names of one folder for less
 // than one Lstat each: the real disk opens the folder once and asks for each
 // name relative to it, on several threads.

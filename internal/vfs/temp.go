@@ -193,7 +193,7 @@ func ProcessAlive(pid int) bool {
 // removed. Nothing else in dir is touched, folders never. A missing folder
 // has none.
 func SweepTemps(fsys FS, dir string) (int, error) {
-	ents, err := fsys.ReadDir(dir)
+	names, err := ReadDirNames(fsys, dir)
 	if err != nil {
 		if IsNotExist(err) {
 			return 0, nil
@@ -201,11 +201,19 @@ func SweepTemps(fsys FS, dir string) (int, error) {
 		return 0, err
 	}
 	n := 0
-	for _, e := range ents {
-		if e.IsDir() || !TempLeftover(e.Name()) {
+	for _, name := range names {
+		if !TempLeftover(name) {
 			continue
 		}
-		if err := fsys.Remove(path.Join(dir, e.Name())); err != nil && !IsNotExist(err) {
+		// Only a temp name is looked at: most of a folder is not one.
+		fi, err := fsys.Lstat(path.Join(dir, name))
+		if IsNotExist(err) || err == nil && fi.IsDir() {
+			continue
+		}
+		if err != nil {
+			return n, err
+		}
+		if err := fsys.Remove(path.Join(dir, name)); err != nil && !IsNotExist(err) {
 			return n, fmt.Errorf("vfs: remove temp file: %w", err)
 		}
 		n++

@@ -3,6 +3,7 @@ package vfs_test
 import (
 	"os"
 	"path"
+	"slices"
 	"strings"
 	"testing"
 
@@ -63,5 +64,55 @@ func TestTempNameLongBase(t *testing.T) {
 	}
 	if got, err := vfs.ReadFile(d, base); err != nil || string(got) != "long" {
 		t.Fatalf("read back = %q %v", got, err)
+	}
+}
+
+// TestSweepTempsNamesOnly: SweepTemps, which lists names only where the FS
+// can (NamesReader) and looks closer at temp names alone, removes a dead
+// writer's temp file and nothing else: not a user's file, not a live
+// writer's temp, not a folder with a temp's name. On each FS.
+func TestSweepTempsNamesOnly(t *testing.T) {
+	disk := func(t *testing.T) vfs.FS {
+		d, err := vfs.OpenDisk(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { d.Close() })
+		return d
+	}
+	for name, mk := range map[string]func(t *testing.T) vfs.FS{
+		"disk":   disk,
+		"fenced": func(t *testing.T) vfs.FS { return disk(t).(*vfs.Disk).Fence(t.TempDir(), nil) },
+		"mem":    func(*testing.T) vfs.FS { return vfs.NewMem() },
+	} {
+		t.Run(name, func(t *testing.T) {
+			fsys := mk(t)
+			dead := ".a.txt.999999999-0123456789abcdef" + vfs.TempSuffix
+			live := vfs.TempName("d", "b.txt")
+			defer vfs.ReleaseTemp(live)
+			if err := fsys.MkdirAll("d/.c.999999999-0123456789abcdef"+vfs.TempSuffix, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			for _, n := range []string{"d/a.txt", "d/" + dead, live} {
+				f, err := fsys.OpenFile(n, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+				if err != nil {
+					t.Fatal(err)
+				}
+				f.Close()
+			}
+			n, err := vfs.SweepTemps(fsys, "d")
+			if err != nil || n != 1 {
+				t.Fatalf("SweepTemps = %d, %v; want 1 removed", n, err)
+			}
+			names, err := vfs.ReadDirNames(fsys, "d")
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := []string{path.Base(live), ".c.999999999-0123456789abcdef" + vfs.TempSuffix, "a.txt"}
+			slices.Sort(want)
+			if !slices.Equal(names, want) {
+				t.Fatalf("left %q, want %q", names, want)
+			}
+		})
 	}
 }

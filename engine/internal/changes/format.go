@@ -4,11 +4,11 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
-	"regexp"
 	"strconv"
 	"time"
 
 	"cairn/engine/internal/fstate"
+	"cairn/internal/lazyre"
 	"cairn/internal/timefmt"
 )
 
@@ -224,7 +224,7 @@ type RawFile struct {
 	Kept   *fstate.State `json:"kept"`
 }
 
-var snapIDRE = regexp.MustCompile(`^[0-9a-z]{1,13}-[0-9a-f]{8}$`)
+var snapIDRE = lazyre.New(`^[0-9a-z]{1,13}-[0-9a-f]{8}$`)
 
 // NewSnapID is a snapshot id: the time in base 36 milliseconds and eight
 // random hex digits ("m2x1q0a3-9f3a2c7e").
@@ -265,7 +265,7 @@ func CheckChange(l *RawLine) error {
 
 // toolRE is the form of a tool name: the label form of the audit trail.
 // Part of the format.
-var toolRE = regexp.MustCompile(`^[A-Za-z0-9_.:/@+-]{1,64}$`)
+var toolRE = lazyre.New(`^[A-Za-z0-9_.:/@+-]{1,64}$`)
 
 // randHex is n random bytes in hex.
 func randHex(n int) string {

@@ -130,6 +130,11 @@ func RecordKind(kind string) bool {
 	return false
 }
 
+// RecordsFold reports whether Records.Apply folds lines of kind (the
+// record kinds and drop): it skips every other kind, so a caller that
+// knows a line's kind need not hand it over.
+func RecordsFold(kind string) bool { return RecordKind(kind) || kind == KindDrop }
+
 // Records is the fold of a changes journal's record lines: what the
 // session's owner needs to write more of them.
 type Records struct {
@@ -155,7 +160,8 @@ type RecordSize struct {
 }
 
 // Apply folds one journal line; lines of other kinds are skipped. A
-// record line that does not check is an error (fsck names it).
+// record line that does not check is an error (fsck names it). The kinds
+// it folds are RecordsFold's.
 func (r *Records) Apply(b []byte) error {
 	var l recLine
 	if err := json.Unmarshal(b, &l); err != nil || l.V != 1 {

@@ -90,10 +90,22 @@ func (st *Stack) Find(id string) int {
 // damaged line, an undo of a snapshot that is not the newest applied) is
 // skipped with an error; fsck names it.
 func (st *Stack) Apply(b []byte) error {
+	_, err := st.ApplyKind(b)
+	return err
+}
+
+// ApplyKind is Apply, and also the line's kind as the fold read it ("" for
+// a line that is not JSON of version 1): a caller folding the line
+// elsewhere too can skip what that fold ignores (RecordsFold).
+func (st *Stack) ApplyKind(b []byte) (string, error) {
 	var l RawLine
 	if err := json.Unmarshal(b, &l); err != nil || l.V != 1 {
-		return errors.New("not a change line")
+		return "", errors.New("not a change line")
 	}
+	return l.Kind, st.applyLine(&l)
+}
+
+func (st *Stack) applyLine(l *RawLine) error {
 	var held []*Entry
 	var prev *Entry
 	if l.Kind == KindChange {
@@ -102,7 +114,7 @@ func (st *Stack) Apply(b []byte) error {
 			prev = st.Pending
 		}
 	}
-	err := st.fold(&l)
+	err := st.fold(l)
 	if errors.Is(err, errNoop) {
 		return nil
 	}

@@ -5,9 +5,9 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io/fs"
-	"regexp"
 	"strconv"
 
+	"cairn/internal/lazyre"
 	"cairn/objects"
 )
 
@@ -45,7 +45,7 @@ type State struct {
 }
 
 // permRE is the form of "perm": four octal digits, the permission bits only.
-var permRE = regexp.MustCompile(`^0[0-7]{3}$`)
+var permRE = lazyre.New(`^0[0-7]{3}$`)
 
 // PermString is the "perm" of permission bits perm.
 func PermString(perm fs.FileMode) string { return fmt.Sprintf("%04o", perm&fs.ModePerm) }
