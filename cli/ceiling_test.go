@@ -8,6 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"cairn/cli/term"
+	"cairn/engine"
 )
 
 // Over the eager-load ceiling, transcript, show and fork --at still work
@@ -73,6 +76,24 @@ func TestCeilingWayOut(t *testing.T) {
 	}
 	if code != 0 || json.Unmarshal([]byte(out), &rec) != nil || rec.Counts.Items != 4 || !strings.Contains(rec.OverCeiling, "1.3 MB") {
 		t.Fatalf("show over the ceiling: %d %s %s", code, errs, out)
+	}
+	// The picker's preview streams the last prompt, as for any session.
+	store, err := engine.Open(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	canon, err := engine.Canonical(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws, err := store.Workspace(canon)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &repl{g: &Globals{ctx: ctx}, ws: ws}
+	if got := r.lastPrompt(term.Row{ID: S}); got != "size test" {
+		t.Fatalf("the picker's preview over the ceiling: %q", got)
 	}
 	code, out, errs = run("", "fork", "--json", S, "--at", "2")
 	var f struct{ Session string }

@@ -629,16 +629,22 @@ func summaryRows(l []engine.Summary) []term.Row {
 }
 
 // lastPrompt is the preview of a row in the picker: the session's last
-// prompt on its head path, read without taking the session.
+// prompt on its head path, read without taking the session. It streams
+// (ReadLean, then that one item's text), so a session over the eager-load
+// ceiling is previewed like any other and none is hydrated for a preview.
 func (r *repl) lastPrompt(row term.Row) string {
-	v, err := r.ws.Read(r.g.ctx, row.ID)
+	v, err := r.ws.ReadLean(r.g.ctx, row.ID)
 	if err != nil {
 		return "(" + userError(err) + ")"
 	}
 	t := v.Transcript()
 	for i := len(t) - 1; i >= 0; i-- {
 		if t[i].Type == engine.User {
-			return strings.Join(strings.Fields(t[i].Text), " ")
+			it, err := v.ItemText(r.g.ctx, t[i].ID)
+			if err != nil {
+				return "(" + userError(err) + ")"
+			}
+			return strings.Join(strings.Fields(it.Text), " ")
 		}
 	}
 	return "(no prompt yet)"

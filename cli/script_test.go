@@ -4,8 +4,10 @@ import (
 	"context"
 	"flag"
 	"os"
+	"path/filepath"
 	"testing"
 
+	gojq "github.com/itchyny/gojq/cli"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -17,6 +19,9 @@ func TestMain(m *testing.M) {
 			os.Exit(Main(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 		},
 		"cairn-blockturn": blockTurnMain, // cancel_pty_test.go
+		// jq for the shell scripts (whole_session.sh), so they need no
+		// jq installed.
+		"jq": func() { os.Exit(gojq.Run()) },
 	})
 }
 
@@ -27,6 +32,11 @@ func TestScripts(t *testing.T) {
 		Dir:           "../testdata/script",
 		UpdateScripts: *updateScripts,
 		Setup: func(e *testscript.Env) error {
+			scripts, err := filepath.Abs("../testdata/script")
+			if err != nil {
+				return err
+			}
+			e.Setenv("SCRIPTS", scripts)
 			e.Setenv("CAIRN_HOME", e.WorkDir+"/.cairn-home")
 			e.Setenv("HOME", e.WorkDir+"/home")
 			return nil

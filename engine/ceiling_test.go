@@ -118,6 +118,16 @@ func TestReadLeanOverCeiling(t *testing.T) {
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Fatalf("streamed %d items, texts differ", len(got))
 	}
+	// One item's text, payload or inline, is read back alone.
+	for i, it := range tr {
+		got, err := v.ItemText(ctx, it.ID)
+		if err != nil || got.ID != it.ID || got.Text != want[i] {
+			t.Fatalf("ItemText of item %d: %v, %d bytes", i, err, len(got.Text))
+		}
+	}
+	if _, err := v.ItemText(ctx, "i-nosuchitem"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("ItemText of no item: %v", err)
+	}
 	// A fork at an early item makes a session that opens.
 	res, err := ws.Fork(ctx, s.ID(), tr[1].ID)
 	if err != nil {

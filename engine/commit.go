@@ -54,10 +54,10 @@ func (s *Session) commitTurn(extra syncer) error {
 // is written after the journals are synced whatever the folders did. The
 // trail is synced when trail says so.
 func (s *Session) commitParts(extra syncer, trail bool) (err, filesErr error) {
-	// The turn's file tools' folder syncs, under way in the background,
-	// end while the journals are synced.
-	files := make(chan error, 1)
-	go func() { files <- s.files.sync() }()
+	// The turn's file tools' folder syncs run in the background already
+	// and end while the journals are synced; they are waited for last.
+	// (Waiting in a goroutine of its own cost a turn a wakeup of another
+	// thread, for nothing.)
 	s.retry()
 	if s.recorded && s.unrecorded == nil {
 		syncs := []syncer{s.items}
@@ -79,7 +79,7 @@ func (s *Session) commitParts(extra syncer, trail bool) (err, filesErr error) {
 			err = s.writeRecordLocked(false)
 		}
 	}
-	return err, <-files
+	return err, s.files.sync()
 }
 
 // commitDurable syncs the journals and writes the record durably: the

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -25,6 +26,10 @@ func TestAppendRefusesFalseCallLinks(t *testing.T) {
 		if _, err := s.Append(ctx, it); !errors.Is(err, ErrBadInput) {
 			t.Fatalf("%s: %v, want ErrBadInput", name, err)
 		}
+	}
+	// The refusal names the item's type in English.
+	if _, err := s.Append(ctx, Item{Type: ToolResult, Call: m["a1"].ID, Text: "x"}); err == nil || !strings.Contains(err.Error(), "but an assistant item") {
+		t.Fatalf("a call naming an assistant item: %v", err)
 	}
 	if n := len(s.AllItems()); n != before {
 		t.Fatalf("refused appends left %d items, want %d", n, before)

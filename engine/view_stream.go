@@ -73,6 +73,28 @@ func (v *View) Stream(ctx context.Context, all bool, fn func(Item) error) error 
 	if all {
 		items = v.st.all()
 	}
+	return v.stream(ctx, items, fn)
+}
+
+// ItemText is item id as Stream gives it, its text read back: a view from
+// ReadLean reads that item's line and payload again and no other text, so
+// the picker's preview of a session over the ceiling costs one item.
+func (v *View) ItemText(ctx context.Context, id string) (Item, error) {
+	it := v.st.items[id]
+	if it == nil {
+		return Item{}, &noItem{id, v.st.id}
+	}
+	var out Item
+	err := v.stream(ctx, []*Item{it}, func(i Item) error {
+		out = i
+		return nil
+	})
+	return out, err
+}
+
+// stream calls fn with items, which are in the journal's order, their
+// texts read back.
+func (v *View) stream(ctx context.Context, items []*Item, fn func(Item) error) error {
 	if !v.lean {
 		for _, it := range items {
 			if err := fn(*it); err != nil {

@@ -11,8 +11,8 @@ import (
 	"cairn/internal/timefmt"
 )
 
-// String appends s as a JSON string, as encoding/json writes it without
-// HTML escaping: invalid UTF-8 becomes U+FFFD.
+// String appends s as a JSON string, byte for byte as encoding/json writes
+// it without HTML escaping: invalid UTF-8 becomes U+FFFD.
 func String(b []byte, s string) []byte {
 	const hex = "0123456789abcdef"
 	b = append(b, '"')
@@ -34,6 +34,10 @@ func String(b []byte, s string) []byte {
 				b = append(b, '\\', 'r')
 			case '\t':
 				b = append(b, '\\', 't')
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
 			default:
 				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&15])
 			}
@@ -46,6 +50,15 @@ func String(b []byte, s string) []byte {
 			b = append(b, s[start:i]...)
 			b = append(b, `\ufffd`...)
 			i++
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			// Line and paragraph separators, escaped as encoding/json
+			// does, for readers that take them for line ends.
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hex[r&15])
+			i += size
 			start = i
 			continue
 		}

@@ -1,0 +1,243 @@
+package engine
+
+import (
+	"encoding/json"
+	"math"
+	"strconv"
+
+	"cairn/internal/jsonw"
+)
+
+// Encoding the lines a turn writes without reflection: its items, its turn
+// line and its trail line. A turn writes three or more lines, mostly items
+// with kilobytes of text, and encoding/json's reflection and its second
+// pass over a marshaller's bytes cost a turn more than its writes
+// (cmd/cairn-bench B4). The bytes are encoding/json's with HTML escaping
+// off: the same fields in the same order, omitempty alike
+// (item_json_test.go holds the two together).
+
+// AppendJSON appends l as one JSON object (journal.Appender). The nested
+// values a turn rarely writes (attachments, a fork reference, a turn's
+// state, meta) are encoding/json's; ok is false when one of them fails to
+// encode, and Append then reports encoding/json's error.
+func (l *itemLine) AppendJSON(b []byte) ([]byte, bool) {
+	b = append(b, `{"v":`...)
+	b = jsonw.Int(b, int64(l.V))
+	b = append(b, `,"kind":`...)
+	b = jsonw.String(b, l.Kind)
+	b = appendStringField(b, "id", l.ID)
+	if l.Parent != nil {
+		b = append(b, `,"parent":`...)
+		b = jsonw.String(b, *l.Parent)
+	}
+	b = appendStringField(b, "type", string(l.Type))
+	if l.At != nil {
+		b = append(b, `,"at":`...)
+		b = appendTime(b, *l.At)
+	}
+	if l.Text != nil {
+		b = append(b, `,"text":`...)
+		b = jsonw.String(b, *l.Text)
+	}
+	if p := l.Payload; p != nil {
+		b = append(b, `,"payload":{"oid":`...)
+		b = jsonw.String(b, p.OID)
+		b = append(b, `,"size":`...)
+		b = jsonw.Int(b, p.Size)
+		b = append(b, '}')
+	}
+	b = appendStringField(b, "tool", l.Tool)
+	b = appendStringField(b, "call", l.Call)
+	b = appendStringField(b, "status", l.Status)
+	if l.Quarantined {
+		b = append(b, `,"quarantined":true`...)
+	}
+	b = appendStringField(b, "slot", l.Slot)
+	b = appendStrings(b, "replaces", l.Replaces)
+	b = appendStrings(b, "outputs", l.Outputs)
+	var ok bool
+	if len(l.Attachments) > 0 {
+		if b, ok = appendMarshalled(b, "attachments", l.Attachments); !ok {
+			return b, false
+		}
+	}
+	b = appendStringField(b, "task", l.Task)
+	if l.To != nil {
+		b = append(b, `,"to":`...)
+		b = jsonw.String(b, *l.To)
+	}
+	b = appendStringField(b, "why", l.Why)
+	b = appendStringField(b, "session", l.Session)
+	b = appendStringField(b, "path", l.Path)
+	if l.ForkOf != nil {
+		if b, ok = appendMarshalled(b, "fork_of", l.ForkOf); !ok {
+			return b, false
+		}
+	}
+	b = appendStringField(b, "build", l.Build)
+	b = appendStringField(b, "title", l.Title)
+	b = appendStringField(b, "source", l.Source)
+	if l.Turn != nil {
+		b = append(b, `,"turn":`...)
+		if b, ok = l.Turn.appendJSON(b); !ok {
+			return b, false
+		}
+	}
+	b = appendStringField(b, "branch", l.Branch)
+	if l.PID != 0 {
+		b = append(b, `,"pid":`...)
+		b = jsonw.Int(b, int64(l.PID))
+	}
+	if len(l.Meta) > 0 {
+		if b, ok = appendMarshalled(b, "meta", l.Meta); !ok {
+			return b, false
+		}
+	}
+	return append(b, '}'), true
+}
+
+// appendStringField appends ,"name":"v" unless v is empty (omitempty).
+func appendStringField(b []byte, name, v string) []byte {
+	if v == "" {
+		return b
+	}
+	b = append(b, ',', '"')
+	b = append(b, name...)
+	b = append(b, '"', ':')
+	return jsonw.String(b, v)
+}
+
+// appendStrings appends ,"name":[...] unless vs is empty (omitempty).
+func appendStrings(b []byte, name string, vs []string) []byte {
+	if len(vs) == 0 {
+		return b
+	}
+	b = append(b, ',', '"')
+	b = append(b, name...)
+	b = append(b, '"', ':', '[')
+	for i, v := range vs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = jsonw.String(b, v)
+	}
+	return append(b, ']')
+}
+
+// appendMarshalled appends ,"name": and encoding/json's bytes for v.
+func appendMarshalled(b []byte, name string, v any) ([]byte, bool) {
+	j, err := json.Marshal(v)
+	if err != nil {
+		return b, false
+	}
+	b = append(b, ',', '"')
+	b = append(b, name...)
+	b = append(b, '"', ':')
+	return append(b, j...), true
+}
+
+// appendTime appends t as Time.MarshalJSON writes it: null when zero.
+func appendTime(b []byte, t Time) []byte {
+	if t.IsZero() {
+		return append(b, "null"...)
+	}
+	return jsonw.Time(b, t.Time)
+}
+
+// appendJSON appends t as encoding/json writes it; the plan and the trust
+// map, which few turns carry, are encoding/json's.
+func (t *TurnState) appendJSON(b []byte) ([]byte, bool) {
+	b = append(b, `{"n":`...)
+	b = jsonw.Int(b, int64(t.N))
+	var ok bool
+	if len(t.Plan) > 0 {
+		if b, ok = appendMarshalled(b, "plan", t.Plan); !ok {
+			return b, false
+		}
+	}
+	b = appendStringField(b, "model", t.Model)
+	b = append(b, `,"spend":{"input_tokens":`...)
+	b = jsonw.Int(b, t.Spend.InputTokens)
+	b = append(b, `,"output_tokens":`...)
+	b = jsonw.Int(b, t.Spend.OutputTokens)
+	b = append(b, `,"cost_usd":`...)
+	if b, ok = appendFloat(b, t.Spend.CostUSD); !ok {
+		return b, false
+	}
+	b = append(b, '}')
+	if t.Trust != nil {
+		if b, ok = appendMarshalled(b, "trust", t.Trust); !ok {
+			return b, false
+		}
+	}
+	b = appendStrings(b, "allowed_commands", t.AllowedCommands)
+	b = appendStringField(b, "branch", t.Branch)
+	b = appendStringField(b, "build", t.Build)
+	b = appendStrings(b, "labels", t.Labels)
+	b = appendStrings(b, "gates", t.Gates)
+	if t.Usage {
+		b = append(b, `,"usage":true`...)
+	}
+	return append(b, '}'), true
+}
+
+// AppendJSON appends l as one JSON object (journal.Appender); an event's
+// steps are encoding/json's.
+func (l *auditLine) AppendJSON(b []byte) ([]byte, bool) {
+	b = append(b, `{"v":`...)
+	b = jsonw.Int(b, int64(l.V))
+	b = append(b, `,"kind":`...)
+	b = jsonw.String(b, l.Kind)
+	b = append(b, `,"at":`...)
+	b = appendTime(b, l.At)
+	b = append(b, `,"session":`...)
+	b = jsonw.String(b, l.Session)
+	b = appendIntField(b, "turn", l.Turn)
+	b = appendIntField(b, "items", l.Items)
+	b = appendStrings(b, "labels", l.Labels)
+	b = appendStrings(b, "gates", l.Gates)
+	b = appendStringField(b, "event", l.Event)
+	b = appendStringField(b, "outcome", l.Outcome)
+	b = appendStringField(b, "action", l.Action)
+	if len(l.Steps) > 0 {
+		var ok bool
+		if b, ok = appendMarshalled(b, "steps", l.Steps); !ok {
+			return b, false
+		}
+	}
+	b = appendIntField(b, "files", l.Files)
+	b = appendStringField(b, "rule", l.Rule)
+	return append(b, '}'), true
+}
+
+// appendIntField appends ,"name":n unless n is 0 (omitempty).
+func appendIntField(b []byte, name string, n int) []byte {
+	if n == 0 {
+		return b
+	}
+	b = append(b, ',', '"')
+	b = append(b, name...)
+	b = append(b, '"', ':')
+	return jsonw.Int(b, int64(n))
+}
+
+// appendFloat appends f as encoding/json writes a float64; NaN and the
+// infinities, which it refuses, are refused.
+func appendFloat(b []byte, f float64) ([]byte, bool) {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return b, false
+	}
+	format := byte('f')
+	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	b = strconv.AppendFloat(b, f, format, -1, 64)
+	if format == 'e' {
+		// e-09 as e-9, as encoding/json writes it.
+		if n := len(b); n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+			b[n-2] = b[n-1]
+			b = b[:n-1]
+		}
+	}
+	return b, true
+}
