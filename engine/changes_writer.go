@@ -48,7 +48,7 @@ func (s *Session) appendChangeAhead(line any) error {
 	if err := s.files.known(); err != nil {
 		return err
 	}
-	return s.writeChanges(true, []any{line})
+	return s.writeChanges(true, false, []any{line})
 }
 
 // appendChangesLazy appends lines without a sync: they ride with the
