@@ -62,7 +62,7 @@
 //	{"v":1,"kind":"turn","at":T,"turn":{"n":N,"plan":...,"model":M,"spend":{"input_tokens":N,"output_tokens":N,"cost_usd":X},
 //	                                  "trust":{"map":{...},"rules":[{"path","rule"}]},"allowed_commands":[...],"branch":B,"build":B,
 //	                                  "labels":[...],"gates":[...],"usage":true}}   what the turn's trail and usage lines say
-//	{"v":1,"kind":"open","at":T,"branch":B,"build":B,"pid":P}
+//	{"v":1,"kind":"open","at":T,"branch":B,"build":B,"pid":P}   each Open but a Brief one (an agent's hook)
 //	{"v":1,"kind":"meta","at":T,"meta":{"pinned":true,"tier":"full|transcript",KEY:VALUE,...}}   settings; a fork copies them
 //	{"v":1,"kind":"draft","at":T,"text":"..."|"payload":{...},"attachments":[...]}   the composer's text (draft.go)
 //	{"v":1,"kind":"repair","at":T,"cut":N}                          a torn tail was cut (package journal)
@@ -264,7 +264,9 @@
 // has the new ones put back first (patch_recover.go). An undo or
 // redo a crash stopped before its files were put back is finished by the
 // next owner from its line. A clean Close writes a close line, after which
-// nothing is settled.
+// nothing is settled. An agent's post-tool hook (SessionOptions.Brief)
+// writes it with its change line, under the line's one sync: the agent
+// made the files before.
 //
 // # Degrading
 //
