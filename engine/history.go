@@ -15,7 +15,11 @@ import (
 // collapse into one; a cancelled prompt is removed again; the file is capped
 // (history.max in config.json, default 1000) and rewritten whole, by atomic
 // rename, when it grows past the cap by a tenth. A corrupt file reads as
-// empty history, never as an error.
+// empty history, never as an error. Part of the format:
+//
+//	{"v":1,"kind":"prompt","at":T,"text":PROMPT,"path":DIR}
+//
+// "path" is the directory the prompt was typed in (absent when unknown).
 
 const historyName = "history.jsonl"
 

@@ -269,9 +269,6 @@ func (w *Writer) Size() int64 {
 // Name is the journal's name in its FS.
 func (w *Writer) Name() string { return w.name }
 
-// Close syncs lines not yet synced (unless the Writer is broken) and closes
-// the file. A broken Writer closes without an error: its error was returned
-// already.
 // CloseUnsynced closes the file without syncing the lines appended since
 // the last Sync, for a caller that makes them durable another way (a later
 // fsync of the file, or a repair from another journal). It releases the
@@ -286,6 +283,9 @@ func (w *Writer) CloseUnsynced() error {
 	return w.f.Close()
 }
 
+// Close syncs lines not yet synced (unless the Writer is broken) and closes
+// the file. A broken Writer closes without an error: its error was returned
+// already.
 func (w *Writer) Close() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()

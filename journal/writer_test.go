@@ -187,3 +187,39 @@ func TestCloseSyncsManual(t *testing.T) {
 	got, _ := readAll(t, m, "j.jsonl")
 	equalLines(t, got, []string{marshal(t, it), marshal(t, it2)})
 }
+
+// selfEncoded is a line that encodes itself, or leaves it to encoding/json.
+type selfEncoded struct {
+	S    string `json:"s"`
+	Self bool   `json:"-"`
+}
+
+func (l selfEncoded) AppendJSON(b []byte) ([]byte, bool) {
+	if !l.Self {
+		return b, false
+	}
+	return append(b, `{"s":"by hand: `+l.S+`"}`...), true
+}
+
+// An Appender's bytes are the line, checked as any line; one that declines
+// is encoded by encoding/json.
+func TestAppendAppender(t *testing.T) {
+	fsys := vfs.NewMem()
+	w, _, err := OpenWriter(fsys, "j.jsonl", Options{MaxLine: 64})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range []selfEncoded{{S: "a", Self: true}, {S: "b"}} {
+		if err := w.Append(l); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Append(selfEncoded{S: strings.Repeat("x", 60), Self: true}); !errors.Is(err, ErrLineTooLong) {
+		t.Fatalf("an Appender's long line: %v", err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := readAll(t, fsys, "j.jsonl")
+	equalLines(t, got, []string{`{"s":"by hand: a"}`, `{"s":"b"}`})
+}
