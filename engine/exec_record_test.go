@@ -248,6 +248,13 @@ func TestExecStoreBudget(t *testing.T) {
 	if err != nil || !strings.Contains(string(drops), `"session":"`+other.ID()+`"`) || !strings.Contains(string(drops), first) {
 		t.Fatalf("drops.jsonl %q %v", drops, err)
 	}
+	// The listing of the other session leaves its dropped record out.
+	if l := must(e.ws.Snapshots(e.ctx, other.ID()))(t); len(l.Records) != 0 {
+		t.Fatalf("records listed after their drop: %+v", l.Records)
+	}
+	if l := must(s.Snapshots(e.ctx))(t); len(l.Records) != 2 {
+		t.Fatalf("records of the trimming session: %+v", l.Records)
+	}
 	e.put("d.bin", string(noise(4, 400<<10)))
 	a = e.exec(s, "echo 1 > d.bin")
 	if !slices.Equal(a.Dropped, []string{second}) {

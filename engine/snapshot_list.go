@@ -51,8 +51,11 @@ func snapshotList(w *Workspace, id string, st *snapStack) *SnapshotList {
 	for _, e := range st.List {
 		l.Snapshots = append(l.Snapshots, SnapshotInfo{ID: e.Rec.ID, At: e.Rec.At, Tool: e.Rec.Tool, Applied: e.Applied, Files: snapshotFiles(w, e.Rec.Files)})
 	}
+	dropped, _ := w.readDrops() // records another session's store budget dropped
 	for _, r := range st.recs.Live {
-		l.Records = append(l.Records, RecordInfo{ID: r.ID, At: r.At, Tool: r.Tool, Files: snapshotFiles(w, r.Files)})
+		if !dropped[id][r.ID] {
+			l.Records = append(l.Records, RecordInfo{ID: r.ID, At: r.At, Tool: r.Tool, Files: snapshotFiles(w, r.Files)})
+		}
 	}
 	return l
 }
