@@ -24,8 +24,8 @@ type Editor struct {
 	hist    *historyWalk
 	binds   map[string]string // a key name, or the leader and a key, to a line
 	leader  string
-	pending string       // the text a bound key left, shown by the next ReadLine
-	running *tea.Program // the ReadLine under way, for Close
+	pending string        // the text a bound key left, shown by the next ReadLine
+	running *tea.Program  // the ReadLine under way, for Close
 	ran     chan struct{} // closed when running's Run has returned
 	closed  bool
 }
