@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -13,12 +14,22 @@ import (
 // typing faster than the prompt comes back. Each burst here is one write:
 // two prompts; a :write, its lines and the "." that ends them, a command
 // and a prompt; a question's answer and a prompt; in a second run, the
-// picker's Enter and the first prompt after it.
+// picker's Enter and the first prompt after it. A line typed while a turn
+// runs, with the terminal cooked, is a prompt too.
 func TestPTYTypedAhead(t *testing.T) {
 	dir, other, moved := t.TempDir(), t.TempDir(), t.TempDir()
 	home := t.TempDir()
 	base := []string{"--home", home, "-C", dir}
 	plumb(t, "--home", home, "-C", other, "prompt", "--new", "elsewhere")
+	entered, release := make(chan struct{}), make(chan struct{})
+	replTurnHook = func(ctx context.Context, text string) error {
+		if text == "wait" {
+			close(entered)
+			<-release
+		}
+		return nil
+	}
+	t.Cleanup(func() { replTurnHook = nil })
 	p := openReplPTY(t)
 	done := p.runMain(&stateWatch{p: p}, base...)
 	p.nextPrompt(t)
@@ -29,6 +40,14 @@ func TestPTYTypedAhead(t *testing.T) {
 	p.prompts += 2
 	p.nextPrompt(t)
 	p.Send(t, "/migrate-sessions "+other+" "+moved+"\ry\rfour\r")
+	p.prompts++
+	p.nextPrompt(t)
+	// A line typed while a prompt's turn runs (the terminal cooked).
+	p.Send(t, "wait\r")
+	<-entered
+	p.Send(t, "after\r")
+	p.Expect(t, "after") // echoed: the terminal has it
+	close(release)
 	p.prompts++
 	p.nextPrompt(t)
 	p.Send(t, "\x04")
@@ -45,7 +64,7 @@ func TestPTYTypedAhead(t *testing.T) {
 	if len(l) != 1 || l[0].Title != "ahead" {
 		t.Fatalf("sessions: %+v", l)
 	}
-	want := []string{"one", "two", "three", "four"}
+	want := []string{"one", "two", "three", "four", "wait", "after"}
 	if got := prompts(t, base, l[0].ID); !reflect.DeepEqual(got, want) {
 		t.Fatalf("prompts %q, want %q", got, want)
 	}

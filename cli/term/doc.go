@@ -25,7 +25,10 @@
 // ReadLine, or the first prompt after the picker, starts with it. The
 // terminal is read only while a program runs; between them the read is
 // interrupted without taking any bytes, the terminal is cooked, and what is
-// typed then waits in the terminal.
+// typed then waits in the terminal. The cooked terminal turns Enter into a
+// line feed, which the editor would take for Ctrl-J: the lines waiting when
+// a program starts have their line feeds read as Enter (on Linux and the
+// BSDs, which tell how much is waiting).
 //
 //	Enter                     submit the text (it may hold several lines)
 //	Alt+Enter, Ctrl-J         a new line in the text

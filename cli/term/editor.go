@@ -24,8 +24,9 @@ type Editor struct {
 	hist    *historyWalk
 	binds   map[string]string // a key name, or the leader and a key, to a line
 	leader  string
-	pending string       // the text a bound key left, shown by the next ReadLine
-	running *tea.Program // the ReadLine under way, for Close
+	pending string        // the text a bound key left, shown by the next ReadLine
+	running *tea.Program  // the ReadLine under way, for Close
+	ran     chan struct{} // closed when running's Run has returned
 	closed  bool
 }
 
@@ -113,9 +114,11 @@ func (e *Editor) ReadLine(prompt string) (string, error) {
 	}
 	m := e.newModelLocked(prompt, run)
 	p := tea.NewProgram(m, opts...)
-	e.running = p
+	ran := make(chan struct{})
+	e.running, e.ran = p, ran
 	e.mu.Unlock()
 	final, err := p.Run()
+	close(ran)
 	run.end()
 	e.mu.Lock()
 	e.running = nil
@@ -157,11 +160,12 @@ func (e *Editor) screenSize() (cols, rows int) {
 func (e *Editor) Close() error {
 	e.mu.Lock()
 	e.closed = true
-	p := e.running
+	p, ran := e.running, e.ran
 	e.mu.Unlock()
 	if p != nil {
+		// Not p.Wait: it blocks for good when Run has not started yet.
 		p.Kill()
-		p.Wait()
+		<-ran
 	}
 	return e.keys.Close()
 }

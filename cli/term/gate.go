@@ -22,6 +22,11 @@ type gate struct {
 	cr      cancelreader.CancelReader // while open
 	reading bool                      // a read of cr is under way
 	closed  bool
+	// cooked is how many bytes still to read were typed while the
+	// terminal was cooked, its Enter turned into a line feed: each line
+	// feed in them is read as the carriage return Enter sends when raw
+	// (Ctrl-J typed while cooked ends a line as well).
+	cooked int
 }
 
 func newGate(f *os.File) *gate {
@@ -48,6 +53,15 @@ func (g *gate) Read(b []byte) (int, error) {
 		g.mu.Lock()
 		g.reading = false
 		g.cond.Broadcast()
+		if g.cooked > 0 && n > 0 {
+			m := min(n, g.cooked)
+			for i, c := range b[:m] {
+				if c == '\n' {
+					b[i] = '\r'
+				}
+			}
+			g.cooked -= m
+		}
 		if errors.Is(err, cancelreader.ErrCanceled) {
 			if n > 0 {
 				return n, nil
@@ -58,8 +72,9 @@ func (g *gate) Read(b []byte) (int, error) {
 	}
 }
 
-// open lets reads through.
-func (g *gate) open() error {
+// open lets reads through; the first cooked bytes read were typed while
+// the terminal was cooked.
+func (g *gate) open(cooked int) error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.closed || g.cr != nil {
@@ -69,7 +84,7 @@ func (g *gate) open() error {
 	if err != nil {
 		return err
 	}
-	g.cr = cr
+	g.cr, g.cooked = cr, cooked
 	g.cond.Broadcast()
 	return nil
 }

@@ -130,11 +130,15 @@ func (k *Keys) begin(out io.Writer) (*keyRun, error) {
 	if k.closed {
 		return nil, errKeysClosed
 	}
+	// What waits in the terminal now was typed while it was cooked, where
+	// Enter becomes a line feed: the gate makes it Enter again. A cooked
+	// terminal counts whole lines only, and the rest holds no line feed.
+	cooked := queued(k.fd)
 	st, err := makeRaw(k.fd)
 	if err != nil {
 		return nil, err
 	}
-	if err := k.in.open(); err != nil {
+	if err := k.in.open(cooked); err != nil {
 		xterm.Restore(k.fd, st)
 		return nil, err
 	}

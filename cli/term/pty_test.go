@@ -525,3 +525,22 @@ func TestPTYKeysIdleBetweenPrograms(t *testing.T) {
 		t.Fatalf("after: %q, %v", r.s, r.err)
 	}
 }
+
+// A line typed while no ReadLine runs (the terminal cooked, its Enter a
+// line feed then) is submitted by the next ReadLine, as typed; Ctrl-J in
+// the editor still starts a new line.
+func TestPTYEditorTypedWhileCooked(t *testing.T) {
+	p := openPTY(t, 24, 80)
+	e := openEditor(t, p, nil)
+	if r := readLine(t, p, e, "one\r"); r.s != "one" || r.err != nil {
+		t.Fatalf("first line: %q, %v", r.s, r.err)
+	}
+	p.Send(t, "two\rthr")
+	p.Expect(t, "thr") // echoed: the terminal has the keys
+	if r := readAhead(t, p, e); r.s != "two" || r.err != nil {
+		t.Fatalf("typed while cooked: %q, %v", r.s, r.err)
+	}
+	if r := readLine(t, p, e, "ee\n", "four\r"); r.s != "three\nfour" || r.err != nil {
+		t.Fatalf("then Ctrl-J: %q, %v", r.s, r.err)
+	}
+}
