@@ -47,7 +47,12 @@ package main
 // against 699 ms (1.00), with the watcher 6.5 ms (0.009); peak heap 63 MB
 // and 25 MB. Without the watcher a record walks the whole tree twice, as
 // the shadow repository stats it twice, so only the watcher reaches the
-// 10x goal; the walk itself is about git status's cost.
+// 10x goal; the walk itself is about git status's cost. On a quiet
+// machine: warm walk 0.94x (50k) and 1.12x (GOROOT/src), with the watcher
+// 9.3 and 5.0 ms. After the walk lost an os.File and a string per entry
+// (load about 20): warm walk 1.27x and 1.23x, with the watcher 7.5 and
+// 3.3 ms, first record 42.0 s against git's 64.0 s (0.66) and 12.1 s
+// against 19.5 s (0.62), peak heap 59 and 18 MB.
 
 import (
 	"context"
