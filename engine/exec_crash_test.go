@@ -9,6 +9,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"cairn/engine/internal/changes"
@@ -157,5 +158,34 @@ func putFile(t *testing.T, dir, rel, content string) {
 	t.Helper()
 	if err := os.WriteFile(filepath.Join(dir, rel), []byte(content), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestExecBatchSyncFailureBlocks: when the sync that makes a walk's
+// stored files durable fails, the line is blocked (nothing runs) and the
+// stat cache learns none of the walk's hashes: the next record reads the
+// files again and stores them, so the content before it names is there.
+func TestExecBatchSyncFailureBlocks(t *testing.T) {
+	e, state := faultyEnv(t)
+	s := e.session()
+	e.exec(s, "pwd") // the session's files exist
+	e.put("a.txt", "a0")
+	e.put("b.txt", "b0")
+	state.Inject(vfs.Rule{Op: vfs.OpSync, Path: "workspaces/*/objects/*", Err: syscall.EIO})
+	_, err := s.Exec(e.ctx, "x=1; echo $x > a.txt", ExecOptions{})
+	if err == nil || !strings.Contains(err.Error(), "nothing was run") {
+		t.Fatalf("err %v", err)
+	}
+	e.want("a.txt", "a0")
+	state.Reset()
+	if n := s.calls.cache.Len(); n != 0 {
+		t.Fatalf("the stat cache learned %d hashes of a walk whose objects are not durable", n)
+	}
+	a := e.exec(s, "x=1; echo $x > a.txt")
+	if a.Snapshot == nil {
+		t.Fatalf("%+v", a)
+	}
+	if r := e.lastRecord(s); len(r.Files) != 1 || e.content(r.Files[0].Before) != "a0" {
+		t.Fatalf("record %+v", r)
 	}
 }

@@ -120,6 +120,16 @@ func (b *Batch) hold(f vfs.File, id ID, compressed bool) error {
 // removed; the batch fails from then on.
 func (b *Batch) flush(list []held) error {
 	s := b.s
+	b.mu.Lock()
+	failed := b.err
+	b.mu.Unlock()
+	if failed != nil {
+		// An earlier flush failed: these are not placed either.
+		for _, h := range list {
+			s.discard(h.f)
+		}
+		return failed
+	}
 	err := b.syncData(list)
 	if err == nil {
 		ids := make([]ID, len(list))

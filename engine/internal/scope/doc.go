@@ -56,7 +56,8 @@
 //     the walk never follows one.
 //   - left out: nested repositories (a folder, other than the root, that
 //     holds a .git), special files (sockets, FIFOs, devices), folders on
-//     another filesystem than the root, the names of TopLevelLeftOut at the
+//     another filesystem than the root (TestWalkLeavesOutMountedFilesystem
+//     mounts a tmpfs in the tree), the names of TopLevelLeftOut at the
 //     top (.git .ssh .workcell .env .npmrc .pypirc .netrc), cairn's own temp
 //     files (vfs.IsTemp), and everything inside the state folder
 //     (Options.StateDir). A workspace that contains the state folder is not
@@ -72,7 +73,10 @@
 //
 // A Tree is sorted by path (byte order) and holds folders too (with no
 // size or times: theirs change with their entries). Options.Hash lets the
-// caller store a file's content in the same read that hashes it.
+// caller store a file's content in the same read that hashes it, and
+// Options.Flush make what it stored durable at the end of the walk, before
+// the cache learns the hashes (the engine stores a walk's files in one
+// objects.Batch: one sync of their data, one per object folder).
 //
 // WalkPaths covers the paths of a Paths scope: a named path is covered even
 // when .gitignore ignores it, and so is everything under a named folder;
