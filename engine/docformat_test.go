@@ -81,6 +81,8 @@ func TestDocsNameEveryFieldOnDisk(t *testing.T) {
 	step("fork", err)
 	step("close", s.Close())
 	step("history", st.AddHistory("fix the build", dir))
+	step("history", st.AddHistory("a prompt then cancelled", dir))
+	step("cancel history", st.CancelHistory("a prompt then cancelled"))
 	_, _, err = ws.List(ctx)
 	step("list", err)
 	step("store close", st.Close())
