@@ -18,8 +18,10 @@ import (
 // empty history, never as an error. Part of the format:
 //
 //	{"v":1,"kind":"prompt","at":T,"text":PROMPT,"path":DIR}
+//	{"v":1,"kind":"cancel","at":T,"text":PROMPT}
 //
-// "path" is the directory the prompt was typed in (absent when unknown).
+// "path" is the directory the prompt was typed in (absent when unknown). A
+// "cancel" line takes back the newest prompt when its text is PROMPT.
 
 const historyName = "history.jsonl"
 

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"encoding/json"
 	"math"
 	"strconv"
@@ -124,16 +125,20 @@ func appendStrings(b []byte, name string, vs []string) []byte {
 	return append(b, ']')
 }
 
-// appendMarshalled appends ,"name": and encoding/json's bytes for v.
+// appendMarshalled appends ,"name": and encoding/json's bytes for v,
+// without HTML escaping as the rest of the line (json.Marshal would write
+// a "<" in an attachment's name or in meta as \u003c).
 func appendMarshalled(b []byte, name string, v any) ([]byte, bool) {
-	j, err := json.Marshal(v)
-	if err != nil {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if enc.Encode(v) != nil {
 		return b, false
 	}
 	b = append(b, ',', '"')
 	b = append(b, name...)
 	b = append(b, '"', ':')
-	return append(b, j...), true
+	return append(b, bytes.TrimSuffix(buf.Bytes(), []byte("\n"))...), true
 }
 
 // appendTime appends t as Time.MarshalJSON writes it: null when zero.

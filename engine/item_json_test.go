@@ -23,37 +23,68 @@ func encodingJSON(t *testing.T, v any) []byte {
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 }
 
-// fullItemLine sets every field of an items line.
+// fullItemLine sets every field of an items line, and of the values in it
+// that AppendJSON writes by hand. The values it leaves to encoding/json
+// hold HTML characters, which no part of a line escapes.
 func fullItemLine() *itemLine {
 	parent, text, to := "i-parent", "line one\nline \"two\"\t\\ ✓ \x01 \xff", ""
 	at := mkTime(time.Date(2026, 11, 29, 9, 12, 3, 120_456_000, time.UTC))
 	return &itemLine{V: 1, Kind: "item", ID: "i-1", Parent: &parent, Type: ToolResult, At: &at, Text: &text,
 		Payload: &Payload{OID: "ab12", Size: 70000}, Tool: "shell", Call: "i-call", Status: "unavailable",
 		Quarantined: true, Slot: "secret", Replaces: []string{"i-a", "i-b"}, Outputs: []string{"output-x"},
-		Attachments: []Attachment{{OID: "cd34", Name: "shot.png", MediaType: "image/png", Size: 12, Pages: 1}},
+		Attachments: []Attachment{{OID: "cd34", Name: "<shot> & co.png", MediaType: "image/png", Size: 12, Pages: 1}},
 		Task:        "fix-the-build", To: &to, Why: "revert", Session: "s-1", Path: "/w/p", ForkOf: &ForkRef{Session: "s-0", Item: "i-9", N: 2},
-		Build: "0.1.0", Title: "a title", Source: "user",
-		Turn:   &TurnState{N: 3, Plan: json.RawMessage(`{"steps":[1]}`), Model: "m", Spend: Spend{InputTokens: 5, CostUSD: 0.25}, Labels: []string{"prompt"}, Usage: true},
-		Branch: "main", PID: 4242, Meta: json.RawMessage(`{"k":"v"}`)}
+		Build: "0.1.0", Title: "a title", Source: "user", Turn: fullTurnState(),
+		Branch: "main", PID: 4242, Meta: json.RawMessage(`{"k":"<v> & w"}`)}
+}
+
+// fullTurnState sets every field of a turn line's state.
+func fullTurnState() *TurnState {
+	return &TurnState{N: 3, Plan: json.RawMessage(`{"steps":["<read> & write"]}`), Model: "m", Spend: Spend{InputTokens: 5, OutputTokens: 6, CostUSD: 0.25},
+		Trust:           &Trust{Map: map[string]string{"/w/<p>": "a&b"}, Rules: []TrustRule{{Path: "/w/<p>", Rule: "allow"}}},
+		AllowedCommands: []string{"go test"}, Branch: "b", Build: "v", Labels: []string{"prompt"}, Gates: []string{"g"}, Usage: true}
+}
+
+// everyFieldSet fails unless every exported field of the struct v points
+// to is set, in the structs it holds too (by value or pointer): a field
+// added to a line, or to a value its AppendJSON writes by hand, and left
+// out of the full line fails here; set there, it fails the comparison with
+// encoding/json until AppendJSON writes it.
+func everyFieldSet(t *testing.T, what string, v any) {
+	t.Helper()
+	var walk func(path string, v reflect.Value)
+	walk = func(path string, v reflect.Value) {
+		for i := range v.NumField() {
+			f, x := v.Type().Field(i), v.Field(i)
+			if !f.IsExported() {
+				continue
+			}
+			if x.IsZero() {
+				t.Fatalf("%s leaves %s%s unset", what, path, f.Name)
+			}
+			if x.Kind() == reflect.Pointer {
+				x = x.Elem()
+			}
+			if x.Kind() == reflect.Struct {
+				walk(path+f.Name+".", x)
+			}
+		}
+	}
+	walk("", reflect.ValueOf(v).Elem())
 }
 
 // An items line encodes itself to encoding/json's bytes, for every field
 // set and for the lines a turn writes.
 func TestItemLineAppendJSONIsEncodingJSON(t *testing.T) {
 	full := fullItemLine()
-	// Every field of the format is set in full, so a field added to
-	// itemLine and not to AppendJSON fails here.
-	v := reflect.ValueOf(full).Elem()
-	for i := range v.NumField() {
-		if f := v.Type().Field(i); f.IsExported() && v.Field(i).IsZero() {
-			t.Fatalf("fullItemLine leaves %s unset", f.Name)
-		}
-	}
+	everyFieldSet(t, "fullItemLine", full)
 	zero := mkTime(time.Time{})
 	empty := ""
 	text := "plain"
 	lines := []*itemLine{full, {}, {V: 1, Kind: kindItem, ID: "i-2", Type: User, At: &zero, Text: &text},
-		{V: 1, Kind: kindHead, To: &empty, Why: "fork"}, {V: 1, Kind: kindTitle, Title: "<b>&</b>", Source: "prompt"}}
+		{V: 1, Kind: kindHead, To: &empty, Why: "fork"}, {V: 1, Kind: kindTitle, Title: "<b>&</b>", Source: "prompt"},
+		// Empty values where a field's omitempty is what tells the two apart.
+		{V: 1, Kind: kindTurn, Payload: &Payload{}, ForkOf: &ForkRef{}, Turn: &TurnState{}}}
 	r := rand.New(rand.NewPCG(1, 2))
 	for range 200 {
 		raw := make([]byte, r.IntN(40))
@@ -89,13 +120,8 @@ func TestAuditLineAppendJSONIsEncodingJSON(t *testing.T) {
 	at := mkTime(time.Date(2026, 11, 29, 9, 12, 3, 120_000_000, time.UTC))
 	full := &auditLine{V: 1, Kind: "event", At: at, Session: "s-1", Turn: 2, Items: 7, Labels: []string{"prompt", "tool"},
 		Gates: []string{"planner"}, Event: "session.snapshot_restore", Outcome: "ok", Action: "undo",
-		Steps: []AuditStep{{ID: "c-1", Restored: 1, Removed: 2, Skipped: 3}}, Files: 4, Rule: "r"}
-	v := reflect.ValueOf(full).Elem()
-	for i := range v.NumField() {
-		if f := v.Type().Field(i); f.IsExported() && v.Field(i).IsZero() {
-			t.Fatalf("the full trail line leaves %s unset", f.Name)
-		}
-	}
+		Steps: []AuditStep{{ID: "c-<1>&", Restored: 1, Removed: 2, Skipped: 3}}, Files: 4, Rule: "r"}
+	everyFieldSet(t, "the full trail line", full)
 	for _, l := range []*auditLine{full, {}, {V: 1, Kind: "turn", At: at, Session: "s", Turn: 1}} {
 		got, ok := l.AppendJSON(nil)
 		if want := encodingJSON(t, l); !ok || !bytes.Equal(got, want) {
@@ -107,14 +133,7 @@ func TestAuditLineAppendJSONIsEncodingJSON(t *testing.T) {
 // A turn line's spend is written as encoding/json writes floats, and one
 // it cannot write (NaN) is left to it, to refuse.
 func TestTurnStateAppendJSONFloats(t *testing.T) {
-	full := &TurnState{N: 1, Plan: json.RawMessage(`[1]`), Model: "m", Spend: Spend{1, 2, 0.25}, Trust: &Trust{Map: map[string]string{"a": "b"}},
-		AllowedCommands: []string{"go test"}, Branch: "b", Build: "v", Labels: []string{"l"}, Gates: []string{"g"}, Usage: true}
-	v := reflect.ValueOf(full).Elem()
-	for i := range v.NumField() {
-		if f := v.Type().Field(i); f.IsExported() && v.Field(i).IsZero() {
-			t.Fatalf("the full turn leaves %s unset", f.Name)
-		}
-	}
+	full := fullTurnState()
 	for _, c := range []float64{0, 0.004, 1e-7, 1.5e-9, 12345.678, 1e21, 3e22, -0.5, -2e-8, 1e20} {
 		ts := *full
 		ts.Spend.CostUSD = c

@@ -77,8 +77,9 @@ func (v *View) Stream(ctx context.Context, all bool, fn func(Item) error) error 
 }
 
 // ItemText is item id as Stream gives it, its text read back: a view from
-// ReadLean reads that item's line and payload again and no other text, so
-// the picker's preview of a session over the ceiling costs one item.
+// ReadLean reads the journal again but keeps only that item's text and
+// reads only its payload, so the picker's preview of a session over the
+// ceiling holds one item's text.
 func (v *View) ItemText(ctx context.Context, id string) (Item, error) {
 	it := v.st.items[id]
 	if it == nil {

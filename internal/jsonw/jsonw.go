@@ -1,6 +1,7 @@
 // Package jsonw appends JSON values to byte slices without reflection, for
-// the few hot paths (the picker index, session listings) where
-// encoding/json's reflection costs more than the work around it.
+// the few hot paths (the picker index, session listings, the lines a turn
+// appends to its journals) where encoding/json's reflection costs more than
+// the work around it.
 package jsonw
 
 import (
