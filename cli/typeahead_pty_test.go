@@ -15,7 +15,8 @@ import (
 // two prompts; a :write, its lines and the "." that ends them, a command
 // and a prompt; a question's answer and a prompt; in a second run, the
 // picker's Enter and the first prompt after it. A line typed while a turn
-// runs, with the terminal cooked, is a prompt too.
+// runs, with the terminal cooked, is a prompt too, and so is one typed after
+// a shell line of the user's own that reads its input.
 func TestPTYTypedAhead(t *testing.T) {
 	dir, other, moved := t.TempDir(), t.TempDir(), t.TempDir()
 	home := t.TempDir()
@@ -50,6 +51,12 @@ func TestPTYTypedAhead(t *testing.T) {
 	close(release)
 	p.prompts++
 	p.nextPrompt(t)
+	// The user's own shell line reads the null device, not the terminal:
+	// cat ends at once, and the line typed after it is the next prompt.
+	p.Send(t, "!cat\rsix\r")
+	p.Expect(t, "your own line, no record")
+	p.prompts++
+	p.nextPrompt(t)
 	p.Send(t, "\x04")
 	if c := p.awaitExit(t, done); c != 0 {
 		t.Fatalf("exit %d", c)
@@ -64,7 +71,7 @@ func TestPTYTypedAhead(t *testing.T) {
 	if len(l) != 1 || l[0].Title != "ahead" {
 		t.Fatalf("sessions: %+v", l)
 	}
-	want := []string{"one", "two", "three", "four", "wait", "after"}
+	want := []string{"one", "two", "three", "four", "wait", "after", "six"}
 	if got := prompts(t, base, l[0].ID); !reflect.DeepEqual(got, want) {
 		t.Fatalf("prompts %q, want %q", got, want)
 	}

@@ -143,6 +143,10 @@ func (s *Session) runShell(ctx context.Context, line string, opts ExecOptions) (
 	out.all.max = s.ws.s.maxOutputBytes()
 	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", line)
 	cmd.Dir = s.ws.path
+	// Stdin stays nil, the null device, also for the user's own line: the
+	// line runs in its own process group (ownGroup), where reading the
+	// terminal would stop it, and what the user types meanwhile is for the
+	// prompt after it.
 	// Both streams' copiers write under one lock: they share the whole
 	// output, and often the caller's writer (the REPL's screen).
 	so, se := []io.Writer{&out.stdout, &out.all}, []io.Writer{&out.stderr, &out.all}

@@ -26,7 +26,7 @@ type Editor struct {
 	leader  string
 	pending string        // the text a bound key left, shown by the next ReadLine
 	running *tea.Program  // the ReadLine under way, for Close
-	ran     chan struct{} // closed when running's Run has returned
+	ran     chan struct{} // closed when running has returned and its keyRun ended
 	closed  bool
 }
 
@@ -118,8 +118,8 @@ func (e *Editor) ReadLine(prompt string) (string, error) {
 	e.running, e.ran = p, ran
 	e.mu.Unlock()
 	final, err := p.Run()
-	close(ran)
 	run.end()
+	close(ran) // after end: Close's restore must come last
 	e.mu.Lock()
 	e.running = nil
 	closed := e.closed
@@ -164,6 +164,8 @@ func (e *Editor) Close() error {
 	e.mu.Unlock()
 	if p != nil {
 		// Not p.Wait: it blocks for good when Run has not started yet.
+		// ran waits for the ReadLine's run to end too, so its keyboard
+		// modes are reset and its restore comes before the one below.
 		p.Kill()
 		<-ran
 	}

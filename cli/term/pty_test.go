@@ -161,6 +161,32 @@ func TestPTYEditorClose(t *testing.T) {
 	}
 }
 
+// Close during a ReadLine returns only once that ReadLine has put the
+// terminal back, so what Close restores is what stays: the mode at
+// OpenKeys, not the one the ReadLine began in (which its end puts back).
+// Rounds, because without that wait the order of the two is a race.
+func TestPTYEditorCloseDuringReadLine(t *testing.T) {
+	for round := range 20 {
+		p := openPTY(t, 24, 80)
+		before := p.State(t)
+		e := openEditor(t, p, nil)
+		if _, err := xterm.MakeRaw(p.FD); err != nil {
+			t.Fatal(err)
+		}
+		ch := readLineAsync(e, "cairn> ")
+		p.Expect(t, "cairn>") // drawn: the ReadLine runs
+		if err := e.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(p.State(t), before) {
+			t.Fatalf("round %d: after Close the terminal is not in the mode found at OpenKeys", round)
+		}
+		if r := await(t, ch); r.err != io.EOF {
+			t.Fatalf("round %d: ReadLine ended with %q, %v; want io.EOF", round, r.s, r.err)
+		}
+	}
+}
+
 // pick runs Pick: it waits for the first footer, types the keys, checks
 // raw mode during and the mode restored after.
 func pick(t *testing.T, p *ptyTerm, rows []Row, keys ...string) result {

@@ -54,7 +54,11 @@ func Open(t testing.TB, rows, cols uint16) *Term {
 	p := &Term{Master: m, TTY: s, FD: fd, changed: make(chan struct{}, 1), screen: vt.NewEmulator(int(cols), int(rows))}
 	// The emulator's answers to queries are dropped: nobody answers the
 	// program under test, as with a terminal that does not know them.
-	go io.Copy(io.Discard, p.screen)
+	drained := make(chan struct{})
+	go func() {
+		defer close(drained)
+		io.Copy(io.Discard, p.screen)
+	}()
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -81,9 +85,14 @@ func Open(t testing.TB, rows, cols uint16) *Term {
 		case <-time.After(Guard):
 		}
 		m.Close()
+		// The emulator's Read looks at its closed flag without a lock, so
+		// Close may not run while the drain reads: its input pipe is
+		// closed first, which ends the drain, and Close comes after.
 		p.mu.Lock()
-		p.screen.Close()
+		p.screen.InputPipe().(io.Closer).Close()
 		p.mu.Unlock()
+		<-drained
+		p.screen.Close()
 	})
 	return p
 }
