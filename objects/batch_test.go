@@ -50,9 +50,9 @@ func putBatch(s *Store, contents [][]byte) error {
 // TestBatchCrashAtEverySyncPoint stops a batch at each of its sync points
 // in turn and loses power (cleanly, and with a random share of the
 // unsynced changes kept): every object left is whole, and once Commit has
-// returned every object of the batch is there. A batch that renamed a
-// file into place before its data was durable would leave an object that
-// does not verify.
+// returned every object of the batch is there, and the sweep of temp
+// files leaves none. A batch that renamed a file into place before its
+// data was durable would leave an object that does not verify.
 func TestBatchCrashAtEverySyncPoint(t *testing.T) {
 	contents := batchContents()
 	batchFS(t, func(t *testing.T, _ *vfs.Mem, wrap func(vfs.FS) vfs.FS) {
@@ -88,6 +88,16 @@ func TestBatchCrashAtEverySyncPoint(t *testing.T) {
 				for _, c := range contents {
 					if ok := must(s.Has(Sum(c)))(t); done && !ok {
 						t.Fatalf("Commit returned after %d syncs, object of %d bytes lost in the crash", n, len(c))
+					}
+				}
+				// The temp files the crash cut short are swept (as opening a
+				// session does): only shard folders are left.
+				if _, err := vfs.SweepTemps(m, dir); err != nil {
+					t.Fatal(err)
+				}
+				for _, e := range must(m.ReadDir(dir))(t) {
+					if !e.IsDir() || len(e.Name()) != 2 {
+						t.Fatalf("stopped after %d syncs, seed %d: %s left in the store folder after the sweep", n, seed, e.Name())
 					}
 				}
 			}
