@@ -4,7 +4,12 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math/rand/v2"
+	"os"
+	"slices"
+	"strings"
+	"sync"
 	"syscall"
 	"testing"
 
@@ -189,19 +194,83 @@ func TestBatchFailedSync(t *testing.T) {
 	}
 }
 
-// syncFaulty is a Faulty with the SyncFS of the Mem it wraps, failing
-// with EIO while fail is set.
+// syncFaulty is a Faulty with the SyncFS of the Mem it wraps, whose Sync
+// fails with EIO while fail is set.
 type syncFaulty struct {
 	*vfs.Faulty
 	m    *vfs.Mem
 	fail *bool
 }
 
-func (s syncFaulty) SyncFS(name string) error {
-	if *s.fail {
+func (s syncFaulty) SyncFS(name string) (vfs.FSSync, error) {
+	h, err := s.m.SyncFS(name)
+	return faultySync{h, s.fail}, err
+}
+
+type faultySync struct {
+	vfs.FSSync
+	fail *bool
+}
+
+func (h faultySync) Sync() error {
+	if *h.fail {
 		return syscall.EIO
 	}
-	return s.m.SyncFS(name)
+	return h.FSSync.Sync()
+}
+
+// TestBatchOpensSyncFSFirst: a batch opens its SyncFS handle once, before
+// it creates its first temp file, and syncs through it at every flush.
+// syncfs(2) reports the write-back errors since its folder was opened: a
+// handle opened at the flush, after the files were written, misses an
+// error another process's syncfs reported in between, and the batch would
+// name data that was lost.
+func TestBatchOpensSyncFSFirst(t *testing.T) {
+	m := vfs.NewMem()
+	o := &orderFS{Mem: m}
+	s := New(o, "objects")
+	s.batchOpen = 4
+	b := s.Batch()
+	defer b.Abort()
+	for _, c := range batchContents() {
+		if _, err := b.PutBytes(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := b.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(o.ops[:2], []string{"syncfs", "create"}) {
+		t.Fatalf("first calls %q, want the SyncFS handle before the first temp file", o.ops[:min(2, len(o.ops))])
+	}
+	if n := strings.Count(strings.Join(o.ops, " "), "syncfs"); n != 1 {
+		t.Fatalf("%d SyncFS handles opened for one batch: %q", n, o.ops)
+	}
+}
+
+// orderFS records the order of SyncFS opens and file creations.
+type orderFS struct {
+	*vfs.Mem
+	mu  sync.Mutex
+	ops []string
+}
+
+func (o *orderFS) note(op string) {
+	o.mu.Lock()
+	o.ops = append(o.ops, op)
+	o.mu.Unlock()
+}
+
+func (o *orderFS) SyncFS(name string) (vfs.FSSync, error) {
+	o.note("syncfs")
+	return o.Mem.SyncFS(name)
+}
+
+func (o *orderFS) OpenFile(name string, flag int, perm fs.FileMode) (vfs.File, error) {
+	if flag&os.O_CREATE != 0 {
+		o.note("create")
+	}
+	return o.Mem.OpenFile(name, flag, perm)
 }
 
 func must[T any](v T, err error) func(t *testing.T) T {
