@@ -48,15 +48,24 @@ func syncfsReportsErrors() bool {
 	if unix.Uname(&u) != nil {
 		return false
 	}
-	rel := unix.ByteSliceToString(u.Release[:])
+	return releaseAtLeast(unix.ByteSliceToString(u.Release[:]), 5, 8)
+}
+
+// releaseAtLeast reports whether kernel release rel ("6.8.0-45-generic",
+// "5.8-rc1") is major.minor or later; false when it cannot be read.
+func releaseAtLeast(rel string, major, minor int) bool {
+	num := func(s string) (int, bool) {
+		if i := strings.IndexFunc(s, func(r rune) bool { return r < '0' || r > '9' }); i >= 0 {
+			s = s[:i]
+		}
+		n, err := strconv.Atoi(s)
+		return n, err == nil
+	}
 	parts := strings.SplitN(rel, ".", 3)
 	if len(parts) < 2 {
 		return false
 	}
-	major, err1 := strconv.Atoi(parts[0])
-	minor, err2 := strconv.Atoi(strings.TrimFunc(parts[1], func(r rune) bool { return r < '0' || r > '9' }))
-	if err1 != nil || err2 != nil {
-		return false
-	}
-	return major > 5 || major == 5 && minor >= 8
+	maj, ok1 := num(parts[0])
+	mi, ok2 := num(parts[1])
+	return ok1 && ok2 && (maj > major || maj == major && mi >= minor)
 }
