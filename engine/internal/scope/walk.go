@@ -605,6 +605,31 @@ func (w *walker) buf() *[]byte {
 	return bp
 }
 
+// readNames lists the names in folder fd ("." and ".." left out), each
+// after prefix, read with unix.ReadDirent (getdents64(2) on Linux) into a
+// buffer of the walk's pool: no os.File, and for most folders two system
+// calls (the second says the end). appendNames reads the entries.
+func (w *walker) readNames(fd int, prefix string) ([]string, error) {
+	bp := w.buf()
+	defer w.bufs.Put(bp)
+	var out []string
+	for {
+		n, err := unix.ReadDirent(fd, *bp)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if n <= 0 {
+			return out, nil
+		}
+		if out, err = appendNames(out, (*bp)[:n], prefix); err != nil {
+			return nil, err
+		}
+	}
+}
+
 // fdReader reads an open file descriptor. Unlike an os.File it has no
 // WriteTo, so io.CopyBuffer uses the walk's buffer instead of making one
 // per file, and it costs no allocation or finalizer.
