@@ -24,7 +24,10 @@ import (
 // The data is synced with one vfs.SyncFS of the store folder where the FS
 // offers it (syncfs(2) on Linux: the temp files are entries of the store
 // folder, so on its filesystem), else by File.Sync of each file from a
-// pool of syncWorkers goroutines. At most batchOpen temp files are held
+// pool of syncWorkers goroutines. The batch opens its SyncFS handle at its
+// first Put, before it writes a file: the handle reports the write-back
+// errors since it was opened, and one opened later would miss an error
+// another batch's syncfs (in this process or another) reported first. At most batchOpen temp files are held
 // open: when a Put passes that, it flushes them (data synced, renamed into
 // place) on its own goroutine; their shard folders wait for Commit, and
 // until then the Store takes those objects as not known durable (a plain
@@ -32,7 +35,8 @@ import (
 //
 // A Batch is safe for concurrent use. The Info a Put returns describes an
 // object that is durable only once Commit has returned nil. After Commit
-// or Abort the Batch is done with; Abort after Commit does nothing.
+// or Abort the Batch is done with (call one of them: they close the
+// SyncFS handle); Abort after Commit does nothing.
 type Batch struct {
 	s *Store
 
@@ -42,7 +46,11 @@ type Batch struct {
 	ids    map[ID]bool // held or placed by this batch
 	err    error       // the first error of a flush: every later call fails
 	done   bool
-	wg     sync.WaitGroup // flushes in progress
+	// fsSync is the store folder's SyncFS handle, opened by the first Put
+	// (started) when the FS has one; nil: each file is synced.
+	fsSync  vfs.FSSync
+	started bool
+	wg      sync.WaitGroup // flushes in progress
 }
 
 // held is a temp file of a Batch waiting for its sync.
@@ -72,13 +80,44 @@ func (s *Store) Batch() *Batch { return &Batch{s: s, ids: map[ID]bool{}} }
 // Put stores the content read from r, as Store.Put, durable once Commit
 // returns nil.
 func (b *Batch) Put(ctx context.Context, r io.Reader) (Info, error) {
+	b.start()
 	return b.s.put(ctx, r, b.hold)
 }
 
 // PutBytes stores content p, as Store.PutBytes, durable once Commit
 // returns nil.
 func (b *Batch) PutBytes(ctx context.Context, p []byte) (Info, error) {
+	b.start()
 	return b.s.putBytes(ctx, p, b.hold)
+}
+
+// start opens the batch's SyncFS handle, once, before its first file is
+// written. Where it cannot (no SyncFS, the store folder not made: the
+// Put reports that) the batch syncs each file.
+func (b *Batch) start() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.started || b.done {
+		return
+	}
+	b.started = true
+	if b.s.ensureStore() != nil {
+		return
+	}
+	if h, err := vfs.SyncFS(b.s.fsys, b.s.dir); err == nil {
+		b.fsSync = h
+	}
+}
+
+// closeSync closes the SyncFS handle once the flushes are over.
+func (b *Batch) closeSync() {
+	b.mu.Lock()
+	h := b.fsSync
+	b.fsSync = nil
+	b.mu.Unlock()
+	if h != nil {
+		h.Close()
+	}
 }
 
 // hold keeps temp file f of object id for the batch's sync (a committer).
@@ -163,11 +202,14 @@ func (b *Batch) flush(list []held) error {
 	return b.err
 }
 
-// syncData makes the data of the temp files in list durable: one SyncFS
-// of the store folder where the FS has it, else each file's Sync.
+// syncData makes the data of the temp files in list durable: one Sync of
+// the batch's SyncFS handle where it has one, else each file's Sync.
 func (b *Batch) syncData(list []held) error {
-	if len(list) > 1 {
-		err := vfs.SyncFS(b.s.fsys, b.s.dir)
+	b.mu.Lock()
+	h := b.fsSync
+	b.mu.Unlock()
+	if len(list) > 1 && h != nil {
+		err := h.Sync()
 		if !errors.Is(err, errors.ErrUnsupported) {
 			if err != nil {
 				return fmt.Errorf("objects: put: %w", err)
@@ -201,6 +243,7 @@ func (b *Batch) Commit() error {
 		b.flush(list)
 	}
 	b.wg.Wait()
+	b.closeSync()
 	b.mu.Lock()
 	err, placed := b.err, b.placed
 	b.placed = nil
@@ -257,6 +300,7 @@ func (b *Batch) Abort() {
 		b.s.discard(h.f)
 	}
 	b.wg.Wait()
+	b.closeSync()
 }
 
 // inPool runs fn(0) … fn(n-1) on up to syncWorkers goroutines and

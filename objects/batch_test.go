@@ -4,7 +4,12 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math/rand/v2"
+	"os"
+	"slices"
+	"strings"
+	"sync"
 	"syscall"
 	"testing"
 
@@ -50,9 +55,9 @@ func putBatch(s *Store, contents [][]byte) error {
 // TestBatchCrashAtEverySyncPoint stops a batch at each of its sync points
 // in turn and loses power (cleanly, and with a random share of the
 // unsynced changes kept): every object left is whole, and once Commit has
-// returned every object of the batch is there. A batch that renamed a
-// file into place before its data was durable would leave an object that
-// does not verify.
+// returned every object of the batch is there, and the sweep of temp
+// files leaves none. A batch that renamed a file into place before its
+// data was durable would leave an object that does not verify.
 func TestBatchCrashAtEverySyncPoint(t *testing.T) {
 	contents := batchContents()
 	batchFS(t, func(t *testing.T, _ *vfs.Mem, wrap func(vfs.FS) vfs.FS) {
@@ -88,6 +93,16 @@ func TestBatchCrashAtEverySyncPoint(t *testing.T) {
 				for _, c := range contents {
 					if ok := must(s.Has(Sum(c)))(t); done && !ok {
 						t.Fatalf("Commit returned after %d syncs, object of %d bytes lost in the crash", n, len(c))
+					}
+				}
+				// The temp files the crash cut short are swept (as opening a
+				// session does): only shard folders are left.
+				if _, err := vfs.SweepTemps(m, dir); err != nil {
+					t.Fatal(err)
+				}
+				for _, e := range must(m.ReadDir(dir))(t) {
+					if !e.IsDir() || len(e.Name()) != 2 {
+						t.Fatalf("stopped after %d syncs, seed %d: %s left in the store folder after the sweep", n, seed, e.Name())
 					}
 				}
 			}
@@ -179,19 +194,83 @@ func TestBatchFailedSync(t *testing.T) {
 	}
 }
 
-// syncFaulty is a Faulty with the SyncFS of the Mem it wraps, failing
-// with EIO while fail is set.
+// syncFaulty is a Faulty with the SyncFS of the Mem it wraps, whose Sync
+// fails with EIO while fail is set.
 type syncFaulty struct {
 	*vfs.Faulty
 	m    *vfs.Mem
 	fail *bool
 }
 
-func (s syncFaulty) SyncFS(name string) error {
-	if *s.fail {
+func (s syncFaulty) SyncFS(name string) (vfs.FSSync, error) {
+	h, err := s.m.SyncFS(name)
+	return faultySync{h, s.fail}, err
+}
+
+type faultySync struct {
+	vfs.FSSync
+	fail *bool
+}
+
+func (h faultySync) Sync() error {
+	if *h.fail {
 		return syscall.EIO
 	}
-	return s.m.SyncFS(name)
+	return h.FSSync.Sync()
+}
+
+// TestBatchOpensSyncFSFirst: a batch opens its SyncFS handle once, before
+// it creates its first temp file, and syncs through it at every flush.
+// syncfs(2) reports the write-back errors since its folder was opened: a
+// handle opened at the flush, after the files were written, misses an
+// error another process's syncfs reported in between, and the batch would
+// name data that was lost.
+func TestBatchOpensSyncFSFirst(t *testing.T) {
+	m := vfs.NewMem()
+	o := &orderFS{Mem: m}
+	s := New(o, "objects")
+	s.batchOpen = 4
+	b := s.Batch()
+	defer b.Abort()
+	for _, c := range batchContents() {
+		if _, err := b.PutBytes(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := b.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(o.ops[:2], []string{"syncfs", "create"}) {
+		t.Fatalf("first calls %q, want the SyncFS handle before the first temp file", o.ops[:min(2, len(o.ops))])
+	}
+	if n := strings.Count(strings.Join(o.ops, " "), "syncfs"); n != 1 {
+		t.Fatalf("%d SyncFS handles opened for one batch: %q", n, o.ops)
+	}
+}
+
+// orderFS records the order of SyncFS opens and file creations.
+type orderFS struct {
+	*vfs.Mem
+	mu  sync.Mutex
+	ops []string
+}
+
+func (o *orderFS) note(op string) {
+	o.mu.Lock()
+	o.ops = append(o.ops, op)
+	o.mu.Unlock()
+}
+
+func (o *orderFS) SyncFS(name string) (vfs.FSSync, error) {
+	o.note("syncfs")
+	return o.Mem.SyncFS(name)
+}
+
+func (o *orderFS) OpenFile(name string, flag int, perm fs.FileMode) (vfs.File, error) {
+	if flag&os.O_CREATE != 0 {
+		o.note("create")
+	}
+	return o.Mem.OpenFile(name, flag, perm)
 }
 
 func must[T any](v T, err error) func(t *testing.T) T {

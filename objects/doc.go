@@ -62,10 +62,11 @@
 //
 // A Batch stores many objects with one point of durability (a record's
 // walk stores every file it reads): its Puts write their temp files
-// without a sync; its Commit syncs all their data at once (vfs.SyncFS,
-// syncfs(2) on Linux, or each file's sync from a small pool), creates the
-// missing shard folders with one sync of the store folder, renames each
-// file into its shard, and syncs each shard folder once. The order is
+// without a sync; every 256 files held, and at Commit, it syncs their
+// data together (vfs.SyncFS, syncfs(2) on Linux, or each file's sync from
+// a small pool), creates the missing shard folders with one sync of the
+// store folder and renames each file into its shard; Commit then syncs
+// each shard folder the batch renamed into once. The order is
 // Put's (data durable before its name appears), so a crash at any point
 // leaves every object whole or absent; the objects are durable when
 // Commit returns, and the line that names them is written after it.

@@ -302,18 +302,41 @@ func (m *Mem) inside(d, dir *memNode) bool {
 	return false
 }
 
-// SyncFS makes the data of every file of the Mem durable, as File.Sync of
-// each would (FSSyncer); folder entries stay as they are. It counts as one
-// sync for FailAfterSyncs.
-func (m *Mem) SyncFS(name string) error {
+// SyncFS opens a handle whose Sync makes the data of every file of the
+// Mem durable, as File.Sync of each would (FSSyncer); folder entries stay
+// as they are. A Sync counts as one sync for FailAfterSyncs. A crash
+// fails the handle, as any other.
+func (m *Mem) SyncFS(name string) (FSSync, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	n, err := m.lookup("syncfs", name, true)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if !n.isDir() {
-		return &fs.PathError{Op: "syncfs", Path: name, Err: syscall.ENOTDIR}
+		return nil, &fs.PathError{Op: "syncfs", Path: name, Err: syscall.ENOTDIR}
+	}
+	return &memSync{m: m, name: name, gen: m.gen}, nil
+}
+
+// memSync is a handle of Mem.SyncFS.
+type memSync struct {
+	m    *Mem
+	name string
+	gen  int
+}
+
+func (h *memSync) Close() error { return nil }
+
+func (h *memSync) Sync() error {
+	m := h.m
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if err := m.check("syncfs", h.name); err != nil {
+		return err
+	}
+	if h.gen != m.gen {
+		return &fs.PathError{Op: "syncfs", Path: h.name, Err: ErrCrashed}
 	}
 	seen := map[*memNode]bool{}
 	var visit func(n *memNode)

@@ -75,14 +75,14 @@ func survivingData(durable, data []byte, r *rand.Rand) []byte {
 	return bytes.Clone(durable)
 }
 
-// Syncs returns the number of successful File.Sync and SyncDir calls so far.
+// Syncs returns the number of successful File.Sync, SyncDir and SyncFS calls so far.
 func (m *Mem) Syncs() int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.syncs
 }
 
-// FailAfterSyncs lets n more File.Sync and SyncDir calls succeed; after
+// FailAfterSyncs lets n more File.Sync, SyncDir and SyncFS calls succeed; after
 // them every operation of the Mem and of its handles fails with ErrCrashed
 // until Crash or CrashPartial. It stops a program at a sync point, so a test
 // can crash there: for n = 0, 1, 2, ... it sees every point in turn.

@@ -480,8 +480,13 @@ func TestMemSyncFS(t *testing.T) {
 	}
 	m.SyncDir("d")
 	put(t, m, "d/c", "c", false)
+	h, err := vfs.SyncFS(m, "d")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
 	syncs := m.Syncs()
-	if err := vfs.SyncFS(m, "d"); err != nil {
+	if err := h.Sync(); err != nil {
 		t.Fatal(err)
 	}
 	if m.Syncs() != syncs+1 {
@@ -496,6 +501,9 @@ func TestMemSyncFS(t *testing.T) {
 	if _, err := m.Stat("d/c"); !vfs.IsNotExist(err) {
 		t.Fatalf("d/c, whose entry was never synced, survived: %v", err)
 	}
+	if err := h.Sync(); !errors.Is(err, vfs.ErrCrashed) {
+		t.Fatalf("Sync of a handle from before the crash: %v", err)
+	}
 }
 
 // TestDiskSyncFS: the disk has SyncFS where the system does (Linux 5.8
@@ -507,11 +515,15 @@ func TestDiskSyncFS(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer d.Close()
-	err = vfs.SyncFS(d, ".")
+	h, err := vfs.SyncFS(d, ".")
+	if err == nil {
+		err = h.Sync()
+		h.Close()
+	}
 	if err != nil && !errors.Is(err, errors.ErrUnsupported) || runtime.GOOS != "linux" && err == nil {
 		t.Fatalf("SyncFS on %s: %v", runtime.GOOS, err)
 	}
-	if err := vfs.SyncFS(d, "missing"); err == nil {
+	if _, err := vfs.SyncFS(d, "missing"); err == nil {
 		t.Fatal("SyncFS of a missing folder")
 	}
 }

@@ -8,6 +8,6 @@ import (
 )
 
 // SyncFS is not available here: callers Sync each file.
-func (d *Disk) SyncFS(name string) error {
-	return &fs.PathError{Op: "syncfs", Path: name, Err: errors.ErrUnsupported}
+func (d *Disk) SyncFS(name string) (FSSync, error) {
+	return nil, &fs.PathError{Op: "syncfs", Path: name, Err: errors.ErrUnsupported}
 }

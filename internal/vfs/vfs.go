@@ -163,18 +163,31 @@ func ReadFile(fsys FS, name string) ([]byte, error) {
 // filesystem holding folder name durable in one call, as File.Sync of
 // each would (syncfs(2) on Linux): the object store's batches sync the
 // data of many new files at once this way. Folder entries are not
-// promised: SyncDir them. It returns an error wrapping
-// errors.ErrUnsupported where the system cannot.
+// promised: SyncDir them.
+//
+// SyncFS opens the handle whose Sync does it. Open it before the files it
+// is to make durable are written: Sync reports the write-back errors of
+// the filesystem since the handle was opened (syncfs(2) checks an error
+// cursor taken when its folder was opened, so a handle opened after an
+// error that another process's syncfs already reported misses it). It
+// returns an error wrapping errors.ErrUnsupported where the system cannot.
 type FSSyncer interface {
-	SyncFS(name string) error
+	SyncFS(name string) (FSSync, error)
 }
 
-// SyncFS makes the data of every file on the filesystem of folder name
-// durable with fsys's FSSyncer, or returns errors.ErrUnsupported; callers
-// then Sync each file.
-func SyncFS(fsys FS, name string) error {
+// FSSync is an open handle of FSSyncer.SyncFS.
+type FSSync interface {
+	// Sync makes the data of every file on the filesystem durable, and
+	// fails if writing any back failed since the handle was opened.
+	Sync() error
+	Close() error
+}
+
+// SyncFS opens fsys's FSSyncer handle on the filesystem of folder name, or
+// returns errors.ErrUnsupported: callers then Sync each file.
+func SyncFS(fsys FS, name string) (FSSync, error) {
 	if s, ok := fsys.(FSSyncer); ok {
 		return s.SyncFS(name)
 	}
-	return errors.ErrUnsupported
+	return nil, errors.ErrUnsupported
 }

@@ -1,7 +1,6 @@
 package scope
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"errors"
@@ -16,7 +15,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
 
@@ -608,16 +606,15 @@ func (w *walker) buf() *[]byte {
 }
 
 // readNames lists the names in folder fd ("." and ".." left out), each
-// after prefix, with getdents(2) into a buffer of the walk's pool: no
-// os.File, one string per name, and for most folders two system calls
-// (the second says the end).
+// after prefix, read with unix.ReadDirent (getdents64(2) on Linux) into a
+// buffer of the walk's pool: no os.File, and for most folders two system
+// calls (the second says the end). appendNames reads the entries.
 func (w *walker) readNames(fd int, prefix string) ([]string, error) {
 	bp := w.buf()
 	defer w.bufs.Put(bp)
 	var out []string
-	var sb []byte
 	for {
-		n, err := unix.Getdents(fd, *bp)
+		n, err := unix.ReadDirent(fd, *bp)
 		if err == unix.EINTR {
 			continue
 		}
@@ -627,22 +624,8 @@ func (w *walker) readNames(fd int, prefix string) ([]string, error) {
 		if n <= 0 {
 			return out, nil
 		}
-		for b := (*bp)[:n]; len(b) > 0; {
-			// struct linux_dirent64: ino 8, off 8, reclen 2, type 1, name.
-			reclen := int(*(*uint16)(unsafe.Pointer(&b[16])))
-			if reclen < 20 || reclen > len(b) {
-				return nil, unix.EIO
-			}
-			name := b[19:reclen]
-			if i := bytes.IndexByte(name, 0); i >= 0 {
-				name = name[:i]
-			}
-			b = b[reclen:]
-			if string(name) == "." || string(name) == ".." {
-				continue
-			}
-			sb = append(append(sb[:0], prefix...), name...)
-			out = append(out, string(sb))
+		if out, err = appendNames(out, (*bp)[:n], prefix); err != nil {
+			return nil, err
 		}
 	}
 }
