@@ -201,7 +201,13 @@ func (s *Session) recordAfter(ctx context.Context, cl changes.CallLine, cap *cal
 	}
 	seq := max(s.snaps.Seq, s.snaps.recs.Seq) + 1
 	rl := changes.NewRecordLine(cl, mkTime(s.ws.s.Now()), seq, s.newestItem(), files)
-	if err := s.appendChanges(append(lead, rl)...); err != nil {
+	write := s.appendChanges
+	if s.opts.Brief {
+		// The call's files were all made before this line: it ends with
+		// the close line, under its sync (SessionOptions.Brief).
+		write = s.appendChangesClosed
+	}
+	if err := write(append(lead, rl)...); err != nil {
 		s.closeCall(cl, changes.WhyFailed, rc)
 		s.notice(fmt.Sprintf("the %s call ran, but its record could not be written: %v", tool, err))
 		return
