@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
@@ -12,7 +11,6 @@ import (
 
 	"cairn/engine/internal/changes"
 	"cairn/internal/vfs"
-	"cairn/journal"
 )
 
 // hookPair opens the agent session a (one hook process), runs fn, closes.
@@ -228,14 +226,7 @@ func TestBriefExecSettleEndsWithClose(t *testing.T) {
 		t.Fatalf("answer %+v", ans)
 	}
 	// Before Close: what SettleChange wrote, and synced.
-	var kinds []string
-	journal.Read(m, changesName(e.ws.dir, s.ID()), func(b []byte) error {
-		var l struct{ Kind string }
-		json.Unmarshal(b, &l)
-		kinds = append(kinds, l.Kind)
-		return nil
-	})
-	if k := strings.Join(kinds, ","); k != "call,record,close" {
+	if k := changeKinds(m, e.ws, s.ID()); k != "call,record,close" {
 		t.Fatalf("changes journal %q after the post-tool hook, want call,record,close", k)
 	}
 }

@@ -242,14 +242,7 @@ func TestBriefHookPairWritesLittle(t *testing.T) {
 			t.Fatalf("the post-tool hook took %d syncs, want 1", n)
 		}
 	}
-	var kinds []string
-	journal.Read(mem, changesName(ws.dir, id), func(b []byte) error {
-		var l struct{ Kind string }
-		json.Unmarshal(b, &l)
-		kinds = append(kinds, l.Kind)
-		return nil
-	})
-	if k := strings.Join(kinds, ","); k != "change,close,change,close" {
+	if k := changeKinds(mem, ws, id); k != "change,close,change,close" {
 		t.Fatalf("changes journal %q, want change,close twice", k)
 	}
 	if read(itemsName(ws.dir, id)) != items {
@@ -303,4 +296,17 @@ func TestBriefHookKeepsBranch(t *testing.T) {
 	if err != nil || len(l) != 1 || l[0].Branch != "topic" || l[0].Items != 2 {
 		t.Fatalf("listing %+v (%v): want one session of 2 items on branch topic", l, err)
 	}
+}
+
+// changeKinds is the kinds of session id's changes journal lines, in order,
+// joined by commas.
+func changeKinds(fsys vfs.FS, ws *Workspace, id string) string {
+	var kinds []string
+	journal.Read(fsys, changesName(ws.dir, id), func(b []byte) error {
+		var l struct{ Kind string }
+		json.Unmarshal(b, &l)
+		kinds = append(kinds, l.Kind)
+		return nil
+	})
+	return strings.Join(kinds, ",")
 }
