@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"cairn/engine"
 )
 
 // Shell commands replayed through the real binary: Claude Code's Bash
@@ -195,4 +197,32 @@ func TestHookBashParallel(t *testing.T) {
 	}
 	h.mustRun(t, "revert", h.session(), "--to", "1", "--files", "--apply")
 	h.want(t, map[string]string{"fa": "", "fb": "", "fc": "", "fd": ""})
+}
+
+// TestHookPostWithoutMarkerOpensNothing: the post-tool hook of a Bash line
+// that only reads (its pre-tool hook left no marker) has nothing to settle:
+// it does not open the session, so it never waits for the lock another
+// owner holds, and says nothing.
+func TestHookPostWithoutMarkerOpensNothing(t *testing.T) {
+	h := &hookEnv{procEnv: newProcEnv(t), sid: "s-bash-ro", agent: "claude-code"}
+	h.ok(t, map[string]any{"hook_event_name": "UserPromptSubmit", "prompt": "look around"})
+	st, err := engine.Open(h.home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ws, err := st.Workspace(h.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := ws.OpenAgent(t.Context(), engine.AgentSession{Agent: h.agent, ID: h.sid}, engine.SessionOptions{}, false, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ev := func(event string) map[string]any {
+		return map[string]any{"hook_event_name": event, "tool_name": "Bash", "tool_input": map[string]any{"command": "ls -la"}, "tool_use_id": "toolu_ls"}
+	}
+	h.ok(t, ev("PreToolUse"))
+	h.ok(t, ev("PostToolUse"))
 }

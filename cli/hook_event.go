@@ -181,8 +181,8 @@ func (g *Globals) hook(agent string) error {
 		if _, ok := hookShellLine(ev); ok {
 			tool = "bash"
 		}
-		if tool == "" || ev.ToolUseID == "" {
-			return nil
+		if tool == "" || ev.ToolUseID == "" || !ws.HasPending(a, ev.ToolUseID) {
+			return nil // nothing pending: the session is not opened
 		}
 		s, err := open(false)
 		if s == nil || err != nil {

@@ -49,7 +49,7 @@ func (g *Globals) hookCatchUp(ws *engine.Workspace, agent string, ev hookEvent) 
 			continue
 		}
 		same := ev.PromptID != "" && it.PromptID == ev.PromptID ||
-			strings.TrimSpace(orText(it)) == strings.TrimSpace(ev.Prompt) && time.Since(it.At).Abs() <= hookPromptWindow
+			strings.TrimSpace(orText(it)) == strings.TrimSpace(ev.Prompt) && time.Since(it.At).Abs() <= engine.PromptMatchWindow
 		if same {
 			src.Items, src.Head, src.Offset, cut = src.Items[:i], "", 0, true
 		}
@@ -63,11 +63,6 @@ func (g *Globals) hookCatchUp(ws *engine.Workspace, agent string, ev hookEvent) 
 	}
 	ws.Import(g.ctx, src)
 }
-
-// hookPromptWindow is how recent a transcript's prompt of the same text
-// must be to be the one being submitted (an earlier prompt of the same
-// text is another).
-const hookPromptWindow = 2 * time.Minute
 
 // orText is the text a user item's prompt was typed as.
 func orText(it *engine.ImportItem) string {

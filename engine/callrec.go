@@ -201,7 +201,13 @@ func (s *Session) recordAfter(ctx context.Context, cl changes.CallLine, cap *cal
 	}
 	seq := max(s.snaps.Seq, s.snaps.recs.Seq) + 1
 	rl := changes.NewRecordLine(cl, mkTime(s.ws.s.Now()), seq, s.newestItem(), files)
-	if err := s.appendChanges(append(lead, rl)...); err != nil {
+	write := s.appendChanges
+	if s.opts.Brief {
+		// The call's files were all made before this line: it ends with
+		// the close line, under its sync (SessionOptions.Brief).
+		write = s.appendChangesClosed
+	}
+	if err := write(append(lead, rl)...); err != nil {
 		s.closeCall(cl, changes.WhyFailed, rc)
 		s.notice(fmt.Sprintf("the %s call ran, but its record could not be written: %v", tool, err))
 		return
@@ -219,6 +225,24 @@ func (s *Session) recordAfter(ctx context.Context, cl changes.CallLine, cap *cal
 	if len(files) > 0 {
 		rc.Dropped = s.trimStore(ctx, cap.cfg, rl.ID)
 	}
+}
+
+// recordAnswer is what a call's answer says of its record rc: the record's
+// id when it names a change (nil otherwise), and the files it changed and
+// those whose content before was skipped, absolute.
+func (s *Session) recordAnswer(rc *CallRecord) (snapshot *string, files, skipped []string) {
+	files, skipped = []string{}, []string{}
+	for _, f := range rc.Files {
+		files = append(files, s.ws.absPath(f))
+	}
+	for _, f := range rc.Skipped {
+		skipped = append(skipped, s.ws.absPath(f))
+	}
+	if rc.Recorded && len(rc.Files) > 0 {
+		id := rc.ID
+		snapshot = &id
+	}
+	return snapshot, files, skipped
 }
 
 // notRun is the error of a call's function that failed before it could

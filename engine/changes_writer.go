@@ -26,9 +26,9 @@ func (s *Session) appendChanges(lines ...any) error {
 
 // appendChangesClosed is appendChanges ending with the close line Close
 // would write, under the one sync: for a change whose files were all made
-// before its line was written (SettleChange), in a session that runs
-// nothing else (SessionOptions.Brief). Close then writes and syncs nothing
-// more. The close line says every file change before it was made, which
+// before its line was written (SettleChange of a file edit or a shell
+// command), in a session that runs nothing else (SessionOptions.Brief).
+// Close then writes and syncs nothing more to the journal. The close line says every file change before it was made, which
 // is true once the line is written; a crash that loses it loses no more
 // than a kill does (the next open checks the newest change, Workspace.unmade).
 func (s *Session) appendChangesClosed(lines ...any) error {

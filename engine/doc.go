@@ -265,8 +265,8 @@
 // redo a crash stopped before its files were put back is finished by the
 // next owner from its line. A clean Close writes a close line, after which
 // nothing is settled. An agent's post-tool hook (SessionOptions.Brief)
-// writes it with its change line, under the line's one sync: the agent
-// made the files before.
+// writes it with its change line (or a shell command's record line), under
+// the line's one sync: the agent made the files before.
 //
 // # Degrading
 //

@@ -99,16 +99,7 @@ func (s *Session) Exec(ctx context.Context, line string, opts ExecOptions) (*Exe
 	})
 	if rc != nil {
 		ans.Unrecorded, ans.Dropped = rc.Unrecorded, rc.Dropped
-		for _, f := range rc.Files {
-			ans.Files = append(ans.Files, s.ws.absPath(f))
-		}
-		for _, f := range rc.Skipped {
-			ans.Skipped = append(ans.Skipped, s.ws.absPath(f))
-		}
-		if rc.Recorded && len(rc.Files) > 0 {
-			id := rc.ID
-			ans.Snapshot = &id
-		}
+		ans.Snapshot, ans.Files, ans.Skipped = s.recordAnswer(rc)
 	}
 	var nr *notRun
 	if errors.As(err, &nr) {

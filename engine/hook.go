@@ -159,6 +159,19 @@ func (s *Session) BeginChange(ctx context.Context, tool, call string, paths []st
 	return p, nil
 }
 
+// HasPending reports whether the tool call call of agent session a left
+// a pending marker (BeginChange or BeginExec) for SettleChange to settle.
+// Without one a post-tool hook has nothing to do and need not open the
+// session, nor wait for its lock: a Bash line that only reads leaves none.
+// A marker that cannot be looked at counts as there.
+func (w *Workspace) HasPending(a AgentSession, call string) bool {
+	if a.Agent == "" || a.ID == "" || call == "" {
+		return true // SettleChange says what is wrong
+	}
+	_, err := w.s.fsys.Lstat(hookMarker(w.dir, ImportSessionID(a.Agent, a.ID), call))
+	return !vfs.IsNotExist(err)
+}
+
 // SettleChange ends the pending change of call: the after state of each
 // file is recorded by its hash and one change line written (synced), as
 // Session.Change does, or nothing when no file changed (the tool failed,

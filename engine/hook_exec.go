@@ -196,17 +196,8 @@ func (s *Session) settleExec(ctx context.Context, name string, b []byte) (*ToolA
 	} else {
 		s.recordAfter(ctx, cl, cap, rc, true, append(s.recordMarks(true), cl))
 	}
-	ans := &ToolAnswer{Session: s.ID(), Files: []string{}, Skipped: []string{}}
-	for _, f := range rc.Files {
-		ans.Files = append(ans.Files, s.ws.absPath(f))
-	}
-	for _, f := range rc.Skipped {
-		ans.Skipped = append(ans.Skipped, s.ws.absPath(f))
-	}
-	if rc.Recorded && len(rc.Files) > 0 {
-		id := rc.ID
-		ans.Snapshot = &id
-	}
+	ans := &ToolAnswer{Session: s.ID()}
+	ans.Snapshot, ans.Files, ans.Skipped = s.recordAnswer(rc)
 	return ans, nil
 }
 

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"cairn/engine/internal/changes"
+	"cairn/internal/vfs"
 )
 
 // hookPair opens the agent session a (one hook process), runs fn, closes.
@@ -199,4 +200,33 @@ func TestPendingExecStaleAfterSettled(t *testing.T) {
 			t.Fatalf("lines %q", k)
 		}
 	})
+}
+
+// TestBriefExecSettleEndsWithClose: the post-tool hook of a shell command,
+// opened Brief as `cairn hook` opens it, writes its call and record lines
+// and the close line together, under the one sync, as a file edit's does
+// (TestBriefHookPairWritesLittle): its Close has no line left to sync.
+func TestBriefExecSettleEndsWithClose(t *testing.T) {
+	dir := must(Canonical(t.TempDir()))(t)
+	putFile(t, dir, "a.txt", "a0")
+	m := vfs.NewMem()
+	e := memExecEnv(t, m, dir)
+	a := AgentSession{Agent: "claude-code", ID: "bash-brief"}
+	brief := SessionOptions{Brief: true}
+	e.hookPair(a, func(s *Session) { must(s.Append(e.ctx, Item{Type: User, Text: "run"}))(t) })
+	s := must(e.ws.OpenAgent(e.ctx, a, brief, false, 0))(t)
+	must(s.BeginExec(e.ctx, "bash", "toolu_1", "echo 1 > a.txt", ""))(t)
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	e.sh("echo 1 > a.txt")
+	s = must(e.ws.OpenAgent(e.ctx, a, brief, false, 0))(t)
+	defer s.Close()
+	if ans := must(s.SettleChange(e.ctx, "toolu_1"))(t); ans == nil || ans.Snapshot == nil {
+		t.Fatalf("answer %+v", ans)
+	}
+	// Before Close: what SettleChange wrote, and synced.
+	if k := changeKinds(m, e.ws, s.ID()); k != "call,record,close" {
+		t.Fatalf("changes journal %q after the post-tool hook, want call,record,close", k)
+	}
 }

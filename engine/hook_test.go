@@ -242,14 +242,7 @@ func TestBriefHookPairWritesLittle(t *testing.T) {
 			t.Fatalf("the post-tool hook took %d syncs, want 1", n)
 		}
 	}
-	var kinds []string
-	journal.Read(mem, changesName(ws.dir, id), func(b []byte) error {
-		var l struct{ Kind string }
-		json.Unmarshal(b, &l)
-		kinds = append(kinds, l.Kind)
-		return nil
-	})
-	if k := strings.Join(kinds, ","); k != "change,close,change,close" {
+	if k := changeKinds(mem, ws, id); k != "change,close,change,close" {
 		t.Fatalf("changes journal %q, want change,close twice", k)
 	}
 	if read(itemsName(ws.dir, id)) != items {
@@ -265,4 +258,55 @@ func TestBriefHookPairWritesLittle(t *testing.T) {
 	if b := read("f.txt"); b != "old" {
 		t.Fatalf("undo gave %q", b)
 	}
+}
+
+// TestBriefHookKeepsBranch: a session only hooks ever opened (Brief: no
+// open line) keeps the branch its session line was made on, in its record
+// and the listing, after a later hook writes a prompt and ends the turn
+// (both rewrite the record from the journal).
+func TestBriefHookKeepsBranch(t *testing.T) {
+	e := newSnapEnv(t, "")
+	if err := os.MkdirAll(e.ws.Path()+"/.git", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(e.ws.Path()+"/.git/HEAD", []byte("ref: refs/heads/topic\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a := AgentSession{Agent: "claude-code", ID: "branch"}
+	brief := SessionOptions{Brief: true}
+	// Each a hook process: the prompt that makes the session, the end of
+	// its turn, the next prompt.
+	for i, hook := range []func(*Session) error{
+		func(s *Session) error { _, err := s.AppendPrompt(e.ctx, "one", ""); return err },
+		func(s *Session) error { return s.EndTurn(e.ctx, Turn{}) },
+		func(s *Session) error { _, err := s.AppendPrompt(e.ctx, "two", ""); return err },
+	} {
+		s := must(e.ws.OpenAgent(e.ctx, a, brief, true, 0))(t)
+		if err := hook(s); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if b := s.Record().Branch; b != "topic" {
+			t.Fatalf("after hook %d the record says branch %q, want topic", i, b)
+		}
+	}
+	l, _, err := e.ws.List(e.ctx)
+	if err != nil || len(l) != 1 || l[0].Branch != "topic" || l[0].Items != 2 {
+		t.Fatalf("listing %+v (%v): want one session of 2 items on branch topic", l, err)
+	}
+}
+
+// changeKinds is the kinds of session id's changes journal lines, in order,
+// joined by commas.
+func changeKinds(fsys vfs.FS, ws *Workspace, id string) string {
+	var kinds []string
+	journal.Read(fsys, changesName(ws.dir, id), func(b []byte) error {
+		var l struct{ Kind string }
+		json.Unmarshal(b, &l)
+		kinds = append(kinds, l.Kind)
+		return nil
+	})
+	return strings.Join(kinds, ",")
 }

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -16,7 +17,7 @@ import (
 //     hook's item id is importItemID(session, "prompt:"+ID), which the
 //     import derives again from the transcript line;
 //   - else the same text (what the user typed: the transcript's text
-//     blocks, not its images) within promptMatchWindow of the transcript
+//     blocks, not its images; space around it aside) within PromptMatchWindow of the transcript
 //     line's time, the nearest such item not matched yet, among the
 //     session's user items no key of the source makes (hooks' items).
 //
@@ -25,10 +26,11 @@ import (
 // The match is made again by every import (the whole file is read each
 // time), so it needs nothing on disk.
 
-// promptMatchWindow is how far apart a hook's prompt and its transcript
+// PromptMatchWindow is how far apart a hook's prompt and its transcript
 // line may be in time: the hook runs as the prompt is submitted, the
-// transcript line is written then too.
-const promptMatchWindow = 2 * time.Minute
+// transcript line is written then too. A hook reading the transcript takes
+// a line of the prompt's text this recent for the prompt being submitted.
+const PromptMatchWindow = 2 * time.Minute
 
 // promptKey is the import key of the agent's prompt id.
 func promptKey(promptID string) string { return "prompt:" + promptID }
@@ -88,11 +90,14 @@ func hookPrompts(st *state, session string, src *ImportSource) map[string]string
 		if text == "" {
 			text = in.Text
 		}
+		// Space around the text aside, as the prompt hook compares them
+		// when it cuts this line from its catch-up (cli/hook_prompt.go).
+		text = strings.TrimSpace(text)
 		var best *Item
 		var bestD time.Duration
 		for _, c := range cands {
 			d := c.At.Sub(in.At).Abs()
-			if used[c.ID] || c.Text != text || d > promptMatchWindow || (best != nil && d >= bestD) {
+			if used[c.ID] || strings.TrimSpace(c.Text) != text || d > PromptMatchWindow || (best != nil && d >= bestD) {
 				continue
 			}
 			best, bestD = c, d

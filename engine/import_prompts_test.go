@@ -47,3 +47,21 @@ func TestImportFindsHookPrompts(t *testing.T) {
 		t.Fatal("a prompt an hour later was taken for a hook's")
 	}
 }
+
+// TestImportFindsHookPromptSpacedApart: a prompt the hook got with space
+// around it (a trailing newline) is found for its transcript line without
+// it, as the prompt hook's catch-up takes them for one prompt
+// (cli/hook_prompt.go): the import adds the answer, not the prompt again.
+func TestImportFindsHookPromptSpacedApart(t *testing.T) {
+	e := newSnapEnv(t, "")
+	a := AgentSession{Agent: "claude-code", ID: "imp-2"}
+	var p Item
+	e.hookPair(a, func(s *Session) { p = must(s.AppendPrompt(e.ctx, "fix it\n", ""))(t) })
+	src := &ImportSource{Agent: a.Agent, SourceID: a.ID, Path: "/t/imp-2.jsonl", Offset: 10, Dir: e.dir, Items: []ImportItem{
+		{Key: "u1", Type: User, Text: "fix it", At: p.At.Time},
+		{Key: "a1", ParentKey: "u1", Type: Assistant, Text: "fixed", At: p.At.Time.Add(time.Second)},
+	}}
+	if res := must(e.ws.Import(e.ctx, src))(t); res.Present != 1 || res.Items != 1 {
+		t.Fatalf("import %+v, want the prompt present and the answer added", res)
+	}
+}

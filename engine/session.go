@@ -104,8 +104,9 @@ type SessionOptions struct {
 	// one per tool call would grow the journal, and each would cost Close
 	// a sync of the items journal and a durable rewrite of the record. A
 	// hook's open is not a run of the session: the record keeps the last
-	// run's opened_at, branch and build. SettleChange ends its change line
-	// with the close line, under the one sync (hook.go).
+	// run's opened_at, branch and build. SettleChange ends its change line,
+	// or a shell command's record line, with the close line, under the one
+	// sync (hook.go, recordAfter).
 	Brief bool
 }
 

@@ -83,6 +83,11 @@ func (st *state) apply(l *itemLine) error {
 		if l.Build != "" {
 			st.build = l.Build
 		}
+		if l.Branch != "" {
+			// The branch it was made on, until an open or turn line says
+			// another: a session only hooks open has no open line.
+			st.branch = l.Branch
+		}
 		st.touch(at)
 	case kindItem:
 		if l.ID == "" || !l.Type.valid() {

@@ -18,8 +18,8 @@ import (
 
 // The kill -9 rounds of an agent's shell commands under hooks: a worker
 // plays the agent and its hooks, each command in three steps as three
-// hook processes would (BeginExec in one open, the command, SettleChange
-// in the next), and prints an "ack" line with the record's id once
+// hook processes would (BeginExec in one Brief open, the command,
+// SettleChange in the next), and prints an "ack" line with the record's id once
 // SettleChange returned. It is killed at a random moment: between the
 // hooks, inside either, or while the command runs. After each kill the
 // next open must find every acknowledged record with its call line, leave
@@ -38,7 +38,9 @@ func hookExecWorker() error {
 	r := rand.New(rand.NewPCG(seed, 17))
 	a := engine.AgentSession{Agent: "claude-code", ID: "kill9-hooks"}
 	hook := func(fn func(s *engine.Session) error) error {
-		s, err := ws.OpenAgent(ctx, a, engine.SessionOptions{}, true, time.Second)
+		// Brief, as `cairn hook` opens the session (no open line; the
+		// record's lines end with the close line).
+		s, err := ws.OpenAgent(ctx, a, engine.SessionOptions{Brief: true}, true, time.Second)
 		if err != nil {
 			return err
 		}

@@ -22,7 +22,8 @@ type Stack struct {
 	Pending *Entry
 	Held    []*Entry
 	// Prev is the change before Pending when its line followed Prev's with
-	// nothing but discard and drop lines between, and PrevHeld the undone
+	// nothing but lines written without waiting for file changes (discard,
+	// drop, start, off) between, and PrevHeld the undone
 	// branch Prev's line ended: a file tool writes its line while the
 	// folder sync of the tool before it is still under way, and waits for
 	// that sync only before it changes its own file (engine: fileSyncs), so
@@ -113,6 +114,13 @@ func (st *Stack) applyLine(l *RawLine) error {
 		if st.HasPending() {
 			prev = st.Pending
 		}
+	}
+	switch l.Kind {
+	case KindCall, KindRecord, KindUnrecorded:
+		// A call's lines wait for the file changes before them to be
+		// durable (engine: appendChanges), as an undo's do: no change
+		// before them is pending, nor judged with a later one (Prev).
+		st.Pending, st.Held, st.Prev, st.PrevHeld = nil, nil, nil, nil
 	}
 	err := st.fold(l)
 	if errors.Is(err, errNoop) {

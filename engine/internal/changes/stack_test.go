@@ -147,8 +147,8 @@ func TestUnmade(t *testing.T) {
 // unsettled (Prev): a file as the first's pre-image is as before both, the
 // second is unmade and then the first; as the first's after state, only
 // the second is unmade; as the second's, both are made. Once the first is
-// settled (a line that waits for it followed), its pre-image no longer
-// counts.
+// settled (a line that waits for it followed: a close line, or a shell
+// command's call and record lines), its pre-image no longer counts.
 func TestUnmadeTwoInARow(t *testing.T) {
 	ctx := context.Background()
 	m := vfs.NewMem()
@@ -158,19 +158,20 @@ func TestUnmadeTwoInARow(t *testing.T) {
 			`"before":{"sha256":"` + state(before).SHA256 + `","size":` + strconv.Itoa(len(before)) + `,"mode":"file","data":"` + base64.StdEncoding.EncodeToString([]byte(before)) + `"},` +
 			`"after":{"sha256":"` + state(after).SHA256 + `","size":` + strconv.Itoa(len(after)) + `,"mode":"file"}}]}`
 	}
+	call := `{"v":1,"kind":"call","id":"c-00000000","at":"2026-01-01T00:00:00.000Z","tool":"exec","scope":"paths","paths":["x"]}`
+	record := `{"v":1,"kind":"record","id":"c-00000000","seq":2,"at":"2026-01-01T00:00:00.000Z","tool":"exec","scope":"paths","files":[]}`
 	for _, tc := range []struct {
-		holds  string
-		settle bool // a line between the two that waited for the first
-		unmade int  // how many of the two are unmade, newest first
-	}{{"one", false, 2}, {"two", false, 1}, {"three", false, 0}, {"hand edit", false, 0}, {"one", true, 0}, {"two", true, 1}} {
+		holds   string
+		between []string // lines between the two that waited for the first
+		unmade  int      // how many of the two are unmade, newest first
+	}{{"one", nil, 2}, {"two", nil, 1}, {"three", nil, 0}, {"hand edit", nil, 0},
+		{"one", []string{closeL}, 0}, {"two", []string{closeL}, 1},
+		{"one", []string{call, record}, 0}, {"one", []string{call}, 0}, {"two", []string{call, record}, 1}} {
 		if err := vfs.WriteFileAtomic(m, "a", []byte(tc.holds)); err != nil {
 			t.Fatal(err)
 		}
 		var st Stack
-		lines := []string{line("a-00000000", "one", "two")}
-		if tc.settle {
-			lines = append(lines, closeL)
-		}
+		lines := append([]string{line("a-00000000", "one", "two")}, tc.between...)
 		lines = append(lines, line("b-00000000", "two", "three"))
 		for _, l := range lines {
 			if err := st.Apply([]byte(l)); err != nil {
@@ -182,7 +183,7 @@ func TestUnmadeTwoInARow(t *testing.T) {
 			st.PopPending()
 		}
 		if n != tc.unmade || len(st.List) != 2-n {
-			t.Errorf("file holds %q (settled %v): %d unmade, %d listed; want %d unmade", tc.holds, tc.settle, n, len(st.List), tc.unmade)
+			t.Errorf("file holds %q (between %d lines): %d unmade, %d listed; want %d unmade", tc.holds, len(tc.between), n, len(st.List), tc.unmade)
 		}
 	}
 }
