@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	"cairn/engine/internal/fstate"
 	"cairn/internal/vfs"
 	"cairn/journal"
 )
@@ -19,26 +20,47 @@ import (
 // back to back (one file twice in a row, two files of one folder, a file of
 // another folder), then the Commit that ends the turn, and cuts the power at
 // each of their sync points in turn: cleanly, and for a few seeds with a
-// random share of the unsynced changes surviving. Each write's change line
-// is synced while the folder sync of the write before it is under way, and
-// the test holds that folder sync back until the next line has been synced
-// (syncGate), so every sync point of the overlapped order is met: among
-// them a crash that loses the rename of a write that returned while the
-// next write's line is durable, leaving two changes unmade. Then it checks
-// the crash guarantee of the file tools: the files hold the first k writes,
-// where k is at least the writes that had returned less one and at most
-// one more than had returned (the write under way); all of them once
-// Commit returned; no file is partial. The session, opened again, lists
-// exactly those k changes (recovery judged the two newest change lines
-// together: for the same file twice, a file as the first's pre-image means
-// both unmade), and undoing the newest puts back what was there before it.
-// It fails unless it met, for each pair of writes in a row, the crash that
-// unmade both.
+// random share of the unsynced changes surviving. It does so for writes of
+// two sizes, which take the two ways a file tool makes its change durable
+// (fileSyncs):
+//
+//   - 10,000 bytes: the new content is in the change line, and the tool
+//     leaves its folder's sync to the end of the turn. A crash may lose the
+//     rename of any write that returned; the session opened again makes it
+//     again from its line, unless its line is the newest (its tool may have
+//     stopped before its write: it is unmade). So once opened, the files
+//     hold the first k writes, and only the newest durable change line may
+//     name a write not made. It fails unless it met, for each write but
+//     the last two, a crash that lost it while a later line was durable,
+//     and made it again on open.
+//   - 20,000 bytes: the new content is not in the line. Each write's change
+//     line is synced while the folder sync of the write before it is under
+//     way, and the test holds that folder sync back until the next line has
+//     been synced (syncGate), so every sync point of the overlapped order
+//     is met: among them a crash that loses the rename of a write that
+//     returned while the next write's line is durable, leaving two changes
+//     unmade. Then the files hold the first k writes, where k is at least
+//     the writes that had returned less one. It fails unless it met, for
+//     each pair of writes in a row, the crash that unmade both (recovery
+//     judged the two newest change lines together: for the same file twice,
+//     a file as the first's pre-image means both unmade).
+//
+// Either way all writes are there once Commit returned, no file is partial,
+// the session opened again lists exactly those k changes, and undoing the
+// newest puts back what was there before it.
 func TestBackToBackToolWritesCrashAtEverySync(t *testing.T) {
+	for _, size := range []int{10_000, 20_000} {
+		t.Run(fmt.Sprint(size), func(t *testing.T) { backToBackCrashes(t, size) })
+	}
+}
+
+func backToBackCrashes(t *testing.T, size int) {
 	ctx := context.Background()
+	redo := size <= fstate.MaxInline
 	paths := []string{"src/a.txt", "src/a.txt", "src/b.txt", "lib/c.txt", "src/a.txt"}
-	content := func(i int) []byte { // write i's content; 10,000 bytes, so the pre-image is inline
-		return []byte(strings.Repeat(fmt.Sprintf("write %d of the turn\n", i), 500))
+	content := func(i int) []byte { // write i's content
+		line := fmt.Sprintf("write %d of the turn\n", i)
+		return []byte(strings.Repeat(line, size/len(line)+1)[:size])
 	}
 	initial := map[string][]byte{}
 	for _, p := range paths {
@@ -55,9 +77,19 @@ func TestBackToBackToolWritesCrashAtEverySync(t *testing.T) {
 		}
 		return m
 	}
+	// prefix is the k for which files hold after(k), or -1.
+	prefix := func(files map[string][]byte) int {
+		for j := len(paths); j >= 0; j-- {
+			if sameFiles(files, after(j)) {
+				return j
+			}
+		}
+		return -1
+	}
 	dir := t.TempDir()
 	points := 0
 	bothUnmade := map[int]bool{} // the pairs (write i-1, write i) a crash unmade together
+	redone := map[int]bool{}     // the writes a crash lost after they returned, made again on open
 	for n := 0; ; n++ {
 		completed := false
 		for seed := range 3 {
@@ -85,7 +117,7 @@ func TestBackToBackToolWritesCrashAtEverySync(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			gate.setOpen(false)
+			gate.setOpen(redo) // the redo path syncs no folder until the end of the turn
 			mem.FailAfterSyncs(n)
 			returned := 0
 			for i, p := range paths {
@@ -108,22 +140,33 @@ func TestBackToBackToolWritesCrashAtEverySync(t *testing.T) {
 			lines := turnChangeLines(t, mem, changesName(ws.dir, s.ID()))
 
 			where := fmt.Sprintf("sync point %d seed %d (%d writes returned)", n, seed, returned)
-			got := map[string][]byte{}
-			for _, p := range paths {
-				b, err := vfs.ReadFile(mem, p)
-				if err != nil {
-					t.Fatalf("%s: %s: %v", where, p, err)
+			read := func() map[string][]byte {
+				got := map[string][]byte{}
+				for _, p := range paths {
+					b, err := vfs.ReadFile(mem, p)
+					if err != nil {
+						t.Fatalf("%s: %s: %v", where, p, err)
+					}
+					got[p] = b
 				}
-				got[p] = b
+				return got
 			}
-			k := -1
-			for j := len(paths); j >= 0; j-- {
-				if sameFiles(got, after(j)) {
-					k = j
-					break
+			got := read()
+			for _, p := range paths { // no file is partial
+				whole := bytes.Equal(got[p], initial[p])
+				for i := range paths {
+					whole = whole || (paths[i] == p && bytes.Equal(got[p], content(i)))
+				}
+				if !whole {
+					t.Fatalf("%s: %s holds %d bytes, none of its contents", where, p, len(got[p]))
 				}
 			}
+			k := prefix(got)
 			switch {
+			case lines > returned+1:
+				t.Fatalf("%s: %d change lines of the turn", where, lines)
+			case redo:
+				// judged once the session is opened again
 			case k < 0:
 				t.Fatalf("%s: the files hold no prefix of the writes (a partial file, or a change lost behind a later one)", where)
 			case completed && seed == 0 && k != len(paths):
@@ -132,10 +175,8 @@ func TestBackToBackToolWritesCrashAtEverySync(t *testing.T) {
 				t.Fatalf("%s: %d writes are there: more than the newest change was unmade", where, k)
 			case k > returned+1:
 				t.Fatalf("%s: %d writes are there, more than were made", where, k)
-			case lines > returned+1:
-				t.Fatalf("%s: %d change lines of the turn", where, lines)
 			}
-			if returned > 0 && k == returned-1 && lines == returned+1 {
+			if !redo && returned > 0 && k == returned-1 && lines == returned+1 {
 				bothUnmade[returned] = true
 			}
 
@@ -144,6 +185,17 @@ func TestBackToBackToolWritesCrashAtEverySync(t *testing.T) {
 			s2, err := ws.Open(ctx, s.ID(), SessionOptions{})
 			if err != nil {
 				t.Fatalf("%s: open: %v", where, err)
+			}
+			if redo {
+				// Opened, only the newest change line may name a change
+				// not made: the write under way, or the last that returned.
+				now := read()
+				if k = prefix(now); k < max(returned, lines)-1 || k > min(returned+1, lines) || (completed && k != len(paths)) {
+					t.Fatalf("%s: opened again, the files hold %d writes (%d change lines)", where, k, lines)
+				}
+				if !sameFiles(now, got) {
+					redone[returned] = true
+				}
 			}
 			l := must(s2.Snapshots(ctx))(t)
 			listed := 0
@@ -176,12 +228,15 @@ func TestBackToBackToolWritesCrashAtEverySync(t *testing.T) {
 			t.Fatal("the turn never completed")
 		}
 	}
-	if points < 2*len(paths) { // a change line and a folder sync a write, at least
+	if min := len(paths); !redo && points < 2*min || redo && points < min { // a change line a write, and a folder sync too on the ahead path
 		t.Fatalf("only %d sync points", points)
 	}
-	for i := 1; i < len(paths); i++ {
-		if !bothUnmade[i] {
+	for i := 1; i <= len(paths); i++ {
+		if !redo && i < len(paths) && !bothUnmade[i] {
 			t.Errorf("no crash unmade writes %d (%s) and %d (%s) together", i-1, paths[i-1], i, paths[i])
+		}
+		if redo && i >= 2 && !redone[i] {
+			t.Errorf("no crash lost write %d (%s) after it returned, behind a later line", i-2, paths[i-2])
 		}
 	}
 	t.Logf("%d sync points", points)

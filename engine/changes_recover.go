@@ -10,7 +10,8 @@ import (
 
 // Settling the changes journal on open: the temp files a stopped change
 // left, a change whose tool stopped before its write (unmade: cancelled by
-// an abort line), and an undo, redo or restore its owner did not finish
+// an abort line), the changes a crash lost before their folders were
+// synced (made again from their lines: redoUnsettled), and an undo, redo or restore its owner did not finish
 // (finishRestore: its plan run again by the session's applier).
 
 // loadChanges folds the session's changes journal (Open calls it) and
@@ -23,15 +24,15 @@ func (s *Session) loadChanges(ctx context.Context) error {
 	if err := foldChanges(s.ws.s.fsys, changesName(s.ws.dir, s.st.id), st); err != nil {
 		return err
 	}
-	// The temp files of the newest change and of the unsettled one before
-	// it, or of an undo, redo or restore its owner did not finish
+	// The temp files of the newest change and of the unsettled ones
+	// before it, or of an undo, redo or restore its owner did not finish
 	// (temps.go).
 	last := st.Pending
 	if last == nil && len(st.List) > 0 {
 		last = st.List[len(st.List)-1]
 	}
 	var files []changes.FileChange
-	for _, e := range []*changes.Entry{last, st.Prev, st.Restoring} {
+	for _, e := range append([]*changes.Entry{last, st.Prev, st.Restoring}, st.Unsettled...) {
 		if e != nil {
 			files = append(files, e.Rec.Files...)
 		}
@@ -39,8 +40,13 @@ func (s *Session) loadChanges(ctx context.Context) error {
 	s.ws.sweepToolTemps(files)
 	// The newest change, and when it is unmade the one before it if its
 	// line was unsettled too (changes.Stack.Prev): a crash may have lost
-	// both of their file changes, never the older's alone.
-	for range 2 {
+	// both of their file changes, never the older's alone. One that can be
+	// made again from its line is, below, rather than cancelled: its tool
+	// did not wait for its folder's sync, and may have returned.
+	for i := range 2 {
+		if i > 0 && st.RedoesPrev() {
+			break
+		}
 		if !s.ws.unmade(ctx, st) && !s.undoPartlyMade(ctx, st) {
 			break
 		}
@@ -51,6 +57,7 @@ func (s *Session) loadChanges(ctx context.Context) error {
 		}
 		st.PopPending()
 	}
+	s.redoUnsettled(ctx)
 	if e := st.Restoring; e != nil {
 		s.finishRestore(ctx, e)
 	}
@@ -61,6 +68,42 @@ func (s *Session) loadChanges(ctx context.Context) error {
 		s.settleReverts(ctx) // revert_unrevert.go
 	}
 	return nil
+}
+
+// redoUnsettled makes again the file changes a crash lost before their
+// folders were synced (changes.Stack.RedoPlan), then writes a close line:
+// every change before it is made, and none is looked at again.
+func (s *Session) redoUnsettled(ctx context.Context) {
+	st := &s.snaps
+	if len(st.Unsettled) == 0 {
+		return
+	}
+	fsys, done, err := s.ws.files()
+	if err != nil {
+		return
+	}
+	defer done()
+	plan := st.RedoPlan(ctx, fsys)
+	if len(plan.Files) == 0 {
+		return
+	}
+	res := s.apply.Apply(ctx, fsys, s.snapObjects(), plan)
+	failed := res.Sync != nil
+	for i, err := range res.Errs {
+		if err != nil {
+			failed = true
+			s.notice(fmt.Sprintf("a change a crash interrupted could not be made again: %s: %v", plan.Files[i].Path, err))
+		}
+	}
+	if res.Sync != nil {
+		s.notice(fmt.Sprintf("the changes a crash interrupted: sync folders: %v", res.Sync))
+	}
+	if failed {
+		return // the next open tries again
+	}
+	if err := s.writeChanges(true, true, nil); err != nil {
+		s.notice(fmt.Sprintf("the changes journal could not be written: %v", err))
+	}
 }
 
 // finishRestore puts back the files an undo, restore or redo of e did not

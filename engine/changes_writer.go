@@ -60,6 +60,19 @@ func (s *Session) appendChangesLazy(lines ...any) error {
 	return s.writeChanges(false, false, lines)
 }
 
+// writeChangesIf appends a close line without a sync when ok, asked
+// under the journal's lock, still says so (Session.settleChanges), and
+// no cancellation is owed; the journal must be open already.
+func (s *Session) writeChangesIf(ok func() bool) error {
+	st := &s.snaps
+	st.wmu.Lock()
+	defer st.wmu.Unlock()
+	if st.closed || st.w == nil || st.ended || len(st.owed) > 0 || len(st.cancels) > 0 || !ok() {
+		return nil
+	}
+	return s.writeChangesLocked(false, true, nil)
+}
+
 // writeChanges appends lines, after any owed abort lines, and syncs them
 // when sync says so; closing adds the close line after them when no
 // cancellation is owed (appendChangesClosed).
@@ -67,6 +80,11 @@ func (s *Session) writeChanges(sync, closing bool, lines []any) error {
 	st := &s.snaps
 	st.wmu.Lock()
 	defer st.wmu.Unlock()
+	return s.writeChangesLocked(sync, closing, lines)
+}
+
+func (s *Session) writeChangesLocked(sync, closing bool, lines []any) error {
+	st := &s.snaps
 	if st.closed {
 		return fmt.Errorf("engine: session %s is closed", s.st.id)
 	}

@@ -54,10 +54,12 @@ func (s *Session) commitTurn(extra syncer) error {
 // is written after the journals are synced whatever the folders did. The
 // trail is synced when trail says so.
 func (s *Session) commitParts(extra syncer, trail bool) (err, filesErr error) {
-	// The turn's file tools' folder syncs run in the background already
-	// and end while the journals are synced; they are waited for last.
-	// (Waiting in a goroutine of its own cost a turn a wakeup of another
-	// thread, for nothing.)
+	// The turn's file tools' folder syncs run in the background, those
+	// left to the end of the turn from now (flush), and end while the
+	// journals are synced; they are waited for last. (Waiting in a
+	// goroutine of its own cost a turn a wakeup of another thread, for
+	// nothing.)
+	epoch, flushed := s.files.flush()
 	s.retry()
 	if s.recorded && s.unrecorded == nil {
 		syncs := []syncer{s.items}
@@ -79,7 +81,23 @@ func (s *Session) commitParts(extra syncer, trail bool) (err, filesErr error) {
 			err = s.writeRecordLocked(false)
 		}
 	}
-	return err, s.files.sync()
+	filesErr = s.files.sync()
+	if filesErr == nil && flushed {
+		s.settleChanges(epoch)
+	}
+	return err, filesErr
+}
+
+// settleChanges writes a close line, without a sync of its own, once the
+// folders of the file changes up to epoch are synced and no file tool has
+// begun since (fileSyncs.settled): it says every change before it was made,
+// so the next owner makes none of them again (changes.Stack.Unsettled). It
+// rides with the next sync of the changes journal; lost in a crash, it
+// costs the next owner a look at the files of those changes.
+func (s *Session) settleChanges(epoch int) {
+	if err := s.writeChangesIf(func() bool { return s.files.settled(epoch) }); err != nil {
+		s.notice(fmt.Sprintf("the changes journal could not be written: %v", err))
+	}
 }
 
 // commitDurable syncs the journals and writes the record durably: the

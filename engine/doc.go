@@ -137,7 +137,8 @@
 // none and are placed by their time. A file's state F is
 // {"oid":SHA256,"size":N,"mode":"file|exec|link","perm":"0640"} (stored as
 // an object), {"sha256":SHA256,"size":N,"mode":...,"perm":...,"data":BASE64}
-// (a pre-image of at most 16 KiB, inline), {"sha256":SHA256,"size":N,
+// (a pre-image of at most 16 KiB, inline; or a file tool's "after" of at
+// most 16 KiB, for redo), {"sha256":SHA256,"size":N,
 // "mode":...,"perm":...} (the content's hash only, no object: a change's
 // "after"), {"skipped":REASON,"size":N}, or null (absent). "oid" always
 // names an object that exists. "perm" is a regular file's permission bits
@@ -246,19 +247,28 @@
 // while the new content is staged in a temp file beside the file and
 // fsynced; only then does the temp file take the file's place (an atomic
 // swap or rename). So the pre-image is durable before the file changes,
-// and the file is always its old or its new version. The folder is synced
-// in the background (filesyncs.go). The next file tool's change line is
+// and the file is always its old or its new version. When the new content
+// is at most 16 KiB the line holds it too ("after" inline), and the folder
+// is synced at the end of the turn, once for all such edits (filesyncs.go):
+// edits in a row wait for their line and their staged content, synced at
+// once, and for nothing else. A crash may then lose the swap of any of
+// them while later lines are durable; the next owner makes each again
+// from its line (redoUnsettled, changes.Stack.RedoPlan), all but the
+// newest, which is judged as below. The end of the turn, once those
+// folders are synced, writes a close line (riding with the journal's next
+// sync) so that no owner looks at them again. A larger file's folder is
+// synced in the background. The next file tool's change line is
 // synced meanwhile, and that tool waits for the folder sync only before it
 // changes its own file; every other line of the changes journal waits for
-// it before it is written. So edits in a row wait for about one sync each,
-// and a crash can leave the two newest changes unmade (the older one only
+// it before it is written. So a crash can leave the two newest changes unmade (the older one only
 // together with the newer, which had not returned), their files still as
 // "before". The next owner judges them newest first (loadChanges): the
 // newest is unmade when its files are as its "before", or, for a file the
 // change before it changed too, as that change's "before" (the same file
 // written twice in a row and both writes lost); it writes the newest's
 // abort line, and when it wrote one, judges the change before it the same
-// way and may write its abort too. A file as a change's "after" counts as
+// way and may write its abort too, unless that one can be made again from
+// its line. A file as a change's "after" counts as
 // made. A patch
 // (one line, several files) found with some files new and the rest old
 // has the new ones put back first (patch_recover.go). An undo or

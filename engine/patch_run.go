@@ -65,6 +65,8 @@ func (s *Session) runPatch(ctx context.Context, files []*patch.File, opts []Tool
 		return nil, err
 	}
 	r.stage()
+	s.files.begin()
+	defer s.files.end()
 	r.recordLine()
 	r.t.waitPrevious()
 	dirs, leftovers, err := r.swapIn(ctx)
@@ -72,15 +74,16 @@ func (s *Session) runPatch(ctx context.Context, files []*patch.File, opts []Tool
 		return nil, err
 	}
 	ans := r.settle()
+	redo := r.t.redoable()
 	for i, l := range leftovers {
 		if i < len(leftovers)-1 {
-			s.files.later(s.ws, fstate.DirSet{}, l)
+			s.files.later(s.ws, fstate.DirSet{}, l, redo)
 		} else {
-			s.files.later(s.ws, dirs, l)
+			s.files.later(s.ws, dirs, l, redo)
 		}
 	}
 	if len(leftovers) == 0 {
-		s.files.later(s.ws, dirs, "")
+		s.files.later(s.ws, dirs, "", redo)
 	}
 	return ans, nil
 }

@@ -37,7 +37,10 @@ func (w *Workspace) Snapshots(ctx context.Context, id string) (*SnapshotList, er
 	if err := foldChanges(w.s.fsys, changesName(w.dir, id), &st); err != nil {
 		return nil, err
 	}
-	for range 2 { // the newest change and the unsettled one before it (loadChanges)
+	for i := range 2 { // the newest change and the unsettled one before it (loadChanges)
+		if i > 0 && st.RedoesPrev() {
+			break
+		}
 		if !w.unmade(ctx, &st) && !w.partlyMade(ctx, &st) {
 			break
 		}

@@ -257,9 +257,9 @@ func TestLedgerLockIsShort(t *testing.T) {
 	}
 	must(a.ToolWrite(ctx, "x.txt", []byte("x")))(t) // its folder sync hangs
 	turn := Turn{Model: "m", Spend: Spend{InputTokens: 1}}
-	<-entered // a's folder sync hangs in the background
 	aDone := make(chan error, 1)
 	go func() { aDone <- a.EndTurn(ctx, turn) }()
+	<-entered // a's folder sync hangs, the end of its turn waiting for it
 	// a's turn writes its usage line, then waits for its folder sync.
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
 		if b, _ := os.ReadFile(filepath.Join(home, "usage.jsonl")); len(b) > 0 {
@@ -293,7 +293,10 @@ func TestLedgerLockIsShort(t *testing.T) {
 // TestFailedFolderSyncStopsLines: after a tool's folder sync failed, no
 // change line follows until the end of the turn has reported it, so a
 // crash cannot leave an older change that was never made in the stack.
+// The new content is too large for the change line, so the tool's folder
+// is synced at once, not at the end of the turn (fileSyncs).
 func TestFailedFolderSyncStopsLines(t *testing.T) {
+	big := func(s string) []byte { return []byte(strings.Repeat(s, fstate.MaxInline)) }
 	mem := vfs.NewMem()
 	fa := vfs.NewFaulty(mem)
 	wsfs := WithWorkspaceFS(func(string) (vfs.FS, error) { return fa, nil })
@@ -312,10 +315,10 @@ func TestFailedFolderSyncStopsLines(t *testing.T) {
 		t.Fatal(err)
 	}
 	fa.Inject(vfs.Rule{Op: vfs.OpSync, Path: ".", Count: 1}) // a.txt's folder sync
-	must(s.ToolWrite(ctx, "a.txt", []byte("a1")))(t)
+	must(s.ToolWrite(ctx, "a.txt", big("a1")))(t)
 	// No change line may follow, so no snapshot of b.txt can be taken:
 	// the write that would replace it is refused and changes nothing.
-	if b, err := s.ToolWrite(ctx, "d/b.txt", []byte("b1")); !errors.Is(err, ErrRefused) {
+	if b, err := s.ToolWrite(ctx, "d/b.txt", big("b1")); !errors.Is(err, ErrRefused) {
 		t.Fatalf("a write with no snapshot possible: %+v, %v", b, err)
 	}
 	if b, _ := vfs.ReadFile(mem, "d/b.txt"); string(b) != "b0" {

@@ -229,7 +229,8 @@ func TestInlinePreImages(t *testing.T) {
 		{"wrong hash", ref(sumHex("abd"), 3, data("abc")), fstate.FormBefore, false},
 		{"wrong size", ref(sumHex("abc"), 4, data("abc")), fstate.FormBefore, false},
 		{"too large", ref(sumHex(big), len(big), data(big)), fstate.FormBefore, false},
-		{"inline after", ref(sumHex("abc"), 3, data("abc")), fstate.FormAfter, false},
+		{"inline after", ref(sumHex("abc"), 3, data("abc")), fstate.FormAfter, true},
+		{"inline after, too large", ref(sumHex(big), len(big), data(big)), fstate.FormAfter, false},
 		{"inline kept", ref(sumHex("abc"), 3, data("abc")), fstate.FormStored, false},
 		{"empty kept", ref(fstate.EmptySum, 0, ""), fstate.FormStored, false},
 		{"both", &fstate.State{OID: sumHex("abc"), SHA256: sumHex("abc"), Size: 3, Mode: fstate.ModeFile, Data: []byte("abc")}, fstate.FormBefore, false},
@@ -331,8 +332,8 @@ func TestFailedToolKeepsTheStack(t *testing.T) {
 }
 
 // TestCrashAfterTwoTools: two tools of one turn, then a crash before the
-// turn ends: the first tool's file change is durable before the second's
-// line is written, so at most the second is lost, and the session opened
+// turn ends: the first tool's file change is made again from its line
+// when a crash lost it, so at most the second is lost, and the session opened
 // again lists exactly the changes its files show; undo puts back what was
 // there before each.
 func TestCrashAfterTwoTools(t *testing.T) {
@@ -353,12 +354,15 @@ func TestCrashAfterTwoTools(t *testing.T) {
 			must(s.ToolWrite(e.ctx, second, []byte("x2")))(t)
 			id := s.ID()
 			e.crash(s)
-			if got := e.file("a.txt"); got != "a1" && second == "b.txt" {
-				t.Fatalf("the first tool's write was lost: a.txt holds %q", got)
-			}
 			secondMade := e.file(second) == "x2"
 			s = must(e.ws.Open(e.ctx, id, SessionOptions{}))(t)
 			defer s.Close()
+			// A crash may lose the first write's rename (its folder is
+			// synced at the end of the turn), but its line holds the new
+			// content: opened again, the session makes it again.
+			if got := e.file("a.txt"); got != "a1" && second == "b.txt" {
+				t.Fatalf("the first tool's write was lost: a.txt holds %q", got)
+			}
 			want := 1
 			if secondMade {
 				want = 2

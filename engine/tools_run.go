@@ -57,6 +57,8 @@ func (s *Session) runTool(ctx context.Context, tool, path string, opts []ToolOpt
 	if err := t.captureBefore(ctx, plan); err != nil {
 		return nil, err
 	}
+	s.files.begin()
+	defer s.files.end()
 	t.recordLine()
 	t.waitPrevious()
 	dirs, replaced, err := t.swapIn(ctx)
@@ -64,7 +66,7 @@ func (s *Session) runTool(ctx context.Context, tool, path string, opts []ToolOpt
 		return nil, err
 	}
 	ans := t.settleStack()
-	s.files.later(s.ws, dirs, replaced)
+	s.files.later(s.ws, dirs, replaced, t.redoable())
 	return ans, nil
 }
 
@@ -183,19 +185,21 @@ func (t *toolRun) recordLine() {
 	}
 }
 
-// waitPrevious waits for the folder syncs of the file changes before this
-// one, which its line did not wait for (appendChangeAhead): its file
-// changes only once theirs are durable, so a crash can lose the change
-// before it only together with it. A sync that failed cancels the line, as
-// it would have refused the line had it been known (appendChanges), and
-// the end of the turn reports it.
+// waitPrevious waits for the background folder syncs of the file changes
+// before this one, which its line did not wait for (appendChangeAhead):
+// its file changes only once theirs are durable, so a crash can lose the
+// change before it only together with it. The folders of changes that can
+// be made again from their lines (redoable) are left to the end of the
+// turn (fileSyncs). A sync that failed cancels the line, as it would have
+// refused the line had it been known (appendChanges), and the end of the
+// turn reports it. A tool without a line waits for every change before it.
 func (t *toolRun) waitPrevious() {
 	s := t.s
 	if !t.record || t.lineErr != nil {
 		s.files.wait()
 		return
 	}
-	if err := s.files.failed(); err != nil {
+	if err := s.files.failedStarted(); err != nil {
 		t.lineErr = err
 		s.abortChange(t.rec.ID)
 	}
@@ -242,6 +246,13 @@ func (t *toolRun) swapIn(ctx context.Context) (dirs fstate.DirSet, replaced stri
 		return fail(fmt.Errorf("engine: %s %s: %w", t.tool, rel, err))
 	}
 	return dirs, replaced, nil
+}
+
+// redoable reports whether the change just made can be made again from
+// its line after a crash (changes.Entry.Redoable): then its folder's sync
+// waits for the end of the turn.
+func (t *toolRun) redoable() bool {
+	return t.record && t.lineErr == nil && (&changes.Entry{Rec: t.rec}).Redoable()
 }
 
 // settleStack brings the undo stack up to the change just made and returns
@@ -303,6 +314,11 @@ func stageContent(fsys vfs.FS, rel string, content []byte, perm fs.FileMode) *st
 	j := &stageJob{done: make(chan struct{})}
 	j.after = fstate.Content(content, fstate.PermMode(perm))
 	j.after.Perm = fstate.PermString(perm)
+	if len(content) <= fstate.MaxInline && len(content) > 0 {
+		// In the change line too, so that a crash before the folder's
+		// sync is made good from the line (changes.RedoPlan).
+		j.after.Data = content
+	}
 	go func() {
 		defer close(j.done)
 		j.st, j.err = fstate.Stage(fsys, rel, perm, func(w io.Writer) error {

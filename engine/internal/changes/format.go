@@ -26,7 +26,7 @@ import (
 //	{"v":1,"kind":"evidence","at":T,"tool":..,"signal":"permission","decision":"deny",
 //	 "rule":"snapshots.required","files":[{"path":P,"reason":R}]}
 //	{"v":1,"kind":"abort","id":SNAP,"at":T}                       the change's file was not changed
-//	{"v":1,"kind":"close","at":T}                                 a run of the session ended cleanly
+//	{"v":1,"kind":"close","at":T}                                 every file change before it was made
 //	{"v":1,"kind":"revert","id":RID,"at":T,"part":K,"parts":N,"to":ITEM,"item":ITEM,
 //	 "files":[{"path":P,"kept":F|null,"put":F|null}]}             a file revert, before its files
 //	{"v":1,"kind":"reverted","id":RID,"at":T,"left":[P...]}       its files are durable
@@ -66,9 +66,13 @@ import (
 // replaces, else gets 0666 less the umask, with the executable bits as
 // "mode" says. "oid" always
 // names a stored object. "before" and "kept" are stored (or skipped): undo
-// and redo put them back. "after" is only compared with (a file still as the
+// and redo put them back. "after" is compared with (a file still as the
 // tool left it), so a change records it by its hash; lines written before
-// that hold an "oid" there, which reads the same. "kept" is
+// that hold an "oid" there, which reads the same. A file tool writes its
+// new content inline there too when it is at most 16 KiB: a crash may lose
+// such a change's rename while later lines are durable (its folder is
+// synced at the end of the turn), and the next owner makes it again from
+// the line (redo.go). "kept" is
 // the content an undo found and kept for redo; a skipped "kept" means the
 // undo left that file as it was (and redo leaves it too). "restore" is an
 // undo step taken by a restore-to.
@@ -103,10 +107,17 @@ import (
 // either: after an abort of the newest, the change before it is pending
 // again (Stack.Prev, Stack.PopPending) and may be aborted in turn, and a
 // file as the older's "before" is as before the newer too (Stack.Unmade).
-// An undo, restore or redo writes its line (with what it keeps)
-// before it puts files back; one stopped in between is finished by the
-// next owner (engine: finishRestore). A close line, written by a clean Close, says
-// every file change before it was made: after it, nothing is settled.
+// A change whose new content is in its line is not waited for at all: the
+// next owner makes again, from their lines, the changes after the last
+// line that waited (Stack.Unsettled, RedoPlan), all but the newest, which
+// it judges as above. An undo, restore or redo writes its line (with what
+// it keeps) before it puts files back; one stopped in between is finished
+// by the next owner (engine: finishRestore). A close line says every file
+// change before it was made: after it, nothing is settled. A clean Close
+// writes one, and so does the end of a turn once the folders its file
+// tools left to it are synced (without a sync of its own: it rides with
+// the journal's next one), and the next owner once it made again what a
+// crash lost.
 
 // How change lines and the records of other calls meet on disk: one
 // journal holds both. The undo stack folds the lines above (Stack.Apply)

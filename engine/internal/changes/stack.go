@@ -31,6 +31,16 @@ type Stack struct {
 	// pending again (PopPending).
 	Prev     *Entry
 	PrevHeld []*Entry
+	// Unsettled is the change lines since the last line that waited for
+	// every file change before it to be durable (a close line, an undo,
+	// a call's line; settle), oldest first, aborted ones left out: a file
+	// tool whose new content is in its line (Entry.Redoable) leaves its
+	// folder's sync to the end of the turn (engine: fileSyncs), so a crash
+	// may lose its file change while later lines are durable. The next
+	// owner makes such a change again from its line (RedoPlan). The drop
+	// and discard lines of the undo stack do not touch it: a change
+	// dropped from the stack is made all the same.
+	Unsettled []*Entry
 	// Restoring is the snapshot of the newest undo, restore or redo line
 	// while nothing but discard, drop and evidence lines follows it: its
 	// files may not all have been put back when its owner stopped.
@@ -58,7 +68,9 @@ func (e *Entry) Bytes() int64 {
 	}
 	for i, f := range e.Rec.Files {
 		add(f.Before)
-		add(f.After)
+		if f.After != nil && f.After.OID != "" { // an inline after is kept for redo, not a snapshot's content
+			add(f.After)
+		}
 		if i < len(e.Kept) {
 			add(e.Kept[i])
 		}
@@ -120,7 +132,7 @@ func (st *Stack) applyLine(l *RawLine) error {
 		// A call's lines wait for the file changes before them to be
 		// durable (engine: appendChanges), as an undo's do: no change
 		// before them is pending, nor judged with a later one (Prev).
-		st.Pending, st.Held, st.Prev, st.PrevHeld = nil, nil, nil, nil
+		st.Pending, st.Held, st.Prev, st.PrevHeld, st.Unsettled = nil, nil, nil, nil, nil
 	}
 	err := st.fold(l)
 	if errors.Is(err, errNoop) {
@@ -137,6 +149,7 @@ func (st *Stack) applyLine(l *RawLine) error {
 			st.Prev, st.PrevHeld = nil, nil
 		}
 		st.Pending, st.Held, st.Restoring = st.List[len(st.List)-1], held, nil
+		st.Unsettled = append(st.Unsettled, st.Pending)
 	case KindUndo, KindRestore, KindRedo:
 		// Each waits for the file changes before it to be durable
 		// (engine: fileSyncs), and may itself be stopped before its files are.
@@ -145,6 +158,7 @@ func (st *Stack) applyLine(l *RawLine) error {
 	case KindAbort:
 		// An abort has put back what it held (fold); the change before
 		// it, when its line was unsettled too, is pending again.
+		st.dropUnsettled(l.ID)
 		st.Pending, st.Held, st.Prev, st.PrevHeld, st.Restoring = st.Prev, st.PrevHeld, nil, nil, nil
 	case KindClose, KindRevert, KindUnrevert:
 		// A close line says every file change before it was made, and so
@@ -163,7 +177,12 @@ func (st *Stack) applyLine(l *RawLine) error {
 // settle says no change is pending: a line followed that waited for every
 // file change before it.
 func (st *Stack) settle() {
-	st.Pending, st.Held, st.Prev, st.PrevHeld, st.Restoring = nil, nil, nil, nil, nil
+	st.Pending, st.Held, st.Prev, st.PrevHeld, st.Restoring, st.Unsettled = nil, nil, nil, nil, nil, nil
+}
+
+// dropUnsettled takes change id out of Unsettled: it was cancelled.
+func (st *Stack) dropUnsettled(id string) {
+	st.Unsettled = slices.DeleteFunc(st.Unsettled, func(e *Entry) bool { return e.Rec.ID == id })
 }
 
 // PopPending takes the pending change out of the stack, as its abort line
@@ -173,6 +192,7 @@ func (st *Stack) PopPending() {
 	if !st.HasPending() {
 		return
 	}
+	st.dropUnsettled(st.Pending.Rec.ID)
 	st.List = append(st.List[:len(st.List)-1], st.Held...)
 	st.Pending, st.Held, st.Prev, st.PrevHeld = st.Prev, st.PrevHeld, nil, nil
 }

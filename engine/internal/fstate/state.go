@@ -12,7 +12,8 @@ import (
 )
 
 // MaxInline is the largest pre-image a file tool writes inline in its
-// change line rather than as an object (the items journal's payload rule).
+// change line rather than as an object (the items journal's payload rule),
+// and the largest new content it writes there too, for redo after a crash.
 const MaxInline = 16 << 10
 
 // File modes of F. Part of the format; "perm" holds the permission bits.
@@ -119,7 +120,7 @@ func Same(a, b *State) bool {
 const (
 	FormStored = iota // an object ("before" of a line from Session.Change, "kept")
 	FormBefore        // an object or inline ("before")
-	FormAfter         // an object or a hash ("after")
+	FormAfter         // an object, a hash or inline ("after")
 )
 
 // Valid checks F as read from disk against the forms its field allows. An
@@ -145,7 +146,7 @@ func (f *State) Valid(form int) bool {
 	case f.OID != "" && (f.SHA256 != "" || f.Data != nil):
 		return false
 	case f.Data != nil:
-		if form != FormBefore || f.SHA256 == "" || int64(len(f.Data)) != f.Size || len(f.Data) > MaxInline {
+		if form == FormStored || f.SHA256 == "" || int64(len(f.Data)) != f.Size || len(f.Data) > MaxInline {
 			return false
 		}
 		if h := sha256.Sum256(f.Data); hex.EncodeToString(h[:]) != f.SHA256 {
