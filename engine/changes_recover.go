@@ -6,6 +6,7 @@ import (
 
 	"cairn/engine/internal/changes"
 	"cairn/engine/internal/fstate"
+	"cairn/internal/vfs"
 )
 
 // Settling the changes journal on open: the temp files a stopped change
@@ -40,11 +41,13 @@ func (s *Session) loadChanges(ctx context.Context) error {
 	s.ws.sweepToolTemps(files)
 	// The newest change, and when it is unmade the one before it if its
 	// line was unsettled too (changes.Stack.Prev): a crash may have lost
-	// both of their file changes, never the older's alone. One that can be
-	// made again from its line is, below, rather than cancelled: its tool
-	// did not wait for its folder's sync, and may have returned.
+	// both of their file changes, never the older's alone. After a power
+	// loss, one that can be made again from its line is, below, rather
+	// than cancelled: its tool did not wait for its folder's sync, and may
+	// have returned.
+	lost := s.ws.powerLost(s.st.id)
 	for i := range 2 {
-		if i > 0 && st.RedoesPrev() {
+		if i > 0 && lost && st.RedoesPrev() {
 			break
 		}
 		if !s.ws.unmade(ctx, st) && !s.undoPartlyMade(ctx, st) {
@@ -57,7 +60,9 @@ func (s *Session) loadChanges(ctx context.Context) error {
 		}
 		st.PopPending()
 	}
-	s.redoUnsettled(ctx)
+	if lost {
+		s.redoUnsettled(ctx)
+	}
 	if e := st.Restoring; e != nil {
 		s.finishRestore(ctx, e)
 	}
@@ -68,6 +73,21 @@ func (s *Session) loadChanges(ctx context.Context) error {
 		s.settleReverts(ctx) // revert_unrevert.go
 	}
 	return nil
+}
+
+// powerLost reports whether the machine may have lost power since
+// session id's changes journal was last written, and with it the file
+// changes not yet synced (vfs.Booted): only then can a change be found
+// unmade that its tool made. After the death of its owner alone the files
+// are as it left them, and a file as before a change was put back by hand
+// since: it is not made again.
+func (w *Workspace) powerLost(id string) bool {
+	booted, ok := vfs.Booted(w.s.fsys)
+	if !ok {
+		return true
+	}
+	fi, err := w.s.fsys.Stat(changesName(w.dir, id))
+	return err != nil || !fi.ModTime().After(booted)
 }
 
 // redoUnsettled makes again the file changes a crash lost before their

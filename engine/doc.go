@@ -252,9 +252,10 @@
 // is synced at the end of the turn, once for all such edits (filesyncs.go):
 // edits in a row wait for their line and their staged content, synced at
 // once, and for nothing else. A crash may then lose the swap of any of
-// them while later lines are durable; the next owner makes each again
-// from its line (redoUnsettled, changes.Stack.RedoPlan), all but the
-// newest, which is judged as below. The end of the turn, once those
+// them while later lines are durable; the next owner, when the machine
+// started since the journal was last written (a power loss; a killed
+// owner lost nothing), makes each again from its line (redoUnsettled,
+// changes.Stack.RedoPlan), all but the newest, which is judged as below. The end of the turn, once those
 // folders are synced, writes a close line (riding with the journal's next
 // sync) so that no owner looks at them again. A larger file's folder is
 // synced in the background. The next file tool's change line is

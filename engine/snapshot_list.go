@@ -37,8 +37,9 @@ func (w *Workspace) Snapshots(ctx context.Context, id string) (*SnapshotList, er
 	if err := foldChanges(w.s.fsys, changesName(w.dir, id), &st); err != nil {
 		return nil, err
 	}
+	lost := w.powerLost(id)
 	for i := range 2 { // the newest change and the unsettled one before it (loadChanges)
-		if i > 0 && st.RedoesPrev() {
+		if i > 0 && lost && st.RedoesPrev() {
 			break
 		}
 		if !w.unmade(ctx, &st) && !w.partlyMade(ctx, &st) {

@@ -331,6 +331,44 @@ func TestFailedToolKeepsTheStack(t *testing.T) {
 	}
 }
 
+// TestKilledOwnerRedoesNothing: an owner killed mid-turn (no power loss)
+// lost no file change, so the next open makes none again: a file the user
+// put back by hand before resuming stays as the user left it. After a
+// power loss instead, the same files are made again from their lines.
+func TestKilledOwnerRedoesNothing(t *testing.T) {
+	for _, power := range []bool{false, true} {
+		t.Run(map[bool]string{false: "killed", true: "power loss"}[power], func(t *testing.T) {
+			e := newCrashEnv(t)
+			e.put("a.txt", "a0")
+			e.put("b.txt", "b0")
+			if err := e.mem.SyncDir("."); err != nil {
+				t.Fatal(err)
+			}
+			s := e.ws.Create(SessionOptions{})
+			must(s.Append(e.ctx, Item{Type: User, Text: "two edits"}))(t)
+			must(0, s.EndTurn(e.ctx, Turn{}))(t)
+			must(s.ToolWrite(e.ctx, "a.txt", []byte("a1")))(t)
+			must(s.ToolWrite(e.ctx, "b.txt", []byte("b1")))(t)
+			id := s.ID()
+			if power {
+				e.mem.Crash() // a.txt's rename is lost with its folder unsynced
+			} else {
+				e.mem.Kill()
+				e.put("a.txt", "a0") // the user puts a.txt back by hand
+			}
+			s.Close()
+			e.st.Close()
+			e.open()
+			s = must(e.ws.Open(e.ctx, id, SessionOptions{}))(t)
+			defer s.Close()
+			want := map[bool]string{false: "a0", true: "a1"}[power]
+			if got := e.file("a.txt"); got != want {
+				t.Fatalf("a.txt holds %q, want %q", got, want)
+			}
+		})
+	}
+}
+
 // TestCrashAfterTwoTools: two tools of one turn, then a crash before the
 // turn ends: the first tool's file change is made again from its line
 // when a crash lost it, so at most the second is lost, and the session opened

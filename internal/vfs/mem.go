@@ -22,7 +22,8 @@ type Mem struct {
 	now  func() time.Time
 	last time.Time // last modification time handed out
 
-	gen       int // bumped by each crash; handles of an older gen fail
+	gen       int       // bumped by each crash and kill; handles of an older gen fail
+	booted    time.Time // the time of the last crash (Booted)
 	syncs     int
 	failAfter int // successful syncs left before failing; -1 when off
 	failing   bool

@@ -52,6 +52,7 @@ func (m *Mem) crash(r *rand.Rand) {
 		}
 	}
 	visit(m.root)
+	m.booted = m.tick()
 	m.gen++
 	m.locks = map[*memNode]*memLock{}
 	m.shared = nil

@@ -527,3 +527,41 @@ func TestDiskSyncFS(t *testing.T) {
 		t.Fatal("SyncFS of a missing folder")
 	}
 }
+
+// TestMemKillKeepsWritesAndCrashMovesBooted: Kill fails old handles and
+// releases locks but loses nothing unsynced; Crash loses it, and Booted
+// moves past every modification time before it.
+func TestMemKillKeepsWritesAndCrashMovesBooted(t *testing.T) {
+	m := vfs.NewMem()
+	if b, ok := m.Booted(); !ok || !b.IsZero() {
+		t.Fatalf("Booted before any crash: %v %v", b, ok)
+	}
+	f, err := m.OpenFile("a", os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Write([]byte("unsynced"))
+	l, err := m.Lock("lock")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Kill()
+	if _, err := f.Write([]byte("x")); !errors.Is(err, vfs.ErrCrashed) {
+		t.Fatalf("a handle from before Kill wrote: %v", err)
+	}
+	l.Release()
+	if _, err := m.Lock("lock"); err != nil {
+		t.Fatalf("the lock is still held after Kill: %v", err)
+	}
+	if b, err := vfs.ReadFile(m, "a"); err != nil || string(b) != "unsynced" {
+		t.Fatalf("after Kill: %q, %v", b, err)
+	}
+	fi, _ := m.Stat("a")
+	m.Crash()
+	if b, _ := m.Booted(); !b.After(fi.ModTime()) {
+		t.Fatalf("Booted %v is not after a write before the crash (%v)", b, fi.ModTime())
+	}
+	if _, err := m.Stat("a"); !vfs.IsNotExist(err) {
+		t.Fatalf("an unsynced file survived the crash: %v", err)
+	}
+}

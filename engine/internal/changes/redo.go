@@ -13,7 +13,9 @@ import (
 // end of the turn syncs the folders of all of them at once (engine:
 // fileSyncs). A crash before that may lose the rename of any of them while
 // the lines after it are durable. The next owner, which finds them in
-// Stack.Unsettled, makes them again from their lines: only the newest
+// Stack.Unsettled, makes them again from their lines when the machine
+// started since (a power loss; a killed owner lost nothing, and a file as
+// before was put back by hand): only the newest
 // change, whose tool may have stopped before its write, may be unmade
 // (Stack.Unmade), as before.
 
