@@ -156,6 +156,11 @@ func (r *patchRun) recordLine() {
 		return
 	}
 	t.rec = s.snaps.NewRecord(mkTime(s.ws.s.Now()), t.tool, t.call, s.newestItem(), r.fcs)
+	for _, j := range r.jobs {
+		if j != nil {
+			j.sync() // with the line's (stageJob.sync)
+		}
+	}
 	if t.lineErr = s.appendChangeAhead(t.rec); t.lineErr != nil {
 		s.abortChange(t.rec.ID)
 	}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"slices"
+	"sync"
 
 	"cairn/engine/internal/changes"
 
@@ -179,6 +180,7 @@ func (t *toolRun) recordLine() {
 		return
 	}
 	t.rec = s.snaps.NewRecord(mkTime(s.ws.s.Now()), t.tool, t.call, s.newestItem(), []changes.FileChange{t.f})
+	t.job.sync()
 	if t.lineErr = s.appendChangeAhead(t.rec); t.lineErr != nil {
 		// Not durable, maybe not written: cancelled.
 		s.abortChange(t.rec.ID)
@@ -294,6 +296,8 @@ func (t *toolRun) settleStack() *ToolAnswer {
 // beside the name, written and fsynced (fstate.Stage).
 type stageJob struct {
 	done  chan struct{}
+	syncs chan struct{} // closed when the fsync may start (sync)
+	once  sync.Once
 	after *fstate.State // the state the file will have; nil when removed
 	st    *fstate.Staged
 	err   error
@@ -319,18 +323,32 @@ func stageContent(fsys vfs.FS, rel string, content []byte, perm fs.FileMode) *st
 		// sync is made good from the line (changes.RedoPlan).
 		j.after.Data = content
 	}
+	j.syncs = make(chan struct{})
 	go func() {
 		defer close(j.done)
 		j.st, j.err = fstate.Stage(fsys, rel, perm, func(w io.Writer) error {
 			_, err := w.Write(content)
+			<-j.syncs // the fsync waits for the change line's (sync)
 			return err
 		})
 	}()
 	return j
 }
 
+// sync lets the staged file's fsync start: just before the change line's,
+// so that the two are made durable by one commit of the filesystem's
+// journal more often than one after the other.
+func (j *stageJob) sync() {
+	j.once.Do(func() {
+		if j.syncs != nil {
+			close(j.syncs)
+		}
+	})
+}
+
 // wait returns the staged file once it is durable.
 func (j *stageJob) wait() (*fstate.Staged, error) {
+	j.sync()
 	<-j.done
 	return j.st, j.err
 }
