@@ -59,3 +59,57 @@ func TestKilledOwnerThenPowerLoss(t *testing.T) {
 		t.Errorf("%d snapshots listed, want 3", len(l.Snapshots))
 	}
 }
+
+// TestFailedFolderSyncThenPowerLoss: a small write whose folder's sync
+// failed at the end of its turn (reported by Commit) is not durable, and
+// no later close line may say it was made: not the end of the next turn's,
+// whose write's folder synced, nor Close's after that write. After a power
+// loss, the session opened again makes it again from its line (it is not
+// the newest).
+func TestFailedFolderSyncThenPowerLoss(t *testing.T) {
+	for _, end := range []string{"next turn", "Close"} {
+		t.Run(end, func(t *testing.T) {
+			e := newCrashEnv(t)
+			faulty := vfs.NewFaulty(e.mem)
+			e.st.Close()
+			st := must(OpenFS(e.mem, "/mem", WithWorkspaceFS(func(string) (vfs.FS, error) { return faulty, nil })))(t)
+			ws := must(st.Workspace(e.dir))(t)
+			for _, d := range []string{"src", "lib"} {
+				if err := e.mem.MkdirAll(d, vfs.DirPerm); err != nil {
+					t.Fatal(err)
+				}
+			}
+			e.put("src/a.txt", "a0")
+			e.put("lib/c.txt", "c0")
+			for _, d := range []string{"src", "lib", "."} {
+				if err := e.mem.SyncDir(d); err != nil {
+					t.Fatal(err)
+				}
+			}
+			s := ws.Create(SessionOptions{})
+			must(s.Append(e.ctx, Item{Type: User, Text: "edits"}))(t)
+			must(0, s.EndTurn(e.ctx, Turn{}))(t)
+			must(s.ToolWrite(e.ctx, "src/a.txt", []byte("a1")))(t)
+			faulty.Inject(vfs.Rule{Op: vfs.OpSync, Path: "src", Count: 1})
+			if err := s.Commit(e.ctx); err == nil {
+				t.Fatal("the end of the turn reported no failed folder sync")
+			}
+			faulty.Reset()
+			must(s.ToolWrite(e.ctx, "lib/c.txt", []byte("c1")))(t)
+			if end == "next turn" {
+				must(0, s.Commit(e.ctx))(t)
+			}
+			id := s.ID()
+			s.Close()
+			st.Close()
+			e.mem.Crash()
+
+			e.open()
+			s = must(e.ws.Open(e.ctx, id, SessionOptions{}))(t)
+			defer s.Close()
+			if got := e.file("src/a.txt"); got != "a1" {
+				t.Errorf("src/a.txt holds %q, want %q", got, "a1")
+			}
+		})
+	}
+}
