@@ -125,8 +125,8 @@ func (s *Session) settleUnsettled(ctx context.Context, lost bool) {
 			}
 		}
 	}
-	if s.ws.partlyMade(ctx, st) {
-		return // the next open tries again to unmake it (undoPartlyMade)
+	if s.ws.partlyMade(ctx, st) || st.Restoring != nil {
+		return // the next open tries again to unmake it (undoPartlyMade), or to finish the restore
 	}
 	dirs := fstate.DirSet{}
 	for _, e := range st.Unsettled {
