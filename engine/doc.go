@@ -259,7 +259,10 @@
 // either way it syncs their folders (a killed owner's may not be durable)
 // and writes a close line, so that no later open looks at them again. The end of the turn, once those
 // folders are synced, writes a close line (riding with the journal's next
-// sync) so that no owner looks at them again. A larger file's folder is
+// sync) so that no owner looks at them again; it writes none while an
+// undo, redo or restore runs beside it, nor once a folder sync of the run
+// failed (nor does Close then). A change's file as before any unsettled
+// change behind it counts as before it too (changes.Stack.Unmade). A larger file's folder is
 // synced in the background. The next file tool's change line is
 // synced meanwhile, and that tool waits for the folder sync only before it
 // changes its own file; every other line of the changes journal waits for
