@@ -12,7 +12,7 @@ import (
 // Settling the changes journal on open: the temp files a stopped change
 // left, a change whose tool stopped before its write (unmade: cancelled by
 // an abort line), the changes a crash lost before their folders were
-// synced (made again from their lines: redoUnsettled), and an undo, redo or restore its owner did not finish
+// synced (made again from their lines, and settled: settleUnsettled), and an undo, redo or restore its owner did not finish
 // (finishRestore: its plan run again by the session's applier).
 
 // loadChanges folds the session's changes journal (Open calls it) and
@@ -60,9 +60,7 @@ func (s *Session) loadChanges(ctx context.Context) error {
 		}
 		st.PopPending()
 	}
-	if lost {
-		s.redoUnsettled(ctx)
-	}
+	s.settleUnsettled(ctx, lost)
 	if e := st.Restoring; e != nil {
 		s.finishRestore(ctx, e)
 	}
@@ -90,10 +88,16 @@ func (w *Workspace) powerLost(id string) bool {
 	return err != nil || !fi.ModTime().After(booted)
 }
 
-// redoUnsettled makes again the file changes a crash lost before their
-// folders were synced (changes.Stack.RedoPlan), then writes a close line:
-// every change before it is made, and none is looked at again.
-func (s *Session) redoUnsettled(ctx context.Context) {
+// settleUnsettled settles the unsettled changes the judging left
+// (changes.Stack.Unsettled) and writes a close line: every change before
+// it is made and durable, and none is looked at again. After a power loss
+// it first makes again the file changes the crash lost before their
+// folders were synced (changes.Stack.RedoPlan). After the death of its
+// owner alone nothing was lost, but nothing may have made those changes
+// durable either (their folders' syncs were left to an end of the turn
+// that never came): their folders are synced before the close line says
+// they were made, else a power loss after it would lose them unseen.
+func (s *Session) settleUnsettled(ctx context.Context, lost bool) {
 	st := &s.snaps
 	if len(st.Unsettled) == 0 {
 		return
@@ -103,23 +107,36 @@ func (s *Session) redoUnsettled(ctx context.Context) {
 		return
 	}
 	defer done()
-	plan := st.RedoPlan(ctx, fsys)
-	if len(plan.Files) == 0 {
-		return
-	}
-	res := s.apply.Apply(ctx, fsys, s.snapObjects(), plan)
-	failed := res.Sync != nil
-	for i, err := range res.Errs {
-		if err != nil {
-			failed = true
-			s.notice(fmt.Sprintf("a change a crash interrupted could not be made again: %s: %v", plan.Files[i].Path, err))
+	if lost {
+		if plan := st.RedoPlan(ctx, fsys); len(plan.Files) > 0 {
+			res := s.apply.Apply(ctx, fsys, s.snapObjects(), plan)
+			failed := res.Sync != nil
+			for i, err := range res.Errs {
+				if err != nil {
+					failed = true
+					s.notice(fmt.Sprintf("a change a crash interrupted could not be made again: %s: %v", plan.Files[i].Path, err))
+				}
+			}
+			if res.Sync != nil {
+				s.notice(fmt.Sprintf("the changes a crash interrupted: sync folders: %v", res.Sync))
+			}
+			if failed {
+				return // the next open tries again
+			}
 		}
 	}
-	if res.Sync != nil {
-		s.notice(fmt.Sprintf("the changes a crash interrupted: sync folders: %v", res.Sync))
+	if s.ws.partlyMade(ctx, st) || st.Restoring != nil {
+		return // the next open tries again to unmake it (undoPartlyMade), or to finish the restore
 	}
-	if failed {
-		return // the next open tries again
+	dirs := fstate.DirSet{}
+	for _, e := range st.Unsettled {
+		for _, f := range e.Rec.Files {
+			dirs.Add(f.Path)
+		}
+	}
+	if err := syncWorkspace(s.ws, dirs, ""); err != nil {
+		s.notice(fmt.Sprintf("the changes of the last run: %v", err))
+		return
 	}
 	if err := s.writeChanges(true, true, nil); err != nil {
 		s.notice(fmt.Sprintf("the changes journal could not be written: %v", err))

@@ -103,7 +103,7 @@ func (s *Session) writeChangesLocked(sync, closing bool, lines []any) error {
 		}
 		lines = append(aborts, lines...)
 	}
-	if closing && len(st.cancels) == 0 {
+	if closing && len(st.cancels) == 0 && !s.files.unsure() {
 		lines = append(lines, changes.CloseLine{V: 1, Kind: changes.KindClose, At: mkTime(s.ws.s.Now())})
 	} else {
 		closing = false
@@ -136,8 +136,9 @@ func (s *Session) writeChangesLocked(sync, closing bool, lines []any) error {
 
 // close closes the changes journal (Session.Close calls it).
 // A close line ends what a session wrote to its changes journal in one
-// run, so the next owner knows every file change before it was made.
-func (st *snapStack) close(now Time) {
+// run, so the next owner knows every file change before it was made; none
+// is written when unsure says a folder sync failed (fileSyncs.unsure).
+func (st *snapStack) close(now Time, unsure bool) {
 	st.wmu.Lock()
 	defer st.wmu.Unlock()
 	if st.w != nil {
@@ -146,7 +147,7 @@ func (st *snapStack) close(now Time) {
 		// said it was (changes_cancel.go).
 		// Nor when the last line written is a close line already
 		// (appendChangesClosed): then there is nothing to sync either.
-		if len(st.owed) == 0 && len(st.cancels) == 0 && !st.ended {
+		if len(st.owed) == 0 && len(st.cancels) == 0 && !st.ended && !unsure {
 			st.w.Append(changes.CloseLine{V: 1, Kind: changes.KindClose, At: now})
 		}
 		st.w.Sync() // lines appended lazily; a failure leaves them to be redrawn

@@ -94,7 +94,16 @@ func (s *Session) commitParts(extra syncer, trail bool) (err, filesErr error) {
 // so the next owner makes none of them again (changes.Stack.Unsettled). It
 // rides with the next sync of the changes journal; lost in a crash, it
 // costs the next owner a look at the files of those changes.
+//
+// Nor while a file tool, undo, redo or restore holds the undo stack (its
+// mu): an undo's line may be written while its files are not all put back,
+// and a close line after it would tell the next owner not to finish it
+// (finishRestore). Skipped then, Close or a later end of turn writes one.
 func (s *Session) settleChanges(epoch int) {
+	if !s.snaps.mu.TryLock() {
+		return
+	}
+	defer s.snaps.mu.Unlock()
 	if err := s.writeChangesIf(func() bool { return s.files.settled(epoch) }); err != nil {
 		s.notice(fmt.Sprintf("the changes journal could not be written: %v", err))
 	}

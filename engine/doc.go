@@ -254,10 +254,15 @@
 // once, and for nothing else. A crash may then lose the swap of any of
 // them while later lines are durable; the next owner, when the machine
 // started since the journal was last written (a power loss; a killed
-// owner lost nothing), makes each again from its line (redoUnsettled,
-// changes.Stack.RedoPlan), all but the newest, which is judged as below. The end of the turn, once those
+// owner lost nothing), makes each again from its line (settleUnsettled,
+// changes.Stack.RedoPlan), all but the newest, which is judged as below;
+// either way it syncs their folders (a killed owner's may not be durable)
+// and writes a close line, so that no later open looks at them again. The end of the turn, once those
 // folders are synced, writes a close line (riding with the journal's next
-// sync) so that no owner looks at them again. A larger file's folder is
+// sync) so that no owner looks at them again; it writes none while an
+// undo, redo or restore runs beside it, nor once a folder sync of the run
+// failed (nor does Close then). A change's file as before any unsettled
+// change behind it counts as before it too (changes.Stack.Unmade). A larger file's folder is
 // synced in the background. The next file tool's change line is
 // synced meanwhile, and that tool waits for the folder sync only before it
 // changes its own file; every other line of the changes journal waits for

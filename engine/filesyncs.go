@@ -46,6 +46,11 @@ type fileSyncs struct {
 	w        *Workspace    // the workspace of the deferred folders
 	open     int           // file tools between their change line and later
 	epoch    int           // how many times later was called
+	// broken: a folder sync failed in this run. A change before it may
+	// not be durable, and no retry can say it is (sync): no close line
+	// may say otherwise (unsure), and the next owner settles them
+	// (Session.settleUnsettled).
+	broken bool
 }
 
 // begin says a file tool is about to write its change line; end says it
@@ -110,6 +115,7 @@ func (f *fileSyncs) startLocked(w *Workspace, dirs fstate.DirSet, leftover strin
 			if f.err == nil {
 				f.err = err
 			}
+			f.broken = true
 			f.mu.Unlock()
 		}
 	}()
@@ -157,7 +163,15 @@ func (f *fileSyncs) flush() (epoch int, flushed bool) {
 func (f *fileSyncs) settled(epoch int) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.epoch == epoch && f.open == 0 && len(f.deferred) == 0 && f.err == nil
+	return f.epoch == epoch && f.open == 0 && len(f.deferred) == 0 && f.err == nil && !f.broken
+}
+
+// unsure reports whether a folder sync failed in this run (broken): a
+// close line would say a change was made that may not be durable.
+func (f *fileSyncs) unsure() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.broken
 }
 
 // waitStarted waits for the background syncs started so far, leaving the

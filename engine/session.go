@@ -317,7 +317,7 @@ func (s *Session) Close() error {
 	if s.audit != nil {
 		s.audit.Close()
 	}
-	s.snaps.close(mkTime(s.ws.s.Now()))
+	s.snaps.close(mkTime(s.ws.s.Now()), s.files.unsure())
 	s.shell.close()
 	s.calls.close(s.ws)
 	s.tasks.close()

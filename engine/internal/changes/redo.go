@@ -20,10 +20,14 @@ import (
 // (Stack.Unmade), as before.
 
 // Redoable reports whether every file change of e can be made again from
-// its line alone: its after state inline, or absent (removed).
+// its line alone: its after state inline, or absent (removed), and its
+// pre-image not skipped. A file as before a change whose pre-image was
+// skipped (too large to snapshot, say) cannot be told from a hand edit, so
+// a crash that lost its rename could not be found (RedoPlan): such a change
+// waits for its folder's sync as any other does.
 func (e *Entry) Redoable() bool {
 	for _, f := range e.Rec.Files {
-		if f.After != nil && !f.After.Inline() {
+		if (f.After != nil && !f.After.Inline()) || f.Before.IsSkipped() {
 			return false
 		}
 	}

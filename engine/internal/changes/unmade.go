@@ -33,17 +33,43 @@ func (st *Stack) prevBefore(path string) (*fstate.State, bool) {
 	return nil, false
 }
 
+// earlierBefores is the pre-images of path in the unsettled changes
+// before the pending one (Unsettled): a file tool whose new content is in
+// its line leaves its folder's sync to the end of the turn, so a crash may
+// lose its file change and those of the changes after it, and a file still
+// as the pre-image of any of them is as before the pending change too.
+func (st *Stack) earlierBefores(path string) []*fstate.State {
+	var out []*fstate.State
+	for _, e := range st.Unsettled {
+		if e == st.Pending {
+			break
+		}
+		for _, f := range e.Rec.Files {
+			if f.Path == path && !f.Before.IsSkipped() && !fstate.Same(f.Before, f.After) {
+				out = append(out, f.Before)
+			}
+		}
+	}
+	return out
+}
+
 // current captures the file of f of the pending change as it is now,
 // reading at most what telling its states apart needs, and says whether
-// it is as before the change: its pre-image, or that of the unsettled
-// change before it (prevBefore).
+// it is as before the change: its pre-image, or that of an unsettled
+// change before it (prevBefore, earlierBefores).
 func (st *Stack) current(ctx context.Context, fsys vfs.FS, f FileChange) (cur *fstate.State, limit int64, before bool) {
-	alt, hasAlt := st.prevBefore(f.Path)
-	limit = fstate.SizeLimit(1, f.Before, f.After, alt)
+	alts := st.earlierBefores(f.Path)
+	if alt, ok := st.prevBefore(f.Path); ok {
+		alts = append(alts, alt)
+	}
+	limit = fstate.SizeLimit(1, append([]*fstate.State{f.Before, f.After}, alts...)...)
 	cur, _ = fstate.Capture(ctx, fsys, fstate.HashSink, f.Path, limit)
 	// A file as the change's after state is made, even when that is the
 	// pre-image before both.
-	before = (!f.Before.IsSkipped() && fstate.Same(cur, f.Before)) || (hasAlt && fstate.Same(cur, alt) && !fstate.Same(cur, f.After))
+	before = !f.Before.IsSkipped() && fstate.Same(cur, f.Before)
+	for _, alt := range alts {
+		before = before || (fstate.Same(cur, alt) && !fstate.Same(cur, f.After))
+	}
 	return cur, limit, before
 }
 
@@ -55,7 +81,9 @@ func (st *Stack) current(ctx context.Context, fsys vfs.FS, f FileChange) (cur *f
 // made would have restored what the files already hold. While the change
 // before it is unsettled too (Prev), a file it also changed may be as
 // before both: the pending change is unmade, and that one is judged next
-// (engine: Session.loadChanges).
+// (engine: Session.loadChanges). So may a file as before any unsettled
+// change further back (earlierBefores): a change whose folder's sync waits
+// for the end of the turn may have been lost behind later lines.
 func (st *Stack) Unmade(ctx context.Context, fsys vfs.FS) bool {
 	if !st.HasPending() {
 		return false
