@@ -328,7 +328,8 @@ func stageContent(fsys vfs.FS, rel string, content []byte, perm fs.FileMode) *st
 		defer close(j.done)
 		j.st, j.err = fstate.Stage(fsys, rel, perm, func(w io.Writer) error {
 			_, err := w.Write(content)
-			<-j.syncs // the fsync waits for the change line's (sync)
+			vfs.WriteBack(w) // its blocks placed now, the fsync has only to commit them
+			<-j.syncs        // the fsync waits for the change line's (sync)
 			return err
 		})
 	}()
