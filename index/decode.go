@@ -399,10 +399,7 @@ func (s *scanner) entriesParallel(c *cache) bool {
 					bad[w] = true // every line but the last ends in a comma
 					return
 				}
-				sub := &scanner{b: line, depth: s.depth + 1}
-				sub.object(func(key string) { sub.entryField(key, &entries[i], &stats[i]) })
-				sub.ws()
-				if sub.bad || sub.i != len(line) || entries[i].ID == "" {
+				if !decodeEntryLine(line, &entries[i], &stats[i], s.depth+1) {
 					bad[w] = true
 					return
 				}
@@ -424,4 +421,18 @@ func (s *scanner) entriesParallel(c *cache) bool {
 	}
 	s.i += end + 2
 	return true
+}
+
+// decodeEntryLine decodes one entry line (without its comma) into e and st,
+// fastEntry's way when the line is as cairn writes it, else the scanner's,
+// at nesting depth depth. It reports false when the line is no entry.
+func decodeEntryLine(line string, e *Entry, st *statKey, depth int) bool {
+	if fastEntry(line, e, st) {
+		return true
+	}
+	*e, *st = Entry{}, statKey{}
+	sub := &scanner{b: line, depth: depth}
+	sub.object(func(key string) { sub.entryField(key, e, st) })
+	sub.ws()
+	return !sub.bad && sub.i == len(line) && e.ID != ""
 }

@@ -77,10 +77,7 @@ func readHead(r *bufio.Reader, n int, skip func(*Entry) bool) ([]Entry, int, err
 		}
 		var e Entry
 		var st statKey
-		s := &scanner{b: line}
-		s.object(func(key string) { s.entryField(key, &e, &st) })
-		s.ws()
-		if s.bad || s.i != len(s.b) || e.ID == "" || read >= count || read > 0 && compareEntries(&prev, &e) >= 0 {
+		if !decodeEntryLine(line, &e, &st, 0) || read >= count || read > 0 && compareEntries(&prev, &e) >= 0 {
 			return nil, 0, errCache
 		}
 		prev = e
