@@ -64,24 +64,19 @@ func baseName(n string) bool {
 // Inoder is a FileInfo that knows its file's inode number without Sys.
 type Inoder interface{ Ino() uint64 }
 
-// eachParallel runs fn(0..n-1) on up to 8 goroutines, in chunks, when n is
-// big enough to pay for them.
-func eachParallel(n int, fn func(i int)) {
+// eachParallel runs fn over the ranges [lo, hi) that together make 0..n-1,
+// on up to 8 goroutines, one range each, when n is big enough to pay for
+// them; else fn(0, n) here.
+func eachParallel(n int, fn func(lo, hi int)) {
 	workers := min(runtime.GOMAXPROCS(0), 8, n/512+1)
 	if workers <= 1 {
-		for i := range n {
-			fn(i)
-		}
+		fn(0, n)
 		return
 	}
 	var wg sync.WaitGroup
 	per := (n + workers - 1) / workers
 	for lo := 0; lo < n; lo += per {
-		wg.Go(func() {
-			for i := lo; i < min(lo+per, n); i++ {
-				fn(i)
-			}
-		})
+		wg.Go(func() { fn(lo, min(lo+per, n)) })
 	}
 	wg.Wait()
 }
