@@ -42,36 +42,8 @@ func decodeCache(data []byte) (*cache, error) {
 				c.entries = append(c.entries, e)
 				c.stats = append(c.stats, st)
 			})
-		case "problems":
-			s.array(func() {
-				var p Problem
-				var st statKey
-				s.object(func(key string) {
-					switch key {
-					case "name":
-						p.Name = s.str()
-					case "err":
-						p.Err = s.str()
-					case "stat":
-						st = s.stat()
-					default:
-						s.skip()
-					}
-				})
-				if p.Name == "" || st == (statKey{}) {
-					s.fail()
-				}
-				c.problems = append(c.problems, p)
-				c.pstats = append(c.pstats, st)
-			})
-		case "folder":
-			c.folder = s.stat()
-		case "listed_ns":
-			c.listedNS = s.int()
-		case "unrecorded":
-			s.array(func() { c.unrecorded = append(c.unrecorded, s.str()) })
 		default:
-			s.skip()
+			s.cacheField(key, c)
 		}
 	})
 	s.ws()
@@ -80,6 +52,47 @@ func decodeCache(data []byte) (*cache, error) {
 	}
 	c.counted = count >= 0
 	return c, nil
+}
+
+// cacheField reads the value of the index's field key other than "v",
+// "count" and "entries" into c (an unknown field is skipped), and reports
+// false, having read nothing, for those three.
+func (s *scanner) cacheField(key string, c *cache) bool {
+	switch key {
+	case "v", "count", "entries":
+		return false
+	case "problems":
+		s.array(func() {
+			var p Problem
+			var st statKey
+			s.object(func(key string) {
+				switch key {
+				case "name":
+					p.Name = s.str()
+				case "err":
+					p.Err = s.str()
+				case "stat":
+					st = s.stat()
+				default:
+					s.skip()
+				}
+			})
+			if p.Name == "" || st == (statKey{}) {
+				s.fail()
+			}
+			c.problems = append(c.problems, p)
+			c.pstats = append(c.pstats, st)
+		})
+	case "folder":
+		c.folder = s.stat()
+	case "listed_ns":
+		c.listedNS = s.int()
+	case "unrecorded":
+		s.array(func() { c.unrecorded = append(c.unrecorded, s.str()) })
+	default:
+		s.skip()
+	}
+	return true
 }
 
 func (s *scanner) entryField(key string, e *Entry, st *statKey) {

@@ -43,8 +43,9 @@ func readHead(r *bufio.Reader, n int, skip func(*Entry) bool) ([]Entry, int, err
 	if err != nil {
 		return nil, 0, errCache
 	}
-	num, ok := strings.CutPrefix(strings.TrimSuffix(first, "\n"), headPrefix)
-	if num, ok = strings.CutSuffix(num, headSuffix); !ok {
+	num, ok1 := strings.CutPrefix(strings.TrimSuffix(first, "\n"), headPrefix)
+	num, ok2 := strings.CutSuffix(num, headSuffix)
+	if !ok1 || !ok2 {
 		return nil, 0, errCache
 	}
 	count, err := strconv.Atoi(num)

@@ -148,15 +148,31 @@ func (x *Index) Refresh(ctx context.Context) (changed bool, err error) {
 	return false, nil
 }
 
-// load reads index.json; nil when it is missing or unusable.
+// load reads index.json; nil when it is missing or unusable. A file as
+// cairn writes it is read a block at a time (decodeStream), any other
+// whole (decodeCache).
 func (x *Index) load() *cache {
-	data, err := readAll(x.fsys, x.fileName())
+	f, err := x.fsys.OpenFile(x.fileName(), os.O_RDONLY, 0)
 	if err != nil {
 		return nil
 	}
-	c, err := decodeCache(data)
+	defer f.Close()
+	fi, err := f.Stat()
 	if err != nil {
 		return nil
+	}
+	c, ok := decodeStream(f, fi.Size())
+	if !ok {
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			return nil
+		}
+		data, err := readFull(f, fi.Size())
+		if err != nil {
+			return nil
+		}
+		if c, err = decodeCache(data); err != nil {
+			return nil
+		}
 	}
 	if !slices.IsSortedFunc(c.entries, func(a, b Entry) int { return compareEntries(&a, &b) }) {
 		sortCache(c)
@@ -176,7 +192,12 @@ func readAll(fsys vfs.FS, name string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	buf := make([]byte, fi.Size())
+	return readFull(f, fi.Size())
+}
+
+// readFull reads the rest of f, which was size bytes when stat'ed.
+func readFull(f io.Reader, size int64) ([]byte, error) {
+	buf := make([]byte, size)
 	if _, err := io.ReadFull(f, buf); err != nil {
 		return nil, err // shorter than its size: replaced under us, or torn
 	}
