@@ -31,14 +31,15 @@ func ReadDirNames(fsys FS, dir string) ([]string, error) {
 
 // NamesLstater is an FS that can Lstat many names of one folder for less
 // than one Lstat each: the real disk opens the folder once and asks for each
-// name relative to it, on several threads.
+// name relative to it, on several threads. Its contract is LstatNames's.
 type NamesLstater interface {
 	LstatNames(dir string, names []string, fn func(i int, fi fs.FileInfo, err error)) error
 }
 
 // LstatNames calls fn with the Lstat of each base name in folder dir, with
 // fsys's NamesLstater, or with one Lstat each. fn may be called from several
-// goroutines at once, each i once. The error is for the folder itself (it
+// goroutines at once, each i once; fi is fn's only until it returns (the
+// real disk reuses it for the next name). The error is for the folder itself (it
 // cannot be opened); a name's own error goes to fn.
 func LstatNames(fsys FS, dir string, names []string, fn func(i int, fi fs.FileInfo, err error)) error {
 	if x, ok := fsys.(NamesLstater); ok {

@@ -21,10 +21,10 @@ func (d *Disk) LstatNames(dir string, names []string, fn func(i int, fi fs.FileI
 	}
 	defer f.Close()
 	fd := int(f.Fd())
-	// One block of infos for the whole call, not one allocation per name:
-	// a listing stats every record, 100,000 at a time.
-	infos := make([]statInfo, len(names))
 	eachParallel(len(names), func(lo, hi int) {
+		// One info and one name buffer a thread, not an allocation a
+		// name: a listing stats every record, 100,000 at a time.
+		info := new(statInfo)
 		var nameBuf []byte // the name with its NUL, for statAt
 		for i := lo; i < hi; i++ {
 			n := names[i]
@@ -33,11 +33,11 @@ func (d *Disk) LstatNames(dir string, names []string, fn func(i int, fi fs.FileI
 				continue
 			}
 			nameBuf = append(append(nameBuf[:0], n...), 0)
-			if err := statAt(fd, n, nameBuf, &infos[i]); err != nil {
+			if err := statAt(fd, n, nameBuf, info); err != nil {
 				fn(i, nil, &fs.PathError{Op: "lstat", Path: dir + "/" + n, Err: err})
 				continue
 			}
-			fn(i, &infos[i], nil)
+			fn(i, info, nil)
 		}
 	})
 	return nil

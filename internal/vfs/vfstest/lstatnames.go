@@ -7,6 +7,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	"cairn/internal/vfs"
 )
@@ -32,7 +33,7 @@ func testLstatNames(t *testing.T, fsys vfs.FS) {
 	if err := vfs.LstatNames(fsys, "d", names, func(i int, fi fs.FileInfo, err error) {
 		mu.Lock()
 		defer mu.Unlock()
-		got[i], errs[i] = fi, err
+		got[i], errs[i] = snapshot(fi), err
 		calls[i]++
 	}); err != nil {
 		t.Fatal(err)
@@ -89,7 +90,7 @@ func testLstatNamesMany(t *testing.T, fsys vfs.FS) {
 		if err != nil {
 			t.Errorf("%s: %v", names[i], err)
 		}
-		got[i] = fi
+		got[i] = snapshot(fi)
 	}); err != nil {
 		t.Fatal(err)
 	}
@@ -108,3 +109,37 @@ func testLstatNamesMany(t *testing.T, fsys vfs.FS) {
 		}
 	}
 }
+
+// snapshot is what fi says now: LstatNames's infos are only the callback's.
+func snapshot(fi fs.FileInfo) fs.FileInfo {
+	if fi == nil {
+		return nil
+	}
+	s := fileInfo{name: fi.Name(), size: fi.Size(), mode: fi.Mode(), mtime: fi.ModTime(), sys: fi.Sys()}
+	if x, ok := fi.(vfs.Inoder); ok {
+		return inoInfo{s, x.Ino()}
+	}
+	return s
+}
+
+type fileInfo struct {
+	name  string
+	size  int64
+	mode  fs.FileMode
+	mtime time.Time
+	sys   any
+}
+
+func (f fileInfo) Name() string       { return f.name }
+func (f fileInfo) Size() int64        { return f.size }
+func (f fileInfo) Mode() fs.FileMode  { return f.mode }
+func (f fileInfo) ModTime() time.Time { return f.mtime }
+func (f fileInfo) IsDir() bool        { return f.mode.IsDir() }
+func (f fileInfo) Sys() any           { return f.sys }
+
+type inoInfo struct {
+	fileInfo
+	ino uint64
+}
+
+func (f inoInfo) Ino() uint64 { return f.ino }
