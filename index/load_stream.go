@@ -9,8 +9,13 @@ import (
 	"unsafe"
 )
 
-// streamBlock is how much of index.json decodeStream holds at a time.
-const streamBlock = 256 << 10
+// streamBlock is how much of index.json decodeStream holds at a time;
+// streamBatch is how many entries it hands its batch function at a time
+// (under LstatNames's threshold for threads of its own).
+const (
+	streamBlock = 256 << 10
+	streamBatch = 500
+)
 
 // decodeStream reads index.json as cairn writes it (a first line with the
 // count, then one entry a line) a block at a time, decoding each entry line
@@ -24,7 +29,12 @@ const streamBlock = 256 << 10
 // never touched before (a page fault a page), where the strings an entry
 // keeps are a quarter of its line, and the path, tier and title source are
 // most often its neighbour's.
-func decodeStream(r io.Reader, size int64) (*cache, bool) {
+//
+// batch, when not nil, is handed the entries read so far that it has not
+// been handed yet, every streamBatch of them and at the end, for work done
+// beside the decoding (see verifyAlong); it must not keep them past the
+// call's end nor change them.
+func decodeStream(r io.Reader, size int64, batch func([]Entry, []statKey)) (*cache, bool) {
 	br := bufio.NewReaderSize(r, streamBlock)
 	line, err := br.ReadSlice('\n')
 	if err != nil {
@@ -44,7 +54,7 @@ func decodeStream(r io.Reader, size int64) (*cache, bool) {
 	c := &cache{entries: make([]Entry, 0, n), stats: make([]statKey, 0, n), counted: true}
 	var a arena
 	var prev Entry
-	lastComma := false
+	lastComma, handed := false, 0
 	for {
 		line, err = br.ReadSlice('\n')
 		if err != nil {
@@ -72,6 +82,13 @@ func decodeStream(r io.Reader, size int64) (*cache, bool) {
 		c.entries = append(c.entries, e)
 		c.stats = append(c.stats, st)
 		prev = e
+		if batch != nil && len(c.entries)-handed == streamBatch {
+			batch(c.entries[handed:], c.stats[handed:])
+			handed = len(c.entries)
+		}
+	}
+	if batch != nil && len(c.entries) > handed {
+		batch(c.entries[handed:], c.stats[handed:])
 	}
 	if len(c.entries) != count || lastComma {
 		return nil, false

@@ -12,7 +12,7 @@ import (
 // reads whenever it reads it at all, and reports whether it did.
 func streamAgrees(t *testing.T, data []byte) bool {
 	t.Helper()
-	got, ok := decodeStream(iotest.HalfReader(bytes.NewReader(data)), int64(len(data)))
+	got, ok := decodeStream(iotest.HalfReader(bytes.NewReader(data)), int64(len(data)), nil)
 	if !ok {
 		return false
 	}
