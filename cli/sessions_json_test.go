@@ -2,7 +2,11 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -34,5 +38,49 @@ func TestSessionsJSONMatchesEncoding(t *testing.T) {
 	writeSessionsJSON(&got, nil)
 	if got.String() != "[]\n" {
 		t.Fatalf("empty listing: %q", got.String())
+	}
+}
+
+// The picker's command line, which Main runs without the parser
+// (listArgs), answers what the parser's way of the same command answers:
+// the same bytes on stdout and stderr and the same exit code, for a
+// listing, an empty folder and a folder that does not exist.
+func TestSessionsJSONDirectPathIsParsers(t *testing.T) {
+	home, dir, st, ws := openTestWorkspace(t)
+	for _, title := range []string{"first", "second \"quoted\" <b>"} {
+		s := ws.Create(engine.SessionOptions{})
+		if _, err := s.Append(context.Background(), engine.Item{Type: engine.User, Text: title}); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st.Close()
+	t.Setenv("CAIRN_HOME", home)
+	run := func(args ...string) string {
+		var out, errw bytes.Buffer
+		code := Main(context.Background(), args, strings.NewReader(""), &out, &errw)
+		return fmt.Sprintf("exit %d\nstdout %s\nstderr %s", code, out.String(), errw.String())
+	}
+	for _, d := range []string{dir, t.TempDir(), filepath.Join(dir, "missing")} {
+		if _, ok := listArgs([]string{"-C", d, "sessions", "--json"}); !ok {
+			t.Fatal("listArgs does not take the picker's command line")
+		}
+		direct, parsed := run("-C", d, "sessions", "--json"), run("--chdir="+d, "sessions", "--json=true")
+		if direct != parsed {
+			t.Fatalf("-C %s: direct\n%s\nparsed\n%s", d, direct, parsed)
+		}
+		if other := run("-C", d, "--json", "sessions"); other != direct {
+			t.Fatalf("-C %s --json sessions:\n%s", d, other)
+		}
+		if d == dir && !strings.Contains(direct, `second \"quoted\" <b>`) {
+			t.Fatalf("the listing lacks a session:\n%s", direct)
+		}
+	}
+	for _, args := range [][]string{{"sessions"}, {"sessions", "--json", "--all"}, {"-C", "--json", "sessions", "x"}, {"--home", home, "sessions", "--json"}} {
+		if _, ok := listArgs(args); ok {
+			t.Fatalf("listArgs takes %q", args)
+		}
 	}
 }

@@ -42,36 +42,8 @@ func decodeCache(data []byte) (*cache, error) {
 				c.entries = append(c.entries, e)
 				c.stats = append(c.stats, st)
 			})
-		case "problems":
-			s.array(func() {
-				var p Problem
-				var st statKey
-				s.object(func(key string) {
-					switch key {
-					case "name":
-						p.Name = s.str()
-					case "err":
-						p.Err = s.str()
-					case "stat":
-						st = s.stat()
-					default:
-						s.skip()
-					}
-				})
-				if p.Name == "" || st == (statKey{}) {
-					s.fail()
-				}
-				c.problems = append(c.problems, p)
-				c.pstats = append(c.pstats, st)
-			})
-		case "folder":
-			c.folder = s.stat()
-		case "listed_ns":
-			c.listedNS = s.int()
-		case "unrecorded":
-			s.array(func() { c.unrecorded = append(c.unrecorded, s.str()) })
 		default:
-			s.skip()
+			s.cacheField(key, c)
 		}
 	})
 	s.ws()
@@ -80,6 +52,47 @@ func decodeCache(data []byte) (*cache, error) {
 	}
 	c.counted = count >= 0
 	return c, nil
+}
+
+// cacheField reads the value of the index's field key other than "v",
+// "count" and "entries" into c (an unknown field is skipped), and reports
+// false, having read nothing, for those three.
+func (s *scanner) cacheField(key string, c *cache) bool {
+	switch key {
+	case "v", "count", "entries":
+		return false
+	case "problems":
+		s.array(func() {
+			var p Problem
+			var st statKey
+			s.object(func(key string) {
+				switch key {
+				case "name":
+					p.Name = s.str()
+				case "err":
+					p.Err = s.str()
+				case "stat":
+					st = s.stat()
+				default:
+					s.skip()
+				}
+			})
+			if p.Name == "" || st == (statKey{}) {
+				s.fail()
+			}
+			c.problems = append(c.problems, p)
+			c.pstats = append(c.pstats, st)
+		})
+	case "folder":
+		c.folder = s.stat()
+	case "listed_ns":
+		c.listedNS = s.int()
+	case "unrecorded":
+		s.array(func() { c.unrecorded = append(c.unrecorded, s.str()) })
+	default:
+		s.skip()
+	}
+	return true
 }
 
 func (s *scanner) entryField(key string, e *Entry, st *statKey) {
@@ -399,10 +412,7 @@ func (s *scanner) entriesParallel(c *cache) bool {
 					bad[w] = true // every line but the last ends in a comma
 					return
 				}
-				sub := &scanner{b: line, depth: s.depth + 1}
-				sub.object(func(key string) { sub.entryField(key, &entries[i], &stats[i]) })
-				sub.ws()
-				if sub.bad || sub.i != len(line) || entries[i].ID == "" {
+				if !decodeEntryLine(line, &entries[i], &stats[i], s.depth+1) {
 					bad[w] = true
 					return
 				}
@@ -424,4 +434,18 @@ func (s *scanner) entriesParallel(c *cache) bool {
 	}
 	s.i += end + 2
 	return true
+}
+
+// decodeEntryLine decodes one entry line (without its comma) into e and st,
+// fastEntry's way when the line is as cairn writes it, else the scanner's,
+// at nesting depth depth. It reports false when the line is no entry.
+func decodeEntryLine(line string, e *Entry, st *statKey, depth int) bool {
+	if fastEntry(line, e, st) {
+		return true
+	}
+	*e, *st = Entry{}, statKey{}
+	sub := &scanner{b: line, depth: depth}
+	sub.object(func(key string) { sub.entryField(key, e, st) })
+	sub.ws()
+	return !sub.bad && sub.i == len(line) && e.ID != ""
 }

@@ -49,6 +49,13 @@
 // verified anything. A file without the count (an earlier build's) is read
 // by Refresh and written again with it.
 //
+// Refresh reads a file as cairn writes it a block at a time, each entry
+// line in the writer's own field order, keeping only the strings of each
+// entry; any other layout (a file edited by hand) is read whole by a
+// general JSON scanner, to the same cache. When the file's end says its
+// listing of the sessions folder is still trusted, the records are stat'ed
+// on other threads while the entries are read.
+//
 // Problems that come from a record's content are cached like entries, so a
 // corrupt record is not parsed again until it changes; a failure to read a
 // record (an I/O error) is not cached and is retried at the next Refresh.

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -106,5 +107,32 @@ func TestInPlaceWriteSeenUnderTrustedFolder(t *testing.T) {
 	refresh(t, z, true, 1)
 	if got := titles(z.Entries()); len(got) != 3 || got[0] != "rewritten in place" {
 		t.Fatalf("after a rewrite in place: %q", got)
+	}
+}
+
+// The records are stat'ed while index.json is read, in batches on other
+// threads (verifyAlong): a record written in place in any batch, the last
+// one included, is still seen by a new Index under a trusted folder.
+func TestInPlaceWriteSeenInEveryBatch(t *testing.T) {
+	d := newDisk(t)
+	const n = 2*streamBatch + 7
+	writeRec(t, d, rec(1, "s", at(0)))
+	for i := 1; i < n; i++ {
+		writeFast(t, d, id(i+1)+".json", mustJSON(t, rec(i+1, "s", at(i))))
+	}
+	sessions := filepath.Join(d.Dir(), ws, "sessions")
+	past := time.Now().Add(-time.Minute)
+	os.Chtimes(sessions, past, past)
+	refresh(t, Open(d, ws), true, n)
+	refresh(t, Open(d, ws), true, 0) // trusted, every key as cached
+	// Entries are newest first: record k is the (n-k)-th entry.
+	for _, k := range []int{n, n - streamBatch - 3, 1} {
+		writeFast(t, d, id(k)+".json", mustJSON(t, rec(k, fmt.Sprintf("rewritten %d", k), at(k-1))))
+		os.Chtimes(sessions, past, past)
+		x := Open(d, ws)
+		refresh(t, x, true, 1)
+		if got := x.Entries()[n-k].Title; got != fmt.Sprintf("rewritten %d", k) {
+			t.Fatalf("record %d written in place: the listing says %q", k, got)
+		}
 	}
 }

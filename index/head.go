@@ -43,8 +43,9 @@ func readHead(r *bufio.Reader, n int, skip func(*Entry) bool) ([]Entry, int, err
 	if err != nil {
 		return nil, 0, errCache
 	}
-	num, ok := strings.CutPrefix(strings.TrimSuffix(first, "\n"), headPrefix)
-	if num, ok = strings.CutSuffix(num, headSuffix); !ok {
+	num, ok1 := strings.CutPrefix(strings.TrimSuffix(first, "\n"), headPrefix)
+	num, ok2 := strings.CutSuffix(num, headSuffix)
+	if !ok1 || !ok2 {
 		return nil, 0, errCache
 	}
 	count, err := strconv.Atoi(num)
@@ -77,10 +78,7 @@ func readHead(r *bufio.Reader, n int, skip func(*Entry) bool) ([]Entry, int, err
 		}
 		var e Entry
 		var st statKey
-		s := &scanner{b: line}
-		s.object(func(key string) { s.entryField(key, &e, &st) })
-		s.ws()
-		if s.bad || s.i != len(s.b) || e.ID == "" || read >= count || read > 0 && compareEntries(&prev, &e) >= 0 {
+		if !decodeEntryLine(line, &e, &st, 0) || read >= count || read > 0 && compareEntries(&prev, &e) >= 0 {
 			return nil, 0, errCache
 		}
 		prev = e

@@ -92,6 +92,7 @@ func TestHeadRejects(t *testing.T) {
 		"not sorted":              swapped,
 		"cut short":               strings.Join(lines[:2], ""),
 		"not JSON":                "garbage\n",
+		"first line a bare count": strings.Replace(good, `{"v":1,"count":`, "", 1),
 		"empty":                   "",
 	} {
 		writeIndex(t, fsys, s)

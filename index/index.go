@@ -66,11 +66,13 @@ func (x *Index) Refresh(ctx context.Context) (changed bool, err error) {
 	}()
 
 	var fileKey statKey
+	verified := false // the records were stat'ed against c as it was read
 	if fi, err := x.fsys.Lstat(x.fileName()); err == nil {
 		fileKey = keyOf(fi)
 	}
 	if !x.loaded || !x.saved || fileKey != x.fileStat {
-		c := x.load()
+		var c *cache
+		c, verified = x.load(ctx)
 		// A file without its count (an earlier build's) is written again,
 		// so that Head can read its first page.
 		x.saved = c != nil && c.counted
@@ -97,7 +99,7 @@ func (x *Index) Refresh(ctx context.Context) (changed bool, err error) {
 	if fi, err := x.fsys.Stat(x.sessionsDir()); err == nil {
 		folderKey = keyOf(fi)
 	}
-	if x.saved && trusted(x.c, folderKey) && x.recordsUnchanged(ctx, x.c) {
+	if x.saved && trusted(x.c, folderKey) && (verified || x.recordsUnchanged(ctx, x.c)) {
 		x.loaded = true
 		x.unrecorded = x.c.unrecorded
 		return false, nil
@@ -148,20 +150,51 @@ func (x *Index) Refresh(ctx context.Context) (changed bool, err error) {
 	return false, nil
 }
 
-// load reads index.json; nil when it is missing or unusable.
-func (x *Index) load() *cache {
-	data, err := readAll(x.fsys, x.fileName())
+// load reads index.json; nil when it is missing or unusable. A file as
+// cairn writes it is read a block at a time (decodeStream), any other
+// whole (decodeCache). verified reports that every record the file names
+// was stat'ed while it was read and had its cached key (verifyAlong): done
+// only when the file's listing of the folder is trusted, so not wasted.
+func (x *Index) load(ctx context.Context) (c *cache, verified bool) {
+	f, err := x.fsys.OpenFile(x.fileName(), os.O_RDONLY, 0)
 	if err != nil {
-		return nil
+		return nil, false
 	}
-	c, err := decodeCache(data)
+	defer f.Close()
+	fi, err := f.Stat()
 	if err != nil {
-		return nil
+		return nil, false
+	}
+	var v *verifier
+	if folder, listedNS, ok := peekFolder(f, fi.Size()); ok {
+		if sfi, err := x.fsys.Stat(x.sessionsDir()); err == nil && trusted(&cache{folder: folder, listedNS: listedNS}, keyOf(sfi)) {
+			v = x.verifyAlong(ctx)
+		}
+	}
+	var batch func([]Entry, []statKey)
+	if v != nil {
+		batch = v.add
+	}
+	c, ok := decodeStream(f, fi.Size(), batch)
+	if v != nil {
+		verified = v.wait(c) && ok
+	}
+	if !ok {
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			return nil, false
+		}
+		data, err := readFull(f, fi.Size())
+		if err != nil {
+			return nil, false
+		}
+		if c, err = decodeCache(data); err != nil {
+			return nil, false
+		}
 	}
 	if !slices.IsSortedFunc(c.entries, func(a, b Entry) int { return compareEntries(&a, &b) }) {
 		sortCache(c)
 	}
-	return c
+	return c, verified
 }
 
 // readAll reads a whole file into a buffer of its size: a big index.json
@@ -176,7 +209,12 @@ func readAll(fsys vfs.FS, name string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	buf := make([]byte, fi.Size())
+	return readFull(f, fi.Size())
+}
+
+// readFull reads the rest of f, which was size bytes when stat'ed.
+func readFull(f io.Reader, size int64) ([]byte, error) {
+	buf := make([]byte, size)
 	if _, err := io.ReadFull(f, buf); err != nil {
 		return nil, err // shorter than its size: replaced under us, or torn
 	}

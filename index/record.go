@@ -147,21 +147,8 @@ func appendTime(b []byte, t time.Time) []byte {
 // parseTime parses RFC 3339, returning UTC. The format's own layout
 // ("2026-11-29T09:12:03.120Z") takes a fast path.
 func parseTime(s string) (time.Time, error) {
-	if len(s) == len(timeLayout) && s[4] == '-' && s[7] == '-' && s[10] == 'T' && s[13] == ':' &&
-		s[16] == ':' && s[19] == '.' && s[23] == 'Z' {
-		y, ok1 := digits(s[0:4])
-		mo, ok2 := digits(s[5:7])
-		d, ok3 := digits(s[8:10])
-		h, ok4 := digits(s[11:13])
-		mi, ok5 := digits(s[14:16])
-		sec, ok6 := digits(s[17:19])
-		ms, ok7 := digits(s[20:23])
-		if ok1 && ok2 && ok3 && ok4 && ok5 && ok6 && ok7 && mo >= 1 && mo <= 12 && d >= 1 && h < 24 && mi < 60 && sec < 60 {
-			t := time.Date(y, time.Month(mo), d, h, mi, sec, ms*1e6, time.UTC)
-			if t.Day() == d {
-				return t, nil
-			}
-		}
+	if t, ok := layoutTime(s); ok {
+		return t, nil
 	}
 	t, err := time.Parse(time.RFC3339Nano, s)
 	if err != nil {

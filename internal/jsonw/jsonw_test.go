@@ -3,6 +3,8 @@ package jsonw
 import (
 	"bytes"
 	"encoding/json"
+	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 )
@@ -53,4 +55,38 @@ func FuzzString(f *testing.F) {
 			t.Fatalf("%q: String wrote %s, encoding/json %s", s, got, want)
 		}
 	})
+}
+
+// Time writes what AppendFormat writes, over times before 1970, across
+// leap days and centuries, and outside the layout's years.
+func TestTimeIsAppendFormat(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	lo, hi := time.Date(-500, 1, 1, 0, 0, 0, 0, time.UTC).Unix(), time.Date(10500, 1, 1, 0, 0, 0, 0, time.UTC).Unix()
+	check := func(x time.Time) {
+		if got, want := string(Time(nil, x)), `"`+x.UTC().Format(TimeLayout)+`"`; got != want && !x.IsZero() {
+			t.Fatalf("%v: Time = %s, want %s", x, got, want)
+		}
+	}
+	for range 200000 {
+		check(time.Unix(lo+r.Int64N(hi-lo), r.Int64N(1e9)).In(time.FixedZone("z", r.IntN(50000)-25000)))
+	}
+	for y := -2; y <= 10001; y++ {
+		for _, md := range [][2]int{{1, 1}, {2, 28}, {2, 29}, {3, 1}, {12, 31}} {
+			check(time.Date(y, time.Month(md[0]), md[1], 23, 59, 59, 999999999, time.UTC))
+			check(time.Date(y, time.Month(md[0]), md[1], 0, 0, 0, 0, time.UTC))
+		}
+	}
+}
+
+// String's eight-bytes-a-step path stops at every byte it must look at,
+// wherever the byte falls in a word.
+func TestStringPlainRuns(t *testing.T) {
+	for _, c := range []string{"\"", "\\", "\x00", "\x1f", "\x7f", " ", "~", "é", "\u2028", "\xff"} {
+		for at := range 20 {
+			s := strings.Repeat("a", at) + c + strings.Repeat("b", 20-at)
+			if got, want := String(nil, s), encodingJSON(s); !bytes.Equal(got, want) {
+				t.Fatalf("%q: String wrote %s, encoding/json %s", s, got, want)
+			}
+		}
+	}
 }

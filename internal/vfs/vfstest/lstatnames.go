@@ -1,9 +1,13 @@
 package vfstest
 
 import (
+	"fmt"
 	"io/fs"
+	"strings"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
 
 	"cairn/internal/vfs"
 )
@@ -29,7 +33,7 @@ func testLstatNames(t *testing.T, fsys vfs.FS) {
 	if err := vfs.LstatNames(fsys, "d", names, func(i int, fi fs.FileInfo, err error) {
 		mu.Lock()
 		defer mu.Unlock()
-		got[i], errs[i] = fi, err
+		got[i], errs[i] = snapshot(fi), err
 		calls[i]++
 	}); err != nil {
 		t.Fatal(err)
@@ -58,6 +62,7 @@ func testLstatNames(t *testing.T, fsys vfs.FS) {
 			t.Errorf("%q is not a base name, yet: %v, %d calls", names[i], errs[i], calls[i])
 		}
 	}
+	testLstatNamesMany(t, fsys)
 	if err := vfs.LstatNames(fsys, "nofolder", []string{"a"}, func(int, fs.FileInfo, error) {}); err == nil {
 		// A missing folder is the folder's error, or each name's: either is fine,
 		// as long as nothing is found.
@@ -68,3 +73,73 @@ func testLstatNames(t *testing.T, fsys vfs.FS) {
 		}
 	}
 }
+
+// testLstatNamesMany: over enough names to be stat'ed on several threads,
+// each name gets its own file's size, time and inode, as Lstat gives them.
+func testLstatNamesMany(t *testing.T, fsys vfs.FS) {
+	if err := fsys.MkdirAll("many", vfs.DirPerm); err != nil {
+		t.Fatal(err)
+	}
+	names := make([]string, 1500)
+	for i := range names {
+		names[i] = fmt.Sprintf("f%04d.json", i)
+		writeFile(t, fsys, "many/"+names[i], strings.Repeat("x", i))
+	}
+	got := make([]fs.FileInfo, len(names))
+	if err := vfs.LstatNames(fsys, "many", names, func(i int, fi fs.FileInfo, err error) {
+		if err != nil {
+			t.Errorf("%s: %v", names[i], err)
+		}
+		got[i] = snapshot(fi)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for i, n := range names {
+		want, err := fsys.Lstat("many/" + n)
+		if err != nil || got[i] == nil {
+			t.Fatalf("%s: %v", n, err)
+		}
+		if got[i].Name() != n || got[i].Size() != int64(i) || got[i].Mode() != want.Mode() || !got[i].ModTime().Equal(want.ModTime()) {
+			t.Fatalf("%s: LstatNames %v %v %v %v, Lstat %v %v %v", n, got[i].Name(), got[i].Size(), got[i].Mode(), got[i].ModTime(), want.Size(), want.Mode(), want.ModTime())
+		}
+		st, ok := want.Sys().(*syscall.Stat_t)
+		x, ok2 := got[i].(vfs.Inoder)
+		if ok && ok2 && x.Ino() != uint64(st.Ino) {
+			t.Fatalf("%s: inode %d, Lstat %d", n, x.Ino(), st.Ino)
+		}
+	}
+}
+
+// snapshot is what fi says now: LstatNames's infos are only the callback's.
+func snapshot(fi fs.FileInfo) fs.FileInfo {
+	if fi == nil {
+		return nil
+	}
+	s := fileInfo{name: fi.Name(), size: fi.Size(), mode: fi.Mode(), mtime: fi.ModTime(), sys: fi.Sys()}
+	if x, ok := fi.(vfs.Inoder); ok {
+		return inoInfo{s, x.Ino()}
+	}
+	return s
+}
+
+type fileInfo struct {
+	name  string
+	size  int64
+	mode  fs.FileMode
+	mtime time.Time
+	sys   any
+}
+
+func (f fileInfo) Name() string       { return f.name }
+func (f fileInfo) Size() int64        { return f.size }
+func (f fileInfo) Mode() fs.FileMode  { return f.mode }
+func (f fileInfo) ModTime() time.Time { return f.mtime }
+func (f fileInfo) IsDir() bool        { return f.mode.IsDir() }
+func (f fileInfo) Sys() any           { return f.sys }
+
+type inoInfo struct {
+	fileInfo
+	ino uint64
+}
+
+func (f inoInfo) Ino() uint64 { return f.ino }
