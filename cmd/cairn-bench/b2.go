@@ -62,6 +62,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 
@@ -104,6 +105,16 @@ func runB2(env *Env) ([]Row, error) {
 		rows = append(rows, Row{Case: "B2", Size: "goroot: skipped, go not on PATH"})
 	}
 	return rows, nil
+}
+
+// labelled runs fn under the profiler label b2=row, so a --cpuprofile of
+// the whole run can be cut to one row's walks (go tool pprof
+// -tagfocus=b2=warm); goroutines fn starts inherit the label.
+func labelled(row string, fn func() error) func() error {
+	return func() (err error) {
+		pprof.Do(context.Background(), pprof.Labels("b2", row), func(context.Context) { err = fn() })
+		return err
+	}
 }
 
 // b2Generated writes the generated tree: files in nested folders, an
@@ -207,7 +218,7 @@ func b2Tree(env *Env, name, dir, change string, rounds int) ([]Row, error) {
 			if err := touch(); err != nil {
 				return err
 			}
-			ms, err := timed(func() error { _, err := scope.Walk(ctx, dir, opts); return err })
+			ms, err := timed(labelled("cold", func() error { _, err := scope.Walk(ctx, dir, opts); return err }))
 			if err != nil {
 				return err
 			}
@@ -215,7 +226,7 @@ func b2Tree(env *Env, name, dir, change string, rounds int) ([]Row, error) {
 			if err := touch(); err != nil {
 				return err
 			}
-			ms, err = timed(func() error { _, err := scope.Walk(ctx, dir, scope.Options{Cache: cache}); return err })
+			ms, err = timed(labelled("warm", func() error { _, err := scope.Walk(ctx, dir, scope.Options{Cache: cache}); return err }))
 			if err != nil {
 				return err
 			}
@@ -227,18 +238,18 @@ func b2Tree(env *Env, name, dir, change string, rounds int) ([]Row, error) {
 
 			// A record: before, the call (untimed), after, diff.
 			var before *scope.Tree
-			m1, err := timed(func() error {
+			m1, err := timed(labelled("record", func() error {
 				var err error
 				before, err = scope.Walk(ctx, dir, scope.Options{Cache: cache})
 				return err
-			})
+			}))
 			if err != nil {
 				return err
 			}
 			if err := touch(); err != nil {
 				return err
 			}
-			m2, err := timed(func() error {
+			m2, err := timed(labelled("record", func() error {
 				after, err := scope.Walk(ctx, dir, scope.Options{Cache: cache})
 				if err != nil {
 					return err
@@ -247,7 +258,7 @@ func b2Tree(env *Env, name, dir, change string, rounds int) ([]Row, error) {
 					return fmt.Errorf("record found %d changes, want 1 (%s)", len(d), change)
 				}
 				return nil
-			})
+			}))
 			if err != nil {
 				return err
 			}
