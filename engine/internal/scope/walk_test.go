@@ -3,6 +3,7 @@ package scope
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -211,6 +212,32 @@ func TestWalkPaths(t *testing.T) {
 	want := []string{"build", "build/out", "build/out/a.o", "src", "src/a.go", "x.log"}
 	if got := paths(tr); !slices.Equal(got, want) {
 		t.Fatalf("WalkPaths = %v, want %v (named paths even when ignored, no link followed, no nested repository)", got, want)
+	}
+}
+
+// TestWalkPathsManyFolders: WalkPaths of many named folders, each read by
+// the walk's workers after the previous one's are done (the workers stop
+// when the queue runs dry and start again), covers everything under each,
+// as a whole walk lists it.
+func TestWalkPathsManyFolders(t *testing.T) {
+	root := t.TempDir()
+	var named []string
+	for i := range 40 {
+		d := fmt.Sprintf("d%02d", i)
+		named = append(named, d)
+		for j := range 3 {
+			writeFile(t, root, fmt.Sprintf("%s/s%d/t/f%d", d, j, j), "x")
+		}
+	}
+	whole := mustWalk(t, root, Options{})
+	for range 5 {
+		tr, err := WalkPaths(context.Background(), root, named, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := paths(tr), paths(whole); !slices.Equal(got, want) {
+			t.Fatalf("WalkPaths listed %d paths, want %d", len(got), len(want))
+		}
 	}
 }
 
