@@ -35,7 +35,7 @@ func TestReadNames(t *testing.T) {
 	}
 	defer unix.Close(fd)
 	var w walker
-	got, err := w.readNames(fd, "sub/")
+	got, err := w.readNames(fd, "sub/", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

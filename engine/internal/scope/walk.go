@@ -126,7 +126,7 @@ func Walk(ctx context.Context, root string, opts Options) (*Tree, error) {
 	w.spawn("", st, nil, false)
 	t, err := w.finish()
 	if err == nil && opts.Cache != nil {
-		opts.Cache.learn(w.gen, w.stamp, w.read, true, nil)
+		opts.Cache.learn(w.gen, w.stamp, w.read, w.hits, nil)
 	}
 	return t, err
 }
@@ -164,10 +164,11 @@ type walker struct {
 	onDir  func(rel string) bool
 
 	// gen and stamp of this walk for the cache; read: the files it
-	// hashed, for the cache to learn.
+	// hashed, for the cache to learn; hits: the files the cache gave.
 	gen   uint32
 	stamp int64
 	read  []Entry
+	hits  int
 
 	mu      sync.Mutex
 	entries []Entry            // single entries (WalkPaths, Rescan)
@@ -394,7 +395,7 @@ func (w *walker) dir(rel string, st unix.Stat_t, stack []*ignoreFile, skipIgnore
 	if rel == "" {
 		prefix = ""
 	}
-	rels, err := w.readNames(fd, prefix)
+	rels, err := w.readNames(fd, prefix, nil)
 	if err != nil {
 		w.fail(&fs.PathError{Op: "readdir", Path: w.abs(rel), Err: err})
 		return
@@ -414,8 +415,12 @@ func (w *walker) dir(rel string, st unix.Stat_t, stack []*ignoreFile, skipIgnore
 		stack = loadIgnore(fd, rel, stack)
 	}
 	slices.Sort(rels) // by name: they share the prefix
+	var cur *cacheCursor
+	if w.opts.Cache != nil {
+		cur = w.opts.Cache.cursor(rel)
+	}
 	batch := make([]Entry, 0, len(rels))
-	var files int
+	var files, hits int
 	var bytes int64
 	type sub struct {
 		rel string
@@ -429,7 +434,7 @@ func (w *walker) dir(rel string, st unix.Stat_t, stack []*ignoreFile, skipIgnore
 		}
 		name := crel[len(prefix):]
 		var cst unix.Stat_t
-		if err := unix.Fstatat(fd, name, &cst, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		if err := fstatat0(fd, name, &cst); err != nil {
 			if err == unix.ENOENT {
 				continue
 			}
@@ -466,7 +471,8 @@ func (w *walker) dir(rel string, st unix.Stat_t, stack []*ignoreFile, skipIgnore
 				e.Skipped = "max_file_bytes"
 				break
 			}
-			if err := w.hash(fd, name, &e, &cst); err != nil {
+			cached, err := w.hash(fd, name, &e, &cst, cur)
+			if err != nil {
 				if err == errGone {
 					files--
 					continue // removed while walked: not there
@@ -474,32 +480,35 @@ func (w *walker) dir(rel string, st unix.Stat_t, stack []*ignoreFile, skipIgnore
 				w.fail(err)
 				return
 			}
+			if cached {
+				hits++
+			}
 			bytes += e.Size
 		}
 		batch = append(batch, e)
 	}
-	var dirs []sub
-	var subNames []string
-	for _, s := range subs {
-		dirs = append(dirs, s)
-		subNames = append(subNames, path.Base(s.rel))
+	subNames := make([]string, len(subs))
+	for i, s := range subs {
+		subNames[i] = s.rel[len(prefix):]
 	}
-	if !w.addDir(rel, batch, subNames, files, bytes) {
+	if !w.addDir(rel, batch, subNames, files, hits, bytes) {
 		return
 	}
-	for _, s := range dirs {
+	for _, s := range subs {
 		w.spawn(s.rel, s.st, stack, skipIgnore)
 	}
 }
 
 // addDir keeps folder rel's entries (sorted by name) and the names of the
-// subfolders the walk enters, for finish to put in path order.
-func (w *walker) addDir(rel string, batch []Entry, subs []string, files int, bytes int64) bool {
+// subfolders the walk enters, for finish to put in path order; hits is
+// how many of its files the cache gave.
+func (w *walker) addDir(rel string, batch []Entry, subs []string, files, hits int, bytes int64) bool {
 	// Subfolders in the order of name + "/" ("b.d/" before "b/").
 	slices.SortFunc(subs, func(a, b string) int { return strings.Compare(a+"/", b+"/") })
 	w.mu.Lock()
 	w.outs[rel] = &dirOut{entries: batch, subs: subs}
 	w.count += len(batch)
+	w.hits += hits
 	w.mu.Unlock()
 	return w.add(nil, files, bytes, rel)
 }
@@ -592,37 +601,44 @@ func entryOf(rel string, st *unix.Stat_t) Entry {
 var errGone = errors.New("scope: removed while walked")
 
 // hash sets e.Hash: from the cache when it holds the same stat data and
-// is not racy, else by reading the file.
-func (w *walker) hash(dirfd int, name string, e *Entry, st *unix.Stat_t) error {
+// is not racy (cached), else by reading the file. cur, when not nil, is
+// the cache's cursor over the folder being read (names asked in order).
+func (w *walker) hash(dirfd int, name string, e *Entry, st *unix.Stat_t, cur *cacheCursor) (cached bool, err error) {
 	if w.noHash {
-		return nil
+		return false, nil
 	}
 	if c := w.opts.Cache; c != nil {
-		if h, ok := c.lookup(e, w.gen); ok {
+		var ce *cacheEntry
+		if cur != nil {
+			ce = cur.entry(name)
+		} else {
+			ce = c.entry(e.Path)
+		}
+		if h, ok := ce.lookup(e, w.gen); ok {
 			e.Hash = h
-			return nil
+			return true, nil
 		}
 	}
 	fd, err := unix.Openat(dirfd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
 	if err != nil {
 		if err == unix.ENOENT {
-			return errGone
+			return false, errGone
 		}
 		if err == unix.EACCES || err == unix.EPERM || err == unix.ELOOP {
 			e.Skipped = "unreadable"
-			return nil
+			return false, nil
 		}
-		return &fs.PathError{Op: "open", Path: w.abs(e.Path), Err: err}
+		return false, &fs.PathError{Op: "open", Path: w.abs(e.Path), Err: err}
 	}
 	defer unix.Close(fd)
 	var fst unix.Stat_t
 	if err := unix.Fstat(fd, &fst); err != nil || fst.Mode&unix.S_IFMT != unix.S_IFREG || fst.Ino != st.Ino {
 		e.Skipped = "unreadable" // replaced while walked
-		return nil
+		return false, nil
 	}
 	h, err := w.readFile(e.Path, fdReader(fd))
 	if err != nil {
-		return &fs.PathError{Op: "read", Path: w.abs(e.Path), Err: err}
+		return false, &fs.PathError{Op: "read", Path: w.abs(e.Path), Err: err}
 	}
 	e.Hash = h
 	if w.opts.Cache != nil {
@@ -630,7 +646,7 @@ func (w *walker) hash(dirfd int, name string, e *Entry, st *unix.Stat_t) error {
 		w.read = append(w.read, *e)
 		w.mu.Unlock()
 	}
-	return nil
+	return false, nil
 }
 
 // readFile hashes r, through Options.Hash when set.
@@ -663,10 +679,16 @@ func (w *walker) buf() *[]byte {
 // after prefix, read with unix.ReadDirent (getdents64(2) on Linux) into a
 // buffer of the walk's pool: no os.File, and for most folders two system
 // calls (the second says the end). appendNames reads the entries.
-func (w *walker) readNames(fd int, prefix string) ([]string, error) {
-	bp := w.buf()
+//
+// The paths are parts of one string made for the whole folder (one
+// allocation, not one per entry), each followed in it by a NUL byte, so a
+// name can be given to the system as it is (fstatat0). They are appended
+// to out.
+func (w *walker) readNames(fd int, prefix string, out []string) ([]string, error) {
+	bp, ap := w.buf(), w.buf()
 	defer w.bufs.Put(bp)
-	var out []string
+	defer w.bufs.Put(ap)
+	all := (*ap)[:0]
 	for {
 		n, err := unix.ReadDirent(fd, *bp)
 		if err == unix.EINTR {
@@ -676,12 +698,20 @@ func (w *walker) readNames(fd int, prefix string) ([]string, error) {
 			return nil, err
 		}
 		if n <= 0 {
-			return out, nil
+			break
 		}
-		if out, err = appendNames(out, (*bp)[:n], prefix); err != nil {
+		if all, err = appendNames(all, (*bp)[:n], prefix); err != nil {
 			return nil, err
 		}
 	}
+	*ap = all[:cap(all)] // a grown buffer serves the next folder
+	paths := string(all)
+	for len(paths) > 0 {
+		i := strings.IndexByte(paths, 0)
+		out = append(out, paths[:i])
+		paths = paths[i+1:]
+	}
+	return out, nil
 }
 
 // fdReader reads an open file descriptor. Unlike an os.File it has no
@@ -762,9 +792,9 @@ func WalkPaths(ctx context.Context, root string, paths []string, opts Options) (
 	}
 	t.Entries = slices.CompactFunc(t.Entries, func(a, b Entry) bool { return a.Path == b.Path })
 	if opts.Cache != nil {
-		opts.Cache.learn(w.gen, w.stamp, w.read, false, func(yield func(string) bool) {
-			for p := range opts.Cache.entries {
-				if under(p, paths) && !yield(p) {
+		opts.Cache.learn(w.gen, w.stamp, w.read, -1, func(yield func(string) bool) {
+			for _, p := range opts.Cache.pathsUnder(paths) {
+				if !yield(p) {
 					return
 				}
 			}
@@ -866,7 +896,7 @@ func (w *walker) one(rel string, named bool) {
 				e.Skipped = "max_file_bytes"
 			} else {
 				bytes = e.Size
-				if err := w.hash(dirfd, name, &e, &st); err != nil {
+				if _, err := w.hash(dirfd, name, &e, &st, nil); err != nil {
 					if err == errGone {
 						return
 					}

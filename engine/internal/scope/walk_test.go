@@ -315,7 +315,7 @@ func TestWalkFileGoneWhileRead(t *testing.T) {
 	}
 	defer dirfd.Close()
 	e := Entry{Path: "f"}
-	if err := w.hash(int(dirfd.Fd()), "f", &e, &st); err != errGone || e.Skipped != "" {
+	if _, err := w.hash(int(dirfd.Fd()), "f", &e, &st, nil); err != errGone || e.Skipped != "" {
 		t.Fatalf("hash of a removed file: %v, skipped %q", err, e.Skipped)
 	}
 }
