@@ -28,6 +28,9 @@ import (
 type Cache struct {
 	dirs map[string]*cacheDir // by folder, relative ("" the root)
 	n    int                  // files held
+	// changed: the cache learned or forgot a file since it was made,
+	// loaded or saved (Changed).
+	changed bool
 	// gen counts the walks that taught the cache: a walk marks each entry
 	// it finds unchanged with its own gen (in place, so nothing is
 	// written to the map while folders are read in parallel), and after a
@@ -65,6 +68,12 @@ func NewCache() *Cache { return &Cache{dirs: map[string]*cacheDir{}} }
 
 // Len is how many files the cache holds.
 func (c *Cache) Len() int { return c.n }
+
+// Changed reports whether the cache learned or forgot a file since it was
+// made, loaded or last saved: when not, saving it again would write what
+// its file already holds (the walks' marks are not part of it), so a
+// caller can skip the write and its syncs.
+func (c *Cache) Changed() bool { return c.changed }
 
 // splitPath is the folder and name of the relative path p.
 func splitPath(p string) (dir, name string) {
@@ -192,7 +201,10 @@ func (c *Cache) learn(gen uint32, stamp int64, read []Entry, hits int, removed f
 func (c *Cache) compact(dir string, d *cacheDir, keep func(*cacheEntry) bool) {
 	n := len(d.ents)
 	d.ents = slices.DeleteFunc(d.ents, func(ce cacheEntry) bool { return !keep(&ce) })
-	c.n -= n - len(d.ents)
+	if len(d.ents) != n {
+		c.n -= n - len(d.ents)
+		c.changed = true
+	}
 	if len(d.ents) == 0 {
 		delete(c.dirs, dir)
 	}
@@ -206,6 +218,7 @@ func (c *Cache) insert(gen uint32, stamp int64, read []Entry) {
 	if len(read) == 0 {
 		return
 	}
+	c.changed = true
 	type one struct {
 		dir, name string
 		e         *Entry
@@ -351,10 +364,14 @@ func decodeCache(data []byte) (*Cache, error) {
 // Save writes the cache to the file name of fsys atomically (a temp file
 // renamed over it, vfs.WriteAtomic).
 func (c *Cache) Save(fsys vfs.FS, name string) error {
-	return vfs.WriteAtomic(fsys, name, func(w io.Writer) error {
+	err := vfs.WriteAtomic(fsys, name, func(w io.Writer) error {
 		_, err := w.Write(c.encode())
 		return err
 	})
+	if err == nil {
+		c.changed = false
+	}
+	return err
 }
 
 func (c *Cache) encode() []byte {

@@ -297,3 +297,36 @@ func TestCacheFollowsRandomChanges(t *testing.T) {
 		}
 	}
 }
+
+// TestCacheChanged: a cache is changed by a walk that reads a file or
+// finds one gone, not by one the cache gave every file to, and a save or
+// a load leaves it unchanged.
+func TestCacheChanged(t *testing.T) {
+	disk, err := vfs.OpenDisk(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer disk.Close()
+	root := t.TempDir()
+	writeFile(t, root, "a", "a")
+	writeFile(t, root, "d/b", "b")
+	cache := NewCache()
+	if mustWalk(t, root, Options{Cache: cache}); !cache.Changed() {
+		t.Fatal("a walk that read two files left the cache unchanged")
+	}
+	stampLater(cache, time.Hour)
+	if err := cache.Save(disk, "c"); err != nil || cache.Changed() {
+		t.Fatalf("saved: %v, changed %v", err, cache.Changed())
+	}
+	if mustWalk(t, root, Options{Cache: cache}); cache.Changed() {
+		t.Fatal("a walk the cache gave every file changed it")
+	}
+	loaded := LoadCache(disk, "c")
+	if mustWalk(t, root, Options{Cache: loaded}); loaded.Changed() || loaded.Len() != 2 {
+		t.Fatalf("a loaded cache: changed %v, %d files", loaded.Changed(), loaded.Len())
+	}
+	os.Remove(filepath.Join(root, "d/b"))
+	if mustWalk(t, root, Options{Cache: loaded}); !loaded.Changed() || loaded.Len() != 1 {
+		t.Fatalf("a walk that found a file gone: changed %v, %d files", loaded.Changed(), loaded.Len())
+	}
+}
