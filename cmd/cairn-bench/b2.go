@@ -52,7 +52,13 @@ package main
 // 9.3 and 5.0 ms. After the walk lost an os.File and a string per entry
 // (load about 20): warm walk 1.27x and 1.23x, with the watcher 7.5 and
 // 3.3 ms, first record 42.0 s against git's 64.0 s (0.66) and 12.1 s
-// against 19.5 s (0.62), peak heap 59 and 18 MB.
+// against 19.5 s (0.62), peak heap 59 and 18 MB. After the walk's
+// folders went to a pool of workers, its paths to one string per folder
+// and the stat cache to per-folder sorted entries (load 4 to 7, three
+// runs): warm walk 0.95x, 1.13x and 0.83x on the 50k tree, 1.17x, 0.74x
+// and 1.38x on GOROOT/src, with the watcher 15.4, 7.7 and 9.7 ms and 1.9,
+// 2.8 and 3.0 ms; its user CPU about 60 ms (20) against git's 40 (15),
+// its system time git's.
 
 import (
 	"context"
