@@ -31,8 +31,9 @@ import (
 // The stat cache of a workspace's walks is kept between processes in
 // workspaces/<key>/statcache (its format: engine/internal/scope/cache.go),
 // derived data: loaded by a session's first record, saved when the
-// session closes (atomic rename, the last writer wins), rebuilt by the
-// next walk when missing or unreadable. It only ever learns hashes whose
+// session closes if its walks changed it (atomic rename, the last writer
+// wins; a session whose calls changed no file, as a test run, writes and
+// syncs nothing), rebuilt by the next walk when missing or unreadable. It only ever learns hashes whose
 // content its walk stored; a record checks that the object of each
 // content before it names is still there (stored).
 const statCacheFile = "statcache"
@@ -56,14 +57,14 @@ type callRec struct {
 	others map[string]othersRecords
 }
 
-// close stops the watcher and saves the stat cache (Session.Close; best
-// effort: the cache is derived).
+// close stops the watcher and saves the stat cache when its walks changed
+// it (Session.Close; best effort: the cache is derived).
 func (c *callRec) close(w *Workspace) {
 	if c.watch != nil {
 		c.watch.Close()
 		c.watch, c.prev = nil, nil
 	}
-	if c.cache != nil && c.walked {
+	if c.cache != nil && c.walked && c.cache.Changed() {
 		c.cache.Save(w.s.fsys, statCacheName(w.dir))
 		c.walked = false
 	}

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -618,6 +619,26 @@ func TestExecStatCacheKeptBetweenProcesses(t *testing.T) {
 	must(s2.Exec(e.ctx, "x=1; echo $x > a.txt", ExecOptions{}))(t)
 	if f := fileOf(t, e.lastRecord(s2), "a.txt"); e.content(f.Before) != "first" {
 		t.Fatalf("a.txt %+v", f)
+	}
+}
+
+// TestExecStatCacheNotSavedUnchanged: a session whose records walked the
+// workspace but learned no file (here a workspace of empty folders) does
+// not write the stat cache when it closes: a save would only write what
+// the file holds, and sync it.
+func TestExecStatCacheNotSavedUnchanged(t *testing.T) {
+	e := newSnapEnv(t, "")
+	s := e.session()
+	if err := os.MkdirAll(e.path("d/e"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	e.exec(s, ":")
+	e.exec(s, ":")
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(e.ws.Folder(), statCacheFile)); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("a stat cache that learned nothing was saved: %v", err)
 	}
 }
 

@@ -93,8 +93,20 @@
 // the read would leave its stat data unchanged. A whole walk drops the
 // entries of files gone. Save writes the cache to one file atomically
 // (vfs.WriteAtomic); LoadCache of a missing or corrupt file is an empty
-// cache. Its format is in cache.go ("Part of the format"); it is derived
-// data, rebuilt by the next walk.
+// cache; Changed says whether a walk taught it anything since, so an
+// unchanged cache need not be written again. Its format is in cache.go
+// ("Part of the format"); it is derived data, rebuilt by the next walk.
+//
+// # Cost of a warm walk
+//
+// A walk whose files the cache gives makes the system calls git status
+// makes for the same tree (strace on a copy of GOROOT/src: about 19,400
+// against 20,600): a getdents64 pair, an open, an fstat and a close per
+// folder, one fstatat per entry (by name in the open folder, not by path).
+// Around them it allocates per folder, not per entry: one string for the
+// folder's paths (readNames), one batch of entries, and the cache is
+// looked up a folder at a time (cacheCursor). Folders are read by a pool
+// of workers started once per walk (walkWorkers).
 //
 // # Diff
 //

@@ -30,6 +30,13 @@ type ignorePattern struct {
 	// baseOnly: the pattern has no slash (but a trailing one) and matches
 	// the base name.
 	baseOnly bool
+	// literal: the pattern has no wildcard or escape, so it matches only
+	// itself; suffix: a base-name pattern "*" and then such a text (as
+	// "*.log") matches the names ending in it. Both are git's own short
+	// cuts (dir.c's nowildcardlen and PATTERN_FLAG_ENDSWITH): a walk
+	// matches every name against them.
+	literal bool
+	suffix  string
 }
 
 // ignoreFile is the patterns of one folder's .gitignore; dir is that
@@ -62,6 +69,11 @@ func parseIgnore(dir string, data []byte) *ignoreFile {
 		}
 		p.baseOnly = !strings.Contains(line, "/")
 		p.pattern = strings.TrimPrefix(line, "/")
+		const wild = "*?[\\"
+		p.literal = !strings.ContainsAny(p.pattern, wild)
+		if rest, ok := strings.CutPrefix(p.pattern, "*"); ok && p.baseOnly && !strings.ContainsAny(rest, wild) {
+			p.suffix = rest
+		}
 		f.patterns = append(f.patterns, p)
 	}
 	return f
@@ -95,7 +107,7 @@ func trimTrailingSpaces(line string) string {
 func (f *ignoreFile) match(rel string, isDir bool) int {
 	sub := rel
 	if f.dir != "" {
-		if !strings.HasPrefix(rel, f.dir+"/") {
+		if len(rel) <= len(f.dir) || rel[len(f.dir)] != '/' || !strings.HasPrefix(rel, f.dir) {
 			return 0
 		}
 		sub = rel[len(f.dir)+1:]
@@ -106,11 +118,18 @@ func (f *ignoreFile) match(rel string, isDir bool) int {
 		if p.dirOnly && !isDir {
 			continue
 		}
-		var ok bool
+		text := sub
 		if p.baseOnly {
-			ok = wildmatch(p.pattern, base)
-		} else {
-			ok = wildmatch(p.pattern, sub)
+			text = base
+		}
+		var ok bool
+		switch {
+		case p.literal:
+			ok = text == p.pattern
+		case p.suffix != "":
+			ok = strings.HasSuffix(text, p.suffix)
+		default:
+			ok = wildmatch(p.pattern, text)
 		}
 		if ok {
 			if p.negate {

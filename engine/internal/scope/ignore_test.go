@@ -21,7 +21,7 @@ var ignoreTree = struct {
 	ignores: map[string]string{
 		"": "# a comment\n\n*.o\n!keep.o\n/top.txt\nlogs/\nfoo/**\n!foo/keep\n**/gen/*.go\ndocs/**/draft\n" +
 			"\\#hash\n\\!bang\nsp\\ ace\\ \ntrail   \n[!x]*.tmp\n[[:digit:]]*.num\na**b\nbuild\n!build/keep.txt\n" +
-			"deep/*/mid\n*.[ch]~\nweird[\n",
+			"deep/*/mid\n*.[ch]~\nweird[\n*.lit\n*\\*\n",
 		"sub":       "/only-here\n*.log\n!keep.log\nnested/\n!*.o\n",
 		"sub/inner": "!only-here\n*.txt\n!important.txt\n/anchored/\n",
 		"docs":      "!*.md\n*.draft\n",
@@ -36,7 +36,7 @@ var ignoreTree = struct {
 		"deep/mid", "f.c~", "f.h~", "f.x~", "weird[", "sub/only-here", "sub/x/only-here", "only-here", "sub/a.log",
 		"sub/keep.log", "sub/nested/n", "sub/x/nested/n", "sub/c.o", "sub/inner/only-here", "sub/inner/a.txt",
 		"sub/inner/important.txt", "sub/inner/anchored/z", "sub/inner/q/anchored/z", "sub/inner/a.log", "sub/inner/keep.log",
-		"plain/file", "plain/.hidden",
+		"plain/file", "plain/.hidden", ".lit", "x.lit", "d.lit/f", "x.lity", "lit", "star*", "no-star",
 	},
 }
 

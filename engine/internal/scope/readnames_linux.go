@@ -7,12 +7,11 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// appendNames appends to out the names of the entries in buf, what one
-// getdents64(2) read ("." and ".." left out), each after prefix: one
-// string per name, made here. It reads struct linux_dirent64 itself, so
-// it is Linux's alone (readnames_other.go elsewhere).
-func appendNames(out []string, buf []byte, prefix string) ([]string, error) {
-	var sb []byte
+// appendNames appends to all the paths of the entries in buf, what one
+// getdents64(2) read ("." and ".." left out): each is prefix and the name,
+// then a NUL byte. It reads struct linux_dirent64 itself, so it is
+// Linux's alone (readnames_other.go elsewhere).
+func appendNames(all []byte, buf []byte, prefix string) ([]byte, error) {
 	for b := buf; len(b) > 0; {
 		// struct linux_dirent64: ino 8, off 8, reclen 2, type 1, name.
 		reclen := int(*(*uint16)(unsafe.Pointer(&b[16])))
@@ -24,11 +23,10 @@ func appendNames(out []string, buf []byte, prefix string) ([]string, error) {
 			name = name[:i]
 		}
 		b = b[reclen:]
-		if string(name) == "." || string(name) == ".." {
+		if string(name) == "." || string(name) == ".." || len(name) == 0 {
 			continue
 		}
-		sb = append(append(sb[:0], prefix...), name...)
-		out = append(out, string(sb))
+		all = append(append(append(all, prefix...), name...), 0)
 	}
-	return out, nil
+	return all, nil
 }

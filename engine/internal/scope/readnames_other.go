@@ -4,14 +4,15 @@ package scope
 
 import "golang.org/x/sys/unix"
 
-// appendNames appends to out the names of the entries in buf, what one
-// unix.ReadDirent read ("." and ".." left out), each after prefix. The
-// system's own dirent layout is read by unix.ParseDirent (a BSD's differs
-// from Linux's, and may hold deleted entries).
-func appendNames(out []string, buf []byte, prefix string) ([]string, error) {
+// appendNames appends to all the paths of the entries in buf, what one
+// unix.ReadDirent read ("." and ".." left out): each is prefix and the
+// name, then a NUL byte. The system's own dirent layout is read by
+// unix.ParseDirent (a BSD's differs from Linux's, and may hold deleted
+// entries).
+func appendNames(all []byte, buf []byte, prefix string) ([]byte, error) {
 	_, _, names := unix.ParseDirent(buf, -1, nil)
 	for _, name := range names {
-		out = append(out, prefix+name)
+		all = append(append(append(all, prefix...), name...), 0)
 	}
-	return out, nil
+	return all, nil
 }

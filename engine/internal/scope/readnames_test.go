@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -13,7 +14,8 @@ import (
 // TestReadNames: readNames, which reads the system's dirent records itself
 // (readnames_linux.go) or through unix.ParseDirent, lists exactly the
 // names os.ReadDir does, each after the prefix, "." and ".." left out,
-// for a folder whose entries take several reads of the walk's buffer.
+// for a folder whose entries take several reads of the walk's buffer,
+// each followed in memory by a NUL byte.
 func TestReadNames(t *testing.T) {
 	dir := t.TempDir()
 	var want []string
@@ -35,9 +37,15 @@ func TestReadNames(t *testing.T) {
 	}
 	defer unix.Close(fd)
 	var w walker
-	got, err := w.readNames(fd, "sub/")
+	got, err := w.readNames(fd, "sub/", nil)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// fstatat0 gives each name to the system in place: a NUL follows it.
+	for _, p := range got {
+		if *(*byte)(unsafe.Add(unsafe.Pointer(unsafe.StringData(p)), len(p))) != 0 {
+			t.Fatalf("no NUL after %q", p)
+		}
 	}
 	slices.Sort(got)
 	slices.Sort(want)

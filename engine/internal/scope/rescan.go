@@ -124,7 +124,7 @@ func Rescan(ctx context.Context, root string, prev *Tree, dirty []string, opts O
 		return nil, &LimitError{Limit: "max_bytes", Path: "."}
 	}
 	if opts.Cache != nil {
-		opts.Cache.learn(w.gen, w.stamp, w.read, false, func(yield func(string) bool) {
+		opts.Cache.learn(w.gen, w.stamp, w.read, -1, func(yield func(string) bool) {
 			for _, g := range gone {
 				for i := g[0]; i < g[1]; i++ {
 					if !yield(prev.Entries[i].Path) {

@@ -3,6 +3,7 @@ package scope
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -214,6 +215,32 @@ func TestWalkPaths(t *testing.T) {
 	}
 }
 
+// TestWalkPathsManyFolders: WalkPaths of many named folders, each read by
+// the walk's workers after the previous one's are done (the workers stop
+// when the queue runs dry and start again), covers everything under each,
+// as a whole walk lists it.
+func TestWalkPathsManyFolders(t *testing.T) {
+	root := t.TempDir()
+	var named []string
+	for i := range 40 {
+		d := fmt.Sprintf("d%02d", i)
+		named = append(named, d)
+		for j := range 3 {
+			writeFile(t, root, fmt.Sprintf("%s/s%d/t/f%d", d, j, j), "x")
+		}
+	}
+	whole := mustWalk(t, root, Options{})
+	for range 5 {
+		tr, err := WalkPaths(context.Background(), root, named, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := paths(tr), paths(whole); !slices.Equal(got, want) {
+			t.Fatalf("WalkPaths listed %d paths, want %d", len(got), len(want))
+		}
+	}
+}
+
 func TestDiff(t *testing.T) {
 	root := t.TempDir()
 	writeFile(t, root, "same", "s")
@@ -288,7 +315,7 @@ func TestWalkFileGoneWhileRead(t *testing.T) {
 	}
 	defer dirfd.Close()
 	e := Entry{Path: "f"}
-	if err := w.hash(int(dirfd.Fd()), "f", &e, &st); err != errGone || e.Skipped != "" {
+	if _, err := w.hash(int(dirfd.Fd()), "f", &e, &st, nil); err != errGone || e.Skipped != "" {
 		t.Fatalf("hash of a removed file: %v, skipped %q", err, e.Skipped)
 	}
 }
