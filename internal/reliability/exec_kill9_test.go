@@ -187,7 +187,7 @@ func checkExecAfterKill(t *testing.T, home, project, id string, acked map[string
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, raw := range strings.Split(strings.TrimSuffix(string(b), "\n"), "\n") {
+	for _, raw := range completeLines(b) {
 		var l line
 		if err := json.Unmarshal([]byte(raw), &l); err != nil {
 			t.Fatalf("changes journal line %q: %v", raw, err)
