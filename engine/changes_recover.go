@@ -12,8 +12,9 @@ import (
 // Settling the changes journal on open: the temp files a stopped change
 // left, a change whose tool stopped before its write (unmade: cancelled by
 // an abort line), the changes a crash lost before their folders were
-// synced (made again from their lines, and settled: settleUnsettled), and an undo, redo or restore its owner did not finish
-// (finishRestore: its plan run again by the session's applier).
+// synced (made again from their lines, and settled: settleUnsettled), and
+// an undo, redo or restore its owner did not finish (finishRestore: its
+// plan run again by the session's applier).
 
 // loadChanges folds the session's changes journal (Open calls it) and
 // settles a change its tool did not finish.

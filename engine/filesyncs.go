@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"sync"
 	"syscall"
 
@@ -80,17 +81,13 @@ func (f *fileSyncs) later(w *Workspace, dirs fstate.DirSet, leftover string, def
 		if f.deferred == nil {
 			f.deferred = fstate.DirSet{}
 		}
-		for d := range dirs {
-			f.deferred[d] = true
-		}
+		maps.Copy(f.deferred, dirs)
 		f.w, dirs = w, nil
 	} else {
 		if dirs == nil {
 			dirs = fstate.DirSet{}
 		}
-		for d := range f.deferred {
-			dirs[d] = true
-		}
+		maps.Copy(dirs, f.deferred)
 		f.deferred = nil
 	}
 	f.startLocked(w, dirs, leftover)

@@ -15,9 +15,8 @@ import (
 // the lines after it are durable. The next owner, which finds them in
 // Stack.Unsettled, makes them again from their lines when the machine
 // started since (a power loss; a killed owner lost nothing, and a file as
-// before was put back by hand): only the newest
-// change, whose tool may have stopped before its write, may be unmade
-// (Stack.Unmade), as before.
+// before was put back by hand): only the newest change, whose tool may
+// have stopped before its write, may be unmade (Stack.Unmade), as before.
 
 // Redoable reports whether every file change of e can be made again from
 // its line alone: its after state inline, or absent (removed), and its

@@ -15,29 +15,13 @@ func (st *Stack) HasPending() bool {
 	return e != nil && len(st.List) > 0 && st.List[len(st.List)-1] == e && e.Applied
 }
 
-// prevBefore is the pre-image of path in the change before the pending
-// one (Prev) while that change is unsettled too, and whether it has one: a
-// crash may have lost both of their file changes, so a file still as that
-// pre-image is as before the pending change too. It is nil when the
-// change before is settled or did not change path.
-func (st *Stack) prevBefore(path string) (*fstate.State, bool) {
-	n := len(st.List)
-	if st.Prev == nil || !st.HasPending() || n < 2 || st.List[n-2] != st.Prev || !st.Prev.Applied {
-		return nil, false
-	}
-	for _, f := range st.Prev.Rec.Files {
-		if f.Path == path && !f.Before.IsSkipped() && !fstate.Same(f.Before, f.After) {
-			return f.Before, true
-		}
-	}
-	return nil, false
-}
-
 // earlierBefores is the pre-images of path in the unsettled changes
-// before the pending one (Unsettled): a file tool whose new content is in
-// its line leaves its folder's sync to the end of the turn, so a crash may
-// lose its file change and those of the changes after it, and a file still
-// as the pre-image of any of them is as before the pending change too.
+// before the pending one (Unsettled; Prev among them): a crash may have
+// lost their file changes with the pending one's (a file tool writes its
+// line while the folder sync of the one before is under way, and one whose
+// new content is in its line leaves that sync to the end of the turn), so
+// a file still as the pre-image of any of them is as before the pending
+// change too.
 func (st *Stack) earlierBefores(path string) []*fstate.State {
 	var out []*fstate.State
 	for _, e := range st.Unsettled {
@@ -56,12 +40,9 @@ func (st *Stack) earlierBefores(path string) []*fstate.State {
 // current captures the file of f of the pending change as it is now,
 // reading at most what telling its states apart needs, and says whether
 // it is as before the change: its pre-image, or that of an unsettled
-// change before it (prevBefore, earlierBefores).
+// change before it (earlierBefores).
 func (st *Stack) current(ctx context.Context, fsys vfs.FS, f FileChange) (cur *fstate.State, limit int64, before bool) {
 	alts := st.earlierBefores(f.Path)
-	if alt, ok := st.prevBefore(f.Path); ok {
-		alts = append(alts, alt)
-	}
 	limit = fstate.SizeLimit(1, append([]*fstate.State{f.Before, f.After}, alts...)...)
 	cur, _ = fstate.Capture(ctx, fsys, fstate.HashSink, f.Path, limit)
 	// A file as the change's after state is made, even when that is the
