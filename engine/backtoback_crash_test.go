@@ -104,19 +104,7 @@ func backToBackCrashes(t *testing.T, size int) {
 			s := ws.Create(SessionOptions{})
 			must(s.ToolWrite(ctx, "src/warm.txt", []byte("materializes the session")))(t)
 			must(0, s.Commit(ctx))(t)
-			for p, b := range initial {
-				if err := mem.MkdirAll(p[:strings.LastIndexByte(p, '/')], vfs.DirPerm); err != nil {
-					t.Fatal(err)
-				}
-				if err := vfs.WriteFileAtomic(mem, p, b); err != nil {
-					t.Fatal(err)
-				}
-			}
-			for _, d := range []string{"src", "lib", "."} {
-				if err := mem.SyncDir(d); err != nil {
-					t.Fatal(err)
-				}
-			}
+			putDurably(t, mem, initial)
 			gate.setOpen(redo) // the redo path syncs no folder until the end of the turn
 			mem.FailAfterSyncs(n)
 			returned := 0
@@ -364,4 +352,26 @@ func sameFiles(a, b map[string][]byte) bool {
 		}
 	}
 	return true
+}
+
+// putDurably writes files (path to content, each under a folder) and
+// syncs their folders and the root: the state before a turn.
+func putDurably(t *testing.T, mem *vfs.Mem, files map[string][]byte) {
+	t.Helper()
+	dirs := map[string]bool{".": true}
+	for p, b := range files {
+		dir := p[:strings.LastIndexByte(p, '/')]
+		if err := mem.MkdirAll(dir, vfs.DirPerm); err != nil {
+			t.Fatal(err)
+		}
+		if err := vfs.WriteFileAtomic(mem, p, b); err != nil {
+			t.Fatal(err)
+		}
+		dirs[dir] = true
+	}
+	for d := range dirs {
+		if err := mem.SyncDir(d); err != nil {
+			t.Fatal(err)
+		}
+	}
 }

@@ -69,19 +69,7 @@ func TestBackToBackMixedSizesCrash(t *testing.T) {
 			s := ws.Create(SessionOptions{})
 			must(s.ToolWrite(ctx, "src/warm.txt", []byte("materializes the session")))(t)
 			must(0, s.Commit(ctx))(t)
-			for p, b := range initial {
-				if err := mem.MkdirAll(p[:strings.LastIndexByte(p, '/')], vfs.DirPerm); err != nil {
-					t.Fatal(err)
-				}
-				if err := vfs.WriteFileAtomic(mem, p, b); err != nil {
-					t.Fatal(err)
-				}
-			}
-			for _, d := range []string{"src", "lib", "."} {
-				if err := mem.SyncDir(d); err != nil {
-					t.Fatal(err)
-				}
-			}
+			putDurably(t, mem, initial)
 			mem.FailAfterSyncs(n)
 			returned := 0
 			var err error
