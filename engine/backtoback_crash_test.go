@@ -7,9 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"cairn/engine/internal/fstate"
 	"cairn/internal/vfs"
@@ -39,7 +41,11 @@ import (
 //     been synced (syncGate), so every sync point of the overlapped order
 //     is met: among them a crash that loses the rename of a write that
 //     returned while the next write's line is durable, leaving two changes
-//     unmade. Then the files hold the first k writes, where k is at least
+//     unmade. The staged file's fsync, which the engine issues together
+//     with the line's, is held back behind the line too for seeds 0 and 2,
+//     so that the crash just after the line's sync is a fixed sync point;
+//     seed 1 leaves the two to race (a staged file durable before its line
+//     is a temp file the sweep removes). Then the files hold the first k writes, where k is at least
 //     the writes that had returned less one. It fails unless it met, for
 //     each pair of writes in a row, the crash that unmade both (recovery
 //     judged the two newest change lines together: for the same file twice,
@@ -95,6 +101,7 @@ func backToBackCrashes(t *testing.T, size int) {
 		for seed := range 3 {
 			mem := vfs.NewMem()
 			gate := newSyncGate()
+			gate.stagedAfterLine = seed != 1
 			wsfs := WithWorkspaceFS(func(string) (vfs.FS, error) { return gatedWorkspace{mem, gate}, nil })
 			st, err := OpenFS(gatedStore{mem, gate}, "/mem", wsfs)
 			if err != nil {
@@ -258,13 +265,17 @@ func turnChangeLines(t *testing.T, fsys vfs.FS, name string) int {
 // each tool write runs after the next write's change line, the widest the
 // overlap gets. A write or sync of the journal that failed counts too:
 // past the crash point no line will be synced. Open, it holds nothing
-// back.
+// back. With stagedAfterLine, the j-th file sync of the workspace (the
+// staged content of write j, fstate.Stage) waits while closed until the
+// changes journal has been synced j times: its write's line first.
 type syncGate struct {
-	mu        sync.Mutex
-	cond      *sync.Cond
-	lineSyncs int // since the gate closed
-	dirSyncs  int // since the gate closed
-	open      bool
+	mu              sync.Mutex
+	cond            *sync.Cond
+	lineSyncs       int // since the gate closed
+	dirSyncs        int // since the gate closed
+	fileSyncs       int // since the gate closed
+	open            bool
+	stagedAfterLine bool
 }
 
 // newSyncGate returns an open gate.
@@ -276,7 +287,7 @@ func newSyncGate() *syncGate {
 
 func (g *syncGate) setOpen(open bool) {
 	g.mu.Lock()
-	g.open, g.lineSyncs, g.dirSyncs = open, 0, 0
+	g.open, g.lineSyncs, g.dirSyncs, g.fileSyncs = open, 0, 0, 0
 	g.mu.Unlock()
 	g.cond.Broadcast()
 }
@@ -297,7 +308,22 @@ func (g *syncGate) waitLine() {
 	}
 }
 
-// gatedWorkspace is the workspace's files, its folder syncs held back.
+// waitStagedLine holds back the j-th file sync since the gate closed until
+// the j-th line sync, unless the file's Mem has crashed (crashed polled):
+// then no line may come, as when a tool stops before its line.
+func (g *syncGate) waitStagedLine(crashed func() bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.fileSyncs++
+	for j := g.fileSyncs; g.stagedAfterLine && !g.open && g.lineSyncs < j && !crashed(); {
+		g.mu.Unlock()
+		time.Sleep(50 * time.Microsecond)
+		g.mu.Lock()
+	}
+}
+
+// gatedWorkspace is the workspace's files, its folder syncs held back, and
+// its file syncs when the gate says so.
 type gatedWorkspace struct {
 	*vfs.Mem
 	g *syncGate
@@ -306,6 +332,27 @@ type gatedWorkspace struct {
 func (w gatedWorkspace) SyncDir(name string) error {
 	w.g.waitLine()
 	return w.Mem.SyncDir(name)
+}
+
+func (w gatedWorkspace) OpenFile(name string, flag int, perm fs.FileMode) (vfs.File, error) {
+	f, err := w.Mem.OpenFile(name, flag, perm)
+	if err != nil || flag&(os.O_WRONLY|os.O_RDWR) == 0 {
+		return f, err
+	}
+	return gatedFile{f, w.g}, nil
+}
+
+type gatedFile struct {
+	vfs.File
+	g *syncGate
+}
+
+func (f gatedFile) Sync() error {
+	f.g.waitStagedLine(func() bool {
+		_, err := f.File.Stat()
+		return errors.Is(err, vfs.ErrCrashed)
+	})
+	return f.File.Sync()
 }
 
 // gatedStore is the store's files, telling the gate of each sync of a
