@@ -127,7 +127,7 @@ func Stage(fsys vfs.FS, name string, perm fs.FileMode, write func(io.Writer) err
 		}
 	}()
 	// The mode first, so the file's fsync makes it durable with the data.
-	if err := fsys.Chmod(tmp, perm); err != nil {
+	if err := vfs.ChmodFile(fsys, f, tmp, perm); err != nil {
 		return nil, err
 	}
 	if err := write(f); err != nil {
