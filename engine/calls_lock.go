@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -35,11 +36,12 @@ type callCount struct{ n atomic.Int32 }
 func (s *Session) beginCall(ctx context.Context) (end func(), err error) {
 	s.running.n.Add(1)
 	w := s.ws
-	var l vfs.Lock
+	var cl *callLock
 	if w.ensure() == nil {
+		cl = w.s.callLock(w.dir)
 		wait := time.Millisecond
 		for {
-			l, err = vfs.LockShared(w.s.fsys, callsLockName(w.dir))
+			err = cl.take()
 			if err == nil || !errors.Is(err, vfs.ErrLocked) {
 				break
 			}
@@ -51,13 +53,66 @@ func (s *Session) beginCall(ctx context.Context) (end func(), err error) {
 			}
 			wait = min(2*wait, 20*time.Millisecond)
 		}
+		if err != nil {
+			cl = nil
+		}
 	}
 	return func() {
-		if l != nil {
-			l.Release()
+		if cl != nil {
+			cl.give()
 		}
 		s.running.n.Add(-1)
 	}, nil
+}
+
+// callLock is one workspace's call lock as this store holds it shared:
+// its file kept open (vfs.SharedLockFile), the flock taken when the first
+// call of any of the store's sessions starts and given back when the last
+// ends, so a call costs a flock and a fstat rather than opening the file.
+type callLock struct {
+	mu sync.Mutex
+	f  vfs.SharedLockFile
+	n  int // calls holding it
+}
+
+// callLock returns workspace folder dir's call lock.
+func (s *Store) callLock(dir string) *callLock {
+	if l, ok := s.callLocks.Load(dir); ok {
+		return l.(*callLock)
+	}
+	l, _ := s.callLocks.LoadOrStore(dir, &callLock{f: vfs.OpenSharedLock(s.fsys, callsLockName(dir))})
+	return l.(*callLock)
+}
+
+// take counts one more call, taking the lock for the first: ErrLocked
+// while a file revert holds it alone.
+func (l *callLock) take() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.n == 0 {
+		if err := l.f.TryShared(); err != nil {
+			return err
+		}
+	}
+	l.n++
+	return nil
+}
+
+// give counts one call less, giving the lock back after the last.
+func (l *callLock) give() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.n--; l.n == 0 {
+		l.f.Unlock()
+	}
+}
+
+// closeCallLocks closes every call lock's file at the store's close.
+func (s *Store) closeCallLocks() {
+	s.callLocks.Range(func(_, l any) bool {
+		l.(*callLock).f.Close()
+		return true
+	})
 }
 
 // enterCall starts a call of s that changes files, taking what it holds

@@ -40,6 +40,10 @@ type Store struct {
 	shellLive      sync.Map        // shell journal name -> *shellLog of a session open here, or shellClosed (shell.go)
 	taskLive       sync.Map        // task records name -> *taskLog of a session open here, or taskClosed (task.go)
 	hist           historyTail     // what AddHistory last read of history.jsonl (history.go)
+
+	callLocks sync.Map // workspace folder -> *callLock held shared by running calls (calls_lock.go)
+	canonOnce sync.Once
+	canonHome string // the state folder's canonical path, resolved once (canonicalHome)
 }
 
 // Option changes how Open works.
@@ -92,6 +96,7 @@ func (s *Store) FS() vfs.FS { return s.fsys }
 
 // Close releases the state folder.
 func (s *Store) Close() error {
+	s.closeCallLocks()
 	var err error
 	if s.disk != nil {
 		err = s.disk.Close()
@@ -105,6 +110,20 @@ func (s *Store) Close() error {
 		}
 	}
 	return err
+}
+
+// canonicalHome is the state folder's canonical path (Canonical), or its
+// path as opened when it cannot be resolved. It is resolved once: the
+// store's files stay the folder opened at Open whatever links change later,
+// and each file-tool call asks for it.
+func (s *Store) canonicalHome() string {
+	s.canonOnce.Do(func() {
+		s.canonHome = s.home
+		if c, err := Canonical(s.home); err == nil {
+			s.canonHome = c
+		}
+	})
+	return s.canonHome
 }
 
 // Now is the store's clock, in UTC with millisecond precision as on disk.

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"os"
 
 	"cairn/engine/internal/fstate"
@@ -134,7 +133,7 @@ func readForEdit(fsys vfs.FS, rel, old string) ([]byte, bool, error) {
 		return nil, false, err
 	}
 	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxEditBytes+1))
+	b, err := vfs.ReadSized(f, fi.Size(), maxEditBytes)
 	if err != nil {
 		return nil, false, err
 	}

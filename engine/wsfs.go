@@ -68,10 +68,7 @@ func (w *Workspace) stateStores() []*Store {
 // holds ~/.cairn, or inside it); else "". The workspace's files are then
 // fenced off from it (vfs.Fenced): no name and no link reaches it.
 func (w *Workspace) holds(s *Store) string {
-	home := s.home
-	if c, err := Canonical(home); err == nil {
-		home = c
-	}
+	home := s.canonicalHome()
 	if within(home, w.path) || within(w.path, home) {
 		return home
 	}
@@ -134,10 +131,7 @@ func (w *Workspace) relPath(p string) (string, error) {
 // homeRel is store s's state folder relative to the workspace, or "" when
 // it is not inside it.
 func (w *Workspace) homeRel(s *Store) string {
-	home := s.home
-	if c, err := Canonical(home); err == nil {
-		home = c
-	}
+	home := s.canonicalHome()
 	rel, err := filepath.Rel(w.path, home)
 	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, "../") || filepath.IsAbs(rel) {
 		return ""

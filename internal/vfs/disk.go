@@ -194,11 +194,4 @@ func (f *diskFile) LockExclusive() error { return f.flock(syscall.LOCK_EX) }
 // Unlock releases the lock LockExclusive took.
 func (f *diskFile) Unlock() error { return f.flock(syscall.LOCK_UN) }
 
-func (f *diskFile) flock(how int) error {
-	for {
-		err := syscall.Flock(int(f.Fd()), how)
-		if err != syscall.EINTR {
-			return err
-		}
-	}
-}
+func (f *diskFile) flock(how int) error { return flockFd(f.File, how) }

@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 
@@ -93,7 +92,7 @@ func Capture(ctx context.Context, fsys vfs.FS, put Sink, rel string, limit int64
 		if err != nil {
 			return &State{Skipped: SkipUnreadable, Size: fi.Size()}, err
 		}
-		data, err = io.ReadAll(io.LimitReader(f, limit+1))
+		data, err = vfs.ReadSized(f, fi.Size(), limit)
 		f.Close()
 		if err != nil {
 			return &State{Skipped: SkipUnreadable, Size: fi.Size()}, err
