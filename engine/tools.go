@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io/fs"
 	"os"
 
 	"cairn/engine/internal/fstate"
@@ -44,6 +45,7 @@ type toolEdit struct {
 	content []byte
 	exec    bool
 	remove  bool
+	cur     fs.FileInfo // the file as the plan found it (Lstat); nil when it did not look, or found none
 }
 
 // toolPlan is how a file tool works out what it will do to its file.
@@ -65,13 +67,16 @@ type toolPlan struct {
 func (s *Session) ToolWrite(ctx context.Context, path string, content []byte, opts ...ToolOptions) (*ToolAnswer, error) {
 	return s.runTool(ctx, "write", path, opts, toolPlan{plan: func(fsys vfs.FS, rel, _ string, _ []byte) (*toolEdit, error) {
 		exec := false
-		if fi, err := fsys.Lstat(rel); err == nil {
+		fi, err := fsys.Lstat(rel)
+		if err == nil {
 			if fi.IsDir() {
 				return nil, fmt.Errorf("%w: %s is a folder", ErrBadInput, rel)
 			}
 			exec = fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0
+		} else {
+			fi = nil
 		}
-		return &toolEdit{content: content, exec: exec}, nil
+		return &toolEdit{content: content, exec: exec, cur: fi}, nil
 	}})
 }
 

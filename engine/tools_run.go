@@ -309,7 +309,11 @@ func startStage(fsys vfs.FS, rel string, ed *toolEdit) *stageJob {
 		close(j.done)
 		return j
 	}
-	return stageContent(fsys, rel, ed.content, fstate.FilePerm(fsys, rel, ed.exec))
+	perm := fstate.FilePermOf(fsys, ed.cur, ed.exec)
+	if ed.cur == nil {
+		perm = fstate.FilePerm(fsys, rel, ed.exec)
+	}
+	return stageContent(fsys, rel, ed.content, perm)
 }
 
 // stageContent stages content with permission bits perm beside rel in the

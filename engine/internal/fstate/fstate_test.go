@@ -170,3 +170,47 @@ func btoi(b bool) int {
 	}
 	return 0
 }
+
+// TestExchangeMissingOrFolder: on the disk and in memory, a staged file
+// whose name is missing is renamed into place (no old file to return); one
+// whose name is a folder is refused, the folder and what it holds left as
+// they were, and the temp file removed.
+func TestExchangeMissingOrFolder(t *testing.T) {
+	d, err := vfs.OpenDisk(t.TempDir())
+	ok(t, err)
+	defer d.Close()
+	for _, fsys := range []vfs.FS{d, vfs.NewMem()} {
+		write := func(w io.Writer) error { _, err := w.Write([]byte("new")); return err }
+		st, err := Stage(fsys, "missing", 0o644, write)
+		ok(t, err)
+		old, err := st.Exchange(fsys, DirSet{})
+		if err != nil || old != "" {
+			t.Fatalf("%T: a missing name: %q, %v", fsys, old, err)
+		}
+		if b, err := vfs.ReadFile(fsys, "missing"); err != nil || string(b) != "new" {
+			t.Fatalf("%T: the missing name holds %q, %v", fsys, b, err)
+		}
+		ok(t, fsys.MkdirAll("dir", 0o755))
+		ok(t, vfs.WriteFileAtomic(fsys, "dir/inside", []byte("kept")))
+		st, err = Stage(fsys, "dir", 0o644, write)
+		ok(t, err)
+		if _, err := st.Exchange(fsys, DirSet{}); err == nil {
+			t.Fatalf("%T: a folder was replaced by a file", fsys)
+		}
+		if fi, err := fsys.Lstat("dir"); err != nil || !fi.IsDir() {
+			t.Fatalf("%T: the folder is gone: %v", fsys, err)
+		}
+		if b, err := vfs.ReadFile(fsys, "dir/inside"); err != nil || string(b) != "kept" {
+			t.Fatalf("%T: the folder's file holds %q, %v", fsys, b, err)
+		}
+		ents, err := fsys.ReadDir(".")
+		ok(t, err)
+		if len(ents) != 2 {
+			var names []string
+			for _, e := range ents {
+				names = append(names, e.Name())
+			}
+			t.Fatalf("%T: the folder holds %v, a temp file left", fsys, names)
+		}
+	}
+}

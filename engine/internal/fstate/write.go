@@ -76,9 +76,19 @@ func EnsureParent(fsys vfs.FS, name string) error {
 // less the umask: the file's mode is set explicitly, which ignores it),
 // with the executable bits set where it may be read (exec) or cleared.
 func FilePerm(fsys vfs.FS, name string, exec bool) fs.FileMode {
+	fi, err := fsys.Lstat(name)
+	if err != nil {
+		fi = nil
+	}
+	return FilePermOf(fsys, fi, exec)
+}
+
+// FilePermOf is FilePerm for a file already looked at: cur is its Lstat,
+// nil when there is none.
+func FilePermOf(fsys vfs.FS, cur fs.FileInfo, exec bool) fs.FileMode {
 	var perm fs.FileMode
-	if fi, err := fsys.Lstat(name); err == nil && fi.Mode().IsRegular() {
-		perm = fi.Mode().Perm()
+	if cur != nil && cur.Mode().IsRegular() {
+		perm = cur.Mode().Perm()
 	} else {
 		perm = 0o666 &^ vfs.Umask(fsys) // read only when needed: a system call or a file read
 	}
@@ -162,11 +172,12 @@ func (st *Staged) Replace(fsys vfs.FS, dirs DirSet) error {
 // caller's path. Where names cannot be swapped, or name is missing or a
 // folder, it renames as Replace does and returns "".
 func (st *Staged) Exchange(fsys vfs.FS, dirs DirSet) (string, error) {
-	if fi, err := fsys.Lstat(st.name); err == nil && !fi.IsDir() {
-		if err := vfs.Exchange(fsys, st.tmp, st.name); err == nil {
-			dirs.Add(st.name)
-			return st.tmp, nil
-		}
+	// Tried without looking first: a name that is missing fails the swap,
+	// and one that is a folder is swapped back (vfs.Exchange); either way
+	// the rename follows, as for an FS that cannot swap.
+	if err := vfs.Exchange(fsys, st.tmp, st.name); err == nil {
+		dirs.Add(st.name)
+		return st.tmp, nil
 	}
 	return "", st.Replace(fsys, dirs)
 }
