@@ -37,11 +37,23 @@ func (s *Session) beginCall(ctx context.Context) (end func(), err error) {
 	s.running.n.Add(1)
 	w := s.ws
 	var cl *callLock
-	if w.ensure() == nil {
-		cl = w.s.callLock(w.dir)
+	// The workspace folder is made sure of once: after that, the lock file
+	// kept open says the folder is still there (a removed one is made
+	// again when the lock file is found gone).
+	dir, ensured := w.madeDir(), false
+	if dir == "" && w.ensure() == nil {
+		dir, ensured = w.madeDir(), true
+	}
+	if dir != "" {
+		cl = w.s.callLock(dir)
 		wait := time.Millisecond
 		for {
 			err = cl.take()
+			if vfs.IsNotExist(err) && !ensured {
+				if ensured = true; w.ensure() == nil {
+					continue
+				}
+			}
 			if err == nil || !errors.Is(err, vfs.ErrLocked) {
 				break
 			}

@@ -79,6 +79,16 @@ func (w *Workspace) Repaired() string { return w.repaired }
 // Store is the state folder the workspace belongs to.
 func (w *Workspace) Store() *Store { return w.s }
 
+// madeDir is the workspace folder once it is resolved (ensure), else "".
+func (w *Workspace) madeDir() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.made {
+		return ""
+	}
+	return w.dir
+}
+
 // ensure creates the workspace folder and its sessions folder.
 func (w *Workspace) ensure() error {
 	w.mu.Lock()

@@ -1,0 +1,72 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestCallLockOnDisk: the call lock a store keeps open holds off a file
+// revert of any session, in this store or another, while any call runs,
+// and only then; after the workspace folder is removed by hand, the next
+// call makes it again and takes the lock on the new lock file, the one
+// other stores open.
+func TestCallLockOnDisk(t *testing.T) {
+	ctx := context.Background()
+	home, dir := t.TempDir(), t.TempDir()
+	st := must(Open(home))(t)
+	defer st.Close()
+	st2 := must(Open(home))(t)
+	defer st2.Close()
+	ws := must(st.Workspace(dir))(t)
+	ws2 := must(st2.Workspace(dir))(t)
+	a, b := ws.Create(SessionOptions{}), ws.Create(SessionOptions{})
+	other := ws2.Create(SessionOptions{})
+	must(a.ToolWrite(ctx, "x.txt", []byte("x")))(t)
+
+	alone := func(s *Session) error {
+		l, err := s.lockCallsAlone("revert")
+		if err == nil {
+			l.Release()
+		}
+		return err
+	}
+	busy := func(when string) {
+		t.Helper()
+		for _, s := range []*Session{b, other} {
+			if err := alone(s); !errors.Is(err, ErrRefused) {
+				t.Fatalf("%s: a revert took the call lock while a call runs: %v", when, err)
+			}
+		}
+	}
+	free := func(when string) {
+		t.Helper()
+		for _, s := range []*Session{b, other} {
+			if err := alone(s); err != nil {
+				t.Fatalf("%s: no call runs, yet: %v", when, err)
+			}
+		}
+	}
+
+	end := must(a.beginCall(ctx))(t)
+	end2 := must(a.beginCall(ctx))(t) // two calls: the lock is held until both end
+	busy("two calls")
+	end()
+	busy("one call of two ended")
+	end2()
+	free("both ended")
+
+	if err := os.RemoveAll(ws.Folder()); err != nil {
+		t.Fatal(err)
+	}
+	end = must(a.beginCall(ctx))(t)
+	if _, err := os.Stat(filepath.Join(ws.Folder(), "calls.lock")); err != nil {
+		t.Fatalf("the call did not make the workspace folder again: %v", err)
+	}
+	busy("after the folder was removed")
+	end()
+	free("after the folder was removed, the call ended")
+	must(a.ToolWrite(ctx, "x.txt", []byte("y")))(t)
+}
