@@ -277,6 +277,16 @@ func migrateCrashAtEverySyncPoint(t *testing.T, newDest bool) {
 	if points < 10 {
 		t.Fatalf("only %d sync points in a move of two sessions", points)
 	}
+	if newDest {
+		// Once the destination's folder is made the move is the one into
+		// a used directory: the points are those of making the folder (no
+		// sync comes before them) and the one just after.
+		mem, s, _ := setup()
+		wb := must(s.Workspace(to))(t)
+		start := mem.Syncs()
+		noErr(t, wb.ensure())
+		points = mem.Syncs() - start + 1
+	}
 	for k := range 2 * points {
 		// Each point twice: once losing everything not synced, once
 		// keeping a random part of it.
