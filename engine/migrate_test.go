@@ -250,14 +250,25 @@ func TestMigrateRefusedWhileBusy(t *testing.T) {
 // next open of the store either finishes each session's move or rolls it
 // back: every session is whole in exactly one place, nothing names a missing
 // object, and running the move again completes it with the ledger's sums
-// kept.
+// kept. The destination has sessions already, or is a directory never used:
+// then the move makes its workspace folder, and a crash between that folder
+// and its workspace.json leaves a folder the move that runs again must name.
 func TestMigrateCrashAtEverySyncPoint(t *testing.T) {
+	t.Run("used", func(t *testing.T) { migrateCrashAtEverySyncPoint(t, false) })
+	t.Run("new", func(t *testing.T) { migrateCrashAtEverySyncPoint(t, true) })
+}
+
+func migrateCrashAtEverySyncPoint(t *testing.T, newDest bool) {
 	ctx := context.Background()
 	from, to := t.TempDir(), t.TempDir()
+	fixtureTo := to
+	if newDest {
+		fixtureTo = t.TempDir() // the fixture's other directory; to stays unused
+	}
 	setup := func() (*vfs.Mem, *Store, []string) {
 		mem := vfs.NewMem()
 		s := must(OpenFS(mem, "/mem"))(t)
-		return mem, s, migrateFixture(t, s, from, to)
+		return mem, s, migrateFixture(t, s, from, fixtureTo)
 	}
 	mem, s, _ := setup()
 	start := mem.Syncs()
@@ -265,6 +276,16 @@ func TestMigrateCrashAtEverySyncPoint(t *testing.T) {
 	points := mem.Syncs() - start
 	if points < 10 {
 		t.Fatalf("only %d sync points in a move of two sessions", points)
+	}
+	if newDest {
+		// Once the destination's folder is made the move is the one into
+		// a used directory: the points are those of making the folder (no
+		// sync comes before them) and the one just after.
+		mem, s, _ := setup()
+		wb := must(s.Workspace(to))(t)
+		start := mem.Syncs()
+		noErr(t, wb.ensure())
+		points = mem.Syncs() - start + 1
 	}
 	for k := range 2 * points {
 		// Each point twice: once losing everything not synced, once

@@ -120,7 +120,8 @@ func (s *Store) Workspaces() ([]*Workspace, []WorkspaceProblem, error) {
 			problems = append(problems, WorkspaceProblem{Name: dir, Err: err, Sessions: s.sessionsIn(dir)})
 			continue
 		}
-		out = append(out, &Workspace{s: s, path: p, key: e.Name(), dir: workspaceDir(e.Name()), made: true})
+		dir := workspaceDir(e.Name())
+		out = append(out, &Workspace{s: s, path: p, key: e.Name(), dir: dir, made: s.named(dir)})
 	}
 	return out, problems, nil
 }

@@ -32,7 +32,12 @@ type Workspace struct {
 	note string
 	// repaired says what was rewritten to use the folder (workspace_info.go)
 	repaired string
-	made     bool
+	// made says the folder is there with its workspace.json. A folder
+	// without one (a crash came between the folder and its workspace.json)
+	// is used by its name when it is the path's own, but is not made:
+	// ensure writes its workspace.json before the first session goes in,
+	// or fsck would find sessions in a folder that does not say whose.
+	made bool
 }
 
 // Workspace returns the workspace of directory dir. Nothing is written
@@ -51,7 +56,9 @@ func (s *Store) workspaceAt(p string) (*Workspace, error) {
 	key, note, repaired, err := s.resolveFolder(p, false)
 	switch {
 	case err == nil:
-		w.key, w.note, w.repaired, w.made = key, note, repaired, true
+		// A folder adopted by its name may have no workspace.json yet: it
+		// is not made until ensure writes one, before anything goes in.
+		w.key, w.note, w.repaired, w.made = key, note, repaired, s.named(workspaceDir(key))
 	case errors.Is(err, wskey.ErrNoWorkspace):
 		w.key = wskey.Key(p)
 	default:

@@ -38,6 +38,13 @@ func (s *Store) resolveFolder(p string, create bool) (key, note, repaired string
 	return s.settle(d, create)
 }
 
+// named reports whether workspace folder dir holds a workspace.json (which
+// may still be unreadable): Workspace.made.
+func (s *Store) named(dir string) bool {
+	_, err := s.fsys.Lstat(path.Join(dir, wskey.InfoFile))
+	return err == nil
+}
+
 // settle rewrites the workspace.json of disputed folder d when its sessions
 // agree that it is d.Path's, or refuses.
 func (s *Store) settle(d *wskey.DisputedError, create bool) (key, note, repaired string, err error) {

@@ -244,3 +244,90 @@ func TestRepairNamesFolderMadeMeanwhile(t *testing.T) {
 		t.Fatalf("problems %+v", rep.Problems)
 	}
 }
+
+// A workspace folder is made in two steps, the folder and then its
+// workspace.json. Power is cut at each sync point of the first session
+// written in a directory; the next process, which finds the folder by its
+// name, writes its workspace.json before its first session goes in, so no
+// session is ever in a folder that does not say whose it is. Both ways to a
+// workspace are tried: Workspace (a directory) and Workspaces (a listing of
+// the folders).
+func TestCrashBetweenWorkspaceFolderAndItsInfo(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	p := must(Canonical(dir))(t)
+	folder := path.Join(workspacesDir, wskey.Key(p))
+	// crashed is the state folder after a crash at sync point n; nil when
+	// the first session was written whole before it.
+	crashed := func(n int) *vfs.Mem {
+		mem := vfs.NewMem()
+		s := must(OpenFS(mem, "/mem"))(t)
+		ws := must(s.Workspace(dir))(t)
+		mem.FailAfterSyncs(n)
+		sess := ws.Create(SessionOptions{})
+		_, err := sess.Append(ctx, Item{Type: User, Text: "first"})
+		if err == nil {
+			err = sess.Commit(ctx)
+		}
+		if err == nil {
+			return nil
+		}
+		mem.Crash()
+		return mem
+	}
+	cut := 0 // points where the folder was left without its workspace.json
+	for _, via := range []string{"Workspace", "Workspaces"} {
+		for n := 0; ; n++ {
+			mem := crashed(n)
+			if mem == nil {
+				break // no sync point left to cut at
+			}
+			_, ferr := mem.Stat(folder)
+			if _, ierr := mem.Stat(path.Join(folder, wskey.InfoFile)); ferr == nil && ierr != nil {
+				cut++
+			}
+			s := must(OpenFS(mem, "/mem"))(t)
+			ws := must(s.Workspace(dir))(t)
+			if via == "Workspaces" {
+				wss, _ := must2(s.Workspaces())(t)
+				if len(wss) != 1 {
+					continue // no folder to list
+				}
+				ws = wss[0]
+			}
+			noErr(t, newSession(t, ws).Close())
+			if in, err := wskey.ReadInfo(mem, folder); err != nil || in.Path != p {
+				t.Fatalf("sync point %d, via %s: workspace.json: %+v, %v", n, via, in, err)
+			}
+			for _, pr := range must(s.Fsck(ctx))(t).Problems {
+				t.Errorf("sync point %d, via %s: %s: %s", n, via, pr.Path, pr.Problem)
+			}
+		}
+	}
+	if cut == 0 {
+		t.Fatal("no crash left the workspace folder without its workspace.json")
+	}
+}
+
+// A folder that an earlier build filled with sessions but left without its
+// workspace.json (made before that crash could be settled) is used by its
+// name, and gets its workspace.json with the next session written in it.
+func TestWorkspaceFolderWithoutInfoIsNamedAtTheNextWrite(t *testing.T) {
+	ctx := context.Background()
+	e := newInfoEnv(t)
+	noErr(t, e.mem.Remove(path.Join(e.folder(), wskey.InfoFile)))
+	ws := must(e.store.Workspace(e.dir))(t)
+	if got := sessionIDs(t, ws); !slices.Equal(got, e.ids) {
+		t.Fatalf("listing %q, want %q", got, e.ids)
+	}
+	if _, err := e.mem.Stat(path.Join(e.folder(), wskey.InfoFile)); err == nil {
+		t.Fatal("a read wrote workspace.json")
+	}
+	noErr(t, newSession(t, ws).Close())
+	if in, err := wskey.ReadInfo(e.mem, e.folder()); err != nil || in.Path != ws.Path() {
+		t.Fatalf("workspace.json after a write: %+v, %v", in, err)
+	}
+	for _, pr := range must(e.store.Fsck(ctx))(t).Problems {
+		t.Errorf("%s: %s", pr.Path, pr.Problem)
+	}
+}
