@@ -26,9 +26,11 @@ func TestImportFindsHookPrompts(t *testing.T) {
 	src := &ImportSource{Agent: a.Agent, SourceID: a.ID, Path: "/t/imp-1.jsonl", Offset: 10, Dir: e.dir, Items: []ImportItem{
 		{Key: "u1", Type: User, Text: "<command-name>/review</command-name>", PromptID: "p-1", At: at},
 		{Key: "a1", ParentKey: "u1", Type: Assistant, Text: "reviewed", At: at},
-		{Key: "u2", ParentKey: "a1", Type: User, Text: "continue\n[image]", PromptText: "continue", At: at.Add(time.Second)},
-		{Key: "u3", ParentKey: "u2", Type: User, Text: "continue", At: at.Add(2 * time.Second)},
-		{Key: "a3", ParentKey: "u3", Type: Assistant, Text: "going on", At: at.Add(3 * time.Second)},
+		// Each at its hook prompt's time: the hooks' clock ran between
+		// them, and the nearest is the one meant.
+		{Key: "u2", ParentKey: "a1", Type: User, Text: "continue\n[image]", PromptText: "continue", At: first.At.Time},
+		{Key: "u3", ParentKey: "u2", Type: User, Text: "continue", At: second.At.Time},
+		{Key: "a3", ParentKey: "u3", Type: Assistant, Text: "going on", At: second.At.Time.Add(time.Second)},
 		{Key: "u4", ParentKey: "a3", Type: User, Text: "continue", At: at.Add(time.Hour)},
 	}}
 	res := must(e.ws.Import(e.ctx, src))(t)
