@@ -53,6 +53,10 @@ var inFlight = struct {
 	m map[string]struct{}
 }{m: map[string]struct{}{}}
 
+// selfPID is this process's id, asked once: os.Getpid is a system call
+// each time, and a file tool names and releases a temp file or two.
+var selfPID = os.Getpid()
+
 // TempName returns a new temp name in folder dir for a file that is to
 // become base, and registers it as in use by this process until
 // ReleaseTemp. It creates nothing (CreateTemp does).
@@ -61,7 +65,7 @@ func TempName(dir, base string) string {
 	inFlight.Lock()
 	inFlight.m[rnd] = struct{}{}
 	inFlight.Unlock()
-	return path.Join(dir, "."+tempStem(base)+"."+strconv.Itoa(os.Getpid())+"-"+rnd+TempSuffix)
+	return path.Join(dir, "."+tempStem(base)+"."+strconv.Itoa(selfPID)+"-"+rnd+TempSuffix)
 }
 
 // tempStem is base cut to tempStemMax bytes, at the start of a UTF-8
@@ -86,7 +90,7 @@ func tempStem(base string) string {
 // ReleaseTemp says this process no longer needs temp name: it was renamed
 // or removed, or its writer gave up on it. A sweep may then remove it.
 func ReleaseTemp(name string) {
-	if rnd, pid, ok := parseTemp(path.Base(name)); ok && pid == os.Getpid() {
+	if rnd, pid, ok := parseTemp(path.Base(name)); ok && pid == selfPID {
 		inFlight.Lock()
 		delete(inFlight.m, rnd)
 		inFlight.Unlock()
@@ -170,7 +174,7 @@ func TempLeftover(base string) bool {
 	if !ok {
 		return false
 	}
-	if pid == os.Getpid() {
+	if pid == selfPID {
 		inFlight.Lock()
 		_, held := inFlight.m[rnd]
 		inFlight.Unlock()

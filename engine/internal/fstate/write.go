@@ -120,12 +120,16 @@ type Staged struct {
 // writes to it and fsyncs it, creating (and syncing) name's missing folders.
 // On error no temp file is left.
 func Stage(fsys vfs.FS, name string, perm fs.FileMode, write func(io.Writer) error) (*Staged, error) {
-	if err := EnsureParent(fsys, name); err != nil {
-		return nil, err
-	}
+	// The folder is looked at only when the temp file cannot be made: it
+	// nearly always exists.
 	f, err := vfs.CreateTemp(fsys, path.Dir(name), path.Base(name))
 	if err != nil {
-		return nil, err
+		if perr := EnsureParent(fsys, name); perr != nil {
+			return nil, perr
+		}
+		if f, err = vfs.CreateTemp(fsys, path.Dir(name), path.Base(name)); err != nil {
+			return nil, err
+		}
 	}
 	tmp := f.Name()
 	ok := false
