@@ -10,11 +10,8 @@ import (
 // its name on a filesystem whose files cannot, is the mode asked for,
 // whatever the umask.
 func TestChmodFile(t *testing.T) {
-	d, err := vfs.OpenDisk(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, fsys := range []vfs.FS{d, vfs.NewMem()} {
+	fsyss := diskAndMem(t)
+	for _, fsys := range fsyss {
 		f, err := vfs.CreateTemp(fsys, ".", "f")
 		if err != nil {
 			t.Fatal(err)
@@ -26,7 +23,7 @@ func TestChmodFile(t *testing.T) {
 		if fi, err := fsys.Stat(f.Name()); err != nil || fi.Mode().Perm() != 0o754 {
 			t.Fatalf("%T: %v, %v", fsys, fi.Mode(), err)
 		}
-		if _, ok := f.(vfs.Fchmoder); !ok && fsys == vfs.FS(d) {
+		if _, ok := f.(vfs.Fchmoder); !ok && fsys == fsyss[0] {
 			t.Fatalf("a disk file cannot change its mode through its handle")
 		}
 	}

@@ -13,12 +13,8 @@ import (
 // files. A lock file removed while kept open is opened again by its name,
 // so the lock is taken on the file other processes lock.
 func TestSharedLockFile(t *testing.T) {
-	d, err := vfs.OpenDisk(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
-	for _, fsys := range []vfs.FS{d, vfs.NewMem()} {
+	fsyss := diskAndMem(t)
+	for _, fsys := range fsyss {
 		l := vfs.OpenSharedLock(fsys, "calls.lock")
 		other := vfs.OpenSharedLock(fsys, "calls.lock")
 		for range 3 {

@@ -20,6 +20,18 @@ func TestDisk(t *testing.T) {
 	})
 }
 
+// diskAndMem is a disk folder (closed when t ends) and an empty Mem: the
+// two kinds of FS a behaviour with a disk-only fast path is checked on.
+func diskAndMem(t *testing.T) []vfs.FS {
+	t.Helper()
+	d, err := vfs.OpenDisk(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	return []vfs.FS{d, vfs.NewMem()}
+}
+
 func TestMem(t *testing.T) {
 	vfstest.Run(t, func(t *testing.T) vfs.FS { return vfs.NewMem() })
 }

@@ -11,11 +11,8 @@ import (
 // changes nothing a reader sees, on the disk and on a filesystem that
 // cannot (where it does nothing).
 func TestWriteBackKeepsData(t *testing.T) {
-	d, err := vfs.OpenDisk(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, fsys := range []vfs.FS{d, vfs.NewMem()} {
+	fsyss := diskAndMem(t)
+	for _, fsys := range fsyss {
 		f, err := vfs.CreateTemp(fsys, ".", "f")
 		if err != nil {
 			t.Fatal(err)
@@ -31,7 +28,7 @@ func TestWriteBackKeepsData(t *testing.T) {
 		if b, err := vfs.ReadFile(fsys, f.Name()); err != nil || string(b) != "data" {
 			t.Fatalf("%T: %q, %v", fsys, b, err)
 		}
-		if _, ok := f.(vfs.WriteBacker); !ok && fsys == vfs.FS(d) && runtime.GOOS == "linux" {
+		if _, ok := f.(vfs.WriteBacker); !ok && fsys == fsyss[0] && runtime.GOOS == "linux" {
 			t.Fatalf("a disk file cannot write back")
 		}
 	}
