@@ -145,7 +145,11 @@ func (t *Tree) replace(top []string, fresh []Entry) (out *Tree, gone []*Entry) {
 		}
 		add := fresh[:nf]
 		fresh = fresh[nf:]
-		var ents []Entry
+		size := len(add)
+		for c := ci; c <= cj; c++ {
+			size += len(t.chunks[c])
+		}
+		ents := make([]Entry, 0, size)
 		for c := ci; c <= cj; c++ {
 			for i := range t.chunks[c] {
 				e := &t.chunks[c][i]
