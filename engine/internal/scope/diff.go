@@ -31,7 +31,8 @@ func (o Op) String() string {
 }
 
 // Change is one path that differs between two walks. Before is nil for a
-// created path, After for a deleted one; both point into the trees.
+// created path, After for a deleted one; both point at entries of the
+// trees (or copies of them), not to be changed.
 type Change struct {
 	Path          string
 	Op            Op

@@ -41,11 +41,14 @@ func Rescan(ctx context.Context, root string, prev *Tree, dirty []string, opts O
 	slices.Sort(ds)
 	ds = slices.Compact(ds)
 	// Keep the highest of nested dirty paths: rescanning it covers the rest.
-	// ("a-b" sorts between "a" and "a/c": compare with every kept one.)
+	// ("a-b" sorts between "a" and "a/c": look up each folder above a path
+	// among the kept ones, not only the last kept.)
 	var top []string
+	kept := make(map[string]bool, len(ds))
 	for _, d := range ds {
-		if !under(d, top) {
+		if !atOrUnder(d, kept) {
 			top = append(top, d)
+			kept[d] = true
 		}
 	}
 

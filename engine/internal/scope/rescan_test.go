@@ -219,7 +219,7 @@ func TestWatcherRescanRandom(t *testing.T) {
 			}
 			os.WriteFile(full, fmt.Appendf(nil, "%d", r.Int()), 0o644)
 		}
-		for range 500 {
+		for range 400 {
 			write(pick(3) + fmt.Sprintf("/f%d", r.IntN(20)))
 		}
 		w, err := Watch(ctx, root, Options{})
