@@ -26,7 +26,9 @@ import (
 //
 // Every walk stores what it reads, the one after a call too, so the stat
 // cache only ever holds content that is stored: a later record whose
-// "before" comes from the cache names an object that exists.
+// "before" comes from the cache names an object that exists. A link is
+// not read (its target is in the walk): the record stores the target
+// before of a link the call changed, when the store lacks it.
 
 // The stat cache of a workspace's walks is kept between processes in
 // workspaces/<key>/statcache (its format: engine/internal/scope/cache.go),
