@@ -26,7 +26,9 @@ import (
 //
 // Every walk stores what it reads, the one after a call too, so the stat
 // cache only ever holds content that is stored: a later record whose
-// "before" comes from the cache names an object that exists.
+// "before" comes from the cache names an object that exists. A link is
+// not read (its target is in the walk): the record stores the target
+// before of a link the call changed, when the store lacks it.
 
 // The stat cache of a workspace's walks is kept between processes in
 // workspaces/<key>/statcache (its format: engine/internal/scope/cache.go),
@@ -157,23 +159,12 @@ func (c *callCapture) walkWorkspace(ctx context.Context, root string, opts scope
 
 // before walks the scope, storing every file it reads. A scope over the
 // limits is refused (*errRefusedRecord), as is a store that is full.
+// Links are hashed from their target, not read through Hash: the target
+// of one the call changes is stored by after, from the walk itself, so a
+// record costs nothing for the links it does not change.
 func (c *callCapture) before(ctx context.Context) error {
 	t, err := c.walk(ctx)
 	if err != nil {
-		return err
-	}
-	// Links are hashed from their target, not read through Hash: their
-	// targets are stored here, in a batch of their own.
-	b := c.objs.Batch()
-	defer b.Abort()
-	for i := range t.Entries {
-		if e := &t.Entries[i]; e.Mode&fs.ModeSymlink != 0 {
-			if _, err := b.PutBytes(ctx, []byte(e.Link)); err != nil {
-				return err
-			}
-		}
-	}
-	if err := b.Commit(); err != nil {
 		return err
 	}
 	c.tree = t
@@ -181,13 +172,17 @@ func (c *callCapture) before(ctx context.Context) error {
 }
 
 // after is the files the call changed: the scope walked again and
-// compared with the walk before.
+// compared with the walk before. The target of a link it changed is
+// stored here (durable before it returns, so before the record line that
+// names it), when the store does not hold it yet.
 func (c *callCapture) after(ctx context.Context) ([]changes.FileChange, error) {
 	// Over the limits after the call, the record is refused too.
 	now, err := c.walk(ctx)
 	if err != nil {
 		return nil, err
 	}
+	b := c.objs.Batch()
+	defer b.Abort()
 	var out []changes.FileChange
 	for _, ch := range scope.Diff(c.tree, now) {
 		before, after := entryState(ch.Before, true), entryState(ch.After, false)
@@ -195,11 +190,21 @@ func (c *callCapture) after(ctx context.Context) ([]changes.FileChange, error) {
 			continue // a folder made or removed: its files say it
 		}
 		if before != nil && before.OID != "" && !c.stored(before.OID) {
-			// The cache took its hash from an earlier walk whose object
-			// is gone since (a prune): named, but not restorable.
-			before = &fstate.State{Skipped: fstate.SkipMissing, Size: before.Size}
+			if ch.Before.Mode&fs.ModeSymlink != 0 {
+				if _, err := b.PutBytes(ctx, []byte(ch.Before.Link)); err != nil {
+					return nil, err
+				}
+			} else {
+				// The cache took its hash from an earlier walk whose
+				// object is gone since (a prune): named, but not
+				// restorable.
+				before = &fstate.State{Skipped: fstate.SkipMissing, Size: before.Size}
+			}
 		}
 		out = append(out, changes.FileChange{Path: ch.Path, Before: before, After: after})
+	}
+	if err := b.Commit(); err != nil {
+		return nil, err
 	}
 	return out, nil
 }

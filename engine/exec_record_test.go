@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -590,10 +591,51 @@ func TestExecBeforeObjectGone(t *testing.T) {
 	cfg := must(s.config())(t)
 	c := &callCapture{s: s, sc: CallScope{Kind: ScopeWorkspace}, cfg: cfg.Storage, objs: s.snapObjects()}
 	gone := objects.Sum([]byte("never stored"))
-	c.tree = &scope.Tree{Entries: []scope.Entry{{Path: "a.txt", Mode: 0o644, Size: 12, Hash: gone}}, Files: 1, Bytes: 12}
+	c.tree = scope.NewTree([]scope.Entry{{Path: "a.txt", Mode: 0o644, Size: 12, Hash: gone}})
 	files := must(c.after(e.ctx))(t)
 	if len(files) != 1 || files[0].Path != "a.txt" || files[0].Before == nil || files[0].Before.Skipped != fstate.SkipMissing {
 		t.Fatalf("files %+v", files)
+	}
+}
+
+// TestExecBeforeLinkStored: a link a call changed is named with its
+// target before as a stored object, though the walk before the call
+// stored no link: the record stores it from the walk, before its line.
+func TestExecBeforeLinkStored(t *testing.T) {
+	e := newSnapEnv(t, "")
+	s := e.session()
+	cfg := must(s.config())(t)
+	c := &callCapture{s: s, sc: CallScope{Kind: ScopeWorkspace}, cfg: cfg.Storage, objs: s.snapObjects()}
+	target := "somewhere/never-stored"
+	c.tree = scope.NewTree([]scope.Entry{{Path: "ln", Mode: fs.ModeSymlink | 0o777, Size: int64(len(target)),
+		Link: target, Hash: objects.Sum([]byte(target))}})
+	files := must(c.after(e.ctx))(t)
+	if len(files) != 1 || files[0].Path != "ln" || files[0].Before == nil || files[0].Before.OID == "" || files[0].Before.Skipped != "" {
+		t.Fatalf("files %+v", files)
+	}
+	if e.content(files[0].Before) != target {
+		t.Fatalf("the link's target before is %q, want %q", e.content(files[0].Before), target)
+	}
+
+	// And through a shell line, with the watcher and without: removed,
+	// then made again to another target.
+	for _, watch := range []bool{false, true} {
+		s := e.ws.Create(SessionOptions{Watch: watch})
+		defer s.Close()
+		ln := fmt.Sprintf("ln%v", watch)
+		if err := os.Symlink("first", e.path(ln)); err != nil {
+			t.Fatal(err)
+		}
+		e.exec(s, ":")
+		e.exec(s, fmt.Sprintf("x=%s; rm $x", ln))
+		if f := fileOf(t, e.lastRecord(s), ln); e.content(f.Before) != "first" || f.After != nil {
+			t.Fatalf("watch %v: removed link before %q, after %+v", watch, e.content(f.Before), f.After)
+		}
+		e.exec(s, fmt.Sprintf("x=%s; ln -s second $x", ln))
+		e.exec(s, fmt.Sprintf("x=%s; ln -sf third $x", ln))
+		if f := fileOf(t, e.lastRecord(s), ln); e.content(f.Before) != "second" {
+			t.Fatalf("watch %v: changed link before %q", watch, e.content(f.Before))
+		}
 	}
 }
 

@@ -121,7 +121,7 @@ func (s *Session) BeginExec(ctx context.Context, tool, call, line, dir string) (
 	p.ID, p.At = cl.ID, cl.At
 	tree := scope.EncodeTree(cap.tree)
 	sum := sha256.Sum256(tree)
-	p.Tree.SHA256, p.Tree.Entries = hex.EncodeToString(sum[:]), len(cap.tree.Entries)
+	p.Tree.SHA256, p.Tree.Entries = hex.EncodeToString(sum[:]), cap.tree.Len()
 	name := hookMarker(s.ws.dir, s.ID(), call)
 	fsys := s.ws.s.fsys
 	if err := fsys.MkdirAll(path.Dir(name), vfs.DirPerm); err != nil {

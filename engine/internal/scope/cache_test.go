@@ -188,7 +188,7 @@ func TestCacheForgetsGoneFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ok := cache.entry("d/b") != nil; ok || cache.Len() != 2 || len(got.Entries) != 3 {
+	if ok := cache.entry("d/b") != nil; ok || cache.Len() != 2 || len(got.Entries()) != 3 {
 		t.Fatalf("after a rescan the cache holds %d entries (d/b: %v)", cache.Len(), ok)
 	}
 	ch := &countingHash{}
@@ -217,7 +217,7 @@ func cacheHashes(c *Cache) map[string]objects.ID {
 // fileHashes is every regular file of a walk, with its hash.
 func fileHashes(tr *Tree) map[string]objects.ID {
 	out := map[string]objects.ID{}
-	for _, e := range tr.Entries {
+	for _, e := range tr.Entries() {
 		if e.Mode.IsRegular() && e.Skipped == "" {
 			out[e.Path] = e.Hash
 		}

@@ -2,7 +2,6 @@ package scope
 
 import (
 	"slices"
-	"sort"
 	"strings"
 )
 
@@ -32,7 +31,8 @@ func (o Op) String() string {
 }
 
 // Change is one path that differs between two walks. Before is nil for a
-// created path, After for a deleted one; both point into the trees.
+// created path, After for a deleted one; both point at entries of the
+// trees (or copies of them), not to be changed.
 type Change struct {
 	Path          string
 	Op            Op
@@ -54,29 +54,21 @@ func Diff(before, after *Tree) []Change {
 		var out []Change
 		for _, p := range after.changed {
 			out = diffEntries(out, one(before, p), one(after, p))
-			out = diffEntries(out, under1(before, p), under1(after, p))
+			out = diffEntries(out, before.subtree(p), after.subtree(p))
 		}
 		slices.SortFunc(out, func(x, y Change) int { return strings.Compare(x.Path, y.Path) })
 		return out
 	}
-	return diffEntries(nil, before.Entries, after.Entries)
+	return diffEntries(nil, before.Entries(), after.Entries())
 }
 
 // one is the entry of path p in t, as a slice of zero or one.
 func one(t *Tree, p string) []Entry {
-	if i, ok := find(t, p); ok {
-		return t.Entries[i : i+1]
+	c, i := t.search(p)
+	if c < len(t.chunks) && i < len(t.chunks[c]) && t.chunks[c][i].Path == p {
+		return t.chunks[c][i : i+1]
 	}
 	return nil
-}
-
-// under1 is the entries strictly under path p in t: every "p/..." sorts
-// together, from "p/" up to "p0" ('0' is the byte after '/').
-func under1(t *Tree, p string) []Entry {
-	e := t.Entries
-	lo := sort.Search(len(e), func(i int) bool { return e[i].Path >= p+"/" })
-	hi := sort.Search(len(e), func(i int) bool { return e[i].Path >= p+"0" })
-	return e[lo:hi]
 }
 
 // diffEntries appends the changes from sorted b to sorted a.

@@ -114,6 +114,20 @@
 // paths (only the executable bit counts, as in git), sorted by path. Diff
 // of a tree and its Rescan compares the rescanned paths only.
 //
+// # Cost of a rescan
+//
+// A record with the watcher must cost what changed, not the size of the
+// tree. A Tree holds its entries in chunks of at most 256 (tree.go), never
+// changed once made: Rescan copies only the chunks its dirty paths fall
+// in, and the list of chunks (a pointer and two lengths each), sharing
+// every other chunk with the tree before; Diff of the two looks up the
+// dirty paths only; the cache learns and forgets those paths only. Entries
+// (the flat list) is for the callers that need all of them. The watcher
+// finds the watches under a removed or moved folder through an index
+// (watchSet), not a scan of every watched folder. BenchmarkRecordWatched
+// measures the step on trees of 10,000 and 50,000 files; the engine's
+// BenchmarkExecWatchedRecord the same through a shell line.
+//
 // # Watcher
 //
 // Watch starts an fsnotify watcher over the tree (minus ignored and

@@ -103,7 +103,7 @@ func TestIgnoreMatchesGit(t *testing.T) {
 		t.Fatal(err)
 	}
 	covered := map[string]bool{}
-	for _, e := range tree.Entries {
+	for _, e := range tree.Entries() {
 		covered[e.Path] = true
 	}
 	var diffs []string

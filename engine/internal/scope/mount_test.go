@@ -125,7 +125,7 @@ func leavesOutMount(t *testing.T, root string) {
 		t.Fatalf("Dirty = %v (full %v), want src/b.go and nothing of another filesystem", ds, full)
 	}
 	w.mu.Lock()
-	watched := w.watched["src/mnt"] || w.watched["src/mnt/deep"]
+	watched := w.watched.has("src/mnt") || w.watched.has("src/mnt/deep")
 	w.mu.Unlock()
 	if watched {
 		t.Fatal("the watcher watches another filesystem")

@@ -29,10 +29,10 @@ func Rescan(ctx context.Context, root string, prev *Tree, dirty []string, opts O
 		if d == ".." || strings.HasPrefix(d, "../") || strings.HasPrefix(d, "/") {
 			continue
 		}
-		// A path whose folder prev does not hold is rescanned from the
-		// highest such folder: the walk never saw it.
+		// A path whose folder prev does not hold (as a folder) is
+		// rescanned from the highest such folder: the walk never saw it.
 		for p := path.Dir(d); p != "."; p = path.Dir(p) {
-			if _, ok := find(prev, p); !ok {
+			if e := prev.Lookup(p); e == nil || !e.IsDir() {
 				d = p
 			}
 		}
@@ -41,11 +41,14 @@ func Rescan(ctx context.Context, root string, prev *Tree, dirty []string, opts O
 	slices.Sort(ds)
 	ds = slices.Compact(ds)
 	// Keep the highest of nested dirty paths: rescanning it covers the rest.
-	// ("a-b" sorts between "a" and "a/c": compare with every kept one.)
+	// ("a-b" sorts between "a" and "a/c": look up each folder above a path
+	// among the kept ones, not only the last kept.)
 	var top []string
+	kept := make(map[string]bool, len(ds))
 	for _, d := range ds {
-		if !under(d, top) {
+		if !atOrUnder(d, kept) {
 			top = append(top, d)
+			kept[d] = true
 		}
 	}
 
@@ -61,57 +64,17 @@ func Rescan(ctx context.Context, root string, prev *Tree, dirty []string, opts O
 		return nil, err
 	}
 
-	// Merge: prev without what is at or under a dirty path, and fresh,
-	// copying prev's kept entries a run at a time.
-	var gone [][2]int // ranges of prev.Entries, sorted, disjoint
-	for _, d := range top {
-		if i, ok := find(prev, d); ok {
-			gone = append(gone, [2]int{i, i + 1})
-		}
-		lo := sort.Search(len(prev.Entries), func(i int) bool { return prev.Entries[i].Path >= d+"/" })
-		hi := sort.Search(len(prev.Entries), func(i int) bool { return prev.Entries[i].Path >= d+"0" }) // '0' follows '/'
-		if lo < hi {
-			gone = append(gone, [2]int{lo, hi})
-		}
-	}
-	slices.SortFunc(gone, func(a, b [2]int) int { return a[0] - b[0] })
+	out, gone := prev.replace(top, fresh.Entries())
 	goneFiles, goneBytes := 0, int64(0)
-	for _, g := range gone {
-		for i := g[0]; i < g[1]; i++ {
-			if e := &prev.Entries[i]; !e.IsDir() {
-				goneFiles++
-				if e.Skipped != "max_file_bytes" {
-					goneBytes += e.Size
-				}
+	for _, e := range gone {
+		if !e.IsDir() {
+			goneFiles++
+			if e.Skipped != "max_file_bytes" {
+				goneBytes += e.Size
 			}
 		}
 	}
-	out := &Tree{Entries: make([]Entry, 0, len(prev.Entries)+len(fresh.Entries)-len(gone)),
-		Files: prev.Files - goneFiles + fresh.Files, Bytes: prev.Bytes - goneBytes + fresh.Bytes}
-	next, g := 0, 0 // next entry of prev to copy; first gone range not passed
-	keep := func(to int) {
-		for next < to {
-			for g < len(gone) && gone[g][1] <= next {
-				g++
-			}
-			end := to
-			if g < len(gone) && gone[g][0] < end {
-				end = gone[g][0]
-			}
-			if end > next {
-				out.Entries = append(out.Entries, prev.Entries[next:end]...)
-				next = end
-			}
-			if g < len(gone) && next >= gone[g][0] {
-				next = max(next, min(gone[g][1], to))
-			}
-		}
-	}
-	for _, f := range fresh.Entries {
-		keep(sort.Search(len(prev.Entries), func(i int) bool { return prev.Entries[i].Path >= f.Path }))
-		out.Entries = append(out.Entries, f)
-	}
-	keep(len(prev.Entries))
+	out.Files, out.Bytes = prev.Files-goneFiles+fresh.Files, prev.Bytes-goneBytes+fresh.Bytes
 	// out remembers prev for Diff; prev forgets its own base, so trees
 	// never hold a chain of older ones (Diff of prev and its base is then
 	// a full one, as right).
@@ -125,11 +88,9 @@ func Rescan(ctx context.Context, root string, prev *Tree, dirty []string, opts O
 	}
 	if opts.Cache != nil {
 		opts.Cache.learn(w.gen, w.stamp, w.read, -1, func(yield func(string) bool) {
-			for _, g := range gone {
-				for i := g[0]; i < g[1]; i++ {
-					if !yield(prev.Entries[i].Path) {
-						return
-					}
+			for _, e := range gone {
+				if !yield(e.Path) {
+					return
 				}
 			}
 		})
@@ -137,8 +98,85 @@ func Rescan(ctx context.Context, root string, prev *Tree, dirty []string, opts O
 	return out, nil
 }
 
-// find is the index of path p in t.
-func find(t *Tree, p string) (int, bool) {
-	i := sort.Search(len(t.Entries), func(i int) bool { return t.Entries[i].Path >= p })
-	return i, i < len(t.Entries) && t.Entries[i].Path == p
+// replace is t with every entry at or under one of the paths top (sorted,
+// none under another) dropped, and fresh (sorted by path, each at or under
+// one of top) put in; gone is the entries dropped (t's own). Only the
+// chunks of t those paths fall in are copied (and the list of chunks):
+// the others are shared with t, which is not changed.
+func (t *Tree) replace(top []string, fresh []Entry) (out *Tree, gone []*Entry) {
+	if len(t.chunks) == 0 {
+		return newTree(slices.Clone(fresh), 0, 0), nil
+	}
+	// The chunks touched: where each path of top is and what is under it
+	// would be, and where each fresh entry goes.
+	nfresh := len(fresh)
+	var touched []int
+	for _, d := range top {
+		touched = append(touched, t.chunkOf(d))
+		for c := t.chunkOf(d + "/"); c <= t.chunkOf(d+"0"); c++ { // '0' follows '/'
+			touched = append(touched, c)
+		}
+	}
+	for i := range fresh {
+		if c := t.chunkOf(fresh[i].Path); len(touched) == 0 || touched[len(touched)-1] != c {
+			touched = append(touched, c)
+		}
+	}
+	slices.Sort(touched)
+	touched = slices.Compact(touched)
+	drop := make(map[string]bool, len(top))
+	for _, d := range top {
+		drop[d] = true
+	}
+
+	chunks := make([][]Entry, 0, len(t.chunks)+len(fresh)/chunkSize+2)
+	copied := 0 // chunks of t up to here are in chunks (or replaced)
+	for len(touched) > 0 {
+		// A run of touched chunks, ci to cj, made again as one.
+		ci, cj := touched[0], touched[0]
+		for len(touched) > 1 && touched[1] == cj+1 {
+			touched = touched[1:]
+			cj++
+		}
+		touched = touched[1:]
+		chunks = append(chunks, t.chunks[copied:ci]...)
+		// The fresh entries of the run: those before the next chunk.
+		nf := len(fresh)
+		if cj+1 < len(t.chunks) {
+			first := t.chunks[cj+1][0].Path
+			nf = sort.Search(len(fresh), func(i int) bool { return fresh[i].Path >= first })
+		}
+		add := fresh[:nf]
+		fresh = fresh[nf:]
+		size := len(add)
+		for c := ci; c <= cj; c++ {
+			size += len(t.chunks[c])
+		}
+		ents := make([]Entry, 0, size)
+		for c := ci; c <= cj; c++ {
+			for i := range t.chunks[c] {
+				e := &t.chunks[c][i]
+				for len(add) > 0 && add[0].Path < e.Path {
+					ents = append(ents, add[0])
+					add = add[1:]
+				}
+				if atOrUnder(e.Path, drop) {
+					gone = append(gone, e)
+				} else {
+					ents = append(ents, *e)
+				}
+			}
+		}
+		ents = append(ents, add...)
+		// A short run takes in the chunk after it, so chunks do not
+		// shrink to nothing over many rescans.
+		if len(ents) < chunkSize/2 && cj+1 < len(t.chunks) && (len(touched) == 0 || touched[0] > cj+1) {
+			cj++
+			ents = append(ents, t.chunks[cj]...)
+		}
+		chunks = appendChunks(chunks, ents)
+		copied = cj + 1
+	}
+	chunks = append(chunks, t.chunks[copied:]...)
+	return &Tree{chunks: chunks, n: t.n - len(gone) + nfresh}, gone
 }

@@ -37,16 +37,15 @@ var ErrTreeCorrupt = errors.New("scope: kept walk corrupt")
 
 // EncodeTree is t in the format above.
 func EncodeTree(t *Tree) []byte {
-	b := make([]byte, 0, 64+len(t.Entries)*96)
+	b := make([]byte, 0, 64+t.Len()*96)
 	b = append(b, treeMagic...)
 	b = binary.AppendUvarint(b, treeVersion)
-	b = binary.AppendUvarint(b, uint64(len(t.Entries)))
+	b = binary.AppendUvarint(b, uint64(t.Len()))
 	str := func(s string) {
 		b = binary.AppendUvarint(b, uint64(len(s)))
 		b = append(b, s...)
 	}
-	for i := range t.Entries {
-		e := &t.Entries[i]
+	for e := range t.All() {
 		str(e.Path)
 		b = binary.AppendUvarint(b, uint64(e.Mode))
 		b = binary.AppendVarint(b, e.Size)
@@ -88,9 +87,9 @@ func DecodeTree(data []byte) (*Tree, error) {
 		io.ReadFull(r, p)
 		return string(p), nil
 	}
-	t := &Tree{Entries: make([]Entry, n)}
-	for i := range t.Entries {
-		e := &t.Entries[i]
+	ents := make([]Entry, n)
+	for i := range ents {
+		e := &ents[i]
 		var mode uint64
 		var errs [9]error
 		e.Path, errs[0] = str()
@@ -102,19 +101,13 @@ func DecodeTree(data []byte) (*Tree, error) {
 		_, errs[6] = io.ReadFull(r, e.Hash[:])
 		e.Link, errs[7] = str()
 		e.Skipped, errs[8] = str()
-		if errors.Join(errs[:]...) != nil || mode > 1<<32-1 || e.Path == "" || (i > 0 && strings.Compare(t.Entries[i-1].Path, e.Path) >= 0) {
+		if errors.Join(errs[:]...) != nil || mode > 1<<32-1 || e.Path == "" || (i > 0 && strings.Compare(ents[i-1].Path, e.Path) >= 0) {
 			return nil, ErrTreeCorrupt
 		}
 		e.Mode = fs.FileMode(mode)
-		if !e.IsDir() {
-			t.Files++
-			if e.Skipped != "max_file_bytes" {
-				t.Bytes += e.Size
-			}
-		}
 	}
 	if r.Len() != 0 {
 		return nil, ErrTreeCorrupt
 	}
-	return t, nil
+	return NewTree(ents), nil
 }

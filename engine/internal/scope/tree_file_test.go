@@ -27,7 +27,7 @@ func TestTreeFileRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(back.Entries, tree.Entries) || back.Files != tree.Files || back.Bytes != tree.Bytes {
+	if !reflect.DeepEqual(back.Entries(), tree.Entries()) || back.Files != tree.Files || back.Bytes != tree.Bytes {
 		t.Fatalf("round trip:\n%+v\nwant\n%+v", back, tree)
 	}
 	os.WriteFile(filepath.Join(root, "a.txt"), []byte("changed"), 0o644)

@@ -85,19 +85,6 @@ func (e *Entry) IsDir() bool { return e.Mode.IsDir() }
 // one permission bit records keep.
 func (e *Entry) Exec() bool { return e.Mode.IsRegular() && e.Mode&0o111 != 0 }
 
-// Tree is the result of a walk: every covered entry, folders included,
-// sorted by Path (byte order), the root itself left out.
-type Tree struct {
-	Entries []Entry
-	// Files and Bytes count the regular files and links, and their sizes.
-	Files int
-	Bytes int64
-	// base and changed, set by Rescan: the tree is base but at and under
-	// the changed paths, so Diff(base, t) looks there only.
-	base    *Tree
-	changed []string
-}
-
 // LimitError says a walk passed one of its limits.
 type LimitError struct {
 	// Limit is "max_files" or "max_bytes", the words of records' "why".
@@ -325,7 +312,7 @@ func (w *walker) finish() (*Tree, error) {
 		}
 		slices.SortFunc(entries, func(a, b Entry) int { return strings.Compare(a.Path, b.Path) })
 	}
-	return &Tree{Entries: entries, Files: w.files, Bytes: w.bytes}, nil
+	return newTree(entries, w.files, w.bytes), nil
 }
 
 func (w *walker) abs(rel string) string {
@@ -791,7 +778,9 @@ func WalkPaths(ctx context.Context, root string, paths []string, opts Options) (
 	if err != nil {
 		return nil, err
 	}
-	t.Entries = slices.CompactFunc(t.Entries, func(a, b Entry) bool { return a.Path == b.Path })
+	if ents := t.Entries(); len(ents) > 0 {
+		t = newTree(slices.CompactFunc(ents, func(a, b Entry) bool { return a.Path == b.Path }), t.Files, t.Bytes)
+	}
 	if opts.Cache != nil {
 		opts.Cache.learn(w.gen, w.stamp, w.read, -1, func(yield func(string) bool) {
 			for _, p := range opts.Cache.pathsUnder(paths) {

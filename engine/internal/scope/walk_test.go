@@ -17,7 +17,7 @@ import (
 
 func paths(tr *Tree) []string {
 	var out []string
-	for _, e := range tr.Entries {
+	for _, e := range tr.Entries() {
 		out = append(out, e.Path)
 	}
 	return out
@@ -29,7 +29,7 @@ func mustWalk(t *testing.T, root string, opts Options) *Tree {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.IsSortedFunc(tr.Entries, func(a, b Entry) int { return strings.Compare(a.Path, b.Path) }) {
+	if !slices.IsSortedFunc(tr.Entries(), func(a, b Entry) int { return strings.Compare(a.Path, b.Path) }) {
 		t.Fatalf("walk not in path order: %v", paths(tr))
 	}
 	return tr
@@ -52,10 +52,8 @@ func TestWalkPathOrder(t *testing.T) {
 
 func entry(t *testing.T, tr *Tree, p string) *Entry {
 	t.Helper()
-	for i := range tr.Entries {
-		if tr.Entries[i].Path == p {
-			return &tr.Entries[i]
-		}
+	if e := tr.Lookup(p); e != nil {
+		return e
 	}
 	t.Fatalf("%s not in the walk: %v", p, paths(tr))
 	return nil
@@ -127,7 +125,7 @@ func TestWalkLeavesOutOtherFilesystems(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(tr.Entries) != 0 {
+	if len(tr.Entries()) != 0 {
 		t.Fatalf("folders of another filesystem walked: %v", paths(tr))
 	}
 }

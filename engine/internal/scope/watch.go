@@ -37,7 +37,7 @@ type Watcher struct {
 	full    bool  // a full walk is needed (start, overflow, error, rules)
 	resync  bool  // the watch list must be rebuilt before the next Dirty
 	broken  error // cannot cover the tree: every Dirty is full
-	watched map[string]bool
+	watched watchSet
 	fences  map[string]chan struct{}
 	seq     int
 }
@@ -73,7 +73,7 @@ func watch(ctx context.Context, root string, opts Options, add func(string) erro
 		root = r // as the walk does
 	}
 	w := &Watcher{root: root, opts: opts, fw: fw, fence: fence, done: make(chan struct{}),
-		dirty: map[string]bool{}, full: true, watched: map[string]bool{}, fences: map[string]chan struct{}{}}
+		dirty: map[string]bool{}, full: true, watched: newWatchSet(), fences: map[string]chan struct{}{}}
 	w.add = fw.Add
 	if add != nil {
 		w.add = add
@@ -227,12 +227,10 @@ func (w *Watcher) event(ev fsnotify.Event) {
 	var drop []string
 	if ev.Has(fsnotify.Rename) || ev.Has(fsnotify.Remove) {
 		// Watches under a folder moved away report under the old names.
-		for p := range w.watched {
-			if p == rel || strings.HasPrefix(p, rel+"/") {
-				delete(w.watched, p)
-				if p != rel || ev.Has(fsnotify.Rename) {
-					drop = append(drop, p)
-				}
+		for _, p := range w.watched.atOrUnder(rel) {
+			w.watched.remove(p)
+			if p != rel || ev.Has(fsnotify.Rename) {
+				drop = append(drop, p)
 			}
 		}
 	}
@@ -266,7 +264,7 @@ func (w *Watcher) addTree(ctx context.Context, rel string) {
 	}
 	wk.onDir = func(dir string) bool {
 		w.mu.Lock()
-		seen := w.watched[dir]
+		seen := w.watched.has(dir)
 		w.mu.Unlock()
 		if seen {
 			return true
@@ -279,7 +277,7 @@ func (w *Watcher) addTree(ctx context.Context, rel string) {
 			return false
 		}
 		w.mu.Lock()
-		w.watched[dir] = true
+		w.watched.add(dir)
 		w.mu.Unlock()
 		return true
 	}

@@ -23,7 +23,7 @@ func dirty(t *testing.T, w *Watcher) ([]string, bool) {
 
 func sameTree(t *testing.T, what string, got, want *Tree) {
 	t.Helper()
-	if !slices.Equal(got.Entries, want.Entries) || got.Files != want.Files || got.Bytes != want.Bytes {
+	if !slices.Equal(got.Entries(), want.Entries()) || got.Files != want.Files || got.Bytes != want.Bytes {
 		t.Fatalf("%s: rescan differs from a full walk\nrescan %v (%d files, %d bytes)\nwalk   %v (%d files, %d bytes)",
 			what, paths(got), got.Files, got.Bytes, paths(want), want.Files, want.Bytes)
 	}
