@@ -82,9 +82,10 @@ func (s *Session) beginCall(ctx context.Context) (end func(), err error) {
 // call of any of the store's sessions starts and given back when the last
 // ends, so a call costs a flock and a fstat rather than opening the file.
 type callLock struct {
-	mu sync.Mutex
-	f  vfs.SharedLockFile
-	n  int // calls holding it
+	mu     sync.Mutex
+	f      vfs.SharedLockFile
+	n      int  // calls holding it
+	closed bool // the store is closed: the last call to end closes f
 }
 
 // callLock returns workspace folder dir's call lock.
@@ -115,14 +116,27 @@ func (l *callLock) give() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.n--; l.n == 0 {
-		l.f.Unlock()
+		if l.closed {
+			l.f.Close()
+		} else {
+			l.f.Unlock()
+		}
 	}
 }
 
-// closeCallLocks closes every call lock's file at the store's close.
+// closeCallLocks closes every call lock's file at the store's close: at
+// once when no call holds it, else when the last one ends, so a call still
+// running keeps a file revert out until it ends, as its own lock did when
+// each call opened one.
 func (s *Store) closeCallLocks() {
-	s.callLocks.Range(func(_, l any) bool {
-		l.(*callLock).f.Close()
+	s.callLocks.Range(func(_, v any) bool {
+		l := v.(*callLock)
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		l.closed = true
+		if l.n == 0 {
+			l.f.Close()
+		}
 		return true
 	})
 }

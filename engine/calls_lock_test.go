@@ -70,3 +70,33 @@ func TestCallLockOnDisk(t *testing.T) {
 	free("after the folder was removed, the call ended")
 	must(a.ToolWrite(ctx, "x.txt", []byte("y")))(t)
 }
+
+// TestCallLockOutlivesStoreClose: a store closed while one of its calls
+// still runs keeps the call lock until the call ends, as the call's own
+// lock did: a file revert in another store is refused meanwhile, and
+// allowed once the call ends.
+func TestCallLockOutlivesStoreClose(t *testing.T) {
+	ctx := context.Background()
+	home, dir := t.TempDir(), t.TempDir()
+	st := must(Open(home))(t)
+	st2 := must(Open(home))(t)
+	defer st2.Close()
+	a := must(st.Workspace(dir))(t).Create(SessionOptions{})
+	other := must(st2.Workspace(dir))(t).Create(SessionOptions{})
+	must(a.ToolWrite(ctx, "x.txt", []byte("x")))(t)
+
+	end := must(a.beginCall(ctx))(t)
+	noErr(t, st.Close())
+	if l, err := other.lockCallsAlone("revert"); !errors.Is(err, ErrRefused) {
+		if err == nil {
+			l.Release()
+		}
+		t.Fatalf("a revert took the call lock while a call of a closed store runs: %v", err)
+	}
+	end()
+	l, err := other.lockCallsAlone("revert")
+	if err != nil {
+		t.Fatalf("the call ended, yet: %v", err)
+	}
+	l.Release()
+}

@@ -96,11 +96,13 @@ func (s *Store) FS() vfs.FS { return s.fsys }
 
 // Close releases the state folder.
 func (s *Store) Close() error {
-	s.closeCallLocks()
 	var err error
 	if s.disk != nil {
 		err = s.disk.Close()
 	}
+	// After the folder: a call lock taken meanwhile is in the map, and
+	// none can be opened since.
+	s.closeCallLocks()
 	if s.ledger != nil {
 		s.ledger.Close()
 	}

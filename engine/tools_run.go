@@ -309,8 +309,12 @@ func startStage(fsys vfs.FS, rel string, ed *toolEdit) *stageJob {
 		close(j.done)
 		return j
 	}
-	perm := fstate.FilePermOf(fsys, ed.cur, ed.exec)
-	if ed.cur == nil {
+	// FilePermOf reads the umask for a file it is not given: only with the
+	// file looked at already, else FilePerm looks.
+	var perm fs.FileMode
+	if ed.cur != nil {
+		perm = fstate.FilePermOf(fsys, ed.cur, ed.exec)
+	} else {
 		perm = fstate.FilePerm(fsys, rel, ed.exec)
 	}
 	return stageContent(fsys, rel, ed.content, perm)
