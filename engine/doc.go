@@ -350,7 +350,10 @@
 //     shell log's mu, the task log's mu (task.go), Session.cfg.mu (reading config.json), fileSyncs.mu
 //     (the background folder syncs, which take no session lock), the
 //     Store's usage-ledger lock and its registries of live shell logs and
-//     tool outputs, and the picker index's own lock.
+//     tool outputs, and the picker index's own lock. One leaf takes
+//     another, always in this order: a callLock's mu (the count of the
+//     store's calls holding a workspace's call lock) takes its kept-open
+//     lock file's own (vfs.SharedLockFile).
 //
 // No lock is held across the API boundary: Session.Change holds 1 and 2
 // only while its function runs, and ends the change (recording nothing)
@@ -358,7 +361,8 @@
 // processes, the flock on <id>.lock, is outside this order: it is tried,
 // never waited for (a second owner fails at once), when a session is
 // opened or first written. So is the workspace call lock, the flock on
-// workspaces/<key>/calls.lock (calls_lock.go): every call (file tool,
+// workspaces/<key>/calls.lock (calls_lock.go; a store keeps the file open
+// and holds the flock while any of its calls runs): every call (file tool,
 // Change, shell line, recorded call, apply_patch) takes it shared between
 // 1 and 2, waiting only while a file revert holds it; a file revert or
 // unrevert tries it alone, under 2, and never waits (busy).

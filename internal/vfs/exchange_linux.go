@@ -37,7 +37,9 @@ func (d *Disk) Exchange(a, b string) error {
 	for _, n := range []string{base, base2} {
 		var st unix.Stat_t
 		if unix.Fstatat(fd, n, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR {
-			unix.Renameat2(fd, base, fd, base2, unix.RENAME_EXCHANGE)
+			if err := unix.Renameat2(fd, base, fd, base2, unix.RENAME_EXCHANGE); err != nil {
+				return &os.LinkError{Op: "exchange", Old: a, New: b, Err: errors.Join(ErrSwapped, syscall.EISDIR, err)}
+			}
 			return &os.LinkError{Op: "exchange", Old: a, New: b, Err: syscall.EISDIR}
 		}
 	}

@@ -73,6 +73,12 @@ type Exchanger interface {
 	Exchange(a, b string) error
 }
 
+// ErrSwapped: Exchange swapped a folder with a file and could not swap
+// them back; each name now holds what the other held. The caller must
+// leave both as they are (and say so): renaming or removing either
+// would move or delete the folder.
+var ErrSwapped = errors.New("swapped with a folder and not swapped back")
+
 // Exchange swaps names a and b of one folder with fsys's Exchanger, or
 // returns errors.ErrUnsupported.
 func Exchange(fsys FS, a, b string) error {

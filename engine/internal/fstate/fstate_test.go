@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os"
+	"strings"
+	"syscall"
 	"testing"
 
 	"cairn/internal/vfs"
@@ -212,5 +215,44 @@ func TestExchangeMissingOrFolder(t *testing.T) {
 			}
 			t.Fatalf("%T: the folder holds %v, a temp file left", fsys, names)
 		}
+	}
+}
+
+// swapsFolderFS swaps a folder with a file and cannot swap them back
+// (vfs.ErrSwapped): the rare failure after a folder took a file's name
+// under way.
+type swapsFolderFS struct{ *vfs.Mem }
+
+func (f swapsFolderFS) Exchange(a, b string) error {
+	if err := f.Rename(b, "swap-aside"); err != nil {
+		return err
+	}
+	if err := f.Rename(a, b); err != nil {
+		return err
+	}
+	if err := f.Rename("swap-aside", a); err != nil {
+		return err
+	}
+	return &os.LinkError{Op: "exchange", Old: a, New: b, Err: errors.Join(vfs.ErrSwapped, syscall.EISDIR)}
+}
+
+// TestExchangeNotSwappedBack: when a folder was swapped with the staged
+// file and could not be swapped back, nothing is renamed or removed: the
+// error names where the folder is, and the folder is there.
+func TestExchangeNotSwappedBack(t *testing.T) {
+	m := vfs.NewMem()
+	fsys := swapsFolderFS{m}
+	st, err := Stage(fsys, "name", 0o644, func(w io.Writer) error { _, err := w.Write([]byte("new")); return err })
+	ok(t, err)
+	ok(t, m.MkdirAll("name", 0o755)) // the folder that took the name
+	_, err = st.Exchange(fsys, DirSet{})
+	if !errors.Is(err, vfs.ErrSwapped) || !strings.Contains(err.Error(), st.tmp) {
+		t.Fatalf("exchange: %v; want ErrSwapped naming %s", err, st.tmp)
+	}
+	if fi, err := m.Lstat(st.tmp); err != nil || !fi.IsDir() {
+		t.Fatalf("the folder at %s is gone: %v", st.tmp, err)
+	}
+	if b, err := vfs.ReadFile(m, "name"); err != nil || string(b) != "new" {
+		t.Fatalf("name holds %q, %v", b, err)
 	}
 }

@@ -179,9 +179,16 @@ func (st *Staged) Exchange(fsys vfs.FS, dirs DirSet) (string, error) {
 	// Tried without looking first: a name that is missing fails the swap,
 	// and one that is a folder is swapped back (vfs.Exchange); either way
 	// the rename follows, as for an FS that cannot swap.
-	if err := vfs.Exchange(fsys, st.tmp, st.name); err == nil {
+	err := vfs.Exchange(fsys, st.tmp, st.name)
+	switch {
+	case err == nil:
 		dirs.Add(st.name)
 		return st.tmp, nil
+	case errors.Is(err, vfs.ErrSwapped):
+		// The temp name holds a folder that took the name's place under
+		// way: nothing is renamed or removed.
+		vfs.ReleaseTemp(st.tmp)
+		return "", fmt.Errorf("fstate: %s became a folder under way and could not be swapped back: the folder is now %s: %w", st.name, st.tmp, err)
 	}
 	return "", st.Replace(fsys, dirs)
 }
