@@ -17,16 +17,9 @@ func BenchmarkExecWorkspaceRecord(b *testing.B) {
 	for _, watch := range []bool{false, true} {
 		b.Run(fmt.Sprintf("watch=%v", watch), func(b *testing.B) {
 			ctx := context.Background()
-			st, err := Open(filepath.Join(b.TempDir(), "home"))
-			if err != nil {
-				b.Fatal(err)
-			}
+			st, ws := benchWorkspace(b) // stats_bench_test.go
 			defer st.Close()
-			dir, _ := Canonical(b.TempDir())
-			ws, err := st.Workspace(dir)
-			if err != nil {
-				b.Fatal(err)
-			}
+			dir := ws.Path()
 			for d := range 50 {
 				os.MkdirAll(filepath.Join(dir, fmt.Sprint("d", d)), 0o755)
 				for f := range 100 {
@@ -97,16 +90,9 @@ func BenchmarkExecWatchedRecord(b *testing.B) {
 	for _, n := range []int{10000, 50000} {
 		b.Run(fmt.Sprintf("files=%d", n), func(b *testing.B) {
 			ctx := context.Background()
-			st, err := Open(filepath.Join(b.TempDir(), "home"))
-			if err != nil {
-				b.Fatal(err)
-			}
+			st, ws := benchWorkspace(b) // stats_bench_test.go
 			defer st.Close()
-			dir, _ := Canonical(b.TempDir())
-			ws, err := st.Workspace(dir)
-			if err != nil {
-				b.Fatal(err)
-			}
+			dir := ws.Path()
 			for d := range n / 20 {
 				sub := filepath.Join(dir, fmt.Sprint("p", d/25), fmt.Sprint("d", d%25))
 				os.MkdirAll(sub, 0o755)

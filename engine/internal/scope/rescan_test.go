@@ -31,16 +31,7 @@ func TestRescanRandom(t *testing.T) {
 			}
 			return p
 		}
-		create := func(p string) {
-			full := filepath.Join(root, p)
-			if os.MkdirAll(filepath.Dir(full), 0o755) != nil {
-				return // a parent is a file
-			}
-			if fi, err := os.Lstat(full); err == nil && fi.IsDir() {
-				return
-			}
-			os.WriteFile(full, fmt.Appendf(nil, "%d", r.Int()), 0o644)
-		}
+		create := func(p string) { writeRandom(r, root, p) }
 		for range 40 {
 			create(pick())
 		}
@@ -209,16 +200,7 @@ func TestWatcherRescanRandom(t *testing.T) {
 			}
 			return p
 		}
-		write := func(p string) {
-			full := filepath.Join(root, p)
-			if os.MkdirAll(filepath.Dir(full), 0o755) != nil {
-				return // a parent is a file
-			}
-			if fi, err := os.Lstat(full); err == nil && fi.IsDir() {
-				return
-			}
-			os.WriteFile(full, fmt.Appendf(nil, "%d", r.Int()), 0o644)
-		}
+		write := func(p string) { writeRandom(r, root, p) }
 		for range 400 {
 			write(pick(3) + fmt.Sprintf("/f%d", r.IntN(20)))
 		}
@@ -275,4 +257,17 @@ func TestWatcherRescanRandom(t *testing.T) {
 		}
 		w.Close()
 	}
+}
+
+// writeRandom writes a random number to file p under root, making its
+// folders; it does nothing where a parent is a file or p is a folder.
+func writeRandom(r *rand.Rand, root, p string) {
+	full := filepath.Join(root, p)
+	if os.MkdirAll(filepath.Dir(full), 0o755) != nil {
+		return // a parent is a file
+	}
+	if fi, err := os.Lstat(full); err == nil && fi.IsDir() {
+		return
+	}
+	os.WriteFile(full, fmt.Appendf(nil, "%d", r.Int()), 0o644)
 }
