@@ -97,15 +97,15 @@ func (s *Store) callLock(dir string) *callLock {
 	return l.(*callLock)
 }
 
-// take counts one more call, taking the lock for the first: ErrLocked
-// while a file revert holds it alone.
+// take counts one more call, taking the lock for the first, and for a
+// later one again on the lock file now at its name when the one held was
+// removed (vfs.SharedLockFile.TryShared): ErrLocked while a file revert
+// holds it alone.
 func (l *callLock) take() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.n == 0 {
-		if err := l.f.TryShared(); err != nil {
-			return err
-		}
+	if err := l.f.TryShared(); err != nil {
+		return err
 	}
 	l.n++
 	return nil

@@ -12,7 +12,7 @@ import (
 // revert of any session, in this store or another, while any call runs,
 // and only then; after the workspace folder is removed by hand, the next
 // call makes it again and takes the lock on the new lock file, the one
-// other stores open.
+// other stores open, also when it was removed while a call ran.
 func TestCallLockOnDisk(t *testing.T) {
 	ctx := context.Background()
 	home, dir := t.TempDir(), t.TempDir()
@@ -69,6 +69,27 @@ func TestCallLockOnDisk(t *testing.T) {
 	end()
 	free("after the folder was removed, the call ended")
 	must(a.ToolWrite(ctx, "x.txt", []byte("y")))(t)
+
+	// Removed while a call runs: the next call locks the new file too.
+	end = must(a.beginCall(ctx))(t)
+	if err := os.RemoveAll(ws.Folder()); err != nil {
+		t.Fatal(err)
+	}
+	end2 = must(b.beginCall(ctx))(t)
+	if _, err := os.Stat(filepath.Join(ws.Folder(), "calls.lock")); err != nil {
+		t.Fatalf("the second call did not make the workspace folder again: %v", err)
+	}
+	if err := alone(other); !errors.Is(err, ErrRefused) {
+		t.Fatalf("a revert in another store took the new lock file while two calls run: %v", err)
+	}
+	end2()
+	if err := alone(other); !errors.Is(err, ErrRefused) {
+		t.Fatalf("a revert in another store took the new lock file while a call runs: %v", err)
+	}
+	end()
+	if err := alone(other); err != nil {
+		t.Fatalf("no call runs, yet: %v", err)
+	}
 }
 
 // TestCallLockOutlivesStoreClose: a store closed while one of its calls

@@ -17,7 +17,9 @@ import (
 // (the engine's call lock does).
 type SharedLockFile interface {
 	// TryShared takes the shared lock without waiting: ErrLocked (in an
-	// *fs.PathError) while an exclusive one is held.
+	// *fs.PathError) while an exclusive one is held. Held already, it
+	// does nothing, unless the file was removed since: then it takes it
+	// also on the file now at the name, so a new owner is seen there.
 	TryShared() error
 	// Unlock gives the shared lock back.
 	Unlock() error
@@ -38,12 +40,15 @@ func OpenSharedLock(fsys FS, name string) SharedLockFile {
 // diskSharedLock keeps its lock file open between locks. A file found
 // unlinked when the lock is taken (its folder removed, or the file
 // removed by hand) is opened again by its name, so the lock is always
-// taken on the file other processes open.
+// taken on the file other processes open; while held, the unlinked file
+// keeps its lock too (stale) until Unlock, for the owners that took it.
 type diskSharedLock struct {
-	mu   sync.Mutex
-	d    *Disk
-	name string
-	f    *os.File // nil until first taken
+	mu    sync.Mutex
+	d     *Disk
+	name  string
+	f     *os.File   // nil until first taken
+	held  bool       // f is flock'd shared
+	stale []*os.File // unlinked files still flock'd for earlier owners
 }
 
 func (l *diskSharedLock) TryShared() error {
@@ -52,9 +57,16 @@ func (l *diskSharedLock) TryShared() error {
 	if l.f != nil {
 		var st syscall.Stat_t
 		if err := syscall.Fstat(int(l.f.Fd()), &st); err != nil || st.Nlink == 0 {
-			l.f.Close()
-			l.f = nil
+			if l.held {
+				l.stale = append(l.stale, l.f)
+			} else {
+				l.f.Close()
+			}
+			l.f, l.held = nil, false
 		}
+	}
+	if l.held {
+		return nil
 	}
 	if l.f == nil {
 		f, err := openRegular(l.d.root, l.name, os.O_RDWR|os.O_CREATE, FilePerm)
@@ -70,27 +82,40 @@ func (l *diskSharedLock) TryShared() error {
 	if err != nil {
 		return &fs.PathError{Op: "lock", Path: l.name, Err: err}
 	}
+	l.held = true
 	return nil
 }
 
 func (l *diskSharedLock) Unlock() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.f == nil {
+	l.dropStale()
+	if l.f == nil || !l.held {
 		return nil
 	}
+	l.held = false
 	return flockFd(l.f, syscall.LOCK_UN)
 }
 
 func (l *diskSharedLock) Close() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	l.dropStale()
 	if l.f == nil {
 		return nil
 	}
 	err := l.f.Close()
-	l.f = nil
+	l.f, l.held = nil, false
 	return err
+}
+
+// dropStale closes the unlinked files, giving their locks back. l.mu is
+// held.
+func (l *diskSharedLock) dropStale() {
+	for _, f := range l.stale {
+		f.Close()
+	}
+	l.stale = nil
 }
 
 // flockFd calls flock(2) on f, again when interrupted.

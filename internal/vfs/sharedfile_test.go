@@ -51,6 +51,24 @@ func TestSharedLockFile(t *testing.T) {
 		}
 		must0(t, x.Release())
 		must0(t, l.TryShared())
+		// Removed while held: taken again, the new file is locked too (on
+		// the disk), and Unlock gives both back.
+		must0(t, fsys.Remove("calls.lock"))
+		must0(t, l.TryShared())
+		if fsys == fsyss[0] { // on the disk; a Mem's lock is by name and lives in one process
+			if x, err := fsys.Lock("calls.lock"); !errors.Is(err, vfs.ErrLocked) {
+				if err == nil {
+					x.Release()
+				}
+				t.Fatalf("the file at the name is not locked after the held one was removed: %v", err)
+			}
+		}
+		must0(t, l.Unlock())
+		x, err = fsys.Lock("calls.lock")
+		if err != nil {
+			t.Fatalf("%T: exclusive once given back: %v", fsys, err)
+		}
+		must0(t, x.Release())
 		must0(t, l.Close())
 		must0(t, other.Close())
 	}
