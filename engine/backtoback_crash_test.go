@@ -72,26 +72,8 @@ func backToBackCrashes(t *testing.T, size int) {
 	for _, p := range paths {
 		initial[p] = []byte(strings.Repeat("the content before the turn: "+p+"\n", 300))
 	}
-	// after(k) is what each file holds once the first k writes are made.
-	after := func(k int) map[string][]byte {
-		m := map[string][]byte{}
-		for p, b := range initial {
-			m[p] = b
-		}
-		for i := range k {
-			m[paths[i]] = content(i)
-		}
-		return m
-	}
-	// prefix is the k for which files hold after(k), or -1.
-	prefix := func(files map[string][]byte) int {
-		for j := len(paths); j >= 0; j-- {
-			if sameFiles(files, after(j)) {
-				return j
-			}
-		}
-		return -1
-	}
+	seq := turnWrites{paths: paths, initial: initial, content: content}
+	after, prefix := seq.after, seq.prefix
 	dir := t.TempDir()
 	points := 0
 	bothUnmade := map[int]bool{} // the pairs (write i-1, write i) a crash unmade together
@@ -390,6 +372,36 @@ func (f gatedJournal) Write(b []byte) (int, error) {
 func (f gatedJournal) Sync() error {
 	defer f.g.lineSynced()
 	return f.File.Sync()
+}
+
+// turnWrites is the writes of a turn a crash test runs: write i puts
+// content(i) in paths[i], over what initial held before the turn.
+type turnWrites struct {
+	paths   []string
+	initial map[string][]byte
+	content func(i int) []byte
+}
+
+// after is what each file holds once the first k writes are made.
+func (w turnWrites) after(k int) map[string][]byte {
+	m := map[string][]byte{}
+	for p, b := range w.initial {
+		m[p] = b
+	}
+	for i := range k {
+		m[w.paths[i]] = w.content(i)
+	}
+	return m
+}
+
+// prefix is the k for which files hold after(k), or -1.
+func (w turnWrites) prefix(files map[string][]byte) int {
+	for j := len(w.paths); j >= 0; j-- {
+		if sameFiles(files, w.after(j)) {
+			return j
+		}
+	}
+	return -1
 }
 
 func sameFiles(a, b map[string][]byte) bool {

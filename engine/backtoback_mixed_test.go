@@ -40,24 +40,11 @@ func TestBackToBackMixedSizesCrash(t *testing.T) {
 	for _, w := range writes {
 		initial[w.path] = []byte(strings.Repeat("the content before the turn: "+w.path+"\n", 100))
 	}
-	after := func(k int) map[string][]byte {
-		m := map[string][]byte{}
-		for p, b := range initial {
-			m[p] = b
-		}
-		for i := range k {
-			m[writes[i].path] = content(i)
-		}
-		return m
+	paths := make([]string, len(writes))
+	for i, w := range writes {
+		paths[i] = w.path
 	}
-	prefix := func(files map[string][]byte) int {
-		for j := len(writes); j >= 0; j-- {
-			if sameFiles(files, after(j)) {
-				return j
-			}
-		}
-		return -1
-	}
+	prefix := turnWrites{paths: paths, initial: initial, content: content}.prefix // backtoback_crash_test.go
 	dir := t.TempDir()
 	for n := 0; ; n++ {
 		completed := false
