@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"strings"
 	"sync"
 	"testing"
@@ -413,13 +414,13 @@ func sameFiles(a, b map[string][]byte) bool {
 	return true
 }
 
-// putDurably writes files (path to content, each under a folder) and
-// syncs their folders and the root: the state before a turn.
+// putDurably writes files (path to content) and syncs their folders and
+// the root: the state before a turn.
 func putDurably(t *testing.T, mem *vfs.Mem, files map[string][]byte) {
 	t.Helper()
 	dirs := map[string]bool{".": true}
 	for p, b := range files {
-		dir := p[:strings.LastIndexByte(p, '/')]
+		dir := path.Dir(p)
 		if err := mem.MkdirAll(dir, vfs.DirPerm); err != nil {
 			t.Fatal(err)
 		}

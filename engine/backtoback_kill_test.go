@@ -16,19 +16,7 @@ import (
 // folder was never synced: opened again, the files hold every write.
 func TestKilledOwnerThenPowerLoss(t *testing.T) {
 	e := newCrashEnv(t)
-	for _, d := range []string{"src", "lib"} {
-		if err := e.mem.MkdirAll(d, vfs.DirPerm); err != nil {
-			t.Fatal(err)
-		}
-	}
-	e.put("src/a.txt", "a0")
-	e.put("src/b.txt", "b0")
-	e.put("lib/c.txt", "c0")
-	for _, d := range []string{"src", "lib", "."} {
-		if err := e.mem.SyncDir(d); err != nil {
-			t.Fatal(err)
-		}
-	}
+	e.putDurable(map[string]string{"src/a.txt": "a0", "src/b.txt": "b0", "lib/c.txt": "c0"})
 	s := e.ws.Create(SessionOptions{})
 	must(s.Append(e.ctx, Item{Type: User, Text: "two edits"}))(t)
 	must(0, s.EndTurn(e.ctx, Turn{}))(t)

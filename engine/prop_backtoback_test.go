@@ -47,23 +47,8 @@ func propBackToBack(t *testing.T, dir string, seed uint64) {
 	wsfs := WithWorkspaceFS(func(string) (vfs.FS, error) { return mem, nil })
 	st := must(OpenFS(mem, "/mem", wsfs))(t)
 	ws := must(st.Workspace(dir))(t)
-	if err := mem.MkdirAll("d", 0o755); err != nil {
-		t.Fatal(err)
-	}
 	files := propFiles[:3]
-	for _, f := range files {
-		if r.IntN(4) > 0 {
-			if err := vfs.WriteFileAtomic(mem, f, []byte("initial "+f)); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	for _, d := range []string{".", "d"} {
-		if err := mem.SyncDir(d); err != nil {
-			t.Fatal(err)
-		}
-	}
-	initial := propSnap(t, mem)
+	initial := propSeed(t, mem, r, func(f string) string { return "initial " + f }) // prop_test.go
 	s := ws.Create(SessionOptions{})
 	must(s.Append(ctx, Item{Type: User, Text: "go"}))(t)
 	must(0, s.EndTurn(ctx, Turn{}))(t)

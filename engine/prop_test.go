@@ -113,6 +113,29 @@ var propFiles = []string{"a.txt", "b.txt", "d/c.txt", "big.bin"}
 
 type propState map[string]string // file -> content; absent files missing
 
+// propSeed writes each of the first three propFiles with a chance of 3 in
+// 4, content(f) in it, makes them and their folders durable, and returns
+// the files as they are then: the state before a property test's run.
+func propSeed(t *testing.T, mem *vfs.Mem, r *rand.Rand, content func(f string) string) propState {
+	t.Helper()
+	if err := mem.MkdirAll("d", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range propFiles[:3] {
+		if r.IntN(4) > 0 {
+			if err := vfs.WriteFileAtomic(mem, f, []byte(content(f))); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for _, d := range []string{".", "d"} {
+		if err := mem.SyncDir(d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return propSnap(t, mem)
+}
+
 func propSnap(t *testing.T, mem *vfs.Mem) propState {
 	t.Helper()
 	m := propState{}
@@ -495,22 +518,7 @@ func propCrash(t *testing.T, dir string, seed uint64, verbose bool) {
 	wsfs := WithWorkspaceFS(func(string) (vfs.FS, error) { return mem, nil })
 	st := must(OpenFS(mem, "/mem", wsfs))(t)
 	ws := must(st.Workspace(dir))(t)
-	if err := mem.MkdirAll("d", 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range propFiles[:3] {
-		if r.IntN(4) > 0 {
-			if err := vfs.WriteFileAtomic(mem, f, []byte(propContent(r))); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	for _, d := range []string{".", "d"} {
-		if err := mem.SyncDir(d); err != nil {
-			t.Fatal(err)
-		}
-	}
-	initial := propSnap(t, mem)
+	initial := propSeed(t, mem, r, func(string) string { return propContent(r) })
 	s := ws.Create(SessionOptions{})
 	first := must(s.Append(ctx, Item{Type: User, Text: "go"}))(t)
 	if err := s.EndTurn(ctx, Turn{}); err != nil {

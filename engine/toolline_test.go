@@ -65,6 +65,17 @@ func (e *crashEnv) file(name string) string {
 	return string(b)
 }
 
+// putDurable writes files (path to content) and syncs their folders and
+// the root (putDurably).
+func (e *crashEnv) putDurable(files map[string]string) {
+	e.t.Helper()
+	m := map[string][]byte{}
+	for p, c := range files {
+		m[p] = []byte(c)
+	}
+	putDurably(e.t, e.mem, m)
+}
+
 func (e *crashEnv) put(name, content string) {
 	e.t.Helper()
 	if err := vfs.WriteFileAtomic(e.mem, name, []byte(content)); err != nil {
@@ -339,11 +350,7 @@ func TestKilledOwnerRedoesNothing(t *testing.T) {
 	for _, power := range []bool{false, true} {
 		t.Run(map[bool]string{false: "killed", true: "power loss"}[power], func(t *testing.T) {
 			e := newCrashEnv(t)
-			e.put("a.txt", "a0")
-			e.put("b.txt", "b0")
-			if err := e.mem.SyncDir("."); err != nil {
-				t.Fatal(err)
-			}
+			e.putDurable(map[string]string{"a.txt": "a0", "b.txt": "b0"})
 			s := e.ws.Create(SessionOptions{})
 			must(s.Append(e.ctx, Item{Type: User, Text: "two edits"}))(t)
 			must(0, s.EndTurn(e.ctx, Turn{}))(t)
@@ -378,11 +385,7 @@ func TestCrashAfterTwoTools(t *testing.T) {
 	for _, second := range []string{"b.txt", "a.txt"} {
 		t.Run(second, func(t *testing.T) {
 			e := newCrashEnv(t)
-			e.put("a.txt", "a0")
-			e.put("b.txt", "b0")
-			if err := e.mem.SyncDir("."); err != nil {
-				t.Fatal(err)
-			}
+			e.putDurable(map[string]string{"a.txt": "a0", "b.txt": "b0"})
 			s := e.ws.Create(SessionOptions{})
 			must(s.Append(e.ctx, Item{Type: User, Text: "two edits"}))(t)
 			if err := s.EndTurn(e.ctx, Turn{}); err != nil {
