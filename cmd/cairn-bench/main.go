@@ -31,6 +31,10 @@ type Row struct {
 	Goal     string  `json:"goal"`
 	Met      bool    `json:"met"`
 	PeakMB   float64 `json:"peak_mb"`
+	// CairnFlushes and AnchorFlushes are the disk cache flushes of a round
+	// of each side (median), where the system counts them (flushes.go).
+	CairnFlushes  *float64 `json:"cairn_flushes,omitempty"`
+	AnchorFlushes *float64 `json:"anchor_flushes,omitempty"`
 }
 
 // Env is what a case gets: a scratch folder of its own and the size mode.
@@ -101,10 +105,14 @@ func main() {
 		enc.Encode(rows)
 	} else {
 		tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "case\tsize\tcairn ms\tanchor\tanchor ms\tratio\tgoal\tmet\tpeak MB\t")
+		fmt.Fprintln(tw, "case\tsize\tcairn ms\tanchor\tanchor ms\tratio\tgoal\tmet\tpeak MB\tflushes\t")
 		for _, r := range rows {
-			fmt.Fprintf(tw, "%s\t%s\t%.3f\t%s\t%.3f\t%.3f\t%s\t%v\t%.1f\t\n",
-				r.Case, r.Size, r.CairnMS, r.Anchor, r.AnchorMS, r.Ratio, r.Goal, r.Met, r.PeakMB)
+			flushes := ""
+			if r.CairnFlushes != nil && r.AnchorFlushes != nil {
+				flushes = fmt.Sprintf("%.0f/%.0f", *r.CairnFlushes, *r.AnchorFlushes)
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%.3f\t%s\t%.3f\t%.3f\t%s\t%v\t%.1f\t%s\t\n",
+				r.Case, r.Size, r.CairnMS, r.Anchor, r.AnchorMS, r.Ratio, r.Goal, r.Met, r.PeakMB, flushes)
 		}
 		tw.Flush()
 	}
