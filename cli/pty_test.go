@@ -71,7 +71,7 @@ func (p *replPTY) nextPrompt(t *testing.T) {
 // raw reports whether the terminal is in raw mode (no echo) now.
 func (p *replPTY) raw(t *testing.T) bool {
 	t.Helper()
-	fl, err := unix.IoctlGetTermios(p.FD, unix.TCGETS)
+	fl, err := unix.IoctlGetTermios(p.FD, ioctlGetTermios)
 	if err != nil {
 		t.Fatal(err)
 	}
