@@ -225,6 +225,8 @@ func (p *patchPlan) file(name string) (*patchFile, error) {
 	fi, err := p.fsys.Lstat(rel)
 	switch {
 	case vfs.IsNotExist(err):
+	case vfs.IsEscape(err):
+		return nil, p.w.linkedOut(name)
 	case errors.Is(err, syscall.ENOTDIR):
 		return nil, fmt.Errorf("%w: %s: a name above it is not a folder", ErrBadInput, rel)
 	case err != nil:

@@ -656,10 +656,21 @@ func TestToolPathsOutsideRefused(t *testing.T) {
 			t.Fatalf("write %q: err = %v, want ErrBadInput", p, err)
 		}
 	}
-	// A planted link to a folder outside: os.Root refuses to go through it.
+	// A planted link to a folder outside: os.Root refuses to go through it,
+	// and every file tool says the name is outside the workspace (bad
+	// input), not that cairn failed.
 	os.Symlink(outside, e.path("out"))
-	if _, err := s.ToolWrite(e.ctx, "out/x", []byte("no")); err == nil {
-		t.Fatal("write through a planted link succeeded")
+	for tool, run := range map[string]func() (*ToolAnswer, error){
+		"write": func() (*ToolAnswer, error) { return s.ToolWrite(e.ctx, "out/x", []byte("no")) },
+		"edit":  func() (*ToolAnswer, error) { return s.ToolEdit(e.ctx, "out/x", "a", "b") },
+		"rm":    func() (*ToolAnswer, error) { return s.ToolRm(e.ctx, "out/x") },
+		"patch": func() (*ToolAnswer, error) {
+			return s.ToolPatch(e.ctx, []byte("*** Begin Patch\n*** Add File: out/x\n+no\n*** End Patch\n"))
+		},
+	} {
+		if _, err := run(); !errors.Is(err, ErrBadInput) || !strings.Contains(err.Error(), "outside the workspace") {
+			t.Fatalf("%s through a planted link: err = %v, want ErrBadInput naming the workspace", tool, err)
+		}
 	}
 	if ents, _ := os.ReadDir(outside); len(ents) != 0 {
 		t.Fatalf("something was written outside: %v", ents)

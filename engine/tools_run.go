@@ -99,6 +99,10 @@ func (s *Session) newToolRun(tool, path string, opts []ToolOptions) (*toolRun, f
 		done()
 		return nil, nil, fmt.Errorf("%w: %s is inside cairn's state folder", ErrBadInput, path)
 	}
+	if err := s.ws.leadsOut(fsys, rel, path); err != nil {
+		done()
+		return nil, nil, err
+	}
 	return &toolRun{s: s, tool: tool, rel: rel, call: call, sc: cfg.Snapshots, fsys: fsys}, done, nil
 }
 
