@@ -181,9 +181,17 @@ func (r *repl) snapshotRef(ref string) (id, msg string) {
 	if err != nil {
 		return "", "cairn: " + userError(err)
 	}
+	return snapshotRef(l, ref, "/snapshots")
+}
+
+// snapshotRef finds ref in l: the # the list shows, an id, or a unique
+// prefix of one. A reference that matches none is returned as it is (the
+// engine names what is wrong with it); msg says why a # or a prefix names
+// no snapshot or several, naming list, the command that lists them.
+func snapshotRef(l *engine.SnapshotList, ref, list string) (id, msg string) {
 	if n, err := strconv.Atoi(strings.TrimPrefix(ref, "#")); err == nil {
 		if n < 1 || n > len(l.Snapshots) {
-			return "", fmt.Sprintf("No snapshot #%d: /snapshots lists %s.", n, plural(len(l.Snapshots), "snapshot", "snapshots"))
+			return "", fmt.Sprintf("No snapshot #%d: %s lists %s.", n, list, plural(len(l.Snapshots), "snapshot", "snapshots"))
 		}
 		return l.Snapshots[n-1].ID, ""
 	}
@@ -202,7 +210,7 @@ func (r *repl) snapshotRef(ref string) (id, msg string) {
 	case 1:
 		return found[0], ""
 	}
-	return "", fmt.Sprintf("%q starts %d snapshot ids; give more of it, or the # /snapshots shows.", display.Line(ref), len(found))
+	return "", fmt.Sprintf("%q starts %d snapshot ids; give more of it, or the # %s shows.", display.Line(ref), len(found), list)
 }
 
 // splitShell splits a line into words as a POSIX shell does, without
