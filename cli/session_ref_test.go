@@ -151,6 +151,26 @@ func TestChdirToFile(t *testing.T) {
 	}
 }
 
+// -C naming a directory that does not exist is bad usage too (a typo, not
+// a failure of cairn), and nothing is created.
+func TestChdirToMissingDir(t *testing.T) {
+	home := filepath.Join(t.TempDir(), "home")
+	missing := filepath.Join(t.TempDir(), "nope")
+	for _, args := range [][]string{{"prompt", "--new", "hi"}, {"where"}, {"sessions"}, {"--json", "where"}, {}} {
+		var o, errw bytes.Buffer
+		code := Main(context.Background(), append([]string{"--home", home, "-C", missing}, args...), strings.NewReader("hi\n"), &o, &errw)
+		if code != ExitUsage || !strings.Contains(errw.String(), "no such file or directory") {
+			t.Errorf("cairn -C MISSING %q: exit %d, stderr %q", args, code, errw.String())
+		}
+	}
+	if _, err := os.Stat(filepath.Join(home, "workspaces")); !os.IsNotExist(err) {
+		t.Fatalf("-C MISSING made a workspace folder: %v", err)
+	}
+	if _, err := os.Stat(missing); !os.IsNotExist(err) {
+		t.Fatalf("-C MISSING made the directory: %v", err)
+	}
+}
+
 // A fork at an item the session does not hold names the item, not a
 // missing session.
 func TestForkAtUnknownItem(t *testing.T) {
