@@ -677,6 +677,34 @@ func TestToolPathsOutsideRefused(t *testing.T) {
 	}
 }
 
+// TestToolNameEndingWithSlash: a name ending with / names a folder: no
+// file tool makes, changes or removes the file its cleaned name would be.
+func TestToolNameEndingWithSlash(t *testing.T) {
+	e := newSnapEnv(t, "")
+	s := e.session()
+	e.put("f.txt", "keep")
+	for _, p := range []string{"newdir/", "newdir/.", "f.txt/", e.path("f.txt") + "/"} {
+		if _, err := s.ToolWrite(e.ctx, p, []byte("no")); !errors.Is(err, ErrBadInput) {
+			t.Fatalf("write %q: err = %v, want ErrBadInput", p, err)
+		}
+		if _, err := s.ToolRm(e.ctx, p); !errors.Is(err, ErrBadInput) {
+			t.Fatalf("rm %q: err = %v, want ErrBadInput", p, err)
+		}
+		if _, err := s.ToolEdit(e.ctx, p, "keep", "no"); !errors.Is(err, ErrBadInput) {
+			t.Fatalf("edit %q: err = %v, want ErrBadInput", p, err)
+		}
+	}
+	if _, err := s.ToolPatch(e.ctx, []byte("*** Begin Patch\n*** Add File: newdir/\n+no\n*** End Patch\n")); !errors.Is(err, ErrBadInput) {
+		t.Fatalf("patch adding newdir/: err = %v, want ErrBadInput", err)
+	}
+	if _, err := os.Lstat(e.path("newdir")); !os.IsNotExist(err) {
+		t.Fatalf("newdir was made: %v", err)
+	}
+	if b, err := os.ReadFile(e.path("f.txt")); err != nil || string(b) != "keep" {
+		t.Fatalf("f.txt %q, %v", b, err)
+	}
+}
+
 // TestHostileChangeLines hand-writes change lines naming ../outside, an
 // absolute path, a path through a planted link and a planted link itself,
 // then undoes and redoes them: nothing outside the workspace is touched.

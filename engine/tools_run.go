@@ -79,6 +79,9 @@ func (s *Session) newToolRun(tool, path string, opts []ToolOptions) (*toolRun, f
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := fileName(path); err != nil {
+		return nil, nil, err
+	}
 	rel, err := s.ws.relPath(path)
 	if err != nil {
 		return nil, nil, err

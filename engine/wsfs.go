@@ -96,6 +96,16 @@ func fencedOff(fsys vfs.FS, rel string) bool {
 	}
 }
 
+// fileName refuses a file tool's name that ends with "/" (or "/."): it
+// names a folder, and cleaning it into a file's name would make or remove
+// a file the name does not say.
+func fileName(p string) error {
+	if s := filepath.ToSlash(p); strings.HasSuffix(s, "/") || strings.HasSuffix(s, "/.") {
+		return fmt.Errorf("%w: %s ends with /: it names a folder, not a file", ErrBadInput, p)
+	}
+	return nil
+}
+
 // leadsOut refuses rel, given as orig, when a symbolic link on its way
 // leads outside the workspace: os.Root would refuse every use of it with an
 // error of its own, which reads as a failure of cairn rather than of the
