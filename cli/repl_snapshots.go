@@ -53,7 +53,7 @@ func (r *repl) toolLine(ctx context.Context, line string) bool {
 		r.execLine(ctx, rest, false) // cli/exec.go
 		return true
 	case ":write":
-		path := strings.TrimSpace(rest)
+		path := pathArg(rest)
 		if path == "" {
 			fmt.Fprintln(r.out, "Usage: :write PATH, then the lines, then a line holding only \".\"")
 			return true
@@ -78,16 +78,16 @@ func (r *repl) toolLine(ctx context.Context, line string) bool {
 		run = func() (*engine.ToolAnswer, error) { return r.sess.ToolEdit(ctx, args[0], args[1], args[2]) }
 	case ":patch":
 		var ok bool
-		if run, ok = r.patchLine(ctx, strings.TrimSpace(rest), body, multi); !ok {
+		if run, ok = r.patchLine(ctx, pathArg(rest), body, multi); !ok {
 			return true
 		}
 	case ":rm":
-		args, err := splitShell(rest)
-		if err != nil || len(args) != 1 {
+		path := pathArg(rest)
+		if path == "" {
 			fmt.Fprintln(r.out, "Usage: :rm PATH")
 			return true
 		}
-		run = func() (*engine.ToolAnswer, error) { return r.sess.ToolRm(ctx, args[0]) }
+		run = func() (*engine.ToolAnswer, error) { return r.sess.ToolRm(ctx, path) }
 	default:
 		return false
 	}
@@ -211,6 +211,19 @@ func snapshotRef(l *engine.SnapshotList, ref, list string) (id, msg string) {
 		return found[0], ""
 	}
 	return "", fmt.Sprintf("%q starts %d snapshot ids; give more of it, or the # %s shows.", display.Line(ref), len(found), list)
+}
+
+// pathArg is the PATH of a tool line that takes one (:write, :rm, :attach,
+// :patch FILE): one shell word, quoted as :edit's words are ("my file.txt",
+// my\ file.txt), or else the rest of the line as it is (my file.txt). A
+// name holding spaces works either way, and quotes never end up in a
+// file's name.
+func pathArg(rest string) string {
+	rest = strings.TrimSpace(rest)
+	if w, err := splitShell(rest); err == nil && len(w) == 1 {
+		return w[0]
+	}
+	return rest
 }
 
 // splitShell splits a line into words as a POSIX shell does, without
