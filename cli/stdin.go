@@ -17,15 +17,15 @@ func (g *Globals) input() io.Reader {
 	return &ctxReader{ctx: g.ctx, r: g.stdin}
 }
 
-// ctxReader reads r in a goroutine of its own, a chunk at a time, and
-// gives up when ctx is done. The goroutine, blocked in a read nobody
-// waits for any more, ends with the process.
+// ctxReader reads r in a goroutine of its own and gives up when ctx is
+// done. The goroutine reads only when Read asks, never ahead: input a
+// later reader of the same stdin is meant to get stays where it is. Left
+// blocked in a read nobody waits for any more, it ends with the process.
 type ctxReader struct {
-	ctx    context.Context
-	r      io.Reader
-	chunks chan chunk
-	rest   []byte // of the last chunk, not read yet
-	err    error  // the reader's error, after its last chunk
+	ctx context.Context
+	r   io.Reader
+	req chan int   // how much Read wants
+	res chan chunk // what the goroutine read
 }
 
 type chunk struct {
@@ -33,39 +33,48 @@ type chunk struct {
 	err error
 }
 
+// ctxChunk bounds one read of the goroutine, whose buffer it is.
+const ctxChunk = 32 << 10
+
 func (c *ctxReader) Read(p []byte) (int, error) {
-	if len(c.rest) == 0 && c.err == nil {
-		if c.chunks == nil {
-			c.chunks = make(chan chunk)
-			go c.pump()
-		}
-		select {
-		case ch := <-c.chunks:
-			c.rest, c.err = ch.b, ch.err
-		case <-c.ctx.Done():
-			return 0, c.ctx.Err()
-		}
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
 	}
-	n := copy(p, c.rest)
-	c.rest = c.rest[n:]
-	if len(c.rest) == 0 && c.err != nil {
-		return n, c.err
+	if len(p) == 0 {
+		return 0, nil
 	}
-	return n, nil
+	if c.req == nil {
+		c.req, c.res = make(chan int), make(chan chunk)
+		go c.serve()
+	}
+	select {
+	case c.req <- len(p):
+	case <-c.ctx.Done():
+		return 0, c.ctx.Err()
+	}
+	select {
+	case ch := <-c.res:
+		return copy(p, ch.b), ch.err
+	case <-c.ctx.Done():
+		return 0, c.ctx.Err()
+	}
 }
 
-// pump reads r until an error (io.EOF included), handing each chunk over
-// when Read asks for it; it stops early when ctx is done.
-func (c *ctxReader) pump() {
+// serve reads r each time Read asks, into one buffer Read copies out of
+// before it asks again.
+func (c *ctxReader) serve() {
+	buf := make([]byte, ctxChunk)
 	for {
-		b := make([]byte, 32<<10)
-		n, err := c.r.Read(b)
+		var n int
 		select {
-		case c.chunks <- chunk{b[:n], err}:
+		case n = <-c.req:
 		case <-c.ctx.Done():
 			return
 		}
-		if err != nil {
+		k, err := c.r.Read(buf[:min(n, len(buf))])
+		select {
+		case c.res <- chunk{buf[:k], err}:
+		case <-c.ctx.Done():
 			return
 		}
 	}

@@ -72,3 +72,18 @@ func TestCtxReaderReadsAll(t *testing.T) {
 		t.Fatalf("read %d bytes, want %d", got.Len(), len(want))
 	}
 }
+
+// TestCtxReaderReadsNoMore: a ctxReader reads only what it is asked for:
+// what a later reader of the same stdin is meant to get (the next call's
+// answer at a terminal) stays where it is.
+func TestCtxReaderReadsNoMore(t *testing.T) {
+	src := strings.NewReader("n\ny\n")
+	r := &ctxReader{ctx: context.Background(), r: src}
+	buf := make([]byte, 2)
+	if n, err := r.Read(buf); n != 2 || err != nil || string(buf) != "n\n" {
+		t.Fatalf("read %q, %d, %v", buf[:n], n, err)
+	}
+	if src.Len() != 2 {
+		t.Fatalf("%d bytes left in the source, want 2: it read ahead", src.Len())
+	}
+}
