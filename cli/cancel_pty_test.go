@@ -1,12 +1,16 @@
 package cli
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"syscall"
@@ -17,7 +21,8 @@ import (
 )
 
 // blockTurnMain is cairn whose prompts starting with "block" have a turn
-// that runs until it is cancelled: it says so on stderr, then waits.
+// that runs until it is cancelled: it says so on stderr, then waits. It runs
+// as cmd/cairn does (Process), with SIGINT cancelling the process's context.
 func blockTurnMain() {
 	replTurnHook = func(ctx context.Context, text string) error {
 		if !strings.HasPrefix(text, "block") {
@@ -27,7 +32,7 @@ func blockTurnMain() {
 		<-ctx.Done()
 		return ctx.Err()
 	}
-	os.Exit(Main(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	os.Exit(Process())
 }
 
 // TestProcessCtrlCCancelsTurn: Ctrl-C typed while a turn runs (the terminal
@@ -111,6 +116,108 @@ func TestProcessCtrlCCancelsTurn(t *testing.T) {
 	}
 	if out := p.Output(); strings.Contains(out, "cairn:") {
 		t.Fatalf("an error was shown: %q", out)
+	}
+}
+
+// TestProcessCtrlCTwice: a Ctrl-C cancels only the line under way. The
+// lines after it run as before (a file tool changes its file, a prompt is
+// kept in the history), and a second Ctrl-C cancels the next turn again.
+// The process's own context is cancelled by the first SIGINT for good, so a
+// REPL that ran its lines under it ran every later line cancelled.
+func TestProcessCtrlCTwice(t *testing.T) {
+	bin, err := exec.LookPath("cairn-blockturn")
+	if err != nil {
+		t.Fatal(err)
+	}
+	home, dir := t.TempDir(), t.TempDir()
+	p := openReplPTY(t)
+	cmd := exec.Command(bin, "--home", home, "-C", dir)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = p.TTY, p.TTY, p.TTY
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+
+	p.nextPrompt(t)
+	p.Send(t, "block one\r")
+	p.Expect(t, "[turn running]")
+	p.Send(t, "\x03")
+	p.Expect(t, "Cancelled")
+	p.nextPrompt(t)
+	p.Send(t, ":write a.txt\r")
+	p.Send(t, "new\r.\r")
+	p.Expect(t, "Changed a.txt")
+	p.nextPrompt(t)
+	p.Send(t, "kept\r")
+	p.nextPrompt(t)
+	p.Send(t, "block two\r")
+	p.Expect(t, "[turn running]")
+	p.Send(t, "\x03")
+	p.nextPrompt(t)
+	p.Send(t, "\x04")
+	if err := waitProcess(t, cmd); err != nil {
+		t.Fatalf("cairn: %v; drawn: %q", err, p.Output())
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "a.txt")); err != nil || string(b) != "new\n" {
+		t.Fatalf("a.txt %q, %v; drawn: %q", b, err, p.Output())
+	}
+	if out := p.Output(); strings.Count(out, "Cancelled") != 2 || strings.Contains(out, "context canceled") {
+		t.Fatalf("drawn: %q", out)
+	}
+	s, err := engine.Open(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if got, want := s.History(), []string{"kept"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("history %q, want %q", got, want)
+	}
+}
+
+// TestProcessSIGINTWithoutTerminal: without a terminal there is no prompt to
+// go back to, so SIGINT cancels the line under way and ends the REPL as
+// SIGTERM does: the session is closed, the resume line printed, exit 130.
+// It used to cancel every line still to come and read on.
+func TestProcessSIGINTWithoutTerminal(t *testing.T) {
+	bin, err := exec.LookPath("cairn-blockturn")
+	if err != nil {
+		t.Fatal(err)
+	}
+	home, dir := t.TempDir(), t.TempDir()
+	cmd := exec.Command(bin, "--home", home, "-C", dir)
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	errr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill() })
+	if _, err := io.WriteString(in, "first\nblock me\n"); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(errr)
+	for sc.Scan() && sc.Text() != "[turn running]" {
+	}
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	go io.Copy(io.Discard, errr)
+	err = waitProcess(t, cmd) // stdin stays open: only the signal ends it
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 130 {
+		t.Fatalf("exit %v, want 130; stdout %q", err, out.String())
+	}
+	if !strings.Contains(out.String(), "cairn --resume ") {
+		t.Fatalf("no resume line: %q", out.String())
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"strings"
 
 	"github.com/alecthomas/kong"
@@ -70,6 +71,15 @@ type Globals struct {
 	// draw with escape sequences of their own, and for exact bytes.
 	term  io.Writer
 	store *engine.Store
+}
+
+// Process runs cairn as this process's command (cmd/cairn) and returns its
+// exit code. SIGINT (Ctrl-C) cancels the command's context: a plumbing call
+// stops and says so. The REPL takes Ctrl-C its own way (cli/repl_cancel.go).
+func Process() int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	return Main(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 }
 
 // Main runs the cairn command with args (without the program name) and

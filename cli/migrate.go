@@ -58,7 +58,10 @@ func (c *MigrateCmd) Run(g *Globals) error {
 		if fl, ok := g.stdout.(interface{ Flush() error }); ok {
 			fl.Flush()
 		}
-		line, _ := bufio.NewReader(f).ReadString('\n')
+		line, _ := bufio.NewReader(&ctxReader{ctx: g.ctx, r: f}).ReadString('\n')
+		if err := g.ctx.Err(); err != nil {
+			return err
+		}
 		if a := strings.ToLower(strings.TrimSpace(line)); a != "y" && a != "yes" {
 			fmt.Fprintln(g.stdout, "Nothing was moved.")
 			return nil

@@ -36,7 +36,7 @@ func (c *OutputPutCmd) Run(g *Globals) error {
 		return err
 	}
 	defer s.Close()
-	id, err := s.PutOutput(g.ctx, c.Producer, g.stdin)
+	id, err := s.PutOutput(g.ctx, c.Producer, g.input())
 	if err != nil {
 		return err
 	}

@@ -35,7 +35,7 @@ func (c *ToolPatchCmd) Run(g *Globals, t *ToolCmd) error {
 // folder the command acts in.
 func (g *Globals) readPatch(file string) ([]byte, error) {
 	if file == "-" {
-		return io.ReadAll(g.stdin)
+		return io.ReadAll(g.input())
 	}
 	if !filepath.IsAbs(file) {
 		dir, err := g.dir()

@@ -180,7 +180,7 @@ func argText(g *Globals, t string) (string, error) {
 	if t != "-" {
 		return t, nil
 	}
-	b, err := io.ReadAll(g.stdin)
+	b, err := io.ReadAll(g.input())
 	if err != nil {
 		return "", err
 	}

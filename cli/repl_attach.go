@@ -20,7 +20,7 @@ func (r *repl) attachLine(trimmed string) bool {
 	if name != ":attach" {
 		return false
 	}
-	arg = strings.TrimSpace(arg)
+	arg = pathArg(arg)
 	if arg == "" {
 		if len(r.attachReady)+len(r.attachPaths) == 0 {
 			fmt.Fprintln(r.out, "Nothing is attached. :attach PATH attaches a file to the next prompt.")

@@ -47,10 +47,13 @@ func (o *openSession) set(s *engine.Session) {
 }
 
 // closeOnSignal closes the current session and exits when SIGTERM or SIGHUP
-// arrives, until stop is called.
-func (r *repl) closeOnSignal() (stop func()) {
+// (and SIGINT, when interrupt says so) arrives, until stop is called.
+func (r *repl) closeOnSignal(interrupt bool) (stop func()) {
 	ch := make(chan os.Signal, 1)
 	signal.Notify(ch, syscall.SIGTERM, syscall.SIGHUP)
+	if interrupt {
+		signal.Notify(ch, os.Interrupt)
+	}
 	done := make(chan struct{})
 	go func() {
 		select {

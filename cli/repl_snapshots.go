@@ -53,7 +53,7 @@ func (r *repl) toolLine(ctx context.Context, line string) bool {
 		r.execLine(ctx, rest, false) // cli/exec.go
 		return true
 	case ":write":
-		path := strings.TrimSpace(rest)
+		path := pathArg(rest)
 		if path == "" {
 			fmt.Fprintln(r.out, "Usage: :write PATH, then the lines, then a line holding only \".\"")
 			return true
@@ -78,16 +78,16 @@ func (r *repl) toolLine(ctx context.Context, line string) bool {
 		run = func() (*engine.ToolAnswer, error) { return r.sess.ToolEdit(ctx, args[0], args[1], args[2]) }
 	case ":patch":
 		var ok bool
-		if run, ok = r.patchLine(ctx, strings.TrimSpace(rest), body, multi); !ok {
+		if run, ok = r.patchLine(ctx, pathArg(rest), body, multi); !ok {
 			return true
 		}
 	case ":rm":
-		args, err := splitShell(rest)
-		if err != nil || len(args) != 1 {
+		path := pathArg(rest)
+		if path == "" {
 			fmt.Fprintln(r.out, "Usage: :rm PATH")
 			return true
 		}
-		run = func() (*engine.ToolAnswer, error) { return r.sess.ToolRm(ctx, args[0]) }
+		run = func() (*engine.ToolAnswer, error) { return r.sess.ToolRm(ctx, path) }
 	default:
 		return false
 	}
@@ -181,9 +181,17 @@ func (r *repl) snapshotRef(ref string) (id, msg string) {
 	if err != nil {
 		return "", "cairn: " + userError(err)
 	}
+	return snapshotRef(l, ref, "/snapshots")
+}
+
+// snapshotRef finds ref in l: the # the list shows, an id, or a unique
+// prefix of one. A reference that matches none is returned as it is (the
+// engine names what is wrong with it); msg says why a # or a prefix names
+// no snapshot or several, naming list, the command that lists them.
+func snapshotRef(l *engine.SnapshotList, ref, list string) (id, msg string) {
 	if n, err := strconv.Atoi(strings.TrimPrefix(ref, "#")); err == nil {
 		if n < 1 || n > len(l.Snapshots) {
-			return "", fmt.Sprintf("No snapshot #%d: /snapshots lists %s.", n, plural(len(l.Snapshots), "snapshot", "snapshots"))
+			return "", fmt.Sprintf("No snapshot #%d: %s lists %s.", n, list, plural(len(l.Snapshots), "snapshot", "snapshots"))
 		}
 		return l.Snapshots[n-1].ID, ""
 	}
@@ -202,7 +210,20 @@ func (r *repl) snapshotRef(ref string) (id, msg string) {
 	case 1:
 		return found[0], ""
 	}
-	return "", fmt.Sprintf("%q starts %d snapshot ids; give more of it, or the # /snapshots shows.", display.Line(ref), len(found))
+	return "", fmt.Sprintf("%q starts %d snapshot ids; give more of it, or the # %s shows.", display.Line(ref), len(found), list)
+}
+
+// pathArg is the PATH of a tool line that takes one (:write, :rm, :attach,
+// :patch FILE): one shell word, quoted as :edit's words are ("my file.txt",
+// my\ file.txt), or else the rest of the line as it is (my file.txt). A
+// name holding spaces works either way, and quotes never end up in a
+// file's name.
+func pathArg(rest string) string {
+	rest = strings.TrimSpace(rest)
+	if w, err := splitShell(rest); err == nil && len(w) == 1 {
+		return w[0]
+	}
+	return rest
 }
 
 // splitShell splits a line into words as a POSIX shell does, without

@@ -211,7 +211,7 @@ func (g *Globals) printPlan(plan *engine.RetentionPlan, pol retention.Policy, na
 		}
 	}
 	for _, e := range plan.Skipped {
-		fmt.Fprintf(g.stdout, "skipped %s: opened or pinned since the plan was made\n", e.Session)
+		fmt.Fprintf(g.stdout, "skipped %s: opened or pinned since the plan was made, or the trash holds a forgotten session of its id\n", e.Session)
 	}
 	return nil
 }

@@ -49,13 +49,14 @@ func (c *RunCmd) Run(g *Globals) error {
 	if c.Ephemeral && n > 0 {
 		return usageErrorf("--ephemeral starts a new session; it cannot resume one")
 	}
+	interrupt := replInterrupt(g)
 	r := &repl{g: g, in: g.stdin, out: g.stdout, errw: g.stderr, noSnapshots: c.NoSnapshots, leader: c.Leader, turnHook: replTurnHook}
 	if err := r.openStore(c.Ephemeral); err != nil {
 		return err
 	}
 	defer r.closeStore()
 	defer r.closeKeys()
-	defer r.closeOnSignal()()
+	defer r.closeOnSignal(interrupt)()
 	r.returnRemovedCheckouts()
 	switch {
 	case c.Pick:

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"flag"
 	"os"
 	"path/filepath"
@@ -15,10 +14,8 @@ var updateScripts = flag.Bool("update", false, "rewrite the golden parts of scri
 
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"cairn": func() {
-			os.Exit(Main(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
-		},
-		"cairn-blockturn": blockTurnMain, // cancel_pty_test.go
+		"cairn":           func() { os.Exit(Process()) }, // as cmd/cairn runs it
+		"cairn-blockturn": blockTurnMain,                 // cancel_pty_test.go
 		// jq for the shell scripts (whole_session.sh), so they need no
 		// jq installed.
 		"jq": func() { os.Exit(gojq.Run()) },

@@ -81,9 +81,11 @@ func (g *Globals) view(ref string) (*engine.Workspace, *engine.View, error) {
 }
 
 // checkSessionRefs refuses a session reference given but empty (--session "",
-// -r "", a SESSION argument ""). Leaving a reference out means the newest
-// session for some commands; an empty one, as a script with an unset
-// variable gives, must not silently mean the same.
+// -r "", a SESSION argument ""), and an item flag given but empty (--at "",
+// --parent "", --call "": every flag whose placeholder is ITEM). Leaving a
+// reference out means the newest session, or the head, for some commands;
+// an empty one, as a script with an unset variable gives, must not
+// silently mean the same.
 func checkSessionRefs(kctx *kong.Context) error {
 	for _, p := range kctx.Path {
 		var v *kong.Value
@@ -95,7 +97,13 @@ func checkSessionRefs(kctx *kong.Context) error {
 		default:
 			continue
 		}
-		if v.Name != "session" && v.Name != "resume" || v.Target.Kind() != reflect.String {
+		if v.Target.Kind() != reflect.String {
+			continue
+		}
+		if p.Flag != nil && p.Flag.PlaceHolder == "ITEM" && strings.TrimSpace(v.Target.String()) == "" {
+			return usageErrorf("empty item reference: --%s needs an item id, or N for the Nth item of the head path", v.Name)
+		}
+		if v.Name != "session" && v.Name != "resume" {
 			continue
 		}
 		if strings.TrimSpace(v.Target.String()) == "" {

@@ -96,6 +96,42 @@ func TestEmptySessionReference(t *testing.T) {
 	}
 }
 
+// An empty item reference (--at "", --parent "", --call "") is refused as bad
+// usage before anything is read or written: left out, these flags mean the
+// head (or the turn's prompt), and a script's unset variable must not
+// silently mean the same.
+func TestEmptyItemReference(t *testing.T) {
+	e := newRefEnv(t)
+	before := e.items(t)
+	for _, args := range [][]string{
+		{"fork", e.id, "--at", ""},
+		{"fork", e.id, "--at="},
+		{"revert", e.id, "--to", ""},
+		{"compact", e.id, "--up-to", ""},
+		{"append", "--session", e.id, "--type", "assistant", "--parent", "", "x"},
+		{"append", "--session", e.id, "--type", "tool_result", "--call", "", "x"},
+		{"tool", "--session", e.id, "--call", "", "write", "a.txt"},
+	} {
+		code, out, errs := e.run(t, "hello\n", args...)
+		if code != ExitUsage || !strings.Contains(errs, "empty item reference") {
+			t.Errorf("cairn %q: exit %d, stderr %q, want exit %d and \"empty item reference\"", args, code, errs, ExitUsage)
+		}
+		if out != "" {
+			t.Errorf("cairn %q printed %q", args, out)
+		}
+	}
+	if got := e.items(t); got != before {
+		t.Fatalf("the session holds %d items after the refused commands, had %d", got, before)
+	}
+	code, out, _ := e.run(t, "", "--json", "sessions")
+	if code != 0 || strings.Count(out, `"id"`) != 1 {
+		t.Fatalf("sessions after the refused commands: %d %s", code, out)
+	}
+	if _, err := os.Stat(filepath.Join(e.dir, "a.txt")); !os.IsNotExist(err) {
+		t.Fatalf("a.txt was written: %v", err)
+	}
+}
+
 // -C naming a file is refused as bad usage, and nothing is created.
 func TestChdirToFile(t *testing.T) {
 	home := filepath.Join(t.TempDir(), "home")
@@ -112,6 +148,26 @@ func TestChdirToFile(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(home, "workspaces")); !os.IsNotExist(err) {
 		t.Fatalf("-C FILE made a workspace folder: %v", err)
+	}
+}
+
+// -C naming a directory that does not exist is bad usage too (a typo, not
+// a failure of cairn), and nothing is created.
+func TestChdirToMissingDir(t *testing.T) {
+	home := filepath.Join(t.TempDir(), "home")
+	missing := filepath.Join(t.TempDir(), "nope")
+	for _, args := range [][]string{{"prompt", "--new", "hi"}, {"where"}, {"sessions"}, {"--json", "where"}, {}} {
+		var o, errw bytes.Buffer
+		code := Main(context.Background(), append([]string{"--home", home, "-C", missing}, args...), strings.NewReader("hi\n"), &o, &errw)
+		if code != ExitUsage || !strings.Contains(errw.String(), "no such file or directory") {
+			t.Errorf("cairn -C MISSING %q: exit %d, stderr %q", args, code, errw.String())
+		}
+	}
+	if _, err := os.Stat(filepath.Join(home, "workspaces")); !os.IsNotExist(err) {
+		t.Fatalf("-C MISSING made a workspace folder: %v", err)
+	}
+	if _, err := os.Stat(missing); !os.IsNotExist(err) {
+		t.Fatalf("-C MISSING made the directory: %v", err)
 	}
 }
 

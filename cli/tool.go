@@ -40,7 +40,7 @@ type ToolRmCmd struct {
 }
 
 func (c *ToolWriteCmd) Run(g *Globals, t *ToolCmd) error {
-	b, err := io.ReadAll(g.stdin)
+	b, err := io.ReadAll(g.input())
 	if err != nil {
 		return err
 	}

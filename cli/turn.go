@@ -78,9 +78,12 @@ func readPlan(g *Globals, name string) (json.RawMessage, error) {
 	var b []byte
 	var err error
 	if name == "-" {
-		b, err = io.ReadAll(g.stdin)
+		b, err = io.ReadAll(g.input())
 	} else {
 		b, err = os.ReadFile(name)
+	}
+	if ctxErr := g.ctx.Err(); ctxErr != nil {
+		return nil, ctxErr // cancelled while it waited for stdin: not bad usage
 	}
 	if err != nil {
 		return nil, usageErrorf("--plan: %v", err)

@@ -35,7 +35,7 @@ type SnapshotsListCmd struct{}
 
 // SnapshotsRestoreCmd is `cairn snapshots restore SNAP`.
 type SnapshotsRestoreCmd struct {
-	Snap string `arg:"" name:"snap" help:"Snapshot id."`
+	Snap string `arg:"" name:"snap" help:"Snapshot: the # cairn snapshots shows, an id, or a unique prefix of one."`
 }
 
 func (c *UndoCmd) Run(g *Globals) error {
@@ -47,7 +47,18 @@ func (c *RedoCmd) Run(g *Globals) error {
 }
 
 func (c *SnapshotsRestoreCmd) Run(g *Globals, p *SnapshotsCmd) error {
-	return g.runRestore(p.Session, func(s *engine.Session) (*engine.RestoreResult, error) { return s.RestoreTo(g.ctx, c.Snap) })
+	return g.runRestore(p.Session, func(s *engine.Session) (*engine.RestoreResult, error) {
+		l, err := s.Snapshots(g.ctx)
+		if err != nil {
+			return nil, err
+		}
+		id, msg := snapshotRef(l, c.Snap, "cairn snapshots")
+		if msg != "" {
+			msg = strings.TrimSuffix(msg, ".")
+			return nil, fmt.Errorf("%w: %s", engine.ErrRefused, strings.ToLower(msg[:1])+msg[1:])
+		}
+		return s.RestoreTo(g.ctx, id)
+	})
 }
 
 func (c *SnapshotsListCmd) Run(g *Globals, p *SnapshotsCmd) error {

@@ -211,6 +211,9 @@ func (p *patchPlan) apply(f *patch.File) error {
 // a regular file or nothing, inside the workspace and outside cairn's
 // state folder; a folder, a link or anything else is bad input.
 func (p *patchPlan) file(name string) (*patchFile, error) {
+	if err := fileName(name); err != nil {
+		return nil, err
+	}
 	rel, err := p.w.relPath(name)
 	if err != nil {
 		return nil, err
@@ -225,6 +228,8 @@ func (p *patchPlan) file(name string) (*patchFile, error) {
 	fi, err := p.fsys.Lstat(rel)
 	switch {
 	case vfs.IsNotExist(err):
+	case vfs.IsEscape(err):
+		return nil, p.w.linkedOut(name)
 	case errors.Is(err, syscall.ENOTDIR):
 		return nil, fmt.Errorf("%w: %s: a name above it is not a folder", ErrBadInput, rel)
 	case err != nil:

@@ -57,8 +57,10 @@ type RetentionOptions struct {
 type RetentionPlan struct {
 	Action string
 	Groups []RetentionGroup
-	// Skipped names the sessions a run found open when their turn came
-	// (filled in by RunRetention; a plan has none).
+	// Skipped names the sessions a run found open (or pinned) when their
+	// turn came, and those a forget found an older forgotten session of
+	// the same id in the trash for (filled in by RunRetention; a plan has
+	// none).
 	Skipped []RetentionEntry
 }
 

@@ -64,6 +64,11 @@ func (s *Store) removeOne(ctx context.Context, action string, e RetentionEntry) 
 	case ActionTrim:
 		return w.trimSession(ctx, e.Session)
 	case ActionForget:
+		if _, err := s.fsys.Lstat(trashEntry(e.Session)); err == nil {
+			// The trash holds an older session of this id (settleEntry left
+			// both): moving this one in would overwrite it.
+			return errSkipped
+		}
 		return w.forgetSession(ctx, e.Session)
 	}
 	return fmt.Errorf("%w: retention action %q", ErrBadInput, action)

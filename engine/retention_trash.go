@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -37,7 +38,11 @@ import (
 // the workspace only, the forget never happened (anything moved goes back,
 // the entry goes); in both, the trash's copy wins for a forget whose copy
 // is whole and the same size, and the workspace's for a restore or when
-// the workspace's copy grew since (someone wrote to the session). Every
+// the workspace's copy grew since (someone wrote to the session). Two
+// journals neither of which begins with the other are no copies of each
+// other: the workspace's is a session made again under the same id (an agent's hooks, an
+// import): both stay, a restore is refused and a forget skips it until
+// prune purges the trash's. Every
 // forget, restore and prune settles first. Prune purges entries forgotten
 // at least TrashDays days ago. The session's objects stay in the
 // workspace store while the trash holds the session (prune counts the
@@ -278,6 +283,17 @@ func (w *Workspace) settleEntry(ctx context.Context, in *trashInfo) error {
 	var keepWS bool
 	switch {
 	case inT && inW:
+		same, err := journalPrefix(fsys, tname, wname, min(tfi.Size(), wfi.Size()))
+		if err != nil {
+			return err
+		}
+		if !same {
+			// Not a move cut short: a session of the same id was made
+			// again after the forget (an agent's hooks, an import). Each
+			// copy is its own: the trash keeps its entry, restorable once
+			// the other is out of the way (Restore refuses until then).
+			return nil
+		}
 		keepWS = in.Restoring || wfi.Size() != tfi.Size()
 	case inT:
 		keepWS = in.Restoring
@@ -304,6 +320,40 @@ func (w *Workspace) settleEntry(ctx context.Context, in *trashInfo) error {
 		}
 	}
 	return removeFolder(ctx, fsys, entry)
+}
+
+// journalPrefix reports whether the trash's items journal tname and the
+// workspace's wname hold the same first n bytes (n: the shorter's size):
+// one begins with the other, as after a forget or a restore cut short (one
+// is a copy of the other; the workspace's may have grown since, or lost an
+// unsynced tail to a power loss), and as a session made again under the
+// same id does not.
+func journalPrefix(fsys vfs.FS, tname, wname string, n int64) (bool, error) {
+	t, err := fsys.OpenFile(tname, os.O_RDONLY, 0)
+	if err != nil {
+		return false, err
+	}
+	defer t.Close()
+	w, err := fsys.OpenFile(wname, os.O_RDONLY, 0)
+	if err != nil {
+		return false, err
+	}
+	defer w.Close()
+	bt, bw := make([]byte, 32<<10), make([]byte, 32<<10)
+	for n > 0 {
+		k := int(min(n, int64(len(bt))))
+		if _, err := io.ReadFull(t, bt[:k]); err != nil {
+			return false, err
+		}
+		if _, err := io.ReadFull(w, bw[:k]); err != nil {
+			return false, err
+		}
+		if !bytes.Equal(bt[:k], bw[:k]) {
+			return false, nil
+		}
+		n -= int64(k)
+	}
+	return true, nil
 }
 
 // TrashList lists the forgotten sessions the trash holds, newest first.
@@ -364,7 +414,7 @@ func (s *Store) Restore(ctx context.Context, ref string) (Trashed, error) {
 	}
 	w := s.trashWorkspace(in)
 	if _, err := s.fsys.Lstat(itemsName(w.dir, id)); err == nil {
-		return Trashed{}, fmt.Errorf("%w: session %s is in its workspace already", ErrRefused, id)
+		return Trashed{}, fmt.Errorf("%w: a session %s is in its workspace again, made after the forget (by an agent's hooks or an import); the trash keeps the forgotten one until it is purged", ErrRefused, id)
 	}
 	if err := vfs.MkdirAllDurable(s.fsys, path.Join(w.dir, sessionsDir), vfs.DirPerm); err != nil {
 		return Trashed{}, err

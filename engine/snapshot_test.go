@@ -656,13 +656,52 @@ func TestToolPathsOutsideRefused(t *testing.T) {
 			t.Fatalf("write %q: err = %v, want ErrBadInput", p, err)
 		}
 	}
-	// A planted link to a folder outside: os.Root refuses to go through it.
+	// A planted link to a folder outside: os.Root refuses to go through it,
+	// and every file tool says the name is outside the workspace (bad
+	// input), not that cairn failed.
 	os.Symlink(outside, e.path("out"))
-	if _, err := s.ToolWrite(e.ctx, "out/x", []byte("no")); err == nil {
-		t.Fatal("write through a planted link succeeded")
+	for tool, run := range map[string]func() (*ToolAnswer, error){
+		"write": func() (*ToolAnswer, error) { return s.ToolWrite(e.ctx, "out/x", []byte("no")) },
+		"edit":  func() (*ToolAnswer, error) { return s.ToolEdit(e.ctx, "out/x", "a", "b") },
+		"rm":    func() (*ToolAnswer, error) { return s.ToolRm(e.ctx, "out/x") },
+		"patch": func() (*ToolAnswer, error) {
+			return s.ToolPatch(e.ctx, []byte("*** Begin Patch\n*** Add File: out/x\n+no\n*** End Patch\n"))
+		},
+	} {
+		if _, err := run(); !errors.Is(err, ErrBadInput) || !strings.Contains(err.Error(), "outside the workspace") {
+			t.Fatalf("%s through a planted link: err = %v, want ErrBadInput naming the workspace", tool, err)
+		}
 	}
 	if ents, _ := os.ReadDir(outside); len(ents) != 0 {
 		t.Fatalf("something was written outside: %v", ents)
+	}
+}
+
+// TestToolNameEndingWithSlash: a name ending with / names a folder: no
+// file tool makes, changes or removes the file its cleaned name would be.
+func TestToolNameEndingWithSlash(t *testing.T) {
+	e := newSnapEnv(t, "")
+	s := e.session()
+	e.put("f.txt", "keep")
+	for _, p := range []string{"newdir/", "newdir/.", "f.txt/", e.path("f.txt") + "/"} {
+		if _, err := s.ToolWrite(e.ctx, p, []byte("no")); !errors.Is(err, ErrBadInput) {
+			t.Fatalf("write %q: err = %v, want ErrBadInput", p, err)
+		}
+		if _, err := s.ToolRm(e.ctx, p); !errors.Is(err, ErrBadInput) {
+			t.Fatalf("rm %q: err = %v, want ErrBadInput", p, err)
+		}
+		if _, err := s.ToolEdit(e.ctx, p, "keep", "no"); !errors.Is(err, ErrBadInput) {
+			t.Fatalf("edit %q: err = %v, want ErrBadInput", p, err)
+		}
+	}
+	if _, err := s.ToolPatch(e.ctx, []byte("*** Begin Patch\n*** Add File: newdir/\n+no\n*** End Patch\n")); !errors.Is(err, ErrBadInput) {
+		t.Fatalf("patch adding newdir/: err = %v, want ErrBadInput", err)
+	}
+	if _, err := os.Lstat(e.path("newdir")); !os.IsNotExist(err) {
+		t.Fatalf("newdir was made: %v", err)
+	}
+	if b, err := os.ReadFile(e.path("f.txt")); err != nil || string(b) != "keep" {
+		t.Fatalf("f.txt %q, %v", b, err)
 	}
 }
 

@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -133,13 +134,16 @@ func (s *Store) Now() time.Time { return s.now().UTC().Truncate(time.Millisecond
 
 // Canonical is the canonical absolute form of dir: absolute, cleaned, with
 // symbolic links resolved. Two spellings of one folder give one workspace.
-// dir must be a directory: anything else is ErrBadInput.
+// dir must be a directory: anything else, or nothing, is ErrBadInput.
 func Canonical(dir string) (string, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return "", err
 	}
 	real, err := filepath.EvalSymlinks(abs)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", fmt.Errorf("%w: workspace %s: %w", ErrBadInput, dir, err)
+	}
 	if err != nil {
 		return "", fmt.Errorf("engine: workspace %s: %w", dir, err)
 	}

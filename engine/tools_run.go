@@ -79,6 +79,9 @@ func (s *Session) newToolRun(tool, path string, opts []ToolOptions) (*toolRun, f
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := fileName(path); err != nil {
+		return nil, nil, err
+	}
 	rel, err := s.ws.relPath(path)
 	if err != nil {
 		return nil, nil, err
@@ -98,6 +101,10 @@ func (s *Session) newToolRun(tool, path string, opts []ToolOptions) (*toolRun, f
 	if fencedOff(fsys, rel) {
 		done()
 		return nil, nil, fmt.Errorf("%w: %s is inside cairn's state folder", ErrBadInput, path)
+	}
+	if err := s.ws.leadsOut(fsys, rel, path); err != nil {
+		done()
+		return nil, nil, err
 	}
 	return &toolRun{s: s, tool: tool, rel: rel, call: call, sc: cfg.Snapshots, fsys: fsys}, done, nil
 }

@@ -96,6 +96,33 @@ func fencedOff(fsys vfs.FS, rel string) bool {
 	}
 }
 
+// fileName refuses a file tool's name that ends with "/" (or "/."): it
+// names a folder, and cleaning it into a file's name would make or remove
+// a file the name does not say.
+func fileName(p string) error {
+	if s := filepath.ToSlash(p); strings.HasSuffix(s, "/") || strings.HasSuffix(s, "/.") {
+		return fmt.Errorf("%w: %s ends with /: it names a folder, not a file", ErrBadInput, p)
+	}
+	return nil
+}
+
+// leadsOut refuses rel, given as orig, when a symbolic link on its way
+// leads outside the workspace: os.Root would refuse every use of it with an
+// error of its own, which reads as a failure of cairn rather than of the
+// name. A link that is rel itself is not followed, so it does not count.
+func (w *Workspace) leadsOut(fsys vfs.FS, rel, orig string) error {
+	if _, err := fsys.Lstat(rel); vfs.IsEscape(err) {
+		return w.linkedOut(orig)
+	}
+	return nil
+}
+
+// linkedOut is the refusal of a name a symbolic link leads out of the
+// workspace.
+func (w *Workspace) linkedOut(orig string) error {
+	return fmt.Errorf("%w: %s is outside the workspace %s: a symbolic link on its way leads out", ErrBadInput, orig, w.path)
+}
+
 // relPath turns a path argument into a workspace-relative, slash-separated,
 // cleaned name. An absolute path inside the workspace is converted; one
 // outside it, a name climbing out with "..", the workspace itself, and a

@@ -145,6 +145,15 @@ var (
 // IsNotExist reports whether err says a file does not exist.
 func IsNotExist(err error) bool { return errors.Is(err, fs.ErrNotExist) }
 
+// IsEscape reports whether err says a name, or a symbolic link on its way,
+// leads outside the FS's root. os.Root does not export its error for this,
+// so it is known by its message, the one Mem's errEscapes gives too
+// (TestIsEscape checks os.Root still says it).
+func IsEscape(err error) bool {
+	var pe *fs.PathError
+	return errors.Is(err, errEscapes) || errors.As(err, &pe) && pe.Err.Error() == errEscapes.Error()
+}
+
 // IsExist reports whether err says a file already exists.
 func IsExist(err error) bool { return errors.Is(err, fs.ErrExist) }
 
