@@ -15,8 +15,11 @@ import (
 // FS; its message is the one os.Root gives.
 var errEscapes = errors.New("path escapes from parent")
 
-// maxLinks bounds the symbolic links followed while resolving one name.
-const maxLinks = 40
+// maxLinks bounds the symbolic links followed while resolving one name:
+// the bound of os.Root, which Disk resolves names with (8, the least
+// SYMLOOP_MAX POSIX allows), so that Mem refuses with ELOOP the names the
+// disk refuses, and Fenced follows no more links than the Disk it wraps.
+const maxLinks = 8
 
 // memNode is a file, folder or symbolic link of a Mem. A node has no name:
 // folders map names to nodes, so a node renamed but not yet synced can be
