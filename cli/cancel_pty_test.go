@@ -35,28 +35,35 @@ func blockTurnMain() {
 	os.Exit(Process())
 }
 
+// startBlockTurnPTY starts cairn-blockturn with args on a new pty that is
+// its controlling terminal (its own session), so Ctrl-C typed there reaches
+// it as a real terminal's would.
+func startBlockTurnPTY(t *testing.T, args ...string) (*replPTY, *exec.Cmd) {
+	t.Helper()
+	bin, err := exec.LookPath("cairn-blockturn")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := openReplPTY(t)
+	cmd := exec.Command(bin, args...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = p.TTY, p.TTY, p.TTY
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	return p, cmd
+}
+
 // TestProcessCtrlCCancelsTurn: Ctrl-C typed while a turn runs (the terminal
 // cooked, so the kernel sends SIGINT to the REPL, which owns the terminal)
 // cancels that turn: the REPL says so and goes on, the prompt is taken out
 // of the prompt history (Up skips it), and the session keeps what it
 // recorded.
 func TestProcessCtrlCCancelsTurn(t *testing.T) {
-	bin, err := exec.LookPath("cairn-blockturn")
-	if err != nil {
-		t.Fatal(err)
-	}
 	home, dir := t.TempDir(), t.TempDir()
 	base := []string{"--home", home, "-C", dir}
-	p := openReplPTY(t)
-	cmd := exec.Command(bin, base...)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = p.TTY, p.TTY, p.TTY
-	// Its own session with the pty as its controlling terminal, so Ctrl-C
-	// reaches it as a real terminal's would.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	p, cmd := startBlockTurnPTY(t, base...)
 
 	p.nextPrompt(t)
 	p.Send(t, "first\r")
@@ -125,19 +132,8 @@ func TestProcessCtrlCCancelsTurn(t *testing.T) {
 // The process's own context is cancelled by the first SIGINT for good, so a
 // REPL that ran its lines under it ran every later line cancelled.
 func TestProcessCtrlCTwice(t *testing.T) {
-	bin, err := exec.LookPath("cairn-blockturn")
-	if err != nil {
-		t.Fatal(err)
-	}
 	home, dir := t.TempDir(), t.TempDir()
-	p := openReplPTY(t)
-	cmd := exec.Command(bin, "--home", home, "-C", dir)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = p.TTY, p.TTY, p.TTY
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	p, cmd := startBlockTurnPTY(t, "--home", home, "-C", dir)
 
 	p.nextPrompt(t)
 	p.Send(t, "block one\r")

@@ -56,6 +56,32 @@ func (e *refEnv) items(t *testing.T) int {
 	return len(v.Transcript())
 }
 
+// refusedUsage runs cairn with args (and input on stdin) and fails unless
+// it exits as bad usage, saying want, with nothing on stdout.
+func (e *refEnv) refusedUsage(t *testing.T, want string, args ...string) {
+	t.Helper()
+	code, out, errs := e.run(t, "hello\n", args...)
+	if code != ExitUsage || !strings.Contains(errs, want) {
+		t.Errorf("cairn %q: exit %d, stderr %q, want exit %d and %q", args, code, errs, ExitUsage, want)
+	}
+	if out != "" {
+		t.Errorf("cairn %q printed %q", args, out)
+	}
+}
+
+// unchanged fails unless the session still holds before items and is the
+// only one.
+func (e *refEnv) unchanged(t *testing.T, before int) {
+	t.Helper()
+	if got := e.items(t); got != before {
+		t.Fatalf("the session holds %d items after the refused commands, had %d", got, before)
+	}
+	code, out, _ := e.run(t, "", "--json", "sessions")
+	if code != 0 || strings.Count(out, `"id"`) != 1 {
+		t.Fatalf("sessions after the refused commands: %d %s", code, out)
+	}
+}
+
 // An empty session reference is refused as bad usage before anything is
 // read or written: a script with an unset variable must not act on the
 // newest session (or start a new one).
@@ -79,21 +105,9 @@ func TestEmptySessionReference(t *testing.T) {
 		{"--resume", ""},
 		{"resume", ""},
 	} {
-		code, out, errs := e.run(t, "hello\n", args...)
-		if code != ExitUsage || !strings.Contains(errs, "empty session reference") {
-			t.Errorf("cairn %q: exit %d, stderr %q, want exit %d and \"empty session reference\"", args, code, errs, ExitUsage)
-		}
-		if out != "" {
-			t.Errorf("cairn %q printed %q", args, out)
-		}
+		e.refusedUsage(t, "empty session reference", args...)
 	}
-	if got := e.items(t); got != before {
-		t.Fatalf("the session holds %d items after the refused commands, had %d", got, before)
-	}
-	code, out, _ := e.run(t, "", "--json", "sessions")
-	if code != 0 || strings.Count(out, `"id"`) != 1 {
-		t.Fatalf("sessions after the refused commands: %d %s", code, out)
-	}
+	e.unchanged(t, before)
 }
 
 // An empty item reference (--at "", --parent "", --call "") is refused as bad
@@ -112,21 +126,9 @@ func TestEmptyItemReference(t *testing.T) {
 		{"append", "--session", e.id, "--type", "tool_result", "--call", "", "x"},
 		{"tool", "--session", e.id, "--call", "", "write", "a.txt"},
 	} {
-		code, out, errs := e.run(t, "hello\n", args...)
-		if code != ExitUsage || !strings.Contains(errs, "empty item reference") {
-			t.Errorf("cairn %q: exit %d, stderr %q, want exit %d and \"empty item reference\"", args, code, errs, ExitUsage)
-		}
-		if out != "" {
-			t.Errorf("cairn %q printed %q", args, out)
-		}
+		e.refusedUsage(t, "empty item reference", args...)
 	}
-	if got := e.items(t); got != before {
-		t.Fatalf("the session holds %d items after the refused commands, had %d", got, before)
-	}
-	code, out, _ := e.run(t, "", "--json", "sessions")
-	if code != 0 || strings.Count(out, `"id"`) != 1 {
-		t.Fatalf("sessions after the refused commands: %d %s", code, out)
-	}
+	e.unchanged(t, before)
 	if _, err := os.Stat(filepath.Join(e.dir, "a.txt")); !os.IsNotExist(err) {
 		t.Fatalf("a.txt was written: %v", err)
 	}
