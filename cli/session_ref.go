@@ -81,8 +81,9 @@ func (g *Globals) view(ref string) (*engine.Workspace, *engine.View, error) {
 }
 
 // checkSessionRefs refuses a session reference given but empty (--session "",
-// -r "", a SESSION argument ""), and an item flag given but empty (--at "",
-// --parent "", --call "": every flag whose placeholder is ITEM). Leaving a
+// -r "", a SESSION argument ""), an item flag given but empty (--at "",
+// --parent "", --call "": every flag whose placeholder is ITEM), and an
+// empty SNAP (snapshots restore ""). Leaving a
 // reference out means the newest session, or the head, for some commands;
 // an empty one, as a script with an unset variable gives, must not
 // silently mean the same.
@@ -102,6 +103,11 @@ func checkSessionRefs(kctx *kong.Context) error {
 		}
 		if p.Flag != nil && p.Flag.PlaceHolder == "ITEM" && strings.TrimSpace(v.Target.String()) == "" {
 			return usageErrorf("empty item reference: --%s needs an item id, or N for the Nth item of the head path", v.Name)
+		}
+		if p.Positional != nil && v.Name == "snap" && strings.TrimSpace(v.Target.String()) == "" {
+			// Every snapshot id starts with "": with one snapshot it would
+			// be the one meant, and the whole stack undone.
+			return usageErrorf("empty snapshot reference: SNAP needs the # cairn snapshots shows, an id, or a unique prefix")
 		}
 		if v.Name != "session" && v.Name != "resume" {
 			continue

@@ -183,3 +183,34 @@ func TestForkAtUnknownItem(t *testing.T) {
 		t.Fatalf("fork --at i-0000: exit %d, stderr %q, want %q", code, errs, want)
 	}
 }
+
+// An empty SNAP is refused as bad usage and restores nothing: every
+// snapshot id starts with "", so with one snapshot it named that one and
+// undid it (a script's unset variable undoing the whole stack).
+func TestEmptySnapshotReference(t *testing.T) {
+	e := newRefEnv(t)
+	file := filepath.Join(e.dir, "a.txt")
+	if code, _, errs := e.run(t, "new\n", "tool", "write", "a.txt"); code != 0 {
+		t.Fatalf("write: %d %s", code, errs)
+	}
+	for _, args := range [][]string{
+		{"snapshots", "restore", ""},
+		{"snapshots", "restore", "  "},
+		{"--json", "snapshots", "restore", ""},
+	} {
+		code, out, errs := e.run(t, "", args...)
+		if code != ExitUsage || !strings.Contains(errs, "empty snapshot reference") {
+			t.Errorf("cairn %q: exit %d, stderr %q", args, code, errs)
+		}
+		if args[0] != "--json" && out != "" {
+			t.Errorf("cairn %q printed %q", args, out)
+		}
+		if b, err := os.ReadFile(file); err != nil || string(b) != "new\n" {
+			t.Fatalf("after cairn %q the file holds %q (%v)", args, b, err)
+		}
+	}
+	l := &engine.SnapshotList{Snapshots: []engine.SnapshotInfo{{ID: "mx1-aaaa"}}}
+	if id, msg := snapshotRef(l, "", "/snapshots"); id != "" || msg == "" {
+		t.Fatalf("snapshotRef of \"\": %q %q", id, msg)
+	}
+}
