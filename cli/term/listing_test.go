@@ -218,6 +218,15 @@ func TestPickModelRefreshUnmovedSelectsNewest(t *testing.T) {
 	if j, _ := m.v.chosen(); m.v.rows[j].ID != all[0].ID {
 		t.Fatalf("selected %s after the refresh, want the newest %s", m.v.rows[j].ID, all[0].ID)
 	}
+	// With a filter typed and the selection not moved, the newest row
+	// that matches is selected, as when the rows come first.
+	m = newPickModel(stale, 80, 10, nil)
+	m.loading = true
+	m.Update(key("t"))
+	m.Update(rowsMsg{rows: all})
+	if j, _ := m.v.chosen(); m.v.rows[j].ID != all[0].ID || m.v.filter != "t" {
+		t.Fatalf("filtered: selected %s after the refresh, want the newest %s", m.v.rows[j].ID, all[0].ID)
+	}
 	// Once moved, the selection follows its row.
 	m = newPickModel(stale, 80, 10, nil)
 	m.loading = true

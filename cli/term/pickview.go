@@ -92,15 +92,17 @@ func (v *pickView) setFilter(q string) {
 // setRows puts rows in the place of the rows shown, keeping the filter and,
 // once the user has moved it, the selected row (by id) when it is still
 // there, else the position of the selection, and the selection's line on
-// the page. A selection never moved stays on the first match: the first
-// page can be stale (read from index.json), and the row it put first may
-// no longer be the newest.
+// the page. A selection never moved is where it would be had these rows
+// come first: the first page can be stale (read from index.json), and the
+// row it put first may no longer be the newest.
 func (v *pickView) setRows(rows []Row) {
 	if !v.moved {
-		v.rows = rows
-		v.match = matchRows(rows, v.filter)
+		// As if the rows had come first and the filter been typed since.
+		q := v.filter
+		v.rows, v.filter = rows, ""
+		v.match = matchRows(rows, "")
 		v.sel, v.top = 0, 0
-		v.scroll()
+		v.setFilter(q)
 		return
 	}
 	line := v.sel - v.top
