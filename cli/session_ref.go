@@ -2,12 +2,14 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"reflect"
 	"strings"
 
 	"github.com/alecthomas/kong"
 
+	"cairn/cli/display"
 	"cairn/engine"
 )
 
@@ -49,9 +51,26 @@ func (g *Globals) resolveSession(ref string) (*engine.Workspace, string, error) 
 	}
 	id, err := resolve(g.ctx, ws, ref)
 	if err != nil {
-		return nil, "", err
+		s, _ := g.open()
+		return nil, "", notHere(g.ctx, s, ws, err, ref)
 	}
 	return ws, id, nil
+}
+
+// notHere adds to err, a session not found in ws's directory, where the
+// session is when ref is the full id of a session of another directory: a
+// session belongs to the directory it ran in, and an id pasted from a
+// resume line printed elsewhere is found only there.
+func notHere(ctx context.Context, s *engine.Store, ws *engine.Workspace, err error, ref string) error {
+	if s == nil || !errors.Is(err, engine.ErrNotFound) {
+		return err
+	}
+	other, ferr := s.FindSession(ctx, strings.TrimSpace(ref))
+	if ferr != nil || other.Path() == ws.Path() {
+		return err
+	}
+	dir := display.Line(other.Path())
+	return fmt.Errorf("%w; it is a session of %s (run cairn there, or with -C %s)", err, dir, dir)
 }
 
 // openSession takes ownership of a session for one plumbing call.

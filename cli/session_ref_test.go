@@ -214,3 +214,25 @@ func TestEmptySnapshotReference(t *testing.T) {
 		t.Fatalf("snapshotRef of \"\": %q %q", id, msg)
 	}
 }
+
+// A full id of a session of another directory is not resumed here (a
+// session belongs to the directory it ran in), but the error says where
+// it is, for the REPL's -r and for plumbing alike; a prefix is not
+// looked for elsewhere.
+func TestSessionOfAnotherDirectoryNamed(t *testing.T) {
+	e := newRefEnv(t)
+	here := &refEnv{home: e.home, dir: t.TempDir()}
+	for _, args := range [][]string{
+		{"-r", e.id},
+		{"show", e.id},
+		{"undo", "--session", e.id},
+	} {
+		code, _, errs := here.run(t, "", args...)
+		if code != ExitFailed || !strings.Contains(errs, "no such session") || !strings.Contains(errs, "it is a session of "+e.dir) {
+			t.Errorf("cairn %q in another directory: exit %d, stderr %q", args, code, errs)
+		}
+	}
+	if _, _, errs := here.run(t, "", "show", e.id[:8]); strings.Contains(errs, "it is a session of") {
+		t.Errorf("a prefix was looked for elsewhere: %q", errs)
+	}
+}
