@@ -169,6 +169,9 @@ func (a *Server) restore(w http.ResponseWriter, r *http.Request) {
 		default:
 			out, err = s.RestoreTo(r.Context(), req.ID)
 		}
+		if n, ok := a.src.(restoreNotifier); ok && err == nil {
+			n.restored(out)
+		}
 		return err
 	})
 	if err != nil {
