@@ -106,7 +106,7 @@ func (g *Globals) revertRefused(err error) error {
 		Code  string             `json:"code"`
 		Error string             `json:"error"`
 		Files *engine.FileRevert `json:"files"`
-	}{false, "conflict", err.Error(), ce.Files})
+	}{false, "conflict", userError(err), ce.Files})
 	return &exitError{code: ExitRefused, word: "conflict", err: err, quiet: true}
 }
 

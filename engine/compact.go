@@ -169,7 +169,7 @@ func (s *Session) Archive(compaction string) ([]Item, error) {
 	defer s.mu.Unlock()
 	c := s.st.items[compaction]
 	if c == nil || c.Type != Compaction || len(c.Replaces) != 2 {
-		return nil, fmt.Errorf("%w: %q is not a compaction item", ErrNotFound, compaction)
+		return nil, notFoundf("%q is not a compaction item", compaction)
 	}
 	view := requestView(s.st.pathTo(c.Parent))
 	first, last := stretchIn(view, c.Replaces)
