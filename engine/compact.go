@@ -25,7 +25,11 @@ import (
 func (s *Session) Compact(ctx context.Context, summary, upTo string) (Item, error) {
 	s.mu.Lock()
 	path := s.st.headPath()
+	known := upTo == "" || s.st.items[upTo] != nil
 	s.mu.Unlock()
+	if !known {
+		return Item{}, &noItem{upTo, s.st.id} // names nothing: not found, as elsewhere
+	}
 	view := requestView(path)
 	end := -1
 	if upTo == "" {
