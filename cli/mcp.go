@@ -137,7 +137,7 @@ func mcpAnswer[T any](v T, err error) (*mcp.CallToolResult, any, error) {
 // its record is whole.
 func mcpCall[In any](ctx context.Context, s *engine.Session, tool string, in In, run func(call string) (any, error)) (*mcp.CallToolResult, any, error) {
 	if ctx.Err() != nil {
-		return mcpAnswer[any](nil, errMCPStopping)
+		return mcpAnswer[any](nil, errNotStarted)
 	}
 	args, _ := json.Marshal(in)
 	it, err := s.Append(ctx, engine.Item{Type: engine.ToolCall, Tool: tool, Text: string(args)})
@@ -146,7 +146,7 @@ func mcpCall[In any](ctx context.Context, s *engine.Session, tool string, in In,
 	}
 	a, err := run(it.ID)
 	if err != nil && errors.Is(err, context.Canceled) {
-		err = errMCPStopping
+		err = errCancelled
 	}
 	text := ""
 	if a != nil && !isNil(a) {
@@ -168,8 +168,12 @@ func mcpCall[In any](ctx context.Context, s *engine.Session, tool string, in In,
 	return mcpAnswer(a, err)
 }
 
-// errMCPStopping answers a call cancelled because cairn mcp was told to stop.
-var errMCPStopping = errors.New("cancelled: cairn mcp is stopping; what the call changed until then is recorded")
+// The answers of a call cancelled (cairn mcp told to stop, or the client's
+// notifications/cancelled) before it started, and while it ran.
+var (
+	errNotStarted = errors.New("cancelled before it started: nothing was changed")
+	errCancelled  = errors.New("cancelled: what the call changed until then is recorded")
+)
 
 // isNil reports whether v holds a nil pointer (an answer not made).
 func isNil(v any) bool {
