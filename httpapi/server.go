@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"cairn/engine"
+	"cairn/internal/usermsg"
 )
 
 // snapshotOps is the undo stack of one open session.
@@ -234,9 +235,10 @@ type errorBody struct {
 }
 
 // writeError answers {"ok":false,"code","error"}, and the owner's pid when
-// pid is not 0.
+// pid is not 0; msg is worded as the cairn command words its errors
+// (internal/usermsg), never with a package's name.
 func writeError(w http.ResponseWriter, status int, code, msg string, pid int) {
-	writeJSON(w, status, errorBody{Code: code, Error: msg, PID: pid})
+	writeJSON(w, status, errorBody{Code: code, Error: usermsg.Text(msg), PID: pid})
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
