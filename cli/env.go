@@ -25,7 +25,11 @@ import (
 // (COMP_LINE, read again by the parser's completion).
 func completing() bool { return os.Getenv("COMP_LINE") != "" }
 
-// defaultHome is the state folder: $CAIRN_HOME, else ~/.cairn.
+// defaultHome is the state folder: $CAIRN_HOME, else ~/.cairn. A home
+// folder that does not exist (HOME=/nonexistent, as system accounts have)
+// is an error, never made: the REPL then runs unrecorded and says so, as
+// for any state folder it cannot use. A folder named by CAIRN_HOME or
+// --home is made, since it was asked for.
 func defaultHome() (string, error) {
 	if h := os.Getenv("CAIRN_HOME"); h != "" {
 		return filepath.Abs(h)
@@ -33,6 +37,9 @@ func defaultHome() (string, error) {
 	home, err := os.UserHomeDir()
 	if err != nil {
 		return "", fmt.Errorf("no state folder: set CAIRN_HOME or HOME: %w", err)
+	}
+	if fi, err := os.Stat(home); err != nil || !fi.IsDir() {
+		return "", fmt.Errorf("no state folder: the home folder %s does not exist; set CAIRN_HOME or HOME", home)
 	}
 	return filepath.Join(home, ".cairn"), nil
 }

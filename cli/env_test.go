@@ -78,3 +78,29 @@ func TestDefaultHome(t *testing.T) {
 		t.Fatalf("without CAIRN_HOME: %q %v", got, err)
 	}
 }
+
+// A home folder that does not exist is not made: the REPL runs unrecorded,
+// says so, prints no resume line, and leaves nothing on disk.
+func TestMissingHomeIsNotMade(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "nonexistent")
+	t.Setenv("CAIRN_HOME", "")
+	t.Setenv("HOME", missing)
+	if _, err := defaultHome(); err == nil || !strings.Contains(err.Error(), missing) {
+		t.Fatalf("missing home: %v", err)
+	}
+	var out, errw bytes.Buffer
+	code := Main(context.Background(), []string{"-C", t.TempDir()}, strings.NewReader("hello\n/exit\n"), &out, &errw)
+	if code != 0 || !strings.Contains(errw.String()+out.String(), "not recorded") || strings.Contains(out.String(), "--resume") {
+		t.Fatalf("REPL with a missing home: exit %d\nstdout %s\nstderr %s", code, out.String(), errw.String())
+	}
+	if _, err := os.Lstat(missing); !os.IsNotExist(err) {
+		t.Fatalf("the missing home was made: %v", err)
+	}
+	code = Main(context.Background(), []string{"-C", t.TempDir(), "prompt", "hi"}, strings.NewReader(""), &out, &errw)
+	if code != ExitFailed {
+		t.Fatalf("prompt with a missing home: exit %d", code)
+	}
+	if _, err := os.Lstat(missing); !os.IsNotExist(err) {
+		t.Fatalf("the missing home was made by prompt: %v", err)
+	}
+}

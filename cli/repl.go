@@ -304,6 +304,12 @@ func (r *repl) loop() error {
 		if done {
 			break
 		}
+		// Idle until the next line: the record catches up with the
+		// turns the engine's refresh interval left out of it, for
+		// `cairn sessions` and pickers elsewhere.
+		if r.sess != nil {
+			r.sess.RefreshRecord()
+		}
 	}
 	if r.ed != nil {
 		r.open.setEditor(nil)

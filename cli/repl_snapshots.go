@@ -189,6 +189,9 @@ func (r *repl) snapshotRef(ref string) (id, msg string) {
 // engine names what is wrong with it); msg says why a # or a prefix names
 // no snapshot or several, naming list, the command that lists them.
 func snapshotRef(l *engine.SnapshotList, ref, list string) (id, msg string) {
+	if strings.TrimSpace(ref) == "" {
+		return "", fmt.Sprintf("No snapshot named: give the # %s shows, an id, or a unique prefix.", list)
+	}
 	if n, err := strconv.Atoi(strings.TrimPrefix(ref, "#")); err == nil {
 		if n < 1 || n > len(l.Snapshots) {
 			return "", fmt.Sprintf("No snapshot #%d: %s lists %s.", n, list, plural(len(l.Snapshots), "snapshot", "snapshots"))

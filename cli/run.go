@@ -76,7 +76,7 @@ func (c *RunCmd) Run(g *Globals) error {
 			id, err = r.resolveInCheckouts(g.ctx, c.Resume, err)
 		}
 		if err != nil {
-			return err
+			return notHere(g.ctx, r.store, r.ws, err, c.Resume)
 		}
 		if err := r.resume(id); err != nil {
 			return err

@@ -161,6 +161,7 @@ func (r *repl) serving(f ListenFlags, loop func() error) error {
 		return err
 	}
 	live := httpapi.NewLive(func() *engine.Session { return r.sess })
+	live.OnRestore(r.toldRestore)
 	api := httpapi.NewSessionServer(live, cs, tok, r.errw)
 	ln, err := net.Listen("tcp", f.Listen)
 	if err != nil {
@@ -194,4 +195,17 @@ func (r *repl) readLineServing() (string, error) {
 	r.live.Unlock()
 	defer r.live.Lock()
 	return r.readLine()
+}
+
+// toldRestore tells the person at the REPL of a restore an HTTP client made
+// while the REPL waited for a line: their files changed under them. Above
+// the line being edited when there is a line editor.
+func (r *repl) toldRestore(res *engine.RestoreResult) {
+	var b strings.Builder
+	b.WriteString("An HTTP API client changed this session's files:\n")
+	printRestore(&b, r.ws, res)
+	text := strings.TrimSuffix(b.String(), "\n")
+	if r.ed == nil || !r.ed.Println(text) {
+		fmt.Fprintln(r.out, text)
+	}
 }

@@ -201,6 +201,15 @@ func TestServerListen(t *testing.T) {
 	if code := <-done; code != 0 {
 		t.Fatalf("REPL exit %d", code)
 	}
+	// The person at the REPL was told of each restore the API made.
+	for _, want := range []string{
+		"An HTTP API client changed this session's files:\nUndid ",
+		"An HTTP API client changed this session's files:\nRedid ",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Fatalf("the REPL did not say %q:\n%s", want, out.String())
+		}
+	}
 	// Once the REPL is gone, `cairn serve` has it.
 	f.Want(f.Do("GET", httpapitest.SnapshotsPath(id), f.Gateway, ""), 200, "")
 }

@@ -2,12 +2,14 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"reflect"
 	"strings"
 
 	"github.com/alecthomas/kong"
 
+	"cairn/cli/display"
 	"cairn/engine"
 )
 
@@ -49,9 +51,26 @@ func (g *Globals) resolveSession(ref string) (*engine.Workspace, string, error) 
 	}
 	id, err := resolve(g.ctx, ws, ref)
 	if err != nil {
-		return nil, "", err
+		s, _ := g.open()
+		return nil, "", notHere(g.ctx, s, ws, err, ref)
 	}
 	return ws, id, nil
+}
+
+// notHere adds to err, a session not found in ws's directory, where the
+// session is when ref is the full id of a session of another directory: a
+// session belongs to the directory it ran in, and an id pasted from a
+// resume line printed elsewhere is found only there.
+func notHere(ctx context.Context, s *engine.Store, ws *engine.Workspace, err error, ref string) error {
+	if s == nil || !errors.Is(err, engine.ErrNotFound) {
+		return err
+	}
+	other, ferr := s.FindSession(ctx, strings.TrimSpace(ref))
+	if ferr != nil || other.Path() == ws.Path() {
+		return err
+	}
+	dir := display.Line(other.Path())
+	return fmt.Errorf("%w; it is a session of %s (run cairn there, or with -C %s)", err, dir, dir)
 }
 
 // openSession takes ownership of a session for one plumbing call.
@@ -81,8 +100,9 @@ func (g *Globals) view(ref string) (*engine.Workspace, *engine.View, error) {
 }
 
 // checkSessionRefs refuses a session reference given but empty (--session "",
-// -r "", a SESSION argument ""), and an item flag given but empty (--at "",
-// --parent "", --call "": every flag whose placeholder is ITEM). Leaving a
+// -r "", a SESSION argument ""), an item flag given but empty (--at "",
+// --parent "", --call "": every flag whose placeholder is ITEM), and an
+// empty SNAP (snapshots restore ""). Leaving a
 // reference out means the newest session, or the head, for some commands;
 // an empty one, as a script with an unset variable gives, must not
 // silently mean the same.
@@ -102,6 +122,11 @@ func checkSessionRefs(kctx *kong.Context) error {
 		}
 		if p.Flag != nil && p.Flag.PlaceHolder == "ITEM" && strings.TrimSpace(v.Target.String()) == "" {
 			return usageErrorf("empty item reference: --%s needs an item id, or N for the Nth item of the head path", v.Name)
+		}
+		if p.Positional != nil && v.Name == "snap" && strings.TrimSpace(v.Target.String()) == "" {
+			// Every snapshot id starts with "": with one snapshot it would
+			// be the one meant, and the whole stack undone.
+			return usageErrorf("empty snapshot reference: SNAP needs the # cairn snapshots shows, an id, or a unique prefix")
 		}
 		if v.Name != "session" && v.Name != "resume" {
 			continue

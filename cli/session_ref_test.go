@@ -185,6 +185,59 @@ func TestForkAtUnknownItem(t *testing.T) {
 	}
 }
 
+// An empty SNAP is refused as bad usage and restores nothing: every
+// snapshot id starts with "", so with one snapshot it named that one and
+// undid it (a script's unset variable undoing the whole stack).
+func TestEmptySnapshotReference(t *testing.T) {
+	e := newRefEnv(t)
+	file := filepath.Join(e.dir, "a.txt")
+	if code, _, errs := e.run(t, "new\n", "tool", "write", "a.txt"); code != 0 {
+		t.Fatalf("write: %d %s", code, errs)
+	}
+	for _, args := range [][]string{
+		{"snapshots", "restore", ""},
+		{"snapshots", "restore", "  "},
+		{"--json", "snapshots", "restore", ""},
+	} {
+		code, out, errs := e.run(t, "", args...)
+		if code != ExitUsage || !strings.Contains(errs, "empty snapshot reference") {
+			t.Errorf("cairn %q: exit %d, stderr %q", args, code, errs)
+		}
+		if args[0] != "--json" && out != "" {
+			t.Errorf("cairn %q printed %q", args, out)
+		}
+		if b, err := os.ReadFile(file); err != nil || string(b) != "new\n" {
+			t.Fatalf("after cairn %q the file holds %q (%v)", args, b, err)
+		}
+	}
+	l := &engine.SnapshotList{Snapshots: []engine.SnapshotInfo{{ID: "mx1-aaaa"}}}
+	if id, msg := snapshotRef(l, "", "/snapshots"); id != "" || msg == "" {
+		t.Fatalf("snapshotRef of \"\": %q %q", id, msg)
+	}
+}
+
+// A full id of a session of another directory is not resumed here (a
+// session belongs to the directory it ran in), but the error says where
+// it is, for the REPL's -r and for plumbing alike; a prefix is not
+// looked for elsewhere.
+func TestSessionOfAnotherDirectoryNamed(t *testing.T) {
+	e := newRefEnv(t)
+	here := &refEnv{home: e.home, dir: t.TempDir()}
+	for _, args := range [][]string{
+		{"-r", e.id},
+		{"show", e.id},
+		{"undo", "--session", e.id},
+	} {
+		code, _, errs := here.run(t, "", args...)
+		if code != ExitFailed || !strings.Contains(errs, "no such session") || !strings.Contains(errs, "it is a session of "+e.dir) {
+			t.Errorf("cairn %q in another directory: exit %d, stderr %q", args, code, errs)
+		}
+	}
+	if _, _, errs := here.run(t, "", "show", e.id[:8]); strings.Contains(errs, "it is a session of") {
+		t.Errorf("a prefix was looked for elsewhere: %q", errs)
+	}
+}
+
 // A reference that names nothing the user has fails the same way however
 // it is spelled: an item as an unknown id or as N past the head path, a
 // session as an unknown id, prefix or title — not found, exit 1, code

@@ -152,6 +152,33 @@ func (s *Session) writeRecordLocked(durable bool) error {
 	if !durable && s.recordTitle == s.st.title && now.Sub(s.recordAt) < recordEvery {
 		return nil
 	}
+	return s.replaceRecordLocked(durable, now)
+}
+
+// RefreshRecord replaces the record now when the journal, synced, has
+// moved past it, without waiting out recordEvery: a runtime that goes idle
+// (the REPL waiting for the next line) calls it, so that listings in other
+// processes show the session's last turns, counts and time rather than
+// those of the last refresh, which can be minutes old. Not synced: Close
+// writes the record durably.
+func (s *Session) RefreshRecord() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed || !s.recorded || s.unrecorded != nil || s.readOnly || s.items == nil {
+		return nil
+	}
+	if s.recordOff == s.items.Size() && s.recordSettled == s.st.settled {
+		return nil
+	}
+	if s.kept.items.synced != s.items.Size() {
+		return nil // the record never names lines a crash may take
+	}
+	return s.replaceRecordLocked(false, s.ws.s.now())
+}
+
+// replaceRecordLocked writes the record of the session as it is, durably
+// or not.
+func (s *Session) replaceRecordLocked(durable bool, now time.Time) error {
 	r := s.st.record(map[string]int64{"items": s.items.Size()})
 	write := writeRecord
 	if !durable {

@@ -98,7 +98,9 @@ func plainSummary(items []*Item) string {
 		case Compaction:
 			head, rest, _ := strings.Cut(it.Text, "\n")
 			var earlier int
-			if _, err := fmt.Sscanf(head, "Compacted %d items.", &earlier); err == nil {
+			// "Compacted 1 item." or "Compacted N items.": the scan
+			// stops after "item".
+			if _, err := fmt.Sscanf(head, "Compacted %d item", &earlier); err == nil {
 				n += earlier
 			} else {
 				lines = append(lines, "- earlier summary: "+titleFromPrompt(head))
@@ -112,7 +114,11 @@ func plainSummary(items []*Item) string {
 			n++
 		}
 	}
-	fmt.Fprintf(&b, "Compacted %d items.", n)
+	if n == 1 {
+		b.WriteString("Compacted 1 item.")
+	} else {
+		fmt.Fprintf(&b, "Compacted %d items.", n)
+	}
 	for _, l := range lines {
 		b.WriteString("\n" + l)
 	}

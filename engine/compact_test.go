@@ -136,3 +136,29 @@ func TestPlainSummaryCoversEarlier(t *testing.T) {
 		t.Fatalf("view %s", texts(s.RequestView()))
 	}
 }
+
+// One item is "1 item", and a later summary still counts it.
+func TestPlainSummaryOneItem(t *testing.T) {
+	ctx := context.Background()
+	_, ws := testStore(t)
+	s := ws.Create(SessionOptions{})
+	defer s.Close()
+	for _, p := range []string{"one", "two"} {
+		must(s.Append(ctx, Item{Type: User, Text: p}))(t)
+	}
+	c1, err := s.Compact(ctx, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "Compacted 1 item.\n- asked: one"; c1.Text != want {
+		t.Fatalf("first summary %q, want %q", c1.Text, want)
+	}
+	must(s.Append(ctx, Item{Type: User, Text: "three"}))(t)
+	c2, err := s.Compact(ctx, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "Compacted 2 items.\n- asked: one\n- asked: two"; c2.Text != want {
+		t.Fatalf("second summary %q, want %q", c2.Text, want)
+	}
+}

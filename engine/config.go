@@ -185,6 +185,11 @@ func ParseConfig(b []byte) (Config, error) {
 				}
 				continue
 			}
+			if sk := snakeCase(k); sk != k {
+				if _, ok := setters[strings.TrimPrefix(prefix+"."+sk, ".")]; ok || sections[strings.TrimPrefix(prefix+"."+sk, ".")] {
+					return &ConfigError{full, "unknown key (keys are snake_case: " + sk + ")"}
+				}
+			}
 			return &ConfigError{full, "unknown key"}
 		}
 		return nil
@@ -315,4 +320,21 @@ func contains(l []string, s string) bool {
 // limits is the undo stack's limits under c.
 func (c SnapshotsConfig) limits() changes.Limits {
 	return changes.Limits{MaxPerSession: c.MaxPerSession, MaxBytes: c.MaxBytesPerSession}
+}
+
+// snakeCase is k with each capital letter made "_" and its small letter
+// (maxPerSession: max_per_session), for the hint an unknown camelCase key
+// gets.
+func snakeCase(k string) string {
+	var b strings.Builder
+	for i, r := range k {
+		if r >= 'A' && r <= 'Z' {
+			if i > 0 {
+				b.WriteByte('_')
+			}
+			r += 'a' - 'A'
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }

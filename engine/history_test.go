@@ -90,4 +90,16 @@ func TestConfigStrict(t *testing.T) {
 			t.Errorf("%s: error %v, want one naming %q", in, err, key)
 		}
 	}
+	// A camelCase key (as other tools write them) is told its snake_case
+	// name; one with no such name is not.
+	for in, hint := range map[string]string{
+		`{"snapshots":{"maxPerSession":5}}`:        "keys are snake_case: max_per_session",
+		`{"storage":{"snapshots":{"maxFiles":1}}}`: "keys are snake_case: max_files",
+		`{"snapshots":{"maxNothing":5}}`:           "",
+	} {
+		_, err := ParseConfig([]byte(in))
+		if err == nil || (hint != "" && !strings.Contains(err.Error(), hint)) || (hint == "" && strings.Contains(err.Error(), "snake_case")) {
+			t.Errorf("%s: error %v, want the hint %q", in, err, hint)
+		}
+	}
 }

@@ -307,3 +307,49 @@ func TestSortSummariesPutsFutureLast(t *testing.T) {
 		t.Fatalf("order %s, want bazf", got)
 	}
 }
+
+// A live session whose turns came faster than recordEvery has a record that
+// trails its journal; RefreshRecord (the REPL calls it when it goes idle)
+// brings the record up to the synced journal, so a listing in another
+// process shows the last turns. It never names lines not yet synced.
+func TestRefreshRecordCatchesUp(t *testing.T) {
+	ctx := context.Background()
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	s, err := Open(filepath.Join(t.TempDir(), "home"), WithClock(func() time.Time { return now }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ws, _ := s.Workspace(t.TempDir())
+	sess := ws.Create(SessionOptions{Degrade: true})
+	defer sess.Close()
+	for _, p := range []string{"one", "two", "three"} {
+		must(sess.Append(ctx, Item{Type: User, Text: p}))(t)
+		if err := sess.EndTurn(ctx, Turn{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	id := sess.ID()
+	if rec, err := readRecord(s.fsys, ws.dir, id); err != nil || rec.Counts.Items == 3 {
+		t.Fatalf("the record before the refresh: %+v, %v (the test needs one that trails)", rec, err)
+	}
+	if err := sess.RefreshRecord(); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := readRecord(s.fsys, ws.dir, id)
+	if err != nil || rec.Counts.Items != 3 || rec.Counts.Turns != 3 {
+		t.Fatalf("the record after the refresh: %+v, %v", rec, err)
+	}
+	l, _, err := ws.List(ctx)
+	if err != nil || len(l) != 1 || l[0].Items != 3 {
+		t.Fatalf("listing after the refresh: %+v, %v", l, err)
+	}
+	// An item appended and not yet synced is not named by a refresh.
+	must(sess.Append(ctx, Item{Type: User, Text: "four"}))(t)
+	if err := sess.RefreshRecord(); err != nil {
+		t.Fatal(err)
+	}
+	if rec, err := readRecord(s.fsys, ws.dir, id); err != nil || rec.Counts.Items != 3 {
+		t.Fatalf("a refresh named an unsynced item: %+v, %v", rec, err)
+	}
+}

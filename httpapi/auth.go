@@ -77,7 +77,7 @@ func (a *Server) authenticate(next http.Handler) http.Handler {
 		tok := bearer(r)
 		if tok == "" {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="cairn"`)
-			writeError(w, http.StatusUnauthorized, "unauthorized", "a bearer token is required", nil)
+			writeError(w, http.StatusUnauthorized, "unauthorized", "a bearer token is required", 0)
 			return
 		}
 		g, ok, err := a.auth.lookup(tok)
@@ -87,12 +87,12 @@ func (a *Server) authenticate(next http.Handler) http.Handler {
 			if errors.Is(err, ErrBadCredentials) {
 				msg = "paired credentials cannot be checked: the server's credentials.json is damaged; its log says how to repair it"
 			}
-			writeError(w, http.StatusServiceUnavailable, "unavailable", msg, nil)
+			writeError(w, http.StatusServiceUnavailable, "unavailable", msg, 0)
 			return
 		}
 		if !ok {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="cairn", error="invalid_token"`)
-			writeError(w, http.StatusUnauthorized, "unauthorized", "the bearer token is wrong", nil)
+			writeError(w, http.StatusUnauthorized, "unauthorized", "the bearer token is wrong", 0)
 			return
 		}
 		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), grantKey{}, g)))

@@ -112,7 +112,7 @@ func (a *Server) Handler() http.Handler {
 	mux.HandleFunc("/api/sessions/{id}/snapshots", methodNotAllowed("GET, HEAD"))
 	mux.HandleFunc("/api/sessions/{id}/snapshots/restore", methodNotAllowed("POST"))
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, http.StatusNotFound, "not_found", "no such endpoint", nil)
+		writeError(w, http.StatusNotFound, "not_found", "no such endpoint", 0)
 	})
 	return a.authenticate(mux)
 }
@@ -120,7 +120,7 @@ func (a *Server) Handler() http.Handler {
 func methodNotAllowed(allow string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Allow", allow)
-		writeError(w, http.StatusMethodNotAllowed, "method_not_allowed", r.Method+" is not allowed here; use "+allow, nil)
+		writeError(w, http.StatusMethodNotAllowed, "method_not_allowed", r.Method+" is not allowed here; use "+allow, 0)
 	}
 }
 
@@ -148,15 +148,15 @@ func (a *Server) restore(w http.ResponseWriter, r *http.Request) {
 	var tooBig *http.MaxBytesError
 	switch {
 	case errors.As(err, &tooBig):
-		writeError(w, http.StatusRequestEntityTooLarge, "too_large", fmt.Sprintf("the body is over %d bytes", maxRestoreBody), nil)
+		writeError(w, http.StatusRequestEntityTooLarge, "too_large", fmt.Sprintf("the body is over %d bytes", maxRestoreBody), 0)
 		return
 	case err != nil:
-		writeError(w, http.StatusBadRequest, "bad_request", "cannot read the body", nil)
+		writeError(w, http.StatusBadRequest, "bad_request", "cannot read the body", 0)
 		return
 	}
 	req, err := decodeRestoreBody(b)
 	if err != nil {
-		writeError(w, http.StatusBadRequest, "bad_request", err.Error(), nil)
+		writeError(w, http.StatusBadRequest, "bad_request", err.Error(), 0)
 		return
 	}
 	var out *engine.RestoreResult
@@ -169,6 +169,9 @@ func (a *Server) restore(w http.ResponseWriter, r *http.Request) {
 			out, err = s.Redo(r.Context())
 		default:
 			out, err = s.RestoreTo(r.Context(), req.ID)
+		}
+		if n, ok := a.src.(restoreNotifier); ok && err == nil {
+			n.restored(out)
 		}
 		return err
 	})
@@ -183,7 +186,7 @@ func (a *Server) restore(w http.ResponseWriter, r *http.Request) {
 func (a *Server) attach(w http.ResponseWriter, r *http.Request) (grant, bool) {
 	g := grantOf(r.Context())
 	if !g.has(ScopeAttach) {
-		writeError(w, http.StatusForbidden, "forbidden", "this credential lacks the attach scope", nil)
+		writeError(w, http.StatusForbidden, "forbidden", "this credential lacks the attach scope", 0)
 		return g, false
 	}
 	return g, true
@@ -196,20 +199,20 @@ func (a *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	var damaged *workspaceError
 	switch {
 	case errors.As(err, &damaged):
-		writeError(w, http.StatusConflict, "damaged", err.Error(), nil)
+		writeError(w, http.StatusConflict, "damaged", err.Error(), 0)
 	case errors.As(err, &busy):
-		writeError(w, http.StatusConflict, "busy", busy.Error(), map[string]any{"pid": busy.PID})
+		writeError(w, http.StatusConflict, "busy", busy.Error(), busy.PID)
 	case errors.Is(err, errNoSession):
 		writeBody(w, http.StatusNotFound, notFoundBody)
 	case errors.Is(err, errAmbiguous):
-		writeError(w, http.StatusConflict, "ambiguous", "the session reference matches more than one session; give more of its id", nil)
+		writeError(w, http.StatusConflict, "ambiguous", "the session reference matches more than one session; give more of its id", 0)
 	case errors.As(err, &op) && (errors.Is(err, engine.ErrRefused) || errors.Is(err, engine.ErrNotFound) || errors.Is(err, engine.ErrBadInput)):
-		writeError(w, http.StatusConflict, "refused", err.Error(), nil)
+		writeError(w, http.StatusConflict, "refused", err.Error(), 0)
 	case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
-		writeError(w, http.StatusServiceUnavailable, "cancelled", "the request was cancelled", nil)
+		writeError(w, http.StatusServiceUnavailable, "cancelled", "the request was cancelled", 0)
 	default:
 		a.logf("%s %s: %v", r.Method, r.URL.Path, err)
-		writeError(w, http.StatusInternalServerError, "failed", "internal error; the server's log says more", nil)
+		writeError(w, http.StatusInternalServerError, "failed", "internal error; the server's log says more", 0)
 	}
 }
 
@@ -222,14 +225,20 @@ func (a *Server) logf(format string, args ...any) {
 	fmt.Fprintf(a.logw, "cairn: http: "+format+"\n", args...)
 }
 
-// writeError answers an error; msg is worded as the cairn command words
-// its errors (internal/usermsg), never with a package's name.
-func writeError(w http.ResponseWriter, status int, code, msg string, extra map[string]any) {
-	m := map[string]any{"ok": false, "code": code, "error": usermsg.Text(msg)}
-	for k, v := range extra {
-		m[k] = v
-	}
-	writeJSON(w, status, m)
+// errorBody is every error answer, its keys in the order the success
+// answers start with ("ok" first) whatever the status.
+type errorBody struct {
+	OK    bool   `json:"ok"`
+	Code  string `json:"code"`
+	Error string `json:"error"`
+	PID   int    `json:"pid,omitempty"` // busy: the owner's pid
+}
+
+// writeError answers {"ok":false,"code","error"}, and the owner's pid when
+// pid is not 0; msg is worded as the cairn command words its errors
+// (internal/usermsg), never with a package's name.
+func writeError(w http.ResponseWriter, status int, code, msg string, pid int) {
+	writeJSON(w, status, errorBody{Code: code, Error: usermsg.Text(msg), PID: pid})
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

@@ -183,9 +183,24 @@ func (s *storeSource) run(ctx context.Context, ref string, allow func(string) bo
 // lock is the REPL's: the REPL holds it (Lock) except while it waits for a
 // line, so a request never runs in the middle of a REPL command.
 type Live struct {
-	mu     sync.Mutex
-	sess   func() *engine.Session // the REPL's current session, read under mu
-	closed bool
+	mu        sync.Mutex
+	sess      func() *engine.Session // the REPL's current session, read under mu
+	closed    bool
+	onRestore func(*engine.RestoreResult)
+}
+
+// OnRestore has fn told of every restore a request made, under the lock
+// (the REPL is waiting for a line): the person at the REPL sees the files
+// change under them. Set it before serving.
+func (l *Live) OnRestore(fn func(*engine.RestoreResult)) { l.onRestore = fn }
+
+// restoreNotifier is a source that tells of the restores requests make.
+type restoreNotifier interface{ restored(*engine.RestoreResult) }
+
+func (l *Live) restored(r *engine.RestoreResult) {
+	if l.onRestore != nil {
+		l.onRestore(r)
+	}
 }
 
 // NewLive serves the session sess returns (nil: none), read under the lock.

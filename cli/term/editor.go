@@ -172,6 +172,24 @@ func (e *Editor) Close() error {
 	return e.keys.Close()
 }
 
+// printAboveMsg is text Println has the running ReadLine print above the
+// line being edited.
+type printAboveMsg string
+
+// Println prints text, on lines of its own, above the line being edited,
+// which is drawn again below it. It is safe from any goroutine; it reports
+// false when no ReadLine runs, and the caller then writes text itself.
+func (e *Editor) Println(text string) bool {
+	e.mu.Lock()
+	p := e.running
+	e.mu.Unlock()
+	if p == nil {
+		return false
+	}
+	p.Send(printAboveMsg(text)) // returns at once once the program has ended
+	return true
+}
+
 // lineModel is one ReadLine as a terminal program: a text area that grows
 // with its text, wraps it at the screen's width by display cells, and
 // reflows when the window is resized.
@@ -250,6 +268,8 @@ func (m *lineModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return model, tea.Batch(cmd, m.run.next())
 	case inputEndedMsg:
 		return m, tea.Quit
+	case printAboveMsg:
+		return m, tea.Println(string(msg))
 	}
 	return m.handle(msg)
 }

@@ -204,3 +204,36 @@ func TestPickModelRefreshKeepsFilterAndSelection(t *testing.T) {
 		t.Fatalf("failed refresh: done %v, %v", m.done, m.err)
 	}
 }
+
+// A first page read from a stale index.json can put first a session that
+// is no longer the newest. Until the user moves the selection, the
+// refreshed listing is selected from its top: Enter takes the newest
+// session, not the one the stale page happened to put first.
+func TestPickModelRefreshUnmovedSelectsNewest(t *testing.T) {
+	all := manyRows(5)
+	stale := append([]Row{all[1], all[0]}, all[2:]...) // all[0] written since
+	m := newPickModel(stale, 80, 10, nil)
+	m.loading, m.total = true, 5
+	m.Update(rowsMsg{rows: all})
+	if j, _ := m.v.chosen(); m.v.rows[j].ID != all[0].ID {
+		t.Fatalf("selected %s after the refresh, want the newest %s", m.v.rows[j].ID, all[0].ID)
+	}
+	// With a filter typed and the selection not moved, the newest row
+	// that matches is selected, as when the rows come first.
+	m = newPickModel(stale, 80, 10, nil)
+	m.loading = true
+	m.Update(key("t"))
+	m.Update(rowsMsg{rows: all})
+	if j, _ := m.v.chosen(); m.v.rows[j].ID != all[0].ID || m.v.filter != "t" {
+		t.Fatalf("filtered: selected %s after the refresh, want the newest %s", m.v.rows[j].ID, all[0].ID)
+	}
+	// Once moved, the selection follows its row.
+	m = newPickModel(stale, 80, 10, nil)
+	m.loading = true
+	m.Update(key("down"))
+	m.Update(key("up"))
+	m.Update(rowsMsg{rows: all})
+	if j, _ := m.v.chosen(); m.v.rows[j].ID != all[1].ID {
+		t.Fatalf("selected %s after the refresh, want the moved-to %s", m.v.rows[j].ID, all[1].ID)
+	}
+}

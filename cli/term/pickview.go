@@ -17,6 +17,10 @@ type pickView struct {
 	sel    int   // index into match
 	top    int   // first match on screen
 	height int   // rows on one page, at least 1
+	// moved: the user has moved the selection (arrows, paging). Until
+	// then the selection is the first match, also in rows that replace a
+	// stale first page: Enter on an untouched picker takes the newest.
+	moved bool
 }
 
 // setHeight changes the page height (the window was resized), keeping the
@@ -85,10 +89,22 @@ func (v *pickView) setFilter(q string) {
 	v.scroll()
 }
 
-// setRows puts rows in the place of the rows shown, keeping the filter and
-// the selected row (by id) when it is still there, else the position of
-// the selection, and the selection's line on the page.
+// setRows puts rows in the place of the rows shown, keeping the filter and,
+// once the user has moved it, the selected row (by id) when it is still
+// there, else the position of the selection, and the selection's line on
+// the page. A selection never moved is where it would be had these rows
+// come first: the first page can be stale (read from index.json), and the
+// row it put first may no longer be the newest.
 func (v *pickView) setRows(rows []Row) {
+	if !v.moved {
+		// As if the rows had come first and the filter been typed since.
+		q := v.filter
+		v.rows, v.filter = rows, ""
+		v.match = matchRows(rows, "")
+		v.sel, v.top = 0, 0
+		v.setFilter(q)
+		return
+	}
 	line := v.sel - v.top
 	id := ""
 	if i, ok := v.chosen(); ok {
@@ -110,6 +126,7 @@ func (v *pickView) setRows(rows []Row) {
 
 // move moves the selection by d rows, stopping at the ends.
 func (v *pickView) move(d int) {
+	v.moved = true
 	v.sel = clamp(v.sel+d, 0, len(v.match)-1)
 	v.scroll()
 }

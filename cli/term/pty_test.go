@@ -570,3 +570,34 @@ func TestPTYEditorTypedWhileCooked(t *testing.T) {
 		t.Fatalf("then Ctrl-J: %q, %v", r.s, r.err)
 	}
 }
+
+// Println while a ReadLine waits prints above the line being edited, which
+// keeps its text and is drawn again below; with no ReadLine it says so.
+func TestPTYEditorPrintlnAbove(t *testing.T) {
+	p := openPTY(t, 24, 80)
+	e := openEditor(t, p, nil)
+	defer e.Close()
+	if e.Println("nobody reads") {
+		t.Fatal("Println with no ReadLine running reported it printed")
+	}
+	before := p.State(t)
+	ch := readLineAsync(e, "cairn> ")
+	p.awaitPrompt(t, before, "cairn>")
+	p.Send(t, "half")
+	p.WaitScreen(t, "the typed text", func(rows []string) bool {
+		_, y := p.Cursor()
+		return y < len(rows) && strings.HasPrefix(rows[y], "cairn> half")
+	})
+	if !e.Println("told above\nsecond line") {
+		t.Fatal("Println during a ReadLine reported it did not print")
+	}
+	p.WaitScreen(t, "the text above the prompt, the prompt below with its text", func(rows []string) bool {
+		_, y := p.Cursor()
+		return y >= 2 && y < len(rows) && rows[y-2] == "told above" && rows[y-1] == "second line" &&
+			strings.HasPrefix(rows[y], "cairn> half")
+	})
+	p.Send(t, "!\r")
+	if r := await(t, ch); r.s != "half!" || r.err != nil {
+		t.Fatalf("the line after a print above: %q, %v", r.s, r.err)
+	}
+}

@@ -186,7 +186,8 @@ func (f *Fixture) Do(method, path, token, body string) Answer {
 }
 
 // Want fails the test unless a has status and, when code is not empty, is
-// an error answer with that code.
+// an error answer with that code, its keys in the one order every error
+// answer has: {"ok":false,"code":…,"error":…}.
 func (f *Fixture) Want(a Answer, status int, code string) {
 	f.T.Helper()
 	if a.Status != status {
@@ -195,6 +196,9 @@ func (f *Fixture) Want(a Answer, status int, code string) {
 	if code != "" {
 		if got := a.Code(f.T); got != code {
 			f.T.Fatalf("code %q, want %q: %s", got, code, a.Body)
+		}
+		if prefix := `{"ok":false,"code":"` + code + `","error":`; !bytes.HasPrefix(a.Body, []byte(prefix)) {
+			f.T.Fatalf("error answer %s does not start %s", a.Body, prefix)
 		}
 	}
 }
