@@ -444,3 +444,43 @@ func TestPruneKeepsObjectStoredAgain(t *testing.T) {
 		t.Fatalf("prune removed the object a Put had just found: %v", err)
 	}
 }
+
+// TestRunSkipsSessionUsedSincePlan: a session the plan removes that is
+// opened, written and closed again while the run works on the sessions
+// before it is skipped, not trimmed on the activity it had.
+func TestRunSkipsSessionUsedSincePlan(t *testing.T) {
+	ctx := context.Background()
+	for _, action := range []string{ActionTrim, ActionForget} {
+		t.Run(action, func(t *testing.T) {
+			e := newMemEnv(t)
+			oldest := closedSession(t, e, time.Hour)
+			closedSession(t, e, time.Hour)
+			newest := closedSession(t, e, time.Hour)
+			used := false
+			opt := RetentionOptions{Action: action, Policy: retention.Policy{Last: 1}, Location: time.UTC,
+				Progress: func(done, total int) {
+					if done != 1 || used {
+						return
+					}
+					// Between the first removal and the oldest's turn, a user
+					// resumes the oldest, adds a prompt and leaves.
+					used = true
+					e.advance(time.Hour)
+					s := must(e.ws.Open(ctx, oldest, SessionOptions{}))(t)
+					must(s.Append(ctx, Item{Type: User, Text: "back to it"}))(t)
+					must(0, s.Close())(t)
+				}}
+			p := must(e.store.RunRetention(ctx, opt))(t)
+			if !used || !slices.Equal(sessIDs(p.Skipped), []string{oldest}) {
+				t.Fatalf("skipped %v, want the oldest %s", sessIDs(p.Skipped), oldest)
+			}
+			rec := must(readRecord(e.store.fsys, e.ws.dir, oldest))(t)
+			if rec.Tier == "transcript" {
+				t.Fatal("the session used since the plan was trimmed")
+			}
+			if got := listed(t, e.ws); !slices.Contains(got, oldest) || !slices.Contains(got, newest) {
+				t.Fatalf("listed after the run: %v", got)
+			}
+		})
+	}
+}
