@@ -104,7 +104,8 @@ type UsageMove struct {
 
 // MigrateSessions moves the sessions of exact stored directory from (which
 // may be gone) to directory to. It refuses (BusyError) when another process
-// owns any of them, and moves none then.
+// owns any of them, and (ErrRefused) while from is there and any of them
+// has a file revert pending, and moves none then.
 func (s *Store) MigrateSessions(ctx context.Context, from, to string, opts MigrateOptions) (*MigrateResult, error) {
 	if s.ephemeral {
 		return nil, fmt.Errorf("%w: an ephemeral store has no saved sessions", ErrRefused)
@@ -187,6 +188,18 @@ func (s *Store) MigrateSessions(ctx context.Context, from, to string, opts Migra
 		}
 		locks[id] = l
 	}
+	// A session with a file revert pending keeps, in its changes journal,
+	// what unrevert puts back; a move starts that journal again, so the
+	// reverted files could never be put back. While the directory is there
+	// the move is refused (the user unreverts, or sends new work to keep the
+	// files as they are); once it is gone, so are the files to put back.
+	if len(ids) > 0 && src.dirThere() {
+		for _, id := range ids {
+			if src.fileRevertPending(id) {
+				return nil, fmt.Errorf("%w: session %s has a file revert pending: unrevert it (cairn unrevert %s), or send new work to keep the files as they are, then move it", ErrRefused, id, id)
+			}
+		}
+	}
 	if len(ids) > 0 {
 		if err := dst.ensure(); err != nil {
 			return nil, err
@@ -215,6 +228,16 @@ func (s *Store) MigrateSessions(ctx context.Context, from, to string, opts Migra
 		res.Usage = u
 	}
 	return res, nil
+}
+
+// dirThere reports whether w's directory can be opened, or fails for a
+// reason other than not being there.
+func (w *Workspace) dirThere() bool {
+	_, done, err := w.files()
+	if err == nil {
+		done()
+	}
+	return err == nil || !vfs.IsNotExist(err)
 }
 
 // workspaceOfPath finds the workspace folder whose workspace.json names
