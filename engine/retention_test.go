@@ -558,3 +558,30 @@ func TestPruneKeepsObjectsAHookWalkNames(t *testing.T) {
 		t.Fatalf("prune removed the object a kept hook walk names: %v", err)
 	}
 }
+
+// TestSessionReloadsStatCacheBeforePruneAge: a session open for days (a
+// REPL left running) holds a stat cache whose hashes, learned in memory,
+// no file names, so a prune may remove their objects once TrashDays old.
+// Before that age it loads the cache file again (which prune honours) and
+// drops its last walk, so no record takes a content before from memory a
+// prune may have removed.
+func TestSessionReloadsStatCacheBeforePruneAge(t *testing.T) {
+	ctx := context.Background()
+	e := newMemEnv(t)
+	noErr(t, os.WriteFile(filepath.Join(e.ws.Path(), "a.txt"), []byte("a\n"), 0o644))
+	s := e.ws.Create(SessionOptions{})
+	defer s.Close()
+	must(s.Append(ctx, Item{Type: User, Text: "go"}))(t)
+	must(s.Exec(ctx, `F=a.txt; echo b > "$F"`, ExecOptions{}))(t)
+	first := s.calls.cache
+	e.advance(cacheTrust - time.Hour)
+	must(s.Exec(ctx, `F=a.txt; echo c > "$F"`, ExecOptions{}))(t)
+	if s.calls.cache != first {
+		t.Fatal("the cache was loaded again before it had to be")
+	}
+	e.advance(time.Hour)
+	must(s.Exec(ctx, `F=a.txt; echo d > "$F"`, ExecOptions{}))(t)
+	if s.calls.cache == first {
+		t.Fatalf("a stat cache held for %v is still used", cacheTrust)
+	}
+}
