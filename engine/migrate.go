@@ -163,6 +163,9 @@ func (s *Store) MigrateSessions(ctx context.Context, from, to string, opts Migra
 			return nil, fmt.Errorf("%w: no sessions were saved in %s, and the usage ledger holds nothing for it", ErrNotFound, from)
 		}
 	}
+	if err := src.refusePendingReverts(ids); err != nil {
+		return nil, err
+	}
 	if opts.DryRun {
 		res.Sessions = append(res.Sessions, ids...)
 		if opts.Session == "" && !opts.NoUsage {
@@ -188,17 +191,9 @@ func (s *Store) MigrateSessions(ctx context.Context, from, to string, opts Migra
 		}
 		locks[id] = l
 	}
-	// A session with a file revert pending keeps, in its changes journal,
-	// what unrevert puts back; a move starts that journal again, so the
-	// reverted files could never be put back. While the directory is there
-	// the move is refused (the user unreverts, or sends new work to keep the
-	// files as they are); once it is gone, so are the files to put back.
-	if len(ids) > 0 && src.dirThere() {
-		for _, id := range ids {
-			if src.fileRevertPending(id) {
-				return nil, fmt.Errorf("%w: session %s has a file revert pending: unrevert it (cairn unrevert %s), or send new work to keep the files as they are, then move it", ErrRefused, id, id)
-			}
-		}
+	// Again under the locks: a revert may have come since the first look.
+	if err := src.refusePendingReverts(ids); err != nil {
+		return nil, err
 	}
 	if len(ids) > 0 {
 		if err := dst.ensure(); err != nil {
@@ -228,6 +223,24 @@ func (s *Store) MigrateSessions(ctx context.Context, from, to string, opts Migra
 		res.Usage = u
 	}
 	return res, nil
+}
+
+// refusePendingReverts refuses a move of sessions ids of w when one has a
+// file revert pending. Its changes journal keeps what unrevert puts back; a
+// move starts that journal again, so the reverted files could never be put
+// back. While the directory is there the move is refused (the user
+// unreverts, or sends new work to keep the files as they are); once it is
+// gone, so are the files to put back.
+func (w *Workspace) refusePendingReverts(ids []string) error {
+	if len(ids) == 0 || !w.dirThere() {
+		return nil
+	}
+	for _, id := range ids {
+		if w.fileRevertPending(id) {
+			return fmt.Errorf("%w: session %s has a file revert pending: unrevert it (cairn unrevert %s), or send new work to keep the files as they are, then move it", ErrRefused, id, id)
+		}
+	}
+	return nil
 }
 
 // dirThere reports whether w's directory can be opened, or fails for a

@@ -429,8 +429,10 @@ func TestMigrateRefusedWithPendingRevert(t *testing.T) {
 	must(sess.ToolWrite(ctx, "f.txt", []byte("z")))(t)
 	must(sess.Revert(ctx, p.ID, RevertFiles))(t)
 	noErr(t, sess.Close())
-	if _, err := s.MigrateSessions(ctx, from, to, MigrateOptions{}); !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), ids[0]) {
-		t.Fatalf("a move of a session with a pending file revert: %v", err)
+	for _, dry := range []bool{true, false} {
+		if _, err := s.MigrateSessions(ctx, from, to, MigrateOptions{DryRun: dry}); !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), ids[0]) {
+			t.Fatalf("a move (dry run %v) of a session with a pending file revert: %v", dry, err)
+		}
 	}
 	for _, id := range ids {
 		if _, err := wa.Read(ctx, id); err != nil {
