@@ -387,8 +387,17 @@ func revertRefusal(tl *changes.Timeline, sel *Item) error {
 			ErrRefused, timefmt.Format(tl.Off.Time))
 	}
 	if !tl.Start.IsZero() && sel.At.Before(tl.Start.Time) {
-		return fmt.Errorf("%w: cannot revert files to %s: the session's records start at %s, after it (recording was off, or the session moved)",
-			ErrRefused, sel.ID, timefmt.Format(tl.Start.Time))
+		why := "recording was off, or the session moved"
+		switch tl.StartWhy {
+		case "enabled":
+			why = "recording was off before then"
+		case "moved":
+			why = "the session moved to this directory then"
+		case "trimmed":
+			why = "the session was trimmed then, which dropped its earlier change records"
+		}
+		return fmt.Errorf("%w: cannot revert files to %s: the session's records start at %s, after it (%s)",
+			ErrRefused, sel.ID, timefmt.Format(tl.Start.Time), why)
 	}
 	return nil
 }

@@ -364,6 +364,14 @@ func TestFileRevertRefusals(t *testing.T) {
 			e.s.appendChanges(map[string]any{"v": 1, "kind": "start", "at": mkTime(e.st.Now().Add(time.Second)), "why": "enabled"})
 			return nil
 		}},
+		{"records start after a trim", "was trimmed", func(e *rvEnv, p Item) func() {
+			e.s.appendChanges(map[string]any{"v": 1, "kind": "start", "at": mkTime(e.st.Now().Add(time.Second)), "why": "trimmed"})
+			return nil
+		}},
+		{"records start after a move", "moved to this directory", func(e *rvEnv, p Item) func() {
+			e.s.appendChanges(map[string]any{"v": 1, "kind": "start", "at": mkTime(e.st.Now().Add(time.Second)), "why": "moved"})
+			return nil
+		}},
 		{"recording off", "recording was off", func(e *rvEnv, p Item) func() {
 			e.s.appendChanges(map[string]any{"v": 1, "kind": "off", "at": mkTime(e.st.Now())})
 			return nil
