@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"maps"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -772,4 +775,66 @@ func TestFileRevertManyFiles(t *testing.T) {
 		e.want(want)
 	}
 	e.want(map[string]string{"d0/mine.txt": "mine"})
+}
+
+// TestFileRevertRefusesFileFolderSwap: a call that made a file of a folder
+// (or a folder of a file) cannot be reverted across; the revert is refused
+// as a conflict that says why (exit 3), not failed on a read of a path
+// under a file, and nothing changes.
+func TestFileRevertRefusesFileFolderSwap(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct{ name, setup, line, why string }{
+		{"folder to file", "mkdir d && echo in > d/x", `rm -r d; F=file; echo $F > d`, "a folder on its path is a file now"},
+		{"file to folder", "echo orig > f", `rm f; mkdir f; F=new; echo $F > f/x`, "it is a folder"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e := newMemEnv(t)
+			dir := e.ws.Path()
+			setup := exec.Command("sh", "-c", c.setup)
+			setup.Dir = dir
+			if out, err := setup.CombinedOutput(); err != nil {
+				t.Fatalf("%s: %v", out, err)
+			}
+			s := e.ws.Create(SessionOptions{})
+			defer s.Close()
+			p := must(s.Append(ctx, Item{Type: User, Text: "swap"}))(t)
+			must(s.Exec(ctx, c.line, ExecOptions{}))(t)
+			before := dirContents(t, dir)
+			for _, run := range []func() error{
+				func() error { _, err := s.PreviewRevert(ctx, p.ID, RevertFiles); return err },
+				func() error { _, err := s.Revert(ctx, p.ID, RevertBoth); return err },
+			} {
+				err := run()
+				var ce *RevertConflictError
+				if !errors.Is(err, ErrRefused) || !errors.As(err, &ce) {
+					t.Fatalf("revert across a file/folder swap: %v; want a conflict", err)
+				}
+				found := false
+				for _, cf := range ce.Files.Conflicts {
+					found = found || strings.Contains(cf.Detail, c.why)
+				}
+				if !found {
+					t.Fatalf("conflicts %+v; want one saying %q", ce.Files.Conflicts, c.why)
+				}
+			}
+			if after := dirContents(t, dir); !maps.Equal(before, after) {
+				t.Fatalf("the refused revert changed files: %v -> %v", before, after)
+			}
+		})
+	}
+}
+
+// dirContents maps each regular file under dir to its content.
+func dirContents(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	noErr(t, filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		out[p] = string(b)
+		return err
+	}))
+	return out
 }
