@@ -838,3 +838,29 @@ func dirContents(t *testing.T, dir string) map[string]string {
 	}))
 	return out
 }
+
+// TestUnrevertRefusesWhenAFolderBecameAFile: after a revert put a file back
+// in a folder, that folder replaced by a file makes the unrevert a
+// changed conflict (nothing changes), not a failed read.
+func TestUnrevertRefusesWhenAFolderBecameAFile(t *testing.T) {
+	ctx := context.Background()
+	e := newMemEnv(t)
+	dir := e.ws.Path()
+	noErr(t, os.MkdirAll(filepath.Join(dir, "sub"), 0o755))
+	noErr(t, os.WriteFile(filepath.Join(dir, "sub", "a.txt"), []byte("a\n"), 0o644))
+	s := e.ws.Create(SessionOptions{})
+	defer s.Close()
+	p := must(s.Append(ctx, Item{Type: User, Text: "remove it"}))(t)
+	must(s.Exec(ctx, `F=sub/a.txt; rm "$F"`, ExecOptions{}))(t)
+	must(s.Revert(ctx, p.ID, RevertFiles))(t)
+	noErr(t, os.RemoveAll(filepath.Join(dir, "sub")))
+	noErr(t, os.WriteFile(filepath.Join(dir, "sub"), []byte("a file now\n"), 0o644))
+	_, err := s.Unrevert(ctx)
+	var ce *RevertConflictError
+	if !errors.As(err, &ce) || len(ce.Files.Conflicts) != 1 || ce.Files.Conflicts[0].Kind != changes.ConflictChanged {
+		t.Fatalf("unrevert with a file where the folder was: %v", err)
+	}
+	if b := must(os.ReadFile(filepath.Join(dir, "sub")))(t); string(b) != "a file now\n" {
+		t.Fatalf("the refused unrevert changed sub: %q", b)
+	}
+}
