@@ -864,3 +864,35 @@ func TestUnrevertRefusesWhenAFolderBecameAFile(t *testing.T) {
 		t.Fatalf("the refused unrevert changed sub: %q", b)
 	}
 }
+
+// TestFileRevertRefusedWhileRecordingOff: with change recording off
+// (--no-snapshots) a file revert is refused, its preview too, before any
+// unrecorded call wrote an off line; a conversation revert still works,
+// and a file revert made before can still be unreverted.
+func TestFileRevertRefusedWhileRecordingOff(t *testing.T) {
+	ctx := context.Background()
+	e := newMemEnv(t)
+	dir := e.ws.Path()
+	noErr(t, os.WriteFile(filepath.Join(dir, "a.txt"), []byte("a\n"), 0o644))
+	s := e.ws.Create(SessionOptions{})
+	p := must(s.Append(ctx, Item{Type: User, Text: "change it"}))(t)
+	must(s.Exec(ctx, `F=a.txt; echo b > "$F"`, ExecOptions{}))(t)
+	must(s.Revert(ctx, p.ID, RevertFiles))(t)
+	noErr(t, s.Close())
+
+	s = must(e.ws.Open(ctx, s.ID(), SessionOptions{NoSnapshots: true}))(t)
+	defer s.Close()
+	for _, mode := range []RevertMode{RevertFiles, RevertBoth} {
+		if _, err := s.PreviewRevert(ctx, p.ID, mode); !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "recording is off") {
+			t.Fatalf("preview with recording off: %v", err)
+		}
+		if _, err := s.Revert(ctx, p.ID, mode); !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "recording is off") {
+			t.Fatalf("revert with recording off: %v", err)
+		}
+	}
+	must(s.Unrevert(ctx))(t)
+	if b := must(os.ReadFile(filepath.Join(dir, "a.txt")))(t); string(b) != "b\n" {
+		t.Fatalf("unrevert with recording off left a.txt %q", b)
+	}
+	must(s.Revert(ctx, p.ID, RevertConversation))(t)
+}
