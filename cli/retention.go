@@ -128,7 +128,7 @@ func (c *retentionRun) run(g *Globals, action string) error {
 	if err != nil {
 		return err
 	}
-	return g.printPlan(plan, opt.Policy, len(opt.Sessions) > 0)
+	return g.printPlan(plan, opt.Policy, len(opt.Sessions) > 0, given)
 }
 
 // findSession resolves a SESSION of a storage command: in this directory's
@@ -163,7 +163,7 @@ type planGroupJSON struct {
 
 // printPlan prints a plan the same way for a dry run and a real run, so
 // that the dry run shows exactly what the run then does.
-func (g *Globals) printPlan(plan *engine.RetentionPlan, pol retention.Policy, named bool) error {
+func (g *Globals) printPlan(plan *engine.RetentionPlan, pol retention.Policy, named, flags bool) error {
 	if g.JSON {
 		out := []planGroupJSON{}
 		for _, gr := range plan.Groups {
@@ -188,6 +188,9 @@ func (g *Globals) printPlan(plan *engine.RetentionPlan, pol retention.Policy, na
 	switch {
 	case named:
 		fmt.Fprintf(g.stdout, "%s: the sessions named\n", plan.Action)
+	case pol.Empty() && flags:
+		// --keep-last 0, --keep-within 0d: a rule of 0 is off.
+		fmt.Fprintf(g.stdout, "%s: no policy (the --keep flags given are all 0, which turns a rule off): every session is kept\n", plan.Action)
 	case pol.Empty():
 		fmt.Fprintf(g.stdout, "%s: no policy (storage.retention.%s is empty and no --keep flag was given): every session is kept\n", plan.Action, plan.Action)
 	default:

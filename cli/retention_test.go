@@ -151,3 +151,19 @@ func TestPinRestoreCommands(t *testing.T) {
 		t.Fatalf("prune on a pipe: %d %q %q", code, o, e)
 	}
 }
+
+// TestRetentionZeroFlagsSayWhy: --keep flags that are all 0 set no rule;
+// the plan says so rather than that no flag was given, and keeps every
+// session.
+func TestRetentionZeroFlagsSayWhy(t *testing.T) {
+	ids, run := retentionEnv(t, 2)
+	code, out, e := run("storage", "forget", "--keep-last", "0", "--keep-within", "0d")
+	if code != 0 || strings.Contains(out, "no --keep flag was given") || !strings.Contains(out, "are all 0") {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, e)
+	}
+	for _, id := range ids {
+		if !strings.Contains(out, "keep    "+id) {
+			t.Errorf("%s not kept: %q", id, out)
+		}
+	}
+}

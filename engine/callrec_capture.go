@@ -6,6 +6,7 @@ import (
 	"io"
 	"io/fs"
 	"path"
+	"time"
 
 	"cairn/engine/internal/changes"
 	"cairn/engine/internal/fstate"
@@ -42,10 +43,22 @@ const statCacheFile = "statcache"
 
 func statCacheName(dir string) string { return path.Join(dir, statCacheFile) }
 
+// cacheTrust is how long a session trusts the stat cache (and the last
+// walk) it holds in memory. Prune keeps the objects the cache file names
+// (walk_refs.go), not those a live session learned since it loaded it; it
+// removes unnamed objects once TrashDays old, so a session open that long
+// (a REPL left running) must not take a content before from its memory
+// that a prune may have removed: a day short of TrashDays, it loads the
+// file again. Objects its walks stored since are younger than that.
+const cacheTrust = trashGrace - 24*time.Hour
+
 // callRec is a session's state for recording calls, guarded by snaps.mu.
 type callRec struct {
 	cache  *scope.Cache
 	walked bool // the cache learned since it was loaded
+	// since is when cache was loaded: a cache (and prev) held longer than
+	// cacheTrust is loaded again from the file, and prev dropped.
+	since time.Time
 	// watch marks the workspace's dirty paths while the session runs with
 	// SessionOptions.Watch, from its first whole-workspace record; prev is
 	// the walk after the last call, which the next one rescans from.
@@ -90,8 +103,16 @@ func (c *callCapture) maxFile() int64 { return int64(c.cfg.MaxFileBytesMB) << 20
 // and one per shard folder, not two per file.
 func (c *callCapture) options(ctx context.Context, b *objects.Batch) scope.Options {
 	rec := &c.s.calls
+	now := c.s.ws.s.now()
+	if rec.cache != nil && now.Sub(rec.since) >= cacheTrust {
+		// Held long enough for a prune to have removed objects only this
+		// session's memory names (prune keeps those of the file): start
+		// again from the file, and walk the whole scope once more.
+		rec.cache, rec.prev, rec.walked = nil, nil, false
+	}
 	if rec.cache == nil {
 		rec.cache = scope.LoadCache(c.s.ws.s.fsys, statCacheName(c.s.ws.dir))
+		rec.since = now
 	}
 	rec.walked = true
 	return scope.Options{

@@ -104,7 +104,8 @@ type UsageMove struct {
 
 // MigrateSessions moves the sessions of exact stored directory from (which
 // may be gone) to directory to. It refuses (BusyError) when another process
-// owns any of them, and moves none then.
+// owns any of them, and (ErrRefused) while from is there and any of them
+// has a file revert pending, and moves none then.
 func (s *Store) MigrateSessions(ctx context.Context, from, to string, opts MigrateOptions) (*MigrateResult, error) {
 	if s.ephemeral {
 		return nil, fmt.Errorf("%w: an ephemeral store has no saved sessions", ErrRefused)
@@ -162,6 +163,9 @@ func (s *Store) MigrateSessions(ctx context.Context, from, to string, opts Migra
 			return nil, notFoundf("no sessions were saved in %s, and the usage ledger holds nothing for it", from)
 		}
 	}
+	if err := src.refusePendingReverts(ids); err != nil {
+		return nil, err
+	}
 	if opts.DryRun {
 		res.Sessions = append(res.Sessions, ids...)
 		if opts.Session == "" && !opts.NoUsage {
@@ -186,6 +190,10 @@ func (s *Store) MigrateSessions(ctx context.Context, from, to string, opts Migra
 			return nil, err
 		}
 		locks[id] = l
+	}
+	// Again under the locks: a revert may have come since the first look.
+	if err := src.refusePendingReverts(ids); err != nil {
+		return nil, err
 	}
 	if len(ids) > 0 {
 		if err := dst.ensure(); err != nil {
@@ -215,6 +223,34 @@ func (s *Store) MigrateSessions(ctx context.Context, from, to string, opts Migra
 		res.Usage = u
 	}
 	return res, nil
+}
+
+// refusePendingReverts refuses a move of sessions ids of w when one has a
+// file revert pending. Its changes journal keeps what unrevert puts back; a
+// move starts that journal again, so the reverted files could never be put
+// back. While the directory is there the move is refused (the user
+// unreverts, or sends new work to keep the files as they are); once it is
+// gone, so are the files to put back.
+func (w *Workspace) refusePendingReverts(ids []string) error {
+	if len(ids) == 0 || !w.dirThere() {
+		return nil
+	}
+	for _, id := range ids {
+		if w.fileRevertPending(id) {
+			return fmt.Errorf("%w: session %s has a file revert pending: unrevert it (cairn unrevert %s), or send new work to keep the files as they are, then move it", ErrRefused, id, id)
+		}
+	}
+	return nil
+}
+
+// dirThere reports whether w's directory can be opened, or fails for a
+// reason other than not being there.
+func (w *Workspace) dirThere() bool {
+	_, done, err := w.files()
+	if err == nil {
+		done()
+	}
+	return err == nil || !vfs.IsNotExist(err)
 }
 
 // workspaceOfPath finds the workspace folder whose workspace.json names

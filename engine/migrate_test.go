@@ -412,3 +412,47 @@ func TestFsckNamesMovePlans(t *testing.T) {
 		t.Errorf("notes: %+v", rep.Notes)
 	}
 }
+
+// TestMigrateRefusedWithPendingRevert: a session whose file revert can
+// still be unreverted is not moved while its directory is there (the move
+// would start its changes journal again and lose what unrevert puts
+// back); nothing moves, and the unrevert still works. Once the directory
+// is gone, so are the files, and the move goes ahead.
+func TestMigrateRefusedWithPendingRevert(t *testing.T) {
+	ctx := context.Background()
+	s, _ := testStore(t)
+	from, to := t.TempDir(), t.TempDir()
+	ids := migrateFixture(t, s, from, to)
+	wa := must(s.Workspace(from))(t)
+	sess := must(wa.Open(ctx, ids[0], SessionOptions{}))(t)
+	p := must(sess.Append(ctx, Item{Type: User, Text: "make it z"}))(t)
+	must(sess.ToolWrite(ctx, "f.txt", []byte("z")))(t)
+	must(sess.Revert(ctx, p.ID, RevertFiles))(t)
+	noErr(t, sess.Close())
+	for _, dry := range []bool{true, false} {
+		if _, err := s.MigrateSessions(ctx, from, to, MigrateOptions{DryRun: dry}); !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), ids[0]) {
+			t.Fatalf("a move (dry run %v) of a session with a pending file revert: %v", dry, err)
+		}
+	}
+	for _, id := range ids {
+		if _, err := wa.Read(ctx, id); err != nil {
+			t.Errorf("session %s moved though the move was refused: %v", id, err)
+		}
+	}
+	sess = must(wa.Open(ctx, ids[0], SessionOptions{}))(t)
+	must(sess.Unrevert(ctx))(t)
+	noErr(t, sess.Close())
+	if b := must(os.ReadFile(filepath.Join(from, "f.txt")))(t); string(b) != "z" {
+		t.Fatalf("after unrevert f.txt holds %q", b)
+	}
+
+	// Reverted again, then the directory goes: the move is no longer refused.
+	sess = must(wa.Open(ctx, ids[0], SessionOptions{}))(t)
+	must(sess.Revert(ctx, p.ID, RevertFiles))(t)
+	noErr(t, sess.Close())
+	noErr(t, os.RemoveAll(from))
+	res := must(s.MigrateSessions(ctx, from, to, MigrateOptions{}))(t)
+	if len(res.Sessions) != len(ids) {
+		t.Fatalf("moved %v once the directory was gone", res.Sessions)
+	}
+}

@@ -65,10 +65,17 @@ type OutputMatch struct {
 // MaxMatchText is the most bytes of a matching line SearchOutput returns.
 const MaxMatchText = 4 << 10
 
-// outputNotFound names a missing output; it wraps ErrNotFound.
-type outputNotFound struct{ session, id string }
+// outputNotFound names a missing output; it wraps ErrNotFound. trimmed
+// says why it is missing: a trim dropped the session's outputs.
+type outputNotFound struct {
+	session, id string
+	trimmed     bool
+}
 
 func (e *outputNotFound) Error() string {
+	if e.trimmed {
+		return fmt.Sprintf("engine: no output %q in session %s: the session was trimmed to its transcript, which drops its tool outputs (its tool calls keep their text)", e.id, e.session)
+	}
 	return fmt.Sprintf("engine: no output %q in session %s", e.id, e.session)
 }
 func (e *outputNotFound) Unwrap() error { return ErrNotFound }
@@ -236,7 +243,7 @@ func (w *Workspace) ReadOutput(ctx context.Context, session, id string) (io.Read
 	f, err := w.openOutput(session, id)
 	if err != nil {
 		if isOutputNotFound(err) && w.trimmed(session) {
-			return nil, notFoundf("session %s was trimmed to its transcript: its tool outputs are gone (its tool calls keep their text)", session)
+			return nil, &outputNotFound{session: session, id: id, trimmed: true}
 		}
 		return nil, err
 	}

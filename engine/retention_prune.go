@@ -23,8 +23,9 @@ import (
 //     items journal);
 //   - objects of a workspace store that no file of the workspace's
 //     sessions names (any journal line, item, draft or record, and the
-//     journals of the workspace's sessions in the trash), and no
-//     workspace-level journal (drops.jsonl).
+//     journals of the workspace's sessions in the trash), no
+//     workspace-level journal (drops.jsonl), and no walk relies on (the
+//     stat cache, the walks kept between an agent's hooks: walk_refs.go).
 //
 // Every step is idempotent: a prune cut short is finished by the next.
 // The usage ledger (usage.jsonl) is never touched.
@@ -240,6 +241,7 @@ func (w *Workspace) pruneObjects(ctx context.Context, now time.Time, trash []str
 		}
 	}
 	scanTasks(tasksDir(w.dir))
+	walkRefs(fsys, w.dir, refs)
 	for _, t := range trash {
 		scan(path.Join(t, sessionsDir))
 		scanTasks(path.Join(t, tasksFolder))

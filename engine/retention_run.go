@@ -9,8 +9,9 @@ import (
 // RunRetention runs a trim or a forget: it works out the plan as
 // PlanRetention does, then removes each session of it under the session's
 // lock. A session that some process opened (or someone pinned) after the
-// plan was made is skipped and named in the plan's Skipped; nothing else
-// differs from the plan. A forget first finishes any forget or restore
+// plan was made, or used since (its activity is later than the plan's), is
+// skipped and named in the plan's Skipped; nothing else differs from the
+// plan. A forget first finishes any forget or restore
 // that was cut short (settleTrash).
 func (s *Store) RunRetention(ctx context.Context, opt RetentionOptions) (*RetentionPlan, error) {
 	if opt.Action == ActionForget {
@@ -54,7 +55,14 @@ func (s *Store) removeOne(ctx context.Context, action string, e RetentionEntry) 
 		return err
 	}
 	defer w.release(e.Session, l)
-	if rec, err := readRecord(s.fsys, w.dir, e.Session); err == nil && rec.Pinned {
+	rec, err := readRecord(s.fsys, w.dir, e.Session)
+	if err == nil && rec.Pinned {
+		return errSkipped
+	}
+	// Used since the plan (opened, written and closed again while the run
+	// worked through the sessions before it): the plan's decision was taken
+	// on activity it no longer has, so it is not carried out.
+	if err == nil && (rec.UpdatedAt.After(e.Activity) || rec.OpenedAt.After(e.Activity)) {
 		return errSkipped
 	}
 	if w.fileRevertPending(e.Session) {

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"io"
 	"os"
 	"path"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"cairn/engine/internal/scope"
 	"cairn/engine/retention"
 	"cairn/internal/vfs"
 	"cairn/objects"
@@ -178,7 +180,7 @@ func TestTrimDropsArtifacts(t *testing.T) {
 	if rec.Tier != "transcript" {
 		t.Fatalf("tier %q", rec.Tier)
 	}
-	if _, err := e.ws.ReadOutput(ctx, id, out); !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "trimmed") {
+	if _, err := e.ws.ReadOutput(ctx, id, out); !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "trimmed") || strings.Contains(err.Error(), "no such session") {
 		t.Fatalf("output after trim: %v", err)
 	}
 	b := must(vfs.ReadFile(e.store.fsys, changesName(e.ws.dir, id)))(t)
@@ -442,5 +444,144 @@ func TestPruneKeepsObjectStoredAgain(t *testing.T) {
 	must(e.store.Prune(ctx, PruneOptions{}))(t)
 	if _, err := objs.Stat(first.ID); err != nil {
 		t.Fatalf("prune removed the object a Put had just found: %v", err)
+	}
+}
+
+// TestRunSkipsSessionUsedSincePlan: a session the plan removes that is
+// opened, written and closed again while the run works on the sessions
+// before it is skipped, not trimmed on the activity it had.
+func TestRunSkipsSessionUsedSincePlan(t *testing.T) {
+	ctx := context.Background()
+	for _, action := range []string{ActionTrim, ActionForget} {
+		t.Run(action, func(t *testing.T) {
+			e := newMemEnv(t)
+			oldest := closedSession(t, e, time.Hour)
+			closedSession(t, e, time.Hour)
+			newest := closedSession(t, e, time.Hour)
+			used := false
+			opt := RetentionOptions{Action: action, Policy: retention.Policy{Last: 1}, Location: time.UTC,
+				Progress: func(done, total int) {
+					if done != 1 || used {
+						return
+					}
+					// Between the first removal and the oldest's turn, a user
+					// resumes the oldest, adds a prompt and leaves.
+					used = true
+					e.advance(time.Hour)
+					s := must(e.ws.Open(ctx, oldest, SessionOptions{}))(t)
+					must(s.Append(ctx, Item{Type: User, Text: "back to it"}))(t)
+					must(0, s.Close())(t)
+				}}
+			p := must(e.store.RunRetention(ctx, opt))(t)
+			if !used || !slices.Equal(sessIDs(p.Skipped), []string{oldest}) {
+				t.Fatalf("skipped %v, want the oldest %s", sessIDs(p.Skipped), oldest)
+			}
+			rec := must(readRecord(e.store.fsys, e.ws.dir, oldest))(t)
+			if rec.Tier == "transcript" {
+				t.Fatal("the session used since the plan was trimmed")
+			}
+			if got := listed(t, e.ws); !slices.Contains(got, oldest) || !slices.Contains(got, newest) {
+				t.Fatalf("listed after the run: %v", got)
+			}
+		})
+	}
+}
+
+// TestPruneKeepsObjectsTheStatCacheNames: a whole-workspace record takes
+// the content before of a file its stat cache knows from the cache,
+// unread, so the object the cache names is all there is of that content
+// once the call changes the file. A prune (the sweep's, daily) must keep
+// it, however old and whatever names it: else a week on, a record of a
+// long-stable file names content that is gone, and a file revert across it
+// refuses with an unrecorded conflict.
+func TestPruneKeepsObjectsTheStatCacheNames(t *testing.T) {
+	ctx := context.Background()
+	e := newMemEnv(t)
+	dir := e.ws.Path()
+	noErr(t, os.WriteFile(filepath.Join(dir, "stable.txt"), []byte("stable for weeks\n"), 0o644))
+	noErr(t, os.WriteFile(filepath.Join(dir, "busy.txt"), []byte("busy\n"), 0o644))
+	s := e.ws.Create(SessionOptions{})
+	must(s.Append(ctx, Item{Type: User, Text: "change the busy one"}))(t)
+	must(s.Exec(ctx, `F=busy.txt; echo changed > "$F"`, ExecOptions{}))(t)
+	noErr(t, s.Close())
+
+	c := must(scope.DecodeCache(must(vfs.ReadFile(e.store.fsys, statCacheName(e.ws.dir)))(t)))(t)
+	var cached []objects.ID
+	c.Hashes(func(id objects.ID) { cached = append(cached, id) })
+	if !slices.Contains(cached, objects.Sum([]byte("stable for weeks\n"))) {
+		t.Fatalf("the stat cache does not name stable.txt's content: %v", cached)
+	}
+	e.advance(8 * 24 * time.Hour)
+	st := must(e.store.Stats(ctx))(t)
+	if st.Reclaim.UnreferencedObjects.Files != 0 {
+		t.Errorf("stats count %d objects as reclaimable, which prune keeps", st.Reclaim.UnreferencedObjects.Files)
+	}
+	must(e.store.Prune(ctx, PruneOptions{}))(t)
+	for _, id := range cached {
+		if _, err := e.ws.objects().Stat(id); err != nil {
+			t.Errorf("prune removed object %s the stat cache names: %v", id, err)
+		}
+	}
+
+	// The agent then changes the stable file: the revert puts it back.
+	s = must(e.ws.Open(ctx, s.ID(), SessionOptions{}))(t)
+	p := must(s.Append(ctx, Item{Type: User, Text: "now the stable one"}))(t)
+	must(s.Exec(ctx, `F=stable.txt; echo agent > "$F"`, ExecOptions{}))(t)
+	must(s.Revert(ctx, p.ID, RevertFiles))(t)
+	noErr(t, s.Close())
+	if b := must(os.ReadFile(filepath.Join(dir, "stable.txt")))(t); string(b) != "stable for weeks\n" {
+		t.Fatalf("after the revert stable.txt holds %q", b)
+	}
+}
+
+// TestPruneKeepsObjectsAHookWalkNames: the walk a pre-tool hook keeps for
+// its post-tool hook (hooks/<id>/<call>.tree) names the content before of
+// every file it covers; prune keeps those objects while the walk is there.
+func TestPruneKeepsObjectsAHookWalkNames(t *testing.T) {
+	ctx := context.Background()
+	e := newMemEnv(t)
+	dir := e.ws.Path()
+	noErr(t, os.WriteFile(filepath.Join(dir, "a.txt"), []byte("before the agent's command\n"), 0o644))
+	objs := e.ws.objects()
+	tree := must(scope.Walk(ctx, dir, scope.Options{StateDir: e.store.home,
+		Hash: func(_ string, r io.Reader) (objects.ID, error) { in, err := objs.Put(ctx, r); return in.ID, err }}))(t)
+	id := objects.Sum([]byte("before the agent's command\n"))
+	if tree.Lookup("a.txt") == nil || tree.Lookup("a.txt").Hash != id {
+		t.Fatal("the walk did not store a.txt")
+	}
+	sess := closedSession(t, e, 0)
+	noErr(t, e.store.fsys.MkdirAll(hooksDir(e.ws.dir, sess), vfs.DirPerm))
+	noErr(t, vfs.WriteFileAtomic(e.store.fsys, path.Join(hooksDir(e.ws.dir, sess), "toolu_1.tree"), scope.EncodeTree(tree)))
+	e.advance(8 * 24 * time.Hour)
+	must(e.store.Prune(ctx, PruneOptions{}))(t)
+	if _, err := objs.Stat(id); err != nil {
+		t.Fatalf("prune removed the object a kept hook walk names: %v", err)
+	}
+}
+
+// TestSessionReloadsStatCacheBeforePruneAge: a session open for days (a
+// REPL left running) holds a stat cache whose hashes, learned in memory,
+// no file names, so a prune may remove their objects once TrashDays old.
+// Before that age it loads the cache file again (which prune honours) and
+// drops its last walk, so no record takes a content before from memory a
+// prune may have removed.
+func TestSessionReloadsStatCacheBeforePruneAge(t *testing.T) {
+	ctx := context.Background()
+	e := newMemEnv(t)
+	noErr(t, os.WriteFile(filepath.Join(e.ws.Path(), "a.txt"), []byte("a\n"), 0o644))
+	s := e.ws.Create(SessionOptions{})
+	defer s.Close()
+	must(s.Append(ctx, Item{Type: User, Text: "go"}))(t)
+	must(s.Exec(ctx, `F=a.txt; echo b > "$F"`, ExecOptions{}))(t)
+	first := s.calls.cache
+	e.advance(cacheTrust - time.Hour)
+	must(s.Exec(ctx, `F=a.txt; echo c > "$F"`, ExecOptions{}))(t)
+	if s.calls.cache != first {
+		t.Fatal("the cache was loaded again before it had to be")
+	}
+	e.advance(time.Hour)
+	must(s.Exec(ctx, `F=a.txt; echo d > "$F"`, ExecOptions{}))(t)
+	if s.calls.cache == first {
+		t.Fatalf("a stat cache held for %v is still used", cacheTrust)
 	}
 }

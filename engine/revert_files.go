@@ -33,7 +33,7 @@ import (
 // live session of the workspace runs one (the workspace call lock,
 // calls_lock.go), while an earlier revert is unfinished, when a record it
 // needs was dropped by the store budget, and when the boundary lies before
-// the session's records start (or recording is off).
+// the session's records start (or recording is off, then or now).
 //
 // The revert line (with what each file held) is synced before a file
 // changes; each file is replaced atomically with the permission bits its
@@ -121,6 +121,11 @@ func (s *Session) revertFiles(ctx context.Context, at string, mode RevertMode, a
 	}
 	if err := s.refuseRunning("revert"); err != nil {
 		return nil, err
+	}
+	// Seed "Disable change recording": file revert is unavailable while
+	// recording is off (an unrevert still works).
+	if cfg, err := s.config(); err == nil && (!cfg.Storage.RecordingEnabled || s.opts.NoSnapshots) {
+		return nil, fmt.Errorf("%w: cannot revert files: change recording is off (--no-snapshots or storage.snapshots.enabled); a conversation revert still works", ErrRefused)
 	}
 	st := &s.snaps
 	st.mu.Lock()
@@ -387,8 +392,17 @@ func revertRefusal(tl *changes.Timeline, sel *Item) error {
 			ErrRefused, timefmt.Format(tl.Off.Time))
 	}
 	if !tl.Start.IsZero() && sel.At.Before(tl.Start.Time) {
-		return fmt.Errorf("%w: cannot revert files to %s: the session's records start at %s, after it (recording was off, or the session moved)",
-			ErrRefused, sel.ID, timefmt.Format(tl.Start.Time))
+		why := "recording was off, or the session moved"
+		switch tl.StartWhy {
+		case "enabled":
+			why = "recording was off before then"
+		case "moved":
+			why = "the session moved to this directory then"
+		case "trimmed":
+			why = "the session was trimmed then, which dropped its earlier change records"
+		}
+		return fmt.Errorf("%w: cannot revert files to %s: the session's records start at %s, after it (%s)",
+			ErrRefused, sel.ID, timefmt.Format(tl.Start.Time), why)
 	}
 	return nil
 }

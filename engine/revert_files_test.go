@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"maps"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -362,6 +365,14 @@ func TestFileRevertRefusals(t *testing.T) {
 		}},
 		{"records start after the boundary", "records start", func(e *rvEnv, p Item) func() {
 			e.s.appendChanges(map[string]any{"v": 1, "kind": "start", "at": mkTime(e.st.Now().Add(time.Second)), "why": "enabled"})
+			return nil
+		}},
+		{"records start after a trim", "was trimmed", func(e *rvEnv, p Item) func() {
+			e.s.appendChanges(map[string]any{"v": 1, "kind": "start", "at": mkTime(e.st.Now().Add(time.Second)), "why": "trimmed"})
+			return nil
+		}},
+		{"records start after a move", "moved to this directory", func(e *rvEnv, p Item) func() {
+			e.s.appendChanges(map[string]any{"v": 1, "kind": "start", "at": mkTime(e.st.Now().Add(time.Second)), "why": "moved"})
 			return nil
 		}},
 		{"recording off", "recording was off", func(e *rvEnv, p Item) func() {
@@ -764,4 +775,124 @@ func TestFileRevertManyFiles(t *testing.T) {
 		e.want(want)
 	}
 	e.want(map[string]string{"d0/mine.txt": "mine"})
+}
+
+// TestFileRevertRefusesFileFolderSwap: a call that made a file of a folder
+// (or a folder of a file) cannot be reverted across; the revert is refused
+// as a conflict that says why (exit 3), not failed on a read of a path
+// under a file, and nothing changes.
+func TestFileRevertRefusesFileFolderSwap(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct{ name, setup, line, why string }{
+		{"folder to file", "mkdir d && echo in > d/x", `rm -r d; F=file; echo $F > d`, "a folder on its path is a file now"},
+		{"file to folder", "echo orig > f", `rm f; mkdir f; F=new; echo $F > f/x`, "it is a folder"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e := newMemEnv(t)
+			dir := e.ws.Path()
+			setup := exec.Command("sh", "-c", c.setup)
+			setup.Dir = dir
+			if out, err := setup.CombinedOutput(); err != nil {
+				t.Fatalf("%s: %v", out, err)
+			}
+			s := e.ws.Create(SessionOptions{})
+			defer s.Close()
+			p := must(s.Append(ctx, Item{Type: User, Text: "swap"}))(t)
+			must(s.Exec(ctx, c.line, ExecOptions{}))(t)
+			before := dirContents(t, dir)
+			for _, run := range []func() error{
+				func() error { _, err := s.PreviewRevert(ctx, p.ID, RevertFiles); return err },
+				func() error { _, err := s.Revert(ctx, p.ID, RevertBoth); return err },
+			} {
+				err := run()
+				var ce *RevertConflictError
+				if !errors.Is(err, ErrRefused) || !errors.As(err, &ce) {
+					t.Fatalf("revert across a file/folder swap: %v; want a conflict", err)
+				}
+				found := false
+				for _, cf := range ce.Files.Conflicts {
+					found = found || strings.Contains(cf.Detail, c.why)
+				}
+				if !found {
+					t.Fatalf("conflicts %+v; want one saying %q", ce.Files.Conflicts, c.why)
+				}
+			}
+			if after := dirContents(t, dir); !maps.Equal(before, after) {
+				t.Fatalf("the refused revert changed files: %v -> %v", before, after)
+			}
+		})
+	}
+}
+
+// dirContents maps each regular file under dir to its content.
+func dirContents(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	noErr(t, filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		out[p] = string(b)
+		return err
+	}))
+	return out
+}
+
+// TestUnrevertRefusesWhenAFolderBecameAFile: after a revert put a file back
+// in a folder, that folder replaced by a file makes the unrevert a
+// changed conflict (nothing changes), not a failed read.
+func TestUnrevertRefusesWhenAFolderBecameAFile(t *testing.T) {
+	ctx := context.Background()
+	e := newMemEnv(t)
+	dir := e.ws.Path()
+	noErr(t, os.MkdirAll(filepath.Join(dir, "sub"), 0o755))
+	noErr(t, os.WriteFile(filepath.Join(dir, "sub", "a.txt"), []byte("a\n"), 0o644))
+	s := e.ws.Create(SessionOptions{})
+	defer s.Close()
+	p := must(s.Append(ctx, Item{Type: User, Text: "remove it"}))(t)
+	must(s.Exec(ctx, `F=sub/a.txt; rm "$F"`, ExecOptions{}))(t)
+	must(s.Revert(ctx, p.ID, RevertFiles))(t)
+	noErr(t, os.RemoveAll(filepath.Join(dir, "sub")))
+	noErr(t, os.WriteFile(filepath.Join(dir, "sub"), []byte("a file now\n"), 0o644))
+	_, err := s.Unrevert(ctx)
+	var ce *RevertConflictError
+	if !errors.As(err, &ce) || len(ce.Files.Conflicts) != 1 || ce.Files.Conflicts[0].Kind != changes.ConflictChanged {
+		t.Fatalf("unrevert with a file where the folder was: %v", err)
+	}
+	if b := must(os.ReadFile(filepath.Join(dir, "sub")))(t); string(b) != "a file now\n" {
+		t.Fatalf("the refused unrevert changed sub: %q", b)
+	}
+}
+
+// TestFileRevertRefusedWhileRecordingOff: with change recording off
+// (--no-snapshots) a file revert is refused, its preview too, before any
+// unrecorded call wrote an off line; a conversation revert still works,
+// and a file revert made before can still be unreverted.
+func TestFileRevertRefusedWhileRecordingOff(t *testing.T) {
+	ctx := context.Background()
+	e := newMemEnv(t)
+	dir := e.ws.Path()
+	noErr(t, os.WriteFile(filepath.Join(dir, "a.txt"), []byte("a\n"), 0o644))
+	s := e.ws.Create(SessionOptions{})
+	p := must(s.Append(ctx, Item{Type: User, Text: "change it"}))(t)
+	must(s.Exec(ctx, `F=a.txt; echo b > "$F"`, ExecOptions{}))(t)
+	must(s.Revert(ctx, p.ID, RevertFiles))(t)
+	noErr(t, s.Close())
+
+	s = must(e.ws.Open(ctx, s.ID(), SessionOptions{NoSnapshots: true}))(t)
+	defer s.Close()
+	for _, mode := range []RevertMode{RevertFiles, RevertBoth} {
+		if _, err := s.PreviewRevert(ctx, p.ID, mode); !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "recording is off") {
+			t.Fatalf("preview with recording off: %v", err)
+		}
+		if _, err := s.Revert(ctx, p.ID, mode); !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "recording is off") {
+			t.Fatalf("revert with recording off: %v", err)
+		}
+	}
+	must(s.Unrevert(ctx))(t)
+	if b := must(os.ReadFile(filepath.Join(dir, "a.txt")))(t); string(b) != "b\n" {
+		t.Fatalf("unrevert with recording off left a.txt %q", b)
+	}
+	must(s.Revert(ctx, p.ID, RevertConversation))(t)
 }

@@ -193,7 +193,11 @@ func (s *Store) Stats(ctx context.Context) (*StorageStats, error) {
 			st.Reclaim.OldTrash.add(e.z)
 		}
 	}
-	for _, o := range stores {
+	for ws, o := range stores {
+		walkRefs(s.fsys, ws, o.named)
+		if o.named["?"] {
+			continue // prune removes nothing from this store
+		}
 		for _, f := range o.objs {
 			if f.old && !o.named[f.oid] {
 				st.Reclaim.UnreferencedObjects.add(f.z)

@@ -17,7 +17,7 @@ import (
 //	{"v":1,"kind":"call","id":SNAP,"at":T,"tool":"exec","call":ITEM,"item":ITEM,"scope":"paths"|"workspace","paths":[P...]}
 //	{"v":1,"kind":"record","id":SNAP,"seq":N,"at":T,"tool":"exec","call":ITEM,"item":ITEM,"scope":S,"files":[{"path","before":F|null,"after":F|null}]}
 //	{"v":1,"kind":"unrecorded","id":SNAP,"at":T,"tool":"exec","call":ITEM,"item":ITEM,"why":REASON}
-//	{"v":1,"kind":"start","at":T,"why":"first"|"enabled"|"moved"|"fork"}
+//	{"v":1,"kind":"start","at":T,"why":"first"|"enabled"|"moved"|"fork"|"trimmed"}
 //	{"v":1,"kind":"off","at":T}
 //	{"v":1,"kind":"drop","ids":[SNAP...],"at":T,"why":"store_budget"}
 //

@@ -2,8 +2,10 @@ package changes
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
+	"syscall"
 
 	"cairn/engine/internal/fstate"
 	"cairn/internal/timefmt"
@@ -196,10 +198,19 @@ func Check(ctx context.Context, fsys vfs.FS, targets []Target, canPut func(*fsta
 	cur = make([]*fstate.State, len(targets))
 	for i, t := range targets {
 		c, err := fstate.Capture(ctx, fsys, fstate.HashSink, t.Path, fstate.SizeLimit(1, t.Expect, t.Put))
-		if c.IsSkipped() && c.Skipped == fstate.SkipUnreadable {
-			return nil, nil, fmt.Errorf("read %s: %w", t.Path, err)
-		}
 		cur[i] = c
+		switch {
+		case underFile(c, err):
+			// A call made a file of a folder this path was in: refused with
+			// the reason, as a revert cannot swap the two back.
+			conflicts = append(conflicts, Conflict{ConflictChanged, t.Path, "a folder on its path is a file now: file revert does not turn a file back into a folder"})
+			continue
+		case c.IsSkipped() && c.Skipped == fstate.SkipUnreadable:
+			return nil, nil, fmt.Errorf("read %s: %w", t.Path, err)
+		case c.IsSkipped() && c.Skipped == fstate.SkipNotFile && !sameState(c, t.Expect):
+			conflicts = append(conflicts, Conflict{ConflictChanged, t.Path, "it is a folder (or another kind of file) now: file revert does not turn it back into a file"})
+			continue
+		}
 		switch {
 		case !sameState(c, t.Expect):
 			conflicts = append(conflicts, Conflict{ConflictChanged, t.Path, "it changed since it was recorded"})
@@ -208,6 +219,12 @@ func Check(ctx context.Context, fsys vfs.FS, targets []Target, canPut func(*fsta
 		}
 	}
 	return cur, conflicts, nil
+}
+
+// underFile reports whether a capture failed because a folder on the
+// path is a file (ENOTDIR): the path changed, it is not unreadable.
+func underFile(c *fstate.State, err error) bool {
+	return c.IsSkipped() && c.Skipped == fstate.SkipUnreadable && errors.Is(err, syscall.ENOTDIR)
 }
 
 // RevertPlan is the plan of a revert of targets, whose files hold cur
@@ -245,6 +262,10 @@ func UnrevertPlan(ctx context.Context, fsys vfs.FS, stack []*Revert, canPut func
 	var conflicts []Conflict
 	for _, m := range moves {
 		cur, err := fstate.Capture(ctx, fsys, fstate.HashSink, m.Path, fstate.SizeLimit(1, m.From, m.To))
+		if underFile(cur, err) {
+			conflicts = append(conflicts, Conflict{ConflictChanged, m.Path, "a folder on its path is a file now"})
+			continue
+		}
 		if cur.IsSkipped() && cur.Skipped == fstate.SkipUnreadable {
 			return Plan{}, nil, fmt.Errorf("read %s: %w", m.Path, err)
 		}

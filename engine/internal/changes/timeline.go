@@ -124,6 +124,9 @@ type Timeline struct {
 	// ("moved"); zero: its first change. Off is the newest "off" line: after
 	// Start, recording is off.
 	Start, Off timefmt.Time
+	// StartWhy is the why of the start line that set Start: "enabled",
+	// "moved" or "trimmed".
+	StartWhy string
 	// Dropped is the records whose objects the store budget may have
 	// dropped.
 	Dropped map[string]bool
@@ -276,7 +279,7 @@ func (tl *Timeline) Apply(b []byte) error {
 			tl.Stack, tl.Undoing = nil, nil
 		case "first":
 		default:
-			tl.Start = l.At
+			tl.Start, tl.StartWhy = l.At, l.Why
 		}
 	case KindOff:
 		tl.Off = l.At

@@ -361,6 +361,20 @@ func decodeCache(data []byte) (*Cache, error) {
 	return c, nil
 }
 
+// DecodeCache reads the bytes of a cache file; anything else is an error.
+func DecodeCache(data []byte) (*Cache, error) { return decodeCache(data) }
+
+// Hashes calls fn with the content hash of every entry: the objects a
+// later walk takes from the cache without reading, which must stay stored
+// (a prune keeps them).
+func (c *Cache) Hashes(fn func(objects.ID)) {
+	for _, d := range c.dirs {
+		for i := range d.ents {
+			fn(d.ents[i].hash)
+		}
+	}
+}
+
 // Save writes the cache to the file name of fsys atomically (a temp file
 // renamed over it, vfs.WriteAtomic).
 func (c *Cache) Save(fsys vfs.FS, name string) error {

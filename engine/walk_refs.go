@@ -1,0 +1,61 @@
+package engine
+
+import (
+	"path"
+	"strings"
+
+	"cairn/engine/internal/scope"
+	"cairn/internal/vfs"
+	"cairn/objects"
+)
+
+// walkRefs adds to refs the objects that a workspace's walks rely on being
+// stored without naming them in any journal: the hashes of its stat cache
+// (a later record takes the content before of an unchanged file from it,
+// unread, so the object must still be there when the file then changes),
+// and those of the walks its agents' pre-tool hooks keep for their
+// post-tool hooks (hooks/<id>/<call>.tree). A file that cannot be read
+// adds "?": the caller removes nothing then. One that is there but does
+// not decode names nothing, as no walk uses it either.
+func walkRefs(fsys vfs.FS, wsDir string, refs map[string]bool) {
+	add := func(id objects.ID) {
+		if id != (objects.ID{}) {
+			refs[id.String()] = true
+		}
+	}
+	b, err := vfs.ReadFile(fsys, statCacheName(wsDir))
+	switch {
+	case vfs.IsNotExist(err):
+	case err != nil:
+		refs["?"] = true
+	default:
+		if c, err := scope.DecodeCache(b); err == nil {
+			c.Hashes(add)
+		}
+	}
+	root := path.Join(wsDir, hooksFolder)
+	sessions, _ := fsys.ReadDir(root)
+	for _, d := range sessions {
+		if !d.IsDir() {
+			continue
+		}
+		files, _ := fsys.ReadDir(path.Join(root, d.Name()))
+		for _, f := range files {
+			if !f.Type().IsRegular() || !strings.HasSuffix(f.Name(), ".tree") {
+				continue
+			}
+			b, err := vfs.ReadFile(fsys, path.Join(root, d.Name(), f.Name()))
+			if err != nil {
+				if !vfs.IsNotExist(err) {
+					refs["?"] = true
+				}
+				continue
+			}
+			if t, err := scope.DecodeTree(b); err == nil {
+				for e := range t.All() {
+					add(e.Hash)
+				}
+			}
+		}
+	}
+}
