@@ -105,7 +105,13 @@ func mcpCall[In any](ctx context.Context, s *engine.Session, tool string, in In,
 		b, _ := json.Marshal(a)
 		text = string(b)
 	}
-	if _, rerr := s.Append(ctx, engine.Item{Type: engine.ToolResult, Call: it.ID, Text: text}); rerr != nil && err == nil {
+	// A shell line's result names its stored output, so a fork of the
+	// session can still read it.
+	var outs []string
+	if ea, ok := a.(*engine.ExecAnswer); ok && ea != nil && ea.Output != "" {
+		outs = []string{ea.Output}
+	}
+	if _, rerr := s.Append(ctx, engine.Item{Type: engine.ToolResult, Call: it.ID, Text: text, Outputs: outs}); rerr != nil && err == nil {
 		err = rerr
 	}
 	if cerr := s.Commit(ctx); cerr != nil && err == nil {

@@ -38,7 +38,7 @@ func appendToTask(g *Globals, s *engine.Session, c *AppendCmd, text string) erro
 	if err != nil {
 		return err
 	}
-	it, err := t.Append(g.ctx, engine.Item{Type: engine.ItemType(c.Type), Parent: c.Parent, Text: text, Tool: c.Tool, Call: c.Call})
+	it, err := t.Append(g.ctx, engine.Item{Type: engine.ItemType(c.Type), Parent: c.Parent, Text: text, Tool: c.Tool, Call: c.Call, Outputs: c.Output})
 	if err != nil {
 		return err
 	}
