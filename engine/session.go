@@ -37,6 +37,11 @@ type Session struct {
 	// runs, and by Close, so Close waits for them and none starts after
 	// it. The lock order of all the mutexes: doc.go, "Locks".
 	busy  sync.RWMutex
+	// closing is cancelled when Close begins, with stopRunning: the shell
+	// lines running then (Exec) are killed, so Close waits for them to
+	// settle, not to finish. Made on first use; guarded by mu.
+	closing     context.Context
+	stopRunning context.CancelFunc
 	shell *shellLog     // shell history, made on first use (shell.go)
 	calls callRec       // recording calls other than the file tools (callrec_capture.go)
 	tasks *taskLog      // task records, made on first use (task.go)
@@ -296,6 +301,12 @@ func copyItems(in []*Item) []Item {
 
 // Close makes the session durable and gives up ownership.
 func (s *Session) Close() error {
+	// The session's running shell lines are cancelled first, and then
+	// waited for with every other call.
+	s.closeContext()
+	s.mu.Lock()
+	s.stopRunning()
+	s.mu.Unlock()
 	s.busy.Lock()
 	defer s.busy.Unlock()
 	s.mu.Lock()
@@ -334,6 +345,23 @@ func (s *Session) Close() error {
 		}
 	}
 	return err
+}
+
+// closeContext is the context Close cancels when it begins.
+func (s *Session) closeContext() context.Context {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closing == nil {
+		s.closing, s.stopRunning = context.WithCancel(context.Background())
+	}
+	return s.closing
+}
+
+// untilClose is ctx, also cancelled when Close begins; stop releases it.
+func (s *Session) untilClose(ctx context.Context) (_ context.Context, stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	unhook := context.AfterFunc(s.closeContext(), cancel)
+	return ctx, func() { unhook(); cancel() }
 }
 
 // discardBare removes, at Close, a session this process created that still
