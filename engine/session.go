@@ -37,15 +37,15 @@ type Session struct {
 	// runs, and by Close, so Close waits for them and none starts after
 	// it. The lock order of all the mutexes: doc.go, "Locks".
 	busy  sync.RWMutex
+	shell *shellLog     // shell history, made on first use (shell.go)
+	calls callRec       // recording calls other than the file tools (callrec_capture.go)
+	tasks *taskLog      // task records, made on first use (task.go)
+	cfg   sessionConfig // config.json, read once (session_config.go)
 	// closing is cancelled when Close begins, with stopRunning: the shell
 	// lines running then (Exec) are killed, so Close waits for them to
 	// settle, not to finish. Made on first use; guarded by mu.
 	closing     context.Context
 	stopRunning context.CancelFunc
-	shell *shellLog     // shell history, made on first use (shell.go)
-	calls callRec       // recording calls other than the file tools (callrec_capture.go)
-	tasks *taskLog      // task records, made on first use (task.go)
-	cfg   sessionConfig // config.json, read once (session_config.go)
 	// noted: the folders the owner's hint names, where file tools stage
 	// temp files (temps.go); guarded by snaps.mu.
 	noted map[string]bool
