@@ -200,7 +200,11 @@ func (r *repl) resume(id string) error {
 	r.open.set(s)
 	rec := s.Record()
 	info := s.Resume()
-	fmt.Fprintf(r.out, "Resumed %q (%s).\n", rec.Title, plural(rec.Counts.Items, "item", "items"))
+	if rec.Title == "" {
+		fmt.Fprintf(r.out, "Resumed an untitled session (%s).\n", plural(rec.Counts.Items, "item", "items"))
+	} else {
+		fmt.Fprintf(r.out, "Resumed %q (%s).\n", rec.Title, plural(rec.Counts.Items, "item", "items"))
+	}
 	if info.Repaired > 0 {
 		fmt.Fprintf(r.out, "The session's last line was torn by a crash; %d bytes were cut and every complete item kept.\n", info.Repaired)
 	}
