@@ -410,6 +410,14 @@ func (s *Session) warnNearCeiling() {
 		return
 	}
 	s.ceilingWarned = true
+	if s.st.bytes > limit {
+		// Past the ceiling at one write: no longer "near" it.
+		s.notice(fmt.Sprintf("session %s holds %s of payloads (%d%%), over the %d MB ceiling it can be opened with: "+
+			"it will not open again until the ceiling is raised (CAIRN_MAX_EAGER_LOAD_MB=%d for one run, or storage.max_eager_load_mb); "+
+			"fork it to carry the useful part forward (cairn fork %s --at ITEM)",
+			s.st.id, sizeMB(s.st.bytes), s.st.bytes*100/limit, limit>>20, s.st.bytes>>20+1, s.st.id))
+		return
+	}
 	s.notice(fmt.Sprintf("session %s holds %s of payloads (%d%%), past 80%% of the %d MB ceiling it can be opened with: "+
 		"fork it to carry the useful part forward (cairn fork %s --at ITEM), or raise storage.max_eager_load_mb",
 		s.st.id, sizeMB(s.st.bytes), s.st.bytes*100/limit, limit>>20, s.st.id))
