@@ -106,7 +106,7 @@ func (g *Globals) revertRefused(err error) error {
 		Code  string             `json:"code"`
 		Error string             `json:"error"`
 		Files *engine.FileRevert `json:"files"`
-	}{false, "conflict", err.Error(), ce.Files})
+	}{false, "conflict", userError(err), ce.Files})
 	return &exitError{code: ExitRefused, word: "conflict", err: err, quiet: true}
 }
 
@@ -212,14 +212,15 @@ func (c *CompactCmd) Run(g *Globals) error {
 }
 
 // itemArg turns an ITEM argument into an item id: an id as it is, or a
-// number N for the Nth item of the head path, counting from 1.
+// number N for the Nth item of the head path, counting from 1. An N past
+// the path names no item: not found (exit 1), as an unknown id is.
 func itemArg(path []engine.Item, arg string) (string, error) {
 	n, err := strconv.Atoi(arg)
 	if err != nil {
 		return arg, nil
 	}
 	if n < 1 || n > len(path) {
-		return "", usageErrorf("no item %d: the head path has %d items", n, len(path))
+		return "", noItemf("no item %d: the head path has %s", n, plural(len(path), "item", "items"))
 	}
 	return path[n-1].ID, nil
 }

@@ -261,8 +261,10 @@ func rewriteArgs(args []string) []string {
 // --json) and returns its exit code.
 func (g *Globals) fail(err error) int {
 	code, word := classify(err)
-	msg := err.Error()
-	fmt.Fprintln(g.stderr, "cairn:", userText(msg))
+	// The same words on stderr and in the JSON object: a script reads
+	// what a person reads, never a package's name.
+	msg := userError(err)
+	fmt.Fprintln(g.stderr, "cairn:", msg)
 	var ee *exitError
 	if errors.As(err, &ee) && ee.quiet {
 		return code

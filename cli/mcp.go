@@ -5,7 +5,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"os"
+	"os/signal"
+	"reflect"
+	"strings"
+	"sync"
+	"syscall"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -62,21 +69,54 @@ func (c *MCPCmd) Run(g *Globals) error {
 		s = ws.Create(opts)
 	}
 	defer s.Close()
-	srv := newMCPServer(s)
-	in, out := io.NopCloser(g.stdin), nopWriteCloser{g.stdout}
-	err := srv.Run(g.ctx, &mcp.IOTransport{Reader: in, Writer: out})
+	// A signal stops the reading and cancels the calls under way; the
+	// server itself ends when its connection does (cli/mcp_conn.go).
+	// (SIGINT cancels g.ctx, Process.)
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGHUP)
+	defer signal.Stop(sigs)
+	stop, stopNow := context.WithCancel(g.ctx)
+	defer stopNow()
+	var mu sync.Mutex
+	var got os.Signal
+	go func() {
+		select {
+		case sig := <-sigs:
+			mu.Lock()
+			got = sig
+			mu.Unlock()
+			stopNow()
+		case <-stop.Done():
+		}
+	}()
+	srv := newMCPServer(s, stop)
+	err := srv.Run(context.WithoutCancel(g.ctx), &mcpStdio{in: g.stdin, out: g.stdout, stop: stop})
+	stopNow()
 	if cerr := s.Close(); err == nil {
 		err = cerr
 	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) {
-		return nil
+		err = nil
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if n, ok := got.(syscall.Signal); ok && err == nil {
+		return &exitError{code: 128 + int(n), word: "signal", quiet: true,
+			err: fmt.Errorf("stopped by %s: the calls under way were cancelled and what they changed is recorded", signalName(got))}
 	}
 	return err
 }
 
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
+// signalName is "SIGTERM" or "SIGHUP", as a person names them.
+func signalName(sig os.Signal) string {
+	switch sig {
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	case syscall.SIGHUP:
+		return "SIGHUP"
+	}
+	return sig.String()
+}
 
 // mcpAnswer is a tool's answer: its JSON, or its error as the tool's error
 // (a refusal the model can read, never a protocol failure).
@@ -91,19 +131,30 @@ func mcpAnswer[T any](v T, err error) (*mcp.CallToolResult, any, error) {
 // a tool_call item (its input) first, which the change record names, then
 // the run, then a tool_result item (its answer), so file revert has items
 // to revert to and the session's transcript shows what the agent did.
+//
+// A call cancelled before it starts (cairn mcp is stopping) adds nothing;
+// one cancelled under way still gets its tool_result, with what it did, so
+// its record is whole.
 func mcpCall[In any](ctx context.Context, s *engine.Session, tool string, in In, run func(call string) (any, error)) (*mcp.CallToolResult, any, error) {
+	if ctx.Err() != nil {
+		return mcpAnswer[any](nil, errNotStarted)
+	}
 	args, _ := json.Marshal(in)
 	it, err := s.Append(ctx, engine.Item{Type: engine.ToolCall, Tool: tool, Text: string(args)})
 	if err != nil {
 		return mcpAnswer[any](nil, err)
 	}
 	a, err := run(it.ID)
+	if err != nil && errors.Is(err, context.Canceled) {
+		err = errCancelled
+	}
 	text := ""
-	if err != nil {
-		text = "error: " + userError(refusedLine(err))
-	} else {
+	if a != nil && !isNil(a) {
 		b, _ := json.Marshal(a)
 		text = string(b)
+	}
+	if err != nil {
+		text = strings.TrimSuffix("error: "+userError(refusedLine(err))+"\n"+text, "\n")
 	}
 	// A shell line's result names its stored output, so a fork of the
 	// session can still read it.
@@ -111,18 +162,43 @@ func mcpCall[In any](ctx context.Context, s *engine.Session, tool string, in In,
 	if ea, ok := a.(*engine.ExecAnswer); ok && ea != nil && ea.Output != "" {
 		outs = []string{ea.Output}
 	}
-	if _, rerr := s.Append(ctx, engine.Item{Type: engine.ToolResult, Call: it.ID, Text: text, Outputs: outs}); rerr != nil && err == nil {
+	// The result and the commit are the call's record: they are written
+	// even when the call was cancelled.
+	done := context.WithoutCancel(ctx)
+	if _, rerr := s.Append(done, engine.Item{Type: engine.ToolResult, Call: it.ID, Text: text, Outputs: outs}); rerr != nil && err == nil {
 		err = rerr
 	}
-	if cerr := s.Commit(ctx); cerr != nil && err == nil {
+	if cerr := s.Commit(done); cerr != nil && err == nil {
 		err = cerr
 	}
 	return mcpAnswer(a, err)
 }
 
-// newMCPServer is the server of session s with every tool.
-func newMCPServer(s *engine.Session) *mcp.Server {
+// The answers of a call cancelled (cairn mcp told to stop, or the client's
+// notifications/cancelled) before it started, and while it ran.
+var (
+	errNotStarted = errors.New("cancelled before it started: nothing was changed")
+	errCancelled  = errors.New("cancelled: what the call changed until then is recorded")
+)
+
+// isNil reports whether v holds a nil pointer (an answer not made).
+func isNil(v any) bool {
+	rv := reflect.ValueOf(v)
+	return rv.Kind() == reflect.Pointer && rv.IsNil()
+}
+
+// newMCPServer is the server of session s with every tool. When stop is
+// done, every call under way is cancelled.
+func newMCPServer(s *engine.Session, stop context.Context) *mcp.Server {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "cairn", Version: engine.Version}, nil)
+	srv.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			ctx, cancel := context.WithCancel(ctx)
+			defer cancel()
+			defer context.AfterFunc(stop, cancel)()
+			return next(ctx, method, req)
+		}
+	})
 	mcp.AddTool(srv, &mcp.Tool{Name: "write_file", Description: "Write a file of the workspace with the given content; its old content is kept first, so undo can put it back."},
 		func(ctx context.Context, _ *mcp.CallToolRequest, in mcpWriteIn) (*mcp.CallToolResult, any, error) {
 			return mcpCall(ctx, s, "write_file", in, func(call string) (any, error) {

@@ -155,7 +155,7 @@ func (c *AppendCmd) Run(g *Globals) error {
 		}
 		id, err := itemArg(path, arg)
 		if err == nil && !all[id] {
-			err = usageErrorf("--%s %s: no such item in session %s", flag, arg, s.ID())
+			err = noItemf("--%s: no item %q in session %s", flag, arg, s.ID())
 		}
 		return id, err
 	}

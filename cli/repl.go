@@ -395,7 +395,7 @@ func (r *repl) command(ctx context.Context, trimmed string) bool {
 			return false
 		}
 		if !r.sess.Recorded() && len(r.sess.Transcript()) == 0 {
-			r.pendingName = strings.Join(strings.Fields(arg), " ")
+			r.pendingName = engine.NameLine(arg)
 			fmt.Fprintf(r.out, "The session will be named %q once it holds a prompt.\n", r.pendingName)
 			return false
 		}

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -181,5 +182,42 @@ func TestForkAtUnknownItem(t *testing.T) {
 	want := `no item "i-0000" in session ` + e.id
 	if code != ExitFailed || !strings.Contains(errs, want) || strings.Contains(errs, "no such session") {
 		t.Fatalf("fork --at i-0000: exit %d, stderr %q, want %q", code, errs, want)
+	}
+}
+
+// A reference that names nothing the user has fails the same way however
+// it is spelled: an item as an unknown id or as N past the head path, a
+// session as an unknown id, prefix or title — not found, exit 1, code
+// "not_found", nothing changed. An unknown snapshot, as a # or an id, is
+// refused (exit 3), as the exit codes say.
+func TestUnknownReferenceSameExitAnySpelling(t *testing.T) {
+	e := newRefEnv(t)
+	before := e.items(t)
+	want := func(code int, word string, args ...string) {
+		t.Helper()
+		got, out, errs := e.run(t, "", append([]string{"--json"}, args...)...)
+		var obj struct{ Code string }
+		json.Unmarshal([]byte(out), &obj)
+		if got != code || obj.Code != word {
+			t.Errorf("cairn %q: exit %d code %q (%q), want exit %d code %q", args, got, obj.Code, errs, code, word)
+		}
+	}
+	for _, ref := range []string{"i-0000000000000000", "99", "0"} {
+		want(ExitFailed, "not_found", "fork", e.id, "--at", ref)
+		want(ExitFailed, "not_found", "revert", e.id, "--to", ref)
+		want(ExitFailed, "not_found", "compact", e.id, "--up-to", ref)
+		want(ExitFailed, "not_found", "attachment", "--list", e.id, ref)
+		want(ExitFailed, "not_found", "append", "--session", e.id, "--type", "assistant", "--parent", ref, "x")
+		want(ExitFailed, "not_found", "append", "--session", e.id, "--type", "tool_result", "--call", ref, "x")
+	}
+	for _, ref := range []string{"00000000-0000-0000-0000-000000000000", "ffff", "no such title"} {
+		want(ExitFailed, "not_found", "show", ref)
+		want(ExitFailed, "not_found", "append", "--session", ref, "--type", "assistant", "x")
+	}
+	for _, ref := range []string{"#99", "99", "snap-0000"} {
+		want(ExitRefused, "refused", "snapshots", "restore", "--session", e.id, ref)
+	}
+	if n := e.items(t); n != before {
+		t.Fatalf("refused references changed the session: %d items, was %d", n, before)
 	}
 }

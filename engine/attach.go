@@ -226,7 +226,7 @@ func (w *Workspace) storeAttachments(ctx context.Context, in []Attachment) ([]At
 				return nil, fmt.Errorf("engine: attachment %s: %w", a.Name, err)
 			}
 			if !ok {
-				return nil, fmt.Errorf("%w: attachment %s names object %s, which this workspace does not hold", ErrNotFound, a.Name, a.OID)
+				return nil, notFoundf("attachment %s names object %s, which this workspace does not hold", a.Name, a.OID)
 			}
 			if a.MediaType == "" {
 				a.MediaType = MediaType(a.Name, nil)
@@ -265,7 +265,7 @@ func (w *Workspace) Attachments(ctx context.Context, session, item string) ([]At
 	}
 	if item == DraftItem {
 		if v.st.draft == nil {
-			return nil, fmt.Errorf("%w: session %s holds no draft", ErrNotFound, session)
+			return nil, notFoundf("session %s holds no draft", session)
 		}
 		return attachmentsOnDisk(v.st.draft.Attachments), nil
 	}
@@ -286,11 +286,11 @@ func (w *Workspace) ReadAttachment(ctx context.Context, session, item string, n 
 		return Attachment{}, nil, err
 	}
 	if n < 1 || n > len(as) {
-		return Attachment{}, nil, fmt.Errorf("%w: item %s of session %s has %d attachment(s), not %d", ErrNotFound, item, session, len(as), n)
+		return Attachment{}, nil, notFoundf("item %s of session %s has %d attachment(s), not %d", item, session, len(as), n)
 	}
 	a := as[n-1]
 	if a.LiveOnly {
-		return a, nil, fmt.Errorf("%w: attachment %d of item %s is live-only: its bytes were never saved %s", ErrNotFound, n, item, a.Note())
+		return a, nil, notFoundf("attachment %d of item %s is live-only: its bytes were never saved %s", n, item, a.Note())
 	}
 	id, err := objects.ParseID(a.OID)
 	if err != nil {

@@ -25,7 +25,11 @@ import (
 func (s *Session) Compact(ctx context.Context, summary, upTo string) (Item, error) {
 	s.mu.Lock()
 	path := s.st.headPath()
+	known := upTo == "" || s.st.items[upTo] != nil
 	s.mu.Unlock()
+	if !known {
+		return Item{}, &noItem{upTo, s.st.id} // names nothing: not found, as elsewhere
+	}
 	view := requestView(path)
 	end := -1
 	if upTo == "" {
@@ -169,7 +173,7 @@ func (s *Session) Archive(compaction string) ([]Item, error) {
 	defer s.mu.Unlock()
 	c := s.st.items[compaction]
 	if c == nil || c.Type != Compaction || len(c.Replaces) != 2 {
-		return nil, fmt.Errorf("%w: %q is not a compaction item", ErrNotFound, compaction)
+		return nil, notFoundf("%q is not a compaction item", compaction)
 	}
 	view := requestView(s.st.pathTo(c.Parent))
 	first, last := stretchIn(view, c.Replaces)

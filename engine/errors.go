@@ -37,3 +37,17 @@ func (e *noItem) Error() string {
 }
 
 func (e *noItem) Is(target error) bool { return target == ErrNotFound }
+
+// notFound is ErrNotFound for errors.Is, but its text names what is
+// missing (a task, an attachment, an output) rather than saying that no
+// session matched: "no task "t-1" in session S", never "no such session:
+// no task ...".
+type notFound struct{ msg string }
+
+func notFoundf(format string, a ...any) error {
+	return &notFound{fmt.Sprintf(format, a...)}
+}
+
+func (e *notFound) Error() string { return "engine: " + e.msg }
+
+func (e *notFound) Is(target error) bool { return target == ErrNotFound }

@@ -143,7 +143,7 @@ func (s *Store) MigrateSessions(ctx context.Context, from, to string, opts Migra
 	}
 	if opts.Session != "" {
 		if src == nil {
-			return nil, fmt.Errorf("%w: no sessions were saved in %s", ErrNotFound, from)
+			return nil, notFoundf("no sessions were saved in %s", from)
 		}
 		id, err := src.Resolve(ctx, opts.Session)
 		if err != nil {
@@ -152,7 +152,7 @@ func (s *Store) MigrateSessions(ctx context.Context, from, to string, opts Migra
 		ids = []string{id}
 	}
 	if len(ids) == 0 && (opts.Session != "" || opts.NoUsage) {
-		return nil, fmt.Errorf("%w: no sessions were saved in %s", ErrNotFound, from)
+		return nil, notFoundf("no sessions were saved in %s", from)
 	}
 	if len(ids) == 0 {
 		// Only the ledger could move: nothing at all is a mistake (a
@@ -162,7 +162,7 @@ func (s *Store) MigrateSessions(ctx context.Context, from, to string, opts Migra
 			return nil, err
 		}
 		if u.Empty {
-			return nil, fmt.Errorf("%w: no sessions were saved in %s, and the usage ledger holds nothing for it", ErrNotFound, from)
+			return nil, notFoundf("no sessions were saved in %s, and the usage ledger holds nothing for it", from)
 		}
 	}
 	if opts.DryRun {

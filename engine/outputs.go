@@ -236,7 +236,7 @@ func (w *Workspace) ReadOutput(ctx context.Context, session, id string) (io.Read
 	f, err := w.openOutput(session, id)
 	if err != nil {
 		if isOutputNotFound(err) && w.trimmed(session) {
-			return nil, fmt.Errorf("%w: session %s was trimmed to its transcript: its tool outputs are gone (its tool calls keep their text)", ErrNotFound, session)
+			return nil, notFoundf("session %s was trimmed to its transcript: its tool outputs are gone (its tool calls keep their text)", session)
 		}
 		return nil, err
 	}

@@ -60,7 +60,7 @@ func (w *Workspace) CopyOutputs(ctx context.Context, from, to string, outIDs []s
 		}
 	}
 	if len(missing) > 0 {
-		return fmt.Errorf("%w: outputs %s of session %s", ErrNotFound, strings.Join(missing, ", "), from)
+		return notFoundf("session %s holds no output %s", from, strings.Join(missing, ", "))
 	}
 	return nil
 }

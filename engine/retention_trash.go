@@ -403,7 +403,7 @@ func (s *Store) Restore(ctx context.Context, ref string) (Trashed, error) {
 	case ref == "":
 		return Trashed{}, fmt.Errorf("%w: empty session reference", ErrBadInput)
 	case len(match) == 0:
-		return Trashed{}, fmt.Errorf("%w: no forgotten session %q in the trash", ErrNotFound, ref)
+		return Trashed{}, notFoundf("no forgotten session %q in the trash", ref)
 	case len(match) > 1:
 		return Trashed{}, fmt.Errorf("%w: %q matches %d forgotten sessions", ErrAmbiguous, ref, len(match))
 	}

@@ -292,7 +292,7 @@ func (s *Session) StartTask(ctx context.Context, ts TaskStart) (*Task, Item, err
 		}
 		switch {
 		case rec == nil:
-			return nil, Item{}, fmt.Errorf("%w: no task %q in session %s", ErrNotFound, ts.Continue, s.st.id)
+			return nil, Item{}, notFoundf("no task %q in session %s", ts.Continue, s.st.id)
 		case rec.Type != TaskTypeAgent:
 			return nil, Item{}, fmt.Errorf("%w: %s is a shell job: shell jobs are never resumed; run a new command", ErrRefused, rec.ID)
 		case rec.State == TaskRunning:
@@ -448,5 +448,5 @@ func (s *Session) Task(ctx context.Context, id string) (*Task, error) {
 		tl.running[id] = t
 		return t, nil
 	}
-	return nil, fmt.Errorf("%w: no task %q in session %s", ErrNotFound, id, s.st.id)
+	return nil, notFoundf("no task %q in session %s", id, s.st.id)
 }

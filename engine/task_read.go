@@ -228,7 +228,7 @@ func (w *Workspace) ReadTask(ctx context.Context, session, task string) (*TaskVi
 		}
 	}
 	if rec == nil {
-		return nil, fmt.Errorf("%w: no task %q in session %s", ErrNotFound, task, session)
+		return nil, notFoundf("no task %q in session %s", task, session)
 	}
 	v := &TaskView{st: newState(task, w.path)}
 	if rec.Type == TaskTypeAgent {

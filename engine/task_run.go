@@ -32,7 +32,7 @@ func (t *Task) Append(ctx context.Context, it Item) (Item, error) {
 	if it.Parent == "" {
 		it.Parent = st.head
 	} else if st.items[it.Parent] == nil {
-		return Item{}, fmt.Errorf("%w: no item %q in task %s", ErrNotFound, it.Parent, t.id)
+		return Item{}, notFoundf("no item %q in task %s", it.Parent, t.id)
 	}
 	if err := st.checkLinks(&it); err != nil {
 		return Item{}, err

@@ -122,3 +122,51 @@ func escapeLen(s string) int {
 	}
 	return 2
 }
+
+// NameLine is a name the user gives a session (rename, /rename) as its
+// title: one line, otherwise as typed. White space at either end goes, and
+// a run of white space holding a line break or a tab (\n \r \t \v \f,
+// U+0085, U+2028, U+2029) becomes one space, so a pasted name stays on its
+// row of a listing; spaces typed between words, and every other character,
+// stay as given (a listing escapes controls when it shows them).
+func NameLine(name string) string {
+	name = strings.TrimSpace(name)
+	if !strings.ContainsFunc(name, breaksLine) {
+		return name
+	}
+	var b strings.Builder
+	for i := 0; i < len(name); {
+		r, n := utf8.DecodeRuneInString(name[i:])
+		if !unicode.IsSpace(r) {
+			b.WriteString(name[i : i+n])
+			i += n
+			continue
+		}
+		j, breaks := i, false
+		for j < len(name) {
+			r, n := utf8.DecodeRuneInString(name[j:])
+			if !unicode.IsSpace(r) {
+				break
+			}
+			breaks = breaks || breaksLine(r)
+			j += n
+		}
+		if breaks {
+			b.WriteByte(' ')
+		} else {
+			b.WriteString(name[i:j])
+		}
+		i = j
+	}
+	return b.String()
+}
+
+// breaksLine reports whether r is white space that is not a space: it
+// breaks a line or moves to a tab stop.
+func breaksLine(r rune) bool {
+	switch r {
+	case '\n', '\r', '\t', '\v', '\f', 0x85, 0x2028, 0x2029:
+		return true
+	}
+	return false
+}

@@ -98,9 +98,10 @@ func (s *Session) flushUsage() error {
 }
 
 // Rename sets the session's title as the user's own: it is written at once
-// and no generated title replaces it. An empty name is refused.
+// and no generated title replaces it. The name is kept as given, on one
+// line (NameLine); an empty name is refused.
 func (s *Session) Rename(ctx context.Context, name string) error {
-	name = strings.Join(strings.Fields(name), " ")
+	name = NameLine(name)
 	if name == "" {
 		return fmt.Errorf("%w: a session name cannot be empty", ErrBadInput)
 	}

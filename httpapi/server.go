@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"cairn/engine"
+	"cairn/internal/usermsg"
 )
 
 // snapshotOps is the undo stack of one open session.
@@ -221,8 +222,10 @@ func (a *Server) logf(format string, args ...any) {
 	fmt.Fprintf(a.logw, "cairn: http: "+format+"\n", args...)
 }
 
+// writeError answers an error; msg is worded as the cairn command words
+// its errors (internal/usermsg), never with a package's name.
 func writeError(w http.ResponseWriter, status int, code, msg string, extra map[string]any) {
-	m := map[string]any{"ok": false, "code": code, "error": msg}
+	m := map[string]any{"ok": false, "code": code, "error": usermsg.Text(msg)}
 	for k, v := range extra {
 		m[k] = v
 	}

@@ -86,8 +86,13 @@ func TestServerListAndRestore(t *testing.T) {
 		t.Fatalf("a.txt after restore to the first snapshot: %q", got)
 	}
 
-	// Nothing left to undo; an undone id and an unknown id are refused.
-	f.Want(f.Do("POST", httpapitest.RestorePath(id), f.Gateway, `{"action":"undo"}`), 409, "refused")
+	// Nothing left to undo; an undone id and an unknown id are refused,
+	// in the words the cairn command uses, never a package's name.
+	a = f.Do("POST", httpapitest.RestorePath(id), f.Gateway, `{"action":"undo"}`)
+	f.Want(a, 409, "refused")
+	if bytes.Contains(a.Body, []byte("engine:")) || !bytes.Contains(a.Body, []byte("nothing to undo")) {
+		t.Fatalf("undo with nothing to undo: %s", a.Body)
+	}
 	f.Want(f.Do("POST", httpapitest.RestorePath(id), f.Gateway, `{"id":"`+first+`"}`), 409, "refused")
 	f.Want(f.Do("POST", httpapitest.RestorePath(id), f.Gateway, `{"id":"no-such-snapshot"}`), 409, "refused")
 	if got := f.Read("a.txt"); got != "<absent>" {

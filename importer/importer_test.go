@@ -458,3 +458,24 @@ func TestClaudeCodeSubagentGrows(t *testing.T) {
 		t.Fatalf("after the sub-agent grew: %+v (first import %d task items)", sr, first.TaskItems)
 	}
 }
+
+// A source that cannot be brought in says why in the words the user reads
+// on stderr: never the name of a package inside cairn.
+func TestImportErrorSpeaksToTheUser(t *testing.T) {
+	store := openStore(t)
+	src := filepath.Join(t.TempDir(), "s.jsonl")
+	line := `{"type":"user","uuid":"00000000-0000-4000-8000-000000000001","sessionId":"55604662-cf2a-4331-851a-ec234028f8ca","cwd":"relative","timestamp":"2026-02-11T00:00:00Z","message":{"role":"user","content":"hi"}}` + "\n"
+	if err := os.WriteFile(src, []byte(line), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Run(t.Context(), store, AgentClaudeCode, []string{src}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Sessions) != 1 || rep.Failed != 1 {
+		t.Fatalf("report %+v, want one failed source", rep)
+	}
+	if e := rep.Sessions[0].Error; e != `bad input: the source's directory "relative" is not absolute` {
+		t.Fatalf("error %q", e)
+	}
+}

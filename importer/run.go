@@ -15,6 +15,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"cairn/engine"
+	"cairn/internal/usermsg"
 )
 
 // Files lists the source files of agent under roots: each root is a file,
@@ -231,7 +232,7 @@ func parseFile(agent, file string) (pf parsedFile) {
 	sr := &pf.sr
 	sr.File = file
 	fail := func(err error) parsedFile {
-		sr.Error = err.Error()
+		sr.Error = usermsg.Error(err) // the words the user reads, as stderr's
 		return pf
 	}
 	f, err := os.Open(file)
@@ -275,7 +276,7 @@ func bringIn(ctx context.Context, store *engine.Store, agent string, pf parsedFi
 		return sr
 	}
 	fail := func(err error) SessionReport {
-		sr.Error = err.Error()
+		sr.Error = usermsg.Error(err) // the words the user reads, as stderr's
 		return sr
 	}
 	sr.Source, sr.Dir = src.SourceID, src.Dir

@@ -1,0 +1,132 @@
+package cli
+
+import (
+	"context"
+	"io"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// How `cairn mcp` ends. The SDK's stdio transport treats the end of stdin
+// as the end of everything: it cancels the calls under way and writes no
+// more answers, so a client that writes a request and closes its end gets
+// nothing back, though the call may have changed files. MCP's own shutdown
+// for stdio is exactly that (close the server's input, wait for it to exit,
+// then SIGTERM, then SIGKILL), so:
+//
+//   - At the end of stdin, cairn mcp reads no more requests, finishes the
+//     calls it has read, writes their answers, then exits (0).
+//   - On SIGTERM or SIGHUP it reads no more requests and cancels
+//     the calls under way: a shell line's process group is killed and what
+//     it changed until then is recorded; a file tool is either done and
+//     recorded or not made. Each call's tool_result is written, its answer
+//     too while stdout is open, the session is closed durably, and it exits
+//     with 128 plus the signal's number. SIGINT (Ctrl-C) ends it the same
+//     way and exits 0.
+//
+// drainConn is the SDK's stdio connection with that end: its Read holds
+// back the end of input (or the stop) until every call it has handed on is
+// answered.
+
+// mcpStdio is stdin and stdout as an MCP transport whose reads end when
+// stop is done, and which finishes its calls before it ends (drainConn).
+type mcpStdio struct {
+	in   io.Reader
+	out  io.Writer
+	stop context.Context
+}
+
+func (t *mcpStdio) Connect(ctx context.Context) (mcp.Connection, error) {
+	c, err := (&mcp.IOTransport{Reader: io.NopCloser(t.in), Writer: nopWriteCloser{t.out}}).Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &drainConn{Connection: c, stop: t.stop}, nil
+}
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
+
+// drainConn counts the calls read and the answers written (see above).
+type drainConn struct {
+	mcp.Connection
+	stop context.Context
+
+	mu   sync.Mutex
+	open int           // calls read whose answers are not written yet
+	gone bool          // the writer failed or the connection closed: no answer can be written
+	wake chan struct{} // closed when open or gone changes, for a draining Read
+}
+
+func (c *drainConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	rctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer context.AfterFunc(c.stop, cancel)()
+	m, err := c.Connection.Read(rctx)
+	if err == nil {
+		if r, ok := m.(*jsonrpc.Request); ok && r.IsCall() {
+			c.mu.Lock()
+			c.open++
+			c.mu.Unlock()
+		}
+		return m, nil
+	}
+	c.drain()
+	if c.stop.Err() != nil {
+		return nil, io.EOF // told to stop: an end, not a failure
+	}
+	return nil, err
+}
+
+// drain waits until every call read is answered, or no answer can be.
+func (c *drainConn) drain() {
+	for {
+		c.mu.Lock()
+		if c.open <= 0 || c.gone {
+			c.mu.Unlock()
+			return
+		}
+		if c.wake == nil {
+			c.wake = make(chan struct{})
+		}
+		w := c.wake
+		c.mu.Unlock()
+		<-w
+	}
+}
+
+// changed wakes a draining Read; c.mu is held.
+func (c *drainConn) changed() {
+	if c.wake != nil {
+		close(c.wake)
+		c.wake = nil
+	}
+}
+
+func (c *drainConn) Write(ctx context.Context, m jsonrpc.Message) error {
+	err := c.Connection.Write(ctx, m)
+	_, answer := m.(*jsonrpc.Response)
+	if answer || err != nil {
+		c.mu.Lock()
+		if answer {
+			c.open--
+		}
+		if err != nil {
+			c.gone = true
+		}
+		c.changed()
+		c.mu.Unlock()
+	}
+	return err
+}
+
+func (c *drainConn) Close() error {
+	c.mu.Lock()
+	c.gone = true
+	c.changed()
+	c.mu.Unlock()
+	return c.Connection.Close()
+}
