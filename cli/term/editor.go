@@ -32,11 +32,15 @@ type Editor struct {
 }
 
 // Typed is the text being edited by the ReadLine under way, not yet
-// submitted: "" when none runs. Safe to call from another goroutine (a
+// submitted, or between two ReadLines the text a bound key left for the
+// next one: "" when there is none. Safe to call from another goroutine (a
 // signal handler keeping it as the session's draft).
 func (e *Editor) Typed() string {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if e.typed == "" {
+		return e.pending
+	}
 	return e.typed
 }
 
