@@ -119,6 +119,8 @@ func (c *AppendCmd) check() error {
 		return usageErrorf("a tool_call needs --tool NAME")
 	case c.Type != "tool_call" && c.Tool != "":
 		return usageErrorf("--tool is for a tool_call only")
+	case c.Type == "tool_call" && c.Tool == engine.TaskTool && len(c.Output) > 0:
+		return usageErrorf("--output is not for a task call: name the outputs on the items of its transcript or its result")
 	case c.Type == "user" && c.Task == "":
 		return usageErrorf("a user prompt is appended with cairn prompt (--type user is for a task's transcript, with --task ID)")
 	}
