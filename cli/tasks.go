@@ -21,7 +21,7 @@ import (
 
 // startTask records a task call and starts (or continues) its task.
 func startTask(g *Globals, s *engine.Session, c *AppendCmd, parent, text string) error {
-	t, it, err := s.StartTask(g.ctx, engine.TaskStart{Description: text, Continue: c.Task, Parent: parent, Held: true})
+	t, it, err := s.StartTask(g.ctx, engine.TaskStart{Description: text, Continue: c.Task, Parent: parent, Held: true, Background: c.Background})
 	if err != nil {
 		return err
 	}
