@@ -42,9 +42,12 @@ func TestCeilingWayOut(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("append %d: %d %s", i, code, errs)
 		}
+		// 0.86 MB after the second: near the ceiling; 1.3 MB after the
+		// third: over it, and it says so.
 		warned := strings.Contains(errs, "past 80% of the 1 MB ceiling")
-		if warned != (i >= 1) { // 0.86 MB after the second
-			t.Fatalf("append %d: warning %v: %q", i, warned, errs)
+		over := strings.Contains(errs, "over the 1 MB ceiling it can be opened with: it will not open again")
+		if warned != (i == 1) || over != (i == 2) {
+			t.Fatalf("append %d: warning %v, over %v: %q", i, warned, over, errs)
 		}
 	}
 	// Opening is refused, naming what works.

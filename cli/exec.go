@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os/signal"
 	"strings"
+	"syscall"
 
 	"cairn/engine"
 )
@@ -44,7 +46,15 @@ func (c *ToolExecCmd) Run(g *Globals, t *ToolCmd) error {
 	if g.JSON {
 		eo.Stdout = g.stderr
 	}
-	a, err := s.Exec(g.ctx, line, eo)
+	// SIGTERM and SIGHUP (the terminal gone) stop the line as Ctrl-C does:
+	// killed and recorded, never left running after cairn, its processes
+	// in a group of their own that the signal does not reach.
+	ctx, stop := signal.NotifyContext(g.ctx, syscall.SIGTERM, syscall.SIGHUP)
+	defer stop()
+	a, err := s.Exec(ctx, line, eo)
+	if a != nil && errors.Is(err, context.Canceled) {
+		return fmt.Errorf("cancelled: the line was stopped (exit %d); its shell history entry is %s and its output %s", a.ExitCode, a.Run, a.Output)
+	}
 	if err != nil {
 		return refusedLine(err)
 	}

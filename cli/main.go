@@ -40,6 +40,7 @@ type CLI struct {
 	Attachment AttachmentCmd `cmd:"" group:"plumbing" help:"Write an item's attachment to stdout, byte for byte (or --list them)."`
 	Task       TaskCmd       `cmd:"" group:"plumbing" help:"Print a sub-agent task's transcript (or --cancel a running one)."`
 	Tasks      TasksCmd      `cmd:"" group:"plumbing" help:"List a session's tasks and background shell jobs: id, state, counts, label."`
+	Shells     ShellsCmd     `cmd:"" group:"plumbing" help:"List a session's shell history (the shell lines it ran), or print what one of them printed."`
 	Turn       TurnCmd       `cmd:"" group:"plumbing" help:"End a session's turn: its spend, model, plan and trail labels, durable on return."`
 	Where      WhereCmd      `cmd:"" group:"plumbing" help:"Print where this directory's state lives."`
 	Tool       ToolCmd       `cmd:"" group:"plumbing" help:"Run a file tool (write, edit, rm, patch) or a shell line (exec), snapshotted."`

@@ -156,10 +156,16 @@ func mcpCall[In any](ctx context.Context, s *engine.Session, tool string, in In,
 	if err != nil {
 		text = strings.TrimSuffix("error: "+userError(refusedLine(err))+"\n"+text, "\n")
 	}
+	// A shell line's result names its stored output, so a fork of the
+	// session can still read it.
+	var outs []string
+	if ea, ok := a.(*engine.ExecAnswer); ok && ea != nil && ea.Output != "" {
+		outs = []string{ea.Output}
+	}
 	// The result and the commit are the call's record: they are written
 	// even when the call was cancelled.
 	done := context.WithoutCancel(ctx)
-	if _, rerr := s.Append(done, engine.Item{Type: engine.ToolResult, Call: it.ID, Text: text}); rerr != nil && err == nil {
+	if _, rerr := s.Append(done, engine.Item{Type: engine.ToolResult, Call: it.ID, Text: text, Outputs: outs}); rerr != nil && err == nil {
 		err = rerr
 	}
 	if cerr := s.Commit(done); cerr != nil && err == nil {

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"cairn/engine"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -90,6 +92,9 @@ func TestMCPServerOverStdio(t *testing.T) {
 	if text := sh.Content[0].(*mcp.TextContent).Text; !strings.Contains(text, "hello") || file("c.txt") != "made\n" {
 		t.Fatalf("run_shell output %q, c.txt %q", text, file("c.txt"))
 	}
+	// The shell line's result names its stored output: a fork made now
+	// (the server owns the session; a fork needs no ownership) reads it.
+	mcpForkReadsOutput(t, home, ws, sh.StructuredContent)
 	if l := call("list_snapshots", nil); len(l["snapshots"].([]any)) != 3 {
 		t.Fatalf("list_snapshots: %v (want write, edit, patch: a shell line is no undo snapshot)", l)
 	}
@@ -118,4 +123,40 @@ func TestMCPServerOverStdio(t *testing.T) {
 	if err != nil || !res.IsError {
 		t.Fatalf("edit of missing text: %v %v", err, res)
 	}
+}
+
+// mcpForkReadsOutput forks the workspace's one session at its head and
+// reads, in the child, the output a run_shell answer named.
+func mcpForkReadsOutput(t *testing.T, home, dir string, answer any) {
+	t.Helper()
+	ctx := context.Background()
+	b, _ := json.Marshal(answer)
+	var a struct {
+		Output string `json:"output"`
+	}
+	if json.Unmarshal(b, &a); a.Output == "" {
+		t.Fatalf("run_shell answer without an output: %s", b)
+	}
+	st, err := engine.Open(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	w, err := st.Workspace(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, _, err := w.List(ctx)
+	if err != nil || len(l) != 1 {
+		t.Fatalf("sessions %v %v", l, err)
+	}
+	res, err := w.Fork(ctx, l[0].ID, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc, err := w.ReadOutput(ctx, res.Session, a.Output)
+	if err != nil {
+		t.Fatalf("the fork cannot read run_shell's output: %v", err)
+	}
+	rc.Close()
 }

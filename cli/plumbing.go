@@ -97,13 +97,15 @@ func (g *Globals) answerItem(session, item string) error {
 
 // AppendCmd appends an item of another type.
 type AppendCmd struct {
-	Session string `name:"session" required:"" placeholder:"S" help:"Session to append to."`
-	Type    string `name:"type" required:"" enum:"user,assistant,reasoning,tool_call,tool_result" help:"Item type: assistant, reasoning, tool_call or tool_result (and user, in a task's transcript)."`
-	Parent  string `name:"parent" placeholder:"ITEM" help:"Parent item, an id or N for the Nth item of the head path (default: the head)."`
-	Tool    string `name:"tool" help:"Tool name of a tool_call (required for one)."`
-	Call    string `name:"call" placeholder:"ITEM" help:"The tool_call a tool_result answers, an id or N (required for a tool_result)."`
-	Task    string `name:"task" placeholder:"ID" help:"With --type tool_call --tool task: the settled task to continue. Otherwise: append to task ID's transcript (its items by id)."`
-	Text    string `arg:"" help:"The text ('-' reads stdin)."`
+	Session    string   `name:"session" required:"" placeholder:"S" help:"Session to append to."`
+	Type       string   `name:"type" required:"" enum:"user,assistant,reasoning,tool_call,tool_result" help:"Item type: assistant, reasoning, tool_call or tool_result (and user, in a task's transcript)."`
+	Parent     string   `name:"parent" placeholder:"ITEM" help:"Parent item, an id or N for the Nth item of the head path (default: the head)."`
+	Tool       string   `name:"tool" help:"Tool name of a tool_call (required for one)."`
+	Call       string   `name:"call" placeholder:"ITEM" help:"The tool_call a tool_result answers, an id or N (required for a tool_result)."`
+	Task       string   `name:"task" placeholder:"ID" help:"With --type tool_call --tool task: the settled task to continue. Otherwise: append to task ID's transcript (its items by id)."`
+	Background bool     `name:"background" help:"With --type tool_call --tool task: the task runs in the background (cairn tasks marks it bg)."`
+	Output     []string `name:"output" placeholder:"ID" help:"A tool output of the session (as output put printed it) this item refers to; repeatable. A fork keeps it readable."`
+	Text       string   `arg:"" help:"The text ('-' reads stdin)."`
 }
 
 // check refuses flags that do not fit the item's type, before anything is
@@ -118,6 +120,10 @@ func (c *AppendCmd) check() error {
 		return usageErrorf("a tool_call needs --tool NAME")
 	case c.Type != "tool_call" && c.Tool != "":
 		return usageErrorf("--tool is for a tool_call only")
+	case c.Background && !(c.Type == "tool_call" && c.Tool == engine.TaskTool):
+		return usageErrorf("--background is for a task call only (--type tool_call --tool task)")
+	case c.Type == "tool_call" && c.Tool == engine.TaskTool && len(c.Output) > 0:
+		return usageErrorf("--output is not for a task call: name the outputs on the items of its transcript or its result")
 	case c.Type == "user" && c.Task == "":
 		return usageErrorf("a user prompt is appended with cairn prompt (--type user is for a task's transcript, with --task ID)")
 	}
@@ -132,11 +138,14 @@ func (c *AppendCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
-	_, s, err := g.openSession(c.Session)
+	ws, s, err := g.openSession(c.Session)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
+	if err := checkOutputs(g, ws, s.ID(), c.Output); err != nil {
+		return err
+	}
 	if c.Task != "" && !(c.Type == "tool_call" && c.Tool == engine.TaskTool) {
 		return appendToTask(g, s, c, text) // tasks.go
 	}
@@ -166,7 +175,7 @@ func (c *AppendCmd) Run(g *Globals) error {
 	if c.Type == "tool_call" && c.Tool == engine.TaskTool {
 		return startTask(g, s, c, parent, text) // tasks.go
 	}
-	it, err := s.Append(g.ctx, engine.Item{Type: engine.ItemType(c.Type), Parent: parent, Text: text, Tool: c.Tool, Call: call})
+	it, err := s.Append(g.ctx, engine.Item{Type: engine.ItemType(c.Type), Parent: parent, Text: text, Tool: c.Tool, Call: call, Outputs: c.Output})
 	if err != nil {
 		return err
 	}
@@ -174,6 +183,22 @@ func (c *AppendCmd) Run(g *Globals) error {
 		return err
 	}
 	return g.answerItem(s.ID(), it.ID)
+}
+
+// checkOutputs refuses an --output that is not one of the session's tool
+// outputs: an item names only outputs a fork can copy and a reader find.
+func checkOutputs(g *Globals, ws *engine.Workspace, session string, outs []string) error {
+	for _, o := range outs {
+		rc, err := ws.ReadOutput(g.ctx, session, o)
+		if errors.Is(err, engine.ErrNotFound) || errors.Is(err, engine.ErrBadInput) {
+			return usageErrorf("--output %s: no such tool output in session %s", display.Text(o), session)
+		}
+		if err != nil {
+			return err
+		}
+		rc.Close()
+	}
+	return nil
 }
 
 func argText(g *Globals, t string) (string, error) {

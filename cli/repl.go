@@ -77,6 +77,7 @@ const helpText = `Type a prompt and press Enter. Commands:
                  the edit and rm file tools (shell-style quoting)
   :exec LINE     run a shell line (sh -c, in the workspace), recording what it changes for file revert
   !LINE          run a shell line of your own: kept in the shell history, given no change record
+  /shells [RUN]  list this session's shell history, or show what command RUN printed
   :patch [FILE]  apply a patch (git diff, or *** Begin Patch) from FILE, or from the lines
                  that follow up to a line holding only "."; /undo undoes all of it
   :attach PATH   attach a file to the next prompt (:attach alone lists them)
@@ -199,7 +200,11 @@ func (r *repl) resume(id string) error {
 	r.open.set(s)
 	rec := s.Record()
 	info := s.Resume()
-	fmt.Fprintf(r.out, "Resumed %q (%s).\n", rec.Title, plural(rec.Counts.Items, "item", "items"))
+	if rec.Title == "" {
+		fmt.Fprintf(r.out, "Resumed an untitled session (%s).\n", plural(rec.Counts.Items, "item", "items"))
+	} else {
+		fmt.Fprintf(r.out, "Resumed %q (%s).\n", rec.Title, plural(rec.Counts.Items, "item", "items"))
+	}
 	if info.Repaired > 0 {
 		fmt.Fprintf(r.out, "The session's last line was torn by a crash; %d bytes were cut and every complete item kept.\n", info.Repaired)
 	}
@@ -349,7 +354,7 @@ func (r *repl) readLine() (string, error) {
 }
 
 // commandList names every command, for a line that names none.
-const commandList = "/rename /clear /new /history /undo /redo /snapshots /fork /revert /unrevert /compact /storage /migrate-sessions /help /exit, :write :edit :rm :exec :patch :attach, !LINE"
+const commandList = "/rename /clear /new /history /shells /undo /redo /snapshots /fork /revert /unrevert /compact /storage /migrate-sessions /help /exit, :write :edit :rm :exec :patch :attach, !LINE"
 
 // handle runs one line; it reports whether the REPL should end. A blank
 // line records nothing; "//text" is the prompt "/text"; a "/" or ":" line
@@ -419,6 +424,8 @@ func (r *repl) command(ctx context.Context, trimmed string) bool {
 		r.storageCommand(ctx, arg)
 	case "/migrate-sessions":
 		r.migrateCommand(arg)
+	case "/shells":
+		r.shellsCommand(ctx, arg)
 	case "/history":
 		for i, h := range r.store.History() {
 			fmt.Fprintf(r.out, "%4d  %s\n", i+1, firstLine(h))

@@ -1,9 +1,11 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 	"sync"
 	"syscall"
 
@@ -13,7 +15,8 @@ import (
 
 // A REPL that is told to end (SIGTERM, or SIGHUP when its terminal goes
 // away) leaves as /exit does: it hands the terminal back first (the mode
-// it had at the start), then closes its session: the journal and the record
+// it had at the start), keeps the line being typed as the session's draft
+// (keepTyped), then closes its session: the journal and the record
 // are made durable and ownership is given up, so the record shows every turn
 // the journal holds. It prints the resume line when a record was written,
 // and exits with 128 plus the signal's number, as the signal would have. (SIGKILL cannot be caught: a
@@ -63,10 +66,13 @@ func (r *repl) closeOnSignal(interrupt bool) (stop func()) {
 			if r.open.pick != nil {
 				r.open.pick() // the picker hands the terminal back
 			}
+			typed := ""
 			if r.open.ed != nil {
+				typed = r.open.ed.Typed()
 				r.open.ed.Close() // ends a ReadLine, restores the terminal
 			}
 			if s := r.open.sess; s != nil {
+				keepTyped(s, typed)
 				s.Close() // waits for a turn or a file tool under way
 				if s.Recorded() && !r.store.Ephemeral() {
 					fmt.Fprintf(r.out, "cairn --resume %s\n", s.ID())
@@ -84,4 +90,19 @@ func (r *repl) closeOnSignal(interrupt bool) (stop func()) {
 		signal.Stop(ch)
 		close(done)
 	}
+}
+
+// keepTyped keeps the prompt being typed when the REPL is told to end as
+// the session's draft (seed 000: a typed draft is worth keeping): resuming
+// puts it back in the input line. A draft the session holds already (the
+// one the line started with) is not written again.
+func keepTyped(s *engine.Session, typed string) {
+	if strings.TrimSpace(typed) == "" {
+		return
+	}
+	ctx := context.Background()
+	if d, _, err := s.Draft(ctx); err == nil && d == typed {
+		return
+	}
+	s.SetDraft(ctx, typed) // best effort: the process is ending
 }

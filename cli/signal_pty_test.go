@@ -12,8 +12,8 @@ import (
 // TestProcessSignalRestoresTerminal: a REPL on a terminal told to end by
 // SIGTERM or SIGHUP while it reads a line hands the terminal back in the
 // mode it found it (echo and line editing on again, the paste and keyboard
-// modes it asked for turned off), and then prints the resume line, only
-// when a record was written.
+// modes it asked for turned off), keeps the line being typed as the
+// session's draft, and then prints the resume line.
 func TestProcessSignalRestoresTerminal(t *testing.T) {
 	e := newProcEnv(t)
 	for _, tc := range []struct {
@@ -57,24 +57,24 @@ func TestProcessSignalRestoresTerminal(t *testing.T) {
 				t.Fatalf("%v: %q not sent after the last drawing: %q", tc.sig, mode, out)
 			}
 		}
-		resume := strings.Count(out, "cairn --resume ")
-		if !tc.prompt {
-			if resume != 0 {
-				t.Fatalf("%v: a resume line for a session that wrote nothing: %q", tc.sig, out)
-			}
-			continue
-		}
+		// The line being typed is kept as the session's draft (seed 000: a
+		// typed draft is worth keeping), so a session that held nothing
+		// else is recorded too, and its resume line printed.
 		i := strings.LastIndex(out, "cairn --resume ")
-		if resume != 1 || i < strings.LastIndex(out, "\x1b[?2004l") {
+		if strings.Count(out, "cairn --resume ") != 1 || i < strings.LastIndex(out, "\x1b[?2004l") {
 			t.Fatalf("%v: not one resume line after the terminal was handed back: %q", tc.sig, out)
 		}
 		id := strings.TrimSpace(out[i+len("cairn --resume "):])
+		items := map[bool]int{true: 1, false: 0}[tc.prompt]
 		found := false
 		for _, s := range e.sessions(t) {
-			found = found || s.ID == id && s.Items == 1
+			found = found || s.ID == id && s.Items == items
 		}
 		if !found {
 			t.Fatalf("%v: the resume line names %q, not the session written", tc.sig, id)
+		}
+		if show := e.mustRun(t, "--json", "show", id); !strings.Contains(show, `"draft":{"text":"half typed"}`) {
+			t.Fatalf("%v: the line being typed is not the session's draft: %s", tc.sig, show)
 		}
 	}
 }

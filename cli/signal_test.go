@@ -4,12 +4,14 @@ import (
 	"bufio"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // startREPL starts a REPL on a new session, gives it three prompts and
@@ -108,5 +110,50 @@ func TestProcessKilledOwnerListedInFull(t *testing.T) {
 	}
 	if items, covered, size := e.record(t, id); items != 3 || covered != size {
 		t.Fatalf("the record after the listing says %d items and covers %d of %d bytes", items, covered, size)
+	}
+}
+
+// TestProcessSignalStopsExec: `cairn tool exec` told to end by SIGTERM or
+// SIGHUP (its terminal gone) stops its line as Ctrl-C does: the line's
+// processes are killed, not left running after cairn with nothing to
+// record what they change, and the shell history says how the line ended.
+func TestProcessSignalStopsExec(t *testing.T) {
+	e := newProcEnv(t)
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGHUP} {
+		os.Remove(filepath.Join(e.dir, "started"))
+		// The line says it started and its pid, then runs about 20 s.
+		cmd := e.command("tool", "exec", "--", `echo $$ > pid; touch started; i=0; while [ $i -lt 2000 ]; do sleep 0.01; i=$((i+1)); done`)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		pid := 0
+		for i := 0; pid == 0; i++ {
+			if _, err := os.Stat(filepath.Join(e.dir, "started")); err == nil {
+				b, _ := os.ReadFile(filepath.Join(e.dir, "pid"))
+				fmt.Sscan(string(b), &pid)
+				break
+			}
+			if i > int(procGuard/(10*time.Millisecond)) {
+				cmd.Process.Kill()
+				t.Fatal("the line never started")
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		t.Cleanup(func() { syscall.Kill(-pid, syscall.SIGKILL) })
+		if err := cmd.Process.Signal(sig); err != nil {
+			t.Fatal(err)
+		}
+		waitProcess(t, cmd)
+		if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+			t.Fatalf("%v: the line's shell (pid %d) outlived cairn: %v", sig, pid, err)
+		}
+		var h []struct {
+			Status string `json:"status"`
+			Exit   int    `json:"exit"`
+		}
+		out := e.mustRun(t, "--json", "shells", e.sessions(t)[0].ID)
+		if err := json.Unmarshal([]byte(out), &h); err != nil || len(h) == 0 || h[len(h)-1].Status != "finished" || h[len(h)-1].Exit != 128+9 {
+			t.Fatalf("%v: shell history %s (%v), want the line finished, killed", sig, out, err)
+		}
 	}
 }

@@ -21,7 +21,7 @@ import (
 
 // startTask records a task call and starts (or continues) its task.
 func startTask(g *Globals, s *engine.Session, c *AppendCmd, parent, text string) error {
-	t, it, err := s.StartTask(g.ctx, engine.TaskStart{Description: text, Continue: c.Task, Parent: parent, Held: true})
+	t, it, err := s.StartTask(g.ctx, engine.TaskStart{Description: text, Continue: c.Task, Parent: parent, Held: true, Background: c.Background})
 	if err != nil {
 		return err
 	}
@@ -38,7 +38,7 @@ func appendToTask(g *Globals, s *engine.Session, c *AppendCmd, text string) erro
 	if err != nil {
 		return err
 	}
-	it, err := t.Append(g.ctx, engine.Item{Type: engine.ItemType(c.Type), Parent: c.Parent, Text: text, Tool: c.Tool, Call: c.Call})
+	it, err := t.Append(g.ctx, engine.Item{Type: engine.ItemType(c.Type), Parent: c.Parent, Text: text, Tool: c.Tool, Call: c.Call, Outputs: c.Output})
 	if err != nil {
 		return err
 	}
@@ -114,7 +114,7 @@ func (c *TaskCmd) Run(g *Globals) error {
 			Transcript []engine.Item `json:"transcript"`
 		}{v.Record, items})
 	}
-	writeTaskRow(g.stdout, v.Record)
+	writeTaskRow(g.stdout, v.Record, 0)
 	writeTranscript(g.stdout, items)
 	return nil
 }
@@ -136,18 +136,22 @@ func (c *TasksCmd) Run(g *Globals) error {
 	if g.JSON {
 		return g.printJSON(ts)
 	}
+	width := 0 // the ids line up, whatever their lengths
 	for _, t := range ts {
-		writeTaskRow(g.stdout, t)
+		width = max(width, len(t.ID))
+	}
+	for _, t := range ts {
+		writeTaskRow(g.stdout, t, width)
 	}
 	return nil
 }
 
-// writeTaskRow is a task as `cairn tasks` shows it: id, state, type, item
-// count, calls, label.
-func writeTaskRow(w io.Writer, t engine.TaskRecord) {
+// writeTaskRow is a task as `cairn tasks` shows it: id (padded to width),
+// state, type, item count, calls, label.
+func writeTaskRow(w io.Writer, t engine.TaskRecord, width int) {
 	bg := ""
 	if t.Background {
 		bg = " bg"
 	}
-	fmt.Fprintf(w, "%s  %-11s %-5s %4d %-5s %d call(s)%s  %s\n", t.ID, t.State, t.Type, t.Items, itemWord(t.Items), len(t.Calls), bg, display.Line(t.Label))
+	fmt.Fprintf(w, "%-*s  %-11s %-5s %4d %-5s %d call(s)%s  %s\n", width, t.ID, t.State, t.Type, t.Items, itemWord(t.Items), len(t.Calls), bg, display.Line(t.Label))
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -188,12 +189,36 @@ func (s *Session) lockCallsAlone(what string) (vfs.Lock, error) {
 	return l, nil
 }
 
-// refuseRunning refuses a file revert or unrevert while a call of s runs.
-// It is asked first without waiting, before the undo stack's lock, which
-// a running call holds.
+// refuseRunning refuses a file revert or unrevert while a call of s runs,
+// or one of its tasks (refuseTasks). It is asked first without waiting,
+// before the undo stack's lock, which a running call holds.
 func (s *Session) refuseRunning(what string) error {
 	if n := s.running.n.Load(); n > 0 {
 		return fmt.Errorf("%w: cannot %s files: %d call(s) of this session are still changing files; wait for them to end", ErrRefused, what, n)
 	}
-	return nil
+	return s.refuseTasks(what)
+}
+
+// refuseTasks refuses while a sub-agent task or a background shell job of
+// this session runs (seed 000: active subagents and shell commands block a
+// revert): between its calls it holds no call lock, yet it may be about to
+// change the files a revert puts back.
+func (s *Session) refuseTasks(what string) error {
+	recs, err := s.ws.taskRecords(s.ID())
+	if err != nil {
+		return err
+	}
+	var run []string
+	for _, r := range recs {
+		if r.State == TaskRunning {
+			run = append(run, r.ID)
+		}
+	}
+	switch len(run) {
+	case 0:
+		return nil
+	case 1:
+		return fmt.Errorf("%w: cannot %s files: task %s is still running; let it end or cancel it (cairn task SESSION %s --cancel)", ErrRefused, what, run[0], run[0])
+	}
+	return fmt.Errorf("%w: cannot %s files: tasks %s are still running; let them end or cancel them", ErrRefused, what, strings.Join(run, ", "))
 }

@@ -177,3 +177,18 @@ func TestStreamUnavailablePayload(t *testing.T) {
 		t.Fatalf("stream: %q", got)
 	}
 }
+
+// A write that takes a session straight past the ceiling says it is over
+// it and will not open again, not that it is past 80%.
+func TestCeilingWarningOverTheCeiling(t *testing.T) {
+	ctx := context.Background()
+	var notices []string
+	_, _, s := ceilingSession(t, &notices)
+	defer s.Close()
+	must(s.Append(ctx, Item{Type: User, Text: "small"}))(t)
+	must(s.Append(ctx, Item{Type: ToolResult, Text: strings.Repeat("z", 1300000)}))(t)
+	if len(notices) != 1 || !strings.Contains(notices[0], "over the 1 MB ceiling") ||
+		!strings.Contains(notices[0], "will not open again") || !strings.Contains(notices[0], "CAIRN_MAX_EAGER_LOAD_MB=2") {
+		t.Fatalf("warning past the ceiling: %q", notices)
+	}
+}

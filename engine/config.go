@@ -75,8 +75,13 @@ func DefaultConfig() Config {
 
 const configName = "config.json"
 
-// Config reads config.json; a missing file gives the defaults.
+// Config reads config.json; a missing file gives the defaults. An
+// ephemeral store reads that of the persistent state folder: only the
+// sessions and what they hold are temporary, the configuration is not.
 func (s *Store) Config() (Config, error) {
+	if s.ledger != nil {
+		return s.ledger.Config()
+	}
 	b, err := vfs.ReadFile(s.fsys, configName)
 	if vfs.IsNotExist(err) {
 		return DefaultConfig(), nil

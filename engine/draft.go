@@ -6,7 +6,7 @@ import (
 
 // A draft is prompt text a session holds for its composer, not yet sent: a
 // fork at a user prompt, or a conversation revert to one, hands that
-// prompt back for editing. It is a line of the items journal:
+// prompt back for editing, and SetDraft keeps a prompt typed and not sent. It is a line of the items journal:
 //
 //	{"v":1,"kind":"draft","at":"...","text":"..."}
 //	{"v":1,"kind":"draft","at":"...","payload":{"oid":"<sha256>","size":N}}
@@ -83,4 +83,36 @@ func (s *Session) DraftAttachments() []Attachment {
 		return nil
 	}
 	return attachmentsOnDisk(s.st.draft.Attachments)
+}
+
+// SetDraft keeps text as the session's draft: a prompt typed and not sent
+// (seed 000: a typed draft is worth keeping), put back in the composer on
+// resume; "" clears the draft. A session that held nothing yet is recorded
+// by it. The line is durable when SetDraft returns.
+func (s *Session) SetDraft(ctx context.Context, text string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if text == "" && s.st.draft == nil {
+		return nil
+	}
+	if err := s.readyForItem(); err != nil {
+		return err
+	}
+	now := mkTime(s.ws.s.Now())
+	l := &itemLine{V: 1, Kind: kindDraft, At: &now} // clears the draft
+	if text != "" {
+		var p *Payload
+		if len(text) > payloadInline && s.unrecorded == nil {
+			var err error
+			if p, err = writePayload(ctx, s.ws.objects(), text); err != nil {
+				return err
+			}
+		}
+		l = draftLine(now, text, p, nil)
+	}
+	if err := s.writeLine(l); err != nil {
+		return err
+	}
+	s.st.apply(l)
+	return s.commitLocked()
 }

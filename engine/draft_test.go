@@ -149,3 +149,31 @@ func TestRevertDraftOfLargePrompt(t *testing.T) {
 		t.Fatalf("draft of %d bytes, %v %v", len(d), gone, err)
 	}
 }
+
+// A prompt typed and not sent is worth keeping (seed 000): SetDraft records
+// a session that held nothing, the draft comes back on resume, a long one
+// as an object, and "" clears it.
+func TestSetDraftKeepsATypedPrompt(t *testing.T) {
+	ctx := context.Background()
+	_, ws := testStore(t)
+	s := ws.Create(SessionOptions{})
+	must(0, s.SetDraft(ctx, "half a thought"))(t)
+	must(0, s.Close())(t)
+	if l, _ := must2(ws.List(ctx))(t); len(l) != 1 || l[0].ID != s.ID() {
+		t.Fatalf("a session holding a typed draft is not listed: %+v", l)
+	}
+	re := must(ws.Open(ctx, s.ID(), SessionOptions{}))(t)
+	defer re.Close()
+	if d, _, err := re.Draft(ctx); d != "half a thought" || err != nil {
+		t.Fatalf("draft on resume %q, %v", d, err)
+	}
+	long := strings.Repeat("a long draft ", 2000)
+	must(0, re.SetDraft(ctx, long))(t)
+	if d, _, _ := must(ws.Read(ctx, s.ID()))(t).Draft(ctx); d != long {
+		t.Fatalf("long draft read back: %d bytes", len(d))
+	}
+	must(0, re.SetDraft(ctx, ""))(t)
+	if d, _, _ := must(ws.Read(ctx, s.ID()))(t).Draft(ctx); d != "" {
+		t.Fatalf("cleared draft reads %q", d)
+	}
+}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -107,5 +108,29 @@ func TestEphemeralFallsBackToTempDir(t *testing.T) {
 	}
 	if left, _ := os.ReadDir(tmp); len(left) != 0 {
 		t.Fatalf("left in the temp folder: %v", left)
+	}
+}
+
+// An ephemeral run keeps its sessions in the temporary root, but its
+// configuration is the persistent state folder's (seed 000: configuration
+// keeps its normal location): config.json there rules its file tools.
+func TestEphemeralReadsPersistentConfig(t *testing.T) {
+	ctx := context.Background()
+	home := t.TempDir()
+	if err := os.WriteFile(filepath.Join(home, "config.json"), []byte(`{"snapshots":{"enabled":false},"storage":{"max_eager_load_mb":7}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := must(OpenEphemeral(home, WithEphemeralRoot(t.TempDir())))(t)
+	defer s.Close()
+	if c := must(s.Config())(t); c.Snapshots.Enabled || c.Storage.MaxEagerLoadMB != 7 {
+		t.Fatalf("the ephemeral store's config: %+v", c)
+	}
+	dir := t.TempDir()
+	ws := must(s.Workspace(dir))(t)
+	sess := ws.Create(SessionOptions{Ephemeral: true})
+	defer sess.Close()
+	must(sess.ToolWrite(ctx, "a.txt", []byte("hi")))(t)
+	if _, err := sess.Undo(ctx); !errors.Is(err, ErrRefused) {
+		t.Fatalf("undo with snapshots off in the persistent config: %v", err)
 	}
 }

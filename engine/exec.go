@@ -84,6 +84,10 @@ func (s *Session) Exec(ctx context.Context, line string, opts ExecOptions) (*Exe
 		sc = s.ws.lineScope(line)
 	}
 	ans := &ExecAnswer{Session: s.ID(), Files: []string{}, Skipped: []string{}, Scope: sc.Kind}
+	// Closing the session kills the line (seed 000: closing cancels its
+	// running commands and waits for them to settle).
+	ctx, stop := s.untilClose(ctx)
+	defer stop()
 	var out shellOutput
 	rc, err := s.recordCall(ctx, "exec", call, sc, func(ctx context.Context) error {
 		run, err := s.ShellStart(ctx, line)
@@ -95,6 +99,13 @@ func (s *Session) Exec(ctx context.Context, line string, opts ExecOptions) (*Exe
 		if err := run.Finish(context.WithoutCancel(ctx), out.exit, out.stdout.bytes(), out.stderr.bytes()); err != nil {
 			s.notice(fmt.Sprintf("the shell line ran, but its end could not be kept in the shell history: %v", err))
 		}
+		// Kept while the call still holds the session, so a Close
+		// waiting for it does not shut the output out.
+		oid, perr := s.PutOutput(context.WithoutCancel(ctx), ids.ShellLabel(line), bytes.NewReader(out.all.bytes()))
+		if perr != nil {
+			s.notice(fmt.Sprintf("the shell line's output could not be kept: %v", perr))
+		}
+		ans.Output = oid
 		return out.err
 	})
 	if rc != nil {
@@ -109,11 +120,6 @@ func (s *Session) Exec(ctx context.Context, line string, opts ExecOptions) (*Exe
 		return nil, err
 	}
 	ans.ExitCode = out.exit
-	oid, perr := s.PutOutput(context.WithoutCancel(ctx), ids.ShellLabel(line), bytes.NewReader(out.all.bytes()))
-	if perr != nil {
-		s.notice(fmt.Sprintf("the shell line's output could not be kept: %v", perr))
-	}
-	ans.Output = oid
 	if err != nil && !errors.Is(err, context.Canceled) {
 		return ans, err
 	}

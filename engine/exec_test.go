@@ -258,3 +258,45 @@ func TestExecOutputToOneWriter(t *testing.T) {
 		}
 	}
 }
+
+// Closing a session cancels the shell lines it is running and waits for
+// them to settle (seed 000, "Shell history" and "Stop and close"): the line
+// is killed rather than waited for, and its end and output are kept. The
+// line here ends by itself after about 20 s, as if it were never cancelled.
+func TestCloseCancelsRunningExec(t *testing.T) {
+	e := newSnapEnv(t, "")
+	s := e.ws.Create(SessionOptions{})
+	must(s.Append(e.ctx, Item{Type: User, Text: "run a long line"}))(t)
+	type result struct {
+		ans *ExecAnswer
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		ans, err := s.Exec(e.ctx, "touch started; i=0; while [ $i -lt 2000 ]; do sleep 0.01; i=$((i+1)); done", ExecOptions{})
+		done <- result{ans, err}
+	}()
+	for {
+		if _, err := os.Stat(filepath.Join(e.dir, "started")); err == nil {
+			break
+		}
+		select {
+		case r := <-done:
+			t.Fatalf("the line ended before it started: %+v %v", r.ans, r.err)
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+	must(0, s.Close())(t)
+	r := <-done
+	if r.ans == nil || r.ans.ExitCode != 128+9 {
+		t.Fatalf("the line closing cancelled: %+v, %v (want killed: exit 137)", r.ans, r.err)
+	}
+	h := must(e.ws.ShellHistory(e.ctx, s.ID()))(t)
+	if len(h) != 1 || h[0].Status != ShellFinished || h[0].Exit != 128+9 {
+		t.Fatalf("shell history after the close: %+v", h)
+	}
+	if r.ans.Output == "" {
+		t.Fatal("the cancelled line's output was not kept")
+	}
+	must(e.ws.ReadOutput(e.ctx, s.ID(), r.ans.Output))(t).Close()
+}

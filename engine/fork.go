@@ -29,7 +29,8 @@ import (
 //
 // The child gets a new id, the title "<title> (fork #N)" (N counted per
 // parent, marked as the user's own), copies of the plan, model and settings,
-// and the tool outputs its path refers to (ids kept). Usage, pending revert
+// and the tool outputs its path and the sub-agent histories it keeps refer
+// to (ids kept; one the parent no longer holds is skipped). Usage, pending revert
 // state and permission rules start clean. Forking needs no ownership of the
 // parent, so an active session can be forked.
 
@@ -184,21 +185,25 @@ func (w *Workspace) Fork(ctx context.Context, parent, at string) (*ForkResult, e
 	if err := w.shareChanges(parent, child); err != nil {
 		return nil, fmt.Errorf("engine: fork %s: share its change records: %w", parent, err)
 	}
-	// The tool outputs the kept path refers to are copied, their ids kept.
+	// The sub-agent transcripts the kept path's task calls own are copied
+	// (task_fork.go); their payloads and attachments are shared objects.
+	tasks, taskOuts, err := w.copyTasks(ctx, parent, child, keep)
+	if err != nil {
+		return nil, fmt.Errorf("engine: fork %s: copy its sub-agent transcripts: %w", parent, err)
+	}
+	// The tool outputs the kept path and those transcripts refer to are
+	// copied, their ids kept. One the parent no longer holds (a trim
+	// dropped its outputs) is not there to copy: the child refers to it
+	// as the parent does, and the fork goes on.
 	var outs []string
 	for _, it := range keep {
 		outs = append(outs, it.Outputs...)
 	}
+	outs = append(outs, taskOuts...)
 	if len(outs) > 0 {
-		if err := w.CopyOutputs(ctx, parent, child, outs); err != nil {
+		if err := w.CopyOutputs(ctx, parent, child, outs); err != nil && !errors.Is(err, ErrNotFound) {
 			return nil, fmt.Errorf("engine: fork %s: copy its tool outputs: %w", parent, err)
 		}
-	}
-	// The sub-agent transcripts the kept path's task calls own are copied
-	// (task_fork.go); their payloads and attachments are shared objects.
-	tasks, err := w.copyTasks(ctx, parent, child, keep)
-	if err != nil {
-		return nil, fmt.Errorf("engine: fork %s: copy its sub-agent transcripts: %w", parent, err)
 	}
 	wr, err := journal.Create(w.s.fsys, itemsName(w.dir, child), out, journal.Options{Sync: journal.SyncManual, Now: w.s.now})
 	if err != nil {

@@ -422,3 +422,53 @@ func TestForkCopiesReachableOutputs(t *testing.T) {
 		t.Fatalf("an output off the fork's path was copied: %v", err)
 	}
 }
+
+// A fork copies the outputs its sub-agent histories refer to, as it copies
+// those of its own path: the child's copy of the task's transcript names
+// them, and they must read there.
+func TestForkCopiesOutputsOfReachableTasks(t *testing.T) {
+	ctx := context.Background()
+	ws, s, _ := convo(t)
+	task, call := must2(s.StartTask(ctx, TaskStart{Description: "look around"}))(t)
+	out := must(s.PutOutput(ctx, "file-grep", strings.NewReader("what the sub-agent found")))(t)
+	must(task.Append(ctx, Item{Type: User, Text: "look around"}))(t)
+	must(task.Append(ctx, Item{Type: Assistant, Text: "found it", Outputs: []string{out}}))(t)
+	must(s.Append(ctx, Item{Type: ToolResult, Call: call.ID, Text: "done"}))(t)
+	res := must(s.Fork(ctx, ""))(t)
+	rc, err := ws.ReadOutput(ctx, res.Session, out)
+	if err != nil {
+		t.Fatalf("the fork cannot read the output its sub-agent's history names: %v", err)
+	}
+	rc.Close()
+}
+
+// An output the parent no longer holds (a trim dropped its retained
+// outputs) does not stop a fork: the child refers to it as the parent does.
+func TestForkAfterOutputsDropped(t *testing.T) {
+	ctx := context.Background()
+	ws, s, _ := convo(t)
+	out := must(s.PutOutput(ctx, "grep", strings.NewReader("gone soon")))(t)
+	must(s.Append(ctx, Item{Type: ToolResult, Text: "see output", Outputs: []string{out}}))(t)
+	must(0, s.Commit(ctx))(t)
+	must(0, ws.DeleteOutputs(ctx, s.ID()))(t)
+	res, err := s.Fork(ctx, "")
+	if err != nil {
+		t.Fatalf("fork of a session whose outputs were dropped: %v", err)
+	}
+	if _, err := ws.ReadOutput(ctx, res.Session, out); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("the dropped output reads in the fork: %v", err)
+	}
+}
+
+// An item naming something that is not an output id is refused: a fork
+// copies the outputs an item names, and could not copy that one.
+func TestAppendRefusesBadOutputID(t *testing.T) {
+	ctx := context.Background()
+	_, s, _ := convo(t)
+	for _, bad := range []string{"", "../x", "Output-X", "output x"} {
+		if _, err := s.Append(ctx, Item{Type: ToolResult, Text: "r", Outputs: []string{bad}}); !errors.Is(err, ErrBadInput) {
+			t.Fatalf("output %q: %v", bad, err)
+		}
+	}
+	must(s.Fork(ctx, ""))(t)
+}

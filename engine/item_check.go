@@ -3,6 +3,8 @@ package engine
 import (
 	"fmt"
 	"strings"
+
+	"cairn/engine/ids"
 )
 
 // checkLinks refuses an item whose links say something false: a "call"
@@ -11,8 +13,14 @@ import (
 // an ancestor of it). Fork and revert boundaries, compaction and history
 // repair read "call"; a wrong one would silently move them. A tool_result
 // without a call is still taken from the library (a runtime may record a
-// result it cannot tie to a call); the cairn command requires one.
+// result it cannot tie to a call); the cairn command requires one. The
+// outputs an item names must be output ids: a fork copies them by name.
 func (st *state) checkLinks(it *Item) error {
+	for _, o := range it.Outputs {
+		if !ids.Valid(o) {
+			return fmt.Errorf("%w: %q is not an output id", ErrBadInput, o)
+		}
+	}
 	if it.Call == "" {
 		return nil
 	}

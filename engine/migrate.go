@@ -16,6 +16,7 @@ import (
 	"cairn/engine/internal/changes"
 	"cairn/engine/wskey"
 	"cairn/internal/vfs"
+	"cairn/journal"
 	"cairn/objects"
 )
 
@@ -34,8 +35,10 @@ import (
 //  1. the plan, moves/<id>.json at the top of the state folder:
 //     {"v":1,"kind":"move","session":ID,"from":KEY,"to":KEY,"from_path":DIR,"to_path":DIR,"at":T}
 //  2. the session's payload objects into the destination's objects/, its
-//     tool outputs into outputs/<id>/, its trail and shell journals, and
-//     its changes journal holding only the start line;
+//     tool outputs into outputs/<id>/, its task records and sub-agent
+//     transcripts into tasks/<id>/ (after the objects they name), its
+//     trail and shell journals, and its changes journal holding only the
+//     start line;
 //  3. the items journal, its session line naming the new directory and a
 //     last line {"v":1,"kind":"moved","at":T,"from":DIR,"to":DIR}: its
 //     rename into the destination's sessions/ is the commit;
@@ -338,6 +341,9 @@ func (s *Store) copySession(ctx context.Context, src, dst *Workspace, p movePlan
 	if err := copyFolder(ctx, s.fsys, outputDir(src.dir, id), outputDir(dst.dir, id)); err != nil {
 		return err
 	}
+	if err := s.copyTaskFolder(ctx, src, dst, id); err != nil {
+		return err
+	}
 	for _, name := range []func(dir, id string) string{auditName, shellName} {
 		if err := copyFile(s.fsys, name(src.dir, id), name(dst.dir, id)); err != nil {
 			return err
@@ -358,6 +364,47 @@ func (s *Store) copySession(ctx context.Context, src, dst *Workspace, p movePlan
 		return err
 	}
 	return vfs.WriteFileAtomic(s.fsys, itemsName(dst.dir, id), moved)
+}
+
+// copyTaskFolder copies session id's tasks folder (its task records and
+// sub-agent transcripts, task.go) to dst, after the payload and attachment
+// objects the transcripts name. The transcripts are read a line at a time:
+// they can be large.
+func (s *Store) copyTaskFolder(ctx context.Context, src, dst *Workspace, id string) error {
+	from := taskDir(src.dir, id)
+	ents, err := s.fsys.ReadDir(from)
+	if vfs.IsNotExist(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	named := map[string]bool{}
+	for _, e := range ents {
+		if !e.Type().IsRegular() || vfs.IsTemp(e.Name()) {
+			continue
+		}
+		_, err := journal.Read(s.fsys, path.Join(from, e.Name()), func(line []byte) error {
+			for _, m := range oidRef.FindAllSubmatch(line, -1) {
+				named[string(m[1])] = true
+			}
+			return ctx.Err()
+		})
+		if err != nil {
+			return fmt.Errorf("engine: read %s: %w", e.Name(), err)
+		}
+	}
+	oids := make([]string, 0, len(named))
+	for oid := range named {
+		oids = append(oids, oid)
+	}
+	sort.Strings(oids)
+	for _, oid := range oids {
+		if err := copyObject(ctx, src.objects(), dst.objects(), oid); err != nil {
+			return err
+		}
+	}
+	return copyFolder(ctx, s.fsys, from, taskDir(dst.dir, id))
 }
 
 // movedItems is the items journal as the destination holds it: the session
@@ -415,8 +462,10 @@ func (s *Store) finishMove(ctx context.Context, p movePlan, src, dst *Workspace,
 			err = rerr
 		}
 	}
-	if rerr := removeFolder(ctx, fsys, outputDir(src.dir, id)); rerr != nil && err == nil {
-		err = rerr
+	for _, dir := range []string{outputDir(src.dir, id), taskDir(src.dir, id)} {
+		if rerr := removeFolder(ctx, fsys, dir); rerr != nil && err == nil {
+			err = rerr
+		}
 	}
 	if err == nil {
 		err = fsys.SyncDir(path.Join(src.dir, "sessions"))
@@ -457,8 +506,10 @@ func (s *Store) rollBackMove(p movePlan) error {
 			err = rerr
 		}
 	}
-	if rerr := removeFolder(context.Background(), fsys, outputDir(dir, id)); rerr != nil && err == nil {
-		err = rerr
+	for _, d := range []string{outputDir(dir, id), taskDir(dir, id)} {
+		if rerr := removeFolder(context.Background(), fsys, d); rerr != nil && err == nil {
+			err = rerr
+		}
 	}
 	if err == nil {
 		err = fsys.SyncDir(path.Join(dir, "sessions"))

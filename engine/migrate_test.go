@@ -34,6 +34,10 @@ func migrateFixture(t *testing.T, s *Store, from, to string) []string {
 		must(sess.ToolWrite(ctx, "f.txt", []byte(strings.Repeat("x", 20000+i))))(t)
 		must(sess.ToolWrite(ctx, "f.txt", []byte("y")))(t)
 		must(sess.PutOutput(ctx, "grep", strings.NewReader("output of "+model)))(t)
+		// A sub-agent task whose transcript holds a payload object.
+		task, call := must2(sess.StartTask(ctx, TaskStart{Description: "look around"}))(t)
+		must(task.Append(ctx, Item{Type: Assistant, Text: big + "from the sub-agent"}))(t)
+		must(sess.Append(ctx, Item{Type: ToolResult, Call: call.ID, Text: "looked"}))(t)
 		noErr(t, sess.EndTurn(ctx, Turn{Model: model, Spend: Spend{InputTokens: 100, OutputTokens: 10, CostUSD: 0.5}}))
 		noErr(t, sess.Close())
 		ids = append(ids, sess.ID())
@@ -93,12 +97,18 @@ func checkMoved(t *testing.T, s *Store, from, to string, ids []string) {
 			t.Errorf("moved session %s undid a change made in the old directory", id)
 		}
 		noErr(t, sess.Close())
+		// Its sub-agent task came along, transcript and payload.
+		if tv, err := wb.ReadTask(ctx, id, "look-around"); err != nil {
+			t.Errorf("moved session %s lost its task: %v", id, err)
+		} else if tr := tv.Transcript(); len(tr) != 1 || !strings.HasSuffix(tr[0].Text, "from the sub-agent") || tr[0].Unavailable != nil {
+			t.Errorf("moved session %s's task transcript: %+v", id, tr)
+		}
 		b := must(vfs.ReadFile(s.fsys, changesName(wb.dir, id)))(t)
 		if !bytes.HasPrefix(b, []byte(`{"v":1,"kind":"start",`)) || !bytes.Contains(b, []byte(`"why":"moved"`)) {
 			t.Errorf("moved session's changes journal does not start again: %s", b)
 		}
 		if src := s.workspaceOfPath(from); src != nil {
-			for _, n := range []string{itemsName(src.dir, id), recordName(src.dir, id), changesName(src.dir, id), outputDir(src.dir, id)} {
+			for _, n := range []string{itemsName(src.dir, id), recordName(src.dir, id), changesName(src.dir, id), outputDir(src.dir, id), taskDir(src.dir, id)} {
 				if _, err := s.fsys.Lstat(n); err == nil {
 					t.Errorf("%s left behind", n)
 				}

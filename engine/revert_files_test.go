@@ -358,6 +358,16 @@ func TestFileRevertRefusals(t *testing.T) {
 			end := must(e.s.beginCall(e.ctx))(e.t)
 			return end
 		}},
+		// Seed 000: active subagents and background shell jobs block a
+		// revert too; they may be changing the files.
+		{"sub-agent task running", "look-around is still running", func(e *rvEnv, p Item) func() {
+			task, _ := must2(e.s.StartTask(e.ctx, TaskStart{Description: "look around"}))(e.t)
+			return func() { must(0, task.End(e.ctx, TaskCancelled))(e.t) }
+		}},
+		{"background shell job running", "shell-make is still running", func(e *rvEnv, p Item) func() {
+			job := must(e.s.StartShellJob(e.ctx, "make", ""))(e.t)
+			return func() { must(0, job.End(e.ctx, TaskSettled))(e.t) }
+		}},
 		{"another session busy", "busy", func(e *rvEnv, p Item) func() {
 			other := e.ws.Create(SessionOptions{})
 			end := must(other.beginCall(e.ctx))(e.t)
@@ -406,7 +416,7 @@ func TestFileRevertRefusals(t *testing.T) {
 			e.want(map[string]string{"a.txt": "a1"})
 			if undo != nil {
 				undo()
-				if c.why == "busy" || c.why == "still changing files" {
+				if c.why == "busy" || c.why == "still changing files" || strings.HasSuffix(c.why, "still running") {
 					must(e.s.Revert(e.ctx, p.ID, RevertFiles))(t)
 					e.want(map[string]string{"a.txt": "<none>"})
 				}

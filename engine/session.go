@@ -41,6 +41,11 @@ type Session struct {
 	calls callRec       // recording calls other than the file tools (callrec_capture.go)
 	tasks *taskLog      // task records, made on first use (task.go)
 	cfg   sessionConfig // config.json, read once (session_config.go)
+	// closing is cancelled when Close begins, with stopRunning: the shell
+	// lines running then (Exec) are killed, so Close waits for them to
+	// settle, not to finish. Made on first use; guarded by mu.
+	closing     context.Context
+	stopRunning context.CancelFunc
 	// noted: the folders the owner's hint names, where file tools stage
 	// temp files (temps.go); guarded by snaps.mu.
 	noted map[string]bool
@@ -296,6 +301,12 @@ func copyItems(in []*Item) []Item {
 
 // Close makes the session durable and gives up ownership.
 func (s *Session) Close() error {
+	// The session's running shell lines are cancelled first, and then
+	// waited for with every other call.
+	s.closeContext()
+	s.mu.Lock()
+	s.stopRunning()
+	s.mu.Unlock()
 	s.busy.Lock()
 	defer s.busy.Unlock()
 	s.mu.Lock()
@@ -334,6 +345,23 @@ func (s *Session) Close() error {
 		}
 	}
 	return err
+}
+
+// closeContext is the context Close cancels when it begins.
+func (s *Session) closeContext() context.Context {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closing == nil {
+		s.closing, s.stopRunning = context.WithCancel(context.Background())
+	}
+	return s.closing
+}
+
+// untilClose is ctx, also cancelled when Close begins; stop releases it.
+func (s *Session) untilClose(ctx context.Context) (_ context.Context, stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	unhook := context.AfterFunc(s.closeContext(), cancel)
+	return ctx, func() { unhook(); cancel() }
 }
 
 // discardBare removes, at Close, a session this process created that still
@@ -382,6 +410,14 @@ func (s *Session) warnNearCeiling() {
 		return
 	}
 	s.ceilingWarned = true
+	if s.st.bytes > limit {
+		// Past the ceiling at one write: no longer "near" it.
+		s.notice(fmt.Sprintf("session %s holds %s of payloads (%d%%), over the %d MB ceiling it can be opened with: "+
+			"it will not open again until the ceiling is raised (CAIRN_MAX_EAGER_LOAD_MB=%d for one run, or storage.max_eager_load_mb); "+
+			"fork it to carry the useful part forward (cairn fork %s --at ITEM)",
+			s.st.id, sizeMB(s.st.bytes), s.st.bytes*100/limit, limit>>20, s.st.bytes>>20+1, s.st.id))
+		return
+	}
 	s.notice(fmt.Sprintf("session %s holds %s of payloads (%d%%), past 80%% of the %d MB ceiling it can be opened with: "+
 		"fork it to carry the useful part forward (cairn fork %s --at ITEM), or raise storage.max_eager_load_mb",
 		s.st.id, sizeMB(s.st.bytes), s.st.bytes*100/limit, limit>>20, s.st.id))

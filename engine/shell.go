@@ -3,11 +3,14 @@ package engine
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"path"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 
 	"cairn/engine/ids"
@@ -37,7 +40,14 @@ import (
 // shellCompactAt settled commands, it rewrites the file by atomic rename
 // with the newest ShellKeep settled ones (by start) and the running ones.
 // Run ids are shell labels (ids.ShellLabel) made unique among the ids in the
-// journal. Shell history is not copied into forks.
+// journal and those a rewrite dropped: a rewrite writes first
+//
+//	{"v":1,"kind":"taken","runs":{"shell-cargo-test":57,"shell":3}}
+//
+// (Part of the format) with, per label, the highest suffix of a dropped
+// run (1 for the bare label), merged with the taken line before it, so a
+// dropped run's id is never given to a later command. Shell history is not
+// copied into forks.
 
 // Format constants of shell history.
 const (
@@ -115,6 +125,7 @@ type shellLog struct {
 	w       *journal.Writer // nil until opened, and after a write failed
 	settled int             // settled commands in the journal
 	taken   map[string]bool // run ids in the journal
+	dropped map[string]int  // per label, the highest suffix a rewrite dropped (its taken line)
 	running map[string]bool // runs of this log not yet finished
 	closed  bool
 }
@@ -179,6 +190,10 @@ func (sh *shellLog) open() error {
 		w.Close()
 		return err
 	}
+	if sh.dropped, err = readShellTaken(sh.fsys, sh.name); err != nil {
+		w.Close()
+		return err
+	}
 	sh.taken, sh.settled = map[string]bool{}, 0
 	for _, e := range ents {
 		sh.taken[e.Run] = true
@@ -190,6 +205,55 @@ func (sh *shellLog) open() error {
 	return nil
 }
 
+// isTaken reports whether run id c was given: it is in the journal, or a
+// rewrite dropped it.
+func (sh *shellLog) isTaken(c string) bool {
+	if sh.taken[c] || sh.running[c] {
+		return true
+	}
+	base, n := splitRun(c)
+	m, ok := sh.dropped[base]
+	return ok && n <= m
+}
+
+// splitRun splits a run id into its label and its suffix ("shell-ls-3":
+// "shell-ls", 3; "shell-ls": "shell-ls", 1). No shell label ends in
+// "-<digits>" (ids.ShellLabel's table), so the split is exact.
+func splitRun(id string) (string, int) {
+	i := strings.LastIndexByte(id, '-')
+	if i < 0 {
+		return id, 1
+	}
+	n, err := strconv.Atoi(id[i+1:])
+	if err != nil || n < 2 || id[i+1] == '0' {
+		return id, 1
+	}
+	return id[:i], n
+}
+
+// readShellTaken is the merged taken lines of a shell journal.
+func readShellTaken(fsys vfs.FS, name string) (map[string]int, error) {
+	out := map[string]int{}
+	_, err := journal.Read(fsys, name, func(line []byte) error {
+		var l struct {
+			V    int            `json:"v"`
+			Kind string         `json:"kind"`
+			Runs map[string]int `json:"runs"`
+		}
+		if json.Unmarshal(line, &l) != nil || l.V != 1 || l.Kind != "taken" {
+			return nil
+		}
+		for k, n := range l.Runs {
+			out[k] = max(out[k], n)
+		}
+		return nil
+	})
+	if err != nil && !vfs.IsNotExist(err) {
+		return nil, fmt.Errorf("engine: read shell history: %w", err)
+	}
+	return out, nil
+}
+
 func (sh *shellLog) start(cmdline string) (*ShellRun, error) {
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
@@ -199,7 +263,7 @@ func (sh *shellLog) start(cmdline string) (*ShellRun, error) {
 	if err := sh.open(); err != nil {
 		return nil, err
 	}
-	id := ids.Unique(ids.ShellLabel(cmdline), func(c string) bool { return sh.taken[c] || sh.running[c] })
+	id := ids.Unique(ids.ShellLabel(cmdline), sh.isTaken)
 	cmd, cut := head(cmdline, ShellKeepBytes)
 	l := &shellLine{V: 1, Kind: "start", Run: id, At: mkTime(sh.s.ws.s.Now()), Cmd: cmd, CmdCut: cut,
 		PID: os.Getpid(), Owner: sh.token}
@@ -281,13 +345,35 @@ func (sh *shellLog) compact(ctx context.Context) error {
 	}
 	keep := keepShell(ents, func(e *ShellEntry) bool { return sh.running[e.Run] })
 	var lines []shellRaw
+	kept := map[*ShellEntry]bool{}
 	for _, e := range keep {
 		lines = append(lines, e.raw...)
+		kept[e] = true
 	}
 	// The lines keep their order, so the newest settled stay the newest.
 	slices.SortFunc(lines, func(a, b shellRaw) int { return a.n - b.n })
+	// The ids of the dropped runs stay taken: the taken line goes first.
+	dropped, err := readShellTaken(sh.fsys, sh.name)
+	if err != nil {
+		return err
+	}
+	for _, e := range ents {
+		if !kept[e] {
+			base, n := splitRun(e.Run)
+			dropped[base] = max(dropped[base], n)
+		}
+	}
+	takenLine, _ := json.Marshal(struct {
+		V    int            `json:"v"`
+		Kind string         `json:"kind"`
+		Runs map[string]int `json:"runs"`
+	}{1, "taken", dropped})
 	err = vfs.WriteAtomic(sh.fsys, sh.name, func(w io.Writer) error {
 		bw := bufio.NewWriter(w)
+		if len(dropped) > 0 {
+			bw.Write(takenLine)
+			bw.WriteByte('\n')
+		}
 		for _, l := range lines {
 			if err := ctx.Err(); err != nil {
 				return err

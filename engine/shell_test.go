@@ -263,10 +263,11 @@ func TestShellHistoryCap(t *testing.T) {
 			}
 		}
 	}
-	// 401 settled triggered a rewrite down to 200; 49 more since.
+	// 401 settled triggered a rewrite down to 200 (after the taken line of
+	// the ids it dropped); 49 more since.
 	n := 0
 	journalLines(t, e.mem, shellName(e.ws.dir, s.ID()), func(string) { n++ })
-	if n != 2*(ShellKeep+49)+1 {
+	if n != 1+2*(ShellKeep+49)+1 {
 		t.Fatalf("journal holds %d lines after the rewrite", n)
 	}
 	if size() >= peak {
@@ -365,4 +366,37 @@ func TestShellHistoryOtherOwner(t *testing.T) {
 	if h, _ := e.ws.ShellHistory(ctx, id); len(h) != 1 || h[0].Status != ShellInterrupted {
 		t.Fatalf("owner gone: %+v", h)
 	}
+}
+
+// A run id is never given again once the rewrite dropped its command (seed
+// 000: existing ids stay valid; use the returned id unchanged): an old
+// reference to a dropped run must not name a newer command. The rewrite
+// keeps, per label, the highest suffix it dropped; a session opened again
+// reads it back.
+func TestShellIDsNotReusedAfterRewrite(t *testing.T) {
+	ctx := context.Background()
+	_, ws := testStore(t)
+	s := newSession(t, ws)
+	given := map[string]bool{}
+	run := func(s *Session, cmd string) string {
+		t.Helper()
+		r := must(s.ShellStart(ctx, cmd))(t)
+		must(0, r.Finish(ctx, 0, nil, nil))(t)
+		if given[r.ID()] {
+			t.Fatalf("run id %s given twice", r.ID())
+		}
+		given[r.ID()] = true
+		return r.ID()
+	}
+	run(s, "ls")
+	for range shellCompactAt + 1 {
+		run(s, "echo hi")
+	}
+	run(s, "echo again") // after the rewrite dropped shell-ls and the first echoes
+	run(s, "ls")
+	must(0, s.Close())(t)
+	re := must(ws.Open(ctx, s.ID(), SessionOptions{}))(t)
+	defer re.Close()
+	run(re, "echo reopened")
+	run(re, "ls")
 }

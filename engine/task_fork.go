@@ -20,8 +20,10 @@ import (
 // shares, named, never stored again. A task still running in the parent
 // is interrupted in the child: nothing runs it there. The transcripts are
 // written before the records that name them, both before the child's
-// items journal (the caller's). It returns the ids copied.
-func (w *Workspace) copyTasks(ctx context.Context, parent, child string, keep []*Item) ([]string, error) {
+// items journal (the caller's). It returns the ids copied and the tool
+// outputs the copied transcripts refer to, which the caller copies with
+// those of the kept path.
+func (w *Workspace) copyTasks(ctx context.Context, parent, child string, keep []*Item) (copied, outputs []string, err error) {
 	onPath := map[string]bool{}
 	for _, it := range keep {
 		if it.Task != "" {
@@ -29,14 +31,13 @@ func (w *Workspace) copyTasks(ctx context.Context, parent, child string, keep []
 		}
 	}
 	if len(onPath) == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	recs, err := w.taskRecords(parent)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var out [][]byte
-	var copied []string
 	now := mkTime(w.s.Now())
 	for _, r := range recs {
 		if !slices.ContainsFunc(r.Calls, func(c string) bool { return onPath[c] }) {
@@ -74,15 +75,17 @@ func (w *Workspace) copyTasks(ctx context.Context, parent, child string, keep []
 			lines = append(lines, end)
 		}
 		if r.Type == TaskTypeAgent {
-			if err := w.copyTranscript(ctx, parent, child, r.ID, limit); err != nil {
-				return nil, err
+			outs, err := w.copyTranscript(ctx, parent, child, r.ID, limit)
+			if err != nil {
+				return nil, nil, err
 			}
+			outputs = append(outputs, outs...)
 		}
 		out = append(out, lines...)
 		copied = append(copied, r.ID)
 	}
 	if len(out) == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	err = vfs.WriteAtomic(w.s.fsys, taskRecordsName(w.dir, child), func(wr io.Writer) error {
 		bw := bufio.NewWriter(wr)
@@ -93,20 +96,22 @@ func (w *Workspace) copyTasks(ctx context.Context, parent, child string, keep []
 		return bw.Flush()
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return copied, nil
+	return copied, outputs, nil
 }
 
 // copyTranscript copies the complete lines of task's transcript of
 // session from into session to, up to its limit-th item line (all of them
-// when limit < 0).
-func (w *Workspace) copyTranscript(ctx context.Context, from, to, task string, limit int) error {
+// when limit < 0), and returns the tool outputs the copied items refer to.
+func (w *Workspace) copyTranscript(ctx context.Context, from, to, task string, limit int) ([]string, error) {
 	fsys := w.s.fsys
 	if err := ensureDir(fsys, taskDir(w.dir, to)); err != nil {
-		return err
+		return nil, err
 	}
-	return vfs.WriteAtomic(fsys, taskItemsName(w.dir, to, task), func(wr io.Writer) error {
+	var outputs []string
+	err := vfs.WriteAtomic(fsys, taskItemsName(w.dir, to, task), func(wr io.Writer) error {
+		outputs = outputs[:0] // a retried write reads the transcript again
 		bw := bufio.NewWriterSize(wr, 256<<10)
 		items := 0
 		_, err := journal.Read(fsys, taskItemsName(w.dir, from, task), func(b []byte) error {
@@ -114,13 +119,15 @@ func (w *Workspace) copyTranscript(ctx context.Context, from, to, task string, l
 				return err
 			}
 			var l struct {
-				Kind string `json:"kind"`
+				Kind    string   `json:"kind"`
+				Outputs []string `json:"outputs"`
 			}
 			if json.Unmarshal(b, &l) == nil && l.Kind == kindItem {
 				if limit >= 0 && items >= limit {
 					return stopCopy{}
 				}
 				items++
+				outputs = append(outputs, l.Outputs...)
 			}
 			bw.Write(b)
 			return bw.WriteByte('\n')
@@ -130,6 +137,7 @@ func (w *Workspace) copyTranscript(ctx context.Context, from, to, task string, l
 		}
 		return bw.Flush()
 	})
+	return outputs, err
 }
 
 // stopCopy ends copyTranscript's read at its limit.

@@ -28,6 +28,20 @@ type Editor struct {
 	running *tea.Program  // the ReadLine under way, for Close
 	ran     chan struct{} // closed when running has returned and its keyRun ended
 	closed  bool
+	typed   string // the text of the ReadLine under way (Typed)
+}
+
+// Typed is the text being edited by the ReadLine under way, not yet
+// submitted, or between two ReadLines the text a bound key left for the
+// next one: "" when there is none. Safe to call from another goroutine (a
+// signal handler keeping it as the session's draft).
+func (e *Editor) Typed() string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.typed == "" {
+		return e.pending
+	}
+	return e.typed
 }
 
 // NewEditor returns an editor reading keys from keys (the terminal's, kept
@@ -121,7 +135,7 @@ func (e *Editor) ReadLine(prompt string) (string, error) {
 	run.end()
 	close(ran) // after end: Close's restore must come last
 	e.mu.Lock()
-	e.running = nil
+	e.running, e.typed = nil, ""
 	closed := e.closed
 	e.mu.Unlock()
 	if closed {
@@ -232,7 +246,7 @@ func (e *Editor) newModelLocked(prompt string, run *keyRun) *lineModel {
 	ta.KeyMap.DeleteCharacterForward.SetKeys("delete")
 	ta.Focus()
 	ta.SetValue(e.pending)
-	e.pending = ""
+	e.typed, e.pending = e.pending, ""
 	m := &lineModel{e: e, run: run, ta: ta, prompt: prompt}
 	m.resize(80, 24)
 	return m
@@ -253,6 +267,20 @@ func (m *lineModel) resize(cols, rows int) {
 func (m *lineModel) Init() tea.Cmd { return m.run.next() }
 
 func (m *lineModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	model, cmd := m.update(msg)
+	// What is typed, for Typed; a line submitted or cancelled is no
+	// longer being typed.
+	t := ""
+	if !m.done {
+		t = m.ta.Value()
+	}
+	m.e.mu.Lock()
+	m.e.typed = t
+	m.e.mu.Unlock()
+	return model, cmd
+}
+
+func (m *lineModel) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case keyMsg:
 		if m.done {

@@ -31,7 +31,7 @@ holds "$WROTE" '(.snapshot | length > 0) and (.files | length == 1)'
 [ "$(cat hello.txt)" = hello ] || fail "hello.txt holds $(cat hello.txt)"
 OUT=$(printf 'wrote 6 bytes\n' | cairn output put --json --session "$S" --producer write | jq -r .output)
 [ "$OUT" = output-write ] || fail "output id $OUT"
-cairn append --session "$S" --type tool_result --call "$CALL" "wrote hello.txt ($OUT)" >/dev/null
+cairn append --session "$S" --type tool_result --call "$CALL" --output "$OUT" "wrote hello.txt" >/dev/null
 cairn append --session "$S" --type assistant 'hello.txt now says hello' >/dev/null
 
 # No turn has ended yet: no trail, no spend.
@@ -64,7 +64,7 @@ holds "$USAGE" ".[0].path == \"$(pwd -P)\""
 TR=$(cairn transcript --json "$S")
 holds "$TR" '[.[].type] == ["user", "reasoning", "tool_call", "tool_result", "assistant"]'
 holds "$TR" ".[2] | .id == \"$CALL\" and .tool == \"write\""
-holds "$TR" ".[3] | .call == \"$CALL\" and .text == \"wrote hello.txt (output-write)\""
+holds "$TR" ".[3] | .call == \"$CALL\" and .text == \"wrote hello.txt\" and .outputs == [\"output-write\"]"
 holds "$TR" '.[4].text == "hello.txt now says hello"'
 
 # The record: two turns, the plan as given, the first turn's spend.
