@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"encoding/json"
 	"errors"
 	"io"
@@ -84,22 +83,7 @@ func TestMCPSigtermMidCallRecordsIt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	lines := make(chan string, 16)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-		close(lines)
-	}()
+	lines := startLines(t, cmd)
 	io.WriteString(stdin, mcpHello+mcpToolCall(2, "run_shell", map[string]any{"command": "echo started > s1.txt; sleep 60; echo late > s2.txt"}))
 	waitLine(t, lines, `"id":1`)
 	started := filepath.Join(e.dir, "s1.txt")

@@ -125,24 +125,9 @@ func TestProcessOwnership(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stdout, err := owner.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
 	var ownerErr bytes.Buffer
 	owner.Stderr = &ownerErr
-	if err := owner.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { owner.Process.Kill(); owner.Wait() })
-	lines := make(chan string, 64)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-		close(lines)
-	}()
+	lines := startLines(t, owner)
 	// The resume message is printed once the session is open and owned.
 	waitLine(t, lines, `Resumed "owned"`)
 	pid := owner.Process.Pid
@@ -291,22 +276,7 @@ func TestProcessTrailFollow(t *testing.T) {
 	}
 	id := l[0].ID
 	f := e.command("trail", "-f", id)
-	stdout, err := f.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { f.Process.Kill(); f.Wait() })
-	lines := make(chan string, 64)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-		close(lines)
-	}()
+	lines := startLines(t, f)
 	waitLine(t, lines, `"turn":1,`)
 	// Reading the trail takes no lock: the follower does not stop a writer.
 	for i, p := range []string{"second turn", "third turn"} {
@@ -315,4 +285,27 @@ func TestProcessTrailFollow(t *testing.T) {
 		}
 		waitLine(t, lines, fmt.Sprintf(`"turn":%d,`, i+2))
 	}
+}
+
+// startLines starts cmd and returns its stdout as a channel of lines,
+// closed when stdout ends; the process is killed when the test ends.
+func startLines(t *testing.T, cmd *exec.Cmd) <-chan string {
+	t.Helper()
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	lines := make(chan string, 64)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	return lines
 }
