@@ -328,15 +328,8 @@ func (s *Store) copySession(ctx context.Context, src, dst *Workspace, p movePlan
 	for _, m := range oidRef.FindAllSubmatch(append(items, shell...), -1) {
 		named[string(m[1])] = true
 	}
-	oids := make([]string, 0, len(named))
-	for oid := range named {
-		oids = append(oids, oid)
-	}
-	sort.Strings(oids)
-	for _, oid := range oids {
-		if err := copyObject(ctx, src.objects(), dst.objects(), oid); err != nil {
-			return err
-		}
+	if err := copyNamedObjects(ctx, src, dst, named); err != nil {
+		return err
 	}
 	if err := copyFolder(ctx, s.fsys, outputDir(src.dir, id), outputDir(dst.dir, id)); err != nil {
 		return err
@@ -394,6 +387,15 @@ func (s *Store) copyTaskFolder(ctx context.Context, src, dst *Workspace, id stri
 			return fmt.Errorf("engine: read %s: %w", e.Name(), err)
 		}
 	}
+	if err := copyNamedObjects(ctx, src, dst, named); err != nil {
+		return err
+	}
+	return copyFolder(ctx, s.fsys, from, taskDir(dst.dir, id))
+}
+
+// copyNamedObjects copies the objects named from src's store to dst's, in
+// the order of their ids.
+func copyNamedObjects(ctx context.Context, src, dst *Workspace, named map[string]bool) error {
 	oids := make([]string, 0, len(named))
 	for oid := range named {
 		oids = append(oids, oid)
@@ -404,7 +406,7 @@ func (s *Store) copyTaskFolder(ctx context.Context, src, dst *Workspace, id stri
 			return err
 		}
 	}
-	return copyFolder(ctx, s.fsys, from, taskDir(dst.dir, id))
+	return nil
 }
 
 // movedItems is the items journal as the destination holds it: the session

@@ -585,3 +585,29 @@ func TestSessionReloadsStatCacheBeforePruneAge(t *testing.T) {
 		t.Fatalf("a stat cache held for %v is still used", cacheTrust)
 	}
 }
+
+// TestPruneKeepsObjectsWhenAHookFolderCannotBeListed: a hooks folder that
+// cannot be listed (an I/O error, not absence) may hold a walk that names
+// objects, so the prune removes no object of that workspace.
+func TestPruneKeepsObjectsWhenAHookFolderCannotBeListed(t *testing.T) {
+	for _, which := range []string{"hooks", "hooks/<session>"} {
+		t.Run(which, func(t *testing.T) {
+			ctx := context.Background()
+			e := newMemEnv(t)
+			sess := closedSession(t, e, 0)
+			objs := e.ws.objects()
+			in := must(objs.Put(ctx, strings.NewReader("only a hook walk names this\n")))(t)
+			noErr(t, e.store.fsys.MkdirAll(hooksDir(e.ws.dir, sess), vfs.DirPerm))
+			e.advance(8 * 24 * time.Hour)
+			folder := path.Join(e.ws.dir, hooksFolder)
+			if which != "hooks" {
+				folder = hooksDir(e.ws.dir, sess)
+			}
+			e.faulty.Inject(vfs.Rule{Op: vfs.OpReadDir, Path: folder})
+			_, _ = e.store.Prune(ctx, PruneOptions{})
+			if _, err := objs.Stat(in.ID); err != nil {
+				t.Fatalf("prune removed an object while %s could not be listed: %v", folder, err)
+			}
+		})
+	}
+}

@@ -14,9 +14,10 @@ import (
 // (a later record takes the content before of an unchanged file from it,
 // unread, so the object must still be there when the file then changes),
 // and those of the walks its agents' pre-tool hooks keep for their
-// post-tool hooks (hooks/<id>/<call>.tree). A file that cannot be read
-// adds "?": the caller removes nothing then. One that is there but does
-// not decode names nothing, as no walk uses it either.
+// post-tool hooks (hooks/<id>/<call>.tree). A file that cannot be read, or
+// a folder that cannot be listed, adds "?": the caller removes nothing
+// then. A file that is there but does not decode names nothing, as no walk
+// uses it either.
 func walkRefs(fsys vfs.FS, wsDir string, refs map[string]bool) {
 	add := func(id objects.ID) {
 		if id != (objects.ID{}) {
@@ -34,20 +35,33 @@ func walkRefs(fsys vfs.FS, wsDir string, refs map[string]bool) {
 		}
 	}
 	root := path.Join(wsDir, hooksFolder)
-	sessions, _ := fsys.ReadDir(root)
+	unreadable := func(err error) bool {
+		if err != nil && !vfs.IsNotExist(err) {
+			refs["?"] = true
+			return true
+		}
+		return false
+	}
+	sessions, err := fsys.ReadDir(root)
+	if unreadable(err) {
+		return
+	}
 	for _, d := range sessions {
 		if !d.IsDir() {
 			continue
 		}
-		files, _ := fsys.ReadDir(path.Join(root, d.Name()))
+		files, err := fsys.ReadDir(path.Join(root, d.Name()))
+		if unreadable(err) {
+			return
+		}
 		for _, f := range files {
 			if !f.Type().IsRegular() || !strings.HasSuffix(f.Name(), ".tree") {
 				continue
 			}
 			b, err := vfs.ReadFile(fsys, path.Join(root, d.Name(), f.Name()))
 			if err != nil {
-				if !vfs.IsNotExist(err) {
-					refs["?"] = true
+				if unreadable(err) {
+					return
 				}
 				continue
 			}
