@@ -6,7 +6,8 @@ import (
 
 // A draft is prompt text a session holds for its composer, not yet sent: a
 // fork at a user prompt, or a conversation revert to one, hands that
-// prompt back for editing, and SetDraft keeps a prompt typed and not sent. It is a line of the items journal:
+// prompt back for editing, and SetDraft keeps a prompt typed and not sent.
+// It is a line of the items journal:
 //
 //	{"v":1,"kind":"draft","at":"...","text":"..."}
 //	{"v":1,"kind":"draft","at":"...","payload":{"oid":"<sha256>","size":N}}
