@@ -559,6 +559,32 @@ func TestPruneKeepsObjectsAHookWalkNames(t *testing.T) {
 	}
 }
 
+// TestPruneKeepsObjectsAForgottenHookWalkNames: a forget takes the
+// session's hook walks into the trash, and a restore brings them back for
+// its post-tool hooks (TestForgetMovesHookMarkers), so while the session
+// is in the trash its walks keep their objects as the workspace's do.
+func TestPruneKeepsObjectsAForgottenHookWalkNames(t *testing.T) {
+	ctx := context.Background()
+	e := newMemEnv(t)
+	dir := e.ws.Path()
+	noErr(t, os.WriteFile(filepath.Join(dir, "a.txt"), []byte("before the agent's command\n"), 0o644))
+	objs := e.ws.objects()
+	tree := must(scope.Walk(ctx, dir, scope.Options{StateDir: e.store.home,
+		Hash: func(_ string, r io.Reader) (objects.ID, error) { in, err := objs.Put(ctx, r); return in.ID, err }}))(t)
+	id := objects.Sum([]byte("before the agent's command\n"))
+	sess := closedSession(t, e, 8*24*time.Hour) // the object is old by now
+	noErr(t, e.store.fsys.MkdirAll(hooksDir(e.ws.dir, sess), vfs.DirPerm))
+	noErr(t, vfs.WriteFileAtomic(e.store.fsys, path.Join(hooksDir(e.ws.dir, sess), "toolu_1.tree"), scope.EncodeTree(tree)))
+	must(e.store.RunRetention(ctx, RetentionOptions{Action: ActionForget, Sessions: []string{sess}}))(t)
+	if st := must(e.store.Stats(ctx))(t); st.Reclaim.UnreferencedObjects.Files != 0 {
+		t.Errorf("stats count %d objects as reclaimable, which prune keeps", st.Reclaim.UnreferencedObjects.Files)
+	}
+	must(e.store.Prune(ctx, PruneOptions{}))(t)
+	if _, err := objs.Stat(id); err != nil {
+		t.Fatalf("prune removed the object a forgotten session's hook walk names: %v", err)
+	}
+}
+
 // TestSessionReloadsStatCacheBeforePruneAge: a session open for days (a
 // REPL left running) holds a stat cache whose hashes, learned in memory,
 // no file names, so a prune may remove their objects once TrashDays old.

@@ -187,6 +187,7 @@ func (s *Store) Stats(ctx context.Context) (*StorageStats, error) {
 				for oid := range e.named {
 					o.named[oid] = true
 				}
+				walkRefs(s.fsys, trashEntry(name), o.named) // its hook walks
 			}
 		}
 		if strings.HasPrefix(name, purgePrefix) || err == nil && note.At.Before(old) {
