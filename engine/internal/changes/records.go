@@ -42,7 +42,7 @@ import (
 //
 // start and off lines bound how far back the session's records reach: to
 // the newest start line, written when recording comes back on after an off
-// line (why "enabled"; other writers: "moved", "fork"); off is written when
+// line (why "enabled"; other writers: "moved", "fork", "trimmed"); off is written when
 // a call runs with recording off in a session that holds a record. A
 // session with no start line reaches back to its first record.
 //
