@@ -271,7 +271,7 @@ func (w *Workspace) Attachments(ctx context.Context, session, item string) ([]At
 	}
 	it := v.st.items[item]
 	if it == nil {
-		return nil, &noItem{item, session}
+		return nil, noItem(item, session)
 	}
 	return attachmentsOnDisk(it.Attachments), nil
 }

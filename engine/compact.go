@@ -28,7 +28,7 @@ func (s *Session) Compact(ctx context.Context, summary, upTo string) (Item, erro
 	known := upTo == "" || s.st.items[upTo] != nil
 	s.mu.Unlock()
 	if !known {
-		return Item{}, &noItem{upTo, s.st.id} // names nothing: not found, as elsewhere
+		return Item{}, noItem(upTo, s.st.id) // names nothing: not found, as elsewhere
 	}
 	view := requestView(path)
 	end := -1

@@ -231,8 +231,8 @@
 // and otherwise at most every two seconds, without a sync (it is derived:
 // a stale or empty record is rebuilt from the journal), and durably when
 // the session closes. Session.RefreshRecord catches it up with the synced
-// journal at once, for a runtime going idle (the REPL waiting for a line). Objects are durable before the line that names them
-// is written.
+// journal at once, for a runtime going idle (the REPL waiting for a
+// line). Objects are durable before the line that names them is written.
 //
 // A record says which journal size it reflects ("journals":{"items":N}). An
 // open rebuilds a record that differs from its journal; a listing does so

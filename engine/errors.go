@@ -28,20 +28,15 @@ var (
 	ErrBadInput = errors.New("engine: bad input")
 )
 
-// noItem says a session holds no item with the id given. It is ErrNotFound
-// for errors.Is, but names the item rather than saying no session matched.
-type noItem struct{ item, session string }
-
-func (e *noItem) Error() string {
-	return fmt.Sprintf("engine: no item %q in session %s", e.item, e.session)
+// noItem says a session holds no item with the id given.
+func noItem(item, session string) error {
+	return notFoundf("no item %q in session %s", item, session)
 }
 
-func (e *noItem) Is(target error) bool { return target == ErrNotFound }
-
 // notFound is ErrNotFound for errors.Is, but its text names what is
-// missing (a task, an attachment, an output) rather than saying that no
-// session matched: "no task "t-1" in session S", never "no such session:
-// no task ...".
+// missing (an item, a task, an attachment, an output) rather than saying
+// that no session matched: "no task "t-1" in session S", never "no such
+// session: no task ...".
 type notFound struct{ msg string }
 
 func notFoundf(format string, a ...any) error {

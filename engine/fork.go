@@ -87,7 +87,7 @@ func (w *Workspace) Fork(ctx context.Context, parent, at string) (*ForkResult, e
 	}
 	sel := st.items[at]
 	if sel == nil {
-		return nil, &noItem{at, parent}
+		return nil, noItem(at, parent)
 	}
 	keep, draft, supply := forkPath(st, sel)
 	var draftGone *Unavailable

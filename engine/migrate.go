@@ -16,7 +16,6 @@ import (
 	"cairn/engine/internal/changes"
 	"cairn/engine/wskey"
 	"cairn/internal/vfs"
-	"cairn/journal"
 	"cairn/objects"
 )
 
@@ -361,8 +360,8 @@ func (s *Store) copySession(ctx context.Context, src, dst *Workspace, p movePlan
 
 // copyTaskFolder copies session id's tasks folder (its task records and
 // sub-agent transcripts, task.go) to dst, after the payload and attachment
-// objects the transcripts name. The transcripts are read a line at a time:
-// they can be large.
+// objects the transcripts name (namedObjects reads them a line at a time:
+// they can be large).
 func (s *Store) copyTaskFolder(ctx context.Context, src, dst *Workspace, id string) error {
 	from := taskDir(src.dir, id)
 	ents, err := s.fsys.ReadDir(from)
@@ -377,13 +376,10 @@ func (s *Store) copyTaskFolder(ctx context.Context, src, dst *Workspace, id stri
 		if !e.Type().IsRegular() || vfs.IsTemp(e.Name()) {
 			continue
 		}
-		_, err := journal.Read(s.fsys, path.Join(from, e.Name()), func(line []byte) error {
-			for _, m := range oidRef.FindAllSubmatch(line, -1) {
-				named[string(m[1])] = true
-			}
-			return ctx.Err()
-		})
-		if err != nil {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := namedObjects(s.fsys, path.Join(from, e.Name()), named); err != nil {
 			return fmt.Errorf("engine: read %s: %w", e.Name(), err)
 		}
 	}

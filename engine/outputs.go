@@ -65,17 +65,11 @@ type OutputMatch struct {
 // MaxMatchText is the most bytes of a matching line SearchOutput returns.
 const MaxMatchText = 4 << 10
 
-// outputNotFound names a missing output; it wraps ErrNotFound. trimmed
-// says why it is missing: a trim dropped the session's outputs.
-type outputNotFound struct {
-	session, id string
-	trimmed     bool
-}
+// outputNotFound names a missing output; it wraps ErrNotFound. Its own
+// type tells a missing output from a missing session (CopyOutputs).
+type outputNotFound struct{ session, id string }
 
 func (e *outputNotFound) Error() string {
-	if e.trimmed {
-		return fmt.Sprintf("engine: no output %q in session %s: the session was trimmed to its transcript, which drops its tool outputs (its tool calls keep their text)", e.id, e.session)
-	}
 	return fmt.Sprintf("engine: no output %q in session %s", e.id, e.session)
 }
 func (e *outputNotFound) Unwrap() error { return ErrNotFound }
@@ -243,7 +237,7 @@ func (w *Workspace) ReadOutput(ctx context.Context, session, id string) (io.Read
 	f, err := w.openOutput(session, id)
 	if err != nil {
 		if isOutputNotFound(err) && w.trimmed(session) {
-			return nil, &outputNotFound{session: session, id: id, trimmed: true}
+			return nil, notFoundf("no output %q in session %s: the session was trimmed to its transcript, which drops its tool outputs (its tool calls keep their text)", id, session)
 		}
 		return nil, err
 	}

@@ -25,7 +25,8 @@ import (
 //     sessions names (any journal line, item, draft or record, and the
 //     journals of the workspace's sessions in the trash), no
 //     workspace-level journal (drops.jsonl), and no walk relies on (the
-//     stat cache, the walks kept between an agent's hooks: walk_refs.go).
+//     stat cache, the walks kept between an agent's hooks, those of its
+//     sessions in the trash too: walk_refs.go).
 //
 // Every step is idempotent: a prune cut short is finished by the next.
 // The usage ledger (usage.jsonl) is never touched.
@@ -245,6 +246,7 @@ func (w *Workspace) pruneObjects(ctx context.Context, now time.Time, trash []str
 	for _, t := range trash {
 		scan(path.Join(t, sessionsDir))
 		scanTasks(path.Join(t, tasksFolder))
+		walkRefs(fsys, t, refs) // its hook walks, which a restore brings back
 	}
 	if refs["?"] {
 		return 0, 0, nil

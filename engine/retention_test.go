@@ -538,25 +538,53 @@ func TestPruneKeepsObjectsTheStatCacheNames(t *testing.T) {
 // its post-tool hook (hooks/<id>/<call>.tree) names the content before of
 // every file it covers; prune keeps those objects while the walk is there.
 func TestPruneKeepsObjectsAHookWalkNames(t *testing.T) {
+	e := newMemEnv(t)
+	_, id := keptHookWalk(t, e)
+	must(e.store.Prune(context.Background(), PruneOptions{}))(t)
+	if _, err := e.ws.objects().Stat(id); err != nil {
+		t.Fatalf("prune removed the object a kept hook walk names: %v", err)
+	}
+}
+
+// TestPruneKeepsObjectsAForgottenHookWalkNames: a forget takes the
+// session's hook walks into the trash, and a restore brings them back for
+// its post-tool hooks (TestForgetMovesHookMarkers), so while the session
+// is in the trash its walks keep their objects as the workspace's do.
+func TestPruneKeepsObjectsAForgottenHookWalkNames(t *testing.T) {
 	ctx := context.Background()
 	e := newMemEnv(t)
+	sess, id := keptHookWalk(t, e)
+	must(e.store.RunRetention(ctx, RetentionOptions{Action: ActionForget, Sessions: []string{sess}}))(t)
+	if st := must(e.store.Stats(ctx))(t); st.Reclaim.UnreferencedObjects.Files != 0 {
+		t.Errorf("stats count %d objects as reclaimable, which prune keeps", st.Reclaim.UnreferencedObjects.Files)
+	}
+	must(e.store.Prune(ctx, PruneOptions{}))(t)
+	if _, err := e.ws.objects().Stat(id); err != nil {
+		t.Fatalf("prune removed the object a forgotten session's hook walk names: %v", err)
+	}
+}
+
+// keptHookWalk stores a walk of the workspace (one file, a.txt) as a
+// pre-tool hook does, keeps it for a closed session's post-tool hook
+// (hooks/<id>/toolu_1.tree), and moves the clock past a prune's grace:
+// the walk is all that names the object of a.txt's content, id.
+func keptHookWalk(t *testing.T, e *memEnv) (sess string, id objects.ID) {
+	t.Helper()
+	ctx := context.Background()
 	dir := e.ws.Path()
 	noErr(t, os.WriteFile(filepath.Join(dir, "a.txt"), []byte("before the agent's command\n"), 0o644))
 	objs := e.ws.objects()
 	tree := must(scope.Walk(ctx, dir, scope.Options{StateDir: e.store.home,
 		Hash: func(_ string, r io.Reader) (objects.ID, error) { in, err := objs.Put(ctx, r); return in.ID, err }}))(t)
-	id := objects.Sum([]byte("before the agent's command\n"))
+	id = objects.Sum([]byte("before the agent's command\n"))
 	if tree.Lookup("a.txt") == nil || tree.Lookup("a.txt").Hash != id {
 		t.Fatal("the walk did not store a.txt")
 	}
-	sess := closedSession(t, e, 0)
+	sess = closedSession(t, e, 0)
 	noErr(t, e.store.fsys.MkdirAll(hooksDir(e.ws.dir, sess), vfs.DirPerm))
 	noErr(t, vfs.WriteFileAtomic(e.store.fsys, path.Join(hooksDir(e.ws.dir, sess), "toolu_1.tree"), scope.EncodeTree(tree)))
 	e.advance(8 * 24 * time.Hour)
-	must(e.store.Prune(ctx, PruneOptions{}))(t)
-	if _, err := objs.Stat(id); err != nil {
-		t.Fatalf("prune removed the object a kept hook walk names: %v", err)
-	}
+	return sess, id
 }
 
 // TestSessionReloadsStatCacheBeforePruneAge: a session open for days (a

@@ -58,7 +58,7 @@ func (s *Session) Revert(ctx context.Context, at string, mode RevertMode) (*Reve
 	defer s.mu.Unlock()
 	it := s.st.items[at]
 	if it == nil {
-		return nil, &noItem{at, s.st.id}
+		return nil, noItem(at, s.st.id)
 	}
 	return s.revertHeadLocked(ctx, it)
 }

@@ -313,7 +313,7 @@ func (s *Session) conflictError(action string, fr *FileRevert, cs []changes.Conf
 func revertItem(st *state, at string) (*Item, error) {
 	it := st.items[at]
 	if it == nil {
-		return nil, &noItem{at, st.id}
+		return nil, noItem(at, st.id)
 	}
 	for n := 0; it.Type == Compaction; n++ {
 		if len(it.Replaces) != 2 || st.items[it.Replaces[1]] == nil || n > len(st.order) {

@@ -299,10 +299,10 @@ func copyItems(in []*Item) []Item {
 	return out
 }
 
-// Close makes the session durable and gives up ownership.
+// Close makes the session durable and gives up ownership. The shell lines
+// the session is running (Exec) are killed first, then waited for with
+// every other call; their ends and outputs are kept.
 func (s *Session) Close() error {
-	// The session's running shell lines are cancelled first, and then
-	// waited for with every other call.
 	s.closeContext()
 	s.mu.Lock()
 	s.stopRunning()

@@ -156,7 +156,7 @@ func (s *Session) add(ctx context.Context, it Item) (Item, error) {
 	if it.Parent == "" {
 		it.Parent = s.st.head
 	} else if s.st.items[it.Parent] == nil {
-		return Item{}, &noItem{it.Parent, s.st.id}
+		return Item{}, noItem(it.Parent, s.st.id)
 	}
 	if err := s.st.checkLinks(&it); err != nil {
 		return Item{}, err

@@ -73,7 +73,7 @@ func shellName(dir, id string) string { return path.Join(dir, "sessions", id+".s
 // shellLine is a line of the shell journal.
 type shellLine struct {
 	V         int    `json:"v"`
-	Kind      string `json:"kind"` // "start" or "end"
+	Kind      string `json:"kind"` // "start", "end" or "taken"
 	Run       string `json:"run"`
 	At        Time   `json:"at"`
 	Cmd       string `json:"cmd,omitempty"`
@@ -85,6 +85,8 @@ type shellLine struct {
 	Stderr    string `json:"stderr,omitempty"`
 	StdoutCut int64  `json:"stdout_cut,omitempty"`
 	StderrCut int64  `json:"stderr_cut,omitempty"`
+	// Runs: a taken line's highest dropped suffix per label.
+	Runs map[string]int `json:"runs,omitempty"`
 }
 
 // ShellEntry is one command of a session's shell history.
@@ -185,15 +187,12 @@ func (sh *shellLog) open() error {
 	if err != nil {
 		return fmt.Errorf("engine: open shell history: %w", err)
 	}
-	ents, err := readShell(sh.fsys, sh.name)
+	ents, dropped, err := readShell(sh.fsys, sh.name)
 	if err != nil {
 		w.Close()
 		return err
 	}
-	if sh.dropped, err = readShellTaken(sh.fsys, sh.name); err != nil {
-		w.Close()
-		return err
-	}
+	sh.dropped = dropped
 	sh.taken, sh.settled = map[string]bool{}, 0
 	for _, e := range ents {
 		sh.taken[e.Run] = true
@@ -229,29 +228,6 @@ func splitRun(id string) (string, int) {
 		return id, 1
 	}
 	return id[:i], n
-}
-
-// readShellTaken is the merged taken lines of a shell journal.
-func readShellTaken(fsys vfs.FS, name string) (map[string]int, error) {
-	out := map[string]int{}
-	_, err := journal.Read(fsys, name, func(line []byte) error {
-		var l struct {
-			V    int            `json:"v"`
-			Kind string         `json:"kind"`
-			Runs map[string]int `json:"runs"`
-		}
-		if json.Unmarshal(line, &l) != nil || l.V != 1 || l.Kind != "taken" {
-			return nil
-		}
-		for k, n := range l.Runs {
-			out[k] = max(out[k], n)
-		}
-		return nil
-	})
-	if err != nil && !vfs.IsNotExist(err) {
-		return nil, fmt.Errorf("engine: read shell history: %w", err)
-	}
-	return out, nil
 }
 
 func (sh *shellLog) start(cmdline string) (*ShellRun, error) {
@@ -339,7 +315,7 @@ func (r *ShellRun) Finish(ctx context.Context, exit int, stdout, stderr []byte) 
 // compact rewrites the journal with the newest ShellKeep settled commands
 // and the running ones. Callers hold sh.mu and own the session.
 func (sh *shellLog) compact(ctx context.Context) error {
-	ents, err := readShell(sh.fsys, sh.name)
+	ents, dropped, err := readShell(sh.fsys, sh.name)
 	if err != nil {
 		return err
 	}
@@ -353,10 +329,6 @@ func (sh *shellLog) compact(ctx context.Context) error {
 	// The lines keep their order, so the newest settled stay the newest.
 	slices.SortFunc(lines, func(a, b shellRaw) int { return a.n - b.n })
 	// The ids of the dropped runs stay taken: the taken line goes first.
-	dropped, err := readShellTaken(sh.fsys, sh.name)
-	if err != nil {
-		return err
-	}
 	for _, e := range ents {
 		if !kept[e] {
 			base, n := splitRun(e.Run)

@@ -32,7 +32,7 @@ func (w *Workspace) ShellHistory(ctx context.Context, session string) ([]ShellEn
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	ents, err := readShell(fsys, shellName(w.dir, session))
+	ents, _, err := readShell(fsys, shellName(w.dir, session))
 	if err != nil {
 		return nil, err
 	}
@@ -79,19 +79,26 @@ func (w *Workspace) ShellHistory(ctx context.Context, session string) ([]ShellEn
 }
 
 // readShell folds a shell journal into entries in start order, with Status
-// ShellFinished for those with an end line and "" for the others. A missing
-// journal is empty; lines that make no sense (an end without a start) are
-// skipped.
-func readShell(fsys vfs.FS, name string) ([]*ShellEntry, error) {
-	var (
-		ents  []*ShellEntry
-		byRun = map[string]*ShellEntry{}
-	)
+// ShellFinished for those with an end line and "" for the others, and
+// merges its taken lines into dropped (shell.go). A missing journal is
+// empty; lines that make no sense (an end without a start) are skipped.
+func readShell(fsys vfs.FS, name string) (ents []*ShellEntry, dropped map[string]int, err error) {
+	byRun := map[string]*ShellEntry{}
+	dropped = map[string]int{}
 	n := -1
-	_, err := journal.Read(fsys, name, func(line []byte) error {
+	_, err = journal.Read(fsys, name, func(line []byte) error {
 		n++
 		var l shellLine
-		if json.Unmarshal(line, &l) != nil || l.V != 1 || l.Run == "" {
+		if json.Unmarshal(line, &l) != nil || l.V != 1 {
+			return nil
+		}
+		if l.Kind == "taken" {
+			for k, m := range l.Runs {
+				dropped[k] = max(dropped[k], m)
+			}
+			return nil
+		}
+		if l.Run == "" {
 			return nil
 		}
 		switch l.Kind {
@@ -116,9 +123,9 @@ func readShell(fsys vfs.FS, name string) ([]*ShellEntry, error) {
 		return nil
 	})
 	if err != nil && !vfs.IsNotExist(err) {
-		return nil, fmt.Errorf("engine: read shell history: %w", err)
+		return nil, nil, fmt.Errorf("engine: read shell history: %w", err)
 	}
-	return ents, nil
+	return ents, dropped, nil
 }
 
 // DeleteShellHistory removes session's shell history (with the session).

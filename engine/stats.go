@@ -187,6 +187,7 @@ func (s *Store) Stats(ctx context.Context) (*StorageStats, error) {
 				for oid := range e.named {
 					o.named[oid] = true
 				}
+				walkRefs(s.fsys, trashEntry(name), o.named) // its hook walks
 			}
 		}
 		if strings.HasPrefix(name, purgePrefix) || err == nil && note.At.Before(old) {
@@ -226,10 +227,10 @@ type objFile struct {
 
 const objectsFolder = "objects"
 
-// namedObjects adds the objects file name names to named. A file that
-// cannot be read names nothing (fsck names it).
-// A journal is read a line at a time, never whole.
-func namedObjects(fsys vfs.FS, name string, named map[string]bool) {
+// namedObjects adds the objects file name names to named, and says why it
+// could not read it (Stats counts such a file as naming nothing: fsck
+// names it). A journal is read a line at a time, never whole.
+func namedObjects(fsys vfs.FS, name string, named map[string]bool) error {
 	add := func(b []byte) error {
 		if bytes.Contains(b, []byte(`"oid"`)) {
 			for _, m := range oidRef.FindAllSubmatch(b, -1) {
@@ -239,12 +240,14 @@ func namedObjects(fsys vfs.FS, name string, named map[string]bool) {
 		return nil
 	}
 	if strings.HasSuffix(name, ".jsonl") {
-		journal.Read(fsys, name, add)
-		return
+		_, err := journal.Read(fsys, name, add)
+		return err
 	}
-	if b, err := vfs.ReadFile(fsys, name); err == nil {
+	b, err := vfs.ReadFile(fsys, name)
+	if err == nil {
 		add(b)
 	}
+	return err
 }
 
 // walkState visits every file and folder of the state folder (the folder

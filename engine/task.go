@@ -264,7 +264,7 @@ func (s *Session) StartTask(ctx context.Context, ts TaskStart) (*Task, Item, err
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if ts.Parent != "" && s.st.items[ts.Parent] == nil {
-		return nil, Item{}, &noItem{ts.Parent, s.st.id}
+		return nil, Item{}, noItem(ts.Parent, s.st.id)
 	}
 	tl, err := s.taskLogLocked()
 	if err != nil {
@@ -378,7 +378,7 @@ func (s *Session) StartShellJob(ctx context.Context, cmdline, call string) (*Tas
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if call != "" && s.st.items[call] == nil {
-		return nil, &noItem{call, s.st.id}
+		return nil, noItem(call, s.st.id)
 	}
 	tl, err := s.taskLogLocked()
 	if err != nil {

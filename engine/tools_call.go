@@ -35,7 +35,7 @@ func (s *Session) callFor(call string) (string, error) {
 	}
 	it := s.st.items[call]
 	if it == nil {
-		return "", &noItem{call, s.st.id}
+		return "", noItem(call, s.st.id)
 	}
 	if it.Type != ToolCall && it.Type != User {
 		return "", fmt.Errorf("%w: item %s is a %s item; a change belongs to a tool_call or user item", ErrBadInput, call, it.Type)

@@ -83,7 +83,7 @@ func (v *View) Stream(ctx context.Context, all bool, fn func(Item) error) error 
 func (v *View) ItemText(ctx context.Context, id string) (Item, error) {
 	it := v.st.items[id]
 	if it == nil {
-		return Item{}, &noItem{id, v.st.id}
+		return Item{}, noItem(id, v.st.id)
 	}
 	var out Item
 	err := v.stream(ctx, []*Item{it}, func(i Item) error {

@@ -10,7 +10,9 @@ import (
 )
 
 // walkRefs adds to refs the objects that a workspace's walks rely on being
-// stored without naming them in any journal: the hashes of its stat cache
+// stored without naming them in any journal (wsDir is the workspace
+// folder, or a trash entry, which holds hooks/ and no stat cache): the
+// hashes of its stat cache
 // (a later record takes the content before of an unchanged file from it,
 // unread, so the object must still be there when the file then changes),
 // and those of the walks its agents' pre-tool hooks keep for their

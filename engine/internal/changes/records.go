@@ -42,9 +42,9 @@ import (
 //
 // start and off lines bound how far back the session's records reach: to
 // the newest start line, written when recording comes back on after an off
-// line (why "enabled"; other writers: "moved", "fork"); off is written when
-// a call runs with recording off in a session that holds a record. A
-// session with no start line reaches back to its first record.
+// line (why "enabled"; other writers: "moved", "fork", "trimmed"); off is
+// written when a call runs with recording off in a session that holds a
+// record. A session with no start line reaches back to its first record.
 //
 // A drop with why "store_budget" names records dropped to keep the
 // workspace's store within storage.snapshots.max_bytes_mb; records of
