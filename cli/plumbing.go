@@ -160,7 +160,7 @@ func (c *AppendCmd) Run(g *Globals) error {
 		}
 		id, err := itemArg(path, arg)
 		if err == nil && !all[id] {
-			err = noItemf("--%s: no item %q in session %s", flag, arg, s.ID())
+			err = notFoundf("--%s: no item %q in session %s", flag, arg, s.ID())
 		}
 		return id, err
 	}
