@@ -10,7 +10,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 )
 
 // mcpHello is what an MCP client writes first: initialize, then the
@@ -110,15 +109,7 @@ func TestMCPSigtermMidCallRecordsIt(t *testing.T) {
 	lines := startLines(t, cmd)
 	io.WriteString(stdin, mcpHello+mcpToolCall(2, "run_shell", map[string]any{"command": "echo started > s1.txt; sleep 60; echo late > s2.txt"}))
 	waitLine(t, lines, `"id":1`)
-	started := filepath.Join(e.dir, "s1.txt")
-	for deadline := time.Now().Add(procGuard); ; time.Sleep(10 * time.Millisecond) {
-		if b, _ := os.ReadFile(started); string(b) == "started\n" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the shell line never started")
-		}
-	}
+	waitFile(t, filepath.Join(e.dir, "s1.txt"), "started\n") // the shell line started
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
