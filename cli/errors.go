@@ -31,13 +31,13 @@ func usageErrorf(format string, a ...any) error {
 	return &exitError{code: ExitUsage, word: "usage", err: fmt.Errorf(format, a...)}
 }
 
-// noItemf says an ITEM argument names no item of the session. A reference
-// that names nothing the user has fails as not found (exit 1) however it
-// is spelled: an unknown id, N past the head path, a session id, prefix
-// or title that matches none (an unknown snapshot alone is refused, exit
-// 3, as undo and redo refuse). Bad usage (exit 2) is for a reference that
-// cannot name anything: an empty one.
-func noItemf(format string, a ...any) error {
+// notFoundf says a reference names nothing the user has: an item, a tool
+// output, a shell line. Such a reference fails as not found (exit 1)
+// however it is spelled: an unknown id, N past the head path, a session
+// id, prefix or title that matches none (an unknown snapshot alone is
+// refused, exit 3, as undo and redo refuse). Bad usage (exit 2) is for a
+// reference that cannot name anything: an empty one.
+func notFoundf(format string, a ...any) error {
 	return &exitError{code: ExitFailed, word: "not_found", err: fmt.Errorf(format, a...)}
 }
 

@@ -220,7 +220,7 @@ func itemArg(path []engine.Item, arg string) (string, error) {
 		return arg, nil
 	}
 	if n < 1 || n > len(path) {
-		return "", noItemf("no item %d: the head path has %s", n, plural(len(path), "item", "items"))
+		return "", notFoundf("no item %d: the head path has %s", n, plural(len(path), "item", "items"))
 	}
 	return path[n-1].ID, nil
 }

@@ -187,18 +187,30 @@ func isNil(v any) bool {
 	return rv.Kind() == reflect.Pointer && rv.IsNil()
 }
 
-// newMCPServer is the server of session s with every tool. When stop is
-// done, every call under way is cancelled.
-func newMCPServer(s *engine.Session, stop context.Context) *mcp.Server {
-	srv := mcp.NewServer(&mcp.Implementation{Name: "cairn", Version: engine.Version}, nil)
-	srv.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+// cancelOnStop has every request's context cancelled when stop is done,
+// and already cancelled when the request comes after it: a call that
+// starts once cairn mcp is stopping changes nothing (mcpCall). AfterFunc
+// alone would cancel it from a goroutine of its own, perhaps after the
+// call had started.
+func cancelOnStop(stop context.Context) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			ctx, cancel := context.WithCancel(ctx)
 			defer cancel()
 			defer context.AfterFunc(stop, cancel)()
+			if stop.Err() != nil {
+				cancel()
+			}
 			return next(ctx, method, req)
 		}
-	})
+	}
+}
+
+// newMCPServer is the server of session s with every tool. When stop is
+// done, every call under way is cancelled.
+func newMCPServer(s *engine.Session, stop context.Context) *mcp.Server {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "cairn", Version: engine.Version}, nil)
+	srv.AddReceivingMiddleware(cancelOnStop(stop))
 	mcp.AddTool(srv, &mcp.Tool{Name: "write_file", Description: "Write a file of the workspace with the given content; its old content is kept first, so undo can put it back."},
 		func(ctx context.Context, _ *mcp.CallToolRequest, in mcpWriteIn) (*mcp.CallToolResult, any, error) {
 			return mcpCall(ctx, s, "write_file", in, func(call string) (any, error) {

@@ -55,8 +55,11 @@ type drainConn struct {
 	mcp.Connection
 	stop context.Context
 
-	mu   sync.Mutex
-	open int           // calls read whose answers are not written yet
+	mu sync.Mutex
+	// The ids of the calls read whose answers are not written yet. By id,
+	// not a count: a call reusing the id of one under way is never
+	// answered (the SDK drops it), and must not be waited for.
+	open map[jsonrpc.ID]bool
 	gone bool          // the writer failed or the connection closed: no answer can be written
 	wake chan struct{} // closed when open or gone changes, for a draining Read
 }
@@ -69,7 +72,10 @@ func (c *drainConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	if err == nil {
 		if r, ok := m.(*jsonrpc.Request); ok && r.IsCall() {
 			c.mu.Lock()
-			c.open++
+			if c.open == nil {
+				c.open = map[jsonrpc.ID]bool{}
+			}
+			c.open[r.ID] = true
 			c.mu.Unlock()
 		}
 		return m, nil
@@ -85,7 +91,7 @@ func (c *drainConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 func (c *drainConn) drain() {
 	for {
 		c.mu.Lock()
-		if c.open <= 0 || c.gone {
+		if len(c.open) == 0 || c.gone {
 			c.mu.Unlock()
 			return
 		}
@@ -108,11 +114,11 @@ func (c *drainConn) changed() {
 
 func (c *drainConn) Write(ctx context.Context, m jsonrpc.Message) error {
 	err := c.Connection.Write(ctx, m)
-	_, answer := m.(*jsonrpc.Response)
+	r, answer := m.(*jsonrpc.Response)
 	if answer || err != nil {
 		c.mu.Lock()
 		if answer {
-			c.open--
+			delete(c.open, r.ID)
 		}
 		if err != nil {
 			c.gone = true

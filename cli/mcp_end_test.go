@@ -10,7 +10,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 )
 
 // mcpHello is what an MCP client writes first: initialize, then the
@@ -72,6 +71,30 @@ func TestMCPAnswersCallsAfterEndOfInput(t *testing.T) {
 	}
 }
 
+// A client that reuses the id of a call under way (a protocol error the
+// SDK answers by dropping the second call) and closes its end still gets
+// the first call's answer, and cairn mcp exits 0: it does not wait at the
+// end of input for an answer that will never be written.
+func TestMCPEndsAfterADuplicateCallID(t *testing.T) {
+	e := newProcEnv(t)
+	in := mcpHello +
+		mcpToolCall(2, "run_shell", map[string]any{"command": "sleep 1; echo first > a.txt"}) +
+		mcpToolCall(2, "run_shell", map[string]any{"command": "echo second > b.txt"})
+	code, out, errs := e.runIn(t, in, "mcp")
+	if code != 0 {
+		t.Fatalf("cairn mcp: exit %d, stderr %q", code, errs)
+	}
+	if got := mcpAnswers(t, out); got[2] == nil || got[2]["isError"] == true {
+		t.Errorf("the first call's answer: %q", out)
+	}
+	if b, err := os.ReadFile(filepath.Join(e.dir, "a.txt")); err != nil || string(b) != "first\n" {
+		t.Errorf("a.txt: %q %v", b, err)
+	}
+	if _, err := os.Stat(filepath.Join(e.dir, "b.txt")); !os.IsNotExist(err) {
+		t.Errorf("the call with a duplicate id ran: %v", err)
+	}
+}
+
 // cairn mcp told to stop (SIGTERM) while a shell line runs cancels it and
 // exits 143, the call recorded whole: what the line changed before it was
 // stopped is in a change record revert reads, the call has its result,
@@ -86,15 +109,7 @@ func TestMCPSigtermMidCallRecordsIt(t *testing.T) {
 	lines := startLines(t, cmd)
 	io.WriteString(stdin, mcpHello+mcpToolCall(2, "run_shell", map[string]any{"command": "echo started > s1.txt; sleep 60; echo late > s2.txt"}))
 	waitLine(t, lines, `"id":1`)
-	started := filepath.Join(e.dir, "s1.txt")
-	for deadline := time.Now().Add(procGuard); ; time.Sleep(10 * time.Millisecond) {
-		if b, _ := os.ReadFile(started); string(b) == "started\n" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the shell line never started")
-		}
-	}
+	waitFile(t, filepath.Join(e.dir, "s1.txt"), "started\n") // the shell line started
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}

@@ -160,3 +160,22 @@ func mcpForkReadsOutput(t *testing.T, home, dir string, answer any) {
 	}
 	rc.Close()
 }
+
+// A request handled once cairn mcp is stopping sees its context cancelled
+// when it starts, so mcpCall changes nothing, whatever the goroutines'
+// order.
+func TestMCPRequestAfterStopStartsCancelled(t *testing.T) {
+	stop, stopNow := context.WithCancel(t.Context())
+	stopNow()
+	for range 100 {
+		var started error
+		h := cancelOnStop(stop)(func(ctx context.Context, _ string, _ mcp.Request) (mcp.Result, error) {
+			started = ctx.Err()
+			return nil, nil
+		})
+		h(t.Context(), "tools/call", nil)
+		if started == nil {
+			t.Fatal("a request after the stop started with a live context")
+		}
+	}
+}

@@ -160,7 +160,7 @@ func (c *AppendCmd) Run(g *Globals) error {
 		}
 		id, err := itemArg(path, arg)
 		if err == nil && !all[id] {
-			err = noItemf("--%s: no item %q in session %s", flag, arg, s.ID())
+			err = notFoundf("--%s: no item %q in session %s", flag, arg, s.ID())
 		}
 		return id, err
 	}
@@ -187,11 +187,16 @@ func (c *AppendCmd) Run(g *Globals) error {
 
 // checkOutputs refuses an --output that is not one of the session's tool
 // outputs: an item names only outputs a fork can copy and a reader find.
+// One the session does not hold is not found (exit 1), as cairn output
+// says of it; one no output could have as its id is bad usage (exit 2).
 func checkOutputs(g *Globals, ws *engine.Workspace, session string, outs []string) error {
 	for _, o := range outs {
 		rc, err := ws.ReadOutput(g.ctx, session, o)
-		if errors.Is(err, engine.ErrNotFound) || errors.Is(err, engine.ErrBadInput) {
-			return usageErrorf("--output %s: no such tool output in session %s", display.Text(o), session)
+		if errors.Is(err, engine.ErrNotFound) {
+			return notFoundf("--output %s: no such tool output in session %s", display.Text(o), session)
+		}
+		if errors.Is(err, engine.ErrBadInput) {
+			return usageErrorf("--output %s: not a tool output id", display.Text(o))
 		}
 		if err != nil {
 			return err

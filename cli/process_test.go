@@ -179,6 +179,20 @@ func TestProcessOwnership(t *testing.T) {
 	}
 }
 
+// waitFile waits until the file at path holds want (a shell line a test
+// started has got that far), failing the test after procGuard.
+func waitFile(t *testing.T, path, want string) {
+	t.Helper()
+	for deadline := time.Now().Add(procGuard); ; time.Sleep(10 * time.Millisecond) {
+		if b, _ := os.ReadFile(path); string(b) == want {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s never held %q", path, want)
+		}
+	}
+}
+
 func waitLine(t *testing.T, lines <-chan string, want string) {
 	t.Helper()
 	deadline := time.After(procGuard)

@@ -74,8 +74,7 @@ func shellEntry(ents []engine.ShellEntry, run, session string) (*engine.ShellEnt
 			return &ents[i], nil
 		}
 	}
-	return nil, &exitError{code: ExitFailed, word: "not_found",
-		err: fmt.Errorf("no shell command %s in the shell history of session %s", display.Line(run), session)}
+	return nil, notFoundf("no shell command %s in the shell history of session %s", display.Line(run), session)
 }
 
 // shellSummary is a command's state, exit code, start and first line.
