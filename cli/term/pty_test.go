@@ -284,16 +284,16 @@ func TestPTYPickResize(t *testing.T) {
 	p.footer(t, "1 of 120")
 	p.Resize(t, 12, 60)
 	p.Send(t, "\x1b[B")
-	screen := p.footer(t, "2 of 120")
-	picture := textRows(screen)
-	if len(picture) > 11 || strings.Count(strings.Join(screen, "\n"), "filter:") != 1 {
-		t.Fatalf("%d rows after the resize:\n%s", len(picture), strings.Join(screen, "\n"))
-	}
-	for _, r := range screen {
-		if w := ansi.StringWidth(r); w > 59 {
-			t.Fatalf("a row of %d cells at 60 columns:\n%s", w, strings.Join(screen, "\n"))
+	// The resize reaches the picker as a signal, so the key may be drawn
+	// at the old size first: wait for the picture at the new one, at most
+	// 11 rows of at most 59 cells and one filter line.
+	p.WaitScreen(t, "the picker at 12x60 with 2 of 120 selected", func(screen []string) bool {
+		if !slices.ContainsFunc(screen, func(r string) bool { return strings.HasPrefix(r, "2 of 120") }) ||
+			len(textRows(screen)) > 11 || strings.Count(strings.Join(screen, "\n"), "filter:") != 1 {
+			return false
 		}
-	}
+		return !slices.ContainsFunc(screen, func(r string) bool { return ansi.StringWidth(r) > 59 })
+	})
 	p.Send(t, "\r")
 	if r := await(t, ch); r.err != nil || r.i != 1 {
 		t.Fatalf("picked %d, %v; want 1", r.i, r.err)
