@@ -81,7 +81,7 @@ func printSessionRows(w io.Writer, l []engine.Summary) {
 		if r.OwnerPID != nil {
 			owned = fmt.Sprintf("  [open in pid %d]", *r.OwnerPID)
 		}
-		fmt.Fprintf(w, "%s  %-8s %4d %-5s  %s%s\n", r.ID, age(now, e.UpdatedAt), r.Items, itemWord(r.Items), display.Line(r.Title), owned)
+		fmt.Fprintf(w, "%s  %-8s %4d %-5s  %s%s\n", r.ID, age(now, e.UpdatedAt), r.Items, itemWord(r.Items), display.Title(r.Title), owned)
 	}
 }
 

@@ -396,7 +396,7 @@ func (c *SessionsCmd) Run(g *Globals) error {
 			owned = fmt.Sprintf("  [open in pid %d]", *r.OwnerPID)
 		}
 		t, _ := time.Parse(time.RFC3339, r.UpdatedAt)
-		fmt.Fprintf(g.stdout, "%s  %-8s %4d %-5s  %s%s\n", r.ID, age(now, t), r.Items, itemWord(r.Items), display.Line(r.Title), owned)
+		fmt.Fprintf(g.stdout, "%s  %-8s %4d %-5s  %s%s\n", r.ID, age(now, t), r.Items, itemWord(r.Items), display.Title(r.Title), owned)
 	}
 	return nil
 }

@@ -203,14 +203,14 @@ func (g *Globals) printPlan(plan *engine.RetentionPlan, pol retention.Policy, na
 		}
 		fmt.Fprintf(g.stdout, "%s\n", display.Line(dir))
 		for _, e := range gr.Keep {
-			fmt.Fprintf(g.stdout, "  keep    %s  %s  %s  (%s)\n", e.Session, when(e.Activity), display.Line(orUntitled(e.Title)), strings.Join(e.Reasons, ", "))
+			fmt.Fprintf(g.stdout, "  keep    %s  %s  %s  (%s)\n", e.Session, when(e.Activity), display.Title(e.Title), strings.Join(e.Reasons, ", "))
 		}
 		for _, e := range gr.Remove {
 			size := ""
 			if plan.Action == engine.ActionTrim {
 				size = "  " + humanBytes(e.Bytes)
 			}
-			fmt.Fprintf(g.stdout, "  %-6s  %s  %s  %s%s\n", verb, e.Session, when(e.Activity), display.Line(orUntitled(e.Title)), size)
+			fmt.Fprintf(g.stdout, "  %-6s  %s  %s  %s%s\n", verb, e.Session, when(e.Activity), display.Title(e.Title), size)
 		}
 	}
 	for _, e := range plan.Skipped {
@@ -224,13 +224,6 @@ func when(t time.Time) string {
 		return "-               "
 	}
 	return t.Local().Format("2006-01-02 15:04")
-}
-
-func orUntitled(t string) string {
-	if t == "" {
-		return "untitled"
-	}
-	return t
 }
 
 // humanBytes is a byte count for people, in the units the rest of cairn
@@ -287,7 +280,7 @@ func (c *StorageSessionsCmd) Run(g *Globals) error {
 			flags += " open"
 		}
 		fmt.Fprintf(g.stdout, "  %s  %-10s  %s  %9s  %9s  %s%s\n", r.Session, r.Tier, when(r.Activity),
-			humanBytes(r.Bytes), humanBytes(r.Artifacts), display.Line(orUntitled(r.Title)), flags)
+			humanBytes(r.Bytes), humanBytes(r.Artifacts), display.Title(r.Title), flags)
 	}
 	trash, err := s.TrashList(g.ctx)
 	if err != nil {

@@ -33,6 +33,16 @@ import (
 // Line is s for one line of a terminal: every control character escaped.
 func Line(s string) string { return clean(s, false, false) }
 
+// Title is a session's title for a row of a listing or the picker: Line,
+// or "(untitled)" for a session that has none yet (one that only a file
+// tool or an agent's hook wrote to).
+func Title(s string) string {
+	if s == "" {
+		return "(untitled)"
+	}
+	return Line(s)
+}
+
 // Text is s for a terminal, line feeds and tabs kept.
 func Text(s string) string { return clean(s, true, false) }
 

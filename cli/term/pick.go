@@ -452,10 +452,7 @@ func (m *pickModel) fit(s string) string {
 // branch; the whole id when there is room. Every field is escaped by
 // display.Line.
 func pickRow(r Row, width int) string {
-	title := display.Line(r.Title)
-	if title == "" {
-		title = "(untitled)"
-	}
+	title := display.Title(r.Title)
 	branch := display.Line(r.Branch)
 	if branch == "" {
 		branch = "-"

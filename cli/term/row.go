@@ -28,10 +28,7 @@ const titleWidth = 40
 // "[open in pid N]" for an owned row, and the id last, so that a narrow
 // screen cuts the id first.
 func formatRow(r Row) string {
-	title := display.Line(r.Title)
-	if title == "" {
-		title = "(untitled)"
-	}
+	title := display.Title(r.Title)
 	branch := display.Line(r.Branch)
 	if branch == "" {
 		branch = "-"
