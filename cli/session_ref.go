@@ -100,12 +100,12 @@ func (g *Globals) view(ref string) (*engine.Workspace, *engine.View, error) {
 }
 
 // checkSessionRefs refuses a session reference given but empty (--session "",
-// -r "", a SESSION argument ""), an item flag given but empty (--at "",
-// --parent "", --call "": every flag whose placeholder is ITEM), and an
-// empty SNAP (snapshots restore ""). Leaving a
-// reference out means the newest session, or the head, for some commands;
-// an empty one, as a script with an unset variable gives, must not
-// silently mean the same.
+// -r "", a SESSION argument "", a member of pair --sessions), an item flag
+// given but empty (--at "", --parent "", --call "": every flag whose
+// placeholder is ITEM), and an empty SNAP (snapshots restore ""). Leaving
+// a reference out means the newest session, or the head, for some
+// commands; an empty one, as a script with an unset variable gives, must
+// not silently mean the same.
 func checkSessionRefs(kctx *kong.Context) error {
 	for _, p := range kctx.Path {
 		var v *kong.Value
@@ -115,6 +115,15 @@ func checkSessionRefs(kctx *kong.Context) error {
 		case p.Positional != nil:
 			v = p.Positional
 		default:
+			continue
+		}
+		if v.Name == "sessions" && v.Target.Kind() == reflect.Slice {
+			// pair --sessions a,,b: an empty member is an unset variable too.
+			for i := range v.Target.Len() {
+				if strings.TrimSpace(v.Target.Index(i).String()) == "" {
+					return usageErrorf("empty session reference in --sessions: each needs a session id, prefix or title")
+				}
+			}
 			continue
 		}
 		if v.Target.Kind() != reflect.String {

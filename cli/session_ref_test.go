@@ -105,6 +105,7 @@ func TestEmptySessionReference(t *testing.T) {
 		{"-r", ""},
 		{"--resume", ""},
 		{"resume", ""},
+		{"pair", "--scope", "attach", "--sessions", "a,,b"},
 	} {
 		e.refusedUsage(t, "empty session reference", args...)
 	}
