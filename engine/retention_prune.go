@@ -25,8 +25,8 @@ import (
 //     sessions names (any journal line, item, draft or record, and the
 //     journals of the workspace's sessions in the trash), no
 //     workspace-level journal (drops.jsonl), and no walk relies on (the
-//     stat cache, the walks kept between an agent's hooks, those of its
-//     sessions in the trash too: walk_refs.go).
+//     stat cache, the walks and pending markers kept between an agent's
+//     hooks, those of its sessions in the trash too: walk_refs.go).
 //
 // Every step is idempotent: a prune cut short is finished by the next.
 // The usage ledger (usage.jsonl) is never touched.

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"os"
@@ -13,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"cairn/engine/internal/changes"
+	"cairn/engine/internal/fstate"
 	"cairn/engine/internal/scope"
 	"cairn/engine/retention"
 	"cairn/internal/vfs"
@@ -637,5 +640,32 @@ func TestPruneKeepsObjectsWhenAHookFolderCannotBeListed(t *testing.T) {
 				t.Fatalf("prune removed an object while %s could not be listed: %v", folder, err)
 			}
 		})
+	}
+}
+
+// TestPruneKeepsObjectsAPendingMarkerNames: a pre-tool hook's marker
+// (hooks/<id>/<call>.json) names the pre-images it stored; they are in no
+// journal until the post-tool hook settles the change, and a forgotten
+// session's markers wait in the trash for a restore, so a prune keeps
+// them while the marker is there.
+func TestPruneKeepsObjectsAPendingMarkerNames(t *testing.T) {
+	ctx := context.Background()
+	e := newMemEnv(t)
+	sess := closedSession(t, e, 0)
+	objs := e.ws.objects()
+	in := must(objs.Put(ctx, strings.NewReader("the pre-image a marker holds\n")))(t)
+	loose := must(objs.Put(ctx, strings.NewReader("named by nothing\n")))(t)
+	marker, err := json.Marshal(PendingChange{V: 1, Tool: "write", Call: "toolu_1", At: mkTime(e.now),
+		Files: []changes.FileChange{{Path: "a.txt", Before: &fstate.State{OID: in.ID.String(), Size: in.Size}}}})
+	noErr(t, err)
+	noErr(t, e.store.fsys.MkdirAll(hooksDir(e.ws.dir, sess), vfs.DirPerm))
+	noErr(t, vfs.WriteFileAtomic(e.store.fsys, hookMarker(e.ws.dir, sess, "toolu_1"), marker))
+	e.advance(8 * 24 * time.Hour)
+	must(e.store.Prune(ctx, PruneOptions{}))(t)
+	if _, err := objs.Stat(in.ID); err != nil {
+		t.Fatalf("prune removed the pre-image a pending marker names: %v", err)
+	}
+	if _, err := objs.Stat(loose.ID); err == nil {
+		t.Fatal("prune kept an object nothing names: the test proves nothing")
 	}
 }

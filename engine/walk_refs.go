@@ -12,14 +12,15 @@ import (
 // walkRefs adds to refs the objects that a workspace's walks rely on being
 // stored without naming them in any journal (wsDir is the workspace
 // folder, or a trash entry, which holds hooks/ and no stat cache): the
-// hashes of its stat cache
-// (a later record takes the content before of an unchanged file from it,
-// unread, so the object must still be there when the file then changes),
-// and those of the walks its agents' pre-tool hooks keep for their
-// post-tool hooks (hooks/<id>/<call>.tree). A file that cannot be read, or
-// a folder that cannot be listed, adds "?": the caller removes nothing
-// then. A file that is there but does not decode names nothing, as no walk
-// uses it either.
+// hashes of its stat cache (a later record takes the content before of an
+// unchanged file from it, unread, so the object must still be there when
+// the file then changes), those of the walks its agents' pre-tool hooks
+// keep for their post-tool hooks (hooks/<id>/<call>.tree), and the
+// pre-images a pending change's marker names (hooks/<id>/<call>.json)
+// until its post-tool hook records the change. A file that cannot be
+// read, or a folder that cannot be listed, adds "?": the caller removes
+// nothing then. A file that is there but does not decode names nothing, as
+// no walk uses it either.
 func walkRefs(fsys vfs.FS, wsDir string, refs map[string]bool) {
 	add := func(id objects.ID) {
 		if id != (objects.ID{}) {
@@ -57,10 +58,18 @@ func walkRefs(fsys vfs.FS, wsDir string, refs map[string]bool) {
 			return
 		}
 		for _, f := range files {
+			name := path.Join(root, d.Name(), f.Name())
+			if f.Type().IsRegular() && strings.HasSuffix(f.Name(), ".json") {
+				// A pending change's marker: its pre-images, by oid.
+				if unreadable(namedObjects(fsys, name, refs)) {
+					return
+				}
+				continue
+			}
 			if !f.Type().IsRegular() || !strings.HasSuffix(f.Name(), ".tree") {
 				continue
 			}
-			b, err := vfs.ReadFile(fsys, path.Join(root, d.Name(), f.Name()))
+			b, err := vfs.ReadFile(fsys, name)
 			if err != nil {
 				if unreadable(err) {
 					return
