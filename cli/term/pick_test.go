@@ -36,10 +36,12 @@ func TestMatchRows(t *testing.T) {
 		{"", []int{0, 1, 2, 3}},
 		{"PARSE", []int{0, 1}},
 		{"c0de", []int{2}}, // id
-		{"A1B", []int{0}},  // id, any case
+		{"0A1", []int{0}},  // id prefix, any case
+		{"A1B", []int{}},   // never the middle of an id
 		{"zzz", []int{}},
 		{"the p", []int{0}},   // spaces count
-		{"dep aud", []int{3}}, // fuzzy: the letters in order
+		{"dep aud", []int{3}}, // word starts
+		{"dpndcy", []int{3}},  // fuzzy: the letters in order
 	}
 	for _, c := range cases {
 		got := matchRows(rows, c.q)
@@ -127,8 +129,10 @@ func TestPickViewFilter(t *testing.T) {
 	v := newPickView(manyRows(30), 5)
 	v.move(12) // "Task 12"
 	v.setFilter("task 1")
-	if i, _ := v.chosen(); i != 12 {
-		t.Fatalf("selection not kept: %d", i)
+	// The filter selects its best match, the exact title, whatever was
+	// selected before (and still matches).
+	if i, _ := v.chosen(); i != 1 || v.sel != 0 || v.top != 0 || v.moved {
+		t.Fatalf("selection after typing: row %d at %d, top %d, moved %v", i, v.sel, v.top, v.moved)
 	}
 	for _, i := range []int{1, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19} {
 		if !slices.Contains(v.match, i) {
@@ -206,7 +210,8 @@ func TestPickerKeys(t *testing.T) {
 		{[]string{"task 4", "2", "enter"}, 42, nil},
 		{[]string{"task 42x", "backspace", "enter"}, 42, nil},
 		{[]string{"zz", "enter", "ctrl+u", "down", "enter"}, 1, nil}, // Enter with no match does nothing
-		{[]string{"task 4 ", "ctrl+w", "enter"}, 4, nil},             // Ctrl-W takes a word; the selection stays
+		{[]string{"task 4 ", "ctrl+w", "enter"}, 0, nil},             // Ctrl-W takes a word; the top match is selected
+		{[]string{"down", "down", "task 4", "enter"}, 4, nil},        // typing selects the top match, not the row moved to
 		{[]string{"down", "esc"}, 0, ErrCancelled},
 		{[]string{"ctrl+c"}, 0, ErrCancelled},
 	}
@@ -337,4 +342,109 @@ func TestPickerFrame(t *testing.T) {
 	if m := newPickModel(manyRows(50), 0, 2, nil); m.v.height != 1 {
 		t.Fatalf("tiny screen height %d", m.v.height)
 	}
+}
+
+// uuidRows are rows titled titles[i], with ids shaped as cairn makes them
+// (36 characters of hex digits and hyphens): ids that hold the digits a
+// filter names somewhere in the middle.
+func uuidRows(titles ...string) []Row {
+	rows := make([]Row, len(titles))
+	for i, t := range titles {
+		rows[i] = Row{ID: fmt.Sprintf("%08x-29cc-4%03d-8029-%012x", 0xf4d94532+i*7919, i%1000, 0x295b00000000+i), Title: t}
+	}
+	return rows
+}
+
+// The filter ranks exact titles first, then titles it starts, then titles
+// holding its words, then fuzzy matches; an id counts only by its prefix.
+func TestMatchRowsRanking(t *testing.T) {
+	titles := make([]string, 300)
+	for i := range titles {
+		titles[i] = fmt.Sprintf("title %d", 300-i) // newest first: title 300 … title 1
+	}
+	rows := uuidRows(titles...)
+	title := func(m []int, n int) []string {
+		var out []string
+		for _, i := range m[:min(n, len(m))] {
+			out = append(out, rows[i].Title)
+		}
+		return out
+	}
+	m := matchRows(rows, "title 29")
+	if got := title(m, 11); !slices.Equal(got, []string{"title 29",
+		"title 299", "title 298", "title 297", "title 296", "title 295", "title 294", "title 293", "title 292", "title 291", "title 290"}) {
+		t.Fatalf("title 29: %q", got)
+	}
+	if slices.ContainsFunc(m, func(i int) bool { return rows[i].Title == "title 7" }) {
+		t.Fatal(`"title 7" matched "title 29" (through its id)`)
+	}
+	m = matchRows(rows, "title 1")
+	if got := title(m, 1); got[0] != "title 1" {
+		t.Fatalf("title 1 first: %q", got)
+	}
+	// Then every title that starts with it, before any other.
+	for k, i := range m[1:111] {
+		if !strings.HasPrefix(rows[i].Title, "title 1") {
+			t.Fatalf("rank %d: %q before the titles starting with the filter", k+2, rows[i].Title)
+		}
+	}
+	// Repeated and leading spaces and case do not matter.
+	if got := title(matchRows(rows, "  TITLE   42 "), 1); got[0] != "title 42" {
+		t.Fatalf("spaces: %q", got)
+	}
+	// An id by its prefix: first 8 characters, or the whole id.
+	if m := matchRows(rows, rows[17].ID[:8]); len(m) != 1 || m[0] != 17 {
+		t.Fatalf("id prefix: %v", m)
+	}
+	if m := matchRows(rows, strings.ToUpper(rows[17].ID)); len(m) != 1 || m[0] != 17 {
+		t.Fatalf("whole id: %v", m)
+	}
+	if m := matchRows(rows, "29cc"); len(m) != 0 {
+		t.Fatalf("the middle of ids matched: %d rows", len(m))
+	}
+
+	// Words: whole words before word starts before fuzzy.
+	rows = uuidRows("deploy auditor", "ship the deploy audit", "dependency-audit", "deploy audit", "d e p l o y  a u d i t x")
+	if got := matchRows(rows, "deploy audit"); !slices.Equal(got, []int{3, 0, 1, 4}) {
+		t.Fatalf("deploy audit: %v", got)
+	}
+	if got := matchRows(rows, "dep aud"); !slices.Equal(got[:4], []int{0, 1, 2, 3}) {
+		t.Fatalf("dep aud: %v", got)
+	}
+	// Titles in other scripts: what the title holds.
+	rows = uuidRows("日本語のタイトル", "タイトル", "絵文字 👍🏽 ok")
+	if got := matchRows(rows, "タイトル"); !slices.Equal(got, []int{1, 0}) {
+		t.Fatalf("CJK: %v", got)
+	}
+	if got := matchRows(rows, "👍🏽"); !slices.Equal(got, []int{2}) {
+		t.Fatalf("emoji: %v", got)
+	}
+}
+
+// The picker's first screen, typed into: "deploy" selects "deploy script",
+// the top match, though the newest row (selected until then) matches
+// "deploy" fuzzily, and Enter takes it.
+func TestPickerTypedFilterSelectsTopMatch(t *testing.T) {
+	rows := uuidRows("draft: explain policy log", "docs: explain the picker", "deploy script")
+	if m := matchRows(rows, "deploy"); !slices.Contains(m, 0) {
+		t.Fatalf("the newest row should still match loosely: %v", m)
+	}
+	m, done := runPicker(rows, 10, "deploy", "enter")
+	if !done || m.err != nil || m.chosen != 2 {
+		t.Fatalf("chose %d, %v, done %v; want deploy script", m.chosen, m.err, done)
+	}
+	// After moving down and typing more: the top match again.
+	m, done = runPicker(uuidRows(titlesN("title", 300)...), 10, "down", "down", "title 2", "9", "enter")
+	if !done || m.err != nil || m.v.rows[m.chosen].Title != "title 29" {
+		t.Fatalf("chose %q, %v", m.v.rows[m.chosen].Title, m.err)
+	}
+}
+
+// titlesN is "prefix N", newest first, for N from n down to 1.
+func titlesN(prefix string, n int) []string {
+	t := make([]string, n)
+	for i := range t {
+		t[i] = fmt.Sprintf("%s %d", prefix, n-i)
+	}
+	return t
 }

@@ -1,11 +1,8 @@
 package term
 
 import (
-	"slices"
 	"strings"
 	"unicode"
-
-	"github.com/sahilm/fuzzy"
 )
 
 // pickView is the picker's state without a terminal: the filter, the rows
@@ -39,53 +36,13 @@ func newPickView(rows []Row, height int) *pickView {
 	return v
 }
 
-// matchRows returns the indexes of the rows whose title and id match q
-// fuzzily (its characters in order, ignoring case and the spaces in q),
-// best match first and rows of equal score in row order; every row when q
-// is empty.
-func matchRows(rows []Row, q string) []int {
-	m := make([]int, 0, len(rows))
-	if q == "" {
-		for i := range rows {
-			m = append(m, i)
-		}
-		return m
-	}
-	// Spaces in the filter separate what was remembered of the words:
-	// "dep aud" finds "dependency-audit".
-	pattern := strings.Join(strings.Fields(strings.ToLower(q)), "")
-	if pattern == "" {
-		return matchRows(rows, "")
-	}
-	found := fuzzy.FindFromNoSort(pattern, rowSource(rows))
-	slices.SortStableFunc(found, func(a, b fuzzy.Match) int { return b.Score - a.Score })
-	for _, f := range found {
-		m = append(m, f.Index)
-	}
-	return m
-}
-
-// rowSource is what the filter matches: a row's title and id.
-type rowSource []Row
-
-func (r rowSource) String(i int) string { return strings.ToLower(r[i].Title + "  " + r[i].ID) }
-func (r rowSource) Len() int            { return len(r) }
-
-// setFilter filters the rows by q. The selected row stays selected when it
-// still matches; otherwise the first match is.
+// setFilter filters the rows by q and selects the best match, the top row:
+// Enter after typing takes what the filter ranks first, whatever was
+// selected before. The selection counts as not moved again.
 func (v *pickView) setFilter(q string) {
-	prev, had := v.chosen()
 	v.filter = q
 	v.match = matchRows(v.rows, q)
-	v.sel, v.top = 0, 0
-	if had {
-		for i, r := range v.match {
-			if r == prev {
-				v.sel = i
-				break
-			}
-		}
-	}
+	v.sel, v.top, v.moved = 0, 0, false
 	v.scroll()
 }
 
