@@ -141,7 +141,7 @@ func (r *repl) checkoutRows(ctx context.Context) []term.Row {
 	}
 	var rows []term.Row
 	for _, sec := range secs {
-		for i, row := range summaryRows(sec.Sessions) {
+		for i, row := range r.summaryRows(sec.Sessions) {
 			row.Checkout = filepath.Base(sec.Path)
 			if r.checkoutOf == nil {
 				r.checkoutOf = map[string]checkoutRef{}
@@ -159,20 +159,19 @@ type checkoutRef struct {
 	dir string // the session's directory (the checkout's, or a folder in it)
 }
 
-// switchCheckout moves the REPL to the workspace of session id when the
-// picker listed it under another checkout, and says so.
-func (r *repl) switchCheckout(id string) error {
+// checkoutWorkspace is the workspace of session id when the picker listed
+// it under another checkout, with the line that says cairn works there once
+// the session is taken; ok is false for a session of this directory.
+func (r *repl) checkoutWorkspace(id string) (ws *engine.Workspace, moved string, ok bool, err error) {
 	c, ok := r.checkoutOf[id]
 	if !ok {
-		return nil
+		return nil, "", false, nil
 	}
-	ws, err := r.store.Workspace(c.dir)
+	ws, err = r.store.Workspace(c.dir)
 	if err != nil {
-		return err
+		return nil, "", true, err
 	}
-	r.ws = ws
-	fmt.Fprintf(r.out, "This session belongs to the checkout %s; cairn works in %s now.\n", checkoutLabel(c.Checkout), display.Line(ws.Path()))
-	return nil
+	return ws, fmt.Sprintf("This session belongs to the checkout %s; cairn works in %s now.", checkoutLabel(c.Checkout), display.Line(ws.Path())), true, nil
 }
 
 // resolveInCheckouts finds ref (id, prefix or title) among the sessions of

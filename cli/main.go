@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/alecthomas/kong"
-	"github.com/willabides/kongplete"
 
 	"cairn/cli/display"
 	"cairn/engine"
@@ -113,9 +112,8 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 	}
 	// A shell completing a word runs cairn with COMP_LINE set: answer and
 	// stop (completion.go).
-	kongplete.Complete(parser)
-	if exited >= 0 {
-		return exited
+	if answerCompletion(parser, stdout) {
+		return ExitOK
 	}
 	kctx, err := parser.Parse(rewriteArgs(args))
 	if exited >= 0 {

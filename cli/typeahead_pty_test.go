@@ -78,7 +78,7 @@ func TestPTYTypedAhead(t *testing.T) {
 
 	// The picker: Enter and the next line in one write.
 	done = p.runMain(&stateWatch{p: p}, append(base, "--resume")...)
-	p.Expect(t, "Enter choose, Esc leave") // the picker is drawn
+	p.Expect(t, "Enter open · Esc leave") // the picker is drawn
 	p.Send(t, "\rfive\r")
 	p.Expect(t, `Resumed "ahead"`)
 	p.prompts++

@@ -59,7 +59,9 @@ const DefaultLeader = "ctrl+x"
 // Bind makes pressing keys submit line at once, whatever is typed: ReadLine
 // returns line. keys is a key name as the terminal library spells it
 // ("alt+z", "f9", "ctrl+x"), or "leader" and a key name after a space
-// ("leader z": the leader key, then z). The typed text (and a history walk
+// ("leader z": the leader key, then z), or two key names ("esc esc": the
+// first key of such a pair does nothing by itself, and a second key that
+// completes no pair is taken as usual). The typed text (and a history walk
 // under way) is kept and shown again by the next ReadLine. An empty line
 // removes the binding.
 func (e *Editor) Bind(keys, line string) {
@@ -213,7 +215,8 @@ type lineModel struct {
 	ta     textarea.Model
 	prompt string
 
-	afterLeader bool // the leader key was the last key
+	afterLeader bool   // the leader key was the last key
+	firstOf     string // the last key, when it starts a pair of keys bound ("esc" of "esc esc")
 
 	done  bool   // ReadLine returns line and err
 	line  string // what ReadLine returns
@@ -337,6 +340,18 @@ func (m *lineModel) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	if name == e.leader && e.leader != "" {
 		m.afterLeader = true
 		return m, nil
+	}
+	if first := m.firstOf; first != "" {
+		m.firstOf = ""
+		if line, ok := e.binds[first+" "+name]; ok {
+			return m.bound(line)
+		}
+	}
+	for k := range e.binds {
+		if strings.HasPrefix(k, name+" ") && name != "leader" {
+			m.firstOf = name
+			return m, nil
+		}
 	}
 	if line, ok := e.binds[name]; ok {
 		return m.bound(line)
