@@ -204,6 +204,7 @@ type pickModel struct {
 	renaming bool
 	name     string
 	renameID string
+	footerAt int // the footer's line in the last picture
 
 	// loading: the rows are a first page and the whole listing is on its
 	// way (a rowsMsg); total is the number of rows it is thought to hold.

@@ -85,11 +85,7 @@ func (m *pickModel) View() tea.View {
 	v := tea.NewView(strings.Join(f, "\n"))
 	if m.renaming {
 		// The cursor at the end of the name being typed, on the footer.
-		y := 2 + len(m.v.window())
-		if m.l.Heading != "" {
-			y++
-		}
-		v.Cursor = tea.NewCursor(min(cells(m.footer()), max(0, m.width-2)), y)
+		v.Cursor = tea.NewCursor(min(cells(m.footer()), max(0, m.width-2)), m.footerAt)
 	}
 	return v
 }
@@ -106,13 +102,26 @@ func (m *pickModel) frame() []string {
 	}
 	list := m.listLines(lw)
 	if m.beside() {
+		// The preview takes the page's height if it needs it, though the
+		// rows be fewer.
 		pw := m.width - 1 - lw - 3
-		pane := append([]string{"PREVIEW"}, m.previewPane(pw, len(list)-1)...)
+		pane := m.previewPane(pw, m.v.height)
+		for len(pane) > len(list)-1 && pane[len(pane)-1] == "" {
+			pane = pane[:len(pane)-1]
+		}
+		for len(list)-1 < len(pane) {
+			list = append(list, "")
+		}
+		pane = append([]string{"PREVIEW"}, pane...)
+		for len(pane) < len(list) {
+			pane = append(pane, "")
+		}
 		for i := range list {
 			list[i] = padCells(list[i], lw-1) + " │ " + pane[i]
 		}
 	}
 	lines = append(lines, list...)
+	m.footerAt = len(lines)
 	lines = append(lines, m.fit(m.footer()))
 	if n := m.belowLines(m.height); n > 0 {
 		lines = append(lines, m.fit("── preview "+strings.Repeat("─", max(0, m.width))))

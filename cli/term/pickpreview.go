@@ -58,13 +58,13 @@ func previewLines(p Preview, w, h int) []string {
 	}
 	var files []string
 	if n := len(p.Files); n > 0 {
-		room := min(n+1, max(2, h/3))
+		room := min(n+1, max(1, h/3))
 		if len(p.Turns) == 0 {
 			room = min(n+1, h)
 		}
 		if room > n {
 			// One file a line.
-			files = append(files, fmt.Sprintf("files changed (%d):", n))
+			files = append(files, cutTo(fmt.Sprintf("files changed (%d):", n), w+1))
 			for _, f := range p.Files {
 				files = append(files, "  "+cutLeft(display.Line(f), w-2))
 			}
