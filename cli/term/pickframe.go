@@ -234,12 +234,14 @@ func (m *pickModel) keysHelp() string {
 	return strings.Join(keys, " · ")
 }
 
-// pickCol is a column after the title.
+// pickCol is a column after the title. A column with least > 0 may be
+// narrowed to as little as least when the window is short of room.
 type pickCol struct {
 	head  string
 	width int
+	least int
 	right bool
-	cell  func(Row) string
+	cell  func(r Row, width int) string
 }
 
 // pickLayout is how rows are drawn at one width.
@@ -257,26 +259,32 @@ type rowStats struct {
 
 // layout fits the columns to lw cells (0: unknown, every column): the
 // title keeps at least half of the room (or its widest), and the other
-// columns are taken in order of use (age, items, directory, branch, id)
-// while they fit; what is left goes to the row's state.
+// columns are taken in order of use (age, directory, items, branch, id)
+// while they fit, the directory narrowed if need be; what is left goes to
+// the row's state.
 func (m *pickModel) layout(lw int) pickLayout {
 	st := m.v.stats()
 	lay := pickLayout{kind: m.l.Kind}
 	var cands []pickCol
-	age := pickCol{head: "AGE", width: max(3, st.age), cell: func(r Row) string { return display.Line(r.Age) }}
+	age := pickCol{head: "AGE", width: max(3, st.age), cell: func(r Row, _ int) string { return display.Line(r.Age) }}
+	items := func(head string) pickCol {
+		return pickCol{head: head, width: max(len(head), st.items), right: true, cell: func(r Row, _ int) string { return strconv.Itoa(r.Items) }}
+	}
 	if m.l.Kind == Prompts {
-		cands = []pickCol{{head: "ITEM", width: max(4, st.items), right: true, cell: func(r Row) string { return strconv.Itoa(r.Items) }}, age}
+		cands = []pickCol{items("ITEM"), age}
 	} else {
-		cands = []pickCol{age,
-			{head: "ITEMS", width: max(5, st.items), right: true, cell: func(r Row) string { return strconv.Itoa(r.Items) }}}
+		cands = []pickCol{age}
 		if st.dir > 0 {
-			w := min(32, max(9, st.dir))
-			cands = append(cands, pickCol{head: "DIRECTORY", width: w, cell: func(r Row) string { return cutLeft(display.Line(r.Dir), w) }})
+			// Listing every directory, where a session is matters more
+			// than its size; the end of its path says the most.
+			cands = append(cands, pickCol{head: "DIRECTORY", width: min(32, max(9, st.dir)), least: 9,
+				cell: func(r Row, w int) string { return cutLeft(display.Line(r.Dir), w) }})
 		}
+		cands = append(cands, items("ITEMS"))
 		if st.branch > 0 {
-			cands = append(cands, pickCol{head: "BRANCH", width: min(16, max(6, st.branch)), cell: func(r Row) string { return display.Line(r.Branch) }})
+			cands = append(cands, pickCol{head: "BRANCH", width: min(16, max(6, st.branch)), cell: func(r Row, _ int) string { return display.Line(r.Branch) }})
 		}
-		cands = append(cands, pickCol{head: "ID", width: 8, cell: func(r Row) string { return cutCells(display.Line(r.ID), 8, "") }})
+		cands = append(cands, pickCol{head: "ID", width: 8, cell: func(r Row, _ int) string { return cutCells(display.Line(r.ID), 8, "") }})
 	}
 	want := max(cells(lay.titleHead()), min(maxTitleColumn, st.title))
 	if lw <= 1 {
@@ -287,6 +295,9 @@ func (m *pickModel) layout(lw int) pickLayout {
 	minTitle := min(want, max(12, avail/2))
 	used := 0
 	for _, c := range cands {
+		if left := avail - used - 2 - minTitle; c.width > left && c.least > 0 && c.least <= left {
+			c.width = left
+		}
 		if avail-used-2-c.width < minTitle {
 			break
 		}
@@ -347,7 +358,7 @@ func (lay pickLayout) row(r Row, depth int) string {
 	b.WriteString(padCells(cutCells(title, lay.title, "…"), lay.title))
 	for _, c := range lay.cols {
 		b.WriteString("  ")
-		b.WriteString(alignCells(cutCells(c.cell(r), c.width, "…"), c.width, c.right))
+		b.WriteString(alignCells(cutCells(c.cell(r, c.width), c.width, "…"), c.width, c.right))
 	}
 	if lay.trail && state != "" {
 		b.WriteString("  ")

@@ -224,7 +224,7 @@ func TestPickerEvery(t *testing.T) {
 	lists := 0
 	every := func(context.Context) ([]Row, error) {
 		lists++
-		return []Row{{ID: "x-1", Title: "elsewhere", Dir: "/srv/other/project"}, {ID: "id-000", Title: "Task 0", Dir: "/home/me/here"}}, nil
+		return []Row{{ID: "x-1", Title: "elsewhere, with a title of some length", Age: "2h", Dir: "/srv/other/project"}, {ID: "id-000", Title: "Task 0", Age: "1h", Dir: "/home/me/here"}}, nil
 	}
 	m := newPickModel(Listing{Rows: manyRows(3), Every: every}, 100, 12)
 	step := func(k string) {
@@ -248,6 +248,14 @@ func TestPickerEvery(t *testing.T) {
 	if !strings.Contains(f, "DIRECTORY") || !strings.Contains(f, "/srv/other/project") || !strings.Contains(f, "1 of 2 in every directory") || !strings.Contains(f, "Ctrl-A this directory") {
 		t.Fatalf("every directory:\n%s", f)
 	}
+	// At 40 columns the directory keeps a column, narrowed to the end of
+	// its path, before the items.
+	m.Update(tea.WindowSizeMsg{Width: 40, Height: 12})
+	f = strings.Join(m.frame(), "\n")
+	if !strings.Contains(f, "DIRECTORY") || !strings.Contains(f, "…her/project") || strings.Contains(f, "ITEMS") {
+		t.Fatalf("every directory at 40 columns:\n%s", f)
+	}
+	m.Update(tea.WindowSizeMsg{Width: 100, Height: 12})
 	step("ctrl+a")
 	f = strings.Join(m.frame(), "\n")
 	if strings.Contains(f, "DIRECTORY") || !strings.Contains(f, "1 of 3  ") {
