@@ -143,10 +143,12 @@ func (r *repl) checkoutRows(ctx context.Context) []term.Row {
 	for _, sec := range secs {
 		for i, row := range r.summaryRows(sec.Sessions) {
 			row.Checkout = filepath.Base(sec.Path)
+			r.mu.Lock()
 			if r.checkoutOf == nil {
 				r.checkoutOf = map[string]checkoutRef{}
 			}
 			r.checkoutOf[row.ID] = checkoutRef{sec.Checkout, sec.Sessions[i].Path}
+			r.mu.Unlock()
 			rows = append(rows, row)
 		}
 	}
@@ -163,7 +165,9 @@ type checkoutRef struct {
 // it under another checkout, with the line that says cairn works there once
 // the session is taken; ok is false for a session of this directory.
 func (r *repl) checkoutWorkspace(id string) (ws *engine.Workspace, moved string, ok bool, err error) {
+	r.mu.Lock()
 	c, ok := r.checkoutOf[id]
+	r.mu.Unlock()
 	if !ok {
 		return nil, "", false, nil
 	}
@@ -181,9 +185,11 @@ func (r *repl) checkoutWorkspace(id string) (ws *engine.Workspace, moved string,
 func (r *repl) resolveInCheckouts(ctx context.Context, ref string, notHere error) (string, error) {
 	r.checkoutRows(ctx)
 	dirs := map[string]bool{}
+	r.mu.Lock()
 	for _, c := range r.checkoutOf {
 		dirs[c.dir] = true
 	}
+	r.mu.Unlock()
 	found := ""
 	for d := range dirs {
 		ws, err := r.store.Workspace(d)

@@ -45,12 +45,13 @@ type repl struct {
 	revertPreview string
 	live          *httpapi.Live // the HTTP API of this session (--listen), nil when not served
 	// checkoutOf: the sessions the picker listed under another checkout
-	// of this directory's repository (checkouts.go).
+	// of this directory's repository (checkouts.go); everyWS: the
+	// workspace of each session the picker listed from every directory
+	// (repl_pick.go). The picker's listings write them in the background,
+	// under mu.
+	mu         sync.Mutex
 	checkoutOf map[string]checkoutRef
-	// everyWS: the workspace of each session the picker listed from every
-	// directory (repl_pick.go), written by the picker's listing under mu.
-	mu      sync.Mutex
-	everyWS map[string]*engine.Workspace
+	everyWS    map[string]*engine.Workspace
 
 	// keys is the terminal's keyboard, one for the picker and every
 	// prompt, so that keys typed ahead of a prompt are not lost (keysOf).
