@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -345,9 +344,7 @@ func TestCompletionOfSessions(t *testing.T) {
 	plumb(t, "--home", home, "-C", dir, "prompt", "--new", "docs: explain (it)")
 	id := sessionID(t, []string{"--home", home, "-C", dir}, "deploy script")
 	t.Setenv("CAIRN_HOME", home)
-	if err := os.Chdir(dir); err != nil {
-		t.Fatal(err)
-	}
+	t.Chdir(dir)
 	complete := func(line string) []string {
 		t.Helper()
 		t.Setenv("COMP_LINE", line)
