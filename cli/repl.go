@@ -347,7 +347,7 @@ func (r *repl) readLine() (string, error) {
 		return r.ed.ReadLine("cairn> ")
 	}
 	line, err := r.lines.ReadString('\n')
-	if err != nil && (line == "" || err != io.EOF) {
+	if err != nil && (line == "" || !errors.Is(err, io.EOF)) {
 		return "", err
 	}
 	return strings.TrimSuffix(strings.TrimSuffix(line, "\n"), "\r"), nil

@@ -180,8 +180,7 @@ func (s *Session) lockCallsAlone(what string) (vfs.Lock, error) {
 	}
 	l, err := w.s.fsys.Lock(callsLockName(w.dir))
 	if errors.Is(err, vfs.ErrLocked) {
-		return nil, fmt.Errorf("%w: cannot %s files: another session of this workspace is running a call (busy); %s needs every live session of the workspace idle",
-			ErrRefused, what, what)
+		return nil, refusedf("cannot %s files: another session of this workspace is running a call (busy); %s needs every live session of the workspace idle", what, what)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("engine: %s: take the workspace call lock: %w", what, err)
@@ -194,7 +193,7 @@ func (s *Session) lockCallsAlone(what string) (vfs.Lock, error) {
 // before the undo stack's lock, which a running call holds.
 func (s *Session) refuseRunning(what string) error {
 	if n := s.running.n.Load(); n > 0 {
-		return fmt.Errorf("%w: cannot %s files: %d call(s) of this session are still changing files; wait for them to end", ErrRefused, what, n)
+		return refusedf("cannot %s files: %d call(s) of this session are still changing files; wait for them to end", what, n)
 	}
 	return s.refuseTasks(what)
 }
@@ -218,7 +217,7 @@ func (s *Session) refuseTasks(what string) error {
 	case 0:
 		return nil
 	case 1:
-		return fmt.Errorf("%w: cannot %s files: task %s is still running; let it end or cancel it (cairn task SESSION %s --cancel)", ErrRefused, what, run[0], run[0])
+		return refusedf("cannot %s files: task %s is still running; let it end or cancel it (cairn task SESSION %s --cancel)", what, run[0], run[0])
 	}
-	return fmt.Errorf("%w: cannot %s files: tasks %s are still running; let them end or cancel them", ErrRefused, what, strings.Join(run, ", "))
+	return refusedf("cannot %s files: tasks %s are still running; let them end or cancel them", what, strings.Join(run, ", "))
 }

@@ -110,7 +110,7 @@ type UsageMove struct {
 // has a file revert pending, and moves none then.
 func (s *Store) MigrateSessions(ctx context.Context, from, to string, opts MigrateOptions) (*MigrateResult, error) {
 	if s.ephemeral {
-		return nil, fmt.Errorf("%w: an ephemeral store has no saved sessions", ErrRefused)
+		return nil, refusedf("an ephemeral store has no saved sessions")
 	}
 	from = filepath.Clean(from)
 	if !filepath.IsAbs(from) {
@@ -239,7 +239,7 @@ func (w *Workspace) refusePendingReverts(ids []string) error {
 	}
 	for _, id := range ids {
 		if w.fileRevertPending(id) {
-			return fmt.Errorf("%w: session %s has a file revert pending: unrevert it (cairn unrevert %s), or send new work to keep the files as they are, then move it", ErrRefused, id, id)
+			return refusedf("session %s has a file revert pending: unrevert it (cairn unrevert %s), or send new work to keep the files as they are, then move it", id, id)
 		}
 	}
 	return nil

@@ -100,7 +100,7 @@ func (r *patchRun) captureBefore(ctx context.Context) error {
 			return err
 		}
 		if t.pre.on && !f.Before.IsSkipped() && !fstate.Same(f.Before, pf.old.state()) {
-			return fmt.Errorf("%w: %s changed while the patch was applied; nothing was changed", ErrRefused, pf.rel)
+			return refusedf("%s changed while the patch was applied; nothing was changed", pf.rel)
 		}
 		r.fcs = append(r.fcs, f)
 	}

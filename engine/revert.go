@@ -148,7 +148,7 @@ func (s *Session) Unrevert(ctx context.Context) (*RevertResult, error) {
 		if fr != nil {
 			return &RevertResult{Session: s.st.id, Head: s.st.head, From: s.st.head, Files: fr}, nil
 		}
-		return nil, fmt.Errorf("%w: nothing to unrevert (no revert, or new work since)", ErrRefused)
+		return nil, refusedf("nothing to unrevert (no revert, or new work since)")
 	}
 	from := s.st.head
 	now := mkTime(s.ws.s.Now())

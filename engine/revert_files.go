@@ -90,7 +90,10 @@ type RevertConflictError struct {
 	Files  *FileRevert
 }
 
-func (e *RevertConflictError) Error() string {
+func (e *RevertConflictError) Error() string { return refusedText(e.Why()) }
+
+// Why is what the refusal says after the word.
+func (e *RevertConflictError) Why() string {
 	by := map[string][]string{}
 	var kinds []string
 	for _, c := range e.Files.Conflicts {
@@ -103,7 +106,7 @@ func (e *RevertConflictError) Error() string {
 	for _, k := range kinds {
 		parts = append(parts, k+": "+strings.Join(by[k], ", "))
 	}
-	return fmt.Sprintf("%v: file %s conflicts (%s); nothing was changed", ErrRefused, e.Action, strings.Join(parts, "; "))
+	return fmt.Sprintf("file %s conflicts (%s); nothing was changed", e.Action, strings.Join(parts, "; "))
 }
 
 func (e *RevertConflictError) Unwrap() error { return ErrRefused }
@@ -117,7 +120,7 @@ func (s *Session) revertFiles(ctx context.Context, at string, mode RevertMode, a
 		return nil, fmt.Errorf("engine: session %s is closed", s.ID())
 	}
 	if s.readOnly {
-		return nil, fmt.Errorf("%w: session %s is open read-only: its files cannot be reverted", ErrRefused, s.ID())
+		return nil, refusedf("session %s is open read-only: its files cannot be reverted", s.ID())
 	}
 	if err := s.refuseRunning("revert"); err != nil {
 		return nil, err
@@ -125,7 +128,7 @@ func (s *Session) revertFiles(ctx context.Context, at string, mode RevertMode, a
 	// Seed "Disable change recording": file revert is unavailable while
 	// recording is off (an unrevert still works).
 	if cfg, err := s.config(); err == nil && (!cfg.Storage.RecordingEnabled || s.opts.NoSnapshots) {
-		return nil, fmt.Errorf("%w: cannot revert files: change recording is off (--no-snapshots or storage.snapshots.enabled); a conversation revert still works", ErrRefused)
+		return nil, refusedf("cannot revert files: change recording is off (--no-snapshots or storage.snapshots.enabled); a conversation revert still works")
 	}
 	st := &s.snaps
 	st.mu.Lock()
@@ -157,8 +160,7 @@ func (s *Session) revertFiles(ctx context.Context, at string, mode RevertMode, a
 	}
 	cut := tl.Cut(after)
 	if d := tl.DroppedAfter(cut, s.ws.budgetDrops()); len(d) > 0 {
-		return nil, fmt.Errorf("%w: cannot revert files: %d record(s) it needs were dropped to keep the workspace's store within its size budget (%s)",
-			ErrRefused, len(d), strings.Join(d[:min(3, len(d))], ", "))
+		return nil, refusedf("cannot revert files: %d record(s) it needs were dropped to keep the workspace's store within its size budget (%s)", len(d), strings.Join(d[:min(3, len(d))], ", "))
 	}
 	targets, conflicts := tl.Targets(cut, s.ws.foreignChanges(s.st.id, tl))
 	fsys, done, err := s.ws.files()
@@ -317,7 +319,7 @@ func revertItem(st *state, at string) (*Item, error) {
 	}
 	for n := 0; it.Type == Compaction; n++ {
 		if len(it.Replaces) != 2 || st.items[it.Replaces[1]] == nil || n > len(st.order) {
-			return nil, fmt.Errorf("%w: cannot revert files to %s: it is a compaction whose original cannot be found", ErrRefused, at)
+			return nil, refusedf("cannot revert files to %s: it is a compaction whose original cannot be found", at)
 		}
 		it = st.items[it.Replaces[1]]
 	}
@@ -384,12 +386,10 @@ func (st *state) newestItem() changes.ItemRef {
 // session's records start.
 func revertRefusal(tl *changes.Timeline, sel *Item) error {
 	if r := tl.Newest(); r != nil && r.Unfinished() {
-		return fmt.Errorf("%w: cannot revert files: an earlier file revert (%s) did not finish; unrevert puts back what it changed, or new work keeps the files as they are",
-			ErrRefused, r.ID)
+		return refusedf("cannot revert files: an earlier file revert (%s) did not finish; unrevert puts back what it changed, or new work keeps the files as they are", r.ID)
 	}
 	if !tl.Off.IsZero() && !tl.Off.Before(tl.Start.Time) {
-		return fmt.Errorf("%w: cannot revert files: recording was off for this session since %s; a file revert cannot reach back past the point where recording comes back on",
-			ErrRefused, timefmt.Format(tl.Off.Time))
+		return refusedf("cannot revert files: recording was off for this session since %s; a file revert cannot reach back past the point where recording comes back on", timefmt.Format(tl.Off.Time))
 	}
 	if !tl.Start.IsZero() && sel.At.Before(tl.Start.Time) {
 		why := "recording was off, or the session moved"
@@ -401,8 +401,7 @@ func revertRefusal(tl *changes.Timeline, sel *Item) error {
 		case "trimmed":
 			why = "the session was trimmed then, which dropped its earlier change records"
 		}
-		return fmt.Errorf("%w: cannot revert files to %s: the session's records start at %s, after it (%s)",
-			ErrRefused, sel.ID, timefmt.Format(tl.Start.Time), why)
+		return refusedf("cannot revert files to %s: the session's records start at %s, after it (%s)", sel.ID, timefmt.Format(tl.Start.Time), why)
 	}
 	return nil
 }

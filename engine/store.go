@@ -176,7 +176,7 @@ func (s *Store) Where(dir string) (Location, error) {
 	}
 	key, note, repaired, err := s.resolveFolder(p, false)
 	switch {
-	case err == wskey.ErrNoWorkspace:
+	case errors.Is(err, wskey.ErrNoWorkspace):
 		key = wskey.Key(p)
 	case errors.Is(err, ErrRefused):
 		// The directory's own folder holds another directory's sessions
