@@ -101,6 +101,11 @@ Alt+Z, Alt+R and F9 (or the leader key, Ctrl-X, then z, r or p) run /undo, /redo
 // a full disk, a newer format), the REPL still runs, unrecorded, and says so.
 func (r *repl) openStore(ephemeral bool) error {
 	g := r.g
+	// What ephemeral runs that died (kill -9, a power loss) left goes now,
+	// once its owner's lock proves it dead.
+	if _, err := engine.SweepEphemeral(storeOptions()...); err != nil {
+		r.notice(err.Error())
+	}
 	home := g.Home
 	if home == "" {
 		h, err := defaultHome()
@@ -145,7 +150,9 @@ func (r *repl) openStore(ephemeral bool) error {
 			r.notice(n)
 		}
 	}
-	r.store, r.ws = s, ws
+	r.open.mu.Lock()
+	r.store, r.ws, r.open.store = s, ws, s
+	r.open.mu.Unlock()
 	return nil
 }
 
@@ -171,8 +178,15 @@ func (r *repl) closeStore() {
 	if r.ed != nil {
 		r.ed.Close()
 	}
-	if r.store != nil {
-		r.store.Close()
+	// Under the signal handler's lock: the store is closed once, by this
+	// or by the handler, never by both.
+	r.open.mu.Lock()
+	defer r.open.mu.Unlock()
+	if r.open.store != nil {
+		if err := r.open.store.Close(); err != nil {
+			r.notice(err.Error())
+		}
+		r.open.store = nil
 		r.g.store = nil
 	}
 }

@@ -51,12 +51,15 @@ func (c *RunCmd) Run(g *Globals) error {
 	}
 	interrupt := replInterrupt(g)
 	r := &repl{g: g, in: g.stdin, out: g.stdout, errw: g.stderr, noSnapshots: c.NoSnapshots, leader: c.Leader, turnHook: replTurnHook}
+	// The handler is there before the store is opened, so a signal at any
+	// time closes it: an ephemeral root is removed, not left on disk.
+	stop := r.closeOnSignal(interrupt)
+	defer stop()
 	if err := r.openStore(c.Ephemeral); err != nil {
 		return err
 	}
 	defer r.closeStore()
 	defer r.closeKeys()
-	defer r.closeOnSignal(interrupt)()
 	r.returnRemovedCheckouts()
 	switch {
 	case c.Pick:

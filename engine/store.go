@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"cairn/engine/internal/ephroot"
 	"cairn/engine/wskey"
 	"cairn/internal/vfs"
 )
@@ -23,6 +24,7 @@ type Store struct {
 	now  func() time.Time
 
 	ephemeral bool
+	ephRoot   *ephroot.Root                    // the temporary root an ephemeral store owns
 	ledger    *Store                           // where usage goes when this store is ephemeral
 	wsfs      func(dir string) (vfs.FS, error) // opens a workspace's files (wsfs.go); nil: the real disk
 	usageMu   sync.Mutex
@@ -107,8 +109,9 @@ func (s *Store) Close() error {
 	if s.ledger != nil {
 		s.ledger.Close()
 	}
-	if s.ephemeral {
-		if rerr := os.RemoveAll(s.home); err == nil {
+	if r := s.ephRoot; r != nil {
+		s.ephRoot = nil
+		if rerr := r.Remove(); err == nil {
 			err = rerr
 		}
 	}

@@ -34,6 +34,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv(payloadEnv) != "" {
 		os.Exit(payloadWorker())
 	}
+	if os.Getenv(cliWorkerEnv) != "" {
+		os.Exit(cliWorker())
+	}
 	// The kill -9 workers run until killed; an error ends them with 1.
 	for _, w := range []struct {
 		env string

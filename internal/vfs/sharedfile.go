@@ -165,3 +165,8 @@ func (l *sharedLockEach) Unlock() error {
 }
 
 func (l *sharedLockEach) Close() error { return l.Unlock() }
+
+// Flock is flock(2) on f (unix.LOCK_EX, LOCK_SH, LOCK_UN, with LOCK_NB),
+// for a file opened outside an FS: the same call every lock of the disk
+// takes.
+func Flock(f *os.File, how int) error { return flockFd(f, how) }
