@@ -14,7 +14,6 @@ import (
 	"cairn/cli/term"
 	"cairn/engine"
 	"cairn/httpapi"
-	"cairn/internal/vfs"
 )
 
 // repl is one run of the line REPL: a session in the current directory,
@@ -99,7 +98,7 @@ Alt+Z, Alt+R and F9 (or the leader key, Ctrl-X, then z, r or p) run /undo, /redo
 
 // openStore opens the state folder. When it cannot be used (a missing home,
 // a full disk, a newer format), the REPL still runs, unrecorded, and says so.
-func (r *repl) openStore(ephemeral bool) error {
+func (r *repl) openStore() error {
 	g := r.g
 	// What ephemeral runs that died (kill -9, a power loss) left goes now,
 	// once its owner's lock proves it dead.
@@ -118,13 +117,8 @@ func (r *repl) openStore(ephemeral bool) error {
 	if err != nil {
 		return err
 	}
-	if !ephemeral {
-		if c, err := r.config(home); err == nil && c.Storage.Ephemeral {
-			ephemeral = true
-		}
-	}
 	var s *engine.Store
-	if ephemeral {
+	if g.ephemeral(home) {
 		s, err = engine.OpenEphemeral(home, storeOptions()...)
 	} else if home != "" {
 		s, err = engine.Open(home, storeOptions()...)
@@ -154,23 +148,6 @@ func (r *repl) openStore(ephemeral bool) error {
 	r.store, r.ws, r.open.store = s, ws, s
 	r.open.mu.Unlock()
 	return nil
-}
-
-func (r *repl) config(home string) (engine.Config, error) {
-	if home == "" {
-		return engine.DefaultConfig(), nil
-	}
-	// Through the vfs seam, which refuses a FIFO rather than wait on it.
-	d, err := vfs.OpenDisk(home)
-	if err != nil {
-		return engine.DefaultConfig(), nil
-	}
-	defer d.Close()
-	b, err := vfs.ReadFile(d, "config.json")
-	if err != nil {
-		return engine.DefaultConfig(), nil
-	}
-	return engine.ParseConfig(b)
 }
 
 func (r *repl) closeStore() {

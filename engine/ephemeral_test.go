@@ -179,3 +179,26 @@ func TestOpenEphemeralSweepsDeadRoots(t *testing.T) {
 		t.Fatalf("Close left its root: %v", err)
 	}
 }
+
+// TestEphemeralStoreLabelsSpend: a session of an ephemeral store is
+// ephemeral whatever its options say: its spend reaches the persistent
+// ledger labelled so, and its record counts none.
+func TestEphemeralStoreLabelsSpend(t *testing.T) {
+	ctx := context.Background()
+	home := t.TempDir()
+	s := must(OpenEphemeral(home, WithEphemeralRoot(t.TempDir())))(t)
+	ws := must(s.Workspace(t.TempDir()))(t)
+	sess := ws.Create(SessionOptions{})
+	must(sess.Append(ctx, Item{Type: User, Text: "p"}))(t)
+	if err := sess.EndTurn(ctx, Turn{Model: "m1", Spend: Spend{InputTokens: 2, CostUSD: 0.25}}); err != nil {
+		t.Fatal(err)
+	}
+	sess.Close()
+	s.Close()
+	h := must(Open(home))(t)
+	defer h.Close()
+	u := must(h.Usage(ctx))(t)
+	if len(u) != 1 || u[0].Turns != 1 || u[0].Ephemeral != 1 {
+		t.Fatalf("usage %+v: want one turn, ephemeral", u)
+	}
+}

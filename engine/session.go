@@ -95,7 +95,8 @@ type SessionOptions struct {
 	Degrade bool
 	// Notice receives the one-line messages a session shows its user.
 	Notice func(string)
-	// Ephemeral labels spend in the usage ledger as ephemeral.
+	// Ephemeral labels spend in the usage ledger as ephemeral. Every
+	// session of an ephemeral store (OpenEphemeral) is, without it.
 	Ephemeral bool
 	// NoSnapshots: file tools capture nothing and record no change lines,
 	// and no other call is recorded (Exec runs its lines unrecorded).

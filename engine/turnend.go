@@ -29,7 +29,7 @@ func (s *Session) EndTurn(ctx context.Context, t Turn) error {
 	spent := t.Spend != (Spend{}) || t.Model != ""
 	ts := &TurnState{N: s.st.turns + 1, Plan: t.Plan, Model: t.Model, Spend: t.Spend, Trust: t.Trust,
 		AllowedCommands: t.AllowedCommands, Branch: branch, Build: Version,
-		Labels: t.Labels, Gates: t.Gates, Usage: spent && !s.opts.Ephemeral}
+		Labels: t.Labels, Gates: t.Gates, Usage: spent && !s.ephemeral()}
 	if err := s.writeLine(&itemLine{V: 1, Kind: kindTurn, At: &now, Turn: ts}); err != nil {
 		return err
 	}
@@ -42,8 +42,8 @@ func (s *Session) EndTurn(ctx context.Context, t Turn) error {
 		return s.commitTurn(nil)
 	}
 	u := UsageLine{V: 1, Kind: "usage", At: now, Path: s.ws.path, Session: s.st.id, Model: t.Model,
-		InputTokens: t.Spend.InputTokens, OutputTokens: t.Spend.OutputTokens, CostUSD: t.Spend.CostUSD, Ephemeral: s.opts.Ephemeral, Turn: ts.N}
-	if !s.opts.Ephemeral {
+		InputTokens: t.Spend.InputTokens, OutputTokens: t.Spend.OutputTokens, CostUSD: t.Spend.CostUSD, Ephemeral: s.ephemeral(), Turn: ts.N}
+	if !s.ephemeral() {
 		// The usage line goes to the ledger with those of the turns
 		// around it, at most every recordEvery, not synced: Close writes
 		// and syncs what is left, and an open after a crash puts back
@@ -137,3 +137,7 @@ func (s *Session) SetGeneratedTitle(ctx context.Context, title string) (bool, er
 	s.st.title, s.st.titleSource = title, "generated"
 	return true, s.commitLocked()
 }
+
+// ephemeral reports whether the session's spend is labelled ephemeral:
+// SessionOptions.Ephemeral says so, or its store is a temporary root.
+func (s *Session) ephemeral() bool { return s.opts.Ephemeral || s.ws.s.ephemeral }
