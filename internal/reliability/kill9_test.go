@@ -43,6 +43,7 @@ func TestMain(m *testing.M) {
 		run func() error
 	}{
 		{taskWorkerEnv, taskWorker},
+		{orphanWorkerEnv, orphanWorker},
 		{tempsWorkerEnv, tempsWorker},
 		{migrateWorkerEnv, migrateWorker},
 		{execWorkerEnv, execWorker},

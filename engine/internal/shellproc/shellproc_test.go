@@ -1,0 +1,69 @@
+package shellproc
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os/exec"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+func run(t *testing.T, line string) (string, int) {
+	t.Helper()
+	cmd := Command(context.Background(), "/bin/sh", line)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := Start(cmd)
+	if err == nil {
+		err = cmd.Wait()
+	}
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) {
+		t.Fatal(err)
+	}
+	return out.String(), cmd.ProcessState.ExitCode()
+}
+
+// TestLineRunsAsShC: a line sees what it would under sh -c LINE: no
+// positional parameters, its own exit status, a syntax error's status 2.
+func TestLineRunsAsShC(t *testing.T) {
+	if out, code := run(t, `echo "$#:$1"; exit 7`); out != "0:\n" || code != 7 {
+		t.Errorf("got %q, %d; want \"0:\\n\", 7", out, code)
+	}
+	if out, code := run(t, `cd /; x=1; pwd; echo $x`); out != "/\n1\n" || code != 0 {
+		t.Errorf("got %q, %d", out, code)
+	}
+	if out, code := run(t, `if then`); code != 2 || !strings.Contains(out, "Syntax error") {
+		t.Errorf("syntax error: %q, %d", out, code)
+	}
+	if _, code := run(t, `sh -c 'kill -9 $$'`); code != 137 {
+		t.Errorf("a line killed by SIGKILL: %d, want 137", code)
+	}
+}
+
+// TestStartOutlivesItsCaller: the line's shell gets its parent-death
+// signal only when the process ends, not when the thread of the goroutine
+// that asked for it does (a goroutine locked to its thread that returns
+// ends the thread).
+func TestStartOutlivesItsCaller(t *testing.T) {
+	// Several times: a goroutine may run on the main thread, which never
+	// ends.
+	for i := 0; i < 10; i++ {
+		cmd := Command(context.Background(), "/bin/sh", `sleep 0.2; echo ok`)
+		var out bytes.Buffer
+		cmd.Stdout = &out
+		started := make(chan error)
+		go func() {
+			runtime.LockOSThread() // never unlocked: the thread ends with the goroutine
+			started <- Start(cmd)
+		}()
+		if err := <-started; err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Wait(); err != nil || out.String() != "ok\n" {
+			t.Fatalf("line %d: %v, %q; want it to finish and say ok", i, err, out.String())
+		}
+	}
+}
