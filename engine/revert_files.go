@@ -159,10 +159,21 @@ func (s *Session) revertFiles(ctx context.Context, at string, mode RevertMode, a
 		return nil, err
 	}
 	cut := tl.Cut(after)
-	if d := tl.DroppedAfter(cut, s.ws.budgetDrops()); len(d) > 0 {
-		return nil, refusedf("cannot revert files: %d record(s) it needs were dropped to keep the workspace's store within its size budget (%s)", len(d), strings.Join(d[:min(3, len(d))], ", "))
+	// Each check that cannot read what it checks refuses: a revert never
+	// goes ahead on "cannot tell".
+	drops, err := s.ws.budgetDrops()
+	if err != nil {
+		return nil, err
 	}
-	targets, conflicts := tl.Targets(cut, s.ws.foreignChanges(s.st.id, tl))
+	if d := tl.DroppedAfter(cut, drops); len(d) > 0 {
+		return nil, refusedf("cannot revert files: %d record(s) it needs were dropped to keep the workspace's store within its size budget (%s)",
+			len(d), strings.Join(d[:min(3, len(d))], ", "))
+	}
+	foreign, err := s.ws.foreignChanges(s.st.id, tl)
+	if err != nil {
+		return nil, err
+	}
+	targets, conflicts := tl.Targets(cut, foreign)
 	fsys, done, err := s.ws.files()
 	if err != nil {
 		return nil, err
@@ -451,10 +462,12 @@ func (w *Workspace) PendingRevert(ctx context.Context, id string) (bool, error) 
 }
 
 // budgetDrops is the records the store budget dropped, as the workspace's
-// drops journal names them (any session's: a fork holds its parent's).
-func (w *Workspace) budgetDrops() map[string]bool {
+// drops journal names them (any session's: a fork holds its parent's). A
+// journal that cannot be read refuses the revert: which records it needs
+// were dropped cannot be told.
+func (w *Workspace) budgetDrops() (map[string]bool, error) {
 	out := map[string]bool{}
-	journal.Read(w.s.fsys, dropsName(w.dir), func(b []byte) error {
+	_, err := journal.Read(w.s.fsys, dropsName(w.dir), func(b []byte) error {
 		tl := changes.Timeline{}
 		if tl.Apply(b) == nil {
 			for id := range tl.Dropped {
@@ -463,20 +476,36 @@ func (w *Workspace) budgetDrops() map[string]bool {
 		}
 		return nil
 	})
-	return out
+	if err != nil && !vfs.IsNotExist(err) {
+		return nil, cannotCheck("whether the records it needs were dropped", dropsName(w.dir), err)
+	}
+	return out, nil
+}
+
+// cannotCheck refuses a file revert whose check of what (a file of the
+// state folder, name) could not be made: it cannot tell, so it does not
+// go ahead.
+func cannotCheck(what, name string, err error) error {
+	return refusedf("cannot revert files: cannot check %s (%s: %w); nothing was changed", what, name, err)
 }
 
 // foreignChanges is what the other sessions of the workspace changed, for
 // the interleaving check: each of their steps that this session's journal
-// does not hold too (a fork and its parent share lines).
-func (w *Workspace) foreignChanges(self string, mine *changes.Timeline) changes.Foreign {
+// does not hold too (a fork and its parent share lines). A sessions folder
+// or another session's changes journal that cannot be read refuses the
+// revert: whether another session changed the files cannot be told.
+func (w *Workspace) foreignChanges(self string, mine *changes.Timeline) (changes.Foreign, error) {
 	key := func(st *changes.Step) string { return st.Kind + " " + st.ID + " " + timefmt.Format(st.At.Time) }
 	own := map[string]bool{}
 	for _, st := range mine.Steps {
 		own[key(st)] = true
 	}
 	at := map[string][]timefmt.Time{}
-	ents, _ := w.s.fsys.ReadDir(path.Join(w.dir, "sessions"))
+	sessions := path.Join(w.dir, "sessions")
+	ents, err := w.s.fsys.ReadDir(sessions)
+	if err != nil {
+		return nil, cannotCheck("whether another session changed the same files", sessions, err)
+	}
 	for _, e := range ents {
 		id, ok := strings.CutSuffix(e.Name(), ".changes.jsonl")
 		if !ok || id == self || !validSessionID(id) {
@@ -484,7 +513,7 @@ func (w *Workspace) foreignChanges(self string, mine *changes.Timeline) changes.
 		}
 		tl, err := w.timeline(id)
 		if err != nil {
-			continue
+			return nil, cannotCheck("whether another session changed the same files", changesName(w.dir, id), err)
 		}
 		for _, st := range tl.Steps {
 			if own[key(st)] {
@@ -502,7 +531,7 @@ func (w *Workspace) foreignChanges(self string, mine *changes.Timeline) changes.
 			}
 		}
 		return false
-	}
+	}, nil
 }
 
 // applyRevert writes the files of a file revert or unrevert whose line is
