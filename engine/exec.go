@@ -161,7 +161,7 @@ func (s *Session) runShell(ctx context.Context, line string, opts ExecOptions) (
 	cmd.Stdout = &lockedWriter{mu: &mu, w: io.MultiWriter(so...)}
 	cmd.Stderr = &lockedWriter{mu: &mu, w: io.MultiWriter(se...)}
 	cmd.WaitDelay = execWaitDelay
-	err := shellproc.Start(cmd)
+	err := s.ws.s.forker.Start(cmd)
 	if err == nil {
 		err = cmd.Wait()
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"cairn/engine/internal/ephroot"
+	"cairn/engine/internal/shellproc"
 	"cairn/engine/wskey"
 	"cairn/internal/vfs"
 )
@@ -45,6 +46,9 @@ type Store struct {
 	hist           historyTail     // what AddHistory last read of history.jsonl (history.go)
 
 	callLocks sync.Map // workspace folder -> *callLock held shared by running calls (calls_lock.go)
+	// forker starts the sessions' shell lines from a thread of its own,
+	// which ends at Close: its lines die then, as with the process.
+	forker shellproc.Forker
 	canonOnce sync.Once
 	canonHome string // the state folder's canonical path, resolved once (canonicalHome)
 }
@@ -106,6 +110,7 @@ func (s *Store) Close() error {
 	// After the folder: a call lock taken meanwhile is in the map, and
 	// none can be opened since.
 	s.closeCallLocks()
+	s.forker.Close()
 	if s.ledger != nil {
 		s.ledger.Close()
 	}

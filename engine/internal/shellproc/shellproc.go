@@ -13,12 +13,13 @@
 // running, as sh -c does.
 //
 // The parent-death signal is sent when the thread that forked the shell
-// ends, not the process: Start forks every line from one goroutine locked
-// to its own thread, which never ends before the process does.
+// ends, not the process: a Forker forks every line from one goroutine
+// locked to its own thread, which ends only when the Forker is closed.
 package shellproc
 
 import (
 	"context"
+	"errors"
 	"os/exec"
 	"runtime"
 	"sync"
@@ -33,7 +34,7 @@ import (
 const reaper = `trap 'kill -9 0' TERM HUP; eval "shift;$1" & wait $!`
 
 // Command is the command that runs line with sh in its own process group,
-// killed whole when ctx ends; start it with Start.
+// killed whole when ctx ends; start it with a Forker.
 func Command(ctx context.Context, shell, line string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, shell, "-c", reaper, "sh", line)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -44,30 +45,62 @@ func Command(ctx context.Context, shell, line string) *exec.Cmd {
 	return cmd
 }
 
-var (
-	startOnce sync.Once
-	starts    chan startReq
-)
+// Forker forks lines from one goroutine locked to its own thread, which
+// lives until Close: that thread's end is what sends the shells of the
+// lines it started their parent-death signal, so they die then too. The
+// zero Forker is ready to use.
+type Forker struct {
+	mu     sync.RWMutex
+	reqs   chan startReq // nil until the first Start
+	closed bool
+}
 
 type startReq struct {
 	cmd  *exec.Cmd
 	done chan error
 }
 
-// Start starts cmd from the one thread that forks every line, which lives
-// as long as the process: its end is what sends the lines' shells their
-// parent-death signal.
-func Start(cmd *exec.Cmd) error {
-	startOnce.Do(func() {
-		starts = make(chan startReq)
-		go func() {
-			runtime.LockOSThread() // never unlocked: the thread ends with the process
-			for r := range starts {
-				r.done <- r.cmd.Start()
-			}
-		}()
-	})
+// ErrClosed is returned by Start after Close.
+var ErrClosed = errors.New("shellproc: closed: no line starts")
+
+// Start starts cmd from the Forker's thread.
+func (f *Forker) Start(cmd *exec.Cmd) error {
+	f.mu.RLock()
+	if f.reqs == nil && !f.closed {
+		f.mu.RUnlock()
+		f.mu.Lock()
+		if f.reqs == nil && !f.closed {
+			f.reqs = make(chan startReq)
+			go fork(f.reqs)
+		}
+		f.mu.Unlock()
+		f.mu.RLock()
+	}
+	defer f.mu.RUnlock()
+	if f.closed {
+		return ErrClosed
+	}
 	r := startReq{cmd: cmd, done: make(chan error, 1)}
-	starts <- r
+	f.reqs <- r
 	return <-r.done
+}
+
+// Close ends the Forker's thread: the lines it started that still run
+// are killed, each with its group, and no line starts after it.
+func (f *Forker) Close() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if !f.closed && f.reqs != nil {
+		close(f.reqs)
+	}
+	f.closed = true
+}
+
+// fork starts the commands it is sent, on a thread of its own that ends
+// when reqs is closed.
+func fork(reqs chan startReq) {
+	runtime.LockOSThread() // never unlocked: the thread ends with the goroutine
+	for r := range reqs {
+		r.done <- r.cmd.Start()
+	}
 }

@@ -15,7 +15,9 @@ func run(t *testing.T, line string) (string, int) {
 	cmd := Command(context.Background(), "/bin/sh", line)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
-	err := Start(cmd)
+	var f Forker
+	defer f.Close()
+	err := f.Start(cmd)
 	if err == nil {
 		err = cmd.Wait()
 	}
@@ -50,6 +52,8 @@ func TestLineRunsAsShC(t *testing.T) {
 func TestStartOutlivesItsCaller(t *testing.T) {
 	// Several times: a goroutine may run on the main thread, which never
 	// ends.
+	var f Forker
+	defer f.Close()
 	for i := 0; i < 10; i++ {
 		cmd := Command(context.Background(), "/bin/sh", `sleep 0.2; echo ok`)
 		var out bytes.Buffer
@@ -57,7 +61,7 @@ func TestStartOutlivesItsCaller(t *testing.T) {
 		started := make(chan error)
 		go func() {
 			runtime.LockOSThread() // never unlocked: the thread ends with the goroutine
-			started <- Start(cmd)
+			started <- f.Start(cmd)
 		}()
 		if err := <-started; err != nil {
 			t.Fatal(err)
@@ -65,5 +69,24 @@ func TestStartOutlivesItsCaller(t *testing.T) {
 		if err := cmd.Wait(); err != nil || out.String() != "ok\n" {
 			t.Fatalf("line %d: %v, %q; want it to finish and say ok", i, err, out.String())
 		}
+	}
+}
+
+// TestCloseKillsItsLines: a line a Forker started dies, with its group,
+// when the Forker is closed, as when the process ends; none starts after.
+func TestCloseKillsItsLines(t *testing.T) {
+	var f Forker
+	cmd := Command(context.Background(), "/bin/sh", `(sleep 30) & sleep 30`)
+	if err := f.Start(cmd); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) {
+		t.Fatalf("the line after Close: %v; want it killed", err)
+	}
+	if err := f.Start(Command(context.Background(), "/bin/sh", "true")); !errors.Is(err, ErrClosed) {
+		t.Fatalf("Start after Close: %v", err)
 	}
 }
