@@ -310,6 +310,9 @@ func (g *Globals) open() (*engine.Store, error) {
 	if err != nil {
 		return nil, err
 	}
+	for _, r := range s.Unrecovered() {
+		fmt.Fprintln(g.stderr, "cairn:", userError(r))
+	}
 	g.store = s
 	return s, nil
 }

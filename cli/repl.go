@@ -134,6 +134,9 @@ func (r *repl) openStore() error {
 			return err
 		}
 	}
+	for _, u := range s.Unrecovered() {
+		r.notice(u.Error())
+	}
 	ws, err := s.Workspace(dir)
 	if err != nil {
 		s.Close()

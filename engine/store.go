@@ -48,7 +48,11 @@ type Store struct {
 	callLocks sync.Map // workspace folder -> *callLock held shared by running calls (calls_lock.go)
 	// forker starts the sessions' shell lines from a thread of its own,
 	// which ends at Close: its lines die then, as with the process.
-	forker    shellproc.Forker
+	forker shellproc.Forker
+	// recoveryErrs is what Open could not finish or undo of what a crash
+	// interrupted (migrate.go); set before Open returns, read-only after.
+	recoveryErrs []RecoveryError
+
 	canonOnce sync.Once
 	canonHome string // the state folder's canonical path, resolved once (canonicalHome)
 }
