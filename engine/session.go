@@ -329,7 +329,9 @@ func (s *Session) Close() error {
 	if s.audit != nil {
 		s.audit.Close()
 	}
-	s.snaps.close(mkTime(s.ws.s.Now()), s.files.unsure())
+	if cerr := s.snaps.close(mkTime(s.ws.s.Now()), s.files.unsure()); err == nil {
+		err = cerr
+	}
 	s.shell.close()
 	s.calls.close(s.ws)
 	s.tasks.close()
