@@ -86,7 +86,7 @@ func (s *Session) PutOutput(ctx context.Context, producer string, r io.Reader) (
 		s.mu.Unlock()
 		return "", fmt.Errorf("engine: session %s is closed", s.st.id)
 	}
-	err := s.materializeForItem()
+	err := s.materializeForItem(ctx)
 	if err == nil && s.unrecorded != nil {
 		err = fmt.Errorf("engine: session %s is not recorded: %w", s.st.id, s.unrecorded)
 	}

@@ -202,7 +202,7 @@ func (s *Session) load(ctx context.Context) error {
 		st.settled = min(rec.SettledTurn, st.turns)
 	}
 	if st.turns > st.settled {
-		if err := s.settleTurns(); err != nil {
+		if err := s.settleTurns(ctx); err != nil {
 			s.notice(fmt.Sprintf("the trail or usage lines of session %s's last turns could not be checked: %v", id, err))
 		}
 	}
@@ -233,7 +233,7 @@ func (s *Session) load(ctx context.Context) error {
 		return nil
 	}
 	now := w.s.Now()
-	if err := s.writeLine(&itemLine{V: 1, Kind: kindOpen, At: ptr(mkTime(now)), Branch: s.resume.Branch, Build: Version, PID: os.Getpid()}); err != nil {
+	if err := s.writeLine(ctx, &itemLine{V: 1, Kind: kindOpen, At: ptr(mkTime(now)), Branch: s.resume.Branch, Build: Version, PID: os.Getpid()}); err != nil {
 		return err
 	}
 	s.st.opened = mkTime(now)

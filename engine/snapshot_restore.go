@@ -164,7 +164,7 @@ func (s *Session) restore(ctx context.Context, action, id string) (*RestoreResul
 		return nil, err
 	}
 	defer done()
-	if err := s.snapReady(); err != nil {
+	if err := s.snapReady(ctx); err != nil {
 		return nil, err
 	}
 	r := &restoreRun{s: s, fsys: fsys, objs: s.snapObjects(), maxFile: sc.MaxFileBytes, checked: map[*fstate.State]verdict{}, item: s.newestItem()}

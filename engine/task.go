@@ -171,14 +171,14 @@ type taskLog struct {
 type taskClosed struct{}
 
 // taskLogLocked is the session's task log, made on first use. s.mu is held.
-func (s *Session) taskLogLocked() (*taskLog, error) {
+func (s *Session) taskLogLocked(ctx context.Context) (*taskLog, error) {
 	switch {
 	case s.closed:
 		return nil, fmt.Errorf("engine: session %s is closed", s.st.id)
 	case s.readOnly:
 		return nil, refusedf("session %s is open read-only", s.st.id)
 	}
-	if err := s.materializeForItem(); err != nil {
+	if err := s.materializeForItem(ctx); err != nil {
 		return nil, err
 	}
 	if s.unrecorded != nil {
@@ -266,7 +266,7 @@ func (s *Session) StartTask(ctx context.Context, ts TaskStart) (*Task, Item, err
 	if ts.Parent != "" && s.st.items[ts.Parent] == nil {
 		return nil, Item{}, noItem(ts.Parent, s.st.id)
 	}
-	tl, err := s.taskLogLocked()
+	tl, err := s.taskLogLocked(ctx)
 	if err != nil {
 		return nil, Item{}, err
 	}
@@ -380,7 +380,7 @@ func (s *Session) StartShellJob(ctx context.Context, cmdline, call string) (*Tas
 	if call != "" && s.st.items[call] == nil {
 		return nil, noItem(call, s.st.id)
 	}
-	tl, err := s.taskLogLocked()
+	tl, err := s.taskLogLocked(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -415,7 +415,7 @@ func (s *Session) Task(ctx context.Context, id string) (*Task, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	tl, err := s.taskLogLocked()
+	tl, err := s.taskLogLocked(ctx)
 	if err != nil {
 		return nil, err
 	}

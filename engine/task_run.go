@@ -137,8 +137,8 @@ func (t *Task) endLocked(state string) error {
 // endTaskOnResult settles task id when a tool_result answering its call
 // was appended (its result delivered). s.mu is held. A task not running
 // here or held is left as it reads.
-func (s *Session) endTaskOnResult(id string) error {
-	tl, err := s.taskLogLocked()
+func (s *Session) endTaskOnResult(ctx context.Context, id string) error {
+	tl, err := s.taskLogLocked(ctx)
 	if err != nil {
 		return err
 	}
