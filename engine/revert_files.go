@@ -119,7 +119,7 @@ func (s *Session) revertFiles(ctx context.Context, at string, mode RevertMode, a
 	if s.isClosed() {
 		return nil, fmt.Errorf("engine: session %s is closed", s.ID())
 	}
-	if s.readOnly {
+	if s.readOnly && apply {
 		return nil, refusedf("session %s is open read-only: its files cannot be reverted", s.ID())
 	}
 	if err := s.refuseRunning("revert"); err != nil {

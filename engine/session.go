@@ -114,6 +114,11 @@ type SessionOptions struct {
 	// or a shell command's record line, with the close line, under the one
 	// sync (hook.go, recordAfter).
 	Brief bool
+	// ReadOnly opens the session to read it only (a preview): no lock is
+	// taken and nothing is written, not even the open line, so it opens on
+	// a full disk or a read-only state folder and while another process
+	// owns the session. Anything that would write is refused.
+	ReadOnly bool
 }
 
 // ResumeInfo says what changed since the session last ran.
@@ -145,6 +150,9 @@ func (w *Workspace) Open(ctx context.Context, id string, opts SessionOptions) (*
 			return nil, fmt.Errorf("%w: %s in %s", ErrNotFound, id, w.path)
 		}
 		return nil, err
+	}
+	if opts.ReadOnly {
+		return w.openReadOnly(ctx, id, opts, nil)
 	}
 	// The hint, read before the lock: acquire replaces it.
 	noted, ownerDied := w.readHint(id)
@@ -212,11 +220,22 @@ func (s *Session) load(ctx context.Context) error {
 	// In Degrade mode a record that cannot be written leaves the session
 	// unrecorded but opened as any other: its open line is kept, and
 	// written with the record once writes work again.
+	// Without Degrade a record that cannot be written does not fail the
+	// open either: it is derived, the journal holds everything, and what
+	// the caller asks may need no write at all (a full disk must not turn
+	// one failed write into every later open failing). It is said once and
+	// rebuilt by the next write, open or listing.
 	recordOK := true
 	if rerr != nil || rec.Journals["items"] != wr.Size() || rec.SettledTurn != st.settled {
 		if err := writeRecord(w.s.fsys, w.dir, st.record(map[string]int64{"items": wr.Size()})); err != nil {
-			if err := s.degrade(err); err != nil {
-				return err
+			if s.opts.Degrade {
+				if err := s.degrade(err); err != nil {
+					return err
+				}
+			} else {
+				s.notice(fmt.Sprintf("the session's record could not be rebuilt (%v); its journal holds everything, "+
+					"and the record is rebuilt when the session is next written, listed or opened", err))
+				s.recordStale = true
 			}
 			recordOK = false
 		}
