@@ -90,3 +90,30 @@ func TestCloseKillsItsLines(t *testing.T) {
 		t.Fatalf("Start after Close: %v", err)
 	}
 }
+
+// BenchmarkLine: a line that does nothing, started and waited for, as the
+// engine runs it (reaper=true: the group's shell runs it as a job, forked
+// from the Forker's thread) and as a bare sh -c would (reaper=false): what
+// dying with cairn costs a line.
+func BenchmarkLine(b *testing.B) {
+	for _, reaper := range []bool{true, false} {
+		b.Run(map[bool]string{true: "reaper=true", false: "reaper=false"}[reaper], func(b *testing.B) {
+			var f Forker
+			defer f.Close()
+			for range b.N {
+				var err error
+				if reaper {
+					cmd := Command(context.Background(), "/bin/sh", "true")
+					if err = f.Start(cmd); err == nil {
+						err = cmd.Wait()
+					}
+				} else {
+					err = exec.Command("/bin/sh", "-c", "true").Run()
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
