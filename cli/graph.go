@@ -69,7 +69,12 @@ func (c *RevertCmd) Run(g *Globals) error {
 	if c.Apply && mode == engine.RevertConversation {
 		return usageErrorf("--apply runs a --files or --both revert; a conversation revert is never previewed")
 	}
-	_, s, err := g.openSession(c.Session)
+	preview := mode != engine.RevertConversation && !c.Apply
+	open := g.openSession
+	if preview {
+		open = g.readSession // a preview writes nothing: reads never need a write
+	}
+	_, s, err := open(c.Session)
 	if err != nil {
 		return err
 	}
@@ -79,7 +84,7 @@ func (c *RevertCmd) Run(g *Globals) error {
 		return err
 	}
 	var res *engine.RevertResult
-	if mode != engine.RevertConversation && !c.Apply {
+	if preview {
 		res, err = s.PreviewRevert(g.ctx, to, mode)
 	} else {
 		res, err = s.Revert(g.ctx, to, mode)

@@ -63,6 +63,9 @@ type Globals struct {
 	Chdir   string           `short:"C" name:"chdir" placeholder:"DIR" help:"Act as if started in DIR."`
 	JSON    bool             `name:"json" help:"Machine output: one JSON value (or JSONL for streams) on stdout."`
 	Version kong.VersionFlag `name:"version" help:"Print the version and exit."`
+	// Ephemeral is --ephemeral or --no-ephemeral, nil when neither was
+	// given: then storage.ephemeral of config.json decides (ephemeral.go).
+	Ephemeral *bool `name:"ephemeral" negatable:"" help:"Work in a private temporary state folder, removed when cairn leaves: nothing of sessions is recorded (spend still reaches the usage ledger). The default is storage.ephemeral of config.json; --no-ephemeral records this run."`
 
 	ctx    context.Context
 	stdin  io.Reader
@@ -72,6 +75,10 @@ type Globals struct {
 	// draw with escape sequences of their own, and for exact bytes.
 	term  io.Writer
 	store *engine.Store
+	// stateCmd: the command works on the state folder itself (storage,
+	// where, history, import, ...), never in an ephemeral root.
+	stateCmd      bool
+	toldEphemeral bool // ephemeral said once that the setting decided
 }
 
 // Process runs cairn as this process's command (cmd/cairn) and returns its
@@ -142,6 +149,7 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 	if err := checkSessionRefs(kctx); err != nil {
 		return cli.fail(err)
 	}
+	cli.stateCmd = stateCommand(kctx.Command())
 	err = kctx.Run(&cli.Globals)
 	if cli.store != nil {
 		cli.store.Close()
@@ -292,9 +300,18 @@ func (g *Globals) open() (*engine.Store, error) {
 		}
 		home = h
 	}
-	s, err := engine.Open(home, storeOptions()...)
+	var s *engine.Store
+	var err error
+	if g.ephemeral(home) {
+		s, err = engine.OpenEphemeral(home, storeOptions()...)
+	} else {
+		s, err = engine.Open(home, storeOptions()...)
+	}
 	if err != nil {
 		return nil, err
+	}
+	for _, r := range s.Unrecovered() {
+		fmt.Fprintln(g.stderr, "cairn:", userError(r))
 	}
 	g.store = s
 	return s, nil

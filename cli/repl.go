@@ -14,7 +14,6 @@ import (
 	"cairn/cli/term"
 	"cairn/engine"
 	"cairn/httpapi"
-	"cairn/internal/vfs"
 )
 
 // repl is one run of the line REPL: a session in the current directory,
@@ -99,8 +98,13 @@ Alt+Z, Alt+R and F9 (or the leader key, Ctrl-X, then z, r or p) run /undo, /redo
 
 // openStore opens the state folder. When it cannot be used (a missing home,
 // a full disk, a newer format), the REPL still runs, unrecorded, and says so.
-func (r *repl) openStore(ephemeral bool) error {
+func (r *repl) openStore() error {
 	g := r.g
+	// What ephemeral runs that died (kill -9, a power loss) left goes now,
+	// once its owner's lock proves it dead.
+	if _, err := engine.SweepEphemeral(storeOptions()...); err != nil {
+		r.notice(err.Error())
+	}
 	home := g.Home
 	if home == "" {
 		h, err := defaultHome()
@@ -113,13 +117,8 @@ func (r *repl) openStore(ephemeral bool) error {
 	if err != nil {
 		return err
 	}
-	if !ephemeral {
-		if c, err := r.config(home); err == nil && c.Storage.Ephemeral {
-			ephemeral = true
-		}
-	}
 	var s *engine.Store
-	if ephemeral {
+	if g.ephemeral(home) {
 		s, err = engine.OpenEphemeral(home, storeOptions()...)
 	} else if home != "" {
 		s, err = engine.Open(home, storeOptions()...)
@@ -135,6 +134,9 @@ func (r *repl) openStore(ephemeral bool) error {
 			return err
 		}
 	}
+	for _, u := range s.Unrecovered() {
+		r.notice(u.Error())
+	}
 	ws, err := s.Workspace(dir)
 	if err != nil {
 		s.Close()
@@ -145,25 +147,10 @@ func (r *repl) openStore(ephemeral bool) error {
 			r.notice(n)
 		}
 	}
-	r.store, r.ws = s, ws
+	r.open.mu.Lock()
+	r.store, r.ws, r.open.store = s, ws, s
+	r.open.mu.Unlock()
 	return nil
-}
-
-func (r *repl) config(home string) (engine.Config, error) {
-	if home == "" {
-		return engine.DefaultConfig(), nil
-	}
-	// Through the vfs seam, which refuses a FIFO rather than wait on it.
-	d, err := vfs.OpenDisk(home)
-	if err != nil {
-		return engine.DefaultConfig(), nil
-	}
-	defer d.Close()
-	b, err := vfs.ReadFile(d, "config.json")
-	if err != nil {
-		return engine.DefaultConfig(), nil
-	}
-	return engine.ParseConfig(b)
 }
 
 func (r *repl) closeStore() {
@@ -171,8 +158,15 @@ func (r *repl) closeStore() {
 	if r.ed != nil {
 		r.ed.Close()
 	}
-	if r.store != nil {
-		r.store.Close()
+	// Under the signal handler's lock: the store is closed once, by this
+	// or by the handler, never by both.
+	r.open.mu.Lock()
+	defer r.open.mu.Unlock()
+	if r.open.store != nil {
+		if err := r.open.store.Close(); err != nil {
+			r.notice(err.Error())
+		}
+		r.open.store = nil
 		r.g.store = nil
 	}
 }
@@ -347,7 +341,7 @@ func (r *repl) readLine() (string, error) {
 		return r.ed.ReadLine("cairn> ")
 	}
 	line, err := r.lines.ReadString('\n')
-	if err != nil && (line == "" || err != io.EOF) {
+	if err != nil && (line == "" || !errors.Is(err, io.EOF)) {
 		return "", err
 	}
 	return strings.TrimSuffix(strings.TrimSuffix(line, "\n"), "\r"), nil

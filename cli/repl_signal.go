@@ -19,16 +19,20 @@ import (
 // (keepTyped), then closes its session: the journal and the record
 // are made durable and ownership is given up, so the record shows every turn
 // the journal holds. It prints the resume line when a record was written,
-// and exits with 128 plus the signal's number, as the signal would have. (SIGKILL cannot be caught: a
-// listing rebuilds the record of a session whose owner died.)
+// closes the store (an ephemeral one, or the throwaway one of an unrecorded
+// REPL, is removed with everything in it), and exits with 128 plus the
+// signal's number, as the signal would have. (SIGKILL cannot be caught: a
+// listing rebuilds the record of a session whose owner died, and the next
+// cairn to start removes an ephemeral root whose owner died.)
 
 // openSession is the REPL's current session, for the signal handler: the
 // REPL's own goroutine changes it, the handler reads it.
 type openSession struct {
-	mu   sync.Mutex
-	sess *engine.Session
-	ed   *term.Editor // the line editor, whose terminal is handed back first
-	pick func()       // ends the picker under way and waits for it, or nil
+	mu    sync.Mutex
+	store *engine.Store // closed by closeStore or by the handler, whichever is first
+	sess  *engine.Session
+	ed    *term.Editor // the line editor, whose terminal is handed back first
+	pick  func()       // ends the picker under way and waits for it, or nil
 }
 
 func (o *openSession) setPicker(stop func()) {
@@ -71,11 +75,17 @@ func (r *repl) closeOnSignal(interrupt bool) (stop func()) {
 				typed = r.open.ed.Typed()
 				r.open.ed.Close() // ends a ReadLine, restores the terminal
 			}
+			st := r.open.store
 			if s := r.open.sess; s != nil {
 				keepTyped(s, typed)
 				s.Close() // waits for a turn or a file tool under way
-				if s.Recorded() && !r.store.Ephemeral() {
+				if s.Recorded() && st != nil && !st.Ephemeral() {
 					fmt.Fprintf(r.out, "cairn --resume %s\n", s.ID())
+				}
+			}
+			if st != nil {
+				if err := st.Close(); err != nil {
+					fmt.Fprintln(r.errw, "cairn:", userError(err))
 				}
 			}
 			code := 1

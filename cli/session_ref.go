@@ -86,6 +86,22 @@ func (g *Globals) openSession(ref string) (*engine.Workspace, *engine.Session, e
 	return ws, s, nil
 }
 
+// readSession opens a session to read it only (a preview): nothing is
+// written, so it opens on a full disk and while another process owns it.
+func (g *Globals) readSession(ref string) (*engine.Workspace, *engine.Session, error) {
+	ws, id, err := g.resolveSession(ref)
+	if err != nil {
+		return nil, nil, err
+	}
+	opts := g.sessionOptions()
+	opts.ReadOnly = true
+	s, err := ws.Open(g.ctx, id, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	return ws, s, nil
+}
+
 // view reads a session without ownership.
 func (g *Globals) view(ref string) (*engine.Workspace, *engine.View, error) {
 	ws, id, err := g.resolveSession(ref)

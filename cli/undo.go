@@ -55,7 +55,7 @@ func (c *SnapshotsRestoreCmd) Run(g *Globals, p *SnapshotsCmd) error {
 		id, msg := snapshotRef(l, c.Snap, "cairn snapshots")
 		if msg != "" {
 			msg = strings.TrimSuffix(msg, ".")
-			return nil, fmt.Errorf("%w: %s", engine.ErrRefused, strings.ToLower(msg[:1])+msg[1:])
+			return nil, &exitError{code: ExitRefused, word: "refused", err: errors.New(strings.ToLower(msg[:1]) + msg[1:])}
 		}
 		return s.RestoreTo(g.ctx, id)
 	})

@@ -131,7 +131,7 @@ func (w *Workspace) PutAttachment(ctx context.Context, name string, r io.Reader)
 	capMB := w.s.maxAttachmentMB()
 	br := bufio.NewReaderSize(r, 512)
 	head, err := br.Peek(512)
-	if err != nil && err != io.EOF && !errors.Is(err, bufio.ErrBufferFull) {
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
 		return Attachment{}, fmt.Errorf("engine: read attachment %s: %w", name, err)
 	}
 	a := Attachment{Name: name, MediaType: MediaType(name, head)}
@@ -162,7 +162,7 @@ func (c *capReader) Read(p []byte) (int, error) {
 		if n, err := io.ReadFull(c.r, one[:]); n > 0 {
 			c.over = true
 			return 0, errors.New("over the attachment cap")
-		} else if err != nil && err != io.EOF {
+		} else if err != nil && !errors.Is(err, io.EOF) {
 			return 0, err
 		}
 		return 0, io.EOF

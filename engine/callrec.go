@@ -148,7 +148,7 @@ func (s *Session) recordCall(ctx context.Context, tool, call string, sc CallScop
 // a full store) is r: the call runs without one. Any other failure is
 // err: the call must not run.
 func (s *Session) captureBefore(ctx context.Context, tool, call string, sc CallScope, cfg StorageConfig) (cl changes.CallLine, cap *callCapture, r *errRefusedRecord, err error) {
-	if err := s.snapReady(); err != nil {
+	if err := s.snapReady(ctx); err != nil {
 		return cl, nil, nil, fmt.Errorf("%w; nothing was run", err)
 	}
 	now := mkTime(s.ws.s.Now())
@@ -309,7 +309,7 @@ func (s *Session) recordMarks(on bool) []any {
 // in it. A session that never had recording off writes none (its records
 // reach back to its first change line). Lazy and best effort: the lines
 // ride with the change line's sync, or Close's.
-func (s *Session) fileToolMarks() {
+func (s *Session) fileToolMarks(ctx context.Context) {
 	cfg, err := s.config()
 	if err != nil {
 		return
@@ -320,7 +320,7 @@ func (s *Session) fileToolMarks() {
 		return
 	}
 	lines := s.recordMarks(on)
-	if len(lines) == 0 || s.snapReady() != nil {
+	if len(lines) == 0 || s.snapReady(ctx) != nil {
 		return
 	}
 	if err := s.appendChangesLazy(lines...); err != nil {

@@ -367,4 +367,14 @@
 // Change, shell line, recorded call, apply_patch) takes it shared between
 // 1 and 2, waiting only while a file revert holds it; a file revert or
 // unrevert tries it alone, under 2, and never waits (busy).
+//
+// The rule of the call lock: no call runs without it. A call whose lock
+// cannot be taken for any reason but a file revert holding it (the
+// workspace folder or calls.lock cannot be made, opened or locked) is
+// refused (ErrRefused), naming why, and runs nothing: the lock is all that
+// keeps a file revert of another session, in any process, from putting
+// back files the call is changing, and a safety check never passes on
+// "cannot tell". The same goes for every check a file revert makes before
+// it writes: one that cannot read what it checks (the other sessions'
+// changes journals, drops.jsonl) refuses it.
 package engine

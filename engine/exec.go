@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"cairn/engine/ids"
+	"cairn/engine/internal/shellproc"
 )
 
 // The exec tool: a shell line run with `sh -c` in the workspace, through
@@ -138,10 +139,13 @@ type shellOutput struct {
 func (s *Session) runShell(ctx context.Context, line string, opts ExecOptions) (out shellOutput) {
 	out.stdout.max, out.stderr.max = ShellKeepBytes, ShellKeepBytes
 	out.all.max = s.ws.s.maxOutputBytes()
-	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", line)
+	// In a process group of its own, led by a shell that kills the group
+	// when cairn dies (shellproc): no line goes on changing files after
+	// its record was closed.
+	cmd := shellproc.Command(ctx, "/bin/sh", line)
 	cmd.Dir = s.ws.path
 	// Stdin stays nil, the null device, also for the user's own line: the
-	// line runs in its own process group (ownGroup), where reading the
+	// line runs in its own process group (shellproc), where reading the
 	// terminal would stop it, and what the user types meanwhile is for the
 	// prompt after it.
 	// Both streams' copiers write under one lock: they share the whole
@@ -157,8 +161,10 @@ func (s *Session) runShell(ctx context.Context, line string, opts ExecOptions) (
 	cmd.Stdout = &lockedWriter{mu: &mu, w: io.MultiWriter(so...)}
 	cmd.Stderr = &lockedWriter{mu: &mu, w: io.MultiWriter(se...)}
 	cmd.WaitDelay = execWaitDelay
-	ownGroup(cmd)
-	err := cmd.Run()
+	err := s.ws.s.forker.Start(cmd)
+	if err == nil {
+		err = cmd.Wait()
+	}
 	var ee *exec.ExitError
 	switch {
 	case err == nil:

@@ -7,15 +7,6 @@ import (
 	"syscall"
 )
 
-// ownGroup runs cmd in a process group of its own, so a cancel kills the
-// whole line (a pipeline, the children it started), not only the shell.
-func ownGroup(cmd *exec.Cmd) {
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error {
-		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	}
-}
-
 // exitStatus is the shell's exit code, or 128+N when signal N killed it
 // (as a shell reports it).
 func exitStatus(ee *exec.ExitError) int {

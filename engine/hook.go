@@ -131,7 +131,7 @@ func (s *Session) BeginChange(ctx context.Context, tool, call string, paths []st
 	if call == "" {
 		return nil, fmt.Errorf("%w: a pending change needs its call id", ErrBadInput)
 	}
-	s.sweepMarkers()
+	s.sweepMarkers(ctx)
 	c, err := s.beginChange(ctx, tool, paths)
 	if err != nil {
 		return nil, err
@@ -272,7 +272,7 @@ func (s *Session) SettleChange(ctx context.Context, call string) (*ToolAnswer, e
 // sweepMarkers removes the session's pending markers older than a day:
 // their agent died between the two hooks. A shell command's gets an
 // unrecorded line (closeStaleExecs). Best effort.
-func (s *Session) sweepMarkers() {
+func (s *Session) sweepMarkers(ctx context.Context) {
 	fsys := s.ws.s.fsys
 	dir := hooksDir(s.ws.dir, s.ID())
 	ents, err := fsys.ReadDir(dir)
@@ -294,7 +294,7 @@ func (s *Session) sweepMarkers() {
 		}
 		fsys.Remove(name)
 	}
-	s.closeStaleExecs(stale)
+	s.closeStaleExecs(ctx, stale)
 }
 
 // hooksFolder holds the pending markers of each session under hooks

@@ -84,7 +84,7 @@ func (s *Session) BeginExec(ctx context.Context, tool, call, line, dir string) (
 	if call == "" || !labelRE.MatchString(tool) || strings.TrimSpace(line) == "" || strings.ContainsRune(line, 0) {
 		return nil, fmt.Errorf("%w: a pending shell command needs its tool, call id and line", ErrBadInput)
 	}
-	s.sweepMarkers()
+	s.sweepMarkers(ctx)
 	item, err := s.callFor("")
 	if err != nil {
 		return nil, err
@@ -170,7 +170,7 @@ func (s *Session) settleExec(ctx context.Context, name string, b []byte) (*ToolA
 		return nil, err
 	}
 	defer leave()
-	if err := s.snapReady(); err != nil {
+	if err := s.snapReady(ctx); err != nil {
 		return nil, err
 	}
 	item := p.Call // an item since cut away (a revert) is no longer named
@@ -204,13 +204,13 @@ func (s *Session) settleExec(ctx context.Context, name string, b []byte) (*ToolA
 // closeStaleExecs closes the calls of exec markers ms, whose agent died
 // between the hooks, with an unrecorded line each, why "interrupted" (best
 // effort: the markers go either way). Rare: it reads the journal.
-func (s *Session) closeStaleExecs(ms []PendingExec) {
+func (s *Session) closeStaleExecs(ctx context.Context, ms []PendingExec) {
 	if len(ms) == 0 {
 		return
 	}
 	s.busy.RLock()
 	defer s.busy.RUnlock()
-	if s.isClosed() || s.snapReady() != nil {
+	if s.isClosed() || s.snapReady(ctx) != nil {
 		return
 	}
 	s.snaps.mu.Lock()

@@ -54,12 +54,15 @@ type PatchError struct {
 	Reason string `json:"reason"`
 }
 
-func (e *PatchError) Error() string {
+func (e *PatchError) Error() string { return refusedText(e.Why()) }
+
+// Why is what the refusal says after the word.
+func (e *PatchError) Why() string {
 	where := e.Path
 	if e.Hunk > 0 {
 		where = fmt.Sprintf("%s: hunk %d", e.Path, e.Hunk)
 	}
-	return fmt.Sprintf("%v: the patch does not apply: %s: %s; nothing was changed", ErrRefused, where, e.Reason)
+	return fmt.Sprintf("the patch does not apply: %s: %s; nothing was changed", where, e.Reason)
 }
 
 func (e *PatchError) Unwrap() error { return ErrRefused }

@@ -159,7 +159,7 @@ func (s *Session) ShellStart(ctx context.Context, cmdline string) (*ShellRun, er
 	var err error
 	if s.closed {
 		err = fmt.Errorf("engine: session %s is closed", s.st.id)
-	} else if err = s.materializeForItem(); err == nil && s.unrecorded != nil {
+	} else if err = s.materializeForItem(ctx); err == nil && s.unrecorded != nil {
 		err = fmt.Errorf("engine: session %s is not recorded: %w", s.st.id, s.unrecorded)
 	}
 	if err == nil && s.shell == nil {

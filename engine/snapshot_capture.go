@@ -92,13 +92,16 @@ type RequiredFile struct {
 	Reason string `json:"reason"`
 }
 
-func (e *RequiredError) Error() string {
+func (e *RequiredError) Error() string { return refusedText(e.Why()) }
+
+// Why is what the refusal says after the word.
+func (e *RequiredError) Why() string {
 	parts := make([]string, len(e.Files))
 	for i, f := range e.Files {
 		parts[i] = f.Path + " (" + f.Reason + ")"
 	}
-	return fmt.Sprintf("%v: snapshots.required: the %s tool may not change %s: its snapshot cannot be taken",
-		ErrRefused, e.Tool, strings.Join(parts, ", "))
+	return fmt.Sprintf("snapshots.required: the %s tool may not change %s: its snapshot cannot be taken",
+		e.Tool, strings.Join(parts, ", "))
 }
 
 func (e *RequiredError) Unwrap() error { return ErrRefused }

@@ -382,8 +382,7 @@ func (j *stageJob) discard(fsys vfs.FS) {
 // fault passes, so the tool is refused rather than the content lost; a
 // file too large to snapshot, which stays so, is changed without one.
 func noPreImage(tool, rel string, why error) error {
-	return fmt.Errorf("%w: the %s tool may not change %s: no snapshot of it can be taken (%w); nothing was changed",
-		ErrRefused, tool, rel, why)
+	return refusedf("the %s tool may not change %s: no snapshot of it can be taken (%w); nothing was changed", tool, rel, why)
 }
 
 // abortChange cancels change id, whose line may be written but whose file

@@ -58,9 +58,9 @@ func (s *Store) settle(d *wskey.DisputedError, create bool) (key, note, repaired
 	}
 	n, others := s.sessionPaths(workspaceDir(d.Key), d.Path)
 	if len(others) > 0 {
-		return "", "", "", fmt.Errorf("%w: workspace folder %s has this directory's name, but its workspace.json %s and sessions in it were made in %s; "+
+		return "", "", "", refusedf("workspace folder %s has this directory's name, but its workspace.json %s and sessions in it were made in %s; "+
 			"nothing was used or changed. If they belong here (the directory was moved or renamed), run `cairn storage adopt` in %s; "+
-			"otherwise move the folder away", ErrRefused, folder, what, strings.Join(others, ", "), d.Path)
+			"otherwise move the folder away", folder, what, strings.Join(others, ", "), d.Path)
 	}
 	if werr := wskey.WriteInfo(s.fsys, workspacesDir, d.Key, d.Path, s.now); werr != nil {
 		if create {
@@ -152,9 +152,9 @@ func (s *Store) Adopt(dir string) (Location, error) {
 	switch {
 	case errors.As(err, &d):
 	case err == nil && key == wskey.Key(p):
-		return Location{}, fmt.Errorf("%w: nothing to adopt: workspace folder %s already names %s", ErrRefused, filepath.Join(s.home, workspacesDir, key), p)
+		return Location{}, refusedf("nothing to adopt: workspace folder %s already names %s", filepath.Join(s.home, workspacesDir, key), p)
 	case err == nil || errors.Is(err, wskey.ErrNoWorkspace):
-		return Location{}, fmt.Errorf("%w: nothing to adopt: there is no folder %s for %s", ErrRefused, filepath.Join(s.home, workspacesDir, wskey.Key(p)), p)
+		return Location{}, refusedf("nothing to adopt: there is no folder %s for %s", filepath.Join(s.home, workspacesDir, wskey.Key(p)), p)
 	default:
 		return Location{}, err
 	}

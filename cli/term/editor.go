@@ -408,7 +408,7 @@ func (m *lineModel) View() tea.View {
 	if m.done {
 		// The last picture, with no cursor: the prompt and what was
 		// submitted, wrapped as it was while editing.
-		if m.shown == "" && m.err == io.EOF {
+		if m.shown == "" && errors.Is(m.err, io.EOF) {
 			return tea.NewView(m.prompt + "\n")
 		}
 		m.ta.Blur()

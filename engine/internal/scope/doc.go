@@ -60,8 +60,8 @@
 //     mounts a tmpfs in the tree), the names of TopLevelLeftOut at the
 //     top (.git .ssh .workcell .env .npmrc .pypirc .netrc), cairn's own temp
 //     files (vfs.IsTemp), and everything inside the state folder
-//     (Options.StateDir). A workspace that contains the state folder is not
-//     walked at all by a recorder: ContainsStateFolder says so.
+//     (Options.StateDir). A workspace that holds the state folder, or lies in it,
+//     is not walked at all by a recorder: HoldsState says so.
 //   - a folder that cannot be opened (no permission) is listed, but not
 //     what it holds. A root reached through a link is walked as the folder
 //     it leads to.

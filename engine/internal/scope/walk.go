@@ -918,42 +918,23 @@ func loadIgnore(dirfd int, rel string, stack []*ignoreFile) []*ignoreFile {
 	return append(slices.Clip(stack), parseIgnore(rel, data))
 }
 
-func hasGit(dirfd int) bool {
-	var st unix.Stat_t
-	return unix.Fstatat(dirfd, ".git", &st, unix.AT_SYMLINK_NOFOLLOW) == nil
-}
-
 func hasGit2(dirfd int, name string) bool {
 	var st unix.Stat_t
 	return unix.Fstatat(dirfd, name+"/.git", &st, unix.AT_SYMLINK_NOFOLLOW) == nil
 }
 
-// ContainsStateFolder reports whether the workspace root holds the state
-// folder stateDir (or is it): such a workspace is not recorded, and the
-// caller says so once ("state_folder"). Links in either path are resolved
-// first, and a folder is compared by device and inode too.
-func ContainsStateFolder(root, stateDir string) bool {
-	r, s := filepath.Clean(root), filepath.Clean(stateDir)
-	if x, err := filepath.EvalSymlinks(r); err == nil {
-		r = x
-	}
-	if x, err := filepath.EvalSymlinks(s); err == nil {
-		s = x
-	}
-	if rel, err := filepath.Rel(r, s); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
-		return true
-	}
-	var rst unix.Stat_t
-	if unix.Stat(r, &rst) != nil {
-		return false
-	}
-	for d := s; ; d = filepath.Dir(d) {
-		var st unix.Stat_t
-		if unix.Stat(d, &st) == nil && st.Dev == rst.Dev && st.Ino == rst.Ino {
-			return true
-		}
-		if d == filepath.Dir(d) {
-			return false
-		}
-	}
+// HoldsState reports whether the workspace root holds the state folder
+// stateDir, is it, or lies in it: such a workspace is not recorded (the
+// caller says so once, "state_folder"), and its files are fenced off from
+// the state folder. Both paths are canonical (absolute, links resolved:
+// the engine's Canonical), so a link to either folder counts as the
+// folder; the comparison is by path alone and touches no disk.
+func HoldsState(root, stateDir string) bool {
+	return within(stateDir, root) || within(root, stateDir)
+}
+
+// within reports whether path p is dir or lies in it.
+func within(p, dir string) bool {
+	rel, err := filepath.Rel(dir, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../") && !filepath.IsAbs(rel)
 }
