@@ -114,7 +114,7 @@ func (a *Server) Handler() http.Handler {
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "not_found", "no such endpoint", 0)
 	})
-	return a.authenticate(mux)
+	return checkBrowser(a.authenticate(mux))
 }
 
 func methodNotAllowed(allow string) http.HandlerFunc {
