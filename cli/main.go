@@ -79,6 +79,8 @@ type Globals struct {
 	// where, history, import, ...), never in an ephemeral root.
 	stateCmd      bool
 	toldEphemeral bool // ephemeral said once that the setting decided
+	// openStore opens the state folder instead of engine.Open (tests).
+	openStore func(home string) (*engine.Store, error)
 }
 
 // Process runs cairn as this process's command (cmd/cairn) and returns its
@@ -93,8 +95,15 @@ func Process() int {
 // Main runs the cairn command with args (without the program name) and
 // returns its exit code.
 func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return mainOn(ctx, args, stdin, stdout, stderr, nil)
+}
+
+// mainOn is Main with the state folder opened by openStore, when it is
+// not nil: the tests open it on a filesystem that fails as they say.
+func mainOn(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, openStore func(home string) (*engine.Store, error)) int {
 	var cli CLI
 	cli.ctx, cli.stdin, cli.stdout, cli.stderr = ctx, stdin, stdout, stderr
+	cli.openStore = openStore
 	if agent := hookArgs(args); agent != "" && !completing() {
 		return cli.mainHook(agent)
 	}
@@ -135,11 +144,11 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 	}
 	// Text from sessions (titles, file names, prompts, tool output) reaches
 	// a person only escaped: it may hold terminal control sequences.
-	errw := display.Writer(stderr)
+	errw := display.Writer(heardWriter(stderr, true))
 	cli.stderr, cli.term = errw, stdout
 	defer errw.Flush()
 	if !cli.JSON {
-		outw := display.Writer(stdout)
+		outw := display.Writer(heardWriter(stdout, false))
 		cli.stdout = outw
 		defer outw.Flush()
 	}
@@ -185,7 +194,7 @@ func hookArgs(args []string) string {
 // globals as the parser leaves them with no flag given (--home's
 // CAIRN_HOME is read by open, through defaultHome), then the command.
 func (g *Globals) mainHook(agent string) int {
-	errw, outw := display.Writer(g.stderr), display.Writer(g.stdout)
+	errw, outw := display.Writer(heardWriter(g.stderr, true)), display.Writer(heardWriter(g.stdout, false))
 	g.stderr, g.term, g.stdout = errw, g.stdout, outw
 	defer errw.Flush()
 	defer outw.Flush()
@@ -220,7 +229,7 @@ func listArgs(args []string) (dir string, ok bool) {
 // open, through defaultHome), then the listing.
 func (g *Globals) mainList(dir string) int {
 	g.Chdir, g.JSON = dir, true
-	errw := display.Writer(g.stderr)
+	errw := display.Writer(heardWriter(g.stderr, true))
 	g.stderr, g.term = errw, g.stdout
 	defer errw.Flush()
 	err := (&SessionsCmd{}).Run(g)
@@ -300,13 +309,16 @@ func (g *Globals) open() (*engine.Store, error) {
 		}
 		home = h
 	}
-	var s *engine.Store
-	var err error
-	if g.ephemeral(home) {
-		s, err = engine.OpenEphemeral(home, storeOptions()...)
-	} else {
-		s, err = engine.Open(home, storeOptions()...)
+	open := func(home string) (*engine.Store, error) {
+		if g.ephemeral(home) {
+			return engine.OpenEphemeral(home, storeOptions()...)
+		}
+		return engine.Open(home, storeOptions()...)
 	}
+	if g.openStore != nil {
+		open = g.openStore
+	}
+	s, err := open(home)
 	if err != nil {
 		return nil, err
 	}

@@ -342,7 +342,7 @@ func (c *SessionsCmd) Run(g *Globals) error {
 			return err
 		}
 		for _, p := range skipped {
-			fmt.Fprintf(g.stderr, "cairn: skipped %s (%d sessions): %v\n", p.Name, len(p.Sessions), p.Err)
+			fmt.Fprintf(g.stderr, "cairn: skipped %s (%d sessions): %s\n", p.Name, len(p.Sessions), userError(p.Err))
 		}
 	} else {
 		ws, err := g.workspace()
@@ -365,7 +365,7 @@ func (c *SessionsCmd) Run(g *Globals) error {
 			return err
 		}
 		for _, p := range problems {
-			fmt.Fprintf(g.stderr, "cairn: skipped %s: %s\n", display.Line(p.Name), display.Line(p.Err))
+			fmt.Fprintf(g.stderr, "cairn: skipped %s: %s\n", display.Line(p.Name), display.Line(userText(p.Err)))
 		}
 		return sw.end()
 	}
@@ -376,7 +376,7 @@ func (c *SessionsCmd) Run(g *Globals) error {
 			return err
 		}
 		for _, p := range problems {
-			fmt.Fprintf(g.stderr, "cairn: skipped %s: %s\n", display.Line(p.Name), display.Line(p.Err))
+			fmt.Fprintf(g.stderr, "cairn: skipped %s: %s\n", display.Line(p.Name), display.Line(userText(p.Err)))
 		}
 		sums = append(sums, l...)
 	}

@@ -104,7 +104,7 @@ func (r *repl) toolLine(ctx context.Context, line string) bool {
 	printToolAnswer(r.out, r.ws, a)
 	// A tool line is its own turn: durable once shown.
 	if err := r.sess.Commit(r.g.ctx); err != nil {
-		fmt.Fprintln(r.out, "cairn: the change is made but may not survive a crash:", err)
+		fmt.Fprintln(r.out, "cairn: the change is made but may not survive a crash:", userError(err))
 	}
 	return true
 }

@@ -28,7 +28,7 @@ func (g *Globals) workspace() (*engine.Workspace, error) {
 		return nil, err
 	}
 	if r := ws.Repaired(); r != "" {
-		fmt.Fprintln(g.stderr, "cairn:", r)
+		say(g.stderr, r)
 	}
 	return ws, nil
 }
@@ -171,5 +171,5 @@ func checkSessionRefs(kctx *kong.Context) error {
 // fails is the command's failure), and what the session has to say
 // (a record rebuilt later, an item whose payload is gone) goes to stderr.
 func (g *Globals) sessionOptions() engine.SessionOptions {
-	return engine.SessionOptions{Notice: func(m string) { fmt.Fprintln(g.stderr, "cairn:", m) }}
+	return engine.SessionOptions{Notice: func(m string) { say(g.stderr, m) }}
 }

@@ -117,7 +117,13 @@ func printRestore(w io.Writer, ws *engine.Workspace, r *engine.RestoreResult) {
 		}
 		fmt.Fprintf(w, "%s %s (%s): %s.\n", verb, st.ID, display.Line(st.Tool), strings.Join(parts, "; "))
 	}
-	fmt.Fprintf(w, "%s applied.\n", plural(r.Cursor, "snapshot", "snapshots"))
+	// What is left to undo, in words that cannot be read as a count of
+	// what this restore did ("0 snapshots applied" read as "nothing done").
+	if r.Cursor == 0 {
+		fmt.Fprintln(w, "Nothing more to undo.")
+	} else {
+		fmt.Fprintf(w, "%s can be undone.\n", plural(r.Cursor, "more snapshot", "more snapshots"))
+	}
 	if len(r.Unread) > 0 {
 		fmt.Fprintf(w, "Note: %s.\n", engine.UnreadSummary(r.Unread))
 	}

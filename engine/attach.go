@@ -277,7 +277,9 @@ func (w *Workspace) Attachments(ctx context.Context, session, item string) ([]At
 }
 
 // ReadAttachment opens attachment n (1-based) of item (DraftItem for the
-// draft's) of session: its bytes, verified against the object's name as
+// draft's) of session: its bytes, verified against the object's name
+// before the reader is returned (a corrupt attachment fails here, so a
+// caller that writes what it reads writes nothing of it) and again as
 // they are read. A live-only attachment has no bytes to read: it is
 // ErrNotFound, and the error says where it came from.
 func (w *Workspace) ReadAttachment(ctx context.Context, session, item string, n int) (Attachment, io.ReadCloser, error) {
@@ -295,6 +297,9 @@ func (w *Workspace) ReadAttachment(ctx context.Context, session, item string, n 
 	id, err := objects.ParseID(a.OID)
 	if err != nil {
 		return a, nil, fmt.Errorf("%w: attachment %d of item %s: %v", ErrBadInput, n, item, err)
+	}
+	if err := w.objects().Verify(ctx, id); err != nil {
+		return a, nil, fmt.Errorf("engine: attachment %d of item %s: %w", n, item, err)
 	}
 	rc, err := w.objects().Get(ctx, id)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"cairn/engine/internal/changes"
 	"cairn/engine/internal/fstate"
+	"cairn/internal/usermsg"
 )
 
 // Change records of calls other than the file tools (seed "Recording"):
@@ -196,7 +197,7 @@ func (s *Session) recordAfter(ctx context.Context, cl changes.CallLine, cap *cal
 	}
 	if err != nil {
 		s.closeCall(cl, changes.WhyFailed, rc)
-		s.notice(fmt.Sprintf("the %s call ran, but its changes could not be recorded: %v", tool, err))
+		s.noticef("the %s call ran, but its changes could not be recorded: %v", tool, err)
 		return
 	}
 	seq := max(s.snaps.Seq, s.snaps.recs.Seq) + 1
@@ -209,7 +210,7 @@ func (s *Session) recordAfter(ctx context.Context, cl changes.CallLine, cap *cal
 	}
 	if err := write(append(lead, rl)...); err != nil {
 		s.closeCall(cl, changes.WhyFailed, rc)
-		s.notice(fmt.Sprintf("the %s call ran, but its record could not be written: %v", tool, err))
+		s.noticef("the %s call ran, but its record could not be written: %v", tool, err)
 		return
 	}
 	s.wroteMarks(lead)
@@ -269,7 +270,7 @@ func (s *Session) closeCall(cl changes.CallLine, why string, rc *CallRecord) {
 	l := changes.UnrecordedLine{V: 1, Kind: changes.KindUnrecorded, ID: cl.ID, At: mkTime(s.ws.s.Now()), Tool: cl.Tool, Call: cl.Call, Item: cl.Item, Why: why}
 	marks := s.recordMarks(on)
 	if err := s.appendChanges(append(marks, l)...); err != nil {
-		s.notice(fmt.Sprintf("a %s call without a record could not be noted: %v", cl.Tool, err))
+		s.noticef("a %s call without a record could not be noted: %v", cl.Tool, err)
 		return
 	}
 	s.wroteMarks(marks)
@@ -369,7 +370,7 @@ func unrecordedText(tool string, r *errRefusedRecord) string {
 		why = r.why
 	}
 	if r.err != nil && r.why != changes.WhyMaxFiles && r.why != changes.WhyMaxBytes {
-		why += " (" + r.err.Error() + ")"
+		why += " (" + usermsg.Error(r.err) + ")"
 	}
 	return fmt.Sprintf("%s calls run without a change record: %s; a file revert across them cannot undo their changes", tool, why)
 }
@@ -387,7 +388,7 @@ func (s *Session) closeInterrupted() {
 			Tool: c.Tool, Call: c.Call, Item: c.Item, Why: changes.WhyInterrupted})
 	}
 	if err := s.appendChanges(lines...); err != nil {
-		s.notice(fmt.Sprintf("the interrupted calls could not be noted yet: %v", err))
+		s.noticef("the interrupted calls could not be noted yet: %v", err)
 		return
 	}
 	s.snaps.recs.Open = nil

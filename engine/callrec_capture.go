@@ -160,7 +160,7 @@ func (c *callCapture) walkWorkspace(ctx context.Context, root string, opts scope
 		w, err := scope.Watch(context.WithoutCancel(ctx), root, opts)
 		if err != nil {
 			rec.watchFail = true
-			c.s.notice("the workspace cannot be watched, so each record walks all of it: " + err.Error())
+			c.s.noticef("the workspace cannot be watched, so each record walks all of it: %v", err)
 		} else {
 			rec.watch = w
 		}

@@ -105,7 +105,7 @@ func (s *Session) settleChanges(epoch int) {
 	}
 	defer s.snaps.mu.Unlock()
 	if err := s.writeChangesIf(func() bool { return s.files.settled(epoch) }); err != nil {
-		s.notice(fmt.Sprintf("the changes journal could not be written: %v", err))
+		s.noticef("the changes journal could not be written: %v", err)
 	}
 }
 
@@ -124,7 +124,7 @@ func (s *Session) commitDurable() error {
 		lerr = s.ws.s.ledgerStore().syncLedger()
 	}
 	if lerr != nil {
-		s.notice(fmt.Sprintf("the usage ledger could not be written: %v; the next open puts this session's lines back", lerr))
+		s.noticef("the usage ledger could not be written: %v; the next open puts this session's lines back", lerr)
 	}
 	if err == nil && s.recorded && s.unrecorded == nil && !s.readOnly {
 		// The trail is synced; with the ledger, every turn is settled.
@@ -196,8 +196,8 @@ func (s *Session) replaceRecordLocked(durable bool, now time.Time) error {
 		// it twice. The record is rebuilt by the next open, or by a
 		// listing once this owner has gone (Close keeps its hint).
 		if !s.recordStale {
-			s.notice(fmt.Sprintf("the session's record could not be written (%v); its journal holds everything, "+
-				"and the record is rebuilt when the session is next listed or opened", err))
+			s.noticef("the session's record could not be written (%v); its journal holds everything, "+
+				"and the record is rebuilt when the session is next listed or opened", err)
 		}
 		s.recordStale = true
 		return nil

@@ -98,13 +98,13 @@ func (s *Session) Exec(ctx context.Context, line string, opts ExecOptions) (*Exe
 		ans.Run = run.ID()
 		out = s.runShell(ctx, line, opts)
 		if err := run.Finish(context.WithoutCancel(ctx), out.exit, out.stdout.bytes(), out.stderr.bytes()); err != nil {
-			s.notice(fmt.Sprintf("the shell line ran, but its end could not be kept in the shell history: %v", err))
+			s.noticef("the shell line ran, but its end could not be kept in the shell history: %v", err)
 		}
 		// Kept while the call still holds the session, so a Close
 		// waiting for it does not shut the output out.
 		oid, perr := s.PutOutput(context.WithoutCancel(ctx), ids.ShellLabel(line), bytes.NewReader(out.all.bytes()))
 		if perr != nil {
-			s.notice(fmt.Sprintf("the shell line's output could not be kept: %v", perr))
+			s.noticef("the shell line's output could not be kept: %v", perr)
 		}
 		ans.Output = oid
 		return out.err

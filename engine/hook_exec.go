@@ -192,7 +192,7 @@ func (s *Session) settleExec(ctx context.Context, name string, b []byte) (*ToolA
 	}
 	if err != nil {
 		s.closeCall(cl, changes.WhyFailed, rc)
-		s.notice(fmt.Sprintf("the %s command ran, but its changes could not be recorded: its walk before is lost (%v)", p.Tool, err))
+		s.noticef("the %s command ran, but its changes could not be recorded: its walk before is lost (%v)", p.Tool, err)
 	} else {
 		s.recordAfter(ctx, cl, cap, rc, true, append(s.recordMarks(true), cl))
 	}
@@ -240,6 +240,6 @@ func (s *Session) closeStaleExecs(ctx context.Context, ms []PendingExec) {
 		return
 	}
 	if err := s.appendChanges(lines...); err != nil {
-		s.notice(fmt.Sprintf("shell commands whose agent stopped could not be noted: %v", err))
+		s.noticef("shell commands whose agent stopped could not be noted: %v", err)
 	}
 }

@@ -211,7 +211,7 @@ func (s *Session) load(ctx context.Context) error {
 	}
 	if st.turns > st.settled {
 		if err := s.settleTurns(ctx); err != nil {
-			s.notice(fmt.Sprintf("the trail or usage lines of session %s's last turns could not be checked: %v", id, err))
+			s.noticef("the trail or usage lines of session %s's last turns could not be checked: %v", id, err)
 		}
 	}
 	// The record is derived: rebuild it now only when it is missing,
@@ -337,7 +337,7 @@ func (s *Session) Close() error {
 	discarded := s.discardBare()
 	err := s.commitDurable()
 	if n := s.kept.lost(); n > 0 && s.unrecorded != nil && !s.readOnly {
-		s.notice(fmt.Sprintf("%s of this session kept in memory only may be lost: %v", countItemsText(n), s.unrecorded))
+		s.noticef("%s of this session kept in memory only may be lost: %v", countItemsText(n), s.unrecorded)
 	}
 	s.closed = true
 	if s.items != nil {

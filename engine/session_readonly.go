@@ -40,6 +40,6 @@ func (w *Workspace) openReadOnly(ctx context.Context, id string, opts SessionOpt
 	if inner := errors.Unwrap(cause); inner != nil {
 		why = inner // without acquire's "cannot be written (its lock)"
 	}
-	s.notice(fmt.Sprintf("this session cannot be written, so it is open read-only and nothing done in it is recorded (%v)", why))
+	s.noticef("this session cannot be written, so it is open read-only and nothing done in it is recorded (%v)", why)
 	return s, nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"cairn/internal/usermsg"
 	"cairn/internal/vfs"
 	"cairn/journal"
 )
@@ -109,8 +110,8 @@ func (s *Session) degrade(err error) error {
 		return err
 	}
 	s.unrecorded = err
-	s.notice(fmt.Sprintf("this session cannot be recorded for now (%v); it goes on unrecorded, "+
-		"keeps what it could not write, and writes it once it can", err))
+	s.noticef("this session cannot be recorded for now (%v); it goes on unrecorded, "+
+		"keeps what it could not write, and writes it once it can", err)
 	return nil
 }
 
@@ -118,6 +119,25 @@ func (s *Session) notice(msg string) {
 	if s.opts.Notice != nil {
 		s.opts.Notice(msg)
 	}
+}
+
+// noticef is notice of fmt.Sprintf(format, a...), with each error among a
+// in the words a person reads of it (internal/usermsg): a notice is
+// text by the time it reaches the printer, which can no longer tell the
+// error's parts.
+func (s *Session) noticef(format string, a ...any) {
+	s.notice(fmt.Sprintf(format, userWords(a)...))
+}
+
+// userWords is a, the arguments of a message for a person, with each
+// error in the words a person reads of it (internal/usermsg).
+func userWords(a []any) []any {
+	for i, v := range a {
+		if err, ok := v.(error); ok {
+			a[i] = usermsg.Error(err)
+		}
+	}
+	return a
 }
 
 // Append adds an item to the conversation, after the head unless Parent is
@@ -142,7 +162,7 @@ func (s *Session) Append(ctx context.Context, it Item) (Item, error) {
 	// A result answering a task's call delivers it: the task settles.
 	if call := s.st.items[it.Call]; it.Type == ToolResult && call != nil && call.Task != "" && s.unrecorded == nil {
 		if err := s.endTaskOnResult(ctx, call.Task); err != nil {
-			s.notice(fmt.Sprintf("task %s could not be recorded as settled: %v", call.Task, err))
+			s.noticef("task %s could not be recorded as settled: %v", call.Task, err)
 		}
 	}
 	return out, nil

@@ -306,7 +306,7 @@ func (r *ShellRun) Finish(ctx context.Context, exit int, stdout, stderr []byte) 
 		// The end line is durable; a failed rewrite is tried again after
 		// the next command.
 		if err := sh.compact(ctx); err != nil {
-			sh.s.notice(fmt.Sprintf("shell history could not be trimmed: %v", err))
+			sh.s.noticef("shell history could not be trimmed: %v", err)
 		}
 	}
 	return nil

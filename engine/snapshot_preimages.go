@@ -138,11 +138,11 @@ func (s *Session) denyRequired(ctx context.Context, tool string, denied []Requir
 		ev := changes.EvidenceLine{V: 1, Kind: changes.KindEvidence, At: mkTime(s.ws.s.Now()), Tool: tool, Signal: "permission",
 			Decision: "deny", Rule: "snapshots.required", Files: files}
 		if err := s.appendChanges(ev); err != nil {
-			s.notice(fmt.Sprintf("the refusal could not be recorded: %v", err))
+			s.noticef("the refusal could not be recorded: %v", err)
 		}
 	}
 	if err := s.Audit(ctx, AuditEvent{Event: "snapshot.required", Outcome: "denied", Action: tool,
 		Rule: "snapshots.required", Files: len(denied)}); err != nil {
-		s.notice(fmt.Sprintf("the refusal could not be audited: %v", err))
+		s.noticef("the refusal could not be audited: %v", err)
 	}
 }

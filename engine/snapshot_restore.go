@@ -315,7 +315,7 @@ func (s *Session) auditRestore(ctx context.Context, action, outcome string, step
 		as = append(as, AuditStep{ID: st.ID, Restored: len(st.Restored), Removed: len(st.Removed), Skipped: len(st.Skipped)})
 	}
 	if err := s.Audit(ctx, AuditEvent{Event: "session.snapshot_restore", Outcome: outcome, Action: action, Steps: as}); err != nil {
-		s.notice(fmt.Sprintf("the restore could not be audited: %v", err))
+		s.noticef("the restore could not be audited: %v", err)
 	}
 }
 

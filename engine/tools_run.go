@@ -286,14 +286,14 @@ func (t *toolRun) settleStack() *ToolAnswer {
 		if err := s.appendChangesLazy(lines...); err != nil {
 			// The stack is what the journal folds to: without these
 			// lines, the next change ends the branch and drops again.
-			s.notice(fmt.Sprintf("the undo stack's limits could not be recorded: %v", err))
+			s.noticef("the undo stack's limits could not be recorded: %v", err)
 			st.refold(s)
 		} else {
 			st.List, st.Seq, st.Pending, st.Held = live, rec.Seq, nil, nil
 		}
 		ans.Snapshot = &rec.ID
 	case t.record:
-		s.notice(fmt.Sprintf("no snapshot was taken of %s: %v", t.rel, t.lineErr))
+		s.noticef("no snapshot was taken of %s: %v", t.rel, t.lineErr)
 		ans.Skipped = append(ans.Skipped, s.ws.absPath(t.rel))
 	}
 	return ans
@@ -398,7 +398,7 @@ func (s *Session) abortChange(id string) {
 	// The abort is owed: it goes before the next line, and meanwhile the
 	// stack is what that line will make of it (and what a reader, or the
 	// next owner, settles it to).
-	s.notice(fmt.Sprintf("the cancelled change %s could not be recorded yet: %v", id, err))
+	s.noticef("the cancelled change %s could not be recorded yet: %v", id, err)
 	st.wmu.Lock()
 	if !slices.Contains(st.owed, id) {
 		st.owed = append(st.owed, id)
@@ -411,7 +411,7 @@ func (s *Session) abortChange(id string) {
 func (st *snapStack) refold(s *Session) {
 	var fresh snapStack
 	if err := foldChanges(s.ws.s.fsys, changesName(s.ws.dir, s.st.id), &fresh); err != nil {
-		s.notice(fmt.Sprintf("the undo stack could not be read back: %v", err))
+		s.noticef("the undo stack could not be read back: %v", err)
 		return
 	}
 	st.Stack, st.unread = fresh.Stack, fresh.unread

@@ -78,7 +78,7 @@ func (s *Session) ledgerFailed(err error) error {
 	if err == nil || !s.opts.Degrade {
 		return err
 	}
-	s.notice(fmt.Sprintf("the usage of this session's turns could not be written to the usage ledger: %v", err))
+	s.noticef("the usage of this session's turns could not be written to the usage ledger: %v", err)
 	return nil
 }
 

@@ -2,6 +2,7 @@ package vfs
 
 import (
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -186,6 +187,64 @@ type diskFile struct {
 }
 
 func (f *diskFile) Name() string { return f.name }
+
+// The file's methods name it in their errors as it was opened, relative to
+// the FS, as the FS's own methods do: an *os.File of an os.Root names
+// itself by its absolute path, which is where a message would show a
+// user's home folder.
+func (f *diskFile) Read(p []byte) (int, error) {
+	n, err := f.File.Read(p)
+	return n, f.named(err)
+}
+
+func (f *diskFile) ReadAt(p []byte, off int64) (int, error) {
+	n, err := f.File.ReadAt(p, off)
+	return n, f.named(err)
+}
+
+func (f *diskFile) Write(p []byte) (int, error) {
+	n, err := f.File.Write(p)
+	return n, f.named(err)
+}
+
+func (f *diskFile) WriteAt(p []byte, off int64) (int, error) {
+	n, err := f.File.WriteAt(p, off)
+	return n, f.named(err)
+}
+
+func (f *diskFile) ReadFrom(r io.Reader) (int64, error) {
+	n, err := f.File.ReadFrom(r)
+	return n, f.named(err)
+}
+
+func (f *diskFile) WriteTo(w io.Writer) (int64, error) {
+	n, err := f.File.WriteTo(w)
+	return n, f.named(err)
+}
+
+func (f *diskFile) Seek(off int64, whence int) (int64, error) {
+	n, err := f.File.Seek(off, whence)
+	return n, f.named(err)
+}
+
+func (f *diskFile) Stat() (fs.FileInfo, error) {
+	fi, err := f.File.Stat()
+	return fi, f.named(err)
+}
+
+func (f *diskFile) Sync() error               { return f.named(f.File.Sync()) }
+func (f *diskFile) Truncate(size int64) error { return f.named(f.File.Truncate(size)) }
+func (f *diskFile) Close() error              { return f.named(f.File.Close()) }
+
+// named is err with the path of a *fs.PathError about this file replaced
+// by the file's name; any other error as it is.
+func (f *diskFile) named(err error) error {
+	var pe *fs.PathError
+	if !errors.As(err, &pe) || pe != err || pe.Path != f.File.Name() || pe.Path == f.name {
+		return err
+	}
+	return &fs.PathError{Op: pe.Op, Path: f.name, Err: pe.Err}
+}
 
 // LockExclusive takes flock(LOCK_EX) on the open file, waiting for another
 // holder; closing the file releases it.
