@@ -233,8 +233,8 @@ func (s *Session) load(ctx context.Context) error {
 					return err
 				}
 			} else {
-				s.notice(fmt.Sprintf("the session's record could not be rebuilt (%v); its journal holds everything, "+
-					"and the record is rebuilt when the session is next written, listed or opened", err))
+				s.noticef("the session's record could not be rebuilt (%v); its journal holds everything, "+
+					"and the record is rebuilt when the session is next written, listed or opened", err)
 				s.recordStale = true
 			}
 			recordOK = false
