@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path"
+	"strconv"
 	"strings"
 
 	"cairn/engine/internal/changes"
@@ -160,6 +161,42 @@ func (w *Workspace) sweepDeadOwners(self string) {
 		w.sweepWorkspace(union(noted, changeDirs(fsys, changesName(w.dir, id))))
 		w.release(id, l)
 	}
+}
+
+// sweepKilled collects, for a read that owns no session (show, transcript,
+// trail, snapshots, shells, a listing), the temp files the file tools of a
+// killed owner left in the workspace: in every folder its hint names (each
+// noted before the first temp file went there) and in its outputs folder.
+// A hint whose pid is alive is skipped. It takes no lock and leaves the
+// hint: a temp file is removed only when the process its name holds is
+// gone (vfs.TempLeftover), and the next owner of any session of the
+// workspace still does the rest (removeTemps, sweepDeadOwners). Best effort,
+// and a read that cannot write still reads.
+func (w *Workspace) sweepKilled() {
+	fsys := w.s.fsys
+	ents, err := fsys.ReadDir(path.Join(w.dir, "owners"))
+	if err != nil {
+		return
+	}
+	var dirs map[string]bool
+	for _, e := range ents {
+		id := e.Name()
+		if !validSessionID(id) {
+			continue
+		}
+		b, err := vfs.ReadFile(fsys, ownersName(w.dir, id))
+		if err != nil {
+			continue
+		}
+		first, _, _ := strings.Cut(string(b), "\n")
+		if pid, err := strconv.Atoi(first); err != nil || vfs.ProcessAlive(pid) {
+			continue
+		}
+		noted, _ := w.readHint(id)
+		vfs.SweepTemps(fsys, outputDir(w.dir, id))
+		dirs = union(dirs, noted)
+	}
+	w.sweepWorkspace(dirs)
 }
 
 // sweepToolTemps collects the leftover temp files beside files, the files
