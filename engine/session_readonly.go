@@ -17,6 +17,7 @@ import (
 // openReadOnly loads session id without ownership, for a session that
 // cannot be written because of cause.
 func (w *Workspace) openReadOnly(ctx context.Context, id string, opts SessionOptions, cause error) (*Session, error) {
+	w.sweepKilled() // the workspace may be writable while the state folder is not
 	st, err := w.fold(ctx, id, foldOptions{hydrate: true, limit: w.s.eagerLimit()})
 	if err != nil {
 		return nil, err
