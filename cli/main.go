@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"reflect"
 	"strings"
 
 	"github.com/alecthomas/kong"
@@ -106,6 +107,7 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 		}),
 		kong.Vars{"version": "cairn " + engine.Version},
 		kong.UsageOnError(),
+		kong.KindMapper(reflect.String, rawString{}),
 	)
 	if err != nil {
 		fmt.Fprintln(stderr, "cairn:", err)

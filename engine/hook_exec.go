@@ -52,14 +52,14 @@ const markerExec = "exec"
 // PendingExec is a shell command whose scope is captured and whose record
 // is not written yet: an exec marker's content.
 type PendingExec struct {
-	V     int      `json:"v"`
-	Kind  string   `json:"kind"`
-	Tool  string   `json:"tool"`
-	Call  string   `json:"call,omitempty"`
-	ID    string   `json:"id"`
-	At    Time     `json:"at"`
-	Scope string   `json:"scope"`
-	Paths []string `json:"paths,omitempty"`
+	V     int          `json:"v"`
+	Kind  string       `json:"kind"`
+	Tool  string       `json:"tool"`
+	Call  string       `json:"call,omitempty"`
+	ID    string       `json:"id"`
+	At    Time         `json:"at"`
+	Scope string       `json:"scope"`
+	Paths fstate.Names `json:"paths,omitempty"`
 	Tree  struct {
 		SHA256  string `json:"sha256"`
 		Entries int    `json:"entries"`

@@ -82,7 +82,7 @@ func (s *Session) noteStaging(rel string) {
 	if s.noted[dir] {
 		return
 	}
-	line, err := json.Marshal(dir)
+	line, err := json.Marshal(fstate.Name(dir))
 	if err != nil {
 		return
 	}
@@ -109,9 +109,11 @@ func (w *Workspace) readHint(id string) (map[string]bool, bool) {
 	}
 	dirs := map[string]bool{}
 	for _, l := range strings.Split(string(b), "\n") {
-		var dir string
-		if json.Unmarshal([]byte(l), &dir) == nil && (dir == "." || fstate.ValidRel(dir)) {
-			dirs[dir] = true
+		var n fstate.Name
+		if json.Unmarshal([]byte(l), &n) == nil {
+			if dir := string(n); dir == "." || fstate.ValidRel(dir) {
+				dirs[dir] = true
+			}
 		}
 	}
 	return dirs, true
@@ -236,13 +238,13 @@ func changeDirs(fsys vfs.FS, name string) map[string]bool {
 		var l struct {
 			Kind  string `json:"kind"`
 			Files []struct {
-				Path string `json:"path"`
+				Path fstate.Name `json:"path"`
 			} `json:"files"`
 		}
 		if json.Unmarshal(b, &l) == nil && l.Kind == changes.KindChange {
 			for _, f := range l.Files {
-				if fstate.ValidRel(f.Path) {
-					dirs[path.Dir(f.Path)] = true
+				if p := string(f.Path); fstate.ValidRel(p) {
+					dirs[path.Dir(p)] = true
 				}
 			}
 		}
