@@ -109,6 +109,9 @@ func (s *Session) Exec(ctx context.Context, line string, opts ExecOptions) (*Exe
 		return out.err
 	})
 	if rc != nil {
+		if rc.Scope != "" {
+			ans.Scope = rc.Scope
+		}
 		ans.Unrecorded, ans.Dropped = rc.Unrecorded, rc.Dropped
 		ans.Snapshot, ans.Files, ans.Skipped = s.recordAnswer(rc)
 	}

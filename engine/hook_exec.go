@@ -118,7 +118,7 @@ func (s *Session) BeginExec(ctx context.Context, tool, call, line, dir string) (
 		p.Unrecorded = rc.Unrecorded
 		return p, nil
 	}
-	p.ID, p.At = cl.ID, cl.At
+	p.ID, p.At, p.Scope = cl.ID, cl.At, cl.Scope
 	tree := scope.EncodeTree(cap.tree)
 	sum := sha256.Sum256(tree)
 	p.Tree.SHA256, p.Tree.Entries = hex.EncodeToString(sum[:]), cap.tree.Len()
@@ -148,7 +148,7 @@ func (s *Session) settleExec(ctx context.Context, name string, b []byte) (*ToolA
 	defer fsys.Remove(execTreeName(name))
 	var p PendingExec
 	if err := json.Unmarshal(b, &p); err != nil || p.V != 1 || !labelRE.MatchString(p.Tool) || !changes.ValidSnapID(p.ID) ||
-		(p.Scope != ScopePaths && p.Scope != ScopeWorkspace) || (p.Scope == ScopePaths) != (len(p.Paths) > 0) {
+		(p.Scope != ScopePaths && p.Scope != ScopeWorkspace) || p.Scope == ScopePaths && len(p.Paths) == 0 {
 		return nil, fmt.Errorf("%w: pending shell command %s is not readable", ErrFormat, name)
 	}
 	for _, f := range p.Paths {
