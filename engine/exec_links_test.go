@@ -4,6 +4,7 @@ import (
 	"io/fs"
 	"maps"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -96,4 +97,30 @@ func treeOf(t *testing.T, dir string) map[string]string {
 		return err
 	}))
 	return out
+}
+
+// TestExecGitRunningAProgramIsRecorded: git status is read-only, unless the
+// repository names a program git runs (here core.fsmonitor, planted by an
+// earlier line): then what it changes is recorded and reverted.
+func TestExecGitRunningAProgramIsRecorded(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Fatal("git is not installed")
+	}
+	e := newSnapEnv(t, "")
+	t.Setenv("GIT_CONFIG_GLOBAL", "/dev/null")
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	e.put("victim.txt", "v\n")
+	e.sh("git init -q . && git add victim.txt && git -c user.email=a@b -c user.name=n commit -qm i")
+	s := e.session()
+	if a := e.exec(s, "git status --short"); a.Scope != ScopeNone {
+		t.Fatalf("git status in a plain repository: %+v", a)
+	}
+	e.sh("git config core.fsmonitor 'echo planted >> " + e.path("victim.txt") + "; false'")
+	p := must(s.Append(e.ctx, Item{Type: User, Text: "status"}))(t)
+	a := e.exec(s, "git status --short")
+	if a.Scope != ScopeWorkspace || !slices.Contains(a.Files, e.path("victim.txt")) {
+		t.Fatalf("git status running the fsmonitor: %+v (victim.txt %q)", a, e.get("victim.txt"))
+	}
+	must(s.Revert(e.ctx, p.ID, RevertFiles))(t)
+	e.want("victim.txt", "v\n")
 }

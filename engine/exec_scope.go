@@ -16,6 +16,11 @@ func (w *Workspace) lineScopeIn(line, dir string) CallScope {
 	// line runs: a write through a link to a folder of the workspace
 	// changes the files the link leads to.
 	sc := scope.Resolve(scope.Parse(line, scope.Env{Root: w.path, Dir: dir}), w.path)
+	if sc.Git && sc.Kind != scope.Workspace && scope.GitRunsPrograms(w.path) != "" {
+		// git runs a program the repository names (a planted
+		// core.fsmonitor, a diff driver): it may change any file.
+		return CallScope{Kind: ScopeWorkspace}
+	}
 	switch sc.Kind {
 	case scope.Paths:
 		if ps := w.recordPaths(sc.Paths); len(ps) > 0 {

@@ -15,7 +15,9 @@
 //     the read-only list (ReadOnlyCommands: git status/log/diff/show/…, rg,
 //     grep, ls, cat, head, tail, wc, find without -delete/-exec/-fprint…,
 //     pwd, echo, which, env without a program, …) and nothing is redirected
-//     to a file. Pipelines and lists (|, &&, ||, ;, { }, ( )) of read-only
+//     to a file. git's subcommands run the programs their repository's
+//     config and hooks name (Scope.Git; GitRunsPrograms says which): the
+//     engine takes the whole workspace when it names one. Pipelines and lists (|, &&, ||, ;, { }, ( )) of read-only
 //     commands stay read-only.
 //   - Paths: every write is to a literal path: the operands of rm, mkdir,
 //     touch, tee, sed -i, the sources and destination of mv, the destination

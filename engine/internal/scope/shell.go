@@ -50,6 +50,10 @@ type Scope struct {
 	// workspace, for messages and tests: "parse", "glob", "expansion",
 	// "heredoc", "assignment", "option rm -x", "program make", ….
 	Why string
+	// Git: the line runs git (a read-only subcommand). git runs the
+	// programs its repository's config and hooks name (GitRunsPrograms),
+	// which the line does not show.
+	Git bool
 }
 
 // Env is what Parse needs to know of the workspace.
@@ -118,7 +122,7 @@ func Parse(line string, env Env) Scope {
 		}
 	}
 	if !p.writes {
-		return Scope{Kind: ReadOnly}
+		return Scope{Kind: ReadOnly, Git: p.git}
 	}
 	// A name under one that ln, cp or mv writes in the same line may lead
 	// through a link the line makes ("ln -s real lk; echo x > lk/y"): what
@@ -129,7 +133,7 @@ func Parse(line string, env Env) Scope {
 		}
 	}
 	slices.Sort(p.paths)
-	return Scope{Kind: Paths, Paths: slices.Compact(p.paths), Names: p.names}
+	return Scope{Kind: Paths, Paths: slices.Compact(p.paths), Names: p.names, Git: p.git}
 }
 
 func whole(why string) Scope { return Scope{Kind: Workspace, Why: why} }
@@ -140,6 +144,7 @@ type lineParser struct {
 	writes bool
 	paths  []string
 	names  []string // absolute, as written (Scope.Names)
+	git    bool     // Scope.Git
 	// linkers is the names written by ln, cp and mv, cleaned: commands
 	// that can make a link where a later name leads.
 	linkers []string
@@ -286,6 +291,7 @@ func (p *lineParser) readOnly(name string, args []string) {
 			p.fail("program git")
 			return
 		}
+		p.git = true
 		for _, a := range args[1:] {
 			for _, o := range writeGit[args[0]] {
 				if a == o || strings.HasPrefix(a, o) && (strings.HasSuffix(o, "=") || !strings.HasPrefix(o, "--")) {

@@ -255,3 +255,51 @@ func TestResolve(t *testing.T) {
 		t.Fatalf("workspace scope: %+v", got)
 	}
 }
+
+// TestGitRunsPrograms: the repository's own config keys and hooks that make
+// git's read-only commands run a program are found, in the repository a
+// folder is in, a worktree's common folder included; booleans and other
+// keys are not.
+func TestGitRunsPrograms(t *testing.T) {
+	write := func(p, s string, mode os.FileMode) {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(s), mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct{ config, want string }{
+		{"[core]\n\tbare = false\n\tfsmonitor = true\n", ""},
+		{"[core]\n\tfsmonitor = touch /tmp/x\n", "core.fsmonitor"},
+		{"[Core]\n\tFSMonitor=.git/hooks/fsmonitor-watchman\n", "core.fsmonitor"},
+		{"[diff \"pdf\"]\n\ttextconv = pdftotext\n", "diff.pdf.textconv"},
+		{"[diff]\n\texternal = difft\n", "diff.external"},
+		{"[filter \"lfs\"]\n\tclean = git-lfs clean -- %f\n", "filter.lfs.clean"},
+		{"[include]\n\tpath = other.cfg\n", "include.path"},
+		{"[remote \"origin\"]\n\turl = x\n[branch \"main\"]\n\tremote = origin\n", ""},
+	} {
+		root := t.TempDir()
+		write(filepath.Join(root, ".git", "config"), c.config, 0o644)
+		if err := os.MkdirAll(filepath.Join(root, "sub"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if got := GitRunsPrograms(filepath.Join(root, "sub")); got != c.want {
+			t.Errorf("config %q: %q, want %q", c.config, got, c.want)
+		}
+	}
+	// A hook run when status refreshes the index, through a worktree's
+	// common folder; no repository at all.
+	main := t.TempDir()
+	write(filepath.Join(main, ".git", "config"), "[core]\n", 0o644)
+	write(filepath.Join(main, ".git", "hooks", "post-index-change"), "#!/bin/sh\n", 0o755)
+	wt := t.TempDir()
+	write(filepath.Join(main, ".git", "worktrees", "wt", "commondir"), "../..\n", 0o644)
+	write(filepath.Join(wt, ".git"), "gitdir: "+filepath.Join(main, ".git", "worktrees", "wt")+"\n", 0o644)
+	if got := GitRunsPrograms(wt); got != "hooks/post-index-change" {
+		t.Errorf("worktree: %q", got)
+	}
+	if got := GitRunsPrograms("/"); got != "" {
+		t.Errorf("no repository: %q", got)
+	}
+}
