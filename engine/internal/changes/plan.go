@@ -64,9 +64,9 @@ func (a *Applier) Apply(ctx context.Context, fsys vfs.FS, objs *objects.Store, p
 			return
 		}
 		if l := links.Above(fsys, f.Path); l != "" {
-			// Never written through a link (fstate/links.go): a file to
-			// remove is not there as the record names it, one to put
-			// back cannot be.
+			// Never written through a link (see
+			// engine/internal/fstate/links.go): a file to remove is not
+			// there as the record names it, one to put back cannot be.
 			if f.To == nil {
 				r.Written[i] = true
 			} else {
