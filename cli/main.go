@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"reflect"
 	"strings"
 
 	"github.com/alecthomas/kong"
@@ -122,6 +123,7 @@ func mainOn(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		}),
 		kong.Vars{"version": "cairn " + engine.Version},
 		kong.UsageOnError(),
+		kong.KindMapper(reflect.String, rawString{}),
 	)
 	if err != nil {
 		fmt.Fprintln(stderr, "cairn:", err)

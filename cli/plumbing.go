@@ -40,6 +40,11 @@ func (c *PromptCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
+	if strings.TrimSpace(text) == "" {
+		// The REPL sends nothing for a blank line; a script's empty
+		// variable must not start or extend a session with nothing in it.
+		return usageErrorf("a prompt cannot be empty")
+	}
 	ws, err := g.workspace()
 	if err != nil {
 		return err

@@ -47,6 +47,9 @@ type CallRecord struct {
 	// ID is the call's record id (the id of its call or unrecorded line);
 	// "" when nothing was recorded (a read-only line).
 	ID string
+	// Scope is what the record covers (a Scope* constant): the call's,
+	// or ScopeWorkspace when a path it names is a hard link.
+	Scope string
 	// Recorded: a record line names the files the call changed (Files,
 	// possibly none).
 	Recorded bool
@@ -119,7 +122,7 @@ func (s *Session) recordCall(ctx context.Context, tool, call string, sc CallScop
 	if err != nil {
 		return nil, err
 	}
-	rc.ID = cl.ID
+	rc.ID, rc.Scope = cl.ID, cl.Scope
 	if r != nil {
 		return rc, s.runUnrecorded(ctx, cl, rc, r, fn)
 	}
@@ -164,7 +167,9 @@ func (s *Session) captureBefore(ctx context.Context, tool, call string, sc CallS
 	case s.ws.holdsState():
 		return cl, cap, &errRefusedRecord{why: changes.WhyStateFolder}, nil
 	}
-	if err := cap.before(ctx); err != nil {
+	err = cap.before(ctx)
+	cl.Scope = cap.sc.Kind // a named hard link takes the whole workspace too
+	if err != nil {
 		if r := refusal(err); r != nil {
 			return cl, cap, r, nil
 		}

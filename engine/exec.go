@@ -97,7 +97,7 @@ func (s *Session) Exec(ctx context.Context, line string, opts ExecOptions) (*Exe
 		}
 		ans.Run = run.ID()
 		out = s.runShell(ctx, line, opts)
-		if err := run.Finish(context.WithoutCancel(ctx), out.exit, out.stdout.bytes(), out.stderr.bytes()); err != nil {
+		if err := run.FinishTails(context.WithoutCancel(ctx), out.exit, out.stdout.tail(), out.stderr.tail()); err != nil {
 			s.noticef("the shell line ran, but its end could not be kept in the shell history: %v", err)
 		}
 		// Kept while the call still holds the session, so a Close
@@ -110,6 +110,9 @@ func (s *Session) Exec(ctx context.Context, line string, opts ExecOptions) (*Exe
 		return out.err
 	})
 	if rc != nil {
+		if rc.Scope != "" {
+			ans.Scope = rc.Scope
+		}
 		ans.Unrecorded, ans.Dropped = rc.Unrecorded, rc.Dropped
 		ans.Snapshot, ans.Files, ans.Skipped = s.recordAnswer(rc)
 	}

@@ -16,14 +16,16 @@ func exitStatus(ee *exec.ExitError) int {
 	return ee.ExitCode()
 }
 
-// tailBuffer keeps the last max bytes written to it.
+// tailBuffer keeps the last max bytes written to it, and counts them all.
 type tailBuffer struct {
-	max int64
-	buf []byte
+	max   int64
+	buf   []byte
+	total int64 // bytes written
 }
 
 func (t *tailBuffer) Write(p []byte) (int, error) {
 	n := len(p)
+	t.total += int64(n)
 	if int64(len(p)) >= t.max {
 		t.buf = append(t.buf[:0], p[int64(len(p))-t.max:]...)
 		return n, nil
@@ -41,6 +43,12 @@ func (t *tailBuffer) bytes() []byte {
 		return t.buf[int64(len(t.buf))-t.max:]
 	}
 	return t.buf
+}
+
+// tail is what the buffer kept, after the bytes it did not keep.
+func (t *tailBuffer) tail() ShellTail {
+	b := t.bytes()
+	return ShellTail{Bytes: b, Dropped: t.total - int64(len(b))}
 }
 
 // lockedWriter serializes writes from stdout's and stderr's copiers.

@@ -109,7 +109,7 @@ type PendingChange struct {
 	Call    string               `json:"call,omitempty"`
 	At      Time                 `json:"at"`
 	Files   []changes.FileChange `json:"files"`
-	Skipped []string             `json:"skipped,omitempty"`
+	Skipped fstate.Names         `json:"skipped,omitempty"`
 	Off     bool                 `json:"off,omitempty"`
 }
 

@@ -52,14 +52,14 @@ const markerExec = "exec"
 // PendingExec is a shell command whose scope is captured and whose record
 // is not written yet: an exec marker's content.
 type PendingExec struct {
-	V     int      `json:"v"`
-	Kind  string   `json:"kind"`
-	Tool  string   `json:"tool"`
-	Call  string   `json:"call,omitempty"`
-	ID    string   `json:"id"`
-	At    Time     `json:"at"`
-	Scope string   `json:"scope"`
-	Paths []string `json:"paths,omitempty"`
+	V     int          `json:"v"`
+	Kind  string       `json:"kind"`
+	Tool  string       `json:"tool"`
+	Call  string       `json:"call,omitempty"`
+	ID    string       `json:"id"`
+	At    Time         `json:"at"`
+	Scope string       `json:"scope"`
+	Paths fstate.Names `json:"paths,omitempty"`
 	Tree  struct {
 		SHA256  string `json:"sha256"`
 		Entries int    `json:"entries"`
@@ -118,7 +118,7 @@ func (s *Session) BeginExec(ctx context.Context, tool, call, line, dir string) (
 		p.Unrecorded = rc.Unrecorded
 		return p, nil
 	}
-	p.ID, p.At = cl.ID, cl.At
+	p.ID, p.At, p.Scope = cl.ID, cl.At, cl.Scope
 	tree := scope.EncodeTree(cap.tree)
 	sum := sha256.Sum256(tree)
 	p.Tree.SHA256, p.Tree.Entries = hex.EncodeToString(sum[:]), cap.tree.Len()
@@ -148,7 +148,7 @@ func (s *Session) settleExec(ctx context.Context, name string, b []byte) (*ToolA
 	defer fsys.Remove(execTreeName(name))
 	var p PendingExec
 	if err := json.Unmarshal(b, &p); err != nil || p.V != 1 || !labelRE.MatchString(p.Tool) || !changes.ValidSnapID(p.ID) ||
-		(p.Scope != ScopePaths && p.Scope != ScopeWorkspace) || (p.Scope == ScopePaths) != (len(p.Paths) > 0) {
+		(p.Scope != ScopePaths && p.Scope != ScopeWorkspace) || p.Scope == ScopePaths && len(p.Paths) == 0 {
 		return nil, fmt.Errorf("%w: pending shell command %s is not readable", ErrFormat, name)
 	}
 	for _, f := range p.Paths {

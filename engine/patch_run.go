@@ -56,7 +56,7 @@ func (s *Session) runPatch(ctx context.Context, files []*patch.File, opts []Tool
 		return nil, err
 	}
 	defer leave()
-	pfs, err := planPatch(s.ws, fsys, files)
+	pfs, err := planPatch(s.ws, fsys, cfg, files)
 	if err != nil {
 		return nil, err
 	}

@@ -18,6 +18,7 @@ import (
 // cannot be written because of cause, or, cause nil, for one opened to be
 // read only (SessionOptions.ReadOnly).
 func (w *Workspace) openReadOnly(ctx context.Context, id string, opts SessionOptions, cause error) (*Session, error) {
+	w.sweepKilled() // the workspace may be writable while the state folder is not
 	st, err := w.fold(ctx, id, foldOptions{hydrate: true, limit: w.s.eagerLimit()})
 	if err != nil {
 		return nil, err

@@ -106,6 +106,10 @@ func (s *Session) newToolRun(tool, path string, opts []ToolOptions) (*toolRun, f
 		done()
 		return nil, nil, err
 	}
+	if err := toolPath(fsys, cfg, rel, path); err != nil {
+		done()
+		return nil, nil, err
+	}
 	return &toolRun{s: s, tool: tool, rel: rel, call: call, sc: cfg.Snapshots, fsys: fsys}, done, nil
 }
 

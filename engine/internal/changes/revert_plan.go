@@ -196,7 +196,14 @@ func skipWhy(a, b *fstate.State) string {
 // read is an error: nothing can be said of it.
 func Check(ctx context.Context, fsys vfs.FS, targets []Target, canPut func(*fstate.State) bool) (cur []*fstate.State, conflicts []Conflict, err error) {
 	cur = make([]*fstate.State, len(targets))
+	var links fstate.Links
 	for i, t := range targets {
+		if l := links.Above(fsys, t.Path); l != "" {
+			// The file the record names is not there, whatever the link
+			// leads to; nor can it be put back without undoing the link.
+			conflicts = append(conflicts, linkedConflict(t.Path, l))
+			continue
+		}
 		c, err := fstate.Capture(ctx, fsys, fstate.HashSink, t.Path, fstate.SizeLimit(1, t.Expect, t.Put))
 		cur[i] = c
 		switch {
@@ -219,6 +226,12 @@ func Check(ctx context.Context, fsys vfs.FS, targets []Target, canPut func(*fsta
 		}
 	}
 	return cur, conflicts, nil
+}
+
+// linkedConflict is the conflict of path, below folder link that is a
+// symbolic link now.
+func linkedConflict(path, link string) Conflict {
+	return Conflict{ConflictChanged, path, link + " is a symbolic link now: file revert does not follow links, nor turn a link back into a folder"}
 }
 
 // underFile reports whether a capture failed because a folder on the
@@ -260,7 +273,12 @@ func UnrevertPlan(ctx context.Context, fsys vfs.FS, stack []*Revert, canPut func
 	moves := UnrevertMoves(stack)
 	var p Plan
 	var conflicts []Conflict
+	var links fstate.Links
 	for _, m := range moves {
+		if l := links.Above(fsys, m.Path); l != "" {
+			conflicts = append(conflicts, linkedConflict(m.Path, l))
+			continue
+		}
 		cur, err := fstate.Capture(ctx, fsys, fstate.HashSink, m.Path, fstate.SizeLimit(1, m.From, m.To))
 		if underFile(cur, err) {
 			conflicts = append(conflicts, Conflict{ConflictChanged, m.Path, "a folder on its path is a file now"})
@@ -304,9 +322,10 @@ func (r *Revert) Settle(ctx context.Context, fsys vfs.FS) []string {
 // state their move gives.
 func NotAt(ctx context.Context, fsys vfs.FS, moves []Move) []string {
 	var left []string
+	var links fstate.Links
 	for _, m := range moves {
 		cur, _ := fstate.Capture(ctx, fsys, fstate.HashSink, m.Path, fstate.SizeLimit(1, m.From, m.To))
-		if !sameState(cur, m.To) {
+		if links.Above(fsys, m.Path) != "" || !sameState(cur, m.To) {
 			left = append(left, m.Path)
 		}
 	}

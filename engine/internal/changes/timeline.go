@@ -73,7 +73,7 @@ type (
 		Kind string       `json:"kind"`
 		ID   string       `json:"id"`
 		At   timefmt.Time `json:"at"`
-		Left []string     `json:"left,omitempty"`
+		Left fstate.Names `json:"left,omitempty"`
 	}
 	UnrevertLine struct {
 		V    int          `json:"v"`
@@ -99,9 +99,9 @@ type tlLine struct {
 	Parts int          `json:"parts"`
 	To    string       `json:"to"`
 	Item  ItemRef      `json:"item"`
-	Left  []string     `json:"left"`
+	Left  fstate.Names `json:"left"`
 	Files []struct {
-		Path   string        `json:"path"`
+		Path   fstate.Name   `json:"path"`
 		Before *fstate.State `json:"before"`
 		After  *fstate.State `json:"after"`
 		Kept   *fstate.State `json:"kept"`
@@ -240,7 +240,7 @@ func (tl *Timeline) Apply(b []byte) error {
 			if f.Kept.IsSkipped() || fstate.Same(f.Kept, before) {
 				continue // left as it was
 			}
-			st.Moves = append(st.Moves, Move{Path: f.Path, From: f.Kept, To: before})
+			st.Moves = append(st.Moves, Move{Path: string(f.Path), From: f.Kept, To: before})
 		}
 		tl.kept[l.ID] = kept
 		tl.Steps = append(tl.Steps, st)
@@ -365,10 +365,10 @@ func (tl *Timeline) record(l *tlLine) error {
 	tl.newWork()
 	st := &Step{Kind: l.Kind, ID: l.ID, Call: l.Call, Item: l.Item, At: l.At, Record: true}
 	for _, f := range l.Files {
-		if !fstate.ValidRel(f.Path) || !f.Before.Valid(fstate.FormBefore) || !f.After.Valid(fstate.FormAfter) {
-			return fmt.Errorf("bad file %q", f.Path)
+		if !fstate.ValidRel(string(f.Path)) || !f.Before.Valid(fstate.FormBefore) || !f.After.Valid(fstate.FormAfter) {
+			return fmt.Errorf("bad file %q", string(f.Path))
 		}
-		st.Moves = append(st.Moves, Move{Path: f.Path, From: f.Before, To: f.After})
+		st.Moves = append(st.Moves, Move{Path: string(f.Path), From: f.Before, To: f.After})
 	}
 	tl.snaps[l.ID] = st
 	tl.Steps = append(tl.Steps, st)
@@ -391,11 +391,11 @@ func (tl *Timeline) revertPart(l *tlLine) error {
 	}
 	r.parts[l.Part] = true
 	for _, f := range l.Files {
-		if !fstate.ValidRel(f.Path) || !f.Kept.Valid(fstate.FormBefore) || !f.Put.Valid(fstate.FormAfter) ||
+		if !fstate.ValidRel(string(f.Path)) || !f.Kept.Valid(fstate.FormBefore) || !f.Put.Valid(fstate.FormAfter) ||
 			f.Kept.IsSkipped() || f.Put.IsSkipped() {
-			return fmt.Errorf("revert %s: bad file %q", l.ID, f.Path)
+			return fmt.Errorf("revert %s: bad file %q", l.ID, string(f.Path))
 		}
-		r.Files = append(r.Files, RevertFile{Path: f.Path, Kept: f.Kept, Put: f.Put})
+		r.Files = append(r.Files, RevertFile{Path: string(f.Path), Kept: f.Kept, Put: f.Put})
 	}
 	if len(r.parts) < r.n {
 		return nil

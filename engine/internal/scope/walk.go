@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -149,6 +150,9 @@ type walker struct {
 	// called before a folder is listed and may refuse it.
 	noHash bool
 	onDir  func(rel string) bool
+
+	// linked: a regular file walked has a link count over one.
+	linked atomic.Bool
 
 	// gen and stamp of this walk for the cache; read: the files it
 	// hashed, for the cache to learn; hits: the files the cache gave.
@@ -312,7 +316,9 @@ func (w *walker) finish() (*Tree, error) {
 		}
 		slices.SortFunc(entries, func(a, b Entry) int { return strings.Compare(a.Path, b.Path) })
 	}
-	return newTree(entries, w.files, w.bytes), nil
+	t := newTree(entries, w.files, w.bytes)
+	t.HardLinked = w.linked.Load()
+	return t, nil
 }
 
 func (w *walker) abs(rel string) string {
@@ -455,6 +461,9 @@ func (w *walker) dir(rel string, st unix.Stat_t, stack []*ignoreFile, skipIgnore
 			bytes += e.Size
 		default:
 			files++
+			if cst.Nlink > 1 {
+				w.linked.Store(true)
+			}
 			if w.opts.MaxFileBytes > 0 && e.Size > w.opts.MaxFileBytes {
 				e.Skipped = "max_file_bytes"
 				break
@@ -779,7 +788,9 @@ func WalkPaths(ctx context.Context, root string, paths []string, opts Options) (
 		return nil, err
 	}
 	if ents := t.Entries(); len(ents) > 0 {
+		linked := t.HardLinked
 		t = newTree(slices.CompactFunc(ents, func(a, b Entry) bool { return a.Path == b.Path }), t.Files, t.Bytes)
+		t.HardLinked = linked
 	}
 	if opts.Cache != nil {
 		opts.Cache.learn(w.gen, w.stamp, w.read, -1, func(yield func(string) bool) {
@@ -882,6 +893,9 @@ func (w *walker) one(rel string, named bool) {
 			files, bytes = 1, e.Size
 		default:
 			files = 1
+			if st.Nlink > 1 {
+				w.linked.Store(true)
+			}
 			if w.opts.MaxFileBytes > 0 && e.Size > w.opts.MaxFileBytes {
 				e.Skipped = "max_file_bytes"
 			} else {
