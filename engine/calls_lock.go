@@ -196,6 +196,9 @@ func (s *Session) refuseRunning(what string) error {
 	if n := s.running.n.Load(); n > 0 {
 		return fmt.Errorf("%w: cannot %s files: %d call(s) of this session are still changing files; wait for them to end", ErrRefused, what, n)
 	}
+	if err := s.refusePending(what); err != nil {
+		return err
+	}
 	return s.refuseTasks(what)
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"syscall"
 
@@ -59,7 +60,7 @@ func (b Boundary) after(st *Step) bool {
 // none.
 func (tl *Timeline) Cut(b Boundary) int {
 	for i, st := range tl.Steps {
-		if b.after(st) {
+		if st.Kind != KindOverlap && b.after(st) {
 			return i
 		}
 	}
@@ -106,7 +107,11 @@ type Foreign func(path string, lo, hi timefmt.Time) bool
 // Targets works out, from the steps from cut on, each file they moved,
 // newest first, and the conflicts the records show without reading the
 // files: a state not stored (unrecorded), two moves that do not meet or
-// another session's change between them (interleaved).
+// another session's change between them (interleaved), a unit of calls
+// that ran at the same time split by the cut, or a change among its
+// calls' lines made by none of them (interleaved, overlapConflicts). A
+// unit's step stands for its calls' own lines, whose moves count for
+// nothing here.
 func (tl *Timeline) Targets(cut int, foreign Foreign) ([]Target, []Conflict) {
 	type span struct {
 		moves []Move
@@ -115,7 +120,11 @@ func (tl *Timeline) Targets(cut int, foreign Foreign) ([]Target, []Conflict) {
 	}
 	spans := map[string]*span{}
 	var order []string
+	bad := tl.overlapConflicts(cut)
 	for i := cut; i < len(tl.Steps); i++ {
+		if tl.Steps[i].member() {
+			continue // its unit's step holds what it changed
+		}
 		for _, m := range tl.Steps[i].Moves {
 			sp := spans[m.Path]
 			if sp == nil {
@@ -126,12 +135,21 @@ func (tl *Timeline) Targets(cut int, foreign Foreign) ([]Target, []Conflict) {
 			sp.moves, sp.at, sp.last = append(sp.moves, m), append(sp.at, tl.Steps[i].At), i
 		}
 	}
+	for _, p := range slices.Sorted(maps.Keys(bad)) {
+		if spans[p] == nil {
+			spans[p] = &span{}
+			order = append(order, p)
+		}
+	}
 	stored := tl.storedStates()
 	var out []Target
 	var conflicts []Conflict
 	for _, p := range order {
 		sp := spans[p]
 		c := func() *Conflict {
+			if c, ok := bad[p]; ok {
+				return &c
+			}
 			for k, m := range sp.moves {
 				if m.From.IsSkipped() || m.To.IsSkipped() {
 					return &Conflict{ConflictUnrecorded, p, "a record could not store it (" + skipWhy(m.From, m.To) + ")"}

@@ -100,7 +100,9 @@ type tlLine struct {
 	To    string       `json:"to"`
 	Item  ItemRef      `json:"item"`
 	Left  []string     `json:"left"`
-	Files []struct {
+	// Members: an overlap line's (overlap.go).
+	Members []OverlapMember `json:"members"`
+	Files   []struct {
 		Path   string        `json:"path"`
 		Before *fstate.State `json:"before"`
 		After  *fstate.State `json:"after"`
@@ -150,9 +152,13 @@ type Step struct {
 	// written (unknown when the line does not say).
 	Item ItemRef
 	At   timefmt.Time
-	// Record: a change or record line, which names its call.
+	// Record: a change or record line, which names its call (or an
+	// overlap line, which names its first call's).
 	Record bool
 	Moves  []Move
+	// Unit: the step is an overlap line's, or the line of one of its
+	// calls, once the overlap line is read (overlap.go).
+	Unit *Unit
 }
 
 // Move is what a line did to one file.
@@ -283,6 +289,8 @@ func (tl *Timeline) Apply(b []byte) error {
 		}
 	case KindOff:
 		tl.Off = l.At
+	case KindOverlap:
+		return tl.overlap(&l)
 	case KindRevert:
 		return tl.revertPart(&l)
 	case KindReverted:
