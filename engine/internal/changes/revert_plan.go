@@ -167,7 +167,14 @@ func (tl *Timeline) Targets(cut int, foreign Foreign) ([]Target, []Conflict) {
 			conflicts = append(conflicts, *c)
 			continue
 		}
-		put := sp.moves[0].From
+		put, expect := sp.moves[0].From, sp.moves[len(sp.moves)-1].To
+		if sameState(put, expect) {
+			// The steps from the cut leave it as it was (a file a tool
+			// named and did not change, or changed and changed back): a
+			// revert has nothing to put back, and a change made since by
+			// hand stays, as on any file no record names.
+			continue
+		}
 		if put != nil && !put.Stored() {
 			if s := stored[put.Sum()]; s != nil && s.Mode == put.Mode {
 				s2 := *s
@@ -178,7 +185,7 @@ func (tl *Timeline) Targets(cut int, foreign Foreign) ([]Target, []Conflict) {
 				continue
 			}
 		}
-		out = append(out, Target{Path: p, Put: put, Expect: sp.moves[len(sp.moves)-1].To, newest: sp.last})
+		out = append(out, Target{Path: p, Put: put, Expect: expect, newest: sp.last})
 	}
 	slices.SortStableFunc(out, func(a, b Target) int { return b.newest - a.newest })
 	return out, conflicts
