@@ -28,16 +28,20 @@ import (
 // or nothing when no file changed. The marker, part of the format:
 //
 //	workspaces/<key>/hooks/<session>/<call>.json
-//	{"v":1,"tool":T,"call":ITEM,"at":TIME,"files":[{"path","before":F}],"skipped":[P...],"off":BOOL}
+//	{"v":1,"tool":T,"call":ITEM,"at":TIME,"files":[{"path","before":F}],"skipped":[P...],"off":BOOL,
+//	 "unit":UID,"seq":N,"seen":[P...],"ended":BOOL,"rec":SNAP}
 //
 // <call> is the agent's tool-call id (or, when it is not a plain name, 32
 // hex digits of its SHA-256). "before" names its object by "oid" (stored
 // durably before the marker is written); "off" says snapshots were off, so
 // nothing was captured. A marker older than a day (the agent died between
 // the two hooks) is removed by the next BeginChange or BeginExec of the
-// session. A shell command's marker says "kind":"exec" and has its walk
-// beside it (hook_exec.go); SettleChange settles either kind. A forget
-// moves the session's markers with it (retention_trash.go).
+// session. "unit" and the fields after it say which unit of calls running
+// at the same time the call belongs to (overlap.go); a marker "ended"
+// stays after its post-tool hook until its unit ends. A shell command's
+// marker says "kind":"exec" and has its walk beside it (hook_exec.go);
+// SettleChange settles either kind. A forget moves the session's markers
+// with it (retention_trash.go).
 
 // AgentSession names an agent's own session.
 type AgentSession struct {

@@ -28,7 +28,7 @@ import (
 //
 //	workspaces/<key>/hooks/<session>/<call>.json
 //	{"v":1,"kind":"exec","tool":T,"call":ITEM,"id":SNAP,"at":TIME,"scope":"paths"|"workspace","paths":[P...],
-//	 "tree":{"sha256":H,"entries":N}}
+//	 "tree":{"sha256":H,"entries":N},"unit":UID,"seq":N,"seen":[P...],"ended":BOOL}
 //	workspaces/<key>/hooks/<session>/<call>.tree
 //
 // "id" and "at" are the call line's, written at the post-tool hook;

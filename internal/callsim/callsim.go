@@ -380,6 +380,22 @@ func (m *Model) Apply(o Op) {
 	}
 }
 
+// Observe sets the files to what a driver read once calls whose order the
+// model cannot know (parallel calls that cairn runs one after another)
+// ended: the files they changed count as changed after every prompt.
+func (m *Model) Observe(files map[string]string) {
+	for _, f := range Files {
+		v, ok := files[f]
+		if w, wok := m.Files[f]; ok != wok || v != w {
+			w := Write{File: f}
+			if ok {
+				w.Content = &v
+			}
+			m.put(w)
+		}
+	}
+}
+
 // CanUndo reports whether the model holds a file-tool change to undo.
 func (m *Model) CanUndo() bool { return m.cursor > 0 }
 
