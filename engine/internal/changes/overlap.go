@@ -100,8 +100,9 @@ func (st *Step) member() bool { return st.Unit != nil && st.Unit.Step != st }
 
 // overlapConflicts is the files a revert from cut cannot put back because
 // of a unit of calls that ran at the same time: a unit some of whose calls
-// lie before the cut and some after (what a file held at the revert's
-// point, while they ran, is not recorded), and a file a unit's calls
+// lie before the cut and some after, or that the boundary Cut was given
+// places on both sides (what a file held at the revert's point, while
+// they ran, is not recorded), and a file a unit's calls
 // cover that a step between their lines changed which is none of them
 // (an undo, a revert, a call of no unit: made while they ran).
 func (tl *Timeline) overlapConflicts(cut int) map[string]Conflict {
@@ -133,7 +134,7 @@ func (tl *Timeline) overlapConflicts(cut int) map[string]Conflict {
 			}
 			first = min(first, at[st])
 		}
-		if first < cut {
+		if first < cut || tl.split[u] {
 			for p := range paths {
 				mark(p, "calls that ran at the same time changed it, some before the revert's point and some after: what it held there is not recorded")
 			}

@@ -64,6 +64,13 @@ func TestTimelineOverlap(t *testing.T) {
 		t.Fatalf("before the whole unit: %+v %+v", ts, cs)
 	}
 
+	// The same, with the second turn's call ending first: the boundary
+	// places the unit's calls on both sides.
+	tl = tlFold(t, rc, ra, OverlapLine{V: 1, Kind: KindOverlap, ID: "m5-000000dd", Members: split.Members, Files: split.Files})
+	if ts, cs := tl.Targets(tl.Cut(at("p3")), nil); len(ts) != 0 || len(cs) != 2 {
+		t.Fatalf("a unit split by the boundary: %+v %+v", ts, cs)
+	}
+
 	// An undo among the unit's lines (run while its calls ran).
 	e := tlChange("m6-0000000e", "p2", "a", a0, a1)
 	undo := UndoLine{V: 1, Kind: KindUndo, ID: e.ID, Files: []KeptFile{{Path: "a", Kept: a1}}}

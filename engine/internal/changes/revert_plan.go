@@ -58,7 +58,22 @@ func (b Boundary) after(st *Step) bool {
 // there on is reverted, whatever it names (a record the session holds from
 // its parent, an undo of an older change). len(tl.Steps) when there is
 // none.
+// A unit of calls that ran at the same time (overlap.go) is not a step
+// of its own here: its calls are. One whose calls the boundary places on
+// both sides is split (Targets refuses its files).
 func (tl *Timeline) Cut(b Boundary) int {
+	tl.split = map[*Unit]bool{}
+	for _, st := range tl.Steps {
+		if u := st.Unit; st.Kind == KindOverlap && u != nil {
+			n := 0
+			for _, c := range u.Calls {
+				if b.Record(c, st.Item, st.At) {
+					n++
+				}
+			}
+			tl.split[u] = n > 0 && n < len(u.Calls)
+		}
+	}
 	for i, st := range tl.Steps {
 		if st.Kind != KindOverlap && b.after(st) {
 			return i

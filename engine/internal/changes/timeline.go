@@ -141,6 +141,7 @@ type Timeline struct {
 	kept     map[string][]*fstate.State // what the latest undo of a snapshot kept
 	reverts  map[string]*Revert         // every complete revert, by id
 	assembly map[string]*Revert         // reverts whose parts are not all read
+	split    map[*Unit]bool             // units the last Cut's boundary splits
 }
 
 // Step is one line that changed files.
