@@ -171,7 +171,8 @@ func (s *Session) joinUnit(ctx context.Context, name string, sc overlap.Scope, m
 	}
 	u := unitMark{Unit: j.Unit, Seq: j.Seq}
 	if j.Seen {
-		t, err := scope.WalkVisible(ctx, s.ws.path, sc.Paths, scope.Options{StateDir: s.ws.s.home})
+		// Which files a walk sees, not what they hold: none is read.
+		t, err := scope.WalkVisible(ctx, s.ws.path, sc.Paths, scope.Options{StateDir: s.ws.s.home, MaxFileBytes: 1})
 		if err != nil {
 			return u, fmt.Errorf("engine: a call that runs beside others cannot be recorded: %w", err)
 		}
