@@ -102,9 +102,8 @@ func (st *Step) member() bool { return st.Unit != nil && st.Unit.Step != st }
 // of a unit of calls that ran at the same time: a unit some of whose calls
 // lie before the cut and some after, or that the boundary Cut was given
 // places on both sides (what a file held at the revert's point, while
-// they ran, is not recorded), and a file a unit's calls
-// cover that a step between their lines changed which is none of them
-// (an undo, a revert, a call of no unit: made while they ran).
+// they ran, is not recorded), and a file a unit's calls cover that an
+// undo, redo or revert between their lines changed (made while they ran).
 func (tl *Timeline) overlapConflicts(cut int) map[string]Conflict {
 	var bad map[string]Conflict
 	at := map[*Step]int{}
@@ -141,7 +140,11 @@ func (tl *Timeline) overlapConflicts(cut int) map[string]Conflict {
 			continue
 		}
 		for k := first + 1; k < j; k++ {
-			if st := tl.Steps[k]; st.Unit != u {
+			// Another call's line there is consistent with the unit's:
+			// a call alone whose scope did not meet the unit's when it
+			// began, which a call covering its files joined only once
+			// it ended, or it would be one of the unit's.
+			if st := tl.Steps[k]; st.Unit != u && !st.Record {
 				for _, m := range st.Moves {
 					if paths[m.Path] {
 						mark(m.Path, "it changed while calls that ran at the same time were running, by something other than them")

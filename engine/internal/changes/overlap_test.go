@@ -81,6 +81,20 @@ func TestTimelineOverlap(t *testing.T) {
 		t.Fatalf("an undo among the unit's lines: %+v", cs)
 	}
 
+	// A call alone among the unit's lines, on a file a call that joined
+	// the unit after it ended covers too: the lines meet, nothing is
+	// refused.
+	m1 := tlChange("m9-00000001", "p2", "x", a0, a1)
+	solo := tlChange("m9-00000002", "p2", "b", b0, b1)
+	ws := tlRecord("m9-00000003", "p2", fc("b", b1, a0))
+	late := OverlapLine{V: 1, Kind: KindOverlap, ID: "m9-00000004", Members: []OverlapMember{{ID: m1.ID, Call: "p2"}, {ID: ws.ID, Call: "p2"}},
+		Files: []FileChange{fc("x", a0, a1), fc("b", b1, a0)}}
+	tl = tlFold(t, m1, solo, ws, late)
+	ts, cs = tl.Targets(tl.Cut(at("p2")), nil)
+	if len(cs) != 0 || len(ts) != 2 {
+		t.Fatalf("a call alone among a unit's lines: %+v %+v", ts, cs)
+	}
+
 	// A damaged overlap line is skipped with an error.
 	bad := OverlapLine{V: 1, Kind: KindOverlap, ID: "x", Members: []OverlapMember{{ID: ra.ID}}}
 	if err := (&Timeline{}).Apply(mustJSON(bad)); err == nil {

@@ -123,8 +123,8 @@ type Foreign func(path string, lo, hi timefmt.Time) bool
 // newest first, and the conflicts the records show without reading the
 // files: a state not stored (unrecorded), two moves that do not meet or
 // another session's change between them (interleaved), a unit of calls
-// that ran at the same time split by the cut, or a change among its
-// calls' lines made by none of them (interleaved, overlapConflicts). A
+// that ran at the same time split by the cut, or an undo, redo or revert
+// among its calls' lines (interleaved, overlapConflicts). A
 // unit's step stands for its calls' own lines, whose moves count for
 // nothing here.
 func (tl *Timeline) Targets(cut int, foreign Foreign) ([]Target, []Conflict) {
