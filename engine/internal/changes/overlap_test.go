@@ -1,6 +1,7 @@
 package changes
 
 import (
+	"bytes"
 	"encoding/json"
 	"testing"
 	"time"
@@ -108,4 +109,41 @@ func mustJSON(v any) []byte {
 		panic(err)
 	}
 	return b
+}
+
+// FuzzTimeline folds any lines into a file revert's timeline, overlap
+// lines among them, and works out a revert from every cut: no panic, and
+// every target a clean path whose content to put back is stored.
+func FuzzTimeline(f *testing.F) {
+	a0, a1 := tlState("a0"), tlState("a1")
+	ra := tlRecord("m1-0000000a", "p2", fc("a", a0, a1))
+	rb := tlRecord("m2-0000000b", "p3", fc("a", a0, a1))
+	ov := OverlapLine{V: 1, Kind: KindOverlap, ID: "m3-000000cc", Members: []OverlapMember{{ID: ra.ID, Call: "p2"}, {ID: rb.ID, Call: "p3"}},
+		Files: []FileChange{fc("a", a0, a1)}}
+	undo := UndoLine{V: 1, Kind: KindUndo, ID: ra.ID, Files: []KeptFile{{Path: "a", Kept: a1}}}
+	var seed []byte
+	for _, l := range []any{ra, rb, ov, tlChange("m4-0000000d", "p2", "a", a1, a0), undo} {
+		seed = append(append(seed, mustJSON(l)...), '\n')
+	}
+	f.Add(seed)
+	f.Add([]byte(`{"v":1,"kind":"overlap","id":"m3-000000cc","members":[{"id":"m3-000000cc"}],"files":[{"path":"../x","before":null,"after":null}]}`))
+	f.Add([]byte(`{"v":1,"kind":"overlap","id":"m3-000000cc","members":[],"files":null}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		tl := &Timeline{}
+		for _, l := range bytes.Split(b, []byte("\n")) {
+			tl.Apply(l)
+		}
+		for _, call := range []string{"", "p2", "p3", "p4"} {
+			cut := tl.Cut(Boundary{
+				Record: func(c string, _ ItemRef, _ timefmt.Time) bool { return c >= call },
+				Event:  func(ItemRef, timefmt.Time) bool { return false },
+			})
+			ts, _ := tl.Targets(cut, nil)
+			for _, tg := range ts {
+				if !fstate.ValidRel(tg.Path) || tg.Put != nil && !tg.Put.Stored() {
+					t.Fatalf("target %+v", tg)
+				}
+			}
+		}
+	})
 }

@@ -235,8 +235,15 @@ func (tl *Timeline) Apply(b []byte) error {
 		}
 	case KindUndo, KindRestore:
 		snap := tl.snaps[l.ID]
-		if snap == nil || len(l.Files) != len(snap.Moves) {
+		if snap == nil || snap.Kind != KindChange || len(l.Files) != len(snap.Moves) {
 			return fmt.Errorf("undo of %s, which the journal does not hold", l.ID)
+		}
+		for i, f := range l.Files {
+			// The files of the change, in its order, as the undo stack
+			// folds them (Stack.Apply): a damaged line moves nothing.
+			if f.Path != snap.Moves[i].Path || !f.Kept.Valid(fstate.FormBefore) {
+				return fmt.Errorf("undo of %s names other files", l.ID)
+			}
 		}
 		tl.newWork()
 		st := &Step{Kind: l.Kind, ID: l.ID, At: l.At, Item: l.Item}
