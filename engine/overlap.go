@@ -41,13 +41,7 @@ import (
 // the overlap line after its own lines, then removes the unit's markers.
 
 // unitMark is what a pending marker says of its call's unit.
-type unitMark struct {
-	Unit  string   `json:"unit,omitempty"`
-	Seq   int      `json:"seq,omitempty"`
-	Seen  []string `json:"seen,omitempty"`
-	Ended bool     `json:"ended,omitempty"`
-	Rec   string   `json:"rec,omitempty"`
-}
+type unitMark = overlap.Mark
 
 // markerFile is one pending marker of a session, read.
 type markerFile struct {

@@ -91,3 +91,20 @@ func Last(calls []Call, unit, name string) bool {
 	}
 	return true
 }
+
+// Mark is what a pending call's marker says of its unit. Part of the
+// format (engine: overlap.go draws the marker):
+//
+//	"unit":UID, "seq":N, "seen":[P...], "ended":BOOL, "rec":SNAP
+//
+// Unit names the unit ("" while the call is alone), Seq is its place in
+// the order the unit's calls began, Seen is Member.Seen; Ended: the call
+// ended (its own line is written; Rec names a file tool's change line)
+// and waits for the unit's end.
+type Mark struct {
+	Unit  string   `json:"unit,omitempty"`
+	Seq   int      `json:"seq,omitempty"`
+	Seen  []string `json:"seen,omitempty"`
+	Ended bool     `json:"ended,omitempty"`
+	Rec   string   `json:"rec,omitempty"`
+}
