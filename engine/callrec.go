@@ -135,6 +135,9 @@ func (s *Session) recordCall(ctx context.Context, tool, call string, sc CallScop
 	}
 	s.wroteMarks(marks)
 	s.snaps.recs.Open = append(s.snaps.recs.Open, cl)
+	// An agent's call pending meanwhile whose scope meets this one's
+	// (overlap.go): this call joins its unit once it ended.
+	unit := s.unitBeginOrSay(ctx, sc.overlap())
 
 	runErr := fn(ctx)
 
@@ -142,6 +145,10 @@ func (s *Session) recordCall(ctx context.Context, tool, call string, sc CallScop
 	// even when ctx was cancelled.
 	var nr *notRun
 	s.recordAfter(context.WithoutCancel(ctx), cl, cap, rc, !errors.As(runErr, &nr), nil)
+	if rc.Recorded {
+		p := &PendingExec{V: 1, Kind: markerExec, Tool: tool, Call: cl.Call, ID: cl.ID, At: cl.At, Scope: cl.Scope, Paths: cl.Paths}
+		s.unitEnded(unit, p, cap.tree, nil, cl.ID)
+	}
 	return rc, runErr
 }
 

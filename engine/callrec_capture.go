@@ -10,6 +10,7 @@ import (
 
 	"cairn/engine/internal/changes"
 	"cairn/engine/internal/fstate"
+	"cairn/engine/internal/overlap"
 	"cairn/engine/internal/scope"
 	"cairn/objects"
 )
@@ -92,6 +93,8 @@ type callCapture struct {
 	cfg  StorageConfig
 	objs *objects.Store
 	tree *scope.Tree // the walk before the call
+	// afterTree is the walk after it, once after made it.
+	afterTree *scope.Tree
 }
 
 func (c *callCapture) maxFile() int64 { return int64(c.cfg.MaxFileBytesMB) << 20 }
@@ -230,6 +233,7 @@ func (c *callCapture) after(ctx context.Context) ([]changes.FileChange, error) {
 	if err != nil {
 		return nil, err
 	}
+	c.afterTree = now
 	b := c.objs.Batch()
 	defer b.Abort()
 	var out []changes.FileChange
@@ -270,23 +274,4 @@ func (c *callCapture) stored(oid string) bool {
 
 // entryState is the F of a walked entry: stored (before) or by its hash
 // (after); nil for none or a folder.
-func entryState(e *scope.Entry, stored bool) *fstate.State {
-	if e == nil || e.IsDir() {
-		return nil
-	}
-	if e.Skipped != "" {
-		return &fstate.State{Skipped: e.Skipped, Size: e.Size}
-	}
-	f := &fstate.State{Size: e.Size}
-	if e.Mode&fs.ModeSymlink != 0 {
-		f.Mode, f.Size = fstate.ModeLink, int64(len(e.Link))
-	} else {
-		f.Mode, f.Perm = fstate.PermMode(e.Mode.Perm()), fstate.PermString(e.Mode.Perm())
-	}
-	if stored {
-		f.OID = e.Hash.String()
-	} else {
-		f.SHA256 = e.Hash.String()
-	}
-	return f
-}
+func entryState(e *scope.Entry, stored bool) *fstate.State { return overlap.EntryState(e, stored) }

@@ -203,6 +203,9 @@ func (s *Session) refuseRunning(what string) error {
 	if n := s.running.n.Load(); n > 0 {
 		return refusedf("cannot %s files: %d call(s) of this session are still changing files; wait for them to end", what, n)
 	}
+	if err := s.refusePending(what); err != nil {
+		return err
+	}
 	return s.refuseTasks(what)
 }
 

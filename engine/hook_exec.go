@@ -2,8 +2,6 @@ package engine
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"path"
@@ -30,7 +28,7 @@ import (
 //
 //	workspaces/<key>/hooks/<session>/<call>.json
 //	{"v":1,"kind":"exec","tool":T,"call":ITEM,"id":SNAP,"at":TIME,"scope":"paths"|"workspace","paths":[P...],
-//	 "tree":{"sha256":H,"entries":N}}
+//	 "tree":{"sha256":H,"entries":N},"unit":UID,"seq":N,"seen":[P...],"ended":BOOL}
 //	workspaces/<key>/hooks/<session>/<call>.tree
 //
 // "id" and "at" are the call line's, written at the post-tool hook;
@@ -67,6 +65,9 @@ type PendingExec struct {
 	// Unrecorded (not in the marker) is why the command runs without a
 	// record, when the store refused one.
 	Unrecorded string `json:"-"`
+	// The unit of calls running at the same time it belongs to
+	// (overlap.go).
+	unitMark
 }
 
 // execTreeName is the walk kept beside exec marker name.
@@ -120,9 +121,11 @@ func (s *Session) BeginExec(ctx context.Context, tool, call, line, dir string) (
 	}
 	p.ID, p.At, p.Scope = cl.ID, cl.At, cl.Scope
 	tree := scope.EncodeTree(cap.tree)
-	sum := sha256.Sum256(tree)
-	p.Tree.SHA256, p.Tree.Entries = hex.EncodeToString(sum[:]), cap.tree.Len()
+	p.Tree.SHA256, p.Tree.Entries = sha256Hex(tree), cap.tree.Len()
 	name := hookMarker(s.ws.dir, s.ID(), call)
+	if p.unitMark, err = s.joinUnit(ctx, name, sc.overlap(), s.readMarkers()); err != nil {
+		return nil, err
+	}
 	fsys := s.ws.s.fsys
 	if err := fsys.MkdirAll(path.Dir(name), vfs.DirPerm); err != nil {
 		return nil, err
@@ -143,9 +146,13 @@ func (s *Session) BeginExec(ctx context.Context, tool, call, line, dir string) (
 // removes the marker): the scope walked again, and the call line and its
 // record line written together (recordAfter). A marker whose walk cannot
 // be read closes the call with an unrecorded line, why "failed".
-func (s *Session) settleExec(ctx context.Context, name string, b []byte) (*ToolAnswer, error) {
+func (s *Session) settleExec(ctx context.Context, name string, b []byte, keep *bool) (*ToolAnswer, error) {
 	fsys := s.ws.s.fsys
-	defer fsys.Remove(execTreeName(name))
+	defer func() {
+		if !*keep {
+			fsys.Remove(execTreeName(name))
+		}
+	}()
 	var p PendingExec
 	if err := json.Unmarshal(b, &p); err != nil || p.V != 1 || !labelRE.MatchString(p.Tool) || !changes.ValidSnapID(p.ID) ||
 		(p.Scope != ScopePaths && p.Scope != ScopeWorkspace) || p.Scope == ScopePaths && len(p.Paths) == 0 {
@@ -183,18 +190,19 @@ func (s *Session) settleExec(ctx context.Context, name string, b []byte) (*ToolA
 	rc := &CallRecord{ID: p.ID}
 	cap := &callCapture{s: s, sc: CallScope{Kind: p.Scope, Paths: p.Paths}, cfg: cfg.Storage, objs: s.snapObjects()}
 	tree, err := vfs.ReadFile(fsys, execTreeName(name))
-	sum := sha256.Sum256(tree)
-	if err == nil && hex.EncodeToString(sum[:]) != p.Tree.SHA256 {
-		err = scope.ErrTreeCorrupt
-	}
 	if err == nil {
-		cap.tree, err = scope.DecodeTree(tree)
+		cap.tree, err = readTree(tree, p.Tree.SHA256)
 	}
 	if err != nil {
 		s.closeCall(cl, changes.WhyFailed, rc)
 		s.noticef("the %s command ran, but its changes could not be recorded: its walk before is lost (%v)", p.Tool, err)
 	} else {
 		s.recordAfter(ctx, cl, cap, rc, true, append(s.recordMarks(true), cl))
+		var ws *scope.Tree
+		if p.Scope == ScopeWorkspace {
+			ws = cap.afterTree
+		}
+		*keep = s.endUnitCall(ctx, &markerFile{name: name, exec: &p}, "", ws)
 	}
 	ans := &ToolAnswer{Session: s.ID()}
 	ans.Snapshot, ans.Files, ans.Skipped = s.recordAnswer(rc)

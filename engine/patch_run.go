@@ -8,6 +8,7 @@ import (
 
 	"cairn/engine/internal/changes"
 	"cairn/engine/internal/fstate"
+	"cairn/engine/internal/overlap"
 	"cairn/engine/internal/patch"
 	"cairn/internal/vfs"
 )
@@ -64,6 +65,11 @@ func (s *Session) runPatch(ctx context.Context, files []*patch.File, opts []Tool
 	if err := r.captureBefore(ctx); err != nil {
 		return nil, err
 	}
+	var paths []string
+	for _, f := range r.fcs {
+		paths = append(paths, f.Path)
+	}
+	unit := s.unitBeginOrSay(ctx, overlap.Scope{Paths: paths})
 	r.stage()
 	s.files.begin()
 	defer s.files.end()
@@ -74,6 +80,9 @@ func (s *Session) runPatch(ctx context.Context, files []*patch.File, opts []Tool
 		return nil, err
 	}
 	ans := r.settle()
+	if ans.Snapshot != nil {
+		s.unitEnded(unit, nil, nil, r.t.unitMarker(r.fcs), r.t.rec.ID)
+	}
 	redo := r.t.redoable()
 	for i, l := range leftovers {
 		if i < len(leftovers)-1 {

@@ -19,7 +19,8 @@ import (
 // tools' change lines, recorded calls' record lines; a fork holds its
 // parent's). Package changes makes the plan (Timeline, Targets, Check,
 // RevertPlan) and its Applier runs it; this file holds the locks, the
-// refusals and the journal lines.
+// refusals and the journal lines. Calls that ran at the same time are one
+// step, their unit's overlap line (engine/internal/overlap).
 //
 // The boundary is a conversation revert's: a user prompt reverts its own
 // turn's changes too, any other item keeps the changes made up to it

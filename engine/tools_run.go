@@ -12,6 +12,7 @@ import (
 	"cairn/engine/internal/changes"
 
 	"cairn/engine/internal/fstate"
+	"cairn/engine/internal/overlap"
 	"cairn/internal/vfs"
 )
 
@@ -58,6 +59,7 @@ func (s *Session) runTool(ctx context.Context, tool, path string, opts []ToolOpt
 	if err := t.captureBefore(ctx, plan); err != nil {
 		return nil, err
 	}
+	unit := s.unitBeginOrSay(ctx, overlap.Scope{Paths: []string{t.rel}})
 	s.files.begin()
 	defer s.files.end()
 	t.recordLine()
@@ -67,8 +69,21 @@ func (s *Session) runTool(ctx context.Context, tool, path string, opts []ToolOpt
 		return nil, err
 	}
 	ans := t.settleStack()
+	if ans.Snapshot != nil {
+		s.unitEnded(unit, nil, nil, t.unitMarker([]changes.FileChange{t.f}), t.rec.ID)
+	}
 	s.files.later(s.ws, dirs, replaced, t.redoable())
 	return ans, nil
+}
+
+// unitMarker is the marker of the tool's call, with its files' pre-images,
+// when it joins a unit (overlap.go).
+func (t *toolRun) unitMarker(files []changes.FileChange) *PendingChange {
+	fs := make([]changes.FileChange, len(files))
+	for i, f := range files {
+		fs[i] = changes.FileChange{Path: f.Path, Before: f.Before}
+	}
+	return &PendingChange{V: 1, Tool: t.tool, Call: t.call, At: t.rec.At, Files: fs}
 }
 
 // newToolRun checks a file tool's input and readies its run: the options,

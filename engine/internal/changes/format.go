@@ -32,6 +32,8 @@ import (
 //	{"v":1,"kind":"reverted","id":RID,"at":T,"left":[P...]}       its files are durable
 //	{"v":1,"kind":"unrevert","id":UID,"ids":[RID...],"at":T,"item":ITEM} an unrevert, before its files
 //	{"v":1,"kind":"unreverted","id":UID,"at":T,"left":[P...]}     its files are durable
+//	{"v":1,"kind":"overlap","id":UID,"at":T,"item":ITEM,"members":[{"id":SNAP,"call":ITEM}],
+//	 "files":[{"path":P,"before":F|null,"after":F|null}]}         calls that ran at the same time (overlap.go)
 //
 // and the lines recording writes for calls that are not file tools
 // ("call", "record", "unrecorded", "start", "off"; a "drop" whose "why" is

@@ -100,7 +100,9 @@ type tlLine struct {
 	To    string       `json:"to"`
 	Item  ItemRef      `json:"item"`
 	Left  fstate.Names `json:"left"`
-	Files []struct {
+	// Members: an overlap line's (overlap.go).
+	Members []OverlapMember `json:"members"`
+	Files   []struct {
 		Path   fstate.Name   `json:"path"`
 		Before *fstate.State `json:"before"`
 		After  *fstate.State `json:"after"`
@@ -139,6 +141,7 @@ type Timeline struct {
 	kept     map[string][]*fstate.State // what the latest undo of a snapshot kept
 	reverts  map[string]*Revert         // every complete revert, by id
 	assembly map[string]*Revert         // reverts whose parts are not all read
+	split    map[*Unit]bool             // units the last Cut's boundary splits
 }
 
 // Step is one line that changed files.
@@ -150,9 +153,13 @@ type Step struct {
 	// written (unknown when the line does not say).
 	Item ItemRef
 	At   timefmt.Time
-	// Record: a change or record line, which names its call.
+	// Record: a change or record line, which names its call (or an
+	// overlap line, which names its first call's).
 	Record bool
 	Moves  []Move
+	// Unit: the step is an overlap line's, or the line of one of its
+	// calls, once the overlap line is read (overlap.go).
+	Unit *Unit
 }
 
 // Move is what a line did to one file.
@@ -228,8 +235,15 @@ func (tl *Timeline) Apply(b []byte) error {
 		}
 	case KindUndo, KindRestore:
 		snap := tl.snaps[l.ID]
-		if snap == nil || len(l.Files) != len(snap.Moves) {
+		if snap == nil || snap.Kind != KindChange || len(l.Files) != len(snap.Moves) {
 			return fmt.Errorf("undo of %s, which the journal does not hold", l.ID)
+		}
+		for i, f := range l.Files {
+			// The files of the change, in its order, as the undo stack
+			// folds them (Stack.Apply): a damaged line moves nothing.
+			if string(f.Path) != snap.Moves[i].Path || !f.Kept.Valid(fstate.FormBefore) {
+				return fmt.Errorf("undo of %s names other files", l.ID)
+			}
 		}
 		tl.newWork()
 		st := &Step{Kind: l.Kind, ID: l.ID, At: l.At, Item: l.Item}
@@ -283,6 +297,8 @@ func (tl *Timeline) Apply(b []byte) error {
 		}
 	case KindOff:
 		tl.Off = l.At
+	case KindOverlap:
+		return tl.overlap(&l)
 	case KindRevert:
 		return tl.revertPart(&l)
 	case KindReverted:
