@@ -32,3 +32,24 @@ func makeRaw(fd int) (*xterm.State, error) {
 	}
 	return st, nil
 }
+
+// echoOff turns the terminal's echo off and leaves the rest of its mode;
+// it returns the mode it made.
+func echoOff(fd int) (*xterm.State, error) {
+	t, err := unix.IoctlGetTermios(fd, ioctlGetTermios)
+	if err != nil {
+		return nil, err
+	}
+	t.Lflag &^= unix.ECHO | unix.ECHONL
+	if err := unix.IoctlSetTermios(fd, ioctlSetTermios, t); err != nil {
+		return nil, err
+	}
+	return xterm.GetState(fd)
+}
+
+// suspend stops the process group, as Ctrl-Z typed at a cooked terminal
+// does; it returns once the group is continued (fg). A group no shell
+// controls (an orphaned one) is not stopped: it returns at once.
+func suspend() {
+	unix.Kill(0, unix.SIGTSTP)
+}
