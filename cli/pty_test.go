@@ -68,14 +68,34 @@ func (p *replPTY) nextPrompt(t *testing.T) {
 	})
 }
 
-// raw reports whether the terminal is in raw mode (no echo) now.
+// raw reports whether the terminal is in raw mode (not reading lines) now.
 func (p *replPTY) raw(t *testing.T) bool {
 	t.Helper()
 	fl, err := unix.IoctlGetTermios(p.FD, ioctlGetTermios)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return fl.Lflag&unix.ECHO == 0
+	return fl.Lflag&unix.ICANON == 0
+}
+
+// awaitQueued waits until the terminal holds n bytes typed and not read
+// yet: keys sent while nothing reads, with no echo to wait for.
+func (p *replPTY) awaitQueued(t *testing.T, n int) {
+	t.Helper()
+	deadline := time.Now().Add(ptytest.Guard)
+	for {
+		q, err := unix.IoctlGetInt(p.FD, ioctlInQueue)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if q >= n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the terminal holds %d bytes, never %d", q, n)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }
 
 // cursorRow waits until the cursor's row reads s.
