@@ -490,3 +490,46 @@ func (l *lockedWriter) Write(b []byte) (int, error) {
 	defer l.mu.Unlock()
 	return l.w.Write(b)
 }
+
+// TestPTYPastedBlocks: a :write or :patch pasted with its content keeps
+// every byte of it (a Makefile's tabs, a diff of tab-indented Go code),
+// and a last line holding only "." ends the content as it ends the typed
+// form, so it is not written or read as part of the patch.
+func TestPTYPastedBlocks(t *testing.T) {
+	dir := t.TempDir()
+	goFile := "package main\n\nfunc main() {\n\tprintln(\"a\")\n}\n"
+	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(goFile), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	base := []string{"--home", t.TempDir(), "-C", dir}
+	p := openReplPTY(t)
+	done := p.runMain(&stateWatch{p: p}, base...)
+	// What a terminal sends for a paste: line feeds as carriage returns.
+	paste := func(text string) {
+		t.Helper()
+		p.nextPrompt(t)
+		p.Send(t, "\x1b[200~"+strings.ReplaceAll(text, "\n", "\r")+"\x1b[201~\r")
+	}
+	paste(":write Makefile\nall:\n\techo hi\n")
+	paste(":write pasted.txt\nalpha\n\tbeta  \n\n.")
+	paste(":patch\n*** Begin Patch\n*** Add File: new.txt\n+x\n*** End Patch\n.\n")
+	paste(":patch\ndiff --git a/main.go b/main.go\n--- a/main.go\n+++ b/main.go\n@@ -1,5 +1,5 @@\n package main\n \n func main() {\n-\tprintln(\"a\")\n+\tprintln(\"b\")\n }\n")
+	p.nextPrompt(t)
+	p.Send(t, "\x04")
+	if c := p.awaitExit(t, done); c != 0 {
+		t.Fatalf("exit %d", c)
+	}
+	for name, want := range map[string]string{
+		"Makefile":   "all:\n\techo hi\n",
+		"pasted.txt": "alpha\n\tbeta  \n\n",
+		"new.txt":    "x\n",
+		"main.go":    strings.Replace(goFile, `"a"`, `"b"`, 1),
+	} {
+		if b, err := os.ReadFile(filepath.Join(dir, name)); err != nil || string(b) != want {
+			t.Errorf("%s: %q, %v; want %q", name, b, err, want)
+		}
+	}
+	if out := p.Output(); strings.Contains(out, "cairn:") {
+		t.Fatalf("an error was shown: %q", out)
+	}
+}

@@ -374,7 +374,7 @@ func (r *repl) handle(ctx context.Context, line string) bool {
 		r.execLine(ctx, strings.TrimPrefix(trimmed, "!"), true) // cli/exec.go
 		return false
 	case strings.HasPrefix(trimmed, ":") && len(trimmed) > 1 && isLetter(trimmed[1]):
-		if !r.attachLine(trimmed) && !r.toolLine(ctx, trimmed) {
+		if !r.attachLine(trimmed) && !r.toolLine(ctx, line) {
 			name, _, _ := strings.Cut(firstLine(trimmed), " ")
 			fmt.Fprintf(r.out, "Unknown command %s; nothing was sent. Commands: %s (/help says more).\n", name, commandList)
 		}
