@@ -297,6 +297,9 @@ func (r *repl) loop() error {
 	}
 	for {
 		line, err := r.readLineServing()
+		if r.ed != nil && r.ed.Used() {
+			r.dropDraft()
+		}
 		if errors.Is(err, term.ErrInterrupted) {
 			continue
 		}
@@ -325,6 +328,18 @@ func (r *repl) loop() error {
 		fmt.Fprintf(r.out, "cairn --resume %s\n", id)
 	}
 	return nil
+}
+
+// dropDraft clears the session's draft once the person is done with the
+// input line it was put in: sent, or cleared (Ctrl-C, or emptied and left
+// with Ctrl-D). It is not handed back again on the next resume.
+func (r *repl) dropDraft() {
+	if r.sess == nil {
+		return
+	}
+	if err := r.sess.SetDraft(r.g.ctx, ""); err != nil {
+		r.notice(fmt.Sprintf("the draft was not cleared: %v", userError(err)))
+	}
 }
 
 // banner is the first line a person sees: which session this is, where it
@@ -596,6 +611,7 @@ func (r *repl) keysOf(f *os.File) (*term.Keys, error) {
 			return nil, err
 		}
 		r.keys = k
+		r.open.setKeys(k)
 	}
 	return r.keys, nil
 }

@@ -26,6 +26,7 @@ type Editor struct {
 	closed  bool
 	typed   string // the text of the ReadLine under way (Typed)
 	bound   bool   // the last ReadLine returned a bound line (Bound)
+	used    bool   // the last ReadLine's text was submitted or discarded (Used)
 	kills   []string
 }
 
@@ -48,6 +49,17 @@ func (e *Editor) Bound() bool {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.bound
+}
+
+// Used reports whether the last ReadLine ended with the person done with
+// its text: submitted with Enter, discarded with Ctrl-C, or emptied before
+// Ctrl-D. It is false when the text was kept for the next ReadLine (a
+// bound key) or when the ReadLine was ended from outside (Close, the input
+// gone).
+func (e *Editor) Used() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.used
 }
 
 // NewEditor returns an editor reading keys from keys (the terminal's, kept
@@ -130,7 +142,7 @@ func (e *Editor) ReadLine(prompt string) (string, error) {
 	l.promptW = textWidth(l.prompt)
 	l.buf.kills = e.kills
 	l.buf.set(e.pending)
-	e.typed, e.pending, e.bound = l.buf.s, "", false
+	e.typed, e.pending, e.bound, e.used = l.buf.s, "", false, false
 	e.cur = l
 	e.mu.Unlock()
 
@@ -139,6 +151,7 @@ func (e *Editor) ReadLine(prompt string) (string, error) {
 	e.mu.Lock()
 	e.cur, e.typed = nil, ""
 	e.kills = l.buf.kills
+	e.used = l.used
 	closed := e.closed
 	rest := l.prints
 	l.prints = nil

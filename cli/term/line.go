@@ -34,6 +34,7 @@ type lineEdit struct {
 	prints   []string      // under e.mu
 
 	done  bool
+	used  bool // done with the person's text: sent or discarded (Editor.Used)
 	line  string
 	err   error
 	shown string // what stays on the screen after the prompt when done
@@ -268,11 +269,13 @@ func (l *lineEdit) edit(msg tea.KeyPressMsg) {
 		e.mu.Lock()
 		e.hist.leave()
 		e.mu.Unlock()
+		l.used = true
 		l.finish(b.s, nil, b.s)
 	case "ctrl+c":
 		e.mu.Lock()
 		e.hist.leave()
 		e.mu.Unlock()
+		l.used = true
 		if b.s == "" {
 			l.finish("", ErrInterrupted, "^C (Ctrl-D or /exit leaves)")
 		} else {
@@ -283,6 +286,7 @@ func (l *lineEdit) edit(msg tea.KeyPressMsg) {
 			e.mu.Lock()
 			e.hist.leave()
 			e.mu.Unlock()
+			l.used = true
 			l.finish("", io.EOF, "")
 			return
 		}
