@@ -533,3 +533,48 @@ func TestPTYPastedBlocks(t *testing.T) {
 		t.Fatalf("an error was shown: %q", out)
 	}
 }
+
+// TestPTYHistoryCommands: /history shows every line of a prompt of
+// several lines (up to five, then how many more); slash commands typed in
+// this run come back with Up, and a prompt typed with // comes back with
+// its two slashes, in this run and the next, so Enter sends it as a prompt
+// again.
+func TestPTYHistoryCommands(t *testing.T) {
+	base := []string{"--home", t.TempDir(), "-C", t.TempDir()}
+	p := openReplPTY(t)
+	done := p.runMain(&stateWatch{p: p}, base...)
+	p.nextPrompt(t)
+	p.Send(t, "\x1b[200~two\rlines\r3\r4\r5\r6\r7\x1b[201~\r")
+	p.nextPrompt(t)
+	p.Send(t, "//slash prompt\r")
+	p.nextPrompt(t)
+	p.Send(t, "/history\r")
+	p.Expect(t, "   2  /slash prompt")
+	p.nextPrompt(t)
+	rows := strings.Join(p.Screen(), "\n")
+	if want := "   1  two\n      lines\n      3\n      4\n      5\n      … (2 more lines)\n   2  /slash prompt\n"; !strings.Contains(rows, want) {
+		t.Fatalf("/history:\n%s", rows)
+	}
+	p.Send(t, "\x1b[A")
+	p.cursorRow(t, "cairn> /history")
+	p.Send(t, "\x1b[A")
+	p.cursorRow(t, "cairn> //slash prompt")
+	p.Send(t, "\x15\x04")
+	if c := p.awaitExit(t, done); c != 0 {
+		t.Fatalf("exit %d", c)
+	}
+	done = p.runMain(&stateWatch{p: p}, base...)
+	p.nextPrompt(t)
+	p.Send(t, "\x1b[A")
+	p.cursorRow(t, "cairn> //slash prompt")
+	p.Send(t, "\r")
+	p.nextPrompt(t)
+	p.Send(t, "\x04")
+	if c := p.awaitExit(t, done); c != 0 {
+		t.Fatalf("exit %d", c)
+	}
+	l := listSessions(t, base)
+	if got := transcriptTexts(t, base, l[0].ID); !reflect.DeepEqual(got, []string{"/slash prompt"}) {
+		t.Fatalf("the prompt sent again: %q", got)
+	}
+}

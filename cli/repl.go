@@ -279,7 +279,7 @@ func (r *repl) loop() error {
 		if err != nil {
 			return err
 		}
-		ed := term.NewEditor(keys, r.g.term, r.store.History())
+		ed := term.NewEditor(keys, r.g.term, editorHistory(r.store.History()))
 		r.ed = ed
 		r.open.setEditor(ed)
 		if r.leader != "" {
@@ -299,6 +299,9 @@ func (r *repl) loop() error {
 		line, err := r.readLineServing()
 		if r.ed != nil && r.ed.Used() {
 			r.dropDraft()
+			if err == nil && isCommandLine(line) {
+				r.ed.AddHistory(line)
+			}
 		}
 		if errors.Is(err, term.ErrInterrupted) {
 			continue
@@ -442,13 +445,63 @@ func (r *repl) command(ctx context.Context, trimmed string) bool {
 	case "/shells":
 		r.shellsCommand(ctx, arg)
 	case "/history":
-		for i, h := range r.store.History() {
-			fmt.Fprintf(r.out, "%4d  %s\n", i+1, firstLine(h))
-		}
+		printHistory(r.out, r.store.History())
 	default:
 		fmt.Fprintf(r.out, "Unknown command %s; nothing was sent. Commands: %s (/help says more; start a prompt that begins with / with //).\n", firstLine(name), commandList)
 	}
 	return false
+}
+
+// historyShown is how many lines of one entry /history shows.
+const historyShown = 5
+
+// printHistory lists the prompt history, oldest first, numbered: every
+// line of a prompt of several lines, up to historyShown of them and a
+// count of the rest.
+func printHistory(w io.Writer, h []string) {
+	for i, e := range h {
+		lines := strings.Split(e, "\n")
+		for j, l := range lines[:min(len(lines), historyShown)] {
+			if j == 0 {
+				fmt.Fprintf(w, "%4d  %s\n", i+1, display.Line(l))
+			} else {
+				fmt.Fprintf(w, "      %s\n", display.Line(l))
+			}
+		}
+		if n := len(lines) - historyShown; n == 1 {
+			fmt.Fprintln(w, "      … (1 more line)")
+		} else if n > 1 {
+			fmt.Fprintf(w, "      … (%d more lines)\n", n)
+		}
+	}
+}
+
+// editorHistory is the prompt history as the line editor recalls it: a
+// prompt that starts with / was typed with //, and is recalled so, to send
+// it again as a prompt rather than run a command.
+func editorHistory(h []string) []string {
+	out := make([]string, len(h))
+	for i, e := range h {
+		if strings.HasPrefix(strings.TrimLeft(e, " \t"), "/") {
+			e = "/" + e
+		}
+		out[i] = e
+	}
+	return out
+}
+
+// isCommandLine reports whether line is a slash command, a tool line or a
+// shell line: typed at the prompt, it goes into the editor's history for
+// this run (Up brings back a previewed /revert to run it).
+func isCommandLine(line string) bool {
+	t := strings.TrimSpace(line)
+	switch {
+	case strings.HasPrefix(t, "//"):
+		return false
+	case strings.HasPrefix(t, "/"), strings.HasPrefix(t, "!"):
+		return true
+	}
+	return strings.HasPrefix(t, ":") && len(t) > 1 && isLetter(t[1])
 }
 
 // prompt records a user prompt as one turn. The prompt goes into the
@@ -508,7 +561,7 @@ func (r *repl) prompt(ctx context.Context, text string) {
 		return
 	}
 	if r.ed != nil {
-		r.ed.AddHistory(text)
+		r.ed.AddHistory(editorHistory([]string{text})[0])
 	}
 }
 
