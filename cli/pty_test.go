@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clipperhouse/displaywidth"
 	"golang.org/x/sys/unix"
 	xterm "golang.org/x/term"
 
@@ -35,8 +36,11 @@ type replPTY struct {
 	errs []*bytes.Buffer // what each run wrote to stderr, for a failure
 }
 
-func openReplPTY(t *testing.T) *replPTY {
-	p := &replPTY{Term: ptytest.Open(t, 60, 100)}
+func openReplPTY(t *testing.T) *replPTY { return openReplPTYSize(t, 60, 100) }
+
+// openReplPTYSize is openReplPTY for a terminal of rows by cols.
+func openReplPTYSize(t *testing.T, rows, cols uint16) *replPTY {
+	p := &replPTY{Term: ptytest.Open(t, rows, cols)}
 	t.Cleanup(func() {
 		if !t.Failed() {
 			return
@@ -576,5 +580,61 @@ func TestPTYHistoryCommands(t *testing.T) {
 	l := listSessions(t, base)
 	if got := transcriptTexts(t, base, l[0].ID); !reflect.DeepEqual(got, []string{"/slash prompt"}) {
 		t.Fatalf("the prompt sent again: %q", got)
+	}
+}
+
+// TestPTYOutputFitsWindow: /help and /storage are fitted to the window at
+// 40 and at 100 columns: no row is as wide as the window (the terminal
+// would have wrapped it, cutting a word), and every command /help lists
+// is there.
+func TestPTYOutputFitsWindow(t *testing.T) {
+	// Short folders: a path wider than the window cannot be fitted.
+	short := func() string {
+		d, err := os.MkdirTemp("", "c")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { os.RemoveAll(d) })
+		return d
+	}
+	for _, cols := range []uint16{40, 100} {
+		dir := short()
+		base := []string{"--home", short(), "-C", dir}
+		p := openReplPTYSize(t, 200, cols)
+		done := p.runMain(&stateWatch{p: p}, base...)
+		p.nextPrompt(t)
+		p.Send(t, ":exec echo x > a.txt\r")
+		p.nextPrompt(t)
+		p.Send(t, "/help\r")
+		p.nextPrompt(t)
+		p.Send(t, "/storage\r")
+		p.Expect(t, "Change stores, largest first:")
+		p.nextPrompt(t)
+		p.Send(t, "\x04")
+		if c := p.awaitExit(t, done); c != 0 {
+			t.Fatalf("exit %d", c)
+		}
+		rows := p.Screen()
+		start, end := 0, 0
+		for i, r := range rows {
+			if r == "cairn> /help" {
+				start = i
+			}
+			if strings.HasPrefix(r, "cairn>") {
+				end = i
+			}
+		}
+		rows = rows[:end]
+		for _, r := range rows[start:] {
+			if displaywidth.String(r) >= int(cols) {
+				t.Fatalf("%d columns: a row the terminal wrapped: %q\n%s", cols, r, strings.Join(rows[start:], "\n"))
+			}
+		}
+		screen := strings.Join(rows[start:], "\n")
+		for _, e := range helpEntries {
+			if first, _, _ := strings.Cut(e[0], " "); !strings.Contains(screen, "  "+first) {
+				t.Fatalf("%d columns: /help does not list %s:\n%s", cols, e[0], screen)
+			}
+		}
 	}
 }

@@ -64,38 +64,56 @@ type repl struct {
 	sweepHook func()
 }
 
-const helpText = `Type a prompt and press Enter. Commands:
-  /rename NAME   rename this session
-  /clear, /new   start a new session here (this one stays resumable)
-  /history       show the prompt history
-  /undo /redo    restore the files of the newest snapshot, or put the undone edit back (Alt+Z, Alt+R)
-  /snapshots [restore ID]
-                 list this session's snapshots (F9), or undo every one down to ID
-  :write PATH    write PATH with the lines that follow, up to a line holding only "."
-                 (or with the lines pasted or typed after it with Alt+Enter, in one text)
-  :edit PATH OLD NEW, :rm PATH
-                 the edit and rm file tools (shell-style quoting)
-  :exec LINE     run a shell line (sh -c, in the workspace), recording what it changes for file revert
-  !LINE          run a shell line of your own: kept in the shell history, given no change record
-  /shells [RUN]  list this session's shell history, or show what command RUN printed
-  :patch [FILE]  apply a patch (git diff, or *** Begin Patch) from FILE, or from the lines
-                 that follow up to a line holding only "."; /undo undoes all of it
-  :attach PATH   attach a file to the next prompt (:attach alone lists them)
-  /fork [ITEM]   fork this session (at the head, or an item id or number) and switch to the fork
-  /revert ITEM [conversation|files|both]
-                 move the head back: a prompt lands before it and comes back for editing;
-                 files (or both) reverts the recorded file changes after ITEM: the first
-                 such line previews, the same line again runs it
-  /unrevert      undo the reverts since the last new work (files, then the head)
-  /compact       replace the older conversation by a summary in the request view
-  /storage [all] where the state folder's disk went, and the change stores (all: every one)
-  /migrate-sessions FROM TO [--no-usage] [--session S]
-                 move the saved sessions of directory FROM to TO (asks first)
-  /help          show this help
-  /exit          leave (Ctrl-D too)
-A line starting with // is sent as a prompt starting with /. Alt+Enter starts a new line;
-Alt+Z, Alt+R and F9 (or the leader key, Ctrl-X, then z, r or p) run /undo, /redo and /snapshots.
+// helpEntries are the commands /help lists, each with what it does.
+var helpEntries = [][2]string{
+	{"/rename NAME", "rename this session"},
+	{"/clear, /new", "start a new session here (this one stays resumable)"},
+	{"/history", "show the prompt history"},
+	{"/undo /redo", "restore the files of the newest snapshot, or put the undone edit back (Alt+Z, Alt+R)"},
+	{"/snapshots [restore ID]", "list this session's snapshots (F9), or undo every one down to ID"},
+	{":write PATH", `write PATH with the lines that follow, up to a line holding only "." (or with the lines pasted or typed after it with Alt+Enter, in one text)`},
+	{":edit PATH OLD NEW, :rm PATH", "the edit and rm file tools (shell-style quoting)"},
+	{":exec LINE", "run a shell line (sh -c, in the workspace), recording what it changes for file revert"},
+	{"!LINE", "run a shell line of your own: kept in the shell history, given no change record"},
+	{"/shells [RUN]", "list this session's shell history, or show what command RUN printed"},
+	{":patch [FILE]", `apply a patch (git diff, or *** Begin Patch) from FILE, or from the lines that follow up to a line holding only "." (or pasted with it, in one text); /undo undoes all of it`},
+	{":attach PATH", "attach a file to the next prompt (:attach alone lists them)"},
+	{"/fork [ITEM]", "fork this session (at the head, or an item id or number) and switch to the fork"},
+	{"/revert ITEM [conversation|files|both]", "move the head back: a prompt lands before it and comes back for editing; files (or both) reverts the recorded file changes after ITEM: the first such line previews, the same line again runs it"},
+	{"/unrevert", "undo the reverts since the last new work (files, then the head)"},
+	{"/compact", "replace the older conversation by a summary in the request view"},
+	{"/storage [all]", "where the state folder's disk went, and the change stores (all: every one)"},
+	{"/migrate-sessions FROM TO [--no-usage] [--session S]", "move the saved sessions of directory FROM to TO (asks first)"},
+	{"/help", "show this help"},
+	{"/exit", "leave (Ctrl-D too)"},
+}
+
+// helpKeys ends /help; LEADER is the leader key.
+const helpKeys = `A line starting with // is sent as a prompt starting with /.
+Keys: Alt+Enter (or Ctrl-J) starts a new line and Tab types a tab; Up and Down walk the history, Ctrl-R searches it; Ctrl-K, Ctrl-U and Ctrl-W cut, Ctrl-Y puts back; Ctrl-L clears the screen; Ctrl-Z suspends (fg resumes); LEADER then e edits the line in $VISUAL or $EDITOR; Alt+Z, Alt+R and F9 (or LEADER then z, r or p) run /undo, /redo and /snapshots; Ctrl-C clears the line.
 `
+
+// helpText is /help for a window width cells wide (0: not a terminal):
+// each command with what it does beside it, or below it when the window is
+// too narrow for two columns or the command too long for the first.
+func helpText(width int, leader string) string {
+	const col = 17 // where the second column starts
+	stacked := width > 0 && width-1-col < minColumn
+	var b strings.Builder
+	b.WriteString("Type a prompt and press Enter. Commands:\n")
+	for _, e := range helpEntries {
+		switch {
+		case stacked:
+			fmt.Fprintf(&b, "  %s\n      %s\n", e[0], e[1])
+		case len(e[0]) < col-3:
+			fmt.Fprintf(&b, "  %-*s%s\n", col-2, e[0], e[1])
+		default:
+			fmt.Fprintf(&b, "  %s\n%*s%s\n", e[0], col, "", e[1])
+		}
+	}
+	b.WriteString(strings.ReplaceAll(helpKeys, "LEADER", leader))
+	return fitText(b.String(), width)
+}
 
 // openStore opens the state folder. When it cannot be used (a missing home,
 // a full disk, a newer format), the REPL still runs, unrecorded, and says so.
@@ -412,7 +430,7 @@ func (r *repl) command(ctx context.Context, trimmed string) bool {
 	case "/exit", "/quit":
 		return true
 	case "/help":
-		fmt.Fprint(r.out, helpText)
+		fmt.Fprint(r.out, helpText(r.width(), r.leaderName()))
 	case "/rename":
 		if arg == "" {
 			fmt.Fprintln(r.out, "A session name cannot be empty.")
@@ -450,6 +468,15 @@ func (r *repl) command(ctx context.Context, trimmed string) bool {
 		fmt.Fprintf(r.out, "Unknown command %s; nothing was sent. Commands: %s (/help says more; start a prompt that begins with / with //).\n", firstLine(name), commandList)
 	}
 	return false
+}
+
+// leaderName is the leader key as /help names it.
+func (r *repl) leaderName() string {
+	switch r.leader {
+	case "", term.DefaultLeader:
+		return "Ctrl-X"
+	}
+	return r.leader
 }
 
 // historyShown is how many lines of one entry /history shows.
