@@ -106,6 +106,7 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 		}),
 		kong.Vars{"version": "cairn " + engine.Version},
 		kong.UsageOnError(),
+		kong.Help(helpPrinter),
 	)
 	if err != nil {
 		fmt.Fprintln(stderr, "cairn:", err)

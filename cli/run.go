@@ -18,7 +18,7 @@ type RunCmd struct {
 	Continue    bool   `short:"c" name:"continue" help:"Resume the most recently written session."`
 	Ephemeral   bool   `name:"ephemeral" help:"Leave no session record (spend still reaches the usage ledger)."`
 	NoSnapshots bool   `name:"no-snapshots" help:"Record no file changes for this process."`
-	Leader      string `name:"leader" env:"CAIRN_LEADER" default:"ctrl+x" placeholder:"KEY" help:"The leader key of the REPL: the leader, then z, r or p, is /undo, /redo or /snapshots (ctrl+x, ctrl+g, alt+space...)."`
+	Leader      string `name:"leader" env:"CAIRN_LEADER" default:"ctrl+x" placeholder:"KEY" help:"The leader key of the REPL: the leader, then z, r or p, is /undo, /redo or /snapshots, then e edits the line in $VISUAL or $EDITOR (ctrl+x, ctrl+g, alt+space...)."`
 	ListenFlags `embed:""`
 }
 
@@ -28,7 +28,7 @@ type RunCmd struct {
 type ResumeCmd struct {
 	Session     string `arg:"" optional:"" help:"Session to resume; without it, choose in the picker."`
 	NoSnapshots bool   `name:"no-snapshots" help:"Record no file changes for this process."`
-	Leader      string `name:"leader" env:"CAIRN_LEADER" default:"ctrl+x" placeholder:"KEY" help:"The leader key of the REPL: the leader, then z, r or p, is /undo, /redo or /snapshots (ctrl+x, ctrl+g, alt+space...)."`
+	Leader      string `name:"leader" env:"CAIRN_LEADER" default:"ctrl+x" placeholder:"KEY" help:"The leader key of the REPL: the leader, then z, r or p, is /undo, /redo or /snapshots, then e edits the line in $VISUAL or $EDITOR (ctrl+x, ctrl+g, alt+space...)."`
 }
 
 func (c *ResumeCmd) Run(g *Globals) error {
