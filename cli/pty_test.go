@@ -638,3 +638,46 @@ func TestPTYOutputFitsWindow(t *testing.T) {
 		}
 	}
 }
+
+// TestPTYDiff: /diff shows what the newest recorded call changed, or a
+// whole turn, as a coloured unified diff with each file's counts (no
+// colour under NO_COLOR); a /revert files preview counts each file's lines
+// too.
+func TestPTYDiff(t *testing.T) {
+	for _, noColor := range []bool{false, true} {
+		if noColor {
+			t.Setenv("NO_COLOR", "1")
+		}
+		dir := t.TempDir()
+		base := []string{"--home", t.TempDir(), "-C", dir}
+		p := openReplPTY(t)
+		done := p.runMain(&stateWatch{p: p}, base...)
+		p.nextPrompt(t)
+		p.Send(t, "make a\r")
+		p.nextPrompt(t)
+		p.Send(t, "\x1b[200~:write a.txt\rone\r\ttwo\r\x1b[201~\r")
+		p.nextPrompt(t)
+		p.Send(t, "/diff\r")
+		p.ExpectScreen(t, "  create  a.txt  +2 −0")
+		p.nextPrompt(t)
+		p.Send(t, "/diff 1\r")
+		p.Expect(t, "What the turn of prompt")
+		p.nextPrompt(t)
+		p.Send(t, "/revert 1 files\r")
+		p.ExpectScreen(t, "a.txt  +0 −2")
+		p.nextPrompt(t)
+		p.Send(t, "\x04")
+		if c := p.awaitExit(t, done); c != 0 {
+			t.Fatalf("exit %d", c)
+		}
+		screen := strings.Join(p.Screen(), "\n")
+		for _, want := range []string{"+++ b/a.txt", "+one", "+       two", "Repeat /revert 1 files to run it"} {
+			if !strings.Contains(screen, want) {
+				t.Fatalf("no %q:\n%s", want, screen)
+			}
+		}
+		if out := p.Output(); strings.Contains(out, "\x1b[32m+one") == noColor {
+			t.Fatalf("NO_COLOR %v: colour %v in %q", noColor, !noColor, out)
+		}
+	}
+}

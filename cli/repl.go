@@ -76,6 +76,7 @@ var helpEntries = [][2]string{
 	{":exec LINE", "run a shell line (sh -c, in the workspace), recording what it changes for file revert"},
 	{"!LINE", "run a shell line of your own: kept in the shell history, given no change record"},
 	{"/shells [RUN]", "list this session's shell history, or show what command RUN printed"},
+	{"/diff [ITEM]", "the unified diff of what a tool call changed (the newest, or ITEM), or a whole turn (ITEM a prompt)"},
 	{":patch [FILE]", `apply a patch (git diff, or *** Begin Patch) from FILE, or from the lines that follow up to a line holding only "." (or pasted with it, in one text); /undo undoes all of it`},
 	{":attach PATH", "attach a file to the next prompt (:attach alone lists them)"},
 	{"/fork [ITEM]", "fork this session (at the head, or an item id or number) and switch to the fork"},
@@ -390,7 +391,7 @@ func (r *repl) readLine() (string, error) {
 }
 
 // commandList names every command, for a line that names none.
-const commandList = "/rename /clear /new /history /shells /undo /redo /snapshots /fork /revert /unrevert /compact /storage /migrate-sessions /help /exit, :write :edit :rm :exec :patch :attach, !LINE"
+const commandList = "/rename /clear /new /history /shells /undo /redo /snapshots /diff /fork /revert /unrevert /compact /storage /migrate-sessions /help /exit, :write :edit :rm :exec :patch :attach, !LINE"
 
 // handle runs one line; it reports whether the REPL should end. A blank
 // line records nothing; "//text" is the prompt "/text"; a "/" or ":" line
@@ -458,6 +459,8 @@ func (r *repl) command(ctx context.Context, trimmed string) bool {
 		r.snapCommand(name, arg)
 	case "/storage":
 		r.storageCommand(ctx, arg)
+	case "/diff":
+		r.diffCommand(ctx, arg)
 	case "/migrate-sessions":
 		r.migrateCommand(arg)
 	case "/shells":
