@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"reflect"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -39,9 +40,19 @@ func TestProcessCtrlZSuspends(t *testing.T) {
 	p.Send(t, "\x1a")
 	p.Expect(t, "Stopped")
 	p.Expect(t, "$ ")
+	// Nothing is drawn between the Ctrl-Z and the stop: the line shows
+	// once above the shell's lines.
+	rows := p.Screen()
+	stopped := slices.IndexFunc(rows, func(r string) bool { return strings.Contains(r, "Stopped") })
+	if n := slices.IndexFunc(rows[1:stopped], func(r string) bool { return strings.HasPrefix(r, "cairn>") }); n >= 0 && slices.ContainsFunc(rows[n+2:stopped], func(r string) bool { return strings.HasPrefix(r, "cairn>") }) {
+		t.Fatalf("the line was drawn again before the stop:\n%s", strings.Join(rows, "\n"))
+	}
 	p.Send(t, "fg\r")
 	p.nextPrompt(t) // the line drawn again, below the shell's lines
 	p.cursorRow(t, "cairn> half typed")
+	if _, y := p.Cursor(); y <= stopped {
+		t.Fatalf("the line is not drawn below the shell's lines:\n%s", strings.Join(p.Screen(), "\n"))
+	}
 	p.Send(t, ", then more\r")
 	p.nextPrompt(t)
 	p.Send(t, "\x04")

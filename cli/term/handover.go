@@ -40,7 +40,7 @@ func (l *lineEdit) takeBack() bool {
 func (l *lineEdit) suspend() {
 	l.scr.leave()
 	l.handOver()
-	suspend()
+	suspend(l.quit)
 	l.takeBack()
 }
 

@@ -6,7 +6,6 @@ import (
 	"os/signal"
 	"strings"
 	"sync"
-	"syscall"
 
 	tea "charm.land/bubbletea/v2"
 )
@@ -53,7 +52,7 @@ func (l *lineEdit) fetch() <-chan tea.Msg {
 // loop handles keys until the line is done.
 func (l *lineEdit) loop() (string, error) {
 	winch := make(chan os.Signal, 1)
-	signal.Notify(winch, syscall.SIGWINCH)
+	notifyResize(winch)
 	defer signal.Stop(winch)
 	l.goal = -1
 	l.cols, l.rows = l.e.size()

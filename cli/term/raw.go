@@ -47,9 +47,3 @@ func echoOff(fd int) (*xterm.State, error) {
 	return xterm.GetState(fd)
 }
 
-// suspend stops the process group, as Ctrl-Z typed at a cooked terminal
-// does; it returns once the group is continued (fg). A group no shell
-// controls (an orphaned one) is not stopped: it returns at once.
-func suspend() {
-	unix.Kill(0, unix.SIGTSTP)
-}

@@ -2,7 +2,11 @@
 
 package term
 
-import xterm "golang.org/x/term"
+import (
+	"os"
+
+	xterm "golang.org/x/term"
+)
 
 // makeRaw makes the terminal raw; it returns the mode to restore.
 func makeRaw(fd int) (*xterm.State, error) { return xterm.MakeRaw(fd) }
@@ -11,4 +15,7 @@ func makeRaw(fd int) (*xterm.State, error) { return xterm.MakeRaw(fd) }
 func echoOff(fd int) (*xterm.State, error) { return xterm.GetState(fd) }
 
 // suspend does nothing where there are no process groups to stop.
-func suspend() {}
+func suspend(<-chan struct{}) {}
+
+// notifyResize does nothing where resizes are not signalled.
+func notifyResize(chan os.Signal) {}
