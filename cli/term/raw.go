@@ -46,4 +46,3 @@ func echoOff(fd int) (*xterm.State, error) {
 	}
 	return xterm.GetState(fd)
 }
-
