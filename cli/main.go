@@ -48,6 +48,7 @@ type CLI struct {
 	Undo       UndoCmd       `cmd:"" group:"plumbing" help:"Restore the files of the newest applied snapshot."`
 	Redo       RedoCmd       `cmd:"" group:"plumbing" help:"Put the newest undone edit back."`
 	Snapshots  SnapshotsCmd  `cmd:"" group:"plumbing" help:"List a session's snapshots, or restore down to one."`
+	Diff       DiffCmd       `cmd:"" group:"plumbing" help:"Show what a tool call, or a whole turn, changed: a unified diff from its change records, with each file's lines added and removed."`
 	Storage    StorageCmd    `cmd:"" help:"Inspect and check the state folder."`
 	Import     ImportCmd     `cmd:"" help:"Bring Claude Code or Codex sessions into cairn (again: only what is new)."`
 	Hook       HookCmd       `cmd:"" help:"Use cairn under Claude Code or Codex: install its hooks, or run one (the agent runs it)."`
@@ -124,6 +125,7 @@ func mainOn(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		kong.Vars{"version": "cairn " + engine.Version},
 		kong.UsageOnError(),
 		kong.KindMapper(reflect.String, rawString{}),
+		kong.Help(helpPrinter),
 	)
 	if err != nil {
 		fmt.Fprintln(stderr, "cairn:", err)

@@ -479,8 +479,12 @@ func (c *ShowCmd) Run(g *Globals) error {
 		return g.printJSON(out)
 	}
 	r := v.Record
-	fmt.Fprintf(g.stdout, "id       %s\ntitle    %s (%s)\npath     %s\ncreated  %s\nupdated  %s\nitems    %d\nturns    %d\nbranch   %s\nbuild    %s\n",
-		r.ID, display.Line(r.Title), display.Line(r.TitleSource), display.Line(r.Path), fmtTime(r.CreatedAt.Time), fmtTime(r.UpdatedAt.Time),
+	title := display.Title(r.Title)
+	if r.Title != "" && r.TitleSource != "" {
+		title += " (" + display.Line(r.TitleSource) + ")"
+	}
+	fmt.Fprintf(g.stdout, "id       %s\ntitle    %s\npath     %s\ncreated  %s\nupdated  %s\nitems    %d\nturns    %d\nbranch   %s\nbuild    %s\n",
+		r.ID, title, display.Line(r.Path), fmtTime(r.CreatedAt.Time), fmtTime(r.UpdatedAt.Time),
 		r.Counts.Items, r.Counts.Turns, display.Line(r.Branch), display.Line(r.Build))
 	if r.ForkOf != nil {
 		fmt.Fprintf(g.stdout, "fork of  %s at %s (#%d)\n", r.ForkOf.Session, r.ForkOf.Item, r.ForkOf.N)

@@ -33,6 +33,13 @@ type openSession struct {
 	sess  *engine.Session
 	ed    *term.Editor // the line editor, whose terminal is handed back first
 	pick  func()       // ends the picker under way and waits for it, or nil
+	keys  *term.Keys   // the terminal's keys, closed to put its first mode back
+}
+
+func (o *openSession) setKeys(k *term.Keys) {
+	o.mu.Lock()
+	o.keys = k
+	o.mu.Unlock()
 }
 
 func (o *openSession) setPicker(stop func()) {
@@ -70,14 +77,17 @@ func (r *repl) closeOnSignal(interrupt bool) (stop func()) {
 			if r.open.pick != nil {
 				r.open.pick() // the picker hands the terminal back
 			}
-			typed := ""
-			if r.open.ed != nil {
+			typed, editing := "", r.open.ed != nil
+			if editing {
 				typed = r.open.ed.Typed()
 				r.open.ed.Close() // ends a ReadLine, restores the terminal
 			}
 			st := r.open.store
+			if r.open.keys != nil {
+				r.open.keys.Close() // the mode the terminal had at the start
+			}
 			if s := r.open.sess; s != nil {
-				keepTyped(s, typed)
+				keepTyped(s, typed, editing)
 				s.Close() // waits for a turn or a file tool under way
 				if s.Recorded() && st != nil && !st.Ephemeral() {
 					fmt.Fprintf(r.out, "cairn --resume %s\n", s.ID())
@@ -105,12 +115,17 @@ func (r *repl) closeOnSignal(interrupt bool) (stop func()) {
 // keepTyped keeps the prompt being typed when the REPL is told to end as
 // the session's draft (seed 000: a typed draft is worth keeping): resuming
 // puts it back in the input line. A draft the session holds already (the
-// one the line started with) is not written again.
-func keepTyped(s *engine.Session, typed string) {
+// one the line started with) is not written again. editing says the text
+// came from a line editor: an input line the person emptied clears the
+// draft it was given, which would otherwise come back on every resume.
+func keepTyped(s *engine.Session, typed string, editing bool) {
+	ctx := context.Background()
 	if strings.TrimSpace(typed) == "" {
+		if editing {
+			s.SetDraft(ctx, "") // nothing to clear: nothing is written
+		}
 		return
 	}
-	ctx := context.Background()
 	if d, _, err := s.Draft(ctx); err == nil && d == typed {
 		return
 	}

@@ -17,7 +17,7 @@ type RunCmd struct {
 	Pick        bool   `name:"pick" hidden:"" help:"Open the picker (what a bare --resume means)."`
 	Continue    bool   `short:"c" name:"continue" help:"Resume the most recently written session."`
 	NoSnapshots bool   `name:"no-snapshots" help:"Record no file changes for this process."`
-	Leader      string `name:"leader" env:"CAIRN_LEADER" default:"ctrl+x" placeholder:"KEY" help:"The leader key of the REPL: the leader, then z, r or p, is /undo, /redo or /snapshots (ctrl+x, ctrl+g, alt+space...)."`
+	Leader      string `name:"leader" env:"CAIRN_LEADER" default:"ctrl+x" placeholder:"KEY" help:"The leader key of the REPL: the leader, then z, r or p, is /undo, /redo or /snapshots, then e edits the line in $VISUAL or $EDITOR (ctrl+x, ctrl+g, alt+space...)."`
 	ListenFlags `embed:""`
 }
 
@@ -27,7 +27,7 @@ type RunCmd struct {
 type ResumeCmd struct {
 	Session     string `arg:"" optional:"" help:"Session to resume; without it, choose in the picker."`
 	NoSnapshots bool   `name:"no-snapshots" help:"Record no file changes for this process."`
-	Leader      string `name:"leader" env:"CAIRN_LEADER" default:"ctrl+x" placeholder:"KEY" help:"The leader key of the REPL: the leader, then z, r or p, is /undo, /redo or /snapshots (ctrl+x, ctrl+g, alt+space...)."`
+	Leader      string `name:"leader" env:"CAIRN_LEADER" default:"ctrl+x" placeholder:"KEY" help:"The leader key of the REPL: the leader, then z, r or p, is /undo, /redo or /snapshots, then e edits the line in $VISUAL or $EDITOR (ctrl+x, ctrl+g, alt+space...)."`
 }
 
 func (c *ResumeCmd) Run(g *Globals) error {

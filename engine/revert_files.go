@@ -67,6 +67,18 @@ type FileRevert struct {
 	Left []FileReason `json:"left,omitempty"`
 	// Conflicts refuse the revert (RevertConflictError).
 	Conflicts []RevertConflict `json:"conflicts,omitempty"`
+	// contents reads, for a preview, what each file holds and would get.
+	contents func(ctx context.Context, limit int64) ([]FileChange, error)
+}
+
+// Contents is, for a preview, each file of Files as it is now (Before)
+// and as the revert would leave it (After), each side read up to limit
+// bytes: what cairn diff shows of it. It is nil for a revert that ran.
+func (f *FileRevert) Contents(ctx context.Context, limit int64) ([]FileChange, error) {
+	if f.contents == nil {
+		return nil, nil
+	}
+	return f.contents(ctx, limit)
 }
 
 // RevertedFile is one file of a file revert: what it does to it (create,
@@ -207,6 +219,28 @@ func (s *Session) revertFiles(ctx context.Context, at string, mode RevertMode, a
 		return nil, s.conflictError("revert", fr, conflicts)
 	}
 	if !apply {
+		var rels []string
+		var tos []*fstate.State
+		for _, f := range plan.Files {
+			if !f.Leave {
+				rels, tos = append(rels, f.Path), append(tos, f.To)
+			}
+		}
+		fr.contents = func(ctx context.Context, limit int64) ([]FileChange, error) {
+			fsys, done, err := s.ws.files()
+			if err != nil {
+				return nil, err
+			}
+			defer done()
+			out := make([]FileChange, len(rels))
+			for i, rel := range rels {
+				out[i] = FileChange{Path: s.ws.absPath(rel), Before: diskContent(ctx, fsys, rel, limit)}
+				if out[i].After, err = readContent(ctx, objs, nil, rel, tos[i], limit); err != nil {
+					return nil, err
+				}
+			}
+			return out, nil
+		}
 		res := &RevertResult{Session: s.st.id, Preview: true, Files: fr}
 		s.mu.Lock()
 		res.From, res.Head = s.st.head, s.st.head

@@ -149,6 +149,7 @@ type Step struct {
 	Kind string // change, record, undo, restore, redo, revert, unrevert
 	ID   string
 	Call string // a change or record: the item it names
+	Tool string // a change or record: the tool that made it
 	// Item is the newest item of the conversation when its line was
 	// written (unknown when the line does not say).
 	Item ItemRef
@@ -379,7 +380,7 @@ func (tl *Timeline) record(l *tlLine) error {
 		return fmt.Errorf("record %s twice", l.ID)
 	}
 	tl.newWork()
-	st := &Step{Kind: l.Kind, ID: l.ID, Call: l.Call, Item: l.Item, At: l.At, Record: true}
+	st := &Step{Kind: l.Kind, ID: l.ID, Call: l.Call, Tool: l.Tool, Item: l.Item, At: l.At, Record: true}
 	for _, f := range l.Files {
 		if !fstate.ValidRel(string(f.Path)) || !f.Before.Valid(fstate.FormBefore) || !f.After.Valid(fstate.FormAfter) {
 			return fmt.Errorf("bad file %q", string(f.Path))
@@ -450,3 +451,37 @@ func UnrevertMoves(stack []*Revert) []Move {
 
 // Pending reports whether the journal holds reverts an unrevert would undo.
 func (tl *Timeline) Pending() bool { return len(tl.Stack) > 0 }
+
+// NewestRecord is the newest record step (a file tool's change line or
+// another call's record line), or nil.
+func (tl *Timeline) NewestRecord() *Step {
+	for i := len(tl.Steps) - 1; i >= 0; i-- {
+		if tl.Steps[i].Record {
+			return tl.Steps[i]
+		}
+	}
+	return nil
+}
+
+// Net is what the record steps pick selects did together, one move per
+// file in the order the files were first changed: from the state the
+// first of them found to the state the last of them left. A file they
+// left as they found it is not named.
+func (tl *Timeline) Net(pick func(*Step) bool) []Move {
+	var out []Move
+	at := map[string]int{}
+	for _, s := range tl.Steps {
+		if !s.Record || !pick(s) {
+			continue
+		}
+		for _, m := range s.Moves {
+			if i, ok := at[m.Path]; ok {
+				out[i].To = m.To
+				continue
+			}
+			at[m.Path] = len(out)
+			out = append(out, m)
+		}
+	}
+	return slices.DeleteFunc(out, func(m Move) bool { return fstate.Same(m.From, m.To) })
+}
