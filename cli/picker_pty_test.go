@@ -13,8 +13,6 @@ import (
 	"testing"
 
 	"github.com/charmbracelet/x/ansi"
-
-	"cairn/internal/ptytest"
 )
 
 // The picker tests drive `cairn --resume` on a pseudo-terminal (pty_test.go
@@ -57,11 +55,6 @@ func TestPTYPickerExactTitleFirst(t *testing.T) {
 		plumb(t, append(base, "prompt", "--new", fmt.Sprintf("title %d", i))...)
 	}
 	resumeByTyping(t, base, "title 30", "title 2", "title 2")
-}
-
-// openReplPTYSize is openReplPTY with a window of rows by cols.
-func openReplPTYSize(t *testing.T, rows, cols uint16) *replPTY {
-	return &replPTY{Term: ptytest.Open(t, rows, cols)}
 }
 
 // sessionID is the id of base's session titled title.

@@ -196,7 +196,15 @@ func (r *repl) keysOf(f *os.File) (*term.Keys, error) {
 		if err != nil {
 			return nil, err
 		}
+		// Between prompts the terminal does not echo: what is typed while
+		// a command runs waits for the next prompt instead of showing in
+		// the command's output.
+		if err := k.Quiet(); err != nil {
+			k.Close()
+			return nil, err
+		}
 		r.keys = k
+		r.open.setKeys(k)
 	}
 	return r.keys, nil
 }

@@ -18,14 +18,13 @@ import (
 // prompt leaves the head path (transcript --all keeps it) and comes back in
 // the input line for editing.
 
-// bindRewindKeys ties Esc Esc to /rewind. Two Esc presses that reach the
-// terminal together arrive as one Alt+Esc.
+// bindRewindKeys ties Esc Esc to /rewind. The editor takes two Esc presses
+// that reach it together (one Alt+Esc) as the pair too.
 func (r *repl) bindRewindKeys() {
 	if r.ed == nil {
 		return
 	}
 	r.ed.Bind("esc esc", "/rewind")
-	r.ed.Bind("alt+esc", "/rewind")
 }
 
 // rewindCommand is /rewind (Esc Esc): the running tasks and shell jobs of

@@ -16,9 +16,8 @@ type RunCmd struct {
 	Pick        bool   `name:"pick" hidden:"" help:"Open the picker (what a bare --resume means)."`
 	Continue    bool   `short:"c" name:"continue" help:"Resume the most recently written session."`
 	All         bool   `name:"all" help:"With --resume: the picker lists the sessions of every directory (Ctrl-A in the picker switches)."`
-	Ephemeral   bool   `name:"ephemeral" help:"Leave no session record (spend still reaches the usage ledger)."`
 	NoSnapshots bool   `name:"no-snapshots" help:"Record no file changes for this process."`
-	Leader      string `name:"leader" env:"CAIRN_LEADER" default:"ctrl+x" placeholder:"KEY" help:"The leader key of the REPL: the leader, then z, r or p, is /undo, /redo or /snapshots (ctrl+x, ctrl+g, alt+space...)."`
+	Leader      string `name:"leader" env:"CAIRN_LEADER" default:"ctrl+x" placeholder:"KEY" help:"The leader key of the REPL: the leader, then z, r or p, is /undo, /redo or /snapshots, then e edits the line in $VISUAL or $EDITOR (ctrl+x, ctrl+g, alt+space...)."`
 	ListenFlags `embed:""`
 }
 
@@ -29,7 +28,7 @@ type ResumeCmd struct {
 	Session     string `arg:"" optional:"" predictor:"session" help:"Session to resume; without it, choose in the picker."`
 	All         bool   `name:"all" help:"The picker lists the sessions of every directory (Ctrl-A in the picker switches)."`
 	NoSnapshots bool   `name:"no-snapshots" help:"Record no file changes for this process."`
-	Leader      string `name:"leader" env:"CAIRN_LEADER" default:"ctrl+x" placeholder:"KEY" help:"The leader key of the REPL: the leader, then z, r or p, is /undo, /redo or /snapshots (ctrl+x, ctrl+g, alt+space...)."`
+	Leader      string `name:"leader" env:"CAIRN_LEADER" default:"ctrl+x" placeholder:"KEY" help:"The leader key of the REPL: the leader, then z, r or p, is /undo, /redo or /snapshots, then e edits the line in $VISUAL or $EDITOR (ctrl+x, ctrl+g, alt+space...)."`
 }
 
 func (c *ResumeCmd) Run(g *Globals) error {
@@ -47,7 +46,7 @@ func (c *RunCmd) Run(g *Globals) error {
 	if n > 1 {
 		return usageErrorf("choose one of --resume, --continue")
 	}
-	if c.Ephemeral && n > 0 {
+	if g.Ephemeral != nil && *g.Ephemeral && n > 0 {
 		return usageErrorf("--ephemeral starts a new session; it cannot resume one")
 	}
 	if c.All && !c.Pick && c.Resume == "" {
@@ -55,12 +54,15 @@ func (c *RunCmd) Run(g *Globals) error {
 	}
 	interrupt := replInterrupt(g)
 	r := &repl{g: g, in: g.stdin, out: g.stdout, errw: g.stderr, noSnapshots: c.NoSnapshots, leader: c.Leader, turnHook: replTurnHook}
-	if err := r.openStore(c.Ephemeral); err != nil {
+	// The handler is there before the store is opened, so a signal at any
+	// time closes it: an ephemeral root is removed, not left on disk.
+	stop := r.closeOnSignal(interrupt)
+	defer stop()
+	if err := r.openStore(); err != nil {
 		return err
 	}
 	defer r.closeStore()
 	defer r.closeKeys()
-	defer r.closeOnSignal(interrupt)()
 	r.returnRemovedCheckouts()
 	switch {
 	case c.Pick || c.Resume != "":

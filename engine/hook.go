@@ -28,16 +28,20 @@ import (
 // or nothing when no file changed. The marker, part of the format:
 //
 //	workspaces/<key>/hooks/<session>/<call>.json
-//	{"v":1,"tool":T,"call":ITEM,"at":TIME,"files":[{"path","before":F}],"skipped":[P...],"off":BOOL}
+//	{"v":1,"tool":T,"call":ITEM,"at":TIME,"files":[{"path","before":F}],"skipped":[P...],"off":BOOL,
+//	 "unit":UID,"seq":N,"seen":[P...],"ended":BOOL,"rec":SNAP}
 //
 // <call> is the agent's tool-call id (or, when it is not a plain name, 32
 // hex digits of its SHA-256). "before" names its object by "oid" (stored
 // durably before the marker is written); "off" says snapshots were off, so
 // nothing was captured. A marker older than a day (the agent died between
 // the two hooks) is removed by the next BeginChange or BeginExec of the
-// session. A shell command's marker says "kind":"exec" and has its walk
-// beside it (hook_exec.go); SettleChange settles either kind. A forget
-// moves the session's markers with it (retention_trash.go).
+// session. "unit" and the fields after it say which unit of calls running
+// at the same time the call belongs to (overlap.go); a marker "ended"
+// stays after its post-tool hook until its unit ends. A shell command's
+// marker says "kind":"exec" and has its walk beside it (hook_exec.go);
+// SettleChange settles either kind. A forget moves the session's markers
+// with it (retention_trash.go).
 
 // AgentSession names an agent's own session.
 type AgentSession struct {
@@ -109,8 +113,11 @@ type PendingChange struct {
 	Call    string               `json:"call,omitempty"`
 	At      Time                 `json:"at"`
 	Files   []changes.FileChange `json:"files"`
-	Skipped []string             `json:"skipped,omitempty"`
+	Skipped fstate.Names         `json:"skipped,omitempty"`
 	Off     bool                 `json:"off,omitempty"`
+	// The unit of calls running at the same time it belongs to
+	// (overlap.go).
+	unitMark
 }
 
 // hookMarker is the marker file of call in session id.
@@ -131,7 +138,7 @@ func (s *Session) BeginChange(ctx context.Context, tool, call string, paths []st
 	if call == "" {
 		return nil, fmt.Errorf("%w: a pending change needs its call id", ErrBadInput)
 	}
-	s.sweepMarkers()
+	s.sweepMarkers(ctx)
 	c, err := s.beginChange(ctx, tool, paths)
 	if err != nil {
 		return nil, err
@@ -143,8 +150,11 @@ func (s *Session) BeginChange(ctx context.Context, tool, call string, paths []st
 		// and records nothing.
 		return p, nil
 	}
-	b, _ := json.Marshal(p)
 	name := hookMarker(s.ws.dir, s.ID(), call)
+	if p.unitMark, err = s.joinUnit(ctx, name, editScope(p.Files), s.readMarkers()); err != nil {
+		return nil, err
+	}
+	b, _ := json.Marshal(p)
 	fsys := s.ws.s.fsys
 	if err := fsys.MkdirAll(path.Dir(name), vfs.DirPerm); err != nil {
 		return nil, err
@@ -188,20 +198,31 @@ func (s *Session) SettleChange(ctx context.Context, call string) (*ToolAnswer, e
 	if err != nil {
 		return nil, err
 	}
+	keep := false // the marker of a call whose unit runs on
 	defer func() {
-		fsys.Remove(name)
-		fsys.Remove(path.Dir(name)) // when it was the last one
+		if !keep {
+			fsys.Remove(name)
+			fsys.Remove(path.Dir(name)) // when it was the last one
+		}
 	}()
 	var kind struct {
-		Kind string `json:"kind"`
+		Kind  string `json:"kind"`
+		Ended bool   `json:"ended"`
 	}
-	if json.Unmarshal(b, &kind) == nil && kind.Kind == markerExec {
-		return s.settleExec(ctx, name, b) // a shell command's (hook_exec.go)
+	if json.Unmarshal(b, &kind) == nil && kind.Ended {
+		// The call ended already (a post-tool event twice): its unit
+		// still runs, and needs its marker.
+		keep = true
+		return nil, nil
+	}
+	if kind.Kind == markerExec {
+		return s.settleExec(ctx, name, b, &keep) // a shell command's (hook_exec.go)
 	}
 	var p PendingChange
 	if err := json.Unmarshal(b, &p); err != nil || p.V != 1 || !labelRE.MatchString(p.Tool) || len(p.Files) == 0 {
 		return nil, fmt.Errorf("%w: pending change %s is not readable", ErrFormat, name)
 	}
+	self := &markerFile{name: name, edit: &p}
 	for _, f := range p.Files {
 		if !fstate.ValidRel(f.Path) || (f.Before != nil && !f.Before.Valid(fstate.FormBefore)) {
 			return nil, fmt.Errorf("%w: pending change %s names a bad file", ErrFormat, name)
@@ -244,6 +265,7 @@ func (s *Session) SettleChange(ctx context.Context, call string) (*ToolAnswer, e
 		ans.Skipped = append(ans.Skipped, s.ws.absPath(r))
 	}
 	if !changed {
+		keep = s.endUnitCall(ctx, self, "", nil)
 		return ans, nil
 	}
 	item := p.Call // an item since cut away (a revert) is no longer named
@@ -266,13 +288,14 @@ func (s *Session) SettleChange(ctx context.Context, call string) (*ToolAnswer, e
 	}
 	st.List, st.Seq = live, rec.Seq
 	ans.Snapshot = &rec.ID
+	keep = s.endUnitCall(ctx, self, rec.ID, nil)
 	return ans, nil
 }
 
 // sweepMarkers removes the session's pending markers older than a day:
 // their agent died between the two hooks. A shell command's gets an
 // unrecorded line (closeStaleExecs). Best effort.
-func (s *Session) sweepMarkers() {
+func (s *Session) sweepMarkers(ctx context.Context) {
 	fsys := s.ws.s.fsys
 	dir := hooksDir(s.ws.dir, s.ID())
 	ents, err := fsys.ReadDir(dir)
@@ -294,7 +317,8 @@ func (s *Session) sweepMarkers() {
 		}
 		fsys.Remove(name)
 	}
-	s.closeStaleExecs(stale)
+	s.closeStaleExecs(ctx, stale)
+	s.sweepUnits()
 }
 
 // hooksFolder holds the pending markers of each session under hooks

@@ -437,7 +437,7 @@ func (w *Workspace) importMore(ctx context.Context, id string, src *ImportSource
 			return fmt.Errorf("engine: import %s: %w", src.SourceID, err)
 		}
 	}
-	if err := s.commitLocked(); err != nil {
+	if err := s.commitLocked(ctx); err != nil {
 		return err
 	}
 	return w.importUsage(id, src.Model, spend, turn, now)

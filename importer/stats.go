@@ -3,6 +3,7 @@ package importer
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"io"
 	"maps"
 )
@@ -48,16 +49,16 @@ func eachLine(r io.Reader, fn func(line []byte, off int64)) (read, torn int64, e
 	var off int64
 	for {
 		line, err := br.ReadSlice('\n')
-		if err == bufio.ErrBufferFull {
+		if errors.Is(err, bufio.ErrBufferFull) {
 			// A line longer than the buffer: gather it whole.
 			buf := append([]byte(nil), line...)
-			for err == bufio.ErrBufferFull {
+			for errors.Is(err, bufio.ErrBufferFull) {
 				line, err = br.ReadSlice('\n')
 				buf = append(buf, line...)
 			}
 			line = buf
 		}
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			return off, int64(len(line)), nil
 		}
 		if err != nil {
