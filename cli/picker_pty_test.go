@@ -225,7 +225,10 @@ func TestPTYPickerForksUnderParent(t *testing.T) {
 	plumb(t, append(base, "fork", "parent work")...)
 	p := openReplPTY(t)
 	done := p.runMain(&stateWatch{p: p}, append(base, "--resume")...)
-	screen := p.WaitScreen(t, "the fork under its parent", func(s []string) bool { return screenHas(s, "(fork #1)") })
+	// The whole frame, footer included, before its rows are read.
+	screen := p.WaitScreen(t, "the picker with the fork", func(s []string) bool {
+		return screenHas(s, "(fork #1)") && screenHas(s, "other work") && screenHas(s, " of 3")
+	})
 	i := slices.IndexFunc(screen, func(r string) bool { return strings.Contains(r, "parent work") })
 	if i < 0 || !strings.HasPrefix(screen[i+1], "> └ parent work (fork #1)") || !strings.Contains(screen[i+2], "other work") {
 		t.Fatalf("the fork is not under its parent:\n%s", strings.Join(screen, "\n"))
