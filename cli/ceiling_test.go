@@ -95,8 +95,8 @@ func TestCeilingWayOut(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := &repl{g: &Globals{ctx: ctx}, ws: ws}
-	if got := r.lastPrompt(term.Row{ID: S}); got != "size test" {
-		t.Fatalf("the picker's preview over the ceiling: %q", got)
+	if p := r.preview(term.Row{ID: S}); len(p.Turns) == 0 || p.Turns[len(p.Turns)-1].Prompt != "size test" {
+		t.Fatalf("the picker's preview over the ceiling: %+v", p)
 	}
 	code, out, errs = run("", "fork", "--json", S, "--at", "2")
 	var f struct{ Session string }

@@ -141,12 +141,14 @@ func (r *repl) checkoutRows(ctx context.Context) []term.Row {
 	}
 	var rows []term.Row
 	for _, sec := range secs {
-		for i, row := range summaryRows(sec.Sessions) {
+		for i, row := range r.summaryRows(sec.Sessions) {
 			row.Checkout = filepath.Base(sec.Path)
+			r.mu.Lock()
 			if r.checkoutOf == nil {
 				r.checkoutOf = map[string]checkoutRef{}
 			}
 			r.checkoutOf[row.ID] = checkoutRef{sec.Checkout, sec.Sessions[i].Path}
+			r.mu.Unlock()
 			rows = append(rows, row)
 		}
 	}
@@ -159,20 +161,21 @@ type checkoutRef struct {
 	dir string // the session's directory (the checkout's, or a folder in it)
 }
 
-// switchCheckout moves the REPL to the workspace of session id when the
-// picker listed it under another checkout, and says so.
-func (r *repl) switchCheckout(id string) error {
+// checkoutWorkspace is the workspace of session id when the picker listed
+// it under another checkout, with the line that says cairn works there once
+// the session is taken; ok is false for a session of this directory.
+func (r *repl) checkoutWorkspace(id string) (ws *engine.Workspace, moved string, ok bool, err error) {
+	r.mu.Lock()
 	c, ok := r.checkoutOf[id]
+	r.mu.Unlock()
 	if !ok {
-		return nil
+		return nil, "", false, nil
 	}
-	ws, err := r.store.Workspace(c.dir)
+	ws, err = r.store.Workspace(c.dir)
 	if err != nil {
-		return err
+		return nil, "", true, err
 	}
-	r.ws = ws
-	fmt.Fprintf(r.out, "This session belongs to the checkout %s; cairn works in %s now.\n", checkoutLabel(c.Checkout), display.Line(ws.Path()))
-	return nil
+	return ws, fmt.Sprintf("This session belongs to the checkout %s; cairn works in %s now.", checkoutLabel(c.Checkout), display.Line(ws.Path())), true, nil
 }
 
 // resolveInCheckouts finds ref (id, prefix or title) among the sessions of
@@ -182,9 +185,11 @@ func (r *repl) switchCheckout(id string) error {
 func (r *repl) resolveInCheckouts(ctx context.Context, ref string, notHere error) (string, error) {
 	r.checkoutRows(ctx)
 	dirs := map[string]bool{}
+	r.mu.Lock()
 	for _, c := range r.checkoutOf {
 		dirs[c.dir] = true
 	}
+	r.mu.Unlock()
 	found := ""
 	for d := range dirs {
 		ws, err := r.store.Workspace(d)

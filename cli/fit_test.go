@@ -48,3 +48,41 @@ func TestFitText(t *testing.T) {
 		t.Fatalf("width 0: %q", got)
 	}
 }
+
+// Every command the refusal of an unknown one names has its line in /help,
+// and /help lists no command that refusal leaves out.
+func TestHelpListsEveryCommand(t *testing.T) {
+	names := func(s string) map[string]bool {
+		out := map[string]bool{}
+		for _, w := range strings.FieldsFunc(s, func(r rune) bool { return r == ' ' || r == ',' }) {
+			if strings.ContainsAny(w[:1], "/:!") {
+				out[w] = true
+			}
+		}
+		return out
+	}
+	listed := names(commandList)
+	helped := map[string]bool{}
+	for _, e := range helpEntries {
+		for n := range names(e[0]) {
+			helped[n] = true
+			if !listed[n] {
+				t.Errorf("/help has %s, the list of commands does not", n)
+			}
+		}
+	}
+	for n := range listed {
+		if !helped[n] {
+			t.Errorf("the list of commands has %s, /help does not", n)
+		}
+	}
+	if !listed["/resume"] || !listed["/rewind"] {
+		t.Errorf("the list of commands misses /resume or /rewind: %s", commandList)
+	}
+	help := helpText(0, "Ctrl-X")
+	for _, want := range []string{"/resume [NAME]", "/rewind", "(Esc Esc)"} {
+		if !strings.Contains(help, want) {
+			t.Errorf("/help does not say %q:\n%s", want, help)
+		}
+	}
+}

@@ -12,7 +12,6 @@ import (
 	"strings"
 
 	"github.com/alecthomas/kong"
-	"github.com/willabides/kongplete"
 
 	"cairn/cli/display"
 	"cairn/engine"
@@ -133,9 +132,8 @@ func mainOn(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	}
 	// A shell completing a word runs cairn with COMP_LINE set: answer and
 	// stop (completion.go).
-	kongplete.Complete(parser)
-	if exited >= 0 {
-		return exited
+	if answerCompletion(parser, stdout) {
+		return ExitOK
 	}
 	kctx, err := parser.Parse(rewriteArgs(args))
 	if exited >= 0 {

@@ -6,9 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
-	"time"
+	"sync"
 
 	"cairn/cli/display"
 	"cairn/cli/term"
@@ -45,8 +44,13 @@ type repl struct {
 	revertPreview string
 	live          *httpapi.Live // the HTTP API of this session (--listen), nil when not served
 	// checkoutOf: the sessions the picker listed under another checkout
-	// of this directory's repository (checkouts.go).
+	// of this directory's repository (checkouts.go); everyWS: the
+	// workspace of each session the picker listed from every directory
+	// (repl_pick.go). The picker's listings write them in the background,
+	// under mu.
+	mu         sync.Mutex
 	checkoutOf map[string]checkoutRef
+	everyWS    map[string]*engine.Workspace
 
 	// keys is the terminal's keyboard, one for the picker and every
 	// prompt, so that keys typed ahead of a prompt are not lost (keysOf).
@@ -76,6 +80,8 @@ var helpEntries = [][2]string{
 	{"!LINE", "run a shell line of your own: kept in the shell history, given no change record"},
 	{"/shells [RUN]", "list this session's shell history, or show what command RUN printed"},
 	{"/diff [ITEM]", "the unified diff of what a tool call changed (the newest, or ITEM), or a whole turn (ITEM a prompt)"},
+	{"/resume [NAME]", "switch to another session: the picker, or the one NAME names"},
+	{"/rewind", "go back to before a prompt, which comes back for editing (Esc Esc); stops the session's running tasks instead, when some run"},
 	{":patch [FILE]", `apply a patch (git diff, or *** Begin Patch) from FILE, or from the lines that follow up to a line holding only "." (or pasted with it, in one text); /undo undoes all of it`},
 	{":attach PATH", "attach a file to the next prompt (:attach alone lists them)"},
 	{"/fork [ITEM]", "fork this session (at the head, or an item id or number) and switch to the fork"},
@@ -202,13 +208,21 @@ func (r *repl) startNew() {
 
 // resume opens session id and says what changed since it last ran.
 func (r *repl) resume(id string) error {
-	if err := r.switchCheckout(id); err != nil {
-		return err
-	}
-	s, err := r.ws.Open(r.g.ctx, id, r.opts())
+	s, ws, moved, err := r.openFor(id)
 	if err != nil {
 		return err
 	}
+	if moved != "" {
+		r.ws = ws
+		fmt.Fprintln(r.out, moved)
+	}
+	r.adopt(s)
+	return nil
+}
+
+// adopt makes s, just opened, the REPL's session, and says what changed
+// since it last ran.
+func (r *repl) adopt(s *engine.Session) {
 	r.sess = s
 	r.open.set(s)
 	rec := s.Record()
@@ -235,7 +249,6 @@ func (r *repl) resume(id string) error {
 		r.offerDraft(d, gone)
 	}
 	r.offerDraftAttachments()
-	return nil
 }
 
 // offerDraft hands the prompt a fork or revert gave back to the person: in
@@ -299,6 +312,7 @@ func (r *repl) loop() error {
 			ed.SetLeader(r.leader)
 		}
 		r.bindSnapshotKeys()
+		r.bindRewindKeys() // repl_rewind.go
 		r.banner()
 		if r.draft != "" {
 			ed.Prefill(r.draft)
@@ -385,7 +399,7 @@ func (r *repl) readLine() (string, error) {
 }
 
 // commandList names every command, for a line that names none.
-const commandList = "/rename /clear /new /history /shells /undo /redo /snapshots /diff /fork /revert /unrevert /compact /storage /migrate-sessions /help /exit, :write :edit :rm :exec :patch :attach, !LINE"
+const commandList = "/rename /clear /new /history /shells /undo /redo /snapshots /diff /resume /rewind /fork /revert /unrevert /compact /storage /migrate-sessions /help /exit, :write :edit :rm :exec :patch :attach, !LINE"
 
 // handle runs one line; it reports whether the REPL should end. A blank
 // line records nothing; "//text" is the prompt "/text"; a "/" or ":" line
@@ -441,6 +455,10 @@ func (r *repl) command(ctx context.Context, trimmed string) bool {
 			return false
 		}
 		fmt.Fprintf(r.out, "Renamed to %q.\n", r.sess.Record().Title)
+	case "/resume":
+		r.resumeCommand(arg) // repl_pick.go
+	case "/rewind":
+		r.rewindCommand() // repl_rewind.go
 	case "/clear", "/new":
 		if id, ok := r.closeSession(); ok {
 			fmt.Fprintf(r.out, "The previous session stays resumable: cairn --resume %s\n", id)
@@ -587,180 +605,6 @@ func (r *repl) prompt(ctx context.Context, text string) {
 	if r.ed != nil {
 		r.ed.AddHistory(editorHistory([]string{text})[0])
 	}
-}
-
-// pick shows the picker (or, without a terminal, a numbered list).
-//
-// On a terminal the first screen does not wait for the listing: it is drawn
-// from the first page of the picker index as last saved (Workspace.ListHead),
-// and the whole listing (List: the records verified, damaged ones left out,
-// dead owners settled) replaces it when it is ready. A choice is always a
-// session of the whole listing (term.PickListing), and a session the
-// listing skipped as unreadable is named once the picker is closed.
-func (r *repl) pick() (string, error) {
-	if f := stdinTerminal(r.g); f != nil {
-		return r.pickTerminal(f)
-	}
-	rows, problems, err := r.listRows(r.g.ctx)
-	if err != nil {
-		return "", err
-	}
-	r.noticeProblems(problems)
-	if len(rows) == 0 {
-		return "", r.noSessions()
-	}
-	if r.lines == nil {
-		// One buffered reader for the picker and the REPL after it, so
-		// the number read does not swallow the lines that follow.
-		r.lines = bufio.NewReader(r.in)
-	}
-	i, err := term.PickPlain(r.lines, r.out, rows)
-	if err != nil {
-		return "", err
-	}
-	return rows[i].ID, nil
-}
-
-// headRows is how many rows of the index the picker's first screen reads:
-// more than a terminal has lines.
-const headRows = 200
-
-func (r *repl) pickTerminal(f *os.File) (string, error) {
-	// A signal ends the picker first, so the terminal is handed back
-	// (repl_signal.go).
-	ctx, cancel := context.WithCancel(r.g.ctx)
-	defer cancel()
-	done := make(chan struct{})
-	r.open.setPicker(func() { cancel(); <-done })
-	defer func() {
-		close(done)
-		r.open.setPicker(nil)
-	}()
-
-	var problems []string
-	l := term.Listing{Refresh: func(ctx context.Context) ([]term.Row, error) {
-		rows, p, err := r.listRows(ctx)
-		problems = p
-		return rows, err
-	}}
-	if head, total, ok := r.ws.ListHead(ctx, headRows); ok && len(head) > 0 {
-		l.Rows, l.Total = summaryRows(head), total
-	} else {
-		rows, err := l.Refresh(ctx)
-		if err != nil {
-			return "", err
-		}
-		l = term.Listing{Rows: rows}
-	}
-	if len(l.Rows) == 0 {
-		r.noticeProblems(problems)
-		return "", r.noSessions()
-	}
-	keys, err := r.keysOf(f)
-	if err != nil {
-		return "", err
-	}
-	row, err := term.PickListing(ctx, keys, r.g.term, l, r.lastPrompt)
-	r.noticeProblems(problems) // the refresh has ended: PickListing waits for it
-	if errors.Is(err, term.ErrNoRows) {
-		return "", r.noSessions()
-	}
-	if err != nil {
-		return "", err
-	}
-	return row.ID, nil
-}
-
-// keysOf returns the keyboard of terminal f, opened the first time: the
-// picker and the prompts after it share it, so that what is typed after the
-// Enter that ends one reaches the next (closeKeys closes it).
-func (r *repl) keysOf(f *os.File) (*term.Keys, error) {
-	if r.keys == nil {
-		k, err := term.OpenKeys(f)
-		if err != nil {
-			return nil, err
-		}
-		// Between prompts the terminal does not echo: what is typed while
-		// a command runs waits for the next prompt instead of showing in
-		// the command's output.
-		if err := k.Quiet(); err != nil {
-			k.Close()
-			return nil, err
-		}
-		r.keys = k
-		r.open.setKeys(k)
-	}
-	return r.keys, nil
-}
-
-// closeKeys closes the keyboard, if opened, restoring the terminal's mode.
-func (r *repl) closeKeys() {
-	if r.keys != nil {
-		r.keys.Close()
-	}
-}
-
-// listRows is the whole listing as picker rows, with the names of the
-// records skipped as unreadable.
-func (r *repl) listRows(ctx context.Context) ([]term.Row, []string, error) {
-	restore := burstGC()
-	l, problems, err := r.ws.List(ctx)
-	restore()
-	if err != nil {
-		return nil, nil, err
-	}
-	var names []string
-	for _, p := range problems {
-		names = append(names, p.Name)
-	}
-	// The sessions of the repository's other checkouts come below.
-	rows := append(summaryRows(l), r.checkoutRows(ctx)...)
-	if len(rows) == 0 {
-		return nil, names, nil
-	}
-	return rows, names, nil
-}
-
-func (r *repl) noticeProblems(names []string) {
-	for _, n := range names {
-		r.notice(fmt.Sprintf("skipped unreadable record %s", n))
-	}
-}
-
-func (r *repl) noSessions() error {
-	return fmt.Errorf("%w: no sessions in %s", engine.ErrNotFound, r.ws.Path())
-}
-
-// summaryRows are sessions as picker rows.
-func summaryRows(l []engine.Summary) []term.Row {
-	rows := make([]term.Row, len(l))
-	now := time.Now()
-	for i, e := range l {
-		rows[i] = term.Row{ID: e.ID, Title: e.Title, Age: age(now, e.UpdatedAt), Branch: e.Branch, Items: e.Items, Owner: e.OwnerPID}
-	}
-	return rows
-}
-
-// lastPrompt is the preview of a row in the picker: the session's last
-// prompt on its head path, read without taking the session. It streams
-// (ReadLean, then that one item's text), so a session over the eager-load
-// ceiling is previewed like any other and none is hydrated for a preview.
-func (r *repl) lastPrompt(row term.Row) string {
-	v, err := r.ws.ReadLean(r.g.ctx, row.ID)
-	if err != nil {
-		return "(" + userError(err) + ")"
-	}
-	t := v.Transcript()
-	for i := len(t) - 1; i >= 0; i-- {
-		if t[i].Type == engine.User {
-			it, err := v.ItemText(r.g.ctx, t[i].ID)
-			if err != nil {
-				return "(" + userError(err) + ")"
-			}
-			return strings.Join(strings.Fields(it.Text), " ")
-		}
-	}
-	return "(no prompt yet)"
 }
 
 // firstLine is the first line of s, for one line of output (escaped).

@@ -8,14 +8,14 @@ import (
 	xterm "golang.org/x/term"
 
 	"cairn/cli/term"
-	"cairn/engine"
 )
 
 // RunCmd is the default command: the line REPL in this directory.
 type RunCmd struct {
-	Resume      string `short:"r" name:"resume" placeholder:"SESSION" help:"Resume a session (id, prefix or title); --resume or -r alone opens the picker."`
+	Resume      string `short:"r" name:"resume" placeholder:"SESSION" predictor:"session" help:"Resume a session (id, prefix or title); --resume or -r alone opens the picker."`
 	Pick        bool   `name:"pick" hidden:"" help:"Open the picker (what a bare --resume means)."`
 	Continue    bool   `short:"c" name:"continue" help:"Resume the most recently written session."`
+	All         bool   `name:"all" help:"With --resume: the picker lists the sessions of every directory (Ctrl-A in the picker switches)."`
 	NoSnapshots bool   `name:"no-snapshots" help:"Record no file changes for this process."`
 	Leader      string `name:"leader" env:"CAIRN_LEADER" default:"ctrl+x" placeholder:"KEY" help:"The leader key of the REPL: the leader, then z, r or p, is /undo, /redo or /snapshots, then e edits the line in $VISUAL or $EDITOR (ctrl+x, ctrl+g, alt+space...)."`
 	ListenFlags `embed:""`
@@ -25,13 +25,14 @@ type RunCmd struct {
 // It takes the REPL's own flags, so a resumed session runs as one started
 // with `cairn --resume` does.
 type ResumeCmd struct {
-	Session     string `arg:"" optional:"" help:"Session to resume; without it, choose in the picker."`
+	Session     string `arg:"" optional:"" predictor:"session" help:"Session to resume; without it, choose in the picker."`
+	All         bool   `name:"all" help:"The picker lists the sessions of every directory (Ctrl-A in the picker switches)."`
 	NoSnapshots bool   `name:"no-snapshots" help:"Record no file changes for this process."`
 	Leader      string `name:"leader" env:"CAIRN_LEADER" default:"ctrl+x" placeholder:"KEY" help:"The leader key of the REPL: the leader, then z, r or p, is /undo, /redo or /snapshots, then e edits the line in $VISUAL or $EDITOR (ctrl+x, ctrl+g, alt+space...)."`
 }
 
 func (c *ResumeCmd) Run(g *Globals) error {
-	r := RunCmd{Resume: c.Session, Pick: c.Session == "", NoSnapshots: c.NoSnapshots, Leader: c.Leader}
+	r := RunCmd{Resume: c.Session, Pick: c.Session == "", All: c.All, NoSnapshots: c.NoSnapshots, Leader: c.Leader}
 	return r.Run(g)
 }
 
@@ -48,6 +49,9 @@ func (c *RunCmd) Run(g *Globals) error {
 	if g.Ephemeral != nil && *g.Ephemeral && n > 0 {
 		return usageErrorf("--ephemeral starts a new session; it cannot resume one")
 	}
+	if c.All && !c.Pick && c.Resume == "" {
+		return usageErrorf("--all is for the picker: cairn --resume --all")
+	}
 	interrupt := replInterrupt(g)
 	r := &repl{g: g, in: g.stdin, out: g.stdout, errw: g.stderr, noSnapshots: c.NoSnapshots, leader: c.Leader, turnHook: replTurnHook}
 	// The handler is there before the store is opened, so a signal at any
@@ -61,26 +65,26 @@ func (c *RunCmd) Run(g *Globals) error {
 	defer r.closeKeys()
 	r.returnRemovedCheckouts()
 	switch {
-	case c.Pick:
-		id, err := r.pick()
-		if errors.Is(err, term.ErrCancelled) {
+	case c.Pick || c.Resume != "":
+		// --resume alone is the picker; --resume NAME resumes what NAME
+		// names, or opens the picker on the sessions it names when
+		// several.
+		var row term.Row
+		var err error
+		if c.Pick {
+			row, err = r.pick(pickOptions{every: c.All})
+		} else {
+			row, err = r.resolveOrPick(c.Resume)
+		}
+		switch {
+		case errors.Is(err, term.ErrCancelled):
 			return nil
-		}
-		if err != nil {
+		case errors.Is(err, term.ErrInterrupted):
+			return errPickInterrupted
+		case err != nil:
 			return err
 		}
-		if err := r.resume(id); err != nil {
-			return err
-		}
-	case c.Resume != "":
-		id, err := r.ws.Resolve(g.ctx, c.Resume)
-		if errors.Is(err, engine.ErrNotFound) {
-			id, err = r.resolveInCheckouts(g.ctx, c.Resume, err)
-		}
-		if err != nil {
-			return notHere(g.ctx, r.store, r.ws, err, c.Resume)
-		}
-		if err := r.resume(id); err != nil {
+		if err := r.resume(row.ID); err != nil {
 			return err
 		}
 	case c.Continue:

@@ -82,25 +82,41 @@
 //
 // # Picker
 //
-// Pick is a small inline program of the same library. It draws below the
-// cursor: a filter line, one page of rows with the selected row marked
-// "> " and in reverse video, a footer "n of m" (the selected position among
-// the m rows that match) and, when given a preview function, the selected
-// session's last prompt, read in the background. Typing filters fuzzily by
-// title and id (the letters in order, spaces ignored: "dep aud" finds
-// "dependency-audit"). The page follows the window's size, and lines are
-// cut by display cells, so wide titles never wrap. A row starts with the
-// first 8 characters of its id, so a narrow window keeps them, then "open"
-// when a running process has the session ("[open in pid N]" further on;
-// "[checkout NAME]" marks a session of another checkout of the repository,
-// listed after this directory's);
-// the whole id is shown when there is room. PickListing draws a first
-// page at once and takes the whole listing from a refresh that starts once
-// that page is on the terminal ("listing" in the footer until it is done):
-// the rows are replaced with the filter and the selected row (by id) kept,
-// and a row chosen in the meantime is held until the refresh says it is
-// still there; if not, the picker says so and stays open (what is typed
-// after a choice held so waits for the prompt after the picker). PickPlain
+// PickListing is a small inline program of the same library. It draws below
+// the cursor: a filter line, column headers, one page of rows with the
+// selected row marked "> " and in reverse video, a footer "n of m" (the
+// selected position among the m rows that match) with the keys, and, when
+// given a preview function, the selected row's preview (its last prompts
+// and answers, the files its changes touched), read in the background:
+// beside the list in a window of 100 columns or more, below it in a
+// narrower one. Columns come title first, then age, items, directory
+// (when every directory is listed), branch and id, and are left out from
+// the right as the window narrows; the title keeps half of the room. Text
+// is measured and cut by display cells as the library's renderer counts
+// them (pickcells.go), so wide titles never wrap or push a column.
+//
+// Typing filters (pickrank.go): exact titles first, then titles that start
+// with the filter, then titles holding its words, then word starts ("dep
+// aud" finds "dependency-audit"), then fuzzy matches of the title; an id
+// matches by its prefix only. Each change of the filter selects the top
+// match. Without a filter the rows are a tree: a fork right under the
+// session it was forked from, indented, and the newest session selected.
+// Ctrl-R renames the selected session (an input line in place of the
+// footer), Ctrl-A switches to the sessions of every directory and back.
+// Esc and Ctrl-D leave (ErrCancelled), Ctrl-C too (ErrInterrupted), and a
+// cancelled context wipes the picture before it returns.
+//
+// A row shows when a running process has the session ("open in pid N"),
+// when it is the session this process has open, and which other checkout
+// of the repository it belongs to; in a narrow window the first two mark
+// the title instead. PickListing draws a first page at once and takes the
+// whole listing from a refresh that starts once that page is on the
+// terminal ("listing" in the footer until it is done): the rows are
+// replaced with the filter and the selected row (by id) kept, and a row
+// chosen in the meantime is held until the refresh says it is still there;
+// if not, the picker says so and stays open (what is typed after a choice
+// held so waits for the prompt after the picker). A listing of Kind Prompts
+// is the rewind picker: a conversation's prompts, newest first. PickPlain
 // prints every row numbered from 1 and reads a number. Every field of a
 // row is escaped by display.Line (package cli/display), so a stored title
 // cannot drive the terminal.

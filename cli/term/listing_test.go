@@ -31,7 +31,7 @@ func pickListingAsync(p *ptyTerm, k *Keys, first []Row, total int, started chan<
 		}
 	}}
 	go func() {
-		row, err := PickListing(context.Background(), k, p.TTY, l, nil)
+		row, err := PickListing(context.Background(), k, p.TTY, l)
 		ch <- struct {
 			row Row
 			err error
@@ -44,7 +44,7 @@ func pickListingAsync(p *ptyTerm, k *Keys, first []Row, total int, started chan<
 // finished (it is blocked here); the refresh starts once it is drawn, and
 // its rows then replace the page, keeping the selected row by id.
 func TestPTYPickListingFirstScreenBeforeRefresh(t *testing.T) {
-	p := openPTY(t, 10, 100) // a page of 7 rows
+	p := openPTY(t, 11, 100) // a page of 7 rows
 	all := manyRows(50)
 	started := make(chan struct{})
 	refresh := make(chan []Row)
@@ -170,7 +170,7 @@ func await2(t *testing.T, ch <-chan struct {
 // replaced, and takes the position when the selected row is gone.
 func TestPickModelRefreshKeepsFilterAndSelection(t *testing.T) {
 	all := manyRows(30)
-	m := newPickModel(all[:10], 80, 10, nil)
+	m := newPickModel(Listing{Rows: all[:10]}, 80, 10)
 	m.loading, m.total = true, 30
 	m.Update(key("task 1"))
 	m.Update(key("down")) // "Task 1", then "Task 10"…: the second match
@@ -212,7 +212,7 @@ func TestPickModelRefreshKeepsFilterAndSelection(t *testing.T) {
 func TestPickModelRefreshUnmovedSelectsNewest(t *testing.T) {
 	all := manyRows(5)
 	stale := append([]Row{all[1], all[0]}, all[2:]...) // all[0] written since
-	m := newPickModel(stale, 80, 10, nil)
+	m := newPickModel(Listing{Rows: stale}, 80, 10)
 	m.loading, m.total = true, 5
 	m.Update(rowsMsg{rows: all})
 	if j, _ := m.v.chosen(); m.v.rows[j].ID != all[0].ID {
@@ -220,7 +220,7 @@ func TestPickModelRefreshUnmovedSelectsNewest(t *testing.T) {
 	}
 	// With a filter typed and the selection not moved, the newest row
 	// that matches is selected, as when the rows come first.
-	m = newPickModel(stale, 80, 10, nil)
+	m = newPickModel(Listing{Rows: stale}, 80, 10)
 	m.loading = true
 	m.Update(key("t"))
 	m.Update(rowsMsg{rows: all})
@@ -228,7 +228,7 @@ func TestPickModelRefreshUnmovedSelectsNewest(t *testing.T) {
 		t.Fatalf("filtered: selected %s after the refresh, want the newest %s", m.v.rows[j].ID, all[0].ID)
 	}
 	// Once moved, the selection follows its row.
-	m = newPickModel(stale, 80, 10, nil)
+	m = newPickModel(Listing{Rows: stale}, 80, 10)
 	m.loading = true
 	m.Update(key("down"))
 	m.Update(key("up"))

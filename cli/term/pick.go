@@ -3,7 +3,6 @@ package term
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"slices"
 	"strings"
@@ -12,39 +11,42 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	uv "github.com/charmbracelet/ultraviolet"
-	"github.com/charmbracelet/x/ansi"
 	xterm "golang.org/x/term"
-
-	"cairn/cli/display"
 )
 
 // defaultPageHeight is the page height when out's size is unknown.
 const defaultPageHeight = 20
 
 // Pick shows rows (sorted newest first by the caller) below the cursor and
-// lets the user choose one; it returns its index into rows. Typing filters
-// fuzzily by title and id; Up/Down move, PgUp/PgDn page, Home/End go to
-// the first/last row, Enter chooses, Esc, Ctrl-C or Ctrl-D leave with
-// ErrCancelled. Every row can be reached. The picture follows the window's
-// size. preview, when not nil, gives the line shown under the list for the
-// selected row (the session's last prompt); it runs in the background and
-// may be slow. The keys come from keys; the terminal is in raw mode until
-// Pick returns, and what Pick drew is wiped. Keys typed after the one that
-// ended the picker stay in keys for what reads next.
-//
-// Cancelling ctx ends Pick at once (it returns an error), with the
-// terminal restored: for leaving on a signal.
-func Pick(ctx context.Context, keys *Keys, out io.Writer, rows []Row, preview func(Row) string) (int, error) {
-	m, err := runPick(ctx, keys, out, Listing{Rows: rows}, preview)
+// lets the user choose one; it returns its index into rows. It is
+// PickListing over a listing of rows alone, with preview (nil: none).
+func Pick(ctx context.Context, keys *Keys, out io.Writer, rows []Row, preview func(Row) Preview) (int, error) {
+	m, err := runPick(ctx, keys, out, Listing{Rows: rows, Preview: preview})
 	if err != nil {
 		return 0, err
 	}
-	return m.chosen, m.err
+	if m.err != nil {
+		return 0, m.err
+	}
+	return m.chosen, nil
 }
+
+// Kind is what a listing's rows are.
+type Kind int
+
+const (
+	// Sessions: each row a session (the resume picker).
+	Sessions Kind = iota
+	// Prompts: each row a prompt of a conversation, newest first (the
+	// rewind picker): Row.Title is the prompt, Row.Age its age, Row.Items
+	// its item number N on the head path (ITEM) and Row.ID its item id.
+	Prompts
+)
 
 // Listing is what PickListing shows: Rows at once, and, when Refresh is not
 // nil, the listing Refresh returns in their place once it is ready.
 type Listing struct {
+	Kind Kind
 	// Rows are drawn first: the whole listing, or, with Refresh, a first
 	// page that may be out of date (read from a cache).
 	Rows []Row
@@ -57,20 +59,46 @@ type Listing struct {
 	// when it is still there. ctx is cancelled when the picker ends, and
 	// PickListing waits for Refresh to return.
 	Refresh func(ctx context.Context) ([]Row, error)
+	// Heading, when set, is a line drawn under the filter line (what the
+	// rows are, when it is not the usual listing).
+	Heading string
+	// Preview, when not nil, gives what the picker shows of the selected
+	// row beside the list (wide windows) or below it. It runs in the
+	// background, once per row, and may be slow.
+	Preview func(Row) Preview
+	// Rename, when not nil, renames the session of a row to name (Ctrl-R,
+	// then the name, then Enter), and returns its title as stored.
+	Rename func(ctx context.Context, r Row, name string) (string, error)
+	// Every, when not nil, lists the sessions of every directory, newest
+	// first, with Row.Dir set: Ctrl-A switches between it and the rows of
+	// this directory. StartEvery starts with it.
+	Every      func(ctx context.Context) ([]Row, error)
+	StartEvery bool
 }
 
-// PickListing is Pick over a listing that may arrive in two steps: the
-// first screen is drawn from l.Rows without waiting for l.Refresh, and the
-// choice is the row as the refreshed listing has it. A row chosen before
-// the refresh is done is held ("checking") until it is: when the refresh
-// no longer lists it (deleted, or its record unreadable), the picker says
-// so and stays open for another choice, so such a row is never returned.
-// The keys typed while a choice is checked wait for what reads next (the
-// REPL's first prompt), unless the row is gone; Esc and Ctrl-C still leave.
-// A refresh that fails ends the picker with its error; one that lists
-// nothing, with ErrNoRows.
-func PickListing(ctx context.Context, keys *Keys, out io.Writer, l Listing, preview func(Row) string) (Row, error) {
-	m, err := runPick(ctx, keys, out, l, preview)
+// PickListing shows the rows of l below the cursor and lets the user choose
+// one. Typing filters (see matchRows); Up/Down move, PgUp/PgDn page,
+// Home/End go to the first/last row, Enter chooses, Esc and Ctrl-D leave
+// with ErrCancelled, Ctrl-C with ErrInterrupted. Every row can be reached.
+// The picture follows the window's size. The keys come from keys; the
+// terminal is in raw mode until PickListing returns, and what it drew is
+// wiped. Keys typed after the one that ended the picker stay in keys for
+// what reads next.
+//
+// The first screen is drawn from l.Rows without waiting for l.Refresh, and
+// the choice is the row as the refreshed listing has it. A row chosen
+// before the refresh is done is held ("checking") until it is: when the
+// refresh no longer lists it (deleted, or its record unreadable), the
+// picker says so and stays open for another choice, so such a row is never
+// returned. The keys typed while a choice is checked wait for what reads
+// next (the REPL's first prompt), unless the row is gone; Esc and Ctrl-C
+// still leave. A refresh that fails ends the picker with its error; one
+// that lists nothing, with ErrNoRows.
+//
+// Cancelling ctx ends the picker at once (it returns ctx's error), with its
+// picture wiped and the terminal restored: for leaving on a signal.
+func PickListing(ctx context.Context, keys *Keys, out io.Writer, l Listing) (Row, error) {
+	m, err := runPick(ctx, keys, out, l)
 	if err != nil {
 		return Row{}, err
 	}
@@ -81,9 +109,12 @@ func PickListing(ctx context.Context, keys *Keys, out io.Writer, l Listing, prev
 }
 
 // runPick runs the picker program and returns its final model.
-func runPick(ctx context.Context, keys *Keys, out io.Writer, l Listing, preview func(Row) string) (*pickModel, error) {
+func runPick(ctx context.Context, keys *Keys, out io.Writer, l Listing) (*pickModel, error) {
 	if len(l.Rows) == 0 {
 		return nil, ErrNoRows
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
 	run, err := keys.begin(out)
 	if errors.Is(err, errKeysClosed) {
@@ -94,9 +125,8 @@ func runPick(ctx context.Context, keys *Keys, out io.Writer, l Listing, preview 
 	}
 	var unused []uv.Event // typed after the choice: for what reads next
 	defer func() { run.end(unused...) }()
-	m := newPickModel(l.Rows, 0, 0, preview)
+	m := newPickModel(l, 0, 0)
 	m.run = run
-	m.total = l.Total
 	// The refresh waits for the first screen to be written, so that it
 	// does not compete with drawing it.
 	var drawn atomic.Bool
@@ -107,8 +137,9 @@ func runPick(ctx context.Context, keys *Keys, out io.Writer, l Listing, preview 
 		out, m.start = watchFirstFrame(out, &drawn, frame)
 	}
 	// The program reads no input itself: its keys come from keys (run).
-	opts := []tea.ProgramOption{tea.WithInput(nil), tea.WithOutput(out), tea.WithoutSignalHandler(), tea.WithoutCatchPanics(),
-		tea.WithContext(ctx)}
+	// It is stopped by a message, not by a context, so that it draws its
+	// last, empty picture (the picker wiped) when ctx ends too.
+	opts := []tea.ProgramOption{tea.WithInput(nil), tea.WithOutput(out), tea.WithoutSignalHandler(), tea.WithoutCatchPanics()}
 	if c, _ := screenSize(out); c == 0 {
 		if c, r, err := xterm.GetSize(keys.fd); err == nil && c > 0 {
 			opts = append(opts, tea.WithWindowSize(c, r))
@@ -116,6 +147,7 @@ func runPick(ctx context.Context, keys *Keys, out io.Writer, l Listing, preview 
 	}
 	p := tea.NewProgram(m, opts...)
 	rctx, cancel := context.WithCancel(ctx)
+	m.ctx = rctx
 	var wg sync.WaitGroup
 	if l.Refresh != nil {
 		wg.Go(func() {
@@ -130,6 +162,12 @@ func runPick(ctx context.Context, keys *Keys, out io.Writer, l Listing, preview 
 			}
 		})
 	}
+	wg.Go(func() {
+		<-rctx.Done()
+		if ctx.Err() != nil {
+			p.Send(stopMsg{ctx.Err()})
+		}
+	})
 	final, err := p.Run()
 	cancel()
 	wg.Wait()
@@ -146,11 +184,27 @@ func runPick(ctx context.Context, keys *Keys, out io.Writer, l Listing, preview 
 // pickModel is the picker as a terminal program: a pickView drawn to the
 // window's size.
 type pickModel struct {
+	l             Listing
+	ctx           context.Context // ends with the picker: for the work it starts
 	v             *pickView
 	width, height int // the window, 0 = unknown
-	preview       func(Row) string
-	previews      map[string]string // by row id, once known
+	previews      map[string]Preview
 	asked         map[string]bool
+
+	// own are this directory's rows, every the rows of every directory
+	// once listed (Listing.Every); showEvery: the user asked for every
+	// directory; listingEvery: that listing is on its way.
+	own          []Row
+	every        []Row
+	showEvery    bool
+	listingEvery bool
+
+	// renaming: the footer is the rename input, name what is typed in
+	// it, for the row of id renameID.
+	renaming bool
+	name     string
+	renameID string
+	footerAt int // the footer's line in the last picture
 
 	// loading: the rows are a first page and the whole listing is on its
 	// way (a rowsMsg); total is the number of rows it is thought to hold.
@@ -176,32 +230,20 @@ type pickModel struct {
 	err    error
 }
 
-func newPickModel(rows []Row, cols, lines int, preview func(Row) string) *pickModel {
-	m := &pickModel{v: newPickView(rows, defaultPageHeight), preview: preview,
-		previews: map[string]string{}, asked: map[string]bool{}}
+func newPickModel(l Listing, cols, lines int) *pickModel {
+	m := &pickModel{l: l, ctx: context.Background(), v: newPickView(l.Rows, defaultPageHeight),
+		previews: map[string]Preview{}, asked: map[string]bool{}, own: l.Rows, total: l.Total}
+	if l.StartEvery && l.Every != nil {
+		m.showEvery, m.listingEvery = true, true
+	}
 	m.resize(cols, lines)
 	return m
 }
 
-// resize sizes the page to the window: the filter line, the rows, the
-// footer, the preview line and one spare line, so the picture never
-// scrolls off the top.
-func (m *pickModel) resize(cols, lines int) {
-	m.width, m.height = cols, lines
-	h := defaultPageHeight
-	if lines > 0 {
-		h = lines - 3
-		if m.preview != nil {
-			h--
-		}
-	}
-	m.v.setHeight(h)
-}
-
 // previewMsg is a preview that arrived for the row of id.
 type previewMsg struct {
-	id   string
-	text string
+	id string
+	p  Preview
 }
 
 // rowsMsg is the whole listing, from Listing.Refresh.
@@ -210,15 +252,39 @@ type rowsMsg struct {
 	err  error
 }
 
+// everyMsg is the listing of every directory, from Listing.Every.
+type everyMsg struct {
+	rows []Row
+	err  error
+}
+
+// renamedMsg is the answer of Listing.Rename for the row of id.
+type renamedMsg struct {
+	id, title string
+	err       error
+}
+
+// stopMsg ends the picker: its context ended (a signal).
+type stopMsg struct{ err error }
+
 // askPreview starts reading the selected row's preview, once per row.
 func (m *pickModel) askPreview() tea.Cmd {
 	i, ok := m.v.chosen()
-	if !ok || m.preview == nil || m.asked[m.v.rows[i].ID] {
+	if !ok || m.l.Preview == nil || m.asked[m.v.rows[i].ID] {
 		return nil
 	}
-	row, fn := m.v.rows[i], m.preview
+	row, fn := m.v.rows[i], m.l.Preview
 	m.asked[row.ID] = true
 	return func() tea.Msg { return previewMsg{row.ID, fn(row)} }
+}
+
+// listEvery starts listing every directory.
+func (m *pickModel) listEvery() tea.Cmd {
+	fn, ctx := m.l.Every, m.ctx
+	return func() tea.Msg {
+		rows, err := fn(ctx)
+		return everyMsg{rows, err}
+	}
 }
 
 // started makes sure the refresh has started: a key was pressed, so the
@@ -240,6 +306,10 @@ func (m *pickModel) refreshed(msg rowsMsg) tea.Cmd {
 		m.done, m.err = true, ErrNoRows
 		return tea.Quit
 	}
+	m.own = msg.rows
+	if m.showEvery && m.every != nil {
+		return nil // this directory's rows wait for Ctrl-A
+	}
 	m.v.setRows(msg.rows)
 	if id := m.pending; id != "" {
 		m.pending = ""
@@ -253,7 +323,70 @@ func (m *pickModel) refreshed(msg rowsMsg) tea.Cmd {
 	return m.askPreview()
 }
 
-func (m *pickModel) Init() tea.Cmd { return tea.Batch(m.askPreview(), m.nextKey()) }
+// everyListed takes the listing of every directory.
+func (m *pickModel) everyListed(msg everyMsg) tea.Cmd {
+	m.listingEvery = false
+	switch {
+	case msg.err != nil:
+		m.showEvery = false
+		m.note = "cannot list every directory: " + msg.err.Error()
+		return nil
+	case len(msg.rows) == 0:
+		m.showEvery = false
+		m.note = "no sessions in any directory"
+		return nil
+	}
+	m.every = msg.rows
+	if m.showEvery {
+		m.v.setRows(m.every)
+	}
+	return m.askPreview()
+}
+
+// toggleEvery switches between this directory's rows and every
+// directory's (Ctrl-A).
+func (m *pickModel) toggleEvery() tea.Cmd {
+	if m.l.Every == nil {
+		return nil
+	}
+	m.showEvery = !m.showEvery
+	switch {
+	case !m.showEvery:
+		m.listingEvery = false
+		m.v.setRows(m.own)
+	case m.every != nil:
+		m.v.setRows(m.every)
+	default:
+		m.listingEvery = true
+		return m.listEvery()
+	}
+	return m.askPreview()
+}
+
+// renamed takes the answer of a rename.
+func (m *pickModel) renamed(msg renamedMsg) {
+	if msg.err != nil {
+		m.note = "not renamed: " + msg.err.Error()
+		return
+	}
+	for _, rows := range [][]Row{m.own, m.every, m.v.rows} {
+		for i := range rows {
+			if rows[i].ID == msg.id {
+				rows[i].Title = msg.title
+			}
+		}
+	}
+	m.v.retitled()
+	m.note = "renamed"
+}
+
+func (m *pickModel) Init() tea.Cmd {
+	cmds := []tea.Cmd{m.askPreview(), m.nextKey()}
+	if m.listingEvery {
+		cmds = append(cmds, m.listEvery())
+	}
+	return tea.Batch(cmds...)
+}
 
 // nextKey asks for the next key, unless the picker is done or asked
 // already.
@@ -305,21 +438,41 @@ func (m *pickModel) handle(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.resize(msg.Width, msg.Height)
 		return m, nil
 	case previewMsg:
-		m.previews[msg.id] = msg.text
+		m.previews[msg.id] = msg.p
 		return m, nil
 	case rowsMsg:
 		return m, m.refreshed(msg)
+	case everyMsg:
+		return m, m.everyListed(msg)
+	case renamedMsg:
+		m.renamed(msg)
+		return m, nil
+	case stopMsg:
+		m.done, m.err = true, msg.err
+		return m, tea.Quit
 	case tea.PasteMsg:
 		m.started()
 		if m.pending != "" {
 			return m, nil
 		}
 		first, _, _ := strings.Cut(normalizeNewlines(msg.Content), "\n")
+		if m.renaming {
+			m.name += first
+			return m, nil
+		}
 		v.setFilter(v.filter + first)
 	case tea.KeyPressMsg:
 		m.started()
 		k := msg.String()
-		if isLeave(k) {
+		switch k {
+		case "ctrl+c":
+			m.done, m.err = true, ErrInterrupted
+			return m, tea.Quit
+		case "esc", "ctrl+d":
+			if m.renaming && k == "esc" {
+				m.renaming, m.note = false, ""
+				return m, nil
+			}
 			m.done, m.err = true, ErrCancelled
 			return m, tea.Quit
 		}
@@ -327,9 +480,12 @@ func (m *pickModel) handle(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, nil // a choice is being checked
 		}
 		m.note = ""
+		if m.renaming {
+			return m, m.renameKey(msg)
+		}
 		switch k {
 		case "enter":
-			if i, ok := v.chosen(); ok && m.loading {
+			if i, ok := v.chosen(); ok && m.loading && !m.showingEvery() {
 				// The row may be gone from the whole listing: held
 				// until it comes (refreshed).
 				m.pending = v.rows[i].ID
@@ -350,13 +506,17 @@ func (m *pickModel) handle(msg tea.Msg) (tea.Model, tea.Cmd) {
 		case "end":
 			v.move(len(v.match))
 		case "backspace", "ctrl+h":
-			if r := []rune(v.filter); len(r) > 0 {
-				v.setFilter(string(r[:len(r)-1]))
-			}
+			v.setFilter(dropLastGrapheme(v.filter))
 		case "ctrl+u":
 			v.setFilter("")
 		case "ctrl+w":
 			v.setFilter(killWord(v.filter))
+		case "ctrl+r":
+			if i, ok := v.chosen(); ok && m.l.Rename != nil {
+				m.renaming, m.renameID, m.name = true, v.rows[i].ID, v.rows[i].Title
+			}
+		case "ctrl+a":
+			return m, m.toggleEvery()
 		default:
 			if msg.Text != "" && msg.Mod&^tea.ModShift == 0 {
 				v.setFilter(v.filter + msg.Text)
@@ -366,131 +526,39 @@ func (m *pickModel) handle(msg tea.Msg) (tea.Model, tea.Cmd) {
 	return m, m.askPreview()
 }
 
-func (m *pickModel) View() tea.View {
-	if m.done {
-		return tea.NewView("") // the picture is wiped
-	}
-	f := m.frame()
-	if m.drawn != nil {
-		m.drawn.Store(true)
-	}
-	return tea.NewView(strings.Join(f, "\n"))
-}
+// showingEvery reports whether the rows shown are every directory's.
+func (m *pickModel) showingEvery() bool { return m.showEvery && m.every != nil }
 
-// frame returns the lines of one picture: the filter line, the page of
-// rows (the selected one marked and in reverse video), the footer and the
-// preview of the selected row.
-func (m *pickModel) frame() []string {
-	v := m.v
-	lines := []string{m.fit("filter: " + drawn(v.filter))}
-	sel, _ := v.chosen()
-	for _, i := range v.window() {
-		mark := "  "
-		if i == sel {
-			mark = "> "
+// renameKey handles a key typed into the rename input.
+func (m *pickModel) renameKey(msg tea.KeyPressMsg) tea.Cmd {
+	switch msg.String() {
+	case "enter":
+		m.renaming = false
+		name := strings.TrimSpace(m.name)
+		if name == "" {
+			m.note = "a session name cannot be empty; not renamed"
+			return nil
 		}
-		s := m.fit(mark + pickRow(v.rows[i], m.width-3))
-		if i == sel {
-			s = "\x1b[7m" + s + "\x1b[0m"
+		i := slices.IndexFunc(m.v.rows, func(r Row) bool { return r.ID == m.renameID })
+		if i < 0 {
+			return nil
 		}
-		lines = append(lines, s)
-	}
-	n := 0
-	if len(v.match) > 0 {
-		n = v.sel + 1
-	}
-	all := len(v.rows)
-	if m.loading {
-		all = max(all, m.total)
-	}
-	var foot string
-	switch {
-	case v.filter != "":
-		foot = fmt.Sprintf("%d of %d (%d in all)", n, len(v.match), all)
+		row, fn, ctx := m.v.rows[i], m.l.Rename, m.ctx
+		m.note = "renaming…"
+		return func() tea.Msg {
+			title, err := fn(ctx, row, name)
+			return renamedMsg{row.ID, title, err}
+		}
+	case "backspace", "ctrl+h":
+		m.name = dropLastGrapheme(m.name)
+	case "ctrl+u":
+		m.name = ""
+	case "ctrl+w":
+		m.name = killWord(m.name)
 	default:
-		foot = fmt.Sprintf("%d of %d", n, all)
-	}
-	switch {
-	case m.pending != "":
-		foot += ", checking the choice"
-	case m.loading:
-		foot += ", listing"
-	}
-	if m.note != "" {
-		foot += ": " + m.note
-	} else {
-		foot += "  Up/Down move, PgUp/PgDn page, Enter choose, Esc leave"
-	}
-	lines = append(lines, m.fit(foot))
-	if m.preview != nil {
-		text := "…"
-		if len(v.match) > 0 {
-			if p, ok := m.previews[v.rows[sel].ID]; ok {
-				text = p
-			}
+		if msg.Text != "" && msg.Mod&^tea.ModShift == 0 {
+			m.name += msg.Text
 		}
-		if len(v.match) == 0 {
-			text = ""
-		}
-		lines = append(lines, m.fit("last prompt: "+display.Line(text)))
 	}
-	return lines
-}
-
-// fit cuts s to the window's width by display cells, leaving the last
-// column free so that a full line never wraps.
-func (m *pickModel) fit(s string) string {
-	if m.width <= 1 {
-		return s
-	}
-	return ansi.Truncate(s, m.width-1, "…")
-}
-
-// pickRow is a row as the picker draws it, in width cells (0 = unknown):
-// the id's first 8 characters first, so that a narrow window keeps it, a
-// busy mark, then the title in what is left, the age, the items and the
-// branch; the whole id when there is room. Every field is escaped by
-// display.Line.
-func pickRow(r Row, width int) string {
-	title := display.Title(r.Title)
-	branch := display.Line(r.Branch)
-	if branch == "" {
-		branch = "-"
-	}
-	id := display.Line(r.ID)
-	short := id
-	if textWidth(short) > 8 {
-		short = ansi.Truncate(short, 8, "")
-	}
-	busy := "    "
-	if r.Owner != 0 {
-		busy = "open"
-	}
-	items := fmt.Sprintf("%5d items", r.Items)
-	if r.Items == 1 {
-		items = "    1 item "
-	}
-	rest := fmt.Sprintf("  %-8s  %s  %s", display.Line(r.Age), items, ansi.Truncate(branch, 12, "…"))
-	if r.Owner != 0 {
-		rest += fmt.Sprintf("  [open in pid %d]", r.Owner)
-	}
-	if r.Checkout != "" {
-		rest += "  [checkout " + ansi.Truncate(display.Line(r.Checkout), 24, "…") + "]"
-	}
-	if width > 0 && width >= 8+2+4+2+titleWidth+textWidth(rest)+2+textWidth(id) {
-		rest += "  " + id
-	}
-	tw := titleWidth
-	if width > 0 {
-		tw = min(titleWidth, max(10, width-(8+2+4+2)-textWidth(rest)))
-	}
-	return padCells(short, 8) + "  " + busy + "  " + padCells(ansi.Truncate(title, tw, "…"), tw) + rest
-}
-
-// padCells fills s with spaces to n cells.
-func padCells(s string, n int) string {
-	if k := n - textWidth(s); k > 0 {
-		return s + strings.Repeat(" ", k)
-	}
-	return s
+	return nil
 }

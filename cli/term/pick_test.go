@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -36,10 +37,12 @@ func TestMatchRows(t *testing.T) {
 		{"", []int{0, 1, 2, 3}},
 		{"PARSE", []int{0, 1}},
 		{"c0de", []int{2}}, // id
-		{"A1B", []int{0}},  // id, any case
+		{"0A1", []int{0}},  // id prefix, any case
+		{"A1B", []int{}},   // never the middle of an id
 		{"zzz", []int{}},
 		{"the p", []int{0}},   // spaces count
-		{"dep aud", []int{3}}, // fuzzy: the letters in order
+		{"dep aud", []int{3}}, // word starts
+		{"dpndcy", []int{3}},  // fuzzy: the letters in order
 	}
 	for _, c := range cases {
 		got := matchRows(rows, c.q)
@@ -127,8 +130,10 @@ func TestPickViewFilter(t *testing.T) {
 	v := newPickView(manyRows(30), 5)
 	v.move(12) // "Task 12"
 	v.setFilter("task 1")
-	if i, _ := v.chosen(); i != 12 {
-		t.Fatalf("selection not kept: %d", i)
+	// The filter selects its best match, the exact title, whatever was
+	// selected before (and still matches).
+	if i, _ := v.chosen(); i != 1 || v.sel != 0 || v.top != 0 || v.moved {
+		t.Fatalf("selection after typing: row %d at %d, top %d, moved %v", i, v.sel, v.top, v.moved)
 	}
 	for _, i := range []int{1, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19} {
 		if !slices.Contains(v.match, i) {
@@ -173,7 +178,7 @@ func key(name string) tea.Msg {
 		return tea.KeyPressMsg{Code: tea.KeyEnd}
 	case "backspace":
 		return tea.KeyPressMsg{Code: tea.KeyBackspace}
-	case "ctrl+c", "ctrl+u", "ctrl+w":
+	case "ctrl+a", "ctrl+c", "ctrl+d", "ctrl+r", "ctrl+u", "ctrl+w":
 		return tea.KeyPressMsg{Code: rune(name[5]), Mod: tea.ModCtrl}
 	}
 	return tea.PasteMsg{Content: name} // typed text
@@ -181,7 +186,7 @@ func key(name string) tea.Msg {
 
 // runPicker feeds keys to the picker without a terminal.
 func runPicker(rows []Row, lines int, keys ...string) (*pickModel, bool) {
-	m := newPickModel(rows, 80, lines, nil)
+	m := newPickModel(Listing{Rows: rows}, 80, lines)
 	for _, k := range keys {
 		m.Update(key(k))
 		if m.done {
@@ -200,15 +205,17 @@ func TestPickerKeys(t *testing.T) {
 	}{
 		{[]string{"enter"}, 0, nil},
 		{[]string{"down", "down", "up", "enter"}, 1, nil},
-		{[]string{"pgdown", "enter"}, 7, nil}, // 10 lines: a page of 7
+		{[]string{"pgdown", "enter"}, 6, nil}, // 10 lines: a page of 6
 		{[]string{"end", "enter"}, 49, nil},
 		{[]string{"end", "home", "enter"}, 0, nil},
 		{[]string{"task 4", "2", "enter"}, 42, nil},
 		{[]string{"task 42x", "backspace", "enter"}, 42, nil},
 		{[]string{"zz", "enter", "ctrl+u", "down", "enter"}, 1, nil}, // Enter with no match does nothing
-		{[]string{"task 4 ", "ctrl+w", "enter"}, 4, nil},             // Ctrl-W takes a word; the selection stays
+		{[]string{"task 4 ", "ctrl+w", "enter"}, 0, nil},             // Ctrl-W takes a word; the top match is selected
+		{[]string{"down", "down", "task 4", "enter"}, 4, nil},        // typing selects the top match, not the row moved to
 		{[]string{"down", "esc"}, 0, ErrCancelled},
-		{[]string{"ctrl+c"}, 0, ErrCancelled},
+		{[]string{"ctrl+c"}, 0, ErrInterrupted},
+		{[]string{"ctrl+d"}, 0, ErrCancelled},
 	}
 	for _, c := range cases {
 		m, done := runPicker(rows, 10, c.keys...)
@@ -276,65 +283,229 @@ func TestPickPlainLeavesTheRest(t *testing.T) {
 	}
 }
 
-func TestPickerFrame(t *testing.T) {
+// frameRows are the picker's rows for the frame tests: an owned one, an
+// untitled fork, CJK and emoji titles.
+func frameRows() []Row {
 	rows := manyRows(12)
 	rows[1].Owner = 4242
 	rows[2].Title = ""
+	rows[2].ForkOf = rows[4].ID
 	rows[3].Title = "日本語のタイトルです、長いタイトルをテストしますよ。とても長いタイトルをここに書きます"
 	rows[3].ID = "9f1c2d3e-0000-4000-8000-000000000000"
-	m := newPickModel(rows, 80, 9, func(r Row) string { return "last of " + r.Title }) // a page of 5
-	m.v.move(1)
-	f := m.frame()
-	if len(f) != 8 {
-		t.Fatalf("%d lines: %q", len(f), f)
+	rows[5].Title = "emoji 👍🏽 family 👨‍👩‍👧 done"
+	return rows
+}
+
+// cellOf is the cell at which sub starts in line (-1: not in it).
+func cellOf(line, sub string) int {
+	i := strings.Index(line, sub)
+	if i < 0 {
+		return -1
 	}
-	if f[0] != "filter: " {
-		t.Fatalf("filter line %q", f[0])
-	}
-	if !strings.HasPrefix(f[2], "\x1b[7m> id-001    open  Task 1 ") || !strings.Contains(f[2], "[open in pid 4242]") {
-		t.Fatalf("selected busy row %q", f[2])
-	}
-	if !strings.HasPrefix(f[1], "  id-000          Task 0 ") || strings.Contains(f[1], "open") {
-		t.Fatalf("plain row %q", f[1])
-	}
-	if !strings.Contains(f[3], "(untitled)") {
-		t.Fatalf("untitled row %q", f[3])
-	}
-	// A wide title is cut by cells: the row fits in 79 cells, and keeps
-	// the start of the id.
-	if w := ansi.StringWidth(f[4]); w > 79 || !strings.HasPrefix(f[4], "  9f1c2d3e") || !strings.Contains(f[4], "…") {
-		t.Fatalf("wide row of %d cells: %q", w, f[4])
-	}
-	if !strings.HasPrefix(f[6], "2 of 12 ") {
-		t.Fatalf("footer %q", f[6])
-	}
-	if f[7] != "last prompt: …" {
-		t.Fatalf("preview before it is read: %q", f[7])
-	}
-	m.Update(previewMsg{rows[1].ID, "last of Task 1"})
-	if f := m.frame(); f[7] != "last prompt: last of Task 1" {
-		t.Fatalf("preview %q", f[7])
-	}
-	m.v.setFilter("task 1")
-	if f := m.frame(); !strings.Contains(f[len(f)-2], "(12 in all)") || f[0] != "filter: task 1" {
-		t.Fatalf("filtered frame %q", f)
-	}
-	// Every line fits a narrow window, and the window's size is followed.
-	m.Update(tea.WindowSizeMsg{Width: 30, Height: 6})
-	f = m.frame()
-	if len(f) != 5 { // the filter, a page of 2, the footer, the preview; one row spare
-		t.Fatalf("%d lines at 6 rows: %q", len(f), f)
-	}
-	for _, l := range f {
-		if w := ansi.StringWidth(l); w > 29 {
-			t.Fatalf("line of %d cells on 30 columns: %q", w, l)
+	return ansi.StringWidthWc(line[:i])
+}
+
+// The picture has column headers; the columns line up whatever the title
+// (wide characters, an owned row) and fit the window, the title first and
+// the others left out from the right as it narrows; the preview goes below
+// the list in a narrow window and beside it in a wide one.
+func TestPickerFrame(t *testing.T) {
+	rows := frameRows()
+	prev := func(r Row) Preview { return Preview{Text: "of " + r.Title} }
+	for _, c := range []struct {
+		width      int
+		heads      []string // the column headers shown, in order
+		missing    []string // and those left out
+		titleAtLst int      // the least cells the title column gets
+	}{
+		{30, []string{"TITLE", "AGE", "ITEMS"}, []string{"BRANCH", "ID"}, 12},
+		{40, []string{"TITLE", "AGE", "ITEMS"}, []string{"BRANCH", "ID"}, 18},
+		{80, []string{"TITLE", "AGE", "ITEMS", "BRANCH", "ID"}, nil, 40},
+		{120, []string{"TITLE", "AGE", "ITEMS", "BRANCH", "ID"}, nil, 30},
+	} {
+		m := newPickModel(Listing{Rows: rows, Preview: prev}, c.width, 24)
+		m.Update(previewMsg{rows[0].ID, Preview{Turns: []PreviewTurn{{Prompt: "fix the parser", Answer: "done"}}, Files: []string{"parser/read.go"}}})
+		f := m.frame()
+		for _, l := range f {
+			if w := ansi.StringWidthWc(l); w > c.width-1 {
+				t.Fatalf("%d columns: a line of %d cells: %q", c.width, w, l)
+			}
+		}
+		if f[0] != "filter: " {
+			t.Fatalf("%d: filter line %q", c.width, f[0])
+		}
+		head := f[1]
+		last := -1
+		for _, h := range c.heads {
+			at := cellOf(head, h)
+			if at <= last {
+				t.Fatalf("%d: header %q lacks %s in order", c.width, head, h)
+			}
+			last = at
+		}
+		for _, h := range c.missing {
+			if strings.Contains(head, " "+h) {
+				t.Fatalf("%d: header %q has %s", c.width, head, h)
+			}
+		}
+		if cellOf(head, "TITLE") != 2 || cellOf(head, "AGE")-2 < c.titleAtLst {
+			t.Fatalf("%d: title column of %d cells: %q", c.width, cellOf(head, "AGE")-2, head)
+		}
+		// Every row has its age under AGE and its items right-aligned under ITEMS.
+		age, items := cellOf(head, "AGE"), cellOf(head, "ITEMS")+len("ITEMS")
+		page := f[2 : 2+12]
+		for k, l := range page {
+			l = ansi.Strip(l)
+			if cellOf(l, "1h") != age {
+				t.Fatalf("%d: row %d's age at %d, not under AGE at %d:\n%s\n%s", c.width, k, cellOf(l, "1h"), age, head, l)
+			}
+			n := strconv.Itoa(rows[m.v.match[k]].Items)
+			if ansi.TruncateLeftWc(ansi.TruncateWc(l, items, ""), items-len(n)-1, "") != " "+n {
+				t.Fatalf("%d: row %d's items not under ITEMS:\n%s\n%s", c.width, k, head, l)
+			}
+		}
+		// The selected row is the first, marked and reversed; an owned
+		// row says so; the untitled fork comes under its parent.
+		if !strings.HasPrefix(page[0], "\x1b[7m> Task 0") {
+			t.Fatalf("%d: selected row %q", c.width, page[0])
+		}
+		if !strings.Contains(page[1], "open") {
+			t.Fatalf("%d: owned row %q", c.width, page[1])
+		}
+		if !strings.HasPrefix(page[2], "  Task 4") || !strings.HasPrefix(page[3], "  └ (untitled)") {
+			t.Fatalf("%d: fork not under its parent: %q", c.width, page[2:4])
+		}
+		all := strings.Join(f, "\n")
+		switch {
+		case c.width >= besideWidth:
+			if !strings.Contains(f[1], " │ PREVIEW") || !strings.Contains(f[2], " │ > fix the parser") || !strings.Contains(all, "│   parser/read.go") {
+				t.Fatalf("%d: no preview beside the list:\n%s", c.width, all)
+			}
+		default:
+			if !strings.Contains(all, "── preview") || !slices.Contains(f, "> fix the parser") || !slices.Contains(f, "  done") {
+				t.Fatalf("%d: no preview below the list:\n%s", c.width, all)
+			}
+		}
+		if len(f) > 23 {
+			t.Fatalf("%d: %d lines in a window of 24", c.width, len(f))
 		}
 	}
 	// Unknown size: a page of 20; a tiny one: a page of 1.
-	if m := newPickModel(manyRows(50), 0, 0, nil); m.v.height != defaultPageHeight {
+	if m := newPickModel(Listing{Rows: manyRows(50)}, 0, 0); m.v.height != defaultPageHeight {
 		t.Fatalf("height %d", m.v.height)
 	}
-	if m := newPickModel(manyRows(50), 0, 2, nil); m.v.height != 1 {
+	if m := newPickModel(Listing{Rows: manyRows(50)}, 0, 2); m.v.height != 1 {
 		t.Fatalf("tiny screen height %d", m.v.height)
 	}
+	// The footer counts the matches when filtered.
+	m := newPickModel(Listing{Rows: rows}, 80, 24)
+	m.Update(key("task 1"))
+	if f := m.frame(); !strings.Contains(f[len(f)-1], "(12 in all)") || f[0] != "filter: task 1" {
+		t.Fatalf("filtered frame %q", f)
+	}
+}
+
+// uuidRows are rows titled titles[i], with ids shaped as cairn makes them
+// (36 characters of hex digits and hyphens): ids that hold the digits a
+// filter names somewhere in the middle.
+func uuidRows(titles ...string) []Row {
+	rows := make([]Row, len(titles))
+	for i, t := range titles {
+		rows[i] = Row{ID: fmt.Sprintf("%08x-29cc-4%03d-8029-%012x", 0xf4d94532+i*7919, i%1000, 0x295b00000000+i), Title: t}
+	}
+	return rows
+}
+
+// The filter ranks exact titles first, then titles it starts, then titles
+// holding its words, then fuzzy matches; an id counts only by its prefix.
+func TestMatchRowsRanking(t *testing.T) {
+	titles := make([]string, 300)
+	for i := range titles {
+		titles[i] = fmt.Sprintf("title %d", 300-i) // newest first: title 300 … title 1
+	}
+	rows := uuidRows(titles...)
+	title := func(m []int, n int) []string {
+		var out []string
+		for _, i := range m[:min(n, len(m))] {
+			out = append(out, rows[i].Title)
+		}
+		return out
+	}
+	m := matchRows(rows, "title 29")
+	if got := title(m, 11); !slices.Equal(got, []string{"title 29",
+		"title 299", "title 298", "title 297", "title 296", "title 295", "title 294", "title 293", "title 292", "title 291", "title 290"}) {
+		t.Fatalf("title 29: %q", got)
+	}
+	if slices.ContainsFunc(m, func(i int) bool { return rows[i].Title == "title 7" }) {
+		t.Fatal(`"title 7" matched "title 29" (through its id)`)
+	}
+	m = matchRows(rows, "title 1")
+	if got := title(m, 1); got[0] != "title 1" {
+		t.Fatalf("title 1 first: %q", got)
+	}
+	// Then every title that starts with it, before any other.
+	for k, i := range m[1:111] {
+		if !strings.HasPrefix(rows[i].Title, "title 1") {
+			t.Fatalf("rank %d: %q before the titles starting with the filter", k+2, rows[i].Title)
+		}
+	}
+	// Repeated and leading spaces and case do not matter.
+	if got := title(matchRows(rows, "  TITLE   42 "), 1); got[0] != "title 42" {
+		t.Fatalf("spaces: %q", got)
+	}
+	// An id by its prefix: first 8 characters, or the whole id.
+	if m := matchRows(rows, rows[17].ID[:8]); len(m) != 1 || m[0] != 17 {
+		t.Fatalf("id prefix: %v", m)
+	}
+	if m := matchRows(rows, strings.ToUpper(rows[17].ID)); len(m) != 1 || m[0] != 17 {
+		t.Fatalf("whole id: %v", m)
+	}
+	if m := matchRows(rows, "29cc"); len(m) != 0 {
+		t.Fatalf("the middle of ids matched: %d rows", len(m))
+	}
+
+	// Words: whole words before word starts before fuzzy.
+	rows = uuidRows("deploy auditor", "ship the deploy audit", "dependency-audit", "deploy audit", "d e p l o y  a u d i t x")
+	if got := matchRows(rows, "deploy audit"); !slices.Equal(got, []int{3, 0, 1, 4}) {
+		t.Fatalf("deploy audit: %v", got)
+	}
+	if got := matchRows(rows, "dep aud"); !slices.Equal(got[:4], []int{0, 1, 2, 3}) {
+		t.Fatalf("dep aud: %v", got)
+	}
+	// Titles in other scripts: what the title holds.
+	rows = uuidRows("日本語のタイトル", "タイトル", "絵文字 👍🏽 ok")
+	if got := matchRows(rows, "タイトル"); !slices.Equal(got, []int{1, 0}) {
+		t.Fatalf("CJK: %v", got)
+	}
+	if got := matchRows(rows, "👍🏽"); !slices.Equal(got, []int{2}) {
+		t.Fatalf("emoji: %v", got)
+	}
+}
+
+// The picker's first screen, typed into: "deploy" selects "deploy script",
+// the top match, though the newest row (selected until then) matches
+// "deploy" fuzzily, and Enter takes it.
+func TestPickerTypedFilterSelectsTopMatch(t *testing.T) {
+	rows := uuidRows("draft: explain policy log", "docs: explain the picker", "deploy script")
+	if m := matchRows(rows, "deploy"); !slices.Contains(m, 0) {
+		t.Fatalf("the newest row should still match loosely: %v", m)
+	}
+	m, done := runPicker(rows, 10, "deploy", "enter")
+	if !done || m.err != nil || m.chosen != 2 {
+		t.Fatalf("chose %d, %v, done %v; want deploy script", m.chosen, m.err, done)
+	}
+	// After moving down and typing more: the top match again.
+	m, done = runPicker(uuidRows(titlesN("title", 300)...), 10, "down", "down", "title 2", "9", "enter")
+	if !done || m.err != nil || m.v.rows[m.chosen].Title != "title 29" {
+		t.Fatalf("chose %q, %v", m.v.rows[m.chosen].Title, m.err)
+	}
+}
+
+// titlesN is "prefix N", newest first, for N from n down to 1.
+func titlesN(prefix string, n int) []string {
+	t := make([]string, n)
+	for i := range t {
+		t[i] = fmt.Sprintf("%s %d", prefix, n-i)
+	}
+	return t
 }

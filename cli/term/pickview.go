@@ -1,11 +1,8 @@
 package term
 
 import (
-	"slices"
 	"strings"
 	"unicode"
-
-	"github.com/sahilm/fuzzy"
 )
 
 // pickView is the picker's state without a terminal: the filter, the rows
@@ -13,14 +10,20 @@ import (
 type pickView struct {
 	rows   []Row
 	filter string
-	match  []int // indexes into rows, in row order
+	match  []int // indexes into rows: ranked by the filter, or the tree order without one
 	sel    int   // index into match
 	top    int   // first match on screen
 	height int   // rows on one page, at least 1
 	// moved: the user has moved the selection (arrows, paging). Until
-	// then the selection is the first match, also in rows that replace a
-	// stale first page: Enter on an untouched picker takes the newest.
+	// then the selection is the top match, or without a filter the
+	// newest row, also in rows that replace a stale first page: Enter on
+	// an untouched picker takes the newest.
 	moved bool
+	// order is the rows as a tree, forks under their parent (forkTree);
+	// depth is each row's depth in it, by row index.
+	order []int
+	depth []int
+	st    *rowStats // the widest cells, once worked out (stats)
 }
 
 // setHeight changes the page height (the window was resized), keeping the
@@ -34,59 +37,56 @@ func newPickView(rows []Row, height int) *pickView {
 	if height < 1 {
 		height = 1
 	}
-	v := &pickView{rows: rows, height: height}
+	v := &pickView{height: height}
+	v.setRowsOnly(rows)
 	v.setFilter("")
 	return v
 }
 
-// matchRows returns the indexes of the rows whose title and id match q
-// fuzzily (its characters in order, ignoring case and the spaces in q),
-// best match first and rows of equal score in row order; every row when q
-// is empty.
-func matchRows(rows []Row, q string) []int {
-	m := make([]int, 0, len(rows))
-	if q == "" {
-		for i := range rows {
-			m = append(m, i)
-		}
-		return m
-	}
-	// Spaces in the filter separate what was remembered of the words:
-	// "dep aud" finds "dependency-audit".
-	pattern := strings.Join(strings.Fields(strings.ToLower(q)), "")
-	if pattern == "" {
-		return matchRows(rows, "")
-	}
-	found := fuzzy.FindFromNoSort(pattern, rowSource(rows))
-	slices.SortStableFunc(found, func(a, b fuzzy.Match) int { return b.Score - a.Score })
-	for _, f := range found {
-		m = append(m, f.Index)
-	}
-	return m
+// setRowsOnly takes rows and their tree, leaving the rest to the caller.
+func (v *pickView) setRowsOnly(rows []Row) {
+	v.rows = rows
+	v.order, v.depth = forkTree(rows)
+	v.st = nil
 }
 
-// rowSource is what the filter matches: a row's title and id.
-type rowSource []Row
+// retitled says a row's title changed in place (a rename).
+func (v *pickView) retitled() { v.st = nil }
 
-func (r rowSource) String(i int) string { return strings.ToLower(r[i].Title + "  " + r[i].ID) }
-func (r rowSource) Len() int            { return len(r) }
+// matches is what filter q matches, best first; without a filter, every
+// row, forks under their parent.
+func (v *pickView) matches(q string) []int {
+	if normalize(q) == "" {
+		return v.order
+	}
+	return matchRows(v.rows, q)
+}
 
-// setFilter filters the rows by q. The selected row stays selected when it
-// still matches; otherwise the first match is.
+// setFilter filters the rows by q and selects the best match, the top row:
+// Enter after typing takes what the filter ranks first, whatever was
+// selected before. The selection counts as not moved again.
 func (v *pickView) setFilter(q string) {
-	prev, had := v.chosen()
 	v.filter = q
-	v.match = matchRows(v.rows, q)
-	v.sel, v.top = 0, 0
-	if had {
-		for i, r := range v.match {
-			if r == prev {
-				v.sel = i
-				break
+	v.match = v.matches(q)
+	v.sel, v.top, v.moved = 0, 0, false
+	if normalize(q) == "" {
+		// The newest row, which a fork's tree may put below its parent.
+		for k, i := range v.match {
+			if i == 0 {
+				v.sel = k
 			}
 		}
 	}
 	v.scroll()
+}
+
+// treeDepth is how deep row i sits in the tree of forks while no filter is
+// typed; 0 when the rows are ranked by a filter.
+func (v *pickView) treeDepth(i int) int {
+	if normalize(v.filter) != "" || i >= len(v.depth) {
+		return 0
+	}
+	return v.depth[i]
 }
 
 // setRows puts rows in the place of the rows shown, keeping the filter and,
@@ -98,11 +98,8 @@ func (v *pickView) setFilter(q string) {
 func (v *pickView) setRows(rows []Row) {
 	if !v.moved {
 		// As if the rows had come first and the filter been typed since.
-		q := v.filter
-		v.rows, v.filter = rows, ""
-		v.match = matchRows(rows, "")
-		v.sel, v.top = 0, 0
-		v.setFilter(q)
+		v.setRowsOnly(rows)
+		v.setFilter(v.filter)
 		return
 	}
 	line := v.sel - v.top
@@ -111,8 +108,8 @@ func (v *pickView) setRows(rows []Row) {
 		id = v.rows[i].ID
 	}
 	sel := v.sel
-	v.rows = rows
-	v.match = matchRows(rows, v.filter)
+	v.setRowsOnly(rows)
+	v.match = v.matches(v.filter)
 	v.sel = clamp(sel, 0, len(v.match)-1)
 	for k, i := range v.match {
 		if id != "" && rows[i].ID == id {

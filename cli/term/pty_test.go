@@ -225,7 +225,7 @@ func (p *ptyTerm) wiped(t *testing.T) {
 }
 
 func TestPTYPick(t *testing.T) {
-	p := openPTY(t, 8, 100) // a page of 5 rows
+	p := openPTY(t, 9, 100) // a page of 5 rows
 	rows := manyRows(20)
 	rows[7].Owner = 99
 
@@ -236,7 +236,7 @@ func TestPTYPick(t *testing.T) {
 	p.Send(t, "\x1b[B")
 	p.footer(t, "3 of 20")
 	p.Send(t, "\x1b[6~") // PgDn
-	p.ExpectScreen(t, "[open in pid 99]")
+	p.ExpectScreen(t, "open in pid 99")
 	p.footer(t, "8 of 20")
 	p.Send(t, "\x1b[A")
 	p.footer(t, "7 of 20")
@@ -256,7 +256,7 @@ func TestPTYPick(t *testing.T) {
 	if r := pick(t, p, rows, "\x1b[B", "\x1b"); !errors.Is(r.err, ErrCancelled) {
 		t.Fatalf("Esc: %d, %v", r.i, r.err)
 	}
-	if r := pick(t, p, rows, "\x03"); !errors.Is(r.err, ErrCancelled) {
+	if r := pick(t, p, rows, "\x03"); !errors.Is(r.err, ErrInterrupted) {
 		t.Fatalf("Ctrl-C: %d, %v", r.i, r.err)
 	}
 }
@@ -300,19 +300,19 @@ func TestPTYPickResize(t *testing.T) {
 	}
 }
 
-// The preview line shows the selected row's last prompt.
+// The preview beside the list shows the selected row's last prompt.
 func TestPTYPickPreview(t *testing.T) {
 	p := openPTY(t, 24, 100)
 	rows := manyRows(5)
 	k := p.openKeys(t)
 	ch := make(chan result, 1)
 	go func() {
-		i, err := Pick(context.Background(), k, p.TTY, rows, func(r Row) string { return "asked about " + r.Title })
+		i, err := Pick(context.Background(), k, p.TTY, rows, func(r Row) Preview { return Preview{Turns: []PreviewTurn{{Prompt: "asked about " + r.Title}}} })
 		ch <- result{i: i, err: err}
 	}()
-	p.ExpectScreen(t, "last prompt: asked about Task 0")
+	p.ExpectScreen(t, "│ > asked about Task 0")
 	p.Send(t, "\x1b[B")
-	p.ExpectScreen(t, "last prompt: asked about Task 1")
+	p.ExpectScreen(t, "│ > asked about Task 1")
 	p.Send(t, "\x1b")
 	if r := await(t, ch); !errors.Is(r.err, ErrCancelled) {
 		t.Fatalf("Esc: %v", r.err)

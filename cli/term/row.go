@@ -17,6 +17,15 @@ type Row struct {
 	// Checkout names the other checkout of the repository the session
 	// belongs to; "" for this directory's own.
 	Checkout string
+	// ForkOf is the id of the session this one was forked from: the
+	// picker lists a fork under it.
+	ForkOf string
+	// Dir is the directory the session belongs to, set in a listing of
+	// every directory (the picker shows it then).
+	Dir string
+	// Current marks the session this process has open (the REPL's
+	// /resume).
+	Current bool
 }
 
 // titleWidth is the title column of a row, in runes.

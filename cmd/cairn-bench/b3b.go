@@ -107,7 +107,7 @@ func b3bFirstScreen(bin, home, ws string) (float64, error) {
 		for {
 			k, err := master.Read(buf)
 			out = append(out, buf[:k]...)
-			if !sent && bytes.Contains(out, []byte("Enter choose")) {
+			if !sent && bytes.Contains(out, []byte("Enter open")) {
 				drawn <- float64(time.Since(start).Nanoseconds()) / 1e6
 				sent = true
 				master.Write([]byte("\x1b")) // Esc leaves
