@@ -58,6 +58,9 @@ func (s *Store) FsckProgress(ctx context.Context, progress func(done, total int)
 			s.fsckJournal(r, j, bad, note, nil)
 		}
 	}
+	if _, err := s.fsys.Stat(usageName); err == nil {
+		s.fsckUsage(ctx, bad) // usage.go
+	}
 	s.fsckMoves(bad, note) // migrate.go
 	s.fsckEphemeral(note)
 	ents, err := s.fsys.ReadDir(workspacesDir)
