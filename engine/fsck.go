@@ -63,6 +63,7 @@ func (s *Store) FsckProgress(ctx context.Context, progress func(done, total int)
 	}
 	s.fsckMoves(bad, note) // migrate.go
 	s.fsckEphemeral(note)
+	s.fsckPlans(bad, note) // retention_plans.go
 	ents, err := s.fsys.ReadDir(workspacesDir)
 	if err != nil && !vfs.IsNotExist(err) {
 		return nil, err
