@@ -401,8 +401,9 @@ func (c *PruneCmd) Run(g *Globals) error {
 	if g.JSON {
 		return g.printJSON(rep)
 	}
-	fmt.Fprintf(g.stdout, "pruned: %d forgotten sessions purged, %d orphaned files, %d objects (%s)\n",
-		rep.Trash, rep.Orphans, rep.Objects, humanBytes(rep.ObjectBytes))
+	fmt.Fprintf(g.stdout, "pruned: %s purged, %s, %s (%s), %s; %s freed\n",
+		plural(rep.Trash, "forgotten session", "forgotten sessions"), plural(rep.Orphans, "orphaned file", "orphaned files"),
+		plural(rep.Objects, "object", "objects"), humanBytes(rep.ObjectBytes), plural(rep.Temps, "temp file", "temp files"), humanBytes(rep.Freed.Bytes))
 	return nil
 }
 

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -200,15 +199,14 @@ func (s *Store) trashWorkspace(in *trashInfo) *Workspace {
 	return &Workspace{s: s, path: in.Path, key: in.Workspace, dir: workspaceDir(in.Workspace), made: true}
 }
 
-// SettleTrash finishes every forget and restore a crash cut short (see
-// above). Forget, restore, prune and the sweep run it first; until then a
-// session whose move was cut short may show both in its workspace and in
-// the trash, never in neither.
+// SettleTrash finishes what an older build's forget or restore left cut
+// short (see above). Forget, restore, prune and the sweep run it first.
 func (s *Store) SettleTrash(ctx context.Context) error { return s.settleTrash(ctx) }
 
-// settleTrash finishes every forget and restore that was cut short, and
-// every purge. An entry whose session's lock is held (a forget or restore
-// at work in another process) is left alone.
+// settleTrash finishes every forget and restore an older build cut short;
+// a purge cut short (trash/.purge-<id>/) is the next prune's to finish. An
+// entry whose session's lock is held (a forget or restore at work in
+// another process), or whose plan is pending, is left alone.
 func (s *Store) settleTrash(ctx context.Context) error {
 	fsys := s.fsys
 	ents, err := fsys.ReadDir(trashDir)
@@ -224,15 +222,6 @@ func (s *Store) settleTrash(ctx context.Context) error {
 			return err
 		}
 		name := e.Name()
-		if id, ok := strings.CutPrefix(name, purgePrefix); ok {
-			if planned[id] {
-				continue // a restore's, finished by its plan
-			}
-			if err := removeFolder(ctx, fsys, path.Join(trashDir, name)); err != nil {
-				return err
-			}
-			continue
-		}
 		if !validSessionID(name) || !e.IsDir() || planned[name] {
 			continue
 		}
@@ -406,45 +395,12 @@ func (s *Store) Restore(ctx context.Context, ref string) (Trashed, error) {
 	defer w.release(id, l)
 	if _, err := s.fsys.Lstat(itemsName(w.dir, id)); err == nil {
 		// Made again while this process waited for the lock.
-		return Trashed{}, fmt.Errorf("%w: a session %s is in its workspace again, made after the forget (by an agent's hooks or an import); the trash keeps the forgotten one until it is purged", ErrRefused, id)
+		return Trashed{}, refusedf("a session %s is in its workspace again, made after the forget (by an agent's hooks or an import); the trash keeps the forgotten one until it is purged", id)
 	}
 	if err := w.restoreSession(ctx, id); err != nil {
 		return Trashed{}, fmt.Errorf("engine: restore %s: %w", id, err)
 	}
 	return match[0], nil
-}
-
-// purgeTrash removes the entries forgotten at least TrashDays days ago
-// (purgeEntry), each under its session's lock: one a restore holds is
-// left for the next prune.
-func (s *Store) purgeTrash(ctx context.Context, now time.Time) (int, error) {
-	list, err := s.TrashList(ctx)
-	if err != nil {
-		return 0, err
-	}
-	n := 0
-	for _, t := range list {
-		if now.Sub(t.At) < trashGrace {
-			continue
-		}
-		in, err := s.readTrash(t.Session)
-		if err != nil {
-			continue
-		}
-		l, err := s.fsys.Lock(lockName(s.trashWorkspace(in).dir, t.Session))
-		if errors.Is(err, vfs.ErrLocked) {
-			continue
-		}
-		err = s.purgeEntry(ctx, t.Session)
-		if l != nil {
-			l.Release() // none when the workspace folder is gone: no restore can be at work
-		}
-		if err != nil {
-			return n, err
-		}
-		n++
-	}
-	return n, nil
 }
 
 // fsckTrash names trash entries whose note cannot be read while they
@@ -459,6 +415,10 @@ func (s *Store) fsckTrash(bad, note reporter) {
 	planned := s.pendingPlans()
 	for _, e := range ents {
 		id := e.Name()
+		if strings.HasPrefix(id, purgePrefix) {
+			note(path.Join(trashDir, id), "a purge or restore cut short: the next prune removes it")
+			continue
+		}
 		if !validSessionID(id) || planned[id] {
 			continue
 		}
