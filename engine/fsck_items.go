@@ -61,8 +61,8 @@ func (s *Store) fsckItems(dir, name string, bad reporter) {
 			}
 		case kindTurn:
 			if l.Turn != nil {
-				if err := l.Turn.Spend.Check(); err != nil {
-					why("turn %d's spend is not counted in the session's total: %s", l.Turn.N, strings.TrimPrefix(err.Error(), ErrBadInput.Error()+": "))
+				if p := l.Turn.Spend.problem(); p != "" {
+					why("turn %d's spend is not counted in the session's total: %s", l.Turn.N, p)
 				}
 			}
 		case kindHead, kindTitle, kindOpen, kindMeta, kindDraft, kindMoved, journal.KindRepair:

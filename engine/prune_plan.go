@@ -122,15 +122,10 @@ func (s *Store) prunePlan(ctx context.Context, now time.Time) (items []pruneItem
 
 // walkNames visits every file and folder under root (not root itself),
 // with whether it is a folder; a folder is entered when visit says so.
-// Links are not followed.
+// Links are not followed. A folder that cannot be listed is passed over:
+// what it holds is not visited (its temp files stay, and are not counted).
 func walkNames(ctx context.Context, fsys vfs.FS, root string, visit func(name string, dir bool) bool) error {
-	ents, err := fsys.ReadDir(root)
-	if vfs.IsNotExist(err) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
+	ents, _ := fsys.ReadDir(root)
 	for _, e := range ents {
 		if err := ctx.Err(); err != nil {
 			return err

@@ -26,15 +26,23 @@ const (
 // token count, or a cost that is not a finite amount from 0 to
 // MaxSpendCostUSD. The error wraps ErrBadInput.
 func (s Spend) Check() error {
-	switch {
-	case s.InputTokens < 0 || s.InputTokens > MaxSpendTokens:
-		return fmt.Errorf("%w: input tokens %d: a count from 0 to %d", ErrBadInput, s.InputTokens, int64(MaxSpendTokens))
-	case s.OutputTokens < 0 || s.OutputTokens > MaxSpendTokens:
-		return fmt.Errorf("%w: output tokens %d: a count from 0 to %d", ErrBadInput, s.OutputTokens, int64(MaxSpendTokens))
-	case math.IsNaN(s.CostUSD) || s.CostUSD < 0 || s.CostUSD > MaxSpendCostUSD:
-		return fmt.Errorf("%w: cost %v: a finite amount from 0 to %.0f US dollars", ErrBadInput, s.CostUSD, MaxSpendCostUSD)
+	if why := s.problem(); why != "" {
+		return fmt.Errorf("%w: %s", ErrBadInput, why)
 	}
 	return nil
+}
+
+// problem is what Check finds wrong with s, "" when nothing is.
+func (s Spend) problem() string {
+	switch {
+	case s.InputTokens < 0 || s.InputTokens > MaxSpendTokens:
+		return fmt.Sprintf("input tokens %d: a count from 0 to %d", s.InputTokens, int64(MaxSpendTokens))
+	case s.OutputTokens < 0 || s.OutputTokens > MaxSpendTokens:
+		return fmt.Sprintf("output tokens %d: a count from 0 to %d", s.OutputTokens, int64(MaxSpendTokens))
+	case math.IsNaN(s.CostUSD) || s.CostUSD < 0 || s.CostUSD > MaxSpendCostUSD:
+		return fmt.Sprintf("cost %v: a finite amount from 0 to %.0f US dollars", s.CostUSD, MaxSpendCostUSD)
+	}
+	return ""
 }
 
 // add sums two spends; a count saturates at the largest int64 rather than

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"sort"
-	"strings"
 
 	"cairn/journal"
 )
@@ -202,8 +201,8 @@ func usageLineProblem(b []byte, u *UsageLine) string {
 	if u.Kind != "usage" {
 		return ""
 	}
-	if err := (Spend{u.InputTokens, u.OutputTokens, u.CostUSD}).Check(); err != nil {
-		return "a spend no sum counts: " + strings.TrimPrefix(err.Error(), ErrBadInput.Error()+": ")
+	if p := (Spend{u.InputTokens, u.OutputTokens, u.CostUSD}).problem(); p != "" {
+		return "a spend no sum counts: " + p
 	}
 	return ""
 }
