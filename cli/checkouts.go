@@ -106,7 +106,7 @@ func checkoutLabel(c engine.Checkout) string {
 
 func sayReturned(w io.Writer, r engine.Returned) {
 	if len(r.Sessions) > 0 {
-		fmt.Fprintf(w, "cairn: %d sessions of the removed checkout %s moved back to %s\n", len(r.Sessions), display.Line(r.From), display.Line(r.To))
+		fmt.Fprintf(w, "cairn: %s of the removed checkout %s moved back to %s\n", plural(len(r.Sessions), "session", "sessions"), display.Line(r.From), display.Line(r.To))
 	}
 	if r.Err != "" {
 		fmt.Fprintf(w, "cairn: the sessions of the removed checkout %s stay there for now: %s\n", display.Line(r.From), display.Line(userText(r.Err)))

@@ -103,11 +103,11 @@ func printImport(g *Globals, rep *importer.Report) {
 			if !sr.Created {
 				what = "session"
 			}
-			fmt.Fprintf(g.stdout, "%s %d items of %s into %s %s (%s)\n", verb, sr.Items, display.Line(sr.File), what, sr.Session, display.Line(sr.Dir))
+			fmt.Fprintf(g.stdout, "%s %s of %s into %s %s (%s)\n", verb, plural(sr.Items, "item", "items"), display.Line(sr.File), what, sr.Session, display.Line(sr.Dir))
 		}
 	}
-	fmt.Fprintf(g.stdout, "%d sources: %d new sessions, %d grown, %d unchanged, %d failed; %d items\n",
-		len(rep.Sessions), rep.Created, rep.Updated, rep.Unchanged, rep.Failed, rep.Items)
+	fmt.Fprintf(g.stdout, "%s: %s, %d grown, %d unchanged, %d failed; %s\n",
+		plural(len(rep.Sessions), "source", "sources"), plural(rep.Created, "new session", "new sessions"), rep.Updated, rep.Unchanged, rep.Failed, plural(rep.Items, "item", "items"))
 	if len(rep.Totals.Skipped) > 0 {
 		var kinds []string
 		for k, n := range rep.Totals.Skipped {

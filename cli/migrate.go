@@ -51,7 +51,7 @@ func (c *MigrateCmd) Run(g *Globals) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(g.stdout, "Move %d sessions saved in %s to %s.\n", len(plan.Sessions), display.Line(plan.From), display.Line(plan.To))
+		fmt.Fprintf(g.stdout, "Move %s saved in %s to %s.\n", plural(len(plan.Sessions), "session", "sessions"), display.Line(plan.From), display.Line(plan.To))
 		fmt.Fprintf(g.stdout, "%s\n", usagePlan(plan, opts))
 		fmt.Fprintln(g.stdout, "Files are not moved, and file changes made before the move can no longer be reverted.")
 		fmt.Fprint(g.stdout, "Move them? [y/N] ")
@@ -70,14 +70,14 @@ func (c *MigrateCmd) Run(g *Globals) error {
 	res, err := s.MigrateSessions(g.ctx, from, to, opts)
 	if err != nil {
 		if res != nil && len(res.Sessions) > 0 {
-			fmt.Fprintf(g.stderr, "cairn: %d sessions were moved before the error: %s\n", len(res.Sessions), strings.Join(res.Sessions, " "))
+			fmt.Fprintf(g.stderr, "cairn: %s moved before the error: %s\n", plural(len(res.Sessions), "session was", "sessions were"), strings.Join(res.Sessions, " "))
 		}
 		return err
 	}
 	if g.JSON {
 		return g.printJSON(res)
 	}
-	fmt.Fprintf(g.stdout, "Moved %d sessions from %s to %s.\n", len(res.Sessions), display.Line(res.From), display.Line(res.To))
+	fmt.Fprintf(g.stdout, "Moved %s from %s to %s.\n", plural(len(res.Sessions), "session", "sessions"), display.Line(res.From), display.Line(res.To))
 	fmt.Fprintln(g.stdout, usageDone(res, opts))
 	return nil
 }
@@ -92,8 +92,8 @@ func usagePlan(p *engine.MigrateResult, opts engine.MigrateOptions) string {
 	case p.Usage == nil || p.Usage.Empty:
 		return "The usage ledger holds nothing for the old directory."
 	}
-	return fmt.Sprintf("Historical usage moves too: %d ledger lines in %d buckets (%d new at the destination, %d added to existing ones).",
-		p.Usage.Lines, p.Usage.Moved+p.Usage.Merged, p.Usage.Moved, p.Usage.Merged)
+	return fmt.Sprintf("Historical usage moves too: %s in %s (%d new at the destination, %d added to existing ones).",
+		plural(p.Usage.Lines, "ledger line", "ledger lines"), plural(p.Usage.Moved+p.Usage.Merged, "bucket", "buckets"), p.Usage.Moved, p.Usage.Merged)
 }
 
 // usageDone says what the move did to the usage ledger.
@@ -106,7 +106,7 @@ func usageDone(r *engine.MigrateResult, opts engine.MigrateOptions) string {
 	case r.Usage == nil || r.Usage.Empty:
 		return "Usage: the ledger held nothing for the old directory; nothing to move."
 	}
-	return fmt.Sprintf("Usage: %d buckets moved and %d merged into existing ones (%d ledger lines).", r.Usage.Moved, r.Usage.Merged, r.Usage.Lines)
+	return fmt.Sprintf("Usage: %s moved and %d merged into existing ones (%s).", plural(r.Usage.Moved, "bucket", "buckets"), r.Usage.Merged, plural(r.Usage.Lines, "ledger line", "ledger lines"))
 }
 
 // migrateCommand is /migrate-sessions FROM TO [--no-usage] [--session S]
@@ -164,7 +164,7 @@ func (r *repl) migrateCommand(arg string) {
 	if r.sess != nil && r.sess.Recorded() && slices.Contains(plan.Sessions, r.sess.ID()) {
 		current = r.sess.ID()
 	}
-	fmt.Fprintf(r.out, "Move %d sessions saved in %s to %s.\n", len(plan.Sessions), display.Line(plan.From), display.Line(plan.To))
+	fmt.Fprintf(r.out, "Move %s saved in %s to %s.\n", plural(len(plan.Sessions), "session", "sessions"), display.Line(plan.From), display.Line(plan.To))
 	fmt.Fprintln(r.out, usagePlan(plan, opts))
 	fmt.Fprintln(r.out, "Files are not moved, and file changes made before the move can no longer be reverted.")
 	if current != "" {
@@ -183,7 +183,7 @@ func (r *repl) migrateCommand(arg string) {
 		fmt.Fprintln(r.out, "cairn:", userError(err))
 	}
 	if res != nil {
-		fmt.Fprintf(r.out, "Moved %d sessions from %s to %s.\n", len(res.Sessions), display.Line(res.From), display.Line(res.To))
+		fmt.Fprintf(r.out, "Moved %s from %s to %s.\n", plural(len(res.Sessions), "session", "sessions"), display.Line(res.From), display.Line(res.To))
 		if err == nil {
 			fmt.Fprintln(r.out, usageDone(res, opts))
 		}

@@ -21,7 +21,7 @@ func TestPTYMigrateAsks(t *testing.T) {
 		return ch
 	}
 	done := run()
-	p.Expect(t, "Move 1 sessions saved in ")
+	p.Expect(t, "Move 1 session saved in ")
 	p.Expect(t, "The usage ledger holds nothing for the old directory.")
 	p.Expect(t, "Move them? [y/N] ")
 	p.Send(t, "n\r")
@@ -35,7 +35,7 @@ func TestPTYMigrateAsks(t *testing.T) {
 	done = run()
 	p.Expect(t, "Move them? [y/N] ")
 	p.Send(t, "y\r")
-	p.Expect(t, "Moved 1 sessions from ")
+	p.Expect(t, "Moved 1 session from ")
 	if c := p.awaitExit(t, done); c != 0 {
 		t.Fatalf("exit %d", c)
 	}

@@ -347,7 +347,7 @@ func (c *SessionsCmd) Run(g *Globals) error {
 			return err
 		}
 		for _, p := range skipped {
-			fmt.Fprintf(g.stderr, "cairn: skipped %s (%d sessions): %s\n", p.Name, len(p.Sessions), userError(p.Err))
+			fmt.Fprintf(g.stderr, "cairn: skipped %s (%s): %s\n", p.Name, plural(len(p.Sessions), "session", "sessions"), userError(p.Err))
 		}
 	} else {
 		ws, err := g.workspace()

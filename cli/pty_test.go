@@ -418,8 +418,9 @@ func TestPTYForkDraftInInputLine(t *testing.T) {
 }
 
 // TestPTYPickerStaleFirstScreen: the picker's first screen comes from the
-// saved index, which still lists a session whose record has since become
-// unreadable; the listing that follows drops it, so it is never opened.
+// saved index, which still lists a session whose conversation has since
+// become unreadable; the listing that follows drops it, so it is never
+// opened.
 func TestPTYPickerStaleFirstScreen(t *testing.T) {
 	home := t.TempDir()
 	base := []string{"--home", home, "-C", t.TempDir()}
@@ -430,11 +431,11 @@ func TestPTYPickerStaleFirstScreen(t *testing.T) {
 	if len(l) != 3 || l[0].Title != "three" {
 		t.Fatalf("sessions: %+v", l)
 	}
-	recs, _ := filepath.Glob(filepath.Join(home, "workspaces", "*", "sessions", l[0].ID+".json"))
-	if len(recs) != 1 {
-		t.Fatalf("record of three: %v", recs)
+	journals, _ := filepath.Glob(filepath.Join(home, "workspaces", "*", "sessions", l[0].ID+".items.jsonl"))
+	if len(journals) != 1 {
+		t.Fatalf("journal of three: %v", journals)
 	}
-	if err := os.WriteFile(recs[0], []byte("{damaged"), 0o600); err != nil {
+	if err := os.WriteFile(journals[0], []byte("{damaged\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	p := openReplPTY(t)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/alecthomas/kong"
 	"github.com/schollz/progressbar/v3"
 	xterm "golang.org/x/term"
 
@@ -33,18 +34,47 @@ type RetentionCmds struct {
 // PolicyFlags are restic's rule names as flags; any of them given makes
 // the policy of this run, in place of config.json's.
 type PolicyFlags struct {
-	KeepLast          string `name:"keep-last" placeholder:"N" help:"Keep the N most recently active sessions (-1: all)."`
-	KeepHourly        string `name:"keep-hourly" placeholder:"N" help:"Keep the newest session of each of the last N hours that have any."`
-	KeepDaily         string `name:"keep-daily" placeholder:"N" help:"... of each of the last N days."`
-	KeepWeekly        string `name:"keep-weekly" placeholder:"N" help:"... of each of the last N ISO weeks (from Monday)."`
-	KeepMonthly       string `name:"keep-monthly" placeholder:"N" help:"... of each of the last N months."`
-	KeepYearly        string `name:"keep-yearly" placeholder:"N" help:"... of each of the last N years."`
-	KeepWithin        string `name:"keep-within" placeholder:"D" help:"Keep every session active within D of the newest (y, m, d, h parts: 90d, 2y5m7d3h)."`
-	KeepWithinHourly  string `name:"keep-within-hourly" placeholder:"D" help:"Keep one session per hour within D."`
-	KeepWithinDaily   string `name:"keep-within-daily" placeholder:"D" help:"Keep one session per day within D."`
-	KeepWithinWeekly  string `name:"keep-within-weekly" placeholder:"D" help:"Keep one session per week within D."`
-	KeepWithinMonthly string `name:"keep-within-monthly" placeholder:"D" help:"Keep one session per month within D."`
-	KeepWithinYearly  string `name:"keep-within-yearly" placeholder:"D" help:"Keep one session per year within D."`
+	KeepLast          keepCount `name:"keep-last" placeholder:"N" help:"Keep the N most recently active sessions (-1 or unlimited: all)."`
+	KeepHourly        keepCount `name:"keep-hourly" placeholder:"N" help:"Keep the newest session of each of the last N hours that have any."`
+	KeepDaily         keepCount `name:"keep-daily" placeholder:"N" help:"... of each of the last N days."`
+	KeepWeekly        keepCount `name:"keep-weekly" placeholder:"N" help:"... of each of the last N ISO weeks (from Monday)."`
+	KeepMonthly       keepCount `name:"keep-monthly" placeholder:"N" help:"... of each of the last N months."`
+	KeepYearly        keepCount `name:"keep-yearly" placeholder:"N" help:"... of each of the last N years."`
+	KeepWithin        string    `name:"keep-within" placeholder:"D" help:"Keep every session active within D of the newest (y, m, d, h parts: 90d, 2y5m7d3h)."`
+	KeepWithinHourly  string    `name:"keep-within-hourly" placeholder:"D" help:"Keep one session per hour within D."`
+	KeepWithinDaily   string    `name:"keep-within-daily" placeholder:"D" help:"Keep one session per day within D."`
+	KeepWithinWeekly  string    `name:"keep-within-weekly" placeholder:"D" help:"Keep one session per week within D."`
+	KeepWithinMonthly string    `name:"keep-within-monthly" placeholder:"D" help:"Keep one session per month within D."`
+	KeepWithinYearly  string    `name:"keep-within-yearly" placeholder:"D" help:"Keep one session per year within D."`
+}
+
+// keepCount is the value of a --keep-* count flag. A flag's value that
+// begins with a hyphen is taken for another flag by kong, so the help's
+// own "--keep-last -1" would be refused: a count takes the next argument
+// when it is a negative whole number. What the number means is
+// retention.Policy's to say (Set).
+type keepCount string
+
+func (c *keepCount) Decode(ctx *kong.DecodeContext) error {
+	if t := ctx.Scan.Peek(); t.Type == kong.UntypedToken {
+		if v, ok := t.Value.(string); ok && negativeNumber(v) {
+			ctx.Scan.Pop()
+			*c = keepCount(v)
+			return nil
+		}
+	}
+	t, err := ctx.Scan.PopValue("count")
+	if err != nil {
+		return err
+	}
+	*c = keepCount(fmt.Sprint(t.Value))
+	return nil
+}
+
+// negativeNumber reports whether v is "-" and digits.
+func negativeNumber(v string) bool {
+	d, ok := strings.CutPrefix(v, "-")
+	return ok && d != "" && strings.Trim(d, "0123456789") == ""
 }
 
 // policy is the flags' policy, and whether any flag was given.
@@ -371,8 +401,9 @@ func (c *PruneCmd) Run(g *Globals) error {
 	if g.JSON {
 		return g.printJSON(rep)
 	}
-	fmt.Fprintf(g.stdout, "pruned: %d forgotten sessions purged, %d orphaned files, %d objects (%s)\n",
-		rep.Trash, rep.Orphans, rep.Objects, humanBytes(rep.ObjectBytes))
+	fmt.Fprintf(g.stdout, "pruned: %s purged, %s, %s (%s), %s; %s freed\n",
+		plural(rep.Trash, "forgotten session", "forgotten sessions"), plural(rep.Orphans, "orphaned file", "orphaned files"),
+		plural(rep.Objects, "object", "objects"), humanBytes(rep.ObjectBytes), plural(rep.Temps, "temp file", "temp files"), humanBytes(rep.Freed.Bytes))
 	return nil
 }
 

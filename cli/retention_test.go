@@ -167,3 +167,39 @@ func TestRetentionZeroFlagsSayWhy(t *testing.T) {
 		}
 	}
 }
+
+// TestKeepCountTakesMinusOne: every --keep-* count flag takes -1 (and
+// restic's "unlimited") as its next argument, as the help writes it, with
+// the plan of --flag=-1 (--keep-last -1 keeps every session); another
+// negative number is bad usage that changes nothing.
+func TestKeepCountTakesMinusOne(t *testing.T) {
+	ids, run := retentionEnv(t, 3)
+	for _, flag := range []string{"--keep-last", "--keep-hourly", "--keep-daily", "--keep-weekly", "--keep-monthly", "--keep-yearly"} {
+		code, want, e := run("--json", "storage", "forget", "--dry-run", flag+"=-1")
+		if code != 0 {
+			t.Fatalf("%s=-1: exit %d %s", flag, code, e)
+		}
+		for _, val := range []string{"-1", "unlimited"} {
+			code, o, e := run("--json", "storage", "forget", "--dry-run", flag, val)
+			if code != 0 || o != want {
+				t.Fatalf("%s %s: exit %d %s\n%s\nwant\n%s", flag, val, code, e, o, want)
+			}
+		}
+		if code, _, e := run("storage", "forget", flag, "-2"); code != ExitUsage || !strings.Contains(e, `"-2" is not a count`) {
+			t.Fatalf("%s -2: exit %d %s", flag, code, e)
+		}
+	}
+	_, o, _ := run("--json", "storage", "forget", "--dry-run", "--keep-last", "-1")
+	for _, id := range ids {
+		if !strings.Contains(o, `"session":"`+id+`"`) || strings.Contains(o, `"remove":[{`) {
+			t.Fatalf("--keep-last -1 does not keep %s: %s", id, o)
+		}
+	}
+	// A value is still required: the next flag is not taken for it.
+	if code, _, e := run("storage", "forget", "--keep-last", "--dry-run"); code != ExitUsage {
+		t.Fatalf("--keep-last --dry-run: exit %d %s", code, e)
+	}
+	if code, o, _ := run("--json", "sessions"); code != 0 || strings.Count(o, `"id"`) != len(ids) {
+		t.Fatalf("the refused runs changed the sessions: %s", o)
+	}
+}

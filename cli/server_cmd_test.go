@@ -311,7 +311,7 @@ func TestSessionsAllNamesSkippedFolder(t *testing.T) {
 	if code := Main(context.Background(), []string{"--home", f.Home, "sessions", "--all"}, strings.NewReader(""), &out, &errw); code != 0 {
 		t.Fatalf("sessions --all: exit %d: %s", code, errw.String())
 	}
-	if !strings.Contains(errw.String(), "skipped workspaces/"+f.WS.Key()+" (1 sessions)") || strings.Contains(out.String(), id) {
+	if !strings.Contains(errw.String(), "skipped workspaces/"+f.WS.Key()+" (1 session)") || strings.Contains(out.String(), id) {
 		t.Fatalf("sessions --all: %s\n%s", out.String(), errw.String())
 	}
 }

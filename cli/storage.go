@@ -88,9 +88,12 @@ func (c *UsageCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
-	sums, err := s.Usage(g.ctx)
+	sums, skipped, err := s.UsageChecked(g.ctx)
 	if err != nil {
 		return err
+	}
+	for _, k := range skipped {
+		fmt.Fprintf(g.stderr, "cairn: usage.jsonl line %d skipped: %s\n", k.Line, userText(k.Why))
 	}
 	if g.JSON {
 		if sums == nil {
@@ -99,7 +102,7 @@ func (c *UsageCmd) Run(g *Globals) error {
 		return g.printJSON(sums)
 	}
 	for _, u := range sums {
-		fmt.Fprintf(g.stdout, "%s  %s  %d turns  %d in  %d out  $%.4f\n", u.Path, u.Model, u.Turns, u.InputTokens, u.OutputTokens, u.CostUSD)
+		fmt.Fprintf(g.stdout, "%s  %s  %s  %d in  %d out  $%.4f\n", u.Path, u.Model, plural(u.Turns, "turn", "turns"), u.InputTokens, u.OutputTokens, u.CostUSD)
 	}
 	return nil
 }

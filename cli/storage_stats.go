@@ -145,17 +145,19 @@ func writeStats(w io.Writer, st *engine.StorageStats, cells int) {
 		if st.Total.Bytes > 0 {
 			pct = float64(p.Bytes) * 100 / float64(st.Total.Bytes)
 		}
-		fmt.Fprintf(w, "  %s %-9s %9s %5.1f%%  %d bytes, %d on disk, %d files  %s\n", partGlyphs[p.Name], p.Name,
-			humanBytes(p.Bytes), pct, p.Bytes, p.Disk, p.Files, partLabels[p.Name])
+		fmt.Fprintf(w, "  %s %-9s %9s %5.1f%%  %d bytes, %d on disk, %s, %s  %s\n", partGlyphs[p.Name], p.Name,
+			humanBytes(p.Bytes), pct, p.Bytes, p.Disk, plural(p.Files, "file", "files"), plural(p.Folders, "folder", "folders"), partLabels[p.Name])
 	}
-	fmt.Fprintf(w, "%d workspaces, %d sessions, %d items", st.Workspaces, st.Sessions, st.Items)
+	fmt.Fprintf(w, "%s, %s, %s", plural(st.Workspaces, "workspace", "workspaces"), plural(st.Sessions, "session", "sessions"), plural(st.Items, "item", "items"))
 	if st.Unrecorded > 0 {
-		fmt.Fprintf(w, " (%d sessions without a readable record not counted)", st.Unrecorded)
+		fmt.Fprintf(w, " (%s without a readable record not counted)", plural(st.Unrecorded, "session", "sessions"))
 	}
 	fmt.Fprintln(w)
 	r := st.Reclaim
-	fmt.Fprintf(w, "A prune would reclaim about %s (%d bytes): temp files of gone processes %s, outputs of deleted sessions untouched for 7 days %s, unreferenced objects older than 7 days %s, trash older than 7 days %s.\n",
-		humanBytes(r.Bytes), r.Bytes, humanBytes(r.Temps.Bytes), humanBytes(r.OrphanOutputs.Bytes), humanBytes(r.UnreferencedObjects.Bytes), humanBytes(r.OldTrash.Bytes))
+	fmt.Fprintf(w, "A prune would reclaim %s (%d bytes): temp files of gone processes %s, outputs of deleted sessions untouched for 7 days %s, "+
+		"other files of deleted sessions 7 days old %s, unreferenced objects older than 7 days %s, trash older than 7 days %s.\n",
+		humanBytes(r.Bytes), r.Bytes, humanBytes(r.Temps.Bytes), humanBytes(r.OrphanOutputs.Bytes), humanBytes(r.OrphanFiles.Bytes),
+		humanBytes(r.UnreferencedObjects.Bytes), humanBytes(r.OldTrash.Bytes))
 }
 
 // storesShown is how many stores /storage lists before "/storage all".
@@ -182,8 +184,9 @@ func writeStores(w io.Writer, l []engine.ChangeStore, limit int) {
 		if c.Orphaned {
 			mark = "  ORPHANED: no session holds it"
 		}
-		fmt.Fprintf(w, "  %9s  %s  %d objects, %d records, %d holding sessions of %d, %d open records, %d pending reverts%s\n",
-			humanBytes(c.Size.Bytes), name, c.Objects, c.Records, c.Holding, c.Sessions, c.Open, c.PendingReverts, mark)
+		fmt.Fprintf(w, "  %9s  %s  %s, %s, %d of %s holding records, %s, %s%s\n",
+			humanBytes(c.Size.Bytes), name, plural(c.Objects, "object", "objects"), plural(c.Records, "record", "records"), c.Holding,
+			plural(c.Sessions, "session", "sessions"), plural(c.Open, "open record", "open records"), plural(c.PendingReverts, "pending revert", "pending reverts"), mark)
 	}
 }
 

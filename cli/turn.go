@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"strings"
 
@@ -32,11 +31,20 @@ type turnAnswer struct {
 }
 
 func (c *TurnCmd) Run(g *Globals) error {
-	if c.InputTokens < 0 || c.OutputTokens < 0 {
-		return usageErrorf("token counts cannot be negative")
+	// The engine's rule, said with the flags' names before anything opens.
+	for _, f := range []struct {
+		name string
+		bad  bool
+	}{
+		{"--input-tokens", engine.Spend{InputTokens: c.InputTokens}.Check() != nil},
+		{"--output-tokens", engine.Spend{OutputTokens: c.OutputTokens}.Check() != nil},
+	} {
+		if f.bad {
+			return usageErrorf("%s must be a whole number from 0 to %d", f.name, int64(engine.MaxSpendTokens))
+		}
 	}
-	if c.CostUSD < 0 || math.IsNaN(c.CostUSD) || math.IsInf(c.CostUSD, 0) {
-		return usageErrorf("--cost-usd must be a finite amount of at least 0")
+	if (engine.Spend{CostUSD: c.CostUSD}).Check() != nil {
+		return usageErrorf("--cost-usd must be a finite amount from 0 to %.0f", engine.MaxSpendCostUSD)
 	}
 	var plan json.RawMessage
 	if c.Plan != "" {

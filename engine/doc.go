@@ -116,6 +116,7 @@
 //	  objects/<2 hex>/<62 hex>[.zst]  (package objects)
 //	<state folder>/gateway.token, credentials.json, credentials.lock (package httpapi)
 //	<state folder>/moves/<id>.json   a session move in progress (migrate.go)
+//	<state folder>/plans/<id>.json   a forget, restore or trim in progress (retention_plans.go)
 //	<state folder>/repos/<hex>.json  the checkouts of a git repository (checkouts.go)
 //	<state folder>/trash/<id>/  a forgotten session, restorable for 7 days (retention_trash.go)
 //	<state folder>/sweep.json, sweep.lock  the last retention sweep; held while one runs (retention_sweep.go)
@@ -217,8 +218,9 @@
 // how the state folder is measured (Stats, ChangeStores) in stats.go and
 // stats_stores.go. Retention's lines and files — the trim's "start" line
 // of a changes journal, a trimmed shell "end" line, the tier and pinned
-// meta lines, the trash and the sweep's stamp — are drawn in
-// retention_trim.go, retention_trash.go and retention_sweep.go.
+// meta lines, the trash, the plans and the sweep's stamp — are drawn in
+// retention_trim.go, retention_trash.go, retention_plans.go (with package
+// fileplan) and retention_sweep.go.
 //
 // Temp files, in the state folder and beside the user's files alike, are
 // named ".<name>.<pid>-<16 hex>.cairn-tmp" (the grammar of internal/vfs).

@@ -76,8 +76,8 @@ func (w *Workspace) Fork(ctx context.Context, parent, at string) (*ForkResult, e
 	if err != nil {
 		return nil, err
 	}
-	if st.unreadable() {
-		return nil, w.unreadableError(parent)
+	if err := w.readable(parent, st); err != nil {
+		return nil, err
 	}
 	if at == "" {
 		if st.head == "" {

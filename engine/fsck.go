@@ -58,8 +58,12 @@ func (s *Store) FsckProgress(ctx context.Context, progress func(done, total int)
 			s.fsckJournal(r, j, bad, note, nil)
 		}
 	}
+	if _, err := s.fsys.Stat(usageName); err == nil {
+		s.fsckUsage(ctx, bad) // usage.go
+	}
 	s.fsckMoves(bad, note) // migrate.go
 	s.fsckEphemeral(note)
+	s.fsckPlans(bad, note) // retention_plans.go
 	ents, err := s.fsys.ReadDir(workspacesDir)
 	if err != nil && !vfs.IsNotExist(err) {
 		return nil, err
@@ -167,6 +171,24 @@ func (s *Store) fsckJournal(r *FsckReport, name string, bad, note reporter, name
 	}
 	var skipped []string // why the stack skipped the good line at[i]
 	var at []int
+	// A changes journal's records that are dropped (by its own drop lines
+	// or the workspace's drops.jsonl) name nothing: prune frees their
+	// objects. Their lines are held back until the journal is read.
+	type held struct {
+		record string
+		oids   []string
+		where  string
+	}
+	var pending []held
+	dead := map[string]bool{}
+	if id, ok := strings.CutSuffix(path.Base(name), ".changes.jsonl"); ok && named != nil {
+		w := &Workspace{s: s, dir: path.Dir(path.Dir(name))}
+		if drops, err := w.readDrops(); err == nil {
+			for rec := range drops[id] {
+				dead[rec] = true
+			}
+		}
+	}
 	st, err := journal.Read(s.fsys, name, func(b []byte) error {
 		line++
 		if stack != nil {
@@ -182,11 +204,37 @@ func (s *Store) fsckJournal(r *FsckReport, name string, bad, note reporter, name
 		if named == nil {
 			return nil
 		}
+		if stack != nil {
+			var l struct {
+				Kind string   `json:"kind"`
+				ID   string   `json:"id"`
+				IDs  []string `json:"ids"`
+			}
+			if json.Unmarshal(b, &l) == nil {
+				switch l.Kind {
+				case changes.KindDrop:
+					for _, id := range l.IDs {
+						dead[id] = true
+					}
+				case changes.KindChange, changes.KindRecord:
+					pending = append(pending, held{l.ID, oidsIn(b), fmt.Sprintf("%s:%d", name, line)})
+					return nil
+				}
+			}
+		}
 		for _, oid := range oidsIn(b) {
 			named[oid] = append(named[oid], fmt.Sprintf("%s:%d", name, line))
 		}
 		return nil
 	})
+	for _, h := range pending {
+		if dead[h.record] {
+			continue
+		}
+		for _, oid := range h.oids {
+			named[oid] = append(named[oid], h.where)
+		}
+	}
 	if err != nil {
 		bad(name, "%v", err)
 		return

@@ -59,7 +59,13 @@ func (s *Store) fsckItems(dir, name string, bad reporter) {
 			if l.Parent != nil && *l.Parent != "" && st.items[*l.Parent] == nil {
 				why("item %s names parent %s, which no earlier line holds", l.ID, *l.Parent)
 			}
-		case kindHead, kindTitle, kindTurn, kindOpen, kindMeta, kindDraft, kindMoved, journal.KindRepair:
+		case kindTurn:
+			if l.Turn != nil {
+				if p := l.Turn.Spend.problem(); p != "" {
+					why("turn %d's spend is not counted in the session's total: %s", l.Turn.N, p)
+				}
+			}
+		case kindHead, kindTitle, kindOpen, kindMeta, kindDraft, kindMoved, journal.KindRepair:
 		default:
 			why("a line of unknown kind %q, skipped by a load", l.Kind)
 			return nil

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"cairn/internal/vfs"
 	"cairn/journal"
 )
 
@@ -26,6 +27,12 @@ func (s *Store) fsckRecord(dir, id, name string, bad, note reporter) {
 			rec.UpdatedAt.Format(timeLayout))
 	}
 	fi, err := s.fsys.Stat(itemsName(dir, id))
+	if vfs.IsNotExist(err) && !s.pendingPlans()[id] {
+		if _, terr := s.fsys.Lstat(trashEntry(id)); vfs.IsNotExist(terr) {
+			bad(name, "a record without its items journal: no listing shows it and no open finds it; prune removes it once %d days old", TrashDays)
+		} // else a session split with the trash: fsckTrash names it
+		return
+	}
 	if err != nil {
 		return // no items journal to compare with
 	}

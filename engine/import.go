@@ -174,6 +174,9 @@ func (w *Workspace) Import(ctx context.Context, src *ImportSource) (*ImportResul
 	if src.Agent == "" || src.SourceID == "" {
 		return nil, fmt.Errorf("%w: an import names its agent and source session", ErrBadInput)
 	}
+	if err := src.Spend.Check(); err != nil {
+		return nil, fmt.Errorf("the source's spend: %w", err)
+	}
 	id := ImportSessionID(src.Agent, src.SourceID)
 	res := &ImportResult{Session: id, Path: w.path}
 	_, err := w.s.fsys.Stat(itemsName(w.dir, id))

@@ -166,22 +166,42 @@ func parallel(n int, fn func(i int)) {
 	wg.Wait()
 }
 
-// UnreadableError says a session's items journal holds lines and not one of
-// them can be read: something other than cairn wrote over it. Such a
-// session is left as it is, out of the list, and never appended to.
+// UnreadableError says a session's items journal is no session cairn can
+// read: it holds lines and not one of them can be read (something other
+// than cairn wrote over it), or it has no session line (an older build
+// left it empty when its creation failed). Such a session is left as it
+// is, out of the list, and never appended to.
 type UnreadableError struct {
 	ID   string
 	File string // the items journal, an absolute path
+	// NoSessionLine: the journal reads, but no line of it starts a session.
+	NoSessionLine bool
 }
 
 func (e *UnreadableError) Error() string {
-	return fmt.Sprintf("session %s cannot be read: %s holds no line cairn can read; it is left as it is (cairn storage fsck names what is wrong)", e.ID, e.File)
+	what := "holds no line cairn can read"
+	if e.NoSessionLine {
+		what = "has no session line"
+	}
+	return fmt.Sprintf("session %s cannot be read: %s %s; it is left as it is (cairn storage fsck names what is wrong)", e.ID, e.File, what)
 }
 
 func (e *UnreadableError) Unwrap() error { return ErrRefused }
 
 // Why is the refusal's text, which says no "refused".
 func (e *UnreadableError) Why() string { return e.Error() }
+
+// readable says why the journal of session id folded into st is no
+// session to open, list or fork (an *UnreadableError), or nil.
+func (w *Workspace) readable(id string, st *state) error {
+	switch {
+	case st.unreadable():
+		return w.unreadableError(id)
+	case st.created.IsZero():
+		return &UnreadableError{ID: id, File: filepath.Join(w.s.home, filepath.FromSlash(itemsName(w.dir, id))), NoSessionLine: true}
+	}
+	return nil
+}
 
 // unreadable reports whether the journal folded into st had complete lines
 // and none that could be read.

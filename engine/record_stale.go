@@ -46,14 +46,8 @@ func (w *Workspace) rebuildRecord(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	if st.unreadable() {
-		return w.unreadableError(id)
-	}
-	if st.created.IsZero() {
-		// Without its session line (a journal an older build left empty
-		// when its creation failed) it is not a session: left out, for
-		// fsck to name.
-		return fmt.Errorf("engine: rebuild record: %s has no session line", itemsName(w.dir, id))
+	if err := w.readable(id, st); err != nil {
+		return err // not a session: left out, for fsck to name
 	}
 	return writeRecord(w.s.fsys, w.dir, st.record(map[string]int64{"items": fi.Size()}))
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"maps"
 	"path"
 	"strings"
@@ -13,25 +12,26 @@ import (
 
 	"cairn/internal/lazyre"
 	"cairn/internal/vfs"
-	"cairn/objects"
 )
 
 // Prune removes what nothing needs any more, each kind only once it is at
 // least TrashDays days old, so that a writer at work is never raced:
 //
-//   - forgotten sessions the trash has held that long (purgeTrash);
+//   - forgotten sessions the trash has held that long;
 //   - orphaned artifacts: output folders, journals, records, locks,
 //     owner hints and hook markers of sessions that do not exist (no
 //     items journal);
 //   - objects of a workspace store that no file of the workspace's
 //     sessions names (any journal line, item, draft or record, and the
-//     journals of the workspace's sessions in the trash), no
+//     journals of the workspace's sessions the trash keeps), no
 //     workspace-level journal (drops.jsonl), and no walk relies on (the
 //     stat cache, the walks and pending markers kept between an agent's
-//     hooks, those of its sessions in the trash too: walk_refs.go).
+//     hooks, those of its sessions in the trash too: walk_refs.go);
 //
-// Every step is idempotent: a prune cut short is finished by the next.
-// The usage ledger (usage.jsonl) is never touched.
+// and, whatever their age, temp files whose writer is gone. What it
+// removes is listed first by prunePlan (prune_plan.go), which storage
+// stats adds up. Every step is idempotent: a prune cut short is finished
+// by the next. The usage ledger (usage.jsonl) is never touched.
 
 // PruneReport says what a prune removed.
 type PruneReport struct {
@@ -39,6 +39,10 @@ type PruneReport struct {
 	Orphans     int   `json:"orphans"`      // orphaned files and folders removed
 	Objects     int   `json:"objects"`      // unreferenced objects removed
 	ObjectBytes int64 `json:"object_bytes"` // their stored size
+	Temps       int   `json:"temps"`        // temp files of gone writers removed
+	// Freed is what everything removed took, as storage stats counts it
+	// (its "reclaim" said as much before the prune).
+	Freed Size `json:"freed"`
 }
 
 // PruneOptions tune a prune.
@@ -48,20 +52,23 @@ type PruneOptions struct {
 }
 
 // oidRef finds the objects a line or file names: every "oid" field, at any
-// depth, compact or indented (a session record is written indented). Prune
-// and the storage stats' estimate of what it frees both use it, so the two
-// agree on what is referenced.
+// depth, compact or indented (a session record is written indented).
 var oidRef = lazyre.New(`"oid":\s*"([0-9a-f]{64})"`)
 
-// Prune runs the prune; see above.
+// Prune runs the prune; see above. It settles the trash first, then
+// removes what prunePlan lists, each thing checked again just before it
+// goes: a trash entry under its session's lock (one a restore holds stays,
+// and so do the objects of its workspace, which the plan counted on its
+// going), an orphan while it still has no session and is still old, an
+// object while it is still old (one stored again since is kept), a temp
+// file while its writer is still gone.
 func (s *Store) Prune(ctx context.Context, opt PruneOptions) (PruneReport, error) {
 	var rep PruneReport
 	if err := s.settleTrash(ctx); err != nil {
 		return rep, err
 	}
 	now := s.now()
-	n, err := s.purgeTrash(ctx, now)
-	rep.Trash = n
+	items, unsure, err := s.prunePlan(ctx, now)
 	if err != nil {
 		return rep, err
 	}
@@ -69,31 +76,134 @@ func (s *Store) Prune(ctx context.Context, opt PruneOptions) (PruneReport, error
 	if err != nil {
 		return rep, err
 	}
-	trash, err := s.trashByWorkspace()
-	if err != nil {
-		return rep, err
-	}
+	order := map[string]int{} // workspace folder -> its place, for progress
 	for i, w := range wss {
+		order[w.dir] = i + 1
+	}
+	sortPrune(items, order)
+	kept := map[string]bool{} // workspace folders whose objects stay: a purge did not happen
+	done := 0                 // workspaces done, for progress
+	progress := func(upTo int) {
+		for ; done < upTo && opt.Progress != nil; done++ {
+			opt.Progress(done+1, len(wss))
+		}
+	}
+	for _, it := range items {
 		if err := ctx.Err(); err != nil {
 			return rep, err
 		}
-		removed, err := w.CleanOrphanOutputs(ctx, now, trashGrace)
-		rep.Orphans += len(removed)
+		switch {
+		case it.kind == pruneTemp:
+			progress(len(wss))
+		case it.kind != pruneTrash:
+			progress(order[it.ws] - 1)
+		}
+		gone, err := s.pruneOne(ctx, now, it, kept)
 		if err != nil {
 			return rep, err
 		}
-		rep.Orphans += w.pruneOrphanFiles(now)
-		objs, bytes, err := w.pruneObjects(ctx, now, trash[w.key])
-		rep.Objects += objs
-		rep.ObjectBytes += bytes
-		if err != nil {
-			return rep, err
+		if !gone {
+			continue
 		}
-		if opt.Progress != nil {
-			opt.Progress(i+1, len(wss))
+		rep.Freed.add(it.z)
+		switch it.kind {
+		case pruneTrash:
+			if it.session != "" {
+				rep.Trash++
+			}
+		case pruneOutputs, pruneOrphan:
+			rep.Orphans++
+		case pruneObject:
+			rep.Objects++
+			rep.ObjectBytes += it.obj.Stored
+		case pruneTemp:
+			rep.Temps++
 		}
 	}
-	return rep, nil
+	progress(len(wss))
+	return rep, unsure
+}
+
+// pruneOne removes item it if it is still what the plan saw; done says it
+// went. kept collects the workspace folders whose objects must stay.
+func (s *Store) pruneOne(ctx context.Context, now time.Time, it pruneItem, kept map[string]bool) (done bool, err error) {
+	fsys := s.fsys
+	old := func(name string) bool {
+		fi, err := fsys.Lstat(name)
+		return err == nil && now.Sub(fi.ModTime()) >= trashGrace
+	}
+	switch it.kind {
+	case pruneTrash:
+		if it.session == "" { // a purge cut short
+			return true, removeFolder(ctx, fsys, it.name)
+		}
+		l, lerr := fsys.Lock(lockName(it.ws, it.session))
+		if errors.Is(lerr, vfs.ErrLocked) {
+			kept[it.ws] = true // a restore at work: its objects stay
+			return false, nil
+		}
+		if l != nil {
+			defer l.Release() // none when the workspace folder is gone: no restore can be at work
+		}
+		if _, err := fsys.Lstat(path.Join(it.name, trashNote)); err != nil {
+			kept[it.ws] = true // restored or purged since
+			return false, nil
+		}
+		return true, s.purgeEntry(ctx, it.session)
+	case pruneOutputs:
+		w := &Workspace{s: s, dir: it.ws}
+		newest, err := newestMtime(fsys, it.name)
+		if err != nil || now.Sub(newest) < trashGrace || w.sessionExists(path.Base(it.name)) {
+			return false, nil
+		}
+		return true, removeFolder(ctx, fsys, it.name)
+	case pruneOrphan:
+		w := &Workspace{s: s, dir: it.ws}
+		id, _, _ := strings.Cut(path.Base(it.name), ".")
+		if strings.HasPrefix(it.name, path.Join(it.ws, hooksFolder)+"/") {
+			id = path.Base(path.Dir(it.name))
+			if path.Dir(it.name) == path.Join(it.ws, hooksFolder) {
+				id = path.Base(it.name) // the whole folder
+			}
+		}
+		if w.sessionExists(id) {
+			return false, nil
+		}
+		fi, err := fsys.Lstat(it.name)
+		if err != nil {
+			return false, nil
+		}
+		if fi.IsDir() {
+			return true, removeFolder(ctx, fsys, it.name)
+		}
+		if !old(it.name) {
+			return false, nil
+		}
+		if strings.HasSuffix(it.name, ".lock") {
+			l, err := fsys.Lock(it.name)
+			if err != nil {
+				return false, nil
+			}
+			defer l.Release()
+		}
+		if err := fsys.Remove(it.name); err != nil {
+			return false, nil
+		}
+		fsys.SyncDir(path.Dir(it.name))
+		return true, nil
+	case pruneObject:
+		if kept[it.ws] || !old(it.name) {
+			return false, nil // stored again since the plan: a line is about to name it
+		}
+		w := &Workspace{s: s, dir: it.ws}
+		return w.objects().Remove(it.obj.ID) == nil, nil
+	case pruneTemp:
+		if !vfs.TempLeftover(path.Base(it.name)) {
+			return false, nil
+		}
+		return fsys.Remove(it.name) == nil, nil
+	}
+	return false, nil
 }
 
 // trashByWorkspace maps workspace keys to the trash entries of their
@@ -113,185 +223,6 @@ func (s *Store) trashByWorkspace() (map[string][]string, error) {
 		}
 	}
 	return out, nil
-}
-
-// pruneOrphanFiles removes the files of the sessions folder and the owner
-// hints whose session does not exist, once they are old. A lock file goes
-// only while this process can take it.
-func (w *Workspace) pruneOrphanFiles(now time.Time) int {
-	fsys := w.s.fsys
-	n := 0
-	old := func(name string) bool {
-		fi, err := fsys.Lstat(name)
-		return err == nil && fi.Mode().IsRegular() && now.Sub(fi.ModTime()) >= trashGrace
-	}
-	exists := func(id string) bool {
-		_, err := fsys.Lstat(itemsName(w.dir, id))
-		return !vfs.IsNotExist(err)
-	}
-	ents, _ := fsys.ReadDir(path.Join(w.dir, sessionsDir))
-	for _, e := range ents {
-		name := e.Name()
-		id, _, ok := strings.Cut(name, ".")
-		if !ok || !validSessionID(id) || exists(id) {
-			continue
-		}
-		p := path.Join(w.dir, sessionsDir, name)
-		if !old(p) {
-			continue
-		}
-		if strings.HasSuffix(name, ".lock") {
-			l, err := fsys.Lock(p)
-			if err != nil {
-				continue
-			}
-			if exists(id) {
-				l.Release()
-				continue
-			}
-			l.Release()
-		}
-		if fsys.Remove(p) == nil {
-			n++
-		}
-	}
-	// Hook markers of no session (a forget of an older build left them).
-	hooks, _ := fsys.ReadDir(path.Join(w.dir, hooksFolder))
-	for _, e := range hooks {
-		if !e.IsDir() || !validSessionID(e.Name()) || exists(e.Name()) {
-			continue
-		}
-		dir := hooksDir(w.dir, e.Name())
-		files, _ := fsys.ReadDir(dir)
-		for _, f := range files {
-			if p := path.Join(dir, f.Name()); old(p) && fsys.Remove(p) == nil {
-				n++
-			}
-		}
-		fsys.Remove(dir) // once empty
-	}
-	hints, _ := fsys.ReadDir(path.Join(w.dir, "owners"))
-	for _, e := range hints {
-		p := path.Join(w.dir, "owners", e.Name())
-		if validSessionID(e.Name()) && !exists(e.Name()) && old(p) && fsys.Remove(p) == nil {
-			n++
-		}
-	}
-	if n > 0 {
-		fsys.SyncDir(path.Join(w.dir, sessionsDir))
-	}
-	return n
-}
-
-// pruneObjects removes the objects of w's store that nothing names and
-// that are old. The references are gathered after the walk, so an object
-// stored during the walk and named by a line written before the gathering
-// is kept; one stored earlier than TrashDays ago and stored again now (its
-// content deduplicated for a new line) was touched by that Put, and is
-// looked at once more just before it would go.
-func (w *Workspace) pruneObjects(ctx context.Context, now time.Time, trash []string) (int, int64, error) {
-	fsys := w.s.fsys
-	store := w.objects()
-	var old []objects.Info
-	err := store.Walk(ctx, func(in objects.Info) error {
-		fi, err := fsys.Stat(store.Path(in.ID, in.Compressed))
-		if err == nil && now.Sub(fi.ModTime()) >= trashGrace {
-			old = append(old, in)
-		}
-		return nil
-	})
-	if err != nil && ctx.Err() != nil {
-		return 0, 0, err
-	}
-	if len(old) == 0 {
-		return 0, 0, nil
-	}
-	// What cannot be read may name an object: then no object goes, and
-	// the prune says why (cannot tell means keep).
-	var unread error
-	cannotTell := func(name string, err error) {
-		if unread == nil {
-			unread = fmt.Errorf("%s: %w", name, err)
-		}
-	}
-	drops, err := w.readDrops()
-	if err != nil {
-		return 0, 0, fmt.Errorf("engine: prune the objects of %s: cannot tell which records were dropped (%w); none was removed", w.path, err)
-	}
-	refs := map[string]bool{}
-	scan := func(dir string) {
-		ents, err := fsys.ReadDir(dir)
-		if err != nil && !vfs.IsNotExist(err) {
-			refs["?"] = true
-			cannotTell(dir, err)
-		}
-		for _, e := range ents {
-			name := e.Name()
-			if !e.Type().IsRegular() || (!strings.HasSuffix(name, ".jsonl") && !strings.HasSuffix(name, ".json")) {
-				continue
-			}
-			b, err := vfs.ReadFile(fsys, path.Join(dir, name))
-			if err != nil {
-				refs["?"] = true // cannot tell what it names: remove nothing
-				cannotTell(path.Join(dir, name), err)
-				continue
-			}
-			if id, ok := strings.CutSuffix(name, ".changes.jsonl"); ok {
-				liveRefs(b, drops[id], refs)
-				continue
-			}
-			for _, m := range oidRef.FindAllSubmatch(b, -1) {
-				refs[string(m[1])] = true
-			}
-		}
-	}
-	scan(w.dir)
-	scan(path.Join(w.dir, sessionsDir))
-	// Sub-agent transcripts (tasks/<session>/) name payload objects too.
-	scanTasks := func(dir string) {
-		ents, err := fsys.ReadDir(dir)
-		if err != nil && !vfs.IsNotExist(err) {
-			refs["?"] = true
-			cannotTell(dir, err)
-		}
-		for _, e := range ents {
-			if e.IsDir() {
-				scan(path.Join(dir, e.Name()))
-			}
-		}
-	}
-	scanTasks(tasksDir(w.dir))
-	walkRefs(fsys, w.dir, refs)
-	for _, t := range trash {
-		scan(path.Join(t, sessionsDir))
-		scanTasks(path.Join(t, tasksFolder))
-		walkRefs(fsys, t, refs) // its hook walks, which a restore brings back
-	}
-	if refs["?"] {
-		if unread == nil {
-			unread = errors.New("a walk's file or folder cannot be read")
-		}
-		return 0, 0, fmt.Errorf("engine: prune the objects of %s: cannot tell which objects are still named (%w); none was removed", w.path, unread)
-	}
-	n, freed := 0, int64(0)
-	for _, in := range old {
-		if err := ctx.Err(); err != nil {
-			return n, freed, err
-		}
-		if refs[in.ID.String()] {
-			continue
-		}
-		// Stored again since the walk above (a Put of the same content
-		// touches it): a line is about to name it.
-		if fi, err := fsys.Stat(store.Path(in.ID, in.Compressed)); err != nil || now.Sub(fi.ModTime()) < trashGrace {
-			continue
-		}
-		if err := store.Remove(in.ID); err == nil {
-			n++
-			freed += in.Stored
-		}
-	}
-	return n, freed, nil
 }
 
 // liveRefs adds to refs the objects a changes journal's lines name, less

@@ -17,36 +17,35 @@ import (
 
 // Forget moves a session into the trash, a folder of the state folder:
 //
-//	trash/<id>/forgotten.json         {"v":1,"session":ID,"workspace":KEY,"path":DIR,"at":T,"restoring":true|absent}
+//	trash/<id>/forgotten.json         {"v":1,"session":ID,"workspace":KEY,"path":DIR,"at":T}
 //	trash/<id>/sessions/<id>.*        its journals and its record
 //	trash/<id>/outputs/<id>/          its retained tool outputs
 //	trash/<id>/tasks/<id>/            its sub-agent transcripts
 //	trash/<id>/hooks/<id>/            its hooks' pending markers
-//	trash/.purge-<id>/                an entry prune is removing
+//	trash/.purge-<id>/                an entry being removed (a purge, a restore)
 //
-// Part of the format. A file moves by a durable copy into its new folder,
-// then the removal of the old one (moveFile): a rename between two
-// folders is not one durable step, and a crash must never leave a file in
-// neither. The note is written first; the items journal moves next, and
-// its arrival in the trash is the forget. The rest follows. A restore
-// marks the note "restoring", moves the rest back, then the items journal,
-// then removes the entry.
+// Part of the format. A forget, and a restore, copies the session's files
+// and then removes the originals under a plan that makes it all or nothing
+// (retention_plans.go): an entry whose plan is pending is not listed, and
+// the next open of the store settles it. Prune purges entries forgotten at
+// least TrashDays days ago. The session's objects stay in the workspace
+// store while the trash holds the session (prune counts the trash's
+// journals as references). The usage ledger is never touched.
 //
-// settleTrash finishes whatever a crash cut short, from where the items
-// journal is: in the trash only, the session is forgotten (the rest is
-// moved in) unless the note says restoring (the restore is finished); in
-// the workspace only, the forget never happened (anything moved goes back,
-// the entry goes); in both, the trash's copy wins for a forget whose copy
-// is whole and the same size, and the workspace's for a restore or when
-// the workspace's copy grew since (someone wrote to the session). Two
-// journals neither of which begins with the other are no copies of each
-// other: the workspace's is a session made again under the same id (an agent's hooks, an
-// import): both stay, a restore is refused and a forget skips it until
-// prune purges the trash's. Every
-// forget, restore and prune settles first. Prune purges entries forgotten
-// at least TrashDays days ago. The session's objects stay in the
-// workspace store while the trash holds the session (prune counts the
-// trash's journals as references). The usage ledger is never touched.
+// A session of the same id may be made again after its forget (an agent's
+// hooks go on with it, an import brings it back): it is a live session,
+// and no forget, restore, prune or sweep ever touches it because of the
+// entry. Both stay: a restore is refused and a forget skips the live one
+// until prune purges the entry.
+//
+// Builds before the plans moved a session file by file, the items journal
+// first (its arrival in the trash was the forget) and marked a restore
+// "restoring":true in the note. settleTrash finishes what such a build
+// cut short, from where the items journal is: in the trash only, the
+// forget is finished (the rest moved in) or, for a restore, the restore;
+// in the workspace only, the forget never happened (anything moved goes
+// back). In both, the workspace's is live and stays (a restore whose
+// copy is whole is finished). Forget, restore and prune run it first.
 //
 // sessionFolders are the workspace folders that hold a folder per session
 // (<folder>/<id>/): trim and forget take these with the session. Files of
@@ -90,23 +89,6 @@ type Trashed struct {
 	Session   string
 	Directory string
 	At        time.Time // when it was forgotten
-}
-
-// forgetSession moves session id into the trash; the caller holds its lock.
-func (w *Workspace) forgetSession(ctx context.Context, id string) error {
-	fsys := w.s.fsys
-	entry := trashEntry(id)
-	if err := vfs.MkdirAllDurable(fsys, path.Join(entry, sessionsDir), vfs.DirPerm); err != nil {
-		return fmt.Errorf("engine: forget %s: %w", id, err)
-	}
-	note, _ := json.Marshal(trashInfo{V: 1, Session: id, Workspace: w.key, Path: w.path, At: mkTime(w.s.Now())})
-	if err := vfs.WriteFileAtomic(fsys, path.Join(entry, trashNote), append(note, '\n')); err != nil {
-		return fmt.Errorf("engine: forget %s: %w", id, err)
-	}
-	if err := moveFile(fsys, itemsName(w.dir, id), path.Join(entry, sessionsDir, id+".items.jsonl")); err != nil {
-		return fmt.Errorf("engine: forget %s: %w", id, err)
-	}
-	return w.moveRest(ctx, id, entry, true)
 }
 
 // moveRest moves session id's files other than its items journal into the
@@ -217,15 +199,14 @@ func (s *Store) trashWorkspace(in *trashInfo) *Workspace {
 	return &Workspace{s: s, path: in.Path, key: in.Workspace, dir: workspaceDir(in.Workspace), made: true}
 }
 
-// SettleTrash finishes every forget and restore a crash cut short (see
-// above). Forget, restore, prune and the sweep run it first; until then a
-// session whose move was cut short may show both in its workspace and in
-// the trash, never in neither.
+// SettleTrash finishes what an older build's forget or restore left cut
+// short (see above). Forget, restore, prune and the sweep run it first.
 func (s *Store) SettleTrash(ctx context.Context) error { return s.settleTrash(ctx) }
 
-// settleTrash finishes every forget and restore that was cut short, and
-// every purge. An entry whose session's lock is held (a forget or restore
-// at work in another process) is left alone.
+// settleTrash finishes every forget and restore an older build cut short;
+// a purge cut short (trash/.purge-<id>/) is the next prune's to finish. An
+// entry whose session's lock is held (a forget or restore at work in
+// another process), or whose plan is pending, is left alone.
 func (s *Store) settleTrash(ctx context.Context) error {
 	fsys := s.fsys
 	ents, err := fsys.ReadDir(trashDir)
@@ -235,18 +216,13 @@ func (s *Store) settleTrash(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	planned := s.pendingPlans()
 	for _, e := range ents {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		name := e.Name()
-		if strings.HasPrefix(name, purgePrefix) {
-			if err := removeFolder(ctx, fsys, path.Join(trashDir, name)); err != nil {
-				return err
-			}
-			continue
-		}
-		if !validSessionID(name) || !e.IsDir() {
+		if !validSessionID(name) || !e.IsDir() || planned[name] {
 			continue
 		}
 		in, err := s.readTrash(name)
@@ -271,8 +247,8 @@ func (s *Store) settleTrash(ctx context.Context) error {
 	return nil
 }
 
-// settleEntry finishes trash entry in's forget or restore (see above);
-// the caller holds the session's lock.
+// settleEntry finishes what a build before the plans left of trash entry
+// in's forget or restore (see above); the caller holds the session's lock.
 func (w *Workspace) settleEntry(ctx context.Context, in *trashInfo) error {
 	fsys := w.s.fsys
 	id, entry := in.Session, trashEntry(in.Session)
@@ -280,46 +256,38 @@ func (w *Workspace) settleEntry(ctx context.Context, in *trashInfo) error {
 	tfi, terr := fsys.Lstat(tname)
 	wfi, werr := fsys.Lstat(wname)
 	inT, inW := terr == nil, werr == nil
-	var keepWS bool
 	switch {
 	case inT && inW:
-		same, err := journalPrefix(fsys, tname, wname, min(tfi.Size(), wfi.Size()))
-		if err != nil {
-			return err
-		}
-		if !same {
-			// Not a move cut short: a session of the same id was made
-			// again after the forget (an agent's hooks, an import). Each
-			// copy is its own: the trash keeps its entry, restorable once
-			// the other is out of the way (Restore refuses until then).
+		// The workspace's session is live, whatever the trash holds: a
+		// session made again under the id, or a forget cut short before
+		// the workspace's copy went. Only a restore whose copy arrived
+		// whole is finished.
+		if !in.Restoring || wfi.Size() != tfi.Size() {
 			return nil
 		}
-		keepWS = in.Restoring || wfi.Size() != tfi.Size()
-	case inT:
-		keepWS = in.Restoring
-	case inW:
-		keepWS = true
-	default:
-		return nil // neither: damaged, left for fsck and a person
-	}
-	if !keepWS {
-		if inW {
-			if err := fsys.Remove(wname); err != nil {
-				return err
-			}
-			fsys.SyncDir(path.Dir(wname))
+		same, err := journalPrefix(fsys, tname, wname, wfi.Size())
+		if err != nil || !same {
+			return err
 		}
-		return w.moveRest(ctx, id, entry, true)
-	}
-	if err := w.moveRest(ctx, id, entry, false); err != nil {
-		return err
-	}
-	if inT && !inW {
+		return w.s.purgeEntry(ctx, id)
+	case inT:
+		if !in.Restoring {
+			return w.moveRest(ctx, id, entry, true)
+		}
+		if err := w.moveRest(ctx, id, entry, false); err != nil {
+			return err
+		}
 		if err := moveFile(fsys, tname, wname); err != nil {
 			return err
 		}
+		return removeFolder(ctx, fsys, entry)
+	case inW:
+		if err := w.moveRest(ctx, id, entry, false); err != nil {
+			return err
+		}
+		return removeFolder(ctx, fsys, entry)
 	}
-	return removeFolder(ctx, fsys, entry)
+	return nil // neither: damaged, left for fsck and a person
 }
 
 // journalPrefix reports whether the trash's items journal tname and the
@@ -366,9 +334,10 @@ func (s *Store) TrashList(ctx context.Context) ([]Trashed, error) {
 		return nil, err
 	}
 	var out []Trashed
+	planned := s.pendingPlans()
 	for _, e := range ents {
-		if !validSessionID(e.Name()) {
-			continue
+		if !validSessionID(e.Name()) || planned[e.Name()] {
+			continue // a forget or restore at work, or one the next open settles
 		}
 		in, err := s.readTrash(e.Name())
 		if err != nil {
@@ -424,63 +393,76 @@ func (s *Store) Restore(ctx context.Context, ref string) (Trashed, error) {
 		return Trashed{}, err
 	}
 	defer w.release(id, l)
-	in.Restoring = true
-	note, _ := json.Marshal(in)
-	if err := vfs.WriteFileAtomic(s.fsys, path.Join(trashEntry(id), trashNote), append(note, '\n')); err != nil {
+	if _, err := s.fsys.Lstat(itemsName(w.dir, id)); err == nil {
+		// Made again while this process waited for the lock.
+		return Trashed{}, refusedf("a session %s is in its workspace again, made after the forget (by an agent's hooks or an import); the trash keeps the forgotten one until it is purged", id)
+	}
+	if err := w.restoreSession(ctx, id); err != nil {
 		return Trashed{}, fmt.Errorf("engine: restore %s: %w", id, err)
 	}
-	if err := w.settleEntry(ctx, in); err != nil {
-		return Trashed{}, fmt.Errorf("engine: restore %s: %w", id, err)
-	}
-	w.rebuildRecord(ctx, id)
 	return match[0], nil
-}
-
-// purgeTrash removes the entries forgotten at least TrashDays days ago:
-// renamed to a .purge- name first, so a purge cut short is never taken
-// for a restore.
-func (s *Store) purgeTrash(ctx context.Context, now time.Time) (int, error) {
-	list, err := s.TrashList(ctx)
-	if err != nil {
-		return 0, err
-	}
-	n := 0
-	for _, t := range list {
-		if now.Sub(t.At) < trashGrace {
-			continue
-		}
-		gone := path.Join(trashDir, purgePrefix+t.Session)
-		if err := s.fsys.Rename(trashEntry(t.Session), gone); err != nil {
-			return n, err
-		}
-		if err := s.fsys.SyncDir(trashDir); err != nil {
-			return n, err
-		}
-		if err := removeFolder(ctx, s.fsys, gone); err != nil {
-			return n, err
-		}
-		n++
-	}
-	return n, nil
 }
 
 // fsckTrash names trash entries whose note cannot be read while they
 // hold a session (prune and restore leave them alone, for a person to
-// look at); an entry without a note or a session is a forget cut short,
-// which the next forget, restore or prune removes.
+// look at), and sessions split between the workspace and the trash (a
+// build before the plans cut short; the next forget, restore or prune
+// finishes the forget). An entry without a note or a session is a forget
+// cut short before it began, which the next forget, restore or prune
+// removes. An entry whose plan is pending is fsckPlans' to note.
 func (s *Store) fsckTrash(bad, note reporter) {
 	ents, _ := s.fsys.ReadDir(trashDir)
+	planned := s.pendingPlans()
 	for _, e := range ents {
-		if !validSessionID(e.Name()) {
+		id := e.Name()
+		if strings.HasPrefix(id, purgePrefix) {
+			note(path.Join(trashDir, id), "a purge or restore cut short: the next prune removes it")
 			continue
 		}
-		name := path.Join(trashEntry(e.Name()), trashNote)
-		if _, err := s.readTrash(e.Name()); err != nil {
-			if _, serr := s.fsys.Lstat(path.Join(trashEntry(e.Name()), sessionsDir, e.Name()+".items.jsonl")); serr == nil {
+		if !validSessionID(id) || planned[id] {
+			continue
+		}
+		name := path.Join(trashEntry(id), trashNote)
+		titems := path.Join(trashEntry(id), sessionsDir, id+".items.jsonl")
+		in, err := s.readTrash(id)
+		if err != nil {
+			if _, serr := s.fsys.Lstat(titems); serr == nil {
 				bad(name, "unreadable trash note (prune and restore leave this entry alone): %v", err)
 			} else {
 				note(name, "a forget cut short before it began: removed by the next forget, restore or prune")
 			}
+			continue
+		}
+		if _, err := s.fsys.Lstat(titems); err != nil {
+			continue
+		}
+		w := s.trashWorkspace(in)
+		if _, err := s.fsys.Lstat(itemsName(w.dir, id)); err == nil {
+			continue // a live session of the same id: both stay, apart
+		}
+		if left := s.leftInWorkspace(w.dir, id); len(left) > 0 {
+			bad(trashEntry(id), "session %s is split: its conversation is in the trash, but %s still in its workspace (%s), where it cannot be opened; "+
+				"the next forget, restore or prune finishes the forget (storage restore %s brings it back whole)",
+				id, strings.Join(left, ", "), w.path, id)
 		}
 	}
+}
+
+// leftInWorkspace names the files of session id that workspace folder dir
+// still holds without its items journal (its lock and owner hint aside).
+func (s *Store) leftInWorkspace(dir, id string) []string {
+	var left []string
+	names, _ := vfs.ReadDirNames(s.fsys, path.Join(dir, sessionsDir))
+	for _, n := range names {
+		if strings.HasPrefix(n, id+".") && n != id+".lock" && !vfs.IsTemp(n) {
+			left = append(left, path.Join(sessionsDir, n))
+		}
+	}
+	for _, folder := range forgetFolders() {
+		names, _ := vfs.ReadDirNames(s.fsys, dirOf(dir, folder, id))
+		if slices.ContainsFunc(names, func(n string) bool { return !vfs.IsTemp(n) }) {
+			left = append(left, path.Join(folder, id)+"/")
+		}
+	}
+	return left
 }

@@ -32,13 +32,14 @@ import (
 // store: a fork's copy of the records may name them, and prune removes
 // those nothing names once they are old (retention_prune.go).
 //
-// Every step is idempotent and the tier line comes last, so a trim cut
-// short leaves a full session that the next trim finishes. A transcript
-// session that gets a new item is full again (state.go) for its new work.
+// Every step is idempotent and the tier line comes last; a plan written
+// first (retention_plans.go) has the next open run again a trim a crash
+// cut short. A transcript session that gets a new item is full again
+// (state.go) for its new work.
 
-// trimSession trims session id, whose lock the caller holds.
-func (w *Workspace) trimSession(ctx context.Context, id string) error {
-	now := mkTime(w.s.Now())
+// runTrim runs the steps of a trim of session id at now, whose lock the
+// caller holds (trimSession makes it all or nothing, retention_plans.go).
+func (w *Workspace) runTrim(ctx context.Context, id string, now Time) error {
 	if err := w.trimChanges(id, now); err != nil {
 		return err
 	}

@@ -186,8 +186,8 @@ func (s *Session) load(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if st.unreadable() {
-		return w.unreadableError(id)
+	if err := w.readable(id, st); err != nil {
+		return err
 	}
 	wr, rep, err := journal.OpenWriter(w.s.fsys, itemsName(w.dir, id), journal.Options{Sync: journal.SyncManual, Now: w.s.now})
 	if err != nil {

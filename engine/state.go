@@ -163,7 +163,9 @@ func (st *state) apply(l *itemLine) error {
 			if t.Model != "" {
 				st.model = t.Model
 			}
-			st.spend = st.spend.add(t.Spend)
+			if t.Spend.Check() == nil { // an absurd report counts nothing (fsck names it)
+				st.spend = st.spend.add(t.Spend)
+			}
 			if t.Trust != nil {
 				st.trust = t.Trust
 			}

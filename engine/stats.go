@@ -3,7 +3,6 @@ package engine
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"io/fs"
 	"path"
 	"strings"
@@ -35,14 +34,21 @@ func PartNames() []string {
 }
 
 // Size is what a set of files takes: apparent bytes (du -sb), allocated
-// bytes (du -s -B1), and how many files and folders.
+// bytes (du -s -B1), how many files (anything but a folder: a link too)
+// and how many folders.
 type Size struct {
-	Bytes int64 `json:"bytes"`
-	Disk  int64 `json:"disk"`
-	Files int   `json:"files"`
+	Bytes   int64 `json:"bytes"`
+	Disk    int64 `json:"disk"`
+	Files   int   `json:"files"`
+	Folders int   `json:"folders"`
 }
 
-func (z *Size) add(o Size) { z.Bytes += o.Bytes; z.Disk += o.Disk; z.Files += o.Files }
+func (z *Size) add(o Size) {
+	z.Bytes += o.Bytes
+	z.Disk += o.Disk
+	z.Files += o.Files
+	z.Folders += o.Folders
+}
 
 // StoragePart is one part of the state folder.
 type StoragePart struct {
@@ -50,9 +56,9 @@ type StoragePart struct {
 	Size
 }
 
-// Reclaim is what a prune would free, by what it counts. The figure is an
-// estimate made from names and times alone: a prune decides again when it
-// runs.
+// Reclaim is what a prune would free, by what it removes: what the prune
+// then frees, when nothing changes in between (prune_plan.go works it out
+// for both).
 type Reclaim struct {
 	Size
 	// Temps: temp files (".<name>.<pid>-<16 hex>.cairn-tmp") whose
@@ -61,8 +67,11 @@ type Reclaim struct {
 	// OrphanOutputs: outputs/<id> folders of sessions that no longer
 	// exist, untouched for 7 days.
 	OrphanOutputs Size `json:"orphan_outputs"`
-	// UnreferencedObjects: objects older than 7 days that no journal line
-	// or record of their workspace names.
+	// OrphanFiles: records, journals, locks, owner hints and hook markers
+	// of sessions that no longer exist, 7 days old.
+	OrphanFiles Size `json:"orphan_files"`
+	// UnreferencedObjects: objects older than 7 days that nothing of their
+	// workspace names once the old trash is purged.
 	UnreferencedObjects Size `json:"unreferenced_objects"`
 	// OldTrash: the trash's entries (trash/<id>/, retention's forget)
 	// forgotten at least 7 days ago by their forgotten.json, and entries
@@ -94,79 +103,29 @@ func (st *StorageStats) Part(name string) Size {
 	return Size{}
 }
 
-// Stats walks the whole state folder once. It reads names, stat data,
-// records and the journals (for the object names they hold); it writes
-// nothing. A file that vanishes during the walk is skipped.
+// Stats walks the whole state folder once for the parts, and works out what
+// a prune would remove (prunePlan: names, stat data, records and the
+// journals for the object names they hold); it writes nothing. A file
+// that vanishes during the walk is skipped.
 func (s *Store) Stats(ctx context.Context) (*StorageStats, error) {
 	st := &StorageStats{Home: s.home}
 	parts := map[string]*Size{}
 	for _, n := range PartNames() {
 		parts[n] = &Size{}
 	}
-	// What a prune would take: older than its grace (trashGrace), so a
-	// writer storing one right now is never raced.
-	old := s.now().Add(-trashGrace)
-	type wsObjs struct {
-		named map[string]bool
-		objs  []objFile
-	}
-	stores := map[string]*wsObjs{}   // workspace folder -> its objects and the names its lines hold
-	orphanOut := map[string]bool{}   // outputs/<id> folders without a session
-	trash := map[string]*trashStat{} // trash/<entry> -> what it takes and names
 	err := walkState(ctx, s.fsys, func(name, part string, fi fs.FileInfo, z Size) error {
 		parts[part].add(z)
 		st.Total.add(z)
-		base := path.Base(name)
-		if fi.Mode().IsRegular() && vfs.TempLeftover(base) {
-			st.Reclaim.Temps.add(z)
-			return nil
-		}
 		el := strings.Split(name, "/")
-		if el[0] == workspacesDir && len(el) >= 2 {
-			ws := path.Join(el[0], el[1])
-			o := stores[ws]
-			if o == nil {
-				o = &wsObjs{named: map[string]bool{}}
-				stores[ws] = o
-			}
-			if len(el) == 2 {
-				st.Workspaces++
-			}
-			switch {
-			case len(el) == 4 && el[2] == sessionsDir && strings.HasSuffix(base, ".items.jsonl"):
-				st.Sessions++
-				id := strings.TrimSuffix(base, ".items.jsonl")
-				if r, err := readRecord(s.fsys, ws, id); err == nil {
-					st.Items += r.Counts.Items
-				} else {
-					st.Unrecorded++
-				}
-			case len(el) == 5 && el[2] == objectsFolder && fi.Mode().IsRegular():
-				o.objs = append(o.objs, objFile{oid: el[3] + strings.TrimSuffix(base, ".zst"), old: fi.ModTime().Before(old), z: z})
-			case len(el) == 4 && el[2] == outputsFolder && fi.IsDir():
-				if _, err := s.fsys.Stat(itemsName(ws, base)); vfs.IsNotExist(err) {
-					if newest, err := newestMtime(s.fsys, name); err == nil && newest.Before(old) {
-						orphanOut[name] = true
-					}
-				}
-			}
-			if len(el) >= 4 && el[2] == outputsFolder && orphanOut[path.Join(el[:4]...)] {
-				st.Reclaim.OrphanOutputs.add(z)
-			}
-			if part != PartObjects && part != PartOutputs && fi.Mode().IsRegular() &&
-				(strings.HasSuffix(base, ".jsonl") || strings.HasSuffix(base, ".json")) {
-				namedObjects(s.fsys, name, o.named)
-			}
+		if el[0] == workspacesDir && len(el) == 2 {
+			st.Workspaces++
 		}
-		if el[0] == trashDir && len(el) >= 2 {
-			e := trash[el[1]]
-			if e == nil {
-				e = &trashStat{named: map[string]bool{}}
-				trash[el[1]] = e
-			}
-			e.z.add(z)
-			if fi.Mode().IsRegular() && strings.HasSuffix(base, ".jsonl") {
-				namedObjects(s.fsys, name, e.named)
+		if el[0] == workspacesDir && len(el) == 4 && el[2] == sessionsDir && strings.HasSuffix(el[3], ".items.jsonl") {
+			st.Sessions++
+			if r, err := readRecord(s.fsys, path.Join(el[0], el[1]), strings.TrimSuffix(el[3], ".items.jsonl")); err == nil {
+				st.Items += r.Counts.Items
+			} else {
+				st.Unrecorded++
 			}
 		}
 		return nil
@@ -174,55 +133,15 @@ func (s *Store) Stats(ctx context.Context) (*StorageStats, error) {
 	if err != nil {
 		return nil, err
 	}
-	// A forgotten session's journals still name its objects (prune counts
-	// them as references); an entry is purged 7 days after its forget.
-	for name, e := range trash {
-		var note struct {
-			Workspace string `json:"workspace"`
-			At        Time   `json:"at"`
-		}
-		b, err := vfs.ReadFile(s.fsys, path.Join(trashEntry(name), trashNote))
-		if err == nil && json.Unmarshal(b, &note) == nil {
-			if o := stores[path.Join(workspacesDir, note.Workspace)]; o != nil {
-				for oid := range e.named {
-					o.named[oid] = true
-				}
-				walkRefs(s.fsys, trashEntry(name), o.named) // its hook walks
-			}
-		}
-		if strings.HasPrefix(name, purgePrefix) || err == nil && note.At.Before(old) {
-			st.Reclaim.OldTrash.add(e.z)
-		}
+	items, _, err := s.prunePlan(ctx, s.now()) // a store it cannot tell about counts none of its objects, as prune removes none
+	if err != nil {
+		return nil, err
 	}
-	for ws, o := range stores {
-		walkRefs(s.fsys, ws, o.named)
-		if o.named["?"] {
-			continue // prune removes nothing from this store
-		}
-		for _, f := range o.objs {
-			if f.old && !o.named[f.oid] {
-				st.Reclaim.UnreferencedObjects.add(f.z)
-			}
-		}
-	}
-	for _, z := range []Size{st.Reclaim.Temps, st.Reclaim.OrphanOutputs, st.Reclaim.UnreferencedObjects, st.Reclaim.OldTrash} {
-		st.Reclaim.add(z)
-	}
+	st.Reclaim = reclaim(items)
 	for _, n := range PartNames() {
 		st.Parts = append(st.Parts, StoragePart{Name: n, Size: *parts[n]})
 	}
 	return st, nil
-}
-
-type trashStat struct {
-	z     Size
-	named map[string]bool
-}
-
-type objFile struct {
-	oid string
-	old bool
-	z   Size
 }
 
 const objectsFolder = "objects"
@@ -268,15 +187,12 @@ func walkState(ctx context.Context, fsys vfs.FS, visit func(name, part string, f
 			}
 			return err
 		}
-		z := Size{Bytes: fi.Size(), Files: 1}
-		if disk, dev, ino, ok := diskUsage(fi); ok {
+		z := sizeOf(fi)
+		if _, dev, ino, ok := diskUsage(fi); ok {
 			if !fi.IsDir() && seen[[2]uint64{dev, ino}] {
 				return nil
 			}
 			seen[[2]uint64{dev, ino}] = true
-			z.Disk = disk
-		} else {
-			z.Disk = roundBlock(fi.Size())
 		}
 		if err := visit(name, partOf(name, fi.IsDir()), fi, z); err != nil {
 			return err

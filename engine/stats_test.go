@@ -48,19 +48,23 @@ func statsFixture(t *testing.T) (*Store, *Workspace, *Session) {
 	noErr(t, os.Chtimes(name, old, old))
 	// The trash as retention's forget leaves it: an entry forgotten 10
 	// days ago (reclaimable), one forgotten now (not yet).
-	for i, at := range []time.Time{old, time.Now()} {
-		trash := filepath.Join(home, "trash", fmt.Sprintf("0000000%d-0000-4000-8000-000000000000", i))
-		noErr(t, os.MkdirAll(filepath.Join(trash, "sessions"), 0o700))
-		note := fmt.Sprintf(`{"v":1,"session":"x","workspace":%q,"path":"/x","at":%q}`, ws.Key(), at.UTC().Format("2006-01-02T15:04:05.000Z"))
-		noErr(t, os.WriteFile(filepath.Join(trash, "forgotten.json"), []byte(note), 0o600))
-		noErr(t, os.WriteFile(filepath.Join(trash, "sessions", "x.items.jsonl"), bytes.Repeat([]byte("t"), 3000), 0o600))
-	}
-	// An old object only a forgotten session names: not reclaimable while
-	// the trash holds the session.
+	// An old object only the newer forgotten session names: not
+	// reclaimable while the trash holds the session.
 	held := must(objs.Put(ctx, strings.NewReader(strings.Repeat("the trash names me ", 2000))))(t)
 	noErr(t, os.Chtimes(filepath.Join(home, filepath.FromSlash(objs.Path(held.ID, held.Compressed))), old, old))
 	line := fmt.Sprintf(`{"v":1,"kind":"item","payload":{"oid":%q,"size":1}}`+"\n", held.ID.String())
-	noErr(t, os.WriteFile(filepath.Join(home, "trash", "00000001-0000-4000-8000-000000000000", "sessions", "y.items.jsonl"), []byte(line), 0o600))
+	for i, at := range []time.Time{old, time.Now()} {
+		id := fmt.Sprintf("0000000%d-0000-4000-8000-000000000000", i)
+		trash := filepath.Join(home, "trash", id)
+		noErr(t, os.MkdirAll(filepath.Join(trash, "sessions"), 0o700))
+		note := fmt.Sprintf(`{"v":1,"session":%q,"workspace":%q,"path":"/x","at":%q}`, id, ws.Key(), at.UTC().Format("2006-01-02T15:04:05.000Z"))
+		noErr(t, os.WriteFile(filepath.Join(trash, "forgotten.json"), []byte(note), 0o600))
+		journal := bytes.Repeat([]byte("t"), 3000)
+		if i == 1 {
+			journal = append(journal, line...)
+		}
+		noErr(t, os.WriteFile(filepath.Join(trash, "sessions", id+".items.jsonl"), journal, 0o600))
+	}
 	return s, ws, sess
 }
 
@@ -86,22 +90,27 @@ func TestStatsMatchDu(t *testing.T) {
 		t.Errorf("counts: %d sessions, %d items, %d workspaces", st.Sessions, st.Items, st.Workspaces)
 	}
 	r := st.Reclaim
-	if r.Temps.Files != 1 || r.OrphanOutputs.Files != 2 || r.UnreferencedObjects.Files != 1 || r.OldTrash.Files != 4 {
+	if r.Temps.Files != 1 || r.OrphanOutputs.Files != 1 || r.OrphanOutputs.Folders != 1 || r.UnreferencedObjects.Files != 1 || r.OldTrash.Files != 2 || r.OldTrash.Folders != 2 {
 		t.Errorf("reclaim counts the wrong files: %+v", r)
 	}
 	// An independent walk: each part's files (not folders) by what os.Lstat
 	// says, then the same files through du itself when it is installed.
 	files := map[string][]string{}
 	dirs := map[string]int64{}
+	folders := map[string]int{}
 	noErr(t, walkState(ctx, s.FS(), func(name, part string, fi fs.FileInfo, z Size) error {
 		if fi.IsDir() {
 			dirs[part] += z.Bytes
+			folders[part]++
 		} else {
 			files[part] = append(files[part], filepath.Join(s.Home(), filepath.FromSlash(name)))
 		}
 		return nil
 	}))
 	for _, p := range st.Parts {
+		if p.Files != len(files[p.Name]) || p.Folders != folders[p.Name] {
+			t.Errorf("part %s: %d files and %d folders, stats says %d and %d", p.Name, len(files[p.Name]), folders[p.Name], p.Files, p.Folders)
+		}
 		var n int64
 		for _, f := range files[p.Name] {
 			fi := must(os.Lstat(f))(t)

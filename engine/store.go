@@ -80,6 +80,7 @@ func Open(home string, opts ...Option) (*Store, error) {
 		o(s)
 	}
 	s.recoverMoves() // moves a crash interrupted (migrate.go)
+	s.recoverPlans() // forgets, restores and trims a crash interrupted (retention_plans.go)
 	return s, nil
 }
 
@@ -95,6 +96,7 @@ func OpenFS(fsys vfs.FS, home string, opts ...Option) (*Store, error) {
 		o(s)
 	}
 	s.recoverMoves() // moves a crash interrupted (migrate.go)
+	s.recoverPlans() // forgets, restores and trims a crash interrupted (retention_plans.go)
 	return s, nil
 }
 

@@ -1,6 +1,10 @@
 package engine
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+)
 
 // Spend is what a session or a turn cost, as the runtime reports it.
 type Spend struct {
@@ -9,8 +13,50 @@ type Spend struct {
 	CostUSD      float64 `json:"cost_usd"`
 }
 
+// The most one report of spend (a turn, an import) may say: a runtime
+// that reports more is broken, and a total must never overflow. Above
+// them a report is refused (ErrBadInput), and a line already on disk that
+// says more is skipped by every sum and named by fsck.
+const (
+	MaxSpendTokens  = 1_000_000_000_000 // tokens, in and out each
+	MaxSpendCostUSD = 10_000_000.0      // US dollars
+)
+
+// Check says what is wrong with a report of spend: a negative or absurd
+// token count, or a cost that is not a finite amount from 0 to
+// MaxSpendCostUSD. The error wraps ErrBadInput.
+func (s Spend) Check() error {
+	if why := s.problem(); why != "" {
+		return fmt.Errorf("%w: %s", ErrBadInput, why)
+	}
+	return nil
+}
+
+// problem is what Check finds wrong with s, "" when nothing is.
+func (s Spend) problem() string {
+	switch {
+	case s.InputTokens < 0 || s.InputTokens > MaxSpendTokens:
+		return fmt.Sprintf("input tokens %d: a count from 0 to %d", s.InputTokens, int64(MaxSpendTokens))
+	case s.OutputTokens < 0 || s.OutputTokens > MaxSpendTokens:
+		return fmt.Sprintf("output tokens %d: a count from 0 to %d", s.OutputTokens, int64(MaxSpendTokens))
+	case math.IsNaN(s.CostUSD) || s.CostUSD < 0 || s.CostUSD > MaxSpendCostUSD:
+		return fmt.Sprintf("cost %v: a finite amount from 0 to %.0f US dollars", s.CostUSD, MaxSpendCostUSD)
+	}
+	return ""
+}
+
+// add sums two spends; a count saturates at the largest int64 rather than
+// wrap (reports within Check's limits reach it only after millions of
+// turns).
 func (s Spend) add(o Spend) Spend {
-	return Spend{s.InputTokens + o.InputTokens, s.OutputTokens + o.OutputTokens, s.CostUSD + o.CostUSD}
+	return Spend{addTokens(s.InputTokens, o.InputTokens), addTokens(s.OutputTokens, o.OutputTokens), s.CostUSD + o.CostUSD}
+}
+
+func addTokens(a, b int64) int64 {
+	if b > 0 && a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
 }
 
 // Trust is the standing trust a session's user granted: a map from a path or

@@ -19,6 +19,9 @@ func (s *Session) EndTurn(ctx context.Context, t Turn) error {
 	if err := checkLabels("gate", t.Gates); err != nil {
 		return err
 	}
+	if err := t.Spend.Check(); err != nil {
+		return err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := mkTime(s.ws.s.Now())

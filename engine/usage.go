@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 
 	"cairn/journal"
@@ -96,13 +97,33 @@ type UsageSum struct {
 	Ephemeral    int     `json:"ephemeral_turns"`
 }
 
+// UsageSkipped is a line of the ledger that no sum counts: not a ledger
+// line, or a usage line whose numbers are no spend (Spend.Check; a build
+// before the check wrote them). Line is its line number in usage.jsonl.
+type UsageSkipped struct {
+	Line int    `json:"line"`
+	Why  string `json:"why"`
+}
+
 // Usage sums the ledger by directory and model.
 func (s *Store) Usage(ctx context.Context) ([]UsageSum, error) {
+	sums, _, err := s.UsageChecked(ctx)
+	return sums, err
+}
+
+// UsageChecked is Usage that also names the lines it skipped. A bad line
+// never stops the sums of the others.
+func (s *Store) UsageChecked(ctx context.Context) ([]UsageSum, []UsageSkipped, error) {
 	ls := s.ledgerStore()
 	sums := map[[2]string]*UsageSum{}
-	_, err := journal.Read(ls.fsys, usageName, func(b []byte) error {
+	var skipped []UsageSkipped
+	var at []int // the good-th line read, for each skipped one
+	good := 0
+	st, err := journal.Read(ls.fsys, usageName, func(b []byte) error {
+		good++
 		var u UsageLine
-		if json.Unmarshal(b, &u) != nil {
+		if why := usageLineProblem(b, &u); why != "" {
+			skipped, at = append(skipped, UsageSkipped{Why: why}), append(at, good)
 			return nil
 		}
 		if u.Kind == "move" { // a reattribution (migrate.go): every line before it
@@ -122,8 +143,8 @@ func (s *Store) Usage(ctx context.Context) ([]UsageSum, error) {
 			sums[k] = x
 		}
 		x.Turns++
-		x.InputTokens += u.InputTokens
-		x.OutputTokens += u.OutputTokens
+		x.InputTokens = addTokens(x.InputTokens, u.InputTokens)
+		x.OutputTokens = addTokens(x.OutputTokens, u.OutputTokens)
 		x.CostUSD += u.CostUSD
 		if u.Ephemeral {
 			x.Ephemeral++
@@ -131,8 +152,15 @@ func (s *Store) Usage(ctx context.Context) ([]UsageSum, error) {
 		return nil
 	})
 	if err != nil && !isNotExist(err) {
-		return nil, err
+		return nil, nil, err
 	}
+	for i := range skipped {
+		skipped[i].Line = fileLine(at[i], st.Bad)
+	}
+	for _, b := range st.Bad {
+		skipped = append(skipped, UsageSkipped{Line: b.Line, Why: notJSONLine})
+	}
+	slices.SortFunc(skipped, func(a, b UsageSkipped) int { return a.Line - b.Line })
 	out := make([]UsageSum, 0, len(sums))
 	for _, v := range sums {
 		out = append(out, *v)
@@ -143,7 +171,40 @@ func (s *Store) Usage(ctx context.Context) ([]UsageSum, error) {
 		}
 		return out[i].Model < out[j].Model
 	})
-	return out, nil
+	return out, skipped, nil
+}
+
+// notJSONLine is why a ledger line that is not JSON is skipped (fsck names
+// those as it does in every journal).
+const notJSONLine = "not a JSON line"
+
+// fsckUsage names the ledger's lines that are JSON but that no sum counts.
+func (s *Store) fsckUsage(ctx context.Context, bad reporter) {
+	_, skipped, err := s.UsageChecked(ctx)
+	if err != nil {
+		return // fsckJournal names a ledger that cannot be read
+	}
+	for _, k := range skipped {
+		if k.Why != notJSONLine {
+			bad(fmt.Sprintf("%s:%d", usageName, k.Line), "%s; storage usage skips it", k.Why)
+		}
+	}
+}
+
+// usageLineProblem decodes ledger line b into u and says why no sum may
+// count it ("" when one may): a line that is not a ledger line, or a usage
+// line whose spend is not one (Spend.Check).
+func usageLineProblem(b []byte, u *UsageLine) string {
+	if err := json.Unmarshal(b, u); err != nil {
+		return "not a ledger line: " + err.Error()
+	}
+	if u.Kind != "usage" {
+		return ""
+	}
+	if p := (Spend{u.InputTokens, u.OutputTokens, u.CostUSD}).problem(); p != "" {
+		return "a spend no sum counts: " + p
+	}
+	return ""
 }
 
 // moveSums adds every (from, model) sum to (to, model), never replacing it.
@@ -165,8 +226,8 @@ func moveSums(sums map[[2]string]*UsageSum, from, to string) {
 			continue
 		}
 		y.Turns += x.Turns
-		y.InputTokens += x.InputTokens
-		y.OutputTokens += x.OutputTokens
+		y.InputTokens = addTokens(y.InputTokens, x.InputTokens)
+		y.OutputTokens = addTokens(y.OutputTokens, x.OutputTokens)
 		y.CostUSD += x.CostUSD
 		y.Ephemeral += x.Ephemeral
 	}

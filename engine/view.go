@@ -42,8 +42,8 @@ func (w *Workspace) Read(ctx context.Context, id string) (*View, error) {
 	if err != nil {
 		return nil, err
 	}
-	if st.unreadable() {
-		return nil, w.unreadableError(id)
+	if err := w.readable(id, st); err != nil {
+		return nil, err
 	}
 	return &View{Record: st.record(nil), OwnerPID: w.ownerPID(id), st: st, ws: w}, nil
 }

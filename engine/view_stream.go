@@ -53,8 +53,8 @@ func (w *Workspace) ReadLean(ctx context.Context, id string) (*View, error) {
 	}
 	st.badLines += len(jst.Bad)
 	st.id, st.notAfter = id, time.Time{}
-	if st.unreadable() {
-		return nil, w.unreadableError(id)
+	if err := w.readable(id, st); err != nil {
+		return nil, err
 	}
 	v := &View{Record: st.record(nil), OwnerPID: w.ownerPID(id), st: st, ws: w, lean: true}
 	if limit := w.s.eagerLimit(); limit > 0 && st.bytes > limit {

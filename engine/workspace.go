@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -178,30 +179,73 @@ func (w *Workspace) listed(ctx context.Context) (ents []index.Entry, owners map[
 	if _, err := x.Refresh(ctx); err != nil && !errors.Is(err, index.ErrNotSaved) {
 		return nil, nil, nil, err
 	}
-	// A session whose record is missing (a crash before its first record)
-	// or empty (a crash while a record replaced without a sync was on its
-	// way) gets its record back from its journal. A record with anything
-	// else in it that does not parse is damage, not a crash: it is left in
-	// place and out of the listing, for fsck to name.
+	// What a listing shows is what opens. A session whose record is
+	// missing (a crash before its first record) or does not parse gets
+	// its record back from its journal, as does one whose journal went on
+	// past its record (its owner died, or the journal was written by
+	// another program) and one dated in the future. A session whose
+	// journal is gone, or cannot be read, is left out and named in
+	// problems, as is a record that cannot be rebuilt.
 	rebuild := slices.Clone(x.Unrecorded())
 	for _, p := range x.Problems() {
-		if id, ok := strings.CutSuffix(strings.TrimPrefix(p.Name, "sessions/"), ".json"); ok {
-			if fi, err := w.s.fsys.Stat(recordName(w.dir, id)); err == nil && fi.Size() == 0 {
-				rebuild = append(rebuild, id)
-			}
+		if id, ok := strings.CutSuffix(strings.TrimPrefix(p.Name, "sessions/"), ".json"); ok && validSessionID(id) {
+			rebuild = append(rebuild, id)
 		}
 	}
 	rebuild = append(rebuild, futureIDs(x.Entries(), w.s.future())...)
-	if w.rebuildRecords(ctx, rebuild) > 0 {
+	journals := w.journalSizes(x.Entries())
+	for _, e := range x.Entries() {
+		if size, ok := journals[e.ID]; ok && e.Journal > 0 && size != e.Journal {
+			rebuild = append(rebuild, e.ID)
+		}
+	}
+	failed := map[string]error{}
+	if w.rebuildRecordsWhy(ctx, rebuild, failed) > 0 {
 		if _, err := x.Refresh(ctx); err != nil && !errors.Is(err, index.ErrNotSaved) {
 			return nil, nil, nil, err
 		}
+		journals = w.journalSizes(x.Entries())
 	}
-	ents = futureLast(x.Entries(), w.s.future())
-	if ents == nil {
-		ents = []index.Entry{}
+	problems = x.Problems()
+	all := x.Entries()
+	ents = make([]index.Entry, 0, len(all))
+	for _, e := range all {
+		if _, ok := journals[e.ID]; !ok {
+			problems = append(problems, index.Problem{Name: "sessions/" + e.ID + ".json",
+				Err: "no conversation: the session's items journal is gone, so it cannot be opened (cairn storage fsck says more)"})
+			continue
+		}
+		if err := failed[e.ID]; err != nil {
+			problems = append(problems, index.Problem{Name: "sessions/" + e.ID + ".items.jsonl", Err: err.Error()})
+			continue
+		}
+		ents = append(ents, e)
 	}
-	return ents, owners, x.Problems(), nil
+	ents = futureLast(ents, w.s.future())
+	return ents, owners, problems, nil
+}
+
+// journalSizes stats the items journal of each of ents: their sizes by
+// session, without those that are gone.
+func (w *Workspace) journalSizes(ents []index.Entry) map[string]int64 {
+	names := make([]string, len(ents))
+	for i, e := range ents {
+		names[i] = e.ID + ".items.jsonl"
+	}
+	sizes := make([]int64, len(ents))
+	err := vfs.LstatNames(w.s.fsys, path.Join(w.dir, sessionsDir), names, func(i int, fi fs.FileInfo, err error) {
+		sizes[i] = -1
+		if err == nil {
+			sizes[i] = fi.Size()
+		}
+	})
+	out := make(map[string]int64, len(ents))
+	for i, e := range ents {
+		if err != nil || sizes[i] >= 0 {
+			out[e.ID] = sizes[i] // a folder that cannot be read: shown as the records say
+		}
+	}
+	return out
 }
 
 // Summary is one session as the picker lists it.
@@ -222,21 +266,29 @@ func (w *Workspace) Resolve(ctx context.Context, ref string) (string, error) {
 			return ref, nil
 		}
 	}
-	// A lookup only reads: an index that cannot be saved (a full disk, a
-	// read-only state folder) is still right, as it is for List.
-	x := index.Open(w.s.fsys, w.dir)
-	if _, err := x.Refresh(ctx); err != nil && !vfs.IsNotExist(err) && !errors.Is(err, index.ErrNotSaved) {
+	// A lookup finds what a listing shows (a record rebuilt, a session
+	// that cannot be opened left out). An index that cannot be saved (a
+	// full disk, a read-only state folder) is still right, as for List.
+	ents, _, _, err := w.listed(ctx)
+	if err != nil {
 		return "", err
 	}
-	m, err := x.Lookup(ref)
-	if err != nil && !errors.Is(err, index.ErrNotFound) && !errors.Is(err, index.ErrAmbiguous) {
-		return "", err
+	lower := strings.ToLower(ref)
+	var m []string
+	for i := range ents {
+		e := &ents[i]
+		if strings.EqualFold(e.ID, ref) {
+			return e.ID, nil
+		}
+		if strings.HasPrefix(strings.ToLower(e.ID), lower) || e.Title == ref {
+			m = append(m, e.ID)
+		}
 	}
 	switch len(m) {
 	case 0:
 		return "", fmt.Errorf("%w: %q in %s", ErrNotFound, ref, w.path)
 	case 1:
-		return m[0].ID, nil
+		return m[0], nil
 	}
 	return "", fmt.Errorf("%w: %q matches %d sessions", ErrAmbiguous, ref, len(m))
 }
@@ -307,13 +359,28 @@ func (s *Store) SortSummaries(l []Summary) {
 // the picker lists them. A session another process owns is left to its
 // owner, which writes the record at its next commit.
 func (w *Workspace) rebuildRecords(ctx context.Context, ids []string) int {
+	return w.rebuildRecordsWhy(ctx, ids, nil)
+}
+
+// rebuildRecordsWhy is rebuildRecords that also says, in failed when it is
+// not nil, why each session whose journal cannot be read got no record.
+// A record that could not be written (a full disk) is no failure: the
+// session opens, and its record is rebuilt another time.
+func (w *Workspace) rebuildRecordsWhy(ctx context.Context, ids []string, failed map[string]error) int {
 	n := 0
+	seen := map[string]bool{}
 	for _, id := range ids {
-		if !validSessionID(id) || w.ownerPID(id) != 0 {
+		if seen[id] || !validSessionID(id) || w.ownerPID(id) != 0 {
 			continue
 		}
-		if w.rebuildRecord(ctx, id) == nil {
+		seen[id] = true
+		err := w.rebuildRecord(ctx, id)
+		var unreadable *UnreadableError
+		switch {
+		case err == nil:
 			n++
+		case failed != nil && errors.As(err, &unreadable):
+			failed[id] = err
 		}
 	}
 	return n

@@ -117,6 +117,10 @@ func appendEntry(b []byte, e *Entry, st statKey) []byte {
 	}
 	field("fork_of", e.ForkOf)
 	field("path", e.Path)
+	if e.Journal != 0 {
+		b = append(b, `,"journal":`...)
+		b = strconv.AppendInt(b, e.Journal, 10)
+	}
 	b = appendStat(b, st)
 	return append(b, '}')
 }

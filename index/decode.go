@@ -39,6 +39,7 @@ func decodeCache(data []byte) (*cache, error) {
 				if e.ID == "" {
 					s.fail()
 				}
+				st = journalKnown(&e, st)
 				c.entries = append(c.entries, e)
 				c.stats = append(c.stats, st)
 			})
@@ -123,6 +124,8 @@ func (s *scanner) entryField(key string, e *Entry, st *statKey) {
 		e.ForkOf = s.str()
 	case "path":
 		e.Path = s.str()
+	case "journal":
+		e.Journal = s.int()
 	case "stat":
 		*st = s.stat()
 	default:
@@ -441,11 +444,23 @@ func (s *scanner) entriesParallel(c *cache) bool {
 // at nesting depth depth. It reports false when the line is no entry.
 func decodeEntryLine(line string, e *Entry, st *statKey, depth int) bool {
 	if fastEntry(line, e, st) {
+		*st = journalKnown(e, *st)
 		return true
 	}
 	*e, *st = Entry{}, statKey{}
 	sub := &scanner{b: line, depth: depth}
 	sub.object(func(key string) { sub.entryField(key, e, st) })
 	sub.ws()
+	*st = journalKnown(e, *st)
 	return !sub.bad && sub.i == len(line) && e.ID != ""
+}
+
+// journalKnown is st, or no stat key when entry e has no "journal" (0): an
+// index an earlier build wrote kept none, so its record is read again by
+// the next Refresh, once.
+func journalKnown(e *Entry, st statKey) statKey {
+	if e.Journal == 0 {
+		return statKey{}
+	}
+	return st
 }

@@ -13,7 +13,7 @@ func TestDecodeParallelRoundTrip(t *testing.T) {
 	c := &cache{}
 	for n := range 5000 {
 		e := Entry{ID: id(n + 1), Title: "t\"q\" é " + strings.Repeat("x", n%7), TitleSource: "prompt",
-			CreatedAt: at(n), UpdatedAt: at(n + 1), Items: n, Bytes: int64(n) * 3, Tier: "full", Path: "/w", Branch: "main"}
+			CreatedAt: at(n), UpdatedAt: at(n + 1), Items: n, Bytes: int64(n) * 3, Tier: "full", Path: "/w", Branch: "main", Journal: int64(n) + 1}
 		c.entries = append(c.entries, e)
 		c.stats = append(c.stats, statKey{size: int64(n), mtime: int64(n) * 7, ino: uint64(n)})
 	}

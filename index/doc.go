@@ -31,7 +31,7 @@
 //	{"id":"<uuid>","title":"...","title_source":"prompt|generated|user",
 //	 "created_at":"<RFC 3339 UTC ms>","updated_at":"...","opened_at":"...",
 //	 "items":N,"bytes":N,"branch":"...","tier":"full|transcript","pinned":true,
-//	 "fork_of":"<uuid>","path":"/abs/workspace",
+//	 "fork_of":"<uuid>","path":"/abs/workspace","journal":N,
 //	 "stat":{"size":N,"mtime_ns":N,"ino":N}}
 //	],"problems":[
 //	{"name":"sessions/<uuid>.json","err":"...","stat":{...}}
@@ -41,7 +41,10 @@
 // "listed_ns" (wall clock, nanoseconds); a listing is reused only while the
 // folder's key is the same and was taken well after its last change.
 // "unrecorded" names the sessions that listing found with an items journal
-// and no record.
+// and no record. "journal" is the size of the items journal the record says
+// it reflects (its "journals":{"items":N}): the engine compares it with the
+// journal's, and an entry without it (an earlier build's file) has its
+// record read again.
 //
 // The first line holds the version and the count, and the entries follow
 // newest first, so the picker's first page is the start of the file: Head

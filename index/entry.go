@@ -21,6 +21,11 @@ type Entry struct {
 	Pinned      bool
 	ForkOf      string
 	Path        string // the workspace path the record names
+	// Journal is the size of the items journal the record says it
+	// reflects (its "journals":{"items":N}), -1 when it does not say. A
+	// journal of another size was written since, or damaged: its record
+	// is behind it.
+	Journal int64
 }
 
 // Problem is a record that could not be read or parsed. It is skipped by the

@@ -13,9 +13,9 @@ func sampleCache() *cache {
 		entries: []Entry{
 			{ID: id(1), Title: "quote \" backslash \\ newline \n tab \t nul \x00 bell \x07 é 日 \u2028 <&>", TitleSource: "user",
 				CreatedAt: t0, UpdatedAt: at(5).Add(123456 * time.Nanosecond), OpenedAt: at(6), Items: 12, Bytes: 1 << 40,
-				Branch: "feature/x", Tier: "transcript", Pinned: true, ForkOf: id(0), Path: "/home/me/my proj"},
-			{ID: id(2), Title: "bad utf8 \xff\xfe end", Items: -1},
-			{ID: id(3)},
+				Branch: "feature/x", Tier: "transcript", Pinned: true, ForkOf: id(0), Path: "/home/me/my proj", Journal: 1 << 33},
+			{ID: id(2), Title: "bad utf8 \xff\xfe end", Items: -1, Journal: -1},
+			{ID: id(3), Journal: 5},
 		},
 		stats:    []statKey{{1, 2, 3}, {0, -5, 1 << 63}, {4, 5, 0}},
 		problems: []Problem{{Name: "sessions/" + id(4) + ".json", Err: "index: malformed record: \"x\""}},
@@ -63,7 +63,7 @@ func TestCacheRoundTrip(t *testing.T) {
 		t.Errorf("encoding/json reads %+v", std)
 	}
 	// Whitespace, unknown fields and escapes a person might write are fine.
-	hand := `{ "entries" : [ {"id":"` + id(9) + `", "x":{"y":[1,2.5e3,null,true,false,"\"]"]}, "title":"a\u00e9\n",
+	hand := `{ "entries" : [ {"id":"` + id(9) + `", "x":{"y":[1,2.5e3,null,true,false,"\"]"]}, "title":"a\u00e9\n", "journal":1,
 	  "stat":{"size":1,"mtime_ns":2,"ino":3,"future":"x"}} ], "v" : 1, "later":[] }`
 	got, err = decodeCache([]byte(hand))
 	if err != nil || len(got.entries) != 1 || got.entries[0].Title != "aé\n" || got.stats[0] != (statKey{1, 2, 3}) {

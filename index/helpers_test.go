@@ -49,7 +49,7 @@ func rec(n int, title string, updated time.Time) map[string]any {
 		"head":       "i-123", "branch": "main", "build": "0.1.0-dev",
 		"plan": nil, "spend": map[string]any{"usd": 0.12}, "trust": map[string]any{"rules": []string{"a"}},
 		"allowed_commands": []string{"go test"}, "fork_of": nil, "tier": "full", "pinned": false,
-		"counts": map[string]any{"items": n, "bytes": n * 100},
+		"counts": map[string]any{"items": n, "bytes": n * 100}, "journals": map[string]any{"items": n * 1000},
 	}
 }
 

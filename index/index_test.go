@@ -1,8 +1,11 @@
 package index
 
 import (
+	"bytes"
 	"errors"
+	"fmt"
 	"os"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -27,7 +30,7 @@ func TestRefreshNewChangedDeleted(t *testing.T) {
 			t.Fatalf("titles = %v", got)
 		}
 		want := Entry{ID: id(2), Title: "two", TitleSource: "prompt", CreatedAt: t0, UpdatedAt: at(2),
-			OpenedAt: at(2), Items: 2, Bytes: 200, Branch: "main", Tier: "full", Path: "/w"}
+			OpenedAt: at(2), Items: 2, Bytes: 200, Branch: "main", Tier: "full", Path: "/w", Journal: 2000}
 		if got := x.Entries()[1]; got != want {
 			t.Errorf("entry = %+v\nwant   %+v", got, want)
 		}
@@ -315,14 +318,16 @@ func TestLenientFields(t *testing.T) {
 	fsys := vfs.NewMem()
 	writeRaw(t, fsys, id(1)+".json", `{"v":1,"id":"`+id(1)+`","items":7,"bytes":4096,"title":"top-level counts","pinned":true,"fork_of":"`+id(9)+`"}`)
 	writeRaw(t, fsys, id(2)+".json", `{"id":"`+id(2)+`","counts":{"items":3,"bytes":30},"title":42,"tier":["x"],"pinned":"yes","updated_at":17}`)
-	writeRaw(t, fsys, id(3)+".json", `{"title":"no id, no v","items":"many","counts":"none"}`)
+	writeRaw(t, fsys, id(3)+".json", `{"title":"no id, no v","items":"many","counts":"none","journals":{"items":"x"}}`)
+	writeRaw(t, fsys, id(4)+".json", `{"title":"journal size","journals":{"items":512,"changes":9}}`)
 	x := Open(fsys, ws)
-	refresh(t, x, true, 3)
+	refresh(t, x, true, 4)
 	got := x.Entries()
 	want := []Entry{
-		{ID: id(1), Title: "top-level counts", Items: 7, Bytes: 4096, Pinned: true, ForkOf: id(9)},
-		{ID: id(2), Items: 3, Bytes: 30},
-		{ID: id(3), Title: "no id, no v"},
+		{ID: id(1), Title: "top-level counts", Items: 7, Bytes: 4096, Pinned: true, ForkOf: id(9), Journal: -1},
+		{ID: id(2), Items: 3, Bytes: 30, Journal: -1},
+		{ID: id(3), Title: "no id, no v", Journal: -1},
+		{ID: id(4), Title: "journal size", Journal: 512},
 	}
 	if !slices.EqualFunc(got, want, sameEntry) {
 		t.Errorf("entries =\n%+v\nwant\n%+v", got, want)
@@ -420,4 +425,36 @@ func TestRefreshCancelled(t *testing.T) {
 	if len(x.Entries()) != 0 {
 		t.Error("cancelled Refresh changed the listing")
 	}
+}
+
+// An index.json an earlier build wrote has no "journal" in its entries:
+// their records are read again once, so each entry carries the journal
+// size its record says it reflects, and then never again.
+func TestEarlierIndexReadsRecordsAgainOnce(t *testing.T) {
+	onEachFS(t, func(t *testing.T, fsys vfs.FS) {
+		for n := 1; n <= 3; n++ {
+			writeRec(t, fsys, rec(n, fmt.Sprint("s", n), at(n)))
+		}
+		x := Open(fsys, ws)
+		refresh(t, x, true, 3)
+		b, err := vfs.ReadFile(fsys, ws+"/index.json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		old := regexp.MustCompile(`,"journal":[0-9]+`).ReplaceAll(b, nil)
+		if bytes.Equal(old, b) {
+			t.Fatalf("no journal sizes in %s", b)
+		}
+		if err := vfs.WriteFileAtomic(fsys, ws+"/index.json", old); err != nil {
+			t.Fatal(err)
+		}
+		y := Open(fsys, ws)
+		refresh(t, y, true, 3)
+		for i, e := range y.Entries() {
+			if want := int64(3-i) * 1000; e.Journal != want {
+				t.Errorf("%s: journal %d, want %d", e.ID, e.Journal, want)
+			}
+		}
+		refresh(t, Open(fsys, ws), true, 0)
+	})
 }

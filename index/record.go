@@ -46,7 +46,7 @@ func parseRecord(id string, data []byte) (Entry, error) {
 			return Entry{}, fmt.Errorf("%w: unsupported version %s", ErrBadRecord, raw)
 		}
 	}
-	e := Entry{ID: id}
+	e := Entry{ID: id, Journal: -1}
 	if raw, ok := m["id"]; ok && !isNull(raw) {
 		if s, ok := str(raw); !ok || s != id {
 			return Entry{}, fmt.Errorf("%w: id %s does not match the file name", ErrBadRecord, raw)
@@ -87,6 +87,14 @@ func parseRecord(id string, data []byte) (Entry, error) {
 	}
 	if n, ok := number(m["items"]); ok {
 		e.Items = int(n)
+	}
+	var journals struct {
+		Items json.RawMessage `json:"items"`
+	}
+	if raw, ok := m["journals"]; ok && json.Unmarshal(raw, &journals) == nil {
+		if n, ok := number(journals.Items); ok && n > 0 {
+			e.Journal = n
+		}
 	}
 	if n, ok := number(m["bytes"]); ok {
 		e.Bytes = n

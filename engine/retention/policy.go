@@ -64,9 +64,12 @@ func (p *Policy) Set(name, value string) error {
 		return nil
 	}
 	if c := p.count(name); c != nil {
+		if value == "unlimited" { // restic's spelling of -1 on its command line
+			value = "-1"
+		}
 		n, err := strconv.Atoi(value)
 		if err != nil || n < -1 || n > 1<<31 {
-			return fmt.Errorf("%q is not a count: a whole number, -1 for unlimited", value)
+			return fmt.Errorf("%q is not a count: a whole number, -1 (or unlimited) for all", value)
 		}
 		*c = n
 		return nil

@@ -46,6 +46,7 @@ func TestMain(m *testing.M) {
 		{orphanWorkerEnv, orphanWorker},
 		{tempsWorkerEnv, tempsWorker},
 		{migrateWorkerEnv, migrateWorker},
+		{retentionWorkerEnv, retentionWorker},
 		{execWorkerEnv, execWorker},
 		{b2bWorkerEnv, b2bWorker},
 		{hookExecWorkerEnv, hookExecWorker},
