@@ -31,7 +31,8 @@ func hookShellLine(ev hookEvent) (string, bool) {
 }
 
 // hookBashPre is the pre-tool hook of a shell command.
-func (g *Globals) hookBashPre(ev hookEvent, ws *engine.Workspace, line string, open func(bool) (*engine.Session, error)) error {
+func (h *hookRun) hookBashPre(ev hookEvent, ws *engine.Workspace, line string, open func(bool) (*engine.Session, error)) error {
+	g := h.Globals
 	if line == "" {
 		return nil
 	}
@@ -51,7 +52,7 @@ func (g *Globals) hookBashPre(ev hookEvent, ws *engine.Workspace, line string, o
 		return err
 	}
 	if p.Unrecorded != "" {
-		fmt.Fprintf(g.stderr, "cairn hook: this command runs without a change record (%s)\n", p.Unrecorded)
+		h.say(fmt.Sprintf("this command runs without a change record (%s): revert cannot put back what it changes", p.Unrecorded))
 	}
 	return s.Close()
 }

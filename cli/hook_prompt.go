@@ -19,7 +19,8 @@ import (
 // holds it already, is left for the hook to append. Best effort and
 // quiet: a transcript that is missing, unreadable or of another session
 // changes nothing.
-func (g *Globals) hookCatchUp(ws *engine.Workspace, agent string, ev hookEvent) {
+func (h *hookRun) hookCatchUp(ws *engine.Workspace, ev hookEvent, pending bool) {
+	g, agent := h.Globals, h.agent
 	if ev.Transcript == nil || *ev.Transcript == "" {
 		return
 	}
@@ -43,7 +44,7 @@ func (g *Globals) hookCatchUp(ws *engine.Workspace, agent string, ev hookEvent) 
 	// hook appends it (with its prompt id); what follows it is not there
 	// yet. The next import reads the file again (offset 0).
 	cut := false
-	for i := len(src.Items) - 1; i >= 0; i-- {
+	for i := len(src.Items) - 1; pending && i >= 0; i-- {
 		it := &src.Items[i]
 		if it.Type != engine.User {
 			continue

@@ -61,7 +61,9 @@ var errCreated = errors.New("engine: session appeared meanwhile")
 //
 //	{"v":1,"kind":"meta","meta":{"agent":{"agent":A,"session":ID,"transcript":P}},"at":T}
 //
-// Without create, a session not there is ErrNotFound.
+// Without create, a session not there is ErrNotFound. Only a brief owner
+// (another hook) is waited for: a session a person has open in cairn (the
+// REPL, cairn mcp) answers its *BusyError at once, as it stays so.
 func (w *Workspace) OpenAgent(ctx context.Context, a AgentSession, opts SessionOptions, create bool, wait time.Duration) (*Session, error) {
 	if a.Agent == "" || a.ID == "" {
 		return nil, fmt.Errorf("%w: a hook names its agent and session", ErrBadInput)
@@ -73,6 +75,10 @@ func (w *Workspace) OpenAgent(ctx context.Context, a AgentSession, opts SessionO
 		s, err := w.Open(ctx, id, opts)
 		if errors.Is(err, ErrNotFound) && create {
 			s, err = w.createAgent(id, a, opts)
+		}
+		var busy *BusyError
+		if errors.As(err, &busy) && !busy.Brief {
+			return nil, err
 		}
 		if err == nil || !(errors.Is(err, ErrBusy) || errors.Is(err, errCreated)) || !time.Now().Before(deadline) {
 			return s, err

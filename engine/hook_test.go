@@ -50,6 +50,45 @@ func TestAgentSessionNeverReplaced(t *testing.T) {
 	}
 }
 
+// TestAgentWaitsForHooksOnly: a hook waits for another hook (a brief
+// owner, which lets go after one call), never for a session a person
+// holds open (the REPL, cairn mcp): that one is busy at once, saying its
+// owner is not brief, however long the hook was ready to wait.
+func TestAgentWaitsForHooksOnly(t *testing.T) {
+	e := newSnapEnv(t, "")
+	a := AgentSession{Agent: "claude-code", ID: "held"}
+	brief := SessionOptions{Brief: true}
+	s := must(e.ws.OpenAgent(e.ctx, a, brief, true, 0))(t)
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	person := must(e.ws.Open(e.ctx, ImportSessionID(a.Agent, a.ID), SessionOptions{}))(t)
+	_, err := e.ws.OpenAgent(e.ctx, a, brief, false, time.Hour)
+	var busy *BusyError
+	if !errors.As(err, &busy) || busy.Brief || busy.PID != os.Getpid() {
+		t.Fatalf("open while a person holds it: %v, want a *BusyError of a non-brief owner", err)
+	}
+	person.Close()
+
+	hook := must(e.ws.OpenAgent(e.ctx, a, brief, false, 0))(t)
+	got := make(chan error, 1)
+	go func() {
+		s, err := e.ws.OpenAgent(e.ctx, a, brief, false, time.Hour)
+		if err == nil {
+			err = s.Close()
+		}
+		got <- err
+	}()
+	// The second hook waits while the first holds the session; then it
+	// gets it.
+	if err := hook.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-got; err != nil {
+		t.Fatalf("the waiting hook: %v", err)
+	}
+}
+
 // TestPendingChangeSettles: BeginChange and SettleChange on two opens of
 // the session (two hook processes): a change line when a file changed,
 // none when nothing did, and the marker gone either way.

@@ -147,7 +147,7 @@ func (w *Workspace) Open(ctx context.Context, id string, opts SessionOptions) (*
 	}
 	// The hint, read before the lock: acquire replaces it.
 	noted, ownerDied := w.readHint(id)
-	l, err := w.acquire(id)
+	l, err := w.acquireAs(id, opts.Brief)
 	var busy *BusyError
 	if err != nil && opts.Degrade && !errors.As(err, &busy) {
 		return w.openReadOnly(ctx, id, opts, err) // session_readonly.go

@@ -28,7 +28,7 @@ func (s *Session) materialize(first ...*itemLine) error {
 	if err := w.ensure(); err != nil {
 		return err
 	}
-	l, err := w.acquire(s.st.id)
+	l, err := w.acquireAs(s.st.id, s.opts.Brief)
 	if err != nil {
 		return err
 	}
