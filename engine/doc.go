@@ -38,7 +38,8 @@
 //     derived from the journals and rebuilt when missing, unreadable or
 //     older than them.
 //   - trail: <id>.audit.jsonl, a line a turn, labels and gate names only.
-//   - owner: the process holding the flock on <id>.lock.
+//   - owner: the process holding the flock on <id>.lock, which holds its
+//     pid, then "brief" for an owner that holds it for one call (a hook).
 //   - the user's files: read and written only through an os.Root of the
 //     workspace (wsfs.go); when the workspace holds a state folder, that
 //     root is fenced off from it (vfs.Fenced), links or not.
