@@ -132,7 +132,10 @@ func hookMarker(dir, id, call string) string {
 // tool changes them, durably, and leaves the pending marker of call (the
 // agent's tool-call id) for SettleChange. Refusals are Session.Change's: a
 // *RequiredError when snapshots.required covers a file it cannot capture.
-// The change belongs to the newest prompt of the conversation.
+// The change belongs to the agent's call: its record names the item an
+// import of the agent's transcript gives that call (agentCallItem), which
+// is not there yet; until it is, the record stands after the newest item,
+// as any record does (revertAfter).
 func (s *Session) BeginChange(ctx context.Context, tool, call string, paths []string) (*PendingChange, error) {
 	if call == "" {
 		return nil, fmt.Errorf("%w: a pending change needs its call id", ErrBadInput)
@@ -143,7 +146,7 @@ func (s *Session) BeginChange(ctx context.Context, tool, call string, paths []st
 		return nil, err
 	}
 	defer c.release()
-	p := &PendingChange{V: 1, Tool: tool, Call: c.call, At: mkTime(s.ws.s.Now()), Files: c.files, Skipped: c.skipped, Off: !c.on || c.objs == nil}
+	p := &PendingChange{V: 1, Tool: tool, Call: agentCallItem(s.ID(), call), At: mkTime(s.ws.s.Now()), Files: c.files, Skipped: c.skipped, Off: !c.on || c.objs == nil}
 	if p.Off {
 		// Nothing captured: no marker either; SettleChange finds none
 		// and records nothing.
@@ -202,7 +205,7 @@ func (s *Session) SettleChange(ctx context.Context, call string) (*ToolAnswer, e
 		Kind string `json:"kind"`
 	}
 	if json.Unmarshal(b, &kind) == nil && kind.Kind == markerExec {
-		return s.settleExec(ctx, name, b) // a shell command's (hook_exec.go)
+		return s.settleExec(ctx, call, name, b) // a shell command's (hook_exec.go)
 	}
 	var p PendingChange
 	if err := json.Unmarshal(b, &p); err != nil || p.V != 1 || !labelRE.MatchString(p.Tool) || len(p.Files) == 0 {
@@ -252,14 +255,7 @@ func (s *Session) SettleChange(ctx context.Context, call string) (*ToolAnswer, e
 	if !changed {
 		return ans, nil
 	}
-	item := p.Call // an item since cut away (a revert) is no longer named
-	if item != "" {
-		s.mu.Lock()
-		if s.st.items[item] == nil {
-			item = ""
-		}
-		s.mu.Unlock()
-	}
+	item := settledCall(s, p.Call, call)
 	st := &s.snaps
 	rec, lines, live := st.NewChange(mkTime(s.ws.s.Now()), p.Tool, item, s.newestItem(), p.Files, sc.limits())
 	write := s.appendChanges
@@ -275,6 +271,22 @@ func (s *Session) SettleChange(ctx context.Context, call string) (*ToolAnswer, e
 	return ans, nil
 }
 
+// settledCall is the item a settled record names: the agent's call
+// (agentCallItem: an item to come, from the transcript), or an item the
+// session holds (a marker of an older build named the turn's prompt); an
+// item since cut away (a revert) is no longer named.
+func settledCall(s *Session, item, call string) string {
+	if item == "" || item == agentCallItem(s.ID(), call) {
+		return item
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.st.items[item] == nil {
+		return ""
+	}
+	return item
+}
+
 // sweepMarkers removes the session's pending markers older than a day:
 // their agent died between the two hooks. A shell command's gets an
 // unrecorded line (closeStaleExecs). Best effort.
@@ -288,6 +300,9 @@ func (s *Session) sweepMarkers() {
 	cut := s.ws.s.Now().Add(-hookMarkerMaxAge)
 	var stale []PendingExec
 	for _, e := range ents {
+		if e.Name() == transcriptMark {
+			continue // not a marker (AgentMark)
+		}
 		fi, err := e.Info()
 		if err != nil || !fi.ModTime().Before(cut) {
 			continue
@@ -301,6 +316,38 @@ func (s *Session) sweepMarkers() {
 		fsys.Remove(name)
 	}
 	s.closeStaleExecs(stale)
+}
+
+// transcriptMark is the file in a session's hooks folder where the hooks
+// keep how far they read the agent's transcript (AgentMark). Its name
+// cannot be a marker's (<call>.json) nor a walk's (<call>.tree).
+const transcriptMark = "transcript.read"
+
+// AgentMark is what the hooks of agent session a kept of how far they read
+// its transcript (SetAgentMark), or nil. It is a cache: a hook that finds
+// none reads the transcript from its start. Nothing when a's cairn session
+// does not exist (yet, or any more).
+func (w *Workspace) AgentMark(a AgentSession) []byte {
+	id := ImportSessionID(a.Agent, a.ID)
+	if _, err := w.s.fsys.Stat(itemsName(w.dir, id)); err != nil {
+		return nil
+	}
+	b, err := vfs.ReadFile(w.s.fsys, path.Join(hooksDir(w.dir, id), transcriptMark))
+	if err != nil {
+		return nil
+	}
+	return b
+}
+
+// SetAgentMark keeps b as agent session a's AgentMark: replaced whole, not
+// synced (a mark a crash loses only costs a read from the start).
+func (w *Workspace) SetAgentMark(a AgentSession, b []byte) error {
+	id := ImportSessionID(a.Agent, a.ID)
+	dir := hooksDir(w.dir, id)
+	if err := w.s.fsys.MkdirAll(dir, vfs.DirPerm); err != nil {
+		return err
+	}
+	return vfs.ReplaceFile(w.s.fsys, path.Join(dir, transcriptMark), b)
 }
 
 // hooksFolder holds the pending markers of each session under hooks

@@ -85,10 +85,7 @@ func (s *Session) BeginExec(ctx context.Context, tool, call, line, dir string) (
 		return nil, fmt.Errorf("%w: a pending shell command needs its tool, call id and line", ErrBadInput)
 	}
 	s.sweepMarkers()
-	item, err := s.callFor("")
-	if err != nil {
-		return nil, err
-	}
+	item := agentCallItem(s.ID(), call) // as BeginChange's
 	sc := s.ws.lineScopeIn(line, dir)
 	p := &PendingExec{V: 1, Kind: markerExec, Tool: tool, Call: item, Scope: sc.Kind, Paths: sc.Paths}
 	if sc.Kind == ScopeNone {
@@ -143,7 +140,7 @@ func (s *Session) BeginExec(ctx context.Context, tool, call, line, dir string) (
 // removes the marker): the scope walked again, and the call line and its
 // record line written together (recordAfter). A marker whose walk cannot
 // be read closes the call with an unrecorded line, why "failed".
-func (s *Session) settleExec(ctx context.Context, name string, b []byte) (*ToolAnswer, error) {
+func (s *Session) settleExec(ctx context.Context, call, name string, b []byte) (*ToolAnswer, error) {
 	fsys := s.ws.s.fsys
 	defer fsys.Remove(execTreeName(name))
 	var p PendingExec
@@ -173,12 +170,7 @@ func (s *Session) settleExec(ctx context.Context, name string, b []byte) (*ToolA
 	if err := s.snapReady(); err != nil {
 		return nil, err
 	}
-	item := p.Call // an item since cut away (a revert) is no longer named
-	s.mu.Lock()
-	if s.st.items[item] == nil {
-		item = ""
-	}
-	s.mu.Unlock()
+	item := settledCall(s, p.Call, call)
 	cl := changes.CallLine{V: 1, Kind: changes.KindCall, ID: p.ID, At: p.At, Tool: p.Tool, Call: item, Item: s.newestItem(), Scope: p.Scope, Paths: p.Paths}
 	rc := &CallRecord{ID: p.ID}
 	cap := &callCapture{s: s, sc: CallScope{Kind: p.Scope, Paths: p.Paths}, cfg: cfg.Storage, objs: s.snapObjects()}

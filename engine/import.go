@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -51,6 +52,15 @@ type ImportSource struct {
 	Tasks []ImportTask
 	// DryRun says what the import would do and writes nothing.
 	DryRun bool
+	// Prior maps keys an earlier read of the source made to the ids the
+	// import gave their items where those are not derived from the key
+	// alone (ImportResult.Aliases): a read that starts where the last one
+	// stopped names those items by key.
+	Prior map[string]string
+	// Pending is the prompt an agent is submitting as a hook brings its
+	// transcript in (import_prompts.go): when the source's last user item
+	// is that prompt, it and what follows are left for the hook.
+	Pending *PendingPrompt
 }
 
 // ImportItem is one item of a source session. Key is unique within the
@@ -72,6 +82,16 @@ type ImportItem struct {
 	// PromptText what the user typed ("" = Text): how an import finds the
 	// prompt a hook already recorded (import_prompts.go).
 	PromptID, PromptText string
+	// CallID, on a tool_call item, is the agent's own id of the call (a
+	// tool_use id, a call_id): the id the hooks know the call by, from
+	// which the item's id is derived (agentCallItem), so a change record a
+	// hook made names the call that made it.
+	CallID string
+	// Attachments are files the item holds (an image a prompt or a tool
+	// result carried), with their bytes in Data: stored as objects.
+	Attachments []Attachment
+	// Off is where the source line that made the item starts, in bytes.
+	Off int64
 }
 
 // last is the time of the source's newest item, which the lines an import
@@ -101,6 +121,17 @@ type ImportResult struct {
 	// TaskItems the items added to them.
 	Tasks     int `json:"tasks"`
 	TaskItems int `json:"task_items"`
+	// Attachments counts the files stored for the items added;
+	// Dropped those left out (over storage.max_attachment_mb).
+	Attachments int `json:"attachments"`
+	Dropped     int `json:"attachments_dropped,omitempty"`
+	// Aliases maps the keys of src's user items, and of those whose id is
+	// not derived from the key alone (a prompt the hooks recorded, a tool
+	// call), to their ids, for the next read's Prior.
+	Aliases map[string]string `json:"-"`
+	// Cut is where the pending prompt's line starts when the import left
+	// it out (ImportSource.Pending), else -1: what was read ends there.
+	Cut int64 `json:"-"`
 }
 
 // ImportMeta is what a session's meta says of its import.
@@ -205,16 +236,25 @@ func (w *Workspace) Import(ctx context.Context, src *ImportSource) (*ImportResul
 // importLines turns src's items into item lines, leaving out those st
 // already holds, and checks their links as an append would.
 // A text over payloadInline is stored as an object, as Append stores it.
+// A pending prompt (ImportSource.Pending) the source holds is cut from
+// src, with what follows it, and src.Offset set to where it starts.
 func (w *Workspace) importLines(ctx context.Context, st *state, id string, src *ImportSource, res *ImportResult) ([]*itemLine, string, error) {
 	var out []*itemLine
 	head := ""
-	// A prompt the hooks recorded stands for its transcript line.
-	alias := hookPrompts(st, id, src)
+	res.Cut = -1
+	alias := importAliases(st, id, src)
 	idOf := func(key string) string {
 		if a, ok := alias[key]; ok {
 			return a
 		}
+		if a, ok := src.Prior[key]; ok {
+			return a
+		}
 		return importItemID(id, key)
+	}
+	if i := pendingAt(st, src, idOf, w.s.Now()); i >= 0 {
+		res.Cut = src.Items[i].Off
+		src.Items, src.Offset, src.Head = src.Items[:i:i], src.Items[i].Off, ""
 	}
 	for i := range src.Items {
 		in := &src.Items[i]
@@ -222,6 +262,15 @@ func (w *Workspace) importLines(ctx context.Context, st *state, id string, src *
 			return nil, "", fmt.Errorf("%w: item type %q", ErrBadInput, in.Type)
 		}
 		iid := idOf(in.Key)
+		if iid != importItemID(id, in.Key) || in.Type == User {
+			// A read that starts after this one must know the prompts
+			// before it as the source's (hookPrompts) and the ids not
+			// derived from a key alone.
+			if res.Aliases == nil {
+				res.Aliases = map[string]string{}
+			}
+			res.Aliases[in.Key] = iid
+		}
 		head = iid
 		if st.items[iid] != nil {
 			res.Present++
@@ -235,6 +284,9 @@ func (w *Workspace) importLines(ctx context.Context, st *state, id string, src *
 		}
 		if len(in.ReplacesKeys) == 2 && in.Type == Compaction {
 			a, b := idOf(in.ReplacesKeys[0]), idOf(in.ReplacesKeys[1])
+			if in.ReplacesKeys[0] == "" {
+				a = st.pathRoot(b)
+			}
 			if st.items[a] != nil && st.items[b] != nil {
 				it.Replaces = []string{a, b}
 			}
@@ -246,7 +298,12 @@ func (w *Workspace) importLines(ctx context.Context, st *state, id string, src *
 				res.Unlinked++
 			}
 		}
-		l := &itemLine{V: 1, Kind: kindItem, ID: it.ID, Type: it.Type, At: &it.At, Tool: it.Tool, Call: it.Call, Status: it.Status, Text: &it.Text, Replaces: it.Replaces}
+		atts, err := w.importAttachments(ctx, in, &it, src.DryRun, res)
+		if err != nil {
+			return nil, "", err
+		}
+		l := &itemLine{V: 1, Kind: kindItem, ID: it.ID, Type: it.Type, At: &it.At, Tool: it.Tool, Call: it.Call, Status: it.Status, Text: &it.Text,
+			Replaces: it.Replaces, Attachments: atts}
 		if len(it.Text) > payloadInline && !src.DryRun {
 			p, err := writePayload(ctx, w.objects(), it.Text)
 			if err != nil {
@@ -269,6 +326,75 @@ func (w *Workspace) importLines(ctx context.Context, st *state, id string, src *
 		}
 	}
 	return out, head, nil
+}
+
+// importAliases is the ids of src's items that are not derived from their
+// key alone, by key: a prompt the hooks recorded stands for its transcript
+// line (import_prompts.go), and a tool call new to the session is named by
+// the agent's own id of it (agentCallItem), which a hook's change record
+// names. A call an earlier import brought in keeps its id.
+func importAliases(st *state, id string, src *ImportSource) map[string]string {
+	alias := hookPrompts(st, id, src)
+	for i := range src.Items {
+		in := &src.Items[i]
+		if in.Type != ToolCall || in.CallID == "" {
+			continue
+		}
+		if _, prior := src.Prior[in.Key]; prior || st.items[importItemID(id, in.Key)] != nil {
+			continue
+		}
+		alias[in.Key] = agentCallItem(id, in.CallID)
+	}
+	return alias
+}
+
+// agentCallItem is the item id of a tool call of session id that the
+// agent calls call: the id a hook's change record names, and the id an
+// import gives the call's item.
+func agentCallItem(id, call string) string { return importItemID(id, "call:"+call) }
+
+// pathRoot is the first item of the path that ends at id.
+func (st *state) pathRoot(id string) string {
+	seen := map[string]bool{}
+	for id != "" && !seen[id] {
+		seen[id] = true
+		it := st.items[id]
+		if it == nil {
+			return ""
+		}
+		if it.Parent == "" {
+			return id
+		}
+		id = it.Parent
+	}
+	return ""
+}
+
+// importAttachments stores an item's attachments (not in a dry run) and
+// says what the line names. One over storage.max_attachment_mb is left
+// out, said in the item's text.
+func (w *Workspace) importAttachments(ctx context.Context, in *ImportItem, it *Item, dry bool, res *ImportResult) ([]Attachment, error) {
+	var out []Attachment
+	for _, a := range in.Attachments {
+		if dry {
+			out = append(out, a)
+			res.Attachments++
+			continue
+		}
+		got, err := w.storeAttachments(ctx, []Attachment{a})
+		var big *AttachmentTooLargeError
+		if errors.As(err, &big) {
+			res.Dropped++
+			it.Text = strings.TrimSpace(it.Text + "\n[" + a.Name + " not kept: over the " + fmt.Sprint(big.CapMB) + " MB attachment cap]")
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, attachmentsOnDisk(got)...)
+		res.Attachments++
+	}
+	return out, nil
 }
 
 // importTail is the lines after the items: the head, the title, the spend
@@ -339,7 +465,16 @@ func (w *Workspace) nameTasks(ctx context.Context, id string, st *state, src *Im
 			calls[iid] = true
 		}
 	}
-	named, added, err := w.importTasks(ctx, id, src, calls)
+	idOf := func(key string) string {
+		if a, ok := res.Aliases[key]; ok {
+			return a
+		}
+		if a, ok := src.Prior[key]; ok {
+			return a
+		}
+		return importItemID(id, key)
+	}
+	named, added, err := w.importTasks(ctx, id, src, calls, idOf)
 	if err != nil {
 		return err
 	}
@@ -411,7 +546,9 @@ func (w *Workspace) importNew(ctx context.Context, id string, src *ImportSource,
 }
 
 func (w *Workspace) importMore(ctx context.Context, id string, src *ImportSource, res *ImportResult) error {
-	s, err := w.Open(ctx, id, SessionOptions{})
+	// Brief: an import holds the session for this one call, as a hook does
+	// (it often is one: a hook's catch-up), so a hook meeting it waits.
+	s, err := w.Open(ctx, id, SessionOptions{Brief: true})
 	if err != nil {
 		return err
 	}
