@@ -186,6 +186,44 @@ func (s *Store) ImportWorkspace(dir string) (*Workspace, error) {
 	return s.workspaceAt(filepath.Clean(dir))
 }
 
+// ImportWorkspaceFor is the workspace where the source session sourceID of
+// agent is, or goes: the one that holds its cairn session already, wherever
+// it is now (migrate-sessions moves a session to another directory; a
+// later import must find it there, not make it again at the old one), else
+// the workspace of the source's directory dir (ImportWorkspace).
+func (s *Store) ImportWorkspaceFor(ctx context.Context, agent, sourceID, dir string) (*Workspace, error) {
+	w, err := s.ImportWorkspace(dir)
+	if err != nil {
+		return nil, err
+	}
+	id := ImportSessionID(agent, sourceID)
+	if _, err := s.fsys.Stat(itemsName(w.dir, id)); err == nil {
+		return w, nil
+	}
+	if moved, err := s.FindSession(ctx, id); err == nil {
+		return moved, nil
+	}
+	return w, nil
+}
+
+// GoneWorkspace is the workspace of dir, a directory that no longer exists
+// (a session imported from another machine, a folder deleted since), when
+// the state folder holds one for it: its sessions can still be read by id
+// and resumed; ErrNotFound when it holds none.
+func (s *Store) GoneWorkspace(dir string) (*Workspace, error) {
+	if !filepath.IsAbs(dir) {
+		return nil, fmt.Errorf("%w: %q is not an absolute path", ErrBadInput, dir)
+	}
+	w, err := s.workspaceAt(filepath.Clean(dir))
+	if err != nil {
+		return nil, err
+	}
+	if !w.made {
+		return nil, fmt.Errorf("%w: no sessions of %s", ErrNotFound, dir)
+	}
+	return w, nil
+}
+
 // ImportOffset says how far a previous import of the source read: its
 // bytes, and whether the session exists at all.
 func (w *Workspace) ImportOffset(ctx context.Context, agent, sourceID string) (int64, bool, error) {

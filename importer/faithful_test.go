@@ -267,3 +267,64 @@ func TestCodexBeforeSessionMeta(t *testing.T) {
 		t.Fatalf("no cwd: %+v", rep.Sessions[0])
 	}
 }
+
+// An import after migrate-sessions finds the session where it moved: no
+// second session at the old directory, and its spend counted once, the
+// source unchanged or grown.
+func TestImportFindsMovedSession(t *testing.T) {
+	ctx := context.Background()
+	store := openStore(t)
+	src := filepath.Join(t.TempDir(), "11111111-1111-4111-8111-111111111111.jsonl")
+	gone := filepath.Join(t.TempDir(), "gone")
+	lines := `{"type":"user","uuid":"u1","parentUuid":null,"sessionId":"11111111-1111-4111-8111-111111111111","cwd":"` + gone + `","timestamp":"2026-11-01T10:00:00.000Z","message":{"role":"user","content":"hello"}}
+{"type":"assistant","uuid":"a1","parentUuid":"u1","sessionId":"11111111-1111-4111-8111-111111111111","cwd":"` + gone + `","timestamp":"2026-11-01T10:00:01.000Z","message":{"id":"m1","role":"assistant","model":"m","content":[{"type":"text","text":"hi"}],"usage":{"input_tokens":600,"output_tokens":60}}}
+`
+	os.WriteFile(src, []byte(lines), 0o644)
+	if rep, err := Run(ctx, store, AgentClaudeCode, []string{src}, Options{}); err != nil || rep.Created != 1 {
+		t.Fatalf("first import: %+v %v", rep, err)
+	}
+	moved := t.TempDir()
+	if _, err := store.MigrateSessions(ctx, gone, moved, engine.MigrateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Run(ctx, store, AgentClaudeCode, []string{src}, Options{})
+	if err != nil || rep.Created != 0 || rep.Unchanged != 1 || rep.Sessions[0].Dir != gone {
+		t.Fatalf("import after the move: %+v %v", rep, err)
+	}
+	// Grown: the new line goes to the moved session.
+	os.WriteFile(src, []byte(lines+`{"type":"user","uuid":"u2","parentUuid":"a1","sessionId":"11111111-1111-4111-8111-111111111111","cwd":"`+gone+`","timestamp":"2026-11-01T10:00:02.000Z","message":{"role":"user","content":"again"}}
+`), 0o644)
+	rep, err = Run(ctx, store, AgentClaudeCode, []string{src}, Options{})
+	if err != nil || rep.Created != 0 || rep.Updated != 1 || rep.Items != 1 {
+		t.Fatalf("import of the grown source: %+v %v", rep, err)
+	}
+	wss, _, err := store.Workspaces()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, w := range wss {
+		ss, _, err := w.List(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n += len(ss)
+		if len(ss) > 0 && w.Path() != moved {
+			t.Errorf("a session at %s", w.Path())
+		}
+	}
+	if n != 1 {
+		t.Fatalf("%d sessions, want the moved one", n)
+	}
+	sums, err := store.Usage(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var in int64
+	for _, s := range sums {
+		in += s.InputTokens
+	}
+	if in != 600 {
+		t.Fatalf("usage counts %d input tokens, the source spent 600: %+v", in, sums)
+	}
+}

@@ -341,7 +341,7 @@ func bringIn(ctx context.Context, store *engine.Store, agent string, pf parsedFi
 		}
 		return fail(errors.New("the source names no working directory"))
 	}
-	ws, err := store.ImportWorkspace(src.Dir)
+	ws, err := store.ImportWorkspaceFor(ctx, agent, src.SourceID, src.Dir)
 	if err != nil {
 		return fail(err)
 	}
