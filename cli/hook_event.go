@@ -188,12 +188,12 @@ func (h *hookRun) event(ev hookEvent) error {
 	}
 	switch ev.Event {
 	case "UserPromptSubmit":
-		h.hookCatchUp(ws, ev, true) // hook_prompt.go
 		s, err := open(true)
 		if err != nil {
 			return err
 		}
 		defer s.Close()
+		h.hookCatchUp(ws, s, ev, true) // hook_prompt.go
 		// Keyed by the agent's prompt id when it sends one, so `cairn
 		// import` of its transcript finds this item (else by text and time).
 		if _, err := s.AppendPrompt(g.ctx, ev.Prompt, ev.PromptID); err != nil {
@@ -211,23 +211,28 @@ func (h *hookRun) event(ev hookEvent) error {
 		}
 		return s.Close()
 	case "Stop":
-		// The turn's answers and calls, as far as the transcript holds them.
-		h.hookCatchUp(ws, ev, false)
 		s, err := open(false)
 		if s == nil || err != nil {
 			return err
 		}
 		defer s.Close()
+		// The turn's answers and calls, as far as the transcript holds them.
+		h.hookCatchUp(ws, s, ev, false)
 		if err := s.EndTurn(g.ctx, engine.Turn{Model: ev.Model, Labels: []string{agent}}); err != nil {
 			return err
 		}
 		return s.Close()
 	case "SessionEnd":
-		h.hookCatchUp(ws, ev, false)
-		return nil
+		s, err := open(false)
+		if s == nil || err != nil {
+			return err
+		}
+		defer s.Close()
+		h.hookCatchUp(ws, s, ev, false)
+		return s.Close()
 	case "PreToolUse":
 		if line, ok := hookShellLine(ev); ok {
-			return h.hookBashPre(ev, ws, line, open) // hook_bash.go
+			return h.hookBashPre(ev, ws, a, opts, line) // hook_bash.go
 		}
 		tool, paths, err := hookPaths(ev, ws)
 		if tool == "" || err != nil || len(paths) == 0 {
@@ -236,12 +241,9 @@ func (h *hookRun) event(ev hookEvent) error {
 		if ev.ToolUseID == "" {
 			return fmt.Errorf("%s: the event has no tool_use_id; not recorded", ev.ToolName)
 		}
-		s, err := open(true)
-		if err != nil {
-			return err
-		}
-		defer s.Close()
-		_, err = s.BeginChange(g.ctx, tool, ev.ToolUseID, paths)
+		// The session opened for its change records only: a hook's cost
+		// does not grow with the conversation (engine/hook_open.go).
+		_, err = ws.BeginAgentChange(g.ctx, a, opts, hookLockWait, tool, ev.ToolUseID, paths)
 		var req *engine.RequiredError
 		if errors.As(err, &req) {
 			var fs []string
@@ -251,10 +253,7 @@ func (h *hookRun) event(ev hookEvent) error {
 			return &errBlock{reason: "this edit is refused: cairn must keep a copy of " + strings.Join(fs, ", ") +
 				" before it changes (snapshots.required) and cannot; leave these files as they are, or ask the user to fix cairn's snapshot store"}
 		}
-		if err != nil {
-			return err
-		}
-		return s.Close()
+		return err
 	case "PostToolUse", "PostToolUseFailure":
 		tool, _, _ := hookPaths(ev, ws)
 		if _, ok := hookShellLine(ev); ok {
@@ -263,15 +262,8 @@ func (h *hookRun) event(ev hookEvent) error {
 		if tool == "" || ev.ToolUseID == "" || !ws.HasPending(a, ev.ToolUseID) {
 			return nil // nothing pending: the session is not opened
 		}
-		s, err := open(false)
-		if s == nil || err != nil {
-			return err
-		}
-		defer s.Close()
-		if _, err := s.SettleChange(g.ctx, ev.ToolUseID); err != nil {
-			return err
-		}
-		return s.Close()
+		_, err := ws.SettleAgentChange(g.ctx, a, opts, hookLockWait, ev.ToolUseID)
+		return err
 	}
 	return nil // SessionStart and the rest: nothing to record
 }

@@ -10,7 +10,7 @@ import (
 )
 
 // hookCatchUp brings the agent's transcript (the event's transcript_path)
-// into the session (importer.CatchUp): before a hook appends the user's
+// into the session s, open (importer.CatchUp): before a hook appends the user's
 // new prompt (pending), so the prompt goes under the agent's last answer,
 // as in the transcript, and not under the previous prompt; and at the end
 // of a turn (Stop, SessionEnd), so the turn's answers and calls are there
@@ -19,7 +19,7 @@ import (
 // that is missing, unreadable or of another session changes nothing, and
 // what could not be brought in now is read by the next catch-up; a
 // failure other than a busy session is said.
-func (h *hookRun) hookCatchUp(ws *engine.Workspace, ev hookEvent, pending bool) {
+func (h *hookRun) hookCatchUp(ws *engine.Workspace, s *engine.Session, ev hookEvent, pending bool) {
 	if ev.Transcript == nil || *ev.Transcript == "" {
 		return
 	}
@@ -28,7 +28,7 @@ func (h *hookRun) hookCatchUp(ws *engine.Workspace, ev hookEvent, pending bool) 
 	if pending {
 		p = &engine.PendingPrompt{Text: ev.Prompt, ID: ev.PromptID, At: time.Now()}
 	}
-	_, err := importer.CatchUp(h.ctx, ws, a, *ev.Transcript, p)
+	_, err := importer.CatchUp(h.ctx, ws, s, a, *ev.Transcript, p)
 	if err != nil && !errors.Is(err, engine.ErrBusy) && !errors.Is(err, fs.ErrNotExist) {
 		h.say("the agent's answers and calls were not brought in yet (the next prompt tries again): " + userError(err))
 	}

@@ -591,8 +591,33 @@ func (w *Workspace) importMore(ctx context.Context, id string, src *ImportSource
 		return err
 	}
 	defer s.Close()
+	return s.importInto(ctx, src, res)
+}
+
+// Import brings src into this session, which must be src's
+// (ImportSessionID): what Workspace.Import does to a session that exists,
+// in one already open (an agent's hook brings the transcript in, then
+// records the prompt, with one open of the session). No dry run.
+func (s *Session) Import(ctx context.Context, src *ImportSource) (*ImportResult, error) {
+	if src.Agent == "" || src.SourceID == "" || src.DryRun {
+		return nil, fmt.Errorf("%w: an import into an open session names its agent and source session, and is no dry run", ErrBadInput)
+	}
+	id := ImportSessionID(src.Agent, src.SourceID)
+	if id != s.ID() {
+		return nil, fmt.Errorf("%w: the source is session %s's, not %s's", ErrBadInput, id, s.ID())
+	}
+	res := &ImportResult{Session: id, Path: s.ws.path}
+	return res, s.importInto(ctx, src, res)
+}
+
+// importInto appends what is new in src to the open session s.
+func (s *Session) importInto(ctx context.Context, src *ImportSource, res *ImportResult) error {
+	w, id := s.ws, s.ID()
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.closed || s.changesOnly {
+		return fmt.Errorf("engine: session %s is closed", id)
+	}
 	items, head, err := w.importLines(ctx, s.st, id, src, res)
 	if err != nil {
 		return err

@@ -57,6 +57,9 @@ type Session struct {
 	recorded   bool
 	unrecorded error
 	kept       degraded
+	// changesOnly: opened for its change records only, its conversation
+	// not loaded (hook_open.go): no item, record or open line is written.
+	changesOnly bool
 	// readOnly: opened without ownership, its state folder not writable
 	// (session_readonly.go). It is never written, even if the folder
 	// becomes writable: another process may own it by then.

@@ -73,6 +73,9 @@ func (s *Session) writeLine(l *itemLine) error {
 	if s.closed {
 		return fmt.Errorf("engine: session %s is closed", s.st.id)
 	}
+	if s.changesOnly {
+		return errChangesOnly
+	}
 	s.retry()
 	if s.unrecorded != nil {
 		s.kept.items.waiting = append(s.kept.items.waiting, l)

@@ -14,8 +14,9 @@ import (
 // the transcript's line of that prompt, when it holds it, is left with
 // what follows for the caller to append (engine.ImportSource.Pending).
 // A transcript of another session changes nothing. The answer is nil when
-// there was nothing to bring in.
-func CatchUp(ctx context.Context, ws *engine.Workspace, a engine.AgentSession, path string, pending *engine.PendingPrompt) (*engine.ImportResult, error) {
+// there was nothing to bring in. With s (the agent's session, open) the
+// import goes into it; else the workspace opens the session for it.
+func CatchUp(ctx context.Context, ws *engine.Workspace, s *engine.Session, a engine.AgentSession, path string, pending *engine.PendingPrompt) (*engine.ImportResult, error) {
 	kept := ws.AgentMark(a)
 	from := func() *State {
 		if kept == nil {
@@ -42,7 +43,12 @@ func CatchUp(ctx context.Context, ws *engine.Workspace, a engine.AgentSession, p
 		return nil, nil // nothing to bring in, and no session to note it in
 	}
 	src.Pending = pending
-	res, err := ws.Import(ctx, src)
+	var res *engine.ImportResult
+	if s != nil {
+		res, err = s.Import(ctx, src)
+	} else {
+		res, err = ws.Import(ctx, src)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -149,7 +149,7 @@ func TestCatchUpEqualsImport(t *testing.T) {
 			at += 1 + r.IntN(max(1, len(ends)/6))
 			at = min(at, len(ends))
 			os.WriteFile(path, all[:ends[at-1]], 0o644)
-			if _, err := CatchUp(context.Background(), ws, a, path, nil); err != nil {
+			if _, err := CatchUp(context.Background(), ws, nil, a, path, nil); err != nil {
 				t.Fatalf("%s: catch-up to line %d: %v", c.file, at, err)
 			}
 		}
@@ -163,7 +163,7 @@ func TestCatchUpEqualsImport(t *testing.T) {
 			t.Fatalf("%s: %d items in pieces, %d whole", c.file, len(got), len(want))
 		}
 		// A catch-up of the whole file after it reads nothing new.
-		if res, err := CatchUp(context.Background(), ws, a, path, nil); err != nil || res != nil {
+		if res, err := CatchUp(context.Background(), ws, nil, a, path, nil); err != nil || res != nil {
 			t.Fatalf("%s: a catch-up with nothing new: %+v %v", c.file, res, err)
 		}
 	}
