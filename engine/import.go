@@ -577,9 +577,17 @@ func (w *Workspace) importNew(ctx context.Context, id string, src *ImportSource,
 	res.Created = true
 	size := wr.Size()
 	wr.Close()
-	if cst, err := w.fold(ctx, id, foldOptions{}); err == nil {
-		writeRecord(w.s.fsys, w.dir, cst.record(map[string]int64{"items": size}))
+	// The record, from the state the lines were made from: what a fold of
+	// the journal just written would give, without reading it again.
+	for _, l := range tail {
+		st.apply(l)
 	}
+	for _, l := range items {
+		if it := st.items[l.ID]; it != nil {
+			it.Task = l.Task
+		}
+	}
+	writeRecord(w.s.fsys, w.dir, st.record(map[string]int64{"items": size}))
 	return w.importUsage(id, src.Model, spend, turn, now)
 }
 

@@ -1,8 +1,9 @@
 package importer
 
 import (
+	"bytes"
 	"encoding/base64"
-	"encoding/json"
+	json "github.com/segmentio/encoding/json"
 	"fmt"
 	"io"
 	"mime"
@@ -57,7 +58,8 @@ type ccLine struct {
 	Summary           string          `json:"summary"`
 	CustomTitle       string          `json:"customTitle"`
 	AITitle           string          `json:"aiTitle"`
-	Message           json.RawMessage `json:"message"`
+	// Message is decoded with the line: one pass over its bytes.
+	Message *ccMessage `json:"message"`
 	// A sub-agent's progress names it and the Task call it runs for;
 	// the call's result names it too.
 	Data            json.RawMessage `json:"data"`
@@ -309,22 +311,19 @@ func orNone(s string) string {
 }
 
 func (p *ccParse) user(l *ccLine, parent string, off int64) bool {
-	var m ccMessage
-	if json.Unmarshal(l.Message, &m) != nil {
+	if l.Message == nil {
 		p.stats.Skipped["user/no-message"]++
 		return false
 	}
+	m := l.Message
 	if l.IsMeta {
 		p.stats.Skipped["user/meta"]++
 		return false
 	}
-	var text string
-	var blocks []ccBlock
-	if json.Unmarshal(m.Content, &text) != nil {
-		if json.Unmarshal(m.Content, &blocks) != nil {
-			p.stats.Skipped["user/unreadable-content"]++
-			return false
-		}
+	text, blocks, ok := contentOf(m.Content)
+	if !ok {
+		p.stats.Skipped["user/unreadable-content"]++
+		return false
 	}
 	var out []engine.ImportItem
 	var prompt, typed []string // typed: the text parts only, as a hook saw the prompt
@@ -348,10 +347,12 @@ func (p *ccParse) user(l *ccLine, parent string, off int64) bool {
 			rt, ratts := p.resultContent(b.Content, b.IsError)
 			out = append(out, engine.ImportItem{Type: engine.ToolResult, Text: rt, CallKey: p.st.Calls[b.ToolUseID], Attachments: ratts})
 			delete(p.st.Calls, b.ToolUseID)
+			// toolUseResult repeats the tool's whole output: decoded only
+			// when it may name a sub-agent.
 			var tur struct {
 				AgentID string `json:"agentId"`
 			}
-			if json.Unmarshal(l.ToolUseResult, &tur) == nil && tur.AgentID != "" {
+			if bytes.Contains(l.ToolUseResult, []byte(`"agentId"`)) && json.Unmarshal(l.ToolUseResult, &tur) == nil && tur.AgentID != "" {
 				p.st.Agents[tur.AgentID] = b.ToolUseID
 			}
 		default:
@@ -436,11 +437,11 @@ func (p *ccParse) chain(l *ccLine, parent string, off int64, out []engine.Import
 }
 
 func (p *ccParse) assistant(l *ccLine, parent string, off int64) bool {
-	var m ccMessage
-	if json.Unmarshal(l.Message, &m) != nil {
+	if l.Message == nil {
 		p.stats.Skipped["assistant/no-message"]++
 		return false
 	}
+	m := l.Message
 	st := p.st
 	if m.Model != "" && m.Model != "<synthetic>" {
 		p.src.Model = m.Model
@@ -449,13 +450,13 @@ func (p *ccParse) assistant(l *ccLine, parent string, off int64) bool {
 		// Every line of a split message repeats its usage: the last counts.
 		st.Usage[m.ID] = engine.Spend{InputTokens: m.Usage.Input + m.Usage.CacheCreation + m.Usage.CacheRead, OutputTokens: m.Usage.Output}
 	}
-	var text string
-	var blocks []ccBlock
-	if json.Unmarshal(m.Content, &text) == nil {
-		blocks = []ccBlock{{Type: "text", Text: text}}
-	} else if json.Unmarshal(m.Content, &blocks) != nil {
+	text, blocks, ok := contentOf(m.Content)
+	if !ok {
 		p.stats.Skipped["assistant/unreadable-content"]++
 		return false
+	}
+	if blocks == nil && text != "" {
+		blocks = []ccBlock{{Type: "text", Text: text}}
 	}
 	var out []engine.ImportItem
 	for _, b := range blocks {
@@ -506,14 +507,34 @@ func (p *ccParse) assistant(l *ccLine, parent string, off int64) bool {
 	return true
 }
 
+// contentOf is a message's content: a string, or a list of blocks (by its
+// first byte, so it is decoded once); false when it is neither.
+func contentOf(raw json.RawMessage) (string, []ccBlock, bool) {
+	t := bytes.TrimLeft(raw, " \t\r\n")
+	if len(t) == 0 {
+		return "", nil, false
+	}
+	switch t[0] {
+	case '"':
+		var s string
+		return s, nil, json.Unmarshal(t, &s) == nil
+	case '[':
+		var blocks []ccBlock
+		if json.Unmarshal(t, &blocks) != nil {
+			return "", nil, false
+		}
+		return "", blocks, true
+	}
+	return "", nil, false
+}
+
 // resultContent is a tool result's content: its text (a string, or its
 // text blocks joined, other blocks named in brackets) and its images.
 func (p *ccParse) resultContent(raw json.RawMessage, isErr bool) (string, []engine.Attachment) {
-	var s string
+	s, blocks, ok := contentOf(raw)
 	var atts []engine.Attachment
-	if json.Unmarshal(raw, &s) != nil {
-		var blocks []ccBlock
-		if json.Unmarshal(raw, &blocks) == nil {
+	if blocks != nil || !ok {
+		if ok {
 			var parts []string
 			for _, b := range blocks {
 				switch b.Type {

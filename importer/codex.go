@@ -2,7 +2,7 @@ package importer
 
 import (
 	"encoding/base64"
-	"encoding/json"
+	json "github.com/segmentio/encoding/json"
 	"fmt"
 	"io"
 	"path/filepath"

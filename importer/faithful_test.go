@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -326,5 +328,52 @@ func TestImportFindsMovedSession(t *testing.T) {
 	}
 	if in != 600 {
 		t.Fatalf("usage counts %d input tokens, the source spent 600: %+v", in, sums)
+	}
+}
+
+// A new session's record is written from the state its lines were made
+// from: it says what a fold of the journal says.
+func TestImportRecordIsTheJournals(t *testing.T) {
+	ctx := context.Background()
+	files, err := Files(AgentClaudeCode, []string{ccDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := openStore(t)
+	rep, err := Run(ctx, store, AgentClaudeCode, files, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sr := range rep.Sessions {
+		ws, err := store.ImportWorkspace(sr.Dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := filepath.Join(ws.Folder(), "sessions", sr.Session+".json")
+		written, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// A record that is missing is rebuilt from the journal by an open.
+		os.Remove(name)
+		s, err := ws.Open(ctx, sr.Session, engine.SessionOptions{Brief: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Close()
+		folded, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The open settles the import's turn (its usage line is there):
+		// the rest is the journal's.
+		var a, b map[string]any
+		json.Unmarshal(written, &a)
+		json.Unmarshal(folded, &b)
+		delete(a, "settled_turn")
+		delete(b, "settled_turn")
+		if !reflect.DeepEqual(a, b) {
+			t.Errorf("%s: record written\n%s\nthe journal's\n%s", sr.File, written, folded)
+		}
 	}
 }
