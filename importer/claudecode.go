@@ -3,8 +3,8 @@ package importer
 import (
 	"bytes"
 	"encoding/base64"
-	json "github.com/segmentio/encoding/json"
 	"fmt"
+	json "github.com/segmentio/encoding/json"
 	"io"
 	"mime"
 	"path/filepath"
@@ -42,22 +42,22 @@ const AgentClaudeCode = "claude-code"
 //     before it stays on the path.
 
 type ccLine struct {
-	Type              string          `json:"type"`
-	UUID              string          `json:"uuid"`
-	ParentUUID        *string         `json:"parentUuid"`
-	LogicalParentUUID string          `json:"logicalParentUuid"`
-	SessionID         string          `json:"sessionId"`
-	Cwd               string          `json:"cwd"`
-	Timestamp         time.Time       `json:"timestamp"`
-	IsMeta            bool            `json:"isMeta"`
-	IsSidechain       bool            `json:"isSidechain"`
-	AgentID           string          `json:"agentId"`
-	IsCompactSummary  bool            `json:"isCompactSummary"`
-	PromptID          string          `json:"promptId"` // the prompt's id, as the hooks' prompt_id names it
-	Subtype           string          `json:"subtype"`
-	Summary           string          `json:"summary"`
-	CustomTitle       string          `json:"customTitle"`
-	AITitle           string          `json:"aiTitle"`
+	Type              string    `json:"type"`
+	UUID              string    `json:"uuid"`
+	ParentUUID        *string   `json:"parentUuid"`
+	LogicalParentUUID string    `json:"logicalParentUuid"`
+	SessionID         string    `json:"sessionId"`
+	Cwd               string    `json:"cwd"`
+	Timestamp         time.Time `json:"timestamp"`
+	IsMeta            bool      `json:"isMeta"`
+	IsSidechain       bool      `json:"isSidechain"`
+	AgentID           string    `json:"agentId"`
+	IsCompactSummary  bool      `json:"isCompactSummary"`
+	PromptID          string    `json:"promptId"` // the prompt's id, as the hooks' prompt_id names it
+	Subtype           string    `json:"subtype"`
+	Summary           string    `json:"summary"`
+	CustomTitle       string    `json:"customTitle"`
+	AITitle           string    `json:"aiTitle"`
 	// Message is decoded with the line: one pass over its bytes.
 	Message *ccMessage `json:"message"`
 	// A sub-agent's progress names it and the Task call it runs for;

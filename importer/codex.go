@@ -2,8 +2,8 @@ package importer
 
 import (
 	"encoding/base64"
-	json "github.com/segmentio/encoding/json"
 	"fmt"
+	json "github.com/segmentio/encoding/json"
 	"io"
 	"path/filepath"
 	"strings"
