@@ -4,12 +4,13 @@ import (
 	"bytes"
 	"encoding/base64"
 	"fmt"
-	json "github.com/segmentio/encoding/json"
 	"io"
 	"mime"
 	"path/filepath"
 	"strings"
 	"time"
+
+	json "github.com/segmentio/encoding/json"
 
 	"cairn/engine"
 )

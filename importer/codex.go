@@ -3,11 +3,12 @@ package importer
 import (
 	"encoding/base64"
 	"fmt"
-	json "github.com/segmentio/encoding/json"
 	"io"
 	"path/filepath"
 	"strings"
 	"time"
+
+	json "github.com/segmentio/encoding/json"
 
 	"cairn/engine"
 	"cairn/internal/lazyre"
