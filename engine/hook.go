@@ -37,7 +37,9 @@ import (
 // the two hooks) is removed by the next BeginChange or BeginExec of the
 // session. A shell command's marker says "kind":"exec" and has its walk
 // beside it (hook_exec.go); SettleChange settles either kind. A forget
-// moves the session's markers with it (retention_trash.go).
+// moves the session's markers with it (retention_trash.go). Beside them,
+// transcript.read is how far the hooks read the agent's transcript
+// (AgentMark): a cache of the importer's, never a marker.
 
 // AgentSession names an agent's own session.
 type AgentSession struct {
