@@ -497,6 +497,9 @@ func (w *Workspace) importUsage(id, model string, spend Spend, turn int, at Time
 // nameTasks writes src's sub-agent transcripts (importTasks) and names
 // each task on the line of the call item that started it.
 func (w *Workspace) nameTasks(ctx context.Context, id string, st *state, src *ImportSource, lines []*itemLine, res *ImportResult) error {
+	if len(src.Tasks) == 0 {
+		return nil
+	}
 	calls := map[string]bool{}
 	for _, iid := range st.order {
 		if st.items[iid].Type == ToolCall {

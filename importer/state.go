@@ -48,6 +48,8 @@ type State struct {
 	Model    string            `json:"model,omitempty"`
 	Created  time.Time         `json:"created,omitzero"`
 	Aliases  map[string]string `json:"aliases,omitempty"`
+	// Tips is how many tip lines follow the JSON line (Marshal).
+	Tips int `json:"tips,omitempty"`
 	CC       *ccState          `json:"claude_code,omitempty"`
 	CX       *cxState          `json:"codex,omitempty"`
 }
@@ -164,7 +166,11 @@ func sampleSum(f *os.File, offset int64) (string, error) {
 // the uuid itself, "-" for none).
 func (st *State) Marshal() []byte {
 	var b bytes.Buffer
+	if st.CC != nil {
+		st.Tips = len(st.CC.Tip)
+	}
 	j, _ := json.Marshal(st)
+	b.Grow(len(j) + 1 + 80*st.Tips)
 	b.Write(j)
 	b.WriteByte('\n')
 	if st.CC != nil {
@@ -195,7 +201,7 @@ func ParseState(b []byte) (*State, error) {
 		return nil, errors.New("importer: not a read state")
 	}
 	if st.CC != nil {
-		st.CC.Tip = map[string]string{}
+		st.CC.Tip = make(map[string]string, st.Tips)
 		if st.CC.Calls == nil {
 			st.CC.Calls = map[string]string{}
 		}

@@ -112,7 +112,7 @@ func runB9(env *Env) ([]Row, error) {
 	if err != nil {
 		return nil, err
 	}
-	err = importer.GenerateClaudeCodeScaled(tf, 99, bigSize, sid, ws, 5)
+	err = importer.GenerateClaudeCodeScaled(tf, 99, bigSize, sid, ws, 4)
 	if cerr := tf.Close(); err == nil {
 		err = cerr
 	}
