@@ -49,9 +49,9 @@ type State struct {
 	Created  time.Time         `json:"created,omitzero"`
 	Aliases  map[string]string `json:"aliases,omitempty"`
 	// Tips is how many tip lines follow the JSON line (Marshal).
-	Tips int `json:"tips,omitempty"`
-	CC       *ccState          `json:"claude_code,omitempty"`
-	CX       *cxState          `json:"codex,omitempty"`
+	Tips int      `json:"tips,omitempty"`
+	CC   *ccState `json:"claude_code,omitempty"`
+	CX   *cxState `json:"codex,omitempty"`
 }
 
 // into gives a source the state's knowledge of the part read before. A
