@@ -331,8 +331,9 @@ func hookPaths(ev hookEvent, ws *engine.Workspace) (string, []string, error) {
 		if !filepath.IsAbs(n) {
 			n = filepath.Join(base, n)
 		}
-		// The tool writes through a link (CLAUDE.md -> AGENTS.md): the
-		// file it changes, and undo must put back, is the link's target.
+		// The tool writes through a link (one agent's notes file linked to
+		// another's): the file it changes, and undo must put back, is the
+		// link's target.
 		n = linkTarget(filepath.Clean(n))
 		if rel, err := filepath.Rel(ws.Path(), n); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 			continue

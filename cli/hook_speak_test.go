@@ -125,9 +125,9 @@ func TestHookEventOverAnyBound(t *testing.T) {
 	h.want(t, map[string]string{"big.sql": "v1\n"})
 }
 
-// An edit written through a symbolic link (CLAUDE.md -> AGENTS.md) is
-// recorded as the file it wrote, so undo puts that file back; the link
-// stays a link.
+// An edit written through a symbolic link (one agent's notes file linked
+// to another's, as people link them) is recorded as the file it wrote, so
+// undo puts that file back; the link stays a link.
 func TestHookEditThroughLink(t *testing.T) {
 	h := &hookEnv{procEnv: newProcEnv(t), sid: "s-link", agent: "claude-code"}
 	h.put(t, "AGENTS.md", "rules v1\n")
