@@ -74,7 +74,8 @@ func Read(agent, path string, from *State, limit int64) (*engine.ImportSource, S
 		return nil, newStats(), nil, err
 	}
 	defer f.Close()
-	if from != nil && (from.Agent != agent || from.Path != path || !from.holds(f)) {
+	if from != nil && (from.Agent != agent || from.Path != path || from.Offset < 0 ||
+		agent == AgentClaudeCode && from.CC == nil || agent == AgentCodex && from.CX == nil || !from.holds(f)) {
 		from = nil
 	}
 	var r io.Reader = f

@@ -168,3 +168,30 @@ func TestCatchUpEqualsImport(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParseState: no kept state, however damaged, makes the parse or a
+// read from it panic; a read from one that is not the file's reads the
+// file from its start.
+func FuzzParseState(f *testing.F) {
+	all, _ := os.ReadFile(filepath.Join(ccDir, "tool_heavy.jsonl"))
+	dir := f.TempDir()
+	path := filepath.Join(dir, "t.jsonl")
+	os.WriteFile(path, all, 0o644)
+	_, _, st, err := Read(AgentClaudeCode, path, nil, int64(lineEnds(all)[3]))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(st.Marshal())
+	f.Add([]byte(`{"v":1,"agent":"claude-code","path":"` + path + `","offset":-5,"codex":{}}` + "\n"))
+	f.Add([]byte(`{"v":1,"agent":"codex","path":"` + path + `","offset":99999999,"claude_code":{}}` + "\nu\tk\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		st, err := ParseState(b)
+		if err != nil {
+			return
+		}
+		for _, agent := range []string{AgentClaudeCode, AgentCodex} {
+			st, _ = ParseState(b)
+			Read(agent, path, st, -1)
+		}
+	})
+}
