@@ -182,6 +182,10 @@ func FuzzParseState(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Add(st.Marshal())
+	// The file's own place and sum, with another agent's parse state.
+	other := *st
+	other.CC, other.CX = nil, &cxState{}
+	f.Add(other.Marshal())
 	f.Add([]byte(`{"v":1,"agent":"claude-code","path":"` + path + `","offset":-5,"codex":{}}` + "\n"))
 	f.Add([]byte(`{"v":1,"agent":"codex","path":"` + path + `","offset":99999999,"claude_code":{}}` + "\nu\tk\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
