@@ -111,6 +111,7 @@
 //	  hooks/<id>/<call>.json, <call>.tree   an agent's tool call between its pre- and post-tool
 //	                           hooks: a file edit's pre-images (hook.go), a shell command's
 //	                           walk (hook_exec.go); forget moves them with the session
+//	  hooks/<id>/transcript.read   how far the hooks read the agent's transcript (AgentMark)
 //	  objects/<2 hex>/<62 hex>[.zst]  (package objects)
 //	<state folder>/gateway.token, credentials.json, credentials.lock (package httpapi)
 //	<state folder>/moves/<id>.json   a session move in progress (migrate.go)
@@ -159,7 +160,11 @@
 //
 // An agent's prompt a hook recorded with the agent's prompt id has the
 // item id an import derives from that id ("prompt:"+ID); without one an
-// import finds it by its text and time (import_prompts.go).
+// import finds it by its text and time (import_prompts.go). An agent's
+// tool call gets the item id an import derives from the agent's call id
+// ("call:"+ID), which a hook's change record names before the call's item
+// is there (agentCallItem, import.go). The pre- and post-tool hooks open
+// the session for its change records only (hook_open.go).
 //
 // # Permission bits
 //
