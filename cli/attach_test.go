@@ -80,3 +80,50 @@ func TestPromptAttachOverCap(t *testing.T) {
 		t.Fatalf("the refused attachment left objects: %v", objs)
 	}
 }
+
+// A corrupt attachment writes nothing: `cairn attachment` checks the bytes
+// against the object's name before the first byte reaches stdout, so a
+// script that ignores the exit code keeps no corrupt file. For an object
+// stored as it is and one stored compressed.
+func TestAttachmentCorruptWritesNothing(t *testing.T) {
+	home, dir := filepath.Join(t.TempDir(), "home"), t.TempDir()
+	r := rand.New(rand.NewPCG(8, 8))
+	random := make([]byte, 300<<10)
+	for i := range random {
+		random[i] = byte(r.Uint32())
+	}
+	text := bytes.Repeat([]byte("the same line again and again\n"), 10000)
+	for name, data := range map[string][]byte{"random.bin": random, "text.txt": text} {
+		file := filepath.Join(t.TempDir(), name)
+		if err := os.WriteFile(file, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		code, out, errs := cairnRun(t, home, dir, "--json", "prompt", "--new", "--attach", file, "look at "+name)
+		if code != 0 {
+			t.Fatalf("prompt: %d %s", code, errs)
+		}
+		var ans struct{ Session, Item string }
+		json.Unmarshal(out, &ans)
+		code, out, errs = cairnRun(t, home, dir, "--json", "attachment", "--list", ans.Session, ans.Item)
+		var list []struct{ OID string }
+		if code != 0 || json.Unmarshal(out, &list) != nil || len(list) != 1 {
+			t.Fatalf("attachment --list: %d %s %s", code, out, errs)
+		}
+		objs, _ := filepath.Glob(filepath.Join(home, "workspaces", "*", "objects", list[0].OID[:2], list[0].OID[2:]+"*"))
+		if len(objs) != 1 {
+			t.Fatalf("the object of %s: %v", name, objs)
+		}
+		b, err := os.ReadFile(objs[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		b[len(b)/2] ^= 0x55
+		if err := os.WriteFile(objs[0], b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		code, out, errs = cairnRun(t, home, dir, "attachment", ans.Session, ans.Item)
+		if code != ExitFailed || len(out) != 0 || !strings.Contains(errs, "attachment 1 of item") {
+			t.Errorf("%s, corrupt: exit %d, %d bytes on stdout, stderr %q; want exit 1, nothing written, an error naming it", name, code, len(out), errs)
+		}
+	}
+}

@@ -43,7 +43,7 @@ func (c *SessionsCmd) runAllCheckouts(g *Globals) error {
 		return err
 	}
 	for _, p := range problems {
-		fmt.Fprintf(g.stderr, "cairn: skipped %s: %s\n", display.Line(p.Name), display.Line(p.Err))
+		fmt.Fprintf(g.stderr, "cairn: skipped %s: %s\n", display.Line(p.Name), display.Line(userText(p.Err)))
 	}
 	_, secs, err := s.OtherCheckouts(g.ctx, ws.Path())
 	if err != nil {
@@ -109,7 +109,7 @@ func sayReturned(w io.Writer, r engine.Returned) {
 		fmt.Fprintf(w, "cairn: %d sessions of the removed checkout %s moved back to %s\n", len(r.Sessions), display.Line(r.From), display.Line(r.To))
 	}
 	if r.Err != "" {
-		fmt.Fprintf(w, "cairn: the sessions of the removed checkout %s stay there for now: %s\n", display.Line(r.From), display.Line(r.Err))
+		fmt.Fprintf(w, "cairn: the sessions of the removed checkout %s stay there for now: %s\n", display.Line(r.From), display.Line(userText(r.Err)))
 	}
 }
 

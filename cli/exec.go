@@ -116,6 +116,6 @@ func (r *repl) execLine(ctx context.Context, line string, own bool) {
 	printExecAnswer(r.out, r.ws, a, own)
 	// A shell line is its own turn: durable once shown.
 	if err := r.sess.Commit(r.g.ctx); err != nil {
-		fmt.Fprintln(r.out, "cairn: the line ran but its records may not survive a crash:", err)
+		fmt.Fprintln(r.out, "cairn: the line ran but its records may not survive a crash:", userError(err))
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strconv"
 
+	"cairn/cli/diffview"
 	"cairn/cli/display"
 	"cairn/engine"
 )
@@ -54,6 +55,7 @@ type RevertCmd struct {
 	Files        bool   `name:"files" help:"Revert the recorded file changes only (a preview unless --apply)."`
 	Both         bool   `name:"both" help:"Revert the files, then the conversation (a preview unless --apply)."`
 	Apply        bool   `name:"apply" help:"Run a --files or --both revert rather than preview it."`
+	Diff         bool   `name:"diff" help:"With a preview, the unified diff of each file: what it holds now against what the revert would give it."`
 }
 
 func (c *RevertCmd) Run(g *Globals) error {
@@ -69,7 +71,15 @@ func (c *RevertCmd) Run(g *Globals) error {
 	if c.Apply && mode == engine.RevertConversation {
 		return usageErrorf("--apply runs a --files or --both revert; a conversation revert is never previewed")
 	}
-	_, s, err := g.openSession(c.Session)
+	if c.Diff && (c.Apply || mode == engine.RevertConversation) {
+		return usageErrorf("--diff shows what a --files or --both preview would change; leave --apply out")
+	}
+	preview := mode != engine.RevertConversation && !c.Apply
+	open := g.openSession
+	if preview {
+		open = g.readSession // a preview writes nothing: reads never need a write
+	}
+	_, s, err := open(c.Session)
 	if err != nil {
 		return err
 	}
@@ -79,7 +89,7 @@ func (c *RevertCmd) Run(g *Globals) error {
 		return err
 	}
 	var res *engine.RevertResult
-	if mode != engine.RevertConversation && !c.Apply {
+	if preview {
 		res, err = s.PreviewRevert(g.ctx, to, mode)
 	} else {
 		res, err = s.Revert(g.ctx, to, mode)
@@ -87,10 +97,26 @@ func (c *RevertCmd) Run(g *Globals) error {
 	if err != nil {
 		return g.revertRefused(err)
 	}
+	var diffs []diffview.File
+	if res.Preview && res.Files != nil && !g.JSON {
+		diffs = revertDiffs(g.ctx, s.Workspace().Path(), res.Files)
+	}
 	if err := s.Close(); err != nil {
 		return err
 	}
-	return g.printRevert(res, "reverted")
+	if diffs != nil && c.Diff {
+		w, color := g.stdout, false
+		if terminalOut(g.term) && !noColor() {
+			w, color = g.term, true
+		}
+		if err := g.printRevert(w, res, "reverted", diffs, color); err != nil {
+			return err
+		}
+		fmt.Fprintln(w)
+		diffview.WriteDiff(w, diffs, color)
+		return nil
+	}
+	return g.printRevert(g.stdout, res, "reverted", diffs, terminalOut(g.term) && !noColor())
 }
 
 // revertRefused answers a file revert or unrevert refused over conflicts:
@@ -110,34 +136,36 @@ func (g *Globals) revertRefused(err error) error {
 	return &exitError{code: ExitRefused, word: "conflict", err: err, quiet: true}
 }
 
-// printRevert prints what a revert or unrevert (verb: "reverted", "put
-// back") did, or a preview would do.
-func (g *Globals) printRevert(res *engine.RevertResult, verb string) error {
+// printRevert prints on w what a revert or unrevert (verb: "reverted",
+// "put back") did, or a preview would do; diffs, for a preview, give each
+// file's lines added and removed (color: in colour).
+func (g *Globals) printRevert(w io.Writer, res *engine.RevertResult, verb string, diffs []diffview.File, color bool) error {
 	if g.JSON {
 		return g.printJSON(res)
 	}
 	if f := res.Files; f != nil {
-		printFileRevert(g.stdout, f, verb, res.Preview)
+		printFileRevert(w, f, verb, res.Preview, diffs, color)
 	}
 	if res.Preview {
-		fmt.Fprintln(g.stdout, "nothing was changed: run it again with --apply")
+		fmt.Fprintln(w, "nothing was changed: run it again with --apply")
 	}
 	switch {
 	case res.Preview && res.Head != res.From:
-		fmt.Fprintf(g.stdout, "would move the head to %s (now %s)\n", orNone(res.Head), orNone(res.From))
+		fmt.Fprintf(w, "would move the head to %s (now %s)\n", orNone(res.Head), orNone(res.From))
 	case res.Preview:
 	case res.Head != res.From || res.Files == nil:
-		fmt.Fprintf(g.stdout, "head %s (was %s)\n", orNone(res.Head), orNone(res.From))
+		fmt.Fprintf(w, "head %s (was %s)\n", orNone(res.Head), orNone(res.From))
 	}
 	if d := draftText(res.Draft, res.DraftUnavailable); d != "" {
-		fmt.Fprintf(g.stdout, "prompt to edit: %s\n", d)
+		fmt.Fprintf(w, "prompt to edit: %s\n", display.Text(d))
 	}
 	return nil
 }
 
 // printFileRevert prints the file half of a revert or unrevert: the counts,
-// then each file with what it does (or would do).
-func printFileRevert(w io.Writer, f *engine.FileRevert, verb string, preview bool) {
+// then each file with what it does (or would do), and, given its diff
+// (diffs, in the order of f.Files), the lines it adds and removes.
+func printFileRevert(w io.Writer, f *engine.FileRevert, verb string, preview bool, diffs []diffview.File, color bool) {
 	if preview {
 		verb = "would revert"
 	}
@@ -149,7 +177,11 @@ func printFileRevert(w io.Writer, f *engine.FileRevert, verb string, preview boo
 		fmt.Fprintf(w, "; %s ran without a record and keep their changes", plural(f.UnrecordedCalls, "call", "calls"))
 	}
 	fmt.Fprintln(w)
-	for _, x := range f.Files {
+	for i, x := range f.Files {
+		if i < len(diffs) {
+			fmt.Fprintf(w, "  %-9s %s  %s\n", x.Action, display.Line(x.Path), diffs[i].Counts(color))
+			continue
+		}
 		fmt.Fprintf(w, "  %-9s %s\n", x.Action, display.Line(x.Path))
 	}
 	for _, x := range f.Left {
@@ -175,7 +207,7 @@ func (c *UnrevertCmd) Run(g *Globals) error {
 	if err := s.Close(); err != nil {
 		return err
 	}
-	return g.printRevert(res, "put back")
+	return g.printRevert(g.stdout, res, "put back", nil, false)
 }
 
 // CompactCmd compacts a session's older stretch.

@@ -63,7 +63,7 @@ func parseJSONOrdered(b []byte) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := d.Token(); err != io.EOF {
+	if _, err := d.Token(); !errors.Is(err, io.EOF) {
 		return nil, errors.New("data after the JSON value")
 	}
 	return v, nil

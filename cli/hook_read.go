@@ -86,7 +86,7 @@ func readHookEvent(r io.Reader, want map[string]bool) (map[string]json.RawMessag
 		}
 	}
 	sc.keep = false
-	if _, err := sc.next(); err != io.EOF {
+	if _, err := sc.next(); !errors.Is(err, io.EOF) {
 		if err == nil {
 			return nil, errors.New("data after the JSON object")
 		}
@@ -105,7 +105,7 @@ type jsonSkipper struct {
 
 func (s *jsonSkipper) byte() (byte, error) {
 	c, err := s.r.ReadByte()
-	if err == io.EOF {
+	if errors.Is(err, io.EOF) {
 		return 0, io.ErrUnexpectedEOF
 	}
 	if err != nil {
@@ -158,8 +158,8 @@ func (s *jsonSkipper) str() error {
 	for {
 		// The bulk of a big event is its strings: take them a buffer at a time.
 		chunk, err := s.r.ReadSlice('"')
-		if err != nil && err != bufio.ErrBufferFull {
-			if err == io.EOF {
+		if err != nil && !errors.Is(err, bufio.ErrBufferFull) {
+			if errors.Is(err, io.EOF) {
 				return io.ErrUnexpectedEOF
 			}
 			return err
@@ -234,7 +234,7 @@ func (s *jsonSkipper) number() error {
 	for {
 		b, err := s.r.Peek(1)
 		if err != nil {
-			if err == io.EOF {
+			if errors.Is(err, io.EOF) {
 				return nil
 			}
 			return err

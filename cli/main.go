@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"reflect"
 	"strings"
 
 	"github.com/alecthomas/kong"
@@ -47,6 +48,7 @@ type CLI struct {
 	Undo       UndoCmd       `cmd:"" group:"plumbing" help:"Restore the files of the newest applied snapshot."`
 	Redo       RedoCmd       `cmd:"" group:"plumbing" help:"Put the newest undone edit back."`
 	Snapshots  SnapshotsCmd  `cmd:"" group:"plumbing" help:"List a session's snapshots, or restore down to one."`
+	Diff       DiffCmd       `cmd:"" group:"plumbing" help:"Show what a tool call, or a whole turn, changed: a unified diff from its change records, with each file's lines added and removed."`
 	Storage    StorageCmd    `cmd:"" help:"Inspect and check the state folder."`
 	Import     ImportCmd     `cmd:"" help:"Bring Claude Code or Codex sessions into cairn (again: only what is new)."`
 	Hook       HookCmd       `cmd:"" help:"Use cairn under Claude Code or Codex: install its hooks, or run one (the agent runs it)."`
@@ -63,6 +65,9 @@ type Globals struct {
 	Chdir   string           `short:"C" name:"chdir" placeholder:"DIR" help:"Act as if started in DIR."`
 	JSON    bool             `name:"json" help:"Machine output: one JSON value (or JSONL for streams) on stdout."`
 	Version kong.VersionFlag `name:"version" help:"Print the version and exit."`
+	// Ephemeral is --ephemeral or --no-ephemeral, nil when neither was
+	// given: then storage.ephemeral of config.json decides (ephemeral.go).
+	Ephemeral *bool `name:"ephemeral" negatable:"" help:"Work in a private temporary state folder, removed when cairn leaves: nothing of sessions is recorded (spend still reaches the usage ledger). The default is storage.ephemeral of config.json; --no-ephemeral records this run."`
 
 	ctx    context.Context
 	stdin  io.Reader
@@ -72,6 +77,12 @@ type Globals struct {
 	// draw with escape sequences of their own, and for exact bytes.
 	term  io.Writer
 	store *engine.Store
+	// stateCmd: the command works on the state folder itself (storage,
+	// where, history, import, ...), never in an ephemeral root.
+	stateCmd      bool
+	toldEphemeral bool // ephemeral said once that the setting decided
+	// openStore opens the state folder instead of engine.Open (tests).
+	openStore func(home string) (*engine.Store, error)
 }
 
 // Process runs cairn as this process's command (cmd/cairn) and returns its
@@ -86,8 +97,15 @@ func Process() int {
 // Main runs the cairn command with args (without the program name) and
 // returns its exit code.
 func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return mainOn(ctx, args, stdin, stdout, stderr, nil)
+}
+
+// mainOn is Main with the state folder opened by openStore, when it is
+// not nil: the tests open it on a filesystem that fails as they say.
+func mainOn(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, openStore func(home string) (*engine.Store, error)) int {
 	var cli CLI
 	cli.ctx, cli.stdin, cli.stdout, cli.stderr = ctx, stdin, stdout, stderr
+	cli.openStore = openStore
 	if agent := hookArgs(args); agent != "" && !completing() {
 		return cli.mainHook(agent)
 	}
@@ -106,6 +124,8 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 		}),
 		kong.Vars{"version": "cairn " + engine.Version},
 		kong.UsageOnError(),
+		kong.KindMapper(reflect.String, rawString{}),
+		kong.Help(helpPrinter),
 	)
 	if err != nil {
 		fmt.Fprintln(stderr, "cairn:", err)
@@ -128,11 +148,11 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 	}
 	// Text from sessions (titles, file names, prompts, tool output) reaches
 	// a person only escaped: it may hold terminal control sequences.
-	errw := display.Writer(stderr)
+	errw := display.Writer(heardWriter(stderr, true))
 	cli.stderr, cli.term = errw, stdout
 	defer errw.Flush()
 	if !cli.JSON {
-		outw := display.Writer(stdout)
+		outw := display.Writer(heardWriter(stdout, false))
 		cli.stdout = outw
 		defer outw.Flush()
 	}
@@ -142,6 +162,7 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 	if err := checkSessionRefs(kctx); err != nil {
 		return cli.fail(err)
 	}
+	cli.stateCmd = stateCommand(kctx.Command())
 	err = kctx.Run(&cli.Globals)
 	if cli.store != nil {
 		cli.store.Close()
@@ -177,7 +198,7 @@ func hookArgs(args []string) string {
 // globals as the parser leaves them with no flag given (--home's
 // CAIRN_HOME is read by open, through defaultHome), then the command.
 func (g *Globals) mainHook(agent string) int {
-	errw, outw := display.Writer(g.stderr), display.Writer(g.stdout)
+	errw, outw := display.Writer(heardWriter(g.stderr, true)), display.Writer(heardWriter(g.stdout, false))
 	g.stderr, g.term, g.stdout = errw, g.stdout, outw
 	defer errw.Flush()
 	defer outw.Flush()
@@ -212,7 +233,7 @@ func listArgs(args []string) (dir string, ok bool) {
 // open, through defaultHome), then the listing.
 func (g *Globals) mainList(dir string) int {
 	g.Chdir, g.JSON = dir, true
-	errw := display.Writer(g.stderr)
+	errw := display.Writer(heardWriter(g.stderr, true))
 	g.stderr, g.term = errw, g.stdout
 	defer errw.Flush()
 	err := (&SessionsCmd{}).Run(g)
@@ -292,9 +313,21 @@ func (g *Globals) open() (*engine.Store, error) {
 		}
 		home = h
 	}
-	s, err := engine.Open(home, storeOptions()...)
+	open := func(home string) (*engine.Store, error) {
+		if g.ephemeral(home) {
+			return engine.OpenEphemeral(home, storeOptions()...)
+		}
+		return engine.Open(home, storeOptions()...)
+	}
+	if g.openStore != nil {
+		open = g.openStore
+	}
+	s, err := open(home)
 	if err != nil {
 		return nil, err
+	}
+	for _, r := range s.Unrecovered() {
+		fmt.Fprintln(g.stderr, "cairn:", userError(r))
 	}
 	g.store = s
 	return s, nil

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"sync"
 
@@ -88,7 +89,7 @@ func filterLines(in io.Reader, pw *io.PipeWriter, out io.Writer) {
 			}
 		}
 		if err != nil {
-			if err == io.EOF {
+			if errors.Is(err, io.EOF) {
 				pw.Close()
 			} else {
 				pw.CloseWithError(err)

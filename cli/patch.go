@@ -62,7 +62,7 @@ func (r *repl) patchLine(ctx context.Context, file, body string, multi bool) (fu
 		fmt.Fprintln(r.out, "Usage: :patch FILE, or :patch then the patch's lines, then a line holding only \".\"")
 		return nil, false
 	case multi:
-		text = []byte(body + "\n")
+		text = []byte(body)
 	case file != "":
 		b, err := r.g.readPatch(file)
 		if err != nil {

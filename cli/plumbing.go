@@ -40,6 +40,11 @@ func (c *PromptCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
+	if strings.TrimSpace(text) == "" {
+		// The REPL sends nothing for a blank line; a script's empty
+		// variable must not start or extend a session with nothing in it.
+		return usageErrorf("a prompt cannot be empty")
+	}
 	ws, err := g.workspace()
 	if err != nil {
 		return err
@@ -342,7 +347,7 @@ func (c *SessionsCmd) Run(g *Globals) error {
 			return err
 		}
 		for _, p := range skipped {
-			fmt.Fprintf(g.stderr, "cairn: skipped %s (%d sessions): %v\n", p.Name, len(p.Sessions), p.Err)
+			fmt.Fprintf(g.stderr, "cairn: skipped %s (%d sessions): %s\n", p.Name, len(p.Sessions), userError(p.Err))
 		}
 	} else {
 		ws, err := g.workspace()
@@ -365,7 +370,7 @@ func (c *SessionsCmd) Run(g *Globals) error {
 			return err
 		}
 		for _, p := range problems {
-			fmt.Fprintf(g.stderr, "cairn: skipped %s: %s\n", display.Line(p.Name), display.Line(p.Err))
+			fmt.Fprintf(g.stderr, "cairn: skipped %s: %s\n", display.Line(p.Name), display.Line(userText(p.Err)))
 		}
 		return sw.end()
 	}
@@ -376,7 +381,7 @@ func (c *SessionsCmd) Run(g *Globals) error {
 			return err
 		}
 		for _, p := range problems {
-			fmt.Fprintf(g.stderr, "cairn: skipped %s: %s\n", display.Line(p.Name), display.Line(p.Err))
+			fmt.Fprintf(g.stderr, "cairn: skipped %s: %s\n", display.Line(p.Name), display.Line(userText(p.Err)))
 		}
 		sums = append(sums, l...)
 	}
@@ -474,8 +479,12 @@ func (c *ShowCmd) Run(g *Globals) error {
 		return g.printJSON(out)
 	}
 	r := v.Record
-	fmt.Fprintf(g.stdout, "id       %s\ntitle    %s (%s)\npath     %s\ncreated  %s\nupdated  %s\nitems    %d\nturns    %d\nbranch   %s\nbuild    %s\n",
-		r.ID, display.Line(r.Title), display.Line(r.TitleSource), display.Line(r.Path), fmtTime(r.CreatedAt.Time), fmtTime(r.UpdatedAt.Time),
+	title := display.Title(r.Title)
+	if r.Title != "" && r.TitleSource != "" {
+		title += " (" + display.Line(r.TitleSource) + ")"
+	}
+	fmt.Fprintf(g.stdout, "id       %s\ntitle    %s\npath     %s\ncreated  %s\nupdated  %s\nitems    %d\nturns    %d\nbranch   %s\nbuild    %s\n",
+		r.ID, title, display.Line(r.Path), fmtTime(r.CreatedAt.Time), fmtTime(r.UpdatedAt.Time),
 		r.Counts.Items, r.Counts.Turns, display.Line(r.Branch), display.Line(r.Build))
 	if r.ForkOf != nil {
 		fmt.Fprintf(g.stdout, "fork of  %s at %s (#%d)\n", r.ForkOf.Session, r.ForkOf.Item, r.ForkOf.N)

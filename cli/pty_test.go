@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clipperhouse/displaywidth"
 	"golang.org/x/sys/unix"
 	xterm "golang.org/x/term"
 
@@ -35,8 +36,11 @@ type replPTY struct {
 	errs []*bytes.Buffer // what each run wrote to stderr, for a failure
 }
 
-func openReplPTY(t *testing.T) *replPTY {
-	p := &replPTY{Term: ptytest.Open(t, 60, 100)}
+func openReplPTY(t *testing.T) *replPTY { return openReplPTYSize(t, 60, 100) }
+
+// openReplPTYSize is openReplPTY for a terminal of rows by cols.
+func openReplPTYSize(t *testing.T, rows, cols uint16) *replPTY {
+	p := &replPTY{Term: ptytest.Open(t, rows, cols)}
 	t.Cleanup(func() {
 		if !t.Failed() {
 			return
@@ -68,14 +72,34 @@ func (p *replPTY) nextPrompt(t *testing.T) {
 	})
 }
 
-// raw reports whether the terminal is in raw mode (no echo) now.
+// raw reports whether the terminal is in raw mode (not reading lines) now.
 func (p *replPTY) raw(t *testing.T) bool {
 	t.Helper()
 	fl, err := unix.IoctlGetTermios(p.FD, ioctlGetTermios)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return fl.Lflag&unix.ECHO == 0
+	return fl.Lflag&unix.ICANON == 0
+}
+
+// awaitQueued waits until the terminal holds n bytes typed and not read
+// yet: keys sent while nothing reads, with no echo to wait for.
+func (p *replPTY) awaitQueued(t *testing.T, n int) {
+	t.Helper()
+	deadline := time.Now().Add(ptytest.Guard)
+	for {
+		q, err := unix.IoctlGetInt(p.FD, ioctlInQueue)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if q >= n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the terminal holds %d bytes, never %d", q, n)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }
 
 // cursorRow waits until the cursor's row reads s.
@@ -469,4 +493,191 @@ func (l *lockedWriter) Write(b []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.w.Write(b)
+}
+
+// TestPTYPastedBlocks: a :write or :patch pasted with its content keeps
+// every byte of it (a Makefile's tabs, a diff of tab-indented Go code),
+// and a last line holding only "." ends the content as it ends the typed
+// form, so it is not written or read as part of the patch.
+func TestPTYPastedBlocks(t *testing.T) {
+	dir := t.TempDir()
+	goFile := "package main\n\nfunc main() {\n\tprintln(\"a\")\n}\n"
+	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(goFile), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	base := []string{"--home", t.TempDir(), "-C", dir}
+	p := openReplPTY(t)
+	done := p.runMain(&stateWatch{p: p}, base...)
+	// What a terminal sends for a paste: line feeds as carriage returns.
+	paste := func(text string) {
+		t.Helper()
+		p.nextPrompt(t)
+		p.Send(t, "\x1b[200~"+strings.ReplaceAll(text, "\n", "\r")+"\x1b[201~\r")
+	}
+	paste(":write Makefile\nall:\n\techo hi\n")
+	paste(":write pasted.txt\nalpha\n\tbeta  \n\n.")
+	paste(":patch\n*** Begin Patch\n*** Add File: new.txt\n+x\n*** End Patch\n.\n")
+	paste(":patch\ndiff --git a/main.go b/main.go\n--- a/main.go\n+++ b/main.go\n@@ -1,5 +1,5 @@\n package main\n \n func main() {\n-\tprintln(\"a\")\n+\tprintln(\"b\")\n }\n")
+	p.nextPrompt(t)
+	p.Send(t, "\x04")
+	if c := p.awaitExit(t, done); c != 0 {
+		t.Fatalf("exit %d", c)
+	}
+	for name, want := range map[string]string{
+		"Makefile":   "all:\n\techo hi\n",
+		"pasted.txt": "alpha\n\tbeta  \n\n",
+		"new.txt":    "x\n",
+		"main.go":    strings.Replace(goFile, `"a"`, `"b"`, 1),
+	} {
+		if b, err := os.ReadFile(filepath.Join(dir, name)); err != nil || string(b) != want {
+			t.Errorf("%s: %q, %v; want %q", name, b, err, want)
+		}
+	}
+	if out := p.Output(); strings.Contains(out, "cairn:") {
+		t.Fatalf("an error was shown: %q", out)
+	}
+}
+
+// TestPTYHistoryCommands: /history shows every line of a prompt of
+// several lines (up to five, then how many more); slash commands typed in
+// this run come back with Up, and a prompt typed with // comes back with
+// its two slashes, in this run and the next, so Enter sends it as a prompt
+// again.
+func TestPTYHistoryCommands(t *testing.T) {
+	base := []string{"--home", t.TempDir(), "-C", t.TempDir()}
+	p := openReplPTY(t)
+	done := p.runMain(&stateWatch{p: p}, base...)
+	p.nextPrompt(t)
+	p.Send(t, "\x1b[200~two\rlines\r3\r4\r5\r6\r7\x1b[201~\r")
+	p.nextPrompt(t)
+	p.Send(t, "//slash prompt\r")
+	p.nextPrompt(t)
+	p.Send(t, "/history\r")
+	p.Expect(t, "   2  /slash prompt")
+	p.nextPrompt(t)
+	rows := strings.Join(p.Screen(), "\n")
+	if want := "   1  two\n      lines\n      3\n      4\n      5\n      … (2 more lines)\n   2  /slash prompt\n"; !strings.Contains(rows, want) {
+		t.Fatalf("/history:\n%s", rows)
+	}
+	p.Send(t, "\x1b[A")
+	p.cursorRow(t, "cairn> /history")
+	p.Send(t, "\x1b[A")
+	p.cursorRow(t, "cairn> //slash prompt")
+	p.Send(t, "\x15\x04")
+	if c := p.awaitExit(t, done); c != 0 {
+		t.Fatalf("exit %d", c)
+	}
+	done = p.runMain(&stateWatch{p: p}, base...)
+	p.nextPrompt(t)
+	p.Send(t, "\x1b[A")
+	p.cursorRow(t, "cairn> //slash prompt")
+	p.Send(t, "\r")
+	p.nextPrompt(t)
+	p.Send(t, "\x04")
+	if c := p.awaitExit(t, done); c != 0 {
+		t.Fatalf("exit %d", c)
+	}
+	l := listSessions(t, base)
+	if got := transcriptTexts(t, base, l[0].ID); !reflect.DeepEqual(got, []string{"/slash prompt"}) {
+		t.Fatalf("the prompt sent again: %q", got)
+	}
+}
+
+// TestPTYOutputFitsWindow: /help and /storage are fitted to the window at
+// 40 and at 100 columns: no row is as wide as the window (the terminal
+// would have wrapped it, cutting a word), and every command /help lists
+// is there.
+func TestPTYOutputFitsWindow(t *testing.T) {
+	// Short folders: a path wider than the window cannot be fitted.
+	short := func() string {
+		d, err := os.MkdirTemp("", "c")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { os.RemoveAll(d) })
+		return d
+	}
+	for _, cols := range []uint16{40, 100} {
+		dir := short()
+		base := []string{"--home", short(), "-C", dir}
+		p := openReplPTYSize(t, 200, cols)
+		done := p.runMain(&stateWatch{p: p}, base...)
+		p.nextPrompt(t)
+		p.Send(t, ":exec echo x > a.txt\r")
+		p.nextPrompt(t)
+		p.Send(t, "/help\r")
+		p.nextPrompt(t)
+		p.Send(t, "/storage\r")
+		p.Expect(t, "Change stores, largest first:")
+		p.nextPrompt(t)
+		p.Send(t, "\x04")
+		if c := p.awaitExit(t, done); c != 0 {
+			t.Fatalf("exit %d", c)
+		}
+		rows := p.Screen()
+		start, end := 0, 0
+		for i, r := range rows {
+			if r == "cairn> /help" {
+				start = i
+			}
+			if strings.HasPrefix(r, "cairn>") {
+				end = i
+			}
+		}
+		rows = rows[:end]
+		for _, r := range rows[start:] {
+			if displaywidth.String(r) >= int(cols) {
+				t.Fatalf("%d columns: a row the terminal wrapped: %q\n%s", cols, r, strings.Join(rows[start:], "\n"))
+			}
+		}
+		screen := strings.Join(rows[start:], "\n")
+		for _, e := range helpEntries {
+			if first, _, _ := strings.Cut(e[0], " "); !strings.Contains(screen, "  "+first) {
+				t.Fatalf("%d columns: /help does not list %s:\n%s", cols, e[0], screen)
+			}
+		}
+	}
+}
+
+// TestPTYDiff: /diff shows what the newest recorded call changed, or a
+// whole turn, as a coloured unified diff with each file's counts (no
+// colour under NO_COLOR); a /revert files preview counts each file's lines
+// too.
+func TestPTYDiff(t *testing.T) {
+	for _, noColor := range []bool{false, true} {
+		if noColor {
+			t.Setenv("NO_COLOR", "1")
+		}
+		dir := t.TempDir()
+		base := []string{"--home", t.TempDir(), "-C", dir}
+		p := openReplPTY(t)
+		done := p.runMain(&stateWatch{p: p}, base...)
+		p.nextPrompt(t)
+		p.Send(t, "make a\r")
+		p.nextPrompt(t)
+		p.Send(t, "\x1b[200~:write a.txt\rone\r\ttwo\r\x1b[201~\r")
+		p.nextPrompt(t)
+		p.Send(t, "/diff\r")
+		p.ExpectScreen(t, "  create  a.txt  +2 −0")
+		p.nextPrompt(t)
+		p.Send(t, "/diff 1\r")
+		p.Expect(t, "What the turn of prompt")
+		p.nextPrompt(t)
+		p.Send(t, "/revert 1 files\r")
+		p.ExpectScreen(t, "a.txt  +0 −2")
+		p.nextPrompt(t)
+		p.Send(t, "\x04")
+		if c := p.awaitExit(t, done); c != 0 {
+			t.Fatalf("exit %d", c)
+		}
+		screen := strings.Join(p.Screen(), "\n")
+		for _, want := range []string{"+++ b/a.txt", "+one", "+       two", "Repeat /revert 1 files to run it"} {
+			if !strings.Contains(screen, want) {
+				t.Fatalf("no %q:\n%s", want, screen)
+			}
+		}
+		if out := p.Output(); strings.Contains(out, "\x1b[32m+one") == noColor {
+			t.Fatalf("NO_COLOR %v: colour %v in %q", noColor, !noColor, out)
+		}
+	}
 }

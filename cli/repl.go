@@ -14,7 +14,6 @@ import (
 	"cairn/cli/term"
 	"cairn/engine"
 	"cairn/httpapi"
-	"cairn/internal/vfs"
 )
 
 // repl is one run of the line REPL: a session in the current directory,
@@ -64,43 +63,67 @@ type repl struct {
 	sweepHook func()
 }
 
-const helpText = `Type a prompt and press Enter. Commands:
-  /rename NAME   rename this session
-  /clear, /new   start a new session here (this one stays resumable)
-  /history       show the prompt history
-  /undo /redo    restore the files of the newest snapshot, or put the undone edit back (Alt+Z, Alt+R)
-  /snapshots [restore ID]
-                 list this session's snapshots (F9), or undo every one down to ID
-  :write PATH    write PATH with the lines that follow, up to a line holding only "."
-                 (or with the lines pasted or typed after it with Alt+Enter, in one text)
-  :edit PATH OLD NEW, :rm PATH
-                 the edit and rm file tools (shell-style quoting)
-  :exec LINE     run a shell line (sh -c, in the workspace), recording what it changes for file revert
-  !LINE          run a shell line of your own: kept in the shell history, given no change record
-  /shells [RUN]  list this session's shell history, or show what command RUN printed
-  :patch [FILE]  apply a patch (git diff, or *** Begin Patch) from FILE, or from the lines
-                 that follow up to a line holding only "."; /undo undoes all of it
-  :attach PATH   attach a file to the next prompt (:attach alone lists them)
-  /fork [ITEM]   fork this session (at the head, or an item id or number) and switch to the fork
-  /revert ITEM [conversation|files|both]
-                 move the head back: a prompt lands before it and comes back for editing;
-                 files (or both) reverts the recorded file changes after ITEM: the first
-                 such line previews, the same line again runs it
-  /unrevert      undo the reverts since the last new work (files, then the head)
-  /compact       replace the older conversation by a summary in the request view
-  /storage [all] where the state folder's disk went, and the change stores (all: every one)
-  /migrate-sessions FROM TO [--no-usage] [--session S]
-                 move the saved sessions of directory FROM to TO (asks first)
-  /help          show this help
-  /exit          leave (Ctrl-D too)
-A line starting with // is sent as a prompt starting with /. Alt+Enter starts a new line;
-Alt+Z, Alt+R and F9 (or the leader key, Ctrl-X, then z, r or p) run /undo, /redo and /snapshots.
+// helpEntries are the commands /help lists, each with what it does.
+var helpEntries = [][2]string{
+	{"/rename NAME", "rename this session"},
+	{"/clear, /new", "start a new session here (this one stays resumable)"},
+	{"/history", "show the prompt history"},
+	{"/undo /redo", "restore the files of the newest snapshot, or put the undone edit back (Alt+Z, Alt+R)"},
+	{"/snapshots [restore ID]", "list this session's snapshots (F9), or undo every one down to ID"},
+	{":write PATH", `write PATH with the lines that follow, up to a line holding only "." (or with the lines pasted or typed after it with Alt+Enter, in one text)`},
+	{":edit PATH OLD NEW, :rm PATH", "the edit and rm file tools (shell-style quoting)"},
+	{":exec LINE", "run a shell line (sh -c, in the workspace), recording what it changes for file revert"},
+	{"!LINE", "run a shell line of your own: kept in the shell history, given no change record"},
+	{"/shells [RUN]", "list this session's shell history, or show what command RUN printed"},
+	{"/diff [ITEM]", "the unified diff of what a tool call changed (the newest, or ITEM), or a whole turn (ITEM a prompt)"},
+	{":patch [FILE]", `apply a patch (git diff, or *** Begin Patch) from FILE, or from the lines that follow up to a line holding only "." (or pasted with it, in one text); /undo undoes all of it`},
+	{":attach PATH", "attach a file to the next prompt (:attach alone lists them)"},
+	{"/fork [ITEM]", "fork this session (at the head, or an item id or number) and switch to the fork"},
+	{"/revert ITEM [conversation|files|both]", "move the head back: a prompt lands before it and comes back for editing; files (or both) reverts the recorded file changes after ITEM: the first such line previews, the same line again runs it"},
+	{"/unrevert", "undo the reverts since the last new work (files, then the head)"},
+	{"/compact", "replace the older conversation by a summary in the request view"},
+	{"/storage [all]", "where the state folder's disk went, and the change stores (all: every one)"},
+	{"/migrate-sessions FROM TO [--no-usage] [--session S]", "move the saved sessions of directory FROM to TO (asks first)"},
+	{"/help", "show this help"},
+	{"/exit", "leave (Ctrl-D too)"},
+}
+
+// helpKeys ends /help; LEADER is the leader key.
+const helpKeys = `A line starting with // is sent as a prompt starting with /.
+Keys: Alt+Enter (or Ctrl-J) starts a new line and Tab types a tab; Up and Down walk the history, Ctrl-R searches it; Ctrl-K, Ctrl-U and Ctrl-W cut, Ctrl-Y puts back; Ctrl-L clears the screen; Ctrl-Z suspends (fg resumes); LEADER then e edits the line in $VISUAL or $EDITOR; Alt+Z, Alt+R and F9 (or LEADER then z, r or p) run /undo, /redo and /snapshots; Ctrl-C clears the line.
 `
+
+// helpText is /help for a window width cells wide (0: not a terminal):
+// each command with what it does beside it, or below it when the window is
+// too narrow for two columns or the command too long for the first.
+func helpText(width int, leader string) string {
+	const col = 17 // where the second column starts
+	stacked := width > 0 && width-1-col < minColumn
+	var b strings.Builder
+	b.WriteString("Type a prompt and press Enter. Commands:\n")
+	for _, e := range helpEntries {
+		switch {
+		case stacked:
+			fmt.Fprintf(&b, "  %s\n      %s\n", e[0], e[1])
+		case len(e[0]) < col-3:
+			fmt.Fprintf(&b, "  %-*s%s\n", col-2, e[0], e[1])
+		default:
+			fmt.Fprintf(&b, "  %s\n%*s%s\n", e[0], col, "", e[1])
+		}
+	}
+	b.WriteString(strings.ReplaceAll(helpKeys, "LEADER", leader))
+	return fitText(b.String(), width)
+}
 
 // openStore opens the state folder. When it cannot be used (a missing home,
 // a full disk, a newer format), the REPL still runs, unrecorded, and says so.
-func (r *repl) openStore(ephemeral bool) error {
+func (r *repl) openStore() error {
 	g := r.g
+	// What ephemeral runs that died (kill -9, a power loss) left goes now,
+	// once its owner's lock proves it dead.
+	if _, err := engine.SweepEphemeral(storeOptions()...); err != nil {
+		r.notice(err.Error())
+	}
 	home := g.Home
 	if home == "" {
 		h, err := defaultHome()
@@ -113,13 +136,8 @@ func (r *repl) openStore(ephemeral bool) error {
 	if err != nil {
 		return err
 	}
-	if !ephemeral {
-		if c, err := r.config(home); err == nil && c.Storage.Ephemeral {
-			ephemeral = true
-		}
-	}
 	var s *engine.Store
-	if ephemeral {
+	if g.ephemeral(home) {
 		s, err = engine.OpenEphemeral(home, storeOptions()...)
 	} else if home != "" {
 		s, err = engine.Open(home, storeOptions()...)
@@ -135,6 +153,9 @@ func (r *repl) openStore(ephemeral bool) error {
 			return err
 		}
 	}
+	for _, u := range s.Unrecovered() {
+		r.notice(u.Error())
+	}
 	ws, err := s.Workspace(dir)
 	if err != nil {
 		s.Close()
@@ -145,25 +166,10 @@ func (r *repl) openStore(ephemeral bool) error {
 			r.notice(n)
 		}
 	}
-	r.store, r.ws = s, ws
+	r.open.mu.Lock()
+	r.store, r.ws, r.open.store = s, ws, s
+	r.open.mu.Unlock()
 	return nil
-}
-
-func (r *repl) config(home string) (engine.Config, error) {
-	if home == "" {
-		return engine.DefaultConfig(), nil
-	}
-	// Through the vfs seam, which refuses a FIFO rather than wait on it.
-	d, err := vfs.OpenDisk(home)
-	if err != nil {
-		return engine.DefaultConfig(), nil
-	}
-	defer d.Close()
-	b, err := vfs.ReadFile(d, "config.json")
-	if err != nil {
-		return engine.DefaultConfig(), nil
-	}
-	return engine.ParseConfig(b)
 }
 
 func (r *repl) closeStore() {
@@ -171,8 +177,15 @@ func (r *repl) closeStore() {
 	if r.ed != nil {
 		r.ed.Close()
 	}
-	if r.store != nil {
-		r.store.Close()
+	// Under the signal handler's lock: the store is closed once, by this
+	// or by the handler, never by both.
+	r.open.mu.Lock()
+	defer r.open.mu.Unlock()
+	if r.open.store != nil {
+		if err := r.open.store.Close(); err != nil {
+			r.notice(err.Error())
+		}
+		r.open.store = nil
 		r.g.store = nil
 	}
 }
@@ -279,7 +292,7 @@ func (r *repl) loop() error {
 		if err != nil {
 			return err
 		}
-		ed := term.NewEditor(keys, r.g.term, r.store.History())
+		ed := term.NewEditor(keys, r.g.term, editorHistory(r.store.History()))
 		r.ed = ed
 		r.open.setEditor(ed)
 		if r.leader != "" {
@@ -297,6 +310,12 @@ func (r *repl) loop() error {
 	}
 	for {
 		line, err := r.readLineServing()
+		if r.ed != nil && r.ed.Used() {
+			r.dropDraft()
+			if err == nil && isCommandLine(line) {
+				r.ed.AddHistory(line)
+			}
+		}
 		if errors.Is(err, term.ErrInterrupted) {
 			continue
 		}
@@ -327,6 +346,18 @@ func (r *repl) loop() error {
 	return nil
 }
 
+// dropDraft clears the session's draft once the person is done with the
+// input line it was put in: sent, or cleared (Ctrl-C, or emptied and left
+// with Ctrl-D). It is not handed back again on the next resume.
+func (r *repl) dropDraft() {
+	if r.sess == nil {
+		return
+	}
+	if err := r.sess.SetDraft(r.g.ctx, ""); err != nil {
+		r.notice(fmt.Sprintf("the draft was not cleared: %v", userError(err)))
+	}
+}
+
 // banner is the first line a person sees: which session this is, where it
 // is recorded, and that /help lists the commands.
 func (r *repl) banner() {
@@ -347,14 +378,14 @@ func (r *repl) readLine() (string, error) {
 		return r.ed.ReadLine("cairn> ")
 	}
 	line, err := r.lines.ReadString('\n')
-	if err != nil && (line == "" || err != io.EOF) {
+	if err != nil && (line == "" || !errors.Is(err, io.EOF)) {
 		return "", err
 	}
 	return strings.TrimSuffix(strings.TrimSuffix(line, "\n"), "\r"), nil
 }
 
 // commandList names every command, for a line that names none.
-const commandList = "/rename /clear /new /history /shells /undo /redo /snapshots /fork /revert /unrevert /compact /storage /migrate-sessions /help /exit, :write :edit :rm :exec :patch :attach, !LINE"
+const commandList = "/rename /clear /new /history /shells /undo /redo /snapshots /diff /fork /revert /unrevert /compact /storage /migrate-sessions /help /exit, :write :edit :rm :exec :patch :attach, !LINE"
 
 // handle runs one line; it reports whether the REPL should end. A blank
 // line records nothing; "//text" is the prompt "/text"; a "/" or ":" line
@@ -374,7 +405,7 @@ func (r *repl) handle(ctx context.Context, line string) bool {
 		r.execLine(ctx, strings.TrimPrefix(trimmed, "!"), true) // cli/exec.go
 		return false
 	case strings.HasPrefix(trimmed, ":") && len(trimmed) > 1 && isLetter(trimmed[1]):
-		if !r.attachLine(trimmed) && !r.toolLine(ctx, trimmed) {
+		if !r.attachLine(trimmed) && !r.toolLine(ctx, line) {
 			name, _, _ := strings.Cut(firstLine(trimmed), " ")
 			fmt.Fprintf(r.out, "Unknown command %s; nothing was sent. Commands: %s (/help says more).\n", name, commandList)
 		}
@@ -394,7 +425,7 @@ func (r *repl) command(ctx context.Context, trimmed string) bool {
 	case "/exit", "/quit":
 		return true
 	case "/help":
-		fmt.Fprint(r.out, helpText)
+		fmt.Fprint(r.out, helpText(r.width(), r.leaderName()))
 	case "/rename":
 		if arg == "" {
 			fmt.Fprintln(r.out, "A session name cannot be empty.")
@@ -422,18 +453,79 @@ func (r *repl) command(ctx context.Context, trimmed string) bool {
 		r.snapCommand(name, arg)
 	case "/storage":
 		r.storageCommand(ctx, arg)
+	case "/diff":
+		r.diffCommand(ctx, arg)
 	case "/migrate-sessions":
 		r.migrateCommand(arg)
 	case "/shells":
 		r.shellsCommand(ctx, arg)
 	case "/history":
-		for i, h := range r.store.History() {
-			fmt.Fprintf(r.out, "%4d  %s\n", i+1, firstLine(h))
-		}
+		printHistory(r.out, r.store.History())
 	default:
 		fmt.Fprintf(r.out, "Unknown command %s; nothing was sent. Commands: %s (/help says more; start a prompt that begins with / with //).\n", firstLine(name), commandList)
 	}
 	return false
+}
+
+// leaderName is the leader key as /help names it.
+func (r *repl) leaderName() string {
+	switch r.leader {
+	case "", term.DefaultLeader:
+		return "Ctrl-X"
+	}
+	return r.leader
+}
+
+// historyShown is how many lines of one entry /history shows.
+const historyShown = 5
+
+// printHistory lists the prompt history, oldest first, numbered: every
+// line of a prompt of several lines, up to historyShown of them and a
+// count of the rest.
+func printHistory(w io.Writer, h []string) {
+	for i, e := range h {
+		lines := strings.Split(e, "\n")
+		for j, l := range lines[:min(len(lines), historyShown)] {
+			if j == 0 {
+				fmt.Fprintf(w, "%4d  %s\n", i+1, display.Line(l))
+			} else {
+				fmt.Fprintf(w, "      %s\n", display.Line(l))
+			}
+		}
+		if n := len(lines) - historyShown; n == 1 {
+			fmt.Fprintln(w, "      … (1 more line)")
+		} else if n > 1 {
+			fmt.Fprintf(w, "      … (%d more lines)\n", n)
+		}
+	}
+}
+
+// editorHistory is the prompt history as the line editor recalls it: a
+// prompt that starts with / was typed with //, and is recalled so, to send
+// it again as a prompt rather than run a command.
+func editorHistory(h []string) []string {
+	out := make([]string, len(h))
+	for i, e := range h {
+		if strings.HasPrefix(strings.TrimLeft(e, " \t"), "/") {
+			e = "/" + e
+		}
+		out[i] = e
+	}
+	return out
+}
+
+// isCommandLine reports whether line is a slash command, a tool line or a
+// shell line: typed at the prompt, it goes into the editor's history for
+// this run (Up brings back a previewed /revert to run it).
+func isCommandLine(line string) bool {
+	t := strings.TrimSpace(line)
+	switch {
+	case strings.HasPrefix(t, "//"):
+		return false
+	case strings.HasPrefix(t, "/"), strings.HasPrefix(t, "!"):
+		return true
+	}
+	return strings.HasPrefix(t, ":") && len(t) > 1 && isLetter(t[1])
 }
 
 // prompt records a user prompt as one turn. The prompt goes into the
@@ -493,7 +585,7 @@ func (r *repl) prompt(ctx context.Context, text string) {
 		return
 	}
 	if r.ed != nil {
-		r.ed.AddHistory(text)
+		r.ed.AddHistory(editorHistory([]string{text})[0])
 	}
 }
 
@@ -588,7 +680,15 @@ func (r *repl) keysOf(f *os.File) (*term.Keys, error) {
 		if err != nil {
 			return nil, err
 		}
+		// Between prompts the terminal does not echo: what is typed while
+		// a command runs waits for the next prompt instead of showing in
+		// the command's output.
+		if err := k.Quiet(); err != nil {
+			k.Close()
+			return nil, err
+		}
 		r.keys = k
+		r.open.setKeys(k)
 	}
 	return r.keys, nil
 }

@@ -56,8 +56,12 @@ func (r *repl) graphCommand(name, arg string) {
 				fmt.Fprintln(r.out, "cairn:", userError(err))
 				return
 			}
-			printFileRevert(r.out, res.Files, "", true)
-			fmt.Fprintf(r.out, "Repeat /revert %s to run it.\n", arg)
+			w, color := r.out, false
+			if r.ed != nil && !noColor() {
+				w, color = r.g.term, true
+			}
+			printFileRevert(w, res.Files, "", true, revertDiffs(ctx, r.ws.Path(), res.Files), color)
+			fmt.Fprintf(r.out, "Repeat /revert %s to run it; /diff shows what each call changed.\n", arg)
 			r.revertPreview = line
 			return
 		}
@@ -67,9 +71,11 @@ func (r *repl) graphCommand(name, arg string) {
 			return
 		}
 		if res.Files != nil {
-			printFileRevert(r.out, res.Files, "Reverted", false)
+			printFileRevert(r.out, res.Files, "Reverted", false, nil, false)
 		}
-		fmt.Fprintf(r.out, "Reverted: %s on the head path now.\n", plural(len(r.sess.Transcript()), "item", "items"))
+		if mode != engine.RevertFiles {
+			fmt.Fprintf(r.out, "Reverted: %s on the head path now.\n", plural(len(r.sess.Transcript()), "item", "items"))
+		}
 		r.offerDraft(res.Draft, res.DraftUnavailable)
 		r.offerDraftAttachments()
 	case "/unrevert":
@@ -80,7 +86,7 @@ func (r *repl) graphCommand(name, arg string) {
 			return
 		}
 		if res.Files != nil {
-			printFileRevert(r.out, res.Files, "Put back", false)
+			printFileRevert(r.out, res.Files, "Put back", false, nil, false)
 		}
 		fmt.Fprintf(r.out, "Unreverted: %s on the head path.\n", plural(len(r.sess.Transcript()), "item", "items"))
 	case "/compact":

@@ -19,16 +19,27 @@ import (
 // (keepTyped), then closes its session: the journal and the record
 // are made durable and ownership is given up, so the record shows every turn
 // the journal holds. It prints the resume line when a record was written,
-// and exits with 128 plus the signal's number, as the signal would have. (SIGKILL cannot be caught: a
-// listing rebuilds the record of a session whose owner died.)
+// closes the store (an ephemeral one, or the throwaway one of an unrecorded
+// REPL, is removed with everything in it), and exits with 128 plus the
+// signal's number, as the signal would have. (SIGKILL cannot be caught: a
+// listing rebuilds the record of a session whose owner died, and the next
+// cairn to start removes an ephemeral root whose owner died.)
 
 // openSession is the REPL's current session, for the signal handler: the
 // REPL's own goroutine changes it, the handler reads it.
 type openSession struct {
-	mu   sync.Mutex
-	sess *engine.Session
-	ed   *term.Editor // the line editor, whose terminal is handed back first
-	pick func()       // ends the picker under way and waits for it, or nil
+	mu    sync.Mutex
+	store *engine.Store // closed by closeStore or by the handler, whichever is first
+	sess  *engine.Session
+	ed    *term.Editor // the line editor, whose terminal is handed back first
+	pick  func()       // ends the picker under way and waits for it, or nil
+	keys  *term.Keys   // the terminal's keys, closed to put its first mode back
+}
+
+func (o *openSession) setKeys(k *term.Keys) {
+	o.mu.Lock()
+	o.keys = k
+	o.mu.Unlock()
 }
 
 func (o *openSession) setPicker(stop func()) {
@@ -66,16 +77,25 @@ func (r *repl) closeOnSignal(interrupt bool) (stop func()) {
 			if r.open.pick != nil {
 				r.open.pick() // the picker hands the terminal back
 			}
-			typed := ""
-			if r.open.ed != nil {
+			typed, editing := "", r.open.ed != nil
+			if editing {
 				typed = r.open.ed.Typed()
 				r.open.ed.Close() // ends a ReadLine, restores the terminal
 			}
+			st := r.open.store
+			if r.open.keys != nil {
+				r.open.keys.Close() // the mode the terminal had at the start
+			}
 			if s := r.open.sess; s != nil {
-				keepTyped(s, typed)
+				keepTyped(s, typed, editing)
 				s.Close() // waits for a turn or a file tool under way
-				if s.Recorded() && !r.store.Ephemeral() {
+				if s.Recorded() && st != nil && !st.Ephemeral() {
 					fmt.Fprintf(r.out, "cairn --resume %s\n", s.ID())
+				}
+			}
+			if st != nil {
+				if err := st.Close(); err != nil {
+					fmt.Fprintln(r.errw, "cairn:", userError(err))
 				}
 			}
 			code := 1
@@ -95,12 +115,17 @@ func (r *repl) closeOnSignal(interrupt bool) (stop func()) {
 // keepTyped keeps the prompt being typed when the REPL is told to end as
 // the session's draft (seed 000: a typed draft is worth keeping): resuming
 // puts it back in the input line. A draft the session holds already (the
-// one the line started with) is not written again.
-func keepTyped(s *engine.Session, typed string) {
+// one the line started with) is not written again. editing says the text
+// came from a line editor: an input line the person emptied clears the
+// draft it was given, which would otherwise come back on every resume.
+func keepTyped(s *engine.Session, typed string, editing bool) {
+	ctx := context.Background()
 	if strings.TrimSpace(typed) == "" {
+		if editing {
+			s.SetDraft(ctx, "") // nothing to clear: nothing is written
+		}
 		return
 	}
-	ctx := context.Background()
 	if d, _, err := s.Draft(ctx); err == nil && d == typed {
 		return
 	}

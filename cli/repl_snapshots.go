@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"cairn/cli/display"
 	"cairn/cli/term"
@@ -35,9 +36,15 @@ func (r *repl) bindSnapshotKeys() {
 }
 
 // toolLine runs a :write, :edit, :rm or :patch line; it reports false for any other
-// line, which is then handled elsewhere.
-func (r *repl) toolLine(ctx context.Context, line string) bool {
-	line, body, multi := strings.Cut(strings.TrimSpace(line), "\n")
+// line, which is then handled elsewhere. text is the line as typed or
+// pasted: a :write's or a :patch's content may follow its first line.
+func (r *repl) toolLine(ctx context.Context, text string) bool {
+	line, body, _ := strings.Cut(strings.TrimLeftFunc(text, unicode.IsSpace), "\n")
+	line = strings.TrimSpace(line)
+	multi := strings.TrimSpace(body) != ""
+	if multi {
+		body = blockContent(body)
+	}
 	name, rest, _ := strings.Cut(line, " ")
 	var run func() (*engine.ToolAnswer, error)
 	if multi && (name == ":edit" || name == ":rm") {
@@ -60,7 +67,7 @@ func (r *repl) toolLine(ctx context.Context, line string) bool {
 		}
 		// A text of several lines (pasted, or typed with Alt+Enter) holds
 		// the content after its first line; else the lines that follow do.
-		content, ok := body+"\n", true
+		content, ok := body, true
 		if !multi {
 			content, ok = r.readBlock()
 		}
@@ -104,9 +111,25 @@ func (r *repl) toolLine(ctx context.Context, line string) bool {
 	printToolAnswer(r.out, r.ws, a)
 	// A tool line is its own turn: durable once shown.
 	if err := r.sess.Commit(r.g.ctx); err != nil {
-		fmt.Fprintln(r.out, "cairn: the change is made but may not survive a crash:", err)
+		fmt.Fprintln(r.out, "cairn: the change is made but may not survive a crash:", userError(err))
 	}
 	return true
+}
+
+// blockContent is the content of a :write or a :patch given in one text
+// with it (pasted, or typed with Alt+Enter): the lines after the first, as
+// they are (tabs, blank lines and trailing blanks kept), ending with a line
+// feed. A last line holding only "." ends the content as it ends the typed
+// form, so pasting the shape /help shows writes no "." line.
+func blockContent(body string) string {
+	b := strings.TrimSuffix(body, "\n")
+	if b == "." {
+		return ""
+	}
+	if strings.HasSuffix(b, "\n.") {
+		return strings.TrimSuffix(b, ".")
+	}
+	return b + "\n"
 }
 
 // readBlock reads the lines of a :write up to a line holding only ".".

@@ -16,9 +16,8 @@ type RunCmd struct {
 	Resume      string `short:"r" name:"resume" placeholder:"SESSION" help:"Resume a session (id, prefix or title); --resume or -r alone opens the picker."`
 	Pick        bool   `name:"pick" hidden:"" help:"Open the picker (what a bare --resume means)."`
 	Continue    bool   `short:"c" name:"continue" help:"Resume the most recently written session."`
-	Ephemeral   bool   `name:"ephemeral" help:"Leave no session record (spend still reaches the usage ledger)."`
 	NoSnapshots bool   `name:"no-snapshots" help:"Record no file changes for this process."`
-	Leader      string `name:"leader" env:"CAIRN_LEADER" default:"ctrl+x" placeholder:"KEY" help:"The leader key of the REPL: the leader, then z, r or p, is /undo, /redo or /snapshots (ctrl+x, ctrl+g, alt+space...)."`
+	Leader      string `name:"leader" env:"CAIRN_LEADER" default:"ctrl+x" placeholder:"KEY" help:"The leader key of the REPL: the leader, then z, r or p, is /undo, /redo or /snapshots, then e edits the line in $VISUAL or $EDITOR (ctrl+x, ctrl+g, alt+space...)."`
 	ListenFlags `embed:""`
 }
 
@@ -28,7 +27,7 @@ type RunCmd struct {
 type ResumeCmd struct {
 	Session     string `arg:"" optional:"" help:"Session to resume; without it, choose in the picker."`
 	NoSnapshots bool   `name:"no-snapshots" help:"Record no file changes for this process."`
-	Leader      string `name:"leader" env:"CAIRN_LEADER" default:"ctrl+x" placeholder:"KEY" help:"The leader key of the REPL: the leader, then z, r or p, is /undo, /redo or /snapshots (ctrl+x, ctrl+g, alt+space...)."`
+	Leader      string `name:"leader" env:"CAIRN_LEADER" default:"ctrl+x" placeholder:"KEY" help:"The leader key of the REPL: the leader, then z, r or p, is /undo, /redo or /snapshots, then e edits the line in $VISUAL or $EDITOR (ctrl+x, ctrl+g, alt+space...)."`
 }
 
 func (c *ResumeCmd) Run(g *Globals) error {
@@ -46,17 +45,20 @@ func (c *RunCmd) Run(g *Globals) error {
 	if n > 1 {
 		return usageErrorf("choose one of --resume, --continue")
 	}
-	if c.Ephemeral && n > 0 {
+	if g.Ephemeral != nil && *g.Ephemeral && n > 0 {
 		return usageErrorf("--ephemeral starts a new session; it cannot resume one")
 	}
 	interrupt := replInterrupt(g)
 	r := &repl{g: g, in: g.stdin, out: g.stdout, errw: g.stderr, noSnapshots: c.NoSnapshots, leader: c.Leader, turnHook: replTurnHook}
-	if err := r.openStore(c.Ephemeral); err != nil {
+	// The handler is there before the store is opened, so a signal at any
+	// time closes it: an ephemeral root is removed, not left on disk.
+	stop := r.closeOnSignal(interrupt)
+	defer stop()
+	if err := r.openStore(); err != nil {
 		return err
 	}
 	defer r.closeStore()
 	defer r.closeKeys()
-	defer r.closeOnSignal(interrupt)()
 	r.returnRemovedCheckouts()
 	switch {
 	case c.Pick:

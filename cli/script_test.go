@@ -13,9 +13,9 @@ import (
 var updateScripts = flag.Bool("update", false, "rewrite the golden parts of script tests (cmp with -update)")
 
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){
-		"cairn":           func() { os.Exit(Process()) }, // as cmd/cairn runs it
-		"cairn-blockturn": blockTurnMain,                 // cancel_pty_test.go
+	testscript.Main(messagesChecked{m}, map[string]func(){
+		"cairn":           func() { hearInFile(); os.Exit(Process()) }, // as cmd/cairn runs it
+		"cairn-blockturn": func() { hearInFile(); blockTurnMain() },    // cancel_pty_test.go
 		// jq for the shell scripts (whole_session.sh), so they need no
 		// jq installed.
 		"jq": func() { os.Exit(gojq.Run()) },
@@ -36,6 +36,7 @@ func TestScripts(t *testing.T) {
 			e.Setenv("SCRIPTS", scripts)
 			e.Setenv("CAIRN_HOME", e.WorkDir+"/.cairn-home")
 			e.Setenv("HOME", e.WorkDir+"/home")
+			e.Setenv(heardEnv, os.Getenv(heardEnv))
 			return nil
 		},
 	})

@@ -37,7 +37,7 @@ func (g *Globals) workspace() (*engine.Workspace, error) {
 		return nil, err
 	}
 	if r := ws.Repaired(); r != "" {
-		fmt.Fprintln(g.stderr, "cairn:", r)
+		say(g.stderr, r)
 	}
 	return ws, nil
 }
@@ -117,6 +117,22 @@ func (g *Globals) openSession(ref string) (*engine.Workspace, *engine.Session, e
 	return ws, s, nil
 }
 
+// readSession opens a session to read it only (a preview): nothing is
+// written, so it opens on a full disk and while another process owns it.
+func (g *Globals) readSession(ref string) (*engine.Workspace, *engine.Session, error) {
+	ws, id, err := g.resolveSession(ref)
+	if err != nil {
+		return nil, nil, err
+	}
+	opts := g.sessionOptions()
+	opts.ReadOnly = true
+	s, err := ws.Open(g.ctx, id, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	return ws, s, nil
+}
+
 // view reads a session without ownership.
 func (g *Globals) view(ref string) (*engine.Workspace, *engine.View, error) {
 	ws, id, err := g.resolveSession(ref)
@@ -186,5 +202,5 @@ func checkSessionRefs(kctx *kong.Context) error {
 // fails is the command's failure), and what the session has to say
 // (a record rebuilt later, an item whose payload is gone) goes to stderr.
 func (g *Globals) sessionOptions() engine.SessionOptions {
-	return engine.SessionOptions{Notice: func(m string) { fmt.Fprintln(g.stderr, "cairn:", m) }}
+	return engine.SessionOptions{Notice: func(m string) { say(g.stderr, m) }}
 }

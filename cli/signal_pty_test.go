@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"errors"
 	"os/exec"
 	"reflect"
@@ -112,4 +113,86 @@ func TestProcessSignalDuringPicker(t *testing.T) {
 	if out := p.WaitSuffix(t, "<end>"); strings.Contains(out, "cairn --resume") {
 		t.Fatalf("a resume line: %q", out)
 	}
+}
+
+// TestProcessClearedDraftStaysCleared: a draft put back in the input line
+// that the person clears (Ctrl-C, or emptied before SIGTERM) is gone from
+// the session: the next resume starts with an empty line. cairn show names
+// a session with no prompt yet "(untitled)".
+func TestProcessClearedDraftStaysCleared(t *testing.T) {
+	e := newProcEnv(t)
+	// start runs the REPL with args on a new terminal, with the cursor on
+	// a prompt whose row reads row.
+	start := func(row string, args ...string) (*replPTY, *exec.Cmd) {
+		t.Helper()
+		p := openReplPTY(t)
+		cmd := e.command(args...)
+		cmd.Stdin, cmd.Stdout, cmd.Stderr = p.TTY, p.TTY, p.TTY
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+		p.nextPrompt(t)
+		p.cursorRow(t, row)
+		return p, cmd
+	}
+	term := func(cmd *exec.Cmd) {
+		t.Helper()
+		if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+			t.Fatal(err)
+		}
+		waitProcess(t, cmd)
+	}
+	draft := func() string {
+		t.Helper()
+		var rec struct {
+			ID    string
+			Draft *struct{ Text string }
+		}
+		if err := json.Unmarshal([]byte(e.mustRun(t, "--json", "show", e.sessions(t)[0].ID)), &rec); err != nil {
+			t.Fatal(err)
+		}
+		if rec.Draft == nil {
+			return ""
+		}
+		return rec.Draft.Text
+	}
+
+	p, cmd := start("cairn>")
+	p.Send(t, "half typed")
+	p.cursorRow(t, "cairn> half typed")
+	term(cmd)
+	if d := draft(); d != "half typed" {
+		t.Fatalf("draft after SIGTERM: %q", d)
+	}
+	if show := e.mustRun(t, "show", e.sessions(t)[0].ID); !strings.Contains(show, "\ntitle    (untitled)\n") {
+		t.Fatalf("show of a session with no prompt:\n%s", show)
+	}
+
+	// Ctrl-C clears the line the draft was put in; Ctrl-D leaves.
+	p, cmd = start("cairn> half typed", "--continue")
+	p.Send(t, "\x03")
+	p.nextPrompt(t)
+	p.Send(t, "\x04")
+	if err := waitProcess(t, cmd); err != nil {
+		t.Fatal(err)
+	}
+	if d := draft(); d != "" {
+		t.Fatalf("draft after Ctrl-C: %q", d)
+	}
+
+	// The line emptied by hand, then SIGTERM.
+	p, cmd = start("cairn>", "--continue")
+	p.Send(t, "again")
+	p.cursorRow(t, "cairn> again")
+	term(cmd)
+	p, cmd = start("cairn> again", "--continue")
+	p.Send(t, "\x15")
+	p.cursorRow(t, "cairn>")
+	term(cmd)
+	if d := draft(); d != "" {
+		t.Fatalf("draft after the line was emptied and SIGTERM: %q", d)
+	}
+	_, cmd = start("cairn>", "--continue")
+	term(cmd)
 }

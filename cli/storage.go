@@ -37,6 +37,9 @@ func (c *AdoptCmd) Run(g *Globals) error {
 	if g.JSON {
 		return g.printJSON(loc)
 	}
+	if loc.Note != "" {
+		say(g.stderr, loc.Note)
+	}
 	fmt.Fprintf(g.stdout, "workspace folder %s now names %s\n", loc.Folder, loc.Path)
 	return nil
 }
@@ -63,10 +66,10 @@ func (c *FsckCmd) Run(g *Globals) error {
 		}
 	} else {
 		for _, p := range rep.Problems {
-			fmt.Fprintf(g.stdout, "%s: %s\n", display.Line(p.Path), display.Line(p.Problem))
+			fmt.Fprintf(g.stdout, "%s: %s\n", display.Line(p.Path), display.Line(userText(p.Problem)))
 		}
 		for _, p := range rep.Notes {
-			fmt.Fprintf(g.stdout, "note: %s: %s\n", display.Line(p.Path), display.Line(p.Problem))
+			fmt.Fprintf(g.stdout, "note: %s: %s\n", display.Line(p.Path), display.Line(userText(p.Problem)))
 		}
 		fmt.Fprintf(g.stdout, "checked %d objects, %d journals (%d lines), %d records: %d problems\n",
 			rep.Objects, rep.Journals, rep.Lines, rep.Records, len(rep.Problems))

@@ -25,7 +25,7 @@ func (c *StatsCmd) Run(g *Globals) error {
 	if g.JSON {
 		return g.printJSON(st)
 	}
-	writeStats(g.stdout, st)
+	writeStats(g.stdout, st, barWidth)
 	return nil
 }
 
@@ -135,11 +135,11 @@ func bar(st *engine.StorageStats, width int) string {
 	return b.String()
 }
 
-// writeStats prints the bar, its legend with exact sizes, the counts, and
-// what a prune would reclaim.
-func writeStats(w io.Writer, st *engine.StorageStats) {
+// writeStats prints the bar (cells wide), its legend with exact sizes, the
+// counts, and what a prune would reclaim.
+func writeStats(w io.Writer, st *engine.StorageStats, cells int) {
 	fmt.Fprintf(w, "%s  %s (%s on disk)\n", display.Line(st.Home), humanBytes(st.Total.Bytes), humanBytes(st.Total.Disk))
-	fmt.Fprintf(w, "[%s]\n", bar(st, barWidth))
+	fmt.Fprintf(w, "[%s]\n", bar(st, cells))
 	for _, p := range st.Parts {
 		pct := 0.0
 		if st.Total.Bytes > 0 {
@@ -204,15 +204,23 @@ func (r *repl) storageCommand(ctx context.Context, arg string) {
 	if r.store.Ephemeral() {
 		fmt.Fprintln(r.out, "This session is not recorded: its state folder is a temporary one.")
 	}
-	fmt.Fprintf(r.out, "Measuring %s …\n", display.Line(r.store.Home()))
+	width := r.width()
+	fmt.Fprint(r.out, fitText(fmt.Sprintf("Measuring %s …\n", display.Line(r.store.Home())), width))
 	st, err := r.store.Stats(ctx)
 	if err != nil {
 		fmt.Fprintln(r.out, "cairn:", userError(err))
 		return
 	}
-	writeStats(r.out, st)
+	// Printed when whole, fitted to the window; the bar too.
+	var b strings.Builder
+	cells := barWidth
+	if width > 0 {
+		cells = max(min(barWidth, width-3), 10)
+	}
+	writeStats(&b, st, cells)
 	l, err := r.store.ChangeStores(ctx)
 	if err != nil {
+		fmt.Fprint(r.out, fitText(b.String(), width))
 		fmt.Fprintln(r.out, "cairn:", userError(err))
 		return
 	}
@@ -220,10 +228,11 @@ func (r *repl) storageCommand(ctx context.Context, arg string) {
 	if all {
 		limit = 0
 	}
-	writeStores(r.out, l, limit)
+	writeStores(&b, l, limit)
 	if r.sess != nil && r.sess.Recorded() {
 		if why := r.ws.RevertUnavailable(r.sess.ID()); why != "" {
-			fmt.Fprintf(r.out, "File revert is unavailable for this session: %s.\n", why)
+			fmt.Fprintf(&b, "File revert is unavailable for this session: %s.\n", why)
 		}
 	}
+	fmt.Fprint(r.out, fitText(b.String(), width))
 }

@@ -137,12 +137,20 @@ func relPaths(ws *engine.Workspace, ps []string) []string {
 	return out
 }
 
-// refusedLine turns an engine refusal into one clear line with exit 3.
+// refusedLine turns an engine refusal into one clear line with exit 3:
+// its reason, without the word "refused" that the exit code and the JSON
+// code say. A refusal wrapped in more words keeps them all.
 func refusedLine(err error) error {
 	var re *engine.RequiredError
-	if errors.Is(err, engine.ErrRefused) && !errors.As(err, &re) {
-		msg := strings.TrimPrefix(err.Error(), engine.ErrRefused.Error()+": ")
-		return &exitError{code: ExitRefused, word: "refused", err: errors.New(msg)}
+	var r engine.Refusal
+	if errors.As(err, &r) && error(r) == err && !errors.As(err, &re) {
+		return &exitError{code: ExitRefused, word: "refused", err: refusalReason{r}}
 	}
 	return err
 }
+
+// refusalReason is a refusal that reads as its reason alone.
+type refusalReason struct{ r engine.Refusal }
+
+func (e refusalReason) Error() string { return e.r.Why() }
+func (e refusalReason) Unwrap() error { return e.r }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -15,8 +16,8 @@ import (
 // two prompts; a :write, its lines and the "." that ends them, a command
 // and a prompt; a question's answer and a prompt; in a second run, the
 // picker's Enter and the first prompt after it. A line typed while a turn
-// runs, with the terminal cooked, is a prompt too, and so is one typed after
-// a shell line of the user's own that reads its input.
+// runs, with the terminal cooked and not echoing, is a prompt too, and so is
+// one typed after a shell line of the user's own that reads its input.
 func TestPTYTypedAhead(t *testing.T) {
 	dir, other, moved := t.TempDir(), t.TempDir(), t.TempDir()
 	home := t.TempDir()
@@ -47,7 +48,7 @@ func TestPTYTypedAhead(t *testing.T) {
 	p.Send(t, "wait\r")
 	<-entered
 	p.Send(t, "after\r")
-	p.Expect(t, "after") // echoed: the terminal has it
+	p.awaitQueued(t, len("after\n")) // the terminal has it (it does not echo)
 	close(release)
 	p.prompts++
 	p.nextPrompt(t)
@@ -106,4 +107,40 @@ func prompts(t *testing.T, base []string, id string) []string {
 		}
 	}
 	return out
+}
+
+// TestPTYTypedWhileRunningNotEchoed: keys typed while a command runs are
+// not echoed into what it prints: they wait in the terminal, and the next
+// prompt starts with them (drawn there once).
+func TestPTYTypedWhileRunningNotEchoed(t *testing.T) {
+	dir := t.TempDir()
+	base := []string{"--home", t.TempDir(), "-C", dir}
+	p := openReplPTY(t)
+	done := p.runMain(&stateWatch{p: p}, base...)
+	p.nextPrompt(t)
+	p.Send(t, ":exec echo started; while [ ! -e go ]; do sleep 0.01; done; echo finished\r")
+	p.Expect(t, "started")
+	p.Send(t, "typed ahead\r")
+	p.awaitQueued(t, len("typed ahead\n"))
+	if screen := strings.Join(p.Screen(), "\n"); strings.Contains(screen, "typed ahead") {
+		t.Fatalf("the keys were echoed while the command ran:\n%s", screen)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "go"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p.Expect(t, "finished")
+	p.prompts++
+	p.nextPrompt(t)
+	p.Send(t, "\x04")
+	if c := p.awaitExit(t, done); c != 0 {
+		t.Fatalf("exit %d", c)
+	}
+	screen := strings.Join(p.Screen(), "\n")
+	if strings.Count(screen, "typed ahead") != 1 || !strings.Contains(screen, "cairn> typed ahead") {
+		t.Fatalf("the line typed ahead is not shown once, at its prompt:\n%s", screen)
+	}
+	l := listSessions(t, base)
+	if got := prompts(t, base, l[0].ID); !reflect.DeepEqual(got, []string{"typed ahead"}) {
+		t.Fatalf("prompts %q", got)
+	}
 }

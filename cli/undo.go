@@ -55,7 +55,7 @@ func (c *SnapshotsRestoreCmd) Run(g *Globals, p *SnapshotsCmd) error {
 		id, msg := snapshotRef(l, c.Snap, "cairn snapshots")
 		if msg != "" {
 			msg = strings.TrimSuffix(msg, ".")
-			return nil, fmt.Errorf("%w: %s", engine.ErrRefused, strings.ToLower(msg[:1])+msg[1:])
+			return nil, &exitError{code: ExitRefused, word: "refused", err: errors.New(strings.ToLower(msg[:1]) + msg[1:])}
 		}
 		return s.RestoreTo(g.ctx, id)
 	})
@@ -117,7 +117,13 @@ func printRestore(w io.Writer, ws *engine.Workspace, r *engine.RestoreResult) {
 		}
 		fmt.Fprintf(w, "%s %s (%s): %s.\n", verb, st.ID, display.Line(st.Tool), strings.Join(parts, "; "))
 	}
-	fmt.Fprintf(w, "%s applied.\n", plural(r.Cursor, "snapshot", "snapshots"))
+	// What is left to undo, in words that cannot be read as a count of
+	// what this restore did ("0 snapshots applied" read as "nothing done").
+	if r.Cursor == 0 {
+		fmt.Fprintln(w, "Nothing more to undo.")
+	} else {
+		fmt.Fprintf(w, "%s can be undone.\n", plural(r.Cursor, "more snapshot", "more snapshots"))
+	}
 	if len(r.Unread) > 0 {
 		fmt.Fprintf(w, "Note: %s.\n", engine.UnreadSummary(r.Unread))
 	}

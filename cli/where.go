@@ -27,7 +27,7 @@ func (c *WhereCmd) Run(g *Globals) error {
 	}
 	fmt.Fprintf(g.stdout, "path    %s\nkey     %s\nfolder  %s\n", display.Line(loc.Path), display.Line(loc.Key), display.Line(loc.Folder))
 	if loc.Note != "" {
-		fmt.Fprintln(g.stderr, "cairn:", loc.Note)
+		say(g.stderr, loc.Note)
 	}
 	return nil
 }

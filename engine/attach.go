@@ -131,7 +131,7 @@ func (w *Workspace) PutAttachment(ctx context.Context, name string, r io.Reader)
 	capMB := w.s.maxAttachmentMB()
 	br := bufio.NewReaderSize(r, 512)
 	head, err := br.Peek(512)
-	if err != nil && err != io.EOF && !errors.Is(err, bufio.ErrBufferFull) {
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
 		return Attachment{}, fmt.Errorf("engine: read attachment %s: %w", name, err)
 	}
 	a := Attachment{Name: name, MediaType: MediaType(name, head)}
@@ -162,7 +162,7 @@ func (c *capReader) Read(p []byte) (int, error) {
 		if n, err := io.ReadFull(c.r, one[:]); n > 0 {
 			c.over = true
 			return 0, errors.New("over the attachment cap")
-		} else if err != nil && err != io.EOF {
+		} else if err != nil && !errors.Is(err, io.EOF) {
 			return 0, err
 		}
 		return 0, io.EOF
@@ -277,7 +277,9 @@ func (w *Workspace) Attachments(ctx context.Context, session, item string) ([]At
 }
 
 // ReadAttachment opens attachment n (1-based) of item (DraftItem for the
-// draft's) of session: its bytes, verified against the object's name as
+// draft's) of session: its bytes, verified against the object's name
+// before the reader is returned (a corrupt attachment fails here, so a
+// caller that writes what it reads writes nothing of it) and again as
 // they are read. A live-only attachment has no bytes to read: it is
 // ErrNotFound, and the error says where it came from.
 func (w *Workspace) ReadAttachment(ctx context.Context, session, item string, n int) (Attachment, io.ReadCloser, error) {
@@ -295,6 +297,9 @@ func (w *Workspace) ReadAttachment(ctx context.Context, session, item string, n 
 	id, err := objects.ParseID(a.OID)
 	if err != nil {
 		return a, nil, fmt.Errorf("%w: attachment %d of item %s: %v", ErrBadInput, n, item, err)
+	}
+	if err := w.objects().Verify(ctx, id); err != nil {
+		return a, nil, fmt.Errorf("engine: attachment %d of item %s: %w", n, item, err)
 	}
 	rc, err := w.objects().Get(ctx, id)
 	if err != nil {

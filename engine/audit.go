@@ -63,9 +63,9 @@ func checkLabels(kind string, ls []string) error {
 // writeAudit appends a line to the trail (not synced: the turn's commit
 // syncs it). In Degrade mode a line that cannot be written is kept, as the
 // items journal's are (degrade.go).
-func (s *Session) writeAudit(l *auditLine) error {
+func (s *Session) writeAudit(ctx context.Context, l *auditLine) error {
 	l.V, l.Session = 1, s.st.id
-	s.retry()
+	s.retry(ctx)
 	if s.unrecorded != nil {
 		s.kept.audit.waiting = append(s.kept.audit.waiting, l)
 		return nil
@@ -98,8 +98,8 @@ func (s *Session) Audit(ctx context.Context, e AuditEvent) error {
 	}
 	l := &auditLine{Kind: "event", At: mkTime(s.ws.s.Now()), Event: e.Event, Outcome: e.Outcome,
 		Action: e.Action, Steps: e.Steps, Files: e.Files, Rule: e.Rule}
-	if err := s.writeAudit(l); err != nil {
+	if err := s.writeAudit(ctx, l); err != nil {
 		return err
 	}
-	return s.commitLocked()
+	return s.commitLocked(ctx)
 }

@@ -8,6 +8,7 @@ import (
 
 	"cairn/engine/internal/changes"
 	"cairn/engine/internal/fstate"
+	"cairn/internal/usermsg"
 )
 
 // Change records of calls other than the file tools (seed "Recording"):
@@ -46,6 +47,9 @@ type CallRecord struct {
 	// ID is the call's record id (the id of its call or unrecorded line);
 	// "" when nothing was recorded (a read-only line).
 	ID string
+	// Scope is what the record covers (a Scope* constant): the call's,
+	// or ScopeWorkspace when a path it names is a hard link.
+	Scope string
 	// Recorded: a record line names the files the call changed (Files,
 	// possibly none).
 	Recorded bool
@@ -118,7 +122,7 @@ func (s *Session) recordCall(ctx context.Context, tool, call string, sc CallScop
 	if err != nil {
 		return nil, err
 	}
-	rc.ID = cl.ID
+	rc.ID, rc.Scope = cl.ID, cl.Scope
 	if r != nil {
 		return rc, s.runUnrecorded(ctx, cl, rc, r, fn)
 	}
@@ -131,13 +135,20 @@ func (s *Session) recordCall(ctx context.Context, tool, call string, sc CallScop
 	}
 	s.wroteMarks(marks)
 	s.snaps.recs.Open = append(s.snaps.recs.Open, cl)
+	// An agent's call pending meanwhile whose scope meets this one's
+	// (overlap.go): this call joins its unit once it ended.
+	unit := s.unitBeginOrSay(ctx, sc.overlap())
 
 	runErr := fn(ctx)
 
 	// The call ran (or may have): its record is made whatever it returned,
 	// even when ctx was cancelled.
 	var nr *notRun
-	s.recordAfter(context.WithoutCancel(ctx), cl, cap, rc, !errors.As(runErr, &nr), nil)
+	s.recordAfter(context.WithoutCancel(ctx), cl, cap, rc, !errors.As(runErr, &nr), nil, changes.ItemRef{})
+	if rc.Recorded {
+		p := &PendingExec{V: 1, Kind: markerExec, Tool: tool, Call: cl.Call, ID: cl.ID, At: cl.At, Scope: cl.Scope, Paths: cl.Paths}
+		s.unitEnded(unit, p, cap.tree, nil, cl.ID)
+	}
 	return rc, runErr
 }
 
@@ -148,7 +159,7 @@ func (s *Session) recordCall(ctx context.Context, tool, call string, sc CallScop
 // a full store) is r: the call runs without one. Any other failure is
 // err: the call must not run.
 func (s *Session) captureBefore(ctx context.Context, tool, call string, sc CallScope, cfg StorageConfig) (cl changes.CallLine, cap *callCapture, r *errRefusedRecord, err error) {
-	if err := s.snapReady(); err != nil {
+	if err := s.snapReady(ctx); err != nil {
 		return cl, nil, nil, fmt.Errorf("%w; nothing was run", err)
 	}
 	now := mkTime(s.ws.s.Now())
@@ -163,7 +174,9 @@ func (s *Session) captureBefore(ctx context.Context, tool, call string, sc CallS
 	case s.ws.holdsState():
 		return cl, cap, &errRefusedRecord{why: changes.WhyStateFolder}, nil
 	}
-	if err := cap.before(ctx); err != nil {
+	err = cap.before(ctx)
+	cl.Scope = cap.sc.Kind // a named hard link takes the whole workspace too
+	if err != nil {
 		if r := refusal(err); r != nil {
 			return cl, cap, r, nil
 		}
@@ -177,11 +190,12 @@ func (s *Session) captureBefore(ctx context.Context, tool, call string, sc CallS
 // call): the scope walked again, and a record line keeping what changed
 // since cap's walk before, written (synced) after lead (the call line of
 // a call whose before and after are two processes', written only now, and
-// the start line it needs). Over a limit after the call, or with the store
-// full, the call is closed with an unrecorded line and the reason shown
-// once; any other failure closes it why "failed" with a notice. rc says
-// what was recorded.
-func (s *Session) recordAfter(ctx context.Context, cl changes.CallLine, cap *callCapture, rc *CallRecord, ran bool, lead []any) {
+// the start line it needs). The record line names item (a hook's call:
+// where it began, hook.go's began), else the newest item. Over a limit
+// after the call, or with the store full, the call is closed with an
+// unrecorded line and the reason shown once; any other failure closes it
+// why "failed" with a notice. rc says what was recorded.
+func (s *Session) recordAfter(ctx context.Context, cl changes.CallLine, cap *callCapture, rc *CallRecord, ran bool, lead []any, item changes.ItemRef) {
 	tool := cl.Tool
 	var files []changes.FileChange
 	var err error
@@ -196,11 +210,14 @@ func (s *Session) recordAfter(ctx context.Context, cl changes.CallLine, cap *cal
 	}
 	if err != nil {
 		s.closeCall(cl, changes.WhyFailed, rc)
-		s.notice(fmt.Sprintf("the %s call ran, but its changes could not be recorded: %v", tool, err))
+		s.noticef("the %s call ran, but its changes could not be recorded: %v", tool, err)
 		return
 	}
 	seq := max(s.snaps.Seq, s.snaps.recs.Seq) + 1
-	rl := changes.NewRecordLine(cl, mkTime(s.ws.s.Now()), seq, s.newestItem(), files)
+	if !item.Known {
+		item = s.newestItem()
+	}
+	rl := changes.NewRecordLine(cl, mkTime(s.ws.s.Now()), seq, item, files)
 	write := s.appendChanges
 	if s.opts.Brief {
 		// The call's files were all made before this line: it ends with
@@ -209,7 +226,7 @@ func (s *Session) recordAfter(ctx context.Context, cl changes.CallLine, cap *cal
 	}
 	if err := write(append(lead, rl)...); err != nil {
 		s.closeCall(cl, changes.WhyFailed, rc)
-		s.notice(fmt.Sprintf("the %s call ran, but its record could not be written: %v", tool, err))
+		s.noticef("the %s call ran, but its record could not be written: %v", tool, err)
 		return
 	}
 	s.wroteMarks(lead)
@@ -269,7 +286,7 @@ func (s *Session) closeCall(cl changes.CallLine, why string, rc *CallRecord) {
 	l := changes.UnrecordedLine{V: 1, Kind: changes.KindUnrecorded, ID: cl.ID, At: mkTime(s.ws.s.Now()), Tool: cl.Tool, Call: cl.Call, Item: cl.Item, Why: why}
 	marks := s.recordMarks(on)
 	if err := s.appendChanges(append(marks, l)...); err != nil {
-		s.notice(fmt.Sprintf("a %s call without a record could not be noted: %v", cl.Tool, err))
+		s.noticef("a %s call without a record could not be noted: %v", cl.Tool, err)
 		return
 	}
 	s.wroteMarks(marks)
@@ -309,7 +326,7 @@ func (s *Session) recordMarks(on bool) []any {
 // in it. A session that never had recording off writes none (its records
 // reach back to its first change line). Lazy and best effort: the lines
 // ride with the change line's sync, or Close's.
-func (s *Session) fileToolMarks() {
+func (s *Session) fileToolMarks(ctx context.Context) {
 	cfg, err := s.config()
 	if err != nil {
 		return
@@ -320,7 +337,7 @@ func (s *Session) fileToolMarks() {
 		return
 	}
 	lines := s.recordMarks(on)
-	if len(lines) == 0 || s.snapReady() != nil {
+	if len(lines) == 0 || s.snapReady(ctx) != nil {
 		return
 	}
 	if err := s.appendChangesLazy(lines...); err != nil {
@@ -369,7 +386,7 @@ func unrecordedText(tool string, r *errRefusedRecord) string {
 		why = r.why
 	}
 	if r.err != nil && r.why != changes.WhyMaxFiles && r.why != changes.WhyMaxBytes {
-		why += " (" + r.err.Error() + ")"
+		why += " (" + usermsg.Error(r.err) + ")"
 	}
 	return fmt.Sprintf("%s calls run without a change record: %s; a file revert across them cannot undo their changes", tool, why)
 }
@@ -387,7 +404,7 @@ func (s *Session) closeInterrupted() {
 			Tool: c.Tool, Call: c.Call, Item: c.Item, Why: changes.WhyInterrupted})
 	}
 	if err := s.appendChanges(lines...); err != nil {
-		s.notice(fmt.Sprintf("the interrupted calls could not be noted yet: %v", err))
+		s.noticef("the interrupted calls could not be noted yet: %v", err)
 		return
 	}
 	s.snaps.recs.Open = nil

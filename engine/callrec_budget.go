@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path"
 	"slices"
@@ -63,7 +62,7 @@ func (s *Session) trimStore(ctx context.Context, cfg StorageConfig, keep string)
 	}
 	all, err := s.ws.liveRecords(ctx, s.st.id, s.snaps.recs.Live, s.calls.others)
 	if err != nil {
-		s.notice(fmt.Sprintf("the change store could not be measured: %v", err))
+		s.noticef("the change store could not be measured: %v", err)
 		return nil
 	}
 	var total int64
@@ -103,7 +102,7 @@ func (s *Session) trimStore(ctx context.Context, cfg StorageConfig, keep string)
 			err = s.ws.appendDrop(dropLine{V: 1, Kind: changes.KindDrop, Session: id, IDs: ids, At: now, Why: changes.WhyStoreBudget})
 		}
 		if err != nil {
-			s.notice(fmt.Sprintf("records over storage.snapshots.max_bytes_mb could not be dropped: %v", err))
+			s.noticef("records over storage.snapshots.max_bytes_mb could not be dropped: %v", err)
 			dropped = slices.DeleteFunc(dropped, func(x string) bool { return slices.Contains(ids, x) })
 		}
 	}

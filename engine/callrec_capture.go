@@ -10,6 +10,7 @@ import (
 
 	"cairn/engine/internal/changes"
 	"cairn/engine/internal/fstate"
+	"cairn/engine/internal/overlap"
 	"cairn/engine/internal/scope"
 	"cairn/objects"
 )
@@ -92,6 +93,8 @@ type callCapture struct {
 	cfg  StorageConfig
 	objs *objects.Store
 	tree *scope.Tree // the walk before the call
+	// afterTree is the walk after it, once after made it.
+	afterTree *scope.Tree
 }
 
 func (c *callCapture) maxFile() int64 { return int64(c.cfg.MaxFileBytesMB) << 20 }
@@ -131,18 +134,35 @@ func (c *callCapture) options(ctx context.Context, b *objects.Batch) scope.Optio
 
 // walk walks the call's scope: the named paths, or the whole workspace
 // (rescanning the dirty paths from the last walk when a watcher covers
-// it). A walk over the limits is refused (*errRefusedRecord).
+// it), and with it the named paths when it has any (a named hard link:
+// before). A walk over the limits is refused (*errRefusedRecord).
 func (c *callCapture) walk(ctx context.Context) (*scope.Tree, error) {
+	if c.sc.Kind == ScopePaths {
+		return c.walkOne(ctx, true)
+	}
+	t, err := c.walkOne(ctx, false)
+	if err != nil || len(c.sc.Paths) == 0 {
+		return t, err
+	}
+	named, err := c.walkOne(ctx, true)
+	if err != nil {
+		return nil, err
+	}
+	return scope.Union(t, named), nil
+}
+
+// walkOne is one walk of walk, of the named paths or of the workspace, its
+// files stored in a batch of its own.
+func (c *callCapture) walkOne(ctx context.Context, named bool) (*scope.Tree, error) {
 	b := c.objs.Batch()
 	defer b.Abort() // a walk that failed: the temp files still held go
 	opts := c.options(ctx, b)
 	root := c.s.ws.path
 	var t *scope.Tree
 	var err error
-	switch {
-	case c.sc.Kind == ScopePaths:
+	if named {
 		t, err = scope.WalkPaths(ctx, root, c.sc.Paths, opts)
-	default:
+	} else {
 		t, err = c.walkWorkspace(ctx, root, opts)
 	}
 	var le *scope.LimitError
@@ -160,7 +180,7 @@ func (c *callCapture) walkWorkspace(ctx context.Context, root string, opts scope
 		w, err := scope.Watch(context.WithoutCancel(ctx), root, opts)
 		if err != nil {
 			rec.watchFail = true
-			c.s.notice("the workspace cannot be watched, so each record walks all of it: " + err.Error())
+			c.s.noticef("the workspace cannot be watched, so each record walks all of it: %v", err)
 		} else {
 			rec.watch = w
 		}
@@ -183,8 +203,19 @@ func (c *callCapture) walkWorkspace(ctx context.Context, root string, opts scope
 // Links are hashed from their target, not read through Hash: the target
 // of one the call changes is stored by after, from the walk itself, so a
 // record costs nothing for the links it does not change.
+//
+// A named path that is a hard link (a regular file with other names) is
+// changed under each of its names by a write through one: a record of the
+// named paths alone would miss the others. Such a call records the whole
+// workspace as well as its paths (c.sc becomes ScopeWorkspace, Paths
+// kept), so every name inside the workspace is recorded as the file it is;
+// a revert puts each back as a file of its own.
 func (c *callCapture) before(ctx context.Context) error {
 	t, err := c.walk(ctx)
+	if err == nil && c.sc.Kind == ScopePaths && t.HardLinked {
+		c.sc = CallScope{Kind: ScopeWorkspace, Paths: c.sc.Paths}
+		t, err = c.walk(ctx)
+	}
 	if err != nil {
 		return err
 	}
@@ -202,6 +233,7 @@ func (c *callCapture) after(ctx context.Context) ([]changes.FileChange, error) {
 	if err != nil {
 		return nil, err
 	}
+	c.afterTree = now
 	b := c.objs.Batch()
 	defer b.Abort()
 	var out []changes.FileChange
@@ -242,23 +274,4 @@ func (c *callCapture) stored(oid string) bool {
 
 // entryState is the F of a walked entry: stored (before) or by its hash
 // (after); nil for none or a folder.
-func entryState(e *scope.Entry, stored bool) *fstate.State {
-	if e == nil || e.IsDir() {
-		return nil
-	}
-	if e.Skipped != "" {
-		return &fstate.State{Skipped: e.Skipped, Size: e.Size}
-	}
-	f := &fstate.State{Size: e.Size}
-	if e.Mode&fs.ModeSymlink != 0 {
-		f.Mode, f.Size = fstate.ModeLink, int64(len(e.Link))
-	} else {
-		f.Mode, f.Perm = fstate.PermMode(e.Mode.Perm()), fstate.PermString(e.Mode.Perm())
-	}
-	if stored {
-		f.OID = e.Hash.String()
-	} else {
-		f.SHA256 = e.Hash.String()
-	}
-	return f
-}
+func entryState(e *scope.Entry, stored bool) *fstate.State { return overlap.EntryState(e, stored) }

@@ -18,8 +18,10 @@ import (
 // reads and is not the user's own) holds it shared while it runs, in
 // whichever process; a file revert or unrevert takes it alone, without
 // waiting, so it runs only while every live session of the workspace is
-// idle, and no call starts while it runs (a call waits for it). The lock
-// file is never removed.
+// idle, and no call starts while it runs (a call waits for it). A call
+// whose lock cannot be taken for any other reason is refused: the lock is
+// what keeps a revert out, and a call never runs on "cannot tell". The
+// lock file is never removed.
 
 // callsLockName is the workspace's call lock.
 func callsLockName(dir string) string { return path.Join(dir, "calls.lock") }
@@ -30,52 +32,58 @@ type callCount struct{ n atomic.Int32 }
 
 // beginCall takes the workspace call lock shared for one call of s,
 // waiting while a file revert holds it alone, or for ctx to end. When the
-// lock cannot be taken for another reason (the state folder cannot be
-// written) the call goes on without it: a revert then finds the lock free,
-// but the session's own count still refuses its own revert. end gives
-// both back.
+// lock cannot be taken for another reason (the workspace folder or its
+// lock file cannot be made or opened) the call is refused, naming why, and
+// nothing runs: a call without the lock could run under a file revert of
+// another session, which would then put back files it is changing. end
+// gives the lock back.
 func (s *Session) beginCall(ctx context.Context) (end func(), err error) {
-	s.running.n.Add(1)
 	w := s.ws
-	var cl *callLock
 	// The workspace folder is made sure of once: after that, the lock file
 	// kept open says the folder is still there (a removed one is made
 	// again when the lock file is found gone).
 	dir, ensured := w.madeDir(), false
-	if dir == "" && w.ensure() == nil {
+	if dir == "" {
+		if err := w.ensure(); err != nil {
+			return nil, noCallLock(err)
+		}
 		dir, ensured = w.madeDir(), true
 	}
-	if dir != "" {
-		cl = w.s.callLock(dir)
-		wait := time.Millisecond
-		for {
-			err = cl.take()
-			if vfs.IsNotExist(err) && !ensured {
-				if ensured = true; w.ensure() == nil {
-					continue
-				}
+	s.running.n.Add(1)
+	cl := w.s.callLock(dir)
+	wait := time.Millisecond
+	for {
+		err = cl.take()
+		if vfs.IsNotExist(err) && !ensured {
+			if ensured = true; w.ensure() == nil {
+				continue
 			}
-			if err == nil || !errors.Is(err, vfs.ErrLocked) {
-				break
-			}
-			select {
-			case <-ctx.Done():
-				s.running.n.Add(-1)
-				return nil, ctx.Err()
-			case <-time.After(wait):
-			}
-			wait = min(2*wait, 20*time.Millisecond)
 		}
-		if err != nil {
-			cl = nil
+		if err == nil || !errors.Is(err, vfs.ErrLocked) {
+			break
 		}
+		select {
+		case <-ctx.Done():
+			s.running.n.Add(-1)
+			return nil, ctx.Err()
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, 20*time.Millisecond)
+	}
+	if err != nil {
+		s.running.n.Add(-1)
+		return nil, noCallLock(err)
 	}
 	return func() {
-		if cl != nil {
-			cl.give()
-		}
+		cl.give()
 		s.running.n.Add(-1)
 	}, nil
+}
+
+// noCallLock refuses a call whose workspace call lock cannot be taken for
+// a reason other than a file revert holding it.
+func noCallLock(err error) error {
+	return refusedf("the workspace call lock cannot be taken (%w): a call runs only under it, so that no file revert of another session runs meanwhile", err)
 }
 
 // callLock is one workspace's call lock as this store holds it shared:
@@ -180,8 +188,7 @@ func (s *Session) lockCallsAlone(what string) (vfs.Lock, error) {
 	}
 	l, err := w.s.fsys.Lock(callsLockName(w.dir))
 	if errors.Is(err, vfs.ErrLocked) {
-		return nil, fmt.Errorf("%w: cannot %s files: another session of this workspace is running a call (busy); %s needs every live session of the workspace idle",
-			ErrRefused, what, what)
+		return nil, refusedf("cannot %s files: another session of this workspace is running a call (busy); %s needs every live session of the workspace idle", what, what)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("engine: %s: take the workspace call lock: %w", what, err)
@@ -194,7 +201,10 @@ func (s *Session) lockCallsAlone(what string) (vfs.Lock, error) {
 // before the undo stack's lock, which a running call holds.
 func (s *Session) refuseRunning(what string) error {
 	if n := s.running.n.Load(); n > 0 {
-		return fmt.Errorf("%w: cannot %s files: %d call(s) of this session are still changing files; wait for them to end", ErrRefused, what, n)
+		return refusedf("cannot %s files: %d call(s) of this session are still changing files; wait for them to end", what, n)
+	}
+	if err := s.refusePending(what); err != nil {
+		return err
 	}
 	return s.refuseTasks(what)
 }
@@ -218,7 +228,7 @@ func (s *Session) refuseTasks(what string) error {
 	case 0:
 		return nil
 	case 1:
-		return fmt.Errorf("%w: cannot %s files: task %s is still running; let it end or cancel it (cairn task SESSION %s --cancel)", ErrRefused, what, run[0], run[0])
+		return refusedf("cannot %s files: task %s is still running; let it end or cancel it (cairn task SESSION %s --cancel)", what, run[0], run[0])
 	}
-	return fmt.Errorf("%w: cannot %s files: tasks %s are still running; let them end or cancel them", ErrRefused, what, strings.Join(run, ", "))
+	return refusedf("cannot %s files: tasks %s are still running; let them end or cancel them", what, strings.Join(run, ", "))
 }

@@ -5,7 +5,11 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
+	"syscall"
 	"testing"
+
+	"cairn/internal/vfs"
 )
 
 // TestCallLockOnDisk: the call lock a store keeps open holds off a file
@@ -120,4 +124,29 @@ func TestCallLockOutlivesStoreClose(t *testing.T) {
 		t.Fatalf("the call ended, yet: %v", err)
 	}
 	l.Release()
+}
+
+// TestCallRefusedWithoutItsLock: a call whose workspace call lock cannot
+// be taken for a reason other than a file revert (the lock file cannot be
+// made or locked) is refused, naming why, and runs nothing: a file tool
+// changes no file, a shell line does not run.
+func TestCallRefusedWithoutItsLock(t *testing.T) {
+	e := newRvEnvWith(t, nil, true)
+	e.prompt("go")
+	e.faulty.Inject(vfs.Rule{Op: vfs.OpLock, Path: "workspaces/*/calls.lock", Err: syscall.EACCES})
+	_, err := e.s.ToolWrite(e.ctx, "a.txt", []byte("a1"))
+	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "call lock") {
+		t.Fatalf("ToolWrite: %v; want a refusal naming the call lock", err)
+	}
+	_, err = e.s.Exec(e.ctx, "echo ran > b.txt", ExecOptions{})
+	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "call lock") {
+		t.Fatalf("Exec: %v; want a refusal naming the call lock", err)
+	}
+	e.want(map[string]string{"a.txt": "<none>"})
+	if _, err := os.Stat(filepath.Join(e.dir, "b.txt")); !os.IsNotExist(err) {
+		t.Fatalf("the shell line ran: %v", err)
+	}
+	e.faulty.Reset()
+	must(e.s.ToolWrite(e.ctx, "a.txt", []byte("a1")))(t)
+	e.want(map[string]string{"a.txt": "a1"})
 }

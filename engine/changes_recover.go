@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"fmt"
 
 	"cairn/engine/internal/changes"
 	"cairn/engine/internal/fstate"
@@ -115,11 +114,11 @@ func (s *Session) settleUnsettled(ctx context.Context, lost bool) {
 			for i, err := range res.Errs {
 				if err != nil {
 					failed = true
-					s.notice(fmt.Sprintf("a change a crash interrupted could not be made again: %s: %v", plan.Files[i].Path, err))
+					s.noticef("a change a crash interrupted could not be made again: %s: %v", plan.Files[i].Path, err)
 				}
 			}
 			if res.Sync != nil {
-				s.notice(fmt.Sprintf("the changes a crash interrupted: sync folders: %v", res.Sync))
+				s.noticef("the changes a crash interrupted: sync folders: %v", res.Sync)
 			}
 			if failed {
 				return // the next open tries again
@@ -136,11 +135,11 @@ func (s *Session) settleUnsettled(ctx context.Context, lost bool) {
 		}
 	}
 	if err := syncWorkspace(s.ws, dirs, ""); err != nil {
-		s.notice(fmt.Sprintf("the changes of the last run: %v", err))
+		s.noticef("the changes of the last run: %v", err)
 		return
 	}
 	if err := s.writeChanges(true, true, nil); err != nil {
-		s.notice(fmt.Sprintf("the changes journal could not be written: %v", err))
+		s.noticef("the changes journal could not be written: %v", err)
 	}
 }
 
@@ -168,11 +167,11 @@ func (s *Session) finishRestore(ctx context.Context, e *changes.Entry) {
 	res := s.apply.Apply(ctx, fsys, objs, plan)
 	for i, err := range res.Errs {
 		if err != nil {
-			s.notice(fmt.Sprintf("the interrupted %s of %s could not put back %s: %v", verb, e.Rec.ID, e.Rec.Files[i].Path, err))
+			s.noticef("the interrupted %s of %s could not put back %s: %v", verb, e.Rec.ID, e.Rec.Files[i].Path, err)
 		}
 	}
 	if err := res.Sync; err != nil {
-		s.notice(fmt.Sprintf("the interrupted restore of %s: sync folders: %v", e.Rec.ID, err))
+		s.noticef("the interrupted restore of %s: sync folders: %v", e.Rec.ID, err)
 	}
 }
 

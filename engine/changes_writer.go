@@ -138,23 +138,36 @@ func (s *Session) writeChangesLocked(sync, closing bool, lines []any) error {
 // A close line ends what a session wrote to its changes journal in one
 // run, so the next owner knows every file change before it was made; none
 // is written when unsure says a folder sync failed (fileSyncs.unsure).
-func (st *snapStack) close(now Time, unsure bool) {
+// What fails is returned: without the close line the next owner checks
+// the newest change itself, and lines appended lazily that were not synced
+// may be lost (the next owner redraws what its files show).
+func (st *snapStack) close(now Time, unsure bool) error {
 	st.wmu.Lock()
 	defer st.wmu.Unlock()
-	if st.w != nil {
-		// No close line while a cancellation is owed: the next owner
-		// finishes the step the journal says was made, as the stack
-		// said it was (changes_cancel.go).
-		// Nor when the last line written is a close line already
-		// (appendChangesClosed): then there is nothing to sync either.
-		if len(st.owed) == 0 && len(st.cancels) == 0 && !st.ended && !unsure {
-			st.w.Append(changes.CloseLine{V: 1, Kind: changes.KindClose, At: now})
-		}
-		st.w.Sync() // lines appended lazily; a failure leaves them to be redrawn
-		st.w.Close()
-		st.w = nil
-	}
 	st.closed = true
+	if st.w == nil {
+		return nil
+	}
+	w := st.w
+	st.w = nil
+	var err error
+	// No close line while a cancellation is owed: the next owner
+	// finishes the step the journal says was made, as the stack
+	// said it was (changes_cancel.go).
+	// Nor when the last line written is a close line already
+	// (appendChangesClosed): then there is nothing to sync either.
+	if len(st.owed) == 0 && len(st.cancels) == 0 && !st.ended && !unsure {
+		if aerr := w.Append(changes.CloseLine{V: 1, Kind: changes.KindClose, At: now}); aerr != nil {
+			err = fmt.Errorf("engine: write the changes journal's close line: %w", aerr)
+		}
+	}
+	if serr := w.Sync(); serr != nil && err == nil {
+		err = fmt.Errorf("engine: sync the changes journal at close: %w", serr)
+	}
+	if cerr := w.Close(); cerr != nil && err == nil {
+		err = fmt.Errorf("engine: close the changes journal: %w", cerr)
+	}
+	return err
 }
 
 // objects is the workspace's object store, one per session so its folder

@@ -18,10 +18,10 @@ import (
 func (s *Session) Commit(ctx context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.commitLocked()
+	return s.commitLocked(ctx)
 }
 
-func (s *Session) commitLocked() error { return s.commit(nil) }
+func (s *Session) commitLocked(ctx context.Context) error { return s.commit(ctx, nil) }
 
 // commit makes the journals durable — the items journal, the trail and
 // also, when given, extra (the usage ledger's line of this turn) — with their
@@ -30,8 +30,8 @@ func (s *Session) commitLocked() error { return s.commit(nil) }
 // replaces the record. The record is derived: it is replaced atomically but
 // not synced here (a crash may leave it old, or unreadable, and it is then
 // rebuilt from the journal); Close writes it durably.
-func (s *Session) commit(extra syncer) error {
-	err, filesErr := s.commitParts(extra, true)
+func (s *Session) commit(ctx context.Context, extra syncer) error {
+	err, filesErr := s.commitParts(ctx, extra, true)
 	if err != nil {
 		return err
 	}
@@ -41,8 +41,8 @@ func (s *Session) commit(extra syncer) error {
 // commitTurn is commit at a turn's end: the trail is synced only every
 // trailSyncEvery turns (turn_settle.go), so a turn waits for the items
 // journal's sync alone.
-func (s *Session) commitTurn(extra syncer) error {
-	err, filesErr := s.commitParts(extra, s.trailPending >= trailSyncEvery)
+func (s *Session) commitTurn(ctx context.Context, extra syncer) error {
+	err, filesErr := s.commitParts(ctx, extra, s.trailPending >= trailSyncEvery)
 	if err != nil {
 		return err
 	}
@@ -53,14 +53,14 @@ func (s *Session) commitTurn(extra syncer) error {
 // apart from that of the file tools' folder syncs (filesErr): the record
 // is written after the journals are synced whatever the folders did. The
 // trail is synced when trail says so.
-func (s *Session) commitParts(extra syncer, trail bool) (err, filesErr error) {
+func (s *Session) commitParts(ctx context.Context, extra syncer, trail bool) (err, filesErr error) {
 	// The turn's file tools' folder syncs run in the background, those
 	// left to the end of the turn from now (flush), and end while the
 	// journals are synced; they are waited for last. (Waiting in a
 	// goroutine of its own cost a turn a wakeup of another thread, for
 	// nothing.)
 	epoch, flushed := s.files.flush()
-	s.retry()
+	s.retry(ctx)
 	if s.recorded && s.unrecorded == nil && !s.changesOnly {
 		syncs := []syncer{s.items}
 		if s.audit != nil && trail {
@@ -105,14 +105,16 @@ func (s *Session) settleChanges(epoch int) {
 	}
 	defer s.snaps.mu.Unlock()
 	if err := s.writeChangesIf(func() bool { return s.files.settled(epoch) }); err != nil {
-		s.notice(fmt.Sprintf("the changes journal could not be written: %v", err))
+		s.noticef("the changes journal could not be written: %v", err)
 	}
 }
 
 // commitDurable syncs the journals and writes the record durably: the
 // state a session is left in when it closes.
 func (s *Session) commitDurable() error {
-	err, filesErr := s.commitParts(nil, true)
+	// Close's own: no caller's context ends it, this is the last chance
+	// to make the session durable.
+	err, filesErr := s.commitParts(context.Background(), nil, true)
 	// The usage lines still queued go to the ledger whatever became of
 	// the session's own files (the ledger is the store's), and it is
 	// synced. A ledger that fails leaves the turns unsettled, for the next
@@ -122,7 +124,7 @@ func (s *Session) commitDurable() error {
 		lerr = s.ws.s.ledgerStore().syncLedger()
 	}
 	if lerr != nil {
-		s.notice(fmt.Sprintf("the usage ledger could not be written: %v; the next open puts this session's lines back", lerr))
+		s.noticef("the usage ledger could not be written: %v; the next open puts this session's lines back", lerr)
 	}
 	if err == nil && s.recorded && s.unrecorded == nil && !s.readOnly && !s.changesOnly {
 		// The trail is synced; with the ledger, every turn is settled.
@@ -194,8 +196,8 @@ func (s *Session) replaceRecordLocked(durable bool, now time.Time) error {
 		// it twice. The record is rebuilt by the next open, or by a
 		// listing once this owner has gone (Close keeps its hint).
 		if !s.recordStale {
-			s.notice(fmt.Sprintf("the session's record could not be written (%v); its journal holds everything, "+
-				"and the record is rebuilt when the session is next listed or opened", err))
+			s.noticef("the session's record could not be written (%v); its journal holds everything, "+
+				"and the record is rebuilt when the session is next listed or opened", err)
 		}
 		s.recordStale = true
 		return nil

@@ -71,12 +71,12 @@ func (s *Session) Compact(ctx context.Context, summary, upTo string) (Item, erro
 			end = r
 		}
 		if !answered && i > newest {
-			return Item{}, fmt.Errorf("%w: tool call %s has no result yet: compact up to an item before it, or once its result is in", ErrRefused, view[i].ID)
+			return Item{}, refusedf("tool call %s has no result yet: compact up to an item before it, or once its result is in", view[i].ID)
 		}
 	}
 	stretch := view[:end+1]
 	if len(stretch) == 0 || len(stretch) == 1 && stretch[0].Type == Compaction {
-		return Item{}, fmt.Errorf("%w: nothing to compact: nothing new before the newest prompt since the last compaction", ErrRefused)
+		return Item{}, refusedf("nothing to compact: nothing new before the newest prompt since the last compaction")
 	}
 	if summary == "" {
 		summary = plainSummary(stretch)

@@ -22,6 +22,16 @@ type Config struct {
 	Snapshots SnapshotsConfig
 	Storage   StorageConfig
 	History   HistoryConfig
+	Tools     ToolsConfig
+}
+
+// ToolsConfig is the "tools" section: what the file tools (write, edit,
+// rm, apply_patch) may write.
+type ToolsConfig struct {
+	// WriteVCSFolders lets them write inside a repository's .git, .jj or
+	// .hg folder, which they refuse by default: git runs the hooks and the
+	// commands of the config it finds there (tools_path.go).
+	WriteVCSFolders bool
 }
 
 // SnapshotsConfig is the "snapshots" section: the undo stack of file tools.
@@ -160,8 +170,9 @@ func ParseConfig(b []byte) (Config, error) {
 		"storage.retention.trim":                 policyInto(&c.Storage.Trim),
 		"storage.retention.forget":               policyInto(&c.Storage.Forget),
 		"history.max":                            intInto(&c.History.Max, 1, 1<<20),
+		"tools.write_vcs_folders":                boolInto(&c.Tools.WriteVCSFolders),
 	}
-	sections := map[string]bool{"snapshots": true, "storage": true, "storage.snapshots": true, "storage.retention": true, "history": true}
+	sections := map[string]bool{"snapshots": true, "storage": true, "storage.snapshots": true, "storage.retention": true, "history": true, "tools": true}
 	var walk func(prefix string, m map[string]json.RawMessage) error
 	walk = func(prefix string, m map[string]json.RawMessage) error {
 		keys := make([]string, 0, len(m))

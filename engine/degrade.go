@@ -88,12 +88,16 @@ func (s *Session) appendAudit(l *auditLine) error {
 // memory is written and synced, in order. On success the session is
 // recorded again and says so; on failure it stays unrecorded, with the new
 // error, and says nothing more.
-func (s *Session) retry() {
-	if s.unrecorded == nil || s.closed || s.readOnly {
+func (s *Session) retry(ctx context.Context) {
+	if s.unrecorded == nil || s.closed || s.readOnly || ctx.Err() != nil {
 		return
 	}
-	if err := s.rewrite(); err != nil {
-		s.unrecorded = err
+	if err := s.rewrite(ctx); err != nil {
+		// A caller that gave up stops the retry; the session stays
+		// unrecorded for the reason it had.
+		if ctx.Err() == nil {
+			s.unrecorded = err
+		}
 		return
 	}
 	s.unrecorded = nil
@@ -107,7 +111,7 @@ func (s *Session) retry() {
 }
 
 // rewrite writes the kept lines of both journals and syncs them.
-func (s *Session) rewrite() error {
+func (s *Session) rewrite(ctx context.Context) error {
 	k := &s.kept.items
 	if !s.recorded {
 		// Only this session's failed starts wrote its journal: a torn
@@ -125,7 +129,7 @@ func (s *Session) rewrite() error {
 	for len(k.waiting) > 0 {
 		l := k.waiting[0]
 		if l.Kind == kindItem && l.Text != nil && len(*l.Text) > payloadInline && !l.Quarantined {
-			p, err := writePayload(context.Background(), objs, *l.Text)
+			p, err := writePayload(ctx, objs, *l.Text)
 			if err != nil {
 				return err
 			}

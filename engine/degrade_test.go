@@ -442,3 +442,38 @@ func TestDegradedOpenWithStaleRecord(t *testing.T) {
 		t.Errorf("record after recovery: %+v, %v; want 2 items", rec, err)
 	}
 }
+
+// TestDegradedRetryStopsWithItsCaller: the retry that records a session
+// again runs under the context of the call that set it off: a caller that
+// gave up does not wait for the kept lines to be written (the session
+// stays unrecorded, for the reason it had, and keeps the new line too); the
+// next call with a live context writes them all, in order.
+func TestDegradedRetryStopsWithItsCaller(t *testing.T) {
+	e := newDegradeEnv(t)
+	long := "p2 long " + strings.Repeat("x", payloadInline+10)
+	e.prompt(t, "p1 before full")
+	e.full()
+	e.prompt(t, long)
+	e.free()
+	gone, cancel := context.WithCancel(e.ctx)
+	cancel()
+	objs := e.state.Calls(vfs.OpCreate)
+	if _, err := e.s.Append(gone, Item{Type: User, Text: "p3 given up"}); err != nil && !errors.Is(err, context.Canceled) {
+		t.Fatalf("append under a cancelled context: %v", err)
+	}
+	if e.s.Recorded() || e.state.Calls(vfs.OpCreate) != objs {
+		t.Fatalf("a retry ran for a caller that gave up: recorded %v, %d files made", e.s.Recorded(), e.state.Calls(vfs.OpCreate)-objs)
+	}
+	e.prompt(t, "p4 live")
+	if !e.s.Recorded() {
+		t.Fatalf("not recorded again; notices %q", e.notices)
+	}
+	id := e.s.ID()
+	if err := e.s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(e.texts(t, id), "|")
+	if !strings.HasPrefix(got, "p1 before full|"+long+"|") || !strings.HasSuffix(got, "p4 live") {
+		t.Fatalf("transcript on disk %.200q", got)
+	}
+}

@@ -15,6 +15,8 @@
 //	                         envelope, parsed and applied in memory -> go-gitdiff
 //	engine/internal/scope    what a record covers: shell-line scopes, the
 //	                         workspace walk, stat cache, Diff, watcher -> vfs, objects
+//	engine/internal/overlap  calls that run at the same time: which join one
+//	                         unit, and the unit's net change      -> changes, fstate, scope
 //	engine/retention         keep rules over (id, activity, flags), pure
 //	engine/wskey, engine/ids workspace keys; slugs and word ids
 //
@@ -110,7 +112,8 @@
 //	  tasks/<id>/tasks.jsonl, tasks/<id>/<task id>.items.jsonl   task records, sub-agent transcripts (task.go)
 //	  hooks/<id>/<call>.json, <call>.tree   an agent's tool call between its pre- and post-tool
 //	                           hooks: a file edit's pre-images (hook.go), a shell command's
-//	                           walk (hook_exec.go); forget moves them with the session
+//	                           walk (hook_exec.go), kept past its end while its unit of
+//	                           calls runs on (overlap.go); forget moves them with the session
 //	  hooks/<id>/transcript.read   how far the hooks read the agent's transcript (AgentMark)
 //	  objects/<2 hex>/<62 hex>[.zst]  (package objects)
 //	<state folder>/gateway.token, credentials.json, credentials.lock (package httpapi)
@@ -158,13 +161,29 @@
 // (hook_exec.go): its pre-tool hook leaves a marker, not a call line,
 // which the next hook's Open would close as interrupted.
 //
+// Tool calls that run at the same time (an agent's parallel calls, whose
+// hooks interleave) each see the others' changes. A call that begins while
+// a call whose scope meets its own runs joins that call's unit, and the
+// unit's last call to end writes an "overlap" line: each file the unit
+// covers from what it held when the first call covering it began to what
+// it holds at the unit's end (engine/internal/overlap has the rules,
+// engine/internal/changes/overlap.go the line, overlap.go the markers).
+// File revert reads a unit as one step, reverted whole or not at all; the
+// undo stack reads its file tools' own change lines, so undo of one puts
+// back its own pre-images. Calls whose scopes do not meet keep their own
+// records. A file revert waits for no agent's call: it refuses while one
+// is pending.
+//
 // An agent's prompt a hook recorded with the agent's prompt id has the
 // item id an import derives from that id ("prompt:"+ID); without one an
 // import finds it by its text and time (import_prompts.go). An agent's
 // tool call gets the item id an import derives from the agent's call id
 // ("call:"+ID), which a hook's change record names before the call's item
-// is there (agentCallItem, import.go). The pre- and post-tool hooks open
-// the session for its change records only (hook_open.go).
+// is there (agentCallItem, import.go); until it is, file revert places the
+// record by the newest item when the call began, which its marker keeps
+// (began, hook.go), as it places the calls of an overlap line. The pre-
+// and post-tool hooks open the session for its change records only
+// (hook_open.go).
 //
 // # Permission bits
 //
@@ -373,4 +392,14 @@
 // Change, shell line, recorded call, apply_patch) takes it shared between
 // 1 and 2, waiting only while a file revert holds it; a file revert or
 // unrevert tries it alone, under 2, and never waits (busy).
+//
+// The rule of the call lock: no call runs without it. A call whose lock
+// cannot be taken for any reason but a file revert holding it (the
+// workspace folder or calls.lock cannot be made, opened or locked) is
+// refused (ErrRefused), naming why, and runs nothing: the lock is all that
+// keeps a file revert of another session, in any process, from putting
+// back files the call is changing, and a safety check never passes on
+// "cannot tell". The same goes for every check a file revert makes before
+// it writes: one that cannot read what it checks (the other sessions'
+// changes journals, drops.jsonl) refuses it.
 package engine

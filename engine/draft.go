@@ -96,7 +96,7 @@ func (s *Session) SetDraft(ctx context.Context, text string) error {
 	if text == "" && s.st.draft == nil {
 		return nil
 	}
-	if err := s.readyForItem(); err != nil {
+	if err := s.readyForItem(ctx); err != nil {
 		return err
 	}
 	now := mkTime(s.ws.s.Now())
@@ -111,9 +111,9 @@ func (s *Session) SetDraft(ctx context.Context, text string) error {
 		}
 		l = draftLine(now, text, p, nil)
 	}
-	if err := s.writeLine(l); err != nil {
+	if err := s.writeLine(ctx, l); err != nil {
 		return err
 	}
 	s.st.apply(l)
-	return s.commitLocked()
+	return s.commitLocked(ctx)
 }

@@ -3,6 +3,8 @@ package engine
 import (
 	"fmt"
 	"os"
+
+	"cairn/engine/internal/ephroot"
 )
 
 // WithEphemeralRoot makes OpenEphemeral put its temporary root in dir (the
@@ -12,33 +14,71 @@ func WithEphemeralRoot(dir string) Option { return func(s *Store) { s.ephemeralR
 // OpenEphemeral opens a private temporary state root in the folder
 // WithEphemeralRoot names (else the temp folder) for a session that leaves
 // no record behind. Spend still goes to the usage ledger of the persistent
-// state folder home, labelled ephemeral. Close removes the temporary root;
-// a forced kill can leave it for the operating system to clean up.
+// state folder home, labelled ephemeral. The store holds a lock on its root
+// for its whole life; Close removes the root. A root left by a process that
+// died without closing its store (kill -9, a power loss) is removed by the
+// next OpenEphemeral or SweepEphemeral in the same folder, once its lock
+// proves its owner gone.
 func OpenEphemeral(home string, opts ...Option) (*Store, error) {
-	var o Store
-	for _, opt := range opts {
-		opt(&o)
-	}
-	base := o.ephemeralRoot
-	if base == "" {
-		base = os.TempDir()
-	}
-	dir, err := os.MkdirTemp(base, "cairn-ephemeral-")
+	base := ephemeralBase(opts)
+	ephroot.Sweep(base) // what dead owners left; SweepEphemeral says what failed
+	r, err := ephroot.Make(base)
 	if err != nil {
 		return nil, fmt.Errorf("engine: ephemeral state root: %w", err)
 	}
-	s, err := Open(dir, opts...)
+	s, err := Open(r.Dir(), opts...)
 	if err != nil {
-		os.RemoveAll(dir)
+		r.Remove()
 		return nil, err
 	}
-	s.ephemeral = true
+	s.ephemeral, s.ephRoot = true, r
 	if home != "" {
 		if ls, err := Open(home, opts...); err == nil {
 			s.ledger = ls
 		}
 	}
 	return s, nil
+}
+
+// SweepEphemeral removes the temporary roots that ephemeral stores whose
+// process died left in the folder WithEphemeralRoot names (else the temp
+// folder), and says how many. A root whose owner lives is never touched.
+func SweepEphemeral(opts ...Option) (int, error) {
+	removed, err := ephroot.Sweep(ephemeralBase(opts))
+	if err != nil {
+		return len(removed), fmt.Errorf("engine: remove a temporary state folder an ephemeral run left: %w", err)
+	}
+	return len(removed), nil
+}
+
+// ephemeralBase is the folder ephemeral roots are made in under opts.
+func ephemeralBase(opts []Option) string {
+	var o Store
+	for _, opt := range opts {
+		opt(&o)
+	}
+	return o.ephemeralBase()
+}
+
+// ephemeralBase is the folder the store's options make ephemeral roots in.
+func (s *Store) ephemeralBase() string {
+	if s.ephemeralRoot != "" {
+		return s.ephemeralRoot
+	}
+	return os.TempDir()
+}
+
+// fsckEphemeral names the temporary roots of ephemeral runs whose process
+// died, in the folder this store's options make them in: each holds a
+// conversation the run meant to leave nowhere.
+func (s *Store) fsckEphemeral(note reporter) {
+	stale, err := ephroot.Stale(s.ephemeralBase())
+	if err != nil {
+		note(s.ephemeralBase(), "temporary state folders of ephemeral runs could not all be checked: %v", err)
+	}
+	for _, dir := range stale {
+		note(dir, "the temporary state folder of an ephemeral run whose process died (its conversation included); the next cairn REPL to start removes it")
+	}
 }
 
 // Ephemeral reports whether the store is a temporary root.

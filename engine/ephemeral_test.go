@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -132,5 +133,72 @@ func TestEphemeralReadsPersistentConfig(t *testing.T) {
 	must(sess.ToolWrite(ctx, "a.txt", []byte("hi")))(t)
 	if _, err := sess.Undo(ctx); !errors.Is(err, ErrRefused) {
 		t.Fatalf("undo with snapshots off in the persistent config: %v", err)
+	}
+}
+
+// TestOpenEphemeralSweepsDeadRoots: a root whose owner died (its lock file
+// can be locked) is removed by the next OpenEphemeral in the same folder,
+// and named by fsck until then; the root of a live store is left.
+func TestOpenEphemeralSweepsDeadRoots(t *testing.T) {
+	runtime := t.TempDir()
+	dead := filepath.Join(runtime, "cairn-ephemeral-dead")
+	for _, f := range []string{"owner.lock", "workspaces/w/sessions/s.items.jsonl"} {
+		p := filepath.Join(dead, f)
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("a private prompt\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	home := must(Open(t.TempDir(), WithEphemeralRoot(runtime)))(t)
+	defer home.Close()
+	r := must(home.Fsck(context.Background()))(t)
+	if !strings.Contains(fmt.Sprint(r.Notes), dead) {
+		t.Errorf("fsck does not name the dead run's root: %+v", r.Notes)
+	}
+
+	live := must(OpenEphemeral("", WithEphemeralRoot(runtime)))(t)
+	defer live.Close()
+	if _, err := os.Stat(dead); !os.IsNotExist(err) {
+		t.Fatalf("the dead run's root is still there: %v", err)
+	}
+	second := must(OpenEphemeral("", WithEphemeralRoot(runtime)))(t)
+	if n, err := SweepEphemeral(WithEphemeralRoot(runtime)); n != 0 || err != nil {
+		t.Fatalf("SweepEphemeral removed %d (%v) with both owners alive", n, err)
+	}
+	for _, s := range []*Store{live, second} {
+		if _, err := os.Stat(filepath.Join(s.Home(), "FORMAT")); err != nil {
+			t.Fatalf("a live store's root was touched: %v", err)
+		}
+	}
+	if err := second.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(second.Home()); !os.IsNotExist(err) {
+		t.Fatalf("Close left its root: %v", err)
+	}
+}
+
+// TestEphemeralStoreLabelsSpend: a session of an ephemeral store is
+// ephemeral whatever its options say: its spend reaches the persistent
+// ledger labelled so, and its record counts none.
+func TestEphemeralStoreLabelsSpend(t *testing.T) {
+	ctx := context.Background()
+	home := t.TempDir()
+	s := must(OpenEphemeral(home, WithEphemeralRoot(t.TempDir())))(t)
+	ws := must(s.Workspace(t.TempDir()))(t)
+	sess := ws.Create(SessionOptions{})
+	must(sess.Append(ctx, Item{Type: User, Text: "p"}))(t)
+	if err := sess.EndTurn(ctx, Turn{Model: "m1", Spend: Spend{InputTokens: 2, CostUSD: 0.25}}); err != nil {
+		t.Fatal(err)
+	}
+	sess.Close()
+	s.Close()
+	h := must(Open(home))(t)
+	defer h.Close()
+	u := must(h.Usage(ctx))(t)
+	if len(u) != 1 || u[0].Turns != 1 || u[0].Ephemeral != 1 {
+		t.Fatalf("usage %+v: want one turn, ephemeral", u)
 	}
 }

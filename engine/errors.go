@@ -26,6 +26,43 @@ var (
 	ErrRefused = errors.New("engine: refused")
 	// ErrBadInput: an argument or a file is malformed.
 	ErrBadInput = errors.New("engine: bad input")
+	// ErrSweeping: another process is sweeping (Store.Sweep).
+	ErrSweeping = errors.New("engine: another cairn process is sweeping")
+	// ErrOutputTooLarge is returned by PutOutput for an output over
+	// MaxOutputBytes; nothing is stored. It wraps ErrBadInput.
+	ErrOutputTooLarge = fmt.Errorf("%w: tool output over %d MiB", ErrBadInput, MaxOutputBytes>>20)
+)
+
+// Refusal is an error that refuses an operation (errors.Is(err,
+// ErrRefused) holds), with its reason apart from the word: Why is what a
+// person reads after "refused". Every refusal the engine makes is one.
+type Refusal interface {
+	error
+	Why() string
+}
+
+// refusedErr is a Refusal built by refusedf; it wraps ErrRefused and any
+// error its reason wraps (%w).
+type refusedErr struct{ reason error }
+
+// refusedf is a Refusal whose reason is fmt.Errorf(format, a...).
+func refusedf(format string, a ...any) error { return &refusedErr{fmt.Errorf(format, a...)} }
+
+func (e *refusedErr) Error() string   { return refusedText(e.Why()) }
+func (e *refusedErr) Why() string     { return e.reason.Error() }
+func (e *refusedErr) Unwrap() []error { return []error{ErrRefused, e.reason} }
+
+// refusedText is a refusal's text: the word, then its reason.
+func refusedText(reason string) string { return ErrRefused.Error() + ": " + reason }
+
+var (
+	_ Refusal = (*refusedErr)(nil)
+	_ Refusal = (*RestoreError)(nil)
+	_ Refusal = (*RequiredError)(nil)
+	_ Refusal = (*PatchError)(nil)
+	_ Refusal = (*RevertConflictError)(nil)
+	_ Refusal = (*LoadLimitError)(nil)
+	_ Refusal = (*UnreadableError)(nil)
 )
 
 // noItem says a session holds no item with the id given.

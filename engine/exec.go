@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"cairn/engine/ids"
+	"cairn/engine/internal/shellproc"
 )
 
 // The exec tool: a shell line run with `sh -c` in the workspace, through
@@ -96,19 +97,22 @@ func (s *Session) Exec(ctx context.Context, line string, opts ExecOptions) (*Exe
 		}
 		ans.Run = run.ID()
 		out = s.runShell(ctx, line, opts)
-		if err := run.Finish(context.WithoutCancel(ctx), out.exit, out.stdout.bytes(), out.stderr.bytes()); err != nil {
-			s.notice(fmt.Sprintf("the shell line ran, but its end could not be kept in the shell history: %v", err))
+		if err := run.FinishTails(context.WithoutCancel(ctx), out.exit, out.stdout.tail(), out.stderr.tail()); err != nil {
+			s.noticef("the shell line ran, but its end could not be kept in the shell history: %v", err)
 		}
 		// Kept while the call still holds the session, so a Close
 		// waiting for it does not shut the output out.
 		oid, perr := s.PutOutput(context.WithoutCancel(ctx), ids.ShellLabel(line), bytes.NewReader(out.all.bytes()))
 		if perr != nil {
-			s.notice(fmt.Sprintf("the shell line's output could not be kept: %v", perr))
+			s.noticef("the shell line's output could not be kept: %v", perr)
 		}
 		ans.Output = oid
 		return out.err
 	})
 	if rc != nil {
+		if rc.Scope != "" {
+			ans.Scope = rc.Scope
+		}
 		ans.Unrecorded, ans.Dropped = rc.Unrecorded, rc.Dropped
 		ans.Snapshot, ans.Files, ans.Skipped = s.recordAnswer(rc)
 	}
@@ -138,10 +142,13 @@ type shellOutput struct {
 func (s *Session) runShell(ctx context.Context, line string, opts ExecOptions) (out shellOutput) {
 	out.stdout.max, out.stderr.max = ShellKeepBytes, ShellKeepBytes
 	out.all.max = s.ws.s.maxOutputBytes()
-	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", line)
+	// In a process group of its own, led by a shell that kills the group
+	// when cairn dies (shellproc): no line goes on changing files after
+	// its record was closed.
+	cmd := shellproc.Command(ctx, "/bin/sh", line)
 	cmd.Dir = s.ws.path
 	// Stdin stays nil, the null device, also for the user's own line: the
-	// line runs in its own process group (ownGroup), where reading the
+	// line runs in its own process group (shellproc), where reading the
 	// terminal would stop it, and what the user types meanwhile is for the
 	// prompt after it.
 	// Both streams' copiers write under one lock: they share the whole
@@ -157,8 +164,10 @@ func (s *Session) runShell(ctx context.Context, line string, opts ExecOptions) (
 	cmd.Stdout = &lockedWriter{mu: &mu, w: io.MultiWriter(so...)}
 	cmd.Stderr = &lockedWriter{mu: &mu, w: io.MultiWriter(se...)}
 	cmd.WaitDelay = execWaitDelay
-	ownGroup(cmd)
-	err := cmd.Run()
+	err := s.ws.s.forker.Start(cmd)
+	if err == nil {
+		err = cmd.Wait()
+	}
 	var ee *exec.ExitError
 	switch {
 	case err == nil:

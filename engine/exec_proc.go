@@ -7,15 +7,6 @@ import (
 	"syscall"
 )
 
-// ownGroup runs cmd in a process group of its own, so a cancel kills the
-// whole line (a pipeline, the children it started), not only the shell.
-func ownGroup(cmd *exec.Cmd) {
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error {
-		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	}
-}
-
 // exitStatus is the shell's exit code, or 128+N when signal N killed it
 // (as a shell reports it).
 func exitStatus(ee *exec.ExitError) int {
@@ -25,14 +16,16 @@ func exitStatus(ee *exec.ExitError) int {
 	return ee.ExitCode()
 }
 
-// tailBuffer keeps the last max bytes written to it.
+// tailBuffer keeps the last max bytes written to it, and counts them all.
 type tailBuffer struct {
-	max int64
-	buf []byte
+	max   int64
+	buf   []byte
+	total int64 // bytes written
 }
 
 func (t *tailBuffer) Write(p []byte) (int, error) {
 	n := len(p)
+	t.total += int64(n)
 	if int64(len(p)) >= t.max {
 		t.buf = append(t.buf[:0], p[int64(len(p))-t.max:]...)
 		return n, nil
@@ -50,6 +43,12 @@ func (t *tailBuffer) bytes() []byte {
 		return t.buf[int64(len(t.buf))-t.max:]
 	}
 	return t.buf
+}
+
+// tail is what the buffer kept, after the bytes it did not keep.
+func (t *tailBuffer) tail() ShellTail {
+	b := t.bytes()
+	return ShellTail{Bytes: b, Dropped: t.total - int64(len(b))}
 }
 
 // lockedWriter serializes writes from stdout's and stderr's copiers.

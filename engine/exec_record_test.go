@@ -722,3 +722,43 @@ func TestFileRevertStopsAtUnstoredExecFile(t *testing.T) {
 	}
 	e.want("a.txt", "1\n")
 }
+
+// TestHoldsState: the one rule of what a recorder leaves alone, through
+// the engine's canonical paths: a workspace holding the state folder,
+// lying in it, or reached through a link to either, holds it; so does one
+// holding the persistent state folder of an ephemeral store (its ledger).
+func TestHoldsState(t *testing.T) {
+	root := must(Canonical(t.TempDir()))(t)
+	home := filepath.Join(root, "home", ".cairn")
+	for _, d := range []string{filepath.Join(home, "x"), filepath.Join(root, "other"), filepath.Join(root, "eph")} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(filepath.Join(root, "home"), filepath.Join(root, "alias")); err != nil {
+		t.Fatal(err)
+	}
+	st := must(Open(home))(t)
+	defer st.Close()
+	eph := must(OpenEphemeral(home, WithEphemeralRoot(filepath.Join(root, "eph"))))(t)
+	defer eph.Close()
+	cases := []struct {
+		st   *Store
+		dir  string
+		want bool
+	}{
+		{st, filepath.Join(root, "home"), true},
+		{st, root, true},
+		{st, filepath.Join(home, "x"), true},
+		{st, filepath.Join(root, "alias"), true},
+		{st, filepath.Join(root, "other"), false},
+		{eph, filepath.Join(root, "home"), true},
+		{eph, filepath.Join(root, "other"), false},
+	}
+	for _, c := range cases {
+		ws := must(c.st.Workspace(c.dir))(t)
+		if got := ws.holdsState(); got != c.want {
+			t.Errorf("holdsState of %s (ephemeral %v) = %v, want %v", c.dir, c.st.Ephemeral(), got, c.want)
+		}
+	}
+}

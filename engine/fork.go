@@ -58,10 +58,10 @@ func (s *Session) Fork(ctx context.Context, at string) (*ForkResult, error) {
 		return nil, err
 	}
 	if s.readOnly {
-		return nil, fmt.Errorf("%w: session %s is open read-only: a fork cannot be written", ErrRefused, s.ID())
+		return nil, refusedf("session %s is open read-only: a fork cannot be written", s.ID())
 	}
 	if !s.Recorded() {
-		return nil, fmt.Errorf("%w: session %s has nothing recorded to fork", ErrRefused, s.ID())
+		return nil, refusedf("session %s has nothing recorded to fork", s.ID())
 	}
 	return s.ws.Fork(ctx, s.ID(), at)
 }
@@ -81,7 +81,7 @@ func (w *Workspace) Fork(ctx context.Context, parent, at string) (*ForkResult, e
 	}
 	if at == "" {
 		if st.head == "" {
-			return nil, fmt.Errorf("%w: nothing to fork: session %s has no head item (name an item to fork at)", ErrRefused, parent)
+			return nil, refusedf("nothing to fork: session %s has no head item (name an item to fork at)", parent)
 		}
 		at = st.head
 	}

@@ -42,10 +42,10 @@ func (s *Store) Fsck(ctx context.Context) (*FsckReport, error) { return s.FsckPr
 func (s *Store) FsckProgress(ctx context.Context, progress func(done, total int)) (*FsckReport, error) {
 	r := &FsckReport{Problems: []FsckProblem{}, Notes: []FsckProblem{}}
 	bad := func(p, format string, a ...any) {
-		r.Problems = append(r.Problems, FsckProblem{p, fmt.Sprintf(format, a...)})
+		r.Problems = append(r.Problems, FsckProblem{p, fmt.Sprintf(format, userWords(a)...)})
 	}
 	note := func(p, format string, a ...any) {
-		r.Notes = append(r.Notes, FsckProblem{p, fmt.Sprintf(format, a...)})
+		r.Notes = append(r.Notes, FsckProblem{p, fmt.Sprintf(format, userWords(a)...)})
 	}
 	if err := checkFormat(readOnly{s.fsys}, s.home); err != nil {
 		bad("FORMAT", "%v", err)
@@ -59,6 +59,7 @@ func (s *Store) FsckProgress(ctx context.Context, progress func(done, total int)
 		}
 	}
 	s.fsckMoves(bad, note) // migrate.go
+	s.fsckEphemeral(note)
 	ents, err := s.fsys.ReadDir(workspacesDir)
 	if err != nil && !vfs.IsNotExist(err) {
 		return nil, err

@@ -15,6 +15,9 @@ import (
 func (s *Store) fsckMoves(bad, note reporter) {
 	ents, err := s.fsys.ReadDir(movesDir)
 	if err != nil {
+		if !vfs.IsNotExist(err) {
+			bad(movesDir, "the moves a crash interrupted cannot be listed: %v", err)
+		}
 		return
 	}
 	for _, e := range ents {
@@ -30,6 +33,21 @@ func (s *Store) fsckMoves(bad, note reporter) {
 			bad(name, "not a session move's plan; no open acts on it")
 			continue
 		}
+		if err := s.recoveryOf(name); err != nil {
+			bad(name, "session %s is moving from %s to %s, and the open before this check could not finish or undo the move: %v (tried again at the next open)", id, p.FromPath, p.ToPath, err)
+			continue
+		}
 		note(name, "session %s is moving from %s to %s (a move running now, or one a crash cut short: the next open finishes or undoes it)", id, p.FromPath, p.ToPath)
 	}
+}
+
+// recoveryOf is why this store's open could not finish or undo what a
+// crash left at name, or nil.
+func (s *Store) recoveryOf(name string) error {
+	for _, r := range s.recoveryErrs {
+		if r.Path == name {
+			return r.Err
+		}
+	}
+	return nil
 }

@@ -7,9 +7,10 @@ import (
 )
 
 // fsck of file revert's lines in a changes journal (revert, reverted,
-// unrevert, unreverted; package changes, timeline.go): each must fold into
-// the journal's timeline — a revert line well formed, a "reverted" naming
-// a revert the journal holds, an unrevert naming the stack of reverts.
+// unrevert, unreverted, overlap; package changes, timeline.go, overlap.go):
+// each must fold into the journal's timeline — a revert line well formed,
+// a "reverted" naming a revert the journal holds, an unrevert naming the
+// stack of reverts, an overlap line well formed.
 // The undo stack's fold, which fsck checks too, passes over them.
 
 // revertFsck folds a changes journal's lines into a timeline and says why
@@ -26,7 +27,7 @@ func (r *revertFsck) check(b []byte) string {
 	}
 	json.Unmarshal(b, &l)
 	switch l.Kind {
-	case changes.KindRevert, changes.KindReverted, changes.KindUnrevert, changes.KindUnreverted:
+	case changes.KindRevert, changes.KindReverted, changes.KindUnrevert, changes.KindUnreverted, changes.KindOverlap:
 		return err.Error()
 	}
 	return "" // the undo stack's fold names the others

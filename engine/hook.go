@@ -28,18 +28,22 @@ import (
 // or nothing when no file changed. The marker, part of the format:
 //
 //	workspaces/<key>/hooks/<session>/<call>.json
-//	{"v":1,"tool":T,"call":ITEM,"at":TIME,"files":[{"path","before":F}],"skipped":[P...],"off":BOOL}
+//	{"v":1,"tool":T,"call":ITEM,"item":ITEM,"at":TIME,"files":[{"path","before":F}],"skipped":[P...],"off":BOOL,
+//	 "unit":UID,"seq":N,"seen":[P...],"ended":BOOL,"rec":SNAP}
 //
 // <call> is the agent's tool-call id (or, when it is not a plain name, 32
 // hex digits of its SHA-256). "before" names its object by "oid" (stored
 // durably before the marker is written); "off" says snapshots were off, so
 // nothing was captured. A marker older than a day (the agent died between
 // the two hooks) is removed by the next BeginChange or BeginExec of the
-// session. A shell command's marker says "kind":"exec" and has its walk
-// beside it (hook_exec.go); SettleChange settles either kind. A forget
-// moves the session's markers with it (retention_trash.go). Beside them,
-// transcript.read is how far the hooks read the agent's transcript
-// (AgentMark): a cache of the importer's, never a marker.
+// session. "unit" and the fields after it say which unit of calls running
+// at the same time the call belongs to (overlap.go); a marker "ended"
+// stays after its post-tool hook until its unit ends. A shell command's
+// marker says "kind":"exec" and has its walk beside it (hook_exec.go);
+// SettleChange settles either kind. A forget moves the session's markers
+// with it (retention_trash.go). Beside them, transcript.read is how far
+// the hooks read the agent's transcript (AgentMark): a cache of the
+// importer's, never a marker.
 
 // AgentSession names an agent's own session.
 type AgentSession struct {
@@ -115,10 +119,14 @@ type PendingChange struct {
 	V       int                  `json:"v"`
 	Tool    string               `json:"tool"`
 	Call    string               `json:"call,omitempty"`
+	Item    changes.ItemRef      `json:"item,omitzero"` // where the call began (began)
 	At      Time                 `json:"at"`
 	Files   []changes.FileChange `json:"files"`
-	Skipped []string             `json:"skipped,omitempty"`
+	Skipped fstate.Names         `json:"skipped,omitempty"`
 	Off     bool                 `json:"off,omitempty"`
+	// The unit of calls running at the same time it belongs to
+	// (overlap.go).
+	unitMark
 }
 
 // hookMarker is the marker file of call in session id.
@@ -136,26 +144,30 @@ func hookMarker(dir, id, call string) string {
 // *RequiredError when snapshots.required covers a file it cannot capture.
 // The change belongs to the agent's call: its record names the item an
 // import of the agent's transcript gives that call (agentCallItem), which
-// is not there yet; until it is, the record stands after the newest item,
-// as any record does (revertAfter).
+// is not there yet; until it is, the record stands where the call began,
+// after the newest item then (began, revertAfter).
 func (s *Session) BeginChange(ctx context.Context, tool, call string, paths []string) (*PendingChange, error) {
 	if call == "" {
 		return nil, fmt.Errorf("%w: a pending change needs its call id", ErrBadInput)
 	}
-	s.sweepMarkers()
+	s.sweepMarkers(ctx)
 	c, err := s.beginChange(ctx, tool, paths)
 	if err != nil {
 		return nil, err
 	}
 	defer c.release()
-	p := &PendingChange{V: 1, Tool: tool, Call: agentCallItem(s.ID(), call), At: mkTime(s.ws.s.Now()), Files: c.files, Skipped: c.skipped, Off: !c.on || c.objs == nil}
+	p := &PendingChange{V: 1, Tool: tool, Call: agentCallItem(s.ID(), call), Item: s.newestItem(), At: mkTime(s.ws.s.Now()),
+		Files: c.files, Skipped: c.skipped, Off: !c.on || c.objs == nil}
 	if p.Off {
 		// Nothing captured: no marker either; SettleChange finds none
 		// and records nothing.
 		return p, nil
 	}
-	b, _ := json.Marshal(p)
 	name := hookMarker(s.ws.dir, s.ID(), call)
+	if p.unitMark, err = s.joinUnit(ctx, name, editScope(p.Files), s.readMarkers()); err != nil {
+		return nil, err
+	}
+	b, _ := json.Marshal(p)
 	fsys := s.ws.s.fsys
 	if err := fsys.MkdirAll(path.Dir(name), vfs.DirPerm); err != nil {
 		return nil, err
@@ -199,20 +211,31 @@ func (s *Session) SettleChange(ctx context.Context, call string) (*ToolAnswer, e
 	if err != nil {
 		return nil, err
 	}
+	keep := false // the marker of a call whose unit runs on
 	defer func() {
-		fsys.Remove(name)
-		fsys.Remove(path.Dir(name)) // when it was the last one
+		if !keep {
+			fsys.Remove(name)
+			fsys.Remove(path.Dir(name)) // when it was the last one
+		}
 	}()
 	var kind struct {
-		Kind string `json:"kind"`
+		Kind  string `json:"kind"`
+		Ended bool   `json:"ended"`
 	}
-	if json.Unmarshal(b, &kind) == nil && kind.Kind == markerExec {
-		return s.settleExec(ctx, call, name, b) // a shell command's (hook_exec.go)
+	if json.Unmarshal(b, &kind) == nil && kind.Ended {
+		// The call ended already (a post-tool event twice): its unit
+		// still runs, and needs its marker.
+		keep = true
+		return nil, nil
+	}
+	if kind.Kind == markerExec {
+		return s.settleExec(ctx, call, name, b, &keep) // a shell command's (hook_exec.go)
 	}
 	var p PendingChange
 	if err := json.Unmarshal(b, &p); err != nil || p.V != 1 || !labelRE.MatchString(p.Tool) || len(p.Files) == 0 {
 		return nil, fmt.Errorf("%w: pending change %s is not readable", ErrFormat, name)
 	}
+	self := &markerFile{name: name, edit: &p}
 	for _, f := range p.Files {
 		if !fstate.ValidRel(f.Path) || (f.Before != nil && !f.Before.Valid(fstate.FormBefore)) {
 			return nil, fmt.Errorf("%w: pending change %s names a bad file", ErrFormat, name)
@@ -255,11 +278,12 @@ func (s *Session) SettleChange(ctx context.Context, call string) (*ToolAnswer, e
 		ans.Skipped = append(ans.Skipped, s.ws.absPath(r))
 	}
 	if !changed {
+		keep = s.endUnitCall(ctx, self, "", nil)
 		return ans, nil
 	}
 	item := settledCall(s, p.Call, call)
 	st := &s.snaps
-	rec, lines, live := st.NewChange(mkTime(s.ws.s.Now()), p.Tool, item, s.newestItem(), p.Files, sc.limits())
+	rec, lines, live := st.NewChange(mkTime(s.ws.s.Now()), p.Tool, item, s.began(p.Item), p.Files, sc.limits())
 	write := s.appendChanges
 	if s.opts.Brief {
 		// The agent made the files before this line (SessionOptions.Brief).
@@ -270,6 +294,7 @@ func (s *Session) SettleChange(ctx context.Context, call string) (*ToolAnswer, e
 	}
 	st.List, st.Seq = live, rec.Seq
 	ans.Snapshot = &rec.ID
+	keep = s.endUnitCall(ctx, self, rec.ID, nil)
 	return ans, nil
 }
 
@@ -289,10 +314,24 @@ func settledCall(s *Session, item, call string) string {
 	return item
 }
 
+// began is the "item" of the lines a hook's call writes at its post-tool
+// hook: where the call began (the newest item when its pre-tool hook ran,
+// kept in its marker), so that a file revert places the call by the turn
+// it began in while the item of the agent's call it names is not in the
+// conversation yet (the transcript brings it in later); a prompt written
+// while the call ran does not move it. A marker of an older build keeps
+// none: the newest item now.
+func (s *Session) began(item changes.ItemRef) changes.ItemRef {
+	if item.Known {
+		return item
+	}
+	return s.newestItem()
+}
+
 // sweepMarkers removes the session's pending markers older than a day:
 // their agent died between the two hooks. A shell command's gets an
 // unrecorded line (closeStaleExecs). Best effort.
-func (s *Session) sweepMarkers() {
+func (s *Session) sweepMarkers(ctx context.Context) {
 	fsys := s.ws.s.fsys
 	dir := hooksDir(s.ws.dir, s.ID())
 	ents, err := fsys.ReadDir(dir)
@@ -317,7 +356,8 @@ func (s *Session) sweepMarkers() {
 		}
 		fsys.Remove(name)
 	}
-	s.closeStaleExecs(stale)
+	s.closeStaleExecs(ctx, stale)
+	s.sweepUnits()
 }
 
 // transcriptMark is the file in a session's hooks folder where the hooks

@@ -2,8 +2,6 @@ package engine
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"path"
@@ -29,11 +27,11 @@ import (
 // 001: undo covers the file tools). Part of the format:
 //
 //	workspaces/<key>/hooks/<session>/<call>.json
-//	{"v":1,"kind":"exec","tool":T,"call":ITEM,"id":SNAP,"at":TIME,"scope":"paths"|"workspace","paths":[P...],
-//	 "tree":{"sha256":H,"entries":N}}
+//	{"v":1,"kind":"exec","tool":T,"call":ITEM,"item":ITEM,"id":SNAP,"at":TIME,"scope":"paths"|"workspace","paths":[P...],
+//	 "tree":{"sha256":H,"entries":N},"unit":UID,"seq":N,"seen":[P...],"ended":BOOL}
 //	workspaces/<key>/hooks/<session>/<call>.tree
 //
-// "id" and "at" are the call line's, written at the post-tool hook;
+// "id", "item" and "at" are the call line's, written at the post-tool hook;
 // "tree" names the walk before the call, kept in <call>.tree
 // (engine/internal/scope/tree_file.go) by its SHA-256, so a marker whose
 // walk is missing or torn is never read with another. Every object the
@@ -52,14 +50,15 @@ const markerExec = "exec"
 // PendingExec is a shell command whose scope is captured and whose record
 // is not written yet: an exec marker's content.
 type PendingExec struct {
-	V     int      `json:"v"`
-	Kind  string   `json:"kind"`
-	Tool  string   `json:"tool"`
-	Call  string   `json:"call,omitempty"`
-	ID    string   `json:"id"`
-	At    Time     `json:"at"`
-	Scope string   `json:"scope"`
-	Paths []string `json:"paths,omitempty"`
+	V     int             `json:"v"`
+	Kind  string          `json:"kind"`
+	Tool  string          `json:"tool"`
+	Call  string          `json:"call,omitempty"`
+	Item  changes.ItemRef `json:"item,omitzero"` // where the call began (began)
+	ID    string          `json:"id"`
+	At    Time            `json:"at"`
+	Scope string          `json:"scope"`
+	Paths fstate.Names    `json:"paths,omitempty"`
 	Tree  struct {
 		SHA256  string `json:"sha256"`
 		Entries int    `json:"entries"`
@@ -67,6 +66,9 @@ type PendingExec struct {
 	// Unrecorded (not in the marker) is why the command runs without a
 	// record, when the store refused one.
 	Unrecorded string `json:"-"`
+	// The unit of calls running at the same time it belongs to
+	// (overlap.go).
+	unitMark
 }
 
 // execTreeName is the walk kept beside exec marker name.
@@ -84,7 +86,7 @@ func (s *Session) BeginExec(ctx context.Context, tool, call, line, dir string) (
 	if call == "" || !labelRE.MatchString(tool) || strings.TrimSpace(line) == "" || strings.ContainsRune(line, 0) {
 		return nil, fmt.Errorf("%w: a pending shell command needs its tool, call id and line", ErrBadInput)
 	}
-	s.sweepMarkers()
+	s.sweepMarkers(ctx)
 	item := agentCallItem(s.ID(), call) // as BeginChange's
 	sc := s.ws.lineScopeIn(line, dir)
 	p := &PendingExec{V: 1, Kind: markerExec, Tool: tool, Call: item, Scope: sc.Kind, Paths: sc.Paths}
@@ -115,11 +117,13 @@ func (s *Session) BeginExec(ctx context.Context, tool, call, line, dir string) (
 		p.Unrecorded = rc.Unrecorded
 		return p, nil
 	}
-	p.ID, p.At = cl.ID, cl.At
+	p.ID, p.Item, p.At, p.Scope = cl.ID, cl.Item, cl.At, cl.Scope
 	tree := scope.EncodeTree(cap.tree)
-	sum := sha256.Sum256(tree)
-	p.Tree.SHA256, p.Tree.Entries = hex.EncodeToString(sum[:]), cap.tree.Len()
+	p.Tree.SHA256, p.Tree.Entries = sha256Hex(tree), cap.tree.Len()
 	name := hookMarker(s.ws.dir, s.ID(), call)
+	if p.unitMark, err = s.joinUnit(ctx, name, sc.overlap(), s.readMarkers()); err != nil {
+		return nil, err
+	}
 	fsys := s.ws.s.fsys
 	if err := fsys.MkdirAll(path.Dir(name), vfs.DirPerm); err != nil {
 		return nil, err
@@ -140,12 +144,16 @@ func (s *Session) BeginExec(ctx context.Context, tool, call, line, dir string) (
 // removes the marker): the scope walked again, and the call line and its
 // record line written together (recordAfter). A marker whose walk cannot
 // be read closes the call with an unrecorded line, why "failed".
-func (s *Session) settleExec(ctx context.Context, call, name string, b []byte) (*ToolAnswer, error) {
+func (s *Session) settleExec(ctx context.Context, call, name string, b []byte, keep *bool) (*ToolAnswer, error) {
 	fsys := s.ws.s.fsys
-	defer fsys.Remove(execTreeName(name))
+	defer func() {
+		if !*keep {
+			fsys.Remove(execTreeName(name))
+		}
+	}()
 	var p PendingExec
 	if err := json.Unmarshal(b, &p); err != nil || p.V != 1 || !labelRE.MatchString(p.Tool) || !changes.ValidSnapID(p.ID) ||
-		(p.Scope != ScopePaths && p.Scope != ScopeWorkspace) || (p.Scope == ScopePaths) != (len(p.Paths) > 0) {
+		(p.Scope != ScopePaths && p.Scope != ScopeWorkspace) || p.Scope == ScopePaths && len(p.Paths) == 0 {
 		return nil, fmt.Errorf("%w: pending shell command %s is not readable", ErrFormat, name)
 	}
 	for _, f := range p.Paths {
@@ -167,26 +175,27 @@ func (s *Session) settleExec(ctx context.Context, call, name string, b []byte) (
 		return nil, err
 	}
 	defer leave()
-	if err := s.snapReady(); err != nil {
+	if err := s.snapReady(ctx); err != nil {
 		return nil, err
 	}
 	item := settledCall(s, p.Call, call)
-	cl := changes.CallLine{V: 1, Kind: changes.KindCall, ID: p.ID, At: p.At, Tool: p.Tool, Call: item, Item: s.newestItem(), Scope: p.Scope, Paths: p.Paths}
+	cl := changes.CallLine{V: 1, Kind: changes.KindCall, ID: p.ID, At: p.At, Tool: p.Tool, Call: item, Item: s.began(p.Item), Scope: p.Scope, Paths: p.Paths}
 	rc := &CallRecord{ID: p.ID}
 	cap := &callCapture{s: s, sc: CallScope{Kind: p.Scope, Paths: p.Paths}, cfg: cfg.Storage, objs: s.snapObjects()}
 	tree, err := vfs.ReadFile(fsys, execTreeName(name))
-	sum := sha256.Sum256(tree)
-	if err == nil && hex.EncodeToString(sum[:]) != p.Tree.SHA256 {
-		err = scope.ErrTreeCorrupt
-	}
 	if err == nil {
-		cap.tree, err = scope.DecodeTree(tree)
+		cap.tree, err = readTree(tree, p.Tree.SHA256)
 	}
 	if err != nil {
 		s.closeCall(cl, changes.WhyFailed, rc)
-		s.notice(fmt.Sprintf("the %s command ran, but its changes could not be recorded: its walk before is lost (%v)", p.Tool, err))
+		s.noticef("the %s command ran, but its changes could not be recorded: its walk before is lost (%v)", p.Tool, err)
 	} else {
-		s.recordAfter(ctx, cl, cap, rc, true, append(s.recordMarks(true), cl))
+		s.recordAfter(ctx, cl, cap, rc, true, append(s.recordMarks(true), cl), cl.Item)
+		var ws *scope.Tree
+		if p.Scope == ScopeWorkspace {
+			ws = cap.afterTree
+		}
+		*keep = s.endUnitCall(ctx, &markerFile{name: name, exec: &p}, "", ws)
 	}
 	ans := &ToolAnswer{Session: s.ID()}
 	ans.Snapshot, ans.Files, ans.Skipped = s.recordAnswer(rc)
@@ -196,13 +205,13 @@ func (s *Session) settleExec(ctx context.Context, call, name string, b []byte) (
 // closeStaleExecs closes the calls of exec markers ms, whose agent died
 // between the hooks, with an unrecorded line each, why "interrupted" (best
 // effort: the markers go either way). Rare: it reads the journal.
-func (s *Session) closeStaleExecs(ms []PendingExec) {
+func (s *Session) closeStaleExecs(ctx context.Context, ms []PendingExec) {
 	if len(ms) == 0 {
 		return
 	}
 	s.busy.RLock()
 	defer s.busy.RUnlock()
-	if s.isClosed() || s.snapReady() != nil {
+	if s.isClosed() || s.snapReady(ctx) != nil {
 		return
 	}
 	s.snaps.mu.Lock()
@@ -226,12 +235,12 @@ func (s *Session) closeStaleExecs(ms []PendingExec) {
 			continue
 		}
 		lines = append(lines, changes.UnrecordedLine{V: 1, Kind: changes.KindUnrecorded, ID: p.ID, At: mkTime(s.ws.s.Now()),
-			Tool: p.Tool, Call: p.Call, Item: s.newestItem(), Why: changes.WhyInterrupted})
+			Tool: p.Tool, Call: p.Call, Item: s.began(p.Item), Why: changes.WhyInterrupted})
 	}
 	if len(lines) == 0 {
 		return
 	}
 	if err := s.appendChanges(lines...); err != nil {
-		s.notice(fmt.Sprintf("shell commands whose agent stopped could not be noted: %v", err))
+		s.noticef("shell commands whose agent stopped could not be noted: %v", err)
 	}
 }

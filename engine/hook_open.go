@@ -167,7 +167,7 @@ func (w *Workspace) newestItemOf(id string) (string, error) {
 	for end > 0 {
 		start := max(0, end-tailChunk)
 		buf := make([]byte, end-start, end-start+int64(len(carry)))
-		if _, err := f.ReadAt(buf, start); err != nil && err != io.EOF {
+		if _, err := f.ReadAt(buf, start); err != nil && !errors.Is(err, io.EOF) {
 			return "", err
 		}
 		buf = append(buf, carry...)

@@ -648,7 +648,7 @@ func (s *Session) importInto(ctx context.Context, src *ImportSource, res *Import
 			return fmt.Errorf("engine: import %s: %w", src.SourceID, err)
 		}
 	}
-	if err := s.commitLocked(); err != nil {
+	if err := s.commitLocked(ctx); err != nil {
 		return err
 	}
 	return w.importUsage(id, src.Model, spend, turn, now)

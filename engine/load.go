@@ -40,6 +40,9 @@ func sizeMB(b int64) string { return fmt.Sprintf("%.1f MB", float64(b)/(1<<20)) 
 
 func (e *LoadLimitError) Unwrap() error { return ErrRefused }
 
+// Why is the refusal's text, which says no "refused".
+func (e *LoadLimitError) Why() string { return e.Error() }
+
 // eagerLimitMB is the ceiling in MB: WithMaxEagerLoadMB, else config.json, else 1024.
 func (s *Store) eagerLimitMB() int {
 	if s.eagerLoadMB > 0 {
@@ -176,6 +179,9 @@ func (e *UnreadableError) Error() string {
 }
 
 func (e *UnreadableError) Unwrap() error { return ErrRefused }
+
+// Why is the refusal's text, which says no "refused".
+func (e *UnreadableError) Why() string { return e.Error() }
 
 // unreadable reports whether the journal folded into st had complete lines
 // and none that could be read.

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -110,7 +111,7 @@ type UsageMove struct {
 // has a file revert pending, and moves none then.
 func (s *Store) MigrateSessions(ctx context.Context, from, to string, opts MigrateOptions) (*MigrateResult, error) {
 	if s.ephemeral {
-		return nil, fmt.Errorf("%w: an ephemeral store has no saved sessions", ErrRefused)
+		return nil, refusedf("an ephemeral store has no saved sessions")
 	}
 	from = filepath.Clean(from)
 	if !filepath.IsAbs(from) {
@@ -239,7 +240,7 @@ func (w *Workspace) refusePendingReverts(ids []string) error {
 	}
 	for _, id := range ids {
 		if w.fileRevertPending(id) {
-			return fmt.Errorf("%w: session %s has a file revert pending: unrevert it (cairn unrevert %s), or send new work to keep the files as they are, then move it", ErrRefused, id, id)
+			return refusedf("session %s has a file revert pending: unrevert it (cairn unrevert %s), or send new work to keep the files as they are, then move it", id, id)
 		}
 	}
 	return nil
@@ -523,11 +524,14 @@ func (s *Store) rollBackMove(p movePlan) error {
 
 // recoverMoves finishes or rolls back the moves a crash interrupted (their
 // plans are left in moves/), skipping one whose session lock is held (a
-// move running in another process). Best effort: what fails is tried
-// again at the next open.
+// move running in another process). What fails is kept, by plan, for
+// Unrecovered and fsck to name, and tried again at the next open.
 func (s *Store) recoverMoves() {
 	ents, err := s.fsys.ReadDir(movesDir)
 	if err != nil {
+		if !vfs.IsNotExist(err) {
+			s.unrecovered(movesDir, err)
+		}
 		return
 	}
 	if len(ents) == 0 {
@@ -551,21 +555,56 @@ func (s *Store) recoverMoves() {
 		}
 		srcLock, err := src.acquire(id)
 		if err != nil {
-			continue // a move running now, or a folder that cannot be written
+			if !errors.Is(err, ErrBusy) { // busy: a move running now
+				s.unrecovered(planName(id), err)
+			}
+			continue
 		}
 		if _, err := s.fsys.Stat(itemsName(dst.dir, id)); err == nil {
 			dstLock, err := dst.acquire(id)
 			if err != nil {
 				src.release(id, srcLock)
+				if !errors.Is(err, ErrBusy) {
+					s.unrecovered(planName(id), err)
+				}
 				continue
 			}
-			s.finishMove(context.Background(), p, src, dst, srcLock, dstLock)
+			if err := s.finishMove(context.Background(), p, src, dst, srcLock, dstLock); err != nil {
+				s.unrecovered(planName(id), fmt.Errorf("finish moving session %s to %s: %w", id, p.ToPath, err))
+			}
 			continue
 		}
-		s.rollBackMove(p)
+		if err := s.rollBackMove(p); err != nil {
+			s.unrecovered(planName(id), fmt.Errorf("undo moving session %s to %s: %w", id, p.ToPath, err))
+		}
 		src.release(id, srcLock)
 	}
 }
+
+// unrecovered keeps why Open could not finish or undo what a crash left
+// at name (a file of the state folder).
+func (s *Store) unrecovered(name string, err error) {
+	s.recoveryErrs = append(s.recoveryErrs, RecoveryError{Path: name, Err: err})
+}
+
+// RecoveryError is what Open could not finish or undo of an operation a
+// crash interrupted (a session move): the file of the state folder that
+// holds it, and why. It is tried again at the next open.
+type RecoveryError struct {
+	Path string
+	Err  error
+}
+
+func (e RecoveryError) Error() string {
+	return fmt.Sprintf("engine: %s: what a crash interrupted could not be finished (tried again at the next open): %v", e.Path, e.Err)
+}
+
+func (e RecoveryError) Unwrap() error { return e.Err }
+
+// Unrecovered is what Open could not finish or undo of the operations a
+// crash interrupted; each is tried again at the next open, and fsck names
+// it.
+func (s *Store) Unrecovered() []RecoveryError { return slices.Clone(s.recoveryErrs) }
 
 // keyName reports whether k can name a workspace folder: one name, not a
 // dot name.

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
 	"cairn/internal/vfs"
@@ -464,5 +465,57 @@ func TestMigrateRefusedWithPendingRevert(t *testing.T) {
 	res := must(s.MigrateSessions(ctx, from, to, MigrateOptions{}))(t)
 	if len(res.Sessions) != len(ids) {
 		t.Fatalf("moved %v once the directory was gone", res.Sessions)
+	}
+}
+
+// TestMoveRecoveryFailureIsNamed: a move a crash interrupted whose finish
+// or undo fails at the next open (its files cannot be removed) is not
+// dropped in silence: the store names it (Unrecovered) and fsck calls it a
+// problem; the open after the fault finishes or undoes it.
+func TestMoveRecoveryFailureIsNamed(t *testing.T) {
+	ctx := context.Background()
+	from, to := t.TempDir(), t.TempDir()
+	finished, undone := 0, 0
+	for n := 0; ; n++ {
+		mem := vfs.NewMem()
+		s := must(OpenFS(mem, "/mem"))(t)
+		migrateFixture(t, s, from, to)
+		mem.FailAfterSyncs(n)
+		if _, err := s.MigrateSessions(ctx, from, to, MigrateOptions{}); err == nil {
+			break // past the last sync point
+		}
+		mem.Crash()
+		plans, _ := mem.ReadDir(movesDir)
+		if len(plans) == 0 {
+			continue
+		}
+		faulty := vfs.NewFaulty(mem)
+		faulty.Inject(vfs.Rule{Op: vfs.OpRemove, Path: "workspaces/*/sessions/*"})
+		s = must(OpenFS(faulty, "/mem"))(t)
+		u := s.Unrecovered()
+		if len(u) == 0 || !strings.HasPrefix(u[0].Path, movesDir+"/") || !errors.Is(u[0], syscall.EIO) {
+			t.Fatalf("sync point %d: Unrecovered %v; want the plan named, with its error", n, u)
+		}
+		if strings.Contains(u[0].Error(), "finish moving") {
+			finished++
+		} else {
+			undone++
+		}
+		rep := must(s.Fsck(ctx))(t)
+		if !slices.ContainsFunc(rep.Problems, func(p FsckProblem) bool {
+			return p.Path == u[0].Path && strings.Contains(p.Problem, "could not finish or undo")
+		}) {
+			t.Fatalf("sync point %d: fsck does not name the move it could not recover: %+v", n, rep.Problems)
+		}
+		s = must(OpenFS(mem, "/mem"))(t)
+		if u := s.Unrecovered(); len(u) != 0 {
+			t.Fatalf("sync point %d: without the fault: %v", n, u)
+		}
+		if left, _ := mem.ReadDir(movesDir); len(left) != 0 {
+			t.Fatalf("sync point %d: plans left once the fault is gone: %v", n, left)
+		}
+	}
+	if finished == 0 || undone == 0 {
+		t.Fatalf("recoveries failed: %d finishing, %d undoing; want both kinds", finished, undone)
 	}
 }

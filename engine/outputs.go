@@ -43,10 +43,6 @@ const (
 	outputMaxWindow = 64 << 20
 )
 
-// ErrOutputTooLarge is returned by PutOutput for an output over
-// MaxOutputBytes; nothing is stored. It wraps ErrBadInput.
-var ErrOutputTooLarge = fmt.Errorf("%w: tool output over %d MiB", ErrBadInput, MaxOutputBytes>>20)
-
 // maxOutputBytes is MaxOutputBytes, unless a test lowered the store's cap.
 func (s *Store) maxOutputBytes() int64 {
 	if s.outputCap > 0 {
@@ -90,7 +86,7 @@ func (s *Session) PutOutput(ctx context.Context, producer string, r io.Reader) (
 		s.mu.Unlock()
 		return "", fmt.Errorf("engine: session %s is closed", s.st.id)
 	}
-	err := s.materializeForItem()
+	err := s.materializeForItem(ctx)
 	if err == nil && s.unrecorded != nil {
 		err = fmt.Errorf("engine: session %s is not recorded: %w", s.st.id, s.unrecorded)
 	}
@@ -166,7 +162,7 @@ func copyCapped(ctx context.Context, w io.Writer, r io.Reader, limit int64) (int
 			}
 			n += int64(k)
 		}
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			return n, nil
 		}
 		if err != nil {
@@ -272,7 +268,7 @@ func (o *outputReader) Read(p []byte) (int, error) {
 	}
 	n, err := o.d.Read(p)
 	o.left -= int64(n)
-	if err != nil && err != io.EOF {
+	if err != nil && !errors.Is(err, io.EOF) {
 		err = fmt.Errorf("engine: read output %s: %w", o.id, err)
 	}
 	return n, err

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"path"
@@ -66,8 +67,8 @@ func (w *Workspace) CopyOutputs(ctx context.Context, from, to string, outIDs []s
 }
 
 func isOutputNotFound(err error) bool {
-	_, ok := err.(*outputNotFound)
-	return ok
+	var nf *outputNotFound
+	return errors.As(err, &nf)
 }
 
 // DeleteOutputs removes every output of session, and its folder.

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 )
@@ -36,7 +37,7 @@ func searchLines(ctx context.Context, r io.Reader, needle []byte) ([]OutputMatch
 	for {
 		chunk, err := br.ReadSlice('\n')
 		line = append(line, chunk...)
-		if err == bufio.ErrBufferFull {
+		if errors.Is(err, bufio.ErrBufferFull) {
 			continue
 		}
 		if len(line) > 0 {
@@ -57,7 +58,7 @@ func searchLines(ctx context.Context, r io.Reader, needle []byte) ([]OutputMatch
 				}
 			}
 		}
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			return out, nil
 		}
 		if err != nil {

@@ -54,12 +54,15 @@ type PatchError struct {
 	Reason string `json:"reason"`
 }
 
-func (e *PatchError) Error() string {
+func (e *PatchError) Error() string { return refusedText(e.Why()) }
+
+// Why is what the refusal says after the word.
+func (e *PatchError) Why() string {
 	where := e.Path
 	if e.Hunk > 0 {
 		where = fmt.Sprintf("%s: hunk %d", e.Path, e.Hunk)
 	}
-	return fmt.Sprintf("%v: the patch does not apply: %s: %s; nothing was changed", ErrRefused, where, e.Reason)
+	return fmt.Sprintf("the patch does not apply: %s: %s; nothing was changed", where, e.Reason)
 }
 
 func (e *PatchError) Unwrap() error { return ErrRefused }
@@ -108,14 +111,15 @@ func (st fileState) same(o fileState) bool {
 type patchPlan struct {
 	w     *Workspace
 	fsys  vfs.FS
+	cfg   Config
 	order []*patchFile // every name the patch touches, first named first
 	byRel map[string]*patchFile
 	umask fs.FileMode
 }
 
 // planPatch applies files in memory to the workspace's files.
-func planPatch(w *Workspace, fsys vfs.FS, files []*patch.File) ([]*patchFile, error) {
-	p := &patchPlan{w: w, fsys: fsys, byRel: map[string]*patchFile{}, umask: vfs.Umask(fsys)}
+func planPatch(w *Workspace, fsys vfs.FS, cfg Config, files []*patch.File) ([]*patchFile, error) {
+	p := &patchPlan{w: w, fsys: fsys, cfg: cfg, byRel: map[string]*patchFile{}, umask: vfs.Umask(fsys)}
 	for _, f := range files {
 		if err := p.apply(f); err != nil {
 			return nil, err
@@ -223,6 +227,12 @@ func (p *patchPlan) file(name string) (*patchFile, error) {
 	}
 	if fencedOff(p.fsys, rel) {
 		return nil, fmt.Errorf("%w: %s is inside cairn's state folder", ErrBadInput, name)
+	}
+	if err := p.w.leadsOut(p.fsys, rel, name); err != nil {
+		return nil, err
+	}
+	if err := toolPath(p.fsys, p.cfg, rel, name); err != nil {
+		return nil, err
 	}
 	pf := &patchFile{rel: rel}
 	fi, err := p.fsys.Lstat(rel)

@@ -390,3 +390,33 @@ func TestToolPatchFileRevert(t *testing.T) {
 	must(e.s.Unrevert(e.ctx))(t)
 	e.want(after)
 }
+
+// TestToolPatchSwapBackLeavesATemp: a patch put back after a file could
+// not be put in place says so when the temp file that held a put-back
+// file's patched content cannot be removed, rather than dropping it; the
+// files are as they were.
+func TestToolPatchSwapBackLeavesATemp(t *testing.T) {
+	ctx := context.Background()
+	mem := vfs.NewMem()
+	faulty := vfs.NewFaulty(mem)
+	st := must(OpenFS(mem, "/mem", WithWorkspaceFS(func(string) (vfs.FS, error) { return faulty, nil })))(t)
+	defer st.Close()
+	ws := must(st.Workspace(t.TempDir()))(t)
+	s := ws.Create(SessionOptions{})
+	defer s.Close()
+	for name, content := range map[string]string{"a.txt": "a\n", "c.txt": "c\n"} {
+		if err := vfs.WriteFileAtomic(mem, name, []byte(content)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	faulty.Inject(vfs.Rule{Op: vfs.OpRename, Path: "c.txt"})
+	faulty.Inject(vfs.Rule{Op: vfs.OpRemove, Path: "*" + vfs.TempSuffix, Err: syscall.EACCES})
+	_, err := s.ToolPatch(ctx, []byte("*** Begin Patch\n*** Update File: a.txt\n@@\n-a\n+A\n*** Update File: c.txt\n@@\n-c\n+C\n*** End Patch\n"))
+	if err == nil || !strings.Contains(err.Error(), "nothing was changed") || !errors.Is(err, syscall.EACCES) ||
+		!strings.Contains(err.Error(), "temporary file") {
+		t.Fatalf("error %v; want nothing changed, and the temp file left named", err)
+	}
+	if b, _ := vfs.ReadFile(mem, "a.txt"); string(b) != "a\n" {
+		t.Fatalf("a.txt holds %q", b)
+	}
+}

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"fmt"
 
 	"cairn/engine/internal/fstate"
 )
@@ -45,7 +44,7 @@ func (s *Session) undoPartlyMade(ctx context.Context, st *snapStack) bool {
 	res := s.apply.Apply(ctx, fsys, objs, plan)
 	for i, f := range plan.Files {
 		if err := res.Errs[i]; err != nil {
-			s.notice(fmt.Sprintf("the change %s, made in part, could not put back %s: %v", id, f.Path, err))
+			s.noticef("the change %s, made in part, could not put back %s: %v", id, f.Path, err)
 			return false
 		}
 		if !f.Leave && !res.Written[i] {
@@ -53,7 +52,7 @@ func (s *Session) undoPartlyMade(ctx context.Context, st *snapStack) bool {
 		}
 	}
 	if res.Sync != nil {
-		s.notice(fmt.Sprintf("the change %s, made in part: sync folders: %v", id, res.Sync))
+		s.noticef("the change %s, made in part: sync folders: %v", id, res.Sync)
 		return false
 	}
 	return true

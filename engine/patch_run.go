@@ -8,6 +8,7 @@ import (
 
 	"cairn/engine/internal/changes"
 	"cairn/engine/internal/fstate"
+	"cairn/engine/internal/overlap"
 	"cairn/engine/internal/patch"
 	"cairn/internal/vfs"
 )
@@ -56,7 +57,7 @@ func (s *Session) runPatch(ctx context.Context, files []*patch.File, opts []Tool
 		return nil, err
 	}
 	defer leave()
-	pfs, err := planPatch(s.ws, fsys, files)
+	pfs, err := planPatch(s.ws, fsys, cfg, files)
 	if err != nil {
 		return nil, err
 	}
@@ -64,6 +65,11 @@ func (s *Session) runPatch(ctx context.Context, files []*patch.File, opts []Tool
 	if err := r.captureBefore(ctx); err != nil {
 		return nil, err
 	}
+	var paths []string
+	for _, f := range r.fcs {
+		paths = append(paths, f.Path)
+	}
+	unit := s.unitBeginOrSay(ctx, overlap.Scope{Paths: paths})
 	r.stage()
 	s.files.begin()
 	defer s.files.end()
@@ -74,6 +80,9 @@ func (s *Session) runPatch(ctx context.Context, files []*patch.File, opts []Tool
 		return nil, err
 	}
 	ans := r.settle()
+	if ans.Snapshot != nil {
+		s.unitEnded(unit, nil, nil, r.t.unitMarker(r.fcs), r.t.rec.ID)
+	}
 	redo := r.t.redoable()
 	for i, l := range leftovers {
 		if i < len(leftovers)-1 {
@@ -100,7 +109,7 @@ func (r *patchRun) captureBefore(ctx context.Context) error {
 			return err
 		}
 		if t.pre.on && !f.Before.IsSkipped() && !fstate.Same(f.Before, pf.old.state()) {
-			return fmt.Errorf("%w: %s changed while the patch was applied; nothing was changed", ErrRefused, pf.rel)
+			return refusedf("%s changed while the patch was applied; nothing was changed", pf.rel)
 		}
 		r.fcs = append(r.fcs, f)
 	}
@@ -251,12 +260,15 @@ func (r *patchRun) putBack(ctx context.Context, n int, replaced []string, dirs f
 	t, s := r.t, r.t.s
 	recorded := t.record && t.lineErr == nil
 	var stuck []string
+	var temps []error // temp files swapped back but not removed
 	for i := n - 1; i >= 0; i-- {
 		rel := r.files[i].rel
 		if tmp := replaced[i]; tmp != "" {
 			err := vfs.Exchange(t.fsys, tmp, rel)
 			if err == nil {
-				t.fsys.Remove(tmp)
+				if rerr := t.fsys.Remove(tmp); rerr != nil {
+					temps = append(temps, rerr)
+				}
 			}
 			vfs.ReleaseTemp(tmp)
 			if err == nil {
@@ -272,18 +284,26 @@ func (r *patchRun) putBack(ctx context.Context, n int, replaced []string, dirs f
 		stuck = append(stuck, rel)
 	}
 	syncErr := dirs.Sync(t.fsys)
+	// A temp file left says so: it holds the patched content of a file
+	// that was put back, under cairn's temp name, until it is collected.
+	withTemps := func(err error) error {
+		if len(temps) == 0 {
+			return err
+		}
+		return fmt.Errorf("%w; a temporary file of cairn could not be removed and is left for cleanup (%w)", err, errors.Join(temps...))
+	}
 	if len(stuck) == 0 && syncErr == nil {
 		if recorded {
 			s.abortChange(t.rec.ID)
 		}
-		return fmt.Errorf("engine: %s: %w; nothing was changed", t.tool, why)
+		return withTemps(fmt.Errorf("engine: %s: %w; nothing was changed", t.tool, why))
 	}
 	if recorded {
 		r.settle()
-		return fmt.Errorf("engine: %s: %w; the patch is applied in part (%s could not be put back): undo %s puts back every file",
-			t.tool, why, strings.Join(stuck, ", "), t.rec.ID)
+		return withTemps(fmt.Errorf("engine: %s: %w; the patch is applied in part (%s could not be put back): undo %s puts back every file",
+			t.tool, why, strings.Join(stuck, ", "), t.rec.ID))
 	}
-	return fmt.Errorf("engine: %s: %w; the patch is applied in part: %s could not be put back", t.tool, why, strings.Join(stuck, ", "))
+	return withTemps(fmt.Errorf("engine: %s: %w; the patch is applied in part: %s could not be put back", t.tool, why, strings.Join(stuck, ", ")))
 }
 
 // settle brings the undo stack up to the change made and returns the

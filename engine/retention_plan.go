@@ -176,7 +176,7 @@ func (s *Store) planNamed(plan *RetentionPlan, cands []retentionCandidate, opt R
 			return fmt.Errorf("%w: session %s", ErrNotFound, id)
 		}
 		if c.Flags&retention.Pinned != 0 {
-			return fmt.Errorf("%w: session %s is pinned (cairn storage unpin %s first)", ErrRefused, id, id)
+			return refusedf("session %s is pinned (cairn storage unpin %s first)", id, id)
 		}
 		g := groups[c.dir]
 		if g == nil {

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"maps"
 	"path"
 	"strings"
@@ -204,13 +206,25 @@ func (w *Workspace) pruneObjects(ctx context.Context, now time.Time, trash []str
 	if len(old) == 0 {
 		return 0, 0, nil
 	}
+	// What cannot be read may name an object: then no object goes, and
+	// the prune says why (cannot tell means keep).
+	var unread error
+	cannotTell := func(name string, err error) {
+		if unread == nil {
+			unread = fmt.Errorf("%s: %w", name, err)
+		}
+	}
 	drops, err := w.readDrops()
 	if err != nil {
-		return 0, 0, nil // cannot tell what is dropped: remove nothing
+		return 0, 0, fmt.Errorf("engine: prune the objects of %s: cannot tell which records were dropped (%w); none was removed", w.path, err)
 	}
 	refs := map[string]bool{}
 	scan := func(dir string) {
-		ents, _ := fsys.ReadDir(dir)
+		ents, err := fsys.ReadDir(dir)
+		if err != nil && !vfs.IsNotExist(err) {
+			refs["?"] = true
+			cannotTell(dir, err)
+		}
 		for _, e := range ents {
 			name := e.Name()
 			if !e.Type().IsRegular() || (!strings.HasSuffix(name, ".jsonl") && !strings.HasSuffix(name, ".json")) {
@@ -219,6 +233,7 @@ func (w *Workspace) pruneObjects(ctx context.Context, now time.Time, trash []str
 			b, err := vfs.ReadFile(fsys, path.Join(dir, name))
 			if err != nil {
 				refs["?"] = true // cannot tell what it names: remove nothing
+				cannotTell(path.Join(dir, name), err)
 				continue
 			}
 			if id, ok := strings.CutSuffix(name, ".changes.jsonl"); ok {
@@ -234,7 +249,11 @@ func (w *Workspace) pruneObjects(ctx context.Context, now time.Time, trash []str
 	scan(path.Join(w.dir, sessionsDir))
 	// Sub-agent transcripts (tasks/<session>/) name payload objects too.
 	scanTasks := func(dir string) {
-		ents, _ := fsys.ReadDir(dir)
+		ents, err := fsys.ReadDir(dir)
+		if err != nil && !vfs.IsNotExist(err) {
+			refs["?"] = true
+			cannotTell(dir, err)
+		}
 		for _, e := range ents {
 			if e.IsDir() {
 				scan(path.Join(dir, e.Name()))
@@ -249,7 +268,10 @@ func (w *Workspace) pruneObjects(ctx context.Context, now time.Time, trash []str
 		walkRefs(fsys, t, refs) // its hook walks, which a restore brings back
 	}
 	if refs["?"] {
-		return 0, 0, nil
+		if unread == nil {
+			unread = errors.New("a walk's file or folder cannot be read")
+		}
+		return 0, 0, fmt.Errorf("engine: prune the objects of %s: cannot tell which objects are still named (%w); none was removed", w.path, unread)
 	}
 	n, freed := 0, int64(0)
 	for _, in := range old {

@@ -59,9 +59,6 @@ func (s *Store) lastSweep() (time.Time, bool) {
 	return v.At.Time, true
 }
 
-// ErrSweeping says another process is sweeping.
-var ErrSweeping = errors.New("engine: another cairn process is sweeping")
-
 // Sweep runs trim, forget and prune under cfg; see above. loc is where
 // period boundaries fall (nil: time.Local).
 func (s *Store) Sweep(ctx context.Context, cfg Config, loc *time.Location) (*SweepReport, error) {

@@ -669,3 +669,53 @@ func TestPruneKeepsObjectsAPendingMarkerNames(t *testing.T) {
 		t.Fatal("prune kept an object nothing names: the test proves nothing")
 	}
 }
+
+// TestPruneKeepsObjectsWhenItCannotTell: a folder whose files name objects
+// (the sessions folder, the task transcripts) that cannot be listed, a
+// journal that cannot be read, or drops.jsonl that cannot be read, keeps
+// every object of the workspace, and the prune says why instead of
+// passing in silence; once the fault is gone the objects are still there.
+func TestPruneKeepsObjectsWhenItCannotTell(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		rule func(ws, sess string) vfs.Rule
+	}{
+		{"sessions folder", func(ws, _ string) vfs.Rule {
+			return vfs.Rule{Op: vfs.OpReadDir, Path: path.Join(ws, sessionsDir)}
+		}},
+		{"tasks folder", func(ws, _ string) vfs.Rule {
+			return vfs.Rule{Op: vfs.OpReadDir, Path: tasksDir(ws)}
+		}},
+		{"items journal", func(ws, sess string) vfs.Rule {
+			return vfs.Rule{Op: vfs.OpOpen, Path: itemsName(ws, sess)}
+		}},
+		{"drops journal", func(ws, _ string) vfs.Rule {
+			return vfs.Rule{Op: vfs.OpOpen, Path: dropsName(ws)}
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ctx := context.Background()
+			e := newMemEnv(t)
+			s := e.ws.Create(SessionOptions{})
+			must(s.Append(ctx, Item{Type: User, Text: string(bigContent("a long prompt, stored as an object"))}))(t)
+			must(0, s.Close())(t)
+			objs := objectCount(t, e.ws)
+			if objs == 0 {
+				t.Fatal("the long prompt made no object")
+			}
+			e.advance(8 * 24 * time.Hour)
+			e.faulty.Inject(c.rule(e.ws.dir, s.ID()))
+			_, err := e.store.Prune(ctx, PruneOptions{})
+			if err == nil || !strings.Contains(err.Error(), "none was removed") {
+				t.Fatalf("prune: %v; want it to say it could not tell", err)
+			}
+			e.faulty.Reset()
+			if n := objectCount(t, e.ws); n != objs {
+				t.Fatalf("prune removed %d of %d objects while it could not tell", objs-n, objs)
+			}
+			if rep := must(e.store.Prune(ctx, PruneOptions{}))(t); rep.Objects != 0 {
+				t.Fatalf("a prune without the fault removed %d named objects", rep.Objects)
+			}
+		})
+	}
+}

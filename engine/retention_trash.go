@@ -414,7 +414,7 @@ func (s *Store) Restore(ctx context.Context, ref string) (Trashed, error) {
 	}
 	w := s.trashWorkspace(in)
 	if _, err := s.fsys.Lstat(itemsName(w.dir, id)); err == nil {
-		return Trashed{}, fmt.Errorf("%w: a session %s is in its workspace again, made after the forget (by an agent's hooks or an import); the trash keeps the forgotten one until it is purged", ErrRefused, id)
+		return Trashed{}, refusedf("a session %s is in its workspace again, made after the forget (by an agent's hooks or an import); the trash keeps the forgotten one until it is purged", id)
 	}
 	if err := vfs.MkdirAllDurable(s.fsys, path.Join(w.dir, sessionsDir), vfs.DirPerm); err != nil {
 		return Trashed{}, err

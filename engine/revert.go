@@ -105,17 +105,17 @@ func (s *Session) revertHeadLocked(ctx context.Context, it *Item) (*RevertResult
 		dl = draftLine(now, it.Text, p, it.Attachments)
 	}
 	l := &itemLine{V: 1, Kind: kindHead, To: &to, Why: "revert", At: &now}
-	if err := s.writeLine(l); err != nil {
+	if err := s.writeLine(ctx, l); err != nil {
 		return nil, err
 	}
 	s.st.apply(l)
 	if dl != nil {
-		if err := s.writeLine(dl); err != nil {
+		if err := s.writeLine(ctx, dl); err != nil {
 			return nil, err
 		}
 		s.st.apply(dl)
 	}
-	if err := s.commitLocked(); err != nil {
+	if err := s.commitLocked(ctx); err != nil {
 		return nil, err
 	}
 	return &RevertResult{Session: s.st.id, Head: to, From: from, Draft: draft, DraftUnavailable: draftGone}, nil
@@ -148,24 +148,24 @@ func (s *Session) Unrevert(ctx context.Context) (*RevertResult, error) {
 		if fr != nil {
 			return &RevertResult{Session: s.st.id, Head: s.st.head, From: s.st.head, Files: fr}, nil
 		}
-		return nil, fmt.Errorf("%w: nothing to unrevert (no revert, or new work since)", ErrRefused)
+		return nil, refusedf("nothing to unrevert (no revert, or new work since)")
 	}
 	from := s.st.head
 	now := mkTime(s.ws.s.Now())
 	l := &itemLine{V: 1, Kind: kindHead, To: &back, Why: "unrevert", At: &now}
-	if err := s.writeLine(l); err != nil {
+	if err := s.writeLine(ctx, l); err != nil {
 		return nil, err
 	}
 	s.st.apply(l)
 	if s.st.draft != nil {
 		// The prompt a revert handed back is on the head path again.
 		dl := draftLine(now, "", nil, nil)
-		if err := s.writeLine(dl); err != nil {
+		if err := s.writeLine(ctx, dl); err != nil {
 			return nil, err
 		}
 		s.st.apply(dl)
 	}
-	if err := s.commitLocked(); err != nil {
+	if err := s.commitLocked(ctx); err != nil {
 		return nil, err
 	}
 	return &RevertResult{Session: s.st.id, Head: back, From: from, Files: fr}, nil

@@ -19,7 +19,8 @@ import (
 // tools' change lines, recorded calls' record lines; a fork holds its
 // parent's). Package changes makes the plan (Timeline, Targets, Check,
 // RevertPlan) and its Applier runs it; this file holds the locks, the
-// refusals and the journal lines.
+// refusals and the journal lines. Calls that ran at the same time are one
+// step, their unit's overlap line (engine/internal/overlap).
 //
 // The boundary is a conversation revert's: a user prompt reverts its own
 // turn's changes too, any other item keeps the changes made up to it
@@ -66,6 +67,18 @@ type FileRevert struct {
 	Left []FileReason `json:"left,omitempty"`
 	// Conflicts refuse the revert (RevertConflictError).
 	Conflicts []RevertConflict `json:"conflicts,omitempty"`
+	// contents reads, for a preview, what each file holds and would get.
+	contents func(ctx context.Context, limit int64) ([]FileChange, error)
+}
+
+// Contents is, for a preview, each file of Files as it is now (Before)
+// and as the revert would leave it (After), each side read up to limit
+// bytes: what cairn diff shows of it. It is nil for a revert that ran.
+func (f *FileRevert) Contents(ctx context.Context, limit int64) ([]FileChange, error) {
+	if f.contents == nil {
+		return nil, nil
+	}
+	return f.contents(ctx, limit)
 }
 
 // RevertedFile is one file of a file revert: what it does to it (create,
@@ -90,7 +103,10 @@ type RevertConflictError struct {
 	Files  *FileRevert
 }
 
-func (e *RevertConflictError) Error() string {
+func (e *RevertConflictError) Error() string { return refusedText(e.Why()) }
+
+// Why is what the refusal says after the word.
+func (e *RevertConflictError) Why() string {
 	by := map[string][]string{}
 	var kinds []string
 	for _, c := range e.Files.Conflicts {
@@ -103,7 +119,7 @@ func (e *RevertConflictError) Error() string {
 	for _, k := range kinds {
 		parts = append(parts, k+": "+strings.Join(by[k], ", "))
 	}
-	return fmt.Sprintf("%v: file %s conflicts (%s); nothing was changed", ErrRefused, e.Action, strings.Join(parts, "; "))
+	return fmt.Sprintf("file %s conflicts (%s); nothing was changed", e.Action, strings.Join(parts, "; "))
 }
 
 func (e *RevertConflictError) Unwrap() error { return ErrRefused }
@@ -116,8 +132,8 @@ func (s *Session) revertFiles(ctx context.Context, at string, mode RevertMode, a
 	if s.isClosed() {
 		return nil, fmt.Errorf("engine: session %s is closed", s.ID())
 	}
-	if s.readOnly {
-		return nil, fmt.Errorf("%w: session %s is open read-only: its files cannot be reverted", ErrRefused, s.ID())
+	if s.readOnly && apply {
+		return nil, refusedf("session %s is open read-only: its files cannot be reverted", s.ID())
 	}
 	if err := s.refuseRunning("revert"); err != nil {
 		return nil, err
@@ -125,7 +141,7 @@ func (s *Session) revertFiles(ctx context.Context, at string, mode RevertMode, a
 	// Seed "Disable change recording": file revert is unavailable while
 	// recording is off (an unrevert still works).
 	if cfg, err := s.config(); err == nil && (!cfg.Storage.RecordingEnabled || s.opts.NoSnapshots) {
-		return nil, fmt.Errorf("%w: cannot revert files: change recording is off (--no-snapshots or storage.snapshots.enabled); a conversation revert still works", ErrRefused)
+		return nil, refusedf("cannot revert files: change recording is off (--no-snapshots or storage.snapshots.enabled); a conversation revert still works")
 	}
 	st := &s.snaps
 	st.mu.Lock()
@@ -156,11 +172,21 @@ func (s *Session) revertFiles(ctx context.Context, at string, mode RevertMode, a
 		return nil, err
 	}
 	cut := tl.Cut(after)
-	if d := tl.DroppedAfter(cut, s.ws.budgetDrops()); len(d) > 0 {
-		return nil, fmt.Errorf("%w: cannot revert files: %d record(s) it needs were dropped to keep the workspace's store within its size budget (%s)",
-			ErrRefused, len(d), strings.Join(d[:min(3, len(d))], ", "))
+	// Each check that cannot read what it checks refuses: a revert never
+	// goes ahead on "cannot tell".
+	drops, err := s.ws.budgetDrops()
+	if err != nil {
+		return nil, err
 	}
-	targets, conflicts := tl.Targets(cut, s.ws.foreignChanges(s.st.id, tl))
+	if d := tl.DroppedAfter(cut, drops); len(d) > 0 {
+		return nil, refusedf("cannot revert files: %d record(s) it needs were dropped to keep the workspace's store within its size budget (%s)",
+			len(d), strings.Join(d[:min(3, len(d))], ", "))
+	}
+	foreign, err := s.ws.foreignChanges(s.st.id, tl)
+	if err != nil {
+		return nil, err
+	}
+	targets, conflicts := tl.Targets(cut, foreign)
 	fsys, done, err := s.ws.files()
 	if err != nil {
 		return nil, err
@@ -193,6 +219,28 @@ func (s *Session) revertFiles(ctx context.Context, at string, mode RevertMode, a
 		return nil, s.conflictError("revert", fr, conflicts)
 	}
 	if !apply {
+		var rels []string
+		var tos []*fstate.State
+		for _, f := range plan.Files {
+			if !f.Leave {
+				rels, tos = append(rels, f.Path), append(tos, f.To)
+			}
+		}
+		fr.contents = func(ctx context.Context, limit int64) ([]FileChange, error) {
+			fsys, done, err := s.ws.files()
+			if err != nil {
+				return nil, err
+			}
+			defer done()
+			out := make([]FileChange, len(rels))
+			for i, rel := range rels {
+				out[i] = FileChange{Path: s.ws.absPath(rel), Before: diskContent(ctx, fsys, rel, limit)}
+				if out[i].After, err = readContent(ctx, objs, nil, rel, tos[i], limit); err != nil {
+					return nil, err
+				}
+			}
+			return out, nil
+		}
 		res := &RevertResult{Session: s.st.id, Preview: true, Files: fr}
 		s.mu.Lock()
 		res.From, res.Head = s.st.head, s.st.head
@@ -317,7 +365,7 @@ func revertItem(st *state, at string) (*Item, error) {
 	}
 	for n := 0; it.Type == Compaction; n++ {
 		if len(it.Replaces) != 2 || st.items[it.Replaces[1]] == nil || n > len(st.order) {
-			return nil, fmt.Errorf("%w: cannot revert files to %s: it is a compaction whose original cannot be found", ErrRefused, at)
+			return nil, refusedf("cannot revert files to %s: it is a compaction whose original cannot be found", at)
 		}
 		it = st.items[it.Replaces[1]]
 	}
@@ -384,12 +432,10 @@ func (st *state) newestItem() changes.ItemRef {
 // session's records start.
 func revertRefusal(tl *changes.Timeline, sel *Item) error {
 	if r := tl.Newest(); r != nil && r.Unfinished() {
-		return fmt.Errorf("%w: cannot revert files: an earlier file revert (%s) did not finish; unrevert puts back what it changed, or new work keeps the files as they are",
-			ErrRefused, r.ID)
+		return refusedf("cannot revert files: an earlier file revert (%s) did not finish; unrevert puts back what it changed, or new work keeps the files as they are", r.ID)
 	}
 	if !tl.Off.IsZero() && !tl.Off.Before(tl.Start.Time) {
-		return fmt.Errorf("%w: cannot revert files: recording was off for this session since %s; a file revert cannot reach back past the point where recording comes back on",
-			ErrRefused, timefmt.Format(tl.Off.Time))
+		return refusedf("cannot revert files: recording was off for this session since %s; a file revert cannot reach back past the point where recording comes back on", timefmt.Format(tl.Off.Time))
 	}
 	if !tl.Start.IsZero() && sel.At.Before(tl.Start.Time) {
 		why := "recording was off, or the session moved"
@@ -401,8 +447,7 @@ func revertRefusal(tl *changes.Timeline, sel *Item) error {
 		case "trimmed":
 			why = "the session was trimmed then, which dropped its earlier change records"
 		}
-		return fmt.Errorf("%w: cannot revert files to %s: the session's records start at %s, after it (%s)",
-			ErrRefused, sel.ID, timefmt.Format(tl.Start.Time), why)
+		return refusedf("cannot revert files to %s: the session's records start at %s, after it (%s)", sel.ID, timefmt.Format(tl.Start.Time), why)
 	}
 	return nil
 }
@@ -452,10 +497,12 @@ func (w *Workspace) PendingRevert(ctx context.Context, id string) (bool, error) 
 }
 
 // budgetDrops is the records the store budget dropped, as the workspace's
-// drops journal names them (any session's: a fork holds its parent's).
-func (w *Workspace) budgetDrops() map[string]bool {
+// drops journal names them (any session's: a fork holds its parent's). A
+// journal that cannot be read refuses the revert: which records it needs
+// were dropped cannot be told.
+func (w *Workspace) budgetDrops() (map[string]bool, error) {
 	out := map[string]bool{}
-	journal.Read(w.s.fsys, dropsName(w.dir), func(b []byte) error {
+	_, err := journal.Read(w.s.fsys, dropsName(w.dir), func(b []byte) error {
 		tl := changes.Timeline{}
 		if tl.Apply(b) == nil {
 			for id := range tl.Dropped {
@@ -464,20 +511,36 @@ func (w *Workspace) budgetDrops() map[string]bool {
 		}
 		return nil
 	})
-	return out
+	if err != nil && !vfs.IsNotExist(err) {
+		return nil, cannotCheck("whether the records it needs were dropped", dropsName(w.dir), err)
+	}
+	return out, nil
+}
+
+// cannotCheck refuses a file revert whose check of what (a file of the
+// state folder, name) could not be made: it cannot tell, so it does not
+// go ahead.
+func cannotCheck(what, name string, err error) error {
+	return refusedf("cannot revert files: cannot check %s (%s: %w); nothing was changed", what, name, err)
 }
 
 // foreignChanges is what the other sessions of the workspace changed, for
 // the interleaving check: each of their steps that this session's journal
-// does not hold too (a fork and its parent share lines).
-func (w *Workspace) foreignChanges(self string, mine *changes.Timeline) changes.Foreign {
+// does not hold too (a fork and its parent share lines). A sessions folder
+// or another session's changes journal that cannot be read refuses the
+// revert: whether another session changed the files cannot be told.
+func (w *Workspace) foreignChanges(self string, mine *changes.Timeline) (changes.Foreign, error) {
 	key := func(st *changes.Step) string { return st.Kind + " " + st.ID + " " + timefmt.Format(st.At.Time) }
 	own := map[string]bool{}
 	for _, st := range mine.Steps {
 		own[key(st)] = true
 	}
 	at := map[string][]timefmt.Time{}
-	ents, _ := w.s.fsys.ReadDir(path.Join(w.dir, "sessions"))
+	sessions := path.Join(w.dir, "sessions")
+	ents, err := w.s.fsys.ReadDir(sessions)
+	if err != nil {
+		return nil, cannotCheck("whether another session changed the same files", sessions, err)
+	}
 	for _, e := range ents {
 		id, ok := strings.CutSuffix(e.Name(), ".changes.jsonl")
 		if !ok || id == self || !validSessionID(id) {
@@ -485,7 +548,7 @@ func (w *Workspace) foreignChanges(self string, mine *changes.Timeline) changes.
 		}
 		tl, err := w.timeline(id)
 		if err != nil {
-			continue
+			return nil, cannotCheck("whether another session changed the same files", changesName(w.dir, id), err)
 		}
 		for _, st := range tl.Steps {
 			if own[key(st)] {
@@ -503,7 +566,7 @@ func (w *Workspace) foreignChanges(self string, mine *changes.Timeline) changes.
 			}
 		}
 		return false
-	}
+	}, nil
 }
 
 // applyRevert writes the files of a file revert or unrevert whose line is

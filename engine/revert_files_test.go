@@ -304,7 +304,7 @@ func TestFileRevertConflicts(t *testing.T) {
 		defer other.Close()
 		must(other.Append(e.ctx, Item{Type: User, Text: "other"}))(t)
 		must(other.ToolWrite(e.ctx, "a.txt", []byte("theirs")))(t)
-		must(other.ToolWrite(e.ctx, "a.txt", []byte("a1"))) // and back: the chain still meets
+		must(other.ToolWrite(e.ctx, "a.txt", []byte("a1")))(t) // and back: the chain still meets
 		e.write("", "a.txt", "a2")
 		_, err := e.s.Revert(e.ctx, p.ID, RevertFiles)
 		if got := e.conflicts(err); fmt.Sprint(got) != "[interleaved a.txt]" {

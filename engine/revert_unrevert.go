@@ -24,7 +24,7 @@ func (s *Session) unrevertFiles(ctx context.Context) (*FileRevert, error) {
 		return nil, nil
 	}
 	if s.readOnly {
-		return nil, fmt.Errorf("%w: session %s is open read-only: its files cannot be unreverted", ErrRefused, s.ID())
+		return nil, refusedf("session %s is open read-only: its files cannot be unreverted", s.ID())
 	}
 	if err := s.payCancels(); err != nil {
 		return nil, err

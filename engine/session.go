@@ -98,7 +98,8 @@ type SessionOptions struct {
 	Degrade bool
 	// Notice receives the one-line messages a session shows its user.
 	Notice func(string)
-	// Ephemeral labels spend in the usage ledger as ephemeral.
+	// Ephemeral labels spend in the usage ledger as ephemeral. Every
+	// session of an ephemeral store (OpenEphemeral) is, without it.
 	Ephemeral bool
 	// NoSnapshots: file tools capture nothing and record no change lines,
 	// and no other call is recorded (Exec runs its lines unrecorded).
@@ -116,6 +117,11 @@ type SessionOptions struct {
 	// or a shell command's record line, with the close line, under the one
 	// sync (hook.go, recordAfter).
 	Brief bool
+	// ReadOnly opens the session to read it only (a preview): no lock is
+	// taken and nothing is written, not even the open line, so it opens on
+	// a full disk or a read-only state folder and while another process
+	// owns the session. Anything that would write is refused.
+	ReadOnly bool
 }
 
 // ResumeInfo says what changed since the session last ran.
@@ -147,6 +153,9 @@ func (w *Workspace) Open(ctx context.Context, id string, opts SessionOptions) (*
 			return nil, fmt.Errorf("%w: %s in %s", ErrNotFound, id, w.path)
 		}
 		return nil, err
+	}
+	if opts.ReadOnly {
+		return w.openReadOnly(ctx, id, opts, nil)
 	}
 	// The hint, read before the lock: acquire replaces it.
 	noted, ownerDied := w.readHint(id)
@@ -204,8 +213,8 @@ func (s *Session) load(ctx context.Context) error {
 		st.settled = min(rec.SettledTurn, st.turns)
 	}
 	if st.turns > st.settled {
-		if err := s.settleTurns(); err != nil {
-			s.notice(fmt.Sprintf("the trail or usage lines of session %s's last turns could not be checked: %v", id, err))
+		if err := s.settleTurns(ctx); err != nil {
+			s.noticef("the trail or usage lines of session %s's last turns could not be checked: %v", id, err)
 		}
 	}
 	// The record is derived: rebuild it now only when it is missing,
@@ -214,11 +223,22 @@ func (s *Session) load(ctx context.Context) error {
 	// In Degrade mode a record that cannot be written leaves the session
 	// unrecorded but opened as any other: its open line is kept, and
 	// written with the record once writes work again.
+	// Without Degrade a record that cannot be written does not fail the
+	// open either: it is derived, the journal holds everything, and what
+	// the caller asks may need no write at all (a full disk must not turn
+	// one failed write into every later open failing). It is said once and
+	// rebuilt by the next write, open or listing.
 	recordOK := true
 	if rerr != nil || rec.Journals["items"] != wr.Size() || rec.SettledTurn != st.settled {
 		if err := writeRecord(w.s.fsys, w.dir, st.record(map[string]int64{"items": wr.Size()})); err != nil {
-			if err := s.degrade(err); err != nil {
-				return err
+			if s.opts.Degrade {
+				if err := s.degrade(err); err != nil {
+					return err
+				}
+			} else {
+				s.noticef("the session's record could not be rebuilt (%v); its journal holds everything, "+
+					"and the record is rebuilt when the session is next written, listed or opened", err)
+				s.recordStale = true
 			}
 			recordOK = false
 		}
@@ -235,7 +255,7 @@ func (s *Session) load(ctx context.Context) error {
 		return nil
 	}
 	now := w.s.Now()
-	if err := s.writeLine(&itemLine{V: 1, Kind: kindOpen, At: ptr(mkTime(now)), Branch: s.resume.Branch, Build: Version, PID: os.Getpid()}); err != nil {
+	if err := s.writeLine(ctx, &itemLine{V: 1, Kind: kindOpen, At: ptr(mkTime(now)), Branch: s.resume.Branch, Build: Version, PID: os.Getpid()}); err != nil {
 		return err
 	}
 	s.st.opened = mkTime(now)
@@ -320,7 +340,7 @@ func (s *Session) Close() error {
 	discarded := s.discardBare()
 	err := s.commitDurable()
 	if n := s.kept.lost(); n > 0 && s.unrecorded != nil && !s.readOnly {
-		s.notice(fmt.Sprintf("%s of this session kept in memory only may be lost: %v", countItemsText(n), s.unrecorded))
+		s.noticef("%s of this session kept in memory only may be lost: %v", countItemsText(n), s.unrecorded)
 	}
 	s.closed = true
 	if s.items != nil {
@@ -331,7 +351,9 @@ func (s *Session) Close() error {
 	if s.audit != nil {
 		s.audit.Close()
 	}
-	s.snaps.close(mkTime(s.ws.s.Now()), s.files.unsure())
+	if cerr := s.snaps.close(mkTime(s.ws.s.Now()), s.files.unsure()); err == nil {
+		err = cerr
+	}
 	s.shell.close()
 	s.calls.close(s.ws)
 	s.tasks.close()

@@ -15,8 +15,10 @@ import (
 // unrecorded, said once. Without Degrade, Open fails, saying why.
 
 // openReadOnly loads session id without ownership, for a session that
-// cannot be written because of cause.
+// cannot be written because of cause, or, cause nil, for one opened to be
+// read only (SessionOptions.ReadOnly).
 func (w *Workspace) openReadOnly(ctx context.Context, id string, opts SessionOptions, cause error) (*Session, error) {
+	w.sweepKilled() // the workspace may be writable while the state folder is not
 	st, err := w.fold(ctx, id, foldOptions{hydrate: true, limit: w.s.eagerLimit()})
 	if err != nil {
 		return nil, err
@@ -30,11 +32,15 @@ func (w *Workspace) openReadOnly(ctx context.Context, id string, opts SessionOpt
 	}
 	s.resume = ResumeInfo{BranchBefore: st.branch, BuildBefore: st.build, Branch: gitBranch(w.path),
 		Build: Version, AskTrust: st.trust == nil}
+	if cause == nil { // asked for (SessionOptions.ReadOnly): nothing to say
+		s.unrecorded = fmt.Errorf("engine: session %s is open read-only", id)
+		return s, nil
+	}
 	s.unrecorded = fmt.Errorf("engine: session %s is open read-only: %w", id, cause)
 	why := cause
 	if inner := errors.Unwrap(cause); inner != nil {
 		why = inner // without acquire's "cannot be written (its lock)"
 	}
-	s.notice(fmt.Sprintf("this session cannot be written, so it is open read-only and nothing done in it is recorded (%v)", why))
+	s.noticef("this session cannot be written, so it is open read-only and nothing done in it is recorded (%v)", why)
 	return s, nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"cairn/internal/usermsg"
 	"cairn/internal/vfs"
 	"cairn/journal"
 )
@@ -69,14 +70,14 @@ func (s *Session) materialize(first ...*itemLine) error {
 // unrecorded (said once) and is not returned: the line is kept, and
 // written, after the ones kept before it, once the session can be
 // recorded again.
-func (s *Session) writeLine(l *itemLine) error {
+func (s *Session) writeLine(ctx context.Context, l *itemLine) error {
 	if s.closed {
 		return fmt.Errorf("engine: session %s is closed", s.st.id)
 	}
 	if s.changesOnly {
 		return errChangesOnly
 	}
-	s.retry()
+	s.retry(ctx)
 	if s.unrecorded != nil {
 		s.kept.items.waiting = append(s.kept.items.waiting, l)
 		return nil
@@ -94,7 +95,7 @@ func (s *Session) writeLine(l *itemLine) error {
 }
 
 // keepLine keeps l to be written once the session is recorded again.
-func (s *Session) keepLine(l *itemLine) error {
+func (s *Session) keepLine(ctx context.Context, l *itemLine) error {
 	if s.closed {
 		return fmt.Errorf("engine: session %s is closed", s.st.id)
 	}
@@ -112,8 +113,8 @@ func (s *Session) degrade(err error) error {
 		return err
 	}
 	s.unrecorded = err
-	s.notice(fmt.Sprintf("this session cannot be recorded for now (%v); it goes on unrecorded, "+
-		"keeps what it could not write, and writes it once it can", err))
+	s.noticef("this session cannot be recorded for now (%v); it goes on unrecorded, "+
+		"keeps what it could not write, and writes it once it can", err)
 	return nil
 }
 
@@ -121,6 +122,25 @@ func (s *Session) notice(msg string) {
 	if s.opts.Notice != nil {
 		s.opts.Notice(msg)
 	}
+}
+
+// noticef is notice of fmt.Sprintf(format, a...), with each error among a
+// in the words a person reads of it (internal/usermsg): a notice is
+// text by the time it reaches the printer, which can no longer tell the
+// error's parts.
+func (s *Session) noticef(format string, a ...any) {
+	s.notice(fmt.Sprintf(format, userWords(a)...))
+}
+
+// userWords is a, the arguments of a message for a person, with each
+// error in the words a person reads of it (internal/usermsg).
+func userWords(a []any) []any {
+	for i, v := range a {
+		if err, ok := v.(error); ok {
+			a[i] = usermsg.Error(err)
+		}
+	}
+	return a
 }
 
 // Append adds an item to the conversation, after the head unless Parent is
@@ -144,8 +164,8 @@ func (s *Session) Append(ctx context.Context, it Item) (Item, error) {
 	}
 	// A result answering a task's call delivers it: the task settles.
 	if call := s.st.items[it.Call]; it.Type == ToolResult && call != nil && call.Task != "" && s.unrecorded == nil {
-		if err := s.endTaskOnResult(call.Task); err != nil {
-			s.notice(fmt.Sprintf("task %s could not be recorded as settled: %v", call.Task, err))
+		if err := s.endTaskOnResult(ctx, call.Task); err != nil {
+			s.noticef("task %s could not be recorded as settled: %v", call.Task, err)
 		}
 	}
 	return out, nil
@@ -171,7 +191,7 @@ func (s *Session) add(ctx context.Context, it Item) (Item, error) {
 		it.ID = newItemID()
 	}
 	it.At = mkTime(s.ws.s.Now())
-	if err := s.readyForItem(); err != nil {
+	if err := s.readyForItem(ctx); err != nil {
 		return Item{}, err
 	}
 	atts, err := s.ws.storeAttachments(ctx, it.Attachments)
@@ -205,7 +225,7 @@ func (s *Session) add(ctx context.Context, it Item) (Item, error) {
 		l.Text = &it.Text
 		write = s.keepLine
 	}
-	if err := write(l); err != nil {
+	if err := write(ctx, l); err != nil {
 		return Item{}, err
 	}
 	cp := it
@@ -215,7 +235,7 @@ func (s *Session) add(ctx context.Context, it Item) (Item, error) {
 	s.warnNearCeiling()
 	if it.Type == User && s.st.titleSource == "" {
 		t := titleFromPrompt(it.Text)
-		if err := s.writeLine(&itemLine{V: 1, Kind: kindTitle, Title: t, Source: "prompt", At: &it.At}); err != nil {
+		if err := s.writeLine(ctx, &itemLine{V: 1, Kind: kindTitle, Title: t, Source: "prompt", At: &it.At}); err != nil {
 			return Item{}, err
 		}
 		s.st.title, s.st.titleSource = t, "prompt"
@@ -226,8 +246,8 @@ func (s *Session) add(ctx context.Context, it Item) (Item, error) {
 // readyForItem makes the workspace folder before an item's payload object is
 // stored there. The session's own files are made with the item's line. An
 // unrecorded session tries to be recorded again first.
-func (s *Session) readyForItem() error {
-	s.retry()
+func (s *Session) readyForItem(ctx context.Context) error {
+	s.retry(ctx)
 	if s.recorded || s.unrecorded != nil {
 		return nil
 	}
@@ -237,8 +257,8 @@ func (s *Session) readyForItem() error {
 // materializeForItem creates the session's files before something of its own
 // is written beside them (a change record, a tool output, shell history). An
 // unrecorded session tries to be recorded again first.
-func (s *Session) materializeForItem() error {
-	s.retry()
+func (s *Session) materializeForItem(ctx context.Context) error {
+	s.retry(ctx)
 	if s.recorded || s.unrecorded != nil {
 		return nil
 	}

@@ -159,7 +159,7 @@ func (s *Session) ShellStart(ctx context.Context, cmdline string) (*ShellRun, er
 	var err error
 	if s.closed {
 		err = fmt.Errorf("engine: session %s is closed", s.st.id)
-	} else if err = s.materializeForItem(); err == nil && s.unrecorded != nil {
+	} else if err = s.materializeForItem(ctx); err == nil && s.unrecorded != nil {
 		err = fmt.Errorf("engine: session %s is not recorded: %w", s.st.id, s.unrecorded)
 	}
 	if err == nil && s.shell == nil {
@@ -277,9 +277,24 @@ func (sh *shellLog) broken() {
 }
 
 // Finish records how the command settled: its exit code and the end of
-// each stream (at most ShellKeepBytes of each). The end line is synced
-// before Finish returns. A failed Finish may be retried.
+// each stream (at most ShellKeepBytes of each; the end line counts the
+// bytes of each before that in stdout_cut and stderr_cut). The end line is
+// synced before Finish returns. A failed Finish may be retried.
 func (r *ShellRun) Finish(ctx context.Context, exit int, stdout, stderr []byte) error {
+	return r.FinishTails(ctx, exit, ShellTail{Bytes: stdout}, ShellTail{Bytes: stderr})
+}
+
+// ShellTail is the end of a stream a caller kept: Bytes, after Dropped
+// bytes it did not keep (a caller that keeps only the tail of a long
+// output, as Exec does).
+type ShellTail struct {
+	Bytes   []byte
+	Dropped int64
+}
+
+// FinishTails is Finish for streams whose beginnings the caller dropped:
+// the end line's stdout_cut and stderr_cut count them too.
+func (r *ShellRun) FinishTails(ctx context.Context, exit int, stdout, stderr ShellTail) error {
 	sh := r.log
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
@@ -293,8 +308,10 @@ func (r *ShellRun) Finish(ctx context.Context, exit int, stdout, stderr []byte) 
 		return err
 	}
 	l := &shellLine{V: 1, Kind: "end", Run: r.id, At: mkTime(sh.s.ws.s.Now()), Exit: &exit}
-	l.Stdout, l.StdoutCut = tail(stdout, ShellKeepBytes)
-	l.Stderr, l.StderrCut = tail(stderr, ShellKeepBytes)
+	l.Stdout, l.StdoutCut = tail(stdout.Bytes, ShellKeepBytes)
+	l.Stderr, l.StderrCut = tail(stderr.Bytes, ShellKeepBytes)
+	l.StdoutCut += max(stdout.Dropped, 0)
+	l.StderrCut += max(stderr.Dropped, 0)
 	if err := sh.w.Append(l); err != nil {
 		sh.broken()
 		return fmt.Errorf("engine: record shell result: %w", err)
@@ -306,7 +323,7 @@ func (r *ShellRun) Finish(ctx context.Context, exit int, stdout, stderr []byte) 
 		// The end line is durable; a failed rewrite is tried again after
 		// the next command.
 		if err := sh.compact(ctx); err != nil {
-			sh.s.notice(fmt.Sprintf("shell history could not be trimmed: %v", err))
+			sh.s.noticef("shell history could not be trimmed: %v", err)
 		}
 	}
 	return nil

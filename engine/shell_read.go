@@ -29,6 +29,7 @@ func (w *Workspace) ShellHistory(ctx context.Context, session string) ([]ShellEn
 		}
 		return nil, err
 	}
+	w.sweepKilled()
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

@@ -197,12 +197,22 @@ func TestShellKeepsTheEndOfEachStream(t *testing.T) {
 	if !utf8.ValidString(x.Stderr) || len(x.Stderr) > ShellKeepBytes || int64(len(x.Stderr))+x.StderrCut != int64(len(errb)) {
 		t.Fatalf("stderr: %d bytes, cut %d, valid %v", len(x.Stderr), x.StderrCut, utf8.ValidString(x.Stderr))
 	}
+	// A caller that kept only the tail of a stream: the bytes it dropped
+	// count as cut too, with what the history cuts of what it was given.
+	r, _ = s.ShellStart(ctx, "cat bigger")
+	if err := r.FinishTails(ctx, 0, ShellTail{Bytes: out, Dropped: 1000}, ShellTail{Bytes: []byte("e"), Dropped: 7}); err != nil {
+		t.Fatal(err)
+	}
+	h, _ = ws.ShellHistory(ctx, s.ID())
+	if y := h[1]; y.StdoutCut != int64(len(out)-ShellKeepBytes)+1000 || y.Stdout != x.Stdout || y.StderrCut != 7 || y.Stderr != "e" {
+		t.Fatalf("dropped tails: stdout cut %d, stderr %q cut %d", y.StdoutCut, y.Stderr, y.StderrCut)
+	}
 	// Short streams are kept whole.
 	r, _ = s.ShellStart(ctx, "echo hi")
 	r.Finish(ctx, 0, []byte("hi\n"), nil)
 	h, _ = ws.ShellHistory(ctx, s.ID())
-	if h[1].Stdout != "hi\n" || h[1].StdoutCut != 0 || h[1].Stderr != "" {
-		t.Fatalf("short: %+v", h[1])
+	if h[2].Stdout != "hi\n" || h[2].StdoutCut != 0 || h[2].Stderr != "" {
+		t.Fatalf("short: %+v", h[2])
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"cairn/engine/internal/changes"
 
 	"cairn/engine/internal/fstate"
+	"cairn/engine/internal/overlap"
 	"cairn/internal/vfs"
 	"cairn/objects"
 )
@@ -36,7 +37,8 @@ type Change struct {
 	fsys    vfs.FS         // the workspace's files
 	once    sync.Once
 	doneFS  func()
-	endCall func() // gives back the workspace call lock (calls_lock.go)
+	endCall func()  // gives back the workspace call lock (calls_lock.go)
+	unit    *inUnit // the unit of pending calls it joins (overlap.go)
 }
 
 // Change runs tool's change of the files paths (workspace-relative or
@@ -64,6 +66,7 @@ func (s *Session) Change(ctx context.Context, tool string, paths []string, fn fu
 	if err != nil {
 		return nil, err
 	}
+	c.unit = s.unitBeginOrSay(ctx, overlap.Scope{Paths: c.Paths()})
 	ended := false
 	defer func() {
 		if !ended { // fn panicked
@@ -92,13 +95,16 @@ type RequiredFile struct {
 	Reason string `json:"reason"`
 }
 
-func (e *RequiredError) Error() string {
+func (e *RequiredError) Error() string { return refusedText(e.Why()) }
+
+// Why is what the refusal says after the word.
+func (e *RequiredError) Why() string {
 	parts := make([]string, len(e.Files))
 	for i, f := range e.Files {
 		parts[i] = f.Path + " (" + f.Reason + ")"
 	}
-	return fmt.Sprintf("%v: snapshots.required: the %s tool may not change %s: its snapshot cannot be taken",
-		ErrRefused, e.Tool, strings.Join(parts, ", "))
+	return fmt.Sprintf("snapshots.required: the %s tool may not change %s: its snapshot cannot be taken",
+		e.Tool, strings.Join(parts, ", "))
 }
 
 func (e *RequiredError) Unwrap() error { return ErrRefused }
@@ -238,5 +244,12 @@ func (c *Change) commit(ctx context.Context) (*ToolAnswer, error) {
 	}
 	st.List, st.Seq = live, rec.Seq
 	ans.Snapshot = &rec.ID
+	if c.unit != nil {
+		fs := make([]changes.FileChange, len(c.files))
+		for i, f := range c.files {
+			fs[i] = changes.FileChange{Path: f.Path, Before: f.Before}
+		}
+		s.unitEnded(c.unit, nil, nil, &PendingChange{V: 1, Tool: c.tool, Call: c.call, At: rec.At, Files: fs}, rec.ID)
+	}
 	return ans, nil
 }

@@ -21,7 +21,8 @@ func (s *Session) Snapshots(ctx context.Context) (*SnapshotList, error) {
 // Snapshots lists the snapshots of session id without taking ownership:
 // it folds the changes journal as it is on disk, less a change its tool
 // never made (the owner records that when it next opens the session). It
-// takes no lock and writes nothing, so it works while another process owns
+// takes no lock and writes nothing but the removal of the temp files a
+// killed owner left (sweepKilled), so it works while another process owns
 // the session.
 func (w *Workspace) Snapshots(ctx context.Context, id string) (*SnapshotList, error) {
 	if !validSessionID(id) {
@@ -33,6 +34,7 @@ func (w *Workspace) Snapshots(ctx context.Context, id string) (*SnapshotList, er
 		}
 		return nil, err
 	}
+	w.sweepKilled()
 	var st snapStack
 	if err := foldChanges(w.s.fsys, changesName(w.dir, id), &st); err != nil {
 		return nil, err

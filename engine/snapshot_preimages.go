@@ -39,11 +39,11 @@ type preImages struct {
 // tools, whose change line is durable before they write).
 func (s *Session) newPreImages(ctx context.Context, sc SnapshotsConfig, inline bool) *preImages {
 	p := &preImages{s: s, sc: sc, on: sc.Enabled && !s.opts.NoSnapshots}
-	s.fileToolMarks() // where the session's records reach back (callrec.go)
+	s.fileToolMarks(ctx) // where the session's records reach back (callrec.go)
 	if !p.on {
 		return p
 	}
-	if p.storeErr = s.snapReady(); p.storeErr == nil {
+	if p.storeErr = s.snapReady(ctx); p.storeErr == nil {
 		p.objs = s.snapObjects()
 		p.put = fstate.StoreSink(ctx, p.objs)
 		if inline {
@@ -111,13 +111,13 @@ func (p *preImages) refuse(ctx context.Context, tool string) error {
 
 // snapReady makes sure the session's files exist, so objects and the
 // changes journal can be written; it fails when the session is unrecorded.
-func (s *Session) snapReady() error {
+func (s *Session) snapReady(ctx context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
 		return fmt.Errorf("engine: session %s is closed", s.st.id)
 	}
-	if err := s.materializeForItem(); err != nil {
+	if err := s.materializeForItem(ctx); err != nil {
 		return err
 	}
 	if s.unrecorded != nil {
@@ -138,11 +138,11 @@ func (s *Session) denyRequired(ctx context.Context, tool string, denied []Requir
 		ev := changes.EvidenceLine{V: 1, Kind: changes.KindEvidence, At: mkTime(s.ws.s.Now()), Tool: tool, Signal: "permission",
 			Decision: "deny", Rule: "snapshots.required", Files: files}
 		if err := s.appendChanges(ev); err != nil {
-			s.notice(fmt.Sprintf("the refusal could not be recorded: %v", err))
+			s.noticef("the refusal could not be recorded: %v", err)
 		}
 	}
 	if err := s.Audit(ctx, AuditEvent{Event: "snapshot.required", Outcome: "denied", Action: tool,
 		Rule: "snapshots.required", Files: len(denied)}); err != nil {
-		s.notice(fmt.Sprintf("the refusal could not be audited: %v", err))
+		s.noticef("the refusal could not be audited: %v", err)
 	}
 }

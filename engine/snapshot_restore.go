@@ -48,7 +48,10 @@ type RestoreError struct {
 	Below string
 }
 
-func (e *RestoreError) Error() string {
+func (e *RestoreError) Error() string { return refusedText(e.Why()) }
+
+// Why is what the refusal says after the word.
+func (e *RestoreError) Why() string {
 	parts := make([]string, len(e.Files))
 	for i, f := range e.Files {
 		parts[i] = f.Path + " (" + f.Reason + ")"
@@ -57,8 +60,8 @@ func (e *RestoreError) Error() string {
 	if verb == actionRestore {
 		verb = actionUndo
 	}
-	return fmt.Sprintf("%v: cannot %s %s (%s): no file could be put back: %s; nothing was changed",
-		ErrRefused, verb, e.Snapshot, e.Tool, strings.Join(parts, ", "))
+	return fmt.Sprintf("cannot %s %s (%s): no file could be put back: %s; nothing was changed",
+		verb, e.Snapshot, e.Tool, strings.Join(parts, ", "))
 }
 
 func (e *RestoreError) Unwrap() error { return ErrRefused }
@@ -122,7 +125,7 @@ func (s *Session) restore(ctx context.Context, action, id string) (*RestoreResul
 	}
 	refuse := func(format string, a ...any) (*RestoreResult, error) {
 		s.auditRestore(ctx, action, "refused", nil)
-		return nil, fmt.Errorf("%w: %s%s", ErrRefused, fmt.Sprintf(format, a...), unreadNote(st.unread))
+		return nil, refusedf("%s%s", fmt.Sprintf(format, a...), unreadNote(st.unread))
 	}
 	verb := action
 	if verb == actionRestore {
@@ -161,7 +164,7 @@ func (s *Session) restore(ctx context.Context, action, id string) (*RestoreResul
 		return nil, err
 	}
 	defer done()
-	if err := s.snapReady(); err != nil {
+	if err := s.snapReady(ctx); err != nil {
 		return nil, err
 	}
 	r := &restoreRun{s: s, fsys: fsys, objs: s.snapObjects(), maxFile: sc.MaxFileBytes, checked: map[*fstate.State]verdict{}, item: s.newestItem()}
@@ -312,7 +315,7 @@ func (s *Session) auditRestore(ctx context.Context, action, outcome string, step
 		as = append(as, AuditStep{ID: st.ID, Restored: len(st.Restored), Removed: len(st.Removed), Skipped: len(st.Skipped)})
 	}
 	if err := s.Audit(ctx, AuditEvent{Event: "session.snapshot_restore", Outcome: outcome, Action: action, Steps: as}); err != nil {
-		s.notice(fmt.Sprintf("the restore could not be audited: %v", err))
+		s.noticef("the restore could not be audited: %v", err)
 	}
 }
 

@@ -139,7 +139,7 @@ func (r *restoreRun) redoOne(ctx context.Context, e *changes.Entry) (RestoreStep
 		return step, err
 	}
 	if len(changed) > 0 {
-		return step, fmt.Errorf("%w: redo would overwrite %s, changed since the undo", ErrRefused, strings.Join(changed, ", "))
+		return step, refusedf("redo would overwrite %s, changed since the undo", strings.Join(changed, ", "))
 	}
 	if todo == 0 && slices.Contains(failed, true) {
 		return step, r.refusal(actionRedo, e, why)

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"cairn/engine/internal/ephroot"
+	"cairn/engine/internal/shellproc"
 	"cairn/engine/wskey"
 	"cairn/internal/vfs"
 )
@@ -23,6 +25,7 @@ type Store struct {
 	now  func() time.Time
 
 	ephemeral bool
+	ephRoot   *ephroot.Root                    // the temporary root an ephemeral store owns
 	ledger    *Store                           // where usage goes when this store is ephemeral
 	wsfs      func(dir string) (vfs.FS, error) // opens a workspace's files (wsfs.go); nil: the real disk
 	usageMu   sync.Mutex
@@ -43,6 +46,13 @@ type Store struct {
 	hist           historyTail     // what AddHistory last read of history.jsonl (history.go)
 
 	callLocks sync.Map // workspace folder -> *callLock held shared by running calls (calls_lock.go)
+	// forker starts the sessions' shell lines from a thread of its own,
+	// which ends at Close: its lines die then, as with the process.
+	forker shellproc.Forker
+	// recoveryErrs is what Open could not finish or undo of what a crash
+	// interrupted (migrate.go); set before Open returns, read-only after.
+	recoveryErrs []RecoveryError
+
 	canonOnce sync.Once
 	canonHome string // the state folder's canonical path, resolved once (canonicalHome)
 }
@@ -104,11 +114,13 @@ func (s *Store) Close() error {
 	// After the folder: a call lock taken meanwhile is in the map, and
 	// none can be opened since.
 	s.closeCallLocks()
+	s.forker.Close()
 	if s.ledger != nil {
 		s.ledger.Close()
 	}
-	if s.ephemeral {
-		if rerr := os.RemoveAll(s.home); err == nil {
+	if r := s.ephRoot; r != nil {
+		s.ephRoot = nil
+		if rerr := r.Remove(); err == nil {
 			err = rerr
 		}
 	}
@@ -176,7 +188,7 @@ func (s *Store) Where(dir string) (Location, error) {
 	}
 	key, note, repaired, err := s.resolveFolder(p, false)
 	switch {
-	case err == wskey.ErrNoWorkspace:
+	case errors.Is(err, wskey.ErrNoWorkspace):
 		key = wskey.Key(p)
 	case errors.Is(err, ErrRefused):
 		// The directory's own folder holds another directory's sessions

@@ -171,14 +171,14 @@ type taskLog struct {
 type taskClosed struct{}
 
 // taskLogLocked is the session's task log, made on first use. s.mu is held.
-func (s *Session) taskLogLocked() (*taskLog, error) {
+func (s *Session) taskLogLocked(ctx context.Context) (*taskLog, error) {
 	switch {
 	case s.closed:
 		return nil, fmt.Errorf("engine: session %s is closed", s.st.id)
 	case s.readOnly:
-		return nil, fmt.Errorf("%w: session %s is open read-only", ErrRefused, s.st.id)
+		return nil, refusedf("session %s is open read-only", s.st.id)
 	}
-	if err := s.materializeForItem(); err != nil {
+	if err := s.materializeForItem(ctx); err != nil {
 		return nil, err
 	}
 	if s.unrecorded != nil {
@@ -266,7 +266,7 @@ func (s *Session) StartTask(ctx context.Context, ts TaskStart) (*Task, Item, err
 	if ts.Parent != "" && s.st.items[ts.Parent] == nil {
 		return nil, Item{}, noItem(ts.Parent, s.st.id)
 	}
-	tl, err := s.taskLogLocked()
+	tl, err := s.taskLogLocked(ctx)
 	if err != nil {
 		return nil, Item{}, err
 	}
@@ -294,11 +294,11 @@ func (s *Session) StartTask(ctx context.Context, ts TaskStart) (*Task, Item, err
 		case rec == nil:
 			return nil, Item{}, notFoundf("no task %q in session %s", ts.Continue, s.st.id)
 		case rec.Type != TaskTypeAgent:
-			return nil, Item{}, fmt.Errorf("%w: %s is a shell job: shell jobs are never resumed; run a new command", ErrRefused, rec.ID)
+			return nil, Item{}, refusedf("%s is a shell job: shell jobs are never resumed; run a new command", rec.ID)
 		case rec.State == TaskRunning:
-			return nil, Item{}, fmt.Errorf("%w: task %s is running: only a settled task can be continued", ErrRefused, rec.ID)
+			return nil, Item{}, refusedf("task %s is running: only a settled task can be continued", rec.ID)
 		case rec.State == TaskInterrupted:
-			return nil, Item{}, fmt.Errorf("%w: task %s was interrupted (its outcome is unknown) and is never resumed; start a new task", ErrRefused, rec.ID)
+			return nil, Item{}, refusedf("task %s was interrupted (its outcome is unknown) and is never resumed; start a new task", rec.ID)
 		}
 		t.id = rec.ID
 		name := taskItemsName(w.dir, s.st.id, t.id)
@@ -380,7 +380,7 @@ func (s *Session) StartShellJob(ctx context.Context, cmdline, call string) (*Tas
 	if call != "" && s.st.items[call] == nil {
 		return nil, noItem(call, s.st.id)
 	}
-	tl, err := s.taskLogLocked()
+	tl, err := s.taskLogLocked(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -415,7 +415,7 @@ func (s *Session) Task(ctx context.Context, id string) (*Task, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	tl, err := s.taskLogLocked()
+	tl, err := s.taskLogLocked(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -433,7 +433,7 @@ func (s *Session) Task(ctx context.Context, id string) (*Task, error) {
 			continue
 		}
 		if r.State != TaskRunning {
-			return nil, fmt.Errorf("%w: task %s is %s, not running: continue it with a new task call", ErrRefused, id, r.State)
+			return nil, refusedf("task %s is %s, not running: continue it with a new task call", id, r.State)
 		}
 		t := &Task{log: tl, id: id, kind: r.Type, held: true}
 		if r.Type == TaskTypeAgent {

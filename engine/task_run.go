@@ -22,7 +22,7 @@ func (t *Task) Append(ctx context.Context, it Item) (Item, error) {
 	case t.w == nil:
 		return Item{}, fmt.Errorf("%w: %s is a shell job: it has no transcript", ErrBadInput, t.id)
 	case t.done || tl.closed:
-		return Item{}, fmt.Errorf("%w: task %s is not running", ErrRefused, t.id)
+		return Item{}, refusedf("task %s is not running", t.id)
 	case !it.Type.valid():
 		return Item{}, fmt.Errorf("%w: item type %q", ErrBadInput, it.Type)
 	case it.Task != "":
@@ -102,7 +102,7 @@ func (t *Task) End(ctx context.Context, state string) error {
 	t.log.mu.Lock()
 	defer t.log.mu.Unlock()
 	if t.done {
-		return fmt.Errorf("%w: task %s already ended", ErrRefused, t.id)
+		return refusedf("task %s already ended", t.id)
 	}
 	if t.log.closed {
 		return fmt.Errorf("engine: session %s is closed", t.log.s.st.id)
@@ -137,8 +137,8 @@ func (t *Task) endLocked(state string) error {
 // endTaskOnResult settles task id when a tool_result answering its call
 // was appended (its result delivered). s.mu is held. A task not running
 // here or held is left as it reads.
-func (s *Session) endTaskOnResult(id string) error {
-	tl, err := s.taskLogLocked()
+func (s *Session) endTaskOnResult(ctx context.Context, id string) error {
+	tl, err := s.taskLogLocked(ctx)
 	if err != nil {
 		return err
 	}

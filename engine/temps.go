@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path"
+	"strconv"
 	"strings"
 
 	"cairn/engine/internal/changes"
@@ -81,7 +82,7 @@ func (s *Session) noteStaging(rel string) {
 	if s.noted[dir] {
 		return
 	}
-	line, err := json.Marshal(dir)
+	line, err := json.Marshal(fstate.Name(dir))
 	if err != nil {
 		return
 	}
@@ -108,9 +109,11 @@ func (w *Workspace) readHint(id string) (map[string]bool, bool) {
 	}
 	dirs := map[string]bool{}
 	for _, l := range strings.Split(string(b), "\n") {
-		var dir string
-		if json.Unmarshal([]byte(l), &dir) == nil && (dir == "." || fstate.ValidRel(dir)) {
-			dirs[dir] = true
+		var n fstate.Name
+		if json.Unmarshal([]byte(l), &n) == nil {
+			if dir := string(n); dir == "." || fstate.ValidRel(dir) {
+				dirs[dir] = true
+			}
 		}
 	}
 	return dirs, true
@@ -162,6 +165,42 @@ func (w *Workspace) sweepDeadOwners(self string) {
 	}
 }
 
+// sweepKilled collects, for a read that owns no session (show, transcript,
+// trail, snapshots, shells, a listing), the temp files the file tools of a
+// killed owner left in the workspace: in every folder its hint names (each
+// noted before the first temp file went there) and in its outputs folder.
+// A hint whose pid is alive is skipped. It takes no lock and leaves the
+// hint: a temp file is removed only when the process its name holds is
+// gone (vfs.TempLeftover), and the next owner of any session of the
+// workspace still does the rest (removeTemps, sweepDeadOwners). Best effort,
+// and a read that cannot write still reads.
+func (w *Workspace) sweepKilled() {
+	fsys := w.s.fsys
+	ents, err := fsys.ReadDir(path.Join(w.dir, "owners"))
+	if err != nil {
+		return
+	}
+	var dirs map[string]bool
+	for _, e := range ents {
+		id := e.Name()
+		if !validSessionID(id) {
+			continue
+		}
+		b, err := vfs.ReadFile(fsys, ownersName(w.dir, id))
+		if err != nil {
+			continue
+		}
+		first, _, _ := strings.Cut(string(b), "\n")
+		if pid, err := strconv.Atoi(first); err != nil || vfs.ProcessAlive(pid) {
+			continue
+		}
+		noted, _ := w.readHint(id)
+		vfs.SweepTemps(fsys, outputDir(w.dir, id))
+		dirs = union(dirs, noted)
+	}
+	w.sweepWorkspace(dirs)
+}
+
 // sweepToolTemps collects the leftover temp files beside files, the files
 // of a session's two newest changes (loadChanges).
 func (w *Workspace) sweepToolTemps(files []changes.FileChange) {
@@ -199,13 +238,13 @@ func changeDirs(fsys vfs.FS, name string) map[string]bool {
 		var l struct {
 			Kind  string `json:"kind"`
 			Files []struct {
-				Path string `json:"path"`
+				Path fstate.Name `json:"path"`
 			} `json:"files"`
 		}
 		if json.Unmarshal(b, &l) == nil && l.Kind == changes.KindChange {
 			for _, f := range l.Files {
-				if fstate.ValidRel(f.Path) {
-					dirs[path.Dir(f.Path)] = true
+				if p := string(f.Path); fstate.ValidRel(p) {
+					dirs[path.Dir(p)] = true
 				}
 			}
 		}

@@ -344,3 +344,65 @@ func TestSweepAtNewSession(t *testing.T) {
 		t.Error("the dead owner's hint is still there")
 	}
 }
+
+// TestSweepAtEveryRead: a read that owns no session (show and transcript,
+// trail, snapshots, shells, a listing) collects the temps a killed owner's
+// file tools left in the folders its hint names, and its outputs folder's;
+// a temp of a live process, and the user's look-alikes, stay; the hint
+// stays for the next owner.
+func TestSweepAtEveryRead(t *testing.T) {
+	ctx := context.Background()
+	for _, read := range []struct {
+		name string
+		run  func(w *Workspace, id string) error
+	}{
+		{"read", func(w *Workspace, id string) error { _, err := w.Read(ctx, id); return err }},
+		{"trail", func(w *Workspace, id string) error {
+			_, err := w.Trail(ctx, id, func([]byte) error { return nil })
+			return err
+		}},
+		{"snapshots", func(w *Workspace, id string) error { _, err := w.Snapshots(ctx, id); return err }},
+		{"shells", func(w *Workspace, id string) error { _, err := w.ShellHistory(ctx, id); return err }},
+		{"list", func(w *Workspace, _ string) error { _, _, err := w.List(ctx); return err }},
+	} {
+		t.Run(read.name, func(t *testing.T) {
+			e := newMemEnv(t)
+			ws := wsFiles{t, e.ws.path}
+			dead := e.ws.Create(SessionOptions{})
+			must(dead.ToolWrite(ctx, "src/a.go", []byte("v1")))(t)
+			id := dead.ID()
+			dead.Close()
+			hint := []byte(strconv.Itoa(deadPID) + "\n\"src\"\n")
+			noErr(t, vfs.WriteFileAtomic(e.mem, ownersName(e.ws.dir, id), hint))
+			left := []string{deadTemp("src", "a.go"), deadTemp("src", "b.go")}
+			for _, l := range left {
+				ws.put(l, "staged by a killed patch", 0)
+			}
+			live := tempOf("src", "c.go", 1) // init's: a live process
+			ws.put(live, "a live writer's", 0)
+			ws.put("src/.a.go.tmpl", "mine", 0)
+			out := deadTemp(outputDir(e.ws.dir, id), "o.zst")
+			noErr(t, e.mem.MkdirAll(path.Dir(out), vfs.DirPerm))
+			noErr(t, vfs.WriteFileAtomic(e.mem, out, []byte("x")))
+
+			noErr(t, read.run(e.ws, id))
+			for _, l := range left {
+				if _, ok := ws.has(l); ok {
+					t.Errorf("%s: the killed write's %s is still there", read.name, l)
+				}
+			}
+			if _, err := e.mem.Lstat(out); !vfs.IsNotExist(err) {
+				t.Errorf("%s: the outputs temp %s: %v", read.name, out, err)
+			}
+			if got, _ := ws.has("src/.a.go.tmpl"); got != "mine" {
+				t.Errorf("%s: the user's file: %q", read.name, got)
+			}
+			if got, _ := ws.has(live); got != "a live writer's" {
+				t.Errorf("%s: the live writer's temp: %q", read.name, got)
+			}
+			if got, _ := vfs.ReadFile(e.mem, ownersName(e.ws.dir, id)); string(got) != string(hint) {
+				t.Errorf("%s: the hint changed: %q", read.name, got)
+			}
+		})
+	}
+}

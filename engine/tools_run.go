@@ -12,6 +12,7 @@ import (
 	"cairn/engine/internal/changes"
 
 	"cairn/engine/internal/fstate"
+	"cairn/engine/internal/overlap"
 	"cairn/internal/vfs"
 )
 
@@ -58,6 +59,7 @@ func (s *Session) runTool(ctx context.Context, tool, path string, opts []ToolOpt
 	if err := t.captureBefore(ctx, plan); err != nil {
 		return nil, err
 	}
+	unit := s.unitBeginOrSay(ctx, overlap.Scope{Paths: []string{t.rel}})
 	s.files.begin()
 	defer s.files.end()
 	t.recordLine()
@@ -67,8 +69,21 @@ func (s *Session) runTool(ctx context.Context, tool, path string, opts []ToolOpt
 		return nil, err
 	}
 	ans := t.settleStack()
+	if ans.Snapshot != nil {
+		s.unitEnded(unit, nil, nil, t.unitMarker([]changes.FileChange{t.f}), t.rec.ID)
+	}
 	s.files.later(s.ws, dirs, replaced, t.redoable())
 	return ans, nil
+}
+
+// unitMarker is the marker of the tool's call, with its files' pre-images,
+// when it joins a unit (overlap.go).
+func (t *toolRun) unitMarker(files []changes.FileChange) *PendingChange {
+	fs := make([]changes.FileChange, len(files))
+	for i, f := range files {
+		fs[i] = changes.FileChange{Path: f.Path, Before: f.Before}
+	}
+	return &PendingChange{V: 1, Tool: t.tool, Call: t.call, At: t.rec.At, Files: fs}
 }
 
 // newToolRun checks a file tool's input and readies its run: the options,
@@ -103,6 +118,10 @@ func (s *Session) newToolRun(tool, path string, opts []ToolOptions) (*toolRun, f
 		return nil, nil, fmt.Errorf("%w: %s is inside cairn's state folder", ErrBadInput, path)
 	}
 	if err := s.ws.leadsOut(fsys, rel, path); err != nil {
+		done()
+		return nil, nil, err
+	}
+	if err := toolPath(fsys, cfg, rel, path); err != nil {
 		done()
 		return nil, nil, err
 	}
@@ -286,14 +305,14 @@ func (t *toolRun) settleStack() *ToolAnswer {
 		if err := s.appendChangesLazy(lines...); err != nil {
 			// The stack is what the journal folds to: without these
 			// lines, the next change ends the branch and drops again.
-			s.notice(fmt.Sprintf("the undo stack's limits could not be recorded: %v", err))
+			s.noticef("the undo stack's limits could not be recorded: %v", err)
 			st.refold(s)
 		} else {
 			st.List, st.Seq, st.Pending, st.Held = live, rec.Seq, nil, nil
 		}
 		ans.Snapshot = &rec.ID
 	case t.record:
-		s.notice(fmt.Sprintf("no snapshot was taken of %s: %v", t.rel, t.lineErr))
+		s.noticef("no snapshot was taken of %s: %v", t.rel, t.lineErr)
 		ans.Skipped = append(ans.Skipped, s.ws.absPath(t.rel))
 	}
 	return ans
@@ -382,8 +401,7 @@ func (j *stageJob) discard(fsys vfs.FS) {
 // fault passes, so the tool is refused rather than the content lost; a
 // file too large to snapshot, which stays so, is changed without one.
 func noPreImage(tool, rel string, why error) error {
-	return fmt.Errorf("%w: the %s tool may not change %s: no snapshot of it can be taken (%w); nothing was changed",
-		ErrRefused, tool, rel, why)
+	return refusedf("the %s tool may not change %s: no snapshot of it can be taken (%w); nothing was changed", tool, rel, why)
 }
 
 // abortChange cancels change id, whose line may be written but whose file
@@ -399,7 +417,7 @@ func (s *Session) abortChange(id string) {
 	// The abort is owed: it goes before the next line, and meanwhile the
 	// stack is what that line will make of it (and what a reader, or the
 	// next owner, settles it to).
-	s.notice(fmt.Sprintf("the cancelled change %s could not be recorded yet: %v", id, err))
+	s.noticef("the cancelled change %s could not be recorded yet: %v", id, err)
 	st.wmu.Lock()
 	if !slices.Contains(st.owed, id) {
 		st.owed = append(st.owed, id)
@@ -412,7 +430,7 @@ func (s *Session) abortChange(id string) {
 func (st *snapStack) refold(s *Session) {
 	var fresh snapStack
 	if err := foldChanges(s.ws.s.fsys, changesName(s.ws.dir, s.st.id), &fresh); err != nil {
-		s.notice(fmt.Sprintf("the undo stack could not be read back: %v", err))
+		s.noticef("the undo stack could not be read back: %v", err)
 		return
 	}
 	st.Stack, st.unread = fresh.Stack, fresh.unread

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -44,7 +45,7 @@ type turnKey struct {
 
 // settleTurns puts back the trail and usage lines of the turns after the
 // settled one that a crash lost, syncs them, and moves the settled turn.
-func (s *Session) settleTurns() error {
+func (s *Session) settleTurns(ctx context.Context) error {
 	st := s.st
 	var recs []turnRec
 	usage := false
@@ -77,7 +78,7 @@ func (s *Session) settleTurns() error {
 		if inTrail[turnKey{r.turn.N, r.at.UnixMilli()}] {
 			continue
 		}
-		if err := s.writeAudit(&auditLine{Kind: "turn", At: r.at, Turn: r.turn.N, Items: r.items, Labels: r.turn.Labels, Gates: r.turn.Gates}); err != nil {
+		if err := s.writeAudit(ctx, &auditLine{Kind: "turn", At: r.at, Turn: r.turn.N, Items: r.items, Labels: r.turn.Labels, Gates: r.turn.Gates}); err != nil {
 			return err
 		}
 	}

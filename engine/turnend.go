@@ -29,21 +29,21 @@ func (s *Session) EndTurn(ctx context.Context, t Turn) error {
 	spent := t.Spend != (Spend{}) || t.Model != ""
 	ts := &TurnState{N: s.st.turns + 1, Plan: t.Plan, Model: t.Model, Spend: t.Spend, Trust: t.Trust,
 		AllowedCommands: t.AllowedCommands, Branch: branch, Build: Version,
-		Labels: t.Labels, Gates: t.Gates, Usage: spent && !s.opts.Ephemeral}
-	if err := s.writeLine(&itemLine{V: 1, Kind: kindTurn, At: &now, Turn: ts}); err != nil {
+		Labels: t.Labels, Gates: t.Gates, Usage: spent && !s.ephemeral()}
+	if err := s.writeLine(ctx, &itemLine{V: 1, Kind: kindTurn, At: &now, Turn: ts}); err != nil {
 		return err
 	}
 	s.st.apply(&itemLine{V: 1, Kind: kindTurn, At: &now, Turn: ts})
-	if err := s.writeAudit(&auditLine{Kind: "turn", At: now, Turn: ts.N, Items: len(s.st.items), Labels: t.Labels, Gates: t.Gates}); err != nil {
+	if err := s.writeAudit(ctx, &auditLine{Kind: "turn", At: now, Turn: ts.N, Items: len(s.st.items), Labels: t.Labels, Gates: t.Gates}); err != nil {
 		return err
 	}
 	s.trailPending++
 	if !spent {
-		return s.commitTurn(nil)
+		return s.commitTurn(ctx, nil)
 	}
 	u := UsageLine{V: 1, Kind: "usage", At: now, Path: s.ws.path, Session: s.st.id, Model: t.Model,
-		InputTokens: t.Spend.InputTokens, OutputTokens: t.Spend.OutputTokens, CostUSD: t.Spend.CostUSD, Ephemeral: s.opts.Ephemeral, Turn: ts.N}
-	if !s.opts.Ephemeral {
+		InputTokens: t.Spend.InputTokens, OutputTokens: t.Spend.OutputTokens, CostUSD: t.Spend.CostUSD, Ephemeral: s.ephemeral(), Turn: ts.N}
+	if !s.ephemeral() {
 		// The usage line goes to the ledger with those of the turns
 		// around it, at most every recordEvery, not synced: Close writes
 		// and syncs what is left, and an open after a crash puts back
@@ -53,7 +53,7 @@ func (s *Session) EndTurn(ctx context.Context, t Turn) error {
 		if s.ws.s.now().Sub(s.usageAt) >= recordEvery {
 			lerr = s.flushUsage()
 		}
-		if err := s.commitTurn(nil); err != nil {
+		if err := s.commitTurn(ctx, nil); err != nil {
 			return err
 		}
 		return s.ledgerFailed(lerr)
@@ -65,10 +65,10 @@ func (s *Session) EndTurn(ctx context.Context, t Turn) error {
 		if err := s.ledgerFailed(err); err != nil {
 			return err
 		}
-		return s.commitTurn(nil)
+		return s.commitTurn(ctx, nil)
 	}
 	defer w.Close()
-	return s.commitTurn(w)
+	return s.commitTurn(ctx, w)
 }
 
 // ledgerFailed applies the Degrade option to a failure of the usage ledger,
@@ -78,7 +78,7 @@ func (s *Session) ledgerFailed(err error) error {
 	if err == nil || !s.opts.Degrade {
 		return err
 	}
-	s.notice(fmt.Sprintf("the usage of this session's turns could not be written to the usage ledger: %v", err))
+	s.noticef("the usage of this session's turns could not be written to the usage ledger: %v", err)
 	return nil
 }
 
@@ -108,12 +108,12 @@ func (s *Session) Rename(ctx context.Context, name string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := mkTime(s.ws.s.Now())
-	if err := s.writeLine(&itemLine{V: 1, Kind: kindTitle, Title: name, Source: "user", At: &now}); err != nil {
+	if err := s.writeLine(ctx, &itemLine{V: 1, Kind: kindTitle, Title: name, Source: "user", At: &now}); err != nil {
 		return err
 	}
 	s.st.title, s.st.titleSource = name, "user"
 	s.st.touch(now)
-	return s.commitLocked()
+	return s.commitLocked(ctx)
 }
 
 // SetGeneratedTitle replaces the title cut from the first prompt with one a
@@ -130,10 +130,14 @@ func (s *Session) SetGeneratedTitle(ctx context.Context, title string) (bool, er
 		title = titleFromPrompt(title)
 	}
 	now := mkTime(s.ws.s.Now())
-	if err := s.writeLine(&itemLine{V: 1, Kind: kindTitle, Title: title, Source: "generated", At: &now}); err != nil {
+	if err := s.writeLine(ctx, &itemLine{V: 1, Kind: kindTitle, Title: title, Source: "generated", At: &now}); err != nil {
 		return false, err
 	}
 	s.genTitled = true
 	s.st.title, s.st.titleSource = title, "generated"
-	return true, s.commitLocked()
+	return true, s.commitLocked(ctx)
 }
+
+// ephemeral reports whether the session's spend is labelled ephemeral:
+// SessionOptions.Ephemeral says so, or its store is a temporary root.
+func (s *Session) ephemeral() bool { return s.opts.Ephemeral || s.ws.s.ephemeral }

@@ -37,6 +37,7 @@ func (w *Workspace) Read(ctx context.Context, id string) (*View, error) {
 		}
 		return nil, err
 	}
+	w.sweepKilled()
 	st, err := w.fold(ctx, id, foldOptions{hydrate: true, limit: w.s.eagerLimit()})
 	if err != nil {
 		return nil, err
@@ -70,6 +71,7 @@ func (w *Workspace) Trail(ctx context.Context, id string, fn func(line []byte) e
 	if !validSessionID(id) {
 		return 0, fmt.Errorf("%w: %q is not a session id", ErrBadInput, id)
 	}
+	w.sweepKilled()
 	st, err := journal.Read(w.s.fsys, auditName(w.dir, id), fn)
 	if vfs.IsNotExist(err) {
 		return 0, nil

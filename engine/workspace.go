@@ -171,8 +171,9 @@ func (w *Workspace) listed(ctx context.Context) (ents []index.Entry, owners map[
 	}
 	// Owners first: a session whose owner died is settled there, its
 	// record rebuilt when its journal went on past it, before the index
-	// reads the records.
+	// reads the records; the temp files its file tools left go.
 	owners = w.owners()
+	w.sweepKilled()
 	x := index.Open(w.s.fsys, w.dir)
 	if _, err := x.Refresh(ctx); err != nil && !errors.Is(err, index.ErrNotSaved) {
 		return nil, nil, nil, err

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"cairn/engine/wskey"
 	"cairn/internal/vfs"
@@ -53,16 +54,27 @@ func (s *Store) settle(d *wskey.DisputedError, create bool) (key, note, repaired
 	switch {
 	case d.Named != "":
 		what = "names " + d.Named
+	case errors.Is(d.Err, syscall.EISDIR):
+		what = "is a folder"
+	case errors.Is(d.Err, vfs.ErrNotRegular):
+		what = "is not a regular file"
 	case !isNotExist(d.Err):
 		what = "is unreadable"
 	}
 	n, others := s.sessionPaths(workspaceDir(d.Key), d.Path)
 	if len(others) > 0 {
-		return "", "", "", fmt.Errorf("%w: workspace folder %s has this directory's name, but its workspace.json %s and sessions in it were made in %s; "+
+		return "", "", "", refusedf("workspace folder %s has this directory's name, but its workspace.json %s and sessions in it were made in %s; "+
 			"nothing was used or changed. If they belong here (the directory was moved or renamed), run `cairn storage adopt` in %s; "+
-			"otherwise move the folder away", ErrRefused, folder, what, strings.Join(others, ", "), d.Path)
+			"otherwise move the folder away", folder, what, strings.Join(others, ", "), d.Path)
 	}
-	if werr := wskey.WriteInfo(s.fsys, workspacesDir, d.Key, d.Path, s.now); werr != nil {
+	aside, werr := s.infoAside(d.Key)
+	if aside != "" {
+		what += ", moved aside to " + aside
+	}
+	if werr == nil {
+		werr = wskey.WriteInfo(s.fsys, workspacesDir, d.Key, d.Path, s.now)
+	}
+	if werr != nil {
 		if create {
 			return "", "", "", fmt.Errorf("engine: workspace folder %s: its workspace.json %s and could not be rewritten: %w", folder, what, werr)
 		}
@@ -152,16 +164,52 @@ func (s *Store) Adopt(dir string) (Location, error) {
 	switch {
 	case errors.As(err, &d):
 	case err == nil && key == wskey.Key(p):
-		return Location{}, fmt.Errorf("%w: nothing to adopt: workspace folder %s already names %s", ErrRefused, filepath.Join(s.home, workspacesDir, key), p)
+		return Location{}, refusedf("nothing to adopt: workspace folder %s already names %s", filepath.Join(s.home, workspacesDir, key), p)
 	case err == nil || errors.Is(err, wskey.ErrNoWorkspace):
-		return Location{}, fmt.Errorf("%w: nothing to adopt: there is no folder %s for %s", ErrRefused, filepath.Join(s.home, workspacesDir, wskey.Key(p)), p)
+		return Location{}, refusedf("nothing to adopt: there is no folder %s for %s", filepath.Join(s.home, workspacesDir, wskey.Key(p)), p)
 	default:
 		return Location{}, err
 	}
-	if err := wskey.WriteInfo(s.fsys, workspacesDir, d.Key, p, s.now); err != nil {
+	aside, err := s.infoAside(d.Key)
+	if err == nil {
+		err = wskey.WriteInfo(s.fsys, workspacesDir, d.Key, p, s.now)
+	}
+	if err != nil {
 		return Location{}, fmt.Errorf("engine: adopt %s: %w", d.Key, err)
 	}
-	return Location{Path: p, Key: d.Key, Folder: filepath.Join(s.home, workspacesDir, d.Key)}, nil
+	loc := Location{Path: p, Key: d.Key, Folder: filepath.Join(s.home, workspacesDir, d.Key)}
+	if aside != "" {
+		loc.Note = "its workspace.json was a folder: it was moved aside to " + aside
+	}
+	return loc, nil
+}
+
+// infoAside moves a folder that stands where workspace folder key's
+// workspace.json belongs (no rename of a new workspace.json can replace a
+// folder) aside, to workspace.json.damaged (or .damaged~N, the first
+// name free) beside it, and returns that name; "" when there is no such
+// folder. A FIFO or any other file there is replaced by the rename itself.
+func (s *Store) infoAside(key string) (string, error) {
+	name := path.Join(workspacesDir, key, wskey.InfoFile)
+	if fi, err := s.fsys.Lstat(name); err != nil || !fi.IsDir() {
+		return "", nil
+	}
+	for n := 1; n <= 1000; n++ {
+		aside := name + ".damaged"
+		if n > 1 {
+			aside += "~" + strconv.Itoa(n)
+		}
+		if _, err := s.fsys.Lstat(aside); err == nil {
+			continue
+		} else if !isNotExist(err) {
+			return "", fmt.Errorf("engine: move the folder %s aside: %w", name, err)
+		}
+		if err := s.fsys.Rename(name, aside); err != nil {
+			return "", fmt.Errorf("engine: move the folder %s aside: %w", name, err)
+		}
+		return path.Base(aside), s.fsys.SyncDir(path.Dir(name))
+	}
+	return "", fmt.Errorf("engine: move the folder %s aside: %s.damaged~1000 are taken", name, name)
 }
 
 // fsckWorkspaceInfo reports a workspace.json that names a path whose folder

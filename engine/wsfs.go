@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"cairn/engine/internal/fstate"
-
+	"cairn/engine/internal/scope"
 	"cairn/internal/vfs"
 )
 
@@ -68,17 +68,10 @@ func (w *Workspace) stateStores() []*Store {
 // holds ~/.cairn, or inside it); else "". The workspace's files are then
 // fenced off from it (vfs.Fenced): no name and no link reaches it.
 func (w *Workspace) holds(s *Store) string {
-	home := s.canonicalHome()
-	if within(home, w.path) || within(w.path, home) {
+	if home := s.canonicalHome(); scope.HoldsState(w.path, home) {
 		return home
 	}
 	return ""
-}
-
-// within reports whether path p is dir or lies in it.
-func within(p, dir string) bool {
-	rel, err := filepath.Rel(dir, p)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../") && !filepath.IsAbs(rel)
 }
 
 // fencedOff reports whether rel's folder, or its nearest folder that

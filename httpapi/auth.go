@@ -5,6 +5,8 @@ import (
 	"errors"
 	"net/http"
 	"strings"
+
+	"cairn/internal/usermsg"
 )
 
 // grant is what a request's bearer token may do: everything (the gateway
@@ -102,7 +104,7 @@ func (a *Server) authenticate(next http.Handler) http.Handler {
 // tellCredentials logs why the paired credentials cannot be read, once for
 // each reason, so a polling client does not flood the log.
 func (a *Server) tellCredentials(err error) {
-	msg := err.Error()
+	msg := usermsg.Error(err)
 	a.logMu.Lock()
 	told := a.credsTold == msg
 	a.credsTold = msg

@@ -98,7 +98,7 @@ func decodeFields(b []byte, known ...string) (map[string]json.RawMessage, error)
 	if _, err := dec.Token(); err != nil {
 		return nil, fmt.Errorf("%w: %v", errBadBody, err)
 	}
-	if _, err := dec.Token(); err != io.EOF {
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return nil, fmt.Errorf("%w: data after the JSON object", errBadBody)
 	}
 	return fields, nil

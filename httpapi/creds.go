@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"cairn/engine"
+	"cairn/internal/usermsg"
 	"cairn/internal/vfs"
 )
 
@@ -255,7 +256,7 @@ func GatewayToken(s *engine.Store) (token string, made bool, err error) {
 // it to the engine's report.
 func Fsck(s *engine.Store) []engine.FsckProblem {
 	if _, err := readCredentials(s.FS(), CredentialsFile); err != nil {
-		return []engine.FsckProblem{{Path: CredentialsFile, Problem: err.Error()}}
+		return []engine.FsckProblem{{Path: CredentialsFile, Problem: usermsg.Error(err)}}
 	}
 	return nil
 }

@@ -21,7 +21,10 @@
 //
 //	400 bad_request        malformed body: bad JSON, unknown field or action, both action and id
 //	401 unauthorized       missing or wrong bearer token (WWW-Authenticate: Bearer)
-//	403 forbidden          a paired credential without the attach scope
+//	403 forbidden          a paired credential without the attach scope; a request a web
+//	                       page may have made: a Host that is not a loopback name with the
+//	                       server's port (on a loopback address), an Origin that is not the
+//	                       server's own, a cross-site Sec-Fetch-Site (origin.go)
 //	404 not_found          unknown session, or one outside the credential's allowlist (same bytes)
 //	405 method_not_allowed wrong method (Allow names the right one)
 //	409 refused            nothing to undo or redo, an unknown or already undone snapshot id

@@ -114,7 +114,7 @@ func (a *Server) Handler() http.Handler {
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "not_found", "no such endpoint", 0)
 	})
-	return a.authenticate(mux)
+	return checkBrowser(a.authenticate(mux))
 }
 
 func methodNotAllowed(allow string) http.HandlerFunc {
@@ -156,7 +156,7 @@ func (a *Server) restore(w http.ResponseWriter, r *http.Request) {
 	}
 	req, err := decodeRestoreBody(b)
 	if err != nil {
-		writeError(w, http.StatusBadRequest, "bad_request", err.Error(), 0)
+		writeError(w, http.StatusBadRequest, "bad_request", usermsg.Error(err), 0)
 		return
 	}
 	var out *engine.RestoreResult
@@ -199,19 +199,19 @@ func (a *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	var damaged *workspaceError
 	switch {
 	case errors.As(err, &damaged):
-		writeError(w, http.StatusConflict, "damaged", err.Error(), 0)
+		writeError(w, http.StatusConflict, "damaged", usermsg.Error(err), 0)
 	case errors.As(err, &busy):
-		writeError(w, http.StatusConflict, "busy", busy.Error(), busy.PID)
+		writeError(w, http.StatusConflict, "busy", usermsg.Error(busy), busy.PID)
 	case errors.Is(err, errNoSession):
 		writeBody(w, http.StatusNotFound, notFoundBody)
 	case errors.Is(err, errAmbiguous):
 		writeError(w, http.StatusConflict, "ambiguous", "the session reference matches more than one session; give more of its id", 0)
 	case errors.As(err, &op) && (errors.Is(err, engine.ErrRefused) || errors.Is(err, engine.ErrNotFound) || errors.Is(err, engine.ErrBadInput)):
-		writeError(w, http.StatusConflict, "refused", err.Error(), 0)
+		writeError(w, http.StatusConflict, "refused", usermsg.Error(err), 0)
 	case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
 		writeError(w, http.StatusServiceUnavailable, "cancelled", "the request was cancelled", 0)
 	default:
-		a.logf("%s %s: %v", r.Method, r.URL.Path, err)
+		a.logf("%s %s: %s", r.Method, r.URL.Path, usermsg.Error(err))
 		writeError(w, http.StatusInternalServerError, "failed", "internal error; the server's log says more", 0)
 	}
 }

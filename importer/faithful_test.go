@@ -272,7 +272,8 @@ func TestCodexBeforeSessionMeta(t *testing.T) {
 
 // An import after migrate-sessions finds the session where it moved: no
 // second session at the old directory, and its spend counted once, the
-// source unchanged or grown.
+// source unchanged or grown. The report names the directory the session is
+// kept in, the one it moved to.
 func TestImportFindsMovedSession(t *testing.T) {
 	ctx := context.Background()
 	store := openStore(t)
@@ -290,7 +291,7 @@ func TestImportFindsMovedSession(t *testing.T) {
 		t.Fatal(err)
 	}
 	rep, err := Run(ctx, store, AgentClaudeCode, []string{src}, Options{})
-	if err != nil || rep.Created != 0 || rep.Unchanged != 1 || rep.Sessions[0].Dir != gone {
+	if err != nil || rep.Created != 0 || rep.Unchanged != 1 || rep.Sessions[0].Dir != moved {
 		t.Fatalf("import after the move: %+v %v", rep, err)
 	}
 	// Grown: the new line goes to the moved session.

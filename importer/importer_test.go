@@ -479,3 +479,32 @@ func TestImportErrorSpeaksToTheUser(t *testing.T) {
 		t.Fatalf("error %q", e)
 	}
 }
+
+// The report names a source's directory as cairn keeps it: cleaned, as the
+// workspace is keyed and stored, whatever the source wrote ("/a/../x/./y").
+func TestImportReportsTheCleanDirectory(t *testing.T) {
+	store := openStore(t)
+	ws := t.TempDir()
+	src := filepath.Join(t.TempDir(), "s.jsonl")
+	messy := "/a/../.." + ws + "/./sub/.."
+	line := `{"type":"user","uuid":"00000000-0000-4000-8000-000000000001","sessionId":"55604662-cf2a-4331-851a-ec234028f8ca","cwd":"` + messy + `","timestamp":"2026-02-11T00:00:00Z","message":{"role":"user","content":"hi"}}` + "\n"
+	if err := os.WriteFile(src, []byte(line), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, dry := range []bool{true, false} {
+		rep, err := Run(t.Context(), store, AgentClaudeCode, []string{src}, Options{DryRun: dry})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rep.Sessions) != 1 || rep.Failed != 0 || rep.Sessions[0].Dir != ws {
+			t.Fatalf("dry run %v: report %+v, want the source's directory as %s", dry, rep.Sessions, ws)
+		}
+	}
+	w, err := store.Workspace(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l, _, err := w.List(t.Context()); err != nil || len(l) != 1 {
+		t.Fatalf("sessions of %s: %v %v", ws, l, err)
+	}
+}

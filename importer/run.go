@@ -345,6 +345,7 @@ func bringIn(ctx context.Context, store *engine.Store, agent string, pf parsedFi
 	if err != nil {
 		return fail(err)
 	}
+	sr.Dir = ws.Path() // as the workspace is kept: cleaned, not as the source wrote it
 	off, exists, err := ws.ImportOffset(ctx, agent, src.SourceID)
 	if err != nil {
 		return fail(err)

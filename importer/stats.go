@@ -3,6 +3,7 @@ package importer
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"io"
 	"maps"
 )
@@ -53,16 +54,16 @@ func eachLine(r io.Reader, base, limit int64, fn func(line []byte, off int64)) (
 			return off, 0, nil
 		}
 		line, err := br.ReadSlice('\n')
-		if err == bufio.ErrBufferFull {
+		if errors.Is(err, bufio.ErrBufferFull) {
 			// A line longer than the buffer: gather it whole.
 			buf := append([]byte(nil), line...)
-			for err == bufio.ErrBufferFull {
+			for errors.Is(err, bufio.ErrBufferFull) {
 				line, err = br.ReadSlice('\n')
 				buf = append(buf, line...)
 			}
 			line = buf
 		}
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			return off, int64(len(line)), nil
 		}
 		if err != nil {

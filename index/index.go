@@ -248,12 +248,15 @@ func (x *Index) merge(ctx context.Context, ents []fs.DirEntry) (next *cache, dir
 	var journals []string
 	records := make(map[string]bool, len(old.entries))
 	defer func() {
-		x.unrecorded = x.unrecorded[:0]
+		// A new slice: the one before may be the cache's, which a
+		// listing taken earlier still holds.
+		var u []string
 		for _, j := range journals {
 			if !records[j] {
-				x.unrecorded = append(x.unrecorded, j)
+				u = append(u, j)
 			}
 		}
+		x.unrecorded = u
 	}()
 	for n, de := range ents {
 		if n&1023 == 1023 {
@@ -403,12 +406,16 @@ func (x *Index) Page(offset, limit int) []Entry {
 	return slices.Clip(e)
 }
 
-// Problems returns the records that could not be read or parsed, by name.
 // Unrecorded lists the sessions whose items journal has no record beside it
 // (a crash between the two writes): not listed until their record is
-// rebuilt from the journal.
-func (x *Index) Unrecorded() []string { return x.unrecorded }
+// rebuilt from the journal. The slice is the caller's.
+func (x *Index) Unrecorded() []string {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return slices.Clone(x.unrecorded)
+}
 
+// Problems returns the records that could not be read or parsed, by name.
 func (x *Index) Problems() []Problem {
 	x.mu.Lock()
 	defer x.mu.Unlock()

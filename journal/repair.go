@@ -3,6 +3,7 @@ package journal
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 
@@ -82,7 +83,7 @@ func lastLineEnd(f vfs.File, size int64) (int64, error) {
 	for hi := size; hi > 0; {
 		lo := max(hi-block, 0)
 		b := buf[:hi-lo]
-		if _, err := f.ReadAt(b, lo); err != nil && err != io.EOF {
+		if _, err := f.ReadAt(b, lo); err != nil && !errors.Is(err, io.EOF) {
 			return 0, err
 		}
 		if i := bytes.LastIndexByte(b, '\n'); i >= 0 {

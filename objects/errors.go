@@ -36,11 +36,9 @@ func Problems(err error) []*ProblemError {
 		if err == nil {
 			return
 		}
-		if p, ok := err.(*ProblemError); ok {
-			out = append(out, p)
-			return
-		}
 		switch u := err.(type) {
+		case *ProblemError:
+			out = append(out, u)
 		case interface{ Unwrap() []error }:
 			for _, e := range u.Unwrap() {
 				walk(e)

@@ -71,7 +71,7 @@ func (r *reader) Read(p []byte) (int, error) {
 	r.h.Write(p[:n])
 	switch {
 	case err == nil:
-	case err == io.EOF:
+	case errors.Is(err, io.EOF):
 		var got ID
 		if r.h.Sum(got[:0]); got != r.id {
 			err = mismatch(r.id, nil)
@@ -111,7 +111,7 @@ type errReader struct {
 
 func (e *errReader) Read(p []byte) (int, error) {
 	n, err := e.r.Read(p)
-	if err != nil && err != io.EOF && e.err == nil {
+	if err != nil && !errors.Is(err, io.EOF) && e.err == nil {
 		e.err = err
 	}
 	return n, err
@@ -159,7 +159,7 @@ func (s *Store) ReadAll(ctx context.Context, id ID, limit int64) ([]byte, error)
 		}
 		n, err := rc.Read(b[len(b):cap(b)])
 		b = b[:len(b)+n]
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			if int64(len(b)) > limit {
 				return nil, fmt.Errorf("objects: %s: %w (more than %d bytes)", id, ErrTooLarge, limit)
 			}

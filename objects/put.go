@@ -208,7 +208,7 @@ func (s *Store) putLarge(ctx context.Context, r io.Reader, first []byte, commit 
 			}
 			n += int64(m)
 		}
-		if err == io.EOF || err == io.ErrUnexpectedEOF {
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 			break
 		}
 		if err != nil {

@@ -234,7 +234,7 @@ func (s *Store) statFile(id ID, name string, stored int64, count bool) (Info, er
 	defer f.Close()
 	var hdr [zstd.HeaderMaxSize]byte
 	n, err := io.ReadFull(f, hdr[:])
-	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
 		return Info{}, fmt.Errorf("objects: %w", err)
 	}
 	var h zstd.Header

@@ -4,49 +4,65 @@
 //
 // # The editor
 //
-// Editor.ReadLine runs one small program of a maintained terminal library
-// (Bubble Tea, with its text area) inline, below the cursor and without
-// the alternate screen, so what was typed stays in the scrollback. The
-// library wraps the text at the window's width by display cells, and
-// reflows it when the window is resized. The terminal is raw only while
-// ReadLine runs: it is restored before ReadLine returns, on every path;
-// Editor.Close ends a ReadLine under way and restores the mode the terminal
-// had when its keys were opened, for leaving on a signal.
+// Editor.ReadLine draws inline, below the cursor and without the alternate
+// screen, so what was typed stays in the scrollback. It keeps the text as a
+// string and a cursor between two grapheme clusters (text.go): every move,
+// deletion and wrap goes by whole clusters (an emoji with its skin tone or
+// a ZWJ family, a letter with combining marks), found by the Unicode
+// segmentation of clipperhouse/uax29 and measured in cells by
+// clipperhouse/displaywidth. The text wraps at the window's width after the
+// last blank that fits (layout.go), and is redrawn in place from the first
+// row that changed (inline.go); a window resize is followed by a redraw
+// from where the terminal's own rewrapping moved the first row, so no copy
+// of the old picture stays. The terminal is raw only while ReadLine runs:
+// it is restored before ReadLine returns, on every path; Editor.Close ends
+// a ReadLine under way and restores the mode the terminal had when its
+// keys were opened, for leaving on a signal.
 //
 // # Keys
 //
 // Keys (OpenKeys) is the one reader of the terminal's input, kept by the
 // REPL for its whole run and shared by the picker and every ReadLine. Its
-// decoder (the library's, for bracketed paste, Alt and function keys) runs
-// for as long as Keys is open, and the programs, which read no input
-// themselves, take one key from it at a time. So a key that came in the
-// same burst as the Enter ending a line (the next lines of a paste, typing
-// ahead of the prompt) is not lost with the program that read it: the next
-// ReadLine, or the first prompt after the picker, starts with it. The
-// terminal is read only while a program runs; between them the read is
-// interrupted without taking any bytes, the terminal is cooked, and what is
-// typed then waits in the terminal. The cooked terminal turns Enter into a
-// line feed, which the editor would take for Ctrl-J: the lines waiting when
-// a program starts have their line feeds read as Enter (on Linux and the
-// BSDs, which tell how much is waiting).
+// decoder (the terminal library's, for bracketed paste, Alt and function
+// keys) runs for as long as Keys is open, and the programs, which read no
+// input themselves, take one key from it at a time. So a key that came in
+// the same burst as the Enter ending a line (the next lines of a paste,
+// typing ahead of the prompt) is not lost with the program that read it:
+// the next ReadLine, or the first prompt after the picker, starts with it.
+// The terminal is read only while a program runs; between them the read is
+// interrupted without taking any bytes, the terminal is cooked (without
+// echo once Keys.Quiet is called, so keys typed while a command runs do not
+// show in its output), and what is typed then waits in the terminal. The
+// cooked terminal turns Enter into a line feed, which the editor would take
+// for Ctrl-J: the lines waiting when a program starts have their line feeds
+// read as Enter (on Linux and the BSDs, which tell how much is waiting).
 //
 //	Enter                     submit the text (it may hold several lines)
 //	Alt+Enter, Ctrl-J         a new line in the text
-//	a paste                   inserted whole: a pasted block is one text
+//	Tab                       a tab
+//	a paste                   inserted whole and as it is (tabs too): a pasted block is one text
 //	Ctrl-C                    discard the text (ErrInterrupted); on an empty one, say how to leave
 //	                          (a Ctrl-C while the caller handles a line is SIGINT: the terminal is cooked)
 //	Ctrl-D                    io.EOF on an empty text, else delete under the cursor
 //	Up/Down, Ctrl-P/N         history walk from the first/last row, else move a row
-//	Left/Right, Home/End, Ctrl-A/E/B/F/U/K/W, Alt+B/F   as in readline
+//	Left/Right, Home/End, Ctrl-A/E/B/F, Alt+B/F, Ctrl-T   as in readline
+//	Ctrl-K/U/W, Alt+D, Alt+Backspace   kill (to the end, the start, a word): kept for Ctrl-Y
+//	Ctrl-Y, then Alt+Y        yank the newest kill, then the one before it
+//	Ctrl-R                    search the history backwards (Ctrl-R again: older; Enter sends,
+//	                          Esc takes it to edit, Ctrl-G puts the line back)
+//	Ctrl-L                    clear the screen
+//	Ctrl-Z                    suspend (the shell's fg brings the line back)
+//	the leader, then e        edit the text in $VISUAL (else $EDITOR, else vi)
 //
-// Control characters are taken out of what is typed, pasted or recalled
-// from the history (a tab becomes four spaces), so that no text can drive
+// Control characters other than tab and line feed are taken out of what is
+// typed, pasted or recalled from the history, so that no text can drive
 // the terminal.
 //
 // # Bound keys
 //
 // Editor.Bind ties a key, named as the library names it ("alt+z", "f9"),
-// or "leader" and a key ("leader z": the leader key, then z) to a line:
+// "leader" and a key ("leader z": the leader key, then z), or two keys
+// ("esc esc") to a line:
 // pressing it makes ReadLine return that line at once, while the text
 // being typed stays for the next ReadLine, together with any history walk
 // under way. SetLeader changes the leader key (Ctrl-X by default).

@@ -32,6 +32,9 @@ import (
 type Keys struct {
 	fd   int
 	orig *xterm.State // the mode at OpenKeys; Close puts it back
+	// idle is the mode between programs when Quiet set one; nil: the mode
+	// each program found.
+	idle *xterm.State
 	in   *gate
 	// events is where the decoder, running for the life of Keys, hands
 	// over one key (or paste) at a time; ended is closed once the input
@@ -176,11 +179,43 @@ func (r *keyRun) end(unused ...uv.Event) {
 	if k.run == r {
 		k.run = nil
 	}
+	mode := r.mode
+	if k.idle != nil {
+		mode = k.idle
+	}
 	k.mu.Unlock()
 	r.keyboardOff()
 	k.in.pause()
 	if !closed {
-		xterm.Restore(k.fd, r.mode)
+		xterm.Restore(k.fd, mode)
+	}
+}
+
+// Quiet turns the terminal's echo off between programs, until Close: what
+// is typed while a command runs is not shown in its output, and the next
+// program (the prompt after it) gets it as it would have.
+func (k *Keys) Quiet() error {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.closed || k.run != nil {
+		return nil
+	}
+	st, err := echoOff(k.fd)
+	if err != nil {
+		return err
+	}
+	k.idle = st
+	return nil
+}
+
+// handOver puts back the mode found at OpenKeys for a program that takes
+// the terminal for a while (a suspension, an editor); no program of ours
+// runs meanwhile.
+func (k *Keys) handOver() {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if !k.closed {
+		xterm.Restore(k.fd, k.orig)
 	}
 }
 

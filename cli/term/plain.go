@@ -1,6 +1,7 @@
 package term
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -25,7 +26,7 @@ func PickPlain(r io.Reader, w io.Writer, rows []Row) (int, error) {
 		return 0, err
 	}
 	answer, err := readAnswer(r)
-	if err != nil && err != io.EOF {
+	if err != nil && !errors.Is(err, io.EOF) {
 		return 0, err
 	}
 	// The answer came from a pipe or a file, so it was not echoed: end the

@@ -32,3 +32,17 @@ func makeRaw(fd int) (*xterm.State, error) {
 	}
 	return st, nil
 }
+
+// echoOff turns the terminal's echo off and leaves the rest of its mode;
+// it returns the mode it made.
+func echoOff(fd int) (*xterm.State, error) {
+	t, err := unix.IoctlGetTermios(fd, ioctlGetTermios)
+	if err != nil {
+		return nil, err
+	}
+	t.Lflag &^= unix.ECHO | unix.ECHONL
+	if err := unix.IoctlSetTermios(fd, ioctlSetTermios, t); err != nil {
+		return nil, err
+	}
+	return xterm.GetState(fd)
+}

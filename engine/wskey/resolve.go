@@ -7,6 +7,7 @@ import (
 	"path"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"cairn/internal/timefmt"
@@ -36,10 +37,14 @@ func (in Info) MarshalJSON() ([]byte, error) {
 }
 
 // ReadInfo reads and checks the workspace.json of folder (fsys-relative).
-// A file that is not a version 1 workspace.json with an absolute path gives
+// A file that is not a version 1 workspace.json with an absolute path, and
+// anything in its place that is not a file (a folder, a FIFO), gives
 // ErrBadInfo; a missing one gives an error satisfying vfs.IsNotExist.
 func ReadInfo(fsys vfs.FS, folder string) (Info, error) {
 	data, err := vfs.ReadFile(fsys, path.Join(folder, InfoFile))
+	if errors.Is(err, syscall.EISDIR) || errors.Is(err, vfs.ErrNotRegular) {
+		return Info{}, fmt.Errorf("%w: %w", ErrBadInfo, err)
+	}
 	if err != nil {
 		return Info{}, err
 	}

@@ -6,6 +6,7 @@ package ptytest
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"os"
 	"strconv"
@@ -233,16 +234,115 @@ func (p *Term) ExpectScreen(t testing.TB, s string) []string {
 }
 
 // Resize changes the terminal's size and tells this process, as the
-// terminal would tell the program in its foreground.
+// terminal would tell the program in its foreground. The screen keeps its
+// cells where they are, as xterm does: a row wider than the new width is
+// cut.
 func (p *Term) Resize(t testing.TB, rows, cols uint16) {
+	t.Helper()
+	p.resize(t, rows, cols, false)
+}
+
+// ResizeReflow is Resize for a terminal that rewraps its rows at the new
+// width, as tmux, VTE, iTerm2, kitty and most others do: a row wider than
+// cols goes on over the rows below it, the cursor with it, and the rows at
+// the top go into the scrollback when the screen is full. Every row is
+// taken as ended by a line break (the programs under test never let the
+// terminal wrap a row), so a widening moves nothing.
+func (p *Term) ResizeReflow(t testing.TB, rows, cols uint16) {
+	t.Helper()
+	p.resize(t, rows, cols, true)
+}
+
+func (p *Term) resize(t testing.TB, rows, cols uint16, reflow bool) {
 	t.Helper()
 	if err := unix.IoctlSetWinsize(p.FD, unix.TIOCSWINSZ, &unix.Winsize{Row: rows, Col: cols}); err != nil {
 		t.Fatal(err)
 	}
 	p.mu.Lock()
-	p.screen.Resize(int(cols), int(rows))
+	if reflow {
+		p.reflowLocked(int(rows), int(cols))
+	} else {
+		p.screen.Resize(int(cols), int(rows))
+	}
 	p.mu.Unlock()
 	if err := unix.Kill(os.Getpid(), unix.SIGWINCH); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// reflowLocked lays the screen's rows out again at cols and draws them on
+// a screen of rows by cols, the cursor where its cell went.
+func (p *Term) reflowLocked(rows, cols int) {
+	type cell struct {
+		s string
+		w int
+	}
+	cur := p.screen.CursorPosition()
+	var lines [][]cell
+	newY, newX := 0, 0
+	last := 0 // the last line that holds anything, or the cursor
+	for y := 0; y < p.screen.Height(); y++ {
+		var cells []cell
+		for x := 0; x < p.screen.Width(); x++ {
+			c := p.screen.CellAt(x, y)
+			if c == nil || c.Width == 0 {
+				continue
+			}
+			s := c.Content
+			if s == "" {
+				s = " "
+			}
+			cells = append(cells, cell{s, c.Width})
+		}
+		for len(cells) > 0 && cells[len(cells)-1].s == " " {
+			cells = cells[:len(cells)-1]
+		}
+		// The row rewrapped: a wide cell that does not fit starts the
+		// next piece.
+		piece, col, x := []cell{}, 0, 0
+		if y == cur.Y && cur.X == 0 {
+			newY, newX = len(lines), 0
+		}
+		for _, c := range cells {
+			if col+c.w > cols {
+				lines = append(lines, piece)
+				piece, col = []cell{}, 0
+			}
+			piece = append(piece, c)
+			col += c.w
+			x += c.w
+			if y == cur.Y && x == cur.X {
+				newY, newX = len(lines), col
+				if col >= cols {
+					newY, newX = len(lines)+1, 0
+				}
+			}
+		}
+		if y == cur.Y && cur.X > x {
+			// The cursor after the row's end: as far past it as it was.
+			newY, newX = len(lines)+(col+cur.X-x)/cols, (col+cur.X-x)%cols
+		}
+		lines = append(lines, piece)
+		if len(cells) > 0 || y == cur.Y {
+			last = max(len(lines)-1, newY)
+		}
+	}
+	lines = lines[:min(last+1, len(lines))]
+	for len(lines) <= newY {
+		lines = append(lines, nil)
+	}
+	var b strings.Builder
+	b.WriteString("\x1b[H\x1b[J")
+	for i, l := range lines {
+		if i > 0 {
+			b.WriteString("\r\n")
+		}
+		for _, c := range l {
+			b.WriteString(c.s)
+		}
+	}
+	gone := max(0, len(lines)-rows) // scrolled off the top
+	fmt.Fprintf(&b, "\x1b[%d;%dH", newY-gone+1, newX+1)
+	p.screen.Resize(cols, rows)
+	p.screen.Write([]byte(b.String()))
 }

@@ -34,12 +34,16 @@ func TestMain(m *testing.M) {
 	if os.Getenv(payloadEnv) != "" {
 		os.Exit(payloadWorker())
 	}
+	if os.Getenv(cliWorkerEnv) != "" {
+		os.Exit(cliWorker())
+	}
 	// The kill -9 workers run until killed; an error ends them with 1.
 	for _, w := range []struct {
 		env string
 		run func() error
 	}{
 		{taskWorkerEnv, taskWorker},
+		{orphanWorkerEnv, orphanWorker},
 		{tempsWorkerEnv, tempsWorker},
 		{migrateWorkerEnv, migrateWorker},
 		{execWorkerEnv, execWorker},

@@ -3,6 +3,7 @@ package vfs
 import (
 	"io"
 	"io/fs"
+	"os"
 	"path"
 	"strings"
 )
@@ -13,14 +14,15 @@ import (
 // folder. write is called once with the temp file (see CreateTemp for its
 // name); an error from it leaves the old file as it was and removes the temp
 // file.
-func WriteAtomic(fsys FS, name string, write func(io.Writer) error) error {
+func WriteAtomic(fsys FS, name string, write func(io.Writer) error) (err error) {
 	dir, base := path.Split(name)
 	dir = cleanDir(dir)
 	f, err := CreateTemp(fsys, dir, base)
 	if err != nil {
-		return err
+		return asWriteOf(err, name)
 	}
 	tmp := f.Name()
+	defer func() { err = asWriteOf(err, name) }()
 	defer ReleaseTemp(tmp)
 	done := false
 	defer func() {
@@ -50,13 +52,14 @@ func WriteAtomic(fsys FS, name string, write func(io.Writer) error) error {
 // content or the new, whole — but syncs nothing: after a crash the name may
 // hold the old content, the new, or an empty or partial file. Use it only for
 // derived files that are rebuilt when they are unreadable.
-func ReplaceFile(fsys FS, name string, data []byte) error {
+func ReplaceFile(fsys FS, name string, data []byte) (err error) {
 	dir, base := path.Split(name)
 	f, err := CreateTemp(fsys, cleanDir(dir), base)
 	if err != nil {
-		return err
+		return asWriteOf(err, name)
 	}
 	tmp := f.Name()
+	defer func() { err = asWriteOf(err, name) }()
 	defer ReleaseTemp(tmp)
 	if _, err := f.Write(data); err != nil {
 		f.Close()
@@ -72,6 +75,30 @@ func ReplaceFile(fsys FS, name string, data []byte) error {
 		return err
 	}
 	return nil
+}
+
+// asWriteOf is err, an error of a step of writing file name through a temp
+// file, as the failed write of name: the temp file is cairn's business,
+// and its name, which a *fs.PathError or an *os.LinkError of the step
+// carries, means nothing to whoever reads the error. The system's error
+// stays wrapped (errors.Is sees it).
+func asWriteOf(err error, name string) error {
+	var cause error
+	switch e := err.(type) {
+	case *fs.PathError:
+		if !IsTemp(path.Base(e.Path)) {
+			return err
+		}
+		cause = e.Err
+	case *os.LinkError:
+		if !IsTemp(path.Base(e.Old)) {
+			return err
+		}
+		cause = e.Err
+	default:
+		return err
+	}
+	return &fs.PathError{Op: "write", Path: name, Err: cause}
 }
 
 // WriteFileAtomic is WriteAtomic with the whole content in hand.

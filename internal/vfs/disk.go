@@ -2,7 +2,7 @@ package vfs
 
 import (
 	"errors"
-	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -11,7 +11,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/gofrs/flock"
+	"golang.org/x/sys/unix"
 )
 
 // Disk is the real disk under one folder. Every name is opened relative to an
@@ -139,41 +139,42 @@ func (d *Disk) SyncDir(name string) error {
 	return nil
 }
 
-// Lock takes an exclusive non-blocking flock on name (gofrs/flock). The lock
-// file is never deleted.
+// Lock takes an exclusive non-blocking flock on name. The lock file is
+// never deleted.
 func (d *Disk) Lock(name string) (Lock, error) {
-	return d.lock(name, (*flock.Flock).TryLock)
+	return d.lock(name, unix.LOCK_EX)
 }
 
-// lock takes the flock try (TryLock or TryRLock) on name without waiting.
-func (d *Disk) lock(name string, try func(*flock.Flock) (bool, error)) (Lock, error) {
-	// Create it through the root first, so a planted link cannot make flock
-	// create a file outside the folder.
+// lock takes flock how (LOCK_EX or LOCK_SH) on name without waiting, on
+// the file opened through the root: the file locked is the one the name
+// leads to inside the folder, whatever links or renames say of its path
+// outside it.
+func (d *Disk) lock(name string, how int) (Lock, error) {
 	f, err := openRegular(d.root, name, os.O_RDWR|os.O_CREATE, FilePerm)
 	if err != nil {
 		return nil, err
 	}
-	fl := flock.New(d.RealPath(name), flock.SetFlag(os.O_RDWR), flock.SetPermissions(FilePerm))
-	ok, err := try(fl)
-	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("vfs: lock %s: %w", name, err)
-	}
-	if !ok {
+	err = flockFd(f, how|unix.LOCK_NB)
+	if errors.Is(err, unix.EWOULDBLOCK) {
 		f.Close()
 		return nil, &fs.PathError{Op: "lock", Path: name, Err: ErrLocked}
 	}
-	return &diskLock{fl: fl, f: &diskFile{File: f, name: name}}, nil
+	if err != nil {
+		f.Close()
+		return nil, &fs.PathError{Op: "lock", Path: name, Err: err}
+	}
+	return &diskLock{f: &diskFile{File: f, name: name}}, nil
 }
 
+// diskLock is a flock held on its open file; closing the file would give
+// it back too, Release says so first.
 type diskLock struct {
-	fl *flock.Flock
-	f  *diskFile
+	f *diskFile
 }
 
 func (l *diskLock) File() File { return l.f }
 func (l *diskLock) Release() error {
-	err := l.fl.Unlock()
+	err := flockFd(l.f.File, unix.LOCK_UN)
 	if cerr := l.f.Close(); err == nil {
 		err = cerr
 	}
@@ -187,11 +188,69 @@ type diskFile struct {
 
 func (f *diskFile) Name() string { return f.name }
 
+// The file's methods name it in their errors as it was opened, relative to
+// the FS, as the FS's own methods do: an *os.File of an os.Root names
+// itself by its absolute path, which is where a message would show a
+// user's home folder.
+func (f *diskFile) Read(p []byte) (int, error) {
+	n, err := f.File.Read(p)
+	return n, f.named(err)
+}
+
+func (f *diskFile) ReadAt(p []byte, off int64) (int, error) {
+	n, err := f.File.ReadAt(p, off)
+	return n, f.named(err)
+}
+
+func (f *diskFile) Write(p []byte) (int, error) {
+	n, err := f.File.Write(p)
+	return n, f.named(err)
+}
+
+func (f *diskFile) WriteAt(p []byte, off int64) (int, error) {
+	n, err := f.File.WriteAt(p, off)
+	return n, f.named(err)
+}
+
+func (f *diskFile) ReadFrom(r io.Reader) (int64, error) {
+	n, err := f.File.ReadFrom(r)
+	return n, f.named(err)
+}
+
+func (f *diskFile) WriteTo(w io.Writer) (int64, error) {
+	n, err := f.File.WriteTo(w)
+	return n, f.named(err)
+}
+
+func (f *diskFile) Seek(off int64, whence int) (int64, error) {
+	n, err := f.File.Seek(off, whence)
+	return n, f.named(err)
+}
+
+func (f *diskFile) Stat() (fs.FileInfo, error) {
+	fi, err := f.File.Stat()
+	return fi, f.named(err)
+}
+
+func (f *diskFile) Sync() error               { return f.named(f.File.Sync()) }
+func (f *diskFile) Truncate(size int64) error { return f.named(f.File.Truncate(size)) }
+func (f *diskFile) Close() error              { return f.named(f.File.Close()) }
+
+// named is err with the path of a *fs.PathError about this file replaced
+// by the file's name; any other error as it is.
+func (f *diskFile) named(err error) error {
+	var pe *fs.PathError
+	if !errors.As(err, &pe) || pe != err || pe.Path != f.File.Name() || pe.Path == f.name {
+		return err
+	}
+	return &fs.PathError{Op: pe.Op, Path: f.name, Err: pe.Err}
+}
+
 // LockExclusive takes flock(LOCK_EX) on the open file, waiting for another
 // holder; closing the file releases it.
-func (f *diskFile) LockExclusive() error { return f.flock(syscall.LOCK_EX) }
+func (f *diskFile) LockExclusive() error { return f.flock(unix.LOCK_EX) }
 
 // Unlock releases the lock LockExclusive took.
-func (f *diskFile) Unlock() error { return f.flock(syscall.LOCK_UN) }
+func (f *diskFile) Unlock() error { return f.flock(unix.LOCK_UN) }
 
 func (f *diskFile) flock(how int) error { return flockFd(f.File, how) }

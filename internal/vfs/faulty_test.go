@@ -3,7 +3,9 @@ package vfs_test
 import (
 	"errors"
 	"io"
+	"io/fs"
 	"os"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -27,6 +29,11 @@ func TestFaultyWriteAtomicFaults(t *testing.T) {
 				err := vfs.WriteFileAtomic(f, "s/f", []byte("new"))
 				if !errors.Is(err, errno) {
 					t.Fatalf("WriteFileAtomic = %v, want %v", err, errno)
+				}
+				// The error names the file written, never its temp file.
+				var pe *fs.PathError
+				if !errors.As(err, &pe) || pe.Path != "s/f" || strings.Contains(err.Error(), vfs.TempSuffix) {
+					t.Fatalf("WriteFileAtomic = %v, want an error naming s/f", err)
 				}
 				want(t, f, "s/f", "old")
 				if ents, err := f.ReadDir("s"); err != nil || len(ents) != 1 {
@@ -179,5 +186,34 @@ func TestFaultyOpMapping(t *testing.T) {
 	}
 	if _, err := io.WriteString(file, "ok"); err != nil {
 		t.Fatalf("write to another file: %v", err)
+	}
+}
+
+// TestDiskFileErrorsNameTheFile: an open file's errors name it as it was
+// opened, relative to the Disk, as the Disk's own errors do, and never by
+// the absolute path an os.Root's file knows itself by.
+func TestDiskFileErrorsNameTheFile(t *testing.T) {
+	dir := t.TempDir()
+	d, err := vfs.OpenDisk(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if err := vfs.WriteFileAtomic(d, "a.txt", []byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	f, err := d.OpenFile("a.txt", os.O_RDONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, werr := f.Write([]byte("y")) // opened read-only
+	f.Close()
+	_, rerr := f.Read(make([]byte, 1))
+	_, serr := f.Stat()
+	for _, err := range []error{werr, rerr, serr, f.Sync(), f.Truncate(0), f.Close()} {
+		var pe *fs.PathError
+		if !errors.As(err, &pe) || pe.Path != "a.txt" || strings.Contains(err.Error(), dir) {
+			t.Errorf("error %v, want one naming a.txt", err)
+		}
 	}
 }

@@ -41,10 +41,6 @@ type fence struct {
 	pin  *Disk // may be nil
 }
 
-// ErrFenced is returned, in an *fs.PathError, for a name in a fenced
-// folder.
-var ErrFenced = errors.New("vfs: inside a folder fenced off")
-
 // Fence returns d fenced off from the folder at path and from pin (the same
 // folder held open; nil when there is none). More fences can be added
 // with Fence on the result. Closing the result closes d.

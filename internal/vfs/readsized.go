@@ -1,6 +1,9 @@
 package vfs
 
-import "io"
+import (
+	"errors"
+	"io"
+)
 
 // ReadSized reads r to its end, at most limit bytes and one more (so a
 // caller sees that there was more), into a buffer sized for size bytes,
@@ -18,7 +21,7 @@ func ReadSized(r io.Reader, size, limit int64) ([]byte, error) {
 		}
 		n, err := r.Read(b[len(b):cap(b)])
 		b = b[:len(b)+n]
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			return b, nil
 		}
 		if err != nil {

@@ -6,7 +6,7 @@ import (
 	"io/fs"
 	"os"
 
-	"github.com/gofrs/flock"
+	"golang.org/x/sys/unix"
 )
 
 // SharedLocker is an FS that can take a shared lock: any number of owners
@@ -29,9 +29,9 @@ func LockShared(fsys FS, name string) (Lock, error) {
 	return nil, &fs.PathError{Op: "lock", Path: name, Err: fmt.Errorf("shared locks: %w", errors.ErrUnsupported)}
 }
 
-// LockShared takes a shared non-blocking flock on name (gofrs/flock).
+// LockShared takes a shared non-blocking flock on name.
 func (d *Disk) LockShared(name string) (Lock, error) {
-	return d.lock(name, (*flock.Flock).TryRLock)
+	return d.lock(name, unix.LOCK_SH)
 }
 
 func (f *Fenced) LockShared(name string) (Lock, error) {

@@ -6,6 +6,8 @@ import (
 	"os"
 	"sync"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // SharedLockFile is a shared lock (SharedLocker) on one lock file, taken
@@ -75,8 +77,8 @@ func (l *diskSharedLock) TryShared() error {
 		}
 		l.f = f
 	}
-	err := flockFd(l.f, syscall.LOCK_SH|syscall.LOCK_NB)
-	if errors.Is(err, syscall.EWOULDBLOCK) {
+	err := flockFd(l.f, unix.LOCK_SH|unix.LOCK_NB)
+	if errors.Is(err, unix.EWOULDBLOCK) {
 		return &fs.PathError{Op: "lock", Path: l.name, Err: ErrLocked}
 	}
 	if err != nil {
@@ -94,7 +96,7 @@ func (l *diskSharedLock) Unlock() error {
 		return nil
 	}
 	l.held = false
-	return flockFd(l.f, syscall.LOCK_UN)
+	return flockFd(l.f, unix.LOCK_UN)
 }
 
 func (l *diskSharedLock) Close() error {
@@ -118,11 +120,12 @@ func (l *diskSharedLock) dropStale() {
 	l.stale = nil
 }
 
-// flockFd calls flock(2) on f, again when interrupted.
+// flockFd calls flock(2) on f, again when interrupted: the one way cairn
+// takes a lock on the disk, always on a file opened through the root.
 func flockFd(f *os.File, how int) error {
 	for {
-		err := syscall.Flock(int(f.Fd()), how)
-		if err != syscall.EINTR {
+		err := unix.Flock(int(f.Fd()), how)
+		if err != unix.EINTR {
 			return err
 		}
 	}
@@ -162,3 +165,8 @@ func (l *sharedLockEach) Unlock() error {
 }
 
 func (l *sharedLockEach) Close() error { return l.Unlock() }
+
+// Flock is flock(2) on f (unix.LOCK_EX, LOCK_SH, LOCK_UN, with LOCK_NB),
+// for a file opened outside an FS: the same call every lock of the disk
+// takes.
+func Flock(f *os.File, how int) error { return flockFd(f, how) }

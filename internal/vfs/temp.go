@@ -122,6 +122,18 @@ func IsTemp(base string) bool {
 	return ok
 }
 
+// TempTarget returns the stem of temp name base: the base name of the file
+// the temp was to become (cut short when that name was long), when base is
+// a temp name. An error about a temp file names that file to a user.
+func TempTarget(base string) (string, bool) {
+	if _, _, ok := parseTemp(base); !ok {
+		return "", false
+	}
+	rest := strings.TrimSuffix(base, TempSuffix)
+	rest = rest[:len(rest)-tempRandLen-1]
+	return rest[1:strings.LastIndexByte(rest, '.')], true
+}
+
 // TempPID returns the pid a temp name carries, when base is one.
 func TempPID(base string) (int, bool) {
 	_, pid, ok := parseTemp(base)

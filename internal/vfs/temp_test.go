@@ -32,12 +32,15 @@ func FuzzTempName(f *testing.F) {
 		if pid, ok := vfs.TempPID(tmp); !ok || pid != os.Getpid() {
 			t.Fatalf("TempName(%q) = %q: TempPID = %d %v", base, name, pid, ok)
 		}
+		if stem, ok := vfs.TempTarget(tmp); !ok || !strings.HasPrefix(base, stem) || len(base) <= 200 && stem != base {
+			t.Fatalf("TempTarget(%q) = %q %v, want the base %q", tmp, stem, ok, base)
+		}
 		if vfs.TempLeftover(tmp) {
 			t.Fatalf("%q is left over while in use", tmp)
 		}
 		for _, user := range []string{tmp + "~", tmp + ".swp", "." + base + ".tmp", "." + base + ".tmpl",
 			"." + base + ".tmp123", "." + base + ".tmpabc", strings.TrimSuffix(tmp, vfs.TempSuffix) + ".tmp"} {
-			if vfs.IsTemp(user) {
+			if _, ok := vfs.TempTarget(user); vfs.IsTemp(user) || ok {
 				t.Errorf("%q (from base %q) is taken for a temp name", user, base)
 			}
 		}

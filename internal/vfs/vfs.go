@@ -73,12 +73,6 @@ type Exchanger interface {
 	Exchange(a, b string) error
 }
 
-// ErrSwapped: Exchange swapped a folder with a file and could not swap
-// them back; each name now holds what the other held. The caller must
-// leave both as they are (and say so): renaming or removing either
-// would move or delete the folder.
-var ErrSwapped = errors.New("swapped with a folder and not swapped back")
-
 // Exchange swaps names a and b of one folder with fsys's Exchanger, or
 // returns errors.ErrUnsupported.
 func Exchange(fsys FS, a, b string) error {
@@ -140,6 +134,14 @@ var (
 	// ErrNotRegular is returned by OpenFile and Lock for a name that is
 	// neither a regular file nor a folder (a FIFO, a socket, a device).
 	ErrNotRegular = errors.New("vfs: not a regular file")
+	// ErrFenced is returned, in an *fs.PathError, for a name in a fenced
+	// folder.
+	ErrFenced = errors.New("vfs: inside a folder fenced off")
+	// ErrSwapped: Exchange swapped a folder with a file and could not swap
+	// them back; each name now holds what the other held. The caller must
+	// leave both as they are (and say so): renaming or removing either
+	// would move or delete the folder.
+	ErrSwapped = errors.New("swapped with a folder and not swapped back")
 )
 
 // IsNotExist reports whether err says a file does not exist.

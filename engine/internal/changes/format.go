@@ -32,11 +32,17 @@ import (
 //	{"v":1,"kind":"reverted","id":RID,"at":T,"left":[P...]}       its files are durable
 //	{"v":1,"kind":"unrevert","id":UID,"ids":[RID...],"at":T,"item":ITEM} an unrevert, before its files
 //	{"v":1,"kind":"unreverted","id":UID,"at":T,"left":[P...]}     its files are durable
+//	{"v":1,"kind":"overlap","id":UID,"at":T,"item":ITEM,"members":[{"id":SNAP,"call":ITEM,"item":ITEM}],
+//	 "files":[{"path":P,"before":F|null,"after":F|null}]}         calls that ran at the same time (overlap.go)
 //
 // and the lines recording writes for calls that are not file tools
 // ("call", "record", "unrecorded", "start", "off"; a "drop" whose "why" is
 // "store_budget"), which file revert reads. File revert's lines and how it
 // reads them are drawn in timeline.go (the Timeline fold).
+//
+// Every path P (a file's "path", the lists "paths" and "left") is an
+// fstate.Name: a JSON string when the name is valid UTF-8, else
+// {"base64":B64} holding its bytes (names_json.go).
 //
 // "item" (itemref.go: ItemRef) is where a line lies among the items of the
 // conversation, for a file revert's boundary: the newest item when the
@@ -49,8 +55,13 @@ import (
 // written much later) names the item the step's line named, so the two
 // lie on one side of every boundary; the lines of one restore-to all name
 // the newest item when it began; an unrecorded line names its call line's
-// (where the call began). Lines written before "item" was recorded on
-// their kind have none, and are placed by their time.
+// (where the call began). The lines an agent's tool call writes at its
+// post-tool hook (its change line; its call, record or unrecorded line)
+// name the newest item when its pre-tool hook ran, where the call began:
+// the item of the agent's call they name comes in later, from the
+// transcript, and a prompt written while the call ran does not move it.
+// Lines written before "item" was recorded on their kind have none, and
+// are placed by their time.
 //
 // F is {"oid":SHA256,"size":N,"mode":"file|exec|link","perm":"0640"}, the
 // content stored as an object (a link's object is its target), or
@@ -229,7 +240,7 @@ type RawLine struct {
 }
 
 type RawFile struct {
-	Path   string        `json:"path"`
+	Path   fstate.Name   `json:"path"`
 	Before *fstate.State `json:"before"`
 	After  *fstate.State `json:"after"`
 	Kept   *fstate.State `json:"kept"`
@@ -263,10 +274,10 @@ func CheckChange(l *RawLine) error {
 	}
 	seen := map[string]bool{}
 	for _, f := range l.Files {
-		if !fstate.ValidRel(f.Path) || seen[f.Path] {
-			return fmt.Errorf("bad path %q", f.Path)
+		if p := string(f.Path); !fstate.ValidRel(p) || seen[p] {
+			return fmt.Errorf("bad path %q", p)
 		}
-		seen[f.Path] = true
+		seen[string(f.Path)] = true
 		if !f.Before.Valid(fstate.FormBefore) || !f.After.Valid(fstate.FormAfter) {
 			return fmt.Errorf("bad file state of %q", f.Path)
 		}

@@ -2,6 +2,7 @@ package changes
 
 import (
 	"context"
+	"fmt"
 	"sync/atomic"
 
 	"cairn/engine/internal/fstate"
@@ -56,9 +57,21 @@ func (a *Applier) Runs() int64 { return a.runs.Load() }
 func (a *Applier) Apply(ctx context.Context, fsys vfs.FS, objs *objects.Store, p Plan) Result {
 	a.runs.Add(1)
 	r := Result{Written: make([]bool, len(p.Files)), Errs: make([]error, len(p.Files))}
+	var links fstate.Links
 	put := func(i int, dirs fstate.DirSet) {
 		f := p.Files[i]
 		if f.Leave {
+			return
+		}
+		if l := links.Above(fsys, f.Path); l != "" {
+			// Never written through a link (see
+			// engine/internal/fstate/links.go): a file to remove is not
+			// there as the record names it, one to put back cannot be.
+			if f.To == nil {
+				r.Written[i] = true
+			} else {
+				r.Errs[i] = fmt.Errorf("%s is a symbolic link: a file below it is not put back", l)
+			}
 			return
 		}
 		if f.Check {

@@ -83,7 +83,7 @@ type (
 		Call  string       `json:"call,omitempty"`
 		Item  ItemRef      `json:"item,omitzero"`
 		Scope string       `json:"scope"`
-		Paths []string     `json:"paths,omitempty"`
+		Paths fstate.Names `json:"paths,omitempty"`
 	}
 	UnrecordedLine struct {
 		V    int          `json:"v"`
@@ -114,7 +114,7 @@ type recLine struct {
 	Call  string       `json:"call"`
 	Item  ItemRef      `json:"item"`
 	Scope string       `json:"scope"`
-	Paths []string     `json:"paths"`
+	Paths fstate.Names `json:"paths"`
 	IDs   []string     `json:"ids"`
 	Why   string       `json:"why"`
 	Files []RawFile    `json:"files"`
@@ -182,7 +182,7 @@ func (r *Records) Apply(b []byte) error {
 		if len(l.Files) > 0 {
 			files := make([]FileChange, len(l.Files))
 			for i, f := range l.Files {
-				files[i] = FileChange{Path: f.Path, Before: f.Before, After: f.After}
+				files[i] = FileChange{Path: string(f.Path), Before: f.Before, After: f.After}
 			}
 			r.Live = append(r.Live, RecordSize{ID: l.ID, At: l.At, Bytes: rawBytes(l.Files), Tool: l.Tool, Files: files})
 		}
@@ -264,10 +264,10 @@ func checkRecord(l *recLine) error {
 	}
 	seen := map[string]bool{}
 	for _, f := range l.Files {
-		if !fstate.ValidRel(f.Path) || seen[f.Path] {
-			return fmt.Errorf("bad path %q of record %s", f.Path, l.ID)
+		if p := string(f.Path); !fstate.ValidRel(p) || seen[p] {
+			return fmt.Errorf("bad path %q of record %s", p, l.ID)
 		}
-		seen[f.Path] = true
+		seen[string(f.Path)] = true
 		if !f.Before.Valid(fstate.FormBefore) || !f.After.Valid(fstate.FormAfter) {
 			return fmt.Errorf("bad file state of %q in record %s", f.Path, l.ID)
 		}

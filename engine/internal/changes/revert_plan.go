@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"syscall"
 
@@ -57,9 +58,24 @@ func (b Boundary) after(st *Step) bool {
 // there on is reverted, whatever it names (a record the session holds from
 // its parent, an undo of an older change). len(tl.Steps) when there is
 // none.
+// A unit of calls that ran at the same time (overlap.go) is not a step
+// of its own here: its calls are. One whose calls the boundary places on
+// both sides is split (Targets refuses its files).
 func (tl *Timeline) Cut(b Boundary) int {
+	tl.split = map[*Unit]bool{}
+	for _, st := range tl.Steps {
+		if u := st.Unit; st.Kind == KindOverlap && u != nil {
+			n := 0
+			for i, c := range u.Calls {
+				if b.Record(c, u.Began[i], st.At) {
+					n++
+				}
+			}
+			tl.split[u] = n > 0 && n < len(u.Calls)
+		}
+	}
 	for i, st := range tl.Steps {
-		if b.after(st) {
+		if st.Kind != KindOverlap && b.after(st) {
 			return i
 		}
 	}
@@ -106,7 +122,11 @@ type Foreign func(path string, lo, hi timefmt.Time) bool
 // Targets works out, from the steps from cut on, each file they moved,
 // newest first, and the conflicts the records show without reading the
 // files: a state not stored (unrecorded), two moves that do not meet or
-// another session's change between them (interleaved).
+// another session's change between them (interleaved), a unit of calls
+// that ran at the same time split by the cut, or an undo, redo or revert
+// among its calls' lines (interleaved, overlapConflicts). A
+// unit's step stands for its calls' own lines, whose moves count for
+// nothing here.
 func (tl *Timeline) Targets(cut int, foreign Foreign) ([]Target, []Conflict) {
 	type span struct {
 		moves []Move
@@ -115,7 +135,11 @@ func (tl *Timeline) Targets(cut int, foreign Foreign) ([]Target, []Conflict) {
 	}
 	spans := map[string]*span{}
 	var order []string
+	bad := tl.overlapConflicts(cut)
 	for i := cut; i < len(tl.Steps); i++ {
+		if tl.Steps[i].member() {
+			continue // its unit's step holds what it changed
+		}
 		for _, m := range tl.Steps[i].Moves {
 			sp := spans[m.Path]
 			if sp == nil {
@@ -126,12 +150,21 @@ func (tl *Timeline) Targets(cut int, foreign Foreign) ([]Target, []Conflict) {
 			sp.moves, sp.at, sp.last = append(sp.moves, m), append(sp.at, tl.Steps[i].At), i
 		}
 	}
+	for _, p := range slices.Sorted(maps.Keys(bad)) {
+		if spans[p] == nil {
+			spans[p] = &span{}
+			order = append(order, p)
+		}
+	}
 	stored := tl.storedStates()
 	var out []Target
 	var conflicts []Conflict
 	for _, p := range order {
 		sp := spans[p]
 		c := func() *Conflict {
+			if c, ok := bad[p]; ok {
+				return &c
+			}
 			for k, m := range sp.moves {
 				if m.From.IsSkipped() || m.To.IsSkipped() {
 					return &Conflict{ConflictUnrecorded, p, "a record could not store it (" + skipWhy(m.From, m.To) + ")"}
@@ -149,7 +182,14 @@ func (tl *Timeline) Targets(cut int, foreign Foreign) ([]Target, []Conflict) {
 			conflicts = append(conflicts, *c)
 			continue
 		}
-		put := sp.moves[0].From
+		put, expect := sp.moves[0].From, sp.moves[len(sp.moves)-1].To
+		if sameState(put, expect) {
+			// The steps from the cut leave it as it was (a file a tool
+			// named and did not change, or changed and changed back): a
+			// revert has nothing to put back, and a change made since by
+			// hand stays, as on any file no record names.
+			continue
+		}
 		if put != nil && !put.Stored() {
 			if s := stored[put.Sum()]; s != nil && s.Mode == put.Mode {
 				s2 := *s
@@ -160,7 +200,7 @@ func (tl *Timeline) Targets(cut int, foreign Foreign) ([]Target, []Conflict) {
 				continue
 			}
 		}
-		out = append(out, Target{Path: p, Put: put, Expect: sp.moves[len(sp.moves)-1].To, newest: sp.last})
+		out = append(out, Target{Path: p, Put: put, Expect: expect, newest: sp.last})
 	}
 	slices.SortStableFunc(out, func(a, b Target) int { return b.newest - a.newest })
 	return out, conflicts
@@ -196,7 +236,14 @@ func skipWhy(a, b *fstate.State) string {
 // read is an error: nothing can be said of it.
 func Check(ctx context.Context, fsys vfs.FS, targets []Target, canPut func(*fstate.State) bool) (cur []*fstate.State, conflicts []Conflict, err error) {
 	cur = make([]*fstate.State, len(targets))
+	var links fstate.Links
 	for i, t := range targets {
+		if l := links.Above(fsys, t.Path); l != "" {
+			// The file the record names is not there, whatever the link
+			// leads to; nor can it be put back without undoing the link.
+			conflicts = append(conflicts, linkedConflict(t.Path, l))
+			continue
+		}
 		c, err := fstate.Capture(ctx, fsys, fstate.HashSink, t.Path, fstate.SizeLimit(1, t.Expect, t.Put))
 		cur[i] = c
 		switch {
@@ -219,6 +266,12 @@ func Check(ctx context.Context, fsys vfs.FS, targets []Target, canPut func(*fsta
 		}
 	}
 	return cur, conflicts, nil
+}
+
+// linkedConflict is the conflict of path, below folder link that is a
+// symbolic link now.
+func linkedConflict(path, link string) Conflict {
+	return Conflict{ConflictChanged, path, link + " is a symbolic link now: file revert does not follow links, nor turn a link back into a folder"}
 }
 
 // underFile reports whether a capture failed because a folder on the
@@ -260,7 +313,12 @@ func UnrevertPlan(ctx context.Context, fsys vfs.FS, stack []*Revert, canPut func
 	moves := UnrevertMoves(stack)
 	var p Plan
 	var conflicts []Conflict
+	var links fstate.Links
 	for _, m := range moves {
+		if l := links.Above(fsys, m.Path); l != "" {
+			conflicts = append(conflicts, linkedConflict(m.Path, l))
+			continue
+		}
 		cur, err := fstate.Capture(ctx, fsys, fstate.HashSink, m.Path, fstate.SizeLimit(1, m.From, m.To))
 		if underFile(cur, err) {
 			conflicts = append(conflicts, Conflict{ConflictChanged, m.Path, "a folder on its path is a file now"})
@@ -304,9 +362,10 @@ func (r *Revert) Settle(ctx context.Context, fsys vfs.FS) []string {
 // state their move gives.
 func NotAt(ctx context.Context, fsys vfs.FS, moves []Move) []string {
 	var left []string
+	var links fstate.Links
 	for _, m := range moves {
 		cur, _ := fstate.Capture(ctx, fsys, fstate.HashSink, m.Path, fstate.SizeLimit(1, m.From, m.To))
-		if !sameState(cur, m.To) {
+		if links.Above(fsys, m.Path) != "" || !sameState(cur, m.To) {
 			left = append(left, m.Path)
 		}
 	}

@@ -210,7 +210,7 @@ func (st *Stack) fold(l *RawLine) error {
 		e := &Entry{Applied: true, Rec: ChangeLine{V: 1, Kind: KindChange, ID: l.ID, Seq: l.Seq, At: l.At,
 			Tool: l.Tool, Call: l.Call, Item: l.Item, Scope: l.Scope}}
 		for _, f := range l.Files {
-			e.Rec.Files = append(e.Rec.Files, FileChange{Path: f.Path, Before: f.Before, After: f.After})
+			e.Rec.Files = append(e.Rec.Files, FileChange{Path: string(f.Path), Before: f.Before, After: f.After})
 		}
 		st.List = append(st.List, e)
 		st.Seq = max(st.Seq, l.Seq)
@@ -225,7 +225,7 @@ func (st *Stack) fold(l *RawLine) error {
 		}
 		kept := make([]*fstate.State, len(l.Files))
 		for i, f := range l.Files {
-			if f.Path != e.Rec.Files[i].Path || !f.Kept.Valid(fstate.FormStored) {
+			if string(f.Path) != e.Rec.Files[i].Path || !f.Kept.Valid(fstate.FormStored) {
 				return fmt.Errorf("undo of %s names other files", l.ID)
 			}
 			kept[i] = f.Kept

@@ -73,7 +73,7 @@ type (
 		Kind string       `json:"kind"`
 		ID   string       `json:"id"`
 		At   timefmt.Time `json:"at"`
-		Left []string     `json:"left,omitempty"`
+		Left fstate.Names `json:"left,omitempty"`
 	}
 	UnrevertLine struct {
 		V    int          `json:"v"`
@@ -99,9 +99,11 @@ type tlLine struct {
 	Parts int          `json:"parts"`
 	To    string       `json:"to"`
 	Item  ItemRef      `json:"item"`
-	Left  []string     `json:"left"`
-	Files []struct {
-		Path   string        `json:"path"`
+	Left  fstate.Names `json:"left"`
+	// Members: an overlap line's (overlap.go).
+	Members []OverlapMember `json:"members"`
+	Files   []struct {
+		Path   fstate.Name   `json:"path"`
 		Before *fstate.State `json:"before"`
 		After  *fstate.State `json:"after"`
 		Kept   *fstate.State `json:"kept"`
@@ -139,6 +141,7 @@ type Timeline struct {
 	kept     map[string][]*fstate.State // what the latest undo of a snapshot kept
 	reverts  map[string]*Revert         // every complete revert, by id
 	assembly map[string]*Revert         // reverts whose parts are not all read
+	split    map[*Unit]bool             // units the last Cut's boundary splits
 }
 
 // Step is one line that changed files.
@@ -146,13 +149,18 @@ type Step struct {
 	Kind string // change, record, undo, restore, redo, revert, unrevert
 	ID   string
 	Call string // a change or record: the item it names
+	Tool string // a change or record: the tool that made it
 	// Item is the newest item of the conversation when its line was
 	// written (unknown when the line does not say).
 	Item ItemRef
 	At   timefmt.Time
-	// Record: a change or record line, which names its call.
+	// Record: a change or record line, which names its call (or an
+	// overlap line, which names its first call's).
 	Record bool
 	Moves  []Move
+	// Unit: the step is an overlap line's, or the line of one of its
+	// calls, once the overlap line is read (overlap.go).
+	Unit *Unit
 }
 
 // Move is what a line did to one file.
@@ -228,8 +236,15 @@ func (tl *Timeline) Apply(b []byte) error {
 		}
 	case KindUndo, KindRestore:
 		snap := tl.snaps[l.ID]
-		if snap == nil || len(l.Files) != len(snap.Moves) {
+		if snap == nil || snap.Kind != KindChange || len(l.Files) != len(snap.Moves) {
 			return fmt.Errorf("undo of %s, which the journal does not hold", l.ID)
+		}
+		for i, f := range l.Files {
+			// The files of the change, in its order, as the undo stack
+			// folds them (Stack.Apply): a damaged line moves nothing.
+			if string(f.Path) != snap.Moves[i].Path || !f.Kept.Valid(fstate.FormBefore) {
+				return fmt.Errorf("undo of %s names other files", l.ID)
+			}
 		}
 		tl.newWork()
 		st := &Step{Kind: l.Kind, ID: l.ID, At: l.At, Item: l.Item}
@@ -240,7 +255,7 @@ func (tl *Timeline) Apply(b []byte) error {
 			if f.Kept.IsSkipped() || fstate.Same(f.Kept, before) {
 				continue // left as it was
 			}
-			st.Moves = append(st.Moves, Move{Path: f.Path, From: f.Kept, To: before})
+			st.Moves = append(st.Moves, Move{Path: string(f.Path), From: f.Kept, To: before})
 		}
 		tl.kept[l.ID] = kept
 		tl.Steps = append(tl.Steps, st)
@@ -283,6 +298,8 @@ func (tl *Timeline) Apply(b []byte) error {
 		}
 	case KindOff:
 		tl.Off = l.At
+	case KindOverlap:
+		return tl.overlap(&l)
 	case KindRevert:
 		return tl.revertPart(&l)
 	case KindReverted:
@@ -363,12 +380,12 @@ func (tl *Timeline) record(l *tlLine) error {
 		return fmt.Errorf("record %s twice", l.ID)
 	}
 	tl.newWork()
-	st := &Step{Kind: l.Kind, ID: l.ID, Call: l.Call, Item: l.Item, At: l.At, Record: true}
+	st := &Step{Kind: l.Kind, ID: l.ID, Call: l.Call, Tool: l.Tool, Item: l.Item, At: l.At, Record: true}
 	for _, f := range l.Files {
-		if !fstate.ValidRel(f.Path) || !f.Before.Valid(fstate.FormBefore) || !f.After.Valid(fstate.FormAfter) {
-			return fmt.Errorf("bad file %q", f.Path)
+		if !fstate.ValidRel(string(f.Path)) || !f.Before.Valid(fstate.FormBefore) || !f.After.Valid(fstate.FormAfter) {
+			return fmt.Errorf("bad file %q", string(f.Path))
 		}
-		st.Moves = append(st.Moves, Move{Path: f.Path, From: f.Before, To: f.After})
+		st.Moves = append(st.Moves, Move{Path: string(f.Path), From: f.Before, To: f.After})
 	}
 	tl.snaps[l.ID] = st
 	tl.Steps = append(tl.Steps, st)
@@ -391,11 +408,11 @@ func (tl *Timeline) revertPart(l *tlLine) error {
 	}
 	r.parts[l.Part] = true
 	for _, f := range l.Files {
-		if !fstate.ValidRel(f.Path) || !f.Kept.Valid(fstate.FormBefore) || !f.Put.Valid(fstate.FormAfter) ||
+		if !fstate.ValidRel(string(f.Path)) || !f.Kept.Valid(fstate.FormBefore) || !f.Put.Valid(fstate.FormAfter) ||
 			f.Kept.IsSkipped() || f.Put.IsSkipped() {
-			return fmt.Errorf("revert %s: bad file %q", l.ID, f.Path)
+			return fmt.Errorf("revert %s: bad file %q", l.ID, string(f.Path))
 		}
-		r.Files = append(r.Files, RevertFile{Path: f.Path, Kept: f.Kept, Put: f.Put})
+		r.Files = append(r.Files, RevertFile{Path: string(f.Path), Kept: f.Kept, Put: f.Put})
 	}
 	if len(r.parts) < r.n {
 		return nil
@@ -434,3 +451,37 @@ func UnrevertMoves(stack []*Revert) []Move {
 
 // Pending reports whether the journal holds reverts an unrevert would undo.
 func (tl *Timeline) Pending() bool { return len(tl.Stack) > 0 }
+
+// NewestRecord is the newest record step (a file tool's change line or
+// another call's record line), or nil.
+func (tl *Timeline) NewestRecord() *Step {
+	for i := len(tl.Steps) - 1; i >= 0; i-- {
+		if tl.Steps[i].Record {
+			return tl.Steps[i]
+		}
+	}
+	return nil
+}
+
+// Net is what the record steps pick selects did together, one move per
+// file in the order the files were first changed: from the state the
+// first of them found to the state the last of them left. A file they
+// left as they found it is not named.
+func (tl *Timeline) Net(pick func(*Step) bool) []Move {
+	var out []Move
+	at := map[string]int{}
+	for _, s := range tl.Steps {
+		if !s.Record || !pick(s) {
+			continue
+		}
+		for _, m := range s.Moves {
+			if i, ok := at[m.Path]; ok {
+				out[i].To = m.To
+				continue
+			}
+			at[m.Path] = len(out)
+			out = append(out, m)
+		}
+	}
+	return slices.DeleteFunc(out, func(m Move) bool { return fstate.Same(m.From, m.To) })
+}

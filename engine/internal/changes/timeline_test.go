@@ -36,8 +36,9 @@ func tlChange(id, call, path string, before, after *fstate.State) ChangeLine {
 
 // TestTimelineTargets: a revert's target is what the file held before the
 // first step after the cut, expected as the newest step left it; an undo
-// in between is one more move; a hand edit between two records is
-// interleaved; a skipped pre-image is unrecorded.
+// in between is one more move, and a file the steps leave as it was is no
+// target; a hand edit between two records is interleaved; a skipped
+// pre-image is unrecorded.
 func TestTimelineTargets(t *testing.T) {
 	a0, a1, a2, b0, b1 := tlState("a0"), tlState("a1"), tlState("a2"), tlState("b0"), tlState("b1")
 	tl := tlFold(t,
@@ -53,11 +54,14 @@ func TestTimelineTargets(t *testing.T) {
 		t.Fatalf("cut %d", cut)
 	}
 	ts, cs := tl.Targets(cut, nil)
-	if len(ts) != 1 || ts[0].Path != "a" || !fstate.Same(ts[0].Put, a1) || !fstate.Same(ts[0].Expect, a1) {
-		t.Fatalf("targets %+v", ts)
+	if len(ts) != 0 {
+		t.Fatalf("targets %+v: a is changed and undone after the cut", ts)
 	}
 	if len(cs) != 1 || cs[0].Kind != ConflictInterleaved || cs[0].Path != "b" {
 		t.Fatalf("conflicts %+v", cs)
+	}
+	if ts, _ := tl.Targets(0, nil); len(ts) != 1 || ts[0].Path != "a" || !fstate.Same(ts[0].Put, a0) || !fstate.Same(ts[0].Expect, a1) {
+		t.Fatalf("targets from the start %+v", ts)
 	}
 	skipped := tlFold(t, tlChange("m1-00000001", "p1", "c", &fstate.State{Skipped: fstate.SkipTooLarge, Size: 1 << 30}, a1))
 	if _, cs := skipped.Targets(0, nil); len(cs) != 1 || cs[0].Kind != ConflictUnrecorded {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -56,9 +55,6 @@ func HashSink(b []byte, mode string) (*State, error) {
 	h := sha256.Sum256(b)
 	return &State{SHA256: hex.EncodeToString(h[:]), Size: int64(len(b)), Mode: mode}, nil
 }
-
-// ErrNoStore: Capture had no Sink, the snapshot store being unusable.
-var ErrNoStore = errors.New("the snapshot store cannot be written")
 
 // Capture reads the state of workspace file rel without following a final
 // symbolic link, and puts its content through put. An absent file is nil.

@@ -26,6 +26,11 @@ package fstate
 
 import "errors"
 
-// ErrNotFolder: a name's parent is not a folder, so the name cannot be
-// written.
-var ErrNotFolder = errors.New("fstate: not a folder")
+// Errors of the package.
+var (
+	// ErrNotFolder: a name's parent is not a folder, so the name cannot be
+	// written.
+	ErrNotFolder = errors.New("fstate: not a folder")
+	// ErrNoStore: Capture had no Sink, the snapshot store being unusable.
+	ErrNoStore = errors.New("the snapshot store cannot be written")
+)

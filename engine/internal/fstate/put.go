@@ -88,3 +88,41 @@ func putLink(fsys vfs.FS, rel, target string, dirs DirSet) error {
 	}
 	return ReplaceLink(fsys, rel, target, dirs)
 }
+
+// Reasons Read gives no content.
+const (
+	ReadTooLarge = "too large" // more than the limit asked for
+	ReadNotKept  = "not kept"  // recorded by its hash only, and no object holds it
+)
+
+// Read is state f's content, at most limit bytes of it: inline, the
+// object, or for a state recorded by its hash only the object of that
+// hash when one was stored (a later pre-image of the same content). why
+// says why there is none: f's skip reason, ReadTooLarge or ReadNotKept.
+// A link's content is its target. f nil (absent) reads as no bytes.
+func Read(ctx context.Context, objs *objects.Store, f *State, limit int64) (data []byte, why string, err error) {
+	switch {
+	case f == nil:
+		return nil, "", nil
+	case f.IsSkipped():
+		return nil, f.Skipped, nil
+	case f.Size > limit:
+		return nil, ReadTooLarge, nil
+	case f.Inline():
+		return append([]byte{}, f.Data...), "", nil
+	}
+	id, err := objects.ParseID(f.Sum())
+	if err != nil {
+		return nil, ReadNotKept, nil
+	}
+	if ok, err := objs.Has(id); err != nil {
+		return nil, "", err
+	} else if !ok {
+		return nil, ReadNotKept, nil
+	}
+	b, err := objs.ReadAll(ctx, id, limit)
+	if err != nil {
+		return nil, "", err
+	}
+	return b, "", nil
+}

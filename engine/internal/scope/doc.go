@@ -15,7 +15,9 @@
 //     the read-only list (ReadOnlyCommands: git status/log/diff/show/…, rg,
 //     grep, ls, cat, head, tail, wc, find without -delete/-exec/-fprint…,
 //     pwd, echo, which, env without a program, …) and nothing is redirected
-//     to a file. Pipelines and lists (|, &&, ||, ;, { }, ( )) of read-only
+//     to a file. git's subcommands run the programs their repository's
+//     config and hooks name (Scope.Git; GitRunsPrograms says which): the
+//     engine takes the whole workspace when it names one. Pipelines and lists (|, &&, ||, ;, { }, ( )) of read-only
 //     commands stay read-only.
 //   - Paths: every write is to a literal path: the operands of rm, mkdir,
 //     touch, tee, sed -i, the sources and destination of mv, the destination
@@ -26,15 +28,25 @@
 //   - Workspace: anything that cannot be told: a glob, a brace or tilde, a
 //     variable or parameter expansion, a command or process substitution, a
 //     heredoc or here-string, an assignment, an option not listed for its
-//     command, cd/pushd/popd, a control structure (if, for, while, case,
+//     command (or one that writes elsewhere or runs a program: find -exec,
+//     sort -o, file -C, git grep -O, env -S, tree -R …), a sed script with
+//     w, W or e (or the s flags w and e), or one read from a file,
+//     cd/pushd/popd, a control structure (if, for, while, case,
 //     functions), a background job, any other program, a line that does not
-//     parse, or a path that names the workspace root itself.
+//     parse, a path that names the workspace root itself, or a name under
+//     one that ln, cp or mv writes in the same line (it may pass a link the
+//     line makes: Why "link").
 //
 // Paths are slash-separated, cleaned, relative to the workspace root (the
 // shell runs there); an absolute path inside the root is made relative,
 // and a path outside it (/dev/null, ../x, /tmp/y) is dropped: records never
-// cover it. Parse does not resolve symbolic links: the recorder reads
-// through its own fenced filesystem. A line naming only outside paths
+// cover it. Parse reads no file; Scope.Names keeps every name as the shell
+// will open it. Resolve then follows the links each name passes, as they
+// are before the line runs: a write through a link to a folder of the
+// workspace is recorded as the file it changes (real/r.txt for lin/r.txt),
+// a final link as itself and as the file it leads to, a name leading
+// outside is dropped, and a name that cannot be followed (a loop) sends
+// the line to the whole workspace. A line naming only outside paths
 // records nothing for them; a line whose every write was dropped is Paths
 // with no paths.
 //
@@ -60,8 +72,8 @@
 //     mounts a tmpfs in the tree), the names of TopLevelLeftOut at the
 //     top (.git .ssh .workcell .env .npmrc .pypirc .netrc), cairn's own temp
 //     files (vfs.IsTemp), and everything inside the state folder
-//     (Options.StateDir). A workspace that contains the state folder is not
-//     walked at all by a recorder: ContainsStateFolder says so.
+//     (Options.StateDir). A workspace that holds the state folder, or lies in it,
+//     is not walked at all by a recorder: HoldsState says so.
 //   - a folder that cannot be opened (no permission) is listed, but not
 //     what it holds. A root reached through a link is walked as the folder
 //     it leads to.

@@ -37,12 +37,23 @@ type Scope struct {
 	Kind Kind
 	// Paths (Kind Paths only): slash-separated, cleaned, relative to the
 	// workspace root, sorted, without duplicates. A folder stands for
-	// everything under it.
+	// everything under it. Parse gives the names as written (a name that
+	// leads out of the root lexically is left out); Resolve gives the
+	// files they reach, links on the way followed.
 	Paths []string
+	// Names (Kind Paths only) is every name the line writes, absolute as
+	// the shell opens it: joined to the folder the line runs in, not
+	// cleaned (a link on the way decides where ".." leads). Resolve reads
+	// them.
+	Names []string
 	// Why (Kind Workspace only) says what sent the line to the whole
 	// workspace, for messages and tests: "parse", "glob", "expansion",
 	// "heredoc", "assignment", "option rm -x", "program make", ….
 	Why string
+	// Git: the line runs git (a read-only subcommand). git runs the
+	// programs its repository's config and hooks name (GitRunsPrograms),
+	// which the line does not show.
+	Git bool
 }
 
 // Env is what Parse needs to know of the workspace.
@@ -80,8 +91,21 @@ var writeOptions = map[string][]string{
 	"find": {"-delete", "-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprint0", "-fprintf", "-fls"},
 	"git":  {"--output", "--output=", "--ext-diff", "--textconv"},
 	"rg":   {"--pre", "--pre=", "--pre-glob", "--pre-glob="},
-	"sort": {"-o", "--output", "--output="},
+	"sort": {"-o", "--output", "--output=", "--compress-program", "--compress-program="},
 	"tree": {"-o"},
+	"file": {"-C", "--compile"},
+	"env":  {"-S", "--split-string", "--split-string="},
+}
+
+// writeLetters are the short options of writeOptions that may be grouped
+// with others ("sort -uo out", "file -bC"): a group holding one writes.
+// tree -R writes a 00Tree.html in every folder.
+var writeLetters = map[string]string{"sort": "o", "tree": "oR", "file": "C", "env": "S"}
+
+// writeGit are the options that make a read-only git subcommand run
+// another program or write a file, by subcommand.
+var writeGit = map[string][]string{
+	"grep": {"-O", "--open-files-in-pager", "--open-files-in-pager="},
 }
 
 // Parse says what the record of shell line must cover.
@@ -98,10 +122,18 @@ func Parse(line string, env Env) Scope {
 		}
 	}
 	if !p.writes {
-		return Scope{Kind: ReadOnly}
+		return Scope{Kind: ReadOnly, Git: p.git}
+	}
+	// A name under one that ln, cp or mv writes in the same line may lead
+	// through a link the line makes ("ln -s real lk; echo x > lk/y"): what
+	// it reaches cannot be told before the line runs.
+	for _, n := range p.names {
+		if p.underLinker(n) {
+			return whole("link")
+		}
 	}
 	slices.Sort(p.paths)
-	return Scope{Kind: Paths, Paths: slices.Compact(p.paths)}
+	return Scope{Kind: Paths, Paths: slices.Compact(p.paths), Names: p.names, Git: p.git}
 }
 
 func whole(why string) Scope { return Scope{Kind: Workspace, Why: why} }
@@ -111,7 +143,23 @@ type lineParser struct {
 	env    Env
 	writes bool
 	paths  []string
-	why    string
+	names  []string // absolute, as written (Scope.Names)
+	git    bool     // Scope.Git
+	// linkers is the names written by ln, cp and mv, cleaned: commands
+	// that can make a link where a later name leads.
+	linkers []string
+	why     string
+}
+
+// underLinker reports whether name lies strictly under one of linkers.
+func (p *lineParser) underLinker(name string) bool {
+	n := filepath.Clean(name)
+	for _, l := range p.linkers {
+		if l == "/" || strings.HasPrefix(n, l+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 func (p *lineParser) fail(why string) {
@@ -243,6 +291,15 @@ func (p *lineParser) readOnly(name string, args []string) {
 			p.fail("program git")
 			return
 		}
+		p.git = true
+		for _, a := range args[1:] {
+			for _, o := range writeGit[args[0]] {
+				if a == o || strings.HasPrefix(a, o) && (strings.HasSuffix(o, "=") || !strings.HasPrefix(o, "--")) {
+					p.fail("option git " + args[0] + " " + a)
+					return
+				}
+			}
+		}
 	case "env":
 		for _, a := range args {
 			if !strings.HasPrefix(a, "-") {
@@ -259,7 +316,7 @@ func (p *lineParser) readOnly(name string, args []string) {
 			}
 		}
 		// sort -o FILE may be joined to other short options ("-uo").
-		if (name == "sort" || name == "tree") && shortOption(a) && strings.ContainsRune(a[1:], 'o') {
+		if l := writeLetters[name]; l != "" && shortOption(a) && strings.ContainsAny(a[1:], l) {
 			p.fail("option " + name + " " + a)
 			return
 		}
@@ -282,7 +339,7 @@ var writers = map[string]optionSpec{
 	"mv":    {flags: "finuvT", withValue: "t", long: []string{"--force", "--interactive", "--no-clobber", "--update", "--verbose", "--no-target-directory"}, longValue: []string{"--target-directory"}},
 	"cp":    {flags: "aRrpfinuvTPLdlsx", withValue: "t", long: []string{"--archive", "--recursive", "--force", "--interactive", "--no-clobber", "--update", "--verbose", "--no-target-directory", "--preserve", "--no-dereference", "--dereference", "--link", "--symbolic-link", "--one-file-system"}, longValue: []string{"--target-directory"}},
 	"ln":    {flags: "sfnvrTLP", withValue: "t", long: []string{"--symbolic", "--force", "--no-dereference", "--verbose", "--relative", "--no-target-directory", "--logical", "--physical"}, longValue: []string{"--target-directory"}},
-	"sed":   {flags: "nEruzs", withValue: "ef", long: []string{"--quiet", "--silent", "--regexp-extended", "--unbuffered", "--null-data", "--separate", "--posix", "--debug", "--sandbox"}, longValue: []string{"--expression", "--file"}},
+	"sed":   {flags: "nEruzs", withValue: "ef", long: []string{"--quiet", "--silent", "--regexp-extended", "--unbuffered", "--null-data", "--separate", "--posix", "--debug", "--sandbox", "--follow-symlinks"}, longValue: []string{"--expression", "--file"}},
 }
 
 // parsed is a writing command's arguments split by optionSpec.
@@ -290,7 +347,9 @@ type parsed struct {
 	flags    string            // short flags seen
 	values   map[string]string // option (short letter or long name) -> value
 	operands []string
-	inPlace  *string // sed -i / --in-place, with its suffix ("" none)
+	inPlace  *string  // sed -i / --in-place, with its suffix ("" none)
+	scripts  []string // sed: every -e and --expression, in order
+	longs    []string // long options seen, without their values
 }
 
 // parseArgs splits args by spec; an option it does not know is an error
@@ -320,10 +379,14 @@ func (p *lineParser) parseArgs(name string, args []string) (parsed, bool) {
 					val = args[i]
 				}
 				out.values[key] = val
+				if key == "--expression" {
+					out.scripts = append(out.scripts, val)
+				}
 			default:
 				p.fail("option " + name + " " + a)
 				return out, false
 			}
+			out.longs = append(out.longs, key)
 		case shortOption(a):
 			for j := 1; j < len(a); j++ {
 				c := a[j]
@@ -345,6 +408,9 @@ func (p *lineParser) parseArgs(name string, args []string) (parsed, bool) {
 						val = args[i]
 					}
 					out.values[string(c)] = val
+					if name == "sed" && c == 'e' {
+						out.scripts = append(out.scripts, val)
+					}
 					j = len(a)
 				default:
 					p.fail("option " + name + " -" + string(c))
@@ -380,6 +446,12 @@ func (p *lineParser) copyLike(name string, args []string) {
 		return
 	}
 	p.writes = true
+	from := len(p.names)
+	defer func() {
+		for _, n := range p.names[from:] {
+			p.linkers = append(p.linkers, filepath.Clean(n))
+		}
+	}()
 	ops := a.operands
 	target, hasTarget := a.values["t"]
 	if v, ok := a.values["--target-directory"]; ok {
@@ -426,15 +498,29 @@ func (p *lineParser) sed(args []string) {
 		return
 	}
 	files := a.operands
-	_, e := a.values["e"]
-	_, expr := a.values["--expression"]
 	_, f := a.values["f"]
 	_, file := a.values["--file"]
-	if !e && !expr && !f && !file {
+	scripts := a.scripts
+	if len(scripts) == 0 && !f && !file {
 		if len(files) == 0 {
 			return
 		}
-		files = files[1:] // the script
+		scripts, files = files[:1], files[1:] // the script
+	}
+	// A script can write other files (w, W, s///w) or run commands (e,
+	// s///e): then it is any other program. --sandbox refuses those
+	// commands; without it a script file cannot be read here.
+	if !slices.Contains(a.longs, "--sandbox") {
+		if f || file {
+			p.fail("option sed -f")
+			return
+		}
+		for _, sc := range scripts {
+			if why := sedWrites(sc); why != "" {
+				p.fail("sed script " + why)
+				return
+			}
+		}
 	}
 	p.writes = true
 	for _, name := range files {
@@ -445,9 +531,13 @@ func (p *lineParser) sed(args []string) {
 	}
 }
 
-// write records a written path, dropped when it is outside the workspace.
+// write records a written path, dropped from Paths when it is outside the
+// workspace (Names keeps it: a link may lead it back in).
 func (p *lineParser) write(name string) {
 	p.writes = true
+	if name != "" {
+		p.names = append(p.names, p.absName(name))
+	}
 	rel, ok := p.resolve(name)
 	if !ok {
 		return
@@ -457,6 +547,18 @@ func (p *lineParser) write(name string) {
 		return
 	}
 	p.paths = append(p.paths, rel)
+}
+
+// absName is name joined to the folder the line runs in, not cleaned.
+func (p *lineParser) absName(name string) string {
+	if filepath.IsAbs(name) {
+		return name
+	}
+	base := p.env.Root
+	if p.env.Dir != "" {
+		base = p.env.Dir
+	}
+	return strings.TrimSuffix(base, "/") + "/" + name
 }
 
 // resolve makes name relative to the workspace root, cleaned; ok is false

@@ -1,6 +1,8 @@
 package scope
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -95,6 +97,47 @@ func TestParse(t *testing.T) {
 		{"escaped characters", `rm a\ b`, ws("escape")},
 		{"ansi-c quoting", `rm $'a'`, ws("expansion")},
 		{"single quotes are literal", `rm 'a b'`, ps("a b")},
+
+		// sed scripts that write other files or run commands.
+		{"sed w command", "sed -i 's/a/A/w sedw.txt' a.txt", ws("sed script flag s///w")},
+		{"sed e command", "sed -i '1e touch evil.txt' a.txt", ws("sed script command e")},
+		{"sed W in a second -e", "sed -i -e 's/a/b/' -e 'W w2.txt' a.txt", ws("sed script command W")},
+		{"sed w after an address", "sed -i '/x/w out' a.txt", ws("sed script command w")},
+		{"sed w in a block", "sed -i '/x/{s/a/b/;w out\n}' a.txt", ws("sed script command w")},
+		{"sed s///e", "sed -i 's/.*/date/e' a.txt", ws("sed script flag s///e")},
+		{"sed --expression=w", "sed -i --expression='$w x' a.txt", ws("sed script command w")},
+		{"sed script file", "sed -i -f script.sed a.txt", ws("option sed -f")},
+		{"sed script it cannot read", "sed -i 's/a' a.txt", ws("sed script unread")},
+		{"sed sandbox refuses w", "sed -i --sandbox 's/a/b/w x' a.txt", ps("a.txt")},
+		{"sed s with w in its parts", "sed -i 's/w/e/g;s|/w|/e|2' a.txt", ps("a.txt")},
+		{"sed y, append, labels", "sed -i -e 'y/abc/xyz/;:top' -e '$a wide' -e '/x/b top' a.txt", ps("a.txt")},
+		{"sed read a file", "sed -i '/x/r other.txt' a.txt", ps("a.txt")},
+		{"sed --follow-symlinks", "sed -i --follow-symlinks s/a/b/ a.txt", ps("a.txt")},
+
+		// The other ways a command of the lists writes elsewhere.
+		{"tee -a", "ls | tee -a log.txt", ps("log.txt")},
+		{"cp -t", "cp -t dir a b", ps("dir")},
+		{"install", "install -m 755 a bin/a", ws("program install")},
+		{"tar -C", "tar -C out -xf a.tar", ws("program tar")},
+		{"dd of=", "dd if=a of=b", ws("program dd")},
+		{"git -C", "git -C sub status", ws("program git")},
+		{"find -fprint", "find . -fprint list.txt", ws("option find -fprint")},
+		{"sort -o grouped", "sort -uo out in", ws("option sort -uo")},
+		{"sort --compress-program", "sort --compress-program=gzip in", ws("option sort --compress-program=gzip")},
+		{"file -C compiles a magic file", "file -C -m magic", ws("option file -C")},
+		{"file -bC", "file -bC -m magic", ws("option file -bC")},
+		{"git grep -O runs a pager", "git grep -Ovim main", ws("option git grep -Ovim")},
+		{"git grep --open-files-in-pager", "git grep --open-files-in-pager=vi x", ws("option git grep --open-files-in-pager=vi")},
+		{"git diff -O reads an order file", "git diff -Oorder.txt", ro()},
+		{"env -S runs a program", "env -S'touch x'", ws("option env -Stouch x")},
+		{"tree -R writes 00Tree.html", "tree -R -H . src", ws("option tree -R")},
+
+		// A name under one ln, cp or mv writes may pass a link the line makes.
+		{"a link the line makes", "ln -s real lk && echo x > lk/y", ws("link")},
+		{"a folder cp makes", "cp -r src dst; touch dst/new", ws("link")},
+		{"a folder mv moves", "mv lk d && rm d/x", ws("link")},
+		{"mkdir then write is followed", "mkdir -p d && echo x > d/y", ps("d", "d/y")},
+		{"ln last is followed", "touch a && ln -s a b", ps("a", "b")},
 	}
 	for _, c := range cases {
 		got := Parse(c.line, Env{Root: testRoot})
@@ -153,5 +196,110 @@ func TestParseDir(t *testing.T) {
 		if got.Kind != Paths || !slices.Equal(got.Paths, c.want) {
 			t.Errorf("Parse(%q) in %s = %+v, want paths %v", c.line, c.dir, got, c.want)
 		}
+	}
+}
+
+// TestResolve: names are followed through the links they pass, as the
+// system will open them: the entry a name makes or removes, and the file a
+// write through a final link changes; names leading outside are left out;
+// a loop of links or a name reaching the root is the whole workspace.
+func TestResolve(t *testing.T) {
+	root := t.TempDir()
+	out := t.TempDir()
+	mk := func(rel string) {
+		if err := os.MkdirAll(filepath.Join(root, rel), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ln := func(target, rel string) {
+		if err := os.Symlink(target, filepath.Join(root, rel)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mk("real/sub")
+	ln("real", "lin")
+	ln(root+"/real/sub", "abs")
+	ln("lin/sub", "chain")
+	ln(out, "away")
+	ln("loop2", "loop1")
+	ln("loop1", "loop2")
+	ln("..", "real/up")
+	ln("real/nothing-yet.txt", "dangling")
+	ln(root, filepath.Join("..", filepath.Base(out), "back")) // out/back -> root
+	cases := []struct {
+		line string
+		want Scope
+	}{
+		{"rm lin/r.txt", Scope{Kind: Paths, Paths: []string{"lin/r.txt", "real/r.txt"}}},
+		{"echo x > lin", Scope{Kind: Paths, Paths: []string{"lin", "real"}}},
+		{"rm -r lin/", Scope{Kind: Paths, Paths: []string{"lin", "real"}}},
+		{"touch chain/x", Scope{Kind: Paths, Paths: []string{"chain/x", "real/sub/x"}}},
+		{"touch abs/x", Scope{Kind: Paths, Paths: []string{"abs/x", "real/sub/x"}}},
+		{"echo x > dangling", Scope{Kind: Paths, Paths: []string{"dangling", "real/nothing-yet.txt"}}},
+		{"touch lin/../top", Scope{Kind: Paths, Paths: []string{"top"}}},
+		{"touch real/sub/../../lin/x", Scope{Kind: Paths, Paths: []string{"lin/x", "real/x"}}},
+		{"touch lin/missing/deeper/x", Scope{Kind: Paths, Paths: []string{"lin/missing/deeper/x", "real/missing/deeper/x"}}},
+		{"touch away/x", Scope{Kind: Paths, Paths: []string{"away/x"}}},
+		{"touch " + out + "/back/real/b", Scope{Kind: Paths, Paths: []string{"real/b"}}},
+		{"touch loop1/x", Scope{Kind: Workspace, Why: "link"}},
+		{"rm -r real/up/", Scope{Kind: Workspace, Why: "workspace root"}},
+	}
+	for _, c := range cases {
+		got := Resolve(Parse(c.line, Env{Root: root}), root)
+		if got.Kind != c.want.Kind || got.Why != c.want.Why || !slices.Equal(got.Paths, c.want.Paths) {
+			t.Errorf("Resolve(%q) = %+v, want %+v", c.line, got, c.want)
+		}
+	}
+	// Other kinds pass as they are.
+	if got := Resolve(Scope{Kind: Workspace, Why: "glob"}, root); got.Why != "glob" {
+		t.Fatalf("workspace scope: %+v", got)
+	}
+}
+
+// TestGitRunsPrograms: the repository's own config keys and hooks that make
+// git's read-only commands run a program are found, in the repository a
+// folder is in, a worktree's common folder included; booleans and other
+// keys are not.
+func TestGitRunsPrograms(t *testing.T) {
+	write := func(p, s string, mode os.FileMode) {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(s), mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct{ config, want string }{
+		{"[core]\n\tbare = false\n\tfsmonitor = true\n", ""},
+		{"[core]\n\tfsmonitor = touch /tmp/x\n", "core.fsmonitor"},
+		{"[Core]\n\tFSMonitor=.git/hooks/fsmonitor-watchman\n", "core.fsmonitor"},
+		{"[diff \"pdf\"]\n\ttextconv = pdftotext\n", "diff.pdf.textconv"},
+		{"[diff]\n\texternal = difft\n", "diff.external"},
+		{"[filter \"lfs\"]\n\tclean = git-lfs clean -- %f\n", "filter.lfs.clean"},
+		{"[include]\n\tpath = other.cfg\n", "include.path"},
+		{"[remote \"origin\"]\n\turl = x\n[branch \"main\"]\n\tremote = origin\n", ""},
+	} {
+		root := t.TempDir()
+		write(filepath.Join(root, ".git", "config"), c.config, 0o644)
+		if err := os.MkdirAll(filepath.Join(root, "sub"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if got := GitRunsPrograms(filepath.Join(root, "sub")); got != c.want {
+			t.Errorf("config %q: %q, want %q", c.config, got, c.want)
+		}
+	}
+	// A hook run when status refreshes the index, through a worktree's
+	// common folder; no repository at all.
+	main := t.TempDir()
+	write(filepath.Join(main, ".git", "config"), "[core]\n", 0o644)
+	write(filepath.Join(main, ".git", "hooks", "post-index-change"), "#!/bin/sh\n", 0o755)
+	wt := t.TempDir()
+	write(filepath.Join(main, ".git", "worktrees", "wt", "commondir"), "../..\n", 0o644)
+	write(filepath.Join(wt, ".git"), "gitdir: "+filepath.Join(main, ".git", "worktrees", "wt")+"\n", 0o644)
+	if got := GitRunsPrograms(wt); got != "hooks/post-index-change" {
+		t.Errorf("worktree: %q", got)
+	}
+	if got := GitRunsPrograms("/"); got != "" {
+		t.Errorf("no repository: %q", got)
 	}
 }

@@ -25,6 +25,10 @@ type Tree struct {
 	// Files and Bytes count the regular files and links, and their sizes.
 	Files int
 	Bytes int64
+	// HardLinked (a walk's tree only): a regular file it covers has
+	// other names (a link count over one), which a write through one
+	// name changes too, wherever they are.
+	HardLinked bool
 	// base and changed, set by Rescan: the tree is base but at and under
 	// the changed paths, so Diff(base, t) looks there only.
 	base    *Tree
@@ -56,6 +60,30 @@ func NewTree(entries []Entry) *Tree {
 func newTree(entries []Entry, files int, bytes int64) *Tree {
 	t := &Tree{n: len(entries), flat: entries, Files: files, Bytes: bytes}
 	t.chunks = appendChunks(nil, entries)
+	return t
+}
+
+// Union is the tree of the entries of a and b, a's where both hold a path:
+// what a record covering both scopes covers.
+func Union(a, b *Tree) *Tree {
+	x, y := a.Entries(), b.Entries()
+	out := make([]Entry, 0, len(x)+len(y))
+	i, j := 0, 0
+	for i < len(x) || j < len(y) {
+		switch {
+		case j == len(y) || i < len(x) && x[i].Path < y[j].Path:
+			out = append(out, x[i])
+			i++
+		case i == len(x) || y[j].Path < x[i].Path:
+			out = append(out, y[j])
+			j++
+		default:
+			out = append(out, x[i])
+			i, j = i+1, j+1
+		}
+	}
+	t := NewTree(out)
+	t.HardLinked = a.HardLinked || b.HardLinked
 	return t
 }
 

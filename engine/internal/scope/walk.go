@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -149,6 +150,9 @@ type walker struct {
 	// called before a folder is listed and may refuse it.
 	noHash bool
 	onDir  func(rel string) bool
+
+	// linked: a regular file walked has a link count over one.
+	linked atomic.Bool
 
 	// gen and stamp of this walk for the cache; read: the files it
 	// hashed, for the cache to learn; hits: the files the cache gave.
@@ -312,7 +316,9 @@ func (w *walker) finish() (*Tree, error) {
 		}
 		slices.SortFunc(entries, func(a, b Entry) int { return strings.Compare(a.Path, b.Path) })
 	}
-	return newTree(entries, w.files, w.bytes), nil
+	t := newTree(entries, w.files, w.bytes)
+	t.HardLinked = w.linked.Load()
+	return t, nil
 }
 
 func (w *walker) abs(rel string) string {
@@ -455,6 +461,9 @@ func (w *walker) dir(rel string, st unix.Stat_t, stack []*ignoreFile, skipIgnore
 			bytes += e.Size
 		default:
 			files++
+			if cst.Nlink > 1 {
+				w.linked.Store(true)
+			}
 			if w.opts.MaxFileBytes > 0 && e.Size > w.opts.MaxFileBytes {
 				e.Skipped = "max_file_bytes"
 				break
@@ -779,7 +788,9 @@ func WalkPaths(ctx context.Context, root string, paths []string, opts Options) (
 		return nil, err
 	}
 	if ents := t.Entries(); len(ents) > 0 {
+		linked := t.HardLinked
 		t = newTree(slices.CompactFunc(ents, func(a, b Entry) bool { return a.Path == b.Path }), t.Files, t.Bytes)
+		t.HardLinked = linked
 	}
 	if opts.Cache != nil {
 		opts.Cache.learn(w.gen, w.stamp, w.read, -1, func(yield func(string) bool) {
@@ -882,6 +893,9 @@ func (w *walker) one(rel string, named bool) {
 			files, bytes = 1, e.Size
 		default:
 			files = 1
+			if st.Nlink > 1 {
+				w.linked.Store(true)
+			}
 			if w.opts.MaxFileBytes > 0 && e.Size > w.opts.MaxFileBytes {
 				e.Skipped = "max_file_bytes"
 			} else {
@@ -918,42 +932,23 @@ func loadIgnore(dirfd int, rel string, stack []*ignoreFile) []*ignoreFile {
 	return append(slices.Clip(stack), parseIgnore(rel, data))
 }
 
-func hasGit(dirfd int) bool {
-	var st unix.Stat_t
-	return unix.Fstatat(dirfd, ".git", &st, unix.AT_SYMLINK_NOFOLLOW) == nil
-}
-
 func hasGit2(dirfd int, name string) bool {
 	var st unix.Stat_t
 	return unix.Fstatat(dirfd, name+"/.git", &st, unix.AT_SYMLINK_NOFOLLOW) == nil
 }
 
-// ContainsStateFolder reports whether the workspace root holds the state
-// folder stateDir (or is it): such a workspace is not recorded, and the
-// caller says so once ("state_folder"). Links in either path are resolved
-// first, and a folder is compared by device and inode too.
-func ContainsStateFolder(root, stateDir string) bool {
-	r, s := filepath.Clean(root), filepath.Clean(stateDir)
-	if x, err := filepath.EvalSymlinks(r); err == nil {
-		r = x
-	}
-	if x, err := filepath.EvalSymlinks(s); err == nil {
-		s = x
-	}
-	if rel, err := filepath.Rel(r, s); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
-		return true
-	}
-	var rst unix.Stat_t
-	if unix.Stat(r, &rst) != nil {
-		return false
-	}
-	for d := s; ; d = filepath.Dir(d) {
-		var st unix.Stat_t
-		if unix.Stat(d, &st) == nil && st.Dev == rst.Dev && st.Ino == rst.Ino {
-			return true
-		}
-		if d == filepath.Dir(d) {
-			return false
-		}
-	}
+// HoldsState reports whether the workspace root holds the state folder
+// stateDir, is it, or lies in it: such a workspace is not recorded (the
+// caller says so once, "state_folder"), and its files are fenced off from
+// the state folder. Both paths are canonical (absolute, links resolved:
+// the engine's Canonical), so a link to either folder counts as the
+// folder; the comparison is by path alone and touches no disk.
+func HoldsState(root, stateDir string) bool {
+	return within(stateDir, root) || within(root, stateDir)
+}
+
+// within reports whether path p is dir or lies in it.
+func within(p, dir string) bool {
+	rel, err := filepath.Rel(dir, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../") && !filepath.IsAbs(rel)
 }

@@ -174,23 +174,26 @@ func TestWalkLimits(t *testing.T) {
 	}
 }
 
-func TestContainsStateFolder(t *testing.T) {
-	root := t.TempDir()
-	os.MkdirAll(filepath.Join(root, "home/.cairn"), 0o700)
-	os.Symlink(filepath.Join(root, "home"), filepath.Join(root, "alias"))
+// TestHoldsState: the state folder in the workspace, the workspace in the
+// state folder, and either being the other hold; siblings and a name that
+// only starts like the other do not.
+func TestHoldsState(t *testing.T) {
 	cases := []struct {
 		ws, state string
 		want      bool
 	}{
-		{root + "/home", root + "/home/.cairn", true},
-		{root + "/home/.cairn", root + "/home/.cairn", true},
-		{root + "/alias", root + "/home/.cairn", true},
-		{root + "/home/.cairn/x", root + "/home/.cairn", false},
-		{root + "/other", root + "/home/.cairn", false},
+		{"/u/home", "/u/home/.cairn", true},
+		{"/u/home/.cairn", "/u/home/.cairn", true},
+		{"/u/home/.cairn/x", "/u/home/.cairn", true},
+		{"/", "/u/home/.cairn", true},
+		{"/u/home/.cairn2", "/u/home/.cairn", false},
+		{"/u/home/.cai", "/u/home/.cairn", false},
+		{"/u/other", "/u/home/.cairn", false},
+		{"/u/home/x", "/u/home/.cairn", false},
 	}
 	for _, c := range cases {
-		if got := ContainsStateFolder(c.ws, c.state); got != c.want {
-			t.Errorf("ContainsStateFolder(%s, %s) = %v", c.ws, c.state, got)
+		if got := HoldsState(c.ws, c.state); got != c.want {
+			t.Errorf("HoldsState(%s, %s) = %v, want %v", c.ws, c.state, got, c.want)
 		}
 	}
 }

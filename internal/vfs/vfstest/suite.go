@@ -121,7 +121,7 @@ func testCreateReadWrite(t *testing.T, fsys vfs.FS) {
 	if rest, err := io.ReadAll(f); err != nil || string(rest) != "o" {
 		t.Fatalf("ReadAll = %q %v", rest, err)
 	}
-	if n, err := f.Read(buf); n != 0 || err != io.EOF {
+	if n, err := f.Read(buf); n != 0 || !errors.Is(err, io.EOF) {
 		t.Fatalf("Read at end = %d %v", n, err)
 	}
 	// O_TRUNC empties; a read-only handle cannot write.
@@ -203,7 +203,7 @@ func testTruncateSeekReadAt(t *testing.T, fsys vfs.FS) {
 	if n, err := f.ReadAt(buf, 4); n != 3 || err != nil || string(buf) != "456" {
 		t.Fatalf("ReadAt = %d %v %q", n, err, buf)
 	}
-	if n, err := f.ReadAt(buf, 8); n != 2 || err != io.EOF || string(buf[:n]) != "89" {
+	if n, err := f.ReadAt(buf, 8); n != 2 || !errors.Is(err, io.EOF) || string(buf[:n]) != "89" {
 		t.Fatalf("ReadAt past end = %d %v %q", n, err, buf[:n])
 	}
 	if pos, err := f.Seek(-2, io.SeekEnd); pos != 8 || err != nil {
