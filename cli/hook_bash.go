@@ -31,7 +31,7 @@ func hookShellLine(ev hookEvent) (string, bool) {
 }
 
 // hookBashPre is the pre-tool hook of a shell command.
-func (g *Globals) hookBashPre(ev hookEvent, ws *engine.Workspace, line string, open func(bool) (*engine.Session, error)) error {
+func (h *hookRun) hookBashPre(ev hookEvent, ws *engine.Workspace, a engine.AgentSession, opts engine.SessionOptions, line string) error {
 	if line == "" {
 		return nil
 	}
@@ -41,19 +41,14 @@ func (g *Globals) hookBashPre(ev hookEvent, ws *engine.Workspace, line string, o
 	if !ws.LineChanges(line, hookDir(ev)) {
 		return nil // only reads: no record, no session opened
 	}
-	s, err := open(true)
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	p, err := s.BeginExec(g.ctx, "bash", ev.ToolUseID, line, hookDir(ev))
+	p, err := ws.BeginAgentExec(h.ctx, a, opts, hookLockWait, "bash", ev.ToolUseID, line, hookDir(ev))
 	if err != nil {
 		return err
 	}
 	if p.Unrecorded != "" {
-		fmt.Fprintf(g.stderr, "cairn hook: this command runs without a change record (%s)\n", p.Unrecorded)
+		h.say(fmt.Sprintf("this command runs without a change record (%s): revert cannot put back what it changes", p.Unrecorded))
 	}
-	return s.Close()
+	return nil
 }
 
 // hookDir is the folder the agent's command runs in: the event's cwd

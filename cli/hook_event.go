@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -23,15 +23,20 @@ import (
 //	                   a shell command's scope walked and stored, and its marker (BeginExec)
 //	PostToolUse        the edit's change line, or nothing when no file changed;
 //	                   the command's call and record lines (SettleChange)
-//	Stop               the end of the turn
+//	Stop               the transcript brought in, then the end of the turn
+//	SessionEnd         the transcript brought in
 //	others             nothing
 //
 // File edits are Write, Edit, MultiEdit, NotebookEdit (Claude Code) and
 // apply_patch (Codex, whose patch text names its paths); shell commands
 // are Bash (both agents, hook_bash.go), recorded by the scope rules of
-// `cairn tool exec`. Other tools are not recorded. Never in the agent's way: a failure is one
-// line on stderr and exit 0, except a snapshots.required refusal of a
-// PreToolUse, which blocks the tool with exit 2 and the reason on stderr
+// `cairn tool exec`. Other tools are not recorded.
+//
+// Never in the agent's way, never silent: a hook that could not record
+// (or records less than asked) exits 0 with a JSON answer whose
+// systemMessage tells the user what was not recorded and why, which both
+// agents show; the same goes to stderr. Only a snapshots.required refusal
+// of a PreToolUse blocks the tool, with exit 2 and the reason on stderr
 // (both agents' block contract).
 
 // HookClaudeCmd is `cairn hook claude-code`.
@@ -68,38 +73,100 @@ type hookToolInput struct {
 // session to let it go.
 const hookLockWait = 5 * time.Second
 
-// hookMaxInput bounds what a hook reads from stdin.
-const hookMaxInput = 64 << 20
+// hookFields are the members of a hook event cairn reads; the rest (a
+// post-tool event's tool_response may hold a whole file) is read past.
+var hookFields = map[string]bool{"session_id": true, "transcript_path": true, "cwd": true, "hook_event_name": true,
+	"tool_name": true, "tool_input": true, "tool_use_id": true, "prompt": true, "prompt_id": true, "model": true}
 
 // errBlock is a refusal the agent must see: it blocks the tool.
 type errBlock struct{ reason string }
 
 func (e *errBlock) Error() string { return e.reason }
 
+// hookRun is one hook process: the notices it has for the user.
+type hookRun struct {
+	*Globals
+	agent string
+	notes []string
+}
+
+// say adds a notice for the user (the hook's systemMessage).
+func (h *hookRun) say(msg string) { h.notes = append(h.notes, msg) }
+
 func (g *Globals) runHook(agent string) error {
-	err := g.hook(agent)
+	h := &hookRun{Globals: g, agent: agent}
+	ev, err := h.hook()
 	var b *errBlock
 	switch {
 	case err == nil:
-		return nil
 	case errors.As(err, &b):
 		// g.fail writes the reason, one line on stderr.
 		return &exitError{code: 2, word: "refused", err: err, quiet: true}
+	default:
+		h.say(hookFailure(ev, err))
 	}
-	fmt.Fprintf(g.stderr, "cairn hook %s: %s\n", agent, userError(err))
+	if len(h.notes) == 0 {
+		return nil
+	}
+	// Exit 0 with a JSON answer: the agent shows its systemMessage to the
+	// user and goes on (both agents' hook contract). stderr, which only the
+	// agent's debug log sees, gets the same lines.
+	for _, n := range h.notes {
+		fmt.Fprintf(g.stderr, "cairn hook %s: %s\n", agent, n)
+	}
+	out, _ := json.Marshal(map[string]string{"systemMessage": "cairn: " + strings.Join(h.notes, "; ")})
+	fmt.Fprintf(g.stdout, "%s\n", out)
 	return nil
 }
 
-// hook does what the event on stdin asks.
-func (g *Globals) hook(agent string) error {
-	b, err := io.ReadAll(io.LimitReader(g.stdin, hookMaxInput))
-	if err != nil {
-		return err
+// hookFailure is what the user reads of a hook that could not record ev:
+// what was not recorded, and why.
+func hookFailure(ev hookEvent, err error) string {
+	what := "this event was not recorded"
+	switch ev.Event {
+	case "UserPromptSubmit":
+		what = "this prompt was not recorded"
+	case "PreToolUse", "PostToolUse", "PostToolUseFailure":
+		what = fmt.Sprintf("this %s call was not recorded (undo and revert cannot put its changes back)", orWord(ev.ToolName, "tool"))
+	case "Stop", "SessionEnd":
+		what = "the end of this turn was not recorded"
 	}
+	var busy *engine.BusyError
+	if errors.As(err, &busy) && !busy.Brief {
+		who := "another cairn process"
+		if busy.PID > 0 {
+			who = fmt.Sprintf("cairn (pid %d)", busy.PID)
+		}
+		return fmt.Sprintf("%s: this session is open in %s, so the hooks record nothing until it is closed there (/exit)", what, who)
+	}
+	return what + ": " + userError(err)
+}
+
+func orWord(s, w string) string {
+	if s == "" {
+		return w
+	}
+	return s
+}
+
+// hook does what the event on stdin asks; the event is returned as far as
+// it was read.
+func (h *hookRun) hook() (hookEvent, error) {
 	var ev hookEvent
-	if err := json.Unmarshal(b, &ev); err != nil {
-		return fmt.Errorf("the event on stdin is not JSON: %v", err)
+	m, err := readHookEvent(h.stdin, hookFields)
+	if err != nil {
+		return ev, fmt.Errorf("the event on stdin is not JSON: %v", err)
 	}
+	b, _ := json.Marshal(m)
+	if err := json.Unmarshal(b, &ev); err != nil {
+		return ev, fmt.Errorf("the event on stdin is not a hook event: %v", err)
+	}
+	return ev, h.event(ev)
+}
+
+// event does what ev asks.
+func (h *hookRun) event(ev hookEvent) error {
+	g, agent := h.Globals, h.agent
 	var open func(create bool) (*engine.Session, error)
 	ws, err := g.hookWorkspace(ev, hookProjectDir(agent))
 	if err != nil {
@@ -121,12 +188,12 @@ func (g *Globals) hook(agent string) error {
 	}
 	switch ev.Event {
 	case "UserPromptSubmit":
-		g.hookCatchUp(ws, agent, ev) // hook_prompt.go
 		s, err := open(true)
 		if err != nil {
 			return err
 		}
 		defer s.Close()
+		h.hookCatchUp(ws, s, ev, true) // hook_prompt.go
 		// Keyed by the agent's prompt id when it sends one, so `cairn
 		// import` of its transcript finds this item (else by text and time).
 		if _, err := s.AppendPrompt(g.ctx, ev.Prompt, ev.PromptID); err != nil {
@@ -135,6 +202,13 @@ func (g *Globals) hook(agent string) error {
 		if err := s.Commit(g.ctx); err != nil {
 			return err
 		}
+		// A config.json cairn cannot read stops the recording of every
+		// file change: said at the prompt, before the turn's first edit.
+		if st, err := g.open(); err == nil {
+			if _, err := st.Config(); err != nil {
+				h.say("the file changes of this turn will not be recorded (undo and revert cannot put them back): " + userError(err))
+			}
+		}
 		return s.Close()
 	case "Stop":
 		s, err := open(false)
@@ -142,13 +216,23 @@ func (g *Globals) hook(agent string) error {
 			return err
 		}
 		defer s.Close()
+		// The turn's answers and calls, as far as the transcript holds them.
+		h.hookCatchUp(ws, s, ev, false)
 		if err := s.EndTurn(g.ctx, engine.Turn{Model: ev.Model, Labels: []string{agent}}); err != nil {
 			return err
 		}
 		return s.Close()
+	case "SessionEnd":
+		s, err := open(false)
+		if s == nil || err != nil {
+			return err
+		}
+		defer s.Close()
+		h.hookCatchUp(ws, s, ev, false)
+		return s.Close()
 	case "PreToolUse":
 		if line, ok := hookShellLine(ev); ok {
-			return g.hookBashPre(ev, ws, line, open) // hook_bash.go
+			return h.hookBashPre(ev, ws, a, opts, line) // hook_bash.go
 		}
 		tool, paths, err := hookPaths(ev, ws)
 		if tool == "" || err != nil || len(paths) == 0 {
@@ -157,12 +241,9 @@ func (g *Globals) hook(agent string) error {
 		if ev.ToolUseID == "" {
 			return fmt.Errorf("%s: the event has no tool_use_id; not recorded", ev.ToolName)
 		}
-		s, err := open(true)
-		if err != nil {
-			return err
-		}
-		defer s.Close()
-		_, err = s.BeginChange(g.ctx, tool, ev.ToolUseID, paths)
+		// The session opened for its change records only: a hook's cost
+		// does not grow with the conversation (engine/hook_open.go).
+		_, err = ws.BeginAgentChange(g.ctx, a, opts, hookLockWait, tool, ev.ToolUseID, paths)
 		var req *engine.RequiredError
 		if errors.As(err, &req) {
 			var fs []string
@@ -172,10 +253,7 @@ func (g *Globals) hook(agent string) error {
 			return &errBlock{reason: "this edit is refused: cairn must keep a copy of " + strings.Join(fs, ", ") +
 				" before it changes (snapshots.required) and cannot; leave these files as they are, or ask the user to fix cairn's snapshot store"}
 		}
-		if err != nil {
-			return err
-		}
-		return s.Close()
+		return err
 	case "PostToolUse", "PostToolUseFailure":
 		tool, _, _ := hookPaths(ev, ws)
 		if _, ok := hookShellLine(ev); ok {
@@ -184,17 +262,10 @@ func (g *Globals) hook(agent string) error {
 		if tool == "" || ev.ToolUseID == "" || !ws.HasPending(a, ev.ToolUseID) {
 			return nil // nothing pending: the session is not opened
 		}
-		s, err := open(false)
-		if s == nil || err != nil {
-			return err
-		}
-		defer s.Close()
-		if _, err := s.SettleChange(g.ctx, ev.ToolUseID); err != nil {
-			return err
-		}
-		return s.Close()
+		_, err := ws.SettleAgentChange(g.ctx, a, opts, hookLockWait, ev.ToolUseID)
+		return err
 	}
-	return nil // SessionStart, SessionEnd and the rest: nothing to record
+	return nil // SessionStart and the rest: nothing to record
 }
 
 // hookWorkspace is the workspace of the agent's project folder when the
@@ -260,11 +331,36 @@ func hookPaths(ev hookEvent, ws *engine.Workspace) (string, []string, error) {
 		if !filepath.IsAbs(n) {
 			n = filepath.Join(base, n)
 		}
-		n = filepath.Clean(n)
+		// The tool writes through a link (one agent's notes file linked to
+		// another's): the file it changes, and undo must put back, is the
+		// link's target.
+		n = linkTarget(filepath.Clean(n))
 		if rel, err := filepath.Rel(ws.Path(), n); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 			continue
 		}
 		out = append(out, n)
 	}
 	return tool, out, nil
+}
+
+// linkTarget is the file p names once its last element's symbolic links
+// are followed (a link to a file not there yet names that file); p itself
+// when it is no link. The folders on the way are the workspace's to
+// resolve (engine paths go through its os.Root).
+func linkTarget(p string) string {
+	for range 40 {
+		fi, err := os.Lstat(p)
+		if err != nil || fi.Mode()&os.ModeSymlink == 0 {
+			return p
+		}
+		t, err := os.Readlink(p)
+		if err != nil {
+			return p
+		}
+		if !filepath.IsAbs(t) {
+			t = filepath.Join(filepath.Dir(p), t)
+		}
+		p = filepath.Clean(t)
+	}
+	return p
 }

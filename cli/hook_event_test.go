@@ -29,6 +29,13 @@ type hookEnv struct {
 
 func (h *hookEnv) event(t *testing.T, ev map[string]any) (int, string) {
 	t.Helper()
+	code, _, errs := h.eventOut(t, ev)
+	return code, errs
+}
+
+// eventOut replays ev and returns the exit code, stdout and stderr.
+func (h *hookEnv) eventOut(t *testing.T, ev map[string]any) (int, string, string) {
+	t.Helper()
 	ev["session_id"] = h.sid
 	if _, ok := ev["cwd"]; !ok {
 		ev["cwd"] = h.dir
@@ -43,14 +50,14 @@ func (h *hookEnv) event(t *testing.T, ev map[string]any) (int, string) {
 	cmd := exec.Command(h.bin, "hook", h.agent)
 	cmd.Dir, cmd.Env = h.dir, append(os.Environ(), "CAIRN_HOME="+h.home)
 	cmd.Stdin = strings.NewReader(string(b))
-	var errb strings.Builder
-	cmd.Stderr = &errb
+	var outb, errb strings.Builder
+	cmd.Stdout, cmd.Stderr = &outb, &errb
 	err := cmd.Run()
 	var ee *exec.ExitError
 	if err != nil && !errors.As(err, &ee) {
 		t.Fatal(err)
 	}
-	return cmd.ProcessState.ExitCode(), errb.String()
+	return cmd.ProcessState.ExitCode(), outb.String(), errb.String()
 }
 
 // ok replays ev and wants exit 0 and nothing on stderr.

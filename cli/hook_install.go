@@ -126,8 +126,16 @@ func readSettings(name string) (*jObj, fs.FileMode, bool, error) {
 		return nil, 0, false, usageErrorf("%s does not hold a JSON object; nothing was changed", name)
 	}
 	if h := root.get("hooks"); h != nil {
-		if _, ok := h.(*jObj); !ok {
+		hooks, ok := h.(*jObj)
+		if !ok {
 			return nil, 0, false, usageErrorf("%s: its \"hooks\" is not an object; nothing was changed", name)
+		}
+		// An event's entry is a list of matcher groups: anything else is the
+		// user's to fix, never cairn's to replace.
+		for _, ev := range hooks.keys {
+			if _, ok := hooks.get(ev).([]any); !ok {
+				return nil, 0, false, usageErrorf("%s: its \"hooks\".%q is not a list of matcher groups; nothing was changed", name, ev)
+			}
 		}
 	}
 	return root, perm, true, nil

@@ -104,14 +104,24 @@ func TestHookInstallRefusesBadJSON(t *testing.T) {
 	home, dir := t.TempDir(), t.TempDir()
 	name := filepath.Join(dir, ".codex", "hooks.json")
 	os.MkdirAll(filepath.Dir(name), 0o755)
-	for _, bad := range []string{`{"hooks": {`, `[1]`, `{"hooks": []}`} {
-		os.WriteFile(name, []byte(bad), 0o644)
-		code, _, errs := hookMain(t, home, dir, "", "hook", "install", "codex", "--command", "cairn")
-		if code != ExitUsage || !strings.Contains(errs, "nothing was changed") {
-			t.Errorf("%q: exit %d %q", bad, code, errs)
-		}
-		if b, _ := os.ReadFile(name); string(b) != bad {
-			t.Errorf("%q changed to %q", bad, b)
+	// An event's entry that is not a list of matcher groups (an object
+	// where the list belongs, a string) is the user's: refused, not
+	// replaced by cairn's list, by install and uninstall alike.
+	for _, bad := range []string{`{"hooks": {`, `[1]`, `{"hooks": []}`, `{"hooks": {"PreToolUse": {"matcher": "x"}}}`,
+		`{"hooks": {"Notification": "notify-send done", "Stop": []}}`} {
+		for _, verb := range []string{"install", "uninstall"} {
+			os.WriteFile(name, []byte(bad), 0o644)
+			args := []string{"hook", verb, "codex"}
+			if verb == "install" {
+				args = append(args, "--command", "cairn")
+			}
+			code, _, errs := hookMain(t, home, dir, "", args...)
+			if code != ExitUsage || !strings.Contains(errs, "nothing was changed") {
+				t.Errorf("%s %q: exit %d %q", verb, bad, code, errs)
+			}
+			if b, _ := os.ReadFile(name); string(b) != bad {
+				t.Errorf("%s: %q changed to %q", verb, bad, b)
+			}
 		}
 	}
 }

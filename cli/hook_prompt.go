@@ -1,8 +1,8 @@
 package cli
 
 import (
-	"os"
-	"strings"
+	"errors"
+	"io/fs"
 	"time"
 
 	"cairn/engine"
@@ -10,64 +10,26 @@ import (
 )
 
 // hookCatchUp brings the agent's transcript (the event's transcript_path)
-// into the session before a hook appends the user's new prompt, so the
-// prompt goes under the agent's last answer, as in the transcript, and
-// not under the previous prompt: a later `cairn import` then finds every
-// prompt where the transcript has it, and the conversation is one path.
-// Only items are added (engine.Workspace.Import, which also finds the
-// prompts the hooks recorded). The new prompt itself, when the transcript
-// holds it already, is left for the hook to append. Best effort and
-// quiet: a transcript that is missing, unreadable or of another session
-// changes nothing.
-func (g *Globals) hookCatchUp(ws *engine.Workspace, agent string, ev hookEvent) {
+// into the session s, open (importer.CatchUp): before a hook appends the user's
+// new prompt (pending), so the prompt goes under the agent's last answer,
+// as in the transcript, and not under the previous prompt; and at the end
+// of a turn (Stop, SessionEnd), so the turn's answers and calls are there
+// when the agent is done. The new prompt itself, when the transcript holds
+// it already, is left for the hook to append. Best effort: a transcript
+// that is missing, unreadable or of another session changes nothing, and
+// what could not be brought in now is read by the next catch-up; a
+// failure other than a busy session is said.
+func (h *hookRun) hookCatchUp(ws *engine.Workspace, s *engine.Session, ev hookEvent, pending bool) {
 	if ev.Transcript == nil || *ev.Transcript == "" {
 		return
 	}
-	path := *ev.Transcript
-	f, err := os.Open(path)
-	if err != nil {
-		return
+	a := engine.AgentSession{Agent: h.agent, ID: ev.SessionID}
+	var p *engine.PendingPrompt
+	if pending {
+		p = &engine.PendingPrompt{Text: ev.Prompt, ID: ev.PromptID, At: time.Now()}
 	}
-	defer f.Close()
-	var src *engine.ImportSource
-	switch agent {
-	case importer.AgentClaudeCode:
-		src, _, err = importer.ClaudeCode(f, path)
-	case importer.AgentCodex:
-		src, _, err = importer.Codex(f, path)
+	_, err := importer.CatchUp(h.ctx, ws, s, a, *ev.Transcript, p)
+	if err != nil && !errors.Is(err, engine.ErrBusy) && !errors.Is(err, fs.ErrNotExist) {
+		h.say("the agent's answers and calls were not brought in yet (the next prompt tries again): " + userError(err))
 	}
-	if err != nil || src == nil || src.SourceID != ev.SessionID {
-		return
-	}
-	// The prompt being submitted, if the agent wrote it already: the
-	// hook appends it (with its prompt id); what follows it is not there
-	// yet. The next import reads the file again (offset 0).
-	cut := false
-	for i := len(src.Items) - 1; i >= 0; i-- {
-		it := &src.Items[i]
-		if it.Type != engine.User {
-			continue
-		}
-		same := ev.PromptID != "" && it.PromptID == ev.PromptID ||
-			strings.TrimSpace(orText(it)) == strings.TrimSpace(ev.Prompt) && time.Since(it.At).Abs() <= engine.PromptMatchWindow
-		if same {
-			src.Items, src.Head, src.Offset, cut = src.Items[:i], "", 0, true
-		}
-		break
-	}
-	if len(src.Items) == 0 {
-		return
-	}
-	if off, ok, err := ws.ImportOffset(g.ctx, agent, src.SourceID); err != nil || ok && !cut && off == src.Offset {
-		return
-	}
-	ws.Import(g.ctx, src)
-}
-
-// orText is the text a user item's prompt was typed as.
-func orText(it *engine.ImportItem) string {
-	if it.PromptText != "" {
-		return it.PromptText
-	}
-	return it.Text
 }

@@ -36,9 +36,10 @@ type (
 		Content string `json:"content" jsonschema:"the file's whole new content"`
 	}
 	mcpEditIn struct {
-		Path      string `json:"path" jsonschema:"file to edit"`
-		OldString string `json:"old_string" jsonschema:"text to replace: it must occur exactly once"`
-		NewString string `json:"new_string" jsonschema:"replacement text"`
+		Path       string `json:"path" jsonschema:"file to edit"`
+		OldString  string `json:"old_string" jsonschema:"text to replace: it must occur exactly once, unless replace_all"`
+		NewString  string `json:"new_string" jsonschema:"replacement text"`
+		ReplaceAll bool   `json:"replace_all,omitempty" jsonschema:"replace every occurrence of old_string (at least one)"`
 	}
 	mcpPatchIn struct {
 		Patch string `json:"patch" jsonschema:"a git diff, or a '*** Begin Patch' envelope; every file it names changes, or none"`
@@ -46,8 +47,22 @@ type (
 	mcpShellIn struct {
 		Command string `json:"command" jsonschema:"a shell line, run with sh -c in the workspace; what it changes is recorded for file revert"`
 	}
-	mcpNoIn struct{}
+	mcpNoIn     struct{}
+	mcpPromptIn struct {
+		Prompt string `json:"prompt" jsonschema:"the user's request, as they wrote it"`
+	}
+	mcpItemsIn struct {
+		All bool `json:"all,omitempty" jsonschema:"every item of every branch, not only the conversation's path"`
+	}
 )
+
+// mcpInstructions is what the server tells the model about its tools.
+const mcpInstructions = `cairn keeps what these tools change so it can be put back. ` +
+	`At the start of each request of the user, call record_prompt with it: the session is titled by the first, ` +
+	`and revert_files to that prompt takes back everything done for it. ` +
+	`Every tool that changes files answers with "item", the id of its call in the conversation: ` +
+	`revert_files takes such an id (or N, the Nth item that list_items shows). ` +
+	`run_shell says its exit code; a failing command is an error result.`
 
 func (c *MCPCmd) Run(g *Globals) error {
 	opts := g.sessionOptions()
@@ -127,22 +142,45 @@ func mcpAnswer[T any](v T, err error) (*mcp.CallToolResult, any, error) {
 	return nil, v, nil
 }
 
+// withItem is answer a (its JSON object) with "item": the id of the item
+// the call made, as `cairn append --json` answers, so a model can hand it
+// to revert_files.
+func withItem(a any, item string) map[string]any {
+	out := map[string]any{}
+	if a != nil && !isNil(a) {
+		b, _ := json.Marshal(a)
+		json.Unmarshal(b, &out)
+	}
+	out["item"] = item
+	return out
+}
+
 // mcpCall runs a tool that changes files as the conversation's own call:
 // a tool_call item (its input) first, which the change record names, then
 // the run, then a tool_result item (its answer), so file revert has items
-// to revert to and the session's transcript shows what the agent did.
+// to revert to and the session's transcript shows what the agent did. The
+// answer carries the tool_call item's id, "item", the refusal of one that
+// failed too (as a tool error, with the item).
 //
 // A call cancelled before it starts (cairn mcp is stopping) adds nothing;
 // one cancelled under way still gets its tool_result, with what it did, so
 // its record is whole.
 func mcpCall[In any](ctx context.Context, s *engine.Session, tool string, in In, run func(call string) (any, error)) (*mcp.CallToolResult, any, error) {
+	res, a, _, err := mcpCallItem(ctx, s, tool, in, run)
+	return res, a, err
+}
+
+// mcpCallItem is mcpCall; it also says the item it made ("" for none).
+func mcpCallItem[In any](ctx context.Context, s *engine.Session, tool string, in In, run func(call string) (any, error)) (*mcp.CallToolResult, any, string, error) {
 	if ctx.Err() != nil {
-		return mcpAnswer[any](nil, errNotStarted)
+		res, a, err := mcpAnswer[any](nil, errNotStarted)
+		return res, a, "", err
 	}
 	args, _ := json.Marshal(in)
 	it, err := s.Append(ctx, engine.Item{Type: engine.ToolCall, Tool: tool, Text: string(args)})
 	if err != nil {
-		return mcpAnswer[any](nil, err)
+		res, a, err := mcpAnswer[any](nil, err)
+		return res, a, "", err
 	}
 	a, err := run(it.ID)
 	if err != nil && errors.Is(err, context.Canceled) {
@@ -171,7 +209,13 @@ func mcpCall[In any](ctx context.Context, s *engine.Session, tool string, in In,
 	if cerr := s.Commit(done); cerr != nil && err == nil {
 		err = cerr
 	}
-	return mcpAnswer(a, err)
+	out := withItem(a, it.ID)
+	if err != nil {
+		msg := userError(refusedLine(err))
+		out["error"] = msg
+		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: msg + " (item " + it.ID + ")"}}}, out, it.ID, nil
+	}
+	return nil, out, it.ID, nil
 }
 
 // The answers of a call cancelled (cairn mcp told to stop, or the client's
@@ -206,74 +250,153 @@ func cancelOnStop(stop context.Context) mcp.Middleware {
 	}
 }
 
+// mcpHints are a tool's annotations: read-only, or what a change does.
+func mcpHints(title string, readOnly, destructive, idempotent, openWorld bool) *mcp.ToolAnnotations {
+	return &mcp.ToolAnnotations{Title: title, ReadOnlyHint: readOnly, DestructiveHint: &destructive, IdempotentHint: idempotent, OpenWorldHint: &openWorld}
+}
+
 // newMCPServer is the server of session s with every tool. When stop is
 // done, every call under way is cancelled.
 func newMCPServer(s *engine.Session, stop context.Context) *mcp.Server {
-	srv := mcp.NewServer(&mcp.Implementation{Name: "cairn", Version: engine.Version}, nil)
+	srv := mcp.NewServer(&mcp.Implementation{Name: "cairn", Version: engine.Version}, &mcp.ServerOptions{Instructions: mcpInstructions})
 	srv.AddReceivingMiddleware(cancelOnStop(stop))
-	mcp.AddTool(srv, &mcp.Tool{Name: "write_file", Description: "Write a file of the workspace with the given content; its old content is kept first, so undo can put it back."},
+	mcp.AddTool(srv, &mcp.Tool{Name: "record_prompt", Description: "Record the user's request that starts a turn, as a user item of the conversation: the session is titled by the first, and revert_files to it takes back everything done for it. Answers with its item id.",
+		Annotations: mcpHints("Record the user's request", false, false, false, false)},
+		func(ctx context.Context, _ *mcp.CallToolRequest, in mcpPromptIn) (*mcp.CallToolResult, any, error) {
+			if strings.TrimSpace(in.Prompt) == "" {
+				return mcpAnswer[any](nil, usageErrorf("the prompt is empty"))
+			}
+			it, err := s.Append(ctx, engine.Item{Type: engine.User, Text: in.Prompt})
+			if err == nil {
+				err = s.Commit(ctx)
+			}
+			if err != nil {
+				return mcpAnswer[any](nil, err)
+			}
+			return nil, map[string]any{"session": s.ID(), "item": it.ID, "title": s.Record().Title}, nil
+		})
+	mcp.AddTool(srv, &mcp.Tool{Name: "write_file", Description: "Write a file of the workspace with the given content; its old content is kept first, so undo can put it back. Answers with the call's item id.",
+		Annotations: mcpHints("Write a file", false, true, true, false)},
 		func(ctx context.Context, _ *mcp.CallToolRequest, in mcpWriteIn) (*mcp.CallToolResult, any, error) {
 			return mcpCall(ctx, s, "write_file", in, func(call string) (any, error) {
 				return s.ToolWrite(ctx, in.Path, []byte(in.Content), engine.ToolOptions{Call: call})
 			})
 		})
-	mcp.AddTool(srv, &mcp.Tool{Name: "edit_file", Description: "Replace the one occurrence of old_string in a file by new_string; undoable."},
+	mcp.AddTool(srv, &mcp.Tool{Name: "edit_file", Description: "Replace the one occurrence of old_string in a file by new_string (every occurrence with replace_all); undoable. Answers with the call's item id.",
+		Annotations: mcpHints("Edit a file", false, true, false, false)},
 		func(ctx context.Context, _ *mcp.CallToolRequest, in mcpEditIn) (*mcp.CallToolResult, any, error) {
 			return mcpCall(ctx, s, "edit_file", in, func(call string) (any, error) {
-				return s.ToolEdit(ctx, in.Path, in.OldString, in.NewString, engine.ToolOptions{Call: call})
+				return s.ToolEdit(ctx, in.Path, in.OldString, in.NewString, engine.ToolOptions{Call: call, ReplaceAll: in.ReplaceAll})
 			})
 		})
-	mcp.AddTool(srv, &mcp.Tool{Name: "apply_patch", Description: "Apply a patch to several files at once, as one undoable change; a patch that does not apply changes nothing."},
+	mcp.AddTool(srv, &mcp.Tool{Name: "apply_patch", Description: "Apply a patch to several files at once, as one undoable change; a patch that does not apply changes nothing. Answers with the call's item id.",
+		Annotations: mcpHints("Apply a patch", false, true, false, false)},
 		func(ctx context.Context, _ *mcp.CallToolRequest, in mcpPatchIn) (*mcp.CallToolResult, any, error) {
 			return mcpCall(ctx, s, "apply_patch", in, func(call string) (any, error) {
 				return s.ToolPatch(ctx, []byte(in.Patch), engine.ToolOptions{Call: call})
 			})
 		})
-	mcp.AddTool(srv, &mcp.Tool{Name: "run_shell", Description: "Run a shell line in the workspace; the files it changes are recorded, so revert_files can take them back. Answers with its output and exit code."},
+	mcp.AddTool(srv, &mcp.Tool{Name: "run_shell", Description: "Run a shell line in the workspace; the files it changes are recorded, so revert_files can take them back. Answers with its output and exit code (a command that fails is an error result), and the call's item id.",
+		Annotations: mcpHints("Run a shell line", false, true, false, true)},
 		func(ctx context.Context, _ *mcp.CallToolRequest, in mcpShellIn) (*mcp.CallToolResult, any, error) {
 			var buf bytes.Buffer
-			res, a, err := mcpCall(ctx, s, "run_shell", in, func(call string) (any, error) {
+			res, a, item, err := mcpCallItem(ctx, s, "run_shell", in, func(call string) (any, error) {
 				a, err := s.Exec(ctx, in.Command, engine.ExecOptions{Call: call, Stdout: &buf, Stderr: &buf})
 				if a == nil {
 					return nil, err
 				}
 				return a, err
 			})
-			if err != nil {
+			if err != nil || item == "" || (res != nil && res.IsError) {
 				return res, a, err
 			}
-			text := buf.String()
-			if len(text) > engine.ShellKeepBytes {
-				text = "[…]" + text[len(text)-engine.ShellKeepBytes:]
+			code := 0
+			if m, ok := a.(map[string]any); ok {
+				if c, ok := m["exit_code"].(float64); ok {
+					code = int(c)
+				}
 			}
-			// The output first, for the model; the answer as structured content.
-			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, a, nil
+			// The output first, for the model, with the exit code; the
+			// answer as structured content.
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: shellText(buf.String(), code)}}, IsError: code != 0}, a, nil
 		})
-	mcp.AddTool(srv, &mcp.Tool{Name: "undo", Description: "Put back the files of the newest file-tool change (write_file, edit_file, apply_patch)."},
+	mcp.AddTool(srv, &mcp.Tool{Name: "undo", Description: "Put back the files of the newest file-tool change (write_file, edit_file, apply_patch).",
+		Annotations: mcpHints("Undo the newest change", false, true, false, false)},
 		func(ctx context.Context, _ *mcp.CallToolRequest, _ mcpNoIn) (*mcp.CallToolResult, any, error) {
 			return mcpAnswer(s.Undo(ctx))
 		})
-	mcp.AddTool(srv, &mcp.Tool{Name: "redo", Description: "Put the newest undone change back."},
+	mcp.AddTool(srv, &mcp.Tool{Name: "redo", Description: "Put the newest undone change back.",
+		Annotations: mcpHints("Redo the newest undone change", false, true, false, false)},
 		func(ctx context.Context, _ *mcp.CallToolRequest, _ mcpNoIn) (*mcp.CallToolResult, any, error) {
 			return mcpAnswer(s.Redo(ctx))
 		})
-	mcp.AddTool(srv, &mcp.Tool{Name: "list_snapshots", Description: "List this session's undoable changes, newest last, with the files each changed."},
+	mcp.AddTool(srv, &mcp.Tool{Name: "list_snapshots", Description: "List this session's undoable changes, newest last, with the files each changed.",
+		Annotations: mcpHints("List the undoable changes", true, false, true, false)},
 		func(ctx context.Context, _ *mcp.CallToolRequest, _ mcpNoIn) (*mcp.CallToolResult, any, error) {
 			return mcpAnswer(s.Snapshots(ctx))
+		})
+	mcp.AddTool(srv, &mcp.Tool{Name: "list_items", Description: "List the conversation's items in order (N, id, type, tool, the start of the text): the ids and numbers revert_files takes.",
+		Annotations: mcpHints("List the conversation's items", true, false, true, false)},
+		func(ctx context.Context, _ *mcp.CallToolRequest, in mcpItemsIn) (*mcp.CallToolResult, any, error) {
+			items := s.Transcript()
+			if in.All {
+				items = s.AllItems()
+			}
+			type row struct {
+				N    int    `json:"n,omitempty"`
+				ID   string `json:"id"`
+				Type string `json:"type"`
+				Tool string `json:"tool,omitempty"`
+				Call string `json:"call,omitempty"`
+				Text string `json:"text"`
+			}
+			out := []row{}
+			for i, it := range items {
+				r := row{ID: it.ID, Type: string(it.Type), Tool: it.Tool, Call: it.Call, Text: cutText(it.Text, 200)}
+				if !in.All {
+					r.N = i + 1
+				}
+				out = append(out, r)
+			}
+			return nil, map[string]any{"session": s.ID(), "items": out}, nil
 		})
 	addRevertTool(srv, s)
 	return srv
 }
 
+// shellText is what the model reads of a shell line: its output (or that
+// there was none) and its exit code.
+func shellText(out string, code int) string {
+	if len(out) > engine.ShellKeepBytes {
+		out = "[…]" + out[len(out)-engine.ShellKeepBytes:]
+	}
+	if out == "" {
+		out = "(no output)\n"
+	} else if !strings.HasSuffix(out, "\n") {
+		out += "\n"
+	}
+	return fmt.Sprintf("%s[exit code %d]", out, code)
+}
+
+// cutText is s cut to at most n runes, with an ellipsis when it was cut.
+func cutText(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n]) + "…"
+}
+
 type mcpRevertIn struct {
-	Item  string `json:"item" jsonschema:"the item to revert to: an item id, or N for the Nth item of the conversation; a user prompt reverts its own turn's changes too"`
+	Item  string `json:"item" jsonschema:"the item to revert to: an item id (as a tool's answer or list_items gives it), or N for the Nth item of the conversation; a user prompt reverts its own turn's changes too"`
 	Both  bool   `json:"both,omitempty" jsonschema:"also move the conversation back (default: files only)"`
 	Apply bool   `json:"apply,omitempty" jsonschema:"run the revert; without it, only preview what it would do"`
 }
 
 // addRevertTool adds revert_files: a preview, then (apply) the revert.
 func addRevertTool(srv *mcp.Server, s *engine.Session) {
-	mcp.AddTool(srv, &mcp.Tool{Name: "revert_files", Description: "Revert the files this session's tool calls and shell lines changed after an item, newest first; files no record names (the user's own edits) stay. Call without apply to preview; a conflict refuses the whole revert and lists why."},
+	mcp.AddTool(srv, &mcp.Tool{Name: "revert_files", Description: "Revert the files this session's tool calls and shell lines changed after an item, newest first; files no record names (the user's own edits) stay. Call without apply to preview; a conflict refuses the whole revert and lists why.",
+		Annotations: mcpHints("Revert files to an item", false, true, false, false)},
 		func(ctx context.Context, _ *mcp.CallToolRequest, in mcpRevertIn) (*mcp.CallToolResult, any, error) {
 			mode := engine.RevertFiles
 			if in.Both {

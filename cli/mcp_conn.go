@@ -1,7 +1,11 @@
 package cli
 
 import (
+	"bufio"
+	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
 	"io"
 	"sync"
 
@@ -39,16 +43,61 @@ type mcpStdio struct {
 }
 
 func (t *mcpStdio) Connect(ctx context.Context) (mcp.Connection, error) {
-	c, err := (&mcp.IOTransport{Reader: io.NopCloser(t.in), Writer: nopWriteCloser{t.out}}).Connect(ctx)
+	out := &serialWriter{w: t.out}
+	pr, pw := io.Pipe()
+	c, err := (&mcp.IOTransport{Reader: pr, Writer: out}).Connect(ctx)
 	if err != nil {
 		return nil, err
 	}
+	go filterLines(t.in, pw, out)
 	return &drainConn{Connection: c, stop: t.stop}, nil
 }
 
-type nopWriteCloser struct{ io.Writer }
+// serialWriter writes one message at a time: the SDK's answers and the
+// parse errors filterLines writes share stdout.
+type serialWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
 
-func (nopWriteCloser) Close() error { return nil }
+func (l *serialWriter) Write(b []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(b)
+}
+
+func (l *serialWriter) Close() error { return nil }
+
+// filterLines hands the SDK the lines of in that are JSON, and answers
+// each other line with JSON-RPC's parse error (code -32700, id null), as
+// the protocol asks: the SDK's own reader ends the whole connection at
+// the first line it cannot decode. A blank line is skipped. The end of in
+// (or a failed read) ends the pipe, as it ends the SDK's reading.
+func filterLines(in io.Reader, pw *io.PipeWriter, out io.Writer) {
+	br := bufio.NewReaderSize(in, 64<<10)
+	for {
+		line, err := br.ReadBytes('\n')
+		if t := bytes.TrimSpace(line); len(t) > 0 {
+			if json.Valid(t) {
+				if _, werr := pw.Write(append(t, '\n')); werr != nil {
+					return
+				}
+			} else {
+				msg, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": nil,
+					"error": map[string]any{"code": jsonrpc.CodeParseError, "message": "parse error: the line is not JSON"}})
+				out.Write(append(msg, '\n'))
+			}
+		}
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				pw.Close()
+			} else {
+				pw.CloseWithError(err)
+			}
+			return
+		}
+	}
+}
 
 // drainConn counts the calls read and the answers written (see above).
 type drainConn struct {
@@ -60,8 +109,11 @@ type drainConn struct {
 	// not a count: a call reusing the id of one under way is never
 	// answered (the SDK drops it), and must not be waited for.
 	open map[jsonrpc.ID]bool
-	gone bool          // the writer failed or the connection closed: no answer can be written
-	wake chan struct{} // closed when open or gone changes, for a draining Read
+	// cancelled are the calls the client cancelled (notifications/cancelled):
+	// their answers are not written, as the protocol asks.
+	cancelled map[jsonrpc.ID]bool
+	gone      bool          // the writer failed or the connection closed: no answer can be written
+	wake      chan struct{} // closed when open or gone changes, for a draining Read
 }
 
 func (c *drainConn) Read(ctx context.Context) (jsonrpc.Message, error) {
@@ -77,6 +129,20 @@ func (c *drainConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 			}
 			c.open[r.ID] = true
 			c.mu.Unlock()
+		} else if ok && r.Method == "notifications/cancelled" {
+			var p struct {
+				RequestID any `json:"requestId"`
+			}
+			if json.Unmarshal(r.Params, &p) == nil {
+				if id, err := jsonrpc.MakeID(p.RequestID); err == nil && id.IsValid() {
+					c.mu.Lock()
+					if c.cancelled == nil {
+						c.cancelled = map[jsonrpc.ID]bool{}
+					}
+					c.cancelled[id] = true
+					c.mu.Unlock()
+				}
+			}
 		}
 		return m, nil
 	}
@@ -113,8 +179,17 @@ func (c *drainConn) changed() {
 }
 
 func (c *drainConn) Write(ctx context.Context, m jsonrpc.Message) error {
-	err := c.Connection.Write(ctx, m)
 	r, answer := m.(*jsonrpc.Response)
+	var err error
+	c.mu.Lock()
+	drop := answer && c.cancelled[r.ID]
+	if drop {
+		delete(c.cancelled, r.ID)
+	}
+	c.mu.Unlock()
+	if !drop {
+		err = c.Connection.Write(ctx, m)
+	}
 	if answer || err != nil {
 		c.mu.Lock()
 		if answer {

@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 
@@ -24,6 +27,12 @@ func (g *Globals) workspace() (*engine.Workspace, error) {
 		return nil, err
 	}
 	ws, err := s.Workspace(dir)
+	if errors.Is(err, fs.ErrNotExist) && filepath.IsAbs(dir) {
+		// A directory that is gone: its sessions are still there to read.
+		if gone, gerr := s.GoneWorkspace(dir); gerr == nil {
+			return gone, nil
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -52,9 +61,31 @@ func (g *Globals) resolveSession(ref string) (*engine.Workspace, string, error) 
 	id, err := resolve(g.ctx, ws, ref)
 	if err != nil {
 		s, _ := g.open()
+		if gone := goneHome(g.ctx, s, ref); gone != nil {
+			// A session of a directory that is gone (an import from
+			// another machine): it can be run nowhere else, so it is
+			// read, and resumed, from here.
+			return gone, strings.TrimSpace(ref), nil
+		}
 		return nil, "", notHere(g.ctx, s, ws, err, ref)
 	}
 	return ws, id, nil
+}
+
+// goneHome is the workspace of the session whose full id ref is, when its
+// directory no longer exists; nil otherwise.
+func goneHome(ctx context.Context, s *engine.Store, ref string) *engine.Workspace {
+	if s == nil {
+		return nil
+	}
+	w, err := s.FindSession(ctx, strings.TrimSpace(ref))
+	if err != nil {
+		return nil
+	}
+	if _, err := os.Stat(w.Path()); !errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	return w
 }
 
 // notHere adds to err, a session not found in ws's directory, where the

@@ -30,8 +30,9 @@ type ToolWriteCmd struct {
 // ToolEditCmd is `cairn tool edit PATH OLD NEW`.
 type ToolEditCmd struct {
 	Path string `arg:"" help:"File to edit."`
-	Old  string `arg:"" help:"Text to replace: it must occur exactly once."`
+	Old  string `arg:"" help:"Text to replace: it must occur exactly once (with --all, at least once)."`
 	New  string `arg:"" help:"Replacement text."`
+	All  bool   `name:"all" help:"Replace every occurrence of OLD."`
 }
 
 // ToolRmCmd is `cairn tool rm PATH`.
@@ -51,7 +52,9 @@ func (c *ToolWriteCmd) Run(g *Globals, t *ToolCmd) error {
 
 func (c *ToolEditCmd) Run(g *Globals, t *ToolCmd) error {
 	return g.runTool(t.Session, func(s *engine.Session) (*engine.ToolAnswer, error) {
-		return s.ToolEdit(g.ctx, c.Path, c.Old, c.New, t.opts())
+		o := t.opts()
+		o.ReplaceAll = c.All
+		return s.ToolEdit(g.ctx, c.Path, c.Old, c.New, o)
 	})
 }
 

@@ -144,7 +144,7 @@ func (s *Session) recordCall(ctx context.Context, tool, call string, sc CallScop
 	// The call ran (or may have): its record is made whatever it returned,
 	// even when ctx was cancelled.
 	var nr *notRun
-	s.recordAfter(context.WithoutCancel(ctx), cl, cap, rc, !errors.As(runErr, &nr), nil)
+	s.recordAfter(context.WithoutCancel(ctx), cl, cap, rc, !errors.As(runErr, &nr), nil, changes.ItemRef{})
 	if rc.Recorded {
 		p := &PendingExec{V: 1, Kind: markerExec, Tool: tool, Call: cl.Call, ID: cl.ID, At: cl.At, Scope: cl.Scope, Paths: cl.Paths}
 		s.unitEnded(unit, p, cap.tree, nil, cl.ID)
@@ -190,11 +190,12 @@ func (s *Session) captureBefore(ctx context.Context, tool, call string, sc CallS
 // call): the scope walked again, and a record line keeping what changed
 // since cap's walk before, written (synced) after lead (the call line of
 // a call whose before and after are two processes', written only now, and
-// the start line it needs). Over a limit after the call, or with the store
-// full, the call is closed with an unrecorded line and the reason shown
-// once; any other failure closes it why "failed" with a notice. rc says
-// what was recorded.
-func (s *Session) recordAfter(ctx context.Context, cl changes.CallLine, cap *callCapture, rc *CallRecord, ran bool, lead []any) {
+// the start line it needs). The record line names item (a hook's call:
+// where it began, hook.go's began), else the newest item. Over a limit
+// after the call, or with the store full, the call is closed with an
+// unrecorded line and the reason shown once; any other failure closes it
+// why "failed" with a notice. rc says what was recorded.
+func (s *Session) recordAfter(ctx context.Context, cl changes.CallLine, cap *callCapture, rc *CallRecord, ran bool, lead []any, item changes.ItemRef) {
 	tool := cl.Tool
 	var files []changes.FileChange
 	var err error
@@ -213,7 +214,10 @@ func (s *Session) recordAfter(ctx context.Context, cl changes.CallLine, cap *cal
 		return
 	}
 	seq := max(s.snaps.Seq, s.snaps.recs.Seq) + 1
-	rl := changes.NewRecordLine(cl, mkTime(s.ws.s.Now()), seq, s.newestItem(), files)
+	if !item.Known {
+		item = s.newestItem()
+	}
+	rl := changes.NewRecordLine(cl, mkTime(s.ws.s.Now()), seq, item, files)
 	write := s.appendChanges
 	if s.opts.Brief {
 		// The call's files were all made before this line: it ends with

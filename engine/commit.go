@@ -61,7 +61,7 @@ func (s *Session) commitParts(ctx context.Context, extra syncer, trail bool) (er
 	// nothing.)
 	epoch, flushed := s.files.flush()
 	s.retry(ctx)
-	if s.recorded && s.unrecorded == nil {
+	if s.recorded && s.unrecorded == nil && !s.changesOnly {
 		syncs := []syncer{s.items}
 		if s.audit != nil && trail {
 			syncs = append(syncs, s.audit)
@@ -126,7 +126,7 @@ func (s *Session) commitDurable() error {
 	if lerr != nil {
 		s.noticef("the usage ledger could not be written: %v; the next open puts this session's lines back", lerr)
 	}
-	if err == nil && s.recorded && s.unrecorded == nil && !s.readOnly {
+	if err == nil && s.recorded && s.unrecorded == nil && !s.readOnly && !s.changesOnly {
 		// The trail is synced; with the ledger, every turn is settled.
 		if lerr == nil {
 			s.usagePending = false

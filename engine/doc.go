@@ -40,7 +40,8 @@
 //     derived from the journals and rebuilt when missing, unreadable or
 //     older than them.
 //   - trail: <id>.audit.jsonl, a line a turn, labels and gate names only.
-//   - owner: the process holding the flock on <id>.lock.
+//   - owner: the process holding the flock on <id>.lock, which holds its
+//     pid, then "brief" for an owner that holds it for one call (a hook).
 //   - the user's files: read and written only through an os.Root of the
 //     workspace (wsfs.go); when the workspace holds a state folder, that
 //     root is fenced off from it (vfs.Fenced), links or not.
@@ -113,6 +114,7 @@
 //	                           hooks: a file edit's pre-images (hook.go), a shell command's
 //	                           walk (hook_exec.go), kept past its end while its unit of
 //	                           calls runs on (overlap.go); forget moves them with the session
+//	  hooks/<id>/transcript.read   how far the hooks read the agent's transcript (AgentMark)
 //	  objects/<2 hex>/<62 hex>[.zst]  (package objects)
 //	<state folder>/gateway.token, credentials.json, credentials.lock (package httpapi)
 //	<state folder>/moves/<id>.json   a session move in progress (migrate.go)
@@ -175,7 +177,14 @@
 //
 // An agent's prompt a hook recorded with the agent's prompt id has the
 // item id an import derives from that id ("prompt:"+ID); without one an
-// import finds it by its text and time (import_prompts.go).
+// import finds it by its text and time (import_prompts.go). An agent's
+// tool call gets the item id an import derives from the agent's call id
+// ("call:"+ID), which a hook's change record names before the call's item
+// is there (agentCallItem, import.go); until it is, file revert places the
+// record by the newest item when the call began, which its marker keeps
+// (began, hook.go), as it places the calls of an overlap line. The pre-
+// and post-tool hooks open the session for its change records only
+// (hook_open.go).
 //
 // # Permission bits
 //

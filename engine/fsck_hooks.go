@@ -49,6 +49,8 @@ func (s *Store) fsckHooks(dir string, bad, note reporter, named map[string][]str
 				continue
 			}
 			switch {
+			case f.Name() == transcriptMark && f.Type().IsRegular():
+				// How far the hooks read the agent's transcript: a cache.
 			case !f.Type().IsRegular():
 				bad(name, "unexpected file among the hook markers")
 			case strings.HasSuffix(f.Name(), ".tree"):

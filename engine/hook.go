@@ -28,7 +28,7 @@ import (
 // or nothing when no file changed. The marker, part of the format:
 //
 //	workspaces/<key>/hooks/<session>/<call>.json
-//	{"v":1,"tool":T,"call":ITEM,"at":TIME,"files":[{"path","before":F}],"skipped":[P...],"off":BOOL,
+//	{"v":1,"tool":T,"call":ITEM,"item":ITEM,"at":TIME,"files":[{"path","before":F}],"skipped":[P...],"off":BOOL,
 //	 "unit":UID,"seq":N,"seen":[P...],"ended":BOOL,"rec":SNAP}
 //
 // <call> is the agent's tool-call id (or, when it is not a plain name, 32
@@ -41,7 +41,9 @@ import (
 // stays after its post-tool hook until its unit ends. A shell command's
 // marker says "kind":"exec" and has its walk beside it (hook_exec.go);
 // SettleChange settles either kind. A forget moves the session's markers
-// with it (retention_trash.go).
+// with it (retention_trash.go). Beside them, transcript.read is how far
+// the hooks read the agent's transcript (AgentMark): a cache of the
+// importer's, never a marker.
 
 // AgentSession names an agent's own session.
 type AgentSession struct {
@@ -65,7 +67,9 @@ var errCreated = errors.New("engine: session appeared meanwhile")
 //
 //	{"v":1,"kind":"meta","meta":{"agent":{"agent":A,"session":ID,"transcript":P}},"at":T}
 //
-// Without create, a session not there is ErrNotFound.
+// Without create, a session not there is ErrNotFound. Only a brief owner
+// (another hook) is waited for: a session a person has open in cairn (the
+// REPL, cairn mcp) answers its *BusyError at once, as it stays so.
 func (w *Workspace) OpenAgent(ctx context.Context, a AgentSession, opts SessionOptions, create bool, wait time.Duration) (*Session, error) {
 	if a.Agent == "" || a.ID == "" {
 		return nil, fmt.Errorf("%w: a hook names its agent and session", ErrBadInput)
@@ -77,6 +81,10 @@ func (w *Workspace) OpenAgent(ctx context.Context, a AgentSession, opts SessionO
 		s, err := w.Open(ctx, id, opts)
 		if errors.Is(err, ErrNotFound) && create {
 			s, err = w.createAgent(id, a, opts)
+		}
+		var busy *BusyError
+		if errors.As(err, &busy) && !busy.Brief {
+			return nil, err
 		}
 		if err == nil || !(errors.Is(err, ErrBusy) || errors.Is(err, errCreated)) || !time.Now().Before(deadline) {
 			return s, err
@@ -111,6 +119,7 @@ type PendingChange struct {
 	V       int                  `json:"v"`
 	Tool    string               `json:"tool"`
 	Call    string               `json:"call,omitempty"`
+	Item    changes.ItemRef      `json:"item,omitzero"` // where the call began (began)
 	At      Time                 `json:"at"`
 	Files   []changes.FileChange `json:"files"`
 	Skipped fstate.Names         `json:"skipped,omitempty"`
@@ -133,7 +142,10 @@ func hookMarker(dir, id, call string) string {
 // tool changes them, durably, and leaves the pending marker of call (the
 // agent's tool-call id) for SettleChange. Refusals are Session.Change's: a
 // *RequiredError when snapshots.required covers a file it cannot capture.
-// The change belongs to the newest prompt of the conversation.
+// The change belongs to the agent's call: its record names the item an
+// import of the agent's transcript gives that call (agentCallItem), which
+// is not there yet; until it is, the record stands where the call began,
+// after the newest item then (began, revertAfter).
 func (s *Session) BeginChange(ctx context.Context, tool, call string, paths []string) (*PendingChange, error) {
 	if call == "" {
 		return nil, fmt.Errorf("%w: a pending change needs its call id", ErrBadInput)
@@ -144,7 +156,8 @@ func (s *Session) BeginChange(ctx context.Context, tool, call string, paths []st
 		return nil, err
 	}
 	defer c.release()
-	p := &PendingChange{V: 1, Tool: tool, Call: c.call, At: mkTime(s.ws.s.Now()), Files: c.files, Skipped: c.skipped, Off: !c.on || c.objs == nil}
+	p := &PendingChange{V: 1, Tool: tool, Call: agentCallItem(s.ID(), call), Item: s.newestItem(), At: mkTime(s.ws.s.Now()),
+		Files: c.files, Skipped: c.skipped, Off: !c.on || c.objs == nil}
 	if p.Off {
 		// Nothing captured: no marker either; SettleChange finds none
 		// and records nothing.
@@ -216,7 +229,7 @@ func (s *Session) SettleChange(ctx context.Context, call string) (*ToolAnswer, e
 		return nil, nil
 	}
 	if kind.Kind == markerExec {
-		return s.settleExec(ctx, name, b, &keep) // a shell command's (hook_exec.go)
+		return s.settleExec(ctx, call, name, b, &keep) // a shell command's (hook_exec.go)
 	}
 	var p PendingChange
 	if err := json.Unmarshal(b, &p); err != nil || p.V != 1 || !labelRE.MatchString(p.Tool) || len(p.Files) == 0 {
@@ -268,16 +281,9 @@ func (s *Session) SettleChange(ctx context.Context, call string) (*ToolAnswer, e
 		keep = s.endUnitCall(ctx, self, "", nil)
 		return ans, nil
 	}
-	item := p.Call // an item since cut away (a revert) is no longer named
-	if item != "" {
-		s.mu.Lock()
-		if s.st.items[item] == nil {
-			item = ""
-		}
-		s.mu.Unlock()
-	}
+	item := settledCall(s, p.Call, call)
 	st := &s.snaps
-	rec, lines, live := st.NewChange(mkTime(s.ws.s.Now()), p.Tool, item, s.newestItem(), p.Files, sc.limits())
+	rec, lines, live := st.NewChange(mkTime(s.ws.s.Now()), p.Tool, item, s.began(p.Item), p.Files, sc.limits())
 	write := s.appendChanges
 	if s.opts.Brief {
 		// The agent made the files before this line (SessionOptions.Brief).
@@ -290,6 +296,36 @@ func (s *Session) SettleChange(ctx context.Context, call string) (*ToolAnswer, e
 	ans.Snapshot = &rec.ID
 	keep = s.endUnitCall(ctx, self, rec.ID, nil)
 	return ans, nil
+}
+
+// settledCall is the item a settled record names: the agent's call
+// (agentCallItem: an item to come, from the transcript), or an item the
+// session holds (a marker of an older build named the turn's prompt); an
+// item since cut away (a revert) is no longer named.
+func settledCall(s *Session, item, call string) string {
+	if item == "" || item == agentCallItem(s.ID(), call) {
+		return item
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.st.items[item] == nil {
+		return ""
+	}
+	return item
+}
+
+// began is the "item" of the lines a hook's call writes at its post-tool
+// hook: where the call began (the newest item when its pre-tool hook ran,
+// kept in its marker), so that a file revert places the call by the turn
+// it began in while the item of the agent's call it names is not in the
+// conversation yet (the transcript brings it in later); a prompt written
+// while the call ran does not move it. A marker of an older build keeps
+// none: the newest item now.
+func (s *Session) began(item changes.ItemRef) changes.ItemRef {
+	if item.Known {
+		return item
+	}
+	return s.newestItem()
 }
 
 // sweepMarkers removes the session's pending markers older than a day:
@@ -305,6 +341,9 @@ func (s *Session) sweepMarkers(ctx context.Context) {
 	cut := s.ws.s.Now().Add(-hookMarkerMaxAge)
 	var stale []PendingExec
 	for _, e := range ents {
+		if e.Name() == transcriptMark {
+			continue // not a marker (AgentMark)
+		}
 		fi, err := e.Info()
 		if err != nil || !fi.ModTime().Before(cut) {
 			continue
@@ -319,6 +358,38 @@ func (s *Session) sweepMarkers(ctx context.Context) {
 	}
 	s.closeStaleExecs(ctx, stale)
 	s.sweepUnits()
+}
+
+// transcriptMark is the file in a session's hooks folder where the hooks
+// keep how far they read the agent's transcript (AgentMark). Its name
+// cannot be a marker's (<call>.json) nor a walk's (<call>.tree).
+const transcriptMark = "transcript.read"
+
+// AgentMark is what the hooks of agent session a kept of how far they read
+// its transcript (SetAgentMark), or nil. It is a cache: a hook that finds
+// none reads the transcript from its start. Nothing when a's cairn session
+// does not exist (yet, or any more).
+func (w *Workspace) AgentMark(a AgentSession) []byte {
+	id := ImportSessionID(a.Agent, a.ID)
+	if _, err := w.s.fsys.Stat(itemsName(w.dir, id)); err != nil {
+		return nil
+	}
+	b, err := vfs.ReadFile(w.s.fsys, path.Join(hooksDir(w.dir, id), transcriptMark))
+	if err != nil {
+		return nil
+	}
+	return b
+}
+
+// SetAgentMark keeps b as agent session a's AgentMark: replaced whole, not
+// synced (a mark a crash loses only costs a read from the start).
+func (w *Workspace) SetAgentMark(a AgentSession, b []byte) error {
+	id := ImportSessionID(a.Agent, a.ID)
+	dir := hooksDir(w.dir, id)
+	if err := w.s.fsys.MkdirAll(dir, vfs.DirPerm); err != nil {
+		return err
+	}
+	return vfs.ReplaceFile(w.s.fsys, path.Join(dir, transcriptMark), b)
 }
 
 // hooksFolder holds the pending markers of each session under hooks

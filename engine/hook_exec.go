@@ -27,11 +27,11 @@ import (
 // 001: undo covers the file tools). Part of the format:
 //
 //	workspaces/<key>/hooks/<session>/<call>.json
-//	{"v":1,"kind":"exec","tool":T,"call":ITEM,"id":SNAP,"at":TIME,"scope":"paths"|"workspace","paths":[P...],
+//	{"v":1,"kind":"exec","tool":T,"call":ITEM,"item":ITEM,"id":SNAP,"at":TIME,"scope":"paths"|"workspace","paths":[P...],
 //	 "tree":{"sha256":H,"entries":N},"unit":UID,"seq":N,"seen":[P...],"ended":BOOL}
 //	workspaces/<key>/hooks/<session>/<call>.tree
 //
-// "id" and "at" are the call line's, written at the post-tool hook;
+// "id", "item" and "at" are the call line's, written at the post-tool hook;
 // "tree" names the walk before the call, kept in <call>.tree
 // (engine/internal/scope/tree_file.go) by its SHA-256, so a marker whose
 // walk is missing or torn is never read with another. Every object the
@@ -50,14 +50,15 @@ const markerExec = "exec"
 // PendingExec is a shell command whose scope is captured and whose record
 // is not written yet: an exec marker's content.
 type PendingExec struct {
-	V     int          `json:"v"`
-	Kind  string       `json:"kind"`
-	Tool  string       `json:"tool"`
-	Call  string       `json:"call,omitempty"`
-	ID    string       `json:"id"`
-	At    Time         `json:"at"`
-	Scope string       `json:"scope"`
-	Paths fstate.Names `json:"paths,omitempty"`
+	V     int             `json:"v"`
+	Kind  string          `json:"kind"`
+	Tool  string          `json:"tool"`
+	Call  string          `json:"call,omitempty"`
+	Item  changes.ItemRef `json:"item,omitzero"` // where the call began (began)
+	ID    string          `json:"id"`
+	At    Time            `json:"at"`
+	Scope string          `json:"scope"`
+	Paths fstate.Names    `json:"paths,omitempty"`
 	Tree  struct {
 		SHA256  string `json:"sha256"`
 		Entries int    `json:"entries"`
@@ -86,10 +87,7 @@ func (s *Session) BeginExec(ctx context.Context, tool, call, line, dir string) (
 		return nil, fmt.Errorf("%w: a pending shell command needs its tool, call id and line", ErrBadInput)
 	}
 	s.sweepMarkers(ctx)
-	item, err := s.callFor("")
-	if err != nil {
-		return nil, err
-	}
+	item := agentCallItem(s.ID(), call) // as BeginChange's
 	sc := s.ws.lineScopeIn(line, dir)
 	p := &PendingExec{V: 1, Kind: markerExec, Tool: tool, Call: item, Scope: sc.Kind, Paths: sc.Paths}
 	if sc.Kind == ScopeNone {
@@ -119,7 +117,7 @@ func (s *Session) BeginExec(ctx context.Context, tool, call, line, dir string) (
 		p.Unrecorded = rc.Unrecorded
 		return p, nil
 	}
-	p.ID, p.At, p.Scope = cl.ID, cl.At, cl.Scope
+	p.ID, p.Item, p.At, p.Scope = cl.ID, cl.Item, cl.At, cl.Scope
 	tree := scope.EncodeTree(cap.tree)
 	p.Tree.SHA256, p.Tree.Entries = sha256Hex(tree), cap.tree.Len()
 	name := hookMarker(s.ws.dir, s.ID(), call)
@@ -146,7 +144,7 @@ func (s *Session) BeginExec(ctx context.Context, tool, call, line, dir string) (
 // removes the marker): the scope walked again, and the call line and its
 // record line written together (recordAfter). A marker whose walk cannot
 // be read closes the call with an unrecorded line, why "failed".
-func (s *Session) settleExec(ctx context.Context, name string, b []byte, keep *bool) (*ToolAnswer, error) {
+func (s *Session) settleExec(ctx context.Context, call, name string, b []byte, keep *bool) (*ToolAnswer, error) {
 	fsys := s.ws.s.fsys
 	defer func() {
 		if !*keep {
@@ -180,13 +178,8 @@ func (s *Session) settleExec(ctx context.Context, name string, b []byte, keep *b
 	if err := s.snapReady(ctx); err != nil {
 		return nil, err
 	}
-	item := p.Call // an item since cut away (a revert) is no longer named
-	s.mu.Lock()
-	if s.st.items[item] == nil {
-		item = ""
-	}
-	s.mu.Unlock()
-	cl := changes.CallLine{V: 1, Kind: changes.KindCall, ID: p.ID, At: p.At, Tool: p.Tool, Call: item, Item: s.newestItem(), Scope: p.Scope, Paths: p.Paths}
+	item := settledCall(s, p.Call, call)
+	cl := changes.CallLine{V: 1, Kind: changes.KindCall, ID: p.ID, At: p.At, Tool: p.Tool, Call: item, Item: s.began(p.Item), Scope: p.Scope, Paths: p.Paths}
 	rc := &CallRecord{ID: p.ID}
 	cap := &callCapture{s: s, sc: CallScope{Kind: p.Scope, Paths: p.Paths}, cfg: cfg.Storage, objs: s.snapObjects()}
 	tree, err := vfs.ReadFile(fsys, execTreeName(name))
@@ -197,7 +190,7 @@ func (s *Session) settleExec(ctx context.Context, name string, b []byte, keep *b
 		s.closeCall(cl, changes.WhyFailed, rc)
 		s.noticef("the %s command ran, but its changes could not be recorded: its walk before is lost (%v)", p.Tool, err)
 	} else {
-		s.recordAfter(ctx, cl, cap, rc, true, append(s.recordMarks(true), cl))
+		s.recordAfter(ctx, cl, cap, rc, true, append(s.recordMarks(true), cl), cl.Item)
 		var ws *scope.Tree
 		if p.Scope == ScopeWorkspace {
 			ws = cap.afterTree
@@ -242,7 +235,7 @@ func (s *Session) closeStaleExecs(ctx context.Context, ms []PendingExec) {
 			continue
 		}
 		lines = append(lines, changes.UnrecordedLine{V: 1, Kind: changes.KindUnrecorded, ID: p.ID, At: mkTime(s.ws.s.Now()),
-			Tool: p.Tool, Call: p.Call, Item: s.newestItem(), Why: changes.WhyInterrupted})
+			Tool: p.Tool, Call: p.Call, Item: s.began(p.Item), Why: changes.WhyInterrupted})
 	}
 	if len(lines) == 0 {
 		return

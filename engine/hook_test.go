@@ -50,6 +50,45 @@ func TestAgentSessionNeverReplaced(t *testing.T) {
 	}
 }
 
+// TestAgentWaitsForHooksOnly: a hook waits for another hook (a brief
+// owner, which lets go after one call), never for a session a person
+// holds open (the REPL, cairn mcp): that one is busy at once, saying its
+// owner is not brief, however long the hook was ready to wait.
+func TestAgentWaitsForHooksOnly(t *testing.T) {
+	e := newSnapEnv(t, "")
+	a := AgentSession{Agent: "claude-code", ID: "held"}
+	brief := SessionOptions{Brief: true}
+	s := must(e.ws.OpenAgent(e.ctx, a, brief, true, 0))(t)
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	person := must(e.ws.Open(e.ctx, ImportSessionID(a.Agent, a.ID), SessionOptions{}))(t)
+	_, err := e.ws.OpenAgent(e.ctx, a, brief, false, time.Hour)
+	var busy *BusyError
+	if !errors.As(err, &busy) || busy.Brief || busy.PID != os.Getpid() {
+		t.Fatalf("open while a person holds it: %v, want a *BusyError of a non-brief owner", err)
+	}
+	person.Close()
+
+	hook := must(e.ws.OpenAgent(e.ctx, a, brief, false, 0))(t)
+	got := make(chan error, 1)
+	go func() {
+		s, err := e.ws.OpenAgent(e.ctx, a, brief, false, time.Hour)
+		if err == nil {
+			err = s.Close()
+		}
+		got <- err
+	}()
+	// The second hook waits while the first holds the session; then it
+	// gets it.
+	if err := hook.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-got; err != nil {
+		t.Fatalf("the waiting hook: %v", err)
+	}
+}
+
 // TestPendingChangeSettles: BeginChange and SettleChange on two opens of
 // the session (two hook processes): a change line when a file changed,
 // none when nothing did, and the marker gone either way.
@@ -95,14 +134,16 @@ func TestPendingChangeSettles(t *testing.T) {
 // when it does, one undo gives back the old content exactly. A pair whose
 // SettleChange returned is never lost. Both as the hook runs it (Brief:
 // no open line, the close line under the change line's sync) and with a
-// full open.
+// full open; and as `cairn hook` runs it, the session opened for its
+// change records only (BeginAgentChange, SettleAgentChange).
 func TestHookChangeCrashAtEverySyncPoint(t *testing.T) {
 	for _, brief := range []bool{true, false} {
-		t.Run(fmt.Sprintf("brief=%v", brief), func(t *testing.T) { hookChangeCrashAtEverySyncPoint(t, brief) })
+		t.Run(fmt.Sprintf("brief=%v", brief), func(t *testing.T) { hookChangeCrashAtEverySyncPoint(t, brief, false) })
 	}
+	t.Run("changes-only", func(t *testing.T) { hookChangeCrashAtEverySyncPoint(t, true, true) })
 }
 
-func hookChangeCrashAtEverySyncPoint(t *testing.T, brief bool) {
+func hookChangeCrashAtEverySyncPoint(t *testing.T, brief, changesOnly bool) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	big := strings.Repeat("a line of the big file\n", 1500) // an object pre-image
@@ -125,6 +166,16 @@ func hookChangeCrashAtEverySyncPoint(t *testing.T, brief bool) {
 			}
 			mem.FailAfterSyncs(n)
 			err := func() error {
+				if changesOnly {
+					if _, err := ws.BeginAgentChange(ctx, a, SessionOptions{Brief: brief}, 0, "edit", "toolu_1", []string{"f.txt"}); err != nil {
+						return err
+					}
+					if err := vfs.WriteFileAtomic(mem, "f.txt", []byte("new")); err != nil {
+						return err
+					}
+					_, err := ws.SettleAgentChange(ctx, a, SessionOptions{Brief: brief}, 0, "toolu_1")
+					return err
+				}
 				s, err := ws.OpenAgent(ctx, a, SessionOptions{Brief: brief}, true, 0)
 				if err != nil {
 					return err
@@ -199,6 +250,12 @@ func hookChangeCrashAtEverySyncPoint(t *testing.T, brief bool) {
 // line, no record rewrite), and its post-tool hook ends the change line
 // with the close line under one sync; a full open then undoes the edit.
 func TestBriefHookPairWritesLittle(t *testing.T) {
+	for _, changesOnly := range []bool{false, true} {
+		t.Run(fmt.Sprintf("changes-only=%v", changesOnly), func(t *testing.T) { briefHookPairWritesLittle(t, changesOnly) })
+	}
+}
+
+func briefHookPairWritesLittle(t *testing.T, changesOnly bool) {
 	ctx := context.Background()
 	mem := vfs.NewMem()
 	wsfs := WithWorkspaceFS(func(string) (vfs.FS, error) { return mem, nil })
@@ -220,20 +277,30 @@ func TestBriefHookPairWritesLittle(t *testing.T) {
 	brief := SessionOptions{Brief: true}
 	// Two pairs: the first makes the changes journal (its folder synced).
 	for i, content := range []string{"mid", "new"} {
-		s = must(ws.OpenAgent(ctx, a, brief, false, 0))(t)
 		call := fmt.Sprintf("toolu_%d", i)
-		must(s.BeginChange(ctx, "edit", call, []string{"f.txt"}))(t)
-		if err := s.Close(); err != nil {
-			t.Fatal(err)
+		if changesOnly {
+			must(ws.BeginAgentChange(ctx, a, brief, 0, "edit", call, []string{"f.txt"}))(t)
+		} else {
+			s = must(ws.OpenAgent(ctx, a, brief, false, 0))(t)
+			must(s.BeginChange(ctx, "edit", call, []string{"f.txt"}))(t)
+			if err := s.Close(); err != nil {
+				t.Fatal(err)
+			}
 		}
 		if err := vfs.WriteFileAtomic(mem, "f.txt", []byte(content)); err != nil {
 			t.Fatal(err)
 		}
-		s = must(ws.OpenAgent(ctx, a, brief, false, 0))(t)
 		syncs := mem.Syncs()
-		ans := must(s.SettleChange(ctx, call))(t)
-		if err := s.Close(); err != nil {
-			t.Fatal(err)
+		var ans *ToolAnswer
+		if changesOnly {
+			ans = must(ws.SettleAgentChange(ctx, a, brief, 0, call))(t)
+		} else {
+			s = must(ws.OpenAgent(ctx, a, brief, false, 0))(t)
+			syncs = mem.Syncs()
+			ans = must(s.SettleChange(ctx, call))(t)
+			if err := s.Close(); err != nil {
+				t.Fatal(err)
+			}
 		}
 		if ans == nil || ans.Snapshot == nil {
 			t.Fatalf("answer %+v", ans)

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -51,6 +52,15 @@ type ImportSource struct {
 	Tasks []ImportTask
 	// DryRun says what the import would do and writes nothing.
 	DryRun bool
+	// Prior maps keys an earlier read of the source made to the ids the
+	// import gave their items where those are not derived from the key
+	// alone (ImportResult.Aliases): a read that starts where the last one
+	// stopped names those items by key.
+	Prior map[string]string
+	// Pending is the prompt an agent is submitting as a hook brings its
+	// transcript in (import_prompts.go): when the source's last user item
+	// is that prompt, it and what follows are left for the hook.
+	Pending *PendingPrompt
 }
 
 // ImportItem is one item of a source session. Key is unique within the
@@ -72,6 +82,16 @@ type ImportItem struct {
 	// PromptText what the user typed ("" = Text): how an import finds the
 	// prompt a hook already recorded (import_prompts.go).
 	PromptID, PromptText string
+	// CallID, on a tool_call item, is the agent's own id of the call (a
+	// tool_use id, a call_id): the id the hooks know the call by, from
+	// which the item's id is derived (agentCallItem), so a change record a
+	// hook made names the call that made it.
+	CallID string
+	// Attachments are files the item holds (an image a prompt or a tool
+	// result carried), with their bytes in Data: stored as objects.
+	Attachments []Attachment
+	// Off is where the source line that made the item starts, in bytes.
+	Off int64
 }
 
 // last is the time of the source's newest item, which the lines an import
@@ -101,6 +121,17 @@ type ImportResult struct {
 	// TaskItems the items added to them.
 	Tasks     int `json:"tasks"`
 	TaskItems int `json:"task_items"`
+	// Attachments counts the files stored for the items added;
+	// Dropped those left out (over storage.max_attachment_mb).
+	Attachments int `json:"attachments"`
+	Dropped     int `json:"attachments_dropped,omitempty"`
+	// Aliases maps the keys of src's user items, and of those whose id is
+	// not derived from the key alone (a prompt the hooks recorded, a tool
+	// call), to their ids, for the next read's Prior.
+	Aliases map[string]string `json:"-"`
+	// Cut is where the pending prompt's line starts when the import left
+	// it out (ImportSource.Pending), else -1: what was read ends there.
+	Cut int64 `json:"-"`
 }
 
 // ImportMeta is what a session's meta says of its import.
@@ -153,6 +184,44 @@ func (s *Store) ImportWorkspace(dir string) (*Workspace, error) {
 		return w, err
 	}
 	return s.workspaceAt(filepath.Clean(dir))
+}
+
+// ImportWorkspaceFor is the workspace where the source session sourceID of
+// agent is, or goes: the one that holds its cairn session already, wherever
+// it is now (migrate-sessions moves a session to another directory; a
+// later import must find it there, not make it again at the old one), else
+// the workspace of the source's directory dir (ImportWorkspace).
+func (s *Store) ImportWorkspaceFor(ctx context.Context, agent, sourceID, dir string) (*Workspace, error) {
+	w, err := s.ImportWorkspace(dir)
+	if err != nil {
+		return nil, err
+	}
+	id := ImportSessionID(agent, sourceID)
+	if _, err := s.fsys.Stat(itemsName(w.dir, id)); err == nil {
+		return w, nil
+	}
+	if moved, err := s.FindSession(ctx, id); err == nil {
+		return moved, nil
+	}
+	return w, nil
+}
+
+// GoneWorkspace is the workspace of dir, a directory that no longer exists
+// (a session imported from another machine, a folder deleted since), when
+// the state folder holds one for it: its sessions can still be read by id
+// and resumed; ErrNotFound when it holds none.
+func (s *Store) GoneWorkspace(dir string) (*Workspace, error) {
+	if !filepath.IsAbs(dir) {
+		return nil, fmt.Errorf("%w: %q is not an absolute path", ErrBadInput, dir)
+	}
+	w, err := s.workspaceAt(filepath.Clean(dir))
+	if err != nil {
+		return nil, err
+	}
+	if !w.made {
+		return nil, fmt.Errorf("%w: no sessions of %s", ErrNotFound, dir)
+	}
+	return w, nil
 }
 
 // ImportOffset says how far a previous import of the source read: its
@@ -208,16 +277,25 @@ func (w *Workspace) Import(ctx context.Context, src *ImportSource) (*ImportResul
 // importLines turns src's items into item lines, leaving out those st
 // already holds, and checks their links as an append would.
 // A text over payloadInline is stored as an object, as Append stores it.
+// A pending prompt (ImportSource.Pending) the source holds is cut from
+// src, with what follows it, and src.Offset set to where it starts.
 func (w *Workspace) importLines(ctx context.Context, st *state, id string, src *ImportSource, res *ImportResult) ([]*itemLine, string, error) {
 	var out []*itemLine
 	head := ""
-	// A prompt the hooks recorded stands for its transcript line.
-	alias := hookPrompts(st, id, src)
+	res.Cut = -1
+	alias := importAliases(st, id, src)
 	idOf := func(key string) string {
 		if a, ok := alias[key]; ok {
 			return a
 		}
+		if a, ok := src.Prior[key]; ok {
+			return a
+		}
 		return importItemID(id, key)
+	}
+	if i := pendingAt(st, src, idOf, w.s.Now()); i >= 0 {
+		res.Cut = src.Items[i].Off
+		src.Items, src.Offset, src.Head = src.Items[:i:i], src.Items[i].Off, ""
 	}
 	for i := range src.Items {
 		in := &src.Items[i]
@@ -225,6 +303,15 @@ func (w *Workspace) importLines(ctx context.Context, st *state, id string, src *
 			return nil, "", fmt.Errorf("%w: item type %q", ErrBadInput, in.Type)
 		}
 		iid := idOf(in.Key)
+		if iid != importItemID(id, in.Key) || in.Type == User {
+			// A read that starts after this one must know the prompts
+			// before it as the source's (hookPrompts) and the ids not
+			// derived from a key alone.
+			if res.Aliases == nil {
+				res.Aliases = map[string]string{}
+			}
+			res.Aliases[in.Key] = iid
+		}
 		head = iid
 		if st.items[iid] != nil {
 			res.Present++
@@ -238,6 +325,9 @@ func (w *Workspace) importLines(ctx context.Context, st *state, id string, src *
 		}
 		if len(in.ReplacesKeys) == 2 && in.Type == Compaction {
 			a, b := idOf(in.ReplacesKeys[0]), idOf(in.ReplacesKeys[1])
+			if in.ReplacesKeys[0] == "" {
+				a = st.pathRoot(b)
+			}
 			if st.items[a] != nil && st.items[b] != nil {
 				it.Replaces = []string{a, b}
 			}
@@ -249,7 +339,12 @@ func (w *Workspace) importLines(ctx context.Context, st *state, id string, src *
 				res.Unlinked++
 			}
 		}
-		l := &itemLine{V: 1, Kind: kindItem, ID: it.ID, Type: it.Type, At: &it.At, Tool: it.Tool, Call: it.Call, Status: it.Status, Text: &it.Text, Replaces: it.Replaces}
+		atts, err := w.importAttachments(ctx, in, &it, src.DryRun, res)
+		if err != nil {
+			return nil, "", err
+		}
+		l := &itemLine{V: 1, Kind: kindItem, ID: it.ID, Type: it.Type, At: &it.At, Tool: it.Tool, Call: it.Call, Status: it.Status, Text: &it.Text,
+			Replaces: it.Replaces, Attachments: atts}
 		if len(it.Text) > payloadInline && !src.DryRun {
 			p, err := writePayload(ctx, w.objects(), it.Text)
 			if err != nil {
@@ -272,6 +367,75 @@ func (w *Workspace) importLines(ctx context.Context, st *state, id string, src *
 		}
 	}
 	return out, head, nil
+}
+
+// importAliases is the ids of src's items that are not derived from their
+// key alone, by key: a prompt the hooks recorded stands for its transcript
+// line (import_prompts.go), and a tool call new to the session is named by
+// the agent's own id of it (agentCallItem), which a hook's change record
+// names. A call an earlier import brought in keeps its id.
+func importAliases(st *state, id string, src *ImportSource) map[string]string {
+	alias := hookPrompts(st, id, src)
+	for i := range src.Items {
+		in := &src.Items[i]
+		if in.Type != ToolCall || in.CallID == "" {
+			continue
+		}
+		if _, prior := src.Prior[in.Key]; prior || st.items[importItemID(id, in.Key)] != nil {
+			continue
+		}
+		alias[in.Key] = agentCallItem(id, in.CallID)
+	}
+	return alias
+}
+
+// agentCallItem is the item id of a tool call of session id that the
+// agent calls call: the id a hook's change record names, and the id an
+// import gives the call's item.
+func agentCallItem(id, call string) string { return importItemID(id, "call:"+call) }
+
+// pathRoot is the first item of the path that ends at id.
+func (st *state) pathRoot(id string) string {
+	seen := map[string]bool{}
+	for id != "" && !seen[id] {
+		seen[id] = true
+		it := st.items[id]
+		if it == nil {
+			return ""
+		}
+		if it.Parent == "" {
+			return id
+		}
+		id = it.Parent
+	}
+	return ""
+}
+
+// importAttachments stores an item's attachments (not in a dry run) and
+// says what the line names. One over storage.max_attachment_mb is left
+// out, said in the item's text.
+func (w *Workspace) importAttachments(ctx context.Context, in *ImportItem, it *Item, dry bool, res *ImportResult) ([]Attachment, error) {
+	var out []Attachment
+	for _, a := range in.Attachments {
+		if dry {
+			out = append(out, a)
+			res.Attachments++
+			continue
+		}
+		got, err := w.storeAttachments(ctx, []Attachment{a})
+		var big *AttachmentTooLargeError
+		if errors.As(err, &big) {
+			res.Dropped++
+			it.Text = strings.TrimSpace(it.Text + "\n[" + a.Name + " not kept: over the " + fmt.Sprint(big.CapMB) + " MB attachment cap]")
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, attachmentsOnDisk(got)...)
+		res.Attachments++
+	}
+	return out, nil
 }
 
 // importTail is the lines after the items: the head, the title, the spend
@@ -336,13 +500,25 @@ func (w *Workspace) importUsage(id, model string, spend Spend, turn int, at Time
 // nameTasks writes src's sub-agent transcripts (importTasks) and names
 // each task on the line of the call item that started it.
 func (w *Workspace) nameTasks(ctx context.Context, id string, st *state, src *ImportSource, lines []*itemLine, res *ImportResult) error {
+	if len(src.Tasks) == 0 {
+		return nil
+	}
 	calls := map[string]bool{}
 	for _, iid := range st.order {
 		if st.items[iid].Type == ToolCall {
 			calls[iid] = true
 		}
 	}
-	named, added, err := w.importTasks(ctx, id, src, calls)
+	idOf := func(key string) string {
+		if a, ok := res.Aliases[key]; ok {
+			return a
+		}
+		if a, ok := src.Prior[key]; ok {
+			return a
+		}
+		return importItemID(id, key)
+	}
+	named, added, err := w.importTasks(ctx, id, src, calls, idOf)
 	if err != nil {
 		return err
 	}
@@ -407,20 +583,55 @@ func (w *Workspace) importNew(ctx context.Context, id string, src *ImportSource,
 	res.Created = true
 	size := wr.Size()
 	wr.Close()
-	if cst, err := w.fold(ctx, id, foldOptions{}); err == nil {
-		writeRecord(w.s.fsys, w.dir, cst.record(map[string]int64{"items": size}))
+	// The record, from the state the lines were made from: what a fold of
+	// the journal just written would give, without reading it again.
+	for _, l := range tail {
+		st.apply(l)
 	}
+	for _, l := range items {
+		if it := st.items[l.ID]; it != nil {
+			it.Task = l.Task
+		}
+	}
+	writeRecord(w.s.fsys, w.dir, st.record(map[string]int64{"items": size}))
 	return w.importUsage(id, src.Model, spend, turn, now)
 }
 
 func (w *Workspace) importMore(ctx context.Context, id string, src *ImportSource, res *ImportResult) error {
-	s, err := w.Open(ctx, id, SessionOptions{})
+	// Brief: an import holds the session for this one call, as a hook does
+	// (it often is one: a hook's catch-up), so a hook meeting it waits.
+	s, err := w.Open(ctx, id, SessionOptions{Brief: true})
 	if err != nil {
 		return err
 	}
 	defer s.Close()
+	return s.importInto(ctx, src, res)
+}
+
+// Import brings src into this session, which must be src's
+// (ImportSessionID): what Workspace.Import does to a session that exists,
+// in one already open (an agent's hook brings the transcript in, then
+// records the prompt, with one open of the session). No dry run.
+func (s *Session) Import(ctx context.Context, src *ImportSource) (*ImportResult, error) {
+	if src.Agent == "" || src.SourceID == "" || src.DryRun {
+		return nil, fmt.Errorf("%w: an import into an open session names its agent and source session, and is no dry run", ErrBadInput)
+	}
+	id := ImportSessionID(src.Agent, src.SourceID)
+	if id != s.ID() {
+		return nil, fmt.Errorf("%w: the source is session %s's, not %s's", ErrBadInput, id, s.ID())
+	}
+	res := &ImportResult{Session: id, Path: s.ws.path}
+	return res, s.importInto(ctx, src, res)
+}
+
+// importInto appends what is new in src to the open session s.
+func (s *Session) importInto(ctx context.Context, src *ImportSource, res *ImportResult) error {
+	w, id := s.ws, s.ID()
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.closed || s.changesOnly {
+		return fmt.Errorf("engine: session %s is closed", id)
+	}
 	items, head, err := w.importLines(ctx, s.st, id, src, res)
 	if err != nil {
 		return err

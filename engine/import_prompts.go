@@ -23,8 +23,18 @@ import (
 //
 // A matched line adds nothing: its key stands for the hook's item, so
 // the answers and calls under it in the transcript go under that item.
-// The match is made again by every import (the whole file is read each
-// time), so it needs nothing on disk.
+// The match is made again by every import of the whole file, so it needs
+// nothing on disk; a read that starts where the last one stopped (a
+// hook's catch-up) is given the matches made before (ImportSource.Prior).
+//
+// A hook that brings the transcript in as a prompt is submitted meets
+// that prompt's own line when the agent wrote it first (Pending): the
+// source's last user item is the pending prompt when both carry the
+// agent's prompt id and the ids are the same, or, without ids, when its
+// text is the prompt's, it is at most PromptMatchWindow from it, and it
+// is not a prompt the session holds already (the previous prompt, typed
+// the same: "continue" twice). That line and what follows it are left
+// for the hook, which appends the prompt with its id.
 
 // PromptMatchWindow is how far apart a hook's prompt and its transcript
 // line may be in time: the hook runs as the prompt is submitted, the
@@ -56,13 +66,57 @@ func (s *Session) AppendPrompt(ctx context.Context, text, promptID string) (Item
 	return s.add(ctx, Item{ID: id, Type: User, Text: text})
 }
 
+// PendingPrompt is a prompt an agent is submitting: its text, the agent's
+// id of it ("" when the agent sends none), and when it was submitted.
+type PendingPrompt struct {
+	Text, ID string
+	At       time.Time
+}
+
+// pendingAt is the index in src.Items of the pending prompt's line (see
+// above), or -1.
+func pendingAt(st *state, src *ImportSource, idOf func(string) string, now time.Time) int {
+	p := src.Pending
+	if p == nil {
+		return -1
+	}
+	at := p.At
+	if at.IsZero() {
+		at = now
+	}
+	for i := len(src.Items) - 1; i >= 0; i-- {
+		it := &src.Items[i]
+		if it.Type != User {
+			continue
+		}
+		if p.ID != "" && it.PromptID != "" {
+			if p.ID == it.PromptID {
+				return i
+			}
+			return -1
+		}
+		text := it.PromptText
+		if text == "" {
+			text = it.Text
+		}
+		if strings.TrimSpace(text) != strings.TrimSpace(p.Text) || it.At.Sub(at).Abs() > PromptMatchWindow || st.items[idOf(it.Key)] != nil {
+			return -1
+		}
+		return i
+	}
+	return -1
+}
+
 // hookPrompts matches src's user items that st lacks to the user items
 // the hooks wrote (see above): the key of each matched item, to the id of
 // the item that stands for it.
 func hookPrompts(st *state, session string, src *ImportSource) map[string]string {
-	ours := map[string]bool{} // ids the source's keys make
+	ours := map[string]bool{} // ids the source's keys make, now or in a read before
 	for i := range src.Items {
 		ours[importItemID(session, src.Items[i].Key)] = true
+	}
+	for k, id := range src.Prior {
+		ours[importItemID(session, k)], ours[id] = true, true
 	}
 	var cands []*Item
 	for _, id := range st.order {

@@ -23,11 +23,12 @@ type ImportTask struct {
 
 // importTasks writes the records and transcripts of src's tasks whose call
 // st holds (or will hold: calls, the ids of the call items of this import),
-// before the session's lines name them: a new task gets a start and an end
+// before the session's lines name them (idOf: the id of the item of a
+// key of src): a new task gets a start and an end
 // line and a transcript; a task imported before gets only the items it
 // does not hold yet. It returns the call item ids that name a task, and
 // the items added.
-func (w *Workspace) importTasks(ctx context.Context, id string, src *ImportSource, calls map[string]bool) (map[string]string, int, error) {
+func (w *Workspace) importTasks(ctx context.Context, id string, src *ImportSource, calls map[string]bool, idOf func(string) string) (map[string]string, int, error) {
 	named := map[string]string{}
 	if len(src.Tasks) == 0 {
 		return named, 0, nil
@@ -43,7 +44,7 @@ func (w *Workspace) importTasks(ctx context.Context, id string, src *ImportSourc
 	fsys := w.s.fsys
 	added := 0
 	for _, t := range src.Tasks {
-		call := importItemID(id, t.CallKey)
+		call := idOf(t.CallKey)
 		if !calls[call] || !ids.Valid(t.ID) {
 			continue
 		}

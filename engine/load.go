@@ -3,8 +3,8 @@ package engine
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
+	json "github.com/segmentio/encoding/json"
 	"path/filepath"
 	"runtime"
 	"sync"

@@ -85,9 +85,9 @@ func (m *markerFile) call() overlap.Call {
 // member is the overlap line's member of the marker's call.
 func (m *markerFile) member() changes.OverlapMember {
 	if m.exec != nil {
-		return changes.OverlapMember{ID: m.exec.ID, Call: m.exec.Call}
+		return changes.OverlapMember{ID: m.exec.ID, Call: m.exec.Call, Item: m.exec.Item}
 	}
-	return changes.OverlapMember{ID: m.edit.Rec, Call: m.edit.Call}
+	return changes.OverlapMember{ID: m.edit.Rec, Call: m.edit.Call, Item: m.edit.Item}
 }
 
 // readMarkers is the pending markers of s that read (one that does not is

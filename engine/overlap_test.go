@@ -122,6 +122,49 @@ func TestOverlapDisjointPathsKeepTheirRecords(t *testing.T) {
 	e.want("x.txt", "x0")
 }
 
+// TestOverlapUnitAcrossPrompt: an agent's two whole-workspace commands
+// form a unit, the first begun before a prompt and the second after it,
+// the second ending first, and no transcript tells where their calls are:
+// each is placed where it began. A revert to the second prompt refuses
+// the unit's files (what they held there, while the first ran, is not
+// recorded) instead of taking the first command's changes back too; a
+// revert to the first prompt takes back the whole unit.
+func TestOverlapUnitAcrossPrompt(t *testing.T) {
+	e := newSnapEnv(t, "")
+	a := AgentSession{Agent: "claude-code", ID: "par-6"}
+	e.put("a.txt", "a0")
+	e.put("b.txt", "b0")
+	var p1, p2 Item
+	e.hookPair(a, func(s *Session) { p1 = must(s.Append(e.ctx, Item{Type: User, Text: "one"}))(t) })
+	e.hookPair(a, func(s *Session) { must(s.BeginExec(e.ctx, "bash", "ta", "make a", ""))(t) })
+	e.put("a.txt", "a1")
+	e.hookPair(a, func(s *Session) { p2 = must(s.Append(e.ctx, Item{Type: User, Text: "two"}))(t) })
+	e.hookPair(a, func(s *Session) { must(s.BeginExec(e.ctx, "bash", "tb", "make b", ""))(t) })
+	e.put("b.txt", "b1")
+	e.hookPair(a, func(s *Session) { must(s.SettleChange(e.ctx, "tb"))(t) })
+	e.hookPair(a, func(s *Session) { must(s.SettleChange(e.ctx, "ta"))(t) })
+	e.hookPair(a, func(s *Session) {
+		if ls := e.overlapLines(s); len(ls) != 1 {
+			t.Fatalf("overlap lines %v", ls)
+		}
+		_, err := s.Revert(e.ctx, p2.ID, RevertFiles)
+		var rc *RevertConflictError
+		if !errors.As(err, &rc) || len(rc.Files.Conflicts) == 0 {
+			t.Fatalf("revert to the second prompt: %v", err)
+		}
+		for _, c := range rc.Files.Conflicts {
+			if c.Kind != changes.ConflictInterleaved {
+				t.Errorf("conflict %+v", c)
+			}
+		}
+	})
+	e.want("a.txt", "a1")
+	e.want("b.txt", "b1")
+	e.hookPair(a, func(s *Session) { must(s.Revert(e.ctx, p1.ID, RevertFiles))(t) })
+	e.want("a.txt", "a0")
+	e.want("b.txt", "b0")
+}
+
 // TestOverlapRevertWaitsForPendingCalls: while an agent's call has not
 // reached its post-tool hook, file revert and unrevert refuse (what the
 // call changes meanwhile would be its own); once it settles, the revert

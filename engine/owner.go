@@ -26,6 +26,10 @@ import (
 type BusyError struct {
 	ID  string
 	PID int
+	// Brief says the owner holds it for one call and lets go (an agent's
+	// hook, SessionOptions.Brief), so waiting for it is worth it; a
+	// person's cairn (the REPL, cairn mcp) holds it until it ends.
+	Brief bool
 }
 
 func (e *BusyError) Error() string {
@@ -45,6 +49,14 @@ func ownersName(dir, id string) string { return path.Join(dir, "owners", id) }
 const probeWait = 5 * time.Second
 
 // acquire takes ownership of session id, or returns a *BusyError.
+func (w *Workspace) acquire(id string) (vfs.Lock, error) { return w.acquireAs(id, false) }
+
+// ownerBrief is the word after the pid in the lock file of an owner that
+// holds it for one call (SessionOptions.Brief). Part of the format.
+const ownerBrief = "brief"
+
+// acquireAs takes ownership of session id as a brief owner or not (the
+// lock file says which after the pid), or returns a *BusyError.
 //
 // A lock held without a live pid in it is not an owner: it is another
 // process's (or this one's) listing testing it, or an owner in the moment
@@ -52,13 +64,14 @@ const probeWait = 5 * time.Second
 // again until the holder shows a pid or probeWait has passed, so that a
 // session chosen in the picker is not refused because its preview, or a
 // listing in another terminal, was reading it.
-func (w *Workspace) acquire(id string) (vfs.Lock, error) {
+func (w *Workspace) acquireAs(id string, brief bool) (vfs.Lock, error) {
 	fsys := w.s.fsys
 	l, err := fsys.Lock(lockName(w.dir, id))
 	for deadline := time.Now().Add(probeWait); errors.Is(err, vfs.ErrLocked); {
 		pid := ownerOf(fsys, lockName(w.dir, id))
 		if pid > 0 && vfs.ProcessAlive(pid) || !time.Now().Before(deadline) {
-			return nil, &BusyError{ID: id, PID: pid}
+			_, b := readOwner(fsys, lockName(w.dir, id))
+			return nil, &BusyError{ID: id, PID: pid, Brief: b}
 		}
 		l, err = fsys.Lock(lockName(w.dir, id))
 	}
@@ -68,10 +81,14 @@ func (w *Workspace) acquire(id string) (vfs.Lock, error) {
 	// The pid is written over whatever a dead owner left, then the file is
 	// cut to it: a reader never sees it empty while we own it.
 	pid := []byte(strconv.Itoa(os.Getpid()) + "\n")
+	held := pid
+	if brief {
+		held = []byte(strconv.Itoa(os.Getpid()) + " " + ownerBrief + "\n")
+	}
 	f := l.File()
 	if _, err := f.Seek(0, 0); err == nil {
-		if _, err := f.Write(pid); err == nil {
-			f.Truncate(int64(len(pid)))
+		if _, err := f.Write(held); err == nil {
+			f.Truncate(int64(len(held)))
 		}
 	}
 	// The hint is best effort: a listing that misses it shows the session
@@ -160,12 +177,24 @@ func (w *Workspace) ownerPID(id string) int {
 }
 
 func readPID(fsys vfs.FS, name string) int {
+	pid, _ := readOwner(fsys, name)
+	return pid
+}
+
+// readOwner reads a lock file or hint: the pid, and whether the owner
+// said it is brief (the word after the pid on the first line).
+func readOwner(fsys vfs.FS, name string) (int, bool) {
 	b, err := vfs.ReadFile(fsys, name)
 	if err != nil {
-		return 0
+		return 0, false
 	}
-	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
-	return pid
+	first, _, _ := strings.Cut(string(b), "\n")
+	fs := strings.Fields(first)
+	if len(fs) == 0 {
+		return 0, false
+	}
+	pid, _ := strconv.Atoi(fs[0])
+	return pid, len(fs) > 1 && fs[1] == ownerBrief
 }
 
 // ownerOf reads the pid of the process holding the lock file name. A new

@@ -57,6 +57,9 @@ type Session struct {
 	recorded   bool
 	unrecorded error
 	kept       degraded
+	// changesOnly: opened for its change records only, its conversation
+	// not loaded (hook_open.go): no item, record or open line is written.
+	changesOnly bool
 	// readOnly: opened without ownership, its state folder not writable
 	// (session_readonly.go). It is never written, even if the folder
 	// becomes writable: another process may own it by then.
@@ -156,7 +159,7 @@ func (w *Workspace) Open(ctx context.Context, id string, opts SessionOptions) (*
 	}
 	// The hint, read before the lock: acquire replaces it.
 	noted, ownerDied := w.readHint(id)
-	l, err := w.acquire(id)
+	l, err := w.acquireAs(id, opts.Brief)
 	var busy *BusyError
 	if err != nil && opts.Degrade && !errors.As(err, &busy) {
 		return w.openReadOnly(ctx, id, opts, err) // session_readonly.go

@@ -29,7 +29,7 @@ func (s *Session) materialize(first ...*itemLine) error {
 	if err := w.ensure(); err != nil {
 		return err
 	}
-	l, err := w.acquire(s.st.id)
+	l, err := w.acquireAs(s.st.id, s.opts.Brief)
 	if err != nil {
 		return err
 	}
@@ -73,6 +73,9 @@ func (s *Session) materialize(first ...*itemLine) error {
 func (s *Session) writeLine(ctx context.Context, l *itemLine) error {
 	if s.closed {
 		return fmt.Errorf("engine: session %s is closed", s.st.id)
+	}
+	if s.changesOnly {
+		return errChangesOnly
 	}
 	s.retry(ctx)
 	if s.unrecorded != nil {

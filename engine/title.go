@@ -20,8 +20,13 @@ const emptyTitle = "(empty prompt)"
 // characters: terminal escape sequences in the prompt are dropped whole,
 // other controls become spaces, and bytes that are not UTF-8 become U+FFFD.
 // The prompt itself is kept as it was typed.
+//
+// A slash command as Claude Code's transcript holds it
+// ("<command-message>…</command-message><command-name>/review</command-name>
+// <command-args>the parser</command-args>") is titled as it was typed:
+// "/review the parser".
 func titleFromPrompt(p string) string {
-	p = plainText(p)
+	p = plainText(commandText(p))
 	line := ""
 	for l := range strings.SplitSeq(p, "\n") {
 		if l = strings.TrimSpace(l); l != "" {
@@ -44,6 +49,33 @@ func titleFromPrompt(p string) string {
 		}
 	}
 	return strings.TrimSpace(string(cut))
+}
+
+// commandText is a slash command's prompt as it was typed (see
+// titleFromPrompt), or p when it is none.
+func commandText(p string) string {
+	tag := func(name string) (string, bool) {
+		_, rest, ok := strings.Cut(p, "<"+name+">")
+		if !ok {
+			return "", false
+		}
+		v, _, ok := strings.Cut(rest, "</"+name+">")
+		return strings.TrimSpace(v), ok
+	}
+	name, ok := tag("command-name")
+	if !ok || name == "" {
+		if msg, ok := tag("command-message"); ok && msg != "" {
+			return msg
+		}
+		return p
+	}
+	if !strings.HasPrefix(name, "/") {
+		name = "/" + name
+	}
+	if args, _ := tag("command-args"); args != "" {
+		return name + " " + args
+	}
+	return name
 }
 
 func lastSpace(r []rune) int {

@@ -82,3 +82,20 @@ func TestRenameKeepsNameOnOneLine(t *testing.T) {
 		t.Fatalf("title after a reload %q, want %q", got, want)
 	}
 }
+
+// A slash command as an agent's transcript holds it is titled as it was
+// typed, not by its markup.
+func TestTitleOfSlashCommand(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"<command-message>handgemacht:create-beads</command-message>\n<command-name>/handgemacht:create-beads</command-name>\n<command-args>websearch to learn how\n\nMaybe igniter?</command-args>",
+			"/handgemacht:create-beads websearch to learn how"},
+		{"<command-message>review is running…</command-message>\n<command-name>/review</command-name>\n<command-args></command-args>", "/review"},
+		{"<command-name>clear</command-name>", "/clear"},
+		{"<command-message>init is analyzing your codebase…</command-message>", "init is analyzing your codebase…"},
+		{"explain <command-name> tags to me", "explain <command-name> tags to me"},
+	} {
+		if got := titleFromPrompt(c.in); got != c.want {
+			t.Errorf("titleFromPrompt(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}

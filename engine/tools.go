@@ -87,20 +87,25 @@ func (s *Session) ToolEdit(ctx context.Context, path, old, repl string, opts ...
 	if old == "" {
 		return nil, fmt.Errorf("%w: the text to replace is empty", ErrBadInput)
 	}
+	o, _ := toolOptions(opts) // runTool refuses more than one
+	n := 1
+	if o.ReplaceAll {
+		n = -1
+	}
 	return s.runTool(ctx, "edit", path, opts, toolPlan{needsContent: true, plan: func(fsys vfs.FS, rel, mode string, data []byte) (*toolEdit, error) {
 		var b []byte
 		var exec bool
 		var err error
 		if data != nil && mode != fstate.ModeLink {
-			b, err = checkEdit(data, rel, old)
+			b, err = checkEdit(data, rel, old, o.ReplaceAll)
 			exec = mode == fstate.ModeExec
 		} else {
-			b, exec, err = readForEdit(fsys, rel, old)
+			b, exec, err = readForEdit(fsys, rel, old, o.ReplaceAll)
 		}
 		if err != nil {
 			return nil, err
 		}
-		return &toolEdit{content: bytes.Replace(b, []byte(old), []byte(repl), 1), exec: exec}, nil
+		return &toolEdit{content: bytes.Replace(b, []byte(old), []byte(repl), n), exec: exec}, nil
 	}})
 }
 
@@ -121,8 +126,9 @@ func (s *Session) ToolRm(ctx context.Context, path string, opts ...ToolOptions) 
 	}})
 }
 
-// readForEdit reads a regular file and checks old occurs in it once.
-func readForEdit(fsys vfs.FS, rel, old string) ([]byte, bool, error) {
+// readForEdit reads a regular file and checks old occurs in it once (or,
+// all, at least once).
+func readForEdit(fsys vfs.FS, rel, old string, all bool) ([]byte, bool, error) {
 	fi, err := fsys.Lstat(rel)
 	if vfs.IsNotExist(err) {
 		return nil, false, fmt.Errorf("%w: no file %s", ErrBadInput, rel)
@@ -142,22 +148,22 @@ func readForEdit(fsys vfs.FS, rel, old string) ([]byte, bool, error) {
 	if err != nil {
 		return nil, false, err
 	}
-	b, err = checkEdit(b, rel, old)
+	b, err = checkEdit(b, rel, old, all)
 	return b, fi.Mode().Perm()&0o111 != 0, err
 }
 
 // checkEdit checks content b of rel may be edited: it is not too large and
-// old occurs in it once.
-func checkEdit(b []byte, rel, old string) ([]byte, error) {
+// old occurs in it once (or, all, at least once).
+func checkEdit(b []byte, rel, old string, all bool) ([]byte, error) {
 	if len(b) > maxEditBytes {
 		return nil, fmt.Errorf("%w: %s is larger than %d bytes", ErrBadInput, rel, maxEditBytes)
 	}
-	switch n := bytes.Count(b, []byte(old)); n {
-	case 1:
+	switch n := bytes.Count(b, []byte(old)); {
+	case n == 1 || n > 1 && all:
 		return b, nil
-	case 0:
+	case n == 0:
 		return nil, fmt.Errorf("%w: the text to replace is not in %s", ErrBadInput, rel)
 	default:
-		return nil, fmt.Errorf("%w: the text to replace occurs %d times in %s; give more context", ErrBadInput, n, rel)
+		return nil, fmt.Errorf("%w: the text to replace occurs %d times in %s; give more context, or replace every one", ErrBadInput, n, rel)
 	}
 }

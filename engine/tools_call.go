@@ -11,6 +11,9 @@ type ToolOptions struct {
 	// Empty: the user prompt that began the turn (the newest user item on
 	// the head path), or none in a conversation that has no prompt yet.
 	Call string
+	// ReplaceAll, for ToolEdit: replace every occurrence of the old text
+	// (at least one); without it the old text must occur exactly once.
+	ReplaceAll bool
 }
 
 // toolOptions is the one ToolOptions of a file tool's variadic argument.

@@ -1,12 +1,14 @@
 package importer
 
 import (
-	"encoding/json"
+	"encoding/base64"
 	"fmt"
 	"io"
 	"path/filepath"
 	"strings"
 	"time"
+
+	json "github.com/segmentio/encoding/json"
 
 	"cairn/engine"
 	"cairn/internal/lazyre"
@@ -54,12 +56,26 @@ type cxPayload struct {
 	} `json:"info"`
 }
 
+// Rollouts written before session_meta existed (Codex CLI of mid 2025)
+// have no envelope: a first line {"id","timestamp","instructions"}, then
+// {"record_type":"state"} markers and the response items themselves
+// ({"type":"message",...}). Their working directory is only in the
+// <environment_context> message Codex sends at the start ("<cwd>DIR</cwd>").
+
+// cxState is what a Codex read carries from one line to the next, and, in
+// a State, to the next read of the same file.
+type cxState struct {
+	Last  string            `json:"last,omitempty"`  // the key of the last item: the next one's parent
+	Calls map[string]string `json:"calls,omitempty"` // call_id -> the tool_call item's key
+	Spend engine.Spend      `json:"spend"`           // the last token_count's running total
+	// Legacy: the file is of the format before session_meta.
+	Legacy bool `json:"legacy,omitempty"`
+}
+
 type cxParse struct {
 	src   engine.ImportSource
 	stats Stats
-	last  string            // the key of the last item: the next one's parent
-	calls map[string]string // call_id -> the tool_call item's key
-	first string            // the key of the first item, for a compaction
+	st    *cxState
 }
 
 var rolloutIDRE = lazyre.New(`([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl(\.zst)?$`)
@@ -68,13 +84,30 @@ var rolloutIDRE = lazyre.New(`([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[
 // session_meta's (else the uuid in the file's name), its directory
 // session_meta's cwd (else the first turn_context's).
 func Codex(r io.Reader, path string) (*engine.ImportSource, Stats, error) {
-	p := &cxParse{stats: newStats(), calls: map[string]string{}}
-	p.src.Agent, p.src.Path = AgentCodex, path
-	read, torn, err := eachLine(r, p.line)
+	p, err := parseCodex(r, path, nil, -1)
 	if err != nil {
-		return nil, p.stats, fmt.Errorf("read %s: %w", path, err)
+		return nil, p.stats, err
+	}
+	return &p.src, p.stats, nil
+}
+
+// parseCodex reads r, the rollout path from the offset from says (from its
+// start when from is nil), up to the line that starts at limit (to the
+// end when limit < 0).
+func parseCodex(r io.Reader, path string, from *State, limit int64) (*cxParse, error) {
+	p := &cxParse{stats: newStats(), st: &cxState{Calls: map[string]string{}}}
+	p.src.Agent, p.src.Path = AgentCodex, path
+	var base int64
+	if from != nil {
+		p.st, base = from.CX, from.Offset
+		from.into(&p.src)
+	}
+	read, torn, err := eachLine(r, base, limit, p.line)
+	if err != nil {
+		return p, fmt.Errorf("read %s: %w", path, err)
 	}
 	p.src.Offset, p.stats.Torn = read, torn
+	p.src.Spend = p.st.Spend
 	if p.src.SourceID == "" {
 		if m := rolloutIDRE.FindStringSubmatch(filepath.Base(path)); m != nil {
 			p.src.SourceID = m[1]
@@ -82,17 +115,17 @@ func Codex(r io.Reader, path string) (*engine.ImportSource, Stats, error) {
 			p.src.SourceID = strings.TrimSuffix(strings.TrimSuffix(filepath.Base(path), ".zst"), ".jsonl")
 		}
 	}
-	return &p.src, p.stats, nil
+	if p.src.Dir == "" && p.st.Legacy && len(p.src.Items) > 0 {
+		return p, fmt.Errorf("%s: a Codex rollout from before session_meta (mid 2025) that names no working directory: cairn cannot tell which directory's session it is", filepath.Base(path))
+	}
+	return p, nil
 }
 
 func (p *cxParse) add(it engine.ImportItem) {
-	it.ParentKey = p.last
+	it.ParentKey = p.st.Last
 	p.src.Items = append(p.src.Items, it)
 	p.stats.Items[string(it.Type)]++
-	p.last = it.Key
-	if p.first == "" {
-		p.first = it.Key
-	}
+	p.st.Last = it.Key
 }
 
 func (p *cxParse) line(b []byte, off int64) {
@@ -102,13 +135,16 @@ func (p *cxParse) line(b []byte, off int64) {
 		p.stats.Skipped["invalid"]++
 		return
 	}
+	if l.Payload == nil && p.legacy(b, off, &l, &pl) {
+		return
+	}
 	kind := orNone(l.Type)
 	p.stats.Lines[kind]++
 	if p.src.Created.IsZero() && !l.Timestamp.IsZero() {
 		p.src.Created = l.Timestamp
 	}
 	key := fmt.Sprintf("o%d", off)
-	it := engine.ImportItem{Key: key, At: l.Timestamp}
+	it := engine.ImportItem{Key: key, At: l.Timestamp, Off: off}
 	switch l.Type {
 	case "session_meta":
 		if pl.ID != "" {
@@ -133,13 +169,14 @@ func (p *cxParse) line(b []byte, off int64) {
 		return
 	case "compacted":
 		it.Type, it.Text = engine.Compaction, pl.Message
-		if p.first != "" {
-			it.ReplacesKeys = []string{p.first, p.last}
+		if p.st.Last != "" {
+			// From the first item of the path to the last.
+			it.ReplacesKeys = []string{"", p.st.Last}
 		}
 	case "event_msg":
 		if pl.Type == "token_count" && pl.Info != nil && pl.Info.Total != nil {
 			// A running total: the last one is the session's.
-			p.src.Spend = engine.Spend{InputTokens: pl.Info.Total.Input, OutputTokens: pl.Info.Total.Output}
+			p.st.Spend = engine.Spend{InputTokens: pl.Info.Total.Input, OutputTokens: pl.Info.Total.Output}
 		}
 		// The UI's own record of what response items already hold.
 		p.stats.Skipped["event_msg/"+orNone(pl.Type)]++
@@ -157,13 +194,62 @@ func (p *cxParse) line(b []byte, off int64) {
 	p.stats.Made[kind]++
 }
 
+// legacy reads a line of a rollout from before session_meta (see above):
+// its header, a state marker, or a bare response item; false for a line
+// of no such shape.
+func (p *cxParse) legacy(b []byte, off int64, l *cxLine, pl *cxPayload) bool {
+	var h struct {
+		ID         string    `json:"id"`
+		Timestamp  time.Time `json:"timestamp"`
+		RecordType string    `json:"record_type"`
+	}
+	json.Unmarshal(b, &h)
+	switch {
+	case h.RecordType != "":
+		p.st.Legacy = true
+		p.stats.Lines["(none)"]++
+		p.stats.Skipped["record_type/"+h.RecordType]++
+		return true
+	case l.Type == "" && h.ID != "":
+		p.st.Legacy = true
+		p.src.SourceID = h.ID
+		if !h.Timestamp.IsZero() {
+			p.src.Created = h.Timestamp
+		}
+		p.stats.Lines["(none)"]++
+		p.stats.Skipped["header"]++
+		return true
+	}
+	switch l.Type {
+	case "message", "reasoning", "function_call", "function_call_output", "custom_tool_call", "custom_tool_call_output", "local_shell_call", "web_search_call":
+	default:
+		return false
+	}
+	if json.Unmarshal(b, pl) != nil {
+		return false
+	}
+	p.st.Legacy = true
+	p.stats.Lines[l.Type]++
+	it := engine.ImportItem{Key: fmt.Sprintf("o%d", off), At: p.src.Created, Off: off}
+	if !p.response(pl, &it) {
+		p.stats.Skipped[l.Type+"/"+orNone(pl.Role)]++
+		return true
+	}
+	p.add(it)
+	p.stats.Made[l.Type]++
+	return true
+}
+
 // response fills it from a response item; false leaves the line out.
 func (p *cxParse) response(pl *cxPayload, it *engine.ImportItem) bool {
 	switch pl.Type {
 	case "message":
-		text := contentText(pl.Content)
+		text, atts := contentText(pl.Content)
 		switch {
 		case pl.Role == "user" && isContext(text):
+			if m := cwdRE.FindStringSubmatch(text); m != nil && p.src.Dir == "" {
+				p.src.Dir = strings.TrimSpace(m[1])
+			}
 			return false // the environment and instructions every turn repeats
 		case pl.Role == "user":
 			it.Type = engine.User
@@ -172,7 +258,7 @@ func (p *cxParse) response(pl *cxPayload, it *engine.ImportItem) bool {
 		default:
 			return false // developer and system messages
 		}
-		it.Text = text
+		it.Text, it.Attachments = text, atts
 	case "reasoning":
 		var summary []struct {
 			Text string `json:"text"`
@@ -187,7 +273,7 @@ func (p *cxParse) response(pl *cxPayload, it *engine.ImportItem) bool {
 		}
 		it.Type, it.Text = engine.Reasoning, strings.Join(parts, "\n")
 	case "function_call", "custom_tool_call", "local_shell_call", "web_search_call":
-		it.Type, it.Tool = engine.ToolCall, pl.Name
+		it.Type, it.Tool, it.CallID = engine.ToolCall, pl.Name, pl.CallID
 		switch pl.Type {
 		case "function_call":
 			it.Text = pl.Arguments
@@ -199,10 +285,11 @@ func (p *cxParse) response(pl *cxPayload, it *engine.ImportItem) bool {
 			it.Tool, it.Text = "web_search", string(pl.Action)
 		}
 		if pl.CallID != "" {
-			p.calls[pl.CallID] = it.Key
+			p.st.Calls[pl.CallID] = it.Key
 		}
 	case "function_call_output", "custom_tool_call_output":
-		it.Type, it.CallKey = engine.ToolResult, p.calls[pl.CallID]
+		it.Type, it.CallKey = engine.ToolResult, p.st.Calls[pl.CallID]
+		delete(p.st.Calls, pl.CallID)
 		it.Text = outputText(pl.Output)
 	default:
 		return false
@@ -210,28 +297,56 @@ func (p *cxParse) response(pl *cxPayload, it *engine.ImportItem) bool {
 	return true
 }
 
+// cwdRE finds the working directory in an <environment_context> message.
+var cwdRE = lazyre.New(`<cwd>([^<]*)</cwd>`)
+
 // contentText joins a message's text parts (input_text, output_text, text);
-// an image is named in brackets.
-func contentText(raw json.RawMessage) string {
+// an image given by its bytes (a data: URL) is an attachment, any other is
+// named in brackets.
+func contentText(raw json.RawMessage) (string, []engine.Attachment) {
 	var parts []struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
+		Type     string `json:"type"`
+		Text     string `json:"text"`
+		ImageURL string `json:"image_url"`
 	}
 	if json.Unmarshal(raw, &parts) != nil {
 		var s string
 		json.Unmarshal(raw, &s)
-		return s
+		return s, nil
 	}
 	var out []string
+	var atts []engine.Attachment
 	for _, c := range parts {
 		switch {
 		case c.Text != "":
 			out = append(out, c.Text)
 		case strings.Contains(c.Type, "image"):
-			out = append(out, "[image]")
+			if a, ok := dataURLImage(c.ImageURL, len(atts)+1); ok {
+				atts = append(atts, a)
+			} else {
+				out = append(out, "[image]")
+			}
 		}
 	}
-	return strings.Join(out, "\n")
+	return strings.Join(out, "\n"), atts
+}
+
+// dataURLImage is the image a data: URL holds, as the n-th attachment.
+func dataURLImage(u string, n int) (engine.Attachment, bool) {
+	rest, ok := strings.CutPrefix(u, "data:")
+	if !ok {
+		return engine.Attachment{}, false
+	}
+	head, data, ok := strings.Cut(rest, ",")
+	mediaType, enc, _ := strings.Cut(head, ";")
+	if !ok || enc != "base64" {
+		return engine.Attachment{}, false
+	}
+	b, err := base64.StdEncoding.DecodeString(data)
+	if err != nil {
+		return engine.Attachment{}, false
+	}
+	return imageAttachment(b, mediaType, n), true
 }
 
 func isContext(s string) bool {

@@ -16,6 +16,13 @@ import (
 // tool_use, progress lines between a call and its result, tool results of
 // a few KiB, file-history snapshots), seeded so a run is repeatable.
 func GenerateClaudeCode(w io.Writer, seed uint64, size int64, sessionID, cwd string) error {
+	return GenerateClaudeCodeScaled(w, seed, size, sessionID, cwd, 1)
+}
+
+// GenerateClaudeCodeScaled is GenerateClaudeCode with tool results scale
+// times as long: fewer items to the megabyte, as in transcripts of tools
+// that read whole files.
+func GenerateClaudeCodeScaled(w io.Writer, seed uint64, size int64, sessionID, cwd string, scale int) error {
 	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 	bw := bufio.NewWriterSize(w, 1<<20)
 	t := time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC)
@@ -78,7 +85,7 @@ func GenerateClaudeCode(w io.Writer, seed uint64, size int64, sessionID, cwd str
 					return err
 				}
 			}
-			out := text(100 + r.IntN(600))
+			out := text(scale * (100 + r.IntN(600)))
 			if err := line(map[string]any{"type": "user", "message": map[string]any{"role": "user", "content": []any{
 				map[string]any{"type": "tool_result", "tool_use_id": id, "content": out}}}, "toolUseResult": map[string]any{"stdout": out}}); err != nil {
 				return err

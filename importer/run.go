@@ -1,7 +1,9 @@
 package importer
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -36,6 +38,12 @@ func Files(agent string, roots []string) ([]string, error) {
 			return nil, fmt.Errorf("source %s: %v", root, errors.Unwrap(err))
 		}
 		if !fi.IsDir() {
+			if agent == AgentClaudeCode && strings.HasPrefix(filepath.Base(root), "agent-") {
+				// A sub-agent transcript is read with its session.
+				if parent := subagentParent(root); parent != "" {
+					root = parent
+				}
+			}
 			out = append(out, root)
 			continue
 		}
@@ -104,10 +112,52 @@ func isDir(p string) bool {
 }
 
 // SubagentFiles lists the sub-agent transcripts Claude Code keeps for the
-// session file path: <session>/subagents/agent-*.jsonl.
-func SubagentFiles(path string) []string {
+// session file path, whose session id is id: <session>/subagents/agent-*.jsonl,
+// and, from versions before 2.1, agent-*.jsonl beside the session file
+// whose lines name the session.
+func SubagentFiles(path, id string) []string {
 	m, _ := filepath.Glob(filepath.Join(strings.TrimSuffix(path, ".jsonl"), "subagents", "agent-*.jsonl"))
+	old, _ := filepath.Glob(filepath.Join(filepath.Dir(path), "agent-*.jsonl"))
+	for _, f := range old {
+		if id != "" && firstSessionID(f) == id {
+			m = append(m, f)
+		}
+	}
 	return m
+}
+
+// subagentParent is the session file beside the sub-agent transcript f
+// (older versions' layout) that its lines name, or "".
+func subagentParent(f string) string {
+	id := firstSessionID(f)
+	if id == "" || strings.ContainsAny(id, `/\`) {
+		return ""
+	}
+	p := filepath.Join(filepath.Dir(f), id+".jsonl")
+	if _, err := os.Stat(p); err != nil {
+		return ""
+	}
+	return p
+}
+
+// firstSessionID is the sessionId of the first line of f that names one.
+func firstSessionID(f string) string {
+	fh, err := os.Open(f)
+	if err != nil {
+		return ""
+	}
+	defer fh.Close()
+	sc := bufio.NewScanner(fh)
+	sc.Buffer(nil, 16<<20)
+	for n := 0; n < 16 && sc.Scan(); n++ {
+		var l struct {
+			SessionID string `json:"sessionId"`
+		}
+		if json.Unmarshal(sc.Bytes(), &l) == nil && l.SessionID != "" {
+			return l.SessionID
+		}
+	}
+	return ""
 }
 
 // Options are an import run's.
@@ -252,8 +302,12 @@ func parseFile(agent, file string) (pf parsedFile) {
 	var src *engine.ImportSource
 	switch agent {
 	case AgentClaudeCode:
+		if strings.HasPrefix(filepath.Base(file), "agent-") && !strings.HasSuffix(file, ".zst") {
+			// Its session's file is not beside it (Files finds it when it is).
+			return fail(fmt.Errorf("%s is a sub-agent's transcript: it is imported with its session's file", filepath.Base(file)))
+		}
 		var p *ccParse
-		if p, err = parseClaudeCode(r, file); err == nil {
+		if p, err = parseClaudeCode(r, file, nil, -1); err == nil {
 			src, sr.Stats = &p.src, p.stats
 			err = p.subagents(file, sr)
 		}
@@ -287,7 +341,7 @@ func bringIn(ctx context.Context, store *engine.Store, agent string, pf parsedFi
 		}
 		return fail(errors.New("the source names no working directory"))
 	}
-	ws, err := store.ImportWorkspace(src.Dir)
+	ws, err := store.ImportWorkspaceFor(ctx, agent, src.SourceID, src.Dir)
 	if err != nil {
 		return fail(err)
 	}
@@ -316,7 +370,7 @@ func bringIn(ctx context.Context, store *engine.Store, agent string, pf parsedFi
 // subagents reads the sub-agent transcripts of the session file path into
 // p's source as tasks; their lines are accounted for in sr.Stats too.
 func (p *ccParse) subagents(path string, sr *SessionReport) error {
-	for _, f := range SubagentFiles(path) {
+	for _, f := range SubagentFiles(path, p.src.SourceID) {
 		fh, err := os.Open(f)
 		if err != nil {
 			return err

@@ -42,12 +42,17 @@ func (s Stats) Clone() Stats {
 }
 
 // eachLine calls fn with every complete line of r (without its newline)
-// and the byte offset it starts at, and returns the bytes read through the
-// last complete line and the length of a torn last line.
-func eachLine(r io.Reader, fn func(line []byte, off int64)) (read, torn int64, err error) {
+// and the byte offset it starts at, counted from base (where r starts in
+// its file), and returns the offset after the last complete line read and
+// the length of a torn last line. With limit >= 0 it stops before the
+// line that starts at limit or after it.
+func eachLine(r io.Reader, base, limit int64, fn func(line []byte, off int64)) (read, torn int64, err error) {
 	br := bufio.NewReaderSize(r, 1<<20)
-	var off int64
+	off := base
 	for {
+		if limit >= 0 && off >= limit {
+			return off, 0, nil
+		}
 		line, err := br.ReadSlice('\n')
 		if errors.Is(err, bufio.ErrBufferFull) {
 			// A line longer than the buffer: gather it whole.

@@ -3,9 +3,9 @@ package journal
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
+	json "github.com/segmentio/encoding/json"
 	"io"
 	"os"
 

@@ -5,10 +5,14 @@ package main
 // stdin), for PreToolUse and PostToolUse of an Edit of one 4 KiB file in a
 // workspace of 10,000 files (2,000 with --quick), in a session that already
 // holds a prompt and earlier edits. Between the two the bench plays the
-// agent's write (untimed). The anchor is the floor of any hook: the same
-// binary started for `cairn --version`. Goal: each hook at most 30 ms
-// (the agent waits on it at every tool call); the ratio to the anchor is
-// shown for scale.
+// agent's write (untimed). Then again in a long session: about 5,000 items
+// brought in from a 30 MB transcript (6 MB with --quick), where each round
+// is a turn as the agent plays it: the prompt's hook (which brings in what
+// the transcript gained since the last one), the transcript's lines, the
+// edit's two hooks. The anchor is the floor of any hook: the same binary
+// started for `cairn --version`. Goal: each hook at most 30 ms (the agent
+// waits on it at every tool call and prompt), whatever the session's
+// size; the ratio to the anchor is shown for scale.
 
 import (
 	"bytes"
@@ -19,14 +23,18 @@ import (
 	"os/exec"
 	"path/filepath"
 	"time"
+
+	"cairn/engine"
+	"cairn/importer"
 )
 
 func init() { register(Case{Name: "B9", Run: runB9}) }
 
 func runB9(env *Env) ([]Row, error) {
 	files, edits := 10_000, 40
+	bigSize := int64(30 << 20)
 	if env.Quick {
-		files, edits = 2_000, 10
+		files, edits, bigSize = 2_000, 10, 6<<20
 	}
 	bin := filepath.Join(env.Dir, "cairn")
 	build := exec.Command("go", "build", "-o", bin, "cairn/cmd/cairn")
@@ -48,53 +56,202 @@ func runB9(env *Env) ([]Row, error) {
 			return nil, err
 		}
 	}
-	hook := func(ev map[string]any) (float64, error) {
-		ev["session_id"], ev["cwd"], ev["transcript_path"] = "b9-session", ws, "/tmp/b9.jsonl"
-		b, _ := json.Marshal(ev)
-		cmd := exec.Command(bin, "hook", "claude-code")
+	run := func(stdin []byte, args ...string) (float64, error) {
+		cmd := exec.Command(bin, args...)
 		cmd.Env = append(os.Environ(), "CAIRN_HOME="+home)
-		cmd.Stdin = bytes.NewReader(b)
-		var errb bytes.Buffer
-		cmd.Stderr = &errb
+		cmd.Stdin = bytes.NewReader(stdin)
+		var out, errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errb
 		start := time.Now()
 		err := cmd.Run()
 		ms := float64(time.Since(start).Nanoseconds()) / 1e6
-		if err == nil && errb.Len() > 0 {
-			err = fmt.Errorf("%s", errb.String())
+		if err == nil && errb.Len()+out.Len() > 0 {
+			err = fmt.Errorf("%s%s", out.String(), errb.String())
 		}
 		return ms, err
 	}
+	hookOf := func(session, transcript string) func(ev map[string]any) (float64, error) {
+		return func(ev map[string]any) (float64, error) {
+			ev["session_id"], ev["cwd"], ev["transcript_path"] = session, ws, transcript
+			b, _ := json.Marshal(ev)
+			return run(b, "hook", "claude-code")
+		}
+	}
+	floor := func() (float64, error) { return timed(func() error { return exec.Command(bin, "--version").Run() }) }
+	met := func(ms float64) func(float64) bool { return func(float64) bool { return ms <= 30 } }
+
+	// A short session: a prompt, then the edits.
+	hook := hookOf("b9-session", filepath.Join(env.Dir, "none.jsonl"))
 	if _, err := hook(map[string]any{"hook_event_name": "UserPromptSubmit", "prompt": "edit many files"}); err != nil {
 		return nil, err
 	}
-	var pre, post, floor []float64
+	var pre, post, fl []float64
 	for k := range edits {
-		name := names[r.IntN(files)]
-		in := map[string]any{"file_path": name, "old_string": "a", "new_string": "b"}
-		id := fmt.Sprintf("toolu_%04d", k)
-		p, err := hook(map[string]any{"hook_event_name": "PreToolUse", "tool_name": "Edit", "tool_input": in, "tool_use_id": id})
-		if err != nil {
-			return nil, fmt.Errorf("PreToolUse: %w", err)
-		}
-		if err := os.WriteFile(name, textBytes(r, 4<<10), 0o644); err != nil {
-			return nil, err
-		}
-		q, err := hook(map[string]any{"hook_event_name": "PostToolUse", "tool_name": "Edit", "tool_input": in, "tool_use_id": id})
-		if err != nil {
-			return nil, fmt.Errorf("PostToolUse: %w", err)
-		}
-		f, err := timed(func() error { return exec.Command(bin, "--version").Run() })
+		p, q, err := b9Edit(hook, r, names, fmt.Sprintf("toolu_%04d", k))
 		if err != nil {
 			return nil, err
 		}
-		pre, post, floor = append(pre, p), append(post, q), append(floor, f)
+		f, err := floor()
+		if err != nil {
+			return nil, err
+		}
+		pre, post, fl = append(pre, p), append(post, q), append(fl, f)
 	}
 	size := fmt.Sprintf("%d files, %d edits", files, edits)
-	fm := b4Median(floor)
-	met := func(ms float64) func(float64) bool { return func(float64) bool { return ms <= 30 } }
+	fm := b4Median(fl)
 	pm, qm := b4Median(pre), b4Median(post)
-	return []Row{
+	rows := []Row{
 		row("B9 PreToolUse", size, pm, "cairn --version", fm, "<=30 ms", met(pm), 0),
 		row("B9 PostToolUse", size, qm, "cairn --version", fm, "<=30 ms", met(qm), 0),
-	}, nil
+	}
+
+	// A long session: its transcript brought in, then turns.
+	const sid = "b9b1b9b1-0000-4000-8000-000000000009"
+	tpath := filepath.Join(env.Dir, sid+".jsonl")
+	tf, err := os.Create(tpath)
+	if err != nil {
+		return nil, err
+	}
+	err = importer.GenerateClaudeCodeScaled(tf, 99, bigSize, sid, ws, 4)
+	if cerr := tf.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, err
+	}
+	imp := exec.Command(bin, "import", "claude-code", tpath)
+	imp.Env = append(os.Environ(), "CAIRN_HOME="+home)
+	if out, err := imp.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("import: %v: %s", err, out)
+	}
+	fi, _ := os.Stat(tpath)
+	big := hookOf(sid, tpath)
+	turn := 0
+	// The first prompt hook reads the whole transcript once (untimed):
+	// every later one reads on from where it stopped.
+	if _, err := big(map[string]any{"hook_event_name": "UserPromptSubmit", "prompt": "go on"}); err != nil {
+		return nil, err
+	}
+	last := b9LastUUID(tpath)
+	var bpre, bpost, bprompt, bfl []float64
+	for k := range edits {
+		turn++
+		prompt := fmt.Sprintf("edit file %d", k)
+		id := fmt.Sprintf("toolu_big_%04d", k)
+		q, err := big(map[string]any{"hook_event_name": "UserPromptSubmit", "prompt": prompt})
+		if err != nil {
+			return nil, fmt.Errorf("UserPromptSubmit: %w", err)
+		}
+		u := fmt.Sprintf("b9-%04d-u", k)
+		if err := b9Lines(tpath, sid, ws, &last,
+			map[string]any{"type": "user", "uuid": u, "message": map[string]any{"role": "user", "content": prompt}},
+			map[string]any{"type": "assistant", "uuid": u + "-a", "message": map[string]any{"id": "msg_" + u, "role": "assistant", "model": "claude-opus-4-6",
+				"content": []any{map[string]any{"type": "tool_use", "id": id, "name": "Edit", "input": map[string]any{"file_path": "x"}}}}}); err != nil {
+			return nil, err
+		}
+		p, s, err := b9Edit(big, r, names, id)
+		if err != nil {
+			return nil, err
+		}
+		if err := b9Lines(tpath, sid, ws, &last,
+			map[string]any{"type": "user", "uuid": u + "-r", "message": map[string]any{"role": "user", "content": []any{map[string]any{"type": "tool_result", "tool_use_id": id, "content": "ok"}}}},
+			map[string]any{"type": "assistant", "uuid": u + "-t", "message": map[string]any{"id": "msg_" + u + "t", "role": "assistant", "model": "claude-opus-4-6",
+				"content": []any{map[string]any{"type": "text", "text": "Edited."}}}}); err != nil {
+			return nil, err
+		}
+		f, err := floor()
+		if err != nil {
+			return nil, err
+		}
+		bpre, bpost, bprompt, bfl = append(bpre, p), append(bpost, s), append(bprompt, q), append(bfl, f)
+	}
+	items, err := b9Items(bin, home, ws, sid)
+	if err != nil {
+		return nil, err
+	}
+	size = fmt.Sprintf("%d items, %d MB transcript", items, fi.Size()>>20)
+	fm = b4Median(bfl)
+	pm, qm, um := b4Median(bpre), b4Median(bpost), b4Median(bprompt)
+	return append(rows,
+		row("B9 PreToolUse", size, pm, "cairn --version", fm, "<=30 ms", met(pm), 0),
+		row("B9 PostToolUse", size, qm, "cairn --version", fm, "<=30 ms", met(qm), 0),
+		row("B9 UserPromptSubmit", size, um, "cairn --version", fm, "<=30 ms", met(um), 0),
+	), nil
 }
+
+// b9Edit plays one Edit: its PreToolUse hook, the agent's write, its
+// PostToolUse hook; the two hooks' times.
+func b9Edit(hook func(map[string]any) (float64, error), r *rand.Rand, names []string, id string) (float64, float64, error) {
+	name := names[r.IntN(len(names))]
+	in := map[string]any{"file_path": name, "old_string": "a", "new_string": "b"}
+	p, err := hook(map[string]any{"hook_event_name": "PreToolUse", "tool_name": "Edit", "tool_input": in, "tool_use_id": id})
+	if err != nil {
+		return 0, 0, fmt.Errorf("PreToolUse: %w", err)
+	}
+	if err := os.WriteFile(name, textBytes(r, 4<<10), 0o644); err != nil {
+		return 0, 0, err
+	}
+	q, err := hook(map[string]any{"hook_event_name": "PostToolUse", "tool_name": "Edit", "tool_input": in, "tool_use_id": id})
+	if err != nil {
+		return 0, 0, fmt.Errorf("PostToolUse: %w", err)
+	}
+	return p, q, nil
+}
+
+// b9Lines appends transcript lines, each under the one before (last).
+func b9Lines(path, sid, cwd string, last *string, lines ...map[string]any) error {
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	for _, l := range lines {
+		l["parentUuid"], l["sessionId"], l["cwd"], l["timestamp"] = *last, sid, cwd, time.Now().UTC().Format(time.RFC3339Nano)
+		b, _ := json.Marshal(l)
+		if _, err := f.Write(append(b, '\n')); err != nil {
+			return err
+		}
+		*last = l["uuid"].(string)
+	}
+	return nil
+}
+
+// b9LastUUID is the uuid of the transcript's last line that has one.
+func b9LastUUID(path string) string {
+	b, _ := os.ReadFile(path)
+	lines := bytes.Split(bytes.TrimSpace(b), []byte("\n"))
+	for i := len(lines) - 1; i >= 0; i-- {
+		var l struct{ UUID string }
+		if json.Unmarshal(lines[i], &l) == nil && l.UUID != "" {
+			return l.UUID
+		}
+	}
+	return ""
+}
+
+// b9Items is how many items the agent session sid holds, as `cairn
+// sessions --json` says.
+func b9Items(bin, home, ws, sid string) (int, error) {
+	cmd := exec.Command(bin, "-C", ws, "sessions", "--json")
+	cmd.Env = append(os.Environ(), "CAIRN_HOME="+home)
+	out, err := cmd.Output()
+	if err != nil {
+		return 0, err
+	}
+	var ss []struct {
+		ID    string `json:"id"`
+		Items int    `json:"items"`
+	}
+	if err := json.Unmarshal(out, &ss); err != nil {
+		return 0, err
+	}
+	for _, s := range ss {
+		if s.ID == sessionOf(sid) {
+			return s.Items, nil
+		}
+	}
+	return 0, fmt.Errorf("session of %s not listed", sid)
+}
+
+// sessionOf is the cairn session id of Claude Code session sid.
+func sessionOf(sid string) string { return engine.ImportSessionID(importer.AgentClaudeCode, sid) }

@@ -32,7 +32,7 @@ import (
 //	{"v":1,"kind":"reverted","id":RID,"at":T,"left":[P...]}       its files are durable
 //	{"v":1,"kind":"unrevert","id":UID,"ids":[RID...],"at":T,"item":ITEM} an unrevert, before its files
 //	{"v":1,"kind":"unreverted","id":UID,"at":T,"left":[P...]}     its files are durable
-//	{"v":1,"kind":"overlap","id":UID,"at":T,"item":ITEM,"members":[{"id":SNAP,"call":ITEM}],
+//	{"v":1,"kind":"overlap","id":UID,"at":T,"item":ITEM,"members":[{"id":SNAP,"call":ITEM,"item":ITEM}],
 //	 "files":[{"path":P,"before":F|null,"after":F|null}]}         calls that ran at the same time (overlap.go)
 //
 // and the lines recording writes for calls that are not file tools
@@ -55,8 +55,13 @@ import (
 // written much later) names the item the step's line named, so the two
 // lie on one side of every boundary; the lines of one restore-to all name
 // the newest item when it began; an unrecorded line names its call line's
-// (where the call began). Lines written before "item" was recorded on
-// their kind have none, and are placed by their time.
+// (where the call began). The lines an agent's tool call writes at its
+// post-tool hook (its change line; its call, record or unrecorded line)
+// name the newest item when its pre-tool hook ran, where the call began:
+// the item of the agent's call they name comes in later, from the
+// transcript, and a prompt written while the call ran does not move it.
+// Lines written before "item" was recorded on their kind have none, and
+// are placed by their time.
 //
 // F is {"oid":SHA256,"size":N,"mode":"file|exec|link","perm":"0640"}, the
 // content stored as an object (a link's object is its target), or

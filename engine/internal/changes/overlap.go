@@ -15,11 +15,13 @@ import (
 // began to what it holds at the unit's end. Part of the format:
 //
 //	{"v":1,"kind":"overlap","id":UID,"at":T,"item":ITEM,
-//	 "members":[{"id":SNAP,"call":ITEM}],"files":[{"path":P,"before":F|null,"after":F|null}]}
+//	 "members":[{"id":SNAP,"call":ITEM,"item":ITEM}],"files":[{"path":P,"before":F|null,"after":F|null}]}
 //
 // "members" is the unit's calls in the order they began: "id" the record
 // or change line each wrote ("" for a file tool that changed nothing),
-// "call" the item it belongs to. "before" is stored (an object or
+// "call" the item it belongs to, "item" the newest item when it began (an
+// agent's call, whose own item its transcript brings in later; absent,
+// the overlap line's). "before" is stored (an object or
 // inline), "after" by its hash at least, as a record line's. It is
 // written after the last member's own lines.
 //
@@ -34,8 +36,9 @@ const KindOverlap = "overlap"
 
 // OverlapMember is one call of an overlap line.
 type OverlapMember struct {
-	ID   string `json:"id,omitempty"`
-	Call string `json:"call,omitempty"`
+	ID   string  `json:"id,omitempty"`
+	Call string  `json:"call,omitempty"`
+	Item ItemRef `json:"item,omitzero"`
 }
 
 // OverlapLine is the shape of an overlap line, for writing.
@@ -54,9 +57,11 @@ type Unit struct {
 	Step *Step // the unit's step, at its overlap line
 	// Members is the steps of its calls' own lines, in the order they
 	// began (those that wrote none left out); Calls the items its calls
-	// belong to, in that order.
+	// belong to, in that order, and Began where each began (the member's
+	// "item", else the overlap line's).
 	Members []*Step
 	Calls   []string
+	Began   []ItemRef
 }
 
 // overlap folds an overlap line: the unit's step, and each member's step
@@ -81,6 +86,11 @@ func (tl *Timeline) overlap(l *tlLine) error {
 			return fmt.Errorf("overlap %s: bad member %q", l.ID, m.ID)
 		}
 		u.Calls = append(u.Calls, m.Call)
+		began := m.Item
+		if !began.Known {
+			began = l.Item
+		}
+		u.Began = append(u.Began, began)
 		if ms := tl.snaps[m.ID]; m.ID != "" && ms != nil && ms.Kind != KindOverlap && ms.Unit == nil {
 			u.Members = append(u.Members, ms)
 		}

@@ -72,6 +72,30 @@ func TestTimelineOverlap(t *testing.T) {
 		t.Fatalf("a unit split by the boundary: %+v %+v", ts, cs)
 	}
 
+	// The same, with calls whose items are not in the conversation (an
+	// agent's, before its transcript is read): each member is placed by
+	// the item it names where it began, not by the overlap line's.
+	byItem := func(item string) Boundary {
+		return Boundary{Record: func(_ string, it ItemRef, _ timefmt.Time) bool { return it.ID >= item }, Event: func(ItemRef, timefmt.Time) bool { return true }}
+	}
+	xa, xc := ra, rc
+	xa.Call, xa.Item, xc.Call, xc.Item = "call-a", NewestItem("p2"), "call-c", NewestItem("p3")
+	unknown := OverlapLine{V: 1, Kind: KindOverlap, ID: "m5-000000dd", Item: NewestItem("p3"),
+		Members: []OverlapMember{{ID: xa.ID, Call: "call-a", Item: NewestItem("p2")}, {ID: xc.ID, Call: "call-c", Item: NewestItem("p3")}}, Files: split.Files}
+	tl = tlFold(t, xc, xa, unknown)
+	if ts, cs := tl.Targets(tl.Cut(byItem("p3")), nil); len(ts) != 0 || len(cs) != 2 {
+		t.Fatalf("a unit of unknown calls split by the boundary: %+v %+v", ts, cs)
+	}
+	if ts, cs := tl.Targets(tl.Cut(byItem("p2")), nil); len(cs) != 0 || len(ts) != 2 {
+		t.Fatalf("before the whole unit of unknown calls: %+v %+v", ts, cs)
+	}
+	// A member that names no item is placed by the overlap line's.
+	unknown.Members[0].Item = ItemRef{}
+	tl = tlFold(t, xc, xa, unknown)
+	if ts, cs := tl.Targets(tl.Cut(byItem("p3")), nil); len(cs) != 0 || len(ts) != 2 {
+		t.Fatalf("members without items: %+v %+v", ts, cs)
+	}
+
 	// An undo among the unit's lines (run while its calls ran).
 	e := tlChange("m6-0000000e", "p2", "a", a0, a1)
 	undo := UndoLine{V: 1, Kind: KindUndo, ID: e.ID, Files: []KeptFile{{Path: "a", Kept: a1}}}

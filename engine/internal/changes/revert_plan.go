@@ -66,8 +66,8 @@ func (tl *Timeline) Cut(b Boundary) int {
 	for _, st := range tl.Steps {
 		if u := st.Unit; st.Kind == KindOverlap && u != nil {
 			n := 0
-			for _, c := range u.Calls {
-				if b.Record(c, st.Item, st.At) {
+			for i, c := range u.Calls {
+				if b.Record(c, u.Began[i], st.At) {
 					n++
 				}
 			}

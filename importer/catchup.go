@@ -1,0 +1,64 @@
+package importer
+
+import (
+	"context"
+
+	"cairn/engine"
+)
+
+// CatchUp brings agent session a's transcript (the file path) into its
+// cairn session in workspace ws, reading on from where the last catch-up
+// stopped (a State kept as the session's AgentMark), so a catch-up costs
+// what the transcript grew by, not its size; a transcript rewritten since
+// is read from its start. With pending (a hook's prompt being submitted),
+// the transcript's line of that prompt, when it holds it, is left with
+// what follows for the caller to append (engine.ImportSource.Pending).
+// A transcript of another session changes nothing. The answer is nil when
+// there was nothing to bring in. With s (the agent's session, open) the
+// import goes into it; else the workspace opens the session for it.
+func CatchUp(ctx context.Context, ws *engine.Workspace, s *engine.Session, a engine.AgentSession, path string, pending *engine.PendingPrompt) (*engine.ImportResult, error) {
+	kept := ws.AgentMark(a)
+	from := func() *State {
+		if kept == nil {
+			return nil
+		}
+		st, err := ParseState(kept)
+		if err != nil {
+			return nil
+		}
+		return st
+	}
+	was := from()
+	src, _, next, err := Read(a.Agent, path, was, -1)
+	if err != nil {
+		return nil, err
+	}
+	if src.SourceID != a.ID {
+		return nil, nil
+	}
+	if was != nil && next.Offset == was.Offset && len(src.Items) == 0 {
+		return nil, nil // nothing new
+	}
+	if len(src.Items) == 0 && was == nil {
+		return nil, nil // nothing to bring in, and no session to note it in
+	}
+	src.Pending = pending
+	var res *engine.ImportResult
+	if s != nil {
+		res, err = s.Import(ctx, src)
+	} else {
+		res, err = ws.Import(ctx, src)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if res.Cut >= 0 {
+		// The pending prompt's line and what follows are the next read's.
+		if _, _, next, err = Read(a.Agent, path, from(), res.Cut); err != nil {
+			return res, nil // the next catch-up reads from the mark before
+		}
+	}
+	next.Learn(res.Aliases)
+	ws.SetAgentMark(a, next.Marshal())
+	return res, nil
+}
