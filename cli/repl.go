@@ -143,10 +143,8 @@ func (r *repl) openStore() error {
 		return err
 	}
 	var s *engine.Store
-	if g.ephemeral(home) {
-		s, err = engine.OpenEphemeral(home, storeOptions()...)
-	} else if home != "" {
-		s, err = engine.Open(home, storeOptions()...)
+	if home != "" {
+		s, err = g.openHome(home)
 	}
 	if err != nil {
 		r.notice(fmt.Sprintf("%v; this session is not recorded", err))
