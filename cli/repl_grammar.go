@@ -59,7 +59,7 @@ type replCLI struct {
 	Exit      replExitCmd      `cmd:"" name:"/exit" help:"leave (Ctrl-D too)"`
 	Quit      replExitCmd      `cmd:"" name:"/quit" hidden:"" help:"leave"`
 	Write     replWriteCmd     `cmd:"" name:":write" line:"rest" body:"" help:"write PATH with the lines that follow, up to a line holding only \".\" (or with the lines pasted or typed after it with Alt+Enter, in one text)"`
-	Edit      replEditCmd      `cmd:"" name:":edit" help:"the edit file tool: replace the one occurrence of OLD in PATH by NEW (quote words holding spaces, as in a shell)"`
+	Edit      replEditCmd      `cmd:"" name:":edit" help:"the edit file tool: replace the one occurrence of OLD in PATH by NEW (--all: every one; quote words holding spaces, as in a shell)"`
 	Rm        replRmCmd        `cmd:"" name:":rm" line:"rest" help:"the rm file tool: delete PATH"`
 	Exec      replExecCmd      `cmd:"" name:":exec" line:"raw" help:"run a shell line (sh -c, in the workspace), recording what it changes for file revert"`
 	Patch     replPatchCmd     `cmd:"" name:":patch" line:"rest" body:"" help:"apply a patch (git diff, or *** Begin Patch) from FILE, or from the lines that follow up to a line holding only \".\" (or pasted with it, in one text); /undo undoes all of it"`

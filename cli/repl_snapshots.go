@@ -59,7 +59,9 @@ type replEditCmd struct {
 }
 
 func (c *replEditCmd) Run(r *repl, l *replLine) error {
-	return r.runTool(l.ctx, func() (*engine.ToolAnswer, error) { return r.sess.ToolEdit(l.ctx, c.Path, c.Old, c.New) })
+	return r.runTool(l.ctx, func() (*engine.ToolAnswer, error) {
+		return r.sess.ToolEdit(l.ctx, c.Path, c.Old, c.New, engine.ToolOptions{ReplaceAll: c.All})
+	})
 }
 
 // replRmCmd is :rm PATH.
