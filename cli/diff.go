@@ -120,28 +120,32 @@ func writeChanges(w io.Writer, ch *engine.Changes, asked string, files []diffvie
 	}
 }
 
-// diffCommand is /diff [ITEM] in the REPL: ITEM as /revert takes it (an
+// replDiffCmd is /diff [ITEM] in the REPL: ITEM as /revert takes it (an
 // id, or N for the Nth item of the head path), left out the newest
 // recorded call.
-func (r *repl) diffCommand(ctx context.Context, arg string) {
+type replDiffCmd struct {
+	Item string `arg:"" optional:"" help:"A tool call (what it changed) or a user prompt (what its whole turn changed): an item id, or N for the Nth item of the head path; left out, the newest recorded call."`
+}
+
+func (c *replDiffCmd) Run(r *repl, l *replLine) error {
 	item := ""
-	if arg != "" {
+	if c.Item != "" {
 		var err error
-		if item, err = r.itemRef(arg); err != nil {
+		if item, err = r.itemRef(c.Item); err != nil {
 			fmt.Fprintln(r.out, err)
-			return
+			return nil
 		}
 	}
-	ch, err := r.ws.Changes(ctx, r.sess.ID(), item, diffview.Limit)
+	ch, err := r.ws.Changes(l.ctx, r.sess.ID(), item, diffview.Limit)
 	if err != nil {
-		fmt.Fprintln(r.out, "cairn:", userError(err))
-		return
+		return err
 	}
 	w, color := r.out, false
 	if r.ed != nil && !noColor() {
 		w, color = r.g.term, true
 	}
 	writeChanges(w, ch, item, fileDiffs(r.ws.Path(), ch.Files), color, true)
+	return nil
 }
 
 // revertDiffs are the diffs of a revert preview's files: what each holds

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"cairn/engine"
-	"cairn/internal/vfs"
 )
 
 // One rule for ephemeral runs, the REPL and every other command alike:
@@ -33,44 +32,31 @@ func stateCommand(cmd string) bool {
 	return stateCommands[first]
 }
 
-// ephemeral reports whether this command works in an ephemeral root (see
-// above): --ephemeral or --no-ephemeral, else storage.ephemeral of the
-// state folder home's config.json. When the setting alone decides, it
-// says so on stderr once, so a script is not left to guess.
-func (g *Globals) ephemeral(home string) bool {
-	if g.stateCmd {
-		return false
+// openHome opens the state folder home for this command: an ephemeral
+// root under --ephemeral; the folder itself under --no-ephemeral, for a
+// command about the state folder, or when storage.ephemeral is off. The
+// setting is read by the engine's own loader (Store.Config) from the
+// folder just opened, so the cli reads no file of the state folder itself.
+// A config.json that cannot be read leaves the run recorded: the commands
+// that read it later say why. When the setting alone decides, it says so
+// on stderr once, so a script is not left to guess.
+func (g *Globals) openHome(home string) (*engine.Store, error) {
+	if g.Ephemeral != nil && *g.Ephemeral && !g.stateCmd {
+		return engine.OpenEphemeral(home, storeOptions()...)
 	}
-	if g.Ephemeral != nil {
-		return *g.Ephemeral
+	s, err := engine.Open(home, storeOptions()...)
+	if err != nil || g.Ephemeral != nil || g.stateCmd {
+		return s, err
 	}
-	if !configEphemeral(home) {
-		return false
+	if cfg, err := s.Config(); err != nil || !cfg.Storage.Ephemeral {
+		return s, nil
+	}
+	if err := s.Close(); err != nil {
+		return nil, err
 	}
 	if !g.toldEphemeral {
 		g.toldEphemeral = true
 		fmt.Fprintln(g.stderr, "cairn: storage.ephemeral is on (config.json): nothing this run records of sessions is kept; --no-ephemeral records it")
 	}
-	return true
-}
-
-// configEphemeral is storage.ephemeral of the state folder home's
-// config.json; false when it cannot be read (a command that then opens the
-// store says why).
-func configEphemeral(home string) bool {
-	if home == "" {
-		return false
-	}
-	// Through the vfs seam, which refuses a FIFO rather than wait on it.
-	d, err := vfs.OpenDisk(home)
-	if err != nil {
-		return false
-	}
-	defer d.Close()
-	b, err := vfs.ReadFile(d, "config.json")
-	if err != nil {
-		return false
-	}
-	c, err := engine.ParseConfig(b)
-	return err == nil && c.Storage.Ephemeral
+	return engine.OpenEphemeral(home, storeOptions()...)
 }

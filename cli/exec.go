@@ -94,19 +94,27 @@ func printExecAnswer(w io.Writer, ws *engine.Workspace, a *engine.ExecAnswer, ow
 	}
 }
 
-// execLine runs a REPL shell line: `:exec LINE` (a recorded exec call) or
-// `!LINE` (own: the user's own command, kept in the shell history and the
-// outputs but given no record of its own). Its output shows as it prints;
-// Ctrl-C kills it (ctx).
-func (r *repl) execLine(ctx context.Context, line string, own bool) {
-	if strings.TrimSpace(line) == "" {
-		fmt.Fprintln(r.out, "Usage: :exec LINE or !LINE (a shell line, run with sh -c in the workspace)")
-		return
+// replExecCmd is :exec LINE, a recorded exec call; replOwnCmd is !LINE,
+// the user's own command, kept in the shell history and the outputs but
+// given no record of its own. The line is taken as typed, for sh -c.
+type (
+	replExecCmd struct {
+		Line string `arg:"" placeholder:"LINE" help:"The shell line, as typed (run with sh -c in the workspace)."`
 	}
+	replOwnCmd struct {
+		Line string `arg:"" placeholder:"LINE" help:"The shell line, as typed (run with sh -c in the workspace)."`
+	}
+)
+
+func (c *replExecCmd) Run(r *repl, l *replLine) error { return r.execLine(l.ctx, c.Line, false) }
+func (c *replOwnCmd) Run(r *repl, l *replLine) error  { return r.execLine(l.ctx, c.Line, true) }
+
+// execLine runs a REPL shell line (own: a !LINE). Its output shows as it
+// prints; Ctrl-C kills it (ctx).
+func (r *repl) execLine(ctx context.Context, line string, own bool) error {
 	a, err := r.sess.Exec(ctx, line, engine.ExecOptions{Own: own, Stdout: r.out, Stderr: r.out})
 	if a == nil {
-		fmt.Fprintln(r.out, "cairn:", userError(refusedLine(err)))
-		return
+		return refusedLine(err)
 	}
 	if errors.Is(err, context.Canceled) {
 		fmt.Fprintln(r.out, "\nCancelled; the line was stopped.")
@@ -118,4 +126,5 @@ func (r *repl) execLine(ctx context.Context, line string, own bool) {
 	if err := r.sess.Commit(r.g.ctx); err != nil {
 		fmt.Fprintln(r.out, "cairn: the line ran but its records may not survive a crash:", userError(err))
 	}
+	return nil
 }

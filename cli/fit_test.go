@@ -61,9 +61,9 @@ func TestHelpListsEveryCommand(t *testing.T) {
 		}
 		return out
 	}
-	listed := names(commandList)
+	listed := names(commandList())
 	helped := map[string]bool{}
-	for _, e := range helpEntries {
+	for _, e := range helpEntries() {
 		for n := range names(e[0]) {
 			helped[n] = true
 			if !listed[n] {
@@ -77,7 +77,7 @@ func TestHelpListsEveryCommand(t *testing.T) {
 		}
 	}
 	if !listed["/resume"] || !listed["/rewind"] {
-		t.Errorf("the list of commands misses /resume or /rewind: %s", commandList)
+		t.Errorf("the list of commands misses /resume or /rewind: %s", commandList())
 	}
 	help := helpText(0, "Ctrl-X")
 	for _, want := range []string{"/resume [NAME]", "/rewind", "(Esc Esc)"} {

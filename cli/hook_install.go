@@ -3,14 +3,14 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/google/renameio/v2"
+
 	"cairn/importer"
-	"cairn/internal/vfs"
 )
 
 // `cairn hook install` and `cairn hook uninstall`: cairn's hook entries
@@ -150,20 +150,19 @@ func writeSettings(name string, root *jObj, perm fs.FileMode) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	d, err := vfs.OpenDisk(dir)
+	// The agent's settings file is no file of the state folder: renameio
+	// writes a temporary file beside it, syncs it and renames it over the
+	// old one, with exactly perm. The folder is synced after, so that the
+	// rename itself survives a crash.
+	if err := renameio.WriteFile(name, writeJSONOrdered(root), perm, renameio.WithStaticPermissions(perm)); err != nil {
+		return err
+	}
+	d, err := os.Open(dir)
 	if err != nil {
 		return err
 	}
 	defer d.Close()
-	base := filepath.Base(name)
-	data := writeJSONOrdered(root)
-	if err := vfs.WriteAtomic(d, base, func(w io.Writer) error {
-		_, err := w.Write(data)
-		return err
-	}); err != nil {
-		return err
-	}
-	return os.Chmod(name, perm)
+	return d.Sync()
 }
 
 func (c *HookInstallCmd) Run(g *Globals) error {

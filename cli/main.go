@@ -311,12 +311,7 @@ func (g *Globals) open() (*engine.Store, error) {
 		}
 		home = h
 	}
-	open := func(home string) (*engine.Store, error) {
-		if g.ephemeral(home) {
-			return engine.OpenEphemeral(home, storeOptions()...)
-		}
-		return engine.Open(home, storeOptions()...)
-	}
+	open := g.openHome
 	if g.openStore != nil {
 		open = g.openStore
 	}

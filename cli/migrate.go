@@ -109,42 +109,21 @@ func usageDone(r *engine.MigrateResult, opts engine.MigrateOptions) string {
 	return fmt.Sprintf("Usage: %s moved and %d merged into existing ones (%s).", plural(r.Usage.Moved, "bucket", "buckets"), r.Usage.Merged, plural(r.Usage.Lines, "ledger line", "ledger lines"))
 }
 
-// migrateCommand is /migrate-sessions FROM TO [--no-usage] [--session S]
-// in the REPL: it says what it will move and asks on the next line. When
-// the current session is one of those moved, it is closed first and
+// replMigrateCmd is /migrate-sessions FROM TO [--no-usage] [--session S]
+// [--yes] in the REPL, with the flags of `cairn migrate-sessions`: it says
+// what it will move and asks on the next line (--yes: it does not ask).
+// When the current session is one of those moved, it is closed first and
 // resumed at the destination, where the REPL then works.
-func (r *repl) migrateCommand(arg string) {
-	const usage = "Usage: /migrate-sessions FROM TO [--no-usage] [--session S]"
-	words, err := splitShell(arg)
-	if err != nil {
-		fmt.Fprintln(r.out, usage)
-		return
-	}
-	var pos []string
-	var opts engine.MigrateOptions
-	for i := 0; i < len(words); i++ {
-		switch w := words[i]; {
-		case w == "--no-usage":
-			opts.NoUsage = true
-		case w == "--session" && i+1 < len(words):
-			opts.Session = words[i+1]
-			i++
-		case strings.HasPrefix(w, "--"):
-			fmt.Fprintln(r.out, usage)
-			return
-		default:
-			pos = append(pos, w)
-		}
-	}
-	if len(pos) != 2 {
-		fmt.Fprintln(r.out, usage)
-		return
-	}
+type replMigrateCmd struct {
+	MigrateCmd `embed:""`
+}
+
+func (c *replMigrateCmd) Run(r *repl) error {
 	if r.store.Ephemeral() {
 		fmt.Fprintln(r.out, "This REPL's state folder is a temporary one: it holds no saved sessions to move.")
-		return
+		return nil
 	}
-	from, to := pos[0], pos[1]
+	from, to := c.From, c.To
 	if dir, err := r.g.dir(); err == nil {
 		if !filepath.IsAbs(from) {
 			from = filepath.Join(dir, from)
@@ -153,12 +132,12 @@ func (r *repl) migrateCommand(arg string) {
 			to = filepath.Join(dir, to)
 		}
 	}
+	opts := engine.MigrateOptions{Session: c.Session, NoUsage: c.NoUsage}
 	dry := opts
 	dry.DryRun = true
 	plan, err := r.store.MigrateSessions(r.g.ctx, from, to, dry)
 	if err != nil {
-		fmt.Fprintln(r.out, "cairn:", userError(err))
-		return
+		return err
 	}
 	current := ""
 	if r.sess != nil && r.sess.Recorded() && slices.Contains(plan.Sessions, r.sess.ID()) {
@@ -170,10 +149,12 @@ func (r *repl) migrateCommand(arg string) {
 	if current != "" {
 		fmt.Fprintln(r.out, "This session is one of them: it is closed, moved, and resumed there.")
 	}
-	line, err := r.ask("Move them? [y/N] ")
-	if a := strings.ToLower(strings.TrimSpace(line)); err != nil || a != "y" && a != "yes" {
-		fmt.Fprintln(r.out, "Nothing was moved.")
-		return
+	if !c.Yes {
+		line, err := r.ask("Move them? [y/N] ")
+		if a := strings.ToLower(strings.TrimSpace(line)); err != nil || a != "y" && a != "yes" {
+			fmt.Fprintln(r.out, "Nothing was moved.")
+			return nil
+		}
 	}
 	if current != "" {
 		r.closeSession()
@@ -189,7 +170,7 @@ func (r *repl) migrateCommand(arg string) {
 		}
 	}
 	if current == "" {
-		return
+		return nil
 	}
 	// The session is back in the REPL: at the destination when it moved,
 	// where it was otherwise.
@@ -203,6 +184,7 @@ func (r *repl) migrateCommand(arg string) {
 		r.startNew()
 		fmt.Fprintln(r.out, "New session.")
 	}
+	return nil
 }
 
 // ask reads the answer to question q: on the line editor's prompt, or the

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"os"
@@ -51,32 +50,33 @@ func (g *Globals) readPatch(file string) ([]byte, error) {
 	return b, nil
 }
 
-// patchLine readies a :patch line: the patch is the text after its first
+// replPatchCmd is :patch [FILE]: the patch is the text after its first
 // line (pasted, or typed with Alt+Enter), the file it names, or the lines
-// that follow up to a line holding only ".". It reports false when it
-// printed why there is nothing to run.
-func (r *repl) patchLine(ctx context.Context, file, body string, multi bool) (func() (*engine.ToolAnswer, error), bool) {
+// that follow up to a line holding only ".".
+type replPatchCmd struct {
+	File string `arg:"" optional:"" help:"The patch: a git diff or a \"*** Begin Patch\" envelope (left out: the lines that follow, up to a line holding only \".\")."`
+}
+
+func (c *replPatchCmd) Run(r *repl, l *replLine) error {
 	var text []byte
 	switch {
-	case multi && file != "":
-		fmt.Fprintln(r.out, "Usage: :patch FILE, or :patch then the patch's lines, then a line holding only \".\"")
-		return nil, false
-	case multi:
-		text = []byte(body)
-	case file != "":
-		b, err := r.g.readPatch(file)
+	case l.multi && c.File != "":
+		return usageErrorf(":patch takes FILE or the patch's lines, not both; nothing was changed")
+	case l.multi:
+		text = []byte(l.body)
+	case c.File != "":
+		b, err := r.g.readPatch(c.File)
 		if err != nil {
-			fmt.Fprintln(r.out, "cairn:", userError(err))
-			return nil, false
+			return err
 		}
 		text = b
 	default:
 		s, ok := r.readBlock()
 		if !ok {
 			fmt.Fprintln(r.out, "Cancelled before the line holding only \".\"; nothing was changed.")
-			return nil, false
+			return nil
 		}
 		text = []byte(s)
 	}
-	return func() (*engine.ToolAnswer, error) { return r.sess.ToolPatch(ctx, text) }, true
+	return r.runTool(l.ctx, func() (*engine.ToolAnswer, error) { return r.sess.ToolPatch(l.ctx, text) })
 }

@@ -632,7 +632,7 @@ func TestPTYOutputFitsWindow(t *testing.T) {
 			}
 		}
 		screen := strings.Join(rows[start:], "\n")
-		for _, e := range helpEntries {
+		for _, e := range helpEntries() {
 			if first, _, _ := strings.Cut(e[0], " "); !strings.Contains(screen, "  "+first) {
 				t.Fatalf("%d columns: /help does not list %s:\n%s", cols, e[0], screen)
 			}

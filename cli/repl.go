@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/alecthomas/kong"
+
 	"cairn/cli/display"
 	"cairn/cli/term"
 	"cairn/engine"
@@ -58,6 +60,12 @@ type repl struct {
 	ed    *term.Editor
 	lines *bufio.Reader
 
+	// cmds is what the REPL's parser (kong) parses a command line into;
+	// kongExited, that kong asked to exit (after --help) instead.
+	cmds       replCLI
+	kong       *kong.Kong
+	kongExited bool
+
 	// turnHook, set only by tests, is the work of a prompt's turn: it runs
 	// with the turn's context after the prompt is recorded, before the turn
 	// ends (a test makes it wait for the context to end).
@@ -65,33 +73,6 @@ type repl struct {
 	// sweepHook, set only by tests, runs after each background sweep
 	// (repl_sweep.go).
 	sweepHook func()
-}
-
-// helpEntries are the commands /help lists, each with what it does.
-var helpEntries = [][2]string{
-	{"/rename NAME", "rename this session"},
-	{"/clear, /new", "start a new session here (this one stays resumable)"},
-	{"/history", "show the prompt history"},
-	{"/undo /redo", "restore the files of the newest snapshot, or put the undone edit back (Alt+Z, Alt+R)"},
-	{"/snapshots [restore ID]", "list this session's snapshots (F9), or undo every one down to ID"},
-	{":write PATH", `write PATH with the lines that follow, up to a line holding only "." (or with the lines pasted or typed after it with Alt+Enter, in one text)`},
-	{":edit PATH OLD NEW, :rm PATH", "the edit and rm file tools (shell-style quoting)"},
-	{":exec LINE", "run a shell line (sh -c, in the workspace), recording what it changes for file revert"},
-	{"!LINE", "run a shell line of your own: kept in the shell history, given no change record"},
-	{"/shells [RUN]", "list this session's shell history, or show what command RUN printed"},
-	{"/diff [ITEM]", "the unified diff of what a tool call changed (the newest, or ITEM), or a whole turn (ITEM a prompt)"},
-	{"/resume [NAME]", "switch to another session: the picker, or the one NAME names"},
-	{"/rewind", "go back to before a prompt, which comes back for editing (Esc Esc); stops the session's running tasks instead, when some run"},
-	{":patch [FILE]", `apply a patch (git diff, or *** Begin Patch) from FILE, or from the lines that follow up to a line holding only "." (or pasted with it, in one text); /undo undoes all of it`},
-	{":attach PATH", "attach a file to the next prompt (:attach alone lists them)"},
-	{"/fork [ITEM]", "fork this session (at the head, or an item id or number) and switch to the fork"},
-	{"/revert ITEM [conversation|files|both]", "move the head back: a prompt lands before it and comes back for editing; files (or both) reverts the recorded file changes after ITEM: the first such line previews, the same line again runs it"},
-	{"/unrevert", "undo the reverts since the last new work (files, then the head)"},
-	{"/compact", "replace the older conversation by a summary in the request view"},
-	{"/storage [all]", "where the state folder's disk went, and the change stores (all: every one)"},
-	{"/migrate-sessions FROM TO [--no-usage] [--session S]", "move the saved sessions of directory FROM to TO (asks first)"},
-	{"/help", "show this help"},
-	{"/exit", "leave (Ctrl-D too)"},
 }
 
 // helpKeys ends /help; LEADER is the leader key.
@@ -107,7 +88,7 @@ func helpText(width int, leader string) string {
 	stacked := width > 0 && width-1-col < minColumn
 	var b strings.Builder
 	b.WriteString("Type a prompt and press Enter. Commands:\n")
-	for _, e := range helpEntries {
+	for _, e := range helpEntries() {
 		switch {
 		case stacked:
 			fmt.Fprintf(&b, "  %s\n      %s\n", e[0], e[1])
@@ -143,10 +124,8 @@ func (r *repl) openStore() error {
 		return err
 	}
 	var s *engine.Store
-	if g.ephemeral(home) {
-		s, err = engine.OpenEphemeral(home, storeOptions()...)
-	} else if home != "" {
-		s, err = engine.Open(home, storeOptions()...)
+	if home != "" {
+		s, err = g.openHome(home)
 	}
 	if err != nil {
 		r.notice(fmt.Sprintf("%v; this session is not recorded", err))
@@ -398,32 +377,19 @@ func (r *repl) readLine() (string, error) {
 	return strings.TrimSuffix(strings.TrimSuffix(line, "\n"), "\r"), nil
 }
 
-// commandList names every command, for a line that names none.
-const commandList = "/rename /clear /new /history /shells /undo /redo /snapshots /diff /resume /rewind /fork /revert /unrevert /compact /storage /migrate-sessions /help /exit, :write :edit :rm :exec :patch :attach, !LINE"
-
 // handle runs one line; it reports whether the REPL should end. A blank
-// line records nothing; "//text" is the prompt "/text"; a "/" or ":" line
-// that names no command is refused, not sent. A prompt's turn and a file
-// tool run with ctx: Ctrl-C cancels them (repl_cancel.go).
+// line records nothing; "//text" is the prompt "/text"; a "/", ":" or "!"
+// line is a command (repl_grammar.go), never sent. A prompt's turn and a
+// file tool run with ctx: Ctrl-C cancels them (repl_cancel.go).
 func (r *repl) handle(ctx context.Context, line string) bool {
-	trimmed := strings.TrimSpace(line)
 	switch {
-	case trimmed == "":
+	case strings.TrimSpace(line) == "":
 		return false
-	case strings.HasPrefix(trimmed, "//"):
+	case strings.HasPrefix(strings.TrimSpace(line), "//"):
 		r.prompt(ctx, strings.TrimPrefix(strings.TrimLeft(line, " \t"), "/"))
 		return false
-	case strings.HasPrefix(trimmed, "/"):
-		return r.command(ctx, trimmed)
-	case strings.HasPrefix(trimmed, "!"):
-		r.execLine(ctx, strings.TrimPrefix(trimmed, "!"), true) // cli/exec.go
-		return false
-	case strings.HasPrefix(trimmed, ":") && len(trimmed) > 1 && isLetter(trimmed[1]):
-		if !r.attachLine(trimmed) && !r.toolLine(ctx, line) {
-			name, _, _ := strings.Cut(firstLine(trimmed), " ")
-			fmt.Fprintf(r.out, "Unknown command %s; nothing was sent. Commands: %s (/help says more).\n", name, commandList)
-		}
-		return false
+	case isCommandLine(line):
+		return r.command(ctx, line)
 	}
 	r.prompt(ctx, line)
 	return false
@@ -431,58 +397,48 @@ func (r *repl) handle(ctx context.Context, line string) bool {
 
 func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
 
-// command runs a slash command; it reports whether the REPL should end.
-func (r *repl) command(ctx context.Context, trimmed string) bool {
-	name, arg, _ := strings.Cut(trimmed, " ")
-	arg = strings.TrimSpace(arg)
-	switch name {
-	case "/exit", "/quit":
-		return true
-	case "/help":
-		fmt.Fprint(r.out, helpText(r.width(), r.leaderName()))
-	case "/rename":
-		if arg == "" {
-			fmt.Fprintln(r.out, "A session name cannot be empty.")
-			return false
-		}
-		if !r.sess.Recorded() && len(r.sess.Transcript()) == 0 {
-			r.pendingName = engine.NameLine(arg)
-			fmt.Fprintf(r.out, "The session will be named %q once it holds a prompt.\n", r.pendingName)
-			return false
-		}
-		if err := r.sess.Rename(r.g.ctx, arg); err != nil {
-			fmt.Fprintln(r.out, "cairn:", userError(err))
-			return false
-		}
-		fmt.Fprintf(r.out, "Renamed to %q.\n", r.sess.Record().Title)
-	case "/resume":
-		r.resumeCommand(arg) // repl_pick.go
-	case "/rewind":
-		r.rewindCommand() // repl_rewind.go
-	case "/clear", "/new":
-		if id, ok := r.closeSession(); ok {
-			fmt.Fprintf(r.out, "The previous session stays resumable: cairn --resume %s\n", id)
-		}
-		r.startNew()
-		fmt.Fprintln(r.out, "New session.")
-	case "/fork", "/revert", "/unrevert", "/compact":
-		r.graphCommand(name, arg)
-	case "/undo", "/redo", "/snapshots":
-		r.snapCommand(name, arg)
-	case "/storage":
-		r.storageCommand(ctx, arg)
-	case "/diff":
-		r.diffCommand(ctx, arg)
-	case "/migrate-sessions":
-		r.migrateCommand(arg)
-	case "/shells":
-		r.shellsCommand(ctx, arg)
-	case "/history":
-		printHistory(r.out, r.store.History())
-	default:
-		fmt.Fprintf(r.out, "Unknown command %s; nothing was sent. Commands: %s (/help says more; start a prompt that begins with / with //).\n", firstLine(name), commandList)
+// replRenameCmd is /rename NAME. A name given before the session holds
+// anything is applied with the first prompt, so a name alone writes
+// nothing.
+type replRenameCmd struct {
+	Name string `arg:"" help:"The new title (the rest of the line)."`
+}
+
+func (c *replRenameCmd) Run(r *repl) error {
+	if strings.TrimSpace(c.Name) == "" {
+		fmt.Fprintln(r.out, "A session name cannot be empty.")
+		return nil
 	}
-	return false
+	if !r.sess.Recorded() && len(r.sess.Transcript()) == 0 {
+		r.pendingName = engine.NameLine(c.Name)
+		fmt.Fprintf(r.out, "The session will be named %q once it holds a prompt.\n", r.pendingName)
+		return nil
+	}
+	if err := r.sess.Rename(r.g.ctx, c.Name); err != nil {
+		return err
+	}
+	fmt.Fprintf(r.out, "Renamed to %q.\n", r.sess.Record().Title)
+	return nil
+}
+
+// replClearCmd is /clear (and /new): a new session here.
+type replClearCmd struct{}
+
+func (c *replClearCmd) Run(r *repl) error {
+	if id, ok := r.closeSession(); ok {
+		fmt.Fprintf(r.out, "The previous session stays resumable: cairn --resume %s\n", id)
+	}
+	r.startNew()
+	fmt.Fprintln(r.out, "New session.")
+	return nil
+}
+
+// replHistoryCmd is /history.
+type replHistoryCmd struct{}
+
+func (c *replHistoryCmd) Run(r *repl) error {
+	printHistory(r.out, r.store.History())
+	return nil
 }
 
 // leaderName is the leader key as /help names it.

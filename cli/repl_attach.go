@@ -14,17 +14,16 @@ import (
 // lists what the next prompt takes. A draft a fork or revert handed back
 // brings its prompt's attachments, which go with the next prompt too.
 
-// attachLine runs a `:attach` line; it reports whether the line was one.
-func (r *repl) attachLine(trimmed string) bool {
-	name, arg, _ := strings.Cut(trimmed, " ")
-	if name != ":attach" {
-		return false
-	}
-	arg = pathArg(arg)
-	if arg == "" {
+// replAttachCmd is :attach [PATH].
+type replAttachCmd struct {
+	Path string `arg:"" optional:"" help:"The file to attach to the next prompt (left out: list what it takes)."`
+}
+
+func (c *replAttachCmd) Run(r *repl) error {
+	if c.Path == "" {
 		if len(r.attachReady)+len(r.attachPaths) == 0 {
 			fmt.Fprintln(r.out, "Nothing is attached. :attach PATH attaches a file to the next prompt.")
-			return true
+			return nil
 		}
 		for _, a := range r.attachReady {
 			fmt.Fprintf(r.out, "  %s (%s, from the prompt handed back)\n", display.Line(a.Name), display.Line(a.MediaType))
@@ -32,16 +31,16 @@ func (r *repl) attachLine(trimmed string) bool {
 		for _, p := range r.attachPaths {
 			fmt.Fprintf(r.out, "  %s\n", display.Line(p))
 		}
-		return true
+		return nil
 	}
-	fi, err := checkAttach(r.store, arg)
+	fi, err := checkAttach(r.store, c.Path)
 	if err != nil {
 		fmt.Fprintln(r.out, "cairn:", userError(err), "(nothing was attached)")
-		return true
+		return nil
 	}
-	r.attachPaths = append(r.attachPaths, arg)
-	fmt.Fprintf(r.out, "Attached %s (%d bytes); it goes with the next prompt.\n", display.Line(arg), fi.Size())
-	return true
+	r.attachPaths = append(r.attachPaths, c.Path)
+	fmt.Fprintf(r.out, "Attached %s (%d bytes); it goes with the next prompt.\n", display.Line(c.Path), fi.Size())
+	return nil
 }
 
 // takeAttachments stores the files attached for this prompt and returns

@@ -433,31 +433,32 @@ func (r *repl) renameRow(ctx context.Context, row term.Row, name string) (string
 	return title, nil
 }
 
-// resumeCommand is /resume [SESSION]: the picker (or the session SESSION
+// replResumeCmd is /resume [NAME]: the picker (or the session NAME
 // names), then the chosen session in place of this one, which is closed
 // first and stays resumable.
-func (r *repl) resumeCommand(arg string) {
+type replResumeCmd struct {
+	Name string `arg:"" optional:"" help:"The session to switch to: an id, a unique prefix of one, or a title (left out: the picker)."`
+}
+
+func (c *replResumeCmd) Run(r *repl) error {
 	var row term.Row
 	var err error
-	if arg == "" {
+	if c.Name == "" {
 		row, err = r.pick(pickOptions{})
 	} else {
-		row, err = r.resolveOrPick(arg)
+		row, err = r.resolveOrPick(c.Name)
 	}
 	switch {
 	case errors.Is(err, term.ErrCancelled), errors.Is(err, term.ErrInterrupted):
 		fmt.Fprintln(r.out, "No session chosen; this one goes on.")
-		return
+		return nil
 	case err != nil:
-		fmt.Fprintln(r.out, "cairn:", userError(err))
-		return
+		return err
 	case r.sess != nil && row.ID == r.sess.ID():
 		fmt.Fprintln(r.out, "That is this session; it goes on.")
-		return
+		return nil
 	}
-	if err := r.switchTo(row.ID); err != nil {
-		fmt.Fprintln(r.out, "cairn:", userError(err))
-	}
+	return r.switchTo(row.ID)
 }
 
 // switchTo opens session id and closes the current one for it. The new one

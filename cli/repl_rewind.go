@@ -27,9 +27,17 @@ func (r *repl) bindRewindKeys() {
 	r.ed.Bind("esc esc", "/rewind")
 }
 
-// rewindCommand is /rewind (Esc Esc): the running tasks and shell jobs of
+// replRewindCmd is /rewind (Esc Esc): the running tasks and shell jobs of
 // the session stopped, or, when none runs, the rewind picker.
-func (r *repl) rewindCommand() {
+type replRewindCmd struct{}
+
+func (c *replRewindCmd) Run(r *repl) error {
+	r.rewind()
+	return nil
+}
+
+// rewind is /rewind.
+func (r *repl) rewind() {
 	ctx := r.g.ctx
 	if stopped, err := r.stopRunningTasks(); err != nil {
 		fmt.Fprintln(r.out, "cairn:", userError(err))

@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 
 	"cairn/cli/display"
 	"cairn/cli/term"
@@ -16,9 +15,9 @@ import (
 
 // The REPL's file tools and undo stack (seed 001): the tool lines
 // `:write PATH` (then lines, ended by a line holding only "."),
-// `:edit PATH OLD NEW` (shell-style quoting), `:rm PATH` and `:patch`
-// (cli/patch.go), and the
-// commands /undo, /redo, /snapshots and /snapshots restore ID.
+// `:edit PATH OLD NEW` (shell words), `:rm PATH` and `:patch`
+// (cli/patch.go), and the commands /undo, /redo, /snapshots and
+// /snapshots restore SNAP.
 
 // bindSnapshotKeys binds Alt+Z, Alt+R and F9 where the terminal sends them,
 // and the leader keys: the leader (Ctrl-X unless --leader says otherwise),
@@ -35,85 +34,62 @@ func (r *repl) bindSnapshotKeys() {
 	}
 }
 
-// toolLine runs a :write, :edit, :rm or :patch line; it reports false for any other
-// line, which is then handled elsewhere. text is the line as typed or
-// pasted: a :write's or a :patch's content may follow its first line.
-func (r *repl) toolLine(ctx context.Context, text string) bool {
-	line, body, _ := strings.Cut(strings.TrimLeftFunc(text, unicode.IsSpace), "\n")
-	line = strings.TrimSpace(line)
-	multi := strings.TrimSpace(body) != ""
-	if multi {
-		body = blockContent(body)
-	}
-	name, rest, _ := strings.Cut(line, " ")
-	var run func() (*engine.ToolAnswer, error)
-	if multi && (name == ":edit" || name == ":rm") {
-		fmt.Fprintf(r.out, "%s takes one line; nothing was changed.\n", name)
-		return true
-	}
-	switch name {
-	case ":exec":
-		if multi {
-			fmt.Fprintln(r.out, ":exec takes one line; nothing was run.")
-			return true
-		}
-		r.execLine(ctx, rest, false) // cli/exec.go
-		return true
-	case ":write":
-		path := pathArg(rest)
-		if path == "" {
-			fmt.Fprintln(r.out, "Usage: :write PATH, then the lines, then a line holding only \".\"")
-			return true
-		}
-		// A text of several lines (pasted, or typed with Alt+Enter) holds
-		// the content after its first line; else the lines that follow do.
-		content, ok := body, true
-		if !multi {
-			content, ok = r.readBlock()
-		}
-		if !ok {
-			fmt.Fprintln(r.out, "Cancelled before the line holding only \".\"; nothing was written.")
-			return true
-		}
-		run = func() (*engine.ToolAnswer, error) { return r.sess.ToolWrite(ctx, path, []byte(content)) }
-	case ":edit":
-		args, err := splitShell(rest)
-		if err != nil || len(args) != 3 {
-			fmt.Fprintln(r.out, "Usage: :edit PATH OLD NEW (quote words holding spaces)")
-			return true
-		}
-		run = func() (*engine.ToolAnswer, error) { return r.sess.ToolEdit(ctx, args[0], args[1], args[2]) }
-	case ":patch":
+// replWriteCmd is :write PATH, then its content.
+type replWriteCmd struct {
+	ToolWriteCmd `embed:""`
+}
+
+func (c *replWriteCmd) Run(r *repl, l *replLine) error {
+	// A text of several lines (pasted, or typed with Alt+Enter) holds the
+	// content after its first line; else the lines that follow do.
+	content := l.body
+	if !l.multi {
 		var ok bool
-		if run, ok = r.patchLine(ctx, pathArg(rest), body, multi); !ok {
-			return true
+		if content, ok = r.readBlock(); !ok {
+			fmt.Fprintln(r.out, "Cancelled before the line holding only \".\"; nothing was written.")
+			return nil
 		}
-	case ":rm":
-		path := pathArg(rest)
-		if path == "" {
-			fmt.Fprintln(r.out, "Usage: :rm PATH")
-			return true
-		}
-		run = func() (*engine.ToolAnswer, error) { return r.sess.ToolRm(ctx, path) }
-	default:
-		return false
 	}
+	return r.runTool(l.ctx, func() (*engine.ToolAnswer, error) { return r.sess.ToolWrite(l.ctx, c.Path, []byte(content)) })
+}
+
+// replEditCmd is :edit PATH OLD NEW.
+type replEditCmd struct {
+	ToolEditCmd `embed:""`
+}
+
+func (c *replEditCmd) Run(r *repl, l *replLine) error {
+	return r.runTool(l.ctx, func() (*engine.ToolAnswer, error) {
+		return r.sess.ToolEdit(l.ctx, c.Path, c.Old, c.New, engine.ToolOptions{ReplaceAll: c.All})
+	})
+}
+
+// replRmCmd is :rm PATH.
+type replRmCmd struct {
+	ToolRmCmd `embed:""`
+}
+
+func (c *replRmCmd) Run(r *repl, l *replLine) error {
+	return r.runTool(l.ctx, func() (*engine.ToolAnswer, error) { return r.sess.ToolRm(l.ctx, c.Path) })
+}
+
+// runTool runs a tool line's tool and says what it did. A tool line is its
+// own turn: durable once shown.
+func (r *repl) runTool(ctx context.Context, run func() (*engine.ToolAnswer, error)) error {
 	a, err := run()
 	if errors.Is(err, context.Canceled) {
 		// The tools are atomic: a cancelled one changed nothing.
 		fmt.Fprintln(r.out, "\nCancelled; nothing was changed.")
-		return true
+		return nil
 	}
 	if err != nil {
-		fmt.Fprintln(r.out, "cairn:", userError(refusedLine(err)))
-		return true
+		return refusedLine(err)
 	}
 	printToolAnswer(r.out, r.ws, a)
-	// A tool line is its own turn: durable once shown.
 	if err := r.sess.Commit(r.g.ctx); err != nil {
 		fmt.Fprintln(r.out, "cairn: the change is made but may not survive a crash:", userError(err))
 	}
-	return true
+	return nil
 }
 
 // blockContent is the content of a :write or a :patch given in one text
@@ -157,43 +133,55 @@ func (r *repl) readBlock() (string, bool) {
 	}
 }
 
-// snapCommand runs /undo, /redo, /snapshots and /snapshots restore ID.
-func (r *repl) snapCommand(name, arg string) {
-	var res *engine.RestoreResult
-	var err error
-	switch {
-	case name == "/undo":
-		res, err = r.sess.Undo(r.g.ctx)
-	case name == "/redo":
-		res, err = r.sess.Redo(r.g.ctx)
-	case arg == "":
-		l, err := r.sess.Snapshots(r.g.ctx)
-		if err != nil {
-			fmt.Fprintln(r.out, "cairn:", userError(err))
-			return
-		}
-		printSnapshots(r.out, r.ws, l, time.Now())
-		return
-	default:
-		sub, id, _ := strings.Cut(arg, " ")
-		id = strings.TrimSpace(id)
-		if sub != "restore" || id == "" {
-			fmt.Fprintln(r.out, "Usage: /snapshots, or /snapshots restore ID (the # the list shows, an id, or a unique prefix)")
-			return
-		}
-		full, msg := r.snapshotRef(id)
-		if msg != "" {
-			fmt.Fprintln(r.out, msg)
-			return
-		}
-		res, err = r.sess.RestoreTo(r.g.ctx, full)
-	}
+// replUndoCmd is /undo; replRedoCmd, /redo.
+type (
+	replUndoCmd struct{}
+	replRedoCmd struct{}
+)
+
+func (c *replUndoCmd) Run(r *repl) error { return r.restore(r.sess.Undo) }
+func (c *replRedoCmd) Run(r *repl) error { return r.restore(r.sess.Redo) }
+
+// replSnapshotsCmd is /snapshots: the list, or restore SNAP.
+type replSnapshotsCmd struct {
+	List    replSnapListCmd    `cmd:"" default:"1" hidden:"" help:"list this session's snapshots"`
+	Restore replSnapRestoreCmd `cmd:"" name:"restore" help:"undo every snapshot down to and including SNAP"`
+}
+
+type replSnapListCmd struct{}
+
+func (c *replSnapListCmd) Run(r *repl) error {
+	l, err := r.sess.Snapshots(r.g.ctx)
 	if err != nil {
-		fmt.Fprintln(r.out, "cairn:", userError(restoreRefusal(r.ws, err, "/snapshots restore")))
-		return
+		return err
+	}
+	printSnapshots(r.out, r.ws, l, time.Now())
+	return nil
+}
+
+// replSnapRestoreCmd is /snapshots restore SNAP.
+type replSnapRestoreCmd struct {
+	SnapshotsRestoreCmd `embed:""`
+}
+
+func (c *replSnapRestoreCmd) Run(r *repl) error {
+	full, msg := r.snapshotRef(c.Snap)
+	if msg != "" {
+		fmt.Fprintln(r.out, msg)
+		return nil
+	}
+	return r.restore(func(ctx context.Context) (*engine.RestoreResult, error) { return r.sess.RestoreTo(ctx, full) })
+}
+
+// restore runs an undo, a redo or a restore and says what it did.
+func (r *repl) restore(op func(context.Context) (*engine.RestoreResult, error)) error {
+	res, err := op(r.g.ctx)
+	if err != nil {
+		return restoreRefusal(r.ws, err, "/snapshots restore")
 	}
 	printRestore(r.out, r.ws, res)
 	fmt.Fprintln(r.out, "The conversation is unchanged: tell the agent what you did.")
+	return nil
 }
 
 // snapshotRef turns what /snapshots restore was given into a snapshot id:
@@ -237,76 +225,4 @@ func snapshotRef(l *engine.SnapshotList, ref, list string) (id, msg string) {
 		return found[0], ""
 	}
 	return "", fmt.Sprintf("%q starts %d snapshot ids; give more of it, or the # %s shows.", display.Line(ref), len(found), list)
-}
-
-// pathArg is the PATH of a tool line that takes one (:write, :rm, :attach,
-// :patch FILE): one shell word, quoted as :edit's words are ("my file.txt",
-// my\ file.txt), or else the rest of the line as it is (my file.txt). A
-// name holding spaces works either way, and quotes never end up in a
-// file's name.
-func pathArg(rest string) string {
-	rest = strings.TrimSpace(rest)
-	if w, err := splitShell(rest); err == nil && len(w) == 1 {
-		return w[0]
-	}
-	return rest
-}
-
-// splitShell splits a line into words as a POSIX shell does, without
-// expansions: 'single quotes' keep everything, "double quotes" take
-// backslash before $ ` " \ and newline, and a backslash outside quotes
-// keeps the next character.
-func splitShell(s string) ([]string, error) {
-	var words []string
-	var cur strings.Builder
-	inWord := false
-	rs := []rune(s)
-	for i := 0; i < len(rs); i++ {
-		c := rs[i]
-		switch {
-		case c == ' ' || c == '\t' || c == '\n':
-			if inWord {
-				words = append(words, cur.String())
-				cur.Reset()
-				inWord = false
-			}
-		case c == '\\':
-			inWord = true
-			if i+1 < len(rs) {
-				i++
-				cur.WriteRune(rs[i])
-			}
-		case c == '\'':
-			inWord = true
-			j := i + 1
-			for j < len(rs) && rs[j] != '\'' {
-				j++
-			}
-			if j == len(rs) {
-				return nil, errors.New("unterminated single quote")
-			}
-			cur.WriteString(string(rs[i+1 : j]))
-			i = j
-		case c == '"':
-			inWord = true
-			j := i + 1
-			for ; j < len(rs) && rs[j] != '"'; j++ {
-				if rs[j] == '\\' && j+1 < len(rs) && strings.ContainsRune("$`\"\\\n", rs[j+1]) {
-					j++
-				}
-				cur.WriteRune(rs[j])
-			}
-			if j == len(rs) {
-				return nil, errors.New("unterminated double quote")
-			}
-			i = j
-		default:
-			inWord = true
-			cur.WriteRune(c)
-		}
-	}
-	if inWord {
-		words = append(words, cur.String())
-	}
-	return words, nil
 }

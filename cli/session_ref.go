@@ -133,19 +133,6 @@ func (g *Globals) readSession(ref string) (*engine.Workspace, *engine.Session, e
 	return ws, s, nil
 }
 
-// view reads a session without ownership.
-func (g *Globals) view(ref string) (*engine.Workspace, *engine.View, error) {
-	ws, id, err := g.resolveSession(ref)
-	if err != nil {
-		return nil, nil, err
-	}
-	v, err := ws.Read(g.ctx, id)
-	if err != nil {
-		return nil, nil, err
-	}
-	return ws, v, nil
-}
-
 // checkSessionRefs refuses a session reference given but empty (--session "",
 // -r "", a SESSION argument "", a member of pair --sessions), an item flag
 // given but empty (--at "", --parent "", --call "": every flag whose

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"strings"
@@ -110,21 +109,23 @@ func writeStream(out, term io.Writer, name, text string, cut int64) {
 	w.Flush()
 }
 
-// shellsCommand is /shells [RUN]: the current session's shell history.
-func (r *repl) shellsCommand(ctx context.Context, run string) {
+// replShellsCmd is /shells [RUN]: the current session's shell history.
+type replShellsCmd struct {
+	RunID string `arg:"" name:"run" optional:"" help:"A run id, as the list shows it: print what that command printed."`
+}
+
+func (c *replShellsCmd) Run(r *repl, l *replLine) error {
 	if !r.sess.Recorded() {
 		fmt.Fprintln(r.out, "No shell lines in this session yet.")
-		return
+		return nil
 	}
-	ents, err := r.ws.ShellHistory(ctx, r.sess.ID())
-	if err == nil && len(ents) == 0 && run == "" {
-		fmt.Fprintln(r.out, "No shell lines in this session yet.")
-		return
-	}
-	if err == nil {
-		err = writeShells(r.out, r.g.term, ents, run, r.sess.ID())
-	}
+	ents, err := r.ws.ShellHistory(l.ctx, r.sess.ID())
 	if err != nil {
-		fmt.Fprintln(r.out, "cairn:", userError(err))
+		return err
 	}
+	if len(ents) == 0 && c.RunID == "" {
+		fmt.Fprintln(r.out, "No shell lines in this session yet.")
+		return nil
+	}
+	return writeShells(r.out, r.g.term, ents, c.RunID, r.sess.ID())
 }

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"strings"
@@ -190,20 +189,16 @@ func writeStores(w io.Writer, l []engine.ChangeStore, limit int) {
 	}
 }
 
-// storageCommand is /storage in the REPL: it says at once that it is
+// replStorageCmd is /storage in the REPL: it says at once that it is
 // measuring, then prints the figures when the walk returns (Ctrl-C stops
 // the walk). "/storage all" lists every change store instead of the
 // largest few.
-func (r *repl) storageCommand(ctx context.Context, arg string) {
-	all := false
-	switch arg {
-	case "":
-	case "all":
-		all = true
-	default:
-		fmt.Fprintln(r.out, "Usage: /storage [all]")
-		return
-	}
+type replStorageCmd struct {
+	All string `arg:"" optional:"" enum:"all," default:"" placeholder:"all" help:"all: every change store, not only the largest few."`
+}
+
+func (c *replStorageCmd) Run(r *repl, l *replLine) error {
+	ctx, all := l.ctx, c.All == "all"
 	if r.store.Ephemeral() {
 		fmt.Fprintln(r.out, "This session is not recorded: its state folder is a temporary one.")
 	}
@@ -211,8 +206,7 @@ func (r *repl) storageCommand(ctx context.Context, arg string) {
 	fmt.Fprint(r.out, fitText(fmt.Sprintf("Measuring %s …\n", display.Line(r.store.Home())), width))
 	st, err := r.store.Stats(ctx)
 	if err != nil {
-		fmt.Fprintln(r.out, "cairn:", userError(err))
-		return
+		return err
 	}
 	// Printed when whole, fitted to the window; the bar too.
 	var b strings.Builder
@@ -221,21 +215,21 @@ func (r *repl) storageCommand(ctx context.Context, arg string) {
 		cells = max(min(barWidth, width-3), 10)
 	}
 	writeStats(&b, st, cells)
-	l, err := r.store.ChangeStores(ctx)
+	stores, err := r.store.ChangeStores(ctx)
 	if err != nil {
 		fmt.Fprint(r.out, fitText(b.String(), width))
-		fmt.Fprintln(r.out, "cairn:", userError(err))
-		return
+		return err
 	}
 	limit := storesShown
 	if all {
 		limit = 0
 	}
-	writeStores(&b, l, limit)
+	writeStores(&b, stores, limit)
 	if r.sess != nil && r.sess.Recorded() {
 		if why := r.ws.RevertUnavailable(r.sess.ID()); why != "" {
 			fmt.Fprintf(&b, "File revert is unavailable for this session: %s.\n", why)
 		}
 	}
 	fmt.Fprint(r.out, fitText(b.String(), width))
+	return nil
 }

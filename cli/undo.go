@@ -35,7 +35,7 @@ type SnapshotsListCmd struct{}
 
 // SnapshotsRestoreCmd is `cairn snapshots restore SNAP`.
 type SnapshotsRestoreCmd struct {
-	Snap string `arg:"" name:"snap" help:"Snapshot: the # cairn snapshots shows, an id, or a unique prefix of one."`
+	Snap string `arg:"" name:"snap" help:"Snapshot: the # the list of snapshots shows, an id, or a unique prefix of one."`
 }
 
 func (c *UndoCmd) Run(g *Globals) error {

@@ -25,7 +25,6 @@ type Editor struct {
 	cur     *lineEdit // the ReadLine under way
 	closed  bool
 	typed   string // the text of the ReadLine under way (Typed)
-	bound   bool   // the last ReadLine returned a bound line (Bound)
 	used    bool   // the last ReadLine's text was submitted or discarded (Used)
 	kills   []string
 }
@@ -41,14 +40,6 @@ func (e *Editor) Typed() string {
 		return e.pending
 	}
 	return e.typed
-}
-
-// Bound reports whether the last ReadLine returned the line of a bound key
-// rather than text typed and submitted.
-func (e *Editor) Bound() bool {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.bound
 }
 
 // Used reports whether the last ReadLine ended with the person done with
@@ -142,7 +133,7 @@ func (e *Editor) ReadLine(prompt string) (string, error) {
 	l.promptW = textWidth(l.prompt)
 	l.buf.kills = e.kills
 	l.buf.set(e.pending)
-	e.typed, e.pending, e.bound, e.used = l.buf.s, "", false, false
+	e.typed, e.pending, e.used = l.buf.s, "", false
 	e.cur = l
 	e.mu.Unlock()
 

@@ -319,16 +319,16 @@ func TestPTYEditorExternalEditor(t *testing.T) {
 }
 
 // A binding of two keys ("esc esc") submits its line on the second key and
-// keeps the typed text for the next ReadLine.
+// keeps the typed text for the next ReadLine (the text is not used up).
 func TestPTYEditorBindTwoKeys(t *testing.T) {
 	p := openPTY(t, 24, 80)
 	e := openEditor(t, p, nil)
 	defer e.Close()
 	e.Bind("esc esc", "/rewind")
-	if r := readLine(t, p, e, "typed", "\x1b\x1b"); r.s != "/rewind" || r.err != nil || !e.Bound() {
-		t.Fatalf("Esc Esc: %q, %v, bound %v", r.s, r.err, e.Bound())
+	if r := readLine(t, p, e, "typed", "\x1b\x1b"); r.s != "/rewind" || r.err != nil || e.Used() || e.Typed() != "typed" {
+		t.Fatalf("Esc Esc: %q, %v, used %v, kept %q", r.s, r.err, e.Used(), e.Typed())
 	}
-	if r := readLine(t, p, e, "!\r"); r.s != "typed!" || e.Bound() {
-		t.Fatalf("the text after Esc Esc: %q, bound %v", r.s, e.Bound())
+	if r := readLine(t, p, e, "!\r"); r.s != "typed!" || !e.Used() {
+		t.Fatalf("the text after Esc Esc: %q, used %v", r.s, e.Used())
 	}
 }

@@ -10,8 +10,8 @@ var (
 	// ErrCancelled: the picker was left without a choice (Esc, Ctrl-C, an
 	// empty answer or "q").
 	ErrCancelled = errors.New("term: cancelled")
-	// ErrNotTerminal: NewEditor or Pick was given a file that is not a
-	// terminal.
+	// ErrNotTerminal: the keys of a file that is not a terminal were
+	// asked for (OpenKeys).
 	ErrNotTerminal = errors.New("term: not a terminal")
 	// ErrNoRows: a picker was given nothing to choose from.
 	ErrNoRows = errors.New("term: nothing to pick")

@@ -253,7 +253,7 @@ func (l *lineEdit) keyAlone(msg tea.KeyPressMsg, name string, startPrefix bool) 
 // bound submits a bound line; the text typed so far comes back next time.
 func (l *lineEdit) bound(line string) {
 	l.e.mu.Lock()
-	l.e.pending, l.e.bound = l.buf.s, true
+	l.e.pending = l.buf.s
 	l.e.mu.Unlock()
 	l.finish(line, nil, line)
 }

@@ -17,20 +17,6 @@ import (
 // defaultPageHeight is the page height when out's size is unknown.
 const defaultPageHeight = 20
 
-// Pick shows rows (sorted newest first by the caller) below the cursor and
-// lets the user choose one; it returns its index into rows. It is
-// PickListing over a listing of rows alone, with preview (nil: none).
-func Pick(ctx context.Context, keys *Keys, out io.Writer, rows []Row, preview func(Row) Preview) (int, error) {
-	m, err := runPick(ctx, keys, out, Listing{Rows: rows, Preview: preview})
-	if err != nil {
-		return 0, err
-	}
-	if m.err != nil {
-		return 0, m.err
-	}
-	return m.chosen, nil
-}
-
 // Kind is what a listing's rows are.
 type Kind int
 

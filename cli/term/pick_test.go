@@ -15,6 +15,20 @@ import (
 	"github.com/charmbracelet/x/ansi"
 )
 
+// Pick shows rows below the cursor and lets the user choose one; it
+// returns its index into rows. It is PickListing over a listing of rows
+// alone, with preview (nil: none), for the tests.
+func Pick(ctx context.Context, keys *Keys, out io.Writer, rows []Row, preview func(Row) Preview) (int, error) {
+	m, err := runPick(ctx, keys, out, Listing{Rows: rows, Preview: preview})
+	if err != nil {
+		return 0, err
+	}
+	if m.err != nil {
+		return 0, m.err
+	}
+	return m.chosen, nil
+}
+
 func manyRows(n int) []Row {
 	rows := make([]Row, n)
 	for i := range rows {
