@@ -213,7 +213,7 @@ func (s *Session) recordAfter(ctx context.Context, cl changes.CallLine, cap *cal
 		s.noticef("the %s call ran, but its changes could not be recorded: %v", tool, err)
 		return
 	}
-	seq := max(s.snaps.Seq, s.snaps.recs.Seq) + 1
+	seq := max(s.snaps.Seq(), s.snaps.recs.Seq) + 1
 	if !item.Known {
 		item = s.newestItem()
 	}
@@ -307,7 +307,7 @@ func (s *Session) recordMarks(on bool) []any {
 	mark := s.snaps.recs.Mark
 	now := mkTime(s.ws.s.Now())
 	switch {
-	case !on && mark != changes.KindOff && s.snaps.Seq == 0 && s.snaps.recs.Seq == 0:
+	case !on && mark != changes.KindOff && s.snaps.Seq() == 0 && s.snaps.recs.Seq == 0:
 		// No record yet: nothing a revert could reach back to, and the
 		// first record writes a start line.
 		return nil

@@ -163,7 +163,9 @@ func (w *Workspace) liveRecords(ctx context.Context, self string, own []changes.
 		}
 		var recs changes.Records
 		if _, err := journal.Read(fsys, name, func(b []byte) error {
-			recs.Apply(b) // a bad line is fsck's to name
+			if l, err := changes.Decode(b); err == nil {
+				recs.Fold(l) // a bad line is fsck's to name
+			}
 			return nil
 		}); err != nil && !vfs.IsNotExist(err) {
 			return nil, err

@@ -62,15 +62,14 @@ func foldChanges(fsys vfs.FS, name string, st *snapStack) error {
 	stats, err := journal.Read(fsys, name, func(b []byte) error {
 		n++
 		st.reverts = st.reverts || mayRevert(b)
-		kind, err := st.ApplyKind(b)
+		l, err := changes.Decode(b)
+		if err == nil {
+			err = st.Fold(l)
+			st.recs.Fold(l) // a bad record line is fsck's to name
+		}
 		if err != nil {
 			skipped = append(skipped, UnreadRecord{Error: err.Error()})
 			at = append(at, n)
-		}
-		if kind == "" || changes.RecordsFold(kind) {
-			// The records' fold reads the line again; it skips the
-			// rest (change lines above all), so they are not handed over.
-			st.recs.Apply(b) // a bad record line is fsck's to name
 		}
 		return nil
 	})

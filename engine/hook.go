@@ -292,7 +292,7 @@ func (s *Session) SettleChange(ctx context.Context, call string) (*ToolAnswer, e
 	if err := write(lines...); err != nil {
 		return nil, fmt.Errorf("engine: the %s tool changed files, but its change record was not written: %w", p.Tool, err)
 	}
-	st.List, st.Seq = live, rec.Seq
+	st.Committed(rec, live)
 	ans.Snapshot = &rec.ID
 	keep = s.endUnitCall(ctx, self, rec.ID, nil)
 	return ans, nil

@@ -463,7 +463,9 @@ func (w *Workspace) timeline(id string) (*changes.Timeline, error) {
 func timelineAt(fsys vfs.FS, dir, id string) (*changes.Timeline, error) {
 	tl := &changes.Timeline{}
 	_, err := journal.Read(fsys, changesName(dir, id), func(b []byte) error {
-		tl.Apply(b)
+		if l, err := changes.Decode(b); err == nil {
+			tl.Fold(l)
+		}
 		return nil
 	})
 	if err != nil && !vfs.IsNotExist(err) {
@@ -504,7 +506,7 @@ func (w *Workspace) budgetDrops() (map[string]bool, error) {
 	out := map[string]bool{}
 	_, err := journal.Read(w.s.fsys, dropsName(w.dir), func(b []byte) error {
 		tl := changes.Timeline{}
-		if tl.Apply(b) == nil {
+		if l, err := changes.Decode(b); err == nil && tl.Fold(l) == nil {
 			for id := range tl.Dropped {
 				out[id] = true
 			}
@@ -573,7 +575,7 @@ func (w *Workspace) foreignChanges(self string, mine *changes.Timeline) (changes
 // written, noting in fr each file it could not write; left is their paths,
 // for its end line, and syncErr why its folders are not known durable.
 func (s *Session) applyRevert(ctx context.Context, fsys vfs.FS, objs *objects.Store, plan changes.Plan, fr *FileRevert) (left []string, syncErr error) {
-	s.snaps.settled()
+	s.snaps.Settled() // what the fold makes of the line written
 	res := s.apply.Apply(ctx, fsys, objs, plan)
 	for i, err := range res.Errs {
 		if err != nil {

@@ -136,14 +136,6 @@ func stepOf(r *changes.Revert) *changes.Step {
 	return r.Step
 }
 
-// settled is what a file revert's or unrevert's line does to the undo
-// stack, as its fold does (changes.Stack.Apply): every file change before
-// it was made, so nothing is pending or being restored. The caller holds
-// the stack's lock.
-func (st *snapStack) settled() {
-	st.Pending, st.Held, st.Prev, st.PrevHeld, st.Restoring = nil, nil, nil, nil, nil
-}
-
 // pendingQuick reports whether session id has file reverts to unrevert,
 // from its journal (an error reads as none).
 func (w *Workspace) pendingQuick(id string) bool {

@@ -242,7 +242,7 @@ func (c *Change) commit(ctx context.Context) (*ToolAnswer, error) {
 		return nil, fmt.Errorf("engine: the %s tool changed %s, but its change record was not written: %w",
 			c.tool, strings.Join(c.Paths(), ", "), err)
 	}
-	st.List, st.Seq = live, rec.Seq
+	st.Committed(rec, live)
 	ans.Snapshot = &rec.ID
 	if c.unit != nil {
 		fs := make([]changes.FileChange, len(c.files))

@@ -71,12 +71,12 @@ func (r *restoreRun) undoOne(ctx context.Context, e *changes.Entry, kind string,
 		// (owed, if that cannot be written either).
 		st := &s.snaps
 		st.refold(s)
-		if i := st.Find(e.Rec.ID); i >= 0 && !st.List[i].Applied {
+		if i := st.Find(e.Rec.ID); i >= 0 && !st.Entries()[i].Applied {
 			s.cancel(redoLine(e, mkTime(s.ws.s.Now()), r.item))
 		}
 		return step, err
 	}
-	e.Applied, e.Kept = false, kept
+	s.snaps.Undid(e, kept)
 	done := s.apply.Apply(ctx, fsys, objs, changes.UndoPlan(e, kept, leaves(why)))
 	for k, f := range files {
 		if err := done.Errs[k]; err != nil {
@@ -150,12 +150,12 @@ func (r *restoreRun) redoOne(ctx context.Context, e *changes.Entry) (RestoreStep
 		// written either).
 		st := &s.snaps
 		st.refold(s)
-		if i := st.Find(e.Rec.ID); i >= 0 && st.List[i].Applied {
-			s.cancel(undoLine(st.List[i], mkTime(s.ws.s.Now()), r.item))
+		if i := st.Find(e.Rec.ID); i >= 0 && st.Entries()[i].Applied {
+			s.cancel(undoLine(st.Entries()[i], mkTime(s.ws.s.Now()), r.item))
 		}
 		return step, err
 	}
-	e.Applied = true
+	s.snaps.Redid(e)
 	done := s.apply.Apply(ctx, fsys, objs, changes.RedoPlan(e, leaves(why)))
 	for k, f := range files {
 		kept := e.Kept[k]

@@ -308,7 +308,7 @@ func (t *toolRun) settleStack() *ToolAnswer {
 			s.noticef("the undo stack's limits could not be recorded: %v", err)
 			st.refold(s)
 		} else {
-			st.List, st.Seq, st.Pending, st.Held = live, rec.Seq, nil, nil
+			st.Committed(rec, live)
 		}
 		ans.Snapshot = &rec.ID
 	case t.record:
@@ -442,11 +442,11 @@ func (st *snapStack) refold(s *Session) {
 }
 
 // dropOwed takes out of the stack the pending changes owed aborts
-// cancel, newest first, as Stack.Apply does with the abort lines, and puts
+// cancel, newest first, as Stack.Fold does with the abort lines, and puts
 // back the undone branch each ended. Only the two newest changes can be
 // pending (changes.Stack.Prev).
 func (st *snapStack) dropOwed(owed []string) {
-	for st.HasPending() && slices.Contains(owed, st.Pending.Rec.ID) {
+	for p := st.Pending(); p != nil && slices.Contains(owed, p.Rec.ID); p = st.Pending() {
 		st.PopPending()
 	}
 }

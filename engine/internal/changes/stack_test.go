@@ -31,12 +31,12 @@ func fold(lines ...string) (string, []string) {
 	var st Stack
 	var errs []string
 	for _, l := range lines {
-		if err := st.Apply([]byte(l)); err != nil {
+		if err := foldBytes(&st, []byte(l)); err != nil {
 			errs = append(errs, err.Error())
 		}
 	}
 	var out []string
-	for _, e := range st.List {
+	for _, e := range st.list {
 		mark := "-"
 		if e.Applied {
 			mark = "+"
@@ -79,15 +79,15 @@ func TestStackFold(t *testing.T) {
 	}
 	var st Stack
 	for _, l := range []string{lineA, lineB} {
-		st.Apply([]byte(l))
+		foldBytes(&st, []byte(l))
 	}
-	if st.Pending == nil || st.Pending.Rec.ID != "b-00000000" || st.Seq != 2 || st.Cursor() != 2 ||
-		st.List[0].Rec.Call != "i-0123456789abcdef" {
+	if st.Pending() == nil || st.Pending().Rec.ID != "b-00000000" || st.Seq() != 2 || st.Cursor() != 2 ||
+		st.list[0].Rec.Call != "i-0123456789abcdef" {
 		t.Fatalf("stack %+v", st)
 	}
-	st.Apply([]byte(undoB))
-	if st.Pending != nil || st.Restoring == nil || !slices.Equal(st.Undone(), []string{"b-00000000"}) {
-		t.Fatalf("after undo: pending %v restoring %v undone %v", st.Pending, st.Restoring, st.Undone())
+	foldBytes(&st, []byte(undoB))
+	if st.Pending() != nil || st.Restoring() == nil || !slices.Equal(st.Undone(), []string{"b-00000000"}) {
+		t.Fatalf("after undo: pending %v restoring %v undone %v", st.Pending(), st.Restoring(), st.Undone())
 	}
 }
 
@@ -96,10 +96,10 @@ func FuzzStack(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		var st Stack
 		for _, l := range bytes.Split(b, []byte("\n")) {
-			st.Apply(l)
+			foldBytes(&st, l)
 		}
 		applied := true
-		for _, e := range st.List {
+		for _, e := range st.list {
 			if e.Applied && !applied {
 				t.Fatal("an applied snapshot above an undone one")
 			}
@@ -126,7 +126,7 @@ func TestUnmade(t *testing.T) {
 	before, after := fstate.Content([]byte("old"), fstate.ModeFile), fstate.Content([]byte("new"), fstate.ModeFile)
 	var st Stack
 	e := &Entry{Applied: true, Rec: ChangeLine{ID: "a-00000000", Files: []FileChange{{Path: "a", Before: before, After: after}}}}
-	st.List, st.Pending = []*Entry{e}, e
+	st.list, st.pending = []*Entry{e}, e
 	for _, tc := range []struct {
 		holds  string
 		unmade bool
@@ -137,7 +137,7 @@ func TestUnmade(t *testing.T) {
 		}
 	}
 	write("old")
-	st.Pending = nil // an undo, abort or close line followed
+	st.pending = nil // an undo, abort or close line followed
 	if st.Unmade(ctx, m) {
 		t.Error("a change no longer pending taken as unmade")
 	}
@@ -174,7 +174,7 @@ func TestUnmadeTwoInARow(t *testing.T) {
 		lines := append([]string{line("a-00000000", "one", "two")}, tc.between...)
 		lines = append(lines, line("b-00000000", "two", "three"))
 		for _, l := range lines {
-			if err := st.Apply([]byte(l)); err != nil {
+			if err := foldBytes(&st, []byte(l)); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -182,8 +182,8 @@ func TestUnmadeTwoInARow(t *testing.T) {
 		for ; n < 2 && st.Unmade(ctx, m); n++ {
 			st.PopPending()
 		}
-		if n != tc.unmade || len(st.List) != 2-n {
-			t.Errorf("file holds %q (between %d lines): %d unmade, %d listed; want %d unmade", tc.holds, len(tc.between), n, len(st.List), tc.unmade)
+		if n != tc.unmade || len(st.list) != 2-n {
+			t.Errorf("file holds %q (between %d lines): %d unmade, %d listed; want %d unmade", tc.holds, len(tc.between), n, len(st.list), tc.unmade)
 		}
 	}
 }
@@ -218,7 +218,7 @@ func TestUnmadeBehindUnsettled(t *testing.T) {
 		lines = append(lines, line("b-00000000", "b", "x", "y"), line("c-00000000", "a", "two", "three"))
 		var st Stack
 		for _, l := range lines {
-			if err := st.Apply([]byte(l)); err != nil {
+			if err := foldBytes(&st, []byte(l)); err != nil {
 				t.Fatal(err)
 			}
 		}
