@@ -127,7 +127,7 @@ func (s *Session) recordCall(ctx context.Context, tool, call string, sc CallScop
 		return rc, s.runUnrecorded(ctx, cl, rc, r, fn)
 	}
 	marks := s.recordMarks(true)
-	if err := s.appendChanges(append(marks, cl)...); err != nil {
+	if err := s.writeChanges(synced, append(marks, cl)...); err != nil {
 		if r := refusal(err); r != nil {
 			return rc, s.runUnrecorded(ctx, cl, rc, r, fn)
 		}
@@ -218,13 +218,13 @@ func (s *Session) recordAfter(ctx context.Context, cl changes.CallLine, cap *cal
 		item = s.newestItem()
 	}
 	rl := changes.NewRecordLine(cl, mkTime(s.ws.s.Now()), seq, item, files)
-	write := s.appendChanges
+	mode := synced
 	if s.opts.Brief {
 		// The call's files were all made before this line: it ends with
 		// the close line, under its sync (SessionOptions.Brief).
-		write = s.appendChangesClosed
+		mode = closedSynced
 	}
-	if err := write(append(lead, rl)...); err != nil {
+	if err := s.writeChanges(mode, append(lead, rl)...); err != nil {
 		s.closeCall(cl, changes.WhyFailed, rc)
 		s.noticef("the %s call ran, but its record could not be written: %v", tool, err)
 		return
@@ -285,7 +285,7 @@ func (s *Session) closeCall(cl changes.CallLine, why string, rc *CallRecord) {
 	on := why != changes.WhyDisabled
 	l := changes.UnrecordedLine{V: 1, Kind: changes.KindUnrecorded, ID: cl.ID, At: mkTime(s.ws.s.Now()), Tool: cl.Tool, Call: cl.Call, Item: cl.Item, Why: why}
 	marks := s.recordMarks(on)
-	if err := s.appendChanges(append(marks, l)...); err != nil {
+	if err := s.writeChanges(synced, append(marks, l)...); err != nil {
 		s.noticef("a %s call without a record could not be noted: %v", cl.Tool, err)
 		return
 	}
@@ -340,7 +340,7 @@ func (s *Session) fileToolMarks(ctx context.Context) {
 	if len(lines) == 0 || s.snapReady(ctx) != nil {
 		return
 	}
-	if err := s.appendChangesLazy(lines...); err != nil {
+	if err := s.writeChanges(lazy, lines...); err != nil {
 		return
 	}
 	s.wroteMarks(lines)
@@ -403,7 +403,7 @@ func (s *Session) closeInterrupted() {
 		lines = append(lines, changes.UnrecordedLine{V: 1, Kind: changes.KindUnrecorded, ID: c.ID, At: mkTime(s.ws.s.Now()),
 			Tool: c.Tool, Call: c.Call, Item: c.Item, Why: changes.WhyInterrupted})
 	}
-	if err := s.appendChanges(lines...); err != nil {
+	if err := s.writeChanges(synced, lines...); err != nil {
 		s.noticef("the interrupted calls could not be noted yet: %v", err)
 		return
 	}

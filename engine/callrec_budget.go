@@ -94,7 +94,7 @@ func (s *Session) trimStore(ctx context.Context, cfg StorageConfig, keep string)
 	for _, id := range order {
 		ids := drops[id]
 		if id == s.st.id {
-			err = s.appendChanges(changes.ListLine{V: 1, Kind: changes.KindDrop, IDs: ids, At: now, Why: changes.WhyStoreBudget})
+			err = s.writeChanges(synced, changes.ListLine{V: 1, Kind: changes.KindDrop, IDs: ids, At: now, Why: changes.WhyStoreBudget})
 			if err == nil {
 				s.snaps.recs.Drop(ids)
 			}

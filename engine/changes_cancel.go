@@ -41,7 +41,7 @@ func (s *Session) payCancels() error {
 	}
 	var err error
 	for len(owed) > 0 {
-		if err = s.appendChanges(owed[0]); err != nil {
+		if err = s.writeChanges(synced, owed[0]); err != nil {
 			break
 		}
 		// The stack folds the line as a reader of the journal does.

@@ -36,7 +36,7 @@ type snapStack struct {
 	w       *journal.Writer
 	closed  bool
 	// ended: the last line this process wrote is a close line
-	// (appendChangesClosed), so Close writes none.
+	// (closedSynced, closedLazy), so Close writes none.
 	ended bool
 	// reverts: the journal foldChanges read may hold a file revert's or
 	// unrevert's lines (mayRevert); without them there is none to settle.

@@ -51,7 +51,7 @@ func (s *Session) loadChanges(ctx context.Context) error {
 		}
 		// Best effort: a change left in the stack undoes to what the
 		// file already holds, and the next open tries again.
-		if err := s.appendChanges(changes.EventLine{V: 1, Kind: changes.KindAbort, ID: st.Pending().Rec.ID, At: mkTime(s.ws.s.Now())}); err != nil {
+		if err := s.writeChanges(synced, changes.EventLine{V: 1, Kind: changes.KindAbort, ID: st.Pending().Rec.ID, At: mkTime(s.ws.s.Now())}); err != nil {
 			break
 		}
 		st.PopPending()
@@ -134,7 +134,7 @@ func (s *Session) settleUnsettled(ctx context.Context, lost bool) {
 		s.noticef("the changes of the last run: %v", err)
 		return
 	}
-	if err := s.writeChanges(true, true, nil); err != nil {
+	if err := s.writeChanges(closedSynced); err != nil {
 		s.noticef("the changes journal could not be written: %v", err)
 	}
 }

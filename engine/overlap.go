@@ -335,7 +335,7 @@ func (s *Session) endUnit(ctx context.Context, unit string, ms []*markerFile, ws
 	}
 	now := mkTime(s.ws.s.Now())
 	l := changes.OverlapLine{V: 1, Kind: changes.KindOverlap, ID: unit, At: now, Item: s.newestItem(), Members: line, Files: files}
-	if err := s.appendChanges(l); err != nil {
+	if err := s.writeChanges(synced, l); err != nil {
 		fail(err)
 	}
 }

@@ -170,7 +170,7 @@ func (r *patchRun) recordLine() {
 			j.sync() // with the line's (stageJob.sync)
 		}
 	}
-	if t.lineErr = s.appendChangeAhead(t.rec); t.lineErr != nil {
+	if t.lineErr = s.writeChanges(ahead, t.rec); t.lineErr != nil {
 		s.abortChange(t.rec.ID)
 	}
 }

@@ -307,7 +307,7 @@ func (s *Session) runRevert(ctx context.Context, fsys vfs.FS, objs *objects.Stor
 	for i := range lines {
 		out[i] = lines[i]
 	}
-	if err := s.appendChanges(out...); err != nil {
+	if err := s.writeChanges(synced, out...); err != nil {
 		// Not durable, maybe not all written: a revert whose parts are
 		// not all read never started, and none of its files changed.
 		return fmt.Errorf("engine: revert: write its line: %w; nothing was changed", err)
@@ -318,7 +318,7 @@ func (s *Session) runRevert(ctx context.Context, fsys vfs.FS, objs *objects.Stor
 		// files (settleReverts); until then it is unfinished.
 		return fmt.Errorf("engine: revert: sync folders: %w", syncErr)
 	}
-	if err := s.appendChanges(changes.DoneLine{V: 1, Kind: changes.KindReverted, ID: id, At: mkTime(s.ws.s.Now()), Left: left}); err != nil {
+	if err := s.writeChanges(synced, changes.DoneLine{V: 1, Kind: changes.KindReverted, ID: id, At: mkTime(s.ws.s.Now()), Left: left}); err != nil {
 		return fmt.Errorf("engine: revert: the files are reverted, but its end could not be recorded (the next open settles it): %w", err)
 	}
 	return nil

@@ -66,7 +66,7 @@ func (r *restoreRun) undoOne(ctx context.Context, e *changes.Entry, kind string,
 	for k, f := range files {
 		line.Files[k] = changes.KeptFile{Path: f.Path, Kept: kept[k]}
 	}
-	if err := s.appendChanges(line); err != nil {
+	if err := s.writeChanges(synced, line); err != nil {
 		// The line may have reached the journal: cancel it with a redo
 		// (owed, if that cannot be written either).
 		st := &s.snaps
@@ -144,7 +144,7 @@ func (r *restoreRun) redoOne(ctx context.Context, e *changes.Entry) (RestoreStep
 	if todo == 0 && slices.Contains(failed, true) {
 		return step, r.refusal(actionRedo, e, why)
 	}
-	if err := s.appendChanges(changes.EventLine{V: 1, Kind: changes.KindRedo, ID: e.Rec.ID, At: mkTime(s.ws.s.Now()), Item: r.item}); err != nil {
+	if err := s.writeChanges(synced, changes.EventLine{V: 1, Kind: changes.KindRedo, ID: e.Rec.ID, At: mkTime(s.ws.s.Now()), Item: r.item}); err != nil {
 		// The line may have reached the journal: cancel it with an undo
 		// keeping what the last undo kept (owed, if that cannot be
 		// written either).

@@ -207,19 +207,19 @@ func (t *toolRun) recordLine() {
 	}
 	t.rec = s.snaps.NewRecord(mkTime(s.ws.s.Now()), t.tool, t.call, s.newestItem(), []changes.FileChange{t.f})
 	t.job.sync()
-	if t.lineErr = s.appendChangeAhead(t.rec); t.lineErr != nil {
+	if t.lineErr = s.writeChanges(ahead, t.rec); t.lineErr != nil {
 		// Not durable, maybe not written: cancelled.
 		s.abortChange(t.rec.ID)
 	}
 }
 
 // waitPrevious waits for the background folder syncs of the file changes
-// before this one, which its line did not wait for (appendChangeAhead):
+// before this one, which its line did not wait for (writeChanges, ahead):
 // its file changes only once theirs are durable, so a crash can lose the
 // change before it only together with it. The folders of changes that can
 // be made again from their lines (redoable) are left to the end of the
 // turn (fileSyncs). A sync that failed cancels the line, as it would have
-// refused the line had it been known (appendChanges), and the end of the
+// refused the line had it been known (writeChanges, synced), and the end of the
 // turn reports it. A tool without a line waits for every change before it.
 func (t *toolRun) waitPrevious() {
 	s := t.s
@@ -302,7 +302,7 @@ func (t *toolRun) settleStack() *ToolAnswer {
 		if ids := st.Undone(); len(ids) > 0 {
 			lines = append([]any{changes.ListLine{V: 1, Kind: changes.KindDiscard, IDs: ids, At: rec.At}}, lines...)
 		}
-		if err := s.appendChangesLazy(lines...); err != nil {
+		if err := s.writeChanges(lazy, lines...); err != nil {
 			// The stack is what the journal folds to: without these
 			// lines, the next change ends the branch and drops again.
 			s.noticef("the undo stack's limits could not be recorded: %v", err)
@@ -409,7 +409,7 @@ func noPreImage(tool, rel string, why error) error {
 // whether the line, its abort, both or neither reached it.
 func (s *Session) abortChange(id string) {
 	st := &s.snaps
-	err := s.appendChanges(changes.EventLine{V: 1, Kind: changes.KindAbort, ID: id, At: mkTime(s.ws.s.Now())})
+	err := s.writeChanges(synced, changes.EventLine{V: 1, Kind: changes.KindAbort, ID: id, At: mkTime(s.ws.s.Now())})
 	st.refold(s)
 	if err == nil {
 		return

@@ -183,7 +183,7 @@ func (st *Stack) Fold(l *Line) error {
 	switch l.Kind {
 	case KindCall, KindRecord, KindUnrecorded:
 		// A call's lines wait for the file changes before them to be
-		// durable (engine: appendChanges), as an undo's do: no change
+		// durable (engine: writeChanges, synced), as an undo's do: no change
 		// before them is pending, nor judged with a later one (Prev).
 		st.pending, st.held, st.prev, st.prevHeld, st.unsettled = nil, nil, nil, nil, nil
 	}
