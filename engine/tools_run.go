@@ -137,9 +137,9 @@ func (s *Session) newToolRun(tool, path string, opts []ToolOptions) (*toolRun, f
 func (t *toolRun) captureBefore(ctx context.Context, plan toolPlan) error {
 	s := t.s
 	var ed *toolEdit
-	if !plan.needsContent {
+	if !plan.NeedsContent() {
 		var err error
-		if ed, err = plan.plan(t.fsys, t.rel, "", nil); err != nil {
+		if ed, err = plan.Plan(t.fsys, t.rel, "", nil); err != nil {
 			return err
 		}
 	}
@@ -156,9 +156,9 @@ func (t *toolRun) captureBefore(ctx context.Context, plan toolPlan) error {
 		}
 		return err
 	}
-	if plan.needsContent {
+	if plan.NeedsContent() {
 		t.pre.check = func(data []byte, mode string) (err error) {
-			ed, err = plan.plan(t.fsys, t.rel, mode, data)
+			ed, err = plan.Plan(t.fsys, t.rel, mode, data)
 			return err
 		}
 	}
@@ -171,7 +171,7 @@ func (t *toolRun) captureBefore(ctx context.Context, plan toolPlan) error {
 	}
 	if ed == nil { // the capture did not read the file: the tool reads it
 		var err error
-		if ed, err = plan.plan(t.fsys, t.rel, "", nil); err != nil {
+		if ed, err = plan.Plan(t.fsys, t.rel, "", nil); err != nil {
 			return err
 		}
 	}
