@@ -227,3 +227,41 @@ func TestUnmadeBehindUnsettled(t *testing.T) {
 		}
 	}
 }
+
+// TestStackOwnsItsRules: what an owner tells the stack of lines it wrote
+// without folding them leaves the stack as the fold of those lines would:
+// Committed ends the pending change, Settled ends a pending change and an
+// unfinished undo, and a line not of version 1 is no line at all.
+func TestStackOwnsItsRules(t *testing.T) {
+	folded := func(lines ...string) *Stack {
+		st := &Stack{}
+		for _, l := range lines {
+			foldBytes(st, []byte(l))
+		}
+		return st
+	}
+	st := folded(lineA, lineB) // b pending, a before it
+	if st.Pending() == nil || st.Prev() == nil {
+		t.Fatalf("pending %v prev %v, want b and a", st.Pending(), st.Prev())
+	}
+	st.Committed(ChangeLine{Seq: 7}, st.Entries())
+	if st.Pending() != nil || st.Prev() != nil || st.Restoring() != nil || st.Seq() != 7 {
+		t.Errorf("after Committed: pending %v prev %v restoring %v seq %d", st.Pending(), st.Prev(), st.Restoring(), st.Seq())
+	}
+	if len(st.Unsettled()) == 0 {
+		t.Error("Committed settled the changes before it: only a line that waits does")
+	}
+	st = folded(lineA, lineB, undoB) // b's undo may not have finished
+	if st.Restoring() == nil {
+		t.Fatal("no undo being restored")
+	}
+	st.Settled()
+	if st.Pending() != nil || st.Prev() != nil || st.Restoring() != nil || len(st.Unsettled()) != 0 {
+		t.Errorf("after Settled: pending %v prev %v restoring %v unsettled %d", st.Pending(), st.Prev(), st.Restoring(), len(st.Unsettled()))
+	}
+	for _, b := range []string{`{"v":2,"kind":"close"}`, `{"kind":"close"}`, `not json`} {
+		if _, err := Decode([]byte(b)); err == nil {
+			t.Errorf("Decode(%s) read a line", b)
+		}
+	}
+}
