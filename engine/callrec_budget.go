@@ -94,7 +94,7 @@ func (s *Session) trimStore(ctx context.Context, cfg StorageConfig, keep string)
 	for _, id := range order {
 		ids := drops[id]
 		if id == s.st.id {
-			err = s.appendChanges(changes.ListLine{V: 1, Kind: changes.KindDrop, IDs: ids, At: now, Why: changes.WhyStoreBudget})
+			err = s.writeChanges(synced, changes.ListLine{V: 1, Kind: changes.KindDrop, IDs: ids, At: now, Why: changes.WhyStoreBudget})
 			if err == nil {
 				s.snaps.recs.Drop(ids)
 			}
@@ -163,7 +163,9 @@ func (w *Workspace) liveRecords(ctx context.Context, self string, own []changes.
 		}
 		var recs changes.Records
 		if _, err := journal.Read(fsys, name, func(b []byte) error {
-			recs.Apply(b) // a bad line is fsck's to name
+			if l, err := changes.Decode(b); err == nil {
+				recs.Fold(l) // a bad line is fsck's to name
+			}
 			return nil
 		}); err != nil && !vfs.IsNotExist(err) {
 			return nil, err

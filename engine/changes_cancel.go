@@ -41,12 +41,14 @@ func (s *Session) payCancels() error {
 	}
 	var err error
 	for len(owed) > 0 {
-		if err = s.appendChanges(owed[0]); err != nil {
+		if err = s.writeChanges(synced, owed[0]); err != nil {
 			break
 		}
 		// The stack folds the line as a reader of the journal does.
 		b, _ := json.Marshal(owed[0])
-		st.Apply(b)
+		if l, err := changes.Decode(b); err == nil {
+			st.Fold(l)
+		}
 		owed = owed[1:]
 	}
 	if err != nil {
@@ -78,5 +80,5 @@ func reached(st *changes.Stack, l any) bool {
 		return false
 	}
 	i := st.Find(id)
-	return i < 0 || st.List[i].Applied == applied
+	return i < 0 || st.Entries()[i].Applied == applied
 }

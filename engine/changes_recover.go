@@ -28,12 +28,8 @@ func (s *Session) loadChanges(ctx context.Context) error {
 	// The temp files of the newest change and of the unsettled ones
 	// before it, or of an undo, redo or restore its owner did not finish
 	// (temps.go).
-	last := st.Pending
-	if last == nil && len(st.List) > 0 {
-		last = st.List[len(st.List)-1]
-	}
 	var files []changes.FileChange
-	for _, e := range append([]*changes.Entry{last, st.Prev, st.Restoring}, st.Unsettled...) {
+	for _, e := range append([]*changes.Entry{st.Newest(), st.Prev(), st.Restoring()}, st.Unsettled()...) {
 		if e != nil {
 			files = append(files, e.Rec.Files...)
 		}
@@ -55,13 +51,13 @@ func (s *Session) loadChanges(ctx context.Context) error {
 		}
 		// Best effort: a change left in the stack undoes to what the
 		// file already holds, and the next open tries again.
-		if err := s.appendChanges(changes.EventLine{V: 1, Kind: changes.KindAbort, ID: st.Pending.Rec.ID, At: mkTime(s.ws.s.Now())}); err != nil {
+		if err := s.writeChanges(synced, changes.EventLine{V: 1, Kind: changes.KindAbort, ID: st.Pending().Rec.ID, At: mkTime(s.ws.s.Now())}); err != nil {
 			break
 		}
 		st.PopPending()
 	}
 	s.settleUnsettled(ctx, lost)
-	if e := st.Restoring; e != nil {
+	if e := st.Restoring(); e != nil {
 		s.finishRestore(ctx, e)
 	}
 	s.closeInterrupted() // calls a stopped owner left open (callrec.go)
@@ -99,7 +95,7 @@ func (w *Workspace) powerLost(id string) bool {
 // they were made, else a power loss after it would lose them unseen.
 func (s *Session) settleUnsettled(ctx context.Context, lost bool) {
 	st := &s.snaps
-	if len(st.Unsettled) == 0 {
+	if len(st.Unsettled()) == 0 {
 		return
 	}
 	fsys, done, err := s.ws.files()
@@ -125,11 +121,11 @@ func (s *Session) settleUnsettled(ctx context.Context, lost bool) {
 			}
 		}
 	}
-	if s.ws.partlyMade(ctx, st) || st.Restoring != nil {
+	if s.ws.partlyMade(ctx, st) || st.Restoring() != nil {
 		return // the next open tries again to unmake it (undoPartlyMade), or to finish the restore
 	}
 	dirs := fstate.DirSet{}
-	for _, e := range st.Unsettled {
+	for _, e := range st.Unsettled() {
 		for _, f := range e.Rec.Files {
 			dirs.Add(f.Path)
 		}
@@ -138,7 +134,7 @@ func (s *Session) settleUnsettled(ctx context.Context, lost bool) {
 		s.noticef("the changes of the last run: %v", err)
 		return
 	}
-	if err := s.writeChanges(true, true, nil); err != nil {
+	if err := s.writeChanges(closedSynced); err != nil {
 		s.noticef("the changes journal could not be written: %v", err)
 	}
 }

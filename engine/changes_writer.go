@@ -9,81 +9,84 @@ import (
 	"cairn/objects"
 )
 
-// Writing the changes journal: lines appended and synced once the file
-// changes before them are durable, or appended lazily to ride with the
-// next sync; an owed abort line first; a close line at a clean Close.
+// Writing the changes journal: one write, with a named durability mode
+// saying when its lines may go out and whether they are synced; an owed
+// abort line first; a close line at a clean Close.
 
-// appendChanges appends lines to the changes journal and syncs it, once
-// the file changes before them are durable (fileSyncs).
-func (s *Session) appendChanges(lines ...any) error {
-	if err := s.files.failed(); err != nil {
-		// A change before may not be durable: no line may follow it
-		// until the end of the turn has reported the failure.
-		return err
-	}
-	return s.writeChanges(true, false, lines)
+// durability is how a write to the changes journal waits and syncs.
+type durability int
+
+const (
+	// synced lines are appended and synced once the file changes before
+	// them are durable (fileSyncs.failed): a failure of those syncs
+	// refuses them, as no line may follow a change that may be lost until
+	// the end of the turn has reported it.
+	synced durability = iota
+	// ahead is a file tool's change line, appended and synced while the
+	// folder syncs of the file changes before it may still be under way:
+	// the tool waits for them before it changes its own file
+	// (toolRun.waitPrevious), so a crash leaves at most the two newest
+	// changes unmade, and recovery judges them together (loadChanges). A
+	// failure of those syncs already known refuses the line.
+	ahead
+	// lazy lines are appended without a sync: they ride with the
+	// journal's next sync, or Close's. No lines is no write.
+	lazy
+	// closedSynced is synced ending with the close line Close would
+	// write, under the one sync: for a change whose files were all made
+	// before its line was written (SettleChange of a file edit or a shell
+	// command) in a session that runs nothing else (SessionOptions.Brief),
+	// and for recovery once the changes it made again are durable. Close
+	// then writes and syncs nothing more to the journal. A crash that
+	// loses the close line loses no more than a kill does (the next open
+	// checks the newest change, Workspace.unmade). No close line is added
+	// while a cancellation is owed or a folder sync failed.
+	closedSynced
+	// closedLazy is a close line alone, without a sync, written only to a
+	// journal already open whose last line is not a close line, with no
+	// abort or cancellation owed (Session.settleChanges): it rides with
+	// the next sync; lost in a crash, it costs the next owner a look at
+	// the files of the newest changes.
+	closedLazy
+)
+
+// writeChanges appends lines to the changes journal in mode.
+func (s *Session) writeChanges(mode durability, lines ...any) error {
+	return s.writeChangesIf(mode, nil, lines...)
 }
 
-// appendChangesClosed is appendChanges ending with the close line Close
-// would write, under the one sync: for a change whose files were all made
-// before its line was written (SettleChange of a file edit or a shell
-// command), in a session that runs nothing else (SessionOptions.Brief).
-// Close then writes and syncs nothing more to the journal. The close line says every file change before it was made, which
-// is true once the line is written; a crash that loses it loses no more
-// than a kill does (the next open checks the newest change, Workspace.unmade).
-func (s *Session) appendChangesClosed(lines ...any) error {
-	if err := s.files.failed(); err != nil {
-		return err
+// writeChangesIf is writeChanges when ok, asked under the journal's lock,
+// still says so (nil is yes); when it says no, nothing is written.
+func (s *Session) writeChangesIf(mode durability, ok func() bool, lines ...any) error {
+	switch mode {
+	case synced, closedSynced:
+		if err := s.files.failed(); err != nil {
+			return err
+		}
+	case ahead:
+		if err := s.files.known(); err != nil {
+			return err
+		}
+	case lazy:
+		if len(lines) == 0 {
+			return nil
+		}
 	}
-	return s.writeChanges(true, true, lines)
-}
-
-// appendChangeAhead appends a file tool's change line and syncs it while
-// the folder syncs of the file changes before it may still be under way:
-// the tool waits for them before it changes its own file
-// (toolRun.waitPrevious), so a crash leaves at most the two newest changes
-// unmade, and recovery judges them together (loadChanges). A failure of
-// those syncs already known refuses the line, as appendChanges does.
-func (s *Session) appendChangeAhead(line any) error {
-	if err := s.files.known(); err != nil {
-		return err
-	}
-	return s.writeChanges(true, false, []any{line})
-}
-
-// appendChangesLazy appends lines without a sync: they ride with the
-// journal's next sync, or Close's.
-func (s *Session) appendChangesLazy(lines ...any) error {
-	if len(lines) == 0 {
-		return nil
-	}
-	return s.writeChanges(false, false, lines)
-}
-
-// writeChangesIf appends a close line without a sync when ok, asked
-// under the journal's lock, still says so (Session.settleChanges), and
-// no cancellation is owed; the journal must be open already.
-func (s *Session) writeChangesIf(ok func() bool) error {
 	st := &s.snaps
 	st.wmu.Lock()
 	defer st.wmu.Unlock()
-	if st.closed || st.w == nil || st.ended || len(st.owed) > 0 || len(st.cancels) > 0 || !ok() {
+	if mode == closedLazy && (st.closed || st.w == nil || st.ended || len(st.owed) > 0 || len(st.cancels) > 0) {
 		return nil
 	}
-	return s.writeChangesLocked(false, true, nil)
+	if ok != nil && !ok() {
+		return nil
+	}
+	return s.writeChangesLocked(mode, lines)
 }
 
-// writeChanges appends lines, after any owed abort lines, and syncs them
-// when sync says so; closing adds the close line after them when no
-// cancellation is owed (appendChangesClosed).
-func (s *Session) writeChanges(sync, closing bool, lines []any) error {
-	st := &s.snaps
-	st.wmu.Lock()
-	defer st.wmu.Unlock()
-	return s.writeChangesLocked(sync, closing, lines)
-}
-
-func (s *Session) writeChangesLocked(sync, closing bool, lines []any) error {
+func (s *Session) writeChangesLocked(mode durability, lines []any) error {
+	sync := mode != lazy && mode != closedLazy
+	closing := mode == closedSynced || mode == closedLazy
 	st := &s.snaps
 	if st.closed {
 		return fmt.Errorf("engine: session %s is closed", s.st.id)
@@ -155,7 +158,7 @@ func (st *snapStack) close(now Time, unsure bool) error {
 	// finishes the step the journal says was made, as the stack
 	// said it was (changes_cancel.go).
 	// Nor when the last line written is a close line already
-	// (appendChangesClosed): then there is nothing to sync either.
+	// (closedSynced, closedLazy): then there is nothing to sync either.
 	if len(st.owed) == 0 && len(st.cancels) == 0 && !st.ended && !unsure {
 		if aerr := w.Append(changes.CloseLine{V: 1, Kind: changes.KindClose, At: now}); aerr != nil {
 			err = fmt.Errorf("engine: write the changes journal's close line: %w", aerr)

@@ -104,7 +104,7 @@ func (s *Session) settleChanges(epoch int) {
 		return
 	}
 	defer s.snaps.mu.Unlock()
-	if err := s.writeChangesIf(func() bool { return s.files.settled(epoch) }); err != nil {
+	if err := s.writeChangesIf(closedLazy, func() bool { return s.files.settled(epoch) }); err != nil {
 		s.noticef("the changes journal could not be written: %v", err)
 	}
 }

@@ -28,7 +28,7 @@ import (
 //   - Any other tool's folder is synced by a goroutine, in order with the
 //     syncs started before it, together with the deferred folders. The
 //     next file tool's change line is written and synced meanwhile
-//     (appendChangeAhead), and that tool waits for them before it changes
+//     (writeChanges, ahead), and that tool waits for them before it changes
 //     its own file (toolRun.waitPrevious). So a crash loses at most the
 //     two newest such changes, the older only with the newer, and their
 //     lines, durable before their files changed, name them: the next
@@ -36,7 +36,7 @@ import (
 //     changes.Stack.Prev).
 //
 // Every other line of the changes journal waits for all of them before it
-// is written (appendChanges), and so does the end of a turn, which
+// is written (writeChanges, synced), and so does the end of a turn, which
 // reports a failure and then writes a close line (Session.settleChanges):
 // the changes before it need no redo.
 type fileSyncs struct {

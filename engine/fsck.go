@@ -192,10 +192,13 @@ func (s *Store) fsckJournal(r *FsckReport, name string, bad, note reporter, name
 	st, err := journal.Read(s.fsys, name, func(b []byte) error {
 		line++
 		if stack != nil {
-			why := reverts.check(b)
-			if err := stack.Apply(b); err != nil {
+			l, err := changes.Decode(b)
+			why := reverts.check(l)
+			if err != nil {
 				skipped, at = append(skipped, err.Error()), append(at, line)
-			} else if err := recs.Apply(b); err != nil {
+			} else if err := stack.Fold(l); err != nil {
+				skipped, at = append(skipped, err.Error()), append(at, line)
+			} else if err := recs.Fold(l); err != nil {
 				skipped, at = append(skipped, err.Error()), append(at, line)
 			} else if why != "" {
 				skipped, at = append(skipped, "file revert line: "+why), append(at, line)

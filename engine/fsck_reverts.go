@@ -1,10 +1,6 @@
 package engine
 
-import (
-	"encoding/json"
-
-	"cairn/engine/internal/changes"
-)
+import "cairn/engine/internal/changes"
 
 // fsck of file revert's lines in a changes journal (revert, reverted,
 // unrevert, unreverted, overlap; package changes, timeline.go, overlap.go):
@@ -17,15 +13,14 @@ import (
 // a file revert line does not fit ("" when it does, or is not one).
 type revertFsck struct{ tl changes.Timeline }
 
-func (r *revertFsck) check(b []byte) string {
-	err := r.tl.Apply(b)
+func (r *revertFsck) check(l *changes.Line) string {
+	if l == nil {
+		return "" // not a line: the undo stack's fold names it
+	}
+	err := r.tl.Fold(l)
 	if err == nil {
 		return ""
 	}
-	var l struct {
-		Kind string `json:"kind"`
-	}
-	json.Unmarshal(b, &l)
 	switch l.Kind {
 	case changes.KindRevert, changes.KindReverted, changes.KindUnrevert, changes.KindUnreverted, changes.KindOverlap:
 		return err.Error()

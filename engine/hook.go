@@ -284,15 +284,15 @@ func (s *Session) SettleChange(ctx context.Context, call string) (*ToolAnswer, e
 	item := settledCall(s, p.Call, call)
 	st := &s.snaps
 	rec, lines, live := st.NewChange(mkTime(s.ws.s.Now()), p.Tool, item, s.began(p.Item), p.Files, sc.limits())
-	write := s.appendChanges
+	mode := synced
 	if s.opts.Brief {
 		// The agent made the files before this line (SessionOptions.Brief).
-		write = s.appendChangesClosed
+		mode = closedSynced
 	}
-	if err := write(lines...); err != nil {
+	if err := s.writeChanges(mode, lines...); err != nil {
 		return nil, fmt.Errorf("engine: the %s tool changed files, but its change record was not written: %w", p.Tool, err)
 	}
-	st.List, st.Seq = live, rec.Seq
+	st.Committed(rec, live)
 	ans.Snapshot = &rec.ID
 	keep = s.endUnitCall(ctx, self, rec.ID, nil)
 	return ans, nil

@@ -240,7 +240,7 @@ func (s *Session) closeStaleExecs(ctx context.Context, ms []PendingExec) {
 	if len(lines) == 0 {
 		return
 	}
-	if err := s.appendChanges(lines...); err != nil {
+	if err := s.writeChanges(synced, lines...); err != nil {
 		s.noticef("shell commands whose agent stopped could not be noted: %v", err)
 	}
 }

@@ -149,7 +149,7 @@ func (p *patchPlan) apply(f *patch.File) error {
 		return &PatchError{Path: f.Path, Reason: fmt.Sprintf(format, a...)}
 	}
 	content := func(old []byte) ([]byte, error) {
-		b, err := f.Apply(old)
+		b, err := f.NewContent(old)
 		var he *patch.HunkError
 		if errors.As(err, &he) {
 			return nil, &PatchError{Path: f.Path, Hunk: he.Hunk, Reason: he.Reason}

@@ -27,7 +27,7 @@ import (
 // made in part (changes.Stack.PartlyMade), and reports whether every one
 // was put back: the change is then unmade, and its abort line is due.
 func (s *Session) undoPartlyMade(ctx context.Context, st *snapStack) bool {
-	if !st.HasPending() || len(st.Pending.Rec.Files) < 2 {
+	if !st.HasPending() || len(st.Pending().Rec.Files) < 2 {
 		return false
 	}
 	fsys, done, err := s.ws.files()
@@ -40,7 +40,7 @@ func (s *Session) undoPartlyMade(ctx context.Context, st *snapStack) bool {
 	if !ok {
 		return false
 	}
-	id := st.Pending.Rec.ID
+	id := st.Pending().Rec.ID
 	res := s.apply.Apply(ctx, fsys, objs, plan)
 	for i, f := range plan.Files {
 		if err := res.Errs[i]; err != nil {
@@ -61,7 +61,7 @@ func (s *Session) undoPartlyMade(ctx context.Context, st *snapStack) bool {
 // partlyMade reports whether the stack's pending change was made in part,
 // for a reader, which writes nothing: the next owner unmakes it.
 func (w *Workspace) partlyMade(ctx context.Context, st *snapStack) bool {
-	if !st.HasPending() || len(st.Pending.Rec.Files) < 2 {
+	if !st.HasPending() || len(st.Pending().Rec.Files) < 2 {
 		return false
 	}
 	fsys, done, err := w.files()

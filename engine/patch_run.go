@@ -10,7 +10,6 @@ import (
 	"cairn/engine/internal/fstate"
 	"cairn/engine/internal/overlap"
 	"cairn/engine/internal/patch"
-	"cairn/internal/vfs"
 )
 
 // Running apply_patch, in the steps drawn at the top of patch.go: the
@@ -170,7 +169,7 @@ func (r *patchRun) recordLine() {
 			j.sync() // with the line's (stageJob.sync)
 		}
 	}
-	if t.lineErr = s.appendChangeAhead(t.rec); t.lineErr != nil {
+	if t.lineErr = s.writeChanges(ahead, t.rec); t.lineErr != nil {
 		s.abortChange(t.rec.ID)
 	}
 }
@@ -252,38 +251,33 @@ func (r *patchRun) swapIn(ctx context.Context) (fstate.DirSet, []string, error) 
 }
 
 // putBack undoes the first n files of a patch whose file n could not be
-// put in place (why): a file swapped with its old content gets it back by
-// swapping again, any other its pre-image; then the change is cancelled
-// and nothing was changed. A file that cannot be put back leaves the patch
-// made in part: the change stays, and undo puts back every file it can.
+// put in place (why), as a plan the session's Applier runs: a file
+// swapped with its old content gets it back by swapping again, any other
+// its pre-image; then the change is cancelled and nothing was changed. A
+// file that cannot be put back leaves the patch made in part: the change
+// stays, and undo puts back every file it can. dirs is the folders the
+// patch changed so far, synced after the plan's own.
 func (r *patchRun) putBack(ctx context.Context, n int, replaced []string, dirs fstate.DirSet, why error) error {
 	t, s := r.t, r.t.s
 	recorded := t.record && t.lineErr == nil
-	var stuck []string
-	var temps []error // temp files swapped back but not removed
+	plan := changes.Plan{Files: make([]changes.File, 0, n)}
 	for i := n - 1; i >= 0; i-- {
-		rel := r.files[i].rel
-		if tmp := replaced[i]; tmp != "" {
-			err := vfs.Exchange(t.fsys, tmp, rel)
-			if err == nil {
-				if rerr := t.fsys.Remove(tmp); rerr != nil {
-					temps = append(temps, rerr)
-				}
-			}
-			vfs.ReleaseTemp(tmp)
-			if err == nil {
-				continue
-			}
-		}
 		before := r.fcs[i].Before
-		if recorded && !before.IsSkipped() && fstate.Restorable(s.snapObjects(), before) {
-			if fstate.Put(ctx, t.fsys, s.snapObjects(), rel, before, dirs) == nil {
-				continue
-			}
-		}
-		stuck = append(stuck, rel)
+		canPut := recorded && !before.IsSkipped() && fstate.Restorable(s.snapObjects(), before)
+		plan.Files = append(plan.Files, changes.File{Path: r.files[i].rel, To: before, SwapBack: replaced[i], Leave: !canPut})
 	}
-	syncErr := dirs.Sync(t.fsys)
+	res := s.apply.Apply(ctx, t.fsys, s.snapObjects(), plan)
+	var stuck []string
+	for k, f := range plan.Files {
+		if !res.Written[k] {
+			stuck = append(stuck, f.Path)
+		}
+	}
+	temps := res.Temps // temp files swapped back but not removed
+	syncErr := res.Sync
+	if err := dirs.Sync(t.fsys); syncErr == nil {
+		syncErr = err
+	}
 	// A temp file left says so: it holds the patched content of a file
 	// that was put back, under cairn's temp name, until it is collected.
 	withTemps := func(err error) error {

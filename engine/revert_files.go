@@ -3,14 +3,11 @@ package engine
 import (
 	"context"
 	"fmt"
-	"path"
 	"strings"
 
 	"cairn/engine/internal/changes"
 	"cairn/engine/internal/fstate"
-	"cairn/internal/timefmt"
 	"cairn/internal/vfs"
-	"cairn/journal"
 	"cairn/objects"
 )
 
@@ -307,7 +304,7 @@ func (s *Session) runRevert(ctx context.Context, fsys vfs.FS, objs *objects.Stor
 	for i := range lines {
 		out[i] = lines[i]
 	}
-	if err := s.appendChanges(out...); err != nil {
+	if err := s.writeChanges(synced, out...); err != nil {
 		// Not durable, maybe not all written: a revert whose parts are
 		// not all read never started, and none of its files changed.
 		return fmt.Errorf("engine: revert: write its line: %w; nothing was changed", err)
@@ -318,7 +315,7 @@ func (s *Session) runRevert(ctx context.Context, fsys vfs.FS, objs *objects.Stor
 		// files (settleReverts); until then it is unfinished.
 		return fmt.Errorf("engine: revert: sync folders: %w", syncErr)
 	}
-	if err := s.appendChanges(changes.DoneLine{V: 1, Kind: changes.KindReverted, ID: id, At: mkTime(s.ws.s.Now()), Left: left}); err != nil {
+	if err := s.writeChanges(synced, changes.DoneLine{V: 1, Kind: changes.KindReverted, ID: id, At: mkTime(s.ws.s.Now()), Left: left}); err != nil {
 		return fmt.Errorf("engine: revert: the files are reverted, but its end could not be recorded (the next open settles it): %w", err)
 	}
 	return nil
@@ -355,225 +352,11 @@ func (s *Session) conflictError(action string, fr *FileRevert, cs []changes.Conf
 	return &RevertConflictError{Action: action, Files: fr}
 }
 
-// revertItem is the item a file revert to at goes to: the item, or for a
-// compaction item its original, the last item of the stretch it replaced
-// (refused when it cannot be found).
-func revertItem(st *state, at string) (*Item, error) {
-	it := st.items[at]
-	if it == nil {
-		return nil, noItem(at, st.id)
-	}
-	for n := 0; it.Type == Compaction; n++ {
-		if len(it.Replaces) != 2 || st.items[it.Replaces[1]] == nil || n > len(st.order) {
-			return nil, refusedf("cannot revert files to %s: it is a compaction whose original cannot be found", at)
-		}
-		it = st.items[it.Replaces[1]]
-	}
-	return it, nil
-}
-
-// revertAfter is the boundary rule of a file revert to sel. A record
-// belongs after it when the item it names ("call") was written after sel
-// (sel a user prompt: from sel on, so its own turn is reverted too). Any
-// other line, and a record naming no item the session holds (none, or one
-// a fork holds from its parent's later turns), is placed by its "item",
-// the newest item when it was written: after when that was sel or one
-// written after it, before when the conversation had no item yet. Only a
-// line whose "item" does not say (written before it was recorded) or
-// names an item the session does not hold is placed by its time: times
-// are kept to the millisecond, so a line and an item of the same
-// millisecond tie, and their order is then a guess.
-func revertAfter(st *state, sel *Item) changes.Boundary {
-	idx := make(map[string]int, len(st.order))
-	for i, id := range st.order {
-		idx[id] = i
-	}
-	si, prompt := idx[sel.ID], sel.Type == User
-	place := func(item changes.ItemRef, at timefmt.Time) bool {
-		if item.Known && item.ID == "" {
-			return false // before every item
-		}
-		if i, ok := idx[item.ID]; ok && item.Known {
-			return i >= si
-		}
-		return at.After(sel.At.Time) || (prompt && at.Equal(sel.At.Time))
-	}
-	return changes.Boundary{
-		Record: func(call string, item changes.ItemRef, at timefmt.Time) bool {
-			if i, ok := idx[call]; ok && call != "" {
-				return i > si || (prompt && i == si)
-			}
-			return place(item, at)
-		},
-		Event: place,
-	}
-}
-
-// newestItem is the item written last (none: the conversation has no item
-// yet): where a line lies among the items, the "item" of every line that
-// changes files or may (changes.ItemRef).
-func (s *Session) newestItem() changes.ItemRef {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.st.newestItem()
-}
-
-// newestItem is the item written last as a line's "item". The caller
-// holds s.mu.
-func (st *state) newestItem() changes.ItemRef {
-	if n := len(st.order); n > 0 {
-		return changes.NewestItem(st.order[n-1])
-	}
-	return changes.NewestItem("")
-}
-
-// revertRefusal refuses a file revert to sel that tl cannot serve: an
-// earlier revert unfinished, recording off, or a boundary before the
-// session's records start.
-func revertRefusal(tl *changes.Timeline, sel *Item) error {
-	if r := tl.Newest(); r != nil && r.Unfinished() {
-		return refusedf("cannot revert files: an earlier file revert (%s) did not finish; unrevert puts back what it changed, or new work keeps the files as they are", r.ID)
-	}
-	if !tl.Off.IsZero() && !tl.Off.Before(tl.Start.Time) {
-		return refusedf("cannot revert files: recording was off for this session since %s; a file revert cannot reach back past the point where recording comes back on", timefmt.Format(tl.Off.Time))
-	}
-	if !tl.Start.IsZero() && sel.At.Before(tl.Start.Time) {
-		why := "recording was off, or the session moved"
-		switch tl.StartWhy {
-		case "enabled":
-			why = "recording was off before then"
-		case "moved":
-			why = "the session moved to this directory then"
-		case "trimmed":
-			why = "the session was trimmed then, which dropped its earlier change records"
-		}
-		return refusedf("cannot revert files to %s: the session's records start at %s, after it (%s)", sel.ID, timefmt.Format(tl.Start.Time), why)
-	}
-	return nil
-}
-
-// timeline folds session id's changes journal for file revert; lines it
-// cannot fold are skipped (fsck names them).
-func (w *Workspace) timeline(id string) (*changes.Timeline, error) {
-	return timelineAt(w.s.fsys, w.dir, id)
-}
-
-// timelineAt folds the changes journal of session id in workspace folder
-// dir.
-func timelineAt(fsys vfs.FS, dir, id string) (*changes.Timeline, error) {
-	tl := &changes.Timeline{}
-	_, err := journal.Read(fsys, changesName(dir, id), func(b []byte) error {
-		tl.Apply(b)
-		return nil
-	})
-	if err != nil && !vfs.IsNotExist(err) {
-		return nil, fmt.Errorf("engine: read %s: %w", changesName(dir, id), err)
-	}
-	return tl, nil
-}
-
-// pendingRevertAt is PendingRevert for session id of workspace folder dir
-// (false when its journal cannot be read).
-func pendingRevertAt(fsys vfs.FS, dir, id string) bool {
-	tl, err := timelineAt(fsys, dir, id)
-	return err == nil && (tl.Pending() || tl.Undoing != nil)
-}
-
-// PendingRevert reports whether session id has a file revert an unrevert
-// would undo (or one not settled since it stopped): retention keeps such a
-// session and its records. It reads the session's changes journal only.
-func (w *Workspace) PendingRevert(ctx context.Context, id string) (bool, error) {
-	if !validSessionID(id) {
-		return false, fmt.Errorf("%w: %q is not a session id", ErrBadInput, id)
-	}
-	if err := ctx.Err(); err != nil {
-		return false, err
-	}
-	tl, err := w.timeline(id)
-	if err != nil {
-		return false, err
-	}
-	return tl.Pending() || tl.Undoing != nil, nil
-}
-
-// budgetDrops is the records the store budget dropped, as the workspace's
-// drops journal names them (any session's: a fork holds its parent's). A
-// journal that cannot be read refuses the revert: which records it needs
-// were dropped cannot be told.
-func (w *Workspace) budgetDrops() (map[string]bool, error) {
-	out := map[string]bool{}
-	_, err := journal.Read(w.s.fsys, dropsName(w.dir), func(b []byte) error {
-		tl := changes.Timeline{}
-		if tl.Apply(b) == nil {
-			for id := range tl.Dropped {
-				out[id] = true
-			}
-		}
-		return nil
-	})
-	if err != nil && !vfs.IsNotExist(err) {
-		return nil, cannotCheck("whether the records it needs were dropped", dropsName(w.dir), err)
-	}
-	return out, nil
-}
-
-// cannotCheck refuses a file revert whose check of what (a file of the
-// state folder, name) could not be made: it cannot tell, so it does not
-// go ahead.
-func cannotCheck(what, name string, err error) error {
-	return refusedf("cannot revert files: cannot check %s (%s: %w); nothing was changed", what, name, err)
-}
-
-// foreignChanges is what the other sessions of the workspace changed, for
-// the interleaving check: each of their steps that this session's journal
-// does not hold too (a fork and its parent share lines). A sessions folder
-// or another session's changes journal that cannot be read refuses the
-// revert: whether another session changed the files cannot be told.
-func (w *Workspace) foreignChanges(self string, mine *changes.Timeline) (changes.Foreign, error) {
-	key := func(st *changes.Step) string { return st.Kind + " " + st.ID + " " + timefmt.Format(st.At.Time) }
-	own := map[string]bool{}
-	for _, st := range mine.Steps {
-		own[key(st)] = true
-	}
-	at := map[string][]timefmt.Time{}
-	sessions := path.Join(w.dir, "sessions")
-	ents, err := w.s.fsys.ReadDir(sessions)
-	if err != nil {
-		return nil, cannotCheck("whether another session changed the same files", sessions, err)
-	}
-	for _, e := range ents {
-		id, ok := strings.CutSuffix(e.Name(), ".changes.jsonl")
-		if !ok || id == self || !validSessionID(id) {
-			continue
-		}
-		tl, err := w.timeline(id)
-		if err != nil {
-			return nil, cannotCheck("whether another session changed the same files", changesName(w.dir, id), err)
-		}
-		for _, st := range tl.Steps {
-			if own[key(st)] {
-				continue
-			}
-			for _, m := range st.Moves {
-				at[m.Path] = append(at[m.Path], st.At)
-			}
-		}
-	}
-	return func(p string, lo, hi timefmt.Time) bool {
-		for _, t := range at[p] {
-			if !t.Before(lo.Time) && !t.After(hi.Time) {
-				return true
-			}
-		}
-		return false
-	}, nil
-}
-
 // applyRevert writes the files of a file revert or unrevert whose line is
 // written, noting in fr each file it could not write; left is their paths,
 // for its end line, and syncErr why its folders are not known durable.
 func (s *Session) applyRevert(ctx context.Context, fsys vfs.FS, objs *objects.Store, plan changes.Plan, fr *FileRevert) (left []string, syncErr error) {
-	s.snaps.settled()
+	s.snaps.Settled() // what the fold makes of the line written
 	res := s.apply.Apply(ctx, fsys, objs, plan)
 	for i, err := range res.Errs {
 		if err != nil {

@@ -321,7 +321,7 @@ func TestFileRevertConflicts(t *testing.T) {
 		rec := map[string]any{"v": 1, "kind": "record", "id": changes.NewSnapID(e.st.Now()), "seq": 9, "at": mkTime(e.st.Now()),
 			"tool": "exec", "call": p.ID, "scope": "workspace", "files": []map[string]any{{"path": "big.bin",
 				"before": map[string]any{"skipped": "max_file_bytes", "size": 1 << 30}, "after": fstate.Content([]byte("big content"), fstate.ModeFile)}}}
-		if err := e.s.appendChanges(rec); err != nil {
+		if err := e.s.writeChanges(synced, rec); err != nil {
 			t.Fatal(err)
 		}
 		_, err := e.s.Revert(e.ctx, p.ID, RevertFiles)
@@ -343,7 +343,7 @@ func TestFileRevertRefusals(t *testing.T) {
 		{"dropped", "size budget", func(e *rvEnv, p Item) func() {
 			l := must(e.s.Snapshots(e.ctx))(e.t)
 			id := l.Snapshots[len(l.Snapshots)-1].ID
-			e.s.appendChanges(changes.ListLine{V: 1, Kind: changes.KindDrop, IDs: []string{id}, At: mkTime(e.st.Now()), Why: changes.WhyStoreBudget})
+			e.s.writeChanges(synced, changes.ListLine{V: 1, Kind: changes.KindDrop, IDs: []string{id}, At: mkTime(e.st.Now()), Why: changes.WhyStoreBudget})
 			return nil
 		}},
 		{"dropped in the workspace journal", "size budget", func(e *rvEnv, p Item) func() {
@@ -374,19 +374,19 @@ func TestFileRevertRefusals(t *testing.T) {
 			return func() { end(); other.Close() }
 		}},
 		{"records start after the boundary", "records start", func(e *rvEnv, p Item) func() {
-			e.s.appendChanges(map[string]any{"v": 1, "kind": "start", "at": mkTime(e.st.Now().Add(time.Second)), "why": "enabled"})
+			e.s.writeChanges(synced, map[string]any{"v": 1, "kind": "start", "at": mkTime(e.st.Now().Add(time.Second)), "why": "enabled"})
 			return nil
 		}},
 		{"records start after a trim", "was trimmed", func(e *rvEnv, p Item) func() {
-			e.s.appendChanges(map[string]any{"v": 1, "kind": "start", "at": mkTime(e.st.Now().Add(time.Second)), "why": "trimmed"})
+			e.s.writeChanges(synced, map[string]any{"v": 1, "kind": "start", "at": mkTime(e.st.Now().Add(time.Second)), "why": "trimmed"})
 			return nil
 		}},
 		{"records start after a move", "moved to this directory", func(e *rvEnv, p Item) func() {
-			e.s.appendChanges(map[string]any{"v": 1, "kind": "start", "at": mkTime(e.st.Now().Add(time.Second)), "why": "moved"})
+			e.s.writeChanges(synced, map[string]any{"v": 1, "kind": "start", "at": mkTime(e.st.Now().Add(time.Second)), "why": "moved"})
 			return nil
 		}},
 		{"recording off", "recording was off", func(e *rvEnv, p Item) func() {
-			e.s.appendChanges(map[string]any{"v": 1, "kind": "off", "at": mkTime(e.st.Now())})
+			e.s.writeChanges(synced, map[string]any{"v": 1, "kind": "off", "at": mkTime(e.st.Now())})
 			return nil
 		}},
 		{"earlier revert unfinished", "did not finish", func(e *rvEnv, p Item) func() {
@@ -395,9 +395,9 @@ func TestFileRevertRefusals(t *testing.T) {
 			e.write("", "b.txt", "b1")
 			e.mem.MkdirAll("b.txt.blocker", 0o755)
 			id := changes.NewSnapID(e.st.Now())
-			e.s.appendChanges(changes.RevertLine{V: 1, Kind: changes.KindRevert, ID: id, At: mkTime(e.st.Now()), Part: 1, Parts: 1, To: q.ID,
+			e.s.writeChanges(synced, changes.RevertLine{V: 1, Kind: changes.KindRevert, ID: id, At: mkTime(e.st.Now()), Part: 1, Parts: 1, To: q.ID,
 				Files: []changes.RevertFile{{Path: "b.txt", Kept: inlineState("b1"), Put: nil}}})
-			e.s.appendChanges(changes.DoneLine{V: 1, Kind: changes.KindReverted, ID: id, At: mkTime(e.st.Now()), Left: []string{"b.txt"}})
+			e.s.writeChanges(synced, changes.DoneLine{V: 1, Kind: changes.KindReverted, ID: id, At: mkTime(e.st.Now()), Left: []string{"b.txt"}})
 			return nil
 		}},
 	} {
@@ -491,8 +491,8 @@ func TestFileRevertCountsUnrecordedCalls(t *testing.T) {
 	e.write("", "a.txt", "a1")
 	c := e.call("exec")
 	now := mkTime(e.st.Now())
-	e.s.appendChanges(map[string]any{"v": 1, "kind": "unrecorded", "id": changes.NewSnapID(now.Time), "at": now, "tool": "exec", "call": c.ID, "why": "max_files"})
-	e.s.appendChanges(map[string]any{"v": 1, "kind": "call", "id": changes.NewSnapID(now.Time), "at": now, "tool": "exec", "call": c.ID, "scope": "workspace"})
+	e.s.writeChanges(synced, map[string]any{"v": 1, "kind": "unrecorded", "id": changes.NewSnapID(now.Time), "at": now, "tool": "exec", "call": c.ID, "why": "max_files"})
+	e.s.writeChanges(synced, map[string]any{"v": 1, "kind": "call", "id": changes.NewSnapID(now.Time), "at": now, "tool": "exec", "call": c.ID, "scope": "workspace"})
 	pre := must(e.s.PreviewRevert(e.ctx, p.ID, RevertFiles))(t)
 	if pre.Files.UnrecordedCalls != 2 || pre.Files.Delete != 1 {
 		t.Fatalf("preview %+v", pre.Files)
@@ -687,7 +687,7 @@ func TestFsckNamesBadRevertLines(t *testing.T) {
 		map[string]any{"v": 1, "kind": "revert", "id": "zz-00000004", "at": now, "part": 1, "parts": 1,
 			"files": []map[string]any{{"path": "../out", "kept": nil, "put": nil}}},
 	} {
-		if err := e.s.appendChanges(l); err != nil {
+		if err := e.s.writeChanges(synced, l); err != nil {
 			t.Fatal(err)
 		}
 	}

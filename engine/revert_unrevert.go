@@ -62,14 +62,14 @@ func (s *Session) unrevertFiles(ctx context.Context) (*FileRevert, error) {
 		ids = append(ids, r.ID)
 	}
 	id := changes.NewSnapID(now.Time)
-	if err := s.appendChanges(changes.UnrevertLine{V: 1, Kind: changes.KindUnrevert, ID: id, IDs: ids, At: now, Item: s.newestItem()}); err != nil {
+	if err := s.writeChanges(synced, changes.UnrevertLine{V: 1, Kind: changes.KindUnrevert, ID: id, IDs: ids, At: now, Item: s.newestItem()}); err != nil {
 		return nil, fmt.Errorf("engine: unrevert: write its line: %w; nothing was changed", err)
 	}
 	left, syncErr := s.applyRevert(ctx, fsys, objs, plan, fr)
 	if syncErr != nil {
 		return nil, fmt.Errorf("engine: unrevert: sync folders: %w (the next open finishes it)", syncErr)
 	}
-	if err := s.appendChanges(changes.DoneLine{V: 1, Kind: changes.KindUnreverted, ID: id, At: mkTime(s.ws.s.Now()), Left: left}); err != nil {
+	if err := s.writeChanges(synced, changes.DoneLine{V: 1, Kind: changes.KindUnreverted, ID: id, At: mkTime(s.ws.s.Now()), Left: left}); err != nil {
 		return nil, fmt.Errorf("engine: unrevert: the files are back, but its end could not be recorded (the next open settles it): %w", err)
 	}
 	return fr, nil
@@ -112,13 +112,13 @@ func (s *Session) settleReverts(ctx context.Context) {
 			return
 		}
 		left := changes.NotAt(ctx, fsys, u.Moves)
-		if s.appendChanges(changes.DoneLine{V: 1, Kind: changes.KindUnreverted, ID: u.ID, At: now, Left: left}) == nil {
+		if s.writeChanges(synced, changes.DoneLine{V: 1, Kind: changes.KindUnreverted, ID: u.ID, At: now, Left: left}) == nil {
 			s.notice(fmt.Sprintf("an unrevert stopped before it ended was finished (%d of %d files put back)", len(u.Moves)-len(left), len(u.Moves)))
 		}
 		return
 	}
 	left := r.Settle(ctx, fsys)
-	if s.appendChanges(changes.DoneLine{V: 1, Kind: changes.KindReverted, ID: r.ID, At: now, Left: left}) != nil {
+	if s.writeChanges(synced, changes.DoneLine{V: 1, Kind: changes.KindReverted, ID: r.ID, At: now, Left: left}) != nil {
 		return
 	}
 	if len(left) == 0 {
@@ -134,14 +134,6 @@ func stepOf(r *changes.Revert) *changes.Step {
 		return nil
 	}
 	return r.Step
-}
-
-// settled is what a file revert's or unrevert's line does to the undo
-// stack, as its fold does (changes.Stack.Apply): every file change before
-// it was made, so nothing is pending or being restored. The caller holds
-// the stack's lock.
-func (st *snapStack) settled() {
-	st.Pending, st.Held, st.Prev, st.PrevHeld, st.Restoring = nil, nil, nil, nil, nil
 }
 
 // pendingQuick reports whether session id has file reverts to unrevert,

@@ -238,11 +238,11 @@ func (c *Change) commit(ctx context.Context) (*ToolAnswer, error) {
 	}
 	st := &s.snaps
 	rec, lines, live := st.NewChange(mkTime(s.ws.s.Now()), c.tool, c.call, s.newestItem(), c.files, c.cfg.limits())
-	if err := s.appendChanges(lines...); err != nil {
+	if err := s.writeChanges(synced, lines...); err != nil {
 		return nil, fmt.Errorf("engine: the %s tool changed %s, but its change record was not written: %w",
 			c.tool, strings.Join(c.Paths(), ", "), err)
 	}
-	st.List, st.Seq = live, rec.Seq
+	st.Committed(rec, live)
 	ans.Snapshot = &rec.ID
 	if c.unit != nil {
 		fs := make([]changes.FileChange, len(c.files))

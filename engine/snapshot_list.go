@@ -54,7 +54,7 @@ func (w *Workspace) Snapshots(ctx context.Context, id string) (*SnapshotList, er
 
 func snapshotList(w *Workspace, id string, st *snapStack) *SnapshotList {
 	l := &SnapshotList{OK: true, Session: id, Cursor: st.Cursor(), Snapshots: []SnapshotInfo{}, Records: []RecordInfo{}, Unread: st.unread}
-	for _, e := range st.List {
+	for _, e := range st.Entries() {
 		l.Snapshots = append(l.Snapshots, SnapshotInfo{ID: e.Rec.ID, At: e.Rec.At, Tool: e.Rec.Tool, Applied: e.Applied, Files: snapshotFiles(w, e.Rec.Files)})
 	}
 	dropped, _ := w.readDrops() // records another session's store budget dropped

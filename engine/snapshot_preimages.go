@@ -137,7 +137,7 @@ func (s *Session) denyRequired(ctx context.Context, tool string, denied []Requir
 		}
 		ev := changes.EvidenceLine{V: 1, Kind: changes.KindEvidence, At: mkTime(s.ws.s.Now()), Tool: tool, Signal: "permission",
 			Decision: "deny", Rule: "snapshots.required", Files: files}
-		if err := s.appendChanges(ev); err != nil {
+		if err := s.writeChanges(synced, ev); err != nil {
 			s.noticef("the refusal could not be recorded: %v", err)
 		}
 	}

@@ -141,22 +141,22 @@ func (s *Session) restore(ctx context.Context, action, id string) (*RestoreResul
 		if n == 0 {
 			return refuse("nothing to undo")
 		}
-		targets = append(targets, st.List[n-1])
+		targets = append(targets, st.Entries()[n-1])
 	case actionRedo:
-		if n == len(st.List) {
+		if n == len(st.Entries()) {
 			return refuse("nothing to redo")
 		}
-		targets = append(targets, st.List[n])
+		targets = append(targets, st.Entries()[n])
 	default:
 		i := st.Find(id)
 		if i < 0 {
 			return refuse("no snapshot %q in this session", id)
 		}
-		if !st.List[i].Applied {
+		if !st.Entries()[i].Applied {
 			return refuse("snapshot %s is already undone", id)
 		}
 		for j := n - 1; j >= i; j-- {
-			targets = append(targets, st.List[j])
+			targets = append(targets, st.Entries()[j])
 		}
 	}
 	fsys, done, err := s.ws.files()
@@ -290,8 +290,8 @@ func (r *restoreRun) refusal(action string, e *changes.Entry, why []string) *Res
 	}
 	if action == actionUndo {
 		st := &r.s.snaps
-		if i := st.Find(e.Rec.ID); i > 0 && st.List[i-1].Applied {
-			rerr.Below = st.List[i-1].Rec.ID
+		if i := st.Find(e.Rec.ID); i > 0 && st.Entries()[i-1].Applied {
+			rerr.Below = st.Entries()[i-1].Rec.ID
 		}
 	}
 	return rerr

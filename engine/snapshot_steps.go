@@ -66,17 +66,17 @@ func (r *restoreRun) undoOne(ctx context.Context, e *changes.Entry, kind string,
 	for k, f := range files {
 		line.Files[k] = changes.KeptFile{Path: f.Path, Kept: kept[k]}
 	}
-	if err := s.appendChanges(line); err != nil {
+	if err := s.writeChanges(synced, line); err != nil {
 		// The line may have reached the journal: cancel it with a redo
 		// (owed, if that cannot be written either).
 		st := &s.snaps
 		st.refold(s)
-		if i := st.Find(e.Rec.ID); i >= 0 && !st.List[i].Applied {
+		if i := st.Find(e.Rec.ID); i >= 0 && !st.Entries()[i].Applied {
 			s.cancel(redoLine(e, mkTime(s.ws.s.Now()), r.item))
 		}
 		return step, err
 	}
-	e.Applied, e.Kept = false, kept
+	s.snaps.Undid(e, kept)
 	done := s.apply.Apply(ctx, fsys, objs, changes.UndoPlan(e, kept, leaves(why)))
 	for k, f := range files {
 		if err := done.Errs[k]; err != nil {
@@ -144,18 +144,18 @@ func (r *restoreRun) redoOne(ctx context.Context, e *changes.Entry) (RestoreStep
 	if todo == 0 && slices.Contains(failed, true) {
 		return step, r.refusal(actionRedo, e, why)
 	}
-	if err := s.appendChanges(changes.EventLine{V: 1, Kind: changes.KindRedo, ID: e.Rec.ID, At: mkTime(s.ws.s.Now()), Item: r.item}); err != nil {
+	if err := s.writeChanges(synced, changes.EventLine{V: 1, Kind: changes.KindRedo, ID: e.Rec.ID, At: mkTime(s.ws.s.Now()), Item: r.item}); err != nil {
 		// The line may have reached the journal: cancel it with an undo
 		// keeping what the last undo kept (owed, if that cannot be
 		// written either).
 		st := &s.snaps
 		st.refold(s)
-		if i := st.Find(e.Rec.ID); i >= 0 && st.List[i].Applied {
-			s.cancel(undoLine(st.List[i], mkTime(s.ws.s.Now()), r.item))
+		if i := st.Find(e.Rec.ID); i >= 0 && st.Entries()[i].Applied {
+			s.cancel(undoLine(st.Entries()[i], mkTime(s.ws.s.Now()), r.item))
 		}
 		return step, err
 	}
-	e.Applied = true
+	s.snaps.Redid(e)
 	done := s.apply.Apply(ctx, fsys, objs, changes.RedoPlan(e, leaves(why)))
 	for k, f := range files {
 		kept := e.Kept[k]

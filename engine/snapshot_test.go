@@ -871,11 +871,13 @@ func FuzzChangesFold(f *testing.F) {
 		`{"v":1,"kind":"abort","id":"b-00000000"}` + "\n" + `{"v":1,"kind":"redo","id":"a-00000000"}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		var st snapStack
-		for _, l := range bytes.Split(b, []byte("\n")) {
-			st.Apply(l)
+		for _, b := range bytes.Split(b, []byte("\n")) {
+			if l, err := changes.Decode(b); err == nil {
+				st.Fold(l)
+			}
 		}
 		applied := true
-		for _, e := range st.List {
+		for _, e := range st.Entries() {
 			if e.Applied && !applied {
 				t.Fatal("an applied snapshot above an undone one")
 			}

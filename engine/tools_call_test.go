@@ -100,7 +100,7 @@ func TestChangeLineCallRead(t *testing.T) {
 		call string
 		ok   bool
 	}{{"", true}, {"i-0123456789abcdef", true}, {"bad call\n", false}} {
-		l := changes.RawLine{ID: "m2x1-9f3a2c7e", Tool: "edit", Call: tc.call,
+		l := changes.Line{ID: "m2x1-9f3a2c7e", Tool: "edit", Call: tc.call,
 			Files: []changes.RawFile{{Path: "a.txt"}}}
 		if err := changes.CheckChange(&l); (err == nil) != tc.ok {
 			t.Fatalf("call %q: err = %v, want ok=%v", tc.call, err, tc.ok)

@@ -4,10 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"io/fs"
 	"slices"
-	"sync"
 
 	"cairn/engine/internal/changes"
 
@@ -137,9 +134,9 @@ func (s *Session) newToolRun(tool, path string, opts []ToolOptions) (*toolRun, f
 func (t *toolRun) captureBefore(ctx context.Context, plan toolPlan) error {
 	s := t.s
 	var ed *toolEdit
-	if !plan.needsContent {
+	if !plan.NeedsContent() {
 		var err error
-		if ed, err = plan.plan(t.fsys, t.rel, "", nil); err != nil {
+		if ed, err = plan.Plan(t.fsys, t.rel, "", nil); err != nil {
 			return err
 		}
 	}
@@ -156,9 +153,9 @@ func (t *toolRun) captureBefore(ctx context.Context, plan toolPlan) error {
 		}
 		return err
 	}
-	if plan.needsContent {
+	if plan.NeedsContent() {
 		t.pre.check = func(data []byte, mode string) (err error) {
-			ed, err = plan.plan(t.fsys, t.rel, mode, data)
+			ed, err = plan.Plan(t.fsys, t.rel, mode, data)
 			return err
 		}
 	}
@@ -171,7 +168,7 @@ func (t *toolRun) captureBefore(ctx context.Context, plan toolPlan) error {
 	}
 	if ed == nil { // the capture did not read the file: the tool reads it
 		var err error
-		if ed, err = plan.plan(t.fsys, t.rel, "", nil); err != nil {
+		if ed, err = plan.Plan(t.fsys, t.rel, "", nil); err != nil {
 			return err
 		}
 	}
@@ -207,19 +204,19 @@ func (t *toolRun) recordLine() {
 	}
 	t.rec = s.snaps.NewRecord(mkTime(s.ws.s.Now()), t.tool, t.call, s.newestItem(), []changes.FileChange{t.f})
 	t.job.sync()
-	if t.lineErr = s.appendChangeAhead(t.rec); t.lineErr != nil {
+	if t.lineErr = s.writeChanges(ahead, t.rec); t.lineErr != nil {
 		// Not durable, maybe not written: cancelled.
 		s.abortChange(t.rec.ID)
 	}
 }
 
 // waitPrevious waits for the background folder syncs of the file changes
-// before this one, which its line did not wait for (appendChangeAhead):
+// before this one, which its line did not wait for (writeChanges, ahead):
 // its file changes only once theirs are durable, so a crash can lose the
 // change before it only together with it. The folders of changes that can
 // be made again from their lines (redoable) are left to the end of the
 // turn (fileSyncs). A sync that failed cancels the line, as it would have
-// refused the line had it been known (appendChanges), and the end of the
+// refused the line had it been known (writeChanges, synced), and the end of the
 // turn reports it. A tool without a line waits for every change before it.
 func (t *toolRun) waitPrevious() {
 	s := t.s
@@ -302,13 +299,13 @@ func (t *toolRun) settleStack() *ToolAnswer {
 		if ids := st.Undone(); len(ids) > 0 {
 			lines = append([]any{changes.ListLine{V: 1, Kind: changes.KindDiscard, IDs: ids, At: rec.At}}, lines...)
 		}
-		if err := s.appendChangesLazy(lines...); err != nil {
+		if err := s.writeChanges(lazy, lines...); err != nil {
 			// The stack is what the journal folds to: without these
 			// lines, the next change ends the branch and drops again.
 			s.noticef("the undo stack's limits could not be recorded: %v", err)
 			st.refold(s)
 		} else {
-			st.List, st.Seq, st.Pending, st.Held = live, rec.Seq, nil, nil
+			st.Committed(rec, live)
 		}
 		ans.Snapshot = &rec.ID
 	case t.record:
@@ -316,83 +313,6 @@ func (t *toolRun) settleStack() *ToolAnswer {
 		ans.Skipped = append(ans.Skipped, s.ws.absPath(t.rel))
 	}
 	return ans
-}
-
-// stageJob stages a tool's new content in the background: a temp file
-// beside the name, written and fsynced (fstate.Stage).
-type stageJob struct {
-	done  chan struct{}
-	syncs chan struct{} // closed when the fsync may start (sync)
-	once  sync.Once
-	after *fstate.State // the state the file will have; nil when removed
-	st    *fstate.Staged
-	err   error
-}
-
-func startStage(fsys vfs.FS, rel string, ed *toolEdit) *stageJob {
-	if ed.remove {
-		j := &stageJob{done: make(chan struct{})}
-		close(j.done)
-		return j
-	}
-	// FilePermOf reads the umask for a file it is not given: only with the
-	// file looked at already, else FilePerm looks.
-	var perm fs.FileMode
-	if ed.cur != nil {
-		perm = fstate.FilePermOf(fsys, ed.cur, ed.exec)
-	} else {
-		perm = fstate.FilePerm(fsys, rel, ed.exec)
-	}
-	return stageContent(fsys, rel, ed.content, perm)
-}
-
-// stageContent stages content with permission bits perm beside rel in the
-// background.
-func stageContent(fsys vfs.FS, rel string, content []byte, perm fs.FileMode) *stageJob {
-	j := &stageJob{done: make(chan struct{})}
-	j.after = fstate.Content(content, fstate.PermMode(perm))
-	j.after.Perm = fstate.PermString(perm)
-	if len(content) <= fstate.MaxInline && len(content) > 0 {
-		// In the change line too, so that a crash before the folder's
-		// sync is made good from the line (changes.RedoPlan).
-		j.after.Data = content
-	}
-	j.syncs = make(chan struct{})
-	go func() {
-		defer close(j.done)
-		j.st, j.err = fstate.Stage(fsys, rel, perm, func(w io.Writer) error {
-			_, err := w.Write(content)
-			vfs.WriteBack(w) // its blocks placed now, the fsync has only to commit them
-			<-j.syncs        // the fsync waits for the change line's (sync)
-			return err
-		})
-	}()
-	return j
-}
-
-// sync lets the staged file's fsync start: just before the change line's,
-// so that the two are made durable by one commit of the filesystem's
-// journal more often than one after the other.
-func (j *stageJob) sync() {
-	j.once.Do(func() {
-		if j.syncs != nil {
-			close(j.syncs)
-		}
-	})
-}
-
-// wait returns the staged file once it is durable.
-func (j *stageJob) wait() (*fstate.Staged, error) {
-	j.sync()
-	<-j.done
-	return j.st, j.err
-}
-
-// discard removes the staged file of a change that will not be made.
-func (j *stageJob) discard(fsys vfs.FS) {
-	if st, _ := j.wait(); st != nil {
-		st.Discard(fsys)
-	}
 }
 
 // noPreImage refuses a file tool that would replace or remove the content
@@ -409,7 +329,7 @@ func noPreImage(tool, rel string, why error) error {
 // whether the line, its abort, both or neither reached it.
 func (s *Session) abortChange(id string) {
 	st := &s.snaps
-	err := s.appendChanges(changes.EventLine{V: 1, Kind: changes.KindAbort, ID: id, At: mkTime(s.ws.s.Now())})
+	err := s.writeChanges(synced, changes.EventLine{V: 1, Kind: changes.KindAbort, ID: id, At: mkTime(s.ws.s.Now())})
 	st.refold(s)
 	if err == nil {
 		return
@@ -442,11 +362,11 @@ func (st *snapStack) refold(s *Session) {
 }
 
 // dropOwed takes out of the stack the pending changes owed aborts
-// cancel, newest first, as Stack.Apply does with the abort lines, and puts
+// cancel, newest first, as Stack.Fold does with the abort lines, and puts
 // back the undone branch each ended. Only the two newest changes can be
 // pending (changes.Stack.Prev).
 func (st *snapStack) dropOwed(owed []string) {
-	for st.HasPending() && slices.Contains(owed, st.Pending.Rec.ID) {
+	for p := st.Pending(); p != nil && slices.Contains(owed, p.Rec.ID); p = st.Pending() {
 		st.PopPending()
 	}
 }

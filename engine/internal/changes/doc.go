@@ -1,7 +1,7 @@
 // Package changes is the changes journal below engine: its lines and
 // their validation (format.go draws every line, part of the format), the
-// pure fold of a journal into an undo stack (Stack.Apply, one line at a
-// time), and what the stack does to the workspace's files: a Plan, the
+// pure fold of a journal into an undo stack (Stack.Fold, one line at a
+// time, decoded once by Decode), and what the stack does to the workspace's files: a Plan, the
 // files to put back and the state each must get, and the one Applier that
 // runs a plan. An undo, a redo, each step of a restore-to and the recovery
 // of one that its owner did not finish all make a plan, and the same

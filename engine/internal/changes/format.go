@@ -131,7 +131,7 @@ import (
 // crash lost.
 
 // How change lines and the records of other calls meet on disk: one
-// journal holds both. The undo stack folds the lines above (Stack.Apply)
+// journal holds both. The undo stack folds the lines above (Stack.Fold)
 // and skips the record kinds of records.go (call, record, unrecorded,
 // start, off): an exec is not an undo snapshot (seed 001). File revert
 // reads both: a change line is the record of a file-tool call, a record
@@ -171,7 +171,7 @@ type DeniedFile struct {
 	Reason string `json:"reason"`
 }
 
-// The line shapes, for writing. Reading goes through RawLine.
+// The line shapes, for writing. Reading goes through Line (Decode).
 type (
 	ChangeLine struct {
 		V     int          `json:"v"`
@@ -224,28 +224,6 @@ type (
 	}
 )
 
-// RawLine is any line of the journal as read.
-type RawLine struct {
-	V     int          `json:"v"`
-	Kind  string       `json:"kind"`
-	ID    string       `json:"id"`
-	Seq   int          `json:"seq"`
-	At    timefmt.Time `json:"at"`
-	Tool  string       `json:"tool"`
-	Call  string       `json:"call"`
-	Item  ItemRef      `json:"item"`
-	Scope string       `json:"scope"`
-	IDs   []string     `json:"ids"`
-	Files []RawFile    `json:"files"`
-}
-
-type RawFile struct {
-	Path   fstate.Name   `json:"path"`
-	Before *fstate.State `json:"before"`
-	After  *fstate.State `json:"after"`
-	Kept   *fstate.State `json:"kept"`
-}
-
 var snapIDRE = lazyre.New(`^[0-9a-z]{1,13}-[0-9a-f]{8}$`)
 
 // NewSnapID is a snapshot id: the time in base 36 milliseconds and eight
@@ -259,7 +237,7 @@ func ValidSnapID(s string) bool { return snapIDRE.MatchString(s) }
 // CheckChange validates a change line read from disk: an id, a tool name,
 // at least one file, every path a clean workspace-relative name named once,
 // every F well formed (only "after" may be hash-only, only "before" inline).
-func CheckChange(l *RawLine) error {
+func CheckChange(l *Line) error {
 	if !ValidSnapID(l.ID) {
 		return fmt.Errorf("bad snapshot id %q", l.ID)
 	}

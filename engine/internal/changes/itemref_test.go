@@ -18,9 +18,9 @@ func TestItemRefForms(t *testing.T) {
 		{`{"v":1,"kind":"redo","id":"m2x1-9f3a2c7e","item":""}`, NewestItem("")},
 		{`{"v":1,"kind":"redo","id":"m2x1-9f3a2c7e","item":"i-1"}`, NewestItem("i-1")},
 	} {
-		var l tlLine
-		if err := json.Unmarshal([]byte(c.line), &l); err != nil || l.Item != c.want {
-			t.Fatalf("%s: item %+v (%v), want %+v", c.line, l.Item, err, c.want)
+		l, err := Decode([]byte(c.line))
+		if err != nil || l.Item != c.want {
+			t.Fatalf("%s: %+v (%v), want item %+v", c.line, l, err, c.want)
 		}
 	}
 	for _, c := range []struct {

@@ -25,7 +25,7 @@ func (st *Stack) NewChange(now timefmt.Time, tool, call string, item ItemRef, fi
 // NewRecord is the change line of a new change of files, written when item
 // was the newest item.
 func (st *Stack) NewRecord(now timefmt.Time, tool, call string, item ItemRef, files []FileChange) ChangeLine {
-	return ChangeLine{V: 1, Kind: KindChange, ID: NewSnapID(now.Time), Seq: st.Seq + 1, At: now,
+	return ChangeLine{V: 1, Kind: KindChange, ID: NewSnapID(now.Time), Seq: st.seq + 1, At: now,
 		Tool: tool, Call: call, Item: item, Scope: "paths", Files: files}
 }
 
@@ -33,7 +33,7 @@ func (st *Stack) NewRecord(now timefmt.Time, tool, call string, item ItemRef, fi
 // branch ends and the oldest snapshots over the limits are dropped. lines
 // records the drop; live is the stack left.
 func (st *Stack) AfterChange(rec ChangeLine, c Limits) (lines []any, live []*Entry) {
-	live = append(append([]*Entry(nil), st.List[:st.Cursor()]...), &Entry{Rec: rec, Applied: true})
+	live = append(append([]*Entry(nil), st.list[:st.Cursor()]...), &Entry{Rec: rec, Applied: true})
 	drops, why := overLimits(live, c)
 	if len(drops) > 0 {
 		lines = append(lines, ListLine{V: 1, Kind: KindDrop, IDs: drops, At: rec.At, Why: why})

@@ -21,9 +21,9 @@ func TestNewChangeLines(t *testing.T) {
 	var st Stack
 	for range 3 {
 		rec, _, live := st.NewChange(now, "write", "", ItemRef{}, files(10), Limits{MaxPerSession: 10, MaxBytes: 1 << 20})
-		st.List, st.Seq = live, rec.Seq
+		st.Committed(rec, live)
 	}
-	st.List[2].Applied = false // the newest undone
+	st.list[2].Applied = false // the newest undone
 	rec, lines, live := st.NewChange(now, "edit", "i-0123456789abcdef", NewestItem("i-0123456789abcdef"), files(10), Limits{MaxPerSession: 2, MaxBytes: 1 << 20})
 	if len(lines) != 3 {
 		t.Fatalf("lines %+v", lines)

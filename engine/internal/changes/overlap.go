@@ -66,7 +66,7 @@ type Unit struct {
 
 // overlap folds an overlap line: the unit's step, and each member's step
 // marked as one of it.
-func (tl *Timeline) overlap(l *tlLine) error {
+func (tl *Timeline) overlap(l *Line) error {
 	if !ValidSnapID(l.ID) || len(l.Members) == 0 || tl.snaps[l.ID] != nil {
 		return fmt.Errorf("bad overlap line %q", l.ID)
 	}

@@ -122,7 +122,7 @@ func TestTimelineOverlap(t *testing.T) {
 
 	// A damaged overlap line is skipped with an error.
 	bad := OverlapLine{V: 1, Kind: KindOverlap, ID: "x", Members: []OverlapMember{{ID: ra.ID}}}
-	if err := (&Timeline{}).Apply(mustJSON(bad)); err == nil {
+	if err := foldBytes(&Timeline{}, mustJSON(bad)); err == nil {
 		t.Fatal("a bad overlap id folds")
 	}
 }
@@ -155,7 +155,7 @@ func FuzzTimeline(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		tl := &Timeline{}
 		for _, l := range bytes.Split(b, []byte("\n")) {
-			tl.Apply(l)
+			foldBytes(tl, l)
 		}
 		for _, call := range []string{"", "p2", "p3", "p4"} {
 			cut := tl.Cut(Boundary{

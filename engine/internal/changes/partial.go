@@ -21,7 +21,7 @@ func (st *Stack) PartlyMade(ctx context.Context, fsys vfs.FS, canPut func(*fstat
 	if !st.HasPending() {
 		return Plan{}, false
 	}
-	files := st.Pending.Rec.Files
+	files := st.pending.Rec.Files
 	p.Files = make([]File, len(files))
 	made, unmade := 0, 0
 	for i, f := range files {

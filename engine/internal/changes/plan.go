@@ -3,6 +3,7 @@ package changes
 import (
 	"context"
 	"fmt"
+	"sync"
 	"sync/atomic"
 
 	"cairn/engine/internal/fstate"
@@ -10,7 +11,8 @@ import (
 	"cairn/objects"
 )
 
-// Plan is the files an undo, redo, restore-to step or recovery puts back.
+// Plan is the files an undo, redo, restore-to step, recovery or a file
+// tool that stopped half way puts back.
 type Plan struct {
 	Files []File
 }
@@ -29,6 +31,11 @@ type File struct {
 	Check   bool
 	Expect  *fstate.State
 	MaxRead int64 // the most bytes the comparison reads (at least 1)
+	// SwapBack is the temp name holding the file's old content, which a
+	// tool swapped out for its new one (fstate.Staged.Exchange): the two
+	// are swapped again and the temp removed. Only when that fails is To
+	// put, unless Leave; then the swap's error is the file's.
+	SwapBack string
 }
 
 // Result is what running a plan did, file by file, in the plan's order.
@@ -39,6 +46,9 @@ type Result struct {
 	Errs []error
 	// Sync is the failure of syncing the folders whose entries changed.
 	Sync error
+	// Temps is the temp files swapped back (File.SwapBack) that could not
+	// be removed: each holds what the tool wrote, left for cleanup.
+	Temps []error
 }
 
 // Applier runs plans. Its zero value is ready to use; it is safe for
@@ -58,8 +68,29 @@ func (a *Applier) Apply(ctx context.Context, fsys vfs.FS, objs *objects.Store, p
 	a.runs.Add(1)
 	r := Result{Written: make([]bool, len(p.Files)), Errs: make([]error, len(p.Files))}
 	var links fstate.Links
+	var mu sync.Mutex // guards r.Temps
 	put := func(i int, dirs fstate.DirSet) {
 		f := p.Files[i]
+		if f.SwapBack != "" {
+			err := vfs.Exchange(fsys, f.SwapBack, f.Path)
+			if err == nil {
+				dirs.Add(f.Path)
+				if rerr := fsys.Remove(f.SwapBack); rerr != nil {
+					mu.Lock()
+					r.Temps = append(r.Temps, rerr)
+					mu.Unlock()
+				}
+			}
+			vfs.ReleaseTemp(f.SwapBack)
+			if err == nil {
+				r.Written[i] = true
+				return
+			}
+			if f.Leave {
+				r.Errs[i] = err
+				return
+			}
+		}
 		if f.Leave {
 			return
 		}

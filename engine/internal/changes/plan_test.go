@@ -2,6 +2,7 @@ package changes
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	"cairn/engine/internal/fstate"
@@ -108,5 +109,54 @@ func TestPlanMakers(t *testing.T) {
 	}
 	if p = RecoveryPlan(e, func(*fstate.State) bool { return false }); !p.Files[0].Leave {
 		t.Fatal("a state that cannot be put back is not left")
+	}
+}
+
+// TestApplySwapBack: a file a tool swapped out gets its old content back by
+// swapping again, the temp removed; when the swap fails it gets To unless
+// the plan leaves it, and a temp that cannot be removed is reported.
+func TestApplySwapBack(t *testing.T) {
+	ctx := context.Background()
+	m := vfs.NewMem()
+	f := vfs.NewFaulty(m)
+	objs := objects.New(m, ".store")
+	for name, body := range map[string]string{"a": "a-new", "a.tmp": "a-old", "b": "b-new", "b.tmp": "b-old", "c": "c-new", "c.tmp": "c-old", "d": "d-new", "d.tmp": "d-old"} {
+		if err := vfs.WriteFileAtomic(m, name, []byte(body)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.Inject(vfs.Rule{Op: vfs.OpRename, Path: "b.tmp"}) // b and c cannot swap back
+	f.Inject(vfs.Rule{Op: vfs.OpRename, Path: "c.tmp"})
+	f.Inject(vfs.Rule{Op: vfs.OpRemove, Path: "d.tmp"}) // d's temp stays
+	before, err := fstate.InlineSink(ctx, objs)([]byte("b-before"), fstate.ModeFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a Applier
+	res := a.Apply(ctx, f, objs, Plan{Files: []File{
+		{Path: "a", SwapBack: "a.tmp"},
+		{Path: "b", SwapBack: "b.tmp", To: before},
+		{Path: "c", SwapBack: "c.tmp", Leave: true},
+		{Path: "d", SwapBack: "d.tmp"},
+	}})
+	want := map[string]string{"a": "a-old", "a.tmp": "<absent>", "b": "b-before", "c": "c-new", "d": "d-old", "d.tmp": "d-new"}
+	for name, body := range want {
+		b, err := vfs.ReadFile(m, name)
+		got := string(b)
+		if vfs.IsNotExist(err) {
+			got = "<absent>"
+		}
+		if got != body {
+			t.Errorf("%s holds %q, want %q", name, got, body)
+		}
+	}
+	if w := []bool{true, true, false, true}; !slices.Equal(res.Written, w) {
+		t.Errorf("written %v, want %v", res.Written, w)
+	}
+	if res.Errs[2] == nil || res.Errs[0] != nil || res.Errs[1] != nil {
+		t.Errorf("errs %v: want only c's", res.Errs)
+	}
+	if len(res.Temps) != 1 {
+		t.Errorf("temps %v, want d's", res.Temps)
 	}
 }

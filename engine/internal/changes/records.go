@@ -1,7 +1,6 @@
 package changes
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 
@@ -11,7 +10,7 @@ import (
 
 // Change records of calls other than the file tools (a shell line run by
 // exec), in the same changes journal as the undo stack's lines. They are
-// records for file revert, never undo snapshots: Stack.Apply skips them
+// records for file revert, never undo snapshots: Stack.Fold skips them
 // (seed 001: undo covers the file tools only). Part of the format:
 //
 //	{"v":1,"kind":"call","id":SNAP,"at":T,"tool":"exec","call":ITEM,"item":ITEM,"scope":"paths"|"workspace","paths":[P...]}
@@ -103,23 +102,6 @@ type (
 	}
 )
 
-// recLine is a record line as read.
-type recLine struct {
-	V     int          `json:"v"`
-	Kind  string       `json:"kind"`
-	ID    string       `json:"id"`
-	Seq   int          `json:"seq"`
-	At    timefmt.Time `json:"at"`
-	Tool  string       `json:"tool"`
-	Call  string       `json:"call"`
-	Item  ItemRef      `json:"item"`
-	Scope string       `json:"scope"`
-	Paths fstate.Names `json:"paths"`
-	IDs   []string     `json:"ids"`
-	Why   string       `json:"why"`
-	Files []RawFile    `json:"files"`
-}
-
 // RecordKind reports whether kind is one of the record kinds (which the
 // undo stack skips).
 func RecordKind(kind string) bool {
@@ -129,11 +111,6 @@ func RecordKind(kind string) bool {
 	}
 	return false
 }
-
-// RecordsFold reports whether Records.Apply folds lines of kind (the
-// record kinds and drop): it skips every other kind, so a caller that
-// knows a line's kind need not hand it over.
-func RecordsFold(kind string) bool { return RecordKind(kind) || kind == KindDrop }
 
 // Records is the fold of a changes journal's record lines: what the
 // session's owner needs to write more of them.
@@ -159,22 +136,18 @@ type RecordSize struct {
 	Files []FileChange
 }
 
-// Apply folds one journal line; lines of other kinds are skipped. A
-// record line that does not check is an error (fsck names it). The kinds
-// it folds are RecordsFold's.
-func (r *Records) Apply(b []byte) error {
-	var l recLine
-	if err := json.Unmarshal(b, &l); err != nil || l.V != 1 {
-		return nil // the undo stack's fold names it
-	}
+// Fold folds one decoded line; lines of other kinds than the record
+// kinds and drop are skipped. A record line that does not check is an
+// error (fsck names it).
+func (r *Records) Fold(l *Line) error {
 	switch l.Kind {
 	case KindCall:
-		if err := checkCall(&l); err != nil {
+		if err := checkCall(l); err != nil {
 			return err
 		}
 		r.Open = append(r.Open, CallLine{V: 1, Kind: KindCall, ID: l.ID, At: l.At, Tool: l.Tool, Call: l.Call, Item: l.Item, Scope: l.Scope, Paths: l.Paths})
 	case KindRecord:
-		if err := checkRecord(&l); err != nil {
+		if err := checkRecord(l); err != nil {
 			return err
 		}
 		r.Closed(l.ID)
@@ -241,7 +214,7 @@ func rawBytes(files []RawFile) int64 {
 	return n
 }
 
-func checkCall(l *recLine) error {
+func checkCall(l *Line) error {
 	if !ValidSnapID(l.ID) || !toolRE.MatchString(l.Tool) || (l.Call != "" && !toolRE.MatchString(l.Call)) {
 		return fmt.Errorf("bad call line %q", l.ID)
 	}
@@ -258,7 +231,7 @@ func checkCall(l *recLine) error {
 
 // checkRecord validates a record line: like a change line, but it may
 // name no file (a call that changed nothing).
-func checkRecord(l *recLine) error {
+func checkRecord(l *Line) error {
 	if !ValidSnapID(l.ID) || !toolRE.MatchString(l.Tool) || (l.Call != "" && !toolRE.MatchString(l.Call)) {
 		return fmt.Errorf("bad record line %q", l.ID)
 	}

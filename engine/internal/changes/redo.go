@@ -39,7 +39,7 @@ func (e *Entry) Redoable() bool {
 // and may have returned. Owner and reader judge alike (engine:
 // loadChanges, Workspace.Snapshots).
 func (st *Stack) RedoesPrev() bool {
-	return st.HasPending() && st.Pending.Redoable()
+	return st.HasPending() && st.pending.Redoable()
 }
 
 // RedoPlan is the plan that makes the unsettled changes (Unsettled) again
@@ -55,7 +55,7 @@ func (st *Stack) RedoPlan(ctx context.Context, fsys vfs.FS) Plan {
 	}
 	var order []*chain
 	byPath := map[string]*chain{}
-	for _, e := range st.Unsettled {
+	for _, e := range st.unsettled {
 		for _, f := range e.Rec.Files {
 			c := byPath[f.Path]
 			if c == nil {

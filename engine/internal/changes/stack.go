@@ -1,7 +1,6 @@
 package changes
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -11,40 +10,47 @@ import (
 
 // Stack is an undo stack, folded from a changes journal: the live
 // snapshots, oldest first, the applied ones a prefix of the list. It is a
-// pure fold: Apply takes one line at a time and touches nothing else.
+// pure fold: Fold takes one decoded line at a time and touches nothing
+// else. Its fields are its own: an owner that wrote lines without folding
+// them tells the stack what they did (Committed, Undid, Redid, Settled,
+// PopPending), so the rules below hold in this package alone.
+//
+// The rules: pending is set only while its change is the newest applied
+// snapshot and no undo, redo or abort line followed its line (HasPending);
+// prev only beside pending; unsettled oldest first, aborted changes left
+// out; restoring only while nothing but discard, drop and evidence lines
+// followed its line.
 type Stack struct {
-	List []*Entry
-	Seq  int // the highest seq of a change line
-	// Pending is the newest change while no undo, redo or abort line
+	list []*Entry
+	seq  int // the highest seq of a change line
+	// pending is the newest change while no undo, redo or abort line
 	// follows it: a file tool writes its line before it changes its file,
-	// and may have stopped in between. Held is the undone branch its line
+	// and may have stopped in between. held is the undone branch its line
 	// ended, which an abort of it puts back.
-	Pending *Entry
-	Held    []*Entry
-	// Prev is the change before Pending when its line followed Prev's with
-	// nothing but lines written without waiting for file changes (discard,
-	// drop, start, off) between, and PrevHeld the undone
-	// branch Prev's line ended: a file tool writes its line while the
-	// folder sync of the tool before it is still under way, and waits for
-	// that sync only before it changes its own file (engine: fileSyncs), so
-	// a crash may leave both unmade. An abort of Pending makes Prev
-	// pending again (PopPending).
-	Prev     *Entry
-	PrevHeld []*Entry
-	// Unsettled is the change lines since the last line that waited for
-	// every file change before it to be durable (a close line, an undo,
-	// a call's line; settle), oldest first, aborted ones left out: a file
+	pending *Entry
+	held    []*Entry
+	// prev is the change before pending when only lines that do not wait
+	// for file changes (discard, drop, start, off) came between their
+	// lines; prevHeld is the undone branch prev's line ended. A file tool
+	// writes its line while the folder sync of the tool before it may
+	// still run, and waits for that sync only before it changes its own
+	// file (engine: fileSyncs). So a crash may leave both unmade. An abort
+	// of pending makes prev pending again (PopPending).
+	prev     *Entry
+	prevHeld []*Entry
+	// unsettled is the change lines since the last line that waited for
+	// every file change before it to be durable (a close line, an undo, a
+	// call's line: settle), oldest first, aborted ones left out. A file
 	// tool whose new content is in its line (Entry.Redoable) leaves its
-	// folder's sync to the end of the turn (engine: fileSyncs), so a crash
-	// may lose its file change while later lines are durable. The next
-	// owner makes such a change again from its line (RedoPlan). The drop
-	// and discard lines of the undo stack do not touch it: a change
-	// dropped from the stack is made all the same.
-	Unsettled []*Entry
-	// Restoring is the snapshot of the newest undo, restore or redo line
+	// folder's sync to the end of the turn, so a crash may lose its file
+	// change while later lines are durable; the next owner makes it again
+	// from its line (RedoPlan). Drop and discard lines do not touch it: a
+	// change dropped from the stack is made all the same.
+	unsettled []*Entry
+	// restoring is the snapshot of the newest undo, restore or redo line
 	// while nothing but discard, drop and evidence lines follows it: its
 	// files may not all have been put back when its owner stopped.
-	Restoring *Entry
+	restoring *Entry
 }
 
 // errNoop is a line that changes nothing and leaves the stack as it was.
@@ -81,7 +87,7 @@ func (e *Entry) Bytes() int64 {
 // Cursor is how many snapshots are applied.
 func (st *Stack) Cursor() int {
 	n := 0
-	for _, e := range st.List {
+	for _, e := range st.list {
 		if e.Applied {
 			n++
 		}
@@ -91,7 +97,7 @@ func (st *Stack) Cursor() int {
 
 // Find returns the index of snapshot id, or -1.
 func (st *Stack) Find(id string) int {
-	for i, e := range st.List {
+	for i, e := range st.list {
 		if e.Rec.ID == id {
 			return i
 		}
@@ -99,40 +105,87 @@ func (st *Stack) Find(id string) int {
 	return -1
 }
 
-// Apply folds one line. A line that does not fit the stack (a hostile or
-// damaged line, an undo of a snapshot that is not the newest applied) is
-// skipped with an error; fsck names it.
-func (st *Stack) Apply(b []byte) error {
-	_, err := st.ApplyKind(b)
-	return err
-}
+// Entries is the live snapshots, oldest first. The slice is the stack's:
+// read it, do not change it.
+func (st *Stack) Entries() []*Entry { return st.list }
 
-// ApplyKind is Apply, and also the line's kind as the fold read it ("" for
-// a line that is not JSON of version 1): a caller folding the line
-// elsewhere too can skip what that fold ignores (RecordsFold).
-func (st *Stack) ApplyKind(b []byte) (string, error) {
-	var l RawLine
-	if err := json.Unmarshal(b, &l); err != nil || l.V != 1 {
-		return "", errors.New("not a change line")
+// Seq is the highest seq of a change line folded or committed.
+func (st *Stack) Seq() int { return st.seq }
+
+// Pending is the pending change (HasPending), or nil.
+func (st *Stack) Pending() *Entry {
+	if !st.HasPending() {
+		return nil
 	}
-	return l.Kind, st.applyLine(&l)
+	return st.pending
 }
 
-func (st *Stack) applyLine(l *RawLine) error {
+// Newest is the newest change the fold read: the pending one, else the
+// newest live snapshot; nil when there is none.
+func (st *Stack) Newest() *Entry {
+	if st.pending != nil {
+		return st.pending
+	}
+	if n := len(st.list); n > 0 {
+		return st.list[n-1]
+	}
+	return nil
+}
+
+// Prev is the unsettled change before the pending one, which a crash may
+// have left unmade with it (see Stack), or nil.
+func (st *Stack) Prev() *Entry { return st.prev }
+
+// Restoring is the snapshot of an undo, restore or redo whose files may
+// not all be back (see Stack), or nil.
+func (st *Stack) Restoring() *Entry { return st.restoring }
+
+// Unsettled is the changes a crash may have lost while later lines are
+// durable (see Stack), oldest first.
+func (st *Stack) Unsettled() []*Entry { return st.unsettled }
+
+// Committed folds change rec, made, whose lines (NewChange's, or
+// AfterChange's after it) are written: the stack is live, the list its
+// owner worked out (AfterChange), and nothing is pending, as after the
+// fold of a line that waited for the change.
+func (st *Stack) Committed(rec ChangeLine, live []*Entry) {
+	st.list, st.seq = live, max(st.seq, rec.Seq)
+	st.pending, st.held, st.prev, st.prevHeld, st.restoring = nil, nil, nil, nil, nil
+}
+
+// Undid folds the undo (or restore step) of e, whose line keeping kept is
+// written: e is undone, and redo puts back what it kept.
+func (st *Stack) Undid(e *Entry, kept []*fstate.State) {
+	e.Applied, e.Kept = false, kept
+}
+
+// Redid folds the redo of e, whose line is written.
+func (st *Stack) Redid(e *Entry) { e.Applied = true }
+
+// Settled folds a line that waited for every file change before it to be
+// durable and is none of the stack's own (a file revert's or unrevert's):
+// nothing is pending, being restored or unsettled.
+func (st *Stack) Settled() { st.settle() }
+
+// Fold folds one line. A line that does not fit the stack (a hostile or
+// damaged line, an undo of a snapshot that is not the newest applied) is
+// skipped with an error; fsck names it. Lines of the other folds' kinds
+// (records.go, timeline.go) change nothing but what they settle.
+func (st *Stack) Fold(l *Line) error {
 	var held []*Entry
 	var prev *Entry
 	if l.Kind == KindChange {
-		held = slices.Clone(st.List[st.Cursor():])
+		held = slices.Clone(st.list[st.Cursor():])
 		if st.HasPending() {
-			prev = st.Pending
+			prev = st.pending
 		}
 	}
 	switch l.Kind {
 	case KindCall, KindRecord, KindUnrecorded:
 		// A call's lines wait for the file changes before them to be
-		// durable (engine: appendChanges), as an undo's do: no change
+		// durable (engine: writeChanges, synced), as an undo's do: no change
 		// before them is pending, nor judged with a later one (Prev).
-		st.Pending, st.Held, st.Prev, st.PrevHeld, st.Unsettled = nil, nil, nil, nil, nil
+		st.pending, st.held, st.prev, st.prevHeld, st.unsettled = nil, nil, nil, nil, nil
 	}
 	err := st.fold(l)
 	if errors.Is(err, errNoop) {
@@ -144,22 +197,22 @@ func (st *Stack) applyLine(l *RawLine) error {
 	switch l.Kind {
 	case KindChange:
 		if prev != nil {
-			st.Prev, st.PrevHeld = prev, st.Held
+			st.prev, st.prevHeld = prev, st.held
 		} else {
-			st.Prev, st.PrevHeld = nil, nil
+			st.prev, st.prevHeld = nil, nil
 		}
-		st.Pending, st.Held, st.Restoring = st.List[len(st.List)-1], held, nil
-		st.Unsettled = append(st.Unsettled, st.Pending)
+		st.pending, st.held, st.restoring = st.list[len(st.list)-1], held, nil
+		st.unsettled = append(st.unsettled, st.pending)
 	case KindUndo, KindRestore, KindRedo:
 		// Each waits for the file changes before it to be durable
 		// (engine: fileSyncs), and may itself be stopped before its files are.
 		st.settle()
-		st.Restoring = st.List[st.Find(l.ID)]
+		st.restoring = st.list[st.Find(l.ID)]
 	case KindAbort:
 		// An abort has put back what it held (fold); the change before
 		// it, when its line was unsettled too, is pending again.
 		st.dropUnsettled(l.ID)
-		st.Pending, st.Held, st.Prev, st.PrevHeld, st.Restoring = st.Prev, st.PrevHeld, nil, nil, nil
+		st.pending, st.held, st.prev, st.prevHeld, st.restoring = st.prev, st.prevHeld, nil, nil, nil
 	case KindClose, KindRevert, KindUnrevert:
 		// A close line says every file change before it was made, and so
 		// does a file revert's line, which waits for them (engine:
@@ -168,8 +221,8 @@ func (st *Stack) applyLine(l *RawLine) error {
 		st.settle()
 	case KindDiscard:
 		undone := func(e *Entry) bool { return slices.Contains(l.IDs, e.Rec.ID) }
-		st.Held = slices.DeleteFunc(st.Held, undone)
-		st.PrevHeld = slices.DeleteFunc(st.PrevHeld, undone)
+		st.held = slices.DeleteFunc(st.held, undone)
+		st.prevHeld = slices.DeleteFunc(st.prevHeld, undone)
 	}
 	return nil
 }
@@ -177,12 +230,12 @@ func (st *Stack) applyLine(l *RawLine) error {
 // settle says no change is pending: a line followed that waited for every
 // file change before it.
 func (st *Stack) settle() {
-	st.Pending, st.Held, st.Prev, st.PrevHeld, st.Restoring, st.Unsettled = nil, nil, nil, nil, nil, nil
+	st.pending, st.held, st.prev, st.prevHeld, st.restoring, st.unsettled = nil, nil, nil, nil, nil, nil
 }
 
 // dropUnsettled takes change id out of Unsettled: it was cancelled.
 func (st *Stack) dropUnsettled(id string) {
-	st.Unsettled = slices.DeleteFunc(st.Unsettled, func(e *Entry) bool { return e.Rec.ID == id })
+	st.unsettled = slices.DeleteFunc(st.unsettled, func(e *Entry) bool { return e.Rec.ID == id })
 }
 
 // PopPending takes the pending change out of the stack, as its abort line
@@ -192,12 +245,12 @@ func (st *Stack) PopPending() {
 	if !st.HasPending() {
 		return
 	}
-	st.dropUnsettled(st.Pending.Rec.ID)
-	st.List = append(st.List[:len(st.List)-1], st.Held...)
-	st.Pending, st.Held, st.Prev, st.PrevHeld = st.Prev, st.PrevHeld, nil, nil
+	st.dropUnsettled(st.pending.Rec.ID)
+	st.list = append(st.list[:len(st.list)-1], st.held...)
+	st.pending, st.held, st.prev, st.prevHeld = st.prev, st.prevHeld, nil, nil
 }
 
-func (st *Stack) fold(l *RawLine) error {
+func (st *Stack) fold(l *Line) error {
 	switch l.Kind {
 	case KindChange:
 		if err := CheckChange(l); err != nil {
@@ -212,14 +265,14 @@ func (st *Stack) fold(l *RawLine) error {
 		for _, f := range l.Files {
 			e.Rec.Files = append(e.Rec.Files, FileChange{Path: string(f.Path), Before: f.Before, After: f.After})
 		}
-		st.List = append(st.List, e)
-		st.Seq = max(st.Seq, l.Seq)
+		st.list = append(st.list, e)
+		st.seq = max(st.seq, l.Seq)
 	case KindUndo, KindRestore:
 		n := st.Cursor()
-		if n == 0 || st.List[n-1].Rec.ID != l.ID {
+		if n == 0 || st.list[n-1].Rec.ID != l.ID {
 			return fmt.Errorf("undo of %s, which is not the newest applied snapshot", l.ID)
 		}
-		e := st.List[n-1]
+		e := st.list[n-1]
 		if len(l.Files) != len(e.Rec.Files) {
 			return fmt.Errorf("undo of %s names other files", l.ID)
 		}
@@ -233,28 +286,28 @@ func (st *Stack) fold(l *RawLine) error {
 		e.Applied, e.Kept = false, kept
 	case KindRedo:
 		n := st.Cursor()
-		if n == len(st.List) || st.List[n].Rec.ID != l.ID {
+		if n == len(st.list) || st.list[n].Rec.ID != l.ID {
 			return fmt.Errorf("redo of %s, which is not the newest undone snapshot", l.ID)
 		}
-		st.List[n].Applied = true
+		st.list[n].Applied = true
 	case KindAbort:
-		n := len(st.List)
+		n := len(st.list)
 		if st.Find(l.ID) < 0 {
 			return errNoop // a change whose line never reached the journal
 		}
-		if n == 0 || st.Pending != st.List[n-1] || st.Pending.Rec.ID != l.ID {
+		if n == 0 || st.pending != st.list[n-1] || st.pending.Rec.ID != l.ID {
 			return fmt.Errorf("abort of %s, which is not the newest change", l.ID)
 		}
-		st.List = append(st.List[:n-1], st.Held...)
+		st.list = append(st.list[:n-1], st.held...)
 	case KindRecord:
 		// Records of other calls are not undo snapshots (records.go);
 		// their seq numbers follow the change lines' all the same.
-		st.Seq = max(st.Seq, l.Seq)
+		st.seq = max(st.seq, l.Seq)
 		return errNoop
 	case KindDiscard, KindDrop:
 		for _, id := range l.IDs {
-			if i := st.Find(id); i >= 0 && (l.Kind == KindDrop || !st.List[i].Applied) {
-				st.List = append(st.List[:i], st.List[i+1:]...)
+			if i := st.Find(id); i >= 0 && (l.Kind == KindDrop || !st.list[i].Applied) {
+				st.list = append(st.list[:i], st.list[i+1:]...)
 			}
 		}
 	}
@@ -264,7 +317,7 @@ func (st *Stack) fold(l *RawLine) error {
 // Undone is the ids of the undone snapshots.
 func (st *Stack) Undone() []string {
 	var ids []string
-	for _, e := range st.List {
+	for _, e := range st.list {
 		if !e.Applied {
 			ids = append(ids, e.Rec.ID)
 		}
@@ -274,5 +327,5 @@ func (st *Stack) Undone() []string {
 
 // DiscardUndone drops the undone snapshots: a new change ends their branch.
 func (st *Stack) DiscardUndone() {
-	st.List = st.List[:st.Cursor()]
+	st.list = st.list[:st.Cursor()]
 }

@@ -31,12 +31,12 @@ func fold(lines ...string) (string, []string) {
 	var st Stack
 	var errs []string
 	for _, l := range lines {
-		if err := st.Apply([]byte(l)); err != nil {
+		if err := foldBytes(&st, []byte(l)); err != nil {
 			errs = append(errs, err.Error())
 		}
 	}
 	var out []string
-	for _, e := range st.List {
+	for _, e := range st.list {
 		mark := "-"
 		if e.Applied {
 			mark = "+"
@@ -79,15 +79,15 @@ func TestStackFold(t *testing.T) {
 	}
 	var st Stack
 	for _, l := range []string{lineA, lineB} {
-		st.Apply([]byte(l))
+		foldBytes(&st, []byte(l))
 	}
-	if st.Pending == nil || st.Pending.Rec.ID != "b-00000000" || st.Seq != 2 || st.Cursor() != 2 ||
-		st.List[0].Rec.Call != "i-0123456789abcdef" {
+	if st.Pending() == nil || st.Pending().Rec.ID != "b-00000000" || st.Seq() != 2 || st.Cursor() != 2 ||
+		st.list[0].Rec.Call != "i-0123456789abcdef" {
 		t.Fatalf("stack %+v", st)
 	}
-	st.Apply([]byte(undoB))
-	if st.Pending != nil || st.Restoring == nil || !slices.Equal(st.Undone(), []string{"b-00000000"}) {
-		t.Fatalf("after undo: pending %v restoring %v undone %v", st.Pending, st.Restoring, st.Undone())
+	foldBytes(&st, []byte(undoB))
+	if st.Pending() != nil || st.Restoring() == nil || !slices.Equal(st.Undone(), []string{"b-00000000"}) {
+		t.Fatalf("after undo: pending %v restoring %v undone %v", st.Pending(), st.Restoring(), st.Undone())
 	}
 }
 
@@ -96,10 +96,10 @@ func FuzzStack(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		var st Stack
 		for _, l := range bytes.Split(b, []byte("\n")) {
-			st.Apply(l)
+			foldBytes(&st, l)
 		}
 		applied := true
-		for _, e := range st.List {
+		for _, e := range st.list {
 			if e.Applied && !applied {
 				t.Fatal("an applied snapshot above an undone one")
 			}
@@ -126,7 +126,7 @@ func TestUnmade(t *testing.T) {
 	before, after := fstate.Content([]byte("old"), fstate.ModeFile), fstate.Content([]byte("new"), fstate.ModeFile)
 	var st Stack
 	e := &Entry{Applied: true, Rec: ChangeLine{ID: "a-00000000", Files: []FileChange{{Path: "a", Before: before, After: after}}}}
-	st.List, st.Pending = []*Entry{e}, e
+	st.list, st.pending = []*Entry{e}, e
 	for _, tc := range []struct {
 		holds  string
 		unmade bool
@@ -137,7 +137,7 @@ func TestUnmade(t *testing.T) {
 		}
 	}
 	write("old")
-	st.Pending = nil // an undo, abort or close line followed
+	st.pending = nil // an undo, abort or close line followed
 	if st.Unmade(ctx, m) {
 		t.Error("a change no longer pending taken as unmade")
 	}
@@ -174,7 +174,7 @@ func TestUnmadeTwoInARow(t *testing.T) {
 		lines := append([]string{line("a-00000000", "one", "two")}, tc.between...)
 		lines = append(lines, line("b-00000000", "two", "three"))
 		for _, l := range lines {
-			if err := st.Apply([]byte(l)); err != nil {
+			if err := foldBytes(&st, []byte(l)); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -182,8 +182,8 @@ func TestUnmadeTwoInARow(t *testing.T) {
 		for ; n < 2 && st.Unmade(ctx, m); n++ {
 			st.PopPending()
 		}
-		if n != tc.unmade || len(st.List) != 2-n {
-			t.Errorf("file holds %q (between %d lines): %d unmade, %d listed; want %d unmade", tc.holds, len(tc.between), n, len(st.List), tc.unmade)
+		if n != tc.unmade || len(st.list) != 2-n {
+			t.Errorf("file holds %q (between %d lines): %d unmade, %d listed; want %d unmade", tc.holds, len(tc.between), n, len(st.list), tc.unmade)
 		}
 	}
 }
@@ -218,12 +218,50 @@ func TestUnmadeBehindUnsettled(t *testing.T) {
 		lines = append(lines, line("b-00000000", "b", "x", "y"), line("c-00000000", "a", "two", "three"))
 		var st Stack
 		for _, l := range lines {
-			if err := st.Apply([]byte(l)); err != nil {
+			if err := foldBytes(&st, []byte(l)); err != nil {
 				t.Fatal(err)
 			}
 		}
 		if got := st.Unmade(ctx, m); got != tc.unmade {
 			t.Errorf("a holds %q (close line %v): unmade = %v, want %v", tc.holds, tc.close, got, tc.unmade)
+		}
+	}
+}
+
+// TestStackOwnsItsRules: what an owner tells the stack of lines it wrote
+// without folding them leaves the stack as the fold of those lines would:
+// Committed ends the pending change, Settled ends a pending change and an
+// unfinished undo, and a line not of version 1 is no line at all.
+func TestStackOwnsItsRules(t *testing.T) {
+	folded := func(lines ...string) *Stack {
+		st := &Stack{}
+		for _, l := range lines {
+			foldBytes(st, []byte(l))
+		}
+		return st
+	}
+	st := folded(lineA, lineB) // b pending, a before it
+	if st.Pending() == nil || st.Prev() == nil {
+		t.Fatalf("pending %v prev %v, want b and a", st.Pending(), st.Prev())
+	}
+	st.Committed(ChangeLine{Seq: 7}, st.Entries())
+	if st.Pending() != nil || st.Prev() != nil || st.Restoring() != nil || st.Seq() != 7 {
+		t.Errorf("after Committed: pending %v prev %v restoring %v seq %d", st.Pending(), st.Prev(), st.Restoring(), st.Seq())
+	}
+	if len(st.Unsettled()) == 0 {
+		t.Error("Committed settled the changes before it: only a line that waits does")
+	}
+	st = folded(lineA, lineB, undoB) // b's undo may not have finished
+	if st.Restoring() == nil {
+		t.Fatal("no undo being restored")
+	}
+	st.Settled()
+	if st.Pending() != nil || st.Prev() != nil || st.Restoring() != nil || len(st.Unsettled()) != 0 {
+		t.Errorf("after Settled: pending %v prev %v restoring %v unsettled %d", st.Pending(), st.Prev(), st.Restoring(), len(st.Unsettled()))
+	}
+	for _, b := range []string{`{"v":2,"kind":"close"}`, `{"kind":"close"}`, `not json`} {
+		if _, err := Decode([]byte(b)); err == nil {
+			t.Errorf("Decode(%s) read a line", b)
 		}
 	}
 }

@@ -22,7 +22,7 @@ func tlFold(t *testing.T, lines ...any) *Timeline {
 	tl := &Timeline{}
 	for _, l := range lines {
 		b, _ := json.Marshal(l)
-		if err := tl.Apply(b); err != nil {
+		if err := foldBytes(tl, b); err != nil {
 			t.Fatalf("%s: %v", b, err)
 		}
 	}
@@ -83,22 +83,22 @@ func TestTimelineRevertParts(t *testing.T) {
 		t.Fatal("a revert with a part missing was taken")
 	}
 	b, _ := json.Marshal(part(2))
-	if err := tl.Apply(b); err != nil || !tl.Pending() || !tl.Newest().Unfinished() {
+	if err := foldBytes(tl, b); err != nil || !tl.Pending() || !tl.Newest().Unfinished() {
 		t.Fatalf("complete revert: %v pending %v", err, tl.Pending())
 	}
 	bad, _ := json.Marshal(UnrevertLine{V: 1, Kind: KindUnrevert, ID: "u1-00000001", IDs: []string{"r9-00000009"}})
-	if tl.Apply(bad) == nil {
+	if foldBytes(tl, bad) == nil {
 		t.Fatal("an unrevert of another stack was folded")
 	}
 	done, _ := json.Marshal(DoneLine{V: 1, Kind: KindReverted, ID: "r1-00000001", Left: []string{"b"}})
-	if err := tl.Apply(done); err != nil || !tl.Newest().Unfinished() || len(tl.Newest().Step.Moves) != 1 {
+	if err := foldBytes(tl, done); err != nil || !tl.Newest().Unfinished() || len(tl.Newest().Step.Moves) != 1 {
 		t.Fatalf("reverted with a file left: %v", err)
 	}
 	if m := UnrevertMoves(tl.Stack); len(m) != 1 || m[0].Path != "a" || !fstate.Same(m[0].To, a1) {
 		t.Fatalf("unrevert moves %+v", m)
 	}
 	nw, _ := json.Marshal(tlChange("m2-00000002", "p2", "c", nil, a1))
-	tl.Apply(nw)
+	foldBytes(tl, nw)
 	if tl.Pending() {
 		t.Fatal("new work did not end the stack")
 	}

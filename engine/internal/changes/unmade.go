@@ -11,8 +11,8 @@ import (
 // line the journal's last, nothing after it, its file tool maybe stopped
 // before its write.
 func (st *Stack) HasPending() bool {
-	e := st.Pending
-	return e != nil && len(st.List) > 0 && st.List[len(st.List)-1] == e && e.Applied
+	e := st.pending
+	return e != nil && len(st.list) > 0 && st.list[len(st.list)-1] == e && e.Applied
 }
 
 // earlierBefores is the pre-images of path in the unsettled changes
@@ -24,8 +24,8 @@ func (st *Stack) HasPending() bool {
 // change too.
 func (st *Stack) earlierBefores(path string) []*fstate.State {
 	var out []*fstate.State
-	for _, e := range st.Unsettled {
-		if e == st.Pending {
+	for _, e := range st.unsettled {
+		if e == st.pending {
 			break
 		}
 		for _, f := range e.Rec.Files {
@@ -69,7 +69,7 @@ func (st *Stack) Unmade(ctx context.Context, fsys vfs.FS) bool {
 	if !st.HasPending() {
 		return false
 	}
-	for _, f := range st.Pending.Rec.Files {
+	for _, f := range st.pending.Rec.Files {
 		if f.Before.IsSkipped() || fstate.Same(f.Before, f.After) {
 			return false
 		}

@@ -17,14 +17,15 @@
 //
 //   - File: one file of a patch: its kind (Add, Update, Delete), the name
 //     it has and the name it gets (a rename or a copy), the executable bit
-//     it gets, and Apply, which turns its old content into the new one or
-//     says which hunk does not apply.
+//     it gets, and NewContent, which turns its old content into the new
+//     one or says which hunk does not apply.
 //   - Parse: a patch's text to its files, whichever the shape.
 //
 // # Rules
 //
 // It reads no files and knows no workspace: names are as the patch spells
 // them (the caller resolves them inside its workspace) and contents are
-// given to Apply. A malformed patch is an error of Parse; a hunk that does
-// not fit the content is a *HunkError of Apply. It imports go-gitdiff only.
+// given to NewContent. A malformed patch is an error of Parse; a hunk that
+// does not fit the content is a *HunkError of NewContent. It imports
+// go-gitdiff only.
 package patch

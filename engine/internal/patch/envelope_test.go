@@ -16,7 +16,7 @@ func applyOne(t *testing.T, patch, old string) (string, error) {
 	if len(files) != 1 {
 		t.Fatalf("%d files", len(files))
 	}
-	b, err := files[0].Apply([]byte(old))
+	b, err := files[0].NewContent([]byte(old))
 	return string(b), err
 }
 
@@ -43,10 +43,10 @@ func TestEnvelopeParse(t *testing.T) {
 	if want := "add path/add.py>|delete path/delete.py>|update path/update.py>path/update2.py"; strings.Join(got, "|") != want {
 		t.Fatalf("files %q, want %q", strings.Join(got, "|"), want)
 	}
-	if b, _ := files[0].Apply(nil); string(b) != "abc\ndef\n" {
+	if b, _ := files[0].NewContent(nil); string(b) != "abc\ndef\n" {
 		t.Fatalf("added %q", b)
 	}
-	if b, err := files[2].Apply([]byte("x\ndef f():\n    pass\ny\n")); err != nil || string(b) != "x\ndef f():\n    return 123\ny\n" {
+	if b, err := files[2].NewContent([]byte("x\ndef f():\n    pass\ny\n")); err != nil || string(b) != "x\ndef f():\n    return 123\ny\n" {
 		t.Fatalf("updated %q, %v", b, err)
 	}
 }
@@ -147,7 +147,7 @@ func FuzzEnvelope(f *testing.F) {
 			return
 		}
 		for _, f := range files {
-			b, err := f.Apply(old)
+			b, err := f.NewContent(old)
 			if err == nil && f.Kind == Update && (len(b) == 0 || b[len(b)-1] != '\n') {
 				t.Fatalf("update gave %q", b)
 			}

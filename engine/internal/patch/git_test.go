@@ -45,20 +45,20 @@ index 0000000..4444444
 	if r.Kind != Update || r.Path != "old.txt" || r.MoveTo != "new/name.txt" || r.Copy || !r.Exclusive || r.Exec != nil {
 		t.Fatalf("rename %+v", r)
 	}
-	if b, err := r.Apply([]byte("keep\nold\n")); err != nil || string(b) != "keep\nnew\n" {
+	if b, err := r.NewContent([]byte("keep\nold\n")); err != nil || string(b) != "keep\nnew\n" {
 		t.Fatalf("rename gives %q, %v", b, err)
 	}
 	if m.Kind != Update || m.Path != "run.sh" || m.Exec == nil || !*m.Exec {
 		t.Fatalf("mode change %+v", m)
 	}
-	if b, err := m.Apply([]byte("echo\n")); err != nil || string(b) != "echo\n" {
+	if b, err := m.NewContent([]byte("echo\n")); err != nil || string(b) != "echo\n" {
 		t.Fatalf("mode change gives %q, %v", b, err)
 	}
 	if d.Kind != Delete || d.Path != "gone.txt" {
 		t.Fatalf("delete %+v", d)
 	}
 	var he *HunkError
-	if _, err := d.Apply([]byte("bye\nmore\n")); !errors.As(err, &he) {
+	if _, err := d.NewContent([]byte("bye\nmore\n")); !errors.As(err, &he) {
 		t.Fatalf("a delete of more than the patch names: %v", err)
 	}
 	if a.Kind != Add || a.Path != "made.txt" || !a.Exclusive || a.Exec == nil || !*a.Exec {
@@ -85,7 +85,7 @@ func FuzzGit(f *testing.F) {
 		}
 		for _, f := range files {
 			var he *HunkError
-			if _, err := f.Apply(old); err != nil && !errors.As(err, &he) {
+			if _, err := f.NewContent(old); err != nil && !errors.As(err, &he) {
 				t.Fatalf("apply error %v is no HunkError", err)
 			}
 		}

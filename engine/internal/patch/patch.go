@@ -56,9 +56,9 @@ type File struct {
 	apply func(old []byte) ([]byte, error)
 }
 
-// Apply returns the content the file gets from its old content (nil for
+// NewContent returns the content the file gets from its old content (nil for
 // an Add). A hunk that does not fit is a *HunkError.
-func (f *File) Apply(old []byte) ([]byte, error) {
+func (f *File) NewContent(old []byte) ([]byte, error) {
 	if f.CheckOld != "" && f.Kind != Add && gitBlobID(old) != f.CheckOld {
 		return nil, &HunkError{Path: f.Path, Reason: fmt.Sprintf("the file is not the one the patch was made from (its git id is %s, the patch's %s)", gitBlobID(old), f.CheckOld)}
 	}
