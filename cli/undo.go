@@ -112,6 +112,13 @@ func printRestore(w io.Writer, ws *engine.Workspace, r *engine.RestoreResult) {
 		if len(st.Removed) > 0 {
 			parts = append(parts, "removed "+strings.Join(relPaths(ws, st.Removed), ", "))
 		}
+		if len(st.Unchanged) > 0 {
+			as := "already as before it"
+			if r.Action == "redo" {
+				as = "already as the undo found them"
+			}
+			parts = append(parts, "left "+strings.Join(relPaths(ws, st.Unchanged), ", ")+" ("+as+")")
+		}
 		if len(st.Skipped) > 0 {
 			parts = append(parts, "not restored "+fileReasons(ws, st.Skipped, st.NotRestored))
 		}

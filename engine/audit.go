@@ -37,6 +37,8 @@ type AuditStep struct {
 	Restored int    `json:"restored"`
 	Removed  int    `json:"removed"`
 	Skipped  int    `json:"skipped"`
+	// Unchanged counts the files already as the step would leave them.
+	Unchanged int `json:"unchanged,omitempty"`
 }
 
 // AuditEvent is an audited event other than a turn.

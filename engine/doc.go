@@ -93,7 +93,7 @@
 //
 //	{"v":1,"kind":"turn","at":T,"session":ID,"turn":N,"items":N,"labels":[...],"gates":[...]}
 //	{"v":1,"kind":"event","at":T,"session":ID,"event":NAME,"outcome":"ok|denied|refused|failed","action":A,
-//	                     "steps":[{"id","restored","removed","skipped"}],"files":N,"rule":R}
+//	                     "steps":[{"id","restored","removed","skipped","unchanged"?}],"files":N,"rule":R}
 //
 // usage.jsonl at the top of the state folder, one line per turn that spent
 // anything or named a model (usage.go):

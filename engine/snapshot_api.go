@@ -69,6 +69,11 @@ type RestoreStep struct {
 	Restored []string `json:"restored"`
 	Removed  []string `json:"removed"`
 	Skipped  []string `json:"skipped"`
+	// Unchanged are the files that already held what the step gives them
+	// (a file revert or another change put them there first): nothing was
+	// written to them, and they are named apart so no answer says a file
+	// was restored or removed when it was not.
+	Unchanged []string `json:"unchanged,omitempty"`
 	// NotRestored says why each file of Skipped was left as it was.
 	NotRestored []FileReason `json:"not_restored,omitempty"`
 }

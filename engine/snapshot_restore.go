@@ -221,10 +221,11 @@ func (s *Session) restore(ctx context.Context, action, id string) (*RestoreResul
 	return res, nil
 }
 
-// putBack reports whether any step put a file back.
+// putBack reports whether any step put a file back, or found one already
+// as the step would leave it.
 func putBack(steps []RestoreStep) bool {
 	for _, st := range steps {
-		if len(st.Restored)+len(st.Removed) > 0 {
+		if len(st.Restored)+len(st.Removed)+len(st.Unchanged) > 0 {
 			return true
 		}
 	}
@@ -312,7 +313,7 @@ func (s *Session) auditRestore(ctx context.Context, action, outcome string, step
 	}
 	var as []AuditStep
 	for _, st := range steps {
-		as = append(as, AuditStep{ID: st.ID, Restored: len(st.Restored), Removed: len(st.Removed), Skipped: len(st.Skipped)})
+		as = append(as, AuditStep{ID: st.ID, Restored: len(st.Restored), Removed: len(st.Removed), Skipped: len(st.Skipped), Unchanged: len(st.Unchanged)})
 	}
 	if err := s.Audit(ctx, AuditEvent{Event: "session.snapshot_restore", Outcome: outcome, Action: action, Steps: as}); err != nil {
 		s.noticef("the restore could not be audited: %v", err)

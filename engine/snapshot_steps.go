@@ -85,6 +85,9 @@ func (r *restoreRun) undoOne(ctx context.Context, e *changes.Entry, kind string,
 		switch {
 		case why[k] != "":
 			r.leave(&step, f.Path, why[k])
+		case fstate.Same(kept[k], f.Before):
+			// The plan left it: it already held its pre-image.
+			step.Unchanged = append(step.Unchanged, s.ws.absPath(f.Path))
 		case f.Before == nil:
 			step.Removed = append(step.Removed, s.ws.absPath(f.Path))
 		default:
@@ -118,6 +121,7 @@ func (r *restoreRun) redoOne(ctx context.Context, e *changes.Entry) (RestoreStep
 	var changed []string
 	why := make([]string, len(files)) // "" for a file to put back
 	failed := make([]bool, len(files))
+	already := make([]bool, len(files)) // holds what the undo kept now
 	todo := 0
 	for k, f := range files {
 		kept := e.Kept[k]
@@ -134,6 +138,7 @@ func (r *restoreRun) redoOne(ctx context.Context, e *changes.Entry) (RestoreStep
 		if cur.IsSkipped() || (!fstate.Same(cur, f.Before) && !fstate.Same(cur, kept)) {
 			changed = append(changed, f.Path)
 		}
+		already[k] = !cur.IsSkipped() && fstate.Same(cur, kept)
 	}
 	if err := ctx.Err(); err != nil {
 		return step, err
@@ -156,7 +161,11 @@ func (r *restoreRun) redoOne(ctx context.Context, e *changes.Entry) (RestoreStep
 		return step, err
 	}
 	s.snaps.Redid(e)
-	done := s.apply.Apply(ctx, fsys, objs, changes.RedoPlan(e, leaves(why)))
+	left := leaves(why)
+	for k := range left {
+		left[k] = left[k] || already[k]
+	}
+	done := s.apply.Apply(ctx, fsys, objs, changes.RedoPlan(e, left))
 	for k, f := range files {
 		kept := e.Kept[k]
 		if err := done.Errs[k]; err != nil {
@@ -165,6 +174,8 @@ func (r *restoreRun) redoOne(ctx context.Context, e *changes.Entry) (RestoreStep
 		switch {
 		case why[k] != "":
 			r.leave(&step, f.Path, why[k])
+		case already[k]:
+			step.Unchanged = append(step.Unchanged, s.ws.absPath(f.Path))
 		case kept == nil:
 			step.Removed = append(step.Removed, s.ws.absPath(f.Path))
 		default:
