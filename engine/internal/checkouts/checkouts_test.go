@@ -96,4 +96,3 @@ func TestCheckoutsOfARealRepository(t *testing.T) {
 		t.Errorf("a folder in no repository has checkouts: %+v", r)
 	}
 }
-
