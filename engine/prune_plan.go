@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"cairn/engine/internal/objref"
 	"cairn/internal/vfs"
 	"cairn/objects"
 )
@@ -338,7 +339,7 @@ func (w *Workspace) objectRefs(kept []string) (map[string]bool, error) {
 				liveRefs(b, drops[id], refs)
 				continue
 			}
-			for _, m := range oidRef.FindAllSubmatch(b, -1) {
+			for _, m := range objref.Ref.FindAllSubmatch(b, -1) {
 				refs[string(m[1])] = true
 			}
 		}

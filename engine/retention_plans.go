@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"cairn/engine/internal/fileplan"
+	"cairn/engine/internal/layout"
 	"cairn/internal/vfs"
 )
 
@@ -266,7 +267,7 @@ func (s *Store) readPlan(id string) (*fileplan.Plan, error) {
 	bad := func(why string) (*fileplan.Plan, error) {
 		return nil, fmt.Errorf("%w: %s: %s", fileplan.ErrNotPlan, fileplan.Name(plansDir, id), why)
 	}
-	if p.Session != id || !keyName(p.Workspace) {
+	if p.Session != id || !layout.ValidKey(p.Workspace) {
 		return bad("not this session's, or no workspace")
 	}
 	ws, entry := workspaceDir(p.Workspace)+"/", trashEntry(id)+"/"

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"cairn/internal/lazyre"
+	"cairn/engine/internal/objref"
 	"cairn/internal/vfs"
 )
 
@@ -50,10 +50,6 @@ type PruneOptions struct {
 	// Progress, when set, is told how many workspaces are done of how many.
 	Progress func(done, total int)
 }
-
-// oidRef finds the objects a line or file names: every "oid" field, at any
-// depth, compact or indented (a session record is written indented).
-var oidRef = lazyre.New(`"oid":\s*"([0-9a-f]{64})"`)
 
 // Prune runs the prune; see above. It settles the trash first, then
 // removes what prunePlan lists, each thing checked again just before it
@@ -252,7 +248,7 @@ func liveRefs(b []byte, dropped map[string]bool, refs map[string]bool) {
 		}
 	}
 	for _, l := range lines {
-		ms := oidRef.FindAllSubmatch(l, -1)
+		ms := objref.Ref.FindAllSubmatch(l, -1)
 		if len(ms) == 0 {
 			continue
 		}

@@ -1,14 +1,12 @@
 package engine
 
 import (
-	"bytes"
 	"context"
 	"io/fs"
 	"path"
 	"strings"
 
 	"cairn/internal/vfs"
-	"cairn/journal"
 )
 
 // Where the disk went (cairn storage stats, /storage): one walk of the state
@@ -145,29 +143,6 @@ func (s *Store) Stats(ctx context.Context) (*StorageStats, error) {
 }
 
 const objectsFolder = "objects"
-
-// namedObjects adds the objects file name names to named, and says why it
-// could not read it (Stats counts such a file as naming nothing: fsck
-// names it). A journal is read a line at a time, never whole.
-func namedObjects(fsys vfs.FS, name string, named map[string]bool) error {
-	add := func(b []byte) error {
-		if bytes.Contains(b, []byte(`"oid"`)) {
-			for _, m := range oidRef.FindAllSubmatch(b, -1) {
-				named[string(m[1])] = true
-			}
-		}
-		return nil
-	}
-	if strings.HasSuffix(name, ".jsonl") {
-		_, err := journal.Read(fsys, name, add)
-		return err
-	}
-	b, err := vfs.ReadFile(fsys, name)
-	if err == nil {
-		add(b)
-	}
-	return err
-}
 
 // walkState visits every file and folder of the state folder (the folder
 // itself included, as du counts it) with the part it belongs to and what

@@ -4,6 +4,7 @@ import (
 	"path"
 	"strings"
 
+	"cairn/engine/internal/objref"
 	"cairn/engine/internal/scope"
 	"cairn/internal/vfs"
 	"cairn/objects"
@@ -61,7 +62,7 @@ func walkRefs(fsys vfs.FS, wsDir string, refs map[string]bool) {
 			name := path.Join(root, d.Name(), f.Name())
 			if f.Type().IsRegular() && strings.HasSuffix(f.Name(), ".json") {
 				// A pending change's marker: its pre-images, by oid.
-				if unreadable(namedObjects(fsys, name, refs)) {
+				if unreadable(objref.File(fsys, name, refs)) {
 					return
 				}
 				continue
