@@ -6,12 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"path"
 	"sort"
 
 	"cairn/engine/internal/changes"
+	"cairn/engine/internal/durable"
 	"cairn/engine/internal/layout"
 	"cairn/engine/internal/objref"
 	"cairn/internal/timefmt"
@@ -41,14 +40,14 @@ func Copy(ctx context.Context, fsys vfs.FS, from, to *objects.Store, p Plan, ret
 	if err := copyObjects(ctx, from, to, named); err != nil {
 		return err
 	}
-	if err := CopyFolder(ctx, fsys, layout.SessionFolder(src, layout.Outputs, id), layout.SessionFolder(dst, layout.Outputs, id)); err != nil {
+	if err := durable.CopyFolder(ctx, fsys, layout.SessionFolder(src, layout.Outputs, id), layout.SessionFolder(dst, layout.Outputs, id)); err != nil {
 		return err
 	}
 	if err := copyTasks(ctx, fsys, from, to, p); err != nil {
 		return err
 	}
 	for _, name := range []func(ws, id string) string{layout.Audit, layout.Shell} {
-		if err := CopyFile(fsys, name(src, id), name(dst, id)); err != nil {
+		if err := durable.CopyFile(fsys, name(src, id), name(dst, id)); err != nil {
 			return err
 		}
 	}
@@ -97,7 +96,7 @@ func copyTasks(ctx context.Context, fsys vfs.FS, from, to *objects.Store, p Plan
 	if err := copyObjects(ctx, from, to, named); err != nil {
 		return err
 	}
-	return CopyFolder(ctx, fsys, dir, layout.SessionFolder(p.Dst(), layout.Tasks, p.Session))
+	return durable.CopyFolder(ctx, fsys, dir, layout.SessionFolder(p.Dst(), layout.Tasks, p.Session))
 }
 
 // copyObjects copies the objects named from one store to the other, in the
@@ -174,47 +173,4 @@ func MovedItems(items []byte, p Plan, retarget Retarget) ([]byte, error) {
 	out.Write(b)
 	out.WriteByte('\n')
 	return out.Bytes(), nil
-}
-
-// CopyFolder copies the files of folder from into folder to, each durable.
-func CopyFolder(ctx context.Context, fsys vfs.FS, from, to string) error {
-	ents, err := fsys.ReadDir(from)
-	if vfs.IsNotExist(err) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	if err := vfs.MkdirAllDurable(fsys, to, vfs.DirPerm); err != nil {
-		return err
-	}
-	for _, e := range ents {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		if !e.Type().IsRegular() || vfs.IsTemp(e.Name()) {
-			continue
-		}
-		if err := CopyFile(fsys, path.Join(from, e.Name()), path.Join(to, e.Name())); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// CopyFile copies file from to name to, durably; a missing from copies
-// nothing.
-func CopyFile(fsys vfs.FS, from, to string) error {
-	f, err := fsys.OpenFile(from, os.O_RDONLY, 0)
-	if vfs.IsNotExist(err) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	return vfs.WriteAtomic(fsys, to, func(w io.Writer) error {
-		_, err := io.Copy(w, f)
-		return err
-	})
 }

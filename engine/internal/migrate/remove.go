@@ -2,8 +2,8 @@ package migrate
 
 import (
 	"context"
-	"path"
 
+	"cairn/engine/internal/durable"
 	"cairn/engine/internal/layout"
 	"cairn/internal/vfs"
 )
@@ -14,14 +14,14 @@ import (
 // plan stays: on an error the next open finishes.
 func RemoveSource(ctx context.Context, fsys vfs.FS, p Plan) error {
 	id, src := p.Session, p.Src()
-	err := removeDurably(fsys, layout.Items(src, id))
+	err := durable.Remove(fsys, layout.Items(src, id))
 	for _, n := range []string{layout.Record(src, id), layout.Changes(src, id), layout.Audit(src, id), layout.Shell(src, id)} {
 		if rerr := fsys.Remove(n); rerr != nil && !vfs.IsNotExist(rerr) && err == nil {
 			err = rerr
 		}
 	}
 	for _, dir := range []string{layout.SessionFolder(src, layout.Outputs, id), layout.SessionFolder(src, layout.Tasks, id)} {
-		if rerr := RemoveFolder(ctx, fsys, dir); rerr != nil && err == nil {
+		if rerr := durable.RemoveFolder(ctx, fsys, dir); rerr != nil && err == nil {
 			err = rerr
 		}
 	}
@@ -46,7 +46,7 @@ func RollBack(fsys vfs.FS, p Plan) error {
 		}
 	}
 	for _, d := range []string{layout.SessionFolder(dst, layout.Outputs, id), layout.SessionFolder(dst, layout.Tasks, id)} {
-		if rerr := RemoveFolder(context.Background(), fsys, d); rerr != nil && err == nil {
+		if rerr := durable.RemoveFolder(context.Background(), fsys, d); rerr != nil && err == nil {
 			err = rerr
 		}
 	}
@@ -57,44 +57,4 @@ func RollBack(fsys vfs.FS, p Plan) error {
 		return err
 	}
 	return DropPlan(fsys, id)
-}
-
-// removeDurably removes name and syncs its folder; a name already gone is
-// fine.
-func removeDurably(fsys vfs.FS, name string) error {
-	if err := fsys.Remove(name); err != nil && !vfs.IsNotExist(err) {
-		return err
-	}
-	return fsys.SyncDir(path.Dir(name))
-}
-
-// RemoveFolder removes folder dir with all it holds, and syncs its parent;
-// a folder already gone is fine.
-func RemoveFolder(ctx context.Context, fsys vfs.FS, dir string) error {
-	ents, err := fsys.ReadDir(dir)
-	if err != nil {
-		if vfs.IsNotExist(err) {
-			return nil
-		}
-		return err
-	}
-	for _, e := range ents {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		p := path.Join(dir, e.Name())
-		if e.IsDir() {
-			if err := RemoveFolder(ctx, fsys, p); err != nil {
-				return err
-			}
-			continue
-		}
-		if err := fsys.Remove(p); err != nil && !vfs.IsNotExist(err) {
-			return err
-		}
-	}
-	if err := fsys.Remove(dir); err != nil && !vfs.IsNotExist(err) {
-		return err
-	}
-	return fsys.SyncDir(path.Dir(dir))
 }
