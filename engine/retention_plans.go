@@ -2,12 +2,10 @@ package engine
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"path"
 	"strings"
 
-	"cairn/engine/internal/durable"
 	"cairn/engine/internal/fileplan"
 	"cairn/engine/internal/layout"
 	"cairn/engine/internal/trash"
@@ -40,7 +38,7 @@ import (
 // So no listing after an open shows a session split between the workspace
 // and the trash. fsck notes each plan, and names one it cannot read.
 
-const plansDir = "plans"
+const plansDir = trash.PlansDir
 
 // Plan kinds.
 const (
@@ -54,76 +52,21 @@ func (w *Workspace) newPlan(kind, id, stage string) *fileplan.Plan {
 	return &fileplan.Plan{V: 1, Kind: kind, Session: id, Workspace: w.key, Path: w.path, At: mkTime(w.s.Now()), Stage: stage}
 }
 
-// forgetSession moves session id into the trash (see above); the caller
-// holds its lock, and the trash holds no entry of id.
+// forgetSession moves session id into the trash (see above, trash.Forget);
+// the caller holds its lock, and the trash holds no entry of id.
 func (w *Workspace) forgetSession(ctx context.Context, id string) error {
-	fsys := w.s.fsys
-	entry := trash.Entry(id)
-	subs, err := trash.SessionFiles(fsys, w.dir, id)
-	if err != nil {
-		return fmt.Errorf("engine: forget %s: %w", id, err)
-	}
-	p := w.newPlan(planForget, id, fileplan.StageCopy)
-	p.Files = trash.Pairs(subs, w.dir, entry)
-	if err := fileplan.Write(fsys, plansDir, p); err != nil {
-		return fmt.Errorf("engine: forget %s: %w", id, err)
-	}
-	if err := vfs.MkdirAllDurable(fsys, path.Join(entry, sessionsDir), vfs.DirPerm); err != nil {
-		return fmt.Errorf("engine: forget %s: %w", id, err)
-	}
-	note, _ := json.Marshal(trash.Note{V: 1, Session: id, Workspace: w.key, Path: w.path, At: p.At})
-	if err := vfs.WriteFileAtomic(fsys, path.Join(entry, trash.NoteName), append(note, '\n')); err != nil {
-		return fmt.Errorf("engine: forget %s: %w", id, err)
-	}
-	if err := fileplan.Copy(ctx, fsys, p.Files); err != nil {
-		return fmt.Errorf("engine: forget %s: %w", id, err)
-	}
-	p.Stage = fileplan.StageRemove
-	if err := fileplan.Write(fsys, plansDir, p); err != nil {
-		return fmt.Errorf("engine: forget %s: %w", id, err)
-	}
-	if err := w.finishForget(ctx, p); err != nil {
+	if err := trash.Forget(ctx, w.s.fsys, w.dir, w.newPlan(planForget, id, fileplan.StageCopy)); err != nil {
 		return fmt.Errorf("engine: forget %s: %w", id, err)
 	}
 	return nil
 }
 
-// finishForget removes the workspace's files of committed forget p, its
-// items journal first, then the plan.
-func (w *Workspace) finishForget(ctx context.Context, p *fileplan.Plan) error {
-	fsys := w.s.fsys
-	if err := fileplan.RemoveFrom(fsys, p.Files); err != nil {
-		return err
-	}
-	for _, folder := range trash.ForgetFolders() {
-		if err := durable.RemoveFolder(ctx, fsys, layout.SessionFolder(w.dir, folder, p.Session)); err != nil {
-			return err
-		}
-	}
-	fsys.Remove(ownersName(w.dir, p.Session))
-	return fileplan.Done(fsys, plansDir, p.Session)
-}
-
-// restoreSession brings session id back from its trash entry (see above);
-// the caller holds its lock, and its workspace has no items journal of id.
+// restoreSession brings session id back from its trash entry (see above,
+// trash.Restore); the caller holds its lock, and its workspace has no
+// items journal of id.
 func (w *Workspace) restoreSession(ctx context.Context, id string) error {
-	fsys := w.s.fsys
-	entry := trash.Entry(id)
-	subs, err := trash.SessionFiles(fsys, entry, id)
-	if err != nil {
-		return err
-	}
-	subs = append(subs[1:], subs[0]) // the items journal last: its arrival makes the session
 	p := w.newPlan(planRestore, id, fileplan.StageCopy)
-	p.Files = trash.Pairs(subs, entry, w.dir)
-	if err := fileplan.Write(fsys, plansDir, p); err != nil {
-		return err
-	}
-	if err := fileplan.Copy(ctx, fsys, p.Files); err != nil {
-		return err
-	}
-	p.Stage = fileplan.StageRemove
-	if err := fileplan.Write(fsys, plansDir, p); err != nil {
+	if err := trash.Restore(ctx, w.s.fsys, w.dir, p); err != nil {
 		return err
 	}
 	return w.finishRestore(ctx, p)
@@ -157,30 +100,11 @@ func (w *Workspace) trimSession(ctx context.Context, id string) error {
 	return fileplan.Done(w.s.fsys, plansDir, id)
 }
 
-// purgeEntry removes trash entry id: renamed to a .purge- name first, so
-// that an entry half removed is never taken for a forgotten session.
-func (s *Store) purgeEntry(ctx context.Context, id string) error {
-	gone := path.Join(trashDir, trash.PurgePrefix+id)
-	if err := s.fsys.Rename(trash.Entry(id), gone); err != nil && !vfs.IsNotExist(err) {
-		return err
-	}
-	if err := s.fsys.SyncDir(trashDir); err != nil && !vfs.IsNotExist(err) {
-		return err
-	}
-	return durable.RemoveFolder(ctx, s.fsys, gone)
-}
+// purgeEntry removes trash entry id (trash.Purge).
+func (s *Store) purgeEntry(ctx context.Context, id string) error { return trash.Purge(ctx, s.fsys, id) }
 
 // pendingPlans lists the sessions that have a plan in plans/.
-func (s *Store) pendingPlans() map[string]bool {
-	names, _ := vfs.ReadDirNames(s.fsys, plansDir)
-	out := map[string]bool{}
-	for _, n := range names {
-		if id, ok := strings.CutSuffix(n, ".json"); ok && validSessionID(id) {
-			out[id] = true
-		}
-	}
-	return out
-}
+func (s *Store) pendingPlans() map[string]bool { return trash.Pending(s.fsys) }
 
 // recoverPlans settles the plans a crash left in plans/ (see above),
 // skipping one whose session's lock is held (its work is running). Best
@@ -244,7 +168,7 @@ func (w *Workspace) settlePlan(ctx context.Context, p *fileplan.Plan) error {
 		if _, serr := fsys.Lstat(key.From); serr == nil && !same {
 			break // written since: a live session, never trashed
 		}
-		return w.finishForget(ctx, p)
+		return trash.FinishForget(ctx, fsys, w.dir, p)
 	case p.Kind == planRestore && p.Stage == fileplan.StageCopy:
 		key := p.Files[len(p.Files)-1]
 		if same, err := fileplan.Same(fsys, key.From, key.To); err != nil {
