@@ -5,7 +5,8 @@
 //
 // # The state folder
 //
-// Part of the format (FORMAT.md draws the whole tree):
+// Part of the format (the format document of the design draws the whole
+// tree):
 //
 //	FORMAT  config.json  history.jsonl  usage.jsonl  sweep.json  sweep.lock
 //	workspaces/<key>/                 one folder per working directory (WorkspaceDir)
