@@ -41,9 +41,6 @@ import (
 // toward the eager-load ceiling; it is read back on demand
 // (Workspace.ReadAttachment, `cairn attachment`).
 
-// DefaultMaxAttachmentMB is storage.max_attachment_mb's default.
-const DefaultMaxAttachmentMB = 32
-
 // Attachment is a file attached to an item.
 type Attachment struct {
 	OID       string `json:"oid,omitempty"`

@@ -2,68 +2,24 @@ package engine
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
-	"fmt"
 	"os"
-	"path"
-	"path/filepath"
-	"slices"
-	"sort"
 	"strings"
 
-	"cairn/internal/vfs"
+	"cairn/engine/internal/checkouts"
 )
 
 // Other checkouts of a repository: the worktrees of one git repository,
-// read from the repository's own files as `git worktree list` reads them,
-// with no git process:
-//
-//   - a checkout's .git is a folder (the main worktree: the common folder)
-//     or a file "gitdir: DIR" (a linked worktree: DIR is
-//     <common>/worktrees/<name>, whose "commondir" file names the common
-//     folder, relative to DIR);
-//   - <common>/worktrees/<name>/gitdir names each linked worktree's .git
-//     file; a worktree whose folder is gone is still listed there until
-//     `git worktree prune` (and is then marked Gone here);
-//   - the main worktree is the common folder's parent when the common
-//     folder is named .git (a bare repository has none).
-//
-// So that sessions left in a worktree removed with `git worktree remove`
-// (which takes its metadata away) are still found, cairn keeps the
-// checkouts it saw sessions in (Part of the format):
-//
-//	repos/<16 hex of SHA-256 of the common folder>.json
-//	  {"v":1,"common_dir":DIR,"checkouts":[DIR,...]}
-//
-// written whole (temp, fsync, rename) when a checkout is first seen.
+// read from its own files with no git process, and the checkouts cairn saw
+// sessions in, kept in repos/ (package checkouts draws both).
 
-// Checkout is one worktree of a repository.
-type Checkout struct {
-	Path    string `json:"path"`
-	Name    string `json:"name"` // the worktree's name; "" for the main one
-	Main    bool   `json:"main"`
-	Gone    bool   `json:"gone"`    // its folder no longer exists
-	Current bool   `json:"current"` // it holds the directory asked about
-	Branch  string `json:"branch"`
-}
+// Checkout is one worktree of a repository: its Path, Name ("" for the
+// main one), Main, Gone (its folder no longer exists), Current (it holds
+// the directory asked about) and Branch.
+type Checkout = checkouts.Checkout
 
-// Repository is the checkouts of the repository holding a directory.
-type Repository struct {
-	CommonDir string     `json:"common_dir"`
-	Checkouts []Checkout `json:"checkouts"` // the main one first, then by path
-}
-
-// Current is the checkout holding the directory asked about.
-func (r *Repository) Current() *Checkout {
-	for i := range r.Checkouts {
-		if r.Checkouts[i].Current {
-			return &r.Checkouts[i]
-		}
-	}
-	return nil
-}
+// Repository is the checkouts of the repository holding a directory: its
+// CommonDir, and its Checkouts, the main one first, then by path.
+type Repository = checkouts.Repository
 
 // Checkouts reads the worktrees of the git repository holding dir. It
 // returns nil (and no error) when dir is in no repository.
@@ -72,114 +28,12 @@ func Checkouts(dir string) (*Repository, error) {
 	if err != nil {
 		return nil, err
 	}
-	top, dotgit := "", ""
-	for d := dir; ; {
-		if fi, err := os.Lstat(filepath.Join(d, ".git")); err == nil && (fi.IsDir() || fi.Mode().IsRegular()) {
-			top, dotgit = d, filepath.Join(d, ".git")
-			break
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			return nil, nil
-		}
-		d = parent
-	}
-	common := dotgit
-	if fi, _ := os.Lstat(dotgit); fi.Mode().IsRegular() {
-		gd, err := gitdirOf(dotgit)
-		if err != nil {
-			return nil, err
-		}
-		common = gd
-		if b, err := readHead(filepath.Join(gd, "commondir")); err == nil {
-			c := strings.TrimSpace(string(b))
-			if !filepath.IsAbs(c) {
-				c = filepath.Join(gd, c)
-			}
-			common = filepath.Clean(c)
-		}
-	}
-	if c, err := filepath.EvalSymlinks(common); err == nil {
-		common = c
-	}
-	repo := &Repository{CommonDir: common}
-	if filepath.Base(common) == ".git" {
-		repo.Checkouts = append(repo.Checkouts, checkoutAt(filepath.Dir(common), "", true))
-	}
-	ents, _ := os.ReadDir(filepath.Join(common, "worktrees"))
-	var linked []Checkout
-	for _, e := range ents {
-		b, err := readHead(filepath.Join(common, "worktrees", e.Name(), "gitdir"))
-		if err != nil {
-			continue
-		}
-		g := strings.TrimSpace(string(b))
-		if !filepath.IsAbs(g) {
-			g = filepath.Join(common, "worktrees", e.Name(), g)
-		}
-		linked = append(linked, checkoutAt(filepath.Dir(filepath.Clean(g)), e.Name(), false))
-	}
-	sort.Slice(linked, func(i, j int) bool { return linked[i].Path < linked[j].Path })
-	repo.Checkouts = append(repo.Checkouts, linked...)
-	for i := range repo.Checkouts {
-		if repo.Checkouts[i].Path == top {
-			repo.Checkouts[i].Current = true
-		}
-	}
-	return repo, nil
+	return checkouts.Read(dir)
 }
 
-// gitdirOf reads a worktree's .git file: "gitdir: DIR", DIR relative to
-// the file's folder unless absolute.
-func gitdirOf(dotgit string) (string, error) {
-	b, err := readHead(dotgit)
-	if err != nil {
-		return "", err
-	}
-	g, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir:")
-	if !ok {
-		return "", fmt.Errorf("engine: %s is not a worktree's .git file", dotgit)
-	}
-	g = strings.TrimSpace(g)
-	if !filepath.IsAbs(g) {
-		g = filepath.Join(filepath.Dir(dotgit), g)
-	}
-	return filepath.Clean(g), nil
-}
-
-func checkoutAt(p, name string, main bool) Checkout {
-	c := Checkout{Path: p, Name: name, Main: main}
-	if real, err := filepath.EvalSymlinks(p); err == nil {
-		c.Path = real
-	}
-	if fi, err := os.Stat(c.Path); err != nil || !fi.IsDir() {
-		c.Gone = true
-	} else {
-		c.Branch = gitBranch(c.Path)
-		if c.Branch == "" {
-			c.Branch = worktreeBranch(c.Path)
-		}
-	}
-	return c
-}
-
-// worktreeBranch reads the branch of a linked worktree from the HEAD of its
-// gitdir, "" when detached or unreadable.
-func worktreeBranch(p string) string {
-	gd, err := gitdirOf(filepath.Join(p, ".git"))
-	if err != nil {
-		return ""
-	}
-	b, err := readHead(filepath.Join(gd, "HEAD"))
-	if err != nil {
-		return ""
-	}
-	r, _ := strings.CutPrefix(strings.TrimSpace(string(b)), "ref: refs/heads/")
-	if strings.HasPrefix(r, "ref: ") || len(r) == 40 {
-		return ""
-	}
-	return r
-}
+// gitBranch reads the branch of the repository holding dir from .git/HEAD,
+// or "" when dir is not in a repository or HEAD is detached.
+func gitBranch(dir string) string { return checkouts.Branch(dir) }
 
 // CheckoutSessions is one other checkout's sessions, as the picker and
 // `cairn sessions --all-checkouts` list them below the directory's own.
@@ -210,7 +64,7 @@ func (s *Store) OtherCheckouts(ctx context.Context, dir string) (*Repository, []
 		}
 		sec := CheckoutSessions{Checkout: c}
 		for _, w := range wss {
-			if w.path == here || owningCheckout(repo, w.path) != c.Path {
+			if w.path == here || repo.Owning(w.path) != c.Path {
 				continue
 			}
 			l, _, err := w.List(ctx)
@@ -225,40 +79,6 @@ func (s *Store) OtherCheckouts(ctx context.Context, dir string) (*Repository, []
 	return repo, out, nil
 }
 
-// owningCheckout is the path of the nearest checkout of repo holding p, "".
-func owningCheckout(repo *Repository, p string) string {
-	best := ""
-	for _, c := range repo.Checkouts {
-		if (p == c.Path || strings.HasPrefix(p, c.Path+"/")) && len(c.Path) > len(best) {
-			best = c.Path
-		}
-	}
-	return best
-}
-
-// repoFile is what cairn keeps of a repository's checkouts.
-type repoFile struct {
-	V         int      `json:"v"`
-	CommonDir string   `json:"common_dir"`
-	Checkouts []string `json:"checkouts"`
-}
-
-func repoName(common string) string {
-	h := sha256.Sum256([]byte(common))
-	return path.Join("repos", hex.EncodeToString(h[:8])+".json")
-}
-
-func (s *Store) readRepo(common string) repoFile {
-	rf := repoFile{V: 1, CommonDir: common}
-	if b, err := vfs.ReadFile(s.fsys, repoName(common)); err == nil {
-		var r repoFile
-		if json.Unmarshal(b, &r) == nil && r.CommonDir == common {
-			rf = r
-		}
-	}
-	return rf
-}
-
 // NoteCheckouts remembers the live checkouts of repo (so sessions of one
 // later removed with its metadata are still found). It writes only when
 // one is new.
@@ -266,26 +86,7 @@ func (s *Store) NoteCheckouts(repo *Repository) error {
 	if repo == nil || s.ephemeral {
 		return nil
 	}
-	rf := s.readRepo(repo.CommonDir)
-	changed := false
-	for _, c := range repo.Checkouts {
-		if !c.Gone && !slices.Contains(rf.Checkouts, c.Path) {
-			rf.Checkouts = append(rf.Checkouts, c.Path)
-			changed = true
-		}
-	}
-	if !changed {
-		return nil
-	}
-	sort.Strings(rf.Checkouts)
-	b, err := json.Marshal(rf)
-	if err != nil {
-		return err
-	}
-	if err := vfs.MkdirAllDurable(s.fsys, "repos", vfs.DirPerm); err != nil {
-		return err
-	}
-	return vfs.WriteFileAtomic(s.fsys, repoName(repo.CommonDir), append(b, '\n'))
+	return checkouts.Note(s.fsys, repo)
 }
 
 // Returned is a removed checkout whose sessions moved back.
@@ -324,7 +125,7 @@ func (s *Store) ReturnFromRemovedCheckouts(ctx context.Context, dir string) ([]R
 			gone[c.Path] = true
 		}
 	}
-	for _, p := range s.readRepo(repo.CommonDir).Checkouts {
+	for _, p := range checkouts.Known(s.fsys, repo.CommonDir) {
 		if _, err := os.Stat(p); os.IsNotExist(err) {
 			gone[p] = true
 		}

@@ -5,8 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
-	"strings"
 	"testing"
 )
 
@@ -21,54 +19,6 @@ func runGit(t *testing.T, dir string, args ...string) string {
 		t.Fatalf("git %v: %v\n%s", args, err, out)
 	}
 	return string(out)
-}
-
-// A repository with two linked worktrees made by git itself: the checkouts
-// read from its files are the ones `git worktree list` names, each with its
-// branch, and the one holding the directory asked about is current.
-func TestCheckoutsOfARealRepository(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Fatal("git is not installed")
-	}
-	root := must(filepath.EvalSymlinks(t.TempDir()))(t)
-	main := filepath.Join(root, "main")
-	noErr(t, os.Mkdir(main, 0o755))
-	runGit(t, main, "init", "-q")
-	noErr(t, os.WriteFile(filepath.Join(main, "f"), []byte("x"), 0o644))
-	runGit(t, main, "add", "f")
-	runGit(t, main, "commit", "-q", "-m", "first")
-	runGit(t, main, "worktree", "add", "-q", "-b", "feature", filepath.Join(root, "wt-feature"))
-	runGit(t, main, "worktree", "add", "-q", "--detach", filepath.Join(root, "wt-detached"))
-	noErr(t, os.Mkdir(filepath.Join(root, "wt-feature", "sub"), 0o755))
-
-	var want []string
-	for _, l := range strings.Split(runGit(t, main, "worktree", "list", "--porcelain"), "\n") {
-		if p, ok := strings.CutPrefix(l, "worktree "); ok {
-			want = append(want, p)
-		}
-	}
-	repo := must(Checkouts(filepath.Join(root, "wt-feature", "sub")))(t)
-	var got []string
-	for _, c := range repo.Checkouts {
-		got = append(got, c.Path)
-	}
-	slices.Sort(want)
-	slices.Sort(got)
-	if !slices.Equal(got, want) {
-		t.Fatalf("checkouts %v, git worktree list says %v", got, want)
-	}
-	if !repo.Checkouts[0].Main || repo.Checkouts[0].Path != main || repo.Checkouts[0].Branch != "main" {
-		t.Errorf("main checkout: %+v", repo.Checkouts[0])
-	}
-	if c := repo.Current(); c == nil || c.Path != filepath.Join(root, "wt-feature") || c.Branch != "feature" || c.Name != "wt-feature" {
-		t.Errorf("current checkout: %+v", c)
-	}
-	if c := must(Checkouts(main))(t).Current(); c == nil || !c.Main {
-		t.Errorf("from the main checkout, current is %+v", c)
-	}
-	if r := must(Checkouts(root))(t); r != nil {
-		t.Errorf("a folder in no repository has checkouts: %+v", r)
-	}
 }
 
 // Sessions of the other checkouts are listed one section per checkout; a

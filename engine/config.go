@@ -1,89 +1,56 @@
 package engine
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
-	"sort"
-	"strconv"
-	"strings"
 
-	"cairn/engine/internal/changes"
-	"cairn/engine/retention"
+	"cairn/engine/internal/config"
+	"cairn/engine/internal/layout"
 	"cairn/internal/vfs"
 )
 
 // config.json, at the top of the state folder, is optional and every key has
 // a default. Keys are snake_case. An unknown key or a bad value is refused
 // with a message that names the key; nothing runs on a config it cannot read.
+// Package config parses it; Store.Config is the one loader the engine, the
+// command line and the REPL use.
 
-// Config is the parsed config.json.
-type Config struct {
-	Snapshots SnapshotsConfig
-	Storage   StorageConfig
-	History   HistoryConfig
-	Tools     ToolsConfig
-}
+// Config is the parsed config.json: its Snapshots, Storage, History and
+// Tools sections (package config says what each key means).
+type Config = config.Config
 
-// ToolsConfig is the "tools" section: what the file tools (write, edit,
-// rm, apply_patch) may write.
-type ToolsConfig struct {
-	// WriteVCSFolders lets them write inside a repository's .git, .jj or
-	// .hg folder, which they refuse by default: git runs the hooks and the
-	// commands of the config it finds there (tools_path.go).
-	WriteVCSFolders bool
-}
+// The sections of Config.
+type (
+	SnapshotsConfig = config.SnapshotsConfig
+	StorageConfig   = config.StorageConfig
+	HistoryConfig   = config.HistoryConfig
+	ToolsConfig     = config.ToolsConfig
+)
 
-// SnapshotsConfig is the "snapshots" section: the undo stack of file tools.
-type SnapshotsConfig struct {
-	Enabled            bool
-	MaxPerSession      int
-	MaxBytesPerSession int64
-	MaxFileBytes       int64
-	// Required: every edit (All), or edits of files matching Globs
-	// (workspace-relative or absolute doublestar globs, glob.go), must have
-	// their pre-image captured.
-	RequiredAll   bool
-	RequiredGlobs []string
-}
+// ConfigError names the key of config.json that is wrong (Key, "" for the
+// whole file) and what is wrong with it (Msg); it wraps ErrBadInput.
+type ConfigError = config.Error
 
-// StorageConfig is the "storage" section.
-type StorageConfig struct {
-	Ephemeral      bool
-	MaxEagerLoadMB int
-	// MaxAttachmentMB caps one attachment's bytes (attach.go).
-	MaxAttachmentMB int
-	// Recording limits of whole-directory change records.
-	RecordingEnabled bool
-	MaxBytesMB       int
-	MaxFiles         int
-	MaxFileBytesMB   int
-	// Retention policies, in restic's vocabulary; empty keeps everything.
-	Trim, Forget retention.Policy
-	// GroupBy is "directory" (each workspace's sessions are a group of
-	// their own) or "none" (one group over the whole state folder).
-	GroupBy string
-	// SweepIntervalHours is how often an open REPL runs the sweep; 0 runs
-	// retention only from the CLI.
-	SweepIntervalHours int
-}
+// The most the local change store accepts of each recording limit (seed
+// "Limits"): a larger value in config.json is lowered to it.
+const (
+	MaxRecordBytesMB     = config.MaxRecordBytesMB
+	MaxRecordFiles       = config.MaxRecordFiles
+	MaxRecordFileBytesMB = config.MaxRecordFileBytesMB
+)
 
-// HistoryConfig is the "history" section.
-type HistoryConfig struct{ Max int }
+// DefaultMaxAttachmentMB is storage.max_attachment_mb's default.
+const DefaultMaxAttachmentMB = config.DefaultMaxAttachmentMB
 
-const defaultHistoryMax = 1000
+const (
+	configName        = layout.Config
+	defaultHistoryMax = config.DefaultHistoryMax
+)
 
 // DefaultConfig is the configuration with no config.json.
-func DefaultConfig() Config {
-	return Config{
-		Snapshots: SnapshotsConfig{Enabled: true, MaxPerSession: 50, MaxBytesPerSession: 64 << 20, MaxFileBytes: 2 << 20},
-		Storage: StorageConfig{MaxEagerLoadMB: 1024, MaxAttachmentMB: DefaultMaxAttachmentMB, RecordingEnabled: true, MaxBytesMB: MaxRecordBytesMB, MaxFiles: MaxRecordFiles,
-			MaxFileBytesMB: MaxRecordFileBytesMB, GroupBy: "directory", SweepIntervalHours: 24},
-		History: HistoryConfig{Max: defaultHistoryMax},
-	}
-}
+func DefaultConfig() Config { return config.Default() }
 
-const configName = "config.json"
+// ParseConfig parses config.json strictly.
+func ParseConfig(b []byte) (Config, error) { return config.Parse(b) }
 
 // Config reads config.json; a missing file gives the defaults. An
 // ephemeral store reads that of the persistent state folder: only the
@@ -102,255 +69,6 @@ func (s *Store) Config() (Config, error) {
 	return ParseConfig(b)
 }
 
-// ConfigError names the key of config.json that is wrong.
-type ConfigError struct {
-	Key string
-	Msg string
-}
-
-func (e *ConfigError) Error() string {
-	if e.Key == "" {
-		return "config.json: " + e.Msg
-	}
-	return fmt.Sprintf("config.json: %s: %s", e.Key, e.Msg)
-}
-func (e *ConfigError) Unwrap() error { return ErrBadInput }
-
-// ParseConfig parses config.json strictly.
-func ParseConfig(b []byte) (Config, error) {
-	c := DefaultConfig()
-	if len(bytes.TrimSpace(b)) == 0 {
-		return c, nil
-	}
-	top, err := object("", b)
-	if err != nil {
-		return Config{}, err
-	}
-	setters := map[string]func(k string, v json.RawMessage) error{
-		"snapshots.enabled":               boolInto(&c.Snapshots.Enabled),
-		"snapshots.max_per_session":       intInto(&c.Snapshots.MaxPerSession, 1, 1<<20),
-		"snapshots.max_bytes_per_session": int64Into(&c.Snapshots.MaxBytesPerSession, 1, 1<<40),
-		"snapshots.max_file_bytes":        int64Into(&c.Snapshots.MaxFileBytes, 1, 1<<40),
-		"snapshots.required": func(k string, v json.RawMessage) error {
-			var all bool
-			if json.Unmarshal(v, &all) == nil {
-				c.Snapshots.RequiredAll = all
-				return nil
-			}
-			var globs []string
-			if err := json.Unmarshal(v, &globs); err != nil {
-				return &ConfigError{k, "must be true, false or a list of globs"}
-			}
-			for i, g := range globs {
-				cg, err := compileGlob(g)
-				if err != nil {
-					return &ConfigError{k, err.Error()}
-				}
-				globs[i] = cg
-			}
-			c.Snapshots.RequiredGlobs = globs
-			return nil
-		},
-		"storage.ephemeral":                   boolInto(&c.Storage.Ephemeral),
-		"storage.max_eager_load_mb":           intInto(&c.Storage.MaxEagerLoadMB, 1, 1<<30),
-		"storage.max_attachment_mb":           intInto(&c.Storage.MaxAttachmentMB, 1, 1<<10),
-		"storage.snapshots.enabled":           boolInto(&c.Storage.RecordingEnabled),
-		"storage.snapshots.max_bytes_mb":      intLowered(&c.Storage.MaxBytesMB, MaxRecordBytesMB),
-		"storage.snapshots.max_files":         intLowered(&c.Storage.MaxFiles, MaxRecordFiles),
-		"storage.snapshots.max_file_bytes_mb": intLowered(&c.Storage.MaxFileBytesMB, MaxRecordFileBytesMB),
-		"storage.retention.group_by": func(k string, v json.RawMessage) error {
-			var s string
-			if json.Unmarshal(v, &s) != nil || (s != "directory" && s != "none") {
-				return &ConfigError{k, `must be "directory" or "none"`}
-			}
-			c.Storage.GroupBy = s
-			return nil
-		},
-		"storage.retention.sweep_interval_hours": intInto(&c.Storage.SweepIntervalHours, 0, 1<<20),
-		"storage.retention.trim":                 policyInto(&c.Storage.Trim),
-		"storage.retention.forget":               policyInto(&c.Storage.Forget),
-		"history.max":                            intInto(&c.History.Max, 1, 1<<20),
-		"tools.write_vcs_folders":                boolInto(&c.Tools.WriteVCSFolders),
-	}
-	sections := map[string]bool{"snapshots": true, "storage": true, "storage.snapshots": true, "storage.retention": true, "history": true, "tools": true}
-	var walk func(prefix string, m map[string]json.RawMessage) error
-	walk = func(prefix string, m map[string]json.RawMessage) error {
-		keys := make([]string, 0, len(m))
-		for k := range m {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			full := k
-			if prefix != "" {
-				full = prefix + "." + k
-			}
-			if set, ok := setters[full]; ok {
-				if err := set(full, m[k]); err != nil {
-					return err
-				}
-				continue
-			}
-			if sections[full] {
-				sub, err := object(full, m[k])
-				if err != nil {
-					return err
-				}
-				if err := walk(full, sub); err != nil {
-					return err
-				}
-				continue
-			}
-			if sk := snakeCase(k); sk != k {
-				if _, ok := setters[strings.TrimPrefix(prefix+"."+sk, ".")]; ok || sections[strings.TrimPrefix(prefix+"."+sk, ".")] {
-					return &ConfigError{full, "unknown key (keys are snake_case: " + sk + ")"}
-				}
-			}
-			return &ConfigError{full, "unknown key"}
-		}
-		return nil
-	}
-	if err := walk("", top); err != nil {
-		return Config{}, err
-	}
-	return c, nil
-}
-
-func object(key string, b []byte) (map[string]json.RawMessage, error) {
-	var m map[string]json.RawMessage
-	d := json.NewDecoder(bytes.NewReader(b))
-	if err := d.Decode(&m); err != nil || m == nil {
-		return nil, &ConfigError{key, "must be a JSON object"}
-	}
-	if d.More() {
-		return nil, &ConfigError{key, "trailing data after the object"}
-	}
-	return m, nil
-}
-
-func boolInto(p *bool) func(string, json.RawMessage) error {
-	return func(k string, v json.RawMessage) error {
-		if err := json.Unmarshal(v, p); err != nil {
-			return &ConfigError{k, "must be true or false"}
-		}
-		return nil
-	}
-}
-
-func int64Into(p *int64, lo, hi int64) func(string, json.RawMessage) error {
-	return func(k string, v json.RawMessage) error {
-		var n int64
-		if err := json.Unmarshal(v, &n); err != nil {
-			return &ConfigError{k, "must be a whole number"}
-		}
-		if n < lo || n > hi {
-			return &ConfigError{k, fmt.Sprintf("must be between %d and %d", lo, hi)}
-		}
-		*p = n
-		return nil
-	}
-}
-
-func intInto(p *int, lo, hi int) func(string, json.RawMessage) error {
-	return func(k string, v json.RawMessage) error {
-		var n int64
-		if err := int64Into(&n, int64(lo), int64(hi))(k, v); err != nil {
-			return err
-		}
-		*p = int(n)
-		return nil
-	}
-}
-
-// The most the local change store accepts of each recording limit (seed
-// "Limits"): a larger value in config.json is lowered to it.
-const (
-	MaxRecordBytesMB     = 512
-	MaxRecordFiles       = 50000
-	MaxRecordFileBytesMB = 100
-)
-
-// intLowered reads a whole number of at least 1; one above hi is lowered
-// to hi (what the store accepts), zero or less is refused.
-func intLowered(p *int, hi int) func(string, json.RawMessage) error {
-	return func(k string, v json.RawMessage) error {
-		var n int64
-		if err := int64Into(&n, 1, 1<<62)(k, v); err != nil {
-			if json.Unmarshal(v, &n) == nil && n < 1 {
-				return &ConfigError{k, "must be at least 1 (zero is not a limit)"}
-			}
-			return err
-		}
-		*p = int(min(n, int64(hi)))
-		return nil
-	}
-}
-
-func policyInto(p *retention.Policy) func(string, json.RawMessage) error {
-	return func(k string, v json.RawMessage) error {
-		m, err := object(k, v)
-		if err != nil {
-			return err
-		}
-		names := make([]string, 0, len(m))
-		for name := range m {
-			names = append(names, name)
-		}
-		sort.Strings(names)
-		var pol retention.Policy
-		for _, name := range names {
-			key, raw := k+"."+name, m[name]
-			switch {
-			case !contains(retention.Names(), name):
-				return &ConfigError{key, "unknown key (one of " + strings.Join(retention.Names(), ", ") + ")"}
-			case retention.IsWithin(name):
-				var s string
-				if json.Unmarshal(raw, &s) != nil {
-					return &ConfigError{key, `must be a duration like "90d" or "2y5m7d3h"`}
-				}
-				if err := pol.Set(name, s); err != nil {
-					return &ConfigError{key, err.Error()}
-				}
-			default:
-				var n int64
-				if err := int64Into(&n, -1, 1<<31)(key, raw); err != nil {
-					return &ConfigError{key, "must be a count: a whole number, -1 for unlimited"}
-				}
-				pol.Set(name, strconv.FormatInt(n, 10))
-			}
-		}
-		*p = pol
-		return nil
-	}
-}
-
-func contains(l []string, s string) bool {
-	for _, x := range l {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
-// limits is the undo stack's limits under c.
-func (c SnapshotsConfig) limits() changes.Limits {
-	return changes.Limits{MaxPerSession: c.MaxPerSession, MaxBytes: c.MaxBytesPerSession}
-}
-
-// snakeCase is k with each capital letter made "_" and its small letter
-// (maxPerSession: max_per_session), for the hint an unknown camelCase key
-// gets.
-func snakeCase(k string) string {
-	var b strings.Builder
-	for i, r := range k {
-		if r >= 'A' && r <= 'Z' {
-			if i > 0 {
-				b.WriteByte('_')
-			}
-			r += 'a' - 'A'
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
+// matchGlob reports whether the slash-separated name matches a glob of
+// snapshots.required (config.MatchGlob).
+func matchGlob(glob, name string) bool { return config.MatchGlob(glob, name) }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"cairn/engine/internal/changes"
+	"cairn/engine/internal/fsck"
 	"cairn/internal/vfs"
 	"cairn/journal"
 	"cairn/objects"
@@ -93,7 +94,11 @@ func (s *Store) FsckProgress(ctx context.Context, progress func(done, total int)
 	return r, nil
 }
 
-type reporter func(p, format string, a ...any)
+// reporter reports a problem or a note (package fsck).
+type reporter = fsck.Reporter
+
+// dotNote is what fsck says of a dot file (package fsck).
+func dotNote(name string) (string, bool) { return fsck.DotNote(name) }
 
 func (s *Store) fsckWorkspace(ctx context.Context, r *FsckReport, dir string, bad, note reporter) {
 	b, err := vfs.ReadFile(s.fsys, path.Join(dir, "workspace.json"))
@@ -141,22 +146,9 @@ func (s *Store) fsckWorkspace(ctx context.Context, r *FsckReport, dir string, ba
 	}
 	s.fsckTasks(ctx, r, dir, bad, note, named) // fsck_tasks.go
 	s.fsckHooks(dir, bad, note, named)         // fsck_hooks.go
-	broken := map[objects.ID]error{}           // objects that fail verification
-	werr := objs.Walk(ctx, func(info objects.Info) error {
-		r.Objects++
-		if err := objs.Verify(ctx, info.ID); err != nil {
-			bad(objs.Path(info.ID, info.Compressed), "%v", err)
-			broken[info.ID] = err
-		}
-		return nil
-	})
-	for _, p := range objects.Problems(werr) {
-		bad(p.Path, "%v", p.Err)
-	}
-	if werr != nil && len(objects.Problems(werr)) == 0 {
-		bad(objs.Dir(), "%v", werr)
-	}
-	fsckReferences(objs, named, broken, bad)
+	n, broken := fsck.Objects(ctx, objs, bad)  // and those that fail verification
+	r.Objects += n
+	fsck.References(objs, named, broken, bad)
 }
 
 // fsckJournal reads a journal; named collects the objects its lines name.
@@ -220,12 +212,12 @@ func (s *Store) fsckJournal(r *FsckReport, name string, bad, note reporter, name
 						dead[id] = true
 					}
 				case changes.KindChange, changes.KindRecord:
-					pending = append(pending, held{l.ID, oidsIn(b), fmt.Sprintf("%s:%d", name, line)})
+					pending = append(pending, held{l.ID, fsck.OIDsIn(b), fmt.Sprintf("%s:%d", name, line)})
 					return nil
 				}
 			}
 		}
-		for _, oid := range oidsIn(b) {
+		for _, oid := range fsck.OIDsIn(b) {
 			named[oid] = append(named[oid], fmt.Sprintf("%s:%d", name, line))
 		}
 		return nil
@@ -252,34 +244,6 @@ func (s *Store) fsckJournal(r *FsckReport, name string, bad, note reporter, name
 	if st.Torn > 0 {
 		note(name, "torn last line of %d bytes (a crash); the next writer cuts it", st.Torn)
 	}
-}
-
-// oidsIn finds every "oid" field in a journal line, at any depth.
-func oidsIn(b []byte) []string {
-	var v any
-	if json.Unmarshal(b, &v) != nil {
-		return nil
-	}
-	var out []string
-	var walk func(any)
-	walk = func(v any) {
-		switch x := v.(type) {
-		case map[string]any:
-			for k, e := range x {
-				if s, ok := e.(string); ok && k == "oid" {
-					out = append(out, s)
-				} else {
-					walk(e)
-				}
-			}
-		case []any:
-			for _, e := range x {
-				walk(e)
-			}
-		}
-	}
-	walk(v)
-	return out
 }
 
 // readOnly lets fsck reuse checkFormat without ever writing: a missing

@@ -6,6 +6,7 @@ import (
 	"path"
 	"strings"
 
+	"cairn/engine/internal/migrate"
 	"cairn/index"
 	"cairn/journal"
 )
@@ -65,7 +66,7 @@ func (s *Store) fsckItems(dir, name string, bad reporter) {
 					why("turn %d's spend is not counted in the session's total: %s", l.Turn.N, p)
 				}
 			}
-		case kindHead, kindTitle, kindOpen, kindMeta, kindDraft, kindMoved, journal.KindRepair:
+		case kindHead, kindTitle, kindOpen, kindMeta, kindDraft, migrate.KindMoved, journal.KindRepair:
 		default:
 			why("a line of unknown kind %q, skipped by a load", l.Kind)
 			return nil

@@ -1,10 +1,11 @@
 package engine
 
 import (
-	"encoding/json"
 	"path"
 	"strings"
 
+	"cairn/engine/internal/layout"
+	"cairn/engine/internal/migrate"
 	"cairn/internal/vfs"
 )
 
@@ -13,23 +14,23 @@ import (
 // store finishes or undoes. A plan that cannot be read is a problem: no
 // open will act on it.
 func (s *Store) fsckMoves(bad, note reporter) {
-	ents, err := s.fsys.ReadDir(movesDir)
+	ents, err := s.fsys.ReadDir(layout.Moves)
 	if err != nil {
 		if !vfs.IsNotExist(err) {
-			bad(movesDir, "the moves a crash interrupted cannot be listed: %v", err)
+			bad(layout.Moves, "the moves a crash interrupted cannot be listed: %v", err)
 		}
 		return
 	}
 	for _, e := range ents {
-		name := path.Join(movesDir, e.Name())
+		name := path.Join(layout.Moves, e.Name())
 		if msg, ok := dotNote(e.Name()); ok {
 			note(name, "%s", msg)
 			continue
 		}
 		id, _ := strings.CutSuffix(e.Name(), ".json")
-		var p movePlan
 		b, err := vfs.ReadFile(s.fsys, name)
-		if err != nil || json.Unmarshal(b, &p) != nil || p.Kind != "move" || p.Session != id || !keyName(p.From) || !keyName(p.To) {
+		p, ok := migrate.ParsePlan(b, id)
+		if err != nil || !ok {
 			bad(name, "not a session move's plan; no open acts on it")
 			continue
 		}

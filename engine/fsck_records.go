@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"cairn/engine/internal/trash"
 	"cairn/internal/vfs"
 	"cairn/journal"
 )
@@ -28,7 +29,7 @@ func (s *Store) fsckRecord(dir, id, name string, bad, note reporter) {
 	}
 	fi, err := s.fsys.Stat(itemsName(dir, id))
 	if vfs.IsNotExist(err) && !s.pendingPlans()[id] {
-		if _, terr := s.fsys.Lstat(trashEntry(id)); vfs.IsNotExist(terr) {
+		if _, terr := s.fsys.Lstat(trash.Entry(id)); vfs.IsNotExist(terr) {
 			bad(name, "a record without its items journal: no listing shows it and no open finds it; prune removes it once %d days old", TrashDays)
 		} // else a session split with the trash: fsckTrash names it
 		return

@@ -283,7 +283,7 @@ func (s *Session) SettleChange(ctx context.Context, call string) (*ToolAnswer, e
 	}
 	item := settledCall(s, p.Call, call)
 	st := &s.snaps
-	rec, lines, live := st.NewChange(mkTime(s.ws.s.Now()), p.Tool, item, s.began(p.Item), p.Files, sc.limits())
+	rec, lines, live := st.NewChange(mkTime(s.ws.s.Now()), p.Tool, item, s.began(p.Item), p.Files, sc.Limits())
 	mode := synced
 	if s.opts.Brief {
 		// The agent made the files before this line (SessionOptions.Brief).

@@ -1,76 +1,28 @@
 package engine
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"os"
-	"path"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 
-	"cairn/engine/internal/changes"
+	"cairn/engine/internal/layout"
+	"cairn/engine/internal/migrate"
 	"cairn/engine/wskey"
 	"cairn/internal/vfs"
-	"cairn/objects"
 )
 
-// Moving sessions to another directory (cairn migrate-sessions FROM TO).
-//
-// Every saved session of one exact stored directory moves to another
-// directory's workspace folder, ids and conversations kept. Change records
-// cannot cross: the user's files stay where they were, so the moved
-// session's changes journal starts again with a start line
-// (records-contract: {"v":1,"kind":"start","at":T,"why":"moved","from":DIR}),
-// and its undo stack and file revert reach back only to the move.
-//
-// One session moves in this order, each step durable before the next
-// (Part of the format: the plan file):
-//
-//  1. the plan, moves/<id>.json at the top of the state folder:
-//     {"v":1,"kind":"move","session":ID,"from":KEY,"to":KEY,"from_path":DIR,"to_path":DIR,"at":T}
-//  2. the session's payload objects into the destination's objects/, its
-//     tool outputs into outputs/<id>/, its task records and sub-agent
-//     transcripts into tasks/<id>/ (after the objects they name), its
-//     trail and shell journals, and its changes journal holding only the
-//     start line;
-//  3. the items journal, its session line naming the new directory and a
-//     last line {"v":1,"kind":"moved","at":T,"from":DIR,"to":DIR}: its
-//     rename into the destination's sessions/ is the commit;
-//  4. the source's files go, the items journal first; the record is
-//     rebuilt at the destination; the plan goes last.
-//
-// Both ownership locks are held throughout, so no process opens the
-// session meanwhile. A crash leaves a plan behind: the next Open of the
-// store finishes the move when the destination's items journal is there
-// (step 3 happened), and otherwise takes the destination's copies away
-// (objects stay: they are content-addressed, and a prune takes those no
-// line names). A plan whose session lock is held belongs to a move that
-// is running, and is left alone.
-
-const movesDir = "moves"
-
-// Line kinds of the move.
-const (
-	kindMoved = "moved" // the items journal's last line after a move
-)
-
-// movePlan is moves/<id>.json.
-type movePlan struct {
-	V        int    `json:"v"`
-	Kind     string `json:"kind"`
-	Session  string `json:"session"`
-	From     string `json:"from"`
-	To       string `json:"to"`
-	FromPath string `json:"from_path"`
-	ToPath   string `json:"to_path"`
-	At       Time   `json:"at"`
-}
+// Moving sessions to another directory (cairn migrate-sessions FROM TO):
+// every saved session of one exact stored directory moves to another
+// directory's workspace folder, ids and conversations kept. Package
+// migrate carries out one session's move, a step at a time, and says the
+// order and the formats; here the store finds the sessions, takes both
+// ownership locks and holds them throughout, rebuilds the record at the
+// destination, and finishes or rolls back at Open what a crash
+// interrupted.
 
 // MigrateOptions choose what a move takes.
 type MigrateOptions struct {
@@ -202,7 +154,7 @@ func (s *Store) MigrateSessions(ctx context.Context, from, to string, opts Migra
 		if err := dst.ensure(); err != nil {
 			return nil, err
 		}
-		if err := vfs.MkdirAllDurable(s.fsys, movesDir, vfs.DirPerm); err != nil {
+		if err := migrate.EnsureDir(s.fsys); err != nil {
 			return nil, fmt.Errorf("engine: move: %w", err)
 		}
 	}
@@ -210,7 +162,7 @@ func (s *Store) MigrateSessions(ctx context.Context, from, to string, opts Migra
 		if err := ctx.Err(); err != nil {
 			return res, err
 		}
-		p := movePlan{V: 1, Kind: "move", Session: id, From: src.key, To: dst.key, FromPath: from, ToPath: dst.path, At: mkTime(s.Now())}
+		p := migrate.Plan{V: 1, Kind: "move", Session: id, From: src.key, To: dst.key, FromPath: from, ToPath: dst.path, At: mkTime(s.Now())}
 		l := locks[id]
 		delete(locks, id) // moveSession lets it go
 		if err := s.moveSession(ctx, p, l); err != nil {
@@ -282,195 +234,53 @@ func (s *Store) workspaceOfPath(p string) *Workspace {
 
 // moveSession moves one session whose source lock srcLock this process
 // holds, and lets it go.
-func (s *Store) moveSession(ctx context.Context, p movePlan, srcLock vfs.Lock) error {
-	src := &Workspace{s: s, path: p.FromPath, key: p.From, dir: workspaceDir(p.From), made: true}
-	dst := &Workspace{s: s, path: p.ToPath, key: p.To, dir: workspaceDir(p.To), made: true}
+func (s *Store) moveSession(ctx context.Context, p migrate.Plan, srcLock vfs.Lock) error {
+	src, dst := s.moveEnds(p)
 	id := p.Session
-	b, err := json.Marshal(p)
-	if err != nil {
-		return err
-	}
-	if err := vfs.WriteFileAtomic(s.fsys, planName(id), append(b, '\n')); err != nil {
+	if err := migrate.WritePlan(s.fsys, p); err != nil {
 		src.release(id, srcLock)
 		return err
 	}
 	dstLock, err := dst.acquire(id)
 	if err != nil {
 		src.release(id, srcLock)
-		s.rollBackMove(p)
+		migrate.RollBack(s.fsys, p)
 		return err
 	}
-	if err := s.copySession(ctx, src, dst, p); err != nil {
+	if err := migrate.Copy(ctx, s.fsys, src.objects(), dst.objects(), p, retargetSession); err != nil {
 		// Nothing is committed: the copies go, the session stays.
 		dst.release(id, dstLock)
 		src.release(id, srcLock)
-		s.rollBackMove(p)
+		migrate.RollBack(s.fsys, p)
 		return err
 	}
-	return s.finishMove(ctx, p, src, dst, srcLock, dstLock)
+	return s.finishMove(ctx, p, dst, srcLock, dstLock)
 }
 
-func planName(id string) string { return path.Join(movesDir, id+".json") }
+// moveEnds is the source and destination workspaces of p.
+func (s *Store) moveEnds(p migrate.Plan) (src, dst *Workspace) {
+	src = &Workspace{s: s, path: p.FromPath, key: p.From, dir: workspaceDir(p.From), made: true}
+	dst = &Workspace{s: s, path: p.ToPath, key: p.To, dir: workspaceDir(p.To), made: true}
+	return src, dst
+}
 
-// copySession does steps 2 and 3: everything the session needs at the
-// destination, the items journal last.
-func (s *Store) copySession(ctx context.Context, src, dst *Workspace, p movePlan) error {
+// retargetSession rewrites an items journal's session line to name
+// directory to (migrate.Retarget).
+func retargetSession(line []byte, to string) ([]byte, bool, error) {
+	var l itemLine
+	if json.Unmarshal(line, &l) != nil || l.Kind != kindSession {
+		return nil, false, nil
+	}
+	l.Path = to
+	b, err := json.Marshal(&l)
+	return b, err == nil, err
+}
+
+// finishMove removes the source's files once the items journal is at the
+// destination, lets both locks go, and then the plan.
+func (s *Store) finishMove(ctx context.Context, p migrate.Plan, dst *Workspace, srcLock, dstLock vfs.Lock) error {
 	id := p.Session
-	items, err := vfs.ReadFile(s.fsys, itemsName(src.dir, id))
-	if err != nil {
-		return err
-	}
-	var shell []byte
-	if b, err := vfs.ReadFile(s.fsys, shellName(src.dir, id)); err == nil {
-		shell = b
-	}
-	named := map[string]bool{}
-	for _, m := range oidRef.FindAllSubmatch(append(items, shell...), -1) {
-		named[string(m[1])] = true
-	}
-	if err := copyNamedObjects(ctx, src, dst, named); err != nil {
-		return err
-	}
-	if err := copyFolder(ctx, s.fsys, outputDir(src.dir, id), outputDir(dst.dir, id)); err != nil {
-		return err
-	}
-	if err := s.copyTaskFolder(ctx, src, dst, id); err != nil {
-		return err
-	}
-	for _, name := range []func(dir, id string) string{auditName, shellName} {
-		if err := copyFile(s.fsys, name(src.dir, id), name(dst.dir, id)); err != nil {
-			return err
-		}
-	}
-	start, _ := json.Marshal(struct {
-		V    int    `json:"v"`
-		Kind string `json:"kind"`
-		At   Time   `json:"at"`
-		Why  string `json:"why"`
-		From string `json:"from"`
-	}{1, changes.KindStart, p.At, "moved", p.FromPath}) // where its records start again
-	if err := vfs.WriteFileAtomic(s.fsys, changesName(dst.dir, id), append(start, '\n')); err != nil {
-		return err
-	}
-	moved, err := movedItems(items, p)
-	if err != nil {
-		return err
-	}
-	return vfs.WriteFileAtomic(s.fsys, itemsName(dst.dir, id), moved)
-}
-
-// copyTaskFolder copies session id's tasks folder (its task records and
-// sub-agent transcripts, task.go) to dst, after the payload and attachment
-// objects the transcripts name (namedObjects reads them a line at a time:
-// they can be large).
-func (s *Store) copyTaskFolder(ctx context.Context, src, dst *Workspace, id string) error {
-	from := taskDir(src.dir, id)
-	ents, err := s.fsys.ReadDir(from)
-	if vfs.IsNotExist(err) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	named := map[string]bool{}
-	for _, e := range ents {
-		if !e.Type().IsRegular() || vfs.IsTemp(e.Name()) {
-			continue
-		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		if err := namedObjects(s.fsys, path.Join(from, e.Name()), named); err != nil {
-			return fmt.Errorf("engine: read %s: %w", e.Name(), err)
-		}
-	}
-	if err := copyNamedObjects(ctx, src, dst, named); err != nil {
-		return err
-	}
-	return copyFolder(ctx, s.fsys, from, taskDir(dst.dir, id))
-}
-
-// copyNamedObjects copies the objects named from src's store to dst's, in
-// the order of their ids.
-func copyNamedObjects(ctx context.Context, src, dst *Workspace, named map[string]bool) error {
-	oids := make([]string, 0, len(named))
-	for oid := range named {
-		oids = append(oids, oid)
-	}
-	sort.Strings(oids)
-	for _, oid := range oids {
-		if err := copyObject(ctx, src.objects(), dst.objects(), oid); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// movedItems is the items journal as the destination holds it: the session
-// line names the new directory, and a moved line ends it. A torn last line
-// is left out (a writer would cut it).
-func movedItems(items []byte, p movePlan) ([]byte, error) {
-	var out bytes.Buffer
-	first := true
-	for len(items) > 0 {
-		i := bytes.IndexByte(items, '\n')
-		if i < 0 {
-			break // torn
-		}
-		line := items[:i+1]
-		items = items[i+1:]
-		if first {
-			first = false
-			var l itemLine
-			if json.Unmarshal(line, &l) == nil && l.Kind == kindSession {
-				l.Path = p.ToPath
-				b, err := json.Marshal(&l)
-				if err != nil {
-					return nil, err
-				}
-				out.Write(b)
-				out.WriteByte('\n')
-				continue
-			}
-		}
-		out.Write(line)
-	}
-	b, err := json.Marshal(struct {
-		V    int    `json:"v"`
-		Kind string `json:"kind"`
-		At   Time   `json:"at"`
-		From string `json:"from"`
-		To   string `json:"to"`
-	}{1, kindMoved, p.At, p.FromPath, p.ToPath})
-	if err != nil {
-		return nil, err
-	}
-	out.Write(b)
-	out.WriteByte('\n')
-	return out.Bytes(), nil
-}
-
-// finishMove does step 4 once the items journal is at the destination,
-// and lets both locks go.
-func (s *Store) finishMove(ctx context.Context, p movePlan, src, dst *Workspace, srcLock, dstLock vfs.Lock) error {
-	id := p.Session
-	fsys := s.fsys
-	err := removeDurably(fsys, itemsName(src.dir, id))
-	for _, n := range []string{recordName(src.dir, id), changesName(src.dir, id), auditName(src.dir, id), shellName(src.dir, id)} {
-		if rerr := fsys.Remove(n); rerr != nil && !vfs.IsNotExist(rerr) && err == nil {
-			err = rerr
-		}
-	}
-	for _, dir := range []string{outputDir(src.dir, id), taskDir(src.dir, id)} {
-		if rerr := removeFolder(ctx, fsys, dir); rerr != nil && err == nil {
-			err = rerr
-		}
-	}
-	if err == nil {
-		err = fsys.SyncDir(path.Join(src.dir, "sessions"))
-	}
-	fsys.Remove(ownersName(src.dir, id))
-	fsys.Remove(lockName(src.dir, id)) // held by this process: no one else can be using it
+	err := migrate.RemoveSource(ctx, s.fsys, p)
 	srcLock.Release()
 	if err != nil {
 		dst.release(id, dstLock)
@@ -478,48 +288,7 @@ func (s *Store) finishMove(ctx context.Context, p movePlan, src, dst *Workspace,
 	}
 	dst.rebuildRecord(ctx, id) // derived: a listing rebuilds it if this fails
 	dst.release(id, dstLock)
-	if err := fsys.Remove(planName(id)); err != nil && !vfs.IsNotExist(err) {
-		return err
-	}
-	return fsys.SyncDir(movesDir)
-}
-
-// removeDurably removes name and syncs its folder; a name already gone is
-// fine.
-func removeDurably(fsys vfs.FS, name string) error {
-	if err := fsys.Remove(name); err != nil && !vfs.IsNotExist(err) {
-		return err
-	}
-	return fsys.SyncDir(path.Dir(name))
-}
-
-// rollBackMove takes away what an uncommitted move copied to the
-// destination (the objects stay), then the plan.
-func (s *Store) rollBackMove(p movePlan) error {
-	fsys := s.fsys
-	dir := workspaceDir(p.To)
-	id := p.Session
-	var err error
-	for _, n := range []string{itemsName(dir, id), recordName(dir, id), changesName(dir, id), auditName(dir, id), shellName(dir, id), ownersName(dir, id), lockName(dir, id)} {
-		if rerr := fsys.Remove(n); rerr != nil && !vfs.IsNotExist(rerr) && err == nil {
-			err = rerr
-		}
-	}
-	for _, d := range []string{outputDir(dir, id), taskDir(dir, id)} {
-		if rerr := removeFolder(context.Background(), fsys, d); rerr != nil && err == nil {
-			err = rerr
-		}
-	}
-	if err == nil {
-		err = fsys.SyncDir(path.Join(dir, "sessions"))
-	}
-	if err != nil {
-		return err
-	}
-	if err := fsys.Remove(planName(id)); err != nil && !vfs.IsNotExist(err) {
-		return err
-	}
-	return fsys.SyncDir(movesDir)
+	return migrate.DropPlan(s.fsys, id)
 }
 
 // recoverMoves finishes or rolls back the moves a crash interrupted (their
@@ -527,36 +296,18 @@ func (s *Store) rollBackMove(p movePlan) error {
 // move running in another process). What fails is kept, by plan, for
 // Unrecovered and fsck to name, and tried again at the next open.
 func (s *Store) recoverMoves() {
-	ents, err := s.fsys.ReadDir(movesDir)
+	plans, err := migrate.Plans(s.fsys)
 	if err != nil {
-		if !vfs.IsNotExist(err) {
-			s.unrecovered(movesDir, err)
-		}
+		s.unrecovered(layout.Moves, err)
 		return
 	}
-	if len(ents) == 0 {
-		return
-	}
-	vfs.SweepTemps(s.fsys, movesDir) // a plan whose write a crash cut short
-	for _, e := range ents {
-		id, ok := strings.CutSuffix(e.Name(), ".json")
-		if !ok || !validSessionID(id) {
-			continue
-		}
-		b, err := vfs.ReadFile(s.fsys, planName(id))
-		var p movePlan
-		if err != nil || json.Unmarshal(b, &p) != nil || p.Session != id || p.Kind != "move" {
-			continue // fsck names it
-		}
-		src := &Workspace{s: s, path: p.FromPath, key: p.From, dir: workspaceDir(p.From), made: true}
-		dst := &Workspace{s: s, path: p.ToPath, key: p.To, dir: workspaceDir(p.To), made: true}
-		if !keyName(p.From) || !keyName(p.To) {
-			continue // not written by a move: fsck names it
-		}
+	for _, p := range plans {
+		id := p.Session
+		src, dst := s.moveEnds(p)
 		srcLock, err := src.acquire(id)
 		if err != nil {
 			if !errors.Is(err, ErrBusy) { // busy: a move running now
-				s.unrecovered(planName(id), err)
+				s.unrecovered(migrate.PlanName(id), err)
 			}
 			continue
 		}
@@ -565,17 +316,17 @@ func (s *Store) recoverMoves() {
 			if err != nil {
 				src.release(id, srcLock)
 				if !errors.Is(err, ErrBusy) {
-					s.unrecovered(planName(id), err)
+					s.unrecovered(migrate.PlanName(id), err)
 				}
 				continue
 			}
-			if err := s.finishMove(context.Background(), p, src, dst, srcLock, dstLock); err != nil {
-				s.unrecovered(planName(id), fmt.Errorf("finish moving session %s to %s: %w", id, p.ToPath, err))
+			if err := s.finishMove(context.Background(), p, dst, srcLock, dstLock); err != nil {
+				s.unrecovered(migrate.PlanName(id), fmt.Errorf("finish moving session %s to %s: %w", id, p.ToPath, err))
 			}
 			continue
 		}
-		if err := s.rollBackMove(p); err != nil {
-			s.unrecovered(planName(id), fmt.Errorf("undo moving session %s to %s: %w", id, p.ToPath, err))
+		if err := migrate.RollBack(s.fsys, p); err != nil {
+			s.unrecovered(migrate.PlanName(id), fmt.Errorf("undo moving session %s to %s: %w", id, p.ToPath, err))
 		}
 		src.release(id, srcLock)
 	}
@@ -605,73 +356,6 @@ func (e RecoveryError) Unwrap() error { return e.Err }
 // crash interrupted; each is tried again at the next open, and fsck names
 // it.
 func (s *Store) Unrecovered() []RecoveryError { return slices.Clone(s.recoveryErrs) }
-
-// keyName reports whether k can name a workspace folder: one name, not a
-// dot name.
-func keyName(k string) bool {
-	return k != "" && !strings.ContainsAny(k, "/\\\x00") && !strings.HasPrefix(k, ".")
-}
-
-// copyObject stores object oid of from in to (a no-op when to has it).
-func copyObject(ctx context.Context, from, to *objects.Store, oid string) error {
-	id, err := objects.ParseID(oid)
-	if err != nil {
-		return err
-	}
-	r, err := from.Get(ctx, id)
-	if err != nil {
-		if errors.Is(err, objects.ErrNotFound) {
-			return nil // already missing: the item stays unavailable, as it was
-		}
-		return err
-	}
-	defer r.Close()
-	_, err = to.Put(ctx, r)
-	return err
-}
-
-// copyFolder copies the files of folder from into folder to, each durable.
-func copyFolder(ctx context.Context, fsys vfs.FS, from, to string) error {
-	ents, err := fsys.ReadDir(from)
-	if vfs.IsNotExist(err) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	if err := ensureDir(fsys, to); err != nil {
-		return err
-	}
-	for _, e := range ents {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		if !e.Type().IsRegular() || vfs.IsTemp(e.Name()) {
-			continue
-		}
-		if err := copyFile(fsys, path.Join(from, e.Name()), path.Join(to, e.Name())); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// copyFile copies file from to name to, durably; a missing from copies
-// nothing.
-func copyFile(fsys vfs.FS, from, to string) error {
-	f, err := fsys.OpenFile(from, os.O_RDONLY, 0)
-	if vfs.IsNotExist(err) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	return vfs.WriteAtomic(fsys, to, func(w io.Writer) error {
-		_, err := io.Copy(w, f)
-		return err
-	})
-}
 
 // reattributeUsage moves the usage ledger's lines of exact directory from
 // to directory to by appending one line (Part of the format):

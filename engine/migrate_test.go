@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 
+	"cairn/engine/internal/layout"
+	"cairn/engine/internal/migrate"
 	"cairn/internal/vfs"
 )
 
@@ -116,7 +118,7 @@ func checkMoved(t *testing.T, s *Store, from, to string, ids []string) {
 			}
 		}
 	}
-	if ents, _ := s.fsys.ReadDir(movesDir); len(ents) > 0 {
+	if ents, _ := s.fsys.ReadDir(layout.Moves); len(ents) > 0 {
 		t.Errorf("plans left behind: %v", ents)
 	}
 	rep := must(s.Fsck(ctx))(t)
@@ -314,7 +316,7 @@ func migrateCrashAtEverySyncPoint(t *testing.T, newDest bool) {
 			mem.Crash()
 		}
 		s = must(OpenFS(mem, "/mem"))(t) // recovers
-		if ents, _ := mem.ReadDir(movesDir); len(ents) > 0 {
+		if ents, _ := mem.ReadDir(layout.Moves); len(ents) > 0 {
 			t.Fatalf("sync point %d: plans left after recovery: %v", n, ents)
 		}
 		wa := must(s.Workspace(from))(t)
@@ -410,11 +412,11 @@ func TestUsageMoveLinesChain(t *testing.T) {
 func TestFsckNamesMovePlans(t *testing.T) {
 	ctx := context.Background()
 	s, _ := testStore(t)
-	noErr(t, vfs.MkdirAllDurable(s.fsys, movesDir, vfs.DirPerm))
-	p := movePlan{V: 1, Kind: "move", Session: "00000000-0000-4000-8000-000000000001", From: "-a", To: "-b", FromPath: "/a", ToPath: "/b"}
+	noErr(t, vfs.MkdirAllDurable(s.fsys, layout.Moves, vfs.DirPerm))
+	p := migrate.Plan{V: 1, Kind: "move", Session: "00000000-0000-4000-8000-000000000001", From: "-a", To: "-b", FromPath: "/a", ToPath: "/b"}
 	b := must(json.Marshal(p))(t)
-	noErr(t, vfs.WriteFileAtomic(s.fsys, planName(p.Session), b))
-	noErr(t, vfs.WriteFileAtomic(s.fsys, planName("00000000-0000-4000-8000-000000000002"), []byte("junk")))
+	noErr(t, vfs.WriteFileAtomic(s.fsys, migrate.PlanName(p.Session), b))
+	noErr(t, vfs.WriteFileAtomic(s.fsys, migrate.PlanName("00000000-0000-4000-8000-000000000002"), []byte("junk")))
 	rep := must(s.Fsck(ctx))(t)
 	if len(rep.Problems) != 1 || !strings.Contains(rep.Problems[0].Path, "000000000002") {
 		t.Errorf("problems: %+v", rep.Problems)
@@ -485,7 +487,7 @@ func TestMoveRecoveryFailureIsNamed(t *testing.T) {
 			break // past the last sync point
 		}
 		mem.Crash()
-		plans, _ := mem.ReadDir(movesDir)
+		plans, _ := mem.ReadDir(layout.Moves)
 		if len(plans) == 0 {
 			continue
 		}
@@ -493,7 +495,7 @@ func TestMoveRecoveryFailureIsNamed(t *testing.T) {
 		faulty.Inject(vfs.Rule{Op: vfs.OpRemove, Path: "workspaces/*/sessions/*"})
 		s = must(OpenFS(faulty, "/mem"))(t)
 		u := s.Unrecovered()
-		if len(u) == 0 || !strings.HasPrefix(u[0].Path, movesDir+"/") || !errors.Is(u[0], syscall.EIO) {
+		if len(u) == 0 || !strings.HasPrefix(u[0].Path, layout.Moves+"/") || !errors.Is(u[0], syscall.EIO) {
 			t.Fatalf("sync point %d: Unrecovered %v; want the plan named, with its error", n, u)
 		}
 		if strings.Contains(u[0].Error(), "finish moving") {
@@ -511,7 +513,7 @@ func TestMoveRecoveryFailureIsNamed(t *testing.T) {
 		if u := s.Unrecovered(); len(u) != 0 {
 			t.Fatalf("sync point %d: without the fault: %v", n, u)
 		}
-		if left, _ := mem.ReadDir(movesDir); len(left) != 0 {
+		if left, _ := mem.ReadDir(layout.Moves); len(left) != 0 {
 			t.Fatalf("sync point %d: plans left once the fault is gone: %v", n, left)
 		}
 	}

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cairn/engine/internal/stats"
 	"context"
 	"io/fs"
 	"os"
@@ -119,8 +120,8 @@ func TestStatsEstimateIsWhatPruneFrees(t *testing.T) {
 func stateSizes(t *testing.T, s *Store) map[string]Size {
 	t.Helper()
 	out := map[string]Size{}
-	noErr(t, walkState(context.Background(), s.FS(), func(name, _ string, fi fs.FileInfo, z Size) error {
-		out[name] = z
+	noErr(t, stats.Walk(context.Background(), s.FS(), func(name, _ string, fi fs.FileInfo, z stats.Size) error {
+		out[name] = Size(z)
 		return nil
 	}))
 	return out

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io/fs"
 	"path"
@@ -10,6 +9,9 @@ import (
 	"strings"
 	"time"
 
+	"cairn/engine/internal/prune"
+	"cairn/engine/internal/stats"
+	"cairn/engine/internal/trash"
 	"cairn/internal/vfs"
 	"cairn/objects"
 )
@@ -61,13 +63,13 @@ func (s *Store) prunePlan(ctx context.Context, now time.Time) (items []pruneItem
 			continue
 		}
 		purged[t.Session] = true
-		items = append(items, pruneItem{kind: pruneTrash, name: trashEntry(t.Session), session: t.Session,
-			ws: workspaceDir(in.Workspace), z: treeSize(ctx, s.fsys, trashEntry(t.Session))})
+		items = append(items, pruneItem{kind: pruneTrash, name: trash.Entry(t.Session), session: t.Session,
+			ws: workspaceDir(in.Workspace), z: treeSize(ctx, s.fsys, trash.Entry(t.Session))})
 	}
 	names, _ := vfs.ReadDirNames(s.fsys, trashDir)
 	planned := s.pendingPlans()
 	for _, n := range names {
-		if id, ok := strings.CutPrefix(n, purgePrefix); ok && !planned[id] {
+		if id, ok := strings.CutPrefix(n, trash.PurgePrefix); ok && !planned[id] {
 			items = append(items, pruneItem{kind: pruneTrash, name: path.Join(trashDir, n), z: treeSize(ctx, s.fsys, path.Join(trashDir, n))})
 		}
 	}
@@ -106,7 +108,7 @@ func (s *Store) prunePlan(ctx context.Context, now time.Time) (items []pruneItem
 	for _, it := range items {
 		whole[it.name] = true
 	}
-	err = walkNames(ctx, s.fsys, ".", func(name string, dir bool) bool {
+	err = stats.WalkNames(ctx, s.fsys, ".", func(name string, dir bool) bool {
 		if whole[name] {
 			return false
 		}
@@ -120,59 +122,10 @@ func (s *Store) prunePlan(ctx context.Context, now time.Time) (items []pruneItem
 	return items, unsure, err
 }
 
-// walkNames visits every file and folder under root (not root itself),
-// with whether it is a folder; a folder is entered when visit says so.
-// Links are not followed. A folder that cannot be listed is passed over:
-// what it holds is not visited (its temp files stay, and are not counted).
-func walkNames(ctx context.Context, fsys vfs.FS, root string, visit func(name string, dir bool) bool) error {
-	ents, _ := fsys.ReadDir(root)
-	for _, e := range ents {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		name := path.Join(root, e.Name())
-		if visit(name, e.IsDir()) && e.IsDir() {
-			if err := walkNames(ctx, fsys, name, visit); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-// sizeOf is what one file or folder takes by itself.
-func sizeOf(fi fs.FileInfo) Size {
-	z := Size{Bytes: fi.Size()}
-	if fi.IsDir() {
-		z.Folders = 1
-	} else {
-		z.Files = 1
-	}
-	if disk, _, _, ok := diskUsage(fi); ok {
-		z.Disk = disk
-	} else {
-		z.Disk = roundBlock(fi.Size())
-	}
-	return z
-}
-
-// treeSize is what name takes with all it holds, as walkState counts it.
+// sizeOf and treeSize are what a file or folder takes (package stats).
+func sizeOf(fi fs.FileInfo) Size { return Size(stats.Of(fi)) }
 func treeSize(ctx context.Context, fsys vfs.FS, name string) Size {
-	var z Size
-	fi, err := fsys.Lstat(name)
-	if err != nil {
-		return z
-	}
-	z.add(sizeOf(fi))
-	if fi.IsDir() {
-		walkNames(ctx, fsys, name, func(n string, _ bool) bool {
-			if fi, err := fsys.Lstat(n); err == nil {
-				z.add(sizeOf(fi))
-			}
-			return true
-		})
-	}
-	return z
+	return Size(stats.Tree(ctx, fsys, name))
 }
 
 // orphanOutputs lists w's output folders whose session has no items
@@ -268,7 +221,7 @@ func (w *Workspace) orphanFiles(ctx context.Context, now time.Time) []pruneItem 
 // unreferencedObjects lists the objects of w's store that are TrashDays
 // old and that nothing names: no file of w's sessions (any journal line,
 // item, draft or record, a changes journal's records less the dropped
-// ones), no workspace-level journal, no walk (walkRefs), no session in
+// ones), no workspace-level journal, no walk (prune.WalkRefs), no session in
 // the trash entries kept. The references are gathered after the walk of
 // the store, so an object stored during it and named by a line written
 // before the gathering is kept. When it cannot tell what a file or folder
@@ -305,72 +258,13 @@ func (w *Workspace) unreferencedObjects(ctx context.Context, now time.Time, kept
 }
 
 // objectRefs gathers the objects w's files and the trash entries kept name
-// (unreferencedObjects), or says why it cannot tell.
+// (unreferencedObjects, package prune), or says why it cannot tell.
 func (w *Workspace) objectRefs(kept []string) (map[string]bool, error) {
-	fsys := w.s.fsys
 	drops, err := w.readDrops()
 	if err != nil {
 		return nil, fmt.Errorf("cannot tell which records were dropped (%w)", err)
 	}
-	var unread error
-	cannotTell := func(name string, err error) {
-		if unread == nil {
-			unread = fmt.Errorf("%s: %w", name, err)
-		}
-	}
-	refs := map[string]bool{}
-	scan := func(dir string) {
-		ents, err := fsys.ReadDir(dir)
-		if err != nil && !vfs.IsNotExist(err) {
-			cannotTell(dir, err)
-		}
-		for _, e := range ents {
-			name := e.Name()
-			if !e.Type().IsRegular() || (!strings.HasSuffix(name, ".jsonl") && !strings.HasSuffix(name, ".json")) {
-				continue
-			}
-			b, err := vfs.ReadFile(fsys, path.Join(dir, name))
-			if err != nil {
-				cannotTell(path.Join(dir, name), err)
-				continue
-			}
-			if id, ok := strings.CutSuffix(name, ".changes.jsonl"); ok {
-				liveRefs(b, drops[id], refs)
-				continue
-			}
-			for _, m := range oidRef.FindAllSubmatch(b, -1) {
-				refs[string(m[1])] = true
-			}
-		}
-	}
-	// Sub-agent transcripts (tasks/<session>/) name payload objects too.
-	scanTasks := func(dir string) {
-		ents, err := fsys.ReadDir(dir)
-		if err != nil && !vfs.IsNotExist(err) {
-			cannotTell(dir, err)
-		}
-		for _, e := range ents {
-			if e.IsDir() {
-				scan(path.Join(dir, e.Name()))
-			}
-		}
-	}
-	scan(w.dir)
-	scan(path.Join(w.dir, sessionsDir))
-	scanTasks(tasksDir(w.dir))
-	walkRefs(fsys, w.dir, refs)
-	for _, t := range kept {
-		scan(path.Join(t, sessionsDir))
-		scanTasks(path.Join(t, tasksFolder))
-		walkRefs(fsys, t, refs) // its hook walks, which a restore brings back
-	}
-	if refs["?"] && unread == nil {
-		unread = errors.New("a walk's file or folder cannot be read")
-	}
-	if unread != nil {
-		return nil, fmt.Errorf("cannot tell which objects are still named (%w)", unread)
-	}
-	return refs, nil
+	return prune.Refs(w.s.fsys, w.dir, drops, kept)
 }
 
 // reclaim adds up what items take, by kind.

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"cairn/engine/internal/fileplan"
+	"cairn/engine/internal/trash"
 	"cairn/internal/vfs"
 )
 
@@ -20,7 +21,7 @@ import (
 // rebuilt where a restore puts it.
 func sessionFiles(t *testing.T, fsys vfs.FS, root, id string) map[string]string {
 	t.Helper()
-	subs, err := sessionSubs(fsys, root, id)
+	subs, err := trash.SessionFiles(fsys, root, id)
 	if vfs.IsNotExist(err) {
 		return nil
 	}
@@ -82,7 +83,7 @@ func TestRetentionCrashAtEverySync(t *testing.T) {
 				}
 				before := sessionFiles(t, e.mem, e.ws.dir, id)
 				if op == "restore" {
-					before = sessionFiles(t, e.mem, trashEntry(id), id)
+					before = sessionFiles(t, e.mem, trash.Entry(id), id)
 				}
 				return e, id, before
 			}
@@ -137,7 +138,7 @@ func checkOnePlace(t *testing.T, e *memEnv, id string, before map[string]string,
 	t.Helper()
 	ctx := context.Background()
 	inWS := sessionFiles(t, e.mem, e.ws.dir, id)
-	inTrash := sessionFiles(t, e.mem, trashEntry(id), id)
+	inTrash := sessionFiles(t, e.mem, trash.Entry(id), id)
 	trashed := false
 	for _, x := range must(e.store.TrashList(ctx))(t) {
 		trashed = trashed || x.Session == id
@@ -162,8 +163,8 @@ func checkOnePlace(t *testing.T, e *memEnv, id string, before map[string]string,
 			t.Fatalf("sync point %d: live, but in the trash %v (listed there %v), listed %v, whole %v: %v", n, inTrash != nil, trashed, listedNow, maps.Equal(inWS, before), keysOf(inWS))
 		}
 	default:
-		if !trashed || listedNow || !maps.Equal(inTrash, before) || len(e.store.leftInWorkspace(e.ws.dir, id)) > 0 {
-			t.Fatalf("sync point %d: in neither place, or split: trash %v listed %v whole %v, left %v", n, trashed, listedNow, maps.Equal(inTrash, before), e.store.leftInWorkspace(e.ws.dir, id))
+		if !trashed || listedNow || !maps.Equal(inTrash, before) || len(trash.LeftIn(e.store.fsys, e.ws.dir, id)) > 0 {
+			t.Fatalf("sync point %d: in neither place, or split: trash %v listed %v whole %v, left %v", n, trashed, listedNow, maps.Equal(inTrash, before), trash.LeftIn(e.store.fsys, e.ws.dir, id))
 		}
 	}
 	if inWS != nil {
@@ -199,22 +200,22 @@ func TestFsckNamesSplitSessionAndPlans(t *testing.T) {
 	noErr(t, ranWhole(e.store.RunRetention(ctx, RetentionOptions{Action: ActionForget, Sessions: []string{id}})))
 	// As an older build's forget cut short left it: everything but the
 	// items journal back in the workspace.
-	for sub, data := range sessionFiles(t, e.mem, trashEntry(id), id) {
+	for sub, data := range sessionFiles(t, e.mem, trash.Entry(id), id) {
 		if strings.HasSuffix(sub, ".items.jsonl") {
 			continue
 		}
 		noErr(t, vfs.MkdirAllDurable(e.mem, path.Dir(path.Join(e.ws.dir, sub)), vfs.DirPerm))
 		noErr(t, vfs.WriteFileAtomic(e.mem, path.Join(e.ws.dir, sub), []byte(data)))
-		noErr(t, e.mem.Remove(path.Join(trashEntry(id), sub)))
+		noErr(t, e.mem.Remove(path.Join(trash.Entry(id), sub)))
 	}
 	rep := must(e.store.Fsck(ctx))(t)
 	if !slices.ContainsFunc(rep.Problems, func(p FsckProblem) bool {
-		return p.Path == trashEntry(id) && strings.Contains(p.Problem, "split")
+		return p.Path == trash.Entry(id) && strings.Contains(p.Problem, "split")
 	}) {
 		t.Fatalf("fsck does not name the split session: %+v", rep.Problems)
 	}
 	must(e.store.RunRetention(ctx, RetentionOptions{Action: ActionForget}))(t) // an empty policy: it only settles
-	if left := e.store.leftInWorkspace(e.ws.dir, id); len(left) > 0 {
+	if left := trash.LeftIn(e.store.fsys, e.ws.dir, id); len(left) > 0 {
 		t.Fatalf("still split after a forget: %v", left)
 	}
 	for _, p := range must(e.store.Fsck(ctx))(t).Problems {

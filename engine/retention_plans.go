@@ -2,12 +2,13 @@ package engine
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"path"
 	"strings"
 
 	"cairn/engine/internal/fileplan"
+	"cairn/engine/internal/layout"
+	"cairn/engine/internal/trash"
 	"cairn/internal/vfs"
 )
 
@@ -37,137 +38,35 @@ import (
 // So no listing after an open shows a session split between the workspace
 // and the trash. fsck notes each plan, and names one it cannot read.
 
-const plansDir = "plans"
+const plansDir = trash.PlansDir
 
 // Plan kinds.
 const (
-	planForget  = "forget"
-	planRestore = "restore"
-	planTrim    = "trim"
+	planForget  = trash.KindForget
+	planRestore = trash.KindRestore
+	planTrim    = trash.KindTrim
 )
-
-// sessionSubs lists session id's files under folder root (a workspace
-// folder or a trash entry), relative to root: its items journal first,
-// then the other files of sessions/ named <id>.<anything> but its lock,
-// then the files of its per-session folders (forgetFolders). Temp files
-// are left out: prune collects them.
-func sessionSubs(fsys vfs.FS, root, id string) ([]string, error) {
-	subs := []string{path.Join(sessionsDir, id+".items.jsonl")}
-	if _, err := fsys.Lstat(path.Join(root, subs[0])); err != nil {
-		return nil, err
-	}
-	ents, err := fsys.ReadDir(path.Join(root, sessionsDir))
-	if err != nil {
-		return nil, err
-	}
-	for _, e := range ents {
-		name := e.Name()
-		if !strings.HasPrefix(name, id+".") || name == id+".items.jsonl" || name == id+".lock" || !e.Type().IsRegular() {
-			continue
-		}
-		subs = append(subs, path.Join(sessionsDir, name))
-	}
-	for _, folder := range forgetFolders() {
-		files, err := fsys.ReadDir(path.Join(root, folder, id))
-		if vfs.IsNotExist(err) {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		for _, f := range files {
-			if f.Type().IsRegular() && !vfs.IsTemp(f.Name()) {
-				subs = append(subs, path.Join(folder, id, f.Name()))
-			}
-		}
-	}
-	return subs, nil
-}
-
-// pairs joins subs to from and to.
-func pairs(subs []string, from, to string) []fileplan.Pair {
-	out := make([]fileplan.Pair, len(subs))
-	for i, sub := range subs {
-		out[i] = fileplan.Pair{From: path.Join(from, sub), To: path.Join(to, sub)}
-	}
-	return out
-}
 
 // newPlan is a plan of kind for session id of w.
 func (w *Workspace) newPlan(kind, id, stage string) *fileplan.Plan {
 	return &fileplan.Plan{V: 1, Kind: kind, Session: id, Workspace: w.key, Path: w.path, At: mkTime(w.s.Now()), Stage: stage}
 }
 
-// forgetSession moves session id into the trash (see above); the caller
-// holds its lock, and the trash holds no entry of id.
+// forgetSession moves session id into the trash (see above, trash.Forget);
+// the caller holds its lock, and the trash holds no entry of id.
 func (w *Workspace) forgetSession(ctx context.Context, id string) error {
-	fsys := w.s.fsys
-	entry := trashEntry(id)
-	subs, err := sessionSubs(fsys, w.dir, id)
-	if err != nil {
-		return fmt.Errorf("engine: forget %s: %w", id, err)
-	}
-	p := w.newPlan(planForget, id, fileplan.StageCopy)
-	p.Files = pairs(subs, w.dir, entry)
-	if err := fileplan.Write(fsys, plansDir, p); err != nil {
-		return fmt.Errorf("engine: forget %s: %w", id, err)
-	}
-	if err := vfs.MkdirAllDurable(fsys, path.Join(entry, sessionsDir), vfs.DirPerm); err != nil {
-		return fmt.Errorf("engine: forget %s: %w", id, err)
-	}
-	note, _ := json.Marshal(trashInfo{V: 1, Session: id, Workspace: w.key, Path: w.path, At: p.At})
-	if err := vfs.WriteFileAtomic(fsys, path.Join(entry, trashNote), append(note, '\n')); err != nil {
-		return fmt.Errorf("engine: forget %s: %w", id, err)
-	}
-	if err := fileplan.Copy(ctx, fsys, p.Files); err != nil {
-		return fmt.Errorf("engine: forget %s: %w", id, err)
-	}
-	p.Stage = fileplan.StageRemove
-	if err := fileplan.Write(fsys, plansDir, p); err != nil {
-		return fmt.Errorf("engine: forget %s: %w", id, err)
-	}
-	if err := w.finishForget(ctx, p); err != nil {
+	if err := trash.Forget(ctx, w.s.fsys, w.dir, w.newPlan(planForget, id, fileplan.StageCopy)); err != nil {
 		return fmt.Errorf("engine: forget %s: %w", id, err)
 	}
 	return nil
 }
 
-// finishForget removes the workspace's files of committed forget p, its
-// items journal first, then the plan.
-func (w *Workspace) finishForget(ctx context.Context, p *fileplan.Plan) error {
-	fsys := w.s.fsys
-	if err := fileplan.RemoveFrom(fsys, p.Files); err != nil {
-		return err
-	}
-	for _, folder := range forgetFolders() {
-		if err := removeFolder(ctx, fsys, dirOf(w.dir, folder, p.Session)); err != nil {
-			return err
-		}
-	}
-	fsys.Remove(ownersName(w.dir, p.Session))
-	return fileplan.Done(fsys, plansDir, p.Session)
-}
-
-// restoreSession brings session id back from its trash entry (see above);
-// the caller holds its lock, and its workspace has no items journal of id.
+// restoreSession brings session id back from its trash entry (see above,
+// trash.Restore); the caller holds its lock, and its workspace has no
+// items journal of id.
 func (w *Workspace) restoreSession(ctx context.Context, id string) error {
-	fsys := w.s.fsys
-	entry := trashEntry(id)
-	subs, err := sessionSubs(fsys, entry, id)
-	if err != nil {
-		return err
-	}
-	subs = append(subs[1:], subs[0]) // the items journal last: its arrival makes the session
 	p := w.newPlan(planRestore, id, fileplan.StageCopy)
-	p.Files = pairs(subs, entry, w.dir)
-	if err := fileplan.Write(fsys, plansDir, p); err != nil {
-		return err
-	}
-	if err := fileplan.Copy(ctx, fsys, p.Files); err != nil {
-		return err
-	}
-	p.Stage = fileplan.StageRemove
-	if err := fileplan.Write(fsys, plansDir, p); err != nil {
+	if err := trash.Restore(ctx, w.s.fsys, w.dir, p); err != nil {
 		return err
 	}
 	return w.finishRestore(ctx, p)
@@ -201,30 +100,11 @@ func (w *Workspace) trimSession(ctx context.Context, id string) error {
 	return fileplan.Done(w.s.fsys, plansDir, id)
 }
 
-// purgeEntry removes trash entry id: renamed to a .purge- name first, so
-// that an entry half removed is never taken for a forgotten session.
-func (s *Store) purgeEntry(ctx context.Context, id string) error {
-	gone := path.Join(trashDir, purgePrefix+id)
-	if err := s.fsys.Rename(trashEntry(id), gone); err != nil && !vfs.IsNotExist(err) {
-		return err
-	}
-	if err := s.fsys.SyncDir(trashDir); err != nil && !vfs.IsNotExist(err) {
-		return err
-	}
-	return removeFolder(ctx, s.fsys, gone)
-}
+// purgeEntry removes trash entry id (trash.Purge).
+func (s *Store) purgeEntry(ctx context.Context, id string) error { return trash.Purge(ctx, s.fsys, id) }
 
 // pendingPlans lists the sessions that have a plan in plans/.
-func (s *Store) pendingPlans() map[string]bool {
-	names, _ := vfs.ReadDirNames(s.fsys, plansDir)
-	out := map[string]bool{}
-	for _, n := range names {
-		if id, ok := strings.CutSuffix(n, ".json"); ok && validSessionID(id) {
-			out[id] = true
-		}
-	}
-	return out
-}
+func (s *Store) pendingPlans() map[string]bool { return trash.Pending(s.fsys) }
 
 // recoverPlans settles the plans a crash left in plans/ (see above),
 // skipping one whose session's lock is held (its work is running). Best
@@ -263,43 +143,8 @@ func (s *Store) readPlan(id string) (*fileplan.Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	bad := func(why string) (*fileplan.Plan, error) {
-		return nil, fmt.Errorf("%w: %s: %s", fileplan.ErrNotPlan, fileplan.Name(plansDir, id), why)
-	}
-	if p.Session != id || !keyName(p.Workspace) {
-		return bad("not this session's, or no workspace")
-	}
-	ws, entry := workspaceDir(p.Workspace)+"/", trashEntry(id)+"/"
-	inside := func(name, root string) bool {
-		return strings.HasPrefix(name, root) && path.Clean(name) == name && strings.Contains(name[len(root):], id)
-	}
-	switch p.Kind {
-	case planForget, planRestore:
-		from, to := ws, entry
-		if p.Kind == planRestore {
-			from, to = entry, ws
-		}
-		if len(p.Files) == 0 || p.Stage == fileplan.StageRun {
-			return bad("a move without files")
-		}
-		for _, f := range p.Files {
-			if !inside(f.From, from) || !inside(f.To, to) || strings.TrimPrefix(f.From, from) != strings.TrimPrefix(f.To, to) {
-				return bad("a file outside the session: " + f.From)
-			}
-		}
-		key := p.Files[0] // a forget's items journal
-		if p.Kind == planRestore {
-			key = p.Files[len(p.Files)-1]
-		}
-		if path.Base(key.From) != id+".items.jsonl" {
-			return bad("the items journal is not where a move puts it")
-		}
-	case planTrim:
-		if p.Stage != fileplan.StageRun || len(p.Files) > 0 {
-			return bad("a trim with files")
-		}
-	default:
-		return bad("kind " + p.Kind)
+	if err := trash.CheckPlan(p, id, fileplan.Name(plansDir, id)); err != nil {
+		return nil, err
 	}
 	return p, nil
 }
@@ -323,7 +168,7 @@ func (w *Workspace) settlePlan(ctx context.Context, p *fileplan.Plan) error {
 		if _, serr := fsys.Lstat(key.From); serr == nil && !same {
 			break // written since: a live session, never trashed
 		}
-		return w.finishForget(ctx, p)
+		return trash.FinishForget(ctx, fsys, w.dir, p)
 	case p.Kind == planRestore && p.Stage == fileplan.StageCopy:
 		key := p.Files[len(p.Files)-1]
 		if same, err := fileplan.Same(fsys, key.From, key.To); err != nil {
@@ -340,9 +185,9 @@ func (w *Workspace) settlePlan(ctx context.Context, p *fileplan.Plan) error {
 		if err := fileplan.RemoveTo(fsys, copies); err != nil {
 			return err
 		}
-		for _, folder := range forgetFolders() {
-			vfs.SweepTemps(fsys, dirOf(w.dir, folder, id)) // a copy the crash cut short
-			fsys.Remove(dirOf(w.dir, folder, id))          // once empty
+		for _, folder := range trash.ForgetFolders() {
+			vfs.SweepTemps(fsys, layout.SessionFolder(w.dir, folder, id)) // a copy the crash cut short
+			fsys.Remove(layout.SessionFolder(w.dir, folder, id))          // once empty
 		}
 	case p.Kind == planRestore:
 		return w.finishRestore(ctx, p)

@@ -1,16 +1,14 @@
 package engine
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
-	"maps"
 	"path"
 	"strings"
 	"time"
 
-	"cairn/internal/lazyre"
+	"cairn/engine/internal/durable"
+	"cairn/engine/internal/trash"
 	"cairn/internal/vfs"
 )
 
@@ -50,10 +48,6 @@ type PruneOptions struct {
 	// Progress, when set, is told how many workspaces are done of how many.
 	Progress func(done, total int)
 }
-
-// oidRef finds the objects a line or file names: every "oid" field, at any
-// depth, compact or indented (a session record is written indented).
-var oidRef = lazyre.New(`"oid":\s*"([0-9a-f]{64})"`)
 
 // Prune runs the prune; see above. It settles the trash first, then
 // removes what prunePlan lists, each thing checked again just before it
@@ -135,7 +129,7 @@ func (s *Store) pruneOne(ctx context.Context, now time.Time, it pruneItem, kept 
 	switch it.kind {
 	case pruneTrash:
 		if it.session == "" { // a purge cut short
-			return true, removeFolder(ctx, fsys, it.name)
+			return true, durable.RemoveFolder(ctx, fsys, it.name)
 		}
 		l, lerr := fsys.Lock(lockName(it.ws, it.session))
 		if errors.Is(lerr, vfs.ErrLocked) {
@@ -145,7 +139,7 @@ func (s *Store) pruneOne(ctx context.Context, now time.Time, it pruneItem, kept 
 		if l != nil {
 			defer l.Release() // none when the workspace folder is gone: no restore can be at work
 		}
-		if _, err := fsys.Lstat(path.Join(it.name, trashNote)); err != nil {
+		if _, err := fsys.Lstat(path.Join(it.name, trash.NoteName)); err != nil {
 			kept[it.ws] = true // restored or purged since
 			return false, nil
 		}
@@ -156,7 +150,7 @@ func (s *Store) pruneOne(ctx context.Context, now time.Time, it pruneItem, kept 
 		if err != nil || now.Sub(newest) < trashGrace || w.sessionExists(path.Base(it.name)) {
 			return false, nil
 		}
-		return true, removeFolder(ctx, fsys, it.name)
+		return true, durable.RemoveFolder(ctx, fsys, it.name)
 	case pruneOrphan:
 		w := &Workspace{s: s, dir: it.ws}
 		id, _, _ := strings.Cut(path.Base(it.name), ".")
@@ -174,7 +168,7 @@ func (s *Store) pruneOne(ctx context.Context, now time.Time, it pruneItem, kept 
 			return false, nil
 		}
 		if fi.IsDir() {
-			return true, removeFolder(ctx, fsys, it.name)
+			return true, durable.RemoveFolder(ctx, fsys, it.name)
 		}
 		if !old(it.name) {
 			return false, nil
@@ -219,52 +213,8 @@ func (s *Store) trashByWorkspace() (map[string][]string, error) {
 	out := map[string][]string{}
 	for _, e := range ents {
 		if in, err := s.readTrash(e.Name()); err == nil {
-			out[in.Workspace] = append(out[in.Workspace], trashEntry(e.Name()))
+			out[in.Workspace] = append(out[in.Workspace], trash.Entry(e.Name()))
 		}
 	}
 	return out, nil
-}
-
-// liveRefs adds to refs the objects a changes journal's lines name, less
-// those of its records that are dropped: by a drop line of the journal
-// itself (the undo stack's limits, the store's budget) or by the
-// workspace's drops.jsonl (dropped). A dropped record is dead for undo
-// and for file revert alike, so its objects are the store's to free: this
-// is how prune brings each change store down to its budget.
-func liveRefs(b []byte, dropped map[string]bool, refs map[string]bool) {
-	lines := bytes.Split(b, []byte("\n"))
-	dead := maps.Clone(dropped)
-	if dead == nil {
-		dead = map[string]bool{}
-	}
-	for _, l := range lines {
-		if !bytes.Contains(l, []byte(`"kind":"drop"`)) {
-			continue
-		}
-		var d struct {
-			Kind string   `json:"kind"`
-			IDs  []string `json:"ids"`
-		}
-		if json.Unmarshal(l, &d) == nil && d.Kind == "drop" {
-			for _, id := range d.IDs {
-				dead[id] = true
-			}
-		}
-	}
-	for _, l := range lines {
-		ms := oidRef.FindAllSubmatch(l, -1)
-		if len(ms) == 0 {
-			continue
-		}
-		var c struct {
-			Kind string `json:"kind"`
-			ID   string `json:"id"`
-		}
-		if json.Unmarshal(l, &c) == nil && (c.Kind == "change" || c.Kind == "record") && dead[c.ID] {
-			continue
-		}
-		for _, m := range ms {
-			refs[string(m[1])] = true
-		}
-	}
 }

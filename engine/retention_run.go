@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cairn/engine/internal/trash"
 	"context"
 	"errors"
 	"fmt"
@@ -72,7 +73,7 @@ func (s *Store) removeOne(ctx context.Context, action string, e RetentionEntry) 
 	case ActionTrim:
 		return w.trimSession(ctx, e.Session)
 	case ActionForget:
-		if _, err := s.fsys.Lstat(trashEntry(e.Session)); err == nil {
+		if _, err := s.fsys.Lstat(trash.Entry(e.Session)); err == nil {
 			// The trash holds an older session of this id (settleEntry left
 			// both): moving this one in would overwrite it.
 			return errSkipped

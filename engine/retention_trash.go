@@ -1,88 +1,40 @@
 package engine
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
-	"os"
 	"path"
 	"slices"
 	"strings"
 	"time"
 
+	"cairn/engine/internal/durable"
+	"cairn/engine/internal/layout"
+	"cairn/engine/internal/trash"
 	"cairn/internal/vfs"
 )
 
-// Forget moves a session into the trash, a folder of the state folder:
-//
-//	trash/<id>/forgotten.json         {"v":1,"session":ID,"workspace":KEY,"path":DIR,"at":T}
-//	trash/<id>/sessions/<id>.*        its journals and its record
-//	trash/<id>/outputs/<id>/          its retained tool outputs
-//	trash/<id>/tasks/<id>/            its sub-agent transcripts
-//	trash/<id>/hooks/<id>/            its hooks' pending markers
-//	trash/.purge-<id>/                an entry being removed (a purge, a restore)
-//
-// Part of the format. A forget, and a restore, copies the session's files
-// and then removes the originals under a plan that makes it all or nothing
-// (retention_plans.go): an entry whose plan is pending is not listed, and
-// the next open of the store settles it. Prune purges entries forgotten at
-// least TrashDays days ago. The session's objects stay in the workspace
-// store while the trash holds the session (prune counts the trash's
-// journals as references). The usage ledger is never touched.
+// Forget moves a session into the trash, a folder of the state folder
+// (package trash draws it and moves the files), under a plan that makes it
+// all or nothing (retention_plans.go); Prune purges entries forgotten at
+// least TrashDays days ago. The usage ledger is never touched.
 //
 // A session of the same id may be made again after its forget (an agent's
 // hooks go on with it, an import brings it back): it is a live session,
 // and no forget, restore, prune or sweep ever touches it because of the
 // entry. Both stay: a restore is refused and a forget skips the live one
-// until prune purges the entry.
-//
-// Builds before the plans moved a session file by file, the items journal
-// first (its arrival in the trash was the forget) and marked a restore
-// "restoring":true in the note. settleTrash finishes what such a build
-// cut short, from where the items journal is: in the trash only, the
-// forget is finished (the rest moved in) or, for a restore, the restore;
-// in the workspace only, the forget never happened (anything moved goes
-// back). In both, the workspace's is live and stays (a restore whose
-// copy is whole is finished). Forget, restore and prune run it first.
-//
-// sessionFolders are the workspace folders that hold a folder per session
-// (<folder>/<id>/): trim and forget take these with the session. Files of
-// the sessions folder named <id>.<anything> go with a forget too.
+// until prune purges the entry. settleTrash finishes what a build before
+// the plans cut short (trash.Settle); forget, restore and prune run it
+// first.
 
 const (
-	trashDir    = "trash"
-	trashNote   = "forgotten.json"
-	purgePrefix = ".purge-"
-	sessionsDir = "sessions"
+	trashDir    = layout.Trash
+	sessionsDir = layout.Sessions
 	// TrashDays is how many days a forgotten session stays restorable, and
 	// how old an orphan or an unreferenced object must be for prune.
 	TrashDays  = 7
 	trashGrace = TrashDays * 24 * time.Hour
 )
-
-// sessionFolders lists the per-session folders a trim drops: retained tool
-// outputs. forgetFolders lists every per-session folder, which a forget
-// moves to the trash and a restore brings back: sub-agent transcripts
-// (tasks/<id>/) too, which a trimmed session keeps (seed "Retention": a
-// transcript session keeps its subagent transcripts), and the pending
-// markers of an agent's hooks (hooks/<id>/, hook.go), so a restored
-// session's post-tool hooks still find them.
-func sessionFolders() []string { return []string{outputsFolder} }
-func forgetFolders() []string  { return []string{outputsFolder, tasksFolder, hooksFolder} }
-
-func dirOf(wsDir, folder, id string) string { return path.Join(wsDir, folder, id) }
-func trashEntry(id string) string           { return path.Join(trashDir, id) }
-
-type trashInfo struct {
-	V         int    `json:"v"`
-	Session   string `json:"session"`
-	Workspace string `json:"workspace"`
-	Path      string `json:"path"`
-	At        Time   `json:"at"`
-	Restoring bool   `json:"restoring,omitempty"`
-}
 
 // Trashed is a forgotten session the trash still holds.
 type Trashed struct {
@@ -91,111 +43,11 @@ type Trashed struct {
 	At        time.Time // when it was forgotten
 }
 
-// moveRest moves session id's files other than its items journal into the
-// trash entry (out) or back into the workspace (!out). Its lock file stays:
-// prune removes a lock no session needs.
-func (w *Workspace) moveRest(ctx context.Context, id, entry string, out bool) error {
-	fsys := w.s.fsys
-	from, to := path.Join(w.dir, sessionsDir), path.Join(entry, sessionsDir)
-	if !out {
-		from, to = to, from
-	}
-	ents, err := fsys.ReadDir(from)
-	if err != nil && !vfs.IsNotExist(err) {
-		return err
-	}
-	for _, e := range ents {
-		name := e.Name()
-		if !strings.HasPrefix(name, id+".") || name == id+".items.jsonl" || name == id+".lock" {
-			if out && strings.HasPrefix(name, "."+id+".") && vfs.IsTemp(name) {
-				fsys.Remove(path.Join(from, name)) // a dead write's temp file
-			}
-			continue
-		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		if err := moveFile(fsys, path.Join(from, name), path.Join(to, name)); err != nil {
-			return err
-		}
-	}
-	for _, folder := range forgetFolders() {
-		src, dst := dirOf(w.dir, folder, id), path.Join(entry, folder, id)
-		if !out {
-			src, dst = dst, src
-		}
-		files, err := fsys.ReadDir(src)
-		if vfs.IsNotExist(err) {
-			continue
-		}
-		if err != nil {
-			return err
-		}
-		for _, f := range files {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			if !f.Type().IsRegular() || vfs.IsTemp(f.Name()) {
-				fsys.Remove(path.Join(src, f.Name()))
-				continue
-			}
-			if err := moveFile(fsys, path.Join(src, f.Name()), path.Join(dst, f.Name())); err != nil {
-				return err
-			}
-		}
-		if err := removeFolder(ctx, fsys, src); err != nil {
-			return err
-		}
-	}
-	if out {
-		fsys.Remove(ownersName(w.dir, id))
-	}
-	return nil
-}
-
-// moveFile moves file from to to so that a crash leaves it in one place
-// or both, never neither: a durable copy at to (when to is not there
-// yet), then from removed and its folder synced. Run again after a crash,
-// it finishes. A missing from is not an error.
-func moveFile(fsys vfs.FS, from, to string) error {
-	if _, err := fsys.Lstat(from); vfs.IsNotExist(err) {
-		return nil
-	}
-	if _, err := fsys.Lstat(to); vfs.IsNotExist(err) {
-		if err := vfs.MkdirAllDurable(fsys, path.Dir(to), vfs.DirPerm); err != nil {
-			return err
-		}
-		f, err := fsys.OpenFile(from, os.O_RDONLY, 0)
-		if err != nil {
-			return err
-		}
-		err = vfs.WriteAtomic(fsys, to, func(w io.Writer) error { _, err := io.Copy(w, f); return err })
-		f.Close()
-		if err != nil {
-			return err
-		}
-	}
-	if err := fsys.Remove(from); err != nil && !vfs.IsNotExist(err) {
-		return err
-	}
-	return fsys.SyncDir(path.Dir(from))
-}
-
 // readTrash reads the note of trash entry id.
-func (s *Store) readTrash(id string) (*trashInfo, error) {
-	b, err := vfs.ReadFile(s.fsys, path.Join(trashEntry(id), trashNote))
-	if err != nil {
-		return nil, err
-	}
-	var in trashInfo
-	if err := json.Unmarshal(b, &in); err != nil || in.V != 1 || in.Session != id || !validSessionID(id) {
-		return nil, fmt.Errorf("engine: %s: not a trash note", path.Join(trashEntry(id), trashNote))
-	}
-	return &in, nil
-}
+func (s *Store) readTrash(id string) (*trash.Note, error) { return trash.ReadNote(s.fsys, id) }
 
 // trashWorkspace is the workspace a trash entry came from.
-func (s *Store) trashWorkspace(in *trashInfo) *Workspace {
+func (s *Store) trashWorkspace(in *trash.Note) *Workspace {
 	return &Workspace{s: s, path: in.Path, key: in.Workspace, dir: workspaceDir(in.Workspace), made: true}
 }
 
@@ -227,9 +79,9 @@ func (s *Store) settleTrash(ctx context.Context) error {
 		}
 		in, err := s.readTrash(name)
 		if err != nil {
-			if _, serr := fsys.Lstat(path.Join(trashEntry(name), sessionsDir, name+".items.jsonl")); vfs.IsNotExist(serr) && vfs.IsNotExist(err) {
+			if _, serr := fsys.Lstat(trash.Items(name)); vfs.IsNotExist(serr) && vfs.IsNotExist(err) {
 				// A forget cut short before its note: nothing moved yet.
-				removeFolder(ctx, fsys, trashEntry(name))
+				durable.RemoveFolder(ctx, fsys, trash.Entry(name))
 			}
 			continue // a damaged note: left for a person (fsck names it)
 		}
@@ -238,90 +90,13 @@ func (s *Store) settleTrash(ctx context.Context) error {
 		if err != nil {
 			continue
 		}
-		err = w.settleEntry(ctx, in)
+		err = trash.Settle(ctx, fsys, w.dir, in, s.purgeEntry)
 		l.Release()
 		if err != nil {
 			return err
 		}
 	}
 	return nil
-}
-
-// settleEntry finishes what a build before the plans left of trash entry
-// in's forget or restore (see above); the caller holds the session's lock.
-func (w *Workspace) settleEntry(ctx context.Context, in *trashInfo) error {
-	fsys := w.s.fsys
-	id, entry := in.Session, trashEntry(in.Session)
-	tname, wname := path.Join(entry, sessionsDir, id+".items.jsonl"), itemsName(w.dir, id)
-	tfi, terr := fsys.Lstat(tname)
-	wfi, werr := fsys.Lstat(wname)
-	inT, inW := terr == nil, werr == nil
-	switch {
-	case inT && inW:
-		// The workspace's session is live, whatever the trash holds: a
-		// session made again under the id, or a forget cut short before
-		// the workspace's copy went. Only a restore whose copy arrived
-		// whole is finished.
-		if !in.Restoring || wfi.Size() != tfi.Size() {
-			return nil
-		}
-		same, err := journalPrefix(fsys, tname, wname, wfi.Size())
-		if err != nil || !same {
-			return err
-		}
-		return w.s.purgeEntry(ctx, id)
-	case inT:
-		if !in.Restoring {
-			return w.moveRest(ctx, id, entry, true)
-		}
-		if err := w.moveRest(ctx, id, entry, false); err != nil {
-			return err
-		}
-		if err := moveFile(fsys, tname, wname); err != nil {
-			return err
-		}
-		return removeFolder(ctx, fsys, entry)
-	case inW:
-		if err := w.moveRest(ctx, id, entry, false); err != nil {
-			return err
-		}
-		return removeFolder(ctx, fsys, entry)
-	}
-	return nil // neither: damaged, left for fsck and a person
-}
-
-// journalPrefix reports whether the trash's items journal tname and the
-// workspace's wname hold the same first n bytes (n: the shorter's size):
-// one begins with the other, as after a forget or a restore cut short (one
-// is a copy of the other; the workspace's may have grown since, or lost an
-// unsynced tail to a power loss), and as a session made again under the
-// same id does not.
-func journalPrefix(fsys vfs.FS, tname, wname string, n int64) (bool, error) {
-	t, err := fsys.OpenFile(tname, os.O_RDONLY, 0)
-	if err != nil {
-		return false, err
-	}
-	defer t.Close()
-	w, err := fsys.OpenFile(wname, os.O_RDONLY, 0)
-	if err != nil {
-		return false, err
-	}
-	defer w.Close()
-	bt, bw := make([]byte, 32<<10), make([]byte, 32<<10)
-	for n > 0 {
-		k := int(min(n, int64(len(bt))))
-		if _, err := io.ReadFull(t, bt[:k]); err != nil {
-			return false, err
-		}
-		if _, err := io.ReadFull(w, bw[:k]); err != nil {
-			return false, err
-		}
-		if !bytes.Equal(bt[:k], bw[:k]) {
-			return false, nil
-		}
-		n -= int64(k)
-	}
-	return true, nil
 }
 
 // TrashList lists the forgotten sessions the trash holds, newest first.
@@ -343,7 +118,7 @@ func (s *Store) TrashList(ctx context.Context) ([]Trashed, error) {
 		if err != nil {
 			continue
 		}
-		if _, err := s.fsys.Lstat(path.Join(trashEntry(in.Session), sessionsDir, in.Session+".items.jsonl")); err != nil {
+		if _, err := s.fsys.Lstat(trash.Items(in.Session)); err != nil {
 			continue
 		}
 		out = append(out, Trashed{Session: in.Session, Directory: in.Path, At: in.At.Time})
@@ -415,15 +190,15 @@ func (s *Store) fsckTrash(bad, note reporter) {
 	planned := s.pendingPlans()
 	for _, e := range ents {
 		id := e.Name()
-		if strings.HasPrefix(id, purgePrefix) {
+		if strings.HasPrefix(id, trash.PurgePrefix) {
 			note(path.Join(trashDir, id), "a purge or restore cut short: the next prune removes it")
 			continue
 		}
 		if !validSessionID(id) || planned[id] {
 			continue
 		}
-		name := path.Join(trashEntry(id), trashNote)
-		titems := path.Join(trashEntry(id), sessionsDir, id+".items.jsonl")
+		name := trash.NotePath(id)
+		titems := trash.Items(id)
 		in, err := s.readTrash(id)
 		if err != nil {
 			if _, serr := s.fsys.Lstat(titems); serr == nil {
@@ -440,29 +215,10 @@ func (s *Store) fsckTrash(bad, note reporter) {
 		if _, err := s.fsys.Lstat(itemsName(w.dir, id)); err == nil {
 			continue // a live session of the same id: both stay, apart
 		}
-		if left := s.leftInWorkspace(w.dir, id); len(left) > 0 {
-			bad(trashEntry(id), "session %s is split: its conversation is in the trash, but %s still in its workspace (%s), where it cannot be opened; "+
+		if left := trash.LeftIn(s.fsys, w.dir, id); len(left) > 0 {
+			bad(trash.Entry(id), "session %s is split: its conversation is in the trash, but %s still in its workspace (%s), where it cannot be opened; "+
 				"the next forget, restore or prune finishes the forget (storage restore %s brings it back whole)",
 				id, strings.Join(left, ", "), w.path, id)
 		}
 	}
-}
-
-// leftInWorkspace names the files of session id that workspace folder dir
-// still holds without its items journal (its lock and owner hint aside).
-func (s *Store) leftInWorkspace(dir, id string) []string {
-	var left []string
-	names, _ := vfs.ReadDirNames(s.fsys, path.Join(dir, sessionsDir))
-	for _, n := range names {
-		if strings.HasPrefix(n, id+".") && n != id+".lock" && !vfs.IsTemp(n) {
-			left = append(left, path.Join(sessionsDir, n))
-		}
-	}
-	for _, folder := range forgetFolders() {
-		names, _ := vfs.ReadDirNames(s.fsys, dirOf(dir, folder, id))
-		if slices.ContainsFunc(names, func(n string) bool { return !vfs.IsTemp(n) }) {
-			left = append(left, path.Join(folder, id)+"/")
-		}
-	}
-	return left
 }

@@ -8,6 +8,9 @@ import (
 	"fmt"
 
 	"cairn/engine/internal/changes"
+	"cairn/engine/internal/durable"
+	"cairn/engine/internal/layout"
+	"cairn/engine/internal/trash"
 	"cairn/internal/vfs"
 	"cairn/journal"
 )
@@ -46,8 +49,8 @@ func (w *Workspace) runTrim(ctx context.Context, id string, now Time) error {
 	if err := w.trimShell(id); err != nil {
 		return err
 	}
-	for _, dir := range sessionFolders() {
-		if err := removeFolder(ctx, w.s.fsys, dirOf(w.dir, dir, id)); err != nil {
+	for _, dir := range trash.TrimFolders() {
+		if err := durable.RemoveFolder(ctx, w.s.fsys, layout.SessionFolder(w.dir, dir, id)); err != nil {
 			return fmt.Errorf("engine: trim %s: %w", id, err)
 		}
 	}
@@ -95,8 +98,8 @@ func (w *Workspace) hasRecords(id string) bool {
 // drops again: change records or tool outputs written since its trim by
 // work that added no item (a plumbing file tool).
 func (w *Workspace) hasArtifacts(id string) bool {
-	for _, folder := range sessionFolders() {
-		if ents, err := w.s.fsys.ReadDir(dirOf(w.dir, folder, id)); err == nil && len(ents) > 0 {
+	for _, folder := range trash.TrimFolders() {
+		if ents, err := w.s.fsys.ReadDir(layout.SessionFolder(w.dir, folder, id)); err == nil && len(ents) > 0 {
 			return true
 		}
 	}

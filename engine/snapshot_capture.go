@@ -237,7 +237,7 @@ func (c *Change) commit(ctx context.Context) (*ToolAnswer, error) {
 		c.files[i].After, _ = fstate.Capture(ctx, c.fsys, fstate.HashSink, c.files[i].Path, c.maxFile)
 	}
 	st := &s.snaps
-	rec, lines, live := st.NewChange(mkTime(s.ws.s.Now()), c.tool, c.call, s.newestItem(), c.files, c.cfg.limits())
+	rec, lines, live := st.NewChange(mkTime(s.ws.s.Now()), c.tool, c.call, s.newestItem(), c.files, c.cfg.Limits())
 	if err := s.writeChanges(synced, lines...); err != nil {
 		return nil, fmt.Errorf("engine: the %s tool changed %s, but its change record was not written: %w",
 			c.tool, strings.Join(c.Paths(), ", "), err)

@@ -1,37 +1,34 @@
 package engine
 
 import (
-	"bytes"
+	"cairn/engine/internal/layout"
+	"cairn/engine/internal/stats"
 	"context"
 	"io/fs"
 	"path"
 	"strings"
-
-	"cairn/internal/vfs"
-	"cairn/journal"
 )
 
-// Where the disk went (cairn storage stats, /storage): one walk of the state
-// folder puts every file and folder in exactly one part, so the parts add up
-// to what du says of the whole folder. Bytes are apparent sizes, as
-// `du -sb` counts them (folders included); Disk is allocated blocks, as
-// `du -s -B1` counts them. A file with several names counts once.
+// Where the disk went (cairn storage stats, /storage): package stats walks
+// the state folder once and puts every file and folder in exactly one
+// part, so the parts add up to what du says of the whole folder. Bytes
+// are apparent sizes, as `du -sb` counts them (folders included); Disk is
+// allocated blocks, as `du -s -B1` counts them. A file with several names
+// counts once.
 
 // Part names, in the order the bar draws them.
 const (
-	PartSessions = "sessions" // journals, records, locks, index.json, workspace.json, owners/
-	PartChanges  = "changes"  // <id>.changes.jsonl, drops.jsonl, calls.lock: the change records
-	PartObjects  = "objects"  // content-addressed payloads and pre-images
-	PartOutputs  = "outputs"  // retained tool outputs
-	PartArchives = "archives" // archives/ folders
-	PartTrash    = "trash"    // trash/ folders: forgotten sessions waiting to be deleted
-	PartOther    = "other"    // FORMAT, config, history, the usage ledger, credentials, folders
+	PartSessions = stats.PartSessions // journals, records, locks, index.json, workspace.json, owners/
+	PartChanges  = stats.PartChanges  // <id>.changes.jsonl, drops.jsonl, calls.lock: the change records
+	PartObjects  = stats.PartObjects  // content-addressed payloads and pre-images
+	PartOutputs  = stats.PartOutputs  // retained tool outputs
+	PartArchives = stats.PartArchives // archives/ folders
+	PartTrash    = stats.PartTrash    // trash/ folders: forgotten sessions waiting to be deleted
+	PartOther    = stats.PartOther    // FORMAT, config, history, the usage ledger, credentials, folders
 )
 
 // PartNames is every part, in bar order.
-func PartNames() []string {
-	return []string{PartSessions, PartChanges, PartObjects, PartOutputs, PartArchives, PartTrash, PartOther}
-}
+func PartNames() []string { return stats.Parts() }
 
 // Size is what a set of files takes: apparent bytes (du -sb), allocated
 // bytes (du -s -B1), how many files (anything but a folder: a link too)
@@ -113,7 +110,8 @@ func (s *Store) Stats(ctx context.Context) (*StorageStats, error) {
 	for _, n := range PartNames() {
 		parts[n] = &Size{}
 	}
-	err := walkState(ctx, s.fsys, func(name, part string, fi fs.FileInfo, z Size) error {
+	err := stats.Walk(ctx, s.fsys, func(name, part string, fi fs.FileInfo, sz stats.Size) error {
+		z := Size(sz)
 		parts[part].add(z)
 		st.Total.add(z)
 		el := strings.Split(name, "/")
@@ -144,120 +142,4 @@ func (s *Store) Stats(ctx context.Context) (*StorageStats, error) {
 	return st, nil
 }
 
-const objectsFolder = "objects"
-
-// namedObjects adds the objects file name names to named, and says why it
-// could not read it (Stats counts such a file as naming nothing: fsck
-// names it). A journal is read a line at a time, never whole.
-func namedObjects(fsys vfs.FS, name string, named map[string]bool) error {
-	add := func(b []byte) error {
-		if bytes.Contains(b, []byte(`"oid"`)) {
-			for _, m := range oidRef.FindAllSubmatch(b, -1) {
-				named[string(m[1])] = true
-			}
-		}
-		return nil
-	}
-	if strings.HasSuffix(name, ".jsonl") {
-		_, err := journal.Read(fsys, name, add)
-		return err
-	}
-	b, err := vfs.ReadFile(fsys, name)
-	if err == nil {
-		add(b)
-	}
-	return err
-}
-
-// walkState visits every file and folder of the state folder (the folder
-// itself included, as du counts it) with the part it belongs to and what
-// it takes. Links are not followed. A file with several names is visited
-// once, at the first.
-func walkState(ctx context.Context, fsys vfs.FS, visit func(name, part string, fi fs.FileInfo, z Size) error) error {
-	seen := map[[2]uint64]bool{}
-	var walk func(name string) error
-	walk = func(name string) error {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		fi, err := fsys.Lstat(name)
-		if err != nil {
-			if vfs.IsNotExist(err) && name != "." {
-				return nil // gone since it was listed
-			}
-			return err
-		}
-		z := sizeOf(fi)
-		if _, dev, ino, ok := diskUsage(fi); ok {
-			if !fi.IsDir() && seen[[2]uint64{dev, ino}] {
-				return nil
-			}
-			seen[[2]uint64{dev, ino}] = true
-		}
-		if err := visit(name, partOf(name, fi.IsDir()), fi, z); err != nil {
-			return err
-		}
-		if !fi.IsDir() {
-			return nil
-		}
-		ents, err := fsys.ReadDir(name)
-		if err != nil {
-			if vfs.IsNotExist(err) {
-				return nil
-			}
-			return err
-		}
-		for _, e := range ents {
-			if err := walk(path.Join(name, e.Name())); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	return walk(".")
-}
-
-// roundBlock is a file's allocation on a filesystem that gives none (a
-// test's): its size rounded up to 4 KiB blocks.
-func roundBlock(n int64) int64 { return (n + 4095) / 4096 * 4096 }
-
-// partOf says which part of the state folder the file or folder name
-// (relative to it) belongs to.
-func partOf(name string, dir bool) string {
-	el := strings.Split(name, "/")
-	if name == "." {
-		return PartOther
-	}
-	switch el[0] {
-	case "trash":
-		return PartTrash
-	case "archives":
-		return PartArchives
-	case workspacesDir:
-	default:
-		return PartOther
-	}
-	if len(el) < 3 {
-		return PartOther // workspaces/ and a workspace's own folder
-	}
-	switch el[2] {
-	case objectsFolder:
-		return PartObjects
-	case outputsFolder:
-		return PartOutputs
-	case "trash":
-		return PartTrash
-	case "archives":
-		return PartArchives
-	case "drops.jsonl", "calls.lock":
-		return PartChanges
-	case "sessions":
-		if len(el) == 4 && strings.HasSuffix(el[3], ".changes.jsonl") {
-			return PartChanges
-		}
-		return PartSessions
-	case "workspace.json", "index.json", "owners":
-		return PartSessions
-	}
-	return PartOther
-}
+const objectsFolder = layout.Objects

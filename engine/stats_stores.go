@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"cairn/engine/internal/changes"
+	"cairn/engine/internal/stats"
 	"cairn/engine/wskey"
 	"cairn/internal/vfs"
 	"cairn/journal"
@@ -93,8 +94,8 @@ func (s *Store) changeStore(ctx context.Context, key string) (ChangeStore, error
 	} else {
 		cs.PathGone = true
 	}
-	err := walkState(ctx, subFS{s.fsys, path.Join(dir, objectsFolder)}, func(name, _ string, fi fs.FileInfo, z Size) error {
-		cs.Size.add(z)
+	err := stats.Walk(ctx, subFS{s.fsys, path.Join(dir, objectsFolder)}, func(name, _ string, fi fs.FileInfo, z stats.Size) error {
+		cs.Size.add(Size(z))
 		if fi.Mode().IsRegular() && strings.Count(name, "/") == 1 && !vfs.IsTemp(path.Base(name)) {
 			cs.Objects++
 		}
@@ -105,7 +106,7 @@ func (s *Store) changeStore(ctx context.Context, key string) (ChangeStore, error
 	}
 	for _, name := range []string{path.Join(dir, "drops.jsonl")} {
 		if fi, err := s.fsys.Lstat(name); err == nil {
-			cs.Size.add(fileSize(fi))
+			cs.Size.add(Size(stats.File(fi)))
 		}
 	}
 	for _, id := range s.sessionsIn(dir) {
@@ -118,7 +119,7 @@ func (s *Store) changeStore(ctx context.Context, key string) (ChangeStore, error
 		if err != nil {
 			continue
 		}
-		cs.Size.add(fileSize(fi))
+		cs.Size.add(Size(stats.File(fi)))
 		rs := readRecords(s.fsys, name)
 		cs.Records += rs.records
 		cs.Open += rs.open
@@ -128,15 +129,6 @@ func (s *Store) changeStore(ctx context.Context, key string) (ChangeStore, error
 	}
 	cs.Orphaned = cs.Sessions == 0 && (cs.Objects > 0 || cs.Records > 0)
 	return cs, nil
-}
-
-// fileSize is what one file takes, as walkState counts it.
-func fileSize(fi fs.FileInfo) Size {
-	z := Size{Bytes: fi.Size(), Files: 1, Disk: roundBlock(fi.Size())}
-	if disk, _, _, ok := diskUsage(fi); ok {
-		z.Disk = disk
-	}
-	return z
 }
 
 // recordSummary is what a changes journal says of its records.
@@ -206,7 +198,7 @@ func (w *Workspace) RevertUnavailable(id string) string {
 	return ""
 }
 
-// subFS is fsys seen from its folder dir, for walkState.
+// subFS is fsys seen from its folder dir, for stats.Walk.
 type subFS struct {
 	vfs.FS
 	dir string

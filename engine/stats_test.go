@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"cairn/engine/internal/stats"
 	"cairn/objects"
 )
 
@@ -98,7 +99,7 @@ func TestStatsMatchDu(t *testing.T) {
 	files := map[string][]string{}
 	dirs := map[string]int64{}
 	folders := map[string]int{}
-	noErr(t, walkState(ctx, s.FS(), func(name, part string, fi fs.FileInfo, z Size) error {
+	noErr(t, stats.Walk(ctx, s.FS(), func(name, part string, fi fs.FileInfo, z stats.Size) error {
 		if fi.IsDir() {
 			dirs[part] += z.Bytes
 			folders[part]++

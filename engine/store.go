@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"cairn/engine/internal/ephroot"
+	"cairn/engine/internal/history"
 	"cairn/engine/internal/shellproc"
 	"cairn/engine/wskey"
 	"cairn/internal/vfs"
@@ -43,7 +44,7 @@ type Store struct {
 	outputReserved map[string]bool // output names being written (outputs.go)
 	shellLive      sync.Map        // shell journal name -> *shellLog of a session open here, or shellClosed (shell.go)
 	taskLive       sync.Map        // task records name -> *taskLog of a session open here, or taskClosed (task.go)
-	hist           historyTail     // what AddHistory last read of history.jsonl (history.go)
+	hist           history.Log     // what AddHistory last read of history.jsonl (history.go)
 
 	callLocks sync.Map // workspace folder -> *callLock held shared by running calls (calls_lock.go)
 	// forker starts the sessions' shell lines from a thread of its own,

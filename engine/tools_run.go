@@ -295,7 +295,7 @@ func (t *toolRun) settleStack() *ToolAnswer {
 		// next sync of the journal. Lost in a crash, they cost nothing: the
 		// change line itself ends the branch, and the next change drops
 		// what the limits still exceed.
-		lines, live := st.AfterChange(rec, t.sc.limits())
+		lines, live := st.AfterChange(rec, t.sc.Limits())
 		if ids := st.Undone(); len(ids) > 0 {
 			lines = append([]any{changes.ListLine{V: 1, Kind: changes.KindDiscard, IDs: ids, At: rec.At}}, lines...)
 		}

@@ -4,16 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
 	"sync"
-	"syscall"
 
 	"cairn/engine/wskey"
 	"cairn/index"
@@ -303,40 +300,6 @@ func (w *Workspace) Latest(ctx context.Context) (string, error) {
 		return "", fmt.Errorf("%w: no sessions in %s", ErrNotFound, w.path)
 	}
 	return l[0].ID, nil
-}
-
-// gitBranch reads the branch of the repository holding dir from .git/HEAD,
-// or "" when dir is not in a repository or HEAD is detached.
-func gitBranch(dir string) string {
-	for d := dir; ; {
-		b, err := readHead(filepath.Join(d, ".git", "HEAD"))
-		if err == nil {
-			s := strings.TrimSpace(string(b))
-			if r, ok := strings.CutPrefix(s, "ref: refs/heads/"); ok {
-				return r
-			}
-			return ""
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			return ""
-		}
-		d = parent
-	}
-}
-
-// readHead reads a .git/HEAD file without waiting on a FIFO or a device
-// put in its place.
-func readHead(name string) ([]byte, error) {
-	f, err := os.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", name)
-	}
-	return io.ReadAll(io.LimitReader(f, 4096))
 }
 
 // SortSummaries orders sessions as the picker does: newest updated_at first,

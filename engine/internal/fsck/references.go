@@ -1,4 +1,4 @@
-package engine
+package fsck
 
 import (
 	"errors"
@@ -8,12 +8,12 @@ import (
 	"cairn/objects"
 )
 
-// fsckReferences reports every journal line that names an object the
+// References reports every journal line that names an object the
 // workspace's store does not hold, or one that failed verification
 // (broken): the line whose item or file state cannot be read back. The
 // line is never rewritten; putting a good object file back mends it.
 // named maps an oid to the journal lines ("path:line") naming it.
-func fsckReferences(objs *objects.Store, named map[string][]string, broken map[objects.ID]error, bad reporter) {
+func References(objs *objects.Store, named map[string][]string, broken map[objects.ID]error, bad Reporter) {
 	for _, oid := range slices.Sorted(maps.Keys(named)) {
 		where := named[oid]
 		id, err := objects.ParseID(oid)

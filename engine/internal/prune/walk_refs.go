@@ -1,15 +1,17 @@
-package engine
+package prune
 
 import (
 	"path"
 	"strings"
 
+	"cairn/engine/internal/layout"
+	"cairn/engine/internal/objref"
 	"cairn/engine/internal/scope"
 	"cairn/internal/vfs"
 	"cairn/objects"
 )
 
-// walkRefs adds to refs the objects that a workspace's walks rely on being
+// WalkRefs adds to refs the objects that a workspace's walks rely on being
 // stored without naming them in any journal (wsDir is the workspace
 // folder, or a trash entry, which holds hooks/ and no stat cache): the
 // hashes of its stat cache (a later record takes the content before of an
@@ -21,13 +23,13 @@ import (
 // read, or a folder that cannot be listed, adds "?": the caller removes
 // nothing then. A file that is there but does not decode names nothing, as
 // no walk uses it either.
-func walkRefs(fsys vfs.FS, wsDir string, refs map[string]bool) {
+func WalkRefs(fsys vfs.FS, wsDir string, refs map[string]bool) {
 	add := func(id objects.ID) {
 		if id != (objects.ID{}) {
 			refs[id.String()] = true
 		}
 	}
-	b, err := vfs.ReadFile(fsys, statCacheName(wsDir))
+	b, err := vfs.ReadFile(fsys, layout.StatCache(wsDir))
 	switch {
 	case vfs.IsNotExist(err):
 	case err != nil:
@@ -37,7 +39,7 @@ func walkRefs(fsys vfs.FS, wsDir string, refs map[string]bool) {
 			c.Hashes(add)
 		}
 	}
-	root := path.Join(wsDir, hooksFolder)
+	root := path.Join(wsDir, layout.Hooks)
 	unreadable := func(err error) bool {
 		if err != nil && !vfs.IsNotExist(err) {
 			refs["?"] = true
@@ -61,7 +63,7 @@ func walkRefs(fsys vfs.FS, wsDir string, refs map[string]bool) {
 			name := path.Join(root, d.Name(), f.Name())
 			if f.Type().IsRegular() && strings.HasSuffix(f.Name(), ".json") {
 				// A pending change's marker: its pre-images, by oid.
-				if unreadable(namedObjects(fsys, name, refs)) {
+				if unreadable(objref.File(fsys, name, refs)) {
 					return
 				}
 				continue

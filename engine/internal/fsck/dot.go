@@ -1,4 +1,4 @@
-package engine
+package fsck
 
 import (
 	"strings"
@@ -6,12 +6,12 @@ import (
 	"cairn/internal/vfs"
 )
 
-// dotNote is what fsck says of a dot file in the state folder, and whether
+// DotNote is what fsck says of a dot file in the state folder, and whether
 // name is one. A temp name (vfs.IsTemp) is a write in progress or one a
 // crash left, collected on the next open once its writer is gone. Any other
 // dot file is not cairn's by name (an earlier version's temp file, or one a
 // person put there): it is left in place, for a person to remove.
-func dotNote(name string) (string, bool) {
+func DotNote(name string) (string, bool) {
 	switch {
 	case vfs.IsTemp(name):
 		return "temp file of a write in progress or left by an interrupted one (collected on the next open once its writer is gone)", true

@@ -1,4 +1,4 @@
-package engine
+package config
 
 import (
 	"errors"
@@ -12,7 +12,7 @@ import (
 // slash-separated names: "*" and "?" within a segment, "[...]" classes,
 // "{a,b}" alternatives, "\" escapes, and "**" as a whole segment for any
 // number of segments. They are checked when config.json is read
-// (compileGlob), so matching cannot fail.
+// (CompileGlob), so matching cannot fail.
 //
 // Matching costs about the pattern's length times the name's, once for
 // each way its braces can be read: "**" backtracks to its last use only,
@@ -23,10 +23,10 @@ import (
 // maxGlobAlternatives is the most ways a glob's braces may be read.
 const maxGlobAlternatives = 256
 
-// compileGlob checks glob g and returns it as matchGlob takes it: a
+// CompileGlob checks glob g and returns it as MatchGlob takes it: a
 // trailing "/" dropped, and a run of "**" segments made one (they match
 // the same names).
-func compileGlob(g string) (string, error) {
+func CompileGlob(g string) (string, error) {
 	if g == "" {
 		return "", errors.New("an empty glob")
 	}
@@ -51,10 +51,10 @@ func compileGlob(g string) (string, error) {
 	return c, nil
 }
 
-// matchGlob reports whether the slash-separated name matches a glob that
-// compileGlob returned. A glob that did not pass compileGlob matches
+// MatchGlob reports whether the slash-separated name matches a glob that
+// CompileGlob returned. A glob that did not pass CompileGlob matches
 // everything: a required snapshot is never waived by a pattern error.
-func matchGlob(glob, name string) bool {
+func MatchGlob(glob, name string) bool {
 	ok, err := doublestar.Match(glob, name)
 	return ok || err != nil
 }

@@ -1,0 +1,132 @@
+// Package layout names the files and folders of a state folder: where each
+// thing lives, relative to the state folder, so the engine and the
+// mechanisms below it build every path one way. It reads and writes
+// nothing.
+//
+// # The state folder
+//
+// Part of the format (the format document of the design draws the whole
+// tree):
+//
+//	FORMAT  config.json  history.jsonl  usage.jsonl  sweep.json  sweep.lock
+//	workspaces/<key>/                 one folder per working directory (WorkspaceDir)
+//	  workspace.json  index.json  drops.jsonl  calls.lock  statcache
+//	  sessions/<id>.items.jsonl       the conversation (Items)
+//	  sessions/<id>.changes.jsonl     change records (Changes)
+//	  sessions/<id>.audit.jsonl       the trail (Audit)
+//	  sessions/<id>.shell.jsonl       shell history (Shell)
+//	  sessions/<id>.json              the record (Record)
+//	  sessions/<id>.lock              the owner's flock (Lock)
+//	  owners/<id>                     the owner's hint (Owner)
+//	  outputs/<id>/  tasks/<id>/  hooks/<id>/   a session's folders
+//	  objects/                        the workspace's content-addressed store
+//	trash/<id>/                       a forgotten session (package prune)
+//	plans/<id>.json                   a forget, restore or trim at work
+//	moves/<id>.json                   a session move at work (package migrate)
+//	repos/<hex>.json                  the checkouts cairn saw (package checkouts)
+//
+// # Words
+//
+//   - ws: a workspace folder, relative to the state folder
+//     (workspaces/<key>), as WorkspaceDir makes it.
+//   - id: a session id, a lowercase version 4 UUID (ValidSessionID); no
+//     other string is ever used to build a path.
+package layout
+
+import (
+	"path"
+
+	"github.com/google/uuid"
+)
+
+// Names at the top of the state folder. Part of the format.
+const (
+	Workspaces = "workspaces"
+	Trash      = "trash"
+	Plans      = "plans"
+	Moves      = "moves"
+	Repos      = "repos"
+	Config     = "config.json"
+	History    = "history.jsonl"
+	Usage      = "usage.jsonl"
+	SweepFile  = "sweep.json"
+	SweepLock  = "sweep.lock"
+)
+
+// Names inside a workspace folder. Part of the format.
+const (
+	Sessions      = "sessions"
+	Objects       = "objects"
+	Outputs       = "outputs"
+	Tasks         = "tasks"
+	Hooks         = "hooks"
+	Owners        = "owners"
+	DropsFile     = "drops.jsonl"
+	CallsLock     = "calls.lock"
+	StatCacheFile = "statcache"
+	InfoFile      = "workspace.json"
+	IndexFile     = "index.json"
+)
+
+// Suffixes of a session's files in sessions/. Part of the format.
+const (
+	ItemsSuffix   = ".items.jsonl"
+	ChangesSuffix = ".changes.jsonl"
+	AuditSuffix   = ".audit.jsonl"
+	ShellSuffix   = ".shell.jsonl"
+	RecordSuffix  = ".json"
+	LockSuffix    = ".lock"
+)
+
+// WorkspaceDir is the folder of workspace key.
+func WorkspaceDir(key string) string { return path.Join(Workspaces, key) }
+
+// SessionsDir is ws's sessions folder.
+func SessionsDir(ws string) string { return path.Join(ws, Sessions) }
+
+// Items, Changes, Audit, Shell, Record and Lock name session id's files
+// in ws's sessions folder.
+func Items(ws, id string) string   { return path.Join(ws, Sessions, id+ItemsSuffix) }
+func Changes(ws, id string) string { return path.Join(ws, Sessions, id+ChangesSuffix) }
+func Audit(ws, id string) string   { return path.Join(ws, Sessions, id+AuditSuffix) }
+func Shell(ws, id string) string   { return path.Join(ws, Sessions, id+ShellSuffix) }
+func Record(ws, id string) string  { return path.Join(ws, Sessions, id+RecordSuffix) }
+func Lock(ws, id string) string    { return path.Join(ws, Sessions, id+LockSuffix) }
+
+// Owner is the owner's hint of session id.
+func Owner(ws, id string) string { return path.Join(ws, Owners, id) }
+
+// SessionFolder is session id's folder under folder (Outputs, Tasks,
+// Hooks) of ws.
+func SessionFolder(ws, folder, id string) string { return path.Join(ws, folder, id) }
+
+// Drops is ws's journal of dropped records; StatCache its walks' stat cache.
+func Drops(ws string) string     { return path.Join(ws, DropsFile) }
+func StatCache(ws string) string { return path.Join(ws, StatCacheFile) }
+
+// ObjectsDir is ws's object store.
+func ObjectsDir(ws string) string { return path.Join(ws, Objects) }
+
+// TrashEntry is the trash entry of session id.
+func TrashEntry(id string) string { return path.Join(Trash, id) }
+
+// ValidSessionID reports whether s is a session id as cairn writes them:
+// a lowercase version 4 UUID. Anything else is never used to build a path.
+func ValidSessionID(s string) bool {
+	u, err := uuid.Parse(s)
+	return err == nil && u.String() == s && u.Version() == 4
+}
+
+// ValidKey reports whether k can name a workspace folder: one name, not a
+// dot name.
+func ValidKey(k string) bool {
+	if k == "" || k[0] == '.' {
+		return false
+	}
+	for i := 0; i < len(k); i++ {
+		if c := k[i]; c == '/' || c == '\\' || c == 0 {
+			return false
+		}
+	}
+	return true
+}
