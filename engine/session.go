@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"cairn/engine/internal/changes"
+	"cairn/engine/internal/shell"
 	"cairn/internal/vfs"
 	"cairn/journal"
 )
@@ -37,7 +38,7 @@ type Session struct {
 	// runs, and by Close, so Close waits for them and none starts after
 	// it. The lock order of all the mutexes: doc.go, "Locks".
 	busy  sync.RWMutex
-	shell *shellLog     // shell history, made on first use (shell.go)
+	shell *shell.Log    // shell history, made on first use (shell.go)
 	calls callRec       // recording calls other than the file tools (callrec_capture.go)
 	tasks *taskLog      // task records, made on first use (task.go)
 	cfg   sessionConfig // config.json, read once (session_config.go)
@@ -354,9 +355,9 @@ func (s *Session) Close() error {
 	if cerr := s.snaps.close(mkTime(s.ws.s.Now()), s.files.unsure()); err == nil {
 		err = cerr
 	}
-	s.shell.close()
+	s.closeShell()
 	s.calls.close(s.ws)
-	s.tasks.close()
+	s.closeTasks()
 	if s.lock != nil {
 		release := s.ws.release
 		if s.recordStale {

@@ -264,3 +264,20 @@ func (s *Session) materializeForItem(ctx context.Context) error {
 	}
 	return s.degrade(s.materialize())
 }
+
+// writableBeside says why nothing can be written beside the session's
+// journals now (a tool output, shell history, task records), or makes the
+// session's files and returns nil: it is closed, or cannot be recorded
+// (Degrade mode after a failure, or open read-only). s.mu is held.
+func (s *Session) writableBeside(ctx context.Context) error {
+	if s.closed {
+		return fmt.Errorf("engine: session %s is closed", s.st.id)
+	}
+	if err := s.materializeForItem(ctx); err != nil {
+		return err
+	}
+	if s.unrecorded != nil {
+		return fmt.Errorf("engine: session %s is not recorded: %w", s.st.id, s.unrecorded)
+	}
+	return nil
+}

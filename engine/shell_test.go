@@ -9,6 +9,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"cairn/engine/internal/shell"
 	"cairn/internal/vfs"
 )
 
@@ -216,28 +217,6 @@ func TestShellKeepsTheEndOfEachStream(t *testing.T) {
 	}
 }
 
-func TestShellTailHead(t *testing.T) {
-	for _, c := range []struct {
-		in   string
-		n    int
-		want string
-		cut  int64
-	}{
-		{"abc", 5, "abc", 0},
-		{"abcdef", 3, "def", 3},
-		{"aéb", 2, "b", 3}, // "é" is 2 bytes: the cut moves past its second byte
-		{"a日本", 4, "本", 4},
-	} {
-		got, cut := tail([]byte(c.in), c.n)
-		if got != c.want || cut != c.cut {
-			t.Errorf("tail(%q, %d) = %q, %d", c.in, c.n, got, cut)
-		}
-	}
-	if got, cut := head("日本語", 4); got != "日" || cut != 6 {
-		t.Errorf("head = %q, %d", got, cut)
-	}
-}
-
 // More than 400 settled commands rewrite the journal with the newest 200;
 // ShellHistory never returns more than 200 settled ones; a running
 // command survives the rewrite.
@@ -334,7 +313,7 @@ func TestShellHistoryNotInForksDeletedWithSession(t *testing.T) {
 	if h, err := ws.ShellHistory(ctx, other.ID()); err != nil || len(h) != 0 {
 		t.Fatalf("another session's history: %+v %v", h, err)
 	}
-	if err := ws.DeleteShellHistory(ctx, s.ID()); err != nil {
+	if err := ws.deleteShellHistory(s.ID()); err != nil {
 		t.Fatal(err)
 	}
 	if h, err := ws.ShellHistory(ctx, s.ID()); err != nil || len(h) != 0 {
@@ -399,7 +378,7 @@ func TestShellIDsNotReusedAfterRewrite(t *testing.T) {
 		return r.ID()
 	}
 	run(s, "ls")
-	for range shellCompactAt + 1 {
+	for range shell.CompactAt + 1 {
 		run(s, "echo hi")
 	}
 	run(s, "echo again") // after the rewrite dropped shell-ls and the first echoes
