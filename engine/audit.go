@@ -69,7 +69,7 @@ func (s *Session) writeAudit(ctx context.Context, l *auditLine) error {
 	l.V, l.Session = 1, s.st.id
 	s.retry(ctx)
 	if s.unrecorded != nil {
-		s.kept.audit.waiting = append(s.kept.audit.waiting, l)
+		s.kept.audit.Waiting = append(s.kept.audit.Waiting, l)
 		return nil
 	}
 	err := s.materialize()
@@ -79,14 +79,14 @@ func (s *Session) writeAudit(ctx context.Context, l *auditLine) error {
 			err = fmt.Errorf("engine: open trail: %w", oerr)
 		} else {
 			s.audit = w
-			s.kept.audit.durable(w.Size())
+			s.kept.audit.Durable(w.Size())
 		}
 	}
 	if err == nil {
 		err = s.appendAudit(l)
 	}
 	if err != nil && s.opts.Degrade {
-		s.kept.audit.waiting = append(s.kept.audit.waiting, l)
+		s.kept.audit.Waiting = append(s.kept.audit.Waiting, l)
 	}
 	return s.degrade(err)
 }

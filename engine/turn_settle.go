@@ -86,7 +86,7 @@ func (s *Session) settleTurns(ctx context.Context) error {
 		if err := s.audit.Sync(); err != nil {
 			return err
 		}
-		s.kept.audit.durable(s.audit.Size())
+		s.kept.audit.Durable(s.audit.Size())
 	}
 	s.trailPending = 0
 	if usage {
