@@ -160,7 +160,7 @@ func (w *Workspace) Fork(ctx context.Context, parent, at string) (*ForkResult, e
 	}
 	out = append(out, &itemLine{V: 1, Kind: kindTitle, Title: title, Source: "user", At: &now})
 	if st.plan != nil || st.model != "" {
-		out = append(out, &itemLine{V: 1, Kind: kindTurn, At: &now, Turn: &TurnState{Plan: st.plan, Model: st.model, Build: Version}})
+		out = append(out, &itemLine{V: 1, Kind: kindTurn, At: &now, Turn: &turnState{Plan: st.plan, Model: st.model, Build: Version}})
 	}
 	if len(st.meta) > 0 {
 		m, _ := json.Marshal(st.meta)
@@ -201,7 +201,7 @@ func (w *Workspace) Fork(ctx context.Context, parent, at string) (*ForkResult, e
 	}
 	outs = append(outs, taskOuts...)
 	if len(outs) > 0 {
-		if err := w.CopyOutputs(ctx, parent, child, outs); err != nil && !errors.Is(err, ErrNotFound) {
+		if err := w.copyOutputs(ctx, parent, child, outs); err != nil && !errors.Is(err, ErrNotFound) {
 			return nil, fmt.Errorf("engine: fork %s: copy its tool outputs: %w", parent, err)
 		}
 	}

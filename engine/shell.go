@@ -117,20 +117,20 @@ func shellError(err error, session string) error {
 // bytes of each before that in stdout_cut and stderr_cut). The end line is
 // synced before Finish returns. A failed Finish may be retried.
 func (r *ShellRun) Finish(ctx context.Context, exit int, stdout, stderr []byte) error {
-	return r.FinishTails(ctx, exit, ShellTail{Bytes: stdout}, ShellTail{Bytes: stderr})
+	return r.finishTails(ctx, exit, shellTail{Bytes: stdout}, shellTail{Bytes: stderr})
 }
 
-// ShellTail is the end of a stream a caller kept: Bytes, after Dropped
+// shellTail is the end of a stream a caller kept: Bytes, after Dropped
 // bytes it did not keep (a caller that keeps only the tail of a long
 // output, as Exec does).
-type ShellTail struct {
+type shellTail struct {
 	Bytes   []byte
 	Dropped int64
 }
 
-// FinishTails is Finish for streams whose beginnings the caller dropped:
+// finishTails is Finish for streams whose beginnings the caller dropped:
 // the end line's stdout_cut and stderr_cut count them too.
-func (r *ShellRun) FinishTails(ctx context.Context, exit int, stdout, stderr ShellTail) error {
+func (r *ShellRun) finishTails(ctx context.Context, exit int, stdout, stderr shellTail) error {
 	err := r.run.Finish(ctx, exit, shell.Tail(stdout), shell.Tail(stderr))
 	if errors.Is(err, shell.ErrFinished) {
 		return fmt.Errorf("%w: shell run %s already finished", ErrBadInput, r.run.ID())

@@ -201,7 +201,7 @@ func TestShellKeepsTheEndOfEachStream(t *testing.T) {
 	// A caller that kept only the tail of a stream: the bytes it dropped
 	// count as cut too, with what the history cuts of what it was given.
 	r, _ = s.ShellStart(ctx, "cat bigger")
-	if err := r.FinishTails(ctx, 0, ShellTail{Bytes: out, Dropped: 1000}, ShellTail{Bytes: []byte("e"), Dropped: 7}); err != nil {
+	if err := r.finishTails(ctx, 0, shellTail{Bytes: out, Dropped: 1000}, shellTail{Bytes: []byte("e"), Dropped: 7}); err != nil {
 		t.Fatal(err)
 	}
 	h, _ = ws.ShellHistory(ctx, s.ID())

@@ -209,11 +209,11 @@ func (s *Session) continueTask(ctx context.Context, tl *taskLog, ts TaskStart, c
 	return tl.ContinueAgent(rec.ID, call, ts.Held, n, st.bytes, st)
 }
 
-// StartShellJob records a background shell job about to run cmdline,
+// startShellJob records a background shell job about to run cmdline,
 // started by tool_call item call: a record only (its output goes to the
 // tool outputs). The record is synced before it returns; when it returns
 // an error the command must not run. End it with Task.End.
-func (s *Session) StartShellJob(ctx context.Context, cmdline, call string) (*Task, error) {
+func (s *Session) startShellJob(ctx context.Context, cmdline, call string) (*Task, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

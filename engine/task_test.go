@@ -99,7 +99,7 @@ func TestTaskTranscriptLifecycle(t *testing.T) {
 	// description with nothing usable falls back to "task".
 	t2, _, _ := s.StartTask(ctx, TaskStart{Description: "Implement active footer chips"})
 	t3, _, _ := s.StartTask(ctx, TaskStart{Description: "???"})
-	sh := must(s.StartShellJob(ctx, "cargo test --all", ""))(t)
+	sh := must(s.startShellJob(ctx, "cargo test --all", ""))(t)
 	if t2.ID() != "implement-active-footer-chips-2" || t3.ID() != "task" || sh.ID() != "shell-cargo-test" {
 		t.Fatalf("ids %s %s %s", t2.ID(), t3.ID(), sh.ID())
 	}
@@ -122,7 +122,7 @@ func TestTaskStatesAcrossCrashAndClose(t *testing.T) {
 	}
 	must(task.Append(ctx, Item{Type: User, Text: "go"}))(t)
 	must(0, task.Sync())(t)
-	sh := must(s.StartShellJob(ctx, "make", ""))(t)
+	sh := must(s.startShellJob(ctx, "make", ""))(t)
 	if r := taskRecordOf(t, e.ws, s.ID(), "crashy"); r.State != TaskRunning {
 		t.Fatalf("before the crash: %+v", r)
 	}
@@ -336,15 +336,15 @@ func TestCleanOrphanTasks(t *testing.T) {
 	ctx := context.Background()
 	e := newMemEnv(t)
 	s := newSession(t, e.ws)
-	must(s.StartShellJob(ctx, "make", ""))(t)
+	must(s.startShellJob(ctx, "make", ""))(t)
 	orphan := newSessionID()
 	must(0, e.mem.MkdirAll(taskDir(e.ws.dir, orphan), vfs.DirPerm))(t)
 	must(0, vfs.WriteFileAtomic(e.mem, taskRecordsName(e.ws.dir, orphan), []byte("{}\n")))(t)
-	if got := must(e.ws.CleanOrphanTasks(ctx, e.clock(), OutputGrace))(t); len(got) != 0 {
+	if got := must(e.ws.cleanOrphanTasks(ctx, e.clock(), outputGrace))(t); len(got) != 0 {
 		t.Fatalf("removed within the grace: %v", got)
 	}
-	e.advance(OutputGrace + time.Second)
-	got := must(e.ws.CleanOrphanTasks(ctx, e.clock(), OutputGrace))(t)
+	e.advance(outputGrace + time.Second)
+	got := must(e.ws.cleanOrphanTasks(ctx, e.clock(), outputGrace))(t)
 	if !slices.Equal(got, []string{orphan}) {
 		t.Fatalf("removed %v, want the orphan only", got)
 	}

@@ -30,7 +30,7 @@ func (s *Session) EndTurn(ctx context.Context, t Turn) error {
 		branch = s.st.branch
 	}
 	spent := t.Spend != (Spend{}) || t.Model != ""
-	ts := &TurnState{N: s.st.turns + 1, Plan: t.Plan, Model: t.Model, Spend: t.Spend, Trust: t.Trust,
+	ts := &turnState{N: s.st.turns + 1, Plan: t.Plan, Model: t.Model, Spend: t.Spend, Trust: t.Trust,
 		AllowedCommands: t.AllowedCommands, Branch: branch, Build: Version,
 		Labels: t.Labels, Gates: t.Gates, Usage: spent && !s.ephemeral()}
 	if err := s.writeLine(ctx, &itemLine{V: 1, Kind: kindTurn, At: &now, Turn: ts}); err != nil {
@@ -44,7 +44,7 @@ func (s *Session) EndTurn(ctx context.Context, t Turn) error {
 	if !spent {
 		return s.commitTurn(ctx, nil)
 	}
-	u := UsageLine{V: 1, Kind: "usage", At: now, Path: s.ws.path, Session: s.st.id, Model: t.Model,
+	u := usageLine{V: 1, Kind: "usage", At: now, Path: s.ws.path, Session: s.st.id, Model: t.Model,
 		InputTokens: t.Spend.InputTokens, OutputTokens: t.Spend.OutputTokens, CostUSD: t.Spend.CostUSD, Ephemeral: s.ephemeral(), Turn: ts.N}
 	if !s.ephemeral() {
 		// The usage line goes to the ledger with those of the turns

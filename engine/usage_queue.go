@@ -11,13 +11,13 @@ import "time"
 // Lock: guarded by Session.mu. Writing to the ledger takes the store's
 // usage-ledger lock, a leaf below it.
 type usageQueue struct {
-	lines   []UsageLine // not written yet
+	lines   []usageLine // not written yet
 	at      time.Time   // when lines were last written
 	pending bool        // a line of this session written may not be synced
 }
 
 // add queues u and reports whether the queue is due to be written at now.
-func (q *usageQueue) add(u UsageLine, now time.Time) bool {
+func (q *usageQueue) add(u usageLine, now time.Time) bool {
 	q.lines = append(q.lines, u)
 	return now.Sub(q.at) >= recordEvery
 }
