@@ -93,20 +93,6 @@ func (w *Workspace) Tasks(ctx context.Context, session string) ([]TaskRecord, er
 	return out, nil
 }
 
-// checkSession refuses a session id that is not one, or names no session.
-func (w *Workspace) checkSession(session string) error {
-	if !validSessionID(session) {
-		return fmt.Errorf("%w: %q is not a session id", ErrBadInput, session)
-	}
-	if _, err := w.s.fsys.Stat(itemsName(w.dir, session)); err != nil {
-		if vfs.IsNotExist(err) {
-			return fmt.Errorf("%w: %s in %s", ErrNotFound, session, w.path)
-		}
-		return err
-	}
-	return nil
-}
-
 // TaskView is a sub-agent's transcript read on demand, its texts hydrated.
 type TaskView struct {
 	Record TaskRecord
