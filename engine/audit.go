@@ -26,13 +26,13 @@ type auditLine struct {
 	Event   string      `json:"event,omitempty"`
 	Outcome string      `json:"outcome,omitempty"`
 	Action  string      `json:"action,omitempty"`
-	Steps   []AuditStep `json:"steps,omitempty"`
+	Steps   []auditStep `json:"steps,omitempty"`
 	Files   int         `json:"files,omitempty"`
 	Rule    string      `json:"rule,omitempty"`
 }
 
-// AuditStep counts what one step of an audited restore did.
-type AuditStep struct {
+// auditStep counts what one step of an audited restore did.
+type auditStep struct {
 	ID       string `json:"id"`
 	Restored int    `json:"restored"`
 	Removed  int    `json:"removed"`
@@ -41,12 +41,12 @@ type AuditStep struct {
 	Unchanged int `json:"unchanged,omitempty"`
 }
 
-// AuditEvent is an audited event other than a turn.
-type AuditEvent struct {
+// auditEvent is an audited event other than a turn.
+type auditEvent struct {
 	Event   string // e.g. session.snapshot_restore, snapshot.required
 	Outcome string // ok, denied, refused, failed
 	Action  string
-	Steps   []AuditStep
+	Steps   []auditStep
 	Files   int
 	Rule    string
 }
@@ -69,7 +69,7 @@ func (s *Session) writeAudit(ctx context.Context, l *auditLine) error {
 	l.V, l.Session = 1, s.st.id
 	s.retry(ctx)
 	if s.unrecorded != nil {
-		s.kept.audit.waiting = append(s.kept.audit.waiting, l)
+		s.kept.audit.Waiting = append(s.kept.audit.Waiting, l)
 		return nil
 	}
 	err := s.materialize()
@@ -79,20 +79,20 @@ func (s *Session) writeAudit(ctx context.Context, l *auditLine) error {
 			err = fmt.Errorf("engine: open trail: %w", oerr)
 		} else {
 			s.audit = w
-			s.kept.audit.durable(w.Size())
+			s.kept.audit.Durable(w.Size())
 		}
 	}
 	if err == nil {
 		err = s.appendAudit(l)
 	}
 	if err != nil && s.opts.Degrade {
-		s.kept.audit.waiting = append(s.kept.audit.waiting, l)
+		s.kept.audit.Waiting = append(s.kept.audit.Waiting, l)
 	}
 	return s.degrade(err)
 }
 
-// Audit writes an event to the trail and makes it durable.
-func (s *Session) Audit(ctx context.Context, e AuditEvent) error {
+// recordEvent writes an event to the trail and makes it durable.
+func (s *Session) recordEvent(ctx context.Context, e auditEvent) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := checkLabels("event", []string{e.Event}); err != nil {

@@ -70,12 +70,12 @@ func (s *Session) commitParts(ctx context.Context, extra syncer, trail bool) (er
 			syncs = append(syncs, extra)
 		}
 		if err = syncAll(syncs); err != nil {
-			s.kept.items.syncFailed, s.kept.audit.syncFailed = true, true
+			s.kept.items.SyncFailed, s.kept.audit.SyncFailed = true, true
 			err = s.degrade(fmt.Errorf("engine: sync session: %w", err))
 		} else {
-			s.kept.items.durable(s.items.Size())
+			s.kept.items.Durable(s.items.Size())
 			if trail && s.audit != nil {
-				s.kept.audit.durable(s.audit.Size())
+				s.kept.audit.Durable(s.audit.Size())
 				s.trailPending = 0
 			}
 			err = s.writeRecordLocked(false)
@@ -120,8 +120,8 @@ func (s *Session) commitDurable() error {
 	// synced. A ledger that fails leaves the turns unsettled, for the next
 	// open to put back.
 	lerr := s.flushUsage()
-	if lerr == nil && s.usagePending {
-		lerr = s.ws.s.ledgerStore().syncLedger()
+	if lerr == nil {
+		lerr = s.usage.sync(s.ws.s)
 	}
 	if lerr != nil {
 		s.noticef("the usage ledger could not be written: %v; the next open puts this session's lines back", lerr)
@@ -129,7 +129,7 @@ func (s *Session) commitDurable() error {
 	if err == nil && s.recorded && s.unrecorded == nil && !s.readOnly && !s.changesOnly {
 		// The trail is synced; with the ledger, every turn is settled.
 		if lerr == nil {
-			s.usagePending = false
+			s.usage.pending = false
 			s.st.settled = s.st.turns
 		}
 		err = s.writeRecordLocked(true)
@@ -172,7 +172,7 @@ func (s *Session) RefreshRecord() error {
 	if s.recordOff == s.items.Size() && s.recordSettled == s.st.settled {
 		return nil
 	}
-	if s.kept.items.synced != s.items.Size() {
+	if s.kept.items.Synced != s.items.Size() {
 		return nil // the record never names lines a crash may take
 	}
 	return s.replaceRecordLocked(false, s.ws.s.now())

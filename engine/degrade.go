@@ -2,12 +2,9 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"os"
 
-	"cairn/internal/vfs"
-	"cairn/journal"
+	"cairn/engine/internal/convlog"
 )
 
 // Degrading and coming back. In Degrade mode a write that fails (a full
@@ -23,33 +20,16 @@ import (
 // fsync failed is first cut back to the size it had at that sync, and
 // those lines are written again, from memory, before the kept ones.
 
-// keptLines is what Degrade mode keeps of one journal of the session.
-type keptLines[T any] struct {
-	synced     int64 // the journal's size at its last good sync
-	end        int64 // its size after the last line written whole
-	written    []T   // appended since the sync: not durable yet
-	waiting    []T   // not written: the session was unrecorded
-	syncFailed bool  // a sync failed since: written may be lost
-}
-
-// wrote notes line l, written whole, leaving the journal at size.
-func (k *keptLines[T]) wrote(l T, size int64) { k.written, k.end = append(k.written, l), size }
-
-// durable notes the journal is durable up to size.
-func (k *keptLines[T]) durable(size int64) {
-	k.synced, k.end, k.written, k.syncFailed = size, size, nil, false
-}
-
 // degraded is what a session in Degrade mode keeps to be recorded again.
 type degraded struct {
-	items  keptLines[*itemLine]
-	audit  keptLines[*auditLine]
+	items  convlog.Kept[*itemLine]
+	audit  convlog.Kept[*auditLine]
 	caught int // kept items written since the session was unrecorded
 }
 
 // lost is how many items an unrecorded session holds that may not be on
 // disk: not written, or written since its last good sync.
-func (d *degraded) lost() int { return countItems(d.items.waiting) + countItems(d.items.written) }
+func (d *degraded) lost() int { return countItems(d.items.Waiting) + countItems(d.items.Written) }
 
 func countItems(ls []*itemLine) int {
 	n := 0
@@ -67,7 +47,7 @@ func (s *Session) appendItem(l *itemLine) error {
 		return err
 	}
 	if s.opts.Degrade {
-		s.kept.items.wrote(l, s.items.Size())
+		s.kept.items.Wrote(l, s.items.Size())
 	}
 	return nil
 }
@@ -78,7 +58,7 @@ func (s *Session) appendAudit(l *auditLine) error {
 		return err
 	}
 	if s.opts.Degrade {
-		s.kept.audit.wrote(l, s.audit.Size())
+		s.kept.audit.Wrote(l, s.audit.Size())
 	}
 	return nil
 }
@@ -116,7 +96,7 @@ func (s *Session) rewrite(ctx context.Context) error {
 	if !s.recorded {
 		// Only this session's failed starts wrote its journal: a torn
 		// first line is cut, not repaired.
-		if err := cutJournal(s.ws.s.fsys, itemsName(s.ws.dir, s.st.id), 0); err != nil {
+		if err := convlog.Cut(s.ws.s.fsys, itemsName(s.ws.dir, s.st.id), 0); err != nil {
 			return err
 		}
 		if err := s.materialize(); err != nil {
@@ -126,8 +106,8 @@ func (s *Session) rewrite(ctx context.Context) error {
 		return err
 	}
 	objs := s.ws.objects()
-	for len(k.waiting) > 0 {
-		l := k.waiting[0]
+	for len(k.Waiting) > 0 {
+		l := k.Waiting[0]
 		if l.Kind == kindItem && l.Text != nil && len(*l.Text) > payloadInline && !l.Quarantined {
 			p, err := writePayload(ctx, objs, *l.Text)
 			if err != nil {
@@ -138,27 +118,27 @@ func (s *Session) rewrite(ctx context.Context) error {
 		if err := s.appendItem(l); err != nil {
 			return err
 		}
-		k.waiting = k.waiting[1:]
+		k.Waiting = k.Waiting[1:]
 		if l.Kind == kindItem {
 			s.kept.caught++
 		}
 	}
 	// The items are durable before the trail that counts them.
-	if err := syncKept(s.items, k); err != nil {
+	if err := k.Sync(s.items); err != nil {
 		return err
 	}
 	a := &s.kept.audit
-	if s.audit != nil || len(a.written) > 0 || len(a.waiting) > 0 {
+	if s.audit != nil || len(a.Written) > 0 || len(a.Waiting) > 0 {
 		if err := s.reopenAudit(); err != nil {
 			return err
 		}
-		for len(a.waiting) > 0 {
-			if err := s.appendAudit(a.waiting[0]); err != nil {
+		for len(a.Waiting) > 0 {
+			if err := s.appendAudit(a.Waiting[0]); err != nil {
 				return err
 			}
-			a.waiting = a.waiting[1:]
+			a.Waiting = a.Waiting[1:]
 		}
-		if err := syncKept(s.audit, a); err != nil {
+		if err := a.Sync(s.audit); err != nil {
 			return err
 		}
 	}
@@ -176,95 +156,15 @@ func (s *Session) rewrite(ctx context.Context) error {
 }
 
 func (s *Session) reopenItems() error {
-	w, err := reopen(s, s.items, itemsName(s.ws.dir, s.st.id), &s.kept.items)
+	w, err := s.kept.items.Reopen(s.ws.s.fsys, s.items, itemsName(s.ws.dir, s.st.id), s.ws.s.now)
 	s.items = w
 	return err
 }
 
 func (s *Session) reopenAudit() error {
-	w, err := reopen(s, s.audit, auditName(s.ws.dir, s.st.id), &s.kept.audit)
+	w, err := s.kept.audit.Reopen(s.ws.s.fsys, s.audit, auditName(s.ws.dir, s.st.id), s.ws.s.now)
 	s.audit = w
 	return err
-}
-
-// syncKept syncs w, whose kept lines are k: they are durable once it
-// returns nil.
-func syncKept[T any](w *journal.Writer, k *keptLines[T]) error {
-	if err := w.Sync(); err != nil {
-		k.syncFailed = true
-		return err
-	}
-	k.durable(w.Size())
-	return nil
-}
-
-// reopen returns a writer of journal name that can be appended to. A
-// working one (w) is synced and kept. One that broke is closed, the
-// journal cut back to the end of its last line written whole (the rest is
-// the line whose write failed: cut, not repaired, so no repair line is
-// written for each retry), and opened again. When a sync of it failed, it
-// is cut back to its last good sync instead, and the lines written since
-// (k.written) are written again: a failed fsync is never taken as done.
-// When that fails, the closed writer is returned, and the next retry tries
-// again.
-func reopen[T any](s *Session, w *journal.Writer, name string, k *keptLines[T]) (*journal.Writer, error) {
-	if w != nil {
-		err := w.Sync()
-		if err == nil {
-			k.durable(w.Size())
-			return w, nil
-		}
-		if !errors.Is(err, journal.ErrBroken) && !errors.Is(err, journal.ErrClosed) {
-			k.syncFailed = true // this very sync failed
-		}
-		w.Close()
-	}
-	fsys := s.ws.s.fsys
-	end := k.end
-	if k.syncFailed {
-		end = k.synced
-	}
-	if err := cutJournal(fsys, name, end); err != nil {
-		return w, err
-	}
-	nw, _, err := journal.OpenWriter(fsys, name, journal.Options{Sync: journal.SyncManual, Now: s.ws.s.now})
-	if err != nil {
-		return w, err
-	}
-	if k.syncFailed {
-		k.end = nw.Size()
-		for _, l := range k.written {
-			if err := nw.Append(l); err != nil {
-				return nw, err
-			}
-			k.end = nw.Size()
-		}
-	}
-	return nw, nil
-}
-
-// cutJournal cuts journal name back to size bytes, when it is longer, and
-// syncs the cut. A missing journal is left missing.
-func cutJournal(fsys vfs.FS, name string, size int64) error {
-	f, err := fsys.OpenFile(name, os.O_RDWR, 0)
-	if vfs.IsNotExist(err) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return err
-	}
-	if fi.Size() <= size {
-		return nil
-	}
-	if err := f.Truncate(size); err != nil {
-		return err
-	}
-	return f.Sync()
 }
 
 // countItemsText is "1 item" or "N items".

@@ -66,7 +66,7 @@ func TestDocsNameEveryFieldOnDisk(t *testing.T) {
 	step("end turn", s.EndTurn(ctx, Turn{Plan: json.RawMessage(`{"steps":["build"]}`), Model: "m", Spend: Spend{InputTokens: 1, OutputTokens: 2, CostUSD: 0.5},
 		Trust: &Trust{Map: map[string]string{dir: "trusted"}, Rules: []TrustRule{{Path: dir, Rule: "allow"}}}, AllowedCommands: []string{"go build"},
 		Labels: []string{"prompt"}, Gates: []string{"planner"}}))
-	step("audit", s.Audit(ctx, AuditEvent{Event: "session.snapshot_restore", Outcome: "ok", Action: "undo", Steps: []AuditStep{{ID: "x"}}, Files: 1, Rule: "r"}))
+	step("audit", s.recordEvent(ctx, auditEvent{Event: "session.snapshot_restore", Outcome: "ok", Action: "undo", Steps: []auditStep{{ID: "x"}}, Files: 1, Rule: "r"}))
 	add(Item{Type: User, Text: "again"})
 	add(Item{Type: Assistant, Text: "done again"})
 	add(Item{Type: User, Text: "and once more"})

@@ -97,7 +97,7 @@ func (s *Session) Exec(ctx context.Context, line string, opts ExecOptions) (*Exe
 		}
 		ans.Run = run.ID()
 		out = s.runShell(ctx, line, opts)
-		if err := run.FinishTails(context.WithoutCancel(ctx), out.exit, out.stdout.tail(), out.stderr.tail()); err != nil {
+		if err := run.finishTails(context.WithoutCancel(ctx), out.exit, out.stdout.tail(), out.stderr.tail()); err != nil {
 			s.noticef("the shell line ran, but its end could not be kept in the shell history: %v", err)
 		}
 		// Kept while the call still holds the session, so a Close

@@ -46,9 +46,9 @@ func (t *tailBuffer) bytes() []byte {
 }
 
 // tail is what the buffer kept, after the bytes it did not keep.
-func (t *tailBuffer) tail() ShellTail {
+func (t *tailBuffer) tail() shellTail {
 	b := t.bytes()
-	return ShellTail{Bytes: b, Dropped: t.total - int64(len(b))}
+	return shellTail{Bytes: b, Dropped: t.total - int64(len(b))}
 }
 
 // lockedWriter serializes writes from stdout's and stderr's copiers.

@@ -25,7 +25,7 @@ func TestFIFOStateFilesRefusedNotWaitedOn(t *testing.T) {
 	if _, err := s.ToolWrite(e.ctx, "a.txt", []byte("two")); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Audit(e.ctx, AuditEvent{Event: "turn", Outcome: "ok"}); err != nil {
+	if err := s.recordEvent(e.ctx, auditEvent{Event: "turn", Outcome: "ok"}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.ShellStart(e.ctx, "ls"); err != nil {

@@ -48,7 +48,7 @@ type ForkResult struct {
 	// draft with its text (shared objects; a live-only one is Gone).
 	DraftAttachments []Attachment `json:"draft_attachments,omitempty"`
 	// Tasks are the sub-agent tasks the child holds: those whose call is
-	// on its path (task_fork.go).
+	// on its path (engine/internal/tasks/copy.go).
 	Tasks []string `json:"tasks,omitempty"`
 }
 
@@ -160,7 +160,7 @@ func (w *Workspace) Fork(ctx context.Context, parent, at string) (*ForkResult, e
 	}
 	out = append(out, &itemLine{V: 1, Kind: kindTitle, Title: title, Source: "user", At: &now})
 	if st.plan != nil || st.model != "" {
-		out = append(out, &itemLine{V: 1, Kind: kindTurn, At: &now, Turn: &TurnState{Plan: st.plan, Model: st.model, Build: Version}})
+		out = append(out, &itemLine{V: 1, Kind: kindTurn, At: &now, Turn: &turnState{Plan: st.plan, Model: st.model, Build: Version}})
 	}
 	if len(st.meta) > 0 {
 		m, _ := json.Marshal(st.meta)
@@ -186,7 +186,7 @@ func (w *Workspace) Fork(ctx context.Context, parent, at string) (*ForkResult, e
 		return nil, fmt.Errorf("engine: fork %s: share its change records: %w", parent, err)
 	}
 	// The sub-agent transcripts the kept path's task calls own are copied
-	// (task_fork.go); their payloads and attachments are shared objects.
+	// (engine/internal/tasks/copy.go); their payloads and attachments are shared objects.
 	tasks, taskOuts, err := w.copyTasks(ctx, parent, child, keep)
 	if err != nil {
 		return nil, fmt.Errorf("engine: fork %s: copy its sub-agent transcripts: %w", parent, err)
@@ -201,7 +201,7 @@ func (w *Workspace) Fork(ctx context.Context, parent, at string) (*ForkResult, e
 	}
 	outs = append(outs, taskOuts...)
 	if len(outs) > 0 {
-		if err := w.CopyOutputs(ctx, parent, child, outs); err != nil && !errors.Is(err, ErrNotFound) {
+		if err := w.copyOutputs(ctx, parent, child, outs); err != nil && !errors.Is(err, ErrNotFound) {
 			return nil, fmt.Errorf("engine: fork %s: copy its tool outputs: %w", parent, err)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"cairn/engine/ids"
+	"cairn/engine/internal/tasks"
 	"cairn/internal/vfs"
 	"cairn/journal"
 )
@@ -61,7 +62,7 @@ func (s *Store) fsckTaskFolder(r *FsckReport, dir, session string, calls map[str
 	if _, err := s.fsys.Stat(recName); err == nil {
 		s.fsckJournal(r, recName, bad, note, nil)
 		readLines(s.fsys, recName, bad, func(b []byte, why func(string, ...any)) {
-			var l taskLine
+			var l tasks.Line
 			switch {
 			case json.Unmarshal(b, &l) != nil || l.V != 1:
 				why("not a task record line, skipped by a read")
@@ -94,10 +95,10 @@ func (s *Store) fsckTaskFolder(r *FsckReport, dir, session string, calls map[str
 			note(name, "%s", msg)
 			continue
 		}
-		if e.Name() == taskRecordsFile {
+		if e.Name() == tasks.RecordsFile {
 			continue
 		}
-		task, ok := strings.CutSuffix(e.Name(), taskItemsSuffix)
+		task, ok := strings.CutSuffix(e.Name(), tasks.TranscriptSuffix)
 		if !ok || !ids.Valid(task) {
 			bad(name, "unexpected file in a task folder")
 			continue
@@ -131,7 +132,7 @@ func (s *Store) fsckTranscript(name string, bad reporter) {
 			if l.Parent != nil && *l.Parent != "" && st.items[*l.Parent] == nil {
 				why("item %s names parent %s, which no earlier line holds", l.ID, *l.Parent)
 			}
-		case l.Kind == kindTask, l.Kind == kindHead, l.Kind == journal.KindRepair:
+		case l.Kind == tasks.KindHeader, l.Kind == kindHead, l.Kind == journal.KindRepair:
 		default:
 			why("a line of unknown kind %q, skipped by a read", l.Kind)
 			return

@@ -450,7 +450,7 @@ func TestForkAfterOutputsDropped(t *testing.T) {
 	out := must(s.PutOutput(ctx, "grep", strings.NewReader("gone soon")))(t)
 	must(s.Append(ctx, Item{Type: ToolResult, Text: "see output", Outputs: []string{out}}))(t)
 	must(0, s.Commit(ctx))(t)
-	must(0, ws.DeleteOutputs(ctx, s.ID()))(t)
+	must(0, ws.deleteOutputs(ctx, s.ID()))(t)
 	res, err := s.Fork(ctx, "")
 	if err != nil {
 		t.Fatalf("fork of a session whose outputs were dropped: %v", err)

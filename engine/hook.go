@@ -100,7 +100,7 @@ func (w *Workspace) OpenAgent(ctx context.Context, a AgentSession, opts SessionO
 
 // createAgent makes session id for a, its meta its first line.
 func (w *Workspace) createAgent(id string, a AgentSession, opts SessionOptions) (*Session, error) {
-	s := &Session{ws: w, opts: opts, st: newState(id, w.path), mustBeNew: true}
+	s := &Session{ws: w, opts: opts, convLog: newConvLog(newState(id, w.path)), mustBeNew: true}
 	s.st.build = Version
 	s.st.branch = gitBranch(w.path)
 	m, _ := json.Marshal(map[string]AgentSession{"agent": a})

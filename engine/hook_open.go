@@ -127,7 +127,7 @@ func (w *Workspace) openChanges(ctx context.Context, id string, opts SessionOpti
 	if err != nil {
 		return nil, err
 	}
-	s := &Session{ws: w, opts: opts, lock: l, recorded: true, changesOnly: true, st: newState(id, w.path)}
+	s := &Session{ws: w, opts: opts, lock: l, changesOnly: true, convLog: convLog{st: newState(id, w.path), recorded: true}}
 	newest, err := w.newestItemOf(id)
 	if err != nil {
 		w.release(id, l)

@@ -467,7 +467,7 @@ func importTail(st *state, src *ImportSource, head string, now Time) (out []*ite
 		// A turn of its own, marked as one that writes a usage line: an
 		// open after a crash before that line puts it back
 		// (turn_settle.go), as for any turn.
-		t := &TurnState{N: st.turns + 1, Model: src.Model, Spend: spend, Build: Version, Labels: []string{"import"}, Usage: spend != (Spend{})}
+		t := &turnState{N: st.turns + 1, Model: src.Model, Spend: spend, Build: Version, Labels: []string{"import"}, Usage: spend != (Spend{})}
 		out = append(out, &itemLine{V: 1, Kind: kindTurn, At: &now, Turn: t})
 		turn = t.N
 	}
@@ -488,7 +488,7 @@ func (w *Workspace) importUsage(id, model string, spend Spend, turn int, at Time
 	if spend == (Spend{}) {
 		return nil
 	}
-	lw, err := w.s.writeUsage(UsageLine{V: 1, Kind: "usage", At: at, Path: w.path, Session: id, Model: model,
+	lw, err := w.s.writeUsage(usageLine{V: 1, Kind: "usage", At: at, Path: w.path, Session: id, Model: model,
 		InputTokens: spend.InputTokens, OutputTokens: spend.OutputTokens, CostUSD: spend.CostUSD, Turn: turn})
 	if err != nil {
 		return err

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"cairn/engine/ids"
+	"cairn/engine/internal/tasks"
 	"cairn/journal"
 )
 
@@ -81,7 +82,7 @@ func (w *Workspace) importTasks(ctx context.Context, id string, src *ImportSourc
 		}
 		at := mkTime(t.At)
 		if !have[t.ID] {
-			out := []any{taskHeader{V: 1, Kind: kindTask, Task: t.ID, Session: id, At: at}}
+			out := []any{tasks.Header{V: 1, Kind: tasks.KindHeader, Task: t.ID, Session: id, At: at}}
 			for _, l := range lines {
 				out = append(out, l)
 			}
@@ -116,9 +117,9 @@ func (w *Workspace) importTasks(ctx context.Context, id string, src *ImportSourc
 			if err != nil {
 				return nil, 0, err
 			}
-			err = rl.Append(&taskLine{V: 1, Kind: "start", Task: t.ID, Type: TaskTypeAgent, Label: cutLabel(t.Label), Call: call, At: at, Held: true})
+			err = rl.Append(&tasks.Line{V: 1, Kind: "start", Task: t.ID, Type: TaskTypeAgent, Label: tasks.CutLabel(t.Label), Call: call, At: at, Held: true})
 			if err == nil {
-				err = rl.Append(&taskLine{V: 1, Kind: "end", Task: t.ID, State: TaskSettled, At: at, Items: &n})
+				err = rl.Append(&tasks.Line{V: 1, Kind: "end", Task: t.ID, State: TaskSettled, At: at, Items: &n})
 			}
 			if err == nil {
 				err = rl.Sync()

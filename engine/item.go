@@ -152,7 +152,7 @@ type itemLine struct {
 	Source string `json:"source,omitempty"`
 
 	// kind "turn" (and "open" for branch/build/pid)
-	Turn   *TurnState `json:"turn,omitempty"`
+	Turn   *turnState `json:"turn,omitempty"`
 	Branch string     `json:"branch,omitempty"`
 	PID    int        `json:"pid,omitempty"`
 

@@ -151,7 +151,7 @@ func appendTime(b []byte, t Time) []byte {
 
 // appendJSON appends t as encoding/json writes it; the plan and the trust
 // map, which few turns carry, are encoding/json's.
-func (t *TurnState) appendJSON(b []byte) ([]byte, bool) {
+func (t *turnState) appendJSON(b []byte) ([]byte, bool) {
 	b = append(b, `{"n":`...)
 	b = jsonw.Int(b, int64(t.N))
 	var ok bool

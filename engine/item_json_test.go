@@ -39,8 +39,8 @@ func fullItemLine() *itemLine {
 }
 
 // fullTurnState sets every field of a turn line's state.
-func fullTurnState() *TurnState {
-	return &TurnState{N: 3, Plan: json.RawMessage(`{"steps":["<read> & write"]}`), Model: "m", Spend: Spend{InputTokens: 5, OutputTokens: 6, CostUSD: 0.25},
+func fullTurnState() *turnState {
+	return &turnState{N: 3, Plan: json.RawMessage(`{"steps":["<read> & write"]}`), Model: "m", Spend: Spend{InputTokens: 5, OutputTokens: 6, CostUSD: 0.25},
 		Trust:           &Trust{Map: map[string]string{"/w/<p>": "a&b"}, Rules: []TrustRule{{Path: "/w/<p>", Rule: "allow"}}},
 		AllowedCommands: []string{"go test"}, Branch: "b", Build: "v", Labels: []string{"prompt"}, Gates: []string{"g"}, Usage: true}
 }
@@ -84,7 +84,7 @@ func TestItemLineAppendJSONIsEncodingJSON(t *testing.T) {
 	lines := []*itemLine{full, {}, {V: 1, Kind: kindItem, ID: "i-2", Type: User, At: &zero, Text: &text},
 		{V: 1, Kind: kindHead, To: &empty, Why: "fork"}, {V: 1, Kind: kindTitle, Title: "<b>&</b>", Source: "prompt"},
 		// Empty values where a field's omitempty is what tells the two apart.
-		{V: 1, Kind: kindTurn, Payload: &Payload{}, ForkOf: &ForkRef{}, Turn: &TurnState{}}}
+		{V: 1, Kind: kindTurn, Payload: &Payload{}, ForkOf: &ForkRef{}, Turn: &turnState{}}}
 	r := rand.New(rand.NewPCG(1, 2))
 	for range 200 {
 		raw := make([]byte, r.IntN(40))
@@ -120,7 +120,7 @@ func TestAuditLineAppendJSONIsEncodingJSON(t *testing.T) {
 	at := mkTime(time.Date(2026, 11, 29, 9, 12, 3, 120_000_000, time.UTC))
 	full := &auditLine{V: 1, Kind: "event", At: at, Session: "s-1", Turn: 2, Items: 7, Labels: []string{"prompt", "tool"},
 		Gates: []string{"planner"}, Event: "session.snapshot_restore", Outcome: "ok", Action: "undo",
-		Steps: []AuditStep{{ID: "c-<1>&", Restored: 1, Removed: 2, Skipped: 3}}, Files: 4, Rule: "r"}
+		Steps: []auditStep{{ID: "c-<1>&", Restored: 1, Removed: 2, Skipped: 3}}, Files: 4, Rule: "r"}
 	everyFieldSet(t, "the full trail line", full)
 	for _, l := range []*auditLine{full, {}, {V: 1, Kind: "turn", At: at, Session: "s", Turn: 1}} {
 		got, ok := l.AppendJSON(nil)
@@ -143,7 +143,7 @@ func TestTurnStateAppendJSONFloats(t *testing.T) {
 			t.Fatalf("cost %v: AppendJSON wrote (ok %v)\n%s\nencoding/json writes\n%s", c, ok, got, want)
 		}
 	}
-	nan := &itemLine{V: 1, Kind: kindTurn, Turn: &TurnState{Spend: Spend{CostUSD: math.NaN()}}}
+	nan := &itemLine{V: 1, Kind: kindTurn, Turn: &turnState{Spend: Spend{CostUSD: math.NaN()}}}
 	if _, ok := nan.AppendJSON(nil); ok {
 		t.Fatal("AppendJSON wrote a NaN cost")
 	}

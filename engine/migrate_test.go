@@ -50,9 +50,9 @@ func migrateFixture(t *testing.T, s *Store, from, to string) []string {
 	noErr(t, sb.EndTurn(ctx, Turn{Model: "m1", Spend: Spend{InputTokens: 7, CostUSD: 0.25}}))
 	noErr(t, sb.Close())
 	w := must(s.writeUsage(
-		UsageLine{V: 1, Kind: "usage", At: mkTime(s.Now()), Path: wa.Path(), Session: "00000000-0000-4000-8000-00000000dead", Model: "m1", InputTokens: 1, CostUSD: 1},
-		UsageLine{V: 1, Kind: "usage", At: mkTime(s.Now()), Path: wa.Path(), Session: "00000000-0000-4000-8000-00000000beef", Model: "m3", InputTokens: 2, CostUSD: 2, Ephemeral: true},
-		UsageLine{V: 1, Kind: "usage", At: mkTime(s.Now()), Path: filepath.Join(wa.Path(), "child"), Session: "00000000-0000-4000-8000-00000000cafe", Model: "m1", InputTokens: 3, CostUSD: 3},
+		usageLine{V: 1, Kind: "usage", At: mkTime(s.Now()), Path: wa.Path(), Session: "00000000-0000-4000-8000-00000000dead", Model: "m1", InputTokens: 1, CostUSD: 1},
+		usageLine{V: 1, Kind: "usage", At: mkTime(s.Now()), Path: wa.Path(), Session: "00000000-0000-4000-8000-00000000beef", Model: "m3", InputTokens: 2, CostUSD: 2, Ephemeral: true},
+		usageLine{V: 1, Kind: "usage", At: mkTime(s.Now()), Path: filepath.Join(wa.Path(), "child"), Session: "00000000-0000-4000-8000-00000000cafe", Model: "m1", InputTokens: 3, CostUSD: 3},
 	))(t)
 	noErr(t, w.Close())
 	return ids
@@ -387,8 +387,8 @@ func TestMigrateFromALinkedOldPath(t *testing.T) {
 func TestUsageMoveLinesChain(t *testing.T) {
 	ctx := context.Background()
 	s, _ := testStore(t)
-	line := func(p string, cost float64) UsageLine {
-		return UsageLine{V: 1, Kind: "usage", At: mkTime(s.Now()), Path: p, Session: "00000000-0000-4000-8000-000000000001", Model: "m", CostUSD: cost, Turn: 1}
+	line := func(p string, cost float64) usageLine {
+		return usageLine{V: 1, Kind: "usage", At: mkTime(s.Now()), Path: p, Session: "00000000-0000-4000-8000-000000000001", Model: "m", CostUSD: cost, Turn: 1}
 	}
 	app := func(v ...any) {
 		w := must(s.appendLedger(v...))(t)

@@ -26,15 +26,15 @@ import (
 // to its session: it is read and searched only by naming that session, is
 // copied into a fork under the same id, and is deleted with the session. A
 // folder whose session has no items journal is an orphan (a failed delete, an
-// interrupted write); CleanOrphanOutputs removes it once it is older than a
+// interrupted write); cleanOrphanOutputs removes it once it is older than a
 // grace period.
 
 // Format constants of tool outputs.
 const (
 	// MaxOutputBytes caps an output's uncompressed size.
 	MaxOutputBytes = 100 << 20
-	// OutputGrace is how long an orphan output folder is kept.
-	OutputGrace   = 7 * 24 * time.Hour
+	// outputGrace is how long an orphan output folder is kept.
+	outputGrace   = 7 * 24 * time.Hour
 	outputsFolder = "outputs"
 	outputSuffix  = ".zst"
 	// outputWindow bounds the memory of an output's encoder and decoder.
@@ -54,15 +54,15 @@ func (s *Store) maxOutputBytes() int64 {
 // OutputMatch is a line of an output that holds the searched text.
 type OutputMatch struct {
 	Line int    `json:"line"` // 1-based
-	Text string `json:"text"` // the line without its end, cut to MaxMatchText bytes
+	Text string `json:"text"` // the line without its end, cut to maxMatchText bytes
 	Cut  bool   `json:"cut,omitempty"`
 }
 
-// MaxMatchText is the most bytes of a matching line SearchOutput returns.
-const MaxMatchText = 4 << 10
+// maxMatchText is the most bytes of a matching line SearchOutput returns.
+const maxMatchText = 4 << 10
 
 // outputNotFound names a missing output; it wraps ErrNotFound. Its own
-// type tells a missing output from a missing session (CopyOutputs).
+// type tells a missing output from a missing session (copyOutputs).
 type outputNotFound struct{ session, id string }
 
 func (e *outputNotFound) Error() string {

@@ -8,19 +8,19 @@ import (
 	"cairn/internal/vfs"
 )
 
-// CleanOrphanOutputs removes the output folders whose session has no items
+// cleanOrphanOutputs removes the output folders whose session has no items
 // journal (a failed delete, an interrupted write, a fork that never
 // started) once the newest modification time in the folder is at least
 // grace before now. It returns the names of the folders it removed. Outputs
 // of a session that exists are never touched; only temp files left there
 // by interrupted writes whose writer is gone (vfs.SweepTemps) are removed.
-func (w *Workspace) CleanOrphanOutputs(ctx context.Context, now time.Time, grace time.Duration) ([]string, error) {
+func (w *Workspace) cleanOrphanOutputs(ctx context.Context, now time.Time, grace time.Duration) ([]string, error) {
 	return w.cleanOrphans(ctx, outputsDir(w.dir), now, grace)
 }
 
-// CleanOrphanTasks does for the task folders (tasks/<session>/, task.go)
-// what CleanOrphanOutputs does for the output folders.
-func (w *Workspace) CleanOrphanTasks(ctx context.Context, now time.Time, grace time.Duration) ([]string, error) {
+// cleanOrphanTasks does for the task folders (tasks/<session>/, task.go)
+// what cleanOrphanOutputs does for the output folders.
+func (w *Workspace) cleanOrphanTasks(ctx context.Context, now time.Time, grace time.Duration) ([]string, error) {
 	return w.cleanOrphans(ctx, tasksDir(w.dir), now, grace)
 }
 
@@ -92,13 +92,13 @@ func newestMtime(fsys vfs.FS, dir string) (time.Time, error) {
 	return newest, nil
 }
 
-// cleanOutputsOnOpen runs CleanOrphanOutputs with OutputGrace the first time
+// cleanOutputsOnOpen runs cleanOrphanOutputs with outputGrace the first time
 // a session of w is opened through its store (Store.outputsCleaned). It is
 // best effort: a failure leaves the orphans for the next store.
 func (w *Workspace) cleanOutputsOnOpen(ctx context.Context) {
 	if _, done := w.s.outputsCleaned.LoadOrStore(w.dir, struct{}{}); done {
 		return
 	}
-	w.CleanOrphanOutputs(ctx, w.s.Now(), OutputGrace)
-	w.CleanOrphanTasks(ctx, w.s.Now(), OutputGrace)
+	w.cleanOrphanOutputs(ctx, w.s.Now(), outputGrace)
+	w.cleanOrphanTasks(ctx, w.s.Now(), outputGrace)
 }

@@ -11,12 +11,12 @@ import (
 	"cairn/internal/vfs"
 )
 
-// CopyOutputs copies the outputs ids of session from into session to under
+// copyOutputs copies the outputs ids of session from into session to under
 // the same ids (a fork keeps the references on its path usable). The stored
 // frames are copied as they are; an output to already has is left alone.
 // Outputs missing from from are skipped and named in an ErrNotFound error
 // returned after the others are copied.
-func (w *Workspace) CopyOutputs(ctx context.Context, from, to string, outIDs []string) error {
+func (w *Workspace) copyOutputs(ctx context.Context, from, to string, outIDs []string) error {
 	if !validSessionID(to) {
 		return fmt.Errorf("%w: %q is not a session id", ErrBadInput, to)
 	}
@@ -71,8 +71,8 @@ func isOutputNotFound(err error) bool {
 	return errors.As(err, &nf)
 }
 
-// DeleteOutputs removes every output of session, and its folder.
-func (w *Workspace) DeleteOutputs(ctx context.Context, session string) error {
+// deleteOutputs removes every output of session, and its folder.
+func (w *Workspace) deleteOutputs(ctx context.Context, session string) error {
 	if !validSessionID(session) {
 		return fmt.Errorf("%w: %q is not a session id", ErrBadInput, session)
 	}

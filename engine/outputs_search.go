@@ -45,8 +45,8 @@ func searchLines(ctx context.Context, r io.Reader, needle []byte) ([]OutputMatch
 			l := bytes.TrimSuffix(bytes.TrimSuffix(line, []byte("\n")), []byte("\r"))
 			if bytes.Contains(l, needle) {
 				m := OutputMatch{Line: n}
-				if len(l) > MaxMatchText {
-					l, m.Cut = l[:MaxMatchText], true
+				if len(l) > maxMatchText {
+					l, m.Cut = l[:maxMatchText], true
 				}
 				m.Text = string(l)
 				out = append(out, m)

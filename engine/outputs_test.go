@@ -233,7 +233,7 @@ func TestOutputSearch(t *testing.T) {
 	ctx := context.Background()
 	_, ws := testStore(t)
 	s := newSession(t, ws)
-	long := strings.Repeat("x", MaxMatchText+100) + "needle"
+	long := strings.Repeat("x", maxMatchText+100) + "needle"
 	body := "alpha needle\r\nbeta\nneedle gamma\n\n" + long + "\nlast needle"
 	id, err := s.PutOutput(ctx, "file_grep", strings.NewReader(body))
 	if err != nil {
@@ -243,7 +243,7 @@ func TestOutputSearch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []OutputMatch{{1, "alpha needle", false}, {3, "needle gamma", false}, {5, long[:MaxMatchText], true}, {6, "last needle", false}}
+	want := []OutputMatch{{1, "alpha needle", false}, {3, "needle gamma", false}, {5, long[:maxMatchText], true}, {6, "last needle", false}}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("matches:\n%v\nwant\n%v", got, want)
 	}
@@ -262,7 +262,7 @@ func TestOutputCopyAndDelete(t *testing.T) {
 	a, _ := parent.PutOutput(ctx, "file_read", strings.NewReader("aaa"))
 	b, _ := parent.PutOutput(ctx, "file_read", strings.NewReader("bbb"))
 	c, _ := parent.PutOutput(ctx, "web_fetch", strings.NewReader("ccc"))
-	if err := ws.CopyOutputs(ctx, parent.ID(), child.ID(), []string{a, c}); err != nil {
+	if err := ws.copyOutputs(ctx, parent.ID(), child.ID(), []string{a, c}); err != nil {
 		t.Fatal(err)
 	}
 	if readOutput(t, ws, child.ID(), a) != "aaa" || readOutput(t, ws, child.ID(), c) != "ccc" {
@@ -272,7 +272,7 @@ func TestOutputCopyAndDelete(t *testing.T) {
 		t.Fatalf("an output off the path was copied: %v", err)
 	}
 	// Copying again is a no-op; a missing id is named, the rest still copied.
-	err := ws.CopyOutputs(ctx, parent.ID(), child.ID(), []string{"output-gone", b})
+	err := ws.copyOutputs(ctx, parent.ID(), child.ID(), []string{"output-gone", b})
 	if !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "output-gone") {
 		t.Fatalf("missing id: %v", err)
 	}
@@ -283,7 +283,7 @@ func TestOutputCopyAndDelete(t *testing.T) {
 	if id, _ := child.PutOutput(ctx, "file_read", strings.NewReader("x")); id != "output-file-read-3" {
 		t.Fatalf("child id %q", id)
 	}
-	if err := ws.DeleteOutputs(ctx, parent.ID()); err != nil {
+	if err := ws.deleteOutputs(ctx, parent.ID()); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := ws.ReadOutput(ctx, parent.ID(), a); !errors.Is(err, ErrNotFound) {
@@ -295,7 +295,7 @@ func TestOutputCopyAndDelete(t *testing.T) {
 	if readOutput(t, ws, child.ID(), a) != "aaa" {
 		t.Fatal("deleting the parent's outputs touched the child's")
 	}
-	if err := ws.DeleteOutputs(ctx, parent.ID()); err != nil {
+	if err := ws.deleteOutputs(ctx, parent.ID()); err != nil {
 		t.Fatalf("second delete: %v", err)
 	}
 }
@@ -392,18 +392,18 @@ func TestCleanOrphanOutputs(t *testing.T) {
 	vfs.WriteFileAtomic(fsys, tmp, []byte("partial"))
 
 	// Within the grace period nothing goes.
-	removed, err := e.ws.CleanOrphanOutputs(ctx, e.clock().Add(OutputGrace-time.Minute), OutputGrace)
+	removed, err := e.ws.cleanOrphanOutputs(ctx, e.clock().Add(outputGrace-time.Minute), outputGrace)
 	if err != nil || len(removed) != 0 {
 		t.Fatalf("inside the grace: %v %v", removed, err)
 	}
 	// A write into the orphan folder restarts its grace (newest mtime).
 	e.advance(3 * 24 * time.Hour)
 	vfs.WriteFileAtomic(fsys, path.Join(junk, "y.zst"), []byte("y"))
-	removed, err = e.ws.CleanOrphanOutputs(ctx, e.clock().Add(OutputGrace-24*time.Hour), OutputGrace)
+	removed, err = e.ws.cleanOrphanOutputs(ctx, e.clock().Add(outputGrace-24*time.Hour), outputGrace)
 	if err != nil || fmt.Sprint(removed) != fmt.Sprint([]string{gone.ID()}) {
 		t.Fatalf("after the grace of one: %v %v", removed, err)
 	}
-	removed, err = e.ws.CleanOrphanOutputs(ctx, e.clock().Add(OutputGrace+time.Minute), OutputGrace)
+	removed, err = e.ws.cleanOrphanOutputs(ctx, e.clock().Add(outputGrace+time.Minute), outputGrace)
 	if err != nil || fmt.Sprint(removed) != "[not-a-session]" {
 		t.Fatalf("after the grace of the other: %v %v", removed, err)
 	}
@@ -428,7 +428,7 @@ func TestCleanOrphanOutputsOnOpen(t *testing.T) {
 	vfs.WriteFileAtomic(e.mem, path.Join(orphan, "output.zst"), []byte("x"))
 	id := keep.ID()
 	keep.Close()
-	e.advance(OutputGrace + time.Hour)
+	e.advance(outputGrace + time.Hour)
 	s, err := e.ws.Open(ctx, id, SessionOptions{})
 	if err != nil {
 		t.Fatal(err)

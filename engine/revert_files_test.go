@@ -365,7 +365,7 @@ func TestFileRevertRefusals(t *testing.T) {
 			return func() { must(0, task.End(e.ctx, TaskCancelled))(e.t) }
 		}},
 		{"background shell job running", "shell-make is still running", func(e *rvEnv, p Item) func() {
-			job := must(e.s.StartShellJob(e.ctx, "make", ""))(e.t)
+			job := must(e.s.startShellJob(e.ctx, "make", ""))(e.t)
 			return func() { must(0, job.End(e.ctx, TaskSettled))(e.t) }
 		}},
 		{"another session busy", "busy", func(e *rvEnv, p Item) func() {

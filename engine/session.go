@@ -7,9 +7,9 @@ import (
 	"os"
 	"path"
 	"sync"
-	"time"
 
 	"cairn/engine/internal/changes"
+	"cairn/engine/internal/shell"
 	"cairn/internal/vfs"
 	"cairn/journal"
 )
@@ -21,11 +21,14 @@ import (
 type Session struct {
 	ws *Workspace
 	mu sync.Mutex
-	st *state
+	// convLog is the conversation: its folded state, the items journal and
+	// the trail, the record, Degrade mode (conv.go). Guarded by mu.
+	convLog
+	// usage is the usage lines on their way to the ledger (usage_queue.go).
+	// Guarded by mu.
+	usage usageQueue
 
 	lock    vfs.Lock
-	items   *journal.Writer
-	audit   *journal.Writer
 	snaps   snapStack       // the undo stack of file tools (changes*.go)
 	apply   changes.Applier // puts files back for undo, redo, restore-to and recovery
 	files   fileSyncs       // the file tools' background folder syncs
@@ -37,7 +40,7 @@ type Session struct {
 	// runs, and by Close, so Close waits for them and none starts after
 	// it. The lock order of all the mutexes: doc.go, "Locks".
 	busy  sync.RWMutex
-	shell *shellLog     // shell history, made on first use (shell.go)
+	shell *shell.Log    // shell history, made on first use (shell.go)
 	calls callRec       // recording calls other than the file tools (callrec_capture.go)
 	tasks *taskLog      // task records, made on first use (task.go)
 	cfg   sessionConfig // config.json, read once (session_config.go)
@@ -51,40 +54,15 @@ type Session struct {
 	noted map[string]bool
 
 	opts SessionOptions
-	// recorded: the session's files exist. unrecorded: writing failed and
-	// the session goes on in memory (Degrade mode), keeping what it could
-	// not write until it can (degrade.go).
-	recorded   bool
-	unrecorded error
-	kept       degraded
 	// changesOnly: opened for its change records only, its conversation
 	// not loaded (hook_open.go): no item, record or open line is written.
 	changesOnly bool
 	// readOnly: opened without ownership, its state folder not writable
 	// (session_readonly.go). It is never written, even if the folder
 	// becomes writable: another process may own it by then.
-	readOnly      bool
-	closed        bool
-	resume        ResumeInfo
-	recordOff     int64 // items journal size the record reflects
-	recordDurable bool  // the record at recordOff was synced
-	recordStale   bool  // the last record write failed (writeRecordLocked)
-	recordTitle   string
-	// bareSize is the size of the items journal this process created with
-	// nothing but its session line (0 otherwise): a session that still
-	// holds only that when it closes is removed (discardBare).
-	bareSize      int64
-	recordAt      time.Time
-	genTitled     bool
-	ceilingWarned bool
-	ceiling       int64 // the eager-load ceiling in bytes, read once
-	// trailPending counts turns whose trail lines are not synced yet, and
-	// usagePending says a usage line of this session may not be (turn_settle.go).
-	trailPending  int
-	usagePending  bool
-	usageQueue    []UsageLine // usage lines not written yet (turnend.go)
-	usageAt       time.Time   // when they were last written
-	recordSettled int         // the settled turn the last record written says
+	readOnly bool
+	closed   bool
+	resume   ResumeInfo
 }
 
 // SessionOptions change how a session is created or opened.
@@ -135,7 +113,7 @@ type ResumeInfo struct {
 // Create starts a new session in the workspace. Nothing is written until
 // the first item arrives.
 func (w *Workspace) Create(opts SessionOptions) *Session {
-	s := &Session{ws: w, opts: opts, st: newState(newSessionID(), w.path)}
+	s := &Session{ws: w, opts: opts, convLog: newConvLog(newState(newSessionID(), w.path))}
 	s.st.build = Version
 	s.st.branch = gitBranch(w.path)
 	return s
@@ -167,7 +145,7 @@ func (w *Workspace) Open(ctx context.Context, id string, opts SessionOptions) (*
 	if err != nil {
 		return nil, err
 	}
-	s := &Session{ws: w, opts: opts, lock: l, recorded: true, st: newState(id, w.path)}
+	s := &Session{ws: w, opts: opts, lock: l, convLog: convLog{st: newState(id, w.path), recorded: true}}
 	if err := s.load(ctx); err != nil {
 		w.release(id, l)
 		return nil, err
@@ -204,7 +182,7 @@ func (s *Session) load(ctx context.Context) error {
 	if msg := st.unavailableNotice(); msg != "" {
 		s.notice(msg)
 	}
-	s.kept.items.durable(wr.Size())
+	s.kept.items.Durable(wr.Size())
 	// Turns the record does not call settled (a crash, a rebuilt record)
 	// get back the trail and usage lines a crash may have lost. Best
 	// effort: what cannot be put back now is tried at the next open.
@@ -297,29 +275,21 @@ func (s *Session) Record() *Record {
 func (s *Session) Head() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.st.head
+	return s.head()
 }
 
 // Transcript is the conversation on the head path, oldest first.
 func (s *Session) Transcript() []Item {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return copyItems(s.st.headPath())
+	return s.transcript()
 }
 
 // AllItems is every item of every branch, in the order they were written.
 func (s *Session) AllItems() []Item {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return copyItems(s.st.all())
-}
-
-func copyItems(in []*Item) []Item {
-	out := make([]Item, len(in))
-	for i, it := range in {
-		out[i] = *it
-	}
-	return out
+	return s.allItems()
 }
 
 // Close makes the session durable and gives up ownership. The shell lines
@@ -354,9 +324,9 @@ func (s *Session) Close() error {
 	if cerr := s.snaps.close(mkTime(s.ws.s.Now()), s.files.unsure()); err == nil {
 		err = cerr
 	}
-	s.shell.close()
+	s.closeShell()
 	s.calls.close(s.ws)
-	s.tasks.close()
+	s.closeTasks()
 	if s.lock != nil {
 		release := s.ws.release
 		if s.recordStale {

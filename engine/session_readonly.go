@@ -23,7 +23,7 @@ func (w *Workspace) openReadOnly(ctx context.Context, id string, opts SessionOpt
 	if err != nil {
 		return nil, err
 	}
-	s := &Session{ws: w, opts: opts, st: st, recorded: true, readOnly: true}
+	s := &Session{ws: w, opts: opts, readOnly: true, convLog: convLog{st: st, recorded: true}}
 	s.snaps.mu.Lock()
 	err = foldChanges(w.s.fsys, changesName(w.dir, id), &s.snaps)
 	s.snaps.mu.Unlock()

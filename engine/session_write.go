@@ -53,7 +53,7 @@ func (s *Session) materialize(first ...*itemLine) error {
 	}
 	s.lock, s.items, s.recorded = l, wr, true
 	// journal.Create synced the lines it was given: they are durable.
-	s.kept.items.durable(wr.Size())
+	s.kept.items.Durable(wr.Size())
 	if len(first) == 0 {
 		s.bareSize = wr.Size()
 	}
@@ -79,7 +79,7 @@ func (s *Session) writeLine(ctx context.Context, l *itemLine) error {
 	}
 	s.retry(ctx)
 	if s.unrecorded != nil {
-		s.kept.items.waiting = append(s.kept.items.waiting, l)
+		s.kept.items.Waiting = append(s.kept.items.Waiting, l)
 		return nil
 	}
 	var err error
@@ -89,7 +89,7 @@ func (s *Session) writeLine(ctx context.Context, l *itemLine) error {
 		err = s.appendItem(l)
 	}
 	if err != nil && s.opts.Degrade {
-		s.kept.items.waiting = append(s.kept.items.waiting, l)
+		s.kept.items.Waiting = append(s.kept.items.Waiting, l)
 	}
 	return s.degrade(err)
 }
@@ -99,7 +99,7 @@ func (s *Session) keepLine(ctx context.Context, l *itemLine) error {
 	if s.closed {
 		return fmt.Errorf("engine: session %s is closed", s.st.id)
 	}
-	s.kept.items.waiting = append(s.kept.items.waiting, l)
+	s.kept.items.Waiting = append(s.kept.items.Waiting, l)
 	return nil
 }
 
@@ -263,4 +263,21 @@ func (s *Session) materializeForItem(ctx context.Context) error {
 		return nil
 	}
 	return s.degrade(s.materialize())
+}
+
+// writableBeside says why nothing can be written beside the session's
+// journals now (a tool output, shell history, task records), or makes the
+// session's files and returns nil: it is closed, or cannot be recorded
+// (Degrade mode after a failure, or open read-only). s.mu is held.
+func (s *Session) writableBeside(ctx context.Context) error {
+	if s.closed {
+		return fmt.Errorf("engine: session %s is closed", s.st.id)
+	}
+	if err := s.materializeForItem(ctx); err != nil {
+		return err
+	}
+	if s.unrecorded != nil {
+		return fmt.Errorf("engine: session %s is not recorded: %w", s.st.id, s.unrecorded)
+	}
+	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"cairn/engine/internal/shell"
 	"cairn/internal/vfs"
 )
 
@@ -200,7 +201,7 @@ func TestShellKeepsTheEndOfEachStream(t *testing.T) {
 	// A caller that kept only the tail of a stream: the bytes it dropped
 	// count as cut too, with what the history cuts of what it was given.
 	r, _ = s.ShellStart(ctx, "cat bigger")
-	if err := r.FinishTails(ctx, 0, ShellTail{Bytes: out, Dropped: 1000}, ShellTail{Bytes: []byte("e"), Dropped: 7}); err != nil {
+	if err := r.finishTails(ctx, 0, shellTail{Bytes: out, Dropped: 1000}, shellTail{Bytes: []byte("e"), Dropped: 7}); err != nil {
 		t.Fatal(err)
 	}
 	h, _ = ws.ShellHistory(ctx, s.ID())
@@ -213,28 +214,6 @@ func TestShellKeepsTheEndOfEachStream(t *testing.T) {
 	h, _ = ws.ShellHistory(ctx, s.ID())
 	if h[2].Stdout != "hi\n" || h[2].StdoutCut != 0 || h[2].Stderr != "" {
 		t.Fatalf("short: %+v", h[2])
-	}
-}
-
-func TestShellTailHead(t *testing.T) {
-	for _, c := range []struct {
-		in   string
-		n    int
-		want string
-		cut  int64
-	}{
-		{"abc", 5, "abc", 0},
-		{"abcdef", 3, "def", 3},
-		{"aéb", 2, "b", 3}, // "é" is 2 bytes: the cut moves past its second byte
-		{"a日本", 4, "本", 4},
-	} {
-		got, cut := tail([]byte(c.in), c.n)
-		if got != c.want || cut != c.cut {
-			t.Errorf("tail(%q, %d) = %q, %d", c.in, c.n, got, cut)
-		}
-	}
-	if got, cut := head("日本語", 4); got != "日" || cut != 6 {
-		t.Errorf("head = %q, %d", got, cut)
 	}
 }
 
@@ -334,7 +313,7 @@ func TestShellHistoryNotInForksDeletedWithSession(t *testing.T) {
 	if h, err := ws.ShellHistory(ctx, other.ID()); err != nil || len(h) != 0 {
 		t.Fatalf("another session's history: %+v %v", h, err)
 	}
-	if err := ws.DeleteShellHistory(ctx, s.ID()); err != nil {
+	if err := ws.deleteShellHistory(s.ID()); err != nil {
 		t.Fatal(err)
 	}
 	if h, err := ws.ShellHistory(ctx, s.ID()); err != nil || len(h) != 0 {
@@ -399,7 +378,7 @@ func TestShellIDsNotReusedAfterRewrite(t *testing.T) {
 		return r.ID()
 	}
 	run(s, "ls")
-	for range shellCompactAt + 1 {
+	for range shell.CompactAt + 1 {
 		run(s, "echo hi")
 	}
 	run(s, "echo again") // after the rewrite dropped shell-ls and the first echoes

@@ -141,7 +141,7 @@ func (s *Session) denyRequired(ctx context.Context, tool string, denied []Requir
 			s.noticef("the refusal could not be recorded: %v", err)
 		}
 	}
-	if err := s.Audit(ctx, AuditEvent{Event: "snapshot.required", Outcome: "denied", Action: tool,
+	if err := s.recordEvent(ctx, auditEvent{Event: "snapshot.required", Outcome: "denied", Action: tool,
 		Rule: "snapshots.required", Files: len(denied)}); err != nil {
 		s.noticef("the refusal could not be audited: %v", err)
 	}

@@ -311,11 +311,11 @@ func (s *Session) auditRestore(ctx context.Context, action, outcome string, step
 	if !s.Recorded() {
 		return
 	}
-	var as []AuditStep
+	var as []auditStep
 	for _, st := range steps {
-		as = append(as, AuditStep{ID: st.ID, Restored: len(st.Restored), Removed: len(st.Removed), Skipped: len(st.Skipped), Unchanged: len(st.Unchanged)})
+		as = append(as, auditStep{ID: st.ID, Restored: len(st.Restored), Removed: len(st.Removed), Skipped: len(st.Skipped), Unchanged: len(st.Unchanged)})
 	}
-	if err := s.Audit(ctx, AuditEvent{Event: "session.snapshot_restore", Outcome: outcome, Action: action, Steps: as}); err != nil {
+	if err := s.recordEvent(ctx, auditEvent{Event: "session.snapshot_restore", Outcome: outcome, Action: action, Steps: as}); err != nil {
 		s.noticef("the restore could not be audited: %v", err)
 	}
 }

@@ -42,7 +42,7 @@ type Store struct {
 	outputsCleaned sync.Map // workspace folder -> struct{}: orphan outputs cleaned (outputs_clean.go)
 	reservedMu     sync.Mutex
 	outputReserved map[string]bool // output names being written (outputs.go)
-	shellLive      sync.Map        // shell journal name -> *shellLog of a session open here, or shellClosed (shell.go)
+	shellLive      sync.Map        // shell journal name -> *shell.Log of a session open here, or shellClosed (shell.go)
 	taskLive       sync.Map        // task records name -> *taskLog of a session open here, or taskClosed (task.go)
 	hist           history.Log     // what AddHistory last read of history.jsonl (history.go)
 

@@ -1,17 +1,18 @@
 package engine
 
 // Reading a session's task records and sub-agent transcripts without
-// owning it, and deleting them with the session; the writer side is
-// task.go. Nothing here runs when a session opens.
+// owning it, copying them into a fork, and deleting them with the
+// session; the writer side is task.go. Nothing here runs when a session
+// opens.
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"time"
 
 	"cairn/engine/ids"
+	"cairn/engine/internal/tasks"
 	"cairn/internal/vfs"
 	"cairn/journal"
 )
@@ -31,122 +32,35 @@ type TaskRecord struct {
 	// Items and Bytes count the transcript's item lines and payload bytes.
 	Items int   `json:"items"`
 	Bytes int64 `json:"bytes"`
-
-	held    bool
-	pid     int
-	owner   string
-	lastAt  Time  // the latest start or continue
-	froms   []int // per call: the item lines the transcript held when it began
-	counted bool  // Items and Bytes come from the last end line
-	raw     [][]byte
 }
 
-// readTaskRecords folds a records journal into records in start order,
-// State "" for those whose last start or continue has no end yet. A
-// missing journal is empty; lines that make no sense are skipped.
-func readTaskRecords(fsys vfs.FS, name string) ([]*TaskRecord, error) {
-	var recs []*TaskRecord
-	by := map[string]*TaskRecord{}
-	_, err := journal.Read(fsys, name, func(b []byte) error {
-		var l taskLine
-		if json.Unmarshal(b, &l) != nil || l.V != 1 || !ids.Valid(l.Task) {
-			return nil
-		}
-		r := by[l.Task]
-		switch l.Kind {
-		case "start":
-			if r != nil {
-				return nil // an id is started once
-			}
-			r = &TaskRecord{ID: l.Task, Type: l.Type, Label: l.Label, Cmd: l.Cmd, Background: l.Background, StartedAt: l.At,
-				Calls: []string{}}
-			if r.Type != TaskTypeShell {
-				r.Type = TaskTypeAgent
-			}
-			by[l.Task] = r
-			recs = append(recs, r)
-			r.froms = append(r.froms, 0)
-		case "continue":
-			if r == nil || r.State == "" {
-				return nil // nothing to continue, or it is still running
-			}
-			from := 0
-			if l.From != nil {
-				from = *l.From
-			}
-			r.froms = append(r.froms, from)
-		case "end":
-			if r == nil || r.State != "" {
-				return nil
-			}
-			switch l.State {
-			case TaskSettled, TaskCancelled, TaskInterrupted:
-			default:
-				return nil
-			}
-			r.State, r.EndedAt = l.State, &l.At
-			r.counted = l.Items != nil
-			if l.Items != nil {
-				r.Items = *l.Items
-			}
-			if l.Bytes != nil {
-				r.Bytes = *l.Bytes
-			}
-			r.raw = append(r.raw, append([]byte(nil), b...))
-			return nil
-		default:
-			return nil
-		}
-		r.State, r.EndedAt, r.counted = "", nil, false
-		r.held, r.pid, r.owner, r.lastAt = l.Held, l.PID, l.Owner, l.At
-		r.Calls = append(r.Calls, l.Call)
-		r.raw = append(r.raw, append([]byte(nil), b...))
-		return nil
-	})
-	if err != nil && !vfs.IsNotExist(err) {
-		return nil, fmt.Errorf("engine: read task records: %w", err)
-	}
-	return recs, nil
+func taskRecord(r *tasks.Record) TaskRecord {
+	return TaskRecord{ID: r.ID, Type: r.Type, Label: r.Label, Cmd: r.Cmd, State: r.State, Calls: r.Calls,
+		Background: r.Background, StartedAt: r.StartedAt, EndedAt: r.EndedAt, Items: r.Items, Bytes: r.Bytes}
 }
 
 // taskRecords reads the records of session with their states settled: a
 // record without an end is running while its owner runs it (or it is
 // held), and interrupted otherwise.
-func (w *Workspace) taskRecords(session string) ([]*TaskRecord, error) {
+func (w *Workspace) taskRecords(session string) ([]*tasks.Record, error) {
 	name := taskRecordsName(w.dir, session)
-	recs, err := readTaskRecords(w.s.fsys, name)
+	recs, err := tasks.Read(w.s.fsys, name)
 	if err != nil {
 		return nil, err
 	}
-	var (
-		owner    int
-		openedAt Time
-		looked   bool
-	)
+	owner := w.runOwner(session)
 	for _, r := range recs {
 		if r.State != "" {
 			continue
 		}
-		running := r.held
-		if !running && r.pid == os.Getpid() {
-			if v, ok := w.s.taskLive.Load(name); ok {
-				tl, open := v.(*taskLog)
-				running = open && tl.live(r.owner, r.ID)
-				r.State = map[bool]string{true: TaskRunning, false: TaskInterrupted}[running]
-				continue
+		running := r.Held || owner.running(r.PID, r.LastAt, func() (bool, bool) {
+			v, ok := w.s.taskLive.Load(name)
+			if !ok {
+				return false, false
 			}
-		}
-		if !running {
-			if !looked {
-				owner, looked = w.ownerPID(session), true
-				if rec, err := readRecord(w.s.fsys, w.dir, session); err == nil {
-					openedAt = rec.OpenedAt
-				}
-			}
-			// A start from before the owner opened the session is not
-			// its own, even under the same pid (a pid reused after a crash).
-			running = r.pid > 0 && r.pid == owner && !openedAt.After(r.lastAt.Time)
-		}
+			tl, open := v.(*taskLog)
+			return open && tl.Live(r.Owner, r.ID), true
+		})
 		r.State = map[bool]string{true: TaskRunning, false: TaskInterrupted}[running]
 	}
 	return recs, nil
@@ -168,31 +82,15 @@ func (w *Workspace) Tasks(ctx context.Context, session string) ([]TaskRecord, er
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		if r.Type == TaskTypeAgent && !r.counted {
+		if r.Type == TaskTypeAgent && !r.Counted {
 			// Running or cut short: count what its transcript holds now.
 			if st, n, err := foldShape(ctx, w.s.fsys, taskItemsName(w.dir, session, r.ID), r.ID); err == nil {
 				r.Items, r.Bytes = n, st.bytes
 			}
 		}
-		c := *r
-		c.raw, c.froms = nil, nil
-		out = append(out, c)
+		out = append(out, taskRecord(r))
 	}
 	return out, nil
-}
-
-// checkSession refuses a session id that is not one, or names no session.
-func (w *Workspace) checkSession(session string) error {
-	if !validSessionID(session) {
-		return fmt.Errorf("%w: %q is not a session id", ErrBadInput, session)
-	}
-	if _, err := w.s.fsys.Stat(itemsName(w.dir, session)); err != nil {
-		if vfs.IsNotExist(err) {
-			return fmt.Errorf("%w: %s in %s", ErrNotFound, session, w.path)
-		}
-		return err
-	}
-	return nil
 }
 
 // TaskView is a sub-agent's transcript read on demand, its texts hydrated.
@@ -221,7 +119,7 @@ func (w *Workspace) ReadTask(ctx context.Context, session, task string) (*TaskVi
 	if err != nil {
 		return nil, err
 	}
-	var rec *TaskRecord
+	var rec *tasks.Record
 	for _, r := range recs {
 		if r.ID == task {
 			rec = r
@@ -235,12 +133,11 @@ func (w *Workspace) ReadTask(ctx context.Context, session, task string) (*TaskVi
 		if v.st, err = w.foldFile(ctx, task, taskItemsName(w.dir, session, task), foldOptions{hydrate: true, limit: w.s.eagerLimit()}); err != nil {
 			return nil, err
 		}
-		if !rec.counted {
+		if !rec.Counted {
 			rec.Items, rec.Bytes = len(v.st.order), v.st.bytes
 		}
 	}
-	v.Record = *rec
-	v.Record.raw, v.Record.froms = nil, nil
+	v.Record = taskRecord(rec)
 	return v, nil
 }
 
@@ -272,14 +169,22 @@ func foldShape(ctx context.Context, fsys vfs.FS, name, id string) (*state, int, 
 	return st, n, nil
 }
 
-// DeleteTasks removes session's task records and transcripts (with the
-// session). The objects they name stay in the workspace's store.
-func (w *Workspace) DeleteTasks(ctx context.Context, session string) error {
-	if !validSessionID(session) {
-		return fmt.Errorf("%w: %q is not a session id", ErrBadInput, session)
+// copyTasks gives fork child the sub-agent tasks reachable from its fork
+// point: those with a call on the kept path (tasks.Copy). It returns the
+// ids copied and the tool outputs the copied transcripts refer to.
+func (w *Workspace) copyTasks(ctx context.Context, parent, child string, keep []*Item) (copied, outputs []string, err error) {
+	onPath := map[string]bool{}
+	for _, it := range keep {
+		if it.Task != "" {
+			onPath[it.ID] = true
+		}
 	}
-	if err := removeFolder(ctx, w.s.fsys, taskDir(w.dir, session)); err != nil {
-		return fmt.Errorf("engine: delete tasks of %s: %w", session, err)
+	if len(onPath) == 0 {
+		return nil, nil, nil
 	}
-	return nil
+	recs, err := w.taskRecords(parent)
+	if err != nil {
+		return nil, nil, err
+	}
+	return tasks.Copy(ctx, w.s.fsys, recs, taskDir(w.dir, parent), taskDir(w.dir, child), onPath, mkTime(w.s.Now()))
 }

@@ -14,7 +14,7 @@ import (
 	"cairn/internal/vfs"
 )
 
-func taskRecord(t *testing.T, ws *Workspace, session, id string) TaskRecord {
+func taskRecordOf(t *testing.T, ws *Workspace, session, id string) TaskRecord {
 	t.Helper()
 	for _, r := range must(ws.Tasks(context.Background(), session))(t) {
 		if r.ID == id {
@@ -55,7 +55,7 @@ func TestTaskTranscriptLifecycle(t *testing.T) {
 	if _, err := task.Append(ctx, Item{Type: Assistant, Parent: "i-nothere"}); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("a parent the transcript lacks: %v", err)
 	}
-	if r := taskRecord(t, ws, s.ID(), task.ID()); r.State != TaskRunning || r.Items != 4 || r.Label != "Implement active footer chips" || !slices.Equal(r.Calls, []string{call.ID}) {
+	if r := taskRecordOf(t, ws, s.ID(), task.ID()); r.State != TaskRunning || r.Items != 4 || r.Label != "Implement active footer chips" || !slices.Equal(r.Calls, []string{call.ID}) {
 		t.Fatalf("running record %+v", r)
 	}
 	// The session's own transcript holds the call, not the sub-agent's items.
@@ -63,7 +63,7 @@ func TestTaskTranscriptLifecycle(t *testing.T) {
 		t.Fatalf("the session holds %d items", n)
 	}
 	must(s.Append(ctx, Item{Type: ToolResult, Call: call.ID, Text: "chips done"}))(t)
-	r := taskRecord(t, ws, s.ID(), task.ID())
+	r := taskRecordOf(t, ws, s.ID(), task.ID())
 	if r.State != TaskSettled || r.Items != 4 || r.EndedAt == nil || r.Bytes < int64(len(long)) {
 		t.Fatalf("settled record %+v", r)
 	}
@@ -91,7 +91,7 @@ func TestTaskTranscriptLifecycle(t *testing.T) {
 		t.Fatalf("continuing a running task: %v", err)
 	}
 	must(0, again.End(ctx, TaskCancelled))(t)
-	r = taskRecord(t, ws, s.ID(), task.ID())
+	r = taskRecordOf(t, ws, s.ID(), task.ID())
 	if r.State != TaskCancelled || r.Items != 5 || len(r.Calls) != 2 {
 		t.Fatalf("after the continuation: %+v", r)
 	}
@@ -99,7 +99,7 @@ func TestTaskTranscriptLifecycle(t *testing.T) {
 	// description with nothing usable falls back to "task".
 	t2, _, _ := s.StartTask(ctx, TaskStart{Description: "Implement active footer chips"})
 	t3, _, _ := s.StartTask(ctx, TaskStart{Description: "???"})
-	sh := must(s.StartShellJob(ctx, "cargo test --all", ""))(t)
+	sh := must(s.startShellJob(ctx, "cargo test --all", ""))(t)
 	if t2.ID() != "implement-active-footer-chips-2" || t3.ID() != "task" || sh.ID() != "shell-cargo-test" {
 		t.Fatalf("ids %s %s %s", t2.ID(), t3.ID(), sh.ID())
 	}
@@ -122,18 +122,18 @@ func TestTaskStatesAcrossCrashAndClose(t *testing.T) {
 	}
 	must(task.Append(ctx, Item{Type: User, Text: "go"}))(t)
 	must(0, task.Sync())(t)
-	sh := must(s.StartShellJob(ctx, "make", ""))(t)
-	if r := taskRecord(t, e.ws, s.ID(), "crashy"); r.State != TaskRunning {
+	sh := must(s.startShellJob(ctx, "make", ""))(t)
+	if r := taskRecordOf(t, e.ws, s.ID(), "crashy"); r.State != TaskRunning {
 		t.Fatalf("before the crash: %+v", r)
 	}
 	e.mem.Crash()
 	for _, id := range []string{task.ID(), sh.ID()} {
-		if r := taskRecord(t, e.ws, s.ID(), id); r.State != TaskInterrupted {
+		if r := taskRecordOf(t, e.ws, s.ID(), id); r.State != TaskInterrupted {
 			t.Fatalf("%s after the crash: %+v", id, r)
 		}
 	}
 	s2 := must(e.ws.Open(ctx, s.ID(), SessionOptions{}))(t)
-	if r := taskRecord(t, e.ws, s.ID(), "crashy"); r.State != TaskInterrupted || r.Items != 1 {
+	if r := taskRecordOf(t, e.ws, s.ID(), "crashy"); r.State != TaskInterrupted || r.Items != 1 {
 		t.Fatalf("after reopen: %+v", r)
 	}
 	if _, _, err := s2.StartTask(ctx, TaskStart{Description: "x", Continue: "crashy"}); !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "interrupted") {
@@ -146,10 +146,10 @@ func TestTaskStatesAcrossCrashAndClose(t *testing.T) {
 	held, heldCall, _ := s2.StartTask(ctx, TaskStart{Description: "held", Held: true})
 	must(held.Append(ctx, Item{Type: User, Text: "held item"}))(t)
 	must(0, s2.Close())(t)
-	if r := taskRecord(t, e.ws, s.ID(), owned.ID()); r.State != TaskCancelled {
+	if r := taskRecordOf(t, e.ws, s.ID(), owned.ID()); r.State != TaskCancelled {
 		t.Fatalf("a task running at a clean close: %+v", r)
 	}
-	if r := taskRecord(t, e.ws, s.ID(), held.ID()); r.State != TaskRunning || r.Items != 1 {
+	if r := taskRecordOf(t, e.ws, s.ID(), held.ID()); r.State != TaskRunning || r.Items != 1 {
 		t.Fatalf("a held task after its process closed: %+v", r)
 	}
 	// The next owner appends to the held task and delivers its result.
@@ -158,7 +158,7 @@ func TestTaskStatesAcrossCrashAndClose(t *testing.T) {
 	h := must(s3.Task(ctx, held.ID()))(t)
 	must(h.Append(ctx, Item{Type: Assistant, Text: "held answer"}))(t)
 	must(s3.Append(ctx, Item{Type: ToolResult, Parent: heldCall.ID, Call: heldCall.ID, Text: "done"}))(t)
-	if r := taskRecord(t, e.ws, s.ID(), held.ID()); r.State != TaskSettled || r.Items != 2 {
+	if r := taskRecordOf(t, e.ws, s.ID(), held.ID()); r.State != TaskSettled || r.Items != 2 {
 		t.Fatalf("the held task after its result: %+v", r)
 	}
 }
@@ -275,7 +275,7 @@ func TestForkCopiesReachableTasks(t *testing.T) {
 	if got := itemTexts(must(ws.ReadTask(ctx, res2.Session, "first"))(t).Transcript()); len(got) != 3 || got[2] != "a2 after the continuation" {
 		t.Fatalf("the child's transcript of first: %q", got)
 	}
-	if r := taskRecord(t, ws, s.ID(), "second"); r.State != TaskRunning {
+	if r := taskRecordOf(t, ws, s.ID(), "second"); r.State != TaskRunning {
 		t.Fatalf("the fork changed the parent's task: %+v", r)
 	}
 	if n := countObjects(t, ws); n != objs {
@@ -336,15 +336,15 @@ func TestCleanOrphanTasks(t *testing.T) {
 	ctx := context.Background()
 	e := newMemEnv(t)
 	s := newSession(t, e.ws)
-	must(s.StartShellJob(ctx, "make", ""))(t)
+	must(s.startShellJob(ctx, "make", ""))(t)
 	orphan := newSessionID()
 	must(0, e.mem.MkdirAll(taskDir(e.ws.dir, orphan), vfs.DirPerm))(t)
 	must(0, vfs.WriteFileAtomic(e.mem, taskRecordsName(e.ws.dir, orphan), []byte("{}\n")))(t)
-	if got := must(e.ws.CleanOrphanTasks(ctx, e.clock(), OutputGrace))(t); len(got) != 0 {
+	if got := must(e.ws.cleanOrphanTasks(ctx, e.clock(), outputGrace))(t); len(got) != 0 {
 		t.Fatalf("removed within the grace: %v", got)
 	}
-	e.advance(OutputGrace + time.Second)
-	got := must(e.ws.CleanOrphanTasks(ctx, e.clock(), OutputGrace))(t)
+	e.advance(outputGrace + time.Second)
+	got := must(e.ws.cleanOrphanTasks(ctx, e.clock(), outputGrace))(t)
 	if !slices.Equal(got, []string{orphan}) {
 		t.Fatalf("removed %v, want the orphan only", got)
 	}

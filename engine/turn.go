@@ -87,8 +87,8 @@ type Turn struct {
 	Gates  []string
 }
 
-// TurnState is the standing state a turn line records: what a resume restores.
-type TurnState struct {
+// turnState is the standing state a turn line records: what a resume restores.
+type turnState struct {
 	N               int             `json:"n"`
 	Plan            json.RawMessage `json:"plan,omitempty"`
 	Model           string          `json:"model,omitempty"`

@@ -34,7 +34,7 @@ const trailSyncEvery = 256
 type turnRec struct {
 	at    Time
 	items int // items in the session when the turn ended
-	turn  *TurnState
+	turn  *turnState
 }
 
 // turnKey names a turn's line in the trail or the ledger.
@@ -86,7 +86,7 @@ func (s *Session) settleTurns(ctx context.Context) error {
 		if err := s.audit.Sync(); err != nil {
 			return err
 		}
-		s.kept.audit.durable(s.audit.Size())
+		s.kept.audit.Durable(s.audit.Size())
 	}
 	s.trailPending = 0
 	if usage {
@@ -104,7 +104,7 @@ func (s *Session) settleUsage(recs []turnRec) error {
 	ls := s.ws.s.ledgerStore()
 	inLedger := map[turnKey]bool{}
 	_, err := journal.Read(ls.fsys, usageName, func(b []byte) error {
-		var u UsageLine
+		var u usageLine
 		if json.Unmarshal(b, &u) == nil && u.Kind == "usage" && u.Session == s.st.id && u.Turn > 0 {
 			inLedger[turnKey{u.Turn, u.At.UnixMilli()}] = true
 		}
@@ -118,7 +118,7 @@ func (s *Session) settleUsage(recs []turnRec) error {
 		if !t.Usage || inLedger[turnKey{t.N, r.at.UnixMilli()}] {
 			continue
 		}
-		w, err := ls.writeUsage(UsageLine{V: 1, Kind: "usage", At: r.at, Path: s.ws.path, Session: s.st.id, Model: t.Model,
+		w, err := ls.writeUsage(usageLine{V: 1, Kind: "usage", At: r.at, Path: s.ws.path, Session: s.st.id, Model: t.Model,
 			InputTokens: t.Spend.InputTokens, OutputTokens: t.Spend.OutputTokens, CostUSD: t.Spend.CostUSD, Turn: t.N})
 		if err != nil {
 			return err

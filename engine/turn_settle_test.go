@@ -55,10 +55,10 @@ func TestTurnSyncsItemsOnlyAndOpenSettles(t *testing.T) {
 		})
 		return out
 	}
-	usage := func() []UsageLine {
-		var out []UsageLine
+	usage := func() []usageLine {
+		var out []usageLine
 		journal.Read(e.mem, usageName, func(b []byte) error {
-			var u UsageLine
+			var u usageLine
 			if json.Unmarshal(b, &u) == nil && u.Kind == "usage" {
 				out = append(out, u)
 			}

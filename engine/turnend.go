@@ -30,7 +30,7 @@ func (s *Session) EndTurn(ctx context.Context, t Turn) error {
 		branch = s.st.branch
 	}
 	spent := t.Spend != (Spend{}) || t.Model != ""
-	ts := &TurnState{N: s.st.turns + 1, Plan: t.Plan, Model: t.Model, Spend: t.Spend, Trust: t.Trust,
+	ts := &turnState{N: s.st.turns + 1, Plan: t.Plan, Model: t.Model, Spend: t.Spend, Trust: t.Trust,
 		AllowedCommands: t.AllowedCommands, Branch: branch, Build: Version,
 		Labels: t.Labels, Gates: t.Gates, Usage: spent && !s.ephemeral()}
 	if err := s.writeLine(ctx, &itemLine{V: 1, Kind: kindTurn, At: &now, Turn: ts}); err != nil {
@@ -44,16 +44,15 @@ func (s *Session) EndTurn(ctx context.Context, t Turn) error {
 	if !spent {
 		return s.commitTurn(ctx, nil)
 	}
-	u := UsageLine{V: 1, Kind: "usage", At: now, Path: s.ws.path, Session: s.st.id, Model: t.Model,
+	u := usageLine{V: 1, Kind: "usage", At: now, Path: s.ws.path, Session: s.st.id, Model: t.Model,
 		InputTokens: t.Spend.InputTokens, OutputTokens: t.Spend.OutputTokens, CostUSD: t.Spend.CostUSD, Ephemeral: s.ephemeral(), Turn: ts.N}
 	if !s.ephemeral() {
 		// The usage line goes to the ledger with those of the turns
 		// around it, at most every recordEvery, not synced: Close writes
 		// and syncs what is left, and an open after a crash puts back
 		// what was lost, from the turn line (turn_settle.go).
-		s.usageQueue = append(s.usageQueue, u)
 		var lerr error
-		if s.ws.s.now().Sub(s.usageAt) >= recordEvery {
+		if s.usage.add(u, s.ws.s.now()) {
 			lerr = s.flushUsage()
 		}
 		if err := s.commitTurn(ctx, nil); err != nil {
@@ -87,18 +86,7 @@ func (s *Session) ledgerFailed(err error) error {
 
 // flushUsage writes the queued usage lines to the ledger, not synced. On a
 // failure they stay queued, for the next turn or Close.
-func (s *Session) flushUsage() error {
-	if len(s.usageQueue) == 0 {
-		return nil
-	}
-	s.usageAt = s.ws.s.now()
-	w, err := s.ws.s.writeUsage(s.usageQueue...)
-	if err != nil {
-		return err
-	}
-	s.usageQueue, s.usagePending = nil, true
-	return w.CloseUnsynced()
-}
+func (s *Session) flushUsage() error { return s.usage.flush(s.ws.s, s.ws.s.now()) }
 
 // Rename sets the session's title as the user's own: it is written at once
 // and no generated title replaces it. The name is kept as given, on one

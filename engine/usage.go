@@ -27,8 +27,8 @@ import (
 // and a reader counts every usage line of DIR before it as the new
 // directory's; the lines are never rewritten.
 
-// UsageLine is one line of the ledger.
-type UsageLine struct {
+// usageLine is one line of the ledger.
+type usageLine struct {
 	V            int     `json:"v"`
 	Kind         string  `json:"kind"`
 	At           Time    `json:"at"`
@@ -59,7 +59,7 @@ func (s *Store) ledgerStore() *Store {
 // share the ledger never interleave their lines, and the writer holds the
 // ledger's lock while it opens and appends, so none cuts another's line in
 // flight for a torn tail.
-func (s *Store) writeUsage(us ...UsageLine) (*journal.Writer, error) {
+func (s *Store) writeUsage(us ...usageLine) (*journal.Writer, error) {
 	ls := make([]any, len(us))
 	for i := range us {
 		ls[i] = us[i]
@@ -121,7 +121,7 @@ func (s *Store) UsageChecked(ctx context.Context) ([]UsageSum, []UsageSkipped, e
 	good := 0
 	st, err := journal.Read(ls.fsys, usageName, func(b []byte) error {
 		good++
-		var u UsageLine
+		var u usageLine
 		if why := usageLineProblem(b, &u); why != "" {
 			skipped, at = append(skipped, UsageSkipped{Why: why}), append(at, good)
 			return nil
@@ -194,7 +194,7 @@ func (s *Store) fsckUsage(ctx context.Context, bad reporter) {
 // usageLineProblem decodes ledger line b into u and says why no sum may
 // count it ("" when one may): a line that is not a ledger line, or a usage
 // line whose spend is not one (Spend.Check).
-func usageLineProblem(b []byte, u *UsageLine) string {
+func usageLineProblem(b []byte, u *usageLine) string {
 	if err := json.Unmarshal(b, u); err != nil {
 		return "not a ledger line: " + err.Error()
 	}

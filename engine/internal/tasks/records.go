@@ -1,0 +1,112 @@
+package tasks
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"cairn/engine/ids"
+	"cairn/internal/timefmt"
+	"cairn/internal/vfs"
+	"cairn/journal"
+)
+
+// Record is one task or background shell job of a session, as Read folds
+// its lines.
+type Record struct {
+	ID    string
+	Type  string // TypeAgent or TypeShell
+	Label string
+	Cmd   string
+	// State is Settled, Cancelled or Interrupted from the last end line,
+	// or "" while the last start or continue has none (Running or
+	// Interrupted: Log.Records, or the reader, decides).
+	State string
+	// Calls are the tool_call items that started and continued it, in order.
+	Calls      []string
+	Background bool
+	StartedAt  timefmt.Time  // the first start
+	EndedAt    *timefmt.Time // the last end, when it is not running
+	// Items and Bytes count the transcript's item lines and payload
+	// bytes, as the last end line says (Counted).
+	Items   int
+	Bytes   int64
+	Counted bool
+
+	// Held, PID, Owner and LastAt are those of the latest start or
+	// continue line.
+	Held   bool
+	PID    int
+	Owner  string
+	LastAt timefmt.Time
+
+	froms []int    // per call: the item lines the transcript held when it began
+	raw   [][]byte // its lines, for a fork's copy
+}
+
+// Read folds records journal name into records in start order, State ""
+// for those whose last start or continue has no end yet. A missing
+// journal is empty; lines that make no sense are skipped.
+func Read(fsys vfs.FS, name string) ([]*Record, error) {
+	var recs []*Record
+	by := map[string]*Record{}
+	_, err := journal.Read(fsys, name, func(b []byte) error {
+		var l Line
+		if json.Unmarshal(b, &l) != nil || l.V != 1 || !ids.Valid(l.Task) {
+			return nil
+		}
+		r := by[l.Task]
+		switch l.Kind {
+		case "start":
+			if r != nil {
+				return nil // an id is started once
+			}
+			r = &Record{ID: l.Task, Type: l.Type, Label: l.Label, Cmd: l.Cmd, Background: l.Background, StartedAt: l.At,
+				Calls: []string{}}
+			if r.Type != TypeShell {
+				r.Type = TypeAgent
+			}
+			by[l.Task] = r
+			recs = append(recs, r)
+			r.froms = append(r.froms, 0)
+		case "continue":
+			if r == nil || r.State == "" {
+				return nil // nothing to continue, or it is still running
+			}
+			from := 0
+			if l.From != nil {
+				from = *l.From
+			}
+			r.froms = append(r.froms, from)
+		case "end":
+			if r == nil || r.State != "" {
+				return nil
+			}
+			switch l.State {
+			case Settled, Cancelled, Interrupted:
+			default:
+				return nil
+			}
+			r.State, r.EndedAt = l.State, &l.At
+			r.Counted = l.Items != nil
+			if l.Items != nil {
+				r.Items = *l.Items
+			}
+			if l.Bytes != nil {
+				r.Bytes = *l.Bytes
+			}
+			r.raw = append(r.raw, append([]byte(nil), b...))
+			return nil
+		default:
+			return nil
+		}
+		r.State, r.EndedAt, r.Counted = "", nil, false
+		r.Held, r.PID, r.Owner, r.LastAt = l.Held, l.PID, l.Owner, l.At
+		r.Calls = append(r.Calls, l.Call)
+		r.raw = append(r.raw, append([]byte(nil), b...))
+		return nil
+	})
+	if err != nil && !vfs.IsNotExist(err) {
+		return nil, fmt.Errorf("tasks: read task records: %w", err)
+	}
+	return recs, nil
+}
