@@ -17,7 +17,8 @@ import "github.com/charmbracelet/x/ansi"
 // family two cells but a skin-toned emoji four and a U+FE0F emoji one,
 // and its later releases move toward the cluster rule. cairn follows the
 // cluster rule, the one Unicode text segmentation and the newer terminals
-// share, and does not guess the terminal: on one that counts otherwise,
+// share (the picker alone measures as its renderer lays cells out,
+// pickcells.go), and does not guess the terminal: on one that counts otherwise,
 // the cursor stands off by the difference on a line holding such an
 // emoji, and the text itself is right.
 func textWidth(s string) int { return ansi.StringWidth(s) }
