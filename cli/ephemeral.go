@@ -26,10 +26,12 @@ var stateCommands = map[string]bool{
 }
 
 // stateCommand reports whether the command kong chose ("storage fsck",
-// "run", ...) is about the state folder itself.
+// "run", ...) is about the state folder itself. `cairn hook install` and
+// `uninstall` are: what install notes for uninstall (Store.HookKept) must
+// outlive the run.
 func stateCommand(cmd string) bool {
 	first, _, _ := strings.Cut(cmd, " ")
-	return stateCommands[first]
+	return stateCommands[first] || strings.HasPrefix(cmd, "hook install") || strings.HasPrefix(cmd, "hook uninstall")
 }
 
 // openHome opens the state folder home for this command: an ephemeral

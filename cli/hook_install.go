@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/google/renameio/v2"
@@ -62,6 +63,33 @@ func hookEntries(agent string) []hookEntry {
 		es = append(es, hookEntry{"PostToolUseFailure", tools, 30})
 	}
 	return append(es, hookEntry{"UserPromptSubmit", "", 30}, hookEntry{"Stop", "", 30}, hookEntry{"SessionEnd", "", 10})
+}
+
+// hookEvents are the events of hookEntries(agent).
+func hookEvents(agent string) []string {
+	var evs []string
+	for _, e := range hookEntries(agent) {
+		evs = append(evs, e.event)
+	}
+	return evs
+}
+
+// noteHookKept is how install brings the note of the settings file name
+// up to date (hook_install_kept.go): read against root before cairn's
+// entries go in, written once the merge is known to change the file. A
+// state folder that cannot be opened matters only when there is
+// something to note.
+func (g *Globals) noteHookKept(name string, root *jObj, agent string) func() error {
+	key := hookKeptKey(name)
+	st, err := g.open()
+	if err != nil {
+		if len(hookKeptAt(root, hookEvents(agent), nil)) == 0 {
+			return func() error { return nil }
+		}
+		return func() error { return err }
+	}
+	kept := hookKeptAt(root, hookEvents(agent), st.HookKept(key))
+	return func() error { return st.SetHookKept(key, kept) }
 }
 
 // hookSettingsPath is the settings file of agent in the scope asked for.
@@ -183,6 +211,7 @@ func (c *HookInstallCmd) Run(g *Globals) error {
 		command = quoteArg(exe)
 	}
 	command += " hook " + c.Agent
+	noteKept := g.noteHookKept(name, root, c.Agent)
 	hooks, _ := root.get("hooks").(*jObj)
 	if hooks == nil {
 		hooks = newObj()
@@ -212,6 +241,11 @@ func (c *HookInstallCmd) Run(g *Globals) error {
 		changed = changed || !strings.HasPrefix(s, "kept ")
 	}
 	if changed {
+		// The user's empty containers, noted before the file changes, so
+		// that uninstall leaves them (hook_install_kept.go).
+		if err := noteKept(); err != nil {
+			return fmt.Errorf("%s: cannot note its empty hook lists in the state folder (%v); nothing was changed", name, err)
+		}
 		root.set("hooks", hooks)
 		if err := writeSettings(name, root, perm); err != nil {
 			return err
@@ -231,7 +265,18 @@ func (c *HookUninstallCmd) Run(g *Globals) error {
 	}
 	hooks, _ := root.get("hooks").(*jObj)
 	var said []string
+	var kept []string
+	forget := func() {}
 	if exists && hooks != nil {
+		// The containers the user had empty before install stay
+		// (hook_install_kept.go); a state folder that cannot be opened
+		// keeps none. Once the file is written the note has served; one
+		// left behind (it could not be removed) is brought up to date by
+		// the next install.
+		if st, err := g.open(); err == nil {
+			kept = st.HookKept(hookKeptKey(name))
+			forget = func() { st.SetHookKept(hookKeptKey(name), nil) }
+		}
 		for _, ev := range append([]string(nil), hooks.keys...) {
 			groups, ok := hooks.get(ev).([]any)
 			if !ok {
@@ -242,13 +287,13 @@ func (c *HookUninstallCmd) Run(g *Globals) error {
 				continue
 			}
 			said = append(said, "removed "+ev)
-			if len(left) == 0 {
+			if len(left) == 0 && !slices.Contains(kept, "hooks."+ev) {
 				hooks.del(ev)
 			} else {
 				hooks.set(ev, left)
 			}
 		}
-		if len(said) > 0 && len(hooks.keys) == 0 {
+		if len(said) > 0 && len(hooks.keys) == 0 && !slices.Contains(kept, "hooks") {
 			root.del("hooks")
 		}
 	}
@@ -256,6 +301,7 @@ func (c *HookUninstallCmd) Run(g *Globals) error {
 		if err := writeSettings(name, root, perm); err != nil {
 			return err
 		}
+		forget()
 	}
 	return g.sayHooks(name, len(said) > 0, said, c.Agent)
 }

@@ -142,3 +142,86 @@ func TestHookInstallUserScopeCodex(t *testing.T) {
 		t.Fatalf("after uninstall: %q", b)
 	}
 }
+
+// Install then uninstall gives the user's settings back key for key: a
+// "hooks" object or an event list the user had, even empty, stays; what
+// install made for cairn's entries goes. Each case is the file before
+// install, and the JSON it must be after uninstall (itself).
+func TestHookUninstallKeepsTheUsersEmptyKeys(t *testing.T) {
+	cases := []string{
+		`{"hooks": {}}`,
+		"{\n\t\"model\": \"opus\",\n\t\"hooks\": {}\n}\n",
+		`{"hooks": {"PreToolUse": []}}`,
+		`{"hooks": {"PreToolUse": [], "Stop": [], "SessionEnd": []}}`,
+		`{"hooks": {"Notification": [], "PostToolUse": []}}`,
+		`{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "guard"}]}], "Stop": []}}`,
+		`{"model": "opus"}`,
+		`{}`,
+	}
+	for _, agent := range []string{"claude-code", "codex"} {
+		for _, before := range cases {
+			home, dir := t.TempDir(), t.TempDir()
+			name := filepath.Join(dir, ".claude", "settings.local.json")
+			if agent == "codex" {
+				name = filepath.Join(dir, ".codex", "hooks.json")
+			}
+			os.MkdirAll(filepath.Dir(name), 0o755)
+			os.WriteFile(name, []byte(before), 0o644)
+			if code, out, errs := hookMain(t, home, dir, "", "hook", "install", agent, "--command", "/opt/cairn"); code != 0 || !strings.Contains(out, "added") {
+				t.Fatalf("%s install on %q: %d %q %q", agent, before, code, out, errs)
+			}
+			// A second install changes nothing, and keeps what the first noted.
+			if code, out, _ := hookMain(t, home, dir, "", "hook", "install", agent, "--command", "/opt/cairn"); code != 0 || !strings.Contains(out, "nothing changed") {
+				t.Fatalf("%s second install on %q: %d %q", agent, before, code, out)
+			}
+			if code, out, errs := hookMain(t, home, dir, "", "hook", "uninstall", agent); code != 0 || !strings.Contains(out, "removed") {
+				t.Fatalf("%s uninstall on %q: %d %q %q", agent, before, code, out, errs)
+			}
+			after, _ := os.ReadFile(name)
+			var want, have any
+			json.Unmarshal([]byte(before), &want)
+			if err := json.Unmarshal(after, &have); err != nil || !reflect.DeepEqual(want, have) {
+				t.Errorf("%s: install and uninstall turned %q into %q", agent, before, after)
+			}
+			// The note has served: nothing of it is left in the state folder.
+			if _, err := os.Stat(filepath.Join(home, "hook-installs.json")); err == nil {
+				b, _ := os.ReadFile(filepath.Join(home, "hook-installs.json"))
+				t.Errorf("%s on %q: the note is left after uninstall: %s", agent, before, b)
+			}
+		}
+	}
+}
+
+// An empty list noted at one install, which the user then took out of the
+// file, is not brought back by the next install and uninstall.
+func TestHookUninstallForgetsWhatTheUserRemoved(t *testing.T) {
+	home, dir := t.TempDir(), t.TempDir()
+	name := filepath.Join(dir, ".claude", "settings.local.json")
+	os.MkdirAll(filepath.Dir(name), 0o755)
+	os.WriteFile(name, []byte(`{"hooks": {}}`), 0o644)
+	hookMain(t, home, dir, "", "hook", "install", "claude-code", "--command", "/opt/cairn")
+	// The user deletes the whole hooks object by hand, then installs again.
+	os.WriteFile(name, []byte(`{"model": "opus"}`), 0o644)
+	hookMain(t, home, dir, "", "hook", "install", "claude-code", "--command", "/opt/cairn")
+	hookMain(t, home, dir, "", "hook", "uninstall", "claude-code")
+	if b, _ := os.ReadFile(name); string(b) != "{\n  \"model\": \"opus\"\n}\n" {
+		t.Fatalf("after uninstall: %q", b)
+	}
+}
+
+// Under --ephemeral too, what install notes outlives the run: install and
+// uninstall are about the agent's settings, never ephemeral.
+func TestHookInstallNoteOutlivesEphemeral(t *testing.T) {
+	home, dir := t.TempDir(), t.TempDir()
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	name := filepath.Join(dir, ".claude", "settings.local.json")
+	os.MkdirAll(filepath.Dir(name), 0o755)
+	os.WriteFile(name, []byte(`{"hooks": {}}`), 0o644)
+	if code, out, errs := hookMain(t, home, dir, "", "--ephemeral", "hook", "install", "claude-code", "--command", "/opt/cairn"); code != 0 {
+		t.Fatalf("install: %d %q %q", code, out, errs)
+	}
+	hookMain(t, home, dir, "", "--ephemeral", "hook", "uninstall", "claude-code")
+	if b, _ := os.ReadFile(name); string(b) != "{\n  \"hooks\": {}\n}\n" {
+		t.Fatalf("after uninstall: %q", b)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -397,5 +398,31 @@ func TestProcessSignalWipesPicker(t *testing.T) {
 	p.WaitSuffix(t, "<end>")
 	if s := p.Screen(); screenHas(s, "filter:") || screenHas(s, "a session title") {
 		t.Fatalf("the picker left on the screen:\n%s", strings.Join(s, "\n"))
+	}
+}
+
+// Typed on the terminal with the output sent to a file, `cairn --resume`
+// does not draw its picker into the file and wait on a blank screen: it
+// refuses, saying how to resume by name, and writes nothing to the file.
+func TestPTYPickerRefusesRedirectedOutput(t *testing.T) {
+	base := []string{"--home", t.TempDir(), "-C", t.TempDir()}
+	plumb(t, append(base, "prompt", "--new", "one session")...)
+	p := openReplPTY(t)
+	out, err := os.Create(filepath.Join(t.TempDir(), "out.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+	var errb bytes.Buffer
+	done := make(chan int, 1)
+	go func() { done <- Main(context.Background(), append(base, "--resume"), p.TTY, out, &errb) }()
+	if c := p.awaitExit(t, done); c != ExitUsage {
+		t.Fatalf("exit %d, want %d; stderr %q", c, ExitUsage, errb.String())
+	}
+	if !strings.Contains(errb.String(), "cairn --resume ID") {
+		t.Errorf("stderr %q does not say how to resume by name", errb.String())
+	}
+	if b, _ := os.ReadFile(out.Name()); len(b) != 0 {
+		t.Errorf("the file got %q", b)
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	xterm "golang.org/x/term"
+
 	"cairn/cli/display"
 	"cairn/cli/term"
 	"cairn/engine"
@@ -41,8 +43,18 @@ var errPickInterrupted = &exitError{code: 128 + 2, word: "interrupted", err: err
 // dead owners settled) replaces it when it is ready. A choice is always a
 // session of the whole listing (term.PickListing), and a session the
 // listing skipped as unreadable is named once the picker is closed.
+//
+// Typed on a terminal whose output goes elsewhere (`cairn --resume >
+// file`, `| tee log`), the picker would draw into the file and leave the
+// screen blank while it waits for keys: it is refused instead, saying
+// how to resume by name. Output that is not a file at all (a program
+// embedding cairn) is taken for the terminal's.
 func (r *repl) pick(o pickOptions) (term.Row, error) {
 	if f := stdinTerminal(r.g); f != nil {
+		if out, ok := r.g.term.(*os.File); ok && !xterm.IsTerminal(int(out.Fd())) {
+			return term.Row{}, usageErrorf("the picker is drawn on the terminal, and this output goes elsewhere (a file or a pipe): " +
+				"name the session (cairn --resume ID; cairn sessions lists them), or run cairn --resume with its output on the terminal")
+		}
 		return r.pickTerminal(f, o)
 	}
 	rows := o.only

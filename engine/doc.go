@@ -74,6 +74,8 @@
 //	<state folder>/moves/<id>.json   a session move in progress (migrate.go)
 //	<state folder>/plans/<id>.json   a forget, restore or trim in progress (retention_plans.go)
 //	<state folder>/repos/<hex>.json  the checkouts of a git repository (checkouts.go)
+//	<state folder>/hook-installs.json  the hook lists a user had empty, per agent settings file,
+//	                           that hook uninstall leaves (package hookkept)
 //	<state folder>/trash/<id>/  a forgotten session, restorable for 7 days (retention_trash.go)
 //	<state folder>/sweep.json, sweep.lock  the last retention sweep; held while one runs (retention_sweep.go)
 //

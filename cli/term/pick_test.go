@@ -285,6 +285,43 @@ func TestPickPlain(t *testing.T) {
 	}
 }
 
+// The plain list has a line of column heads, and its columns line up in
+// cells whatever the titles hold (CJK, an emoji family, a title cut).
+func TestPickPlainColumns(t *testing.T) {
+	rows := []Row{
+		{ID: "id-1", Title: "plain title", Age: "3d", Branch: "main", Items: 4},
+		{ID: "id-2", Title: "日本語のタイトル", Age: "5m", Items: 1},
+		{ID: "id-3", Title: "a \U0001F468\u200D\U0001F469\u200D\U0001F467 family", Age: "2h", Branch: "dev", Items: 12},
+		{ID: "id-4", Title: strings.Repeat("長い", 30), Age: "7w", Branch: "x", Items: 0},
+	}
+	var out bytes.Buffer
+	if _, err := PickPlain(strings.NewReader("\n"), &out, rows); !errors.Is(err, ErrCancelled) {
+		t.Fatal(err)
+	}
+	lines := strings.Split(out.String(), "\n")
+	head := lines[0]
+	for _, h := range []string{"TITLE", "AGE", "ITEMS", "BRANCH", "ID"} {
+		if !strings.Contains(head, h) {
+			t.Fatalf("no %s in the heads: %q", h, head)
+		}
+	}
+	// at is the cell where sub starts in line.
+	at := func(line, sub string) int {
+		i := strings.Index(line, sub)
+		if i < 0 {
+			t.Fatalf("%q not in %q", sub, line)
+		}
+		return textWidth(line[:i])
+	}
+	title, age, id := at(head, "TITLE"), at(head, "AGE"), at(head, "ID")
+	for n, r := range rows {
+		l := lines[n+1]
+		if at(l, strconv.Itoa(n+1)+". ")+3 != title || at(l, "  "+r.Age+" ")+2 != age || at(l, r.ID) != id {
+			t.Errorf("row %d is out of its columns:\n%s\n%s", n+1, head, l)
+		}
+	}
+}
+
 // PickPlain reads no further than the answer's line.
 func TestPickPlainLeavesTheRest(t *testing.T) {
 	r := strings.NewReader("2\nnext line\n")

@@ -9,7 +9,8 @@ import (
 )
 
 // PickPlain is the picker without a terminal: it writes every row to w as
-// a numbered list (from 1), asks for a number and reads one line from r.
+// a numbered list (from 1) under a line of column heads, asks for a
+// number and reads one line from r.
 // An empty answer, "q" or the end of r give ErrCancelled; an answer that
 // names no row gives an error wrapping ErrBadChoice that quotes it.
 func PickPlain(r io.Reader, w io.Writer, rows []Row) (int, error) {
@@ -18,6 +19,7 @@ func PickPlain(r io.Reader, w io.Writer, rows []Row) (int, error) {
 	}
 	var b strings.Builder
 	width := len(strconv.Itoa(len(rows)))
+	fmt.Fprintf(&b, "%*s  %s\n", width, "", plainHeader())
 	for i, row := range rows {
 		fmt.Fprintf(&b, "%*d. %s\n", width, i+1, formatRow(row))
 	}

@@ -4,7 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode"
-	"unicode/utf8"
+
+	"github.com/charmbracelet/x/ansi"
 
 	"cairn/cli/display"
 )
@@ -28,7 +29,7 @@ type Row struct {
 	Current bool
 }
 
-// titleWidth is the title column of a row, in runes.
+// titleWidth is the title column of a row, in cells.
 const titleWidth = 40
 
 // formatRow is a row as one line of text (every field escaped by
@@ -58,21 +59,24 @@ func formatRow(r Row) string {
 	return s
 }
 
-// cut shortens s to at most n runes, ending it with "…" when cut.
+// plainHeader is the line of column heads above formatRow's rows.
+func plainHeader() string {
+	return fmt.Sprintf("%s  %-8s  %-11s  %-12s  %s", pad("TITLE", titleWidth), "AGE", "ITEMS", "BRANCH", "ID")
+}
+
+// cut shortens s to at most n cells, ending it with "…" when cut; a
+// grapheme cluster is never split.
 func cut(s string, n int) string {
 	if n <= 0 {
 		return ""
 	}
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:n-1]) + "…"
+	return ansi.Truncate(s, n, "…")
 }
 
-// pad fills s with spaces to n runes.
+// pad fills s with spaces to n cells, so that a column after a title in
+// CJK or with emoji lines up with the others.
 func pad(s string, n int) string {
-	if k := n - utf8.RuneCountInString(s); k > 0 {
+	if k := n - textWidth(s); k > 0 {
 		return s + strings.Repeat(" ", k)
 	}
 	return s

@@ -250,3 +250,30 @@ func TestLayoutTabsAndWords(t *testing.T) {
 		t.Fatalf("cluster at a row's end: %q, %q", rowText(text, rows[0]), rowText(text, rows[1]))
 	}
 }
+
+// Emoji clusters are two cells by the grapheme cluster rule (width.go),
+// in the editor's layout and in the prompt's measure alike: a library
+// update that changed either would move the cursor on every terminal that
+// follows the rule.
+func TestClusterWidths(t *testing.T) {
+	for _, c := range []struct {
+		s string
+		w int
+	}{
+		{"\U0001F468\u200D\U0001F469\u200D\U0001F467", 2}, // ZWJ family
+		{"\U0001F44D\U0001F3FD", 2},                       // thumbs up, skin tone
+		{"\u2764\uFE0F", 2},                               // heart made emoji by U+FE0F
+		{"\U0001F1EF\U0001F1F5", 2},                       // a flag
+		{"e\u0301", 1},                                    // e and a combining acute
+		{"日", 2},
+		{"a", 1},
+	} {
+		rows := layoutText(c.s, 80)
+		if len(rows) != 1 || rows[0].w != c.w {
+			t.Errorf("%q: the editor lays it out as %+v, want one row of %d cells", c.s, rows, c.w)
+		}
+		if w := textWidth(c.s); w != c.w {
+			t.Errorf("%q: textWidth %d, want %d", c.s, w, c.w)
+		}
+	}
+}
