@@ -518,6 +518,12 @@ func TestPTYPastedBlocks(t *testing.T) {
 	paste(":write Makefile\nall:\n\techo hi\n")
 	paste(":write pasted.txt\nalpha\n\tbeta  \n\n.")
 	paste(":patch\n*** Begin Patch\n*** Add File: new.txt\n+x\n*** End Patch\n.\n")
+	// A block typed after :write, pasted at its "... " prompt, with the "."
+	// typed after the paste in the same text: the "." line ends it.
+	p.nextPrompt(t)
+	p.Send(t, ":write after.txt\r")
+	p.Expect(t, "... ")
+	p.Send(t, "\x1b[200~one\r\ttwo\r\x1b[201~.\r")
 	paste(":patch\ndiff --git a/main.go b/main.go\n--- a/main.go\n+++ b/main.go\n@@ -1,5 +1,5 @@\n package main\n \n func main() {\n-\tprintln(\"a\")\n+\tprintln(\"b\")\n }\n")
 	p.nextPrompt(t)
 	p.Send(t, "\x04")
@@ -528,6 +534,7 @@ func TestPTYPastedBlocks(t *testing.T) {
 		"Makefile":   "all:\n\techo hi\n",
 		"pasted.txt": "alpha\n\tbeta  \n\n",
 		"new.txt":    "x\n",
+		"after.txt":  "one\n\ttwo\n",
 		"main.go":    strings.Replace(goFile, `"a"`, `"b"`, 1),
 	} {
 		if b, err := os.ReadFile(filepath.Join(dir, name)); err != nil || string(b) != want {

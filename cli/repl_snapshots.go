@@ -108,7 +108,10 @@ func blockContent(body string) string {
 	return b + "\n"
 }
 
-// readBlock reads the lines of a :write up to a line holding only ".".
+// readBlock reads the lines of a :write up to a line holding only ".". A
+// text of several lines (pasted at the "... " prompt, a "." typed after it)
+// is taken line by line: its last line ending the block if it is ".", as
+// when each line is typed.
 func (r *repl) readBlock() (string, bool) {
 	var b strings.Builder
 	for {
@@ -126,6 +129,10 @@ func (r *repl) readBlock() (string, bool) {
 			return "", false
 		}
 		if line == "." {
+			return b.String(), true
+		}
+		if last := strings.TrimSuffix(line, "\n"); strings.HasSuffix(last, "\n.") {
+			b.WriteString(strings.TrimSuffix(last, "."))
 			return b.String(), true
 		}
 		b.WriteString(line)
