@@ -200,6 +200,10 @@ func (g *Globals) mainHook(agent string) int {
 	g.stderr, g.term, g.stdout = errw, g.stdout, outw
 	defer errw.Flush()
 	defer outw.Flush()
+	// One event, one short process, whose allocations (a prompt's hook
+	// reads the whole session) are freed by its exit: collecting them
+	// before is time the agent waits for (burstGC).
+	defer burstGC()()
 	err := g.runHook(agent)
 	if g.store != nil {
 		g.store.Close()

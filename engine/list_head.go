@@ -64,7 +64,7 @@ func (w *Workspace) liveOwner(id string) int {
 		return 0
 	}
 	if errors.Is(err, vfs.ErrLocked) {
-		if pid := ownerOf(fsys, lockName(w.dir, id)); pid > 0 {
+		if pid, _ := ownerOf(fsys, lockName(w.dir, id)); pid > 0 {
 			return pid
 		}
 		return -1

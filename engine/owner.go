@@ -68,10 +68,13 @@ func (w *Workspace) acquireAs(id string, brief bool) (vfs.Lock, error) {
 	fsys := w.s.fsys
 	l, err := fsys.Lock(lockName(w.dir, id))
 	for deadline := time.Now().Add(probeWait); errors.Is(err, vfs.ErrLocked); {
-		pid := ownerOf(fsys, lockName(w.dir, id))
+		// The pid and the word after it come from one read of the lock
+		// file: read apart, a brief owner that lets go between the two
+		// reads would be taken for one that holds the session until it
+		// ends, and a hook would give up instead of waiting.
+		pid, brief := ownerOf(fsys, lockName(w.dir, id))
 		if pid > 0 && vfs.ProcessAlive(pid) || !time.Now().Before(deadline) {
-			_, b := readOwner(fsys, lockName(w.dir, id))
-			return nil, &BusyError{ID: id, PID: pid, Brief: b}
+			return nil, &BusyError{ID: id, PID: pid, Brief: brief}
 		}
 		l, err = fsys.Lock(lockName(w.dir, id))
 	}
@@ -168,17 +171,12 @@ func (w *Workspace) ownerPID(id string) int {
 		return 0
 	}
 	if errors.Is(err, vfs.ErrLocked) {
-		if pid := ownerOf(fsys, lockName(w.dir, id)); pid > 0 {
+		if pid, _ := ownerOf(fsys, lockName(w.dir, id)); pid > 0 {
 			return pid
 		}
 		return -1
 	}
 	return 0
-}
-
-func readPID(fsys vfs.FS, name string) int {
-	pid, _ := readOwner(fsys, name)
-	return pid
 }
 
 // readOwner reads a lock file or hint: the pid, and whether the owner
@@ -197,16 +195,17 @@ func readOwner(fsys vfs.FS, name string) (int, bool) {
 	return pid, len(fs) > 1 && fs[1] == ownerBrief
 }
 
-// ownerOf reads the pid of the process holding the lock file name. A new
-// owner writes its pid just after taking the lock, so a reader that finds
-// none yet, or the pid of a process that is gone (left by a crashed
-// owner), looks again for a moment before saying it does not know.
-func ownerOf(fsys vfs.FS, name string) int {
+// ownerOf reads the pid of the process holding the lock file name, and
+// whether it said it is brief, both from one read. A new owner writes its
+// pid just after taking the lock, so a reader that finds none yet, or the
+// pid of a process that is gone (left by a crashed owner), looks again for
+// a moment before saying it does not know.
+func ownerOf(fsys vfs.FS, name string) (int, bool) {
 	for range 50 {
-		if pid := readPID(fsys, name); pid > 0 && vfs.ProcessAlive(pid) {
-			return pid
+		if pid, brief := readOwner(fsys, name); pid > 0 && vfs.ProcessAlive(pid) {
+			return pid, brief
 		}
 		time.Sleep(2 * time.Millisecond)
 	}
-	return readPID(fsys, name)
+	return readOwner(fsys, name)
 }
