@@ -209,3 +209,49 @@ func TestDocExamplesParse(t *testing.T) {
 		t.Error("linesMatch")
 	}
 }
+
+// TestDocGoExcerpts: each ```go block of the README and docs/ is an
+// excerpt of engine/example_test.go, whose examples go test runs with
+// their output checked, so the Go the docs show compiles and works.
+func TestDocGoExcerpts(t *testing.T) {
+	src, err := os.ReadFile("../engine/example_test.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := 0
+	for _, page := range docPages(t) {
+		text, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, block := range fencedBlocks(string(text), "go") {
+			found++
+			if !strings.Contains(string(src), block) {
+				t.Errorf("%s shows Go that engine/example_test.go does not hold:\n%s", page, block)
+			}
+		}
+	}
+	if found == 0 {
+		t.Error("no page shows the engine's Go")
+	}
+}
+
+// fencedBlocks are the bodies of the fenced blocks of text whose info
+// string is lang.
+func fencedBlocks(text, lang string) []string {
+	var out []string
+	var cur []string
+	in := false
+	for _, line := range strings.Split(text, "\n") {
+		switch {
+		case !in && line == "```"+lang:
+			in, cur = true, nil
+		case in && line == "```":
+			in = false
+			out = append(out, strings.Join(cur, "\n")+"\n")
+		case in:
+			cur = append(cur, line)
+		}
+	}
+	return out
+}
