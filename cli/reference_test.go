@@ -15,16 +15,30 @@ import (
 )
 
 // TestReference holds docs/commands.md and docs/man/cairn.1 to the
-// grammar: a command, flag or help text changed without regenerating them
-// fails here. Regenerate with go test ./cli -run TestReference -update.
+// grammar, and the drawings of docs/format.md to the sources: a command,
+// flag, help text or drawn line changed without regenerating them fails
+// here. Regenerate with go test ./cli -run TestReference -update.
 func TestReference(t *testing.T) {
 	p, err := newParser(&CLI{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	drawn, err := formatDrawings("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	format, err := os.ReadFile("../docs/format.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	formatPage, err := withFormatDrawings(string(format), drawn)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, f := range []struct{ path, want string }{
 		{"../docs/commands.md", commandsMarkdown(p.Model)},
 		{"../docs/man/cairn.1", manPage(p.Model, time.Time{})},
+		{"../docs/format.md", formatPage},
 	} {
 		if *updateScripts {
 			if err := os.WriteFile(f.path, []byte(f.want), 0o644); err != nil {
