@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
-	mangokong "github.com/alecthomas/mango-kong"
 	"github.com/alecthomas/kong"
+	mangokong "github.com/alecthomas/mango-kong"
 	"github.com/muesli/roff"
 
 	"cairn/docs"
