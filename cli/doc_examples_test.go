@@ -160,7 +160,7 @@ func TestDocExamples(t *testing.T) {
 				want := all[args[0]].wants[args[1]]
 				got := strings.Split(strings.TrimSuffix(ts.ReadFile(args[2]), "\n"), "\n")
 				if !linesMatch(got, want) {
-					ts.Fatalf("%s shows\n%s\nbut the command printed\n%s", args[0], strings.Join(want, "\n"), strings.Join(got, "\n"))
+					ts.Fatalf("%s shows (%s)\n%s\nbut the command printed\n%s", args[0], args[1], strings.Join(want, "\n"), strings.Join(got, "\n"))
 				}
 			},
 		},
@@ -254,4 +254,42 @@ func fencedBlocks(text, lang string) []string {
 		}
 	}
 	return out
+}
+
+// TestDocsNameRealTests: every test, fuzz target or benchmark a page names
+// (`TestX`, `FuzzX`, `BenchmarkX` in backquotes) is a function of cairn's
+// sources, so a renamed test cannot leave a promise pointing at nothing.
+func TestDocsNameRealTests(t *testing.T) {
+	defined := map[string]bool{}
+	decl := regexp.MustCompile(`(?m)^func ((?:Test|Fuzz|Benchmark)\w+)\(`)
+	err := filepath.WalkDir("..", func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, "_test.go") {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		for _, m := range decl.FindAllSubmatch(b, -1) {
+			defined[string(m[1])] = true
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	named := regexp.MustCompile("`((?:Test|Fuzz|Benchmark)[A-Z]\\w*)`")
+	count := 0
+	for _, page := range docPages(t) {
+		b, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range named.FindAllStringSubmatch(string(b), -1) {
+			count++
+			if !defined[m[1]] {
+				t.Errorf("%s names %s, which no test file defines", page, m[1])
+			}
+		}
+	}
+	if count == 0 {
+		t.Error("no page names a test")
+	}
 }
