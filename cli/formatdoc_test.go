@@ -3,6 +3,9 @@ package cli
 import (
 	"bufio"
 	"fmt"
+	"go/doc"
+	"go/parser"
+	"go/token"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -111,4 +114,61 @@ func TestFormatDrawings(t *testing.T) {
 			t.Errorf("the drawings lack %s", want)
 		}
 	}
+}
+
+// The package table of docs/embedding.md is made from each package's doc
+// comment (its first sentence), so a package that moves or is added shows
+// there at the next -update and a stale table fails TestReference.
+const (
+	packagesBegin = "<!-- begin: each package's doc comment; go test ./cli -run TestReference -update makes it -->\n"
+	packagesEnd   = "<!-- end: each package's doc comment -->\n"
+)
+
+// packagesTable is a markdown table of the packages under root: import
+// path and the synopsis of the package's doc comment.
+func packagesTable(root string) (string, error) {
+	var rows []string
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return err
+		}
+		if path != root && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".")) {
+			return filepath.SkipDir
+		}
+		pkgs, err := parser.ParseDir(token.NewFileSet(), path, func(fi fs.FileInfo) bool {
+			return !strings.HasSuffix(fi.Name(), "_test.go")
+		}, parser.PackageClauseOnly|parser.ParseComments)
+		if err != nil {
+			return err
+		}
+		for _, p := range pkgs {
+			text := ""
+			for _, f := range p.Files {
+				if f.Doc != nil {
+					text = f.Doc.Text()
+					break
+				}
+			}
+			rel, _ := filepath.Rel(root, path)
+			var pd doc.Package
+			// A tab after the path sorts a package before those under it.
+			rows = append(rows, fmt.Sprintf("%s\t| `%s` | %s |", filepath.ToSlash(rel), filepath.ToSlash(rel), cell(pd.Synopsis(text))))
+		}
+		return nil
+	})
+	sort.Strings(rows)
+	for i, r := range rows {
+		_, rows[i], _ = strings.Cut(r, "\t")
+	}
+	return "| package | what it does |\n|---|---|\n" + strings.Join(rows, "\n") + "\n", err
+}
+
+// between is page with the text between the markers begin and end
+// replaced by text.
+func between(page, begin, end, text string) (string, error) {
+	i, j := strings.Index(page, begin), strings.Index(page, end)
+	if i < 0 || j < i {
+		return "", fmt.Errorf("the page lacks the markers %q", strings.TrimSpace(begin))
+	}
+	return page[:i+len(begin)] + "\n" + text + "\n" + page[j:], nil
 }

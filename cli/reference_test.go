@@ -35,7 +35,20 @@ func TestReference(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	table, err := packagesTable("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	embedding, err := os.ReadFile("../docs/embedding.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	embeddingPage, err := between(string(embedding), packagesBegin, packagesEnd, table)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, f := range []struct{ path, want string }{
+		{"../docs/embedding.md", embeddingPage},
 		{"../docs/commands.md", commandsMarkdown(p.Model)},
 		{"../docs/man/cairn.1", manPage(p.Model, time.Time{})},
 		{"../docs/format.md", formatPage},
