@@ -12,7 +12,8 @@ import (
 //go:embed *.md
 var pages embed.FS
 
-// Page is the text of the page docs/NAME.md, and whether there is one.
+// Page is the text of the page called name (the markdown file of that name
+// in this folder), and whether there is one.
 func Page(name string) (string, bool) {
 	if name == "" || strings.ContainsAny(name, "/.") {
 		return "", false
