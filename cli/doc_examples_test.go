@@ -293,3 +293,47 @@ func TestDocsNameRealTests(t *testing.T) {
 		t.Error("no page names a test")
 	}
 }
+
+// TestDocsCiteFilesThatExist: a path of the repository a page cites
+// (engine/doc.go, testdata/script/whole_session.sh, a link to another
+// page) is there, so a file moved by a reshape cannot leave a page
+// pointing at nothing.
+func TestDocsCiteFilesThatExist(t *testing.T) {
+	cited := regexp.MustCompile(`(?:\.\./)?[A-Za-z0-9_-]+(?:/[A-Za-z0-9_.-]+)*\.(?:go|md|sh|txtar|1)\b`)
+	top, err := os.ReadDir("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dirs := map[string]bool{}
+	for _, e := range top {
+		dirs[e.Name()] = e.IsDir()
+	}
+	count := 0
+	for _, page := range docPages(t) {
+		b, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range cited.FindAllString(string(b), -1) {
+			name = strings.TrimPrefix(name, "../")
+			first, _, nested := strings.Cut(name, "/")
+			switch {
+			case nested && dirs[first]:
+				// A path from the top of the repository.
+				count++
+				if _, err := os.Stat("../" + name); err != nil {
+					t.Errorf("%s cites %s, which the repository does not hold", page, name)
+				}
+			case !nested && filepath.Dir(page) == "../docs" && strings.Contains(string(b), "]("+name):
+				// A link to another page of docs/.
+				count++
+				if _, err := os.Stat("../docs/" + name); err != nil {
+					t.Errorf("%s links %s, which docs/ does not hold", page, name)
+				}
+			}
+		}
+	}
+	if count == 0 {
+		t.Error("no page cites a file")
+	}
+}
