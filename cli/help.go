@@ -8,6 +8,8 @@ import (
 
 	"github.com/alecthomas/kong"
 	xterm "golang.org/x/term"
+
+	"cairn/docs"
 )
 
 // helpPrinter is kong's help with, for `cairn --help`, the REPL's own
@@ -31,6 +33,11 @@ func helpPrinter(options kong.HelpOptions, ctx *kong.Context) error {
 	if section := replFlags(ctx.Model, helpWidth(out)); section != "" {
 		text = strings.Replace(text, "\nCommands:\n", "\n"+section+"\nCommands:\n", 1)
 	}
+	// The last line points at the guides as well as a command's help.
+	name := ctx.Model.Name
+	text = strings.Replace(text, fmt.Sprintf("Run \"%s <command> --help\" for more information on a command.", name),
+		fmt.Sprintf("Run \"%[1]s help COMMAND\" (or \"%[1]s COMMAND --help\") for a command's help and examples,\n"+
+			"\"%[1]s help TOPIC\" for a guide: %[2]s;\n\"%[1]s man\" prints the man page.", name, strings.Join(docs.Topics(), ", ")), 1)
 	_, err = fmt.Fprint(out, text)
 	return err
 }

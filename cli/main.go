@@ -56,6 +56,8 @@ type CLI struct {
 	Serve      ServeCmd      `cmd:"" group:"plumbing" help:"Serve the HTTP API of snapshots for the sessions no process owns."`
 	Pair       PairCmd       `cmd:"" group:"plumbing" help:"Make a paired credential for the HTTP API (its token is printed once)."`
 	Completion CompletionCmd `cmd:"" help:"Print the lines that make bash, zsh or fish complete cairn's commands and flags (add them to the shell's startup file)."`
+	Help       HelpCmd       `cmd:"" help:"Print a command's help, or a guide: cairn help agents, cairn help storage trim."`
+	Man        ManCmd        `cmd:"" help:"Print cairn's man page (roff): cairn man > cairn.1."`
 }
 
 // Globals are the flags every command takes.
@@ -82,6 +84,8 @@ type Globals struct {
 	toldEphemeral bool // ephemeral said once that the setting decided
 	// openStore opens the state folder instead of engine.Open (tests).
 	openStore func(home string) (*engine.Store, error)
+	// parser is the grammar, for help and man.
+	parser *kong.Kong
 }
 
 // Process runs cairn as this process's command (cmd/cairn) and returns its
@@ -112,24 +116,20 @@ func mainOn(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		return cli.mainList(dir)
 	}
 	exited := -1
-	parser, err := kong.New(&cli,
-		kong.Name("cairn"),
-		kong.Description("cairn keeps coding-agent sessions as plain files: conversations, audit trails and the files each tool changed."),
+	parser, err := newParser(&cli,
 		kong.Writers(stdout, stderr),
 		kong.Exit(func(code int) {
 			if exited < 0 {
 				exited = code
 			}
 		}),
-		kong.Vars{"version": "cairn " + engine.Version},
 		kong.UsageOnError(),
-		kong.KindMapper(reflect.String, rawString{}),
-		kong.Help(helpPrinter),
 	)
 	if err != nil {
 		fmt.Fprintln(stderr, "cairn:", err)
 		return ExitFailed
 	}
+	cli.parser = parser
 	// A shell completing a word runs cairn with COMP_LINE set: answer and
 	// stop (completion.go).
 	if answerCompletion(parser, stdout) {
@@ -172,6 +172,23 @@ func mainOn(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		return cli.fail(err)
 	}
 	return ExitOK
+}
+
+// newParser is the grammar of cli with the options given: the one parser
+// every command line, `cairn help`, `cairn man` and docs/commands.md read.
+func newParser(cli *CLI, options ...kong.Option) (*kong.Kong, error) {
+	parser, err := kong.New(cli, append([]kong.Option{
+		kong.Name("cairn"),
+		kong.Description("keeps coding-agent sessions as plain files\n\ncairn keeps the conversations, audit trails and the files each tool changed of coding-agent sessions as plain files. It calls no model: it is the storage and the tools under an agent."),
+		kong.Vars{"version": versionText(readBuildInfo())},
+		kong.KindMapper(reflect.String, rawString{}),
+		kong.Help(helpPrinter),
+	}, options...)...)
+	if err != nil {
+		return nil, err
+	}
+	addExamples(parser.Model)
+	return parser, nil
 }
 
 // hookArgs is the agent of a command line that is exactly what `cairn hook
