@@ -110,7 +110,7 @@ func printExecAnswer(w io.Writer, ws *engine.Workspace, a *engine.ExecAnswer, ow
 // given no record of its own. The line is taken as typed, for sh -c.
 type (
 	replExecCmd struct {
-		Timeout int    `name:"timeout" default:"120" placeholder:"SECONDS" help:"The line's hard deadline (default 120). Under agent.shell_execution auto, a timeout over agent.shell_async_threshold_secs runs it in the background: its receipt now, its end reported above the input line."`
+		Timeout int    `name:"timeout" default:"120" placeholder:"SECONDS" help:"The line's hard deadline (default 120). Under shell auto, a timeout over the async threshold runs it in the background: its receipt now, its end reported above the input line."`
 		Line    string `arg:"" placeholder:"LINE" help:"The shell line, as typed (run with sh -c in the workspace)."`
 	}
 	replOwnCmd struct {

@@ -44,7 +44,7 @@ type replCLI struct {
 	History   replHistoryCmd   `cmd:"" name:"/history" help:"show the prompt history"`
 	Shells    replShellsCmd    `cmd:"" name:"/shells" help:"list this session's shell history, or show what command RUN printed; /shells stop JOB stops a background shell job"`
 	Tasks     replTasksCmd     `cmd:"" name:"/tasks" help:"the session's background work, newest first: list, status ID, background ID, cancel ID, older (the next page), recent"`
-	Message   replMessageCmd   `cmd:"" name:"/message" help:"send TEXT to another live session (experimental.cross_session_messaging); it shows above its input line"`
+	Message   replMessageCmd   `cmd:"" name:"/message" help:"send TEXT to another live session, shown above its input line (with cross-session messaging switched on in config.json)"`
 	Undo      replUndoCmd      `cmd:"" name:"/undo" help:"restore the files of the newest snapshot (Alt+Z)"`
 	Redo      replRedoCmd      `cmd:"" name:"/redo" help:"put the undone edit back (Alt+R)"`
 	Snapshots replSnapshotsCmd `cmd:"" name:"/snapshots" help:"list this session's snapshots (F9), or undo every one down to SNAP"`
@@ -63,7 +63,7 @@ type replCLI struct {
 	Write     replWriteCmd     `cmd:"" name:":write" line:"rest" body:"" help:"write PATH with the lines that follow, up to a line holding only \".\" (or with the lines pasted or typed after it with Alt+Enter, in one text)"`
 	Edit      replEditCmd      `cmd:"" name:":edit" help:"the edit file tool: replace the one occurrence of OLD in PATH by NEW (--all: every one; quote words holding spaces, as in a shell)"`
 	Rm        replRmCmd        `cmd:"" name:":rm" line:"rest" help:"the rm file tool: delete PATH"`
-	Exec      replExecCmd      `cmd:"" name:":exec" line:"raw" help:"run a shell line (sh -c, in the workspace), recording what it changes for file revert; a --timeout over agent.shell_async_threshold_secs (120) runs it in the background and answers with a receipt"`
+	Exec      replExecCmd      `cmd:"" name:":exec" line:"raw" help:"run a shell line (sh -c, in the workspace), recording what it changes for file revert; a --timeout over the async threshold (120 s) runs it in the background and answers with a receipt"`
 	Patch     replPatchCmd     `cmd:"" name:":patch" line:"rest" body:"" help:"apply a patch (git diff, or *** Begin Patch) from FILE, or from the lines that follow up to a line holding only \".\" (or pasted with it, in one text); /undo undoes all of it"`
 	Attach    replAttachCmd    `cmd:"" name:":attach" line:"rest" help:"attach a file to the next prompt (:attach alone lists them)"`
 	Own       replOwnCmd       `cmd:"" name:"!" line:"text" help:"run a shell line of your own: kept in the shell history, given no change record"`

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -376,3 +377,44 @@ func TestSessionStartWork(t *testing.T) {
 }
 
 var wordID = regexp.MustCompile(`^[a-z]+-[a-z]+-[a-z]+(-[0-9]+)?$`)
+
+// TestTaskControlPagesThousand: list pages 1,000 archived jobs newest
+// first, 20 a page, each next passed back as given: every id once, in
+// order, and no next on the last page.
+func TestTaskControlPagesThousand(t *testing.T) {
+	ctx := context.Background()
+	_, ws := testStore(t)
+	s := newSession(t, ws)
+	l, _, err := bgwork.Open(ws.s.fsys, workLedgerName(ws.dir, s.ID()), bgwork.Options{NewItem: newItemID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i <= 1000; i++ {
+		id := fmt.Sprintf("job-%d", i)
+		must(l.Admit(bgwork.Admission{ID: id, Type: bgwork.TypeShell, Background: true}))(t)
+		must(l.Settle(id, bgwork.Result{Text: "exit 0"}))(t)
+	}
+	must(l.Deliver(ctx, "", ledgerSink{&itemSink{s: s}}))(t)
+	l.Close()
+	seen, pages, cursor := 0, 0, ""
+	for {
+		a := must(ws.TaskControl(ctx, s.ID(), TaskControlRequest{Action: "list", Cursor: cursor}))(t)
+		pages++
+		for _, w := range a.Page.Works {
+			if want := fmt.Sprintf("job-%d", 1000-seen); w.ID != want || !w.Archived {
+				t.Fatalf("entry %d is %s (archived %v), want %s", seen, w.ID, w.Archived, want)
+			}
+			seen++
+		}
+		if a.Page.Next == "" {
+			break
+		}
+		if len(a.Page.Works) != 20 {
+			t.Fatalf("page %d holds %d", pages, len(a.Page.Works))
+		}
+		cursor = a.Page.Next
+	}
+	if seen != 1000 || pages != 50 {
+		t.Fatalf("%d entries on %d pages", seen, pages)
+	}
+}
