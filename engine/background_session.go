@@ -140,6 +140,11 @@ func (s *Session) Shell(ctx context.Context, line string, o ShellOptions) (Shell
 // shellJob runs a background shell line and says how it ended.
 func (s *Session) shellJob(ctx context.Context, line string, eo ExecOptions) bgwork.Result {
 	ans, err := s.execBackground(ctx, line, eo)
+	if ans == nil && ctx.Err() != nil {
+		// Cancelled (or closed) before its shell started: the Runner
+		// settles it cancelled, not failed.
+		return bgwork.Result{Text: "not run: cancelled before it started"}
+	}
 	if ans == nil {
 		return bgwork.Result{Outcome: bgwork.Failed, Text: "not run: " + err.Error()}
 	}
