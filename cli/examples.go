@@ -31,6 +31,8 @@ var examples = map[string][]string{
 	"attachment":         {"cairn attachment $S 2 > shot.png", "cairn attachment --list $S 2"},
 	"task":               {"cairn task $S implement-footer-chips", "cairn task $S implement-footer-chips --cancel"},
 	"tasks":              {"cairn tasks $S"},
+	"task-control":       {"cairn task-control list --json", "cairn task-control status --session $S --task exec-1", "cairn task-control cancel --task exec-1"},
+	"message":            {"cairn message $S 'the tests pass on main now'", "cairn message --queue $S 'look at the CI log when you resume'"},
 	"shells":             {"cairn shells $S", "cairn shells $S exec-1"},
 	"turn":               {"cairn turn --session $S --model m-1 --input-tokens 1200 --output-tokens 300 --cost-usd 0.0125"},
 	"where":              {"cairn where", "cairn where --json"},

@@ -22,6 +22,7 @@ import (
 // record it must make could not be made, bad input, a busy session).
 type ToolExecCmd struct {
 	NoSnapshots bool     `name:"no-snapshots" help:"Record no file changes for this process."`
+	Timeout     int      `name:"timeout" default:"120" placeholder:"SECONDS" help:"The line's hard deadline: it is killed after SECONDS (default 120). A one-shot command waits for the line whatever agent.shell_execution says (auto resolves to sync; async is refused)."`
 	Line        []string `arg:"" passthrough:"" placeholder:"LINE" help:"The shell line: the words after -- joined by spaces (quote it as one word to keep its own quoting)."`
 }
 
@@ -32,6 +33,9 @@ func (c *ToolExecCmd) Run(g *Globals, t *ToolCmd) error {
 	}
 	if strings.TrimSpace(line) == "" {
 		return usageErrorf("tool exec needs a shell line: cairn tool exec -- LINE")
+	}
+	if c.Timeout < 1 || c.Timeout > engine.MaxShellTimeoutSecs {
+		return usageErrorf("--timeout takes 1 to %d seconds, not %d", engine.MaxShellTimeoutSecs, c.Timeout)
 	}
 	opts := g.sessionOptions()
 	opts.NoSnapshots = c.NoSnapshots
@@ -51,7 +55,8 @@ func (c *ToolExecCmd) Run(g *Globals, t *ToolCmd) error {
 	// in a group of their own that the signal does not reach.
 	ctx, stop := signal.NotifyContext(g.ctx, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
-	a, err := s.Exec(ctx, line, eo)
+	sa, err := s.Shell(ctx, line, engine.ShellOptions{ExecOptions: eo, TimeoutSecs: c.Timeout, Use: engine.ExecOneShot})
+	a := sa.Exec
 	if a != nil && errors.Is(err, context.Canceled) {
 		return fmt.Errorf("cancelled: the line was stopped (exit %d); its shell history entry is %s and its output %s", a.ExitCode, a.Run, a.Output)
 	}
@@ -62,7 +67,13 @@ func (c *ToolExecCmd) Run(g *Globals, t *ToolCmd) error {
 		return err
 	}
 	if g.JSON {
-		return g.printJSON(a)
+		return g.printJSON(struct {
+			*engine.ExecAnswer
+			TimedOut bool `json:"timed_out,omitempty"`
+		}{a, sa.TimedOut})
+	}
+	if sa.TimedOut {
+		fmt.Fprintf(g.stderr, "cairn: the line passed its timeout and was killed\n")
 	}
 	printExecAnswer(g.stderr, ws, a, false)
 	return nil
@@ -99,22 +110,52 @@ func printExecAnswer(w io.Writer, ws *engine.Workspace, a *engine.ExecAnswer, ow
 // given no record of its own. The line is taken as typed, for sh -c.
 type (
 	replExecCmd struct {
-		Line string `arg:"" placeholder:"LINE" help:"The shell line, as typed (run with sh -c in the workspace)."`
+		Timeout int    `name:"timeout" default:"120" placeholder:"SECONDS" help:"The line's hard deadline (default 120). Under shell auto, a timeout over the async threshold runs it in the background: its receipt now, its end reported above the input line."`
+		Line    string `arg:"" placeholder:"LINE" help:"The shell line, as typed (run with sh -c in the workspace)."`
 	}
 	replOwnCmd struct {
 		Line string `arg:"" placeholder:"LINE" help:"The shell line, as typed (run with sh -c in the workspace)."`
 	}
 )
 
-func (c *replExecCmd) Run(r *repl, l *replLine) error { return r.execLine(l.ctx, c.Line, false) }
-func (c *replOwnCmd) Run(r *repl, l *replLine) error  { return r.execLine(l.ctx, c.Line, true) }
+func (c *replExecCmd) Run(r *repl, l *replLine) error {
+	if c.Line == "" {
+		return usageErrorf(":exec needs a shell line")
+	}
+	if c.Timeout < 1 || c.Timeout > engine.MaxShellTimeoutSecs {
+		return usageErrorf("--timeout takes 1 to %d seconds, not %d", engine.MaxShellTimeoutSecs, c.Timeout)
+	}
+	return r.execLine(l.ctx, c.Line, false, c.Timeout)
+}
+func (c *replOwnCmd) Run(r *repl, l *replLine) error {
+	return r.execLine(l.ctx, c.Line, true, 0)
+}
 
-// execLine runs a REPL shell line (own: a !LINE). Its output shows as it
-// prints; Ctrl-C kills it (ctx).
-func (r *repl) execLine(ctx context.Context, line string, own bool) error {
-	a, err := r.sess.Exec(ctx, line, engine.ExecOptions{Own: own, Stdout: r.out, Stderr: r.out})
+// execLine runs a REPL shell line (own: a !LINE) with timeout as its
+// hard deadline, or (:exec, the agent section says so) in the background.
+// A waited line's output shows as it prints; Ctrl-C kills it (ctx).
+func (r *repl) execLine(ctx context.Context, line string, own bool, timeout int) error {
+	eo := engine.ExecOptions{Own: own, Stdout: r.out, Stderr: r.out}
+	var sa engine.ShellAnswer
+	var err error
+	if own {
+		// The person's own line is no agent call: it always waits, with
+		// no deadline but Ctrl-C.
+		sa.Exec, err = r.sess.Exec(ctx, line, eo)
+	} else {
+		sa, err = r.sess.Shell(ctx, line, engine.ShellOptions{ExecOptions: eo, TimeoutSecs: timeout, Use: engine.ExecPersistent})
+	}
+	if rc := sa.Receipt; rc != nil {
+		fmt.Fprintf(r.out, "Running in the background as %s (a receipt: admitted, not a success); its end is reported here. /tasks lists it, /shells stop %s stops it.\n", rc.Work, rc.Work)
+		r.refreshPrompt()
+		return nil
+	}
+	a := sa.Exec
 	if a == nil {
 		return refusedLine(err)
+	}
+	if sa.TimedOut {
+		fmt.Fprintf(r.out, "\nThe line passed its timeout of %ds and was killed.\n", timeout)
 	}
 	if errors.Is(err, context.Canceled) {
 		fmt.Fprintln(r.out, "\nCancelled; the line was stopped.")

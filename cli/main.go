@@ -22,42 +22,44 @@ import (
 type CLI struct {
 	Globals
 
-	Run        RunCmd        `cmd:"" default:"withargs" help:"Run a session in this directory (the line REPL)."`
-	Resume     ResumeCmd     `cmd:"" help:"Choose one of this directory's sessions and resume it."`
-	Prompt     PromptCmd     `cmd:"" group:"plumbing" help:"Append a user prompt to a session."`
-	Append     AppendCmd     `cmd:"" group:"plumbing" help:"Append an assistant, reasoning, tool_call or tool_result item."`
-	Sessions   SessionsCmd   `cmd:"" group:"plumbing" help:"List sessions, newest first."`
-	Show       ShowCmd       `cmd:"" group:"plumbing" help:"Print a session's record."`
-	Transcript TranscriptCmd `cmd:"" group:"plumbing" help:"Print a session's conversation."`
-	Trail      TrailCmd      `cmd:"" group:"plumbing" help:"Print a session's audit trail."`
-	Rename     RenameCmd     `cmd:"" group:"plumbing" help:"Rename a session."`
-	History    HistoryCmd    `cmd:"" group:"plumbing" help:"Print the prompt history."`
-	Fork       ForkCmd       `cmd:"" group:"plumbing" help:"Fork a session at an item."`
-	Revert     RevertCmd     `cmd:"" group:"plumbing" help:"Move a session's head back to an item; with --files, undo the file changes recorded since it (a preview unless --apply)."`
-	Unrevert   UnrevertCmd   `cmd:"" group:"plumbing" help:"Undo the reverts since the last new work."`
-	Compact    CompactCmd    `cmd:"" group:"plumbing" help:"Replace an older stretch by a summary in the request view."`
-	Output     OutputCmd     `cmd:"" group:"plumbing" help:"Print a session's stored tool output, search it, or store one (output put)."`
-	Attachment AttachmentCmd `cmd:"" group:"plumbing" help:"Write an item's attachment to stdout, byte for byte (or --list them)."`
-	Task       TaskCmd       `cmd:"" group:"plumbing" help:"Print a sub-agent task's transcript (or --cancel a running one)."`
-	Tasks      TasksCmd      `cmd:"" group:"plumbing" help:"List a session's tasks and background shell jobs: id, state, counts, label."`
-	Shells     ShellsCmd     `cmd:"" group:"plumbing" help:"List a session's shell history (the shell lines it ran), or print what one of them printed."`
-	Turn       TurnCmd       `cmd:"" group:"plumbing" help:"End a session's turn: its spend, model, plan and trail labels, durable on return."`
-	Where      WhereCmd      `cmd:"" group:"plumbing" help:"Print where this directory's state lives."`
-	Tool       ToolCmd       `cmd:"" group:"plumbing" help:"Run a file tool (write, edit, rm, patch) or a shell line (exec), snapshotted."`
-	Undo       UndoCmd       `cmd:"" group:"plumbing" help:"Restore the files of the newest applied snapshot."`
-	Redo       RedoCmd       `cmd:"" group:"plumbing" help:"Put the newest undone edit back."`
-	Snapshots  SnapshotsCmd  `cmd:"" group:"plumbing" help:"List a session's snapshots, or restore down to one."`
-	Diff       DiffCmd       `cmd:"" group:"plumbing" help:"Show what a tool call, or a whole turn, changed: a unified diff from its change records, with each file's lines added and removed."`
-	Storage    StorageCmd    `cmd:"" help:"Inspect and check the state folder."`
-	Import     ImportCmd     `cmd:"" help:"Bring Claude Code or Codex sessions into cairn (again: only what is new)."`
-	Hook       HookCmd       `cmd:"" help:"Use cairn under Claude Code or Codex: install its hooks, or run one (the agent runs it)."`
-	MCP        MCPCmd        `cmd:"" name:"mcp" help:"Serve cairn's file tools, shell lines, undo, redo, snapshots and file revert to an agent over MCP (stdin and stdout)."`
-	Migrate    MigrateCmd    `cmd:"" name:"migrate-sessions" help:"Move the sessions saved under one directory (exactly as stored; it may be gone) to another directory. Their usage moves too unless --no-usage; --session moves just one."`
-	Serve      ServeCmd      `cmd:"" group:"plumbing" help:"Serve the HTTP API of snapshots for the sessions no process owns."`
-	Pair       PairCmd       `cmd:"" group:"plumbing" help:"Make a paired credential for the HTTP API (its token is printed once)."`
-	Completion CompletionCmd `cmd:"" help:"Print the lines that make bash, zsh or fish complete cairn's commands and flags (add them to the shell's startup file)."`
-	Help       HelpCmd       `cmd:"" help:"Print a command's help, or a guide: cairn help agents, cairn help storage trim."`
-	Man        ManCmd        `cmd:"" help:"Print cairn's man page (roff): cairn man > cairn.1."`
+	Run        RunCmd         `cmd:"" default:"withargs" help:"Run a session in this directory (the line REPL)."`
+	Resume     ResumeCmd      `cmd:"" help:"Choose one of this directory's sessions and resume it."`
+	Prompt     PromptCmd      `cmd:"" group:"plumbing" help:"Append a user prompt to a session."`
+	Append     AppendCmd      `cmd:"" group:"plumbing" help:"Append an assistant, reasoning, tool_call or tool_result item."`
+	Sessions   SessionsCmd    `cmd:"" group:"plumbing" help:"List sessions, newest first."`
+	Show       ShowCmd        `cmd:"" group:"plumbing" help:"Print a session's record."`
+	Transcript TranscriptCmd  `cmd:"" group:"plumbing" help:"Print a session's conversation."`
+	Trail      TrailCmd       `cmd:"" group:"plumbing" help:"Print a session's audit trail."`
+	Rename     RenameCmd      `cmd:"" group:"plumbing" help:"Rename a session."`
+	History    HistoryCmd     `cmd:"" group:"plumbing" help:"Print the prompt history."`
+	Fork       ForkCmd        `cmd:"" group:"plumbing" help:"Fork a session at an item."`
+	Revert     RevertCmd      `cmd:"" group:"plumbing" help:"Move a session's head back to an item; with --files, undo the file changes recorded since it (a preview unless --apply)."`
+	Unrevert   UnrevertCmd    `cmd:"" group:"plumbing" help:"Undo the reverts since the last new work."`
+	Compact    CompactCmd     `cmd:"" group:"plumbing" help:"Replace an older stretch by a summary in the request view."`
+	Output     OutputCmd      `cmd:"" group:"plumbing" help:"Print a session's stored tool output, search it, or store one (output put)."`
+	Attachment AttachmentCmd  `cmd:"" group:"plumbing" help:"Write an item's attachment to stdout, byte for byte (or --list them)."`
+	Task       TaskCmd        `cmd:"" group:"plumbing" help:"Print a sub-agent task's transcript (or --cancel a running one)."`
+	Tasks      TasksCmd       `cmd:"" group:"plumbing" help:"List a session's tasks and background shell jobs: id, state, counts, label."`
+	TaskCtl    TaskControlCmd `cmd:"" name:"task-control" group:"plumbing" help:"Inspect and control a session's background work: list (paged, newest first), status, cancel, background."`
+	Message    MessageCmd     `cmd:"" group:"plumbing" help:"Send a message to a live session (experimental.cross_session_messaging)."`
+	Shells     ShellsCmd      `cmd:"" group:"plumbing" help:"List a session's shell history (the shell lines it ran), or print what one of them printed."`
+	Turn       TurnCmd        `cmd:"" group:"plumbing" help:"End a session's turn: its spend, model, plan and trail labels, durable on return."`
+	Where      WhereCmd       `cmd:"" group:"plumbing" help:"Print where this directory's state lives."`
+	Tool       ToolCmd        `cmd:"" group:"plumbing" help:"Run a file tool (write, edit, rm, patch) or a shell line (exec), snapshotted."`
+	Undo       UndoCmd        `cmd:"" group:"plumbing" help:"Restore the files of the newest applied snapshot."`
+	Redo       RedoCmd        `cmd:"" group:"plumbing" help:"Put the newest undone edit back."`
+	Snapshots  SnapshotsCmd   `cmd:"" group:"plumbing" help:"List a session's snapshots, or restore down to one."`
+	Diff       DiffCmd        `cmd:"" group:"plumbing" help:"Show what a tool call, or a whole turn, changed: a unified diff from its change records, with each file's lines added and removed."`
+	Storage    StorageCmd     `cmd:"" help:"Inspect and check the state folder."`
+	Import     ImportCmd      `cmd:"" help:"Bring Claude Code or Codex sessions into cairn (again: only what is new)."`
+	Hook       HookCmd        `cmd:"" help:"Use cairn under Claude Code or Codex: install its hooks, or run one (the agent runs it)."`
+	MCP        MCPCmd         `cmd:"" name:"mcp" help:"Serve cairn's file tools, shell lines, undo, redo, snapshots and file revert to an agent over MCP (stdin and stdout)."`
+	Migrate    MigrateCmd     `cmd:"" name:"migrate-sessions" help:"Move the sessions saved under one directory (exactly as stored; it may be gone) to another directory. Their usage moves too unless --no-usage; --session moves just one."`
+	Serve      ServeCmd       `cmd:"" group:"plumbing" help:"Serve the HTTP API of snapshots for the sessions no process owns."`
+	Pair       PairCmd        `cmd:"" group:"plumbing" help:"Make a paired credential for the HTTP API (its token is printed once)."`
+	Completion CompletionCmd  `cmd:"" help:"Print the lines that make bash, zsh or fish complete cairn's commands and flags (add them to the shell's startup file)."`
+	Help       HelpCmd        `cmd:"" help:"Print a command's help, or a guide: cairn help agents, cairn help storage trim."`
+	Man        ManCmd         `cmd:"" help:"Print cairn's man page (roff): cairn man > cairn.1."`
 }
 
 // Globals are the flags every command takes.

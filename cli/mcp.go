@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -45,7 +46,14 @@ type (
 		Patch string `json:"patch" jsonschema:"a git diff, or a '*** Begin Patch' envelope; every file it names changes, or none"`
 	}
 	mcpShellIn struct {
-		Command string `json:"command" jsonschema:"a shell line, run with sh -c in the workspace; what it changes is recorded for file revert"`
+		Command    string `json:"command" jsonschema:"a shell line, run with sh -c in the workspace; what it changes is recorded for file revert"`
+		TimeoutSec int    `json:"timeoutSec,omitempty" jsonschema:"the line's hard deadline in seconds (default 120): it is killed then; set it to what the command needs"`
+	}
+	mcpTaskControlIn struct {
+		Action string `json:"action" jsonschema:"list, status, cancel or background"`
+		TaskID string `json:"task_id,omitempty" jsonschema:"the task or shell job (every action but list)"`
+		Cursor string `json:"cursor,omitempty" jsonschema:"list: the next of the page before, passed back as given"`
+		Limit  int    `json:"limit,omitempty" jsonschema:"list: entries a page (default 20)"`
 	}
 	mcpNoIn     struct{}
 	mcpPromptIn struct {
@@ -65,6 +73,16 @@ const mcpInstructions = `cairn keeps what these tools change so it can be put ba
 	`run_shell says its exit code; a failing command is an error result.`
 
 func (c *MCPCmd) Run(g *Globals) error {
+	// config.json is read before the server starts: a value outside what
+	// it allows (an execution mode) is refused at once, exit 2, rather
+	// than as each tool call's error.
+	st, err := g.open()
+	if err != nil {
+		return err
+	}
+	if _, err := st.Config(); err != nil {
+		return err
+	}
 	opts := g.sessionOptions()
 	opts.NoSnapshots = c.NoSnapshots
 	var s *engine.Session
@@ -105,7 +123,7 @@ func (c *MCPCmd) Run(g *Globals) error {
 		}
 	}()
 	srv := newMCPServer(s, stop)
-	err := srv.Run(context.WithoutCancel(g.ctx), &mcpStdio{in: g.stdin, out: g.stdout, stop: stop})
+	err = srv.Run(context.WithoutCancel(g.ctx), &mcpStdio{in: g.stdin, out: g.stdout, stop: stop})
 	stopNow()
 	if cerr := s.Close(); err == nil {
 		err = cerr
@@ -301,11 +319,17 @@ func newMCPServer(s *engine.Session, stop context.Context) *mcp.Server {
 		func(ctx context.Context, _ *mcp.CallToolRequest, in mcpShellIn) (*mcp.CallToolResult, any, error) {
 			var buf bytes.Buffer
 			res, a, item, err := mcpCallItem(ctx, s, "run_shell", in, func(call string) (any, error) {
-				a, err := s.Exec(ctx, in.Command, engine.ExecOptions{Call: call, Stdout: &buf, Stderr: &buf})
-				if a == nil {
+				// cairn mcp is one-shot: shell auto waits, and the
+				// timeout is the hard deadline.
+				sa, err := s.Shell(ctx, in.Command, engine.ShellOptions{ExecOptions: engine.ExecOptions{Call: call, Stdout: &buf, Stderr: &buf},
+					TimeoutSecs: in.TimeoutSec, Use: engine.ExecOneShot})
+				if sa.Exec == nil {
 					return nil, err
 				}
-				return a, err
+				if sa.TimedOut && err == nil {
+					err = fmt.Errorf("killed at its timeout of %d seconds", cmp.Or(in.TimeoutSec, engine.DefaultShellTimeoutSecs))
+				}
+				return sa.Exec, err
 			})
 			if err != nil || item == "" || (res != nil && res.IsError) {
 				return res, a, err
@@ -319,6 +343,11 @@ func newMCPServer(s *engine.Session, stop context.Context) *mcp.Server {
 			// The output first, for the model, with the exit code; the
 			// answer as structured content.
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: shellText(buf.String(), code)}}, IsError: code != 0}, a, nil
+		})
+	mcp.AddTool(srv, &mcp.Tool{Name: "task_control", Description: "Inspect and control this session's background work: list (newest first, 20 a page; pass next back as cursor for older), status, cancel (shows cancelling until it settles), background (promote a running agent task; task auto only). Every action but list needs task_id.",
+		Annotations: mcpHints("Inspect and control background work", false, true, false, false)},
+		func(ctx context.Context, _ *mcp.CallToolRequest, in mcpTaskControlIn) (*mcp.CallToolResult, any, error) {
+			return mcpAnswer(s.TaskControl(ctx, engine.TaskControlRequest{Action: in.Action, TaskID: in.TaskID, Cursor: in.Cursor, Limit: in.Limit}))
 		})
 	mcp.AddTool(srv, &mcp.Tool{Name: "undo", Description: "Put back the files of the newest file-tool change (write_file, edit_file, apply_patch).",
 		Annotations: mcpHints("Undo the newest change", false, true, false, false)},

@@ -48,7 +48,7 @@ func TestMCPServerOverStdio(t *testing.T) {
 		names = append(names, tool.Name)
 	}
 	slices.Sort(names)
-	want := []string{"apply_patch", "edit_file", "list_items", "list_snapshots", "record_prompt", "redo", "revert_files", "run_shell", "undo", "write_file"}
+	want := []string{"apply_patch", "edit_file", "list_items", "list_snapshots", "record_prompt", "redo", "revert_files", "run_shell", "task_control", "undo", "write_file"}
 	if !slices.Equal(names, want) {
 		t.Fatalf("tools %v, want %v", names, want)
 	}

@@ -3,6 +3,7 @@ package cli
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -103,13 +104,15 @@ func (g *Globals) answerItem(session, item string) error {
 // AppendCmd appends an item of another type.
 type AppendCmd struct {
 	Session    string   `name:"session" required:"" placeholder:"S" help:"Session to append to."`
-	Type       string   `name:"type" required:"" enum:"user,assistant,reasoning,tool_call,tool_result" help:"Item type: assistant, reasoning, tool_call or tool_result (and user, in a task's transcript)."`
+	Type       string   `name:"type" required:"" enum:"user,assistant,reasoning,tool_call,tool_result,report" help:"Item type: assistant, reasoning, tool_call or tool_result (and user, in a task's transcript); report: task --task's report_to_parent, kept in the session's conversation."`
 	Parent     string   `name:"parent" placeholder:"ITEM" help:"Parent item, an id or N for the Nth item of the head path (default: the head)."`
 	Tool       string   `name:"tool" help:"Tool name of a tool_call (required for one)."`
 	Call       string   `name:"call" placeholder:"ITEM" help:"The tool_call a tool_result answers, an id or N (required for a tool_result)."`
 	Task       string   `name:"task" placeholder:"ID" help:"With --type tool_call --tool task: the settled task to continue. Otherwise: append to task ID's transcript (its items by id)."`
 	Background bool     `name:"background" help:"With --type tool_call --tool task: the task runs in the background (cairn tasks marks it bg)."`
 	Output     []string `name:"output" placeholder:"ID" help:"A tool output of the session (as output put printed it) this item refers to; repeatable. A fork keeps it readable."`
+	Title      string   `name:"title" help:"With --type report: a one-line title of at most 80 characters (default: the message's first non-empty line, cut to 80)."`
+	Blocked    bool     `name:"blocked" help:"With --type report: the task cannot go on without something (the message says what); it ends, blocked."`
 	Text       string   `arg:"" help:"The text ('-' reads stdin)."`
 }
 
@@ -129,6 +132,12 @@ func (c *AppendCmd) check() error {
 		return usageErrorf("--background is for a task call only (--type tool_call --tool task)")
 	case c.Type == "tool_call" && c.Tool == engine.TaskTool && len(c.Output) > 0:
 		return usageErrorf("--output is not for a task call: name the outputs on the items of its transcript or its result")
+	case c.Type == "report" && c.Task == "":
+		return usageErrorf("a report needs --task ID: the task reporting to its parent")
+	case c.Type == "report" && (c.Parent != "" || len(c.Output) > 0):
+		return usageErrorf("--parent and --output are not for a report")
+	case c.Type != "report" && (c.Title != "" || c.Blocked):
+		return usageErrorf("--title and --blocked are for a report only (--type report)")
 	case c.Type == "user" && c.Task == "":
 		return usageErrorf("a user prompt is appended with cairn prompt (--type user is for a task's transcript, with --task ID)")
 	}
@@ -150,6 +159,9 @@ func (c *AppendCmd) Run(g *Globals) error {
 	defer s.Close()
 	if err := checkOutputs(g, ws, s.ID(), c.Output); err != nil {
 		return err
+	}
+	if c.Type == "report" {
+		return appendReport(g, s, c, text) // tasks.go
 	}
 	if c.Task != "" && !(c.Type == "tool_call" && c.Tool == engine.TaskTool) {
 		return appendToTask(g, s, c, text) // tasks.go
@@ -581,7 +593,20 @@ func writeTranscript(w io.Writer, items []engine.Item) {
 		case it.Unavailable != nil:
 			text = it.Unavailable.String()
 		}
-		fmt.Fprintf(w, "[%s %s] %s\n", it.Type, it.ID, strings.ReplaceAll(text, "\n", "\n    "))
+		head := ""
+		switch it.Type {
+		case engine.Report: // a child's report: its task, title and whether it is blocked
+			head = " " + it.Task
+			if it.Blocked {
+				head += " blocked"
+			}
+			if it.Title != "" && it.Title != strings.TrimSpace(text) {
+				text = it.Title + "\n" + text
+			}
+		case engine.Message:
+			head = " from " + cmp.Or(it.From, "a script")
+		}
+		fmt.Fprintf(w, "[%s %s%s] %s\n", it.Type, it.ID, head, strings.ReplaceAll(text, "\n", "\n    "))
 	}
 }
 

@@ -66,6 +66,8 @@ type repl struct {
 	kong       *kong.Kong
 	kongExited bool
 
+	bg replBG // background work and messages (repl_background.go)
+
 	// turnHook, set only by tests, is the work of a prompt's turn: it runs
 	// with the turn's context after the prompt is recorded, before the turn
 	// ends (a test makes it wait for the context to end).
@@ -265,6 +267,9 @@ func (r *repl) closeSession() (string, bool) {
 	}
 	s := r.sess
 	r.sess = nil
+	if _, shells := s.Running(); shells > 0 {
+		fmt.Fprintf(r.out, "Stopping %s before the session closes.\n", plural(shells, "background shell job", "background shell jobs"))
+	}
 	r.open.mu.Lock() // a signal arriving now waits for this close
 	err := s.Close()
 	r.open.sess = nil
@@ -302,7 +307,10 @@ func (r *repl) loop() error {
 		r.lines = bufio.NewReader(r.in)
 	}
 	for {
+		r.watchBackground()
+		r.setIdle(true)
 		line, err := r.readLineServing()
+		r.setIdle(false)
 		if r.ed != nil && r.ed.Used() {
 			r.dropDraft()
 			if err == nil && isCommandLine(line) {
@@ -368,7 +376,7 @@ func (r *repl) banner() {
 
 func (r *repl) readLine() (string, error) {
 	if r.ed != nil {
-		return r.ed.ReadLine("cairn> ")
+		return r.ed.ReadLine(promptText(r.sess))
 	}
 	line, err := r.lines.ReadString('\n')
 	if err != nil && (line == "" || !errors.Is(err, io.EOF)) {

@@ -42,7 +42,9 @@ type replCLI struct {
 	Rename    replRenameCmd    `cmd:"" name:"/rename" line:"rest" help:"rename this session"`
 	Clear     replClearCmd     `cmd:"" name:"/clear" aliases:"/new" help:"start a new session here (this one stays resumable)"`
 	History   replHistoryCmd   `cmd:"" name:"/history" help:"show the prompt history"`
-	Shells    replShellsCmd    `cmd:"" name:"/shells" help:"list this session's shell history, or show what command RUN printed"`
+	Shells    replShellsCmd    `cmd:"" name:"/shells" help:"list this session's shell history, or show what command RUN printed; /shells stop JOB stops a background shell job"`
+	Tasks     replTasksCmd     `cmd:"" name:"/tasks" help:"the session's background work, newest first: list, status ID, background ID, cancel ID, older (the next page), recent"`
+	Message   replMessageCmd   `cmd:"" name:"/message" help:"send TEXT to another live session, shown above its input line (with cross-session messaging switched on in config.json)"`
 	Undo      replUndoCmd      `cmd:"" name:"/undo" help:"restore the files of the newest snapshot (Alt+Z)"`
 	Redo      replRedoCmd      `cmd:"" name:"/redo" help:"put the undone edit back (Alt+R)"`
 	Snapshots replSnapshotsCmd `cmd:"" name:"/snapshots" help:"list this session's snapshots (F9), or undo every one down to SNAP"`
@@ -61,7 +63,7 @@ type replCLI struct {
 	Write     replWriteCmd     `cmd:"" name:":write" line:"rest" body:"" help:"write PATH with the lines that follow, up to a line holding only \".\" (or with the lines pasted or typed after it with Alt+Enter, in one text)"`
 	Edit      replEditCmd      `cmd:"" name:":edit" help:"the edit file tool: replace the one occurrence of OLD in PATH by NEW (--all: every one; quote words holding spaces, as in a shell)"`
 	Rm        replRmCmd        `cmd:"" name:":rm" line:"rest" help:"the rm file tool: delete PATH"`
-	Exec      replExecCmd      `cmd:"" name:":exec" line:"raw" help:"run a shell line (sh -c, in the workspace), recording what it changes for file revert"`
+	Exec      replExecCmd      `cmd:"" name:":exec" line:"raw" help:"run a shell line (sh -c, in the workspace), recording what it changes for file revert; a --timeout over the async threshold (120 s) runs it in the background and answers with a receipt"`
 	Patch     replPatchCmd     `cmd:"" name:":patch" line:"rest" body:"" help:"apply a patch (git diff, or *** Begin Patch) from FILE, or from the lines that follow up to a line holding only \".\" (or pasted with it, in one text); /undo undoes all of it"`
 	Attach    replAttachCmd    `cmd:"" name:":attach" line:"rest" help:"attach a file to the next prompt (:attach alone lists them)"`
 	Own       replOwnCmd       `cmd:"" name:"!" line:"text" help:"run a shell line of your own: kept in the shell history, given no change record"`
@@ -203,7 +205,16 @@ func (r *repl) command(ctx context.Context, text string) bool {
 func commandArgs(mode, name, rest string) ([]string, error) {
 	args := []string{name}
 	switch mode {
-	case "raw", "text":
+	case "raw":
+		// Flags first (--timeout 121), as shell words; the line after
+		// them, or after a "--", as typed.
+		flags, line := leadingFlags(rest)
+		args = append(args, flags...)
+		if strings.TrimSpace(line) == "" {
+			return args, nil
+		}
+		return append(args, "--", line), nil
+	case "text":
 		if strings.TrimSpace(rest) == "" {
 			return args, nil
 		}
@@ -223,6 +234,43 @@ func commandArgs(mode, name, rest string) ([]string, error) {
 		return nil, err
 	}
 	return append(args, w...), nil
+}
+
+// leadingFlags cuts the flags off the front of a raw line: each word that
+// starts with "--" and a letter, with the word after it as its value
+// unless it holds "=", up to the first other word; a "--" word ends them
+// and is dropped. The rest is returned as typed.
+func leadingFlags(rest string) (flags []string, line string) {
+	line = rest
+	for {
+		t := strings.TrimLeftFunc(line, unicode.IsSpace)
+		word, after := splitWord(t)
+		switch {
+		case word == "--":
+			return flags, after
+		case len(word) > 2 && strings.HasPrefix(word, "--") && isLetter(word[2]):
+			flags = append(flags, word)
+			if !strings.Contains(word, "=") {
+				v, after2 := splitWord(strings.TrimLeftFunc(after, unicode.IsSpace))
+				if v == "" {
+					return flags, ""
+				}
+				flags, after = append(flags, v), after2
+			}
+			line = after
+		default:
+			return flags, line
+		}
+	}
+}
+
+// splitWord cuts s at its first blank.
+func splitWord(s string) (word, rest string) {
+	i := strings.IndexFunc(s, unicode.IsSpace)
+	if i < 0 {
+		return s, ""
+	}
+	return s[:i], s[i:]
 }
 
 // refuse says why a command line was not run, then the command's usage.

@@ -89,14 +89,26 @@ func (r *repl) stopRunningTasks() ([]string, error) {
 	if r.sess == nil || !r.sess.Recorded() {
 		return nil, nil
 	}
+	// The background work first: stop all is recorded before it is
+	// cancelled, and what settles after it wakes nothing until the next
+	// prompt (its end is still shown and kept).
+	var stopped []string
+	if tasks, shells := r.sess.Running(); tasks+shells > 0 {
+		ws, err := r.sess.StopAll(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, w := range ws {
+			stopped = append(stopped, w.ID)
+		}
+	}
 	recs, err := r.ws.Tasks(ctx, r.sess.ID())
 	if errors.Is(err, engine.ErrNotFound) {
-		return nil, nil
+		return stopped, nil
 	}
 	if err != nil {
-		return nil, err
+		return stopped, err
 	}
-	var stopped []string
 	for _, rec := range recs {
 		if rec.State != engine.TaskRunning {
 			continue

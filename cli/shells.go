@@ -111,10 +111,17 @@ func writeStream(out, term io.Writer, name, text string, cut int64) {
 
 // replShellsCmd is /shells [RUN]: the current session's shell history.
 type replShellsCmd struct {
-	RunID string `arg:"" name:"run" optional:"" help:"A run id, as the list shows it: print what that command printed."`
+	RunID string `arg:"" name:"run" optional:"" help:"A run id, as the list shows it: print what that command printed. Or stop, then JOB."`
+	Job   string `arg:"" name:"job" optional:"" help:"With stop: the background shell job to stop (its id, as /tasks lists it)."`
 }
 
 func (c *replShellsCmd) Run(r *repl, l *replLine) error {
+	if c.RunID == "stop" {
+		return r.stopShellJob(l, c.Job)
+	}
+	if c.Job != "" {
+		return usageErrorf("/shells takes one run id (or stop JOB)")
+	}
 	if !r.sess.Recorded() {
 		fmt.Fprintln(r.out, "No shell lines in this session yet.")
 		return nil

@@ -31,6 +31,19 @@ func startTask(g *Globals, s *engine.Session, c *AppendCmd, parent, text string)
 	return g.answerTask(s.ID(), it.ID, t.ID())
 }
 
+// appendReport records task c.Task's report_to_parent as a report item
+// of the session's conversation; a blocked one ends the task.
+func appendReport(g *Globals, s *engine.Session, c *AppendCmd, text string) error {
+	it, err := s.Report(g.ctx, c.Task, engine.ReportInput{Message: text, Title: c.Title, Blocked: c.Blocked})
+	if err != nil {
+		return err
+	}
+	if err := s.Close(); err != nil {
+		return err
+	}
+	return g.answerTask(s.ID(), it.ID, c.Task)
+}
+
 // appendToTask appends an item to running task c.Task's transcript; its
 // --parent and --call are ids of that transcript.
 func appendToTask(g *Globals, s *engine.Session, c *AppendCmd, text string) error {

@@ -64,6 +64,8 @@
 //	  owners/<id>              the owner's pid, a hint for listings (owner.go)
 //	  outputs/<id>/<output id>.zst
 //	  tasks/<id>/tasks.jsonl, tasks/<id>/<task id>.items.jsonl   task records, sub-agent transcripts (task.go)
+//	  tasks/<id>/work.jsonl    background work: receipts, results, reports, deliveries (background.go)
+//	  tasks/<id>/inbox.jsonl   messages from other sessions and scripts (messages.go)
 //	  hooks/<id>/<call>.json, <call>.tree   an agent's tool call between its pre- and post-tool
 //	                           hooks: a file edit's pre-images (hook.go), a shell command's
 //	                           walk (hook_exec.go), kept past its end while its unit of
@@ -171,7 +173,9 @@
 // Each is drawn in the file that writes it: tool outputs
 // (outputs/<session>/<output id>.zst, outputs.go), attachments (objects
 // named by items, attach.go), task records and sub-agent transcripts
-// (tasks/<session>/, task.go), shell history
+// (tasks/<session>/, task.go), the background-work ledger
+// (tasks/<session>/work.jsonl, engine/internal/bgwork), a session's inbox
+// (tasks/<session>/inbox.jsonl, engine/internal/inbox), shell history
 // (<id>.shell.jsonl, shell.go), the usage ledger (usage.jsonl, usage.go),
 // prompt history (history.jsonl, history.go), config.json (config.go), and
 // ownership hints (owners/<id>, owner.go), the records the workspace

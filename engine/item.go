@@ -16,11 +16,17 @@ const (
 	ToolCall   ItemType = "tool_call"
 	ToolResult ItemType = "tool_result"
 	Compaction ItemType = "compaction"
+	// Report is a child task's report_to_parent in its parent's
+	// conversation: Text the message, with Title, Blocked and Task.
+	Report ItemType = "report"
+	// Message is a cross-session message queued for the next turn: Text,
+	// and From, the sending session ("" for a script).
+	Message ItemType = "message"
 )
 
 func (t ItemType) valid() bool {
 	switch t {
-	case User, Assistant, Reasoning, ToolCall, ToolResult, Compaction:
+	case User, Assistant, Reasoning, ToolCall, ToolResult, Compaction, Report, Message:
 		return true
 	}
 	return false
@@ -54,6 +60,13 @@ type Item struct {
 	// Task, on a "task" tool_call, is the id of the sub-agent task it
 	// started or continued (task.go).
 	Task string `json:"task,omitempty"`
+	// Title and Blocked, on a report item: its one-line title and whether
+	// the child stopped for want of something (background.go).
+	Title   string `json:"title,omitempty"`
+	Blocked bool   `json:"blocked,omitempty"`
+	// From, on a message item, is the session that sent it; "" for a
+	// script (messages.go).
+	From string `json:"from,omitempty"`
 	// Unavailable is set when the item's text is stored as an object that
 	// could not be read back; Text is empty then.
 	Unavailable *Unavailable `json:"unavailable,omitempty"`
@@ -133,6 +146,10 @@ type itemLine struct {
 	// Attachments and Task: attach.go, task.go.
 	Attachments []Attachment `json:"attachments,omitempty"`
 	Task        string       `json:"task,omitempty"`
+	// Blocked and From: a report's and a message's (Title is the
+	// title line's field, used by a report item too).
+	Blocked bool   `json:"blocked,omitempty"`
+	From    string `json:"from,omitempty"`
 	// unavailable is set by a load whose payload object could not be read
 	// back; it is never written.
 	unavailable *Unavailable

@@ -63,6 +63,10 @@ func (l *itemLine) AppendJSON(b []byte) ([]byte, bool) {
 		}
 	}
 	b = appendStringField(b, "task", l.Task)
+	if l.Blocked {
+		b = append(b, `,"blocked":true`...)
+	}
+	b = appendStringField(b, "from", l.From)
 	if l.To != nil {
 		b = append(b, `,"to":`...)
 		b = jsonw.String(b, *l.To)

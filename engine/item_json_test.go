@@ -33,7 +33,7 @@ func fullItemLine() *itemLine {
 		Payload: &Payload{OID: "ab12", Size: 70000}, Tool: "shell", Call: "i-call", Status: "unavailable",
 		Quarantined: true, Slot: "secret", Replaces: []string{"i-a", "i-b"}, Outputs: []string{"output-x"},
 		Attachments: []Attachment{{OID: "cd34", Name: "<shot> & co.png", MediaType: "image/png", Size: 12, Pages: 1}},
-		Task:        "fix-the-build", To: &to, Why: "revert", Session: "s-1", Path: "/w/p", ForkOf: &ForkRef{Session: "s-0", Item: "i-9", N: 2},
+		Task:        "fix-the-build", Blocked: true, From: "s-2", To: &to, Why: "revert", Session: "s-1", Path: "/w/p", ForkOf: &ForkRef{Session: "s-0", Item: "i-9", N: 2},
 		Build: "0.1.0", Title: "a title", Source: "user", Turn: fullTurnState(),
 		Branch: "main", PID: 4242, Meta: json.RawMessage(`{"k":"<v> & w"}`)}
 }

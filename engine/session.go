@@ -43,6 +43,7 @@ type Session struct {
 	shell *shell.Log    // shell history, made on first use (shell.go)
 	calls callRec       // recording calls other than the file tools (callrec_capture.go)
 	tasks *taskLog      // task records, made on first use (task.go)
+	work  sessionWork   // background work and the inbox (background_session.go)
 	cfg   sessionConfig // config.json, read once (session_config.go)
 	// closing is cancelled when Close begins, with stopRunning: the shell
 	// lines running then (Exec) are killed, so Close waits for them to
@@ -300,6 +301,7 @@ func (s *Session) Close() error {
 	s.mu.Lock()
 	s.stopRunning()
 	s.mu.Unlock()
+	s.closeWork() // cancelled and drained before the session is saved
 	s.busy.Lock()
 	defer s.busy.Unlock()
 	s.mu.Lock()

@@ -162,6 +162,9 @@ func (s *Session) Append(ctx context.Context, it Item) (Item, error) {
 	if err != nil {
 		return out, err
 	}
+	if it.Type == User {
+		s.userTurn() // a user turn re-enables automatic continuation
+	}
 	// A result answering a task's call delivers it: the task settles.
 	if call := s.st.items[it.Call]; it.Type == ToolResult && call != nil && call.Task != "" && s.unrecorded == nil {
 		if err := s.endTaskOnResult(ctx, call.Task); err != nil {
@@ -201,7 +204,7 @@ func (s *Session) add(ctx context.Context, it Item) (Item, error) {
 	it.Attachments = atts
 	l := &itemLine{V: 1, Kind: kindItem, ID: it.ID, Type: it.Type, At: &it.At, Tool: it.Tool, Call: it.Call,
 		Status: it.Status, Quarantined: it.Quarantined, Slot: it.Slot, Replaces: it.Replaces, Outputs: it.Outputs,
-		Attachments: attachmentsOnDisk(atts), Task: it.Task}
+		Attachments: attachmentsOnDisk(atts), Task: it.Task, Title: it.Title, Blocked: it.Blocked, From: it.From}
 	if it.Parent != "" {
 		l.Parent = &it.Parent
 	}
@@ -231,7 +234,7 @@ func (s *Session) add(ctx context.Context, it Item) (Item, error) {
 	cp := it
 	s.st.apply(&itemLine{V: 1, Kind: kindItem, ID: it.ID, Parent: l.Parent, Type: it.Type, At: &it.At, Text: &cp.Text,
 		Tool: it.Tool, Call: it.Call, Status: it.Status, Quarantined: it.Quarantined, Slot: it.Slot, Replaces: it.Replaces, Outputs: it.Outputs,
-		Attachments: atts, Task: it.Task}) // live-only bytes stay in memory
+		Attachments: atts, Task: it.Task, Title: it.Title, Blocked: it.Blocked, From: it.From}) // live-only bytes stay in memory
 	s.warnNearCeiling()
 	if it.Type == User && s.st.titleSource == "" {
 		t := titleFromPrompt(it.Text)

@@ -95,7 +95,7 @@ func (st *state) apply(l *itemLine) error {
 		}
 		it := &Item{ID: l.ID, Type: l.Type, At: at, Tool: l.Tool, Call: l.Call, Status: l.Status,
 			Quarantined: l.Quarantined, Slot: l.Slot, Replaces: l.Replaces, Outputs: l.Outputs, Unavailable: l.unavailable,
-			Attachments: l.Attachments, Task: l.Task}
+			Attachments: l.Attachments, Task: l.Task, Title: l.Title, Blocked: l.Blocked, From: l.From}
 		if l.Parent != nil {
 			it.Parent = *l.Parent
 		}

@@ -352,8 +352,8 @@ func (t *Task) Sync() error { return t.run.Sync() }
 // End records that the task settled (its result delivered: TaskSettled) or
 // was cancelled (TaskCancelled), syncing its transcript first.
 func (t *Task) End(ctx context.Context, state string) error {
-	if state != TaskSettled && state != TaskCancelled {
-		return fmt.Errorf("%w: a task ends settled or cancelled, not %q", ErrBadInput, state)
+	if state != TaskSettled && state != TaskCancelled && state != TaskBlocked {
+		return fmt.Errorf("%w: a task ends settled, cancelled or blocked, not %q", ErrBadInput, state)
 	}
 	return t.s.taskError(t.run.End(state), t.run.ID())
 }

@@ -16,6 +16,9 @@ const (
 	TaskSettled     = tasks.Settled
 	TaskCancelled   = tasks.Cancelled
 	TaskInterrupted = tasks.Interrupted
+	// TaskBlocked: it made a blocked report (Session.Report) and ended
+	// without success; it can be continued.
+	TaskBlocked = tasks.Blocked
 )
 
 // Record types, as TaskRecord.Type.

@@ -191,6 +191,25 @@ func (e *Editor) Close() error {
 	return e.keys.Close()
 }
 
+// SetPrompt changes the prompt of the ReadLine under way, which is drawn
+// again with it (a status that changed while the person types). It is
+// safe from any goroutine; it reports false when no ReadLine runs.
+func (e *Editor) SetPrompt(prompt string) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	l := e.cur
+	if l == nil {
+		return false
+	}
+	p := cleanText(strings.ReplaceAll(prompt, "\n", " "))
+	l.reprompt = &p
+	select {
+	case l.printed <- struct{}{}:
+	default:
+	}
+	return true
+}
+
 // Println prints text, on lines of its own, above the line being edited,
 // which is drawn again below it. It is safe from any goroutine; it reports
 // false when no ReadLine runs, and the caller then writes text itself.

@@ -31,6 +31,7 @@ type lineEdit struct {
 	ended    chan struct{} // closed once ReadLine has ended its keys
 	printed  chan struct{} // Println queued a line
 	prints   []string      // under e.mu
+	reprompt *string       // a prompt SetPrompt gave, under e.mu
 
 	done  bool
 	used  bool // done with the person's text: sent or discarded (Editor.Used)
@@ -94,6 +95,9 @@ func (l *lineEdit) loop() (string, error) {
 			l.e.mu.Lock()
 			ps := l.prints
 			l.prints = nil
+			if p := l.reprompt; p != nil {
+				l.prompt, l.promptW, l.reprompt = *p, textWidth(*p), nil
+			}
 			l.e.mu.Unlock()
 			for _, t := range ps {
 				l.scr.printAbove(t)

@@ -1,7 +1,12 @@
 package config
 
 import (
+	"errors"
+	"fmt"
+
 	"cairn/engine/internal/changes"
+	"cairn/engine/internal/errs"
+	"cairn/engine/internal/execpolicy"
 	"cairn/engine/retention"
 )
 
@@ -11,6 +16,60 @@ type Config struct {
 	Storage   StorageConfig
 	History   HistoryConfig
 	Tools     ToolsConfig
+	// Agent is how task and shell calls run (engine/internal/execpolicy).
+	Agent AgentConfig
+	// Experimental switches features that are not settled yet.
+	Experimental ExperimentalConfig
+}
+
+// ExperimentalConfig is the "experimental" section.
+type ExperimentalConfig struct {
+	// CrossSessionMessaging lets live sessions and scripts message a live
+	// session (engine/internal/inbox).
+	CrossSessionMessaging bool
+}
+
+// AgentConfig is the "agent" section: when a task or shell call waits and
+// when it is answered with a receipt.
+type AgentConfig struct {
+	TaskExecution           execpolicy.Mode
+	ShellExecution          execpolicy.Mode
+	ShellAsyncThresholdSecs int
+}
+
+// Policy is the section as an execpolicy.Policy.
+func (a AgentConfig) Policy() execpolicy.Policy {
+	return execpolicy.Policy{Task: a.TaskExecution, Shell: a.ShellExecution, ThresholdSecs: a.ShellAsyncThresholdSecs}
+}
+
+// TaskCall decides a task call under the section in use u; background is
+// the call's background argument. A refusal wraps errs.ErrRefused (the
+// policy withholds it), a malformed section errs.ErrBadInput.
+func (a AgentConfig) TaskCall(u execpolicy.Use, background bool) (execpolicy.Decision, error) {
+	d, err := a.Policy().TaskCall(u, background)
+	return d, execError(err)
+}
+
+// ShellCall decides a shell call asking for timeoutSecs under the section
+// in use u. The decision's Deadline is always the requested timeout.
+func (a AgentConfig) ShellCall(u execpolicy.Use, timeoutSecs int) (execpolicy.Decision, error) {
+	d, err := a.Policy().ShellCall(u, timeoutSecs)
+	return d, execError(err)
+}
+
+// Promote refuses the promotion of a running task to the background
+// unless the section's task mode, in use u, is auto.
+func (a AgentConfig) Promote(u execpolicy.Use) error { return execError(a.Policy().Promote(u)) }
+
+// execError is err of execpolicy as the engine's errors.
+func execError(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, execpolicy.ErrBadMode), errors.Is(err, execpolicy.ErrBadTimeout):
+		return fmt.Errorf("%w: %w", errs.ErrBadInput, err)
+	}
+	return errs.Refusedf("%w", err)
 }
 
 // ToolsConfig is the "tools" section: what the file tools (write, edit,
@@ -72,6 +131,8 @@ func Default() Config {
 		Storage: StorageConfig{MaxEagerLoadMB: 1024, MaxAttachmentMB: DefaultMaxAttachmentMB, RecordingEnabled: true, MaxBytesMB: MaxRecordBytesMB, MaxFiles: MaxRecordFiles,
 			MaxFileBytesMB: MaxRecordFileBytesMB, GroupBy: "directory", SweepIntervalHours: 24},
 		History: HistoryConfig{Max: DefaultHistoryMax},
+		Agent: AgentConfig{TaskExecution: execpolicy.Auto, ShellExecution: execpolicy.Auto,
+			ShellAsyncThresholdSecs: execpolicy.DefaultThresholdSecs},
 	}
 }
 

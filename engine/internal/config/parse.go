@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"cairn/engine/internal/errs"
+	"cairn/engine/internal/execpolicy"
 	"cairn/engine/retention"
 )
 
@@ -82,8 +83,13 @@ func Parse(b []byte) (Config, error) {
 		"storage.retention.forget":               policyInto(&c.Storage.Forget),
 		"history.max":                            intInto(&c.History.Max, 1, 1<<20),
 		"tools.write_vcs_folders":                boolInto(&c.Tools.WriteVCSFolders),
+		"agent.task_execution":                   modeInto(&c.Agent.TaskExecution),
+		"agent.shell_execution":                  modeInto(&c.Agent.ShellExecution),
+		"agent.shell_async_threshold_secs":       intInto(&c.Agent.ShellAsyncThresholdSecs, 1, execpolicy.MaxSecs),
+		"experimental.cross_session_messaging":   boolInto(&c.Experimental.CrossSessionMessaging),
 	}
-	sections := map[string]bool{"snapshots": true, "storage": true, "storage.snapshots": true, "storage.retention": true, "history": true, "tools": true}
+	sections := map[string]bool{"snapshots": true, "storage": true, "storage.snapshots": true, "storage.retention": true, "history": true, "tools": true,
+		"agent": true, "experimental": true}
 	var walk func(prefix string, m map[string]json.RawMessage) error
 	walk = func(prefix string, m map[string]json.RawMessage) error {
 		keys := make([]string, 0, len(m))
@@ -137,6 +143,21 @@ func object(key string, b []byte) (map[string]json.RawMessage, error) {
 		return nil, &Error{key, "trailing data after the object"}
 	}
 	return m, nil
+}
+
+func modeInto(p *execpolicy.Mode) func(string, json.RawMessage) error {
+	return func(k string, v json.RawMessage) error {
+		var s string
+		if json.Unmarshal(v, &s) != nil {
+			return &Error{k, `must be "sync", "auto" or "async"`}
+		}
+		m, err := execpolicy.ParseMode(s)
+		if err != nil {
+			return &Error{k, fmt.Sprintf(`must be "sync", "auto" or "async", not %q`, s)}
+		}
+		*p = m
+		return nil
+	}
 }
 
 func boolInto(p *bool) func(string, json.RawMessage) error {

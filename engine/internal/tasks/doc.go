@@ -45,7 +45,7 @@
 //	{"v":1,"kind":"start","task":ID,"type":"task|shell","label":L,"cmd":C,"call":ITEM,"at":T,
 //	 "background":true,"held":true,"pid":P,"owner":"o-..."}
 //	{"v":1,"kind":"continue","task":ID,"call":ITEM,"at":T,"from":N,"held":true,"pid":P,"owner":"o-..."}
-//	{"v":1,"kind":"end","task":ID,"state":"settled|cancelled|interrupted","at":T,"items":N,"bytes":N}
+//	{"v":1,"kind":"end","task":ID,"state":"settled|cancelled|blocked|interrupted","at":T,"items":N,"bytes":N}
 //
 // A continuation keeps the id, and "from" counts the item lines the
 // transcript held when it began, so a fork can take the history up to a

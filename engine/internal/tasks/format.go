@@ -14,6 +14,9 @@ const (
 	Settled     = "settled"
 	Cancelled   = "cancelled"
 	Interrupted = "interrupted"
+	// Blocked: it made a blocked report and ended without success; it
+	// can be continued once it has what it lacked.
+	Blocked = "blocked"
 )
 
 // Record types, as Record.Type.

@@ -17,7 +17,7 @@ type Record struct {
 	Type  string // TypeAgent or TypeShell
 	Label string
 	Cmd   string
-	// State is Settled, Cancelled or Interrupted from the last end line,
+	// State is Settled, Cancelled, Blocked or Interrupted from the last end line,
 	// or "" while the last start or continue has none (Running or
 	// Interrupted: Log.Records, or the reader, decides).
 	State string
@@ -82,7 +82,7 @@ func Read(fsys vfs.FS, name string) ([]*Record, error) {
 				return nil
 			}
 			switch l.State {
-			case Settled, Cancelled, Interrupted:
+			case Settled, Cancelled, Blocked, Interrupted:
 			default:
 				return nil
 			}

@@ -1,0 +1,144 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path"
+
+	"cairn/engine/internal/bgwork"
+	"cairn/engine/internal/config"
+	"cairn/engine/internal/execpolicy"
+)
+
+// Background work: how task and shell calls run (config.json's "agent"
+// section, decided by engine/internal/execpolicy), and the ledger of a
+// session's receipts, results, reports and deliveries (engine/internal/bgwork),
+// kept beside its task records:
+//
+//	tasks/<session id>/work.jsonl   the ledger (format: engine/internal/bgwork)
+//
+// The folder goes with the session: moved with it, deleted with it, not
+// copied into a fork. A session's owner writes the ledger; anyone reads it
+// (Workspace.TaskControl). Cross-session messages are messages.go.
+
+// ExecMode is how one kind of call runs: ExecSync, ExecAuto or ExecAsync.
+type ExecMode = execpolicy.Mode
+
+// The execution modes, as config.json spells them.
+const (
+	ExecSync  = execpolicy.Sync
+	ExecAuto  = execpolicy.Auto
+	ExecAsync = execpolicy.Async
+)
+
+// ExecPolicy is the agent section as a policy: its TaskCall and ShellCall
+// decide whether a call waits or returns a receipt, and its hard deadline.
+type ExecPolicy = execpolicy.Policy
+
+// ExecDecision is how one call runs (ExecPolicy.TaskCall, ShellCall).
+type ExecDecision = execpolicy.Decision
+
+// ExecUse says whether a session stays open to take a receipt's result:
+// ExecPersistent (the REPL, a runtime's open session) or ExecOneShot (a
+// plumbing command, cairn mcp), where auto resolves to sync.
+type ExecUse = execpolicy.Use
+
+// The uses.
+const (
+	ExecPersistent = execpolicy.Persistent
+	ExecOneShot    = execpolicy.OneShot
+)
+
+// DefaultShellTimeoutSecs is a shell call's timeout when it gives none.
+const DefaultShellTimeoutSecs = execpolicy.DefaultTimeoutSecs
+
+// MaxShellTimeoutSecs bounds a shell call's timeout: one week.
+const MaxShellTimeoutSecs = execpolicy.MaxSecs
+
+// AgentConfig is the "agent" section of config.json: its TaskCall,
+// ShellCall and Promote decide whether a call waits or returns a receipt
+// (a refusal is ErrRefused, a malformed section ErrBadInput).
+type AgentConfig = config.AgentConfig
+
+// ExperimentalConfig is the "experimental" section of config.json.
+type ExperimentalConfig = config.ExperimentalConfig
+
+// workLedgerFile is the ledger's name in a session's task folder.
+const workLedgerFile = "work.jsonl"
+
+func workLedgerName(dir, session string) string {
+	return path.Join(dir, tasksFolder, session, workLedgerFile)
+}
+
+// TaskControlRequest is one task_control call: Action list, status,
+// cancel or background; every action but list needs TaskID; list takes
+// Cursor (the Next of the page before, passed back as given) and Limit (20
+// when 0).
+type TaskControlRequest = bgwork.Request
+
+// TaskControlAnswer is what a task_control call answers; it marshals as
+// the one value it holds (list: {"tasks":[...],"next":C}, next absent on
+// the last page).
+type TaskControlAnswer = bgwork.Answer
+
+// BackgroundWork is one task, shell job or workflow run of a session's
+// background-work ledger.
+type BackgroundWork = bgwork.Work
+
+// TaskControl answers the task_control calls that read (list and status)
+// from session's ledger, without owning the session. When no process owns
+// the session, work the ledger still shows running reads interrupted, as
+// its next owner will record it. cancel and background need the session's
+// owner, and are refused here.
+func (w *Workspace) TaskControl(ctx context.Context, session string, q TaskControlRequest) (TaskControlAnswer, error) {
+	if err := w.checkSession(session); err != nil {
+		return TaskControlAnswer{}, err
+	}
+	if err := ctx.Err(); err != nil {
+		return TaskControlAnswer{}, err
+	}
+	if err := bgwork.CheckRequest(q); err != nil {
+		return TaskControlAnswer{}, bgworkError(err)
+	}
+	st, err := bgwork.Read(w.s.fsys, workLedgerName(w.dir, session))
+	if err != nil {
+		return TaskControlAnswer{}, err
+	}
+	if w.ownerPID(session) == 0 {
+		st.OwnerGone()
+	}
+	a, err := st.Query(q)
+	return a, bgworkError(err)
+}
+
+// ReportInput is a child's report_to_parent call: a required message, an
+// optional title (one line of at most 80 characters; without one, the
+// first non-empty line of the message, cut to 80), blocked false unless
+// given.
+type ReportInput = bgwork.ReportInput
+
+// ChildReport is a checked report, its title always set.
+type ChildReport = bgwork.Report
+
+// CheckReport checks a report_to_parent call; what is wrong with it is
+// ErrBadInput.
+func CheckReport(in ReportInput) (ChildReport, error) {
+	r, err := bgwork.CheckReport(in)
+	return r, bgworkError(err)
+}
+
+// bgworkError is err of bgwork as the engine's errors.
+func bgworkError(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, bgwork.ErrInvalid):
+		return fmt.Errorf("%w: %w", ErrBadInput, err)
+	case errors.Is(err, bgwork.ErrNotFound):
+		return notFoundf("%v", err)
+	case errors.Is(err, bgwork.ErrRefused):
+		return refusedf("%w", err)
+	}
+	return err
+}

@@ -1,0 +1,528 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"cairn/engine/ids"
+	"cairn/engine/internal/bgwork"
+	"cairn/engine/internal/inbox"
+)
+
+// A session's background work as its owner runs it: the ledger's Runner
+// (engine/internal/bgwork) and the inbox (engine/internal/inbox), opened
+// on first use. Their results, reports and messages reach the
+// conversation as items through Deliver, in order and once each. Close
+// cancels and drains the work before the session is saved. The mechanisms
+// are in the packages; these are their entry points.
+
+// sessionWork is the part of a Session that runs its background work.
+type sessionWork struct {
+	mu     sync.Mutex // a leaf but for Session.mu taken inside Deliver's sink
+	runner *bgwork.Runner
+	box    *inbox.Inbox
+	wake   []func()
+	closed bool
+}
+
+// Receipt is a recorded admission of background work, never a success.
+type Receipt = bgwork.Receipt
+
+// runner is the session's Runner, the ledger opened (and recovered from a
+// crash: work a gone process ran is settled interrupted) on first use.
+func (s *Session) runner() (*bgwork.Runner, error) {
+	w := &s.work
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	switch {
+	case w.closed:
+		return nil, fmt.Errorf("engine: session %s is closed", s.ID())
+	case s.readOnly || s.changesOnly:
+		return nil, refusedf("session %s is open without its conversation or without ownership: it runs no background work", s.ID())
+	case w.runner != nil:
+		return w.runner, nil
+	}
+	l, _, err := bgwork.Open(s.ws.s.fsys, workLedgerName(s.ws.dir, s.ID()), bgwork.Options{Now: s.ws.s.Now, NewItem: newItemID})
+	if err != nil {
+		return nil, err
+	}
+	w.runner = bgwork.NewRunner(l, bgwork.RunnerOptions{Settled: func(bgwork.Work, *bgwork.Delivery) { s.wakeUp() }})
+	return w.runner, nil
+}
+
+// OnBackground calls fn (in a goroutine of the engine's) each time work
+// settles or a message arrives: the caller then calls Deliver.
+func (s *Session) OnBackground(fn func()) {
+	s.work.mu.Lock()
+	s.work.wake = append(s.work.wake, fn)
+	s.work.mu.Unlock()
+}
+
+func (s *Session) wakeUp() {
+	s.work.mu.Lock()
+	fns := append([]func(){}, s.work.wake...)
+	s.work.mu.Unlock()
+	for _, fn := range fns {
+		fn()
+	}
+}
+
+// ShellOptions change how Shell runs a shell call.
+type ShellOptions struct {
+	ExecOptions
+	// TimeoutSecs is the call's timeout, its hard deadline;
+	// DefaultShellTimeoutSecs when 0.
+	TimeoutSecs int
+	// Use: ExecPersistent (the session stays open to take a receipt's
+	// result) or ExecOneShot (auto resolves to sync).
+	Use ExecUse
+}
+
+// ShellAnswer is what a shell call answered: Exec when it waited, Receipt
+// when it went on in the background (its end comes through Deliver).
+type ShellAnswer struct {
+	Exec    *ExecAnswer `json:"exec,omitempty"`
+	Receipt *Receipt    `json:"receipt,omitempty"`
+	// TimedOut: it waited and was killed at its deadline.
+	TimedOut bool `json:"timed_out,omitempty"`
+}
+
+// Shell runs a shell call under the agent section of config.json: it
+// waits (Exec, killed at the timeout), or it is admitted as a background
+// job and answered with a receipt at once (shell auto over the threshold,
+// or async). A background line is in the shell history as well as in the
+// ledger; its result is delivered as a tool_result item naming the job.
+func (s *Session) Shell(ctx context.Context, line string, o ShellOptions) (ShellAnswer, error) {
+	cfg, err := s.config()
+	if err != nil {
+		return ShellAnswer{}, err
+	}
+	if o.TimeoutSecs == 0 {
+		o.TimeoutSecs = DefaultShellTimeoutSecs
+	}
+	d, err := cfg.Agent.ShellCall(o.Use, o.TimeoutSecs)
+	if err != nil {
+		return ShellAnswer{}, err
+	}
+	if !d.Receipt {
+		tctx, cancel := context.WithTimeout(ctx, d.Deadline)
+		defer cancel()
+		ans, err := s.Exec(tctx, line, o.ExecOptions)
+		timedOut := errors.Is(tctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil
+		if timedOut {
+			err = nil
+		}
+		return ShellAnswer{Exec: ans, TimedOut: timedOut}, err
+	}
+	if strings.TrimSpace(line) == "" || strings.ContainsRune(line, 0) {
+		return ShellAnswer{}, fmt.Errorf("%w: a shell line must hold a command and no NUL byte", ErrBadInput)
+	}
+	r, err := s.runner()
+	if err != nil {
+		return ShellAnswer{}, err
+	}
+	st := r.Ledger().State()
+	id := ids.Unique(ids.ShellLabel(line), func(c string) bool { _, ok := st.Work(c); return ok })
+	eo := o.ExecOptions
+	eo.Stdout, eo.Stderr = nil, nil // its end is reported, not its output as it runs
+	c, err := r.Start(bgwork.Admission{ID: id, Type: bgwork.TypeShell, Call: eo.Call, Label: line, Background: true}, d.Deadline,
+		func(ctx context.Context) bgwork.Result { return s.shellJob(ctx, line, eo) })
+	if err != nil {
+		return ShellAnswer{}, bgworkError(err)
+	}
+	return ShellAnswer{Receipt: &c.Receipt}, nil
+}
+
+// shellJob runs a background shell line and says how it ended.
+func (s *Session) shellJob(ctx context.Context, line string, eo ExecOptions) bgwork.Result {
+	ans, err := s.execBackground(ctx, line, eo)
+	if ans == nil && ctx.Err() != nil {
+		// Cancelled (or closed) before its shell started: the Runner
+		// settles it cancelled, not failed.
+		return bgwork.Result{Text: "not run: cancelled before it started"}
+	}
+	if ans == nil {
+		return bgwork.Result{Outcome: bgwork.Failed, Text: "not run: " + err.Error()}
+	}
+	res := bgwork.Result{Text: fmt.Sprintf("exit %d", ans.ExitCode), Output: ans.Output}
+	switch {
+	case ctx.Err() != nil:
+		// The Runner says cancelled, or failed past the deadline.
+	case ans.ExitCode != 0 || err != nil:
+		res.Outcome = bgwork.Failed
+	default:
+		res.Outcome = bgwork.Succeeded
+	}
+	return res
+}
+
+// execBackground runs a background shell line: through the shell history
+// (its start line written before it runs) and into a tool output, holding
+// the workspace call lock shared (no file revert runs under it), but
+// without a change record: a record holds the session's calls one at a
+// time, and a job that runs for minutes must not stop the file tools
+// meanwhile. The answer's Unrecorded says so ("background").
+func (s *Session) execBackground(ctx context.Context, line string, eo ExecOptions) (*ExecAnswer, error) {
+	end, err := s.beginCall(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer end()
+	run, err := s.ShellStart(ctx, line)
+	if err != nil {
+		return nil, err
+	}
+	out := s.runShell(ctx, line, eo)
+	if err := run.finishTails(context.WithoutCancel(ctx), out.exit, out.stdout.tail(), out.stderr.tail()); err != nil {
+		s.noticef("the background line ran, but its end could not be kept in the shell history: %v", err)
+	}
+	oid, err := s.PutOutput(context.WithoutCancel(ctx), ids.ShellLabel(line), bytes.NewReader(out.all.bytes()))
+	if err != nil {
+		s.noticef("the background line's output could not be kept: %v", err)
+	}
+	return &ExecAnswer{Session: s.ID(), Files: []string{}, Skipped: []string{}, ExitCode: out.exit, Output: oid, Run: run.ID(),
+		Scope: ScopeNone, Unrecorded: "background"}, out.err
+}
+
+// TaskControl is the task_control tool as the session's owner answers it:
+// list and status read the ledger; cancel marks work cancelling and
+// cancels it (it shows cancelling until it settles); background promotes
+// a waited agent task, under task auto only.
+func (s *Session) TaskControl(ctx context.Context, q TaskControlRequest) (TaskControlAnswer, error) {
+	if err := ctx.Err(); err != nil {
+		return TaskControlAnswer{}, err
+	}
+	cfg, err := s.config()
+	if err != nil {
+		return TaskControlAnswer{}, err
+	}
+	r, err := s.runner()
+	if err != nil {
+		return TaskControlAnswer{}, err
+	}
+	a, err := r.Control(q, func() error { return cfg.Agent.Promote(ExecPersistent) })
+	return a, bgworkError(err)
+}
+
+// Running counts the session's live background work by type: agent tasks
+// (and workflow runs) and shell jobs, for the REPL's footer.
+func (s *Session) Running() (tasks, shells int) {
+	s.work.mu.Lock()
+	r := s.work.runner
+	s.work.mu.Unlock()
+	if r == nil {
+		return 0, 0
+	}
+	for _, w := range r.Ledger().State().Works() {
+		if !w.Live() {
+			continue
+		}
+		if w.Type == bgwork.TypeShell {
+			shells++
+		} else {
+			tasks++
+		}
+	}
+	return tasks, shells
+}
+
+// StopAll stops all of the session's tasks and workflows: the stop is
+// recorded first, then owned work is cancelled; results and reports that
+// come later are kept but wake nothing until the next user turn (which
+// Append of a user item records). It returns the work it cancelled.
+func (s *Session) StopAll(ctx context.Context) ([]BackgroundWork, error) {
+	r, err := s.runner()
+	if err != nil {
+		return nil, err
+	}
+	ws, err := r.StopAll()
+	return ws, bgworkError(err)
+}
+
+// Stopped reports whether automatic continuation is stopped (StopAll, and
+// no user turn since), as the journal says.
+func (s *Session) Stopped() (bool, error) {
+	r, err := s.runner()
+	if err != nil {
+		return false, err
+	}
+	return r.Ledger().Stopped(), nil
+}
+
+// userTurn re-enables automatic continuation after a stop, when the
+// ledger is open (a session that ran no background work has none to
+// re-enable).
+func (s *Session) userTurn() {
+	s.work.mu.Lock()
+	r := s.work.runner
+	s.work.mu.Unlock()
+	if r != nil {
+		if err := r.Ledger().UserTurn(); err != nil {
+			s.noticef("the end of a stop of background work could not be recorded: %v", err)
+		}
+	}
+}
+
+// closeWork cancels and drains the session's background work, delivers
+// what settled, and closes the ledger and the inbox: Close's first step.
+func (s *Session) closeWork() {
+	s.work.mu.Lock()
+	r, box, was := s.work.runner, s.work.box, s.work.closed
+	s.work.closed = true
+	s.work.mu.Unlock()
+	if was || r == nil && box == nil {
+		return
+	}
+	if r != nil {
+		if err := r.Close(context.Background()); err != nil {
+			s.noticef("background work could not be drained: %v", err)
+		}
+	}
+	if _, err := s.deliver(context.Background(), r, box); err != nil {
+		s.noticef("background results could not be delivered; the next open delivers them: %v", err)
+	}
+	if r != nil {
+		r.Ledger().Close()
+	}
+	if box != nil {
+		box.Close()
+	}
+}
+
+// Deliver puts into the conversation what the session's background work
+// and its inbox owe it, in order and once each (across a kill -9 too:
+// engine/internal/bgwork and engine/internal/inbox, "Ordering"), and
+// returns those items: a job's or a task's result as a tool_result naming
+// it (Item.Task; answering its call when the call is on the head's path),
+// a child's report as a report item, a cross-session message as a message
+// item. It opens the ledger, and with it settles as interrupted the work a
+// crashed process left running. Results owed to a child task go to that
+// child, not here.
+func (s *Session) Deliver(ctx context.Context) ([]Item, error) {
+	r, err := s.runner()
+	if err != nil {
+		return nil, err
+	}
+	box, err := s.inbox()
+	if err != nil {
+		return nil, err
+	}
+	return s.deliver(ctx, r, box)
+}
+
+func (s *Session) deliver(ctx context.Context, r *bgwork.Runner, box *inbox.Inbox) ([]Item, error) {
+	k := &itemSink{s: s}
+	var errs []error
+	if r != nil {
+		_, err := r.Ledger().Deliver(ctx, "", ledgerSink{k})
+		errs = append(errs, bgworkError(err))
+	}
+	if box != nil {
+		_, err := box.Deliver(ctx, inboxSink{k})
+		errs = append(errs, err)
+	}
+	return k.put, errors.Join(errs...)
+}
+
+// inbox is the session's inbox, opened on first use and watched: a
+// message from another process wakes OnBackground's callers.
+func (s *Session) inbox() (*inbox.Inbox, error) {
+	w := &s.work
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.box != nil || w.closed {
+		return w.box, nil
+	}
+	box, err := inbox.Open(s.ws.s.fsys, inboxName(s.ws.dir, s.ID()), inbox.Options{Now: s.ws.s.Now, NewItem: newItemID})
+	if err != nil {
+		return nil, err
+	}
+	w.box = box
+	go box.Watch(s.closeContext(), s.wakeUp)
+	return box, nil
+}
+
+// itemSink is the session's conversation as the ledger and the inbox
+// deliver into it.
+type itemSink struct {
+	s   *Session
+	put []Item
+}
+
+func (k *itemSink) Has(ctx context.Context, item string) (bool, error) {
+	k.s.mu.Lock()
+	defer k.s.mu.Unlock()
+	return k.s.st.items[item] != nil, nil
+}
+
+func (k *itemSink) Sync(ctx context.Context) error { return k.s.Commit(ctx) }
+
+type (
+	ledgerSink struct{ *itemSink }
+	inboxSink  struct{ *itemSink }
+)
+
+func (k ledgerSink) Put(ctx context.Context, d bgwork.Delivery) error { return k.add(ctx, d) }
+func (k inboxSink) Put(ctx context.Context, d inbox.Delivery) error   { return k.add(ctx, d) }
+
+func (k *itemSink) add(ctx context.Context, d any) error {
+	var it Item
+	switch d := d.(type) {
+	case bgwork.Delivery:
+		it = Item{ID: d.Item, Task: d.Work}
+		if d.Kind == bgwork.DeliverReport {
+			it.Type, it.Text, it.Title, it.Blocked = Report, d.Message, d.Title, d.Blocked
+		} else {
+			it.Type, it.Text = ToolResult, fmt.Sprintf("%s %s: %s", d.Work, d.Outcome, d.Text)
+			if d.Output != "" {
+				it.Outputs = []string{d.Output}
+			}
+		}
+		k.s.mu.Lock()
+		defer k.s.mu.Unlock()
+		if d.Call != "" && it.Type == ToolResult && k.s.st.onHeadPath(d.Call) {
+			it.Call = d.Call
+		}
+	case inbox.Delivery:
+		it = Item{ID: d.Item, Type: Message, Text: d.Text, From: d.From}
+		k.s.mu.Lock()
+		defer k.s.mu.Unlock()
+	}
+	out, err := k.s.add(ctx, it)
+	if err == nil {
+		k.put = append(k.put, out)
+	}
+	return err
+}
+
+// onHeadPath reports whether item id is the head or one of its ancestors.
+func (st *state) onHeadPath(id string) bool {
+	for at, n := st.head, 0; at != "" && n <= len(st.items); n++ {
+		if at == id {
+			return true
+		}
+		it := st.items[at]
+		if it == nil {
+			return false
+		}
+		at = it.Parent
+	}
+	return false
+}
+
+// Report records child task's report_to_parent as a report item of this
+// session's conversation (Item.Task, Title, Blocked; Text the message),
+// durable when it returns. A blocked report ends the task, blocked (a
+// non-success outcome). Work the ledger runs reports through it, and the
+// item is delivered like its results; a task of the plumbing (task.go)
+// gets its item at once.
+func (s *Session) Report(ctx context.Context, task string, in ReportInput) (Item, error) {
+	rep, err := CheckReport(in)
+	if err != nil {
+		return Item{}, err
+	}
+	if r, err := s.runner(); err == nil {
+		if w, ok := r.Ledger().State().Work(task); ok && w.Live() {
+			d, err := r.Report(task, in)
+			if err != nil {
+				return Item{}, bgworkError(err)
+			}
+			its, err := s.Deliver(ctx)
+			for _, it := range its {
+				if it.ID == d.Item {
+					return it, err
+				}
+			}
+			return Item{}, errors.Join(err, fmt.Errorf("engine: the report of %s is recorded, not delivered yet", task))
+		}
+	}
+	t, err := s.Task(ctx, task)
+	if err != nil {
+		return Item{}, err
+	}
+	recs, err := s.ws.Tasks(ctx, s.ID())
+	if err != nil {
+		return Item{}, err
+	}
+	for _, r := range recs {
+		if r.ID == task && r.Type != TaskTypeAgent {
+			return Item{}, refusedf("%s is a shell job: only an agent task reports to its parent", task)
+		}
+	}
+	s.mu.Lock()
+	it, err := s.add(ctx, Item{Type: Report, Task: task, Title: rep.Title, Blocked: rep.Blocked, Text: rep.Message})
+	if err == nil {
+		err = s.commitLocked(ctx)
+	}
+	s.mu.Unlock()
+	if err != nil {
+		return Item{}, err
+	}
+	if rep.Blocked {
+		if err := t.End(ctx, TaskBlocked); err != nil {
+			return it, err
+		}
+	}
+	return it, nil
+}
+
+// WorkStart says what a task or workflow call starts (StartWork).
+type WorkStart struct {
+	// Type is "task" (a sub-agent) or "workflow" (a workflow run).
+	Type string
+	// Label names it: a task's id is made from it (implement-footer-chips);
+	// a workflow gets a random word-list id (neat-wanted-cowbird) and keeps
+	// it for good.
+	Label string
+	// Owner is "" for the session, or the running child task it reports to.
+	Owner string
+	// Call is the tool_call item that starts it.
+	Call string
+	// Background is the call's background argument (task auto).
+	Background bool
+}
+
+// WorkFunc is the work a runtime runs for a task or workflow (its model's
+// turns); it returns how it ended, and ends when its ctx does.
+type WorkFunc = bgwork.Func
+
+// WorkResult is how a run of work ended.
+type WorkResult = bgwork.Result
+
+// WorkCall is started work: its Receipt, and Wait for a call that waits.
+type WorkCall = bgwork.Call
+
+// StartWork admits a task or workflow run under the agent section of
+// config.json and runs fn in a goroutine: a call that waits gets its
+// result from WorkCall.Wait (task_control background promotes it, under
+// task auto), one answered with a receipt gets its result through
+// Deliver. Its reports are Session.Report. It needs a runtime with a
+// model: the REPL and the plumbing start no agent work this way.
+func (s *Session) StartWork(ctx context.Context, w WorkStart, fn WorkFunc) (*WorkCall, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	cfg, err := s.config()
+	if err != nil {
+		return nil, err
+	}
+	d, err := cfg.Agent.TaskCall(ExecPersistent, w.Background)
+	if err != nil {
+		return nil, err
+	}
+	r, err := s.runner()
+	if err != nil {
+		return nil, err
+	}
+	a := bgwork.Admission{Type: w.Type, Owner: w.Owner, Call: w.Call, Label: w.Label, Background: d.Receipt}
+	if w.Type == bgwork.TypeTask {
+		st := r.Ledger().State()
+		a.ID = ids.Slug(w.Label, func(c string) bool { _, ok := st.Work(c); return ok })
+	}
+	c, err := r.Start(a, 0, fn)
+	return c, bgworkError(err)
+}

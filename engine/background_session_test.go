@@ -1,0 +1,420 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"cairn/engine/internal/bgwork"
+)
+
+// settledCh is a channel told each time the session's background work
+// settles or a message arrives.
+func settledCh(s *Session) chan struct{} {
+	ch := make(chan struct{}, 16)
+	s.OnBackground(func() {
+		select {
+		case ch <- struct{}{}:
+		default:
+		}
+	})
+	return ch
+}
+
+// deliverUntil delivers until n items came, waiting on ch between tries.
+func deliverUntil(t *testing.T, s *Session, ch chan struct{}, n int) []Item {
+	t.Helper()
+	var got []Item
+	for len(got) < n {
+		its, err := s.Deliver(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, its...)
+		if len(got) < n {
+			<-ch
+		}
+	}
+	return got
+}
+
+// taskItems is the items of s that name a piece of background work.
+func taskItems(s *Session) []Item {
+	var out []Item
+	for _, it := range s.AllItems() {
+		if it.Task != "" && it.Type != ToolCall {
+			out = append(out, it)
+		}
+	}
+	return out
+}
+
+// TestSessionShellThreshold: under shell auto with the threshold at 120,
+// a call asking for 120 seconds waits (no ledger entry), one asking for
+// 121 is answered with a receipt at once although it ends quickly; its
+// result is delivered as one tool_result naming the job, once, also after
+// the session is opened again.
+func TestSessionShellThreshold(t *testing.T) {
+	ctx := context.Background()
+	_, ws := testStore(t)
+	s := newSession(t, ws)
+	ch := settledCh(s)
+	waited := must(s.Shell(ctx, "echo waited", ShellOptions{TimeoutSecs: 120}))(t)
+	if waited.Receipt != nil || waited.Exec == nil || waited.Exec.ExitCode != 0 {
+		t.Fatalf("120: %+v", waited)
+	}
+	if l := must(ws.TaskControl(ctx, s.ID(), TaskControlRequest{Action: "list"}))(t); len(l.Page.Works) != 0 {
+		t.Fatalf("a waited call is in the ledger: %+v", l.Page.Works)
+	}
+	got := must(s.Shell(ctx, "echo quick", ShellOptions{TimeoutSecs: 121}))(t)
+	if got.Receipt == nil || got.Exec != nil || got.Receipt.Work != "shell-echo" || !got.Receipt.Background {
+		t.Fatalf("121: %+v", got)
+	}
+	its := deliverUntil(t, s, ch, 1)
+	if len(its) != 1 || its[0].Type != ToolResult || its[0].Task != "shell-echo" || its[0].Text != "shell-echo succeeded: exit 0" || len(its[0].Outputs) != 1 {
+		t.Fatalf("%+v", its)
+	}
+	if more := must(s.Deliver(ctx))(t); len(more) != 0 {
+		t.Fatalf("delivered again: %+v", more)
+	}
+	st := must(ws.TaskControl(ctx, s.ID(), TaskControlRequest{Action: "status", TaskID: "shell-echo"}))(t)
+	if st.Status.Outcome != "succeeded" || !st.Status.Archived || len(st.Status.Deliveries) != 1 || !st.Status.Deliveries[0].Delivered {
+		t.Fatalf("%+v", st.Status)
+	}
+	id := s.ID()
+	must(0, s.Close())(t)
+	s = must(ws.Open(ctx, id, SessionOptions{}))(t)
+	defer s.Close()
+	if more := must(s.Deliver(ctx))(t); len(more) != 0 {
+		t.Fatalf("delivered again after an open: %+v", more)
+	}
+	if n := len(taskItems(s)); n != 1 {
+		t.Fatalf("%d result items, want 1", n)
+	}
+	// The shell history has the background line too.
+	ents := must(ws.ShellHistory(ctx, id))(t)
+	if len(ents) != 2 || ents[1].Cmd != "echo quick" || ents[1].Exit != 0 {
+		t.Fatalf("%+v", ents)
+	}
+}
+
+// TestSessionShellDeadline: a waited call is killed at its timeout and
+// says so; async answers every call with a receipt, and one-shot use
+// refuses async (nothing runs).
+func TestSessionShellDeadline(t *testing.T) {
+	ctx := context.Background()
+	st, ws := testStore(t)
+	s := newSession(t, ws)
+	a := must(s.Shell(ctx, "sleep 30; touch late", ShellOptions{TimeoutSecs: 1}))(t)
+	if !a.TimedOut || a.Exec == nil || a.Exec.ExitCode == 0 {
+		t.Fatalf("%+v", a)
+	}
+	if _, err := os.Stat(filepath.Join(ws.Path(), "late")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the line ran past its deadline: %v", err)
+	}
+	must(0, os.WriteFile(filepath.Join(st.home, "config.json"), []byte(`{"agent":{"shell_execution":"async"}}`), 0o600))(t)
+	s2 := newSession(t, ws)
+	if _, err := s2.Shell(ctx, "touch one-shot", ShellOptions{Use: ExecOneShot}); !errors.Is(err, ErrRefused) {
+		t.Fatalf("one-shot async: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(ws.Path(), "one-shot")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("a refused call ran: %v", err)
+	}
+	r := must(s2.Shell(ctx, "true", ShellOptions{TimeoutSecs: 5}))(t)
+	if r.Receipt == nil {
+		t.Fatalf("async 5 s: %+v", r)
+	}
+}
+
+// TestSessionCloseDrains: closing a session cancels its running jobs and
+// waits for them to settle before it saves: the ledger says cancelled and
+// the conversation holds the cancelled result.
+func TestSessionCloseDrains(t *testing.T) {
+	ctx := context.Background()
+	_, ws := testStore(t)
+	s := newSession(t, ws)
+	rc := must(s.Shell(ctx, "sleep 300", ShellOptions{TimeoutSecs: 600}))(t).Receipt
+	if tasks, shells := s.Running(); tasks != 0 || shells != 1 {
+		t.Fatalf("running %d %d", tasks, shells)
+	}
+	id := s.ID()
+	must(0, s.Close())(t)
+	st := must(ws.TaskControl(ctx, id, TaskControlRequest{Action: "status", TaskID: rc.Work}))(t)
+	if st.Status.Outcome != "cancelled" || !st.Status.Archived {
+		t.Fatalf("%+v", st.Status)
+	}
+	s = must(ws.Open(ctx, id, SessionOptions{}))(t)
+	defer s.Close()
+	its := taskItems(s)
+	if len(its) != 1 || !strings.HasPrefix(its[0].Text, rc.Work+" cancelled") {
+		t.Fatalf("%+v", its)
+	}
+}
+
+// TestSessionTaskControl: cancel shows cancelling until the job settles,
+// then its cancelled result is delivered; status of unknown work is not
+// found; background needs task auto.
+func TestSessionTaskControl(t *testing.T) {
+	ctx := context.Background()
+	_, ws := testStore(t)
+	s := newSession(t, ws)
+	ch := settledCh(s)
+	rc := must(s.Shell(ctx, "sleep 300", ShellOptions{TimeoutSecs: 600}))(t).Receipt
+	a := must(s.TaskControl(ctx, TaskControlRequest{Action: "cancel", TaskID: rc.Work}))(t)
+	if a.Work == nil || a.Work.State != "cancelling" {
+		t.Fatalf("%+v", a)
+	}
+	its := deliverUntil(t, s, ch, 1)
+	if !strings.HasPrefix(its[0].Text, rc.Work+" cancelled") {
+		t.Fatalf("%+v", its)
+	}
+	if _, err := s.TaskControl(ctx, TaskControlRequest{Action: "status", TaskID: "nothing"}); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("%v", err)
+	}
+	if _, err := s.TaskControl(ctx, TaskControlRequest{Action: "background", TaskID: rc.Work}); !errors.Is(err, ErrRefused) {
+		t.Fatalf("promote a shell job: %v", err)
+	}
+}
+
+// TestSessionStopAll: a stop is recorded before the work is cancelled; the
+// result that comes after it is kept (delivered, not waking); a reopened
+// session knows it was stopped, and the next user turn re-enables it.
+func TestSessionStopAll(t *testing.T) {
+	ctx := context.Background()
+	_, ws := testStore(t)
+	s := newSession(t, ws)
+	ch := settledCh(s)
+	rc := must(s.Shell(ctx, "sleep 300", ShellOptions{TimeoutSecs: 600}))(t).Receipt
+	stopped := must(s.StopAll(ctx))(t)
+	if len(stopped) != 1 || stopped[0].ID != rc.Work {
+		t.Fatalf("%+v", stopped)
+	}
+	deliverUntil(t, s, ch, 1)
+	st := must(ws.TaskControl(ctx, s.ID(), TaskControlRequest{Action: "status", TaskID: rc.Work}))(t)
+	if d := st.Status.Deliveries; len(d) != 1 || d[0].Wake || !d[0].Delivered {
+		t.Fatalf("a result after a stop: %+v", d)
+	}
+	id := s.ID()
+	must(0, s.Close())(t)
+	s = must(ws.Open(ctx, id, SessionOptions{}))(t)
+	if !must(s.Stopped())(t) {
+		t.Fatal("a reopened session forgot the stop")
+	}
+	must(s.Append(ctx, Item{Type: User, Text: "go on"}))(t)
+	if must(s.Stopped())(t) {
+		t.Fatal("a user turn did not re-enable continuation")
+	}
+	must(0, s.Close())(t)
+	s = must(ws.Open(ctx, id, SessionOptions{}))(t)
+	defer s.Close()
+	if must(s.Stopped())(t) {
+		t.Fatal("the user turn's resume was not recorded")
+	}
+}
+
+// TestSessionReport: a task's report_to_parent is an item of type report
+// in the parent's conversation; a blocked one ends the task, blocked, and
+// a task that is not running reports nothing.
+func TestSessionReport(t *testing.T) {
+	ctx := context.Background()
+	_, ws := testStore(t)
+	s := newSession(t, ws)
+	task, _ := must2(s.StartTask(ctx, TaskStart{Description: "find the config", Held: true}))(t)
+	it := must(s.Report(ctx, task.ID(), ReportInput{Message: "\nfound it in etc\nand more"}))(t)
+	if it.Type != Report || it.Title != "found it in etc" || it.Blocked || it.Task != task.ID() {
+		t.Fatalf("%+v", it)
+	}
+	it = must(s.Report(ctx, task.ID(), ReportInput{Message: "need the key", Title: "Blocked", Blocked: true}))(t)
+	if it.Type != Report || it.Title != "Blocked" || !it.Blocked {
+		t.Fatalf("%+v", it)
+	}
+	recs := must(ws.Tasks(ctx, s.ID()))(t)
+	if len(recs) != 1 || recs[0].State != TaskBlocked {
+		t.Fatalf("%+v", recs)
+	}
+	if _, err := s.Report(ctx, task.ID(), ReportInput{Message: "late"}); !errors.Is(err, ErrRefused) {
+		t.Fatalf("a report of a blocked task: %v", err)
+	}
+	if _, err := s.Report(ctx, task.ID(), ReportInput{}); !errors.Is(err, ErrBadInput) {
+		t.Fatalf("an empty report: %v", err)
+	}
+	// Read back from disk.
+	id := s.ID()
+	must(0, s.Close())(t)
+	s = must(ws.Open(ctx, id, SessionOptions{}))(t)
+	defer s.Close()
+	var reps []Item
+	for _, it := range s.Transcript() {
+		if it.Type == Report {
+			reps = append(reps, it)
+		}
+	}
+	if len(reps) != 2 || !reps[1].Blocked || reps[0].Title != "found it in etc" {
+		t.Fatalf("%+v", reps)
+	}
+}
+
+// TestDeliverAfterKillBetweenItemAndLine: the owner was killed after a
+// delivered item reached its conversation but before the ledger's
+// delivered line: the next owner writes the line and does not put the
+// item again.
+func TestDeliverAfterKillBetweenItemAndLine(t *testing.T) {
+	ctx := context.Background()
+	_, ws := testStore(t)
+	s := newSession(t, ws)
+	l, _, err := bgwork.Open(ws.s.fsys, workLedgerName(ws.dir, s.ID()), bgwork.Options{NewItem: newItemID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var owed []*bgwork.Delivery
+	for _, id := range []string{"job-a", "job-b", "job-c"} {
+		must(l.Admit(bgwork.Admission{ID: id, Type: bgwork.TypeShell, Background: true}))(t)
+		owed = append(owed, must(l.Settle(id, bgwork.Result{Text: "exit 0"}))(t))
+	}
+	l.Close()
+	// What the killed owner had done: the first two items put and synced
+	// (as Deliver puts them), no delivered line.
+	k := &itemSink{s: s}
+	for _, d := range owed[:2] {
+		must(0, ledgerSink{k}.Put(ctx, *d))(t)
+	}
+	must(0, s.Commit(ctx))(t)
+	id := s.ID()
+	must(0, s.Close())(t)
+
+	s = must(ws.Open(ctx, id, SessionOptions{}))(t)
+	defer s.Close()
+	its := must(s.Deliver(ctx))(t)
+	if len(its) != 1 || its[0].ID != owed[2].Item {
+		t.Fatalf("put %+v, want only %s", its, owed[2].Item)
+	}
+	got := taskItems(s)
+	if len(got) != 3 || got[0].Task != "job-a" || got[1].Task != "job-b" || got[2].Task != "job-c" {
+		t.Fatalf("%+v", got)
+	}
+	for _, w := range []string{"job-a", "job-b", "job-c"} {
+		st := must(ws.TaskControl(ctx, id, TaskControlRequest{Action: "status", TaskID: w}))(t)
+		if !st.Status.Deliveries[0].Delivered {
+			t.Errorf("%s: not marked delivered", w)
+		}
+	}
+}
+
+// TestSessionMessages: a message sent to a live session is delivered as a
+// message item, once, with its sender.
+func TestSessionMessages(t *testing.T) {
+	ctx := context.Background()
+	st, ws := testStore(t)
+	must(0, os.WriteFile(filepath.Join(st.home, "config.json"), []byte(`{"experimental":{"cross_session_messaging":true}}`), 0o600))(t)
+	a, b := newSession(t, ws), newSession(t, ws)
+	must(ws.SendMessage(ctx, b.ID(), "one", MessageOptions{From: a.ID()}))(t)
+	must(ws.SendMessage(ctx, b.ID(), "two", MessageOptions{}))(t)
+	its := must(b.Deliver(ctx))(t)
+	if len(its) != 2 || its[0].Type != Message || its[0].Text != "one" || its[0].From != a.ID() || its[1].Text != "two" || its[1].From != "" {
+		t.Fatalf("%+v", its)
+	}
+	if more := must(b.Deliver(ctx))(t); len(more) != 0 {
+		t.Fatalf("%+v", more)
+	}
+}
+
+// TestSessionStartWork: a workflow run gets a word-list id, kept when it
+// is listed and in its status; a task's id is its label's slug; task auto
+// waits unless background, and task sync refuses background.
+func TestSessionStartWork(t *testing.T) {
+	ctx := context.Background()
+	st, ws := testStore(t)
+	s := newSession(t, ws)
+	ch := settledCh(s)
+	release := make(chan struct{})
+	fn := func(ctx context.Context) WorkResult {
+		select {
+		case <-release:
+			return WorkResult{Text: "done"}
+		case <-ctx.Done():
+			return WorkResult{}
+		}
+	}
+	wf := must(s.StartWork(ctx, WorkStart{Type: "workflow", Label: "nightly build", Background: true}, fn))(t)
+	if !wordID.MatchString(wf.Receipt.Work) || !wf.Receipt.Background {
+		t.Fatalf("workflow receipt %+v", wf.Receipt)
+	}
+	wf2 := must(s.StartWork(ctx, WorkStart{Type: "workflow", Label: "nightly build", Background: true}, fn))(t)
+	if wf2.Receipt.Work == wf.Receipt.Work || !wordID.MatchString(wf2.Receipt.Work) {
+		t.Fatalf("two runs, ids %q %q", wf.Receipt.Work, wf2.Receipt.Work)
+	}
+	task := must(s.StartWork(ctx, WorkStart{Type: "task", Label: "Implement active footer chips"}, fn))(t)
+	if task.Receipt.Work != "implement-active-footer-chips" || task.Receipt.Background {
+		t.Fatalf("task receipt %+v", task.Receipt)
+	}
+	if tasks, shells := s.Running(); tasks != 3 || shells != 0 {
+		t.Fatalf("running %d %d", tasks, shells)
+	}
+	// Promoted (task auto): the waiting caller gets the receipt.
+	must(s.TaskControl(ctx, TaskControlRequest{Action: "background", TaskID: task.Receipt.Work}))(t)
+	if _, err := task.Wait(ctx); err == nil {
+		t.Fatal("a promoted call's Wait returned a result")
+	}
+	close(release)
+	if its := deliverUntil(t, s, ch, 3); its[2].Text == "" {
+		t.Fatalf("%+v", its)
+	}
+	must(0, s.Close())(t)
+	l := must(ws.TaskControl(ctx, s.ID(), TaskControlRequest{Action: "list"}))(t)
+	if len(l.Page.Works) != 3 || l.Page.Works[1].ID != wf2.Receipt.Work || l.Page.Works[2].ID != wf.Receipt.Work || l.Page.Works[2].Outcome != "succeeded" {
+		t.Fatalf("%+v", l.Page.Works)
+	}
+	must(0, os.WriteFile(filepath.Join(st.home, "config.json"), []byte(`{"agent":{"task_execution":"sync"}}`), 0o600))(t)
+	s2 := newSession(t, ws)
+	if _, err := s2.StartWork(ctx, WorkStart{Type: "task", Label: "x", Background: true}, fn); !errors.Is(err, ErrRefused) {
+		t.Fatalf("background under task sync: %v", err)
+	}
+}
+
+var wordID = regexp.MustCompile(`^[a-z]+-[a-z]+-[a-z]+(-[0-9]+)?$`)
+
+// TestTaskControlPagesThousand: list pages 1,000 archived jobs newest
+// first, 20 a page, each next passed back as given: every id once, in
+// order, and no next on the last page.
+func TestTaskControlPagesThousand(t *testing.T) {
+	ctx := context.Background()
+	_, ws := testStore(t)
+	s := newSession(t, ws)
+	l, _, err := bgwork.Open(ws.s.fsys, workLedgerName(ws.dir, s.ID()), bgwork.Options{NewItem: newItemID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i <= 1000; i++ {
+		id := fmt.Sprintf("job-%d", i)
+		must(l.Admit(bgwork.Admission{ID: id, Type: bgwork.TypeShell, Background: true}))(t)
+		must(l.Settle(id, bgwork.Result{Text: "exit 0"}))(t)
+	}
+	must(l.Deliver(ctx, "", ledgerSink{&itemSink{s: s}}))(t)
+	l.Close()
+	seen, pages, cursor := 0, 0, ""
+	for {
+		a := must(ws.TaskControl(ctx, s.ID(), TaskControlRequest{Action: "list", Cursor: cursor}))(t)
+		pages++
+		for _, w := range a.Page.Works {
+			if want := fmt.Sprintf("job-%d", 1000-seen); w.ID != want || !w.Archived {
+				t.Fatalf("entry %d is %s (archived %v), want %s", seen, w.ID, w.Archived, want)
+			}
+			seen++
+		}
+		if a.Page.Next == "" {
+			break
+		}
+		if len(a.Page.Works) != 20 {
+			t.Fatalf("page %d holds %d", pages, len(a.Page.Works))
+		}
+		cursor = a.Page.Next
+	}
+	if seen != 1000 || pages != 50 {
+		t.Fatalf("%d entries on %d pages", seen, pages)
+	}
+}

@@ -1,0 +1,30 @@
+package bgwork
+
+import "errors"
+
+// Errors of the package, tested with errors.Is. The engine maps
+// ErrInvalid to bad input, ErrRefused to a refusal and ErrNotFound to not
+// found.
+var (
+	// ErrInvalid: an argument is malformed (an id, a report, a cursor, a
+	// limit, an action).
+	ErrInvalid = errors.New("bgwork: invalid")
+	// ErrRefused: the ledger's state refuses the operation (work that is
+	// not running, a shell job promoted, an owner that still owns live
+	// work, no live capacity left).
+	ErrRefused = errors.New("bgwork: refused")
+	// ErrNotFound: no work of that id.
+	ErrNotFound = errors.New("bgwork: no such work")
+	// ErrClosed: the ledger was closed.
+	ErrClosed = errors.New("bgwork: closed")
+	// ErrWrite: a line could not be written (a write or a sync failed);
+	// the ledger writes nothing more until Reopen. The line may be in the
+	// file all the same.
+	ErrWrite = errors.New("bgwork: cannot write the ledger")
+	// ErrPromoted: a waited call was moved to the background
+	// (*PromotedError holds its receipt).
+	ErrPromoted = errors.New("bgwork: moved to the background")
+	// ErrInDoubt: a delivery to this owner failed part way; nothing more
+	// is delivered to it until the ledger is opened again.
+	ErrInDoubt = errors.New("bgwork: a delivery failed part way")
+)
