@@ -28,6 +28,7 @@ import (
 	"io"
 	"os"
 	"sync"
+	"time"
 
 	"cairn/engine"
 	"cairn/engine/wsident"
@@ -37,6 +38,11 @@ import (
 
 // Agent is the agent name of host sessions (engine.AgentSession).
 const Agent = "cairn-remote"
+
+// ownerWait is how long session.open waits for another owner of the host
+// session to let it go: the cairn host of a connection just lost may
+// still be closing it.
+const ownerWait = 3 * time.Second
 
 // Options set up a host.
 type Options struct {
@@ -60,17 +66,21 @@ type host struct {
 	sessions map[string]*engine.Session // by client session id
 }
 
-// Serve answers the protocol on r and w until the connection ends, then
-// closes the host sessions it opened. It returns the first error of the
-// connection or of the closes; a connection whose input simply ended is
-// no error.
-func Serve(r io.ReadCloser, w io.WriteCloser, opts Options) error {
+// Serve answers the protocol on r and w until the connection ends, or
+// ctx does, then closes the host sessions it opened. It returns the first
+// error of the connection or of the closes; a connection whose input
+// simply ended is no error.
+func Serve(ctx context.Context, r io.ReadCloser, w io.WriteCloser, opts Options) error {
 	if opts.Hostname == "" {
 		opts.Hostname, _ = os.Hostname()
 	}
 	h := &host{opts: opts, sessions: map[string]*engine.Session{}}
 	h.conn = rpc.New(r, w, rpc.Options{Handler: h.handle})
+	defer context.AfterFunc(ctx, func() { h.conn.Close() })()
 	err := h.conn.Wait()
+	if ctx.Err() != nil && errors.Is(err, rpc.ErrClosed) {
+		err = nil // told to stop
+	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for id, s := range h.sessions {
@@ -283,7 +293,7 @@ func (h *host) open(ctx context.Context, p remotews.SessionOpen) (*remotews.Sess
 		Notice: func(text string) {
 			_ = h.conn.Notify(remotews.NoteNotice, remotews.Notice{Session: p.Session, Text: text})
 		},
-	}, true, 0)
+	}, true, ownerWait)
 	if err != nil {
 		return nil, err
 	}

@@ -49,7 +49,7 @@ func (e *env) connect(opts remotews.Options) (*remotews.Client, func() error) {
 	h2c, h2cW := io.Pipe()
 	served := make(chan error, 1)
 	go func() {
-		served <- Serve(c2h, h2cW, Options{Store: store, Path: e.ws, Hostname: "testhost"})
+		served <- Serve(context.Background(), c2h, h2cW, Options{Store: store, Path: e.ws, Hostname: "testhost"})
 		store.Close()
 	}()
 	c, err := remotews.Connect(context.Background(), h2c, c2hW, "testhost", e.ws, opts)
@@ -216,7 +216,10 @@ func TestLostMidCall(t *testing.T) {
 	c2h, c2hW := io.Pipe()
 	h2c, h2cW := io.Pipe()
 	served := make(chan error, 1)
-	go func() { served <- Serve(c2h, h2cW, Options{Store: store, Path: e.ws}); store.Close() }()
+	go func() {
+		served <- Serve(context.Background(), c2h, h2cW, Options{Store: store, Path: e.ws})
+		store.Close()
+	}()
 	c, err := remotews.Connect(context.Background(), h2c, c2hW, "testhost", e.ws, remotews.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -349,7 +352,7 @@ func TestHelloErrors(t *testing.T) {
 	raw := func(path string) *rpc.Conn {
 		c2h, c2hW := io.Pipe()
 		h2c, h2cW := io.Pipe()
-		go func() { _ = Serve(c2h, h2cW, Options{Store: store, Path: path}) }()
+		go func() { _ = Serve(context.Background(), c2h, h2cW, Options{Store: store, Path: path}) }()
 		c := rpc.New(h2c, c2hW, rpc.Options{})
 		t.Cleanup(func() { c.Close() })
 		return c
