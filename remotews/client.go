@@ -205,6 +205,9 @@ func (c *Client) call(ctx context.Context, method string, params, result any, op
 	var lost *rpc.LostError
 	if errors.As(err, &lost) {
 		why := lost.Err.Error()
+		if errors.Is(lost.Err, io.EOF) {
+			why = "the host closed it"
+		}
 		if st := c.exitStatus(); st >= 0 {
 			why = fmt.Sprintf("ssh exit %d", st)
 		}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"cairn/engine"
+	"cairn/internal/usermsg"
 	"cairn/remotews"
 	"cairn/remotews/rpc"
 
@@ -242,6 +243,10 @@ func TestLostMidCall(t *testing.T) {
 	var re *remotews.Error
 	if !errors.Is(err, remotews.ErrLost) || !errors.As(err, &re) || !strings.Contains(err.Error(), "during exec") || !strings.Contains(err.Error(), "testhost") {
 		t.Fatalf("lost call: %v", err)
+	}
+	// What a person reads shows none of cairn's insides.
+	if leak := usermsg.Leak(usermsg.Error(err)); leak != "" {
+		t.Fatalf("the lost call's message shows %q: %s", leak, usermsg.Error(err))
 	}
 	select {
 	case err := <-served:
