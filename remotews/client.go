@@ -366,6 +366,12 @@ func (s *Session) Snapshots(ctx context.Context) (*engine.SnapshotList, error) {
 	return &l, s.c.call(ctx, MethodSnapshotsList, SessionRef{Session: s.id}, &l)
 }
 
+// Commit ends the client's turn on the host: what the turn's file tools
+// changed is durable there on return.
+func (s *Session) Commit(ctx context.Context) error {
+	return s.c.call(ctx, MethodSessionCommit, SessionRef{Session: s.id}, nil)
+}
+
 // Close closes the host session.
 func (s *Session) Close(ctx context.Context) error {
 	return s.c.call(ctx, MethodSessionClose, SessionRef{Session: s.id}, nil)

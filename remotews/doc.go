@@ -73,6 +73,10 @@
 //	                   interrupted, each settled (with its answer) or interrupted
 //	                   (with its record), told before anything else runs.
 //	session.close      {session} -> {}
+//	session.commit     {session} -> {}
+//	                   The end of the client's turn: the host session's changes
+//	                   and the folders its file tools changed are durable on return
+//	                   (engine.Session.Commit), as a local turn's end makes them.
 //	tool.write         {session,call,item,path,content}      -> engine.ToolAnswer
 //	tool.edit          {session,call,item,path,old,new}      -> engine.ToolAnswer
 //	tool.rm            {session,call,item,path}              -> engine.ToolAnswer

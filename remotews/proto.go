@@ -15,6 +15,7 @@ const (
 	MethodHello            = "hello"
 	MethodSessionOpen      = "session.open"
 	MethodSessionClose     = "session.close"
+	MethodSessionCommit    = "session.commit"
 	MethodToolWrite        = "tool.write"
 	MethodToolEdit         = "tool.edit"
 	MethodToolRm           = "tool.rm"

@@ -138,6 +138,14 @@ func (h *host) dispatch(ctx context.Context, in *rpc.Incoming) (any, error) {
 			return nil, err
 		}
 		return struct{}{}, h.close(p.Session)
+	case remotews.MethodSessionCommit:
+		p, err := decode[remotews.SessionRef](in)
+		if err != nil {
+			return nil, err
+		}
+		return withSession(h, p.Session, func(s *engine.Session) (struct{}, error) {
+			return struct{}{}, s.Commit(ctx)
+		})
 	case remotews.MethodToolWrite:
 		p, err := decode[remotews.ToolWrite](in)
 		if err != nil {

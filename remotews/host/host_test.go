@@ -104,6 +104,9 @@ func TestWriteUndo(t *testing.T) {
 	if _, err := s.Write(ctx, "", "", "new.txt", bytes.Repeat([]byte("x"), 20<<10)); err != nil {
 		t.Fatal(err)
 	}
+	if err := s.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
 	list, err := s.Snapshots(ctx)
 	if err != nil || len(list.Snapshots) != 2 || list.Cursor != 2 {
 		t.Fatalf("snapshots: %+v %v", list, err)
