@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"cairn/cli/display"
-	"cairn/engine"
 	"cairn/remotews"
 )
 
@@ -34,7 +33,7 @@ func checkSSH(g *Globals, cmd string) error {
 		return usageErrorf("cairn %s does not work on a remote workspace yet: only where takes --ssh in this build", first)
 	}
 	if _, err := remotews.ParseTarget(g.SSH); err != nil {
-		return usageErrorf("--ssh %v", strings.TrimPrefix(err.Error(), engine.ErrBadInput.Error()+": "))
+		return usageErrorf("--ssh %v", err)
 	}
 	return nil
 }

@@ -256,7 +256,7 @@ func (c *Client) Session(ctx context.Context, id string, b Binding, noSnapshots 
 	err := c.call(ctx, MethodSessionOpen, SessionOpen{Session: id, Identity: b.Identity, Generation: b.Generation, NoSnapshots: noSnapshots}, &opened)
 	if err != nil {
 		var re *Error
-		if errors.As(err, &re) && re.Kind == ErrGeneration {
+		if errors.As(err, &re) && errors.Is(re.Kind, ErrGeneration) {
 			var d GenerationData
 			_ = json.Unmarshal(re.Data, &d)
 			re.Msg = generationMessage(c.Target, b, d)

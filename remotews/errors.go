@@ -68,17 +68,17 @@ func (e *Error) Unwrap() []error {
 // Word is the one-word code of the error for a --json answer.
 func (e *Error) Word() string {
 	switch {
-	case e.Kind == ErrNoCairn:
+	case errors.Is(e.Kind, ErrNoCairn):
 		return "no_cairn"
-	case e.Kind == ErrSSH:
+	case errors.Is(e.Kind, ErrSSH):
 		return "ssh"
-	case e.Kind == ErrVersion:
+	case errors.Is(e.Kind, ErrVersion):
 		return "version"
-	case e.Kind == ErrGeneration:
+	case errors.Is(e.Kind, ErrGeneration):
 		return "generation"
-	case e.Kind == ErrLost:
+	case errors.Is(e.Kind, ErrLost):
 		return "lost"
-	case e.Kind == ErrStart:
+	case errors.Is(e.Kind, ErrStart):
 		return "host_start"
 	}
 	return ""

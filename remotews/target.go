@@ -16,26 +16,42 @@ type Target struct {
 
 func (t Target) String() string { return t.Host + ":" + t.Path }
 
+// TargetError is a --ssh target that cannot name a workspace. It is
+// engine.ErrBadInput for errors.Is.
+type TargetError struct {
+	Target string
+	Why    string
+}
+
+func (e *TargetError) Error() string { return e.Why }
+
+// Is makes a TargetError bad input.
+func (e *TargetError) Is(target error) bool { return target == engine.ErrBadInput }
+
+func badTarget(s, format string, a ...any) error {
+	return &TargetError{Target: s, Why: fmt.Sprintf(format, a...)}
+}
+
 // ParseTarget reads [user@]host:/abs/path. The path must be absolute (a
 // relative one would depend on the remote login's folder) and the host
 // must not start with "-" (ssh would read it as an option).
 func ParseTarget(s string) (Target, error) {
 	i := strings.Index(s, ":")
 	if i < 0 {
-		return Target{}, fmt.Errorf("%w: %q is not [user@]host:/absolute/path", engine.ErrBadInput, s)
+		return Target{}, badTarget(s, "%q is not [user@]host:/absolute/path", s)
 	}
 	t := Target{Host: s[:i], Path: s[i+1:]}
 	switch {
 	case t.Host == "" || strings.HasSuffix(t.Host, "@"):
-		return Target{}, fmt.Errorf("%w: %q names no host", engine.ErrBadInput, s)
+		return Target{}, badTarget(s, "%q names no host", s)
 	case strings.HasPrefix(t.Host, "-"):
-		return Target{}, fmt.Errorf("%w: host %q starts with '-'", engine.ErrBadInput, t.Host)
+		return Target{}, badTarget(s, "host %q starts with '-'", t.Host)
 	case strings.ContainsAny(t.Host, " \t\n'\"\\;&|<>$`"):
-		return Target{}, fmt.Errorf("%w: host %q holds a space or a shell character", engine.ErrBadInput, t.Host)
+		return Target{}, badTarget(s, "host %q holds a space or a shell character", t.Host)
 	case !path.IsAbs(t.Path):
-		return Target{}, fmt.Errorf("%w: %q is not an absolute path on %s (write %s:/the/full/path)", engine.ErrBadInput, t.Path, t.Host, t.Host)
+		return Target{}, badTarget(s, "%q is not an absolute path on %s (write %s:/the/full/path)", t.Path, t.Host, t.Host)
 	case strings.ContainsRune(t.Path, 0) || strings.ContainsAny(t.Path, "\n\r"):
-		return Target{}, fmt.Errorf("%w: the path %q holds a newline or a NUL", engine.ErrBadInput, t.Path)
+		return Target{}, badTarget(s, "the path %q holds a newline or a NUL", t.Path)
 	}
 	t.Path = path.Clean(t.Path)
 	return t, nil

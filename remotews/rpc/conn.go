@@ -13,20 +13,18 @@
 // # Words
 //
 //   - call: a request with an id; the peer answers it once.
-//
 //   - notification: a request without an id; nothing answers it.
-//
 //   - call notification: a notification that belongs to a call under way,
 //     sent by the side that runs the call before its answer, so that it
-//     arrives before the answer:
-//
-//     {"jsonrpc":"2.0","method":M,"params":{"call":ID,"params":P}}
-//
+//     arrives before the answer (the first line below).
 //   - cancel: the notification that asks the peer to stop a call it runs
 //     (its handler's context is cancelled); the call is still answered,
-//     with what the handler returns:
+//     with what the handler returns (the second line below).
 //
-//     {"jsonrpc":"2.0","method":"$/cancel","params":{"id":ID}}
+// The two notifications of this package, part of the wire format:
+//
+//	{"jsonrpc":"2.0","method":M,"params":{"call":ID,"params":P}}
+//	{"jsonrpc":"2.0","method":"$/cancel","params":{"id":ID}}
 //
 // # Ends
 //
