@@ -285,6 +285,12 @@ func (sw *sessionsJSON) row(e engine.Summary) error {
 	b = jsonw.String(b, e.Path)
 	b = append(b, `,"branch":`...)
 	b = jsonw.String(b, e.Branch)
+	b = append(b, `,"remote":`...)
+	if e.Remote == "" {
+		b = append(b, "null"...)
+	} else {
+		b = jsonw.String(b, e.Remote)
+	}
 	b = append(b, `,"owner_pid":`...)
 	if e.OwnerPID == 0 {
 		b = append(b, "null"...)
@@ -312,6 +318,9 @@ func toRow(e engine.Summary) sessionRow {
 	if e.OwnerPID != 0 {
 		r.OwnerPID = &e.OwnerPID
 	}
+	if e.Remote != "" {
+		r.Remote = &e.Remote
+	}
 	return r
 }
 
@@ -328,7 +337,10 @@ type sessionRow struct {
 	ForkOf    *string `json:"fork_of"`
 	Path      string  `json:"path"`
 	Branch    string  `json:"branch"`
-	OwnerPID  *int    `json:"owner_pid"`
+	// Remote is host:path of a session whose files are on a remote
+	// workspace (cairn --ssh), null for a local one.
+	Remote   *string `json:"remote"`
+	OwnerPID *int    `json:"owner_pid"`
 }
 
 func (c *SessionsCmd) Run(g *Globals) error {
@@ -399,6 +411,9 @@ func (c *SessionsCmd) Run(g *Globals) error {
 		owned := ""
 		if r.OwnerPID != nil {
 			owned = fmt.Sprintf("  [open in pid %d]", *r.OwnerPID)
+		}
+		if r.Remote != nil {
+			owned = "  [on " + display.Line(*r.Remote) + "]" + owned
 		}
 		t, _ := time.Parse(time.RFC3339, r.UpdatedAt)
 		fmt.Fprintf(g.stdout, "%s  %-8s %4d %-5s  %s%s\n", r.ID, age(now, t), r.Items, itemWord(r.Items), display.Title(r.Title), owned)

@@ -11,6 +11,16 @@ type Config struct {
 	Storage   StorageConfig
 	History   HistoryConfig
 	Tools     ToolsConfig
+	// Experimental holds the switches of features still settling.
+	Experimental ExperimentalConfig
+}
+
+// ExperimentalConfig is the "experimental" section.
+type ExperimentalConfig struct {
+	// RemoteWorkcell lets a session work on a remote workspace over ssh
+	// (cairn --ssh): without it such a session neither starts nor
+	// resumes, and never falls back to this machine's files.
+	RemoteWorkcell bool
 }
 
 // ToolsConfig is the "tools" section: what the file tools (write, edit,

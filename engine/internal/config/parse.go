@@ -82,8 +82,9 @@ func Parse(b []byte) (Config, error) {
 		"storage.retention.forget":               policyInto(&c.Storage.Forget),
 		"history.max":                            intInto(&c.History.Max, 1, 1<<20),
 		"tools.write_vcs_folders":                boolInto(&c.Tools.WriteVCSFolders),
+		"experimental.remote_workcell":           boolInto(&c.Experimental.RemoteWorkcell),
 	}
-	sections := map[string]bool{"snapshots": true, "storage": true, "storage.snapshots": true, "storage.retention": true, "history": true, "tools": true}
+	sections := map[string]bool{"snapshots": true, "storage": true, "storage.snapshots": true, "storage.retention": true, "history": true, "tools": true, "experimental": true}
 	var walk func(prefix string, m map[string]json.RawMessage) error
 	walk = func(prefix string, m map[string]json.RawMessage) error {
 		keys := make([]string, 0, len(m))
