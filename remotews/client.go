@@ -293,9 +293,9 @@ func (s *Session) Write(ctx context.Context, call, item, path string, content []
 }
 
 // Edit runs the edit tool on the host.
-func (s *Session) Edit(ctx context.Context, call, item, path, old, repl string) (*engine.ToolAnswer, error) {
+func (s *Session) Edit(ctx context.Context, call, item, path, old, repl string, all bool) (*engine.ToolAnswer, error) {
 	var a engine.ToolAnswer
-	return &a, s.c.call(ctx, MethodToolEdit, ToolEdit{CallRef: s.ref(call, item), Path: path, Old: old, New: repl}, &a)
+	return &a, s.c.call(ctx, MethodToolEdit, ToolEdit{CallRef: s.ref(call, item), Path: path, Old: old, New: repl, All: all}, &a)
 }
 
 // Rm runs the rm tool on the host.

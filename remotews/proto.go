@@ -105,7 +105,34 @@ type SessionOpen struct {
 type SessionOpened struct {
 	Session     string            `json:"session"`
 	HostSession string            `json:"host_session"`
-	Pending     []json.RawMessage `json:"pending"`
+	Pending     []PendingCall `json:"pending"`
+}
+
+// The states of a pending call.
+const (
+	// PendingSettled: the call ran to its end on the host after the
+	// connection was lost; Answer (or Error) is what it answered.
+	PendingSettled = "settled"
+	// PendingInterrupted: the host ended during the call. The engine
+	// settled its change record when the session opened again: Record is
+	// the newest snapshot or change record made since it began, "" when it
+	// changed nothing.
+	PendingInterrupted = "interrupted"
+)
+
+// PendingCall is a call of the connection before whose answer never
+// reached the client, as session.open tells it.
+type PendingCall struct {
+	Seq    int64           `json:"seq"`
+	Method string          `json:"method"`
+	Call   string          `json:"call,omitempty"`
+	Item   string          `json:"item,omitempty"`
+	What   string          `json:"what,omitempty"` // the file, or the shell line
+	Began  engine.Time     `json:"began"`
+	State  string          `json:"state"`
+	Answer json.RawMessage `json:"answer,omitempty"`
+	Error  string          `json:"error,omitempty"`
+	Record string          `json:"record,omitempty"`
 }
 
 // SessionRef names a client session.
@@ -134,6 +161,7 @@ type ToolEdit struct {
 	Path string `json:"path"`
 	Old  string `json:"old"`
 	New  string `json:"new"`
+	All  bool   `json:"all,omitempty"` // replace every occurrence
 }
 
 // ToolRm is tool.rm's params.

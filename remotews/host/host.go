@@ -63,7 +63,14 @@ type host struct {
 	mu       sync.Mutex
 	welcome  *remotews.Welcome
 	ws       *engine.Workspace
-	sessions map[string]*engine.Session // by client session id
+	sessions map[string]*hostSession // by client session id
+}
+
+// hostSession is a client session's host session on this connection and
+// its call log (calls.go).
+type hostSession struct {
+	s   *engine.Session
+	log *callLog
 }
 
 // Serve answers the protocol on r and w until the connection ends, or
@@ -74,7 +81,7 @@ func Serve(ctx context.Context, r io.ReadCloser, w io.WriteCloser, opts Options)
 	if opts.Hostname == "" {
 		opts.Hostname, _ = os.Hostname()
 	}
-	h := &host{opts: opts, sessions: map[string]*engine.Session{}}
+	h := &host{opts: opts, sessions: map[string]*hostSession{}}
 	h.conn = rpc.New(r, w, rpc.Options{Handler: h.handle})
 	defer context.AfterFunc(ctx, func() { h.conn.Close() })()
 	err := h.conn.Wait()
@@ -83,8 +90,8 @@ func Serve(ctx context.Context, r io.ReadCloser, w io.WriteCloser, opts Options)
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	for id, s := range h.sessions {
-		if cerr := s.Close(); cerr != nil && err == nil {
+	for id, hs := range h.sessions {
+		if cerr := hs.close(); cerr != nil && err == nil {
 			err = fmt.Errorf("host: close the host session of %s: %w", id, cerr)
 		}
 		delete(h.sessions, id)
@@ -151,7 +158,7 @@ func (h *host) dispatch(ctx context.Context, in *rpc.Incoming) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		return withSession(h, p.Session, func(s *engine.Session) (*engine.ToolAnswer, error) {
+		return logged(h, ctx, in.Method, p.CallRef, p.Path, func(s *engine.Session) (*engine.ToolAnswer, error) {
 			return s.ToolWrite(ctx, p.Path, p.Content)
 		})
 	case remotews.MethodToolEdit:
@@ -159,15 +166,15 @@ func (h *host) dispatch(ctx context.Context, in *rpc.Incoming) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		return withSession(h, p.Session, func(s *engine.Session) (*engine.ToolAnswer, error) {
-			return s.ToolEdit(ctx, p.Path, p.Old, p.New)
+		return logged(h, ctx, in.Method, p.CallRef, p.Path, func(s *engine.Session) (*engine.ToolAnswer, error) {
+			return s.ToolEdit(ctx, p.Path, p.Old, p.New, engine.ToolOptions{ReplaceAll: p.All})
 		})
 	case remotews.MethodToolRm:
 		p, err := decode[remotews.ToolRm](in)
 		if err != nil {
 			return nil, err
 		}
-		return withSession(h, p.Session, func(s *engine.Session) (*engine.ToolAnswer, error) {
+		return logged(h, ctx, in.Method, p.CallRef, p.Path, func(s *engine.Session) (*engine.ToolAnswer, error) {
 			return s.ToolRm(ctx, p.Path)
 		})
 	case remotews.MethodToolPatch:
@@ -175,7 +182,7 @@ func (h *host) dispatch(ctx context.Context, in *rpc.Incoming) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		return withSession(h, p.Session, func(s *engine.Session) (*engine.ToolAnswer, error) {
+		return logged(h, ctx, in.Method, p.CallRef, "", func(s *engine.Session) (*engine.ToolAnswer, error) {
 			return s.ToolPatch(ctx, p.Patch)
 		})
 	case remotews.MethodExec:
@@ -183,7 +190,7 @@ func (h *host) dispatch(ctx context.Context, in *rpc.Incoming) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		return withSession(h, p.Session, func(s *engine.Session) (*remotews.ExecResult, error) {
+		return logged(h, ctx, in.Method, p.CallRef, p.Line, func(s *engine.Session) (*remotews.ExecResult, error) {
 			a, err := s.Exec(ctx, p.Line, engine.ExecOptions{Own: p.Own,
 				Stdout: &streamWriter{in: in, stream: "stdout"}, Stderr: &streamWriter{in: in, stream: "stderr"}})
 			if a != nil && (err == nil || errors.Is(err, context.Canceled)) {
@@ -197,7 +204,7 @@ func (h *host) dispatch(ctx context.Context, in *rpc.Incoming) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		return withSession(h, p.Session, func(s *engine.Session) (*engine.RestoreResult, error) {
+		return logged(h, ctx, in.Method, remotews.CallRef{Session: p.Session}, "", func(s *engine.Session) (*engine.RestoreResult, error) {
 			if in.Method == remotews.MethodUndo {
 				return s.Undo(ctx)
 			}
@@ -208,7 +215,7 @@ func (h *host) dispatch(ctx context.Context, in *rpc.Incoming) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		return withSession(h, p.Session, func(s *engine.Session) (*engine.RestoreResult, error) {
+		return logged(h, ctx, in.Method, remotews.CallRef{Session: p.Session}, p.Snapshot, func(s *engine.Session) (*engine.RestoreResult, error) {
 			return s.RestoreTo(ctx, p.Snapshot)
 		})
 	case remotews.MethodSnapshotsList:
@@ -305,33 +312,71 @@ func (h *host) open(ctx context.Context, p remotews.SessionOpen) (*remotews.Sess
 	if err != nil {
 		return nil, err
 	}
+	// What became of the calls the connection before lost is told before
+	// anything else runs: the engine settled their change records as the
+	// session opened.
+	log, old, err := openCallLog(h.opts.Store.FS(), callLogName(w.Path, p.Session, p.Generation))
+	if err != nil {
+		s.Close()
+		return nil, err
+	}
+	var snaps *engine.SnapshotList
+	if len(old) > 0 {
+		snaps, _ = s.Snapshots(ctx)
+	}
 	h.mu.Lock()
-	h.sessions[p.Session] = s
+	h.sessions[p.Session] = &hostSession{s: s, log: log}
 	h.mu.Unlock()
-	return &remotews.SessionOpened{Session: p.Session, HostSession: s.ID(), Pending: []json.RawMessage{}}, nil
+	return &remotews.SessionOpened{Session: p.Session, HostSession: s.ID(), Pending: pendingOf(old, snaps)}, nil
 }
 
 func (h *host) close(id string) error {
 	h.mu.Lock()
-	s := h.sessions[id]
+	hs := h.sessions[id]
 	delete(h.sessions, id)
 	h.mu.Unlock()
-	if s == nil {
+	if hs == nil {
 		return remotews.Errorf(remotews.CodeNotReady, "not_ready", nil, "session %s is not open", id)
 	}
-	return s.Close()
+	return hs.close()
+}
+
+func (hs *hostSession) close() error {
+	err := hs.s.Close()
+	if lerr := hs.log.close(); err == nil {
+		err = lerr
+	}
+	return err
 }
 
 // withSession runs fn on the open host session of client session id.
 func withSession[T any](h *host, id string, fn func(*engine.Session) (T, error)) (T, error) {
 	h.mu.Lock()
-	s := h.sessions[id]
+	hs := h.sessions[id]
 	h.mu.Unlock()
-	if s == nil {
+	if hs == nil {
 		var zero T
 		return zero, remotews.Errorf(remotews.CodeNotReady, "not_ready", nil, "session %s is not open on this connection", id)
 	}
-	return fn(s)
+	return fn(hs.s)
+}
+
+// logged runs fn, a call that changes files, on the open host session of
+// ref.Session, with its beginning and end in the session's call log: a
+// call whose answer cannot reach the client (the connection ended during
+// it) is told at the next session.open.
+func logged[T any](h *host, ctx context.Context, method string, ref remotews.CallRef, what string, fn func(*engine.Session) (T, error)) (T, error) {
+	h.mu.Lock()
+	hs := h.sessions[ref.Session]
+	h.mu.Unlock()
+	if hs == nil {
+		var zero T
+		return zero, remotews.Errorf(remotews.CodeNotReady, "not_ready", nil, "session %s is not open on this connection", ref.Session)
+	}
+	seq := hs.log.begin(method, ref, what, h.opts.Store.Now())
+	res, err := fn(hs.s)
+	hs.log.end(seq, h.conn.Err() == nil, res, err)
+	return res, err
 }
 
 // streamWriter sends what a shell line prints as exec.output call

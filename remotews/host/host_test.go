@@ -3,6 +3,7 @@ package host
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"cairn/engine"
+	"cairn/internal/timefmt"
 	"cairn/internal/usermsg"
 	"cairn/remotews"
 	"cairn/remotews/rpc"
@@ -229,7 +231,8 @@ func TestLostMidCall(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	s, err := c.Session(ctx, uuid.NewString(), c.Binding(), false)
+	id := uuid.NewString()
+	s, err := c.Session(ctx, id, c.Binding(), false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -259,7 +262,63 @@ func TestLostMidCall(t *testing.T) {
 	case <-time.After(60 * time.Second):
 		t.Fatal("the host did not end its line and its sessions")
 	}
+	b := c.Binding()
 	c.Close()
+
+	// The next connect finds out what became of the lost call before
+	// anything else runs: the line was stopped, and its answer kept.
+	c2, _ := e.connect(remotews.Options{})
+	s2, err := c2.Session(ctx, id, b, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := s2.Opened.Pending
+	if len(p) != 1 || p[0].Method != remotews.MethodExec || p[0].What != "echo started; sleep 600" || p[0].State != remotews.PendingSettled {
+		t.Fatalf("pending after the lost connection = %+v", p)
+	}
+	var ans remotews.ExecResult
+	if err := json.Unmarshal(p[0].Answer, &ans); err != nil || !ans.Cancelled {
+		t.Fatalf("the lost line's kept answer = %s (%v), want it cancelled", p[0].Answer, err)
+	}
+	// Told once: a connect after that has nothing pending.
+	if err := s2.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	s3, err := c2.Session(ctx, id, b, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s3.Opened.Pending) != 0 {
+		t.Fatalf("pending told twice: %+v", s3.Opened.Pending)
+	}
+}
+
+// A call the host ended during (no end line) is interrupted, with the
+// newest record made since it began; one answered is not pending; one
+// that ended unanswered is settled with its answer.
+func TestPendingOf(t *testing.T) {
+	at := func(s int) engine.Time { return timefmt.Mk(time.Unix(1800000000+int64(s), 0)) }
+	t0, t5, t9 := at(0), at(5), at(9)
+	lines := []callLine{
+		{Seq: 1, Method: "tool.write", What: "a", Began: &t0}, {Seq: 1, End: "answered"},
+		{Seq: 2, Method: "tool.edit", What: "b", Began: &t0}, {Seq: 2, End: "unanswered", Answer: json.RawMessage(`{"ok":true}`)},
+		{Seq: 3, Method: "exec", What: "make", Began: &t5},
+		{Seq: 4, Method: "tool.rm", What: "c", Began: &t9},
+	}
+	snaps := &engine.SnapshotList{Snapshots: []engine.SnapshotInfo{{ID: "s-old", At: t0}}, Records: []engine.RecordInfo{{ID: "r-make", At: at(6)}}}
+	got := pendingOf(lines, snaps)
+	if len(got) != 3 {
+		t.Fatalf("pending = %+v", got)
+	}
+	if got[0].Seq != 2 || got[0].State != remotews.PendingSettled || string(got[0].Answer) != `{"ok":true}` {
+		t.Errorf("settled = %+v", got[0])
+	}
+	if got[1].Seq != 3 || got[1].State != remotews.PendingInterrupted || got[1].Record != "r-make" {
+		t.Errorf("interrupted with a record = %+v", got[1])
+	}
+	if got[2].Seq != 4 || got[2].State != remotews.PendingInterrupted || got[2].Record != "" {
+		t.Errorf("interrupted with none = %+v", got[2])
+	}
 }
 
 // A session bound to another generation or identity is refused, naming
