@@ -103,8 +103,8 @@ type SessionOpen struct {
 
 // SessionOpened is the answer to SessionOpen.
 type SessionOpened struct {
-	Session     string            `json:"session"`
-	HostSession string            `json:"host_session"`
+	Session     string        `json:"session"`
+	HostSession string        `json:"host_session"`
 	Pending     []PendingCall `json:"pending"`
 }
 
