@@ -128,7 +128,7 @@ func TestSSHWriteUndoExec(t *testing.T) {
 	if e.read("src/main.txt") != string(content) {
 		t.Fatal("the host's file is not what was written")
 	}
-	if _, err := s.Edit(ctx, "", "", "src/main.txt", strings.Repeat("remote bytes\n", 1000), "edited\n"); err != nil {
+	if _, err := s.Edit(ctx, "", "", "src/main.txt", strings.Repeat("remote bytes\n", 1000), "edited\n", false); err != nil {
 		t.Fatal(err)
 	}
 	if e.read("src/main.txt") != "edited\n" {

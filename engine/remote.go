@@ -74,3 +74,18 @@ func (s *Session) SetRemote(ctx context.Context, r Remote) error {
 	}
 	return s.commitLocked(ctx)
 }
+
+// RemoteError refuses to open a session bound to a remote workspace for a
+// caller that would run its files here. It is ErrRefused for errors.Is.
+type RemoteError struct {
+	Session string
+	Remote  Remote
+}
+
+func (e *RemoteError) Error() string {
+	return fmt.Sprintf("session %s works on the remote workspace %s; its files are not on this machine: resume it with cairn -r %s (experimental.remote_workcell)",
+		e.Session, e.Remote.String(), e.Session)
+}
+
+// Is makes a RemoteError a refusal.
+func (e *RemoteError) Is(target error) bool { return target == ErrRefused }
