@@ -112,7 +112,7 @@ func (c *replOwnCmd) Run(r *repl, l *replLine) error  { return r.execLine(l.ctx,
 // execLine runs a REPL shell line (own: a !LINE). Its output shows as it
 // prints; Ctrl-C kills it (ctx).
 func (r *repl) execLine(ctx context.Context, line string, own bool) error {
-	a, err := r.sess.Exec(ctx, line, engine.ExecOptions{Own: own, Stdout: r.out, Stderr: r.out})
+	a, err := r.cell().Exec(ctx, line, engine.ExecOptions{Own: own, Stdout: r.out, Stderr: r.out})
 	if a == nil {
 		return refusedLine(err)
 	}
@@ -123,7 +123,7 @@ func (r *repl) execLine(ctx context.Context, line string, own bool) error {
 	}
 	printExecAnswer(r.out, r.ws, a, own)
 	// A shell line is its own turn: durable once shown.
-	if err := r.sess.Commit(r.g.ctx); err != nil {
+	if err := r.cell().Commit(r.g.ctx); err != nil {
 		fmt.Fprintln(r.out, "cairn: the line ran but its records may not survive a crash:", userError(err))
 	}
 	return nil

@@ -501,6 +501,9 @@ func (c *ShowCmd) Run(g *Globals) error {
 	fmt.Fprintf(g.stdout, "id       %s\ntitle    %s\npath     %s\ncreated  %s\nupdated  %s\nitems    %d\nturns    %d\nbranch   %s\nbuild    %s\n",
 		r.ID, title, display.Line(r.Path), fmtTime(r.CreatedAt.Time), fmtTime(r.UpdatedAt.Time),
 		r.Counts.Items, r.Counts.Turns, display.Line(r.Branch), display.Line(r.Build))
+	if r.Remote != nil {
+		fmt.Fprintf(g.stdout, "remote   %s (identity %s, generation %d)\n", display.Line(r.Remote.String()), r.Remote.Identity, r.Remote.Generation)
+	}
 	if r.ForkOf != nil {
 		fmt.Fprintf(g.stdout, "fork of  %s at %s (#%d)\n", r.ForkOf.Session, r.ForkOf.Item, r.ForkOf.N)
 	}

@@ -12,14 +12,14 @@ import (
 // refuse it rather than run locally: a command meant for a remote
 // workspace never falls back to this machine's files. storage is refused
 // for good: the host's state folder is the host's business.
-var sshCommands = map[string]bool{"where": true}
+var sshCommands = map[string]bool{"where": true, "run": true, "resume": true}
 
 // checkSSH refuses --ssh on a command that does not take it, and a
 // target that is not [user@]host:/abs/path, before anything runs.
 func checkSSH(g *Globals, cmd string) error {
 	first, _, _ := strings.Cut(cmd, " ")
 	if g.SSH == "" {
-		if first != "host" && (g.CairnPath != "") {
+		if first != "host" && !sshCommands[first] && g.CairnPath != "" {
 			return usageErrorf("--cairn-path is for --ssh")
 		}
 		return nil
@@ -30,7 +30,7 @@ func checkSSH(g *Globals, cmd string) error {
 	case first == "host":
 		return usageErrorf("cairn host serves a workspace on this machine; --ssh is for the client")
 	case !sshCommands[first]:
-		return usageErrorf("cairn %s does not work on a remote workspace yet: only where takes --ssh in this build", first)
+		return usageErrorf("cairn %s does not work on a remote workspace yet: the REPL (cairn --ssh T, with -r, --continue, --resume) and where take --ssh in this build", first)
 	}
 	if _, err := remotews.ParseTarget(g.SSH); err != nil {
 		return usageErrorf("--ssh %v", err)

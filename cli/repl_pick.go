@@ -514,6 +514,9 @@ func (r *repl) openFor(id string) (s *engine.Session, ws *engine.Workspace, move
 			moved = fmt.Sprintf("This session belongs to %s; cairn works there now.", display.Line(ws.Path()))
 		}
 	}
+	if err := r.remoteMatch(ws, id); err != nil {
+		return nil, nil, "", err
+	}
 	s, err = ws.Open(r.g.ctx, id, r.opts())
 	if err != nil {
 		return nil, nil, "", err

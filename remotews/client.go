@@ -259,14 +259,16 @@ func (c *Client) Session(ctx context.Context, id string, b Binding, noSnapshots 
 		if errors.As(err, &re) && errors.Is(re.Kind, ErrGeneration) {
 			var d GenerationData
 			_ = json.Unmarshal(re.Data, &d)
-			re.Msg = generationMessage(c.Target, b, d)
+			re.Msg = GenerationMessage(c.Target, b, d)
 		}
 		return nil, err
 	}
 	return &Session{c: c, id: id, Opened: opened}, nil
 }
 
-func generationMessage(t Target, b Binding, d GenerationData) string {
+// GenerationMessage says that the workspace a session is bound to b is
+// another one now (d), naming what changed and what to do.
+func GenerationMessage(t Target, b Binding, d GenerationData) string {
 	if d.Identity != b.Identity {
 		return fmt.Sprintf("%s on %s is another workspace than the session's (identity %s, the session's %s: another machine, or its state folder made again); the session's records stay unused. Start a new session there, or reach the original host",
 			t.Path, t.Host, d.Identity, b.Identity)
