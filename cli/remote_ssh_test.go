@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -246,9 +248,12 @@ func TestSSHCommandLine(t *testing.T) {
 	}
 }
 
-// The ssh connection killed during writes, round after round: every
-// write that was answered is on the host, every file is its old or its
-// new content, and the next connection takes the session up again.
+// The ssh connection killed during calls, round after round (a write in
+// even rounds, a shell line that sleeps and then replaces the file in odd
+// ones): every call that was answered is on the host, every file is its
+// old or its new content, the next connect tells what became of the call
+// the connection cut off (and the host's file agrees with it), and takes
+// the session up again.
 func TestSSHKilledMidCall(t *testing.T) {
 	e := newSSHEnv(t)
 	ctx := context.Background()
@@ -256,7 +261,8 @@ func TestSSHKilledMidCall(t *testing.T) {
 	var binding remotews.Binding
 	acked := map[string]string{} // file -> content the host acknowledged
 	rng := rand.New(rand.NewPCG(1, uint64(time.Now().UnixNano())))
-	lost := 0
+	lost, told := 0, map[string]int{}
+	var prev *lostCall // the call the round before lost
 	for round := range *sshRounds {
 		c := e.mustDial()
 		if round == 0 {
@@ -266,54 +272,140 @@ func TestSSHKilledMidCall(t *testing.T) {
 		if err != nil {
 			t.Fatalf("round %d: reopen: %v", round, err)
 		}
+		if prev != nil {
+			told[prev.check(t, round, s.Opened.Pending, e.read(prev.name))]++
+			prev = nil
+		}
 		for name, want := range acked {
 			if got := e.read(name); got != want {
 				t.Fatalf("round %d: %s holds %d bytes, not the %d acknowledged", round, name, len(got), len(want))
 			}
 		}
 		name := fmt.Sprintf("f%d.txt", rng.IntN(3))
-		old := e.read(name)
-		next := strings.Repeat(fmt.Sprintf("round %d\n", round), 50000+rng.IntN(200000))
+		call := &lostCall{name: name, old: e.read(name), method: remotews.MethodToolWrite, what: name}
+		n := 50000 + rng.IntN(200000)
+		delay := time.Duration(rng.IntN(1200)) * time.Millisecond
+		if round%2 == 1 {
+			call.method = remotews.MethodExec
+			call.what = fmt.Sprintf("sleep 0.%d; head -c %d /dev/zero | tr '\\0' r > %s.tmp && mv %s.tmp %s", 1+rng.IntN(8), n, name, name, name)
+			call.next = strings.Repeat("r", n)
+		} else {
+			call.next = strings.Repeat(fmt.Sprintf("round %d\n", round), n)
+		}
 		go func() {
-			time.Sleep(time.Duration(rng.IntN(1200)) * time.Millisecond)
+			time.Sleep(delay)
 			e.killSSH()
 		}()
-		_, err = s.Write(ctx, "", "", name, []byte(next))
+		if call.method == remotews.MethodExec {
+			var x *engine.ExecAnswer
+			x, err = s.Exec(ctx, "", "", call.what, false, io.Discard, io.Discard)
+			if err == nil && x.ExitCode != 0 {
+				err = fmt.Errorf("the line exited %d", x.ExitCode)
+			}
+		} else {
+			_, err = s.Write(ctx, "", "", name, []byte(call.next))
+		}
 		<-c.Done()
 		switch {
 		case err == nil:
-			acked[name] = next
+			acked[name] = call.next
 		case errors.Is(err, remotews.ErrLost):
 			lost++
-			if !strings.Contains(err.Error(), "during tool.write") {
+			if !strings.Contains(err.Error(), "during "+call.method) {
 				t.Fatalf("round %d: the lost call is not named: %v", round, err)
 			}
 			got := e.read(name)
-			if got != old && got != next {
+			if got != call.old && got != call.next {
 				// The host may still be finishing: give it the time a
 				// reconnect gives it, then judge.
 				time.Sleep(2 * time.Second)
 				got = e.read(name)
 			}
-			if got != old && got != next {
+			if got != call.old && got != call.next {
 				t.Fatalf("round %d: %s is neither its old nor its new content (%d bytes)", round, name, len(got))
 			}
-			if got == next {
-				acked[name] = next // made on the host; the answer was lost
+			if got == call.next {
+				acked[name] = call.next // made on the host; the answer was lost
+			} else {
+				delete(acked, name)
+				if call.old != "<absent>" {
+					acked[name] = call.old
+				}
 			}
+			prev = call
 		default:
 			t.Fatalf("round %d: %v", round, err)
 		}
 		c.Close()
 	}
 	c := e.mustDial()
-	if _, err := c.Session(ctx, sid, binding, false); err != nil {
+	s, err := c.Session(ctx, sid, binding, false)
+	if err != nil {
 		t.Fatalf("reopen at the end: %v", err)
+	}
+	if prev != nil {
+		told[prev.check(t, *sshRounds, s.Opened.Pending, e.read(prev.name))]++
 	}
 	for name, want := range acked {
 		if got := e.read(name); got != want {
 			t.Fatalf("at the end: %s holds %d bytes, not the %d acknowledged", name, len(got), len(want))
 		}
 	}
-	t.Logf("%d rounds, %d calls lost with the connection", *sshRounds, lost)
+	t.Logf("%d rounds, %d calls lost with the connection, told at the next connect as %v", *sshRounds, lost, told)
+}
+
+// lostCall is a call the connection's end cut off, and the file it
+// changes.
+type lostCall struct {
+	name, old, next string
+	method, what    string
+}
+
+// check checks what the connect after the lost call says of it: settled
+// or interrupted (or not told: it never reached the host), and the host's
+// file got agrees: new content when a write ran or left a record, old
+// when it failed, changed nothing or never arrived; a shell line
+// cancelled may have replaced the file before it was stopped. It returns
+// what was told.
+func (l *lostCall) check(t *testing.T, round int, p []remotews.PendingCall, got string) string {
+	t.Helper()
+	var w *remotews.PendingCall
+	for i := range p {
+		if p[i].Method == l.method && p[i].What == l.what {
+			w = &p[i]
+		}
+	}
+	if w == nil {
+		if got != l.old {
+			t.Fatalf("round %d: the lost %s is not told at the next connect (%+v), but %s changed", round, l.method, p, l.name)
+		}
+		return "not begun"
+	}
+	state := w.State
+	if w.Record != "" {
+		state += " with a record"
+	}
+	want := []string{l.old}
+	switch {
+	case w.State == remotews.PendingSettled && w.Error == "" && l.method == remotews.MethodExec:
+		var x remotews.ExecResult
+		if err := json.Unmarshal(w.Answer, &x); err != nil {
+			t.Fatalf("round %d: the kept answer %s: %v", round, w.Answer, err)
+		}
+		if x.Cancelled {
+			want = []string{l.old, l.next}
+			state += ", stopped"
+		} else {
+			want = []string{l.next}
+		}
+	case w.State == remotews.PendingSettled && w.Error == "":
+		want = []string{l.next}
+	case w.State == remotews.PendingInterrupted && w.Record != "":
+		want = []string{l.next}
+	}
+	if !slices.Contains(want, got) {
+		t.Fatalf("round %d: the lost %s is told %s (error %q), but %s holds %d bytes (old %d, new %d)",
+			round, l.method, state, w.Error, l.name, len(got), len(l.old), len(l.next))
+	}
+	return state
 }

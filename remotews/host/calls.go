@@ -22,11 +22,14 @@ import (
 // files begins, one when it ends, in the host's state folder beside the
 // workspace's identity (hosted/<key>.calls/<session>-<generation>.jsonl).
 // The next session.open reads it and tells the client what became of the
-// calls whose answers never reached it: settled (the call ran to its end
-// after the connection was lost, its answer is kept) or interrupted (the
-// host ended during it; the engine settled its change record when the
-// session opened again, and the newest record since it began is named).
-// The log is then emptied. Its lines are written, not synced: what a
+// calls whose answers it may not have had: settled (the call ran to its
+// end, its answer is kept) or interrupted (the host ended during it; the
+// engine settled its change record when the session opened again, and the
+// newest record since it began is named). The client's next call, or its
+// session.close, says it had the answers of the calls that ended before
+// it; an answer written to a connection that then broke is not known to
+// have arrived, so it is told again rather than lost. The log is then
+// emptied. Its lines are written, not synced: what a
 // crash of the whole machine loses of it, the engine's own change records
 // still settle.
 
@@ -38,7 +41,7 @@ type callLine struct {
 	Item   string          `json:"item,omitempty"`
 	What   string          `json:"what,omitempty"`
 	Began  *engine.Time    `json:"began,omitempty"`
-	End    string          `json:"end,omitempty"` // answered | unanswered
+	End    string          `json:"end,omitempty"` // answered | unanswered (as the host saw it) | closed
 	Answer json.RawMessage `json:"answer,omitempty"`
 	Error  string          `json:"error,omitempty"`
 }
@@ -107,13 +110,20 @@ func (l *callLog) end(seq int64, answered bool, res any, err error) {
 	c := callLine{Seq: seq, End: "answered"}
 	if !answered {
 		c.End = "unanswered"
-		if err != nil {
-			c.Error = err.Error()
-		} else {
-			c.Answer, _ = json.Marshal(res)
-		}
+	}
+	if err != nil {
+		c.Error = err.Error()
+	} else {
+		c.Answer, _ = json.Marshal(res)
 	}
 	l.write(c)
+}
+
+// closed logs the client's session.close: it had every answer.
+func (l *callLog) closed() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.write(callLine{Seq: l.seq + 1, End: "closed"})
 }
 
 func (l *callLog) close() error {
@@ -128,22 +138,28 @@ func (l *callLog) close() error {
 func pendingOf(old []callLine, snaps *engine.SnapshotList) []remotews.PendingCall {
 	begun := map[int64]*remotews.PendingCall{}
 	var order []int64
+	// acked drops the calls that ended: the client's next call or close
+	// says it had their answers.
+	acked := func() {
+		for seq, p := range begun {
+			if p.State == remotews.PendingSettled {
+				delete(begun, seq)
+			}
+		}
+	}
 	for _, l := range old {
-		if l.Began != nil {
+		switch {
+		case l.Began != nil:
+			acked()
 			begun[l.Seq] = &remotews.PendingCall{Seq: l.Seq, Method: l.Method, Call: l.Call, Item: l.Item, What: l.What,
 				Began: *l.Began, State: remotews.PendingInterrupted}
 			order = append(order, l.Seq)
-			continue
+		case l.End == "closed":
+			acked()
+		case begun[l.Seq] != nil:
+			p := begun[l.Seq]
+			p.State, p.Answer, p.Error = remotews.PendingSettled, l.Answer, l.Error
 		}
-		p := begun[l.Seq]
-		if p == nil {
-			continue
-		}
-		if l.End == "answered" {
-			delete(begun, l.Seq)
-			continue
-		}
-		p.State, p.Answer, p.Error = remotews.PendingSettled, l.Answer, l.Error
 	}
 	out := []remotews.PendingCall{}
 	for _, seq := range order {

@@ -338,6 +338,7 @@ func (h *host) close(id string) error {
 	if hs == nil {
 		return remotews.Errorf(remotews.CodeNotReady, "not_ready", nil, "session %s is not open", id)
 	}
+	hs.log.closed()
 	return hs.close()
 }
 

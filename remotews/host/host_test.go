@@ -294,30 +294,37 @@ func TestLostMidCall(t *testing.T) {
 }
 
 // A call the host ended during (no end line) is interrupted, with the
-// newest record made since it began; one answered is not pending; one
-// that ended unanswered is settled with its answer.
+// newest record made since it began; one that ended is pending until the
+// client's next call or close says it had the answer, and is then
+// settled with its answer.
 func TestPendingOf(t *testing.T) {
 	at := func(s int) engine.Time { return timefmt.Mk(time.Unix(1800000000+int64(s), 0)) }
 	t0, t5, t9 := at(0), at(5), at(9)
 	lines := []callLine{
 		{Seq: 1, Method: "tool.write", What: "a", Began: &t0}, {Seq: 1, End: "answered"},
-		{Seq: 2, Method: "tool.edit", What: "b", Began: &t0}, {Seq: 2, End: "unanswered", Answer: json.RawMessage(`{"ok":true}`)},
-		{Seq: 3, Method: "exec", What: "make", Began: &t5},
-		{Seq: 4, Method: "tool.rm", What: "c", Began: &t9},
+		{Seq: 2, Method: "exec", What: "make", Began: &t5},
+		{Seq: 3, Method: "tool.rm", What: "c", Began: &t9},
+		{Seq: 4, Method: "tool.edit", What: "b", Began: &t9}, {Seq: 4, End: "answered", Answer: json.RawMessage(`{"ok":true}`)},
 	}
 	snaps := &engine.SnapshotList{Snapshots: []engine.SnapshotInfo{{ID: "s-old", At: t0}}, Records: []engine.RecordInfo{{ID: "r-make", At: at(6)}}}
 	got := pendingOf(lines, snaps)
 	if len(got) != 3 {
 		t.Fatalf("pending = %+v", got)
 	}
-	if got[0].Seq != 2 || got[0].State != remotews.PendingSettled || string(got[0].Answer) != `{"ok":true}` {
-		t.Errorf("settled = %+v", got[0])
+	if got[0].Seq != 2 || got[0].State != remotews.PendingInterrupted || got[0].Record != "r-make" {
+		t.Errorf("interrupted with a record = %+v", got[0])
 	}
-	if got[1].Seq != 3 || got[1].State != remotews.PendingInterrupted || got[1].Record != "r-make" {
-		t.Errorf("interrupted with a record = %+v", got[1])
+	if got[1].Seq != 3 || got[1].State != remotews.PendingInterrupted || got[1].Record != "" {
+		t.Errorf("interrupted with none = %+v", got[1])
 	}
-	if got[2].Seq != 4 || got[2].State != remotews.PendingInterrupted || got[2].Record != "" {
-		t.Errorf("interrupted with none = %+v", got[2])
+	if got[2].Seq != 4 || got[2].State != remotews.PendingSettled || string(got[2].Answer) != `{"ok":true}` {
+		t.Errorf("settled = %+v", got[2])
+	}
+	// A close says the client had every answer; the calls the host was
+	// still running stay interrupted.
+	got = pendingOf(append(lines, callLine{Seq: 5, End: "closed"}), snaps)
+	if len(got) != 2 || got[0].Seq != 2 || got[1].Seq != 3 {
+		t.Errorf("after a close: %+v", got)
 	}
 }
 
