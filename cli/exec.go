@@ -70,7 +70,7 @@ func (c *ToolExecCmd) Run(g *Globals, t *ToolCmd) error {
 
 // printExecAnswer is the readable summary of an exec's answer, after the
 // line's own output.
-func printExecAnswer(w io.Writer, ws *engine.Workspace, a *engine.ExecAnswer, own bool) {
+func printExecAnswer(w io.Writer, ws filesRoot, a *engine.ExecAnswer, own bool) {
 	rec := "no record"
 	switch {
 	case own:
@@ -121,7 +121,7 @@ func (r *repl) execLine(ctx context.Context, line string, own bool) error {
 	} else if err != nil {
 		fmt.Fprintln(r.out, "cairn:", userError(err))
 	}
-	printExecAnswer(r.out, r.ws, a, own)
+	printExecAnswer(r.out, r.filesAt(), a, own)
 	// A shell line is its own turn: durable once shown.
 	if err := r.cell().Commit(r.g.ctx); err != nil {
 		fmt.Fprintln(r.out, "cairn: the line ran but its records may not survive a crash:", userError(err))

@@ -50,6 +50,20 @@ func (r *repl) cell() workcell {
 	return r.sess
 }
 
+// hostFolder is a remote workspace's folder on its host.
+type hostFolder string
+
+func (h hostFolder) Path() string { return string(h) }
+
+// filesAt is where the files the REPL's tools name are: the workspace
+// here, or the remote workspace's folder on its host.
+func (r *repl) filesAt() filesRoot {
+	if r.rc.client != nil {
+		return hostFolder(r.rc.client.Welcome.Path)
+	}
+	return r.ws
+}
+
 // remoteSwitch refuses the remote workspace unless config.json turns it
 // on: nothing is started, and nothing runs here instead.
 func remoteSwitch(s *engine.Store) error {

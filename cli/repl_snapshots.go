@@ -85,7 +85,7 @@ func (r *repl) runTool(ctx context.Context, run func() (*engine.ToolAnswer, erro
 	if err != nil {
 		return refusedLine(err)
 	}
-	printToolAnswer(r.out, r.ws, a)
+	printToolAnswer(r.out, r.filesAt(), a)
 	if err := r.cell().Commit(r.g.ctx); err != nil {
 		fmt.Fprintln(r.out, "cairn: the change is made but may not survive a crash:", userError(err))
 	}
@@ -162,7 +162,7 @@ func (c *replSnapListCmd) Run(r *repl) error {
 	if err != nil {
 		return err
 	}
-	printSnapshots(r.out, r.ws, l, time.Now())
+	printSnapshots(r.out, r.filesAt(), l, time.Now())
 	return nil
 }
 
@@ -184,9 +184,9 @@ func (c *replSnapRestoreCmd) Run(r *repl) error {
 func (r *repl) restore(op func(context.Context) (*engine.RestoreResult, error)) error {
 	res, err := op(r.g.ctx)
 	if err != nil {
-		return restoreRefusal(r.ws, err, "/snapshots restore")
+		return restoreRefusal(r.filesAt(), err, "/snapshots restore")
 	}
-	printRestore(r.out, r.ws, res)
+	printRestore(r.out, r.filesAt(), res)
 	fmt.Fprintln(r.out, "The conversation is unchanged: tell the agent what you did.")
 	return nil
 }
