@@ -409,3 +409,73 @@ func (l *lostCall) check(t *testing.T, round int, p []remotews.PendingCall, got 
 	}
 	return state
 }
+
+// The whole REPL flow through the real sshd: a session on the remote
+// workspace (file tools, a shell line whose output streams back, undo,
+// redo), resumed with -r over a new connection where undo puts the bytes
+// back; then the workspace replaced (deleted and made again), which
+// refuses the session naming the new generation and changes nothing.
+func TestSSHREPL(t *testing.T) {
+	e := newSSHEnv(t)
+	client := filepath.Join(t.TempDir(), "client")
+	if err := os.MkdirAll(filepath.Join(client, "home"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(client, "home", "config.json"), []byte(`{"experimental":{"remote_workcell":true}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := func(in string, args ...string) (int, string, string) {
+		var out, errb bytes.Buffer
+		args = append([]string{"--home", filepath.Join(client, "home"), "-C", client, "--ssh-command", e.sshCmd, "--cairn-path", e.cairnPath}, args...)
+		code := Main(context.Background(), args, strings.NewReader(in), &out, &errb)
+		return code, out.String(), errb.String()
+	}
+	tgt := e.srv.Target() + ":" + e.ws
+	content := "head line\n" + strings.Repeat("line of the remote file\n", 500)
+	code, out, errs := run(":write src/a.txt\n"+content+".\n:edit src/a.txt 'head line' 'edited head'\n"+
+		":exec echo streamed from $(hostname) >&2; cp src/a.txt copy.txt\nthe first prompt\n/undo\n/redo\n/exit\n", "--ssh", tgt)
+	if code != 0 || !strings.Contains(out, "Changed src/a.txt (snapshot ") || !strings.Contains(out, "streamed from ") ||
+		!strings.Contains(out, "Undid ") || !strings.Contains(out, "Redid ") {
+		t.Fatalf("remote REPL: %d\n%s\n%s", code, out, errs)
+	}
+	edited := "edited head\n" + strings.Repeat("line of the remote file\n", 500)
+	if e.read("src/a.txt") != edited || e.read("copy.txt") != edited {
+		t.Fatalf("the host's files after the session: %q", e.read("src/a.txt")[:40])
+	}
+	id := out[strings.LastIndex(out, "cairn --resume ")+len("cairn --resume ") : len(out)-1]
+
+	// Resumed over a new connection: two undos put the written bytes back,
+	// then remove the file.
+	code, out, errs = run("/undo\n/exit\n", "-r", id)
+	if code != 0 || !strings.Contains(out, "Resumed ") || e.read("src/a.txt") != content {
+		t.Fatalf("resume and undo: %d\n%s\n%s\nfile %q", code, out, errs, e.read("src/a.txt")[:40])
+	}
+	code, out, _ = run("/undo\n/exit\n", "-r", id)
+	if code != 0 || e.read("src/a.txt") != "<absent>" {
+		t.Fatalf("second undo: %d\n%s", code, out)
+	}
+	code, out, _ = run("/redo\n/exit\n", "-r", id)
+	if code != 0 || e.read("src/a.txt") != content {
+		t.Fatalf("redo: %d\n%s", code, out)
+	}
+
+	// The workspace replaced: deleted and made again.
+	if err := os.RemoveAll(e.ws); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(e.ws, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs = run("/undo\n/exit\n", "-r", id)
+	if code != ExitFailed || !strings.Contains(errs, "was replaced (generation 2 since ") || !strings.Contains(errs, "are of generation 1 and are never applied") {
+		t.Fatalf("replaced workspace: %d\n%s\n%s", code, out, errs)
+	}
+	if ents, _ := os.ReadDir(e.ws); len(ents) != 0 {
+		t.Fatalf("the refused resume changed the new workspace: %v", ents)
+	}
+	// A new session there starts on the new generation.
+	code, out, errs = run(":write fresh.txt\nnew\n.\n/exit\n", "--ssh", tgt)
+	if code != 0 || !strings.Contains(out, "generation 2)") || e.read("fresh.txt") != "new\n" {
+		t.Fatalf("a new session on the replaced workspace: %d\n%s\n%s", code, out, errs)
+	}
+}
