@@ -324,7 +324,7 @@ func (r *repl) summaryRows(l []engine.Summary) []term.Row {
 	}
 	for i, e := range l {
 		rows[i] = term.Row{ID: e.ID, Title: e.Title, Age: age(now, e.UpdatedAt), Branch: e.Branch, Items: e.Items,
-			Owner: e.OwnerPID, ForkOf: e.ForkOf, Current: e.ID == cur}
+			Owner: e.OwnerPID, ForkOf: e.ForkOf, Current: e.ID == cur, Remote: e.Remote}
 	}
 	return rows
 }
