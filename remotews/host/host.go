@@ -92,7 +92,7 @@ func Serve(ctx context.Context, r io.ReadCloser, w io.WriteCloser, opts Options)
 	defer h.mu.Unlock()
 	for id, hs := range h.sessions {
 		if cerr := hs.close(); cerr != nil && err == nil {
-			err = fmt.Errorf("host: close the host session of %s: %w", id, cerr)
+			err = fmt.Errorf("close the host session of %s: %w", id, cerr)
 		}
 		delete(h.sessions, id)
 	}
