@@ -69,9 +69,11 @@
 //	                   the host) until session.close or the end of the connection.
 //	                   Another identity or generation than the workspace's:
 //	                   CodeGeneration, naming both. Owned by another host process:
-//	                   CodeBusy. "pending" (later): the calls a lost connection
-//	                   interrupted, each settled (with its answer) or interrupted
-//	                   (with its record), told before anything else runs.
+//	                   CodeBusy. "pending": the calls of the connection before
+//	                   whose answers the client may not have had (PendingCall),
+//	                   each settled (with its answer) or interrupted (with the
+//	                   newest change record since it began), told before
+//	                   anything else runs (the host's call log, host/calls.go).
 //	session.close      {session} -> {}
 //	session.commit     {session} -> {}
 //	                   The end of the client's turn: the host session's changes
