@@ -19,10 +19,12 @@ import (
 
 // stateCommands are the commands about the state folder itself: its
 // storage, where a directory's state is, the prompt history, imports into
-// it, moving its sessions, its HTTP API and credentials.
+// it, moving its sessions, its HTTP API and credentials; and cairn host,
+// which keeps a remote client's change records (the client decides
+// whether its session is ephemeral, never the host's setting).
 var stateCommands = map[string]bool{
 	"storage": true, "where": true, "history": true, "import": true, "migrate-sessions": true,
-	"serve": true, "pair": true, "completion": true,
+	"serve": true, "pair": true, "completion": true, "host": true,
 }
 
 // stateCommand reports whether the command kong chose ("storage fsck",

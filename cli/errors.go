@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"cairn/engine"
+	"cairn/remotews"
 )
 
 // Exit codes of the cairn command (README.md). They are part of the contract.
@@ -44,6 +45,7 @@ func notFoundf(format string, a ...any) error {
 // classify maps an error to its exit code and word.
 func classify(err error) (int, string) {
 	var ee *exitError
+	var re *remotews.Error
 	switch {
 	case errors.As(err, &ee):
 		return ee.code, ee.word
@@ -59,6 +61,10 @@ func classify(err error) (int, string) {
 		return ExitFailed, "ambiguous"
 	case errors.Is(err, engine.ErrFormat):
 		return ExitFailed, "format"
+	case errors.As(err, &re) && re.Word() != "":
+		// Reaching a remote workspace failed: ssh, no cairn there,
+		// another version, a replaced workspace, a lost connection.
+		return ExitFailed, re.Word()
 	}
 	return ExitFailed, "failed"
 }

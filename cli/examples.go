@@ -33,6 +33,7 @@ var examples = map[string][]string{
 	"tasks":              {"cairn tasks $S"},
 	"task-control":       {"cairn task-control list --json", "cairn task-control status --session $S --task exec-1", "cairn task-control cancel --task exec-1"},
 	"message":            {"cairn message $S 'the tests pass on main now'", "cairn message --queue $S 'look at the CI log when you resume'"},
+	"host":               {"cairn host /srv/work/app", "cairn host --new-generation /srv/work/app"},
 	"shells":             {"cairn shells $S", "cairn shells $S exec-1"},
 	"turn":               {"cairn turn --session $S --model m-1 --input-tokens 1200 --output-tokens 300 --cost-usd 0.0125"},
 	"where":              {"cairn where", "cairn where --json"},

@@ -81,7 +81,7 @@ func (c *ToolExecCmd) Run(g *Globals, t *ToolCmd) error {
 
 // printExecAnswer is the readable summary of an exec's answer, after the
 // line's own output.
-func printExecAnswer(w io.Writer, ws *engine.Workspace, a *engine.ExecAnswer, own bool) {
+func printExecAnswer(w io.Writer, ws filesRoot, a *engine.ExecAnswer, own bool) {
 	rec := "no record"
 	switch {
 	case own:
@@ -138,10 +138,11 @@ func (r *repl) execLine(ctx context.Context, line string, own bool, timeout int)
 	eo := engine.ExecOptions{Own: own, Stdout: r.out, Stderr: r.out}
 	var sa engine.ShellAnswer
 	var err error
-	if own {
+	if own || r.rc.client != nil {
 		// The person's own line is no agent call: it always waits, with
-		// no deadline but Ctrl-C.
-		sa.Exec, err = r.sess.Exec(ctx, line, eo)
+		// no deadline but Ctrl-C. A remote workspace's lines run on its
+		// host, and wait: background work is of this machine's sessions.
+		sa.Exec, err = r.cell().Exec(ctx, line, eo)
 	} else {
 		sa, err = r.sess.Shell(ctx, line, engine.ShellOptions{ExecOptions: eo, TimeoutSecs: timeout, Use: engine.ExecPersistent})
 	}
@@ -162,9 +163,9 @@ func (r *repl) execLine(ctx context.Context, line string, own bool, timeout int)
 	} else if err != nil {
 		fmt.Fprintln(r.out, "cairn:", userError(err))
 	}
-	printExecAnswer(r.out, r.ws, a, own)
+	printExecAnswer(r.out, r.filesAt(), a, own)
 	// A shell line is its own turn: durable once shown.
-	if err := r.sess.Commit(r.g.ctx); err != nil {
+	if err := r.cell().Commit(r.g.ctx); err != nil {
 		fmt.Fprintln(r.out, "cairn: the line ran but its records may not survive a crash:", userError(err))
 	}
 	return nil

@@ -44,7 +44,7 @@ type CLI struct {
 	Message    MessageCmd     `cmd:"" group:"plumbing" help:"Send a message to a live session (experimental.cross_session_messaging)."`
 	Shells     ShellsCmd      `cmd:"" group:"plumbing" help:"List a session's shell history (the shell lines it ran), or print what one of them printed."`
 	Turn       TurnCmd        `cmd:"" group:"plumbing" help:"End a session's turn: its spend, model, plan and trail labels, durable on return."`
-	Where      WhereCmd       `cmd:"" group:"plumbing" help:"Print where this directory's state lives."`
+	Where      WhereCmd       `cmd:"" group:"plumbing" help:"Print where this directory's state lives (with --ssh: the remote workspace's identity and generation)."`
 	Tool       ToolCmd        `cmd:"" group:"plumbing" help:"Run a file tool (write, edit, rm, patch) or a shell line (exec), snapshotted."`
 	Undo       UndoCmd        `cmd:"" group:"plumbing" help:"Restore the files of the newest applied snapshot."`
 	Redo       RedoCmd        `cmd:"" group:"plumbing" help:"Put the newest undone edit back."`
@@ -56,6 +56,7 @@ type CLI struct {
 	MCP        MCPCmd         `cmd:"" name:"mcp" help:"Serve cairn's file tools, shell lines, undo, redo, snapshots and file revert to an agent over MCP (stdin and stdout)."`
 	Migrate    MigrateCmd     `cmd:"" name:"migrate-sessions" help:"Move the sessions saved under one directory (exactly as stored; it may be gone) to another directory. Their usage moves too unless --no-usage; --session moves just one."`
 	Serve      ServeCmd       `cmd:"" group:"plumbing" help:"Serve the HTTP API of snapshots for the sessions no process owns."`
+	Host       HostCmd        `cmd:"" group:"plumbing" help:"Serve a remote workspace on this machine to a cairn that reached it with --ssh (its ssh runs this)."`
 	Pair       PairCmd        `cmd:"" group:"plumbing" help:"Make a paired credential for the HTTP API (its token is printed once)."`
 	Completion CompletionCmd  `cmd:"" help:"Print the lines that make bash, zsh or fish complete cairn's commands and flags (add them to the shell's startup file)."`
 	Help       HelpCmd        `cmd:"" help:"Print a command's help, or a guide: cairn help agents, cairn help storage trim."`
@@ -71,6 +72,10 @@ type Globals struct {
 	// Ephemeral is --ephemeral or --no-ephemeral, nil when neither was
 	// given: then storage.ephemeral of config.json decides (ephemeral.go).
 	Ephemeral *bool `name:"ephemeral" negatable:"" help:"Work in a private temporary state folder, removed when cairn leaves: nothing of sessions is recorded (spend still reaches the usage ledger). The default is storage.ephemeral of config.json; --no-ephemeral records this run."`
+	// The remote workspace (remote.go).
+	SSH        string `name:"ssh" placeholder:"[USER@]HOST:/PATH" help:"Work on a remote workspace over ssh: the files and their change records stay on HOST, where cairn host runs."`
+	SSHCommand string `name:"ssh-command" env:"CAIRN_SSH" placeholder:"LINE" help:"The ssh command line to reach --ssh's host (run by sh, as git runs GIT_SSH_COMMAND; default ssh)."`
+	CairnPath  string `name:"cairn-path" placeholder:"PROGRAM" help:"The cairn to run on --ssh's host, as written on its command line (default cairn)."`
 
 	ctx    context.Context
 	stdin  io.Reader
@@ -163,6 +168,9 @@ func mainOn(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		return cli.fail(err)
 	}
 	cli.stateCmd = stateCommand(kctx.Command())
+	if err := checkSSH(&cli.Globals, kctx.Command()); err != nil {
+		return cli.fail(err)
+	}
 	err = kctx.Run(&cli.Globals)
 	if cli.store != nil {
 		cli.store.Close()

@@ -78,5 +78,5 @@ func (c *replPatchCmd) Run(r *repl, l *replLine) error {
 		}
 		text = []byte(s)
 	}
-	return r.runTool(l.ctx, func() (*engine.ToolAnswer, error) { return r.sess.ToolPatch(l.ctx, text) })
+	return r.runTool(l.ctx, func() (*engine.ToolAnswer, error) { return r.cell().ToolPatch(l.ctx, text) })
 }

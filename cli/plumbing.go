@@ -297,6 +297,12 @@ func (sw *sessionsJSON) row(e engine.Summary) error {
 	b = jsonw.String(b, e.Path)
 	b = append(b, `,"branch":`...)
 	b = jsonw.String(b, e.Branch)
+	b = append(b, `,"remote":`...)
+	if e.Remote == "" {
+		b = append(b, "null"...)
+	} else {
+		b = jsonw.String(b, e.Remote)
+	}
 	b = append(b, `,"owner_pid":`...)
 	if e.OwnerPID == 0 {
 		b = append(b, "null"...)
@@ -324,6 +330,9 @@ func toRow(e engine.Summary) sessionRow {
 	if e.OwnerPID != 0 {
 		r.OwnerPID = &e.OwnerPID
 	}
+	if e.Remote != "" {
+		r.Remote = &e.Remote
+	}
 	return r
 }
 
@@ -340,7 +349,10 @@ type sessionRow struct {
 	ForkOf    *string `json:"fork_of"`
 	Path      string  `json:"path"`
 	Branch    string  `json:"branch"`
-	OwnerPID  *int    `json:"owner_pid"`
+	// Remote is host:path of a session whose files are on a remote
+	// workspace (cairn --ssh), null for a local one.
+	Remote   *string `json:"remote"`
+	OwnerPID *int    `json:"owner_pid"`
 }
 
 func (c *SessionsCmd) Run(g *Globals) error {
@@ -411,6 +423,9 @@ func (c *SessionsCmd) Run(g *Globals) error {
 		owned := ""
 		if r.OwnerPID != nil {
 			owned = fmt.Sprintf("  [open in pid %d]", *r.OwnerPID)
+		}
+		if r.Remote != nil {
+			owned = "  [on " + display.Line(*r.Remote) + "]" + owned
 		}
 		t, _ := time.Parse(time.RFC3339, r.UpdatedAt)
 		fmt.Fprintf(g.stdout, "%s  %-8s %4d %-5s  %s%s\n", r.ID, age(now, t), r.Items, itemWord(r.Items), display.Title(r.Title), owned)
@@ -498,6 +513,9 @@ func (c *ShowCmd) Run(g *Globals) error {
 	fmt.Fprintf(g.stdout, "id       %s\ntitle    %s\npath     %s\ncreated  %s\nupdated  %s\nitems    %d\nturns    %d\nbranch   %s\nbuild    %s\n",
 		r.ID, title, display.Line(r.Path), fmtTime(r.CreatedAt.Time), fmtTime(r.UpdatedAt.Time),
 		r.Counts.Items, r.Counts.Turns, display.Line(r.Branch), display.Line(r.Build))
+	if r.Remote != nil {
+		fmt.Fprintf(g.stdout, "remote   %s (identity %s, generation %d)\n", display.Line(r.Remote.String()), r.Remote.Identity, r.Remote.Generation)
+	}
 	if r.ForkOf != nil {
 		fmt.Fprintf(g.stdout, "fork of  %s at %s (#%d)\n", r.ForkOf.Session, r.ForkOf.Item, r.ForkOf.N)
 	}

@@ -45,6 +45,7 @@ type repl struct {
 	// the same line again runs it; any other revert or an unrevert drops it.
 	revertPreview string
 	live          *httpapi.Live // the HTTP API of this session (--listen), nil when not served
+	rc            remoteState   // the remote workspace the file side runs on (repl_remote.go)
 	// checkoutOf: the sessions the picker listed under another checkout
 	// of this directory's repository (checkouts.go); everyWS: the
 	// workspace of each session the picker listed from every directory
@@ -178,13 +179,15 @@ func (r *repl) closeStore() {
 }
 
 func (r *repl) opts() engine.SessionOptions {
-	return engine.SessionOptions{Degrade: true, Notice: r.notice, Ephemeral: r.store.Ephemeral(), NoSnapshots: r.noSnapshots, Watch: true}
+	return engine.SessionOptions{Degrade: true, Notice: r.notice, Ephemeral: r.store.Ephemeral(), NoSnapshots: r.noSnapshots, Watch: true,
+		Remote: r.rc.client != nil}
 }
 
 func (r *repl) startNew() {
 	r.sess, r.pendingName = r.ws.Create(r.opts()), ""
 	r.attachPaths, r.attachReady = nil, nil
 	r.open.set(r.sess)
+	r.remoteOpen()
 }
 
 // resume opens session id and says what changed since it last ran.
@@ -206,6 +209,7 @@ func (r *repl) resume(id string) error {
 func (r *repl) adopt(s *engine.Session) {
 	r.sess = s
 	r.open.set(s)
+	r.remoteOpen()
 	rec := s.Record()
 	info := s.Resume()
 	if rec.Title == "" {
@@ -265,6 +269,7 @@ func (r *repl) closeSession() (string, bool) {
 	if r.sess == nil {
 		return "", false
 	}
+	r.remoteClose()
 	s := r.sess
 	r.sess = nil
 	if _, shells := s.Running(); shells > 0 {
@@ -518,6 +523,10 @@ func (r *repl) prompt(ctx context.Context, text string) {
 	atts, err := r.takeAttachments()
 	if err != nil {
 		fmt.Fprintln(r.out, "cairn:", userError(err), "(nothing was sent; :attach the files again)")
+		return
+	}
+	if err := r.remoteBind(r.g.ctx); err != nil {
+		fmt.Fprintln(r.out, "cairn:", userError(err))
 		return
 	}
 	if _, err := r.sess.Append(r.g.ctx, engine.Item{Type: engine.User, Text: text, Attachments: atts}); err != nil {

@@ -46,6 +46,9 @@ func (c *replRevertCmd) Run(r *repl) error {
 		return nil
 	}
 	mode := engine.RevertMode(c.Mode)
+	if err := r.remoteRevert(mode); err != nil {
+		return err
+	}
 	line := "/revert " + at + " " + string(mode)
 	previewed := r.revertPreview == line
 	r.revertPreview = ""

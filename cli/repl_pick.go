@@ -324,7 +324,7 @@ func (r *repl) summaryRows(l []engine.Summary) []term.Row {
 	}
 	for i, e := range l {
 		rows[i] = term.Row{ID: e.ID, Title: e.Title, Age: age(now, e.UpdatedAt), Branch: e.Branch, Items: e.Items,
-			Owner: e.OwnerPID, ForkOf: e.ForkOf, Current: e.ID == cur}
+			Owner: e.OwnerPID, ForkOf: e.ForkOf, Current: e.ID == cur, Remote: e.Remote}
 	}
 	return rows
 }
@@ -513,6 +513,9 @@ func (r *repl) openFor(id string) (s *engine.Session, ws *engine.Workspace, move
 			ws = ews
 			moved = fmt.Sprintf("This session belongs to %s; cairn works there now.", display.Line(ws.Path()))
 		}
+	}
+	if err := r.remoteMatch(ws, id); err != nil {
+		return nil, nil, "", err
 	}
 	s, err = ws.Open(r.g.ctx, id, r.opts())
 	if err != nil {

@@ -50,7 +50,7 @@ func (c *replWriteCmd) Run(r *repl, l *replLine) error {
 			return nil
 		}
 	}
-	return r.runTool(l.ctx, func() (*engine.ToolAnswer, error) { return r.sess.ToolWrite(l.ctx, c.Path, []byte(content)) })
+	return r.runTool(l.ctx, func() (*engine.ToolAnswer, error) { return r.cell().ToolWrite(l.ctx, c.Path, []byte(content)) })
 }
 
 // replEditCmd is :edit PATH OLD NEW.
@@ -60,7 +60,7 @@ type replEditCmd struct {
 
 func (c *replEditCmd) Run(r *repl, l *replLine) error {
 	return r.runTool(l.ctx, func() (*engine.ToolAnswer, error) {
-		return r.sess.ToolEdit(l.ctx, c.Path, c.Old, c.New, engine.ToolOptions{ReplaceAll: c.All})
+		return r.cell().ToolEdit(l.ctx, c.Path, c.Old, c.New, engine.ToolOptions{ReplaceAll: c.All})
 	})
 }
 
@@ -70,7 +70,7 @@ type replRmCmd struct {
 }
 
 func (c *replRmCmd) Run(r *repl, l *replLine) error {
-	return r.runTool(l.ctx, func() (*engine.ToolAnswer, error) { return r.sess.ToolRm(l.ctx, c.Path) })
+	return r.runTool(l.ctx, func() (*engine.ToolAnswer, error) { return r.cell().ToolRm(l.ctx, c.Path) })
 }
 
 // runTool runs a tool line's tool and says what it did. A tool line is its
@@ -85,8 +85,8 @@ func (r *repl) runTool(ctx context.Context, run func() (*engine.ToolAnswer, erro
 	if err != nil {
 		return refusedLine(err)
 	}
-	printToolAnswer(r.out, r.ws, a)
-	if err := r.sess.Commit(r.g.ctx); err != nil {
+	printToolAnswer(r.out, r.filesAt(), a)
+	if err := r.cell().Commit(r.g.ctx); err != nil {
 		fmt.Fprintln(r.out, "cairn: the change is made but may not survive a crash:", userError(err))
 	}
 	return nil
@@ -146,8 +146,8 @@ type (
 	replRedoCmd struct{}
 )
 
-func (c *replUndoCmd) Run(r *repl) error { return r.restore(r.sess.Undo) }
-func (c *replRedoCmd) Run(r *repl) error { return r.restore(r.sess.Redo) }
+func (c *replUndoCmd) Run(r *repl) error { return r.restore(r.cell().Undo) }
+func (c *replRedoCmd) Run(r *repl) error { return r.restore(r.cell().Redo) }
 
 // replSnapshotsCmd is /snapshots: the list, or restore SNAP.
 type replSnapshotsCmd struct {
@@ -158,11 +158,11 @@ type replSnapshotsCmd struct {
 type replSnapListCmd struct{}
 
 func (c *replSnapListCmd) Run(r *repl) error {
-	l, err := r.sess.Snapshots(r.g.ctx)
+	l, err := r.cell().Snapshots(r.g.ctx)
 	if err != nil {
 		return err
 	}
-	printSnapshots(r.out, r.ws, l, time.Now())
+	printSnapshots(r.out, r.filesAt(), l, time.Now())
 	return nil
 }
 
@@ -177,16 +177,16 @@ func (c *replSnapRestoreCmd) Run(r *repl) error {
 		fmt.Fprintln(r.out, msg)
 		return nil
 	}
-	return r.restore(func(ctx context.Context) (*engine.RestoreResult, error) { return r.sess.RestoreTo(ctx, full) })
+	return r.restore(func(ctx context.Context) (*engine.RestoreResult, error) { return r.cell().RestoreTo(ctx, full) })
 }
 
 // restore runs an undo, a redo or a restore and says what it did.
 func (r *repl) restore(op func(context.Context) (*engine.RestoreResult, error)) error {
 	res, err := op(r.g.ctx)
 	if err != nil {
-		return restoreRefusal(r.ws, err, "/snapshots restore")
+		return restoreRefusal(r.filesAt(), err, "/snapshots restore")
 	}
-	printRestore(r.out, r.ws, res)
+	printRestore(r.out, r.filesAt(), res)
 	fmt.Fprintln(r.out, "The conversation is unchanged: tell the agent what you did.")
 	return nil
 }
@@ -195,7 +195,7 @@ func (r *repl) restore(op func(context.Context) (*engine.RestoreResult, error)) 
 // the # the list shows, an id, or a unique prefix of one. msg says why
 // nothing was found.
 func (r *repl) snapshotRef(ref string) (id, msg string) {
-	l, err := r.sess.Snapshots(r.g.ctx)
+	l, err := r.cell().Snapshots(r.g.ctx)
 	if err != nil {
 		return "", "cairn: " + userError(err)
 	}

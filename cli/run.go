@@ -63,6 +63,10 @@ func (c *RunCmd) Run(g *Globals) error {
 	}
 	defer r.closeStore()
 	defer r.closeKeys()
+	if err := r.startRemote(); err != nil { // repl_remote.go
+		return err
+	}
+	defer r.remoteEnd()
 	r.returnRemovedCheckouts()
 	switch {
 	case c.Pick || c.Resume != "":

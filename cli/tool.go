@@ -116,7 +116,7 @@ func (g *Globals) toolSession(ref string, opts engine.SessionOptions) (*engine.W
 }
 
 // printToolAnswer is the readable form of a tool's answer.
-func printToolAnswer(w io.Writer, ws *engine.Workspace, a *engine.ToolAnswer) {
+func printToolAnswer(w io.Writer, ws filesRoot, a *engine.ToolAnswer) {
 	snap := "no snapshot"
 	if a.Snapshot != nil {
 		snap = "snapshot " + *a.Snapshot
@@ -127,9 +127,13 @@ func printToolAnswer(w io.Writer, ws *engine.Workspace, a *engine.ToolAnswer) {
 	}
 }
 
+// filesRoot is the folder the files a tool answer names are in: the
+// workspace here, or a remote workspace's folder on its host.
+type filesRoot interface{ Path() string }
+
 // relPaths shows paths inside the workspace relative to it, escaped for
 // one line of output (a file name can hold anything but a slash and NUL).
-func relPaths(ws *engine.Workspace, ps []string) []string {
+func relPaths(ws filesRoot, ps []string) []string {
 	out := make([]string, len(ps))
 	for i, p := range ps {
 		out[i] = display.Line(strings.TrimPrefix(p, strings.TrimSuffix(ws.Path(), "/")+"/"))

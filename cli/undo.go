@@ -102,7 +102,7 @@ func (g *Globals) runRestore(ref string, op func(*engine.Session) (*engine.Resto
 }
 
 // printRestore is the readable form of a restore: a line per snapshot.
-func printRestore(w io.Writer, ws *engine.Workspace, r *engine.RestoreResult) {
+func printRestore(w io.Writer, ws filesRoot, r *engine.RestoreResult) {
 	verb := map[string]string{"undo": "Undid", "redo": "Redid", "restore": "Undid"}[r.Action]
 	for _, st := range r.Steps {
 		var parts []string
@@ -138,7 +138,7 @@ func printRestore(w io.Writer, ws *engine.Workspace, r *engine.RestoreResult) {
 
 // fileReasons is files, workspace-relative, each with why when reasons
 // says: "a.txt (its pre-image was not captured (too large)), b.txt".
-func fileReasons(ws *engine.Workspace, files []string, reasons []engine.FileReason) string {
+func fileReasons(ws filesRoot, files []string, reasons []engine.FileReason) string {
 	why := map[string]string{}
 	for _, r := range reasons {
 		why[r.Path] = r.Reason
@@ -156,7 +156,7 @@ func fileReasons(ws *engine.Workspace, files []string, reasons []engine.FileReas
 // none of whose files could be put back is named with each file and why,
 // and, for an undo with an older snapshot, how to go past it (restore,
 // the command that restores to a snapshot).
-func restoreRefusal(ws *engine.Workspace, err error, restore string) error {
+func restoreRefusal(ws filesRoot, err error, restore string) error {
 	var re *engine.RestoreError
 	if !errors.As(err, &re) {
 		return refusedLine(err)
@@ -179,7 +179,7 @@ func restoreRefusal(ws *engine.Workspace, err error, restore string) error {
 
 // printSnapshots is the /snapshots table: number, id, applied or undone,
 // age, tool, files.
-func printSnapshots(w io.Writer, ws *engine.Workspace, l *engine.SnapshotList, now time.Time) {
+func printSnapshots(w io.Writer, ws filesRoot, l *engine.SnapshotList, now time.Time) {
 	if len(l.Unread) > 0 {
 		defer fmt.Fprintf(w, "Note: %s.\n", engine.UnreadSummary(l.Unread))
 	}
@@ -203,7 +203,7 @@ func printSnapshots(w io.Writer, ws *engine.Workspace, l *engine.SnapshotList, n
 // printRecords lists the change records of shell commands and other
 // recorded calls, after the snapshots: file revert reads them, undo
 // does not.
-func printRecords(w io.Writer, ws *engine.Workspace, recs []engine.RecordInfo, now time.Time) {
+func printRecords(w io.Writer, ws filesRoot, recs []engine.RecordInfo, now time.Time) {
 	if len(recs) == 0 {
 		return
 	}
@@ -218,7 +218,7 @@ func printRecords(w io.Writer, ws *engine.Workspace, recs []engine.RecordInfo, n
 
 // snapshotFileList is a record's files, relative, each marked new or
 // skipped when it was.
-func snapshotFileList(ws *engine.Workspace, fs []engine.SnapshotFile) string {
+func snapshotFileList(ws filesRoot, fs []engine.SnapshotFile) string {
 	var files []string
 	for _, f := range fs {
 		name := relPaths(ws, []string{f.Path})[0]

@@ -10,6 +10,9 @@ import (
 type WhereCmd struct{}
 
 func (c *WhereCmd) Run(g *Globals) error {
+	if g.SSH != "" {
+		return remoteWhere(g)
+	}
 	s, err := g.open()
 	if err != nil {
 		return err

@@ -36,6 +36,9 @@ type Record struct {
 	PendingRevert   json.RawMessage  `json:"pending_revert,omitempty"`
 	Draft           *Draft           `json:"draft,omitempty"` // the composer's text (draft.go)
 	Journals        map[string]int64 `json:"journals"`
+	// Remote is the remote workspace the session's files are on
+	// (remote.go), absent for a local session.
+	Remote *Remote `json:"remote,omitempty"`
 
 	// SettledTurn is the turn through which the trail and the usage ledger
 	// are known durable (turn_settle.go); derived, 0 when not known.
@@ -70,7 +73,7 @@ func (st *state) record(journals map[string]int64) *Record {
 		Branch: st.branch, Build: st.build, Model: st.model, Plan: plan, Spend: st.spend,
 		Trust: st.trust, AllowedCommands: allowed, ForkOf: st.forkOf, Tier: st.tier,
 		Pinned: st.pinned, Counts: Counts{Items: len(st.items), Turns: st.turns, Bytes: st.bytes},
-		Journals: journals, Draft: st.draft, SettledTurn: st.settled,
+		Journals: journals, Draft: st.draft, SettledTurn: st.settled, Remote: st.remote(),
 	}
 }
 

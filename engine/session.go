@@ -68,6 +68,11 @@ type Session struct {
 
 // SessionOptions change how a session is created or opened.
 type SessionOptions struct {
+	// Remote: the caller runs the session's file side on the remote
+	// workspace it is bound to (remote.go). Without it, Open refuses a
+	// session bound to one before it writes anything: its files are not
+	// on this machine, and it never falls back to them.
+	Remote bool
 	// Degrade keeps a session running when it cannot be written (a full
 	// disk, a missing home): after Notice is told once, the session goes
 	// on in memory, keeping the lines it could not write; each later write
@@ -170,6 +175,9 @@ func (s *Session) load(ctx context.Context) error {
 	}
 	if err := w.readable(id, st); err != nil {
 		return err
+	}
+	if r := st.remote(); r != nil && !s.opts.Remote {
+		return &RemoteError{Session: id, Remote: *r}
 	}
 	wr, rep, err := journal.OpenWriter(w.s.fsys, itemsName(w.dir, id), journal.Options{Sync: journal.SyncManual, Now: w.s.now})
 	if err != nil {

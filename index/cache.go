@@ -117,6 +117,7 @@ func appendEntry(b []byte, e *Entry, st statKey) []byte {
 	}
 	field("fork_of", e.ForkOf)
 	field("path", e.Path)
+	field("remote", e.Remote)
 	if e.Journal != 0 {
 		b = append(b, `,"journal":`...)
 		b = strconv.AppendInt(b, e.Journal, 10)

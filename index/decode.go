@@ -124,6 +124,8 @@ func (s *scanner) entryField(key string, e *Entry, st *statKey) {
 		e.ForkOf = s.str()
 	case "path":
 		e.Path = s.str()
+	case "remote":
+		e.Remote = s.str()
 	case "journal":
 		e.Journal = s.int()
 	case "stat":

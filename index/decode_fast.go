@@ -61,6 +61,9 @@ func fastEntry(line string, e *Entry, st *statKey) bool {
 	if e.Path, r, ok = fastField(r, `,"path":"`); !ok {
 		return false
 	}
+	if e.Remote, r, ok = fastField(r, `,"remote":"`); !ok {
+		return false
+	}
 	if e.Journal, r, ok = fastIntField(r, `,"journal":`); !ok {
 		return false
 	}

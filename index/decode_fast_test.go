@@ -77,7 +77,7 @@ func TestFastEntryAgreesWithScanner(t *testing.T) {
 		e := Entry{ID: id(r.IntN(1 << 30)), Title: pick("", "plain title", `quote "q"`, "back\\slash", "tab\t", "é 日 \u2028", "ctl \x01", "bad \xff"),
 			TitleSource: pick("", "prompt", "user"), CreatedAt: when(), UpdatedAt: when(), OpenedAt: when(),
 			Items: int(num()), Bytes: num(), Branch: pick("", "main", "feature/x"), Tier: pick("", "full", "transcript"),
-			Pinned: r.IntN(2) == 0, ForkOf: pick("", id(7)), Path: pick("", "/w", "/home/me/my proj")}
+			Pinned: r.IntN(2) == 0, ForkOf: pick("", id(7)), Path: pick("", "/w", "/home/me/my proj"), Remote: pick("", "me@devbox:/srv/proj", `dev:/a "b"`)}
 		st := statKey{size: num(), mtime: num(), ino: uint64(num())}
 		line := string(appendEntry(nil, &e, st))
 		if fastAgrees(t, line) {

@@ -31,7 +31,7 @@
 //	{"id":"<uuid>","title":"...","title_source":"prompt|generated|user",
 //	 "created_at":"<RFC 3339 UTC ms>","updated_at":"...","opened_at":"...",
 //	 "items":N,"bytes":N,"branch":"...","tier":"full|transcript","pinned":true,
-//	 "fork_of":"<uuid>","path":"/abs/workspace","journal":N,
+//	 "fork_of":"<uuid>","path":"/abs/workspace","remote":"host:/path","journal":N,
 //	 "stat":{"size":N,"mtime_ns":N,"ino":N}}
 //	],"problems":[
 //	{"name":"sessions/<uuid>.json","err":"...","stat":{...}}

@@ -21,6 +21,9 @@ type Entry struct {
 	Pinned      bool
 	ForkOf      string
 	Path        string // the workspace path the record names
+	// Remote is host:path of the remote workspace the session's files
+	// are on (cairn --ssh), "" for a local session.
+	Remote string
 	// Journal is the size of the items journal the record says it
 	// reflects (its "journals":{"items":N}), -1 when it does not say. A
 	// journal of another size was written since, or damaged: its record

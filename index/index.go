@@ -377,7 +377,7 @@ func sameEntry(a, b Entry) bool {
 	return a.ID == b.ID && a.Title == b.Title && a.TitleSource == b.TitleSource &&
 		a.CreatedAt.Equal(b.CreatedAt) && a.UpdatedAt.Equal(b.UpdatedAt) && a.OpenedAt.Equal(b.OpenedAt) &&
 		a.Items == b.Items && a.Bytes == b.Bytes && a.Branch == b.Branch && a.Tier == b.Tier &&
-		a.Pinned == b.Pinned && a.ForkOf == b.ForkOf && a.Path == b.Path && a.Journal == b.Journal
+		a.Pinned == b.Pinned && a.ForkOf == b.ForkOf && a.Path == b.Path && a.Remote == b.Remote && a.Journal == b.Journal
 }
 
 // Entries returns the listing: newest UpdatedAt first, ties by ID. The slice

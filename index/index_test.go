@@ -320,14 +320,16 @@ func TestLenientFields(t *testing.T) {
 	writeRaw(t, fsys, id(2)+".json", `{"id":"`+id(2)+`","counts":{"items":3,"bytes":30},"title":42,"tier":["x"],"pinned":"yes","updated_at":17}`)
 	writeRaw(t, fsys, id(3)+".json", `{"title":"no id, no v","items":"many","counts":"none","journals":{"items":"x"}}`)
 	writeRaw(t, fsys, id(4)+".json", `{"title":"journal size","journals":{"items":512,"changes":9}}`)
+	writeRaw(t, fsys, id(5)+".json", `{"title":"remote","remote":{"host":"me@devbox","path":"/srv/p","identity":"x","generation":2}}`)
 	x := Open(fsys, ws)
-	refresh(t, x, true, 4)
+	refresh(t, x, true, 5)
 	got := x.Entries()
 	want := []Entry{
 		{ID: id(1), Title: "top-level counts", Items: 7, Bytes: 4096, Pinned: true, ForkOf: id(9), Journal: -1},
 		{ID: id(2), Items: 3, Bytes: 30, Journal: -1},
 		{ID: id(3), Title: "no id, no v", Journal: -1},
 		{ID: id(4), Title: "journal size", Journal: 512},
+		{ID: id(5), Title: "remote", Remote: "me@devbox:/srv/p", Journal: -1},
 	}
 	if !slices.EqualFunc(got, want, sameEntry) {
 		t.Errorf("entries =\n%+v\nwant\n%+v", got, want)

@@ -70,6 +70,15 @@ func parseRecord(id string, data []byte) (Entry, error) {
 		}
 	}
 	e.Path, _ = str(m["path"])
+	if raw, ok := m["remote"]; ok && !isNull(raw) {
+		var r struct {
+			Host string `json:"host"`
+			Path string `json:"path"`
+		}
+		if json.Unmarshal(raw, &r) == nil && r.Host != "" {
+			e.Remote = r.Host + ":" + r.Path
+		}
+	}
 	if raw, ok := m["pinned"]; ok {
 		_ = json.Unmarshal(raw, &e.Pinned)
 	}

@@ -368,7 +368,8 @@ func (lay pickLayout) row(r Row, depth int) string {
 }
 
 // rowState is what the state column says of r: that it is the session open
-// here, or open in another process, or of another checkout.
+// here, or open in another process, or of another checkout, or on a remote
+// workspace.
 func rowState(r Row) string {
 	var s []string
 	switch {
@@ -379,6 +380,9 @@ func rowState(r Row) string {
 	}
 	if r.Checkout != "" {
 		s = append(s, "checkout "+cutCells(display.Line(r.Checkout), 24, "…"))
+	}
+	if r.Remote != "" {
+		s = append(s, "on "+cutCells(display.Line(r.Remote), 32, "…"))
 	}
 	return strings.Join(s, ", ")
 }

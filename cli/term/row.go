@@ -27,6 +27,9 @@ type Row struct {
 	// Current marks the session this process has open (the REPL's
 	// /resume).
 	Current bool
+	// Remote is host:path of the remote workspace the session's files
+	// are on, "" for a local session.
+	Remote string
 }
 
 // titleWidth is the title column of a row, in cells.
@@ -35,7 +38,8 @@ const titleWidth = 40
 // formatRow is a row as one line of text (every field escaped by
 // display.Line, so stored text cannot move the cursor or forge a row):
 // title, age, items, branch,
-// "[open in pid N]" for an owned row, and the id last, so that a narrow
+// "[open in pid N]" for an owned row, "[on host:/path]" for a session on a
+// remote workspace, and the id last, so that a narrow
 // screen cuts the id first.
 func formatRow(r Row) string {
 	title := display.Title(r.Title)
@@ -54,6 +58,9 @@ func formatRow(r Row) string {
 	}
 	if r.Checkout != "" {
 		s += "  [checkout " + display.Line(r.Checkout) + "]"
+	}
+	if r.Remote != "" {
+		s += "  [on " + display.Line(r.Remote) + "]"
 	}
 	s += "  " + display.Line(r.ID)
 	return s

@@ -27,6 +27,10 @@ type ExperimentalConfig struct {
 	// CrossSessionMessaging lets live sessions and scripts message a live
 	// session (engine/internal/inbox).
 	CrossSessionMessaging bool
+	// RemoteWorkcell lets a session work on a remote workspace over ssh
+	// (cairn --ssh): without it such a session neither starts nor
+	// resumes, and never falls back to this machine's files.
+	RemoteWorkcell bool
 }
 
 // AgentConfig is the "agent" section: when a task or shell call waits and

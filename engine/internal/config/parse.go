@@ -87,6 +87,7 @@ func Parse(b []byte) (Config, error) {
 		"agent.shell_execution":                  modeInto(&c.Agent.ShellExecution),
 		"agent.shell_async_threshold_secs":       intInto(&c.Agent.ShellAsyncThresholdSecs, 1, execpolicy.MaxSecs),
 		"experimental.cross_session_messaging":   boolInto(&c.Experimental.CrossSessionMessaging),
+		"experimental.remote_workcell":           boolInto(&c.Experimental.RemoteWorkcell),
 	}
 	sections := map[string]bool{"snapshots": true, "storage": true, "storage.snapshots": true, "storage.retention": true, "history": true, "tools": true,
 		"agent": true, "experimental": true}

@@ -1,0 +1,363 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"cairn/cli/display"
+	"cairn/engine"
+	"cairn/remotews"
+)
+
+// The REPL on a remote workspace (cairn --ssh [user@]host:/abs/path, or a
+// session bound to one): the conversation, trail, usage and prompt history
+// stay in this machine's session; every file tool, shell line, undo, redo
+// and snapshot restore runs on the host, in the host session of this
+// session, over one ssh connection (package remotews).
+
+// workcell is where the REPL's file side runs: the session itself (its
+// files here), or its host session on a remote workspace.
+type workcell interface {
+	ToolWrite(ctx context.Context, path string, content []byte, opts ...engine.ToolOptions) (*engine.ToolAnswer, error)
+	ToolEdit(ctx context.Context, path, old, repl string, opts ...engine.ToolOptions) (*engine.ToolAnswer, error)
+	ToolRm(ctx context.Context, path string, opts ...engine.ToolOptions) (*engine.ToolAnswer, error)
+	ToolPatch(ctx context.Context, text []byte, opts ...engine.ToolOptions) (*engine.ToolAnswer, error)
+	Exec(ctx context.Context, line string, opts engine.ExecOptions) (*engine.ExecAnswer, error)
+	Commit(ctx context.Context) error
+	Undo(ctx context.Context) (*engine.RestoreResult, error)
+	Redo(ctx context.Context) (*engine.RestoreResult, error)
+	Snapshots(ctx context.Context) (*engine.SnapshotList, error)
+	RestoreTo(ctx context.Context, id string) (*engine.RestoreResult, error)
+}
+
+// remoteState is the REPL's connection to a remote workspace; all zero
+// for a REPL whose files are here.
+type remoteState struct {
+	client *remotews.Client
+	cell   *remoteCell // the current session's host session; nil until opened
+}
+
+// cell is where the current session's file side runs.
+func (r *repl) cell() workcell {
+	if r.rc.client != nil {
+		if r.rc.cell == nil {
+			return &remoteCell{r: r} // every call says why there is no host session
+		}
+		return r.rc.cell
+	}
+	return r.sess
+}
+
+// hostFolder is a remote workspace's folder on its host.
+type hostFolder string
+
+func (h hostFolder) Path() string { return string(h) }
+
+// filesAt is where the files the REPL's tools name are: the workspace
+// here, or the remote workspace's folder on its host.
+func (r *repl) filesAt() filesRoot {
+	if r.rc.client != nil {
+		return hostFolder(r.rc.client.Welcome.Path)
+	}
+	return r.ws
+}
+
+// remoteSwitch refuses the remote workspace unless config.json turns it
+// on: nothing is started, and nothing runs here instead.
+func remoteSwitch(s *engine.Store) error {
+	cfg, err := s.Config()
+	if err != nil {
+		return err
+	}
+	if !cfg.Experimental.RemoteWorkcell {
+		return &exitError{code: ExitFailed, word: "experimental", err: errors.New(
+			`remote workspaces are experimental: set "experimental": {"remote_workcell": true} in config.json to use them; nothing was run, here or there`)}
+	}
+	return nil
+}
+
+// dialRemote connects the REPL to t's workspace, after the switch.
+func (r *repl) dialRemote(t remotews.Target) error {
+	if err := remoteSwitch(r.store); err != nil {
+		return err
+	}
+	cfg, err := r.store.Config()
+	if err != nil {
+		return err
+	}
+	limits := remotews.LimitsOf(cfg)
+	c, err := remotews.Dial(r.g.ctx, t, remotews.Options{SSHCommand: r.g.SSHCommand, CairnPath: r.g.CairnPath,
+		Limits: &limits, Stderr: r.errw, Notice: func(_, text string) { r.notice(text) }})
+	if err != nil {
+		return err
+	}
+	r.rc.client = c
+	w := c.Welcome
+	fmt.Fprintf(r.out, "Files on %s:%s (cairn %s there, generation %d); the conversation is kept here.\n",
+		display.Line(t.Host), display.Line(w.Path), display.Line(w.Version), w.Generation)
+	for _, l := range c.Welcome.Lowered {
+		r.notice("the host accepts less: " + l.String())
+	}
+	return nil
+}
+
+// startRemote connects a REPL started with --ssh, before its session.
+func (r *repl) startRemote() error {
+	if r.g.SSH == "" {
+		return nil
+	}
+	t, err := remotews.ParseTarget(r.g.SSH)
+	if err != nil {
+		return usageErrorf("--ssh %v", err)
+	}
+	return r.dialRemote(t)
+}
+
+// remoteMatch checks, before session id of ws is opened (before anything
+// is written), that its file side is where this REPL's is: a session bound
+// to a remote workspace is resumed only on that workspace, at the identity
+// and generation it was bound to, with the switch on; a REPL not connected
+// yet connects to it. A local session is not resumed on a remote
+// workspace, nor a remote one elsewhere than its own.
+func (r *repl) remoteMatch(ws *engine.Workspace, id string) error {
+	v, err := ws.ReadLean(r.g.ctx, id)
+	if err != nil {
+		return nil // the open says what is wrong with it
+	}
+	b := v.Record.Remote
+	c := r.rc.client
+	switch {
+	case b == nil && c == nil:
+		return nil
+	case b == nil:
+		return refusedf("session %s works on this machine's files, and this cairn on %s: resume it with cairn -r %s, without --ssh",
+			id, c.Target, id)
+	case c == nil:
+		// Reconnect with the host and path the session keeps.
+		if err := r.dialRemote(remotews.Target{Host: b.Host, Path: b.Path}); err != nil {
+			return err
+		}
+		c = r.rc.client
+	}
+	return checkBinding(c, id, *b)
+}
+
+// checkBinding compares a session's binding with the workspace as the
+// host has it now, naming what changed and what to do.
+func checkBinding(c *remotews.Client, id string, b engine.Remote) error {
+	w := c.Welcome
+	switch {
+	case c.Target.Host != b.Host || w.Path != b.Path:
+		return refusedf("session %s works on %s:%s, and this cairn on %s:%s: resume it with cairn --ssh %s:%s -r %s (see docs/remote.md before moving a workspace)",
+			id, b.Host, b.Path, c.Target.Host, w.Path, b.Host, b.Path, id)
+	case w.Identity != b.Identity || w.Generation != b.Generation:
+		return &remotews.Error{Host: b.Host, Code: remotews.CodeGeneration, Kind: remotews.ErrGeneration,
+			Msg: remotews.GenerationMessage(c.Target, remotews.Binding{Host: b.Host, Path: b.Path, Identity: b.Identity, Generation: b.Generation},
+				remotews.GenerationData{Identity: w.Identity, Generation: w.Generation, Since: w.Since, Why: w.Why}) +
+				" (see docs/remote.md: Identity and generation)"}
+	}
+	return nil
+}
+
+// refusal is a refusal worded whole: exit 3, its words as they are.
+type refusal struct{ msg string }
+
+func (e *refusal) Error() string        { return e.msg }
+func (e *refusal) Is(target error) bool { return target == engine.ErrRefused }
+
+func refusedf(format string, a ...any) error { return &refusal{fmt.Sprintf(format, a...)} }
+
+// remoteOpen opens the host session of the REPL's session, just started
+// or adopted, and tells what became of the calls a lost connection cut
+// off before anything else runs.
+func (r *repl) remoteOpen() {
+	c := r.rc.client
+	if c == nil || r.sess == nil {
+		return
+	}
+	r.remoteClose()
+	b := c.Binding()
+	if sb := r.sess.Remote(); sb != nil {
+		b = remotews.Binding{Host: sb.Host, Path: sb.Path, Identity: sb.Identity, Generation: sb.Generation}
+	}
+	hs, err := c.Session(r.g.ctx, r.sess.ID(), b, r.noSnapshots)
+	if err != nil {
+		fmt.Fprintln(r.out, "cairn:", userError(err))
+		return
+	}
+	r.rc.cell = &remoteCell{r: r, hs: hs, bind: engine.Remote{Host: b.Host, Path: b.Path, Identity: b.Identity, Generation: b.Generation}}
+	for _, p := range hs.Opened.Pending {
+		fmt.Fprintln(r.out, pendingLine(p))
+	}
+}
+
+// remoteClose closes the current session's host session.
+func (r *repl) remoteClose() {
+	if r.rc.cell == nil || r.rc.cell.hs == nil {
+		r.rc.cell = nil
+		return
+	}
+	hs := r.rc.cell.hs
+	r.rc.cell = nil
+	select {
+	case <-r.rc.client.Done():
+		return // lost: the host closed it
+	default:
+	}
+	if err := hs.Close(r.g.ctx); err != nil {
+		r.notice(userError(err))
+	}
+}
+
+// remoteEnd closes the connection as the REPL ends.
+func (r *repl) remoteEnd() {
+	if r.rc.client == nil {
+		return
+	}
+	r.remoteClose()
+	r.rc.client.Close()
+	r.rc.client = nil
+}
+
+// remoteBind records the session's binding before its first line: a
+// session that holds anything is resumable only on its workspace.
+func (r *repl) remoteBind(ctx context.Context) error {
+	if r.rc.cell == nil || r.rc.cell.hs == nil {
+		return nil
+	}
+	return r.sess.SetRemote(ctx, r.rc.cell.bind)
+}
+
+// pendingLine says what became of a call a lost connection cut off.
+func pendingLine(p remotews.PendingCall) string {
+	what := p.Method
+	if p.What != "" {
+		what += " " + display.Line(p.What)
+	}
+	at := p.Began.Format("15:04:05")
+	switch {
+	case p.State == remotews.PendingSettled && p.Error != "":
+		return fmt.Sprintf("A call the lost connection cut off (%s, begun %s) ended on the host with: %s", what, at, display.Line(p.Error))
+	case p.State == remotews.PendingSettled:
+		var a struct {
+			Snapshot *string `json:"snapshot"`
+		}
+		_ = json.Unmarshal(p.Answer, &a)
+		if a.Snapshot != nil && *a.Snapshot != "" {
+			return fmt.Sprintf("A call the lost connection cut off (%s, begun %s) ran to its end on the host: snapshot %s.", what, at, *a.Snapshot)
+		}
+		return fmt.Sprintf("A call the lost connection cut off (%s, begun %s) ran to its end on the host.", what, at)
+	case p.Record != "":
+		return fmt.Sprintf("A call the lost connection cut off (%s, begun %s) was interrupted on the host; its change record %s holds what it changed (/snapshots, /undo).", what, at, p.Record)
+	}
+	return fmt.Sprintf("A call the lost connection cut off (%s, begun %s) was interrupted on the host before it changed anything.", what, at)
+}
+
+// remoteCell is the REPL session's host session as a workcell. Each call
+// that changes files records the session's binding first.
+type remoteCell struct {
+	r    *repl
+	hs   *remotews.Session
+	bind engine.Remote
+}
+
+func (c *remoteCell) ready(ctx context.Context) error {
+	if c.hs == nil {
+		return fmt.Errorf("no host session on %s for this session (see the message above): nothing was run, here or there", c.r.rc.client.Target)
+	}
+	return c.r.remoteBind(ctx)
+}
+
+// where is the call and the newest item the call is placed after.
+func (c *remoteCell) where(opts []engine.ToolOptions) (call, item string, all bool) {
+	if len(opts) > 0 {
+		call, all = opts[0].Call, opts[0].ReplaceAll
+	}
+	return call, c.r.sess.Head(), all
+}
+
+func (c *remoteCell) ToolWrite(ctx context.Context, path string, content []byte, opts ...engine.ToolOptions) (*engine.ToolAnswer, error) {
+	if err := c.ready(ctx); err != nil {
+		return nil, err
+	}
+	call, item, _ := c.where(opts)
+	return c.hs.Write(ctx, call, item, path, content)
+}
+
+func (c *remoteCell) ToolEdit(ctx context.Context, path, old, repl string, opts ...engine.ToolOptions) (*engine.ToolAnswer, error) {
+	if err := c.ready(ctx); err != nil {
+		return nil, err
+	}
+	call, item, all := c.where(opts)
+	return c.hs.Edit(ctx, call, item, path, old, repl, all)
+}
+
+func (c *remoteCell) ToolRm(ctx context.Context, path string, opts ...engine.ToolOptions) (*engine.ToolAnswer, error) {
+	if err := c.ready(ctx); err != nil {
+		return nil, err
+	}
+	call, item, _ := c.where(opts)
+	return c.hs.Rm(ctx, call, item, path)
+}
+
+func (c *remoteCell) ToolPatch(ctx context.Context, text []byte, opts ...engine.ToolOptions) (*engine.ToolAnswer, error) {
+	if err := c.ready(ctx); err != nil {
+		return nil, err
+	}
+	call, item, _ := c.where(opts)
+	return c.hs.Patch(ctx, call, item, text)
+}
+
+func (c *remoteCell) Exec(ctx context.Context, line string, opts engine.ExecOptions) (*engine.ExecAnswer, error) {
+	if err := c.ready(ctx); err != nil {
+		return nil, err
+	}
+	return c.hs.Exec(ctx, opts.Call, c.r.sess.Head(), line, opts.Own, opts.Stdout, opts.Stderr)
+}
+
+func (c *remoteCell) Commit(ctx context.Context) error {
+	if c.hs == nil {
+		return nil
+	}
+	return c.hs.Commit(ctx)
+}
+
+func (c *remoteCell) Undo(ctx context.Context) (*engine.RestoreResult, error) {
+	if err := c.ready(ctx); err != nil {
+		return nil, err
+	}
+	return c.hs.Undo(ctx)
+}
+
+func (c *remoteCell) Redo(ctx context.Context) (*engine.RestoreResult, error) {
+	if err := c.ready(ctx); err != nil {
+		return nil, err
+	}
+	return c.hs.Redo(ctx)
+}
+
+func (c *remoteCell) Snapshots(ctx context.Context) (*engine.SnapshotList, error) {
+	if c.hs == nil {
+		return nil, c.ready(ctx)
+	}
+	return c.hs.Snapshots(ctx)
+}
+
+func (c *remoteCell) RestoreTo(ctx context.Context, id string) (*engine.RestoreResult, error) {
+	if err := c.ready(ctx); err != nil {
+		return nil, err
+	}
+	return c.hs.RestoreTo(ctx, id)
+}
+
+// remoteRevert refuses a file revert on a remote workspace: the host's
+// change records are placed among this session's items only by their
+// snapshots, so /undo and /snapshots restore are the way back there.
+func (r *repl) remoteRevert(mode engine.RevertMode) error {
+	if r.rc.client == nil || mode == engine.RevertConversation {
+		return nil
+	}
+	return refusedf("a file revert on a remote workspace is not served yet: /snapshots restore SNAP (or /undo) puts the host's files back; /revert ITEM conversation moves the conversation")
+}

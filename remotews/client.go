@@ -1,0 +1,415 @@
+package remotews
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"time"
+
+	"cairn/engine"
+	"cairn/remotews/rpc"
+)
+
+// Options set up a client.
+type Options struct {
+	// SSHCommand is the ssh command line (--ssh-command, CAIRN_SSH);
+	// "" runs ssh.
+	SSHCommand string
+	// CairnPath is the program the host runs (--cairn-path); "" is cairn.
+	CairnPath string
+	// Limits are the recording limits the client's configuration asks
+	// for (nil: the host's own).
+	Limits *Limits
+	// Stderr receives what ssh and the host's cairn print on their
+	// standard error, as they print it (nil: kept only for errors).
+	Stderr io.Writer
+	// Notice receives the host sessions' one-line messages.
+	Notice func(session, text string)
+}
+
+// Client is a connection to one workspace on a host.
+type Client struct {
+	Target  Target
+	Welcome Welcome
+
+	conn   *rpc.Conn
+	cmd    *exec.Cmd // nil on a connection Connect was given
+	exited chan struct{}
+	tail   *tailBuffer
+	waitMu sync.Mutex
+}
+
+// Dial starts ssh to t's host, runs cairn host there, and says hello.
+func Dial(ctx context.Context, t Target, opts Options) (*Client, error) {
+	argv := SSHArgv(opts.SSHCommand, t, HostCommand(opts.CairnPath, t.Path))
+	cmd := exec.Command(argv[0], argv[1:]...)
+	// Pipes of our own rather than cmd's: Wait closes those as ssh ends,
+	// which could drop the host's last answer before it is read.
+	inR, stdin, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	stdout, outW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		stdin.Close()
+		return nil, err
+	}
+	tail := &tailBuffer{max: 8 << 10, also: opts.Stderr}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, tail
+	err = cmd.Start()
+	inR.Close()
+	outW.Close()
+	if err != nil {
+		stdin.Close()
+		stdout.Close()
+		return nil, &Error{Host: t.Host, Kind: ErrSSH, Err: err, Msg: fmt.Sprintf("cannot start %s: %v", argv[0], err)}
+	}
+	c := &Client{Target: t, cmd: cmd, exited: make(chan struct{}), tail: tail}
+	go func() {
+		_ = cmd.Wait()
+		close(c.exited)
+	}()
+	c.conn = rpc.New(stdout, stdin, rpc.Options{Handler: c.handler(opts)})
+	if err := c.hello(ctx, opts); err != nil {
+		c.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+// Connect says hello over a connection already made (a pipe to a host in
+// the same process, or any other transport) to the workspace at path.
+func Connect(ctx context.Context, r io.ReadCloser, w io.WriteCloser, host, path string, opts Options) (*Client, error) {
+	c := &Client{Target: Target{Host: host, Path: path}, tail: &tailBuffer{max: 8 << 10}}
+	c.conn = rpc.New(r, w, rpc.Options{Handler: c.handler(opts)})
+	if err := c.hello(ctx, opts); err != nil {
+		c.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+func (c *Client) handler(opts Options) rpc.Handler {
+	return func(ctx context.Context, in *rpc.Incoming) (any, error) {
+		if in.Method == NoteNotice && opts.Notice != nil {
+			var n Notice
+			if json.Unmarshal(in.Params, &n) == nil {
+				opts.Notice(n.Session, n.Text)
+			}
+		}
+		if in.IsCall() {
+			return nil, &rpc.Error{Code: -32601, Message: "the client serves no calls"}
+		}
+		return nil, nil
+	}
+}
+
+func (c *Client) hello(ctx context.Context, opts Options) error {
+	h := Hello{Protocol: Protocol, Format: engine.Format, Version: engine.Version, Path: c.Target.Path, Limits: opts.Limits}
+	err := c.conn.Call(ctx, MethodHello, h, &c.Welcome)
+	if err == nil {
+		if c.Welcome.Protocol != Protocol || c.Welcome.Format != engine.Format {
+			return c.versionError(VersionData{Protocol: c.Welcome.Protocol, Format: c.Welcome.Format, Version: c.Welcome.Version})
+		}
+		return nil
+	}
+	var lost *rpc.LostError
+	if errors.As(err, &lost) {
+		return c.startError(lost.Err)
+	}
+	e := fromWire(c.Target.Host, MethodHello, err)
+	var re *Error
+	if errors.As(e, &re) && re.Code == CodeVersion {
+		var d VersionData
+		_ = json.Unmarshal(re.Data, &d)
+		return c.versionError(d)
+	}
+	return e
+}
+
+func (c *Client) versionError(d VersionData) error {
+	return &Error{Host: c.Target.Host, Code: CodeVersion, Kind: ErrVersion, Msg: fmt.Sprintf(
+		"the cairn on %s (%s) speaks protocol %d and state format %d; this cairn (%s) speaks protocol %d and format %d: install the same cairn on both",
+		c.Target.Host, d.Version, d.Protocol, d.Format, engine.Version, Protocol, engine.Format)}
+}
+
+// exitStatus waits a little for ssh to end once the connection has, and
+// returns its exit status (-1 when it has not ended or none is known).
+func (c *Client) exitStatus() int {
+	if c.cmd == nil {
+		return -1
+	}
+	select {
+	case <-c.exited:
+	case <-time.After(5 * time.Second):
+		return -1
+	}
+	if c.cmd.ProcessState == nil {
+		return -1
+	}
+	return c.cmd.ProcessState.ExitCode()
+}
+
+// startError says why the connection ended before the host's hello.
+func (c *Client) startError(cause error) error {
+	host := c.Target.Host
+	status := c.exitStatus()
+	said := c.tail.last()
+	e := &Error{Host: host, Err: cause}
+	var pe *rpc.ProtocolError
+	switch {
+	case errors.As(cause, &pe):
+		e.Kind = ErrStart
+		e.Msg = fmt.Sprintf("%s printed %q where cairn host should have started (a login script that prints to standard output?)", host, pe.Line)
+	case status == 127:
+		e.Kind = ErrNoCairn
+		e.Msg = fmt.Sprintf("%s has no cairn to run (ssh exit 127%s): install cairn there, or name it with --cairn-path", host, colon(said))
+	case status == 255:
+		e.Kind = ErrSSH
+		e.Msg = fmt.Sprintf("ssh to %s failed (exit 255%s)", host, colon(said))
+	case status == 2 && strings.Contains(said, "unexpected argument"):
+		e.Kind = ErrVersion
+		e.Msg = fmt.Sprintf("the cairn on %s has no `cairn host` (an older cairn%s): install the same cairn on both", host, colon(said))
+	case status >= 0:
+		e.Kind = ErrStart
+		e.Msg = fmt.Sprintf("cairn host on %s ended before it answered (exit %d%s)", host, status, colon(said))
+	default:
+		e.Kind = ErrStart
+		e.Msg = fmt.Sprintf("the connection to %s ended before cairn host answered: %v%s", host, cause, colon(said))
+	}
+	return e
+}
+
+func colon(said string) string {
+	if said == "" {
+		return ""
+	}
+	return ": " + said
+}
+
+// call makes one call; a lost connection is an *Error of kind ErrLost
+// naming the call, the host and why.
+func (c *Client) call(ctx context.Context, method string, params, result any, opts ...rpc.CallOption) error {
+	err := c.conn.Call(ctx, method, params, result, opts...)
+	if err == nil {
+		return nil
+	}
+	var lost *rpc.LostError
+	if errors.As(err, &lost) {
+		why := lost.Err.Error()
+		if errors.Is(lost.Err, io.EOF) {
+			why = "the host closed it"
+		}
+		if st := c.exitStatus(); st >= 0 {
+			why = fmt.Sprintf("ssh exit %d", st)
+		}
+		return &Error{Host: c.Target.Host, Kind: ErrLost, Err: err, Msg: fmt.Sprintf(
+			"the connection to %s was lost during %s (%s%s): the call is blocked; whether it ran there is found out at the next connect",
+			c.Target.Host, method, why, colon(c.tail.last()))}
+	}
+	return fromWire(c.Target.Host, method, err)
+}
+
+// Close ends the connection and waits for ssh to end.
+func (c *Client) Close() error {
+	c.conn.Close()
+	if c.cmd == nil {
+		return nil
+	}
+	select {
+	case <-c.exited:
+	case <-time.After(10 * time.Second):
+		_ = c.cmd.Process.Kill()
+		<-c.exited
+	}
+	return nil
+}
+
+// Done is closed when the connection has ended.
+func (c *Client) Done() <-chan struct{} { return c.conn.Done() }
+
+// Binding is what a client session's record keeps of its workspace.
+type Binding struct {
+	Host       string `json:"host"`
+	Path       string `json:"path"`
+	Identity   string `json:"identity"`
+	Generation int64  `json:"generation"`
+}
+
+// Binding is the workspace as the host has it now.
+func (c *Client) Binding() Binding {
+	return Binding{Host: c.Target.Host, Path: c.Welcome.Path, Identity: c.Welcome.Identity, Generation: c.Welcome.Generation}
+}
+
+// Session opens the host session of client session id, bound to b (the
+// binding its record keeps; for a new session, c.Binding()).
+func (c *Client) Session(ctx context.Context, id string, b Binding, noSnapshots bool) (*Session, error) {
+	var opened SessionOpened
+	err := c.call(ctx, MethodSessionOpen, SessionOpen{Session: id, Identity: b.Identity, Generation: b.Generation, NoSnapshots: noSnapshots}, &opened)
+	if err != nil {
+		var re *Error
+		if errors.As(err, &re) && errors.Is(re.Kind, ErrGeneration) {
+			var d GenerationData
+			_ = json.Unmarshal(re.Data, &d)
+			re.Msg = GenerationMessage(c.Target, b, d)
+		}
+		return nil, err
+	}
+	return &Session{c: c, id: id, Opened: opened}, nil
+}
+
+// GenerationMessage says that the workspace a session is bound to b is
+// another one now (d), naming what changed and what to do.
+func GenerationMessage(t Target, b Binding, d GenerationData) string {
+	if d.Identity != b.Identity {
+		return fmt.Sprintf("%s on %s is another workspace than the session's (identity %s, the session's %s: another machine, or its state folder made again); the session's records stay unused. Start a new session there, or reach the original host",
+			t.Path, t.Host, d.Identity, b.Identity)
+	}
+	return fmt.Sprintf("%s on %s was replaced (generation %d since %s, %s); the session's records are of generation %d and are never applied to it. Start a new session there",
+		t.Path, t.Host, d.Generation, d.Since.Format(time.RFC3339), d.Why, b.Generation)
+}
+
+// Session is a client session's file side on the host.
+type Session struct {
+	c      *Client
+	id     string
+	Opened SessionOpened
+}
+
+func (s *Session) ref(call, item string) CallRef {
+	return CallRef{Session: s.id, Call: call, Item: item}
+}
+
+// Write runs the write tool on the host.
+func (s *Session) Write(ctx context.Context, call, item, path string, content []byte) (*engine.ToolAnswer, error) {
+	var a engine.ToolAnswer
+	return &a, s.c.call(ctx, MethodToolWrite, ToolWrite{CallRef: s.ref(call, item), Path: path, Content: content}, &a)
+}
+
+// Edit runs the edit tool on the host.
+func (s *Session) Edit(ctx context.Context, call, item, path, old, repl string, all bool) (*engine.ToolAnswer, error) {
+	var a engine.ToolAnswer
+	return &a, s.c.call(ctx, MethodToolEdit, ToolEdit{CallRef: s.ref(call, item), Path: path, Old: old, New: repl, All: all}, &a)
+}
+
+// Rm runs the rm tool on the host.
+func (s *Session) Rm(ctx context.Context, call, item, path string) (*engine.ToolAnswer, error) {
+	var a engine.ToolAnswer
+	return &a, s.c.call(ctx, MethodToolRm, ToolRm{CallRef: s.ref(call, item), Path: path}, &a)
+}
+
+// Patch runs apply_patch on the host.
+func (s *Session) Patch(ctx context.Context, call, item string, patch []byte) (*engine.ToolAnswer, error) {
+	var a engine.ToolAnswer
+	return &a, s.c.call(ctx, MethodToolPatch, ToolPatch{CallRef: s.ref(call, item), Patch: patch}, &a)
+}
+
+// Exec runs a shell line on the host; what it prints reaches stdout and
+// stderr as it runs. Cancelling ctx kills the line there; the answer
+// still comes, saying what it changed, with ctx's error (as
+// engine.Session.Exec answers a cancelled line).
+func (s *Session) Exec(ctx context.Context, call, item, line string, own bool, stdout, stderr io.Writer) (*engine.ExecAnswer, error) {
+	var a ExecResult
+	err := s.c.call(ctx, MethodExec, Exec{CallRef: s.ref(call, item), Line: line, Own: own}, &a,
+		rpc.OnNotify(func(method string, params json.RawMessage) {
+			var o ExecOutput
+			if method != NoteExecOutput || json.Unmarshal(params, &o) != nil {
+				return
+			}
+			w := stdout
+			if o.Stream == "stderr" {
+				w = stderr
+			}
+			if w != nil {
+				_, _ = w.Write(o.Data)
+			}
+		}))
+	if err != nil {
+		return nil, err
+	}
+	if a.Cancelled {
+		err = ctx.Err()
+		if err == nil {
+			err = context.Canceled
+		}
+	}
+	return &a.ExecAnswer, err
+}
+
+// Undo undoes the newest applied snapshot on the host.
+func (s *Session) Undo(ctx context.Context) (*engine.RestoreResult, error) {
+	var r engine.RestoreResult
+	return &r, s.c.call(ctx, MethodUndo, SessionRef{Session: s.id}, &r)
+}
+
+// Redo puts the newest undone edit back on the host.
+func (s *Session) Redo(ctx context.Context) (*engine.RestoreResult, error) {
+	var r engine.RestoreResult
+	return &r, s.c.call(ctx, MethodRedo, SessionRef{Session: s.id}, &r)
+}
+
+// RestoreTo undoes every snapshot down to and including snap.
+func (s *Session) RestoreTo(ctx context.Context, snap string) (*engine.RestoreResult, error) {
+	var r engine.RestoreResult
+	return &r, s.c.call(ctx, MethodSnapshotsRestore, SnapshotRestore{Session: s.id, Snapshot: snap}, &r)
+}
+
+// Snapshots lists the session's snapshots on the host.
+func (s *Session) Snapshots(ctx context.Context) (*engine.SnapshotList, error) {
+	var l engine.SnapshotList
+	return &l, s.c.call(ctx, MethodSnapshotsList, SessionRef{Session: s.id}, &l)
+}
+
+// Commit ends the client's turn on the host: what the turn's file tools
+// changed is durable there on return.
+func (s *Session) Commit(ctx context.Context) error {
+	return s.c.call(ctx, MethodSessionCommit, SessionRef{Session: s.id}, nil)
+}
+
+// Close closes the host session.
+func (s *Session) Close(ctx context.Context) error {
+	return s.c.call(ctx, MethodSessionClose, SessionRef{Session: s.id}, nil)
+}
+
+// tailBuffer keeps the last max bytes written to it, and passes them on
+// to also.
+type tailBuffer struct {
+	mu   sync.Mutex
+	max  int
+	buf  []byte
+	also io.Writer
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if len(t.buf) > t.max {
+		t.buf = t.buf[len(t.buf)-t.max:]
+	}
+	if t.also != nil {
+		_, _ = t.also.Write(p)
+	}
+	return len(p), nil
+}
+
+// last is the last non-empty line written, trimmed.
+func (t *tailBuffer) last() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	lines := bytes.Split(bytes.TrimSpace(t.buf), []byte("\n"))
+	for i := len(lines) - 1; i >= 0; i-- {
+		if l := strings.TrimSpace(string(lines[i])); l != "" {
+			return l
+		}
+	}
+	return ""
+}

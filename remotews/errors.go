@@ -1,0 +1,145 @@
+package remotews
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"cairn/engine"
+	"cairn/remotews/rpc"
+)
+
+// Errors of the client. Callers test them with errors.Is.
+var (
+	// ErrNoCairn: the host has no cairn where the client looked (ssh's
+	// exit status 127).
+	ErrNoCairn = errors.New("remotews: no cairn on the host")
+	// ErrSSH: ssh itself failed (exit status 255): the host unreachable,
+	// its key unknown, the user's key refused.
+	ErrSSH = errors.New("remotews: ssh failed")
+	// ErrVersion: the host's cairn speaks another protocol or format.
+	ErrVersion = errors.New("remotews: the host's cairn is another version")
+	// ErrGeneration: the workspace on the host is not the one the
+	// session is bound to (another identity or generation).
+	ErrGeneration = errors.New("remotews: the workspace was replaced")
+	// ErrLost: the connection ended during a call, before its answer.
+	ErrLost = errors.New("remotews: the connection to the host was lost")
+	// ErrStart: the host's side did not start the protocol (it printed
+	// something else, or ended without a word).
+	ErrStart = errors.New("remotews: the host did not start cairn host")
+)
+
+// Error is an error answer of the host, or a failure to reach it. Is
+// matches the engine's sentinels by its code, so the cairn command exits
+// as it would for the same error locally, and ErrVersion, ErrGeneration,
+// ErrNoCairn, ErrSSH, ErrStart and ErrLost by its kind.
+type Error struct {
+	Host string
+	Code int64  // a Code* of the protocol; 0 for a failure to reach the host
+	Kind error  // one of the package's errors, or nil
+	Msg  string // what happened, in a person's words
+	Data json.RawMessage
+	Err  error // the cause, when there is one
+}
+
+func (e *Error) Error() string { return e.Msg }
+
+func (e *Error) Unwrap() []error {
+	var out []error
+	switch e.Code {
+	case CodeBadInput:
+		out = append(out, engine.ErrBadInput)
+	case CodeRefused:
+		out = append(out, engine.ErrRefused)
+	case CodeBusy:
+		out = append(out, engine.ErrBusy)
+	case CodeNotFound:
+		out = append(out, engine.ErrNotFound)
+	}
+	if e.Kind != nil {
+		out = append(out, e.Kind)
+	}
+	if e.Err != nil {
+		out = append(out, e.Err)
+	}
+	return out
+}
+
+// Word is the one-word code of the error for a --json answer.
+func (e *Error) Word() string {
+	switch {
+	case errors.Is(e.Kind, ErrNoCairn):
+		return "no_cairn"
+	case errors.Is(e.Kind, ErrSSH):
+		return "ssh"
+	case errors.Is(e.Kind, ErrVersion):
+		return "version"
+	case errors.Is(e.Kind, ErrGeneration):
+		return "generation"
+	case errors.Is(e.Kind, ErrLost):
+		return "lost"
+	case errors.Is(e.Kind, ErrStart):
+		return "host_start"
+	}
+	return ""
+}
+
+// Why is the host's reason of a refusal, for engine.Refusal.
+func (e *Error) Why() string { return e.Msg }
+
+// fromWire turns an error answer into an *Error.
+func fromWire(host, method string, err error) error {
+	var we *rpc.Error
+	if !errors.As(err, &we) {
+		return err
+	}
+	e := &Error{Host: host, Code: we.Code, Msg: we.Message, Data: we.Data}
+	switch we.Code {
+	case CodeVersion:
+		e.Kind = ErrVersion
+	case CodeGeneration:
+		e.Kind = ErrGeneration
+	case -32601: // method not found
+		e.Msg = fmt.Sprintf("the cairn on %s does not serve %s (an older cairn)", host, method)
+		e.Kind = ErrVersion
+	}
+	return e
+}
+
+// wireError is the error answer of a host error of code with msg and the
+// data (its kind added).
+func wireError(code int64, kind string, msg string, data any) *rpc.Error {
+	var raw json.RawMessage
+	if data != nil {
+		raw, _ = json.Marshal(data)
+	} else {
+		raw, _ = json.Marshal(map[string]string{"kind": kind})
+	}
+	return &rpc.Error{Code: code, Message: msg, Data: raw}
+}
+
+// HostError is the error answer the host gives for err: its code from
+// the engine's sentinels, its message err's text.
+func HostError(err error) *rpc.Error {
+	var we *rpc.Error
+	if errors.As(err, &we) {
+		return we
+	}
+	code, kind := int64(CodeFailed), "failed"
+	switch {
+	case errors.Is(err, engine.ErrBusy):
+		code, kind = CodeBusy, "busy"
+	case errors.Is(err, engine.ErrRefused):
+		code, kind = CodeRefused, "refused"
+	case errors.Is(err, engine.ErrBadInput):
+		code, kind = CodeBadInput, "bad_input"
+	case errors.Is(err, engine.ErrNotFound):
+		code, kind = CodeNotFound, "not_found"
+	}
+	return wireError(code, kind, err.Error(), nil)
+}
+
+// Errorf is an error answer of code, with data (nil: {"kind":kind}).
+func Errorf(code int64, kind string, data any, format string, a ...any) *rpc.Error {
+	return wireError(code, kind, fmt.Sprintf(format, a...), data)
+}

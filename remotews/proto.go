@@ -1,0 +1,209 @@
+package remotews
+
+import (
+	"encoding/json"
+
+	"cairn/engine"
+)
+
+// Protocol is the version of the protocol: the methods, their params and
+// results. A client and a host of different protocols refuse each other.
+const Protocol = 1
+
+// Methods, part of the protocol.
+const (
+	MethodHello            = "hello"
+	MethodSessionOpen      = "session.open"
+	MethodSessionClose     = "session.close"
+	MethodSessionCommit    = "session.commit"
+	MethodToolWrite        = "tool.write"
+	MethodToolEdit         = "tool.edit"
+	MethodToolRm           = "tool.rm"
+	MethodToolPatch        = "tool.patch"
+	MethodExec             = "exec"
+	MethodUndo             = "undo"
+	MethodRedo             = "redo"
+	MethodSnapshotsList    = "snapshots.list"
+	MethodSnapshotsRestore = "snapshots.restore"
+	MethodRevertPreview    = "revert.preview"
+	MethodRevertApply      = "revert.apply"
+	MethodUnrevert         = "unrevert"
+	MethodCallsPending     = "calls.pending"
+
+	// NoteExecOutput is the call notification of exec's output.
+	NoteExecOutput = "exec.output"
+	// NoteNotice is a host session's one-line message.
+	NoteNotice = "notice"
+)
+
+// Error codes of the protocol's error answers.
+const (
+	CodeFailed     = 1
+	CodeBadInput   = 2
+	CodeRefused    = 3
+	CodeBusy       = 4
+	CodeNotFound   = 5
+	CodeVersion    = 6
+	CodeGeneration = 7
+	CodeNotReady   = 8 // a call before hello, or on a session not open
+)
+
+// Hello is the client's first call.
+type Hello struct {
+	Protocol int    `json:"protocol"`
+	Format   int    `json:"format"`
+	Version  string `json:"version"`
+	Path     string `json:"path"`
+	// Limits are those the client's configuration asks for; nil takes
+	// the host's own.
+	Limits *Limits `json:"limits,omitempty"`
+}
+
+// Welcome is the host's answer to Hello.
+type Welcome struct {
+	Protocol   int          `json:"protocol"`
+	Format     int          `json:"format"`
+	Version    string       `json:"version"`
+	Host       string       `json:"host"`
+	Path       string       `json:"path"` // canonical, on the host
+	Identity   string       `json:"identity"`
+	Generation int64        `json:"generation"`
+	Since      engine.Time  `json:"since"` // when the generation began
+	Why        string       `json:"why"`   // first, replaced, asked
+	Moved      bool         `json:"moved"` // the generation began with this hello
+	Limits     Limits       `json:"limits"`
+	Lowered    []LimitLower `json:"lowered,omitempty"`
+}
+
+// VersionData is the data of a CodeVersion error: what the host speaks.
+type VersionData struct {
+	Kind     string `json:"kind"`
+	Protocol int    `json:"protocol"`
+	Format   int    `json:"format"`
+	Version  string `json:"version"`
+}
+
+// GenerationData is the data of a CodeGeneration error: the workspace as
+// the host has it now.
+type GenerationData struct {
+	Kind       string      `json:"kind"`
+	Identity   string      `json:"identity"`
+	Generation int64       `json:"generation"`
+	Since      engine.Time `json:"since"`
+	Why        string      `json:"why"`
+}
+
+// SessionOpen opens the host session of a client session.
+type SessionOpen struct {
+	Session     string `json:"session"`
+	Identity    string `json:"identity"`
+	Generation  int64  `json:"generation"`
+	NoSnapshots bool   `json:"no_snapshots,omitempty"`
+}
+
+// SessionOpened is the answer to SessionOpen.
+type SessionOpened struct {
+	Session     string        `json:"session"`
+	HostSession string        `json:"host_session"`
+	Pending     []PendingCall `json:"pending"`
+}
+
+// The states of a pending call.
+const (
+	// PendingSettled: the call ran to its end on the host after the
+	// connection was lost; Answer (or Error) is what it answered.
+	PendingSettled = "settled"
+	// PendingInterrupted: the host ended during the call. The engine
+	// settled its change record when the session opened again: Record is
+	// the newest snapshot or change record made since it began, "" when it
+	// changed nothing.
+	PendingInterrupted = "interrupted"
+)
+
+// PendingCall is a call of the connection before whose answer never
+// reached the client, as session.open tells it.
+type PendingCall struct {
+	Seq    int64           `json:"seq"`
+	Method string          `json:"method"`
+	Call   string          `json:"call,omitempty"`
+	Item   string          `json:"item,omitempty"`
+	What   string          `json:"what,omitempty"` // the file, or the shell line
+	Began  engine.Time     `json:"began"`
+	State  string          `json:"state"`
+	Answer json.RawMessage `json:"answer,omitempty"`
+	Error  string          `json:"error,omitempty"`
+	Record string          `json:"record,omitempty"`
+}
+
+// SessionRef names a client session.
+type SessionRef struct {
+	Session string `json:"session"`
+}
+
+// CallRef is what every call that changes files carries: the client's
+// tool_call item (or prompt) and its newest item when the call ran.
+type CallRef struct {
+	Session string `json:"session"`
+	Call    string `json:"call,omitempty"`
+	Item    string `json:"item,omitempty"`
+}
+
+// ToolWrite is tool.write's params.
+type ToolWrite struct {
+	CallRef
+	Path    string `json:"path"`
+	Content []byte `json:"content"`
+}
+
+// ToolEdit is tool.edit's params.
+type ToolEdit struct {
+	CallRef
+	Path string `json:"path"`
+	Old  string `json:"old"`
+	New  string `json:"new"`
+	All  bool   `json:"all,omitempty"` // replace every occurrence
+}
+
+// ToolRm is tool.rm's params.
+type ToolRm struct {
+	CallRef
+	Path string `json:"path"`
+}
+
+// ToolPatch is tool.patch's params.
+type ToolPatch struct {
+	CallRef
+	Patch []byte `json:"patch"`
+}
+
+// Exec is exec's params.
+type Exec struct {
+	CallRef
+	Line string `json:"line"`
+	Own  bool   `json:"own,omitempty"`
+}
+
+// ExecResult is exec's answer: the engine's, and whether the line was
+// cancelled (killed by a cancel) before it ended by itself.
+type ExecResult struct {
+	engine.ExecAnswer
+	Cancelled bool `json:"cancelled,omitempty"`
+}
+
+// ExecOutput is an exec.output notification's params.
+type ExecOutput struct {
+	Stream string `json:"stream"` // stdout or stderr
+	Data   []byte `json:"data"`
+}
+
+// SnapshotRestore is snapshots.restore's params.
+type SnapshotRestore struct {
+	Session  string `json:"session"`
+	Snapshot string `json:"snapshot"`
+}
+
+// Notice is a notice notification's params.
+type Notice struct {
+	Session string `json:"session"`
+	Text    string `json:"text"`
+}
