@@ -22,7 +22,7 @@ import (
 // it, moving its sessions, its HTTP API and credentials.
 var stateCommands = map[string]bool{
 	"storage": true, "where": true, "history": true, "import": true, "migrate-sessions": true,
-	"serve": true, "pair": true, "completion": true,
+	"serve": true, "pair": true, "completion": true, "remote": true, "sync": true,
 }
 
 // stateCommand reports whether the command kong chose ("storage fsck",

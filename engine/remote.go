@@ -90,7 +90,7 @@ func (s *Store) AddRemote(ctx context.Context, name, url string) error {
 func (s *Store) RemoveRemote(name string) error {
 	err := remote.RemoveRemote(s.fsys, name)
 	if errors.Is(err, remote.ErrNoRemote) {
-		return fmt.Errorf("%w: %v", ErrNotFound, err)
+		return fmt.Errorf("%w: %v", ErrBadInput, err)
 	}
 	return err
 }
@@ -102,7 +102,7 @@ func (s *Store) syncer(ctx context.Context, name string) (*remote.Syncer, error)
 	}
 	r, err := remote.Find(s.fsys, name)
 	if errors.Is(err, remote.ErrNoRemote) || errors.Is(err, remote.ErrNoneSet) {
-		return nil, fmt.Errorf("%w: %v", ErrNotFound, err)
+		return nil, fmt.Errorf("%w: %v", ErrBadInput, err)
 	}
 	if err != nil {
 		return nil, err

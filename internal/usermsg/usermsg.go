@@ -34,7 +34,7 @@ import (
 )
 
 // packages are the names cairn's packages put before their messages.
-const packages = `changes|display|engine|fileplan|fstate|httpapi|ids|importer|index|journal|jsonw|objects|patch|retention|scope|shell|shellproc|tasks|term|timefmt|vfs|wskey`
+const packages = `changes|display|engine|fileplan|fstate|httpapi|ids|importer|index|journal|jsonw|objects|patch|remote|retention|scope|shell|shellproc|tasks|term|timefmt|vfs|wskey`
 
 // syscalls are the names of system calls and of the *os.PathError
 // operations of os.Root and os.File that no message of cairn's and no

@@ -92,9 +92,9 @@ const tailLen = 256
 // StateDir is the folder of a remote's state in the state folder.
 func StateDir(name string) string { return path.Join("remotes", name) }
 
-func stateName(name string) string   { return path.Join(StateDir(name), "state.json") }
-func pushedName(name string) string  { return path.Join(StateDir(name), "objects.txt") }
-func usageDir(name string) string    { return path.Join(StateDir(name), "usage") }
+func stateName(name string) string    { return path.Join(StateDir(name), "state.json") }
+func pushedName(name string) string   { return path.Join(StateDir(name), "objects.txt") }
+func usageDir(name string) string     { return path.Join(StateDir(name), "usage") }
 func usageName(name, m string) string { return path.Join(usageDir(name), m+".jsonl") }
 
 // LoadState reads remote name's state; a missing one is empty.
