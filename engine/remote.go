@@ -50,6 +50,16 @@ type remoteLink struct {
 	r       remote.Remote
 	bucket  remote.Bucket
 	machine string
+	// open opens a remote's bucket: remote.Open, or a test's.
+	open func(ctx context.Context, url string) (remote.Bucket, error)
+}
+
+// openBucket opens the bucket of a remote URL.
+func (s *Store) openBucket(ctx context.Context, url string) (remote.Bucket, error) {
+	if s.remote.open != nil {
+		return s.remote.open(ctx, url)
+	}
+	return remote.Open(ctx, url)
 }
 
 // Remotes lists the configured remotes, the default first.
@@ -62,7 +72,7 @@ func (s *Store) AddRemote(ctx context.Context, name, url string) error {
 	if _, err := remote.CheckURL(url); err != nil {
 		return fmt.Errorf("%w: %v", ErrBadInput, err)
 	}
-	b, err := remote.Open(ctx, url)
+	b, err := s.openBucket(ctx, url)
 	if err != nil {
 		return err
 	}
@@ -111,7 +121,7 @@ func (s *Store) syncer(ctx context.Context, name string) (*remote.Syncer, error)
 	if err != nil {
 		return nil, err
 	}
-	b, err := remote.Open(ctx, r.URL)
+	b, err := s.openBucket(ctx, r.URL)
 	if err != nil {
 		return nil, err
 	}
@@ -238,7 +248,7 @@ func (s *Store) link() *remoteLink {
 			s.remote.err = err
 			return
 		}
-		s.remote.bucket, s.remote.err = remote.Open(context.Background(), rs[0].URL)
+		s.remote.bucket, s.remote.err = s.openBucket(context.Background(), rs[0].URL)
 	})
 	if errors.Is(s.remote.err, remote.ErrNoneSet) {
 		return nil
