@@ -294,3 +294,66 @@ func (g *Globals) remoteSessions(name string) error {
 	}
 	return nil
 }
+
+// remoteFsck is `cairn storage fsck --remote NAME`.
+func (g *Globals) remoteFsck(s *engine.Store, name string) error {
+	bar := g.progress("fsck")
+	rep, err := s.RemoteFsck(g.ctx, name, bar.tell)
+	bar.done()
+	if err != nil {
+		return err
+	}
+	if g.JSON {
+		if err := g.printJSON(rep); err != nil {
+			return err
+		}
+	} else {
+		for _, p := range rep.Problems {
+			fmt.Fprintf(g.stdout, "%s\n", userText(p))
+		}
+		fmt.Fprintf(g.stdout, "checked remote %s: %d objects, %d journals (%d segments): %d problems\n",
+			rep.Remote, rep.Objects, rep.Journals, rep.Segments, len(rep.Problems))
+	}
+	if len(rep.Problems) > 0 {
+		return &exitError{code: ExitFailed, word: "fsck", err: fmt.Errorf("%d problems found on remote %s", len(rep.Problems), rep.Remote), quiet: g.JSON}
+	}
+	return nil
+}
+
+// remoteForget is `cairn storage forget --remote NAME`.
+func (g *Globals) remoteForget(name string, c *retentionRun) error {
+	s, err := g.open()
+	if err != nil {
+		return err
+	}
+	p, given, err := c.policy()
+	if err != nil {
+		return err
+	}
+	if given && len(c.Session) > 0 {
+		return usageErrorf("give SESSION or --keep flags, not both")
+	}
+	if !given && len(c.Session) == 0 {
+		cfg, err := s.Config()
+		if err != nil {
+			return err
+		}
+		p = cfg.Storage.Forget
+	}
+	rep, err := s.RemoteForget(g.ctx, name, p, c.Session, c.DryRun)
+	if err != nil {
+		return err
+	}
+	if g.JSON {
+		return g.printJSON(rep)
+	}
+	verb := "forgot"
+	if c.DryRun {
+		verb = "would forget"
+	}
+	for _, d := range rep.Remove {
+		fmt.Fprintf(g.stdout, "%s %s (last active %s)\n", verb, d.ID, d.Activity.Format(time.RFC3339))
+	}
+	fmt.Fprintf(g.stdout, "remote %s: kept %d sessions, %s %d\n", name, len(rep.Keep), verb, len(rep.Remove))
+	return nil
+}

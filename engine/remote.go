@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"cairn/engine/internal/remote"
+	"cairn/engine/retention"
 	"cairn/internal/timefmt"
 	"cairn/internal/vfs"
 	"cairn/objects"
@@ -426,4 +427,52 @@ func (l *syncLocal) Card(ctx context.Context, ws, id string) remote.Card {
 	}
 	c.Items, c.Bytes = rec.Counts.Items, rec.Counts.Bytes
 	return c
+}
+
+// Reports of retention and checks on a remote.
+type (
+	RemoteForgetReport = remote.ForgetReport
+	RemotePruneReport  = remote.PruneReport
+	RemoteFsckReport   = remote.FsckReport
+)
+
+// RemoteForget forgets, on remote name, the sessions policy p does not
+// keep, or sessions ids whatever the policy: tombstones first, then their
+// journals and tool outputs. A session open on any machine is kept.
+func (s *Store) RemoteForget(ctx context.Context, name string, p retention.Policy, ids []string, dryRun bool) (*RemoteForgetReport, error) {
+	sy, err := s.syncer(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	defer sy.Bucket.Close()
+	rep, err := sy.Forget(ctx, p, ids, dryRun)
+	if errors.Is(err, remote.ErrNotFound) {
+		return nil, fmt.Errorf("%w: %v", ErrNotFound, err)
+	}
+	return rep, err
+}
+
+// RemotePrune removes, on remote name, what forgotten sessions left and
+// the objects no live session names, once a week old.
+func (s *Store) RemotePrune(ctx context.Context, name string) (*RemotePruneReport, error) {
+	sy, err := s.syncer(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	defer sy.Bucket.Close()
+	return sy.Prune(ctx, remote.DefaultGrace)
+}
+
+// RemoteFsck verifies remote name's objects, segments and leases.
+func (s *Store) RemoteFsck(ctx context.Context, name string, progress func(done, total int)) (*RemoteFsckReport, error) {
+	sy, err := s.syncer(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	defer sy.Bucket.Close()
+	rep, err := remote.Fsck(ctx, sy.Bucket, progress)
+	if rep != nil {
+		rep.Remote = sy.Name
+	}
+	return rep, err
 }

@@ -122,4 +122,3 @@ func (f *Faulty) Delete(ctx context.Context, key string) error {
 }
 
 func (f *Faulty) Close() error { return f.B.Close() }
-
