@@ -7,8 +7,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"cairn/engine/internal/remote"
+	"cairn/internal/s3test"
 )
 
 // noClose keeps a test's bucket open across the syncs that close theirs.
@@ -16,13 +18,22 @@ type noClose struct{ remote.Bucket }
 
 func (noClose) Close() error { return nil }
 
-// faultMachines are two state folders over one file:// remote, machine A
+// faultMachines are two state folders over the remote at url, machine A
 // reaching it through a Faulty bucket.
-func faultMachines(t *testing.T) (a, b *Store, fa *remote.Faulty, project string) {
+func faultMachines(t *testing.T, url string) (a, b *Store, fa *remote.Faulty, project string) {
 	t.Helper()
-	url := "file://" + filepath.ToSlash(t.TempDir())
+	a, b, project = twoMachines(t, url,
+		func(bk remote.Bucket) remote.Bucket { fa = remote.NewFaulty(bk); return fa },
+		func(bk remote.Bucket) remote.Bucket { return bk })
+	return a, b, fa, project
+}
+
+// twoMachines are two state folders over the remote at url, each reaching
+// it through the bucket its wrap function makes.
+func twoMachines(t *testing.T, url string, wrapA, wrapB func(remote.Bucket) remote.Bucket) (a, b *Store, project string) {
+	t.Helper()
 	project = t.TempDir()
-	open := func(f func(remote.Bucket) remote.Bucket) *Store {
+	open := func(wrap func(remote.Bucket) remote.Bucket) *Store {
 		s, err := Open(t.TempDir())
 		if err != nil {
 			t.Fatal(err)
@@ -33,16 +44,25 @@ func faultMachines(t *testing.T) (a, b *Store, fa *remote.Faulty, project string
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { bk.Close() })
-		wrapped := f(bk)
+		wrapped := wrap(bk)
 		s.remote.open = func(context.Context, string) (remote.Bucket, error) { return noClose{wrapped}, nil }
 		if err := s.AddRemote(context.Background(), "origin", url); err != nil {
 			t.Fatal(err)
 		}
 		return s
 	}
-	a = open(func(bk remote.Bucket) remote.Bucket { fa = remote.NewFaulty(bk); return fa })
-	b = open(func(bk remote.Bucket) remote.Bucket { return bk })
-	return a, b, fa, project
+	return open(wrapA), open(wrapB), project
+}
+
+// sameSecond lists every key with one time, as a server whose listing
+// gives whole seconds does for writes within one second.
+type sameSecond struct{ remote.Bucket }
+
+func (b sameSecond) List(ctx context.Context, prefix string, fn func(remote.Entry) error) error {
+	return b.Bucket.List(ctx, prefix, func(e remote.Entry) error {
+		e.ModTime = e.ModTime.Truncate(24 * time.Hour)
+		return fn(e)
+	})
 }
 
 // aSession writes a session of two turns on s, one with a payload object,
@@ -81,10 +101,24 @@ func transcriptOn(t *testing.T, s *Store, project, id string) []Item {
 	return sess.Transcript()
 }
 
-func TestSyncFaults(t *testing.T) {
+// remoteKinds runs a test over file:// remotes and over the S3 server;
+// newURL gives a new empty remote each time it is called.
+func remoteKinds(t *testing.T, fn func(t *testing.T, newURL func(t *testing.T) string)) {
+	t.Run("file", func(t *testing.T) {
+		fn(t, func(t *testing.T) string { return "file://" + filepath.ToSlash(t.TempDir()) })
+	})
+	t.Run("s3", func(t *testing.T) {
+		srv := s3test.Shared(t)
+		fn(t, func(*testing.T) string { return srv.URL() })
+	})
+}
+
+func TestSyncFaults(t *testing.T) { remoteKinds(t, syncFaults) }
+
+func syncFaults(t *testing.T, newURL func(t *testing.T) string) {
 	ctx := context.Background()
 	t.Run("a segment uploaded twice", func(t *testing.T) {
-		a, b, _, project := faultMachines(t)
+		a, b, _, project := faultMachines(t, newURL(t))
 		id, long := aSession(t, a, project)
 		if _, err := a.Sync(ctx, "", SyncOptions{}); err != nil {
 			t.Fatal(err)
@@ -105,7 +139,7 @@ func TestSyncFaults(t *testing.T) {
 		}
 	})
 	t.Run("a push cut mid-object", func(t *testing.T) {
-		a, b, fa, project := faultMachines(t)
+		a, b, fa, project := faultMachines(t, newURL(t))
 		id, long := aSession(t, a, project)
 		fa.Fail(remote.Rule{Op: "put", Prefix: "objects/", Times: 1, Cut: true})
 		if _, err := a.Sync(ctx, "", SyncOptions{}); err == nil {
@@ -124,7 +158,7 @@ func TestSyncFaults(t *testing.T) {
 		}
 	})
 	t.Run("a server that refuses, then one that goes away mid-push", func(t *testing.T) {
-		a, b, fa, project := faultMachines(t)
+		a, b, fa, project := faultMachines(t, newURL(t))
 		id, long := aSession(t, a, project)
 		fa.Fail(remote.Rule{Err: remote.ErrRefused})
 		_, err := a.Sync(ctx, "", SyncOptions{})
@@ -149,8 +183,29 @@ func TestSyncFaults(t *testing.T) {
 			t.Fatalf("A's copy has %d items", len(own))
 		}
 	})
+	t.Run("a push within the second of the last", func(t *testing.T) {
+		// A's head is rewritten at the same size (only its number and time
+		// change) and the listing B reads shows the same time: B still
+		// reads what the second push named.
+		a, b, project := twoMachines(t, newURL(t),
+			func(bk remote.Bucket) remote.Bucket { return bk },
+			func(bk remote.Bucket) remote.Bucket { return sameSecond{bk} })
+		first, _ := aSession(t, a, project)
+		if _, err := a.Sync(ctx, "", SyncOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		transcriptOn(t, b, project, first)
+		second, long := aSession(t, a, project)
+		if _, err := a.Sync(ctx, "", SyncOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		got := transcriptOn(t, b, project, second)
+		if len(got) != 2 || got[1].Text != long {
+			t.Fatalf("B missed A's second push: it reads %d items of the session it named", len(got))
+		}
+	})
 	t.Run("two machines wrote one session", func(t *testing.T) {
-		a, b, _, project := faultMachines(t)
+		a, b, _, project := faultMachines(t, newURL(t))
 		id, _ := aSession(t, a, project)
 		a.Sync(ctx, "", SyncOptions{})
 		transcriptOn(t, b, project, id)

@@ -2,8 +2,6 @@ package engine
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -12,9 +10,11 @@ import (
 	"cairn/objects"
 )
 
-func TestRemoteForgetPruneAndFsck(t *testing.T) {
+func TestRemoteForgetPruneAndFsck(t *testing.T) { remoteKinds(t, remoteForgetPruneAndFsck) }
+
+func remoteForgetPruneAndFsck(t *testing.T, newURL func(t *testing.T) string) {
 	ctx := context.Background()
-	a, b, _, project := faultMachines(t)
+	a, b, _, project := faultMachines(t, newURL(t))
 	gone, long := aSession(t, a, project)
 	// A second session of A's with an object of its own.
 	w, _ := a.Workspace(project)
@@ -94,26 +94,14 @@ func TestRemoteForgetPruneAndFsck(t *testing.T) {
 	if err != nil || len(frep.Problems) != 0 || frep.Objects == 0 {
 		t.Fatalf("fsck of a sound remote: %+v, %v", frep, err)
 	}
-	url := mustRemote(t, a).URL
-	root := strings.TrimPrefix(url, "file://")
 	var victim string
-	filepath.Walk(filepath.Join(root, "objects"), func(p string, fi os.FileInfo, err error) error {
-		if err == nil && fi.Mode().IsRegular() {
-			victim = p
-		}
-		return nil
-	})
-	os.WriteFile(victim, []byte("not what it was"), 0o600)
+	sy.Bucket.List(ctx, "objects/", func(e remote.Entry) error { victim = e.Key; return nil })
+	bad := "not what it was"
+	if err := sy.Bucket.Put(ctx, victim, strings.NewReader(bad), int64(len(bad)), remote.Cond{}); err != nil {
+		t.Fatal(err)
+	}
 	frep, err = a.RemoteFsck(ctx, "", nil)
 	if err != nil || len(frep.Problems) == 0 {
 		t.Fatalf("fsck missed a damaged object: %+v, %v", frep, err)
 	}
-}
-
-func mustRemote(t *testing.T, s *Store) remote.Remote {
-	rs, err := s.Remotes()
-	if err != nil || len(rs) == 0 {
-		t.Fatal(err)
-	}
-	return rs[0]
 }

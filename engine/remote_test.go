@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"cairn/engine"
+	"cairn/internal/s3test"
 )
 
 // machine is one state folder with the project at the same path: two of
@@ -58,9 +59,19 @@ func (m *machine) sync() *engine.SyncReport {
 
 func fileRemote(t *testing.T) string { return "file://" + filepath.ToSlash(t.TempDir()) }
 
+func TestMain(m *testing.M) {
+	code := m.Run()
+	s3test.Stop()
+	os.Exit(code)
+}
+
 func TestSyncMovesASessionToAnotherMachineAndBack(t *testing.T) {
+	t.Run("file", func(t *testing.T) { syncRoundTrip(t, fileRemote(t)) })
+	t.Run("s3", func(t *testing.T) { syncRoundTrip(t, s3test.Shared(t).URL()) })
+}
+
+func syncRoundTrip(t *testing.T, url string) {
 	ctx := context.Background()
-	url := fileRemote(t)
 	project := t.TempDir()
 	a, b := newMachine(t, url), newMachine(t, url)
 

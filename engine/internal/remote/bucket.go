@@ -55,11 +55,14 @@ type Attrs struct {
 	Version string
 }
 
-// Entry is one key of a listing.
+// Entry is one key of a listing. ModTime may be coarse (S3 lists whole
+// seconds), so a key rewritten within one second at the same size is told
+// apart by its MD5, where the provider lists one.
 type Entry struct {
 	Key     string
 	Size    int64
 	ModTime time.Time
+	MD5     []byte
 }
 
 // blobBucket is a Bucket over a gocloud.dev/blob bucket of one provider.
@@ -145,7 +148,7 @@ func (b *blobBucket) List(ctx context.Context, prefix string, fn func(Entry) err
 		if o.IsDir {
 			continue
 		}
-		if err := fn(Entry{Key: o.Key, Size: o.Size, ModTime: o.ModTime}); err != nil {
+		if err := fn(Entry{Key: o.Key, Size: o.Size, ModTime: o.ModTime, MD5: o.MD5}); err != nil {
 			return err
 		}
 	}

@@ -31,7 +31,7 @@ func (s *Syncer) readLogs(ctx context.Context) (int, error) {
 		if m == s.Machine || !validName(m) || !strings.HasSuffix(e.Key, ".json") {
 			return nil
 		}
-		if ms := s.st.Machines[m]; ms != nil && ms.Size == e.Size && ms.ModTime.Equal(e.ModTime) {
+		if ms := s.st.Machines[m]; ms != nil && headSame(ms, e) {
 			return nil
 		}
 		changed = append(changed, change{m, e})
@@ -88,9 +88,18 @@ func (s *Syncer) readLogs(ctx context.Context) (int, error) {
 			}
 		}
 		ms.Seq = max(ms.Seq, head.Seq)
-		ms.Size, ms.ModTime = c.e.Size, c.e.ModTime
+		ms.Size, ms.ModTime, ms.MD5 = c.e.Size, c.e.ModTime, c.e.MD5
 	}
 	return read, nil
+}
+
+// headSame reports whether a machine's head is as it was when read last.
+// A listing's time may be whole seconds and a head rewritten within one
+// keeps its size (only its number and time change), so size and time
+// alone would miss it: the MD5 must match too, and a listing without one
+// has the head read again (one small read per machine).
+func headSame(ms *MachineState, e Entry) bool {
+	return ms.Size == e.Size && ms.ModTime.Equal(e.ModTime) && len(e.MD5) > 0 && bytes.Equal(ms.MD5, e.MD5)
 }
 
 // takeEntry notes what one log entry says.

@@ -59,6 +59,7 @@ type MachineState struct {
 	Seq     int64     `json:"seq"`
 	Size    int64     `json:"size"`
 	ModTime time.Time `json:"mod_time"`
+	MD5     []byte    `json:"md5,omitempty"`
 	// Usage is how far its usage ledger was copied here
 	// (remotes/<name>/usage/<machine>.jsonl); PendingUsage what its log
 	// named past that.
