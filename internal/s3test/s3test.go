@@ -86,6 +86,25 @@ func Shared(t testing.TB) *Server {
 	return shared
 }
 
+// Own starts a server for one test alone, stopped when the test ends, or
+// skips the test when there is no binary (for a package whose TestMain
+// cannot stop a shared one).
+func Own(t testing.TB) *Server {
+	t.Helper()
+	bin := Binary()
+	if bin == "" {
+		t.Skip("no S3 server binary: run .ci/s3-server, or set CAIRN_TEST_S3_BIN")
+	}
+	s, err := Start(bin)
+	if err != nil {
+		t.Fatalf("the S3 server did not start: %v", err)
+	}
+	t.Cleanup(s.Stop)
+	t.Setenv("AWS_ACCESS_KEY_ID", AccessKey)
+	t.Setenv("AWS_SECRET_ACCESS_KEY", SecretKey)
+	return s
+}
+
 // Stop ends the shared server, if one was started (TestMain calls it).
 func Stop() {
 	if shared != nil {
