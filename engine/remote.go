@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path"
 	"strings"
 	"sync"
 	"time"
@@ -341,16 +340,11 @@ func (l *syncLocal) Sessions(ctx context.Context) ([]remote.SessionRef, error) {
 	l.ws = map[string]*Workspace{}
 	for _, w := range wss {
 		l.ws[w.dir] = w
-		ents, err := l.s.fsys.ReadDir(path.Join(w.dir, "sessions"))
+		refs, err := remote.ListSessions(l.s.fsys, w.dir, w.path)
 		if err != nil {
 			continue
 		}
-		for _, e := range ents {
-			id, ok := strings.CutSuffix(e.Name(), ".items.jsonl")
-			if ok && validSessionID(id) {
-				out = append(out, remote.SessionRef{ID: id, WS: w.dir, Path: w.path})
-			}
-		}
+		out = append(out, refs...)
 	}
 	return out, nil
 }

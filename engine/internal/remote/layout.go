@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"cairn/internal/vfs"
 	"cairn/objects"
 )
 
@@ -152,3 +153,63 @@ func usageKey(machine string, gen int, off int64) string {
 	return usagePrefix + machine + "/" + fmt.Sprint(gen) + "/" + offsetName(off)
 }
 func outputKey(id, name string) string { return outputsPrefix + id + "/" + name }
+
+// ListSessions lists the saved sessions of workspace folder ws (for
+// directory dir) from one listing of its sessions folder and one of its
+// tasks folder, with the sizes of their journals as the listing saw them:
+// a push passes over a session none of whose journals changed size
+// without opening any of its files, so its cost grows with what changed,
+// not with how many sessions there are.
+func ListSessions(fsys vfs.FS, ws, dir string) ([]SessionRef, error) {
+	ents, err := fsys.ReadDir(path.Join(ws, "sessions"))
+	if err != nil {
+		return nil, err
+	}
+	tasks := map[string]bool{}
+	if names, err := vfs.ReadDirNames(fsys, path.Join(ws, "tasks")); err == nil {
+		for _, n := range names {
+			tasks[n] = true
+		}
+	}
+	var out []SessionRef
+	byID := map[string]int{}
+	unknown := map[int]bool{}
+	for _, e := range ents {
+		id, file, ok := strings.Cut(e.Name(), ".")
+		if !ok || !validID(id) || !e.Type().IsRegular() {
+			continue
+		}
+		switch file {
+		case FileItems, FileChanges, FileAudit, FileShell:
+		default:
+			continue
+		}
+		i, seen := byID[id]
+		if !seen {
+			i = len(out)
+			byID[id] = i
+			out = append(out, SessionRef{ID: id, WS: ws, Path: dir, Sizes: map[string]int64{}, Tasks: tasks[id]})
+		}
+		if info, err := e.Info(); err == nil {
+			out[i].Sizes[file] = info.Size()
+		} else {
+			unknown[i] = true
+		}
+	}
+	for i := range unknown {
+		out[i].Sizes = nil // not known: the push opens its files
+	}
+	// A session is saved once its items journal exists.
+	kept := out[:0]
+	for _, r := range out {
+		if _, ok := r.Sizes[FileItems]; ok || r.Sizes == nil && fileExists(fsys, LocalName(ws, r.ID, FileItems)) {
+			kept = append(kept, r)
+		}
+	}
+	return kept, nil
+}
+
+func fileExists(fsys vfs.FS, name string) bool {
+	_, err := fsys.Stat(name)
+	return err == nil
+}

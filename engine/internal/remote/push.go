@@ -58,7 +58,9 @@ func putBytes(ctx context.Context, b Bucket, key string, data []byte, c Cond) er
 
 // push sends every session's new journal bytes, the objects they name and
 // their new tool outputs, then this machine's usage ledger, then a log
-// entry naming it all, then the machine's head. Each piece is written
+// entry naming it all, then the machine's head. The caller saves the
+// state (once a sync, after its pull: it is a cache, and a push whose
+// state was not saved is found on the remote next time). Each piece is written
 // once under a name of its own (create-if-absent): a push cut short and
 // run again finds what it sent there, and says so.
 func (s *Syncer) push(ctx context.Context) error {
@@ -95,9 +97,6 @@ func (s *Syncer) push(ctx context.Context) error {
 		}
 	}
 	if serr := s.pushed.save(s.Local.FS(), s.Name); serr != nil && err == nil {
-		err = serr
-	}
-	if serr := s.st.Save(s.Local.FS(), s.Name); serr != nil && err == nil {
 		err = serr
 	}
 	s.rep.Pushed.Sessions = len(log.Sessions)
@@ -143,7 +142,7 @@ func (s *Syncer) pushSession(ctx context.Context, ref SessionRef) (*logSession, 
 		files[f] = *fs
 	}
 	s.mu.Unlock()
-	if forgotten {
+	if forgotten || unchanged(ref, files) {
 		return nil, nil
 	}
 	names := append([]string{}, sessionFiles...)
@@ -184,6 +183,22 @@ func (s *Syncer) pushSession(ctx context.Context, ref SessionRef) (*logSession, 
 	s.st.Cards[ref.ID] = &c
 	s.mu.Unlock()
 	return ls, nil
+}
+
+// unchanged reports, from the sizes a listing saw, that none of a
+// session's journals grew or shrank since it went up: the same test
+// pushFile makes once it opened each file, made without opening any.
+func unchanged(ref SessionRef, files map[string]FileState) bool {
+	if ref.Sizes == nil || ref.Tasks {
+		return false
+	}
+	for _, f := range sessionFiles {
+		size, ok := ref.Sizes[f]
+		if ok && size != files[f].End {
+			return false
+		}
+	}
+	return true
 }
 
 // taskFiles are the journals of a session's tasks folder.

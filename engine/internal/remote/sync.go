@@ -39,6 +39,12 @@ type SessionRef struct {
 	ID   string
 	WS   string
 	Path string
+	// Sizes are the sizes of its journals in sessions/ as a listing saw
+	// them (ListSessions), nil when not known; Tasks says it has a tasks
+	// folder. With them a push passes over an unchanged session without
+	// opening its files.
+	Sizes map[string]int64
+	Tasks bool
 }
 
 // Syncer pushes to and pulls from one remote.
@@ -181,9 +187,10 @@ func (s *Syncer) Sync(ctx context.Context) (*Report, error) {
 		return nil, err
 	}
 	if err := s.push(ctx); err != nil {
+		s.st.Save(s.Local.FS(), s.Name)
 		return s.rep, err
 	}
-	if err := s.pull(ctx); err != nil {
+	if err := s.pull(ctx); err != nil { // pull saves the state
 		return s.rep, err
 	}
 	return s.rep, nil
@@ -194,7 +201,11 @@ func (s *Syncer) Push(ctx context.Context) (*Report, error) {
 	if err := s.begin(ctx); err != nil {
 		return nil, err
 	}
-	return s.rep, s.push(ctx)
+	err := s.push(ctx)
+	if serr := s.st.Save(s.Local.FS(), s.Name); serr != nil && err == nil {
+		err = serr
+	}
+	return s.rep, err
 }
 
 // Pull only pulls.
