@@ -68,7 +68,11 @@ func leaseSuite(t *testing.T, open func(t *testing.T) Bucket) {
 	t.Run("release and lapse", func(t *testing.T) {
 		b := open(t)
 		ctx := context.Background()
-		a := &Leaser{Bucket: b, Machine: "ma", TTL: 600 * time.Millisecond}
+		// The TTL leaves the checks of a live lease a wide margin on a
+		// loaded machine (and over a server that dates writes to the
+		// second); the lapse is waited for, never assumed.
+		const ttl = 4 * time.Second
+		a := &Leaser{Bucket: b, Machine: "ma", TTL: ttl}
 		// Machine B's clock runs ten minutes ahead: it must not take a live
 		// lease for a lapsed one. Machine C's runs ten minutes behind.
 		skewB := &Leaser{Bucket: b, Machine: "mb", Now: func() time.Time { return time.Now().Add(10 * time.Minute) }}
@@ -91,7 +95,7 @@ func leaseSuite(t *testing.T, open func(t *testing.T) Bucket) {
 		}
 		// C dies without releasing: its lease lapses by the server's
 		// clock, and only then may another machine take it over.
-		hc.l.TTL = 600 * time.Millisecond
+		hc.l.TTL = ttl
 		hc.Renew(ctx)
 		close(hc.stop)
 		<-hc.done
@@ -99,7 +103,7 @@ func leaseSuite(t *testing.T, open func(t *testing.T) Bucket) {
 			t.Fatalf("a live lease after C stopped renewing: %v", err)
 		}
 		var ha *Held
-		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		for deadline := time.Now().Add(ttl + 20*time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
 			if ha, err = a.Acquire(ctx, sid); err == nil {
 				break
 			}
