@@ -40,12 +40,7 @@ type configFile struct {
 	Remotes []Remote `json:"remotes"`
 }
 
-// Errors of the configuration.
 var (
-	ErrNoRemote   = errors.New("no such remote")
-	ErrNameTaken  = errors.New("a remote of that name exists")
-	ErrBadName    = errors.New("bad remote name")
-	ErrNoneSet    = errors.New("no remote is set")
 	remoteNameRE  = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 	hostCleanerRE = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 )

@@ -19,6 +19,14 @@ var (
 	// ErrConflict: two machines wrote the same journal past the point
 	// they shared; neither copy is changed.
 	ErrConflict = errors.New("diverged")
+	// ErrGone: the server went away (the error Faulty gives by default).
+	ErrGone = errors.New("connection refused")
+
+	// Errors of the configuration.
+	ErrNoRemote  = errors.New("no such remote")
+	ErrNameTaken = errors.New("a remote of that name exists")
+	ErrBadName   = errors.New("bad remote name")
+	ErrNoneSet   = errors.New("no remote is set")
 )
 
 // Error is a failed request to a bucket: what was asked, of which key.
@@ -32,7 +40,7 @@ type Error struct {
 
 func (e *Error) Error() string {
 	msg := "remote: " + e.Op + " " + e.Key + ": " + e.Err.Error()
-	if e.cause != nil && e.Err != ErrExists {
+	if e.cause != nil && !errors.Is(e.Err, ErrExists) {
 		msg += " (" + e.cause.Error() + ")"
 	}
 	return msg

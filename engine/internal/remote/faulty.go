@@ -2,7 +2,6 @@ package remote
 
 import (
 	"context"
-	"errors"
 	"io"
 	"strings"
 	"sync"
@@ -34,9 +33,6 @@ type Rule struct {
 	seen int
 	hit  int
 }
-
-// ErrGone is the error of a server that went away.
-var ErrGone = errors.New("connection refused")
 
 // NewFaulty wraps b.
 func NewFaulty(b Bucket) *Faulty { return &Faulty{B: b, Calls: map[string]int{}} }

@@ -14,7 +14,7 @@ import (
 
 // Local is what a sync needs of the state folder beyond its files: the
 // sessions, their ownership and where a pulled one goes. The engine
-// supplies it; the package knows the layout of the files (FORMAT.md) but
+// supplies it; the package knows the layout of the state folder's files but
 // takes no lock and makes no workspace itself.
 type Local interface {
 	FS() vfs.FS
