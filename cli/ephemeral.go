@@ -24,7 +24,7 @@ import (
 // whether its session is ephemeral, never the host's setting).
 var stateCommands = map[string]bool{
 	"storage": true, "where": true, "history": true, "import": true, "migrate-sessions": true,
-	"serve": true, "pair": true, "completion": true, "host": true,
+	"serve": true, "pair": true, "completion": true, "host": true, "remote": true, "sync": true,
 }
 
 // stateCommand reports whether the command kong chose ("storage fsck",

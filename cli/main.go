@@ -51,6 +51,8 @@ type CLI struct {
 	Snapshots  SnapshotsCmd   `cmd:"" group:"plumbing" help:"List a session's snapshots, or restore down to one."`
 	Diff       DiffCmd        `cmd:"" group:"plumbing" help:"Show what a tool call, or a whole turn, changed: a unified diff from its change records, with each file's lines added and removed."`
 	Storage    StorageCmd     `cmd:"" help:"Inspect and check the state folder."`
+	Remote     RemoteCmd      `cmd:"" help:"Add, remove or list the remotes sessions sync with (object storage)."`
+	Sync       SyncCmd        `cmd:"" help:"Push this machine's new session bytes to a remote, then pull what other machines pushed."`
 	Import     ImportCmd      `cmd:"" help:"Bring Claude Code or Codex sessions into cairn (again: only what is new)."`
 	Hook       HookCmd        `cmd:"" help:"Use cairn under Claude Code or Codex: install its hooks, or run one (the agent runs it)."`
 	MCP        MCPCmd         `cmd:"" name:"mcp" help:"Serve cairn's file tools, shell lines, undo, redo, snapshots and file revert to an agent over MCP (stdin and stdout)."`

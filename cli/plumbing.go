@@ -236,8 +236,9 @@ func argText(g *Globals, t string) (string, error) {
 
 // SessionsCmd lists sessions.
 type SessionsCmd struct {
-	All          bool `name:"all" help:"Every directory, not only this one."`
-	AllCheckouts bool `name:"all-checkouts" help:"This directory's sessions, then those of the repository's other checkouts (git worktrees), one section per checkout."`
+	All          bool   `name:"all" help:"Every directory, not only this one."`
+	AllCheckouts bool   `name:"all-checkouts" help:"This directory's sessions, then those of the repository's other checkouts (git worktrees), one section per checkout."`
+	Remote       string `name:"remote" placeholder:"NAME" help:"List a remote's sessions (as its log says; no payload is downloaded)."`
 }
 
 // writeSessionsJSON prints the listing as one JSON array of sessionRow
@@ -356,6 +357,9 @@ type sessionRow struct {
 }
 
 func (c *SessionsCmd) Run(g *Globals) error {
+	if c.Remote != "" {
+		return g.remoteSessions(c.Remote)
+	}
 	if c.AllCheckouts && !c.All {
 		return c.runAllCheckouts(g)
 	}

@@ -146,7 +146,7 @@ func (r *repl) remoteMatch(ws *engine.Workspace, id string) error {
 
 // checkBinding compares a session's binding with the workspace as the
 // host has it now, naming what changed and what to do.
-func checkBinding(c *remotews.Client, id string, b engine.Remote) error {
+func checkBinding(c *remotews.Client, id string, b engine.RemoteWorkspace) error {
 	w := c.Welcome
 	switch {
 	case c.Target.Host != b.Host || w.Path != b.Path:
@@ -187,7 +187,7 @@ func (r *repl) remoteOpen() {
 		fmt.Fprintln(r.out, "cairn:", userError(err))
 		return
 	}
-	r.rc.cell = &remoteCell{r: r, hs: hs, bind: engine.Remote{Host: b.Host, Path: b.Path, Identity: b.Identity, Generation: b.Generation}}
+	r.rc.cell = &remoteCell{r: r, hs: hs, bind: engine.RemoteWorkspace{Host: b.Host, Path: b.Path, Identity: b.Identity, Generation: b.Generation}}
 	for _, p := range hs.Opened.Pending {
 		fmt.Fprintln(r.out, pendingLine(p))
 	}
@@ -260,7 +260,7 @@ func pendingLine(p remotews.PendingCall) string {
 type remoteCell struct {
 	r    *repl
 	hs   *remotews.Session
-	bind engine.Remote
+	bind engine.RemoteWorkspace
 }
 
 func (c *remoteCell) ready(ctx context.Context) error {

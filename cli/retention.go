@@ -106,9 +106,15 @@ func (c *TrimCmd) Run(g *Globals) error { return c.run(g, engine.ActionTrim) }
 // ForgetCmd forgets sessions.
 type ForgetCmd struct {
 	retentionRun
+	Remote string `name:"remote" placeholder:"NAME" help:"Forget on a remote instead (tombstones first; SESSION is a full id there)."`
 }
 
-func (c *ForgetCmd) Run(g *Globals) error { return c.run(g, engine.ActionForget) }
+func (c *ForgetCmd) Run(g *Globals) error {
+	if c.Remote != "" {
+		return g.remoteForget(c.Remote, &c.retentionRun)
+	}
+	return c.run(g, engine.ActionForget)
+}
 
 type retentionRun struct {
 	DryRun bool `name:"dry-run" help:"Print the plan, with the reasons each session is kept, and change nothing."`
@@ -385,12 +391,26 @@ func (c *RestoreCmd) Run(g *Globals) error {
 }
 
 // PruneCmd prunes.
-type PruneCmd struct{}
+type PruneCmd struct {
+	Remote string `name:"remote" placeholder:"NAME" help:"Prune a remote instead: forgotten sessions' segments, and objects no live session names, once 7 days old."`
+}
 
 func (c *PruneCmd) Run(g *Globals) error {
 	s, err := g.open()
 	if err != nil {
 		return err
+	}
+	if c.Remote != "" {
+		rep, err := s.RemotePrune(g.ctx, c.Remote)
+		if err != nil {
+			return err
+		}
+		if g.JSON {
+			return g.printJSON(rep)
+		}
+		fmt.Fprintf(g.stdout, "pruned remote %s: %d segments of forgotten sessions, %d objects (%s); %d unnamed objects kept until 7 days old\n",
+			c.Remote, rep.Segments, rep.Objects, humanBytes(rep.ObjectBytes), rep.Kept)
+		return nil
 	}
 	bar := g.progress("prune")
 	rep, err := s.Prune(g.ctx, engine.PruneOptions{Progress: bar.tell})

@@ -18,6 +18,7 @@ type RunCmd struct {
 	All         bool   `name:"all" help:"With --resume: the picker lists the sessions of every directory (Ctrl-A in the picker switches)."`
 	NoSnapshots bool   `name:"no-snapshots" help:"Record no file changes for this process."`
 	Leader      string `name:"leader" env:"CAIRN_LEADER" default:"ctrl+x" placeholder:"KEY" help:"The leader key of the REPL: the leader, then z, r or p, is /undo, /redo or /snapshots, then e edits the line in $VISUAL or $EDITOR (ctrl+x, ctrl+g, alt+space...)."`
+	Remote      string `name:"remote" placeholder:"NAME" help:"With --resume: fetch the session from this remote first (its objects come when read), into the directory it ran in when that is here, else this one."`
 	ListenFlags `embed:""`
 }
 
@@ -51,6 +52,16 @@ func (c *RunCmd) Run(g *Globals) error {
 	}
 	if c.All && !c.Pick && c.Resume == "" {
 		return usageErrorf("--all is for the picker: cairn --resume --all")
+	}
+	if c.Remote != "" {
+		if c.Resume == "" {
+			return usageErrorf("--remote goes with --resume SESSION")
+		}
+		id, dir, err := g.fetchRemote(c.Remote, c.Resume)
+		if err != nil {
+			return err
+		}
+		c.Resume, g.Chdir = id, dir
 	}
 	interrupt := replInterrupt(g)
 	r := &repl{g: g, in: g.stdin, out: g.stdout, errw: g.stderr, noSnapshots: c.NoSnapshots, leader: c.Leader, turnHook: replTurnHook}

@@ -45,12 +45,17 @@ func (c *AdoptCmd) Run(g *Globals) error {
 }
 
 // FsckCmd checks the whole state folder.
-type FsckCmd struct{}
+type FsckCmd struct {
+	Remote string `name:"remote" placeholder:"NAME" help:"Check a remote instead: every object, segment and lease on it."`
+}
 
 func (c *FsckCmd) Run(g *Globals) error {
 	s, err := g.open()
 	if err != nil {
 		return err
+	}
+	if c.Remote != "" {
+		return g.remoteFsck(s, c.Remote)
 	}
 	bar := g.progress("fsck")
 	rep, err := s.FsckProgress(g.ctx, bar.tell)

@@ -22,7 +22,8 @@ import (
 // the session open: the next Open of a session of the workspace collects
 // the temp files its writes left (temps.go), then removes it.
 
-// BusyError says another process owns a session.
+// BusyError says another process owns a session, or another machine
+// holds its lease on the remote (Machine, and Age since its last renewal).
 type BusyError struct {
 	ID  string
 	PID int
@@ -30,9 +31,21 @@ type BusyError struct {
 	// hook, SessionOptions.Brief), so waiting for it is worth it; a
 	// person's cairn (the REPL, cairn mcp) holds it until it ends.
 	Brief bool
+	// Machine, Host and Age name another machine holding the session's
+	// lease on the remote, and how long ago it was renewed.
+	Machine string
+	Host    string
+	Age     time.Duration
 }
 
 func (e *BusyError) Error() string {
+	if e.Machine != "" {
+		who := e.Machine
+		if e.Host != "" && !strings.HasPrefix(e.Machine, e.Host) {
+			who += " (" + e.Host + ")"
+		}
+		return fmt.Sprintf("session %s is open on machine %s (its lease was renewed %s ago)", e.ID, who, e.Age.Round(time.Second))
+	}
 	if e.PID > 0 {
 		return fmt.Sprintf("session %s is open in another cairn process (pid %d)", e.ID, e.PID)
 	}

@@ -38,7 +38,7 @@ type Record struct {
 	Journals        map[string]int64 `json:"journals"`
 	// Remote is the remote workspace the session's files are on
 	// (remote.go), absent for a local session.
-	Remote *Remote `json:"remote,omitempty"`
+	Remote *RemoteWorkspace `json:"remote,omitempty"`
 
 	// SettledTurn is the turn through which the trail and the usage ledger
 	// are known durable (turn_settle.go); derived, 0 when not known.

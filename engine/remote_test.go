@@ -1,67 +1,162 @@
-package engine
+package engine_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"cairn/engine"
+	"cairn/internal/s3test"
 )
 
-// A session bound to a remote workspace keeps the binding in its journal
-// and record; an open that would run its files here is refused before it
-// writes anything; one that runs them remotely opens; a second binding to
-// another workspace is refused.
-func TestRemoteBinding(t *testing.T) {
+// machine is one state folder with the project at the same path: two of
+// them over one remote are two machines.
+type machine struct {
+	t     *testing.T
+	home  string
+	store *engine.Store
+}
+
+func newMachine(t *testing.T, remoteURL string) *machine {
+	t.Helper()
+	m := &machine{t: t, home: t.TempDir()}
+	s, err := engine.Open(m.home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.store = s
+	t.Cleanup(func() { m.store.Close() })
+	if remoteURL != "" {
+		if err := s.AddRemote(context.Background(), "origin", remoteURL); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return m
+}
+
+// reopen closes and opens the store again: a new process.
+func (m *machine) reopen() {
+	m.store.Close()
+	s, err := engine.Open(m.home)
+	if err != nil {
+		m.t.Fatal(err)
+	}
+	m.store = s
+}
+
+func (m *machine) sync() *engine.SyncReport {
+	m.t.Helper()
+	rep, err := m.store.Sync(context.Background(), "", engine.SyncOptions{})
+	if err != nil {
+		m.t.Fatalf("sync: %v", err)
+	}
+	return rep
+}
+
+func fileRemote(t *testing.T) string { return "file://" + filepath.ToSlash(t.TempDir()) }
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	s3test.Stop()
+	os.Exit(code)
+}
+
+func TestSyncMovesASessionToAnotherMachineAndBack(t *testing.T) {
+	t.Run("file", func(t *testing.T) { syncRoundTrip(t, fileRemote(t)) })
+	t.Run("s3", func(t *testing.T) { syncRoundTrip(t, s3test.Shared(t).URL()) })
+}
+
+func syncRoundTrip(t *testing.T, url string) {
 	ctx := context.Background()
-	_, ws := testStore(t)
-	s := ws.Create(SessionOptions{})
-	b := Remote{Host: "me@devbox", Path: "/srv/proj", Identity: "id-1", Generation: 2}
-	if err := s.SetRemote(ctx, b); err != nil {
+	project := t.TempDir()
+	a, b := newMachine(t, url), newMachine(t, url)
+
+	// Machine A: a session with a long payload (an object) and a file
+	// tool's change record (a pre-image object), then a sync.
+	wa, _ := a.store.Workspace(project)
+	os.WriteFile(filepath.Join(project, "main.go"), bytes.Repeat([]byte("package main // old\n"), 2000), 0o644)
+	sess := wa.Create(engine.SessionOptions{})
+	long := strings.Repeat("a long answer ", 4000)
+	sess.Append(ctx, engine.Item{Type: engine.User, Text: "make it new"})
+	sess.Append(ctx, engine.Item{Type: engine.Assistant, Text: long})
+	if _, err := sess.ToolWrite(ctx, "main.go", []byte("package main // new\n")); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.SetRemote(ctx, b); err != nil {
-		t.Fatalf("the same binding again: %v", err)
-	}
-	other := b
-	other.Generation = 3
-	if err := s.SetRemote(ctx, other); !errors.Is(err, ErrRefused) {
-		t.Fatalf("another binding: %v, want refused", err)
-	}
-	if _, err := s.Append(ctx, Item{Type: User, Text: "hi"}); err != nil {
+	if err := sess.EndTurn(ctx, engine.Turn{Model: "m"}); err != nil {
 		t.Fatal(err)
 	}
-	id := s.ID()
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
+	id := sess.ID()
+	sess.Close()
+	rep := a.sync()
+	if rep.Pushed.Sessions != 1 || rep.Pushed.Objects < 2 || rep.Pushed.Segments < 2 {
+		t.Fatalf("first push: %+v", rep.Pushed)
 	}
-	items := filepath.Join(ws.Folder(), "sessions", id+".items.jsonl")
-	before, err := os.ReadFile(items)
+	if again := a.sync(); again.Pushed.Segments != 0 || again.Pushed.Objects != 0 {
+		t.Fatalf("a second sync with nothing new pushed %+v", again.Pushed)
+	}
+
+	// Machine B lists it without pulling, then pulls and resumes it.
+	cards, err := b.store.RemoteSessions(ctx, "")
+	if err != nil || len(cards) != 1 || cards[0].ID != id || cards[0].Title != "make it new" {
+		t.Fatalf("remote sessions: %+v, %v", cards, err)
+	}
+	rep = b.sync()
+	if rep.Pulled.Sessions != 1 {
+		t.Fatalf("pull: %+v %+v", rep.Pulled, rep.Skipped)
+	}
+	// The project is the same path on both machines here; its file is as
+	// machine A left it.
+	wb, _ := b.store.Workspace(project)
+	list, _, err := wb.List(ctx)
+	if err != nil || len(list) != 1 || list[0].ID != id {
+		t.Fatalf("listing on B: %+v, %v", list, err)
+	}
+	sb, err := wb.Open(ctx, id, engine.SessionOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = ws.Open(ctx, id, SessionOptions{})
-	var re *RemoteError
-	if !errors.As(err, &re) || !errors.Is(err, ErrRefused) || re.Remote != b {
-		t.Fatalf("a local open of a remote session: %v", err)
+	items := sb.Transcript()
+	if len(items) != 2 || items[1].Text != long || items[1].Unavailable != nil {
+		t.Fatalf("B's transcript: %d items, payload fetched %v", len(items), len(items) > 1 && items[1].Text == long)
 	}
-	if after, _ := os.ReadFile(items); string(after) != string(before) {
-		t.Fatalf("the refused open wrote to the journal:\n%s\nthen\n%s", before, after)
-	}
-	v, err := ws.ReadLean(ctx, id)
-	if err != nil || v.Record.Remote == nil || *v.Record.Remote != b {
-		t.Fatalf("record: %+v %v", v, err)
-	}
-	s2, err := ws.Open(ctx, id, SessionOptions{Remote: true})
-	if err != nil {
+	// Undo on B puts back the pre-image A captured, fetched on demand.
+	if _, err := sb.Undo(ctx); err != nil {
 		t.Fatal(err)
 	}
-	defer s2.Close()
-	if r := s2.Remote(); r == nil || *r != b {
-		t.Fatalf("reopened binding %+v", r)
+	if got, _ := os.ReadFile(filepath.Join(project, "main.go")); !bytes.HasPrefix(got, []byte("package main // old\n")) {
+		t.Fatalf("undo on B left %q", got[:min(len(got), 40)])
 	}
-	l, _, err := ws.List(ctx)
-	if err != nil || len(l) != 1 || l[0].Remote != "me@devbox:/srv/proj" {
-		t.Fatalf("listing %+v %v", l, err)
+
+	// While B has it open, A cannot: the lease names B's machine.
+	a.reopen()
+	wa, _ = a.store.Workspace(project)
+	_, err = wa.Open(ctx, id, engine.SessionOptions{})
+	var busy *engine.BusyError
+	if !errors.As(err, &busy) || busy.Machine == "" || !errors.Is(err, engine.ErrBusy) {
+		t.Fatalf("A's open while B holds the lease: %v", err)
+	}
+	sb.Append(ctx, engine.Item{Type: engine.User, Text: "from B"})
+	if err := sb.EndTurn(ctx, engine.Turn{Model: "m"}); err != nil {
+		t.Fatal(err)
+	}
+	sb.Close()
+	b.sync()
+
+	// Back on A: the turn B added is there, and A may open it again.
+	if rep := a.sync(); rep.Pulled.Sessions != 1 {
+		t.Fatalf("A's pull: %+v %+v %v", rep.Pulled, rep.Skipped, rep.Notes)
+	}
+	sa, err := wa.Open(ctx, id, engine.SessionOptions{})
+	if err != nil {
+		t.Fatalf("A's open after B closed: %v", err)
+	}
+	defer sa.Close()
+	got := sa.Transcript()
+	if len(got) != 3 || got[2].Text != "from B" {
+		t.Fatalf("A's transcript after the pull: %d items", len(got))
 	}
 }

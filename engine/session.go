@@ -151,6 +151,12 @@ func (w *Workspace) Open(ctx context.Context, id string, opts SessionOptions) (*
 	if err != nil {
 		return nil, err
 	}
+	leased, err := w.lease(ctx, id, l, opts.Notice) // remote.go
+	if err != nil {
+		w.release(id, l)
+		return nil, err
+	}
+	l = leased
 	s := &Session{ws: w, opts: opts, lock: l, convLog: convLog{st: newState(id, w.path), recorded: true}}
 	if err := s.load(ctx); err != nil {
 		w.release(id, l)

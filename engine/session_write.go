@@ -33,6 +33,12 @@ func (s *Session) materialize(first ...*itemLine) error {
 	if err != nil {
 		return err
 	}
+	leased, err := w.lease(context.Background(), s.st.id, l, s.opts.Notice) // remote.go
+	if err != nil {
+		w.release(s.st.id, l)
+		return err
+	}
+	l = leased
 	if _, err := w.s.fsys.Lstat(itemsName(w.dir, s.st.id)); s.mustBeNew && !vfs.IsNotExist(err) {
 		w.releaseKeepingHint(s.st.id, l)
 		return errCreated // never replaced: its maker wrote it whole

@@ -54,6 +54,8 @@ type Store struct {
 	// interrupted (migrate.go); set before Open returns, read-only after.
 	recoveryErrs []RecoveryError
 
+	remote remoteLink // the default remote, opened when first needed (remote.go)
+
 	canonOnce sync.Once
 	canonHome string // the state folder's canonical path, resolved once (canonicalHome)
 }
@@ -120,6 +122,9 @@ func (s *Store) Close() error {
 	s.forker.Close()
 	if s.ledger != nil {
 		s.ledger.Close()
+	}
+	if s.remote.bucket != nil {
+		s.remote.bucket.Close()
 	}
 	if r := s.ephRoot; r != nil {
 		s.ephRoot = nil

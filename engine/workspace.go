@@ -123,7 +123,9 @@ func (w *Workspace) objects() *objects.Store {
 	if o, ok := w.s.objs.Load(dir); ok {
 		return o.(*objects.Store)
 	}
-	o, _ := w.s.objs.LoadOrStore(dir, objects.New(w.s.fsys, dir))
+	store := objects.New(w.s.fsys, dir)
+	store.SetFetcher(w.s.fetcher()) // objects of sessions pulled from a remote (remote.go)
+	o, _ := w.s.objs.LoadOrStore(dir, store)
 	return o.(*objects.Store)
 }
 

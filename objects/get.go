@@ -21,6 +21,19 @@ import (
 // not decode). A missing object is an error wrapping ErrNotFound. Reads fail
 // with ctx's error once ctx is done. Close the reader.
 func (s *Store) Get(ctx context.Context, id ID) (io.ReadCloser, error) {
+	rc, err := s.get(ctx, id)
+	if errors.Is(err, ErrNotFound) {
+		if ok, ferr := s.fetch(ctx, id); ferr != nil {
+			return nil, ferr
+		} else if ok {
+			return s.get(ctx, id)
+		}
+	}
+	return rc, err
+}
+
+// get opens object id from the folder alone.
+func (s *Store) get(ctx context.Context, id ID) (io.ReadCloser, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -131,6 +144,13 @@ func (s *Store) ReadAll(ctx context.Context, id ID, limit int64) ([]byte, error)
 		return b, err
 	}
 	name, stored, err := s.find(id)
+	if errors.Is(err, ErrNotFound) {
+		if ok, ferr := s.fetch(ctx, id); ferr != nil {
+			return nil, ferr
+		} else if ok {
+			name, stored, err = s.find(id)
+		}
+	}
 	if err != nil {
 		return nil, err
 	}

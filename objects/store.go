@@ -1,6 +1,7 @@
 package objects
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -30,6 +31,8 @@ type Store struct {
 	// batchOpen, when not zero, replaces the const of that name (tests:
 	// a batch that flushes every few objects).
 	batchOpen int
+	// fetcher, when set, is asked for an object a read finds missing.
+	fetcher Fetcher
 }
 
 // New returns the store in folder dir of fsys ("objects"). The folder is
@@ -212,6 +215,13 @@ func (s *Store) find(id ID) (name string, size int64, err error) {
 // decoding it.
 func (s *Store) Stat(id ID) (Info, error) {
 	name, stored, err := s.find(id)
+	if errors.Is(err, ErrNotFound) {
+		if ok, ferr := s.fetch(context.Background(), id); ferr != nil {
+			return Info{}, ferr
+		} else if ok {
+			name, stored, err = s.find(id)
+		}
+	}
 	if err != nil {
 		return Info{}, err
 	}

@@ -1,0 +1,83 @@
+package cli
+
+import (
+	"fmt"
+	"strings"
+
+	"cairn/cli/display"
+	"cairn/remotews"
+)
+
+// sshCommands are the commands that take --ssh in this build. The rest
+// refuse it rather than run locally: a command meant for a remote
+// workspace never falls back to this machine's files. storage is refused
+// for good: the host's state folder is the host's business.
+var sshCommands = map[string]bool{"where": true, "run": true, "resume": true}
+
+// checkSSH refuses --ssh on a command that does not take it, and a
+// target that is not [user@]host:/abs/path, before anything runs.
+func checkSSH(g *Globals, cmd string) error {
+	first, _, _ := strings.Cut(cmd, " ")
+	if g.SSH == "" {
+		if first != "host" && !sshCommands[first] && g.CairnPath != "" {
+			return usageErrorf("--cairn-path is for --ssh")
+		}
+		return nil
+	}
+	switch {
+	case first == "storage":
+		return usageErrorf("cairn storage works on this machine's state folder only, not with --ssh (run it on the host)")
+	case first == "host":
+		return usageErrorf("cairn host serves a workspace on this machine; --ssh is for the client")
+	case !sshCommands[first]:
+		return usageErrorf("cairn %s does not work on a remote workspace yet: the REPL (cairn --ssh T, with -r, --continue, --resume) and where take --ssh in this build", first)
+	}
+	if _, err := remotews.ParseTarget(g.SSH); err != nil {
+		return usageErrorf("--ssh %v", err)
+	}
+	return nil
+}
+
+// dialSSH connects to --ssh's workspace, asking for the recording
+// limits of this machine's configuration.
+func (g *Globals) dialSSH() (*remotews.Client, error) {
+	t, err := remotews.ParseTarget(g.SSH)
+	if err != nil {
+		return nil, err
+	}
+	s, err := g.open()
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := s.Config()
+	if err != nil {
+		return nil, err
+	}
+	limits := remotews.LimitsOf(cfg)
+	return remotews.Dial(g.ctx, t, remotews.Options{SSHCommand: g.SSHCommand, CairnPath: g.CairnPath, Limits: &limits, Stderr: g.stderr})
+}
+
+// remoteWhere is `cairn --ssh T where`: the workspace on the host, its
+// identity and generation, and the limits the host accepts.
+func remoteWhere(g *Globals) error {
+	c, err := g.dialSSH()
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	w := c.Welcome
+	out := struct {
+		Target string `json:"target"`
+		remotews.Welcome
+	}{c.Target.String(), w}
+	if g.JSON {
+		return g.printJSON(out)
+	}
+	fmt.Fprintf(g.stdout, "host        %s (cairn %s)\npath        %s\nidentity    %s\ngeneration  %d (since %s, %s)\n",
+		display.Line(w.Host), display.Line(w.Version), display.Line(w.Path), w.Identity, w.Generation,
+		w.Since.Format("2006-01-02 15:04:05"), w.Why)
+	for _, l := range w.Lowered {
+		say(g.stderr, "the host accepts less: "+l.String())
+	}
+	return nil
+}

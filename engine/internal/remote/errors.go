@@ -1,0 +1,54 @@
+package remote
+
+import "errors"
+
+// Errors of the package. Callers test them with errors.Is.
+var (
+	// ErrNotFound: the key is not in the bucket.
+	ErrNotFound = errors.New("not found")
+	// ErrExists: a create-if-absent found the key there.
+	ErrExists = errors.New("already there")
+	// ErrChanged: a replace-if-unchanged found another version.
+	ErrChanged = errors.New("changed since it was read")
+	// ErrRefused: the server refused the credentials or the request.
+	ErrRefused = errors.New("refused by the server")
+	// ErrUnsupported: the provider cannot do what was asked.
+	ErrUnsupported = errors.New("not supported")
+	// ErrBadURL: a remote's URL cairn cannot use.
+	ErrBadURL = errors.New("bad remote URL")
+	// ErrConflict: two machines wrote the same journal past the point
+	// they shared; neither copy is changed.
+	ErrConflict = errors.New("diverged")
+	// ErrGone: the server went away (the error Faulty gives by default).
+	ErrGone = errors.New("connection refused")
+
+	// Errors of the configuration.
+	ErrNoRemote  = errors.New("no such remote")
+	ErrNameTaken = errors.New("a remote of that name exists")
+	ErrBadName   = errors.New("bad remote name")
+	ErrNoneSet   = errors.New("no remote is set")
+)
+
+// Error is a failed request to a bucket: what was asked, of which key.
+type Error struct {
+	Op  string // get, put, stat, list, delete
+	Key string
+	Err error // one of the errors above, or the provider's
+	// cause is the provider's error behind Err, when Err is ours.
+	cause error
+}
+
+func (e *Error) Error() string {
+	msg := "remote: " + e.Op + " " + e.Key + ": " + e.Err.Error()
+	if e.cause != nil && !errors.Is(e.Err, ErrExists) {
+		msg += " (" + e.cause.Error() + ")"
+	}
+	return msg
+}
+
+func (e *Error) Unwrap() []error {
+	if e.cause != nil {
+		return []error{e.Err, e.cause}
+	}
+	return []error{e.Err}
+}

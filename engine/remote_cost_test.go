@@ -1,0 +1,82 @@
+package engine
+
+import (
+	"context"
+	"io/fs"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"cairn/internal/vfs"
+)
+
+// opensUnder records the files opened under a folder named sessions.
+type opensUnder struct {
+	vfs.FS
+	mu     sync.Mutex
+	opened []string
+}
+
+func (o *opensUnder) OpenFile(name string, flag int, perm fs.FileMode) (vfs.File, error) {
+	if strings.Contains(name, "/sessions/") {
+		o.mu.Lock()
+		o.opened = append(o.opened, name)
+		o.mu.Unlock()
+	}
+	return o.FS.OpenFile(name, flag, perm)
+}
+
+// TestSyncCostGrowsWithTheChange: after a first push, a sync that follows
+// one turn in one session of many opens that session's files alone; the
+// others are passed over from the listing of their folder.
+func TestSyncCostGrowsWithTheChange(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	counted := &opensUnder{FS: s.fsys}
+	s.fsys = counted
+	if err := s.AddRemote(ctx, "origin", "file://"+filepath.ToSlash(t.TempDir())); err != nil {
+		t.Fatal(err)
+	}
+	project := t.TempDir()
+	var ids []string
+	for range 12 {
+		id, _ := aSession(t, s, project)
+		ids = append(ids, id)
+	}
+	if rep, err := s.Sync(ctx, "", SyncOptions{}); err != nil || rep.Pushed.Sessions != len(ids) {
+		t.Fatalf("the first push: %+v, %v", rep, err)
+	}
+	w, _ := s.Workspace(project)
+	sess, err := w.Open(ctx, ids[5], SessionOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess.Append(ctx, Item{Type: User, Text: "one more"})
+	if err := sess.EndTurn(ctx, Turn{Model: "m"}); err != nil {
+		t.Fatal(err)
+	}
+	sess.Close()
+
+	counted.mu.Lock()
+	counted.opened = nil
+	counted.mu.Unlock()
+	rep, err := s.Sync(ctx, "", SyncOptions{})
+	if err != nil || rep.Pushed.Sessions != 1 {
+		t.Fatalf("the sync after one turn: %+v, %v", rep, err)
+	}
+	counted.mu.Lock()
+	defer counted.mu.Unlock()
+	for _, name := range counted.opened {
+		if !strings.Contains(name, ids[5]) {
+			t.Errorf("the sync after one turn in %s opened %s", ids[5], name)
+		}
+	}
+	if len(counted.opened) == 0 {
+		t.Error("the sync after one turn opened none of the changed session's files")
+	}
+}
