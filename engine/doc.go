@@ -18,7 +18,7 @@
 //	engine/internal/overlap  calls that run at the same time: which join one
 //	                         unit, and the unit's net change      -> changes, fstate, scope
 //	engine/retention         keep rules over (id, activity, flags), pure
-//	engine/wskey, engine/ids workspace keys; slugs and word ids
+//	engine/wskey, engine/ids workspace keys; slugs and shell-job labels
 //
 // Imports point down only: nothing below engine imports engine. The map
 // of the engine's own files (each group's job and locks, and a tool write
@@ -473,7 +473,7 @@ package engine
 //	trash      forgotten sessions and their entries
 //
 // Beside them, public: engine/retention (keep rules, pure), engine/wskey
-// (workspace keys), engine/ids (slugs and word ids) and engine/scopebench
+// (workspace keys), engine/ids (slugs and shell-job labels) and engine/scopebench
 // (package scope for cairn-bench's B2).
 //
 // ## One tool write, step by step
