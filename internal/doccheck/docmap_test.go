@@ -12,8 +12,8 @@ import (
 	"testing"
 )
 
-// mapHeading starts the map of the engine's code in engine/doc.go; the map
-// runs to the end of the file.
+// mapHeading starts the map of the engine's code in engine/doc_map.go;
+// the map runs to the end of the file.
 const mapHeading = "// # Where things are"
 
 // mapPackages are the folders, from the module root, whose declarations
@@ -39,7 +39,7 @@ type decls struct {
 	members map[string]map[string]bool
 }
 
-// The map in engine/doc.go names only what the code holds: every dotted
+// The map in engine/doc_map.go names only what the code holds: every dotted
 // name (a package's function or type, a type's method or field) exists;
 // every non-test file of the engine root is named in it; and its table of
 // the packages below the root has a row for each of them and no other.
@@ -48,13 +48,13 @@ func TestDocMapNamesExist(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := os.ReadFile(filepath.Join(root, "engine", "doc.go"))
+	b, err := os.ReadFile(filepath.Join(root, "engine", "doc_map.go"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	i := strings.Index(string(b), mapHeading)
 	if i < 0 {
-		t.Fatalf("engine/doc.go has no %q section", mapHeading)
+		t.Fatalf("engine/doc_map.go has no %q section", mapHeading)
 	}
 	var text strings.Builder
 	for _, line := range strings.Split(string(b[i:]), "\n") {
