@@ -1,5 +1,5 @@
 // Package ids makes the short, readable ids cairn gives to tasks, shell
-// jobs and tool outputs.
+// jobs, tool outputs and workflow runs.
 //
 // # Slugs
 //
@@ -22,6 +22,12 @@
 // them ("cargo test --release" is "shell-cargo-test"). Arguments, paths and
 // output never contribute. A line that is not one simple command, or whose
 // executable is not recognized, is labelled "shell".
+//
+// # Word ids
+//
+// Workflow run ids are random word-list names: adjective, adjective, animal
+// ("neat-wanted-cowbird"). The lists are part of this package and plain
+// ASCII.
 //
 // # Collisions and length
 //
