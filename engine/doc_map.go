@@ -73,6 +73,14 @@ package engine
 // background shell jobs, over package tasks. Locks: (3), and the task
 // log's own mutex (leaf).
 //
+// Background work and messages: background.go background_session.go
+// messages.go. How task and shell calls run (package execpolicy), the
+// ledger of a session's background work (package bgwork) and its inbox of
+// cross-session messages (package inbox), delivered into the
+// conversation as items. Locks: sessionWork.mu (the session's part that
+// runs its background work, background_session.go), and the ledger's and
+// the inbox's own mutexes (leaves).
+//
 // Agents' hooks and imports: hook.go hook_exec.go hook_open.go
 // hook_kept.go import.go import_prompts.go import_tasks.go. Claude Code's
 // and Codex's pre- and post-tool hooks (a session opened for its change
@@ -102,6 +110,7 @@ package engine
 // None holds a lock of the engine; the three with a mutex of their own
 // say so. Each package's doc.go says its words and line formats.
 //
+//	bgwork     the ledger of a session's background work; it holds mutexes of its own
 //	changes    the changes journal's lines (Decode), the folds (Stack.Fold,
 //	           Records.Fold, Timeline.Fold), plans, and the one Applier
 //	checkouts  the worktrees of a git repository, and repos/
@@ -110,11 +119,13 @@ package engine
 //	durable    a copy, move or removal of state-folder files a crash leaves whole
 //	ephroot    the temporary state folders of ephemeral stores
 //	errs       the engine's sentinel errors
+//	execpolicy how a task or shell call runs: waited for, or in the background (pure)
 //	fileplan   a plan made durable first, replayed or rolled back on open
 //	fsck       fsck's checks of plain files (objects, the lines naming them)
 //	fstate     a file's state: capture, compare, stage and put back
 //	history    history.jsonl; history.Log holds a mutex of its own
 //	hookkept   what hook install noted of an agent's settings file, for uninstall
+//	inbox      a live session's inbox of cross-session messages; a mutex of its own
 //	layout     the names of a state folder's files and folders
 //	migrate    the steps of a session's move to another workspace
 //	objref     the objects a line or file names

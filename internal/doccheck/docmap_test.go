@@ -136,7 +136,7 @@ func TestDocMapNamesExist(t *testing.T) {
 	}
 
 	// The table of packages below the root: a row each, no other.
-	row := regexp.MustCompile(`(?m)^\t([a-z]+)  +\S`)
+	row := regexp.MustCompile(`(?m)^\t([a-z]+) +\S`)
 	var rows []string
 	for _, m := range row.FindAllStringSubmatch(doc, -1) {
 		rows = append(rows, m[1])
