@@ -33,6 +33,7 @@ require (
 	github.com/schollz/progressbar/v3 v3.19.1
 	github.com/segmentio/encoding v0.5.4
 	github.com/willabides/kongplete v0.4.0
+	go.uber.org/goleak v1.3.0
 	gocloud.dev v0.49.0
 	golang.org/x/sys v0.50.0
 	golang.org/x/term v0.48.0

@@ -18,9 +18,11 @@
 //	engine/internal/overlap  calls that run at the same time: which join one
 //	                         unit, and the unit's net change      -> changes, fstate, scope
 //	engine/retention         keep rules over (id, activity, flags), pure
-//	engine/wskey, engine/ids workspace keys; slugs and word ids
+//	engine/wskey, engine/ids workspace keys; slugs and shell-job labels
 //
-// Imports point down only: nothing below engine imports engine.
+// Imports point down only: nothing below engine imports engine. The map
+// of the engine's own files (each group's job and locks, and a tool write
+// and a file revert step by step) is doc_map.go, for readers of the code.
 //
 // # Words
 //

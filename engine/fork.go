@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"cairn/engine/internal/changes"
+	"cairn/engine/internal/durable"
 	"cairn/internal/vfs"
 	"cairn/journal"
 )
@@ -394,7 +395,7 @@ func (w *Workspace) dropUnmade(id string) {
 	fsys.Remove(changesName(w.dir, id))
 	fsys.Remove(lockName(w.dir, id))
 	fsys.Remove(ownersName(w.dir, id))
-	removeFolder(context.Background(), fsys, taskDir(w.dir, id))
+	durable.RemoveFolder(context.Background(), fsys, taskDir(w.dir, id))
 	dir := outputDir(w.dir, id)
 	if ents, err := fsys.ReadDir(dir); err == nil {
 		for _, e := range ents {

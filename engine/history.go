@@ -11,9 +11,6 @@ const historyName = history.Name
 // gives an empty history.
 func (s *Store) History() []string { return history.Last(s.fsys, s.historyMax()) }
 
-// historyAll is every entry the file holds, before the cap.
-func (s *Store) historyAll() []string { return history.All(s.fsys) }
-
 func (s *Store) historyMax() int {
 	if c, err := s.Config(); err == nil && c.History.Max > 0 {
 		return c.History.Max

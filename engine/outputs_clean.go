@@ -5,6 +5,7 @@ import (
 	"path"
 	"time"
 
+	"cairn/engine/internal/durable"
 	"cairn/internal/vfs"
 )
 
@@ -61,7 +62,7 @@ func (w *Workspace) cleanOrphans(ctx context.Context, parent string, now time.Ti
 		if err != nil || now.Sub(newest) < grace {
 			continue
 		}
-		if err := removeFolder(ctx, fsys, dir); err != nil {
+		if err := durable.RemoveFolder(ctx, fsys, dir); err != nil {
 			return removed, err
 		}
 		removed = append(removed, name)

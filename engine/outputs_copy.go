@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path"
 	"strings"
 
 	"cairn/internal/vfs"
@@ -69,47 +68,4 @@ func (w *Workspace) copyOutputs(ctx context.Context, from, to string, outIDs []s
 func isOutputNotFound(err error) bool {
 	var nf *outputNotFound
 	return errors.As(err, &nf)
-}
-
-// deleteOutputs removes every output of session, and its folder.
-func (w *Workspace) deleteOutputs(ctx context.Context, session string) error {
-	if !validSessionID(session) {
-		return fmt.Errorf("%w: %q is not a session id", ErrBadInput, session)
-	}
-	if err := removeFolder(ctx, w.s.fsys, outputDir(w.dir, session)); err != nil {
-		return fmt.Errorf("engine: delete outputs of %s: %w", session, err)
-	}
-	return nil
-}
-
-// removeFolder removes folder dir and everything in it (folders within
-// too), then dir, and makes the removal durable. A missing folder is not an
-// error.
-func removeFolder(ctx context.Context, fsys vfs.FS, dir string) error {
-	ents, err := fsys.ReadDir(dir)
-	if err != nil {
-		if vfs.IsNotExist(err) {
-			return nil
-		}
-		return err
-	}
-	for _, e := range ents {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		p := path.Join(dir, e.Name())
-		if e.IsDir() {
-			if err := removeFolder(ctx, fsys, p); err != nil {
-				return err
-			}
-			continue
-		}
-		if err := fsys.Remove(p); err != nil && !vfs.IsNotExist(err) {
-			return err
-		}
-	}
-	if err := fsys.Remove(dir); err != nil && !vfs.IsNotExist(err) {
-		return err
-	}
-	return fsys.SyncDir(path.Dir(dir))
 }

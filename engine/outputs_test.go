@@ -18,6 +18,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
+	"cairn/engine/internal/durable"
 	"cairn/internal/vfs"
 )
 
@@ -437,4 +438,15 @@ func TestCleanOrphanOutputsOnOpen(t *testing.T) {
 	if _, err := e.mem.Stat(orphan); !vfs.IsNotExist(err) {
 		t.Fatalf("open left the orphan: %v", err)
 	}
+}
+
+// deleteOutputs removes every output of session, and its folder.
+func (w *Workspace) deleteOutputs(ctx context.Context, session string) error {
+	if !validSessionID(session) {
+		return fmt.Errorf("%w: %q is not a session id", ErrBadInput, session)
+	}
+	if err := durable.RemoveFolder(ctx, w.s.fsys, outputDir(w.dir, session)); err != nil {
+		return fmt.Errorf("engine: delete outputs of %s: %w", session, err)
+	}
+	return nil
 }

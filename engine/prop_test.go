@@ -27,12 +27,13 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"go.uber.org/goleak"
 
 	"cairn/internal/vfs"
 	"cairn/journal"
@@ -53,7 +54,11 @@ func TestPropToolStack(t *testing.T) {
 		first, last = one, one+1
 	}
 	dir := t.TempDir()
-	g0 := runtime.NumGoroutine()
+	// Every goroutine running now is allowed to outlive the sequences;
+	// goleak.Find retries, with backoff, until the rest are gone or its
+	// retries run out, so a goroutine that is ending is waited for rather
+	// than slept past.
+	running := goleak.IgnoreCurrent()
 	failed := 0
 	for seed := first; seed < last; seed++ {
 		ok := t.Run(fmt.Sprint(seed), func(t *testing.T) { propRun(t, dir, uint64(seed), ops, last-first == 1) })
@@ -64,11 +69,8 @@ func TestPropToolStack(t *testing.T) {
 			}
 		}
 	}
-	time.Sleep(50 * time.Millisecond)
-	if g := runtime.NumGoroutine(); g > g0+2 {
-		buf := make([]byte, 1<<20)
-		n := runtime.Stack(buf, true)
-		t.Errorf("goroutines: %d before, %d after\n%s", g0, g, buf[:n])
+	if err := goleak.Find(running); err != nil {
+		t.Errorf("goroutines outlive the sessions: %v", err)
 	}
 	t.Logf("%d sequences of %d ops; %d temp files left in workspaces; known divergences %v", last-first, ops, propLeftovers, propKnown)
 }

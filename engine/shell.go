@@ -7,7 +7,6 @@ import (
 	"path"
 
 	"cairn/engine/internal/shell"
-	"cairn/internal/vfs"
 )
 
 // Shell history: the session's foreground shell commands, each recorded
@@ -177,19 +176,4 @@ func (w *Workspace) ShellHistory(ctx context.Context, session string) ([]ShellEn
 			EndedAt: e.EndedAt, Exit: e.Exit, Stdout: e.Stdout, Stderr: e.Stderr, StdoutCut: e.StdoutCut, StderrCut: e.StderrCut}
 	}
 	return out, nil
-}
-
-// deleteShellHistory removes session's shell history (with the session).
-func (w *Workspace) deleteShellHistory(session string) error {
-	if !validSessionID(session) {
-		return fmt.Errorf("%w: %q is not a session id", ErrBadInput, session)
-	}
-	name := shellName(w.dir, session)
-	if err := w.s.fsys.Remove(name); err != nil {
-		if vfs.IsNotExist(err) {
-			return nil
-		}
-		return fmt.Errorf("engine: delete shell history: %w", err)
-	}
-	return w.s.fsys.SyncDir(path.Dir(name))
 }

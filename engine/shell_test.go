@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -388,4 +389,19 @@ func TestShellIDsNotReusedAfterRewrite(t *testing.T) {
 	defer re.Close()
 	run(re, "echo reopened")
 	run(re, "ls")
+}
+
+// deleteShellHistory removes session's shell history (with the session).
+func (w *Workspace) deleteShellHistory(session string) error {
+	if !validSessionID(session) {
+		return fmt.Errorf("%w: %q is not a session id", ErrBadInput, session)
+	}
+	name := shellName(w.dir, session)
+	if err := w.s.fsys.Remove(name); err != nil {
+		if vfs.IsNotExist(err) {
+			return nil
+		}
+		return fmt.Errorf("engine: delete shell history: %w", err)
+	}
+	return w.s.fsys.SyncDir(path.Dir(name))
 }

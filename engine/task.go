@@ -175,30 +175,6 @@ func (s *Session) continueTask(ctx context.Context, tl *taskLog, ts TaskStart, c
 	return tl.ContinueAgent(rec.ID, call, ts.Held, n, st.bytes, st)
 }
 
-// startShellJob records a background shell job about to run cmdline,
-// started by tool_call item call: a record only (its output goes to the
-// tool outputs). The record is synced before it returns; when it returns
-// an error the command must not run. End it with Task.End.
-func (s *Session) startShellJob(ctx context.Context, cmdline, call string) (*Task, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if call != "" && s.st.items[call] == nil {
-		return nil, noItem(call, s.st.id)
-	}
-	tl, err := s.taskLog(ctx)
-	if err != nil {
-		return nil, err
-	}
-	run, err := tl.StartShell(cmdline, call)
-	if err != nil {
-		return nil, s.taskError(err, "")
-	}
-	return &Task{run: run, s: s}, nil
-}
-
 // Task opens a handle on running task id of this session: one started
 // here, or a held one (started by an earlier process through the plumbing).
 func (s *Session) Task(ctx context.Context, id string) (*Task, error) {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"cairn/engine/internal/history"
 	"cairn/internal/vfs"
 )
 
@@ -108,3 +109,6 @@ func TestAddHistoryReadsOnlyAChangedFile(t *testing.T) {
 		t.Fatalf("history holds %d entries", len(all))
 	}
 }
+
+// historyAll is every entry the file holds, before the cap.
+func (s *Store) historyAll() []string { return history.All(s.fsys) }

@@ -319,18 +319,14 @@ func (s *Store) SortSummaries(l []Summary) {
 	})
 }
 
-// rebuildRecords writes the missing records of sessions that have a journal
-// (a crash came between the journal's first line and the first record), so
-// the picker lists them. A session another process owns is left to its
-// owner, which writes the record at its next commit.
-func (w *Workspace) rebuildRecords(ctx context.Context, ids []string) int {
-	return w.rebuildRecordsWhy(ctx, ids, nil)
-}
-
-// rebuildRecordsWhy is rebuildRecords that also says, in failed when it is
-// not nil, why each session whose journal cannot be read got no record.
-// A record that could not be written (a full disk) is no failure: the
-// session opens, and its record is rebuilt another time.
+// rebuildRecordsWhy writes the missing records of sessions that have a
+// journal (a crash came between the journal's first line and the first
+// record), so the picker lists them, and says, in failed when it is not
+// nil, why each session whose journal cannot be read got no record. A
+// session another process owns is left to its owner, which writes the
+// record at its next commit. A record that could not be written (a full
+// disk) is no failure: the session opens, and its record is rebuilt
+// another time.
 func (w *Workspace) rebuildRecordsWhy(ctx context.Context, ids []string, failed map[string]error) int {
 	n := 0
 	seen := map[string]bool{}

@@ -182,13 +182,6 @@ type ccParse struct {
 	taken map[string]bool
 }
 
-// ClaudeCode parses a Claude Code session file. The session id is the
-// lines' sessionId (else the file's name), its directory the first cwd.
-func ClaudeCode(r io.Reader, path string) (*engine.ImportSource, Stats, error) {
-	p, err := parseClaudeCode(r, path, nil, -1)
-	return &p.src, p.stats, err
-}
-
 // parseClaudeCode reads r, the file path from the offset from says (from
 // its start when from is nil), up to the line that starts at limit (to
 // the end when limit < 0).

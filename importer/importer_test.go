@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"maps"
 	"os"
 	"os/exec"
@@ -507,4 +508,11 @@ func TestImportReportsTheCleanDirectory(t *testing.T) {
 	if l, _, err := w.List(t.Context()); err != nil || len(l) != 1 {
 		t.Fatalf("sessions of %s: %v %v", ws, l, err)
 	}
+}
+
+// ClaudeCode parses a Claude Code session file. The session id is the
+// lines' sessionId (else the file's name), its directory the first cwd.
+func ClaudeCode(r io.Reader, path string) (*engine.ImportSource, Stats, error) {
+	p, err := parseClaudeCode(r, path, nil, -1)
+	return &p.src, p.stats, err
 }

@@ -4,11 +4,6 @@ import "errors"
 
 // Errors of the package. Callers test them with errors.Is.
 var (
-	// ErrNotFound: Lookup found no session for the reference.
-	ErrNotFound = errors.New("index: no session matches")
-	// ErrAmbiguous: Lookup found more than one session for the reference;
-	// the matches are returned with it.
-	ErrAmbiguous = errors.New("index: more than one session matches")
 	// ErrNotSaved: Refresh brought the listing up to date but could not
 	// write index.json (a full disk, a read-only state folder). Entries are
 	// right; the next Refresh tries again. Callers may list and go on.

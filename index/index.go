@@ -389,23 +389,6 @@ func (x *Index) Entries() []Entry {
 	return slices.Clip(x.c.entries)
 }
 
-// Page returns at most limit entries of the listing from offset on; limit <= 0
-// means all of them. Like Entries, it must not be modified.
-func (x *Index) Page(offset, limit int) []Entry {
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	e := x.c.entries
-	offset = max(offset, 0)
-	if offset >= len(e) {
-		return nil
-	}
-	e = e[offset:]
-	if limit > 0 && limit < len(e) {
-		e = e[:limit]
-	}
-	return slices.Clip(e)
-}
-
 // Unrecorded lists the sessions whose items journal has no record beside it
 // (a crash between the two writes): not listed until their record is
 // rebuilt from the journal. The slice is the caller's.

@@ -70,23 +70,6 @@ func Slug(description string, taken func(string) bool) string {
 	return unique("", base, taken)
 }
 
-// SlugWithPrefix is the id "<prefix>-<slug of description>", made unique
-// with Unique. The prefix is normalized too ("output-" and "output" are the
-// same prefix) and kept whole; only the description part is cut to fit.
-// With nothing usable in the description the id is the bare prefix; with no
-// usable prefix it is Slug.
-func SlugWithPrefix(prefix, description string, taken func(string) bool) string {
-	p := cut(Normalize(prefix), MaxLen/2)
-	base := Normalize(description)
-	switch {
-	case p == "":
-		return Slug(description, taken)
-	case base == "":
-		return unique("", p, taken)
-	}
-	return unique(p+"-", base, taken)
-}
-
 // Unique returns id cut to MaxLen when taken is nil or says it is free, and
 // otherwise the first free one of id-2, id-3, ..., each cut so that it fits
 // in MaxLen. id should already be made of slug characters (Normalize).

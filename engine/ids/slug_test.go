@@ -118,43 +118,6 @@ func TestSlugCutDropsDashBeforeSuffix(t *testing.T) {
 	}
 }
 
-func TestSlugWithPrefix(t *testing.T) {
-	for _, c := range []struct{ prefix, in, want string }{
-		{"output-", "file grep", "output-file-grep"},
-		{"output", "cargo test", "output-cargo-test"},
-		{"shell-", "", "shell"},
-		{"output-", "???", "output"},
-		{"", "Some Task", "some-task"},
-		{"", "", "task"},
-		{"Shell", "Go Vet", "shell-go-vet"},
-	} {
-		if got := SlugWithPrefix(c.prefix, c.in, nil); got != c.want {
-			t.Errorf("SlugWithPrefix(%q, %q) = %q, want %q", c.prefix, c.in, got, c.want)
-		}
-	}
-	// The prefix is never cut; the description makes room for the suffix.
-	long := strings.Repeat("z", 80)
-	m, taken := takenSet()
-	for n := 1; n <= 120; n++ {
-		id := SlugWithPrefix("output-", long, taken)
-		if len(id) > MaxLen || !strings.HasPrefix(id, "output-z") || !Valid(id) {
-			t.Fatalf("n=%d: %q", n, id)
-		}
-		if m[id] {
-			t.Fatalf("n=%d: %q returned twice", n, id)
-		}
-		m[id] = true
-	}
-	if !m["output-"+strings.Repeat("z", 57)] || !m["output-"+strings.Repeat("z", 53)+"-100"] {
-		t.Fatal("expected ids missing")
-	}
-	// A bare prefix collides as itself.
-	_, taken = takenSet("shell")
-	if id := SlugWithPrefix("shell-", "", taken); id != "shell-2" {
-		t.Fatalf("got %q", id)
-	}
-}
-
 func TestUnique(t *testing.T) {
 	_, taken := takenSet("shell-cargo-test", "shell-cargo-test-2")
 	if id := Unique("shell-cargo-test", taken); id != "shell-cargo-test-3" {
@@ -194,12 +157,7 @@ func TestSlugProperties(t *testing.T) {
 		desc := string(b)
 		m, taken := takenSet()
 		for k := 0; k < r.IntN(15)+1; k++ {
-			var id string
-			if i%2 == 0 {
-				id = Slug(desc, taken)
-			} else {
-				id = SlugWithPrefix("output-", desc, taken)
-			}
+			id := Slug(desc, taken)
 			if !Valid(id) {
 				t.Fatalf("desc %q: invalid id %q", desc, id)
 			}
@@ -222,7 +180,7 @@ func FuzzSlug(f *testing.F) {
 		}
 		m, taken := takenSet()
 		for range n + 1 {
-			for _, id := range []string{Slug(desc, taken), SlugWithPrefix("shell", desc, taken)} {
+			for _, id := range []string{Slug(desc, taken)} {
 				if !Valid(id) {
 					t.Fatalf("%q: invalid %q", desc, id)
 				}

@@ -100,12 +100,8 @@ func Owner(ws, id string) string { return path.Join(ws, Owners, id) }
 // Hooks) of ws.
 func SessionFolder(ws, folder, id string) string { return path.Join(ws, folder, id) }
 
-// Drops is ws's journal of dropped records; StatCache its walks' stat cache.
-func Drops(ws string) string     { return path.Join(ws, DropsFile) }
+// StatCache is ws's walks' stat cache.
 func StatCache(ws string) string { return path.Join(ws, StatCacheFile) }
-
-// ObjectsDir is ws's object store.
-func ObjectsDir(ws string) string { return path.Join(ws, Objects) }
 
 // TrashEntry is the trash entry of session id.
 func TrashEntry(id string) string { return path.Join(Trash, id) }

@@ -1,0 +1,225 @@
+package engine
+
+// # Where things are
+//
+// A map of the engine's own code, for a reader who has not seen it (an
+// embedder needs only the package comment). Every name written with a
+// dot (Session.runTool, changes.Check) is the code's own: a test
+// (TestDocMapNamesExist in internal/doccheck) checks that each exists, and
+// that every file of the root and every package below it is named here.
+//
+// Locks are written as in the package comment's "Locks", in their order:
+// (1) Session.busy, (2) snapStack.mu (the undo stack, Session.snaps),
+// (3) Session.mu, then leaves. "The call lock" is the workspace's
+// calls.lock flock (calls_lock.go); "ownership" is the flock on
+// <id>.lock, always tried, never waited for.
+//
+// ## The root, by file group
+//
+// Store and workspaces: store.go home.go ephemeral.go config.go errors.go
+// ids.go times.go workspace.go workspace_info.go wsfs.go checkouts.go
+// history.go usage.go view.go view_stream.go list_head.go list_future.go
+// temps.go create_sweep.go. Opening a state folder (FORMAT, the recovery
+// of a crashed move or plan), a workspace per canonical directory, the
+// user's files through one os.Root (Workspace.files), reading sessions
+// without owning them (View), the store's own files (history.jsonl,
+// usage.jsonl, repos/). Locks: Workspace.mu (leaf, while the workspace
+// folder is made), Store.usageMu (leaf, the usage ledger); no session lock.
+//
+// A session and its conversation: session.go session_write.go
+// session_config.go session_readonly.go session_runs.go conv.go state.go
+// load.go item.go item_check.go item_json.go payload.go degrade.go
+// owner.go record.go record_stale.go commit.go turn.go turnend.go
+// turn_settle.go usage_queue.go audit.go draft.go title.go compact.go
+// attach.go fork.go revert.go. Create and Open (ownership), the fold of the
+// items journal into the conversation (Workspace.fold, state), appending
+// items and trail lines, the record, the end of a turn, Degrade mode,
+// forks and the conversation half of a revert (a head line). Lock: (3)
+// Session.mu over the conversation (convLog), the items journal, the
+// trail and the record; sessions/fork.lock while a fork numbers its child.
+//
+// The changes log: changes_log.go changes_writer.go changes_cancel.go
+// changes_fold.go changes_format.go changes_recover.go changes_unread.go
+// filesyncs.go snapshot_api.go snapshot_capture.go snapshot_list.go
+// snapshot_preimages.go snapshot_restore.go snapshot_steps.go. The undo
+// stack folded from <id>.changes.jsonl (foldChanges), its one writer
+// (Session.writeChanges with a durability mode), settling on open
+// (Session.loadChanges), undo, redo and restore-to (Session.restore),
+// Session.Change, and the background folder syncs (fileSyncs). Locks: (2)
+// snapStack.mu over the fold; snapStack.wmu (leaf) over the writer;
+// fileSyncs.mu (leaf). changes_log.go says which field each guards.
+//
+// The file tools: tools.go tools_call.go tools_path.go tools_run.go
+// tools_stage.go patch.go patch_run.go patch_recover.go. write, edit, rm
+// (a toolPlan each: writePlan, editPlan, rmPlan) and apply_patch, line
+// first. Locks: (1) shared, the call lock shared, then (2), taken together
+// by Session.enterCall.
+//
+// Recorded calls and shell lines: callrec.go callrec_budget.go
+// callrec_capture.go callrec_marks.go calls_lock.go exec.go exec_proc.go
+// exec_scope.go shell.go overlap.go overlap_unit.go diff.go. A call other
+// than a file tool (a shell line, RecordCall) recorded by comparing its
+// scope before and after it (Session.recordCall), the call lock, calls
+// of an agent that run at the same time (overlap units), and Diff. Locks:
+// (1) shared, the call lock shared, (2) while lines are written; the shell
+// log's own mutex (leaf).
+//
+// File revert: revert_files.go revert_at.go revert_foreign.go
+// revert_unrevert.go. Putting back the files this session's records
+// changed after an item, and unrevert. Locks: (1) shared, (2), (3) only
+// to read the boundary, and the call lock alone, tried (never waited for).
+//
+// Tasks: task.go task_names.go task_read.go. Sub-agent tasks and
+// background shell jobs, over package tasks. Locks: (3), and the task
+// log's own mutex (leaf).
+//
+// Background work and messages: background.go background_session.go
+// messages.go. How task and shell calls run (package execpolicy), the
+// ledger of a session's background work (package bgwork) and its inbox of
+// cross-session messages (package inbox), delivered into the
+// conversation as items. Locks: sessionWork.mu (the session's part that
+// runs its background work, background_session.go), and the ledger's and
+// the inbox's own mutexes (leaves).
+//
+// Past this machine: remote.go remote_workspace.go. Sync with object
+// storage (package remote: objects once, journal segments, a lease per
+// session, a log per machine) and a session's binding to a remote
+// workspace over ssh (its host, path, identity and generation, a line of
+// the items journal; the protocol is in remotews below the module root).
+// Locks: the session's own (1) to write the binding; a remote's lease
+// stands for ownership across machines, beside the session's flock.
+//
+// Agents' hooks and imports: hook.go hook_exec.go hook_open.go
+// hook_kept.go import.go import_prompts.go import_tasks.go. Claude Code's
+// and Codex's pre- and post-tool hooks (a session opened for its change
+// records only, for one call), what hook install noted of the agent's
+// settings file, and imports of their transcripts. Locks: those of the file tools
+// and recorded calls above, and ownership held briefly.
+//
+// Tool outputs: outputs.go outputs_clean.go outputs_copy.go
+// outputs_search.go. A tool's whole output kept beside a truncated result.
+// Locks: (3) to name an output; Store.reservedMu (leaf).
+//
+// Storage upkeep: retention_plan.go retention_plans.go retention_prune.go
+// retention_run.go retention_sessions.go retention_sweep.go
+// retention_trash.go retention_trim.go prune_plan.go migrate.go stats.go
+// stats_stores.go fsck.go fsck_hooks.go fsck_items.go fsck_moves.go
+// fsck_records.go fsck_reverts.go fsck_sessions.go fsck_tasks.go. Trim,
+// forget and restore, prune, the background sweep, moving sessions,
+// storage stats and fsck. Locks: no session mutex; each session's
+// ownership, tried (a session open elsewhere is skipped or refused), and
+// sweep.lock while a sweep runs; plans/ and moves/ make each step whole
+// across a crash.
+//
+// doc.go is the package comment; doc_map.go is this map.
+//
+// ## The packages below the root
+//
+// None holds a lock of the engine; the three with a mutex of their own
+// say so. Each package's doc.go says its words and line formats.
+//
+//	bgwork     the ledger of a session's background work; it holds mutexes of its own
+//	changes    the changes journal's lines (Decode), the folds (Stack.Fold,
+//	           Records.Fold, Timeline.Fold), plans, and the one Applier
+//	checkouts  the worktrees of a git repository, and repos/
+//	config     config.json, parsed and checked (config.Parse)
+//	convlog    the lines Degrade mode keeps until they are durable
+//	durable    a copy, move or removal of state-folder files a crash leaves whole
+//	ephroot    the temporary state folders of ephemeral stores
+//	errs       the engine's sentinel errors
+//	execpolicy how a task or shell call runs: waited for, or in the background (pure)
+//	fileplan   a plan made durable first, replayed or rolled back on open
+//	fsck       fsck's checks of plain files (objects, the lines naming them)
+//	fstate     a file's state: capture, compare, stage and put back
+//	history    history.jsonl; history.Log holds a mutex of its own
+//	hookkept   what hook install noted of an agent's settings file, for uninstall
+//	inbox      a live session's inbox of cross-session messages; a mutex of its own
+//	layout     the names of a state folder's files and folders
+//	migrate    the steps of a session's move to another workspace
+//	objref     the objects a line or file names
+//	overlap    which calls running at the same time join one unit
+//	patch      apply_patch's patches, parsed and applied in memory
+//	prune      the objects a workspace still reaches
+//	remote     sessions on object storage: push, pull, leases, remote retention
+//	scope      what a record covers: shell-line scopes, the walk, Diff
+//	shell      shell history; shell.Log holds a mutex of its own
+//	shellproc  shell lines started so that they die with cairn
+//	stats      where the disk went, in parts that add up
+//	tasks      task records and sub-agent transcripts; tasks.Log holds a
+//	           mutex of its own
+//	trash      forgotten sessions and their entries
+//
+// Beside them, public: engine/retention (keep rules, pure), engine/wskey
+// (workspace keys), engine/ids (slugs and shell-job labels) and engine/scopebench
+// (package scope for cairn-bench's B2).
+//
+// ## One tool write, step by step
+//
+// Session.ToolWrite (tools.go) with a writePlan:
+//
+//  1. Session.runTool takes (1) shared; Session.newToolRun checks the path
+//     (never in the state folder, never out through a link) and opens the
+//     workspace's files.
+//  2. Session.enterCall takes the call lock shared (Session.beginCall,
+//     waiting while a file revert holds it) and then (2), and writes the
+//     cancel lines still owed (Session.payCancels).
+//  3. toolRun.captureBefore runs writePlan.Plan (it does not need the
+//     file's content) and starts staging the new content in a temp file
+//     beside the file (startStage, fstate.Stage) while preImages.capture
+//     stores the file's pre-image (inline or as an object, fstate.Capture).
+//  4. Session.unitBeginOrSay joins a unit of an agent's calls running at
+//     the same time, if one covers the path.
+//  5. toolRun.recordLine makes the change line (Stack.NewRecord) and
+//     writes it: Session.writeChanges, mode ahead, takes snapStack.wmu and
+//     appends and syncs it (Session.writeChangesLocked, journal.Writer).
+//     This is where the changes journal's line is written.
+//  6. toolRun.waitPrevious waits for the folder sync of the tool before.
+//  7. toolRun.swapIn waits for the staged content to be durable and swaps
+//     it in (Staged.Exchange), or cancels the change with an abort line
+//     (Session.abortChange) if anything failed.
+//  8. toolRun.settleStack puts the change on the undo stack
+//     (Stack.Committed) and makes the answer.
+//  9. fileSyncs.later syncs the folder in the background; the next tool,
+//     every other changes line and the end of the turn wait for it.
+//
+// The conversation's own lines take another path: Session.Append takes
+// (3) and calls Session.add, then Session.writeLine, which makes the
+// session's files on its first line (Session.materialize) or appends
+// (Session.appendItem; in Degrade mode a failed line is kept, convlog);
+// Session.commit syncs them at EndTurn or Commit (commit.go).
+//
+// ## One file revert, step by step
+//
+// Session.Revert (revert.go) with mode files or both calls
+// Session.revertFiles (revert_files.go):
+//
+//  1. It takes (1) shared and refuses while a call of the session runs
+//     (Session.refuseRunning) or recording is off.
+//  2. It takes (2) and writes owed cancel lines (Session.payCancels); it
+//     takes (3) only to find the item (revertItem) and its boundary
+//     (revertAfter).
+//  3. Session.lockCallsAlone tries the call lock alone: refused at once
+//     (busy) while any call of the workspace runs, in any process.
+//  4. Workspace.timeline folds this session's changes journal into a
+//     changes.Timeline; Timeline.Cut finds the boundary in it, and
+//     revertRefusal refuses a boundary before the records start.
+//  5. Conflicts are checked here, in three places, before anything is
+//     written: Workspace.budgetDrops and Timeline.DroppedAfter (a record it
+//     needs was dropped); Workspace.foreignChanges and Timeline.Targets (a
+//     file another session changed after, interleaved); changes.Check (a
+//     file whose content is not what its last record says, or cannot be
+//     put back). One conflict refuses the whole revert
+//     (Session.conflictError, a RevertConflictError).
+//  6. changes.RevertPlan makes the plan; a preview stops here.
+//  7. Session.runRevert keeps what each file holds now (fstate.Capture,
+//     for unrevert), checking again that it did not change meanwhile,
+//     and writes the revert lines (changes.RevertLines) with
+//     Session.writeChanges, mode synced.
+//  8. Session.applyRevert runs the plan through the one Applier
+//     (Applier.Apply), which replaces each file atomically and syncs
+//     the folders.
+//  9. Session.writeChanges writes the "reverted" line; for mode both,
+//     Session.revertHeadLocked then moves the head (3).
+//
+// A revert stopped between 7 and 9 is settled by the next owner
+// (Session.settleReverts); unrevert is Session.unrevertFiles.
