@@ -177,7 +177,13 @@ func (s *Session) execBackground(ctx context.Context, line string, eo ExecOption
 		return nil, err
 	}
 	out := s.runShell(ctx, line, eo)
-	if err := run.finishTails(context.WithoutCancel(ctx), out.exit, out.stdout.tail(), out.stderr.tail()); err != nil {
+	finish := run.finishTails
+	if errors.Is(ctx.Err(), context.Canceled) {
+		// Its owner stopped it (a cancel, a stop, the session's close):
+		// the shell history says cancelled, not the killed line's exit.
+		finish = run.finishCancelled
+	}
+	if err := finish(context.WithoutCancel(ctx), out.exit, out.stdout.tail(), out.stderr.tail()); err != nil {
 		s.noticef("the background line ran, but its end could not be kept in the shell history: %v", err)
 	}
 	oid, err := s.PutOutput(context.WithoutCancel(ctx), ids.ShellLabel(line), bytes.NewReader(out.all.bytes()))

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -165,6 +166,14 @@ func TestSessionTaskControl(t *testing.T) {
 	s := newSession(t, ws)
 	ch := settledCh(s)
 	rc := must(s.Shell(ctx, "sleep 300", ShellOptions{TimeoutSecs: 600}))(t).Receipt
+	// Wait until its shell runs: the shell history says running.
+	for {
+		hist := must(ws.ShellHistory(ctx, s.ID()))(t)
+		if len(hist) == 1 && hist[0].Status == ShellRunning {
+			break
+		}
+		runtime.Gosched()
+	}
 	a := must(s.TaskControl(ctx, TaskControlRequest{Action: "cancel", TaskID: rc.Work}))(t)
 	if a.Work == nil || a.Work.State != "cancelling" {
 		t.Fatalf("%+v", a)
@@ -172,6 +181,11 @@ func TestSessionTaskControl(t *testing.T) {
 	its := deliverUntil(t, s, ch, 1)
 	if !strings.HasPrefix(its[0].Text, rc.Work+" cancelled") {
 		t.Fatalf("%+v", its)
+	}
+	// The shell history says cancelled too, not the exit of a killed line.
+	hist := must(ws.ShellHistory(ctx, s.ID()))(t)
+	if len(hist) != 1 || hist[0].Status != ShellCancelled || hist[0].Cmd != "sleep 300" {
+		t.Fatalf("shell history %+v", hist)
 	}
 	if _, err := s.TaskControl(ctx, TaskControlRequest{Action: "status", TaskID: "nothing"}); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("%v", err)

@@ -30,6 +30,7 @@ const (
 	ShellRunning     = shell.Running
 	ShellFinished    = shell.Finished
 	ShellInterrupted = shell.Interrupted
+	ShellCancelled   = shell.Cancelled
 )
 
 func shellName(dir, id string) string { return path.Join(dir, "sessions", id+".shell.jsonl") }
@@ -39,10 +40,10 @@ type ShellEntry struct {
 	Run       string `json:"run"`
 	Cmd       string `json:"cmd"`
 	CmdCut    int64  `json:"cmd_cut,omitempty"`
-	Status    string `json:"status"` // ShellRunning, ShellFinished or ShellInterrupted
+	Status    string `json:"status"` // ShellRunning, ShellFinished, ShellCancelled or ShellInterrupted
 	StartedAt Time   `json:"started_at"`
-	EndedAt   Time   `json:"ended_at"` // zero unless finished
-	Exit      int    `json:"exit"`     // meaningful when finished
+	EndedAt   Time   `json:"ended_at"` // zero unless finished or cancelled
+	Exit      int    `json:"exit"`     // meaningful when finished or cancelled
 	Stdout    string `json:"stdout,omitempty"`
 	Stderr    string `json:"stderr,omitempty"`
 	StdoutCut int64  `json:"stdout_cut,omitempty"`
@@ -129,7 +130,16 @@ type shellTail struct {
 // finishTails is Finish for streams whose beginnings the caller dropped:
 // the end line's stdout_cut and stderr_cut count them too.
 func (r *ShellRun) finishTails(ctx context.Context, exit int, stdout, stderr shellTail) error {
-	err := r.run.Finish(ctx, exit, shell.Tail(stdout), shell.Tail(stderr))
+	return r.finishAs(ctx, r.run.Finish, exit, stdout, stderr)
+}
+
+// finishCancelled is finishTails for a line its owner stopped.
+func (r *ShellRun) finishCancelled(ctx context.Context, exit int, stdout, stderr shellTail) error {
+	return r.finishAs(ctx, r.run.FinishCancelled, exit, stdout, stderr)
+}
+
+func (r *ShellRun) finishAs(ctx context.Context, finish func(context.Context, int, shell.Tail, shell.Tail) error, exit int, stdout, stderr shellTail) error {
+	err := finish(ctx, exit, shell.Tail(stdout), shell.Tail(stderr))
 	if errors.Is(err, shell.ErrFinished) {
 		return fmt.Errorf("%w: shell run %s already finished", ErrBadInput, r.run.ID())
 	}

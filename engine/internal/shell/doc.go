@@ -26,7 +26,7 @@
 // each command written twice:
 //
 //	{"v":1,"kind":"start","run":"shell-cargo-test","at":T,"cmd":"cargo test","pid":P,"owner":"o-..."}
-//	{"v":1,"kind":"end","run":"shell-cargo-test","at":T,"exit":0,"stdout":"...","stderr":"...","stdout_cut":N,"stderr_cut":N}
+//	{"v":1,"kind":"end","run":"shell-cargo-test","at":T,"exit":0,"stdout":"...","stderr":"...","stdout_cut":N,"stderr_cut":N,"cancelled":true?}
 //
 // The start line is written and synced before the command may run; a
 // runtime that cannot record it must not run the command. The end line

@@ -164,6 +164,16 @@ type Tail struct {
 // stderr_cut). The end line is synced before Finish returns. A failed
 // Finish may be retried.
 func (r *Run) Finish(ctx context.Context, exit int, stdout, stderr Tail) error {
+	return r.finish(ctx, exit, false, stdout, stderr)
+}
+
+// FinishCancelled is Finish for a command its owner stopped: its entry
+// reads Cancelled, with the exit the stopped command gave.
+func (r *Run) FinishCancelled(ctx context.Context, exit int, stdout, stderr Tail) error {
+	return r.finish(ctx, exit, true, stdout, stderr)
+}
+
+func (r *Run) finish(ctx context.Context, exit int, cancelled bool, stdout, stderr Tail) error {
 	sh := r.log
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
@@ -176,7 +186,7 @@ func (r *Run) Finish(ctx context.Context, exit int, stdout, stderr Tail) error {
 	if err := sh.open(); err != nil {
 		return err
 	}
-	l := &line{V: 1, Kind: "end", Run: r.id, At: timefmt.Mk(sh.now()), Exit: &exit}
+	l := &line{V: 1, Kind: "end", Run: r.id, At: timefmt.Mk(sh.now()), Exit: &exit, Cancelled: cancelled}
 	l.Stdout, l.StdoutCut = tail(stdout.Bytes, KeepBytes)
 	l.Stderr, l.StderrCut = tail(stderr.Bytes, KeepBytes)
 	l.StdoutCut += max(stdout.Dropped, 0)

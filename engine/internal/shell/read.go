@@ -28,6 +28,9 @@ const (
 	Running     = "running"
 	Finished    = "finished"
 	Interrupted = "interrupted"
+	// Cancelled is a command its owner stopped (a background line
+	// cancelled, or its session closed while it ran); its exit is kept.
+	Cancelled = "cancelled"
 )
 
 // line is a line of the journal.
@@ -45,6 +48,8 @@ type line struct {
 	Stderr    string       `json:"stderr,omitempty"`
 	StdoutCut int64        `json:"stdout_cut,omitempty"`
 	StderrCut int64        `json:"stderr_cut,omitempty"`
+	// Cancelled marks an end line of a command its owner stopped.
+	Cancelled bool `json:"cancelled,omitempty"`
 	// Runs: a taken line's highest dropped suffix per label.
 	Runs map[string]int `json:"runs,omitempty"`
 }
@@ -114,6 +119,9 @@ func Read(fsys vfs.FS, name string) (ents []*Entry, dropped map[string]int, err 
 				return nil
 			}
 			e.Status, e.EndedAt, e.Exit = Finished, l.At, *l.Exit
+			if l.Cancelled {
+				e.Status = Cancelled
+			}
 			e.Stdout, e.Stderr, e.StdoutCut, e.StderrCut = l.Stdout, l.Stderr, l.StdoutCut, l.StderrCut
 			e.raw = append(e.raw, rawLine{n, append([]byte(nil), b...)})
 			e.settled = n
