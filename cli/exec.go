@@ -8,6 +8,7 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
 	"cairn/engine"
 )
@@ -138,12 +139,22 @@ func (r *repl) execLine(ctx context.Context, line string, own bool, timeout int)
 	eo := engine.ExecOptions{Own: own, Stdout: r.out, Stderr: r.out}
 	var sa engine.ShellAnswer
 	var err error
-	if own || r.rc.client != nil {
+	switch {
+	case own:
 		// The person's own line is no agent call: it always waits, with
-		// no deadline but Ctrl-C. A remote workspace's lines run on its
-		// host, and wait: background work is of this machine's sessions.
+		// no deadline but Ctrl-C.
 		sa.Exec, err = r.cell().Exec(ctx, line, eo)
-	} else {
+	case r.rc.client != nil:
+		// A remote workspace's lines run on its host and wait (background
+		// work is of this machine's sessions); the deadline cancels the
+		// call over the connection, as Ctrl-C does.
+		dctx, cancel := context.WithTimeout(ctx, time.Duration(timeout)*time.Second)
+		sa.Exec, err = r.cell().Exec(dctx, line, eo)
+		if ctx.Err() == nil && errors.Is(dctx.Err(), context.DeadlineExceeded) {
+			sa.TimedOut, err = true, nil
+		}
+		cancel()
+	default:
 		sa, err = r.sess.Shell(ctx, line, engine.ShellOptions{ExecOptions: eo, TimeoutSecs: timeout, Use: engine.ExecPersistent})
 	}
 	if rc := sa.Receipt; rc != nil {
