@@ -7,9 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"cairn/engine/internal/bgwork"
 )
@@ -172,7 +172,7 @@ func TestSessionTaskControl(t *testing.T) {
 		if len(hist) == 1 && hist[0].Status == ShellRunning {
 			break
 		}
-		runtime.Gosched()
+		time.Sleep(time.Millisecond) // poll the file, not spin on it
 	}
 	a := must(s.TaskControl(ctx, TaskControlRequest{Action: "cancel", TaskID: rc.Work}))(t)
 	if a.Work == nil || a.Work.State != "cancelling" {
