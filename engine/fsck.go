@@ -122,8 +122,12 @@ var (
 	transcriptRoles = map[string]fsck.Role{kindItem: fsck.Item, tasks.KindHeader: fsck.Known, kindHead: fsck.Known, journal.KindRepair: fsck.Known}
 )
 
-func (e fsckEnv) Items(id string) fsck.Tree { return &fsckTree{st: newState(id, ""), roles: itemsRoles} }
-func (e fsckEnv) Transcript() fsck.Tree     { return &fsckTree{st: newState("", ""), roles: transcriptRoles} }
+func (e fsckEnv) Items(id string) fsck.Tree {
+	return &fsckTree{st: newState(id, ""), roles: itemsRoles}
+}
+func (e fsckEnv) Transcript() fsck.Tree {
+	return &fsckTree{st: newState("", ""), roles: transcriptRoles}
+}
 
 // fsckTree is a load's fold of an items journal or transcript, for fsck.
 type fsckTree struct {
