@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"cairn/internal/lazyre"
+	"cairn/engine/internal/audit"
 	"cairn/journal"
 )
 
@@ -51,16 +51,9 @@ type auditEvent struct {
 	Rule    string
 }
 
-var labelRE = lazyre.New(`^[A-Za-z0-9_.:/@+-]{1,64}$`)
+var labelRE = audit.Label
 
-func checkLabels(kind string, ls []string) error {
-	for _, l := range ls {
-		if !labelRE.MatchString(l) {
-			return fmt.Errorf("%w: audit %s %q is not a name (letters, digits and _.:/@+- only, at most 64)", ErrBadInput, kind, l)
-		}
-	}
-	return nil
-}
+func checkLabels(kind string, ls []string) error { return audit.CheckLabels(kind, ls) }
 
 // writeAudit appends a line to the trail (not synced: the turn's commit
 // syncs it). In Degrade mode a line that cannot be written is kept, as the

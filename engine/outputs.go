@@ -6,42 +6,23 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path"
+	"strings"
 	"time"
 
-	"github.com/klauspost/compress/zstd"
-
 	"cairn/engine/ids"
+	"cairn/engine/internal/durable"
+	"cairn/engine/internal/outputs"
 	"cairn/internal/vfs"
 )
 
 // Tool outputs: a tool's whole output, kept so that a truncated result can
-// point at it. Each is one zstd frame at
-//
-//	outputs/<session id>/<output id>.zst
-//
-// in the workspace folder, written whole by atomic rename. The output id is
-// ids.OutputHandle of its producer with a collision suffix allocated within
-// the session ("output-cargo-test", "output-cargo-test-2"). An output belongs
-// to its session: it is read and searched only by naming that session, is
-// copied into a fork under the same id, and is deleted with the session. A
-// folder whose session has no items journal is an orphan (a failed delete, an
-// interrupted write); cleanOrphanOutputs removes it once it is older than a
-// grace period.
+// point at it (package outputs keeps them and says their format).
 
-// Format constants of tool outputs.
-const (
-	// MaxOutputBytes caps an output's uncompressed size.
-	MaxOutputBytes = 100 << 20
-	// outputGrace is how long an orphan output folder is kept.
-	outputGrace   = 7 * 24 * time.Hour
-	outputsFolder = "outputs"
-	outputSuffix  = ".zst"
-	// outputWindow bounds the memory of an output's encoder and decoder.
-	outputWindow = 2 << 20
-	// outputMaxWindow is the largest window a reader accepts.
-	outputMaxWindow = 64 << 20
-)
+// MaxOutputBytes caps an output's uncompressed size.
+const MaxOutputBytes = 100 << 20
+
+// outputGrace is how long an orphan output folder is kept.
+const outputGrace = outputs.Grace
 
 // maxOutputBytes is MaxOutputBytes, unless a test lowered the store's cap.
 func (s *Store) maxOutputBytes() int64 {
@@ -52,14 +33,7 @@ func (s *Store) maxOutputBytes() int64 {
 }
 
 // OutputMatch is a line of an output that holds the searched text.
-type OutputMatch struct {
-	Line int    `json:"line"` // 1-based
-	Text string `json:"text"` // the line without its end, cut to maxMatchText bytes
-	Cut  bool   `json:"cut,omitempty"`
-}
-
-// maxMatchText is the most bytes of a matching line SearchOutput returns.
-const maxMatchText = 4 << 10
+type OutputMatch = outputs.Match
 
 // outputNotFound names a missing output; it wraps ErrNotFound. Its own
 // type tells a missing output from a missing session (copyOutputs).
@@ -70,11 +44,14 @@ func (e *outputNotFound) Error() string {
 }
 func (e *outputNotFound) Unwrap() error { return ErrNotFound }
 
-func outputsDir(dir string) string         { return path.Join(dir, outputsFolder) }
-func outputDir(dir, session string) string { return path.Join(dir, outputsFolder, session) }
-func outputName(dir, session, id string) string {
-	return path.Join(dir, outputsFolder, session, id+outputSuffix)
+func isOutputNotFound(err error) bool {
+	var nf *outputNotFound
+	return errors.As(err, &nf)
 }
+
+func outputsDir(dir string) string              { return outputs.Dir(dir) }
+func outputDir(dir, session string) string      { return outputs.SessionDir(dir, session) }
+func outputName(dir, session, id string) string { return outputs.Name(dir, session, id) }
 
 // PutOutput stores the output of producer (a tool name or a shell label)
 // read from r and returns its id. The output is durable when PutOutput
@@ -121,20 +98,7 @@ func (s *Session) PutOutput(ctx context.Context, producer string, r io.Reader) (
 		delete(store.outputReserved, name)
 		store.reservedMu.Unlock()
 	}()
-	err = vfs.WriteAtomic(fsys, name, func(f io.Writer) error {
-		enc, err := zstd.NewWriter(f, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderCRC(true),
-			zstd.WithWindowSize(outputWindow), zstd.WithEncoderConcurrency(1), zstd.WithLowerEncoderMem(true),
-			zstd.WithZeroFrames(true))
-		if err != nil {
-			return err
-		}
-		if _, err := copyCapped(ctx, enc, r, w.s.maxOutputBytes()); err != nil {
-			enc.Close()
-			return err
-		}
-		return enc.Close()
-	})
-	if err != nil {
+	if err := outputs.Write(ctx, fsys, name, r, w.s.maxOutputBytes(), ErrOutputTooLarge); err != nil {
 		if errors.Is(err, ErrOutputTooLarge) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 			return "", err
 		}
@@ -143,55 +107,9 @@ func (s *Session) PutOutput(ctx context.Context, producer string, r io.Reader) (
 	return id, nil
 }
 
-// copyCapped copies r to w, checking ctx between reads, and fails with
-// ErrOutputTooLarge once more than limit bytes arrive.
-func copyCapped(ctx context.Context, w io.Writer, r io.Reader, limit int64) (int64, error) {
-	buf := make([]byte, 256<<10)
-	var n int64
-	for {
-		if err := ctx.Err(); err != nil {
-			return n, err
-		}
-		k, err := r.Read(buf)
-		if k > 0 {
-			if n+int64(k) > limit {
-				return n, ErrOutputTooLarge
-			}
-			if _, werr := w.Write(buf[:k]); werr != nil {
-				return n, werr
-			}
-			n += int64(k)
-		}
-		if errors.Is(err, io.EOF) {
-			return n, nil
-		}
-		if err != nil {
-			return n, err
-		}
-	}
-}
-
 // ensureDir creates folder name (and parents) if missing and makes the new
 // entries durable.
-func ensureDir(fsys vfs.FS, name string) error {
-	if _, err := fsys.Stat(name); err == nil {
-		return nil
-	}
-	if err := fsys.MkdirAll(name, vfs.DirPerm); err != nil {
-		return err
-	}
-	for d := name; d != "." && d != "/"; {
-		parent := path.Dir(d)
-		if err := fsys.SyncDir(parent); err != nil {
-			return err
-		}
-		if parent == workspacesDir || parent == "." {
-			break
-		}
-		d = parent
-	}
-	return nil
-}
+func ensureDir(fsys vfs.FS, name string) error { return durable.EnsureDir(fsys, name, workspacesDir) }
 
 // checkOutputRef refuses a session id or output id that could not have been
 // made by cairn, before either becomes part of a path.
@@ -237,44 +155,70 @@ func (w *Workspace) ReadOutput(ctx context.Context, session, id string) (io.Read
 		}
 		return nil, err
 	}
-	d, err := zstd.NewReader(f, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(outputMaxWindow),
-		zstd.WithDecoderLowmem(true))
+	return outputs.NewReader(f, id, w.s.maxOutputBytes(), ErrBadInput)
+}
+
+// SearchOutput returns the lines of output id of session that hold substr
+// (a plain, case-sensitive substring), in order, with 1-based line numbers.
+// Like ReadOutput, it reads only from the output's own session.
+func (w *Workspace) SearchOutput(ctx context.Context, session, id, substr string) ([]OutputMatch, error) {
+	if substr == "" {
+		return nil, fmt.Errorf("%w: empty search text", ErrBadInput)
+	}
+	rc, err := w.ReadOutput(ctx, session, id)
 	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("engine: read output %s: %w", id, err)
+		return nil, err
 	}
-	return &outputReader{d: d, f: f, left: w.s.maxOutputBytes(), id: id}, nil
+	defer rc.Close()
+	return outputs.Search(ctx, rc, []byte(substr))
 }
 
-// outputReader decompresses an output and refuses to produce more than the
-// cap, so a hostile file cannot expand without bound.
-type outputReader struct {
-	d    *zstd.Decoder
-	f    vfs.File
-	left int64
-	id   string
-}
-
-func (o *outputReader) Read(p []byte) (int, error) {
-	if o.left <= 0 {
-		var one [1]byte
-		if n, _ := o.d.Read(one[:]); n > 0 {
-			return 0, fmt.Errorf("%w: output %s decompresses past the cap", ErrBadInput, o.id)
+// copyOutputs copies the outputs ids of session from into session to under
+// the same ids (package outputs). Outputs missing from from are skipped and
+// named in an ErrNotFound error returned after the others are copied.
+func (w *Workspace) copyOutputs(ctx context.Context, from, to string, outIDs []string) error {
+	if !validSessionID(to) {
+		return fmt.Errorf("%w: %q is not a session id", ErrBadInput, to)
+	}
+	for _, id := range outIDs {
+		if err := checkOutputRef(from, id); err != nil {
+			return err
 		}
-		return 0, io.EOF
 	}
-	if int64(len(p)) > o.left {
-		p = p[:o.left]
+	open := func(id string) (vfs.File, error) { return w.openOutput(from, id) }
+	missing, err := outputs.Copy(ctx, w.s.fsys, w.dir, to, outIDs, open, func(err error) bool { return isNotExist(err) || isOutputNotFound(err) })
+	if err != nil {
+		return err
 	}
-	n, err := o.d.Read(p)
-	o.left -= int64(n)
-	if err != nil && !errors.Is(err, io.EOF) {
-		err = fmt.Errorf("engine: read output %s: %w", o.id, err)
+	if len(missing) > 0 {
+		return notFoundf("session %s holds no output %s", from, strings.Join(missing, ", "))
 	}
-	return n, err
+	return nil
 }
 
-func (o *outputReader) Close() error {
-	o.d.Close()
-	return o.f.Close()
+// cleanOrphanOutputs removes the output folders whose session has no items
+// journal once untouched for grace (outputs.CleanOrphans), and returns
+// their names.
+func (w *Workspace) cleanOrphanOutputs(ctx context.Context, now time.Time, grace time.Duration) ([]string, error) {
+	return outputs.CleanOrphans(ctx, w.s.fsys, w.dir, outputsDir(w.dir), now, grace)
+}
+
+// cleanOrphanTasks does for the task folders (tasks/<session>/, task.go)
+// what cleanOrphanOutputs does for the output folders.
+func (w *Workspace) cleanOrphanTasks(ctx context.Context, now time.Time, grace time.Duration) ([]string, error) {
+	return outputs.CleanOrphans(ctx, w.s.fsys, w.dir, tasksDir(w.dir), now, grace)
+}
+
+// newestMtime is the latest modification time of folder dir and its files.
+func newestMtime(fsys vfs.FS, dir string) (time.Time, error) { return outputs.Newest(fsys, dir) }
+
+// cleanOutputsOnOpen runs cleanOrphanOutputs with outputGrace the first time
+// a session of w is opened through its store (Store.outputsCleaned). It is
+// best effort: a failure leaves the orphans for the next store.
+func (w *Workspace) cleanOutputsOnOpen(ctx context.Context) {
+	if _, done := w.s.outputsCleaned.LoadOrStore(w.dir, struct{}{}); done {
+		return
+	}
+	w.cleanOrphanOutputs(ctx, w.s.Now(), outputGrace)
+	w.cleanOrphanTasks(ctx, w.s.Now(), outputGrace)
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"cairn/engine/internal/durable"
+	"cairn/engine/internal/outputs"
 	"cairn/internal/vfs"
 )
 
@@ -234,7 +235,7 @@ func TestOutputSearch(t *testing.T) {
 	ctx := context.Background()
 	_, ws := testStore(t)
 	s := newSession(t, ws)
-	long := strings.Repeat("x", maxMatchText+100) + "needle"
+	long := strings.Repeat("x", outputs.MaxMatchText+100) + "needle"
 	body := "alpha needle\r\nbeta\nneedle gamma\n\n" + long + "\nlast needle"
 	id, err := s.PutOutput(ctx, "file_grep", strings.NewReader(body))
 	if err != nil {
@@ -244,7 +245,7 @@ func TestOutputSearch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []OutputMatch{{1, "alpha needle", false}, {3, "needle gamma", false}, {5, long[:maxMatchText], true}, {6, "last needle", false}}
+	want := []OutputMatch{{Line: 1, Text: "alpha needle"}, {Line: 3, Text: "needle gamma"}, {Line: 5, Text: long[:outputs.MaxMatchText], Cut: true}, {Line: 6, Text: "last needle"}}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("matches:\n%v\nwant\n%v", got, want)
 	}
