@@ -153,7 +153,7 @@ func (s *Store) closeCallLocks() {
 // enterCall starts a call of s that changes files, taking what it holds
 // while it runs, in this order: the workspace call lock shared (when
 // lockCalls), then the undo stack's lock; then it writes the cancel lines
-// owed (changes_cancel.go). When they cannot be written it gives both
+// owed (internal/changes/cancel.go). When they cannot be written it gives both
 // back and returns the error with nothing appended ("nothing was
 // changed"). leave gives both back.
 func (s *Session) enterCall(ctx context.Context, lockCalls bool, nothing string) (leave func(), err error) {

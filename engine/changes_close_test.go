@@ -5,10 +5,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"cairn/internal/vfs"
-	"cairn/journal"
 )
 
 // TestCloseReportsChangesJournalFailure: Close returns what failed of the
@@ -29,28 +27,5 @@ func TestCloseReportsChangesJournalFailure(t *testing.T) {
 	defer s.Close()
 	if l := must(s.Snapshots(e.ctx))(t); len(l.Snapshots) != 1 {
 		t.Fatalf("snapshots after reopening: %+v", l)
-	}
-}
-
-// TestChangesCloseLineFailure: the close line that cannot be written is
-// returned, not dropped, and the journal is closed all the same.
-func TestChangesCloseLineFailure(t *testing.T) {
-	for _, op := range []vfs.Op{vfs.OpWrite, vfs.OpSync} {
-		t.Run(op.String(), func(t *testing.T) {
-			faulty := vfs.NewFaulty(vfs.NewMem())
-			w, _, err := journal.OpenWriter(faulty, "c.changes.jsonl", journal.Options{Sync: journal.SyncManual})
-			if err != nil {
-				t.Fatal(err)
-			}
-			st := &snapStack{w: w}
-			faulty.Inject(vfs.Rule{Op: op, Err: syscall.ENOSPC})
-			err = st.close(mkTime(time.Now()), false)
-			if !errors.Is(err, syscall.ENOSPC) || !strings.Contains(err.Error(), "changes journal") {
-				t.Fatalf("close: %v; want the failure named", err)
-			}
-			if st.w != nil || !st.closed {
-				t.Fatalf("the journal is left open: %+v", st)
-			}
-		})
 	}
 }

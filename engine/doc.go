@@ -239,7 +239,7 @@
 // swap or rename). So the pre-image is durable before the file changes,
 // and the file is always its old or its new version. When the new content
 // is at most 16 KiB the line holds it too ("after" inline), and the folder
-// is synced at the end of the turn, once for all such edits (filesyncs.go):
+// is synced at the end of the turn, once for all such edits (changes.Syncs):
 // edits in a row wait for their line and their staged content, synced at
 // once, and for nothing else. A crash may then lose the swap of any of
 // them while later lines are durable; the next owner, when the machine
@@ -311,9 +311,9 @@
 //  3. Session.mu: the conversation state and the session's own journals
 //     (items, audit), the record, closing.
 //  4. Leaves, each held only briefly, never two at once: Workspace.mu
-//     (making the workspace folder), Session.snaps.wmu (the changes
+//     (making the workspace folder), Session.snaps.wr (the changes
 //     journal's writer: Close takes it without the stack's lock), the
-//     shell log's mu, the task log's mu (task.go), Session.cfg.mu (reading config.json), fileSyncs.mu
+//     shell log's mu, the task log's mu (task.go), Session.cfg.mu (reading config.json), changes.Syncs.mu
 //     (the background folder syncs, which take no session lock), the
 //     Store's usage-ledger lock and its registries of live shell logs and
 //     tool outputs, and the picker index's own lock. One leaf takes

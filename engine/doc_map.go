@@ -9,7 +9,7 @@ package engine
 // that every file of the root and every package below it is named here.
 //
 // Locks are written as in the package comment's "Locks", in their order:
-// (1) Session.busy, (2) snapStack.mu (the undo stack, Session.snaps),
+// (1) Session.busy, (2) snapStack.mu (the undo stack, changesLog.snaps),
 // (3) Session.mu, then leaves. "The call lock" is the workspace's
 // calls.lock flock (calls_lock.go); "ownership" is the flock on
 // <id>.lock, always tried, never waited for.
@@ -38,16 +38,14 @@ package engine
 // Session.mu over the conversation (convLog), the items journal, the
 // trail and the record; sessions/fork.lock while a fork numbers its child.
 //
-// The changes log: changes_log.go changes_writer.go changes_cancel.go
-// changes_fold.go changes_format.go changes_recover.go changes_unread.go
-// filesyncs.go snapshot_api.go snapshot_capture.go snapshot_list.go
+// The changes log: changes_log.go changes_recover.go snapshot_api.go snapshot_capture.go snapshot_list.go
 // snapshot_preimages.go snapshot_restore.go snapshot_steps.go. The undo
 // stack folded from <id>.changes.jsonl (foldChanges), its one writer
 // (Session.writeChanges with a durability mode), settling on open
 // (Session.loadChanges), undo, redo and restore-to (Session.restore),
 // Session.Change, and the background folder syncs (fileSyncs). Locks: (2)
-// snapStack.mu over the fold; snapStack.wmu (leaf) over the writer;
-// fileSyncs.mu (leaf). changes_log.go says which field each guards.
+// snapStack.mu over the fold; the writer's own mutex (leaf,
+// changes.Writer); the folder syncs' (leaf, changes.Syncs). changes_log.go says which field each guards.
 //
 // The file tools: tools.go tools_call.go tools_path.go tools_run.go
 // tools_stage.go patch.go patch_run.go patch_recover.go. write, edit, rm
@@ -170,8 +168,8 @@ package engine
 //  4. Session.unitBeginOrSay joins a unit of an agent's calls running at
 //     the same time, if one covers the path.
 //  5. toolRun.recordLine makes the change line (Stack.NewRecord) and
-//     writes it: Session.writeChanges, mode ahead, takes snapStack.wmu and
-//     appends and syncs it (Session.writeChangesLocked, journal.Writer).
+//     writes it: Session.writeChanges, mode ahead, takes the writer's lock and
+//     appends and syncs it (changes.Writer.Write, journal.Writer).
 //     This is where the changes journal's line is written.
 //  6. toolRun.waitPrevious waits for the folder sync of the tool before.
 //  7. toolRun.swapIn waits for the staged content to be durable and swaps

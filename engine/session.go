@@ -8,7 +8,6 @@ import (
 	"path"
 	"sync"
 
-	"cairn/engine/internal/changes"
 	"cairn/engine/internal/shell"
 	"cairn/internal/vfs"
 	"cairn/journal"
@@ -28,11 +27,12 @@ type Session struct {
 	// Guarded by mu.
 	usage usageQueue
 
-	lock    vfs.Lock
-	snaps   snapStack       // the undo stack of file tools (changes*.go)
-	apply   changes.Applier // puts files back for undo, redo, restore-to and recovery
-	files   fileSyncs       // the file tools' background folder syncs
-	running callCount       // calls running now, holding the workspace call lock (calls_lock.go)
+	lock vfs.Lock
+	// changesLog is the changes log: the undo stack and its writer, the
+	// folder syncs, the applier (changes_log.go says which lock guards
+	// which field).
+	changesLog
+	running callCount // calls running now, holding the workspace call lock (calls_lock.go)
 	// mustBeNew: the session's id is not random (OpenAgent, hook.go), so
 	// another process may have made it meanwhile: materialize checks.
 	mustBeNew bool
@@ -50,11 +50,7 @@ type Session struct {
 	// settle, not to finish. Made on first use; guarded by mu.
 	closing     context.Context
 	stopRunning context.CancelFunc
-	// noted: the folders the owner's hint names, where file tools stage
-	// temp files (temps.go); guarded by snaps.mu.
-	noted map[string]bool
-
-	opts SessionOptions
+	opts        SessionOptions
 	// changesOnly: opened for its change records only, its conversation
 	// not loaded (hook_open.go): no item, record or open line is written.
 	changesOnly bool

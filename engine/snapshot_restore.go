@@ -98,7 +98,7 @@ type restoreRun struct {
 	// item is the "item" of every line the run writes: the newest item
 	// when it began. A line that cancels a step names the step's item, so
 	// the two lie on the same side of any file revert's boundary however
-	// much later the cancellation is written (changes_cancel.go).
+	// much later the cancellation is written (internal/changes/cancel.go).
 	item changes.ItemRef
 }
 

@@ -213,14 +213,14 @@ func redoLine(e *changes.Entry, now Time, item changes.ItemRef) changes.EventLin
 
 // cancelUndo cancels the undo of e, whose line (naming item) is written
 // but which changed no file, with a redo line: the stack is as before the
-// undo. A redo line that cannot be written is owed (changes_cancel.go).
+// undo. A redo line that cannot be written is owed (internal/changes/cancel.go).
 func (s *Session) cancelUndo(e *changes.Entry, item changes.ItemRef) error {
 	return s.cancel(redoLine(e, mkTime(s.ws.s.Now()), item))
 }
 
 // cancelRedo cancels the redo of e, whose line (naming item) is written but
 // which changed no file, with an undo line keeping what the undo before it
-// kept. An undo line that cannot be written is owed (changes_cancel.go).
+// kept. An undo line that cannot be written is owed (internal/changes/cancel.go).
 func (s *Session) cancelRedo(e *changes.Entry, item changes.ItemRef) error {
 	return s.cancel(undoLine(e, mkTime(s.ws.s.Now()), item))
 }

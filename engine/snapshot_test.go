@@ -207,7 +207,7 @@ func TestWriteUndoRedo(t *testing.T) {
 	b := must(s.ToolWrite(e.ctx, "new/dir/made.txt", []byte("fresh")))(t)
 	e.want("new/dir/made.txt", "fresh")
 
-	// The change line, as changes_format.go draws it.
+	// The change line, as changes_log.go draws it.
 	ls := e.lines(s)
 	if len(ls) != 2 {
 		t.Fatalf("%d lines, want 2", len(ls))

@@ -338,11 +338,7 @@ func (s *Session) abortChange(id string) {
 	// stack is what that line will make of it (and what a reader, or the
 	// next owner, settles it to).
 	s.noticef("the cancelled change %s could not be recorded yet: %v", id, err)
-	st.wmu.Lock()
-	if !slices.Contains(st.owed, id) {
-		st.owed = append(st.owed, id)
-	}
-	st.wmu.Unlock()
+	st.wr.Owe(id)
 	st.dropOwed([]string{id})
 }
 
@@ -355,10 +351,7 @@ func (st *snapStack) refold(s *Session) {
 	}
 	st.Stack, st.unread = fresh.Stack, fresh.unread
 	// Aborts still owed are in the stack as those lines will make it.
-	st.wmu.Lock()
-	owed := slices.Clone(st.owed)
-	st.wmu.Unlock()
-	st.dropOwed(owed)
+	st.dropOwed(st.wr.Owed())
 }
 
 // dropOwed takes out of the stack the pending changes owed aborts

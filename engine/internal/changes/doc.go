@@ -10,13 +10,24 @@
 //
 // The lines a new change writes (NewChange: the discard of the undone
 // branch, the change line, the drop of the oldest snapshots over the
-// Limits) are made here too. Engine keeps what needs a session: the
-// stack's locks, the journal's writer (an owed abort line, owed
-// cancellations, the close line), and the steps that write each line before they run its plan.
+// Limits) are made here too. The journal's one writer is here too
+// (Writer, writer.go: one write with a named Durability, an owed abort
+// line, owed cancellations in cancel.go, the close line), with the file
+// tools' folder syncs it waits for (Syncs, syncs.go) and the fold of a
+// whole journal (FoldJournal, unread.go). Engine keeps what needs a
+// session: the stack's lock, and the steps that write each line before
+// they run its plan.
+//
+// # Locks
+//
+// Writer and Syncs each guard their fields with their own mutex, a leaf:
+// held only while lines are appended and synced, or a sync's state read.
+// Stack, Records and the plans hold none; the engine's snapStack.mu
+// guards them.
 //
 // # Rules
 //
-// It holds no locks and knows no session: the caller serializes, and
+// Apart from Writer and Syncs it holds no locks, and it knows no session: the caller serializes, and
 // writes the journal line that names a plan's contents before it runs the
 // plan (data before the line that names it, the line before the files).
 // It imports engine/internal/fstate, internal/timefmt, internal/vfs and

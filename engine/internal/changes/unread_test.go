@@ -1,22 +1,20 @@
-package engine
+package changes
 
 import (
 	"encoding/json"
 	"testing"
-
-	"cairn/engine/internal/changes"
 )
 
-// TestMayRevertSeesEveryRevertLine: loadChanges settles reverts only when
+// TestMayRevertSeesEveryRevertLine: the session settles reverts on open only when
 // a line may be one (mayRevert), so every line of a revert or unrevert, as
 // written or with its kind spelled in escapes, must say so; a plain change
 // line need not.
 func TestMayRevertSeesEveryRevertLine(t *testing.T) {
 	lines := []any{
-		changes.RevertLine{V: 1, Kind: changes.KindRevert, ID: "r1", Part: 1, Parts: 1},
-		changes.DoneLine{V: 1, Kind: changes.KindReverted, ID: "r1"},
-		changes.DoneLine{V: 1, Kind: changes.KindUnrevert, ID: "u1"},
-		changes.DoneLine{V: 1, Kind: changes.KindUnreverted, ID: "u1"},
+		RevertLine{V: 1, Kind: KindRevert, ID: "r1", Part: 1, Parts: 1},
+		DoneLine{V: 1, Kind: KindReverted, ID: "r1"},
+		DoneLine{V: 1, Kind: KindUnrevert, ID: "u1"},
+		DoneLine{V: 1, Kind: KindUnreverted, ID: "u1"},
 	}
 	for _, l := range lines {
 		b, err := json.Marshal(l)

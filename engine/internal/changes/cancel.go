@@ -1,10 +1,8 @@
-package engine
+package changes
 
 import (
 	"encoding/json"
 	"fmt"
-
-	"cairn/engine/internal/changes"
 )
 
 // Cancelling an undo or redo step that changed no file, with the opposite
@@ -13,53 +11,53 @@ import (
 // the undone branch, and with it the only record of a change the files
 // still hold. So a cancellation that cannot be written is owed, and is
 // written before any other line: at the start of the next file tool,
-// change, undo, redo or restore-to (payCancels, which refuses that call
+// change, undo, redo or restore-to (PayCancels, which refuses that call
 // while it cannot). Meanwhile the stack is what the journal says, as a
 // reader sees it, and no close line is written: an owner that opens the
-// session next finishes the step (finishRestore), which agrees with it.
+// session next finishes the step, which agrees with it.
 
-// cancel writes lines, the cancellations of steps that changed no file,
-// after those still owed. The caller holds st.mu.
-func (s *Session) cancel(lines ...any) error {
-	st := &s.snaps
-	st.wmu.Lock()
-	st.cancels = append(st.cancels, lines...)
-	st.wmu.Unlock()
-	return s.payCancels()
+// Cancel writes lines, the cancellations of steps that changed no file,
+// after those still owed, folding them into st (PayCancels). The caller
+// holds the lock that guards st.
+func (wr *Writer) Cancel(j Journal, st *Stack, refold func(), lines ...any) error {
+	wr.mu.Lock()
+	wr.cancels = append(wr.cancels, lines...)
+	wr.mu.Unlock()
+	return wr.PayCancels(j, st, refold)
 }
 
-// payCancels writes the owed cancellations, oldest first, and brings the
-// stack to what the journal then says. What it could not write stays
-// owed, and it says why. The caller holds st.mu.
-func (s *Session) payCancels() error {
-	st := &s.snaps
-	st.wmu.Lock()
-	owed := st.cancels
-	st.wmu.Unlock()
+// PayCancels writes the owed cancellations, oldest first, and brings st to
+// what the journal then says (after a failed write, refold reads it
+// again into st). What it could not write stays owed, and it says why.
+// The caller holds the lock that guards st.
+func (wr *Writer) PayCancels(j Journal, st *Stack, refold func()) error {
+	wr.mu.Lock()
+	owed := wr.cancels
+	wr.mu.Unlock()
 	if len(owed) == 0 {
 		return nil
 	}
 	var err error
 	for len(owed) > 0 {
-		if err = s.writeChanges(synced, owed[0]); err != nil {
+		if err = wr.Write(j, Synced, nil, owed[0]); err != nil {
 			break
 		}
 		// The stack folds the line as a reader of the journal does.
 		b, _ := json.Marshal(owed[0])
-		if l, err := changes.Decode(b); err == nil {
+		if l, err := Decode(b); err == nil {
 			st.Fold(l)
 		}
 		owed = owed[1:]
 	}
 	if err != nil {
-		st.refold(s) // the truth, whatever reached the journal
-		if reached(&st.Stack, owed[0]) {
+		refold() // the truth, whatever reached the journal
+		if reached(st, owed[0]) {
 			owed = owed[1:] // it reached the journal before the failure
 		}
 	}
-	st.wmu.Lock()
-	st.cancels = owed
-	st.wmu.Unlock()
+	wr.mu.Lock()
+	wr.cancels = owed
+	wr.mu.Unlock()
 	if err != nil && len(owed) > 0 {
 		return fmt.Errorf("engine: the cancellation of an undo or redo that changed no file is not recorded yet (it goes before the next line of the changes journal): %w", err)
 	}
@@ -68,13 +66,13 @@ func (s *Session) payCancels() error {
 
 // reached reports whether the journal, folded into st, holds cancellation
 // line l (or no longer has its snapshot).
-func reached(st *changes.Stack, l any) bool {
+func reached(st *Stack, l any) bool {
 	var id string
 	var applied bool
 	switch l := l.(type) {
-	case changes.EventLine: // a redo cancels an undo
+	case EventLine: // a redo cancels an undo
 		id, applied = l.ID, true
-	case changes.UndoLine: // an undo cancels a redo
+	case UndoLine: // an undo cancels a redo
 		id, applied = l.ID, false
 	default:
 		return false
