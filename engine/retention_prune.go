@@ -2,14 +2,10 @@ package engine
 
 import (
 	"context"
-	"errors"
-	"path"
-	"strings"
 	"time"
 
-	"cairn/engine/internal/durable"
-	"cairn/engine/internal/trash"
-	"cairn/internal/vfs"
+	"cairn/engine/internal/prune"
+	"cairn/engine/internal/stats"
 )
 
 // Prune removes what nothing needs any more, each kind only once it is at
@@ -24,12 +20,14 @@ import (
 //     journals of the workspace's sessions the trash keeps), no
 //     workspace-level journal (drops.jsonl), and no walk relies on (the
 //     stat cache, the walks and pending markers kept between an agent's
-//     hooks, those of its sessions in the trash too: walk_refs.go);
+//     hooks, those of its sessions in the trash too);
 //
 // and, whatever their age, temp files whose writer is gone. What it
-// removes is listed first by prunePlan (prune_plan.go), which storage
-// stats adds up. Every step is idempotent: a prune cut short is finished
-// by the next. The usage ledger (usage.jsonl) is never touched.
+// removes is listed first, by reading only (package prune), and storage
+// stats adds the same list up as "a prune would reclaim", so the estimate
+// is what a prune then frees. Every step is idempotent: a prune cut short
+// is finished by the next. The usage ledger (usage.jsonl) is never
+// touched.
 
 // PruneReport says what a prune removed.
 type PruneReport struct {
@@ -50,171 +48,62 @@ type PruneOptions struct {
 }
 
 // Prune runs the prune; see above. It settles the trash first, then
-// removes what prunePlan lists, each thing checked again just before it
-// goes: a trash entry under its session's lock (one a restore holds stays,
-// and so do the objects of its workspace, which the plan counted on its
-// going), an orphan while it still has no session and is still old, an
-// object while it is still old (one stored again since is kept), a temp
-// file while its writer is still gone.
+// removes what the plan lists, each thing checked again just before it
+// goes. A workspace store whose references cannot be read keeps all its
+// objects, and the error saying so is returned once the rest is done.
 func (s *Store) Prune(ctx context.Context, opt PruneOptions) (PruneReport, error) {
-	var rep PruneReport
 	if err := s.settleTrash(ctx); err != nil {
-		return rep, err
+		return PruneReport{}, err
 	}
 	now := s.now()
-	items, unsure, err := s.prunePlan(ctx, now)
+	wss, err := s.pruneWorkspaces()
+	if err != nil {
+		return PruneReport{}, err
+	}
+	items, unsure, err := prune.Plan(ctx, s.fsys, now, trashGrace, wss)
+	if err != nil {
+		return PruneReport{}, err
+	}
+	r, err := prune.Run(ctx, s.fsys, now, trashGrace, items, wss, opt.Progress)
+	rep := PruneReport{Trash: r.Trash, Orphans: r.Orphans, Objects: r.Objects, ObjectBytes: r.ObjectBytes,
+		Temps: r.Temps, Freed: Size(r.Freed)}
 	if err != nil {
 		return rep, err
 	}
-	wss, _, err := s.Workspaces()
-	if err != nil {
-		return rep, err
-	}
-	order := map[string]int{} // workspace folder -> its place, for progress
-	for i, w := range wss {
-		order[w.dir] = i + 1
-	}
-	sortPrune(items, order)
-	kept := map[string]bool{} // workspace folders whose objects stay: a purge did not happen
-	done := 0                 // workspaces done, for progress
-	progress := func(upTo int) {
-		for ; done < upTo && opt.Progress != nil; done++ {
-			opt.Progress(done+1, len(wss))
-		}
-	}
-	for _, it := range items {
-		if err := ctx.Err(); err != nil {
-			return rep, err
-		}
-		switch {
-		case it.kind == pruneTemp:
-			progress(len(wss))
-		case it.kind != pruneTrash:
-			progress(order[it.ws] - 1)
-		}
-		gone, err := s.pruneOne(ctx, now, it, kept)
-		if err != nil {
-			return rep, err
-		}
-		if !gone {
-			continue
-		}
-		rep.Freed.add(it.z)
-		switch it.kind {
-		case pruneTrash:
-			if it.session != "" {
-				rep.Trash++
-			}
-		case pruneOutputs, pruneOrphan:
-			rep.Orphans++
-		case pruneObject:
-			rep.Objects++
-			rep.ObjectBytes += it.obj.Stored
-		case pruneTemp:
-			rep.Temps++
-		}
-	}
-	progress(len(wss))
 	return rep, unsure
 }
 
-// pruneOne removes item it if it is still what the plan saw; done says it
-// went. kept collects the workspace folders whose objects must stay.
-func (s *Store) pruneOne(ctx context.Context, now time.Time, it pruneItem, kept map[string]bool) (done bool, err error) {
-	fsys := s.fsys
-	old := func(name string) bool {
-		fi, err := fsys.Lstat(name)
-		return err == nil && now.Sub(fi.ModTime()) >= trashGrace
-	}
-	switch it.kind {
-	case pruneTrash:
-		if it.session == "" { // a purge cut short
-			return true, durable.RemoveFolder(ctx, fsys, it.name)
-		}
-		l, lerr := fsys.Lock(lockName(it.ws, it.session))
-		if errors.Is(lerr, vfs.ErrLocked) {
-			kept[it.ws] = true // a restore at work: its objects stay
-			return false, nil
-		}
-		if l != nil {
-			defer l.Release() // none when the workspace folder is gone: no restore can be at work
-		}
-		if _, err := fsys.Lstat(path.Join(it.name, trash.NoteName)); err != nil {
-			kept[it.ws] = true // restored or purged since
-			return false, nil
-		}
-		return true, s.purgeEntry(ctx, it.session)
-	case pruneOutputs:
-		w := &Workspace{s: s, dir: it.ws}
-		newest, err := newestMtime(fsys, it.name)
-		if err != nil || now.Sub(newest) < trashGrace || w.sessionExists(path.Base(it.name)) {
-			return false, nil
-		}
-		return true, durable.RemoveFolder(ctx, fsys, it.name)
-	case pruneOrphan:
-		w := &Workspace{s: s, dir: it.ws}
-		id, _, _ := strings.Cut(path.Base(it.name), ".")
-		if strings.HasPrefix(it.name, path.Join(it.ws, hooksFolder)+"/") {
-			id = path.Base(path.Dir(it.name))
-			if path.Dir(it.name) == path.Join(it.ws, hooksFolder) {
-				id = path.Base(it.name) // the whole folder
-			}
-		}
-		if w.sessionExists(id) {
-			return false, nil
-		}
-		fi, err := fsys.Lstat(it.name)
-		if err != nil {
-			return false, nil
-		}
-		if fi.IsDir() {
-			return true, durable.RemoveFolder(ctx, fsys, it.name)
-		}
-		if !old(it.name) {
-			return false, nil
-		}
-		if strings.HasSuffix(it.name, ".lock") {
-			l, err := fsys.Lock(it.name)
-			if err != nil {
-				return false, nil
-			}
-			defer l.Release()
-		}
-		if err := fsys.Remove(it.name); err != nil {
-			return false, nil
-		}
-		fsys.SyncDir(path.Dir(it.name))
-		return true, nil
-	case pruneObject:
-		if kept[it.ws] || !old(it.name) {
-			return false, nil // stored again since the plan: a line is about to name it
-		}
-		w := &Workspace{s: s, dir: it.ws}
-		return w.objects().Remove(it.obj.ID) == nil, nil
-	case pruneTemp:
-		if !vfs.TempLeftover(path.Base(it.name)) {
-			return false, nil
-		}
-		return fsys.Remove(it.name) == nil, nil
-	}
-	return false, nil
-}
-
-// trashByWorkspace maps workspace keys to the trash entries of their
-// sessions.
-func (s *Store) trashByWorkspace() (map[string][]string, error) {
-	ents, err := s.fsys.ReadDir(trashDir)
-	if vfs.IsNotExist(err) {
-		return nil, nil
-	}
+// pruneWorkspaces is every sound workspace as package prune reads it
+// (Workspaces' problems are left alone).
+func (s *Store) pruneWorkspaces() ([]prune.Workspace, error) {
+	wss, _, err := s.Workspaces()
 	if err != nil {
 		return nil, err
 	}
-	out := map[string][]string{}
-	for _, e := range ents {
-		if in, err := s.readTrash(e.Name()); err == nil {
-			out[in.Workspace] = append(out[in.Workspace], trash.Entry(e.Name()))
-		}
+	out := make([]prune.Workspace, len(wss))
+	for i, w := range wss {
+		out[i] = prune.Workspace{Dir: w.dir, Key: w.key, Path: w.path, Objects: w.objects(), Drops: w.readDrops}
 	}
 	return out, nil
+}
+
+// prunePlan lists what a prune at now removes (package prune); unsure
+// says why the objects of a store are left out.
+func (s *Store) prunePlan(ctx context.Context, now time.Time) (items []prune.Item, unsure, err error) {
+	wss, err := s.pruneWorkspaces()
+	if err != nil {
+		return nil, nil, err
+	}
+	return prune.Plan(ctx, s.fsys, now, trashGrace, wss)
+}
+
+// reclaim adds up what items take, by kind.
+func reclaim(items []prune.Item) Reclaim {
+	t := prune.Totals(items)
+	var all stats.Size
+	for _, z := range t {
+		all.Add(z)
+	}
+	return Reclaim{Size: Size(all), Temps: Size(t[prune.Temp]), OrphanOutputs: Size(t[prune.Outputs]),
+		OrphanFiles: Size(t[prune.Orphan]), UnreferencedObjects: Size(t[prune.Object]), OldTrash: Size(t[prune.Trash])}
 }
