@@ -278,3 +278,20 @@ func (s *State) OwnerGone() {
 		}
 	}
 }
+
+// clone is a deep copy of s, for a caller outside the lock.
+func (s *State) clone() *State {
+	c := &State{by: make(map[string]*Work, len(s.works)), items: make(map[string]*Delivery, len(s.deliveries)),
+		owed: s.owed, stopped: s.stopped, Skipped: s.Skipped}
+	for _, w := range s.works {
+		cw := w.copy()
+		c.works = append(c.works, &cw)
+		c.by[cw.ID] = &cw
+	}
+	for _, d := range s.deliveries {
+		cd := *d
+		c.deliveries = append(c.deliveries, &cd)
+		c.items[cd.Item] = &cd
+	}
+	return c
+}
