@@ -13,6 +13,7 @@ import (
 
 	"cairn/engine/internal/changes"
 	"cairn/engine/internal/fstate"
+	"cairn/engine/internal/hookrec"
 	"cairn/engine/internal/patch"
 	"cairn/internal/lazyre"
 	"cairn/internal/vfs"
@@ -390,6 +391,14 @@ func (w *Workspace) SetAgentMark(a AgentSession, b []byte) error {
 		return err
 	}
 	return vfs.ReplaceFile(w.s.fsys, path.Join(dir, transcriptMark), b)
+}
+
+// AppendAgentMark appends b to agent session a's AgentMark after its
+// first at bytes (what its reader parsed as whole), as SetAgentMark keeps
+// it: not synced.
+func (w *Workspace) AppendAgentMark(a AgentSession, at int64, b []byte) error {
+	id := ImportSessionID(a.Agent, a.ID)
+	return hookrec.AppendMark(w.s.fsys, path.Join(hooksDir(w.dir, id), transcriptMark), at, b)
 }
 
 // hooksFolder holds the pending markers of each session under hooks

@@ -36,7 +36,7 @@ func CatchUp(ctx context.Context, ws *engine.Workspace, s *engine.Session, a eng
 	if src.SourceID != a.ID {
 		return nil, nil
 	}
-	if was != nil && next.Offset == was.Offset && len(src.Items) == 0 {
+	if was != nil && next.Continues() && next.Offset == was.Offset && len(src.Items) == 0 {
 		return nil, nil // nothing new
 	}
 	if len(src.Items) == 0 && was == nil {
@@ -59,6 +59,20 @@ func CatchUp(ctx context.Context, ws *engine.Workspace, s *engine.Session, a eng
 		}
 	}
 	next.Learn(res.Aliases)
-	ws.SetAgentMark(a, next.Marshal())
+	keep(ws, a, was, next)
 	return res, nil
+}
+
+// keep keeps next as a's mark: a batch appended to the kept form was was
+// parsed from, when next went on from it and that form is worth keeping,
+// else the whole State written again. Best effort: a mark is a cache.
+func keep(ws *engine.Workspace, a engine.AgentSession, was, next *State) {
+	if was != nil && next.Continues() {
+		if at, ok := was.Kept(); ok {
+			if ws.AppendAgentMark(a, at, next.MarshalBatch()) == nil {
+				return
+			}
+		}
+	}
+	ws.SetAgentMark(a, next.Marshal())
 }

@@ -118,7 +118,7 @@ type ccState struct {
 	MsgType string `json:"msg_type,omitempty"`
 	// Usage is each message's spend: every line of a split message
 	// repeats it, and the last counts.
-	Usage  map[string]engine.Spend `json:"usage,omitempty"`
+	Usage  map[string]engine.Spend `json:"-"`
 	Titles struct {
 		Custom  string `json:"custom,omitempty"`
 		Summary string `json:"summary,omitempty"`
@@ -130,6 +130,21 @@ type ccState struct {
 	Group ccGroup `json:"group"`
 	// Last is the key of the item made last, in file order.
 	Last string `json:"last,omitempty"`
+	// newTips and newUsage are the keys of Tip and Usage set since the
+	// State was read from its kept form: what an appended batch holds.
+	newTips, newUsage []string
+}
+
+// setTip sets Tip[uuid], noting it for the next batch.
+func (st *ccState) setTip(uuid, key string) {
+	st.Tip[uuid] = key
+	st.newTips = append(st.newTips, uuid)
+}
+
+// setUsage sets Usage[msg], noting it for the next batch.
+func (st *ccState) setUsage(msg string, s engine.Spend) {
+	st.Usage[msg] = s
+	st.newUsage = append(st.newUsage, msg)
 }
 
 // ccGroup is one assistant message with its tool calls and their results
@@ -284,7 +299,7 @@ func (p *ccParse) line(b []byte, off int64) {
 	if made {
 		p.stats.Made[l.Type]++
 	} else if l.UUID != "" {
-		st.Tip[l.UUID] = parent
+		st.setTip(l.UUID, parent)
 	}
 }
 
@@ -425,7 +440,7 @@ func (p *ccParse) chain(l *ccLine, parent string, off int64, out []engine.Import
 		keys[i] = parent
 	}
 	if l.UUID != "" {
-		p.st.Tip[l.UUID] = parent
+		p.st.setTip(l.UUID, parent)
 	}
 	return keys
 }
@@ -442,7 +457,7 @@ func (p *ccParse) assistant(l *ccLine, parent string, off int64) bool {
 	}
 	if m.Usage != nil && m.ID != "" {
 		// Every line of a split message repeats its usage: the last counts.
-		st.Usage[m.ID] = engine.Spend{InputTokens: m.Usage.Input + m.Usage.CacheCreation + m.Usage.CacheRead, OutputTokens: m.Usage.Output}
+		st.setUsage(m.ID, engine.Spend{InputTokens: m.Usage.Input + m.Usage.CacheCreation + m.Usage.CacheRead, OutputTokens: m.Usage.Output})
 	}
 	text, blocks, ok := contentOf(m.Content)
 	if !ok {
@@ -486,7 +501,7 @@ func (p *ccParse) assistant(l *ccLine, parent string, off int64) bool {
 		if i, ok := p.byKey[st.MsgKey]; ok && p.src.Items[i].Type == out[0].Type {
 			p.src.Items[i].Text += out[0].Text
 			p.stats.Merged++
-			st.Tip[l.UUID] = st.MsgKey
+			st.setTip(l.UUID, st.MsgKey)
 			return false
 		}
 	}

@@ -1,7 +1,6 @@
 package importer
 
 import (
-	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
@@ -10,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -47,11 +47,18 @@ type State struct {
 	Dir      string            `json:"dir,omitempty"`
 	Model    string            `json:"model,omitempty"`
 	Created  time.Time         `json:"created,omitzero"`
-	Aliases  map[string]string `json:"aliases,omitempty"`
-	// Tips is how many tip lines follow the JSON line (Marshal).
-	Tips int      `json:"tips,omitempty"`
-	CC   *ccState `json:"claude_code,omitempty"`
-	CX   *cxState `json:"codex,omitempty"`
+	Aliases  map[string]string `json:"-"`
+	CC       *ccState          `json:"claude_code,omitempty"`
+	CX       *cxState          `json:"codex,omitempty"`
+
+	// Of the kept form it was parsed from (ParseState): the bytes of its
+	// whole batches, and of those the bytes of lines later ones
+	// overwrote; newAliases are the Aliases set since (Learn).
+	kept, stale int64
+	newAliases  []string
+	// continues: the read that made this State went on from the one it
+	// was given.
+	continues bool
 }
 
 // into gives a source the state's knowledge of the part read before. A
@@ -106,7 +113,7 @@ func Read(agent, path string, from *State, limit int64) (*engine.ImportSource, S
 	}
 	next.Offset, next.SourceID, next.Dir, next.Model, next.Created = src.Offset, src.SourceID, src.Dir, src.Model, src.Created
 	if from != nil {
-		next.Aliases = from.Aliases
+		next.Aliases, next.continues = from.Aliases, true
 	}
 	if next.Sum, err = sampleSum(f, next.Offset); err != nil {
 		return nil, stats, nil, err
@@ -124,6 +131,9 @@ func (st *State) Learn(aliases map[string]string) {
 		st.Aliases = map[string]string{}
 	}
 	for k, v := range aliases {
+		if old, ok := st.Aliases[k]; !ok || old != v {
+			st.newAliases = append(st.newAliases, k)
+		}
 		st.Aliases[k] = v
 	}
 }
@@ -162,74 +172,213 @@ func sampleSum(f *os.File, offset int64) (string, error) {
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
-// Marshal is the State as bytes to keep: a JSON line, then a Claude Code
-// parse's line tips, one "uuid<TAB>key" a line ("=" for a key that is
-// the uuid itself, "-" for none).
+// The kept form of a State, part of the format (hooks/<id>/transcript.read):
+// batches, each some entry lines and then the State's JSON line, which
+// ends the batch. An entry is one tab-separated line:
+//
+//	t UUID KEY       a Claude Code line's tip (Tip): "=" for a key that is the uuid, "-" for none
+//	a KEY ID         an alias (Aliases)
+//	u MSG IN OUT     a Claude Code message's spend (Usage), in tokens
+//
+// A field holding a tab, a newline or a leading double quote is written
+// Go-quoted. The first batch holds every entry (Marshal); a later catch-up
+// appends a batch of the entries it set and its JSON line (MarshalBatch),
+// so a catch-up writes what the transcript grew by, not the whole mark. A
+// later entry of the same key wins. What follows the last JSON line (a
+// batch a crash cut short) is not read, and the next batch is written in
+// its place (Kept).
+
+// stateVersion is the "v" of a State's JSON line.
+const stateVersion = 2
+
+// Marshal is the State as bytes to keep, whole: one batch of every entry.
 func (st *State) Marshal() []byte {
 	var b bytes.Buffer
 	if st.CC != nil {
-		st.Tips = len(st.CC.Tip)
-	}
-	j, _ := json.Marshal(st)
-	b.Grow(len(j) + 1 + 80*st.Tips)
-	b.Write(j)
-	b.WriteByte('\n')
-	if st.CC != nil {
 		for u, k := range st.CC.Tip {
-			switch k {
-			case u:
-				k = "="
-			case "":
-				k = "-"
-			}
-			b.WriteString(u)
-			b.WriteByte('\t')
-			b.WriteString(k)
-			b.WriteByte('\n')
+			tipEntry(&b, u, k)
+		}
+		for m, s := range st.CC.Usage {
+			usageEntry(&b, m, s)
 		}
 	}
+	for k, id := range st.Aliases {
+		entry(&b, "a", k, id)
+	}
+	st.trailer(&b)
 	return b.Bytes()
 }
 
-// ParseState reads what Marshal made.
+// MarshalBatch is the batch to append to the kept form the State was
+// parsed from: the entries set since, and the JSON line.
+func (st *State) MarshalBatch() []byte {
+	var b bytes.Buffer
+	if st.CC != nil {
+		for _, u := range st.CC.newTips {
+			tipEntry(&b, u, st.CC.Tip[u])
+		}
+		for _, m := range st.CC.newUsage {
+			usageEntry(&b, m, st.CC.Usage[m])
+		}
+	}
+	for _, k := range st.newAliases {
+		entry(&b, "a", k, st.Aliases[k])
+	}
+	st.trailer(&b)
+	return b.Bytes()
+}
+
+// Kept is how many bytes of the kept form the State was parsed from hold
+// whole batches (what follows is cut before a batch is appended), and
+// whether a batch may be appended there at all: a kept form mostly of
+// entries overwritten since is better written again whole.
+func (st *State) Kept() (int64, bool) {
+	return st.kept, st.kept > 0 && st.stale <= st.kept/2
+}
+
+// Continues reports whether the read that made st went on from the State
+// it was given (else it read the file from its start, and the kept form
+// is written again whole).
+func (st *State) Continues() bool { return st.continues }
+
+func (st *State) trailer(b *bytes.Buffer) {
+	st.V = stateVersion
+	j, _ := json.Marshal(st)
+	b.Write(j)
+	b.WriteByte('\n')
+}
+
+func tipEntry(b *bytes.Buffer, u, k string) {
+	switch k {
+	case u:
+		k = "="
+	case "":
+		k = "-"
+	}
+	entry(b, "t", u, k)
+}
+
+func usageEntry(b *bytes.Buffer, m string, s engine.Spend) {
+	entry(b, "u", m, strconv.FormatInt(s.InputTokens, 10), strconv.FormatInt(s.OutputTokens, 10))
+}
+
+// entry writes one entry line.
+func entry(b *bytes.Buffer, kind string, fields ...string) {
+	b.WriteString(kind)
+	for _, f := range fields {
+		b.WriteByte('\t')
+		if strings.ContainsAny(f, "\t\n\r") || strings.HasPrefix(f, `"`) {
+			f = strconv.Quote(f)
+		}
+		b.WriteString(f)
+	}
+	b.WriteByte('\n')
+}
+
+// errTorn: a kept form's entry line cannot be read.
+var errTorn = errors.New("importer: a read state's entry line is torn")
+
+// ParseState reads what Marshal and MarshalBatch made.
 func ParseState(b []byte) (*State, error) {
-	first, rest, _ := bytes.Cut(b, []byte("\n"))
+	// The last complete JSON line ends the part read.
+	end := -1
+	last := -1
+	for i := 0; i < len(b); {
+		j := bytes.IndexByte(b[i:], '\n')
+		if j < 0 {
+			break
+		}
+		if b[i] == '{' {
+			last, end = i, i+j+1
+		}
+		i += j + 1
+	}
+	if last < 0 {
+		return nil, errors.New("importer: no read state")
+	}
 	var st State
-	if err := json.Unmarshal(first, &st); err != nil {
+	if err := json.Unmarshal(b[last:end-1], &st); err != nil {
 		return nil, err
 	}
-	if st.V != 1 || (st.CC == nil) == (st.CX == nil) {
+	if st.V != stateVersion || (st.CC == nil) == (st.CX == nil) {
 		return nil, errors.New("importer: not a read state")
 	}
+	st.kept = int64(end)
+	st.Aliases = map[string]string{}
 	if st.CC != nil {
-		st.CC.Tip = make(map[string]string, st.Tips)
+		st.CC.Tip = map[string]string{}
+		st.CC.Usage = map[string]engine.Spend{}
 		if st.CC.Calls == nil {
 			st.CC.Calls = map[string]string{}
 		}
-		if st.CC.Usage == nil {
-			st.CC.Usage = map[string]engine.Spend{}
-		}
 		if st.CC.Agents == nil {
 			st.CC.Agents = map[string]string{}
-		}
-		sc := bufio.NewScanner(bytes.NewReader(rest))
-		sc.Buffer(nil, 1<<20)
-		for sc.Scan() {
-			u, k, ok := strings.Cut(sc.Text(), "\t")
-			if !ok {
-				return nil, errors.New("importer: a read state's tip line is torn")
-			}
-			switch k {
-			case "=":
-				k = u
-			case "-":
-				k = ""
-			}
-			st.CC.Tip[u] = k
 		}
 	}
 	if st.CX != nil && st.CX.Calls == nil {
 		st.CX.Calls = map[string]string{}
 	}
+	var f []string
+	for i := 0; i < last; {
+		j := bytes.IndexByte(b[i:last], '\n')
+		line := b[i : i+j]
+		i += j + 1
+		if len(line) > 0 && line[0] == '{' {
+			st.stale += int64(len(line) + 1) // an earlier batch's JSON line
+			continue
+		}
+		var err error
+		if f, err = fields(line, f[:0]); err != nil {
+			return nil, err
+		}
+		var dup bool
+		switch {
+		case f[0] == "t" && len(f) == 3 && st.CC != nil:
+			k := f[2]
+			switch k {
+			case "=":
+				k = f[1]
+			case "-":
+				k = ""
+			}
+			_, dup = st.CC.Tip[f[1]]
+			st.CC.Tip[f[1]] = k
+		case f[0] == "u" && len(f) == 4 && st.CC != nil:
+			in, err1 := strconv.ParseInt(f[2], 10, 64)
+			out, err2 := strconv.ParseInt(f[3], 10, 64)
+			if err1 != nil || err2 != nil {
+				return nil, errTorn
+			}
+			_, dup = st.CC.Usage[f[1]]
+			st.CC.Usage[f[1]] = engine.Spend{InputTokens: in, OutputTokens: out}
+		case f[0] == "a" && len(f) == 3:
+			_, dup = st.Aliases[f[1]]
+			st.Aliases[f[1]] = f[2]
+		default:
+			return nil, errTorn
+		}
+		if dup {
+			st.stale += int64(len(line) + 1)
+		}
+	}
 	return &st, nil
+}
+
+// fields splits an entry line at its tabs, unquoting quoted fields.
+func fields(line []byte, out []string) ([]string, error) {
+	for _, f := range bytes.Split(line, []byte("\t")) {
+		s := string(f)
+		if strings.HasPrefix(s, `"`) {
+			u, err := strconv.Unquote(s)
+			if err != nil {
+				return nil, errTorn
+			}
+			s = u
+		}
+		out = append(out, s)
+	}
+	if len(out) < 3 {
+		return nil, errTorn
+	}
+	return out, nil
 }

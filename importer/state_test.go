@@ -3,6 +3,7 @@ package importer
 import (
 	"bytes"
 	"context"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -198,4 +199,77 @@ func FuzzParseState(f *testing.F) {
 			Read(agent, path, st, -1)
 		}
 	})
+}
+
+// sameState reports whether two States hold the same place and entries.
+func sameState(a, b *State) bool {
+	if a.Offset != b.Offset || a.Sum != b.Sum || !maps.Equal(a.Aliases, b.Aliases) {
+		return false
+	}
+	if a.CC == nil || b.CC == nil {
+		return a.CC == b.CC
+	}
+	return maps.Equal(a.CC.Tip, b.CC.Tip) && maps.Equal(a.CC.Usage, b.CC.Usage) && maps.Equal(a.CC.Calls, b.CC.Calls)
+}
+
+// The hooks' mark grows by a batch per catch-up, not rewritten whole:
+// each catch-up leaves the bytes before it as they were, and the mark
+// reads as the State written whole would. A batch a crash cut short is
+// not read, and the next one is written in its place.
+func TestMarkIsAppended(t *testing.T) {
+	file := filepath.Join(ccDir, "tool_heavy.jsonl")
+	all, _ := os.ReadFile(file)
+	ends := lineEnds(all)
+	store := openStore(t)
+	_, _, first, err := Read(AgentClaudeCode, file, nil, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws, err := store.ImportWorkspace(first.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := engine.AgentSession{Agent: AgentClaudeCode, ID: first.SourceID}
+	path := filepath.Join(t.TempDir(), "t.jsonl")
+	var before []byte
+	appended := 0
+	for i, at := range []int{len(ends) / 4, len(ends) / 2, 3 * len(ends) / 4, len(ends)} {
+		os.WriteFile(path, all[:ends[at-1]], 0o644)
+		if _, err := CatchUp(context.Background(), ws, nil, a, path, nil); err != nil {
+			t.Fatal(err)
+		}
+		mark := ws.AgentMark(a)
+		if i > 0 && bytes.HasPrefix(mark, before) && len(mark) > len(before) {
+			appended++
+		}
+		got, err := ParseState(mark)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _, whole, err := Read(AgentClaudeCode, path, nil, -1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		whole.Learn(got.Aliases) // the aliases come from the imports, not the read
+		if !sameState(got, whole) {
+			t.Fatalf("catch-up %d: the mark reads otherwise than the state written whole", i)
+		}
+		if i == 1 {
+			// A batch a crash cut short: not read, and overwritten.
+			mark = append(mark, "t\tcut-uuid\t"...)
+			ws.SetAgentMark(a, mark)
+			cut, err := ParseState(mark)
+			if err != nil || !sameState(cut, got) {
+				t.Fatalf("a cut batch was read: %v", err)
+			}
+			mark = mark[:len(mark)-len("t\tcut-uuid\t")]
+		}
+		before = mark
+	}
+	if appended != 3 {
+		t.Fatalf("%d of 3 catch-ups appended to the mark; the others wrote it whole", appended)
+	}
+	if m := ws.AgentMark(a); bytes.Contains(m, []byte("cut-uuid")) {
+		t.Fatal("the cut batch is still in the mark")
+	}
 }
