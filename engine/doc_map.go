@@ -94,15 +94,14 @@ package engine
 // settings file, and imports of their transcripts. Locks: those of the file tools
 // and recorded calls above, and ownership held briefly.
 //
-// Tool outputs: outputs.go outputs_clean.go outputs_copy.go
-// outputs_search.go. A tool's whole output kept beside a truncated result.
+// Tool outputs: outputs.go (the mechanism in package outputs). A tool's
+// whole output kept beside a truncated result.
 // Locks: (3) to name an output; Store.reservedMu (leaf).
 //
 // Storage upkeep: retention_plan.go retention_plans.go retention_prune.go
 // retention_run.go retention_sessions.go retention_sweep.go
-// retention_trash.go retention_trim.go prune_plan.go migrate.go stats.go
-// stats_stores.go fsck.go fsck_hooks.go fsck_items.go fsck_moves.go
-// fsck_records.go fsck_reverts.go fsck_sessions.go fsck_tasks.go. Trim,
+// retention_trash.go retention_trim.go migrate.go stats.go
+// stats_stores.go fsck.go (its checks in package fsck). Trim,
 // forget and restore, prune, the background sweep, moving sessions,
 // storage stats and fsck. Locks: no session mutex; each session's
 // ownership, tried (a session open elsewhere is skipped or refused), and
@@ -116,6 +115,7 @@ package engine
 // None holds a lock of the engine; the three with a mutex of their own
 // say so. Each package's doc.go says its words and line formats.
 //
+//	audit      the trail's rule: labels and counts, never content
 //	bgwork     the ledger of a session's background work; it holds mutexes of its own
 //	changes    the changes journal's lines (Decode), the folds (Stack.Fold,
 //	           Records.Fold, Timeline.Fold), plans, and the one Applier
@@ -131,10 +131,13 @@ package engine
 //	fstate     a file's state: capture, compare, stage and put back
 //	history    history.jsonl; history.Log holds a mutex of its own
 //	hookkept   what hook install noted of an agent's settings file, for uninstall
+//	hookrec    what a prompt hook reads instead of the whole session: the
+//	           transcript mark and the items index (derived, caches)
 //	inbox      a live session's inbox of cross-session messages; a mutex of its own
 //	layout     the names of a state folder's files and folders
 //	migrate    the steps of a session's move to another workspace
 //	objref     the objects a line or file names
+//	outputs    tool outputs kept whole beside a truncated result
 //	overlap    which calls running at the same time join one unit
 //	patch      apply_patch's patches, parsed and applied in memory
 //	prune      the objects a workspace still reaches

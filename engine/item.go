@@ -111,7 +111,7 @@ type Payload struct {
 }
 
 // Line kinds of the items journal. They are part of the format. A new kind
-// is also one fsck knows (fsck_items.go).
+// is also one fsck knows (package fsck, items.go).
 const (
 	kindItem    = "item"
 	kindHead    = "head"

@@ -158,7 +158,7 @@ func (w *Workspace) Open(ctx context.Context, id string, opts SessionOptions) (*
 		w.release(id, l)
 		return nil, err
 	}
-	w.cleanOutputsOnOpen(ctx) // best effort (outputs_clean.go)
+	w.cleanOutputsOnOpen(ctx) // best effort (package outputs)
 	w.removeTemps(id, ownerDied, noted)
 	w.removeUnmade()
 	return s, nil

@@ -54,7 +54,7 @@ type StoragePart struct {
 }
 
 // Reclaim is what a prune would free, by what it removes: what the prune
-// then frees, when nothing changes in between (prune_plan.go works it out
+// then frees, when nothing changes in between (package prune works it out
 // for both).
 type Reclaim struct {
 	Size

@@ -39,7 +39,7 @@ type Store struct {
 	// What this store's sessions are doing, kept here rather than in
 	// process globals: an embedder may open many stores, and each is
 	// garbage once closed.
-	outputsCleaned sync.Map // workspace folder -> struct{}: orphan outputs cleaned (outputs_clean.go)
+	outputsCleaned sync.Map // workspace folder -> struct{}: orphan outputs cleaned (package outputs)
 	reservedMu     sync.Mutex
 	outputReserved map[string]bool // output names being written (outputs.go)
 	shellLive      sync.Map        // shell journal name -> *shell.Log of a session open here, or shellClosed (shell.go)

@@ -34,7 +34,7 @@ import (
 )
 
 // packages are the names cairn's packages put before their messages.
-const packages = `bgwork|changes|display|engine|execpolicy|fileplan|fstate|httpapi|ids|importer|inbox|index|journal|jsonw|objects|patch|remote|remotews|retention|rpc|scope|shell|shellproc|tasks|term|timefmt|vfs|wsident|wskey`
+const packages = `bgwork|changes|display|engine|execpolicy|fileplan|fstate|hookrec|httpapi|ids|importer|inbox|index|journal|jsonw|objects|patch|remote|remotews|retention|rpc|scope|shell|shellproc|tasks|term|timefmt|vfs|wsident|wskey`
 
 // syscalls are the names of system calls and of the *os.PathError
 // operations of os.Root and os.File that no message of cairn's and no
