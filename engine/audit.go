@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"cairn/engine/internal/audit"
+	"cairn/internal/lazyre"
 	"cairn/journal"
 )
 
@@ -51,7 +52,7 @@ type auditEvent struct {
 	Rule    string
 }
 
-var labelRE = audit.Label
+var labelRE = lazyre.New(audit.LabelPattern)
 
 func checkLabels(kind string, ls []string) error { return audit.CheckLabels(kind, ls) }
 

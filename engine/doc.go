@@ -185,9 +185,9 @@
 // callrec_budget.go). The HTTP API's gateway.token and
 // credentials.json are package httpapi's. Moving sessions to another
 // directory (moves/<id>.json plans, the ledger's move lines) is drawn in
-// migrate.go, the checkouts of a repository (repos/) in checkouts.go, and
-// how the state folder is measured (Stats, ChangeStores) in stats.go and
-// stats_stores.go. Retention's lines and files — the trim's "start" line
+// package migrate, the checkouts of a repository (repos/) in package
+// checkouts, and how the state folder is measured (Stats, ChangeStores)
+// in package stats. Retention's lines and files — the trim's "start" line
 // of a changes journal, a trimmed shell "end" line, the tier and pinned
 // meta lines, the trash, the plans and the sweep's stamp — are drawn in
 // retention_trim.go, retention_trash.go, retention_plans.go (with package

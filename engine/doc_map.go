@@ -100,8 +100,9 @@ package engine
 //
 // Storage upkeep: retention_plan.go retention_plans.go retention_prune.go
 // retention_run.go retention_sessions.go retention_sweep.go
-// retention_trash.go retention_trim.go migrate.go stats.go
-// stats_stores.go fsck.go (its checks in package fsck). Trim,
+// retention_trash.go retention_trim.go migrate.go (its steps in package
+// migrate) stats.go (its walks in package stats) fsck.go (its checks in
+// package fsck). Trim,
 // forget and restore, prune, the background sweep, moving sessions,
 // storage stats and fsck. Locks: no session mutex; each session's
 // ownership, tried (a session open elsewhere is skipped or refused), and

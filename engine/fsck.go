@@ -114,26 +114,44 @@ func (e fsckEnv) Record(dir, id string) (fsck.Record, error) {
 	return fsck.Record{Title: rec.Title, Items: rec.Counts.Items, Head: rec.Head, ItemsBytes: rec.Journals["items"], UpdatedAt: rec.UpdatedAt.Time}, nil
 }
 
-// The roles of the items journal's kinds, and of a transcript's.
-var (
-	itemsRoles = map[string]fsck.Role{kindSession: fsck.Session, kindItem: fsck.Item, kindTurn: fsck.Turn,
-		kindHead: fsck.Known, kindTitle: fsck.Known, kindOpen: fsck.Known, kindMeta: fsck.Known, kindDraft: fsck.Known,
-		migrate.KindMoved: fsck.Known, journal.KindRepair: fsck.Known}
-	transcriptRoles = map[string]fsck.Role{kindItem: fsck.Item, tasks.KindHeader: fsck.Known, kindHead: fsck.Known, journal.KindRepair: fsck.Known}
-)
+// itemsRole is what a line of kind is to fsck's check of an items journal.
+func itemsRole(kind string) fsck.Role {
+	switch kind {
+	case kindSession:
+		return fsck.Session
+	case kindItem:
+		return fsck.Item
+	case kindTurn:
+		return fsck.Turn
+	case kindHead, kindTitle, kindOpen, kindMeta, kindDraft, migrate.KindMoved, journal.KindRepair:
+		return fsck.Known
+	}
+	return fsck.Unknown
+}
+
+// transcriptRole is what a line of kind is to fsck's check of a transcript.
+func transcriptRole(kind string) fsck.Role {
+	switch kind {
+	case kindItem:
+		return fsck.Item
+	case tasks.KindHeader, kindHead, journal.KindRepair:
+		return fsck.Known
+	}
+	return fsck.Unknown
+}
 
 func (e fsckEnv) Items(id string) fsck.Tree {
-	return &fsckTree{st: newState(id, ""), roles: itemsRoles}
+	return &fsckTree{st: newState(id, ""), role: itemsRole}
 }
 func (e fsckEnv) Transcript() fsck.Tree {
-	return &fsckTree{st: newState("", ""), roles: transcriptRoles}
+	return &fsckTree{st: newState("", ""), role: transcriptRole}
 }
 
 // fsckTree is a load's fold of an items journal or transcript, for fsck.
 type fsckTree struct {
-	st    *state
-	roles map[string]fsck.Role
-	l     itemLine
+	st   *state
+	role func(kind string) fsck.Role
+	l    itemLine
 }
 
 func (t *fsckTree) Decode(b []byte) (fsck.ItemLine, error) {
@@ -141,11 +159,7 @@ func (t *fsckTree) Decode(b []byte) (fsck.ItemLine, error) {
 	if err := json.Unmarshal(b, &t.l); err != nil {
 		return fsck.ItemLine{}, err
 	}
-	role, ok := t.roles[t.l.Kind]
-	if !ok {
-		role = fsck.Unknown
-	}
-	l := fsck.ItemLine{V: t.l.V, Kind: t.l.Kind, Role: role, ID: t.l.ID, Task: t.l.Task,
+	l := fsck.ItemLine{V: t.l.V, Kind: t.l.Kind, Role: t.role(t.l.Kind), ID: t.l.ID, Task: t.l.Task,
 		Empty: t.l.Kind == kindSession || t.l.Kind == kindOpen || t.l.Kind == journal.KindRepair}
 	if t.l.Parent != nil {
 		l.Parent = *t.l.Parent

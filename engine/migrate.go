@@ -3,16 +3,15 @@ package engine
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
 
-	"cairn/engine/internal/layout"
 	"cairn/engine/internal/migrate"
 	"cairn/engine/wskey"
 	"cairn/internal/vfs"
+	"cairn/objects"
 )
 
 // Moving sessions to another directory (cairn migrate-sessions FROM TO):
@@ -24,38 +23,15 @@ import (
 // destination, and finishes or rolls back at Open what a crash
 // interrupted.
 
-// MigrateOptions choose what a move takes.
-type MigrateOptions struct {
-	// Session moves one session only (an id or unique id prefix of the
-	// source): it keeps its own counters, and the usage ledger is left
-	// attributed to the source (it cannot tell one session's share).
-	Session string
-	// NoUsage leaves the usage ledger as it is.
-	NoUsage bool
-	// DryRun says what the move would do, and writes nothing.
-	DryRun bool
-}
+// MigrateOptions choose what a move takes: one Session only, NoUsage,
+// or a DryRun.
+type MigrateOptions = migrate.Options
 
 // MigrateResult says what a move did.
-type MigrateResult struct {
-	From     string   `json:"from"`
-	To       string   `json:"to"`
-	Sessions []string `json:"sessions"` // the ids moved
-	// Usage is what the ledger reattribution did; nil when it was not
-	// asked for (a single-session move, NoUsage).
-	Usage *UsageMove `json:"usage"`
-}
+type MigrateResult = migrate.Result
 
-// UsageMove is a reattribution of the usage ledger: its buckets are
-// (directory, model); a bucket moved had no counterpart at the
-// destination, a bucket merged was added to the destination's. Empty: the
-// ledger holds nothing for the source directory.
-type UsageMove struct {
-	Lines  int  `json:"lines"`
-	Moved  int  `json:"moved"`
-	Merged int  `json:"merged"`
-	Empty  bool `json:"empty"`
-}
+// UsageMove is a reattribution of the usage ledger.
+type UsageMove = migrate.UsageMove
 
 // MigrateSessions moves the sessions of exact stored directory from (which
 // may be gone) to directory to. It refuses (BusyError) when another process
@@ -164,8 +140,8 @@ func (s *Store) MigrateSessions(ctx context.Context, from, to string, opts Migra
 		}
 		p := migrate.Plan{V: 1, Kind: "move", Session: id, From: src.key, To: dst.key, FromPath: from, ToPath: dst.path, At: mkTime(s.Now())}
 		l := locks[id]
-		delete(locks, id) // moveSession lets it go
-		if err := s.moveSession(ctx, p, l); err != nil {
+		delete(locks, id) // migrate.Move lets it go
+		if err := migrate.Move(ctx, s.fsys, moveOwner{s}, p, l, retargetSession); err != nil {
 			return res, fmt.Errorf("engine: move session %s: %w", id, err)
 		}
 		res.Sessions = append(res.Sessions, id)
@@ -232,38 +208,6 @@ func (s *Store) workspaceOfPath(p string) *Workspace {
 	return nil
 }
 
-// moveSession moves one session whose source lock srcLock this process
-// holds, and lets it go.
-func (s *Store) moveSession(ctx context.Context, p migrate.Plan, srcLock vfs.Lock) error {
-	src, dst := s.moveEnds(p)
-	id := p.Session
-	if err := migrate.WritePlan(s.fsys, p); err != nil {
-		src.release(id, srcLock)
-		return err
-	}
-	dstLock, err := dst.acquire(id)
-	if err != nil {
-		src.release(id, srcLock)
-		migrate.RollBack(s.fsys, p)
-		return err
-	}
-	if err := migrate.Copy(ctx, s.fsys, src.objects(), dst.objects(), p, retargetSession); err != nil {
-		// Nothing is committed: the copies go, the session stays.
-		dst.release(id, dstLock)
-		src.release(id, srcLock)
-		migrate.RollBack(s.fsys, p)
-		return err
-	}
-	return s.finishMove(ctx, p, dst, srcLock, dstLock)
-}
-
-// moveEnds is the source and destination workspaces of p.
-func (s *Store) moveEnds(p migrate.Plan) (src, dst *Workspace) {
-	src = &Workspace{s: s, path: p.FromPath, key: p.From, dir: workspaceDir(p.From), made: true}
-	dst = &Workspace{s: s, path: p.ToPath, key: p.To, dir: workspaceDir(p.To), made: true}
-	return src, dst
-}
-
 // retargetSession rewrites an items journal's session line to name
 // directory to (migrate.Retarget).
 func retargetSession(line []byte, to string) ([]byte, bool, error) {
@@ -276,60 +220,31 @@ func retargetSession(line []byte, to string) ([]byte, bool, error) {
 	return b, err == nil, err
 }
 
-// finishMove removes the source's files once the items journal is at the
-// destination, lets both locks go, and then the plan.
-func (s *Store) finishMove(ctx context.Context, p migrate.Plan, dst *Workspace, srcLock, dstLock vfs.Lock) error {
-	id := p.Session
-	err := migrate.RemoveSource(ctx, s.fsys, p)
-	srcLock.Release()
-	if err != nil {
-		dst.release(id, dstLock)
-		return err // the plan stays: the next open finishes
+// recoverMoves finishes or rolls back the moves a crash interrupted
+// (migrate.Recover). What fails is kept, by plan, for Unrecovered and
+// fsck to name, and tried again at the next open.
+func (s *Store) recoverMoves() { migrate.Recover(s.fsys, moveOwner{s}, s.unrecovered) }
+
+// moveOwner gives package migrate the sessions' locks, object stores and
+// record rebuild.
+type moveOwner struct{ s *Store }
+
+func (o moveOwner) ws(p migrate.Plan, dst bool) *Workspace {
+	if dst {
+		return &Workspace{s: o.s, path: p.ToPath, key: p.To, dir: workspaceDir(p.To), made: true}
 	}
-	dst.rebuildRecord(ctx, id) // derived: a listing rebuilds it if this fails
-	dst.release(id, dstLock)
-	return migrate.DropPlan(s.fsys, id)
+	return &Workspace{s: o.s, path: p.FromPath, key: p.From, dir: workspaceDir(p.From), made: true}
 }
 
-// recoverMoves finishes or rolls back the moves a crash interrupted (their
-// plans are left in moves/), skipping one whose session lock is held (a
-// move running in another process). What fails is kept, by plan, for
-// Unrecovered and fsck to name, and tried again at the next open.
-func (s *Store) recoverMoves() {
-	plans, err := migrate.Plans(s.fsys)
-	if err != nil {
-		s.unrecovered(layout.Moves, err)
-		return
-	}
-	for _, p := range plans {
-		id := p.Session
-		src, dst := s.moveEnds(p)
-		srcLock, err := src.acquire(id)
-		if err != nil {
-			if !errors.Is(err, ErrBusy) { // busy: a move running now
-				s.unrecovered(migrate.PlanName(id), err)
-			}
-			continue
-		}
-		if _, err := s.fsys.Stat(itemsName(dst.dir, id)); err == nil {
-			dstLock, err := dst.acquire(id)
-			if err != nil {
-				src.release(id, srcLock)
-				if !errors.Is(err, ErrBusy) {
-					s.unrecovered(migrate.PlanName(id), err)
-				}
-				continue
-			}
-			if err := s.finishMove(context.Background(), p, dst, srcLock, dstLock); err != nil {
-				s.unrecovered(migrate.PlanName(id), fmt.Errorf("finish moving session %s to %s: %w", id, p.ToPath, err))
-			}
-			continue
-		}
-		if err := migrate.RollBack(s.fsys, p); err != nil {
-			s.unrecovered(migrate.PlanName(id), fmt.Errorf("undo moving session %s to %s: %w", id, p.ToPath, err))
-		}
-		src.release(id, srcLock)
-	}
+func (o moveOwner) Acquire(p migrate.Plan, dst bool) (vfs.Lock, error) {
+	return o.ws(p, dst).acquire(p.Session)
+}
+func (o moveOwner) Release(p migrate.Plan, dst bool, l vfs.Lock) { o.ws(p, dst).release(p.Session, l) }
+func (o moveOwner) Objects(p migrate.Plan, dst bool) *objects.Store {
+	return o.ws(p, dst).objects()
+}
+func (o moveOwner) Rebuild(ctx context.Context, p migrate.Plan) {
+	o.ws(p, true).rebuildRecord(ctx, p.Session)
 }
 
 // unrecovered keeps why Open could not finish or undo what a crash left
@@ -341,16 +256,7 @@ func (s *Store) unrecovered(name string, err error) {
 // RecoveryError is what Open could not finish or undo of an operation a
 // crash interrupted (a session move): the file of the state folder that
 // holds it, and why. It is tried again at the next open.
-type RecoveryError struct {
-	Path string
-	Err  error
-}
-
-func (e RecoveryError) Error() string {
-	return fmt.Sprintf("engine: %s: what a crash interrupted could not be finished (tried again at the next open): %v", e.Path, e.Err)
-}
-
-func (e RecoveryError) Unwrap() error { return e.Err }
+type RecoveryError = migrate.RecoveryError
 
 // Unrecovered is what Open could not finish or undo of the operations a
 // crash interrupted; each is tried again at the next open, and fsck names
@@ -358,16 +264,9 @@ func (e RecoveryError) Unwrap() error { return e.Err }
 func (s *Store) Unrecovered() []RecoveryError { return slices.Clone(s.recoveryErrs) }
 
 // reattributeUsage moves the usage ledger's lines of exact directory from
-// to directory to by appending one line (Part of the format):
-//
-//	{"v":1,"kind":"move","at":T,"from":DIR,"to":DIR}
-//
-// which a reader applies to every line before it: each (from, model)
-// bucket is added to (to, model). The ledger stays append-only — one write
-// to a file opened for appending, so no other process's line is lost or
-// rewritten, and a crash leaves the line whole or absent — and the lines
-// written after it (new work at the old directory) stay where they are.
-// Nothing is appended when the ledger holds nothing for from.
+// to directory to by appending one line (migrate.UsageLine), which a
+// reader applies to every line before it. Nothing is appended when the
+// ledger holds nothing for from.
 func (s *Store) reattributeUsage(ctx context.Context, from, to string) (*UsageMove, error) {
 	u, err := s.usageMove(ctx, from, to)
 	if err != nil || u.Empty {
@@ -389,33 +288,12 @@ func (s *Store) usageMove(ctx context.Context, from, to string) (*UsageMove, err
 	if err != nil {
 		return nil, err
 	}
-	u := &UsageMove{}
-	at := map[string]bool{}
-	for _, x := range sums {
-		if x.Path == to {
-			at[x.Model] = true
-		}
+	bs := make([]migrate.Bucket, len(sums))
+	for i, x := range sums {
+		bs[i] = migrate.Bucket{Path: x.Path, Model: x.Model, Turns: x.Turns}
 	}
-	for _, x := range sums {
-		if x.Path != from {
-			continue
-		}
-		u.Lines += x.Turns
-		if at[x.Model] {
-			u.Merged++
-		} else {
-			u.Moved++
-		}
-	}
-	u.Empty = u.Moved+u.Merged == 0
-	return u, nil
+	return migrate.UsageOf(bs, from, to), nil
 }
 
 // usageMoveLine is the ledger's reattribution line (see reattributeUsage).
-type usageMoveLine struct {
-	V    int    `json:"v"`
-	Kind string `json:"kind"`
-	At   Time   `json:"at"`
-	From string `json:"from"`
-	To   string `json:"to"`
-}
+type usageMoveLine = migrate.UsageLine

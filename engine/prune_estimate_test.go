@@ -92,7 +92,7 @@ func TestStatsEstimateIsWhatPruneFrees(t *testing.T) {
 			var freed Size
 			for n, z := range before {
 				if _, ok := after[n]; !ok {
-					freed.add(z)
+					freed.Add(z)
 				}
 			}
 			est := st.Reclaim.Size

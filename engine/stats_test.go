@@ -77,7 +77,7 @@ func TestStatsMatchDu(t *testing.T) {
 	st := must(s.Stats(ctx))(t)
 	var sum Size
 	for _, p := range st.Parts {
-		sum.add(p.Size)
+		sum.Add(p.Size)
 	}
 	if sum != st.Total {
 		t.Fatalf("parts add up to %+v, total says %+v", sum, st.Total)

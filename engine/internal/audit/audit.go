@@ -14,8 +14,11 @@ import (
 	"cairn/internal/lazyre"
 )
 
-// Label matches a name: letters, digits and _.:/@+- only, at most 64.
-var Label = lazyre.New(`^[A-Za-z0-9_.:/@+-]{1,64}$`)
+// LabelPattern is a name: letters, digits and _.:/@+- only, at most 64.
+const LabelPattern = `^[A-Za-z0-9_.:/@+-]{1,64}$`
+
+// Label matches a name (LabelPattern).
+var Label = lazyre.New(LabelPattern)
 
 // ValidLabel reports whether l is a name (Label).
 func ValidLabel(l string) bool { return Label.MatchString(l) }

@@ -1,7 +1,8 @@
 // Package migrate carries out a session's move to another directory's
-// workspace folder (cairn migrate-sessions FROM TO), the files only: the
-// engine finds the sessions, takes their ownership locks, and calls the
-// steps here in order.
+// workspace folder (cairn migrate-sessions FROM TO): the engine finds the
+// sessions and takes their source locks, and Move runs the steps here in
+// order; Recover finishes or undoes at open what a crash interrupted.
+// UsageOf works out the usage ledger's reattribution (UsageLine).
 //
 // Change records cannot cross: the user's files stay where they were, so
 // the moved session's changes journal starts again with a start line, and
@@ -38,10 +39,12 @@
 //
 // # Locks
 //
-// Nothing here takes a lock or holds state. The caller holds the session's
-// ownership lock in both workspace folders for every step, so no process
-// opens the session meanwhile; a plan whose session lock is held belongs
-// to a move that is running, and is left alone.
+// Nothing here holds state. The session's ownership lock in both workspace
+// folders is held for every step, so no process opens the session
+// meanwhile: the engine takes the source's before Move, and Move and
+// Recover take the others through Owner, the engine's locks. A plan whose
+// session lock is held belongs to a move that is running, and is left
+// alone.
 //
 // # Line formats
 //

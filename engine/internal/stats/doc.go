@@ -11,7 +11,12 @@
 //   - part: one of Parts, by where a name lies in the state folder
 //     (PartOf). A file with several names counts once, at the first.
 //
+// It also lists each workspace's change store (ChangeStore: its objects
+// and the record lines of its changes journals) for cairn storage
+// snapshots.
+//
 // It holds no state and takes no lock: a walk reads while others write,
 // and a file that vanishes meanwhile is skipped. It imports
-// engine/internal/layout and internal/vfs.
+// engine/internal/layout, engine/internal/changes (the record lines'
+// kinds), engine/wskey and internal/vfs.
 package stats

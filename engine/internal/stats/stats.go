@@ -26,14 +26,14 @@ func Parts() []string {
 	return []string{PartSessions, PartChanges, PartObjects, PartOutputs, PartArchives, PartTrash, PartOther}
 }
 
-// Size is what a set of files takes: apparent bytes, allocated bytes, how
-// many files (anything but a folder: a link too) and how many folders.
-// The engine's Size has the same fields.
+// Size is what a set of files takes: apparent bytes (du -sb), allocated
+// bytes (du -s -B1), how many files (anything but a folder: a link too)
+// and how many folders.
 type Size struct {
-	Bytes   int64
-	Disk    int64
-	Files   int
-	Folders int
+	Bytes   int64 `json:"bytes"`
+	Disk    int64 `json:"disk"`
+	Files   int   `json:"files"`
+	Folders int   `json:"folders"`
 }
 
 // Add adds o to z.

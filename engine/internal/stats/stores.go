@@ -1,4 +1,4 @@
-package engine
+package stats
 
 import (
 	"context"
@@ -6,11 +6,10 @@ import (
 	"io/fs"
 	"os"
 	"path"
-	"sort"
 	"strings"
 
 	"cairn/engine/internal/changes"
-	"cairn/engine/internal/stats"
+	"cairn/engine/internal/layout"
 	"cairn/engine/wskey"
 	"cairn/internal/vfs"
 	"cairn/journal"
@@ -46,43 +45,13 @@ type ChangeStore struct {
 	Orphaned bool `json:"orphaned"`
 }
 
-// ChangeStores lists every workspace's change store, largest first (by
-// bytes, then key). It writes nothing.
-func (s *Store) ChangeStores(ctx context.Context) ([]ChangeStore, error) {
-	ents, err := s.fsys.ReadDir(workspacesDir)
-	if vfs.IsNotExist(err) {
-		return []ChangeStore{}, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	out := []ChangeStore{}
-	for _, e := range ents {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") {
-			continue
-		}
-		cs, err := s.changeStore(ctx, e.Name())
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, cs)
-	}
-	sort.SliceStable(out, func(i, j int) bool {
-		if out[i].Size.Bytes != out[j].Size.Bytes {
-			return out[i].Size.Bytes > out[j].Size.Bytes
-		}
-		return out[i].Key < out[j].Key
-	})
-	return out, nil
-}
-
-func (s *Store) changeStore(ctx context.Context, key string) (ChangeStore, error) {
-	dir := workspaceDir(key)
+// StoreOf measures the change store of workspace key, whose sessions are
+// ids; pendingRevert says whether a session has a file revert an unrevert
+// would undo.
+func StoreOf(ctx context.Context, fsys vfs.FS, key string, ids []string, pendingRevert func(id string) bool) (ChangeStore, error) {
+	dir := layout.WorkspaceDir(key)
 	cs := ChangeStore{Key: key}
-	if in, err := wskey.ReadInfo(s.fsys, dir); err == nil {
+	if in, err := wskey.ReadInfo(fsys, dir); err == nil {
 		cs.Path = in.Path
 	} else if p, err := wskey.Decode(key); err == nil {
 		cs.Path = p
@@ -94,8 +63,8 @@ func (s *Store) changeStore(ctx context.Context, key string) (ChangeStore, error
 	} else {
 		cs.PathGone = true
 	}
-	err := stats.Walk(ctx, subFS{s.fsys, path.Join(dir, objectsFolder)}, func(name, _ string, fi fs.FileInfo, z stats.Size) error {
-		cs.Size.add(Size(z))
+	err := Walk(ctx, subFS{fsys, path.Join(dir, layout.Objects)}, func(name, _ string, fi fs.FileInfo, z Size) error {
+		cs.Size.Add(z)
 		if fi.Mode().IsRegular() && strings.Count(name, "/") == 1 && !vfs.IsTemp(path.Base(name)) {
 			cs.Objects++
 		}
@@ -104,26 +73,24 @@ func (s *Store) changeStore(ctx context.Context, key string) (ChangeStore, error
 	if err != nil && !vfs.IsNotExist(err) {
 		return cs, err
 	}
-	for _, name := range []string{path.Join(dir, "drops.jsonl")} {
-		if fi, err := s.fsys.Lstat(name); err == nil {
-			cs.Size.add(Size(stats.File(fi)))
-		}
+	if fi, err := fsys.Lstat(path.Join(dir, layout.DropsFile)); err == nil {
+		cs.Size.Add(File(fi))
 	}
-	for _, id := range s.sessionsIn(dir) {
+	for _, id := range ids {
 		cs.Sessions++
-		if pendingRevertAt(s.fsys, dir, id) { // from the changes journal (revert_files.go)
+		if pendingRevert(id) {
 			cs.PendingReverts++
 		}
-		name := changesName(dir, id)
-		fi, err := s.fsys.Lstat(name)
+		name := layout.Changes(dir, id)
+		fi, err := fsys.Lstat(name)
 		if err != nil {
 			continue
 		}
-		cs.Size.add(Size(stats.File(fi)))
-		rs := readRecords(s.fsys, name)
-		cs.Records += rs.records
-		cs.Open += rs.open
-		if rs.records > 0 {
+		cs.Size.Add(File(fi))
+		rs := ReadRecords(fsys, name)
+		cs.Records += rs.Records
+		cs.Open += rs.Open
+		if rs.Records > 0 {
 			cs.Holding++
 		}
 	}
@@ -131,18 +98,19 @@ func (s *Store) changeStore(ctx context.Context, key string) (ChangeStore, error
 	return cs, nil
 }
 
-// recordSummary is what a changes journal says of its records.
-type recordSummary struct {
-	records, open int
-	start, off    bool // the newest of the start and off lines is start / off
-	dropped       int
+// Records is what a changes journal says of its records.
+type Records struct {
+	Records, Open int
+	// Start, Off: the newest of the start and off lines is start / off.
+	Start, Off bool
+	Dropped    int
 }
 
-// readRecords reads a changes journal's record lines (records-contract):
+// ReadRecords reads a changes journal's record lines (records-contract):
 // change and record lines with files are records; a call line without a
 // record or unrecorded line of its id is open.
-func readRecords(fsys vfs.FS, name string) recordSummary {
-	var rs recordSummary
+func ReadRecords(fsys vfs.FS, name string) Records {
+	var rs Records
 	calls := map[string]bool{}
 	journal.Read(fsys, name, func(b []byte) error {
 		var l struct {
@@ -156,49 +124,30 @@ func readRecords(fsys vfs.FS, name string) recordSummary {
 		}
 		switch l.Kind {
 		case changes.KindChange:
-			rs.records++
+			rs.Records++
 		case changes.KindRecord:
 			delete(calls, l.ID)
 			if len(l.Files) > 0 {
-				rs.records++
+				rs.Records++
 			}
 		case changes.KindCall:
 			calls[l.ID] = true
 		case changes.KindUnrecorded:
 			delete(calls, l.ID)
 		case changes.KindStart:
-			rs.start, rs.off = true, false
+			rs.Start, rs.Off = true, false
 		case changes.KindOff:
-			rs.off = true
+			rs.Off = true
 		case changes.KindDrop:
-			rs.dropped += len(l.IDs)
+			rs.Dropped += len(l.IDs)
 		}
 		return nil
 	})
-	rs.open = len(calls)
+	rs.Open = len(calls)
 	return rs
 }
 
-// RevertUnavailable says why file revert cannot work for session id, or ""
-// when it can: the session was trimmed (its records released), recording
-// is off, or it holds no records.
-func (w *Workspace) RevertUnavailable(id string) string {
-	if r, err := readRecord(w.s.fsys, w.dir, id); err == nil && r.Tier == "transcript" {
-		return "the session was trimmed: its change records were released"
-	}
-	rs := readRecords(w.s.fsys, changesName(w.dir, id))
-	switch {
-	case rs.off:
-		return "recording of file changes is off for this session"
-	case rs.records == 0:
-		return "this session holds no change records"
-	case rs.dropped >= rs.records:
-		return "every change record of this session was dropped to keep its store within its budget"
-	}
-	return ""
-}
-
-// subFS is fsys seen from its folder dir, for stats.Walk.
+// subFS is fsys seen from its folder dir, for Walk.
 type subFS struct {
 	vfs.FS
 	dir string
