@@ -1,17 +1,12 @@
 package engine
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 
-	"cairn/engine/internal/changes"
-	"cairn/engine/internal/durable"
-	"cairn/engine/internal/layout"
 	"cairn/engine/internal/trash"
-	"cairn/internal/vfs"
 	"cairn/journal"
 )
 
@@ -41,18 +36,11 @@ import (
 // (state.go) for its new work.
 
 // runTrim runs the steps of a trim of session id at now, whose lock the
-// caller holds (trimSession makes it all or nothing, retention_plans.go).
+// caller holds (trimSession makes it all or nothing, retention_plans.go):
+// trash.Trim drops the artifacts, then the tier line comes last.
 func (w *Workspace) runTrim(ctx context.Context, id string, now Time) error {
-	if err := w.trimChanges(id, now); err != nil {
+	if err := trash.Trim(ctx, w.s.fsys, w.dir, id, now); err != nil {
 		return err
-	}
-	if err := w.trimShell(id); err != nil {
-		return err
-	}
-	for _, dir := range trash.TrimFolders() {
-		if err := durable.RemoveFolder(ctx, w.s.fsys, layout.SessionFolder(w.dir, dir, id)); err != nil {
-			return fmt.Errorf("engine: trim %s: %w", id, err)
-		}
 	}
 	rec, err := readRecord(w.s.fsys, w.dir, id)
 	if err != nil || rec.Tier != "transcript" {
@@ -61,80 +49,6 @@ func (w *Workspace) runTrim(ctx context.Context, id string, now Time) error {
 		}
 	}
 	return w.rebuildRecord(ctx, id)
-}
-
-// trimChanges replaces session id's changes journal by a start line, unless
-// it holds nothing else already.
-func (w *Workspace) trimChanges(id string, now Time) error {
-	name := changesName(w.dir, id)
-	if !w.hasRecords(id) {
-		return nil
-	}
-	line, _ := json.Marshal(changes.MarkLine{V: 1, Kind: changes.KindStart, At: now, Why: "trimmed"})
-	if err := vfs.WriteFileAtomic(w.s.fsys, name, append(line, '\n')); err != nil {
-		return fmt.Errorf("engine: trim change records of %s: %w", id, err)
-	}
-	return nil
-}
-
-// hasRecords reports whether session id's changes journal holds anything
-// but start lines (a missing journal holds nothing; one that cannot be
-// read is taken to hold something).
-func (w *Workspace) hasRecords(id string) bool {
-	only := true
-	_, err := journal.Read(w.s.fsys, changesName(w.dir, id), func(b []byte) error {
-		var l struct {
-			Kind string `json:"kind"`
-		}
-		if json.Unmarshal(b, &l) != nil || l.Kind != changes.KindStart {
-			only = false
-		}
-		return nil
-	})
-	return !vfs.IsNotExist(err) && (err != nil || !only)
-}
-
-// hasArtifacts reports whether a transcript session holds what a trim
-// drops again: change records or tool outputs written since its trim by
-// work that added no item (a plumbing file tool).
-func (w *Workspace) hasArtifacts(id string) bool {
-	for _, folder := range trash.TrimFolders() {
-		if ents, err := w.s.fsys.ReadDir(layout.SessionFolder(w.dir, folder, id)); err == nil && len(ents) > 0 {
-			return true
-		}
-	}
-	return w.hasRecords(id)
-}
-
-// trimShell drops the output tails of session id's shell history.
-func (w *Workspace) trimShell(id string) error {
-	name := shellName(w.dir, id)
-	var out bytes.Buffer
-	changed := false
-	_, err := journal.Read(w.s.fsys, name, func(b []byte) error {
-		var m map[string]json.RawMessage
-		if json.Unmarshal(b, &m) == nil && string(m["kind"]) == `"end"` && (m["stdout"] != nil || m["stderr"] != nil) {
-			for _, k := range []string{"stdout", "stderr", "stdout_cut", "stderr_cut"} {
-				delete(m, k)
-			}
-			m["trimmed"] = json.RawMessage("true")
-			b, _ = json.Marshal(m)
-			changed = true
-		}
-		out.Write(b)
-		out.WriteByte('\n')
-		return nil
-	})
-	if vfs.IsNotExist(err) || (err == nil && !changed) {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("engine: trim shell history of %s: %w", id, err)
-	}
-	if err := vfs.WriteFileAtomic(w.s.fsys, name, out.Bytes()); err != nil {
-		return fmt.Errorf("engine: trim shell history of %s: %w", id, err)
-	}
-	return nil
 }
 
 // appendMeta appends a meta line to session id's items journal and syncs
