@@ -1,16 +1,12 @@
 package engine
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"os"
 	"time"
 
 	"cairn/engine/internal/trash"
 	"cairn/engine/retention"
-	"cairn/internal/vfs"
 )
 
 // Retention: trim moves a session from the full tier to the transcript
@@ -135,7 +131,7 @@ func (s *Store) retentionCandidates(ctx context.Context) ([]retentionCandidate, 
 			if w.fileRevertPending(e.ID) {
 				c.Flags |= retention.PendingRevert
 			}
-			if act.After(future) || e.CreatedAt.After(future) || w.lastLineAt(e.ID).After(future) {
+			if act.After(future) || e.CreatedAt.After(future) || trash.LastLineAt(w.s.fsys, w.dir, e.ID).After(future) {
 				c.Flags |= retention.FutureDated
 			}
 			out = append(out, c)
@@ -159,55 +155,4 @@ func (w *Workspace) fileRevertPending(id string) bool {
 
 // artifactBytes is what a trim of session id would drop: its change
 // records, its retained tool outputs and its shell history.
-func (w *Workspace) artifactBytes(id string) int64 {
-	fsys := w.s.fsys
-	var n int64
-	for _, name := range []string{changesName(w.dir, id), shellName(w.dir, id)} {
-		if fi, err := fsys.Stat(name); err == nil {
-			n += fi.Size()
-		}
-	}
-	return n + folderBytes(fsys, outputDir(w.dir, id))
-}
-
-// folderBytes is the size of the files in folder dir (not below it).
-func folderBytes(fsys vfs.FS, dir string) int64 {
-	ents, err := fsys.ReadDir(dir)
-	if err != nil {
-		return 0
-	}
-	var n int64
-	for _, e := range ents {
-		if fi, err := e.Info(); err == nil && fi.Mode().IsRegular() {
-			n += fi.Size()
-		}
-	}
-	return n
-}
-
-// lastLineAt is the time of the last line of session id's items journal,
-// read from its tail; zero when it cannot be read. A listing does not
-// count lines dated in the future as activity, so this is how a plan
-// finds a session whose last write is dated ahead of the clock.
-func (w *Workspace) lastLineAt(id string) time.Time {
-	f, err := w.s.fsys.OpenFile(itemsName(w.dir, id), os.O_RDONLY, 0)
-	if err != nil {
-		return time.Time{}
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return time.Time{}
-	}
-	off := max(fi.Size()-4096, 0)
-	buf := make([]byte, fi.Size()-off)
-	n, _ := f.ReadAt(buf, off)
-	lines := bytes.Split(bytes.TrimRight(buf[:n], "\n"), []byte("\n"))
-	var l struct {
-		At Time `json:"at"`
-	}
-	if len(lines) == 0 || json.Unmarshal(lines[len(lines)-1], &l) != nil {
-		return time.Time{}
-	}
-	return l.At.Time
-}
+func (w *Workspace) artifactBytes(id string) int64 { return trash.ArtifactBytes(w.s.fsys, w.dir, id) }

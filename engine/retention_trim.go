@@ -10,30 +10,14 @@ import (
 	"cairn/journal"
 )
 
-// Trim moves a session to the transcript tier. It drops what only file
-// revert, undo and tool_output need: the session's change records (its
-// changes journal is replaced by one line,
-//
-//	{"v":1,"kind":"start","at":T,"why":"trimmed"}
-//
-// so its records reach back no further than the trim: part of the format),
-// its retained tool outputs (outputs/<id>/), and the output tails of its
-// shell history (an "end" line keeps its exit status and gains
-// "trimmed":true; part of the format). Then the items journal gets
-//
-//	{"v":1,"kind":"meta","at":T,"meta":{"tier":"transcript"}}
-//
-// The conversation, drafts, titles, turns and the trail stay: the session
-// resumes, and its old tool calls read from their text. Compaction
-// archives are read from the conversation itself (compact.go), so they
-// stay too. Objects the dropped records named are left in the workspace
-// store: a fork's copy of the records may name them, and prune removes
-// those nothing names once they are old (retention_prune.go).
-//
-// Every step is idempotent and the tier line comes last; a plan written
-// first (retention_plans.go) has the next open run again a trim a crash
-// cut short. A transcript session that gets a new item is full again
-// (state.go) for its new work.
+// Trim moves a session to the transcript tier: it drops what only file
+// revert, undo and tool_output need (package trash draws the lines it
+// writes), then the items journal gets a tier line. The conversation,
+// drafts, titles, turns and the trail stay: the session resumes, and its
+// old tool calls read from their text. Objects the dropped records named
+// are left for prune. A plan written first (retention_plans.go) has the
+// next open run again a trim a crash cut short. A transcript session that
+// gets a new item is full again (state.go) for its new work.
 
 // runTrim runs the steps of a trim of session id at now, whose lock the
 // caller holds (trimSession makes it all or nothing, retention_plans.go):
