@@ -121,7 +121,7 @@ func (s *Session) commitDurable() error {
 	// open to put back.
 	lerr := s.flushUsage()
 	if lerr == nil {
-		lerr = s.usage.sync(s.ws.s)
+		lerr = s.usage.Sync(s.ws.s.ledgerStore().syncLedger)
 	}
 	if lerr != nil {
 		s.noticef("the usage ledger could not be written: %v; the next open puts this session's lines back", lerr)
@@ -129,7 +129,7 @@ func (s *Session) commitDurable() error {
 	if err == nil && s.recorded && s.unrecorded == nil && !s.readOnly && !s.changesOnly {
 		// The trail is synced; with the ledger, every turn is settled.
 		if lerr == nil {
-			s.usage.pending = false
+			s.usage.Synced()
 			s.st.settled = s.st.turns
 		}
 		err = s.writeRecordLocked(true)

@@ -1,11 +1,8 @@
 package engine
 
 import (
-	"fmt"
-
 	"cairn/engine/internal/config"
 	"cairn/engine/internal/layout"
-	"cairn/internal/vfs"
 )
 
 // config.json, at the top of the state folder, is optional and every key has
@@ -18,25 +15,15 @@ import (
 // Tools sections (package config says what each key means).
 type Config = config.Config
 
-// The sections of Config.
+// The sections of Config the engine's files name.
 type (
 	SnapshotsConfig = config.SnapshotsConfig
 	StorageConfig   = config.StorageConfig
-	HistoryConfig   = config.HistoryConfig
-	ToolsConfig     = config.ToolsConfig
 )
 
 // ConfigError names the key of config.json that is wrong (Key, "" for the
 // whole file) and what is wrong with it (Msg); it wraps ErrBadInput.
 type ConfigError = config.Error
-
-// The most the local change store accepts of each recording limit (seed
-// "Limits"): a larger value in config.json is lowered to it.
-const (
-	MaxRecordBytesMB     = config.MaxRecordBytesMB
-	MaxRecordFiles       = config.MaxRecordFiles
-	MaxRecordFileBytesMB = config.MaxRecordFileBytesMB
-)
 
 // DefaultMaxAttachmentMB is storage.max_attachment_mb's default.
 const DefaultMaxAttachmentMB = config.DefaultMaxAttachmentMB
@@ -59,14 +46,7 @@ func (s *Store) Config() (Config, error) {
 	if s.ledger != nil {
 		return s.ledger.Config()
 	}
-	b, err := vfs.ReadFile(s.fsys, configName)
-	if vfs.IsNotExist(err) {
-		return DefaultConfig(), nil
-	}
-	if err != nil {
-		return Config{}, fmt.Errorf("engine: read config.json: %w", err)
-	}
-	return ParseConfig(b)
+	return config.Load(s.fsys)
 }
 
 // matchGlob reports whether the slash-separated name matches a glob of

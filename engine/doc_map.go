@@ -19,7 +19,7 @@ package engine
 // Store and workspaces: store.go home.go ephemeral.go config.go errors.go
 // ids.go times.go workspace.go workspace_info.go wsfs.go checkouts.go
 // history.go usage.go view.go view_stream.go list_head.go list_future.go
-// temps.go create_sweep.go. Opening a state folder (FORMAT, the recovery
+// temps.go. Opening a state folder (FORMAT, the recovery
 // of a crashed move or plan), a workspace per canonical directory, the
 // user's files through one os.Root (Workspace.files), reading sessions
 // without owning them (View), the store's own files (history.jsonl,
@@ -30,7 +30,7 @@ package engine
 // session_config.go session_readonly.go session_runs.go conv.go state.go
 // load.go item.go item_check.go item_json.go payload.go degrade.go
 // owner.go record.go record_stale.go commit.go turn.go turnend.go
-// turn_settle.go usage_queue.go audit.go draft.go title.go compact.go
+// turn_settle.go audit.go draft.go title.go compact.go
 // attach.go fork.go revert.go. Create and Open (ownership), the fold of the
 // items journal into the conversation (Workspace.fold, state), appending
 // items and trail lines, the record, the end of a turn, Degrade mode,
@@ -140,8 +140,9 @@ package engine
 //	objref     the objects a line or file names
 //	outputs    tool outputs kept whole beside a truncated result
 //	overlap    which calls running at the same time join one unit
+//	owner      a session's lock and owner hint; a dead owner's temp files
 //	patch      apply_patch's patches, parsed and applied in memory
-//	prune      the objects a workspace still reaches
+//	prune      what a prune removes (the objects a workspace still reaches), the sweep's mark
 //	remote     sessions on object storage: push, pull, leases, remote retention
 //	scope      what a record covers: shell-line scopes, the walk, Diff
 //	shell      shell history; shell.Log holds a mutex of its own
@@ -149,7 +150,8 @@ package engine
 //	stats      where the disk went, in parts that add up
 //	tasks      task records and sub-agent transcripts; tasks.Log holds a
 //	           mutex of its own
-//	trash      forgotten sessions and their entries
+//	trash      forgotten sessions and their entries, plans, a trim's steps
+//	usage      the usage ledger and a session's queue of lines for it
 //
 // Beside them, public: engine/retention (keep rules, pure), engine/wskey
 // (workspace keys), engine/ids (slugs and shell-job labels) and engine/scopebench

@@ -110,7 +110,7 @@ func TestRetentionCrashAtEverySync(t *testing.T) {
 				s := must(OpenFS(e.mem, "/mem", WithClock(e.clock)))(t) // settles what the crash cut short
 				e.store = s
 				e.ws = must(s.Workspace(e.ws.Path()))(t)
-				if names, _ := vfs.ReadDirNames(e.mem, plansDir); len(names) > 0 {
+				if names, _ := vfs.ReadDirNames(e.mem, trash.PlansDir); len(names) > 0 {
 					t.Fatalf("sync point %d: plans left after an open: %v", n, names)
 				}
 				checkOnePlace(t, e, id, before, op, n)
@@ -154,7 +154,7 @@ func checkOnePlace(t *testing.T, e *memEnv, id string, before map[string]string,
 		}
 		rec := must(readRecord(e.mem, e.ws.dir, id))(t)
 		untouched := maps.Equal(inWS, before)
-		trimmed := rec.Tier == "transcript" && !e.ws.hasArtifacts(id)
+		trimmed := rec.Tier == "transcript" && !trash.HasArtifacts(e.ws.s.fsys, e.ws.dir, id)
 		if untouched == trimmed {
 			t.Fatalf("sync point %d: the session is neither untouched nor trimmed (tier %s): %v", n, rec.Tier, keysOf(inWS))
 		}
@@ -229,10 +229,10 @@ func TestFsckNamesSplitSessionAndPlans(t *testing.T) {
 	// A plan left behind (its session's lock held: a forget running now)
 	// is a note; a file in plans/ that is no plan is a problem.
 	noErr(t, e.ws.trimSession(ctx, id))
-	p := e.ws.newPlan(planTrim, id, "run")
-	noErr(t, fileplan.Write(e.mem, plansDir, p))
+	p := e.ws.newPlan(trash.KindTrim, id, "run")
+	noErr(t, fileplan.Write(e.mem, trash.PlansDir, p))
 	l := must(e.mem.Lock(lockName(e.ws.dir, id)))(t)
-	noErr(t, vfs.WriteFileAtomic(e.mem, path.Join(plansDir, "00000000-0000-4000-8000-000000000000.json"), []byte(`{"v":1,"kind":"forget"}`)))
+	noErr(t, vfs.WriteFileAtomic(e.mem, path.Join(trash.PlansDir, "00000000-0000-4000-8000-000000000000.json"), []byte(`{"v":1,"kind":"forget"}`)))
 	rep = must(e.store.Fsck(ctx))(t)
 	l.Release()
 	if !slices.ContainsFunc(rep.Notes, func(p FsckProblem) bool { return strings.Contains(p.Path, id) && strings.Contains(p.Problem, "trim") }) ||

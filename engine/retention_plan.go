@@ -1,16 +1,12 @@
 package engine
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"os"
-	"slices"
 	"time"
 
+	"cairn/engine/internal/trash"
 	"cairn/engine/retention"
-	"cairn/internal/vfs"
 )
 
 // Retention: trim moves a session from the full tier to the transcript
@@ -30,21 +26,15 @@ import (
 
 // Retention actions.
 const (
-	ActionTrim   = "trim"
-	ActionForget = "forget"
-)
-
-// Retention group_by values.
-const (
-	GroupByDirectory = "directory"
-	GroupByNone      = "none"
+	ActionTrim   = retention.Trim
+	ActionForget = retention.Forget
 )
 
 // RetentionOptions say what a trim or a forget works on.
 type RetentionOptions struct {
 	Action  string           // ActionTrim or ActionForget
 	Policy  retention.Policy // used when Sessions is empty
-	GroupBy string           // GroupByDirectory (the default) or GroupByNone
+	GroupBy string           // "directory" (the default) or "none"
 	// Sessions, when set, are removed whatever the policy: ids (Resolve
 	// first). A pinned one is refused; one that is open is skipped.
 	Sessions []string
@@ -53,50 +43,18 @@ type RetentionOptions struct {
 	Progress func(done, total int)
 }
 
-// RetentionPlan is what a trim or a forget does, group by group.
-type RetentionPlan struct {
-	Action string
-	Groups []RetentionGroup
-	// Skipped names the sessions a run found open (or pinned) when their
-	// turn came, and those a forget found an older forgotten session of
-	// the same id in the trash for (filled in by RunRetention; a plan has
-	// none).
-	Skipped []RetentionEntry
-}
-
-// RetentionGroup is one group's decisions: Directory is the workspace's
-// path, "" when group_by is "none".
-type RetentionGroup struct {
-	Directory string
-	Keep      []RetentionEntry
-	Remove    []RetentionEntry
-}
+// RetentionPlan is what a trim or a forget does, group by group (package
+// retention draws it).
+type RetentionPlan = retention.Plan
 
 // RetentionEntry is one session in a plan.
-type RetentionEntry struct {
-	Session   string
-	Directory string
-	Title     string
-	Activity  time.Time
-	Reasons   []string // why it is kept; empty for a removal
-	Bytes     int64    // for a trim's removal: the artifact bytes it drops
-	key       string   // its workspace key
-}
-
-// Removals counts the sessions the plan removes.
-func (p *RetentionPlan) Removals() int {
-	n := 0
-	for _, g := range p.Groups {
-		n += len(g.Remove)
-	}
-	return n
-}
+type RetentionEntry = retention.Entry
 
 // retentionCandidate is a session as a plan reads it.
 type retentionCandidate struct {
-	retention.Candidate
-	dir, key, title, tier string
-	w                     *Workspace
+	retention.Session
+	tier string
+	w    *Workspace
 }
 
 // PlanRetention works out what a trim or a forget would do, reading only.
@@ -112,94 +70,31 @@ func (s *Store) PlanRetention(ctx context.Context, opt RetentionOptions) (*Reten
 	if err != nil {
 		return nil, err
 	}
-	plan := &RetentionPlan{Action: opt.Action}
-	if len(opt.Sessions) > 0 {
-		return plan, s.planNamed(plan, cands, opt)
+	if len(opt.Sessions) == 0 {
+		list := make([]retention.Session, len(cands))
+		for i, c := range cands {
+			list[i] = c.Session
+		}
+		return retention.Make(opt.Action, list, opt.Policy, opt.GroupBy, s.now(), loc), nil
 	}
-	groups := map[string][]retentionCandidate{}
-	var order []string
+	// Named sessions: each is removed unless it is pinned (refused: the
+	// whole run does nothing) or open (kept).
+	byID := map[string]retention.Session{}
 	for _, c := range cands {
-		g := c.dir
-		if opt.GroupBy == GroupByNone {
-			g = ""
-		}
-		if _, ok := groups[g]; !ok {
-			order = append(order, g)
-		}
-		groups[g] = append(groups[g], c)
+		byID[c.ID] = c.Session
 	}
-	slices.Sort(order)
-	now := s.now()
-	for _, g := range order {
-		list := groups[g]
-		byID := map[string]retentionCandidate{}
-		rc := make([]retention.Candidate, len(list))
-		for i, c := range list {
-			rc[i], byID[c.ID] = c.Candidate, c
-		}
-		group := RetentionGroup{Directory: g}
-		for _, d := range retention.Decide(rc, opt.Policy, now, loc) {
-			c := byID[d.ID]
-			e := RetentionEntry{Session: d.ID, Directory: c.dir, Title: c.title, Activity: d.Activity, key: c.key}
-			switch {
-			case d.Keep:
-				e.Reasons = d.Reasons
-				group.Keep = append(group.Keep, e)
-			case opt.Action == ActionTrim && c.tier == "transcript" && !c.w.hasArtifacts(d.ID):
-				// Already trimmed, and nothing ran since: kept as it is.
-				e.Reasons = []string{"transcript"}
-				group.Keep = append(group.Keep, e)
-			default:
-				if opt.Action == ActionTrim {
-					e.Bytes = c.w.artifactBytes(d.ID)
-				}
-				group.Remove = append(group.Remove, e)
-			}
-		}
-		plan.Groups = append(plan.Groups, group)
-	}
-	return plan, nil
-}
-
-// planNamed is the plan for sessions named by id: each is removed unless
-// it is pinned (refused: the whole run does nothing) or open (kept).
-func (s *Store) planNamed(plan *RetentionPlan, cands []retentionCandidate, opt RetentionOptions) error {
-	byID := map[string]retentionCandidate{}
-	for _, c := range cands {
-		byID[c.ID] = c
-	}
-	groups := map[string]*RetentionGroup{}
-	var order []string
+	named := make([]retention.Session, 0, len(opt.Sessions))
 	for _, id := range opt.Sessions {
 		c, ok := byID[id]
 		if !ok {
-			return fmt.Errorf("%w: session %s", ErrNotFound, id)
+			return &RetentionPlan{Action: opt.Action}, fmt.Errorf("%w: session %s", ErrNotFound, id)
 		}
 		if c.Flags&retention.Pinned != 0 {
-			return refusedf("session %s is pinned (cairn storage unpin %s first)", id, id)
+			return &RetentionPlan{Action: opt.Action}, refusedf("session %s is pinned (cairn storage unpin %s first)", id, id)
 		}
-		g := groups[c.dir]
-		if g == nil {
-			g = &RetentionGroup{Directory: c.dir}
-			groups[c.dir] = g
-			order = append(order, c.dir)
-		}
-		e := RetentionEntry{Session: id, Directory: c.dir, Title: c.title, Activity: c.Activity, key: c.key}
-		if keep, why := c.Always(); keep {
-			e.Reasons = why
-			g.Keep = append(g.Keep, e)
-			continue
-		}
-		if opt.Action == ActionTrim {
-			e.Bytes = c.w.artifactBytes(id)
-		}
-		g.Remove = append(g.Remove, e)
+		named = append(named, c)
 	}
-	slices.Sort(order)
-	for _, d := range order {
-		plan.Groups = append(plan.Groups, *groups[d])
-	}
-	return nil
+	return retention.Named(opt.Action, named), nil
 }
 
 // retentionCandidates lists every session of every workspace the store
@@ -221,8 +116,10 @@ func (s *Store) retentionCandidates(ctx context.Context) ([]retentionCandidate, 
 			if e.OpenedAt.After(act) {
 				act = e.OpenedAt
 			}
-			c := retentionCandidate{Candidate: retention.Candidate{ID: e.ID, Activity: act},
-				dir: w.path, key: w.key, title: e.Title, tier: e.Tier, w: w}
+			c := retentionCandidate{Session: retention.Session{Candidate: retention.Candidate{ID: e.ID, Activity: act},
+				Directory: w.path, Key: w.key, Title: e.Title}, tier: e.Tier, w: w}
+			c.Trimmed = func() bool { return c.tier == "transcript" && !trash.HasArtifacts(s.fsys, w.dir, c.ID) }
+			c.Bytes = func() int64 { return w.artifactBytes(c.ID) }
 			if e.Pinned {
 				c.Flags |= retention.Pinned
 			}
@@ -234,7 +131,7 @@ func (s *Store) retentionCandidates(ctx context.Context) ([]retentionCandidate, 
 			if w.fileRevertPending(e.ID) {
 				c.Flags |= retention.PendingRevert
 			}
-			if act.After(future) || e.CreatedAt.After(future) || w.lastLineAt(e.ID).After(future) {
+			if act.After(future) || e.CreatedAt.After(future) || trash.LastLineAt(w.s.fsys, w.dir, e.ID).After(future) {
 				c.Flags |= retention.FutureDated
 			}
 			out = append(out, c)
@@ -258,55 +155,4 @@ func (w *Workspace) fileRevertPending(id string) bool {
 
 // artifactBytes is what a trim of session id would drop: its change
 // records, its retained tool outputs and its shell history.
-func (w *Workspace) artifactBytes(id string) int64 {
-	fsys := w.s.fsys
-	var n int64
-	for _, name := range []string{changesName(w.dir, id), shellName(w.dir, id)} {
-		if fi, err := fsys.Stat(name); err == nil {
-			n += fi.Size()
-		}
-	}
-	return n + folderBytes(fsys, outputDir(w.dir, id))
-}
-
-// folderBytes is the size of the files in folder dir (not below it).
-func folderBytes(fsys vfs.FS, dir string) int64 {
-	ents, err := fsys.ReadDir(dir)
-	if err != nil {
-		return 0
-	}
-	var n int64
-	for _, e := range ents {
-		if fi, err := e.Info(); err == nil && fi.Mode().IsRegular() {
-			n += fi.Size()
-		}
-	}
-	return n
-}
-
-// lastLineAt is the time of the last line of session id's items journal,
-// read from its tail; zero when it cannot be read. A listing does not
-// count lines dated in the future as activity, so this is how a plan
-// finds a session whose last write is dated ahead of the clock.
-func (w *Workspace) lastLineAt(id string) time.Time {
-	f, err := w.s.fsys.OpenFile(itemsName(w.dir, id), os.O_RDONLY, 0)
-	if err != nil {
-		return time.Time{}
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return time.Time{}
-	}
-	off := max(fi.Size()-4096, 0)
-	buf := make([]byte, fi.Size()-off)
-	n, _ := f.ReadAt(buf, off)
-	lines := bytes.Split(bytes.TrimRight(buf[:n], "\n"), []byte("\n"))
-	var l struct {
-		At Time `json:"at"`
-	}
-	if len(lines) == 0 || json.Unmarshal(lines[len(lines)-1], &l) != nil {
-		return time.Time{}
-	}
-	return l.At.Time
-}
+func (w *Workspace) artifactBytes(id string) int64 { return trash.ArtifactBytes(w.s.fsys, w.dir, id) }

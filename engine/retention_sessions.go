@@ -41,7 +41,7 @@ func (s *Store) StoredSessions(ctx context.Context) ([]StoredSession, error) {
 				conv += fi.Size()
 			}
 		}
-		out = append(out, StoredSession{Session: c.ID, Directory: c.dir, Title: c.title, Tier: c.tier,
+		out = append(out, StoredSession{Session: c.ID, Directory: c.Directory, Title: c.Title, Tier: c.tier,
 			Pinned: c.Flags&retention.Pinned != 0, Open: c.Flags&retention.Open != 0, Activity: c.Activity,
 			Bytes: conv, Artifacts: c.w.artifactBytes(c.ID)})
 	}

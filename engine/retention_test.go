@@ -358,12 +358,12 @@ func TestGroupBy(t *testing.T) {
 	}
 	want := []string{a1, a2}
 	slices.Sort(want)
-	if got := removed(GroupByDirectory); !slices.Equal(got, want) {
+	if got := removed(retention.GroupByDirectory); !slices.Equal(got, want) {
 		t.Errorf("by directory: removed %v, want %v", got, want)
 	}
 	want = []string{a1, a2, b.ID()}
 	slices.Sort(want)
-	if got := removed(GroupByNone); !slices.Equal(got, want) {
+	if got := removed(retention.GroupByNone); !slices.Equal(got, want) {
 		t.Errorf("none: removed %v, want %v (a3 %s)", got, want, a3)
 	}
 }

@@ -1,58 +1,30 @@
 package engine
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 
-	"cairn/engine/internal/changes"
-	"cairn/engine/internal/durable"
-	"cairn/engine/internal/layout"
 	"cairn/engine/internal/trash"
-	"cairn/internal/vfs"
 	"cairn/journal"
 )
 
-// Trim moves a session to the transcript tier. It drops what only file
-// revert, undo and tool_output need: the session's change records (its
-// changes journal is replaced by one line,
-//
-//	{"v":1,"kind":"start","at":T,"why":"trimmed"}
-//
-// so its records reach back no further than the trim: part of the format),
-// its retained tool outputs (outputs/<id>/), and the output tails of its
-// shell history (an "end" line keeps its exit status and gains
-// "trimmed":true; part of the format). Then the items journal gets
-//
-//	{"v":1,"kind":"meta","at":T,"meta":{"tier":"transcript"}}
-//
-// The conversation, drafts, titles, turns and the trail stay: the session
-// resumes, and its old tool calls read from their text. Compaction
-// archives are read from the conversation itself (compact.go), so they
-// stay too. Objects the dropped records named are left in the workspace
-// store: a fork's copy of the records may name them, and prune removes
-// those nothing names once they are old (retention_prune.go).
-//
-// Every step is idempotent and the tier line comes last; a plan written
-// first (retention_plans.go) has the next open run again a trim a crash
-// cut short. A transcript session that gets a new item is full again
-// (state.go) for its new work.
+// Trim moves a session to the transcript tier: it drops what only file
+// revert, undo and tool_output need (package trash draws the lines it
+// writes), then the items journal gets a tier line. The conversation,
+// drafts, titles, turns and the trail stay: the session resumes, and its
+// old tool calls read from their text. Objects the dropped records named
+// are left for prune. A plan written first (retention_plans.go) has the
+// next open run again a trim a crash cut short. A transcript session that
+// gets a new item is full again (state.go) for its new work.
 
 // runTrim runs the steps of a trim of session id at now, whose lock the
-// caller holds (trimSession makes it all or nothing, retention_plans.go).
+// caller holds (trimSession makes it all or nothing, retention_plans.go):
+// trash.Trim drops the artifacts, then the tier line comes last.
 func (w *Workspace) runTrim(ctx context.Context, id string, now Time) error {
-	if err := w.trimChanges(id, now); err != nil {
+	if err := trash.Trim(ctx, w.s.fsys, w.dir, id, now); err != nil {
 		return err
-	}
-	if err := w.trimShell(id); err != nil {
-		return err
-	}
-	for _, dir := range trash.TrimFolders() {
-		if err := durable.RemoveFolder(ctx, w.s.fsys, layout.SessionFolder(w.dir, dir, id)); err != nil {
-			return fmt.Errorf("engine: trim %s: %w", id, err)
-		}
 	}
 	rec, err := readRecord(w.s.fsys, w.dir, id)
 	if err != nil || rec.Tier != "transcript" {
@@ -61,80 +33,6 @@ func (w *Workspace) runTrim(ctx context.Context, id string, now Time) error {
 		}
 	}
 	return w.rebuildRecord(ctx, id)
-}
-
-// trimChanges replaces session id's changes journal by a start line, unless
-// it holds nothing else already.
-func (w *Workspace) trimChanges(id string, now Time) error {
-	name := changesName(w.dir, id)
-	if !w.hasRecords(id) {
-		return nil
-	}
-	line, _ := json.Marshal(changes.MarkLine{V: 1, Kind: changes.KindStart, At: now, Why: "trimmed"})
-	if err := vfs.WriteFileAtomic(w.s.fsys, name, append(line, '\n')); err != nil {
-		return fmt.Errorf("engine: trim change records of %s: %w", id, err)
-	}
-	return nil
-}
-
-// hasRecords reports whether session id's changes journal holds anything
-// but start lines (a missing journal holds nothing; one that cannot be
-// read is taken to hold something).
-func (w *Workspace) hasRecords(id string) bool {
-	only := true
-	_, err := journal.Read(w.s.fsys, changesName(w.dir, id), func(b []byte) error {
-		var l struct {
-			Kind string `json:"kind"`
-		}
-		if json.Unmarshal(b, &l) != nil || l.Kind != changes.KindStart {
-			only = false
-		}
-		return nil
-	})
-	return !vfs.IsNotExist(err) && (err != nil || !only)
-}
-
-// hasArtifacts reports whether a transcript session holds what a trim
-// drops again: change records or tool outputs written since its trim by
-// work that added no item (a plumbing file tool).
-func (w *Workspace) hasArtifacts(id string) bool {
-	for _, folder := range trash.TrimFolders() {
-		if ents, err := w.s.fsys.ReadDir(layout.SessionFolder(w.dir, folder, id)); err == nil && len(ents) > 0 {
-			return true
-		}
-	}
-	return w.hasRecords(id)
-}
-
-// trimShell drops the output tails of session id's shell history.
-func (w *Workspace) trimShell(id string) error {
-	name := shellName(w.dir, id)
-	var out bytes.Buffer
-	changed := false
-	_, err := journal.Read(w.s.fsys, name, func(b []byte) error {
-		var m map[string]json.RawMessage
-		if json.Unmarshal(b, &m) == nil && string(m["kind"]) == `"end"` && (m["stdout"] != nil || m["stderr"] != nil) {
-			for _, k := range []string{"stdout", "stderr", "stdout_cut", "stderr_cut"} {
-				delete(m, k)
-			}
-			m["trimmed"] = json.RawMessage("true")
-			b, _ = json.Marshal(m)
-			changed = true
-		}
-		out.Write(b)
-		out.WriteByte('\n')
-		return nil
-	})
-	if vfs.IsNotExist(err) || (err == nil && !changed) {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("engine: trim shell history of %s: %w", id, err)
-	}
-	if err := vfs.WriteFileAtomic(w.s.fsys, name, out.Bytes()); err != nil {
-		return fmt.Errorf("engine: trim shell history of %s: %w", id, err)
-	}
-	return nil
 }
 
 // appendMeta appends a meta line to session id's items journal and syncs

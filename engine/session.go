@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"cairn/engine/internal/shell"
+	"cairn/engine/internal/usage"
 	"cairn/internal/vfs"
 	"cairn/journal"
 )
@@ -23,9 +24,9 @@ type Session struct {
 	// convLog is the conversation: its folded state, the items journal and
 	// the trail, the record, Degrade mode (conv.go). Guarded by mu.
 	convLog
-	// usage is the usage lines on their way to the ledger (usage_queue.go).
+	// usage is the usage lines on their way to the ledger (package usage).
 	// Guarded by mu.
-	usage usageQueue
+	usage usage.Queue
 
 	lock vfs.Lock
 	// changesLog is the changes log: the undo stack and its writer, the

@@ -1,30 +1,13 @@
 package engine
 
-import "sync"
+import "cairn/engine/internal/config"
 
 // sessionConfig is config.json as a session read it: once, at its first
-// file tool, undo or redo, and again on ReloadConfig. A config that could
-// not be read is not kept, so the next call reads it again.
-type sessionConfig struct {
-	mu  sync.Mutex // a leaf: held only while the file is read
-	cfg *Config
-}
+// file tool, undo or redo, and again on ReloadConfig (config.Cache).
+type sessionConfig = config.Cache
 
 // config is the session's config, read from config.json on first use.
-func (s *Session) config() (Config, error) {
-	c := &s.cfg
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.cfg != nil {
-		return *c.cfg, nil
-	}
-	cfg, err := s.ws.s.Config()
-	if err != nil {
-		return Config{}, err
-	}
-	c.cfg = &cfg
-	return cfg, nil
-}
+func (s *Session) config() (Config, error) { return s.cfg.Get(s.ws.s.Config) }
 
 // ReloadConfig reads config.json again; the session's file tools, undo and
 // redo use it from then on. A session reads config.json once, at its first
@@ -37,8 +20,6 @@ func (s *Session) ReloadConfig() error {
 	if err != nil {
 		return err
 	}
-	s.cfg.mu.Lock()
-	s.cfg.cfg = &cfg
-	s.cfg.mu.Unlock()
+	s.cfg.Set(cfg)
 	return nil
 }

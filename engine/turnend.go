@@ -52,7 +52,7 @@ func (s *Session) EndTurn(ctx context.Context, t Turn) error {
 		// and syncs what is left, and an open after a crash puts back
 		// what was lost, from the turn line (turn_settle.go).
 		var lerr error
-		if s.usage.add(u, s.ws.s.now()) {
+		if s.usage.Add(u, s.ws.s.now(), recordEvery) {
 			lerr = s.flushUsage()
 		}
 		if err := s.commitTurn(ctx, nil); err != nil {
@@ -86,7 +86,7 @@ func (s *Session) ledgerFailed(err error) error {
 
 // flushUsage writes the queued usage lines to the ledger, not synced. On a
 // failure they stay queued, for the next turn or Close.
-func (s *Session) flushUsage() error { return s.usage.flush(s.ws.s, s.ws.s.now()) }
+func (s *Session) flushUsage() error { return s.usage.Flush(s.ws.s.writeUsage, s.ws.s.now()) }
 
 // Rename sets the session's title as the user's own: it is written at once
 // and no generated title replaces it. The name is kept as given, on one

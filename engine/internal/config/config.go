@@ -3,11 +3,14 @@ package config
 import (
 	"errors"
 	"fmt"
+	"sync"
 
 	"cairn/engine/internal/changes"
 	"cairn/engine/internal/errs"
 	"cairn/engine/internal/execpolicy"
+	"cairn/engine/internal/layout"
 	"cairn/engine/retention"
+	"cairn/internal/vfs"
 )
 
 // Config is the parsed config.json.
@@ -151,4 +154,49 @@ const (
 // Limits is the undo stack's limits under c.
 func (c SnapshotsConfig) Limits() changes.Limits {
 	return changes.Limits{MaxPerSession: c.MaxPerSession, MaxBytes: c.MaxBytesPerSession}
+}
+
+// Load reads config.json from the top of fsys; a missing file gives the
+// defaults.
+func Load(fsys vfs.FS) (Config, error) {
+	b, err := vfs.ReadFile(fsys, layout.Config)
+	if vfs.IsNotExist(err) {
+		return Default(), nil
+	}
+	if err != nil {
+		return Config{}, fmt.Errorf("engine: read config.json: %w", err)
+	}
+	return Parse(b)
+}
+
+// Cache is config.json as a session read it: once, at its first use, and
+// again when it is set. A config that could not be read is not kept, so
+// the next Get reads it again.
+//
+// Lock: mu, a leaf held only while the file is read, guards cfg.
+type Cache struct {
+	mu  sync.Mutex
+	cfg *Config
+}
+
+// Get returns the cached config, reading it with load the first time.
+func (c *Cache) Get(load func() (Config, error)) (Config, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.cfg != nil {
+		return *c.cfg, nil
+	}
+	cfg, err := load()
+	if err != nil {
+		return Config{}, err
+	}
+	c.cfg = &cfg
+	return cfg, nil
+}
+
+// Set replaces the cached config.
+func (c *Cache) Set(cfg Config) {
+	c.mu.Lock()
+	c.cfg = &cfg
+	c.mu.Unlock()
 }
