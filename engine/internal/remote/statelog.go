@@ -2,11 +2,12 @@ package remote
 
 import (
 	"bytes"
-	"encoding/json"
 	"io"
 	"os"
 	"path"
 	"sort"
+
+	json "github.com/segmentio/encoding/json"
 
 	"cairn/internal/vfs"
 )
@@ -45,7 +46,9 @@ func (st *State) touch(id string) {
 	st.log.dirty[id] = true
 }
 
-// loadSessions folds the journal into the state. A torn last line (a save
+// loadSessions folds the journal into the state (decoded with
+// segmentio/encoding/json, as the session journals are: a sync reads every
+// line of it). A torn last line (a save
 // cut short) is left out and cut off by the next append; a whole line
 // that does not decode means the journal is damaged, and ok is false:
 // the caller drops the state and the next sync rebuilds it.
