@@ -194,27 +194,28 @@ func (s *Store) FetchRemote(ctx context.Context, name, id, dir string) (*Workspa
 	if w == nil {
 		return nil, "", fmt.Errorf("engine: session %s was pulled into %s, which is not a workspace folder", card.ID, ws)
 	}
-	if _, err := os.Stat(w.path); err == nil || dir == "" {
-		return w, card.ID, nil
+	if _, err := os.Stat(w.path); err != nil && dir != "" {
+		to, err := Canonical(dir)
+		if err != nil {
+			return nil, "", err
+		}
+		if to != w.path {
+			if _, err := s.MigrateSessions(ctx, w.path, to, MigrateOptions{Session: card.ID, NoUsage: true}); err != nil {
+				return nil, "", err
+			}
+			if w, err = s.workspaceAt(to); err != nil {
+				return nil, "", err
+			}
+			if err := sy.Moved(ctx, card.ID, w.dir); err != nil {
+				return nil, "", err
+			}
+		}
 	}
-	to, err := Canonical(dir)
-	if err != nil {
+	// What the open reads comes down now, several objects at once.
+	if err := sy.FetchObjects(ctx, w.objects(), w.dir, card.ID); err != nil {
 		return nil, "", err
 	}
-	if to == w.path {
-		return w, card.ID, nil
-	}
-	if _, err := s.MigrateSessions(ctx, w.path, to, MigrateOptions{Session: card.ID, NoUsage: true}); err != nil {
-		return nil, "", err
-	}
-	nw, err := s.workspaceAt(to)
-	if err != nil {
-		return nil, "", err
-	}
-	if err := sy.Moved(ctx, card.ID, nw.dir); err != nil {
-		return nil, "", err
-	}
-	return nw, card.ID, nil
+	return w, card.ID, nil
 }
 
 // workspaceByFolder is the workspace whose folder is ws, or nil.

@@ -1,8 +1,10 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -29,7 +31,9 @@ func (o *opensUnder) OpenFile(name string, flag int, perm fs.FileMode) (vfs.File
 
 // TestSyncCostGrowsWithTheChange: after a first push, a sync that follows
 // one turn in one session of many opens that session's files alone; the
-// others are passed over from the listing of their folder.
+// others are passed over from the listing of their folder. What it writes
+// of its own state is that session's line, appended: the state of the
+// others is neither read from its files nor written again.
 func TestSyncCostGrowsWithTheChange(t *testing.T) {
 	ctx := context.Background()
 	s, err := Open(t.TempDir())
@@ -62,12 +66,29 @@ func TestSyncCostGrowsWithTheChange(t *testing.T) {
 	}
 	sess.Close()
 
+	journal := filepath.Join(s.Home(), "remotes", "origin", "sessions.jsonl")
+	before, err := os.ReadFile(journal)
+	if err != nil {
+		t.Fatal(err)
+	}
 	counted.mu.Lock()
 	counted.opened = nil
 	counted.mu.Unlock()
 	rep, err := s.Sync(ctx, "", SyncOptions{})
 	if err != nil || rep.Pushed.Sessions != 1 {
 		t.Fatalf("the sync after one turn: %+v, %v", rep, err)
+	}
+	after, _ := os.ReadFile(journal)
+	if !bytes.HasPrefix(after, before) {
+		t.Error("the sync after one turn rewrote the state of every session")
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(after[min(len(before), len(after)):])), "\n") {
+		if !strings.Contains(line, ids[5]) {
+			t.Errorf("the sync after one turn in %s wrote state %q", ids[5], line)
+		}
+	}
+	if head, _ := os.ReadFile(filepath.Join(s.Home(), "remotes", "origin", "state.json")); bytes.Contains(head, []byte(ids[0])) {
+		t.Error("state.json holds the state of sessions")
 	}
 	counted.mu.Lock()
 	defer counted.mu.Unlock()

@@ -108,6 +108,7 @@ func (s *Syncer) takeEntry(machine string, ms *MachineState, le *logEntry) {
 		if !validID(ls.ID) {
 			continue
 		}
+		s.st.touch(ls.ID)
 		if ls.Card != nil {
 			c := *ls.Card
 			c.ID, c.Machine = ls.ID, machine
@@ -128,6 +129,7 @@ func (s *Syncer) takeEntry(machine string, ms *MachineState, le *logEntry) {
 	}
 	ms.PendingUsage = append(ms.PendingUsage, le.Usage...)
 	for _, id := range le.Forgets {
+		s.st.touch(id)
 		s.st.Forgotten[id] = true
 		delete(s.st.Pending, id)
 	}
@@ -165,6 +167,7 @@ func (s *Syncer) pull(ctx context.Context) error {
 // ownership here: an owner here (a session open) keeps them pending.
 func (s *Syncer) pullSession(ctx context.Context, id string) error {
 	s.mu.Lock()
+	s.st.touch(id)
 	pending := append([]Segment(nil), s.st.Pending[id]...)
 	if s.st.Forgotten[id] {
 		delete(s.st.Pending, id)

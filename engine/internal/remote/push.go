@@ -162,6 +162,7 @@ func (s *Syncer) pushSession(ctx context.Context, ref SessionRef) (*logSession, 
 		}
 		if nfs != fs {
 			s.mu.Lock()
+			s.st.touch(ref.ID)
 			f := nfs
 			ss.Files[file] = &f
 			s.mu.Unlock()
@@ -180,6 +181,7 @@ func (s *Syncer) pushSession(ctx context.Context, ref SessionRef) (*logSession, 
 	c.Machine = s.Machine
 	ls.Card = &c
 	s.mu.Lock()
+	s.st.touch(ref.ID)
 	s.st.Cards[ref.ID] = &c
 	s.mu.Unlock()
 	return ls, nil
@@ -455,6 +457,7 @@ func (s *Syncer) pushOutputs(ctx context.Context, ref SessionRef, ss *SessionSta
 		}
 		s.addDone("push", int64(len(b)))
 		s.mu.Lock()
+		s.st.touch(ref.ID)
 		ss.Outputs[name] = true
 		s.rep.Pushed.Outputs++
 		s.mu.Unlock()

@@ -107,6 +107,7 @@ func (s *Syncer) Forget(ctx context.Context, p retention.Policy, ids []string, d
 		return rep, err
 	}
 	for _, id := range gone {
+		s.st.touch(id)
 		s.st.Forgotten[id] = true
 		delete(s.st.Pending, id)
 		delete(s.st.Cards, id)

@@ -14,26 +14,35 @@ import (
 )
 
 // State is what this machine knows of one remote, kept in the state
-// folder at remotes/<name>/state.json (written whole by atomic rename
-// after each sync). It is a cache: lost, the next sync finds each segment
-// and object already there and rebuilds it, at the cost of a full push.
+// folder under remotes/<name>/: what concerns the remote as a whole
+// (its log's number, the usage ledger, how far each machine's log was
+// read) in state.json, written whole by atomic rename after each sync,
+// and what concerns each session in sessions.jsonl, an append-only
+// journal with a line per session a sync changed (statelog.go): a turn's
+// sync writes what changed, not what the remote holds. It is a cache:
+// lost, the next sync reads the remote's logs again and finds each
+// segment and object already there, at the cost of a full push.
 type State struct {
 	V   int    `json:"v"`
 	URL string `json:"url"`
 	// Seq is the number of this machine's last log entry.
 	Seq int64 `json:"seq"`
 	// Sessions holds, per session, how far each journal is on both sides.
-	Sessions map[string]*SessionState `json:"sessions"`
+	// It, Cards, Pending and Forgotten are kept in sessions.jsonl; a
+	// state.json of the first format held them too, and is read as such.
+	Sessions map[string]*SessionState `json:"sessions,omitempty"`
 	// Usage is how far this machine's usage ledger went up.
 	Usage FileState `json:"usage"`
 	// Machines is how far each other machine's log was read.
 	Machines map[string]*MachineState `json:"machines"`
 	// Cards describe the remote's sessions, as the log last said.
-	Cards map[string]*Card `json:"cards"`
+	Cards map[string]*Card `json:"cards,omitempty"`
 	// Pending are segments the log named that are not applied here yet.
 	Pending map[string][]Segment `json:"pending,omitempty"`
 	// Forgotten are the sessions a remote forget ended.
 	Forgotten map[string]bool `json:"forgotten,omitempty"`
+
+	log sessionLog // the sessions journal as loaded, and what changed since
 }
 
 // SessionState is one session's side of a remote.
@@ -94,28 +103,61 @@ const tailLen = 256
 func StateDir(name string) string { return path.Join("remotes", name) }
 
 func stateName(name string) string    { return path.Join(StateDir(name), "state.json") }
+func sessionsName(name string) string { return path.Join(StateDir(name), "sessions.jsonl") }
 func pushedName(name string) string   { return path.Join(StateDir(name), "objects.txt") }
 func usageDir(name string) string     { return path.Join(StateDir(name), "usage") }
 func usageName(name, m string) string { return path.Join(usageDir(name), m+".jsonl") }
 
-// LoadState reads remote name's state; a missing one is empty.
+// stateVersion is the format of state.json: 2 keeps the sessions in
+// sessions.jsonl.
+const stateVersion = 2
+
+// LoadState reads remote name's state; a missing one is empty. A damaged
+// one is dropped whole and rebuilt by the next sync.
 func LoadState(fsys vfs.FS, name, url string) (*State, error) {
-	st := &State{V: 1, URL: url}
+	st := newState(url)
 	b, err := vfs.ReadFile(fsys, stateName(name))
 	switch {
 	case vfs.IsNotExist(err):
+		// Without its head, the sessions journal is not trusted either:
+		// it may belong to a remote this name no longer points at.
+		st.log.rewrite = true
 	case err != nil:
 		return nil, fmt.Errorf("remote: read state of %s: %w", name, err)
 	default:
-		if err := json.Unmarshal(b, st); err != nil {
-			// A damaged cache is rebuilt: every segment is found there.
-			st = &State{V: 1, URL: url}
+		if err := json.Unmarshal(b, st); err != nil || st.URL != url {
+			// A damaged cache is rebuilt: every segment is found there. A
+			// name that now points elsewhere keeps nothing either.
+			st = newState(url)
+			st.log.rewrite = true
 		}
 	}
-	if st.URL != url {
-		// The remote's name now points elsewhere: nothing known holds.
-		st = &State{V: 1, URL: url}
+	st.fill()
+	if st.log.rewrite {
+		return st, nil
 	}
+	if st.V < stateVersion {
+		// The first format: its sessions move to the journal, written
+		// whole at the next save.
+		st.log.rewrite = true
+		return st, nil
+	}
+	ok, err := st.loadSessions(fsys, name)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		st = newState(url)
+		st.fill()
+		st.log.rewrite = true
+	}
+	return st, nil
+}
+
+func newState(url string) *State { return &State{V: stateVersion, URL: url} }
+
+// fill makes the maps a loaded state may lack.
+func (st *State) fill() {
 	if st.Sessions == nil {
 		st.Sessions = map[string]*SessionState{}
 	}
@@ -131,17 +173,25 @@ func LoadState(fsys vfs.FS, name, url string) (*State, error) {
 	if st.Forgotten == nil {
 		st.Forgotten = map[string]bool{}
 	}
-	return st, nil
 }
 
-// Save writes the state whole.
+// Save writes what changed: the sessions journal first (the lines of the
+// sessions changed since the last save), then state.json. In that order a
+// crash between the two leaves a head that reads the remote's logs again
+// from where it was, which notes again what the journal holds already.
 func (st *State) Save(fsys vfs.FS, name string) error {
-	b, err := json.Marshal(st)
-	if err != nil {
-		return err
-	}
 	if err := vfs.MkdirAllDurable(fsys, StateDir(name), vfs.DirPerm); err != nil {
 		return fmt.Errorf("remote: state of %s: %w", name, err)
+	}
+	if err := st.saveSessions(fsys, name); err != nil {
+		return fmt.Errorf("remote: state of %s: %w", name, err)
+	}
+	head := *st
+	head.V = stateVersion
+	head.Sessions, head.Cards, head.Pending, head.Forgotten = nil, nil, nil, nil
+	b, err := json.Marshal(&head)
+	if err != nil {
+		return err
 	}
 	if err := vfs.WriteFileAtomic(fsys, stateName(name), b); err != nil {
 		return fmt.Errorf("remote: state of %s: %w", name, err)

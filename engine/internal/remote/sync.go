@@ -320,6 +320,7 @@ func (s *Syncer) SessionFolder(id string) string {
 func (s *Syncer) Moved(ctx context.Context, id, ws string) error {
 	if ss := s.st.Sessions[id]; ss != nil {
 		ss.WS = ws
+		s.st.touch(id)
 	}
 	return s.st.Save(s.Local.FS(), s.Name)
 }

@@ -1,0 +1,157 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/klauspost/compress/zstd"
+
+	"cairn/engine/internal/remote"
+	"cairn/objects"
+)
+
+// gatedOpens holds each download of an object until want of them are in
+// flight at once (or a while has passed, so that downloads made one at a
+// time still end), and records the most that were.
+type gatedOpens struct {
+	remote.Bucket
+	want     int
+	mu       sync.Mutex
+	inflight int
+	most     int
+	all      chan struct{}
+	once     sync.Once
+}
+
+func (g *gatedOpens) Open(ctx context.Context, key string) (io.ReadCloser, error) {
+	if !strings.HasPrefix(key, "objects/") {
+		return g.Bucket.Open(ctx, key)
+	}
+	g.mu.Lock()
+	g.inflight++
+	g.most = max(g.most, g.inflight)
+	if g.inflight >= g.want {
+		g.once.Do(func() { close(g.all) })
+	}
+	g.mu.Unlock()
+	select {
+	case <-g.all:
+	case <-time.After(2 * time.Second):
+	}
+	rc, err := g.Bucket.Open(ctx, key)
+	g.mu.Lock()
+	g.inflight--
+	g.mu.Unlock()
+	return rc, err
+}
+
+// manyPayloads writes a session whose answers are n payload objects.
+func manyPayloads(t *testing.T, s *Store, project string, n int) string {
+	t.Helper()
+	ctx := context.Background()
+	w, _ := s.Workspace(project)
+	sess := w.Create(SessionOptions{})
+	sess.Append(ctx, Item{Type: User, Text: "go"})
+	for i := range n {
+		sess.Append(ctx, Item{Type: Assistant, Text: strings.Repeat(fmt.Sprintf("payload %d ", i), 4000)})
+	}
+	if err := sess.EndTurn(ctx, Turn{Model: "m"}); err != nil {
+		t.Fatal(err)
+	}
+	id := sess.ID()
+	sess.Close()
+	return id
+}
+
+// TestFetchRemoteFetchesObjectsAtOnce: resuming a session pulled from a
+// remote downloads the objects its transcript names several at a time,
+// and every one of them is in place (and reads) before the open.
+func TestFetchRemoteFetchesObjectsAtOnce(t *testing.T) {
+	ctx := context.Background()
+	const n = 6
+	gate := &gatedOpens{want: 3, all: make(chan struct{})}
+	a, b, project := twoMachines(t, "file://"+filepath.ToSlash(t.TempDir()),
+		func(bk remote.Bucket) remote.Bucket { return bk },
+		func(bk remote.Bucket) remote.Bucket { gate.Bucket = bk; return gate })
+	id := manyPayloads(t, a, project, n)
+	if _, err := a.Sync(ctx, "", SyncOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	w, got, err := b.FetchRemote(ctx, "", id[:8], project)
+	if err != nil || got != id {
+		t.Fatalf("fetch: %s, %v", got, err)
+	}
+	if gate.most < gate.want {
+		t.Errorf("at most %d objects were downloaded at once", gate.most)
+	}
+	// Every payload is here now (Has answers for the folder alone).
+	store := w.objects()
+	wa, _ := a.Workspace(project)
+	var ids []objects.ID
+	err = wa.objects().Walk(ctx, func(in objects.Info) error { ids = append(ids, in.ID); return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ids) < n {
+		t.Fatalf("A holds %d objects, want %d", len(ids), n)
+	}
+	for _, oid := range ids {
+		if have, _ := store.Has(oid); !have {
+			t.Errorf("object %s was not fetched with the session", oid)
+		}
+	}
+}
+
+// TestFetchRemoteRefusesABadObject: an object on the remote that does not
+// hash to its name fails the fetch, and nothing is stored under its name.
+func TestFetchRemoteRefusesABadObject(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	a, b, project := twoMachines(t, "file://"+filepath.ToSlash(dir),
+		func(bk remote.Bucket) remote.Bucket { return bk },
+		func(bk remote.Bucket) remote.Bucket { return bk })
+	id := manyPayloads(t, a, project, 3)
+	if _, err := a.Sync(ctx, "", SyncOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var bad string
+	filepath.Walk(filepath.Join(dir, "objects"), func(p string, fi os.FileInfo, err error) error {
+		if err == nil && fi.Mode().IsRegular() && bad == "" {
+			bad = p
+		}
+		return nil
+	})
+	if bad == "" {
+		t.Fatal("no object on the remote")
+	}
+	other := []byte("not what its name says")
+	if strings.HasSuffix(bad, ".zst") {
+		enc, _ := zstd.NewWriter(nil)
+		other = enc.EncodeAll(other, nil)
+		enc.Close()
+	}
+	if err := os.WriteFile(bad, other, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := b.FetchRemote(ctx, "", id, project)
+	if !errors.Is(err, objects.ErrMismatch) {
+		t.Fatalf("a bad object on the remote: %v", err)
+	}
+	h := filepath.Base(filepath.Dir(bad)) + strings.TrimSuffix(filepath.Base(bad), ".zst")
+	oid, perr := objects.ParseID(h)
+	if perr != nil {
+		t.Fatal(perr)
+	}
+	wb, _ := b.Workspace(project)
+	if have, _ := wb.objects().Has(oid); have {
+		t.Error("the bad object was stored under its name")
+	}
+}
