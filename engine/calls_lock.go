@@ -4,27 +4,20 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path"
 	"strings"
-	"sync"
 	"sync/atomic"
-	"time"
 
+	"cairn/engine/internal/callrec"
 	"cairn/internal/vfs"
 )
 
-// The workspace call lock, workspaces/<key>/calls.lock: every file-tool
-// call and every recorded call (RecordCall; an exec line unless it only
-// reads and is not the user's own) holds it shared while it runs, in
-// whichever process; a file revert or unrevert takes it alone, without
-// waiting, so it runs only while every live session of the workspace is
-// idle, and no call starts while it runs (a call waits for it). A call
-// whose lock cannot be taken for any other reason is refused: the lock is
-// what keeps a revert out, and a call never runs on "cannot tell". The
-// lock file is never removed.
+// The workspace call lock, workspaces/<key>/calls.lock (its rules:
+// engine/internal/callrec/lock.go): every file-tool call and every
+// recorded call holds it shared; a file revert or unrevert takes it
+// alone, without waiting.
 
 // callsLockName is the workspace's call lock.
-func callsLockName(dir string) string { return path.Join(dir, "calls.lock") }
+func callsLockName(dir string) string { return callrec.LockName(dir) }
 
 // callCount counts a session's calls running now (each holding the call
 // lock shared): a file revert of the session refuses while any runs.
@@ -42,40 +35,25 @@ func (s *Session) beginCall(ctx context.Context) (end func(), err error) {
 	// The workspace folder is made sure of once: after that, the lock file
 	// kept open says the folder is still there (a removed one is made
 	// again when the lock file is found gone).
-	dir, ensured := w.madeDir(), false
+	dir := w.madeDir()
+	remake := func() bool { return w.ensure() == nil }
 	if dir == "" {
 		if err := w.ensure(); err != nil {
 			return nil, noCallLock(err)
 		}
-		dir, ensured = w.madeDir(), true
+		dir, remake = w.madeDir(), nil
 	}
 	s.running.n.Add(1)
 	cl := w.s.callLock(dir)
-	wait := time.Millisecond
-	for {
-		err = cl.take()
-		if vfs.IsNotExist(err) && !ensured {
-			if ensured = true; w.ensure() == nil {
-				continue
-			}
-		}
-		if err == nil || !errors.Is(err, vfs.ErrLocked) {
-			break
-		}
-		select {
-		case <-ctx.Done():
-			s.running.n.Add(-1)
-			return nil, ctx.Err()
-		case <-time.After(wait):
-		}
-		wait = min(2*wait, 20*time.Millisecond)
-	}
-	if err != nil {
+	if err := cl.Take(ctx, remake); err != nil {
 		s.running.n.Add(-1)
+		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+			return nil, err
+		}
 		return nil, noCallLock(err)
 	}
 	return func() {
-		cl.give()
+		cl.Give()
 		s.running.n.Add(-1)
 	}, nil
 }
@@ -86,66 +64,21 @@ func noCallLock(err error) error {
 	return refusedf("the workspace call lock cannot be taken (%w): a call runs only under it, so that no file revert of another session runs meanwhile", err)
 }
 
-// callLock is one workspace's call lock as this store holds it shared:
-// its file kept open (vfs.SharedLockFile), the flock taken when the first
-// call of any of the store's sessions starts and given back when the last
-// ends, so a call costs a flock and a fstat rather than opening the file.
-type callLock struct {
-	mu     sync.Mutex
-	f      vfs.SharedLockFile
-	n      int  // calls holding it
-	closed bool // the store is closed: the last call to end closes f
-}
-
-// callLock returns workspace folder dir's call lock.
-func (s *Store) callLock(dir string) *callLock {
+// callLock returns workspace folder dir's call lock, kept open by the
+// store (callrec.Lock).
+func (s *Store) callLock(dir string) *callrec.Lock {
 	if l, ok := s.callLocks.Load(dir); ok {
-		return l.(*callLock)
+		return l.(*callrec.Lock)
 	}
-	l, _ := s.callLocks.LoadOrStore(dir, &callLock{f: vfs.OpenSharedLock(s.fsys, callsLockName(dir))})
-	return l.(*callLock)
+	l, _ := s.callLocks.LoadOrStore(dir, callrec.NewLock(s.fsys, dir))
+	return l.(*callrec.Lock)
 }
 
-// take counts one more call, taking the lock for the first, and for a
-// later one again on the lock file now at its name when the one held was
-// removed (vfs.SharedLockFile.TryShared): ErrLocked while a file revert
-// holds it alone.
-func (l *callLock) take() error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if err := l.f.TryShared(); err != nil {
-		return err
-	}
-	l.n++
-	return nil
-}
-
-// give counts one call less, giving the lock back after the last.
-func (l *callLock) give() {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.n--; l.n == 0 {
-		if l.closed {
-			l.f.Close()
-		} else {
-			l.f.Unlock()
-		}
-	}
-}
-
-// closeCallLocks closes every call lock's file at the store's close: at
-// once when no call holds it, else when the last one ends, so a call still
-// running keeps a file revert out until it ends, as its own lock did when
-// each call opened one.
+// closeCallLocks closes every call lock's file at the store's close
+// (callrec.Lock.Close).
 func (s *Store) closeCallLocks() {
 	s.callLocks.Range(func(_, v any) bool {
-		l := v.(*callLock)
-		l.mu.Lock()
-		defer l.mu.Unlock()
-		l.closed = true
-		if l.n == 0 {
-			l.f.Close()
-		}
+		v.(*callrec.Lock).Close()
 		return true
 	})
 }

@@ -182,7 +182,7 @@
 // prompt history (history.jsonl, history.go), config.json (config.go), and
 // ownership hints (owners/<id>, owner.go), the records the workspace
 // store's budget dropped from other sessions (drops.jsonl,
-// callrec_budget.go). The HTTP API's gateway.token and
+// internal/callrec/budget.go). The HTTP API's gateway.token and
 // credentials.json are package httpapi's. Moving sessions to another
 // directory (moves/<id>.json plans, the ledger's move lines) is drawn in
 // package migrate, the checkouts of a repository (repos/) in package

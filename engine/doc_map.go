@@ -53,8 +53,7 @@ package engine
 // first. Locks: (1) shared, the call lock shared, then (2), taken together
 // by Session.enterCall.
 //
-// Recorded calls and shell lines: callrec.go callrec_budget.go
-// callrec_capture.go callrec_marks.go calls_lock.go exec.go exec_proc.go
+// Recorded calls and shell lines: callrec.go calls_lock.go exec.go
 // exec_scope.go shell.go overlap.go overlap_unit.go diff.go. A call other
 // than a file tool (a shell line, RecordCall) recorded by comparing its
 // scope before and after it (Session.recordCall), the call lock, calls
@@ -118,8 +117,11 @@ package engine
 //
 //	audit      the trail's rule: labels and counts, never content
 //	bgwork     the ledger of a session's background work; it holds mutexes of its own
+//	callrec    recorded calls: the capture before and after, refusals, the
+//	           store budget, the workspace call lock (callrec.Lock)
 //	changes    the changes journal's lines (Decode), the folds (Stack.Fold,
-//	           Records.Fold, Timeline.Fold), plans, and the one Applier
+//	           Records.Fold, Timeline.Fold), plans, and the one Applier; its
+//	           writer (changes.Writer) and folder syncs (changes.Syncs)
 //	checkouts  the worktrees of a git repository, and repos/
 //	config     config.json, parsed and checked (config.Parse)
 //	convlog    the lines Degrade mode keeps until they are durable

@@ -6,10 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os/exec"
 	"strings"
-	"sync"
-	"time"
 
 	"cairn/engine/ids"
 	"cairn/engine/internal/shellproc"
@@ -61,10 +58,6 @@ type ExecAnswer struct {
 	// storage.snapshots.max_bytes_mb after this one.
 	Dropped []string `json:"dropped,omitempty"`
 }
-
-// execWaitDelay is how long Exec waits for the output pipes once the
-// shell has exited (a background child may hold them) or been killed.
-const execWaitDelay = 2 * time.Second
 
 // Exec runs shell line with `sh -c` in the workspace, recording it (see
 // the top of this file). A line that cannot be recorded for a reason that
@@ -137,47 +130,16 @@ type shellOutput struct {
 	err                 error // the command could not be run or waited for
 }
 
-// runShell runs line with sh -c in the workspace, its output to opts'
-// writers and to out's buffers.
-func (s *Session) runShell(ctx context.Context, line string, opts ExecOptions) (out shellOutput) {
-	out.stdout.max, out.stderr.max = ShellKeepBytes, ShellKeepBytes
-	out.all.max = s.ws.s.maxOutputBytes()
-	// In a process group of its own, led by a shell that kills the group
-	// when cairn dies (shellproc): no line goes on changing files after
-	// its record was closed.
-	cmd := shellproc.Command(ctx, "/bin/sh", line)
-	cmd.Dir = s.ws.path
-	// Stdin stays nil, the null device, also for the user's own line: the
-	// line runs in its own process group (shellproc), where reading the
-	// terminal would stop it, and what the user types meanwhile is for the
-	// prompt after it.
-	// Both streams' copiers write under one lock: they share the whole
-	// output, and often the caller's writer (the REPL's screen).
-	so, se := []io.Writer{&out.stdout, &out.all}, []io.Writer{&out.stderr, &out.all}
-	if opts.Stdout != nil {
-		so = append(so, opts.Stdout)
-	}
-	if opts.Stderr != nil {
-		se = append(se, opts.Stderr)
-	}
-	var mu sync.Mutex
-	cmd.Stdout = &lockedWriter{mu: &mu, w: io.MultiWriter(so...)}
-	cmd.Stderr = &lockedWriter{mu: &mu, w: io.MultiWriter(se...)}
-	cmd.WaitDelay = execWaitDelay
-	err := s.ws.s.forker.Start(cmd)
-	if err == nil {
-		err = cmd.Wait()
-	}
-	var ee *exec.ExitError
-	switch {
-	case err == nil:
-	case errors.As(err, &ee):
-		out.exit = exitStatus(ee)
-	case errors.Is(err, exec.ErrWaitDelay) && cmd.ProcessState != nil:
-		// It exited; a child it left running held the output open.
-		out.exit = cmd.ProcessState.ExitCode()
-	default:
-		out.exit, out.err = -1, err
-	}
-	return out
+// tailBuffer is the end of a stream a line printed (shellproc.TailBuffer).
+type tailBuffer struct{ b *shellproc.TailBuffer }
+
+func (t tailBuffer) bytes() []byte   { return t.b.Bytes() }
+func (t tailBuffer) tail() shellTail { return shellTail{Bytes: t.b.Bytes(), Dropped: t.b.Dropped()} }
+
+// runShell runs line with sh -c in the workspace (shellproc.Run), its
+// output to opts' writers and to out's buffers. No line goes on changing
+// files after its record was closed: its process group dies with cairn.
+func (s *Session) runShell(ctx context.Context, line string, opts ExecOptions) shellOutput {
+	o := shellproc.Run(ctx, &s.ws.s.forker, line, s.ws.path, opts.Stdout, opts.Stderr, ShellKeepBytes, s.ws.s.maxOutputBytes())
+	return shellOutput{stdout: tailBuffer{&o.Stdout}, stderr: tailBuffer{&o.Stderr}, all: tailBuffer{&o.All}, exit: o.Exit, err: o.Err}
 }

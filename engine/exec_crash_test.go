@@ -178,7 +178,7 @@ func TestExecBatchSyncFailureBlocks(t *testing.T) {
 	}
 	e.want("a.txt", "a0")
 	state.Reset()
-	if n := s.calls.cache.Len(); n != 0 {
+	if n := s.calls.Cache.Len(); n != 0 {
 		t.Fatalf("the stat cache learned %d hashes of a walk whose objects are not durable", n)
 	}
 	a := e.exec(s, "x=1; echo $x > a.txt")

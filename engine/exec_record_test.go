@@ -467,7 +467,7 @@ func TestExecWatchedWorkspace(t *testing.T) {
 	if f := fileOf(t, r, "sub/b.txt"); e.content(f.Before) != "hand edit" {
 		t.Fatalf("sub/b.txt %+v", f)
 	}
-	if s.calls.watch == nil {
+	if s.calls.Watcher == nil {
 		t.Fatal("no watcher")
 	}
 }

@@ -11,8 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"cairn/engine/internal/callrec"
 	"cairn/engine/internal/changes"
-	"cairn/engine/internal/fstate"
 	"cairn/engine/internal/overlap"
 	"cairn/engine/internal/scope"
 	"cairn/internal/vfs"
@@ -309,27 +309,8 @@ func (s *Session) endUnit(ctx context.Context, unit string, ms []*markerFile, ws
 			return
 		}
 	}
-	net := overlap.Net(members, after)
-	objs := s.snapObjects()
-	b := objs.Batch()
-	defer b.Abort()
-	files := make([]changes.FileChange, len(net))
-	c := &callCapture{objs: objs}
-	for i, ch := range net {
-		f := ch.FileChange
-		if f.Before != nil && f.Before.OID != "" && !c.stored(f.Before.OID) {
-			if ch.Link != "" {
-				if _, err := b.PutBytes(ctx, []byte(ch.Link)); err != nil {
-					fail(err)
-					return
-				}
-			} else {
-				f.Before = &fstate.State{Skipped: fstate.SkipMissing, Size: f.Before.Size}
-			}
-		}
-		files[i] = f
-	}
-	if err := b.Commit(); err != nil {
+	files, err := callrec.Net(ctx, s.snapObjects(), overlap.Net(members, after))
+	if err != nil {
 		fail(err)
 		return
 	}

@@ -604,15 +604,15 @@ func TestSessionReloadsStatCacheBeforePruneAge(t *testing.T) {
 	defer s.Close()
 	must(s.Append(ctx, Item{Type: User, Text: "go"}))(t)
 	must(s.Exec(ctx, `F=a.txt; echo b > "$F"`, ExecOptions{}))(t)
-	first := s.calls.cache
+	first := s.calls.Cache
 	e.advance(cacheTrust - time.Hour)
 	must(s.Exec(ctx, `F=a.txt; echo c > "$F"`, ExecOptions{}))(t)
-	if s.calls.cache != first {
+	if s.calls.Cache != first {
 		t.Fatal("the cache was loaded again before it had to be")
 	}
 	e.advance(time.Hour)
 	must(s.Exec(ctx, `F=a.txt; echo d > "$F"`, ExecOptions{}))(t)
-	if s.calls.cache == first {
+	if s.calls.Cache == first {
 		t.Fatalf("a stat cache held for %v is still used", cacheTrust)
 	}
 }

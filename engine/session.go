@@ -42,7 +42,7 @@ type Session struct {
 	// it. The lock order of all the mutexes: doc.go, "Locks".
 	busy  sync.RWMutex
 	shell *shell.Log    // shell history, made on first use (shell.go)
-	calls callRec       // recording calls other than the file tools (callrec_capture.go)
+	calls callRec       // recording calls other than the file tools (internal/callrec/capture.go)
 	tasks *taskLog      // task records, made on first use (task.go)
 	work  sessionWork   // background work and the inbox (background_session.go)
 	cfg   sessionConfig // config.json, read once (session_config.go)
@@ -338,7 +338,7 @@ func (s *Session) Close() error {
 		err = cerr
 	}
 	s.closeShell()
-	s.calls.close(s.ws)
+	s.calls.Close(s.ws.s.fsys, statCacheName(s.ws.dir))
 	s.closeTasks()
 	if s.lock != nil {
 		release := s.ws.release

@@ -48,7 +48,7 @@ import (
 // A drop with why "store_budget" names records dropped to keep the
 // workspace's store within storage.snapshots.max_bytes_mb; records of
 // another session are dropped in the workspace's drops.jsonl instead
-// (engine: callrec_budget.go). The undo stack's drop lines name change
+// (engine: engine/internal/callrec/budget.go). The undo stack's drop lines name change
 // lines only, so neither reading confuses the other.
 const (
 	KindCall       = "call"
