@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"strings"
 
 	"cairn/engine/internal/bgwork"
 	"cairn/engine/internal/config"
@@ -87,7 +88,7 @@ type TaskControlAnswer = bgwork.Answer
 type BackgroundWork = bgwork.Work
 
 // TaskControl answers the task_control calls that read (list and status)
-// from session's ledger, without owning the session. When no process owns
+// from session's ledger and its task records, without owning the session. When no process owns
 // the session, work the ledger still shows running reads interrupted, as
 // its next owner will record it. cancel and background need the session's
 // owner, and are refused here.
@@ -105,6 +106,12 @@ func (w *Workspace) TaskControl(ctx context.Context, session string, q TaskContr
 	if err != nil {
 		return TaskControlAnswer{}, err
 	}
+	// The tasks the task records keep, as the owner lists them (task.go).
+	recs, err := w.taskRecords(session)
+	if err != nil {
+		return TaskControlAnswer{}, err
+	}
+	st.Agree(bgwork.KnownTasks(recs))
 	if w.ownerPID(session) == 0 {
 		st.OwnerGone()
 	}
@@ -138,7 +145,8 @@ func bgworkError(err error) error {
 	case errors.Is(err, bgwork.ErrNotFound):
 		return notFoundf("%v", err)
 	case errors.Is(err, bgwork.ErrRefused):
-		return refusedf("%w", err)
+		// The reason alone: refusedf says "refused" once.
+		return refusedf("%s", strings.TrimPrefix(err.Error(), bgwork.ErrRefused.Error()+": "))
 	}
 	return err
 }

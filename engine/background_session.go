@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -50,7 +51,18 @@ func (s *Session) runner() (*bgwork.Runner, error) {
 	if err != nil {
 		return nil, err
 	}
-	w.runner = bgwork.NewRunner(l, bgwork.RunnerOptions{Settled: func(bgwork.Work, *bgwork.Delivery) { s.wakeUp() }})
+	// The tasks the task records keep are listed too (task.go).
+	recs, err := s.ws.taskRecords(s.ID())
+	if err == nil {
+		err = l.Agree(bgwork.KnownTasks(recs))
+	}
+	if err != nil {
+		s.noticef("the list of background work may lack some tasks for now: %v", err)
+	}
+	w.runner = bgwork.NewRunner(l, bgwork.RunnerOptions{
+		Settled: func(bgwork.Work, *bgwork.Delivery) { s.wakeUp() },
+		EndHeld: s.cancelHeldTask,
+	})
 	return w.runner, nil
 }
 
@@ -287,6 +299,7 @@ func (s *Session) closeWork() {
 		if err := r.Close(context.Background()); err != nil {
 			s.noticef("background work could not be drained: %v", err)
 		}
+		s.closeLocalTasks(r)
 	}
 	if _, err := s.deliver(context.Background(), r, box); err != nil {
 		s.noticef("background results could not be delivered; the next open delivers them: %v", err)
@@ -296,6 +309,25 @@ func (s *Session) closeWork() {
 	}
 	if box != nil {
 		box.Close()
+	}
+}
+
+// closeLocalTasks ends the tasks of this process (not held) cancelled
+// with the session, in their records and in the ledger, before the ledger
+// closes (tasks.Log.Close would end their records only).
+func (s *Session) closeLocalTasks(r *bgwork.Runner) {
+	s.mu.Lock()
+	tl := s.tasks
+	s.mu.Unlock()
+	if tl == nil {
+		return
+	}
+	for _, w := range r.Ledger().State().Works() {
+		if run := tl.Running(w.ID); run != nil && w.Type == bgwork.TypeTask && w.Live() && !w.Held {
+			if err := s.endTask(run, TaskCancelled); err != nil {
+				s.noticef("task %s could not be ended with the session: %v", w.ID, err)
+			}
+		}
 	}
 }
 
@@ -422,58 +454,38 @@ func (st *state) onHeadPath(id string) bool {
 
 // Report records child task's report_to_parent as a report item of this
 // session's conversation (Item.Task, Title, Blocked; Text the message),
-// durable when it returns. A blocked report ends the task, blocked (a
-// non-success outcome). Work the ledger runs reports through it, and the
-// item is delivered like its results; a task of the plumbing (task.go)
-// gets its item at once.
+// durable when it returns: the ledger records it and delivers it, as it
+// delivers results. A blocked report ends the task, blocked (a
+// non-success outcome): the Runner ends work it runs; a task of the
+// plumbing (task.go) is ended here.
 func (s *Session) Report(ctx context.Context, task string, in ReportInput) (Item, error) {
-	rep, err := CheckReport(in)
+	if _, err := CheckReport(in); err != nil {
+		return Item{}, err
+	}
+	r, err := s.runner()
 	if err != nil {
 		return Item{}, err
 	}
-	if r, err := s.runner(); err == nil {
-		if w, ok := r.Ledger().State().Work(task); ok && w.Live() {
-			d, err := r.Report(task, in)
-			if err != nil {
-				return Item{}, bgworkError(err)
-			}
-			its, err := s.Deliver(ctx)
-			for _, it := range its {
-				if it.ID == d.Item {
-					return it, err
-				}
-			}
-			return Item{}, errors.Join(err, fmt.Errorf("engine: the report of %s is recorded, not delivered yet", task))
+	d, err := r.Report(task, in)
+	if err != nil {
+		return Item{}, bgworkError(err)
+	}
+	its, err := s.Deliver(ctx)
+	var it *Item
+	for i := range its {
+		if its[i].ID == d.Item {
+			it = &its[i]
 		}
 	}
-	t, err := s.Task(ctx, task)
-	if err != nil {
-		return Item{}, err
+	if it == nil {
+		return Item{}, errors.Join(err, fmt.Errorf("engine: the report of %s is recorded, not delivered yet", task))
 	}
-	recs, err := s.ws.Tasks(ctx, s.ID())
-	if err != nil {
-		return Item{}, err
-	}
-	for _, r := range recs {
-		if r.ID == task && r.Type != TaskTypeAgent {
-			return Item{}, refusedf("%s is a shell job: only an agent task reports to its parent", task)
+	if w, _ := r.Ledger().State().Work(task); w.Blocked && w.Live() && !slices.Contains(r.Running(), task) {
+		if err := s.endTaskNamed(task, TaskBlocked); err != nil {
+			return *it, err
 		}
 	}
-	s.mu.Lock()
-	it, err := s.add(ctx, Item{Type: Report, Task: task, Title: rep.Title, Blocked: rep.Blocked, Text: rep.Message})
-	if err == nil {
-		err = s.commitLocked(ctx)
-	}
-	s.mu.Unlock()
-	if err != nil {
-		return Item{}, err
-	}
-	if rep.Blocked {
-		if err := t.End(ctx, TaskBlocked); err != nil {
-			return it, err
-		}
-	}
-	return it, nil
+	return *it, nil
 }
 
 // WorkStart says what a task or workflow call starts (StartWork).

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"cairn/engine/internal/bgwork"
+	"cairn/engine/internal/tasks"
+	"cairn/journal"
 )
 
 // settledCh is a channel told each time the session's background work
@@ -430,5 +432,76 @@ func TestTaskControlPagesThousand(t *testing.T) {
 	}
 	if seen != 1000 || pages != 50 {
 		t.Fatalf("%d entries on %d pages", seen, pages)
+	}
+}
+
+// TestTaskControlSeesRecordedTasks: a task a "task" tool_call starts (the
+// plumbing's, held) is in the ledger: task_control lists it and shows its
+// status, from the owner and from a reader; cancel ends it (its record
+// cancelled too); a continue runs it again; a tool_result answering its
+// call settles it, with nothing delivered; stop-all ends a held task; and
+// a task the ledger missed (written to the records only, as an import or
+// an older cairn does) is listed all the same.
+func TestTaskControlSeesRecordedTasks(t *testing.T) {
+	ctx := context.Background()
+	_, ws := testStore(t)
+	s := newSession(t, ws)
+	id := s.ID()
+	task, _ := must2(s.StartTask(ctx, TaskStart{Description: "Look around", Held: true}))(t)
+	must(0, s.Close())(t)
+
+	// A reader, no owner: listed, running, held.
+	l := must(ws.TaskControl(ctx, id, TaskControlRequest{Action: "list"}))(t)
+	if len(l.Page.Works) != 1 || l.Page.Works[0].ID != task.ID() || l.Page.Works[0].Type != "task" ||
+		l.Page.Works[0].State != "running" || !l.Page.Works[0].Held {
+		t.Fatalf("list %+v", l.Page.Works)
+	}
+	// Cancel, as a later process (the plumbing) does it.
+	s = must(ws.Open(ctx, id, SessionOptions{}))(t)
+	a := must(s.TaskControl(ctx, TaskControlRequest{Action: "cancel", TaskID: task.ID()}))(t)
+	if a.Work == nil || a.Work.State != "settled" || a.Work.Outcome != "cancelled" {
+		t.Fatalf("cancel %+v", a.Work)
+	}
+	recs := must(ws.Tasks(ctx, id))(t)
+	if len(recs) != 1 || recs[0].State != TaskCancelled {
+		t.Fatalf("records %+v", recs)
+	}
+	// Continued: running again under the same id; its result answers it.
+	again, call := must2(s.StartTask(ctx, TaskStart{Description: "go on", Continue: task.ID(), Held: true}))(t)
+	st := must(s.TaskControl(ctx, TaskControlRequest{Action: "status", TaskID: again.ID()}))(t)
+	if st.Status.State != "running" || len(st.Status.Calls) != 2 || st.Status.Calls[1] != call.ID {
+		t.Fatalf("continued %+v", st.Status)
+	}
+	must(s.Append(ctx, Item{Type: ToolResult, Call: call.ID, Text: "done"}))(t)
+	st = must(s.TaskControl(ctx, TaskControlRequest{Action: "status", TaskID: again.ID()}))(t)
+	if st.Status.Outcome != "succeeded" || len(st.Status.Deliveries) != 0 || !st.Status.Archived {
+		t.Fatalf("answered %+v", st.Status)
+	}
+	// Stop all ends a held task too.
+	held, _ := must2(s.StartTask(ctx, TaskStart{Description: "another", Held: true}))(t)
+	stopped := must(s.StopAll(ctx))(t)
+	if len(stopped) != 1 || stopped[0].ID != held.ID() {
+		t.Fatalf("stopped %+v", stopped)
+	}
+	if w, _ := s.work.runner.Ledger().State().Work(held.ID()); w.Outcome != "cancelled" {
+		t.Fatalf("after stop-all %+v", w)
+	}
+	must(0, s.Close())(t)
+
+	// A record the ledger never heard of: listed by a reader, and written
+	// to the ledger when its owner opens it.
+	w, _ := must2(journal.OpenWriter(ws.s.fsys, taskRecordsName(ws.dir, id), journal.Options{}))(t)
+	must(0, w.Append(&tasks.Line{V: 1, Kind: "start", Task: "imported", Type: TaskTypeAgent, Label: "imported", Call: "i-0000000000000001", Held: true}))(t)
+	must(0, w.Append(&tasks.Line{V: 1, Kind: "end", Task: "imported", State: TaskSettled}))(t)
+	must(0, w.Close())(t)
+	if st := must(ws.TaskControl(ctx, id, TaskControlRequest{Action: "status", TaskID: "imported"}))(t); st.Status.Outcome != "succeeded" {
+		t.Fatalf("reader %+v", st.Status)
+	}
+	s = must(ws.Open(ctx, id, SessionOptions{}))(t)
+	defer s.Close()
+	must(s.TaskControl(ctx, TaskControlRequest{Action: "list"}))(t)
+	led := must(bgwork.Read(ws.s.fsys, workLedgerName(ws.dir, id)))(t)
+	if w, ok := led.Work("imported"); !ok || w.Outcome != "succeeded" {
+		t.Fatalf("owner's ledger %+v %v", w, ok)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"cairn/engine/ids"
+	"cairn/engine/internal/bgwork"
 	"cairn/engine/internal/tasks"
 )
 
@@ -120,6 +121,12 @@ func (s *Session) StartTask(ctx context.Context, ts TaskStart) (*Task, Item, err
 	if err != nil {
 		return nil, Item{}, err
 	}
+	// The ledger of background work lists the task too (taskWork): opened
+	// first, so that its crash recovery does not see this task half made.
+	led, err := s.taskLedger()
+	if err != nil {
+		return nil, Item{}, err
+	}
 	call := newItemID()
 	var run *tasks.Run[*state]
 	if ts.Continue != "" {
@@ -129,14 +136,19 @@ func (s *Session) StartTask(ctx context.Context, ts TaskStart) (*Task, Item, err
 		if strings.TrimSpace(label) == "" {
 			label = ts.Description
 		}
-		run, err = tl.StartAgent(label, call, ts.Background, ts.Held, func(id string) *state { return newState(id, s.ws.path) })
+		taken := func(id string) bool { _, ok := led.State().Work(id); return ok }
+		run, err = tl.StartAgent(label, call, ts.Background, ts.Held, taken, func(id string) *state { return newState(id, s.ws.path) })
 	}
 	if err != nil {
 		return nil, Item{}, s.taskError(err, ts.Continue)
 	}
+	if err := led.Agree(s.knownTask(tl, run.ID())); err != nil {
+		run.End(TaskCancelled) // best effort: it is not listed
+		return nil, Item{}, bgworkError(err)
+	}
 	it, err := s.add(ctx, Item{ID: call, Type: ToolCall, Tool: TaskTool, Parent: ts.Parent, Text: ts.Description, Task: run.ID()})
 	if err != nil {
-		run.End(TaskCancelled) // best effort: the call was not recorded
+		s.endTask(run, TaskCancelled) // best effort: the call was not recorded
 		return nil, Item{}, err
 	}
 	return &Task{run: run, s: s}, it, nil
@@ -234,7 +246,7 @@ func (s *Session) endTaskOnResult(ctx context.Context, id string) error {
 		return err
 	}
 	if run := tl.Running(id); run != nil {
-		return s.taskError(run.End(TaskSettled), id)
+		return s.taskError(s.endTask(run, TaskSettled), id)
 	}
 	recs, err := tl.Records()
 	if err != nil {
@@ -250,7 +262,11 @@ func (s *Session) endTaskOnResult(ctx context.Context, id string) error {
 				}
 				n, bytes = k, st.bytes
 			}
-			return tl.EndHeld(id, r.Type, n, bytes)
+			if err := tl.EndHeld(id, r.Type, n, bytes); err != nil {
+				return err
+			}
+			s.taskWorkEnded(id, TaskSettled)
+			return nil
 		}
 	}
 	return nil
@@ -331,5 +347,70 @@ func (t *Task) End(ctx context.Context, state string) error {
 	if state != TaskSettled && state != TaskCancelled && state != TaskBlocked {
 		return fmt.Errorf("%w: a task ends settled, cancelled or blocked, not %q", ErrBadInput, state)
 	}
-	return t.s.taskError(t.run.End(state), t.run.ID())
+	return t.s.taskError(t.s.endTask(t.run, state), t.run.ID())
+}
+
+// Tasks in the ledger of background work (engine/internal/bgwork, Known):
+// every task the records keep is listed there too, so task_control lists,
+// shows, cancels and stops it as any work. The records come first; the
+// ledger follows each start, continue and end, and when it is opened it
+// puts right what it missed (Ledger.Agree).
+
+// taskLedger is the session's ledger, opened (and made to agree with the
+// task records) on first use.
+func (s *Session) taskLedger() (*bgwork.Ledger, error) {
+	r, err := s.runner()
+	if err != nil {
+		return nil, err
+	}
+	return r.Ledger(), nil
+}
+
+// knownTask is task id as tl's records say it stands, for Ledger.Agree.
+func (s *Session) knownTask(tl *taskLog, id string) []bgwork.Known {
+	recs, err := tl.Records()
+	if err != nil {
+		return nil
+	}
+	for _, r := range recs {
+		if r.ID == id {
+			return bgwork.KnownTasks([]*tasks.Record{r})
+		}
+	}
+	return nil
+}
+
+// endTask ends run in state, and in the ledger with it.
+func (s *Session) endTask(run *tasks.Run[*state], state string) error {
+	if err := run.End(state); err != nil {
+		return err
+	}
+	s.taskWorkEnded(run.ID(), state)
+	return nil
+}
+
+// taskWorkEnded settles task id, whose record ended in state, in the
+// ledger; it delivers nothing (its caller has its result). A ledger that
+// cannot say so now is put right when it is next opened.
+func (s *Session) taskWorkEnded(id, state string) {
+	r, err := s.runner()
+	if err == nil {
+		err = r.Ledger().End(id, bgwork.Result{Outcome: bgwork.TaskOutcome(state)})
+	}
+	if err != nil && !errors.Is(err, bgwork.ErrNotFound) && !errors.Is(err, ErrRefused) {
+		s.noticef("task %s ended, but the list of background work could not say so yet: %v", id, err)
+	}
+}
+
+// cancelHeldTask ends held task id cancelled (task_control cancel, a
+// stop of all work): a task of the plumbing runs in no process.
+func (s *Session) cancelHeldTask(id string) error { return s.endTaskNamed(id, TaskCancelled) }
+
+// endTaskNamed ends running task id in state.
+func (s *Session) endTaskNamed(id, state string) error {
+	t, err := s.Task(context.Background(), id)
+	if err != nil {
+		return err
+	}
+	return t.End(context.Background(), state)
 }

@@ -7,7 +7,8 @@
 //
 // It knows no session: the engine says where the journal is, gives it
 // the owner's conversations as Sinks, and maps its errors. It imports
-// engine/ids, journal, internal/timefmt and internal/vfs.
+// engine/ids, engine/internal/tasks (to list the tasks its records keep:
+// Known), journal, internal/timefmt and internal/vfs.
 //
 // # Words
 //
@@ -32,6 +33,13 @@
 // records the result or report. Deliveries reach each owner in the order
 // they were recorded, exactly once, across a kill -9 of the owner (see
 // Ordering).
+//
+// Known: a task the engine's task records keep (the tasks a "task"
+// tool_call starts, with a transcript; the plumbing's, held). The owner
+// writes them here too, and Agree puts right what the ledger missed of
+// them, so task_control lists, shows and cancels them as any work; their
+// results reach their callers as tool_results, so the ledger delivers
+// nothing for them.
 //
 // Live: running or cancelling work; only live work counts against
 // Options.MaxLive. Archived: settled work whose deliveries have all been

@@ -20,6 +20,11 @@ type RunnerOptions struct {
 	// with the delivery it owes, if any: where a runtime delivers at its
 	// next safe boundary. It may be nil.
 	Settled func(w Work, d *Delivery)
+	// EndHeld ends held work that runs in no process (a task of the
+	// plumbing, whose caller ends it) when it is cancelled or stopped: the
+	// caller records its end, and settles it in the ledger (Ledger.End).
+	// Without it, such work shows cancelling until its caller ends it.
+	EndHeld func(id string) error
 }
 
 // Runner runs admitted work in goroutines over a Ledger and settles it:
@@ -246,7 +251,12 @@ func (r *Runner) Cancel(id string) (Work, error) {
 	if err != nil {
 		return Work{}, err
 	}
-	r.cancel(id, errCancelled)
+	if r.cancel(id, errCancelled) == nil && w.Held && w.Live() && r.opt.EndHeld != nil {
+		if err := r.opt.EndHeld(id); err != nil {
+			return w, err
+		}
+		w, _ = r.l.State().Work(id)
+	}
 	return w, nil
 }
 
@@ -285,7 +295,8 @@ func (r *Runner) Report(from string, in ReportInput) (Delivery, error) {
 
 // StopAll stops all of the session's work: the stop line first (what
 // settles from here on does not wake its owner), then every live piece
-// cancelled. It does not wait; Drain does.
+// cancelled; held work that runs nowhere is ended through EndHeld. It does
+// not wait; Drain does.
 func (r *Runner) StopAll() ([]Work, error) {
 	live, err := r.l.Stop()
 	if err != nil {
@@ -296,7 +307,21 @@ func (r *Runner) StopAll() ([]Work, error) {
 			r.cancel(w.ID, errCancelled)
 		}
 	}
-	return live, nil
+	if r.opt.EndHeld == nil {
+		return live, nil
+	}
+	// Held work that runs nowhere is the session's too: its caller ends it.
+	var errs []error
+	for _, w := range r.l.State().Works() {
+		if w.Held && w.Live() && r.cancel(w.ID, errCancelled) == nil {
+			c, err := r.Cancel(w.ID)
+			if err == nil {
+				live = append(live, c)
+			}
+			errs = append(errs, err)
+		}
+	}
+	return live, errors.Join(errs...)
 }
 
 // Running is the ids of the work running here.

@@ -67,6 +67,14 @@ func (l *Ledger) Settle(id string, r Result) (*Delivery, error) {
 // admission its caller was told had failed (its line was written after
 // all), so that it does not read as running.
 func (l *Ledger) Abandon(id, why string) error {
+	return l.End(id, Result{Outcome: Failed, Text: why})
+}
+
+// End settles work id with r and delivers nothing: work whose caller has
+// its result another way (a task of the plumbing, answered by the
+// tool_result its caller appends, or ended by it). Settled work is left
+// as it reads.
+func (l *Ledger) End(id string, r Result) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	w, err := l.find(id)
@@ -76,7 +84,7 @@ func (l *Ledger) Abandon(id, why string) error {
 	if w.State == StateSettled {
 		return nil
 	}
-	return l.settle(w, Result{Outcome: Failed, Text: why}, false)
+	return l.settle(w, r, false)
 }
 
 // settle writes w's settle line; l.mu is held.

@@ -152,8 +152,8 @@ func (tl *Log[S]) records() ([]*Record, error) {
 	return recs, nil
 }
 
-// taken is the ids of recs.
-func taken(recs []*Record) func(string) bool {
+// takenBy is the ids of recs.
+func takenBy(recs []*Record) func(string) bool {
 	ids := map[string]bool{}
 	for _, r := range recs {
 		ids[r.ID] = true
@@ -170,9 +170,10 @@ func (tl *Log[S]) Running(id string) *Run[S] {
 
 // StartAgent starts a new sub-agent task, its id made from label, called
 // by call: its transcript is made with its header, then its start line is
-// written. shape makes the engine's fold of the empty transcript of a
-// task of that id.
-func (tl *Log[S]) StartAgent(label, call string, background, held bool, shape func(id string) S) (*Run[S], error) {
+// written. The id is none of the records' and none that taken says is
+// taken (nil: none). shape makes the engine's fold of the empty transcript
+// of a task of that id.
+func (tl *Log[S]) StartAgent(label, call string, background, held bool, taken func(string) bool, shape func(id string) S) (*Run[S], error) {
 	tl.mu.Lock()
 	defer tl.mu.Unlock()
 	recs, err := tl.records()
@@ -182,7 +183,8 @@ func (tl *Log[S]) StartAgent(label, call string, background, held bool, shape fu
 	if tl.closed {
 		return nil, ErrClosed
 	}
-	id := ids.Slug(label, taken(recs))
+	own := takenBy(recs)
+	id := ids.Slug(label, func(c string) bool { return own(c) || taken != nil && taken(c) })
 	r := &Run[S]{log: tl, id: id, kind: TypeAgent, held: held, shape: shape(id)}
 	if err := mkdir(tl.fsys, tl.dir); err != nil {
 		return nil, fmt.Errorf("tasks: task folder: %w", err)
@@ -240,7 +242,7 @@ func (tl *Log[S]) StartShell(cmdline, call string) (*Run[S], error) {
 	if err != nil {
 		return nil, err
 	}
-	id := ids.Unique(ids.ShellLabel(cmdline), taken(recs))
+	id := ids.Unique(ids.ShellLabel(cmdline), takenBy(recs))
 	cmd, _ := shell.Head(cmdline, shell.KeepBytes)
 	l := &Line{V: 1, Kind: "start", Task: id, Type: TypeShell, Label: id, Cmd: cmd, Call: call, At: tl.at(), Background: true}
 	tl.owner(l)
