@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"path"
-	"strings"
 
 	"cairn/engine/internal/bgwork"
 	"cairn/engine/internal/config"
@@ -146,7 +145,11 @@ func bgworkError(err error) error {
 		return notFoundf("%v", err)
 	case errors.Is(err, bgwork.ErrRefused):
 		// The reason alone: refusedf says "refused" once.
-		return refusedf("%s", strings.TrimPrefix(err.Error(), bgwork.ErrRefused.Error()+": "))
+		var r *bgwork.RefusedError
+		if errors.As(err, &r) {
+			return refusedf("%s", r.Reason)
+		}
+		return refusedf("%v", err)
 	}
 	return err
 }

@@ -53,7 +53,7 @@ func (l *Ledger) Admit(a Admission) (Receipt, error) {
 		return Receipt{}, fmt.Errorf("%w: %q is not a task id", ErrInvalid, a.ID)
 	}
 	if l.st.by[a.ID] != nil {
-		return Receipt{}, fmt.Errorf("%w: %s exists already: continue it, or give the new work another id", ErrRefused, a.ID)
+		return Receipt{}, refused("%s exists already: continue it, or give the new work another id", a.ID)
 	}
 	if err := l.ownerTakes(a.Owner); err != nil {
 		return Receipt{}, err
@@ -81,9 +81,9 @@ func (l *Ledger) ownerTakes(owner string) error {
 	case o == nil:
 		return fmt.Errorf("%w: owner %q", ErrNotFound, owner)
 	case o.Type == TypeShell:
-		return fmt.Errorf("%w: %s is a shell job: it owns no work", ErrRefused, owner)
+		return refused("%s is a shell job: it owns no work", owner)
 	case o.State != StateRunning || o.Blocked:
-		return fmt.Errorf("%w: %s is %s: it starts no new work", ErrRefused, owner, o.describe())
+		return refused("%s is %s: it starts no new work", owner, o.describe())
 	}
 	return nil
 }
@@ -91,7 +91,7 @@ func (l *Ledger) ownerTakes(owner string) error {
 // room refuses an admission over MaxLive.
 func (l *Ledger) room() error {
 	if l.opt.MaxLive > 0 && l.st.Live() >= l.opt.MaxLive {
-		return fmt.Errorf("%w: %d pieces of work are running, the most admitted at once; wait for one to settle", ErrRefused, l.opt.MaxLive)
+		return refused("%d pieces of work are running, the most admitted at once; wait for one to settle", l.opt.MaxLive)
 	}
 	return nil
 }
@@ -120,13 +120,13 @@ func (l *Ledger) Continue(id, call string, background bool) (Receipt, error) {
 	}
 	switch {
 	case w.Type == TypeShell:
-		return Receipt{}, fmt.Errorf("%w: %s is a shell job: shell jobs are never resumed; run a new command", ErrRefused, id)
+		return Receipt{}, refused("%s is a shell job: shell jobs are never resumed; run a new command", id)
 	case w.Live():
-		return Receipt{}, fmt.Errorf("%w: %s is %s: only settled work can be continued", ErrRefused, id, w.describe())
+		return Receipt{}, refused("%s is %s: only settled work can be continued", id, w.describe())
 	case w.Type == TypeWorkflow && w.State != StatePaused:
-		return Receipt{}, fmt.Errorf("%w: workflow %s is %s: only a paused workflow is resumed", ErrRefused, id, w.describe())
+		return Receipt{}, refused("workflow %s is %s: only a paused workflow is resumed", id, w.describe())
 	case w.Outcome == Interrupted:
-		return Receipt{}, fmt.Errorf("%w: %s was interrupted (its outcome is unknown) and is never resumed; start new work", ErrRefused, id)
+		return Receipt{}, refused("%s was interrupted (its outcome is unknown) and is never resumed; start new work", id)
 	}
 	if err := l.ownerTakes(w.Owner); err != nil {
 		return Receipt{}, err
@@ -166,11 +166,11 @@ func (l *Ledger) Promote(id string) (Receipt, error) {
 	}
 	switch {
 	case w.Type != TypeTask:
-		return Receipt{}, fmt.Errorf("%w: %s is a %s: only an agent task is moved to the background", ErrRefused, id, typeWord(w.Type))
+		return Receipt{}, refused("%s is a %s: only an agent task is moved to the background", id, typeWord(w.Type))
 	case w.State != StateRunning:
-		return Receipt{}, fmt.Errorf("%w: %s is %s: only a running task is moved to the background", ErrRefused, id, w.describe())
+		return Receipt{}, refused("%s is %s: only a running task is moved to the background", id, w.describe())
 	case w.Background:
-		return Receipt{}, fmt.Errorf("%w: %s runs in the background already", ErrRefused, id)
+		return Receipt{}, refused("%s runs in the background already", id)
 	}
 	ln := &line{Kind: KindPromote, Work: id}
 	if err := l.write(ln); err != nil {
@@ -196,7 +196,7 @@ func (l *Ledger) Pause(id string) error {
 		return err
 	}
 	if w.Type != TypeWorkflow || w.State != StateRunning {
-		return fmt.Errorf("%w: %s is not a running workflow", ErrRefused, id)
+		return refused("%s is not a running workflow", id)
 	}
 	return l.write(&line{Kind: KindPause, Work: id})
 }

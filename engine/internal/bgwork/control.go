@@ -95,7 +95,7 @@ func (s *State) Query(q Request) (Answer, error) {
 		}
 		return Answer{Action: q.Action, Status: &st}, nil
 	}
-	return Answer{}, fmt.Errorf("%w: %s needs the process that owns the session", ErrRefused, q.Action)
+	return Answer{}, refused("%s needs the process that owns the session", q.Action)
 }
 
 // Control answers a task_control call as the session's owner. promote

@@ -1,6 +1,9 @@
 package bgwork
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+)
 
 // Errors of the package, tested with errors.Is. The engine maps
 // ErrInvalid to bad input, ErrRefused to a refusal and ErrNotFound to not
@@ -28,3 +31,15 @@ var (
 	// is delivered to it until the ledger is opened again.
 	ErrInDoubt = errors.New("bgwork: a delivery failed part way")
 )
+
+// RefusedError is a refusal and its reason: errors.Is(err, ErrRefused)
+// holds, and the engine says Reason after its own word for a refusal.
+type RefusedError struct{ Reason string }
+
+func (e *RefusedError) Error() string        { return ErrRefused.Error() + ": " + e.Reason }
+func (e *RefusedError) Is(target error) bool { return target == ErrRefused }
+
+// refused is a *RefusedError with its reason formatted.
+func refused(format string, a ...any) error {
+	return &RefusedError{Reason: fmt.Sprintf(format, a...)}
+}

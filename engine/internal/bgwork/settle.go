@@ -17,7 +17,7 @@ func (l *Ledger) Cancel(id string) (Work, error) {
 	case StateCancelling:
 		return w.copy(), nil
 	case StateSettled:
-		return Work{}, fmt.Errorf("%w: %s is settled (%s): nothing to cancel", ErrRefused, id, w.Outcome)
+		return Work{}, refused("%s is settled (%s): nothing to cancel", id, w.Outcome)
 	case StatePaused:
 		err = l.settle(w, Result{Outcome: Cancelled, Text: "cancelled while paused"}, true)
 	default:
@@ -51,7 +51,7 @@ func (l *Ledger) Settle(id string, r Result) (*Delivery, error) {
 		return nil, err
 	}
 	if w.State == StateSettled {
-		return nil, fmt.Errorf("%w: %s is settled already (%s)", ErrRefused, id, w.Outcome)
+		return nil, refused("%s is settled already (%s)", id, w.Outcome)
 	}
 	if err := l.settle(w, r, w.Background); err != nil {
 		return nil, err
@@ -100,7 +100,7 @@ func (l *Ledger) settle(w *Work, r Result, deliver bool) error {
 	}
 	for _, o := range l.st.works {
 		if o.Owner == w.ID && o.Live() {
-			return fmt.Errorf("%w: %s still runs %s: cancel and drain its work before it settles", ErrRefused, w.ID, o.ID)
+			return refused("%s still runs %s: cancel and drain its work before it settles", w.ID, o.ID)
 		}
 	}
 	ln := &line{Kind: KindSettle, Work: w.ID, Outcome: r.Outcome, Text: r.Text, Output: r.Output}
@@ -135,9 +135,9 @@ func (l *Ledger) Report(from string, r Report) (Delivery, error) {
 	}
 	switch {
 	case w.Type == TypeShell:
-		return Delivery{}, fmt.Errorf("%w: %s is a shell job: only an agent reports to its parent", ErrRefused, from)
+		return Delivery{}, refused("%s is a shell job: only an agent reports to its parent", from)
 	case !w.Live():
-		return Delivery{}, fmt.Errorf("%w: %s is %s: only running work reports", ErrRefused, from, w.describe())
+		return Delivery{}, refused("%s is %s: only running work reports", from, w.describe())
 	}
 	ln := &line{Kind: KindReport, Work: from, Item: l.newItem(), Title: r.Title, Message: r.Message, Blocked: r.Blocked}
 	if err := l.write(ln); err != nil {
