@@ -4,15 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path"
-	"slices"
-	"time"
 
 	"cairn/engine/internal/callrec"
 	"cairn/engine/internal/changes"
 	"cairn/engine/internal/fstate"
-	"cairn/engine/internal/scope"
-	"cairn/objects"
 )
 
 // Change records of calls other than the file tools (seed "Recording"):
@@ -217,13 +212,7 @@ func (s *Session) recordAfter(ctx context.Context, cl changes.CallLine, cap *cal
 	s.wroteMarks(lead)
 	s.snaps.recs.Made(rl)
 	rc.Recorded = true
-	rc.Files, rc.Skipped = []string{}, []string{}
-	for _, f := range files {
-		rc.Files = append(rc.Files, f.Path)
-		if f.Before.IsSkipped() {
-			rc.Skipped = append(rc.Skipped, f.Path)
-		}
-	}
+	rc.Files, rc.Skipped = callrec.Changed(files)
 	if len(files) > 0 {
 		rc.Dropped = s.trimStore(ctx, cap.cfg, rl.ID)
 	}
@@ -288,12 +277,7 @@ func (s *Session) closeInterrupted() {
 	if len(open) == 0 {
 		return
 	}
-	var lines []any
-	for _, c := range open {
-		lines = append(lines, changes.UnrecordedLine{V: 1, Kind: changes.KindUnrecorded, ID: c.ID, At: mkTime(s.ws.s.Now()),
-			Tool: c.Tool, Call: c.Call, Item: c.Item, Why: changes.WhyInterrupted})
-	}
-	if err := s.writeChanges(synced, lines...); err != nil {
+	if err := s.writeChanges(synced, callrec.Interrupted(open, mkTime(s.ws.s.Now()))...); err != nil {
 		s.noticef("the interrupted calls could not be noted yet: %v", err)
 		return
 	}
@@ -344,160 +328,4 @@ func (s *Session) RecordCall(ctx context.Context, tool string, opts ToolOptions,
 		return nil, err
 	}
 	return s.recordCall(ctx, tool, call, CallScope{Kind: ScopeWorkspace}, fn)
-}
-
-// recordMarks is the start or off line a call writes before its own
-// lines (callrec.Marks).
-func (s *Session) recordMarks(on bool) []any {
-	any := s.snaps.Seq() != 0 || s.snaps.recs.Seq != 0
-	return callrec.Marks(on, s.snaps.recs.Mark, any, mkTime(s.ws.s.Now()))
-}
-
-// fileToolMarks writes, for a file-tool call about to run (under
-// snaps.mu), the off line when change recording is off and the start line
-// when it comes back on, as recordCall does for other calls: a file revert
-// cannot reach back across a time recording was off, whichever calls ran
-// in it. A session that never had recording off writes none (its records
-// reach back to its first change line). Lazy and best effort: the lines
-// ride with the change line's sync, or Close's.
-func (s *Session) fileToolMarks(ctx context.Context) {
-	cfg, err := s.config()
-	if err != nil {
-		return
-	}
-	on := cfg.Storage.RecordingEnabled && !s.opts.NoSnapshots
-	if on && s.snaps.recs.Mark != changes.KindOff {
-		return
-	}
-	lines := s.recordMarks(on)
-	if len(lines) == 0 || s.snapReady(ctx) != nil {
-		return
-	}
-	if err := s.writeChanges(lazy, lines...); err != nil {
-		return
-	}
-	s.wroteMarks(lines)
-}
-
-// wroteMarks folds the start or off lines just written.
-func (s *Session) wroteMarks(lines []any) { callrec.WroteMarks(&s.snaps.recs, lines) }
-
-// tellOnce shows msg once per session for reason why (under snaps.mu).
-func (s *Session) tellOnce(why, msg string) {
-	if s.calls.TellOnce(why) {
-		s.notice(msg)
-	}
-}
-
-// The stat cache of a workspace's walks is kept between processes in
-// workspaces/<key>/statcache (its format: engine/internal/scope/cache.go),
-// derived data: loaded by a session's first record, saved when the
-// session closes if its walks changed it (atomic rename, the last writer
-// wins; a session whose calls changed no file writes and syncs nothing),
-// rebuilt by the next walk when missing or unreadable. It only ever learns
-// hashes whose content its walk stored; a record checks that the object
-// of each content before it names is still there.
-const statCacheFile = "statcache"
-
-func statCacheName(dir string) string { return path.Join(dir, statCacheFile) }
-
-// cacheTrust is how long a session trusts the stat cache (and the last
-// walk) it holds in memory. Prune keeps the objects the cache file names
-// (walk_refs.go), not those a live session learned since it loaded it; it
-// removes unnamed objects once TrashDays old, so a session open that long
-// (a REPL left running) must not take a content before from its memory
-// that a prune may have removed: a day short of TrashDays, it loads the
-// file again. Objects its walks stored since are younger than that.
-const cacheTrust = trashGrace - 24*time.Hour
-
-// callRec is a session's state for recording calls, guarded by snaps.mu.
-type callRec = callrec.State
-
-// callCapture is the capture of one call's scope (callrec.Capture): sc,
-// with the session's stat cache, limits and object store.
-type callCapture struct {
-	s    *Session
-	sc   CallScope
-	cfg  StorageConfig
-	objs *objects.Store
-	tree *scope.Tree // the walk before the call
-	// afterTree is the walk after it, once after made it.
-	afterTree *scope.Tree
-}
-
-func (c *callCapture) capture() *callrec.Capture {
-	s := c.s
-	return &callrec.Capture{
-		State: &s.calls, FS: s.ws.s.fsys, CacheName: statCacheName(s.ws.dir), Trust: cacheTrust,
-		Now: s.ws.s.now(), Root: s.ws.path, StateDir: s.ws.s.home, Watch: s.opts.Watch, Notice: s.noticef,
-		Objs: c.objs, Scope: callrec.Scope{Kind: c.sc.Kind, Paths: c.sc.Paths}, Tree: c.tree,
-		Limits: callrec.Limits{MaxFiles: c.cfg.MaxFiles, MaxBytes: int64(c.cfg.MaxBytesMB) << 20, MaxFileBytes: int64(c.cfg.MaxFileBytesMB) << 20},
-	}
-}
-
-// walk walks the call's scope (callrec.Capture.Walk).
-func (c *callCapture) walk(ctx context.Context) (*scope.Tree, error) { return c.capture().Walk(ctx) }
-
-// before walks the scope, storing every file it reads
-// (callrec.Capture.Before); a named hard link widens it to the workspace.
-func (c *callCapture) before(ctx context.Context) error {
-	k := c.capture()
-	err := k.Before(ctx)
-	if k.Scope.Kind != c.sc.Kind {
-		c.sc = CallScope{Kind: k.Scope.Kind, Paths: c.sc.Paths}
-	}
-	c.tree = k.Tree
-	return err
-}
-
-// after is the files the call changed (callrec.Capture.After).
-func (c *callCapture) after(ctx context.Context) ([]changes.FileChange, error) {
-	k := c.capture()
-	files, err := k.After(ctx)
-	c.afterTree = k.AfterTree
-	return files, err
-}
-
-// trimStore drops the oldest records of the workspace while their bytes
-// are over max_bytes_mb, never the record just made (keep), and returns
-// the ids it dropped (callrec.Trim). Best effort: a failure is a notice,
-// and the next record trims again.
-func (s *Session) trimStore(ctx context.Context, cfg StorageConfig, keep string) []string {
-	if s.calls.Others == nil {
-		s.calls.Others = map[string]callrec.Others{}
-	}
-	ss := callrec.Sessions{FS: s.ws.s.fsys, Dir: s.ws.dir, Valid: validSessionID}
-	all, err := ss.LiveRecords(ctx, s.st.id, s.snaps.recs.Live, s.calls.Others)
-	if err != nil {
-		s.noticef("the change store could not be measured: %v", err)
-		return nil
-	}
-	drops, order, dropped := callrec.Trim(all, int64(cfg.MaxBytesMB)<<20, keep)
-	now := mkTime(s.ws.s.Now())
-	for _, id := range order {
-		ids := drops[id]
-		if id == s.st.id {
-			err = s.writeChanges(synced, changes.ListLine{V: 1, Kind: changes.KindDrop, IDs: ids, At: now, Why: changes.WhyStoreBudget})
-			if err == nil {
-				s.snaps.recs.Drop(ids)
-			}
-		} else {
-			err = callrec.AppendDrop(s.ws.s.fsys, s.ws.dir, callrec.DropLine{V: 1, Kind: changes.KindDrop, Session: id, IDs: ids, At: now, Why: changes.WhyStoreBudget})
-		}
-		if err != nil {
-			s.noticef("records over storage.snapshots.max_bytes_mb could not be dropped: %v", err)
-			dropped = slices.DeleteFunc(dropped, func(x string) bool { return slices.Contains(ids, x) })
-		}
-	}
-	return dropped
-}
-
-// dropsName is the workspace's drops.jsonl (internal/callrec/budget.go).
-const dropsFile = callrec.DropsFile
-
-func dropsName(dir string) string { return callrec.DropsName(dir) }
-
-// readDrops is the records drops.jsonl drops, by session.
-func (w *Workspace) readDrops() (map[string]map[string]bool, error) {
-	return callrec.ReadDrops(w.s.fsys, w.dir)
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"cairn/engine/internal/changes"
-	"cairn/engine/internal/fstate"
 	"cairn/internal/vfs"
 )
 
@@ -103,33 +102,13 @@ func (s *Session) settleUnsettled(ctx context.Context, lost bool) {
 		return
 	}
 	defer done()
-	if lost {
-		if plan := st.RedoPlan(ctx, fsys); len(plan.Files) > 0 {
-			res := s.apply.Apply(ctx, fsys, s.snapObjects(), plan)
-			failed := res.Sync != nil
-			for i, err := range res.Errs {
-				if err != nil {
-					failed = true
-					s.noticef("a change a crash interrupted could not be made again: %s: %v", plan.Files[i].Path, err)
-				}
-			}
-			if res.Sync != nil {
-				s.noticef("the changes a crash interrupted: sync folders: %v", res.Sync)
-			}
-			if failed {
-				return // the next open tries again
-			}
-		}
+	if lost && !changes.RedoLost(ctx, &s.apply, fsys, s.snapObjects(), &st.Stack, s.noticef) {
+		return // the next open tries again
 	}
 	if s.ws.partlyMade(ctx, st) || st.Restoring() != nil {
 		return // the next open tries again to unmake it (undoPartlyMade), or to finish the restore
 	}
-	dirs := fstate.DirSet{}
-	for _, e := range st.Unsettled() {
-		for _, f := range e.Rec.Files {
-			dirs.Add(f.Path)
-		}
-	}
+	dirs := changes.UnsettledDirs(&st.Stack)
 	if err := syncWorkspace(s.ws, dirs, ""); err != nil {
 		s.noticef("the changes of the last run: %v", err)
 		return
@@ -140,35 +119,14 @@ func (s *Session) settleUnsettled(ctx context.Context, lost bool) {
 }
 
 // finishRestore puts back the files an undo, restore or redo of e did not
-// get to before its owner stopped (no close line followed its line). Its
-// line, written first, holds every content it needs: a file still as the
-// undo found it (the content it kept) gets its "before" again, one a redo
-// had not reached yet gets what the undo kept. A file holding anything
-// else is left as it is.
+// get to before its owner stopped (changes.FinishRestore).
 func (s *Session) finishRestore(ctx context.Context, e *changes.Entry) {
-	if len(e.Kept) != len(e.Rec.Files) {
-		return
-	}
 	fsys, done, err := s.ws.files()
 	if err != nil {
 		return
 	}
 	defer done()
-	objs := s.snapObjects()
-	plan := changes.RecoveryPlan(e, func(f *fstate.State) bool { return fstate.Restorable(objs, f) })
-	verb := "undo"
-	if e.Applied {
-		verb = "redo"
-	}
-	res := s.apply.Apply(ctx, fsys, objs, plan)
-	for i, err := range res.Errs {
-		if err != nil {
-			s.noticef("the interrupted %s of %s could not put back %s: %v", verb, e.Rec.ID, e.Rec.Files[i].Path, err)
-		}
-	}
-	if err := res.Sync; err != nil {
-		s.noticef("the interrupted restore of %s: sync folders: %v", e.Rec.ID, err)
-	}
+	changes.FinishRestore(ctx, &s.apply, fsys, s.snapObjects(), e, s.noticef)
 }
 
 // unmade reports whether the stack's pending change was never made

@@ -53,7 +53,7 @@ package engine
 // first. Locks: (1) shared, the call lock shared, then (2), taken together
 // by Session.enterCall.
 //
-// Recorded calls and shell lines: callrec.go calls_lock.go exec.go
+// Recorded calls and shell lines: callrec.go callrec_capture.go calls_lock.go exec.go
 // exec_scope.go shell.go overlap.go overlap_unit.go diff.go. A call other
 // than a file tool (a shell line, RecordCall) recorded by comparing its
 // scope before and after it (Session.recordCall), the call lock, calls

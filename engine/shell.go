@@ -119,13 +119,9 @@ func (r *ShellRun) Finish(ctx context.Context, exit int, stdout, stderr []byte) 
 	return r.finishTails(ctx, exit, shellTail{Bytes: stdout}, shellTail{Bytes: stderr})
 }
 
-// shellTail is the end of a stream a caller kept: Bytes, after Dropped
-// bytes it did not keep (a caller that keeps only the tail of a long
-// output, as Exec does).
-type shellTail struct {
-	Bytes   []byte
-	Dropped int64
-}
+// shellTail is the end of a stream a caller kept (shell.Tail): Bytes,
+// after Dropped bytes it did not keep.
+type shellTail = shell.Tail
 
 // finishTails is Finish for streams whose beginnings the caller dropped:
 // the end line's stdout_cut and stderr_cut count them too.
@@ -139,7 +135,7 @@ func (r *ShellRun) finishCancelled(ctx context.Context, exit int, stdout, stderr
 }
 
 func (r *ShellRun) finishAs(ctx context.Context, finish func(context.Context, int, shell.Tail, shell.Tail) error, exit int, stdout, stderr shellTail) error {
-	err := finish(ctx, exit, shell.Tail(stdout), shell.Tail(stderr))
+	err := finish(ctx, exit, stdout, stderr)
 	if errors.Is(err, shell.ErrFinished) {
 		return fmt.Errorf("%w: shell run %s already finished", ErrBadInput, r.run.ID())
 	}

@@ -212,3 +212,48 @@ func AppendDrop(fsys vfs.FS, dir string, l DropLine) error {
 	}
 	return err
 }
+
+// Drop drops the records Trim chose (drops by session, in order): those of
+// session self by own (a drop line in its own journal), the others' by a
+// line of drops.jsonl. It returns the ids dropped of dropped, less those
+// whose line could not be written (notice is told why).
+func (ss Sessions) Drop(self string, drops map[string][]string, order, dropped []string, at timefmt.Time, own func(ids []string) error, notice func(string, ...any)) []string {
+	for _, id := range order {
+		ids := drops[id]
+		var err error
+		if id == self {
+			err = own(ids)
+		} else {
+			err = AppendDrop(ss.FS, ss.Dir, DropLine{V: 1, Kind: changes.KindDrop, Session: id, IDs: ids, At: at, Why: changes.WhyStoreBudget})
+		}
+		if err != nil {
+			notice("records over storage.snapshots.max_bytes_mb could not be dropped: %v", err)
+			dropped = slices.DeleteFunc(dropped, func(x string) bool { return slices.Contains(ids, x) })
+		}
+	}
+	return dropped
+}
+
+// Changed is the paths of files a record names, and those of them whose
+// content before was not stored.
+func Changed(files []changes.FileChange) (paths, skipped []string) {
+	paths, skipped = []string{}, []string{}
+	for _, f := range files {
+		paths = append(paths, f.Path)
+		if f.Before.IsSkipped() {
+			skipped = append(skipped, f.Path)
+		}
+	}
+	return paths, skipped
+}
+
+// Interrupted is the unrecorded lines, why "interrupted", that close the
+// call lines a stopped owner left open.
+func Interrupted(open []changes.CallLine, at timefmt.Time) []any {
+	var lines []any
+	for _, c := range open {
+		lines = append(lines, changes.UnrecordedLine{V: 1, Kind: changes.KindUnrecorded, ID: c.ID, At: at,
+			Tool: c.Tool, Call: c.Call, Item: c.Item, Why: changes.WhyInterrupted})
+	}
+	return lines
+}

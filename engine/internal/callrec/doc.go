@@ -7,6 +7,19 @@
 // (Trim, drops.jsonl: budget.go, part of the format), and the workspace
 // call lock keeps a file revert out while any call runs (Lock, lock.go).
 //
+// The stat cache of a workspace's walks (State.Cache) is kept between
+// processes in workspaces/<key>/statcache (its format:
+// engine/internal/scope/cache.go), derived data: loaded by a session's
+// first record, saved when the session closes if its walks changed it
+// (atomic rename, the last writer wins; a session whose calls changed no
+// file writes and syncs nothing), rebuilt by the next walk when missing
+// or unreadable. It only ever learns hashes whose content its walk
+// stored; a record checks that the object of each content before it
+// names is still there (Stored). A session trusts the cache it holds in
+// memory for Capture.Trust only: prune keeps the objects the cache file
+// names, not those a live session learned since, and removes unnamed
+// objects once TrashDays old.
+//
 // Its words: a scope (None, Paths, Workspace) is what a call may change; a
 // record is the call line, the call, and the record line keeping what
 // changed; a refusal is a record the store will not make, so the call
