@@ -2,8 +2,6 @@ package engine
 
 import (
 	"context"
-	"os"
-	"strings"
 
 	"cairn/engine/internal/checkouts"
 )
@@ -21,9 +19,9 @@ type Checkout = checkouts.Checkout
 // CommonDir, and its Checkouts, the main one first, then by path.
 type Repository = checkouts.Repository
 
-// Checkouts reads the worktrees of the git repository holding dir. It
+// checkoutsOf reads the worktrees of the git repository holding dir. It
 // returns nil (and no error) when dir is in no repository.
-func Checkouts(dir string) (*Repository, error) {
+func checkoutsOf(dir string) (*Repository, error) {
 	dir, err := Canonical(dir)
 	if err != nil {
 		return nil, err
@@ -48,7 +46,7 @@ type CheckoutSessions struct {
 // belong to no nearer checkout. A checkout without sessions has none.
 // Nil when dir is in no repository or the repository has one checkout.
 func (s *Store) OtherCheckouts(ctx context.Context, dir string) (*Repository, []CheckoutSessions, error) {
-	repo, err := Checkouts(dir)
+	repo, err := checkoutsOf(dir)
 	if err != nil || repo == nil || len(repo.Checkouts) < 2 {
 		return repo, nil, err
 	}
@@ -79,10 +77,10 @@ func (s *Store) OtherCheckouts(ctx context.Context, dir string) (*Repository, []
 	return repo, out, nil
 }
 
-// NoteCheckouts remembers the live checkouts of repo (so sessions of one
+// noteCheckouts remembers the live checkouts of repo (so sessions of one
 // later removed with its metadata are still found). It writes only when
 // one is new.
-func (s *Store) NoteCheckouts(repo *Repository) error {
+func (s *Store) noteCheckouts(repo *Repository) error {
 	if repo == nil || s.ephemeral {
 		return nil
 	}
@@ -90,12 +88,7 @@ func (s *Store) NoteCheckouts(repo *Repository) error {
 }
 
 // Returned is a removed checkout whose sessions moved back.
-type Returned struct {
-	From     string   `json:"from"` // the removed checkout (or a folder in it)
-	To       string   `json:"to"`
-	Sessions []string `json:"sessions"`
-	Err      string   `json:"error,omitempty"` // why they could not move (a session open elsewhere)
-}
+type Returned = checkouts.Returned
 
 // ReturnFromRemovedCheckouts moves the sessions left in removed worktrees
 // of the repository holding dir back to a remaining checkout: the main
@@ -105,32 +98,13 @@ type Returned struct {
 // directory, usage included. A session open in another process is left
 // for next time, and said.
 func (s *Store) ReturnFromRemovedCheckouts(ctx context.Context, dir string) ([]Returned, error) {
-	repo, err := Checkouts(dir)
+	repo, err := checkoutsOf(dir)
 	if err != nil || repo == nil || s.ephemeral {
 		return nil, err
 	}
-	s.NoteCheckouts(repo) // best effort
-	var target string
-	for _, c := range repo.Checkouts {
-		if !c.Gone && (c.Main || target == "" && c.Current) {
-			target = c.Path
-		}
-	}
-	if target == "" {
-		return nil, nil
-	}
-	gone := map[string]bool{}
-	for _, c := range repo.Checkouts {
-		if c.Gone {
-			gone[c.Path] = true
-		}
-	}
-	for _, p := range checkouts.Known(s.fsys, repo.CommonDir) {
-		if _, err := os.Stat(p); os.IsNotExist(err) {
-			gone[p] = true
-		}
-	}
-	if len(gone) == 0 {
+	s.noteCheckouts(repo) // best effort
+	target, gone := repo.Target(), repo.Removed(s.fsys)
+	if target == "" || len(gone) == 0 {
 		return nil, nil
 	}
 	wss, _, err := s.Workspaces()
@@ -139,12 +113,7 @@ func (s *Store) ReturnFromRemovedCheckouts(ctx context.Context, dir string) ([]R
 	}
 	var out []Returned
 	for _, w := range wss {
-		from := ""
-		for g := range gone {
-			if w.path == g || strings.HasPrefix(w.path, g+"/") {
-				from = w.path
-			}
-		}
+		from := checkouts.In(w.path, gone)
 		if from == "" || len(s.sessionsIn(w.dir)) == 0 {
 			continue
 		}

@@ -95,7 +95,7 @@ package engine
 //
 // Tool outputs: outputs.go (the mechanism in package outputs). A tool's
 // whole output kept beside a truncated result.
-// Locks: (3) to name an output; Store.reservedMu (leaf).
+// Locks: (3) to name an output; Store.outputNames (leaf).
 //
 // Storage upkeep: retention_plan.go retention_plans.go retention_prune.go
 // retention_run.go retention_sessions.go retention_sweep.go

@@ -72,39 +72,7 @@ func (s *Session) PutOutput(ctx context.Context, producer string, r io.Reader) (
 	if err != nil {
 		return "", err
 	}
-	fsys := w.s.fsys
-	if err := ensureDir(fsys, outputDir(w.dir, session)); err != nil {
-		return "", fmt.Errorf("engine: output folder: %w", err)
-	}
-	// The store's outputReserved holds the names being written, so two
-	// PutOutput calls of a session never pick the same id.
-	store := w.s
-	store.reservedMu.Lock()
-	if store.outputReserved == nil {
-		store.outputReserved = map[string]bool{}
-	}
-	id := ids.Unique(ids.OutputHandle(producer), func(c string) bool {
-		if store.outputReserved[outputName(w.dir, session, c)] {
-			return true
-		}
-		_, err := fsys.Lstat(outputName(w.dir, session, c))
-		return !vfs.IsNotExist(err)
-	})
-	name := outputName(w.dir, session, id)
-	store.outputReserved[name] = true
-	store.reservedMu.Unlock()
-	defer func() {
-		store.reservedMu.Lock()
-		delete(store.outputReserved, name)
-		store.reservedMu.Unlock()
-	}()
-	if err := outputs.Write(ctx, fsys, name, r, w.s.maxOutputBytes(), ErrOutputTooLarge); err != nil {
-		if errors.Is(err, ErrOutputTooLarge) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-			return "", err
-		}
-		return "", fmt.Errorf("engine: store output: %w", err)
-	}
-	return id, nil
+	return w.s.outputNames.Put(ctx, w.s.fsys, w.dir, session, producer, r, w.s.maxOutputBytes(), ErrOutputTooLarge)
 }
 
 // ensureDir creates folder name (and parents) if missing and makes the new

@@ -12,6 +12,7 @@ import (
 
 	"cairn/engine/internal/ephroot"
 	"cairn/engine/internal/history"
+	"cairn/engine/internal/outputs"
 	"cairn/engine/internal/shellproc"
 	"cairn/engine/wskey"
 	"cairn/internal/vfs"
@@ -39,12 +40,11 @@ type Store struct {
 	// What this store's sessions are doing, kept here rather than in
 	// process globals: an embedder may open many stores, and each is
 	// garbage once closed.
-	outputsCleaned sync.Map // workspace folder -> struct{}: orphan outputs cleaned (package outputs)
-	reservedMu     sync.Mutex
-	outputReserved map[string]bool // output names being written (outputs.go)
-	shellLive      sync.Map        // shell journal name -> *shell.Log of a session open here, or shellClosed (shell.go)
-	taskLive       sync.Map        // task records name -> *taskLog of a session open here, or taskClosed (task.go)
-	hist           history.Log     // what AddHistory last read of history.jsonl (history.go)
+	outputsCleaned sync.Map      // workspace folder -> struct{}: orphan outputs cleaned (package outputs)
+	outputNames    outputs.Names // output names being written (package outputs)
+	shellLive      sync.Map      // shell journal name -> *shell.Log of a session open here, or shellClosed (shell.go)
+	taskLive       sync.Map      // task records name -> *taskLog of a session open here, or taskClosed (task.go)
+	hist           history.Log   // what AddHistory last read of history.jsonl (history.go)
 
 	callLocks sync.Map // workspace folder -> *callLock held shared by running calls (calls_lock.go)
 	// forker starts the sessions' shell lines from a thread of its own,

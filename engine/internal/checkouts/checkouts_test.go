@@ -96,3 +96,20 @@ func TestCheckoutsOfARealRepository(t *testing.T) {
 		t.Errorf("a folder in no repository has checkouts: %+v", r)
 	}
 }
+
+func TestTargetAndIn(t *testing.T) {
+	r := &Repository{Checkouts: []Checkout{{Path: "/r", Main: true, Gone: true}, {Path: "/w1", Current: true}, {Path: "/w2", Gone: true}}}
+	if got := r.Target(); got != "/w1" {
+		t.Fatalf("target with the main one gone: %q, want the current one", got)
+	}
+	r.Checkouts[0].Gone = false
+	if got := r.Target(); got != "/r" {
+		t.Fatalf("target: %q, want the main one", got)
+	}
+	gone := map[string]bool{"/w2": true}
+	for p, want := range map[string]string{"/w2": "/w2", "/w2/sub": "/w2/sub", "/w20": "", "/w1": ""} {
+		if got := In(p, gone); got != want {
+			t.Errorf("In(%q) = %q, want %q", p, got, want)
+		}
+	}
+}

@@ -24,7 +24,8 @@
 //
 // # Locks
 //
-// It holds no state and takes no lock: a name being written is reserved
-// by the engine (Store.outputReserved, under reservedMu), and an output is
-// written whole by rename, so readers never see part of one.
+// Names, one per store, holds the names being written under its own mutex
+// (a leaf), so two writers never pick the same id. Nothing else holds
+// state or takes a lock: an output is written whole by rename, so readers
+// never see part of one.
 package outputs

@@ -8,10 +8,12 @@ import (
 	"fmt"
 	"io"
 	"path"
+	"sync"
 	"time"
 
 	"github.com/klauspost/compress/zstd"
 
+	"cairn/engine/ids"
 	"cairn/engine/internal/durable"
 	"cairn/engine/internal/layout"
 	"cairn/internal/vfs"
@@ -221,4 +223,49 @@ func Copy(ctx context.Context, fsys vfs.FS, ws, to string, ids []string, open fu
 		}
 	}
 	return missing, nil
+}
+
+// Names holds the output names being written, so two writers of a session
+// never pick the same id. Its zero value is ready; it guards its map with
+// its own mutex (a leaf).
+type Names struct {
+	mu       sync.Mutex
+	reserved map[string]bool
+}
+
+// Put stores the output of producer (a tool name or a shell label) read
+// from r in session's folder of workspace folder ws and returns its id:
+// ids.OutputHandle of producer with a collision suffix, reserved in n
+// while it is written. Over limit bytes it stores nothing and returns
+// tooLarge.
+func (n *Names) Put(ctx context.Context, fsys vfs.FS, ws, session, producer string, r io.Reader, limit int64, tooLarge error) (string, error) {
+	if err := durable.EnsureDir(fsys, SessionDir(ws, session), layout.Workspaces); err != nil {
+		return "", fmt.Errorf("engine: output folder: %w", err)
+	}
+	n.mu.Lock()
+	if n.reserved == nil {
+		n.reserved = map[string]bool{}
+	}
+	id := ids.Unique(ids.OutputHandle(producer), func(c string) bool {
+		if n.reserved[Name(ws, session, c)] {
+			return true
+		}
+		_, err := fsys.Lstat(Name(ws, session, c))
+		return !vfs.IsNotExist(err)
+	})
+	name := Name(ws, session, id)
+	n.reserved[name] = true
+	n.mu.Unlock()
+	defer func() {
+		n.mu.Lock()
+		delete(n.reserved, name)
+		n.mu.Unlock()
+	}()
+	if err := Write(ctx, fsys, name, r, limit, tooLarge); err != nil {
+		if errors.Is(err, tooLarge) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+			return "", err
+		}
+		return "", fmt.Errorf("engine: store output: %w", err)
+	}
+	return id, nil
 }
