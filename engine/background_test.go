@@ -23,7 +23,7 @@ func TestAgentConfig(t *testing.T) {
 		d.Experimental.CrossSessionMessaging {
 		t.Fatalf("defaults %+v %+v", d.Agent, d.Experimental)
 	}
-	c := must(ParseConfig([]byte(`{"agent":{"task_execution":"sync","shell_execution":"async","shell_async_threshold_secs":30},
+	c := must(parseConfig([]byte(`{"agent":{"task_execution":"sync","shell_execution":"async","shell_async_threshold_secs":30},
 		"experimental":{"cross_session_messaging":true}}`)))(t)
 	if c.Agent != (AgentConfig{TaskExecution: ExecSync, ShellExecution: ExecAsync, ShellAsyncThresholdSecs: 30}) ||
 		!c.Experimental.CrossSessionMessaging {
@@ -44,7 +44,7 @@ func TestAgentConfig(t *testing.T) {
 		`{"experimental":{"cross_session_messaging":"yes"}}`: "experimental.cross_session_messaging: must be true or false",
 		`{"experimental":{"sandboxes":true}}`:                "experimental.sandboxes: unknown key",
 	} {
-		_, err := ParseConfig([]byte(in))
+		_, err := parseConfig([]byte(in))
 		if err == nil || !strings.Contains(err.Error(), want) || !errors.Is(err, ErrBadInput) {
 			t.Errorf("%s: %v, want a bad-input error saying %q", in, err, want)
 		}

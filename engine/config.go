@@ -21,9 +21,9 @@ type (
 	StorageConfig   = config.StorageConfig
 )
 
-// ConfigError names the key of config.json that is wrong (Key, "" for the
+// configError names the key of config.json that is wrong (Key, "" for the
 // whole file) and what is wrong with it (Msg); it wraps ErrBadInput.
-type ConfigError = config.Error
+type configError = config.Error
 
 // DefaultMaxAttachmentMB is storage.max_attachment_mb's default.
 const DefaultMaxAttachmentMB = config.DefaultMaxAttachmentMB
@@ -36,8 +36,8 @@ const (
 // DefaultConfig is the configuration with no config.json.
 func DefaultConfig() Config { return config.Default() }
 
-// ParseConfig parses config.json strictly.
-func ParseConfig(b []byte) (Config, error) { return config.Parse(b) }
+// parseConfig parses config.json strictly.
+func parseConfig(b []byte) (Config, error) { return config.Parse(b) }
 
 // Config reads config.json; a missing file gives the defaults. An
 // ephemeral store reads that of the persistent state folder: only the

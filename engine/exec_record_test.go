@@ -213,16 +213,16 @@ func TestExecLimits(t *testing.T) {
 // TestConfigRecordingLimits: a recording limit above what the store
 // accepts is lowered to it; zero is refused at load.
 func TestConfigRecordingLimits(t *testing.T) {
-	c := must(ParseConfig([]byte(`{"storage":{"snapshots":{"max_bytes_mb":100000,"max_files":9999999,"max_file_bytes_mb":101}}}`)))(t)
+	c := must(parseConfig([]byte(`{"storage":{"snapshots":{"max_bytes_mb":100000,"max_files":9999999,"max_file_bytes_mb":101}}}`)))(t)
 	if c.Storage.MaxBytesMB != 512 || c.Storage.MaxFiles != 50000 || c.Storage.MaxFileBytesMB != 100 {
 		t.Fatalf("limits not lowered: %+v", c.Storage)
 	}
-	c = must(ParseConfig([]byte(`{"storage":{"snapshots":{"max_bytes_mb":3,"max_files":7,"max_file_bytes_mb":2}}}`)))(t)
+	c = must(parseConfig([]byte(`{"storage":{"snapshots":{"max_bytes_mb":3,"max_files":7,"max_file_bytes_mb":2}}}`)))(t)
 	if c.Storage.MaxBytesMB != 3 || c.Storage.MaxFiles != 7 || c.Storage.MaxFileBytesMB != 2 {
 		t.Fatalf("limits %+v", c.Storage)
 	}
 	for _, k := range []string{"max_bytes_mb", "max_files", "max_file_bytes_mb"} {
-		_, err := ParseConfig([]byte(`{"storage":{"snapshots":{"` + k + `":0}}}`))
+		_, err := parseConfig([]byte(`{"storage":{"snapshots":{"` + k + `":0}}}`))
 		if err == nil || !strings.Contains(err.Error(), "storage.snapshots."+k) {
 			t.Fatalf("%s 0: %v", k, err)
 		}

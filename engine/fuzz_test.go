@@ -15,16 +15,16 @@ import (
 )
 
 // FuzzParseConfig: any config.json either parses into values inside their
-// bounds or is refused with a ConfigError; never a panic.
+// bounds or is refused with a configError; never a panic.
 func FuzzParseConfig(f *testing.F) {
 	f.Add([]byte(`{"snapshots":{"enabled":false,"max_per_session":3,"required":["a/**"]}}`))
 	f.Add([]byte(`{"storage":{"max_eager_load_mb":5,"retention":{"trim":{"keep_last":2,"keep_within":"2y5m"}}}}`))
 	f.Add([]byte(`{"history":{"max":0}}`))
 	f.Add([]byte(`{"snapshots":{"required":true}} `))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		c, err := ParseConfig(b)
+		c, err := parseConfig(b)
 		if err != nil {
-			var ce *ConfigError
+			var ce *configError
 			if !errors.As(err, &ce) || !errors.Is(err, ErrBadInput) {
 				t.Fatalf("error of the wrong kind: %v", err)
 			}

@@ -10,7 +10,7 @@ import (
 // covers.
 func requiredOf(t *testing.T, globs string, names ...string) map[string]bool {
 	t.Helper()
-	c, err := ParseConfig([]byte(`{"snapshots":{"required":` + globs + `}}`))
+	c, err := parseConfig([]byte(`{"snapshots":{"required":` + globs + `}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,15 +48,15 @@ func TestRequiredGlobRefusedAtLoad(t *testing.T) {
 		strings.Repeat("{a,b}", 9) + "x", // 512 ways to read it
 		"{" + strings.Repeat("{a,b,c,d}", 5) + ",z}",
 	} {
-		_, err := ParseConfig([]byte(`{"snapshots":{"required":["x/**",` + jsonString(g) + `]}}`))
-		var ce *ConfigError
+		_, err := parseConfig([]byte(`{"snapshots":{"required":["x/**",` + jsonString(g) + `]}}`))
+		var ce *configError
 		if !errors.As(err, &ce) || ce.Key != "snapshots.required" || !strings.Contains(err.Error(), g) || !errors.Is(err, ErrBadInput) {
 			t.Errorf("glob %q: error %v, want a config error naming snapshots.required and the glob", g, err)
 		}
 	}
 	// At the limit, and with braces inside classes or escaped, it loads.
 	for _, g := range []string{strings.Repeat("{a,b}", 8) + "x", `[{]x`, `\{a,b\}`, `src/**/*.{ts,tsx}`} {
-		if _, err := ParseConfig([]byte(`{"snapshots":{"required":[` + jsonString(g) + `]}}`)); err != nil {
+		if _, err := parseConfig([]byte(`{"snapshots":{"required":[` + jsonString(g) + `]}}`)); err != nil {
 			t.Errorf("glob %q: %v", g, err)
 		}
 	}

@@ -62,7 +62,7 @@ func TestCorruptHistoryReadsEmpty(t *testing.T) {
 }
 
 func TestConfigStrict(t *testing.T) {
-	c, err := ParseConfig([]byte(`{"snapshots":{"max_per_session":5,"required":["contracts/**"]},"storage":{"retention":{"trim":{"keep_last":20,"keep_within":"90d"}}}}`))
+	c, err := parseConfig([]byte(`{"snapshots":{"max_per_session":5,"required":["contracts/**"]},"storage":{"retention":{"trim":{"keep_last":20,"keep_within":"90d"}}}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,8 +84,8 @@ func TestConfigStrict(t *testing.T) {
 		`{"history":[]}`:     "history",
 		`{"snapshots":{}} x`: "",
 	} {
-		_, err := ParseConfig([]byte(in))
-		var ce *ConfigError
+		_, err := parseConfig([]byte(in))
+		var ce *configError
 		if !errorsAs(err, &ce) || ce.Key != key {
 			t.Errorf("%s: error %v, want one naming %q", in, err, key)
 		}
@@ -97,7 +97,7 @@ func TestConfigStrict(t *testing.T) {
 		`{"storage":{"snapshots":{"maxFiles":1}}}`: "keys are snake_case: max_files",
 		`{"snapshots":{"maxNothing":5}}`:           "",
 	} {
-		_, err := ParseConfig([]byte(in))
+		_, err := parseConfig([]byte(in))
 		if err == nil || (hint != "" && !strings.Contains(err.Error(), hint)) || (hint == "" && strings.Contains(err.Error(), "snake_case")) {
 			t.Errorf("%s: error %v, want the hint %q", in, err, hint)
 		}

@@ -12,7 +12,7 @@ func TestRetentionConfig(t *testing.T) {
 	if !d.Trim.Empty() || !d.Forget.Empty() || d.GroupBy != "directory" || d.SweepIntervalHours != 24 {
 		t.Fatalf("defaults %+v", d)
 	}
-	c := must(ParseConfig([]byte(`{"storage":{"retention":{"group_by":"none","sweep_interval_hours":0,
+	c := must(parseConfig([]byte(`{"storage":{"retention":{"group_by":"none","sweep_interval_hours":0,
 		"trim":{"keep_last":20,"keep_within":"90d"},"forget":{"keep_within":"2y","keep_monthly":-1}}}}`)))(t)
 	if c.Storage.GroupBy != "none" || c.Storage.SweepIntervalHours != 0 ||
 		c.Storage.Trim.String() != "keep_last 20, keep_within 90d" || c.Storage.Forget.String() != "keep_monthly -1, keep_within 2y" {
@@ -28,7 +28,7 @@ func TestRetentionConfig(t *testing.T) {
 		`{"storage":{"retention":{"trim":{"keep_tags":[["a"]]}}}}`:       "unknown key",
 		`{"storage":{"retention":{"trim":{"keep_within":"90d"},"x":1}}}`: "unknown key",
 	} {
-		_, err := ParseConfig([]byte(in))
+		_, err := parseConfig([]byte(in))
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v, want an error saying %q", in, err, want)
 		}

@@ -47,9 +47,6 @@ type RetentionOptions struct {
 // retention draws it).
 type RetentionPlan = retention.Plan
 
-// RetentionEntry is one session in a plan.
-type RetentionEntry = retention.Entry
-
 // retentionCandidate is a session as a plan reads it.
 type retentionCandidate struct {
 	retention.Session

@@ -9,25 +9,11 @@ import (
 )
 
 // Prune removes what nothing needs any more, each kind only once it is at
-// least TrashDays days old, so that a writer at work is never raced:
-//
-//   - forgotten sessions the trash has held that long;
-//   - orphaned artifacts: output folders, journals, records, locks,
-//     owner hints and hook markers of sessions that do not exist (no
-//     items journal);
-//   - objects of a workspace store that no file of the workspace's
-//     sessions names (any journal line, item, draft or record, and the
-//     journals of the workspace's sessions the trash keeps), no
-//     workspace-level journal (drops.jsonl), and no walk relies on (the
-//     stat cache, the walks and pending markers kept between an agent's
-//     hooks, those of its sessions in the trash too);
-//
-// and, whatever their age, temp files whose writer is gone. What it
-// removes is listed first, by reading only (package prune), and storage
-// stats adds the same list up as "a prune would reclaim", so the estimate
-// is what a prune then frees. Every step is idempotent: a prune cut short
-// is finished by the next. The usage ledger (usage.jsonl) is never
-// touched.
+// least TrashDays days old (temp files of gone writers whatever their
+// age): old trash, orphaned files of sessions that do not exist, and
+// objects nothing names (package prune lists them). storage stats adds up
+// the same list, so its estimate is what a prune then frees. A prune cut
+// short is finished by the next. The usage ledger is never touched.
 
 // PruneReport says what a prune removed.
 type PruneReport struct {

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"cairn/engine/internal/trash"
+	"cairn/engine/retention"
 	"context"
 	"errors"
 	"fmt"
@@ -46,7 +47,7 @@ func (s *Store) RunRetention(ctx context.Context, opt RetentionOptions) (*Retent
 }
 
 // removeOne trims or forgets one session of a plan, under its lock.
-func (s *Store) removeOne(ctx context.Context, action string, e RetentionEntry) error {
+func (s *Store) removeOne(ctx context.Context, action string, e retention.Entry) error {
 	w := &Workspace{s: s, path: e.Directory, key: e.Key, dir: workspaceDir(e.Key), made: true}
 	l, err := w.acquire(e.Session)
 	if errors.Is(err, ErrBusy) {

@@ -37,7 +37,7 @@ func closedSession(t *testing.T, e *memEnv, gap time.Duration) string {
 	return s.ID()
 }
 
-func sessIDs(l []RetentionEntry) []string {
+func sessIDs(l []retention.Entry) []string {
 	var out []string
 	for _, e := range l {
 		out = append(out, e.Session)

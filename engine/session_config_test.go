@@ -31,9 +31,9 @@ func TestConfigReadOncePerSession(t *testing.T) {
 	if _, err := s.Undo(e.ctx); err != nil {
 		t.Fatalf("undo after config.json broke: %v", err)
 	}
-	var ce *ConfigError
+	var ce *configError
 	if err := s.ReloadConfig(); !errors.As(err, &ce) {
-		t.Fatalf("reload of a broken config.json: err = %v, want *ConfigError", err)
+		t.Fatalf("reload of a broken config.json: err = %v, want *configError", err)
 	}
 	if a, err := s.ToolWrite(e.ctx, "a.txt", []byte("three")); err != nil || a.Snapshot == nil {
 		t.Fatalf("write after a refused reload: %+v, %v", a, err)

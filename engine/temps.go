@@ -10,24 +10,11 @@ import (
 )
 
 // Temp files are what an interrupted write leaves (package owner says how
-// one is told from a person's file). Opening a session collects them, and
-// so does writing a new session's files for the first time (materialize):
-//
-//   - in the state folder: its top folder, the workspace's folder, its
-//     sessions, objects and the session's outputs folder; one ReadDir each;
-//   - in the user's workspace, in the folders cairn can know it wrote in:
-//     those of a session whose owner died holding it (its owners/<id> hint
-//     left behind, its lock free), the session being opened included:
-//     every folder its change lines name, and every folder its hint names;
-//     and, in any case, the folders of the opened session's two newest
-//     changes, those a power loss can interrupt even when the hint is lost
-//     with it.
-//
-// After a power loss the unsynced hint may be gone: a tool write stopped
-// before its change line, in a folder no line names, then leaves a temp
-// that stays (its name says what it is). Temp files of earlier versions
-// (".<name>.tmp<random>") cannot be told from a person's files and are
-// left in place; `cairn storage fsck` notes those in the state folder.
+// one is told from a person's file and which folders are swept). Opening a
+// session collects them, in the state folder and, in the user's
+// workspace, in the folders a dead owner's hint and change lines name and
+// those of the opened session's two newest changes; so does writing a new
+// session's files for the first time (materialize).
 
 // removeTemps collects the leftover temp files of the state folder and of
 // the sessions of w whose owner died. ownerDied says whether id's own owner
