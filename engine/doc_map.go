@@ -47,9 +47,9 @@ package engine
 // snapStack.mu over the fold; the writer's own mutex (leaf,
 // changes.Writer); the folder syncs' (leaf, changes.Syncs). changes_log.go says which field each guards.
 //
-// The file tools: tools.go tools_call.go tools_path.go tools_run.go
-// tools_stage.go patch.go patch_run.go patch_recover.go. write, edit, rm
-// (a toolPlan each: writePlan, editPlan, rmPlan) and apply_patch, line
+// The file tools: tools.go tools_call.go tools_run.go patch_run.go
+// patch_recover.go. write, edit, rm (a tools.Plan each: tools.Write,
+// tools.Replace, tools.Remove) and apply_patch (tools.PlanPatch), line
 // first. Locks: (1) shared, the call lock shared, then (2), taken together
 // by Session.enterCall.
 //
@@ -152,6 +152,7 @@ package engine
 //	stats      where the disk went, in parts that add up
 //	tasks      task records and sub-agent transcripts; tasks.Log holds a
 //	           mutex of its own
+//	tools      the file tools' plans, apply_patch worked out in memory, staging
 //	trash      forgotten sessions and their entries, plans, a trim's steps
 //	usage      the usage ledger and a session's queue of lines for it
 //
@@ -161,7 +162,7 @@ package engine
 //
 // ## One tool write, step by step
 //
-// Session.ToolWrite (tools.go) with a writePlan:
+// Session.ToolWrite (tools.go) with a tools.Write plan:
 //
 //  1. Session.runTool takes (1) shared; Session.newToolRun checks the path
 //     (never in the state folder, never out through a link) and opens the
@@ -169,9 +170,9 @@ package engine
 //  2. Session.enterCall takes the call lock shared (Session.beginCall,
 //     waiting while a file revert holds it) and then (2), and writes the
 //     cancel lines still owed (Session.payCancels).
-//  3. toolRun.captureBefore runs writePlan.Plan (it does not need the
+//  3. toolRun.captureBefore runs tools.Write.Plan (it does not need the
 //     file's content) and starts staging the new content in a temp file
-//     beside the file (startStage, fstate.Stage) while preImages.capture
+//     beside the file (tools.Start, fstate.Stage) while preImages.capture
 //     stores the file's pre-image (inline or as an object, fstate.Capture).
 //  4. Session.unitBeginOrSay joins a unit of an agent's calls running at
 //     the same time, if one covers the path.
