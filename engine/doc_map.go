@@ -38,11 +38,12 @@ package engine
 // Session.mu over the conversation (convLog), the items journal, the
 // trail and the record; sessions/fork.lock while a fork numbers its child.
 //
-// The changes log: changes_log.go changes_recover.go snapshot_api.go snapshot_capture.go snapshot_list.go
-// snapshot_preimages.go snapshot_restore.go snapshot_steps.go. The undo
+// The changes log: changes_log.go changes_recover.go snapshot_capture.go
+// snapshot_list.go snapshot_preimages.go snapshot_restore.go. The undo
 // stack folded from <id>.changes.jsonl (foldChanges), its one writer
 // (Session.writeChanges with a durability mode), settling on open
-// (Session.loadChanges), undo, redo and restore-to (Session.restore),
+// (Session.loadChanges), undo, redo and restore-to (Session.restore, run
+// by snapshot.Run),
 // Session.Change, and the background folder syncs (fileSyncs). Locks: (2)
 // snapStack.mu over the fold; the writer's own mutex (leaf,
 // changes.Writer); the folder syncs' (leaf, changes.Syncs). changes_log.go says which field each guards.
@@ -149,6 +150,7 @@ package engine
 //	scope      what a record covers: shell-line scopes, the walk, Diff
 //	shell      shell history; shell.Log holds a mutex of its own
 //	shellproc  shell lines started so that they die with cairn
+//	snapshot   undo, redo and restore-to at work (snapshot.Run), and their answers
 //	stats      where the disk went, in parts that add up
 //	tasks      task records and sub-agent transcripts; tasks.Log holds a
 //	           mutex of its own
