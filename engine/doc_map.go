@@ -147,6 +147,7 @@ package engine
 //	patch      apply_patch's patches, parsed and applied in memory
 //	prune      what a prune removes (the objects a workspace still reaches), the sweep's mark
 //	remote     sessions on object storage: push, pull, leases, remote retention
+//	revert     a file revert's and an unrevert's boundary, refusals, writes and answers
 //	scope      what a record covers: shell-line scopes, the walk, Diff
 //	shell      shell history; shell.Log holds a mutex of its own
 //	shellproc  shell lines started so that they die with cairn
@@ -210,25 +211,27 @@ package engine
 //  3. Session.lockCallsAlone tries the call lock alone: refused at once
 //     (busy) while any call of the workspace runs, in any process.
 //  4. Workspace.timeline folds this session's changes journal into a
-//     changes.Timeline; Timeline.Cut finds the boundary in it, and
-//     revertRefusal refuses a boundary before the records start.
+//     changes.Timeline (revert.ReadTimeline); Timeline.Cut finds the
+//     boundary in it, and revert.Refusal refuses a boundary before the
+//     records start.
 //  5. Conflicts are checked here, in three places, before anything is
-//     written: Workspace.budgetDrops and Timeline.DroppedAfter (a record it
-//     needs was dropped); Workspace.foreignChanges and Timeline.Targets (a
+//     written: revert.BudgetDrops and Timeline.DroppedAfter (a record it
+//     needs was dropped); revert.Foreign and Timeline.Targets (a
 //     file another session changed after, interleaved); changes.Check (a
 //     file whose content is not what its last record says, or cannot be
 //     put back). One conflict refuses the whole revert
-//     (Session.conflictError, a RevertConflictError).
+//     (revert.Run.ConflictError, a RevertConflictError).
 //  6. changes.RevertPlan makes the plan; a preview stops here.
-//  7. Session.runRevert keeps what each file holds now (fstate.Capture,
+//  7. revert.Run.Revert keeps what each file holds now (fstate.Capture,
 //     for unrevert), checking again that it did not change meanwhile,
 //     and writes the revert lines (changes.RevertLines) with
-//     Session.writeChanges, mode synced.
-//  8. Session.applyRevert runs the plan through the one Applier
+//     Session.writeChanges, mode synced (revertHost.WriteSynced).
+//  8. It runs the plan through the one Applier
 //     (Applier.Apply), which replaces each file atomically and syncs
 //     the folders.
-//  9. Session.writeChanges writes the "reverted" line; for mode both,
+//  9. It writes the "reverted" line; for mode both,
 //     Session.revertHeadLocked then moves the head (3).
 //
 // A revert stopped between 7 and 9 is settled by the next owner
-// (Session.settleReverts); unrevert is Session.unrevertFiles.
+// (Session.settleReverts, revert.Run.Settle); unrevert is
+// Session.unrevertFiles (revert.Run.Unrevert).
