@@ -80,7 +80,7 @@ type Run struct {
 	// Item is the "item" of every line the run writes: the newest item
 	// when it began. A line that cancels a step names the step's item, so
 	// the two lie on the same side of any file revert's boundary however
-	// much later the cancellation is written (internal/changes/cancel.go).
+	// much later the cancellation is written (engine/internal/changes/cancel.go).
 	Item changes.ItemRef
 }
 

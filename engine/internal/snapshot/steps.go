@@ -15,8 +15,8 @@ import (
 // One step of an undo, redo or restore-to: the line first (with what the
 // step keeps, for redo), then a changes.Plan of the files to put back, run
 // by the session's applier; a step that put back no file is cancelled with
-// the opposite line (Host.Cancel: owed when it cannot be written, the
-// engine's changes_cancel.go).
+// the opposite line (Host.Cancel: owed when it cannot be written,
+// engine/internal/changes/cancel.go).
 
 // keepWhy says why an undo cannot keep a file's current content for redo,
 // from its capture cur (skipped) and the capture's error.
