@@ -175,8 +175,9 @@ package engine
 //     cancel lines still owed (Session.payCancels).
 //  3. toolRun.captureBefore runs tools.Write.Plan (it does not need the
 //     file's content) and starts staging the new content in a temp file
-//     beside the file (tools.Start, fstate.Stage) while preImages.capture
-//     stores the file's pre-image (inline or as an object, fstate.Capture).
+//     beside the file (tools.Start, fstate.Stage) while
+//     snapshot.PreImages.Capture stores the file's pre-image (inline or as
+//     an object, fstate.Capture).
 //  4. Session.unitBeginOrSay joins a unit of an agent's calls running at
 //     the same time, if one covers the path.
 //  5. toolRun.recordLine makes the change line (Stack.NewRecord) and

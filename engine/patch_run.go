@@ -156,11 +156,11 @@ func (r *patchRun) captureBefore(ctx context.Context) error {
 	t, s := r.t, r.t.s
 	t.pre = s.newPreImages(ctx, t.sc, true)
 	for _, pf := range r.files {
-		f := t.pre.capture(ctx, t.fsys, pf.Rel)
+		f := t.pre.Capture(ctx, t.fsys, pf.Rel)
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if t.pre.on && !f.Before.IsSkipped() && !fstate.Same(f.Before, pf.Old.FState()) {
+		if t.pre.On && !f.Before.IsSkipped() && !fstate.Same(f.Before, pf.Old.FState()) {
 			return refusedf("%s changed while the patch was applied; nothing was changed", pf.Rel)
 		}
 		r.fcs = append(r.fcs, f)
@@ -170,7 +170,7 @@ func (r *patchRun) captureBefore(ctx context.Context) error {
 	}
 	for _, f := range r.fcs {
 		if f.Before != nil && f.Before.Skipped == fstate.SkipStore {
-			return noPreImage(t.tool, f.Path, t.pre.putErr)
+			return noPreImage(t.tool, f.Path, t.pre.PutErr)
 		}
 	}
 	return nil
@@ -194,12 +194,12 @@ func (r *patchRun) stage() {
 // (toolRun.recordLine, for many files).
 func (r *patchRun) recordLine() {
 	t, s := r.t, r.t.s
-	t.record = t.pre.on && t.pre.objs != nil
-	if t.pre.on && !t.record {
+	t.record = t.pre.On && t.pre.Objs != nil
+	if t.pre.On && !t.record {
 		s.notice("no snapshot was taken: the snapshot store cannot be written")
 		for _, f := range r.fcs {
 			if f.Before == nil {
-				t.pre.skipped = append(t.pre.skipped, f.Path)
+				t.pre.Skipped = append(t.pre.Skipped, f.Path)
 			}
 		}
 	}
@@ -253,10 +253,10 @@ func (r *patchRun) swapIn(ctx context.Context) (fstate.DirSet, []string, error) 
 	if t.lineErr != nil {
 		for _, f := range r.fcs {
 			if s.ws.required(t.sc, f.Path) {
-				t.pre.denied = append(t.pre.denied, RequiredFile{Path: f.Path, Reason: fstate.SkipStore + ": " + t.lineErr.Error()})
+				t.pre.Denied = append(t.pre.Denied, RequiredFile{Path: f.Path, Reason: fstate.SkipStore + ": " + t.lineErr.Error()})
 			}
 		}
-		if len(t.pre.denied) > 0 {
+		if len(t.pre.Denied) > 0 {
 			return fail(t.pre.refuse(ctx, t.tool))
 		}
 		for _, f := range r.fcs {

@@ -155,17 +155,17 @@ func (t *toolRun) captureBefore(ctx context.Context, plan tools.Plan) error {
 		return err
 	}
 	if plan.NeedsContent() {
-		t.pre.check = func(data []byte, mode string) (err error) {
+		t.pre.Check = func(data []byte, mode string) (err error) {
 			ed, err = plan.Plan(t.fsys, t.rel, mode, data)
 			return err
 		}
 	}
-	t.f = t.pre.capture(ctx, t.fsys, t.rel)
+	t.f = t.pre.Capture(ctx, t.fsys, t.rel)
 	if err := ctx.Err(); err != nil {
 		return bail(err)
 	}
-	if t.pre.checkErr != nil {
-		return t.pre.checkErr // nothing staged yet
+	if t.pre.CheckErr != nil {
+		return t.pre.CheckErr // nothing staged yet
 	}
 	if ed == nil { // the capture did not read the file: the tool reads it
 		var err error
@@ -179,7 +179,7 @@ func (t *toolRun) captureBefore(ctx context.Context, plan tools.Plan) error {
 		return bail(err)
 	}
 	if t.f.Before != nil && t.f.Before.Skipped == fstate.SkipStore {
-		return bail(noPreImage(t.tool, t.rel, t.pre.putErr))
+		return bail(noPreImage(t.tool, t.rel, t.pre.PutErr))
 	}
 	if t.job == nil {
 		t.job = tools.Start(t.fsys, t.rel, ed)
@@ -193,11 +193,11 @@ func (t *toolRun) captureBefore(ctx context.Context, plan tools.Plan) error {
 // on without a snapshot unless swapIn refuses it.
 func (t *toolRun) recordLine() {
 	s, pre := t.s, t.pre
-	t.record = pre.on && pre.objs != nil
-	if pre.on && !t.record {
+	t.record = pre.On && pre.Objs != nil
+	if pre.On && !t.record {
 		s.notice("no snapshot was taken: the snapshot store cannot be written")
 		if t.f.Before == nil { // made, not replaced: say undo cannot remove it
-			pre.skipped = append(pre.skipped, t.rel)
+			pre.Skipped = append(pre.Skipped, t.rel)
 		}
 	}
 	if !t.record {
@@ -249,7 +249,7 @@ func (t *toolRun) swapIn(ctx context.Context) (dirs fstate.DirSet, replaced stri
 		return nil, "", err
 	}
 	if t.lineErr != nil && s.ws.required(t.sc, rel) {
-		t.pre.denied = append(t.pre.denied, RequiredFile{Path: rel, Reason: fstate.SkipStore + ": " + t.lineErr.Error()})
+		t.pre.Denied = append(t.pre.Denied, RequiredFile{Path: rel, Reason: fstate.SkipStore + ": " + t.lineErr.Error()})
 		return fail(t.pre.refuse(ctx, t.tool))
 	}
 	if t.lineErr != nil && t.f.Before != nil && !t.f.Before.IsSkipped() {
@@ -286,7 +286,7 @@ func (t *toolRun) redoable() bool {
 func (t *toolRun) settleStack() *ToolAnswer {
 	s, st, rec := t.s, &t.s.snaps, t.rec
 	ans := &ToolAnswer{Session: s.ID(), Files: []string{s.ws.absPath(t.rel)}, Skipped: []string{}}
-	for _, p := range t.pre.skipped {
+	for _, p := range t.pre.Skipped {
 		ans.Skipped = append(ans.Skipped, s.ws.absPath(p))
 	}
 	switch {
