@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"cairn/engine/internal/changes"
-	"cairn/engine/internal/fstate"
 	"cairn/engine/internal/revert"
 )
 
@@ -122,55 +121,12 @@ func (s *Session) revertFiles(ctx context.Context, at string, mode RevertMode, a
 	}
 	defer done()
 	run := s.revertRun(fsys)
-	objs := run.Objs
-	canPut := func(f *fstate.State) bool { return fstate.Restorable(objs, f) }
-	cur, more, err := changes.Check(ctx, fsys, targets, canPut)
+	fr, plan, err := run.Plan(ctx, targets, conflicts, len(tl.CallsAfter(cut, after)), apply)
 	if err != nil {
-		return nil, fmt.Errorf("engine: revert: %w; nothing was changed", err)
-	}
-	fr := &FileRevert{Applied: apply, UnrecordedCalls: len(tl.CallsAfter(cut, after)), Files: []RevertedFile{}}
-	plan := changes.RevertPlan(targets, cur)
-	for i, f := range plan.Files {
-		if f.Leave {
-			continue
-		}
-		act := "replace"
-		switch {
-		case cur[i] == nil:
-			act, fr.Create = "create", fr.Create+1
-		case f.To == nil:
-			act, fr.Delete = "delete", fr.Delete+1
-		default:
-			fr.Replace++
-		}
-		fr.Files = append(fr.Files, RevertedFile{Path: s.ws.absPath(f.Path), Action: act})
-	}
-	if conflicts = append(conflicts, more...); len(conflicts) > 0 {
-		return nil, run.ConflictError("revert", fr, conflicts)
+		return nil, err
 	}
 	if !apply {
-		var rels []string
-		var tos []*fstate.State
-		for _, f := range plan.Files {
-			if !f.Leave {
-				rels, tos = append(rels, f.Path), append(tos, f.To)
-			}
-		}
-		fr.SetContents(func(ctx context.Context, limit int64) ([]FileChange, error) {
-			fsys, done, err := s.ws.files()
-			if err != nil {
-				return nil, err
-			}
-			defer done()
-			out := make([]FileChange, len(rels))
-			for i, rel := range rels {
-				out[i] = FileChange{Path: s.ws.absPath(rel), Before: revert.DiskContent(ctx, fsys, rel, limit)}
-				if out[i].After, err = revert.ReadContent(ctx, objs, nil, rel, tos[i], limit); err != nil {
-					return nil, err
-				}
-			}
-			return out, nil
-		})
+		run.Preview(fr, plan, s.ws.files)
 		res := &RevertResult{Session: s.st.id, Preview: true, Files: fr}
 		s.mu.Lock()
 		res.From, res.Head = s.st.head, s.st.head

@@ -146,3 +146,65 @@ func (r *Run) apply(ctx context.Context, plan changes.Plan, fr *FileRevert) (lef
 	}
 	return left, res.Sync
 }
+
+// Plan checks every file of targets (changes.Check) and makes the plan of
+// a revert and its answer, fr (apply false: a preview). conflicts are the
+// ones found before; any conflict refuses the whole revert, with fr naming
+// them (a *RevertConflictError). unrecorded is how many calls after the
+// boundary ran without a record.
+func (r *Run) Plan(ctx context.Context, targets []changes.Target, conflicts []changes.Conflict, unrecorded int, apply bool) (*FileRevert, changes.Plan, error) {
+	cur, more, err := changes.Check(ctx, r.FS, targets, r.restorable)
+	if err != nil {
+		return nil, changes.Plan{}, fmt.Errorf("engine: revert: %w; nothing was changed", err)
+	}
+	fr := &FileRevert{Applied: apply, UnrecordedCalls: unrecorded, Files: []RevertedFile{}}
+	plan := changes.RevertPlan(targets, cur)
+	for i, f := range plan.Files {
+		if f.Leave {
+			continue
+		}
+		act := "replace"
+		switch {
+		case cur[i] == nil:
+			act, fr.Create = "create", fr.Create+1
+		case f.To == nil:
+			act, fr.Delete = "delete", fr.Delete+1
+		default:
+			fr.Replace++
+		}
+		fr.Files = append(fr.Files, RevertedFile{Path: r.Host.AbsPath(f.Path), Action: act})
+	}
+	if conflicts = append(conflicts, more...); len(conflicts) > 0 {
+		return nil, plan, r.ConflictError("revert", fr, conflicts)
+	}
+	return fr, plan, nil
+}
+
+// Preview gives fr, a previewed revert of plan, its reader of what each
+// file holds now and would get (FileRevert.Contents), through the
+// workspace's files as open opens them then.
+func (r *Run) Preview(fr *FileRevert, plan changes.Plan, open func() (vfs.FS, func(), error)) {
+	var rels []string
+	var tos []*fstate.State
+	for _, f := range plan.Files {
+		if !f.Leave {
+			rels, tos = append(rels, f.Path), append(tos, f.To)
+		}
+	}
+	h, objs := r.Host, r.Objs
+	fr.SetContents(func(ctx context.Context, limit int64) ([]FileChange, error) {
+		fsys, done, err := open()
+		if err != nil {
+			return nil, err
+		}
+		defer done()
+		out := make([]FileChange, len(rels))
+		for i, rel := range rels {
+			out[i] = FileChange{Path: h.AbsPath(rel), Before: DiskContent(ctx, fsys, rel, limit)}
+			if out[i].After, err = ReadContent(ctx, objs, nil, rel, tos[i], limit); err != nil {
+				return nil, err
+			}
+		}
+		return out, nil
+	})
+}
