@@ -14,32 +14,9 @@ import (
 	"cairn/internal/vfs"
 )
 
-// The apply_patch file tool: one call that changes several files, one
-// change line that names them all, so one undo puts them all back. It takes
-// a git diff or a "*** Begin Patch" envelope (engine/internal/patch parses
-// both) and runs in the steps of the other file tools (tools.go), for
-// every file at once:
-//
-//  1. plan: every name is resolved inside the workspace (as write, edit and
-//     rm resolve theirs), every file read and every hunk applied in memory,
-//     before anything is captured (tools.PlanPatch); a patch that does not
-//     apply is refused whole (a *PatchError), naming the file and the hunk, and changes
-//     nothing;
-//  2. the pre-image of every file is captured (created: absent; deleted,
-//     and both sides of a rename), and the required ones checked, file by
-//     file;
-//  3. the change line naming every file is appended and synced while the
-//     new contents are staged beside their names and fsynced, and while the
-//     folder sync of the file tool before it may still be under way;
-//  4. then, once all are over, each file is swapped in or removed, in the
-//     patch's order.
-//
-// A crash in step 4 leaves each file old or new (each swap is atomic). The
-// next owner settles the change (changes_recover.go): every file still
-// old, it was never made (an abort line); some old and some new, the new
-// ones get their pre-image back and then the abort is written, so a patch
-// is never left half applied (patch_recover.go). A swap that fails while
-// the tool runs is settled the same way at once.
+// The apply_patch file tool: one call that changes several files under
+// one change line, in the steps of the other file tools for every file at
+// once; package tools' doc draws them.
 
 // ToolPatchName is the tool name apply_patch's change lines carry.
 const ToolPatchName = "apply_patch"

@@ -9,23 +9,9 @@ import (
 	"cairn/engine/internal/snapshot"
 )
 
-// Undo, redo and restore-to. An undo keeps the files' current content as
-// objects and writes its undo line (synced) before it touches a file, so
-// whatever happens after, redo can put exactly that content back. Each file
-// is replaced atomically or removed; the folders are synced before the
-// answer. A file an undo cannot keep or restore (its pre-image was skipped
-// or its object is missing or damaged, its current content is too large or
-// unreadable, or it cannot be written) is left as it is and named in
-// "skipped", with why in "not_restored".
-//
-// The run itself is package snapshot's (snapshot.Run); this file holds
-// the locks, picks the snapshots and writes the trail.
-//
-// An undo or redo that can put back no file is refused (a *RestoreError)
-// and changes nothing: it writes no line, or, when every file failed once
-// its line was written, cancels it with the opposite line. A restore-to
-// passes over a snapshot it cannot put back (that is how the stack gets
-// past one for good), unless it can put back no file at all.
+// Undo, redo and restore-to: this file holds the locks, picks the
+// snapshots and writes the trail; package snapshot runs them and its doc
+// says what they promise.
 
 // Undo restores the files of the newest applied snapshot and keeps their
 // current content for Redo. Nothing to undo is ErrRefused, and so is a

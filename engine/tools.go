@@ -7,30 +7,8 @@ import (
 	"cairn/engine/internal/tools"
 )
 
-// The file tools: write, edit and rm (apply_patch, which changes several
-// files under one change line, is in patch.go). Each changes one file through the
-// workspace's os.Root, recorded line first (runTool, tools_run.go):
-//
-//  1. the pre-image is captured: inline in the change line when small,
-//     else a durable object;
-//  2. the change line, naming the pre-image and the after state the tool is
-//     about to make, is appended and synced while the new content is staged
-//     in a temp file beside the name and fsynced, and while the folder sync
-//     of the tool before it (step 4) may still be under way;
-//  3. only when all three are over is the temp file swapped with the file
-//     (its old content removed in the background) or renamed over the
-//     name, or the file removed;
-//  4. the folder is synced in the background (fileSyncs): the next file
-//     tool waits for it before its step 3, every other line of the changes
-//     journal and the end of the turn before they start.
-//
-// A tool that fails after its line cancels the change with an abort line;
-// a crash in between is settled by the next owner (loadChanges), which
-// judges the two newest changes together. A
-// tool that fails before records nothing. A tool that would replace or
-// remove a file whose pre-image cannot be recorded (the store or the
-// changes journal cannot be written) is refused before it changes anything
-// (noPreImage).
+// The file tools: write, edit and rm, each a tools.Plan run line first by
+// runTool (tools_run.go); package tools' doc draws the steps.
 
 // ToolWrite is the write tool: path gets content, created with its folders
 // when missing. An existing file keeps its permission bits; a new one gets
