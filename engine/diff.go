@@ -59,30 +59,8 @@ func (w *Workspace) Changes(ctx context.Context, id, item string, limit int64) (
 	default:
 		return nil, fmt.Errorf("%w: item %s is a %s: give a tool call, or a user prompt for its whole turn", ErrBadInput, item, it.Type)
 	}
-	for _, s := range tl.Steps {
-		if s.Record && pick(s) {
-			ch.Records, ch.Tools = append(ch.Records, s.ID), append(ch.Tools, s.Tool)
-		}
-	}
-	moves := tl.Net(pick)
-	if len(moves) == 0 {
-		return ch, nil
-	}
-	fsys, done, err := w.files()
-	if err != nil {
+	if err := revert.ReadChanges(ctx, ch, tl, pick, w.files, w.objects(), w.absPath, limit); err != nil {
 		return nil, err
-	}
-	defer done()
-	objs := w.objects()
-	for _, m := range moves {
-		fc := FileChange{Path: w.absPath(m.Path)}
-		if fc.Before, err = revert.ReadContent(ctx, objs, nil, m.Path, m.From, limit); err != nil {
-			return nil, err
-		}
-		if fc.After, err = revert.ReadContent(ctx, objs, fsys, m.Path, m.To, limit); err != nil {
-			return nil, err
-		}
-		ch.Files = append(ch.Files, fc)
 	}
 	return ch, nil
 }

@@ -3,6 +3,7 @@ package revert
 import (
 	"context"
 
+	"cairn/engine/internal/changes"
 	"cairn/engine/internal/fstate"
 	"cairn/internal/vfs"
 	"cairn/objects"
@@ -90,4 +91,39 @@ func keepSink(b []byte, mode string) (*fstate.State, error) {
 	f, _ := fstate.HashSink(b, mode)
 	f.Data = b
 	return f, nil
+}
+
+// ReadChanges fills ch with what the records of tl that pick chooses
+// changed: their ids and tools, and each file's content on both sides, up
+// to limit bytes each. A file's content after the change is recorded by
+// its hash: it is read from objs when a later record kept the same
+// content, else from the workspace's files (opened by open) when the file
+// still holds it. abs names a file as answers do.
+func ReadChanges(ctx context.Context, ch *Changes, tl *changes.Timeline, pick func(*changes.Step) bool,
+	open func() (vfs.FS, func(), error), objs *objects.Store, abs func(string) string, limit int64) error {
+	for _, s := range tl.Steps {
+		if s.Record && pick(s) {
+			ch.Records, ch.Tools = append(ch.Records, s.ID), append(ch.Tools, s.Tool)
+		}
+	}
+	moves := tl.Net(pick)
+	if len(moves) == 0 {
+		return nil
+	}
+	fsys, done, err := open()
+	if err != nil {
+		return err
+	}
+	defer done()
+	for _, m := range moves {
+		fc := FileChange{Path: abs(m.Path)}
+		if fc.Before, err = ReadContent(ctx, objs, nil, m.Path, m.From, limit); err != nil {
+			return err
+		}
+		if fc.After, err = ReadContent(ctx, objs, fsys, m.Path, m.To, limit); err != nil {
+			return err
+		}
+		ch.Files = append(ch.Files, fc)
+	}
+	return nil
 }
