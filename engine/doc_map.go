@@ -38,18 +38,19 @@ package engine
 // Session.mu over the conversation (convLog), the items journal, the
 // trail and the record; sessions/fork.lock while a fork numbers its child.
 //
-// The changes log: changes_log.go changes_recover.go snapshot_api.go snapshot_capture.go snapshot_list.go
-// snapshot_preimages.go snapshot_restore.go snapshot_steps.go. The undo
+// The changes log: changes_log.go changes_recover.go snapshot_capture.go
+// snapshot_list.go snapshot_preimages.go snapshot_restore.go. The undo
 // stack folded from <id>.changes.jsonl (foldChanges), its one writer
 // (Session.writeChanges with a durability mode), settling on open
-// (Session.loadChanges), undo, redo and restore-to (Session.restore),
+// (Session.loadChanges), undo, redo and restore-to (Session.restore, run
+// by snapshot.Run),
 // Session.Change, and the background folder syncs (fileSyncs). Locks: (2)
 // snapStack.mu over the fold; the writer's own mutex (leaf,
 // changes.Writer); the folder syncs' (leaf, changes.Syncs). changes_log.go says which field each guards.
 //
-// The file tools: tools.go tools_call.go tools_path.go tools_run.go
-// tools_stage.go patch.go patch_run.go patch_recover.go. write, edit, rm
-// (a toolPlan each: writePlan, editPlan, rmPlan) and apply_patch, line
+// The file tools: tools.go tools_call.go tools_run.go patch_run.go
+// patch_recover.go. write, edit, rm (a tools.Plan each: tools.Write,
+// tools.Replace, tools.Remove) and apply_patch (tools.PlanPatch), line
 // first. Locks: (1) shared, the call lock shared, then (2), taken together
 // by Session.enterCall.
 //
@@ -146,12 +147,15 @@ package engine
 //	patch      apply_patch's patches, parsed and applied in memory
 //	prune      what a prune removes (the objects a workspace still reaches), the sweep's mark
 //	remote     sessions on object storage: push, pull, leases, remote retention
+//	revert     a file revert's and an unrevert's boundary, refusals, writes and answers
 //	scope      what a record covers: shell-line scopes, the walk, Diff
 //	shell      shell history; shell.Log holds a mutex of its own
 //	shellproc  shell lines started so that they die with cairn
+//	snapshot   undo, redo and restore-to at work (snapshot.Run), and their answers
 //	stats      where the disk went, in parts that add up
 //	tasks      task records and sub-agent transcripts; tasks.Log holds a
 //	           mutex of its own
+//	tools      the file tools' plans, apply_patch worked out in memory, staging
 //	trash      forgotten sessions and their entries, plans, a trim's steps
 //	usage      the usage ledger and a session's queue of lines for it
 //
@@ -161,7 +165,7 @@ package engine
 //
 // ## One tool write, step by step
 //
-// Session.ToolWrite (tools.go) with a writePlan:
+// Session.ToolWrite (tools.go) with a tools.Write plan:
 //
 //  1. Session.runTool takes (1) shared; Session.newToolRun checks the path
 //     (never in the state folder, never out through a link) and opens the
@@ -169,10 +173,11 @@ package engine
 //  2. Session.enterCall takes the call lock shared (Session.beginCall,
 //     waiting while a file revert holds it) and then (2), and writes the
 //     cancel lines still owed (Session.payCancels).
-//  3. toolRun.captureBefore runs writePlan.Plan (it does not need the
+//  3. toolRun.captureBefore runs tools.Write.Plan (it does not need the
 //     file's content) and starts staging the new content in a temp file
-//     beside the file (startStage, fstate.Stage) while preImages.capture
-//     stores the file's pre-image (inline or as an object, fstate.Capture).
+//     beside the file (tools.Start, fstate.Stage) while
+//     snapshot.PreImages.Capture stores the file's pre-image (inline or as
+//     an object, fstate.Capture).
 //  4. Session.unitBeginOrSay joins a unit of an agent's calls running at
 //     the same time, if one covers the path.
 //  5. toolRun.recordLine makes the change line (Stack.NewRecord) and
@@ -207,25 +212,27 @@ package engine
 //  3. Session.lockCallsAlone tries the call lock alone: refused at once
 //     (busy) while any call of the workspace runs, in any process.
 //  4. Workspace.timeline folds this session's changes journal into a
-//     changes.Timeline; Timeline.Cut finds the boundary in it, and
-//     revertRefusal refuses a boundary before the records start.
+//     changes.Timeline (revert.ReadTimeline); Timeline.Cut finds the
+//     boundary in it, and revert.Refusal refuses a boundary before the
+//     records start.
 //  5. Conflicts are checked here, in three places, before anything is
-//     written: Workspace.budgetDrops and Timeline.DroppedAfter (a record it
-//     needs was dropped); Workspace.foreignChanges and Timeline.Targets (a
+//     written: revert.BudgetDrops and Timeline.DroppedAfter (a record it
+//     needs was dropped); revert.Foreign and Timeline.Targets (a
 //     file another session changed after, interleaved); changes.Check (a
 //     file whose content is not what its last record says, or cannot be
 //     put back). One conflict refuses the whole revert
-//     (Session.conflictError, a RevertConflictError).
+//     (revert.Run.ConflictError, a RevertConflictError).
 //  6. changes.RevertPlan makes the plan; a preview stops here.
-//  7. Session.runRevert keeps what each file holds now (fstate.Capture,
+//  7. revert.Run.Revert keeps what each file holds now (fstate.Capture,
 //     for unrevert), checking again that it did not change meanwhile,
 //     and writes the revert lines (changes.RevertLines) with
-//     Session.writeChanges, mode synced.
-//  8. Session.applyRevert runs the plan through the one Applier
+//     Session.writeChanges, mode synced (revertHost.WriteSynced).
+//  8. It runs the plan through the one Applier
 //     (Applier.Apply), which replaces each file atomically and syncs
 //     the folders.
-//  9. Session.writeChanges writes the "reverted" line; for mode both,
+//  9. It writes the "reverted" line; for mode both,
 //     Session.revertHeadLocked then moves the head (3).
 //
 // A revert stopped between 7 and 9 is settled by the next owner
-// (Session.settleReverts); unrevert is Session.unrevertFiles.
+// (Session.settleReverts, revert.Run.Settle); unrevert is
+// Session.unrevertFiles (revert.Run.Unrevert).

@@ -10,9 +10,39 @@ import (
 	"cairn/engine/internal/fstate"
 	"cairn/engine/internal/overlap"
 	"cairn/engine/internal/patch"
+	"cairn/engine/internal/tools"
+	"cairn/internal/vfs"
 )
 
-// Running apply_patch, in the steps drawn at the top of patch.go: the
+// The apply_patch file tool: one call that changes several files under
+// one change line, in the steps of the other file tools for every file at
+// once; package tools' doc draws them.
+
+// ToolPatchName is the tool name apply_patch's change lines carry.
+const ToolPatchName = "apply_patch"
+
+// ToolPatch is the apply_patch tool: it applies text, a git diff (git diff
+// or git diff --binary output: renames, copies, mode changes, new, deleted
+// and binary files) or a "*** Begin Patch" envelope, to the workspace's
+// files, all of them or none. A malformed patch, or one naming a file
+// outside the workspace, a folder or a symbolic link, is ErrBadInput; one
+// that does not apply is a *PatchError. Either changes nothing. The answer
+// names every file the patch changed and the one snapshot that undoes them
+// all.
+func (s *Session) ToolPatch(ctx context.Context, text []byte, opts ...ToolOptions) (*ToolAnswer, error) {
+	files, err := patch.Parse(text)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrBadInput, err)
+	}
+	return s.runPatch(ctx, files, opts)
+}
+
+// PatchError is the refusal of a patch that does not apply to the files as
+// they are: the file and, when one, the hunk (numbered from 1) that does
+// not fit. Nothing was changed. It wraps ErrRefused.
+type PatchError = tools.PatchError
+
+// Running apply_patch, in the steps drawn above: the
 // single-file steps of tools_run.go, over every file of the patch, with one
 // change line. A patchRun carries a toolRun for what the two share (the
 // session, the line, the pre-images, the settling of the undo stack).
@@ -20,9 +50,9 @@ import (
 // patchRun is one call of apply_patch in progress.
 type patchRun struct {
 	t     *toolRun
-	files []*patchFile
+	files []*tools.PatchFile
 	fcs   []changes.FileChange // the line's files, in files' order
-	jobs  []*stageJob          // each file's new content; nil when removed
+	jobs  []*tools.Job         // each file's new content; nil when removed
 }
 
 // runPatch runs apply_patch on the parsed files, line first.
@@ -56,11 +86,11 @@ func (s *Session) runPatch(ctx context.Context, files []*patch.File, opts []Tool
 		return nil, err
 	}
 	defer leave()
-	pfs, err := planPatch(s.ws, fsys, cfg, files)
+	pfs, err := tools.PlanPatch(patchNames{s.ws, fsys, cfg}, fsys, files)
 	if err != nil {
 		return nil, err
 	}
-	r := &patchRun{files: pfs, t: &toolRun{s: s, tool: ToolPatchName, rel: pfs[0].rel, call: call, sc: cfg.Snapshots, fsys: fsys}}
+	r := &patchRun{files: pfs, t: &toolRun{s: s, tool: ToolPatchName, rel: pfs[0].Rel, call: call, sc: cfg.Snapshots, fsys: fsys}}
 	if err := r.captureBefore(ctx); err != nil {
 		return nil, err
 	}
@@ -103,12 +133,12 @@ func (r *patchRun) captureBefore(ctx context.Context) error {
 	t, s := r.t, r.t.s
 	t.pre = s.newPreImages(ctx, t.sc, true)
 	for _, pf := range r.files {
-		f := t.pre.capture(ctx, t.fsys, pf.rel)
+		f := t.pre.Capture(ctx, t.fsys, pf.Rel)
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if t.pre.on && !f.Before.IsSkipped() && !fstate.Same(f.Before, pf.old.state()) {
-			return refusedf("%s changed while the patch was applied; nothing was changed", pf.rel)
+		if t.pre.On && !f.Before.IsSkipped() && !fstate.Same(f.Before, pf.Old.FState()) {
+			return refusedf("%s changed while the patch was applied; nothing was changed", pf.Rel)
 		}
 		r.fcs = append(r.fcs, f)
 	}
@@ -117,33 +147,23 @@ func (r *patchRun) captureBefore(ctx context.Context) error {
 	}
 	for _, f := range r.fcs {
 		if f.Before != nil && f.Before.Skipped == fstate.SkipStore {
-			return noPreImage(t.tool, f.Path, t.pre.putErr)
+			return noPreImage(t.tool, f.Path, t.pre.PutErr)
 		}
 	}
 	return nil
 }
 
-// state is the F of a planned file state, by its hash.
-func (st fileState) state() *fstate.State {
-	if !st.exists {
-		return nil
-	}
-	f := fstate.Content(st.data, fstate.PermMode(st.perm))
-	f.Perm = fstate.PermString(st.perm)
-	return f
-}
-
 // stage starts staging every new content beside its name.
 func (r *patchRun) stage() {
 	t := r.t
-	r.jobs = make([]*stageJob, len(r.files))
+	r.jobs = make([]*tools.Job, len(r.files))
 	for i, pf := range r.files {
-		if !pf.neu.exists {
+		if !pf.New.Exists {
 			continue
 		}
-		t.s.noteStaging(pf.rel)
-		r.jobs[i] = stageContent(t.fsys, pf.rel, pf.neu.data, pf.neu.perm)
-		r.fcs[i].After = r.jobs[i].after
+		t.s.noteStaging(pf.Rel)
+		r.jobs[i] = tools.StageContent(t.fsys, pf.Rel, pf.New.Data, pf.New.Perm)
+		r.fcs[i].After = r.jobs[i].After
 	}
 }
 
@@ -151,12 +171,12 @@ func (r *patchRun) stage() {
 // (toolRun.recordLine, for many files).
 func (r *patchRun) recordLine() {
 	t, s := r.t, r.t.s
-	t.record = t.pre.on && t.pre.objs != nil
-	if t.pre.on && !t.record {
+	t.record = t.pre.On && t.pre.Objs != nil
+	if t.pre.On && !t.record {
 		s.notice("no snapshot was taken: the snapshot store cannot be written")
 		for _, f := range r.fcs {
 			if f.Before == nil {
-				t.pre.skipped = append(t.pre.skipped, f.Path)
+				t.pre.Skipped = append(t.pre.Skipped, f.Path)
 			}
 		}
 	}
@@ -166,7 +186,7 @@ func (r *patchRun) recordLine() {
 	t.rec = s.snaps.NewRecord(mkTime(s.ws.s.Now()), t.tool, t.call, s.newestItem(), r.fcs)
 	for _, j := range r.jobs {
 		if j != nil {
-			j.sync() // with the line's (stageJob.sync)
+			j.Sync() // with the line's (Job.Sync)
 		}
 	}
 	if t.lineErr = s.writeChanges(ahead, t.rec); t.lineErr != nil {
@@ -189,8 +209,8 @@ func (r *patchRun) swapIn(ctx context.Context) (fstate.DirSet, []string, error) 
 			continue
 		}
 		var err error
-		if staged[i], err = j.wait(); err != nil && stageErr == nil {
-			stageErr = fmt.Errorf("%s: %w", r.files[i].rel, err)
+		if staged[i], err = j.Wait(); err != nil && stageErr == nil {
+			stageErr = fmt.Errorf("%s: %w", r.files[i].Rel, err)
 		}
 	}
 	discard := func(from int) {
@@ -210,10 +230,10 @@ func (r *patchRun) swapIn(ctx context.Context) (fstate.DirSet, []string, error) 
 	if t.lineErr != nil {
 		for _, f := range r.fcs {
 			if s.ws.required(t.sc, f.Path) {
-				t.pre.denied = append(t.pre.denied, RequiredFile{Path: f.Path, Reason: fstate.SkipStore + ": " + t.lineErr.Error()})
+				t.pre.Denied = append(t.pre.Denied, RequiredFile{Path: f.Path, Reason: fstate.SkipStore + ": " + t.lineErr.Error()})
 			}
 		}
-		if len(t.pre.denied) > 0 {
+		if len(t.pre.Denied) > 0 {
 			return fail(t.pre.refuse(ctx, t.tool))
 		}
 		for _, f := range r.fcs {
@@ -234,14 +254,14 @@ func (r *patchRun) swapIn(ctx context.Context) (fstate.DirSet, []string, error) 
 	for i, pf := range r.files {
 		var err error
 		if staged[i] == nil {
-			err = fstate.Remove(t.fsys, pf.rel, dirs)
+			err = fstate.Remove(t.fsys, pf.Rel, dirs)
 		} else {
 			replaced[i], err = staged[i].Exchange(t.fsys, dirs)
 			staged[i] = nil
 		}
 		if err != nil {
 			discard(i + 1)
-			return nil, nil, r.putBack(ctx, i, replaced, dirs, fmt.Errorf("%s: %w", pf.rel, err))
+			return nil, nil, r.putBack(ctx, i, replaced, dirs, fmt.Errorf("%s: %w", pf.Rel, err))
 		}
 		if replaced[i] != "" {
 			leftovers = append(leftovers, replaced[i])
@@ -264,7 +284,7 @@ func (r *patchRun) putBack(ctx context.Context, n int, replaced []string, dirs f
 	for i := n - 1; i >= 0; i-- {
 		before := r.fcs[i].Before
 		canPut := recorded && !before.IsSkipped() && fstate.Restorable(s.snapObjects(), before)
-		plan.Files = append(plan.Files, changes.File{Path: r.files[i].rel, To: before, SwapBack: replaced[i], Leave: !canPut})
+		plan.Files = append(plan.Files, changes.File{Path: r.files[i].Rel, To: before, SwapBack: replaced[i], Leave: !canPut})
 	}
 	res := s.apply.Apply(ctx, t.fsys, s.snapObjects(), plan)
 	var stuck []string
@@ -307,10 +327,37 @@ func (r *patchRun) settle() *ToolAnswer {
 	ans := t.settleStack()
 	ans.Files = make([]string, len(r.files))
 	for i, pf := range r.files {
-		ans.Files[i] = t.s.ws.absPath(pf.rel)
+		ans.Files[i] = t.s.ws.absPath(pf.Rel)
 	}
 	if t.record && t.lineErr != nil {
 		ans.Skipped = append([]string{}, ans.Files...)
 	}
 	return ans
 }
+
+// patchNames resolves apply_patch's names inside the workspace, as write,
+// edit and rm resolve theirs (newToolRun).
+type patchNames struct {
+	w    *Workspace
+	fsys vfs.FS
+	cfg  Config
+}
+
+func (p patchNames) Rel(name string) (string, error) {
+	rel, err := p.w.relPath(name)
+	if err != nil {
+		return "", err
+	}
+	if tools.FencedOff(p.fsys, rel) {
+		return "", fmt.Errorf("%w: %s is inside cairn's state folder", ErrBadInput, name)
+	}
+	if err := p.w.leadsOut(p.fsys, rel, name); err != nil {
+		return "", err
+	}
+	if err := tools.CheckPath(p.fsys, p.cfg.Tools.WriteVCSFolders, rel, name); err != nil {
+		return "", err
+	}
+	return rel, nil
+}
+
+func (p patchNames) LinkedOut(name string) error { return p.w.linkedOut(name) }

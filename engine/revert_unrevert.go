@@ -2,15 +2,15 @@ package engine
 
 import (
 	"context"
-	"fmt"
-	"path"
 
 	"cairn/engine/internal/changes"
-	"cairn/engine/internal/fstate"
+	"cairn/engine/internal/revert"
+	"cairn/internal/vfs"
 )
 
 // Unrevert of the file half, and the settling on open of a file revert or
-// unrevert its owner did not finish (revert_files.go draws the whole).
+// unrevert its owner did not finish (revert_files.go draws the whole;
+// package revert does the work).
 
 // unrevertFiles puts back the files of the stack of file reverts since the
 // last new work: nil when there is none. The caller holds busy and the
@@ -39,40 +39,7 @@ func (s *Session) unrevertFiles(ctx context.Context) (*FileRevert, error) {
 		return nil, err
 	}
 	defer done()
-	objs := s.snapObjects()
-	plan, conflicts, err := changes.UnrevertPlan(ctx, fsys, tl.Stack, func(f *fstate.State) bool { return fstate.Restorable(objs, f) })
-	if err != nil {
-		return nil, fmt.Errorf("engine: unrevert: %w; nothing was changed", err)
-	}
-	fr := &FileRevert{Applied: true, Files: []RevertedFile{}}
-	for _, f := range plan.Files {
-		if !f.Leave {
-			fr.Files = append(fr.Files, RevertedFile{Path: s.ws.absPath(f.Path), Action: "put back"})
-		}
-	}
-	if len(conflicts) > 0 {
-		return nil, s.conflictError("unrevert", fr, conflicts)
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	now := mkTime(s.ws.s.Now())
-	var ids []string
-	for _, r := range tl.Stack {
-		ids = append(ids, r.ID)
-	}
-	id := changes.NewSnapID(now.Time)
-	if err := s.writeChanges(synced, changes.UnrevertLine{V: 1, Kind: changes.KindUnrevert, ID: id, IDs: ids, At: now, Item: s.newestItem()}); err != nil {
-		return nil, fmt.Errorf("engine: unrevert: write its line: %w; nothing was changed", err)
-	}
-	left, syncErr := s.applyRevert(ctx, fsys, objs, plan, fr)
-	if syncErr != nil {
-		return nil, fmt.Errorf("engine: unrevert: sync folders: %w (the next open finishes it)", syncErr)
-	}
-	if err := s.writeChanges(synced, changes.DoneLine{V: 1, Kind: changes.KindUnreverted, ID: id, At: mkTime(s.ws.s.Now()), Left: left}); err != nil {
-		return nil, fmt.Errorf("engine: unrevert: the files are back, but its end could not be recorded (the next open settles it): %w", err)
-	}
-	return fr, nil
+	return s.revertRun(fsys).Unrevert(ctx, tl.Stack)
 }
 
 // settleReverts settles, on open, a file revert or unrevert whose owner
@@ -86,8 +53,8 @@ func (s *Session) settleReverts(ctx context.Context) {
 	if err != nil {
 		return
 	}
-	u, r := tl.Undoing, tl.Newest()
-	if u == nil && (r == nil || r.Done) {
+	open, dirs := revert.Unsettled(tl)
+	if !open {
 		return
 	}
 	fsys, done, err := s.ws.files()
@@ -95,46 +62,28 @@ func (s *Session) settleReverts(ctx context.Context) {
 		return
 	}
 	defer done()
-	dirs := map[string]bool{}
-	for _, st := range []*changes.Step{u, stepOf(r)} {
-		if st != nil {
-			for _, m := range st.Moves {
-				dirs[path.Dir(m.Path)] = true
-			}
-		}
-	}
 	s.ws.sweepWorkspace(dirs) // the temp files of a replace it stopped in
-	now := mkTime(s.ws.s.Now())
-	if u != nil {
-		objs := s.snapObjects()
-		res := s.apply.Apply(ctx, fsys, objs, changes.RecoverUnrevertPlan(u, func(f *fstate.State) bool { return fstate.Restorable(objs, f) }))
-		if res.Sync != nil {
-			return
-		}
-		left := changes.NotAt(ctx, fsys, u.Moves)
-		if s.writeChanges(synced, changes.DoneLine{V: 1, Kind: changes.KindUnreverted, ID: u.ID, At: now, Left: left}) == nil {
-			s.notice(fmt.Sprintf("an unrevert stopped before it ended was finished (%d of %d files put back)", len(u.Moves)-len(left), len(u.Moves)))
-		}
-		return
+	if msg := s.revertRun(fsys).Settle(ctx, tl); msg != "" {
+		s.notice(msg)
 	}
-	left := r.Settle(ctx, fsys)
-	if s.writeChanges(synced, changes.DoneLine{V: 1, Kind: changes.KindReverted, ID: r.ID, At: now, Left: left}) != nil {
-		return
-	}
-	if len(left) == 0 {
-		s.notice(fmt.Sprintf("a file revert that had finished when cairn stopped was adopted (%d files); the conversation stays where it was", len(r.Step.Moves)))
-		return
-	}
-	s.notice(fmt.Sprintf("a file revert stopped before it finished: %d of %d files were not reverted; unrevert puts back what it changed, and new work keeps the files as they are",
-		len(left), len(r.Step.Moves)))
 }
 
-func stepOf(r *changes.Revert) *changes.Step {
-	if r == nil {
-		return nil
-	}
-	return r.Step
+// revertRun is a revert.Run over the session and fsys, the workspace's
+// files.
+func (s *Session) revertRun(fsys vfs.FS) *revert.Run {
+	return &revert.Run{Host: revertHost{s}, FS: fsys, Objs: s.snapObjects(), Applier: &s.apply}
 }
+
+// revertHost is what a revert.Run needs of the session.
+type revertHost struct{ s *Session }
+
+func (h revertHost) AbsPath(rel string) string   { return h.s.ws.absPath(rel) }
+func (h revertHost) Now() Time                   { return mkTime(h.s.ws.s.Now()) }
+func (h revertHost) NewestItem() changes.ItemRef { return h.s.newestItem() }
+func (h revertHost) WriteSynced(lines ...any) error {
+	return h.s.writeChanges(synced, lines...)
+}
+func (h revertHost) Settled() { h.s.snaps.Settled() }
 
 // pendingQuick reports whether session id has file reverts to unrevert,
 // from its journal (an error reads as none).

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"testing"
 
+	"cairn/engine/internal/snapshot"
 	"cairn/internal/vfs"
 )
 
@@ -15,7 +16,7 @@ import (
 // branch, which holds the only record of a change the files still hold:
 // undoing everything gives back the initial files.
 func TestUncancelledUndoKeepsItsChange(t *testing.T) {
-	for _, action := range []string{actionUndo, actionRestore} {
+	for _, action := range []string{snapshot.ActionUndo, snapshot.ActionRestore} {
 		t.Run(action, func(t *testing.T) {
 			ctx := context.Background()
 			mem, fa, _, ws := faultEnv(t, "")
@@ -31,7 +32,7 @@ func TestUncancelledUndoKeepsItsChange(t *testing.T) {
 			fa.Inject(vfs.Rule{Op: vfs.OpRename, Path: "b.txt"})
 			fa.Inject(vfs.Rule{Op: vfs.OpWrite, Path: "workspaces/*/sessions/*.changes.jsonl", Skip: 1, Count: 1})
 			var err error
-			if action == actionUndo {
+			if action == snapshot.ActionUndo {
 				_, err = s.Undo(ctx)
 			} else {
 				_, err = s.RestoreTo(ctx, *ans.Snapshot)

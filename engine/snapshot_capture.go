@@ -10,6 +10,7 @@ import (
 
 	"cairn/engine/internal/fstate"
 	"cairn/engine/internal/overlap"
+	"cairn/engine/internal/snapshot"
 	"cairn/internal/vfs"
 	"cairn/objects"
 )
@@ -84,30 +85,10 @@ func (s *Session) Change(ctx context.Context, tool string, paths []string, fn fu
 
 // RequiredError is the refusal of an edit whose required pre-images could
 // not be captured (snapshots.required). It wraps ErrRefused.
-type RequiredError struct {
-	Tool  string
-	Files []RequiredFile
-}
+type RequiredError = snapshot.RequiredError
 
 // RequiredFile is one file of a RequiredError and why it was not captured.
-type RequiredFile struct {
-	Path   string `json:"path"`
-	Reason string `json:"reason"`
-}
-
-func (e *RequiredError) Error() string { return refusedText(e.Why()) }
-
-// Why is what the refusal says after the word.
-func (e *RequiredError) Why() string {
-	parts := make([]string, len(e.Files))
-	for i, f := range e.Files {
-		parts[i] = f.Path + " (" + f.Reason + ")"
-	}
-	return fmt.Sprintf("snapshots.required: the %s tool may not change %s: its snapshot cannot be taken",
-		e.Tool, strings.Join(parts, ", "))
-}
-
-func (e *RequiredError) Unwrap() error { return ErrRefused }
+type RequiredFile = snapshot.RequiredFile
 
 // beginChange captures the pre-image of each of paths before tool changes
 // them (Session.Change). It holds the session's busy lock (shared) and the
@@ -163,20 +144,20 @@ func (s *Session) beginChange(ctx context.Context, tool string, paths []string) 
 		return nil, err
 	}
 	pre := s.newPreImages(ctx, sc, false)
-	c.on, c.objs = pre.on, pre.objs
+	c.on, c.objs = pre.On, pre.Objs
 	for _, rel := range rels {
 		if err := ctx.Err(); err != nil {
 			c.release()
 			return nil, err
 		}
-		f := pre.capture(ctx, fsys, rel)
+		f := pre.Capture(ctx, fsys, rel)
 		c.files = append(c.files, f)
 	}
 	if err := pre.refuse(ctx, tool); err != nil {
 		c.release()
 		return nil, err
 	}
-	c.skipped = pre.skipped
+	c.skipped = pre.Skipped
 	return c, nil
 }
 

@@ -5,7 +5,34 @@ import (
 	"fmt"
 
 	"cairn/engine/internal/changes"
+	"cairn/engine/internal/snapshot"
 	"cairn/internal/vfs"
+)
+
+// The undo stack's answers (seed 001's JSON shapes), which the CLI and
+// the HTTP API print as they are; package snapshot says each field.
+type (
+	// SnapshotList is the answer of `cairn snapshots` and
+	// GET /api/sessions/{id}/snapshots.
+	SnapshotList = snapshot.SnapshotList
+	// SnapshotInfo is one snapshot: a change record seen from the undo
+	// stack.
+	SnapshotInfo = snapshot.SnapshotInfo
+	// SnapshotFile is one file of a snapshot, as it was before the tool.
+	SnapshotFile = snapshot.SnapshotFile
+	// RecordInfo is one change record of a call other than the file tools.
+	RecordInfo = snapshot.RecordInfo
+	// UnreadRecord is a line of the changes journal the undo stack could
+	// not read.
+	UnreadRecord = snapshot.UnreadRecord
+	// RestoreResult is the answer of undo, redo and restore-to.
+	RestoreResult = snapshot.RestoreResult
+	// RestoreStep is what one snapshot's undo or redo did to the files.
+	RestoreStep = snapshot.RestoreStep
+	// FileReason is a file and why it was not put back.
+	FileReason = snapshot.FileReason
+	// ToolAnswer is the answer of a file tool (`cairn tool ...`).
+	ToolAnswer = snapshot.ToolAnswer
 )
 
 // Snapshots lists the session's live snapshots, oldest first, with the

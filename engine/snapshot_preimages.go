@@ -7,8 +7,7 @@ import (
 	"cairn/engine/internal/changes"
 
 	"cairn/engine/internal/fstate"
-	"cairn/internal/vfs"
-	"cairn/objects"
+	"cairn/engine/internal/snapshot"
 )
 
 // Capturing pre-images, for the file tools and Session.Change alike: each
@@ -16,97 +15,41 @@ import (
 // required ones that could not be captured, which refuse the change with
 // an evidence line and an audit event.
 
-// preImages captures the pre-images of one change and collects the files
-// it skipped and the required ones it could not capture.
+// preImages captures the pre-images of one change (snapshot.PreImages)
+// for session s, which records a refusal.
 type preImages struct {
-	s        *Session
-	sc       SnapshotsConfig
-	on       bool           // snapshots on
-	objs     *objects.Store // nil when the store cannot be used
-	storeErr error          // why not
-	putErr   error          // why the last pre-image was not stored
-	put      fstate.Sink
-	skipped  []string
-	denied   []RequiredFile
-	// check, when set, sees a file's content and mode as it is captured,
-	// before it is stored; its error (checkErr) stops the capture.
-	check    func(data []byte, mode string) error
-	checkErr error
+	*snapshot.PreImages
+	s *Session
 }
 
 // newPreImages readies the capture of a change's pre-images under the
 // snapshot settings sc: stored as objects, or small ones inline (the file
 // tools, whose change line is durable before they write).
 func (s *Session) newPreImages(ctx context.Context, sc SnapshotsConfig, inline bool) *preImages {
-	p := &preImages{s: s, sc: sc, on: sc.Enabled && !s.opts.NoSnapshots}
+	p := &preImages{s: s, PreImages: &snapshot.PreImages{MaxFile: sc.MaxFileBytes, On: sc.Enabled && !s.opts.NoSnapshots,
+		Required: func(rel string) bool { return s.ws.required(sc, rel) }}}
 	s.fileToolMarks(ctx) // where the session's records reach back (callrec.go)
-	if !p.on {
+	if !p.On {
 		return p
 	}
-	if p.storeErr = s.snapReady(ctx); p.storeErr == nil {
-		p.objs = s.snapObjects()
-		p.put = fstate.StoreSink(ctx, p.objs)
+	if p.StoreErr = s.snapReady(ctx); p.StoreErr == nil {
+		p.Objs = s.snapObjects()
+		p.Put = fstate.StoreSink(ctx, p.Objs)
 		if inline {
-			p.put = fstate.InlineSink(ctx, p.objs)
+			p.Put = fstate.InlineSink(ctx, p.Objs)
 		}
 	}
 	return p
 }
 
-// capture records the pre-image of rel and returns its change file. With
-// snapshots off nothing is read, but a required file that exists is denied.
-func (p *preImages) capture(ctx context.Context, fsys vfs.FS, rel string) changes.FileChange {
-	f := changes.FileChange{Path: rel}
-	req := p.s.ws.required(p.sc, rel)
-	if !p.on {
-		if _, err := fsys.Lstat(rel); req && !vfs.IsNotExist(err) {
-			p.denied = append(p.denied, RequiredFile{Path: rel, Reason: "snapshots are off"})
-		}
-		return f
-	}
-	put := p.put
-	if put != nil && p.check != nil {
-		put = func(b []byte, mode string) (*fstate.State, error) {
-			if p.checkErr = p.check(b, mode); p.checkErr != nil {
-				return nil, p.checkErr
-			}
-			return p.put(b, mode)
-		}
-	}
-	ref, cerr := fstate.Capture(ctx, fsys, put, rel, p.sc.MaxFileBytes)
-	f.Before = ref
-	if ref.IsSkipped() && ref.Skipped == fstate.SkipStore {
-		p.putErr = cerr
-		if p.storeErr != nil {
-			p.putErr = p.storeErr
-		}
-	}
-	if ref.IsSkipped() {
-		p.skipped = append(p.skipped, rel)
-		if req {
-			reason := ref.Skipped
-			switch {
-			case ref.Skipped == fstate.SkipTooLarge:
-				reason = fmt.Sprintf("too large: %d bytes, max_file_bytes is %d", ref.Size, p.sc.MaxFileBytes)
-			case p.storeErr != nil:
-				reason += ": " + p.storeErr.Error()
-			case cerr != nil:
-				reason += ": " + cerr.Error()
-			}
-			p.denied = append(p.denied, RequiredFile{Path: rel, Reason: reason})
-		}
-	}
-	return f
-}
-
 // refuse records and returns the refusal of a change that required
 // pre-images it could not capture, if any.
 func (p *preImages) refuse(ctx context.Context, tool string) error {
-	if len(p.denied) == 0 {
+	if len(p.Denied) == 0 {
 		return nil
 	}
-	p.s.denyRequired(ctx, tool, p.denied, p.objs != nil)
-	return &RequiredError{Tool: tool, Files: p.denied}
+	p.s.denyRequired(ctx, tool, p.Denied, p.Objs != nil)
+	return &RequiredError{Tool: tool, Files: p.Denied}
 }
 
 // snapReady makes sure the session's files exist, so objects and the

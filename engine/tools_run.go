@@ -10,6 +10,7 @@ import (
 
 	"cairn/engine/internal/fstate"
 	"cairn/engine/internal/overlap"
+	"cairn/engine/internal/tools"
 	"cairn/internal/vfs"
 )
 
@@ -29,14 +30,14 @@ type toolRun struct {
 
 	pre     *preImages
 	f       changes.FileChange // the line's file: its pre-image and after state
-	job     *stageJob          // the new content being staged; nil until planned
+	job     *tools.Job         // the new content being staged; nil until planned
 	record  bool               // a change line is written
 	rec     changes.ChangeLine
 	lineErr error // why the change line was not written
 }
 
 // runTool runs a file tool on path, line first (see the top of tools.go).
-func (s *Session) runTool(ctx context.Context, tool, path string, opts []ToolOptions, plan toolPlan) (*ToolAnswer, error) {
+func (s *Session) runTool(ctx context.Context, tool, path string, opts []ToolOptions, plan tools.Plan) (*ToolAnswer, error) {
 	s.busy.RLock()
 	defer s.busy.RUnlock()
 	if s.isClosed() {
@@ -91,7 +92,7 @@ func (s *Session) newToolRun(tool, path string, opts []ToolOptions) (*toolRun, f
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := fileName(path); err != nil {
+	if err := tools.FileName(path); err != nil {
 		return nil, nil, err
 	}
 	rel, err := s.ws.relPath(path)
@@ -110,7 +111,7 @@ func (s *Session) newToolRun(tool, path string, opts []ToolOptions) (*toolRun, f
 	if err != nil {
 		return nil, nil, err
 	}
-	if fencedOff(fsys, rel) {
+	if tools.FencedOff(fsys, rel) {
 		done()
 		return nil, nil, fmt.Errorf("%w: %s is inside cairn's state folder", ErrBadInput, path)
 	}
@@ -118,7 +119,7 @@ func (s *Session) newToolRun(tool, path string, opts []ToolOptions) (*toolRun, f
 		done()
 		return nil, nil, err
 	}
-	if err := toolPath(fsys, cfg, rel, path); err != nil {
+	if err := tools.CheckPath(fsys, cfg.Tools.WriteVCSFolders, rel, path); err != nil {
 		done()
 		return nil, nil, err
 	}
@@ -131,9 +132,9 @@ func (s *Session) newToolRun(tool, path string, opts []ToolOptions) (*toolRun, f
 // captured or as the tool reads it when the capture did not. It refuses the
 // tool when its input is bad or a pre-image it needs was not captured; on
 // error nothing is left staged.
-func (t *toolRun) captureBefore(ctx context.Context, plan toolPlan) error {
+func (t *toolRun) captureBefore(ctx context.Context, plan tools.Plan) error {
 	s := t.s
-	var ed *toolEdit
+	var ed *tools.Edit
 	if !plan.NeedsContent() {
 		var err error
 		if ed, err = plan.Plan(t.fsys, t.rel, "", nil); err != nil {
@@ -145,26 +146,26 @@ func (t *toolRun) captureBefore(ctx context.Context, plan toolPlan) error {
 	t.pre = s.newPreImages(ctx, t.sc, true)
 	s.noteStaging(t.rel)
 	if ed != nil {
-		t.job = startStage(t.fsys, t.rel, ed)
+		t.job = tools.Start(t.fsys, t.rel, ed)
 	}
 	bail := func(err error) error {
 		if t.job != nil {
-			t.job.discard(t.fsys)
+			t.job.Discard(t.fsys)
 		}
 		return err
 	}
 	if plan.NeedsContent() {
-		t.pre.check = func(data []byte, mode string) (err error) {
+		t.pre.Check = func(data []byte, mode string) (err error) {
 			ed, err = plan.Plan(t.fsys, t.rel, mode, data)
 			return err
 		}
 	}
-	t.f = t.pre.capture(ctx, t.fsys, t.rel)
+	t.f = t.pre.Capture(ctx, t.fsys, t.rel)
 	if err := ctx.Err(); err != nil {
 		return bail(err)
 	}
-	if t.pre.checkErr != nil {
-		return t.pre.checkErr // nothing staged yet
+	if t.pre.CheckErr != nil {
+		return t.pre.CheckErr // nothing staged yet
 	}
 	if ed == nil { // the capture did not read the file: the tool reads it
 		var err error
@@ -178,12 +179,12 @@ func (t *toolRun) captureBefore(ctx context.Context, plan toolPlan) error {
 		return bail(err)
 	}
 	if t.f.Before != nil && t.f.Before.Skipped == fstate.SkipStore {
-		return bail(noPreImage(t.tool, t.rel, t.pre.putErr))
+		return bail(noPreImage(t.tool, t.rel, t.pre.PutErr))
 	}
 	if t.job == nil {
-		t.job = startStage(t.fsys, t.rel, ed)
+		t.job = tools.Start(t.fsys, t.rel, ed)
 	}
-	t.f.After = t.job.after
+	t.f.After = t.job.After
 	return nil
 }
 
@@ -192,18 +193,18 @@ func (t *toolRun) captureBefore(ctx context.Context, plan toolPlan) error {
 // on without a snapshot unless swapIn refuses it.
 func (t *toolRun) recordLine() {
 	s, pre := t.s, t.pre
-	t.record = pre.on && pre.objs != nil
-	if pre.on && !t.record {
+	t.record = pre.On && pre.Objs != nil
+	if pre.On && !t.record {
 		s.notice("no snapshot was taken: the snapshot store cannot be written")
 		if t.f.Before == nil { // made, not replaced: say undo cannot remove it
-			pre.skipped = append(pre.skipped, t.rel)
+			pre.Skipped = append(pre.Skipped, t.rel)
 		}
 	}
 	if !t.record {
 		return
 	}
 	t.rec = s.snaps.NewRecord(mkTime(s.ws.s.Now()), t.tool, t.call, s.newestItem(), []changes.FileChange{t.f})
-	t.job.sync()
+	t.job.Sync()
 	if t.lineErr = s.writeChanges(ahead, t.rec); t.lineErr != nil {
 		// Not durable, maybe not written: cancelled.
 		s.abortChange(t.rec.ID)
@@ -237,7 +238,7 @@ func (t *toolRun) waitPrevious() {
 // and the replaced file to remove, in the background.
 func (t *toolRun) swapIn(ctx context.Context) (dirs fstate.DirSet, replaced string, err error) {
 	s, rel := t.s, t.rel
-	stg, stageErr := t.job.wait()
+	stg, stageErr := t.job.Wait()
 	fail := func(err error) (fstate.DirSet, string, error) {
 		if stg != nil {
 			stg.Discard(t.fsys)
@@ -248,7 +249,7 @@ func (t *toolRun) swapIn(ctx context.Context) (dirs fstate.DirSet, replaced stri
 		return nil, "", err
 	}
 	if t.lineErr != nil && s.ws.required(t.sc, rel) {
-		t.pre.denied = append(t.pre.denied, RequiredFile{Path: rel, Reason: fstate.SkipStore + ": " + t.lineErr.Error()})
+		t.pre.Denied = append(t.pre.Denied, RequiredFile{Path: rel, Reason: fstate.SkipStore + ": " + t.lineErr.Error()})
 		return fail(t.pre.refuse(ctx, t.tool))
 	}
 	if t.lineErr != nil && t.f.Before != nil && !t.f.Before.IsSkipped() {
@@ -285,7 +286,7 @@ func (t *toolRun) redoable() bool {
 func (t *toolRun) settleStack() *ToolAnswer {
 	s, st, rec := t.s, &t.s.snaps, t.rec
 	ans := &ToolAnswer{Session: s.ID(), Files: []string{s.ws.absPath(t.rel)}, Skipped: []string{}}
-	for _, p := range t.pre.skipped {
+	for _, p := range t.pre.Skipped {
 		ans.Skipped = append(ans.Skipped, s.ws.absPath(p))
 	}
 	switch {

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"errors"
 	"fmt"
 	"path"
 	"path/filepath"
@@ -72,31 +71,6 @@ func (w *Workspace) holds(s *Store) string {
 		return home
 	}
 	return ""
-}
-
-// fencedOff reports whether rel's folder, or its nearest folder that
-// exists, lies in a state folder, whatever links lead there.
-func fencedOff(fsys vfs.FS, rel string) bool {
-	f, ok := fsys.(*vfs.Fenced)
-	if !ok {
-		return false
-	}
-	for dir := path.Dir(rel); ; dir = path.Dir(dir) {
-		err := f.Check(dir)
-		if !vfs.IsNotExist(err) || dir == "." {
-			return errors.Is(err, vfs.ErrFenced)
-		}
-	}
-}
-
-// fileName refuses a file tool's name that ends with "/" (or "/."): it
-// names a folder, and cleaning it into a file's name would make or remove
-// a file the name does not say.
-func fileName(p string) error {
-	if s := filepath.ToSlash(p); strings.HasSuffix(s, "/") || strings.HasSuffix(s, "/.") {
-		return fmt.Errorf("%w: %s ends with /: it names a folder, not a file", ErrBadInput, p)
-	}
-	return nil
 }
 
 // leadsOut refuses rel, given as orig, when a symbolic link on its way

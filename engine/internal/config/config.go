@@ -84,7 +84,7 @@ func execError(err error) error {
 type ToolsConfig struct {
 	// WriteVCSFolders lets them write inside a repository's .git, .jj or
 	// .hg folder, which they refuse by default: git runs the hooks and the
-	// commands of the config it finds there (tools_path.go).
+	// commands of the config it finds there (engine/internal/tools/path.go).
 	WriteVCSFolders bool
 }
 

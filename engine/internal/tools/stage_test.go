@@ -1,4 +1,4 @@
-package engine
+package tools
 
 import (
 	"io/fs"
@@ -24,9 +24,16 @@ func (u *umaskCounter) Umask() fs.FileMode {
 // at the file first; a new file reads it once.
 func TestStageReadsUmaskOnlyForNewFile(t *testing.T) {
 	u := &umaskCounter{Mem: vfs.NewMem()}
-	noErr(t, vfs.WriteFileAtomic(u, "a.txt", []byte("one")))
-	noErr(t, u.Chmod("a.txt", 0o640))
-	fi := must(u.Lstat("a.txt"))(t)
+	if err := vfs.WriteFileAtomic(u, "a.txt", []byte("one")); err != nil {
+		t.Fatal(err)
+	}
+	if err := u.Chmod("a.txt", 0o640); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := u.Lstat("a.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		what string
 		rel  string
@@ -38,15 +45,17 @@ func TestStageReadsUmaskOnlyForNewFile(t *testing.T) {
 		{"a new file", "b.txt", nil, 1},
 	} {
 		u.n = 0
-		j := startStage(u, c.rel, &toolEdit{content: []byte("two"), cur: c.cur})
-		st, err := j.wait()
-		noErr(t, err)
+		j := Start(u, c.rel, &Edit{Content: []byte("two"), Cur: c.cur})
+		st, err := j.Wait()
+		if err != nil {
+			t.Fatal(err)
+		}
 		st.Discard(u)
 		if u.n != c.want {
 			t.Errorf("%s: the umask was read %d times, want %d", c.what, u.n, c.want)
 		}
-		if c.rel == "a.txt" && j.after.Perm != "0640" {
-			t.Errorf("%s: perm %s, want the file's 0640", c.what, j.after.Perm)
+		if c.rel == "a.txt" && j.After.Perm != "0640" {
+			t.Errorf("%s: perm %s, want the file's 0640", c.what, j.After.Perm)
 		}
 	}
 }

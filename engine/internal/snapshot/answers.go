@@ -1,7 +1,9 @@
-package engine
+package snapshot
+
+import "cairn/internal/timefmt"
 
 // The undo stack's answers (seed 001's JSON shapes). The CLI and the HTTP
-// API print these as they are.
+// API print these as they are; the engine names them (snapshot_list.go).
 
 // SnapshotList is the answer of `cairn snapshots` and
 // GET /api/sessions/{id}/snapshots.
@@ -21,7 +23,7 @@ type SnapshotList struct {
 // the files it changed, as they were before it.
 type RecordInfo struct {
 	ID    string         `json:"id"`
-	At    Time           `json:"at"`
+	At    timefmt.Time   `json:"at"`
 	Tool  string         `json:"tool"`
 	Files []SnapshotFile `json:"files"`
 }
@@ -37,7 +39,7 @@ type UnreadRecord struct {
 // SnapshotInfo is one snapshot: a change record seen from the undo stack.
 type SnapshotInfo struct {
 	ID      string         `json:"id"`
-	At      Time           `json:"at"`
+	At      timefmt.Time   `json:"at"`
 	Tool    string         `json:"tool"`
 	Applied bool           `json:"applied"`
 	Files   []SnapshotFile `json:"files"`
@@ -63,12 +65,12 @@ type RestoreResult struct {
 
 // RestoreStep is what one snapshot's undo or redo did to the files.
 type RestoreStep struct {
-	ID       string   `json:"id"`
-	At       Time     `json:"at"`
-	Tool     string   `json:"tool"`
-	Restored []string `json:"restored"`
-	Removed  []string `json:"removed"`
-	Skipped  []string `json:"skipped"`
+	ID       string       `json:"id"`
+	At       timefmt.Time `json:"at"`
+	Tool     string       `json:"tool"`
+	Restored []string     `json:"restored"`
+	Removed  []string     `json:"removed"`
+	Skipped  []string     `json:"skipped"`
 	// Unchanged are the files that already held what the step gives them
 	// (a file revert or another change put them there first): nothing was
 	// written to them, and they are named apart so no answer says a file

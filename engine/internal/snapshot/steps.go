@@ -1,4 +1,4 @@
-package engine
+package snapshot
 
 import (
 	"context"
@@ -7,13 +7,16 @@ import (
 	"strings"
 
 	"cairn/engine/internal/changes"
+	"cairn/engine/internal/errs"
 	"cairn/engine/internal/fstate"
+	"cairn/internal/timefmt"
 )
 
 // One step of an undo, redo or restore-to: the line first (with what the
 // step keeps, for redo), then a changes.Plan of the files to put back, run
 // by the session's applier; a step that put back no file is cancelled with
-// the opposite line.
+// the opposite line (Host.Cancel: owed when it cannot be written,
+// engine/internal/changes/cancel.go).
 
 // keepWhy says why an undo cannot keep a file's current content for redo,
 // from its capture cur (skipped) and the capture's error.
@@ -36,8 +39,8 @@ func keepWhy(cur *fstate.State, err error) string {
 // undoOne undoes snapshot e, the newest applied one. A snapshot none of
 // whose files can be put back is refused, unless pass (a restore-to going
 // past it).
-func (r *restoreRun) undoOne(ctx context.Context, e *changes.Entry, kind string, pass bool) (RestoreStep, error) {
-	s, fsys, objs := r.s, r.fsys, r.objs
+func (r *Run) undoOne(ctx context.Context, e *changes.Entry, kind string, pass bool) (RestoreStep, error) {
+	h, fsys, objs := r.Host, r.FS, r.Objs
 	step := newStep(e)
 	files := e.Rec.Files
 	kept := make([]*fstate.State, len(files))
@@ -48,7 +51,7 @@ func (r *restoreRun) undoOne(ctx context.Context, e *changes.Entry, kind string,
 			why[k], kept[k] = v.why, &fstate.State{Skipped: v.skip, Size: f.Before.Size}
 			continue
 		}
-		cur, cerr := fstate.Capture(ctx, fsys, fstate.StoreSink(ctx, objs), f.Path, r.maxFile)
+		cur, cerr := fstate.Capture(ctx, fsys, fstate.StoreSink(ctx, objs), f.Path, r.MaxFile)
 		kept[k] = cur
 		if cur.IsSkipped() {
 			why[k] = keepWhy(cur, cerr)
@@ -60,24 +63,24 @@ func (r *restoreRun) undoOne(ctx context.Context, e *changes.Entry, kind string,
 		return step, err
 	}
 	if ok == 0 && !pass {
-		return step, r.refusal(actionUndo, e, why)
+		return step, r.refusal(ActionUndo, e, why)
 	}
-	line := changes.UndoLine{V: 1, Kind: kind, ID: e.Rec.ID, At: mkTime(s.ws.s.Now()), Item: r.item, Files: make([]changes.KeptFile, len(files))}
+	line := changes.UndoLine{V: 1, Kind: kind, ID: e.Rec.ID, At: h.Now(), Item: r.Item, Files: make([]changes.KeptFile, len(files))}
 	for k, f := range files {
 		line.Files[k] = changes.KeptFile{Path: f.Path, Kept: kept[k]}
 	}
-	if err := s.writeChanges(synced, line); err != nil {
+	if err := h.WriteSynced(line); err != nil {
 		// The line may have reached the journal: cancel it with a redo
 		// (owed, if that cannot be written either).
-		st := &s.snaps
-		st.refold(s)
+		st := r.Stack
+		h.Refold()
 		if i := st.Find(e.Rec.ID); i >= 0 && !st.Entries()[i].Applied {
-			s.cancel(redoLine(e, mkTime(s.ws.s.Now()), r.item))
+			h.Cancel(redoLine(e, h.Now(), r.Item))
 		}
 		return step, err
 	}
-	s.snaps.Undid(e, kept)
-	done := s.apply.Apply(ctx, fsys, objs, changes.UndoPlan(e, kept, leaves(why)))
+	r.Stack.Undid(e, kept)
+	done := r.Applier.Apply(ctx, fsys, objs, changes.UndoPlan(e, kept, leaves(why)))
 	for k, f := range files {
 		if err := done.Errs[k]; err != nil {
 			why[k] = "it could not be written: " + err.Error()
@@ -87,11 +90,11 @@ func (r *restoreRun) undoOne(ctx context.Context, e *changes.Entry, kind string,
 			r.leave(&step, f.Path, why[k])
 		case fstate.Same(kept[k], f.Before):
 			// The plan left it: it already held its pre-image.
-			step.Unchanged = append(step.Unchanged, s.ws.absPath(f.Path))
+			step.Unchanged = append(step.Unchanged, h.AbsPath(f.Path))
 		case f.Before == nil:
-			step.Removed = append(step.Removed, s.ws.absPath(f.Path))
+			step.Removed = append(step.Removed, h.AbsPath(f.Path))
 		default:
-			step.Restored = append(step.Restored, s.ws.absPath(f.Path))
+			step.Restored = append(step.Restored, h.AbsPath(f.Path))
 		}
 	}
 	if err := done.Sync; err != nil {
@@ -99,10 +102,10 @@ func (r *restoreRun) undoOne(ctx context.Context, e *changes.Entry, kind string,
 	}
 	if !pass && !putBack([]RestoreStep{step}) {
 		// Every write failed, so the files are as the undo found them.
-		if err := s.cancelUndo(e, r.item); err != nil {
+		if err := h.Cancel(redoLine(e, h.Now(), r.Item)); err != nil {
 			return step, fmt.Errorf("engine: undo %s put back no file: %w", e.Rec.ID, err)
 		}
-		return step, r.refusal(actionUndo, e, why)
+		return step, r.refusal(ActionUndo, e, why)
 	}
 	return step, nil
 }
@@ -111,8 +114,8 @@ func (r *restoreRun) undoOne(ctx context.Context, e *changes.Entry, kind string,
 // undo refuses the whole redo before anything is written, and so does a
 // redo that can put back none of the files it should. A file the undo
 // left as it was is left again.
-func (r *restoreRun) redoOne(ctx context.Context, e *changes.Entry) (RestoreStep, error) {
-	s, fsys, objs := r.s, r.fsys, r.objs
+func (r *Run) redoOne(ctx context.Context, e *changes.Entry) (RestoreStep, error) {
+	h, fsys, objs := r.Host, r.FS, r.Objs
 	step := newStep(e)
 	files := e.Rec.Files
 	if len(e.Kept) != len(files) {
@@ -134,7 +137,7 @@ func (r *restoreRun) redoOne(ctx context.Context, e *changes.Entry) (RestoreStep
 			continue
 		}
 		todo++
-		cur, _ := fstate.Capture(ctx, fsys, fstate.HashSink, f.Path, fstate.SizeLimit(r.maxFile, kept, f.Before))
+		cur, _ := fstate.Capture(ctx, fsys, fstate.HashSink, f.Path, fstate.SizeLimit(r.MaxFile, kept, f.Before))
 		if cur.IsSkipped() || (!fstate.Same(cur, f.Before) && !fstate.Same(cur, kept)) {
 			changed = append(changed, f.Path)
 		}
@@ -144,28 +147,28 @@ func (r *restoreRun) redoOne(ctx context.Context, e *changes.Entry) (RestoreStep
 		return step, err
 	}
 	if len(changed) > 0 {
-		return step, refusedf("redo would overwrite %s, changed since the undo", strings.Join(changed, ", "))
+		return step, errs.Refusedf("redo would overwrite %s, changed since the undo", strings.Join(changed, ", "))
 	}
 	if todo == 0 && slices.Contains(failed, true) {
-		return step, r.refusal(actionRedo, e, why)
+		return step, r.refusal(ActionRedo, e, why)
 	}
-	if err := s.writeChanges(synced, changes.EventLine{V: 1, Kind: changes.KindRedo, ID: e.Rec.ID, At: mkTime(s.ws.s.Now()), Item: r.item}); err != nil {
+	if err := h.WriteSynced(changes.EventLine{V: 1, Kind: changes.KindRedo, ID: e.Rec.ID, At: h.Now(), Item: r.Item}); err != nil {
 		// The line may have reached the journal: cancel it with an undo
 		// keeping what the last undo kept (owed, if that cannot be
 		// written either).
-		st := &s.snaps
-		st.refold(s)
+		st := r.Stack
+		h.Refold()
 		if i := st.Find(e.Rec.ID); i >= 0 && st.Entries()[i].Applied {
-			s.cancel(undoLine(st.Entries()[i], mkTime(s.ws.s.Now()), r.item))
+			h.Cancel(undoLine(st.Entries()[i], h.Now(), r.Item))
 		}
 		return step, err
 	}
-	s.snaps.Redid(e)
+	r.Stack.Redid(e)
 	left := leaves(why)
 	for k := range left {
 		left[k] = left[k] || already[k]
 	}
-	done := s.apply.Apply(ctx, fsys, objs, changes.RedoPlan(e, left))
+	done := r.Applier.Apply(ctx, fsys, objs, changes.RedoPlan(e, left))
 	for k, f := range files {
 		kept := e.Kept[k]
 		if err := done.Errs[k]; err != nil {
@@ -175,11 +178,11 @@ func (r *restoreRun) redoOne(ctx context.Context, e *changes.Entry) (RestoreStep
 		case why[k] != "":
 			r.leave(&step, f.Path, why[k])
 		case already[k]:
-			step.Unchanged = append(step.Unchanged, s.ws.absPath(f.Path))
+			step.Unchanged = append(step.Unchanged, h.AbsPath(f.Path))
 		case kept == nil:
-			step.Removed = append(step.Removed, s.ws.absPath(f.Path))
+			step.Removed = append(step.Removed, h.AbsPath(f.Path))
 		default:
-			step.Restored = append(step.Restored, s.ws.absPath(f.Path))
+			step.Restored = append(step.Restored, h.AbsPath(f.Path))
 		}
 	}
 	if err := done.Sync; err != nil {
@@ -187,17 +190,17 @@ func (r *restoreRun) redoOne(ctx context.Context, e *changes.Entry) (RestoreStep
 	}
 	if todo > 0 && !putBack([]RestoreStep{step}) {
 		// Every write failed, so the files are as the redo found them.
-		if err := s.cancelRedo(e, r.item); err != nil {
+		if err := h.Cancel(undoLine(e, h.Now(), r.Item)); err != nil {
 			return step, fmt.Errorf("engine: redo %s put back no file: %w", e.Rec.ID, err)
 		}
-		return step, r.refusal(actionRedo, e, why)
+		return step, r.refusal(ActionRedo, e, why)
 	}
 	return step, nil
 }
 
 // undoLine is an undo line for e keeping what its last undo kept, the
 // cancellation of a redo whose line named item.
-func undoLine(e *changes.Entry, now Time, item changes.ItemRef) changes.UndoLine {
+func undoLine(e *changes.Entry, now timefmt.Time, item changes.ItemRef) changes.UndoLine {
 	line := changes.UndoLine{V: 1, Kind: changes.KindUndo, ID: e.Rec.ID, At: now, Item: item, Files: make([]changes.KeptFile, len(e.Rec.Files))}
 	for k, f := range e.Rec.Files {
 		line.Files[k] = changes.KeptFile{Path: f.Path, Kept: e.Kept[k]}
@@ -207,22 +210,8 @@ func undoLine(e *changes.Entry, now Time, item changes.ItemRef) changes.UndoLine
 
 // redoLine is a redo line for e, the cancellation of an undo whose line
 // named item.
-func redoLine(e *changes.Entry, now Time, item changes.ItemRef) changes.EventLine {
+func redoLine(e *changes.Entry, now timefmt.Time, item changes.ItemRef) changes.EventLine {
 	return changes.EventLine{V: 1, Kind: changes.KindRedo, ID: e.Rec.ID, At: now, Item: item}
-}
-
-// cancelUndo cancels the undo of e, whose line (naming item) is written
-// but which changed no file, with a redo line: the stack is as before the
-// undo. A redo line that cannot be written is owed (internal/changes/cancel.go).
-func (s *Session) cancelUndo(e *changes.Entry, item changes.ItemRef) error {
-	return s.cancel(redoLine(e, mkTime(s.ws.s.Now()), item))
-}
-
-// cancelRedo cancels the redo of e, whose line (naming item) is written but
-// which changed no file, with an undo line keeping what the undo before it
-// kept. An undo line that cannot be written is owed (internal/changes/cancel.go).
-func (s *Session) cancelRedo(e *changes.Entry, item changes.ItemRef) error {
-	return s.cancel(undoLine(e, mkTime(s.ws.s.Now()), item))
 }
 
 // leaves is which files a step leaves: those it has a reason for.
