@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"cairn/engine/internal/convlog"
 	"cairn/objects"
 )
 
@@ -41,43 +42,12 @@ import (
 // toward the eager-load ceiling; it is read back on demand
 // (Workspace.ReadAttachment, `cairn attachment`).
 
-// Attachment is a file attached to an item.
-type Attachment struct {
-	OID       string `json:"oid,omitempty"`
-	Name      string `json:"name"`
-	MediaType string `json:"media_type"`
-	Size      int64  `json:"size"`
-	// LiveOnly: the bytes were held for the live session only and never
-	// written; URL and Pages say where they came from and how long they were.
-	LiveOnly bool   `json:"live_only,omitempty"`
-	URL      string `json:"url,omitempty"`
-	Pages    int    `json:"pages,omitempty"`
-	// Data is the content: given to Append to be stored (or, for a
-	// live-only attachment, held in memory by the live session), and set
-	// on a live-only attachment only while that session runs. It is never
-	// written to any line.
-	Data []byte `json:"-"`
-}
-
-// Gone reports whether a is a live-only attachment whose bytes this
-// session does not hold (it was resumed or forked): the runtime sends
-// Note in its place.
-func (a Attachment) Gone() bool { return a.LiveOnly && a.Data == nil }
-
-// Note is what the model receives instead of a live-only attachment that
-// is gone: its name, page count and URL, so it can fetch it again.
-func (a Attachment) Note() string {
-	pages := ""
-	if a.Pages > 0 {
-		pages = fmt.Sprintf(", %d pages", a.Pages)
-	}
-	from := ""
-	if a.URL != "" {
-		from = " from " + a.URL
-	}
-	return fmt.Sprintf("[attachment %s (%s%s)%s was held for the live session only and its bytes were not saved; fetch it again to read it]",
-		a.Name, a.MediaType, pages, from)
-}
+// Attachment is a file attached to an item: OID, Name, MediaType, Size;
+// LiveOnly with URL and Pages for one whose bytes were never written; Data,
+// the content given to Append (never written to any line). Gone and Note
+// say what the runtime sends in place of a live-only one it no longer
+// holds.
+type Attachment = convlog.Attachment
 
 // AttachmentTooLargeError refuses an attachment over the cap. It wraps
 // ErrBadInput: nothing was stored or appended.
@@ -236,19 +206,6 @@ func (w *Workspace) storeAttachments(ctx context.Context, in []Attachment) ([]At
 	return out, nil
 }
 
-// attachmentsOnDisk is in as its line holds it: without Data.
-func attachmentsOnDisk(in []Attachment) []Attachment {
-	if len(in) == 0 {
-		return nil
-	}
-	out := make([]Attachment, len(in))
-	for i, a := range in {
-		a.Data = nil
-		out[i] = a
-	}
-	return out
-}
-
 // DraftItem names the draft in ReadAttachment: the attachments a fork or
 // revert handed back with a prompt.
 const DraftItem = "draft"
@@ -264,13 +221,13 @@ func (w *Workspace) Attachments(ctx context.Context, session, item string) ([]At
 		if v.st.draft == nil {
 			return nil, notFoundf("session %s holds no draft", session)
 		}
-		return attachmentsOnDisk(v.st.draft.Attachments), nil
+		return convlog.OnDisk(v.st.draft.Attachments), nil
 	}
 	it := v.st.items[item]
 	if it == nil {
 		return nil, noItem(item, session)
 	}
-	return attachmentsOnDisk(it.Attachments), nil
+	return convlog.OnDisk(it.Attachments), nil
 }
 
 // ReadAttachment opens attachment n (1-based) of item (DraftItem for the

@@ -28,7 +28,7 @@ package engine
 //
 // A session and its conversation: session.go session_write.go
 // session_config.go session_readonly.go session_runs.go conv.go state.go
-// load.go item.go item_check.go item_json.go payload.go degrade.go
+// load.go item.go item_check.go audit_json.go payload.go degrade.go
 // owner.go record.go record_stale.go commit.go turn.go turnend.go
 // turn_settle.go audit.go draft.go title.go compact.go
 // attach.go fork.go revert.go. Create and Open (ownership), the fold of the

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cairn/engine/internal/convlog"
 	"context"
 )
 
@@ -20,25 +21,8 @@ import (
 // draft is recorded even with no items, and its record says "draft".
 
 // Draft is the prompt text a session holds for its composer: Text, or the
-// Payload object holding a text over 16 KiB.
-type Draft struct {
-	Text        string       `json:"text,omitempty"`
-	Payload     *Payload     `json:"payload,omitempty"`
-	Attachments []Attachment `json:"attachments,omitempty"`
-}
-
-// draftLine is the journal line that sets the draft to text, stored as it is
-// or, when the prompt's line named a payload object, by that object, with
-// the prompt's attachments (as their lines hold them: no live bytes).
-func draftLine(at Time, text string, payload *Payload, atts []Attachment) *itemLine {
-	l := &itemLine{V: 1, Kind: kindDraft, At: &at, Attachments: attachmentsOnDisk(atts)}
-	if payload != nil {
-		l.Payload = payload
-	} else {
-		l.Text = &text
-	}
-	return l
-}
+// Payload object holding a text over 16 KiB, with its Attachments.
+type Draft = convlog.Draft
 
 // readDraft gives the text of draft d, reading its payload object when it
 // has one; a payload that cannot be read back gives its Unavailable.
@@ -83,7 +67,7 @@ func (s *Session) DraftAttachments() []Attachment {
 	if s.st.draft == nil {
 		return nil
 	}
-	return attachmentsOnDisk(s.st.draft.Attachments)
+	return convlog.OnDisk(s.st.draft.Attachments)
 }
 
 // SetDraft keeps text as the session's draft: a prompt typed and not sent
@@ -109,7 +93,7 @@ func (s *Session) SetDraft(ctx context.Context, text string) error {
 				return err
 			}
 		}
-		l = draftLine(now, text, p, nil)
+		l = convlog.DraftLine(now, text, p, nil)
 	}
 	if err := s.writeLine(ctx, l); err != nil {
 		return err

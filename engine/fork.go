@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"cairn/engine/internal/changes"
+	"cairn/engine/internal/convlog"
 	"cairn/engine/internal/durable"
 	"cairn/internal/vfs"
 	"cairn/journal"
@@ -151,13 +152,13 @@ func (w *Workspace) Fork(ctx context.Context, parent, at string) (*ForkResult, e
 	out = append(out, &itemLine{V: 1, Kind: kindHead, To: &head, Why: "fork", At: &now})
 	var draftAtts []Attachment
 	if sel.Type == User {
-		draftAtts = attachmentsOnDisk(sel.Attachments)
+		draftAtts = convlog.OnDisk(sel.Attachments)
 	}
 	if draft != "" || draftPayload != nil || len(draftAtts) > 0 {
 		// The prompt goes back to the composer and stays there: the child
 		// holds it as its draft (draft.go) until a prompt is sent, with
 		// its attachments, named by the same objects.
-		out = append(out, draftLine(now, draft, draftPayload, draftAtts))
+		out = append(out, convlog.DraftLine(now, draft, draftPayload, draftAtts))
 	}
 	out = append(out, &itemLine{V: 1, Kind: kindTitle, Title: title, Source: "user", At: &now})
 	if st.plan != nil || st.model != "" {

@@ -165,7 +165,7 @@ func (t *fsckTree) Decode(b []byte) (fsck.ItemLine, error) {
 		l.Parent = *t.l.Parent
 	}
 	if t.l.Turn != nil {
-		l.Turn, l.Spend = t.l.Turn.N, t.l.Turn.Spend.problem()
+		l.Turn, l.Spend = t.l.Turn.N, t.l.Turn.Spend.Problem()
 	}
 	return l, nil
 }

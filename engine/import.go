@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"cairn/engine/internal/convlog"
 	"cairn/journal"
 )
 
@@ -299,7 +300,7 @@ func (w *Workspace) importLines(ctx context.Context, st *state, id string, src *
 	}
 	for i := range src.Items {
 		in := &src.Items[i]
-		if !in.Type.valid() {
+		if !in.Type.Valid() {
 			return nil, "", fmt.Errorf("%w: item type %q", ErrBadInput, in.Type)
 		}
 		iid := idOf(in.Key)
@@ -432,7 +433,7 @@ func (w *Workspace) importAttachments(ctx context.Context, in *ImportItem, it *I
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, attachmentsOnDisk(got)...)
+		out = append(out, convlog.OnDisk(got)...)
 		res.Attachments++
 	}
 	return out, nil
@@ -444,7 +445,7 @@ func (w *Workspace) importAttachments(ctx context.Context, in *ImportItem, it *I
 // turn line; the caller writes the same to the usage ledger.
 func importTail(st *state, src *ImportSource, head string, now Time) (out []*itemLine, spend Spend, turn int) {
 	prev := importMeta(st)
-	spend = Spend{src.Spend.InputTokens - prev.Spend.InputTokens, src.Spend.OutputTokens - prev.Spend.OutputTokens, src.Spend.CostUSD - prev.Spend.CostUSD}
+	spend = Spend{InputTokens: src.Spend.InputTokens - prev.Spend.InputTokens, OutputTokens: src.Spend.OutputTokens - prev.Spend.OutputTokens, CostUSD: src.Spend.CostUSD - prev.Spend.CostUSD}
 	if spend.InputTokens < 0 || spend.OutputTokens < 0 || spend.CostUSD < 0 {
 		spend = Spend{} // the source was cut or rewritten: nothing new spent
 	}

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"fmt"
-	"strings"
 
 	"cairn/engine/ids"
 )
@@ -32,7 +31,7 @@ func (st *state) checkLinks(it *Item) error {
 		return fmt.Errorf("%w: call %q: no such item in session %s", ErrBadInput, it.Call, st.id)
 	}
 	if call.Type != ToolCall {
-		return fmt.Errorf("%w: call %q is not a tool_call but %s", ErrBadInput, it.Call, call.Type.withArticle())
+		return fmt.Errorf("%w: call %q is not a tool_call but %s", ErrBadInput, it.Call, call.Type.WithArticle())
 	}
 	// Walk up from the parent: the call is usually a few items back.
 	for id, n := it.Parent, 0; id != "" && n <= len(st.items); n++ {
@@ -46,13 +45,4 @@ func (st *state) checkLinks(it *Item) error {
 		id = p.Parent
 	}
 	return fmt.Errorf("%w: call %s is not on the path this result joins", ErrBadInput, it.Call)
-}
-
-// withArticle is the type with its indefinite article, for messages: "an
-// assistant item", "a user item".
-func (t ItemType) withArticle() string {
-	if t != "" && strings.ContainsRune("aeiou", rune(t[0])) {
-		return "an " + string(t) + " item"
-	}
-	return "a " + string(t) + " item"
 }

@@ -4,11 +4,12 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	json "github.com/segmentio/encoding/json"
 	"path/filepath"
 	"runtime"
 	"sync"
 	"time"
+
+	json "github.com/segmentio/encoding/json"
 
 	"cairn/journal"
 )
@@ -110,7 +111,7 @@ func (w *Workspace) foldFile(ctx context.Context, id, name string, opt foldOptio
 			l := lines[payloads[k]]
 			txt, err := readPayload(ctx, objs, l.Payload)
 			if err != nil {
-				l.unavailable = unavailable(l.Payload, err)
+				l.Unavailable = unavailable(l.Payload, err)
 				return
 			}
 			l.Text = &txt

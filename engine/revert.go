@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cairn/engine/internal/convlog"
 	"context"
 	"fmt"
 )
@@ -102,7 +103,7 @@ func (s *Session) revertHeadLocked(ctx context.Context, it *Item) (*RevertResult
 				return nil, err
 			}
 		}
-		dl = draftLine(now, it.Text, p, it.Attachments)
+		dl = convlog.DraftLine(now, it.Text, p, it.Attachments)
 	}
 	l := &itemLine{V: 1, Kind: kindHead, To: &to, Why: "revert", At: &now}
 	if err := s.writeLine(ctx, l); err != nil {
@@ -159,7 +160,7 @@ func (s *Session) Unrevert(ctx context.Context) (*RevertResult, error) {
 	s.st.apply(l)
 	if s.st.draft != nil {
 		// The prompt a revert handed back is on the head path again.
-		dl := draftLine(now, "", nil, nil)
+		dl := convlog.DraftLine(now, "", nil, nil)
 		if err := s.writeLine(ctx, dl); err != nil {
 			return nil, err
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"cairn/engine/internal/convlog"
 	"cairn/internal/usermsg"
 	"cairn/internal/vfs"
 	"cairn/journal"
@@ -182,7 +183,7 @@ func (s *Session) Append(ctx context.Context, it Item) (Item, error) {
 
 // add is Append with s.mu held; it.Task may be set (StartTask).
 func (s *Session) add(ctx context.Context, it Item) (Item, error) {
-	if !it.Type.valid() {
+	if !it.Type.Valid() {
 		return Item{}, fmt.Errorf("%w: item type %q", ErrBadInput, it.Type)
 	}
 	if it.Parent == "" {
@@ -210,7 +211,7 @@ func (s *Session) add(ctx context.Context, it Item) (Item, error) {
 	it.Attachments = atts
 	l := &itemLine{V: 1, Kind: kindItem, ID: it.ID, Type: it.Type, At: &it.At, Tool: it.Tool, Call: it.Call,
 		Status: it.Status, Quarantined: it.Quarantined, Slot: it.Slot, Replaces: it.Replaces, Outputs: it.Outputs,
-		Attachments: attachmentsOnDisk(atts), Task: it.Task, Title: it.Title, Blocked: it.Blocked, From: it.From}
+		Attachments: convlog.OnDisk(atts), Task: it.Task, Title: it.Title, Blocked: it.Blocked, From: it.From}
 	if it.Parent != "" {
 		l.Parent = &it.Parent
 	}

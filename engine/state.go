@@ -90,11 +90,11 @@ func (st *state) apply(l *itemLine) error {
 		}
 		st.touch(at)
 	case kindItem:
-		if l.ID == "" || !l.Type.valid() {
+		if l.ID == "" || !l.Type.Valid() {
 			return fmt.Errorf("item line without id or with type %q", l.Type)
 		}
 		it := &Item{ID: l.ID, Type: l.Type, At: at, Tool: l.Tool, Call: l.Call, Status: l.Status,
-			Quarantined: l.Quarantined, Slot: l.Slot, Replaces: l.Replaces, Outputs: l.Outputs, Unavailable: l.unavailable,
+			Quarantined: l.Quarantined, Slot: l.Slot, Replaces: l.Replaces, Outputs: l.Outputs, Unavailable: l.Unavailable,
 			Attachments: l.Attachments, Task: l.Task, Title: l.Title, Blocked: l.Blocked, From: l.From}
 		if l.Parent != nil {
 			it.Parent = *l.Parent
@@ -164,7 +164,7 @@ func (st *state) apply(l *itemLine) error {
 				st.model = t.Model
 			}
 			if t.Spend.Check() == nil { // an absurd report counts nothing (fsck names it)
-				st.spend = st.spend.add(t.Spend)
+				st.spend = st.spend.Add(t.Spend)
 			}
 			if t.Trust != nil {
 				st.trust = t.Trust

@@ -8,6 +8,7 @@ import (
 
 	"cairn/engine/ids"
 	"cairn/engine/internal/bgwork"
+	"cairn/engine/internal/convlog"
 	"cairn/engine/internal/tasks"
 )
 
@@ -280,7 +281,7 @@ func (t *Task) Append(ctx context.Context, it Item) (Item, error) {
 	var line *itemLine
 	err := t.run.Append(func(st *state) (any, error) {
 		switch {
-		case !it.Type.valid():
+		case !it.Type.Valid():
 			return nil, fmt.Errorf("%w: item type %q", ErrBadInput, it.Type)
 		case it.Task != "":
 			return nil, fmt.Errorf("%w: a task's transcript does not start tasks of its own", ErrBadInput)
@@ -303,7 +304,7 @@ func (t *Task) Append(ctx context.Context, it Item) (Item, error) {
 		it.ID, it.At, it.Attachments = newItemID(), mkTime(ws.s.Now()), atts
 		l := &itemLine{V: 1, Kind: kindItem, ID: it.ID, Type: it.Type, At: &it.At, Tool: it.Tool, Call: it.Call,
 			Status: it.Status, Quarantined: it.Quarantined, Slot: it.Slot, Replaces: it.Replaces, Outputs: it.Outputs,
-			Attachments: attachmentsOnDisk(atts)}
+			Attachments: convlog.OnDisk(atts)}
 		if it.Parent != "" {
 			l.Parent = &it.Parent
 		}
