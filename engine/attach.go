@@ -218,12 +218,12 @@ func (w *Workspace) Attachments(ctx context.Context, session, item string) ([]At
 		return nil, err
 	}
 	if item == DraftItem {
-		if v.st.draft == nil {
+		if v.st.Draft == nil {
 			return nil, notFoundf("session %s holds no draft", session)
 		}
-		return convlog.OnDisk(v.st.draft.Attachments), nil
+		return convlog.OnDisk(v.st.Draft.Attachments), nil
 	}
-	it := v.st.items[item]
+	it := v.st.Items[item]
 	if it == nil {
 		return nil, noItem(item, session)
 	}

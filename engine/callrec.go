@@ -467,7 +467,7 @@ func (s *Session) trimStore(ctx context.Context, cfg StorageConfig, keep string)
 		s.calls.Others = map[string]callrec.Others{}
 	}
 	ss := callrec.Sessions{FS: s.ws.s.fsys, Dir: s.ws.dir, Valid: validSessionID}
-	all, err := ss.LiveRecords(ctx, s.st.id, s.snaps.recs.Live, s.calls.Others)
+	all, err := ss.LiveRecords(ctx, s.st.ID, s.snaps.recs.Live, s.calls.Others)
 	if err != nil {
 		s.noticef("the change store could not be measured: %v", err)
 		return nil
@@ -476,7 +476,7 @@ func (s *Session) trimStore(ctx context.Context, cfg StorageConfig, keep string)
 	now := mkTime(s.ws.s.Now())
 	for _, id := range order {
 		ids := drops[id]
-		if id == s.st.id {
+		if id == s.st.ID {
 			err = s.writeChanges(synced, changes.ListLine{V: 1, Kind: changes.KindDrop, IDs: ids, At: now, Why: changes.WhyStoreBudget})
 			if err == nil {
 				s.snaps.recs.Drop(ids)

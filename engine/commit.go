@@ -130,7 +130,7 @@ func (s *Session) commitDurable() error {
 		// The trail is synced; with the ledger, every turn is settled.
 		if lerr == nil {
 			s.usage.Synced()
-			s.st.settled = s.st.turns
+			s.st.Settled = s.st.Turns
 		}
 		err = s.writeRecordLocked(true)
 	}
@@ -143,7 +143,7 @@ func (s *Session) commitDurable() error {
 // writeRecordLocked replaces the record when the journal moved since the
 // last one; durable makes it survive a crash as well.
 func (s *Session) writeRecordLocked(durable bool) error {
-	if s.recordOff == s.items.Size() && (!durable || s.recordDurable) && s.recordSettled == s.st.settled {
+	if s.recordOff == s.items.Size() && (!durable || s.recordDurable) && s.recordSettled == s.st.Settled {
 		return nil
 	}
 	// Between turns the record is refreshed at most every recordEvery, or
@@ -151,7 +151,7 @@ func (s *Session) writeRecordLocked(durable bool) error {
 	// session is marked as owned in the picker anyway, and the record is
 	// written durably when it closes.
 	now := s.ws.s.now()
-	if !durable && s.recordTitle == s.st.title && now.Sub(s.recordAt) < recordEvery {
+	if !durable && s.recordTitle == s.st.Title && now.Sub(s.recordAt) < recordEvery {
 		return nil
 	}
 	return s.replaceRecordLocked(durable, now)
@@ -169,7 +169,7 @@ func (s *Session) RefreshRecord() error {
 	if s.closed || !s.recorded || s.unrecorded != nil || s.readOnly || s.items == nil {
 		return nil
 	}
-	if s.recordOff == s.items.Size() && s.recordSettled == s.st.settled {
+	if s.recordOff == s.items.Size() && s.recordSettled == s.st.Settled {
 		return nil
 	}
 	if s.kept.items.Synced != s.items.Size() {
@@ -181,7 +181,7 @@ func (s *Session) RefreshRecord() error {
 // replaceRecordLocked writes the record of the session as it is, durably
 // or not.
 func (s *Session) replaceRecordLocked(durable bool, now time.Time) error {
-	r := s.st.record(map[string]int64{"items": s.items.Size()})
+	r := recordOf(s.st, map[string]int64{"items": s.items.Size()})
 	write := writeRecord
 	if !durable {
 		write = replaceRecord
@@ -204,7 +204,7 @@ func (s *Session) replaceRecordLocked(durable bool, now time.Time) error {
 	}
 	s.recordStale = false
 	s.recordOff, s.recordDurable = s.items.Size(), durable
-	s.recordTitle, s.recordAt, s.recordSettled = s.st.title, now, s.st.settled
+	s.recordTitle, s.recordAt, s.recordSettled = s.st.Title, now, s.st.Settled
 	return nil
 }
 

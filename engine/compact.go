@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cairn/engine/internal/titles"
 	"context"
 	"fmt"
 	"strings"
@@ -24,11 +25,11 @@ import (
 // listing summary.
 func (s *Session) Compact(ctx context.Context, summary, upTo string) (Item, error) {
 	s.mu.Lock()
-	path := s.st.headPath()
-	known := upTo == "" || s.st.items[upTo] != nil
+	path := s.st.HeadPath()
+	known := upTo == "" || s.st.Items[upTo] != nil
 	s.mu.Unlock()
 	if !known {
-		return Item{}, noItem(upTo, s.st.id) // names nothing: not found, as elsewhere
+		return Item{}, noItem(upTo, s.st.ID) // names nothing: not found, as elsewhere
 	}
 	view := requestView(path)
 	end := -1
@@ -94,7 +95,7 @@ func plainSummary(items []*Item) string {
 		switch it.Type {
 		case User:
 			n++
-			lines = append(lines, "- asked: "+titleFromPrompt(it.Text))
+			lines = append(lines, "- asked: "+titles.FromPrompt(it.Text))
 		case Compaction:
 			head, rest, _ := strings.Cut(it.Text, "\n")
 			var earlier int
@@ -103,7 +104,7 @@ func plainSummary(items []*Item) string {
 			if _, err := fmt.Sscanf(head, "Compacted %d item", &earlier); err == nil {
 				n += earlier
 			} else {
-				lines = append(lines, "- earlier summary: "+titleFromPrompt(head))
+				lines = append(lines, "- earlier summary: "+titles.FromPrompt(head))
 			}
 			for l := range strings.SplitSeq(rest, "\n") {
 				if strings.HasPrefix(l, "- ") {
@@ -130,7 +131,7 @@ func plainSummary(items []*Item) string {
 func (s *Session) RequestView() []Item {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return copyItems(requestView(s.st.headPath()))
+	return copyItems(requestView(s.st.HeadPath()))
 }
 
 // requestView walks path and replaces, at each compaction item, the stretch
@@ -177,11 +178,11 @@ func stretchIn(view []*Item, replaces []string) (first, last int) {
 func (s *Session) Archive(compaction string) ([]Item, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	c := s.st.items[compaction]
+	c := s.st.Items[compaction]
 	if c == nil || c.Type != Compaction || len(c.Replaces) != 2 {
 		return nil, notFoundf("%q is not a compaction item", compaction)
 	}
-	view := requestView(s.st.pathTo(c.Parent))
+	view := requestView(s.st.PathTo(c.Parent))
 	first, last := stretchIn(view, c.Replaces)
 	if first < 0 {
 		return nil, nil

@@ -96,7 +96,7 @@ func (s *Session) rewrite(ctx context.Context) error {
 	if !s.recorded {
 		// Only this session's failed starts wrote its journal: a torn
 		// first line is cut, not repaired.
-		if err := convlog.Cut(s.ws.s.fsys, itemsName(s.ws.dir, s.st.id), 0); err != nil {
+		if err := convlog.Cut(s.ws.s.fsys, itemsName(s.ws.dir, s.st.ID), 0); err != nil {
 			return err
 		}
 		if err := s.materialize(); err != nil {
@@ -109,7 +109,7 @@ func (s *Session) rewrite(ctx context.Context) error {
 	for len(k.Waiting) > 0 {
 		l := k.Waiting[0]
 		if l.Kind == kindItem && l.Text != nil && len(*l.Text) > payloadInline && !l.Quarantined {
-			p, err := writePayload(ctx, objs, *l.Text)
+			p, err := convlog.WritePayload(ctx, objs, *l.Text)
 			if err != nil {
 				return err
 			}
@@ -147,22 +147,22 @@ func (s *Session) rewrite(ctx context.Context) error {
 	if s.recordOff == s.items.Size() {
 		return nil
 	}
-	if err := replaceRecord(s.ws.s.fsys, s.ws.dir, s.st.record(map[string]int64{"items": s.items.Size()})); err != nil {
+	if err := replaceRecord(s.ws.s.fsys, s.ws.dir, recordOf(s.st, map[string]int64{"items": s.items.Size()})); err != nil {
 		return err
 	}
 	s.recordOff, s.recordDurable = s.items.Size(), false
-	s.recordTitle, s.recordAt = s.st.title, s.ws.s.now()
+	s.recordTitle, s.recordAt = s.st.Title, s.ws.s.now()
 	return nil
 }
 
 func (s *Session) reopenItems() error {
-	w, err := s.kept.items.Reopen(s.ws.s.fsys, s.items, itemsName(s.ws.dir, s.st.id), s.ws.s.now)
+	w, err := s.kept.items.Reopen(s.ws.s.fsys, s.items, itemsName(s.ws.dir, s.st.ID), s.ws.s.now)
 	s.items = w
 	return err
 }
 
 func (s *Session) reopenAudit() error {
-	w, err := s.kept.audit.Reopen(s.ws.s.fsys, s.audit, auditName(s.ws.dir, s.st.id), s.ws.s.now)
+	w, err := s.kept.audit.Reopen(s.ws.s.fsys, s.audit, auditName(s.ws.dir, s.st.ID), s.ws.s.now)
 	s.audit = w
 	return err
 }

@@ -33,12 +33,12 @@ func (w *Workspace) readDraft(ctx context.Context, d *Draft) (string, *Unavailab
 	if d.Payload == nil {
 		return d.Text, nil, nil
 	}
-	txt, err := readPayload(ctx, w.objects(), d.Payload)
+	txt, err := convlog.ReadPayload(ctx, w.objects(), d.Payload)
 	if err != nil {
 		if cerr := ctx.Err(); cerr != nil {
 			return "", nil, cerr
 		}
-		return "", unavailable(d.Payload, err), nil
+		return "", convlog.UnavailableOf(d.Payload, err), nil
 	}
 	return txt, nil, nil
 }
@@ -47,7 +47,7 @@ func (w *Workspace) readDraft(ctx context.Context, d *Draft) (string, *Unavailab
 // none), or the Unavailable of one whose payload cannot be read back.
 func (s *Session) Draft(ctx context.Context) (string, *Unavailable, error) {
 	s.mu.Lock()
-	d := s.st.draft
+	d := s.st.Draft
 	s.mu.Unlock()
 	return s.ws.readDraft(ctx, d)
 }
@@ -55,7 +55,7 @@ func (s *Session) Draft(ctx context.Context) (string, *Unavailable, error) {
 // Draft is the prompt text the session holds for its composer ("" when
 // none), or the Unavailable of one whose payload cannot be read back.
 func (v *View) Draft(ctx context.Context) (string, *Unavailable, error) {
-	return v.ws.readDraft(ctx, v.st.draft)
+	return v.ws.readDraft(ctx, v.st.Draft)
 }
 
 // DraftAttachments are the attachments the session's draft holds (a fork
@@ -64,10 +64,10 @@ func (v *View) Draft(ctx context.Context) (string, *Unavailable, error) {
 func (s *Session) DraftAttachments() []Attachment {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.st.draft == nil {
+	if s.st.Draft == nil {
 		return nil
 	}
-	return convlog.OnDisk(s.st.draft.Attachments)
+	return convlog.OnDisk(s.st.Draft.Attachments)
 }
 
 // SetDraft keeps text as the session's draft: a prompt typed and not sent
@@ -77,7 +77,7 @@ func (s *Session) DraftAttachments() []Attachment {
 func (s *Session) SetDraft(ctx context.Context, text string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if text == "" && s.st.draft == nil {
+	if text == "" && s.st.Draft == nil {
 		return nil
 	}
 	if err := s.readyForItem(ctx); err != nil {
@@ -89,7 +89,7 @@ func (s *Session) SetDraft(ctx context.Context, text string) error {
 		var p *Payload
 		if len(text) > payloadInline && s.unrecorded == nil {
 			var err error
-			if p, err = writePayload(ctx, s.ws.objects(), text); err != nil {
+			if p, err = convlog.WritePayload(ctx, s.ws.objects(), text); err != nil {
 				return err
 			}
 		}
@@ -98,6 +98,6 @@ func (s *Session) SetDraft(ctx context.Context, text string) error {
 	if err := s.writeLine(ctx, l); err != nil {
 		return err
 	}
-	s.st.apply(l)
+	s.st.Fold(l)
 	return s.commitLocked(ctx)
 }

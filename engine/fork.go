@@ -82,12 +82,12 @@ func (w *Workspace) Fork(ctx context.Context, parent, at string) (*ForkResult, e
 		return nil, err
 	}
 	if at == "" {
-		if st.head == "" {
+		if st.Head == "" {
 			return nil, refusedf("nothing to fork: session %s has no head item (name an item to fork at)", parent)
 		}
-		at = st.head
+		at = st.Head
 	}
-	sel := st.items[at]
+	sel := st.Items[at]
 	if sel == nil {
 		return nil, noItem(at, parent)
 	}
@@ -116,11 +116,11 @@ func (w *Workspace) Fork(ctx context.Context, parent, at string) (*ForkResult, e
 		return nil, err
 	}
 	defer fl.Release()
-	n, err := w.nextForkN(ctx, parent, st.title)
+	n, err := w.nextForkN(ctx, parent, st.Title)
 	if err != nil {
 		return nil, err
 	}
-	title := fmt.Sprintf("%s (fork #%d)", orUntitled(st.title), n)
+	title := fmt.Sprintf("%s (fork #%d)", orUntitled(st.Title), n)
 	child := newSessionID()
 	ref := ForkRef{Session: parent, Item: at, N: n}
 	now := mkTime(w.s.Now())
@@ -161,11 +161,11 @@ func (w *Workspace) Fork(ctx context.Context, parent, at string) (*ForkResult, e
 		out = append(out, convlog.DraftLine(now, draft, draftPayload, draftAtts))
 	}
 	out = append(out, &itemLine{V: 1, Kind: kindTitle, Title: title, Source: "user", At: &now})
-	if st.plan != nil || st.model != "" {
-		out = append(out, &itemLine{V: 1, Kind: kindTurn, At: &now, Turn: &turnState{Plan: st.plan, Model: st.model, Build: Version}})
+	if st.Plan != nil || st.Model != "" {
+		out = append(out, &itemLine{V: 1, Kind: kindTurn, At: &now, Turn: &turnState{Plan: st.Plan, Model: st.Model, Build: Version}})
 	}
-	if len(st.meta) > 0 {
-		m, _ := json.Marshal(st.meta)
+	if len(st.Meta) > 0 {
+		m, _ := json.Marshal(st.Meta)
 		out = append(out, &itemLine{V: 1, Kind: kindMeta, Meta: m, At: &now})
 	}
 
@@ -217,7 +217,7 @@ func (w *Workspace) Fork(ctx context.Context, parent, at string) (*ForkResult, e
 	// The record is derived: when it cannot be written now, the next
 	// listing rebuilds it from the journal. The fork is made either way.
 	if cst, err := w.fold(ctx, child, foldOptions{}); err == nil {
-		writeRecord(w.s.fsys, w.dir, cst.record(map[string]int64{"items": size}))
+		writeRecord(w.s.fsys, w.dir, recordOf(cst, map[string]int64{"items": size}))
 	}
 	return &ForkResult{Session: child, ForkOf: ref, Title: title, Draft: draft, DraftUnavailable: draftGone,
 		DraftAttachments: draftAtts, Tasks: tasks}, nil
@@ -252,7 +252,7 @@ func forkPath(st *state, sel *Item) (path []*Item, draft string, supply *Item) {
 	if prompt {
 		draft = sel.Text
 	}
-	return st.pathTo(end), draft, supply
+	return st.PathTo(end), draft, supply
 }
 
 // resultsOf finds the chain of tool_result items answering call, following
@@ -262,8 +262,8 @@ func resultsOf(st *state, call *Item) []*Item {
 	cur := call.ID
 	for {
 		var next *Item
-		for _, id := range st.order {
-			it := st.items[id]
+		for _, id := range st.Order {
+			it := st.Items[id]
 			if it.Parent == cur && it.Type == ToolResult && it.Call == call.ID {
 				next = it
 			}

@@ -170,8 +170,8 @@ func (t *fsckTree) Decode(b []byte) (fsck.ItemLine, error) {
 	return l, nil
 }
 
-func (t *fsckTree) Has(id string) bool { return t.st.items[id] != nil }
-func (t *fsckTree) Apply() error       { return t.st.apply(&t.l) }
+func (t *fsckTree) Has(id string) bool { return t.st.Items[id] != nil }
+func (t *fsckTree) Apply() error       { return t.st.Fold(&t.l) }
 func (t *fsckTree) Shows() (string, int, string) {
-	return t.st.title, len(t.st.items), t.st.head
+	return t.st.Title, len(t.st.Items), t.st.Head
 }

@@ -13,15 +13,15 @@ import (
 // compaction item its original, the last item of the stretch it replaced
 // (refused when it cannot be found).
 func revertItem(st *state, at string) (*Item, error) {
-	it := st.items[at]
+	it := st.Items[at]
 	if it == nil {
-		return nil, noItem(at, st.id)
+		return nil, noItem(at, st.ID)
 	}
 	for n := 0; it.Type == Compaction; n++ {
-		if len(it.Replaces) != 2 || st.items[it.Replaces[1]] == nil || n > len(st.order) {
+		if len(it.Replaces) != 2 || st.Items[it.Replaces[1]] == nil || n > len(st.Order) {
 			return nil, refusedf("cannot revert files to %s: it is a compaction whose original cannot be found", at)
 		}
-		it = st.items[it.Replaces[1]]
+		it = st.Items[it.Replaces[1]]
 	}
 	return it, nil
 }
@@ -38,8 +38,8 @@ func revertItem(st *state, at string) (*Item, error) {
 // are kept to the millisecond, so a line and an item of the same
 // millisecond tie, and their order is then a guess.
 func revertAfter(st *state, sel *Item) changes.Boundary {
-	idx := make(map[string]int, len(st.order))
-	for i, id := range st.order {
+	idx := make(map[string]int, len(st.Order))
+	for i, id := range st.Order {
 		idx[id] = i
 	}
 	si, prompt := idx[sel.ID], sel.Type == User
@@ -69,16 +69,7 @@ func revertAfter(st *state, sel *Item) changes.Boundary {
 func (s *Session) newestItem() changes.ItemRef {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.st.newestItem()
-}
-
-// newestItem is the item written last as a line's "item". The caller
-// holds s.mu.
-func (st *state) newestItem() changes.ItemRef {
-	if n := len(st.order); n > 0 {
-		return changes.NewestItem(st.order[n-1])
-	}
-	return changes.NewestItem("")
+	return changes.NewestItem(s.st.Newest())
 }
 
 // revertRefusal refuses a file revert to sel that tl cannot serve: an
