@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"cairn/engine/internal/convlog"
 	"cairn/internal/vfs"
 	"cairn/journal"
 )
@@ -69,7 +70,7 @@ func FuzzFoldItems(f *testing.F) {
 				t.Fatal("head path holds an item the journal does not")
 			}
 		}
-		requestView(path)
+		convlog.RequestView(path)
 		recordOf(st, nil)
 	})
 }

@@ -81,7 +81,7 @@ func (s *Session) PreviewRevert(ctx context.Context, at string, mode RevertMode)
 func (s *Session) revertHeadLocked(ctx context.Context, it *Item) (*RevertResult, error) {
 	// The same boundary as a fork's (fork.go): a prompt lands before it, a
 	// completed tool call keeps its result.
-	to, prompt, _ := boundary(s.st, it)
+	to, prompt, _ := s.st.Boundary(it)
 	draft, draftGone := "", (*Unavailable)(nil)
 	if prompt {
 		draft, draftGone = it.Text, it.Unavailable

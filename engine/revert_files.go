@@ -242,7 +242,7 @@ func (s *Session) revertFiles(ctx context.Context, at string, mode RevertMode, a
 		s.mu.Lock()
 		res.From, res.Head = s.st.Head, s.st.Head
 		if mode == RevertBoth {
-			res.Head, _, _ = boundary(s.st, sel)
+			res.Head, _, _ = s.st.Boundary(sel)
 		}
 		s.mu.Unlock()
 		return res, nil
