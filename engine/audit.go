@@ -63,7 +63,7 @@ func (s *Session) writeAudit(ctx context.Context, l *auditLine) error {
 	l.V, l.Session = 1, s.st.ID
 	s.retry(ctx)
 	if s.unrecorded != nil {
-		s.kept.audit.Waiting = append(s.kept.audit.Waiting, l)
+		s.kept.Audit.Waiting = append(s.kept.Audit.Waiting, l)
 		return nil
 	}
 	err := s.materialize()
@@ -73,14 +73,14 @@ func (s *Session) writeAudit(ctx context.Context, l *auditLine) error {
 			err = fmt.Errorf("engine: open trail: %w", oerr)
 		} else {
 			s.audit = w
-			s.kept.audit.Durable(w.Size())
+			s.kept.Audit.Durable(w.Size())
 		}
 	}
 	if err == nil {
 		err = s.appendAudit(l)
 	}
 	if err != nil && s.opts.Degrade {
-		s.kept.audit.Waiting = append(s.kept.audit.Waiting, l)
+		s.kept.Audit.Waiting = append(s.kept.Audit.Waiting, l)
 	}
 	return s.degrade(err)
 }

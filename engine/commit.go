@@ -1,10 +1,9 @@
 package engine
 
 import (
+	"cairn/engine/internal/convlog"
 	"context"
-	"errors"
 	"fmt"
-	"sync"
 	"time"
 )
 
@@ -69,13 +68,13 @@ func (s *Session) commitParts(ctx context.Context, extra syncer, trail bool) (er
 		if extra != nil {
 			syncs = append(syncs, extra)
 		}
-		if err = syncAll(syncs); err != nil {
-			s.kept.items.SyncFailed, s.kept.audit.SyncFailed = true, true
+		if err = convlog.SyncAll(syncs); err != nil {
+			s.kept.Items.SyncFailed, s.kept.Audit.SyncFailed = true, true
 			err = s.degrade(fmt.Errorf("engine: sync session: %w", err))
 		} else {
-			s.kept.items.Durable(s.items.Size())
+			s.kept.Items.Durable(s.items.Size())
 			if trail && s.audit != nil {
-				s.kept.audit.Durable(s.audit.Size())
+				s.kept.Audit.Durable(s.audit.Size())
 				s.trailPending = 0
 			}
 			err = s.writeRecordLocked(false)
@@ -172,7 +171,7 @@ func (s *Session) RefreshRecord() error {
 	if s.recordOff == s.items.Size() && s.recordSettled == s.st.Settled {
 		return nil
 	}
-	if s.kept.items.Synced != s.items.Size() {
+	if s.kept.Items.Synced != s.items.Size() {
 		return nil // the record never names lines a crash may take
 	}
 	return s.replaceRecordLocked(false, s.ws.s.now())
@@ -213,18 +212,4 @@ func (s *Session) replaceRecordLocked(durable bool, now time.Time) error {
 const recordEvery = 2 * time.Second
 
 // syncer is a journal that can be made durable.
-type syncer interface{ Sync() error }
-
-// syncAll syncs every journal at once and returns the first error.
-func syncAll(js []syncer) error {
-	if len(js) == 1 {
-		return js[0].Sync()
-	}
-	errs := make([]error, len(js))
-	var wg sync.WaitGroup
-	for i, j := range js {
-		wg.Go(func() { errs[i] = j.Sync() })
-	}
-	wg.Wait()
-	return errors.Join(errs...)
-}
+type syncer = convlog.Syncer

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path"
 
+	"cairn/engine/internal/convlog"
 	"cairn/internal/vfs"
 )
 
@@ -77,30 +78,16 @@ func recordOf(st *state, journals map[string]int64) *Record {
 	}
 }
 
-// writeRecord replaces <id>.json atomically.
+// writeRecord replaces <id>.json atomically and durably.
 func writeRecord(fsys vfs.FS, dir string, r *Record) error {
-	b, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := vfs.WriteFileAtomic(fsys, recordName(dir, r.ID), append(b, '\n')); err != nil {
-		return fmt.Errorf("engine: write record: %w", err)
-	}
-	return nil
+	return convlog.WriteRecord(fsys, recordName(dir, r.ID), r, true)
 }
 
 // replaceRecord replaces <id>.json atomically for readers, without syncing:
 // a crash may leave the old record or an unreadable one, which the engine
 // rebuilds from the journal (the record is derived).
 func replaceRecord(fsys vfs.FS, dir string, r *Record) error {
-	b, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := vfs.ReplaceFile(fsys, recordName(dir, r.ID), append(b, '\n')); err != nil {
-		return fmt.Errorf("engine: write record: %w", err)
-	}
-	return nil
+	return convlog.WriteRecord(fsys, recordName(dir, r.ID), r, false)
 }
 
 // readRecord reads <id>.json. A record is only trusted for listing and

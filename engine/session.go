@@ -8,6 +8,7 @@ import (
 	"path"
 	"sync"
 
+	"cairn/engine/internal/convlog"
 	"cairn/engine/internal/shell"
 	"cairn/engine/internal/usage"
 	"cairn/internal/vfs"
@@ -194,7 +195,7 @@ func (s *Session) load(ctx context.Context) error {
 	if msg := st.UnavailableNotice(); msg != "" {
 		s.notice(msg)
 	}
-	s.kept.items.Durable(wr.Size())
+	s.kept.Items.Durable(wr.Size())
 	// Turns the record does not call settled (a crash, a rebuilt record)
 	// get back the trail and usage lines a crash may have lost. Best
 	// effort: what cannot be put back now is tried at the next open.
@@ -322,8 +323,8 @@ func (s *Session) Close() error {
 	}
 	discarded := s.discardBare()
 	err := s.commitDurable()
-	if n := s.kept.lost(); n > 0 && s.unrecorded != nil && !s.readOnly {
-		s.noticef("%s of this session kept in memory only may be lost: %v", countItemsText(n), s.unrecorded)
+	if n := s.kept.Lost(); n > 0 && s.unrecorded != nil && !s.readOnly {
+		s.noticef("%s of this session kept in memory only may be lost: %v", convlog.CountText(n), s.unrecorded)
 	}
 	s.closed = true
 	if s.items != nil {

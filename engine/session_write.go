@@ -61,7 +61,7 @@ func (s *Session) materialize(first ...*itemLine) error {
 	}
 	s.lock, s.items, s.recorded = l, wr, true
 	// journal.Create synced the lines it was given: they are durable.
-	s.kept.items.Durable(wr.Size())
+	s.kept.Items.Durable(wr.Size())
 	if len(first) == 0 {
 		s.bareSize = wr.Size()
 	}
@@ -87,7 +87,7 @@ func (s *Session) writeLine(ctx context.Context, l *itemLine) error {
 	}
 	s.retry(ctx)
 	if s.unrecorded != nil {
-		s.kept.items.Waiting = append(s.kept.items.Waiting, l)
+		s.kept.Items.Waiting = append(s.kept.Items.Waiting, l)
 		return nil
 	}
 	var err error
@@ -97,7 +97,7 @@ func (s *Session) writeLine(ctx context.Context, l *itemLine) error {
 		err = s.appendItem(l)
 	}
 	if err != nil && s.opts.Degrade {
-		s.kept.items.Waiting = append(s.kept.items.Waiting, l)
+		s.kept.Items.Waiting = append(s.kept.Items.Waiting, l)
 	}
 	return s.degrade(err)
 }
@@ -107,7 +107,7 @@ func (s *Session) keepLine(ctx context.Context, l *itemLine) error {
 	if s.closed {
 		return fmt.Errorf("engine: session %s is closed", s.st.ID)
 	}
-	s.kept.items.Waiting = append(s.kept.items.Waiting, l)
+	s.kept.Items.Waiting = append(s.kept.Items.Waiting, l)
 	return nil
 }
 

@@ -82,7 +82,7 @@ func (s *Session) settleTurns(ctx context.Context) error {
 		if err := s.audit.Sync(); err != nil {
 			return err
 		}
-		s.kept.audit.Durable(s.audit.Size())
+		s.kept.Audit.Durable(s.audit.Size())
 	}
 	s.trailPending = 0
 	if usage {
