@@ -7,7 +7,7 @@ import (
 )
 
 // Compaction replaces an older stretch of the conversation by a summary in
-// the request view only (convlog/compact.go says how the stretch is cut).
+// the request view only (engine/internal/convlog/compact.go says how the stretch is cut).
 
 // Compact appends a compaction item summarising the request view from its
 // start (an earlier summary included) through upTo. upTo "" means

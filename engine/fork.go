@@ -20,7 +20,7 @@ import (
 // everything else: payload objects stay in the workspace's store and are
 // named, not copied; the parent's change records are shared so the child can
 // revert files too. Where the fork starts follows the seed's table
-// (convlog/fork.go). The child gets a new id, the title "<title> (fork
+// (engine/internal/convlog/fork.go). The child gets a new id, the title "<title> (fork
 // #N)" (N counted per parent, marked as the user's own), copies of the
 // plan, model and settings, and the tool outputs its path and the
 // sub-agent histories it keeps refer to (ids kept; one the parent no

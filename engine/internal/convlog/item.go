@@ -129,7 +129,7 @@ type Payload struct {
 }
 
 // Line kinds of the items journal. They are part of the format. A new kind
-// is also one fsck knows (engine/fsck_items.go).
+// is also one fsck knows (engine/fsck.go).
 const (
 	KindItem    = "item"
 	KindHead    = "head"

@@ -29,10 +29,10 @@ type State struct {
 	Items map[string]*Item
 	Order []string // item ids in journal order
 	Head  string
-	// revertFrom is the head before the first of a stack of conversation
+	// RevertFrom is the head before the first of a stack of conversation
 	// reverts; "" when there is nothing to unrevert. New work clears it.
 	RevertFrom string
-	// draft is the prompt text held for the composer (engine/draft.go), nil when none.
+	// Draft is the prompt text held for the composer (engine/draft.go), nil when none.
 	Draft *Draft
 
 	Turns   int
@@ -45,8 +45,8 @@ type State struct {
 	Tier    string
 	Meta    map[string]json.RawMessage
 
-	// turnLog is every numbered turn line, for an open to settle the
-	// trail and the usage ledger from (engine/turn_settle.go); settled is the turn
+	// TurnLog is every numbered turn line, for an open to settle the
+	// trail and the usage ledger from (engine/turn_settle.go); Settled is the turn
 	// through which both are known durable.
 	TurnLog []TurnRec
 	Settled int
@@ -54,11 +54,11 @@ type State struct {
 	Bytes        int64 // payload bytes of all items
 	PayloadBytes int64 // the same, as the load measured it
 
-	// notAfter, while a journal is folded, is the latest time a line may
+	// NotAfter, while a journal is folded, is the latest time a line may
 	// carry and still count as activity (engine/times.go); zero once folded.
 	NotAfter time.Time
 
-	// readLines and badLines count the journal's complete lines that were
+	// ReadLines and BadLines count the journal's complete lines that were
 	// folded and that could not be read (not JSON, or not a version 1 line).
 	ReadLines, BadLines int
 }
