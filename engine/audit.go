@@ -60,27 +60,27 @@ func checkLabels(kind string, ls []string) error { return audit.CheckLabels(kind
 // syncs it). In Degrade mode a line that cannot be written is kept, as the
 // items journal's are (degrade.go).
 func (s *Session) writeAudit(ctx context.Context, l *auditLine) error {
-	l.V, l.Session = 1, s.st.id
+	l.V, l.Session = 1, s.st.ID
 	s.retry(ctx)
 	if s.unrecorded != nil {
-		s.kept.audit.Waiting = append(s.kept.audit.Waiting, l)
+		s.kept.Audit.Waiting = append(s.kept.Audit.Waiting, l)
 		return nil
 	}
 	err := s.materialize()
 	if err == nil && s.audit == nil {
-		w, _, oerr := journal.OpenWriter(s.ws.s.fsys, auditName(s.ws.dir, s.st.id), journal.Options{Sync: journal.SyncManual, Now: s.ws.s.now})
+		w, _, oerr := journal.OpenWriter(s.ws.s.fsys, auditName(s.ws.dir, s.st.ID), journal.Options{Sync: journal.SyncManual, Now: s.ws.s.now})
 		if oerr != nil {
 			err = fmt.Errorf("engine: open trail: %w", oerr)
 		} else {
 			s.audit = w
-			s.kept.audit.Durable(w.Size())
+			s.kept.Audit.Durable(w.Size())
 		}
 	}
 	if err == nil {
 		err = s.appendAudit(l)
 	}
 	if err != nil && s.opts.Degrade {
-		s.kept.audit.Waiting = append(s.kept.audit.Waiting, l)
+		s.kept.Audit.Waiting = append(s.kept.Audit.Waiting, l)
 	}
 	return s.degrade(err)
 }

@@ -394,7 +394,7 @@ type itemSink struct {
 func (k *itemSink) Has(ctx context.Context, item string) (bool, error) {
 	k.s.mu.Lock()
 	defer k.s.mu.Unlock()
-	return k.s.st.items[item] != nil, nil
+	return k.s.st.Items[item] != nil, nil
 }
 
 func (k *itemSink) Sync(ctx context.Context) error { return k.s.Commit(ctx) }
@@ -422,7 +422,7 @@ func (k *itemSink) add(ctx context.Context, d any) error {
 		}
 		k.s.mu.Lock()
 		defer k.s.mu.Unlock()
-		if d.Call != "" && it.Type == ToolResult && k.s.st.onHeadPath(d.Call) {
+		if d.Call != "" && it.Type == ToolResult && k.s.st.OnHeadPath(d.Call) {
 			it.Call = d.Call
 		}
 	case inbox.Delivery:
@@ -435,21 +435,6 @@ func (k *itemSink) add(ctx context.Context, d any) error {
 		k.put = append(k.put, out)
 	}
 	return err
-}
-
-// onHeadPath reports whether item id is the head or one of its ancestors.
-func (st *state) onHeadPath(id string) bool {
-	for at, n := st.head, 0; at != "" && n <= len(st.items); n++ {
-		if at == id {
-			return true
-		}
-		it := st.items[at]
-		if it == nil {
-			return false
-		}
-		at = it.Parent
-	}
-	return false
 }
 
 // Report records child task's report_to_parent as a report item of this

@@ -127,7 +127,7 @@ func (s *Session) trimStore(ctx context.Context, cfg StorageConfig, keep string)
 		s.calls.Others = map[string]callrec.Others{}
 	}
 	ss := callrec.Sessions{FS: s.ws.s.fsys, Dir: s.ws.dir, Valid: validSessionID}
-	all, err := ss.LiveRecords(ctx, s.st.id, s.snaps.recs.Live, s.calls.Others)
+	all, err := ss.LiveRecords(ctx, s.st.ID, s.snaps.recs.Live, s.calls.Others)
 	if err != nil {
 		s.noticef("the change store could not be measured: %v", err)
 		return nil
@@ -140,7 +140,7 @@ func (s *Session) trimStore(ctx context.Context, cfg StorageConfig, keep string)
 		}
 		return err
 	}
-	return ss.Drop(s.st.id, drops, order, dropped, mkTime(s.ws.s.Now()), own, s.noticef)
+	return ss.Drop(s.st.ID, drops, order, dropped, mkTime(s.ws.s.Now()), own, s.noticef)
 }
 
 // dropsName is the workspace's drops.jsonl (internal/callrec/budget.go).

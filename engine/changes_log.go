@@ -83,7 +83,7 @@ func changesName(dir, id string) string { return path.Join(dir, "sessions", id+"
 
 // journal is where the session's writer writes.
 func (s *Session) changesJournal() changes.Journal {
-	return changes.Journal{FS: s.ws.s.fsys, Name: changesName(s.ws.dir, s.st.id), Now: s.ws.s.now, Session: s.st.id, Syncs: &s.files.Syncs}
+	return changes.Journal{FS: s.ws.s.fsys, Name: changesName(s.ws.dir, s.st.ID), Now: s.ws.s.now, Session: s.st.ID, Syncs: &s.files.Syncs}
 }
 
 // writeChanges appends lines to the changes journal in mode.

@@ -21,7 +21,7 @@ func (s *Session) loadChanges(ctx context.Context) error {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	st.Stack, st.unread, st.recs = changes.Stack{}, nil, changes.Records{}
-	if err := foldChanges(s.ws.s.fsys, changesName(s.ws.dir, s.st.id), st); err != nil {
+	if err := foldChanges(s.ws.s.fsys, changesName(s.ws.dir, s.st.ID), st); err != nil {
 		return err
 	}
 	// The temp files of the newest change and of the unsettled ones
@@ -40,7 +40,7 @@ func (s *Session) loadChanges(ctx context.Context) error {
 	// loss, one that can be made again from its line is, below, rather
 	// than cancelled: its tool did not wait for its folder's sync, and may
 	// have returned.
-	lost := s.ws.powerLost(s.st.id)
+	lost := s.ws.powerLost(s.st.ID)
 	for i := range 2 {
 		if i > 0 && lost && st.RedoesPrev() {
 			break

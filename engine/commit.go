@@ -1,10 +1,9 @@
 package engine
 
 import (
+	"cairn/engine/internal/convlog"
 	"context"
-	"errors"
 	"fmt"
-	"sync"
 	"time"
 )
 
@@ -69,13 +68,13 @@ func (s *Session) commitParts(ctx context.Context, extra syncer, trail bool) (er
 		if extra != nil {
 			syncs = append(syncs, extra)
 		}
-		if err = syncAll(syncs); err != nil {
-			s.kept.items.SyncFailed, s.kept.audit.SyncFailed = true, true
+		if err = convlog.SyncAll(syncs); err != nil {
+			s.kept.Items.SyncFailed, s.kept.Audit.SyncFailed = true, true
 			err = s.degrade(fmt.Errorf("engine: sync session: %w", err))
 		} else {
-			s.kept.items.Durable(s.items.Size())
+			s.kept.Items.Durable(s.items.Size())
 			if trail && s.audit != nil {
-				s.kept.audit.Durable(s.audit.Size())
+				s.kept.Audit.Durable(s.audit.Size())
 				s.trailPending = 0
 			}
 			err = s.writeRecordLocked(false)
@@ -130,7 +129,7 @@ func (s *Session) commitDurable() error {
 		// The trail is synced; with the ledger, every turn is settled.
 		if lerr == nil {
 			s.usage.Synced()
-			s.st.settled = s.st.turns
+			s.st.Settled = s.st.Turns
 		}
 		err = s.writeRecordLocked(true)
 	}
@@ -143,7 +142,7 @@ func (s *Session) commitDurable() error {
 // writeRecordLocked replaces the record when the journal moved since the
 // last one; durable makes it survive a crash as well.
 func (s *Session) writeRecordLocked(durable bool) error {
-	if s.recordOff == s.items.Size() && (!durable || s.recordDurable) && s.recordSettled == s.st.settled {
+	if s.recordOff == s.items.Size() && (!durable || s.recordDurable) && s.recordSettled == s.st.Settled {
 		return nil
 	}
 	// Between turns the record is refreshed at most every recordEvery, or
@@ -151,7 +150,7 @@ func (s *Session) writeRecordLocked(durable bool) error {
 	// session is marked as owned in the picker anyway, and the record is
 	// written durably when it closes.
 	now := s.ws.s.now()
-	if !durable && s.recordTitle == s.st.title && now.Sub(s.recordAt) < recordEvery {
+	if !durable && s.recordTitle == s.st.Title && now.Sub(s.recordAt) < recordEvery {
 		return nil
 	}
 	return s.replaceRecordLocked(durable, now)
@@ -169,10 +168,10 @@ func (s *Session) RefreshRecord() error {
 	if s.closed || !s.recorded || s.unrecorded != nil || s.readOnly || s.items == nil {
 		return nil
 	}
-	if s.recordOff == s.items.Size() && s.recordSettled == s.st.settled {
+	if s.recordOff == s.items.Size() && s.recordSettled == s.st.Settled {
 		return nil
 	}
-	if s.kept.items.Synced != s.items.Size() {
+	if s.kept.Items.Synced != s.items.Size() {
 		return nil // the record never names lines a crash may take
 	}
 	return s.replaceRecordLocked(false, s.ws.s.now())
@@ -181,7 +180,7 @@ func (s *Session) RefreshRecord() error {
 // replaceRecordLocked writes the record of the session as it is, durably
 // or not.
 func (s *Session) replaceRecordLocked(durable bool, now time.Time) error {
-	r := s.st.record(map[string]int64{"items": s.items.Size()})
+	r := recordOf(s.st, map[string]int64{"items": s.items.Size()})
 	write := writeRecord
 	if !durable {
 		write = replaceRecord
@@ -204,7 +203,7 @@ func (s *Session) replaceRecordLocked(durable bool, now time.Time) error {
 	}
 	s.recordStale = false
 	s.recordOff, s.recordDurable = s.items.Size(), durable
-	s.recordTitle, s.recordAt, s.recordSettled = s.st.title, now, s.st.settled
+	s.recordTitle, s.recordAt, s.recordSettled = s.st.Title, now, s.st.Settled
 	return nil
 }
 
@@ -213,18 +212,4 @@ func (s *Session) replaceRecordLocked(durable bool, now time.Time) error {
 const recordEvery = 2 * time.Second
 
 // syncer is a journal that can be made durable.
-type syncer interface{ Sync() error }
-
-// syncAll syncs every journal at once and returns the first error.
-func syncAll(js []syncer) error {
-	if len(js) == 1 {
-		return js[0].Sync()
-	}
-	errs := make([]error, len(js))
-	var wg sync.WaitGroup
-	for i, j := range js {
-		wg.Go(func() { errs[i] = j.Sync() })
-	}
-	wg.Wait()
-	return errors.Join(errs...)
-}
+type syncer = convlog.Syncer

@@ -56,13 +56,13 @@ type convLog struct {
 func newConvLog(st *state) convLog { return convLog{st: st} }
 
 // head is the id of the head item ("" for an empty conversation).
-func (c *convLog) head() string { return c.st.head }
+func (c *convLog) head() string { return c.st.Head }
 
 // transcript is the conversation on the head path, oldest first.
-func (c *convLog) transcript() []Item { return copyItems(c.st.headPath()) }
+func (c *convLog) transcript() []Item { return copyItems(c.st.HeadPath()) }
 
 // allItems is every item of every branch, in the order they were written.
-func (c *convLog) allItems() []Item { return copyItems(c.st.all()) }
+func (c *convLog) allItems() []Item { return copyItems(c.st.All()) }
 
 func copyItems(in []*Item) []Item {
 	out := make([]Item, len(in))

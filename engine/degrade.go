@@ -21,25 +21,7 @@ import (
 // those lines are written again, from memory, before the kept ones.
 
 // degraded is what a session in Degrade mode keeps to be recorded again.
-type degraded struct {
-	items  convlog.Kept[*itemLine]
-	audit  convlog.Kept[*auditLine]
-	caught int // kept items written since the session was unrecorded
-}
-
-// lost is how many items an unrecorded session holds that may not be on
-// disk: not written, or written since its last good sync.
-func (d *degraded) lost() int { return countItems(d.items.Waiting) + countItems(d.items.Written) }
-
-func countItems(ls []*itemLine) int {
-	n := 0
-	for _, l := range ls {
-		if l.Kind == kindItem {
-			n++
-		}
-	}
-	return n
-}
+type degraded = convlog.Degraded[*auditLine]
 
 // appendItem appends l to the items journal, kept until it is durable.
 func (s *Session) appendItem(l *itemLine) error {
@@ -47,7 +29,7 @@ func (s *Session) appendItem(l *itemLine) error {
 		return err
 	}
 	if s.opts.Degrade {
-		s.kept.items.Wrote(l, s.items.Size())
+		s.kept.Items.Wrote(l, s.items.Size())
 	}
 	return nil
 }
@@ -58,7 +40,7 @@ func (s *Session) appendAudit(l *auditLine) error {
 		return err
 	}
 	if s.opts.Degrade {
-		s.kept.audit.Wrote(l, s.audit.Size())
+		s.kept.Audit.Wrote(l, s.audit.Size())
 	}
 	return nil
 }
@@ -81,10 +63,10 @@ func (s *Session) retry(ctx context.Context) {
 		return
 	}
 	s.unrecorded = nil
-	n := s.kept.caught
-	s.kept.caught = 0
+	n := s.kept.Caught
+	s.kept.Caught = 0
 	if n > 0 {
-		s.notice(fmt.Sprintf("this session is recorded again: %s kept in memory written", countItemsText(n)))
+		s.notice(fmt.Sprintf("this session is recorded again: %s kept in memory written", convlog.CountText(n)))
 	} else {
 		s.notice("this session is recorded again")
 	}
@@ -92,11 +74,11 @@ func (s *Session) retry(ctx context.Context) {
 
 // rewrite writes the kept lines of both journals and syncs them.
 func (s *Session) rewrite(ctx context.Context) error {
-	k := &s.kept.items
+	k := &s.kept.Items
 	if !s.recorded {
 		// Only this session's failed starts wrote its journal: a torn
 		// first line is cut, not repaired.
-		if err := convlog.Cut(s.ws.s.fsys, itemsName(s.ws.dir, s.st.id), 0); err != nil {
+		if err := convlog.Cut(s.ws.s.fsys, itemsName(s.ws.dir, s.st.ID), 0); err != nil {
 			return err
 		}
 		if err := s.materialize(); err != nil {
@@ -109,7 +91,7 @@ func (s *Session) rewrite(ctx context.Context) error {
 	for len(k.Waiting) > 0 {
 		l := k.Waiting[0]
 		if l.Kind == kindItem && l.Text != nil && len(*l.Text) > payloadInline && !l.Quarantined {
-			p, err := writePayload(ctx, objs, *l.Text)
+			p, err := convlog.WritePayload(ctx, objs, *l.Text)
 			if err != nil {
 				return err
 			}
@@ -120,14 +102,14 @@ func (s *Session) rewrite(ctx context.Context) error {
 		}
 		k.Waiting = k.Waiting[1:]
 		if l.Kind == kindItem {
-			s.kept.caught++
+			s.kept.Caught++
 		}
 	}
 	// The items are durable before the trail that counts them.
 	if err := k.Sync(s.items); err != nil {
 		return err
 	}
-	a := &s.kept.audit
+	a := &s.kept.Audit
 	if s.audit != nil || len(a.Written) > 0 || len(a.Waiting) > 0 {
 		if err := s.reopenAudit(); err != nil {
 			return err
@@ -147,30 +129,22 @@ func (s *Session) rewrite(ctx context.Context) error {
 	if s.recordOff == s.items.Size() {
 		return nil
 	}
-	if err := replaceRecord(s.ws.s.fsys, s.ws.dir, s.st.record(map[string]int64{"items": s.items.Size()})); err != nil {
+	if err := replaceRecord(s.ws.s.fsys, s.ws.dir, recordOf(s.st, map[string]int64{"items": s.items.Size()})); err != nil {
 		return err
 	}
 	s.recordOff, s.recordDurable = s.items.Size(), false
-	s.recordTitle, s.recordAt = s.st.title, s.ws.s.now()
+	s.recordTitle, s.recordAt = s.st.Title, s.ws.s.now()
 	return nil
 }
 
 func (s *Session) reopenItems() error {
-	w, err := s.kept.items.Reopen(s.ws.s.fsys, s.items, itemsName(s.ws.dir, s.st.id), s.ws.s.now)
+	w, err := s.kept.Items.Reopen(s.ws.s.fsys, s.items, itemsName(s.ws.dir, s.st.ID), s.ws.s.now)
 	s.items = w
 	return err
 }
 
 func (s *Session) reopenAudit() error {
-	w, err := s.kept.audit.Reopen(s.ws.s.fsys, s.audit, auditName(s.ws.dir, s.st.id), s.ws.s.now)
+	w, err := s.kept.Audit.Reopen(s.ws.s.fsys, s.audit, auditName(s.ws.dir, s.st.ID), s.ws.s.now)
 	s.audit = w
 	return err
-}
-
-// countItemsText is "1 item" or "N items".
-func countItemsText(n int) string {
-	if n == 1 {
-		return "1 item"
-	}
-	return fmt.Sprintf("%d items", n)
 }

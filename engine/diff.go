@@ -40,7 +40,7 @@ func (w *Workspace) Changes(ctx context.Context, id, item string, limit int64) (
 	}
 	ch := &Changes{Session: id, Item: item, Records: []string{}, Tools: []string{}, Files: []FileChange{}}
 	var pick func(*changes.Step) bool
-	switch it := v.st.items[item]; {
+	switch it := v.st.Items[item]; {
 	case item == "":
 		newest := tl.NewestRecord()
 		if newest == nil {
@@ -78,9 +78,9 @@ func turnOf(st *state, prompt string) func(string) bool {
 		if v, ok := memo[id]; ok {
 			return v
 		}
-		it := st.items[id]
+		it := st.Items[id]
 		r := false
-		if it != nil && it.Type != User && depth < len(st.order) {
+		if it != nil && it.Type != User && depth < len(st.Order) {
 			r = in(it.Parent, depth+1)
 		}
 		memo[id] = r

@@ -28,9 +28,9 @@ package engine
 //
 // A session and its conversation: session.go session_write.go
 // session_config.go session_readonly.go session_runs.go conv.go state.go
-// load.go item.go item_check.go item_json.go payload.go degrade.go
+// load.go item.go audit_json.go payload.go degrade.go
 // owner.go record.go record_stale.go commit.go turn.go turnend.go
-// turn_settle.go audit.go draft.go title.go compact.go
+// turn_settle.go audit.go draft.go compact.go
 // attach.go fork.go revert.go. Create and Open (ownership), the fold of the
 // items journal into the conversation (Workspace.fold, state), appending
 // items and trail lines, the record, the end of a turn, Degrade mode,
@@ -116,6 +116,7 @@ package engine
 // None holds a lock of the engine; the three with a mutex of their own
 // say so. Each package's doc.go says its words and line formats.
 //
+//	attach     storing attachments under the cap, checking those an item names
 //	audit      the trail's rule: labels and counts, never content
 //	bgwork     the ledger of a session's background work; it holds mutexes of its own
 //	callrec    recorded calls: the capture before and after, refusals, the
@@ -125,7 +126,8 @@ package engine
 //	           writer (changes.Writer) and folder syncs (changes.Syncs)
 //	checkouts  the worktrees of a git repository, and repos/
 //	config     config.json, parsed and checked (config.Parse)
-//	convlog    the lines Degrade mode keeps until they are durable
+//	convlog    the conversation: its types, the fold (State), reads and streams,
+//	           compaction, the fork plan, payloads, the record file, Degrade mode's lines
 //	durable    a copy, move or removal of state-folder files a crash leaves whole
 //	ephroot    the temporary state folders of ephemeral stores
 //	errs       the engine's sentinel errors
@@ -155,6 +157,7 @@ package engine
 //	stats      where the disk went, in parts that add up
 //	tasks      task records and sub-agent transcripts; tasks.Log holds a
 //	           mutex of its own
+//	titles     a session's title, cut from its first prompt or named on one line
 //	tools      the file tools' plans, apply_patch worked out in memory, staging
 //	trash      forgotten sessions and their entries, plans, a trim's steps
 //	usage      the usage ledger and a session's queue of lines for it

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cairn/engine/internal/convlog"
 	"context"
 )
 
@@ -20,25 +21,8 @@ import (
 // draft is recorded even with no items, and its record says "draft".
 
 // Draft is the prompt text a session holds for its composer: Text, or the
-// Payload object holding a text over 16 KiB.
-type Draft struct {
-	Text        string       `json:"text,omitempty"`
-	Payload     *Payload     `json:"payload,omitempty"`
-	Attachments []Attachment `json:"attachments,omitempty"`
-}
-
-// draftLine is the journal line that sets the draft to text, stored as it is
-// or, when the prompt's line named a payload object, by that object, with
-// the prompt's attachments (as their lines hold them: no live bytes).
-func draftLine(at Time, text string, payload *Payload, atts []Attachment) *itemLine {
-	l := &itemLine{V: 1, Kind: kindDraft, At: &at, Attachments: attachmentsOnDisk(atts)}
-	if payload != nil {
-		l.Payload = payload
-	} else {
-		l.Text = &text
-	}
-	return l
-}
+// Payload object holding a text over 16 KiB, with its Attachments.
+type Draft = convlog.Draft
 
 // readDraft gives the text of draft d, reading its payload object when it
 // has one; a payload that cannot be read back gives its Unavailable.
@@ -49,12 +33,12 @@ func (w *Workspace) readDraft(ctx context.Context, d *Draft) (string, *Unavailab
 	if d.Payload == nil {
 		return d.Text, nil, nil
 	}
-	txt, err := readPayload(ctx, w.objects(), d.Payload)
+	txt, err := convlog.ReadPayload(ctx, w.objects(), d.Payload)
 	if err != nil {
 		if cerr := ctx.Err(); cerr != nil {
 			return "", nil, cerr
 		}
-		return "", unavailable(d.Payload, err), nil
+		return "", convlog.UnavailableOf(d.Payload, err), nil
 	}
 	return txt, nil, nil
 }
@@ -63,7 +47,7 @@ func (w *Workspace) readDraft(ctx context.Context, d *Draft) (string, *Unavailab
 // none), or the Unavailable of one whose payload cannot be read back.
 func (s *Session) Draft(ctx context.Context) (string, *Unavailable, error) {
 	s.mu.Lock()
-	d := s.st.draft
+	d := s.st.Draft
 	s.mu.Unlock()
 	return s.ws.readDraft(ctx, d)
 }
@@ -71,7 +55,7 @@ func (s *Session) Draft(ctx context.Context) (string, *Unavailable, error) {
 // Draft is the prompt text the session holds for its composer ("" when
 // none), or the Unavailable of one whose payload cannot be read back.
 func (v *View) Draft(ctx context.Context) (string, *Unavailable, error) {
-	return v.ws.readDraft(ctx, v.st.draft)
+	return v.ws.readDraft(ctx, v.st.Draft)
 }
 
 // DraftAttachments are the attachments the session's draft holds (a fork
@@ -80,10 +64,10 @@ func (v *View) Draft(ctx context.Context) (string, *Unavailable, error) {
 func (s *Session) DraftAttachments() []Attachment {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.st.draft == nil {
+	if s.st.Draft == nil {
 		return nil
 	}
-	return attachmentsOnDisk(s.st.draft.Attachments)
+	return convlog.OnDisk(s.st.Draft.Attachments)
 }
 
 // SetDraft keeps text as the session's draft: a prompt typed and not sent
@@ -93,7 +77,7 @@ func (s *Session) DraftAttachments() []Attachment {
 func (s *Session) SetDraft(ctx context.Context, text string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if text == "" && s.st.draft == nil {
+	if text == "" && s.st.Draft == nil {
 		return nil
 	}
 	if err := s.readyForItem(ctx); err != nil {
@@ -105,15 +89,15 @@ func (s *Session) SetDraft(ctx context.Context, text string) error {
 		var p *Payload
 		if len(text) > payloadInline && s.unrecorded == nil {
 			var err error
-			if p, err = writePayload(ctx, s.ws.objects(), text); err != nil {
+			if p, err = convlog.WritePayload(ctx, s.ws.objects(), text); err != nil {
 				return err
 			}
 		}
-		l = draftLine(now, text, p, nil)
+		l = convlog.DraftLine(now, text, p, nil)
 	}
 	if err := s.writeLine(ctx, l); err != nil {
 		return err
 	}
-	s.st.apply(l)
+	s.st.Fold(l)
 	return s.commitLocked(ctx)
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"cairn/engine/internal/changes"
+	"cairn/engine/internal/convlog"
 	"cairn/engine/internal/durable"
 	"cairn/internal/vfs"
 	"cairn/journal"
@@ -18,22 +19,14 @@ import (
 // Forking copies the selected ancestor path into a new session and shares
 // everything else: payload objects stay in the workspace's store and are
 // named, not copied; the parent's change records are shared so the child can
-// revert files too. Where the fork starts follows the seed's table:
-//
-//	selected item          child's history                         composer
-//	user prompt            stops before the prompt                 the prompt's text,
-//	                                                               kept as the child's draft
-//	assistant, reasoning   includes the item                       empty
-//	completed tool         includes the call and its result(s)     empty
-//	incomplete tool call   includes the call; an "unavailable"     empty
-//	                       result is supplied
-//
-// The child gets a new id, the title "<title> (fork #N)" (N counted per
-// parent, marked as the user's own), copies of the plan, model and settings,
-// and the tool outputs its path and the sub-agent histories it keeps refer
-// to (ids kept; one the parent no longer holds is skipped). Usage, pending revert
-// state and permission rules start clean. Forking needs no ownership of the
-// parent, so an active session can be forked.
+// revert files too. Where the fork starts follows the seed's table
+// (engine/internal/convlog/fork.go). The child gets a new id, the title "<title> (fork
+// #N)" (N counted per parent, marked as the user's own), copies of the
+// plan, model and settings, and the tool outputs its path and the
+// sub-agent histories it keeps refer to (ids kept; one the parent no
+// longer holds is skipped). Usage, pending revert state and permission
+// rules start clean. Forking needs no ownership of the parent, so an
+// active session can be forked.
 
 // ForkResult says what a fork made.
 type ForkResult struct {
@@ -81,16 +74,16 @@ func (w *Workspace) Fork(ctx context.Context, parent, at string) (*ForkResult, e
 		return nil, err
 	}
 	if at == "" {
-		if st.head == "" {
+		if st.Head == "" {
 			return nil, refusedf("nothing to fork: session %s has no head item (name an item to fork at)", parent)
 		}
-		at = st.head
+		at = st.Head
 	}
-	sel := st.items[at]
+	sel := st.Items[at]
 	if sel == nil {
 		return nil, noItem(at, parent)
 	}
-	keep, draft, supply := forkPath(st, sel)
+	keep, draft, supply := st.ForkPath(sel)
 	var draftGone *Unavailable
 	var draftPayload *Payload // the prompt's object, for a text over 16 KiB
 	if sel.Type == User {
@@ -98,7 +91,7 @@ func (w *Workspace) Fork(ctx context.Context, parent, at string) (*ForkResult, e
 			return nil, err
 		}
 		if sel.Text == "" {
-			ls, err := w.pathLines(ctx, parent, []*Item{sel})
+			ls, err := convlog.PathLines(w.s.fsys, itemsName(w.dir, parent), []*Item{sel})
 			if err != nil {
 				return nil, err
 			}
@@ -115,11 +108,11 @@ func (w *Workspace) Fork(ctx context.Context, parent, at string) (*ForkResult, e
 		return nil, err
 	}
 	defer fl.Release()
-	n, err := w.nextForkN(ctx, parent, st.title)
+	n, err := w.nextForkN(ctx, parent, st.Title)
 	if err != nil {
 		return nil, err
 	}
-	title := fmt.Sprintf("%s (fork #%d)", orUntitled(st.title), n)
+	title := fmt.Sprintf("%s (fork #%d)", orUntitled(st.Title), n)
 	child := newSessionID()
 	ref := ForkRef{Session: parent, Item: at, N: n}
 	now := mkTime(w.s.Now())
@@ -129,44 +122,17 @@ func (w *Workspace) Fork(ctx context.Context, parent, at string) (*ForkResult, e
 	}
 	// Lines the parent's journal holds for the path are copied with their
 	// payload references: no payload is read or stored again.
-	lines, err := w.pathLines(ctx, parent, keep)
+	lines, err := convlog.PathLines(w.s.fsys, itemsName(w.dir, parent), keep)
 	if err != nil {
 		return nil, err
 	}
-	out := []any{&itemLine{V: 1, Kind: kindSession, Session: child, Path: w.path, At: &now, ForkOf: &ref, Build: Version, Branch: gitBranch(w.path)}}
-	for _, l := range lines {
-		out = append(out, l)
-	}
-	head := ""
-	if len(keep) > 0 {
-		head = keep[len(keep)-1].ID
-	}
-	if supply != nil {
-		sid := newItemID()
-		status := "unavailable"
-		out = append(out, &itemLine{V: 1, Kind: kindItem, ID: sid, Parent: &supply.ID, Type: ToolResult, At: &now,
-			Call: supply.ID, Status: status, Text: ptr("[tool result unavailable: the call did not complete before the fork]")})
-		head = sid
-	}
-	out = append(out, &itemLine{V: 1, Kind: kindHead, To: &head, Why: "fork", At: &now})
 	var draftAtts []Attachment
 	if sel.Type == User {
-		draftAtts = attachmentsOnDisk(sel.Attachments)
+		draftAtts = convlog.OnDisk(sel.Attachments)
 	}
-	if draft != "" || draftPayload != nil || len(draftAtts) > 0 {
-		// The prompt goes back to the composer and stays there: the child
-		// holds it as its draft (draft.go) until a prompt is sent, with
-		// its attachments, named by the same objects.
-		out = append(out, draftLine(now, draft, draftPayload, draftAtts))
-	}
-	out = append(out, &itemLine{V: 1, Kind: kindTitle, Title: title, Source: "user", At: &now})
-	if st.plan != nil || st.model != "" {
-		out = append(out, &itemLine{V: 1, Kind: kindTurn, At: &now, Turn: &turnState{Plan: st.plan, Model: st.model, Build: Version}})
-	}
-	if len(st.meta) > 0 {
-		m, _ := json.Marshal(st.meta)
-		out = append(out, &itemLine{V: 1, Kind: kindMeta, Meta: m, At: &now})
-	}
+	out := convlog.ForkLines(st, lines, keep, supply, convlog.Child{Session: child, Path: w.path, Build: Version,
+		Branch: gitBranch(w.path), Ref: ref, At: now, Title: title, Supplied: newItemID(),
+		Draft: draft, DraftPayload: draftPayload, DraftAttachments: draftAtts})
 
 	// The child exists from one rename: that of its items journal, written
 	// whole after everything else it holds. A failure before it removes
@@ -216,90 +182,10 @@ func (w *Workspace) Fork(ctx context.Context, parent, at string) (*ForkResult, e
 	// The record is derived: when it cannot be written now, the next
 	// listing rebuilds it from the journal. The fork is made either way.
 	if cst, err := w.fold(ctx, child, foldOptions{}); err == nil {
-		writeRecord(w.s.fsys, w.dir, cst.record(map[string]int64{"items": size}))
+		writeRecord(w.s.fsys, w.dir, recordOf(cst, map[string]int64{"items": size}))
 	}
 	return &ForkResult{Session: child, ForkOf: ref, Title: title, Draft: draft, DraftUnavailable: draftGone,
 		DraftAttachments: draftAtts, Tasks: tasks}, nil
-}
-
-// boundary applies the seed's table to a selected item, for a fork and a
-// conversation revert alike: the item the kept history ends at ("" for
-// none), whether the item is a prompt that goes back to the composer, and
-// the tool call left without a result. A completed tool call keeps its
-// result(s); an incomplete one ends the history at the call, where a fork
-// supplies an "unavailable" result and a revert (which adds no item) leaves
-// it for the runtime's history repair.
-func boundary(st *state, sel *Item) (end string, prompt bool, incomplete *Item) {
-	switch sel.Type {
-	case User:
-		return sel.Parent, true, nil
-	case ToolCall:
-		// Completed: include the call and its results, which sit after it
-		// on the parent's head path (or anywhere below it).
-		if res := resultsOf(st, sel); len(res) > 0 {
-			return res[len(res)-1].ID, false, nil
-		}
-		return sel.ID, false, sel
-	}
-	return sel.ID, false, nil
-}
-
-// forkPath applies the fork table: the items the child keeps, the composer
-// text, and the tool call that needs an "unavailable" result supplied.
-func forkPath(st *state, sel *Item) (path []*Item, draft string, supply *Item) {
-	end, prompt, supply := boundary(st, sel)
-	if prompt {
-		draft = sel.Text
-	}
-	return st.pathTo(end), draft, supply
-}
-
-// resultsOf finds the chain of tool_result items answering call, following
-// the call's descendants on one path.
-func resultsOf(st *state, call *Item) []*Item {
-	var out []*Item
-	cur := call.ID
-	for {
-		var next *Item
-		for _, id := range st.order {
-			it := st.items[id]
-			if it.Parent == cur && it.Type == ToolResult && it.Call == call.ID {
-				next = it
-			}
-		}
-		if next == nil {
-			return out
-		}
-		out = append(out, next)
-		cur = next.ID
-	}
-}
-
-// pathLines re-reads the parent's item lines for the items on path, keeping
-// payload references as they are.
-func (w *Workspace) pathLines(ctx context.Context, id string, path []*Item) ([]*itemLine, error) {
-	want := make(map[string]bool, len(path))
-	for _, it := range path {
-		want[it.ID] = true
-	}
-	byID := map[string]*itemLine{}
-	_, err := journal.Read(w.s.fsys, itemsName(w.dir, id), func(b []byte) error {
-		var l itemLine
-		if json.Unmarshal(b, &l) == nil && l.Kind == kindItem && want[l.ID] {
-			byID[l.ID] = &l
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	out := make([]*itemLine, 0, len(path))
-	for _, it := range path {
-		if l := byID[it.ID]; l != nil {
-			out = append(out, l)
-		}
-	}
-	return out, nil
 }
 
 // nextForkN numbers the next fork of parent: one more than the forks of it

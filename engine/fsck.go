@@ -165,13 +165,13 @@ func (t *fsckTree) Decode(b []byte) (fsck.ItemLine, error) {
 		l.Parent = *t.l.Parent
 	}
 	if t.l.Turn != nil {
-		l.Turn, l.Spend = t.l.Turn.N, t.l.Turn.Spend.problem()
+		l.Turn, l.Spend = t.l.Turn.N, t.l.Turn.Spend.Problem()
 	}
 	return l, nil
 }
 
-func (t *fsckTree) Has(id string) bool { return t.st.items[id] != nil }
-func (t *fsckTree) Apply() error       { return t.st.apply(&t.l) }
+func (t *fsckTree) Has(id string) bool { return t.st.Items[id] != nil }
+func (t *fsckTree) Apply() error       { return t.st.Fold(&t.l) }
 func (t *fsckTree) Shows() (string, int, string) {
-	return t.st.title, len(t.st.items), t.st.head
+	return t.st.Title, len(t.st.Items), t.st.Head
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"cairn/engine/internal/convlog"
 	"cairn/internal/vfs"
 	"cairn/journal"
 )
@@ -56,21 +57,21 @@ func FuzzFoldItems(f *testing.F) {
 		journal.Scan(bytes.NewReader(b), journal.MaxLine, func(line []byte) error {
 			var l itemLine
 			if json.Unmarshal(line, &l) == nil && l.V == 1 {
-				st.apply(&l)
+				st.Fold(&l)
 			}
 			return nil
 		})
-		path := st.headPath()
-		if len(path) > len(st.items) {
-			t.Fatalf("head path of %d items from %d items: a cycle", len(path), len(st.items))
+		path := st.HeadPath()
+		if len(path) > len(st.Items) {
+			t.Fatalf("head path of %d items from %d items: a cycle", len(path), len(st.Items))
 		}
 		for _, it := range path {
-			if st.items[it.ID] != it {
+			if st.Items[it.ID] != it {
 				t.Fatal("head path holds an item the journal does not")
 			}
 		}
-		requestView(path)
-		st.record(nil)
+		convlog.RequestView(path)
+		recordOf(st, nil)
 	})
 }
 

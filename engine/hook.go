@@ -102,15 +102,15 @@ func (w *Workspace) OpenAgent(ctx context.Context, a AgentSession, opts SessionO
 // createAgent makes session id for a, its meta its first line.
 func (w *Workspace) createAgent(id string, a AgentSession, opts SessionOptions) (*Session, error) {
 	s := &Session{ws: w, opts: opts, convLog: newConvLog(newState(id, w.path)), mustBeNew: true}
-	s.st.build = Version
-	s.st.branch = gitBranch(w.path)
+	s.st.Build = Version
+	s.st.Branch = gitBranch(w.path)
 	m, _ := json.Marshal(map[string]AgentSession{"agent": a})
 	now := mkTime(w.s.Now())
 	l := &itemLine{V: 1, Kind: kindMeta, Meta: m, At: &now}
 	if err := s.materialize(l); err != nil {
 		return nil, err
 	}
-	s.st.apply(l)
+	s.st.Fold(l)
 	return s, nil
 }
 
@@ -309,7 +309,7 @@ func settledCall(s *Session, item, call string) string {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.st.items[item] == nil {
+	if s.st.Items[item] == nil {
 		return ""
 	}
 	return item

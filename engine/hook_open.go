@@ -134,7 +134,7 @@ func (w *Workspace) openChanges(ctx context.Context, id string, opts SessionOpti
 		return nil, err
 	}
 	if newest != "" {
-		s.st.order = []string{newest}
+		s.st.Order = []string{newest}
 	}
 	if err := s.loadChanges(ctx); err != nil {
 		w.release(id, l)

@@ -26,7 +26,7 @@ func TestNewestItemFromTheEnd(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := st.order[len(st.order)-1]
+		want := st.Order[len(st.Order)-1]
 		if got := must(e.ws.newestItemOf(id))(t); got != want {
 			t.Fatalf("%s: newest from the end %q, the fold's %q", what, got, want)
 		}

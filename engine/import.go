@@ -14,6 +14,8 @@ import (
 
 	"github.com/google/uuid"
 
+	"cairn/engine/internal/convlog"
+	"cairn/engine/internal/titles"
 	"cairn/journal"
 )
 
@@ -148,7 +150,7 @@ type ImportMeta struct {
 // importMeta is what st's meta says of its import.
 func importMeta(st *state) ImportMeta {
 	var m ImportMeta
-	if raw, ok := st.meta["import"]; ok {
+	if raw, ok := st.Meta["import"]; ok {
 		json.Unmarshal(raw, &m)
 	}
 	return m
@@ -299,7 +301,7 @@ func (w *Workspace) importLines(ctx context.Context, st *state, id string, src *
 	}
 	for i := range src.Items {
 		in := &src.Items[i]
-		if !in.Type.valid() {
+		if !in.Type.Valid() {
 			return nil, "", fmt.Errorf("%w: item type %q", ErrBadInput, in.Type)
 		}
 		iid := idOf(in.Key)
@@ -313,28 +315,28 @@ func (w *Workspace) importLines(ctx context.Context, st *state, id string, src *
 			res.Aliases[in.Key] = iid
 		}
 		head = iid
-		if st.items[iid] != nil {
+		if st.Items[iid] != nil {
 			res.Present++
 			continue
 		}
 		it := Item{ID: iid, Type: in.Type, Tool: in.Tool, Status: in.Status, Text: in.Text, At: mkTime(in.At)}
 		if in.ParentKey != "" {
-			if p := idOf(in.ParentKey); st.items[p] != nil {
+			if p := idOf(in.ParentKey); st.Items[p] != nil {
 				it.Parent = p
 			}
 		}
 		if len(in.ReplacesKeys) == 2 && in.Type == Compaction {
 			a, b := idOf(in.ReplacesKeys[0]), idOf(in.ReplacesKeys[1])
 			if in.ReplacesKeys[0] == "" {
-				a = st.pathRoot(b)
+				a = st.PathRoot(b)
 			}
-			if st.items[a] != nil && st.items[b] != nil {
+			if st.Items[a] != nil && st.Items[b] != nil {
 				it.Replaces = []string{a, b}
 			}
 		}
 		if in.CallKey != "" && in.Type == ToolResult {
 			it.Call = idOf(in.CallKey)
-			if st.checkLinks(&it) != nil {
+			if st.CheckLinks(&it) != nil {
 				it.Call = ""
 				res.Unlinked++
 			}
@@ -346,7 +348,7 @@ func (w *Workspace) importLines(ctx context.Context, st *state, id string, src *
 		l := &itemLine{V: 1, Kind: kindItem, ID: it.ID, Type: it.Type, At: &it.At, Tool: it.Tool, Call: it.Call, Status: it.Status, Text: &it.Text,
 			Replaces: it.Replaces, Attachments: atts}
 		if len(it.Text) > payloadInline && !src.DryRun {
-			p, err := writePayload(ctx, w.objects(), it.Text)
+			p, err := convlog.WritePayload(ctx, w.objects(), it.Text)
 			if err != nil {
 				return nil, "", err
 			}
@@ -355,14 +357,14 @@ func (w *Workspace) importLines(ctx context.Context, st *state, id string, src *
 		if it.Parent != "" {
 			l.Parent = &it.Parent
 		}
-		if err := st.apply(l); err != nil {
+		if err := st.Fold(l); err != nil {
 			return nil, "", err
 		}
 		out = append(out, l)
 		res.Items++
 	}
 	if src.Head != "" {
-		if h := idOf(src.Head); st.items[h] != nil {
+		if h := idOf(src.Head); st.Items[h] != nil {
 			head = h
 		}
 	}
@@ -381,7 +383,7 @@ func importAliases(st *state, id string, src *ImportSource) map[string]string {
 		if in.Type != ToolCall || in.CallID == "" {
 			continue
 		}
-		if _, prior := src.Prior[in.Key]; prior || st.items[importItemID(id, in.Key)] != nil {
+		if _, prior := src.Prior[in.Key]; prior || st.Items[importItemID(id, in.Key)] != nil {
 			continue
 		}
 		alias[in.Key] = agentCallItem(id, in.CallID)
@@ -393,23 +395,6 @@ func importAliases(st *state, id string, src *ImportSource) map[string]string {
 // agent calls call: the id a hook's change record names, and the id an
 // import gives the call's item.
 func agentCallItem(id, call string) string { return importItemID(id, "call:"+call) }
-
-// pathRoot is the first item of the path that ends at id.
-func (st *state) pathRoot(id string) string {
-	seen := map[string]bool{}
-	for id != "" && !seen[id] {
-		seen[id] = true
-		it := st.items[id]
-		if it == nil {
-			return ""
-		}
-		if it.Parent == "" {
-			return id
-		}
-		id = it.Parent
-	}
-	return ""
-}
 
 // importAttachments stores an item's attachments (not in a dry run) and
 // says what the line names. One over storage.max_attachment_mb is left
@@ -432,7 +417,7 @@ func (w *Workspace) importAttachments(ctx context.Context, in *ImportItem, it *I
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, attachmentsOnDisk(got)...)
+		out = append(out, convlog.OnDisk(got)...)
 		res.Attachments++
 	}
 	return out, nil
@@ -444,30 +429,30 @@ func (w *Workspace) importAttachments(ctx context.Context, in *ImportItem, it *I
 // turn line; the caller writes the same to the usage ledger.
 func importTail(st *state, src *ImportSource, head string, now Time) (out []*itemLine, spend Spend, turn int) {
 	prev := importMeta(st)
-	spend = Spend{src.Spend.InputTokens - prev.Spend.InputTokens, src.Spend.OutputTokens - prev.Spend.OutputTokens, src.Spend.CostUSD - prev.Spend.CostUSD}
+	spend = Spend{InputTokens: src.Spend.InputTokens - prev.Spend.InputTokens, OutputTokens: src.Spend.OutputTokens - prev.Spend.OutputTokens, CostUSD: src.Spend.CostUSD - prev.Spend.CostUSD}
 	if spend.InputTokens < 0 || spend.OutputTokens < 0 || spend.CostUSD < 0 {
 		spend = Spend{} // the source was cut or rewritten: nothing new spent
 	}
-	if head != "" && st.head != head {
+	if head != "" && st.Head != head {
 		out = append(out, &itemLine{V: 1, Kind: kindHead, To: &head, Why: "import", At: &now})
 	}
 	title := src.Title
-	if title == "" && st.title == "" {
-		for _, id := range st.order { // the first prompt names it, as Append's title does
-			if it := st.items[id]; it.Type == User && it.Text != "" {
-				title = titleFromPrompt(it.Text)
+	if title == "" && st.Title == "" {
+		for _, id := range st.Order { // the first prompt names it, as Append's title does
+			if it := st.Items[id]; it.Type == User && it.Text != "" {
+				title = titles.FromPrompt(it.Text)
 				break
 			}
 		}
 	}
-	if title != "" && title != st.title {
+	if title != "" && title != st.Title {
 		out = append(out, &itemLine{V: 1, Kind: kindTitle, Title: title, Source: "import", At: &now})
 	}
-	if spend != (Spend{}) || (src.Model != "" && src.Model != st.model) {
+	if spend != (Spend{}) || (src.Model != "" && src.Model != st.Model) {
 		// A turn of its own, marked as one that writes a usage line: an
 		// open after a crash before that line puts it back
 		// (turn_settle.go), as for any turn.
-		t := &turnState{N: st.turns + 1, Model: src.Model, Spend: spend, Build: Version, Labels: []string{"import"}, Usage: spend != (Spend{})}
+		t := &turnState{N: st.Turns + 1, Model: src.Model, Spend: spend, Build: Version, Labels: []string{"import"}, Usage: spend != (Spend{})}
 		out = append(out, &itemLine{V: 1, Kind: kindTurn, At: &now, Turn: t})
 		turn = t.N
 	}
@@ -504,8 +489,8 @@ func (w *Workspace) nameTasks(ctx context.Context, id string, st *state, src *Im
 		return nil
 	}
 	calls := map[string]bool{}
-	for _, iid := range st.order {
-		if st.items[iid].Type == ToolCall {
+	for _, iid := range st.Order {
+		if st.Items[iid].Type == ToolCall {
 			calls[iid] = true
 		}
 	}
@@ -541,7 +526,7 @@ func (w *Workspace) importNew(ctx context.Context, id string, src *ImportSource,
 	}
 	st := newState(id, w.path)
 	first := &itemLine{V: 1, Kind: kindSession, Session: id, Path: w.path, At: &created, Build: Version}
-	st.apply(first)
+	st.Fold(first)
 	items, head, err := w.importLines(ctx, st, id, src, res)
 	if err != nil {
 		return err
@@ -586,14 +571,14 @@ func (w *Workspace) importNew(ctx context.Context, id string, src *ImportSource,
 	// The record, from the state the lines were made from: what a fold of
 	// the journal just written would give, without reading it again.
 	for _, l := range tail {
-		st.apply(l)
+		st.Fold(l)
 	}
 	for _, l := range items {
-		if it := st.items[l.ID]; it != nil {
+		if it := st.Items[l.ID]; it != nil {
 			it.Task = l.Task
 		}
 	}
-	writeRecord(w.s.fsys, w.dir, st.record(map[string]int64{"items": size}))
+	writeRecord(w.s.fsys, w.dir, recordOf(st, map[string]int64{"items": size}))
 	return w.importUsage(id, src.Model, spend, turn, now)
 }
 
@@ -643,7 +628,7 @@ func (s *Session) importInto(ctx context.Context, src *ImportSource, res *Import
 	tail, spend, turn := importTail(s.st, src, head, now)
 	for _, l := range append(items, tail...) {
 		if l.Kind != kindItem {
-			if err := s.st.apply(l); err != nil {
+			if err := s.st.Fold(l); err != nil {
 				return err
 			}
 		}

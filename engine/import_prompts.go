@@ -56,8 +56,8 @@ func (s *Session) AppendPrompt(ctx context.Context, text, promptID string) (Item
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	id := importItemID(s.st.id, promptKey(promptID))
-	if it := s.st.items[id]; it != nil {
+	id := importItemID(s.st.ID, promptKey(promptID))
+	if it := s.st.Items[id]; it != nil {
 		if it.Type != User {
 			return Item{}, fmt.Errorf("%w: item %s is a %s item", ErrBadInput, id, it.Type)
 		}
@@ -99,7 +99,7 @@ func pendingAt(st *state, src *ImportSource, idOf func(string) string, now time.
 		if text == "" {
 			text = it.Text
 		}
-		if strings.TrimSpace(text) != strings.TrimSpace(p.Text) || it.At.Sub(at).Abs() > PromptMatchWindow || st.items[idOf(it.Key)] != nil {
+		if strings.TrimSpace(text) != strings.TrimSpace(p.Text) || it.At.Sub(at).Abs() > PromptMatchWindow || st.Items[idOf(it.Key)] != nil {
 			return -1
 		}
 		return i
@@ -119,8 +119,8 @@ func hookPrompts(st *state, session string, src *ImportSource) map[string]string
 		ours[importItemID(session, k)], ours[id] = true, true
 	}
 	var cands []*Item
-	for _, id := range st.order {
-		if it := st.items[id]; it.Type == User && !ours[id] {
+	for _, id := range st.Order {
+		if it := st.Items[id]; it.Type == User && !ours[id] {
 			cands = append(cands, it)
 		}
 	}
@@ -131,11 +131,11 @@ func hookPrompts(st *state, session string, src *ImportSource) map[string]string
 	used := map[string]bool{}
 	for i := range src.Items {
 		in := &src.Items[i]
-		if in.Type != User || st.items[importItemID(session, in.Key)] != nil {
+		if in.Type != User || st.Items[importItemID(session, in.Key)] != nil {
 			continue
 		}
 		if in.PromptID != "" {
-			if id := importItemID(session, promptKey(in.PromptID)); st.items[id] != nil && st.items[id].Type == User && !used[id] {
+			if id := importItemID(session, promptKey(in.PromptID)); st.Items[id] != nil && st.Items[id].Type == User && !used[id] {
 				alias[in.Key], used[id] = id, true
 				continue
 			}

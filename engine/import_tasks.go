@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"cairn/engine/ids"
+	"cairn/engine/internal/convlog"
 	"cairn/engine/internal/tasks"
 	"cairn/journal"
 )
@@ -73,7 +74,7 @@ func (w *Workspace) importTasks(ctx context.Context, id string, src *ImportSourc
 		// The payloads were not stored by the dry pass: store them now.
 		for _, l := range lines {
 			if l.Text != nil && len(*l.Text) > payloadInline {
-				p, err := writePayload(ctx, w.objects(), *l.Text)
+				p, err := convlog.WritePayload(ctx, w.objects(), *l.Text)
 				if err != nil {
 					return nil, 0, err
 				}

@@ -1,20 +1,14 @@
 package engine
 
 import (
-	"bytes"
+	"cairn/engine/internal/convlog"
 	"context"
+	"errors"
 	"fmt"
-	json "github.com/segmentio/encoding/json"
 	"path/filepath"
-	"runtime"
-	"sync"
-	"time"
-
-	"cairn/journal"
 )
 
-// Loading a session: its items journal is read once, its lines parsed and
-// its payload objects decompressed on every core, then folded in order.
+// Loading a session (convlog.Read folds its items journal on every core).
 // Opening hydrates everything, so storage.max_eager_load_mb caps it: the sum
 // of the uncompressed payload sizes (inline text and objects), a proxy for
 // the work of loading. A session over the cap refuses to open and names the
@@ -67,103 +61,15 @@ func (w *Workspace) fold(ctx context.Context, id string, opt foldOptions) (*stat
 }
 
 // foldFile reads the items journal name (a session's, or a task's
-// transcript, task.go) into a state named id.
+// transcript, task.go) into a state named id (convlog.Read).
 func (w *Workspace) foldFile(ctx context.Context, id, name string, opt foldOptions) (*state, error) {
-	var raw [][]byte
-	jst, err := journal.Read(w.s.fsys, name, func(b []byte) error {
-		raw = append(raw, bytes.Clone(b))
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("engine: read session %s: %w", id, err)
+	st, err := convlog.Read(ctx, w.s.fsys, name, id, w.path, convlog.ReadOptions{Hydrate: opt.hydrate, Limit: opt.limit,
+		Objects: w.objects(), NotAfter: w.s.future()})
+	var big *convlog.TooBigError
+	if errors.As(err, &big) {
+		return nil, &LoadLimitError{ID: id, Bytes: big.Bytes, CeilingMB: int(big.Limit >> 20)}
 	}
-	lines := make([]*itemLine, len(raw))
-	parallel(len(raw), func(i int) {
-		var l itemLine
-		if json.Unmarshal(raw[i], &l) == nil && l.V == 1 {
-			lines[i] = &l
-		}
-		raw[i] = nil
-	})
-	var total int64
-	var payloads []int
-	for i, l := range lines {
-		if l == nil || l.Kind != kindItem {
-			continue
-		}
-		if l.Payload != nil {
-			total += l.Payload.Size
-			payloads = append(payloads, i)
-		} else if l.Text != nil {
-			total += int64(len(*l.Text))
-		}
-	}
-	if opt.limit > 0 && total > opt.limit {
-		return nil, &LoadLimitError{ID: id, Bytes: total, CeilingMB: int(opt.limit >> 20)}
-	}
-	if opt.hydrate && len(payloads) > 0 {
-		// A payload that cannot be read back (missing, corrupt) makes only
-		// its item unavailable; the session loads and works. Its line is
-		// left as it is, so the text comes back with the object.
-		objs := w.objects()
-		parallel(len(payloads), func(k int) {
-			l := lines[payloads[k]]
-			txt, err := readPayload(ctx, objs, l.Payload)
-			if err != nil {
-				l.unavailable = unavailable(l.Payload, err)
-				return
-			}
-			l.Text = &txt
-		})
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-	}
-	st := newState(id, w.path)
-	st.notAfter = w.s.future()
-	st.badLines = len(jst.Bad)
-	for _, l := range lines {
-		if l == nil {
-			st.badLines++
-			continue
-		}
-		st.readLines++
-		st.apply(l) // a line that breaks the tree is skipped; fsck reports it
-	}
-	st.id = id
-	st.notAfter = time.Time{}
-	st.payloadBytes = total
-	return st, nil
-}
-
-// parallel runs fn(0..n-1) on every core.
-func parallel(n int, fn func(i int)) {
-	workers := min(runtime.GOMAXPROCS(0), n)
-	if workers <= 1 {
-		for i := range n {
-			fn(i)
-		}
-		return
-	}
-	// Work is handed out in chunks, so a million small lines cost a few
-	// thousand channel operations, not a million.
-	chunk := max(1, n/(workers*16))
-	var wg sync.WaitGroup
-	next := make(chan int, workers*2)
-	for range workers {
-		wg.Go(func() {
-			for lo := range next {
-				for i := lo; i < min(lo+chunk, n); i++ {
-					fn(i)
-				}
-			}
-		})
-	}
-	for lo := 0; lo < n; lo += chunk {
-		next <- lo
-	}
-	close(next)
-	wg.Wait()
+	return st, err
 }
 
 // UnreadableError says a session's items journal is no session cairn can
@@ -195,17 +101,13 @@ func (e *UnreadableError) Why() string { return e.Error() }
 // session to open, list or fork (an *UnreadableError), or nil.
 func (w *Workspace) readable(id string, st *state) error {
 	switch {
-	case st.unreadable():
+	case st.Unreadable():
 		return w.unreadableError(id)
-	case st.created.IsZero():
+	case st.Created.IsZero():
 		return &UnreadableError{ID: id, File: filepath.Join(w.s.home, filepath.FromSlash(itemsName(w.dir, id))), NoSessionLine: true}
 	}
 	return nil
 }
-
-// unreadable reports whether the journal folded into st had complete lines
-// and none that could be read.
-func (st *state) unreadable() bool { return st.readLines == 0 && st.badLines > 0 }
 
 // unreadableError is the *UnreadableError of session id of w.
 func (w *Workspace) unreadableError(id string) error {

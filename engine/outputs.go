@@ -61,13 +61,13 @@ func (s *Session) PutOutput(ctx context.Context, producer string, r io.Reader) (
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
-		return "", fmt.Errorf("engine: session %s is closed", s.st.id)
+		return "", fmt.Errorf("engine: session %s is closed", s.st.ID)
 	}
 	err := s.materializeForItem(ctx)
 	if err == nil && s.unrecorded != nil {
-		err = fmt.Errorf("engine: session %s is not recorded: %w", s.st.id, s.unrecorded)
+		err = fmt.Errorf("engine: session %s is not recorded: %w", s.st.ID, s.unrecorded)
 	}
-	w, session := s.ws, s.st.id
+	w, session := s.ws, s.st.ID
 	s.mu.Unlock()
 	if err != nil {
 		return "", err

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path"
 
+	"cairn/engine/internal/convlog"
 	"cairn/internal/vfs"
 )
 
@@ -57,50 +58,36 @@ func itemsName(dir, id string) string  { return path.Join(dir, "sessions", id+".
 func auditName(dir, id string) string  { return path.Join(dir, "sessions", id+".audit.jsonl") }
 func lockName(dir, id string) string   { return path.Join(dir, "sessions", id+".lock") }
 
-// record summarises the state.
-func (st *state) record(journals map[string]int64) *Record {
-	plan := st.plan
+// recordOf summarises the state.
+func recordOf(st *state, journals map[string]int64) *Record {
+	plan := st.Plan
 	if plan == nil {
 		plan = json.RawMessage("null")
 	}
-	allowed := st.allowed
+	allowed := st.Allowed
 	if allowed == nil {
 		allowed = []string{}
 	}
 	return &Record{
-		V: 1, ID: st.id, Path: st.path, Title: st.title, TitleSource: st.titleSource,
-		CreatedAt: st.created, UpdatedAt: st.updated, OpenedAt: st.opened, Head: st.head,
-		Branch: st.branch, Build: st.build, Model: st.model, Plan: plan, Spend: st.spend,
-		Trust: st.trust, AllowedCommands: allowed, ForkOf: st.forkOf, Tier: st.tier,
-		Pinned: st.pinned, Counts: Counts{Items: len(st.items), Turns: st.turns, Bytes: st.bytes},
-		Journals: journals, Draft: st.draft, SettledTurn: st.settled, Remote: st.remote(),
+		V: 1, ID: st.ID, Path: st.Path, Title: st.Title, TitleSource: st.TitleSource,
+		CreatedAt: st.Created, UpdatedAt: st.Updated, OpenedAt: st.Opened, Head: st.Head,
+		Branch: st.Branch, Build: st.Build, Model: st.Model, Plan: plan, Spend: st.Spend,
+		Trust: st.Trust, AllowedCommands: allowed, ForkOf: st.ForkOf, Tier: st.Tier,
+		Pinned: st.Pinned, Counts: Counts{Items: len(st.Items), Turns: st.Turns, Bytes: st.Bytes},
+		Journals: journals, Draft: st.Draft, SettledTurn: st.Settled, Remote: remoteOf(st),
 	}
 }
 
-// writeRecord replaces <id>.json atomically.
+// writeRecord replaces <id>.json atomically and durably.
 func writeRecord(fsys vfs.FS, dir string, r *Record) error {
-	b, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := vfs.WriteFileAtomic(fsys, recordName(dir, r.ID), append(b, '\n')); err != nil {
-		return fmt.Errorf("engine: write record: %w", err)
-	}
-	return nil
+	return convlog.WriteRecord(fsys, recordName(dir, r.ID), r, true)
 }
 
 // replaceRecord replaces <id>.json atomically for readers, without syncing:
 // a crash may leave the old record or an unreadable one, which the engine
 // rebuilds from the journal (the record is derived).
 func replaceRecord(fsys vfs.FS, dir string, r *Record) error {
-	b, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := vfs.ReplaceFile(fsys, recordName(dir, r.ID), append(b, '\n')); err != nil {
-		return fmt.Errorf("engine: write record: %w", err)
-	}
-	return nil
+	return convlog.WriteRecord(fsys, recordName(dir, r.ID), r, false)
 }
 
 // readRecord reads <id>.json. A record is only trusted for listing and

@@ -49,5 +49,5 @@ func (w *Workspace) rebuildRecord(ctx context.Context, id string) error {
 	if err := w.readable(id, st); err != nil {
 		return err // not a session: left out, for fsck to name
 	}
-	return writeRecord(w.s.fsys, w.dir, st.record(map[string]int64{"items": fi.Size()}))
+	return writeRecord(w.s.fsys, w.dir, recordOf(st, map[string]int64{"items": fi.Size()}))
 }

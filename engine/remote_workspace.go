@@ -23,9 +23,9 @@ func (r *RemoteWorkspace) String() string { return r.Host + ":" + r.Path }
 
 const metaRemote = "remote"
 
-// remote is the session's binding, nil for a local session.
-func (st *state) remote() *RemoteWorkspace {
-	raw, ok := st.meta[metaRemote]
+// remoteOf is the session's binding, nil for a local session.
+func remoteOf(st *state) *RemoteWorkspace {
+	raw, ok := st.Meta[metaRemote]
 	if !ok {
 		return nil
 	}
@@ -41,7 +41,7 @@ func (st *state) remote() *RemoteWorkspace {
 func (s *Session) Remote() *RemoteWorkspace {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.st.remote()
+	return remoteOf(s.st)
 }
 
 // SetRemote binds the session to a remote workspace, durably: a line of
@@ -54,11 +54,11 @@ func (s *Session) SetRemote(ctx context.Context, r RemoteWorkspace) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if cur := s.st.remote(); cur != nil {
+	if cur := remoteOf(s.st); cur != nil {
 		if *cur == r {
 			return nil
 		}
-		return fmt.Errorf("%w: session %s is bound to %s already", ErrRefused, s.st.id, cur)
+		return fmt.Errorf("%w: session %s is bound to %s already", ErrRefused, s.st.ID, cur)
 	}
 	m, err := json.Marshal(map[string]RemoteWorkspace{metaRemote: r})
 	if err != nil {
@@ -69,7 +69,7 @@ func (s *Session) SetRemote(ctx context.Context, r RemoteWorkspace) error {
 	if err := s.writeLine(ctx, l); err != nil {
 		return err
 	}
-	if err := s.st.apply(l); err != nil {
+	if err := s.st.Fold(l); err != nil {
 		return err
 	}
 	return s.commitLocked(ctx)

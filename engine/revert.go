@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cairn/engine/internal/convlog"
 	"context"
 	"fmt"
 )
@@ -56,9 +57,9 @@ func (s *Session) Revert(ctx context.Context, at string, mode RevertMode) (*Reve
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	it := s.st.items[at]
+	it := s.st.Items[at]
 	if it == nil {
-		return nil, noItem(at, s.st.id)
+		return nil, noItem(at, s.st.ID)
 	}
 	return s.revertHeadLocked(ctx, it)
 }
@@ -80,12 +81,12 @@ func (s *Session) PreviewRevert(ctx context.Context, at string, mode RevertMode)
 func (s *Session) revertHeadLocked(ctx context.Context, it *Item) (*RevertResult, error) {
 	// The same boundary as a fork's (fork.go): a prompt lands before it, a
 	// completed tool call keeps its result.
-	to, prompt, _ := boundary(s.st, it)
+	to, prompt, _ := s.st.Boundary(it)
 	draft, draftGone := "", (*Unavailable)(nil)
 	if prompt {
 		draft, draftGone = it.Text, it.Unavailable
 	}
-	from := s.st.head
+	from := s.st.Head
 	now := mkTime(s.ws.s.Now())
 	// The prompt goes back to the composer and stays there as the
 	// session's draft (draft.go) until a prompt is sent. A long one is
@@ -98,27 +99,27 @@ func (s *Session) revertHeadLocked(ctx context.Context, it *Item) (*RevertResult
 			p = &Payload{OID: it.Unavailable.OID, Size: it.Unavailable.Size}
 		case len(it.Text) > payloadInline:
 			var err error
-			if p, err = writePayload(ctx, s.ws.objects(), it.Text); err != nil {
+			if p, err = convlog.WritePayload(ctx, s.ws.objects(), it.Text); err != nil {
 				return nil, err
 			}
 		}
-		dl = draftLine(now, it.Text, p, it.Attachments)
+		dl = convlog.DraftLine(now, it.Text, p, it.Attachments)
 	}
 	l := &itemLine{V: 1, Kind: kindHead, To: &to, Why: "revert", At: &now}
 	if err := s.writeLine(ctx, l); err != nil {
 		return nil, err
 	}
-	s.st.apply(l)
+	s.st.Fold(l)
 	if dl != nil {
 		if err := s.writeLine(ctx, dl); err != nil {
 			return nil, err
 		}
-		s.st.apply(dl)
+		s.st.Fold(dl)
 	}
 	if err := s.commitLocked(ctx); err != nil {
 		return nil, err
 	}
-	return &RevertResult{Session: s.st.id, Head: to, From: from, Draft: draft, DraftUnavailable: draftGone}, nil
+	return &RevertResult{Session: s.st.ID, Head: to, From: from, Draft: draft, DraftUnavailable: draftGone}, nil
 }
 
 // Unrevert puts back the files of the file reverts since the last new
@@ -132,7 +133,7 @@ func (s *Session) Unrevert(ctx context.Context) (*RevertResult, error) {
 	if s.isClosed() {
 		return nil, fmt.Errorf("engine: session %s is closed", s.ID())
 	}
-	if err := s.refuseRunning("unrevert"); err != nil && s.ws.pendingQuick(s.st.id) {
+	if err := s.refuseRunning("unrevert"); err != nil && s.ws.pendingQuick(s.st.ID) {
 		return nil, err
 	}
 	s.snaps.mu.Lock()
@@ -143,42 +144,42 @@ func (s *Session) Unrevert(ctx context.Context) (*RevertResult, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	back := s.st.revertFrom
+	back := s.st.RevertFrom
 	if back == "" {
 		if fr != nil {
-			return &RevertResult{Session: s.st.id, Head: s.st.head, From: s.st.head, Files: fr}, nil
+			return &RevertResult{Session: s.st.ID, Head: s.st.Head, From: s.st.Head, Files: fr}, nil
 		}
 		return nil, refusedf("nothing to unrevert (no revert, or new work since)")
 	}
-	from := s.st.head
+	from := s.st.Head
 	now := mkTime(s.ws.s.Now())
 	l := &itemLine{V: 1, Kind: kindHead, To: &back, Why: "unrevert", At: &now}
 	if err := s.writeLine(ctx, l); err != nil {
 		return nil, err
 	}
-	s.st.apply(l)
-	if s.st.draft != nil {
+	s.st.Fold(l)
+	if s.st.Draft != nil {
 		// The prompt a revert handed back is on the head path again.
-		dl := draftLine(now, "", nil, nil)
+		dl := convlog.DraftLine(now, "", nil, nil)
 		if err := s.writeLine(ctx, dl); err != nil {
 			return nil, err
 		}
-		s.st.apply(dl)
+		s.st.Fold(dl)
 	}
 	if err := s.commitLocked(ctx); err != nil {
 		return nil, err
 	}
-	return &RevertResult{Session: s.st.id, Head: back, From: from, Files: fr}, nil
+	return &RevertResult{Session: s.st.ID, Head: back, From: from, Files: fr}, nil
 }
 
 // CanUnrevert reports whether Unrevert would do something.
 func (s *Session) CanUnrevert() bool {
 	s.mu.Lock()
-	back := s.st.revertFrom
+	back := s.st.RevertFrom
 	s.mu.Unlock()
 	if back != "" {
 		return true
 	}
-	pending, _ := s.ws.PendingRevert(context.Background(), s.st.id)
+	pending, _ := s.ws.PendingRevert(context.Background(), s.st.ID)
 	return pending
 }

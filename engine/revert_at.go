@@ -13,15 +13,15 @@ import (
 // compaction item its original, the last item of the stretch it replaced
 // (refused when it cannot be found).
 func revertItem(st *state, at string) (*Item, error) {
-	it := st.items[at]
+	it := st.Items[at]
 	if it == nil {
-		return nil, noItem(at, st.id)
+		return nil, noItem(at, st.ID)
 	}
 	for n := 0; it.Type == Compaction; n++ {
-		if len(it.Replaces) != 2 || st.items[it.Replaces[1]] == nil || n > len(st.order) {
+		if len(it.Replaces) != 2 || st.Items[it.Replaces[1]] == nil || n > len(st.Order) {
 			return nil, refusedf("cannot revert files to %s: it is a compaction whose original cannot be found", at)
 		}
-		it = st.items[it.Replaces[1]]
+		it = st.Items[it.Replaces[1]]
 	}
 	return it, nil
 }
@@ -29,7 +29,7 @@ func revertItem(st *state, at string) (*Item, error) {
 // revertAfter is the boundary rule of a file revert to sel
 // (revert.After).
 func revertAfter(st *state, sel *Item) changes.Boundary {
-	return revert.After(st.order, sel.ID, sel.Type == User, sel.At.Time)
+	return revert.After(st.Order, sel.ID, sel.Type == User, sel.At.Time)
 }
 
 // newestItem is the item written last (none: the conversation has no item
@@ -38,16 +38,7 @@ func revertAfter(st *state, sel *Item) changes.Boundary {
 func (s *Session) newestItem() changes.ItemRef {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.st.newestItem()
-}
-
-// newestItem is the item written last as a line's "item". The caller
-// holds s.mu.
-func (st *state) newestItem() changes.ItemRef {
-	if n := len(st.order); n > 0 {
-		return changes.NewestItem(st.order[n-1])
-	}
-	return changes.NewestItem("")
+	return changes.NewestItem(s.st.Newest())
 }
 
 // revertRefusal refuses a file revert to sel that tl cannot serve

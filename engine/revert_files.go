@@ -66,7 +66,7 @@ func (s *Session) revertFiles(ctx context.Context, at string, mode RevertMode, a
 		return nil, err
 	}
 	defer lock.Release()
-	tl, err := s.ws.timeline(s.st.id)
+	tl, err := s.ws.timeline(s.st.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -84,7 +84,7 @@ func (s *Session) revertFiles(ctx context.Context, at string, mode RevertMode, a
 		return nil, refusedf("cannot revert files: %d record(s) it needs were dropped to keep the workspace's store within its size budget (%s)",
 			len(d), strings.Join(d[:min(3, len(d))], ", "))
 	}
-	foreign, err := s.ws.foreignChanges(s.st.id, tl)
+	foreign, err := s.ws.foreignChanges(s.st.ID, tl)
 	if err != nil {
 		return nil, err
 	}
@@ -101,11 +101,11 @@ func (s *Session) revertFiles(ctx context.Context, at string, mode RevertMode, a
 	}
 	if !apply {
 		run.Preview(fr, plan, s.ws.files)
-		res := &RevertResult{Session: s.st.id, Preview: true, Files: fr}
+		res := &RevertResult{Session: s.st.ID, Preview: true, Files: fr}
 		s.mu.Lock()
-		res.From, res.Head = s.st.head, s.st.head
+		res.From, res.Head = s.st.Head, s.st.Head
 		if mode == RevertBoth {
-			res.Head, _, _ = boundary(s.st, sel)
+			res.Head, _, _ = s.st.Boundary(sel)
 		}
 		s.mu.Unlock()
 		return res, nil
@@ -115,9 +115,9 @@ func (s *Session) revertFiles(ctx context.Context, at string, mode RevertMode, a
 	}
 	if mode == RevertFiles || len(fr.Left) > 0 {
 		s.mu.Lock()
-		head := s.st.head
+		head := s.st.Head
 		s.mu.Unlock()
-		return &RevertResult{Session: s.st.id, Head: head, From: head, Files: fr}, nil
+		return &RevertResult{Session: s.st.ID, Head: head, From: head, Files: fr}, nil
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -16,7 +16,7 @@ import (
 // last new work: nil when there is none. The caller holds busy and the
 // undo stack's lock.
 func (s *Session) unrevertFiles(ctx context.Context) (*FileRevert, error) {
-	tl, err := s.ws.timeline(s.st.id)
+	tl, err := s.ws.timeline(s.st.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -49,7 +49,7 @@ func (s *Session) unrevertFiles(ctx context.Context) (*FileRevert, error) {
 // left pending and unfinished, naming the files it did not reach. Best
 // effort: what cannot be written now is settled by the next open.
 func (s *Session) settleReverts(ctx context.Context) {
-	tl, err := s.ws.timeline(s.st.id)
+	tl, err := s.ws.timeline(s.st.ID)
 	if err != nil {
 		return
 	}

@@ -8,6 +8,7 @@ import (
 	"path"
 	"sync"
 
+	"cairn/engine/internal/convlog"
 	"cairn/engine/internal/shell"
 	"cairn/engine/internal/usage"
 	"cairn/internal/vfs"
@@ -117,8 +118,8 @@ type ResumeInfo struct {
 // the first item arrives.
 func (w *Workspace) Create(opts SessionOptions) *Session {
 	s := &Session{ws: w, opts: opts, convLog: newConvLog(newState(newSessionID(), w.path))}
-	s.st.build = Version
-	s.st.branch = gitBranch(w.path)
+	s.st.Build = Version
+	s.st.Branch = gitBranch(w.path)
 	return s
 }
 
@@ -169,7 +170,7 @@ func (w *Workspace) Open(ctx context.Context, id string, opts SessionOptions) (*
 // records the open, and rebuilds the record when it disagrees.
 func (s *Session) load(ctx context.Context) error {
 	w := s.ws
-	id := s.st.id
+	id := s.st.ID
 	// The journal is read before it is opened for appending, so a session
 	// that cannot be read is refused before anything is written to it.
 	st, err := w.fold(ctx, id, foldOptions{hydrate: true, limit: w.s.eagerLimit()})
@@ -179,7 +180,7 @@ func (s *Session) load(ctx context.Context) error {
 	if err := w.readable(id, st); err != nil {
 		return err
 	}
-	if r := st.remote(); r != nil && !s.opts.Remote {
+	if r := remoteOf(st); r != nil && !s.opts.Remote {
 		return &RemoteError{Session: id, Remote: *r}
 	}
 	wr, rep, err := journal.OpenWriter(w.s.fsys, itemsName(w.dir, id), journal.Options{Sync: journal.SyncManual, Now: w.s.now})
@@ -191,18 +192,18 @@ func (s *Session) load(ctx context.Context) error {
 		return err
 	}
 	s.items, s.st = wr, st
-	if msg := st.unavailableNotice(); msg != "" {
+	if msg := st.UnavailableNotice(); msg != "" {
 		s.notice(msg)
 	}
-	s.kept.items.Durable(wr.Size())
+	s.kept.Items.Durable(wr.Size())
 	// Turns the record does not call settled (a crash, a rebuilt record)
 	// get back the trail and usage lines a crash may have lost. Best
 	// effort: what cannot be put back now is tried at the next open.
 	rec, rerr := readRecord(w.s.fsys, w.dir, id)
 	if rerr == nil {
-		st.settled = min(rec.SettledTurn, st.turns)
+		st.Settled = min(rec.SettledTurn, st.Turns)
 	}
-	if st.turns > st.settled {
+	if st.Turns > st.Settled {
 		if err := s.settleTurns(ctx); err != nil {
 			s.noticef("the trail or usage lines of session %s's last turns could not be checked: %v", id, err)
 		}
@@ -219,8 +220,8 @@ func (s *Session) load(ctx context.Context) error {
 	// one failed write into every later open failing). It is said once and
 	// rebuilt by the next write, open or listing.
 	recordOK := true
-	if rerr != nil || rec.Journals["items"] != wr.Size() || rec.SettledTurn != st.settled {
-		if err := writeRecord(w.s.fsys, w.dir, st.record(map[string]int64{"items": wr.Size()})); err != nil {
+	if rerr != nil || rec.Journals["items"] != wr.Size() || rec.SettledTurn != st.Settled {
+		if err := writeRecord(w.s.fsys, w.dir, recordOf(st, map[string]int64{"items": wr.Size()})); err != nil {
 			if s.opts.Degrade {
 				if err := s.degrade(err); err != nil {
 					return err
@@ -234,10 +235,10 @@ func (s *Session) load(ctx context.Context) error {
 		}
 	}
 	if recordOK {
-		s.recordOff, s.recordDurable, s.recordSettled = wr.Size(), true, st.settled
+		s.recordOff, s.recordDurable, s.recordSettled = wr.Size(), true, st.Settled
 	}
-	s.resume = ResumeInfo{BranchBefore: st.branch, BuildBefore: st.build, Branch: gitBranch(w.path),
-		Build: Version, AskTrust: st.trust == nil, Repaired: rep.Cut}
+	s.resume = ResumeInfo{BranchBefore: st.Branch, BuildBefore: st.Build, Branch: gitBranch(w.path),
+		Build: Version, AskTrust: st.Trust == nil, Repaired: rep.Cut}
 	if s.opts.Brief {
 		// No open line (SessionOptions.Brief): nothing is written, so the
 		// journal and the record Close finds are those checked above, and
@@ -248,13 +249,13 @@ func (s *Session) load(ctx context.Context) error {
 	if err := s.writeLine(ctx, &itemLine{V: 1, Kind: kindOpen, At: ptr(mkTime(now)), Branch: s.resume.Branch, Build: Version, PID: os.Getpid()}); err != nil {
 		return err
 	}
-	s.st.opened = mkTime(now)
-	s.st.branch, s.st.build = s.resume.Branch, Version
+	s.st.Opened = mkTime(now)
+	s.st.Branch, s.st.Build = s.resume.Branch, Version
 	return nil
 }
 
 // ID is the session id.
-func (s *Session) ID() string { return s.st.id }
+func (s *Session) ID() string { return s.st.ID }
 
 // Workspace is the session's workspace.
 func (s *Session) Workspace() *Workspace { return s.ws }
@@ -280,7 +281,7 @@ func (s *Session) Resume() ResumeInfo { return s.resume }
 func (s *Session) Record() *Record {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.st.record(nil)
+	return recordOf(s.st, nil)
 }
 
 // Head is the id of the head item ("" for an empty conversation).
@@ -322,8 +323,8 @@ func (s *Session) Close() error {
 	}
 	discarded := s.discardBare()
 	err := s.commitDurable()
-	if n := s.kept.lost(); n > 0 && s.unrecorded != nil && !s.readOnly {
-		s.noticef("%s of this session kept in memory only may be lost: %v", countItemsText(n), s.unrecorded)
+	if n := s.kept.Lost(); n > 0 && s.unrecorded != nil && !s.readOnly {
+		s.noticef("%s of this session kept in memory only may be lost: %v", convlog.CountText(n), s.unrecorded)
 	}
 	s.closed = true
 	if s.items != nil {
@@ -345,11 +346,11 @@ func (s *Session) Close() error {
 		if s.recordStale {
 			release = s.ws.releaseKeepingHint // a listing settles the record
 		}
-		if rerr := release(s.st.id, s.lock); err == nil {
+		if rerr := release(s.st.ID, s.lock); err == nil {
 			err = rerr
 		}
 		if discarded {
-			s.ws.s.fsys.Remove(lockName(s.ws.dir, s.st.id))
+			s.ws.s.fsys.Remove(lockName(s.ws.dir, s.st.ID))
 		}
 	}
 	return err
@@ -380,7 +381,7 @@ func (s *Session) discardBare() bool {
 	if s.bareSize == 0 || s.items == nil || s.items.Size() != s.bareSize {
 		return false
 	}
-	w, id, fsys := s.ws, s.st.id, s.ws.s.fsys
+	w, id, fsys := s.ws, s.st.ID, s.ws.s.fsys
 	for _, n := range []string{changesName(w.dir, id), auditName(w.dir, id), shellName(w.dir, id), outputDir(w.dir, id), taskDir(w.dir, id)} {
 		if _, err := fsys.Lstat(n); !vfs.IsNotExist(err) {
 			return false
@@ -414,19 +415,19 @@ func (s *Session) warnNearCeiling() {
 		s.ceiling = s.ws.s.eagerLimit()
 	}
 	limit := s.ceiling
-	if limit <= 0 || s.st.bytes*5 < limit*4 {
+	if limit <= 0 || s.st.Bytes*5 < limit*4 {
 		return
 	}
 	s.ceilingWarned = true
-	if s.st.bytes > limit {
+	if s.st.Bytes > limit {
 		// Past the ceiling at one write: no longer "near" it.
 		s.notice(fmt.Sprintf("session %s holds %s of payloads (%d%%), over the %d MB ceiling it can be opened with: "+
 			"it will not open again until the ceiling is raised (CAIRN_MAX_EAGER_LOAD_MB=%d for one run, or storage.max_eager_load_mb); "+
 			"fork it to carry the useful part forward (cairn fork %s --at ITEM)",
-			s.st.id, sizeMB(s.st.bytes), s.st.bytes*100/limit, limit>>20, s.st.bytes>>20+1, s.st.id))
+			s.st.ID, sizeMB(s.st.Bytes), s.st.Bytes*100/limit, limit>>20, s.st.Bytes>>20+1, s.st.ID))
 		return
 	}
 	s.notice(fmt.Sprintf("session %s holds %s of payloads (%d%%), past 80%% of the %d MB ceiling it can be opened with: "+
 		"fork it to carry the useful part forward (cairn fork %s --at ITEM), or raise storage.max_eager_load_mb",
-		s.st.id, sizeMB(s.st.bytes), s.st.bytes*100/limit, limit>>20, s.st.id))
+		s.st.ID, sizeMB(s.st.Bytes), s.st.Bytes*100/limit, limit>>20, s.st.ID))
 }

@@ -30,8 +30,8 @@ func (w *Workspace) openReadOnly(ctx context.Context, id string, opts SessionOpt
 	if err != nil {
 		return nil, err
 	}
-	s.resume = ResumeInfo{BranchBefore: st.branch, BuildBefore: st.build, Branch: gitBranch(w.path),
-		Build: Version, AskTrust: st.trust == nil}
+	s.resume = ResumeInfo{BranchBefore: st.Branch, BuildBefore: st.Build, Branch: gitBranch(w.path),
+		Build: Version, AskTrust: st.Trust == nil}
 	if cause == nil { // asked for (SessionOptions.ReadOnly): nothing to say
 		s.unrecorded = fmt.Errorf("engine: session %s is open read-only", id)
 		return s, nil

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"cairn/engine/internal/titles"
 	"cairn/internal/vfs"
 )
 
@@ -337,9 +338,9 @@ func TestTitleFromPrompt(t *testing.T) {
 		{strings.Repeat("é", 99) + " tail", strings.Repeat("é", 99)},
 	}
 	for _, c := range cases {
-		got := titleFromPrompt(c.in)
+		got := titles.FromPrompt(c.in)
 		if got != c.want {
-			t.Errorf("titleFromPrompt(%q) = %q, want %q", c.in, got, c.want)
+			t.Errorf("titles.FromPrompt(%q) = %q, want %q", c.in, got, c.want)
 		}
 		if n := len([]rune(got)); n > 100 {
 			t.Errorf("title of %d characters", n)

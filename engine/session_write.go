@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 
+	"cairn/engine/internal/convlog"
+	"cairn/engine/internal/titles"
 	"cairn/internal/usermsg"
 	"cairn/internal/vfs"
 	"cairn/journal"
@@ -29,45 +31,45 @@ func (s *Session) materialize(first ...*itemLine) error {
 	if err := w.ensure(); err != nil {
 		return err
 	}
-	l, err := w.acquireAs(s.st.id, s.opts.Brief)
+	l, err := w.acquireAs(s.st.ID, s.opts.Brief)
 	if err != nil {
 		return err
 	}
-	leased, err := w.lease(context.Background(), s.st.id, l, s.opts.Notice) // remote.go
+	leased, err := w.lease(context.Background(), s.st.ID, l, s.opts.Notice) // remote.go
 	if err != nil {
-		w.release(s.st.id, l)
+		w.release(s.st.ID, l)
 		return err
 	}
 	l = leased
-	if _, err := w.s.fsys.Lstat(itemsName(w.dir, s.st.id)); s.mustBeNew && !vfs.IsNotExist(err) {
-		w.releaseKeepingHint(s.st.id, l)
+	if _, err := w.s.fsys.Lstat(itemsName(w.dir, s.st.ID)); s.mustBeNew && !vfs.IsNotExist(err) {
+		w.releaseKeepingHint(s.st.ID, l)
 		return errCreated // never replaced: its maker wrote it whole
 	}
 	now := mkTime(w.s.Now())
-	lines := []any{&itemLine{V: 1, Kind: kindSession, Session: s.st.id, Path: w.path, At: &now, ForkOf: s.st.forkOf, Build: Version, Branch: s.st.branch}}
+	lines := []any{&itemLine{V: 1, Kind: kindSession, Session: s.st.ID, Path: w.path, At: &now, ForkOf: s.st.ForkOf, Build: Version, Branch: s.st.Branch}}
 	for _, f := range first {
 		lines = append(lines, f)
 	}
-	wr, err := journal.Create(w.s.fsys, itemsName(w.dir, s.st.id), lines, journal.Options{Sync: journal.SyncManual, Now: w.s.now})
+	wr, err := journal.Create(w.s.fsys, itemsName(w.dir, s.st.ID), lines, journal.Options{Sync: journal.SyncManual, Now: w.s.now})
 	if err != nil {
 		// Whether or not the journal got its name, the session is not
 		// there: no one else knows its id, so nothing of it is kept.
-		w.s.fsys.Remove(itemsName(w.dir, s.st.id))
-		w.release(s.st.id, l)
-		w.s.fsys.Remove(lockName(w.dir, s.st.id))
-		return fmt.Errorf("engine: create session %s: %w", s.st.id, err)
+		w.s.fsys.Remove(itemsName(w.dir, s.st.ID))
+		w.release(s.st.ID, l)
+		w.s.fsys.Remove(lockName(w.dir, s.st.ID))
+		return fmt.Errorf("engine: create session %s: %w", s.st.ID, err)
 	}
 	s.lock, s.items, s.recorded = l, wr, true
 	// journal.Create synced the lines it was given: they are durable.
-	s.kept.items.Durable(wr.Size())
+	s.kept.Items.Durable(wr.Size())
 	if len(first) == 0 {
 		s.bareSize = wr.Size()
 	}
-	s.st.created, s.st.opened = now, now
-	s.st.touch(now)
+	s.st.Created, s.st.Opened = now, now
+	s.st.Touch(now)
 	// A new session is an open of the workspace too: it collects what the
 	// writes of dead owners left (temps.go), as Open does.
-	w.removeTemps(s.st.id, false, nil)
+	w.removeTemps(s.st.ID, false, nil)
 	return nil
 }
 
@@ -78,14 +80,14 @@ func (s *Session) materialize(first ...*itemLine) error {
 // recorded again.
 func (s *Session) writeLine(ctx context.Context, l *itemLine) error {
 	if s.closed {
-		return fmt.Errorf("engine: session %s is closed", s.st.id)
+		return fmt.Errorf("engine: session %s is closed", s.st.ID)
 	}
 	if s.changesOnly {
 		return errChangesOnly
 	}
 	s.retry(ctx)
 	if s.unrecorded != nil {
-		s.kept.items.Waiting = append(s.kept.items.Waiting, l)
+		s.kept.Items.Waiting = append(s.kept.Items.Waiting, l)
 		return nil
 	}
 	var err error
@@ -95,7 +97,7 @@ func (s *Session) writeLine(ctx context.Context, l *itemLine) error {
 		err = s.appendItem(l)
 	}
 	if err != nil && s.opts.Degrade {
-		s.kept.items.Waiting = append(s.kept.items.Waiting, l)
+		s.kept.Items.Waiting = append(s.kept.Items.Waiting, l)
 	}
 	return s.degrade(err)
 }
@@ -103,9 +105,9 @@ func (s *Session) writeLine(ctx context.Context, l *itemLine) error {
 // keepLine keeps l to be written once the session is recorded again.
 func (s *Session) keepLine(ctx context.Context, l *itemLine) error {
 	if s.closed {
-		return fmt.Errorf("engine: session %s is closed", s.st.id)
+		return fmt.Errorf("engine: session %s is closed", s.st.ID)
 	}
-	s.kept.items.Waiting = append(s.kept.items.Waiting, l)
+	s.kept.Items.Waiting = append(s.kept.Items.Waiting, l)
 	return nil
 }
 
@@ -172,7 +174,7 @@ func (s *Session) Append(ctx context.Context, it Item) (Item, error) {
 		s.userTurn() // a user turn re-enables automatic continuation
 	}
 	// A result answering a task's call delivers it: the task settles.
-	if call := s.st.items[it.Call]; it.Type == ToolResult && call != nil && call.Task != "" && s.unrecorded == nil {
+	if call := s.st.Items[it.Call]; it.Type == ToolResult && call != nil && call.Task != "" && s.unrecorded == nil {
 		if err := s.endTaskOnResult(ctx, call.Task); err != nil {
 			s.noticef("task %s could not be recorded as settled: %v", call.Task, err)
 		}
@@ -182,15 +184,15 @@ func (s *Session) Append(ctx context.Context, it Item) (Item, error) {
 
 // add is Append with s.mu held; it.Task may be set (StartTask).
 func (s *Session) add(ctx context.Context, it Item) (Item, error) {
-	if !it.Type.valid() {
+	if !it.Type.Valid() {
 		return Item{}, fmt.Errorf("%w: item type %q", ErrBadInput, it.Type)
 	}
 	if it.Parent == "" {
-		it.Parent = s.st.head
-	} else if s.st.items[it.Parent] == nil {
-		return Item{}, noItem(it.Parent, s.st.id)
+		it.Parent = s.st.Head
+	} else if s.st.Items[it.Parent] == nil {
+		return Item{}, noItem(it.Parent, s.st.ID)
 	}
-	if err := s.st.checkLinks(&it); err != nil {
+	if err := s.st.CheckLinks(&it); err != nil {
 		return Item{}, err
 	}
 	if it.Quarantined {
@@ -210,7 +212,7 @@ func (s *Session) add(ctx context.Context, it Item) (Item, error) {
 	it.Attachments = atts
 	l := &itemLine{V: 1, Kind: kindItem, ID: it.ID, Type: it.Type, At: &it.At, Tool: it.Tool, Call: it.Call,
 		Status: it.Status, Quarantined: it.Quarantined, Slot: it.Slot, Replaces: it.Replaces, Outputs: it.Outputs,
-		Attachments: attachmentsOnDisk(atts), Task: it.Task, Title: it.Title, Blocked: it.Blocked, From: it.From}
+		Attachments: convlog.OnDisk(atts), Task: it.Task, Title: it.Title, Blocked: it.Blocked, From: it.From}
 	if it.Parent != "" {
 		l.Parent = &it.Parent
 	}
@@ -218,7 +220,7 @@ func (s *Session) add(ctx context.Context, it Item) (Item, error) {
 	case it.Quarantined:
 		// only the slot name is written
 	case len(it.Text) > payloadInline && s.unrecorded == nil:
-		p, err := writePayload(ctx, s.ws.objects(), it.Text)
+		p, err := convlog.WritePayload(ctx, s.ws.objects(), it.Text)
 		if err = s.degrade(err); err != nil {
 			return Item{}, err
 		}
@@ -238,16 +240,16 @@ func (s *Session) add(ctx context.Context, it Item) (Item, error) {
 		return Item{}, err
 	}
 	cp := it
-	s.st.apply(&itemLine{V: 1, Kind: kindItem, ID: it.ID, Parent: l.Parent, Type: it.Type, At: &it.At, Text: &cp.Text,
+	s.st.Fold(&itemLine{V: 1, Kind: kindItem, ID: it.ID, Parent: l.Parent, Type: it.Type, At: &it.At, Text: &cp.Text,
 		Tool: it.Tool, Call: it.Call, Status: it.Status, Quarantined: it.Quarantined, Slot: it.Slot, Replaces: it.Replaces, Outputs: it.Outputs,
 		Attachments: atts, Task: it.Task, Title: it.Title, Blocked: it.Blocked, From: it.From}) // live-only bytes stay in memory
 	s.warnNearCeiling()
-	if it.Type == User && s.st.titleSource == "" {
-		t := titleFromPrompt(it.Text)
+	if it.Type == User && s.st.TitleSource == "" {
+		t := titles.FromPrompt(it.Text)
 		if err := s.writeLine(ctx, &itemLine{V: 1, Kind: kindTitle, Title: t, Source: "prompt", At: &it.At}); err != nil {
 			return Item{}, err
 		}
-		s.st.title, s.st.titleSource = t, "prompt"
+		s.st.Title, s.st.TitleSource = t, "prompt"
 	}
 	return it, nil
 }
@@ -280,13 +282,13 @@ func (s *Session) materializeForItem(ctx context.Context) error {
 // (Degrade mode after a failure, or open read-only). s.mu is held.
 func (s *Session) writableBeside(ctx context.Context) error {
 	if s.closed {
-		return fmt.Errorf("engine: session %s is closed", s.st.id)
+		return fmt.Errorf("engine: session %s is closed", s.st.ID)
 	}
 	if err := s.materializeForItem(ctx); err != nil {
 		return err
 	}
 	if s.unrecorded != nil {
-		return fmt.Errorf("engine: session %s is not recorded: %w", s.st.id, s.unrecorded)
+		return fmt.Errorf("engine: session %s is not recorded: %w", s.st.ID, s.unrecorded)
 	}
 	return nil
 }

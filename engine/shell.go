@@ -76,7 +76,7 @@ func (s *Session) ShellStart(ctx context.Context, cmdline string) (*ShellRun, er
 	err := s.writableBeside(ctx)
 	if err == nil && s.shell == nil {
 		w := s.ws
-		s.shell = shell.NewLog(w.s.fsys, shellName(w.dir, s.st.id), s.lock, "o-"+randHex(8), w.s.now, s.noticef)
+		s.shell = shell.NewLog(w.s.fsys, shellName(w.dir, s.st.ID), s.lock, "o-"+randHex(8), w.s.now, s.noticef)
 		w.s.shellLive.Store(s.shell.Name(), s.shell)
 	}
 	sh := s.shell
@@ -88,7 +88,7 @@ func (s *Session) ShellStart(ctx context.Context, cmdline string) (*ShellRun, er
 	if err != nil {
 		return nil, s.shellError(err)
 	}
-	return &ShellRun{run: run, session: s.st.id}, nil
+	return &ShellRun{run: run, session: s.st.ID}, nil
 }
 
 // closeShell ends the session's shell log: runs not finished read as
@@ -102,7 +102,7 @@ func (s *Session) closeShell() {
 }
 
 // shellError is err of the shell log in the engine's words.
-func (s *Session) shellError(err error) error { return shellError(err, s.st.id) }
+func (s *Session) shellError(err error) error { return shellError(err, s.st.ID) }
 
 func shellError(err error, session string) error {
 	if errors.Is(err, shell.ErrClosed) {

@@ -58,13 +58,13 @@ func (s *Session) snapReady(ctx context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		return fmt.Errorf("engine: session %s is closed", s.st.id)
+		return fmt.Errorf("engine: session %s is closed", s.st.ID)
 	}
 	if err := s.materializeForItem(ctx); err != nil {
 		return err
 	}
 	if s.unrecorded != nil {
-		return fmt.Errorf("engine: session %s is not recorded: %w", s.st.id, s.unrecorded)
+		return fmt.Errorf("engine: session %s is not recorded: %w", s.st.ID, s.unrecorded)
 	}
 	return nil
 }

@@ -135,7 +135,7 @@ func TestLedgerAndRecordReadPastAbsurdSpend(t *testing.T) {
 		}
 	}
 	// Sums saturate: they never wrap negative.
-	if got := (Spend{InputTokens: math.MaxInt64 - 1}).add(Spend{InputTokens: MaxSpendTokens}); got.InputTokens != math.MaxInt64 {
+	if got := (Spend{InputTokens: math.MaxInt64 - 1}).Add(Spend{InputTokens: MaxSpendTokens}); got.InputTokens != math.MaxInt64 {
 		t.Errorf("a sum past the largest int64 is %d", got.InputTokens)
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"cairn/engine/ids"
 	"cairn/engine/internal/bgwork"
+	"cairn/engine/internal/convlog"
 	"cairn/engine/internal/tasks"
 )
 
@@ -63,16 +64,16 @@ type taskClosed struct{}
 func (s *Session) taskLog(ctx context.Context) (*taskLog, error) {
 	switch {
 	case s.closed:
-		return nil, fmt.Errorf("engine: session %s is closed", s.st.id)
+		return nil, fmt.Errorf("engine: session %s is closed", s.st.ID)
 	case s.readOnly:
-		return nil, refusedf("session %s is open read-only", s.st.id)
+		return nil, refusedf("session %s is open read-only", s.st.ID)
 	}
 	if err := s.writableBeside(ctx); err != nil {
 		return nil, err
 	}
 	if s.tasks == nil {
 		w := s.ws
-		s.tasks = tasks.NewLog[*state](w.s.fsys, taskDir(w.dir, s.st.id), s.st.id, s.lock, "o-"+randHex(8), w.s.now)
+		s.tasks = tasks.NewLog[*state](w.s.fsys, taskDir(w.dir, s.st.ID), s.st.ID, s.lock, "o-"+randHex(8), w.s.now)
 		w.s.taskLive.Store(s.tasks.RecordsName(), s.tasks)
 	}
 	return s.tasks, nil
@@ -91,7 +92,7 @@ func (s *Session) closeTasks() {
 func (s *Session) taskError(err error, task string) error {
 	switch {
 	case errors.Is(err, tasks.ErrClosed):
-		return fmt.Errorf("engine: session %s is closed", s.st.id)
+		return fmt.Errorf("engine: session %s is closed", s.st.ID)
 	case errors.Is(err, tasks.ErrNoTranscript):
 		return fmt.Errorf("%w: %s is a shell job: it has no transcript", ErrBadInput, task)
 	case errors.Is(err, tasks.ErrNotRunning):
@@ -114,8 +115,8 @@ func (s *Session) StartTask(ctx context.Context, ts TaskStart) (*Task, Item, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if ts.Parent != "" && s.st.items[ts.Parent] == nil {
-		return nil, Item{}, noItem(ts.Parent, s.st.id)
+	if ts.Parent != "" && s.st.Items[ts.Parent] == nil {
+		return nil, Item{}, noItem(ts.Parent, s.st.ID)
 	}
 	tl, err := s.taskLog(ctx)
 	if err != nil {
@@ -172,7 +173,7 @@ func (s *Session) continueTask(ctx context.Context, tl *taskLog, ts TaskStart, c
 	}
 	switch {
 	case rec == nil:
-		return nil, notFoundf("no task %q in session %s", ts.Continue, s.st.id)
+		return nil, notFoundf("no task %q in session %s", ts.Continue, s.st.ID)
 	case rec.Type != TaskTypeAgent:
 		return nil, refusedf("%s is a shell job: shell jobs are never resumed; run a new command", rec.ID)
 	case rec.State == TaskRunning:
@@ -180,11 +181,11 @@ func (s *Session) continueTask(ctx context.Context, tl *taskLog, ts TaskStart, c
 	case rec.State == TaskInterrupted:
 		return nil, refusedf("task %s was interrupted (its outcome is unknown) and is never resumed; start a new task", rec.ID)
 	}
-	st, n, err := foldShape(ctx, s.ws.s.fsys, taskItemsName(s.ws.dir, s.st.id, rec.ID), rec.ID)
+	st, n, err := foldShape(ctx, s.ws.s.fsys, taskItemsName(s.ws.dir, s.st.ID, rec.ID), rec.ID)
 	if err != nil {
 		return nil, err
 	}
-	return tl.ContinueAgent(rec.ID, call, ts.Held, n, st.bytes, st)
+	return tl.ContinueAgent(rec.ID, call, ts.Held, n, st.Bytes, st)
 }
 
 // Task opens a handle on running task id of this session: one started
@@ -219,7 +220,7 @@ func (s *Session) Task(ctx context.Context, id string) (*Task, error) {
 		}
 		return &Task{run: run, s: s}, nil
 	}
-	return nil, notFoundf("no task %q in session %s", id, s.st.id)
+	return nil, notFoundf("no task %q in session %s", id, s.st.ID)
 }
 
 // adoptTask takes on held task r, started by an earlier process: an
@@ -229,10 +230,10 @@ func (s *Session) adoptTask(ctx context.Context, tl *taskLog, r *tasks.Record) (
 	n := 0
 	if r.Type == TaskTypeAgent {
 		var err error
-		if st, n, err = foldShape(ctx, s.ws.s.fsys, taskItemsName(s.ws.dir, s.st.id, r.ID), r.ID); err != nil {
+		if st, n, err = foldShape(ctx, s.ws.s.fsys, taskItemsName(s.ws.dir, s.st.ID, r.ID), r.ID); err != nil {
 			return nil, err
 		}
-		return tl.Adopt(r.ID, r.Type, n, st.bytes, st)
+		return tl.Adopt(r.ID, r.Type, n, st.Bytes, st)
 	}
 	return tl.Adopt(r.ID, r.Type, 0, 0, nil)
 }
@@ -256,11 +257,11 @@ func (s *Session) endTaskOnResult(ctx context.Context, id string) error {
 		if r.ID == id && r.State == TaskRunning && r.Held {
 			n, bytes := 0, int64(0)
 			if r.Type == TaskTypeAgent {
-				st, k, err := foldShape(context.Background(), s.ws.s.fsys, taskItemsName(s.ws.dir, s.st.id, id), id)
+				st, k, err := foldShape(context.Background(), s.ws.s.fsys, taskItemsName(s.ws.dir, s.st.ID, id), id)
 				if err != nil {
 					return err
 				}
-				n, bytes = k, st.bytes
+				n, bytes = k, st.Bytes
 			}
 			if err := tl.EndHeld(id, r.Type, n, bytes); err != nil {
 				return err
@@ -280,17 +281,17 @@ func (t *Task) Append(ctx context.Context, it Item) (Item, error) {
 	var line *itemLine
 	err := t.run.Append(func(st *state) (any, error) {
 		switch {
-		case !it.Type.valid():
+		case !it.Type.Valid():
 			return nil, fmt.Errorf("%w: item type %q", ErrBadInput, it.Type)
 		case it.Task != "":
 			return nil, fmt.Errorf("%w: a task's transcript does not start tasks of its own", ErrBadInput)
 		}
 		if it.Parent == "" {
-			it.Parent = st.head
-		} else if st.items[it.Parent] == nil {
+			it.Parent = st.Head
+		} else if st.Items[it.Parent] == nil {
 			return nil, notFoundf("no item %q in task %s", it.Parent, t.run.ID())
 		}
-		if err := st.checkLinks(&it); err != nil {
+		if err := st.CheckLinks(&it); err != nil {
 			return nil, err
 		}
 		if it.Quarantined {
@@ -303,14 +304,14 @@ func (t *Task) Append(ctx context.Context, it Item) (Item, error) {
 		it.ID, it.At, it.Attachments = newItemID(), mkTime(ws.s.Now()), atts
 		l := &itemLine{V: 1, Kind: kindItem, ID: it.ID, Type: it.Type, At: &it.At, Tool: it.Tool, Call: it.Call,
 			Status: it.Status, Quarantined: it.Quarantined, Slot: it.Slot, Replaces: it.Replaces, Outputs: it.Outputs,
-			Attachments: attachmentsOnDisk(atts)}
+			Attachments: convlog.OnDisk(atts)}
 		if it.Parent != "" {
 			l.Parent = &it.Parent
 		}
 		switch {
 		case it.Quarantined:
 		case len(it.Text) > payloadInline:
-			p, err := writePayload(ctx, ws.objects(), it.Text)
+			p, err := convlog.WritePayload(ctx, ws.objects(), it.Text)
 			if err != nil {
 				return nil, err
 			}
@@ -322,15 +323,15 @@ func (t *Task) Append(ctx context.Context, it Item) (Item, error) {
 		return l, nil
 	}, func(st *state) int64 {
 		// The shape only: the transcript's texts are read back on demand.
-		before := st.bytes
+		before := st.Bytes
 		text := line.Text
 		line.Text = nil
-		st.apply(line)
+		st.Fold(line)
 		line.Text = text
 		if line.Payload == nil {
-			st.bytes += int64(len(it.Text))
+			st.Bytes += int64(len(it.Text))
 		}
-		return st.bytes - before
+		return st.Bytes - before
 	})
 	if err != nil {
 		return Item{}, t.s.taskError(err, t.run.ID())

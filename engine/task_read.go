@@ -85,7 +85,7 @@ func (w *Workspace) Tasks(ctx context.Context, session string) ([]TaskRecord, er
 		if r.Type == TaskTypeAgent && !r.Counted {
 			// Running or cut short: count what its transcript holds now.
 			if st, n, err := foldShape(ctx, w.s.fsys, taskItemsName(w.dir, session, r.ID), r.ID); err == nil {
-				r.Items, r.Bytes = n, st.bytes
+				r.Items, r.Bytes = n, st.Bytes
 			}
 		}
 		out = append(out, taskRecord(r))
@@ -100,10 +100,10 @@ type TaskView struct {
 }
 
 // Transcript is the task's head path, oldest first.
-func (v *TaskView) Transcript() []Item { return copyItems(v.st.headPath()) }
+func (v *TaskView) Transcript() []Item { return copyItems(v.st.HeadPath()) }
 
 // AllItems is every item of the transcript in the order written.
-func (v *TaskView) AllItems() []Item { return copyItems(v.st.all()) }
+func (v *TaskView) AllItems() []Item { return copyItems(v.st.All()) }
 
 // ReadTask reads task's transcript of session, its payloads read back,
 // without ownership. The eager-load ceiling counts it as it counts a
@@ -134,7 +134,7 @@ func (w *Workspace) ReadTask(ctx context.Context, session, task string) (*TaskVi
 			return nil, err
 		}
 		if !rec.Counted {
-			rec.Items, rec.Bytes = len(v.st.order), v.st.bytes
+			rec.Items, rec.Bytes = len(v.st.Order), v.st.Bytes
 		}
 	}
 	v.Record = taskRecord(rec)
@@ -156,8 +156,8 @@ func foldShape(ctx context.Context, fsys vfs.FS, name, id string) (*state, int, 
 			return nil
 		}
 		n++
-		st.apply(&l)
-		if it := st.items[l.ID]; it != nil {
+		st.Fold(&l)
+		if it := st.Items[l.ID]; it != nil {
 			it.Text = ""
 		}
 		return nil
@@ -165,7 +165,7 @@ func foldShape(ctx context.Context, fsys vfs.FS, name, id string) (*state, int, 
 	if err != nil {
 		return nil, 0, fmt.Errorf("engine: read task %s: %w", id, err)
 	}
-	st.notAfter = time.Time{}
+	st.NotAfter = time.Time{}
 	return st, n, nil
 }
 

@@ -363,8 +363,8 @@ func (s *Session) startShellJob(ctx context.Context, cmdline, call string) (*Tas
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if call != "" && s.st.items[call] == nil {
-		return nil, noItem(call, s.st.id)
+	if call != "" && s.st.Items[call] == nil {
+		return nil, noItem(call, s.st.ID)
 	}
 	tl, err := s.taskLog(ctx)
 	if err != nil {

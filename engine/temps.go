@@ -40,7 +40,7 @@ func (w *Workspace) removeUnmade() { owner.RemoveUnmade(w.s.fsys, w.dir) }
 // The caller holds s.snaps.mu.
 func (s *Session) noteStaging(rel string) {
 	dir := path.Dir(rel)
-	if s.noted[dir] || !owner.NoteStaging(s.ws.s.fsys, s.ws.dir, s.st.id, dir) {
+	if s.noted[dir] || !owner.NoteStaging(s.ws.s.fsys, s.ws.dir, s.st.ID, dir) {
 		return
 	}
 	if s.noted == nil {

@@ -21,32 +21,14 @@ func (s *Session) callFor(call string) (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if call == "" {
-		return s.st.turnPrompt(), nil
+		return s.st.TurnPrompt(), nil
 	}
-	it := s.st.items[call]
+	it := s.st.Items[call]
 	if it == nil {
-		return "", noItem(call, s.st.id)
+		return "", noItem(call, s.st.ID)
 	}
 	if it.Type != ToolCall && it.Type != User {
 		return "", fmt.Errorf("%w: item %s is a %s item; a change belongs to a tool_call or user item", ErrBadInput, call, it.Type)
 	}
 	return call, nil
-}
-
-// turnPrompt is the newest user item on the head path: the prompt that
-// began the turn ("" when there is none).
-func (st *state) turnPrompt() string {
-	seen := map[string]bool{}
-	for id := st.head; id != "" && !seen[id]; {
-		seen[id] = true
-		it := st.items[id]
-		if it == nil {
-			return ""
-		}
-		if it.Type == User {
-			return id
-		}
-		id = it.Parent
-	}
-	return ""
 }

@@ -346,7 +346,7 @@ func (s *Session) abortChange(id string) {
 // refold rebuilds the stack from the journal, after a write to it failed.
 func (st *snapStack) refold(s *Session) {
 	var fresh snapStack
-	if err := foldChanges(s.ws.s.fsys, changesName(s.ws.dir, s.st.id), &fresh); err != nil {
+	if err := foldChanges(s.ws.s.fsys, changesName(s.ws.dir, s.st.ID), &fresh); err != nil {
 		s.noticef("the undo stack could not be read back: %v", err)
 		return
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 
+	"cairn/engine/internal/convlog"
 	"cairn/journal"
 )
 
@@ -30,12 +31,7 @@ import (
 // trailSyncEvery bounds the trail lines a live session holds unsynced.
 const trailSyncEvery = 256
 
-// turnRec is a numbered turn line as the fold saw it.
-type turnRec struct {
-	at    Time
-	items int // items in the session when the turn ended
-	turn  *turnState
-}
+type turnRec = convlog.TurnRec
 
 // turnKey names a turn's line in the trail or the ledger.
 type turnKey struct {
@@ -49,14 +45,14 @@ func (s *Session) settleTurns(ctx context.Context) error {
 	st := s.st
 	var recs []turnRec
 	usage := false
-	for _, r := range st.turnLog {
-		if r.turn.N > st.settled {
+	for _, r := range st.TurnLog {
+		if r.Turn.N > st.Settled {
 			recs = append(recs, r)
-			usage = usage || r.turn.Usage
+			usage = usage || r.Turn.Usage
 		}
 	}
 	if len(recs) == 0 {
-		st.settled = st.turns
+		st.Settled = st.Turns
 		return nil
 	}
 	// The trail: the turn numbers it holds.
@@ -64,7 +60,7 @@ func (s *Session) settleTurns(ctx context.Context) error {
 	// of a turn whose own line a crash lost (never acknowledged) does not
 	// stand for the later turn that took its number.
 	inTrail := map[turnKey]bool{}
-	_, err := journal.Read(s.ws.s.fsys, auditName(s.ws.dir, st.id), func(b []byte) error {
+	_, err := journal.Read(s.ws.s.fsys, auditName(s.ws.dir, st.ID), func(b []byte) error {
 		var l auditLine
 		if json.Unmarshal(b, &l) == nil && l.Kind == "turn" {
 			inTrail[turnKey{l.Turn, l.At.UnixMilli()}] = true
@@ -75,10 +71,10 @@ func (s *Session) settleTurns(ctx context.Context) error {
 		return err
 	}
 	for _, r := range recs {
-		if inTrail[turnKey{r.turn.N, r.at.UnixMilli()}] {
+		if inTrail[turnKey{r.Turn.N, r.At.UnixMilli()}] {
 			continue
 		}
-		if err := s.writeAudit(ctx, &auditLine{Kind: "turn", At: r.at, Turn: r.turn.N, Items: r.items, Labels: r.turn.Labels, Gates: r.turn.Gates}); err != nil {
+		if err := s.writeAudit(ctx, &auditLine{Kind: "turn", At: r.At, Turn: r.Turn.N, Items: r.Items, Labels: r.Turn.Labels, Gates: r.Turn.Gates}); err != nil {
 			return err
 		}
 	}
@@ -86,7 +82,7 @@ func (s *Session) settleTurns(ctx context.Context) error {
 		if err := s.audit.Sync(); err != nil {
 			return err
 		}
-		s.kept.audit.Durable(s.audit.Size())
+		s.kept.Audit.Durable(s.audit.Size())
 	}
 	s.trailPending = 0
 	if usage {
@@ -94,7 +90,7 @@ func (s *Session) settleTurns(ctx context.Context) error {
 			return err
 		}
 	}
-	st.settled = st.turns
+	st.Settled = st.Turns
 	return nil
 }
 
@@ -105,7 +101,7 @@ func (s *Session) settleUsage(recs []turnRec) error {
 	inLedger := map[turnKey]bool{}
 	_, err := journal.Read(ls.fsys, usageName, func(b []byte) error {
 		var u usageLine
-		if json.Unmarshal(b, &u) == nil && u.Kind == "usage" && u.Session == s.st.id && u.Turn > 0 {
+		if json.Unmarshal(b, &u) == nil && u.Kind == "usage" && u.Session == s.st.ID && u.Turn > 0 {
 			inLedger[turnKey{u.Turn, u.At.UnixMilli()}] = true
 		}
 		return nil
@@ -114,11 +110,11 @@ func (s *Session) settleUsage(recs []turnRec) error {
 		return err
 	}
 	for _, r := range recs {
-		t := r.turn
-		if !t.Usage || inLedger[turnKey{t.N, r.at.UnixMilli()}] {
+		t := r.Turn
+		if !t.Usage || inLedger[turnKey{t.N, r.At.UnixMilli()}] {
 			continue
 		}
-		w, err := ls.writeUsage(usageLine{V: 1, Kind: "usage", At: r.at, Path: s.ws.path, Session: s.st.id, Model: t.Model,
+		w, err := ls.writeUsage(usageLine{V: 1, Kind: "usage", At: r.At, Path: s.ws.path, Session: s.st.ID, Model: t.Model,
 			InputTokens: t.Spend.InputTokens, OutputTokens: t.Spend.OutputTokens, CostUSD: t.Spend.CostUSD, Turn: t.N})
 		if err != nil {
 			return err

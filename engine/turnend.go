@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cairn/engine/internal/titles"
 	"context"
 	"fmt"
 	"strings"
@@ -27,24 +28,24 @@ func (s *Session) EndTurn(ctx context.Context, t Turn) error {
 	now := mkTime(s.ws.s.Now())
 	branch := t.Branch
 	if branch == "" {
-		branch = s.st.branch
+		branch = s.st.Branch
 	}
 	spent := t.Spend != (Spend{}) || t.Model != ""
-	ts := &turnState{N: s.st.turns + 1, Plan: t.Plan, Model: t.Model, Spend: t.Spend, Trust: t.Trust,
+	ts := &turnState{N: s.st.Turns + 1, Plan: t.Plan, Model: t.Model, Spend: t.Spend, Trust: t.Trust,
 		AllowedCommands: t.AllowedCommands, Branch: branch, Build: Version,
 		Labels: t.Labels, Gates: t.Gates, Usage: spent && !s.ephemeral()}
 	if err := s.writeLine(ctx, &itemLine{V: 1, Kind: kindTurn, At: &now, Turn: ts}); err != nil {
 		return err
 	}
-	s.st.apply(&itemLine{V: 1, Kind: kindTurn, At: &now, Turn: ts})
-	if err := s.writeAudit(ctx, &auditLine{Kind: "turn", At: now, Turn: ts.N, Items: len(s.st.items), Labels: t.Labels, Gates: t.Gates}); err != nil {
+	s.st.Fold(&itemLine{V: 1, Kind: kindTurn, At: &now, Turn: ts})
+	if err := s.writeAudit(ctx, &auditLine{Kind: "turn", At: now, Turn: ts.N, Items: len(s.st.Items), Labels: t.Labels, Gates: t.Gates}); err != nil {
 		return err
 	}
 	s.trailPending++
 	if !spent {
 		return s.commitTurn(ctx, nil)
 	}
-	u := usageLine{V: 1, Kind: "usage", At: now, Path: s.ws.path, Session: s.st.id, Model: t.Model,
+	u := usageLine{V: 1, Kind: "usage", At: now, Path: s.ws.path, Session: s.st.ID, Model: t.Model,
 		InputTokens: t.Spend.InputTokens, OutputTokens: t.Spend.OutputTokens, CostUSD: t.Spend.CostUSD, Ephemeral: s.ephemeral(), Turn: ts.N}
 	if !s.ephemeral() {
 		// The usage line goes to the ledger with those of the turns
@@ -90,9 +91,9 @@ func (s *Session) flushUsage() error { return s.usage.Flush(s.ws.s.writeUsage, s
 
 // Rename sets the session's title as the user's own: it is written at once
 // and no generated title replaces it. The name is kept as given, on one
-// line (NameLine); an empty name is refused.
+// line (titles.NameLine); an empty name is refused.
 func (s *Session) Rename(ctx context.Context, name string) error {
-	name = NameLine(name)
+	name = titles.NameLine(name)
 	if name == "" {
 		return fmt.Errorf("%w: a session name cannot be empty", ErrBadInput)
 	}
@@ -102,8 +103,8 @@ func (s *Session) Rename(ctx context.Context, name string) error {
 	if err := s.writeLine(ctx, &itemLine{V: 1, Kind: kindTitle, Title: name, Source: "user", At: &now}); err != nil {
 		return err
 	}
-	s.st.title, s.st.titleSource = name, "user"
-	s.st.touch(now)
+	s.st.Title, s.st.TitleSource = name, "user"
+	s.st.Touch(now)
 	return s.commitLocked(ctx)
 }
 
@@ -114,21 +115,26 @@ func (s *Session) SetGeneratedTitle(ctx context.Context, title string) (bool, er
 	title = strings.Join(strings.Fields(title), " ")
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if title == "" || s.genTitled || s.st.titleSource == "user" || s.st.titleSource == "generated" {
+	if title == "" || s.genTitled || s.st.TitleSource == "user" || s.st.TitleSource == "generated" {
 		return false, nil
 	}
-	if r := []rune(title); len(r) > maxTitle {
-		title = titleFromPrompt(title)
+	if r := []rune(title); len(r) > titles.Max {
+		title = titles.FromPrompt(title)
 	}
 	now := mkTime(s.ws.s.Now())
 	if err := s.writeLine(ctx, &itemLine{V: 1, Kind: kindTitle, Title: title, Source: "generated", At: &now}); err != nil {
 		return false, err
 	}
 	s.genTitled = true
-	s.st.title, s.st.titleSource = title, "generated"
+	s.st.Title, s.st.TitleSource = title, "generated"
 	return true, s.commitLocked(ctx)
 }
 
 // ephemeral reports whether the session's spend is labelled ephemeral:
 // SessionOptions.Ephemeral says so, or its store is a temporary root.
 func (s *Session) ephemeral() bool { return s.opts.Ephemeral || s.ws.s.ephemeral }
+
+// NameLine is a name the user gives a session (rename, /rename) as its
+// title: one line, otherwise as typed (white space that breaks a line
+// becomes one space).
+func NameLine(name string) string { return titles.NameLine(name) }

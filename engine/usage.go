@@ -61,7 +61,7 @@ func (s *Store) Usage(ctx context.Context) ([]UsageSum, error) {
 // line never stops the sums of the others.
 func (s *Store) UsageChecked(ctx context.Context) ([]UsageSum, []UsageSkipped, error) {
 	return usage.Read(s.ledgerStore().fsys, func(in, out int64, cost float64) string {
-		return Spend{in, out, cost}.problem()
+		return Spend{InputTokens: in, OutputTokens: out, CostUSD: cost}.Problem()
 	})
 }
 

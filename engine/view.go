@@ -45,20 +45,20 @@ func (w *Workspace) Read(ctx context.Context, id string) (*View, error) {
 	if err := w.readable(id, st); err != nil {
 		return nil, err
 	}
-	return &View{Record: st.record(nil), OwnerPID: w.ownerPID(id), st: st, ws: w}, nil
+	return &View{Record: recordOf(st, nil), OwnerPID: w.ownerPID(id), st: st, ws: w}, nil
 }
 
 // Transcript is the head path, oldest first.
-func (v *View) Transcript() []Item { return copyItems(v.st.headPath()) }
+func (v *View) Transcript() []Item { return copyItems(v.st.HeadPath()) }
 
 // AllItems is every item of every branch in the order written.
-func (v *View) AllItems() []Item { return copyItems(v.st.all()) }
+func (v *View) AllItems() []Item { return copyItems(v.st.All()) }
 
 // Unavailable is every item, of every branch, whose text could not be read
 // back (Item.Unavailable), in the order written.
 func (v *View) Unavailable() []Item {
 	var out []Item
-	for _, it := range v.st.all() {
+	for _, it := range v.st.All() {
 		if it.Unavailable != nil {
 			out = append(out, *it)
 		}

@@ -1,12 +1,9 @@
 package engine
 
 import (
+	"cairn/engine/internal/convlog"
 	"context"
-	"encoding/json"
 	"fmt"
-	"time"
-
-	"cairn/journal"
 )
 
 // Reading a session that is too big to hydrate. The eager-load ceiling
@@ -25,40 +22,19 @@ func (w *Workspace) ReadLean(ctx context.Context, id string) (*View, error) {
 	if !validSessionID(id) {
 		return nil, fmt.Errorf("%w: %q is not a session id", ErrBadInput, id)
 	}
-	st := newState(id, w.path)
-	st.notAfter = w.s.future()
-	jst, err := journal.Read(w.s.fsys, itemsName(w.dir, id), func(b []byte) error {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		var l itemLine
-		if json.Unmarshal(b, &l) != nil || l.V != 1 {
-			st.badLines++
-			return nil
-		}
-		st.readLines++
-		st.apply(&l)
-		if l.Kind == kindItem {
-			if it := st.items[l.ID]; it != nil {
-				it.Text = "" // read back by Stream, one item at a time
-			}
-		}
-		return nil
-	})
+	st, err := convlog.ReadLean(ctx, w.s.fsys, itemsName(w.dir, id), id, w.path, w.s.future())
 	if isNotExist(err) {
 		return nil, fmt.Errorf("%w: %s in %s", ErrNotFound, id, w.path)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("engine: read session %s: %w", id, err)
 	}
-	st.badLines += len(jst.Bad)
-	st.id, st.notAfter = id, time.Time{}
 	if err := w.readable(id, st); err != nil {
 		return nil, err
 	}
-	v := &View{Record: st.record(nil), OwnerPID: w.ownerPID(id), st: st, ws: w, lean: true}
-	if limit := w.s.eagerLimit(); limit > 0 && st.bytes > limit {
-		v.Ceiling = &LoadLimitError{ID: id, Bytes: st.bytes, CeilingMB: int(limit >> 20)}
+	v := &View{Record: recordOf(st, nil), OwnerPID: w.ownerPID(id), st: st, ws: w, lean: true}
+	if limit := w.s.eagerLimit(); limit > 0 && st.Bytes > limit {
+		v.Ceiling = &LoadLimitError{ID: id, Bytes: st.Bytes, CeilingMB: int(limit >> 20)}
 	}
 	return v, nil
 }
@@ -69,9 +45,9 @@ func (w *Workspace) ReadLean(ctx context.Context, id string) (*View, error) {
 // from ReadLean reads the journal again and one payload at a time; one from
 // Read hands out what it holds.
 func (v *View) Stream(ctx context.Context, all bool, fn func(Item) error) error {
-	items := v.st.headPath()
+	items := v.st.HeadPath()
 	if all {
-		items = v.st.all()
+		items = v.st.All()
 	}
 	return v.stream(ctx, items, fn)
 }
@@ -81,9 +57,9 @@ func (v *View) Stream(ctx context.Context, all bool, fn func(Item) error) error 
 // reads only its payload, so the picker's preview of a session over the
 // ceiling holds one item's text.
 func (v *View) ItemText(ctx context.Context, id string) (Item, error) {
-	it := v.st.items[id]
+	it := v.st.Items[id]
 	if it == nil {
-		return Item{}, noItem(id, v.st.id)
+		return Item{}, noItem(id, v.st.ID)
 	}
 	var out Item
 	err := v.stream(ctx, []*Item{it}, func(i Item) error {
@@ -104,35 +80,5 @@ func (v *View) stream(ctx context.Context, items []*Item, fn func(Item) error) e
 		}
 		return nil
 	}
-	// Every item is written after its parent, so the head path is in the
-	// journal's order; all is that order by definition.
-	want := make(map[string]bool, len(items))
-	for _, it := range items {
-		want[it.ID] = true
-	}
-	objs := v.ws.objects()
-	_, err := journal.Read(v.ws.s.fsys, itemsName(v.ws.dir, v.st.id), func(b []byte) error {
-		var l itemLine
-		if json.Unmarshal(b, &l) != nil || l.Kind != kindItem || !want[l.ID] {
-			return nil
-		}
-		delete(want, l.ID) // an id a damaged journal repeats is given once
-		it := *v.st.items[l.ID]
-		switch {
-		case l.Payload != nil:
-			txt, err := readPayload(ctx, objs, l.Payload)
-			if cerr := ctx.Err(); cerr != nil {
-				return cerr
-			}
-			if err != nil {
-				it.Unavailable = unavailable(l.Payload, err)
-			} else {
-				it.Text = txt
-			}
-		case l.Text != nil:
-			it.Text = *l.Text
-		}
-		return fn(it)
-	})
-	return err
+	return convlog.Stream(ctx, v.ws.s.fsys, itemsName(v.ws.dir, v.st.ID), v.ws.objects(), v.st, items, fn)
 }

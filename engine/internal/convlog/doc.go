@@ -1,10 +1,20 @@
-// Package convlog keeps what a session's conversation log needs to come
-// back from a failed write: the lines of one journal (the items journal,
-// the trail) that Degrade mode holds in memory until they are durable, and
-// the cut-back-and-reopen of a journal whose writer broke or whose sync
-// failed.
+// Package convlog is a session's conversation log below the engine: the
+// types of its format (Item, Line, Draft, Spend, Trust, TurnState; the
+// engine's public names are aliases of them), the fold of the items
+// journal into a State (State.Fold, Read on every core, ReadLean and
+// Stream for a session over the eager-load ceiling), the queries over the
+// tree (HeadPath, PathTo, Boundary, ForkPath, RequestView,
+// CompactStretch), the lines of a fork's journal (ForkLines), payload
+// objects (WritePayload, ReadPayload, UnavailableOf), the record file
+// (WriteRecord), and what Degrade mode keeps to come back from a failed
+// write (Kept, Degraded): the lines of one journal (the items journal,
+// the trail) held in memory until they are durable, and the cut-back-and-
+// reopen of a journal whose writer broke or whose sync failed.
 //
 // Words:
+//   - state: the conversation folded from its journal: the item tree, the
+//     head, the standing state the record summarises.
+//   - head path: the items from the root to the head, oldest first.
 //   - synced: the journal's size at its last good sync; what lies past it
 //     may be lost by a crash even though it reads back.
 //   - written: lines appended since that sync, kept so that they can be
@@ -14,12 +24,13 @@
 //     unrecorded when they came; they are written, in order, once writes
 //     work again.
 //
-// The conversation log itself (the folded state, the head, the items
-// journal and the trail, the record and Degrade mode) is the engine's
-// convLog (engine/conv.go), which holds one Kept per journal.
+// The engine's convLog (engine/conv.go) holds one State, the writers of
+// the items journal and the trail, and one Degraded.
 //
-// Locks: none here. A Kept belongs to one journal writer of one session and
-// is guarded by the lock that guards that writer (Session.mu).
+// Locks: none here. A State, a Kept and a Degraded belong to one session
+// and are guarded by the lock that guards it (Session.mu); a State a
+// reader folded (a View) is its own. Read, ReadLean and Stream read
+// complete journal lines only and need no lock.
 //
 // Formats: the conversation's files are drawn here, for the engine that
 // writes them (engine/conv.go and the files it names). Part of the format:
@@ -28,7 +39,7 @@
 // # The items journal
 //
 // <id>.items.jsonl starts with a "session" line and holds, one per line
-// (engine/item.go's itemLine; a field left out is empty):
+// (Line; a field left out is empty):
 //
 //	{"v":1,"kind":"session","session":ID,"path":DIR,"at":T,"build":B,"branch":B,"fork_of":{"session":ID,"item":"i-...","n":N}}
 //	{"v":1,"kind":"item","id":"i-...","parent":"i-..."|absent,"type":TYPE,"at":T,"text":"..."}
@@ -36,7 +47,7 @@
 //	{"v":1,"kind":"item",...,"quarantined":true,"slot":NAME}       never the content
 //	{"v":1,"kind":"item",...,"type":"tool_call","tool":NAME}
 //	{"v":1,"kind":"item",...,"type":"tool_call","tool":"task","task":TASK ID}   a sub-agent's call (engine/task.go)
-//	{"v":1,"kind":"item",...,"attachments":[{"oid","name","media_type","size"}|{"name","media_type","live_only":true,"url","pages"}]}   (engine/attach.go)
+//	{"v":1,"kind":"item",...,"attachments":[{"oid","name","media_type","size"}|{"name","media_type","live_only":true,"url","pages"}]}   (package attach)
 //	{"v":1,"kind":"item",...,"type":"tool_result","call":"i-...","status":"unavailable"|absent,"outputs":[OUTPUT ID,...]}
 //	{"v":1,"kind":"item",...,"type":"compaction","replaces":["i-...",...]}
 //	{"v":1,"kind":"head","to":"i-..."|"","why":"revert|unrevert|fork","at":T}
@@ -46,12 +57,12 @@
 //	                                  "labels":[...],"gates":[...],"usage":true}}   what the turn's trail and usage lines say
 //	{"v":1,"kind":"open","at":T,"branch":B,"build":B,"pid":P}   each Open but a Brief one (an agent's hook)
 //	{"v":1,"kind":"meta","at":T,"meta":{"pinned":true,"tier":"full|transcript",KEY:VALUE,...}}   settings; a fork copies them
-//	{"v":1,"kind":"draft","at":T,"text":"..."|"payload":{...},"attachments":[...]}   the composer's text (engine/draft.go)
+//	{"v":1,"kind":"draft","at":T,"text":"..."|"payload":{...},"attachments":[...]}   the composer's text (DraftLine)
 //	{"v":1,"kind":"repair","at":T,"cut":N}                          a torn tail was cut (package journal)
 //	{"v":1,"kind":"moved","at":T,"from":DIR,"to":DIR}              the session moved here (engine/migrate.go)
 //
 // TYPE is user, assistant, reasoning, tool_call, tool_result or compaction.
-// A tool_result's "call" names a tool_call on its own path (engine/item_check.go);
+// A tool_result's "call" names a tool_call on its own path (State.CheckLinks);
 // "status":"unavailable" marks the result a fork supplies for a call that
 // did not complete. "outputs" name the session's stored tool outputs.
 //

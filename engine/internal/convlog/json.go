@@ -1,4 +1,4 @@
-package engine
+package convlog
 
 import (
 	"bytes"
@@ -9,32 +9,32 @@ import (
 	"cairn/internal/jsonw"
 )
 
-// Encoding the lines a turn writes without reflection: its items, its turn
-// line and its trail line. A turn writes three or more lines, mostly items
+// Encoding the lines a turn writes without reflection: its items and its
+// turn line (the engine's trail line uses the same helpers). A turn writes three or more lines, mostly items
 // with kilobytes of text, and encoding/json's reflection and its second
 // pass over a marshaller's bytes cost a turn more than its writes
 // (cmd/cairn-bench B4). The bytes are encoding/json's with HTML escaping
 // off: the same fields in the same order, omitempty alike
-// (item_json_test.go holds the two together).
+// (json_test.go holds the two together).
 
 // AppendJSON appends l as one JSON object (journal.Appender). The nested
 // values a turn rarely writes (attachments, a fork reference, a turn's
 // state, meta) are encoding/json's; ok is false when one of them fails to
 // encode, and Append then reports encoding/json's error.
-func (l *itemLine) AppendJSON(b []byte) ([]byte, bool) {
+func (l *Line) AppendJSON(b []byte) ([]byte, bool) {
 	b = append(b, `{"v":`...)
 	b = jsonw.Int(b, int64(l.V))
 	b = append(b, `,"kind":`...)
 	b = jsonw.String(b, l.Kind)
-	b = appendStringField(b, "id", l.ID)
+	b = AppendStringField(b, "id", l.ID)
 	if l.Parent != nil {
 		b = append(b, `,"parent":`...)
 		b = jsonw.String(b, *l.Parent)
 	}
-	b = appendStringField(b, "type", string(l.Type))
+	b = AppendStringField(b, "type", string(l.Type))
 	if l.At != nil {
 		b = append(b, `,"at":`...)
-		b = appendTime(b, *l.At)
+		b = AppendTime(b, *l.At)
 	}
 	if l.Text != nil {
 		b = append(b, `,"text":`...)
@@ -47,62 +47,62 @@ func (l *itemLine) AppendJSON(b []byte) ([]byte, bool) {
 		b = jsonw.Int(b, p.Size)
 		b = append(b, '}')
 	}
-	b = appendStringField(b, "tool", l.Tool)
-	b = appendStringField(b, "call", l.Call)
-	b = appendStringField(b, "status", l.Status)
+	b = AppendStringField(b, "tool", l.Tool)
+	b = AppendStringField(b, "call", l.Call)
+	b = AppendStringField(b, "status", l.Status)
 	if l.Quarantined {
 		b = append(b, `,"quarantined":true`...)
 	}
-	b = appendStringField(b, "slot", l.Slot)
-	b = appendStrings(b, "replaces", l.Replaces)
-	b = appendStrings(b, "outputs", l.Outputs)
+	b = AppendStringField(b, "slot", l.Slot)
+	b = AppendStrings(b, "replaces", l.Replaces)
+	b = AppendStrings(b, "outputs", l.Outputs)
 	var ok bool
 	if len(l.Attachments) > 0 {
-		if b, ok = appendMarshalled(b, "attachments", l.Attachments); !ok {
+		if b, ok = AppendMarshalled(b, "attachments", l.Attachments); !ok {
 			return b, false
 		}
 	}
-	b = appendStringField(b, "task", l.Task)
+	b = AppendStringField(b, "task", l.Task)
 	if l.Blocked {
 		b = append(b, `,"blocked":true`...)
 	}
-	b = appendStringField(b, "from", l.From)
+	b = AppendStringField(b, "from", l.From)
 	if l.To != nil {
 		b = append(b, `,"to":`...)
 		b = jsonw.String(b, *l.To)
 	}
-	b = appendStringField(b, "why", l.Why)
-	b = appendStringField(b, "session", l.Session)
-	b = appendStringField(b, "path", l.Path)
+	b = AppendStringField(b, "why", l.Why)
+	b = AppendStringField(b, "session", l.Session)
+	b = AppendStringField(b, "path", l.Path)
 	if l.ForkOf != nil {
-		if b, ok = appendMarshalled(b, "fork_of", l.ForkOf); !ok {
+		if b, ok = AppendMarshalled(b, "fork_of", l.ForkOf); !ok {
 			return b, false
 		}
 	}
-	b = appendStringField(b, "build", l.Build)
-	b = appendStringField(b, "title", l.Title)
-	b = appendStringField(b, "source", l.Source)
+	b = AppendStringField(b, "build", l.Build)
+	b = AppendStringField(b, "title", l.Title)
+	b = AppendStringField(b, "source", l.Source)
 	if l.Turn != nil {
 		b = append(b, `,"turn":`...)
-		if b, ok = l.Turn.appendJSON(b); !ok {
+		if b, ok = l.Turn.AppendJSON(b); !ok {
 			return b, false
 		}
 	}
-	b = appendStringField(b, "branch", l.Branch)
+	b = AppendStringField(b, "branch", l.Branch)
 	if l.PID != 0 {
 		b = append(b, `,"pid":`...)
 		b = jsonw.Int(b, int64(l.PID))
 	}
 	if len(l.Meta) > 0 {
-		if b, ok = appendMarshalled(b, "meta", l.Meta); !ok {
+		if b, ok = AppendMarshalled(b, "meta", l.Meta); !ok {
 			return b, false
 		}
 	}
 	return append(b, '}'), true
 }
 
-// appendStringField appends ,"name":"v" unless v is empty (omitempty).
-func appendStringField(b []byte, name, v string) []byte {
+// AppendStringField appends ,"name":"v" unless v is empty (omitempty).
+func AppendStringField(b []byte, name, v string) []byte {
 	if v == "" {
 		return b
 	}
@@ -112,8 +112,8 @@ func appendStringField(b []byte, name, v string) []byte {
 	return jsonw.String(b, v)
 }
 
-// appendStrings appends ,"name":[...] unless vs is empty (omitempty).
-func appendStrings(b []byte, name string, vs []string) []byte {
+// AppendStrings appends ,"name":[...] unless vs is empty (omitempty).
+func AppendStrings(b []byte, name string, vs []string) []byte {
 	if len(vs) == 0 {
 		return b
 	}
@@ -129,10 +129,10 @@ func appendStrings(b []byte, name string, vs []string) []byte {
 	return append(b, ']')
 }
 
-// appendMarshalled appends ,"name": and encoding/json's bytes for v,
+// AppendMarshalled appends ,"name": and encoding/json's bytes for v,
 // without HTML escaping as the rest of the line (json.Marshal would write
 // a "<" in an attachment's name or in meta as \u003c).
-func appendMarshalled(b []byte, name string, v any) ([]byte, bool) {
+func AppendMarshalled(b []byte, name string, v any) ([]byte, bool) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
@@ -145,26 +145,26 @@ func appendMarshalled(b []byte, name string, v any) ([]byte, bool) {
 	return append(b, bytes.TrimSuffix(buf.Bytes(), []byte("\n"))...), true
 }
 
-// appendTime appends t as Time.MarshalJSON writes it: null when zero.
-func appendTime(b []byte, t Time) []byte {
+// AppendTime appends t as Time.MarshalJSON writes it: null when zero.
+func AppendTime(b []byte, t Time) []byte {
 	if t.IsZero() {
 		return append(b, "null"...)
 	}
 	return jsonw.Time(b, t.Time)
 }
 
-// appendJSON appends t as encoding/json writes it; the plan and the trust
+// AppendJSON appends t as encoding/json writes it; the plan and the trust
 // map, which few turns carry, are encoding/json's.
-func (t *turnState) appendJSON(b []byte) ([]byte, bool) {
+func (t *TurnState) AppendJSON(b []byte) ([]byte, bool) {
 	b = append(b, `{"n":`...)
 	b = jsonw.Int(b, int64(t.N))
 	var ok bool
 	if len(t.Plan) > 0 {
-		if b, ok = appendMarshalled(b, "plan", t.Plan); !ok {
+		if b, ok = AppendMarshalled(b, "plan", t.Plan); !ok {
 			return b, false
 		}
 	}
-	b = appendStringField(b, "model", t.Model)
+	b = AppendStringField(b, "model", t.Model)
 	b = append(b, `,"spend":{"input_tokens":`...)
 	b = jsonw.Int(b, t.Spend.InputTokens)
 	b = append(b, `,"output_tokens":`...)
@@ -175,52 +175,23 @@ func (t *turnState) appendJSON(b []byte) ([]byte, bool) {
 	}
 	b = append(b, '}')
 	if t.Trust != nil {
-		if b, ok = appendMarshalled(b, "trust", t.Trust); !ok {
+		if b, ok = AppendMarshalled(b, "trust", t.Trust); !ok {
 			return b, false
 		}
 	}
-	b = appendStrings(b, "allowed_commands", t.AllowedCommands)
-	b = appendStringField(b, "branch", t.Branch)
-	b = appendStringField(b, "build", t.Build)
-	b = appendStrings(b, "labels", t.Labels)
-	b = appendStrings(b, "gates", t.Gates)
+	b = AppendStrings(b, "allowed_commands", t.AllowedCommands)
+	b = AppendStringField(b, "branch", t.Branch)
+	b = AppendStringField(b, "build", t.Build)
+	b = AppendStrings(b, "labels", t.Labels)
+	b = AppendStrings(b, "gates", t.Gates)
 	if t.Usage {
 		b = append(b, `,"usage":true`...)
 	}
 	return append(b, '}'), true
 }
 
-// AppendJSON appends l as one JSON object (journal.Appender); an event's
-// steps are encoding/json's.
-func (l *auditLine) AppendJSON(b []byte) ([]byte, bool) {
-	b = append(b, `{"v":`...)
-	b = jsonw.Int(b, int64(l.V))
-	b = append(b, `,"kind":`...)
-	b = jsonw.String(b, l.Kind)
-	b = append(b, `,"at":`...)
-	b = appendTime(b, l.At)
-	b = append(b, `,"session":`...)
-	b = jsonw.String(b, l.Session)
-	b = appendIntField(b, "turn", l.Turn)
-	b = appendIntField(b, "items", l.Items)
-	b = appendStrings(b, "labels", l.Labels)
-	b = appendStrings(b, "gates", l.Gates)
-	b = appendStringField(b, "event", l.Event)
-	b = appendStringField(b, "outcome", l.Outcome)
-	b = appendStringField(b, "action", l.Action)
-	if len(l.Steps) > 0 {
-		var ok bool
-		if b, ok = appendMarshalled(b, "steps", l.Steps); !ok {
-			return b, false
-		}
-	}
-	b = appendIntField(b, "files", l.Files)
-	b = appendStringField(b, "rule", l.Rule)
-	return append(b, '}'), true
-}
-
-// appendIntField appends ,"name":n unless n is 0 (omitempty).
-func appendIntField(b []byte, name string, n int) []byte {
+// AppendIntField appends ,"name":n unless n is 0 (omitempty).
+func AppendIntField(b []byte, name string, n int) []byte {
 	if n == 0 {
 		return b
 	}

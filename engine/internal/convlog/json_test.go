@@ -1,7 +1,8 @@
-package engine
+package convlog
 
 import (
 	"bytes"
+	"cairn/internal/timefmt"
 	"encoding/json"
 	"math"
 	"math/rand/v2"
@@ -26,21 +27,22 @@ func encodingJSON(t *testing.T, v any) []byte {
 // fullItemLine sets every field of an items line, and of the values in it
 // that AppendJSON writes by hand. The values it leaves to encoding/json
 // hold HTML characters, which no part of a line escapes.
-func fullItemLine() *itemLine {
+func fullItemLine() *Line {
 	parent, text, to := "i-parent", "line one\nline \"two\"\t\\ ✓ \x01 \xff", ""
-	at := mkTime(time.Date(2026, 11, 29, 9, 12, 3, 120_456_000, time.UTC))
-	return &itemLine{V: 1, Kind: "item", ID: "i-1", Parent: &parent, Type: ToolResult, At: &at, Text: &text,
+	at := timefmt.Mk(time.Date(2026, 11, 29, 9, 12, 3, 120_456_000, time.UTC))
+	return &Line{V: 1, Kind: "item", ID: "i-1", Parent: &parent, Type: ToolResult, At: &at, Text: &text,
 		Payload: &Payload{OID: "ab12", Size: 70000}, Tool: "shell", Call: "i-call", Status: "unavailable",
 		Quarantined: true, Slot: "secret", Replaces: []string{"i-a", "i-b"}, Outputs: []string{"output-x"},
 		Attachments: []Attachment{{OID: "cd34", Name: "<shot> & co.png", MediaType: "image/png", Size: 12, Pages: 1}},
 		Task:        "fix-the-build", Blocked: true, From: "s-2", To: &to, Why: "revert", Session: "s-1", Path: "/w/p", ForkOf: &ForkRef{Session: "s-0", Item: "i-9", N: 2},
 		Build: "0.1.0", Title: "a title", Source: "user", Turn: fullTurnState(),
-		Branch: "main", PID: 4242, Meta: json.RawMessage(`{"k":"<v> & w"}`)}
+		Branch: "main", PID: 4242, Meta: json.RawMessage(`{"k":"<v> & w"}`),
+		Unavailable: &Unavailable{OID: "ab12", Size: 1, Reason: PayloadUnreadable, Error: "e"}} // never written
 }
 
 // fullTurnState sets every field of a turn line's state.
-func fullTurnState() *turnState {
-	return &turnState{N: 3, Plan: json.RawMessage(`{"steps":["<read> & write"]}`), Model: "m", Spend: Spend{InputTokens: 5, OutputTokens: 6, CostUSD: 0.25},
+func fullTurnState() *TurnState {
+	return &TurnState{N: 3, Plan: json.RawMessage(`{"steps":["<read> & write"]}`), Model: "m", Spend: Spend{InputTokens: 5, OutputTokens: 6, CostUSD: 0.25},
 		Trust:           &Trust{Map: map[string]string{"/w/<p>": "a&b"}, Rules: []TrustRule{{Path: "/w/<p>", Rule: "allow"}}},
 		AllowedCommands: []string{"go test"}, Branch: "b", Build: "v", Labels: []string{"prompt"}, Gates: []string{"g"}, Usage: true}
 }
@@ -78,13 +80,13 @@ func everyFieldSet(t *testing.T, what string, v any) {
 func TestItemLineAppendJSONIsEncodingJSON(t *testing.T) {
 	full := fullItemLine()
 	everyFieldSet(t, "fullItemLine", full)
-	zero := mkTime(time.Time{})
+	zero := timefmt.Mk(time.Time{})
 	empty := ""
 	text := "plain"
-	lines := []*itemLine{full, {}, {V: 1, Kind: kindItem, ID: "i-2", Type: User, At: &zero, Text: &text},
-		{V: 1, Kind: kindHead, To: &empty, Why: "fork"}, {V: 1, Kind: kindTitle, Title: "<b>&</b>", Source: "prompt"},
+	lines := []*Line{full, {}, {V: 1, Kind: KindItem, ID: "i-2", Type: User, At: &zero, Text: &text},
+		{V: 1, Kind: KindHead, To: &empty, Why: "fork"}, {V: 1, Kind: KindTitle, Title: "<b>&</b>", Source: "prompt"},
 		// Empty values where a field's omitempty is what tells the two apart.
-		{V: 1, Kind: kindTurn, Payload: &Payload{}, ForkOf: &ForkRef{}, Turn: &turnState{}}}
+		{V: 1, Kind: KindTurn, Payload: &Payload{}, ForkOf: &ForkRef{}, Turn: &TurnState{}}}
 	r := rand.New(rand.NewPCG(1, 2))
 	for range 200 {
 		raw := make([]byte, r.IntN(40))
@@ -92,7 +94,7 @@ func TestItemLineAppendJSONIsEncodingJSON(t *testing.T) {
 			raw[i] = byte(r.IntN(256))
 		}
 		s := string(raw)
-		lines = append(lines, &itemLine{V: 1, Kind: kindItem, ID: s, Parent: &s, Text: &s, Replaces: []string{s}})
+		lines = append(lines, &Line{V: 1, Kind: KindItem, ID: s, Parent: &s, Text: &s, Replaces: []string{s}})
 	}
 	for _, l := range lines {
 		got, ok := l.AppendJSON(nil)
@@ -108,25 +110,9 @@ func TestItemLineAppendJSONIsEncodingJSON(t *testing.T) {
 // A nested value that cannot be encoded leaves the line to encoding/json,
 // whose error the append returns.
 func TestItemLineAppendJSONRefusesBadMeta(t *testing.T) {
-	l := &itemLine{V: 1, Kind: kindMeta, Meta: json.RawMessage(`{not json`)}
+	l := &Line{V: 1, Kind: KindMeta, Meta: json.RawMessage(`{not json`)}
 	if _, ok := l.AppendJSON(nil); ok {
 		t.Fatal("AppendJSON took meta that is not JSON")
-	}
-}
-
-// A trail line encodes itself to encoding/json's bytes, every field set or
-// none.
-func TestAuditLineAppendJSONIsEncodingJSON(t *testing.T) {
-	at := mkTime(time.Date(2026, 11, 29, 9, 12, 3, 120_000_000, time.UTC))
-	full := &auditLine{V: 1, Kind: "event", At: at, Session: "s-1", Turn: 2, Items: 7, Labels: []string{"prompt", "tool"},
-		Gates: []string{"planner"}, Event: "session.snapshot_restore", Outcome: "ok", Action: "undo",
-		Steps: []auditStep{{ID: "c-<1>&", Restored: 1, Removed: 2, Skipped: 3}}, Files: 4, Rule: "r"}
-	everyFieldSet(t, "the full trail line", full)
-	for _, l := range []*auditLine{full, {}, {V: 1, Kind: "turn", At: at, Session: "s", Turn: 1}} {
-		got, ok := l.AppendJSON(nil)
-		if want := encodingJSON(t, l); !ok || !bytes.Equal(got, want) {
-			t.Fatalf("AppendJSON wrote (ok %v)\n%s\nencoding/json writes\n%s", ok, got, want)
-		}
 	}
 }
 
@@ -137,13 +123,13 @@ func TestTurnStateAppendJSONFloats(t *testing.T) {
 	for _, c := range []float64{0, 0.004, 1e-7, 1.5e-9, 12345.678, 1e21, 3e22, -0.5, -2e-8, 1e20} {
 		ts := *full
 		ts.Spend.CostUSD = c
-		l := &itemLine{V: 1, Kind: kindTurn, Turn: &ts}
+		l := &Line{V: 1, Kind: KindTurn, Turn: &ts}
 		got, ok := l.AppendJSON(nil)
 		if want := encodingJSON(t, l); !ok || !bytes.Equal(got, want) {
 			t.Fatalf("cost %v: AppendJSON wrote (ok %v)\n%s\nencoding/json writes\n%s", c, ok, got, want)
 		}
 	}
-	nan := &itemLine{V: 1, Kind: kindTurn, Turn: &turnState{Spend: Spend{CostUSD: math.NaN()}}}
+	nan := &Line{V: 1, Kind: KindTurn, Turn: &TurnState{Spend: Spend{CostUSD: math.NaN()}}}
 	if _, ok := nan.AppendJSON(nil); ok {
 		t.Fatal("AppendJSON wrote a NaN cost")
 	}

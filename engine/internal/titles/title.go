@@ -1,4 +1,8 @@
-package engine
+// Package titles derives a session's title: cut from its first prompt
+// (FromPrompt), or given by its user on one line (NameLine). A title is
+// shown wherever sessions are listed, so it holds no control characters.
+// It imports nothing of cairn and holds no lock.
+package titles
 
 import (
 	"strings"
@@ -6,13 +10,13 @@ import (
 	"unicode/utf8"
 )
 
-// maxTitle is the longest title cut from a prompt, in characters.
-const maxTitle = 100
+// Max is the longest title cut from a prompt, in characters.
+const Max = 100
 
-// emptyTitle is the title of a session whose first prompt has no text.
-const emptyTitle = "(empty prompt)"
+// Empty is the title of a session whose first prompt has no text.
+const Empty = "(empty prompt)"
 
-// titleFromPrompt is the first non-blank line of a prompt, cut at a word
+// FromPrompt is the first non-blank line of a prompt, cut at a word
 // boundary to at most 100 characters (a single word longer than that is cut
 // at 100 characters). A prompt with nothing in it still gets a title.
 //
@@ -25,7 +29,7 @@ const emptyTitle = "(empty prompt)"
 // ("<command-message>…</command-message><command-name>/review</command-name>
 // <command-args>the parser</command-args>") is titled as it was typed:
 // "/review the parser".
-func titleFromPrompt(p string) string {
+func FromPrompt(p string) string {
 	p = plainText(commandText(p))
 	line := ""
 	for l := range strings.SplitSeq(p, "\n") {
@@ -35,15 +39,15 @@ func titleFromPrompt(p string) string {
 		}
 	}
 	if line == "" {
-		return emptyTitle
+		return Empty
 	}
 	line = strings.Join(strings.FieldsFunc(line, unicode.IsSpace), " ")
-	if utf8.RuneCountInString(line) <= maxTitle {
+	if utf8.RuneCountInString(line) <= Max {
 		return line
 	}
 	runes := []rune(line)
-	cut := runes[:maxTitle]
-	if !unicode.IsSpace(runes[maxTitle]) {
+	cut := runes[:Max]
+	if !unicode.IsSpace(runes[Max]) {
 		if i := lastSpace(cut); i > 0 {
 			cut = cut[:i]
 		}
@@ -52,7 +56,7 @@ func titleFromPrompt(p string) string {
 }
 
 // commandText is a slash command's prompt as it was typed (see
-// titleFromPrompt), or p when it is none.
+// FromPrompt), or p when it is none.
 func commandText(p string) string {
 	tag := func(name string) (string, bool) {
 		_, rest, ok := strings.Cut(p, "<"+name+">")
