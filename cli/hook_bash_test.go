@@ -67,7 +67,13 @@ func (h *hookEnv) snapshotList(t *testing.T) (l struct {
 // markers lists the session's pending markers and walks.
 func (h *hookEnv) markers(t *testing.T) []string {
 	t.Helper()
-	m, _ := filepath.Glob(filepath.Join(h.home, "workspaces", "*", "hooks", h.session(), "*"))
+	all, _ := filepath.Glob(filepath.Join(h.home, "workspaces", "*", "hooks", h.session(), "*"))
+	var m []string
+	for _, f := range all {
+		if b := filepath.Base(f); b != "items.idx" && b != "transcript.read" { // caches, not markers
+			m = append(m, f)
+		}
+	}
 	return m
 }
 

@@ -188,18 +188,12 @@ func (h *hookRun) event(ev hookEvent) error {
 	}
 	switch ev.Event {
 	case "UserPromptSubmit":
-		s, err := open(true)
-		if err != nil {
-			return err
-		}
-		defer s.Close()
-		h.hookCatchUp(ws, s, ev, true) // hook_prompt.go
-		// Keyed by the agent's prompt id when it sends one, so `cairn
-		// import` of its transcript finds this item (else by text and time).
-		if _, err := s.AppendPrompt(g.ctx, ev.Prompt, ev.PromptID); err != nil {
-			return err
-		}
-		if err := s.Commit(g.ctx); err != nil {
+		// The session opened from the hooks' index, the transcript brought
+		// in (hook_prompt.go), then the prompt, keyed by the agent's prompt
+		// id when it sends one, so `cairn import` of its transcript finds
+		// this item (else by text and time).
+		catchUp := func(s *engine.Session) { h.hookCatchUp(ws, s, ev, true) }
+		if _, err := ws.RecordAgentPrompt(g.ctx, a, opts, hookLockWait, ev.Prompt, ev.PromptID, catchUp); err != nil {
 			return err
 		}
 		// A config.json cairn cannot read stops the recording of every
@@ -209,7 +203,7 @@ func (h *hookRun) event(ev hookEvent) error {
 				h.say("the file changes of this turn will not be recorded (undo and revert cannot put them back): " + userError(err))
 			}
 		}
-		return s.Close()
+		return nil
 	case "Stop":
 		s, err := open(false)
 		if s == nil || err != nil {

@@ -73,6 +73,7 @@
 //	                           walk (hook_exec.go), kept past its end while its unit of
 //	                           calls runs on (overlap.go); forget moves them with the session
 //	  hooks/<id>/transcript.read   how far the hooks read the agent's transcript (AgentMark)
+//	  hooks/<id>/items.idx         the prompt hook's index of the items journal (hook_prompt.go)
 //	  objects/<2 hex>/<62 hex>[.zst]  (package objects)
 //	<state folder>/gateway.token, credentials.json, credentials.lock (package httpapi)
 //	<state folder>/moves/<id>.json   a session move in progress (migrate.go)

@@ -88,9 +88,11 @@ package engine
 // stands for ownership across machines, beside the session's flock.
 //
 // Agents' hooks and imports: hook.go hook_exec.go hook_open.go
-// hook_kept.go import.go import_prompts.go import_tasks.go. Claude Code's
-// and Codex's pre- and post-tool hooks (a session opened for its change
-// records only, for one call), what hook install noted of the agent's
+// hook_prompt.go state_index.go hook_kept.go import.go import_prompts.go
+// import_tasks.go. Claude Code's and Codex's pre- and post-tool hooks (a
+// session opened for its change records only, for one call), the prompt
+// hook (a session opened from the hooks' index, the items journal's lines
+// after it folded on), what hook install noted of the agent's
 // settings file, and imports of their transcripts. Locks: those of the file tools
 // and recorded calls above, and ownership held briefly.
 //

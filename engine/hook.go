@@ -342,8 +342,8 @@ func (s *Session) sweepMarkers(ctx context.Context) {
 	cut := s.ws.s.Now().Add(-hookMarkerMaxAge)
 	var stale []PendingExec
 	for _, e := range ents {
-		if e.Name() == transcriptMark {
-			continue // not a marker (AgentMark)
+		if e.Name() == transcriptMark || e.Name() == hookrec.IndexFile {
+			continue // not a marker (AgentMark, hook_prompt.go)
 		}
 		fi, err := e.Info()
 		if err != nil || !fi.ModTime().Before(cut) {

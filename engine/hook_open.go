@@ -1,15 +1,12 @@
 package engine
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"time"
 
+	"cairn/engine/internal/hookrec"
 	"cairn/internal/vfs"
 )
 
@@ -145,61 +142,9 @@ func (w *Workspace) openChanges(ctx context.Context, id string, opts SessionOpti
 	return s, nil
 }
 
-// tailChunk is how much of the end of an items journal newestItemOf reads
-// at a time.
-const tailChunk = 64 << 10
-
 // newestItemOf is the id of the item written last to session id's items
-// journal ("" when it holds none), read from the journal's end: the last
-// complete line of kind item. A torn last line is not one.
+// journal ("" when it holds none), read from the journal's end
+// (hookrec.NewestItem).
 func (w *Workspace) newestItemOf(id string) (string, error) {
-	f, err := w.s.fsys.OpenFile(itemsName(w.dir, id), os.O_RDONLY, 0)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return "", err
-	}
-	end := fi.Size()
-	var carry []byte // the start of a line whose end was read already
-	for end > 0 {
-		start := max(0, end-tailChunk)
-		buf := make([]byte, end-start, end-start+int64(len(carry)))
-		if _, err := f.ReadAt(buf, start); err != nil && !errors.Is(err, io.EOF) {
-			return "", err
-		}
-		buf = append(buf, carry...)
-		if end == fi.Size() {
-			// What follows the last newline is a torn line: not read.
-			i := bytes.LastIndexByte(buf, '\n')
-			if i < 0 {
-				buf = buf[:0]
-			} else {
-				buf = buf[:i+1]
-			}
-		}
-		lines := bytes.Split(bytes.TrimSuffix(buf, []byte("\n")), []byte("\n"))
-		first := 0
-		if start > 0 {
-			first = 1 // its start is in the chunk before
-		}
-		for i := len(lines) - 1; i >= first; i-- {
-			var l struct {
-				V    int    `json:"v"`
-				Kind string `json:"kind"`
-				ID   string `json:"id"`
-			}
-			if json.Unmarshal(lines[i], &l) == nil && l.V == 1 && l.Kind == kindItem && l.ID != "" {
-				return l.ID, nil
-			}
-		}
-		if start == 0 {
-			return "", nil
-		}
-		carry = append([]byte(nil), lines[0]...)
-		end = start
-	}
-	return "", nil
+	return hookrec.NewestItem(w.s.fsys, itemsName(w.dir, id))
 }

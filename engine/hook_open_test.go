@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"cairn/engine/internal/hookrec"
 	"cairn/journal"
 )
 
@@ -31,7 +32,7 @@ func TestNewestItemFromTheEnd(t *testing.T) {
 			t.Fatalf("%s: newest from the end %q, the fold's %q", what, got, want)
 		}
 	}
-	for i, n := range []int{10, 200 << 10, 3 << 10, tailChunk - 40, 70 << 10} {
+	for i, n := range []int{10, 200 << 10, 3 << 10, hookrec.TailChunk - 40, 70 << 10} {
 		must(s.Append(e.ctx, Item{Type: User, Text: strings.Repeat("x", n)}))(t)
 		must(s.Append(e.ctx, Item{Type: Assistant, Text: strings.Repeat("y", n/2+i)}))(t)
 		if err := s.Commit(e.ctx); err != nil {

@@ -56,6 +56,9 @@ type Session struct {
 	// changesOnly: opened for its change records only, its conversation
 	// not loaded (hook_open.go): no item, record or open line is written.
 	changesOnly bool
+	// index: opened by a prompt hook, which keeps the hooks' index as it
+	// closes (hook_prompt.go).
+	index *indexKeep
 	// readOnly: opened without ownership, its state folder not writable
 	// (session_readonly.go). It is never written, even if the folder
 	// becomes writable: another process may own it by then.
@@ -323,6 +326,9 @@ func (s *Session) Close() error {
 	}
 	discarded := s.discardBare()
 	err := s.commitDurable()
+	if err == nil {
+		s.keepIndex() // a prompt hook's (hook_prompt.go)
+	}
 	if n := s.kept.Lost(); n > 0 && s.unrecorded != nil && !s.readOnly {
 		s.noticef("%s of this session kept in memory only may be lost: %v", convlog.CountText(n), s.unrecorded)
 	}

@@ -31,18 +31,35 @@ import (
 func init() { register(Case{Name: "B9", Run: runB9}) }
 
 func runB9(env *Env) ([]Row, error) {
-	files, edits := 10_000, 40
-	bigSize := int64(30 << 20)
-	if env.Quick {
-		files, edits, bigSize = 2_000, 10, 6<<20
-	}
 	bin := filepath.Join(env.Dir, "cairn")
 	build := exec.Command("go", "build", "-o", bin, "cairn/cmd/cairn")
 	build.Stderr = os.Stderr
 	if err := build.Run(); err != nil {
 		return nil, fmt.Errorf("build cairn: %w", err)
 	}
-	home, ws := filepath.Join(env.Dir, "home"), filepath.Join(env.Dir, "ws")
+	old := os.Getenv("CAIRN_BENCH_B9_OLD")
+	if old == "" {
+		return runB9With(env, bin, "", filepath.Join(env.Dir, "new"))
+	}
+	// Another build (CAIRN_BENCH_B9_OLD names its binary) in the same
+	// run, before this one, its rows marked "old".
+	rows, err := runB9With(env, old, "old ", filepath.Join(env.Dir, "old"))
+	if err != nil {
+		return nil, err
+	}
+	more, err := runB9With(env, bin, "", filepath.Join(env.Dir, "new"))
+	return append(rows, more...), err
+}
+
+// runB9With runs B9 with the binary bin in the folder dir, its rows'
+// names starting with label.
+func runB9With(env *Env, bin, label, dir string) ([]Row, error) {
+	files, edits := 10_000, 40
+	bigSize := int64(30 << 20)
+	if env.Quick {
+		files, edits, bigSize = 2_000, 10, 6<<20
+	}
+	home, ws := filepath.Join(dir, "home"), filepath.Join(dir, "ws")
 	r := rand.New(rand.NewPCG(9, 9))
 	names := make([]string, files)
 	for i := range names {
@@ -81,7 +98,7 @@ func runB9(env *Env) ([]Row, error) {
 	met := func(ms float64) func(float64) bool { return func(float64) bool { return ms <= 30 } }
 
 	// A short session: a prompt, then the edits.
-	hook := hookOf("b9-session", filepath.Join(env.Dir, "none.jsonl"))
+	hook := hookOf("b9-session", filepath.Join(dir, "none.jsonl"))
 	if _, err := hook(map[string]any{"hook_event_name": "UserPromptSubmit", "prompt": "edit many files"}); err != nil {
 		return nil, err
 	}
@@ -101,13 +118,13 @@ func runB9(env *Env) ([]Row, error) {
 	fm := b4Median(fl)
 	pm, qm := b4Median(pre), b4Median(post)
 	rows := []Row{
-		row("B9 PreToolUse", size, pm, "cairn --version", fm, "<=30 ms", met(pm), 0),
-		row("B9 PostToolUse", size, qm, "cairn --version", fm, "<=30 ms", met(qm), 0),
+		row(label+"B9 PreToolUse", size, pm, "cairn --version", fm, "<=30 ms", met(pm), 0),
+		row(label+"B9 PostToolUse", size, qm, "cairn --version", fm, "<=30 ms", met(qm), 0),
 	}
 
 	// A long session: its transcript brought in, then turns.
 	const sid = "b9b1b9b1-0000-4000-8000-000000000009"
-	tpath := filepath.Join(env.Dir, sid+".jsonl")
+	tpath := filepath.Join(dir, sid+".jsonl")
 	tf, err := os.Create(tpath)
 	if err != nil {
 		return nil, err
@@ -173,9 +190,9 @@ func runB9(env *Env) ([]Row, error) {
 	fm = b4Median(bfl)
 	pm, qm, um := b4Median(bpre), b4Median(bpost), b4Median(bprompt)
 	return append(rows,
-		row("B9 PreToolUse", size, pm, "cairn --version", fm, "<=30 ms", met(pm), 0),
-		row("B9 PostToolUse", size, qm, "cairn --version", fm, "<=30 ms", met(qm), 0),
-		row("B9 UserPromptSubmit", size, um, "cairn --version", fm, "<=30 ms", met(um), 0),
+		row(label+"B9 PreToolUse", size, pm, "cairn --version", fm, "<=30 ms", met(pm), 0),
+		row(label+"B9 PostToolUse", size, qm, "cairn --version", fm, "<=30 ms", met(qm), 0),
+		row(label+"B9 UserPromptSubmit", size, um, "cairn --version", fm, "<=30 ms", met(um), 0),
 	), nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"cairn/engine/internal/audit"
 	"cairn/engine/internal/changes"
 	"cairn/engine/internal/fstate"
+	"cairn/engine/internal/hookrec"
 	"cairn/engine/internal/layout"
 	"cairn/internal/vfs"
 )
@@ -51,8 +52,9 @@ func (c *Checker) hooks(dir string, named map[string][]string) {
 				continue
 			}
 			switch {
-			case f.Name() == c.Transcript && f.Type().IsRegular():
-				// How far the hooks read the agent's transcript: a cache.
+			case (f.Name() == c.Transcript || f.Name() == hookrec.IndexFile) && f.Type().IsRegular():
+				// How far the hooks read the agent's transcript, and the
+				// prompt hook's index: caches.
 			case !f.Type().IsRegular():
 				bad(name, "unexpected file among the hook markers")
 			case strings.HasSuffix(f.Name(), ".tree"):

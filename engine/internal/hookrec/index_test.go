@@ -1,0 +1,84 @@
+package hookrec
+
+import (
+	"bytes"
+	"testing"
+
+	"cairn/internal/vfs"
+)
+
+// An index reads as its whole batches, a later entry of an id winning; a
+// batch a crash cut short is not read, and the next one goes in its
+// place. Against its journal it is current, behind (the journal went on),
+// or disagrees (the journal is shorter, or other bytes).
+func TestIndexBatchesAndAgreement(t *testing.T) {
+	fsys := vfs.NewMem()
+	journal := bytes.Repeat([]byte(`{"v":1,"kind":"item"}`+"\n"), 1000)
+	if err := vfs.WriteFileAtomic(fsys, "j", journal[:8000]); err != nil {
+		t.Fatal(err)
+	}
+	sum := func(n int64) string {
+		s, err := Sum(bytes.NewReader(journal), n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	u := Entry{ID: "i-1", Type: "user", At: "2026-12-04T10:00:00.000Z", Text: "a\ttab and a \"quote\"\n"}
+	first := Batch([]Entry{u, {ID: "i-2", Type: "assistant", Parent: "i-1"}}, 4000, sum(4000), []byte(`{"a":1}`))
+	if err := WriteIndex(fsys, "x", first); err != nil {
+		t.Fatal(err)
+	}
+	ix, err := ReadIndex(fsys, "x")
+	if err != nil || len(ix.Items) != 2 || ix.Items[0] != u || string(ix.State) != `{"a":1}` {
+		t.Fatalf("%+v %v", ix, err)
+	}
+	if ag, _, _ := ix.Check(fsys, "j"); ag != Behind {
+		t.Fatalf("an index of 4000 of 8000 bytes: %v, want behind", ag)
+	}
+	at, ok := ix.Appendable()
+	if !ok || at != int64(len(first)) {
+		t.Fatalf("appendable at %d %v", at, ok)
+	}
+	// A cut batch: not read.
+	cut := append(bytes.Clone(first), "i\ti-3\tassistant\ti-2\t\t\n{\"v\":1,\"si"...)
+	vfs.WriteFileAtomic(fsys, "x", cut)
+	if ix, err := ReadIndex(fsys, "x"); err != nil || len(ix.Items) != 2 || ix.Size != 4000 {
+		t.Fatalf("a cut batch was read: %+v %v", ix, err)
+	}
+	// The next batch goes in its place.
+	next := Batch([]Entry{{ID: "i-3", Type: "tool_call", Parent: "i-2"}}, 8000, sum(8000), []byte(`{"a":2}`))
+	if err := AppendIndex(fsys, "x", at, next); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := vfs.ReadFile(fsys, "x")
+	if !bytes.Equal(b, append(bytes.Clone(first), next...)) {
+		t.Fatalf("the index after the batch:\n%s", b)
+	}
+	ix, err = ReadIndex(fsys, "x")
+	if err != nil || len(ix.Items) != 3 || ix.Items[2].Type != "tool_call" || string(ix.State) != `{"a":2}` {
+		t.Fatalf("%+v %v", ix, err)
+	}
+	if ag, _, _ := ix.Check(fsys, "j"); ag != Current {
+		t.Fatalf("%v, want current", ag)
+	}
+	// A journal cut short, or rewritten near its start: disagrees.
+	vfs.WriteFileAtomic(fsys, "j", journal[:7000])
+	if ag, _, _ := ix.Check(fsys, "j"); ag != Disagrees {
+		t.Fatalf("a shorter journal: %v", ag)
+	}
+	other := bytes.Clone(journal[:9000])
+	other[100] ^= 1
+	vfs.WriteFileAtomic(fsys, "j", other)
+	if ag, _, _ := ix.Check(fsys, "j"); ag != Disagrees {
+		t.Fatalf("a rewritten journal: %v", ag)
+	}
+	// No index, and an index of no whole batch.
+	if _, err := ReadIndex(fsys, "none"); err != ErrNoIndex {
+		t.Fatalf("missing: %v", err)
+	}
+	vfs.WriteFileAtomic(fsys, "y", []byte("i\ti-1\tuser\t\t\t\n"))
+	if _, err := ReadIndex(fsys, "y"); err != ErrNoIndex {
+		t.Fatalf("no batch: %v", err)
+	}
+}
