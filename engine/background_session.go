@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -11,7 +12,9 @@ import (
 
 	"cairn/engine/ids"
 	"cairn/engine/internal/bgwork"
+	"cairn/engine/internal/changes"
 	"cairn/engine/internal/inbox"
+	"cairn/internal/vfs"
 )
 
 // A session's background work as its owner runs it: the ledger's Runner
@@ -28,6 +31,23 @@ type sessionWork struct {
 	box    *inbox.Inbox
 	wake   []func()
 	closed bool
+	// dead is the shell jobs a crash interrupted whose pending markers
+	// are still to be closed (sweepDeadJobs).
+	dead []string
+}
+
+// sweepDeadJobs closes the pending markers of the shell jobs a crash
+// interrupted (dropJobMarkers), once the ledger's recovery found them:
+// until then a call meeting their scopes would join a unit that never
+// ends. Called where the session's lock is not held.
+func (s *Session) sweepDeadJobs() {
+	s.work.mu.Lock()
+	dead := s.work.dead
+	s.work.dead = nil
+	s.work.mu.Unlock()
+	if len(dead) > 0 {
+		s.dropJobMarkers(context.Background(), true, dead...)
+	}
 }
 
 // Receipt is a recorded admission of background work, never a success.
@@ -47,9 +67,14 @@ func (s *Session) runner() (*bgwork.Runner, error) {
 	case w.runner != nil:
 		return w.runner, nil
 	}
-	l, _, err := bgwork.Open(s.ws.s.fsys, workLedgerName(s.ws.dir, s.ID()), bgwork.Options{Now: s.ws.s.Now, NewItem: newItemID})
+	l, cut, err := bgwork.Open(s.ws.s.fsys, workLedgerName(s.ws.dir, s.ID()), bgwork.Options{Now: s.ws.s.Now, NewItem: newItemID})
 	if err != nil {
 		return nil, err
+	}
+	for _, j := range cut {
+		if j.Type == bgwork.TypeShell {
+			w.dead = append(w.dead, j.ID) // their markers: sweepDeadJobs
+		}
 	}
 	// The tasks the task records keep are listed too (task.go).
 	recs, err := s.ws.taskRecords(s.ID())
@@ -137,21 +162,22 @@ func (s *Session) Shell(ctx context.Context, line string, o ShellOptions) (Shell
 	if err != nil {
 		return ShellAnswer{}, err
 	}
+	s.sweepDeadJobs()
 	st := r.Ledger().State()
 	id := ids.Unique(ids.ShellLabel(line), func(c string) bool { _, ok := st.Work(c); return ok })
 	eo := o.ExecOptions
 	eo.Stdout, eo.Stderr = nil, nil // its end is reported, not its output as it runs
 	c, err := r.Start(bgwork.Admission{ID: id, Type: bgwork.TypeShell, Call: eo.Call, Label: line, Background: true}, d.Deadline,
-		func(ctx context.Context) bgwork.Result { return s.shellJob(ctx, line, eo) })
+		func(ctx context.Context) bgwork.Result { return s.shellJob(ctx, id, line, eo) })
 	if err != nil {
 		return ShellAnswer{}, bgworkError(err)
 	}
 	return ShellAnswer{Receipt: &c.Receipt}, nil
 }
 
-// shellJob runs a background shell line and says how it ended.
-func (s *Session) shellJob(ctx context.Context, line string, eo ExecOptions) bgwork.Result {
-	ans, err := s.execBackground(ctx, line, eo)
+// shellJob runs background shell line job and says how it ended.
+func (s *Session) shellJob(ctx context.Context, job, line string, eo ExecOptions) bgwork.Result {
+	ans, err := s.execBackground(ctx, job, line, eo)
 	if ans == nil && ctx.Err() != nil {
 		// Cancelled (or closed) before its shell started: the Runner
 		// settles it cancelled, not failed.
@@ -161,6 +187,9 @@ func (s *Session) shellJob(ctx context.Context, line string, eo ExecOptions) bgw
 		return bgwork.Result{Outcome: bgwork.Failed, Text: "not run: " + err.Error()}
 	}
 	res := bgwork.Result{Text: fmt.Sprintf("exit %d", ans.ExitCode), Output: ans.Output}
+	if ans.Snapshot != nil {
+		res.Text += fmt.Sprintf(", record %s of %d file(s)", *ans.Snapshot, len(ans.Files))
+	}
 	switch {
 	case ctx.Err() != nil:
 		// The Runner says cancelled, or failed past the deadline.
@@ -172,38 +201,109 @@ func (s *Session) shellJob(ctx context.Context, line string, eo ExecOptions) bgw
 	return res
 }
 
-// execBackground runs a background shell line: through the shell history
-// (its start line written before it runs) and into a tool output, holding
-// the workspace call lock shared (no file revert runs under it), but
-// without a change record: a record holds the session's calls one at a
-// time, and a job that runs for minutes must not stop the file tools
-// meanwhile. The answer's Unrecorded says so ("background").
-func (s *Session) execBackground(ctx context.Context, line string, eo ExecOptions) (*ExecAnswer, error) {
+// jobMarker is the pending marker's call name of background shell job
+// job: unique in the session, as job ids are in its ledger.
+func jobMarker(job string) string { return "cairn-bg-" + job }
+
+// execBackground runs background shell line job as Exec runs a line, but
+// without holding the session's calls while it runs: its change record is
+// begun as an agent's shell call under hooks is (beginExec: the scope
+// walked and stored, a pending marker left) and settled when it ends
+// (SettleChange: walked again, the call and record lines written). So a
+// file tool or an exec line that runs meanwhile and meets its scope
+// joins its unit (engine/internal/overlap), and what the job changed is
+// attributed to its call and revertable. Its start line is in the shell
+// history before it runs; one cancelled before it started gets a
+// cancelled entry there. The workspace call lock is held shared (no file
+// revert runs under it).
+func (s *Session) execBackground(ctx context.Context, job, line string, eo ExecOptions) (*ExecAnswer, error) {
 	end, err := s.beginCall(ctx)
 	if err != nil {
-		return nil, err
+		return nil, s.notStarted(ctx, line, err)
 	}
 	defer end()
+	ans := &ExecAnswer{Session: s.ID(), Files: []string{}, Skipped: []string{}, Scope: ScopeNone}
+	var p *PendingExec
+	if !eo.Own {
+		if p, err = s.beginExec(ctx, "exec", eo.Call, hookMarker(s.ws.dir, s.ID(), jobMarker(job)), line, ""); err != nil {
+			return nil, s.notStarted(ctx, line, err)
+		}
+		ans.Scope, ans.Unrecorded = p.Scope, p.Unrecorded
+	}
 	run, err := s.ShellStart(ctx, line)
 	if err != nil {
-		return nil, err
+		s.dropJobMarkers(context.WithoutCancel(ctx), false, job)
+		return nil, s.notStarted(ctx, line, err)
 	}
+	ans.Run = run.ID()
 	out := s.runShell(ctx, line, eo)
+	ans.ExitCode = out.exit
 	finish := run.finishTails
 	if errors.Is(ctx.Err(), context.Canceled) {
 		// Its owner stopped it (a cancel, a stop, the session's close):
 		// the shell history says cancelled, not the killed line's exit.
 		finish = run.finishCancelled
 	}
-	if err := finish(context.WithoutCancel(ctx), out.exit, out.stdout.tail(), out.stderr.tail()); err != nil {
+	bg := context.WithoutCancel(ctx)
+	if err := finish(bg, out.exit, out.stdout.tail(), out.stderr.tail()); err != nil {
 		s.noticef("the background line ran, but its end could not be kept in the shell history: %v", err)
 	}
-	oid, err := s.PutOutput(context.WithoutCancel(ctx), ids.ShellLabel(line), bytes.NewReader(out.all.bytes()))
-	if err != nil {
+	if ans.Output, err = s.PutOutput(bg, ids.ShellLabel(line), bytes.NewReader(out.all.bytes())); err != nil {
 		s.noticef("the background line's output could not be kept: %v", err)
 	}
-	return &ExecAnswer{Session: s.ID(), Files: []string{}, Skipped: []string{}, ExitCode: out.exit, Output: oid, Run: run.ID(),
-		Scope: ScopeNone, Unrecorded: "background"}, out.err
+	if p != nil && p.Scope != ScopeNone && p.Unrecorded == "" {
+		rec, err := s.SettleChange(bg, jobMarker(job))
+		switch {
+		case err != nil:
+			s.noticef("the background line ran, but its changes could not be recorded: %v", err)
+		case rec != nil:
+			ans.Snapshot, ans.Files, ans.Skipped = rec.Snapshot, rec.Files, rec.Skipped
+		}
+	}
+	return ans, out.err
+}
+
+// notStarted is err of a background line that did not start. One its
+// owner cancelled first gets a shell history entry all the same, started
+// and cancelled at once, so the history holds every background line.
+func (s *Session) notStarted(ctx context.Context, line string, err error) error {
+	if ctx.Err() == nil {
+		return err
+	}
+	bg := context.WithoutCancel(ctx)
+	run, serr := s.ShellStart(bg, line)
+	if serr == nil {
+		serr = run.finishCancelled(bg, -1, shellTail{}, shellTail{})
+	}
+	if serr != nil {
+		s.noticef("a background line cancelled before it started could not be kept in the shell history: %v", serr)
+	}
+	return err
+}
+
+// dropJobMarkers removes the pending markers of background jobs that
+// will not settle them: one that did not start (no call line was
+// written: nothing to close), or ones that ran and a crash interrupted
+// (closed with an unrecorded line, why "interrupted", as a stale marker
+// of a dead agent is). Best effort.
+func (s *Session) dropJobMarkers(ctx context.Context, ran bool, jobs ...string) {
+	fsys := s.ws.s.fsys
+	var stale []PendingExec
+	for _, job := range jobs {
+		name := hookMarker(s.ws.dir, s.ID(), jobMarker(job))
+		b, err := vfs.ReadFile(fsys, name)
+		if err != nil {
+			continue
+		}
+		var p PendingExec
+		if ran && json.Unmarshal(b, &p) == nil && p.Kind == markerExec && changes.ValidSnapID(p.ID) {
+			stale = append(stale, p)
+		}
+		fsys.Remove(name)
+		fsys.Remove(execTreeName(name))
+	}
+	s.closeStaleExecs(ctx, stale)
+	s.sweepUnits()
 }
 
 // TaskControl is the task_control tool as the session's owner answers it:
@@ -296,6 +396,7 @@ func (s *Session) closeWork() {
 		return
 	}
 	if r != nil {
+		s.sweepDeadJobs()
 		if err := r.Close(context.Background()); err != nil {
 			s.noticef("background work could not be drained: %v", err)
 		}
@@ -345,6 +446,7 @@ func (s *Session) Deliver(ctx context.Context) ([]Item, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.sweepDeadJobs()
 	box, err := s.inbox()
 	if err != nil {
 		return nil, err
