@@ -1,9 +1,7 @@
 package engine
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -12,9 +10,7 @@ import (
 
 	"cairn/engine/ids"
 	"cairn/engine/internal/bgwork"
-	"cairn/engine/internal/changes"
 	"cairn/engine/internal/inbox"
-	"cairn/internal/vfs"
 )
 
 // A session's background work as its owner runs it: the ledger's Runner
@@ -34,20 +30,6 @@ type sessionWork struct {
 	// dead is the shell jobs a crash interrupted whose pending markers
 	// are still to be closed (sweepDeadJobs).
 	dead []string
-}
-
-// sweepDeadJobs closes the pending markers of the shell jobs a crash
-// interrupted (dropJobMarkers), once the ledger's recovery found them:
-// until then a call meeting their scopes would join a unit that never
-// ends. Called where the session's lock is not held.
-func (s *Session) sweepDeadJobs() {
-	s.work.mu.Lock()
-	dead := s.work.dead
-	s.work.dead = nil
-	s.work.mu.Unlock()
-	if len(dead) > 0 {
-		s.dropJobMarkers(context.Background(), true, dead...)
-	}
 }
 
 // Receipt is a recorded admission of background work, never a success.
@@ -175,137 +157,6 @@ func (s *Session) Shell(ctx context.Context, line string, o ShellOptions) (Shell
 	return ShellAnswer{Receipt: &c.Receipt}, nil
 }
 
-// shellJob runs background shell line job and says how it ended.
-func (s *Session) shellJob(ctx context.Context, job, line string, eo ExecOptions) bgwork.Result {
-	ans, err := s.execBackground(ctx, job, line, eo)
-	if ans == nil && ctx.Err() != nil {
-		// Cancelled (or closed) before its shell started: the Runner
-		// settles it cancelled, not failed.
-		return bgwork.Result{Text: "not run: cancelled before it started"}
-	}
-	if ans == nil {
-		return bgwork.Result{Outcome: bgwork.Failed, Text: "not run: " + err.Error()}
-	}
-	res := bgwork.Result{Text: fmt.Sprintf("exit %d", ans.ExitCode), Output: ans.Output}
-	if ans.Snapshot != nil {
-		res.Text += fmt.Sprintf(", record %s of %d file(s)", *ans.Snapshot, len(ans.Files))
-	}
-	switch {
-	case ctx.Err() != nil:
-		// The Runner says cancelled, or failed past the deadline.
-	case ans.ExitCode != 0 || err != nil:
-		res.Outcome = bgwork.Failed
-	default:
-		res.Outcome = bgwork.Succeeded
-	}
-	return res
-}
-
-// jobMarker is the pending marker's call name of background shell job
-// job: unique in the session, as job ids are in its ledger.
-func jobMarker(job string) string { return "cairn-bg-" + job }
-
-// execBackground runs background shell line job as Exec runs a line, but
-// without holding the session's calls while it runs: its change record is
-// begun as an agent's shell call under hooks is (beginExec: the scope
-// walked and stored, a pending marker left) and settled when it ends
-// (SettleChange: walked again, the call and record lines written). So a
-// file tool or an exec line that runs meanwhile and meets its scope
-// joins its unit (engine/internal/overlap), and what the job changed is
-// attributed to its call and revertable. Its start line is in the shell
-// history before it runs; one cancelled before it started gets a
-// cancelled entry there. The workspace call lock is held shared (no file
-// revert runs under it).
-func (s *Session) execBackground(ctx context.Context, job, line string, eo ExecOptions) (*ExecAnswer, error) {
-	end, err := s.beginCall(ctx)
-	if err != nil {
-		return nil, s.notStarted(ctx, line, err)
-	}
-	defer end()
-	ans := &ExecAnswer{Session: s.ID(), Files: []string{}, Skipped: []string{}, Scope: ScopeNone}
-	var p *PendingExec
-	if !eo.Own {
-		if p, err = s.beginExec(ctx, "exec", eo.Call, hookMarker(s.ws.dir, s.ID(), jobMarker(job)), line, ""); err != nil {
-			return nil, s.notStarted(ctx, line, err)
-		}
-		ans.Scope, ans.Unrecorded = p.Scope, p.Unrecorded
-	}
-	run, err := s.ShellStart(ctx, line)
-	if err != nil {
-		s.dropJobMarkers(context.WithoutCancel(ctx), false, job)
-		return nil, s.notStarted(ctx, line, err)
-	}
-	ans.Run = run.ID()
-	out := s.runShell(ctx, line, eo)
-	ans.ExitCode = out.exit
-	finish := run.finishTails
-	if errors.Is(ctx.Err(), context.Canceled) {
-		// Its owner stopped it (a cancel, a stop, the session's close):
-		// the shell history says cancelled, not the killed line's exit.
-		finish = run.finishCancelled
-	}
-	bg := context.WithoutCancel(ctx)
-	if err := finish(bg, out.exit, out.stdout.tail(), out.stderr.tail()); err != nil {
-		s.noticef("the background line ran, but its end could not be kept in the shell history: %v", err)
-	}
-	if ans.Output, err = s.PutOutput(bg, ids.ShellLabel(line), bytes.NewReader(out.all.bytes())); err != nil {
-		s.noticef("the background line's output could not be kept: %v", err)
-	}
-	if p != nil && p.Scope != ScopeNone && p.Unrecorded == "" {
-		rec, err := s.SettleChange(bg, jobMarker(job))
-		switch {
-		case err != nil:
-			s.noticef("the background line ran, but its changes could not be recorded: %v", err)
-		case rec != nil:
-			ans.Snapshot, ans.Files, ans.Skipped = rec.Snapshot, rec.Files, rec.Skipped
-		}
-	}
-	return ans, out.err
-}
-
-// notStarted is err of a background line that did not start. One its
-// owner cancelled first gets a shell history entry all the same, started
-// and cancelled at once, so the history holds every background line.
-func (s *Session) notStarted(ctx context.Context, line string, err error) error {
-	if ctx.Err() == nil {
-		return err
-	}
-	bg := context.WithoutCancel(ctx)
-	run, serr := s.ShellStart(bg, line)
-	if serr == nil {
-		serr = run.finishCancelled(bg, -1, shellTail{}, shellTail{})
-	}
-	if serr != nil {
-		s.noticef("a background line cancelled before it started could not be kept in the shell history: %v", serr)
-	}
-	return err
-}
-
-// dropJobMarkers removes the pending markers of background jobs that
-// will not settle them: one that did not start (no call line was
-// written: nothing to close), or ones that ran and a crash interrupted
-// (closed with an unrecorded line, why "interrupted", as a stale marker
-// of a dead agent is). Best effort.
-func (s *Session) dropJobMarkers(ctx context.Context, ran bool, jobs ...string) {
-	fsys := s.ws.s.fsys
-	var stale []PendingExec
-	for _, job := range jobs {
-		name := hookMarker(s.ws.dir, s.ID(), jobMarker(job))
-		b, err := vfs.ReadFile(fsys, name)
-		if err != nil {
-			continue
-		}
-		var p PendingExec
-		if ran && json.Unmarshal(b, &p) == nil && p.Kind == markerExec && changes.ValidSnapID(p.ID) {
-			stale = append(stale, p)
-		}
-		fsys.Remove(name)
-		fsys.Remove(execTreeName(name))
-	}
-	s.closeStaleExecs(ctx, stale)
-	s.sweepUnits()
-}
-
 // TaskControl is the task_control tool as the session's owner answers it:
 // list and status read the ledger; cancel marks work cancelling and
 // cancels it (it shows cancelling until it settles); background promotes
@@ -335,17 +186,7 @@ func (s *Session) Running() (tasks, shells int) {
 	if r == nil {
 		return 0, 0
 	}
-	for _, w := range r.Ledger().State().Works() {
-		if !w.Live() {
-			continue
-		}
-		if w.Type == bgwork.TypeShell {
-			shells++
-		} else {
-			tasks++
-		}
-	}
-	return tasks, shells
+	return r.Ledger().State().Running()
 }
 
 // StopAll stops all of the session's tasks and workflows: the stop is
@@ -423,10 +264,10 @@ func (s *Session) closeLocalTasks(r *bgwork.Runner) {
 	if tl == nil {
 		return
 	}
-	for _, w := range r.Ledger().State().Works() {
-		if run := tl.Running(w.ID); run != nil && w.Type == bgwork.TypeTask && w.Live() && !w.Held {
+	for _, id := range r.Ledger().State().LocalTasks() {
+		if run := tl.Running(id); run != nil {
 			if err := s.endTask(run, TaskCancelled); err != nil {
-				s.noticef("task %s could not be ended with the session: %v", w.ID, err)
+				s.noticef("task %s could not be ended with the session: %v", id, err)
 			}
 		}
 	}
@@ -573,61 +414,4 @@ func (s *Session) Report(ctx context.Context, task string, in ReportInput) (Item
 		}
 	}
 	return *it, nil
-}
-
-// WorkStart says what a task or workflow call starts (StartWork).
-type WorkStart struct {
-	// Type is "task" (a sub-agent) or "workflow" (a workflow run).
-	Type string
-	// Label names it: a task's id is made from it (implement-footer-chips);
-	// a workflow gets a random word-list id (neat-wanted-cowbird) and keeps
-	// it for good.
-	Label string
-	// Owner is "" for the session, or the running child task it reports to.
-	Owner string
-	// Call is the tool_call item that starts it.
-	Call string
-	// Background is the call's background argument (task auto).
-	Background bool
-}
-
-// WorkFunc is the work a runtime runs for a task or workflow (its model's
-// turns); it returns how it ended, and ends when its ctx does.
-type WorkFunc = bgwork.Func
-
-// WorkResult is how a run of work ended.
-type WorkResult = bgwork.Result
-
-// WorkCall is started work: its Receipt, and Wait for a call that waits.
-type WorkCall = bgwork.Call
-
-// StartWork admits a task or workflow run under the agent section of
-// config.json and runs fn in a goroutine: a call that waits gets its
-// result from WorkCall.Wait (task_control background promotes it, under
-// task auto), one answered with a receipt gets its result through
-// Deliver. Its reports are Session.Report. It needs a runtime with a
-// model: the REPL and the plumbing start no agent work this way.
-func (s *Session) StartWork(ctx context.Context, w WorkStart, fn WorkFunc) (*WorkCall, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	cfg, err := s.config()
-	if err != nil {
-		return nil, err
-	}
-	d, err := cfg.Agent.TaskCall(ExecPersistent, w.Background)
-	if err != nil {
-		return nil, err
-	}
-	r, err := s.runner()
-	if err != nil {
-		return nil, err
-	}
-	a := bgwork.Admission{Type: w.Type, Owner: w.Owner, Call: w.Call, Label: w.Label, Background: d.Receipt}
-	if w.Type == bgwork.TypeTask {
-		st := r.Ledger().State()
-		a.ID = ids.Slug(w.Label, func(c string) bool { _, ok := st.Work(c); return ok })
-	}
-	c, err := r.Start(a, 0, fn)
-	return c, bgworkError(err)
 }
