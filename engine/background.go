@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path"
 
+	"cairn/engine/ids"
 	"cairn/engine/internal/bgwork"
 	"cairn/engine/internal/config"
 	"cairn/engine/internal/execpolicy"
@@ -152,4 +153,61 @@ func bgworkError(err error) error {
 		return refusedf("%v", err)
 	}
 	return err
+}
+
+// WorkStart says what a task or workflow call starts (StartWork).
+type WorkStart struct {
+	// Type is "task" (a sub-agent) or "workflow" (a workflow run).
+	Type string
+	// Label names it: a task's id is made from it (implement-footer-chips);
+	// a workflow gets a random word-list id (neat-wanted-cowbird) and keeps
+	// it for good.
+	Label string
+	// Owner is "" for the session, or the running child task it reports to.
+	Owner string
+	// Call is the tool_call item that starts it.
+	Call string
+	// Background is the call's background argument (task auto).
+	Background bool
+}
+
+// WorkFunc is the work a runtime runs for a task or workflow (its model's
+// turns); it returns how it ended, and ends when its ctx does.
+type WorkFunc = bgwork.Func
+
+// WorkResult is how a run of work ended.
+type WorkResult = bgwork.Result
+
+// WorkCall is started work: its Receipt, and Wait for a call that waits.
+type WorkCall = bgwork.Call
+
+// StartWork admits a task or workflow run under the agent section of
+// config.json and runs fn in a goroutine: a call that waits gets its
+// result from WorkCall.Wait (task_control background promotes it, under
+// task auto), one answered with a receipt gets its result through
+// Deliver. Its reports are Session.Report. It needs a runtime with a
+// model: the REPL and the plumbing start no agent work this way.
+func (s *Session) StartWork(ctx context.Context, w WorkStart, fn WorkFunc) (*WorkCall, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	cfg, err := s.config()
+	if err != nil {
+		return nil, err
+	}
+	d, err := cfg.Agent.TaskCall(ExecPersistent, w.Background)
+	if err != nil {
+		return nil, err
+	}
+	r, err := s.runner()
+	if err != nil {
+		return nil, err
+	}
+	a := bgwork.Admission{Type: w.Type, Owner: w.Owner, Call: w.Call, Label: w.Label, Background: d.Receipt}
+	if w.Type == bgwork.TypeTask {
+		st := r.Ledger().State()
+		a.ID = ids.Slug(w.Label, func(c string) bool { _, ok := st.Work(c); return ok })
+	}
+	c, err := r.Start(a, 0, fn)
+	return c, bgworkError(err)
 }

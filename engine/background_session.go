@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -28,6 +27,9 @@ type sessionWork struct {
 	box    *inbox.Inbox
 	wake   []func()
 	closed bool
+	// dead is the shell jobs a crash interrupted whose pending markers
+	// are still to be closed (sweepDeadJobs).
+	dead []string
 }
 
 // Receipt is a recorded admission of background work, never a success.
@@ -47,9 +49,14 @@ func (s *Session) runner() (*bgwork.Runner, error) {
 	case w.runner != nil:
 		return w.runner, nil
 	}
-	l, _, err := bgwork.Open(s.ws.s.fsys, workLedgerName(s.ws.dir, s.ID()), bgwork.Options{Now: s.ws.s.Now, NewItem: newItemID})
+	l, cut, err := bgwork.Open(s.ws.s.fsys, workLedgerName(s.ws.dir, s.ID()), bgwork.Options{Now: s.ws.s.Now, NewItem: newItemID})
 	if err != nil {
 		return nil, err
+	}
+	for _, j := range cut {
+		if j.Type == bgwork.TypeShell {
+			w.dead = append(w.dead, j.ID) // their markers: sweepDeadJobs
+		}
 	}
 	// The tasks the task records keep are listed too (task.go).
 	recs, err := s.ws.taskRecords(s.ID())
@@ -137,73 +144,17 @@ func (s *Session) Shell(ctx context.Context, line string, o ShellOptions) (Shell
 	if err != nil {
 		return ShellAnswer{}, err
 	}
+	s.sweepDeadJobs()
 	st := r.Ledger().State()
 	id := ids.Unique(ids.ShellLabel(line), func(c string) bool { _, ok := st.Work(c); return ok })
 	eo := o.ExecOptions
 	eo.Stdout, eo.Stderr = nil, nil // its end is reported, not its output as it runs
 	c, err := r.Start(bgwork.Admission{ID: id, Type: bgwork.TypeShell, Call: eo.Call, Label: line, Background: true}, d.Deadline,
-		func(ctx context.Context) bgwork.Result { return s.shellJob(ctx, line, eo) })
+		func(ctx context.Context) bgwork.Result { return s.shellJob(ctx, id, line, eo) })
 	if err != nil {
 		return ShellAnswer{}, bgworkError(err)
 	}
 	return ShellAnswer{Receipt: &c.Receipt}, nil
-}
-
-// shellJob runs a background shell line and says how it ended.
-func (s *Session) shellJob(ctx context.Context, line string, eo ExecOptions) bgwork.Result {
-	ans, err := s.execBackground(ctx, line, eo)
-	if ans == nil && ctx.Err() != nil {
-		// Cancelled (or closed) before its shell started: the Runner
-		// settles it cancelled, not failed.
-		return bgwork.Result{Text: "not run: cancelled before it started"}
-	}
-	if ans == nil {
-		return bgwork.Result{Outcome: bgwork.Failed, Text: "not run: " + err.Error()}
-	}
-	res := bgwork.Result{Text: fmt.Sprintf("exit %d", ans.ExitCode), Output: ans.Output}
-	switch {
-	case ctx.Err() != nil:
-		// The Runner says cancelled, or failed past the deadline.
-	case ans.ExitCode != 0 || err != nil:
-		res.Outcome = bgwork.Failed
-	default:
-		res.Outcome = bgwork.Succeeded
-	}
-	return res
-}
-
-// execBackground runs a background shell line: through the shell history
-// (its start line written before it runs) and into a tool output, holding
-// the workspace call lock shared (no file revert runs under it), but
-// without a change record: a record holds the session's calls one at a
-// time, and a job that runs for minutes must not stop the file tools
-// meanwhile. The answer's Unrecorded says so ("background").
-func (s *Session) execBackground(ctx context.Context, line string, eo ExecOptions) (*ExecAnswer, error) {
-	end, err := s.beginCall(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer end()
-	run, err := s.ShellStart(ctx, line)
-	if err != nil {
-		return nil, err
-	}
-	out := s.runShell(ctx, line, eo)
-	finish := run.finishTails
-	if errors.Is(ctx.Err(), context.Canceled) {
-		// Its owner stopped it (a cancel, a stop, the session's close):
-		// the shell history says cancelled, not the killed line's exit.
-		finish = run.finishCancelled
-	}
-	if err := finish(context.WithoutCancel(ctx), out.exit, out.stdout.tail(), out.stderr.tail()); err != nil {
-		s.noticef("the background line ran, but its end could not be kept in the shell history: %v", err)
-	}
-	oid, err := s.PutOutput(context.WithoutCancel(ctx), ids.ShellLabel(line), bytes.NewReader(out.all.bytes()))
-	if err != nil {
-		s.noticef("the background line's output could not be kept: %v", err)
-	}
-	return &ExecAnswer{Session: s.ID(), Files: []string{}, Skipped: []string{}, ExitCode: out.exit, Output: oid, Run: run.ID(),
-		Scope: ScopeNone, Unrecorded: "background"}, out.err
 }
 
 // TaskControl is the task_control tool as the session's owner answers it:
@@ -235,17 +186,7 @@ func (s *Session) Running() (tasks, shells int) {
 	if r == nil {
 		return 0, 0
 	}
-	for _, w := range r.Ledger().State().Works() {
-		if !w.Live() {
-			continue
-		}
-		if w.Type == bgwork.TypeShell {
-			shells++
-		} else {
-			tasks++
-		}
-	}
-	return tasks, shells
+	return r.Ledger().State().Running()
 }
 
 // StopAll stops all of the session's tasks and workflows: the stop is
@@ -296,6 +237,7 @@ func (s *Session) closeWork() {
 		return
 	}
 	if r != nil {
+		s.sweepDeadJobs()
 		if err := r.Close(context.Background()); err != nil {
 			s.noticef("background work could not be drained: %v", err)
 		}
@@ -322,10 +264,10 @@ func (s *Session) closeLocalTasks(r *bgwork.Runner) {
 	if tl == nil {
 		return
 	}
-	for _, w := range r.Ledger().State().Works() {
-		if run := tl.Running(w.ID); run != nil && w.Type == bgwork.TypeTask && w.Live() && !w.Held {
+	for _, id := range r.Ledger().State().LocalTasks() {
+		if run := tl.Running(id); run != nil {
 			if err := s.endTask(run, TaskCancelled); err != nil {
-				s.noticef("task %s could not be ended with the session: %v", w.ID, err)
+				s.noticef("task %s could not be ended with the session: %v", id, err)
 			}
 		}
 	}
@@ -345,6 +287,7 @@ func (s *Session) Deliver(ctx context.Context) ([]Item, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.sweepDeadJobs()
 	box, err := s.inbox()
 	if err != nil {
 		return nil, err
@@ -471,61 +414,4 @@ func (s *Session) Report(ctx context.Context, task string, in ReportInput) (Item
 		}
 	}
 	return *it, nil
-}
-
-// WorkStart says what a task or workflow call starts (StartWork).
-type WorkStart struct {
-	// Type is "task" (a sub-agent) or "workflow" (a workflow run).
-	Type string
-	// Label names it: a task's id is made from it (implement-footer-chips);
-	// a workflow gets a random word-list id (neat-wanted-cowbird) and keeps
-	// it for good.
-	Label string
-	// Owner is "" for the session, or the running child task it reports to.
-	Owner string
-	// Call is the tool_call item that starts it.
-	Call string
-	// Background is the call's background argument (task auto).
-	Background bool
-}
-
-// WorkFunc is the work a runtime runs for a task or workflow (its model's
-// turns); it returns how it ended, and ends when its ctx does.
-type WorkFunc = bgwork.Func
-
-// WorkResult is how a run of work ended.
-type WorkResult = bgwork.Result
-
-// WorkCall is started work: its Receipt, and Wait for a call that waits.
-type WorkCall = bgwork.Call
-
-// StartWork admits a task or workflow run under the agent section of
-// config.json and runs fn in a goroutine: a call that waits gets its
-// result from WorkCall.Wait (task_control background promotes it, under
-// task auto), one answered with a receipt gets its result through
-// Deliver. Its reports are Session.Report. It needs a runtime with a
-// model: the REPL and the plumbing start no agent work this way.
-func (s *Session) StartWork(ctx context.Context, w WorkStart, fn WorkFunc) (*WorkCall, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	cfg, err := s.config()
-	if err != nil {
-		return nil, err
-	}
-	d, err := cfg.Agent.TaskCall(ExecPersistent, w.Background)
-	if err != nil {
-		return nil, err
-	}
-	r, err := s.runner()
-	if err != nil {
-		return nil, err
-	}
-	a := bgwork.Admission{Type: w.Type, Owner: w.Owner, Call: w.Call, Label: w.Label, Background: d.Receipt}
-	if w.Type == bgwork.TypeTask {
-		st := r.Ledger().State()
-		a.ID = ids.Slug(w.Label, func(c string) bool { _, ok := st.Work(c); return ok })
-	}
-	c, err := r.Start(a, 0, fn)
-	return c, bgworkError(err)
 }

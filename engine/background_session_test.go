@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"cairn/engine/internal/bgwork"
+	"cairn/engine/internal/changes"
 	"cairn/engine/internal/tasks"
 	"cairn/journal"
 )
@@ -503,5 +505,95 @@ func TestTaskControlSeesRecordedTasks(t *testing.T) {
 	led := must(bgwork.Read(ws.s.fsys, workLedgerName(ws.dir, id)))(t)
 	if w, ok := led.Work("imported"); !ok || w.Outcome != "succeeded" {
 		t.Fatalf("owner's ledger %+v %v", w, ok)
+	}
+}
+
+// TestBackgroundLineRecorded: a background shell line that changes files
+// gets a change record as a foreground line does: its record names its
+// call and the files, its delivered result names the record, a
+// foreground line run meanwhile over the same files joins its unit (an
+// overlap line after both), and a file revert to the prompt before puts
+// back what both changed. A line the store is told not to record (the
+// user's own) gets none.
+func TestBackgroundLineRecorded(t *testing.T) {
+	e := newSnapEnv(t, "")
+	s := e.ws.Create(SessionOptions{Notice: func(n string) { t.Log("notice: ", n) }})
+	defer s.Close()
+	ch := settledCh(s)
+	e.put("a.txt", "a0")
+	p := must(s.Append(e.ctx, Item{Type: User, Text: "change things"}))(t)
+	call := must(s.Append(e.ctx, Item{Type: ToolCall, Tool: "exec", Text: "background"}))(t)
+	bg := "while [ ! -e go ]; do sleep 0.01; done; echo bg > a.txt; echo new > b.txt"
+	rc := must(s.Shell(e.ctx, bg, ShellOptions{ExecOptions: ExecOptions{Call: call.ID}, TimeoutSecs: 600}))(t).Receipt
+	if rc == nil {
+		t.Fatal("no receipt")
+	}
+	// Wait until its shell runs (its record was begun before it).
+	for {
+		hist := must(e.ws.ShellHistory(e.ctx, s.ID()))(t)
+		if len(hist) == 1 && hist[0].Status == ShellRunning {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	e.exec(s, "echo fg > f.txt; echo a-fg > a.txt; touch go")
+	its := deliverUntil(t, s, ch, 1)
+	if !strings.HasPrefix(its[0].Text, rc.Work+" succeeded: exit 0, record ") || its[0].Call != call.ID {
+		t.Fatalf("%+v", its[0])
+	}
+	// Its call and record lines, and the unit's overlap line after both.
+	var kinds []string
+	journal.Read(e.store.fsys, changesName(e.ws.dir, s.ID()), func(b []byte) error {
+		var l recSeen
+		if json.Unmarshal(b, &l) == nil && (changes.RecordKind(l.Kind) || l.Kind == changes.KindOverlap) {
+			kinds = append(kinds, l.Kind)
+			if l.Kind == changes.KindRecord && l.Scope == ScopeWorkspace && len(l.Files) != 4 {
+				t.Errorf("the background line's record holds %d files, want 4 (a.txt, b.txt and the two of the line run meanwhile)", len(l.Files))
+			}
+		}
+		return nil
+	})
+	if got := strings.Join(kinds, ","); got != "call,record,call,record,overlap" {
+		t.Fatalf("lines %s, want the foreground line's, the background line's, and their unit's", got)
+	}
+	must(s.Revert(e.ctx, p.ID, RevertFiles))(t)
+	e.want("a.txt", "a0")
+	e.want("b.txt", "<absent>")
+	e.want("f.txt", "<absent>")
+	e.want("go", "<absent>")
+
+	// The user's own line: run, no record.
+	n := len(e.recLines(s))
+	must(s.Shell(e.ctx, "echo mine > m.txt", ShellOptions{ExecOptions: ExecOptions{Own: true}, TimeoutSecs: 600}))(t)
+	deliverUntil(t, s, ch, 1)
+	e.want("m.txt", "mine\n")
+	if len(e.recLines(s)) != n {
+		t.Fatalf("the user's own background line was recorded: %s", e.recKinds(s))
+	}
+}
+
+// TestBackgroundLineCancelledBeforeStart: a background line cancelled
+// while it waits to start (a file revert of another session holds the
+// workspace's calls) never runs, settles cancelled, and is in the shell
+// history all the same, cancelled.
+func TestBackgroundLineCancelledBeforeStart(t *testing.T) {
+	ctx := context.Background()
+	_, ws := testStore(t)
+	s, other := newSession(t, ws), newSession(t, ws)
+	ch := settledCh(s)
+	alone := must(other.lockCallsAlone("revert"))(t)
+	rc := must(s.Shell(ctx, "touch ran.txt", ShellOptions{TimeoutSecs: 600}))(t).Receipt
+	must(s.TaskControl(ctx, TaskControlRequest{Action: "cancel", TaskID: rc.Work}))(t)
+	its := deliverUntil(t, s, ch, 1)
+	alone.Release()
+	if its[0].Text != rc.Work+" cancelled: not run: cancelled before it started" {
+		t.Fatalf("%+v", its[0])
+	}
+	if _, err := os.Stat(filepath.Join(ws.Path(), "ran.txt")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("a cancelled line ran: %v", err)
+	}
+	hist := must(ws.ShellHistory(ctx, s.ID()))(t)
+	if len(hist) != 1 || hist[0].Status != ShellCancelled || hist[0].Cmd != "touch ran.txt" {
+		t.Fatalf("shell history %+v", hist)
 	}
 }

@@ -72,12 +72,15 @@ package engine
 // log's own mutex (leaf).
 //
 // Background work and messages: background.go background_session.go
-// messages.go. How task and shell calls run (package execpolicy), the
-// ledger of a session's background work (package bgwork) and its inbox of
+// background_shell.go messages.go. How task and shell calls run (package
+// execpolicy), the ledger of a session's background work (package bgwork;
+// the tasks the task records keep are listed there too) and its inbox of
 // cross-session messages (package inbox), delivered into the
-// conversation as items. Locks: sessionWork.mu (the session's part that
-// runs its background work, background_session.go), and the ledger's and
-// the inbox's own mutexes (leaves).
+// conversation as items. A background shell line is recorded as an
+// agent's shell call under hooks is (hook_exec.go), so calls run
+// meanwhile join its unit. Locks: sessionWork.mu (the session's part
+// that runs its background work, background_session.go), and the
+// ledger's and the inbox's own mutexes (leaves).
 //
 // Past this machine: remote.go remote_workspace.go. Sync with object
 // storage (package remote: objects once, journal segments, a lease per

@@ -87,7 +87,14 @@ func (s *Session) BeginExec(ctx context.Context, tool, call, line, dir string) (
 		return nil, fmt.Errorf("%w: a pending shell command needs its tool, call id and line", ErrBadInput)
 	}
 	s.sweepMarkers(ctx)
-	item := agentCallItem(s.ID(), call) // as BeginChange's
+	// The item as BeginChange's.
+	return s.beginExec(ctx, tool, agentCallItem(s.ID(), call), hookMarker(s.ws.dir, s.ID(), call), line, dir)
+}
+
+// beginExec is BeginExec for a command whose record names item, its
+// marker name: an agent's call under hooks, or a background line of this
+// session (background_session.go), settled by SettleChange either way.
+func (s *Session) beginExec(ctx context.Context, tool, item, name, line, dir string) (*PendingExec, error) {
 	sc := s.ws.lineScopeIn(line, dir)
 	p := &PendingExec{V: 1, Kind: markerExec, Tool: tool, Call: item, Scope: sc.Kind, Paths: sc.Paths}
 	if sc.Kind == ScopeNone {
@@ -120,7 +127,6 @@ func (s *Session) BeginExec(ctx context.Context, tool, call, line, dir string) (
 	p.ID, p.Item, p.At, p.Scope = cl.ID, cl.Item, cl.At, cl.Scope
 	tree := scope.EncodeTree(cap.tree)
 	p.Tree.SHA256, p.Tree.Entries = sha256Hex(tree), cap.tree.Len()
-	name := hookMarker(s.ws.dir, s.ID(), call)
 	if p.unitMark, err = s.joinUnit(ctx, name, sc.overlap(), s.readMarkers()); err != nil {
 		return nil, err
 	}

@@ -101,7 +101,7 @@ func KnownTasks(recs []*tasks.Record) []Known {
 			continue
 		}
 		k := Known{ID: r.ID, Label: r.Label, Calls: r.Calls, Background: r.Background, Held: r.Held,
-			Outcome: taskOutcome[r.State], StartedAt: r.LastAt.Time}
+			Outcome: TaskOutcome(r.State), StartedAt: r.LastAt.Time}
 		if r.EndedAt != nil {
 			k.EndedAt = r.EndedAt.Time
 		}
@@ -110,14 +110,18 @@ func KnownTasks(recs []*tasks.Record) []Known {
 	return out
 }
 
-// taskOutcome is the outcome of a task record's state; running has none.
-var taskOutcome = map[string]string{
-	tasks.Settled:     Succeeded,
-	tasks.Cancelled:   Cancelled,
-	tasks.Blocked:     Blocked,
-	tasks.Interrupted: Interrupted,
+// TaskOutcome is the outcome of a task whose record ended in state
+// (tasks.Settled, Cancelled, Blocked, Interrupted); "" for running.
+func TaskOutcome(state string) string {
+	switch state {
+	case tasks.Settled:
+		return Succeeded
+	case tasks.Cancelled:
+		return Cancelled
+	case tasks.Blocked:
+		return Blocked
+	case tasks.Interrupted:
+		return Interrupted
+	}
+	return ""
 }
-
-// TaskOutcome is the outcome of a task that ended in task record state
-// (tasks.Settled, Cancelled, Blocked); "" for another.
-func TaskOutcome(state string) string { return taskOutcome[state] }

@@ -1,0 +1,148 @@
+package engine
+
+import (
+	"bytes"
+	"cairn/engine/ids"
+	"cairn/engine/internal/bgwork"
+	"cairn/engine/internal/changes"
+	"cairn/internal/vfs"
+	"context"
+	"encoding/json"
+	"errors"
+)
+
+// A session's background shell lines (Shell answered with a receipt): run
+// as Exec runs a line, recorded as an agent's shell call under hooks is,
+// in the shell history, their result worded by package bgwork.
+
+// sweepDeadJobs closes the pending markers of the shell jobs a crash
+// interrupted (dropJobMarkers), once the ledger's recovery found them:
+// until then a call meeting their scopes would join a unit that never
+// ends. Called where the session's lock is not held.
+func (s *Session) sweepDeadJobs() {
+	s.work.mu.Lock()
+	dead := s.work.dead
+	s.work.dead = nil
+	s.work.mu.Unlock()
+	if len(dead) > 0 {
+		s.dropJobMarkers(context.Background(), true, dead...)
+	}
+}
+
+// shellJob runs background shell line job and says how it ended.
+func (s *Session) shellJob(ctx context.Context, job, line string, eo ExecOptions) bgwork.Result {
+	ans, err := s.execBackground(ctx, job, line, eo)
+	r := bgwork.ShellRun{Started: ans != nil, Stopped: ctx.Err() != nil, Err: err}
+	if ans != nil {
+		r.Exit, r.Output, r.Files = ans.ExitCode, ans.Output, len(ans.Files)
+		if ans.Snapshot != nil {
+			r.Record = *ans.Snapshot
+		}
+	}
+	return bgwork.ShellResult(r)
+}
+
+// jobMarker is the pending marker's call name of background shell job
+// job: unique in the session, as job ids are in its ledger.
+func jobMarker(job string) string { return "cairn-bg-" + job }
+
+// execBackground runs background shell line job as Exec runs a line, but
+// without holding the session's calls while it runs: its change record is
+// begun as an agent's shell call under hooks is (beginExec: the scope
+// walked and stored, a pending marker left) and settled when it ends
+// (SettleChange: walked again, the call and record lines written). So a
+// file tool or an exec line that runs meanwhile and meets its scope
+// joins its unit (engine/internal/overlap), and what the job changed is
+// attributed to its call and revertable. Its start line is in the shell
+// history before it runs; one cancelled before it started gets a
+// cancelled entry there. The workspace call lock is held shared (no file
+// revert runs under it).
+func (s *Session) execBackground(ctx context.Context, job, line string, eo ExecOptions) (*ExecAnswer, error) {
+	end, err := s.beginCall(ctx)
+	if err != nil {
+		return nil, s.notStarted(ctx, line, err)
+	}
+	defer end()
+	ans := &ExecAnswer{Session: s.ID(), Files: []string{}, Skipped: []string{}, Scope: ScopeNone}
+	var p *PendingExec
+	if !eo.Own {
+		if p, err = s.beginExec(ctx, "exec", eo.Call, hookMarker(s.ws.dir, s.ID(), jobMarker(job)), line, ""); err != nil {
+			return nil, s.notStarted(ctx, line, err)
+		}
+		ans.Scope, ans.Unrecorded = p.Scope, p.Unrecorded
+	}
+	run, err := s.ShellStart(ctx, line)
+	if err != nil {
+		s.dropJobMarkers(context.WithoutCancel(ctx), false, job)
+		return nil, s.notStarted(ctx, line, err)
+	}
+	ans.Run = run.ID()
+	out := s.runShell(ctx, line, eo)
+	ans.ExitCode = out.exit
+	finish := run.finishTails
+	if errors.Is(ctx.Err(), context.Canceled) {
+		// Its owner stopped it (a cancel, a stop, the session's close):
+		// the shell history says cancelled, not the killed line's exit.
+		finish = run.finishCancelled
+	}
+	bg := context.WithoutCancel(ctx)
+	if err := finish(bg, out.exit, out.stdout.tail(), out.stderr.tail()); err != nil {
+		s.noticef("the background line ran, but its end could not be kept in the shell history: %v", err)
+	}
+	if ans.Output, err = s.PutOutput(bg, ids.ShellLabel(line), bytes.NewReader(out.all.bytes())); err != nil {
+		s.noticef("the background line's output could not be kept: %v", err)
+	}
+	if p != nil && p.Scope != ScopeNone && p.Unrecorded == "" {
+		rec, err := s.SettleChange(bg, jobMarker(job))
+		switch {
+		case err != nil:
+			s.noticef("the background line ran, but its changes could not be recorded: %v", err)
+		case rec != nil:
+			ans.Snapshot, ans.Files, ans.Skipped = rec.Snapshot, rec.Files, rec.Skipped
+		}
+	}
+	return ans, out.err
+}
+
+// notStarted is err of a background line that did not start. One its
+// owner cancelled first gets a shell history entry all the same, started
+// and cancelled at once, so the history holds every background line.
+func (s *Session) notStarted(ctx context.Context, line string, err error) error {
+	if ctx.Err() == nil {
+		return err
+	}
+	bg := context.WithoutCancel(ctx)
+	run, serr := s.ShellStart(bg, line)
+	if serr == nil {
+		serr = run.finishCancelled(bg, -1, shellTail{}, shellTail{})
+	}
+	if serr != nil {
+		s.noticef("a background line cancelled before it started could not be kept in the shell history: %v", serr)
+	}
+	return err
+}
+
+// dropJobMarkers removes the pending markers of background jobs that
+// will not settle them: one that did not start (no call line was
+// written: nothing to close), or ones that ran and a crash interrupted
+// (closed with an unrecorded line, why "interrupted", as a stale marker
+// of a dead agent is). Best effort.
+func (s *Session) dropJobMarkers(ctx context.Context, ran bool, jobs ...string) {
+	fsys := s.ws.s.fsys
+	var stale []PendingExec
+	for _, job := range jobs {
+		name := hookMarker(s.ws.dir, s.ID(), jobMarker(job))
+		b, err := vfs.ReadFile(fsys, name)
+		if err != nil {
+			continue
+		}
+		var p PendingExec
+		if ran && json.Unmarshal(b, &p) == nil && p.Kind == markerExec && changes.ValidSnapID(p.ID) {
+			stale = append(stale, p)
+		}
+		fsys.Remove(name)
+		fsys.Remove(execTreeName(name))
+	}
+	s.closeStaleExecs(ctx, stale)
+	s.sweepUnits()
+}
