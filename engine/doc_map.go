@@ -82,7 +82,8 @@ package engine
 // that runs its background work, background_session.go), and the
 // ledger's and the inbox's own mutexes (leaves).
 //
-// Past this machine: remote.go remote_workspace.go. Sync with object
+// Past this machine: remote.go remote_link.go remote_local.go
+// remote_workspace.go. Sync with object
 // storage (package remote: objects once, journal segments, a lease per
 // session, a log per machine) and a session's binding to a remote
 // workspace over ssh (its host, path, identity and generation, a line of

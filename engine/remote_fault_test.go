@@ -45,7 +45,7 @@ func twoMachines(t *testing.T, url string, wrapA, wrapB func(remote.Bucket) remo
 		}
 		t.Cleanup(func() { bk.Close() })
 		wrapped := wrap(bk)
-		s.remote.open = func(context.Context, string) (remote.Bucket, error) { return noClose{wrapped}, nil }
+		s.remote.OpenBucket = func(context.Context, string) (remote.Bucket, error) { return noClose{wrapped}, nil }
 		if err := s.AddRemote(context.Background(), "origin", url); err != nil {
 			t.Fatal(err)
 		}
@@ -213,7 +213,7 @@ func syncFaults(t *testing.T, newURL func(t *testing.T) string) {
 		// was out of reach, so no lease was checked).
 		for i, s := range []*Store{a, b} {
 			w, _ := s.Workspace(project)
-			s.remote.err = errors.New("out of reach")
+			s.remote.Err = errors.New("out of reach")
 			sess, err := w.Open(ctx, id, SessionOptions{})
 			if err != nil {
 				t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 	"cairn/engine/internal/ephroot"
 	"cairn/engine/internal/history"
 	"cairn/engine/internal/outputs"
+	"cairn/engine/internal/remote"
 	"cairn/engine/internal/shellproc"
 	"cairn/engine/wskey"
 	"cairn/internal/vfs"
@@ -54,7 +55,7 @@ type Store struct {
 	// interrupted (migrate.go); set before Open returns, read-only after.
 	recoveryErrs []RecoveryError
 
-	remote remoteLink // the default remote, opened when first needed (remote.go)
+	remote remote.Link // the default remote, opened when first needed (remote_link.go)
 
 	canonOnce sync.Once
 	canonHome string // the state folder's canonical path, resolved once (canonicalHome)
@@ -123,9 +124,7 @@ func (s *Store) Close() error {
 	if s.ledger != nil {
 		s.ledger.Close()
 	}
-	if s.remote.bucket != nil {
-		s.remote.bucket.Close()
-	}
+	s.remote.Close()
 	if r := s.ephRoot; r != nil {
 		s.ephRoot = nil
 		if rerr := r.Remove(); err == nil {

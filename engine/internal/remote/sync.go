@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -323,4 +324,36 @@ func (s *Syncer) Moved(ctx context.Context, id, ws string) error {
 		s.st.touch(id)
 	}
 	return s.st.Save(s.Local.FS(), s.Name)
+}
+
+// Errors of FindCard: a prefix that names more than one of a remote's
+// sessions, or none.
+var (
+	ErrAmbiguous = errors.New("names more than one session")
+	ErrNoSession = errors.New("no such session")
+)
+
+// FindCard reads the log and returns the card of the session whose id is
+// id or, among the remote's sessions, the only one it begins.
+func (s *Syncer) FindCard(ctx context.Context, id string) (*Card, error) {
+	cards, err := s.Cards(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var card *Card
+	for i := range cards {
+		if cards[i].ID == id {
+			return &cards[i], nil
+		}
+		if id != "" && strings.HasPrefix(cards[i].ID, id) {
+			if card != nil {
+				return nil, fmt.Errorf("%q %w of remote %s", id, ErrAmbiguous, s.Name)
+			}
+			card = &cards[i]
+		}
+	}
+	if card == nil {
+		return nil, fmt.Errorf("%w %s on remote %s", ErrNoSession, id, s.Name)
+	}
+	return card, nil
 }
