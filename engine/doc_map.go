@@ -55,7 +55,7 @@ package engine
 // by Session.enterCall.
 //
 // Recorded calls and shell lines: callrec.go callrec_capture.go calls_lock.go exec.go
-// exec_scope.go shell.go overlap.go overlap_unit.go diff.go. A call other
+// exec_scope.go shell.go overlap.go diff.go. A call other
 // than a file tool (a shell line, RecordCall) recorded by comparing its
 // scope before and after it (Session.recordCall), the call lock, calls
 // of an agent that run at the same time (overlap units), and Diff. Locks:
