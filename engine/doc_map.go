@@ -169,8 +169,7 @@ package engine
 //	usage      the usage ledger and a session's queue of lines for it
 //
 // Beside them, public: engine/retention (keep rules, pure), engine/wskey
-// (workspace keys), engine/ids (slugs and shell-job labels) and engine/scopebench
-// (package scope for cairn-bench's B2).
+// (workspace keys) and engine/ids (slugs and shell-job labels).
 //
 // ## One tool write, step by step
 //
