@@ -55,7 +55,7 @@ package engine
 // by Session.enterCall.
 //
 // Recorded calls and shell lines: callrec.go callrec_capture.go calls_lock.go exec.go
-// exec_scope.go shell.go overlap.go overlap_unit.go diff.go. A call other
+// exec_scope.go shell.go overlap.go diff.go. A call other
 // than a file tool (a shell line, RecordCall) recorded by comparing its
 // scope before and after it (Session.recordCall), the call lock, calls
 // of an agent that run at the same time (overlap units), and Diff. Locks:
@@ -169,8 +169,7 @@ package engine
 //	usage      the usage ledger and a session's queue of lines for it
 //
 // Beside them, public: engine/retention (keep rules, pure), engine/wskey
-// (workspace keys), engine/ids (slugs and shell-job labels) and engine/scopebench
-// (package scope for cairn-bench's B2).
+// (workspace keys) and engine/ids (slugs and shell-job labels).
 //
 // ## One tool write, step by step
 //

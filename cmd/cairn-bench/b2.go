@@ -1,411 +1,102 @@
 package main
 
 // B2 whole-workspace record: the walk a record makes before and after a
-// shell line that changes one file, with package engine/internal/scope
-// directly (through engine/scopebench, as Go keeps internal packages to
-// engine; the engine's recording path adds the journal lines and the
-// stored pre-images of the changed files, not the walk). Two trees:
+// shell line that changes one file, on a generated tree and a copy of
+// $(go env GOROOT)/src, against git status and a shadow repository. The
+// measurement is engine/internal/scope's own benchmark (BenchmarkB2 in
+// b2_bench_test.go there says what each row measures, and its history):
+// Go keeps that package to engine, so this case runs
 //
-//   - generated: 50,000 files of about 2 KiB in nested folders (5,000 with
-//     --quick), beside them an ignored node_modules of 20,000 files (2,000)
-//     and a nested repository of 1,000 files (200), both left out;
-//   - goroot: a copy of the Go toolchain's own $(go env GOROOT)/src, a real
-//     tree no one here wrote (skipped, with a note, when go is missing).
+//	go test -run '^$' -bench '^BenchmarkB2$' -benchtime 1x [-short] ./engine/internal/scope
 //
-// Rows per tree, each a median over the rounds, each round changing one
-// file first (outside the timing):
-//
-//   - cold walk: Walk hashing every file, against `git status --porcelain`
-//     on the same tree, committed once and its index warmed by a first run;
-//   - warm walk: Walk with the stat cache of the previous walk, against the
-//     same git status. Goal: at most 1x git status;
-//   - record: warm walk before, the change, warm walk after, Diff, against a
-//     shadow repository's `git add -A && git write-tree` before and after
-//     (its own GIT_DIR, its index warm too). Goal: at least 10x faster;
-//   - record with the watcher: Dirty + Rescan before and after, Diff,
-//     against the same shadow repository. Goal: at most 10 ms;
-//   - first record: a cold walk storing every file it reads in an object
-//     store on the disk (one objects.Batch, durable when the walk returns),
-//     against a new shadow repository's first add -A && write-tree (whose
-//     loose objects git does not sync). Information.
-//
-// The goal of at least 10x faster than the shadow repository is the
-// watcher row's: cairn's REPL records with its watcher, so a record
-// rescans only the paths changed since the last one. A plumbing call
-// (cairn tool exec) has no watcher and walks the whole tree before and
-// after the call, as the shadow repository stats it twice: that row is
-// about 1x by construction, its walk bounded by the git status goal.
-//
-// The peak Go heap of the walks is reported for each tree. git must be on
-// PATH: its anchors are the point of the case.
-//
-// Last measured (2 cores shared with other work, load average about 24,
-// medians of 7 rounds): generated 50,001 files, warm walk 913 ms against
-// git status 1,190 ms (0.77), record 2,757 ms against the shadow
-// repository's 2,515 ms (1.10), with the watcher 14.8 ms (0.006); GOROOT/src
-// 11,478 files, warm walk 264 ms against 239 ms (1.10), record 697 ms
-// against 699 ms (1.00), with the watcher 6.5 ms (0.009); peak heap 63 MB
-// and 25 MB. Without the watcher a record walks the whole tree twice, as
-// the shadow repository stats it twice, so only the watcher reaches the
-// 10x goal; the walk itself is about git status's cost. On a quiet
-// machine: warm walk 0.94x (50k) and 1.12x (GOROOT/src), with the watcher
-// 9.3 and 5.0 ms. After the walk lost an os.File and a string per entry
-// (load about 20): warm walk 1.27x and 1.23x, with the watcher 7.5 and
-// 3.3 ms, first record 42.0 s against git's 64.0 s (0.66) and 12.1 s
-// against 19.5 s (0.62), peak heap 59 and 18 MB. After the walk's
-// folders went to a pool of workers, its paths to one string per folder
-// and the stat cache to per-folder sorted entries (load 4 to 7, three
-// runs): warm walk 0.95x, 1.13x and 0.83x on the 50k tree, 1.17x, 0.74x
-// and 1.38x on GOROOT/src, with the watcher 15.4, 7.7 and 9.7 ms and 1.9,
-// 2.8 and 3.0 ms; at load 1 to 4, 0.83x and 1.14x, 1.05x and 0.72x, with
-// the watcher 8.5 and 18.7 ms, 2.2 and 1.6 ms (the build before, right
-// after: 0.92x and 0.92x, 6.4 and 5.8 ms). Its user CPU is about 60 ms
-// (20) against git's 40 (15), its system time git's. After a rescan came
-// to copy only the chunks of entries its dirty paths fall in (two quiet
-// runs, load 2 to 3): warm walk 0.87x and 0.77x (50k), 0.75x and 0.83x
-// (GOROOT/src); with the watcher 0.52 and 0.59 ms, 0.72 and 0.64 ms;
-// first record 0.33x and 0.63x, 0.48x and 0.54x; peak heap 57-63 MB and
-// 18-19 MB.
+// in the module this command is run in (go and git on PATH) and turns the
+// figures it reports into rows with their goals.
 
 import (
-	"context"
+	"bufio"
+	"bytes"
 	"fmt"
-	"io"
-	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime/pprof"
+	"strconv"
 	"strings"
-	"syscall"
-
-	scope "cairn/engine/scopebench"
-	"cairn/internal/vfs"
-	"cairn/objects"
 )
 
 func init() { register(Case{Name: "B2", Run: runB2}) }
 
 func runB2(env *Env) ([]Row, error) {
-	if _, err := exec.LookPath("git"); err != nil {
-		return nil, fmt.Errorf("B2 compares with git, which is not on PATH: %v", err)
+	mod, err := exec.Command("go", "env", "GOMOD").Output()
+	if err != nil {
+		return nil, fmt.Errorf("B2 runs scope's benchmark with go, which is not on PATH: %v", err)
 	}
-	files, heavy, nested, rounds := 50000, 20000, 1000, 7
+	root := filepath.Dir(strings.TrimSpace(string(mod)))
+	args := []string{"test", "-run", "^$", "-bench", "^BenchmarkB2$", "-benchtime", "1x", "-timeout", "0"}
 	if env.Quick {
-		files, heavy, nested, rounds = 5000, 2000, 200, 3
+		args = append(args, "-short")
 	}
-	r := rand.New(rand.NewPCG(2, 2))
-	gen := filepath.Join(env.Dir, "gen")
-	if err := b2Generated(gen, files, heavy, nested, r); err != nil {
-		return nil, err
+	c := exec.Command("go", append(args, "./engine/internal/scope")...)
+	c.Dir = root
+	c.Env = append(os.Environ(), "TMPDIR="+env.Dir)
+	out, err := c.CombinedOutput()
+	if err != nil {
+		return nil, fmt.Errorf("B2: go test -bench in %s: %v: %s", root, err, out)
 	}
-	rows, err := b2Tree(env, "generated", gen, "pkg00/mod00/file00.go", rounds)
+	trees, err := b2Parse(out)
 	if err != nil {
 		return nil, err
 	}
-	if goroot, err := exec.Command("go", "env", "GOROOT").Output(); err == nil {
-		src := filepath.Join(strings.TrimSpace(string(goroot)), "src")
-		dst := filepath.Join(env.Dir, "goroot")
-		if out, err := exec.Command("cp", "-a", src, dst).CombinedOutput(); err != nil {
-			return nil, fmt.Errorf("cp GOROOT/src: %v: %s", err, out)
+	var rows []Row
+	for _, name := range []string{"generated", "goroot"} {
+		f, ok := trees[name]
+		if !ok {
+			rows = append(rows, Row{Case: "B2", Size: name + ": skipped (see go test -bench BenchmarkB2 -v)"})
+			continue
 		}
-		more, err := b2Tree(env, "goroot", dst, "fmt/print.go", rounds)
-		if err != nil {
-			return nil, err
-		}
-		rows = append(rows, more...)
-	} else {
-		rows = append(rows, Row{Case: "B2", Size: "goroot: skipped, go not on PATH"})
+		rows = append(rows, b2Rows(fmt.Sprintf("%s: %d files", name, int(f["files"])), f)...)
 	}
 	return rows, nil
 }
 
-// labelled runs fn under the profiler label b2=row, so a --cpuprofile of
-// the whole run can be cut to one row's walks (go tool pprof
-// -tagfocus=b2=warm); goroutines fn starts inherit the label.
-func labelled(row string, fn func() error) func() error {
-	return func() (err error) {
-		pprof.Do(context.Background(), pprof.Labels("b2", row), func(context.Context) { err = fn() })
-		return err
+// b2Parse reads the metrics of BenchmarkB2's lines, by tree.
+func b2Parse(out []byte) (map[string]map[string]float64, error) {
+	trees := map[string]map[string]float64{}
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		fs := strings.Fields(sc.Text())
+		if len(fs) < 2 || !strings.HasPrefix(fs[0], "BenchmarkB2/") {
+			continue
+		}
+		name := strings.TrimPrefix(fs[0], "BenchmarkB2/")
+		if i := strings.LastIndexByte(name, '-'); i > 0 {
+			name = name[:i] // the GOMAXPROCS suffix
+		}
+		m := map[string]float64{}
+		for i := 2; i+1 < len(fs); i += 2 {
+			v, err := strconv.ParseFloat(fs[i], 64)
+			if err != nil {
+				return nil, fmt.Errorf("B2: a figure of %s does not read: %q", name, fs[i])
+			}
+			m[fs[i+1]] = v
+		}
+		trees[name] = m
 	}
+	if len(trees) == 0 {
+		return nil, fmt.Errorf("B2: the benchmark reported no tree: %s", out)
+	}
+	return trees, nil
 }
 
-// b2Generated writes the generated tree: files in nested folders, an
-// ignored node_modules, a nested repository with a commit.
-func b2Generated(dir string, files, heavy, nested int, r *rand.Rand) error {
-	if err := writeTree(dir, files, r); err != nil {
-		return err
-	}
-	if err := writeTree(filepath.Join(dir, "node_modules"), heavy, r); err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(dir, ".gitignore"), []byte("node_modules/\n*.log\n"), 0o644); err != nil {
-		return err
-	}
-	sub := filepath.Join(dir, "third_party", "lib")
-	if err := writeTree(sub, nested, r); err != nil {
-		return err
-	}
-	if err := b2Git(sub, "", "init", "-q"); err != nil {
-		return err
-	}
-	if err := b2Git(sub, "", "add", "-A"); err != nil {
-		return err
-	}
-	return b2Git(sub, "", "commit", "-q", "--no-verify", "-m", "nested")
-}
-
-// b2Git runs git in dir; gitDir, when set, is a shadow repository of dir.
-func b2Git(dir, gitDir string, args ...string) error {
-	if gitDir != "" {
-		args = append([]string{"--git-dir", gitDir, "--work-tree", dir}, args...)
-	}
-	c := exec.Command("git", args...)
-	c.Dir = dir
-	c.Env = append(os.Environ(), "GIT_AUTHOR_NAME=bench", "GIT_AUTHOR_EMAIL=bench@example.invalid",
-		"GIT_COMMITTER_NAME=bench", "GIT_COMMITTER_EMAIL=bench@example.invalid", "GIT_CONFIG_NOSYSTEM=1",
-		"GIT_CONFIG_GLOBAL=/dev/null")
-	if out, err := c.CombinedOutput(); err != nil {
-		return fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, out)
-	}
-	return nil
-}
-
-// b2Tree measures one tree; change is the file each round rewrites.
-func b2Tree(env *Env, name, dir, change string, rounds int) ([]Row, error) {
-	ctx := context.Background()
-	// The tree's own repository, for git status, and a shadow one.
-	if err := os.RemoveAll(filepath.Join(dir, ".git")); err != nil {
-		return nil, err
-	}
-	if err := b2Git(dir, "", "init", "-q"); err != nil {
-		return nil, err
-	}
-	if err := b2Git(dir, "", "add", "-A"); err != nil {
-		return nil, err
-	}
-	if err := b2Git(dir, "", "commit", "-q", "--no-verify", "-m", "base"); err != nil {
-		return nil, err
-	}
-	shadow := filepath.Join(env.Dir, name+"-shadow.git")
-	if out, err := exec.Command("git", "init", "-q", "--bare", shadow).CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("git init: %v: %s", err, out)
-	}
-	status := func() error { return b2Git(dir, "", "status", "--porcelain") }
-	snapshot := func() error {
-		if err := b2Git(dir, shadow, "add", "-A"); err != nil {
-			return err
-		}
-		return b2Git(dir, shadow, "write-tree")
-	}
-	// Warm both indexes, and the page cache.
-	for range 2 {
-		if err := status(); err != nil {
-			return nil, err
-		}
-		if err := snapshot(); err != nil {
-			return nil, err
-		}
-	}
-	syscall.Sync()
-
-	n := 0
-	touch := func() error {
-		n++
-		return os.WriteFile(filepath.Join(dir, change), fmt.Appendf(nil, "package x // round %d\n", n), 0o644)
-	}
-	opts := scope.Options{MaxFiles: 1 << 30}
-	cold, err := scope.Walk(ctx, dir, opts)
-	if err != nil {
-		return nil, err
-	}
-	size := fmt.Sprintf("%s: %d files", name, cold.Files)
-
-	var coldMS, warmMS, statusMS, recordMS, shadowMS, watchMS []float64
-	cache := scope.NewCache()
-	if _, err := scope.Walk(ctx, dir, scope.Options{Cache: cache}); err != nil {
-		return nil, err
-	}
-	peak, err := peakHeap(func() error {
-		for range rounds {
-			if err := touch(); err != nil {
-				return err
-			}
-			ms, err := timed(labelled("cold", func() error { _, err := scope.Walk(ctx, dir, opts); return err }))
-			if err != nil {
-				return err
-			}
-			coldMS = append(coldMS, ms)
-			if err := touch(); err != nil {
-				return err
-			}
-			ms, err = timed(labelled("warm", func() error { _, err := scope.Walk(ctx, dir, scope.Options{Cache: cache}); return err }))
-			if err != nil {
-				return err
-			}
-			warmMS = append(warmMS, ms)
-			if ms, err = timed(status); err != nil {
-				return err
-			}
-			statusMS = append(statusMS, ms)
-
-			// A record: before, the call (untimed), after, diff.
-			var before *scope.Tree
-			m1, err := timed(labelled("record", func() error {
-				var err error
-				before, err = scope.Walk(ctx, dir, scope.Options{Cache: cache})
-				return err
-			}))
-			if err != nil {
-				return err
-			}
-			if err := touch(); err != nil {
-				return err
-			}
-			m2, err := timed(labelled("record", func() error {
-				after, err := scope.Walk(ctx, dir, scope.Options{Cache: cache})
-				if err != nil {
-					return err
-				}
-				if d := scope.Diff(before, after); len(d) != 1 || d[0].Path != change {
-					return fmt.Errorf("record found %d changes, want 1 (%s)", len(d), change)
-				}
-				return nil
-			}))
-			if err != nil {
-				return err
-			}
-			recordMS = append(recordMS, m1+m2)
-			s1, err := timed(snapshot)
-			if err != nil {
-				return err
-			}
-			if err := touch(); err != nil {
-				return err
-			}
-			s2, err := timed(snapshot)
-			if err != nil {
-				return err
-			}
-			shadowMS = append(shadowMS, s1+s2)
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-
-	// With the watcher, as the REPL keeps it: its first Dirty asks for the
-	// full walk that gives the first tree.
-	w, err := scope.Watch(ctx, dir, scope.Options{})
-	if err != nil {
-		return nil, err
-	}
-	defer w.Close()
-	if _, _, err := w.Dirty(ctx); err != nil {
-		return nil, err
-	}
-	tree, err := scope.Walk(ctx, dir, scope.Options{Cache: cache})
-	if err != nil {
-		return nil, err
-	}
-	rescan := func() (*scope.Tree, error) {
-		dirty, full, err := w.Dirty(ctx)
-		if err != nil {
-			return nil, err
-		}
-		if full {
-			return nil, fmt.Errorf("watcher asks for a full walk (%v)", w.Broken())
-		}
-		return scope.Rescan(ctx, dir, tree, dirty, scope.Options{Cache: cache})
-	}
-	for range rounds {
-		var before *scope.Tree
-		m1, err := timed(func() error {
-			var err error
-			before, err = rescan()
-			return err
-		})
-		if err != nil {
-			return nil, err
-		}
-		tree = before
-		if err := touch(); err != nil {
-			return nil, err
-		}
-		m2, err := timed(func() error {
-			after, err := rescan()
-			if err != nil {
-				return err
-			}
-			if d := scope.Diff(before, after); len(d) != 1 || d[0].Path != change {
-				return fmt.Errorf("watched record found %d changes, want 1", len(d))
-			}
-			tree = after
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
-		watchMS = append(watchMS, m1+m2)
-	}
-
-	// The first record of the tree: a cold walk that stores every file it
-	// reads in an object store on the disk (one objects.Batch, durable
-	// before the walk returns, as the record's call line needs), against
-	// a new shadow repository's first add -A && write-tree (git writes its
-	// loose objects without a sync).
-	var firstMS, firstGitMS []float64
-	for i := range max(rounds/2, 1) {
-		store := filepath.Join(env.Dir, fmt.Sprintf("%s-store-%d", name, i))
-		if err := os.MkdirAll(store, 0o700); err != nil {
-			return nil, err
-		}
-		d, err := vfs.OpenDisk(store)
-		if err != nil {
-			return nil, err
-		}
-		objs := objects.New(d, "objects")
-		ms, err := timed(func() error {
-			b := objs.Batch()
-			defer b.Abort()
-			_, err := scope.Walk(ctx, dir, scope.Options{MaxFiles: 1 << 30,
-				Hash: func(_ string, r io.Reader) (objects.ID, error) {
-					info, err := b.Put(ctx, r)
-					return info.ID, err
-				},
-				Flush: b.Commit})
-			return err
-		})
-		d.Close()
-		if err != nil {
-			return nil, err
-		}
-		firstMS = append(firstMS, ms)
-		os.RemoveAll(store)
-		first := filepath.Join(env.Dir, fmt.Sprintf("%s-first-%d.git", name, i))
-		if out, err := exec.Command("git", "init", "-q", "--bare", first).CombinedOutput(); err != nil {
-			return nil, fmt.Errorf("git init: %v: %s", err, out)
-		}
-		if ms, err = timed(func() error {
-			if err := b2Git(dir, first, "add", "-A"); err != nil {
-				return err
-			}
-			return b2Git(dir, first, "write-tree")
-		}); err != nil {
-			return nil, err
-		}
-		firstGitMS = append(firstGitMS, ms)
-		os.RemoveAll(first)
-	}
-
+// b2Rows is one tree's rows, from the benchmark's metrics f.
+func b2Rows(size string, f map[string]float64) []Row {
 	atMost := func(g float64) func(float64) bool { return func(r float64) bool { return r <= g } }
-	watch := b4Median(watchMS)
+	info := func(float64) bool { return true }
+	watch, peak := f["watch-ms"], f["peak-MiB"]
 	return []Row{
-		row("B2", size+", cold walk", b4Median(coldMS), "git status --porcelain", b4Median(statusMS), "info", func(float64) bool { return true }, peak),
-		row("B2", size+", warm walk (stat cache)", b4Median(warmMS), "git status --porcelain", b4Median(statusMS), "<=1", atMost(1), peak),
-		row("B2", size+", record (2 warm walks + diff)", b4Median(recordMS), "shadow git add -A && write-tree, x2", b4Median(shadowMS), "<=0.1", atMost(0.1), peak),
-		row("B2", size+", record with watcher", watch, "shadow git add -A && write-tree, x2", b4Median(shadowMS), "<=10ms", func(float64) bool { return watch <= 10 }, peak),
-		row("B2", size+", first record (cold walk storing every file, durable)", b4Median(firstMS), "new shadow repository's add -A && write-tree", b4Median(firstGitMS), "info", func(float64) bool { return true }, peak),
-	}, nil
+		row("B2", size+", cold walk", f["cold-ms"], "git status --porcelain", f["status-ms"], "info", info, peak),
+		row("B2", size+", warm walk (stat cache)", f["warm-ms"], "git status --porcelain", f["status-ms"], "<=1", atMost(1), peak),
+		row("B2", size+", record (2 warm walks + diff)", f["record-ms"], "shadow git add -A && write-tree, x2", f["shadow-ms"], "<=0.1", atMost(0.1), peak),
+		row("B2", size+", record with watcher", watch, "shadow git add -A && write-tree, x2", f["shadow-ms"], "<=10ms", func(float64) bool { return watch <= 10 }, peak),
+		row("B2", size+", first record (cold walk storing every file, durable)", f["first-ms"], "new shadow repository's add -A && write-tree", f["firstgit-ms"], "info", info, peak),
+	}
 }

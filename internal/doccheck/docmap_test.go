@@ -20,7 +20,7 @@ const mapHeading = "// # Where things are"
 // the map may name: the engine, every package below it, and the bottom
 // layer it calls.
 var mapPackages = []string{"engine", "engine/internal/*", "engine/retention", "engine/wskey", "engine/ids",
-	"engine/scopebench", "journal", "objects", "index", "internal/vfs"}
+	"journal", "objects", "index", "internal/vfs"}
 
 // mapForeign are the standard library's packages the map may name; their
 // names are not checked.

@@ -53,8 +53,9 @@
 //
 // # Rules
 //
-// It holds no locks and knows no session: the caller (engine: overlap.go)
-// reads and writes the calls' pending markers under the session's
-// ownership, and walks. It imports engine/internal/changes, fstate and
-// scope.
+// It holds no locks and knows no session: Markers reads and writes the
+// calls' pending markers (markers.go) over the folder and decoder the
+// caller (engine: overlap.go) gives it, under the session's ownership;
+// the caller walks at a unit's end and writes its line. It imports
+// engine/internal/changes, fstate, scope and internal/vfs.
 package overlap
