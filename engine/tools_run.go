@@ -16,7 +16,7 @@ import (
 // Running a file tool, in the steps drawn in package tools' doc: runTool
 // takes the locks and gathers the call's input (newToolRun), and a
 // tools.Run carries the call through its steps over the session, which
-// toolHost lends it.
+// sessionHost lends it.
 
 // runTool runs a file tool on path, line first.
 func (s *Session) runTool(ctx context.Context, tool, path string, opts []ToolOptions, plan tools.Plan) (*ToolAnswer, error) {
@@ -125,29 +125,35 @@ func (s *Session) newToolRun(tool, path string, opts []ToolOptions) (*tools.Run,
 
 // toolRun is a tools.Run of session s for one call of tool.
 func (s *Session) toolRun(tool, call string, sc SnapshotsConfig, fsys vfs.FS) *tools.Run {
-	return &tools.Run{Host: toolHost{s, sc}, Stack: &s.snaps.Stack, Syncs: &s.files.Syncs, FS: fsys, Objs: s.snapObjects(),
+	return &tools.Run{Host: sessionHost{s, sc}, Stack: &s.snaps.Stack, Syncs: &s.files.Syncs, FS: fsys, Objs: s.snapObjects(),
 		Applier: &s.apply, Session: s.ID(), Tool: tool, Call: call, Limits: sc.Limits()}
 }
 
-// toolHost is what a tools.Run needs of the session, under its snapshot
-// settings sc.
-type toolHost struct {
+// sessionHost is what the runs below the root need of the session: a
+// tools.Run (under the snapshot settings sc, which its pre-images are
+// captured with), a snapshot.Run and a revert.Run.
+type sessionHost struct {
 	s  *Session
 	sc SnapshotsConfig
 }
 
-func (h toolHost) AbsPath(rel string) string                 { return h.s.ws.absPath(rel) }
-func (h toolHost) Now() Time                                 { return mkTime(h.s.ws.s.Now()) }
-func (h toolHost) NewestItem() changes.ItemRef               { return h.s.newestItem() }
-func (h toolHost) Noticef(format string, a ...any)           { h.s.noticef(format, a...) }
-func (h toolHost) NoteStaging(rel string)                    { h.s.noteStaging(rel) }
-func (h toolHost) Write(mode durability, lines ...any) error { return h.s.writeChanges(mode, lines...) }
-func (h toolHost) Abort(id string)                           { h.s.abortChange(id) }
-func (h toolHost) Refold()                                   { h.s.snaps.refold(h.s) }
-func (h toolHost) PreImages(ctx context.Context) *snapshot.PreImages {
+func (h sessionHost) AbsPath(rel string) string       { return h.s.ws.absPath(rel) }
+func (h sessionHost) Now() Time                       { return mkTime(h.s.ws.s.Now()) }
+func (h sessionHost) NewestItem() changes.ItemRef     { return h.s.newestItem() }
+func (h sessionHost) Noticef(format string, a ...any) { h.s.noticef(format, a...) }
+func (h sessionHost) NoteStaging(rel string)          { h.s.noteStaging(rel) }
+func (h sessionHost) Write(mode durability, lines ...any) error {
+	return h.s.writeChanges(mode, lines...)
+}
+func (h sessionHost) Abort(id string)                { h.s.abortChange(id) }
+func (h sessionHost) WriteSynced(lines ...any) error { return h.s.writeChanges(synced, lines...) }
+func (h sessionHost) Cancel(lines ...any) error      { return h.s.cancel(lines...) }
+func (h sessionHost) Settled()                       { h.s.snaps.Settled() }
+func (h sessionHost) Refold()                        { h.s.snaps.refold(h.s) }
+func (h sessionHost) PreImages(ctx context.Context) *snapshot.PreImages {
 	return h.s.newPreImages(ctx, h.sc, true).PreImages
 }
-func (h toolHost) DenyRequired(ctx context.Context, tool string, denied []RequiredFile, journal bool) {
+func (h sessionHost) DenyRequired(ctx context.Context, tool string, denied []RequiredFile, journal bool) {
 	h.s.denyRequired(ctx, tool, denied, journal)
 }
 
