@@ -181,25 +181,26 @@ package engine
 //  2. Session.enterCall takes the call lock shared (Session.beginCall,
 //     waiting while a file revert holds it) and then (2), and writes the
 //     cancel lines still owed (Session.payCancels).
-//  3. toolRun.captureBefore runs tools.Write.Plan (it does not need the
-//     file's content) and starts staging the new content in a temp file
-//     beside the file (tools.Start, fstate.Stage) while
+//  3. tools.Run.Capture (the session lent as a tools.Host, sessionHost)
+//     runs tools.Write.Plan (it does not need the file's content) and
+//     starts staging the new content in a temp file beside the file (tools.Start, fstate.Stage) while
 //     snapshot.PreImages.Capture stores the file's pre-image (inline or as
 //     an object, fstate.Capture).
 //  4. Session.unitBeginOrSay joins a unit of an agent's calls running at
 //     the same time, if one covers the path.
-//  5. toolRun.recordLine makes the change line (Stack.NewRecord) and
-//     writes it: Session.writeChanges, mode ahead, takes the writer's lock and
-//     appends and syncs it (changes.Writer.Write, journal.Writer).
+//  5. tools.Run.Make: recordLine makes the change line (Stack.NewRecord)
+//     and writes it: sessionHost.Write, Session.writeChanges, mode ahead,
+//     takes the writer's lock and appends and syncs it (changes.Writer.Write, journal.Writer).
 //     This is where the changes journal's line is written.
-//  6. toolRun.waitPrevious waits for the folder sync of the tool before.
-//  7. toolRun.swapIn waits for the staged content to be durable and swaps
+//  6. Then waitPrevious waits for the folder sync of the tool before.
+//  7. Then swapIn waits for the staged content to be durable and swaps
 //     it in (Staged.Exchange), or cancels the change with an abort line
 //     (Session.abortChange) if anything failed.
-//  8. toolRun.settleStack puts the change on the undo stack
+//  8. Then settle puts the change on the undo stack
 //     (Stack.Committed) and makes the answer.
-//  9. fileSyncs.later syncs the folder in the background; the next tool,
-//     every other changes line and the end of the turn wait for it.
+//  9. Session.makeToolRun ends the unit, and fileSyncs.later syncs the
+//     folder in the background; the next tool, every other changes line
+//     and the end of the turn wait for it.
 //
 // The conversation's own lines take another path: Session.Append takes
 // (3) and calls Session.add, then Session.writeLine, which makes the
@@ -234,7 +235,7 @@ package engine
 //  7. revert.Run.Revert keeps what each file holds now (fstate.Capture,
 //     for unrevert), checking again that it did not change meanwhile,
 //     and writes the revert lines (changes.RevertLines) with
-//     Session.writeChanges, mode synced (revertHost.WriteSynced).
+//     Session.writeChanges, mode synced (sessionHost.WriteSynced).
 //  8. It runs the plan through the one Applier
 //     (Applier.Apply), which replaces each file atomically and syncs
 //     the folders.

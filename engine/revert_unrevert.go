@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 
-	"cairn/engine/internal/changes"
 	"cairn/engine/internal/revert"
 	"cairn/internal/vfs"
 )
@@ -71,19 +70,8 @@ func (s *Session) settleReverts(ctx context.Context) {
 // revertRun is a revert.Run over the session and fsys, the workspace's
 // files.
 func (s *Session) revertRun(fsys vfs.FS) *revert.Run {
-	return &revert.Run{Host: revertHost{s}, FS: fsys, Objs: s.snapObjects(), Applier: &s.apply}
+	return &revert.Run{Host: sessionHost{s: s}, FS: fsys, Objs: s.snapObjects(), Applier: &s.apply}
 }
-
-// revertHost is what a revert.Run needs of the session.
-type revertHost struct{ s *Session }
-
-func (h revertHost) AbsPath(rel string) string   { return h.s.ws.absPath(rel) }
-func (h revertHost) Now() Time                   { return mkTime(h.s.ws.s.Now()) }
-func (h revertHost) NewestItem() changes.ItemRef { return h.s.newestItem() }
-func (h revertHost) WriteSynced(lines ...any) error {
-	return h.s.writeChanges(synced, lines...)
-}
-func (h revertHost) Settled() { h.s.snaps.Settled() }
 
 // pendingQuick reports whether session id has file reverts to unrevert,
 // from its journal (an error reads as none).

@@ -97,7 +97,7 @@ func (s *Session) restore(ctx context.Context, action, id string) (*RestoreResul
 		return nil, err
 	}
 	unread := st.unread // as the run found it (a failed write refolds it)
-	r := &snapshot.Run{Host: restoreHost{s}, Stack: &st.Stack, FS: fsys, Objs: s.snapObjects(), Applier: &s.apply, MaxFile: sc.MaxFileBytes, Item: s.newestItem()}
+	r := &snapshot.Run{Host: sessionHost{s: s}, Stack: &st.Stack, FS: fsys, Objs: s.snapObjects(), Applier: &s.apply, MaxFile: sc.MaxFileBytes, Item: s.newestItem()}
 	steps, err := r.Restore(ctx, action, id, targets)
 	if err != nil {
 		outcome := "failed"
@@ -110,17 +110,6 @@ func (s *Session) restore(ctx context.Context, action, id string) (*RestoreResul
 	s.auditRestore(ctx, action, "ok", steps)
 	return &RestoreResult{OK: true, Action: action, Cursor: st.Cursor(), Steps: steps, Unread: unread}, nil
 }
-
-// restoreHost is what a snapshot.Run needs of the session.
-type restoreHost struct{ s *Session }
-
-func (h restoreHost) AbsPath(rel string) string { return h.s.ws.absPath(rel) }
-func (h restoreHost) Now() Time                 { return mkTime(h.s.ws.s.Now()) }
-func (h restoreHost) WriteSynced(lines ...any) error {
-	return h.s.writeChanges(synced, lines...)
-}
-func (h restoreHost) Refold()                   { h.s.snaps.refold(h.s) }
-func (h restoreHost) Cancel(lines ...any) error { return h.s.cancel(lines...) }
 
 // RestoreError is the refusal of an undo, redo or restore-to that could
 // put back no file: the snapshot, and each file with why. Nothing was

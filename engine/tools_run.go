@@ -2,48 +2,30 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 
 	"cairn/engine/internal/changes"
-
 	"cairn/engine/internal/fstate"
 	"cairn/engine/internal/overlap"
+	"cairn/engine/internal/snapshot"
 	"cairn/engine/internal/tools"
 	"cairn/internal/vfs"
 )
 
-// Running a file tool, in the steps drawn at the top of tools.go: runTool
-// takes the locks, newToolRun checks the input, and a toolRun carries one
-// call through captureBefore (plan, capture, stage), recordLine,
-// waitPrevious, swapIn and settleStack.
+// Running a file tool, in the steps drawn in package tools' doc: runTool
+// takes the locks and gathers the call's input (newToolRun), and a
+// tools.Run carries the call through its steps over the session, which
+// sessionHost lends it.
 
-// toolRun is one call of a file tool in progress.
-type toolRun struct {
-	s    *Session
-	tool string
-	rel  string
-	call string
-	sc   SnapshotsConfig
-	fsys vfs.FS
-
-	pre     *preImages
-	f       changes.FileChange // the line's file: its pre-image and after state
-	job     *tools.Job         // the new content being staged; nil until planned
-	record  bool               // a change line is written
-	rec     changes.ChangeLine
-	lineErr error // why the change line was not written
-}
-
-// runTool runs a file tool on path, line first (see the top of tools.go).
+// runTool runs a file tool on path, line first.
 func (s *Session) runTool(ctx context.Context, tool, path string, opts []ToolOptions, plan tools.Plan) (*ToolAnswer, error) {
 	s.busy.RLock()
 	defer s.busy.RUnlock()
 	if s.isClosed() {
 		return nil, fmt.Errorf("engine: session %s is closed", s.ID())
 	}
-	t, done, err := s.newToolRun(tool, path, opts)
+	r, rel, done, err := s.newToolRun(tool, path, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -54,275 +36,125 @@ func (s *Session) runTool(ctx context.Context, tool, path string, opts []ToolOpt
 	}
 	defer leave()
 
-	if err := t.captureBefore(ctx, plan); err != nil {
+	if err := r.Capture(ctx, rel, plan); err != nil {
 		return nil, err
 	}
-	unit := s.unitBeginOrSay(ctx, overlap.Scope{Paths: []string{t.rel}})
+	unit := s.unitBeginOrSay(ctx, overlap.Scope{Paths: []string{rel}})
 	s.files.begin()
 	defer s.files.end()
-	t.recordLine()
-	t.waitPrevious()
-	dirs, replaced, err := t.swapIn(ctx)
+	return s.makeToolRun(ctx, r, unit)
+}
+
+// makeToolRun makes the change a tool run captured and staged, ends its
+// unit, and leaves its folders' syncs and the replaced files' removal to
+// the background. The caller holds the session's file syncs begun.
+func (s *Session) makeToolRun(ctx context.Context, r *tools.Run, unit *inUnit) (*ToolAnswer, error) {
+	ans, dirs, leftovers, err := r.Make(ctx)
 	if err != nil {
 		return nil, err
 	}
-	ans := t.settleStack()
 	if ans.Snapshot != nil {
-		s.unitEnded(unit, nil, nil, t.unitMarker([]changes.FileChange{t.f}), t.rec.ID)
+		s.unitEnded(unit, nil, nil, unitMarker(r), r.Rec.ID)
 	}
-	s.files.later(s.ws, dirs, replaced, t.redoable())
+	redo := r.Redoable()
+	for i, l := range leftovers {
+		if i < len(leftovers)-1 {
+			s.files.later(s.ws, fstate.DirSet{}, l, redo)
+		} else {
+			s.files.later(s.ws, dirs, l, redo)
+		}
+	}
+	if len(leftovers) == 0 {
+		s.files.later(s.ws, dirs, "", redo)
+	}
 	return ans, nil
 }
 
-// unitMarker is the marker of the tool's call, with its files' pre-images,
+// unitMarker is the marker of a tool's call, with its files' pre-images,
 // when it joins a unit (overlap.go).
-func (t *toolRun) unitMarker(files []changes.FileChange) *PendingChange {
-	fs := make([]changes.FileChange, len(files))
-	for i, f := range files {
+func unitMarker(r *tools.Run) *PendingChange {
+	fs := make([]changes.FileChange, len(r.FCs))
+	for i, f := range r.FCs {
 		fs[i] = changes.FileChange{Path: f.Path, Before: f.Before}
 	}
-	return &PendingChange{V: 1, Tool: t.tool, Call: t.call, At: t.rec.At, Files: fs}
+	return &PendingChange{V: 1, Tool: r.Tool, Call: r.Call, At: r.Rec.At, Files: fs}
 }
 
 // newToolRun checks a file tool's input and readies its run: the options,
-// the path (never inside the state folder), the item it belongs to, the
-// session's config and the workspace's files, which done gives back.
-func (s *Session) newToolRun(tool, path string, opts []ToolOptions) (*toolRun, func(), error) {
+// the path (never inside the state folder, returned relative to the
+// workspace), the item it belongs to, the session's config and the
+// workspace's files, which done gives back.
+func (s *Session) newToolRun(tool, path string, opts []ToolOptions) (*tools.Run, string, func(), error) {
 	opt, err := toolOptions(opts)
 	if err != nil {
-		return nil, nil, err
+		return nil, "", nil, err
 	}
 	if err := tools.FileName(path); err != nil {
-		return nil, nil, err
+		return nil, "", nil, err
 	}
 	rel, err := s.ws.relPath(path)
 	if err != nil {
-		return nil, nil, err
+		return nil, "", nil, err
 	}
 	call, err := s.callFor(opt.Call)
 	if err != nil {
-		return nil, nil, err
+		return nil, "", nil, err
 	}
 	cfg, err := s.config()
 	if err != nil {
-		return nil, nil, err
+		return nil, "", nil, err
 	}
 	fsys, done, err := s.ws.files()
 	if err != nil {
-		return nil, nil, err
+		return nil, "", nil, err
 	}
 	if tools.FencedOff(fsys, rel) {
 		done()
-		return nil, nil, fmt.Errorf("%w: %s is inside cairn's state folder", ErrBadInput, path)
+		return nil, "", nil, fmt.Errorf("%w: %s is inside cairn's state folder", ErrBadInput, path)
 	}
 	if err := s.ws.leadsOut(fsys, rel, path); err != nil {
 		done()
-		return nil, nil, err
+		return nil, "", nil, err
 	}
 	if err := tools.CheckPath(fsys, cfg.Tools.WriteVCSFolders, rel, path); err != nil {
 		done()
-		return nil, nil, err
+		return nil, "", nil, err
 	}
-	return &toolRun{s: s, tool: tool, rel: rel, call: call, sc: cfg.Snapshots, fsys: fsys}, done, nil
+	return s.toolRun(tool, call, cfg.Snapshots, fsys), rel, done, nil
 }
 
-// captureBefore plans the tool's edit, captures the file's pre-image and
-// stages the new content: during the capture when the edit does not depend
-// on the file's content (write, rm), else after it, from the file as
-// captured or as the tool reads it when the capture did not. It refuses the
-// tool when its input is bad or a pre-image it needs was not captured; on
-// error nothing is left staged.
-func (t *toolRun) captureBefore(ctx context.Context, plan tools.Plan) error {
-	s := t.s
-	var ed *tools.Edit
-	if !plan.NeedsContent() {
-		var err error
-		if ed, err = plan.Plan(t.fsys, t.rel, "", nil); err != nil {
-			return err
-		}
-	}
-	// The session is owned (its hint made) before the first temp file is:
-	// the hint names the folder first (temps.go).
-	t.pre = s.newPreImages(ctx, t.sc, true)
-	s.noteStaging(t.rel)
-	if ed != nil {
-		t.job = tools.Start(t.fsys, t.rel, ed)
-	}
-	bail := func(err error) error {
-		if t.job != nil {
-			t.job.Discard(t.fsys)
-		}
-		return err
-	}
-	if plan.NeedsContent() {
-		t.pre.Check = func(data []byte, mode string) (err error) {
-			ed, err = plan.Plan(t.fsys, t.rel, mode, data)
-			return err
-		}
-	}
-	t.f = t.pre.Capture(ctx, t.fsys, t.rel)
-	if err := ctx.Err(); err != nil {
-		return bail(err)
-	}
-	if t.pre.CheckErr != nil {
-		return t.pre.CheckErr // nothing staged yet
-	}
-	if ed == nil { // the capture did not read the file: the tool reads it
-		var err error
-		if ed, err = plan.Plan(t.fsys, t.rel, "", nil); err != nil {
-			return err
-		}
-	}
-	// Bad input is said first: it would change nothing. Then a required
-	// pre-image that was not captured refuses the tool.
-	if err := t.pre.refuse(ctx, t.tool); err != nil {
-		return bail(err)
-	}
-	if t.f.Before != nil && t.f.Before.Skipped == fstate.SkipStore {
-		return bail(noPreImage(t.tool, t.rel, t.pre.PutErr))
-	}
-	if t.job == nil {
-		t.job = tools.Start(t.fsys, t.rel, ed)
-	}
-	t.f.After = t.job.After
-	return nil
+// toolRun is a tools.Run of session s for one call of tool.
+func (s *Session) toolRun(tool, call string, sc SnapshotsConfig, fsys vfs.FS) *tools.Run {
+	return &tools.Run{Host: sessionHost{s, sc}, Stack: &s.snaps.Stack, Syncs: &s.files.Syncs, FS: fsys, Objs: s.snapObjects(),
+		Applier: &s.apply, Session: s.ID(), Tool: tool, Call: call, Limits: sc.Limits()}
 }
 
-// recordLine appends and syncs the change line while the new content is
-// staged. A line that fails is cancelled (an abort line), and the edit goes
-// on without a snapshot unless swapIn refuses it.
-func (t *toolRun) recordLine() {
-	s, pre := t.s, t.pre
-	t.record = pre.On && pre.Objs != nil
-	if pre.On && !t.record {
-		s.notice("no snapshot was taken: the snapshot store cannot be written")
-		if t.f.Before == nil { // made, not replaced: say undo cannot remove it
-			pre.Skipped = append(pre.Skipped, t.rel)
-		}
-	}
-	if !t.record {
-		return
-	}
-	t.rec = s.snaps.NewRecord(mkTime(s.ws.s.Now()), t.tool, t.call, s.newestItem(), []changes.FileChange{t.f})
-	t.job.Sync()
-	if t.lineErr = s.writeChanges(ahead, t.rec); t.lineErr != nil {
-		// Not durable, maybe not written: cancelled.
-		s.abortChange(t.rec.ID)
-	}
+// sessionHost is what the runs below the root need of the session: a
+// tools.Run (under the snapshot settings sc, which its pre-images are
+// captured with), a snapshot.Run and a revert.Run.
+type sessionHost struct {
+	s  *Session
+	sc SnapshotsConfig
 }
 
-// waitPrevious waits for the background folder syncs of the file changes
-// before this one, which its line did not wait for (writeChanges, ahead):
-// its file changes only once theirs are durable, so a crash can lose the
-// change before it only together with it. The folders of changes that can
-// be made again from their lines (redoable) are left to the end of the
-// turn (fileSyncs). A sync that failed cancels the line, as it would have
-// refused the line had it been known (writeChanges, synced), and the end of the
-// turn reports it. A tool without a line waits for every change before it.
-func (t *toolRun) waitPrevious() {
-	s := t.s
-	if !t.record || t.lineErr != nil {
-		s.files.wait()
-		return
-	}
-	if err := s.files.failedStarted(); err != nil {
-		t.lineErr = err
-		s.abortChange(t.rec.ID)
-	}
+func (h sessionHost) AbsPath(rel string) string       { return h.s.ws.absPath(rel) }
+func (h sessionHost) Now() Time                       { return mkTime(h.s.ws.s.Now()) }
+func (h sessionHost) NewestItem() changes.ItemRef     { return h.s.newestItem() }
+func (h sessionHost) Noticef(format string, a ...any) { h.s.noticef(format, a...) }
+func (h sessionHost) NoteStaging(rel string)          { h.s.noteStaging(rel) }
+func (h sessionHost) Write(mode durability, lines ...any) error {
+	return h.s.writeChanges(mode, lines...)
 }
-
-// swapIn waits for the staged content to be durable, then swaps it with
-// the file (or removes the file). It refuses the tool, cancelling its line,
-// when the line failed and the file's pre-image is required or would be
-// lost; the staged file is then discarded. It returns the folders to sync
-// and the replaced file to remove, in the background.
-func (t *toolRun) swapIn(ctx context.Context) (dirs fstate.DirSet, replaced string, err error) {
-	s, rel := t.s, t.rel
-	stg, stageErr := t.job.Wait()
-	fail := func(err error) (fstate.DirSet, string, error) {
-		if stg != nil {
-			stg.Discard(t.fsys)
-		}
-		if t.record && t.lineErr == nil {
-			s.abortChange(t.rec.ID)
-		}
-		return nil, "", err
-	}
-	if t.lineErr != nil && s.ws.required(t.sc, rel) {
-		t.pre.Denied = append(t.pre.Denied, RequiredFile{Path: rel, Reason: fstate.SkipStore + ": " + t.lineErr.Error()})
-		return fail(t.pre.refuse(ctx, t.tool))
-	}
-	if t.lineErr != nil && t.f.Before != nil && !t.f.Before.IsSkipped() {
-		return fail(noPreImage(t.tool, rel, t.lineErr))
-	}
-	if errors.Is(stageErr, fstate.ErrNotFolder) {
-		return fail(fmt.Errorf("%w: %s %s: %w", ErrBadInput, t.tool, rel, stageErr))
-	}
-	if stageErr != nil {
-		return fail(fmt.Errorf("engine: %s %s: %w", t.tool, rel, stageErr))
-	}
-	dirs = fstate.DirSet{}
-	if stg == nil {
-		err = fstate.Remove(t.fsys, rel, dirs)
-	} else {
-		replaced, err = stg.Exchange(t.fsys, dirs)
-		stg = nil
-	}
-	if err != nil {
-		return fail(fmt.Errorf("engine: %s %s: %w", t.tool, rel, err))
-	}
-	return dirs, replaced, nil
+func (h sessionHost) Abort(id string)                { h.s.abortChange(id) }
+func (h sessionHost) WriteSynced(lines ...any) error { return h.s.writeChanges(synced, lines...) }
+func (h sessionHost) Cancel(lines ...any) error      { return h.s.cancel(lines...) }
+func (h sessionHost) Settled()                       { h.s.snaps.Settled() }
+func (h sessionHost) Refold()                        { h.s.snaps.refold(h.s) }
+func (h sessionHost) PreImages(ctx context.Context) *snapshot.PreImages {
+	return h.s.newPreImages(ctx, h.sc, true).PreImages
 }
-
-// redoable reports whether the change just made can be made again from
-// its line after a crash (changes.Entry.Redoable): then its folder's sync
-// waits for the end of the turn.
-func (t *toolRun) redoable() bool {
-	return t.record && t.lineErr == nil && (&changes.Entry{Rec: t.rec}).Redoable()
-}
-
-// settleStack brings the undo stack up to the change just made and returns
-// the tool's answer.
-func (t *toolRun) settleStack() *ToolAnswer {
-	s, st, rec := t.s, &t.s.snaps, t.rec
-	ans := &ToolAnswer{Session: s.ID(), Files: []string{s.ws.absPath(t.rel)}, Skipped: []string{}}
-	for _, p := range t.pre.Skipped {
-		ans.Skipped = append(ans.Skipped, s.ws.absPath(p))
-	}
-	switch {
-	case t.record && t.lineErr == nil:
-		// The change is made: the lines that follow from it (the undone
-		// branch discarded, the oldest snapshots dropped) ride with the
-		// next sync of the journal. Lost in a crash, they cost nothing: the
-		// change line itself ends the branch, and the next change drops
-		// what the limits still exceed.
-		lines, live := st.AfterChange(rec, t.sc.Limits())
-		if ids := st.Undone(); len(ids) > 0 {
-			lines = append([]any{changes.ListLine{V: 1, Kind: changes.KindDiscard, IDs: ids, At: rec.At}}, lines...)
-		}
-		if err := s.writeChanges(lazy, lines...); err != nil {
-			// The stack is what the journal folds to: without these
-			// lines, the next change ends the branch and drops again.
-			s.noticef("the undo stack's limits could not be recorded: %v", err)
-			st.refold(s)
-		} else {
-			st.Committed(rec, live)
-		}
-		ans.Snapshot = &rec.ID
-	case t.record:
-		s.noticef("no snapshot was taken of %s: %v", t.rel, t.lineErr)
-		ans.Skipped = append(ans.Skipped, s.ws.absPath(t.rel))
-	}
-	return ans
-}
-
-// noPreImage refuses a file tool that would replace or remove the content
-// of rel while no snapshot of it can be recorded: the snapshot store or the
-// changes journal cannot be written (a full disk, an I/O error). Such a
-// fault passes, so the tool is refused rather than the content lost; a
-// file too large to snapshot, which stays so, is changed without one.
-func noPreImage(tool, rel string, why error) error {
-	return refusedf("the %s tool may not change %s: no snapshot of it can be taken (%w); nothing was changed", tool, rel, why)
+func (h sessionHost) DenyRequired(ctx context.Context, tool string, denied []RequiredFile, journal bool) {
+	h.s.denyRequired(ctx, tool, denied, journal)
 }
 
 // abortChange cancels change id, whose line may be written but whose file

@@ -72,7 +72,7 @@ func (st *Stack) RedoPlan(ctx context.Context, fsys vfs.FS) Plan {
 	for _, c := range order {
 		target, earlier := c.states[len(c.states)-1], c.states[:len(c.states)-1]
 		if target != nil && !target.Inline() {
-			continue // not redoable: its tool waited for its folder (engine: toolRun.waitPrevious)
+			continue // not redoable: its tool waited for its folder (tools.Run.waitPrevious)
 		}
 		limit := fstate.SizeLimit(1, c.states...)
 		cur, _ := fstate.Capture(ctx, fsys, fstate.HashSink, c.path, limit)

@@ -11,7 +11,7 @@
 //     lie after the item a revert goes back to.
 //   - Foreign changes: what the other sessions of the workspace changed,
 //     for the interleaving check (changes.Timeline.Targets).
-//   - Host: what a Run needs of its session (the engine's revertHost):
+//   - Host: what a Run needs of its session (the engine's sessionHost):
 //     absolute paths for answers, the clock, the newest item, a synced
 //     write to the changes journal, and the undo stack brought up to a
 //     line just written.

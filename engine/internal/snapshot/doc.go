@@ -11,7 +11,7 @@
 //     changes.Plan of the files to put back, run by the session's
 //     changes.Applier; a step that put back no file is cancelled with the
 //     opposite line.
-//   - Host: what a run needs of its session (the engine's restoreHost):
+//   - Host: what a run needs of its session (the engine's sessionHost):
 //     absolute paths for answers, the clock, a synced write to the
 //     changes journal, a refold of the stack after a failed write, and a
 //     cancellation that may be owed.

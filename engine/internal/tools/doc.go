@@ -18,9 +18,10 @@
 //
 // # Rules
 //
-// It holds no locks and writes no line: the engine's file tools
-// (tools_run.go, patch_run.go) hold the session's locks and write the
-// change line, and resolve names inside the workspace (a Resolver). Its
+// It holds no locks: the engine's file tools (tools_run.go, patch_run.go)
+// hold the session's locks, resolve names inside the workspace (a
+// Resolver) and lend a Run the session (a Host), through which the Run
+// writes the change line and settles the undo stack. Its
 // errors wrap the engine's sentinels (errs.ErrBadInput, errs.ErrRefused)
 // and read as the engine's.
 //
@@ -28,7 +29,7 @@
 //
 // The file tools: write, edit and rm (apply_patch, which changes several
 // files under one change line, is in patch.go). Each changes one file through the
-// workspace's os.Root, recorded line first (runTool, tools_run.go):
+// workspace's os.Root, recorded line first (Run, run.go):
 //
 //  1. the pre-image is captured: inline in the change line when small,
 //     else a durable object;
