@@ -88,22 +88,9 @@ func (s *Session) rewrite(ctx context.Context) error {
 		return err
 	}
 	objs := s.ws.objects()
-	for len(k.Waiting) > 0 {
-		l := k.Waiting[0]
-		if l.Kind == kindItem && l.Text != nil && len(*l.Text) > payloadInline && !l.Quarantined {
-			p, err := convlog.WritePayload(ctx, objs, *l.Text)
-			if err != nil {
-				return err
-			}
-			l.Text, l.Payload = nil, p
-		}
-		if err := s.appendItem(l); err != nil {
-			return err
-		}
-		k.Waiting = k.Waiting[1:]
-		if l.Kind == kindItem {
-			s.kept.Caught++
-		}
+	store := func(text string) (*Payload, error) { return convlog.WritePayload(ctx, objs, text) }
+	if err := s.kept.DrainItems(store, s.appendItem); err != nil {
+		return err
 	}
 	// The items are durable before the trail that counts them.
 	if err := k.Sync(s.items); err != nil {
@@ -114,11 +101,8 @@ func (s *Session) rewrite(ctx context.Context) error {
 		if err := s.reopenAudit(); err != nil {
 			return err
 		}
-		for len(a.Waiting) > 0 {
-			if err := s.appendAudit(a.Waiting[0]); err != nil {
-				return err
-			}
-			a.Waiting = a.Waiting[1:]
+		if err := a.Drain(s.appendAudit); err != nil {
+			return err
 		}
 		if err := a.Sync(s.audit); err != nil {
 			return err

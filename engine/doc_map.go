@@ -18,8 +18,7 @@ package engine
 //
 // Store and workspaces: store.go home.go ephemeral.go config.go errors.go
 // ids.go times.go workspace.go workspace_info.go wsfs.go checkouts.go
-// history.go usage.go view.go view_stream.go list_head.go list_future.go
-// temps.go. Opening a state folder (FORMAT, the recovery
+// history.go usage.go view.go view_stream.go list_head.go temps.go. Opening a state folder (FORMAT, the recovery
 // of a crashed move or plan), a workspace per canonical directory, the
 // user's files through one os.Root (Workspace.files), reading sessions
 // without owning them (View), the store's own files (history.jsonl,
@@ -133,7 +132,8 @@ package engine
 //	checkouts  the worktrees of a git repository, and repos/
 //	config     config.json, parsed and checked (config.Parse)
 //	convlog    the conversation: its types, the fold (State), reads and streams,
-//	           compaction, the fork plan, payloads, the record file, Degrade mode's lines
+//	           compaction, the fork plan and its lock, payloads, the record file,
+//	           Degrade mode's lines, the turns a crash left unsettled
 //	durable    a copy, move or removal of state-folder files a crash leaves whole
 //	ephroot    the temporary state folders of ephemeral stores
 //	errs       the engine's sentinel errors
@@ -147,6 +147,8 @@ package engine
 //	           transcript mark and the items index (derived, caches)
 //	inbox      a live session's inbox of cross-session messages; a mutex of its own
 //	layout     the names of a state folder's files and folders
+//	listing    the workspace folders and their paths, a folder's sessions, the
+//	           future-dated rows of a listing, live owners read without locking
 //	migrate    the steps of a session's move to another workspace
 //	objref     the objects a line or file names
 //	outputs    tool outputs kept whole beside a truncated result

@@ -1,18 +1,13 @@
 package engine
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"path"
-	"time"
 
-	"cairn/engine/internal/changes"
 	"cairn/engine/internal/convlog"
 	"cairn/engine/internal/durable"
-	"cairn/internal/vfs"
 	"cairn/journal"
 )
 
@@ -103,23 +98,28 @@ func (w *Workspace) Fork(ctx context.Context, parent, at string) (*ForkResult, e
 
 	// Forks are numbered one at a time, across processes: the lock is held
 	// until the child is in place, where the next fork's count sees it.
-	fl, err := w.lockForks(ctx)
+	if err := w.ensure(); err != nil {
+		return nil, err
+	}
+	fl, err := convlog.LockForks(ctx, w.s.fsys, w.dir)
 	if err != nil {
 		return nil, err
 	}
 	defer fl.Release()
-	n, err := w.nextForkN(ctx, parent, st.Title)
+	listing, _, err := w.List(ctx)
 	if err != nil {
 		return nil, err
 	}
-	title := fmt.Sprintf("%s (fork #%d)", orUntitled(st.Title), n)
+	listed := make([]convlog.Listed, len(listing))
+	for i, e := range listing {
+		listed[i] = convlog.Listed{ForkOf: e.ForkOf, Title: e.Title}
+	}
+	n := convlog.NextForkN(listed, parent, st.Title)
+	title := convlog.ForkTitle(st.Title, n)
 	child := newSessionID()
 	ref := ForkRef{Session: parent, Item: at, N: n}
 	now := mkTime(w.s.Now())
 
-	if err := w.ensure(); err != nil {
-		return nil, err
-	}
 	// Lines the parent's journal holds for the path are copied with their
 	// payload references: no payload is read or stored again.
 	lines, err := convlog.PathLines(w.s.fsys, itemsName(w.dir, parent), keep)
@@ -149,7 +149,7 @@ func (w *Workspace) Fork(ctx context.Context, parent, at string) (*ForkResult, e
 			w.dropUnmade(child)
 		}
 	}()
-	if err := w.shareChanges(parent, child); err != nil {
+	if err := convlog.ShareChanges(w.s.fsys, changesName(w.dir, parent), changesName(w.dir, child), mkTime(w.s.Now())); err != nil {
 		return nil, fmt.Errorf("engine: fork %s: share its change records: %w", parent, err)
 	}
 	// The sub-agent transcripts the kept path's task calls own are copied
@@ -186,88 +186,6 @@ func (w *Workspace) Fork(ctx context.Context, parent, at string) (*ForkResult, e
 	}
 	return &ForkResult{Session: child, ForkOf: ref, Title: title, Draft: draft, DraftUnavailable: draftGone,
 		DraftAttachments: draftAtts, Tasks: tasks}, nil
-}
-
-// nextForkN numbers the next fork of parent: one more than the forks of it
-// the listing holds, and past any number whose title a session already has
-// (a fork deleted from the middle). The caller holds lockForks.
-func (w *Workspace) nextForkN(ctx context.Context, parent, title string) (int, error) {
-	l, _, err := w.List(ctx)
-	if err != nil {
-		return 0, err
-	}
-	n := 0
-	titles := map[string]bool{}
-	for _, e := range l {
-		if e.ForkOf == parent {
-			n++
-		}
-		titles[e.Title] = true
-	}
-	n++
-	for titles[fmt.Sprintf("%s (fork #%d)", orUntitled(title), n)] {
-		n++
-	}
-	return n, nil
-}
-
-// forkLockName is the lock a fork holds while it numbers and makes its
-// child; one per workspace, never removed.
-func forkLockName(dir string) string { return path.Join(dir, "sessions", "fork.lock") }
-
-// lockForks waits for the workspace's fork lock, or for ctx to end.
-func (w *Workspace) lockForks(ctx context.Context) (vfs.Lock, error) {
-	if err := w.ensure(); err != nil {
-		return nil, err
-	}
-	wait := time.Millisecond
-	for {
-		l, err := w.s.fsys.Lock(forkLockName(w.dir))
-		if err == nil {
-			return l, nil
-		}
-		if !errors.Is(err, vfs.ErrLocked) {
-			return nil, fmt.Errorf("engine: fork: take the fork lock: %w", err)
-		}
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-time.After(wait):
-		}
-		wait = min(2*wait, 50*time.Millisecond)
-	}
-}
-
-// shareChanges gives the child the parent's change records: the complete
-// lines of the parent's changes journal, which name objects the workspace
-// shares. No file data is copied.
-func (w *Workspace) shareChanges(parent, child string) error {
-	name := path.Join(w.dir, "sessions", parent+".changes.jsonl")
-	if _, err := w.s.fsys.Stat(name); vfs.IsNotExist(err) {
-		return nil
-	}
-	var buf bytes.Buffer
-	_, err := journal.Read(w.s.fsys, name, func(line []byte) error {
-		buf.Write(line)
-		buf.WriteByte('\n')
-		return nil
-	})
-	if err != nil || buf.Len() == 0 {
-		return err
-	}
-	// The child's records start where the parent's do, and its pending
-	// revert state starts clean: a start line why "fork" ends the parent's
-	// stack of file reverts in the child (changes.Timeline).
-	mark, _ := json.Marshal(changes.MarkLine{V: 1, Kind: changes.KindStart, At: mkTime(w.s.Now()), Why: "fork"})
-	buf.Write(append(mark, '\n'))
-	return vfs.WriteFileAtomic(w.s.fsys, path.Join(w.dir, "sessions", child+".changes.jsonl"), buf.Bytes())
-}
-
-func orUntitled(t string) string {
-	if t == "" {
-		return "untitled"
-	}
-	return t
 }
 
 // dropUnmade removes what a session creation that failed before its items

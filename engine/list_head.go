@@ -2,11 +2,9 @@ package engine
 
 import (
 	"context"
-	"errors"
-	"path"
 
+	"cairn/engine/internal/listing"
 	"cairn/index"
-	"cairn/internal/vfs"
 )
 
 // ListHead returns the first n sessions of the listing as the picker index
@@ -35,39 +33,13 @@ func (w *Workspace) ListHead(ctx context.Context, n int) (head []Summary, total 
 	if err != nil {
 		return nil, 0, false
 	}
-	// The owners folder holds a hint per session open now or left open by
-	// a crash: a few, whatever the number of sessions.
-	hinted := map[string]bool{}
-	if des, err := w.s.fsys.ReadDir(path.Join(w.dir, "owners")); err == nil {
-		for _, de := range des {
-			hinted[de.Name()] = true
-		}
-	}
+	hinted := listing.Hinted(w.s.fsys, w.dir)
 	head = make([]Summary, len(ents))
 	for i, e := range ents {
 		head[i] = Summary{Entry: e}
 		if hinted[e.ID] {
-			head[i].OwnerPID = w.liveOwner(e.ID)
+			head[i].OwnerPID = listing.LiveOwner(w.s.fsys, w.dir, e.ID)
 		}
 	}
 	return head, total, true
-}
-
-// liveOwner is the pid of the process that holds session id's lock, -1 when
-// its pid cannot be read, 0 when none does. Unlike ownerPID it writes
-// nothing: a dead owner's record is left for List to settle.
-func (w *Workspace) liveOwner(id string) int {
-	fsys := w.s.fsys
-	l, err := fsys.Lock(lockName(w.dir, id))
-	if err == nil {
-		l.Release()
-		return 0
-	}
-	if errors.Is(err, vfs.ErrLocked) {
-		if pid, _ := ownerOf(fsys, lockName(w.dir, id)); pid > 0 {
-			return pid
-		}
-		return -1
-	}
-	return 0
 }

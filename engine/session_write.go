@@ -210,12 +210,8 @@ func (s *Session) add(ctx context.Context, it Item) (Item, error) {
 		return Item{}, err
 	}
 	it.Attachments = atts
-	l := &itemLine{V: 1, Kind: kindItem, ID: it.ID, Type: it.Type, At: &it.At, Tool: it.Tool, Call: it.Call,
-		Status: it.Status, Quarantined: it.Quarantined, Slot: it.Slot, Replaces: it.Replaces, Outputs: it.Outputs,
-		Attachments: convlog.OnDisk(atts), Task: it.Task, Title: it.Title, Blocked: it.Blocked, From: it.From}
-	if it.Parent != "" {
-		l.Parent = &it.Parent
-	}
+	l := convlog.LineOf(it)
+	l.Text, l.Attachments = nil, convlog.OnDisk(atts)
 	switch {
 	case it.Quarantined:
 		// only the slot name is written
@@ -239,10 +235,7 @@ func (s *Session) add(ctx context.Context, it Item) (Item, error) {
 	if err := write(ctx, l); err != nil {
 		return Item{}, err
 	}
-	cp := it
-	s.st.Fold(&itemLine{V: 1, Kind: kindItem, ID: it.ID, Parent: l.Parent, Type: it.Type, At: &it.At, Text: &cp.Text,
-		Tool: it.Tool, Call: it.Call, Status: it.Status, Quarantined: it.Quarantined, Slot: it.Slot, Replaces: it.Replaces, Outputs: it.Outputs,
-		Attachments: atts, Task: it.Task, Title: it.Title, Blocked: it.Blocked, From: it.From}) // live-only bytes stay in memory
+	s.st.Fold(convlog.LineOf(it)) // live-only bytes stay in memory
 	s.warnNearCeiling()
 	if it.Type == User && s.st.TitleSource == "" {
 		t := titles.FromPrompt(it.Text)

@@ -3,11 +3,8 @@ package engine
 import (
 	"context"
 	"fmt"
-	"path"
-	"path/filepath"
-	"strings"
 
-	"cairn/engine/wskey"
+	"cairn/engine/internal/listing"
 	"cairn/internal/vfs"
 	"cairn/journal"
 )
@@ -85,70 +82,27 @@ func (w *Workspace) FollowTrail(ctx context.Context, id string, from int64, fn f
 	return journal.Follow(ctx, w.s.fsys, auditName(w.dir, id), from, fn)
 }
 
-// WorkspaceProblem is a workspace folder Workspaces passed over, and why.
-type WorkspaceProblem struct {
-	Name     string   // the folder, relative to the state folder: workspaces/<key>
-	Err      error    // why it was passed over
-	Sessions []string // the ids of the sessions it holds, which no listing shows
-}
+// WorkspaceProblem is a workspace folder Workspaces passed over, and why:
+// Name (the folder, relative to the state folder), Err, and the Sessions it
+// holds, which no listing shows.
+type WorkspaceProblem = listing.Problem
 
 // Workspaces lists every workspace folder of the store that belongs to the
-// path it names, checked as the command line finds a folder for a directory:
-// wskey.Verify, and the path, when it exists, must still be canonical (no
-// directory leads to a folder through a path that is now a link). A folder
-// that fails (a workspace.json that is damaged or names a path whose folder
-// is another one) is not used for any path: it comes back as a problem, its
-// sessions unlisted and its files untouched.
+// path it names, checked as the command line finds a folder for a directory
+// (engine/internal/listing). A folder that fails is not used for any path:
+// it comes back as a problem, its sessions unlisted and its files untouched.
 func (s *Store) Workspaces() ([]*Workspace, []WorkspaceProblem, error) {
-	ents, err := s.fsys.ReadDir(workspacesDir)
-	if vfs.IsNotExist(err) {
-		return nil, nil, nil
-	}
+	folders, problems, err := listing.Folders(s.fsys)
 	if err != nil {
 		return nil, nil, err
 	}
 	var out []*Workspace
-	var problems []WorkspaceProblem
-	for _, e := range ents {
-		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") { // a key never starts with a dot
-			continue
-		}
-		p, err := wskey.Verify(s.fsys, workspacesDir, e.Name())
-		if err == nil {
-			err = stillCanonical(workspaceDir(e.Name()), p)
-		}
-		if err != nil {
-			dir := workspaceDir(e.Name())
-			problems = append(problems, WorkspaceProblem{Name: dir, Err: err, Sessions: s.sessionsIn(dir)})
-			continue
-		}
-		dir := workspaceDir(e.Name())
-		out = append(out, &Workspace{s: s, path: p, key: e.Name(), dir: dir, made: s.named(dir)})
+	for _, f := range folders {
+		out = append(out, &Workspace{s: s, path: f.Path, key: f.Key, dir: f.Dir, made: s.named(f.Dir)})
 	}
 	return out, problems, nil
 }
 
-// stillCanonical refuses a workspace path that now resolves elsewhere (one
-// of its folders replaced by a link): the command line, which resolves links
-// first, would use another folder for that directory. A path that is gone
-// passes: its sessions can be listed, and nothing can be restored into it.
-func stillCanonical(dir, p string) error {
-	real, err := filepath.EvalSymlinks(p)
-	if err != nil || real == p {
-		return nil
-	}
-	return fmt.Errorf("%w: %s names %s, which now leads to %s", wskey.ErrNotItsFolder, dir, p, real)
-}
-
 // sessionsIn names the sessions of workspace folder dir by their items
 // journals, reading nothing else.
-func (s *Store) sessionsIn(dir string) []string {
-	ents, _ := s.fsys.ReadDir(path.Join(dir, "sessions"))
-	var ids []string
-	for _, e := range ents {
-		if id, ok := strings.CutSuffix(e.Name(), ".items.jsonl"); ok && validSessionID(id) {
-			ids = append(ids, id)
-		}
-	}
-	return ids
-}
+func (s *Store) sessionsIn(dir string) []string { return listing.SessionsIn(s.fsys, dir) }

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 
+	"cairn/engine/internal/listing"
 	"cairn/engine/wskey"
 	"cairn/index"
 	"cairn/internal/vfs"
@@ -191,7 +192,7 @@ func (w *Workspace) listed(ctx context.Context) (ents []index.Entry, owners map[
 			rebuild = append(rebuild, id)
 		}
 	}
-	rebuild = append(rebuild, futureIDs(x.Entries(), w.s.future())...)
+	rebuild = append(rebuild, listing.FutureIDs(x.Entries(), w.s.future())...)
 	journals := w.journalSizes(x.Entries())
 	for _, e := range x.Entries() {
 		if size, ok := journals[e.ID]; ok && e.Journal > 0 && size != e.Journal {
@@ -220,7 +221,7 @@ func (w *Workspace) listed(ctx context.Context) (ents []index.Entry, owners map[
 		}
 		ents = append(ents, e)
 	}
-	ents = futureLast(ents, w.s.future())
+	ents = listing.FutureLast(ents, w.s.future())
 	return ents, owners, problems, nil
 }
 

@@ -362,3 +362,15 @@ type TurnState struct {
 	Gates  []string `json:"gates,omitempty"`
 	Usage  bool     `json:"usage,omitempty"`
 }
+
+// LineOf is the items journal's line of item it: its text inline, its
+// attachments as given.
+func LineOf(it Item) *Line {
+	l := &Line{V: 1, Kind: KindItem, ID: it.ID, Type: it.Type, At: &it.At, Text: &it.Text, Tool: it.Tool, Call: it.Call,
+		Status: it.Status, Quarantined: it.Quarantined, Slot: it.Slot, Replaces: it.Replaces, Outputs: it.Outputs,
+		Attachments: it.Attachments, Task: it.Task, Title: it.Title, Blocked: it.Blocked, From: it.From}
+	if it.Parent != "" {
+		l.Parent = &it.Parent
+	}
+	return l
+}

@@ -104,3 +104,38 @@ func Cut(fsys vfs.FS, name string, size int64) error {
 	}
 	return f.Sync()
 }
+
+// Drain writes k's waiting lines through write, oldest first; a line stays
+// waiting until write takes it, so a failure leaves it and those after it.
+func (k *Kept[T]) Drain(write func(T) error) error {
+	for len(k.Waiting) > 0 {
+		if err := write(k.Waiting[0]); err != nil {
+			return err
+		}
+		k.Waiting = k.Waiting[1:]
+	}
+	return nil
+}
+
+// DrainItems is Items.Drain for the items journal: an item line whose text
+// is over PayloadInline (and not quarantined), kept inline because its
+// payload could not be stored, is stored by store first, and each item
+// written counts in Caught.
+func (d *Degraded[A]) DrainItems(store func(text string) (*Payload, error), write func(*Line) error) error {
+	return d.Items.Drain(func(l *Line) error {
+		if l.Kind == KindItem && l.Text != nil && len(*l.Text) > PayloadInline && !l.Quarantined {
+			p, err := store(*l.Text)
+			if err != nil {
+				return err
+			}
+			l.Text, l.Payload = nil, p
+		}
+		if err := write(l); err != nil {
+			return err
+		}
+		if l.Kind == KindItem {
+			d.Caught++
+		}
+		return nil
+	})
+}
