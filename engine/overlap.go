@@ -61,7 +61,7 @@ func (m *markerFile) mark() *unitMark {
 // scope is what the marker's call may change.
 func (m *markerFile) scope() overlap.Scope {
 	if m.exec != nil {
-		if m.exec.Scope == ScopeWorkspace {
+		if m.exec.Scope == scopeWorkspace {
 			return overlap.Scope{Workspace: true}
 		}
 		return overlap.Scope{Paths: m.exec.Paths}
@@ -131,7 +131,7 @@ func readMarker(fsys vfs.FS, name string) *markerFile {
 	m := &markerFile{name: name}
 	if kind.Kind == markerExec {
 		var p PendingExec
-		if json.Unmarshal(b, &p) != nil || p.V != 1 || !changes.ValidSnapID(p.ID) || (p.Scope != ScopePaths && p.Scope != ScopeWorkspace) {
+		if json.Unmarshal(b, &p) != nil || p.V != 1 || !changes.ValidSnapID(p.ID) || (p.Scope != scopePaths && p.Scope != scopeWorkspace) {
 			return nil
 		}
 		m.exec = &p
@@ -291,20 +291,20 @@ func (s *Session) endUnit(ctx context.Context, unit string, ms []*markerFile, ws
 		line = append(line, m.member())
 	}
 	var after overlap.After
-	walk := func(sc CallScope) (*scope.Tree, error) {
+	walk := func(sc callScope) (*scope.Tree, error) {
 		c := &callCapture{s: s, sc: sc, cfg: cfg.Storage, objs: s.snapObjects()}
 		return c.walk(ctx)
 	}
 	if wide {
 		if after.Workspace = ws; ws == nil {
-			if after.Workspace, err = walk(CallScope{Kind: ScopeWorkspace}); err != nil {
+			if after.Workspace, err = walk(callScope{Kind: scopeWorkspace}); err != nil {
 				fail(err)
 				return
 			}
 		}
 	}
 	if len(named) > 0 {
-		if after.Paths, err = walk(CallScope{Kind: ScopePaths, Paths: named}); err != nil {
+		if after.Paths, err = walk(callScope{Kind: scopePaths, Paths: named}); err != nil {
 			fail(err)
 			return
 		}

@@ -125,8 +125,8 @@ func (s *Session) sweepUnits() {
 }
 
 // overlap is the scope as the unit rules see it.
-func (sc CallScope) overlap() overlap.Scope {
-	if sc.Kind == ScopeWorkspace {
+func (sc callScope) overlap() overlap.Scope {
+	if sc.Kind == scopeWorkspace {
 		return overlap.Scope{Workspace: true}
 	}
 	return overlap.Scope{Paths: sc.Paths}

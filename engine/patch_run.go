@@ -230,7 +230,7 @@ func (r *patchRun) swapIn(ctx context.Context) (fstate.DirSet, []string, error) 
 	if t.lineErr != nil {
 		for _, f := range r.fcs {
 			if s.ws.required(t.sc, f.Path) {
-				t.pre.Denied = append(t.pre.Denied, RequiredFile{Path: f.Path, Reason: fstate.SkipStore + ": " + t.lineErr.Error()})
+				t.pre.Denied = append(t.pre.Denied, requiredFile{Path: f.Path, Reason: fstate.SkipStore + ": " + t.lineErr.Error()})
 			}
 		}
 		if len(t.pre.Denied) > 0 {

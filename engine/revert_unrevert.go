@@ -88,6 +88,6 @@ func (h revertHost) Settled() { h.s.snaps.Settled() }
 // pendingQuick reports whether session id has file reverts to unrevert,
 // from its journal (an error reads as none).
 func (w *Workspace) pendingQuick(id string) bool {
-	ok, _ := w.PendingRevert(context.Background(), id)
+	ok, _ := w.pendingRevert(context.Background(), id)
 	return ok
 }

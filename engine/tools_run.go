@@ -249,7 +249,7 @@ func (t *toolRun) swapIn(ctx context.Context) (dirs fstate.DirSet, replaced stri
 		return nil, "", err
 	}
 	if t.lineErr != nil && s.ws.required(t.sc, rel) {
-		t.pre.Denied = append(t.pre.Denied, RequiredFile{Path: rel, Reason: fstate.SkipStore + ": " + t.lineErr.Error()})
+		t.pre.Denied = append(t.pre.Denied, requiredFile{Path: rel, Reason: fstate.SkipStore + ": " + t.lineErr.Error()})
 		return fail(t.pre.refuse(ctx, t.tool))
 	}
 	if t.lineErr != nil && t.f.Before != nil && !t.f.Before.IsSkipped() {
