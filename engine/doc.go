@@ -132,16 +132,8 @@
 //     file changes of one session take turns; and by the fold on Open.
 //  3. Session.mu: the conversation state and the session's own journals
 //     (items, audit), the record, closing.
-//  4. Leaves, each held only briefly, never two at once: Workspace.mu
-//     (making the workspace folder), Session.snaps.wr (the changes
-//     journal's writer: Close takes it without the stack's lock), the
-//     shell log's mu, the task log's mu (task.go), Session.cfg.mu (reading config.json), changes.Syncs.mu
-//     (the background folder syncs, which take no session lock), the
-//     Store's usage-ledger lock and its registries of live shell logs and
-//     tool outputs, and the picker index's own lock. One leaf takes
-//     another, always in this order: a callLock's mu (the count of the
-//     store's calls holding a workspace's call lock) takes its kept-open
-//     lock file's own (vfs.SharedLockFile).
+//  4. Leaves, each held only briefly, never two at once (doc_map.go lists
+//     them).
 //
 // No lock is held across the API boundary: Session.Change holds 1 and 2
 // only while its function runs, and ends the change (recording nothing)
@@ -149,19 +141,9 @@
 // processes, the flock on <id>.lock, is outside this order: it is tried,
 // never waited for (a second owner fails at once), when a session is
 // opened or first written. So is the workspace call lock, the flock on
-// workspaces/<key>/calls.lock (calls_lock.go; a store keeps the file open
-// and holds the flock while any of its calls runs): every call (file tool,
-// Change, shell line, recorded call, apply_patch) takes it shared between
-// 1 and 2, waiting only while a file revert holds it; a file revert or
-// unrevert tries it alone, under 2, and never waits (busy).
-//
-// The rule of the call lock: no call runs without it. A call whose lock
-// cannot be taken for any reason but a file revert holding it (the
-// workspace folder or calls.lock cannot be made, opened or locked) is
-// refused (ErrRefused), naming why, and runs nothing: the lock is all that
-// keeps a file revert of another session, in any process, from putting
-// back files the call is changing, and a safety check never passes on
-// "cannot tell". The same goes for every check a file revert makes before
-// it writes: one that cannot read what it checks (the other sessions'
-// changes journals, drops.jsonl) refuses it.
+// workspaces/<key>/calls.lock: every call (file tool, Change, shell line,
+// recorded call, apply_patch) takes it shared between 1 and 2, waiting only
+// while a file revert holds it; a file revert or unrevert tries it alone,
+// under 2, and never waits (busy). A call that cannot take it is refused
+// (ErrRefused) and runs nothing.
 package engine

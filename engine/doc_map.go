@@ -437,3 +437,27 @@ package engine
 // writes it with its change line (or a shell command's record line), under
 // the line's one sync: the agent made the files before.
 //
+// ## Locks, in full
+//
+// The leaves of the package comment's order:
+//
+//  4. Leaves, each held only briefly, never two at once: Workspace.mu
+//     (making the workspace folder), changes.Writer (the changes
+//     journal's writer: Close takes it without the stack's lock), the
+//     shell log's mu, the task log's mu (task.go), Session.cfg.mu (reading config.json), changes.Syncs.mu
+//     (the background folder syncs, which take no session lock), the
+//     Store's usage-ledger lock and its registries of live shell logs and
+//     tool outputs, and the picker index's own lock. One leaf takes
+//     another, always in this order: a callLock's mu (the count of the
+//     store's calls holding a workspace's call lock) takes its kept-open
+//     lock file's own (vfs.SharedLockFile).
+//
+// The rule of the call lock: no call runs without it. A call whose lock
+// cannot be taken for any reason but a file revert holding it (the
+// workspace folder or calls.lock cannot be made, opened or locked) is
+// refused (ErrRefused), naming why, and runs nothing: the lock is all that
+// keeps a file revert of another session, in any process, from putting
+// back files the call is changing, and a safety check never passes on
+// "cannot tell". The same goes for every check a file revert makes before
+// it writes: one that cannot read what it checks (the other sessions'
+// changes journals, drops.jsonl) refuses it.
