@@ -23,14 +23,14 @@ import (
 // copied into a fork. A session's owner writes the ledger; anyone reads it
 // (Workspace.TaskControl). Cross-session messages are messages.go.
 
-// ExecMode is how one kind of call runs: ExecSync, ExecAuto or ExecAsync.
+// ExecMode is how one kind of call runs: execSync, execAuto or execAsync.
 type ExecMode = execpolicy.Mode
 
 // The execution modes, as config.json spells them.
 const (
-	ExecSync  = execpolicy.Sync
-	ExecAuto  = execpolicy.Auto
-	ExecAsync = execpolicy.Async
+	execSync  = execpolicy.Sync
+	execAuto  = execpolicy.Auto
+	execAsync = execpolicy.Async
 )
 
 // ExecPolicy is the agent section as a policy: its TaskCall and ShellCall
@@ -128,9 +128,9 @@ type ReportInput = bgwork.ReportInput
 // ChildReport is a checked report, its title always set.
 type ChildReport = bgwork.Report
 
-// CheckReport checks a report_to_parent call; what is wrong with it is
+// checkReport checks a report_to_parent call; what is wrong with it is
 // ErrBadInput.
-func CheckReport(in ReportInput) (ChildReport, error) {
+func checkReport(in ReportInput) (ChildReport, error) {
 	r, err := bgwork.CheckReport(in)
 	return r, bgworkError(err)
 }

@@ -387,7 +387,7 @@ func (k *itemSink) add(ctx context.Context, d any) error {
 // non-success outcome): the Runner ends work it runs; a task of the
 // plumbing (task.go) is ended here.
 func (s *Session) Report(ctx context.Context, task string, in ReportInput) (Item, error) {
-	if _, err := CheckReport(in); err != nil {
+	if _, err := checkReport(in); err != nil {
 		return Item{}, err
 	}
 	r, err := s.runner()

@@ -493,7 +493,7 @@ func TestTaskControlSeesRecordedTasks(t *testing.T) {
 	// A record the ledger never heard of: listed by a reader, and written
 	// to the ledger when its owner opens it.
 	w, _ := must2(journal.OpenWriter(ws.s.fsys, taskRecordsName(ws.dir, id), journal.Options{}))(t)
-	must(0, w.Append(&tasks.Line{V: 1, Kind: "start", Task: "imported", Type: TaskTypeAgent, Label: "imported", Call: "i-0000000000000001", Held: true}))(t)
+	must(0, w.Append(&tasks.Line{V: 1, Kind: "start", Task: "imported", Type: taskTypeAgent, Label: "imported", Call: "i-0000000000000001", Held: true}))(t)
 	must(0, w.Append(&tasks.Line{V: 1, Kind: "end", Task: "imported", State: TaskSettled}))(t)
 	must(0, w.Close())(t)
 	if st := must(ws.TaskControl(ctx, id, TaskControlRequest{Action: "status", TaskID: "imported"}))(t); st.Status.Outcome != "succeeded" {
@@ -547,7 +547,7 @@ func TestBackgroundLineRecorded(t *testing.T) {
 		var l recSeen
 		if json.Unmarshal(b, &l) == nil && (changes.RecordKind(l.Kind) || l.Kind == changes.KindOverlap) {
 			kinds = append(kinds, l.Kind)
-			if l.Kind == changes.KindRecord && l.Scope == ScopeWorkspace && len(l.Files) != 4 {
+			if l.Kind == changes.KindRecord && l.Scope == scopeWorkspace && len(l.Files) != 4 {
 				t.Errorf("the background line's record holds %d files, want 4 (a.txt, b.txt and the two of the line run meanwhile)", len(l.Files))
 			}
 		}

@@ -19,13 +19,13 @@ import (
 // auto, auto, 120 and off, and refuse anything else by key.
 func TestAgentConfig(t *testing.T) {
 	d := DefaultConfig()
-	if d.Agent.TaskExecution != ExecAuto || d.Agent.ShellExecution != ExecAuto || d.Agent.ShellAsyncThresholdSecs != 120 ||
+	if d.Agent.TaskExecution != execAuto || d.Agent.ShellExecution != execAuto || d.Agent.ShellAsyncThresholdSecs != 120 ||
 		d.Experimental.CrossSessionMessaging {
 		t.Fatalf("defaults %+v %+v", d.Agent, d.Experimental)
 	}
 	c := must(parseConfig([]byte(`{"agent":{"task_execution":"sync","shell_execution":"async","shell_async_threshold_secs":30},
 		"experimental":{"cross_session_messaging":true}}`)))(t)
-	if c.Agent != (AgentConfig{TaskExecution: ExecSync, ShellExecution: ExecAsync, ShellAsyncThresholdSecs: 30}) ||
+	if c.Agent != (AgentConfig{TaskExecution: execSync, ShellExecution: execAsync, ShellAsyncThresholdSecs: 30}) ||
 		!c.Experimental.CrossSessionMessaging {
 		t.Fatalf("parsed %+v %+v", c.Agent, c.Experimental)
 	}
@@ -91,7 +91,7 @@ func TestAgentConfigCalls(t *testing.T) {
 	if _, err := a.TaskCall(ExecOneShot, true); !errors.Is(err, ErrRefused) {
 		t.Errorf("one-shot background task: %v", err)
 	}
-	as := AgentConfig{TaskExecution: ExecAsync, ShellExecution: ExecAsync, ShellAsyncThresholdSecs: 120}
+	as := AgentConfig{TaskExecution: execAsync, ShellExecution: execAsync, ShellAsyncThresholdSecs: 120}
 	if _, err := as.ShellCall(ExecOneShot, 5); !errors.Is(err, ErrRefused) {
 		t.Errorf("one-shot async: %v", err)
 	}
@@ -188,12 +188,12 @@ func TestTaskControlReads(t *testing.T) {
 // TestCheckReportErrors: the engine's report check is the package's, its
 // errors bad input.
 func TestCheckReportErrors(t *testing.T) {
-	r := must(CheckReport(ReportInput{Message: "\nBlocked: need the token\nmore"}))(t)
+	r := must(checkReport(ReportInput{Message: "\nBlocked: need the token\nmore"}))(t)
 	if r.Title != "Blocked: need the token" || r.Blocked {
 		t.Fatalf("%+v", r)
 	}
 	for _, in := range []ReportInput{{}, {Message: "m", Title: strings.Repeat("t", 81)}, {Message: "m", Title: "a\nb"}} {
-		if _, err := CheckReport(in); !errors.Is(err, ErrBadInput) {
+		if _, err := checkReport(in); !errors.Is(err, ErrBadInput) {
 			t.Errorf("%+v: %v", in, err)
 		}
 	}

@@ -27,13 +27,13 @@ import (
 // Scopes of a call: what it may change.
 const (
 	ScopeNone      = "none"      // a line that only reads: nothing is recorded
-	ScopePaths     = "paths"     // the named paths (a folder: all of it)
-	ScopeWorkspace = "workspace" // the whole workspace, walked
+	scopePaths     = "paths"     // the named paths (a folder: all of it)
+	scopeWorkspace = "workspace" // the whole workspace, walked
 )
 
-// CallScope is what a call may change: Kind is one of the Scope*
-// constants; Paths (workspace-relative) for ScopePaths.
-type CallScope struct {
+// callScope is what a call may change: Kind is one of the Scope*
+// constants; Paths (workspace-relative) for scopePaths.
+type callScope struct {
 	Kind  string
 	Paths []string
 	// own: the user's own call (ExecOptions.Own), recorded nowhere but
@@ -47,7 +47,7 @@ type CallRecord struct {
 	// "" when nothing was recorded (a read-only line).
 	ID string
 	// Scope is what the record covers (a Scope* constant): the call's,
-	// or ScopeWorkspace when a path it names is a hard link.
+	// or scopeWorkspace when a path it names is a hard link.
 	Scope string
 	// Recorded: a record line names the files the call changed (Files,
 	// possibly none).
@@ -77,7 +77,7 @@ func refusal(err error) *errRefusedRecord { return callrec.Refusal(err) }
 // to run with; its error is returned after the record is made (a call
 // that ran is recorded whatever it returned). fn that fails before it
 // changes anything returns a *notRun.
-func (s *Session) recordCall(ctx context.Context, tool, call string, sc CallScope, fn func(context.Context) error) (*CallRecord, error) {
+func (s *Session) recordCall(ctx context.Context, tool, call string, sc callScope, fn func(context.Context) error) (*CallRecord, error) {
 	s.busy.RLock()
 	defer s.busy.RUnlock()
 	if s.isClosed() {
@@ -138,13 +138,13 @@ func (s *Session) recordCall(ctx context.Context, tool, call string, sc CallScop
 // refuses (recording off, a workspace holding the state folder, a limit,
 // a full store) is r: the call runs without one. Any other failure is
 // err: the call must not run.
-func (s *Session) captureBefore(ctx context.Context, tool, call string, sc CallScope, cfg StorageConfig) (cl changes.CallLine, cap *callCapture, r *errRefusedRecord, err error) {
+func (s *Session) captureBefore(ctx context.Context, tool, call string, sc callScope, cfg StorageConfig) (cl changes.CallLine, cap *callCapture, r *errRefusedRecord, err error) {
 	if err := s.snapReady(ctx); err != nil {
 		return cl, nil, nil, fmt.Errorf("%w; nothing was run", err)
 	}
 	now := mkTime(s.ws.s.Now())
 	cl = changes.CallLine{V: 1, Kind: changes.KindCall, ID: changes.NewSnapID(now.Time), At: now, Tool: tool, Call: call, Item: s.newestItem(), Scope: sc.Kind}
-	if sc.Kind == ScopePaths {
+	if sc.Kind == scopePaths {
 		cl.Paths = sc.Paths
 	}
 	cap = &callCapture{s: s, sc: sc, cfg: cfg, objs: s.snapObjects()}
@@ -327,5 +327,5 @@ func (s *Session) RecordCall(ctx context.Context, tool string, opts ToolOptions,
 	if err != nil {
 		return nil, err
 	}
-	return s.recordCall(ctx, tool, call, CallScope{Kind: ScopeWorkspace}, fn)
+	return s.recordCall(ctx, tool, call, callScope{Kind: scopeWorkspace}, fn)
 }

@@ -77,7 +77,7 @@ type callRec = callrec.State
 // with the session's stat cache, limits and object store.
 type callCapture struct {
 	s    *Session
-	sc   CallScope
+	sc   callScope
 	cfg  StorageConfig
 	objs *objects.Store
 	tree *scope.Tree // the walk before the call
@@ -104,7 +104,7 @@ func (c *callCapture) before(ctx context.Context) error {
 	k := c.capture()
 	err := k.Before(ctx)
 	if k.Scope.Kind != c.sc.Kind {
-		c.sc = CallScope{Kind: k.Scope.Kind, Paths: c.sc.Paths}
+		c.sc = callScope{Kind: k.Scope.Kind, Paths: c.sc.Paths}
 	}
 	c.tree = k.Tree
 	return err

@@ -247,3 +247,219 @@ package engine
 // A revert stopped between 7 and 9 is settled by the next owner
 // (Session.settleReverts, revert.Run.Settle); unrevert is
 // Session.unrevertFiles (revert.Run.Unrevert).
+//
+// ## The changes journal
+//
+// <id>.changes.jsonl holds a "change" line per file-tool call and the undo
+// stack's events (engine/internal/changes/format.go draws every line):
+//
+//	{"v":1,"kind":"change","id":SNAP,"seq":N,"at":T,"tool":"edit","call":ITEM,"item":ITEM,
+//	 "scope":"paths","files":[{"path":P,"before":F|null,"after":F|null}]}
+//
+// "call" names the item the change belongs to: the tool_call item given by
+// the caller (the Call option of a tool, Change.SetCall), else the user prompt that
+// began the turn (REPL tool lines have no tool_call item); it is omitted
+// when the conversation has no prompt yet, and lines written before it
+// have none and read as they did. "item" (on this line and on every
+// other line that changes files) is the newest item of the conversation
+// when the line was written ("" when it had none): where the line lies
+// among the items, for a file revert's boundary, which never compares
+// times (they tie within a millisecond); lines written before it have
+// none and are placed by their time. A file's state F is
+// {"oid":SHA256,"size":N,"mode":"file|exec|link","perm":"0640"} (stored as
+// an object), {"sha256":SHA256,"size":N,"mode":...,"perm":...,"data":BASE64}
+// (a pre-image of at most 16 KiB, inline; or a file tool's "after" of at
+// most 16 KiB, for redo), {"sha256":SHA256,"size":N,
+// "mode":...,"perm":...} (the content's hash only, no object: a change's
+// "after"), {"skipped":REASON,"size":N}, or null (absent). "oid" always
+// names an object that exists. "perm" is a regular file's permission bits
+// as four octal digits (a link has none); lines written before it have
+// none, and read as they did. An "abort" line cancels a change whose file
+// the tool did not change.
+//
+// Records of other calls (shell lines, recorded tools) share the journal:
+// "call", "record", "unrecorded", "start", "off" and store-budget "drop"
+// lines (engine/internal/changes/records.go; callrec.go writes them). The
+// undo stack skips them (seed 001: undo covers the file tools); file
+// revert reads both kinds in journal order, and Snapshots lists both (the
+// records as SnapshotList.Records). An agent's shell command under hooks
+// writes its "call" and "record" lines together in its post-tool hook
+// (hook_exec.go): its pre-tool hook leaves a marker, not a call line,
+// which the next hook's Open would close as interrupted.
+//
+// Tool calls that run at the same time (an agent's parallel calls, whose
+// hooks interleave) each see the others' changes. A call that begins while
+// a call whose scope meets its own runs joins that call's unit, and the
+// unit's last call to end writes an "overlap" line: each file the unit
+// covers from what it held when the first call covering it began to what
+// it holds at the unit's end (engine/internal/overlap has the rules,
+// engine/internal/changes/overlap.go the line, overlap.go the markers).
+// File revert reads a unit as one step, reverted whole or not at all; the
+// undo stack reads its file tools' own change lines, so undo of one puts
+// back its own pre-images. Calls whose scopes do not meet keep their own
+// records. A file revert waits for no agent's call: it refuses while one
+// is pending.
+//
+// An agent's prompt a hook recorded with the agent's prompt id has the
+// item id an import derives from that id ("prompt:"+ID); without one an
+// import finds it by its text and time (import_prompts.go). An agent's
+// tool call gets the item id an import derives from the agent's call id
+// ("call:"+ID), which a hook's change record names before the call's item
+// is there (agentCallItem, import.go); until it is, file revert places the
+// record by the newest item when the call began, which its marker keeps
+// (began, hook.go), as it places the calls of an overlap line. The pre-
+// and post-tool hooks open the session for its change records only
+// (hook_open.go).
+//
+// ## Permission bits
+//
+// A file a tool writes over keeps its bits; a file it creates gets 0666
+// less the umask, its new folders 0777 less it. Undo puts back the bits
+// the file had before the tool, even after a hand chmod since; redo puts
+// back the bits the undo found (a hand chmod made after the tool comes
+// back with it). A chmod made after an undo is a change of the file: redo
+// refuses to overwrite it, as it refuses for content.
+//
+// ## Undo that cannot put files back
+//
+// A file an undo or redo cannot put back (its pre-image not captured, its
+// object missing or damaged, its current content impossible to keep for
+// redo, a write that fails) is left as it is and named with why. An undo or
+// redo that can put back no file at all is refused (RestoreError) and uses
+// up nothing; a restore-to goes past such a snapshot. When its line was
+// written and every write failed, it cancels itself with the opposite
+// line; one that cannot be written yet is owed, and goes before any other
+// line (the next file tool, undo, redo or restore-to is refused until it
+// is written): no change may end the branch of a snapshot the files still
+// hold. Lines of the changes
+// journal the stack cannot read are named by the stack's answers
+// (UnreadRecord), as storage fsck names them.
+//
+// ## Other files
+//
+// Each is drawn in the file that writes it: tool outputs
+// (outputs/<session>/<output id>.zst, outputs.go), attachments (objects
+// named by items, attach.go), task records and sub-agent transcripts
+// (tasks/<session>/, task.go), the background-work ledger
+// (tasks/<session>/work.jsonl, engine/internal/bgwork), a session's inbox
+// (tasks/<session>/inbox.jsonl, engine/internal/inbox), shell history
+// (<id>.shell.jsonl, shell.go), the usage ledger (usage.jsonl, usage.go),
+// prompt history (history.jsonl, history.go), config.json (config.go), and
+// ownership hints (owners/<id>, owner.go), the records the workspace
+// store's budget dropped from other sessions (drops.jsonl,
+// internal/callrec/budget.go). The HTTP API's token and
+// credentials.json are package httpapi's. Moving sessions to another
+// directory (moves/<id>.json plans, the ledger's move lines) is drawn in
+// package migrate, the checkouts of a repository (repos/) in package
+// checkouts, and how the state folder is measured (Stats, ChangeStores)
+// in package stats. Retention's lines and files — the trim's "start" line
+// of a changes journal, a trimmed shell "end" line, the tier and pinned
+// meta lines, the trash, the plans and the sweep's stamp — are drawn in
+// retention_trim.go, retention_trash.go, retention_plans.go (with package
+// fileplan) and retention_sweep.go.
+//
+// Temp files, in the state folder and beside the user's files alike, are
+// named ".<name>.<pid>-<16 hex>.cairn-tmp" (the grammar of internal/vfs).
+// Only a file of exactly that shape whose process is gone is ever removed:
+// at each open (and when a new session is first written), in the state
+// folder's folders, and in the workspace folders
+// named by the change lines of a session whose owner died (temps.go).
+//
+// ## Durability, in full
+//
+// A session comes into being by one rename: its items journal is written
+// whole under a temp name, with its session line and the line that made it
+// worth keeping, synced, and renamed into place (a fork writes its change
+// records and tool outputs first and its items journal last). A creation
+// that fails leaves nothing, not even its lock file; a session this process
+// made that still holds only its session line when it closes is removed.
+//
+// Items are appended as they come and synced once per turn: EndTurn syncs
+// the items journal and the workspace folders the turn's file tools
+// changed at once, so a turn that returned survives a crash. Its trail and
+// usage lines are written, not synced: the turn line says all they say, an
+// open puts back what a crash lost of them (matched by turn number and
+// time), and Close syncs both and records "settled_turn" in the record
+// (turn_settle.go). Session.Commit syncs the items journal and the trail
+// between turns. The record is replaced by atomic rename when the title changes
+// and otherwise at most every two seconds, without a sync (it is derived:
+// a stale or empty record is rebuilt from the journal), and durably when
+// the session closes. Session.RefreshRecord catches it up with the synced
+// journal at once, for a runtime going idle (the REPL waiting for a
+// line). Objects are durable before the line that names them is written.
+//
+// A record says which journal size it reflects ("journals":{"items":N}). An
+// open rebuilds a record that differs from its journal; a listing does so
+// for a session whose owner died without closing it (its owners/<id> hint
+// left behind, record_stale.go) and for a record dated in the future; fsck
+// notes both. A journal that holds lines and none that reads is never
+// opened for writing (UnreadableError). A line dated more than a minute
+// ahead of the clock is not activity: it does not move updated_at
+// (times.go).
+//
+// A file tool (write, edit, rm, apply_patch) writes its change line first: the line,
+// holding the pre-image inline or naming its durable object, is synced
+// while the new content is staged in a temp file beside the file and
+// fsynced; only then does the temp file take the file's place (an atomic
+// swap or rename). So the pre-image is durable before the file changes,
+// and the file is always its old or its new version. When the new content
+// is at most 16 KiB the line holds it too ("after" inline), and the folder
+// is synced at the end of the turn, once for all such edits (changes.Syncs):
+// edits in a row wait for their line and their staged content, synced at
+// once, and for nothing else. A crash may then lose the swap of any of
+// them while later lines are durable; the next owner, when the machine
+// started since the journal was last written (a power loss; a killed
+// owner lost nothing), makes each again from its line (settleUnsettled,
+// changes.Stack.RedoPlan), all but the newest, which is judged as below;
+// either way it syncs their folders (a killed owner's may not be durable)
+// and writes a close line, so that no later open looks at them again. The end of the turn, once those
+// folders are synced, writes a close line (riding with the journal's next
+// sync) so that no owner looks at them again; it writes none while an
+// undo, redo or restore runs beside it, nor once a folder sync of the run
+// failed (nor does Close then). A change's file as before any unsettled
+// change behind it counts as before it too (changes.Stack.Unmade). A larger file's folder is
+// synced in the background. The next file tool's change line is
+// synced meanwhile, and that tool waits for the folder sync only before it
+// changes its own file; every other line of the changes journal waits for
+// it before it is written. So a crash can leave the two newest changes unmade (the older one only
+// together with the newer, which had not returned), their files still as
+// "before". The next owner judges them newest first (loadChanges): the
+// newest is unmade when its files are as its "before", or, for a file the
+// change before it changed too, as that change's "before" (the same file
+// written twice in a row and both writes lost); it writes the newest's
+// abort line, and when it wrote one, judges the change before it the same
+// way and may write its abort too, unless that one can be made again from
+// its line. A file as a change's "after" counts as
+// made. A patch
+// (one line, several files) found with some files new and the rest old
+// has the new ones put back first (patch_recover.go). An undo or
+// redo a crash stopped before its files were put back is finished by the
+// next owner from its line. A clean Close writes a close line, after which
+// nothing is settled. An agent's post-tool hook (SessionOptions.Brief)
+// writes it with its change line (or a shell command's record line), under
+// the line's one sync: the agent made the files before.
+//
+// ## Locks, in full
+//
+// The leaves of the package comment's order:
+//
+//  4. Leaves, each held only briefly, never two at once: Workspace.mu
+//     (making the workspace folder), changes.Writer (the changes
+//     journal's writer: Close takes it without the stack's lock), the
+//     shell log's mu, the task log's mu (task.go), Session.cfg.mu (reading config.json), changes.Syncs.mu
+//     (the background folder syncs, which take no session lock), the
+//     Store's usage-ledger lock and its registries of live shell logs and
+//     tool outputs, and the picker index's own lock. One leaf takes
+//     another, always in this order: a callLock's mu (the count of the
+//     store's calls holding a workspace's call lock) takes its kept-open
+//     lock file's own (vfs.SharedLockFile).
+//
+// The rule of the call lock: no call runs without it. A call whose lock
+// cannot be taken for any reason but a file revert holding it (the
+// workspace folder or calls.lock cannot be made, opened or locked) is
+// refused (ErrRefused), naming why, and runs nothing: the lock is all that
+// keeps a file revert of another session, in any process, from putting
+// back files the call is changing, and a safety check never passes on
+// "cannot tell". The same goes for every check a file revert makes before
+// it writes: one that cannot read what it checks (the other sessions'
+// changes journals, drops.jsonl) refuses it.

@@ -30,8 +30,8 @@ var (
 	// ErrSweeping: another process is sweeping (Store.Sweep).
 	ErrSweeping = errs.ErrSweeping
 	// ErrOutputTooLarge is returned by PutOutput for an output over
-	// MaxOutputBytes; nothing is stored. It wraps ErrBadInput.
-	ErrOutputTooLarge = fmt.Errorf("%w: tool output over %d MiB", ErrBadInput, MaxOutputBytes>>20)
+	// maxOutputSize; nothing is stored. It wraps ErrBadInput.
+	ErrOutputTooLarge = fmt.Errorf("%w: tool output over %d MiB", ErrBadInput, maxOutputSize>>20)
 )
 
 // Refusal is an error that refuses an operation (errors.Is(err,

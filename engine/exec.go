@@ -73,7 +73,7 @@ func (s *Session) Exec(ctx context.Context, line string, opts ExecOptions) (*Exe
 	if err != nil {
 		return nil, err
 	}
-	sc := CallScope{Kind: ScopeNone, own: true}
+	sc := callScope{Kind: ScopeNone, own: true}
 	if !opts.Own {
 		sc = s.ws.lineScope(line)
 	}

@@ -34,7 +34,7 @@ func TestExecThroughHardLinkIsRecorded(t *testing.T) {
 			s := e.session()
 			p := must(s.Append(e.ctx, Item{Type: User, Text: "hard links"}))(t)
 			a := e.exec(s, c.line)
-			if a.Scope != ScopeWorkspace || a.Unrecorded != "" {
+			if a.Scope != scopeWorkspace || a.Unrecorded != "" {
 				t.Fatalf("answer %+v", a)
 			}
 			for _, n := range c.names {
@@ -66,7 +66,7 @@ func TestPendingExecThroughHardLink(t *testing.T) {
 	e.hookPair(a, func(s *Session) {
 		p = must(s.BeginExec(e.ctx, "bash", "toolu_hl", "echo more >> h.txt", ""))(t)
 	})
-	if p.Scope != ScopeWorkspace || strings.Join(p.Paths, " ") != "h.txt" {
+	if p.Scope != scopeWorkspace || strings.Join(p.Paths, " ") != "h.txt" {
 		t.Fatalf("pending %+v", p)
 	}
 	e.sh("echo more >> h.txt")

@@ -118,7 +118,7 @@ func TestExecGitRunningAProgramIsRecorded(t *testing.T) {
 	e.sh("git config core.fsmonitor 'echo planted >> " + e.path("victim.txt") + "; false'")
 	p := must(s.Append(e.ctx, Item{Type: User, Text: "status"}))(t)
 	a := e.exec(s, "git status --short")
-	if a.Scope != ScopeWorkspace || !slices.Contains(a.Files, e.path("victim.txt")) {
+	if a.Scope != scopeWorkspace || !slices.Contains(a.Files, e.path("victim.txt")) {
 		t.Fatalf("git status running the fsmonitor: %+v (victim.txt %q)", a, e.get("victim.txt"))
 	}
 	must(s.Revert(e.ctx, p.ID, RevertFiles))(t)

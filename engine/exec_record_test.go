@@ -70,11 +70,11 @@ func TestExecPathsRecord(t *testing.T) {
 	e.put("from.txt", "moved")
 	e.put("other.txt", "other")
 	a := e.exec(s, "rm ignored.log && touch made.txt && echo hi > out.txt && mv from.txt to.txt && cp src.txt copy.txt")
-	if a.Scope != ScopePaths || a.Snapshot == nil {
+	if a.Scope != scopePaths || a.Snapshot == nil {
 		t.Fatalf("answer %+v", a)
 	}
 	ls := e.recLines(s)
-	if ls[0].Kind != changes.KindCall || ls[0].Scope != ScopePaths ||
+	if ls[0].Kind != changes.KindCall || ls[0].Scope != scopePaths ||
 		strings.Join(ls[0].Paths, " ") != "copy.txt from.txt ignored.log made.txt out.txt to.txt" {
 		t.Fatalf("call line %+v", ls[0])
 	}
@@ -120,7 +120,7 @@ func TestExecWorkspaceLeftOut(t *testing.T) {
 	e.put("sub/code.txt", "nested")
 	e.put("deep/.env", "kept")
 	a := e.exec(s, `f=1; echo 2 > .env; echo x > sub/code.txt; echo y > deep/.env; mkfifo pipe; ln -s deep/.env link; echo $f > real.txt; echo $f > old.log; echo $f > build/out`)
-	if a.Scope != ScopeWorkspace {
+	if a.Scope != scopeWorkspace {
 		t.Fatalf("scope %s", a.Scope)
 	}
 	r := e.lastRecord(s)
@@ -589,7 +589,7 @@ func TestExecBeforeObjectGone(t *testing.T) {
 	s := e.session()
 	e.put("a.txt", "now")
 	cfg := must(s.config())(t)
-	c := &callCapture{s: s, sc: CallScope{Kind: ScopeWorkspace}, cfg: cfg.Storage, objs: s.snapObjects()}
+	c := &callCapture{s: s, sc: callScope{Kind: scopeWorkspace}, cfg: cfg.Storage, objs: s.snapObjects()}
 	gone := objects.Sum([]byte("never stored"))
 	c.tree = scope.NewTree([]scope.Entry{{Path: "a.txt", Mode: 0o644, Size: 12, Hash: gone}})
 	files := must(c.after(e.ctx))(t)
@@ -605,7 +605,7 @@ func TestExecBeforeLinkStored(t *testing.T) {
 	e := newSnapEnv(t, "")
 	s := e.session()
 	cfg := must(s.config())(t)
-	c := &callCapture{s: s, sc: CallScope{Kind: ScopeWorkspace}, cfg: cfg.Storage, objs: s.snapObjects()}
+	c := &callCapture{s: s, sc: callScope{Kind: scopeWorkspace}, cfg: cfg.Storage, objs: s.snapObjects()}
 	target := "somewhere/never-stored"
 	c.tree = scope.NewTree([]scope.Entry{{Path: "ln", Mode: fs.ModeSymlink | 0o777, Size: int64(len(target)),
 		Link: target, Hash: objects.Sum([]byte(target))}})

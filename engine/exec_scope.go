@@ -7,11 +7,11 @@ import "cairn/engine/internal/scope"
 // line that only reads, the literal paths a line writes and the files they
 // lead to (those outside the workspace or inside the state folder left
 // out; none left is nothing), else the whole workspace.
-func (w *Workspace) lineScope(line string) CallScope { return w.lineScopeIn(line, "") }
+func (w *Workspace) lineScope(line string) callScope { return w.lineScopeIn(line, "") }
 
 // lineScopeIn is lineScope of a line run in folder dir (absolute; "" is
 // the workspace), which its relative names are taken from.
-func (w *Workspace) lineScopeIn(line, dir string) CallScope {
+func (w *Workspace) lineScopeIn(line, dir string) callScope {
 	// The names are followed through the links they pass now, before the
 	// line runs: a write through a link to a folder of the workspace
 	// changes the files the link leads to.
@@ -19,17 +19,17 @@ func (w *Workspace) lineScopeIn(line, dir string) CallScope {
 	if sc.Git && sc.Kind != scope.Workspace && scope.GitRunsPrograms(w.path) != "" {
 		// git runs a program the repository names (a planted
 		// core.fsmonitor, a diff driver): it may change any file.
-		return CallScope{Kind: ScopeWorkspace}
+		return callScope{Kind: scopeWorkspace}
 	}
 	switch sc.Kind {
 	case scope.Paths:
 		if ps := w.recordPaths(sc.Paths); len(ps) > 0 {
-			return CallScope{Kind: ScopePaths, Paths: ps}
+			return callScope{Kind: scopePaths, Paths: ps}
 		}
 	case scope.Workspace:
-		return CallScope{Kind: ScopeWorkspace}
+		return callScope{Kind: scopeWorkspace}
 	}
-	return CallScope{Kind: ScopeNone}
+	return callScope{Kind: ScopeNone}
 }
 
 // LineChanges reports whether shell line, run in folder dir (absolute;

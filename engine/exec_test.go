@@ -133,7 +133,7 @@ func TestExecWorkspaceRecord(t *testing.T) {
 	e.put("edit.txt", "old")
 	e.put("gone.txt", "bye")
 	a := must(s.Exec(e.ctx, `x=1; echo new > edit.txt; echo made > "new$x.txt"; rm gone.txt; echo out; echo err >&2; exit 3`, ExecOptions{}))(t)
-	if a.ExitCode != 3 || a.Snapshot == nil || a.Scope != ScopeWorkspace || a.Unrecorded != "" {
+	if a.ExitCode != 3 || a.Snapshot == nil || a.Scope != scopeWorkspace || a.Unrecorded != "" {
 		t.Fatalf("answer %+v", a)
 	}
 	e.want("edit.txt", "new\n")

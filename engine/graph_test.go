@@ -231,7 +231,7 @@ func TestRevertsStackAndUnrevertRefusedAfterNewWork(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s2.Close()
-	if !s2.CanUnrevert() {
+	if !s2.canUnrevert() {
 		t.Fatal("the revert stack was not rebuilt from the journal")
 	}
 	if _, err := s2.Unrevert(ctx); err != nil || s2.Head() != orig {

@@ -159,7 +159,7 @@ func (s *Session) settleExec(ctx context.Context, call, name string, b []byte, k
 	}()
 	var p PendingExec
 	if err := json.Unmarshal(b, &p); err != nil || p.V != 1 || !labelRE.MatchString(p.Tool) || !changes.ValidSnapID(p.ID) ||
-		(p.Scope != ScopePaths && p.Scope != ScopeWorkspace) || p.Scope == ScopePaths && len(p.Paths) == 0 {
+		(p.Scope != scopePaths && p.Scope != scopeWorkspace) || p.Scope == scopePaths && len(p.Paths) == 0 {
 		return nil, fmt.Errorf("%w: pending shell command %s is not readable", ErrFormat, name)
 	}
 	for _, f := range p.Paths {
@@ -187,7 +187,7 @@ func (s *Session) settleExec(ctx context.Context, call, name string, b []byte, k
 	item := settledCall(s, p.Call, call)
 	cl := changes.CallLine{V: 1, Kind: changes.KindCall, ID: p.ID, At: p.At, Tool: p.Tool, Call: item, Item: s.began(p.Item), Scope: p.Scope, Paths: p.Paths}
 	rc := &CallRecord{ID: p.ID}
-	cap := &callCapture{s: s, sc: CallScope{Kind: p.Scope, Paths: p.Paths}, cfg: cfg.Storage, objs: s.snapObjects()}
+	cap := &callCapture{s: s, sc: callScope{Kind: p.Scope, Paths: p.Paths}, cfg: cfg.Storage, objs: s.snapObjects()}
 	tree, err := vfs.ReadFile(fsys, execTreeName(name))
 	if err == nil {
 		cap.tree, err = readTree(tree, p.Tree.SHA256)
@@ -198,7 +198,7 @@ func (s *Session) settleExec(ctx context.Context, call, name string, b []byte, k
 	} else {
 		s.recordAfter(ctx, cl, cap, rc, true, append(s.recordMarks(true), cl), cl.Item)
 		var ws *scope.Tree
-		if p.Scope == ScopeWorkspace {
+		if p.Scope == scopeWorkspace {
 			ws = cap.afterTree
 		}
 		*keep = s.endUnitCall(ctx, &markerFile{name: name, exec: &p}, "", ws)

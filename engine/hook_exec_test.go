@@ -49,7 +49,7 @@ func TestPendingExecRecordsAcrossOpens(t *testing.T) {
 	e.hookPair(a, func(s *Session) {
 		p = must(s.BeginExec(e.ctx, "bash", "toolu_1", "for f in a b; do echo 1 > $f.txt; done", ""))(t)
 	})
-	if p.Scope != ScopeWorkspace || p.ID == "" {
+	if p.Scope != scopeWorkspace || p.ID == "" {
 		t.Fatalf("pending %+v", p)
 	}
 	// Another hook opens the session meanwhile.

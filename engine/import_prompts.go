@@ -17,7 +17,7 @@ import (
 //     hook's item id is importItemID(session, "prompt:"+ID), which the
 //     import derives again from the transcript line;
 //   - else the same text (what the user typed: the transcript's text
-//     blocks, not its images; space around it aside) within PromptMatchWindow of the transcript
+//     blocks, not its images; space around it aside) within promptMatchWindow of the transcript
 //     line's time, the nearest such item not matched yet, among the
 //     session's user items no key of the source makes (hooks' items).
 //
@@ -31,16 +31,16 @@ import (
 // that prompt's own line when the agent wrote it first (Pending): the
 // source's last user item is the pending prompt when both carry the
 // agent's prompt id and the ids are the same, or, without ids, when its
-// text is the prompt's, it is at most PromptMatchWindow from it, and it
+// text is the prompt's, it is at most promptMatchWindow from it, and it
 // is not a prompt the session holds already (the previous prompt, typed
 // the same: "continue" twice). That line and what follows it are left
 // for the hook, which appends the prompt with its id.
 
-// PromptMatchWindow is how far apart a hook's prompt and its transcript
+// promptMatchWindow is how far apart a hook's prompt and its transcript
 // line may be in time: the hook runs as the prompt is submitted, the
 // transcript line is written then too. A hook reading the transcript takes
 // a line of the prompt's text this recent for the prompt being submitted.
-const PromptMatchWindow = 2 * time.Minute
+const promptMatchWindow = 2 * time.Minute
 
 // promptKey is the import key of the agent's prompt id.
 func promptKey(promptID string) string { return "prompt:" + promptID }
@@ -99,7 +99,7 @@ func pendingAt(st *state, src *ImportSource, idOf func(string) string, now time.
 		if text == "" {
 			text = it.Text
 		}
-		if strings.TrimSpace(text) != strings.TrimSpace(p.Text) || it.At.Sub(at).Abs() > PromptMatchWindow || st.Items[idOf(it.Key)] != nil {
+		if strings.TrimSpace(text) != strings.TrimSpace(p.Text) || it.At.Sub(at).Abs() > promptMatchWindow || st.Items[idOf(it.Key)] != nil {
 			return -1
 		}
 		return i
@@ -151,7 +151,7 @@ func hookPrompts(st *state, session string, src *ImportSource) map[string]string
 		var bestD time.Duration
 		for _, c := range cands {
 			d := c.At.Sub(in.At).Abs()
-			if used[c.ID] || strings.TrimSpace(c.Text) != text || d > PromptMatchWindow || (best != nil && d >= bestD) {
+			if used[c.ID] || strings.TrimSpace(c.Text) != text || d > promptMatchWindow || (best != nil && d >= bestD) {
 				continue
 			}
 			best, bestD = c, d

@@ -118,7 +118,7 @@ func (w *Workspace) importTasks(ctx context.Context, id string, src *ImportSourc
 			if err != nil {
 				return nil, 0, err
 			}
-			err = rl.Append(&tasks.Line{V: 1, Kind: "start", Task: t.ID, Type: TaskTypeAgent, Label: tasks.CutLabel(t.Label), Call: call, At: at, Held: true})
+			err = rl.Append(&tasks.Line{V: 1, Kind: "start", Task: t.ID, Type: taskTypeAgent, Label: tasks.CutLabel(t.Label), Call: call, At: at, Held: true})
 			if err == nil {
 				err = rl.Append(&tasks.Line{V: 1, Kind: "end", Task: t.ID, State: TaskSettled, At: at, Items: &n})
 			}

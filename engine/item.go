@@ -39,9 +39,9 @@ type Unavailable = convlog.Unavailable
 
 // The reasons of Unavailable. They are part of the JSON answers.
 const (
-	PayloadMissing    = convlog.PayloadMissing
-	PayloadCorrupt    = convlog.PayloadCorrupt
-	PayloadUnreadable = convlog.PayloadUnreadable
+	payloadMissing    = convlog.PayloadMissing
+	payloadCorrupt    = convlog.PayloadCorrupt
+	payloadUnreadable = convlog.PayloadUnreadable
 )
 
 // Payload names an item's text stored as an object.

@@ -18,18 +18,18 @@ import (
 // Tool outputs: a tool's whole output, kept so that a truncated result can
 // point at it (package outputs keeps them and says their format).
 
-// MaxOutputBytes caps an output's uncompressed size.
-const MaxOutputBytes = 100 << 20
+// maxOutputSize caps an output's uncompressed size.
+const maxOutputSize = 100 << 20
 
 // outputGrace is how long an orphan output folder is kept.
 const outputGrace = outputs.Grace
 
-// maxOutputBytes is MaxOutputBytes, unless a test lowered the store's cap.
+// maxOutputBytes is maxOutputSize, unless a test lowered the store's cap.
 func (s *Store) maxOutputBytes() int64 {
 	if s.outputCap > 0 {
 		return s.outputCap
 	}
-	return MaxOutputBytes
+	return maxOutputSize
 }
 
 // OutputMatch is a line of an output that holds the searched text.
@@ -55,7 +55,7 @@ func outputName(dir, session, id string) string { return outputs.Name(dir, sessi
 
 // PutOutput stores the output of producer (a tool name or a shell label)
 // read from r and returns its id. The output is durable when PutOutput
-// returns. Over MaxOutputBytes, it stores nothing and returns
+// returns. Over maxOutputSize, it stores nothing and returns
 // ErrOutputTooLarge.
 func (s *Session) PutOutput(ctx context.Context, producer string, r io.Reader) (string, error) {
 	s.mu.Lock()

@@ -173,13 +173,13 @@ func TestOutputOnlyFromItsSession(t *testing.T) {
 
 func TestOutputCap(t *testing.T) {
 	ctx := context.Background()
-	if MaxOutputBytes != 100<<20 {
-		t.Fatalf("MaxOutputBytes %d", MaxOutputBytes)
+	if maxOutputSize != 100<<20 {
+		t.Fatalf("maxOutputSize %d", maxOutputSize)
 	}
 	e := newMemEnv(t)
 	s := newSession(t, e.ws)
 	// The real cap: one byte over 100 MiB is refused, and nothing is left.
-	_, err := s.PutOutput(ctx, "shell", io.LimitReader(zeros{}, MaxOutputBytes+1))
+	_, err := s.PutOutput(ctx, "shell", io.LimitReader(zeros{}, maxOutputSize+1))
 	if !errors.Is(err, ErrOutputTooLarge) || !errors.Is(err, ErrBadInput) {
 		t.Fatalf("over the cap: %v", err)
 	}
@@ -188,7 +188,7 @@ func TestOutputCap(t *testing.T) {
 		t.Fatalf("a refused output left %d files", len(ents))
 	}
 	// Exactly the cap is kept.
-	id, err := s.PutOutput(ctx, "shell", io.LimitReader(zeros{}, MaxOutputBytes))
+	id, err := s.PutOutput(ctx, "shell", io.LimitReader(zeros{}, maxOutputSize))
 	if err != nil || id != "output-shell" {
 		t.Fatalf("at the cap: %q %v", id, err)
 	}
@@ -198,7 +198,7 @@ func TestOutputCap(t *testing.T) {
 	}
 	n, err := io.Copy(io.Discard, rc)
 	rc.Close()
-	if err != nil || n != MaxOutputBytes {
+	if err != nil || n != maxOutputSize {
 		t.Fatalf("read back %d bytes: %v", n, err)
 	}
 }

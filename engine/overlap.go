@@ -48,7 +48,7 @@ type markerFile struct {
 func (m *markerFile) marker() *overlap.Marker {
 	if p := m.exec; p != nil {
 		sc := overlap.Scope{Paths: p.Paths}
-		if p.Scope == ScopeWorkspace {
+		if p.Scope == scopeWorkspace {
 			sc = overlap.Scope{Workspace: true}
 		}
 		return &overlap.Marker{Name: m.name, Mark: &p.unitMark, Scope: sc, Exec: true, TreeSum: p.Tree.SHA256, Value: p,
@@ -69,7 +69,7 @@ func decodeMarker(b []byte) *overlap.Marker {
 	}
 	if kind.Kind == markerExec {
 		var p PendingExec
-		if json.Unmarshal(b, &p) != nil || p.V != 1 || !changes.ValidSnapID(p.ID) || (p.Scope != ScopePaths && p.Scope != ScopeWorkspace) {
+		if json.Unmarshal(b, &p) != nil || p.V != 1 || !changes.ValidSnapID(p.ID) || (p.Scope != scopePaths && p.Scope != scopeWorkspace) {
 			return nil
 		}
 		return (&markerFile{exec: &p}).marker()
@@ -90,8 +90,8 @@ func editScope(files []changes.FileChange) overlap.Scope {
 }
 
 // overlap is the scope as the unit rules see it.
-func (sc CallScope) overlap() overlap.Scope {
-	if sc.Kind == ScopeWorkspace {
+func (sc callScope) overlap() overlap.Scope {
+	if sc.Kind == scopeWorkspace {
 		return overlap.Scope{Workspace: true}
 	}
 	return overlap.Scope{Paths: sc.Paths}
@@ -158,20 +158,20 @@ func (s *Session) endUnit(ctx context.Context, k overlap.Markers, unit string, m
 		return
 	}
 	var after overlap.After
-	walk := func(sc CallScope) (*scope.Tree, error) {
+	walk := func(sc callScope) (*scope.Tree, error) {
 		c := &callCapture{s: s, sc: sc, cfg: cfg.Storage, objs: s.snapObjects()}
 		return c.walk(ctx)
 	}
 	if wide {
 		if after.Workspace = ws; ws == nil {
-			if after.Workspace, err = walk(CallScope{Kind: ScopeWorkspace}); err != nil {
+			if after.Workspace, err = walk(callScope{Kind: scopeWorkspace}); err != nil {
 				fail(err)
 				return
 			}
 		}
 	}
 	if len(named) > 0 {
-		if after.Paths, err = walk(CallScope{Kind: ScopePaths, Paths: named}); err != nil {
+		if after.Paths, err = walk(callScope{Kind: scopePaths, Paths: named}); err != nil {
 			fail(err)
 			return
 		}

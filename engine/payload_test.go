@@ -109,7 +109,7 @@ func TestUnavailablePayloadDegradesOneItem(t *testing.T) {
 			it     Item
 			text   string
 			reason string
-		}{{tr[1], wantAnswer, PayloadMissing}, {tr[2], wantPrompt, PayloadCorrupt}} {
+		}{{tr[1], wantAnswer, payloadMissing}, {tr[2], wantPrompt, payloadCorrupt}} {
 			if c.text != "" {
 				if c.it.Text != c.text || c.it.Unavailable != nil {
 					t.Fatalf("%s: item %s: %d bytes, unavailable %+v; want its text back", what, c.it.ID, len(c.it.Text), c.it.Unavailable)
@@ -117,7 +117,7 @@ func TestUnavailablePayloadDegradesOneItem(t *testing.T) {
 				continue
 			}
 			u := c.it.Unavailable
-			if u == nil || c.it.Text != "" || u.Reason != c.reason || u.OID != objects.Sum([]byte(map[string]string{PayloadMissing: answer, PayloadCorrupt: prompt}[c.reason])).String() {
+			if u == nil || c.it.Text != "" || u.Reason != c.reason || u.OID != objects.Sum([]byte(map[string]string{payloadMissing: answer, payloadCorrupt: prompt}[c.reason])).String() {
 				t.Fatalf("%s: item %s: text %d bytes, unavailable %+v; want %s", what, c.it.ID, len(c.it.Text), u, c.reason)
 			}
 			if want := "[payload unavailable: object " + u.OID + " " + c.reason + "]"; u.String() != want {
@@ -250,7 +250,7 @@ func TestUnreadablePayloadAndCancel(t *testing.T) {
 		t.Fatal(err)
 	}
 	tr := v.Transcript()
-	if len(tr) != 2 || tr[0].Text != "go" || tr[1].Unavailable == nil || tr[1].Unavailable.Reason != PayloadUnreadable ||
+	if len(tr) != 2 || tr[0].Text != "go" || tr[1].Unavailable == nil || tr[1].Unavailable.Reason != payloadUnreadable ||
 		!strings.Contains(tr[1].Unavailable.Error, syscall.EIO.Error()) {
 		t.Fatalf("transcript %+v", tr)
 	}
@@ -297,7 +297,7 @@ func TestDraftOfAPayloadPrompt(t *testing.T) {
 	}
 	os.Remove(file)
 	f, err = ws.Fork(ctx, s.ID(), at)
-	if err != nil || f.Draft != "" || f.DraftUnavailable == nil || f.DraftUnavailable.Reason != PayloadMissing {
+	if err != nil || f.Draft != "" || f.DraftUnavailable == nil || f.DraftUnavailable.Reason != payloadMissing {
 		t.Fatalf("fork at a prompt whose object is gone: %+v %v", f, err)
 	}
 	s, err = ws.Open(ctx, s.ID(), SessionOptions{})
@@ -305,7 +305,7 @@ func TestDraftOfAPayloadPrompt(t *testing.T) {
 		t.Fatal(err)
 	}
 	r, err := s.Revert(ctx, at, RevertConversation)
-	if err != nil || r.Draft != "" || r.DraftUnavailable == nil || r.DraftUnavailable.Reason != PayloadMissing {
+	if err != nil || r.Draft != "" || r.DraftUnavailable == nil || r.DraftUnavailable.Reason != payloadMissing {
 		t.Fatalf("revert to a prompt whose object is gone: %+v %v", r, err)
 	}
 	if err := s.Close(); err != nil {

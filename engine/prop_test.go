@@ -460,7 +460,7 @@ func propRun(t *testing.T, dir string, seed uint64, nops int, verbose bool) {
 }
 
 // stepsOf is r's steps (none for nil).
-func stepsOf(r *RestoreResult) []RestoreStep {
+func stepsOf(r *RestoreResult) []restoreStep {
 	if r == nil {
 		return nil
 	}

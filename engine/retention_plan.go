@@ -146,7 +146,7 @@ func (w *Workspace) lockedNow(id string) bool { return w.s.ownedNow(w.dir, id) }
 // retention keeps it, records included. A journal that cannot be read
 // counts as pending: nothing is removed on a guess.
 func (w *Workspace) fileRevertPending(id string) bool {
-	pending, err := w.PendingRevert(context.Background(), id)
+	pending, err := w.pendingRevert(context.Background(), id)
 	return pending || err != nil
 }
 

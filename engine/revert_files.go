@@ -19,8 +19,8 @@ type (
 	FileRevert = revert.FileRevert
 	// RevertedFile is one file of a file revert and what it does to it.
 	RevertedFile = revert.RevertedFile
-	// RevertConflict is a path a file revert or unrevert refuses over.
-	RevertConflict = revert.RevertConflict
+	// revertConflict is a path a file revert or unrevert refuses over.
+	revertConflict = revert.RevertConflict
 	// RevertConflictError refuses a file revert or unrevert over
 	// conflicts; nothing was changed. It wraps ErrRefused.
 	RevertConflictError = revert.RevertConflictError

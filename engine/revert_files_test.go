@@ -450,7 +450,7 @@ func TestFileRevertStackAndUnrevert(t *testing.T) {
 	e.want(map[string]string{"a.txt": "a1", "b.txt": "<none>", "c.txt": "<none>"})
 	// Survives a reopen.
 	e.reopen(SessionOptions{})
-	if !e.s.CanUnrevert() {
+	if !e.s.canUnrevert() {
 		t.Fatal("nothing to unrevert after reopen")
 	}
 	// A file changed since the revert: nothing is unreverted.
@@ -658,7 +658,7 @@ func TestFileRevertForkStartsClean(t *testing.T) {
 	fr := must(e.s.Fork(e.ctx, ""))(t)
 	child := must(e.ws.Open(e.ctx, fr.Session, SessionOptions{}))(t)
 	defer child.Close()
-	if child.CanUnrevert() {
+	if child.canUnrevert() {
 		t.Fatal("the child can unrevert its parent's revert")
 	}
 	if _, err := child.Unrevert(e.ctx); !errors.Is(err, ErrRefused) {
@@ -668,7 +668,7 @@ func TestFileRevertForkStartsClean(t *testing.T) {
 	e.want(map[string]string{"a.txt": "<none>"})
 	must(child.Unrevert(e.ctx))(t)
 	e.want(map[string]string{"a.txt": "a1"})
-	if !e.s.CanUnrevert() {
+	if !e.s.canUnrevert() {
 		t.Fatal("the parent lost its revert")
 	}
 }

@@ -33,10 +33,10 @@ func pendingRevertAt(fsys vfs.FS, dir, id string) bool {
 	return err == nil && (tl.Pending() || tl.Undoing != nil)
 }
 
-// PendingRevert reports whether session id has a file revert an unrevert
+// pendingRevert reports whether session id has a file revert an unrevert
 // would undo (or one not settled since it stopped): retention keeps such a
 // session and its records. It reads the session's changes journal only.
-func (w *Workspace) PendingRevert(ctx context.Context, id string) (bool, error) {
+func (w *Workspace) pendingRevert(ctx context.Context, id string) (bool, error) {
 	if !validSessionID(id) {
 		return false, fmt.Errorf("%w: %q is not a session id", ErrBadInput, id)
 	}

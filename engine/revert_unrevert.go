@@ -76,6 +76,6 @@ func (s *Session) revertRun(fsys vfs.FS) *revert.Run {
 // pendingQuick reports whether session id has file reverts to unrevert,
 // from its journal (an error reads as none).
 func (w *Workspace) pendingQuick(id string) bool {
-	ok, _ := w.PendingRevert(context.Background(), id)
+	ok, _ := w.pendingRevert(context.Background(), id)
 	return ok
 }

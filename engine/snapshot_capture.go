@@ -87,8 +87,8 @@ func (s *Session) Change(ctx context.Context, tool string, paths []string, fn fu
 // not be captured (snapshots.required). It wraps ErrRefused.
 type RequiredError = snapshot.RequiredError
 
-// RequiredFile is one file of a RequiredError and why it was not captured.
-type RequiredFile = snapshot.RequiredFile
+// requiredFile is one file of a RequiredError and why it was not captured.
+type requiredFile = snapshot.RequiredFile
 
 // beginChange captures the pre-image of each of paths before tool changes
 // them (Session.Change). It holds the session's busy lock (shared) and the

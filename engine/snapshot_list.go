@@ -27,8 +27,8 @@ type (
 	UnreadRecord = snapshot.UnreadRecord
 	// RestoreResult is the answer of undo, redo and restore-to.
 	RestoreResult = snapshot.RestoreResult
-	// RestoreStep is what one snapshot's undo or redo did to the files.
-	RestoreStep = snapshot.RestoreStep
+	// restoreStep is what one snapshot's undo or redo did to the files.
+	restoreStep = snapshot.RestoreStep
 	// FileReason is a file and why it was not put back.
 	FileReason = snapshot.FileReason
 	// ToolAnswer is the answer of a file tool (`cairn tool ...`).

@@ -72,7 +72,7 @@ func (s *Session) snapReady(ctx context.Context) error {
 // denyRequired records a required-snapshot refusal: an evidence line in the
 // changes journal (when it can be written) and a snapshot.required audit
 // event with outcome denied.
-func (s *Session) denyRequired(ctx context.Context, tool string, denied []RequiredFile, journal bool) {
+func (s *Session) denyRequired(ctx context.Context, tool string, denied []requiredFile, journal bool) {
 	if journal {
 		files := make([]changes.DeniedFile, len(denied))
 		for i, d := range denied {

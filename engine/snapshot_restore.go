@@ -118,7 +118,7 @@ type RestoreError = snapshot.RestoreError
 
 // auditRestore writes session.snapshot_restore to the trail. A session that
 // was never written stays unwritten.
-func (s *Session) auditRestore(ctx context.Context, action, outcome string, steps []RestoreStep) {
+func (s *Session) auditRestore(ctx context.Context, action, outcome string, steps []restoreStep) {
 	if !s.Recorded() {
 		return
 	}

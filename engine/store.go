@@ -36,7 +36,7 @@ type Store struct {
 
 	ephemeralRoot string // where OpenEphemeral makes its root ("": the temp folder)
 	eagerLoadMB   int    // the load ceiling set by WithMaxEagerLoadMB (0: config.json's)
-	outputCap     int64  // a tool output's cap when tests lower it (0: MaxOutputBytes)
+	outputCap     int64  // a tool output's cap when tests lower it (0: maxOutputSize)
 
 	// What this store's sessions are doing, kept here rather than in
 	// process globals: an embedder may open many stores, and each is

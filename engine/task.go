@@ -174,7 +174,7 @@ func (s *Session) continueTask(ctx context.Context, tl *taskLog, ts TaskStart, c
 	switch {
 	case rec == nil:
 		return nil, notFoundf("no task %q in session %s", ts.Continue, s.st.ID)
-	case rec.Type != TaskTypeAgent:
+	case rec.Type != taskTypeAgent:
 		return nil, refusedf("%s is a shell job: shell jobs are never resumed; run a new command", rec.ID)
 	case rec.State == TaskRunning:
 		return nil, refusedf("task %s is running: only a settled task can be continued", rec.ID)
@@ -228,7 +228,7 @@ func (s *Session) Task(ctx context.Context, id string) (*Task, error) {
 func (s *Session) adoptTask(ctx context.Context, tl *taskLog, r *tasks.Record) (*tasks.Run[*state], error) {
 	var st *state
 	n := 0
-	if r.Type == TaskTypeAgent {
+	if r.Type == taskTypeAgent {
 		var err error
 		if st, n, err = foldShape(ctx, s.ws.s.fsys, taskItemsName(s.ws.dir, s.st.ID, r.ID), r.ID); err != nil {
 			return nil, err
@@ -256,7 +256,7 @@ func (s *Session) endTaskOnResult(ctx context.Context, id string) error {
 	for _, r := range recs {
 		if r.ID == id && r.State == TaskRunning && r.Held {
 			n, bytes := 0, int64(0)
-			if r.Type == TaskTypeAgent {
+			if r.Type == taskTypeAgent {
 				st, k, err := foldShape(context.Background(), s.ws.s.fsys, taskItemsName(s.ws.dir, s.st.ID, id), id)
 				if err != nil {
 					return err

@@ -23,8 +23,8 @@ const (
 
 // Record types, as TaskRecord.Type.
 const (
-	TaskTypeAgent = tasks.TypeAgent // a sub-agent with a transcript
-	TaskTypeShell = tasks.TypeShell // a background shell job, a record only
+	taskTypeAgent = tasks.TypeAgent // a sub-agent with a transcript
+	taskTypeShell = tasks.TypeShell // a background shell job, a record only
 )
 
 // TaskTool is the tool name of a tool_call that starts a sub-agent.

@@ -20,7 +20,7 @@ import (
 // TaskRecord is one task or background shell job of a session.
 type TaskRecord struct {
 	ID    string `json:"id"`
-	Type  string `json:"type"` // TaskTypeAgent or TaskTypeShell
+	Type  string `json:"type"` // taskTypeAgent or taskTypeShell
 	Label string `json:"label"`
 	Cmd   string `json:"cmd,omitempty"`
 	State string `json:"state"` // TaskRunning, TaskSettled, TaskCancelled or TaskInterrupted
@@ -82,7 +82,7 @@ func (w *Workspace) Tasks(ctx context.Context, session string) ([]TaskRecord, er
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		if r.Type == TaskTypeAgent && !r.Counted {
+		if r.Type == taskTypeAgent && !r.Counted {
 			// Running or cut short: count what its transcript holds now.
 			if st, n, err := foldShape(ctx, w.s.fsys, taskItemsName(w.dir, session, r.ID), r.ID); err == nil {
 				r.Items, r.Bytes = n, st.Bytes
@@ -129,7 +129,7 @@ func (w *Workspace) ReadTask(ctx context.Context, session, task string) (*TaskVi
 		return nil, notFoundf("no task %q in session %s", task, session)
 	}
 	v := &TaskView{st: newState(task, w.path)}
-	if rec.Type == TaskTypeAgent {
+	if rec.Type == taskTypeAgent {
 		if v.st, err = w.foldFile(ctx, task, taskItemsName(w.dir, session, task), foldOptions{hydrate: true, limit: w.s.eagerLimit()}); err != nil {
 			return nil, err
 		}

@@ -153,7 +153,7 @@ func (h sessionHost) Refold()                        { h.s.snaps.refold(h.s) }
 func (h sessionHost) PreImages(ctx context.Context) *snapshot.PreImages {
 	return h.s.newPreImages(ctx, h.sc, true).PreImages
 }
-func (h sessionHost) DenyRequired(ctx context.Context, tool string, denied []RequiredFile, journal bool) {
+func (h sessionHost) DenyRequired(ctx context.Context, tool string, denied []requiredFile, journal bool) {
 	h.s.denyRequired(ctx, tool, denied, journal)
 }
 

@@ -18,6 +18,10 @@
 // session: the stack's lock, and the steps that write each line before
 // they run its plan.
 //
+// A file's state on a line is drawn in format.go; its keys are "oid",
+// "sha256", "size", "mode" (file, exec or link), "perm" (four octal digits),
+// "data" (inline content, base64) and "skipped".
+//
 // # Locks
 //
 // Writer and Syncs each guard their fields with their own mutex, a leaf:

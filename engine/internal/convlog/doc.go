@@ -75,7 +75,8 @@
 //	 "model":M|absent,"plan":...|null,"spend":{...},"trust":{...}|null,"allowed_commands":[...],
 //	 "fork_of":{"session","item","n"}|null,"tier":"full|transcript","pinned":false,
 //	 "counts":{"items":N,"turns":N,"bytes":N},"pending_revert":...|absent,
-//	 "draft":{"text":"..."}|{"payload":{...}}|absent,"journals":{"items":N}}
+//	 "draft":{"text":"..."}|{"payload":{...}}|absent,"journals":{"items":N},
+//	 "settled_turn":N|absent}
 //
 // # The trail and the usage ledger
 //
