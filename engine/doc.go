@@ -141,7 +141,7 @@
 // import finds it by its text and time (import_prompts.go). An agent's
 // tool call gets the item id an import derives from the agent's call id
 // ("call:"+ID), which a hook's change record names before the call's item
-// is there (agentCallItem, import.go); until it is, file revert places the
+// is there (agentCallItem, import_lines.go); until it is, file revert places the
 // record by the newest item when the call began, which its marker keeps
 // (began, hook.go), as it places the calls of an overlap line. The pre-
 // and post-tool hooks open the session for its change records only

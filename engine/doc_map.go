@@ -91,7 +91,7 @@ package engine
 // stands for ownership across machines, beside the session's flock.
 //
 // Agents' hooks and imports: hook.go hook_exec.go hook_open.go
-// hook_prompt.go state_index.go hook_kept.go import.go import_prompts.go
+// hook_prompt.go state_index.go hook_kept.go import.go import_lines.go import_prompts.go
 // import_tasks.go. Claude Code's and Codex's pre- and post-tool hooks (a
 // session opened for its change records only, for one call), the prompt
 // hook (a session opened from the hooks' index, the items journal's lines
