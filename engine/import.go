@@ -2,8 +2,6 @@ package engine
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,8 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/google/uuid"
-
+	"cairn/engine/internal/hookrec"
 	"cairn/journal"
 )
 
@@ -153,22 +150,12 @@ func importMeta(st *state) ImportMeta {
 	return m
 }
 
-// ImportSessionID is the cairn session id of an agent's session: a version
-// 4 UUID made from the SHA-256 of the agent's name and the source id.
-func ImportSessionID(agent, sourceID string) string {
-	h := sha256.Sum256([]byte("cairn import\x00" + agent + "\x00" + sourceID))
-	h[6] = h[6]&0x0f | 0x40 // version 4
-	h[8] = h[8]&0x3f | 0x80 // RFC 4122 variant
-	u, _ := uuid.FromBytes(h[:16])
-	return u.String()
-}
+// ImportSessionID is the cairn session id of an agent's session
+// (hookrec.SessionID).
+func ImportSessionID(agent, sourceID string) string { return hookrec.SessionID(agent, sourceID) }
 
-// importItemID is the item id of a source item: "i-" and 16 hex digits of
-// the SHA-256 of the session id and the item's key.
-func importItemID(session, key string) string {
-	h := sha256.Sum256([]byte(session + "\x00" + key))
-	return "i-" + hex.EncodeToString(h[:8])
-}
+// importItemID is the item id of a source item (hookrec.ItemID).
+func importItemID(session, key string) string { return hookrec.ItemID(session, key) }
 
 // ImportWorkspace is the workspace of a source session's directory, which
 // may no longer exist on this machine (its sessions are still worth
