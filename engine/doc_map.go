@@ -91,7 +91,7 @@ package engine
 // stands for ownership across machines, beside the session's flock.
 //
 // Agents' hooks and imports: hook.go hook_exec.go hook_open.go
-// hook_prompt.go state_index.go hook_kept.go import.go import_prompts.go
+// hook_prompt.go state_index.go hook_kept.go import.go import_lines.go import_prompts.go
 // import_tasks.go. Claude Code's and Codex's pre- and post-tool hooks (a
 // session opened for its change records only, for one call), the prompt
 // hook (a session opened from the hooks' index, the items journal's lines
@@ -305,7 +305,7 @@ package engine
 // import finds it by its text and time (import_prompts.go). An agent's
 // tool call gets the item id an import derives from the agent's call id
 // ("call:"+ID), which a hook's change record names before the call's item
-// is there (agentCallItem, import.go); until it is, file revert places the
+// is there (agentCallItem, import_lines.go); until it is, file revert places the
 // record by the newest item when the call began, which its marker keeps
 // (began, hook.go), as it places the calls of an overlap line. The pre-
 // and post-tool hooks open the session for its change records only

@@ -33,4 +33,9 @@
 // whole journal when it is missing, unreadable, or does not agree (the
 // journal is shorter than N, or was rewritten: its bytes no longer sum to
 // S).
+//
+// # Ids
+//
+// SessionID and ItemID derive an agent session's cairn id and its items'
+// ids from the agent's own, so a hook and an import name them alike.
 package hookrec

@@ -30,6 +30,8 @@ var (
 	ErrNoIndex = errors.New("hookrec: no index")
 	// ErrTorn: a line of the index cannot be read.
 	ErrTorn = errors.New("hookrec: an index line cannot be read")
+	// ErrMarkMoved: the mark is shorter than the batches its reader parsed.
+	ErrMarkMoved = errors.New("hookrec: the mark changed since it was read")
 )
 
 // Entry is one item of the index: its links, and the text of a user item

@@ -1,16 +1,12 @@
 package hookrec
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
 
 	"cairn/internal/vfs"
 )
-
-// ErrMarkMoved: the mark is shorter than the batches its reader parsed.
-var ErrMarkMoved = errors.New("hookrec: the mark changed since it was read")
 
 // AppendMark writes b after the first at bytes of the mark file name (the
 // whole batches its reader parsed: what follows them, a batch a crash cut

@@ -27,6 +27,10 @@ var (
 	ErrNameTaken = errors.New("a remote of that name exists")
 	ErrBadName   = errors.New("bad remote name")
 	ErrNoneSet   = errors.New("no remote is set")
+	// ErrAmbiguous and ErrNoSession: a session id prefix that names more
+	// than one of a remote's sessions, or none (Syncer.FindCard).
+	ErrAmbiguous = errors.New("names more than one session")
+	ErrNoSession = errors.New("no such session")
 )
 
 // Error is a failed request to a bucket: what was asked, of which key.

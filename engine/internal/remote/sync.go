@@ -326,13 +326,6 @@ func (s *Syncer) Moved(ctx context.Context, id, ws string) error {
 	return s.st.Save(s.Local.FS(), s.Name)
 }
 
-// Errors of FindCard: a prefix that names more than one of a remote's
-// sessions, or none.
-var (
-	ErrAmbiguous = errors.New("names more than one session")
-	ErrNoSession = errors.New("no such session")
-)
-
 // FindCard reads the log and returns the card of the session whose id is
 // id or, among the remote's sessions, the only one it begins.
 func (s *Syncer) FindCard(ctx context.Context, id string) (*Card, error) {
