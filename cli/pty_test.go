@@ -63,13 +63,27 @@ func (p *replPTY) nextPrompt(t *testing.T) {
 	p.WaitScreen(t, fmt.Sprintf("prompt %d at the cursor", p.prompts), func(rows []string) bool {
 		n, last := 0, -1
 		for i, r := range rows {
-			if strings.HasPrefix(r, "cairn>") {
+			if promptRow(r) {
 				n, last = n+1, i
 			}
 		}
 		_, y := p.Cursor()
 		return n == p.prompts && y == last && p.raw(t)
 	})
+}
+
+// promptRow reports whether a screen row is a prompt line: "cairn>",
+// after the chips of running work ("[tasks · 1] cairn>") when there is
+// any.
+func promptRow(r string) bool {
+	for strings.HasPrefix(r, "[") {
+		end := strings.Index(r, "] ")
+		if end < 0 {
+			return false
+		}
+		r = r[end+2:]
+	}
+	return strings.HasPrefix(r, "cairn>")
 }
 
 // raw reports whether the terminal is in raw mode (not reading lines) now.
@@ -628,7 +642,7 @@ func TestPTYOutputFitsWindow(t *testing.T) {
 			if r == "cairn> /help" {
 				start = i
 			}
-			if strings.HasPrefix(r, "cairn>") {
+			if promptRow(r) {
 				end = i
 			}
 		}
