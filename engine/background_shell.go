@@ -5,6 +5,7 @@ import (
 	"cairn/engine/ids"
 	"cairn/engine/internal/bgwork"
 	"cairn/engine/internal/changes"
+	"cairn/engine/internal/overlap"
 	"cairn/internal/vfs"
 	"context"
 	"encoding/json"
@@ -141,7 +142,7 @@ func (s *Session) dropJobMarkers(ctx context.Context, ran bool, jobs ...string) 
 			stale = append(stale, p)
 		}
 		fsys.Remove(name)
-		fsys.Remove(execTreeName(name))
+		fsys.Remove(overlap.TreeName(name))
 	}
 	s.closeStaleExecs(ctx, stale)
 	s.sweepUnits()

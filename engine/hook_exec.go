@@ -9,6 +9,7 @@ import (
 
 	"cairn/engine/internal/changes"
 	"cairn/engine/internal/fstate"
+	"cairn/engine/internal/overlap"
 	"cairn/engine/internal/scope"
 	"cairn/internal/vfs"
 	"cairn/journal"
@@ -70,9 +71,6 @@ type PendingExec struct {
 	// (overlap.go).
 	unitMark
 }
-
-// execTreeName is the walk kept beside exec marker name.
-func execTreeName(marker string) string { return strings.TrimSuffix(marker, ".json") + ".tree" }
 
 // BeginExec captures what shell command line, run by the agent's tool
 // (labelled tool) in folder dir (absolute; "" is the workspace), may
@@ -136,11 +134,11 @@ func (s *Session) beginExec(ctx context.Context, tool, item, name, line, dir str
 	}
 	// The walk first, then the marker that names it (see above).
 	b, _ := json.Marshal(p)
-	if err := vfs.ReplaceFile(fsys, execTreeName(name), tree); err != nil {
+	if err := vfs.ReplaceFile(fsys, overlap.TreeName(name), tree); err != nil {
 		return nil, fmt.Errorf("engine: the pending %s command was not written: %w", tool, err)
 	}
 	if err := vfs.ReplaceFile(fsys, name, b); err != nil {
-		fsys.Remove(execTreeName(name))
+		fsys.Remove(overlap.TreeName(name))
 		return nil, fmt.Errorf("engine: the pending %s command was not written: %w", tool, err)
 	}
 	return p, nil
@@ -154,7 +152,7 @@ func (s *Session) settleExec(ctx context.Context, call, name string, b []byte, k
 	fsys := s.ws.s.fsys
 	defer func() {
 		if !*keep {
-			fsys.Remove(execTreeName(name))
+			fsys.Remove(overlap.TreeName(name))
 		}
 	}()
 	var p PendingExec
@@ -188,7 +186,7 @@ func (s *Session) settleExec(ctx context.Context, call, name string, b []byte, k
 	cl := changes.CallLine{V: 1, Kind: changes.KindCall, ID: p.ID, At: p.At, Tool: p.Tool, Call: item, Item: s.began(p.Item), Scope: p.Scope, Paths: p.Paths}
 	rc := &CallRecord{ID: p.ID}
 	cap := &callCapture{s: s, sc: callScope{Kind: p.Scope, Paths: p.Paths}, cfg: cfg.Storage, objs: s.snapObjects()}
-	tree, err := vfs.ReadFile(fsys, execTreeName(name))
+	tree, err := vfs.ReadFile(fsys, overlap.TreeName(name))
 	if err == nil {
 		cap.tree, err = readTree(tree, p.Tree.SHA256)
 	}

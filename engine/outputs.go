@@ -177,9 +177,6 @@ func (w *Workspace) cleanOrphanTasks(ctx context.Context, now time.Time, grace t
 	return outputs.CleanOrphans(ctx, w.s.fsys, w.dir, tasksDir(w.dir), now, grace)
 }
 
-// newestMtime is the latest modification time of folder dir and its files.
-func newestMtime(fsys vfs.FS, dir string) (time.Time, error) { return outputs.Newest(fsys, dir) }
-
 // cleanOutputsOnOpen runs cleanOrphanOutputs with outputGrace the first time
 // a session of w is opened through its store (Store.outputsCleaned). It is
 // best effort: a failure leaves the orphans for the next store.

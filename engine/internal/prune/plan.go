@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"cairn/engine/internal/layout"
+	"cairn/engine/internal/outputs"
 	"cairn/engine/internal/stats"
 	"cairn/engine/internal/trash"
 	"cairn/internal/vfs"
@@ -154,7 +155,7 @@ func orphanOutputs(ctx context.Context, fsys vfs.FS, ws string, now time.Time, g
 			continue
 		}
 		dir := path.Join(dirs, name)
-		if newest, err := NewestMtime(fsys, dir); err == nil && now.Sub(newest) >= grace {
+		if newest, err := outputs.Newest(fsys, dir); err == nil && now.Sub(newest) >= grace {
 			out = append(out, Item{Kind: Outputs, Name: dir, WS: ws, Size: stats.Tree(ctx, fsys, dir)})
 		}
 	}
@@ -266,27 +267,4 @@ func workspaceRefs(fsys vfs.FS, w Workspace, kept []string) (map[string]bool, er
 		return nil, fmt.Errorf("cannot tell which records were dropped (%w)", err)
 	}
 	return Refs(fsys, w.Dir, drops, kept)
-}
-
-// NewestMtime is the latest modification time of folder dir and its files.
-func NewestMtime(fsys vfs.FS, dir string) (time.Time, error) {
-	info, err := fsys.Stat(dir)
-	if err != nil {
-		return time.Time{}, err
-	}
-	newest := info.ModTime()
-	ents, err := fsys.ReadDir(dir)
-	if err != nil {
-		return time.Time{}, err
-	}
-	for _, e := range ents {
-		fi, err := e.Info()
-		if err != nil {
-			return time.Time{}, err
-		}
-		if t := fi.ModTime(); t.After(newest) {
-			newest = t
-		}
-	}
-	return newest, nil
 }

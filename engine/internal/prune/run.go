@@ -10,6 +10,7 @@ import (
 
 	"cairn/engine/internal/durable"
 	"cairn/engine/internal/layout"
+	"cairn/engine/internal/outputs"
 	"cairn/engine/internal/stats"
 	"cairn/engine/internal/trash"
 	"cairn/internal/vfs"
@@ -136,7 +137,7 @@ func (r *runner) one(ctx context.Context, it Item) (done bool, err error) {
 		}
 		return true, trash.Purge(ctx, fsys, it.Session)
 	case Outputs:
-		newest, err := NewestMtime(fsys, it.Name)
+		newest, err := outputs.Newest(fsys, it.Name)
 		if err != nil || r.now.Sub(newest) < r.grace || sessionExists(fsys, it.WS, path.Base(it.Name)) {
 			return false, nil
 		}
