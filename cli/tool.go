@@ -133,10 +133,20 @@ type filesRoot interface{ Path() string }
 
 // relPaths shows paths inside the workspace relative to it, escaped for
 // one line of output (a file name can hold anything but a slash and NUL).
+//
+// A name holding a space, a comma or a shell's special character is shown
+// quoted as a shell word ('my file.txt'), the way the tool lines take it
+// back: `:write a.txt HELLO` makes a file named "a.txt HELLO", and
+// "Changed 'a.txt HELLO'" says so where "Changed a.txt HELLO" reads as a
+// change to a.txt.
 func relPaths(ws filesRoot, ps []string) []string {
 	out := make([]string, len(ps))
 	for i, p := range ps {
-		out[i] = display.Line(strings.TrimPrefix(p, strings.TrimSuffix(ws.Path(), "/")+"/"))
+		name := display.Line(strings.TrimPrefix(p, strings.TrimSuffix(ws.Path(), "/")+"/"))
+		if strings.ContainsAny(name, " \t,'\"$`;&|<>(){}*?[]#~!") {
+			name = shellQuote(name)
+		}
+		out[i] = name
 	}
 	return out
 }
