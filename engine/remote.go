@@ -32,9 +32,14 @@ type SyncOptions struct {
 	Progress func(phase string, done, total int64)
 }
 
-// openBucket opens the bucket of a remote URL.
+// openBucket opens the bucket of a remote URL. A URL this build cannot
+// use (a gs:// remote without -tags gcs) is bad input, as it is when added.
 func (s *Store) openBucket(ctx context.Context, url string) (remote.Bucket, error) {
-	return s.remote.Open(ctx, url)
+	b, err := s.remote.Open(ctx, url)
+	if errors.Is(err, remote.ErrBadURL) {
+		return nil, fmt.Errorf("%w: %v", ErrBadInput, err)
+	}
+	return b, err
 }
 
 // Remotes lists the configured remotes, the default first.

@@ -3,16 +3,9 @@ package remote
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
-	"strconv"
 	"time"
 
-	"cloud.google.com/go/storage"
-	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
-	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob"
-	azblobblob "github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/blob"
-	"github.com/aws/aws-sdk-go-v2/feature/s3/transfermanager"
 	"gocloud.dev/blob"
 	"gocloud.dev/gcerrors"
 )
@@ -68,7 +61,8 @@ type Entry struct {
 // blobBucket is a Bucket over a gocloud.dev/blob bucket of one provider.
 type blobBucket struct {
 	b    *blob.Bucket
-	kind string // s3, gs, azblob, file
+	kind string   // s3, gs, azblob, file
+	p    provider // the kind's conditions and versions (provider_*.go)
 	// cond serialises conditional writes where the provider offers none
 	// that holds across processes (the file driver): a lock file beside
 	// the keys.
@@ -126,11 +120,8 @@ func (b *blobBucket) Attrs(ctx context.Context, key string) (Attrs, error) {
 		return Attrs{}, wrapErr("stat", key, err)
 	}
 	out := Attrs{Size: a.Size, ModTime: a.ModTime, Version: a.ETag}
-	if b.kind == "gs" {
-		var oa storage.ObjectAttrs
-		if a.As(&oa) {
-			out.Version = strconv.FormatInt(oa.Generation, 10)
-		}
+	if b.p.version != nil {
+		out.Version = b.p.version(a)
 	}
 	return out, nil
 }
@@ -167,7 +158,7 @@ func (b *blobBucket) Put(ctx context.Context, key string, r io.Reader, size int6
 	opts := &blob.WriterOptions{IfNotExist: c.IfAbsent, ContentType: "application/octet-stream"}
 	if c.IfVersion != "" {
 		v := c.IfVersion
-		opts.BeforeWrite = func(as func(any) bool) error { return b.ifVersion(as, v) }
+		opts.BeforeWrite = func(as func(any) bool) error { return b.p.ifVersion(as, v) }
 	}
 	err := b.b.Upload(ctx, key, r, opts)
 	if err != nil && c.IfAbsent && gcerrors.Code(err) == gcerrors.FailedPrecondition {
@@ -187,42 +178,6 @@ func (b *blobBucket) Put(ctx context.Context, key string, r io.Reader, size int6
 func conflict409(err error) bool {
 	var sc interface{ HTTPStatusCode() int }
 	return errors.As(err, &sc) && sc.HTTPStatusCode() == 409
-}
-
-// ifVersion sets the provider's replace-if-unchanged condition on a write.
-func (b *blobBucket) ifVersion(as func(any) bool, v string) error {
-	switch b.kind {
-	case "s3":
-		var in *transfermanager.UploadObjectInput
-		if as(&in) {
-			in.IfMatch = &v
-			return nil
-		}
-	case "azblob":
-		var o *azblob.UploadStreamOptions
-		if as(&o) {
-			etag := azcore.ETag(v)
-			if o.AccessConditions == nil {
-				o.AccessConditions = &azblob.AccessConditions{}
-			}
-			if o.AccessConditions.ModifiedAccessConditions == nil {
-				o.AccessConditions.ModifiedAccessConditions = &azblobblob.ModifiedAccessConditions{}
-			}
-			o.AccessConditions.ModifiedAccessConditions.IfMatch = &etag
-			return nil
-		}
-	case "gs":
-		gen, err := strconv.ParseInt(v, 10, 64)
-		if err != nil {
-			return fmt.Errorf("remote: bad version %q", v)
-		}
-		var h **storage.ObjectHandle
-		if as(&h) {
-			*h = (*h).If(storage.Conditions{GenerationMatch: gen})
-			return nil
-		}
-	}
-	return fmt.Errorf("remote: %w: replace-if-unchanged on %s", ErrUnsupported, b.kind)
 }
 
 // putLocked makes a conditional write under the bucket's lock: the check

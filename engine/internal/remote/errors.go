@@ -16,6 +16,9 @@ var (
 	ErrUnsupported = errors.New("not supported")
 	// ErrBadURL: a remote's URL cairn cannot use.
 	ErrBadURL = errors.New("bad remote URL")
+	// ErrNotBuilt: a remote of a kind this build of cairn leaves out
+	// (gs:// without -tags gcs); it comes with ErrBadURL.
+	ErrNotBuilt = errors.New("this cairn is built without Google Cloud Storage")
 	// ErrConflict: two machines wrote the same journal past the point
 	// they shared; neither copy is changed.
 	ErrConflict = errors.New("diverged")

@@ -4,33 +4,29 @@ import (
 	"context"
 	"fmt"
 	"net/url"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"gocloud.dev/blob"
-	"gocloud.dev/blob/azureblob"
-	"gocloud.dev/blob/fileblob"
-	"gocloud.dev/blob/gcsblob"
-	"gocloud.dev/blob/s3blob"
 )
-
-// Schemes cairn opens a remote with.
-var schemes = map[string]bool{"s3": true, "gs": true, "azblob": true, "file": true}
 
 // CheckURL says whether raw is a remote URL cairn can open, without
 // opening it: s3://bucket[/prefix][?endpoint=…&region=…],
-// gs://bucket[/prefix], azblob://container[/prefix], file:///path.
-// Credentials never go in it: each provider reads its own (environment,
-// profile files); a URL carrying a user or a password is refused so that
-// no secret is written into cairn's files.
+// gs://bucket[/prefix] (in a build with -tags gcs), azblob://container[/prefix],
+// file:///path. Credentials never go in it: each provider reads its own
+// (environment, profile files); a URL carrying a user or a password is
+// refused so that no secret is written into cairn's files.
 func CheckURL(raw string) (*url.URL, error) {
 	u, err := url.Parse(raw)
 	if err != nil {
 		return nil, fmt.Errorf("%w %q: %v", ErrBadURL, raw, err)
 	}
-	if !schemes[u.Scheme] {
+	_, known, built := providerOf(u.Scheme)
+	if !known {
 		return nil, fmt.Errorf("%w %q: the scheme must be s3, gs, azblob or file", ErrBadURL, raw)
+	}
+	if !built {
+		return nil, fmt.Errorf("%w %q: %w, whose libraries slow the start of every command (an agent's hook at each tool call); build one with it: go install -tags gcs -buildvcs=true ./cmd/cairn", ErrBadURL, raw, ErrNotBuilt)
 	}
 	if u.User != nil {
 		return nil, fmt.Errorf("%w %q: credentials do not go in the URL; the provider reads them from its usual places", ErrBadURL, raw)
@@ -59,57 +55,19 @@ func CheckURL(raw string) (*url.URL, error) {
 }
 
 // Open opens the bucket of a remote URL (CheckURL). The path after an
-// s3, gs or azblob bucket is a prefix every key goes under. An S3 URL
-// with an endpoint and no region gets region us-east-1 and path-style
-// addressing, which S3-compatible servers expect.
+// s3, gs or azblob bucket is a prefix every key goes under.
 func Open(ctx context.Context, raw string) (Bucket, error) {
 	u, err := CheckURL(raw)
 	if err != nil {
 		return nil, err
 	}
-	if u.Scheme == "file" {
-		dir := filepath.FromSlash(u.Path)
-		if err := os.MkdirAll(dir, 0o700); err != nil {
-			return nil, fmt.Errorf("remote: %s: %w", raw, err)
-		}
-		b, err := fileblob.OpenBucket(dir, &fileblob.Options{NoTempDir: true, Metadata: fileblob.MetadataDontWrite, DirFileMode: 0o700})
-		if err != nil {
-			return nil, fmt.Errorf("remote: %s: %w", raw, err)
-		}
-		return &blobBucket{b: b, kind: "file", cond: fileLock(filepath.Join(dir, ".cairn-lock"))}, nil
-	}
-	prefix := strings.Trim(u.Path, "/")
-	q := u.Query()
-	if u.Scheme == "s3" && q.Get("endpoint") != "" {
-		if q.Get("region") == "" {
-			q.Set("region", "us-east-1")
-		}
-		if q.Get("use_path_style") == "" && q.Get("s3ForcePathStyle") == "" {
-			q.Set("use_path_style", "true")
-		}
-	}
-	open := url.URL{Scheme: u.Scheme, Host: u.Host, RawQuery: q.Encode()}
-	var b *blob.Bucket
-	switch u.Scheme {
-	case "s3":
-		b, err = (&s3blob.URLOpener{}).OpenBucketURL(ctx, &open)
-	case "gs":
-		b, err = blob.OpenBucket(ctx, open.String())
-	case "azblob":
-		b, err = blob.OpenBucket(ctx, open.String())
-	}
+	p, _, _ := providerOf(u.Scheme)
+	b, cond, err := p.open(ctx, u)
 	if err != nil {
 		return nil, fmt.Errorf("remote: %s: %w", raw, err)
 	}
-	if prefix != "" {
+	if prefix := strings.Trim(u.Path, "/"); prefix != "" && u.Scheme != "file" {
 		b = blob.PrefixedBucket(b, prefix+"/")
 	}
-	return &blobBucket{b: b, kind: u.Scheme}, nil
+	return &blobBucket{b: b, kind: u.Scheme, p: p, cond: cond}, nil
 }
-
-// The drivers are registered by their imports; these keep the linker
-// from dropping the ones Open names only by scheme.
-var (
-	_ = gcsblob.Scheme
-	_ = azureblob.Scheme
-)
