@@ -25,7 +25,7 @@ import (
 // each of their sync points in turn: cleanly, and for a few seeds with a
 // random share of the unsynced changes surviving. It does so for writes of
 // two sizes, which take the two ways a file tool makes its change durable
-// (fileSyncs):
+// (changes.Syncs):
 //
 //   - 10,000 bytes: the new content is in the change line, and the tool
 //     leaves its folder's sync to the end of the turn. A crash may lose the

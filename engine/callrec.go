@@ -41,28 +41,8 @@ type callScope struct {
 	own bool
 }
 
-// CallRecord says how a call was recorded.
-type CallRecord struct {
-	// ID is the call's record id (the id of its call or unrecorded line);
-	// "" when nothing was recorded (a read-only line).
-	ID string
-	// Scope is what the record covers (a Scope* constant): the call's,
-	// or scopeWorkspace when a path it names is a hard link.
-	Scope string
-	// Recorded: a record line names the files the call changed (Files,
-	// possibly none).
-	Recorded bool
-	// Files is the workspace-relative files the call changed, when
-	// recorded; Skipped those of them whose content before was not stored
-	// (over max_file_bytes, unreadable).
-	Files, Skipped []string
-	// Unrecorded is why the call ran without a record
-	// (changes.WhyDisabled, ...), "" otherwise.
-	Unrecorded string
-	// Dropped is the records dropped to keep the workspace's store within
-	// storage.snapshots.max_bytes_mb once this one was made.
-	Dropped []string
-}
+// CallRecord says how a call was recorded (callrec.Record).
+type CallRecord = callrec.Record
 
 // errRefusedRecord is a record the store refuses: the call runs without one.
 type errRefusedRecord = callrec.Refused

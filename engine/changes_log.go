@@ -5,7 +5,6 @@ import (
 	"sync"
 
 	"cairn/engine/internal/changes"
-	"cairn/engine/internal/fstate"
 	"cairn/internal/vfs"
 	"cairn/journal"
 	"cairn/objects"
@@ -42,7 +41,7 @@ import (
 type changesLog struct {
 	snaps snapStack       // the undo stack and the writer
 	apply changes.Applier // puts files back for undo, redo, restore-to and recovery
-	files fileSyncs       // the file tools' background folder syncs
+	files changes.Syncs   // the file tools' background folder syncs
 	noted map[string]bool // guarded by snaps.mu
 }
 
@@ -83,7 +82,7 @@ func changesName(dir, id string) string { return path.Join(dir, "sessions", id+"
 
 // journal is where the session's writer writes.
 func (s *Session) changesJournal() changes.Journal {
-	return changes.Journal{FS: s.ws.s.fsys, Name: changesName(s.ws.dir, s.st.ID), Now: s.ws.s.now, Session: s.st.ID, Syncs: &s.files.Syncs}
+	return changes.Journal{FS: s.ws.s.fsys, Name: changesName(s.ws.dir, s.st.ID), Now: s.ws.s.now, Session: s.st.ID, Syncs: &s.files}
 }
 
 // writeChanges appends lines to the changes journal in mode.
@@ -155,30 +154,4 @@ func UnreadSummary(unread []UnreadRecord) string {
 		us[i] = changes.Unread(u)
 	}
 	return changes.UnreadSummary(us)
-}
-
-// fileSyncs is the file tools' background folder syncs (changes.Syncs),
-// over the session's workspace.
-type fileSyncs struct{ changes.Syncs }
-
-func (f *fileSyncs) begin()             { f.Begin() }
-func (f *fileSyncs) end()               { f.End() }
-func (f *fileSyncs) flush() (int, bool) { return f.Flush() }
-func (f *fileSyncs) settled(e int) bool { return f.Settled(e) }
-func (f *fileSyncs) unsure() bool       { return f.Unsure() }
-func (f *fileSyncs) wait()              { f.Wait() }
-func (f *fileSyncs) failedStarted() error {
-	return f.FailedStarted()
-}
-func (f *fileSyncs) sync() error { return f.Sync() }
-
-// later makes dirs of workspace w durable after removing leftover
-// (changes.Syncs.Later).
-func (f *fileSyncs) later(w *Workspace, dirs fstate.DirSet, leftover string, deferred bool) {
-	f.Later(w.files, dirs, leftover, deferred)
-}
-
-// syncWorkspace removes leftover and syncs dirs of w.
-func syncWorkspace(w *Workspace, dirs fstate.DirSet, leftover string) error {
-	return changes.SyncFolders(w.files, dirs, leftover)
 }

@@ -109,7 +109,7 @@ func (s *Session) settleUnsettled(ctx context.Context, lost bool) {
 		return // the next open tries again to unmake it (undoPartlyMade), or to finish the restore
 	}
 	dirs := changes.UnsettledDirs(&st.Stack)
-	if err := syncWorkspace(s.ws, dirs, ""); err != nil {
+	if err := changes.SyncFolders(s.ws.files, dirs, ""); err != nil {
 		s.noticef("the changes of the last run: %v", err)
 		return
 	}

@@ -58,7 +58,7 @@ func (s *Session) commitParts(ctx context.Context, extra syncer, trail bool) (er
 	// journals are synced; they are waited for last. (Waiting in a
 	// goroutine of its own cost a turn a wakeup of another thread, for
 	// nothing.)
-	epoch, flushed := s.files.flush()
+	epoch, flushed := s.files.Flush()
 	s.retry(ctx)
 	if s.recorded && s.unrecorded == nil && !s.changesOnly {
 		syncs := []syncer{s.items}
@@ -80,7 +80,7 @@ func (s *Session) commitParts(ctx context.Context, extra syncer, trail bool) (er
 			err = s.writeRecordLocked(false)
 		}
 	}
-	filesErr = s.files.sync()
+	filesErr = s.files.Sync()
 	if filesErr == nil && flushed {
 		s.settleChanges(epoch)
 	}
@@ -89,7 +89,7 @@ func (s *Session) commitParts(ctx context.Context, extra syncer, trail bool) (er
 
 // settleChanges writes a close line, without a sync of its own, once the
 // folders of the file changes up to epoch are synced and no file tool has
-// begun since (fileSyncs.settled): it says every change before it was made,
+// begun since (changes.Syncs.Settled): it says every change before it was made,
 // so the next owner makes none of them again (changes.Stack.Unsettled). It
 // rides with the next sync of the changes journal; lost in a crash, it
 // costs the next owner a look at the files of those changes.
@@ -103,7 +103,7 @@ func (s *Session) settleChanges(epoch int) {
 		return
 	}
 	defer s.snaps.mu.Unlock()
-	if err := s.writeChangesIf(closedLazy, func() bool { return s.files.settled(epoch) }); err != nil {
+	if err := s.writeChangesIf(closedLazy, func() bool { return s.files.Settled(epoch) }); err != nil {
 		s.noticef("the changes journal could not be written: %v", err)
 	}
 }

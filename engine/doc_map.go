@@ -46,7 +46,7 @@ package engine
 // (Session.writeChanges with a durability mode), settling on open
 // (Session.loadChanges), undo, redo and restore-to (Session.restore, run
 // by snapshot.Run),
-// Session.Change, and the background folder syncs (fileSyncs). Locks: (2)
+// Session.Change, and the background folder syncs (changes.Syncs). Locks: (2)
 // snapStack.mu over the fold; the writer's own mutex (leaf,
 // changes.Writer); the folder syncs' (leaf, changes.Syncs). changes_log.go says which field each guards.
 //
@@ -203,7 +203,7 @@ package engine
 //     (Session.abortChange) if anything failed.
 //  8. Then settle puts the change on the undo stack
 //     (Stack.Committed) and makes the answer.
-//  9. Session.makeToolRun ends the unit, and fileSyncs.later syncs the
+//  9. Session.makeToolRun ends the unit, and changes.Syncs.Later syncs the
 //     folder in the background; the next tool, every other changes line
 //     and the end of the turn wait for it.
 //

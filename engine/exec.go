@@ -5,10 +5,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 
 	"cairn/engine/ids"
+	"cairn/engine/internal/callrec"
 	"cairn/engine/internal/shellproc"
 )
 
@@ -18,46 +18,11 @@ import (
 // changes recorded for file revert (callrec.go) — never as an undo
 // snapshot (seed 001: undo covers the file tools only).
 
-// ExecOptions change how Exec runs a shell line.
-type ExecOptions struct {
-	// Call is the item the call belongs to (as ToolOptions.Call).
-	Call string
-	// Own: the user's own line (the REPL's !LINE). It runs, and is kept
-	// in the shell history and the outputs, but gets no record of its own
-	// (seed "Recording": your own edits get no record), like an edit made
-	// in another window.
-	Own bool
-	// Stdout and Stderr, when set, receive the command's output as it
-	// runs.
-	Stdout, Stderr io.Writer
-}
+// ExecOptions change how Exec runs a shell line (callrec.ExecOptions).
+type ExecOptions = callrec.ExecOptions
 
-// ExecAnswer is what Exec did.
-type ExecAnswer struct {
-	Session string `json:"session"`
-	// Snapshot is the id of the call's record; nil when no record names a
-	// change (the line only reads, changed nothing, or ran unrecorded).
-	Snapshot *string `json:"snapshot"`
-	// Files is the files the call changed (absolute paths), as recorded;
-	// Skipped those whose content before was not stored (over
-	// storage.snapshots.max_file_bytes_mb): a file revert across the call
-	// stops at them.
-	Files   []string `json:"files"`
-	Skipped []string `json:"skipped"`
-	// ExitCode is the shell's exit status (128+N when killed by signal N);
-	// it is the command's, never cairn's.
-	ExitCode int `json:"exit_code"`
-	// Output is the id of the tool output holding stdout and stderr.
-	Output string `json:"output"`
-	Run    string `json:"run"`   // the shell history's run id
-	Scope  string `json:"scope"` // none, paths or workspace
-	// Unrecorded is why the call ran without a record (disabled,
-	// max_files, max_bytes, state_folder, full, failed); empty otherwise.
-	Unrecorded string `json:"unrecorded,omitempty"`
-	// Dropped is the records dropped to keep the workspace's store within
-	// storage.snapshots.max_bytes_mb after this one.
-	Dropped []string `json:"dropped,omitempty"`
-}
+// ExecAnswer is what Exec did (callrec.ExecAnswer).
+type ExecAnswer = callrec.ExecAnswer
 
 // Exec runs shell line with `sh -c` in the workspace, recording it (see
 // the top of this file). A line that cannot be recorded for a reason that

@@ -30,7 +30,7 @@ func FuzzToolPatch(f *testing.F) {
 		defer s.Close()
 		must(s.ToolWrite(ctx, "a.txt", []byte("a1\na2\n")))(t)
 		must(s.ToolWrite(ctx, "b.txt", []byte("b\n")))(t)
-		s.files.wait()
+		s.files.Wait()
 		files := func() map[string]string {
 			got := map[string]string{}
 			var walk func(dir string)
@@ -56,7 +56,7 @@ func FuzzToolPatch(f *testing.F) {
 		}
 		before := files()
 		_, err := s.ToolPatch(ctx, patch)
-		s.files.wait()
+		s.files.Wait()
 		l := must(s.Snapshots(ctx))(t)
 		if err != nil {
 			if !errors.Is(err, ErrBadInput) && !errors.Is(err, ErrRefused) {

@@ -84,8 +84,8 @@ func (s *Session) runPatch(ctx context.Context, files []*patch.File, opts []Tool
 	}
 	unit := s.unitBeginOrSay(ctx, overlap.Scope{Paths: paths})
 	r.Stage()
-	s.files.begin()
-	defer s.files.end()
+	s.files.Begin()
+	defer s.files.End()
 	return s.makeToolRun(ctx, r, unit)
 }
 

@@ -159,7 +159,7 @@ func TestToolPatchGitDiff(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.files.wait()
+	s.files.Wait()
 	sameTree(t, "patched", tree(t, e.dir), neu)
 	if ans.Snapshot == nil {
 		t.Fatal("no snapshot")
@@ -199,7 +199,7 @@ func TestToolPatchGitCopy(t *testing.T) {
 	}
 	s := e.session()
 	must(s.ToolPatch(e.ctx, []byte(patch)))(t)
-	s.files.wait()
+	s.files.Wait()
 	sameTree(t, "patched", tree(t, e.dir), neu)
 }
 
@@ -236,7 +236,7 @@ func TestToolPatchEnvelope(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.files.wait()
+	s.files.Wait()
 	neu := map[string]string{
 		"docs/notes.md":  "# Notes\n\n- one\n",
 		"src/app.py":     "import os\n\ndef f():\n    return 0\n\ndef g():\n    return 2\n",

@@ -594,7 +594,7 @@ func propCrash(t *testing.T, dir string, seed uint64, verbose bool) {
 			break
 		}
 	}
-	s.files.wait()
+	s.files.Wait()
 	if r.IntN(2) == 0 {
 		mem.Crash()
 		logf("crash at sync point %d", point)

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"cairn/engine/internal/convlog"
+	"cairn/engine/internal/revert"
 	"context"
 	"fmt"
 )
@@ -28,21 +29,8 @@ const (
 	RevertBoth         RevertMode = "both"
 )
 
-// RevertResult says what a revert did.
-type RevertResult struct {
-	Session string `json:"session"`
-	Head    string `json:"head"`
-	From    string `json:"from"`            // the head before the revert
-	Draft   string `json:"draft,omitempty"` // the prompt's text, for a revert to a user prompt
-	// DraftUnavailable is set when that prompt's text could not be read
-	// back; Draft is empty then.
-	DraftUnavailable *Unavailable `json:"draft_unavailable,omitempty"`
-	// Preview: nothing was changed; Head is where the head would go.
-	Preview bool `json:"preview,omitempty"`
-	// Files is the file half of a files or both revert, or of an unrevert
-	// that put files back (revert_files.go).
-	Files *FileRevert `json:"files,omitempty"`
-}
+// RevertResult says what a revert did (revert.Result).
+type RevertResult = revert.Result
 
 // Revert moves the head to the boundary of item at (mode conversation),
 // reverts the files this session's records changed after it (files), or

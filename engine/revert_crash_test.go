@@ -61,7 +61,7 @@ func TestFileRevertCrashAtEverySync(t *testing.T) {
 			} else {
 				e.mem.CrashPartial(rand.New(rand.NewPCG(uint64(n), uint64(seed))))
 			}
-			e.s.files.wait()
+			e.s.files.Wait()
 			r0 := must(e.ws.timeline(e.s.ID()))(t).Newest()
 			settled := r0 != nil && r0.Done // before the open: nothing to settle
 			var notices []string
@@ -172,7 +172,7 @@ func TestFileUnrevertCrashAtEverySync(t *testing.T) {
 		}
 		completed := err == nil
 		e.mem.Crash()
-		e.s.files.wait()
+		e.s.files.Wait()
 		tl0 := must(e.ws.timeline(e.s.ID()))(t)
 		started := !tl0.Pending()
 		e.reopen(SessionOptions{})

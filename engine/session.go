@@ -341,7 +341,7 @@ func (s *Session) Close() error {
 	if s.audit != nil {
 		s.audit.Close()
 	}
-	if cerr := s.snaps.close(mkTime(s.ws.s.Now()), s.files.unsure()); err == nil {
+	if cerr := s.snaps.close(mkTime(s.ws.s.Now()), s.files.Unsure()); err == nil {
 		err = cerr
 	}
 	s.closeShell()

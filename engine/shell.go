@@ -35,20 +35,8 @@ const (
 
 func shellName(dir, id string) string { return path.Join(dir, "sessions", id+".shell.jsonl") }
 
-// ShellEntry is one command of a session's shell history.
-type ShellEntry struct {
-	Run       string `json:"run"`
-	Cmd       string `json:"cmd"`
-	CmdCut    int64  `json:"cmd_cut,omitempty"`
-	Status    string `json:"status"` // ShellRunning, ShellFinished, ShellCancelled or ShellInterrupted
-	StartedAt Time   `json:"started_at"`
-	EndedAt   Time   `json:"ended_at"` // zero unless finished or cancelled
-	Exit      int    `json:"exit"`     // meaningful when finished or cancelled
-	Stdout    string `json:"stdout,omitempty"`
-	Stderr    string `json:"stderr,omitempty"`
-	StdoutCut int64  `json:"stdout_cut,omitempty"`
-	StderrCut int64  `json:"stderr_cut,omitempty"`
-}
+// ShellEntry is one command of a session's shell history (shell.Shown).
+type ShellEntry = shell.Shown
 
 // shellClosed stands in Store.shellLive for the log of a session closed in
 // the store.
@@ -159,11 +147,8 @@ func (w *Workspace) ShellHistory(ctx context.Context, session string) ([]ShellEn
 		return nil, err
 	}
 	owner := w.runOwner(session)
-	for _, e := range ents {
-		if e.Status != "" {
-			continue
-		}
-		running := owner.running(e.PID, e.StartedAt, func() (bool, bool) {
+	return shell.History(ents, func(e *shell.Entry) bool {
+		return owner.running(e.PID, e.StartedAt, func() (bool, bool) {
 			v, ok := w.s.shellLive.Load(name)
 			if !ok {
 				// Not open in this store: another store of this process
@@ -173,13 +158,5 @@ func (w *Workspace) ShellHistory(ctx context.Context, session string) ([]ShellEn
 			sh, open := v.(*shell.Log)
 			return open && sh.Live(e.Owner, e.Run), true
 		})
-		e.Status = map[bool]string{true: ShellRunning, false: ShellInterrupted}[running]
-	}
-	keep := shell.Newest(ents, func(e *shell.Entry) bool { return e.Status == ShellRunning })
-	out := make([]ShellEntry, len(keep))
-	for i, e := range keep {
-		out[i] = ShellEntry{Run: e.Run, Cmd: e.Cmd, CmdCut: e.CmdCut, Status: e.Status, StartedAt: e.StartedAt,
-			EndedAt: e.EndedAt, Exit: e.Exit, Stdout: e.Stdout, Stderr: e.Stderr, StdoutCut: e.StdoutCut, StderrCut: e.StderrCut}
-	}
-	return out, nil
+	}), nil
 }

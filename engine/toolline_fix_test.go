@@ -294,7 +294,7 @@ func TestLedgerLockIsShort(t *testing.T) {
 // change line follows until the end of the turn has reported it, so a
 // crash cannot leave an older change that was never made in the stack.
 // The new content is too large for the change line, so the tool's folder
-// is synced at once, not at the end of the turn (fileSyncs).
+// is synced at once, not at the end of the turn (changes.Syncs).
 func TestFailedFolderSyncStopsLines(t *testing.T) {
 	big := func(s string) []byte { return []byte(strings.Repeat(s, fstate.MaxInline)) }
 	mem := vfs.NewMem()
@@ -325,7 +325,7 @@ func TestFailedFolderSyncStopsLines(t *testing.T) {
 		t.Fatalf("the refused write changed b.txt to %q", b)
 	}
 	fa.Reset()
-	s.files.wait()
+	s.files.Wait()
 	id := s.ID()
 	mem.Crash()
 	s.Close()

@@ -40,8 +40,8 @@ func (s *Session) runTool(ctx context.Context, tool, path string, opts []ToolOpt
 		return nil, err
 	}
 	unit := s.unitBeginOrSay(ctx, overlap.Scope{Paths: []string{rel}})
-	s.files.begin()
-	defer s.files.end()
+	s.files.Begin()
+	defer s.files.End()
 	return s.makeToolRun(ctx, r, unit)
 }
 
@@ -59,13 +59,13 @@ func (s *Session) makeToolRun(ctx context.Context, r *tools.Run, unit *inUnit) (
 	redo := r.Redoable()
 	for i, l := range leftovers {
 		if i < len(leftovers)-1 {
-			s.files.later(s.ws, fstate.DirSet{}, l, redo)
+			s.files.Later(s.ws.files, fstate.DirSet{}, l, redo)
 		} else {
-			s.files.later(s.ws, dirs, l, redo)
+			s.files.Later(s.ws.files, dirs, l, redo)
 		}
 	}
 	if len(leftovers) == 0 {
-		s.files.later(s.ws, dirs, "", redo)
+		s.files.Later(s.ws.files, dirs, "", redo)
 	}
 	return ans, nil
 }
@@ -125,7 +125,7 @@ func (s *Session) newToolRun(tool, path string, opts []ToolOptions) (*tools.Run,
 
 // toolRun is a tools.Run of session s for one call of tool.
 func (s *Session) toolRun(tool, call string, sc SnapshotsConfig, fsys vfs.FS) *tools.Run {
-	return &tools.Run{Host: sessionHost{s, sc}, Stack: &s.snaps.Stack, Syncs: &s.files.Syncs, FS: fsys, Objs: s.snapObjects(),
+	return &tools.Run{Host: sessionHost{s, sc}, Stack: &s.snaps.Stack, Syncs: &s.files, FS: fsys, Objs: s.snapObjects(),
 		Applier: &s.apply, Session: s.ID(), Tool: tool, Call: call, Limits: sc.Limits()}
 }
 

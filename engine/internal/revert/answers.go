@@ -5,11 +5,28 @@ import (
 	"fmt"
 	"strings"
 
+	"cairn/engine/internal/convlog"
 	"cairn/engine/internal/errs"
 	"cairn/engine/internal/snapshot"
 )
 
 // What a file revert or unrevert answers, and its refusal over conflicts.
+
+// Result says what a revert or unrevert did (Session.Revert).
+type Result struct {
+	Session string `json:"session"`
+	Head    string `json:"head"`
+	From    string `json:"from"`            // the head before the revert
+	Draft   string `json:"draft,omitempty"` // the prompt's text, for a revert to a user prompt
+	// DraftUnavailable is set when that prompt's text could not be read
+	// back; Draft is empty then.
+	DraftUnavailable *convlog.Unavailable `json:"draft_unavailable,omitempty"`
+	// Preview: nothing was changed; Head is where the head would go.
+	Preview bool `json:"preview,omitempty"`
+	// Files is the file half of a files or both revert, or of an unrevert
+	// that put files back.
+	Files *FileRevert `json:"files,omitempty"`
+}
 
 // FileRevert says what a file revert did, or, previewed, would do.
 type FileRevert struct {

@@ -198,3 +198,40 @@ func Head(s string, n int) (string, int64) {
 	}
 	return s[:end], int64(len(s) - end)
 }
+
+// Shown is one command of a session's shell history as a reader sees it.
+type Shown struct {
+	Run       string       `json:"run"`
+	Cmd       string       `json:"cmd"`
+	CmdCut    int64        `json:"cmd_cut,omitempty"`
+	Status    string       `json:"status"` // Running, Finished, Cancelled or Interrupted
+	StartedAt timefmt.Time `json:"started_at"`
+	EndedAt   timefmt.Time `json:"ended_at"` // zero unless finished or cancelled
+	Exit      int          `json:"exit"`     // meaningful when finished or cancelled
+	Stdout    string       `json:"stdout,omitempty"`
+	Stderr    string       `json:"stderr,omitempty"`
+	StdoutCut int64        `json:"stdout_cut,omitempty"`
+	StderrCut int64        `json:"stderr_cut,omitempty"`
+}
+
+// History is the history a reader sees of the entries Read folded: each
+// start without an end read as Running when running says its command
+// still runs, else Interrupted; then the Keep settled last and every
+// running one (Newest), in start order.
+func History(ents []*Entry, running func(*Entry) bool) []Shown {
+	for _, e := range ents {
+		if e.Status == "" {
+			e.Status = Interrupted
+			if running(e) {
+				e.Status = Running
+			}
+		}
+	}
+	keep := Newest(ents, func(e *Entry) bool { return e.Status == Running })
+	out := make([]Shown, len(keep))
+	for i, e := range keep {
+		out[i] = Shown{Run: e.Run, Cmd: e.Cmd, CmdCut: e.CmdCut, Status: e.Status, StartedAt: e.StartedAt,
+			EndedAt: e.EndedAt, Exit: e.Exit, Stdout: e.Stdout, Stderr: e.Stderr, StdoutCut: e.StdoutCut, StderrCut: e.StderrCut}
+	}
+	return out
+}
