@@ -95,7 +95,7 @@ package engine
 //
 // Agents' hooks and imports: hook.go hook_exec.go hook_open.go
 // hook_prompt.go state_index.go hook_kept.go import.go import_lines.go import_prompts.go
-// import_tasks.go. Claude Code's and Codex's pre- and post-tool hooks (a
+// import_tasks.go (the lines an import makes in package agentimport). Claude Code's and Codex's pre- and post-tool hooks (a
 // session opened for its change records only, for one call), the prompt
 // hook (a session opened from the hooks' index, the items journal's lines
 // after it folded on), what hook install noted of the agent's
@@ -124,6 +124,7 @@ package engine
 // None holds a lock of the engine; the three with a mutex of their own
 // say so. Each package's doc.go says its words and line formats.
 //
+//	agentimport another agent's session as cairn lines (ids, hooks' prompts met)
 //	attach     storing attachments under the cap, checking those an item names
 //	audit      the trail's rule: labels and counts, never content
 //	bgwork     the ledger of a session's background work; it holds mutexes of its own
@@ -305,10 +306,10 @@ package engine
 //
 // An agent's prompt a hook recorded with the agent's prompt id has the
 // item id an import derives from that id ("prompt:"+ID); without one an
-// import finds it by its text and time (import_prompts.go). An agent's
+// import finds it by its text and time (engine/internal/agentimport/prompts.go). An agent's
 // tool call gets the item id an import derives from the agent's call id
 // ("call:"+ID), which a hook's change record names before the call's item
-// is there (agentCallItem, import_lines.go); until it is, file revert places the
+// is there (agentimport.CallItem); until it is, file revert places the
 // record by the newest item when the call began, which its marker keeps
 // (began, hook.go), as it places the calls of an overlap line. The pre-
 // and post-tool hooks open the session for its change records only

@@ -2,160 +2,47 @@ package engine
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"time"
 
+	"cairn/engine/internal/agentimport"
 	"cairn/engine/internal/hookrec"
 	"cairn/journal"
 )
 
 // Importing brings a session of another agent (Claude Code, Codex) into
-// cairn. A source session becomes one cairn session whose id is derived
-// from the agent's name and the source's own session id
-// (ImportSessionID), so a second import finds the first without a search,
-// and whose item ids are derived from the source's own keys (a line's uuid,
-// or its byte offset), so items already brought in are never added twice.
-// What the import read is kept in the session's meta line:
-//
-//	{"v":1,"kind":"meta","meta":{"import":{"agent":A,"source":ID,"path":P,"offset":N}},"at":T}
-//
-// offset is how many bytes of the source file were read: the next import
-// reads from there. A new session is written whole, by one rename, as a
-// fork is; an existing one gets the new items appended, then its head and
-// meta lines, then one sync. Imported items keep their source times.
+// cairn: package agentimport (engine/internal/agentimport) makes the
+// lines, with its doc saying how ids are derived and prompts the hooks
+// recorded are met again; the methods below write them. A new session is
+// written whole, by one rename, as a fork is; an existing one gets the new
+// items appended, then its head and meta lines, then one sync.
 
 // ImportSource is one source session, or what was added to it since the
-// last import, as an importer parsed it.
-type ImportSource struct {
-	Agent    string // "claude-code", "codex"
-	SourceID string // the agent's own session id
-	Path     string // the source file
-	Offset   int64  // the bytes of Path (and of its sub-agent transcripts) read, this import included
-	Dir      string // the session's working directory (its cwd)
-	Title    string // "" for none
-	Model    string
-	Created  time.Time
-	Items    []ImportItem
-	// Head is the key of the item the session's head is on ("" = the last
-	// item of Items).
-	Head  string
-	Spend Spend // spend the source recorded for Items
-	// Tasks are the sub-agent transcripts of tool calls among Items.
-	Tasks []ImportTask
-	// DryRun says what the import would do and writes nothing.
-	DryRun bool
-	// Prior maps keys an earlier read of the source made to the ids the
-	// import gave their items where those are not derived from the key
-	// alone (ImportResult.Aliases): a read that starts where the last one
-	// stopped names those items by key.
-	Prior map[string]string
-	// Pending is the prompt an agent is submitting as a hook brings its
-	// transcript in (import_prompts.go): when the source's last user item
-	// is that prompt, it and what follows are left for the hook.
-	Pending *PendingPrompt
-}
+// last import, as an importer parsed it (its fields: agentimport.Source).
+type ImportSource = agentimport.Source
 
-// ImportItem is one item of a source session. Key is unique within the
-// source (a line's uuid, a byte offset); ParentKey and CallKey name other
-// items of the same source by key ("" = none).
-type ImportItem struct {
-	Key       string
-	ParentKey string
-	Type      ItemType
-	At        time.Time
-	Text      string
-	Tool      string
-	CallKey   string
-	Status    string
-	// ReplacesKeys, on a compaction item, names the first and last item of
-	// the stretch it summarises.
-	ReplacesKeys []string
-	// PromptID, on a user item, is the agent's own id of the prompt, and
-	// PromptText what the user typed ("" = Text): how an import finds the
-	// prompt a hook already recorded (import_prompts.go).
-	PromptID, PromptText string
-	// CallID, on a tool_call item, is the agent's own id of the call (a
-	// tool_use id, a call_id): the id the hooks know the call by, from
-	// which the item's id is derived (agentCallItem), so a change record a
-	// hook made names the call that made it.
-	CallID string
-	// Attachments are files the item holds (an image a prompt or a tool
-	// result carried), with their bytes in Data: stored as objects.
-	Attachments []Attachment
-	// Off is where the source line that made the item starts, in bytes.
-	Off int64
-}
+// ImportItem is one item of a source session, named by its Key.
+type ImportItem = agentimport.Item
 
-// last is the time of the source's newest item, which the lines an import
-// writes after the items carry: a session's activity is the source's, not
-// the time it was imported.
-func (src *ImportSource) last() Time {
-	t := src.Created
-	for i := range src.Items {
-		if src.Items[i].At.After(t) {
-			t = src.Items[i].At
-		}
-	}
-	return mkTime(t)
-}
+// ImportTask is a sub-agent's transcript of a source session.
+type ImportTask = agentimport.Task
 
-// ImportResult says what an import did to one session.
-type ImportResult struct {
-	Session string `json:"session"`
-	Path    string `json:"path"`
-	Created bool   `json:"created"`
-	Items   int    `json:"items"`   // items added
-	Present int    `json:"present"` // items already there, not added again
-	// Unlinked counts tool results whose call is not on their path, kept
-	// without the link (the source named a call the engine cannot tie).
-	Unlinked int `json:"unlinked"`
-	// Tasks counts the sub-agent transcripts the session's calls name,
-	// TaskItems the items added to them.
-	Tasks     int `json:"tasks"`
-	TaskItems int `json:"task_items"`
-	// Attachments counts the files stored for the items added;
-	// Dropped those left out (over storage.max_attachment_mb).
-	Attachments int `json:"attachments"`
-	Dropped     int `json:"attachments_dropped,omitempty"`
-	// Aliases maps the keys of src's user items, and of those whose id is
-	// not derived from the key alone (a prompt the hooks recorded, a tool
-	// call), to their ids, for the next read's Prior.
-	Aliases map[string]string `json:"-"`
-	// Cut is where the pending prompt's line starts when the import left
-	// it out (ImportSource.Pending), else -1: what was read ends there.
-	Cut int64 `json:"-"`
-}
+// PendingPrompt is a prompt an agent is submitting as a hook brings its
+// transcript in.
+type PendingPrompt = agentimport.Pending
 
-// ImportMeta is what a session's meta says of its import.
-type ImportMeta struct {
-	Agent  string `json:"agent"`
-	Source string `json:"source"`
-	Path   string `json:"path"`
-	Offset int64  `json:"offset"`
-	// Spend is the source's spend brought in so far: a later import adds
-	// only what the source spent since.
-	Spend Spend `json:"spend"`
-}
+// ImportResult says what an import did to one session (as JSON too).
+type ImportResult = agentimport.Result
 
-// importMeta is what st's meta says of its import.
-func importMeta(st *state) ImportMeta {
-	var m ImportMeta
-	if raw, ok := st.Meta["import"]; ok {
-		json.Unmarshal(raw, &m)
-	}
-	return m
-}
+// agentCallItem is the item id of a tool call of session id that the agent
+// calls call (agentimport.CallItem).
+func agentCallItem(id, call string) string { return agentimport.CallItem(id, call) }
 
 // ImportSessionID is the cairn session id of an agent's session
 // (hookrec.SessionID).
 func ImportSessionID(agent, sourceID string) string { return hookrec.SessionID(agent, sourceID) }
-
-// importItemID is the item id of a source item (hookrec.ItemID).
-func importItemID(session, key string) string { return hookrec.ItemID(session, key) }
 
 // ImportWorkspace is the workspace of a source session's directory, which
 // may no longer exist on this machine (its sessions are still worth
@@ -221,7 +108,7 @@ func (w *Workspace) ImportOffset(ctx context.Context, agent, sourceID string) (i
 	if err != nil {
 		return 0, true, err
 	}
-	return importMeta(st).Offset, true, nil
+	return agentimport.MetaOf(st).Offset, true, nil
 }
 
 // Import brings src into its session: creates it, or appends what is new.
@@ -241,7 +128,7 @@ func (w *Workspace) Import(ctx context.Context, src *ImportSource) (*ImportResul
 		if err != nil {
 			return nil, err
 		}
-		lines, _, err := w.importLines(ctx, st, id, src, res)
+		lines, _, err := agentimport.Lines(ctx, w.importEnv(), st, id, src, res)
 		if err != nil {
 			return nil, err
 		}
@@ -250,7 +137,7 @@ func (w *Workspace) Import(ctx context.Context, src *ImportSource) (*ImportResul
 		return res, w.importMore(ctx, id, src, res)
 	case src.DryRun:
 		st := newState(id, w.path)
-		lines, _, err := w.importLines(ctx, st, id, src, res)
+		lines, _, err := agentimport.Lines(ctx, w.importEnv(), st, id, src, res)
 		if err != nil {
 			return nil, err
 		}
@@ -271,7 +158,7 @@ func (w *Workspace) importNew(ctx context.Context, id string, src *ImportSource,
 	st := newState(id, w.path)
 	first := &itemLine{V: 1, Kind: kindSession, Session: id, Path: w.path, At: &created, Build: Version}
 	st.Fold(first)
-	items, head, err := w.importLines(ctx, st, id, src, res)
+	items, head, err := agentimport.Lines(ctx, w.importEnv(), st, id, src, res)
 	if err != nil {
 		return err
 	}
@@ -285,8 +172,8 @@ func (w *Workspace) importNew(ctx context.Context, id string, src *ImportSource,
 	for _, l := range items {
 		out = append(out, l)
 	}
-	now := src.last()
-	tail, spend, turn := importTail(st, src, head, now)
+	now := src.Last()
+	tail, spend, turn := agentimport.Tail(st, src, head, now, Version)
 	for _, l := range tail {
 		out = append(out, l)
 	}
@@ -361,15 +248,15 @@ func (s *Session) importInto(ctx context.Context, src *ImportSource, res *Import
 	if s.closed || s.changesOnly {
 		return fmt.Errorf("engine: session %s is closed", id)
 	}
-	items, head, err := w.importLines(ctx, s.st, id, src, res)
+	items, head, err := agentimport.Lines(ctx, w.importEnv(), s.st, id, src, res)
 	if err != nil {
 		return err
 	}
 	if err := w.nameTasks(ctx, id, s.st, src, items, res); err != nil {
 		return err
 	}
-	now := src.last()
-	tail, spend, turn := importTail(s.st, src, head, now)
+	now := src.Last()
+	tail, spend, turn := agentimport.Tail(s.st, src, head, now, Version)
 	for _, l := range append(items, tail...) {
 		if l.Kind != kindItem {
 			if err := s.st.Fold(l); err != nil {

@@ -3,25 +3,13 @@ package engine
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"cairn/engine/ids"
+	"cairn/engine/internal/agentimport"
 	"cairn/engine/internal/convlog"
 	"cairn/engine/internal/tasks"
 	"cairn/journal"
 )
-
-// ImportTask is a sub-agent's transcript of a source session: the task a
-// tool_call item of the session started (CallKey), with its own items.
-// Imported, it is a task of the session (task.go) whose record is settled
-// and whose transcript holds Items, keyed as the session's items are.
-type ImportTask struct {
-	ID      string // the task id: the slug rules' (ids.Valid)
-	CallKey string // the key of the tool_call item that started it
-	Label   string
-	At      time.Time
-	Items   []ImportItem
-}
 
 // importTasks writes the records and transcripts of src's tasks whose call
 // st holds (or will hold: calls, the ids of the call items of this import),
@@ -60,7 +48,7 @@ func (w *Workspace) importTasks(ctx context.Context, id string, src *ImportSourc
 		}
 		sub := &ImportSource{Agent: src.Agent, SourceID: src.SourceID + "/" + t.ID, Items: t.Items, DryRun: true}
 		res := &ImportResult{}
-		lines, _, err := w.importLines(ctx, st, id+"/"+t.ID, sub, res)
+		lines, _, err := agentimport.Lines(ctx, w.importEnv(), st, id+"/"+t.ID, sub, res)
 		if err != nil {
 			return nil, 0, err
 		}

@@ -1,0 +1,108 @@
+package agentimport
+
+import (
+	"strings"
+	"time"
+
+	"cairn/engine/internal/convlog"
+	"cairn/engine/internal/hookrec"
+)
+
+// PromptWindow is how far apart a hook's prompt and its transcript line
+// may be in time: the hook runs as the prompt is submitted, the
+// transcript line is written then too. A hook reading the transcript takes
+// a line of the prompt's text this recent for the prompt being submitted.
+const PromptWindow = 2 * time.Minute
+
+// PromptKey is the import key of the agent's prompt id.
+func PromptKey(promptID string) string { return "prompt:" + promptID }
+
+// pendingAt is the index in src.Items of the pending prompt's line (see
+// the package doc), or -1.
+func pendingAt(st *convlog.State, src *Source, idOf func(string) string, now time.Time) int {
+	p := src.Pending
+	if p == nil {
+		return -1
+	}
+	at := p.At
+	if at.IsZero() {
+		at = now
+	}
+	for i := len(src.Items) - 1; i >= 0; i-- {
+		it := &src.Items[i]
+		if it.Type != convlog.User {
+			continue
+		}
+		if p.ID != "" && it.PromptID != "" {
+			if p.ID == it.PromptID {
+				return i
+			}
+			return -1
+		}
+		text := it.PromptText
+		if text == "" {
+			text = it.Text
+		}
+		if strings.TrimSpace(text) != strings.TrimSpace(p.Text) || it.At.Sub(at).Abs() > PromptWindow || st.Items[idOf(it.Key)] != nil {
+			return -1
+		}
+		return i
+	}
+	return -1
+}
+
+// hookPrompts matches src's user items that st lacks to the user items
+// the hooks wrote (see the package doc): the key of each matched item, to
+// the id of the item that stands for it.
+func hookPrompts(st *convlog.State, session string, src *Source) map[string]string {
+	ours := map[string]bool{} // ids the source's keys make, now or in a read before
+	for i := range src.Items {
+		ours[hookrec.ItemID(session, src.Items[i].Key)] = true
+	}
+	for k, id := range src.Prior {
+		ours[hookrec.ItemID(session, k)], ours[id] = true, true
+	}
+	var cands []*convlog.Item
+	for _, id := range st.Order {
+		if it := st.Items[id]; it.Type == convlog.User && !ours[id] {
+			cands = append(cands, it)
+		}
+	}
+	alias := map[string]string{}
+	if len(cands) == 0 {
+		return alias
+	}
+	used := map[string]bool{}
+	for i := range src.Items {
+		in := &src.Items[i]
+		if in.Type != convlog.User || st.Items[hookrec.ItemID(session, in.Key)] != nil {
+			continue
+		}
+		if in.PromptID != "" {
+			if id := hookrec.ItemID(session, PromptKey(in.PromptID)); st.Items[id] != nil && st.Items[id].Type == convlog.User && !used[id] {
+				alias[in.Key], used[id] = id, true
+				continue
+			}
+		}
+		text := in.PromptText
+		if text == "" {
+			text = in.Text
+		}
+		// Space around the text aside, as the prompt hook compares them
+		// when it cuts this line from its catch-up (cli/hook_prompt.go).
+		text = strings.TrimSpace(text)
+		var best *convlog.Item
+		var bestD time.Duration
+		for _, c := range cands {
+			d := c.At.Sub(in.At).Abs()
+			if used[c.ID] || strings.TrimSpace(c.Text) != text || d > PromptWindow || (best != nil && d >= bestD) {
+				continue
+			}
+			best, bestD = c, d
+		}
+		if best != nil {
+			alias[in.Key], used[best.ID] = best.ID, true
+		}
+	}
+	return alias
+}
