@@ -54,18 +54,12 @@ type Rule struct {
 	Err   error // the error, wrapped in a *fs.PathError; nil means syscall.EIO
 }
 
-// Faulty wraps an FS and fails the calls that match its rules, before they
-// reach the wrapped FS: a failed call changes nothing. A failed File.Write
-// writes nothing and returns 0 with the error, which is how a full disk
-// (syscall.ENOSPC) shows when not even a part of a write fits. Files it
-// returns are wrapped, so their calls are checked too.
-//
-// Faulty has no WriteAtomic method of its own, so WriteAtomic over a Faulty
-// takes the generic path (CreateTemp, Write, Sync, Close, Rename, SyncDir),
-// and each step can be failed.
-type Faulty struct {
-	inner FS
-
+// Faults is a set of rules saying which calls of a seam fail, and how, with
+// a count of the calls seen. Faulty checks every call of an FS against its
+// Faults; a read-only seam elsewhere (the workspace walker's, package
+// scope's FaultyReader) checks its calls against one too, so every fault
+// test speaks the same words: an Op, a path pattern, Skip and Count.
+type Faults struct {
 	mu    sync.Mutex
 	rules []*ruleState
 	calls [len(opNames)]int
@@ -76,27 +70,24 @@ type ruleState struct {
 	seen, failed int
 }
 
-// NewFaulty wraps inner with no rules: every call passes through.
-func NewFaulty(inner FS) *Faulty { return &Faulty{inner: inner} }
-
 // Inject adds a rule. The first rule that matches a call and has failures
 // left decides it.
-func (f *Faulty) Inject(r Rule) {
+func (f *Faults) Inject(r Rule) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.rules = append(f.rules, &ruleState{Rule: r})
 }
 
 // Reset removes all rules. Call counts are kept.
-func (f *Faulty) Reset() {
+func (f *Faults) Reset() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.rules = nil
 }
 
-// Calls returns how many calls of op the Faulty has seen, failed or not;
+// Calls returns how many calls of op the Faults have seen, failed or not;
 // Calls(OpAny) counts all.
-func (f *Faulty) Calls(op Op) int {
+func (f *Faults) Calls(op Op) int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if op < 0 || int(op) >= len(f.calls) {
@@ -105,9 +96,9 @@ func (f *Faulty) Calls(op Op) int {
 	return f.calls[op]
 }
 
-// check counts a call of op on names and returns the error of the rule that
-// fails it, if any.
-func (f *Faulty) check(op Op, names ...string) error {
+// Check counts a call of op on names and returns the error of the rule
+// that fails it (a *fs.PathError naming names[0]), or nil.
+func (f *Faults) Check(op Op, names ...string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.calls[op]++
@@ -144,12 +135,30 @@ func (r *ruleState) matches(names []string) bool {
 	return false
 }
 
+// Faulty wraps an FS and fails the calls that match its rules (its
+// Faults), before they reach the wrapped FS: a failed call changes
+// nothing. A failed File.Write writes nothing and returns 0 with the
+// error, which is how a full disk (syscall.ENOSPC) shows when not even a
+// part of a write fits. Files it returns are wrapped, so their calls are
+// checked too.
+//
+// Faulty has no WriteAtomic method of its own, so WriteAtomic over a Faulty
+// takes the generic path (CreateTemp, Write, Sync, Close, Rename, SyncDir),
+// and each step can be failed.
+type Faulty struct {
+	Faults
+	inner FS
+}
+
+// NewFaulty wraps inner with no rules: every call passes through.
+func NewFaulty(inner FS) *Faulty { return &Faulty{inner: inner} }
+
 func (f *Faulty) OpenFile(name string, flag int, perm fs.FileMode) (File, error) {
 	op := OpOpen
 	if flag&os.O_CREATE != 0 {
 		op = OpCreate
 	}
-	if err := f.check(op, name); err != nil {
+	if err := f.Check(op, name); err != nil {
 		return nil, err
 	}
 	return f.wrap(f.inner.OpenFile(name, flag, perm))
@@ -163,42 +172,42 @@ func (f *Faulty) wrap(file File, err error) (File, error) {
 }
 
 func (f *Faulty) Stat(name string) (fs.FileInfo, error) {
-	if err := f.check(OpStat, name); err != nil {
+	if err := f.Check(OpStat, name); err != nil {
 		return nil, err
 	}
 	return f.inner.Stat(name)
 }
 
 func (f *Faulty) Lstat(name string) (fs.FileInfo, error) {
-	if err := f.check(OpStat, name); err != nil {
+	if err := f.Check(OpStat, name); err != nil {
 		return nil, err
 	}
 	return f.inner.Lstat(name)
 }
 
 func (f *Faulty) ReadDir(name string) ([]fs.DirEntry, error) {
-	if err := f.check(OpReadDir, name); err != nil {
+	if err := f.Check(OpReadDir, name); err != nil {
 		return nil, err
 	}
 	return f.inner.ReadDir(name)
 }
 
 func (f *Faulty) MkdirAll(name string, perm fs.FileMode) error {
-	if err := f.check(OpMkdir, name); err != nil {
+	if err := f.Check(OpMkdir, name); err != nil {
 		return err
 	}
 	return f.inner.MkdirAll(name, perm)
 }
 
 func (f *Faulty) Remove(name string) error {
-	if err := f.check(OpRemove, name); err != nil {
+	if err := f.Check(OpRemove, name); err != nil {
 		return err
 	}
 	return f.inner.Remove(name)
 }
 
 func (f *Faulty) Rename(oldname, newname string) error {
-	if err := f.check(OpRename, oldname, newname); err != nil {
+	if err := f.Check(OpRename, oldname, newname); err != nil {
 		return err
 	}
 	return f.inner.Rename(oldname, newname)
@@ -206,28 +215,28 @@ func (f *Faulty) Rename(oldname, newname string) error {
 
 // Exchange injects as Rename does, then swaps with the wrapped FS.
 func (f *Faulty) Exchange(a, b string) error {
-	if err := f.check(OpRename, a, b); err != nil {
+	if err := f.Check(OpRename, a, b); err != nil {
 		return err
 	}
 	return Exchange(f.inner, a, b)
 }
 
 func (f *Faulty) SyncDir(name string) error {
-	if err := f.check(OpSync, name); err != nil {
+	if err := f.Check(OpSync, name); err != nil {
 		return err
 	}
 	return f.inner.SyncDir(name)
 }
 
 func (f *Faulty) Symlink(oldname, newname string) error {
-	if err := f.check(OpSymlink, newname); err != nil {
+	if err := f.Check(OpSymlink, newname); err != nil {
 		return err
 	}
 	return f.inner.Symlink(oldname, newname)
 }
 
 func (f *Faulty) Readlink(name string) (string, error) {
-	if err := f.check(OpStat, name); err != nil {
+	if err := f.Check(OpStat, name); err != nil {
 		return "", err
 	}
 	return f.inner.Readlink(name)
@@ -235,21 +244,21 @@ func (f *Faulty) Readlink(name string) (string, error) {
 
 // Touch passes to the inner FS (Toucher), failing where Chmod would.
 func (f *Faulty) Touch(name string) error {
-	if err := f.check(OpChmod, name); err != nil {
+	if err := f.Check(OpChmod, name); err != nil {
 		return err
 	}
 	return Touch(f.inner, name)
 }
 
 func (f *Faulty) Chmod(name string, mode fs.FileMode) error {
-	if err := f.check(OpChmod, name); err != nil {
+	if err := f.Check(OpChmod, name); err != nil {
 		return err
 	}
 	return f.inner.Chmod(name, mode)
 }
 
 func (f *Faulty) Lock(name string) (Lock, error) {
-	if err := f.check(OpLock, name); err != nil {
+	if err := f.Check(OpLock, name); err != nil {
 		return nil, err
 	}
 	l, err := f.inner.Lock(name)
@@ -266,14 +275,14 @@ type faultyFile struct {
 }
 
 func (ff *faultyFile) Read(p []byte) (int, error) {
-	if err := ff.f.check(OpRead, ff.Name()); err != nil {
+	if err := ff.f.Check(OpRead, ff.Name()); err != nil {
 		return 0, err
 	}
 	return ff.File.Read(p)
 }
 
 func (ff *faultyFile) ReadAt(p []byte, off int64) (int, error) {
-	if err := ff.f.check(OpRead, ff.Name()); err != nil {
+	if err := ff.f.Check(OpRead, ff.Name()); err != nil {
 		return 0, err
 	}
 	return ff.File.ReadAt(p, off)
@@ -281,28 +290,28 @@ func (ff *faultyFile) ReadAt(p []byte, off int64) (int, error) {
 
 // Write writes nothing when failed.
 func (ff *faultyFile) Write(p []byte) (int, error) {
-	if err := ff.f.check(OpWrite, ff.Name()); err != nil {
+	if err := ff.f.Check(OpWrite, ff.Name()); err != nil {
 		return 0, err
 	}
 	return ff.File.Write(p)
 }
 
 func (ff *faultyFile) Sync() error {
-	if err := ff.f.check(OpSync, ff.Name()); err != nil {
+	if err := ff.f.Check(OpSync, ff.Name()); err != nil {
 		return err
 	}
 	return ff.File.Sync()
 }
 
 func (ff *faultyFile) Truncate(size int64) error {
-	if err := ff.f.check(OpTruncate, ff.Name()); err != nil {
+	if err := ff.f.Check(OpTruncate, ff.Name()); err != nil {
 		return err
 	}
 	return ff.File.Truncate(size)
 }
 
 func (ff *faultyFile) Stat() (fs.FileInfo, error) {
-	if err := ff.f.check(OpStat, ff.Name()); err != nil {
+	if err := ff.f.Check(OpStat, ff.Name()); err != nil {
 		return nil, err
 	}
 	return ff.File.Stat()

@@ -49,7 +49,7 @@ func (f *Fenced) LockShared(name string) (Lock, error) {
 }
 
 func (f *Faulty) LockShared(name string) (Lock, error) {
-	if err := f.check(OpLock, name); err != nil {
+	if err := f.Check(OpLock, name); err != nil {
 		return nil, err
 	}
 	l, err := LockShared(f.inner, name)

@@ -36,7 +36,7 @@ func TestReadNames(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer unix.Close(fd)
-	var w walker
+	w := walker{rd: System{}}
 	got, err := w.readNames(fd, "sub/", nil)
 	if err != nil {
 		t.Fatal(err)

@@ -28,7 +28,7 @@ func Walk(ctx context.Context, root string, opts Options) (*Tree, error) {
 		return nil, err
 	}
 	var st unix.Stat_t
-	if err := unix.Lstat(w.root, &st); err != nil {
+	if err := w.rd.Fstatat(unix.AT_FDCWD, cstr(w.root), &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
 		return nil, &fs.PathError{Op: "lstat", Path: w.root, Err: err}
 	}
 	w.spawn("", st, nil, false)
@@ -47,6 +47,7 @@ type walker struct {
 	root   string
 	dev    uint64
 	opts   Options
+	rd     Reader // opts.Read, or the System's
 	start  time.Time
 	// state folder, by relative path (when inside) and by device/inode.
 	stateRel      string
@@ -116,12 +117,15 @@ func newWalker(ctx context.Context, root string, opts Options) (*walker, error) 
 	w := &walker{ctx: ctx, cancel: cancel, root: root, opts: opts, start: time.Now(),
 		outs: map[string]*dirOut{}}
 	w.qcond.L = &w.qmu
+	if w.rd = opts.Read; w.rd == nil {
+		w.rd = System{}
+	}
 	w.stamp = stampOf(w.start)
 	if opts.Cache != nil {
 		w.gen = opts.Cache.gen + 1
 	}
 	var st unix.Stat_t
-	if err := unix.Stat(w.root, &st); err != nil {
+	if err := w.rd.Fstatat(unix.AT_FDCWD, w.root, &st, 0); err != nil {
 		cancel()
 		return nil, &fs.PathError{Op: "stat", Path: w.root, Err: err}
 	}
@@ -130,7 +134,7 @@ func newWalker(ctx context.Context, root string, opts Options) (*walker, error) 
 		if rel, err := filepath.Rel(w.root, filepath.Clean(opts.StateDir)); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
 			w.stateRel = filepath.ToSlash(rel)
 		}
-		if err := unix.Stat(opts.StateDir, &st); err == nil {
+		if err := w.rd.Fstatat(unix.AT_FDCWD, opts.StateDir, &st, 0); err == nil {
 			w.stateDev, w.stateIno, w.hasStateInode = uint64(st.Dev), uint64(st.Ino), true
 		}
 	}
@@ -288,7 +292,7 @@ func (w *walker) dir(rel string, st unix.Stat_t, stack []*ignoreFile, skipIgnore
 	if w.onDir != nil && !w.onDir(rel) {
 		return
 	}
-	fd, err := unix.Open(w.abs(rel), unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	fd, err := w.rd.Openat(unix.AT_FDCWD, w.abs(rel), unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC)
 	if err != nil {
 		if err == unix.ENOENT || err == unix.ENOTDIR || err == unix.ELOOP {
 			return // gone or replaced while walked
@@ -299,9 +303,13 @@ func (w *walker) dir(rel string, st unix.Stat_t, stack []*ignoreFile, skipIgnore
 		w.fail(&fs.PathError{Op: "open", Path: w.abs(rel), Err: err})
 		return
 	}
-	defer unix.Close(fd)
+	defer w.rd.Close(fd)
 	var fst unix.Stat_t
-	if err := unix.Fstat(fd, &fst); err != nil || fst.Ino != st.Ino || fst.Dev != st.Dev {
+	if err := w.rd.Fstat(fd, &fst); err != nil {
+		w.fail(&fs.PathError{Op: "fstat", Path: w.abs(rel), Err: err})
+		return
+	}
+	if fst.Ino != st.Ino || fst.Dev != st.Dev {
 		return // replaced between the lstat and the open
 	}
 	// Each entry's path is made once, its name a part of it.
@@ -326,7 +334,10 @@ func (w *walker) dir(rel string, st unix.Stat_t, stack []*ignoreFile, skipIgnore
 		return
 	}
 	if !skipIgnore && has(".gitignore") {
-		stack = loadIgnore(fd, rel, stack)
+		if stack, err = w.loadIgnore(fd, rel, stack); err != nil {
+			w.fail(err)
+			return
+		}
 	}
 	slices.Sort(rels) // by name: they share the prefix
 	var cur *cacheCursor
@@ -348,7 +359,7 @@ func (w *walker) dir(rel string, st unix.Stat_t, stack []*ignoreFile, skipIgnore
 		}
 		name := crel[len(prefix):]
 		var cst unix.Stat_t
-		if err := fstatat0(fd, name, &cst); err != nil {
+		if err := w.rd.Fstatat(fd, name, &cst, unix.AT_SYMLINK_NOFOLLOW); err != nil {
 			if err == unix.ENOENT {
 				continue
 			}
@@ -367,7 +378,7 @@ func (w *walker) dir(rel string, st unix.Stat_t, stack []*ignoreFile, skipIgnore
 		case isDir:
 			subs = append(subs, sub{crel, cst, len(batch)})
 		case e.Mode&fs.ModeSymlink != 0:
-			target, err := readlinkAt(fd, name)
+			target, err := w.readlinkAt(fd, name)
 			if err != nil {
 				if err == unix.ENOENT || err == unix.EINVAL {
 					continue

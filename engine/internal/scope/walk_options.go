@@ -41,6 +41,9 @@ type Options struct {
 	// objects.Batch) makes them durable here, so the cache only ever
 	// learns the hash of a durable object.
 	Flush func() error
+	// Read is what the walk reads the tree through; nil: the system's
+	// calls (System). Tests give a FaultyReader.
+	Read Reader
 }
 
 // Entry is one file, link or folder a walk covers.

@@ -91,20 +91,23 @@ func coveredBy(p string, paths []string) bool {
 // of its parents, as a full walk would.
 func (w *walker) one(rel string, named bool) {
 	parts := strings.Split(rel, "/")
-	dirfd, err := unix.Open(w.root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	dirfd, err := w.rd.Openat(unix.AT_FDCWD, w.root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC)
 	if err != nil {
 		w.fail(&fs.PathError{Op: "open", Path: w.root, Err: err})
 		return
 	}
-	defer func() { unix.Close(dirfd) }()
+	defer func() { w.rd.Close(dirfd) }()
 	var stack []*ignoreFile
 	if !named {
-		stack = loadIgnore(dirfd, "", stack)
+		if stack, err = w.loadIgnore(dirfd, "", stack); err != nil {
+			w.fail(err)
+			return
+		}
 	}
 	for i, name := range parts {
 		crel := strings.Join(parts[:i+1], "/")
 		var st unix.Stat_t
-		if err := unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		if err := w.rd.Fstatat(dirfd, cstr(name), &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
 			if err == unix.ENOENT || err == unix.ENOTDIR {
 				return
 			}
@@ -118,21 +121,34 @@ func (w *walker) one(rel string, named bool) {
 		if !named && ignored(stack, crel, isDir) {
 			return
 		}
-		if isDir && hasGit2(dirfd, name) {
-			return // a nested repository, or inside one
+		if isDir {
+			git, err := w.hasGit(dirfd, name)
+			if err != nil {
+				w.fail(&fs.PathError{Op: "lstat", Path: w.abs(crel + "/.git"), Err: err})
+				return
+			}
+			if git {
+				return // a nested repository, or inside one
+			}
 		}
 		if i < len(parts)-1 {
 			if !isDir {
 				return
 			}
-			nfd, err := unix.Openat(dirfd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+			nfd, err := w.rd.Openat(dirfd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC)
 			if err != nil {
-				return
+				if !gone(err) && !denied(err) {
+					w.fail(&fs.PathError{Op: "open", Path: w.abs(crel), Err: err})
+				}
+				return // gone, replaced or unreadable: nothing under it is covered
 			}
-			unix.Close(dirfd)
+			w.rd.Close(dirfd)
 			dirfd = nfd
 			if !named {
-				stack = loadIgnore(dirfd, crel, stack)
+				if stack, err = w.loadIgnore(dirfd, crel, stack); err != nil {
+					w.fail(err)
+					return
+				}
 			}
 			continue
 		}
@@ -142,9 +158,12 @@ func (w *walker) one(rel string, named bool) {
 		switch {
 		case isDir:
 		case e.Mode&fs.ModeSymlink != 0:
-			target, err := readlinkAt(dirfd, name)
+			target, err := w.readlinkAt(dirfd, name)
 			if err != nil {
-				return
+				if err != unix.ENOENT && err != unix.EINVAL {
+					w.fail(&fs.PathError{Op: "readlink", Path: w.abs(crel), Err: err})
+				}
+				return // gone or replaced
 			}
 			e.Link, e.Hash = target, objects.Sum([]byte(target))
 			files, bytes = 1, e.Size
@@ -176,22 +195,44 @@ func (w *walker) one(rel string, named bool) {
 }
 
 // loadIgnore is stack with the .gitignore of folder dirfd (rel) on top,
-// when it has one that is a regular file.
-func loadIgnore(dirfd int, rel string, stack []*ignoreFile) []*ignoreFile {
+// when it has one that is a regular file. A .gitignore gone or unreadable
+// is none, as for git; any other error fails the walk, which would
+// otherwise cover what the file ignores.
+func (w *walker) loadIgnore(dirfd int, rel string, stack []*ignoreFile) ([]*ignoreFile, error) {
+	gitignoreC := gitignoreNUL[:len(gitignoreNUL)-1]
 	var st unix.Stat_t
-	if unix.Fstatat(dirfd, ".gitignore", &st, unix.AT_SYMLINK_NOFOLLOW) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
-		return stack
+	err := w.rd.Fstatat(dirfd, gitignoreC, &st, unix.AT_SYMLINK_NOFOLLOW)
+	if err == nil && st.Mode&unix.S_IFMT == unix.S_IFREG {
+		var data []byte
+		if data, err = w.readAt(dirfd, gitignoreC, st.Size); err == nil {
+			return append(slices.Clip(stack), parseIgnore(rel, data)), nil
+		}
 	}
-	data, err := readAt(dirfd, ".gitignore", st.Size)
-	if err != nil {
-		return stack
+	if err == nil || gone(err) || denied(err) {
+		return stack, nil
 	}
-	return append(slices.Clip(stack), parseIgnore(rel, data))
+	return nil, &fs.PathError{Op: "read", Path: w.abs(join(rel, ".gitignore")), Err: err}
 }
 
-func hasGit2(dirfd int, name string) bool {
+// gone reports whether err says a name is no longer there (or no longer
+// what it was: ELOOP, a link now, opened without following).
+func gone(err error) bool { return err == unix.ENOENT || err == unix.ENOTDIR || err == unix.ELOOP }
+
+// denied reports whether err says the walk may not read a name.
+func denied(err error) bool { return err == unix.EACCES || err == unix.EPERM }
+
+// gitignoreNUL is ".gitignore" and a NUL byte: gitignoreC slices it, a
+// name followed in memory by a NUL (Reader.Fstatat) that costs no copy.
+const gitignoreNUL = ".gitignore\x00"
+
+// hasGit reports whether folder name of folder dirfd holds a .git.
+func (w *walker) hasGit(dirfd int, name string) (bool, error) {
 	var st unix.Stat_t
-	return unix.Fstatat(dirfd, name+"/.git", &st, unix.AT_SYMLINK_NOFOLLOW) == nil
+	err := w.rd.Fstatat(dirfd, cstr(name+"/.git"), &st, unix.AT_SYMLINK_NOFOLLOW)
+	if err == nil || gone(err) || denied(err) {
+		return err == nil, nil
+	}
+	return false, err
 }
 
 // HoldsState reports whether the workspace root holds the state folder

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -39,7 +38,7 @@ func (w *walker) hash(dirfd int, name string, e *Entry, st *unix.Stat_t, cur *ca
 			return true, nil
 		}
 	}
-	fd, err := unix.Openat(dirfd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	fd, err := w.rd.Openat(dirfd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC)
 	if err != nil {
 		if err == unix.ENOENT {
 			return false, errGone
@@ -50,13 +49,16 @@ func (w *walker) hash(dirfd int, name string, e *Entry, st *unix.Stat_t, cur *ca
 		}
 		return false, &fs.PathError{Op: "open", Path: w.abs(e.Path), Err: err}
 	}
-	defer unix.Close(fd)
+	defer w.rd.Close(fd)
 	var fst unix.Stat_t
-	if err := unix.Fstat(fd, &fst); err != nil || fst.Mode&unix.S_IFMT != unix.S_IFREG || fst.Ino != st.Ino {
+	if err := w.rd.Fstat(fd, &fst); err != nil {
+		return false, &fs.PathError{Op: "fstat", Path: w.abs(e.Path), Err: err}
+	}
+	if fst.Mode&unix.S_IFMT != unix.S_IFREG || fst.Ino != st.Ino {
 		e.Skipped = "unreadable" // replaced while walked
 		return false, nil
 	}
-	h, err := w.readFile(e.Path, fdReader(fd))
+	h, err := w.readFile(e.Path, w.fileReader(fd))
 	if err != nil {
 		return false, &fs.PathError{Op: "read", Path: w.abs(e.Path), Err: err}
 	}
@@ -110,7 +112,7 @@ func (w *walker) readNames(fd int, prefix string, out []string) ([]string, error
 	defer w.bufs.Put(ap)
 	all := (*ap)[:0]
 	for {
-		n, err := unix.ReadDirent(fd, *bp)
+		n, err := w.rd.ReadDirent(fd, *bp)
 		if err == unix.EINTR {
 			continue
 		}
@@ -134,14 +136,35 @@ func (w *walker) readNames(fd int, prefix string, out []string) ([]string, error
 	return out, nil
 }
 
-// fdReader reads an open file descriptor. Unlike an os.File it has no
-// WriteTo, so io.CopyBuffer uses the walk's buffer instead of making one
-// per file, and it costs no allocation or finalizer.
+// fileReader reads open file fd through the walk's Reader: an fdReader
+// for the system's.
+func (w *walker) fileReader(fd int) io.Reader {
+	if _, ok := w.rd.(System); ok {
+		return fdReader(fd)
+	}
+	return &seamReader{w.rd, fd}
+}
+
+// seamReader reads an open file descriptor through a Reader.
+type seamReader struct {
+	rd Reader
+	fd int
+}
+
+func (r *seamReader) Read(p []byte) (int, error) { return readFD(r.rd.Read, r.fd, p) }
+
+// fdReader reads an open file descriptor with the system's calls. Unlike
+// an os.File it has no WriteTo, so io.CopyBuffer uses the walk's buffer
+// instead of making one per file, and it costs no allocation or finalizer.
 type fdReader int
 
-func (r fdReader) Read(p []byte) (int, error) {
+func (r fdReader) Read(p []byte) (int, error) { return readFD(unix.Read, int(r), p) }
+
+// readFD is one read of fd with read, retried when interrupted; io.EOF at
+// the end.
+func readFD(read func(int, []byte) (int, error), fd int, p []byte) (int, error) {
 	for {
-		n, err := unix.Read(int(r), p)
+		n, err := read(fd, p)
 		if err == unix.EINTR {
 			continue
 		}
@@ -156,23 +179,23 @@ func (r fdReader) Read(p []byte) (int, error) {
 }
 
 // readAt reads the small file name of folder dirfd.
-func readAt(dirfd int, name string, size int64) ([]byte, error) {
+func (w *walker) readAt(dirfd int, name string, size int64) ([]byte, error) {
 	if size > 1<<20 {
 		return nil, fmt.Errorf("scope: %s too large", name)
 	}
-	fd, err := unix.Openat(dirfd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	fd, err := w.rd.Openat(dirfd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC)
 	if err != nil {
 		return nil, err
 	}
-	f := os.NewFile(uintptr(fd), name)
-	defer f.Close()
-	return io.ReadAll(io.LimitReader(f, 1<<20))
+	defer w.rd.Close(fd)
+	return io.ReadAll(io.LimitReader(w.fileReader(fd), 1<<20))
 }
 
-func readlinkAt(dirfd int, name string) (string, error) {
+// readlinkAt is the target of link name of folder dirfd.
+func (w *walker) readlinkAt(dirfd int, name string) (string, error) {
 	for n := 256; ; n *= 2 {
 		buf := make([]byte, n)
-		got, err := unix.Readlinkat(dirfd, name, buf)
+		got, err := w.rd.Readlinkat(dirfd, name, buf)
 		if err != nil {
 			return "", err
 		}
