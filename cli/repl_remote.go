@@ -369,3 +369,21 @@ func (r *repl) remoteRevert(mode engine.RevertMode) error {
 	}
 	return refusedf("a file revert on a remote workspace is not served yet: /snapshots restore SNAP (or /undo) puts the host's files back; /revert ITEM conversation moves the conversation")
 }
+
+// remoteBackground refuses a shell line of timeout seconds that the agent
+// section of config.json would run in the background (shell auto over the
+// threshold, or async): on a remote workspace a line runs on the host and
+// holds its host session while it runs, so it cannot go on behind the
+// prompt; it is refused before it starts, not waited for unasked.
+func (r *repl) remoteBackground(timeout int) error {
+	cfg, err := r.store.Config()
+	if err != nil {
+		return err
+	}
+	d, err := cfg.Agent.ShellCall(engine.ExecPersistent, timeout)
+	if err != nil || !d.Receipt {
+		return err
+	}
+	return refusedf("a shell line in the background is not served on a remote workspace yet (%s): nothing was run, here or there. To wait for it on the host, give a --timeout within agent.shell_async_threshold_secs under shell auto, or run it as your own line with !",
+		d.Why)
+}
