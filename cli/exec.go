@@ -145,9 +145,13 @@ func (r *repl) execLine(ctx context.Context, line string, own bool, timeout int)
 		// no deadline but Ctrl-C.
 		sa.Exec, err = r.cell().Exec(ctx, line, eo)
 	case r.rc.client != nil:
-		// A remote workspace's lines run on its host and wait (background
-		// work is of this machine's sessions); the deadline cancels the
-		// call over the connection, as Ctrl-C does.
+		// A remote workspace's lines run on its host and wait; the
+		// deadline cancels the call over the connection, as Ctrl-C does.
+		// One the agent section would run in the background is refused
+		// before it starts rather than waited for unasked (remoteBackground).
+		if err := r.remoteBackground(timeout); err != nil {
+			return err
+		}
 		dctx, cancel := context.WithTimeout(ctx, time.Duration(timeout)*time.Second)
 		sa.Exec, err = r.cell().Exec(dctx, line, eo)
 		if ctx.Err() == nil && errors.Is(dctx.Err(), context.DeadlineExceeded) {

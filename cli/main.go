@@ -75,9 +75,12 @@ type Globals struct {
 	// given: then storage.ephemeral of config.json decides (ephemeral.go).
 	Ephemeral *bool `name:"ephemeral" negatable:"" help:"Work in a private temporary state folder, removed when cairn leaves: nothing of sessions is recorded (spend still reaches the usage ledger). The default is storage.ephemeral of config.json; --no-ephemeral records this run."`
 	// The remote workspace (remote.go).
-	SSH        string `name:"ssh" placeholder:"[USER@]HOST:/PATH" help:"Work on a remote workspace over ssh: the files and their change records stay on HOST, where cairn host runs."`
-	SSHCommand string `name:"ssh-command" env:"CAIRN_SSH" placeholder:"LINE" help:"The ssh command line to reach --ssh's host (run by sh, as git runs GIT_SSH_COMMAND; default ssh)."`
-	CairnPath  string `name:"cairn-path" placeholder:"PROGRAM" help:"The cairn to run on --ssh's host, as written on its command line (default cairn)."`
+	SSH string `name:"ssh" placeholder:"[USER@]HOST:/PATH" help:"Work on a remote workspace over ssh: the files and their change records stay on HOST, where cairn host runs."`
+	// SSHCommand and CairnPath, as given on the command line, are kept in
+	// a new remote session's record; CAIRN_SSH is read apart
+	// (remote_workspace.go), since it holds for one run only.
+	SSHCommand string `name:"ssh-command" placeholder:"LINE" help:"The ssh command line to reach --ssh's host (run by sh, as git runs GIT_SSH_COMMAND; default $CAIRN_SSH, else the one the session was started with, else ssh). A new session keeps it for -r."`
+	CairnPath  string `name:"cairn-path" placeholder:"PROGRAM" help:"The cairn to run on --ssh's host, as written on its command line (default the one the session was started with, else cairn). A new session keeps it for -r."`
 
 	ctx    context.Context
 	stdin  io.Reader

@@ -2,9 +2,11 @@ package cli
 
 import (
 	"fmt"
+	"os"
 	"strings"
 
 	"cairn/cli/display"
+	"cairn/engine"
 	"cairn/remotews"
 )
 
@@ -38,6 +40,26 @@ func checkSSH(g *Globals, cmd string) error {
 	return nil
 }
 
+// sshWays are the ssh command line and the host's cairn to reach a remote
+// workspace with: --ssh-command, else CAIRN_SSH (one run's), else the one
+// kept in the session's record; --cairn-path, else the kept one. kept is
+// nil for a new session.
+func (g *Globals) sshWays(kept *engine.RemoteWorkspace) (sshCommand, cairnPath string) {
+	sshCommand, cairnPath = g.SSHCommand, g.CairnPath
+	if sshCommand == "" {
+		sshCommand = os.Getenv("CAIRN_SSH")
+	}
+	if kept != nil {
+		if sshCommand == "" {
+			sshCommand = kept.SSHCommand
+		}
+		if cairnPath == "" {
+			cairnPath = kept.CairnPath
+		}
+	}
+	return sshCommand, cairnPath
+}
+
 // dialSSH connects to --ssh's workspace, asking for the recording
 // limits of this machine's configuration.
 func (g *Globals) dialSSH() (*remotews.Client, error) {
@@ -54,7 +76,8 @@ func (g *Globals) dialSSH() (*remotews.Client, error) {
 		return nil, err
 	}
 	limits := remotews.LimitsOf(cfg)
-	return remotews.Dial(g.ctx, t, remotews.Options{SSHCommand: g.SSHCommand, CairnPath: g.CairnPath, Limits: &limits, Stderr: g.stderr})
+	sshCommand, cairnPath := g.sshWays(nil)
+	return remotews.Dial(g.ctx, t, remotews.Options{SSHCommand: sshCommand, CairnPath: cairnPath, Limits: &limits, Stderr: g.stderr})
 }
 
 // remoteWhere is `cairn --ssh T where`: the workspace on the host, its

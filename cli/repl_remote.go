@@ -78,8 +78,9 @@ func remoteSwitch(s *engine.Store) error {
 	return nil
 }
 
-// dialRemote connects the REPL to t's workspace, after the switch.
-func (r *repl) dialRemote(t remotews.Target) error {
+// dialRemote connects the REPL to t's workspace, after the switch; kept
+// is the binding a resumed session's record keeps (nil: a new session).
+func (r *repl) dialRemote(t remotews.Target, kept *engine.RemoteWorkspace) error {
 	if err := remoteSwitch(r.store); err != nil {
 		return err
 	}
@@ -88,7 +89,8 @@ func (r *repl) dialRemote(t remotews.Target) error {
 		return err
 	}
 	limits := remotews.LimitsOf(cfg)
-	c, err := remotews.Dial(r.g.ctx, t, remotews.Options{SSHCommand: r.g.SSHCommand, CairnPath: r.g.CairnPath,
+	sshCommand, cairnPath := r.g.sshWays(kept)
+	c, err := remotews.Dial(r.g.ctx, t, remotews.Options{SSHCommand: sshCommand, CairnPath: cairnPath,
 		Limits: &limits, Stderr: r.errw, Notice: func(_, text string) { r.notice(text) }})
 	if err != nil {
 		return err
@@ -112,7 +114,7 @@ func (r *repl) startRemote() error {
 	if err != nil {
 		return usageErrorf("--ssh %v", err)
 	}
-	return r.dialRemote(t)
+	return r.dialRemote(t, nil)
 }
 
 // remoteMatch checks, before session id of ws is opened (before anything
@@ -136,7 +138,7 @@ func (r *repl) remoteMatch(ws *engine.Workspace, id string) error {
 			id, c.Target, id)
 	case c == nil:
 		// Reconnect with the host and path the session keeps.
-		if err := r.dialRemote(remotews.Target{Host: b.Host, Path: b.Path}); err != nil {
+		if err := r.dialRemote(remotews.Target{Host: b.Host, Path: b.Path}, b); err != nil {
 			return err
 		}
 		c = r.rc.client
@@ -178,16 +180,22 @@ func (r *repl) remoteOpen() {
 		return
 	}
 	r.remoteClose()
+	// A new session keeps the ssh command line and the host's cairn given
+	// on the command line (not CAIRN_SSH, which is one run's), so that -r
+	// reaches the host the same way; a bound one keeps what it has.
 	b := c.Binding()
+	bind := engine.RemoteWorkspace{Host: b.Host, Path: b.Path, Identity: b.Identity, Generation: b.Generation,
+		SSHCommand: r.g.SSHCommand, CairnPath: r.g.CairnPath}
 	if sb := r.sess.Remote(); sb != nil {
 		b = remotews.Binding{Host: sb.Host, Path: sb.Path, Identity: sb.Identity, Generation: sb.Generation}
+		bind = *sb
 	}
 	hs, err := c.Session(r.g.ctx, r.sess.ID(), b, r.noSnapshots)
 	if err != nil {
 		fmt.Fprintln(r.out, "cairn:", userError(err))
 		return
 	}
-	r.rc.cell = &remoteCell{r: r, hs: hs, bind: engine.RemoteWorkspace{Host: b.Host, Path: b.Path, Identity: b.Identity, Generation: b.Generation}}
+	r.rc.cell = &remoteCell{r: r, hs: hs, bind: bind}
 	for _, p := range hs.Opened.Pending {
 		fmt.Fprintln(r.out, pendingLine(p))
 	}
@@ -360,4 +368,22 @@ func (r *repl) remoteRevert(mode engine.RevertMode) error {
 		return nil
 	}
 	return refusedf("a file revert on a remote workspace is not served yet: /snapshots restore SNAP (or /undo) puts the host's files back; /revert ITEM conversation moves the conversation")
+}
+
+// remoteBackground refuses a shell line of timeout seconds that the agent
+// section of config.json would run in the background (shell auto over the
+// threshold, or async): on a remote workspace a line runs on the host and
+// holds its host session while it runs, so it cannot go on behind the
+// prompt; it is refused before it starts, not waited for unasked.
+func (r *repl) remoteBackground(timeout int) error {
+	cfg, err := r.store.Config()
+	if err != nil {
+		return err
+	}
+	d, err := cfg.Agent.ShellCall(engine.ExecPersistent, timeout)
+	if err != nil || !d.Receipt {
+		return err
+	}
+	return refusedf("a shell line in the background is not served on a remote workspace yet (%s): nothing was run, here or there. To wait for it on the host, give a --timeout within agent.shell_async_threshold_secs under shell auto, or run it as your own line with !",
+		d.Why)
 }
