@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"cairn/engine/internal/owner"
+	"cairn/engine/internal/remote"
 	"cairn/internal/vfs"
 )
 
@@ -65,6 +66,14 @@ func (w *Workspace) acquireAs(id string, brief bool) (vfs.Lock, error) {
 	}
 	if err != nil {
 		return nil, fmt.Errorf("engine: session %s cannot be written (its lock): %w", id, err)
+	}
+	// With a remote set, the taking is noted before anything is written,
+	// so that a sync looks at this session (remote.NoteChanged).
+	if !w.s.ephemeral && remote.Noting(w.s.fsys) {
+		if err := remote.NoteChanged(w.s.fsys, w.dir, id); err != nil {
+			w.release(id, l)
+			return nil, fmt.Errorf("engine: session %s cannot be written: %w", id, err)
+		}
 	}
 	return l, nil
 }

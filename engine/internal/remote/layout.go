@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"cairn/engine/internal/layout"
 	"cairn/internal/vfs"
 	"cairn/objects"
 )
@@ -174,9 +175,17 @@ func ListSessions(fsys vfs.FS, ws, dir string) ([]SessionRef, error) {
 	var out []SessionRef
 	byID := map[string]int{}
 	unknown := map[int]bool{}
+	held := map[string]bool{}
 	for _, e := range ents {
 		id, file, ok := strings.Cut(e.Name(), ".")
 		if !ok || !validID(id) || !e.Type().IsRegular() {
+			continue
+		}
+		if "."+file == layout.LockSuffix {
+			// A writer's lock holds its pid; a free one is empty.
+			if info, err := e.Info(); err != nil || info.Size() > 0 {
+				held[id] = true
+			}
 			continue
 		}
 		switch file {
@@ -198,6 +207,9 @@ func ListSessions(fsys vfs.FS, ws, dir string) ([]SessionRef, error) {
 	}
 	for i := range unknown {
 		out[i].Sizes = nil // not known: the push opens its files
+	}
+	for i := range out {
+		out[i].Held = held[out[i].ID]
 	}
 	// A session is saved once its items journal exists.
 	kept := out[:0]

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"path"
 	"sort"
+
+	"cairn/objects"
 )
 
 // maxSegment is the most a segment holds: a journal's new bytes past it go
@@ -19,11 +21,19 @@ const maxSegment = 32 << 20
 // once under a name of its own (create-if-absent): a push cut short and
 // run again finds what it sent there, and says so.
 func (s *Syncer) push(ctx context.Context) error {
-	refs, err := s.Local.Sessions(ctx)
+	sc, err := s.scanChanged(ctx)
 	if err != nil {
 		return err
 	}
-	s.pushed = loadPushed(s.Local.FS(), s.Name)
+	refs := sc.refs
+	if sc.full {
+		s.pushed = loadPushed(s.Local.FS(), s.Name)
+	} else {
+		// A push of what changed offers each new object with a
+		// create-if-absent write instead of reading the list of every
+		// object sent so far.
+		s.pushed = &pushedSet{ids: map[objects.ID]bool{}, partial: true}
+	}
 	entries := make([]*logSession, len(refs))
 	err = s.each(ctx, len(refs), func(ctx context.Context, i int) error {
 		ls, err := s.pushSession(ctx, refs[i])
@@ -55,6 +65,22 @@ func (s *Syncer) push(ctx context.Context) error {
 		err = serr
 	}
 	s.rep.Pushed.Sessions = len(log.Sessions)
+	if err == nil {
+		// Only a push that went through moves on in the record: one cut
+		// short looks at the same sessions again next time. A session
+		// left as it was (a conflict) is looked at again too.
+		for _, sk := range s.rep.Skipped {
+			for _, r := range refs {
+				if r.ID == sk.Session {
+					sc.watch[r.ID] = r.WS
+				}
+			}
+		}
+		s.st.Changes, s.st.Watch = sc.pos, sc.watch
+		if sc.full {
+			s.st.Scanned = s.now()
+		}
+	}
 	return err
 }
 

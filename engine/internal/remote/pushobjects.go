@@ -34,6 +34,10 @@ func (s *Syncer) pushObjects(ctx context.Context, ref SessionRef, b []byte) erro
 	return nil
 }
 
+// askFirst is the size past which a push that has not read the list of
+// objects sent asks the remote for an object before uploading it.
+const askFirst = 1 << 20
+
 func (s *Syncer) pushObject(ctx context.Context, ref SessionRef, id objects.ID) error {
 	fsys := s.Local.FS()
 	store := objects.New(fsys, objectsDir(ref.WS))
@@ -63,6 +67,17 @@ func (s *Syncer) pushObject(ctx context.Context, ref SessionRef, id objects.ID) 
 	fi, err := f.Stat()
 	if err != nil {
 		return err
+	}
+	if s.pushed.partial && fi.Size() > askFirst {
+		// Without the list of what went up, a large object is asked
+		// for before its bytes are sent again.
+		if _, err := s.objectAttrs(ctx, id); err == nil {
+			s.mu.Lock()
+			s.rep.Pushed.ObjectsThere++
+			s.mu.Unlock()
+			s.markPushed(id)
+			return nil
+		}
 	}
 	s.addTotal("push", fi.Size())
 	err = s.Bucket.Put(ctx, objectKey(id, compressed), f, fi.Size(), Cond{IfAbsent: true})

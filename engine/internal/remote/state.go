@@ -41,6 +41,13 @@ type State struct {
 	Pending map[string][]Segment `json:"pending,omitempty"`
 	// Forgotten are the sessions a remote forget ended.
 	Forgotten map[string]bool `json:"forgotten,omitempty"`
+	// Changes is how far the last push read the record of changed
+	// sessions (changed.go), Watch the sessions (id to workspace folder)
+	// that a writer held then or that a push left, which the next push
+	// looks at again, and Scanned when a push last listed every session.
+	Changes ChangePos         `json:"changes"`
+	Watch   map[string]string `json:"watch,omitempty"`
+	Scanned time.Time         `json:"scanned"`
 
 	log sessionLog // the sessions journal as loaded, and what changed since
 }
@@ -221,6 +228,8 @@ func (st *State) session(id, ws string) *SessionState {
 type pushedSet struct {
 	ids   map[objects.ID]bool
 	added []objects.ID
+	// partial says ids holds only what this push sent, not the file.
+	partial bool
 }
 
 func loadPushed(fsys vfs.FS, name string) *pushedSet {

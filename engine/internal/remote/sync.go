@@ -46,6 +46,9 @@ type SessionRef struct {
 	// opening its files.
 	Sizes map[string]int64
 	Tasks bool
+	// Held says a writer held it when it was looked at (its lock file
+	// named an owner): it may change after a push looks at it.
+	Held bool
 }
 
 // Syncer pushes to and pulls from one remote.
