@@ -112,6 +112,8 @@ func deliveredText(it engine.Item) string {
 			from = "session " + it.From
 		}
 		return fmt.Sprintf("message from %s: %s", from, display.Text(it.Text))
+	case engine.Reminder:
+		return "reminder: " + display.Text(it.Text)
 	case engine.Report:
 		b := ""
 		if it.Blocked {

@@ -203,7 +203,7 @@ func (s *Session) StartWork(ctx context.Context, w WorkStart, fn WorkFunc) (*Wor
 	if err != nil {
 		return nil, err
 	}
-	a := bgwork.Admission{Type: w.Type, Owner: w.Owner, Call: w.Call, Label: w.Label, Background: d.Receipt}
+	a := bgwork.Admission{Type: w.Type, Owner: w.Owner, Call: w.Call, Label: w.Label, Background: d.Receipt, Turn: s.turns()}
 	if w.Type == bgwork.TypeTask {
 		st := r.Ledger().State()
 		a.ID = ids.Slug(w.Label, func(c string) bool { _, ok := st.Work(c); return ok })

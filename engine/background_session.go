@@ -149,7 +149,7 @@ func (s *Session) Shell(ctx context.Context, line string, o ShellOptions) (Shell
 	id := ids.Unique(ids.ShellLabel(line), func(c string) bool { _, ok := st.Work(c); return ok })
 	eo := o.ExecOptions
 	eo.Stdout, eo.Stderr = nil, nil // its end is reported, not its output as it runs
-	c, err := r.Start(bgwork.Admission{ID: id, Type: bgwork.TypeShell, Call: eo.Call, Label: line, Background: true}, d.Deadline,
+	c, err := r.Start(bgwork.Admission{ID: id, Type: bgwork.TypeShell, Call: eo.Call, Label: line, Background: true, Turn: s.turns()}, d.Deadline,
 		func(ctx context.Context) bgwork.Result { return s.shellJob(ctx, id, line, eo) })
 	if err != nil {
 		return ShellAnswer{}, bgworkError(err)
@@ -355,9 +355,12 @@ func (k *itemSink) add(ctx context.Context, d any) error {
 	switch d := d.(type) {
 	case bgwork.Delivery:
 		it = Item{ID: d.Item, Task: d.Work}
-		if d.Kind == bgwork.DeliverReport {
+		switch d.Kind {
+		case bgwork.DeliverReport:
 			it.Type, it.Text, it.Title, it.Blocked = Report, d.Message, d.Title, d.Blocked
-		} else {
+		case bgwork.DeliverReminder:
+			it.Type, it.Text = Reminder, d.Text
+		default:
 			it.Type, it.Text = ToolResult, fmt.Sprintf("%s %s: %s", d.Work, d.Outcome, d.Text)
 			if d.Output != "" {
 				it.Outputs = []string{d.Output}

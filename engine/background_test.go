@@ -20,12 +20,13 @@ import (
 func TestAgentConfig(t *testing.T) {
 	d := DefaultConfig()
 	if d.Agent.TaskExecution != execAuto || d.Agent.ShellExecution != execAuto || d.Agent.ShellAsyncThresholdSecs != 120 ||
+		d.Agent.BackgroundReminderTurns != 0 ||
 		d.Experimental.CrossSessionMessaging {
 		t.Fatalf("defaults %+v %+v", d.Agent, d.Experimental)
 	}
-	c := must(parseConfig([]byte(`{"agent":{"task_execution":"sync","shell_execution":"async","shell_async_threshold_secs":30},
-		"experimental":{"cross_session_messaging":true}}`)))(t)
-	if c.Agent != (AgentConfig{TaskExecution: execSync, ShellExecution: execAsync, ShellAsyncThresholdSecs: 30}) ||
+	c := must(parseConfig([]byte(`{"agent":{"task_execution":"sync","shell_execution":"async","shell_async_threshold_secs":30,
+		"background_reminder_turns":5}, "experimental":{"cross_session_messaging":true}}`)))(t)
+	if c.Agent != (AgentConfig{TaskExecution: execSync, ShellExecution: execAsync, ShellAsyncThresholdSecs: 30, BackgroundReminderTurns: 5}) ||
 		!c.Experimental.CrossSessionMessaging {
 		t.Fatalf("parsed %+v %+v", c.Agent, c.Experimental)
 	}
@@ -39,7 +40,11 @@ func TestAgentConfig(t *testing.T) {
 		`{"agent":{"shell_async_threshold_secs":"120"}}`:     "agent.shell_async_threshold_secs: must be a whole number",
 		`{"agent":{"shell_async_threshold_secs":120.5}}`:     "agent.shell_async_threshold_secs: must be a whole number",
 		`{"agent":{"shellExecution":"auto"}}`:                "agent.shellExecution: unknown key (keys are snake_case: shell_execution)",
-		`{"agent":{"background_reminder_turns":2}}`:          "agent.background_reminder_turns: unknown key",
+		`{"agent":{"background_reminder_turns":-1}}`:         "agent.background_reminder_turns: must be between 0 and 10000",
+		`{"agent":{"background_reminder_turns":10001}}`:      "agent.background_reminder_turns: must be between 0 and 10000",
+		`{"agent":{"background_reminder_turns":"2"}}`:        "agent.background_reminder_turns: must be a whole number",
+		`{"agent":{"background_reminder_turns":2.5}}`:        "agent.background_reminder_turns: must be a whole number",
+		`{"agent":{"backgroundReminderTurns":2}}`:            "agent.backgroundReminderTurns: unknown key (keys are snake_case: background_reminder_turns)",
 		`{"agent":"auto"}`:                                   "agent: must be a JSON object",
 		`{"experimental":{"cross_session_messaging":"yes"}}`: "experimental.cross_session_messaging: must be true or false",
 		`{"experimental":{"sandboxes":true}}`:                "experimental.sandboxes: unknown key",

@@ -28,7 +28,11 @@ func (s *Session) Compact(ctx context.Context, summary, upTo string) (Item, erro
 	if summary == "" {
 		summary = convlog.PlainSummary(stretch)
 	}
-	return s.Append(ctx, Item{Type: Compaction, Text: summary, Replaces: []string{stretch[0].ID, stretch[len(stretch)-1].ID}})
+	it, err := s.Append(ctx, Item{Type: Compaction, Text: summary, Replaces: []string{stretch[0].ID, stretch[len(stretch)-1].ID}})
+	if err == nil {
+		s.remind(ctx, true) // the turns that started running work left the request view
+	}
+	return it, err
 }
 
 // RequestView is the head path as a model request sees it: each compacted

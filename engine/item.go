@@ -28,8 +28,9 @@ const (
 	ToolCall   = convlog.ToolCall
 	ToolResult = convlog.ToolResult
 	Compaction = convlog.Compaction
-	Report     = convlog.Report  // a child task's report in its parent's conversation
-	Message    = convlog.Message // a cross-session message queued for the next turn
+	Report     = convlog.Report   // a child task's report in its parent's conversation
+	Message    = convlog.Message  // a cross-session message queued for the next turn
+	Reminder   = convlog.Reminder // a reminder of running background work; it starts no turn
 )
 
 // Unavailable says why an item's text, stored as an object, could not be

@@ -13,7 +13,18 @@ import (
 // and rewrites the record. When it returns nil the turn survives a crash:
 // its turn line is durable, and the trail and usage lines are put back from
 // it by the next open if a crash lost them (turn_settle.go).
+//
+// With agent.background_reminder_turns set, a turn that ends while
+// background work runs may be followed by a reminder of it (Deliver).
 func (s *Session) EndTurn(ctx context.Context, t Turn) error {
+	if err := s.endTurn(ctx, t); err != nil {
+		return err
+	}
+	s.remind(ctx, false)
+	return nil
+}
+
+func (s *Session) endTurn(ctx context.Context, t Turn) error {
 	if err := checkLabels("label", t.Labels); err != nil {
 		return err
 	}

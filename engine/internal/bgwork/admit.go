@@ -25,6 +25,9 @@ type Admission struct {
 	// Held: it belongs to the session, not to this process (the
 	// plumbing); a later Open does not interrupt it.
 	Held bool
+	// Turn is how many turns the session had ended when it was admitted:
+	// where a periodic reminder of it counts from (reminder.go).
+	Turn int
 }
 
 // Receipt is a recorded admission, never a success.
@@ -62,7 +65,7 @@ func (l *Ledger) Admit(a Admission) (Receipt, error) {
 		return Receipt{}, err
 	}
 	ln := &line{Kind: KindAdmit, Work: a.ID, Type: a.Type, Owner: a.Owner, Call: a.Call, Label: oneLine(a.Label, maxLabel),
-		Receipt: a.Background, Held: a.Held}
+		Receipt: a.Background, Held: a.Held, Turn: a.Turn}
 	if err := l.write(ln); err != nil {
 		return Receipt{}, err
 	}

@@ -56,7 +56,7 @@
 // tasks/<session id>/work.jsonl in the workspace folder (the engine's
 // choice of name), one line per event, each with "v":1 and "at":
 //
-//	{"v":1,"kind":"admit","work":W,"type":"task|shell|workflow","owner":O,"call":C,"label":L,"receipt":true,"held":true,"at":T}
+//	{"v":1,"kind":"admit","work":W,"type":"task|shell|workflow","owner":O,"call":C,"label":L,"receipt":true,"held":true,"turn":N,"at":T}
 //	{"v":1,"kind":"continue","work":W,"call":C,"receipt":true,"at":T}
 //	{"v":1,"kind":"promote","work":W,"at":T}
 //	{"v":1,"kind":"pause","work":W,"at":T}
@@ -66,6 +66,7 @@
 //	{"v":1,"kind":"delivered","item":I,"at":T}
 //	{"v":1,"kind":"stop","at":T}
 //	{"v":1,"kind":"resume","at":T}
+//	{"v":1,"kind":"remind","item":I,"text":X,"turn":N,"at":T}
 //
 // and the journal's repair line. Absent fields are empty or false: owner
 // absent is the session; receipt absent means its caller waits for it;
@@ -77,6 +78,9 @@
 // history, or a paused workflow, under the same id; "promote" moves a
 // waited agent task to the background; "cancel" marks work cancelling
 // until its settle line. "resume" is the next user turn after a "stop".
+// "turn" is how many turns the session had ended: when work was
+// admitted, and at a reminder (reminder.go), whose "item" is a delivery
+// to the session that wakes nothing.
 // A line that makes no sense where it stands (a second admit of an id, a
 // settle of settled work) is skipped by the fold and counted.
 //

@@ -32,6 +32,9 @@ type Work struct {
 	SettledAt  *time.Time `json:"settled_at,omitempty"`
 	// Order is its place in admission order, from 1: what List pages by.
 	Order int `json:"-"`
+	// Turn is the session's turn count when it was admitted (reminders
+	// count from it).
+	Turn int `json:"-"`
 
 	owed int // deliveries of it not made yet
 }
@@ -71,6 +74,8 @@ type State struct {
 	items      map[string]*Delivery
 	owed       int // deliveries not made yet
 	stopped    bool
+	// reminded is the turn of the latest reminder, 0 before the first.
+	reminded int
 	// Skipped counts lines that made no sense where they stood.
 	Skipped int
 }
@@ -178,9 +183,17 @@ func (s *State) apply(l *line) bool {
 		}
 		d.Delivered = true
 		s.owed--
-		w := s.by[d.Work]
-		w.owed--
-		w.Archived = w.State == StateSettled && w.owed == 0
+		if w := s.by[d.Work]; w != nil { // a reminder belongs to no work
+			w.owed--
+			w.Archived = w.State == StateSettled && w.owed == 0
+		}
+		return true
+	case KindRemind:
+		if l.Item == "" || s.items[l.Item] != nil || l.Turn < 0 {
+			return false
+		}
+		s.owe(nil, &Delivery{Item: l.Item, Kind: DeliverReminder, Text: l.Text, At: at})
+		s.reminded = max(s.reminded, l.Turn)
 		return true
 	}
 	if !ids.Valid(l.Work) {
@@ -192,7 +205,7 @@ func (s *State) apply(l *line) bool {
 			return false
 		}
 		w = &Work{ID: l.Work, Type: l.Type, Owner: l.Owner, Label: l.Label, Calls: []string{l.Call}, Held: l.Held,
-			Background: l.Receipt, State: StateRunning, AdmittedAt: at, Order: len(s.works) + 1}
+			Background: l.Receipt, State: StateRunning, AdmittedAt: at, Order: len(s.works) + 1, Turn: max(l.Turn, 0)}
 		s.works = append(s.works, w)
 		s.by[w.ID] = w
 		return true
@@ -248,13 +261,15 @@ func (s *State) apply(l *line) bool {
 	return true
 }
 
-// owe records delivery d of w as owed.
+// owe records delivery d of w (nil for a reminder) as owed.
 func (s *State) owe(w *Work, d *Delivery) {
 	s.deliveries = append(s.deliveries, d)
 	s.items[d.Item] = d
 	s.owed++
-	w.owed++
-	w.Archived = false
+	if w != nil {
+		w.owed++
+		w.Archived = false
+	}
 }
 
 // decode reads one journal line into l; false for a line that is not one
@@ -282,7 +297,7 @@ func (s *State) OwnerGone() {
 // clone is a deep copy of s, for a caller outside the lock.
 func (s *State) clone() *State {
 	c := &State{by: make(map[string]*Work, len(s.works)), items: make(map[string]*Delivery, len(s.deliveries)),
-		owed: s.owed, stopped: s.stopped, Skipped: s.Skipped}
+		owed: s.owed, stopped: s.stopped, reminded: s.reminded, Skipped: s.Skipped}
 	for _, w := range s.works {
 		cw := w.copy()
 		c.works = append(c.works, &cw)

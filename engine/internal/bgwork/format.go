@@ -14,6 +14,7 @@ const (
 	KindDelivered = "delivered"
 	KindStop      = "stop"
 	KindResume    = "resume"
+	KindRemind    = "remind"
 )
 
 // Work types. Part of the format.
@@ -44,6 +45,9 @@ const (
 const (
 	DeliverResult = "result"
 	DeliverReport = "report"
+	// DeliverReminder is a background-work reminder for the session
+	// (reminder.go); it never wakes its owner.
+	DeliverReminder = "reminder"
 )
 
 // line is one line of the journal; which fields a kind uses is drawn in
@@ -65,6 +69,7 @@ type line struct {
 	Title   string       `json:"title,omitempty"`
 	Message string       `json:"message,omitempty"`
 	Blocked bool         `json:"blocked,omitempty"`
+	Turn    int          `json:"turn,omitempty"`
 	At      timefmt.Time `json:"at"`
 }
 

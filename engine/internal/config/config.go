@@ -42,7 +42,14 @@ type AgentConfig struct {
 	TaskExecution           execpolicy.Mode
 	ShellExecution          execpolicy.Mode
 	ShellAsyncThresholdSecs int
+	// BackgroundReminderTurns is how often, in turns, the session gets a
+	// reminder of its running background work (engine/internal/bgwork,
+	// reminder.go); 0, the default, turns the periodic reminder off.
+	BackgroundReminderTurns int
 }
+
+// MaxReminderTurns bounds agent.background_reminder_turns.
+const MaxReminderTurns = 10000
 
 // Policy is the section as an execpolicy.Policy.
 func (a AgentConfig) Policy() execpolicy.Policy {

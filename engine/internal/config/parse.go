@@ -86,6 +86,7 @@ func Parse(b []byte) (Config, error) {
 		"agent.task_execution":                   modeInto(&c.Agent.TaskExecution),
 		"agent.shell_execution":                  modeInto(&c.Agent.ShellExecution),
 		"agent.shell_async_threshold_secs":       intInto(&c.Agent.ShellAsyncThresholdSecs, 1, execpolicy.MaxSecs),
+		"agent.background_reminder_turns":        intInto(&c.Agent.BackgroundReminderTurns, 0, MaxReminderTurns),
 		"experimental.cross_session_messaging":   boolInto(&c.Experimental.CrossSessionMessaging),
 		"experimental.remote_workcell":           boolInto(&c.Experimental.RemoteWorkcell),
 	}

@@ -30,12 +30,17 @@ const (
 	// Message is a cross-session message queued for the next turn: Text,
 	// and From, the sending session ("" for a script).
 	Message ItemType = "message"
+	// Reminder is a reminder of the session's running background work,
+	// made by cairn after a compaction and every
+	// agent.background_reminder_turns turns: Text names the work. It
+	// starts no turn.
+	Reminder ItemType = "reminder"
 )
 
 // Valid reports whether t is one of the item types.
 func (t ItemType) Valid() bool {
 	switch t {
-	case User, Assistant, Reasoning, ToolCall, ToolResult, Compaction, Report, Message:
+	case User, Assistant, Reasoning, ToolCall, ToolResult, Compaction, Report, Message, Reminder:
 		return true
 	}
 	return false
