@@ -74,7 +74,7 @@ package engine
 // log's own mutex (leaf).
 //
 // Background work and messages: background.go background_session.go
-// background_shell.go messages.go. How task and shell calls run (package
+// background_shell.go background_remind.go messages.go. How task and shell calls run (package
 // execpolicy), the ledger of a session's background work (package bgwork;
 // the tasks the task records keep are listed there too) and its inbox of
 // cross-session messages (package inbox), delivered into the
