@@ -198,22 +198,10 @@ func (s *Session) recordAfter(ctx context.Context, cl changes.CallLine, cap *cal
 	}
 }
 
-// recordAnswer is what a call's answer says of its record rc: the record's
-// id when it names a change (nil otherwise), and the files it changed and
-// those whose content before was skipped, absolute.
+// recordAnswer is what a call's answer says of its record rc
+// (callrec.Record.Answer).
 func (s *Session) recordAnswer(rc *CallRecord) (snapshot *string, files, skipped []string) {
-	files, skipped = []string{}, []string{}
-	for _, f := range rc.Files {
-		files = append(files, s.ws.absPath(f))
-	}
-	for _, f := range rc.Skipped {
-		skipped = append(skipped, s.ws.absPath(f))
-	}
-	if rc.Recorded && len(rc.Files) > 0 {
-		id := rc.ID
-		snapshot = &id
-	}
-	return snapshot, files, skipped
+	return rc.Answer(s.ws.absPath)
 }
 
 // notRun is the error of a call's function that failed before it could

@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"sync/atomic"
 
 	"cairn/engine/internal/callrec"
+	"cairn/engine/internal/tasks"
 	"cairn/internal/vfs"
 )
 
@@ -143,25 +143,11 @@ func (s *Session) refuseRunning(what string) error {
 }
 
 // refuseTasks refuses while a sub-agent task or a background shell job of
-// this session runs (seed 000: active subagents and shell commands block a
-// revert): between its calls it holds no call lock, yet it may be about to
-// change the files a revert puts back.
+// this session runs (tasks.RefuseRunning).
 func (s *Session) refuseTasks(what string) error {
 	recs, err := s.ws.taskRecords(s.ID())
 	if err != nil {
 		return err
 	}
-	var run []string
-	for _, r := range recs {
-		if r.State == TaskRunning {
-			run = append(run, r.ID)
-		}
-	}
-	switch len(run) {
-	case 0:
-		return nil
-	case 1:
-		return refusedf("cannot %s files: task %s is still running; let it end or cancel it (cairn task SESSION %s --cancel)", what, run[0], run[0])
-	}
-	return refusedf("cannot %s files: tasks %s are still running; let them end or cancel them", what, strings.Join(run, ", "))
+	return tasks.RefuseRunning(what, recs)
 }

@@ -48,7 +48,3 @@ func (s *Store) Config() (Config, error) {
 	}
 	return config.Load(s.fsys)
 }
-
-// matchGlob reports whether the slash-separated name matches a glob of
-// snapshots.required (config.MatchGlob).
-func matchGlob(glob, name string) bool { return config.MatchGlob(glob, name) }

@@ -54,7 +54,7 @@ func (w *Workspace) Changes(ctx context.Context, id, item string, limit int64) (
 		pick = func(s *changes.Step) bool { return s.Call == item }
 	case it.Type == User:
 		ch.Turn = true
-		turn := turnOf(v.st, item)
+		turn := v.st.InTurn(item)
 		pick = func(s *changes.Step) bool { return s.Call != "" && turn(s.Call) }
 	default:
 		return nil, fmt.Errorf("%w: item %s is a %s: give a tool call, or a user prompt for its whole turn", ErrBadInput, item, it.Type)
@@ -63,28 +63,4 @@ func (w *Workspace) Changes(ctx context.Context, id, item string, limit int64) (
 		return nil, err
 	}
 	return ch, nil
-}
-
-// turnOf reports, for an item id, whether it lies in the turn of prompt:
-// the prompt itself, or an item whose nearest user prompt up its parents
-// is it.
-func turnOf(st *state, prompt string) func(string) bool {
-	memo := map[string]bool{}
-	var in func(id string, depth int) bool
-	in = func(id string, depth int) bool {
-		if id == prompt {
-			return true
-		}
-		if v, ok := memo[id]; ok {
-			return v
-		}
-		it := st.Items[id]
-		r := false
-		if it != nil && it.Type != User && depth < len(st.Order) {
-			r = in(it.Parent, depth+1)
-		}
-		memo[id] = r
-		return r
-	}
-	return func(id string) bool { return in(id, 0) }
 }

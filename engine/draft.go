@@ -24,23 +24,9 @@ import (
 // Payload object holding a text over 16 KiB, with its Attachments.
 type Draft = convlog.Draft
 
-// readDraft gives the text of draft d, reading its payload object when it
-// has one; a payload that cannot be read back gives its Unavailable.
+// readDraft gives the text of draft d (convlog.ReadDraft).
 func (w *Workspace) readDraft(ctx context.Context, d *Draft) (string, *Unavailable, error) {
-	if d == nil {
-		return "", nil, nil
-	}
-	if d.Payload == nil {
-		return d.Text, nil, nil
-	}
-	txt, err := convlog.ReadPayload(ctx, w.objects(), d.Payload)
-	if err != nil {
-		if cerr := ctx.Err(); cerr != nil {
-			return "", nil, cerr
-		}
-		return "", convlog.UnavailableOf(d.Payload, err), nil
-	}
-	return txt, nil, nil
+	return convlog.ReadDraft(ctx, w.objects(), d)
 }
 
 // Draft is the prompt text the session holds for its composer ("" when

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"errors"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -17,7 +18,7 @@ func requiredOf(t *testing.T, globs string, names ...string) map[string]bool {
 	_, ws := testStore(t)
 	got := map[string]bool{}
 	for _, n := range names {
-		got[n] = ws.required(c.Snapshots, n)
+		got[n] = c.Snapshots.Requires(n, filepath.ToSlash(ws.absPath(n)))
 	}
 	return got
 }

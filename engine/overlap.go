@@ -12,26 +12,11 @@ import (
 )
 
 // Calls of a session that run at the same time (an agent's parallel tool
-// calls, whose pre- and post-tool hooks interleave; a tool of this process
-// run while an agent's call is pending): the rules and the markers'
-// handling are engine/internal/overlap's (markers.go), the line
-// engine/internal/changes' overlap.go. Here the pending markers (hook.go,
-// hook_exec.go) carry the unit a call belongs to, part of the format:
-//
-//	{..., "unit":UID, "seq":N, "seen":[P...], "ended":BOOL, "rec":SNAP}
-//
-// "unit" names the unit ("" or absent: the call is alone), "seq" its place
-// in the order the unit's calls began, "seen" the files it held that a
-// whole-workspace walk covered when it began (overlap.Member.Seen).
-// "ended": the call ended and its own line is written ("rec" names a file
-// edit's change line; an exec marker's "id" names its record), but its
-// unit has a call still running, so its marker stays, with its walk or
-// pre-images, for the unit's end. A call of this process (a file tool,
-// an exec line, RecordCall) that runs while a pending call whose scope
-// meets its own waits for its post-tool hook joins that unit once it
-// ended, with a marker named by its record's id. When the last running
-// call of a unit ends, its process walks what the unit covers and writes
-// the overlap line after its own lines, then removes the unit's markers.
+// calls; a tool of this process run while an agent's call is pending): the
+// rules, the markers' unit fields and their handling are
+// engine/internal/overlap's (doc.go, markers.go), the line
+// engine/internal/changes' overlap.go. Here the session gives the package
+// its markers folder and decoder, walks at a unit's end and writes its line.
 
 // unitMark is what a pending marker says of its call's unit.
 type unitMark = overlap.Mark

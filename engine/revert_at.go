@@ -40,9 +40,3 @@ func (s *Session) newestItem() changes.ItemRef {
 	defer s.mu.Unlock()
 	return changes.NewestItem(s.st.Newest())
 }
-
-// revertRefusal refuses a file revert to sel that tl cannot serve
-// (revert.Refusal).
-func revertRefusal(tl *changes.Timeline, sel *Item) error {
-	return revert.Refusal(tl, sel.ID, sel.At.Time)
-}

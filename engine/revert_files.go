@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"cairn/engine/internal/changes"
 	"cairn/engine/internal/revert"
@@ -66,36 +65,17 @@ func (s *Session) revertFiles(ctx context.Context, at string, mode RevertMode, a
 		return nil, err
 	}
 	defer lock.Release()
-	tl, err := s.ws.timeline(s.st.ID)
+	sl, err := revert.Select(s.ws.s.fsys, s.ws.revertSessions(), dropsName(s.ws.dir), s.st.ID, sel.ID, sel.At.Time, after)
 	if err != nil {
 		return nil, err
 	}
-	if err := revertRefusal(tl, sel); err != nil {
-		return nil, err
-	}
-	cut := tl.Cut(after)
-	// Each check that cannot read what it checks refuses: a revert never
-	// goes ahead on "cannot tell".
-	drops, err := s.ws.budgetDrops()
-	if err != nil {
-		return nil, err
-	}
-	if d := tl.DroppedAfter(cut, drops); len(d) > 0 {
-		return nil, refusedf("cannot revert files: %d record(s) it needs were dropped to keep the workspace's store within its size budget (%s)",
-			len(d), strings.Join(d[:min(3, len(d))], ", "))
-	}
-	foreign, err := s.ws.foreignChanges(s.st.ID, tl)
-	if err != nil {
-		return nil, err
-	}
-	targets, conflicts := tl.Targets(cut, foreign)
 	fsys, done, err := s.ws.files()
 	if err != nil {
 		return nil, err
 	}
 	defer done()
 	run := s.revertRun(fsys)
-	fr, plan, err := run.Plan(ctx, targets, conflicts, len(tl.CallsAfter(cut, after)), apply)
+	fr, plan, err := run.Plan(ctx, sl.Targets, sl.Conflicts, sl.Unrecorded, apply)
 	if err != nil {
 		return nil, err
 	}
@@ -110,7 +90,7 @@ func (s *Session) revertFiles(ctx context.Context, at string, mode RevertMode, a
 		s.mu.Unlock()
 		return res, nil
 	}
-	if err := run.Revert(ctx, sel.ID, targets, plan, fr); err != nil {
+	if err := run.Revert(ctx, sel.ID, sl.Targets, plan, fr); err != nil {
 		return nil, err
 	}
 	if mode == RevertFiles || len(fr.Left) > 0 {

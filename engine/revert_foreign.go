@@ -50,15 +50,8 @@ func (w *Workspace) pendingRevert(ctx context.Context, id string) (bool, error) 
 	return tl.Pending() || tl.Undoing != nil, nil
 }
 
-// budgetDrops is the records the store budget dropped, as the workspace's
-// drops journal names them (revert.BudgetDrops).
-func (w *Workspace) budgetDrops() (map[string]bool, error) {
-	return revert.BudgetDrops(w.s.fsys, dropsName(w.dir))
-}
-
-// foreignChanges is what the other sessions of the workspace changed, for
-// the interleaving check (revert.Foreign).
-func (w *Workspace) foreignChanges(self string, mine *changes.Timeline) (changes.Foreign, error) {
-	ss := revert.Sessions{Dir: path.Join(w.dir, "sessions"), Valid: validSessionID, Changes: func(id string) string { return changesName(w.dir, id) }}
-	return revert.Foreign(w.s.fsys, ss, self, mine)
+// revertSessions is where the workspace's sessions keep their changes
+// journals, as package revert reads them.
+func (w *Workspace) revertSessions() revert.Sessions {
+	return revert.Sessions{Dir: path.Join(w.dir, "sessions"), Valid: validSessionID, Changes: func(id string) string { return changesName(w.dir, id) }}
 }

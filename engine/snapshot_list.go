@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"cairn/engine/internal/changes"
 	"cairn/engine/internal/snapshot"
 	"cairn/internal/vfs"
 )
@@ -80,28 +79,6 @@ func (w *Workspace) Snapshots(ctx context.Context, id string) (*SnapshotList, er
 }
 
 func snapshotList(w *Workspace, id string, st *snapStack) *SnapshotList {
-	l := &SnapshotList{OK: true, Session: id, Cursor: st.Cursor(), Snapshots: []SnapshotInfo{}, Records: []RecordInfo{}, Unread: st.unread}
-	for _, e := range st.Entries() {
-		l.Snapshots = append(l.Snapshots, SnapshotInfo{ID: e.Rec.ID, At: e.Rec.At, Tool: e.Rec.Tool, Applied: e.Applied, Files: snapshotFiles(w, e.Rec.Files)})
-	}
 	dropped, _ := w.readDrops() // records another session's store budget dropped
-	for _, r := range st.recs.Live {
-		if !dropped[id][r.ID] {
-			l.Records = append(l.Records, RecordInfo{ID: r.ID, At: r.At, Tool: r.Tool, Files: snapshotFiles(w, r.Files)})
-		}
-	}
-	return l
-}
-
-// snapshotFiles is how a listing shows a record's files.
-func snapshotFiles(w *Workspace, fs []changes.FileChange) []SnapshotFile {
-	out := []SnapshotFile{}
-	for _, f := range fs {
-		sf := SnapshotFile{Path: w.absPath(f.Path), Existed: f.Before != nil}
-		if f.Before != nil {
-			sf.Size, sf.Skipped = f.Before.Size, f.Before.Skipped
-		}
-		out = append(out, sf)
-	}
-	return out
+	return snapshot.List(id, &st.Stack, st.recs.Live, dropped[id], st.unread, w.absPath)
 }

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 
 	"cairn/engine/internal/changes"
 
@@ -27,7 +28,7 @@ type preImages struct {
 // tools, whose change line is durable before they write).
 func (s *Session) newPreImages(ctx context.Context, sc SnapshotsConfig, inline bool) *preImages {
 	p := &preImages{s: s, PreImages: &snapshot.PreImages{MaxFile: sc.MaxFileBytes, On: sc.Enabled && !s.opts.NoSnapshots,
-		Required: func(rel string) bool { return s.ws.required(sc, rel) }}}
+		Required: func(rel string) bool { return sc.Requires(rel, filepath.ToSlash(s.ws.absPath(rel))) }}}
 	s.fileToolMarks(ctx) // where the session's records reach back (callrec.go)
 	if !p.On {
 		return p

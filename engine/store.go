@@ -2,9 +2,6 @@ package engine
 
 import (
 	"errors"
-	"fmt"
-	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"sync"
@@ -151,38 +148,12 @@ func (s *Store) canonicalHome() string {
 // Now is the store's clock, in UTC with millisecond precision as on disk.
 func (s *Store) Now() time.Time { return s.now().UTC().Truncate(time.Millisecond) }
 
-// Canonical is the canonical absolute form of dir: absolute, cleaned, with
-// symbolic links resolved. Two spellings of one folder give one workspace.
-// dir must be a directory: anything else, or nothing, is ErrBadInput.
-func Canonical(dir string) (string, error) {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return "", err
-	}
-	real, err := filepath.EvalSymlinks(abs)
-	if errors.Is(err, fs.ErrNotExist) {
-		return "", fmt.Errorf("%w: workspace %s: %w", ErrBadInput, dir, err)
-	}
-	if err != nil {
-		return "", fmt.Errorf("engine: workspace %s: %w", dir, err)
-	}
-	fi, err := os.Stat(real)
-	if err != nil {
-		return "", fmt.Errorf("engine: workspace %s: %w", dir, err)
-	}
-	if !fi.IsDir() {
-		return "", fmt.Errorf("%w: workspace %s is not a directory", ErrBadInput, dir)
-	}
-	return real, nil
-}
+// Canonical is the canonical absolute form of dir, symbolic links
+// resolved (wskey.Canonical); anything but a directory is ErrBadInput.
+func Canonical(dir string) (string, error) { return wskey.Canonical(dir) }
 
-// Location says where a directory's state lives.
-type Location struct {
-	Path   string `json:"path"`   // the canonical directory
-	Key    string `json:"key"`    // its workspace key
-	Folder string `json:"folder"` // the absolute path of its workspace folder
-	Note   string `json:"note,omitempty"`
-}
+// Location says where a directory's state lives (wskey.Location).
+type Location = wskey.Location
 
 const workspacesDir = "workspaces"
 

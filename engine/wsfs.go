@@ -2,9 +2,7 @@ package engine
 
 import (
 	"fmt"
-	"path"
 	"path/filepath"
-	"strings"
 
 	"cairn/engine/internal/fstate"
 	"cairn/engine/internal/scope"
@@ -91,69 +89,18 @@ func (w *Workspace) linkedOut(orig string) error {
 }
 
 // relPath turns a path argument into a workspace-relative, slash-separated,
-// cleaned name. An absolute path inside the workspace is converted; one
-// outside it, a name climbing out with "..", the workspace itself, and a
-// name inside the state folder (when that lies in the workspace) are
-// refused with ErrBadInput.
+// cleaned name (fstate.Rel): one outside the workspace, the workspace
+// itself, or inside the state folder is refused with ErrBadInput.
 func (w *Workspace) relPath(p string) (string, error) {
-	orig := p
-	if p == "" || strings.ContainsRune(p, 0) {
-		return "", fmt.Errorf("%w: path %q", ErrBadInput, orig)
-	}
-	if filepath.IsAbs(p) {
-		rel, err := filepath.Rel(w.path, filepath.Clean(p))
-		if err != nil {
-			return "", fmt.Errorf("%w: %s is outside the workspace %s", ErrBadInput, orig, w.path)
-		}
-		p = rel
-	}
-	p = path.Clean(filepath.ToSlash(p))
-	if p == ".." || strings.HasPrefix(p, "../") {
-		return "", fmt.Errorf("%w: %s is outside the workspace %s", ErrBadInput, orig, w.path)
-	}
-	if !fstate.ValidRel(p) {
-		return "", fmt.Errorf("%w: path %q does not name a file of the workspace", ErrBadInput, orig)
-	}
+	var homes []string
 	for _, s := range w.stateStores() {
-		if h := w.homeRel(s); h != "" && (p == h || strings.HasPrefix(p, h+"/")) {
-			return "", fmt.Errorf("%w: %s is inside cairn's state folder", ErrBadInput, orig)
-		}
+		homes = append(homes, fstate.HomeRel(w.path, s.canonicalHome()))
 	}
-	return p, nil
-}
-
-// homeRel is store s's state folder relative to the workspace, or "" when
-// it is not inside it.
-func (w *Workspace) homeRel(s *Store) string {
-	home := s.canonicalHome()
-	rel, err := filepath.Rel(w.path, home)
-	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, "../") || filepath.IsAbs(rel) {
-		return ""
-	}
-	return filepath.ToSlash(rel)
+	return fstate.Rel(w.path, homes, p, ErrBadInput)
 }
 
 // absPath is the absolute path of a workspace-relative name, as answers
 // show it.
 func (w *Workspace) absPath(rel string) string {
 	return filepath.Join(w.path, filepath.FromSlash(rel))
-}
-
-// required reports whether snapshots.required covers rel: true, or a glob
-// matching the workspace-relative name or the absolute path.
-func (w *Workspace) required(c SnapshotsConfig, rel string) bool {
-	if c.RequiredAll {
-		return true
-	}
-	abs := filepath.ToSlash(w.absPath(rel))
-	for _, g := range c.RequiredGlobs {
-		name := rel
-		if strings.HasPrefix(g, "/") {
-			name = abs
-		}
-		if matchGlob(g, name) {
-			return true
-		}
-	}
-	return false
 }

@@ -65,3 +65,21 @@ type ExecAnswer struct {
 	// storage.snapshots.max_bytes_mb after this one.
 	Dropped []string `json:"dropped,omitempty"`
 }
+
+// Answer is what a call's answer says of its record r: the record's id
+// when it names a change (nil otherwise), and the files it changed and
+// those whose content before was skipped, made absolute by abs.
+func (r *Record) Answer(abs func(rel string) string) (snapshot *string, files, skipped []string) {
+	files, skipped = []string{}, []string{}
+	for _, f := range r.Files {
+		files = append(files, abs(f))
+	}
+	for _, f := range r.Skipped {
+		skipped = append(skipped, abs(f))
+	}
+	if r.Recorded && len(r.Files) > 0 {
+		id := r.ID
+		snapshot = &id
+	}
+	return snapshot, files, skipped
+}

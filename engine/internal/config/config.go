@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 
 	"cairn/engine/internal/changes"
@@ -206,4 +207,23 @@ func (c *Cache) Set(cfg Config) {
 	c.mu.Lock()
 	c.cfg = &cfg
 	c.mu.Unlock()
+}
+
+// Requires reports whether snapshots.required covers a file whose
+// workspace-relative name is rel and absolute path abs: every file, or a
+// glob matching the name (the path, for a glob beginning with "/").
+func (c SnapshotsConfig) Requires(rel, abs string) bool {
+	if c.RequiredAll {
+		return true
+	}
+	for _, g := range c.RequiredGlobs {
+		name := rel
+		if strings.HasPrefix(g, "/") {
+			name = abs
+		}
+		if MatchGlob(g, name) {
+			return true
+		}
+	}
+	return false
 }

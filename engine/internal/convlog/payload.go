@@ -48,3 +48,22 @@ func UnavailableOf(p *Payload, err error) *Unavailable {
 	}
 	return u
 }
+
+// ReadDraft gives the text of draft d, reading its payload object when it
+// has one; a payload that cannot be read back gives its Unavailable.
+func ReadDraft(ctx context.Context, objs *objects.Store, d *Draft) (string, *Unavailable, error) {
+	if d == nil {
+		return "", nil, nil
+	}
+	if d.Payload == nil {
+		return d.Text, nil, nil
+	}
+	txt, err := ReadPayload(ctx, objs, d.Payload)
+	if err != nil {
+		if cerr := ctx.Err(); cerr != nil {
+			return "", nil, cerr
+		}
+		return "", UnavailableOf(d.Payload, err), nil
+	}
+	return txt, nil, nil
+}

@@ -394,3 +394,27 @@ func (st *State) Newest() string {
 	}
 	return ""
 }
+
+// InTurn reports, for an item id, whether it lies in the turn of prompt:
+// the prompt itself, or an item whose nearest user prompt up its parents
+// is it.
+func (st *State) InTurn(prompt string) func(string) bool {
+	memo := map[string]bool{}
+	var in func(id string, depth int) bool
+	in = func(id string, depth int) bool {
+		if id == prompt {
+			return true
+		}
+		if v, ok := memo[id]; ok {
+			return v
+		}
+		it := st.Items[id]
+		r := false
+		if it != nil && it.Type != User && depth < len(st.Order) {
+			r = in(it.Parent, depth+1)
+		}
+		memo[id] = r
+		return r
+	}
+	return func(id string) bool { return in(id, 0) }
+}

@@ -51,6 +51,26 @@
 // of one of the unit's file-tool calls puts back that call's own
 // pre-images.
 //
+// # The markers' unit fields
+//
+// The pending markers (the engine's hook.go and hook_exec.go) carry the
+// unit a call belongs to, part of the format:
+//
+//	{..., "unit":UID, "seq":N, "seen":[P...], "ended":BOOL, "rec":SNAP}
+//
+// "unit" names the unit ("" or absent: the call is alone), "seq" its place
+// in the order the unit's calls began, "seen" the files it held that a
+// whole-workspace walk covered when it began (Member.Seen). "ended": the
+// call ended and its own line is written ("rec" names a file edit's change
+// line; an exec marker's "id" names its record), but its unit has a call
+// still running, so its marker stays, with its walk or pre-images, for the
+// unit's end. A call of the engine's own process (a file tool, an exec
+// line, a recorded call) that runs while a pending call whose scope meets
+// its own waits for its post-tool hook joins that unit once it ended, with
+// a marker named by its record's id. When the last running call of a unit
+// ends, its process walks what the unit covers and writes the overlap line
+// after its own lines, then removes the unit's markers.
+//
 // # Rules
 //
 // It holds no locks and knows no session: Markers reads and writes the

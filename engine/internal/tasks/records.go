@@ -3,8 +3,10 @@ package tasks
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"cairn/engine/ids"
+	"cairn/engine/internal/errs"
 	"cairn/internal/timefmt"
 	"cairn/internal/vfs"
 	"cairn/journal"
@@ -109,4 +111,24 @@ func Read(fsys vfs.FS, name string) ([]*Record, error) {
 		return nil, fmt.Errorf("tasks: read task records: %w", err)
 	}
 	return recs, nil
+}
+
+// RefuseRunning refuses to what (revert, unrevert) a session's files while
+// any of its tasks recs is running (seed 000: active subagents and shell
+// commands block a revert): between its calls a task holds no call lock,
+// yet it may be about to change the files a revert puts back.
+func RefuseRunning(what string, recs []*Record) error {
+	var run []string
+	for _, r := range recs {
+		if r.State == Running {
+			run = append(run, r.ID)
+		}
+	}
+	switch len(run) {
+	case 0:
+		return nil
+	case 1:
+		return errs.Refusedf("cannot %s files: task %s is still running; let it end or cancel it (cairn task SESSION %s --cancel)", what, run[0], run[0])
+	}
+	return errs.Refusedf("cannot %s files: tasks %s are still running; let them end or cancel them", what, strings.Join(run, ", "))
 }
