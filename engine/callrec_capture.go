@@ -90,7 +90,7 @@ func (c *callCapture) capture() *callrec.Capture {
 	return &callrec.Capture{
 		State: &s.calls, FS: s.ws.s.fsys, CacheName: statCacheName(s.ws.dir), Trust: cacheTrust,
 		Now: s.ws.s.now(), Root: s.ws.path, StateDir: s.ws.s.home, Watch: s.opts.Watch, Notice: s.noticef,
-		Objs: c.objs, Scope: callrec.Scope{Kind: c.sc.Kind, Paths: c.sc.Paths}, Tree: c.tree,
+		Objs: c.objs, Read: s.ws.s.walkRead, Scope: callrec.Scope{Kind: c.sc.Kind, Paths: c.sc.Paths}, Tree: c.tree,
 		Limits: callrec.Limits{MaxFiles: c.cfg.MaxFiles, MaxBytes: int64(c.cfg.MaxBytesMB) << 20, MaxFileBytes: int64(c.cfg.MaxFileBytesMB) << 20},
 	}
 }

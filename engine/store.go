@@ -11,6 +11,7 @@ import (
 	"cairn/engine/internal/history"
 	"cairn/engine/internal/outputs"
 	"cairn/engine/internal/remote"
+	"cairn/engine/internal/scope"
 	"cairn/engine/internal/shellproc"
 	"cairn/engine/wskey"
 	"cairn/internal/vfs"
@@ -34,6 +35,9 @@ type Store struct {
 	ephemeralRoot string // where OpenEphemeral makes its root ("": the temp folder)
 	eagerLoadMB   int    // the load ceiling set by WithMaxEagerLoadMB (0: config.json's)
 	outputCap     int64  // a tool output's cap when tests lower it (0: maxOutputSize)
+	// walkRead is what recording's walks read workspaces through, when
+	// tests fail its calls (scope.FaultyReader); nil: the system's.
+	walkRead scope.Reader
 
 	// What this store's sessions are doing, kept here rather than in
 	// process globals: an embedder may open many stores, and each is

@@ -3,8 +3,10 @@ package callrec
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
+	"slices"
 	"time"
 
 	"cairn/engine/internal/changes"
@@ -113,6 +115,9 @@ type Capture struct {
 	Objs     *objects.Store
 	Limits   Limits
 	Scope    Scope
+	// Read is what the walks read the workspace through (scope.Options.Read);
+	// nil: the system's calls.
+	Read scope.Reader
 	// Tree is the walk before the call; AfterTree the walk after it, once
 	// After made it.
 	Tree, AfterTree *scope.Tree
@@ -147,6 +152,7 @@ func (c *Capture) options(ctx context.Context, b *objects.Batch) scope.Options {
 			return info.ID, err
 		},
 		Flush: b.Commit,
+		Read:  c.Read,
 	}
 }
 
@@ -251,6 +257,11 @@ func (c *Capture) After(ctx context.Context) ([]changes.FileChange, error) {
 		return nil, err
 	}
 	c.AfterTree = now
+	if p, ok := unreadChanged(c.Tree, now); ok {
+		// One walk read the folder and the other could not: what the
+		// call did in it is unknown, so no record can say it.
+		return nil, &UnreadError{Path: p}
+	}
 	b := c.Objs.Batch()
 	defer b.Abort()
 	var out []changes.FileChange
@@ -277,6 +288,36 @@ func (c *Capture) After(ctx context.Context) ([]changes.FileChange, error) {
 		return nil, err
 	}
 	return out, nil
+}
+
+// UnreadError says a folder could be read by only one of a call's walks
+// (before and after it), so what the call changed in it is unknown.
+type UnreadError struct {
+	Path string // workspace-relative; "" the workspace itself
+}
+
+func (e *UnreadError) Error() string {
+	p := e.Path
+	if p == "" {
+		p = "."
+	}
+	return fmt.Sprintf("callrec: the folder %q could not be read before or after the call, so what it changed there is unknown", p)
+}
+
+// unreadChanged is a folder one of the walks before and after could not
+// read and the other could (scope.Tree.Unread), if any.
+func unreadChanged(before, after *scope.Tree) (string, bool) {
+	for _, p := range before.Unread {
+		if !slices.Contains(after.Unread, p) {
+			return p, true
+		}
+	}
+	for _, p := range after.Unread {
+		if !slices.Contains(before.Unread, p) {
+			return p, true
+		}
+	}
+	return "", false
 }
 
 // Stored reports whether object oid is in objs.

@@ -45,10 +45,31 @@ type Change struct {
 // entry when its type does (file to link, file to folder); ModeChanged
 // when only the executable bit does. A folder appears only when created or
 // deleted: its own stat data changes with its entries, listed themselves.
+// Nothing under a folder either walk could not read (Tree.Unread) appears:
+// what it held is unknown on that side, not created or deleted.
 func Diff(before, after *Tree) []Change {
 	if before == after {
 		return nil
 	}
+	out := diff(before, after)
+	if len(before.Unread) == 0 && len(after.Unread) == 0 {
+		return out
+	}
+	return slices.DeleteFunc(out, func(c Change) bool { return inUnread(c.Path, before.Unread) || inUnread(c.Path, after.Unread) })
+}
+
+// inUnread reports whether path p lies under one of the folders dirs.
+func inUnread(p string, dirs []string) bool {
+	for _, d := range dirs {
+		if strings.HasPrefix(p, d) && len(p) > len(d) && p[len(d)] == '/' {
+			return true
+		}
+	}
+	return false
+}
+
+// diff is Diff before the unread folders are taken out.
+func diff(before, after *Tree) []Change {
 	if after.base == before {
 		// A rescan of before: only its changed paths can differ.
 		var out []Change

@@ -24,10 +24,12 @@ type Reader interface {
 	// Openat opens name of folder dirfd (unix.AT_FDCWD: an absolute
 	// name) for reading, with unix.O_* flags.
 	Openat(dirfd int, name string, flags int) (fd int, err error)
-	Fstat(fd int, st *unix.Stat_t) error
+	Fstat(fd int) (unix.Stat_t, error)
 	// Fstatat states name of folder dirfd; flags is 0 (follow a link) or
-	// unix.AT_SYMLINK_NOFOLLOW.
-	Fstatat(dirfd int, name string, st *unix.Stat_t, flags int) error
+	// unix.AT_SYMLINK_NOFOLLOW. The stat data is returned by value: a
+	// pointer given through an interface would move it to the heap, an
+	// allocation per entry of a walk.
+	Fstatat(dirfd int, name string, flags int) (unix.Stat_t, error)
 	// ReadDirent reads folder fd's entries into buf, as getdents(2).
 	ReadDirent(fd int, buf []byte) (n int, err error)
 	Read(fd int, p []byte) (n int, err error)
@@ -42,13 +44,18 @@ func (System) Openat(dirfd int, name string, flags int) (int, error) {
 	return unix.Openat(dirfd, name, flags, 0)
 }
 
-func (System) Fstat(fd int, st *unix.Stat_t) error { return unix.Fstat(fd, st) }
+func (System) Fstat(fd int) (st unix.Stat_t, err error) {
+	err = unix.Fstat(fd, &st)
+	return st, err
+}
 
-func (System) Fstatat(dirfd int, name string, st *unix.Stat_t, flags int) error {
+func (System) Fstatat(dirfd int, name string, flags int) (st unix.Stat_t, err error) {
 	if flags == unix.AT_SYMLINK_NOFOLLOW {
-		return fstatat0(dirfd, name, st)
+		err = fstatat0(dirfd, name, &st)
+	} else {
+		err = unix.Fstatat(dirfd, name, &st, flags)
 	}
-	return unix.Fstatat(dirfd, name, st, flags)
+	return st, err
 }
 
 func (System) ReadDirent(fd int, buf []byte) (int, error) { return unix.ReadDirent(fd, buf) }
@@ -133,18 +140,18 @@ func (f *FaultyReader) Openat(dirfd int, name string, flags int) (int, error) {
 	return fd, err
 }
 
-func (f *FaultyReader) Fstat(fd int, st *unix.Stat_t) error {
+func (f *FaultyReader) Fstat(fd int) (unix.Stat_t, error) {
 	if err := f.check(vfs.OpStat, f.path(fd)); err != nil {
-		return err
+		return unix.Stat_t{}, err
 	}
-	return f.inner.Fstat(fd, st)
+	return f.inner.Fstat(fd)
 }
 
-func (f *FaultyReader) Fstatat(dirfd int, name string, st *unix.Stat_t, flags int) error {
+func (f *FaultyReader) Fstatat(dirfd int, name string, flags int) (unix.Stat_t, error) {
 	if err := f.check(vfs.OpStat, f.at(dirfd, name)); err != nil {
-		return err
+		return unix.Stat_t{}, err
 	}
-	return f.inner.Fstatat(dirfd, name, st, flags)
+	return f.inner.Fstatat(dirfd, name, flags)
 }
 
 func (f *FaultyReader) ReadDirent(fd int, buf []byte) (int, error) {

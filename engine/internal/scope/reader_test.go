@@ -112,3 +112,41 @@ func TestWalkReadUnreadableFileIsSkipped(t *testing.T) {
 		t.Fatalf("the walk did not go on: %+v", e)
 	}
 }
+
+// A folder the walk may not open (or finds gone once opened) is listed,
+// named in Tree.Unread, and Diff says nothing of what it holds against a
+// walk that could read it: unknown, not made or removed.
+func TestWalkUnreadFolderIsUnknown(t *testing.T) {
+	ctx := context.Background()
+	root := faultTree(t)
+	clean := mustWalk(t, root, Options{})
+	for _, fault := range []error{syscall.EACCES, syscall.ENOENT} {
+		fr := NewFaultyReader(System{}, root)
+		fr.Inject(vfs.Rule{Op: vfs.OpOpen, Path: "src", Err: fault})
+		tr := mustWalk(t, root, Options{Read: fr})
+		entry(t, tr, "src")
+		if tr.Lookup("src/b.go") != nil || !slices.Equal(tr.Unread, []string{"src"}) {
+			t.Fatalf("%v: the walk holds %v, unread %q", fault, paths(tr), tr.Unread)
+		}
+		if d := Diff(tr, clean); len(d) != 0 {
+			t.Fatalf("%v: Diff from the unread walk: %+v", fault, d)
+		}
+		if d := Diff(clean, tr); len(d) != 0 {
+			t.Fatalf("%v: Diff to the unread walk: %+v", fault, d)
+		}
+		// A rescan that reads the folder forgets it was unread.
+		re, err := Rescan(ctx, root, tr, []string{"src"}, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(re.Unread) != 0 || re.Lookup("src/b.go") == nil {
+			t.Fatalf("%v: the rescan holds %v, unread %q", fault, paths(re), re.Unread)
+		}
+	}
+	// The root itself unreadable fails the walk: nothing of it is known.
+	fr := NewFaultyReader(System{}, root)
+	fr.Inject(vfs.Rule{Op: vfs.OpOpen, Path: ".", Err: syscall.EACCES})
+	if _, err := Walk(ctx, root, Options{Read: fr}); !errors.Is(err, syscall.EACCES) {
+		t.Fatalf("a walk of an unreadable root: %v", err)
+	}
+}

@@ -80,6 +80,15 @@ func Rescan(ctx context.Context, root string, prev *Tree, dirty []string, opts O
 	// a full one, as right).
 	prev.base, prev.changed = nil, nil
 	out.base, out.changed = prev, top
+	// The folders unread: prev's outside what was rescanned, and the
+	// rescan's own.
+	for _, u := range prev.Unread {
+		if !atOrUnder(u, kept) {
+			out.Unread = append(out.Unread, u)
+		}
+	}
+	out.Unread = append(out.Unread, fresh.Unread...)
+	slices.Sort(out.Unread)
 	switch {
 	case opts.MaxFiles > 0 && out.Files > opts.MaxFiles:
 		return nil, &LimitError{Limit: "max_files", Path: "."}

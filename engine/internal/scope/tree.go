@@ -2,6 +2,7 @@ package scope
 
 import (
 	"iter"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -29,6 +30,10 @@ type Tree struct {
 	// other names (a link count over one), which a write through one
 	// name changes too, wherever they are.
 	HardLinked bool
+	// Unread is the folders (sorted) the walk listed but could not read
+	// (no permission, or gone or replaced once opened): what they hold is
+	// unknown, so Diff says nothing of it.
+	Unread []string
 	// base and changed, set by Rescan: the tree is base but at and under
 	// the changed paths, so Diff(base, t) looks there only.
 	base    *Tree
@@ -84,6 +89,7 @@ func Union(a, b *Tree) *Tree {
 	}
 	t := NewTree(out)
 	t.HardLinked = a.HardLinked || b.HardLinked
+	t.Unread = slices.Compact(slices.Sorted(slices.Values(append(slices.Clip(a.Unread), b.Unread...))))
 	return t
 }
 

@@ -27,8 +27,8 @@ func Walk(ctx context.Context, root string, opts Options) (*Tree, error) {
 	if err != nil {
 		return nil, err
 	}
-	var st unix.Stat_t
-	if err := w.rd.Fstatat(unix.AT_FDCWD, cstr(w.root), &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+	st, err := w.rd.Fstatat(unix.AT_FDCWD, cstr(w.root), unix.AT_SYMLINK_NOFOLLOW)
+	if err != nil {
 		return nil, &fs.PathError{Op: "lstat", Path: w.root, Err: err}
 	}
 	w.spawn("", st, nil, false)
@@ -74,6 +74,8 @@ type walker struct {
 
 	// linked: a regular file walked has a link count over one.
 	linked atomic.Bool
+	// unread: the folders listed whose entries could not be read (under mu).
+	unread []string
 
 	// gen and stamp of this walk for the cache; read: the files it
 	// hashed, for the cache to learn; hits: the files the cache gave.
@@ -124,8 +126,8 @@ func newWalker(ctx context.Context, root string, opts Options) (*walker, error) 
 	if opts.Cache != nil {
 		w.gen = opts.Cache.gen + 1
 	}
-	var st unix.Stat_t
-	if err := w.rd.Fstatat(unix.AT_FDCWD, w.root, &st, 0); err != nil {
+	st, err := w.rd.Fstatat(unix.AT_FDCWD, w.root, 0)
+	if err != nil {
 		cancel()
 		return nil, &fs.PathError{Op: "stat", Path: w.root, Err: err}
 	}
@@ -134,11 +136,18 @@ func newWalker(ctx context.Context, root string, opts Options) (*walker, error) 
 		if rel, err := filepath.Rel(w.root, filepath.Clean(opts.StateDir)); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
 			w.stateRel = filepath.ToSlash(rel)
 		}
-		if err := w.rd.Fstatat(unix.AT_FDCWD, opts.StateDir, &st, 0); err == nil {
+		if st, err := w.rd.Fstatat(unix.AT_FDCWD, opts.StateDir, 0); err == nil {
 			w.stateDev, w.stateIno, w.hasStateInode = uint64(st.Dev), uint64(st.Ino), true
 		}
 	}
 	return w, nil
+}
+
+// denied records folder rel as listed but unread (Tree.Unread).
+func (w *walker) denied(rel string) {
+	w.mu.Lock()
+	w.unread = append(w.unread, rel)
+	w.mu.Unlock()
 }
 
 // fail records the first error and stops the walk.
@@ -242,6 +251,8 @@ func (w *walker) finish() (*Tree, error) {
 	}
 	t := newTree(entries, w.files, w.bytes)
 	t.HardLinked = w.linked.Load()
+	slices.Sort(w.unread)
+	t.Unread = slices.Compact(w.unread)
 	return t, nil
 }
 
@@ -294,18 +305,18 @@ func (w *walker) dir(rel string, st unix.Stat_t, stack []*ignoreFile, skipIgnore
 	}
 	fd, err := w.rd.Openat(unix.AT_FDCWD, w.abs(rel), unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC)
 	if err != nil {
-		if err == unix.ENOENT || err == unix.ENOTDIR || err == unix.ELOOP {
-			return // gone or replaced while walked
-		}
-		if err == unix.EACCES || err == unix.EPERM {
-			return // unreadable: listed, what it holds cannot be covered
+		if rel != "" && (gone(err) || denied(err)) {
+			// Listed, but gone, replaced or unreadable once opened: what it
+			// holds is unknown (not empty).
+			w.denied(rel)
+			return
 		}
 		w.fail(&fs.PathError{Op: "open", Path: w.abs(rel), Err: err})
 		return
 	}
 	defer w.rd.Close(fd)
-	var fst unix.Stat_t
-	if err := w.rd.Fstat(fd, &fst); err != nil {
+	fst, err := w.rd.Fstat(fd)
+	if err != nil {
 		w.fail(&fs.PathError{Op: "fstat", Path: w.abs(rel), Err: err})
 		return
 	}
@@ -358,8 +369,8 @@ func (w *walker) dir(rel string, st unix.Stat_t, stack []*ignoreFile, skipIgnore
 			return
 		}
 		name := crel[len(prefix):]
-		var cst unix.Stat_t
-		if err := w.rd.Fstatat(fd, name, &cst, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		cst, err := w.rd.Fstatat(fd, name, unix.AT_SYMLINK_NOFOLLOW)
+		if err != nil {
 			if err == unix.ENOENT {
 				continue
 			}

@@ -45,9 +45,9 @@ func WalkPaths(ctx context.Context, root string, paths []string, opts Options) (
 		return nil, err
 	}
 	if ents := t.Entries(); len(ents) > 0 {
-		linked := t.HardLinked
+		linked, unread := t.HardLinked, t.Unread
 		t = newTree(slices.CompactFunc(ents, func(a, b Entry) bool { return a.Path == b.Path }), t.Files, t.Bytes)
-		t.HardLinked = linked
+		t.HardLinked, t.Unread = linked, unread
 	}
 	if opts.Cache != nil {
 		opts.Cache.learn(w.gen, w.stamp, w.read, -1, func(yield func(string) bool) {
@@ -106,8 +106,8 @@ func (w *walker) one(rel string, named bool) {
 	}
 	for i, name := range parts {
 		crel := strings.Join(parts[:i+1], "/")
-		var st unix.Stat_t
-		if err := w.rd.Fstatat(dirfd, cstr(name), &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		st, err := w.rd.Fstatat(dirfd, cstr(name), unix.AT_SYMLINK_NOFOLLOW)
+		if err != nil {
 			if err == unix.ENOENT || err == unix.ENOTDIR {
 				return
 			}
@@ -137,7 +137,9 @@ func (w *walker) one(rel string, named bool) {
 			}
 			nfd, err := w.rd.Openat(dirfd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC)
 			if err != nil {
-				if !gone(err) && !denied(err) {
+				if gone(err) || denied(err) {
+					w.denied(crel)
+				} else {
 					w.fail(&fs.PathError{Op: "open", Path: w.abs(crel), Err: err})
 				}
 				return // gone, replaced or unreadable: nothing under it is covered
@@ -195,20 +197,20 @@ func (w *walker) one(rel string, named bool) {
 }
 
 // loadIgnore is stack with the .gitignore of folder dirfd (rel) on top,
-// when it has one that is a regular file. A .gitignore gone or unreadable
-// is none, as for git; any other error fails the walk, which would
-// otherwise cover what the file ignores.
+// when it has one that is a regular file. A .gitignore gone is none; any
+// other error (an unreadable one too) fails the walk, which would
+// otherwise cover what the file ignores: a record would take the files
+// the rules leave out for files made or removed.
 func (w *walker) loadIgnore(dirfd int, rel string, stack []*ignoreFile) ([]*ignoreFile, error) {
 	gitignoreC := gitignoreNUL[:len(gitignoreNUL)-1]
-	var st unix.Stat_t
-	err := w.rd.Fstatat(dirfd, gitignoreC, &st, unix.AT_SYMLINK_NOFOLLOW)
+	st, err := w.rd.Fstatat(dirfd, gitignoreC, unix.AT_SYMLINK_NOFOLLOW)
 	if err == nil && st.Mode&unix.S_IFMT == unix.S_IFREG {
 		var data []byte
 		if data, err = w.readAt(dirfd, gitignoreC, st.Size); err == nil {
 			return append(slices.Clip(stack), parseIgnore(rel, data)), nil
 		}
 	}
-	if err == nil || gone(err) || denied(err) {
+	if err == nil || gone(err) {
 		return stack, nil
 	}
 	return nil, &fs.PathError{Op: "read", Path: w.abs(join(rel, ".gitignore")), Err: err}
@@ -227,8 +229,7 @@ const gitignoreNUL = ".gitignore\x00"
 
 // hasGit reports whether folder name of folder dirfd holds a .git.
 func (w *walker) hasGit(dirfd int, name string) (bool, error) {
-	var st unix.Stat_t
-	err := w.rd.Fstatat(dirfd, cstr(name+"/.git"), &st, unix.AT_SYMLINK_NOFOLLOW)
+	_, err := w.rd.Fstatat(dirfd, cstr(name+"/.git"), unix.AT_SYMLINK_NOFOLLOW)
 	if err == nil || gone(err) || denied(err) {
 		return err == nil, nil
 	}

@@ -50,8 +50,8 @@ func (w *walker) hash(dirfd int, name string, e *Entry, st *unix.Stat_t, cur *ca
 		return false, &fs.PathError{Op: "open", Path: w.abs(e.Path), Err: err}
 	}
 	defer w.rd.Close(fd)
-	var fst unix.Stat_t
-	if err := w.rd.Fstat(fd, &fst); err != nil {
+	fst, err := w.rd.Fstat(fd)
+	if err != nil {
 		return false, &fs.PathError{Op: "fstat", Path: w.abs(e.Path), Err: err}
 	}
 	if fst.Mode&unix.S_IFMT != unix.S_IFREG || fst.Ino != st.Ino {
