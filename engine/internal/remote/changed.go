@@ -158,9 +158,6 @@ func appendSynced(fsys vfs.FS, name string, b []byte) error {
 	return err
 }
 
-// errLostRecord says the record cannot be followed from a position.
-var errLostRecord = errors.New("the record of changed sessions does not go on from where the last sync read")
-
 // readChanged reads the record from position from to its end: the
 // sessions its lines name (one entry each, by id), and the position after
 // its last whole line. errLostRecord says it cannot be followed from
