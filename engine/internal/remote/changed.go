@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"cairn/internal/vfs"
 )
@@ -33,7 +34,9 @@ import (
 // position) the sync lists every session instead: a lost record costs a
 // slower sync, never a missed push.
 //
-// A sync starts a new file once the last one passes changedRotate bytes.
+// The first file's number is the time it was made, in microseconds, so a
+// record removed and begun again starts at another number than the one a
+// position names. A sync starts a new file once the last one passes changedRotate bytes.
 // An appender writes to the highest-numbered file, then looks for the next
 // one and writes there too when it appeared meanwhile; the sync reads the
 // old file once more after making the new one, so no line falls between.
@@ -53,6 +56,11 @@ type changedLine struct {
 	WS string `json:"ws"`
 	ID string `json:"id"`
 }
+
+// firstChanged is the number of a record's first file: the time in
+// microseconds, so that a record removed and begun again does not reuse
+// the number a remote's position names.
+func firstChanged() int64 { return time.Now().UnixMicro() }
 
 func changedName(n int64) string {
 	return path.Join(changedDir, fmt.Sprintf("%016d.jsonl", n))
@@ -100,12 +108,18 @@ func NoteChanged(fsys vfs.FS, ws, id string) error {
 	if err != nil {
 		return fmt.Errorf("remote: record of changed sessions: %w", err)
 	}
-	n := int64(1)
+	n := firstChanged()
 	if len(files) > 0 {
 		n = files[len(files)-1]
 	} else if err := vfs.MkdirAllDurable(fsys, changedDir, vfs.DirPerm); err != nil {
 		return fmt.Errorf("remote: record of changed sessions: %w", err)
 	}
+	return noteFrom(fsys, n, line)
+}
+
+// noteFrom appends line to file n of the record, then to each file after
+// it that exists.
+func noteFrom(fsys vfs.FS, n int64, line []byte) error {
 	for {
 		if err := appendSynced(fsys, changedName(n), line); err != nil {
 			return fmt.Errorf("remote: record of changed sessions: %w", err)
@@ -143,9 +157,6 @@ func appendSynced(fsys vfs.FS, name string, b []byte) error {
 	}
 	return err
 }
-
-// errLostRecord says the record cannot be followed from a position.
-var errLostRecord = errors.New("the record of changed sessions does not go on from where the last sync read")
 
 // readChanged reads the record from position from to its end: the
 // sessions its lines name (one entry each, by id), and the position after
@@ -233,10 +244,11 @@ func changedEnd(fsys vfs.FS) (ChangePos, error) {
 		if err := vfs.MkdirAllDurable(fsys, changedDir, vfs.DirPerm); err != nil {
 			return ChangePos{}, err
 		}
-		if err := appendSynced(fsys, changedName(1), nil); err != nil {
+		n := firstChanged()
+		if err := appendSynced(fsys, changedName(n), nil); err != nil {
 			return ChangePos{}, err
 		}
-		return ChangePos{File: 1}, nil
+		return ChangePos{File: n}, nil
 	}
 	last := files[len(files)-1]
 	fi, err := fsys.Stat(changedName(last))

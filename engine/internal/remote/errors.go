@@ -34,6 +34,10 @@ var (
 	// than one of a remote's sessions, or none (Syncer.FindCard).
 	ErrAmbiguous = errors.New("names more than one session")
 	ErrNoSession = errors.New("no such session")
+
+	// errLostRecord: the record of changed sessions cannot be followed
+	// from a remote's position (changed.go); the push lists every session.
+	errLostRecord = errors.New("the record of changed sessions does not go on from where the last sync read")
 )
 
 // Error is a failed request to a bucket: what was asked, of which key.

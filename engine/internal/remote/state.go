@@ -208,6 +208,7 @@ func (st *State) Save(fsys vfs.FS, name string) error {
 
 // session returns id's state, made when missing.
 func (st *State) session(id, ws string) *SessionState {
+	st.want(id)
 	ss := st.Sessions[id]
 	if ss == nil {
 		ss = &SessionState{WS: ws, Files: map[string]*FileState{}}

@@ -19,11 +19,18 @@ import (
 // writes a line or two whatever the remote holds; the journal is written
 // whole again (atomic rename) once it holds twice as many lines as
 // sessions, or when what it held was dropped.
+//
+// A load decodes only the lines a pull needs at once (those with pending
+// segments or a forget); the others are kept as bytes, by the id at the
+// start of each line, and decoded when a session is first asked for
+// (want), so a sync after one turn decodes a line or two however many
+// sessions the remote holds.
 type sessionLog struct {
-	dirty   map[string]bool // sessions changed since the load or last save
-	end     int64           // the byte past the last whole line
-	lines   int             // whole lines in the journal
-	rewrite bool            // write the journal whole at the next save
+	dirty   map[string]bool   // sessions changed since the load or last save
+	raw     map[string][]byte // sessions' last lines, not decoded yet
+	end     int64             // the byte past the last whole line
+	lines   int               // whole lines in the journal
+	rewrite bool              // write the journal whole at the next save
 }
 
 // sessionRecord is one line of the journal: all that the state holds of
@@ -40,18 +47,19 @@ type sessionRecord struct {
 // touch marks session id changed, for the next save. The caller holds
 // whatever guards the state.
 func (st *State) touch(id string) {
+	st.want(id)
 	if st.log.dirty == nil {
 		st.log.dirty = map[string]bool{}
 	}
 	st.log.dirty[id] = true
 }
 
-// loadSessions folds the journal into the state (decoded with
-// segmentio/encoding/json, as the session journals are: a sync reads every
-// line of it). A torn last line (a save
-// cut short) is left out and cut off by the next append; a whole line
-// that does not decode means the journal is damaged, and ok is false:
-// the caller drops the state and the next sync rebuilds it.
+// loadSessions folds the journal into the state. A torn last line (a
+// save cut short) is left out and cut off by the next append; a whole
+// line that does not start with a session's id or, decoded, does not
+// decode means the journal is damaged, and ok is false: the caller drops
+// the state and the next sync rebuilds it. Lines are decoded with
+// segmentio/encoding/json, as the session journals are.
 func (st *State) loadSessions(fsys vfs.FS, name string) (ok bool, err error) {
 	b, err := vfs.ReadFile(fsys, sessionsName(name))
 	if vfs.IsNotExist(err) {
@@ -60,6 +68,7 @@ func (st *State) loadSessions(fsys vfs.FS, name string) (ok bool, err error) {
 	if err != nil {
 		return false, err
 	}
+	st.log.raw = map[string][]byte{}
 	off := 0
 	for {
 		nl := bytes.IndexByte(b[off:], '\n')
@@ -68,15 +77,70 @@ func (st *State) loadSessions(fsys vfs.FS, name string) (ok bool, err error) {
 		}
 		line := b[off : off+nl]
 		off += nl + 1
-		var rec sessionRecord
-		if json.Unmarshal(line, &rec) != nil || !validID(rec.ID) {
+		id, ok := lineID(line)
+		if !ok {
 			return false, nil
 		}
-		st.apply(&rec)
+		if bytes.Contains(line, pendingMark) || bytes.Contains(line, forgottenMark) {
+			var rec sessionRecord
+			if json.Unmarshal(line, &rec) != nil || rec.ID != id {
+				return false, nil
+			}
+			delete(st.log.raw, id)
+			st.apply(&rec)
+		} else {
+			st.apply(&sessionRecord{ID: id}) // an earlier line no longer stands
+			st.log.raw[id] = line
+		}
 		st.log.lines++
 	}
 	st.log.end = int64(off)
 	return true, nil
+}
+
+// What marks a line to decode at load: a pull reads every session's
+// pending segments and forgets. (Within a JSON string a quote is escaped,
+// so these bytes appear only as keys; an output named so is decoded at
+// load too, which is harmless.)
+var (
+	pendingMark   = []byte(`"pending":[`)
+	forgottenMark = []byte(`"forgotten":true`)
+)
+
+// lineID reads the session id a journal line starts with ({"id":"<id>",
+// as writeRecord writes it).
+func lineID(line []byte) (string, bool) {
+	const head = `{"id":"`
+	if len(line) < len(head)+36+1 || string(line[:len(head)]) != head || line[len(head)+36] != '"' {
+		return "", false
+	}
+	id := string(line[len(head) : len(head)+36])
+	return id, validID(id)
+}
+
+// want decodes what the journal holds of session id, when it was not
+// decoded yet. A line that does not decode leaves the session unknown (a
+// cache miss: the next push finds its segments on the remote) and has the
+// journal written whole at the next save.
+func (st *State) want(id string) {
+	line, ok := st.log.raw[id]
+	if !ok {
+		return
+	}
+	delete(st.log.raw, id)
+	var rec sessionRecord
+	if json.Unmarshal(line, &rec) != nil || rec.ID != id {
+		st.log.rewrite = true
+		return
+	}
+	st.apply(&rec)
+}
+
+// wantAll decodes every line not decoded yet.
+func (st *State) wantAll() {
+	for id := range st.log.raw {
+		st.want(id)
+	}
 }
 
 // apply sets what the state holds of a session to what rec says.
@@ -112,6 +176,7 @@ func (st *State) record(id string) sessionRecord {
 
 // ids are the sessions the state holds anything of, sorted.
 func (st *State) ids() []string {
+	st.wantAll()
 	seen := map[string]bool{}
 	for _, m := range []map[string]bool{keys(st.Sessions), keys(st.Cards), keys(st.Pending), st.Forgotten} {
 		for id := range m {
@@ -138,7 +203,7 @@ func keys[V any](m map[string]V) map[string]bool {
 // whole when it must or when it grew to twice the lines it needs.
 func (st *State) saveSessions(fsys vfs.FS, name string) error {
 	// Roughly the sessions held: the threshold needs no exact count.
-	live := max(len(st.Sessions), len(st.Cards), len(st.Pending)) + len(st.Forgotten)
+	live := max(len(st.Sessions), len(st.Cards), len(st.Pending)) + len(st.Forgotten) + len(st.log.raw)
 	if st.log.rewrite || st.log.lines+len(st.log.dirty) > 2*live+1024 {
 		return st.rewriteSessions(fsys, name)
 	}

@@ -52,7 +52,40 @@ func mustLoad(t *testing.T, fsys vfs.FS) *State {
 	if err != nil {
 		t.Fatal(err)
 	}
+	st.wantAll() // what it holds, decoded, to compare
 	return st
+}
+
+// TestStateLoadDecodesWhatIsAsked: a load decodes the lines of sessions
+// with pending segments or a forget, which a pull reads all of, and no
+// other: a session's line is decoded when the session is asked for, and
+// gives what was saved.
+func TestStateLoadDecodesWhatIsAsked(t *testing.T) {
+	m := vfs.NewMem()
+	saved := stateOf(t, 300)
+	if err := saved.Save(m, "origin"); err != nil {
+		t.Fatal(err)
+	}
+	st, err := LoadState(m, "origin", testURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Sessions) != 2 || len(st.Cards) != 2 || len(st.log.raw) != 298 {
+		t.Fatalf("the load decoded %d sessions and %d cards, left %d lines; want 2, 2, 298", len(st.Sessions), len(st.Cards), len(st.log.raw))
+	}
+	if !sameJSON(st.Pending, saved.Pending) || !sameJSON(st.Forgotten, saved.Forgotten) {
+		t.Fatal("pending segments or forgets were not read at load")
+	}
+	id := fmt.Sprintf("%08x-0000-4000-8000-000000000000", 42)
+	if ss := st.session(id, "elsewhere"); !sameJSON(ss, saved.Sessions[id]) {
+		t.Fatalf("session %s asked for: %+v", id, ss)
+	}
+	if st.Cards[id] == nil || st.Cards[id].Title != "session 42" {
+		t.Fatalf("the card of %s asked for: %+v", id, st.Cards[id])
+	}
+	if len(st.Sessions) != 3 {
+		t.Fatalf("asking for one session left %d decoded, want 3", len(st.Sessions))
+	}
 }
 
 // TestStateSaveWritesWhatChanged: once a state of many sessions is saved,

@@ -233,6 +233,7 @@ func (s *Syncer) Cards(ctx context.Context) ([]Card, error) {
 	if err := s.st.Save(s.Local.FS(), s.Name); err != nil {
 		return nil, err
 	}
+	s.st.wantAll()
 	out := make([]Card, 0, len(s.st.Cards))
 	for id, c := range s.st.Cards {
 		if !s.st.Forgotten[id] {
@@ -314,6 +315,7 @@ func (s *Syncer) SessionFolder(id string) string {
 	if s.st == nil {
 		return ""
 	}
+	s.st.want(id)
 	if ss := s.st.Sessions[id]; ss != nil {
 		return ss.WS
 	}
@@ -322,6 +324,7 @@ func (s *Syncer) SessionFolder(id string) string {
 
 // Moved records that session id now lives in workspace folder ws here.
 func (s *Syncer) Moved(ctx context.Context, id, ws string) error {
+	s.st.want(id)
 	if ss := s.st.Sessions[id]; ss != nil {
 		ss.WS = ws
 		s.st.touch(id)
