@@ -173,6 +173,7 @@ package engine
 //	tools      the file tools' plans, apply_patch worked out in memory, staging
 //	trash      forgotten sessions and their entries, plans, a trim's steps
 //	usage      the usage ledger and a session's queue of lines for it
+//	wsinfo     a workspace folder whose workspace.json is disputed, settled by its sessions
 //
 // Beside them, public: engine/retention (keep rules, pure), engine/wskey
 // (workspace keys) and engine/ids (slugs and shell-job labels).
