@@ -147,6 +147,7 @@ package engine
 //	fstate     a file's state: capture, compare, stage and put back
 //	history    history.jsonl; history.Log holds a mutex of its own
 //	hookkept   what hook install noted of an agent's settings file, for uninstall
+//	hookmark   the pending markers between an agent's pre- and post-tool hooks
 //	hookrec    what a prompt hook reads instead of the whole session: the
 //	           transcript mark and the items index (derived, caches)
 //	inbox      a live session's inbox of cross-session messages; a mutex of its own
