@@ -149,6 +149,7 @@ package engine
 //	fstate     a file's state: capture, compare, stage and put back
 //	history    history.jsonl; history.Log holds a mutex of its own
 //	hookkept   what hook install noted of an agent's settings file, for uninstall
+//	hookmark   the pending markers between an agent's pre- and post-tool hooks
 //	hookrec    what a prompt hook reads instead of the whole session: the
 //	           transcript mark and the items index (derived, caches)
 //	inbox      a live session's inbox of cross-session messages; a mutex of its own
@@ -175,6 +176,7 @@ package engine
 //	tools      the file tools' plans, apply_patch worked out in memory, staging
 //	trash      forgotten sessions and their entries, plans, a trim's steps
 //	usage      the usage ledger and a session's queue of lines for it
+//	wsinfo     a workspace folder whose workspace.json is disputed, settled by its sessions
 //
 // Beside them, public: engine/retention (keep rules, pure), engine/wskey
 // (workspace keys) and engine/ids (slugs and shell-job labels).

@@ -23,23 +23,10 @@ import (
 // rules start clean. Forking needs no ownership of the parent, so an
 // active session can be forked.
 
-// ForkResult says what a fork made.
-type ForkResult struct {
-	Session string  `json:"session"`
-	ForkOf  ForkRef `json:"fork_of"`
-	Title   string  `json:"title"`
-	// Draft is the text to put back in the composer (a fork at a user prompt).
-	Draft string `json:"draft,omitempty"`
-	// DraftUnavailable is set when that prompt's text could not be read
-	// back; Draft is empty then.
-	DraftUnavailable *Unavailable `json:"draft_unavailable,omitempty"`
-	// DraftAttachments are that prompt's attachments, in the child's
-	// draft with its text (shared objects; a live-only one is Gone).
-	DraftAttachments []Attachment `json:"draft_attachments,omitempty"`
-	// Tasks are the sub-agent tasks the child holds: those whose call is
-	// on its path (engine/internal/tasks/copy.go).
-	Tasks []string `json:"tasks,omitempty"`
-}
+// ForkResult says what a fork made: the child session, where it came
+// from, its title, the draft it was handed and the tasks it holds
+// (convlog.ForkResult).
+type ForkResult = convlog.ForkResult
 
 // Fork forks this session at item at ("" = the head).
 func (s *Session) Fork(ctx context.Context, at string) (*ForkResult, error) {

@@ -10,6 +10,7 @@ import (
 	"cairn/engine/internal/fsck"
 	"cairn/engine/internal/migrate"
 	"cairn/engine/internal/tasks"
+	"cairn/engine/internal/wsinfo"
 	"cairn/internal/vfs"
 	"cairn/journal"
 )
@@ -96,7 +97,7 @@ func (s *Store) ownedNow(dir, id string) bool { return fsck.Owned(s.fsys, lockNa
 // locks and the folds of the items journal.
 type fsckEnv struct{ s *Store }
 
-func (e fsckEnv) WorkspaceInfo(dir string, bad fsck.Reporter) { e.s.fsckWorkspaceInfo(dir, bad) }
+func (e fsckEnv) WorkspaceInfo(dir string, bad fsck.Reporter) { wsinfo.Check(e.s.fsys, dir, bad) }
 func (e fsckEnv) Owned(dir, id string) bool                   { return e.s.ownedNow(dir, id) }
 func (e fsckEnv) Pending() map[string]bool                    { return e.s.pendingPlans() }
 func (e fsckEnv) Future() time.Time                           { return e.s.future() }

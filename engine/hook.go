@@ -13,6 +13,7 @@ import (
 
 	"cairn/engine/internal/changes"
 	"cairn/engine/internal/fstate"
+	"cairn/engine/internal/hookmark"
 	"cairn/engine/internal/hookrec"
 	"cairn/engine/internal/patch"
 	"cairn/internal/lazyre"
@@ -20,31 +21,9 @@ import (
 )
 
 // Hooks: cairn under another agent (Claude Code, Codex), which runs one
-// cairn process per event. The agent's session maps to one cairn session,
-// whose id is ImportSessionID(agent, the agent's id), so hooks and
-// `cairn import` land in the same session. A file edit is split across
-// two processes: the agent's pre-tool hook captures the pre-images
-// (Session.BeginChange) and leaves a pending marker; its post-tool hook
-// records the after states and writes the change line (Session.SettleChange),
-// or nothing when no file changed. The marker, part of the format:
-//
-//	workspaces/<key>/hooks/<session>/<call>.json
-//	{"v":1,"tool":T,"call":ITEM,"item":ITEM,"at":TIME,"files":[{"path","before":F}],"skipped":[P...],"off":BOOL,
-//	 "unit":UID,"seq":N,"seen":[P...],"ended":BOOL,"rec":SNAP}
-//
-// <call> is the agent's tool-call id (or, when it is not a plain name, 32
-// hex digits of its SHA-256). "before" names its object by "oid" (stored
-// durably before the marker is written); "off" says snapshots were off, so
-// nothing was captured. A marker older than a day (the agent died between
-// the two hooks) is removed by the next BeginChange or BeginExec of the
-// session. "unit" and the fields after it say which unit of calls running
-// at the same time the call belongs to (overlap.go); a marker "ended"
-// stays after its post-tool hook until its unit ends. A shell command's
-// marker says "kind":"exec" and has its walk beside it (hook_exec.go);
-// SettleChange settles either kind. A forget moves the session's markers
-// with it (retention_trash.go). Beside them, transcript.read is how far
-// the hooks read the agent's transcript (AgentMark): a cache of the
-// importer's, never a marker.
+// cairn process per event; a file edit or shell command is split across
+// its pre- and post-tool hooks, with a pending marker between them
+// (package hookmark draws both and says what each field means).
 
 // AgentSession names an agent's own session.
 type AgentSession struct {
@@ -115,20 +94,8 @@ func (w *Workspace) createAgent(id string, a AgentSession, opts SessionOptions) 
 }
 
 // PendingChange is a file edit whose pre-images are captured and whose
-// after states are not recorded yet: the marker's content.
-type PendingChange struct {
-	V       int                  `json:"v"`
-	Tool    string               `json:"tool"`
-	Call    string               `json:"call,omitempty"`
-	Item    changes.ItemRef      `json:"item,omitzero"` // where the call began (began)
-	At      Time                 `json:"at"`
-	Files   []changes.FileChange `json:"files"`
-	Skipped fstate.Names         `json:"skipped,omitempty"`
-	Off     bool                 `json:"off,omitempty"`
-	// The unit of calls running at the same time it belongs to
-	// (overlap.go).
-	unitMark
-}
+// after states are not recorded yet (hookmark.Change).
+type PendingChange = hookmark.Change
 
 // hookMarker is the marker file of call in session id.
 func hookMarker(dir, id, call string) string {
@@ -165,7 +132,7 @@ func (s *Session) BeginChange(ctx context.Context, tool, call string, paths []st
 		return p, nil
 	}
 	name := hookMarker(s.ws.dir, s.ID(), call)
-	if p.unitMark, err = s.joinUnit(ctx, name, editScope(p.Files), s.readMarkers()); err != nil {
+	if p.Mark, err = s.joinUnit(ctx, name, editScope(p.Files), s.readMarkers()); err != nil {
 		return nil, err
 	}
 	b, _ := json.Marshal(p)

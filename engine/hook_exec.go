@@ -9,68 +9,25 @@ import (
 
 	"cairn/engine/internal/changes"
 	"cairn/engine/internal/fstate"
+	"cairn/engine/internal/hookmark"
 	"cairn/engine/internal/overlap"
 	"cairn/engine/internal/scope"
 	"cairn/internal/vfs"
 	"cairn/journal"
 )
 
-// A shell command of an agent (Claude Code's Bash, Codex's shell) under
-// hooks: recorded as `cairn tool exec` records a line (callrec.go), by the
-// same scope rules, but across two processes. The pre-tool hook
-// (BeginExec) decides the scope, walks it and stores every file it covers,
-// and leaves an exec marker and the walk beside it; it writes no call
-// line, since one left open between the two processes would be closed as
-// interrupted by the next Open. The post-tool hook (SettleChange) walks
-// again and writes the call line and its record line together, through
-// recordAfter, so snapshots, file revert and its conflict checks read
-// them as any exec record. Like those, they are not undo snapshots (seed
-// 001: undo covers the file tools). Part of the format:
-//
-//	workspaces/<key>/hooks/<session>/<call>.json
-//	{"v":1,"kind":"exec","tool":T,"call":ITEM,"item":ITEM,"id":SNAP,"at":TIME,"scope":"paths"|"workspace","paths":[P...],
-//	 "tree":{"sha256":H,"entries":N},"unit":UID,"seq":N,"seen":[P...],"ended":BOOL}
-//	workspaces/<key>/hooks/<session>/<call>.tree
-//
-// "id", "item" and "at" are the call line's, written at the post-tool hook;
-// "tree" names the walk before the call, kept in <call>.tree
-// (engine/internal/scope/tree_file.go) by its SHA-256, so a marker whose
-// walk is missing or torn is never read with another. Every object the
-// walk names is stored durably before the walk and the marker are written
-// (neither is synced: a crash loses the record of this command, never
-// the data of one). A line that only reads leaves no marker; a record
-// the store refuses (recording off, a limit, a full store) writes its
-// unrecorded line at once and leaves none either. An exec marker older
-// than a day (its agent died between the hooks) is removed by the next
-// hook of the session with an unrecorded line, why "interrupted": the
-// command may have changed files no record holds.
+// A shell command of an agent under hooks is recorded as `cairn tool exec`
+// records a line (callrec.go), by the same scope rules, across two
+// processes: BeginExec walks and stores the scope and leaves an exec
+// marker, SettleChange walks again and writes the call and record lines
+// (package hookmark draws the marker).
 
 // markerExec is the kind of an exec marker ("" is a file edit's).
 const markerExec = "exec"
 
 // PendingExec is a shell command whose scope is captured and whose record
-// is not written yet: an exec marker's content.
-type PendingExec struct {
-	V     int             `json:"v"`
-	Kind  string          `json:"kind"`
-	Tool  string          `json:"tool"`
-	Call  string          `json:"call,omitempty"`
-	Item  changes.ItemRef `json:"item,omitzero"` // where the call began (began)
-	ID    string          `json:"id"`
-	At    Time            `json:"at"`
-	Scope string          `json:"scope"`
-	Paths fstate.Names    `json:"paths,omitempty"`
-	Tree  struct {
-		SHA256  string `json:"sha256"`
-		Entries int    `json:"entries"`
-	} `json:"tree"`
-	// Unrecorded (not in the marker) is why the command runs without a
-	// record, when the store refused one.
-	Unrecorded string `json:"-"`
-	// The unit of calls running at the same time it belongs to
-	// (overlap.go).
-	unitMark
-}
+// is not written yet (hookmark.Exec).
+type PendingExec = hookmark.Exec
 
 // BeginExec captures what shell command line, run by the agent's tool
 // (labelled tool) in folder dir (absolute; "" is the workspace), may
@@ -125,7 +82,7 @@ func (s *Session) beginExec(ctx context.Context, tool, item, name, line, dir str
 	p.ID, p.Item, p.At, p.Scope = cl.ID, cl.Item, cl.At, cl.Scope
 	tree := scope.EncodeTree(cap.tree)
 	p.Tree.SHA256, p.Tree.Entries = sha256Hex(tree), cap.tree.Len()
-	if p.unitMark, err = s.joinUnit(ctx, name, sc.overlap(), s.readMarkers()); err != nil {
+	if p.Mark, err = s.joinUnit(ctx, name, sc.overlap(), s.readMarkers()); err != nil {
 		return nil, err
 	}
 	fsys := s.ws.s.fsys

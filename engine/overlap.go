@@ -36,11 +36,11 @@ func (m *markerFile) marker() *overlap.Marker {
 		if p.Scope == scopeWorkspace {
 			sc = overlap.Scope{Workspace: true}
 		}
-		return &overlap.Marker{Name: m.name, Mark: &p.unitMark, Scope: sc, Exec: true, TreeSum: p.Tree.SHA256, Value: p,
+		return &overlap.Marker{Name: m.name, Mark: &p.Mark, Scope: sc, Exec: true, TreeSum: p.Tree.SHA256, Value: p,
 			Member: changes.OverlapMember{ID: p.ID, Call: p.Call, Item: p.Item}}
 	}
 	p := m.edit
-	return &overlap.Marker{Name: m.name, Mark: &p.unitMark, Scope: editScope(p.Files), Files: p.Files, Value: p,
+	return &overlap.Marker{Name: m.name, Mark: &p.Mark, Scope: editScope(p.Files), Files: p.Files, Value: p,
 		Member: changes.OverlapMember{Call: p.Call, Item: p.Item}}
 }
 
@@ -219,12 +219,12 @@ func (s *Session) unitEnded(u *inUnit, exec *PendingExec, tree *scope.Tree, edit
 	var v any = edit
 	var t []byte
 	if exec != nil {
-		exec.unitMark, exec.unitMark.Rec = u.mark, ""
+		exec.Mark, exec.Mark.Rec = u.mark, ""
 		t = scope.EncodeTree(tree)
 		exec.Tree.SHA256, exec.Tree.Entries = sha256Hex(t), tree.Len()
 		v = exec
 	} else {
-		edit.unitMark = u.mark
+		edit.Mark = u.mark
 	}
 	if err := s.markers().Ended(hookMarker(s.ws.dir, s.ID(), rec), v, t); err != nil {
 		s.notice(fmt.Sprintf("a call that ran beside an agent's pending call could not be noted for their unit: %v", err))

@@ -15,17 +15,9 @@ import (
 // the same list, so its estimate is what a prune then frees. A prune cut
 // short is finished by the next. The usage ledger is never touched.
 
-// PruneReport says what a prune removed.
-type PruneReport struct {
-	Trash       int   `json:"trash"`        // forgotten sessions purged
-	Orphans     int   `json:"orphans"`      // orphaned files and folders removed
-	Objects     int   `json:"objects"`      // unreferenced objects removed
-	ObjectBytes int64 `json:"object_bytes"` // their stored size
-	Temps       int   `json:"temps"`        // temp files of gone writers removed
-	// Freed is what everything removed took, as storage stats counts it
-	// (its "reclaim" said as much before the prune).
-	Freed Size `json:"freed"`
-}
+// PruneReport says what a prune removed, by kind, and what that freed
+// (prune.Report).
+type PruneReport = prune.Report
 
 // PruneOptions tune a prune.
 type PruneOptions struct {
@@ -51,12 +43,10 @@ func (s *Store) Prune(ctx context.Context, opt PruneOptions) (PruneReport, error
 		return PruneReport{}, err
 	}
 	r, err := prune.Run(ctx, s.fsys, now, trashGrace, items, wss, opt.Progress)
-	rep := PruneReport{Trash: r.Trash, Orphans: r.Orphans, Objects: r.Objects, ObjectBytes: r.ObjectBytes,
-		Temps: r.Temps, Freed: Size(r.Freed)}
 	if err != nil {
-		return rep, err
+		return r, err
 	}
-	return rep, unsure
+	return r, unsure
 }
 
 // pruneWorkspaces is every sound workspace as package prune reads it

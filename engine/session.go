@@ -70,42 +70,28 @@ type Session struct {
 // SessionOptions change how a session is created or opened.
 type SessionOptions struct {
 	// Remote: the caller runs the session's file side on the remote
-	// workspace it is bound to (remote.go). Without it, Open refuses a
-	// session bound to one before it writes anything: its files are not
-	// on this machine, and it never falls back to them.
+	// workspace it is bound to; without it, Open refuses a bound session.
 	Remote bool
-	// Degrade keeps a session running when it cannot be written (a full
-	// disk, a missing home): after Notice is told once, the session goes
-	// on in memory, keeping the lines it could not write; each later write
-	// tries again, and once one works the kept lines are written, in
-	// order, and Notice is told so. Without it, a failed write is
-	// returned as an error.
+	// Degrade keeps a session running in memory when it cannot be written
+	// (Notice is told), writing the kept lines in order once a write
+	// works; without it, a failed write is an error.
 	Degrade bool
 	// Notice receives the one-line messages a session shows its user.
 	Notice func(string)
-	// Ephemeral labels spend in the usage ledger as ephemeral. Every
-	// session of an ephemeral store (OpenEphemeral) is, without it.
+	// Ephemeral labels spend in the usage ledger as ephemeral (every
+	// session of an ephemeral store is).
 	Ephemeral bool
-	// NoSnapshots: file tools capture nothing and record no change lines,
-	// and no other call is recorded (Exec runs its lines unrecorded).
+	// NoSnapshots: no call is recorded and file tools capture nothing.
 	NoSnapshots bool
-	// Watch: a whole-workspace record starts a watcher of the workspace
-	// (its first walks the whole tree), so later records rescan only the
-	// paths changed since (the REPL sets it).
+	// Watch: a whole-workspace record starts a watcher, so later records
+	// rescan only the paths changed since (the REPL sets it).
 	Watch bool
 	// Brief: the process opens the session for one call and exits (an
-	// agent's hook, hook.go), many times a turn. Open writes no open line:
-	// one per tool call would grow the journal, and each would cost Close
-	// a sync of the items journal and a durable rewrite of the record. A
-	// hook's open is not a run of the session: the record keeps the last
-	// run's opened_at, branch and build. SettleChange ends its change line,
-	// or a shell command's record line, with the close line, under the one
-	// sync (hook.go, recordAfter).
+	// agent's hook): no open line is written and the record keeps the
+	// last run's opened_at, branch and build.
 	Brief bool
-	// ReadOnly opens the session to read it only (a preview): no lock is
-	// taken and nothing is written, not even the open line, so it opens on
-	// a full disk or a read-only state folder and while another process
-	// owns the session. Anything that would write is refused.
+	// ReadOnly opens the session to read it only: no lock, nothing
+	// written; anything that would write is refused.
 	ReadOnly bool
 }
 
@@ -243,9 +229,11 @@ func (s *Session) load(ctx context.Context) error {
 	s.resume = ResumeInfo{BranchBefore: st.Branch, BuildBefore: st.Build, Branch: gitBranch(w.path),
 		Build: Version, AskTrust: st.Trust == nil, Repaired: rep.Cut}
 	if s.opts.Brief {
-		// No open line (SessionOptions.Brief): nothing is written, so the
-		// journal and the record Close finds are those checked above, and
-		// Close writes neither.
+		// No open line (SessionOptions.Brief): a hook opens the session
+		// many times a turn, and an open line each would grow the journal
+		// and cost Close a sync and a record rewrite. Nothing is written,
+		// so the journal and the record Close finds are those checked
+		// above, and Close writes neither.
 		return nil
 	}
 	now := w.s.Now()

@@ -17,27 +17,11 @@ import (
 	"cairn/journal"
 )
 
-// TaskRecord is one task or background shell job of a session.
-type TaskRecord struct {
-	ID    string `json:"id"`
-	Type  string `json:"type"` // taskTypeAgent or taskTypeShell
-	Label string `json:"label"`
-	Cmd   string `json:"cmd,omitempty"`
-	State string `json:"state"` // TaskRunning, TaskSettled, TaskCancelled or TaskInterrupted
-	// Calls are the tool_call items that started and continued it, in order.
-	Calls      []string `json:"calls"`
-	Background bool     `json:"background,omitempty"`
-	StartedAt  Time     `json:"started_at"`         // the first start
-	EndedAt    *Time    `json:"ended_at,omitempty"` // the last end, when it is not running
-	// Items and Bytes count the transcript's item lines and payload bytes.
-	Items int   `json:"items"`
-	Bytes int64 `json:"bytes"`
-}
+// TaskRecord is one task or background shell job of a session, as
+// Workspace.Tasks reads it (its fields: tasks.Summary).
+type TaskRecord = tasks.Summary
 
-func taskRecord(r *tasks.Record) TaskRecord {
-	return TaskRecord{ID: r.ID, Type: r.Type, Label: r.Label, Cmd: r.Cmd, State: r.State, Calls: r.Calls,
-		Background: r.Background, StartedAt: r.StartedAt, EndedAt: r.EndedAt, Items: r.Items, Bytes: r.Bytes}
-}
+func taskRecord(r *tasks.Record) TaskRecord { return r.Summary() }
 
 // taskRecords reads the records of session with their states settled: a
 // record without an end is running while its owner runs it (or it is

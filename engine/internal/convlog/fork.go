@@ -120,3 +120,21 @@ func ForkLines(st *State, lines []*Line, keep []*Item, supply *Item, c Child) []
 	}
 	return out
 }
+
+// ForkResult says what a fork made.
+type ForkResult struct {
+	Session string  `json:"session"`
+	ForkOf  ForkRef `json:"fork_of"`
+	Title   string  `json:"title"`
+	// Draft is the text to put back in the composer (a fork at a user prompt).
+	Draft string `json:"draft,omitempty"`
+	// DraftUnavailable is set when that prompt's text could not be read
+	// back; Draft is empty then.
+	DraftUnavailable *Unavailable `json:"draft_unavailable,omitempty"`
+	// DraftAttachments are that prompt's attachments, in the child's
+	// draft with its text (shared objects; a live-only one is Gone).
+	DraftAttachments []Attachment `json:"draft_attachments,omitempty"`
+	// Tasks are the sub-agent tasks the child holds: those whose call is
+	// on its path (engine/internal/tasks/copy.go).
+	Tasks []string `json:"tasks,omitempty"`
+}

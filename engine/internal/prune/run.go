@@ -18,12 +18,14 @@ import (
 
 // Report says what a prune removed.
 type Report struct {
-	Trash       int        // forgotten sessions purged
-	Orphans     int        // orphaned files and folders removed
-	Objects     int        // unreferenced objects removed
-	ObjectBytes int64      // their stored size
-	Temps       int        // temp files of gone writers removed
-	Freed       stats.Size // what everything removed took
+	Trash       int   `json:"trash"`        // forgotten sessions purged
+	Orphans     int   `json:"orphans"`      // orphaned files and folders removed
+	Objects     int   `json:"objects"`      // unreferenced objects removed
+	ObjectBytes int64 `json:"object_bytes"` // their stored size
+	Temps       int   `json:"temps"`        // temp files of gone writers removed
+	// Freed is what everything removed took, as storage stats counts it
+	// (its "reclaim" said as much before the prune).
+	Freed stats.Size `json:"freed"`
 }
 
 // Run removes items (Plan's, for the same wss, now and grace), each

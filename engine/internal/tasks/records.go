@@ -132,3 +132,27 @@ func RefuseRunning(what string, recs []*Record) error {
 	}
 	return errs.Refusedf("cannot %s files: tasks %s are still running; let them end or cancel them", what, strings.Join(run, ", "))
 }
+
+// Summary is one task or background shell job of a session, as a reader
+// of the session sees it.
+type Summary struct {
+	ID    string `json:"id"`
+	Type  string `json:"type"` // TypeAgent or TypeShell
+	Label string `json:"label"`
+	Cmd   string `json:"cmd,omitempty"`
+	State string `json:"state"` // Running, Settled, Cancelled, Blocked or Interrupted
+	// Calls are the tool_call items that started and continued it, in order.
+	Calls      []string      `json:"calls"`
+	Background bool          `json:"background,omitempty"`
+	StartedAt  timefmt.Time  `json:"started_at"`         // the first start
+	EndedAt    *timefmt.Time `json:"ended_at,omitempty"` // the last end, when it is not running
+	// Items and Bytes count the transcript's item lines and payload bytes.
+	Items int   `json:"items"`
+	Bytes int64 `json:"bytes"`
+}
+
+// Summary is what a reader sees of r.
+func (r *Record) Summary() Summary {
+	return Summary{ID: r.ID, Type: r.Type, Label: r.Label, Cmd: r.Cmd, State: r.State, Calls: r.Calls,
+		Background: r.Background, StartedAt: r.StartedAt, EndedAt: r.EndedAt, Items: r.Items, Bytes: r.Bytes}
+}
