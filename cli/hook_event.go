@@ -94,6 +94,10 @@ type hookRun struct {
 func (h *hookRun) say(msg string) { h.notes = append(h.notes, msg) }
 
 func (g *Globals) runHook(agent string) error {
+	// One event, one short process, whose allocations (a prompt's hook
+	// reads the whole session) are freed by its exit: collecting them
+	// before is time the agent waits for (burstGC).
+	defer burstGC()()
 	h := &hookRun{Globals: g, agent: agent}
 	ev, err := h.hook()
 	var b *errBlock
