@@ -94,6 +94,10 @@ type hookRun struct {
 func (h *hookRun) say(msg string) { h.notes = append(h.notes, msg) }
 
 func (g *Globals) runHook(agent string) error {
+	// One event, one short process, whose allocations (a prompt's hook
+	// reads the whole session) are freed by its exit: collecting them
+	// before is time the agent waits for (burstGC).
+	defer burstGC()()
 	h := &hookRun{Globals: g, agent: agent}
 	ev, err := h.hook()
 	var b *errBlock
@@ -167,7 +171,6 @@ func (h *hookRun) hook() (hookEvent, error) {
 // event does what ev asks.
 func (h *hookRun) event(ev hookEvent) error {
 	g, agent := h.Globals, h.agent
-	var open func(create bool) (*engine.Session, error)
 	ws, err := g.hookWorkspace(ev, hookProjectDir(agent))
 	if err != nil {
 		return err
@@ -179,13 +182,6 @@ func (h *hookRun) event(ev hookEvent) error {
 	// Brief: one event per process, many a turn (engine.SessionOptions).
 	opts := g.sessionOptions()
 	opts.Brief = true
-	open = func(create bool) (*engine.Session, error) {
-		s, err := ws.OpenAgent(g.ctx, a, opts, create, hookLockWait)
-		if !create && errors.Is(err, engine.ErrNotFound) {
-			return nil, nil
-		}
-		return s, err
-	}
 	switch ev.Event {
 	case "UserPromptSubmit":
 		// The session opened from the hooks' index, the transcript brought
@@ -204,26 +200,16 @@ func (h *hookRun) event(ev hookEvent) error {
 			}
 		}
 		return nil
-	case "Stop":
-		s, err := open(false)
-		if s == nil || err != nil {
-			return err
+	case "Stop", "SessionEnd":
+		// The session opened from the hooks' index, as for a prompt; the
+		// turn's answers and calls brought in, as far as the transcript
+		// holds them; then, at Stop, the end of the turn.
+		catchUp := func(s *engine.Session) { h.hookCatchUp(ws, s, ev, false) }
+		var t *engine.Turn
+		if ev.Event == "Stop" {
+			t = &engine.Turn{Model: ev.Model, Labels: []string{agent}}
 		}
-		defer s.Close()
-		// The turn's answers and calls, as far as the transcript holds them.
-		h.hookCatchUp(ws, s, ev, false)
-		if err := s.EndTurn(g.ctx, engine.Turn{Model: ev.Model, Labels: []string{agent}}); err != nil {
-			return err
-		}
-		return s.Close()
-	case "SessionEnd":
-		s, err := open(false)
-		if s == nil || err != nil {
-			return err
-		}
-		defer s.Close()
-		h.hookCatchUp(ws, s, ev, false)
-		return s.Close()
+		return ws.EndAgentTurn(g.ctx, a, opts, hookLockWait, t, catchUp)
 	case "PreToolUse":
 		if line, ok := hookShellLine(ev); ok {
 			return h.hookBashPre(ev, ws, a, opts, line) // hook_bash.go

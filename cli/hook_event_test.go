@@ -45,8 +45,8 @@ func (h *hookEnv) eventOut(t *testing.T, ev map[string]any) (int, string, string
 	}
 	b, _ := json.Marshal(ev)
 	// As the agent runs it: exactly the command `hook install` writes
-	// (Main's direct path, hookArgs), in the workspace, the state folder
-	// in CAIRN_HOME. TestHookNeverInTheWay runs it through the parser too.
+	// (parsed with the hook grammar alone, grammarFor), in the workspace,
+	// the state folder in CAIRN_HOME.
 	cmd := exec.Command(h.bin, "hook", h.agent)
 	cmd.Dir, cmd.Env = h.dir, append(os.Environ(), "CAIRN_HOME="+h.home)
 	cmd.Stdin = strings.NewReader(string(b))

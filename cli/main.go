@@ -15,7 +15,6 @@ import (
 
 	"cairn/cli/display"
 	"cairn/engine"
-	"cairn/importer"
 )
 
 // CLI is the whole command line grammar.
@@ -118,17 +117,55 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 // mainOn is Main with the state folder opened by openStore, when it is
 // not nil: the tests open it on a filesystem that fails as they say.
 func mainOn(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, openStore func(home string) (*engine.Store, error)) int {
-	var cli CLI
-	cli.ctx, cli.stdin, cli.stdout, cli.stderr = ctx, stdin, stdout, stderr
-	cli.openStore = openStore
-	if agent := hookArgs(args); agent != "" && !completing() {
-		return cli.mainHook(agent)
+	grammar, g := grammarFor(args)
+	return mainGrammar(ctx, grammar, g, args, stdin, stdout, stderr, openStore)
+}
+
+// hookCLI is the grammar of `cairn hook …` alone: the Globals and the
+// HookCmd of CLI, with the same tags (TestSmallGrammarsAnswerAsCLI). An
+// agent runs `cairn hook claude-code` at every tool call, and building
+// CLI's whole grammar (every command's struct, flags and help) costs a
+// bare start about 12 ms: Main parses a command line that starts with
+// `hook` with this one, which holds nothing else.
+type hookCLI struct {
+	Globals
+	Hook HookCmd `cmd:"" help:"Use cairn under Claude Code or Codex: install its hooks, or run one (the agent runs it)."`
+}
+
+// versionCLI is the grammar of `cairn --version` (cairn-bench's anchor
+// of a bare start): the Globals alone.
+type versionCLI struct {
+	Globals
+}
+
+// grammarFor is the grammar that parses args, and its Globals: a small
+// grammar (hookCLI, versionCLI) where args are its command's, else CLI.
+// A shell completing a word gets CLI, which completes every command.
+func grammarFor(args []string) (grammar any, g *Globals) {
+	if !completing() {
+		switch {
+		case len(args) > 0 && args[0] == "hook":
+			c := &hookCLI{}
+			return c, &c.Globals
+		case len(args) == 1 && args[0] == "--version":
+			c := &versionCLI{}
+			return c, &c.Globals
+		}
 	}
+	c := &CLI{}
+	return c, &c.Globals
+}
+
+// mainGrammar is mainOn with the grammar given: CLI, or a small grammar
+// (grammarFor) whose Globals are g.
+func mainGrammar(ctx context.Context, grammar any, g *Globals, args []string, stdin io.Reader, stdout, stderr io.Writer, openStore func(home string) (*engine.Store, error)) int {
+	g.ctx, g.stdin, g.stdout, g.stderr = ctx, stdin, stdout, stderr
+	g.openStore = openStore
 	if dir, ok := listArgs(args); ok && !completing() {
-		return cli.mainList(dir)
+		return g.mainList(dir)
 	}
 	exited := -1
-	parser, err := newParser(&cli,
+	parser, err := newParser(grammar,
 		kong.Writers(stdout, stderr),
 		kong.Exit(func(code int) {
 			if exited < 0 {
@@ -141,7 +178,7 @@ func mainOn(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		fmt.Fprintln(stderr, "cairn:", err)
 		return ExitFailed
 	}
-	cli.parser = parser
+	g.parser = parser
 	// A shell completing a word runs cairn with COMP_LINE set: answer and
 	// stop (completion.go).
 	if answerCompletion(parser, stdout) {
@@ -151,48 +188,49 @@ func mainOn(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	if exited >= 0 {
 		return exited
 	}
-	if err != nil && !cli.JSON {
+	if err != nil && !g.JSON {
 		// A command line that does not parse sets no flag, yet a script
 		// that asked for --json reads its answer as JSON too.
-		cli.JSON = askedJSON(args)
+		g.JSON = askedJSON(args)
 	}
 	// Text from sessions (titles, file names, prompts, tool output) reaches
 	// a person only escaped: it may hold terminal control sequences.
 	errw := display.Writer(heardWriter(stderr, true))
-	cli.stderr, cli.term = errw, stdout
+	g.stderr, g.term = errw, stdout
 	defer errw.Flush()
-	if !cli.JSON {
+	if !g.JSON {
 		outw := display.Writer(heardWriter(stdout, false))
-		cli.stdout = outw
+		g.stdout = outw
 		defer outw.Flush()
 	}
 	if err != nil {
-		return cli.fail(usageErrorf("%v", err))
+		return g.fail(usageErrorf("%v", err))
 	}
 	if err := checkSessionRefs(kctx); err != nil {
-		return cli.fail(err)
+		return g.fail(err)
 	}
-	cli.stateCmd = stateCommand(kctx.Command())
-	if err := checkSSH(&cli.Globals, kctx.Command()); err != nil {
-		return cli.fail(err)
+	g.stateCmd = stateCommand(kctx.Command())
+	if err := checkSSH(g, kctx.Command()); err != nil {
+		return g.fail(err)
 	}
-	err = kctx.Run(&cli.Globals)
-	if cli.store != nil {
-		cli.store.Close()
+	err = kctx.Run(g)
+	if g.store != nil {
+		g.store.Close()
 	}
 	if exited >= 0 {
 		return exited
 	}
 	if err != nil {
-		return cli.fail(err)
+		return g.fail(err)
 	}
 	return ExitOK
 }
 
-// newParser is the grammar of cli with the options given: the one parser
-// every command line, `cairn help`, `cairn man` and docs/commands.md read.
-func newParser(cli *CLI, options ...kong.Option) (*kong.Kong, error) {
-	parser, err := kong.New(cli, append([]kong.Option{
+// newParser is the grammar given (CLI, or a small grammar of grammarFor)
+// with the options given: the one parser every command line, `cairn
+// help`, `cairn man` and docs/commands.md read.
+func newParser(grammar any, options ...kong.Option) (*kong.Kong, error) {
+	parser, err := kong.New(grammar, append([]kong.Option{
 		kong.Name("cairn"),
 		kong.Description("keeps coding-agent sessions as plain files\n\ncairn keeps the conversations, audit trails and the files each tool changed of coding-agent sessions as plain files. It calls no model: it is the storage and the tools under an agent."),
 		kong.Vars{"version": versionText(readBuildInfo())},
@@ -204,46 +242,6 @@ func newParser(cli *CLI, options ...kong.Option) (*kong.Kong, error) {
 	}
 	addExamples(parser.Model)
 	return parser, nil
-}
-
-// hookArgs is the agent of a command line that is exactly what `cairn hook
-// install` puts in an agent's settings ("hook claude-code", "hook codex"),
-// else "". The agent runs it at every tool call, and building the command
-// line grammar is a third of a bare start's CPU: Main runs it directly.
-// Any other word or flag goes through the parser.
-func hookArgs(args []string) string {
-	if len(args) != 2 || args[0] != "hook" {
-		return ""
-	}
-	switch args[1] {
-	case "claude-code":
-		return importer.AgentClaudeCode
-	case "codex":
-		return importer.AgentCodex
-	}
-	return ""
-}
-
-// mainHook is Main for `cairn hook claude-code|codex` (hookArgs): the
-// globals as the parser leaves them with no flag given (--home's
-// CAIRN_HOME is read by open, through defaultHome), then the command.
-func (g *Globals) mainHook(agent string) int {
-	errw, outw := display.Writer(heardWriter(g.stderr, true)), display.Writer(heardWriter(g.stdout, false))
-	g.stderr, g.term, g.stdout = errw, g.stdout, outw
-	defer errw.Flush()
-	defer outw.Flush()
-	// One event, one short process, whose allocations (a prompt's hook
-	// reads the whole session) are freed by its exit: collecting them
-	// before is time the agent waits for (burstGC).
-	defer burstGC()()
-	err := g.runHook(agent)
-	if g.store != nil {
-		g.store.Close()
-	}
-	if err != nil {
-		return g.fail(err)
-	}
-	return ExitOK
 }
 
 // listArgs reports whether args are exactly the picker's listing,

@@ -3,7 +3,8 @@ package cli
 import (
 	"io"
 	"os"
-	"regexp"
+
+	"cairn/internal/lazyre"
 )
 
 // NO_COLOR (no-color.org): when it is set to anything but "", cairn adds no
@@ -15,7 +16,7 @@ import (
 func noColor() bool { return os.Getenv("NO_COLOR") != "" }
 
 // sgrSeq is a colour or style sequence (SGR): ESC [ parameters m.
-var sgrSeq = regexp.MustCompile("\x1b\\[[0-9;:]*m")
+var sgrSeq = lazyre.New("\x1b\\[[0-9;:]*m")
 
 // colors is s, an output escaped by display.Output, without its SGR
 // sequences under NO_COLOR.
@@ -39,7 +40,7 @@ func colorWriter(w io.Writer) io.Writer {
 type sgrStripper struct{ w io.Writer }
 
 func (s sgrStripper) Write(p []byte) (int, error) {
-	if _, err := s.w.Write(sgrSeq.ReplaceAll(p, nil)); err != nil {
+	if _, err := s.w.Write(sgrSeq.Regexp().ReplaceAll(p, nil)); err != nil {
 		return 0, err
 	}
 	return len(p), nil

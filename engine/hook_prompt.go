@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path"
@@ -29,22 +30,9 @@ import (
 // Session.Import; nothing else may be asked of it), then appends the
 // prompt (AppendPrompt) and commits.
 func (w *Workspace) RecordAgentPrompt(ctx context.Context, a AgentSession, opts SessionOptions, wait time.Duration, text, promptID string, catchUp func(*Session)) (Item, error) {
-	if a.Agent == "" || a.ID == "" {
-		return Item{}, fmt.Errorf("%w: a hook names its agent and session", ErrBadInput)
-	}
-	id := ImportSessionID(a.Agent, a.ID)
-	var s *Session
-	var err error
-	if _, serr := w.s.fsys.Stat(itemsName(w.dir, id)); serr != nil || !opts.Brief {
-		s, err = w.OpenAgent(ctx, a, opts, true, wait)
-	} else {
-		s, err = retryBusy(ctx, wait, func() (*Session, error) { return w.openIndexed(ctx, id, opts) })
-	}
+	s, err := w.openAgentIndexed(ctx, a, opts, true, wait)
 	if err != nil {
 		return Item{}, err
-	}
-	if s.index == nil {
-		s.index = &indexKeep{} // opened whole: the index is written whole
 	}
 	if catchUp != nil {
 		catchUp(s)
@@ -57,6 +45,55 @@ func (w *Workspace) RecordAgentPrompt(ctx context.Context, a AgentSession, opts 
 		err = cerr
 	}
 	return it, err
+}
+
+// EndAgentTurn is the end of a turn of agent session a, as its Stop hook
+// records it: the session opened as RecordAgentPrompt opens it (never
+// made: nothing is done when it is not there), catchUp run on it, then
+// Session.EndTurn with t. With t nil (SessionEnd) only catchUp runs.
+func (w *Workspace) EndAgentTurn(ctx context.Context, a AgentSession, opts SessionOptions, wait time.Duration, t *Turn, catchUp func(*Session)) error {
+	s, err := w.openAgentIndexed(ctx, a, opts, false, wait)
+	if errors.Is(err, ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	if catchUp != nil {
+		catchUp(s)
+	}
+	if t != nil {
+		if err := s.EndTurn(ctx, *t); err != nil {
+			return err
+		}
+	}
+	return s.Close()
+}
+
+// openAgentIndexed opens agent session a for a hook that writes to its
+// conversation (a prompt, a turn's end): from the hooks' index
+// (openIndexed) when the session is there and opts.Brief, else whole
+// (OpenAgent; made when it is not there and create is set).
+func (w *Workspace) openAgentIndexed(ctx context.Context, a AgentSession, opts SessionOptions, create bool, wait time.Duration) (*Session, error) {
+	if a.Agent == "" || a.ID == "" {
+		return nil, fmt.Errorf("%w: a hook names its agent and session", ErrBadInput)
+	}
+	id := ImportSessionID(a.Agent, a.ID)
+	var s *Session
+	var err error
+	if _, serr := w.s.fsys.Stat(itemsName(w.dir, id)); serr != nil || !opts.Brief {
+		s, err = w.OpenAgent(ctx, a, opts, create, wait)
+	} else {
+		s, err = retryBusy(ctx, wait, func() (*Session, error) { return w.openIndexed(ctx, id, opts) })
+	}
+	if err != nil {
+		return nil, err
+	}
+	if s.index == nil {
+		s.index = &indexKeep{} // opened whole: the index is written whole
+	}
+	return s, nil
 }
 
 // indexKeep is how a session opened for a prompt keeps its index when it

@@ -54,11 +54,12 @@ func promptTexts(t *testing.T, ws *Workspace, id string) map[string]bool {
 }
 
 // The prompt hook's index is derived: after a power loss at any sync
-// point of a run of prompt hooks and whole opens (a turn's end, the
-// REPL), whatever of the index survived (none, some, a torn batch, one
-// ahead of the journal), the next prompt hook records its prompt, every
-// prompt acknowledged before the loss is there, and the index it leaves
-// gives what a whole fold gives. The journal's lines a whole open wrote
+// point of a run of prompt hooks, Stop and SessionEnd hooks (which open
+// the session from the index too) and whole opens (the REPL), whatever of
+// the index survived (none, some, a torn batch, one ahead of the
+// journal), the next prompt hook records its prompt and the next Stop
+// hook its turn, every prompt and turn acknowledged before the loss is
+// there, and the index they leave gives what a whole fold gives. The journal's lines a whole open wrote
 // after the index are folded onto it (behind), not rebuilt from the
 // whole journal.
 func TestPromptIndexCrash(t *testing.T) {
@@ -81,6 +82,26 @@ func TestPromptIndexCrash(t *testing.T) {
 				_, err := ws.RecordAgentPrompt(ctx, a, opts, 0, text, "", nil)
 				if err == nil {
 					acked[text] = true
+				}
+				return err
+			}
+			turns := 0
+			// A Stop hook: its catch-up brings in the turn's answer, then
+			// the turn's end; a SessionEnd hook (no turn) the answer only.
+			stop := func(text string, end bool) error {
+				var t *Turn
+				if end {
+					t = &Turn{Labels: []string{a.Agent}}
+				}
+				var aerr error
+				err := ws.EndAgentTurn(ctx, a, opts, 0, t, func(s *Session) {
+					_, aerr = s.Append(ctx, Item{Type: Assistant, Text: text})
+				})
+				if err == nil {
+					err = aerr
+				}
+				if err == nil && end {
+					turns++
 				}
 				return err
 			}
@@ -116,10 +137,17 @@ func TestPromptIndexCrash(t *testing.T) {
 					if err := prompt(text); err != nil {
 						return err
 					}
-					if r.IntN(2) == 0 {
-						if err := whole(fmt.Sprintf("answer %d", i)); err != nil {
-							return err
-						}
+					var err error
+					switch r.IntN(4) {
+					case 0:
+						err = whole(fmt.Sprintf("answer %d", i))
+					case 1:
+						err = stop(fmt.Sprintf("answer %d", i), true)
+					case 2:
+						err = stop(fmt.Sprintf("answer %d", i), false)
+					}
+					if err != nil {
+						return err
 					}
 				}
 				return nil
@@ -145,6 +173,13 @@ func TestPromptIndexCrash(t *testing.T) {
 					t.Fatalf("sync point %d seed %d: the acknowledged prompt %q was lost", n, seed, text)
 				}
 			}
+			full, err := ws.fold(ctx, id, foldOptions{})
+			if err != nil || full.Turns < turns {
+				t.Fatalf("sync point %d seed %d: %d turns ended, %d after the loss (%v)", n, seed, turns, full.Turns, err)
+			}
+			if err := stop("the last answer", true); err != nil {
+				t.Fatalf("sync point %d seed %d: the turn's end after the loss: %v", n, seed, err)
+			}
 			indexAgrees(t, ws, id, fmt.Sprintf("sync point %d seed %d", n, seed))
 			st.Close()
 			if completed {
@@ -164,10 +199,11 @@ func TestPromptIndexCrash(t *testing.T) {
 	}
 }
 
-// A prompt hook in a long session reads the index and the journal's
-// ends, not the whole journal: with every read of the items journal past
-// the first few failing, it still records its prompt (a whole open reads
-// the journal in dozens of reads).
+// A prompt, Stop or SessionEnd hook in a long session reads the index
+// and the journal's ends, not the whole journal: with every read of the
+// items journal past the first few failing, it still records its prompt
+// or its turn (a whole open reads the journal in dozens of reads). A
+// Stop hook of a session that is not there makes none.
 func TestPromptHookReadsLittleOfTheJournal(t *testing.T) {
 	ctx := context.Background()
 	faulty := vfs.NewFaulty(vfs.NewMem())
@@ -192,9 +228,37 @@ func TestPromptHookReadsLittleOfTheJournal(t *testing.T) {
 	if _, err := ws.RecordAgentPrompt(ctx, a, opts, 0, "third", "", nil); err != nil {
 		t.Fatalf("the prompt hook read the whole journal: %v", err)
 	}
+	// So do the Stop and SessionEnd hooks, their catch-up's answer and
+	// the turn's end included.
+	answer := func(text string) func(*Session) {
+		return func(s *Session) {
+			if _, err := s.Append(ctx, Item{Type: Assistant, Text: text}); err != nil {
+				t.Errorf("the catch-up's answer %q: %v", text, err)
+			}
+		}
+	}
+	if err := ws.EndAgentTurn(ctx, a, opts, 0, &Turn{Labels: []string{a.Agent}}, answer("stop")); err != nil {
+		t.Fatalf("the Stop hook read the whole journal: %v", err)
+	}
+	if err := ws.EndAgentTurn(ctx, a, opts, 0, nil, answer("end")); err != nil {
+		t.Fatalf("the SessionEnd hook read the whole journal: %v", err)
+	}
 	faulty.Reset()
 	if have := promptTexts(t, ws, id); !have["third"] || len(have) != 3 {
 		t.Fatalf("prompts %v", have)
+	}
+	full, err := ws.fold(ctx, id, foldOptions{hydrate: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(full.Order); full.Turns != 1 || n < 2 || full.Items[full.Order[n-1]].Text != "end" || full.Items[full.Order[n-2]].Text != "stop" {
+		t.Fatalf("after Stop and SessionEnd: %d turns, %d items", full.Turns, n)
+	}
+	if err := ws.EndAgentTurn(ctx, AgentSession{Agent: a.Agent, ID: "never-seen"}, opts, 0, &Turn{}, answer("x")); err != nil {
+		t.Fatalf("a Stop hook of a session not there: %v", err)
+	}
+	if _, err := st.fsys.Stat(itemsName(ws.dir, ImportSessionID(a.Agent, "never-seen"))); !vfs.IsNotExist(err) {
+		t.Fatalf("a Stop hook made a session: %v", err)
 	}
 	indexAgrees(t, ws, id, "after")
 }

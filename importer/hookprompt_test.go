@@ -97,7 +97,8 @@ func (w *transcriptWriter) prompt(text string) {
 // the hooks built over many turns (random prompts, the same text again,
 // tool calls with their pre- and post-tool hooks between, a prompt's
 // transcript line written before its hook or after it, a turn's end now
-// and then) holds what a full import of the same transcript makes.
+// and then by a Stop hook or a whole open, a SessionEnd hook last) holds
+// what a full import of the same transcript makes.
 func TestHookPromptsEqualImport(t *testing.T) {
 	ctx := context.Background()
 	for seed := range 3 {
@@ -154,8 +155,15 @@ func TestHookPromptsEqualImport(t *testing.T) {
 			}
 			tw.line(map[string]any{"type": "assistant", "message": map[string]any{"id": fmt.Sprintf("msg_t%d", turn), "role": "assistant", "model": "claude-opus-4-6",
 				"content": []any{map[string]any{"type": "text", "text": "Done with " + text}}}})
-			if r.IntN(3) == 0 {
-				// A turn's end: a whole open brings the transcript in.
+			switch r.IntN(4) {
+			case 0:
+				// A turn's end, as the Stop hook records it: the session
+				// opened from the index, the transcript brought in.
+				if err := ws.EndAgentTurn(ctx, a, opts, time.Second, &engine.Turn{Labels: []string{AgentClaudeCode}}, func(s *engine.Session) { catchUp(s, nil) }); err != nil {
+					t.Fatal(err)
+				}
+			case 1:
+				// A whole open (the REPL, an older cairn) brings it in.
 				s, err := ws.OpenAgent(ctx, a, opts, false, time.Second)
 				if err != nil {
 					t.Fatal(err)
@@ -167,12 +175,10 @@ func TestHookPromptsEqualImport(t *testing.T) {
 				s.Close()
 			}
 		}
-		s, err := ws.OpenAgent(ctx, a, opts, false, time.Second)
-		if err != nil {
+		// SessionEnd: the transcript brought in, no turn.
+		if err := ws.EndAgentTurn(ctx, a, opts, time.Second, nil, func(s *engine.Session) { catchUp(s, nil) }); err != nil {
 			t.Fatal(err)
 		}
-		catchUp(s, nil)
-		s.Close()
 
 		whole := openStore(t)
 		rep, err := Run(ctx, whole, AgentClaudeCode, []string{tw.path}, Options{})

@@ -7,9 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"regexp"
 	"strings"
 
+	"cairn/internal/lazyre"
 	"cairn/internal/vfs"
 )
 
@@ -41,8 +41,8 @@ type configFile struct {
 }
 
 var (
-	remoteNameRE  = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
-	hostCleanerRE = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+	remoteNameRE  = lazyre.New(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+	hostCleanerRE = lazyre.New(`[^A-Za-z0-9._-]+`)
 )
 
 // Remotes reads the configured remotes, the default first.

@@ -3,11 +3,11 @@ package remote
 import (
 	"fmt"
 	"path"
-	"regexp"
 	"strconv"
 	"strings"
 
 	"cairn/engine/internal/layout"
+	"cairn/internal/lazyre"
 	"cairn/internal/vfs"
 	"cairn/objects"
 )
@@ -88,10 +88,10 @@ func parseSegmentKey(key string) (id, file string, gen int, off int64, ok bool) 
 }
 
 var (
-	idRE   = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
-	taskRE = regexp.MustCompile(`^tasks/(tasks\.jsonl|[A-Za-z0-9._-]+\.items\.jsonl)$`)
-	oidRE  = regexp.MustCompile(`"oid":"([0-9a-f]{64})"`)
-	nameRE = regexp.MustCompile(`^[A-Za-z0-9._-]{1,128}$`)
+	idRE   = lazyre.New(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
+	taskRE = lazyre.New(`^tasks/(tasks\.jsonl|[A-Za-z0-9._-]+\.items\.jsonl)$`)
+	oidRE  = lazyre.New(`"oid":"([0-9a-f]{64})"`)
+	nameRE = lazyre.New(`^[A-Za-z0-9._-]{1,128}$`)
 )
 
 // validID reports a session id (a version 4 UUID, lowercase).

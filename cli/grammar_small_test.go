@@ -1,0 +1,83 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// TestSmallGrammarsAnswerAsCLI: Main parses `cairn hook …` and `cairn
+// --version` with a grammar of that command alone (grammarFor), which must
+// be CLI's: the same field types and tags, and for each command line,
+// good or bad, the same exit code and the same bytes on stdout and stderr
+// as CLI's whole grammar gives.
+func TestSmallGrammarsAnswerAsCLI(t *testing.T) {
+	whole := reflect.TypeOf(CLI{})
+	for _, small := range []any{hookCLI{}, versionCLI{}} {
+		st := reflect.TypeOf(small)
+		for i := range st.NumField() {
+			f := st.Field(i)
+			w, ok := whole.FieldByName(f.Name)
+			if !ok || w.Type != f.Type || w.Tag != f.Tag || w.Anonymous != f.Anonymous {
+				t.Fatalf("%s.%s is not CLI's: %v %q, CLI's %v %q (found %v)", st.Name(), f.Name, f.Type, f.Tag, w.Type, w.Tag, ok)
+			}
+		}
+	}
+
+	home, dir := t.TempDir(), t.TempDir()
+	t.Setenv("CAIRN_HOME", home)
+	t.Chdir(dir)
+	run := func(grammar any, g *Globals, in string, args []string) string {
+		var out, errw bytes.Buffer
+		code := mainGrammar(context.Background(), grammar, g, args, strings.NewReader(in), &out, &errw, nil)
+		return fmt.Sprintf("exit %d\nstdout %s\nstderr %s", code, out.String(), errw.String())
+	}
+	lines := [][]string{
+		{"--version"},
+		{"hook"},
+		{"hook", "bogus"},
+		{"hook", "--help"},
+		{"hook", "claude-code", "--help"},
+		{"hook", "claude-code", "--bogus"},
+		{"hook", "claude-code", "extra"},
+		{"hook", "codex", "--json", "--nope"},
+		{"hook", "codex", "--json", "extra"},
+		{"hook", "claude-code", "--ssh"},
+		{"hook", "claude-code", "--home"},
+		{"hook", "claude-code"},
+		{"hook", "codex", "--json"},
+		{"hook", "claude-code", "-C", filepath.Join(dir, "missing")},
+		{"hook", "install"},
+		{"hook", "install", "gemini"},
+		{"hook", "install", "claude-code", "--user", "--project"},
+		{"hook", "install", "--help"},
+		{"hook", "uninstall", "codex", "--bogus"},
+	}
+	events := []string{"", "{not json", `{"hook_event_name":"Nope","session_id":"s1","cwd":"` + dir + `"}`}
+	for _, args := range lines {
+		grammar, g := grammarFor(args)
+		if _, ok := grammar.(*CLI); ok {
+			t.Fatalf("%q is parsed with the whole grammar", args)
+		}
+		for _, in := range events {
+			c := &CLI{}
+			want := run(c, &c.Globals, in, args)
+			grammar, g = grammarFor(args)
+			if got := run(grammar, g, in, args); got != want {
+				t.Fatalf("cairn %q (stdin %q): small grammar\n%s\nwhole grammar\n%s", args, in, got, want)
+			}
+			if len(args) < 2 || args[1] == "install" || args[1] == "--help" {
+				break
+			}
+		}
+	}
+	for _, args := range [][]string{{}, {"--json", "hook", "codex"}, {"--version", "--json"}, {"sessions"}, {"-C", dir, "hook", "codex"}} {
+		if grammar, _ := grammarFor(args); reflect.TypeOf(grammar) != reflect.TypeOf(&CLI{}) {
+			t.Fatalf("%q is parsed with %T", args, grammar)
+		}
+	}
+}
