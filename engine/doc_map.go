@@ -78,7 +78,9 @@ package engine
 // execpolicy), the ledger of a session's background work (package bgwork;
 // the tasks the task records keep are listed there too) and its inbox of
 // cross-session messages (package inbox), delivered into the
-// conversation as items. A background shell line is recorded as an
+// conversation as items, with the reminders of running work after a
+// compaction and every N turns (config.json). A
+// background shell line is recorded as an
 // agent's shell call under hooks is (hook_exec.go), so calls run
 // meanwhile join its unit. Locks: sessionWork.mu (the session's part
 // that runs its background work, background_session.go), and the
