@@ -50,7 +50,7 @@ type (
 		TimeoutSec int    `json:"timeoutSec,omitempty" jsonschema:"the line's hard deadline in seconds (default 120): it is killed then; set it to what the command needs"`
 	}
 	mcpTaskControlIn struct {
-		Action string `json:"action" jsonschema:"list, status, cancel or background"`
+		Action string `json:"action" jsonschema:"list, status, cancel, background or pause"`
 		TaskID string `json:"task_id,omitempty" jsonschema:"the task or shell job (every action but list)"`
 		Cursor string `json:"cursor,omitempty" jsonschema:"list: the next of the page before, passed back as given"`
 		Limit  int    `json:"limit,omitempty" jsonschema:"list: entries a page (default 20)"`
@@ -344,7 +344,7 @@ func newMCPServer(s *engine.Session, stop context.Context) *mcp.Server {
 			// answer as structured content.
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: shellText(buf.String(), code)}}, IsError: code != 0}, a, nil
 		})
-	mcp.AddTool(srv, &mcp.Tool{Name: "task_control", Description: "Inspect and control this session's background work: list (newest first, 20 a page; pass next back as cursor for older), status, cancel (shows cancelling until it settles), background (promote a running agent task; task auto only). Every action but list needs task_id.",
+	mcp.AddTool(srv, &mcp.Tool{Name: "task_control", Description: "Inspect and control this session's background work: list (newest first, 20 a page; pass next back as cursor for older), status, cancel (shows cancelling until it settles), background (promote a running agent task; task auto only), pause (a running workflow run; its runtime resumes it under the same id). Every action but list needs task_id.",
 		Annotations: mcpHints("Inspect and control background work", false, true, false, false)},
 		func(ctx context.Context, _ *mcp.CallToolRequest, in mcpTaskControlIn) (*mcp.CallToolResult, any, error) {
 			return mcpAnswer(s.TaskControl(ctx, engine.TaskControlRequest{Action: in.Action, TaskID: in.TaskID, Cursor: in.Cursor, Limit: in.Limit}))

@@ -145,9 +145,9 @@ func promptText(s *engine.Session) string {
 	return b.String() + "cairn> "
 }
 
-// replTasksCmd is /tasks [list|status ID|background ID|cancel ID|older|recent].
+// replTasksCmd is /tasks [list|status ID|background ID|cancel ID|pause ID|older|recent].
 type replTasksCmd struct {
-	Action string `arg:"" optional:"" placeholder:"ACTION" help:"list (the default), status ID, background ID (promote a running agent task; task auto only), cancel ID, older (the next page of the archive), recent (back to the newest)."`
+	Action string `arg:"" optional:"" placeholder:"ACTION" help:"list (the default), status ID, background ID (promote a running agent task; task auto only), cancel ID, pause ID (a running workflow run), older (the next page of the archive), recent (back to the newest)."`
 	ID     string `arg:"" optional:"" help:"The task or shell job."`
 }
 
@@ -163,12 +163,12 @@ func (c *replTasksCmd) Run(r *repl, l *replLine) error {
 			fmt.Fprintln(r.out, "No older background work: /tasks shows it all.")
 			return nil
 		}
-	case "status", "background", "cancel":
+	case "status", "background", "cancel", "pause":
 		if c.ID == "" {
 			return usageErrorf("/tasks %s needs a task id", c.Action)
 		}
 	default:
-		return usageErrorf("/tasks takes list, status ID, background ID, cancel ID, older or recent, not %s", display.Line(c.Action))
+		return usageErrorf("/tasks takes list, status ID, background ID, cancel ID, pause ID, older or recent, not %s", display.Line(c.Action))
 	}
 	if q.Action == "list" && c.ID != "" {
 		return usageErrorf("/tasks %s takes no id", c.Action)
@@ -191,6 +191,8 @@ func (c *replTasksCmd) Run(r *repl, l *replLine) error {
 		}
 	case a.Work != nil && a.Work.State == "cancelling":
 		fmt.Fprintf(r.out, "%s cancelling; its end is reported here.\n", a.Work.ID)
+	case a.Work != nil && q.Action == "pause":
+		fmt.Fprintf(r.out, "%s paused; the runtime that runs it resumes it under the same id (/tasks cancel %s ends it).\n", a.Work.ID, a.Work.ID)
 	default:
 		writeTaskControl(r.out, a)
 	}

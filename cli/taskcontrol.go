@@ -9,13 +9,13 @@ import (
 	"cairn/engine"
 )
 
-// TaskControlCmd is `cairn task-control list|status|cancel|background`:
+// TaskControlCmd is `cairn task-control list|status|cancel|background|pause`:
 // the task_control tool over a session's background work (engine
 // Session.TaskControl). list and status read without the session's lock,
-// so they answer while a REPL owns it; cancel and background take the
-// lock for the call.
+// so they answer while a REPL owns it; cancel, background and pause take
+// the lock for the call.
 type TaskControlCmd struct {
-	Action  string `arg:"" enum:"list,status,cancel,background" help:"list (newest first, a page at a time), status, cancel, or background (promote a running agent task; task auto only)."`
+	Action  string `arg:"" enum:"list,status,cancel,background,pause" help:"list (newest first, a page at a time), status, cancel, background (promote a running agent task; task auto only), or pause (a running workflow run; the runtime that runs it resumes it under the same id)."`
 	Session string `name:"session" placeholder:"S" help:"Session (default: the most recently written one)."`
 	Task    string `name:"task" placeholder:"ID" help:"The task or shell job (every action but list)."`
 	Cursor  string `name:"cursor" placeholder:"C" help:"list: the next page, the \"next\" the page before printed, passed back as given."`

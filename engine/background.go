@@ -211,3 +211,60 @@ func (s *Session) StartWork(ctx context.Context, w WorkStart, fn WorkFunc) (*Wor
 	c, err := r.Start(a, 0, fn)
 	return c, bgworkError(err)
 }
+
+// WorkPaused reports whether a WorkFunc's ctx ended because its workflow
+// run was paused (PauseWork): the function saves what it needs to go on
+// and returns a WorkResult without an Outcome, and the run waits, paused,
+// for ResumeWork. A function that returns an outcome all the same settles
+// with it.
+func WorkPaused(ctx context.Context) bool { return bgwork.Paused(ctx) }
+
+// PauseWork pauses running workflow run id (task_control's pause): the
+// pause is recorded first, then the run's function is told (WorkPaused)
+// and the work it owns cancelled and drained. A paused run is not live:
+// it takes no capacity, shows no chip, outlives the session's close and
+// a crash, and keeps its id for good. A call that waited for the run gets
+// ErrWorkPaused from WorkCall.Wait.
+func (s *Session) PauseWork(ctx context.Context, id string) (BackgroundWork, error) {
+	a, err := s.TaskControl(ctx, TaskControlRequest{Action: bgwork.ActionPause, TaskID: id})
+	if err != nil {
+		return BackgroundWork{}, err
+	}
+	return *a.Work, nil
+}
+
+// WorkResume says how ResumeWork runs a paused workflow again.
+type WorkResume struct {
+	// Call is the tool_call item that resumes it.
+	Call string
+	// Background is the call's background argument (task auto).
+	Background bool
+}
+
+// ResumeWork runs paused workflow run id again under the same id, fn
+// going on from what the paused run saved; the agent section of
+// config.json decides whether the call waits or gets a receipt, as for
+// StartWork. Only a paused workflow is resumed (a settled or interrupted
+// one is refused).
+func (s *Session) ResumeWork(ctx context.Context, id string, w WorkResume, fn WorkFunc) (*WorkCall, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	cfg, err := s.config()
+	if err != nil {
+		return nil, err
+	}
+	d, err := cfg.Agent.TaskCall(ExecPersistent, w.Background)
+	if err != nil {
+		return nil, err
+	}
+	r, err := s.runner()
+	if err != nil {
+		return nil, err
+	}
+	if cur, ok := r.Ledger().State().Work(id); ok && cur.Type != bgwork.TypeWorkflow {
+		return nil, refusedf("%s is a %s: ResumeWork resumes a paused workflow run", id, cur.Type)
+	}
+	c, err := r.Continue(id, w.Call, d.Receipt, 0, fn)
+	return c, bgworkError(err)
+}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -101,5 +102,51 @@ func TestSessionRemindersOff(t *testing.T) {
 	must(s.Compact(ctx, "", ""))(t)
 	if r := reminders(s); len(r) != 1 || !strings.Contains(r[0].Text, "sleep 300") {
 		t.Fatalf("after a compaction: %+v", r)
+	}
+}
+
+// TestSessionPauseWork: task_control's pause pauses a running workflow
+// only (a shell job or a task is refused, nothing written); the paused run
+// takes no chip, a reader without the session sees it paused under the
+// same id after the owner is gone (it is not interrupted), and only a
+// workflow is resumed.
+func TestSessionPauseWork(t *testing.T) {
+	ctx := context.Background()
+	_, ws := testStore(t)
+	s := newSession(t, ws)
+	must(s.Append(ctx, Item{Type: User, Text: "nightly"}))(t)
+	started := make(chan struct{})
+	c := must(s.StartWork(ctx, WorkStart{Type: "workflow", Label: "nightly", Background: true}, func(ctx context.Context) WorkResult {
+		close(started)
+		<-ctx.Done()
+		return WorkResult{}
+	}))(t)
+	<-started
+	id := c.Receipt.Work
+	job := must(s.Shell(ctx, "sleep 300", ShellOptions{TimeoutSecs: 600}))(t).Receipt.Work
+	if _, err := s.TaskControl(ctx, TaskControlRequest{Action: "pause", TaskID: job}); !errors.Is(err, ErrRefused) ||
+		!strings.Contains(err.Error(), "only a workflow run is paused") {
+		t.Fatalf("pause of a shell job: %v", err)
+	}
+	if tasks, shells := s.Running(); tasks != 1 || shells != 1 {
+		t.Fatalf("running %d %d", tasks, shells)
+	}
+	a := must(s.TaskControl(ctx, TaskControlRequest{Action: "pause", TaskID: id}))(t)
+	if a.Work.State != "paused" || a.Work.ID != id {
+		t.Fatalf("pause answered %+v", a.Work)
+	}
+	if tasks, _ := s.Running(); tasks != 0 {
+		t.Fatalf("a paused workflow has a chip: %d", tasks)
+	}
+	if _, err := s.ResumeWork(ctx, job, WorkResume{}, func(context.Context) WorkResult { return WorkResult{} }); !errors.Is(err, ErrRefused) {
+		t.Fatalf("resume of a shell job: %v", err)
+	}
+	if _, err := ws.TaskControl(ctx, s.ID(), TaskControlRequest{Action: "pause", TaskID: id}); !errors.Is(err, ErrRefused) {
+		t.Fatalf("pause without owning the session: %v", err)
+	}
+	must0(t, s.Close())
+	st := must(ws.TaskControl(ctx, s.ID(), TaskControlRequest{Action: "status", TaskID: id}))(t)
+	if st.Status.Work.State != "paused" || st.Status.Work.Outcome != "" {
+		t.Fatalf("after the close: %+v", st.Status.Work)
 	}
 }

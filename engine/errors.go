@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 
+	"cairn/engine/internal/bgwork"
 	"cairn/engine/internal/errs"
 )
 
@@ -32,6 +33,9 @@ var (
 	// ErrOutputTooLarge is returned by PutOutput for an output over
 	// maxOutputSize; nothing is stored. It wraps ErrBadInput.
 	ErrOutputTooLarge = fmt.Errorf("%w: tool output over %d MiB", ErrBadInput, maxOutputSize>>20)
+	// ErrWorkPaused: the workflow run a WorkCall waited for was paused
+	// (PauseWork); ResumeWork runs it again.
+	ErrWorkPaused = bgwork.ErrPaused
 )
 
 // Refusal is an error that refuses an operation (errors.Is(err,

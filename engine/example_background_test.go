@@ -160,3 +160,47 @@ func ExampleSession_StopAll() {
 	// stopped after reopening: true
 	// stopped after a user turn: false
 }
+
+// A workflow run (a runtime's, with a model) gets a word-list id and keeps
+// it for good: paused, it outlives the session's close, and a resume and
+// the history name it the same.
+func ExampleSession_PauseWork() {
+	ctx := context.Background()
+	home, _ := os.MkdirTemp("", "cairn-example-home-")
+	project, _ := os.MkdirTemp("", "cairn-example-project-")
+	defer os.RemoveAll(home)
+	defer os.RemoveAll(project)
+	store, _ := engine.Open(home)
+	defer store.Close()
+	ws, _ := store.Workspace(project)
+	sess := ws.Create(engine.SessionOptions{})
+	sess.Append(ctx, engine.Item{Type: engine.User, Text: "run the nightly workflow"})
+
+	started := make(chan struct{})
+	call, _ := sess.StartWork(ctx, engine.WorkStart{Type: "workflow", Label: "nightly"}, func(ctx context.Context) engine.WorkResult {
+		close(started)
+		<-ctx.Done()
+		if engine.WorkPaused(ctx) {
+			return engine.WorkResult{} // its steps so far are saved: it waits, paused
+		}
+		return engine.WorkResult{Outcome: "cancelled"}
+	})
+	<-started
+	id := call.Receipt.Work
+	w, _ := sess.PauseWork(ctx, id)
+	_, err := call.Wait(ctx)
+	fmt.Println(w.State, errors.Is(err, engine.ErrWorkPaused))
+	sess.Close()
+
+	sess, _ = ws.Open(ctx, sess.ID(), engine.SessionOptions{})
+	defer sess.Close()
+	resumed, _ := sess.ResumeWork(ctx, id, engine.WorkResume{}, func(ctx context.Context) engine.WorkResult {
+		return engine.WorkResult{Text: "all steps done"}
+	})
+	res, _ := resumed.Wait(ctx)
+	st, _ := sess.TaskControl(ctx, engine.TaskControlRequest{Action: "status", TaskID: id})
+	fmt.Println(resumed.Receipt.Work == id, res.Outcome, st.Status.Work.ID == id, len(st.Status.Work.Calls))
+	// Output:
+	// paused true
+	// true succeeded true 2
+}

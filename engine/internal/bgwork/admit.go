@@ -198,8 +198,11 @@ func (l *Ledger) Pause(id string) error {
 	if err != nil {
 		return err
 	}
-	if w.Type != TypeWorkflow || w.State != StateRunning {
-		return refused("%s is not a running workflow", id)
+	switch {
+	case w.Type != TypeWorkflow:
+		return refused("%s is a %s: only a workflow run is paused (cancel stops it)", id, typeWord(w.Type))
+	case w.State != StateRunning:
+		return refused("workflow %s is %s: only a running workflow is paused", id, w.describe())
 	}
 	return l.write(&line{Kind: KindPause, Work: id})
 }

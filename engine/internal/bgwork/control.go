@@ -11,6 +11,9 @@ const (
 	ActionStatus     = "status"
 	ActionCancel     = "cancel"
 	ActionBackground = "background"
+	// ActionPause pauses a running workflow (Runner.Pause); its runtime
+	// resumes it under the same id.
+	ActionPause = "pause"
 )
 
 // Request is one task_control call.
@@ -22,8 +25,8 @@ type Request struct {
 }
 
 // Answer is what a task_control call answers: for list a Page, for status
-// a Status, for cancel the Work as it stands (cancelling), for background
-// the Receipt its waiting caller got. It marshals as that one value.
+// a Status, for cancel and pause the Work as it stands (cancelling,
+// paused), for background the Receipt its waiting caller got. It marshals as that one value.
 type Answer struct {
 	Action  string
 	Page    *Page
@@ -57,11 +60,11 @@ func CheckRequest(q Request) error {
 			return fmt.Errorf("%w: list takes no task_id", ErrInvalid)
 		}
 		return nil
-	case ActionStatus, ActionCancel, ActionBackground:
+	case ActionStatus, ActionCancel, ActionBackground, ActionPause:
 	case "":
-		return fmt.Errorf("%w: task_control needs an action: list, status, cancel or background", ErrInvalid)
+		return fmt.Errorf("%w: task_control needs an action: list, status, cancel, background or pause", ErrInvalid)
 	default:
-		return fmt.Errorf("%w: task_control action %q: one of list, status, cancel, background", ErrInvalid, q.Action)
+		return fmt.Errorf("%w: task_control action %q: one of list, status, cancel, background, pause", ErrInvalid, q.Action)
 	}
 	switch {
 	case q.TaskID == "":
@@ -75,8 +78,8 @@ func CheckRequest(q Request) error {
 }
 
 // Query answers the calls that only read (list and status) from s:
-// what a process that does not own the session can answer. cancel and
-// background are refused here.
+// what a process that does not own the session can answer. cancel,
+// background and pause are refused here.
 func (s *State) Query(q Request) (Answer, error) {
 	if err := CheckRequest(q); err != nil {
 		return Answer{}, err
@@ -108,6 +111,12 @@ func (r *Runner) Control(q Request, promote func() error) (Answer, error) {
 	switch q.Action {
 	case ActionCancel:
 		w, err := r.Cancel(q.TaskID)
+		if err != nil {
+			return Answer{}, err
+		}
+		return Answer{Action: q.Action, Work: &w}, nil
+	case ActionPause:
+		w, err := r.Pause(q.TaskID)
 		if err != nil {
 			return Answer{}, err
 		}

@@ -30,6 +30,9 @@ var (
 	// ErrInDoubt: a delivery to this owner failed part way; nothing more
 	// is delivered to it until the ledger is opened again.
 	ErrInDoubt = errors.New("bgwork: a delivery failed part way")
+	// ErrPaused: a workflow was paused. It is the cause of its run's ctx
+	// (Paused), and what a call that waited for the run gets.
+	ErrPaused = errors.New("bgwork: paused")
 )
 
 // RefusedError is a refusal and its reason: errors.Is(err, ErrRefused)

@@ -84,6 +84,7 @@ type Call struct {
 type callOut struct {
 	res      Result
 	promoted *Receipt
+	paused   bool
 }
 
 // PromotedError says a waited call was moved to the background: its
@@ -94,7 +95,8 @@ func (e *PromotedError) Error() string { return ErrPromoted.Error() + ": " + e.R
 func (e *PromotedError) Unwrap() error { return ErrPromoted }
 
 // Wait waits for the result of a waited call. It returns a
-// *PromotedError once the work was moved to the background. When ctx
+// *PromotedError once the work was moved to the background, and ErrPaused
+// once a workflow paused. When ctx
 // ends first, the work is cancelled and its result (cancelled) waited for.
 // A call answered with a receipt has nothing to wait for: Wait returns
 // its receipt as a *PromotedError at once.
@@ -112,8 +114,11 @@ func (c *Call) Wait(ctx context.Context) (Result, error) {
 }
 
 func (c *Call) answer(o callOut) (Result, error) {
-	if o.promoted != nil {
+	switch {
+	case o.promoted != nil:
 		return Result{}, &PromotedError{*o.promoted}
+	case o.paused:
+		return Result{}, fmt.Errorf("%w: %s waits for Continue", ErrPaused, c.Receipt.Work)
 	}
 	return o.res, nil
 }
@@ -137,6 +142,9 @@ func (r *Runner) begin(id string, deadline time.Duration, fn Func, background bo
 	defer r.mu.Unlock()
 	if r.closed {
 		return nil, ErrClosed
+	}
+	if r.runs[id] != nil {
+		return nil, refused("%s is still pausing: its run has not ended yet", id)
 	}
 	rec, err := admit()
 	if err != nil {
@@ -168,9 +176,20 @@ func (r *Runner) begin(id string, deadline time.Duration, fn Func, background bo
 
 // finish settles work id once its Func returned: the work it owns is
 // cancelled and drained first, then its line written, then its waiting
-// caller answered.
+// caller answered. A paused workflow whose Func returned no outcome stays
+// paused, and work settled meanwhile (a paused workflow cancelled) is
+// left as it reads.
 func (r *Runner) finish(id string, ru *run, ctx context.Context, res Result) {
 	r.drainOwned(id)
+	w, _ := r.l.State().Work(id)
+	switch {
+	case w.State == StatePaused && res.Outcome == "":
+		r.ended(id, ru, callOut{paused: true}, w, nil)
+		return
+	case w.State == StateSettled:
+		r.ended(id, ru, callOut{res: Result{Outcome: w.Outcome, Text: w.Text, Output: w.Output}}, w, nil)
+		return
+	}
 	if res.Outcome == "" {
 		res.Outcome = Succeeded
 		if ctx.Err() != nil {
@@ -184,19 +203,32 @@ func (r *Runner) finish(id string, ru *run, ctx context.Context, res Result) {
 		}
 	}
 	d, err := r.l.Settle(id, res)
+	if err != nil {
+		r.mu.Lock()
+		r.unrecorded[id] = res
+		r.mu.Unlock()
+		r.ended(id, ru, callOut{res: res}, Work{}, nil)
+		return
+	}
+	w, _ = r.l.State().Work(id)
+	r.ended(id, ru, callOut{res: res}, w, d)
+}
+
+// ended takes run ru of id off the runs, answers its waiting caller with
+// o and, when w is set, tells the Settled hook (a runtime's next safe
+// boundary: the work settled or paused).
+func (r *Runner) ended(id string, ru *run, o callOut, w Work, d *Delivery) {
 	ru.cancel(nil)
 	r.mu.Lock()
-	if err != nil {
-		r.unrecorded[id] = res
+	if r.runs[id] == ru {
+		delete(r.runs, id)
 	}
-	delete(r.runs, id)
-	r.answer(ru.call, callOut{res: res})
+	r.answer(ru.call, o)
 	r.mu.Unlock()
 	// Heard of before an owner waiting in drainOwned goes on, so the hook
 	// hears of a child's jobs before the child. (Deliveries keep the
 	// order of the lines, whatever order the hook hears in.)
-	if err == nil && r.opt.Settled != nil {
-		w, _ := r.l.State().Work(id)
+	if w.ID != "" && r.opt.Settled != nil {
 		r.opt.Settled(w, d)
 	}
 	close(ru.done)
@@ -274,6 +306,25 @@ func (r *Runner) Promote(id string) (Receipt, error) {
 	r.mu.Unlock()
 	return rec, nil
 }
+
+// Pause pauses running workflow id: the pause line first (it reads
+// paused from then on, and no longer counts as live), then its run's ctx
+// ends with ErrPaused as its cause (Paused). Its Func saves what it needs
+// and returns a Result without an Outcome; it stays paused, its own work
+// cancelled and drained, until Continue runs it again under the same id.
+// A Func that returns an outcome all the same settles with it.
+func (r *Runner) Pause(id string) (Work, error) {
+	if err := r.l.Pause(id); err != nil {
+		return Work{}, err
+	}
+	r.cancel(id, ErrPaused)
+	w, _ := r.l.State().Work(id)
+	return w, nil
+}
+
+// Paused reports whether a Func's ctx ended because its workflow was
+// paused.
+func Paused(ctx context.Context) bool { return errors.Is(context.Cause(ctx), ErrPaused) }
 
 // Report records child from's report_to_parent (CheckReport first). A
 // blocked report ends the child: its run is cancelled, its own work
@@ -358,7 +409,10 @@ func (r *Runner) Close(ctx context.Context) error {
 	r.closed = true
 	for id, ru := range r.runs {
 		// A cancel line that cannot be written does not stop the cancel.
-		r.l.Cancel(id)
+		// A paused workflow whose run is ending stays paused.
+		if w, _ := r.l.State().Work(id); w.State != StatePaused {
+			r.l.Cancel(id)
+		}
 		ru.cancel(errClosed)
 	}
 	r.mu.Unlock()
