@@ -44,3 +44,60 @@ func TestPTYBackgroundChipsAndEnd(t *testing.T) {
 		t.Fatalf("exit %d", c)
 	}
 }
+
+// TestPTYShellModalStopsOneJob: the leader, then k, opens the shell modal
+// of the running background jobs; Enter only says which key stops, and
+// Ctrl-K stops the selected job alone: its owner gets a cancelled result
+// above the input line, the chip counts one job, and the shell history
+// has that line cancelled while the other still runs.
+func TestPTYShellModalStopsOneJob(t *testing.T) {
+	dir := t.TempDir()
+	base := []string{"--home", t.TempDir(), "-C", dir}
+	p := openReplPTY(t)
+	done := p.runMain(&stateWatch{p: p}, base...)
+	p.nextPrompt(t)
+	p.Send(t, "start\r")
+	p.nextPrompt(t)
+	p.Send(t, ":exec --timeout 600 sleep 600\r")
+	p.ExpectScreen(t, "[shell · 1] cairn>")
+	p.Send(t, ":exec --timeout 601 sleep 601\r")
+	p.ExpectScreen(t, "[shell · 2] cairn>")
+	p.Send(t, "\x18k") // Ctrl-X, then k
+	p.WaitScreen(t, "the modal, oldest first", func(rows []string) bool {
+		s := strings.Join(rows, "\n")
+		return strings.Contains(s, "Running background shell jobs") && strings.Contains(s, "Ctrl-K stop it") &&
+			strings.Contains(s, "> sleep 600") && strings.Contains(s, "  sleep 601")
+	})
+	p.Send(t, "\x1b[B\r") // Down, then Enter
+	p.WaitScreen(t, "the second selected, Enter a hint", func(rows []string) bool {
+		s := strings.Join(rows, "\n")
+		return strings.Contains(s, "> sleep 601") && strings.Contains(s, "Ctrl-K stops the selected command")
+	})
+	p.Send(t, "\x0b") // Ctrl-K
+	p.WaitScreen(t, "the second job's end above the input line, one chip left", func(rows []string) bool {
+		_, y := p.Cursor()
+		s := strings.Join(rows, "\n")
+		return y < len(rows) && strings.HasPrefix(rows[y], "[shell · 1] cairn>") &&
+			strings.Contains(s, "shell-2 cancelling; its end is reported here.") && strings.Contains(s, "background: shell-2 cancelled")
+	})
+	p.Send(t, "/shells\r")
+	var hist []string
+	p.WaitScreen(t, "the shell history", func(rows []string) bool {
+		hist = hist[:0]
+		for _, r := range rows {
+			if strings.HasSuffix(r, "sleep 600") || strings.HasSuffix(r, "sleep 601") {
+				if !strings.Contains(r, ":exec") {
+					hist = append(hist, r)
+				}
+			}
+		}
+		return len(hist) == 2
+	})
+	if !strings.Contains(hist[0], "running") || !strings.Contains(hist[1], "cancelled") {
+		t.Fatalf("shell history %q", hist)
+	}
+	p.Send(t, "\x04")
+	if c := p.awaitExit(t, done); c != 0 {
+		t.Fatalf("exit %d", c)
+	}
+}

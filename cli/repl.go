@@ -302,6 +302,7 @@ func (r *repl) loop() error {
 		}
 		r.bindSnapshotKeys()
 		r.bindRewindKeys() // repl_rewind.go
+		r.bindShellKeys()  // repl_background.go
 		r.banner()
 		if r.draft != "" {
 			ed.Prefill(r.draft)

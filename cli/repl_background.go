@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	"cairn/cli/display"
 	"cairn/cli/term"
@@ -208,10 +209,20 @@ func (r *repl) refreshPrompt() {
 }
 
 // stopShellJob is /shells stop JOB: the job is cancelled and its owner
-// gets a cancelled result (delivered above the input line).
+// gets a cancelled result (delivered above the input line). Without JOB
+// (or the leader, then k) it opens the shell modal of the running jobs,
+// where Ctrl-K stops the selected one (seed 000); without a terminal, a
+// numbered list.
 func (r *repl) stopShellJob(l *replLine, job string) error {
 	if job == "" {
-		return usageErrorf("/shells stop needs a shell job id (/tasks lists them)")
+		row, err := r.pickShellJob()
+		switch {
+		case errors.Is(err, term.ErrCancelled), errors.Is(err, term.ErrInterrupted), errors.Is(err, term.ErrNoRows):
+			return nil
+		case err != nil:
+			return err
+		}
+		job = row.ID
 	}
 	st, err := r.sess.TaskControl(l.ctx, engine.TaskControlRequest{Action: "status", TaskID: job})
 	if err != nil {
@@ -226,6 +237,45 @@ func (r *repl) stopShellJob(l *replLine, job string) error {
 	}
 	fmt.Fprintf(r.out, "%s %s; its end is reported here.\n", a.Work.ID, a.Work.State)
 	return nil
+}
+
+// pickShellJob shows the shell modal: the session's running background
+// shell jobs, oldest first; the chosen one is to be stopped. ErrNoRows
+// when none runs (said here).
+func (r *repl) pickShellJob() (term.Row, error) {
+	now := time.Now()
+	var rows []term.Row
+	for _, w := range r.sess.RunningWork() {
+		if w.Type == "shell" {
+			rows = append(rows, term.Row{ID: w.ID, Title: w.Label, Age: age(now, w.AdmittedAt)})
+		}
+	}
+	if len(rows) == 0 {
+		fmt.Fprintln(r.out, "No background shell job is running.")
+		return term.Row{}, term.ErrNoRows
+	}
+	heading := "Running background shell jobs: the one you stop gets a cancelled result."
+	f := stdinTerminal(r.g)
+	if f == nil {
+		fmt.Fprintln(r.out, heading)
+		i, err := term.PickPlain(r.lineReader(), r.out, rows)
+		if err != nil {
+			return term.Row{}, err
+		}
+		return rows[i], nil
+	}
+	keys, err := r.keysOf(f)
+	if err != nil {
+		return term.Row{}, err
+	}
+	return r.pickOnTerminal(keys, term.Listing{Kind: term.Shells, Rows: rows, Heading: heading})
+}
+
+// bindShellKeys ties the leader, then k, to the shell modal.
+func (r *repl) bindShellKeys() {
+	if r.ed != nil {
+		r.ed.Bind("leader k", "/shells stop")
+	}
 }
 
 // replMessageCmd is /message SESSION TEXT: a message from this session to
