@@ -382,7 +382,7 @@ func (r *repl) banner() {
 
 func (r *repl) readLine() (string, error) {
 	if r.ed != nil {
-		return r.ed.ReadLine(promptText(r.sess))
+		return r.ed.ReadLine(r.promptLine())
 	}
 	line, err := r.lines.ReadString('\n')
 	if err != nil && (line == "" || !errors.Is(err, io.EOF)) {

@@ -31,7 +31,17 @@ type replBG struct {
 	cursor string
 	// watched is the session OnBackground was last hooked on.
 	watched *engine.Session
+	// spinning: the goroutine animating the waiting label runs; frame is
+	// its spinner's frame.
+	spinning bool
+	frame    int
 }
+
+// spinFrames are the waiting label's spinner, drawn every spinEvery.
+const (
+	spinFrames = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+	spinEvery  = 200 * time.Millisecond
+)
 
 // watchBackground hooks the REPL on its session's background work (once
 // a session) and starts the goroutine that delivers while the REPL is idle.
@@ -67,6 +77,49 @@ func (r *repl) setIdle(idle bool) {
 	r.bg.mu.Lock()
 	r.bg.idle = idle
 	r.bg.mu.Unlock()
+	if idle {
+		r.spin()
+	}
+}
+
+// spin animates the waiting label while the REPL waits for a line and
+// its session's background work will wake it (engine Session.Waiting):
+// the goroutine ends once either stops.
+func (r *repl) spin() {
+	r.bg.mu.Lock()
+	defer r.bg.mu.Unlock()
+	if r.bg.spinning || r.sess == nil || !r.sess.Waiting() {
+		return
+	}
+	r.bg.spinning = true
+	go func() {
+		t := time.NewTicker(spinEvery)
+		defer t.Stop()
+		for range t.C {
+			r.bg.mu.Lock()
+			r.open.mu.Lock()
+			s, ed := r.open.sess, r.open.ed
+			r.open.mu.Unlock()
+			if !r.bg.idle || s == nil || ed == nil || !s.Waiting() {
+				r.bg.spinning = false
+				if ed != nil && s != nil {
+					ed.SetPrompt(promptText(s, r.bg.frame))
+				}
+				r.bg.mu.Unlock()
+				return
+			}
+			r.bg.frame++
+			ed.SetPrompt(promptText(s, r.bg.frame))
+			r.bg.mu.Unlock()
+		}
+	}()
+}
+
+// promptLine is the input line's prompt as it stands.
+func (r *repl) promptLine() string {
+	r.bg.mu.Lock()
+	defer r.bg.mu.Unlock()
+	return promptText(r.sess, r.bg.frame)
 }
 
 // deliverIf delivers what the session's background work and inbox owe it
@@ -92,7 +145,7 @@ func (r *repl) deliverIf(onlyIdle bool) {
 		r.say(ed, "cairn: background results could not be delivered (the next open delivers them): "+userError(err))
 	}
 	if ed != nil {
-		ed.SetPrompt(promptText(s))
+		ed.SetPrompt(promptText(s, r.bg.frame))
 	}
 }
 
@@ -130,8 +183,11 @@ func deliveredText(it engine.Item) string {
 }
 
 // promptText is the input line's prompt: the chips of s's running work,
-// each dropped at zero, then "cairn> ".
-func promptText(s *engine.Session) string {
+// each dropped at zero, then, while that work will wake the session (a
+// result to come or not yet shown, continuation not stopped), the waiting
+// label with its spinner at frame, then "cairn> ". The label does not
+// mean a model request runs: the REPL has none.
+func promptText(s *engine.Session, frame int) string {
 	if s == nil {
 		return "cairn> "
 	}
@@ -142,6 +198,10 @@ func promptText(s *engine.Session) string {
 	}
 	if shells > 0 {
 		fmt.Fprintf(&b, "[shell · %d] ", shells)
+	}
+	if s.Waiting() {
+		frames := []rune(spinFrames)
+		fmt.Fprintf(&b, "[waiting %c] ", frames[frame%len(frames)])
 	}
 	return b.String() + "cairn> "
 }
@@ -204,7 +264,7 @@ func (c *replTasksCmd) Run(r *repl, l *replLine) error {
 // refreshPrompt draws the chips again after a command changed them.
 func (r *repl) refreshPrompt() {
 	if r.ed != nil {
-		r.ed.SetPrompt(promptText(r.sess))
+		r.ed.SetPrompt(r.promptLine())
 	}
 }
 

@@ -189,6 +189,17 @@ func (s *Session) Running() (tasks, shells int) {
 	return r.Ledger().State().Running()
 }
 
+// Waiting reports whether the session's background work will wake its
+// agent: its own work runs in the background, or a result that wakes is
+// not delivered yet, and continuation is not stopped. The REPL shows a
+// waiting label then; it does not mean a model request runs.
+func (s *Session) Waiting() bool {
+	s.work.mu.Lock()
+	r := s.work.runner
+	s.work.mu.Unlock()
+	return r != nil && r.Ledger().Waking()
+}
+
 // RunningWork is the session's live background work (running or
 // cancelling), oldest first: what the REPL's shell modal lists.
 func (s *Session) RunningWork() []BackgroundWork {
