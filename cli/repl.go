@@ -302,6 +302,7 @@ func (r *repl) loop() error {
 		}
 		r.bindSnapshotKeys()
 		r.bindRewindKeys() // repl_rewind.go
+		r.bindShellKeys()  // repl_background.go
 		r.banner()
 		if r.draft != "" {
 			ed.Prefill(r.draft)
@@ -381,7 +382,7 @@ func (r *repl) banner() {
 
 func (r *repl) readLine() (string, error) {
 	if r.ed != nil {
-		return r.ed.ReadLine(promptText(r.sess))
+		return r.ed.ReadLine(r.promptLine())
 	}
 	line, err := r.lines.ReadString('\n')
 	if err != nil && (line == "" || !errors.Is(err, io.EOF)) {

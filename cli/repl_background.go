@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	"cairn/cli/display"
 	"cairn/cli/term"
@@ -30,7 +31,17 @@ type replBG struct {
 	cursor string
 	// watched is the session OnBackground was last hooked on.
 	watched *engine.Session
+	// spinning: the goroutine animating the waiting label runs; frame is
+	// its spinner's frame.
+	spinning bool
+	frame    int
 }
+
+// spinFrames are the waiting label's spinner, drawn every spinEvery.
+const (
+	spinFrames = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+	spinEvery  = 200 * time.Millisecond
+)
 
 // watchBackground hooks the REPL on its session's background work (once
 // a session) and starts the goroutine that delivers while the REPL is idle.
@@ -66,6 +77,49 @@ func (r *repl) setIdle(idle bool) {
 	r.bg.mu.Lock()
 	r.bg.idle = idle
 	r.bg.mu.Unlock()
+	if idle {
+		r.spin()
+	}
+}
+
+// spin animates the waiting label while the REPL waits for a line and
+// its session's background work will wake it (engine Session.Waiting):
+// the goroutine ends once either stops.
+func (r *repl) spin() {
+	r.bg.mu.Lock()
+	defer r.bg.mu.Unlock()
+	if r.bg.spinning || r.sess == nil || !r.sess.Waiting() {
+		return
+	}
+	r.bg.spinning = true
+	go func() {
+		t := time.NewTicker(spinEvery)
+		defer t.Stop()
+		for range t.C {
+			r.bg.mu.Lock()
+			r.open.mu.Lock()
+			s, ed := r.open.sess, r.open.ed
+			r.open.mu.Unlock()
+			if !r.bg.idle || s == nil || ed == nil || !s.Waiting() {
+				r.bg.spinning = false
+				if ed != nil && s != nil {
+					ed.SetPrompt(promptText(s, r.bg.frame))
+				}
+				r.bg.mu.Unlock()
+				return
+			}
+			r.bg.frame++
+			ed.SetPrompt(promptText(s, r.bg.frame))
+			r.bg.mu.Unlock()
+		}
+	}()
+}
+
+// promptLine is the input line's prompt as it stands.
+func (r *repl) promptLine() string {
+	r.bg.mu.Lock()
+	defer r.bg.mu.Unlock()
+	return promptText(r.sess, r.bg.frame)
 }
 
 // deliverIf delivers what the session's background work and inbox owe it
@@ -91,7 +145,7 @@ func (r *repl) deliverIf(onlyIdle bool) {
 		r.say(ed, "cairn: background results could not be delivered (the next open delivers them): "+userError(err))
 	}
 	if ed != nil {
-		ed.SetPrompt(promptText(s))
+		ed.SetPrompt(promptText(s, r.bg.frame))
 	}
 }
 
@@ -129,8 +183,11 @@ func deliveredText(it engine.Item) string {
 }
 
 // promptText is the input line's prompt: the chips of s's running work,
-// each dropped at zero, then "cairn> ".
-func promptText(s *engine.Session) string {
+// each dropped at zero, then, while that work will wake the session (a
+// result to come or not yet shown, continuation not stopped), the waiting
+// label with its spinner at frame, then "cairn> ". The label does not
+// mean a model request runs: the REPL has none.
+func promptText(s *engine.Session, frame int) string {
 	if s == nil {
 		return "cairn> "
 	}
@@ -141,6 +198,10 @@ func promptText(s *engine.Session) string {
 	}
 	if shells > 0 {
 		fmt.Fprintf(&b, "[shell · %d] ", shells)
+	}
+	if s.Waiting() {
+		frames := []rune(spinFrames)
+		fmt.Fprintf(&b, "[waiting %c] ", frames[frame%len(frames)])
 	}
 	return b.String() + "cairn> "
 }
@@ -203,15 +264,25 @@ func (c *replTasksCmd) Run(r *repl, l *replLine) error {
 // refreshPrompt draws the chips again after a command changed them.
 func (r *repl) refreshPrompt() {
 	if r.ed != nil {
-		r.ed.SetPrompt(promptText(r.sess))
+		r.ed.SetPrompt(r.promptLine())
 	}
 }
 
 // stopShellJob is /shells stop JOB: the job is cancelled and its owner
-// gets a cancelled result (delivered above the input line).
+// gets a cancelled result (delivered above the input line). Without JOB
+// (or the leader, then k) it opens the shell modal of the running jobs,
+// where Ctrl-K stops the selected one (seed 000); without a terminal, a
+// numbered list.
 func (r *repl) stopShellJob(l *replLine, job string) error {
 	if job == "" {
-		return usageErrorf("/shells stop needs a shell job id (/tasks lists them)")
+		row, err := r.pickShellJob()
+		switch {
+		case errors.Is(err, term.ErrCancelled), errors.Is(err, term.ErrInterrupted), errors.Is(err, term.ErrNoRows):
+			return nil
+		case err != nil:
+			return err
+		}
+		job = row.ID
 	}
 	st, err := r.sess.TaskControl(l.ctx, engine.TaskControlRequest{Action: "status", TaskID: job})
 	if err != nil {
@@ -226,6 +297,45 @@ func (r *repl) stopShellJob(l *replLine, job string) error {
 	}
 	fmt.Fprintf(r.out, "%s %s; its end is reported here.\n", a.Work.ID, a.Work.State)
 	return nil
+}
+
+// pickShellJob shows the shell modal: the session's running background
+// shell jobs, oldest first; the chosen one is to be stopped. ErrNoRows
+// when none runs (said here).
+func (r *repl) pickShellJob() (term.Row, error) {
+	now := time.Now()
+	var rows []term.Row
+	for _, w := range r.sess.RunningWork() {
+		if w.Type == "shell" {
+			rows = append(rows, term.Row{ID: w.ID, Title: w.Label, Age: age(now, w.AdmittedAt)})
+		}
+	}
+	if len(rows) == 0 {
+		fmt.Fprintln(r.out, "No background shell job is running.")
+		return term.Row{}, term.ErrNoRows
+	}
+	heading := "Running background shell jobs: the one you stop gets a cancelled result."
+	f := stdinTerminal(r.g)
+	if f == nil {
+		fmt.Fprintln(r.out, heading)
+		i, err := term.PickPlain(r.lineReader(), r.out, rows)
+		if err != nil {
+			return term.Row{}, err
+		}
+		return rows[i], nil
+	}
+	keys, err := r.keysOf(f)
+	if err != nil {
+		return term.Row{}, err
+	}
+	return r.pickOnTerminal(keys, term.Listing{Kind: term.Shells, Rows: rows, Heading: heading})
+}
+
+// bindShellKeys ties the leader, then k, to the shell modal.
+func (r *repl) bindShellKeys() {
+	if r.ed != nil {
+		r.ed.Bind("leader k", "/shells stop")
+	}
 }
 
 // replMessageCmd is /message SESSION TEXT: a message from this session to

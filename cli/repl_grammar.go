@@ -42,7 +42,7 @@ type replCLI struct {
 	Rename    replRenameCmd    `cmd:"" name:"/rename" line:"rest" help:"rename this session"`
 	Clear     replClearCmd     `cmd:"" name:"/clear" aliases:"/new" help:"start a new session here (this one stays resumable)"`
 	History   replHistoryCmd   `cmd:"" name:"/history" help:"show the prompt history"`
-	Shells    replShellsCmd    `cmd:"" name:"/shells" help:"list this session's shell history, or show what command RUN printed; /shells stop JOB stops a background shell job"`
+	Shells    replShellsCmd    `cmd:"" name:"/shells" help:"list this session's shell history, or show what command RUN printed; /shells stop JOB stops a background shell job; /shells stop (the leader, then k) lists the running ones, Ctrl-K stops the selected one"`
 	Tasks     replTasksCmd     `cmd:"" name:"/tasks" help:"the session's background work, newest first: list, status ID, background ID, cancel ID, older (the next page), recent"`
 	Message   replMessageCmd   `cmd:"" name:"/message" help:"send TEXT to another live session, shown above its input line (with cross-session messaging switched on in config.json)"`
 	Undo      replUndoCmd      `cmd:"" name:"/undo" help:"restore the files of the newest snapshot (Alt+Z)"`

@@ -189,6 +189,35 @@ func (s *Session) Running() (tasks, shells int) {
 	return r.Ledger().State().Running()
 }
 
+// Waiting reports whether the session's background work will wake its
+// agent: its own work runs in the background, or a result that wakes is
+// not delivered yet, and continuation is not stopped. The REPL shows a
+// waiting label then; it does not mean a model request runs.
+func (s *Session) Waiting() bool {
+	s.work.mu.Lock()
+	r := s.work.runner
+	s.work.mu.Unlock()
+	return r != nil && r.Ledger().Waking()
+}
+
+// RunningWork is the session's live background work (running or
+// cancelling), oldest first: what the REPL's shell modal lists.
+func (s *Session) RunningWork() []BackgroundWork {
+	s.work.mu.Lock()
+	r := s.work.runner
+	s.work.mu.Unlock()
+	if r == nil {
+		return nil
+	}
+	var out []BackgroundWork
+	for _, w := range r.Ledger().State().Works() {
+		if w.Live() {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
 // StopAll stops all of the session's tasks and workflows: the stop is
 // recorded first, then owned work is cancelled; results and reports that
 // come later are kept but wake nothing until the next user turn (which

@@ -160,7 +160,8 @@ func TestTaskControlReads(t *testing.T) {
 		{Action: "list", TaskID: "task-3"}:       ErrBadInput,
 		{Action: "list", Cursor: "nope"}:         ErrBadInput,
 		{Action: "list", Limit: 1000}:            ErrBadInput,
-		{Action: "pause", TaskID: "task-3"}:      ErrBadInput,
+		{Action: "pause", TaskID: "task-3"}:      ErrRefused,
+		{Action: "resume", TaskID: "task-3"}:     ErrBadInput,
 		{Action: "status", TaskID: "task-99"}:    ErrNotFound,
 	} {
 		if _, err := ws.TaskControl(ctx, s.ID(), q); !errors.Is(err, want) {

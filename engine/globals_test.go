@@ -179,13 +179,14 @@ func TestNoProcessGlobals(t *testing.T) {
 // constantValue reports whether v, a package variable's value, is a
 // constant in all but name: errors.New or fmt.Errorf, regexp.MustCompile or
 // lazyre.New (compiled on first use), strings.Fields of a literal, a slice, array or map literal of
-// literals (a fixed table no code writes to), or one of package errs's
-// sentinels (the engine's errors are those values).
+// literals (a fixed table no code writes to), or another package's sentinel
+// error given a name here (engine.ErrRefused is errs.ErrRefused,
+// engine.ErrWorkPaused is bgwork.ErrPaused).
 func constantValue(v ast.Expr) bool {
 	switch v := v.(type) {
 	case *ast.SelectorExpr:
 		pkg, _ := v.X.(*ast.Ident)
-		return pkg != nil && pkg.Name == "errs" && strings.HasPrefix(v.Sel.Name, "Err")
+		return pkg != nil && strings.HasPrefix(v.Sel.Name, "Err")
 	case *ast.CallExpr:
 		sel, ok := v.Fun.(*ast.SelectorExpr)
 		if !ok {

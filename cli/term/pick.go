@@ -27,6 +27,10 @@ const (
 	// rewind picker): Row.Title is the prompt, Row.Age its age, Row.Items
 	// its item number N on the head path (ITEM) and Row.ID its item id.
 	Prompts
+	// Shells: each row a running background shell job (the shell modal):
+	// Row.ID the job's id, Row.Title its command, Row.Age how long it has
+	// run. Ctrl-K chooses the selected row (to stop it); Enter does not.
+	Shells
 )
 
 // Listing is what PickListing shows: Rows at once, and, when Refresh is not
@@ -470,7 +474,13 @@ func (m *pickModel) handle(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, m.renameKey(msg)
 		}
 		switch k {
-		case "enter":
+		case "enter", "ctrl+k":
+			if (k == "enter") == (m.l.Kind == Shells) {
+				if k == "enter" {
+					m.note = "Ctrl-K stops the selected command"
+				}
+				break // the key chooses in the other kinds only
+			}
 			if i, ok := v.chosen(); ok && m.loading && !m.showingEvery() {
 				// The row may be gone from the whole listing: held
 				// until it comes (refreshed).

@@ -206,6 +206,9 @@ func (m *pickModel) footer() string {
 // keysHelp names the keys, shorter in a narrow window.
 func (m *pickModel) keysHelp() string {
 	narrow := m.width > 0 && m.width < 80
+	if m.l.Kind == Shells {
+		return "Ctrl-K stop it · Esc leave"
+	}
 	if m.l.Kind == Prompts {
 		if narrow {
 			return "Enter go back · Esc leave"
@@ -270,9 +273,16 @@ func (m *pickModel) layout(lw int) pickLayout {
 	items := func(head string) pickCol {
 		return pickCol{head: head, width: max(len(head), st.items), right: true, cell: func(r Row, _ int) string { return strconv.Itoa(r.Items) }}
 	}
-	if m.l.Kind == Prompts {
+	switch m.l.Kind {
+	case Shells:
+		job := 3
+		for _, r := range m.v.rows {
+			job = max(job, min(32, cells(display.Line(r.ID))))
+		}
+		cands = []pickCol{age, {head: "JOB", width: job, cell: func(r Row, _ int) string { return display.Line(r.ID) }}}
+	case Prompts:
 		cands = []pickCol{items("ITEM"), age}
-	} else {
+	default:
 		cands = []pickCol{age}
 		if st.dir > 0 {
 			// Listing every directory, where a session is matters more
@@ -312,15 +322,18 @@ func (m *pickModel) layout(lw int) pickLayout {
 // ordered puts the columns in their order on screen: the directory first,
 // the id last.
 func (lay pickLayout) ordered() pickLayout {
-	rank := map[string]int{"DIRECTORY": 0, "ITEM": 1, "AGE": 2, "ITEMS": 3, "BRANCH": 4, "ID": 5}
+	rank := map[string]int{"DIRECTORY": 0, "ITEM": 1, "AGE": 2, "ITEMS": 3, "BRANCH": 4, "ID": 5, "JOB": 5}
 	slices.SortStableFunc(lay.cols, func(a, b pickCol) int { return rank[a.head] - rank[b.head] })
 	return lay
 }
 
 // titleHead is the title column's header.
 func (lay pickLayout) titleHead() string {
-	if lay.kind == Prompts {
+	switch lay.kind {
+	case Prompts:
 		return "PROMPT"
+	case Shells:
+		return "COMMAND"
 	}
 	return "TITLE"
 }
@@ -338,7 +351,7 @@ func (lay pickLayout) header() string {
 // row draws r, a fork at depth in the tree of forks.
 func (lay pickLayout) row(r Row, depth int) string {
 	title := display.Title(r.Title)
-	if lay.kind == Prompts {
+	if lay.kind == Prompts || lay.kind == Shells {
 		title = display.Line(strings.Join(strings.Fields(r.Title), " "))
 	}
 	state := rowState(r)

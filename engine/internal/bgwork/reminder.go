@@ -104,3 +104,35 @@ func (l *Ledger) Remind(q Reminder) (*Delivery, error) {
 	d := *l.st.items[ln.Item]
 	return &d, nil
 }
+
+// Waking reports whether the session's agent is to be woken by its
+// background work: automatic continuation is not stopped, and work of the
+// session's own runs in the background, or a delivery to it that wakes is
+// owed. It is what a runtime's waiting label shows; it does not mean a
+// model request runs.
+func (s *State) Waking() bool {
+	if s.stopped {
+		return false
+	}
+	for _, w := range s.works {
+		if w.Live() && w.Owner == "" && w.Background {
+			return true
+		}
+	}
+	if s.owed == 0 {
+		return false
+	}
+	for _, d := range s.deliveries {
+		if !d.Delivered && d.Owner == "" && d.Wake {
+			return true
+		}
+	}
+	return false
+}
+
+// Waking is State().Waking without the copy: for a label redrawn often.
+func (l *Ledger) Waking() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.st.Waking()
+}

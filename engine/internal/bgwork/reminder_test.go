@@ -99,3 +99,38 @@ func TestReminderBounded(t *testing.T) {
 		t.Fatalf("%d lines:\n%s", len(lines), d.Text)
 	}
 }
+
+// TestWaking: the agent is to be woken while its own background work runs
+// or a waking delivery is owed to it; not for work its caller waits for,
+// not for a child's work, and not once continuation is stopped.
+func TestWaking(t *testing.T) {
+	l, _ := openLedger(t, vfs.NewMem(), Options{})
+	waking := func() bool { return l.State().Waking() }
+	must(l.Admit(Admission{ID: "waited", Type: TypeTask}))(t)
+	must(l.Admit(Admission{ID: "shell-kid", Type: TypeShell, Owner: "waited", Background: true}))(t)
+	if waking() {
+		t.Fatal("a waited task and a child's job wake the session")
+	}
+	must(l.Admit(Admission{ID: "shell-bg", Type: TypeShell, Background: true}))(t)
+	if !waking() {
+		t.Fatal("a background job of the session does not wake it")
+	}
+	must(l.Settle("shell-bg", Result{}))(t) // its result is owed, and wakes
+	if !waking() {
+		t.Fatal("an owed result does not wake")
+	}
+	sink := openSink(t, vfs.NewMem(), "items.jsonl")
+	must(l.Deliver(context.Background(), "", sink))(t)
+	if waking() {
+		t.Fatal("nothing left to wake for")
+	}
+	must(l.Admit(Admission{ID: "shell-bg-2", Type: TypeShell, Background: true}))(t)
+	must(l.Stop())(t)
+	if waking() {
+		t.Fatal("stopped, yet waking")
+	}
+	must0(t, l.UserTurn())
+	if !waking() {
+		t.Fatal("a user turn does not turn it back on")
+	}
+}
