@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	"cairn/engine/internal/changes"
 	"cairn/engine/internal/snapshot"
 )
 
@@ -52,41 +51,10 @@ func (s *Session) restore(ctx context.Context, action, id string) (*RestoreResul
 	if err := s.payCancels(); err != nil {
 		return nil, err
 	}
-	refuse := func(format string, a ...any) (*RestoreResult, error) {
+	targets, why := snapshot.Targets(&st.Stack, action, id, sc.Enabled)
+	if why != "" {
 		s.auditRestore(ctx, action, "refused", nil)
-		return nil, refusedf("%s%s", fmt.Sprintf(format, a...), unreadNote(st.unread))
-	}
-	verb := action
-	if verb == snapshot.ActionRestore {
-		verb = snapshot.ActionUndo
-	}
-	if !sc.Enabled {
-		return refuse("nothing to %s: snapshots are off (snapshots.enabled is false)", verb)
-	}
-	n := st.Cursor()
-	var targets []*changes.Entry
-	switch action {
-	case snapshot.ActionUndo:
-		if n == 0 {
-			return refuse("nothing to undo")
-		}
-		targets = append(targets, st.Entries()[n-1])
-	case snapshot.ActionRedo:
-		if n == len(st.Entries()) {
-			return refuse("nothing to redo")
-		}
-		targets = append(targets, st.Entries()[n])
-	default:
-		i := st.Find(id)
-		if i < 0 {
-			return refuse("no snapshot %q in this session", id)
-		}
-		if !st.Entries()[i].Applied {
-			return refuse("snapshot %s is already undone", id)
-		}
-		for j := n - 1; j >= i; j-- {
-			targets = append(targets, st.Entries()[j])
-		}
+		return nil, refusedf("%s%s", why, unreadNote(st.unread))
 	}
 	fsys, done, err := s.ws.files()
 	if err != nil {
