@@ -27,7 +27,7 @@ import (
 // hook does: it waits up to wait for a parallel hook (OpenAgent), runs
 // catchUp on the session (an import of the agent's transcript into it,
 // Session.Import; nothing else may be asked of it), then appends the
-// prompt (AppendPrompt) and commits.
+// prompt (appendPrompt) and commits.
 func (w *Workspace) RecordAgentPrompt(ctx context.Context, a AgentSession, opts SessionOptions, wait time.Duration, text, promptID string, catchUp func(*Session)) (Item, error) {
 	if a.Agent == "" || a.ID == "" {
 		return Item{}, fmt.Errorf("%w: a hook names its agent and session", ErrBadInput)
@@ -49,7 +49,7 @@ func (w *Workspace) RecordAgentPrompt(ctx context.Context, a AgentSession, opts 
 	if catchUp != nil {
 		catchUp(s)
 	}
-	it, err := s.AppendPrompt(ctx, text, promptID)
+	it, err := s.appendPrompt(ctx, text, promptID)
 	if err == nil {
 		err = s.Commit(ctx)
 	}
