@@ -19,7 +19,7 @@ import (
 //
 //	UserPromptSubmit   the transcript brought in so far (hook_prompt.go), then the
 //	                   prompt, as a user item (keyed by prompt_id when sent)
-//	PreToolUse         a file edit's pre-images and pending marker (BeginChange);
+//	PreToolUse         a file edit's pre-images and pending marker (BeginAgentChange);
 //	                   a shell command's scope walked and stored, and its marker (BeginExec)
 //	PostToolUse        the edit's change line, or nothing when no file changed;
 //	                   the command's call and record lines (SettleChange)

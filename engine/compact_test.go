@@ -29,10 +29,10 @@ func TestCompactionRepeats(t *testing.T) {
 		if err != nil {
 			t.Fatalf("compaction %d: %v", n, err)
 		}
-		if got := texts(s.RequestView()); got != view {
+		if got := texts(s.requestView()); got != view {
 			t.Fatalf("request view after compaction %d:\n got %s\nwant %s", n, got, view)
 		}
-		arch, err := s.Archive(c.ID)
+		arch, err := s.archive(c.ID)
 		if err != nil || texts(arch) != archive {
 			t.Fatalf("archive of compaction %d: %v\n got %s\nwant %s", n, err, texts(arch), archive)
 		}
@@ -88,12 +88,12 @@ func TestCompactionRepeats(t *testing.T) {
 		item Item
 		want string
 	}{{s1, arch1}, {s2, arch2}, {s3, arch3}} {
-		arch, err := re.Archive(c.item.ID)
+		arch, err := re.archive(c.item.ID)
 		if err != nil || texts(arch) != c.want {
 			t.Fatalf("archive %d after reopen: %v %s", i+1, err, texts(arch))
 		}
 	}
-	if got := texts(re.RequestView()); got != "compaction:S3 | assistant:answer 5" {
+	if got := texts(re.requestView()); got != "compaction:S3 | assistant:answer 5" {
 		t.Fatalf("request view after reopen: %s", got)
 	}
 	if n := len(re.Transcript()); n != 25 {
@@ -132,8 +132,8 @@ func TestPlainSummaryCoversEarlier(t *testing.T) {
 	if c2.Text != want {
 		t.Fatalf("second summary %q", c2.Text)
 	}
-	if !strings.HasPrefix(texts(s.RequestView()), "compaction:Compacted 4 items.") {
-		t.Fatalf("view %s", texts(s.RequestView()))
+	if !strings.HasPrefix(texts(s.requestView()), "compaction:Compacted 4 items.") {
+		t.Fatalf("view %s", texts(s.requestView()))
 	}
 }
 

@@ -319,7 +319,7 @@ func TestCompaction(t *testing.T) {
 	if c.Type != Compaction || c.Replaces[0] != m["u1"].ID || c.Replaces[1] != m["t1"].ID {
 		t.Fatalf("compaction replaces %v", c.Replaces)
 	}
-	view := texts(s.RequestView())
+	view := texts(s.requestView())
 	want := `compaction:summary of the start | user:second prompt | tool_call:{"f":"y"} | tool_result:edited | user:third prompt`
 	if view != want {
 		t.Fatalf("request view: %s", view)
@@ -327,7 +327,7 @@ func TestCompaction(t *testing.T) {
 	if n := len(s.Transcript()); n != 10 {
 		t.Fatalf("the transcript lost items: %d", n)
 	}
-	arch, err := s.Archive(c.ID)
+	arch, err := s.archive(c.ID)
 	if err != nil || len(arch) != 5 || arch[4].Text != "found x" {
 		t.Fatalf("archive: %v %s", err, texts(arch))
 	}

@@ -106,7 +106,7 @@ func hookMarker(dir, id, call string) string {
 	return path.Join(hooksDir(dir, id), call+".json")
 }
 
-// BeginChange captures the pre-image of each of paths before the agent's
+// beginHookChange captures the pre-image of each of paths before the agent's
 // tool changes them, durably, and leaves the pending marker of call (the
 // agent's tool-call id) for SettleChange. Refusals are Session.Change's: a
 // *RequiredError when snapshots.required covers a file it cannot capture.
@@ -114,7 +114,7 @@ func hookMarker(dir, id, call string) string {
 // import of the agent's transcript gives that call (agentCallItem), which
 // is not there yet; until it is, the record stands where the call began,
 // after the newest item then (began, revertAfter).
-func (s *Session) BeginChange(ctx context.Context, tool, call string, paths []string) (*PendingChange, error) {
+func (s *Session) beginHookChange(ctx context.Context, tool, call string, paths []string) (*PendingChange, error) {
 	if call == "" {
 		return nil, fmt.Errorf("%w: a pending change needs its call id", ErrBadInput)
 	}
@@ -151,7 +151,7 @@ func (s *Session) BeginChange(ctx context.Context, tool, call string, paths []st
 }
 
 // HasPending reports whether the tool call call of agent session a left
-// a pending marker (BeginChange or BeginExec) for SettleChange to settle.
+// a pending marker (beginHookChange or BeginExec) for SettleChange to settle.
 // Without one a post-tool hook has nothing to do and need not open the
 // session, nor wait for its lock: a Bash line that only reads leaves none.
 // A marker that cannot be looked at counts as there.
@@ -167,7 +167,7 @@ func (w *Workspace) HasPending(a AgentSession, call string) bool {
 // file is recorded by its hash and one change line written (synced), as
 // Session.Change does, or nothing when no file changed (the tool failed,
 // or wrote what was there). The marker goes either way. A call with no
-// marker (BeginChange refused, failed, or was never run) records nothing:
+// marker (beginHookChange refused, failed, or was never run) records nothing:
 // the answer is nil.
 func (s *Session) SettleChange(ctx context.Context, call string) (*ToolAnswer, error) {
 	fsys := s.ws.s.fsys

@@ -42,7 +42,7 @@ func (s *Session) BeginExec(ctx context.Context, tool, call, line, dir string) (
 		return nil, fmt.Errorf("%w: a pending shell command needs its tool, call id and line", ErrBadInput)
 	}
 	s.sweepMarkers(ctx)
-	// The item as BeginChange's.
+	// The item as beginHookChange's.
 	return s.beginExec(ctx, tool, agentCallItem(s.ID(), call), hookMarker(s.ws.dir, s.ID(), call), line, dir)
 }
 

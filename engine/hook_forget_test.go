@@ -22,7 +22,7 @@ func TestForgetMovesHookMarkers(t *testing.T) {
 	e.put("a.txt", "a0")
 	e.hookPair(a, func(s *Session) {
 		must(s.Append(e.ctx, Item{Type: User, Text: "edit"}))(t)
-		must(s.BeginChange(e.ctx, "write", "toolu_1", []string{"a.txt"}))(t)
+		must(s.beginHookChange(e.ctx, "write", "toolu_1", []string{"a.txt"}))(t)
 		must(s.BeginExec(e.ctx, "bash", "toolu_2", "rm b.txt", ""))(t)
 	})
 	id := ImportSessionID(a.Agent, a.ID)

@@ -34,7 +34,7 @@ func (w *Workspace) BeginAgentChange(ctx context.Context, a AgentSession, opts S
 	if err != nil {
 		return nil, err
 	}
-	p, err := s.BeginChange(ctx, tool, call, paths)
+	p, err := s.beginHookChange(ctx, tool, call, paths)
 	if cerr := s.Close(); err == nil {
 		err = cerr
 	}

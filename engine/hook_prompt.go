@@ -28,7 +28,7 @@ import (
 // hook does: it waits up to wait for a parallel hook (OpenAgent), runs
 // catchUp on the session (an import of the agent's transcript into it,
 // Session.Import; nothing else may be asked of it), then appends the
-// prompt (AppendPrompt) and commits.
+// prompt (appendPrompt) and commits.
 func (w *Workspace) RecordAgentPrompt(ctx context.Context, a AgentSession, opts SessionOptions, wait time.Duration, text, promptID string, catchUp func(*Session)) (Item, error) {
 	s, err := w.openAgentIndexed(ctx, a, opts, true, wait)
 	if err != nil {
@@ -37,7 +37,7 @@ func (w *Workspace) RecordAgentPrompt(ctx context.Context, a AgentSession, opts 
 	if catchUp != nil {
 		catchUp(s)
 	}
-	it, err := s.AppendPrompt(ctx, text, promptID)
+	it, err := s.appendPrompt(ctx, text, promptID)
 	if err == nil {
 		err = s.Commit(ctx)
 	}

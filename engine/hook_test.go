@@ -89,7 +89,7 @@ func TestAgentWaitsForHooksOnly(t *testing.T) {
 	}
 }
 
-// TestPendingChangeSettles: BeginChange and SettleChange on two opens of
+// TestPendingChangeSettles: beginHookChange and SettleChange on two opens of
 // the session (two hook processes): a change line when a file changed,
 // none when nothing did, and the marker gone either way.
 func TestPendingChangeSettles(t *testing.T) {
@@ -98,7 +98,7 @@ func TestPendingChangeSettles(t *testing.T) {
 	e.put("a.txt", "a0")
 	open := func() *Session { return must(e.ws.OpenAgent(e.ctx, a, SessionOptions{}, true, 0))(t) }
 	s := open()
-	must(s.BeginChange(e.ctx, "apply_patch", "call_1", []string{"a.txt", "b.txt"}))(t)
+	must(s.beginHookChange(e.ctx, "apply_patch", "call_1", []string{"a.txt", "b.txt"}))(t)
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +111,7 @@ func TestPendingChangeSettles(t *testing.T) {
 	if k := e.kinds(s); k != "change" {
 		t.Fatalf("lines %q", k)
 	}
-	must(s.BeginChange(e.ctx, "apply_patch", "call_2", []string{"a.txt"}))(t)
+	must(s.beginHookChange(e.ctx, "apply_patch", "call_2", []string{"a.txt"}))(t)
 	if ans := must(s.SettleChange(e.ctx, "call_2"))(t); ans.Snapshot != nil {
 		t.Fatalf("a change of nothing took snapshot %v", *ans.Snapshot)
 	}
@@ -129,7 +129,7 @@ func TestPendingChangeSettles(t *testing.T) {
 }
 
 // TestHookChangeCrashAtEverySyncPoint: a power loss at each sync point of
-// a hook pair (BeginChange in one process, the agent's write, SettleChange
+// a hook pair (beginHookChange in one process, the agent's write, SettleChange
 // in the next) leaves a session that opens, and lists the edit or not;
 // when it does, one undo gives back the old content exactly. A pair whose
 // SettleChange returned is never lost. Both as the hook runs it (Brief:
@@ -181,7 +181,7 @@ func hookChangeCrashAtEverySyncPoint(t *testing.T, brief, changesOnly bool) {
 					return err
 				}
 				defer s.Close()
-				if _, err := s.BeginChange(ctx, "edit", "toolu_1", []string{"f.txt"}); err != nil {
+				if _, err := s.beginHookChange(ctx, "edit", "toolu_1", []string{"f.txt"}); err != nil {
 					return err
 				}
 				if err := s.Close(); err != nil {
@@ -282,7 +282,7 @@ func briefHookPairWritesLittle(t *testing.T, changesOnly bool) {
 			must(ws.BeginAgentChange(ctx, a, brief, 0, "edit", call, []string{"f.txt"}))(t)
 		} else {
 			s = must(ws.OpenAgent(ctx, a, brief, false, 0))(t)
-			must(s.BeginChange(ctx, "edit", call, []string{"f.txt"}))(t)
+			must(s.beginHookChange(ctx, "edit", call, []string{"f.txt"}))(t)
 			if err := s.Close(); err != nil {
 				t.Fatal(err)
 			}
@@ -344,9 +344,9 @@ func TestBriefHookKeepsBranch(t *testing.T) {
 	// Each a hook process: the prompt that makes the session, the end of
 	// its turn, the next prompt.
 	for i, hook := range []func(*Session) error{
-		func(s *Session) error { _, err := s.AppendPrompt(e.ctx, "one", ""); return err },
+		func(s *Session) error { _, err := s.appendPrompt(e.ctx, "one", ""); return err },
 		func(s *Session) error { return s.EndTurn(e.ctx, Turn{}) },
-		func(s *Session) error { _, err := s.AppendPrompt(e.ctx, "two", ""); return err },
+		func(s *Session) error { _, err := s.appendPrompt(e.ctx, "two", ""); return err },
 	} {
 		s := must(e.ws.OpenAgent(e.ctx, a, brief, true, 0))(t)
 		if err := hook(s); err != nil {

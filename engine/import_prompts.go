@@ -8,12 +8,12 @@ import (
 	"cairn/engine/internal/hookrec"
 )
 
-// AppendPrompt appends the user's prompt text as a user item, as Append
+// appendPrompt appends the user's prompt text as a user item, as Append
 // does; with promptID (the agent's own id of the prompt) the item's id is
 // derived from it, so an import of the agent's transcript finds it, and a
 // hook that runs twice for one prompt adds it once (the item there is
 // returned).
-func (s *Session) AppendPrompt(ctx context.Context, text, promptID string) (Item, error) {
+func (s *Session) appendPrompt(ctx context.Context, text, promptID string) (Item, error) {
 	if promptID == "" {
 		return s.Append(ctx, Item{Type: User, Text: text})
 	}

@@ -17,8 +17,8 @@ func TestImportFindsHookPrompts(t *testing.T) {
 	a := AgentSession{Agent: "claude-code", ID: "imp-1"}
 	var byID, first, second Item
 	e.hookPair(a, func(s *Session) {
-		byID = must(s.AppendPrompt(e.ctx, "/review", "p-1"))(t)
-		if again := must(s.AppendPrompt(e.ctx, "/review", "p-1"))(t); again.ID != byID.ID {
+		byID = must(s.appendPrompt(e.ctx, "/review", "p-1"))(t)
+		if again := must(s.appendPrompt(e.ctx, "/review", "p-1"))(t); again.ID != byID.ID {
 			t.Fatalf("a hook run twice added the prompt twice: %s, %s", again.ID, byID.ID)
 		}
 		first = must(s.Append(e.ctx, Item{Type: User, Text: "continue"}))(t)
@@ -60,7 +60,7 @@ func TestImportFindsHookPromptSpacedApart(t *testing.T) {
 	e := newSnapEnv(t, "")
 	a := AgentSession{Agent: "claude-code", ID: "imp-2"}
 	var p Item
-	e.hookPair(a, func(s *Session) { p = must(s.AppendPrompt(e.ctx, "fix it\n", ""))(t) })
+	e.hookPair(a, func(s *Session) { p = must(s.appendPrompt(e.ctx, "fix it\n", ""))(t) })
 	src := &ImportSource{Agent: a.Agent, SourceID: a.ID, Path: "/t/imp-2.jsonl", Offset: 10, Dir: e.dir, Items: []ImportItem{
 		{Key: "u1", Type: User, Text: "fix it", At: p.At.Time},
 		{Key: "a1", ParentKey: "u1", Type: Assistant, Text: "fixed", At: p.At.Time.Add(time.Second)},

@@ -34,7 +34,7 @@ func newOverlapScenario() *overlapScenario {
 		steps: []func(*snapEnv, *Session){
 			begin("ta", "make"),
 			put("a.txt", "a1"),
-			func(e *snapEnv, s *Session) { s.BeginChange(e.ctx, "edit", "te", []string{e.path("e.txt")}) },
+			func(e *snapEnv, s *Session) { s.beginHookChange(e.ctx, "edit", "te", []string{e.path("e.txt")}) },
 			put("e.txt", "e1"),
 			settle("te"),
 			begin("tb", "for f in *; do :; done"),

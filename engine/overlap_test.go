@@ -54,7 +54,7 @@ func TestOverlapEditDuringShellCommand(t *testing.T) {
 	line := "for f in sub/*; do echo more >> $f; done"
 	e.hookPair(a, func(s *Session) { must(s.BeginExec(e.ctx, "bash", "tb", line, ""))(t) })
 	e.put("sub/s.txt", "s1") // the command, half way
-	e.hookPair(a, func(s *Session) { must(s.BeginChange(e.ctx, "edit", "te", []string{e.path("e.txt")}))(t) })
+	e.hookPair(a, func(s *Session) { must(s.beginHookChange(e.ctx, "edit", "te", []string{e.path("e.txt")}))(t) })
 	e.put("e.txt", "e1")
 	e.hookPair(a, func(s *Session) { must(s.SettleChange(e.ctx, "te"))(t) })
 	e.put("sub/s.txt", "s2")
@@ -175,7 +175,7 @@ func TestOverlapRevertWaitsForPendingCalls(t *testing.T) {
 	e.put("f.txt", "f0")
 	var p Item
 	e.hookPair(a, func(s *Session) { p = must(s.Append(e.ctx, Item{Type: User, Text: "go"}))(t) })
-	e.hookPair(a, func(s *Session) { must(s.BeginChange(e.ctx, "write", "t1", []string{e.path("f.txt")}))(t) })
+	e.hookPair(a, func(s *Session) { must(s.beginHookChange(e.ctx, "write", "t1", []string{e.path("f.txt")}))(t) })
 	e.put("f.txt", "f1")
 	e.hookPair(a, func(s *Session) { must(s.SettleChange(e.ctx, "t1"))(t) })
 	e.hookPair(a, func(s *Session) { must(s.BeginExec(e.ctx, "bash", "t2", "make", ""))(t) })

@@ -3,7 +3,7 @@ package engine
 // The property test of file revert across tool calls that run at the same
 // time, through the engine's API (the hooks' and MCP's runs are in cli):
 // random histories from internal/callsim of an agent's shell commands and
-// file edits whose Begin and Settle interleave (BeginExec, BeginChange,
+// file edits whose Begin and Settle interleave (BeginExec, beginHookChange,
 // SettleChange), tools of this process run meanwhile (ToolWrite, ToolRm,
 // Exec), prompts, undo, and a hand edit at the end. After every step the
 // files are what the model says (undo of a file tool's call puts back its
@@ -110,7 +110,7 @@ func propOverlapRun(t *testing.T, seed uint64, ops int, verbose bool) (int, int)
 				for _, p := range c.Paths {
 					abs = append(abs, e.path(p))
 				}
-				_, err := s.BeginChange(ctx, "apply_patch", c.ID(), abs)
+				_, err := s.beginHookChange(ctx, "apply_patch", c.ID(), abs)
 				return err
 			case callsim.End:
 				ans, err := s.SettleChange(ctx, c.ID())
