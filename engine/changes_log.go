@@ -6,7 +6,6 @@ import (
 
 	"cairn/engine/internal/changes"
 	"cairn/internal/vfs"
-	"cairn/journal"
 	"cairn/objects"
 )
 
@@ -132,10 +131,6 @@ func foldChanges(fsys vfs.FS, name string, st *snapStack) error {
 	}
 	return err
 }
-
-// fileLine is the line number in the file of the good-th line a
-// journal.Read handed its callback (changes.FileLine).
-func fileLine(good int, bad []journal.BadLine) int { return changes.FileLine(good, bad) }
 
 // unreadNote is what an answer that found nothing to do adds about the
 // lines the stack skipped: "" when none.

@@ -49,9 +49,6 @@ type Refusal interface {
 // refusedf is a Refusal whose reason is fmt.Errorf(format, a...).
 func refusedf(format string, a ...any) error { return errs.Refusedf(format, a...) }
 
-// refusedText is a refusal's text: the word, then its reason.
-func refusedText(reason string) string { return errs.RefusedText(reason) }
-
 var (
 	_ Refusal = (*RestoreError)(nil)
 	_ Refusal = (*RequiredError)(nil)

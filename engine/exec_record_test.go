@@ -289,9 +289,7 @@ func faultyEnv(t *testing.T) (*snapEnv, *vfs.Faulty) {
 	state := vfs.NewFaulty(vfs.NewMem())
 	st := must(OpenFS(state, "/mem/home"))(t)
 	t.Cleanup(func() { st.Close() })
-	dir := must(Canonical(t.TempDir()))(t)
-	ws := must(st.Workspace(dir))(t)
-	return &snapEnv{t: t, ctx: context.Background(), store: st, ws: ws, dir: dir}, state
+	return snapEnvOf(t, st), state
 }
 
 // TestExecStoreFullRunsUnrecorded: a store that is full refuses the

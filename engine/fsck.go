@@ -67,9 +67,6 @@ func (s *Store) FsckProgress(ctx context.Context, progress func(done, total int)
 // reporter reports a problem or a note (package fsck).
 type reporter = fsck.Reporter
 
-// dotNote is what fsck says of a dot file (package fsck).
-func dotNote(name string) (string, bool) { return fsck.DotNote(name) }
-
 // readOnly lets fsck reuse checkFormat without ever writing: a missing
 // FORMAT file is reported, not created.
 type readOnly struct{ vfs.FS }

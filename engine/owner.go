@@ -98,7 +98,3 @@ func (w *Workspace) owners() map[string]int { return owner.Owners(w.s.fsys, w.di
 // this one), or 0 when none does; a dead owner's record is settled on the
 // way (owner.PID).
 func (w *Workspace) ownerPID(id string) int { return owner.PID(w.s.fsys, w.dir, id, w.settleRecord) }
-
-// ownerOf reads the pid of the process holding the lock file name, and
-// whether it said it is brief (owner.Of).
-func ownerOf(fsys vfs.FS, name string) (int, bool) { return owner.Of(fsys, name) }

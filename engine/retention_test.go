@@ -145,16 +145,6 @@ func TestAlwaysKept(t *testing.T) {
 	}
 }
 
-// vfsAppend appends one line to a file.
-func vfsAppend(fsys vfs.FS, name, line string) (int, error) {
-	f, err := fsys.OpenFile(name, 0x441 /* O_WRONLY|O_CREATE|O_APPEND */, vfs.FilePerm)
-	if err != nil {
-		return 0, err
-	}
-	defer f.Close()
-	return f.Write([]byte(line + "\n"))
-}
-
 // bigContent is file content over the inline limit, so its pre-image is
 // an object.
 func bigContent(tag string) []byte { return []byte(strings.Repeat(tag+" line of text\n", 3000)) }

@@ -17,19 +17,12 @@ import (
 	"cairn/internal/vfs"
 )
 
-// testStore opens a store in a temp folder and a workspace in another.
+// testStore opens a store in a temp folder and a workspace in another
+// (newSnapEnv's, the one builder of the engine's tests).
 func testStore(t *testing.T) (*Store, *Workspace) {
 	t.Helper()
-	s, err := Open(filepath.Join(t.TempDir(), "home"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	ws, err := s.Workspace(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s, ws
+	e := newSnapEnv(t, "")
+	return e.store, e.ws
 }
 
 func TestCreateWritesNothingUntilAnItem(t *testing.T) {

@@ -52,6 +52,12 @@ func newSnapEnv(t *testing.T, config string, opts ...Option) *snapEnv {
 			t.Fatal(err)
 		}
 	}
+	return snapEnvOf(t, s)
+}
+
+// snapEnvOf is the env of store s and the workspace of a fresh folder.
+func snapEnvOf(t *testing.T, s *Store) *snapEnv {
+	t.Helper()
 	dir, err := Canonical(t.TempDir())
 	if err != nil {
 		t.Fatal(err)

@@ -106,8 +106,7 @@ func (a *Applier) Apply(ctx context.Context, fsys vfs.FS, objs *objects.Store, p
 			return
 		}
 		if f.Check {
-			cur, _ := fstate.Capture(ctx, fsys, fstate.HashSink, f.Path, max(f.MaxRead, 1))
-			if !fstate.Same(cur, f.Expect) {
+			if _, _, ok := fstate.Holds(ctx, fsys, f.Path, max(f.MaxRead, 1), f.Expect); !ok {
 				return
 			}
 		}

@@ -183,7 +183,7 @@ func (tl *Timeline) Targets(cut int, foreign Foreign) ([]Target, []Conflict) {
 			continue
 		}
 		put, expect := sp.moves[0].From, sp.moves[len(sp.moves)-1].To
-		if sameState(put, expect) {
+		if fstate.Same(put, expect) {
 			// The steps from the cut leave it as it was (a file a tool
 			// named and did not change, or changed and changed back): a
 			// revert has nothing to put back, and a change made since by
@@ -244,7 +244,7 @@ func Check(ctx context.Context, fsys vfs.FS, targets []Target, canPut func(*fsta
 			conflicts = append(conflicts, linkedConflict(t.Path, l))
 			continue
 		}
-		c, err := fstate.Capture(ctx, fsys, fstate.HashSink, t.Path, fstate.SizeLimit(1, t.Expect, t.Put))
+		c, err, same := fstate.Holds(ctx, fsys, t.Path, fstate.SizeLimit(1, t.Expect, t.Put), t.Expect)
 		cur[i] = c
 		switch {
 		case underFile(c, err):
@@ -254,12 +254,12 @@ func Check(ctx context.Context, fsys vfs.FS, targets []Target, canPut func(*fsta
 			continue
 		case c.IsSkipped() && c.Skipped == fstate.SkipUnreadable:
 			return nil, nil, fmt.Errorf("read %s: %w", t.Path, err)
-		case c.IsSkipped() && c.Skipped == fstate.SkipNotFile && !sameState(c, t.Expect):
+		case c.IsSkipped() && c.Skipped == fstate.SkipNotFile && !same:
 			conflicts = append(conflicts, Conflict{ConflictChanged, t.Path, "it is a folder (or another kind of file) now: file revert does not turn it back into a file"})
 			continue
 		}
 		switch {
-		case !sameState(c, t.Expect):
+		case !same:
 			conflicts = append(conflicts, Conflict{ConflictChanged, t.Path, "it changed since it was recorded"})
 		case !fstate.Same(c, t.Put) && !canPut(t.Put):
 			conflicts = append(conflicts, Conflict{ConflictUnrecorded, t.Path, "its recorded content is missing from the store"})
@@ -285,14 +285,9 @@ func underFile(c *fstate.State, err error) bool {
 func RevertPlan(targets []Target, cur []*fstate.State) Plan {
 	p := Plan{Files: make([]File, len(targets))}
 	for i, t := range targets {
-		p.Files[i] = File{Path: t.Path, To: t.Put, Leave: sameState(cur[i], t.Put)}
+		p.Files[i] = File{Path: t.Path, To: t.Put, Leave: fstate.Same(cur[i], t.Put)}
 	}
 	return p
-}
-
-// sameState is fstate.Same with absent files equal.
-func sameState(a, b *fstate.State) bool {
-	return fstate.Same(a, b) || (a == nil && b == nil)
 }
 
 // HashOnly is f by its content's identity alone (what a revert line
@@ -328,9 +323,9 @@ func UnrevertPlan(ctx context.Context, fsys vfs.FS, stack []*Revert, canPut func
 			return Plan{}, nil, fmt.Errorf("read %s: %w", m.Path, err)
 		}
 		switch {
-		case sameState(cur, m.To):
+		case fstate.Same(cur, m.To):
 			p.Files = append(p.Files, File{Path: m.Path, To: m.To, Leave: true})
-		case !sameState(cur, m.From):
+		case !fstate.Same(cur, m.From):
 			conflicts = append(conflicts, Conflict{ConflictChanged, m.Path, "it changed since the revert"})
 		case !canPut(m.To):
 			conflicts = append(conflicts, Conflict{ConflictUnrecorded, m.Path, "the content the revert kept is missing from the store"})
@@ -365,7 +360,7 @@ func NotAt(ctx context.Context, fsys vfs.FS, moves []Move) []string {
 	var links fstate.Links
 	for _, m := range moves {
 		cur, _ := fstate.Capture(ctx, fsys, fstate.HashSink, m.Path, fstate.SizeLimit(1, m.From, m.To))
-		if links.Above(fsys, m.Path) != "" || !sameState(cur, m.To) {
+		if links.Above(fsys, m.Path) != "" || !fstate.Same(cur, m.To) {
 			left = append(left, m.Path)
 		}
 	}

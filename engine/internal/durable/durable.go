@@ -9,7 +9,11 @@ import (
 	"cairn/internal/vfs"
 )
 
-// CopyFile copies file from to name to; a missing from copies nothing.
+// CopyFile copies file from to name to, durably: to's missing folders
+// made and synced, then vfs.WriteAtomic (a temp file beside to, synced,
+// renamed over it, the folder synced). A missing from copies nothing. It
+// is the one "copy a file atomically" of the engine: moves, forgets and
+// migrations copy through it.
 func CopyFile(fsys vfs.FS, from, to string) error {
 	f, err := fsys.OpenFile(from, os.O_RDONLY, 0)
 	if vfs.IsNotExist(err) {
@@ -19,6 +23,9 @@ func CopyFile(fsys vfs.FS, from, to string) error {
 		return err
 	}
 	defer f.Close()
+	if err := vfs.MkdirAllDurable(fsys, path.Dir(to), vfs.DirPerm); err != nil {
+		return err
+	}
 	return vfs.WriteAtomic(fsys, to, func(w io.Writer) error {
 		_, err := io.Copy(w, f)
 		return err
@@ -61,16 +68,7 @@ func MoveFile(fsys vfs.FS, from, to string) error {
 		return nil
 	}
 	if _, err := fsys.Lstat(to); vfs.IsNotExist(err) {
-		if err := vfs.MkdirAllDurable(fsys, path.Dir(to), vfs.DirPerm); err != nil {
-			return err
-		}
-		f, err := fsys.OpenFile(from, os.O_RDONLY, 0)
-		if err != nil {
-			return err
-		}
-		err = vfs.WriteAtomic(fsys, to, func(w io.Writer) error { _, err := io.Copy(w, f); return err })
-		f.Close()
-		if err != nil {
+		if err := CopyFile(fsys, from, to); err != nil {
 			return err
 		}
 	}

@@ -43,6 +43,7 @@ import (
 	"os"
 	"path"
 
+	"cairn/engine/internal/durable"
 	"cairn/internal/timefmt"
 	"cairn/internal/vfs"
 )
@@ -129,29 +130,11 @@ func Copy(ctx context.Context, fsys vfs.FS, files []Pair) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if err := copyFile(fsys, f.From, f.To); err != nil {
+		if err := durable.CopyFile(fsys, f.From, f.To); err != nil {
 			return err
 		}
 	}
 	return nil
-}
-
-func copyFile(fsys vfs.FS, from, to string) error {
-	src, err := fsys.OpenFile(from, os.O_RDONLY, 0)
-	if vfs.IsNotExist(err) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	defer src.Close()
-	if err := vfs.MkdirAllDurable(fsys, path.Dir(to), vfs.DirPerm); err != nil {
-		return err
-	}
-	return vfs.WriteAtomic(fsys, to, func(w io.Writer) error {
-		_, err := io.Copy(w, src)
-		return err
-	})
 }
 
 // RemoveFrom removes each pair's From (one already gone is not an error)

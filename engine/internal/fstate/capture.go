@@ -112,3 +112,18 @@ func Capture(ctx context.Context, fsys vfs.FS, put Sink, rel string, limit int64
 	}
 	return ref, nil
 }
+
+// Holds reads workspace file rel through fsys (hashing only, up to limit
+// bytes) and reports whether it holds one of want (nil: absent, as Same
+// says), with what it holds and the capture's error. It is the one compare
+// made before a file is put back: undo and redo (the applier's check of a
+// plan and redo's refusal), and a file revert's check of its targets.
+func Holds(ctx context.Context, fsys vfs.FS, rel string, limit int64, want ...*State) (cur *State, err error, ok bool) {
+	cur, err = Capture(ctx, fsys, HashSink, rel, limit)
+	for _, w := range want {
+		if Same(cur, w) {
+			return cur, err, true
+		}
+	}
+	return cur, err, false
+}

@@ -256,3 +256,34 @@ func TestExchangeNotSwappedBack(t *testing.T) {
 		t.Fatalf("name holds %q, %v", b, err)
 	}
 }
+
+// Holds is the compare before a put back: the file holds one of the wanted
+// states (an absent file matching nil), never when it cannot be read.
+func TestHolds(t *testing.T) {
+	ctx := context.Background()
+	mem := vfs.NewMem()
+	ok(t, vfs.WriteFileAtomic(mem, "a.txt", []byte("one")))
+	one, two := Content([]byte("one"), ModeFile), Content([]byte("two"), ModeFile)
+	for _, c := range []struct {
+		rel  string
+		want []*State
+		held bool
+	}{
+		{"a.txt", []*State{one}, true},
+		{"a.txt", []*State{two, one}, true},
+		{"a.txt", []*State{two}, false},
+		{"a.txt", []*State{nil}, false},
+		{"gone.txt", []*State{nil}, true},
+		{"gone.txt", []*State{one}, false},
+	} {
+		cur, _, held := Holds(ctx, mem, c.rel, 1<<20, c.want...)
+		if held != c.held {
+			t.Errorf("Holds(%s, %v) = %v (holds %+v)", c.rel, c.want, held, cur)
+		}
+	}
+	faulty := vfs.NewFaulty(mem)
+	faulty.Inject(vfs.Rule{Op: vfs.OpRead, Err: syscall.EIO})
+	if cur, err, held := Holds(ctx, faulty, "a.txt", 1<<20, one); held || !cur.IsSkipped() || !errors.Is(err, syscall.EIO) {
+		t.Fatalf("an unreadable file: %+v %v %v", cur, err, held)
+	}
+}

@@ -105,7 +105,7 @@ func Content(b []byte, mode string) *State {
 
 // Same reports whether two states of a file hold the same thing: the same
 // content (by hash, stored or not), mode and, when both record them,
-// permission bits.
+// permission bits. Two absent files (nil) are the same.
 func Same(a, b *State) bool {
 	if a == nil || b == nil {
 		return a == nil && b == nil

@@ -62,7 +62,7 @@ func (r *Run) Revert(ctx context.Context, to string, targets []changes.Target, p
 		if kept.IsSkipped() && (kept.Skipped == fstate.SkipStore || kept.Skipped == fstate.SkipUnreadable) {
 			return fmt.Errorf("engine: revert: keep what %s holds, for unrevert: %w; nothing was changed", f.Path, err)
 		}
-		if !fstate.Same(kept, t.Expect) && !(kept == nil && t.Expect == nil) {
+		if !fstate.Same(kept, t.Expect) {
 			conflicts = append(conflicts, changes.Conflict{Kind: changes.ConflictChanged, Path: f.Path, Detail: "it changed while the revert was checking"})
 			continue
 		}

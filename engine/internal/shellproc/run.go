@@ -83,9 +83,6 @@ type TailBuffer struct {
 	total int64 // bytes written
 }
 
-// NewTailBuffer keeps the last max bytes written to it.
-func NewTailBuffer(max int64) *TailBuffer { return &TailBuffer{max: max} }
-
 func (t *TailBuffer) Write(p []byte) (int, error) {
 	n := len(p)
 	t.total += int64(n)

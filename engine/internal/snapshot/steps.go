@@ -137,11 +137,11 @@ func (r *Run) redoOne(ctx context.Context, e *changes.Entry) (RestoreStep, error
 			continue
 		}
 		todo++
-		cur, _ := fstate.Capture(ctx, fsys, fstate.HashSink, f.Path, fstate.SizeLimit(r.MaxFile, kept, f.Before))
-		if cur.IsSkipped() || (!fstate.Same(cur, f.Before) && !fstate.Same(cur, kept)) {
+		cur, _, ok := fstate.Holds(ctx, fsys, f.Path, fstate.SizeLimit(r.MaxFile, kept, f.Before), f.Before, kept)
+		if !ok {
 			changed = append(changed, f.Path)
 		}
-		already[k] = !cur.IsSkipped() && fstate.Same(cur, kept)
+		already[k] = fstate.Same(cur, kept)
 	}
 	if err := ctx.Err(); err != nil {
 		return step, err
