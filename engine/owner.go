@@ -59,6 +59,14 @@ func (w *Workspace) acquire(id string) (vfs.Lock, error) { return w.acquireAs(id
 // acquireAs takes ownership of session id as a brief owner or not, or
 // returns a *BusyError (owner.Acquire).
 func (w *Workspace) acquireAs(id string, brief bool) (vfs.Lock, error) {
+	return w.take(id, brief, true)
+}
+
+// take takes ownership of session id; note says to note it in the record
+// of changed sessions when a remote is set. A pull alone leaves it out:
+// what it writes came from the remote, and a line per session pulled
+// would cost a sync a line each.
+func (w *Workspace) take(id string, brief, note bool) (vfs.Lock, error) {
 	l, err := owner.Acquire(w.s.fsys, w.dir, id, brief)
 	var busy *owner.Busy
 	if errors.As(err, &busy) {
@@ -69,7 +77,7 @@ func (w *Workspace) acquireAs(id string, brief bool) (vfs.Lock, error) {
 	}
 	// With a remote set, the taking is noted before anything is written,
 	// so that a sync looks at this session (remote.NoteChanged).
-	if !w.s.ephemeral && remote.Noting(w.s.fsys) {
+	if note && !w.s.ephemeral && remote.Noting(w.s.fsys) {
 		if err := remote.NoteChanged(w.s.fsys, w.dir, id); err != nil {
 			w.release(id, l)
 			return nil, fmt.Errorf("engine: session %s cannot be written: %w", id, err)

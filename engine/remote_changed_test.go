@@ -218,3 +218,29 @@ func TestSyncRecordCrashAtEverySyncPoint(t *testing.T) {
 		}
 	}
 }
+
+// TestPullNotesNothing: the sessions a pull writes are not noted in the
+// record of changed sessions (they came from the remote), so a first pull
+// of many sessions adds no line a session, and the push after it looks at
+// none of them.
+func TestPullNotesNothing(t *testing.T) {
+	ctx := context.Background()
+	url := "file://" + filepath.ToSlash(t.TempDir())
+	a, b, project := twoMachines(t, url, func(bk remote.Bucket) remote.Bucket { return bk }, func(bk remote.Bucket) remote.Bucket { return bk })
+	for range 3 {
+		aSession(t, a, project)
+	}
+	mustSync(t, a, 3, "the push from the first machine")
+	mustSync(t, b, 0, "the first sync of the second machine")
+	rep, err := b.Sync(ctx, "", SyncOptions{})
+	if err != nil || rep.Pushed.Sessions != 0 {
+		t.Fatalf("the sync after the pull: %+v, %v", rep, err)
+	}
+	ents, _ := os.ReadDir(filepath.Join(b.Home(), "remotes", "changed"))
+	for _, e := range ents {
+		if info, _ := e.Info(); info != nil && info.Size() > 0 {
+			b, _ := os.ReadFile(filepath.Join(b.Home(), "remotes", "changed", e.Name()))
+			t.Errorf("the pull noted sessions: %s", b)
+		}
+	}
+}

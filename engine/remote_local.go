@@ -65,7 +65,7 @@ func (l *syncLocal) Hold(ctx context.Context, ws, id string) (func(), error) {
 	if w == nil {
 		return nil, fmt.Errorf("%s is not a workspace folder here", ws)
 	}
-	lk, err := w.acquire(id)
+	lk, err := w.take(id, false, false)
 	if err != nil {
 		return nil, err
 	}

@@ -68,7 +68,7 @@ func (st *State) loadSessions(fsys vfs.FS, name string) (ok bool, err error) {
 	if err != nil {
 		return false, err
 	}
-	st.log.raw = map[string][]byte{}
+	st.log.raw = make(map[string][]byte, bytes.Count(b, []byte{'\n'}))
 	off := 0
 	for {
 		nl := bytes.IndexByte(b[off:], '\n')
