@@ -36,13 +36,10 @@ func revertAfter(st *state, sel *Item) changes.Boundary {
 // yet): where a line lies among the items, the "item" of every line that
 // changes files or may (changes.ItemRef).
 func (s *Session) newestItem() changes.ItemRef {
+	if s.opts.Elsewhere != nil {
+		return changes.NewestItem(s.opts.Elsewhere().Item)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return changes.NewestItem(s.st.Newest())
-}
-
-// revertRefusal refuses a file revert to sel that tl cannot serve
-// (revert.Refusal).
-func revertRefusal(tl *changes.Timeline, sel *Item) error {
-	return revert.Refusal(tl, sel.ID, sel.At.Time)
 }

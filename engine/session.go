@@ -74,6 +74,12 @@ type SessionOptions struct {
 	// session bound to one before it writes anything: its files are not
 	// on this machine, and it never falls back to them.
 	Remote bool
+	// Elsewhere, when set, says the session's conversation is kept
+	// elsewhere (the host session of a remote workspace, whose client
+	// keeps it): each change line takes its "call" and "item" from the
+	// Place it returns for the call under way, not from this session's
+	// own items (remote_workspace.go).
+	Elsewhere func() Place
 	// Degrade keeps a session running when it cannot be written (a full
 	// disk, a missing home): after Notice is told once, the session goes
 	// on in memory, keeping the lines it could not write; each later write

@@ -198,8 +198,15 @@ type ExecOutput struct {
 
 // SnapshotRestore is snapshots.restore's params.
 type SnapshotRestore struct {
-	Session  string `json:"session"`
+	CallRef
 	Snapshot string `json:"snapshot"`
+}
+
+// Revert is revert.preview's and revert.apply's params: the boundary, as
+// the client's conversation places it.
+type Revert struct {
+	CallRef
+	Point engine.RevertPoint `json:"point"`
 }
 
 // Notice is a notice notification's params.

@@ -451,7 +451,7 @@ func TestHelloErrors(t *testing.T) {
 	if err := c.Call(ctx, remotews.MethodSessionOpen, remotews.SessionOpen{Session: "not-an-id"}, nil); !errors.As(err, &we) || we.Code != remotews.CodeBadInput {
 		t.Fatalf("bad session id: %v", err)
 	}
-	if err := c.Call(ctx, remotews.MethodRevertPreview, nil, nil); !errors.As(err, &we) || we.Code != -32601 {
+	if err := c.Call(ctx, remotews.MethodCallsPending, nil, nil); !errors.As(err, &we) || we.Code != -32601 {
 		t.Fatalf("a method not served yet: %v", err)
 	}
 
