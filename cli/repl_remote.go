@@ -467,3 +467,16 @@ func (r *repl) remoteBackground(timeout int) error {
 	return refusedf("a shell line in the background is not served on a remote workspace yet (%s): nothing was run, here or there. To wait for it on the host, give a --timeout within agent.shell_async_threshold_secs under shell auto, or run it as your own line with !",
 		d.Why)
 }
+
+// shellHistory is the session's shell history: this machine's, or its
+// host session's on a remote workspace.
+func (r *repl) shellHistory(ctx context.Context) ([]engine.ShellEntry, error) {
+	if r.rc.client == nil {
+		return r.ws.ShellHistory(ctx, r.sess.ID())
+	}
+	c := r.rc.cell
+	if c == nil || c.hs == nil {
+		return nil, (&remoteCell{r: r}).ready(ctx)
+	}
+	return c.hs.Shells(ctx)
+}

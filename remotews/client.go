@@ -401,6 +401,12 @@ func (s *Session) Snapshots(ctx context.Context) (*engine.SnapshotList, error) {
 	return &l, s.c.call(ctx, MethodSnapshotsList, SessionRef{Session: s.id}, &l)
 }
 
+// Shells is the host session's shell history.
+func (s *Session) Shells(ctx context.Context) ([]engine.ShellEntry, error) {
+	var ents []engine.ShellEntry
+	return ents, s.c.call(ctx, MethodShellsList, SessionRef{Session: s.id}, &ents)
+}
+
 // Commit ends the client's turn on the host: what the turn's file tools
 // changed is durable there on return.
 func (s *Session) Commit(ctx context.Context) error {

@@ -101,6 +101,8 @@
 //	unrevert           {session,item} -> engine.RevertResult
 //	                   Its files, null when there were none to put back; the
 //	                   head is the client's.
+//	shells.list        {session} -> [engine.ShellEntry]
+//	                   The host session's shell history, as cairn shells reads it.
 //	calls.pending      {session} -> {pending:[...]}                        (later)
 //
 // Host to client, notifications only: "notice" {session,text}, the one-line

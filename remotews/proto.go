@@ -29,6 +29,7 @@ const (
 	MethodRevertApply      = "revert.apply"
 	MethodUnrevert         = "unrevert"
 	MethodCallsPending     = "calls.pending"
+	MethodShellsList       = "shells.list"
 
 	// NoteExecOutput is the call notification of exec's output.
 	NoteExecOutput = "exec.output"

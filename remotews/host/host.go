@@ -257,6 +257,17 @@ func (h *host) dispatch(ctx context.Context, in *rpc.Incoming) (any, error) {
 			}
 			return &engine.RevertResult{Session: s.ID(), Files: fr}, nil
 		})
+	case remotews.MethodShellsList:
+		p, err := decode[remotews.SessionRef](in)
+		if err != nil {
+			return nil, err
+		}
+		h.mu.Lock()
+		ws := h.ws
+		h.mu.Unlock()
+		return withSession(h, p.Session, func(s *engine.Session) ([]engine.ShellEntry, error) {
+			return ws.ShellHistory(ctx, s.ID())
+		})
 	case remotews.MethodSnapshotsList:
 		p, err := decode[remotews.SessionRef](in)
 		if err != nil {
