@@ -100,8 +100,8 @@ func remoteWhere(g *Globals) error {
 	fmt.Fprintf(g.stdout, "host        %s (cairn %s)\npath        %s\nidentity    %s\ngeneration  %d (since %s, %s)\n",
 		display.Line(w.Host), display.Line(w.Version), display.Line(w.Path), w.Identity, w.Generation,
 		w.Since.Format("2006-01-02 15:04:05"), w.Why)
-	for _, l := range w.Lowered {
-		say(g.stderr, "the host accepts less: "+l.String())
+	if msg := remotews.LoweredMessage(w.Lowered); msg != "" {
+		say(g.stderr, msg)
 	}
 	return nil
 }

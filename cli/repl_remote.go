@@ -99,8 +99,8 @@ func (r *repl) dialRemote(t remotews.Target, kept *engine.RemoteWorkspace) error
 	w := c.Welcome
 	fmt.Fprintf(r.out, "Files on %s:%s (cairn %s there, generation %d); the conversation is kept here.\n",
 		display.Line(t.Host), display.Line(w.Path), display.Line(w.Version), w.Generation)
-	for _, l := range c.Welcome.Lowered {
-		r.notice("the host accepts less: " + l.String())
+	if msg := remotews.LoweredMessage(w.Lowered); msg != "" {
+		r.notice(msg)
 	}
 	return nil
 }

@@ -80,6 +80,10 @@ type SessionOptions struct {
 	// Place it returns for the call under way, not from this session's
 	// own items (remote_workspace.go).
 	Elsewhere func() Place
+	// Limit, when set, is applied to config.json each time the session
+	// reads it: a remote workspace's host lowers the recording limits of
+	// a host session to those its client asked for.
+	Limit func(Config) Config
 	// Degrade keeps a session running when it cannot be written (a full
 	// disk, a missing home): after Notice is told once, the session goes
 	// on in memory, keeping the lines it could not write; each later write

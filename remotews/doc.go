@@ -130,8 +130,6 @@
 // revert. A host session is opened with engine.SessionOptions.Elsewhere,
 // so its lines take both from each call's params (engine.Place), and a
 // file revert is placed by the client's items (engine.RevertPoint).
-// Likewise the limits: the host computes the
-// lowered ones and says so, and applies snapshots.enabled (no_snapshots);
-// the numeric ones apply as the host's own configuration says until a
-// session can be given limits of its own.
+// Likewise the limits: the host computes the lowered ones, says so, and
+// opens each host session with them (engine.SessionOptions.Limit).
 package remotews

@@ -355,7 +355,10 @@ func (h *host) open(ctx context.Context, p remotews.SessionOpen) (*remotews.Sess
 	a := engine.AgentSession{Agent: Agent, ID: fmt.Sprintf("%s/%s/%d", p.Session, p.Identity, p.Generation)}
 	hs := &hostSession{}
 	s, err := ws.OpenAgent(ctx, a, engine.SessionOptions{
-		Elsewhere:   hs.where,
+		Elsewhere: hs.where,
+		Limit: func(c engine.Config) engine.Config {
+			return remotews.Apply(c, w.Limits)
+		},
 		NoSnapshots: p.NoSnapshots || !w.Limits.SnapshotsEnabled,
 		Notice: func(text string) {
 			_ = h.conn.Notify(remotews.NoteNotice, remotews.Notice{Session: p.Session, Text: text})
