@@ -42,6 +42,9 @@ func (c *DiffCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
+	if err := recordsHere(g.ctx, ws, id, "cairn diff"); err != nil {
+		return err
+	}
 	item := c.Item
 	if item != "" {
 		v, err := ws.ReadLean(g.ctx, id)
@@ -128,6 +131,10 @@ type replDiffCmd struct {
 }
 
 func (c *replDiffCmd) Run(r *repl, l *replLine) error {
+	if r.rc.client != nil {
+		return refusedf("/diff reads the change records, which are on %s: it is not served over the connection yet (/snapshots lists the host's records; /revert ITEM files previews what a revert would change)",
+			r.rc.client.Target)
+	}
 	item := ""
 	if c.Item != "" {
 		var err error

@@ -79,9 +79,15 @@ func (c *RevertCmd) Run(g *Globals) error {
 	if preview {
 		open = g.readSession // a preview writes nothing: reads never need a write
 	}
-	_, s, err := open(c.Session)
+	ws, s, err := open(c.Session)
 	if err != nil {
 		return err
+	}
+	if mode != engine.RevertConversation {
+		if err := recordsHere(g.ctx, ws, s.ID(), "cairn revert --files"); err != nil {
+			s.Close()
+			return err
+		}
 	}
 	defer s.Close()
 	to, err := itemArg(s.Transcript(), c.To)

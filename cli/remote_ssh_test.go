@@ -479,3 +479,44 @@ func TestSSHREPL(t *testing.T) {
 		t.Fatalf("a new session on the replaced workspace: %d\n%s\n%s", code, out, errs)
 	}
 }
+
+// A file revert on a remote workspace through the real sshd: the host
+// plans and applies it from its change records, placed by the client's
+// items; the host's bytes are compared before and after, and /unrevert
+// puts them back.
+func TestSSHFileRevert(t *testing.T) {
+	e := newSSHEnv(t)
+	client := filepath.Join(t.TempDir(), "client")
+	if err := os.MkdirAll(filepath.Join(client, "home"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(client, "home", "config.json"), []byte(`{"experimental":{"remote_workcell":true}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := func(in string, args ...string) (int, string, string) {
+		var out, errb bytes.Buffer
+		args = append([]string{"--home", filepath.Join(client, "home"), "-C", client}, args...)
+		code := Main(context.Background(), args, strings.NewReader(in), &out, &errb)
+		return code, out.String(), errb.String()
+	}
+	first := "first turn\t\x01 bytes\n" + strings.Repeat("kept line\n", 300)
+	code, out, errs := run("the first prompt\n:write a.txt\n"+first+".\nthe second prompt\n:edit a.txt 'first turn' 'second turn'\n"+
+		":write b.txt\nmade in the second turn\n.\n:exec printf 'by a line' > c.txt\n/revert 2 files\n/revert 2 files\n/exit\n",
+		"--ssh", e.srv.Target()+":"+e.ws, "--ssh-command", e.sshCmd, "--cairn-path", e.cairnPath)
+	if code != 0 || !strings.Contains(out, "would revert 3 files: create 0, replace 1, delete 2") ||
+		!strings.Contains(out, "Reverted 3 files: create 0, replace 1, delete 2") {
+		t.Fatalf("remote file revert: %d\n%s\n%s", code, out, errs)
+	}
+	if e.read("a.txt") != first || e.read("b.txt") != "<absent>" || e.read("c.txt") != "<absent>" {
+		t.Fatalf("the host's files after the revert: a %q b %q c %q", e.read("a.txt")[:20], e.read("b.txt"), e.read("c.txt"))
+	}
+	id := out[strings.LastIndex(out, "cairn --resume ")+len("cairn --resume ") : len(out)-1]
+	// Resumed with the ssh command line and host cairn the session keeps.
+	code, out, errs = run("/unrevert\n/exit\n", "-r", id)
+	if code != 0 || !strings.Contains(out, "Put back 3 files") {
+		t.Fatalf("unrevert: %d\n%s\n%s", code, out, errs)
+	}
+	if e.read("a.txt") != strings.Replace(first, "first turn", "second turn", 1) || e.read("b.txt") != "made in the second turn\n" || e.read("c.txt") != "by a line" {
+		t.Fatalf("the host's files after the unrevert: a %q b %q c %q", e.read("a.txt")[:20], e.read("b.txt"), e.read("c.txt"))
+	}
+}

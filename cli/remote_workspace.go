@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"strings"
@@ -99,8 +100,21 @@ func remoteWhere(g *Globals) error {
 	fmt.Fprintf(g.stdout, "host        %s (cairn %s)\npath        %s\nidentity    %s\ngeneration  %d (since %s, %s)\n",
 		display.Line(w.Host), display.Line(w.Version), display.Line(w.Path), w.Identity, w.Generation,
 		w.Since.Format("2006-01-02 15:04:05"), w.Why)
-	for _, l := range w.Lowered {
-		say(g.stderr, "the host accepts less: "+l.String())
+	if msg := remotews.LoweredMessage(w.Lowered); msg != "" {
+		say(g.stderr, msg)
 	}
 	return nil
+}
+
+// recordsHere refuses cmd, which reads a session's change records or shell
+// history on this machine, for a session bound to a remote workspace:
+// they are on its host, and this machine's (none) would answer wrongly.
+// Nothing is read or changed.
+func recordsHere(ctx context.Context, ws *engine.Workspace, id, cmd string) error {
+	v, err := ws.ReadLean(ctx, id)
+	if err != nil || v.Record.Remote == nil {
+		return nil // the command itself says what is wrong with the session
+	}
+	return refusedf("session %s works on the remote workspace %s; its change records and shell history are on that host, not here: %s does not read them over the connection yet. Resume it with cairn -r %s (/snapshots, /shells and /revert ITEM files work there)",
+		id, v.Record.Remote, cmd, id)
 }

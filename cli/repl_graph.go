@@ -46,15 +46,12 @@ func (c *replRevertCmd) Run(r *repl) error {
 		return nil
 	}
 	mode := engine.RevertMode(c.Mode)
-	if err := r.remoteRevert(mode); err != nil {
-		return err
-	}
 	line := "/revert " + at + " " + string(mode)
 	previewed := r.revertPreview == line
 	r.revertPreview = ""
 	if (mode == engine.RevertFiles || mode == engine.RevertBoth) && !previewed {
 		// The first files or both revert only previews.
-		res, err := r.sess.PreviewRevert(ctx, at, mode)
+		res, err := r.revertFiles(ctx, at, mode, false)
 		if err != nil {
 			return err
 		}
@@ -67,7 +64,12 @@ func (c *replRevertCmd) Run(r *repl) error {
 		r.revertPreview = line
 		return nil
 	}
-	res, err := r.sess.Revert(ctx, at, mode)
+	var res *engine.RevertResult
+	if mode == engine.RevertConversation {
+		res, err = r.sess.Revert(ctx, at, mode)
+	} else {
+		res, err = r.revertFiles(ctx, at, mode, true)
+	}
 	if err != nil {
 		return err
 	}
@@ -87,7 +89,7 @@ type replUnrevertCmd struct{}
 
 func (c *replUnrevertCmd) Run(r *repl) error {
 	r.revertPreview = ""
-	res, err := r.sess.Unrevert(r.g.ctx)
+	res, err := r.unrevert(r.g.ctx)
 	if err != nil {
 		return err
 	}

@@ -99,8 +99,8 @@ func (r *repl) dialRemote(t remotews.Target, kept *engine.RemoteWorkspace) error
 	w := c.Welcome
 	fmt.Fprintf(r.out, "Files on %s:%s (cairn %s there, generation %d); the conversation is kept here.\n",
 		display.Line(t.Host), display.Line(w.Path), display.Line(w.Version), w.Generation)
-	for _, l := range c.Welcome.Lowered {
-		r.notice("the host accepts less: " + l.String())
+	if msg := remotews.LoweredMessage(w.Lowered); msg != "" {
+		r.notice(msg)
 	}
 	return nil
 }
@@ -195,6 +195,11 @@ func (r *repl) remoteOpen() {
 		fmt.Fprintln(r.out, "cairn:", userError(err))
 		return
 	}
+	sess := r.sess
+	hs.Newest = func() string {
+		p, _ := sess.Place("")
+		return p.Item
+	}
 	r.rc.cell = &remoteCell{r: r, hs: hs, bind: bind}
 	for _, p := range hs.Opened.Pending {
 		fmt.Fprintln(r.out, pendingLine(p))
@@ -278,19 +283,25 @@ func (c *remoteCell) ready(ctx context.Context) error {
 	return c.r.remoteBind(ctx)
 }
 
-// where is the call and the newest item the call is placed after.
-func (c *remoteCell) where(opts []engine.ToolOptions) (call, item string, all bool) {
+// where is the call (the tool_call item, or the prompt of the turn) and
+// the newest item the call is placed after, in this session's
+// conversation (engine.Place).
+func (c *remoteCell) where(opts []engine.ToolOptions) (call, item string, all bool, err error) {
 	if len(opts) > 0 {
 		call, all = opts[0].Call, opts[0].ReplaceAll
 	}
-	return call, c.r.sess.Head(), all
+	p, err := c.r.sess.Place(call)
+	return p.Call, p.Item, all, err
 }
 
 func (c *remoteCell) ToolWrite(ctx context.Context, path string, content []byte, opts ...engine.ToolOptions) (*engine.ToolAnswer, error) {
 	if err := c.ready(ctx); err != nil {
 		return nil, err
 	}
-	call, item, _ := c.where(opts)
+	call, item, _, err := c.where(opts)
+	if err != nil {
+		return nil, err
+	}
 	return c.hs.Write(ctx, call, item, path, content)
 }
 
@@ -298,7 +309,10 @@ func (c *remoteCell) ToolEdit(ctx context.Context, path, old, repl string, opts 
 	if err := c.ready(ctx); err != nil {
 		return nil, err
 	}
-	call, item, all := c.where(opts)
+	call, item, all, err := c.where(opts)
+	if err != nil {
+		return nil, err
+	}
 	return c.hs.Edit(ctx, call, item, path, old, repl, all)
 }
 
@@ -306,7 +320,10 @@ func (c *remoteCell) ToolRm(ctx context.Context, path string, opts ...engine.Too
 	if err := c.ready(ctx); err != nil {
 		return nil, err
 	}
-	call, item, _ := c.where(opts)
+	call, item, _, err := c.where(opts)
+	if err != nil {
+		return nil, err
+	}
 	return c.hs.Rm(ctx, call, item, path)
 }
 
@@ -314,7 +331,10 @@ func (c *remoteCell) ToolPatch(ctx context.Context, text []byte, opts ...engine.
 	if err := c.ready(ctx); err != nil {
 		return nil, err
 	}
-	call, item, _ := c.where(opts)
+	call, item, _, err := c.where(opts)
+	if err != nil {
+		return nil, err
+	}
 	return c.hs.Patch(ctx, call, item, text)
 }
 
@@ -322,7 +342,11 @@ func (c *remoteCell) Exec(ctx context.Context, line string, opts engine.ExecOpti
 	if err := c.ready(ctx); err != nil {
 		return nil, err
 	}
-	return c.hs.Exec(ctx, opts.Call, c.r.sess.Head(), line, opts.Own, opts.Stdout, opts.Stderr)
+	p, err := c.r.sess.Place(opts.Call)
+	if err != nil {
+		return nil, err
+	}
+	return c.hs.Exec(ctx, p.Call, p.Item, line, opts.Own, opts.Stdout, opts.Stderr)
 }
 
 func (c *remoteCell) Commit(ctx context.Context) error {
@@ -360,14 +384,70 @@ func (c *remoteCell) RestoreTo(ctx context.Context, id string) (*engine.RestoreR
 	return c.hs.RestoreTo(ctx, id)
 }
 
-// remoteRevert refuses a file revert on a remote workspace: the host's
-// change records are placed among this session's items only by their
-// snapshots, so /undo and /snapshots restore are the way back there.
-func (r *repl) remoteRevert(mode engine.RevertMode) error {
-	if r.rc.client == nil || mode == engine.RevertConversation {
-		return nil
+// A file revert on a remote workspace: the host keeps the change
+// records, so it plans and applies the revert; this session's
+// conversation places it (engine.Session.RevertPoint) and moves the head.
+
+// revertFiles previews (apply false) or runs the file half of a revert to
+// item at, here or on the host.
+func (r *repl) revertFiles(ctx context.Context, at string, mode engine.RevertMode, apply bool) (*engine.RevertResult, error) {
+	if r.rc.client == nil {
+		if !apply {
+			return r.sess.PreviewRevert(ctx, at, mode)
+		}
+		return r.sess.Revert(ctx, at, mode)
 	}
-	return refusedf("a file revert on a remote workspace is not served yet: /snapshots restore SNAP (or /undo) puts the host's files back; /revert ITEM conversation moves the conversation")
+	c := r.rc.cell
+	if c == nil || c.hs == nil {
+		return nil, (&remoteCell{r: r}).ready(ctx)
+	}
+	pt, err := r.sess.RevertPoint(at)
+	if err != nil {
+		return nil, err
+	}
+	res, err := c.hs.RevertFiles(ctx, *pt, apply)
+	if err != nil {
+		return nil, err
+	}
+	if !apply || mode == engine.RevertFiles || (res.Files != nil && len(res.Files.Left) > 0) {
+		head := r.sess.Head()
+		res.Session, res.Head, res.From = r.sess.ID(), head, head
+		return res, nil
+	}
+	// Both: the files first, then the head, as a local revert does.
+	conv, err := r.sess.Revert(ctx, at, engine.RevertConversation)
+	if err != nil {
+		return nil, err
+	}
+	conv.Files = res.Files
+	return conv, nil
+}
+
+// unrevert puts back the files of the file reverts since the last new
+// work (on the host, for a remote workspace) and then the head.
+func (r *repl) unrevert(ctx context.Context) (*engine.RevertResult, error) {
+	if r.rc.client == nil {
+		return r.sess.Unrevert(ctx)
+	}
+	c := r.rc.cell
+	if c == nil || c.hs == nil {
+		return nil, (&remoteCell{r: r}).ready(ctx)
+	}
+	files, err := c.hs.Unrevert(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res, err := r.sess.Unrevert(ctx)
+	if err != nil && files.Files != nil && errors.Is(err, engine.ErrRefused) {
+		// The files were put back; the head had nowhere to go.
+		head := r.sess.Head()
+		return &engine.RevertResult{Session: r.sess.ID(), Head: head, From: head, Files: files.Files}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	res.Files = files.Files
+	return res, nil
 }
 
 // remoteBackground refuses a shell line of timeout seconds that the agent
@@ -386,4 +466,17 @@ func (r *repl) remoteBackground(timeout int) error {
 	}
 	return refusedf("a shell line in the background is not served on a remote workspace yet (%s): nothing was run, here or there. To wait for it on the host, give a --timeout within agent.shell_async_threshold_secs under shell auto, or run it as your own line with !",
 		d.Why)
+}
+
+// shellHistory is the session's shell history: this machine's, or its
+// host session's on a remote workspace.
+func (r *repl) shellHistory(ctx context.Context) ([]engine.ShellEntry, error) {
+	if r.rc.client == nil {
+		return r.ws.ShellHistory(ctx, r.sess.ID())
+	}
+	c := r.rc.cell
+	if c == nil || c.hs == nil {
+		return nil, (&remoteCell{r: r}).ready(ctx)
+	}
+	return c.hs.Shells(ctx)
 }

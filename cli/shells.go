@@ -22,6 +22,9 @@ func (c *ShellsCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
+	if err := recordsHere(g.ctx, ws, id, "cairn shells"); err != nil {
+		return err
+	}
 	ents, err := ws.ShellHistory(g.ctx, id)
 	if err != nil {
 		return err
@@ -126,7 +129,7 @@ func (c *replShellsCmd) Run(r *repl, l *replLine) error {
 		fmt.Fprintln(r.out, "No shell lines in this session yet.")
 		return nil
 	}
-	ents, err := r.ws.ShellHistory(l.ctx, r.sess.ID())
+	ents, err := r.shellHistory(l.ctx)
 	if err != nil {
 		return err
 	}

@@ -70,6 +70,9 @@ func (c *SnapshotsListCmd) Run(g *Globals, p *SnapshotsCmd) error {
 	if err != nil {
 		return err
 	}
+	if err := recordsHere(g.ctx, ws, id, "cairn snapshots list"); err != nil {
+		return err
+	}
 	l, err := ws.Snapshots(g.ctx, id)
 	if err != nil {
 		return err

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+
+	"cairn/engine/internal/revert"
 )
 
 // RemoteWorkspace is the remote workspace a session's files are on (cairn --ssh):
@@ -93,3 +95,81 @@ func (e *RemoteError) Error() string {
 
 // Is makes a RemoteError a refusal.
 func (e *RemoteError) Is(target error) bool { return target == ErrRefused }
+
+// Place is where a call that changes files lies in a conversation: Call,
+// the tool_call or user item it belongs to (a change line's "call"), and
+// Item, the conversation's newest item when it ran ("item"; "" when it has
+// none yet). A remote workspace's client gives the host session the Place
+// of each call, since the conversation that places it is the client's
+// (SessionOptions.Elsewhere).
+type Place struct {
+	Call string `json:"call,omitempty"`
+	Item string `json:"item,omitempty"`
+}
+
+// Place is where a call belonging to call (as ToolOptions.Call: "" for
+// the prompt that began the turn) would lie in this session's
+// conversation now.
+func (s *Session) Place(call string) (Place, error) {
+	c, err := s.callFor(call)
+	if err != nil {
+		return Place{}, err
+	}
+	return Place{Call: c, Item: s.newestItem().ID}, nil
+}
+
+// RevertPoint is the boundary of a file revert to an item of a
+// conversation kept elsewhere: the item (a compaction already followed to
+// its original), whether it is a user prompt, its time, and the
+// conversation's items in the order written, which place the records.
+type RevertPoint struct {
+	Item   string   `json:"item"`
+	Prompt bool     `json:"prompt,omitempty"`
+	At     Time     `json:"at"`
+	Order  []string `json:"order"`
+}
+
+// RevertPoint is the boundary of a file revert of this session's
+// conversation to item at, for the host session that keeps its records
+// (RevertFilesAt).
+func (s *Session) RevertPoint(at string) (*RevertPoint, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sel, err := revertItem(s.st, at)
+	if err != nil {
+		return nil, err
+	}
+	return &RevertPoint{Item: sel.ID, Prompt: sel.Type == User, At: sel.At, Order: append([]string(nil), s.st.Order...)}, nil
+}
+
+// RevertFilesAt runs (apply) or previews a file revert of a session whose
+// conversation is kept elsewhere (SessionOptions.Elsewhere) to the
+// boundary p: the records placed after it are put back, as Revert with
+// mode files does. The head is the conversation's business: it does not
+// move here.
+func (s *Session) RevertFilesAt(ctx context.Context, p RevertPoint, apply bool) (*RevertResult, error) {
+	if p.Item == "" {
+		return nil, fmt.Errorf("%w: a revert point names an item", ErrBadInput)
+	}
+	return s.revertFilesTo(ctx, func() (*Item, revertPoint, error) {
+		return nil, revertPoint{id: p.Item, at: p.At.Time, after: revert.After(p.Order, p.Item, p.Prompt, p.At.Time)}, nil
+	}, RevertFiles, apply)
+}
+
+// UnrevertFiles puts back the files of the file reverts since the last
+// new work, as Unrevert does, without moving the head: for a session whose
+// conversation, and so its head, is kept elsewhere. It answers nil when
+// there are none to put back.
+func (s *Session) UnrevertFiles(ctx context.Context) (*FileRevert, error) {
+	s.busy.RLock()
+	defer s.busy.RUnlock()
+	if s.isClosed() {
+		return nil, fmt.Errorf("engine: session %s is closed", s.ID())
+	}
+	if err := s.refuseRunning("unrevert"); err != nil && s.ws.pendingQuick(s.st.ID) {
+		return nil, err
+	}
+	s.snaps.mu.Lock()
+	defer s.snaps.mu.Unlock()
+	return s.unrevertFiles(ctx)
+}

@@ -36,6 +36,9 @@ func revertAfter(st *state, sel *Item) changes.Boundary {
 // yet): where a line lies among the items, the "item" of every line that
 // changes files or may (changes.ItemRef).
 func (s *Session) newestItem() changes.ItemRef {
+	if s.opts.Elsewhere != nil {
+		return changes.NewestItem(s.opts.Elsewhere().Item)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return changes.NewestItem(s.st.Newest())

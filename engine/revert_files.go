@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"cairn/engine/internal/changes"
 	"cairn/engine/internal/revert"
@@ -28,6 +29,30 @@ type (
 // revertFiles runs (apply) or previews the file half of a revert to item
 // at, and for mode both then moves the head.
 func (s *Session) revertFiles(ctx context.Context, at string, mode RevertMode, apply bool) (*RevertResult, error) {
+	return s.revertFilesTo(ctx, func() (*Item, revertPoint, error) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		sel, err := revertItem(s.st, at)
+		if err != nil {
+			return nil, revertPoint{}, err
+		}
+		return sel, revertPoint{id: sel.ID, at: sel.At.Time, after: revertAfter(s.st, sel)}, nil
+	}, mode, apply)
+}
+
+// revertPoint is a file revert's boundary: the item selected, its time,
+// and which records lie after it.
+type revertPoint struct {
+	id    string
+	at    time.Time
+	after changes.Boundary
+}
+
+// revertFilesTo runs (apply) or previews the file half of a revert to the
+// boundary point gives, read under the session's record lock; its item,
+// nil when the conversation is elsewhere, is where mode both moves the
+// head.
+func (s *Session) revertFilesTo(ctx context.Context, point func() (*Item, revertPoint, error), mode RevertMode, apply bool) (*RevertResult, error) {
 	s.busy.RLock()
 	defer s.busy.RUnlock()
 	if s.isClosed() {
@@ -50,22 +75,20 @@ func (s *Session) revertFiles(ctx context.Context, at string, mode RevertMode, a
 	if err := s.payCancels(); err != nil {
 		return nil, err
 	}
-	s.mu.Lock()
-	sel, err := revertItem(s.st, at)
-	var after changes.Boundary
-	if err == nil {
-		after = revertAfter(s.st, sel)
-	}
-	s.mu.Unlock()
+	sel, pt, err := point()
 	if err != nil {
 		return nil, err
 	}
+	if sel == nil && mode != RevertFiles {
+		return nil, fmt.Errorf("%w: a revert of a conversation kept elsewhere puts back files only (mode files)", ErrBadInput)
+	}
+	after := pt.after
 	lock, err := s.lockCallsAlone("revert")
 	if err != nil {
 		return nil, err
 	}
 	defer lock.Release()
-	sl, err := revert.Select(s.ws.s.fsys, s.ws.revertSessions(), dropsName(s.ws.dir), s.st.ID, sel.ID, sel.At.Time, after)
+	sl, err := revert.Select(s.ws.s.fsys, s.ws.revertSessions(), dropsName(s.ws.dir), s.st.ID, pt.id, pt.at, after)
 	if err != nil {
 		return nil, err
 	}
@@ -90,7 +113,7 @@ func (s *Session) revertFiles(ctx context.Context, at string, mode RevertMode, a
 		s.mu.Unlock()
 		return res, nil
 	}
-	if err := run.Revert(ctx, sel.ID, sl.Targets, plan, fr); err != nil {
+	if err := run.Revert(ctx, pt.id, sl.Targets, plan, fr); err != nil {
 		return nil, err
 	}
 	if mode == RevertFiles || len(fr.Left) > 0 {

@@ -72,6 +72,16 @@ type SessionOptions struct {
 	// Remote: the caller runs the session's file side on the remote
 	// workspace it is bound to; without it, Open refuses a bound session.
 	Remote bool
+	// Elsewhere, when set, says the session's conversation is kept
+	// elsewhere (the host session of a remote workspace, whose client
+	// keeps it): each change line takes its "call" and "item" from the
+	// Place it returns for the call under way, not from this session's
+	// own items (remote_workspace.go).
+	Elsewhere func() Place
+	// Limit, when set, is applied to config.json each time the session
+	// reads it: a remote workspace's host lowers the recording limits of
+	// a host session to those its client asked for.
+	Limit func(Config) Config
 	// Degrade keeps a session running in memory when it cannot be written
 	// (Notice is told), writing the kept lines in order once a write
 	// works; without it, a failed write is an error.

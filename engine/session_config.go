@@ -7,7 +7,13 @@ import "cairn/engine/internal/config"
 type sessionConfig = config.Cache
 
 // config is the session's config, read from config.json on first use.
-func (s *Session) config() (Config, error) { return s.cfg.Get(s.ws.s.Config) }
+func (s *Session) config() (Config, error) {
+	cfg, err := s.cfg.Get(s.ws.s.Config)
+	if err == nil && s.opts.Limit != nil {
+		cfg = s.opts.Limit(cfg)
+	}
+	return cfg, err
+}
 
 // ReloadConfig reads config.json again; the session's file tools, undo and
 // redo use it from then on. A session reads config.json once, at its first

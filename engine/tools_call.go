@@ -18,6 +18,9 @@ func toolOptions(opts []ToolOptions) (ToolOptions, error) { return tools.OneOpti
 // user item of the session, else the user prompt that began the turn when
 // call is empty.
 func (s *Session) callFor(call string) (string, error) {
+	if s.opts.Elsewhere != nil {
+		return s.opts.Elsewhere().Call, nil
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if call == "" {

@@ -282,10 +282,23 @@ type Session struct {
 	c      *Client
 	id     string
 	Opened SessionOpened
+	// Newest, when set, is the client conversation's newest item, which
+	// the calls that belong to no tool call (undo, redo, restore, a file
+	// revert, unrevert) place their lines after.
+	Newest func() string
 }
 
 func (s *Session) ref(call, item string) CallRef {
 	return CallRef{Session: s.id, Call: call, Item: item}
+}
+
+// own is the CallRef of a call that belongs to no tool call.
+func (s *Session) own() CallRef {
+	r := CallRef{Session: s.id}
+	if s.Newest != nil {
+		r.Item = s.Newest()
+	}
+	return r
 }
 
 // Write runs the write tool on the host.
@@ -347,25 +360,51 @@ func (s *Session) Exec(ctx context.Context, call, item, line string, own bool, s
 // Undo undoes the newest applied snapshot on the host.
 func (s *Session) Undo(ctx context.Context) (*engine.RestoreResult, error) {
 	var r engine.RestoreResult
-	return &r, s.c.call(ctx, MethodUndo, SessionRef{Session: s.id}, &r)
+	return &r, s.c.call(ctx, MethodUndo, s.own(), &r)
 }
 
 // Redo puts the newest undone edit back on the host.
 func (s *Session) Redo(ctx context.Context) (*engine.RestoreResult, error) {
 	var r engine.RestoreResult
-	return &r, s.c.call(ctx, MethodRedo, SessionRef{Session: s.id}, &r)
+	return &r, s.c.call(ctx, MethodRedo, s.own(), &r)
 }
 
 // RestoreTo undoes every snapshot down to and including snap.
 func (s *Session) RestoreTo(ctx context.Context, snap string) (*engine.RestoreResult, error) {
 	var r engine.RestoreResult
-	return &r, s.c.call(ctx, MethodSnapshotsRestore, SnapshotRestore{Session: s.id, Snapshot: snap}, &r)
+	return &r, s.c.call(ctx, MethodSnapshotsRestore, SnapshotRestore{CallRef: s.own(), Snapshot: snap}, &r)
+}
+
+// RevertFiles runs (apply) or previews, on the host, a file revert to
+// the boundary p of the client's conversation (engine.Session.RevertPoint):
+// the host keeps the change records, so it plans and applies it; the
+// head is the client's to move.
+func (s *Session) RevertFiles(ctx context.Context, p engine.RevertPoint, apply bool) (*engine.RevertResult, error) {
+	var r engine.RevertResult
+	method := MethodRevertPreview
+	if apply {
+		method = MethodRevertApply
+	}
+	return &r, s.c.call(ctx, method, Revert{CallRef: s.own(), Point: p}, &r)
+}
+
+// Unrevert puts back, on the host, the files of the file reverts since
+// the last new work.
+func (s *Session) Unrevert(ctx context.Context) (*engine.RevertResult, error) {
+	var r engine.RevertResult
+	return &r, s.c.call(ctx, MethodUnrevert, s.own(), &r)
 }
 
 // Snapshots lists the session's snapshots on the host.
 func (s *Session) Snapshots(ctx context.Context) (*engine.SnapshotList, error) {
 	var l engine.SnapshotList
 	return &l, s.c.call(ctx, MethodSnapshotsList, SessionRef{Session: s.id}, &l)
+}
+
+// Shells is the host session's shell history.
+func (s *Session) Shells(ctx context.Context) ([]engine.ShellEntry, error) {
+	var ents []engine.ShellEntry
+	return ents, s.c.call(ctx, MethodShellsList, SessionRef{Session: s.id}, &ents)
 }
 
 // Commit ends the client's turn on the host: what the turn's file tools

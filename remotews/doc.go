@@ -52,8 +52,7 @@
 // "session" in params is the client session's id: the host session is
 // found from it and the binding. Methods marked (later) are part of the
 // protocol and its version but not served yet: the host answers them
-// "method not found" until the engine's file side can take the client's
-// items (see "What the host needs from the client" below).
+// "method not found".
 //
 //	hello              {protocol,format,version,path,limits}
 //	                   -> {protocol,format,version,host,path,identity,generation,
@@ -89,13 +88,21 @@
 //	                   prints, in order, before the answer. A cancel kills the
 //	                   line's process group; the answer then says what it changed,
 //	                   and "cancelled":true.
-//	undo               {session} -> engine.RestoreResult
-//	redo               {session} -> engine.RestoreResult
+//	undo               {session,item} -> engine.RestoreResult
+//	redo               {session,item} -> engine.RestoreResult
 //	snapshots.list     {session} -> engine.SnapshotList
-//	snapshots.restore  {session,snapshot} -> engine.RestoreResult
-//	revert.preview     {session,to,item_order} -> engine.RevertResult      (later)
-//	revert.apply       {session,to,item_order} -> engine.RevertResult      (later)
-//	unrevert           {session} -> engine.RevertResult                    (later)
+//	snapshots.restore  {session,item,snapshot} -> engine.RestoreResult
+//	revert.preview     {session,item,point} -> engine.RevertResult
+//	revert.apply       {session,item,point} -> engine.RevertResult
+//	                   A file revert to point (engine.RevertPoint: the item,
+//	                   whether it is a prompt, its time and the client's items in
+//	                   the order written), planned and applied on the host, which
+//	                   keeps the records; the head is the client's to move.
+//	unrevert           {session,item} -> engine.RevertResult
+//	                   Its files, null when there were none to put back; the
+//	                   head is the client's.
+//	shells.list        {session} -> [engine.ShellEntry]
+//	                   The host session's shell history, as cairn shells reads it.
 //	calls.pending      {session} -> {pending:[...]}                        (later)
 //
 // Host to client, notifications only: "notice" {session,text}, the one-line
@@ -118,14 +125,11 @@
 // # What the host needs from the client
 //
 // A change line on the host carries "call" and "item": the client's
-// tool_call item and its newest item when the call ran, which place the
-// line among the conversation's items for file revert. The engine takes
-// "call" only as an item of the session that writes the line, and "item"
-// from that session's own conversation, which on the host is empty: so
-// today the host's lines carry neither, and file revert over the protocol
-// waits for the engine's changes log to take them from its caller. The
-// params carry both already. Likewise the limits: the host computes the
-// lowered ones and says so, and applies snapshots.enabled (no_snapshots);
-// the numeric ones apply as the host's own configuration says until a
-// session can be given limits of its own.
+// tool_call item (or the prompt of the turn) and its newest item when the
+// call ran, which place the line among the conversation's items for file
+// revert. A host session is opened with engine.SessionOptions.Elsewhere,
+// so its lines take both from each call's params (engine.Place), and a
+// file revert is placed by the client's items (engine.RevertPoint).
+// Likewise the limits: the host computes the lowered ones, says so, and
+// opens each host session with them (engine.SessionOptions.Limit).
 package remotews

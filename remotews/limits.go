@@ -2,6 +2,8 @@ package remotews
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 
 	"cairn/engine"
 )
@@ -41,7 +43,16 @@ type LimitLower struct {
 }
 
 func (l LimitLower) String() string {
-	return fmt.Sprintf("%s %v lowered to %v", l.Name, l.Asked, l.Accepted)
+	return fmt.Sprintf("%s %s lowered to %s", l.Name, limitValue(l.Asked), limitValue(l.Accepted))
+}
+
+// limitValue is a limit's value as config.json writes it: a number read
+// back from JSON (a float64) in whole digits, not 2.097152e+06.
+func limitValue(v any) string {
+	if f, ok := v.(float64); ok {
+		return strconv.FormatFloat(f, 'f', -1, 64)
+	}
+	return fmt.Sprint(v)
 }
 
 // Lower is the limits a host that accepts at most accepted grants to a
@@ -77,4 +88,34 @@ func Lower(asked, accepted Limits) (Limits, []LimitLower) {
 	num("storage.snapshots.max_files", asked.RecordMaxFiles, accepted.RecordMaxFiles, &out.RecordMaxFiles)
 	num("storage.snapshots.max_file_bytes_mb", asked.RecordMaxFileMB, accepted.RecordMaxFileMB, &out.RecordMaxFileMB)
 	return out, low
+}
+
+// Apply lowers the recording limits of configuration c to l: each limit
+// the smaller of the two, a switch on only when both are. The host
+// applies the limits it granted a client to the client's host sessions
+// (engine.SessionOptions.Limit), so a configuration edited since can
+// lower them further but never raise them.
+func Apply(c engine.Config, l Limits) engine.Config {
+	c.Snapshots.Enabled = c.Snapshots.Enabled && l.SnapshotsEnabled
+	c.Snapshots.MaxPerSession = int(min(int64(c.Snapshots.MaxPerSession), l.MaxPerSession))
+	c.Snapshots.MaxBytesPerSession = min(c.Snapshots.MaxBytesPerSession, l.MaxBytesPerSession)
+	c.Snapshots.MaxFileBytes = min(c.Snapshots.MaxFileBytes, l.MaxFileBytes)
+	c.Storage.RecordingEnabled = c.Storage.RecordingEnabled && l.RecordingEnabled
+	c.Storage.MaxBytesMB = int(min(int64(c.Storage.MaxBytesMB), l.RecordMaxBytesMB))
+	c.Storage.MaxFiles = int(min(int64(c.Storage.MaxFiles), l.RecordMaxFiles))
+	c.Storage.MaxFileBytesMB = int(min(int64(c.Storage.MaxFileBytesMB), l.RecordMaxFileMB))
+	return c
+}
+
+// LoweredMessage is the one line that says which limits the host lowered,
+// "" when it lowered none.
+func LoweredMessage(low []LimitLower) string {
+	if len(low) == 0 {
+		return ""
+	}
+	parts := make([]string, len(low))
+	for i, l := range low {
+		parts[i] = l.String()
+	}
+	return "the host accepts less, and records this session under its limits: " + strings.Join(parts, ", ")
 }

@@ -29,6 +29,7 @@ const (
 	MethodRevertApply      = "revert.apply"
 	MethodUnrevert         = "unrevert"
 	MethodCallsPending     = "calls.pending"
+	MethodShellsList       = "shells.list"
 
 	// NoteExecOutput is the call notification of exec's output.
 	NoteExecOutput = "exec.output"
@@ -198,8 +199,15 @@ type ExecOutput struct {
 
 // SnapshotRestore is snapshots.restore's params.
 type SnapshotRestore struct {
-	Session  string `json:"session"`
+	CallRef
 	Snapshot string `json:"snapshot"`
+}
+
+// Revert is revert.preview's and revert.apply's params: the boundary, as
+// the client's conversation places it.
+type Revert struct {
+	CallRef
+	Point engine.RevertPoint `json:"point"`
 }
 
 // Notice is a notice notification's params.

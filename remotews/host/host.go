@@ -71,6 +71,19 @@ type host struct {
 type hostSession struct {
 	s   *engine.Session
 	log *callLog
+
+	// calls runs the session's calls that change files one at a time, so
+	// that place is the one of the call under way: the client's call and
+	// newest item, which its change lines take (engine.SessionOptions.Elsewhere).
+	calls sync.Mutex
+	mu    sync.Mutex
+	place engine.Place
+}
+
+func (hs *hostSession) where() engine.Place {
+	hs.mu.Lock()
+	defer hs.mu.Unlock()
+	return hs.place
 }
 
 // Serve answers the protocol on r and w until the connection ends, or
@@ -200,11 +213,11 @@ func (h *host) dispatch(ctx context.Context, in *rpc.Incoming) (any, error) {
 			return nil, err
 		})
 	case remotews.MethodUndo, remotews.MethodRedo:
-		p, err := decode[remotews.SessionRef](in)
+		p, err := decode[remotews.CallRef](in)
 		if err != nil {
 			return nil, err
 		}
-		return logged(h, ctx, in.Method, remotews.CallRef{Session: p.Session}, "", func(s *engine.Session) (*engine.RestoreResult, error) {
+		return logged(h, ctx, in.Method, p, "", func(s *engine.Session) (*engine.RestoreResult, error) {
 			if in.Method == remotews.MethodUndo {
 				return s.Undo(ctx)
 			}
@@ -215,8 +228,45 @@ func (h *host) dispatch(ctx context.Context, in *rpc.Incoming) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		return logged(h, ctx, in.Method, remotews.CallRef{Session: p.Session}, p.Snapshot, func(s *engine.Session) (*engine.RestoreResult, error) {
+		return logged(h, ctx, in.Method, p.CallRef, p.Snapshot, func(s *engine.Session) (*engine.RestoreResult, error) {
 			return s.RestoreTo(ctx, p.Snapshot)
+		})
+	case remotews.MethodRevertPreview, remotews.MethodRevertApply:
+		p, err := decode[remotews.Revert](in)
+		if err != nil {
+			return nil, err
+		}
+		apply := in.Method == remotews.MethodRevertApply
+		if !apply {
+			return withSession(h, p.Session, func(s *engine.Session) (*engine.RevertResult, error) {
+				return s.RevertFilesAt(ctx, p.Point, false)
+			})
+		}
+		return logged(h, ctx, in.Method, p.CallRef, p.Point.Item, func(s *engine.Session) (*engine.RevertResult, error) {
+			return s.RevertFilesAt(ctx, p.Point, true)
+		})
+	case remotews.MethodUnrevert:
+		p, err := decode[remotews.CallRef](in)
+		if err != nil {
+			return nil, err
+		}
+		return logged(h, ctx, in.Method, p, "", func(s *engine.Session) (*engine.RevertResult, error) {
+			fr, err := s.UnrevertFiles(ctx)
+			if err != nil {
+				return nil, err
+			}
+			return &engine.RevertResult{Session: s.ID(), Files: fr}, nil
+		})
+	case remotews.MethodShellsList:
+		p, err := decode[remotews.SessionRef](in)
+		if err != nil {
+			return nil, err
+		}
+		h.mu.Lock()
+		ws := h.ws
+		h.mu.Unlock()
+		return withSession(h, p.Session, func(s *engine.Session) ([]engine.ShellEntry, error) {
+			return ws.ShellHistory(ctx, s.ID())
 		})
 	case remotews.MethodSnapshotsList:
 		p, err := decode[remotews.SessionRef](in)
@@ -303,7 +353,12 @@ func (h *host) open(ctx context.Context, p remotews.SessionOpen) (*remotews.Sess
 			w.Path, w.Host, cur.ID, cur.N, p.Identity, p.Generation)
 	}
 	a := engine.AgentSession{Agent: Agent, ID: fmt.Sprintf("%s/%s/%d", p.Session, p.Identity, p.Generation)}
+	hs := &hostSession{}
 	s, err := ws.OpenAgent(ctx, a, engine.SessionOptions{
+		Elsewhere: hs.where,
+		Limit: func(c engine.Config) engine.Config {
+			return remotews.Apply(c, w.Limits)
+		},
 		NoSnapshots: p.NoSnapshots || !w.Limits.SnapshotsEnabled,
 		Notice: func(text string) {
 			_ = h.conn.Notify(remotews.NoteNotice, remotews.Notice{Session: p.Session, Text: text})
@@ -325,7 +380,8 @@ func (h *host) open(ctx context.Context, p remotews.SessionOpen) (*remotews.Sess
 		snaps, _ = s.Snapshots(ctx)
 	}
 	h.mu.Lock()
-	h.sessions[p.Session] = &hostSession{s: s, log: log}
+	hs.s, hs.log = s, log
+	h.sessions[p.Session] = hs
 	h.mu.Unlock()
 	return &remotews.SessionOpened{Session: p.Session, HostSession: s.ID(), Pending: pendingOf(old, snaps)}, nil
 }
@@ -374,6 +430,11 @@ func logged[T any](h *host, ctx context.Context, method string, ref remotews.Cal
 		var zero T
 		return zero, remotews.Errorf(remotews.CodeNotReady, "not_ready", nil, "session %s is not open on this connection", ref.Session)
 	}
+	hs.calls.Lock()
+	defer hs.calls.Unlock()
+	hs.mu.Lock()
+	hs.place = engine.Place{Call: ref.Call, Item: ref.Item}
+	hs.mu.Unlock()
 	seq := hs.log.begin(method, ref, what, h.opts.Store.Now())
 	res, err := fn(hs.s)
 	hs.log.end(seq, h.conn.Err() == nil, res, err)

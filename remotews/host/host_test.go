@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -414,6 +415,48 @@ func TestLimitsLowered(t *testing.T) {
 	}
 }
 
+// The limits the client asked for, lower than the host's own, are the
+// ones its host sessions record under: a file over the client's
+// snapshots.max_file_bytes is skipped, and one snapshot over the client's
+// snapshots.max_per_session drops the oldest.
+func TestClientLimitsApplied(t *testing.T) {
+	e := newEnv(t)
+	asked := remotews.LimitsOf(engine.DefaultConfig())
+	asked.MaxFileBytes, asked.MaxPerSession = 100, 2
+	c, _ := e.connect(remotews.Options{Limits: &asked})
+	if c.Welcome.Limits.MaxFileBytes != 100 || c.Welcome.Limits.MaxPerSession != 2 || len(c.Welcome.Lowered) != 0 {
+		t.Fatalf("welcome limits %+v lowered %v", c.Welcome.Limits, c.Welcome.Lowered)
+	}
+	ctx := context.Background()
+	s, err := c.Session(ctx, uuid.NewString(), c.Binding(), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	big := bytes.Repeat([]byte("b"), 1000)
+	if err := os.WriteFile(filepath.Join(e.ws, "big.txt"), big, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a, err := s.Write(ctx, "", "", "big.txt", []byte("small\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a.Skipped) != 1 {
+		t.Fatalf("a 1,000-byte file under the client's 100-byte limit was captured: %+v", a)
+	}
+	for i := range 3 {
+		if _, err := s.Write(ctx, "", "", fmt.Sprintf("f%d.txt", i), []byte("x\n")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	list, err := s.Snapshots(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list.Snapshots) > 2 {
+		t.Fatalf("%d snapshots kept under the client's max_per_session 2", len(list.Snapshots))
+	}
+}
+
 // Calls before hello, a second hello, another protocol version, a path
 // that is not there: each a clear error answer.
 func TestHelloErrors(t *testing.T) {
@@ -451,7 +494,7 @@ func TestHelloErrors(t *testing.T) {
 	if err := c.Call(ctx, remotews.MethodSessionOpen, remotews.SessionOpen{Session: "not-an-id"}, nil); !errors.As(err, &we) || we.Code != remotews.CodeBadInput {
 		t.Fatalf("bad session id: %v", err)
 	}
-	if err := c.Call(ctx, remotews.MethodRevertPreview, nil, nil); !errors.As(err, &we) || we.Code != -32601 {
+	if err := c.Call(ctx, remotews.MethodCallsPending, nil, nil); !errors.As(err, &we) || we.Code != -32601 {
 		t.Fatalf("a method not served yet: %v", err)
 	}
 
