@@ -81,7 +81,7 @@ func (st *State) loadSessions(fsys vfs.FS, name string) (ok bool, err error) {
 		if !ok {
 			return false, nil
 		}
-		if bytes.Contains(line, pendingMark) || bytes.Contains(line, forgottenMark) {
+		if bytes.Contains(line, []byte(pendingMark)) || bytes.Contains(line, []byte(forgottenMark)) {
 			var rec sessionRecord
 			if json.Unmarshal(line, &rec) != nil || rec.ID != id {
 				return false, nil
@@ -102,9 +102,9 @@ func (st *State) loadSessions(fsys vfs.FS, name string) (ok bool, err error) {
 // pending segments and forgets. (Within a JSON string a quote is escaped,
 // so these bytes appear only as keys; an output named so is decoded at
 // load too, which is harmless.)
-var (
-	pendingMark   = []byte(`"pending":[`)
-	forgottenMark = []byte(`"forgotten":true`)
+const (
+	pendingMark   = `"pending":[`
+	forgottenMark = `"forgotten":true`
 )
 
 // lineID reads the session id a journal line starts with ({"id":"<id>",
