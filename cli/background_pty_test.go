@@ -112,6 +112,12 @@ func TestPTYShellModalStopsOneJob(t *testing.T) {
 	if !strings.Contains(hist[0], "running") || !strings.Contains(hist[1], "cancelled") {
 		t.Fatalf("shell history %q", hist)
 	}
+	// Ctrl-D only once the editor reads again: typed while the terminal
+	// is cooked, it would be taken by the terminal as an end of input.
+	p.WaitScreen(t, "the prompt after the history", func(rows []string) bool {
+		_, y := p.Cursor()
+		return y < len(rows) && strings.HasPrefix(rows[y], "[shell · 1] cairn>") && !strings.Contains(rows[y], "/shells")
+	})
 	p.Send(t, "\x04")
 	if c := p.awaitExit(t, done); c != 0 {
 		t.Fatalf("exit %d", c)

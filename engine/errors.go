@@ -3,7 +3,6 @@ package engine
 import (
 	"fmt"
 
-	"cairn/engine/internal/bgwork"
 	"cairn/engine/internal/errs"
 )
 
@@ -35,7 +34,7 @@ var (
 	ErrOutputTooLarge = fmt.Errorf("%w: tool output over %d MiB", ErrBadInput, maxOutputSize>>20)
 	// ErrWorkPaused: the workflow run a WorkCall waited for was paused
 	// (PauseWork); ResumeWork runs it again.
-	ErrWorkPaused = bgwork.ErrPaused
+	ErrWorkPaused = errs.ErrWorkPaused
 )
 
 // Refusal is an error that refuses an operation (errors.Is(err,

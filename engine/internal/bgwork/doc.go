@@ -7,7 +7,7 @@
 //
 // It knows no session: the engine says where the journal is, gives it
 // the owner's conversations as Sinks, and maps its errors. It imports
-// engine/ids, engine/internal/tasks (to list the tasks its records keep:
+// engine/ids, engine/internal/errs (ErrPaused), engine/internal/tasks (to list the tasks its records keep:
 // Known), journal, internal/timefmt and internal/vfs.
 //
 // # Words

@@ -3,6 +3,8 @@ package bgwork
 import (
 	"errors"
 	"fmt"
+
+	"cairn/engine/internal/errs"
 )
 
 // Errors of the package, tested with errors.Is. The engine maps
@@ -32,7 +34,7 @@ var (
 	ErrInDoubt = errors.New("bgwork: a delivery failed part way")
 	// ErrPaused: a workflow was paused. It is the cause of its run's ctx
 	// (Paused), and what a call that waited for the run gets.
-	ErrPaused = errors.New("bgwork: paused")
+	ErrPaused = errs.ErrWorkPaused
 )
 
 // RefusedError is a refusal and its reason: errors.Is(err, ErrRefused)

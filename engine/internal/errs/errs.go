@@ -28,6 +28,9 @@ var (
 	ErrRefused   = errors.New("engine: refused")
 	ErrBadInput  = errors.New("engine: bad input")
 	ErrSweeping  = errors.New("engine: another cairn process is sweeping")
+	// ErrWorkPaused: a workflow run was paused (package bgwork's
+	// ErrPaused is this error).
+	ErrWorkPaused = errors.New("engine: the workflow run is paused")
 )
 
 // refused is a refusal built by Refusedf; it wraps ErrRefused and any
