@@ -71,58 +71,6 @@ func NewRunner(l *Ledger, opt RunnerOptions) *Runner {
 // Ledger is the runner's ledger.
 func (r *Runner) Ledger() *Ledger { return r.l }
 
-// Call is a started piece of work: its receipt, and for a waited call the
-// way to its result.
-type Call struct {
-	Receipt Receipt
-	r       *Runner
-	out     chan callOut // one value: the result, or the promotion
-	// answered: out has had its value (r.mu).
-	answered bool
-}
-
-type callOut struct {
-	res      Result
-	promoted *Receipt
-	paused   bool
-}
-
-// PromotedError says a waited call was moved to the background: its
-// result will be delivered; Receipt is what the caller answers with now.
-type PromotedError struct{ Receipt Receipt }
-
-func (e *PromotedError) Error() string { return ErrPromoted.Error() + ": " + e.Receipt.Work }
-func (e *PromotedError) Unwrap() error { return ErrPromoted }
-
-// Wait waits for the result of a waited call. It returns a
-// *PromotedError once the work was moved to the background, and ErrPaused
-// once a workflow paused. When ctx
-// ends first, the work is cancelled and its result (cancelled) waited for.
-// A call answered with a receipt has nothing to wait for: Wait returns
-// its receipt as a *PromotedError at once.
-func (c *Call) Wait(ctx context.Context) (Result, error) {
-	if c.out == nil {
-		return Result{}, &PromotedError{c.Receipt}
-	}
-	select {
-	case o := <-c.out:
-		return c.answer(o)
-	case <-ctx.Done():
-	}
-	c.r.cancel(c.Receipt.Work, errCancelled)
-	return c.answer(<-c.out)
-}
-
-func (c *Call) answer(o callOut) (Result, error) {
-	switch {
-	case o.promoted != nil:
-		return Result{}, &PromotedError{*o.promoted}
-	case o.paused:
-		return Result{}, fmt.Errorf("%w: %s waits for Continue", ErrPaused, c.Receipt.Work)
-	}
-	return o.res, nil
-}
-
 // Start admits a and runs fn in a goroutine of its own, with deadline as
 // its hard deadline (0: none). fn never runs when the admission cannot be
 // recorded. A Background admission returns its receipt; the caller of a
