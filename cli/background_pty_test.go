@@ -116,7 +116,7 @@ func TestPTYShellModalStopsOneJob(t *testing.T) {
 	// is cooked, it would be taken by the terminal as an end of input.
 	p.WaitScreen(t, "the prompt after the history", func(rows []string) bool {
 		_, y := p.Cursor()
-		return y < len(rows) && strings.HasPrefix(rows[y], "[shell · 1] cairn>") && !strings.Contains(rows[y], "/shells")
+		return y < len(rows) && strings.HasPrefix(still(rows[y]), "[shell · 1] [waiting ⠋] cairn>") && !strings.Contains(rows[y], "/shells")
 	})
 	p.Send(t, "\x04")
 	if c := p.awaitExit(t, done); c != 0 {

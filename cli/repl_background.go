@@ -109,7 +109,11 @@ func (r *repl) spin() {
 				return
 			}
 			r.bg.frame++
-			ed.SetPrompt(promptText(s, r.bg.frame))
+			if !ed.SetPrompt(promptText(s, r.bg.frame)) {
+				r.bg.spinning = false // no line is being read: nothing to draw on
+				r.bg.mu.Unlock()
+				return
+			}
 			r.bg.mu.Unlock()
 		}
 	}()
