@@ -56,7 +56,9 @@ func (w *Workspace) lease(ctx context.Context, id string, l vfs.Lock, notice fun
 	h, err := link.Lease(ctx, id, w.s.now, say)
 	var busy *remote.BusyError
 	if errors.As(err, &busy) {
-		return nil, &BusyError{ID: id, Machine: busy.Machine, Host: busy.Host, Age: busy.Age}
+		// l comes back with the refusal: the caller releases the lock it
+		// holds, whatever it keeps of the answer.
+		return l, &BusyError{ID: id, Machine: busy.Machine, Host: busy.Host, Age: busy.Age}
 	}
 	if err != nil || h == nil {
 		return l, nil

@@ -160,3 +160,56 @@ func syncRoundTrip(t *testing.T, url string) {
 		t.Fatalf("A's transcript after the pull: %d items", len(got))
 	}
 }
+
+// TestAgentHooksSayALeaseHeldElsewhere: an agent's prompt and Stop hooks
+// open the session from the hooks' index; while another machine holds its
+// lease they answer that it is busy, naming the machine, and the session
+// is as it was (they panicked on the lock the busy lease check left nil).
+func TestAgentHooksSayALeaseHeldElsewhere(t *testing.T) {
+	ctx := context.Background()
+	url := fileRemote(t)
+	project := t.TempDir()
+	a, b := newMachine(t, url), newMachine(t, url)
+	agent := engine.AgentSession{Agent: "claude-code", ID: "c0ffee00-0000-4000-8000-000000000001"}
+	wa, _ := a.store.Workspace(project)
+	brief := engine.SessionOptions{Brief: true}
+	for _, text := range []string{"first", "second"} { // the second opens from the index
+		if _, err := wa.RecordAgentPrompt(ctx, agent, brief, 0, text, "", nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a.sync()
+	b.sync()
+	wb, _ := b.store.Workspace(project)
+	id := engine.ImportSessionID(agent.Agent, agent.ID)
+	sb, err := wb.Open(ctx, id, engine.SessionOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sb.Close()
+
+	a.reopen()
+	wa, _ = a.store.Workspace(project)
+	var busy *engine.BusyError
+	if _, err := wa.RecordAgentPrompt(ctx, agent, brief, 0, "third", "", nil); !errors.As(err, &busy) || busy.Machine == "" {
+		t.Fatalf("prompt hook while B holds the lease: %v", err)
+	}
+	if err := wa.EndAgentTurn(ctx, agent, brief, 0, &engine.Turn{Model: "m"}, nil); !errors.As(err, &busy) {
+		t.Fatalf("Stop hook while B holds the lease: %v", err)
+	}
+	sb.Close()
+	b.sync()
+	a.sync()
+	s, err := wa.Open(ctx, id, engine.SessionOptions{})
+	if err != nil {
+		t.Fatalf("A's open after B let go: %v", err)
+	}
+	defer s.Close()
+	var texts []string
+	for _, it := range s.Transcript() {
+		texts = append(texts, it.Text)
+	}
+	if strings.Join(texts, ",") != "first,second" {
+		t.Fatalf("after the busy hooks the session holds %q", texts)
+	}
+}
