@@ -25,6 +25,17 @@ func (s *Session) turns() int {
 // otherwise (the plumbing) it is delivered at once. Best effort: the turn
 // or the compaction stands whatever happens here.
 func (s *Session) remind(ctx context.Context, compacted bool) {
+	s.work.mu.Lock()
+	opened, watched := s.work.runner != nil, len(s.work.wake) > 0
+	s.work.mu.Unlock()
+	if !opened {
+		// A session that never ran background work has no ledger to
+		// open: nothing runs, nothing to remind of (one stat, before
+		// config.json is read: a Stop hook ends a turn in every session).
+		if _, err := s.ws.s.fsys.Stat(workLedgerName(s.ws.dir, s.ID())); err != nil {
+			return
+		}
+	}
 	every := 0
 	if !compacted {
 		cfg, err := s.config()
@@ -32,16 +43,6 @@ func (s *Session) remind(ctx context.Context, compacted bool) {
 			return
 		}
 		every = cfg.Agent.BackgroundReminderTurns
-	}
-	s.work.mu.Lock()
-	opened, watched := s.work.runner != nil, len(s.work.wake) > 0
-	s.work.mu.Unlock()
-	if !opened {
-		// A session that never ran background work has no ledger to
-		// open: nothing runs, nothing to remind of.
-		if _, err := s.ws.s.fsys.Stat(workLedgerName(s.ws.dir, s.ID())); err != nil {
-			return
-		}
 	}
 	r, err := s.runner()
 	if err != nil {
