@@ -4,6 +4,8 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 
+	"cairn/engine/internal/layout"
+
 	"github.com/google/uuid"
 )
 
@@ -17,10 +19,7 @@ func IsSessionID(s string) bool { return validSessionID(s) }
 
 // validSessionID reports whether s is a session id as cairn writes them: a
 // lowercase version 4 UUID. Anything else is never used to build a path.
-func validSessionID(s string) bool {
-	u, err := uuid.Parse(s)
-	return err == nil && u.String() == s && u.Version() == 4
-}
+func validSessionID(s string) bool { return layout.ValidSessionID(s) }
 
 // newItemID is an item id: "i-" and 16 random hex digits.
 func newItemID() string { return "i-" + randHex(8) }

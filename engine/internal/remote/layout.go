@@ -93,27 +93,8 @@ var (
 	nameRE = lazyre.New(`^[A-Za-z0-9._-]{1,128}$`)
 )
 
-// validID reports a session id (a UUID, lowercase), checked by hand: a
-// load of the state journal checks one a line.
-func validID(id string) bool {
-	if len(id) != 36 {
-		return false
-	}
-	for i := 0; i < len(id); i++ {
-		c := id[i]
-		switch i {
-		case 8, 13, 18, 23:
-			if c != '-' {
-				return false
-			}
-		default:
-			if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
-				return false
-			}
-		}
-	}
-	return true
-}
+// validID reports a session id as cairn writes them (layout.ValidSessionID).
+func validID(id string) bool { return layout.ValidSessionID(id) }
 
 // validFile reports a journal file name a remote may name: one of the
 // four journals or a task file. Nothing else is ever written locally.
