@@ -278,9 +278,15 @@ type remoteCell struct {
 
 func (c *remoteCell) ready(ctx context.Context) error {
 	if c.hs == nil {
-		return fmt.Errorf("no host session on %s for this session (see the message above): nothing was run, here or there", c.r.rc.client.Target)
+		return c.r.noHostSession()
 	}
 	return c.r.remoteBind(ctx)
+}
+
+// noHostSession refuses a call that needs the session's host session when
+// the connection has none (the message at connect said why).
+func (r *repl) noHostSession() error {
+	return fmt.Errorf("no host session on %s for this session (see the message above): nothing was run, here or there", r.rc.client.Target)
 }
 
 // where is the call (the tool_call item, or the prompt of the turn) and
@@ -399,7 +405,7 @@ func (r *repl) revertFiles(ctx context.Context, at string, mode engine.RevertMod
 	}
 	c := r.rc.cell
 	if c == nil || c.hs == nil {
-		return nil, (&remoteCell{r: r}).ready(ctx)
+		return nil, r.noHostSession()
 	}
 	pt, err := r.sess.RevertPoint(at)
 	if err != nil {
@@ -431,7 +437,7 @@ func (r *repl) unrevert(ctx context.Context) (*engine.RevertResult, error) {
 	}
 	c := r.rc.cell
 	if c == nil || c.hs == nil {
-		return nil, (&remoteCell{r: r}).ready(ctx)
+		return nil, r.noHostSession()
 	}
 	files, err := c.hs.Unrevert(ctx)
 	if err != nil {
@@ -476,7 +482,7 @@ func (r *repl) shellHistory(ctx context.Context) ([]engine.ShellEntry, error) {
 	}
 	c := r.rc.cell
 	if c == nil || c.hs == nil {
-		return nil, (&remoteCell{r: r}).ready(ctx)
+		return nil, r.noHostSession()
 	}
 	return c.hs.Shells(ctx)
 }
