@@ -262,7 +262,7 @@ func (s *Session) ResumeWork(ctx context.Context, id string, w WorkResume, fn Wo
 	if err != nil {
 		return nil, err
 	}
-	if cur, ok := r.Ledger().State().Work(id); ok && cur.Type != bgwork.TypeWorkflow {
+	if cur, ok := r.Ledger().Work(id); ok && cur.Type != bgwork.TypeWorkflow {
 		return nil, refusedf("%s is a %s: ResumeWork resumes a paused workflow run", id, cur.Type)
 	}
 	c, err := r.Continue(id, w.Call, d.Receipt, 0, fn)

@@ -440,7 +440,7 @@ func (s *Session) Report(ctx context.Context, task string, in ReportInput) (Item
 	if it == nil {
 		return Item{}, errors.Join(err, fmt.Errorf("engine: the report of %s is recorded, not delivered yet", task))
 	}
-	if w, _ := r.Ledger().State().Work(task); w.Blocked && w.Live() && !slices.Contains(r.Running(), task) {
+	if w, _ := r.Ledger().Work(task); w.Blocked && w.Live() && !slices.Contains(r.Running(), task) {
 		if err := s.endTaskNamed(task, TaskBlocked); err != nil {
 			return *it, err
 		}

@@ -137,7 +137,7 @@ func (s *Session) StartTask(ctx context.Context, ts TaskStart) (*Task, Item, err
 		if strings.TrimSpace(label) == "" {
 			label = ts.Description
 		}
-		taken := func(id string) bool { _, ok := led.State().Work(id); return ok }
+		taken := func(id string) bool { _, ok := led.Work(id); return ok }
 		run, err = tl.StartAgent(label, call, ts.Background, ts.Held, taken, func(id string) *state { return newState(id, s.ws.path) })
 	}
 	if err != nil {

@@ -158,6 +158,14 @@ func (l *Ledger) State() *State {
 	return l.st.clone()
 }
 
+// Work is work id as it stands (State().Work without copying the whole
+// state for one piece of work).
+func (l *Ledger) Work(id string) (Work, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.st.Work(id)
+}
+
 // Stopped reports whether automatic continuation is stopped.
 func (l *Ledger) Stopped() bool {
 	l.mu.Lock()

@@ -129,7 +129,7 @@ func (r *Runner) begin(id string, deadline time.Duration, fn Func, background bo
 // left as it reads.
 func (r *Runner) finish(id string, ru *run, ctx context.Context, res Result) {
 	r.drainOwned(id)
-	w, _ := r.l.State().Work(id)
+	w, _ := r.l.Work(id)
 	switch {
 	case w.State == StatePaused && res.Outcome == "":
 		r.ended(id, ru, callOut{paused: true}, w, nil)
@@ -158,7 +158,7 @@ func (r *Runner) finish(id string, ru *run, ctx context.Context, res Result) {
 		r.ended(id, ru, callOut{res: res}, Work{}, nil)
 		return
 	}
-	w, _ = r.l.State().Work(id)
+	w, _ = r.l.Work(id)
 	r.ended(id, ru, callOut{res: res}, w, d)
 }
 
@@ -235,7 +235,7 @@ func (r *Runner) Cancel(id string) (Work, error) {
 		if err := r.opt.EndHeld(id); err != nil {
 			return w, err
 		}
-		w, _ = r.l.State().Work(id)
+		w, _ = r.l.Work(id)
 	}
 	return w, nil
 }
@@ -266,7 +266,7 @@ func (r *Runner) Pause(id string) (Work, error) {
 		return Work{}, err
 	}
 	r.cancel(id, ErrPaused)
-	w, _ := r.l.State().Work(id)
+	w, _ := r.l.Work(id)
 	return w, nil
 }
 
@@ -358,7 +358,7 @@ func (r *Runner) Close(ctx context.Context) error {
 	for id, ru := range r.runs {
 		// A cancel line that cannot be written does not stop the cancel.
 		// A paused workflow whose run is ending stays paused.
-		if w, _ := r.l.State().Work(id); w.State != StatePaused {
+		if w, _ := r.l.Work(id); w.State != StatePaused {
 			r.l.Cancel(id)
 		}
 		ru.cancel(errClosed)
