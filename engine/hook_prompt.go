@@ -105,6 +105,7 @@ type indexKeep struct {
 	append bool
 	from   int
 	ids    []string
+	rec    *Record // the session record indexedState read, under the lock loadIndexed runs under
 }
 
 // indexName is session id's index.
@@ -175,6 +176,7 @@ func (w *Workspace) indexedState(ctx context.Context, id string) (*indexKeep, *s
 	if st.Settled = min(rec.SettledTurn, st.Turns); st.Turns > st.Settled {
 		return nil, nil
 	}
+	keep.rec = rec
 	return keep, st
 }
 
@@ -225,7 +227,13 @@ func (s *Session) loadIndexed(ctx context.Context, st *state) error {
 	}
 	s.items, s.st = wr, st
 	s.kept.Items.Durable(wr.Size())
-	rec, rerr := readRecord(w.s.fsys, w.dir, id)
+	var rec *Record
+	var rerr error
+	if s.index != nil && s.index.rec != nil {
+		rec = s.index.rec
+	} else {
+		rec, rerr = readRecord(w.s.fsys, w.dir, id)
+	}
 	if rerr != nil || rec.Journals["items"] != wr.Size() || rec.SettledTurn != st.Settled {
 		if err := writeRecord(w.s.fsys, w.dir, recordOf(st, map[string]int64{"items": wr.Size()})); err != nil {
 			s.recordStale = true
