@@ -89,6 +89,7 @@ func Rescan(ctx context.Context, root string, prev *Tree, dirty []string, opts O
 	}
 	out.Unread = append(out.Unread, fresh.Unread...)
 	slices.Sort(out.Unread)
+	out.Unread = slices.Compact(out.Unread) // a kept folder may be unread in both
 	switch {
 	case opts.MaxFiles > 0 && out.Files > opts.MaxFiles:
 		return nil, &LimitError{Limit: "max_files", Path: "."}
