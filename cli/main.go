@@ -39,7 +39,7 @@ type CLI struct {
 	Attachment AttachmentCmd  `cmd:"" group:"plumbing" help:"Write an item's attachment to stdout, byte for byte (or --list them)."`
 	Task       TaskCmd        `cmd:"" group:"plumbing" help:"Print a sub-agent task's transcript (or --cancel a running one)."`
 	Tasks      TasksCmd       `cmd:"" group:"plumbing" help:"List a session's tasks and background shell jobs: id, state, counts, label."`
-	TaskCtl    TaskControlCmd `cmd:"" name:"task-control" group:"plumbing" help:"Inspect and control a session's background work: list (paged, newest first), status, cancel, background."`
+	TaskCtl    TaskControlCmd `cmd:"" name:"task-control" group:"plumbing" help:"Inspect and control a session's background work: list (paged, newest first), status, cancel, background, pause."`
 	Message    MessageCmd     `cmd:"" group:"plumbing" help:"Send a message to a live session (experimental.cross_session_messaging)."`
 	Shells     ShellsCmd      `cmd:"" group:"plumbing" help:"List a session's shell history (the shell lines it ran), or print what one of them printed."`
 	Turn       TurnCmd        `cmd:"" group:"plumbing" help:"End a session's turn: its spend, model, plan and trail labels, durable on return."`
