@@ -141,13 +141,14 @@ const DefaultMaxAttachmentMB = 32
 
 // Default is the configuration with no config.json.
 func Default() Config {
+	agent := execpolicy.Default()
 	return Config{
 		Snapshots: SnapshotsConfig{Enabled: true, MaxPerSession: 50, MaxBytesPerSession: 64 << 20, MaxFileBytes: 2 << 20},
 		Storage: StorageConfig{MaxEagerLoadMB: 1024, MaxAttachmentMB: DefaultMaxAttachmentMB, RecordingEnabled: true, MaxBytesMB: MaxRecordBytesMB, MaxFiles: MaxRecordFiles,
 			MaxFileBytesMB: MaxRecordFileBytesMB, GroupBy: "directory", SweepIntervalHours: 24},
 		History: HistoryConfig{Max: DefaultHistoryMax},
-		Agent: AgentConfig{TaskExecution: execpolicy.Auto, ShellExecution: execpolicy.Auto,
-			ShellAsyncThresholdSecs: execpolicy.DefaultThresholdSecs},
+		Agent: AgentConfig{TaskExecution: agent.Task, ShellExecution: agent.Shell,
+			ShellAsyncThresholdSecs: agent.ThresholdSecs},
 	}
 }
 

@@ -3,7 +3,6 @@ package execpolicy
 import (
 	"errors"
 	"fmt"
-	"strconv"
 	"time"
 )
 
@@ -56,11 +55,6 @@ type Policy struct {
 	ThresholdSecs int
 }
 
-// Default is the policy with nothing configured: auto, auto, 120.
-func Default() Policy {
-	return Policy{Task: Auto, Shell: Auto, ThresholdSecs: DefaultThresholdSecs}
-}
-
 // Check reports what is wrong with p, or nil.
 func (p Policy) Check() error {
 	for _, m := range []Mode{p.Task, p.Shell} {
@@ -79,13 +73,9 @@ func CheckSecs(n int) error {
 	return nil
 }
 
-// ParseSecs reads a timeout given as text (a command-line flag).
-func ParseSecs(s string) (int, error) {
-	n, err := strconv.Atoi(s)
-	if err != nil {
-		return 0, fmt.Errorf("%w (got %q)", ErrBadTimeout, s)
-	}
-	return n, CheckSecs(n)
+// Default is the policy with nothing configured: auto, auto, 120.
+func Default() Policy {
+	return Policy{Task: Auto, Shell: Auto, ThresholdSecs: DefaultThresholdSecs}
 }
 
 // Use says whether there is a session left open to take a receipt's result.

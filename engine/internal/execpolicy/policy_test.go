@@ -162,16 +162,6 @@ func TestParse(t *testing.T) {
 			t.Errorf("ParseMode(%q) = %v, want ErrBadMode", s, err)
 		}
 	}
-	for s, want := range map[string]int{"1": 1, "120": 120, "121": 121} {
-		if n, err := ParseSecs(s); err != nil || n != want {
-			t.Errorf("ParseSecs(%q) = %d, %v", s, n, err)
-		}
-	}
-	for _, s := range []string{"0", "-1", "1.5", "", "2m", "604801"} {
-		if _, err := ParseSecs(s); !errors.Is(err, ErrBadTimeout) {
-			t.Errorf("ParseSecs(%q) = %v, want ErrBadTimeout", s, err)
-		}
-	}
 	if err := Default().Check(); err != nil {
 		t.Fatal(err)
 	}
