@@ -161,18 +161,7 @@ type WorkCall = bgwork.Call
 // Deliver. Its reports are Session.Report. It needs a runtime with a
 // model: the REPL and the plumbing start no agent work this way.
 func (s *Session) StartWork(ctx context.Context, w WorkStart, fn WorkFunc) (*WorkCall, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	cfg, err := s.config()
-	if err != nil {
-		return nil, err
-	}
-	d, err := cfg.Agent.TaskCall(ExecPersistent, w.Background)
-	if err != nil {
-		return nil, err
-	}
-	r, err := s.runner()
+	d, r, err := s.workRunner(ctx, w.Background)
 	if err != nil {
 		return nil, err
 	}
@@ -220,18 +209,7 @@ type WorkResume struct {
 // StartWork. Only a paused workflow is resumed (a settled or interrupted
 // one is refused).
 func (s *Session) ResumeWork(ctx context.Context, id string, w WorkResume, fn WorkFunc) (*WorkCall, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	cfg, err := s.config()
-	if err != nil {
-		return nil, err
-	}
-	d, err := cfg.Agent.TaskCall(ExecPersistent, w.Background)
-	if err != nil {
-		return nil, err
-	}
-	r, err := s.runner()
+	d, r, err := s.workRunner(ctx, w.Background)
 	if err != nil {
 		return nil, err
 	}
@@ -240,4 +218,22 @@ func (s *Session) ResumeWork(ctx context.Context, id string, w WorkResume, fn Wo
 	}
 	c, err := r.Continue(id, w.Call, d.Receipt, 0, fn)
 	return c, bgworkError(err)
+}
+
+// workRunner readies a task or workflow call made with background: the
+// agent section's decision for it, and the session's Runner.
+func (s *Session) workRunner(ctx context.Context, background bool) (execpolicy.Decision, *bgwork.Runner, error) {
+	if err := ctx.Err(); err != nil {
+		return execpolicy.Decision{}, nil, err
+	}
+	cfg, err := s.config()
+	if err != nil {
+		return execpolicy.Decision{}, nil, err
+	}
+	d, err := cfg.Agent.TaskCall(ExecPersistent, background)
+	if err != nil {
+		return execpolicy.Decision{}, nil, err
+	}
+	r, err := s.runner()
+	return d, r, err
 }
