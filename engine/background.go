@@ -23,22 +23,12 @@ import (
 // copied into a fork. A session's owner writes the ledger; anyone reads it
 // (Workspace.TaskControl). Cross-session messages are messages.go.
 
-// ExecMode is how one kind of call runs: execSync, execAuto or execAsync.
-type ExecMode = execpolicy.Mode
-
 // The execution modes, as config.json spells them.
 const (
 	execSync  = execpolicy.Sync
 	execAuto  = execpolicy.Auto
 	execAsync = execpolicy.Async
 )
-
-// ExecPolicy is the agent section as a policy: its TaskCall and ShellCall
-// decide whether a call waits or returns a receipt, and its hard deadline.
-type ExecPolicy = execpolicy.Policy
-
-// ExecDecision is how one call runs (ExecPolicy.TaskCall, ShellCall).
-type ExecDecision = execpolicy.Decision
 
 // ExecUse says whether a session stays open to take a receipt's result:
 // ExecPersistent (the REPL, a runtime's open session) or ExecOneShot (a
@@ -57,13 +47,8 @@ const DefaultShellTimeoutSecs = execpolicy.DefaultTimeoutSecs
 // MaxShellTimeoutSecs bounds a shell call's timeout: one week.
 const MaxShellTimeoutSecs = execpolicy.MaxSecs
 
-// AgentConfig is the "agent" section of config.json: its TaskCall,
-// ShellCall and Promote decide whether a call waits or returns a receipt
-// (a refusal is ErrRefused, a malformed section ErrBadInput).
+// AgentConfig is the "agent" section of config.json.
 type AgentConfig = config.AgentConfig
-
-// ExperimentalConfig is the "experimental" section of config.json.
-type ExperimentalConfig = config.ExperimentalConfig
 
 // workLedgerFile is the ledger's name in a session's task folder.
 const workLedgerFile = "work.jsonl"
@@ -72,19 +57,13 @@ func workLedgerName(dir, session string) string {
 	return path.Join(dir, tasksFolder, session, workLedgerFile)
 }
 
-// TaskControlRequest is one task_control call: Action list, status,
-// cancel or background; every action but list needs TaskID; list takes
-// Cursor (the Next of the page before, passed back as given) and Limit (20
-// when 0).
+// TaskControlRequest is one task_control call.
 type TaskControlRequest = bgwork.Request
 
-// TaskControlAnswer is what a task_control call answers; it marshals as
-// the one value it holds (list: {"tasks":[...],"next":C}, next absent on
-// the last page).
+// TaskControlAnswer is what a task_control call answers.
 type TaskControlAnswer = bgwork.Answer
 
-// BackgroundWork is one task, shell job or workflow run of a session's
-// background-work ledger.
+// BackgroundWork is one task, shell job or workflow run.
 type BackgroundWork = bgwork.Work
 
 // TaskControl answers the task_control calls that read (list and status)
@@ -119,18 +98,12 @@ func (w *Workspace) TaskControl(ctx context.Context, session string, q TaskContr
 	return a, bgworkError(err)
 }
 
-// ReportInput is a child's report_to_parent call: a required message, an
-// optional title (one line of at most 80 characters; without one, the
-// first non-empty line of the message, cut to 80), blocked false unless
-// given.
+// ReportInput is a child's report_to_parent call.
 type ReportInput = bgwork.ReportInput
-
-// ChildReport is a checked report, its title always set.
-type ChildReport = bgwork.Report
 
 // checkReport checks a report_to_parent call; what is wrong with it is
 // ErrBadInput.
-func checkReport(in ReportInput) (ChildReport, error) {
+func checkReport(in ReportInput) (bgwork.Report, error) {
 	r, err := bgwork.CheckReport(in)
 	return r, bgworkError(err)
 }
@@ -188,18 +161,7 @@ type WorkCall = bgwork.Call
 // Deliver. Its reports are Session.Report. It needs a runtime with a
 // model: the REPL and the plumbing start no agent work this way.
 func (s *Session) StartWork(ctx context.Context, w WorkStart, fn WorkFunc) (*WorkCall, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	cfg, err := s.config()
-	if err != nil {
-		return nil, err
-	}
-	d, err := cfg.Agent.TaskCall(ExecPersistent, w.Background)
-	if err != nil {
-		return nil, err
-	}
-	r, err := s.runner()
+	d, r, err := s.workRunner(ctx, w.Background)
 	if err != nil {
 		return nil, err
 	}
@@ -247,18 +209,7 @@ type WorkResume struct {
 // StartWork. Only a paused workflow is resumed (a settled or interrupted
 // one is refused).
 func (s *Session) ResumeWork(ctx context.Context, id string, w WorkResume, fn WorkFunc) (*WorkCall, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	cfg, err := s.config()
-	if err != nil {
-		return nil, err
-	}
-	d, err := cfg.Agent.TaskCall(ExecPersistent, w.Background)
-	if err != nil {
-		return nil, err
-	}
-	r, err := s.runner()
+	d, r, err := s.workRunner(ctx, w.Background)
 	if err != nil {
 		return nil, err
 	}
@@ -267,4 +218,22 @@ func (s *Session) ResumeWork(ctx context.Context, id string, w WorkResume, fn Wo
 	}
 	c, err := r.Continue(id, w.Call, d.Receipt, 0, fn)
 	return c, bgworkError(err)
+}
+
+// workRunner readies a task or workflow call made with background: the
+// agent section's decision for it, and the session's Runner.
+func (s *Session) workRunner(ctx context.Context, background bool) (execpolicy.Decision, *bgwork.Runner, error) {
+	if err := ctx.Err(); err != nil {
+		return execpolicy.Decision{}, nil, err
+	}
+	cfg, err := s.config()
+	if err != nil {
+		return execpolicy.Decision{}, nil, err
+	}
+	d, err := cfg.Agent.TaskCall(ExecPersistent, background)
+	if err != nil {
+		return execpolicy.Decision{}, nil, err
+	}
+	r, err := s.runner()
+	return d, r, err
 }

@@ -79,7 +79,7 @@ func (s *Session) execBackground(ctx context.Context, job, line string, eo ExecO
 	}
 	ans.Run = run.ID()
 	out := s.runShell(ctx, line, eo)
-	ans.ExitCode = out.exit
+	ans.ExitCode = out.Exit
 	finish := run.finishTails
 	if errors.Is(ctx.Err(), context.Canceled) {
 		// Its owner stopped it (a cancel, a stop, the session's close):
@@ -87,10 +87,10 @@ func (s *Session) execBackground(ctx context.Context, job, line string, eo ExecO
 		finish = run.finishCancelled
 	}
 	bg := context.WithoutCancel(ctx)
-	if err := finish(bg, out.exit, out.stdout.tail(), out.stderr.tail()); err != nil {
+	if err := finish(bg, out.Exit, tailOf(&out.Stdout), tailOf(&out.Stderr)); err != nil {
 		s.noticef("the background line ran, but its end could not be kept in the shell history: %v", err)
 	}
-	if ans.Output, err = s.PutOutput(bg, ids.ShellLabel(line), bytes.NewReader(out.all.bytes())); err != nil {
+	if ans.Output, err = s.PutOutput(bg, ids.ShellLabel(line), bytes.NewReader(out.All.Bytes())); err != nil {
 		s.noticef("the background line's output could not be kept: %v", err)
 	}
 	if p != nil && p.Scope != ScopeNone && p.Unrecorded == "" {
@@ -102,7 +102,7 @@ func (s *Session) execBackground(ctx context.Context, job, line string, eo ExecO
 			ans.Snapshot, ans.Files, ans.Skipped = rec.Snapshot, rec.Files, rec.Skipped
 		}
 	}
-	return ans, out.err
+	return ans, out.Err
 }
 
 // notStarted is err of a background line that did not start. One its

@@ -26,9 +26,9 @@ import (
 
 // Scopes of a call: what it may change.
 const (
-	ScopeNone      = "none"      // a line that only reads: nothing is recorded
-	scopePaths     = "paths"     // the named paths (a folder: all of it)
-	scopeWorkspace = "workspace" // the whole workspace, walked
+	ScopeNone      = "none"            // a line that only reads: nothing is recorded
+	scopePaths     = callrec.Paths     // the named paths (a folder: all of it)
+	scopeWorkspace = callrec.Workspace // the whole workspace, walked
 )
 
 // callScope is what a call may change: Kind is one of the Scope*

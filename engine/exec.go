@@ -47,7 +47,7 @@ func (s *Session) Exec(ctx context.Context, line string, opts ExecOptions) (*Exe
 	// running commands and waits for them to settle).
 	ctx, stop := s.untilClose(ctx)
 	defer stop()
-	var out shellOutput
+	var out shellproc.Output
 	rc, err := s.recordCall(ctx, "exec", call, sc, func(ctx context.Context) error {
 		run, err := s.ShellStart(ctx, line)
 		if err != nil {
@@ -55,17 +55,17 @@ func (s *Session) Exec(ctx context.Context, line string, opts ExecOptions) (*Exe
 		}
 		ans.Run = run.ID()
 		out = s.runShell(ctx, line, opts)
-		if err := run.finishTails(context.WithoutCancel(ctx), out.exit, out.stdout.tail(), out.stderr.tail()); err != nil {
+		if err := run.finishTails(context.WithoutCancel(ctx), out.Exit, tailOf(&out.Stdout), tailOf(&out.Stderr)); err != nil {
 			s.noticef("the shell line ran, but its end could not be kept in the shell history: %v", err)
 		}
 		// Kept while the call still holds the session, so a Close
 		// waiting for it does not shut the output out.
-		oid, perr := s.PutOutput(context.WithoutCancel(ctx), ids.ShellLabel(line), bytes.NewReader(out.all.bytes()))
+		oid, perr := s.PutOutput(context.WithoutCancel(ctx), ids.ShellLabel(line), bytes.NewReader(out.All.Bytes()))
 		if perr != nil {
 			s.noticef("the shell line's output could not be kept: %v", perr)
 		}
 		ans.Output = oid
-		return out.err
+		return out.Err
 	})
 	if rc != nil {
 		if rc.Scope != "" {
@@ -81,30 +81,21 @@ func (s *Session) Exec(ctx context.Context, line string, opts ExecOptions) (*Exe
 	if err != nil && ans.Run == "" {
 		return nil, err
 	}
-	ans.ExitCode = out.exit
+	ans.ExitCode = out.Exit
 	if err != nil && !errors.Is(err, context.Canceled) {
 		return ans, err
 	}
 	return ans, ctx.Err()
 }
 
-// shellOutput is what a shell line printed and how it ended.
-type shellOutput struct {
-	stdout, stderr, all tailBuffer
-	exit                int
-	err                 error // the command could not be run or waited for
+// tailOf is the end of a stream a line printed, as the shell history keeps it.
+func tailOf(b *shellproc.TailBuffer) shellTail {
+	return shellTail{Bytes: b.Bytes(), Dropped: b.Dropped()}
 }
 
-// tailBuffer is the end of a stream a line printed (shellproc.TailBuffer).
-type tailBuffer struct{ b *shellproc.TailBuffer }
-
-func (t tailBuffer) bytes() []byte   { return t.b.Bytes() }
-func (t tailBuffer) tail() shellTail { return shellTail{Bytes: t.b.Bytes(), Dropped: t.b.Dropped()} }
-
 // runShell runs line with sh -c in the workspace (shellproc.Run), its
-// output to opts' writers and to out's buffers. No line goes on changing
+// output to opts' writers and to its buffers. No line goes on changing
 // files after its record was closed: its process group dies with cairn.
-func (s *Session) runShell(ctx context.Context, line string, opts ExecOptions) shellOutput {
-	o := shellproc.Run(ctx, &s.ws.s.forker, line, s.ws.path, opts.Stdout, opts.Stderr, ShellKeepBytes, s.ws.s.maxOutputBytes())
-	return shellOutput{stdout: tailBuffer{&o.Stdout}, stderr: tailBuffer{&o.Stderr}, all: tailBuffer{&o.All}, exit: o.Exit, err: o.Err}
+func (s *Session) runShell(ctx context.Context, line string, opts ExecOptions) shellproc.Output {
+	return shellproc.Run(ctx, &s.ws.s.forker, line, s.ws.path, opts.Stdout, opts.Stderr, ShellKeepBytes, s.ws.s.maxOutputBytes())
 }

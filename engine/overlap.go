@@ -2,11 +2,11 @@ package engine
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"cairn/engine/internal/callrec"
 	"cairn/engine/internal/changes"
+	"cairn/engine/internal/hookmark"
 	"cairn/engine/internal/overlap"
 	"cairn/engine/internal/scope"
 )
@@ -31,48 +31,14 @@ type markerFile struct {
 
 // marker is m as engine/internal/overlap reads it.
 func (m *markerFile) marker() *overlap.Marker {
-	if p := m.exec; p != nil {
-		sc := overlap.Scope{Paths: p.Paths}
-		if p.Scope == scopeWorkspace {
-			sc = overlap.Scope{Workspace: true}
-		}
-		return &overlap.Marker{Name: m.name, Mark: &p.Mark, Scope: sc, Exec: true, TreeSum: p.Tree.SHA256, Value: p,
-			Member: changes.OverlapMember{ID: p.ID, Call: p.Call, Item: p.Item}}
+	if m.exec != nil {
+		return m.exec.Marker(m.name)
 	}
-	p := m.edit
-	return &overlap.Marker{Name: m.name, Mark: &p.Mark, Scope: editScope(p.Files), Files: p.Files, Value: p,
-		Member: changes.OverlapMember{Call: p.Call, Item: p.Item}}
+	return m.edit.Marker(m.name)
 }
 
-// decodeMarker reads a pending marker's bytes, nil when they do not read.
-func decodeMarker(b []byte) *overlap.Marker {
-	var kind struct {
-		Kind string `json:"kind"`
-	}
-	if json.Unmarshal(b, &kind) != nil {
-		return nil
-	}
-	if kind.Kind == markerExec {
-		var p PendingExec
-		if json.Unmarshal(b, &p) != nil || p.V != 1 || !changes.ValidSnapID(p.ID) || (p.Scope != scopePaths && p.Scope != scopeWorkspace) {
-			return nil
-		}
-		return (&markerFile{exec: &p}).marker()
-	}
-	var p PendingChange
-	if json.Unmarshal(b, &p) != nil || p.V != 1 || len(p.Files) == 0 {
-		return nil
-	}
-	return (&markerFile{edit: &p}).marker()
-}
-
-func editScope(files []changes.FileChange) overlap.Scope {
-	ps := make([]string, len(files))
-	for i, f := range files {
-		ps[i] = f.Path
-	}
-	return overlap.Scope{Paths: ps}
-}
+// editScope is the scope of a file edit of files (hookmark.EditScope).
+func editScope(files []changes.FileChange) overlap.Scope { return hookmark.EditScope(files) }
 
 // overlap is the scope as the unit rules see it.
 func (sc callScope) overlap() overlap.Scope {
@@ -85,7 +51,7 @@ func (sc callScope) overlap() overlap.Scope {
 // markers is the session's folder of pending markers.
 func (s *Session) markers() overlap.Markers {
 	return overlap.Markers{
-		FS: s.ws.s.fsys, Dir: hooksDir(s.ws.dir, s.ID()), Decode: decodeMarker,
+		FS: s.ws.s.fsys, Dir: hooksDir(s.ws.dir, s.ID()), Decode: hookmark.Decode,
 		Root: s.ws.path, StateDir: s.ws.s.home,
 		NewID: func() string { return changes.NewSnapID(s.ws.s.Now()) },
 	}
