@@ -8,20 +8,13 @@ import (
 
 	"cairn/engine/internal/convlog"
 	"cairn/engine/internal/durable"
+	"cairn/internal/vfs"
 	"cairn/journal"
 )
 
-// Forking copies the selected ancestor path into a new session and shares
-// everything else: payload objects stay in the workspace's store and are
-// named, not copied; the parent's change records are shared so the child can
-// revert files too. Where the fork starts follows the seed's table
-// (engine/internal/convlog/fork.go). The child gets a new id, the title "<title> (fork
-// #N)" (N counted per parent, marked as the user's own), copies of the
-// plan, model and settings, and the tool outputs its path and the
-// sub-agent histories it keeps refer to (ids kept; one the parent no
-// longer holds is skipped). Usage, pending revert state and permission
-// rules start clean. Forking needs no ownership of the parent, so an
-// active session can be forked.
+// Forking copies an ancestor path into a new session, sharing the rest
+// (convlog.Fork says what a child gets); it needs no ownership of the
+// parent, so an active session can be forked.
 
 // ForkResult says what a fork made: the child session, where it came
 // from, its title, the draft it was handed and the tasks it holds
@@ -43,136 +36,72 @@ func (s *Session) Fork(ctx context.Context, at string) (*ForkResult, error) {
 }
 
 // Fork forks session parent at item at ("" = its head) without taking
-// ownership of it.
+// ownership of it (convlog.Fork).
 func (w *Workspace) Fork(ctx context.Context, parent, at string) (*ForkResult, error) {
 	if !validSessionID(parent) {
 		return nil, fmt.Errorf("%w: %q is not a session id", ErrBadInput, parent)
 	}
-	st, err := w.fold(ctx, parent, foldOptions{})
-	if err != nil {
-		return nil, err
-	}
-	if err := w.readable(parent, st); err != nil {
-		return nil, err
-	}
-	if at == "" {
-		if st.Head == "" {
-			return nil, refusedf("nothing to fork: session %s has no head item (name an item to fork at)", parent)
-		}
-		at = st.Head
-	}
-	sel := st.Items[at]
-	if sel == nil {
-		return nil, noItem(at, parent)
-	}
-	keep, draft, supply := st.ForkPath(sel)
-	var draftGone *Unavailable
-	var draftPayload *Payload // the prompt's object, for a text over 16 KiB
-	if sel.Type == User {
-		if draft, draftGone, err = w.draftOf(ctx, parent, sel); err != nil {
-			return nil, err
-		}
-		if sel.Text == "" {
-			ls, err := convlog.PathLines(w.s.fsys, itemsName(w.dir, parent), []*Item{sel})
-			if err != nil {
-				return nil, err
-			}
-			if len(ls) == 1 {
-				draftPayload = ls[0].Payload
-			}
-		}
-	}
+	env := convlog.ForkEnv{FS: w.s.fsys, Dir: w.dir, Path: w.path, Build: Version, Branch: func() string { return gitBranch(w.path) },
+		Now: func() Time { return mkTime(w.s.Now()) }, Child: newSessionID(), Supplied: newItemID(),
+		Journal: journal.Options{Sync: journal.SyncManual, Now: w.s.now}}
+	return convlog.Fork(ctx, forkHost{w}, env, parent, at)
+}
 
-	// Forks are numbered one at a time, across processes: the lock is held
-	// until the child is in place, where the next fork's count sees it.
-	if err := w.ensure(); err != nil {
-		return nil, err
+// forkHost gives convlog.Fork the workspace's sessions and files.
+type forkHost struct{ *Workspace }
+
+func (h forkHost) Fold(ctx context.Context, id string) (*state, error) {
+	st, err := h.fold(ctx, id, foldOptions{})
+	if err == nil {
+		err = h.readable(id, st)
 	}
-	fl, err := convlog.LockForks(ctx, w.s.fsys, w.dir)
-	if err != nil {
-		return nil, err
-	}
-	defer fl.Release()
-	listing, _, err := w.List(ctx)
-	if err != nil {
-		return nil, err
-	}
+	return st, err
+}
+func (h forkHost) Draft(ctx context.Context, id string, sel *Item) (string, *Unavailable, error) {
+	return h.draftOf(ctx, id, sel)
+}
+func (h forkHost) Ensure() error                       { return h.ensure() }
+func (h forkHost) Acquire(id string) (vfs.Lock, error) { return h.acquire(id) }
+func (h forkHost) Release(id string, l vfs.Lock)       { h.release(id, l) }
+func (h forkHost) Drop(id string)                      { h.dropUnmade(id) }
+func (h forkHost) Listing(ctx context.Context) ([]convlog.Listed, error) {
+	listing, _, err := h.List(ctx)
 	listed := make([]convlog.Listed, len(listing))
 	for i, e := range listing {
 		listed[i] = convlog.Listed{ForkOf: e.ForkOf, Title: e.Title}
 	}
-	n := convlog.NextForkN(listed, parent, st.Title)
-	title := convlog.ForkTitle(st.Title, n)
-	child := newSessionID()
-	ref := ForkRef{Session: parent, Item: at, N: n}
-	now := mkTime(w.s.Now())
+	return listed, err
+}
 
-	// Lines the parent's journal holds for the path are copied with their
-	// payload references: no payload is read or stored again.
-	lines, err := convlog.PathLines(w.s.fsys, itemsName(w.dir, parent), keep)
-	if err != nil {
-		return nil, err
-	}
-	var draftAtts []Attachment
-	if sel.Type == User {
-		draftAtts = convlog.OnDisk(sel.Attachments)
-	}
-	out := convlog.ForkLines(st, lines, keep, supply, convlog.Child{Session: child, Path: w.path, Build: Version,
-		Branch: gitBranch(w.path), Ref: ref, At: now, Title: title, Supplied: newItemID(),
-		Draft: draft, DraftPayload: draftPayload, DraftAttachments: draftAtts})
-
-	// The child exists from one rename: that of its items journal, written
-	// whole after everything else it holds. A failure before it removes
-	// what was written, so a failed fork leaves no session behind. Its lock
-	// is held meanwhile, so that no one takes its temp files for leftovers.
-	l, err := w.acquire(child)
-	if err != nil {
-		return nil, err
-	}
-	made := false
-	defer func() {
-		w.release(child, l)
-		if !made {
-			w.dropUnmade(child)
-		}
-	}()
-	if err := convlog.ShareChanges(w.s.fsys, changesName(w.dir, parent), changesName(w.dir, child), mkTime(w.s.Now())); err != nil {
-		return nil, fmt.Errorf("engine: fork %s: share its change records: %w", parent, err)
-	}
-	// The sub-agent transcripts the kept path's task calls own are copied
-	// (engine/internal/tasks/copy.go); their payloads and attachments are shared objects.
-	tasks, taskOuts, err := w.copyTasks(ctx, parent, child, keep)
+// Copy copies the sub-agent transcripts the kept path's task calls own
+// (engine/internal/tasks/copy.go), then the tool outputs the path and
+// those transcripts refer to, their ids kept. One the parent no longer
+// holds (a trim dropped its outputs) is not there to copy: the child
+// refers to it as the parent does, and the fork goes on.
+func (h forkHost) Copy(ctx context.Context, parent, child string, keep []*Item) ([]string, error) {
+	tasks, taskOuts, err := h.copyTasks(ctx, parent, child, keep)
 	if err != nil {
 		return nil, fmt.Errorf("engine: fork %s: copy its sub-agent transcripts: %w", parent, err)
 	}
-	// The tool outputs the kept path and those transcripts refer to are
-	// copied, their ids kept. One the parent no longer holds (a trim
-	// dropped its outputs) is not there to copy: the child refers to it
-	// as the parent does, and the fork goes on.
 	var outs []string
 	for _, it := range keep {
 		outs = append(outs, it.Outputs...)
 	}
 	outs = append(outs, taskOuts...)
 	if len(outs) > 0 {
-		if err := w.copyOutputs(ctx, parent, child, outs); err != nil && !errors.Is(err, ErrNotFound) {
+		if err := h.copyOutputs(ctx, parent, child, outs); err != nil && !errors.Is(err, ErrNotFound) {
 			return nil, fmt.Errorf("engine: fork %s: copy its tool outputs: %w", parent, err)
 		}
 	}
-	wr, err := journal.Create(w.s.fsys, itemsName(w.dir, child), out, journal.Options{Sync: journal.SyncManual, Now: w.s.now})
-	if err != nil {
-		return nil, fmt.Errorf("engine: fork %s: %w", parent, err)
+	return tasks, nil
+}
+
+// Made writes the child's record. It is derived: when it cannot be
+// written now, the next listing rebuilds it from the journal.
+func (h forkHost) Made(ctx context.Context, child string, size int64) {
+	if cst, err := h.fold(ctx, child, foldOptions{}); err == nil {
+		writeRecord(h.s.fsys, h.dir, recordOf(cst, map[string]int64{"items": size}))
 	}
-	made = true
-	size := wr.Size()
-	wr.Close()
-	// The record is derived: when it cannot be written now, the next
-	// listing rebuilds it from the journal. The fork is made either way.
-	if cst, err := w.fold(ctx, child, foldOptions{}); err == nil {
-		writeRecord(w.s.fsys, w.dir, recordOf(cst, map[string]int64{"items": size}))
-	}
-	return &ForkResult{Session: child, ForkOf: ref, Title: title, Draft: draft, DraftUnavailable: draftGone,
-		DraftAttachments: draftAtts, Tasks: tasks}, nil
 }
 
 // dropUnmade removes what a session creation that failed before its items

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"cairn/engine/internal/agentimport"
+	"cairn/engine/internal/convlog"
 )
 
 // importTasks writes the records and transcripts of src's tasks whose call
@@ -18,7 +19,7 @@ func (w *Workspace) importTasks(ctx context.Context, id string, src *ImportSourc
 		return nil, 0, err
 	}
 	fold := func(ctx context.Context, name, task string) (*state, error) {
-		st, _, err := foldShape(ctx, w.s.fsys, name, task)
+		st, _, err := convlog.ReadShape(ctx, w.s.fsys, name, task)
 		return st, err
 	}
 	return agentimport.WriteTasks(ctx, agentimport.TaskEnv{Env: w.importEnv(), FS: w.s.fsys, Clock: w.s.now, Dir: w.dir, Path: w.path,

@@ -34,9 +34,9 @@ type MigrateResult = migrate.Result
 type UsageMove = migrate.UsageMove
 
 // MigrateSessions moves the sessions of exact stored directory from (which
-// may be gone) to directory to. It refuses (BusyError) when another process
-// owns any of them, and (ErrRefused) while from is there and any of them
-// has a file revert pending, and moves none then.
+// may be gone) to directory to (migrate.Sessions). It refuses (BusyError)
+// when another process owns any of them, and (ErrRefused) while from is
+// there and any of them has a file revert pending, and moves none then.
 func (s *Store) MigrateSessions(ctx context.Context, from, to string, opts MigrateOptions) (*MigrateResult, error) {
 	if s.ephemeral {
 		return nil, refusedf("an ephemeral store has no saved sessions")
@@ -65,113 +65,33 @@ func (s *Store) MigrateSessions(ctx context.Context, from, to string, opts Migra
 	if dst.Path() == from {
 		return nil, fmt.Errorf("%w: %s is already the directory of those sessions", ErrBadInput, from)
 	}
-	res := &MigrateResult{From: from, To: dst.Path(), Sessions: []string{}}
-	var ids []string
+	r := migrate.Request{From: from, To: dst.path, ToKey: dst.key, Retarget: retargetSession, Options: opts}
 	if src != nil {
-		ids = s.sessionsIn(src.dir)
+		r.FromKey, r.IDs = src.key, s.sessionsIn(src.dir)
 	}
-	if opts.Session != "" {
-		if src == nil {
-			return nil, notFoundf("no sessions were saved in %s", from)
-		}
-		id, err := src.Resolve(ctx, opts.Session)
-		if err != nil {
-			return nil, err
-		}
-		ids = []string{id}
-	}
-	if len(ids) == 0 && (opts.Session != "" || opts.NoUsage) {
-		return nil, notFoundf("no sessions were saved in %s", from)
-	}
-	if len(ids) == 0 {
-		// Only the ledger could move: nothing at all is a mistake (a
-		// directory never used, or moved already).
-		u, err := s.usageMove(ctx, from, dst.path)
-		if err != nil {
-			return nil, err
-		}
-		if u.Empty {
-			return nil, notFoundf("no sessions were saved in %s, and the usage ledger holds nothing for it", from)
-		}
-	}
-	if err := src.refusePendingReverts(ids); err != nil {
-		return nil, err
-	}
-	if opts.DryRun {
-		res.Sessions = append(res.Sessions, ids...)
-		if opts.Session == "" && !opts.NoUsage {
-			u, err := s.usageMove(ctx, from, dst.path)
-			if err != nil {
-				return nil, err
-			}
-			res.Usage = u
-		}
-		return res, nil
-	}
-	// Every lock first: a move refused as busy moves nothing.
-	locks := map[string]vfs.Lock{}
-	defer func() {
-		for id, l := range locks {
-			src.release(id, l)
-		}
-	}()
-	for _, id := range ids {
-		l, err := src.acquire(id)
-		if err != nil {
-			return nil, err
-		}
-		locks[id] = l
-	}
-	// Again under the locks: a revert may have come since the first look.
-	if err := src.refusePendingReverts(ids); err != nil {
-		return nil, err
-	}
-	if len(ids) > 0 {
-		if err := dst.ensure(); err != nil {
-			return nil, err
-		}
-		if err := migrate.EnsureDir(s.fsys); err != nil {
-			return nil, fmt.Errorf("engine: move: %w", err)
-		}
-	}
-	for _, id := range ids {
-		if err := ctx.Err(); err != nil {
-			return res, err
-		}
-		p := migrate.Plan{V: 1, Kind: "move", Session: id, From: src.key, To: dst.key, FromPath: from, ToPath: dst.path, At: mkTime(s.Now())}
-		l := locks[id]
-		delete(locks, id) // migrate.Move lets it go
-		if err := migrate.Move(ctx, s.fsys, moveOwner{s}, p, l, retargetSession); err != nil {
-			return res, fmt.Errorf("engine: move session %s: %w", id, err)
-		}
-		res.Sessions = append(res.Sessions, id)
-	}
-	if opts.Session == "" && !opts.NoUsage {
-		u, err := s.reattributeUsage(ctx, from, dst.path)
-		if err != nil {
-			return res, err
-		}
-		res.Usage = u
-	}
-	return res, nil
+	return migrate.Sessions(ctx, s.fsys, moveHost{moveOwner{s}, src, dst, from}, r)
 }
 
-// refusePendingReverts refuses a move of sessions ids of w when one has a
-// file revert pending. Its changes journal keeps what unrevert puts back; a
-// move starts that journal again, so the reverted files could never be put
-// back. While the directory is there the move is refused (the user
-// unreverts, or sends new work to keep the files as they are); once it is
-// gone, so are the files to put back.
-func (w *Workspace) refusePendingReverts(ids []string) error {
-	if len(ids) == 0 || !w.dirThere() {
-		return nil
+// moveHost gives migrate.Sessions the source's sessions and the usage
+// ledger; src is nil when no workspace folder names the source.
+type moveHost struct {
+	moveOwner
+	src, dst *Workspace
+	from     string
+}
+
+func (h moveHost) Resolve(ctx context.Context, ref string) (string, error) {
+	return h.src.Resolve(ctx, ref)
+}
+func (h moveHost) SourceThere() bool            { return h.src.dirThere() }
+func (h moveHost) RevertPending(id string) bool { return h.src.fileRevertPending(id) }
+func (h moveHost) EnsureDst() error             { return h.dst.ensure() }
+func (h moveHost) Now() Time                    { return mkTime(h.s.Now()) }
+func (h moveHost) Usage(ctx context.Context, write bool) (*UsageMove, error) {
+	if write {
+		return h.s.reattributeUsage(ctx, h.from, h.dst.path)
 	}
-	for _, id := range ids {
-		if w.fileRevertPending(id) {
-			return refusedf("session %s has a file revert pending: unrevert it (cairn unrevert %s), or send new work to keep the files as they are, then move it", id, id)
-		}
-	}
-	return nil
+	return h.s.usageMove(ctx, h.from, h.dst.path)
 }
 
 // dirThere reports whether w's directory can be opened, or fails for a

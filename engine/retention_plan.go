@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"cairn/engine/internal/trash"
 	"cairn/engine/retention"
@@ -30,18 +29,8 @@ const (
 	ActionForget = retention.Forget
 )
 
-// RetentionOptions say what a trim or a forget works on.
-type RetentionOptions struct {
-	Action  string           // ActionTrim or ActionForget
-	Policy  retention.Policy // used when Sessions is empty
-	GroupBy string           // "directory" (the default) or "none"
-	// Sessions, when set, are removed whatever the policy: ids (Resolve
-	// first). A pinned one is refused; one that is open is skipped.
-	Sessions []string
-	Location *time.Location // period boundaries; nil is time.Local
-	// Progress, when set, is told how many removals are done of how many.
-	Progress func(done, total int)
-}
+// RetentionOptions say what a trim or a forget works on (retention.Options).
+type RetentionOptions = retention.Options
 
 // RetentionPlan is what a trim or a forget does, group by group (package
 // retention draws it).
@@ -59,39 +48,22 @@ func (s *Store) PlanRetention(ctx context.Context, opt RetentionOptions) (*Reten
 	if opt.Action != ActionTrim && opt.Action != ActionForget {
 		return nil, fmt.Errorf("%w: retention action %q", ErrBadInput, opt.Action)
 	}
-	loc := opt.Location
-	if loc == nil {
-		loc = time.Local
-	}
 	cands, err := s.retentionCandidates(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if len(opt.Sessions) == 0 {
-		list := make([]retention.Session, len(cands))
-		for i, c := range cands {
-			list[i] = c.Session
-		}
-		return retention.Make(opt.Action, list, opt.Policy, opt.GroupBy, s.now(), loc), nil
+	list := make([]retention.Session, len(cands))
+	for i, c := range cands {
+		list[i] = c.Session
 	}
-	// Named sessions: each is removed unless it is pinned (refused: the
-	// whole run does nothing) or open (kept).
-	byID := map[string]retention.Session{}
-	for _, c := range cands {
-		byID[c.ID] = c.Session
+	plan, missing, pinned := retention.Select(opt, list, s.now())
+	switch {
+	case missing != "":
+		return plan, fmt.Errorf("%w: session %s", ErrNotFound, missing)
+	case pinned != "":
+		return plan, refusedf("session %s is pinned (cairn storage unpin %s first)", pinned, pinned)
 	}
-	named := make([]retention.Session, 0, len(opt.Sessions))
-	for _, id := range opt.Sessions {
-		c, ok := byID[id]
-		if !ok {
-			return &RetentionPlan{Action: opt.Action}, fmt.Errorf("%w: session %s", ErrNotFound, id)
-		}
-		if c.Flags&retention.Pinned != 0 {
-			return &RetentionPlan{Action: opt.Action}, refusedf("session %s is pinned (cairn storage unpin %s first)", id, id)
-		}
-		named = append(named, c)
-	}
-	return retention.Named(opt.Action, named), nil
+	return plan, nil
 }
 
 // retentionCandidates lists every session of every workspace the store

@@ -165,12 +165,7 @@ func (s *Session) continueTask(ctx context.Context, tl *taskLog, ts TaskStart, c
 	if err != nil {
 		return nil, err
 	}
-	var rec *tasks.Record
-	for _, r := range recs {
-		if r.ID == ts.Continue {
-			rec = r
-		}
-	}
+	rec := tasks.Find(recs, ts.Continue)
 	switch {
 	case rec == nil:
 		return nil, notFoundf("no task %q in session %s", ts.Continue, s.st.ID)
@@ -181,7 +176,7 @@ func (s *Session) continueTask(ctx context.Context, tl *taskLog, ts TaskStart, c
 	case rec.State == TaskInterrupted:
 		return nil, refusedf("task %s was interrupted (its outcome is unknown) and is never resumed; start a new task", rec.ID)
 	}
-	st, n, err := foldShape(ctx, s.ws.s.fsys, taskItemsName(s.ws.dir, s.st.ID, rec.ID), rec.ID)
+	st, n, err := convlog.ReadShape(ctx, s.ws.s.fsys, taskItemsName(s.ws.dir, s.st.ID, rec.ID), rec.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -207,10 +202,7 @@ func (s *Session) Task(ctx context.Context, id string) (*Task, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, r := range recs {
-		if r.ID != id {
-			continue
-		}
+	if r := tasks.Find(recs, id); r != nil {
 		if r.State != TaskRunning {
 			return nil, refusedf("task %s is %s, not running: continue it with a new task call", id, r.State)
 		}
@@ -230,7 +222,7 @@ func (s *Session) adoptTask(ctx context.Context, tl *taskLog, r *tasks.Record) (
 	n := 0
 	if r.Type == taskTypeAgent {
 		var err error
-		if st, n, err = foldShape(ctx, s.ws.s.fsys, taskItemsName(s.ws.dir, s.st.ID, r.ID), r.ID); err != nil {
+		if st, n, err = convlog.ReadShape(ctx, s.ws.s.fsys, taskItemsName(s.ws.dir, s.st.ID, r.ID), r.ID); err != nil {
 			return nil, err
 		}
 		return tl.Adopt(r.ID, r.Type, n, st.Bytes, st)
@@ -253,22 +245,19 @@ func (s *Session) endTaskOnResult(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	for _, r := range recs {
-		if r.ID == id && r.State == TaskRunning && r.Held {
-			n, bytes := 0, int64(0)
-			if r.Type == taskTypeAgent {
-				st, k, err := foldShape(context.Background(), s.ws.s.fsys, taskItemsName(s.ws.dir, s.st.ID, id), id)
-				if err != nil {
-					return err
-				}
-				n, bytes = k, st.Bytes
-			}
-			if err := tl.EndHeld(id, r.Type, n, bytes); err != nil {
+	if r := tasks.Find(recs, id); r != nil && r.State == TaskRunning && r.Held {
+		n, bytes := 0, int64(0)
+		if r.Type == taskTypeAgent {
+			st, k, err := convlog.ReadShape(context.Background(), s.ws.s.fsys, taskItemsName(s.ws.dir, s.st.ID, id), id)
+			if err != nil {
 				return err
 			}
-			s.taskWorkEnded(id, TaskSettled)
-			return nil
+			n, bytes = k, st.Bytes
 		}
+		if err := tl.EndHeld(id, r.Type, n, bytes); err != nil {
+			return err
+		}
+		s.taskWorkEnded(id, TaskSettled)
 	}
 	return nil
 }
@@ -280,59 +269,14 @@ func (t *Task) Append(ctx context.Context, it Item) (Item, error) {
 	ws := t.s.ws
 	var line *itemLine
 	err := t.run.Append(func(st *state) (any, error) {
-		switch {
-		case !it.Type.Valid():
-			return nil, fmt.Errorf("%w: item type %q", ErrBadInput, it.Type)
-		case it.Task != "":
-			return nil, fmt.Errorf("%w: a task's transcript does not start tasks of its own", ErrBadInput)
-		}
-		if it.Parent == "" {
-			it.Parent = st.Head
-		} else if st.Items[it.Parent] == nil {
-			return nil, notFoundf("no item %q in task %s", it.Parent, t.run.ID())
-		}
-		if err := st.CheckLinks(&it); err != nil {
-			return nil, err
-		}
-		if it.Quarantined {
-			it.Text, it.Attachments = "", nil
-		}
-		atts, err := ws.storeAttachments(ctx, it.Attachments)
+		store := func(a []Attachment) ([]Attachment, error) { return ws.storeAttachments(ctx, a) }
+		l, err := st.TranscriptLine(ctx, &it, t.run.ID(), newItemID(), mkTime(ws.s.Now()), store, ws.objects())
 		if err != nil {
 			return nil, err
 		}
-		it.ID, it.At, it.Attachments = newItemID(), mkTime(ws.s.Now()), atts
-		l := &itemLine{V: 1, Kind: kindItem, ID: it.ID, Type: it.Type, At: &it.At, Tool: it.Tool, Call: it.Call,
-			Status: it.Status, Quarantined: it.Quarantined, Slot: it.Slot, Replaces: it.Replaces, Outputs: it.Outputs,
-			Attachments: convlog.OnDisk(atts)}
-		if it.Parent != "" {
-			l.Parent = &it.Parent
-		}
-		switch {
-		case it.Quarantined:
-		case len(it.Text) > payloadInline:
-			p, err := convlog.WritePayload(ctx, ws.objects(), it.Text)
-			if err != nil {
-				return nil, err
-			}
-			l.Payload = p
-		default:
-			l.Text = &it.Text
-		}
 		line = l
 		return l, nil
-	}, func(st *state) int64 {
-		// The shape only: the transcript's texts are read back on demand.
-		before := st.Bytes
-		text := line.Text
-		line.Text = nil
-		st.Fold(line)
-		line.Text = text
-		if line.Payload == nil {
-			st.Bytes += int64(len(it.Text))
-		}
-		return st.Bytes - before
-	})
+	}, func(st *state) int64 { return st.FoldShape(line, it.Text) })
 	if err != nil {
 		return Item{}, t.s.taskError(err, t.run.ID())
 	}
@@ -373,10 +317,8 @@ func (s *Session) knownTask(tl *taskLog, id string) []bgwork.Known {
 	if err != nil {
 		return nil
 	}
-	for _, r := range recs {
-		if r.ID == id {
-			return bgwork.KnownTasks([]*tasks.Record{r})
-		}
+	if r := tasks.Find(recs, id); r != nil {
+		return bgwork.KnownTasks([]*tasks.Record{r})
 	}
 	return nil
 }

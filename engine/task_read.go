@@ -7,14 +7,11 @@ package engine
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"time"
 
 	"cairn/engine/ids"
+	"cairn/engine/internal/convlog"
 	"cairn/engine/internal/tasks"
-	"cairn/internal/vfs"
-	"cairn/journal"
 )
 
 // TaskRecord is one task or background shell job of a session, as
@@ -68,7 +65,7 @@ func (w *Workspace) Tasks(ctx context.Context, session string) ([]TaskRecord, er
 		}
 		if r.Type == taskTypeAgent && !r.Counted {
 			// Running or cut short: count what its transcript holds now.
-			if st, n, err := foldShape(ctx, w.s.fsys, taskItemsName(w.dir, session, r.ID), r.ID); err == nil {
+			if st, n, err := convlog.ReadShape(ctx, w.s.fsys, taskItemsName(w.dir, session, r.ID), r.ID); err == nil {
 				r.Items, r.Bytes = n, st.Bytes
 			}
 		}
@@ -103,12 +100,7 @@ func (w *Workspace) ReadTask(ctx context.Context, session, task string) (*TaskVi
 	if err != nil {
 		return nil, err
 	}
-	var rec *tasks.Record
-	for _, r := range recs {
-		if r.ID == task {
-			rec = r
-		}
-	}
+	rec := tasks.Find(recs, task)
 	if rec == nil {
 		return nil, notFoundf("no task %q in session %s", task, session)
 	}
@@ -123,34 +115,6 @@ func (w *Workspace) ReadTask(ctx context.Context, session, task string) (*TaskVi
 	}
 	v.Record = taskRecord(rec)
 	return v, nil
-}
-
-// foldShape folds the transcript name without its texts (the shape a
-// writer needs: ids, parents, the head, the payload bytes) and counts its
-// item lines.
-func foldShape(ctx context.Context, fsys vfs.FS, name, id string) (*state, int, error) {
-	st := newState(id, "")
-	n := 0
-	_, err := journal.Read(fsys, name, func(b []byte) error {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		var l itemLine
-		if json.Unmarshal(b, &l) != nil || l.V != 1 || l.Kind != kindItem {
-			return nil
-		}
-		n++
-		st.Fold(&l)
-		if it := st.Items[l.ID]; it != nil {
-			it.Text = ""
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, 0, fmt.Errorf("engine: read task %s: %w", id, err)
-	}
-	st.NotAfter = time.Time{}
-	return st, n, nil
 }
 
 // copyTasks gives fork child the sub-agent tasks reachable from its fork

@@ -4,10 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"path"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -162,8 +160,9 @@ func (w *Workspace) ListEach(ctx context.Context, fn func(Summary) error) ([]ind
 	return problems, nil
 }
 
-// listed is List's listing as the index holds it, with the owners of the
-// sessions open now; ents is nil when there is no workspace folder.
+// listed is List's listing as the index holds it (listing.Checked), with
+// the owners of the sessions open now; ents is nil when there is no
+// workspace folder.
 func (w *Workspace) listed(ctx context.Context) (ents []index.Entry, owners map[string]int, problems []index.Problem, err error) {
 	if !w.made {
 		if _, err := w.s.fsys.Stat(w.dir); err != nil {
@@ -175,77 +174,12 @@ func (w *Workspace) listed(ctx context.Context) (ents []index.Entry, owners map[
 	// reads the records; the temp files its file tools left go.
 	owners = w.owners()
 	w.sweepKilled()
-	x := index.Open(w.s.fsys, w.dir)
-	if _, err := x.Refresh(ctx); err != nil && !errors.Is(err, index.ErrNotSaved) {
+	rebuild := func(ids []string, failed map[string]error) int { return w.rebuildRecordsWhy(ctx, ids, failed) }
+	ents, problems, err = listing.Checked(ctx, w.s.fsys, w.dir, index.Open(w.s.fsys, w.dir), w.s.future(), rebuild)
+	if err != nil {
 		return nil, nil, nil, err
 	}
-	// What a listing shows is what opens. A session whose record is
-	// missing (a crash before its first record) or does not parse gets
-	// its record back from its journal, as does one whose journal went on
-	// past its record (its owner died, or the journal was written by
-	// another program) and one dated in the future. A session whose
-	// journal is gone, or cannot be read, is left out and named in
-	// problems, as is a record that cannot be rebuilt.
-	rebuild := slices.Clone(x.Unrecorded())
-	for _, p := range x.Problems() {
-		if id, ok := strings.CutSuffix(strings.TrimPrefix(p.Name, "sessions/"), ".json"); ok && validSessionID(id) {
-			rebuild = append(rebuild, id)
-		}
-	}
-	rebuild = append(rebuild, listing.FutureIDs(x.Entries(), w.s.future())...)
-	journals := w.journalSizes(x.Entries())
-	for _, e := range x.Entries() {
-		if size, ok := journals[e.ID]; ok && e.Journal > 0 && size != e.Journal {
-			rebuild = append(rebuild, e.ID)
-		}
-	}
-	failed := map[string]error{}
-	if w.rebuildRecordsWhy(ctx, rebuild, failed) > 0 {
-		if _, err := x.Refresh(ctx); err != nil && !errors.Is(err, index.ErrNotSaved) {
-			return nil, nil, nil, err
-		}
-		journals = w.journalSizes(x.Entries())
-	}
-	problems = x.Problems()
-	all := x.Entries()
-	ents = make([]index.Entry, 0, len(all))
-	for _, e := range all {
-		if _, ok := journals[e.ID]; !ok {
-			problems = append(problems, index.Problem{Name: "sessions/" + e.ID + ".json",
-				Err: "no conversation: the session's items journal is gone, so it cannot be opened (cairn storage fsck says more)"})
-			continue
-		}
-		if err := failed[e.ID]; err != nil {
-			problems = append(problems, index.Problem{Name: "sessions/" + e.ID + ".items.jsonl", Err: err.Error()})
-			continue
-		}
-		ents = append(ents, e)
-	}
-	ents = listing.FutureLast(ents, w.s.future())
 	return ents, owners, problems, nil
-}
-
-// journalSizes stats the items journal of each of ents: their sizes by
-// session, without those that are gone.
-func (w *Workspace) journalSizes(ents []index.Entry) map[string]int64 {
-	names := make([]string, len(ents))
-	for i, e := range ents {
-		names[i] = e.ID + ".items.jsonl"
-	}
-	sizes := make([]int64, len(ents))
-	err := vfs.LstatNames(w.s.fsys, path.Join(w.dir, sessionsDir), names, func(i int, fi fs.FileInfo, err error) {
-		sizes[i] = -1
-		if err == nil {
-			sizes[i] = fi.Size()
-		}
-	})
-	out := make(map[string]int64, len(ents))
-	for i, e := range ents {
-		if err != nil || sizes[i] >= 0 {
-			out[e.ID] = sizes[i] // a folder that cannot be read: shown as the records say
-		}
-	}
-	return out
 }
 
 // Summary is one session as the picker lists it.

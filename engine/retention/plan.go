@@ -156,3 +156,46 @@ func Named(action string, sessions []Session) *Plan {
 	}
 	return plan
 }
+
+// Options say what a trim or a forget works on.
+type Options struct {
+	Action  string // Trim or Forget
+	Policy  Policy // used when Sessions is empty
+	GroupBy string // GroupByDirectory (the default) or GroupByNone
+	// Sessions, when set, are removed whatever the policy: ids. A pinned
+	// one is refused; one that is open is kept.
+	Sessions []string
+	Location *time.Location // period boundaries; nil is time.Local
+	// Progress, when set, is told how many removals are done of how many.
+	Progress func(done, total int)
+}
+
+// Select is the plan of opt over sessions: the policy's (Make) when opt
+// names no session, else Named's over those it names. A named session that
+// sessions lack comes back as missing, a pinned one as pinned, and the
+// plan then removes nothing.
+func Select(opt Options, sessions []Session, now time.Time) (plan *Plan, missing, pinned string) {
+	loc := opt.Location
+	if loc == nil {
+		loc = time.Local
+	}
+	if len(opt.Sessions) == 0 {
+		return Make(opt.Action, sessions, opt.Policy, opt.GroupBy, now, loc), "", ""
+	}
+	byID := make(map[string]Session, len(sessions))
+	for _, s := range sessions {
+		byID[s.ID] = s
+	}
+	named := make([]Session, 0, len(opt.Sessions))
+	for _, id := range opt.Sessions {
+		s, ok := byID[id]
+		switch {
+		case !ok:
+			return &Plan{Action: opt.Action}, id, ""
+		case s.Flags&Pinned != 0:
+			return &Plan{Action: opt.Action}, "", id
+		}
+		named = append(named, s)
+	}
+	return Named(opt.Action, named), "", ""
+}

@@ -3,7 +3,8 @@
 // (Folders), the sessions a folder holds by their journals (SessionsIn),
 // the sessions of a picker index dated in the future (FutureIDs,
 // FutureLast), and which sessions have a live owner without taking their
-// locks (Hinted, LiveOwner). It reads only; the engine's Store.Workspaces,
+// locks (Hinted, LiveOwner), and a folder's listing checked against its
+// journals (Checked). It reads only; the engine's Store.Workspaces,
 // Workspace.List and Workspace.ListHead build on it.
 package listing
 

@@ -1,7 +1,9 @@
 // Package migrate carries out a session's move to another directory's
 // workspace folder (cairn migrate-sessions FROM TO): the engine finds the
 // sessions and takes their source locks, and Move runs the steps here in
-// order; Recover finishes or undoes at open what a crash interrupted.
+// order (Sessions runs a whole request: every lock first, then each
+// Move, then the usage ledger); Recover finishes or undoes at open what a
+// crash interrupted.
 // UsageOf works out the usage ledger's reattribution (UsageLine).
 //
 // Change records cannot cross: the user's files stay where they were, so

@@ -156,3 +156,13 @@ func (r *Record) Summary() Summary {
 	return Summary{ID: r.ID, Type: r.Type, Label: r.Label, Cmd: r.Cmd, State: r.State, Calls: r.Calls,
 		Background: r.Background, StartedAt: r.StartedAt, EndedAt: r.EndedAt, Items: r.Items, Bytes: r.Bytes}
 }
+
+// Find is the record of task id in recs, or nil (Read makes one per id).
+func Find(recs []*Record, id string) *Record {
+	for _, r := range recs {
+		if r.ID == id {
+			return r
+		}
+	}
+	return nil
+}
