@@ -167,6 +167,47 @@ func TestStateNotSortedAsTheHeadSays(t *testing.T) {
 	}
 }
 
+// TestStateMarkNotTheHeads: a journal written whole again with a mark
+// other than the head's (a save cut short between the journal and the
+// head) is read whole, even when it keeps the sorted part's size and line
+// ends: here two sessions' lines of the same length traded places, so a
+// search of it as sorted would miss them.
+func TestStateMarkNotTheHeads(t *testing.T) {
+	m := vfs.NewMem()
+	st := stateOf(t, 50)
+	if err := st.Save(m, "origin"); err != nil {
+		t.Fatal(err)
+	}
+	b := must(vfs.ReadFile(m, sessionsName("origin")))
+	lines := bytes.SplitAfter(b, []byte("\n"))
+	lines[0] = markLine(newMark())
+	var a, z int
+	for i, l := range lines {
+		if bytes.Contains(l, []byte(nthID(10))) {
+			a = i
+		}
+		if bytes.Contains(l, []byte(nthID(40))) {
+			z = i
+		}
+	}
+	if len(lines[a]) != len(lines[z]) {
+		t.Fatalf("the lines of sessions 10 and 40 differ in length: %d, %d", len(lines[a]), len(lines[z]))
+	}
+	lines[a], lines[z] = lines[z], lines[a]
+	if err := vfs.WriteFileAtomic(m, sessionsName("origin"), bytes.Join(lines, nil)); err != nil {
+		t.Fatal(err)
+	}
+	got, err := LoadState(m, "origin", testURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, i := range []int{10, 40} {
+		if got.want(nthID(i)); !sameJSON(got.Sessions[nthID(i)], st.Sessions[nthID(i)]) {
+			t.Fatalf("session %d read as %+v", i, got.Sessions[nthID(i)])
+		}
+	}
+}
+
 // TestStateTailIsBounded: the lines a save appends past the sorted part
 // stay under tailMax: the save that would pass it writes the journal
 // whole and sorted, so a load never reads more than that many lines.
