@@ -40,7 +40,12 @@ type sessionLog struct {
 	end     int64             // the byte past the last whole line
 	tail    int               // whole lines past the sorted part (all lines when none)
 	rewrite bool              // write the journal whole at the next save
+	lookups int               // searches of the sorted part since the load
 }
+
+// maxLookups is how many sessions a state finds by a search of the sorted
+// part before it reads the sorted part whole instead.
+const maxLookups = 256
 
 // tailMax is how many lines a save lets past the sorted part (with a
 // sixteenth of the sessions more) before it writes the journal whole.
@@ -198,6 +203,12 @@ func (st *State) want(id string) {
 		return
 	}
 	if l.all || l.sorted == nil || l.seen[id] {
+		return
+	}
+	if l.lookups++; l.lookups > maxLookups {
+		// A sync that looks at many sessions (a large pull) reads the
+		// sorted part once rather than searching it for each.
+		st.wantAll()
 		return
 	}
 	l.see(id)

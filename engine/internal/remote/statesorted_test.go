@@ -14,8 +14,9 @@ import (
 // readCounter counts the bytes read from one file of an FS.
 type readCounter struct {
 	vfs.FS
-	name string
-	n    atomic.Int64
+	name  string
+	n     atomic.Int64
+	opens atomic.Int64
 }
 
 func (c *readCounter) OpenFile(name string, flag int, perm fs.FileMode) (vfs.File, error) {
@@ -23,6 +24,7 @@ func (c *readCounter) OpenFile(name string, flag int, perm fs.FileMode) (vfs.Fil
 	if err != nil || name != c.name {
 		return f, err
 	}
+	c.opens.Add(1)
 	return &countedFile{File: f, n: &c.n}, nil
 }
 
@@ -85,6 +87,31 @@ func must[T any](v T, err error) T {
 		panic(err)
 	}
 	return v
+}
+
+// TestStateManySessionsAskedForReadTheJournalOnce: a sync that asks for
+// more sessions than maxLookups (a large pull) reads the sorted part once
+// instead of searching it for each, and each session is what was saved.
+func TestStateManySessionsAskedForReadTheJournalOnce(t *testing.T) {
+	m := vfs.NewMem()
+	st := stateOf(t, 2*maxLookups)
+	if err := st.Save(m, "origin"); err != nil {
+		t.Fatal(err)
+	}
+	c := &readCounter{FS: m, name: sessionsName("origin")}
+	got, err := LoadState(c, "origin", testURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2 * maxLookups {
+		got.touch(nthID(i))
+		if !sameJSON(got.Sessions[nthID(i)], st.Sessions[nthID(i)]) {
+			t.Fatalf("session %d read as %+v", i, got.Sessions[nthID(i)])
+		}
+	}
+	if n := c.opens.Load(); n > maxLookups+4 {
+		t.Fatalf("asking for %d sessions opened the journal %d times", 2*maxLookups, n)
+	}
 }
 
 // TestStateSortedFindsEverySession: each session asked for alone, in a
