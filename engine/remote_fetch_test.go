@@ -5,16 +5,19 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/klauspost/compress/zstd"
 
 	"cairn/engine/internal/remote"
+	"cairn/internal/vfs"
 	"cairn/objects"
 )
 
@@ -153,5 +156,100 @@ func TestFetchRemoteRefusesABadObject(t *testing.T) {
 	wb, _ := b.Workspace(project)
 	if have, _ := wb.objects().Has(oid); have {
 		t.Error("the bad object was stored under its name")
+	}
+}
+
+// syncCounts counts the syncs of files under an objects folder and the
+// syncs of a whole filesystem, passing the latter through.
+type syncCounts struct {
+	vfs.FS
+	files, whole atomic.Int64
+}
+
+func (c *syncCounts) OpenFile(name string, flag int, perm fs.FileMode) (vfs.File, error) {
+	f, err := c.FS.OpenFile(name, flag, perm)
+	if err != nil || !strings.Contains(name, "/objects/") {
+		return f, err
+	}
+	return &syncCounted{File: f, n: &c.files}, nil
+}
+
+// SyncFS passes the filesystem's handle through, or one that syncs
+// nothing where the filesystem has none, so that the test tells the same
+// on every kernel.
+func (c *syncCounts) SyncFS(name string) (vfs.FSSync, error) {
+	if s, ok := c.FS.(vfs.FSSyncer); ok {
+		if h, err := s.SyncFS(name); err == nil {
+			return &wholeCounted{FSSync: h, n: &c.whole}, nil
+		}
+	}
+	return &wholeCounted{n: &c.whole}, nil
+}
+
+type syncCounted struct {
+	vfs.File
+	n *atomic.Int64
+}
+
+func (f *syncCounted) Sync() error {
+	f.n.Add(1)
+	return f.File.Sync()
+}
+
+type wholeCounted struct {
+	vfs.FSSync
+	n *atomic.Int64
+}
+
+func (h *wholeCounted) Sync() error {
+	h.n.Add(1)
+	if h.FSSync == nil {
+		return nil
+	}
+	return h.FSSync.Sync()
+}
+
+func (h *wholeCounted) Close() error {
+	if h.FSSync == nil {
+		return nil
+	}
+	return h.FSSync.Close()
+}
+
+// TestFetchRemoteSyncsObjectsTogether: the objects a resume from a remote
+// fetches are made durable together, not with a sync of each object's
+// file; every one is in place after.
+func TestFetchRemoteSyncsObjectsTogether(t *testing.T) {
+	ctx := context.Background()
+	const n = 16
+	a, b, project := twoMachines(t, "file://"+filepath.ToSlash(t.TempDir()),
+		func(bk remote.Bucket) remote.Bucket { return bk },
+		func(bk remote.Bucket) remote.Bucket { return bk })
+	id := manyPayloads(t, a, project, n)
+	if _, err := a.Sync(ctx, "", SyncOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	counts := &syncCounts{FS: b.fsys}
+	b.fsys = counts
+	w, got, err := b.FetchRemote(ctx, "", id, project)
+	if err != nil || got != id {
+		t.Fatalf("fetch: %s, %v", got, err)
+	}
+	if f := counts.files.Load(); f >= n/2 {
+		t.Errorf("fetching %d objects synced %d object files one by one", n, f)
+	}
+	if counts.whole.Load() == 0 {
+		t.Error("the fetched objects were never synced")
+	}
+	store := w.objects()
+	wa, _ := a.Workspace(project)
+	err = wa.objects().Walk(ctx, func(in objects.Info) error {
+		if have, _ := store.Has(in.ID); !have {
+			t.Errorf("object %s was not fetched with the session", in.ID)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

@@ -38,6 +38,10 @@ var (
 	// errLostRecord: the record of changed sessions cannot be followed
 	// from a remote's position (changed.go); the push lists every session.
 	errLostRecord = errors.New("the record of changed sessions does not go on from where the last sync read")
+	// errSortedDamaged: the sessions journal does not begin with the
+	// sorted part its head names, or that part does not read as sorted
+	// lines (statesorted.go).
+	errSortedDamaged = errors.New("remote: the sorted part of the sessions journal is damaged")
 )
 
 // Error is a failed request to a bucket: what was asked, of which key.

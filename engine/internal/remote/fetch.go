@@ -22,6 +22,12 @@ type Fetcher struct {
 // which hashes what it stores: a remote copy that does not hash to its
 // name is refused, not kept under it.
 func (f *Fetcher) Fetch(ctx context.Context, s *objects.Store, id objects.ID) error {
+	return f.fetch(ctx, s.Put, id)
+}
+
+// fetch downloads object id and stores it with put (a Store's or a
+// Batch's Put).
+func (f *Fetcher) fetch(ctx context.Context, put func(context.Context, io.Reader) (objects.Info, error), id objects.ID) error {
 	for _, z := range [2]bool{true, false} {
 		rc, err := f.Bucket.Open(ctx, objectKey(id, z))
 		if errors.Is(err, ErrNotFound) {
@@ -39,7 +45,7 @@ func (f *Fetcher) Fetch(ctx context.Context, s *objects.Store, id objects.ID) er
 			}
 			r = dec
 		}
-		info, err := s.Put(ctx, r)
+		info, err := put(ctx, r)
 		if dec != nil {
 			dec.Close()
 		}

@@ -88,8 +88,8 @@ func (s *Syncer) push(ctx context.Context) error {
 // was new.
 func (s *Syncer) pushSession(ctx context.Context, ref SessionRef) (*logSession, error) {
 	s.mu.Lock()
+	ss := s.st.session(ref.ID, ref.WS) // reads what the state holds of it
 	forgotten := s.st.Forgotten[ref.ID]
-	ss := s.st.session(ref.ID, ref.WS)
 	files := map[string]FileState{}
 	for f, fs := range ss.Files {
 		files[f] = *fs

@@ -48,6 +48,9 @@ type State struct {
 	Changes ChangePos         `json:"changes"`
 	Watch   map[string]string `json:"watch,omitempty"`
 	Scanned time.Time         `json:"scanned"`
+	// Sorted is where sessions.jsonl's sorted part ends (statesorted.go),
+	// as the last save wrote it; a load reads the journal past it.
+	Sorted *SortedPart `json:"sorted,omitempty"`
 
 	log sessionLog // the sessions journal as loaded, and what changed since
 }
@@ -149,7 +152,9 @@ func LoadState(fsys vfs.FS, name, url string) (*State, error) {
 		st.log.rewrite = true
 		return st, nil
 	}
-	ok, err := st.loadSessions(fsys, name)
+	sorted := st.Sorted
+	st.Sorted = nil // the journal's own, in st.log once loaded
+	ok, err := st.loadSessions(fsys, name, sorted)
 	if err != nil {
 		return nil, err
 	}
@@ -196,6 +201,7 @@ func (st *State) Save(fsys vfs.FS, name string) error {
 	head := *st
 	head.V = stateVersion
 	head.Sessions, head.Cards, head.Pending, head.Forgotten = nil, nil, nil, nil
+	head.Sorted = st.log.sorted
 	b, err := json.Marshal(&head)
 	if err != nil {
 		return err

@@ -2,6 +2,7 @@ package remote
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"os"
 	"path"
@@ -17,20 +18,42 @@ import (
 // found it changed, the last line of a session standing for it. A save
 // appends the changed sessions' lines and syncs them, so a turn's sync
 // writes a line or two whatever the remote holds; the journal is written
-// whole again (atomic rename) once it holds twice as many lines as
-// sessions, or when what it held was dropped.
+// whole again (atomic rename), sorted by session (statesorted.go), once
+// the lines appended past its sorted part pass tailMax, or when what it
+// held was dropped.
 //
-// A load decodes only the lines a pull needs at once (those with pending
-// segments or a forget); the others are kept as bytes, by the id at the
-// start of each line, and decoded when a session is first asked for
-// (want), so a sync after one turn decodes a line or two however many
-// sessions the remote holds.
+// A load reads the lines past the sorted part and decodes only those a
+// pull needs at once (with pending segments or a forget); the others are
+// kept as bytes, by the id at the start of each line, or left in the
+// file, and decoded when a session is first asked for (want), so a sync
+// after one turn reads and decodes a line or two however many sessions
+// the remote holds. A journal not found sorted as the head says is read
+// whole.
 type sessionLog struct {
+	fsys    vfs.FS
+	name    string            // the journal's name in fsys
+	sorted  *SortedPart       // the journal's sorted part, nil when not known
 	dirty   map[string]bool   // sessions changed since the load or last save
-	raw     map[string][]byte // sessions' last lines, not decoded yet
+	raw     map[string][]byte // sessions' last lines past the sorted part, not decoded yet
+	seen    map[string]bool   // sessions whose journal state is in memory
+	all     bool              // every session's journal state is in memory
 	end     int64             // the byte past the last whole line
-	lines   int               // whole lines in the journal
+	tail    int               // whole lines past the sorted part (all lines when none)
 	rewrite bool              // write the journal whole at the next save
+	lookups int               // searches of the sorted part since the load
+}
+
+// maxLookups is how many sessions a state finds by a search of the sorted
+// part before it reads the sorted part whole instead.
+const maxLookups = 256
+
+// tailMax is how many lines a save lets past the sorted part (with a
+// sixteenth of the sessions more) before it writes the journal whole.
+func (l *sessionLog) tailMax() int {
+	if l.sorted == nil {
+		return 0
+	}
+	return 1024 + l.sorted.Lines/16
 }
 
 // sessionRecord is one line of the journal: all that the state holds of
@@ -54,21 +77,47 @@ func (st *State) touch(id string) {
 	st.log.dirty[id] = true
 }
 
-// loadSessions folds the journal into the state. A torn last line (a
-// save cut short) is left out and cut off by the next append; a whole
-// line that does not start with a session's id or, decoded, does not
-// decode means the journal is damaged, and ok is false: the caller drops
-// the state and the next sync rebuilds it. Lines are decoded with
-// segmentio/encoding/json, as the session journals are.
-func (st *State) loadSessions(fsys vfs.FS, name string) (ok bool, err error) {
-	b, err := vfs.ReadFile(fsys, sessionsName(name))
-	if vfs.IsNotExist(err) {
-		return true, nil
+// loadSessions folds the journal into the state: the lines past the
+// sorted part the head names, or the whole journal when it is not found
+// sorted so. A torn last line (a save cut short) is left out and cut off
+// by the next append; a whole line that does not start with a session's
+// id or, decoded, does not decode means the journal is damaged, and ok is
+// false: the caller drops the state and the next sync rebuilds it, as
+// when the head names a sorted part and the journal is gone. Lines are
+// decoded with segmentio/encoding/json, as the session journals are.
+func (st *State) loadSessions(fsys vfs.FS, name string, sorted *SortedPart) (ok bool, err error) {
+	jname := sessionsName(name)
+	st.log.fsys, st.log.name = fsys, jname
+	var (
+		b    []byte
+		from int64
+	)
+	if sorted != nil {
+		b, err = readTail(fsys, jname, sorted)
+		switch {
+		case errors.Is(err, errSortedDamaged):
+			sorted = nil // written whole since the head was: read it whole
+		case vfs.IsNotExist(err):
+			return false, nil
+		case err != nil:
+			return false, err
+		default:
+			from = sorted.End
+		}
 	}
-	if err != nil {
-		return false, err
+	if sorted == nil {
+		st.log.rewrite = true // written sorted at the next save
+		b, err = vfs.ReadFile(fsys, jname)
+		if vfs.IsNotExist(err) {
+			return true, nil
+		}
+		if err != nil {
+			return false, err
+		}
 	}
+	st.log.sorted = sorted
 	st.log.raw = make(map[string][]byte, bytes.Count(b, []byte{'\n'}))
+	st.log.seen = map[string]bool{}
 	off := 0
 	for {
 		nl := bytes.IndexByte(b[off:], '\n')
@@ -88,14 +137,35 @@ func (st *State) loadSessions(fsys vfs.FS, name string) (ok bool, err error) {
 			}
 			delete(st.log.raw, id)
 			st.apply(&rec)
+			st.log.seen[id] = true
 		} else {
 			st.apply(&sessionRecord{ID: id}) // an earlier line no longer stands
 			st.log.raw[id] = line
 		}
-		st.log.lines++
+		st.log.tail++
 	}
-	st.log.end = int64(off)
+	st.log.end = from + int64(off)
 	return true, nil
+}
+
+// readTail reads the journal past its sorted part, once it checked that
+// the journal begins with that part.
+func readTail(fsys vfs.FS, name string, p *SortedPart) ([]byte, error) {
+	f, err := openSorted(fsys, name, p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	b := make([]byte, fi.Size()-p.End)
+	n, err := f.ReadAt(b, p.End)
+	if errors.Is(err, io.EOF) {
+		err = nil // cut meanwhile: its torn line is left out
+	}
+	return b[:n], err
 }
 
 // What marks a line to decode at load: a pull reads every session's
@@ -119,15 +189,47 @@ func lineID(line []byte) (string, bool) {
 }
 
 // want decodes what the journal holds of session id, when it was not
-// decoded yet. A line that does not decode leaves the session unknown (a
-// cache miss: the next push finds its segments on the remote) and has the
-// journal written whole at the next save.
+// decoded yet: its last line past the sorted part, else its line in the
+// sorted part. A line that does not decode, or a sorted part that cannot
+// be searched, leaves the session unknown (a cache miss: the next push
+// finds its segments on the remote) and has the journal written whole at
+// the next save.
 func (st *State) want(id string) {
-	line, ok := st.log.raw[id]
-	if !ok {
+	l := &st.log
+	if line, ok := l.raw[id]; ok {
+		delete(l.raw, id)
+		l.see(id)
+		st.decode(id, line)
 		return
 	}
-	delete(st.log.raw, id)
+	if l.all || l.sorted == nil || l.seen[id] {
+		return
+	}
+	if l.lookups++; l.lookups > maxLookups {
+		// A sync that looks at many sessions (a large pull) reads the
+		// sorted part once rather than searching it for each.
+		st.wantAll()
+		return
+	}
+	l.see(id)
+	line, err := l.lookup(id)
+	if err != nil {
+		l.rewrite = true
+		return
+	}
+	if line != nil {
+		st.decode(id, line)
+	}
+}
+
+func (l *sessionLog) see(id string) {
+	if l.seen == nil {
+		l.seen = map[string]bool{}
+	}
+	l.seen[id] = true
+}
+
+func (st *State) decode(id string, line []byte) {
 	var rec sessionRecord
 	if json.Unmarshal(line, &rec) != nil || rec.ID != id {
 		st.log.rewrite = true
@@ -136,11 +238,57 @@ func (st *State) want(id string) {
 	st.apply(&rec)
 }
 
-// wantAll decodes every line not decoded yet.
+// wantAll decodes every line not decoded yet, the sorted part's included.
 func (st *State) wantAll() {
-	for id := range st.log.raw {
+	l := &st.log
+	if l.all {
+		return
+	}
+	if l.sorted != nil {
+		err := l.eachSorted(func(id string, line []byte) {
+			if _, later := l.raw[id]; !later && !l.seen[id] {
+				if l.raw == nil {
+					l.raw = map[string][]byte{}
+				}
+				l.raw[id] = line
+			}
+		})
+		if err != nil {
+			l.rewrite = true // what could not be read is a cache miss
+		}
+	}
+	for id := range l.raw {
 		st.want(id)
 	}
+	l.all = true
+}
+
+// eachSorted calls fn with each line of the sorted part and its id. A
+// line without an id is passed over, and reported once all are read.
+func (l *sessionLog) eachSorted(fn func(id string, line []byte)) error {
+	f, err := openSorted(l.fsys, l.name, l.sorted)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	b := make([]byte, l.sorted.End-l.sorted.Start)
+	if _, err := f.ReadAt(b, l.sorted.Start); err != nil {
+		return err
+	}
+	var bad error
+	for len(b) > 0 {
+		nl := bytes.IndexByte(b, '\n')
+		if nl < 0 {
+			break
+		}
+		if id, ok := lineID(b[:nl]); ok {
+			fn(id, b[:nl])
+		} else {
+			bad = errSortedDamaged
+		}
+		b = b[nl+1:]
+	}
+	return bad
 }
 
 // apply sets what the state holds of a session to what rec says.
@@ -200,18 +348,18 @@ func keys[V any](m map[string]V) map[string]bool {
 }
 
 // saveSessions appends the changed sessions' lines, or writes the journal
-// whole when it must or when it grew to twice the lines it needs.
+// whole, sorted, when it must or when the lines past its sorted part
+// would pass tailMax.
 func (st *State) saveSessions(fsys vfs.FS, name string) error {
-	// Roughly the sessions held: the threshold needs no exact count.
-	live := max(len(st.Sessions), len(st.Cards), len(st.Pending)) + len(st.Forgotten) + len(st.log.raw)
-	if st.log.rewrite || st.log.lines+len(st.log.dirty) > 2*live+1024 {
+	l := &st.log
+	if l.rewrite || l.sorted == nil || l.tail+len(l.dirty) > l.tailMax() {
 		return st.rewriteSessions(fsys, name)
 	}
-	if len(st.log.dirty) == 0 {
+	if len(l.dirty) == 0 {
 		return nil
 	}
-	ids := make([]string, 0, len(st.log.dirty))
-	for id := range st.log.dirty {
+	ids := make([]string, 0, len(l.dirty))
+	for id := range l.dirty {
 		ids = append(ids, id)
 	}
 	sort.Strings(ids)
@@ -221,27 +369,42 @@ func (st *State) saveSessions(fsys vfs.FS, name string) error {
 			return err
 		}
 	}
-	if err := appendLines(fsys, sessionsName(name), st.log.end, buf.Bytes()); err != nil {
+	if err := appendLines(fsys, sessionsName(name), l.end, buf.Bytes()); err != nil {
 		return err
 	}
-	st.log.end += int64(buf.Len())
-	st.log.lines += len(ids)
-	st.log.dirty = nil
+	l.end += int64(buf.Len())
+	l.tail += len(ids)
+	l.dirty = nil
 	return nil
 }
 
+// rewriteSessions writes the journal whole: a new mark, then each
+// session's line in the order of their ids, those with pending segments
+// last, past the sorted part, where a load reads them.
 func (st *State) rewriteSessions(fsys vfs.FS, name string) error {
 	ids := st.ids()
-	var buf bytes.Buffer
+	mark := newMark()
+	var buf, pending bytes.Buffer
+	buf.Write(markLine(mark))
+	start := int64(buf.Len())
+	npending := 0
 	for _, id := range ids {
-		if err := writeRecord(&buf, st.record(id)); err != nil {
+		w := &buf
+		if len(st.Pending[id]) > 0 {
+			w = &pending
+			npending++
+		}
+		if err := writeRecord(w, st.record(id)); err != nil {
 			return err
 		}
 	}
+	sortedEnd := int64(buf.Len())
+	buf.Write(pending.Bytes())
 	if err := vfs.WriteFileAtomic(fsys, sessionsName(name), buf.Bytes()); err != nil {
 		return err
 	}
-	st.log = sessionLog{end: int64(buf.Len()), lines: len(ids)}
+	st.log = sessionLog{fsys: fsys, name: sessionsName(name), all: true, end: int64(buf.Len()), tail: npending,
+		sorted: &SortedPart{Mark: mark, Start: start, End: sortedEnd, Lines: len(ids) - npending}}
 	return nil
 }
 
