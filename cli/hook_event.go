@@ -99,7 +99,13 @@ func (g *Globals) runHook(agent string) error {
 	// before is time the agent waits for (burstGC).
 	defer burstGC()()
 	h := &hookRun{Globals: g, agent: agent}
-	ev, err := h.hook()
+	// The hook program hands the run to the cairn command when it cannot
+	// check the session's lease (hook_handover.go).
+	var ev hookEvent
+	err := g.handOverUnchecked()
+	if err == nil {
+		ev, err = h.hook()
+	}
 	var b *errBlock
 	switch {
 	case err == nil:

@@ -118,14 +118,24 @@ func (g *Globals) hookSettingsPath(agent string, user bool) (string, error) {
 }
 
 // isCairnHook reports whether handler h is cairn's for agent: a command
-// ending in "hook <agent>".
+// ending in "hook <agent>", or the hook program's "cairn-hook <agent>"
+// (its path quoted or not).
 func isCairnHook(h any, agent string) bool {
 	o, ok := h.(*jObj)
 	if !ok {
 		return false
 	}
 	c, ok := o.get("command").(jRaw)
-	return ok && c.lit == "" && strings.HasSuffix(strings.TrimSpace(c.str), " hook "+agent)
+	if !ok || c.lit != "" {
+		return false
+	}
+	cmd := strings.TrimSpace(c.str)
+	for _, end := range []string{" hook " + agent, "/" + hookProgram + " " + agent, "/" + hookProgram + "' " + agent} {
+		if strings.HasSuffix(cmd, end) || cmd == hookProgram+" "+agent {
+			return true
+		}
+	}
+	return false
 }
 
 // readSettings reads the settings file name: its root object, or a new one
@@ -202,15 +212,14 @@ func (c *HookInstallCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
-	command := c.Command
-	if command == "" {
+	command, program := c.Command+" hook "+c.Agent, ""
+	if c.Command == "" {
 		exe, err := os.Executable()
 		if err != nil {
 			return fmt.Errorf("cannot find this program's path (give --command): %w", err)
 		}
-		command = quoteArg(exe)
+		command, program = hookCommand(exe, c.Agent)
 	}
-	command += " hook " + c.Agent
 	noteKept := g.noteHookKept(name, root, c.Agent)
 	hooks, _ := root.get("hooks").(*jObj)
 	if hooks == nil {
@@ -251,7 +260,33 @@ func (c *HookInstallCmd) Run(g *Globals) error {
 			return err
 		}
 	}
-	return g.sayHooks(name, changed, said, c.Agent)
+	if err := g.sayHooks(name, changed, said, c.Agent); err != nil || g.JSON {
+		return err
+	}
+	if program != "" {
+		fmt.Fprintf(g.stdout, "The hooks run %s, the hook program beside this cairn: it starts faster than cairn hook.\n", program)
+	} else if c.Command == "" {
+		fmt.Fprintf(g.stdout, "The hooks run cairn hook: no %s beside this cairn (go install ./cmd/... puts it there; it starts faster).\n", hookProgram)
+	}
+	return nil
+}
+
+// hookProgram is the hook program's name (cmd/cairn-hook): cairn hook
+// without the cloud remotes' libraries, which start-up pays for.
+const hookProgram = "cairn-hook"
+
+// hookCommand is the command a hook entry runs when the running cairn is
+// exe: the hook program, when exe is it or it sits beside exe (program is
+// then its path), else `exe hook AGENT`.
+func hookCommand(exe, agent string) (command, program string) {
+	if filepath.Base(exe) == hookProgram {
+		return quoteArg(exe) + " " + agent, exe
+	}
+	p := filepath.Join(filepath.Dir(exe), hookProgram)
+	if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+		return quoteArg(p) + " " + agent, p
+	}
+	return quoteArg(exe) + " hook " + agent, ""
 }
 
 func (c *HookUninstallCmd) Run(g *Globals) error {

@@ -225,3 +225,50 @@ func TestHookInstallNoteOutlivesEphemeral(t *testing.T) {
 		t.Fatalf("after uninstall: %q", b)
 	}
 }
+
+// TestHookCommandPrefersHookProgram: install writes the hook program's
+// path when it sits beside the running cairn (go install ./cmd/... puts
+// both in GOBIN), or when it is the running program, else `cairn hook`;
+// and both forms are cairn's entries, so that an install replaces the
+// other form and uninstall takes either out.
+func TestHookCommandPrefersHookProgram(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "my bin")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	exe, hook := filepath.Join(dir, "cairn"), filepath.Join(dir, "cairn-hook")
+	if err := os.WriteFile(exe, nil, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd, prog := hookCommand(exe, "codex")
+	if cmd != quoteArg(exe)+" hook codex" || prog != "" {
+		t.Fatalf("no hook program beside cairn: %q %q", cmd, prog)
+	}
+	if err := os.WriteFile(hook, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if cmd, prog = hookCommand(exe, "codex"); prog != "" {
+		t.Fatalf("a hook program that cannot run: %q %q", cmd, prog)
+	}
+	if err := os.Chmod(hook, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, running := range []string{exe, hook} {
+		cmd, prog = hookCommand(running, "claude-code")
+		if cmd != quoteArg(hook)+" claude-code" || prog != hook {
+			t.Fatalf("running %s: %q %q", running, cmd, prog)
+		}
+	}
+	e := hookEntries("claude-code")[0]
+	for _, c := range []string{quoteArg(hook) + " claude-code", "/usr/bin/cairn-hook claude-code", "cairn-hook claude-code", quoteArg(exe) + " hook claude-code"} {
+		groups, n := removeCairnHooks([]any{newHookGroup(e, c)}, "claude-code")
+		if n != 1 || len(groups) != 0 {
+			t.Fatalf("%q is not taken for cairn's entry: %d removed, %d left", c, n, len(groups))
+		}
+	}
+	for _, c := range []string{quoteArg(hook) + " codex", "/usr/bin/not-cairn-hook claude-code x", "my-cairn-hook claude-code"} {
+		if _, n := removeCairnHooks([]any{newHookGroup(e, c)}, "claude-code"); n != 0 {
+			t.Fatalf("%q is taken for cairn's claude-code entry", c)
+		}
+	}
+}

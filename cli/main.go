@@ -97,6 +97,11 @@ type Globals struct {
 	openStore func(home string) (*engine.Store, error)
 	// parser is the grammar, for help and man.
 	parser *kong.Kong
+	// handOver, in the hook program (HookMain), runs the event in the
+	// cairn command instead, before anything of stdin is read: the
+	// session's default remote is of a kind the hook program cannot open,
+	// and its lease must be checked (hook_handover.go).
+	handOver func(engine.Remote) error
 }
 
 // Process runs cairn as this process's command (cmd/cairn) and returns its

@@ -163,7 +163,9 @@ package engine
 //	owner      a session's lock and owner hint; a dead owner's temp files
 //	patch      apply_patch's patches, parsed and applied in memory
 //	prune      what a prune removes (the objects a workspace still reaches), the sweep's mark
-//	remote     sessions on object storage: push, pull, leases, remote retention
+//	remote     sessions on object storage: push, pull, leases, remote retention;
+//	           file:// built in, the cloud providers registered by import
+//	           (remote/cloudblob is the cloud bucket they share)
 //	revert     a file revert's and an unrevert's boundary, refusals, writes and answers
 //	scope      what a record covers: shell-line scopes, the walk, Diff
 //	shell      shell history; shell.Log holds a mutex of its own
@@ -179,7 +181,9 @@ package engine
 //	wsinfo     a workspace folder whose workspace.json is disputed, settled by its sessions
 //
 // Beside them, public: engine/retention (keep rules, pure), engine/wskey
-// (workspace keys) and engine/ids (slugs and shell-job labels).
+// (workspace keys), engine/ids (slugs and shell-job labels) and
+// engine/remotes/s3, azblob and gcs (the cloud remotes, which a program
+// imports to register them: the engine links none of their SDKs).
 //
 // ## One tool write, step by step
 //

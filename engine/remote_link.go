@@ -18,6 +18,25 @@ func (s *Store) link() *remote.Link {
 	return s.remote.Default(s.fsys)
 }
 
+// LeaseUnchecked reports the default remote when this program cannot
+// open it because it was linked without its provider (a cloud remote in a
+// program that imports none of engine/remotes, such as the hook program):
+// every open of a session here would go on without checking its lease
+// there, with a notice. A program that must keep one owner across
+// machines hands the work to one that has the provider instead (the hook
+// program hands it to the cairn command beside it). No remote, an
+// ephemeral store, or a remote this program opens: ok is false.
+func (s *Store) LeaseUnchecked() (r Remote, ok bool) {
+	if s.ephemeral {
+		return Remote{}, false
+	}
+	rs, err := remote.Remotes(s.fsys)
+	if err != nil || len(rs) == 0 || !remote.Lacks(rs[0].URL) {
+		return Remote{}, false
+	}
+	return rs[0], true
+}
+
 // fetcher is what a workspace's object store asks for an object it lacks:
 // the default remote, when one is set.
 func (s *Store) fetcher() objects.Fetcher {

@@ -16,9 +16,10 @@ var (
 	ErrUnsupported = errors.New("not supported")
 	// ErrBadURL: a remote's URL cairn cannot use.
 	ErrBadURL = errors.New("bad remote URL")
-	// ErrNotBuilt: a remote of a kind this build of cairn leaves out
-	// (gs:// without -tags gcs); it comes with ErrBadURL.
-	ErrNotBuilt = errors.New("this cairn is built without Google Cloud Storage")
+	// ErrNotBuilt: a remote of a kind this program was linked without
+	// (gs:// without -tags gcs, or a provider package not imported,
+	// provider.go); it comes with ErrBadURL.
+	ErrNotBuilt = errors.New("is not built into this program")
 	// ErrConflict: two machines wrote the same journal past the point
 	// they shared; neither copy is changed.
 	ErrConflict = errors.New("diverged")
@@ -49,21 +50,21 @@ type Error struct {
 	Op  string // get, put, stat, list, delete
 	Key string
 	Err error // one of the errors above, or the provider's
-	// cause is the provider's error behind Err, when Err is ours.
-	cause error
+	// Cause is the provider's error behind Err, when Err is ours.
+	Cause error
 }
 
 func (e *Error) Error() string {
 	msg := "remote: " + e.Op + " " + e.Key + ": " + e.Err.Error()
-	if e.cause != nil && !errors.Is(e.Err, ErrExists) {
-		msg += " (" + e.cause.Error() + ")"
+	if e.Cause != nil && !errors.Is(e.Err, ErrExists) {
+		msg += " (" + e.Cause.Error() + ")"
 	}
 	return msg
 }
 
 func (e *Error) Unwrap() []error {
-	if e.cause != nil {
-		return []error{e.Err, e.cause}
+	if e.Cause != nil {
+		return []error{e.Err, e.Cause}
 	}
 	return []error{e.Err}
 }

@@ -1,0 +1,170 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// build builds the cairn packages given (cmd/cairn-hook, cmd/cairn) into
+// dir, once per test binary.
+func build(t *testing.T, dir string, pkgs ...string) {
+	t.Helper()
+	if runtime.GOOS == "windows" {
+		t.Fatal("cairn runs on unix")
+	}
+	for _, p := range pkgs {
+		out, err := exec.Command("go", "build", "-o", filepath.Join(dir, filepath.Base(p)), p).CombinedOutput()
+		if err != nil {
+			t.Fatalf("go build %s: %v\n%s", p, err, out)
+		}
+	}
+}
+
+// fakeCairn is a cairn command that notes its arguments and stdin in dir
+// and exits 3.
+func fakeCairn(t *testing.T, dir, notes string) {
+	t.Helper()
+	script := "#!/bin/sh\nprintf '%s\\n' \"$@\" > " + notes + "/args\ncat > " + notes + "/stdin\nexit 3\n"
+	if err := os.WriteFile(filepath.Join(dir, "cairn"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func setRemote(t *testing.T, home, url string) {
+	t.Helper()
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(map[string]any{"v": 1, "remotes": []map[string]string{{"name": "team", "url": url}}})
+	if err := os.WriteFile(filepath.Join(home, "remotes.json"), b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func promptEvent(ws string) string {
+	b, _ := json.Marshal(map[string]any{"session_id": "7c1d5b0e-0e0f-4b5a-9f5e-1f2e3d4c5b6a", "cwd": ws,
+		"hook_event_name": "UserPromptSubmit", "prompt": "add a flag"})
+	return string(b)
+}
+
+// run runs program with args and stdin; its exit code, stdout, stderr.
+func run(t *testing.T, program, stdin string, args ...string) (int, string, string) {
+	t.Helper()
+	c := exec.Command(program, args...)
+	c.Stdin = strings.NewReader(stdin)
+	var out, errs strings.Builder
+	c.Stdout, c.Stderr = &out, &errs
+	err := c.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return code, out.String(), errs.String()
+}
+
+// titles lists the sessions of ws by the real cairn command.
+func titles(t *testing.T, cairn, home, ws string) []string {
+	t.Helper()
+	code, out, errs := run(t, cairn, "", "--home", home, "-C", ws, "--json", "sessions")
+	if code != 0 {
+		t.Fatalf("cairn sessions: exit %d: %s", code, errs)
+	}
+	var l []struct{ Title string }
+	if err := json.Unmarshal([]byte(out), &l); err != nil {
+		t.Fatalf("sessions: %v: %q", err, out)
+	}
+	var ts []string
+	for _, s := range l {
+		ts = append(ts, s.Title)
+	}
+	return ts
+}
+
+// TestHookProgram: the hook program records as `cairn hook` does when it
+// can check a session's lease itself (no remote, or a folder remote);
+// with a cloud remote as the default, whose provider it lacks, it hands
+// the run to the cairn command beside it, in place, with the same
+// arguments and the event unread on stdin; with no cairn there it records
+// nothing and says why in its JSON answer, exit 0, as other hook failures.
+func TestHookProgram(t *testing.T) {
+	full, hookOnly, withFake := t.TempDir(), t.TempDir(), t.TempDir()
+	build(t, full, "cairn/cmd/cairn", "cairn/cmd/cairn-hook")
+	for _, d := range []string{hookOnly, withFake} {
+		b, err := os.ReadFile(filepath.Join(full, "cairn-hook"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(d, "cairn-hook"), b, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	notes := t.TempDir()
+	fakeCairn(t, withFake, notes)
+	cairn := filepath.Join(full, "cairn")
+
+	t.Run("fast path", func(t *testing.T) {
+		for _, remote := range []string{"", "file://" + filepath.ToSlash(t.TempDir())} {
+			home, ws := filepath.Join(t.TempDir(), "home"), t.TempDir()
+			if remote != "" {
+				setRemote(t, home, remote)
+			}
+			code, out, errs := run(t, filepath.Join(withFake, "cairn-hook"), promptEvent(ws), "--home", home, "claude-code")
+			if code != 0 || out != "" {
+				t.Fatalf("remote %q: exit %d, stdout %q, stderr %q", remote, code, out, errs)
+			}
+			if _, err := os.Stat(filepath.Join(notes, "args")); err == nil {
+				t.Fatalf("remote %q: the hook program handed over", remote)
+			}
+			if got := titles(t, cairn, home, ws); len(got) != 1 || got[0] != "add a flag" {
+				t.Fatalf("remote %q: sessions %q", remote, got)
+			}
+		}
+	})
+
+	// An S3 remote that nothing serves: the cairn command would fail to
+	// reach it; the hook program must not open sessions without it.
+	const s3 = "s3://team-bucket/cairn?endpoint=http://127.0.0.1:9"
+
+	t.Run("hand-over", func(t *testing.T) {
+		home, ws := filepath.Join(t.TempDir(), "home"), t.TempDir()
+		setRemote(t, home, s3)
+		ev := promptEvent(ws)
+		code, out, errs := run(t, filepath.Join(withFake, "cairn-hook"), ev, "--home", home, "claude-code")
+		if code != 3 || out != "" {
+			t.Fatalf("exit %d (the cairn command's is 3), stdout %q, stderr %q", code, out, errs)
+		}
+		args, _ := os.ReadFile(filepath.Join(notes, "args"))
+		stdin, _ := os.ReadFile(filepath.Join(notes, "stdin"))
+		if want := "hook\n--home\n" + home + "\nclaude-code\n"; string(args) != want {
+			t.Fatalf("the cairn command's arguments %q, want %q", args, want)
+		}
+		if string(stdin) != ev {
+			t.Fatalf("the cairn command's stdin %q, want the whole event %q", stdin, ev)
+		}
+	})
+
+	t.Run("no cairn beside it", func(t *testing.T) {
+		home, ws := filepath.Join(t.TempDir(), "home"), t.TempDir()
+		setRemote(t, home, s3)
+		code, out, errs := run(t, filepath.Join(hookOnly, "cairn-hook"), promptEvent(ws), "--home", home, "claude-code")
+		var ans struct{ SystemMessage string }
+		if code != 0 || json.Unmarshal([]byte(out), &ans) != nil {
+			t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errs)
+		}
+		for _, w := range []string{"not recorded", "remote team (s3)", "no cairn command at " + filepath.Join(hookOnly, "cairn")} {
+			if !strings.Contains(ans.SystemMessage, w) || !strings.Contains(errs, w) {
+				t.Fatalf("the answer does not say %q: %q, stderr %q", w, ans.SystemMessage, errs)
+			}
+		}
+		if got := titles(t, cairn, home, ws); len(got) != 0 {
+			t.Fatalf("sessions recorded without their lease: %q", got)
+		}
+	})
+}
