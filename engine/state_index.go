@@ -3,6 +3,7 @@ package engine
 import (
 	"encoding/json"
 	"errors"
+	"slices"
 	"time"
 
 	"cairn/engine/internal/hookrec"
@@ -62,8 +63,16 @@ func fromIndex(st *state, ix *hookrec.Index) error {
 	if m.Meta != nil {
 		st.Meta = m.Meta
 	}
-	for _, e := range ix.Items {
-		it := &Item{ID: e.ID, Type: ItemType(e.Type), Parent: e.Parent, Call: e.Call, Task: e.Task, Text: e.Text}
+	// The items are made in one slice, the map and the order at their
+	// size: a long session's index holds thousands.
+	slab := make([]Item, len(ix.Items))
+	if len(st.Items) == 0 {
+		st.Items = make(map[string]*Item, len(ix.Items))
+	}
+	st.Order = slices.Grow(st.Order, len(ix.Items))
+	for i, e := range ix.Items {
+		it := &slab[i]
+		*it = Item{ID: e.ID, Type: ItemType(e.Type), Parent: e.Parent, Call: e.Call, Task: e.Task, Text: e.Text}
 		if !it.Type.Valid() {
 			return errIndexItem
 		}

@@ -304,10 +304,16 @@ func ParseState(b []byte) (*State, error) {
 		return nil, errors.New("importer: not a read state")
 	}
 	st.kept = int64(end)
-	st.Aliases = map[string]string{}
+	// The entries are read from one string: each field is a part of it,
+	// not a string of its own, and the maps are made at their size (a
+	// long session's mark holds thousands of entries, read at every
+	// prompt).
+	text := string(b[:last])
+	tips, usage, aliases := entryCounts(text)
+	st.Aliases = make(map[string]string, aliases)
 	if st.CC != nil {
-		st.CC.Tip = map[string]string{}
-		st.CC.Usage = map[string]engine.Spend{}
+		st.CC.Tip = make(map[string]string, tips)
+		st.CC.Usage = make(map[string]engine.Spend, usage)
 		if st.CC.Calls == nil {
 			st.CC.Calls = map[string]string{}
 		}
@@ -319,10 +325,9 @@ func ParseState(b []byte) (*State, error) {
 		st.CX.Calls = map[string]string{}
 	}
 	var f []string
-	for i := 0; i < last; {
-		j := bytes.IndexByte(b[i:last], '\n')
-		line := b[i : i+j]
-		i += j + 1
+	for len(text) > 0 {
+		line, rest, _ := strings.Cut(text, "\n")
+		text = rest
 		if len(line) > 0 && line[0] == '{' {
 			st.stale += int64(len(line) + 1) // an earlier batch's JSON line
 			continue
@@ -364,18 +369,44 @@ func ParseState(b []byte) (*State, error) {
 	return &st, nil
 }
 
+// entryCounts is how many tip, spend and alias entries the kept form's
+// text holds (lines of each kind): the sizes its maps are made at.
+func entryCounts(text string) (tips, usage, aliases int) {
+	for i := 0; i < len(text); {
+		switch text[i] {
+		case 't':
+			tips++
+		case 'u':
+			usage++
+		case 'a':
+			aliases++
+		}
+		j := strings.IndexByte(text[i:], '\n')
+		if j < 0 {
+			break
+		}
+		i += j + 1
+	}
+	return tips, usage, aliases
+}
+
 // fields splits an entry line at its tabs, unquoting quoted fields.
-func fields(line []byte, out []string) ([]string, error) {
-	for _, f := range bytes.Split(line, []byte("\t")) {
-		s := string(f)
-		if strings.HasPrefix(s, `"`) {
-			u, err := strconv.Unquote(s)
+// Unquoted fields are parts of line.
+func fields(line string, out []string) ([]string, error) {
+	for {
+		f, rest, more := strings.Cut(line, "\t")
+		if strings.HasPrefix(f, `"`) {
+			u, err := strconv.Unquote(f)
 			if err != nil {
 				return nil, errTorn
 			}
-			s = u
+			f = u
 		}
-		out = append(out, s)
+		out = append(out, f)
+		if !more {
+			break
+		}
+		line = rest
 	}
 	if len(out) < 3 {
 		return nil, errTorn

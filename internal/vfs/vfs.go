@@ -166,14 +166,33 @@ const (
 	FilePerm fs.FileMode = 0o600
 )
 
-// ReadFile reads a whole file.
+// ReadFile reads a whole file, into a buffer of the size the file says it
+// has (as os.ReadFile does): a large file is read without the buffer
+// growing and being copied on the way.
 func ReadFile(fsys FS, name string) ([]byte, error) {
 	f, err := fsys.OpenFile(name, os.O_RDONLY, 0)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return io.ReadAll(f)
+	size := 512
+	if fi, err := f.Stat(); err == nil && fi.Size() > 0 && fi.Size() < 1<<30 {
+		size = int(fi.Size()) + 1 // one more, to see the end without growing
+	}
+	b := make([]byte, 0, size)
+	for {
+		n, err := f.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return b, err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+	}
 }
 
 // FSSyncer is an FS that can make the data of every file on the

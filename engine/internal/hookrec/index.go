@@ -94,11 +94,16 @@ func ReadIndex(fsys vfs.FS, name string) (*Index, error) {
 		return nil, ErrTorn
 	}
 	ix := &Index{Size: t.Size, Sum: t.Sum, State: t.State, kept: int64(end)}
-	seen := map[string]bool{}
-	for i := 0; i < last; {
-		j := bytes.IndexByte(b[i:last], '\n')
-		line := b[i : i+j]
-		i += j + 1
+	// The item lines are read from one string, each field a part of it,
+	// into a slice and a map made at their size: a long session's index
+	// holds thousands of items, read at every prompt.
+	text := string(b[:last])
+	n := strings.Count(text, "\n")
+	ix.Items = make([]Entry, 0, n)
+	seen := make(map[string]bool, n)
+	for len(text) > 0 {
+		line, rest, _ := strings.Cut(text, "\n")
+		text = rest
 		if len(line) > 0 && line[0] == '{' {
 			ix.stale += int64(len(line) + 1)
 			continue
@@ -116,14 +121,27 @@ func ReadIndex(fsys vfs.FS, name string) (*Index, error) {
 	return ix, nil
 }
 
-// parseEntry reads one item line.
-func parseEntry(line []byte) (Entry, error) {
-	f := strings.Split(string(line), "\t")
-	if (len(f) != 6 && len(f) != 8) || f[0] != "i" || f[1] == "" || f[2] == "" {
+// parseEntry reads one item line; its fields are parts of line.
+func parseEntry(line string) (Entry, error) {
+	var f [8]string
+	n := 0
+	for {
+		field, rest, more := strings.Cut(line, "\t")
+		if n == len(f) {
+			return Entry{}, ErrTorn
+		}
+		f[n] = field
+		n++
+		if !more {
+			break
+		}
+		line = rest
+	}
+	if (n != 6 && n != 8) || f[0] != "i" || f[1] == "" || f[2] == "" {
 		return Entry{}, ErrTorn
 	}
 	e := Entry{ID: f[1], Type: f[2], Parent: f[3], Call: f[4], Task: f[5]}
-	if len(f) == 8 {
+	if n == 8 {
 		e.At = f[6]
 		t, err := strconv.Unquote(f[7])
 		if err != nil {

@@ -2,6 +2,7 @@ package hookrec
 
 import (
 	"bytes"
+	"strconv"
 	"testing"
 
 	"cairn/internal/vfs"
@@ -80,5 +81,38 @@ func TestIndexBatchesAndAgreement(t *testing.T) {
 	vfs.WriteFileAtomic(fsys, "y", []byte("i\ti-1\tuser\t\t\t\n"))
 	if _, err := ReadIndex(fsys, "y"); err != ErrNoIndex {
 		t.Fatalf("no batch: %v", err)
+	}
+}
+
+// Reading an index costs a fixed number of allocations, whatever the
+// number of its items: a prompt hook reads it whole at every prompt, and
+// a long session's holds thousands (one string for the file's text, each
+// field a part of it; the slice and map made at their size).
+func TestReadIndexAllocsDoNotGrow(t *testing.T) {
+	allocs := func(n int) float64 {
+		fsys := vfs.NewMem()
+		var items []Entry
+		for i := range n {
+			e := Entry{ID: "i-" + strconv.Itoa(i), Type: "assistant", Parent: "i-" + strconv.Itoa(i-1)}
+			if i%10 == 0 {
+				e = Entry{ID: e.ID, Type: "user", Parent: e.Parent, At: "2026-12-04T10:00:00.000Z", Text: "a prompt"}
+			}
+			items = append(items, e)
+		}
+		// Two batches, so the later one's JSON line is not the only one.
+		b := Batch(items[:n/2], 10, "s", []byte(`{}`))
+		b = append(b, Batch(items[n/2:], 20, "s", []byte(`{}`))...)
+		if err := WriteIndex(fsys, "x", b); err != nil {
+			t.Fatal(err)
+		}
+		return testing.AllocsPerRun(5, func() {
+			if ix, err := ReadIndex(fsys, "x"); err != nil || len(ix.Items) != n {
+				t.Fatalf("%d items: %v", n, err)
+			}
+		})
+	}
+	small, large := allocs(500), allocs(5000)
+	if large-small > 20 {
+		t.Fatalf("reading an index of 500 items takes %.0f allocations, of 5,000 items %.0f", small, large)
 	}
 }
