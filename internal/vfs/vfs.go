@@ -183,7 +183,7 @@ func ReadFile(fsys FS, name string) ([]byte, error) {
 	for {
 		n, err := f.Read(b[len(b):cap(b)])
 		b = b[:len(b)+n]
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			return b, nil
 		}
 		if err != nil {
