@@ -5,6 +5,7 @@ import (
 	"cairn/engine/ids"
 	"cairn/engine/internal/bgwork"
 	"cairn/engine/internal/changes"
+	"cairn/engine/internal/hookmark"
 	"cairn/engine/internal/overlap"
 	"cairn/internal/vfs"
 	"context"
@@ -65,7 +66,7 @@ func (s *Session) execBackground(ctx context.Context, job, line string, eo ExecO
 	}
 	defer end()
 	ans := &ExecAnswer{Session: s.ID(), Files: []string{}, Skipped: []string{}, Scope: ScopeNone}
-	var p *PendingExec
+	var p *hookmark.Exec
 	if !eo.Own {
 		if p, err = s.beginExec(ctx, "exec", eo.Call, hookMarker(s.ws.dir, s.ID(), jobMarker(job)), line, ""); err != nil {
 			return nil, s.notStarted(ctx, line, err)
@@ -130,15 +131,15 @@ func (s *Session) notStarted(ctx context.Context, line string, err error) error 
 // of a dead agent is). Best effort.
 func (s *Session) dropJobMarkers(ctx context.Context, ran bool, jobs ...string) {
 	fsys := s.ws.s.fsys
-	var stale []PendingExec
+	var stale []hookmark.Exec
 	for _, job := range jobs {
 		name := hookMarker(s.ws.dir, s.ID(), jobMarker(job))
 		b, err := vfs.ReadFile(fsys, name)
 		if err != nil {
 			continue
 		}
-		var p PendingExec
-		if ran && json.Unmarshal(b, &p) == nil && p.Kind == markerExec && changes.ValidSnapID(p.ID) {
+		var p hookmark.Exec
+		if ran && json.Unmarshal(b, &p) == nil && p.Kind == hookmark.KindExec && changes.ValidSnapID(p.ID) {
 			stale = append(stale, p)
 		}
 		fsys.Remove(name)

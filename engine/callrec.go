@@ -8,6 +8,7 @@ import (
 	"cairn/engine/internal/callrec"
 	"cairn/engine/internal/changes"
 	"cairn/engine/internal/fstate"
+	"cairn/engine/internal/hookmark"
 )
 
 // Change records of calls other than the file tools (seed "Recording"):
@@ -106,7 +107,7 @@ func (s *Session) recordCall(ctx context.Context, tool, call string, sc callScop
 	var nr *notRun
 	s.recordAfter(context.WithoutCancel(ctx), cl, cap, rc, !errors.As(runErr, &nr), nil, changes.ItemRef{})
 	if rc.Recorded {
-		p := &PendingExec{V: 1, Kind: markerExec, Tool: tool, Call: cl.Call, ID: cl.ID, At: cl.At, Scope: cl.Scope, Paths: cl.Paths}
+		p := &hookmark.Exec{V: 1, Kind: hookmark.KindExec, Tool: tool, Call: cl.Call, ID: cl.ID, At: cl.At, Scope: cl.Scope, Paths: cl.Paths}
 		s.unitEnded(unit, p, cap.tree, nil, cl.ID)
 	}
 	return rc, runErr

@@ -25,8 +25,8 @@ type unitMark = overlap.Mark
 // (exec) or a file edit's.
 type markerFile struct {
 	name string // its path
-	exec *PendingExec
-	edit *PendingChange
+	exec *hookmark.Exec
+	edit *hookmark.Change
 }
 
 // marker is m as engine/internal/overlap reads it.
@@ -177,7 +177,7 @@ func (s *Session) unitBeginOrSay(ctx context.Context, sc overlap.Scope) *inUnit 
 // a unit (unitBeginOrSay): an exec's, with the walk before it (tree), or a
 // file tool's, with its pre-images. Best effort: without it the unit's end
 // does not know this call, and file revert refuses where their lines meet.
-func (s *Session) unitEnded(u *inUnit, exec *PendingExec, tree *scope.Tree, edit *PendingChange, rec string) {
+func (s *Session) unitEnded(u *inUnit, exec *hookmark.Exec, tree *scope.Tree, edit *hookmark.Change, rec string) {
 	if u == nil || rec == "" {
 		return
 	}

@@ -151,37 +151,6 @@ func userWords(a []any) []any {
 	return a
 }
 
-// Append adds an item to the conversation, after the head unless Parent is
-// set, and moves the head to it. The item is written but not synced: it is
-// durable once the turn ends (EndTurn) or Commit returns.
-//
-// Attachments given with Data are stored as objects first (attach.go); an
-// attachment that cannot be stored, or is over the cap, refuses the item
-// and nothing is appended. A "task" tool_call that starts a sub-agent is
-// appended by StartTask, not here (Item.Task is refused).
-func (s *Session) Append(ctx context.Context, it Item) (Item, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if it.Task != "" {
-		return Item{}, fmt.Errorf("%w: an item naming a task is appended by StartTask", ErrBadInput)
-	}
-	it.ID = ""
-	out, err := s.add(ctx, it)
-	if err != nil {
-		return out, err
-	}
-	if it.Type == User {
-		s.userTurn() // a user turn re-enables automatic continuation
-	}
-	// A result answering a task's call delivers it: the task settles.
-	if call := s.st.Items[it.Call]; it.Type == ToolResult && call != nil && call.Task != "" && s.unrecorded == nil {
-		if err := s.endTaskOnResult(ctx, call.Task); err != nil {
-			s.noticef("task %s could not be recorded as settled: %v", call.Task, err)
-		}
-	}
-	return out, nil
-}
-
 // add is Append with s.mu held; it.Task may be set (StartTask).
 func (s *Session) add(ctx context.Context, it Item) (Item, error) {
 	if !it.Type.Valid() {

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"cairn/engine/internal/changes"
+	"cairn/engine/internal/hookmark"
 
 	"cairn/engine/internal/fstate"
 	"cairn/engine/internal/overlap"
@@ -230,7 +231,7 @@ func (c *Change) commit(ctx context.Context) (*ToolAnswer, error) {
 		for i, f := range c.files {
 			fs[i] = changes.FileChange{Path: f.Path, Before: f.Before}
 		}
-		s.unitEnded(c.unit, nil, nil, &PendingChange{V: 1, Tool: c.tool, Call: c.call, At: rec.At, Files: fs}, rec.ID)
+		s.unitEnded(c.unit, nil, nil, &hookmark.Change{V: 1, Tool: c.tool, Call: c.call, At: rec.At, Files: fs}, rec.ID)
 	}
 	return ans, nil
 }

@@ -7,6 +7,7 @@ import (
 
 	"cairn/engine/internal/changes"
 	"cairn/engine/internal/fstate"
+	"cairn/engine/internal/hookmark"
 	"cairn/engine/internal/overlap"
 	"cairn/engine/internal/snapshot"
 	"cairn/engine/internal/tools"
@@ -72,12 +73,12 @@ func (s *Session) makeToolRun(ctx context.Context, r *tools.Run, unit *inUnit) (
 
 // unitMarker is the marker of a tool's call, with its files' pre-images,
 // when it joins a unit (overlap.go).
-func unitMarker(r *tools.Run) *PendingChange {
+func unitMarker(r *tools.Run) *hookmark.Change {
 	fs := make([]changes.FileChange, len(r.FCs))
 	for i, f := range r.FCs {
 		fs[i] = changes.FileChange{Path: f.Path, Before: f.Before}
 	}
-	return &PendingChange{V: 1, Tool: r.Tool, Call: r.Call, At: r.Rec.At, Files: fs}
+	return &hookmark.Change{V: 1, Tool: r.Tool, Call: r.Call, At: r.Rec.At, Files: fs}
 }
 
 // newToolRun checks a file tool's input and readies its run: the options,
