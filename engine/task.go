@@ -30,23 +30,8 @@ import (
 // copies the records and transcripts of the tasks whose calls its path
 // keeps.
 
-// TaskStart says what a task call starts.
-type TaskStart struct {
-	// Description is the call's text (what the sub-agent is asked).
-	Description string
-	// Label, when set, is what a new task's id is made from (a workflow
-	// label); else the description.
-	Label string
-	// Continue names a settled or cancelled task to continue from its
-	// saved history; its id is kept.
-	Continue string
-	// Parent of the call item ("" = the head).
-	Parent     string
-	Background bool
-	// Held: the task belongs to the session, not to this process, and
-	// runs until it ends (the plumbing's tasks).
-	Held bool
-}
+// TaskStart says what a task call starts (tasks.Start).
+type TaskStart = tasks.Start
 
 // Task is a running task (or background shell job) of a session open here.
 type Task struct {
