@@ -8,17 +8,10 @@ import (
 )
 
 // ListHead returns the first n sessions of the listing as the picker index
-// last saved it, and how many sessions that index holds, for a first screen
-// drawn before List has verified anything: its cost does not grow with the
-// number of sessions. It reads the start of index.json only; nothing is
-// stat'ed, rebuilt or settled, so a row may be out of date (a session
-// deleted, retitled or dated in the future since), and List's answer is the
-// one to act on. Sessions dated in the future are left out (List puts them
-// last). A session is marked owned when its owner's hint is there and its
-// lock is held; a dead owner's session is shown free and settled by List.
-//
-// ok is false when there is no usable index (none yet, damaged, or from an
-// earlier build): the caller lists with List.
+// last saved it, and how many sessions that index holds: a first screen
+// whose cost does not grow with the number of sessions. Nothing is checked,
+// so a row may be out of date; List's answer is the one to act on. ok is
+// false when there is no usable index: list with List.
 func (w *Workspace) ListHead(ctx context.Context, n int) (head []Summary, total int, ok bool) {
 	if ctx.Err() != nil {
 		return nil, 0, false

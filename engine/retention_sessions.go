@@ -5,26 +5,14 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
+	"cairn/engine/internal/trash"
 	"cairn/engine/retention"
 )
 
-// StoredSession is one session as `cairn storage sessions` lists it: its
-// tier, pin, owner and what its files take.
-type StoredSession struct {
-	Session   string    `json:"session"`
-	Directory string    `json:"directory"`
-	Title     string    `json:"title"`
-	Tier      string    `json:"tier"`
-	Pinned    bool      `json:"pinned"`
-	Open      bool      `json:"open"`
-	Activity  time.Time `json:"-"`
-	// Bytes is the conversation's files (items journal, trail, record);
-	// Artifacts what a trim drops (change records, outputs, shell history).
-	Bytes     int64 `json:"bytes"`
-	Artifacts int64 `json:"artifact_bytes"`
-}
+// StoredSession is one session as `cairn storage sessions` lists it
+// (trash.Stored).
+type StoredSession = trash.Stored
 
 // StoredSessions lists every session of the store, by directory, then
 // newest activity first.

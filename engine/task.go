@@ -12,41 +12,15 @@ import (
 	"cairn/engine/internal/tasks"
 )
 
-// Sub-agent tasks and background shell jobs. A "task" tool_call starts a
-// sub-agent whose conversation is a transcript of its own, and a
-// background shell job runs beside the session; both keep a record with
-// the session, in its task folder tasks/<session id>/ in the workspace
-// folder (format and rules: engine/internal/tasks). The session's part is
-// its tasks.Log, made on the first task and closed with the session; the
-// store keeps the log of each session open in it (Store.taskLive), so a
-// reader can tell a running task from one cut short. A transcript is an
-// items journal: the engine folds it (its Shape, a *state without texts)
-// and writes its item lines as a session's.
-//
-// Opening a session never reads these files. A transcript is read on
-// demand (Workspace.ReadTask), hydrated under the eager-load ceiling;
-// Workspace.Tasks lists the records. Settled records are kept with the
-// session (archived) until it is deleted or trimmed by retention. A fork
-// copies the records and transcripts of the tasks whose calls its path
-// keeps.
+// Sub-agent tasks and background shell jobs, recorded in the session's
+// task folder (package tasks says the format and rules). The session's
+// tasks.Log is made on the first task and closed with the session; the
+// store keeps each open session's log (Store.taskLive), so a reader can
+// tell a running task from one cut short. Opening a session never reads
+// these files: Workspace.ReadTask and Workspace.Tasks do (task_read.go).
 
-// TaskStart says what a task call starts.
-type TaskStart struct {
-	// Description is the call's text (what the sub-agent is asked).
-	Description string
-	// Label, when set, is what a new task's id is made from (a workflow
-	// label); else the description.
-	Label string
-	// Continue names a settled or cancelled task to continue from its
-	// saved history; its id is kept.
-	Continue string
-	// Parent of the call item ("" = the head).
-	Parent     string
-	Background bool
-	// Held: the task belongs to the session, not to this process, and
-	// runs until it ends (the plumbing's tasks).
-	Held bool
-}
+// TaskStart says what a task call starts (tasks.Start).
+type TaskStart = tasks.Start
 
 // Task is a running task (or background shell job) of a session open here.
 type Task struct {

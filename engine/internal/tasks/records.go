@@ -166,3 +166,21 @@ func Find(recs []*Record, id string) *Record {
 	}
 	return nil
 }
+
+// Start says what a task call starts.
+type Start struct {
+	// Description is the call's text (what the sub-agent is asked).
+	Description string
+	// Label, when set, is what a new task's id is made from (a workflow
+	// label); else the description.
+	Label string
+	// Continue names a settled or cancelled task to continue from its
+	// saved history; its id is kept.
+	Continue string
+	// Parent of the call item ("" = the head).
+	Parent     string
+	Background bool
+	// Held: the task belongs to the session, not to this process, and
+	// runs until it ends (the plumbing's tasks).
+	Held bool
+}

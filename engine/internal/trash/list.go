@@ -2,6 +2,7 @@ package trash
 
 import (
 	"slices"
+	"time"
 
 	"cairn/engine/internal/layout"
 	"cairn/internal/vfs"
@@ -55,4 +56,20 @@ func ByWorkspace(fsys vfs.FS) (map[string][]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// Stored is one session as `cairn storage sessions` lists it: its
+// tier, pin, owner and what its files take.
+type Stored struct {
+	Session   string    `json:"session"`
+	Directory string    `json:"directory"`
+	Title     string    `json:"title"`
+	Tier      string    `json:"tier"`
+	Pinned    bool      `json:"pinned"`
+	Open      bool      `json:"open"`
+	Activity  time.Time `json:"-"`
+	// Bytes is the conversation's files (items journal, trail, record);
+	// Artifacts what a trim drops (change records, outputs, shell history).
+	Bytes     int64 `json:"bytes"`
+	Artifacts int64 `json:"artifact_bytes"`
 }
