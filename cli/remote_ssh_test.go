@@ -188,8 +188,8 @@ func TestSSHFailures(t *testing.T) {
 		{name: "refused key", opts: remotews.Options{SSHCommand: strings.Replace(e.srv.CommandLine(), e.srv.UserKey, e.srv.Dir+"/host_key", 1)},
 			kind: remotews.ErrSSH, says: "Permission denied (publickey)"},
 		{name: "wrong path", path: filepath.Join(e.ws, "missing"), kind: engine.ErrNotFound, says: "no folder " + filepath.Join(e.ws, "missing") + " on "},
-		{name: "other protocol", opts: remotews.Options{CairnPath: `printf '%s\n' '{"jsonrpc":"2.0","id":1,"error":{"code":6,"message":"x","data":{"kind":"version","protocol":2,"format":1,"version":"9.0.0"}}}'; cat >/dev/null; :`},
-			kind: remotews.ErrVersion, says: "speaks protocol 2 and state format 1; this cairn (" + engine.Version + ") speaks protocol 1"},
+		{name: "other protocol", opts: remotews.Options{CairnPath: `printf '%s\n' '{"jsonrpc":"2.0","id":1,"error":{"code":6,"message":"x","data":{"kind":"version","protocol":99,"format":1,"version":"9.0.0"}}}'; cat >/dev/null; :`},
+			kind: remotews.ErrVersion, says: fmt.Sprintf("speaks protocol 99 and state format 1; this cairn (%s) speaks protocol %d", engine.Version, remotews.Protocol)},
 		{name: "older cairn", opts: remotews.Options{CairnPath: "sh -c 'echo \"cairn: error: unexpected argument host\" >&2; exit 2'"},
 			kind: remotews.ErrVersion, says: "has no `cairn host` (an older cairn"},
 	}

@@ -49,6 +49,14 @@
 //
 // Every method is a call the client makes; the host makes none. Params
 // and results are JSON objects; a file's bytes are base64 (JSON []byte).
+// The host runs a connection's calls one at a time in the order they
+// were sent, each answered before the next begins, so a client may send
+// a turn's calls without waiting for each answer (Session.GoWrite,
+// GoCommit: one round trip for the turn) and have them run as if it had
+// waited. Each call that changes files carries the client's number for it
+// and the number up to which the client had every answer ("seq", "had"
+// of CallRef): that, not the next call's arrival, tells the host which
+// answers reached the client.
 // "session" in params is the client session's id: the host session is
 // found from it and the binding. Methods marked (later) are part of the
 // protocol and its version but not served yet: the host answers them

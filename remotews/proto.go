@@ -8,7 +8,7 @@ import (
 
 // Protocol is the version of the protocol: the methods, their params and
 // results. A client and a host of different protocols refuse each other.
-const Protocol = 1
+const Protocol = 2
 
 // Methods, part of the protocol.
 const (
@@ -136,17 +136,26 @@ type PendingCall struct {
 	Record string          `json:"record,omitempty"`
 }
 
-// SessionRef names a client session.
+// SessionRef names a client session. In session.close, Had is as in
+// CallRef: the client had the answers of the calls numbered up to it.
 type SessionRef struct {
 	Session string `json:"session"`
+	Had     int64  `json:"had,omitempty"`
 }
 
 // CallRef is what every call that changes files carries: the client's
-// tool_call item (or prompt) and its newest item when the call ran.
+// tool_call item (or prompt) and its newest item when the call ran; Seq,
+// the client's number for the call (1, 2, … on each session.open); Had,
+// the number up to which the client had every call's answer when it sent
+// this one. A client may send calls before the answers of those before
+// have come (the host runs them in the order sent), so the host learns
+// which answers arrived from Had, not from the next call's arrival.
 type CallRef struct {
 	Session string `json:"session"`
 	Call    string `json:"call,omitempty"`
 	Item    string `json:"item,omitempty"`
+	Seq     int64  `json:"seq,omitempty"`
+	Had     int64  `json:"had,omitempty"`
 }
 
 // ToolWrite is tool.write's params.

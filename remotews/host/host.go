@@ -95,7 +95,10 @@ func Serve(ctx context.Context, r io.ReadCloser, w io.WriteCloser, opts Options)
 		opts.Hostname, _ = os.Hostname()
 	}
 	h := &host{opts: opts, sessions: map[string]*hostSession{}}
-	h.conn = rpc.New(r, w, rpc.Options{Handler: h.handle})
+	// Every call runs in the order sent, each answered before the next
+	// begins: a client may send a turn's calls without waiting for each
+	// answer, and they run as if it had waited.
+	h.conn = rpc.New(r, w, rpc.Options{Handler: h.handle, Ordered: func(string) bool { return true }})
 	defer context.AfterFunc(ctx, func() { h.conn.Close() })()
 	err := h.conn.Wait()
 	if ctx.Err() != nil && errors.Is(err, rpc.ErrClosed) {
@@ -157,7 +160,7 @@ func (h *host) dispatch(ctx context.Context, in *rpc.Incoming) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		return struct{}{}, h.close(p.Session)
+		return struct{}{}, h.close(p.Session, p.Had)
 	case remotews.MethodSessionCommit:
 		p, err := decode[remotews.SessionRef](in)
 		if err != nil {
@@ -386,7 +389,7 @@ func (h *host) open(ctx context.Context, p remotews.SessionOpen) (*remotews.Sess
 	return &remotews.SessionOpened{Session: p.Session, HostSession: s.ID(), Pending: pendingOf(old, snaps)}, nil
 }
 
-func (h *host) close(id string) error {
+func (h *host) close(id string, had int64) error {
 	h.mu.Lock()
 	hs := h.sessions[id]
 	delete(h.sessions, id)
@@ -394,7 +397,7 @@ func (h *host) close(id string) error {
 	if hs == nil {
 		return remotews.Errorf(remotews.CodeNotReady, "not_ready", nil, "session %s is not open", id)
 	}
-	hs.log.closed()
+	hs.log.closed(had)
 	return hs.close()
 }
 
