@@ -446,6 +446,12 @@ func TestSSHREPL(t *testing.T) {
 
 	// Resumed over a new connection: two undos put the written bytes back,
 	// then remove the file.
+	// /diff reads the host's change records: the shell line's copy.
+	code, out, errs = run("/diff\n/exit\n", "-r", id)
+	if code != 0 || !strings.Contains(out, "What the newest recorded call changed (exec, record ") ||
+		!strings.Contains(out, "create  copy.txt  +501 −0") || !strings.Contains(out, "\n+edited head\n") {
+		t.Fatalf("/diff remote: %d\n%s\n%s", code, out, errs)
+	}
 	code, out, errs = run("/undo\n/exit\n", "-r", id)
 	if code != 0 || !strings.Contains(out, "Resumed ") || e.read("src/a.txt") != content {
 		t.Fatalf("resume and undo: %d\n%s\n%s\nfile %q", code, out, errs, e.read("src/a.txt")[:40])

@@ -467,12 +467,43 @@ func (s *Session) RestoreTo(ctx context.Context, snap string) (*engine.RestoreRe
 // the host keeps the change records, so it plans and applies it; the
 // head is the client's to move.
 func (s *Session) RevertFiles(ctx context.Context, p engine.RevertPoint, apply bool) (*engine.RevertResult, error) {
-	method := MethodRevertPreview
-	if apply {
-		method = MethodRevertApply
+	if !apply {
+		pv, _, err := s.PreviewRevert(ctx, p, 0)
+		if err != nil {
+			return nil, err
+		}
+		return &pv.RevertResult, nil
 	}
 	r := s.own()
-	return syncCall[engine.RevertResult](ctx, s, method, r, Revert{CallRef: r, Point: p})
+	return syncCall[engine.RevertResult](ctx, s, MethodRevertApply, r, Revert{CallRef: r, Point: p})
+}
+
+// PreviewRevert previews a file revert to p on the host, with each file's
+// content now (Before) and after the revert (After), each up to limit
+// bytes (0: none; nil when the host could not read them), for its diffs.
+func (s *Session) PreviewRevert(ctx context.Context, p engine.RevertPoint, limit int64) (*RevertPreview, []engine.FileChange, error) {
+	r := s.own()
+	pv, err := syncCall[RevertPreview](ctx, s, MethodRevertPreview, r, Revert{CallRef: r, Point: p, Limit: limit})
+	if err != nil {
+		return nil, nil, err
+	}
+	if !withSides(pv.Contents, pv.Sides) {
+		return pv, nil, nil
+	}
+	return pv, pv.Contents, nil
+}
+
+// Diff reads what the selected calls changed from the host session's
+// change records, each side of each file up to limit bytes.
+func (s *Session) Diff(ctx context.Context, sel engine.ChangeSelection, limit int64) (*engine.Changes, error) {
+	d, err := syncCall[DiffResult](ctx, s, MethodDiff, CallRef{}, Diff{SessionRef: SessionRef{Session: s.id}, Select: sel, Limit: limit})
+	if err != nil {
+		return nil, err
+	}
+	if !withSides(d.Changes.Files, d.Sides) {
+		return nil, fmt.Errorf("the answer to %s: %d files and %d contents", MethodDiff, len(d.Changes.Files), len(d.Sides))
+	}
+	return &d.Changes, nil
 }
 
 // Unrevert puts back, on the host, the files of the file reverts since

@@ -100,7 +100,9 @@
 //	redo               {session,item} -> engine.RestoreResult
 //	snapshots.list     {session} -> engine.SnapshotList
 //	snapshots.restore  {session,item,snapshot} -> engine.RestoreResult
-//	revert.preview     {session,item,point} -> engine.RevertResult
+//	revert.preview     {session,item,point,limit} -> engine.RevertResult+{contents,sides}
+//	                   With limit, each file's content now and after the revert
+//	                   (up to limit bytes a side), for the preview's diffs.
 //	revert.apply       {session,item,point} -> engine.RevertResult
 //	                   A file revert to point (engine.RevertPoint: the item,
 //	                   whether it is a prompt, its time and the client's items in
@@ -111,6 +113,11 @@
 //	                   head is the client's.
 //	shells.list        {session} -> [engine.ShellEntry]
 //	                   The host session's shell history, as cairn shells reads it.
+//	diff               {session,select,limit} -> {changes,sides}
+//	                   What the selected calls changed (engine.ChangeSelection,
+//	                   made by the client's conversation), read from the host
+//	                   session's change records (engine.Session.ChangesOf); sides
+//	                   are each file's bytes, which engine.Changes' JSON leaves out.
 //	calls.pending      {session} -> {pending:[...]}                        (later)
 //
 // Host to client, notifications only: "notice" {session,text}, the one-line

@@ -30,6 +30,7 @@ const (
 	MethodUnrevert         = "unrevert"
 	MethodCallsPending     = "calls.pending"
 	MethodShellsList       = "shells.list"
+	MethodDiff             = "diff"
 
 	// NoteExecOutput is the call notification of exec's output.
 	NoteExecOutput = "exec.output"
@@ -217,10 +218,64 @@ type SnapshotRestore struct {
 type Revert struct {
 	CallRef
 	Point engine.RevertPoint `json:"point"`
+	// Limit, in a preview, asks for each file's content now and after,
+	// each up to Limit bytes (0: none).
+	Limit int64 `json:"limit,omitempty"`
 }
 
 // Notice is a notice notification's params.
 type Notice struct {
 	Session string `json:"session"`
 	Text    string `json:"text"`
+}
+
+// Diff is diff's params: the calls whose change records to read, as the
+// client's conversation selects them, each side of each file up to Limit
+// bytes.
+type Diff struct {
+	SessionRef
+	Select engine.ChangeSelection `json:"select"`
+	Limit  int64                  `json:"limit"`
+}
+
+// Sides are the bytes of each side of a file change (engine.Content.Data,
+// which the engine's JSON leaves out), one for each file in order.
+type Sides struct {
+	Before []byte `json:"before,omitempty"`
+	After  []byte `json:"after,omitempty"`
+}
+
+// DiffResult is diff's answer: what the records say, and the bytes.
+type DiffResult struct {
+	Changes engine.Changes `json:"changes"`
+	Sides   []Sides        `json:"sides"`
+}
+
+// RevertPreview is revert.preview's answer: the plan, and each file's
+// content now and after the revert (Contents and Sides, in the plan's
+// order; none when they cannot be read), for the preview's diffs.
+type RevertPreview struct {
+	engine.RevertResult
+	Contents []engine.FileChange `json:"contents,omitempty"`
+	Sides    []Sides             `json:"sides,omitempty"`
+}
+
+// SidesOf are the bytes of files, for the wire.
+func SidesOf(files []engine.FileChange) []Sides {
+	out := make([]Sides, len(files))
+	for i, f := range files {
+		out[i] = Sides{Before: f.Before.Data, After: f.After.Data}
+	}
+	return out
+}
+
+// withSides puts the bytes back into files; false when they do not match.
+func withSides(files []engine.FileChange, sides []Sides) bool {
+	if len(files) != len(sides) {
+		return false
+	}
+	for i := range files {
+		files[i].Before.Data, files[i].After.Data = sides[i].Before, sides[i].After
+	}
+	return true
 }

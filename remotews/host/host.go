@@ -241,8 +241,20 @@ func (h *host) dispatch(ctx context.Context, in *rpc.Incoming) (any, error) {
 		}
 		apply := in.Method == remotews.MethodRevertApply
 		if !apply {
-			return withSession(h, p.Session, func(s *engine.Session) (*engine.RevertResult, error) {
-				return s.RevertFilesAt(ctx, p.Point, false)
+			return withSession(h, p.Session, func(s *engine.Session) (*remotews.RevertPreview, error) {
+				res, err := s.RevertFilesAt(ctx, p.Point, false)
+				if err != nil {
+					return nil, err
+				}
+				pv := &remotews.RevertPreview{RevertResult: *res}
+				if res.Files != nil && p.Limit > 0 {
+					// The preview's diffs: what each file holds now and
+					// would hold after; none when they cannot be read.
+					if cs, err := res.Files.Contents(ctx, p.Limit); err == nil && len(cs) == len(res.Files.Files) {
+						pv.Contents, pv.Sides = cs, remotews.SidesOf(cs)
+					}
+				}
+				return pv, nil
 			})
 		}
 		return logged(h, ctx, in.Method, p.CallRef, p.Point.Item, func(s *engine.Session) (*engine.RevertResult, error) {
@@ -270,6 +282,18 @@ func (h *host) dispatch(ctx context.Context, in *rpc.Incoming) (any, error) {
 		h.mu.Unlock()
 		return withSession(h, p.Session, func(s *engine.Session) ([]engine.ShellEntry, error) {
 			return ws.ShellHistory(ctx, s.ID())
+		})
+	case remotews.MethodDiff:
+		p, err := decode[remotews.Diff](in)
+		if err != nil {
+			return nil, err
+		}
+		return withSession(h, p.Session, func(s *engine.Session) (*remotews.DiffResult, error) {
+			ch, err := s.ChangesOf(ctx, p.Select, p.Limit)
+			if err != nil {
+				return nil, err
+			}
+			return &remotews.DiffResult{Changes: *ch, Sides: remotews.SidesOf(ch.Files)}, nil
 		})
 	case remotews.MethodSnapshotsList:
 		p, err := decode[remotews.SessionRef](in)
