@@ -131,10 +131,6 @@ type replDiffCmd struct {
 }
 
 func (c *replDiffCmd) Run(r *repl, l *replLine) error {
-	if r.rc.client != nil {
-		return refusedf("/diff reads the change records, which are on %s: it is not served over the connection yet (/snapshots lists the host's records; /revert ITEM files previews what a revert would change)",
-			r.rc.client.Target)
-	}
 	item := ""
 	if c.Item != "" {
 		var err error
@@ -143,7 +139,7 @@ func (c *replDiffCmd) Run(r *repl, l *replLine) error {
 			return nil
 		}
 	}
-	ch, err := r.ws.Changes(l.ctx, r.sess.ID(), item, diffview.Limit)
+	ch, err := r.changes(l.ctx, item)
 	if err != nil {
 		return err
 	}
@@ -151,7 +147,7 @@ func (c *replDiffCmd) Run(r *repl, l *replLine) error {
 	if r.ed != nil && !noColor() {
 		w, color = r.g.term, true
 	}
-	writeChanges(w, ch, item, fileDiffs(r.ws.Path(), ch.Files), color, true)
+	writeChanges(w, ch, item, fileDiffs(r.filesAt().Path(), ch.Files), color, true)
 	return nil
 }
 

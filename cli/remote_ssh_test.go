@@ -188,8 +188,8 @@ func TestSSHFailures(t *testing.T) {
 		{name: "refused key", opts: remotews.Options{SSHCommand: strings.Replace(e.srv.CommandLine(), e.srv.UserKey, e.srv.Dir+"/host_key", 1)},
 			kind: remotews.ErrSSH, says: "Permission denied (publickey)"},
 		{name: "wrong path", path: filepath.Join(e.ws, "missing"), kind: engine.ErrNotFound, says: "no folder " + filepath.Join(e.ws, "missing") + " on "},
-		{name: "other protocol", opts: remotews.Options{CairnPath: `printf '%s\n' '{"jsonrpc":"2.0","id":1,"error":{"code":6,"message":"x","data":{"kind":"version","protocol":2,"format":1,"version":"9.0.0"}}}'; cat >/dev/null; :`},
-			kind: remotews.ErrVersion, says: "speaks protocol 2 and state format 1; this cairn (" + engine.Version + ") speaks protocol 1"},
+		{name: "other protocol", opts: remotews.Options{CairnPath: `printf '%s\n' '{"jsonrpc":"2.0","id":1,"error":{"code":6,"message":"x","data":{"kind":"version","protocol":99,"format":1,"version":"9.0.0"}}}'; cat >/dev/null; :`},
+			kind: remotews.ErrVersion, says: fmt.Sprintf("speaks protocol 99 and state format 1; this cairn (%s) speaks protocol %d", engine.Version, remotews.Protocol)},
 		{name: "older cairn", opts: remotews.Options{CairnPath: "sh -c 'echo \"cairn: error: unexpected argument host\" >&2; exit 2'"},
 			kind: remotews.ErrVersion, says: "has no `cairn host` (an older cairn"},
 	}
@@ -446,6 +446,12 @@ func TestSSHREPL(t *testing.T) {
 
 	// Resumed over a new connection: two undos put the written bytes back,
 	// then remove the file.
+	// /diff reads the host's change records: the shell line's copy.
+	code, out, errs = run("/diff\n/exit\n", "-r", id)
+	if code != 0 || !strings.Contains(out, "What the newest recorded call changed (exec, record ") ||
+		!strings.Contains(out, "create  copy.txt  +501 −0") || !strings.Contains(out, "\n+edited head\n") {
+		t.Fatalf("/diff remote: %d\n%s\n%s", code, out, errs)
+	}
 	code, out, errs = run("/undo\n/exit\n", "-r", id)
 	if code != 0 || !strings.Contains(out, "Resumed ") || e.read("src/a.txt") != content {
 		t.Fatalf("resume and undo: %d\n%s\n%s\nfile %q", code, out, errs, e.read("src/a.txt")[:40])
@@ -519,4 +525,82 @@ func TestSSHFileRevert(t *testing.T) {
 	if e.read("a.txt") != strings.Replace(first, "first turn", "second turn", 1) || e.read("b.txt") != "made in the second turn\n" || e.read("c.txt") != "by a line" {
 		t.Fatalf("the host's files after the unrevert: a %q b %q c %q", e.read("a.txt")[:20], e.read("b.txt"), e.read("c.txt"))
 	}
+}
+
+// A turn sent without waiting for each answer (GoWrite, GoCommit) through
+// the real sshd, its ssh connection killed at a random moment: every
+// write whose answer arrived holds its bytes on the host, every file is
+// its old or its new content, and each write that ran on the host but
+// whose answer did not arrive is told at the next connect (the answers
+// that did arrive are not).
+func TestSSHKilledMidPipelinedTurn(t *testing.T) {
+	e := newSSHEnv(t)
+	ctx := context.Background()
+	sid := uuid.NewString()
+	var binding remotews.Binding
+	rng := rand.New(rand.NewPCG(2, uint64(time.Now().UnixNano())))
+	const n = 20
+	name := func(i int) string { return fmt.Sprintf("p%02d.txt", i) }
+	type sent struct{ old, next string }
+	var cut map[int]sent // the writes of the round before whose answers did not arrive
+	told := 0
+	for round := range *sshRounds {
+		c := e.mustDial()
+		if round == 0 {
+			binding = c.Binding()
+		}
+		s, err := c.Session(ctx, sid, binding, false)
+		if err != nil {
+			t.Fatalf("round %d: reopen: %v", round, err)
+		}
+		for i, w := range cut {
+			got := e.read(name(i))
+			var p *remotews.PendingCall
+			for k := range s.Opened.Pending {
+				if s.Opened.Pending[k].What == name(i) {
+					p = &s.Opened.Pending[k]
+				}
+			}
+			switch {
+			case got != w.old && got != w.next:
+				t.Fatalf("round %d: %s is neither its old nor its new content", round, name(i))
+			case got == w.next && w.next != w.old && p == nil:
+				t.Fatalf("round %d: the write of %s ran on the host, its answer never arrived, and the connect does not tell it (%+v)", round, name(i), s.Opened.Pending)
+			case p != nil:
+				told++
+			}
+		}
+		cut = map[int]sent{}
+		content := make([]string, n)
+		old := make([]string, n)
+		pend := make([]*remotews.Pending[engine.ToolAnswer], n)
+		delay := time.Duration(rng.IntN(300)) * time.Millisecond
+		go func() {
+			time.Sleep(delay)
+			e.killSSH()
+		}()
+		for i := range n {
+			old[i] = e.read(name(i))
+			content[i] = strings.Repeat(fmt.Sprintf("round %d file %d\n", round, i), 500+rng.IntN(3000))
+			pend[i] = s.GoWrite(ctx, "", "", name(i), []byte(content[i]))
+		}
+		end := s.GoCommit(ctx)
+		for i, p := range pend {
+			_, err := p.Wait()
+			switch {
+			case err == nil:
+				if got := e.read(name(i)); got != content[i] {
+					t.Fatalf("round %d: %s was acknowledged but holds %d bytes, not %d", round, name(i), len(got), len(content[i]))
+				}
+			case errors.Is(err, remotews.ErrLost):
+				cut[i] = sent{old: old[i], next: content[i]}
+			default:
+				t.Fatalf("round %d: write %d: %v", round, i, err)
+			}
+		}
+		_, _ = end.Wait()
+		<-c.Done()
+		c.Close()
+	}
+	t.Logf("%d rounds; %d writes cut off and told at the next connect", *sshRounds, told)
 }

@@ -51,7 +51,7 @@ func (c *replRevertCmd) Run(r *repl) error {
 	r.revertPreview = ""
 	if (mode == engine.RevertFiles || mode == engine.RevertBoth) && !previewed {
 		// The first files or both revert only previews.
-		res, err := r.revertFiles(ctx, at, mode, false)
+		res, remote, err := r.revertFilesDiffs(ctx, at, mode, false)
 		if err != nil {
 			return err
 		}
@@ -59,7 +59,7 @@ func (c *replRevertCmd) Run(r *repl) error {
 		if r.ed != nil && !noColor() {
 			w, color = r.g.term, true
 		}
-		printFileRevert(w, res.Files, "", true, revertDiffs(ctx, r.ws.Path(), res.Files), color)
+		printFileRevert(w, res.Files, "", true, r.previewDiffs(ctx, res, remote), color)
 		fmt.Fprintf(r.out, "Repeat /revert %s %s to run it; /diff shows what each call changed.\n", c.Item, mode)
 		r.revertPreview = line
 		return nil

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"cairn/cli/diffview"
 	"cairn/cli/display"
 	"cairn/engine"
 	"cairn/remotews"
@@ -397,36 +398,55 @@ func (c *remoteCell) RestoreTo(ctx context.Context, id string) (*engine.RestoreR
 // revertFiles previews (apply false) or runs the file half of a revert to
 // item at, here or on the host.
 func (r *repl) revertFiles(ctx context.Context, at string, mode engine.RevertMode, apply bool) (*engine.RevertResult, error) {
+	res, _, err := r.revertFilesDiffs(ctx, at, mode, apply)
+	return res, err
+}
+
+// revertFilesDiffs is revertFiles, with a remote preview's file contents
+// (now and after) for its diffs.
+func (r *repl) revertFilesDiffs(ctx context.Context, at string, mode engine.RevertMode, apply bool) (*engine.RevertResult, []engine.FileChange, error) {
 	if r.rc.client == nil {
 		if !apply {
-			return r.sess.PreviewRevert(ctx, at, mode)
+			res, err := r.sess.PreviewRevert(ctx, at, mode)
+			return res, nil, err
 		}
-		return r.sess.Revert(ctx, at, mode)
+		res, err := r.sess.Revert(ctx, at, mode)
+		return res, nil, err
 	}
 	c := r.rc.cell
 	if c == nil || c.hs == nil {
-		return nil, r.noHostSession()
+		return nil, nil, r.noHostSession()
 	}
 	pt, err := r.sess.RevertPoint(at)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	res, err := c.hs.RevertFiles(ctx, *pt, apply)
+	var res *engine.RevertResult
+	var contents []engine.FileChange
+	if apply {
+		res, err = c.hs.RevertFiles(ctx, *pt, true)
+	} else {
+		var pv *remotews.RevertPreview
+		pv, contents, err = c.hs.PreviewRevert(ctx, *pt, diffview.Limit)
+		if pv != nil {
+			res = &pv.RevertResult
+		}
+	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if !apply || mode == engine.RevertFiles || (res.Files != nil && len(res.Files.Left) > 0) {
 		head := r.sess.Head()
 		res.Session, res.Head, res.From = r.sess.ID(), head, head
-		return res, nil
+		return res, contents, nil
 	}
 	// Both: the files first, then the head, as a local revert does.
 	conv, err := r.sess.Revert(ctx, at, engine.RevertConversation)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	conv.Files = res.Files
-	return conv, nil
+	return conv, nil, nil
 }
 
 // unrevert puts back the files of the file reverts since the last new
@@ -485,4 +505,39 @@ func (r *repl) shellHistory(ctx context.Context) ([]engine.ShellEntry, error) {
 		return nil, r.noHostSession()
 	}
 	return c.hs.Shells(ctx)
+}
+
+// changes is what a call or a turn changed (engine.Workspace.Changes):
+// read here, or, on a remote workspace, from the host session's records,
+// selected by this session's conversation.
+func (r *repl) changes(ctx context.Context, item string) (*engine.Changes, error) {
+	if r.rc.client == nil {
+		return r.ws.Changes(ctx, r.sess.ID(), item, diffview.Limit)
+	}
+	c := r.rc.cell
+	if c == nil || c.hs == nil {
+		return nil, r.noHostSession()
+	}
+	sel, err := r.sess.SelectChanges(item)
+	if err != nil {
+		return nil, err
+	}
+	ch, err := c.hs.Diff(ctx, *sel, diffview.Limit)
+	if err != nil {
+		return nil, err
+	}
+	ch.Session = r.sess.ID()
+	return ch, nil
+}
+
+// previewDiffs are the diffs of a file revert's preview: read here, or
+// sent by the host with the preview on a remote workspace (remote).
+func (r *repl) previewDiffs(ctx context.Context, res *engine.RevertResult, remote []engine.FileChange) []diffview.File {
+	if r.rc.client == nil {
+		return revertDiffs(ctx, r.ws.Path(), res.Files)
+	}
+	if remote == nil || res.Files == nil || len(remote) != len(res.Files.Files) {
+		return nil
+	}
+	return fileDiffs(r.filesAt().Path(), remote)
 }

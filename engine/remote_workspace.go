@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"cairn/engine/internal/changes"
 	"cairn/engine/internal/revert"
 )
 
@@ -172,4 +173,76 @@ func (s *Session) UnrevertFiles(ctx context.Context) (*FileRevert, error) {
 	s.snaps.mu.Lock()
 	defer s.snaps.mu.Unlock()
 	return s.unrevertFiles(ctx)
+}
+
+// ChangeSelection is what a diff of a conversation kept elsewhere reads
+// from the host session that keeps its records (ChangesOf): Item as
+// Workspace.Changes takes it ("" the newest recorded call), whether it is a
+// prompt (Turn: its whole turn), and Calls, the items whose change lines
+// count (the call itself, or the prompt and every item of its turn).
+type ChangeSelection struct {
+	Item  string   `json:"item,omitempty"`
+	Turn  bool     `json:"turn,omitempty"`
+	Calls []string `json:"calls,omitempty"`
+}
+
+// SelectChanges is the selection of item of this session's conversation,
+// as Workspace.Changes reads it, for the host session that keeps the
+// records (a remote workspace).
+func (s *Session) SelectChanges(item string) (*ChangeSelection, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if item == "" {
+		return &ChangeSelection{}, nil
+	}
+	it := s.st.Items[item]
+	switch {
+	case it == nil:
+		return nil, noItem(item, s.st.ID)
+	case it.Type == ToolCall:
+		return &ChangeSelection{Item: item, Calls: []string{item}}, nil
+	case it.Type == User:
+		turn := s.st.InTurn(item)
+		sel := &ChangeSelection{Item: item, Turn: true}
+		for _, id := range s.st.Order {
+			if turn(id) {
+				sel.Calls = append(sel.Calls, id)
+			}
+		}
+		return sel, nil
+	}
+	return nil, fmt.Errorf("%w: item %s is a %s: give a tool call, or a user prompt for its whole turn", ErrBadInput, item, it.Type)
+}
+
+// ChangesOf reads what the selected calls changed from this session's
+// change records, as Workspace.Changes does for a conversation of its
+// own: for a session whose conversation is kept elsewhere
+// (SessionOptions.Elsewhere), whose change lines name that
+// conversation's items.
+func (s *Session) ChangesOf(ctx context.Context, sel ChangeSelection, limit int64) (*Changes, error) {
+	w, id := s.ws, s.ID()
+	tl, err := w.timeline(id)
+	if err != nil {
+		return nil, err
+	}
+	ch := &Changes{Session: id, Item: sel.Item, Turn: sel.Turn, Records: []string{}, Tools: []string{}, Files: []FileChange{}}
+	var pick func(*changes.Step) bool
+	if sel.Item == "" {
+		newest := tl.NewestRecord()
+		if newest == nil {
+			return ch, nil
+		}
+		ch.Item = newest.Call
+		pick = func(st *changes.Step) bool { return st == newest }
+	} else {
+		calls := make(map[string]bool, len(sel.Calls))
+		for _, c := range sel.Calls {
+			calls[c] = true
+		}
+		pick = func(st *changes.Step) bool { return st.Call != "" && calls[st.Call] }
+	}
+	if err := revert.ReadChanges(ctx, ch, tl, pick, w.files, w.objects(), w.absPath, limit); err != nil {
+		return nil, err
+	}
+	return ch, nil
 }

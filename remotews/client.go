@@ -198,7 +198,12 @@ func colon(said string) string {
 // call makes one call; a lost connection is an *Error of kind ErrLost
 // naming the call, the host and why.
 func (c *Client) call(ctx context.Context, method string, params, result any, opts ...rpc.CallOption) error {
-	err := c.conn.Call(ctx, method, params, result, opts...)
+	return c.wait(method, c.conn.Go(ctx, method, params, opts...), result)
+}
+
+// wait waits for the answer of a call sent, as call does.
+func (c *Client) wait(method string, sent *rpc.Sent, result any) error {
+	err := sent.Wait(result)
 	if err == nil {
 		return nil
 	}
@@ -278,6 +283,13 @@ func GenerationMessage(t Target, b Binding, d GenerationData) string {
 }
 
 // Session is a client session's file side on the host.
+//
+// Its calls that change files can be sent without waiting for each
+// answer (GoWrite, GoEdit, GoRm, GoPatch, GoCommit): the host runs a
+// connection's calls one at a time in the order sent, so a turn's writes
+// and its end cost one round trip in all rather than one each. Each
+// answer still means what the waiting call's means: the host ran the
+// call and recorded it (a turn's end: durable there).
 type Session struct {
 	c      *Client
 	id     string
@@ -286,10 +298,38 @@ type Session struct {
 	// the calls that belong to no tool call (undo, redo, restore, a file
 	// revert, unrevert) place their lines after.
 	Newest func() string
+
+	mu       sync.Mutex
+	next     int64          // the number of the last call sent
+	had      int64          // every call numbered up to it was answered
+	answered map[int64]bool // answered calls numbered past had
+}
+
+// number gives r the next call's number and what the client has had.
+func (s *Session) number(r CallRef) CallRef {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.next++
+	r.Seq, r.Had = s.next, s.had
+	return r
+}
+
+// answer notes that the answer of call seq arrived.
+func (s *Session) answer(seq int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.answered == nil {
+		s.answered = map[int64]bool{}
+	}
+	s.answered[seq] = true
+	for s.answered[s.had+1] {
+		delete(s.answered, s.had+1)
+		s.had++
+	}
 }
 
 func (s *Session) ref(call, item string) CallRef {
-	return CallRef{Session: s.id, Call: call, Item: item}
+	return s.number(CallRef{Session: s.id, Call: call, Item: item})
 }
 
 // own is the CallRef of a call that belongs to no tool call.
@@ -298,31 +338,78 @@ func (s *Session) own() CallRef {
 	if s.Newest != nil {
 		r.Item = s.Newest()
 	}
-	return r
+	return s.number(r)
+}
+
+// Pending is a call sent whose answer has not been waited for.
+type Pending[T any] struct {
+	s      *Session
+	method string
+	seq    int64
+	sent   *rpc.Sent
+}
+
+// Wait waits for the call's answer (once).
+func (p *Pending[T]) Wait() (*T, error) {
+	var v T
+	err := p.s.c.wait(p.method, p.sent, &v)
+	if p.seq > 0 && !errors.Is(err, ErrLost) {
+		p.s.answer(p.seq)
+	}
+	return &v, err
+}
+
+func goCall[T any](ctx context.Context, s *Session, method string, seq int64, params any, opts ...rpc.CallOption) *Pending[T] {
+	return &Pending[T]{s: s, method: method, seq: seq, sent: s.c.conn.Go(ctx, method, params, opts...)}
+}
+
+// sync waits for a call just sent.
+func syncCall[T any](ctx context.Context, s *Session, method string, ref CallRef, params any, opts ...rpc.CallOption) (*T, error) {
+	return goCall[T](ctx, s, method, ref.Seq, params, opts...).Wait()
+}
+
+// GoWrite sends the write tool's call to the host; Wait has its answer.
+func (s *Session) GoWrite(ctx context.Context, call, item, path string, content []byte) *Pending[engine.ToolAnswer] {
+	r := s.ref(call, item)
+	return goCall[engine.ToolAnswer](ctx, s, MethodToolWrite, r.Seq, ToolWrite{CallRef: r, Path: path, Content: content})
 }
 
 // Write runs the write tool on the host.
 func (s *Session) Write(ctx context.Context, call, item, path string, content []byte) (*engine.ToolAnswer, error) {
-	var a engine.ToolAnswer
-	return &a, s.c.call(ctx, MethodToolWrite, ToolWrite{CallRef: s.ref(call, item), Path: path, Content: content}, &a)
+	return s.GoWrite(ctx, call, item, path, content).Wait()
+}
+
+// GoEdit sends the edit tool's call to the host; Wait has its answer.
+func (s *Session) GoEdit(ctx context.Context, call, item, path, old, repl string, all bool) *Pending[engine.ToolAnswer] {
+	r := s.ref(call, item)
+	return goCall[engine.ToolAnswer](ctx, s, MethodToolEdit, r.Seq, ToolEdit{CallRef: r, Path: path, Old: old, New: repl, All: all})
 }
 
 // Edit runs the edit tool on the host.
 func (s *Session) Edit(ctx context.Context, call, item, path, old, repl string, all bool) (*engine.ToolAnswer, error) {
-	var a engine.ToolAnswer
-	return &a, s.c.call(ctx, MethodToolEdit, ToolEdit{CallRef: s.ref(call, item), Path: path, Old: old, New: repl, All: all}, &a)
+	return s.GoEdit(ctx, call, item, path, old, repl, all).Wait()
+}
+
+// GoRm sends the rm tool's call to the host; Wait has its answer.
+func (s *Session) GoRm(ctx context.Context, call, item, path string) *Pending[engine.ToolAnswer] {
+	r := s.ref(call, item)
+	return goCall[engine.ToolAnswer](ctx, s, MethodToolRm, r.Seq, ToolRm{CallRef: r, Path: path})
 }
 
 // Rm runs the rm tool on the host.
 func (s *Session) Rm(ctx context.Context, call, item, path string) (*engine.ToolAnswer, error) {
-	var a engine.ToolAnswer
-	return &a, s.c.call(ctx, MethodToolRm, ToolRm{CallRef: s.ref(call, item), Path: path}, &a)
+	return s.GoRm(ctx, call, item, path).Wait()
+}
+
+// GoPatch sends apply_patch's call to the host; Wait has its answer.
+func (s *Session) GoPatch(ctx context.Context, call, item string, patch []byte) *Pending[engine.ToolAnswer] {
+	r := s.ref(call, item)
+	return goCall[engine.ToolAnswer](ctx, s, MethodToolPatch, r.Seq, ToolPatch{CallRef: r, Patch: patch})
 }
 
 // Patch runs apply_patch on the host.
 func (s *Session) Patch(ctx context.Context, call, item string, patch []byte) (*engine.ToolAnswer, error) {
-	var a engine.ToolAnswer
-	return &a, s.c.call(ctx, MethodToolPatch, ToolPatch{CallRef: s.ref(call, item), Patch: patch}, &a)
+	return s.GoPatch(ctx, call, item, patch).Wait()
 }
 
 // Exec runs a shell line on the host; what it prints reaches stdout and
@@ -330,8 +417,8 @@ func (s *Session) Patch(ctx context.Context, call, item string, patch []byte) (*
 // still comes, saying what it changed, with ctx's error (as
 // engine.Session.Exec answers a cancelled line).
 func (s *Session) Exec(ctx context.Context, call, item, line string, own bool, stdout, stderr io.Writer) (*engine.ExecAnswer, error) {
-	var a ExecResult
-	err := s.c.call(ctx, MethodExec, Exec{CallRef: s.ref(call, item), Line: line, Own: own}, &a,
+	r := s.ref(call, item)
+	a, err := syncCall[ExecResult](ctx, s, MethodExec, r, Exec{CallRef: r, Line: line, Own: own},
 		rpc.OnNotify(func(method string, params json.RawMessage) {
 			var o ExecOutput
 			if method != NoteExecOutput || json.Unmarshal(params, &o) != nil {
@@ -359,20 +446,20 @@ func (s *Session) Exec(ctx context.Context, call, item, line string, own bool, s
 
 // Undo undoes the newest applied snapshot on the host.
 func (s *Session) Undo(ctx context.Context) (*engine.RestoreResult, error) {
-	var r engine.RestoreResult
-	return &r, s.c.call(ctx, MethodUndo, s.own(), &r)
+	r := s.own()
+	return syncCall[engine.RestoreResult](ctx, s, MethodUndo, r, r)
 }
 
 // Redo puts the newest undone edit back on the host.
 func (s *Session) Redo(ctx context.Context) (*engine.RestoreResult, error) {
-	var r engine.RestoreResult
-	return &r, s.c.call(ctx, MethodRedo, s.own(), &r)
+	r := s.own()
+	return syncCall[engine.RestoreResult](ctx, s, MethodRedo, r, r)
 }
 
 // RestoreTo undoes every snapshot down to and including snap.
 func (s *Session) RestoreTo(ctx context.Context, snap string) (*engine.RestoreResult, error) {
-	var r engine.RestoreResult
-	return &r, s.c.call(ctx, MethodSnapshotsRestore, SnapshotRestore{CallRef: s.own(), Snapshot: snap}, &r)
+	r := s.own()
+	return syncCall[engine.RestoreResult](ctx, s, MethodSnapshotsRestore, r, SnapshotRestore{CallRef: r, Snapshot: snap})
 }
 
 // RevertFiles runs (apply) or previews, on the host, a file revert to
@@ -380,42 +467,83 @@ func (s *Session) RestoreTo(ctx context.Context, snap string) (*engine.RestoreRe
 // the host keeps the change records, so it plans and applies it; the
 // head is the client's to move.
 func (s *Session) RevertFiles(ctx context.Context, p engine.RevertPoint, apply bool) (*engine.RevertResult, error) {
-	var r engine.RevertResult
-	method := MethodRevertPreview
-	if apply {
-		method = MethodRevertApply
+	if !apply {
+		pv, _, err := s.PreviewRevert(ctx, p, 0)
+		if err != nil {
+			return nil, err
+		}
+		return &pv.RevertResult, nil
 	}
-	return &r, s.c.call(ctx, method, Revert{CallRef: s.own(), Point: p}, &r)
+	r := s.own()
+	return syncCall[engine.RevertResult](ctx, s, MethodRevertApply, r, Revert{CallRef: r, Point: p})
+}
+
+// PreviewRevert previews a file revert to p on the host, with each file's
+// content now (Before) and after the revert (After), each up to limit
+// bytes (0: none; nil when the host could not read them), for its diffs.
+func (s *Session) PreviewRevert(ctx context.Context, p engine.RevertPoint, limit int64) (*RevertPreview, []engine.FileChange, error) {
+	r := s.own()
+	pv, err := syncCall[RevertPreview](ctx, s, MethodRevertPreview, r, Revert{CallRef: r, Point: p, Limit: limit})
+	if err != nil {
+		return nil, nil, err
+	}
+	if !withSides(pv.Contents, pv.Sides) {
+		return pv, nil, nil
+	}
+	return pv, pv.Contents, nil
+}
+
+// Diff reads what the selected calls changed from the host session's
+// change records, each side of each file up to limit bytes.
+func (s *Session) Diff(ctx context.Context, sel engine.ChangeSelection, limit int64) (*engine.Changes, error) {
+	d, err := syncCall[DiffResult](ctx, s, MethodDiff, CallRef{}, Diff{SessionRef: SessionRef{Session: s.id}, Select: sel, Limit: limit})
+	if err != nil {
+		return nil, err
+	}
+	if !withSides(d.Changes.Files, d.Sides) {
+		return nil, fmt.Errorf("the answer to %s: %d files and %d contents", MethodDiff, len(d.Changes.Files), len(d.Sides))
+	}
+	return &d.Changes, nil
 }
 
 // Unrevert puts back, on the host, the files of the file reverts since
 // the last new work.
 func (s *Session) Unrevert(ctx context.Context) (*engine.RevertResult, error) {
-	var r engine.RevertResult
-	return &r, s.c.call(ctx, MethodUnrevert, s.own(), &r)
+	r := s.own()
+	return syncCall[engine.RevertResult](ctx, s, MethodUnrevert, r, r)
 }
 
 // Snapshots lists the session's snapshots on the host.
 func (s *Session) Snapshots(ctx context.Context) (*engine.SnapshotList, error) {
-	var l engine.SnapshotList
-	return &l, s.c.call(ctx, MethodSnapshotsList, SessionRef{Session: s.id}, &l)
+	return syncCall[engine.SnapshotList](ctx, s, MethodSnapshotsList, CallRef{}, SessionRef{Session: s.id})
 }
 
 // Shells is the host session's shell history.
 func (s *Session) Shells(ctx context.Context) ([]engine.ShellEntry, error) {
-	var ents []engine.ShellEntry
-	return ents, s.c.call(ctx, MethodShellsList, SessionRef{Session: s.id}, &ents)
+	ents, err := syncCall[[]engine.ShellEntry](ctx, s, MethodShellsList, CallRef{}, SessionRef{Session: s.id})
+	return *ents, err
+}
+
+// GoCommit sends the end of the client's turn; once Wait returns without
+// error, what the turn's file tools changed is durable on the host.
+func (s *Session) GoCommit(ctx context.Context) *Pending[struct{}] {
+	return goCall[struct{}](ctx, s, MethodSessionCommit, 0, SessionRef{Session: s.id})
 }
 
 // Commit ends the client's turn on the host: what the turn's file tools
 // changed is durable there on return.
 func (s *Session) Commit(ctx context.Context) error {
-	return s.c.call(ctx, MethodSessionCommit, SessionRef{Session: s.id}, nil)
+	_, err := s.GoCommit(ctx).Wait()
+	return err
 }
 
 // Close closes the host session.
 func (s *Session) Close(ctx context.Context) error {
-	return s.c.call(ctx, MethodSessionClose, SessionRef{Session: s.id}, nil)
+	s.mu.Lock()
+	had := s.had
+	s.mu.Unlock()
+	_, err := syncCall[struct{}](ctx, s, MethodSessionClose, CallRef{}, SessionRef{Session: s.id, Had: had})
+	return err
 }
 
 // tailBuffer keeps the last max bytes written to it, and passes them on

@@ -49,6 +49,14 @@
 //
 // Every method is a call the client makes; the host makes none. Params
 // and results are JSON objects; a file's bytes are base64 (JSON []byte).
+// The host runs a connection's calls one at a time in the order they
+// were sent, each answered before the next begins, so a client may send
+// a turn's calls without waiting for each answer (Session.GoWrite,
+// GoCommit: one round trip for the turn) and have them run as if it had
+// waited. Each call that changes files carries the client's number for it
+// and the number up to which the client had every answer ("seq", "had"
+// of CallRef): that, not the next call's arrival, tells the host which
+// answers reached the client.
 // "session" in params is the client session's id: the host session is
 // found from it and the binding. Methods marked (later) are part of the
 // protocol and its version but not served yet: the host answers them
@@ -92,7 +100,9 @@
 //	redo               {session,item} -> engine.RestoreResult
 //	snapshots.list     {session} -> engine.SnapshotList
 //	snapshots.restore  {session,item,snapshot} -> engine.RestoreResult
-//	revert.preview     {session,item,point} -> engine.RevertResult
+//	revert.preview     {session,item,point,limit} -> engine.RevertResult+{contents,sides}
+//	                   With limit, each file's content now and after the revert
+//	                   (up to limit bytes a side), for the preview's diffs.
 //	revert.apply       {session,item,point} -> engine.RevertResult
 //	                   A file revert to point (engine.RevertPoint: the item,
 //	                   whether it is a prompt, its time and the client's items in
@@ -103,6 +113,11 @@
 //	                   head is the client's.
 //	shells.list        {session} -> [engine.ShellEntry]
 //	                   The host session's shell history, as cairn shells reads it.
+//	diff               {session,select,limit} -> {changes,sides}
+//	                   What the selected calls changed (engine.ChangeSelection,
+//	                   made by the client's conversation), read from the host
+//	                   session's change records (engine.Session.ChangesOf); sides
+//	                   are each file's bytes, which engine.Changes' JSON leaves out.
 //	calls.pending      {session} -> {pending:[...]}                        (later)
 //
 // Host to client, notifications only: "notice" {session,text}, the one-line

@@ -8,7 +8,7 @@ import (
 
 // Protocol is the version of the protocol: the methods, their params and
 // results. A client and a host of different protocols refuse each other.
-const Protocol = 1
+const Protocol = 2
 
 // Methods, part of the protocol.
 const (
@@ -30,6 +30,7 @@ const (
 	MethodUnrevert         = "unrevert"
 	MethodCallsPending     = "calls.pending"
 	MethodShellsList       = "shells.list"
+	MethodDiff             = "diff"
 
 	// NoteExecOutput is the call notification of exec's output.
 	NoteExecOutput = "exec.output"
@@ -136,17 +137,26 @@ type PendingCall struct {
 	Record string          `json:"record,omitempty"`
 }
 
-// SessionRef names a client session.
+// SessionRef names a client session. In session.close, Had is as in
+// CallRef: the client had the answers of the calls numbered up to it.
 type SessionRef struct {
 	Session string `json:"session"`
+	Had     int64  `json:"had,omitempty"`
 }
 
 // CallRef is what every call that changes files carries: the client's
-// tool_call item (or prompt) and its newest item when the call ran.
+// tool_call item (or prompt) and its newest item when the call ran; Seq,
+// the client's number for the call (1, 2, … on each session.open); Had,
+// the number up to which the client had every call's answer when it sent
+// this one. A client may send calls before the answers of those before
+// have come (the host runs them in the order sent), so the host learns
+// which answers arrived from Had, not from the next call's arrival.
 type CallRef struct {
 	Session string `json:"session"`
 	Call    string `json:"call,omitempty"`
 	Item    string `json:"item,omitempty"`
+	Seq     int64  `json:"seq,omitempty"`
+	Had     int64  `json:"had,omitempty"`
 }
 
 // ToolWrite is tool.write's params.
@@ -208,10 +218,64 @@ type SnapshotRestore struct {
 type Revert struct {
 	CallRef
 	Point engine.RevertPoint `json:"point"`
+	// Limit, in a preview, asks for each file's content now and after,
+	// each up to Limit bytes (0: none).
+	Limit int64 `json:"limit,omitempty"`
 }
 
 // Notice is a notice notification's params.
 type Notice struct {
 	Session string `json:"session"`
 	Text    string `json:"text"`
+}
+
+// Diff is diff's params: the calls whose change records to read, as the
+// client's conversation selects them, each side of each file up to Limit
+// bytes.
+type Diff struct {
+	SessionRef
+	Select engine.ChangeSelection `json:"select"`
+	Limit  int64                  `json:"limit"`
+}
+
+// Sides are the bytes of each side of a file change (engine.Content.Data,
+// which the engine's JSON leaves out), one for each file in order.
+type Sides struct {
+	Before []byte `json:"before,omitempty"`
+	After  []byte `json:"after,omitempty"`
+}
+
+// DiffResult is diff's answer: what the records say, and the bytes.
+type DiffResult struct {
+	Changes engine.Changes `json:"changes"`
+	Sides   []Sides        `json:"sides"`
+}
+
+// RevertPreview is revert.preview's answer: the plan, and each file's
+// content now and after the revert (Contents and Sides, in the plan's
+// order; none when they cannot be read), for the preview's diffs.
+type RevertPreview struct {
+	engine.RevertResult
+	Contents []engine.FileChange `json:"contents,omitempty"`
+	Sides    []Sides             `json:"sides,omitempty"`
+}
+
+// SidesOf are the bytes of files, for the wire.
+func SidesOf(files []engine.FileChange) []Sides {
+	out := make([]Sides, len(files))
+	for i, f := range files {
+		out[i] = Sides{Before: f.Before.Data, After: f.After.Data}
+	}
+	return out
+}
+
+// withSides puts the bytes back into files; false when they do not match.
+func withSides(files []engine.FileChange, sides []Sides) bool {
+	if len(files) != len(sides) {
+		return false
+	}
+	for i := range files {
+		files[i].Before.Data, files[i].After.Data = sides[i].Before, sides[i].After
+	}
+	return true
 }

@@ -2,7 +2,8 @@ package main
 
 // B11 remote workspace: one turn of 20 write-tool calls of 10 KiB to a
 // workspace on a host reached over one ssh connection (cairn host there),
-// then the turn's end (session.commit), against:
+// then the turn's end (session.commit), the calls sent without waiting for
+// each answer (remotews.Session.GoWrite, GoCommit), against:
 //
 //   - the same turn local (B1b's cairn side: 20 ToolWrite and Commit in a
 //     workspace of this machine), goal <= 1.5;
@@ -25,6 +26,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"cairn/engine"
 	"cairn/remotews"
 
 	"github.com/google/uuid"
@@ -82,13 +84,25 @@ func runB11(env *Env) ([]Row, error) {
 		return bs
 	}
 	name := func(i int) string { return fmt.Sprintf("b11/f%02d.go", i) }
+	// The turn's calls are sent without waiting for each answer (the
+	// host runs them in the order sent), then their answers are read:
+	// the turn pays one round trip, not one per write.
 	remoteTurn := func(bs [][]byte) error {
+		pend := make([]*remotews.Pending[engine.ToolAnswer], len(bs))
 		for i, b := range bs {
-			if _, err := rs.Write(ctx, "", "", name(i), b); err != nil {
-				return err
+			pend[i] = rs.GoWrite(ctx, "", "", name(i), b)
+		}
+		end := rs.GoCommit(ctx)
+		var first error
+		for _, p := range pend {
+			if _, err := p.Wait(); err != nil && first == nil {
+				first = err
 			}
 		}
-		return rs.Commit(ctx)
+		if _, err := end.Wait(); err != nil && first == nil {
+			first = err
+		}
+		return first
 	}
 	localTurn := func(bs [][]byte) error {
 		for i, b := range bs {

@@ -25,17 +25,21 @@ import (
 // calls whose answers it may not have had: settled (the call ran to its
 // end, its answer is kept) or interrupted (the host ended during it; the
 // engine settled its change record when the session opened again, and the
-// newest record since it began is named). The client's next call, or its
-// session.close, says it had the answers of the calls that ended before
-// it; an answer written to a connection that then broke is not known to
-// have arrived, so it is told again rather than lost. The log is then
-// emptied. Its lines are written, not synced: what a
+// newest record since it began is named). Each call, and session.close,
+// carries the number up to which the client had the answers of the calls
+// before it (remotews.CallRef's Had: the client may send a call before
+// the answers of those before it have come), and a settled call is no
+// longer told once a later line says its answer arrived; an answer
+// written to a connection that then broke is not known to have arrived,
+// so it is told again rather than lost. The log is then emptied. Its lines are written, not synced: what a
 // crash of the whole machine loses of it, the engine's own change records
 // still settle.
 
 type callLine struct {
 	V      int             `json:"v"`
 	Seq    int64           `json:"seq"`
+	Client int64           `json:"client,omitempty"` // the client's number for the call
+	Had    int64           `json:"had,omitempty"`    // the client had the answers up to it
 	Method string          `json:"method,omitempty"`
 	Call   string          `json:"call,omitempty"`
 	Item   string          `json:"item,omitempty"`
@@ -98,7 +102,7 @@ func (l *callLog) begin(method string, ref remotews.CallRef, what string, now ti
 	defer l.mu.Unlock()
 	l.seq++
 	at := timefmt.Mk(now)
-	l.write(callLine{Seq: l.seq, Method: method, Call: ref.Call, Item: ref.Item, What: what, Began: &at})
+	l.write(callLine{Seq: l.seq, Client: ref.Seq, Had: ref.Had, Method: method, Call: ref.Call, Item: ref.Item, What: what, Began: &at})
 	return l.seq
 }
 
@@ -119,11 +123,12 @@ func (l *callLog) end(seq int64, answered bool, res any, err error) {
 	l.write(c)
 }
 
-// closed logs the client's session.close: it had every answer.
-func (l *callLog) closed() {
+// closed logs the client's session.close, which says it had the answers
+// up to had.
+func (l *callLog) closed(had int64) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.write(callLine{Seq: l.seq + 1, End: "closed"})
+	l.write(callLine{Seq: l.seq + 1, Had: had, End: "closed"})
 }
 
 func (l *callLog) close() error {
@@ -137,12 +142,12 @@ func (l *callLog) close() error {
 // snapshots and records after its open settled them.
 func pendingOf(old []callLine, snaps *engine.SnapshotList) []remotews.PendingCall {
 	begun := map[int64]*remotews.PendingCall{}
+	client := map[int64]int64{} // the client's number of each call begun
 	var order []int64
-	// acked drops the calls that ended: the client's next call or close
-	// says it had their answers.
-	acked := func() {
+	// acked drops the calls that ended whose answers the client had.
+	acked := func(had int64) {
 		for seq, p := range begun {
-			if p.State == remotews.PendingSettled {
+			if p.State == remotews.PendingSettled && client[seq] > 0 && client[seq] <= had {
 				delete(begun, seq)
 			}
 		}
@@ -150,12 +155,13 @@ func pendingOf(old []callLine, snaps *engine.SnapshotList) []remotews.PendingCal
 	for _, l := range old {
 		switch {
 		case l.Began != nil:
-			acked()
-			begun[l.Seq] = &remotews.PendingCall{Seq: l.Seq, Method: l.Method, Call: l.Call, Item: l.Item, What: l.What,
+			acked(l.Had)
+			begun[l.Seq] = &remotews.PendingCall{Seq: l.Client, Method: l.Method, Call: l.Call, Item: l.Item, What: l.What,
 				Began: *l.Began, State: remotews.PendingInterrupted}
+			client[l.Seq] = l.Client
 			order = append(order, l.Seq)
 		case l.End == "closed":
-			acked()
+			acked(l.Had)
 		case begun[l.Seq] != nil:
 			p := begun[l.Seq]
 			p.State, p.Answer, p.Error = remotews.PendingSettled, l.Answer, l.Error

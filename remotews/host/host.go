@@ -95,7 +95,10 @@ func Serve(ctx context.Context, r io.ReadCloser, w io.WriteCloser, opts Options)
 		opts.Hostname, _ = os.Hostname()
 	}
 	h := &host{opts: opts, sessions: map[string]*hostSession{}}
-	h.conn = rpc.New(r, w, rpc.Options{Handler: h.handle})
+	// Every call runs in the order sent, each answered before the next
+	// begins: a client may send a turn's calls without waiting for each
+	// answer, and they run as if it had waited.
+	h.conn = rpc.New(r, w, rpc.Options{Handler: h.handle, Ordered: func(string) bool { return true }})
 	defer context.AfterFunc(ctx, func() { h.conn.Close() })()
 	err := h.conn.Wait()
 	if ctx.Err() != nil && errors.Is(err, rpc.ErrClosed) {
@@ -157,7 +160,7 @@ func (h *host) dispatch(ctx context.Context, in *rpc.Incoming) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		return struct{}{}, h.close(p.Session)
+		return struct{}{}, h.close(p.Session, p.Had)
 	case remotews.MethodSessionCommit:
 		p, err := decode[remotews.SessionRef](in)
 		if err != nil {
@@ -238,8 +241,20 @@ func (h *host) dispatch(ctx context.Context, in *rpc.Incoming) (any, error) {
 		}
 		apply := in.Method == remotews.MethodRevertApply
 		if !apply {
-			return withSession(h, p.Session, func(s *engine.Session) (*engine.RevertResult, error) {
-				return s.RevertFilesAt(ctx, p.Point, false)
+			return withSession(h, p.Session, func(s *engine.Session) (*remotews.RevertPreview, error) {
+				res, err := s.RevertFilesAt(ctx, p.Point, false)
+				if err != nil {
+					return nil, err
+				}
+				pv := &remotews.RevertPreview{RevertResult: *res}
+				if res.Files != nil && p.Limit > 0 {
+					// The preview's diffs: what each file holds now and
+					// would hold after; none when they cannot be read.
+					if cs, err := res.Files.Contents(ctx, p.Limit); err == nil && len(cs) == len(res.Files.Files) {
+						pv.Contents, pv.Sides = cs, remotews.SidesOf(cs)
+					}
+				}
+				return pv, nil
 			})
 		}
 		return logged(h, ctx, in.Method, p.CallRef, p.Point.Item, func(s *engine.Session) (*engine.RevertResult, error) {
@@ -267,6 +282,18 @@ func (h *host) dispatch(ctx context.Context, in *rpc.Incoming) (any, error) {
 		h.mu.Unlock()
 		return withSession(h, p.Session, func(s *engine.Session) ([]engine.ShellEntry, error) {
 			return ws.ShellHistory(ctx, s.ID())
+		})
+	case remotews.MethodDiff:
+		p, err := decode[remotews.Diff](in)
+		if err != nil {
+			return nil, err
+		}
+		return withSession(h, p.Session, func(s *engine.Session) (*remotews.DiffResult, error) {
+			ch, err := s.ChangesOf(ctx, p.Select, p.Limit)
+			if err != nil {
+				return nil, err
+			}
+			return &remotews.DiffResult{Changes: *ch, Sides: remotews.SidesOf(ch.Files)}, nil
 		})
 	case remotews.MethodSnapshotsList:
 		p, err := decode[remotews.SessionRef](in)
@@ -386,7 +413,7 @@ func (h *host) open(ctx context.Context, p remotews.SessionOpen) (*remotews.Sess
 	return &remotews.SessionOpened{Session: p.Session, HostSession: s.ID(), Pending: pendingOf(old, snaps)}, nil
 }
 
-func (h *host) close(id string) error {
+func (h *host) close(id string, had int64) error {
 	h.mu.Lock()
 	hs := h.sessions[id]
 	delete(h.sessions, id)
@@ -394,7 +421,7 @@ func (h *host) close(id string) error {
 	if hs == nil {
 		return remotews.Errorf(remotews.CodeNotReady, "not_ready", nil, "session %s is not open", id)
 	}
-	hs.log.closed()
+	hs.log.closed(had)
 	return hs.close()
 }
 

@@ -26,12 +26,12 @@ import (
 // env is a host state folder, a workspace on the host, and a way to
 // connect to it in this process (the local transport).
 type env struct {
-	t    *testing.T
+	t    testing.TB
 	ws   string // the workspace folder on the host
 	home string // the host's state folder
 }
 
-func newEnv(t *testing.T) *env {
+func newEnv(t testing.TB) *env {
 	t.Helper()
 	root := t.TempDir()
 	e := &env{t: t, ws: filepath.Join(root, "ws"), home: filepath.Join(root, "host-state")}
@@ -45,6 +45,13 @@ func newEnv(t *testing.T) *env {
 // when the client closes; the returned wait reports Serve's error.
 func (e *env) connect(opts remotews.Options) (*remotews.Client, func() error) {
 	e.t.Helper()
+	return e.connectVia(opts, nil)
+}
+
+// connectVia is connect with the client's side of the transport to the
+// host wrapped by via (nil: as it is).
+func (e *env) connectVia(opts remotews.Options, via func(io.WriteCloser) io.WriteCloser) (*remotews.Client, func() error) {
+	e.t.Helper()
 	store, err := engine.Open(e.home)
 	if err != nil {
 		e.t.Fatal(err)
@@ -56,7 +63,11 @@ func (e *env) connect(opts remotews.Options) (*remotews.Client, func() error) {
 		served <- Serve(context.Background(), c2h, h2cW, Options{Store: store, Path: e.ws, Hostname: "testhost"})
 		store.Close()
 	}()
-	c, err := remotews.Connect(context.Background(), h2c, c2hW, "testhost", e.ws, opts)
+	var toHost io.WriteCloser = c2hW
+	if via != nil {
+		toHost = via(c2hW)
+	}
+	c, err := remotews.Connect(context.Background(), h2c, toHost, "testhost", e.ws, opts)
 	if err != nil {
 		e.t.Fatalf("connect: %v", err)
 	}
@@ -295,17 +306,18 @@ func TestLostMidCall(t *testing.T) {
 }
 
 // A call the host ended during (no end line) is interrupted, with the
-// newest record made since it began; one that ended is pending until the
-// client's next call or close says it had the answer, and is then
-// settled with its answer.
+// newest record made since it began; one that ended is pending until a
+// later call or the close says the client had its answer (Had), and is
+// then settled with its answer. A call sent before the answer of the one
+// before came (pipelined) says nothing of that answer.
 func TestPendingOf(t *testing.T) {
 	at := func(s int) engine.Time { return timefmt.Mk(time.Unix(1800000000+int64(s), 0)) }
 	t0, t5, t9 := at(0), at(5), at(9)
 	lines := []callLine{
-		{Seq: 1, Method: "tool.write", What: "a", Began: &t0}, {Seq: 1, End: "answered"},
-		{Seq: 2, Method: "exec", What: "make", Began: &t5},
-		{Seq: 3, Method: "tool.rm", What: "c", Began: &t9},
-		{Seq: 4, Method: "tool.edit", What: "b", Began: &t9}, {Seq: 4, End: "answered", Answer: json.RawMessage(`{"ok":true}`)},
+		{Seq: 1, Client: 1, Method: "tool.write", What: "a", Began: &t0}, {Seq: 1, End: "answered"},
+		{Seq: 2, Client: 2, Had: 1, Method: "exec", What: "make", Began: &t5},
+		{Seq: 3, Client: 3, Had: 1, Method: "tool.rm", What: "c", Began: &t9},
+		{Seq: 4, Client: 4, Had: 1, Method: "tool.edit", What: "b", Began: &t9}, {Seq: 4, End: "answered", Answer: json.RawMessage(`{"ok":true}`)},
 	}
 	snaps := &engine.SnapshotList{Snapshots: []engine.SnapshotInfo{{ID: "s-old", At: t0}}, Records: []engine.RecordInfo{{ID: "r-make", At: at(6)}}}
 	got := pendingOf(lines, snaps)
@@ -323,9 +335,27 @@ func TestPendingOf(t *testing.T) {
 	}
 	// A close says the client had every answer; the calls the host was
 	// still running stay interrupted.
-	got = pendingOf(append(lines, callLine{Seq: 5, End: "closed"}), snaps)
+	got = pendingOf(append(lines, callLine{Seq: 5, Had: 4, End: "closed"}), snaps)
 	if len(got) != 2 || got[0].Seq != 2 || got[1].Seq != 3 {
 		t.Errorf("after a close: %+v", got)
+	}
+
+	// Pipelined: calls 1-3 sent before any answer came (Had 0), all ran
+	// and were answered, then the connection broke. None is known to have
+	// reached the client: all three are told, settled.
+	piped := []callLine{
+		{Seq: 1, Client: 1, Method: "tool.write", What: "a", Began: &t0}, {Seq: 1, End: "answered", Answer: json.RawMessage(`{"n":1}`)},
+		{Seq: 2, Client: 2, Method: "tool.write", What: "b", Began: &t0}, {Seq: 2, End: "answered", Answer: json.RawMessage(`{"n":2}`)},
+		{Seq: 3, Client: 3, Method: "tool.write", What: "c", Began: &t0}, {Seq: 3, End: "unanswered", Answer: json.RawMessage(`{"n":3}`)},
+	}
+	got = pendingOf(piped, snaps)
+	if len(got) != 3 || got[0].Seq != 1 || got[2].Seq != 3 || got[0].State != remotews.PendingSettled || string(got[1].Answer) != `{"n":2}` {
+		t.Errorf("pipelined calls cut off = %+v", got)
+	}
+	// A fourth sent after the first answer came drops the first only.
+	got = pendingOf(append(piped, callLine{Seq: 4, Client: 4, Had: 1, Method: "tool.rm", What: "d", Began: &t9}), snaps)
+	if len(got) != 3 || got[0].Seq != 2 || got[1].Seq != 3 || got[2].Seq != 4 || got[2].State != remotews.PendingInterrupted {
+		t.Errorf("after a call that had the first answer = %+v", got)
 	}
 }
 
@@ -481,7 +511,7 @@ func TestHelloErrors(t *testing.T) {
 		t.Fatalf("call before hello: %v", err)
 	}
 	err = c.Call(ctx, remotews.MethodHello, remotews.Hello{Protocol: remotews.Protocol + 1, Format: engine.Format, Version: "9.9", Path: e.ws}, nil)
-	if !errors.As(err, &we) || we.Code != remotews.CodeVersion || !strings.Contains(string(we.Data), `"protocol":1`) {
+	if !errors.As(err, &we) || we.Code != remotews.CodeVersion || !strings.Contains(string(we.Data), fmt.Sprintf(`"protocol":%d`, remotews.Protocol)) {
 		t.Fatalf("another protocol: %v", err)
 	}
 	hello := remotews.Hello{Protocol: remotews.Protocol, Format: engine.Format, Path: e.ws}

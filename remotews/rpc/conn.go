@@ -141,6 +141,12 @@ type Options struct {
 	Handler Handler
 	// MaxLine is the longest line read (MaxLine when 0).
 	MaxLine int
+	// Ordered says which of the peer's calls run one at a time in the
+	// order they arrived, each answered before the next begins, so that a
+	// peer may send several without waiting (Go) and have them run as if
+	// it had. The others run at once, each on its own goroutine. nil: all
+	// run at once.
+	Ordered func(method string) bool
 }
 
 // Conn is a JSON-RPC connection.
@@ -160,6 +166,10 @@ type Conn struct {
 	handlers sync.WaitGroup
 	base     context.Context
 	stop     context.CancelFunc
+	// queue holds the ordered calls not begun yet; one goroutine runs
+	// them while it is not empty (queueing says it is running).
+	queue    []func()
+	queueing bool
 }
 
 type pending struct {
@@ -198,52 +208,72 @@ func OnNotify(fn func(method string, params json.RawMessage)) CallOption {
 // and that is what Call returns. Only the end of the connection stops the
 // wait (a *LostError).
 func (c *Conn) Call(ctx context.Context, method string, params, result any, opts ...CallOption) error {
+	return c.Go(ctx, method, params, opts...).Wait(result)
+}
+
+// Sent is a call sent whose answer Wait waits for.
+type Sent struct {
+	c      *Conn
+	p      *pending
+	err    error // the call could not be sent
+	cancel func() bool
+}
+
+// Go sends a call and returns without waiting for its answer, so that a
+// caller can send several before the first answer comes (pipelining):
+// the peer runs them as its Options.Ordered says. ctx ending before the
+// answer sends a cancel, as for Call.
+func (c *Conn) Go(ctx context.Context, method string, params any, opts ...CallOption) *Sent {
 	p := &pending{method: method, answer: make(chan *jsonrpc.Response, 1)}
 	for _, o := range opts {
 		o(p)
+	}
+	raw, err := json.Marshal(params)
+	if err != nil {
+		return &Sent{c: c, p: p, err: fmt.Errorf("rpc: %s: %w", method, err)}
 	}
 	c.mu.Lock()
 	if c.err != nil {
 		err := c.err
 		c.mu.Unlock()
-		return &LostError{Method: method, Err: err}
+		return &Sent{c: c, p: p, err: &LostError{Method: method, Err: err}}
 	}
 	c.next++
 	id, _ := jsonrpc.MakeID(float64(c.next))
 	c.calls[id] = p
 	c.mu.Unlock()
-	raw, err := json.Marshal(params)
-	req := &jsonrpc.Request{ID: id, Method: method, Params: raw}
-	if err != nil {
+	if err := c.send(&jsonrpc.Request{ID: id, Method: method, Params: raw}); err != nil {
 		c.forget(id)
-		return fmt.Errorf("rpc: %s: %w", method, err)
+		return &Sent{c: c, p: p, err: &LostError{Method: method, Err: err}}
 	}
-	if err := c.send(req); err != nil {
-		c.forget(id)
-		return &LostError{Method: method, Err: err}
+	s := &Sent{c: c, p: p}
+	s.cancel = context.AfterFunc(ctx, func() {
+		// A failed send ends the connection, which answers the call.
+		_ = c.send(&jsonrpc.Request{Method: MethodCancel, Params: mustJSON(cancelParams{ID: id.Raw()})})
+	})
+	return s
+}
+
+// Wait waits for the call's answer and decodes its result into result
+// (unless nil). It is called once.
+func (s *Sent) Wait(result any) error {
+	if s.err != nil {
+		return s.err
 	}
-	cancelled := ctx.Done()
-	for {
-		select {
-		case a := <-p.answer:
-			if a == nil {
-				return &LostError{Method: method, Err: c.Err()}
-			}
-			if a.Error != nil {
-				return a.Error
-			}
-			if result != nil {
-				if err := json.Unmarshal(a.Result, result); err != nil {
-					return fmt.Errorf("rpc: the answer to %s: %w", method, err)
-				}
-			}
-			return nil
-		case <-cancelled:
-			cancelled = nil
-			n := &jsonrpc.Request{Method: MethodCancel, Params: mustJSON(cancelParams{ID: id.Raw()})}
-			_ = c.send(n) // a failed send ends the connection, which answers below
+	a := <-s.p.answer
+	s.cancel()
+	if a == nil {
+		return &LostError{Method: s.p.method, Err: s.c.Err()}
+	}
+	if a.Error != nil {
+		return a.Error
+	}
+	if result != nil {
+		if err := json.Unmarshal(a.Result, result); err != nil {
+			return fmt.Errorf("rpc: the answer to %s: %w", s.p.method, err)
 		}
 	}
+	return nil
 }
 
 // Notify sends a notification.
@@ -439,8 +469,7 @@ func (c *Conn) incoming(m *jsonrpc.Request) {
 	}
 	c.running[m.ID] = cancel
 	c.handlers.Add(1)
-	c.mu.Unlock()
-	go func() {
+	run := func() {
 		defer c.handlers.Done()
 		defer func() {
 			c.mu.Lock()
@@ -454,7 +483,47 @@ func (c *Conn) incoming(m *jsonrpc.Request) {
 		}
 		res, err := c.opts.Handler(ctx, &Incoming{Method: m.Method, Params: m.Params, id: m.ID, conn: c})
 		c.answer(m.ID, res, err)
-	}()
+	}
+	if c.opts.Ordered == nil || !c.opts.Ordered(m.Method) {
+		c.mu.Unlock()
+		go run()
+		return
+	}
+	c.queue = append(c.queue, func() {
+		// A call the connection's end finds not begun is not run: its
+		// caller has a LostError, and nothing of it happened.
+		if c.Err() != nil {
+			c.handlers.Done()
+			c.mu.Lock()
+			delete(c.running, m.ID)
+			c.mu.Unlock()
+			cancel()
+			return
+		}
+		run()
+	})
+	if !c.queueing {
+		c.queueing = true
+		go c.runQueue()
+	}
+	c.mu.Unlock()
+}
+
+// runQueue runs the ordered calls one at a time until none is left.
+func (c *Conn) runQueue() {
+	for {
+		c.mu.Lock()
+		if len(c.queue) == 0 {
+			c.queueing = false
+			c.mu.Unlock()
+			return
+		}
+		next := c.queue[0]
+		c.queue[0] = nil
+		c.queue = c.queue[1:]
+		c.mu.Unlock()
+		next()
+	}
 }
 
 func (c *Conn) answer(id jsonrpc.ID, res any, err error) {

@@ -255,3 +255,139 @@ func FuzzRead(f *testing.F) {
 		_ = c.Wait()
 	})
 }
+
+// gate holds what is written to it until open, then passes it on: a
+// transport on which nothing reaches the peer before the test says so.
+type gate struct {
+	mu    sync.Mutex
+	held  bytes.Buffer
+	lines int
+	to    io.WriteCloser // nil while shut
+}
+
+func (g *gate) Write(p []byte) (int, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.to != nil {
+		return g.to.Write(p)
+	}
+	g.lines += bytes.Count(p, []byte("\n"))
+	return g.held.Write(p)
+}
+
+func (g *gate) Close() error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.to != nil {
+		return g.to.Close()
+	}
+	return nil
+}
+
+func (g *gate) open(to io.WriteCloser) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.to = to
+	_, err := to.Write(g.held.Bytes())
+	return err
+}
+
+// Calls sent with Go leave before any answer has come (the peer has not
+// seen one of them when the last is sent), and the peer's ordered calls
+// run one at a time in the order they were sent, whatever the scheduler
+// does: each answer says how many ran before it.
+func TestGoPipelinedInOrder(t *testing.T) {
+	const n = 200
+	r1, w1 := io.Pipe()
+	r2, w2 := io.Pipe()
+	g := &gate{}
+	client := New(r2, g, Options{})
+	var mu sync.Mutex
+	var ran []int
+	running := 0
+	server := New(r1, w2, Options{Ordered: func(m string) bool { return m == "step" }, Handler: func(ctx context.Context, in *Incoming) (any, error) {
+		var k int
+		if err := json.Unmarshal(in.Params, &k); err != nil {
+			return nil, err
+		}
+		mu.Lock()
+		running++
+		if running > 1 {
+			mu.Unlock()
+			return nil, fmt.Errorf("call %d ran beside another", k)
+		}
+		ran = append(ran, k)
+		done := len(ran)
+		mu.Unlock()
+		time.Sleep(time.Duration(k%3) * time.Microsecond)
+		mu.Lock()
+		running--
+		mu.Unlock()
+		return done, nil
+	}})
+	t.Cleanup(func() { client.Close(); server.Close() })
+	sent := make([]*Sent, n)
+	for k := range n {
+		sent[k] = client.Go(context.Background(), "step", k)
+	}
+	if g.lines != n {
+		t.Fatalf("%d calls reached the transport before any answer, want %d", g.lines, n)
+	}
+	if err := g.open(w1); err != nil {
+		t.Fatal(err)
+	}
+	for k, s := range sent {
+		var done int
+		if err := s.Wait(&done); err != nil {
+			t.Fatalf("call %d: %v", k, err)
+		}
+		if done != k+1 {
+			t.Fatalf("call %d ran %d-th", k, done)
+		}
+	}
+}
+
+// An ordered call the connection's end finds not begun is not run, and
+// its caller is told the connection was lost.
+func TestOrderedNotBegunAtEnd(t *testing.T) {
+	r1, w1 := io.Pipe()
+	r2, w2 := io.Pipe()
+	client := New(r2, w1, Options{})
+	started, queued := make(chan struct{}), make(chan struct{})
+	var mu sync.Mutex
+	var ran []string
+	server := New(r1, w2, Options{Ordered: func(m string) bool {
+		if m == "second" {
+			close(queued) // read, and about to be queued behind the first
+		}
+		return true
+	}, Handler: func(ctx context.Context, in *Incoming) (any, error) {
+		mu.Lock()
+		ran = append(ran, in.Method)
+		mu.Unlock()
+		if in.Method == "first" {
+			close(started)
+			<-ctx.Done()
+		}
+		return nil, nil
+	}})
+	t.Cleanup(func() { client.Close() })
+	first := client.Go(context.Background(), "first", nil)
+	<-started
+	second := client.Go(context.Background(), "second", nil)
+	<-queued
+	server.Close()
+	var lost *LostError
+	if err := first.Wait(nil); !errors.As(err, &lost) {
+		t.Fatalf("first: %v", err)
+	}
+	if err := second.Wait(nil); !errors.As(err, &lost) || lost.Method != "second" {
+		t.Fatalf("second: %v", err)
+	}
+	_ = server.Wait()
+	mu.Lock()
+	defer mu.Unlock()
+	if len(ran) != 1 || ran[0] != "first" {
+		t.Fatalf("ran %v, want only the first", ran)
+	}
+}
