@@ -164,34 +164,43 @@ func ChangeDirs(fsys vfs.FS, name string) map[string]bool {
 // is collected the same way.
 func RemoveUnmade(fsys vfs.FS, ws string) {
 	dir := layout.SessionsDir(ws)
-	ents, err := fsys.ReadDir(dir)
+	// Names alone: this runs at every session open, and a folder of many
+	// sessions would cost an Lstat of each entry. Only the few names the
+	// rules below pick are looked at further.
+	list, err := vfs.ReadDirNames(fsys, dir)
 	if err != nil {
 		return
 	}
 	temps := map[string][]string{}
-	names := make(map[string]bool, len(ents))
-	for _, e := range ents {
-		names[e.Name()] = true
+	names := make(map[string]bool, len(list))
+	for _, name := range list {
+		names[name] = true
 	}
-	for _, e := range ents {
-		name := e.Name()
-		if id, ok := strings.CutSuffix(name, layout.LockSuffix); ok && e.Type().IsRegular() && layout.ValidSessionID(id) {
+	for _, name := range list {
+		if id, ok := strings.CutSuffix(name, layout.LockSuffix); ok && layout.ValidSessionID(id) {
 			if _, seen := temps[id]; !seen {
 				temps[id] = nil
 			}
 			continue
 		}
 		// "." + id + "." + the name it was to take + the temp suffix
-		if !e.Type().IsRegular() || !vfs.IsTemp(name) || len(name) < 38 || name[37] != '.' {
+		if !vfs.IsTemp(name) || len(name) < 38 || name[37] != '.' {
 			continue
 		}
 		if id := name[1:37]; layout.ValidSessionID(id) {
 			temps[id] = append(temps[id], name)
 		}
 	}
+	regular := func(name string) bool {
+		fi, err := fsys.Lstat(path.Join(dir, name))
+		return err == nil && fi.Mode().IsRegular()
+	}
 	for id, leftover := range temps {
 		if names[id+layout.ItemsSuffix] {
 			continue // the session exists: its own open collects them
+		}
+		if leftover == nil && !regular(id+layout.LockSuffix) {
+			continue // a lock name that is no lock file: not ours
 		}
 		l, err := fsys.Lock(layout.Lock(ws, id))
 		if err != nil {
@@ -199,7 +208,9 @@ func RemoveUnmade(fsys vfs.FS, ws string) {
 		}
 		if _, err := fsys.Lstat(layout.Items(ws, id)); vfs.IsNotExist(err) {
 			for _, n := range leftover {
-				fsys.Remove(path.Join(dir, n))
+				if regular(n) {
+					fsys.Remove(path.Join(dir, n))
+				}
 			}
 			l.Release()
 			fsys.Remove(layout.Lock(ws, id))
