@@ -187,9 +187,10 @@ func linkedTable(file, name string) bool {
 // constantValue reports whether v, a package variable's value, is a
 // constant in all but name: errors.New or fmt.Errorf, regexp.MustCompile or
 // lazyre.New (compiled on first use), strings.Fields of a literal, a slice, array or map literal of
-// literals (a fixed table no code writes to), or another package's sentinel
-// error given a name here (engine.ErrRefused is errs.ErrRefused,
-// engine.ErrWorkPaused is bgwork.ErrPaused).
+// literals (a fixed table no code writes to), sync.OnceValue of a function
+// returning one of these (the table built on first use, not at init), or
+// another package's sentinel error given a name here (engine.ErrRefused is
+// errs.ErrRefused, engine.ErrWorkPaused is bgwork.ErrPaused).
 func constantValue(v ast.Expr) bool {
 	switch v := v.(type) {
 	case *ast.SelectorExpr:
@@ -207,6 +208,8 @@ func constantValue(v ast.Expr) bool {
 		switch pkg.Name + "." + sel.Sel.Name {
 		case "errors.New", "fmt.Errorf", "regexp.MustCompile", "lazyre.New", "strings.Fields":
 			return true
+		case "sync.OnceValue":
+			return len(v.Args) == 1 && returnsConstant(v.Args[0])
 		}
 	case *ast.CompositeLit:
 		switch v.Type.(type) {
@@ -215,6 +218,17 @@ func constantValue(v ast.Expr) bool {
 		}
 	}
 	return false
+}
+
+// returnsConstant reports whether e is a function literal whose body is
+// one return of a constantValue.
+func returnsConstant(e ast.Expr) bool {
+	f, ok := e.(*ast.FuncLit)
+	if !ok || len(f.Body.List) != 1 {
+		return false
+	}
+	r, ok := f.Body.List[0].(*ast.ReturnStmt)
+	return ok && len(r.Results) == 1 && constantValue(r.Results[0])
 }
 
 // literalOnly reports whether e is built of literals only.

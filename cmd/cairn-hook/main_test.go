@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -167,4 +168,47 @@ func TestHookProgram(t *testing.T) {
 			t.Fatalf("sessions recorded without their lease: %q", got)
 		}
 	})
+}
+
+// initBudget is the most a package below cli may allocate in its package
+// init, in bytes: sentinel errors and small fixed values. A table (a map
+// literal, a word list split at init) is built on first use instead,
+// since every tool call starts this program and most of them never use it.
+const initBudget = 3 << 10
+
+// TestHookProgramInitIsSmall: the packages the hook program links below
+// cli allocate little in their package init (GODEBUG=inittrace=1, which
+// counts the bytes each package's init allocates, the same every run).
+func TestHookProgramInitIsSmall(t *testing.T) {
+	dir := t.TempDir()
+	build(t, dir, "cairn/cmd/cairn-hook")
+	c := exec.Command(filepath.Join(dir, "cairn-hook"), "--version")
+	c.Env = append(os.Environ(), "GODEBUG=inittrace=1")
+	out, err := c.CombinedOutput()
+	if err != nil {
+		t.Fatalf("cairn-hook --version: %v\n%s", err, out)
+	}
+	seen := 0
+	for _, line := range strings.Split(string(out), "\n") {
+		// init PKG @T ms, C ms clock, B bytes, N allocs
+		f := strings.Fields(line)
+		if len(f) != 11 || f[0] != "init" || f[8] != "bytes," {
+			continue
+		}
+		pkg := f[1]
+		if !strings.HasPrefix(pkg, "cairn/") || strings.HasPrefix(pkg, "cairn/cli") || strings.HasPrefix(pkg, "cairn/cmd/") {
+			continue
+		}
+		seen++
+		var n int
+		if _, err := fmt.Sscan(f[7], &n); err != nil {
+			t.Fatalf("%q: %v", line, err)
+		}
+		if n > initBudget {
+			t.Errorf("package %s allocates %d bytes at init (more than %d): build its tables on first use", pkg, n, initBudget)
+		}
+	}
+	if seen == 0 {
+		t.Fatalf("no cairn package's init traced:\n%s", out)
+	}
 }

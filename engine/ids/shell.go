@@ -3,6 +3,7 @@ package ids
 import (
 	"path"
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -16,66 +17,70 @@ const (
 // commands maps the executables a shell label may name to the fixed
 // subcommands that may follow them (nil: the executable alone). Nothing
 // outside this table ever reaches a label, so a label cannot carry a path, a
-// secret passed as an argument, or any output.
-var commands = map[string][]string{
-	// build tools and package managers
-	"cargo":         {"add", "bench", "build", "check", "clean", "clippy", "doc", "fetch", "fmt", "install", "metadata", "new", "publish", "remove", "run", "test", "tree", "update"},
-	"go":            {"build", "clean", "doc", "env", "fmt", "generate", "get", "install", "list", "mod", "run", "test", "tool", "version", "vet", "work"},
-	"npm":           {"audit", "ci", "exec", "init", "install", "link", "ls", "outdated", "pack", "publish", "run", "start", "test", "uninstall", "update", "version"},
-	"pnpm":          {"add", "audit", "build", "dev", "exec", "install", "lint", "outdated", "remove", "run", "start", "test", "update"},
-	"yarn":          {"add", "audit", "build", "dev", "install", "lint", "remove", "run", "start", "test", "upgrade"},
-	"bun":           {"add", "build", "install", "remove", "run", "test", "update", "x"},
-	"deno":          {"bench", "check", "compile", "fmt", "install", "lint", "run", "task", "test"},
-	"npx":           nil,
-	"node":          nil,
-	"python":        nil,
-	"python3":       nil,
-	"pip":           {"check", "download", "freeze", "install", "list", "show", "uninstall"},
-	"pip3":          {"check", "download", "freeze", "install", "list", "show", "uninstall"},
-	"uv":            {"add", "build", "lock", "pip", "remove", "run", "sync", "tool", "tree", "venv"},
-	"poetry":        {"add", "build", "check", "install", "lock", "remove", "run", "show", "update"},
-	"pytest":        nil,
-	"tox":           nil,
-	"ruff":          {"check", "format"},
-	"mypy":          nil,
-	"make":          nil,
-	"cmake":         nil,
-	"ninja":         nil,
-	"bazel":         {"build", "clean", "query", "run", "test"},
-	"mvn":           {"clean", "compile", "install", "package", "test", "verify"},
-	"gradle":        {"assemble", "build", "check", "clean", "run", "test"},
-	"gradlew":       {"assemble", "build", "check", "clean", "run", "test"},
-	"dotnet":        {"build", "clean", "format", "new", "pack", "publish", "restore", "run", "test"},
-	"swift":         {"build", "package", "run", "test"},
-	"mix":           {"compile", "deps.get", "format", "test"},
-	"bundle":        {"exec", "install", "update"},
-	"rake":          nil,
-	"rails":         {"console", "db:migrate", "generate", "routes", "server", "test"},
-	"composer":      {"install", "require", "update"},
-	"gcc":           nil,
-	"clang":         nil,
-	"rustc":         nil,
-	"javac":         nil,
-	"tsc":           nil,
-	"jest":          nil,
-	"vitest":        {"run"},
-	"eslint":        nil,
-	"prettier":      nil,
-	"golangci-lint": {"run"},
-	// version control and containers
-	"git":     {"add", "apply", "bisect", "blame", "branch", "checkout", "cherry-pick", "clean", "clone", "commit", "diff", "fetch", "grep", "init", "log", "merge", "mv", "pull", "push", "rebase", "reflog", "remote", "reset", "restore", "revert", "rm", "show", "stash", "status", "switch", "tag", "worktree"},
-	"gh":      {"api", "issue", "pr", "release", "repo", "run", "workflow"},
-	"docker":  {"build", "compose", "exec", "images", "logs", "ps", "pull", "push", "rm", "run", "stop"},
-	"kubectl": {"apply", "delete", "describe", "exec", "get", "logs"},
-	// reading and searching
-	"ls": nil, "cat": nil, "head": nil, "tail": nil, "wc": nil, "grep": nil, "rg": nil,
-	"find": nil, "fd": nil, "tree": nil, "diff": nil, "sed": nil, "awk": nil, "jq": nil,
-	"sort": nil, "uniq": nil, "echo": nil, "pwd": nil, "which": nil, "du": nil, "df": nil,
-	"file": nil, "stat": nil, "sha256sum": nil,
-	// changing files
-	"mkdir": nil, "rm": nil, "mv": nil, "cp": nil, "touch": nil, "ln": nil, "chmod": nil,
-	"tar": nil, "unzip": nil, "curl": nil, "wget": nil,
-}
+// secret passed as an argument, or any output. It is built on first use,
+// not at init: every program linking the engine (the hook program at each
+// tool call) would pay for it, most of them never naming a shell job.
+var commands = sync.OnceValue(func() map[string][]string {
+	return map[string][]string{
+		// build tools and package managers
+		"cargo":         {"add", "bench", "build", "check", "clean", "clippy", "doc", "fetch", "fmt", "install", "metadata", "new", "publish", "remove", "run", "test", "tree", "update"},
+		"go":            {"build", "clean", "doc", "env", "fmt", "generate", "get", "install", "list", "mod", "run", "test", "tool", "version", "vet", "work"},
+		"npm":           {"audit", "ci", "exec", "init", "install", "link", "ls", "outdated", "pack", "publish", "run", "start", "test", "uninstall", "update", "version"},
+		"pnpm":          {"add", "audit", "build", "dev", "exec", "install", "lint", "outdated", "remove", "run", "start", "test", "update"},
+		"yarn":          {"add", "audit", "build", "dev", "install", "lint", "remove", "run", "start", "test", "upgrade"},
+		"bun":           {"add", "build", "install", "remove", "run", "test", "update", "x"},
+		"deno":          {"bench", "check", "compile", "fmt", "install", "lint", "run", "task", "test"},
+		"npx":           nil,
+		"node":          nil,
+		"python":        nil,
+		"python3":       nil,
+		"pip":           {"check", "download", "freeze", "install", "list", "show", "uninstall"},
+		"pip3":          {"check", "download", "freeze", "install", "list", "show", "uninstall"},
+		"uv":            {"add", "build", "lock", "pip", "remove", "run", "sync", "tool", "tree", "venv"},
+		"poetry":        {"add", "build", "check", "install", "lock", "remove", "run", "show", "update"},
+		"pytest":        nil,
+		"tox":           nil,
+		"ruff":          {"check", "format"},
+		"mypy":          nil,
+		"make":          nil,
+		"cmake":         nil,
+		"ninja":         nil,
+		"bazel":         {"build", "clean", "query", "run", "test"},
+		"mvn":           {"clean", "compile", "install", "package", "test", "verify"},
+		"gradle":        {"assemble", "build", "check", "clean", "run", "test"},
+		"gradlew":       {"assemble", "build", "check", "clean", "run", "test"},
+		"dotnet":        {"build", "clean", "format", "new", "pack", "publish", "restore", "run", "test"},
+		"swift":         {"build", "package", "run", "test"},
+		"mix":           {"compile", "deps.get", "format", "test"},
+		"bundle":        {"exec", "install", "update"},
+		"rake":          nil,
+		"rails":         {"console", "db:migrate", "generate", "routes", "server", "test"},
+		"composer":      {"install", "require", "update"},
+		"gcc":           nil,
+		"clang":         nil,
+		"rustc":         nil,
+		"javac":         nil,
+		"tsc":           nil,
+		"jest":          nil,
+		"vitest":        {"run"},
+		"eslint":        nil,
+		"prettier":      nil,
+		"golangci-lint": {"run"},
+		// version control and containers
+		"git":     {"add", "apply", "bisect", "blame", "branch", "checkout", "cherry-pick", "clean", "clone", "commit", "diff", "fetch", "grep", "init", "log", "merge", "mv", "pull", "push", "rebase", "reflog", "remote", "reset", "restore", "revert", "rm", "show", "stash", "status", "switch", "tag", "worktree"},
+		"gh":      {"api", "issue", "pr", "release", "repo", "run", "workflow"},
+		"docker":  {"build", "compose", "exec", "images", "logs", "ps", "pull", "push", "rm", "run", "stop"},
+		"kubectl": {"apply", "delete", "describe", "exec", "get", "logs"},
+		// reading and searching
+		"ls": nil, "cat": nil, "head": nil, "tail": nil, "wc": nil, "grep": nil, "rg": nil,
+		"find": nil, "fd": nil, "tree": nil, "diff": nil, "sed": nil, "awk": nil, "jq": nil,
+		"sort": nil, "uniq": nil, "echo": nil, "pwd": nil, "which": nil, "du": nil, "df": nil,
+		"file": nil, "stat": nil, "sha256sum": nil,
+		// changing files
+		"mkdir": nil, "rm": nil, "mv": nil, "cp": nil, "touch": nil, "ln": nil, "chmod": nil,
+		"tar": nil, "unzip": nil, "curl": nil, "wget": nil,
+	}
+})
 
 // ShellLabel is the label of a shell job running cmdline, without a
 // collision suffix: "shell-<executable>[-<subcommand>]" when cmdline is one
@@ -110,7 +115,7 @@ func shellCommand(cmdline string) (name, sub string) {
 		return "", ""
 	}
 	exe = path.Base(exe)
-	subs, known := commands[exe]
+	subs, known := commands()[exe]
 	if !known {
 		return "", ""
 	}

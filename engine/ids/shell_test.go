@@ -48,7 +48,7 @@ func TestShellLabel(t *testing.T) {
 // from the table only.
 func TestShellLabelNeverLeaks(t *testing.T) {
 	allowed := map[string]bool{"shell": true}
-	for exe, subs := range commands {
+	for exe, subs := range commands() {
 		allowed[Normalize("shell-"+exe)] = true
 		for _, s := range subs {
 			allowed[Normalize("shell-"+exe+"-"+s)] = true

@@ -3,6 +3,7 @@ package ids
 import (
 	"math/rand/v2"
 	"strings"
+	"sync"
 )
 
 // WordID is a random word-list name, adjective-adjective-animal
@@ -13,6 +14,7 @@ func WordID(r *rand.Rand, taken func(string) bool) string {
 	if r != nil {
 		pick = r.IntN
 	}
+	adjectives, animals := adjectives(), animals()
 	a := pick(len(adjectives))
 	b := pick(len(adjectives) - 1)
 	if b >= a {
@@ -23,9 +25,15 @@ func WordID(r *rand.Rand, taken func(string) bool) string {
 }
 
 // The word lists. Every word is lowercase ASCII letters only, at most 12 of
-// them, so a word id is at most 38 characters before a suffix.
+// them, so a word id is at most 38 characters before a suffix. They are
+// split on first use, not at init (as the shell labels' table).
 var (
-	adjectives = strings.Fields(`
+	adjectives = sync.OnceValue(func() []string { return strings.Fields(adjectiveWords) })
+	animals    = sync.OnceValue(func() []string { return strings.Fields(animalWords) })
+)
+
+const (
+	adjectiveWords = `
 able agile airy alert amber ample apt arched ardent azure
 balmy bold brave breezy brief bright brisk bronze bubbly busy
 calm candid careful casual cheery chief chilly civic clean clear
@@ -52,8 +60,8 @@ sunny super sure swift tender thankful tidy timely tiny tireless
 topaz tough tranquil tropical true trusty tuned upbeat urban useful
 valiant vast velvet verdant vivid wanted warm wary whole wild
 willing windy wise witty wooden worthy young zany zealous zesty
-`)
-	animals = strings.Fields(`
+`
+	animalWords = `
 aardvark albatross alpaca anchovy anole antelope armadillo auk avocet axolotl
 baboon badger barracuda bat beagle bear beaver bee beetle binturong
 bison bittern blackbird bluebird bobcat bonobo booby buffalo bullfrog bunting
@@ -81,5 +89,5 @@ squid squirrel starling stingray stork sturgeon swallow swan swift tapir
 tarsier termite tern thrush tiger toad tortoise toucan trout tuna
 turkey turtle viper vole vulture wallaby walrus warbler wasp weasel
 whale wildcat wolf wombat woodcock wren yak zebra
-`)
+`
 )

@@ -7,7 +7,7 @@ import (
 )
 
 func TestWordLists(t *testing.T) {
-	for name, list := range map[string][]string{"adjectives": adjectives, "animals": animals} {
+	for name, list := range map[string][]string{"adjectives": adjectives(), "animals": animals()} {
 		if len(list) < 200 {
 			t.Errorf("%s: only %d words", name, len(list))
 		}
@@ -26,11 +26,11 @@ func TestWordLists(t *testing.T) {
 
 func TestWordIDShape(t *testing.T) {
 	adj := map[string]bool{}
-	for _, w := range adjectives {
+	for _, w := range adjectives() {
 		adj[w] = true
 	}
 	ani := map[string]bool{}
-	for _, w := range animals {
+	for _, w := range animals() {
 		ani[w] = true
 	}
 	r := rand.New(rand.NewPCG(7, 7))

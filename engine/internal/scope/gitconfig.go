@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 )
 
 // git's read-only subcommands run programs the repository names, not the
@@ -18,15 +19,19 @@ import (
 
 // programKeys are the config keys whose value git runs, by section and
 // key, lower case ("*" any subsection); core.fsmonitor only when it is not
-// a boolean (true is git's own daemon).
-var programKeys = map[string][]string{
-	"core":      {"fsmonitor", "hookspath"},
-	"diff":      {"external", "command", "textconv"},
-	"filter":    {"clean", "smudge", "process"},
-	"gpg":       {"program"},
-	"include":   {"path"},
-	"includeif": {"path"},
-}
+// a boolean (true is git's own daemon). This table and the others of the
+// package are built on first use, not at init: every program linking the
+// engine would pay for them, the hook program at each tool call.
+var programKeys = sync.OnceValue(func() map[string][]string {
+	return map[string][]string{
+		"core":      {"fsmonitor", "hookspath"},
+		"diff":      {"external", "command", "textconv"},
+		"filter":    {"clean", "smudge", "process"},
+		"gpg":       {"program"},
+		"include":   {"path"},
+		"includeif": {"path"},
+	}
+})
 
 // gitBool reports whether v is one of git's boolean words.
 func gitBool(v string) bool {
@@ -133,7 +138,7 @@ func configRuns(name string) string {
 		}
 		key, val, _ := strings.Cut(line, "=")
 		key = strings.ToLower(strings.TrimSpace(key))
-		for _, k := range programKeys[section] {
+		for _, k := range programKeys()[section] {
 			if key != k || section == "core" && key == "fsmonitor" && gitBool(val) {
 				continue
 			}

@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -87,26 +88,32 @@ var readOnlyGit = []string{
 // writeOptions are the options that make a read-only command write files
 // or run another program; a line using one records the whole workspace.
 // An entry ending in "=" matches the option with a value attached too.
-var writeOptions = map[string][]string{
-	"find": {"-delete", "-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprint0", "-fprintf", "-fls"},
-	"git":  {"--output", "--output=", "--ext-diff", "--textconv"},
-	"rg":   {"--pre", "--pre=", "--pre-glob", "--pre-glob="},
-	"sort": {"-o", "--output", "--output=", "--compress-program", "--compress-program="},
-	"tree": {"-o"},
-	"file": {"-C", "--compile"},
-	"env":  {"-S", "--split-string", "--split-string="},
-}
+var writeOptions = sync.OnceValue(func() map[string][]string {
+	return map[string][]string{
+		"find": {"-delete", "-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprint0", "-fprintf", "-fls"},
+		"git":  {"--output", "--output=", "--ext-diff", "--textconv"},
+		"rg":   {"--pre", "--pre=", "--pre-glob", "--pre-glob="},
+		"sort": {"-o", "--output", "--output=", "--compress-program", "--compress-program="},
+		"tree": {"-o"},
+		"file": {"-C", "--compile"},
+		"env":  {"-S", "--split-string", "--split-string="},
+	}
+})
 
 // writeLetters are the short options of writeOptions that may be grouped
 // with others ("sort -uo out", "file -bC"): a group holding one writes.
 // tree -R writes a 00Tree.html in every folder.
-var writeLetters = map[string]string{"sort": "o", "tree": "oR", "file": "C", "env": "S"}
+var writeLetters = sync.OnceValue(func() map[string]string {
+	return map[string]string{"sort": "o", "tree": "oR", "file": "C", "env": "S"}
+})
 
 // writeGit are the options that make a read-only git subcommand run
 // another program or write a file, by subcommand.
-var writeGit = map[string][]string{
-	"grep": {"-O", "--open-files-in-pager", "--open-files-in-pager="},
-}
+var writeGit = sync.OnceValue(func() map[string][]string {
+	return map[string][]string{
+		"grep": {"-O", "--open-files-in-pager", "--open-files-in-pager="},
+	}
+})
 
 // Parse says what the record of shell line must cover.
 func Parse(line string, env Env) Scope {
@@ -293,7 +300,7 @@ func (p *lineParser) readOnly(name string, args []string) {
 		}
 		p.git = true
 		for _, a := range args[1:] {
-			for _, o := range writeGit[args[0]] {
+			for _, o := range writeGit()[args[0]] {
 				if a == o || strings.HasPrefix(a, o) && (strings.HasSuffix(o, "=") || !strings.HasPrefix(o, "--")) {
 					p.fail("option git " + args[0] + " " + a)
 					return
@@ -309,14 +316,14 @@ func (p *lineParser) readOnly(name string, args []string) {
 		}
 	}
 	for _, a := range args {
-		for _, o := range writeOptions[name] {
+		for _, o := range writeOptions()[name] {
 			if a == o || strings.HasSuffix(o, "=") && strings.HasPrefix(a, o) {
 				p.fail("option " + name + " " + a)
 				return
 			}
 		}
 		// sort -o FILE may be joined to other short options ("-uo").
-		if l := writeLetters[name]; l != "" && shortOption(a) && strings.ContainsAny(a[1:], l) {
+		if l := writeLetters()[name]; l != "" && shortOption(a) && strings.ContainsAny(a[1:], l) {
 			p.fail("option " + name + " " + a)
 			return
 		}

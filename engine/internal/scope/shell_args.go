@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // The arguments of the writing commands Parse knows: their options and
@@ -17,16 +18,18 @@ type optionSpec struct {
 	longValue        []string // long options taking a value (--x=v or --x v)
 }
 
-var writers = map[string]optionSpec{
-	"rm":    {flags: "fFrRidv", long: []string{"--force", "--recursive", "--dir", "--verbose", "--interactive"}},
-	"mkdir": {flags: "pv", withValue: "m", long: []string{"--parents", "--verbose"}, longValue: []string{"--mode"}},
-	"touch": {flags: "acmh", withValue: "dtr", long: []string{"--no-create", "--no-dereference"}, longValue: []string{"--date", "--reference"}},
-	"tee":   {flags: "aip", long: []string{"--append", "--ignore-interrupts"}},
-	"mv":    {flags: "finuvT", withValue: "t", long: []string{"--force", "--interactive", "--no-clobber", "--update", "--verbose", "--no-target-directory"}, longValue: []string{"--target-directory"}},
-	"cp":    {flags: "aRrpfinuvTPLdlsx", withValue: "t", long: []string{"--archive", "--recursive", "--force", "--interactive", "--no-clobber", "--update", "--verbose", "--no-target-directory", "--preserve", "--no-dereference", "--dereference", "--link", "--symbolic-link", "--one-file-system"}, longValue: []string{"--target-directory"}},
-	"ln":    {flags: "sfnvrTLP", withValue: "t", long: []string{"--symbolic", "--force", "--no-dereference", "--verbose", "--relative", "--no-target-directory", "--logical", "--physical"}, longValue: []string{"--target-directory"}},
-	"sed":   {flags: "nEruzs", withValue: "ef", long: []string{"--quiet", "--silent", "--regexp-extended", "--unbuffered", "--null-data", "--separate", "--posix", "--debug", "--sandbox", "--follow-symlinks"}, longValue: []string{"--expression", "--file"}},
-}
+var writers = sync.OnceValue(func() map[string]optionSpec {
+	return map[string]optionSpec{
+		"rm":    {flags: "fFrRidv", long: []string{"--force", "--recursive", "--dir", "--verbose", "--interactive"}},
+		"mkdir": {flags: "pv", withValue: "m", long: []string{"--parents", "--verbose"}, longValue: []string{"--mode"}},
+		"touch": {flags: "acmh", withValue: "dtr", long: []string{"--no-create", "--no-dereference"}, longValue: []string{"--date", "--reference"}},
+		"tee":   {flags: "aip", long: []string{"--append", "--ignore-interrupts"}},
+		"mv":    {flags: "finuvT", withValue: "t", long: []string{"--force", "--interactive", "--no-clobber", "--update", "--verbose", "--no-target-directory"}, longValue: []string{"--target-directory"}},
+		"cp":    {flags: "aRrpfinuvTPLdlsx", withValue: "t", long: []string{"--archive", "--recursive", "--force", "--interactive", "--no-clobber", "--update", "--verbose", "--no-target-directory", "--preserve", "--no-dereference", "--dereference", "--link", "--symbolic-link", "--one-file-system"}, longValue: []string{"--target-directory"}},
+		"ln":    {flags: "sfnvrTLP", withValue: "t", long: []string{"--symbolic", "--force", "--no-dereference", "--verbose", "--relative", "--no-target-directory", "--logical", "--physical"}, longValue: []string{"--target-directory"}},
+		"sed":   {flags: "nEruzs", withValue: "ef", long: []string{"--quiet", "--silent", "--regexp-extended", "--unbuffered", "--null-data", "--separate", "--posix", "--debug", "--sandbox", "--follow-symlinks"}, longValue: []string{"--expression", "--file"}},
+	}
+})
 
 // parsed is a writing command's arguments split by optionSpec.
 type parsed struct {
@@ -41,7 +44,7 @@ type parsed struct {
 // parseArgs splits args by spec; an option it does not know is an error
 // (the whole workspace).
 func (p *lineParser) parseArgs(name string, args []string) (parsed, bool) {
-	spec := writers[name]
+	spec := writers()[name]
 	out := parsed{values: map[string]string{}}
 	for i := 0; i < len(args); i++ {
 		a := args[i]
