@@ -16,6 +16,8 @@ type storeSpec struct {
 	// mem, when set, holds the state folder (named "/mem" in messages); nil
 	// opens a fresh state folder on the real disk.
 	mem *vfs.Mem
+	// home is the state folder on the real disk; "" makes a fresh one.
+	home string
 	// faults puts mem behind a fault injector (openedStore.faulty); faulty,
 	// when set, is the one to use (an env that reopens its store keeps it).
 	faults bool
@@ -51,7 +53,10 @@ func openStore(t *testing.T, sp storeSpec) openedStore {
 	}
 	var err error
 	if sp.mem == nil {
-		ts.home = filepath.Join(t.TempDir(), "home")
+		ts.home = sp.home
+		if ts.home == "" {
+			ts.home = filepath.Join(t.TempDir(), "home")
+		}
 		ts.Store, err = Open(ts.home, opts...)
 	} else {
 		var fsys vfs.FS = sp.mem
