@@ -34,29 +34,3 @@ func (s *Session) Compact(ctx context.Context, summary, upTo string) (Item, erro
 	}
 	return it, err
 }
-
-// requestView is the head path as a model request sees it: each compacted
-// stretch replaced by its compaction item.
-func (s *Session) requestView() []Item {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return copyItems(convlog.RequestView(s.st.HeadPath()))
-}
-
-// archive is the stretch a compaction item replaced, read from the
-// conversation, which keeps it: the request view as it stood before the
-// compaction, from the first through the last item it names. A stretch that
-// begins with an earlier compaction item holds that summary; its own
-// Archive holds what it replaced.
-func (s *Session) archive(compaction string) ([]Item, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	c := s.st.Items[compaction]
-	if c == nil || c.Type != Compaction || len(c.Replaces) != 2 {
-		return nil, notFoundf("%q is not a compaction item", compaction)
-	}
-	if a := s.st.Archive(c); a != nil {
-		return copyItems(a), nil
-	}
-	return nil, nil
-}

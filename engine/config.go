@@ -36,9 +36,6 @@ const (
 // DefaultConfig is the configuration with no config.json.
 func DefaultConfig() Config { return config.Default() }
 
-// parseConfig parses config.json strictly.
-func parseConfig(b []byte) (Config, error) { return config.Parse(b) }
-
 // Config reads config.json; a missing file gives the defaults. An
 // ephemeral store reads that of the persistent state folder: only the
 // sessions and what they hold are temporary, the configuration is not.

@@ -31,9 +31,9 @@ type degradeEnv struct {
 func newDegradeEnv(t *testing.T) *degradeEnv {
 	t.Helper()
 	e := &degradeEnv{ctx: context.Background(), stateMem: vfs.NewMem(), dir: t.TempDir()}
-	e.state, e.files = vfs.NewFaulty(e.stateMem), vfs.NewFaulty(vfs.NewMem())
-	st := must(OpenFS(e.state, "/mem", WithWorkspaceFS(func(string) (vfs.FS, error) { return e.files, nil })))(t)
-	t.Cleanup(func() { st.Close() })
+	e.files = vfs.NewFaulty(vfs.NewMem())
+	st := openStore(t, storeSpec{mem: e.stateMem, faults: true, opts: []Option{WithWorkspaceFS(func(string) (vfs.FS, error) { return e.files, nil })}})
+	e.state = st.faulty
 	e.ws = must(st.Workspace(e.dir))(t)
 	e.s = e.ws.Create(e.opts())
 	return e

@@ -286,10 +286,8 @@ func TestExecStoreBudget(t *testing.T) {
 // workspace folder (shell lines run there).
 func faultyEnv(t *testing.T) (*snapEnv, *vfs.Faulty) {
 	t.Helper()
-	state := vfs.NewFaulty(vfs.NewMem())
-	st := must(OpenFS(state, "/mem/home"))(t)
-	t.Cleanup(func() { st.Close() })
-	return snapEnvOf(t, st), state
+	st := openStore(t, storeSpec{mem: vfs.NewMem(), faults: true})
+	return snapEnvOf(t, st.Store), st.faulty
 }
 
 // TestExecStoreFullRunsUnrecorded: a store that is full refuses the

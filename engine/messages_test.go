@@ -56,10 +56,12 @@ func TestSendMessage(t *testing.T) {
 	if !q.Queued {
 		t.Fatalf("%+v", q)
 	}
-	msgs, taken, err := inbox.Read(st.fsys, name)
-	if err != nil || len(msgs) != 2 || msgs[0].Text != "from the other tab" || msgs[0].From != other.ID() || msgs[1].Text != "for later" || taken[0] {
-		t.Fatalf("%+v %v %v", msgs, taken, err)
+	box := must(inbox.Open(st.fsys, name, inbox.Options{}))(t)
+	msgs, err := box.Pending()
+	if err != nil || len(msgs) != 2 || msgs[0].Text != "from the other tab" || msgs[0].From != other.ID() || msgs[1].Text != "for later" {
+		t.Fatalf("%+v %v", msgs, err)
 	}
+	must(0, box.Close())(t)
 	if rep := must(st.Fsck(ctx))(t); len(rep.Problems) != 0 {
 		t.Fatalf("%+v", rep.Problems)
 	}

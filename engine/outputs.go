@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"cairn/engine/ids"
-	"cairn/engine/internal/durable"
 	"cairn/engine/internal/outputs"
 	"cairn/internal/vfs"
 )
@@ -74,10 +73,6 @@ func (s *Session) PutOutput(ctx context.Context, producer string, r io.Reader) (
 	}
 	return w.s.outputNames.Put(ctx, w.s.fsys, w.dir, session, producer, r, w.s.maxOutputBytes(), ErrOutputTooLarge)
 }
-
-// ensureDir creates folder name (and parents) if missing and makes the new
-// entries durable.
-func ensureDir(fsys vfs.FS, name string) error { return durable.EnsureDir(fsys, name, workspacesDir) }
 
 // checkOutputRef refuses a session id or output id that could not have been
 // made by cairn, before either becomes part of a path.

@@ -48,16 +48,9 @@ func newMemEnv(t *testing.T) *memEnv {
 	if err := e.mem.SyncDir("."); err != nil {
 		t.Fatal(err)
 	}
-	e.faulty = vfs.NewFaulty(e.mem)
-	s, err := OpenFS(e.faulty, "/mem", WithClock(e.clock))
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.store = s
-	e.ws, err = s.Workspace(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := openStore(t, storeSpec{mem: e.mem, faults: true, clock: e.clock})
+	e.faulty, e.store = st.faulty, st.Store
+	e.ws = must(st.Workspace(t.TempDir()))(t)
 	return e
 }
 

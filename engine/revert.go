@@ -159,15 +159,3 @@ func (s *Session) Unrevert(ctx context.Context) (*RevertResult, error) {
 	}
 	return &RevertResult{Session: s.st.ID, Head: back, From: from, Files: fr}, nil
 }
-
-// canUnrevert reports whether Unrevert would do something.
-func (s *Session) canUnrevert() bool {
-	s.mu.Lock()
-	back := s.st.RevertFrom
-	s.mu.Unlock()
-	if back != "" {
-		return true
-	}
-	pending, _ := s.ws.pendingRevert(context.Background(), s.st.ID)
-	return pending
-}

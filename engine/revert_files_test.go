@@ -56,15 +56,7 @@ func newRvEnvWith(t *testing.T, clock func() time.Time, faults bool) *rvEnv {
 
 // open opens the store (again) over the same files.
 func (e *rvEnv) open() {
-	var fsys vfs.FS = e.mem
-	if e.faulty != nil {
-		fsys = e.faulty
-	}
-	opts := []Option{WithWorkspaceFS(func(string) (vfs.FS, error) { return fsys, nil })}
-	if e.clock != nil {
-		opts = append(opts, WithClock(e.clock))
-	}
-	e.st = must(OpenFS(fsys, "/mem", opts...))(e.t)
+	e.st = openStore(e.t, storeSpec{mem: e.mem, faulty: e.faulty, wsOnState: true, clock: e.clock, closedByCaller: true}).Store
 	e.ws = must(e.st.Workspace(e.dir))(e.t)
 }
 

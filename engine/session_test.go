@@ -18,7 +18,7 @@ import (
 )
 
 // testStore opens a store in a temp folder and a workspace in another
-// (newSnapEnv's, the one builder of the engine's tests).
+// (newSnapEnv's, over openStore).
 func testStore(t *testing.T) (*Store, *Workspace) {
 	t.Helper()
 	e := newSnapEnv(t, "")

@@ -41,18 +41,7 @@ type snapEnv struct {
 
 func newSnapEnv(t *testing.T, config string, opts ...Option) *snapEnv {
 	t.Helper()
-	home := filepath.Join(t.TempDir(), "home")
-	s, err := Open(home, opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	if config != "" {
-		if err := os.WriteFile(filepath.Join(home, "config.json"), []byte(config), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return snapEnvOf(t, s)
+	return snapEnvOf(t, openStore(t, storeSpec{config: config, opts: opts}).Store)
 }
 
 // snapEnvOf is the env of store s and the workspace of a fresh folder.

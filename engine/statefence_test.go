@@ -25,11 +25,7 @@ func newHomeEnv(t *testing.T) *homeEnv {
 		t.Fatal(err)
 	}
 	home := filepath.Join(dir, ".cairn")
-	s, err := Open(home)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
+	s := openStore(t, storeSpec{home: home}).Store
 	ws, err := s.Workspace(dir)
 	if err != nil {
 		t.Fatal(err)

@@ -24,16 +24,8 @@ import (
 // one vfs.Mem behind one vfs.Faulty.
 func faultEnv(t *testing.T, config string) (*vfs.Mem, *vfs.Faulty, *Store, *Workspace) {
 	t.Helper()
-	mem := vfs.NewMem()
-	fa := vfs.NewFaulty(mem)
-	if config != "" {
-		if err := vfs.WriteFileAtomic(mem, "config.json", []byte(config)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	st := must(OpenFS(fa, "/mem", WithWorkspaceFS(func(string) (vfs.FS, error) { return fa, nil })))(t)
-	t.Cleanup(func() { st.Close() })
-	return mem, fa, st, must(st.Workspace(t.TempDir()))(t)
+	st := openStore(t, storeSpec{mem: vfs.NewMem(), faults: true, wsOnState: true, config: config})
+	return st.mem, st.faulty, st.Store, must(st.Workspace(t.TempDir()))(t)
 }
 
 // TestReaderPutsBackHeldBranch: a reader hiding an unmade change puts back

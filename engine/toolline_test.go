@@ -40,12 +40,8 @@ func newCrashEnv(t *testing.T) *crashEnv {
 
 func (e *crashEnv) open() {
 	e.t.Helper()
-	st, err := OpenFS(e.mem, "/mem", WithWorkspaceFS(func(string) (vfs.FS, error) { return e.mem, nil }))
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	e.st = st
-	e.ws = must(st.Workspace(e.dir))(e.t)
+	e.st = openStore(e.t, storeSpec{mem: e.mem, wsOnState: true, closedByCaller: true}).Store
+	e.ws = must(e.st.Workspace(e.dir))(e.t)
 }
 
 // crash drops whatever was not synced and opens the store again.

@@ -36,9 +36,6 @@ func New(expr string) *Regexp {
 // Regexp is the compiled expression.
 func (r *Regexp) Regexp() *regexp.Regexp { return r.re() }
 
-// String is the source text.
-func (r *Regexp) String() string { return r.expr }
-
 // MatchString is regexp.Regexp.MatchString.
 func (r *Regexp) MatchString(s string) bool {
 	if m := r.simple(); m != nil {

@@ -181,3 +181,18 @@ func clockAt() func() time.Time {
 }
 
 var _ = fmt.Sprint
+
+// Read folds the inbox name without writing: the messages in order and
+// whether each was delivered, for a reader that does not own the session.
+func Read(fsys vfs.FS, name string) ([]Message, []bool, error) {
+	b := &Inbox{fsys: fsys, name: name, by: map[string]*entry{}}
+	if err := b.refresh(); err != nil {
+		return nil, nil, err
+	}
+	msgs := make([]Message, len(b.order))
+	taken := make([]bool, len(b.order))
+	for i, e := range b.order {
+		msgs[i], taken[i] = e.Message, e.taken
+	}
+	return msgs, taken, nil
+}

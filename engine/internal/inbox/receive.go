@@ -88,21 +88,6 @@ func Open(fsys vfs.FS, name string, opt Options) (*Inbox, error) {
 	return b, nil
 }
 
-// Read folds the inbox name without writing: the messages in order and
-// whether each was delivered, for a reader that does not own the session.
-func Read(fsys vfs.FS, name string) ([]Message, []bool, error) {
-	b := &Inbox{fsys: fsys, name: name, by: map[string]*entry{}}
-	if err := b.refresh(); err != nil {
-		return nil, nil, err
-	}
-	msgs := make([]Message, len(b.order))
-	taken := make([]bool, len(b.order))
-	for i, e := range b.order {
-		msgs[i], taken[i] = e.Message, e.taken
-	}
-	return msgs, taken, nil
-}
-
 // refresh reads the lines written since the last read. b.mu is held (or
 // b is not shared yet).
 func (b *Inbox) refresh() error {

@@ -16,20 +16,6 @@ const (
 	ModeChanged
 )
 
-func (o Op) String() string {
-	switch o {
-	case Created:
-		return "created"
-	case Modified:
-		return "modified"
-	case Deleted:
-		return "deleted"
-	case ModeChanged:
-		return "mode-changed"
-	}
-	return "unknown"
-}
-
 // Change is one path that differs between two walks. Before is nil for a
 // created path, After for a deleted one; both point at entries of the
 // trees (or copies of them), not to be changed.

@@ -21,18 +21,6 @@ const (
 	Workspace
 )
 
-func (k Kind) String() string {
-	switch k {
-	case ReadOnly:
-		return "read-only"
-	case Paths:
-		return "paths"
-	case Workspace:
-		return "workspace"
-	}
-	return "unknown"
-}
-
 // Scope is what a shell line's record covers.
 type Scope struct {
 	Kind Kind
