@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/google/renameio/v2"
 
+	"cairn/engine"
 	"cairn/importer"
 )
 
@@ -212,13 +214,19 @@ func (c *HookInstallCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
-	command, program := c.Command+" hook "+c.Agent, ""
+	command, program, cloud := c.Command+" hook "+c.Agent, "", ""
 	if c.Command == "" {
 		exe, err := os.Executable()
 		if err != nil {
 			return fmt.Errorf("cannot find this program's path (give --command): %w", err)
 		}
 		command, program = hookCommand(exe, c.Agent)
+		if program != "" && filepath.Base(exe) != hookProgram {
+			if r, ok := g.cloudRemote(); ok {
+				command, program = quoteArg(exe)+" hook "+c.Agent, ""
+				cloud = r.Name
+			}
+		}
 	}
 	noteKept := g.noteHookKept(name, root, c.Agent)
 	hooks, _ := root.get("hooks").(*jObj)
@@ -265,6 +273,8 @@ func (c *HookInstallCmd) Run(g *Globals) error {
 	}
 	if program != "" {
 		fmt.Fprintf(g.stdout, "The hooks run %s, the hook program beside this cairn: it starts faster than cairn hook.\n", program)
+	} else if cloud != "" {
+		fmt.Fprintf(g.stdout, "The hooks run cairn hook, not %s: the sessions' leases are kept on remote %s, which only cairn can check (%s would hand every event to it).\n", hookProgram, cloud, hookProgram)
 	} else if c.Command == "" {
 		fmt.Fprintf(g.stdout, "The hooks run cairn hook: no %s beside this cairn (go install ./cmd/... puts it there; it starts faster).\n", hookProgram)
 	}
@@ -274,6 +284,25 @@ func (c *HookInstallCmd) Run(g *Globals) error {
 // hookProgram is the hook program's name (cmd/cairn-hook): cairn hook
 // without the cloud remotes' libraries, which start-up pays for.
 const hookProgram = "cairn-hook"
+
+// cloudRemote is the state folder's default remote when it is not a
+// folder (file://): the hook program links no cloud remote, so it would
+// hand every event to the cairn command to check a session's lease there,
+// two programs started per tool call.
+func (g *Globals) cloudRemote() (engine.Remote, bool) {
+	st, err := g.open()
+	if err != nil {
+		return engine.Remote{}, false
+	}
+	rs, err := st.Remotes()
+	if err != nil || len(rs) == 0 {
+		return engine.Remote{}, false
+	}
+	if u, err := url.Parse(rs[0].URL); err == nil && u.Scheme == "file" {
+		return engine.Remote{}, false
+	}
+	return rs[0], true
+}
 
 // hookCommand is the command a hook entry runs when the running cairn is
 // exe: the hook program, when exe is it or it sits beside exe (program is

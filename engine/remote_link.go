@@ -27,14 +27,12 @@ func (s *Store) link() *remote.Link {
 // program hands it to the cairn command beside it). No remote, an
 // ephemeral store, or a remote this program opens: ok is false.
 func (s *Store) LeaseUnchecked() (r Remote, ok bool) {
-	if s.ephemeral {
-		return Remote{}, false
+	// The store's link reads the remotes once for this check and for the
+	// session's open after it.
+	if l := s.link(); l != nil && errors.Is(l.Err, remote.ErrNotBuilt) {
+		return l.Remote, true
 	}
-	rs, err := remote.Remotes(s.fsys)
-	if err != nil || len(rs) == 0 || !remote.Lacks(rs[0].URL) {
-		return Remote{}, false
-	}
-	return rs[0], true
+	return Remote{}, false
 }
 
 // fetcher is what a workspace's object store asks for an object it lacks:

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -148,6 +149,33 @@ func TestHookProgram(t *testing.T) {
 		}
 		if string(stdin) != ev {
 			t.Fatalf("the cairn command's stdin %q, want the whole event %q", stdin, ev)
+		}
+	})
+
+	// Installed from a cairn with the hook program beside it, the hooks run
+	// the hook program, unless the default remote is a cloud one: every
+	// event would then start both programs, so they run cairn hook.
+	t.Run("install", func(t *testing.T) {
+		for remote, want := range map[string]string{
+			"": filepath.Join(full, "cairn-hook") + " claude-code",
+			s3: cairn + " hook claude-code",
+			"file://" + filepath.ToSlash(t.TempDir()): filepath.Join(full, "cairn-hook") + " claude-code",
+		} {
+			home, ws := filepath.Join(t.TempDir(), "home"), t.TempDir()
+			if remote != "" {
+				setRemote(t, home, remote)
+			}
+			code, out, errs := run(t, cairn, "", "--home", home, "-C", ws, "hook", "install", "claude-code")
+			if code != 0 {
+				t.Fatalf("remote %q: install: exit %d: %s%s", remote, code, out, errs)
+			}
+			b, err := os.ReadFile(filepath.Join(ws, ".claude", "settings.local.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(b), strconv.Quote(want)) {
+				t.Fatalf("remote %q: the hooks do not run %q:\n%s\n%s", remote, want, b, out)
+			}
 		}
 	})
 

@@ -73,15 +73,3 @@ func providerOf(scheme string) (p Provider, known, built bool) {
 	}
 	return Provider{}, false, false
 }
-
-// Lacks reports whether this program cannot open a remote URL because it
-// was linked without its scheme's provider (a URL of a scheme cairn never
-// opens, or a malformed one, is not lacking: it is bad).
-func Lacks(raw string) bool {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return false
-	}
-	_, known, built := providerOf(u.Scheme)
-	return known && !built
-}
