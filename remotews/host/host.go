@@ -251,7 +251,7 @@ func (h *host) dispatch(ctx context.Context, in *rpc.Incoming) (any, error) {
 					// The preview's diffs: what each file holds now and
 					// would hold after; none when they cannot be read.
 					if cs, err := res.Files.Contents(ctx, p.Limit); err == nil && len(cs) == len(res.Files.Files) {
-						pv.Contents, pv.Sides = cs, remotews.SidesOf(cs)
+						pv.Contents, pv.Sides = cs, remotews.SidesOf(cs, remotews.SideBudget)
 					}
 				}
 				return pv, nil
@@ -293,7 +293,7 @@ func (h *host) dispatch(ctx context.Context, in *rpc.Incoming) (any, error) {
 			if err != nil {
 				return nil, err
 			}
-			return &remotews.DiffResult{Changes: *ch, Sides: remotews.SidesOf(ch.Files)}, nil
+			return &remotews.DiffResult{Changes: *ch, Sides: remotews.SidesOf(ch.Files, remotews.SideBudget)}, nil
 		})
 	case remotews.MethodSnapshotsList:
 		p, err := decode[remotews.SessionRef](in)
