@@ -98,7 +98,7 @@ func Serve(ctx context.Context, r io.ReadCloser, w io.WriteCloser, opts Options)
 	// Every call runs in the order sent, each answered before the next
 	// begins: a client may send a turn's calls without waiting for each
 	// answer, and they run as if it had waited.
-	h.conn = rpc.New(r, w, rpc.Options{Handler: h.handle, Ordered: func(string) bool { return true }})
+	h.conn = rpc.New(r, w, rpc.Options{Handler: h.handle, Ordered: true})
 	defer context.AfterFunc(ctx, func() { h.conn.Close() })()
 	err := h.conn.Wait()
 	if ctx.Err() != nil && errors.Is(err, rpc.ErrClosed) {
