@@ -275,6 +275,26 @@ type remoteCell struct {
 	r    *repl
 	hs   *remotews.Session
 	bind engine.RemoteWorkspace
+	// end is the end of the turn sent right behind the last tool call,
+	// which Commit waits for; nil when none is on its way.
+	end *remotews.Pending[struct{}]
+}
+
+// turn sends the end of a tool line's turn right behind its tool call p
+// (a tool line is its own turn), so that the line costs one round trip,
+// not two, and returns the tool's answer. The host runs the calls in the
+// order sent: the end makes durable what the tool changed. A tool that
+// was refused or cancelled changed nothing; the end behind it is waited
+// for here, and Commit has none to wait for.
+func (c *remoteCell) turn(p *remotews.Pending[engine.ToolAnswer]) (*engine.ToolAnswer, error) {
+	end := c.hs.GoCommit(c.r.g.ctx)
+	a, err := p.Wait()
+	if err != nil {
+		_, _ = end.Wait()
+		return nil, err
+	}
+	c.end = end
+	return a, nil
 }
 
 func (c *remoteCell) ready(ctx context.Context) error {
@@ -309,7 +329,7 @@ func (c *remoteCell) ToolWrite(ctx context.Context, path string, content []byte,
 	if err != nil {
 		return nil, err
 	}
-	return c.hs.Write(ctx, call, item, path, content)
+	return c.turn(c.hs.GoWrite(ctx, call, item, path, content))
 }
 
 func (c *remoteCell) ToolEdit(ctx context.Context, path, old, repl string, opts ...engine.ToolOptions) (*engine.ToolAnswer, error) {
@@ -320,7 +340,7 @@ func (c *remoteCell) ToolEdit(ctx context.Context, path, old, repl string, opts 
 	if err != nil {
 		return nil, err
 	}
-	return c.hs.Edit(ctx, call, item, path, old, repl, all)
+	return c.turn(c.hs.GoEdit(ctx, call, item, path, old, repl, all))
 }
 
 func (c *remoteCell) ToolRm(ctx context.Context, path string, opts ...engine.ToolOptions) (*engine.ToolAnswer, error) {
@@ -331,7 +351,7 @@ func (c *remoteCell) ToolRm(ctx context.Context, path string, opts ...engine.Too
 	if err != nil {
 		return nil, err
 	}
-	return c.hs.Rm(ctx, call, item, path)
+	return c.turn(c.hs.GoRm(ctx, call, item, path))
 }
 
 func (c *remoteCell) ToolPatch(ctx context.Context, text []byte, opts ...engine.ToolOptions) (*engine.ToolAnswer, error) {
@@ -342,7 +362,7 @@ func (c *remoteCell) ToolPatch(ctx context.Context, text []byte, opts ...engine.
 	if err != nil {
 		return nil, err
 	}
-	return c.hs.Patch(ctx, call, item, text)
+	return c.turn(c.hs.GoPatch(ctx, call, item, text))
 }
 
 func (c *remoteCell) Exec(ctx context.Context, line string, opts engine.ExecOptions) (*engine.ExecAnswer, error) {
@@ -359,6 +379,11 @@ func (c *remoteCell) Exec(ctx context.Context, line string, opts engine.ExecOpti
 func (c *remoteCell) Commit(ctx context.Context) error {
 	if c.hs == nil {
 		return nil
+	}
+	if end := c.end; end != nil {
+		c.end = nil
+		_, err := end.Wait()
+		return err
 	}
 	return c.hs.Commit(ctx)
 }

@@ -34,30 +34,61 @@ func (w *Workspace) Changes(ctx context.Context, id, item string, limit int64) (
 	if err != nil {
 		return nil, err
 	}
+	sel, err := selectChanges(v.st, item)
+	if err != nil {
+		return nil, err
+	}
+	return w.changesOf(ctx, id, *sel, limit)
+}
+
+// selectChanges is the selection of item of the conversation st: the
+// calls whose change lines count for it (a tool call: itself; a user
+// prompt: every item of its turn; "": the newest recorded call).
+func selectChanges(st *state, item string) (*ChangeSelection, error) {
+	if item == "" {
+		return &ChangeSelection{}, nil
+	}
+	it := st.Items[item]
+	switch {
+	case it == nil:
+		return nil, noItem(item, st.ID)
+	case it.Type == ToolCall:
+		return &ChangeSelection{Item: item, Calls: []string{item}}, nil
+	case it.Type == User:
+		turn := st.InTurn(item)
+		sel := &ChangeSelection{Item: item, Turn: true}
+		for _, id := range st.Order {
+			if turn(id) {
+				sel.Calls = append(sel.Calls, id)
+			}
+		}
+		return sel, nil
+	}
+	return nil, fmt.Errorf("%w: item %s is a %s: give a tool call, or a user prompt for its whole turn", ErrBadInput, item, it.Type)
+}
+
+// changesOf reads what the calls sel selects changed, from the change
+// records of session id, each side of each file up to limit bytes.
+func (w *Workspace) changesOf(ctx context.Context, id string, sel ChangeSelection, limit int64) (*Changes, error) {
 	tl, err := w.timeline(id)
 	if err != nil {
 		return nil, err
 	}
-	ch := &Changes{Session: id, Item: item, Records: []string{}, Tools: []string{}, Files: []FileChange{}}
+	ch := &Changes{Session: id, Item: sel.Item, Turn: sel.Turn, Records: []string{}, Tools: []string{}, Files: []FileChange{}}
 	var pick func(*changes.Step) bool
-	switch it := v.st.Items[item]; {
-	case item == "":
+	if sel.Item == "" {
 		newest := tl.NewestRecord()
 		if newest == nil {
 			return ch, nil
 		}
 		ch.Item = newest.Call
-		pick = func(s *changes.Step) bool { return s == newest }
-	case it == nil:
-		return nil, noItem(item, id)
-	case it.Type == ToolCall:
-		pick = func(s *changes.Step) bool { return s.Call == item }
-	case it.Type == User:
-		ch.Turn = true
-		turn := v.st.InTurn(item)
-		pick = func(s *changes.Step) bool { return s.Call != "" && turn(s.Call) }
-	default:
-		return nil, fmt.Errorf("%w: item %s is a %s: give a tool call, or a user prompt for its whole turn", ErrBadInput, item, it.Type)
+		pick = func(st *changes.Step) bool { return st == newest }
+	} else {
+		calls := make(map[string]bool, len(sel.Calls))
+		for _, c := range sel.Calls {
+			calls[c] = true
+		}
+		pick = func(st *changes.Step) bool { return st.Call != "" && calls[st.Call] }
 	}
 	if err := revert.ReadChanges(ctx, ch, tl, pick, w.files, w.objects(), w.absPath, limit); err != nil {
 		return nil, err

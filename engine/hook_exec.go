@@ -23,7 +23,7 @@ import (
 // (package hookmark draws the marker).
 
 // markerExec is the kind of an exec marker ("" is a file edit's).
-const markerExec = "exec"
+const markerExec = hookmark.KindExec
 
 // PendingExec is a shell command whose scope is captured and whose record
 // is not written yet (hookmark.Exec).

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"cairn/engine/internal/changes"
 	"cairn/engine/internal/revert"
 )
 
@@ -192,26 +191,7 @@ type ChangeSelection struct {
 func (s *Session) SelectChanges(item string) (*ChangeSelection, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if item == "" {
-		return &ChangeSelection{}, nil
-	}
-	it := s.st.Items[item]
-	switch {
-	case it == nil:
-		return nil, noItem(item, s.st.ID)
-	case it.Type == ToolCall:
-		return &ChangeSelection{Item: item, Calls: []string{item}}, nil
-	case it.Type == User:
-		turn := s.st.InTurn(item)
-		sel := &ChangeSelection{Item: item, Turn: true}
-		for _, id := range s.st.Order {
-			if turn(id) {
-				sel.Calls = append(sel.Calls, id)
-			}
-		}
-		return sel, nil
-	}
-	return nil, fmt.Errorf("%w: item %s is a %s: give a tool call, or a user prompt for its whole turn", ErrBadInput, item, it.Type)
+	return selectChanges(s.st, item)
 }
 
 // ChangesOf reads what the selected calls changed from this session's
@@ -220,29 +200,5 @@ func (s *Session) SelectChanges(item string) (*ChangeSelection, error) {
 // (SessionOptions.Elsewhere), whose change lines name that
 // conversation's items.
 func (s *Session) ChangesOf(ctx context.Context, sel ChangeSelection, limit int64) (*Changes, error) {
-	w, id := s.ws, s.ID()
-	tl, err := w.timeline(id)
-	if err != nil {
-		return nil, err
-	}
-	ch := &Changes{Session: id, Item: sel.Item, Turn: sel.Turn, Records: []string{}, Tools: []string{}, Files: []FileChange{}}
-	var pick func(*changes.Step) bool
-	if sel.Item == "" {
-		newest := tl.NewestRecord()
-		if newest == nil {
-			return ch, nil
-		}
-		ch.Item = newest.Call
-		pick = func(st *changes.Step) bool { return st == newest }
-	} else {
-		calls := make(map[string]bool, len(sel.Calls))
-		for _, c := range sel.Calls {
-			calls[c] = true
-		}
-		pick = func(st *changes.Step) bool { return st.Call != "" && calls[st.Call] }
-	}
-	if err := revert.ReadChanges(ctx, ch, tl, pick, w.files, w.objects(), w.absPath, limit); err != nil {
-		return nil, err
-	}
-	return ch, nil
+	return s.ws.changesOf(ctx, s.ID(), sel, limit)
 }

@@ -289,7 +289,10 @@ func GenerationMessage(t Target, b Binding, d GenerationData) string {
 // connection's calls one at a time in the order sent, so a turn's writes
 // and its end cost one round trip in all rather than one each. Each
 // answer still means what the waiting call's means: the host ran the
-// call and recorded it (a turn's end: durable there).
+// call and recorded it (a turn's end: durable there). Wait must be called
+// on every Pending a Go method returns: only Wait tells the session that
+// a call was answered, and what the session tells the host it has had
+// (on its next calls and at Close) stops at the first call not waited for.
 type Session struct {
 	c      *Client
 	id     string
@@ -341,7 +344,8 @@ func (s *Session) own() CallRef {
 	return s.number(r)
 }
 
-// Pending is a call sent whose answer has not been waited for.
+// Pending is a call sent whose answer has not been waited for. Wait must
+// be called on every one (see Session).
 type Pending[T any] struct {
 	s      *Session
 	method string

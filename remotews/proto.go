@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"cairn/engine"
+	"cairn/remotews/rpc"
 )
 
 // Protocol is the version of the protocol: the methods, their params and
@@ -260,11 +261,36 @@ type RevertPreview struct {
 	Sides    []Sides             `json:"sides,omitempty"`
 }
 
-// SidesOf are the bytes of files, for the wire.
-func SidesOf(files []engine.FileChange) []Sides {
+// SideBudget is the most file bytes one answer carries (SidesOf): in
+// base64, with the rest of the answer, they stay well under the longest
+// line the client reads.
+const SideBudget = rpc.MaxLine / 2
+
+// tooLarge is engine.Content.Missing of a side whose bytes are not shown
+// for their size; the diff says so in place of the lines.
+const tooLarge = "too large"
+
+// SidesOf are the bytes of files, for the wire, up to budget bytes in
+// all, taken in order: from the first side that does not fit on, a side
+// goes without its bytes and is marked too large in files (which the
+// answer carries too), as a side over the diff's limit is.
+func SidesOf(files []engine.FileChange, budget int) []Sides {
 	out := make([]Sides, len(files))
-	for i, f := range files {
-		out[i] = Sides{Before: f.Before.Data, After: f.After.Data}
+	left := budget
+	take := func(c *engine.Content) []byte {
+		if len(c.Data) == 0 {
+			return c.Data
+		}
+		if len(c.Data) > left {
+			left = -1
+			c.Data, c.Missing = nil, tooLarge
+			return nil
+		}
+		left -= len(c.Data)
+		return c.Data
+	}
+	for i := range files {
+		out[i] = Sides{Before: take(&files[i].Before), After: take(&files[i].After)}
 	}
 	return out
 }

@@ -98,7 +98,7 @@ func Serve(ctx context.Context, r io.ReadCloser, w io.WriteCloser, opts Options)
 	// Every call runs in the order sent, each answered before the next
 	// begins: a client may send a turn's calls without waiting for each
 	// answer, and they run as if it had waited.
-	h.conn = rpc.New(r, w, rpc.Options{Handler: h.handle, Ordered: func(string) bool { return true }})
+	h.conn = rpc.New(r, w, rpc.Options{Handler: h.handle, Ordered: true})
 	defer context.AfterFunc(ctx, func() { h.conn.Close() })()
 	err := h.conn.Wait()
 	if ctx.Err() != nil && errors.Is(err, rpc.ErrClosed) {
@@ -251,7 +251,7 @@ func (h *host) dispatch(ctx context.Context, in *rpc.Incoming) (any, error) {
 					// The preview's diffs: what each file holds now and
 					// would hold after; none when they cannot be read.
 					if cs, err := res.Files.Contents(ctx, p.Limit); err == nil && len(cs) == len(res.Files.Files) {
-						pv.Contents, pv.Sides = cs, remotews.SidesOf(cs)
+						pv.Contents, pv.Sides = cs, remotews.SidesOf(cs, remotews.SideBudget)
 					}
 				}
 				return pv, nil
@@ -293,7 +293,7 @@ func (h *host) dispatch(ctx context.Context, in *rpc.Incoming) (any, error) {
 			if err != nil {
 				return nil, err
 			}
-			return &remotews.DiffResult{Changes: *ch, Sides: remotews.SidesOf(ch.Files)}, nil
+			return &remotews.DiffResult{Changes: *ch, Sides: remotews.SidesOf(ch.Files, remotews.SideBudget)}, nil
 		})
 	case remotews.MethodSnapshotsList:
 		p, err := decode[remotews.SessionRef](in)

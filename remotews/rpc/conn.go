@@ -141,12 +141,15 @@ type Options struct {
 	Handler Handler
 	// MaxLine is the longest line read (MaxLine when 0).
 	MaxLine int
-	// Ordered says which of the peer's calls run one at a time in the
-	// order they arrived, each answered before the next begins, so that a
-	// peer may send several without waiting (Go) and have them run as if
-	// it had. The others run at once, each on its own goroutine. nil: all
-	// run at once.
-	Ordered func(method string) bool
+	// Ordered runs the peer's calls one at a time in the order they
+	// arrived, each answered before the next begins, so that a peer may
+	// send several without waiting (Go) and have them run as if it had.
+	// false: each runs at once, on its own goroutine.
+	Ordered bool
+
+	// queued, when set, is told of each ordered call put in the queue
+	// (for tests).
+	queued func(method string)
 }
 
 // Conn is a JSON-RPC connection.
@@ -484,7 +487,7 @@ func (c *Conn) incoming(m *jsonrpc.Request) {
 		res, err := c.opts.Handler(ctx, &Incoming{Method: m.Method, Params: m.Params, id: m.ID, conn: c})
 		c.answer(m.ID, res, err)
 	}
-	if c.opts.Ordered == nil || !c.opts.Ordered(m.Method) {
+	if !c.opts.Ordered {
 		c.mu.Unlock()
 		go run()
 		return
@@ -507,6 +510,9 @@ func (c *Conn) incoming(m *jsonrpc.Request) {
 		go c.runQueue()
 	}
 	c.mu.Unlock()
+	if c.opts.queued != nil {
+		c.opts.queued(m.Method)
+	}
 }
 
 // runQueue runs the ordered calls one at a time until none is left.

@@ -305,7 +305,7 @@ func TestGoPipelinedInOrder(t *testing.T) {
 	var mu sync.Mutex
 	var ran []int
 	running := 0
-	server := New(r1, w2, Options{Ordered: func(m string) bool { return m == "step" }, Handler: func(ctx context.Context, in *Incoming) (any, error) {
+	server := New(r1, w2, Options{Ordered: true, Handler: func(ctx context.Context, in *Incoming) (any, error) {
 		var k int
 		if err := json.Unmarshal(in.Params, &k); err != nil {
 			return nil, err
@@ -356,11 +356,10 @@ func TestOrderedNotBegunAtEnd(t *testing.T) {
 	started, queued := make(chan struct{}), make(chan struct{})
 	var mu sync.Mutex
 	var ran []string
-	server := New(r1, w2, Options{Ordered: func(m string) bool {
+	server := New(r1, w2, Options{Ordered: true, queued: func(m string) {
 		if m == "second" {
-			close(queued) // read, and about to be queued behind the first
+			close(queued) // read, and queued behind the first
 		}
-		return true
 	}, Handler: func(ctx context.Context, in *Incoming) (any, error) {
 		mu.Lock()
 		ran = append(ran, in.Method)
