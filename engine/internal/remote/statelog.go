@@ -48,6 +48,8 @@ const maxLookups = 256
 
 // tailMax is how many lines a save lets past the sorted part (with a
 // sixteenth of the sessions more) before it writes the journal whole.
+// The lines of sessions with pending segments that the last whole write
+// put there do not count (appended, below).
 func (l *sessionLog) tailMax() int {
 	if l.sorted == nil {
 		return 0
@@ -237,6 +239,15 @@ func (l *sessionLog) readFailed(err error) {
 	if l.lost == nil {
 		l.lost = err
 	}
+}
+
+// appended is how many lines saves appended since the journal was last
+// written whole.
+func (l *sessionLog) appended() int {
+	if l.sorted == nil {
+		return l.tail
+	}
+	return l.tail - l.sorted.Pending
 }
 
 func (l *sessionLog) see(id string) {

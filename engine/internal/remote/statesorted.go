@@ -32,6 +32,9 @@ type SortedPart struct {
 	Start int64  `json:"start"` // the byte past the mark's line
 	End   int64  `json:"end"`   // the byte past the last sorted line
 	Lines int    `json:"lines"` // sorted lines (sessions)
+	// Pending is how many lines of sessions with pending segments the
+	// write put past the sorted part: they count for no save's tail.
+	Pending int `json:"pending,omitempty"`
 }
 
 func markLine(mark string) []byte { return []byte(`{"id":"` + mark + `"}` + "\n") }

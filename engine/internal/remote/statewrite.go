@@ -26,7 +26,7 @@ func (st *State) saveSessions(fsys vfs.FS, name string) error {
 	if l.lost != nil {
 		return lostErr(l.lost)
 	}
-	if l.rewrite || l.sorted == nil || l.tail+len(l.dirty) > l.tailMax() {
+	if l.rewrite || l.sorted == nil || l.appended()+len(l.dirty) > l.tailMax() {
 		return st.rewriteSessions(fsys, name)
 	}
 	if len(l.dirty) == 0 {
@@ -92,7 +92,7 @@ func (st *State) rewriteSessions(fsys vfs.FS, name string) error {
 		return err
 	}
 	st.log = sessionLog{fsys: fsys, name: sessionsName(name), all: true, end: int64(buf.Len()), tail: npending,
-		sorted: &SortedPart{Mark: mark, Start: start, End: sortedEnd, Lines: len(ids) - npending}}
+		sorted: &SortedPart{Mark: mark, Start: start, End: sortedEnd, Lines: len(ids) - npending, Pending: npending}}
 	return nil
 }
 
