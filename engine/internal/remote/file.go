@@ -32,6 +32,10 @@ import (
 type folderBucket struct {
 	dir  string
 	lock fileLock
+	// syncFile and syncDir, when set, stand for fileSync and dirSync (tests
+	// watch them).
+	syncFile func(*os.File) error
+	syncDir  func(string) error
 }
 
 const (
@@ -192,7 +196,7 @@ func (b *folderBucket) write(ctx context.Context, p string, r io.Reader, check f
 	defer os.Remove(f.Name()) // gone already once renamed
 	_, err = io.Copy(f, r)
 	if err == nil {
-		err = fileSync(f)
+		err = b.fileSync(f)
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
@@ -209,7 +213,7 @@ func (b *folderBucket) write(ctx context.Context, p string, r io.Reader, check f
 	if err := os.Rename(f.Name(), p); err != nil {
 		return err
 	}
-	return dirSync(dir)
+	return b.dirSync(dir)
 }
 
 // mkdirDurable makes folder dir under the remote's folder, syncing the
@@ -229,7 +233,7 @@ func (b *folderBucket) mkdirDurable(dir string) error {
 		return err
 	}
 	for i := len(made) - 1; i >= 0; i-- {
-		if err := dirSync(filepath.Dir(made[i])); err != nil {
+		if err := b.dirSync(filepath.Dir(made[i])); err != nil {
 			return err
 		}
 	}
@@ -237,21 +241,28 @@ func (b *folderBucket) mkdirDurable(dir string) error {
 }
 
 // fileSync and dirSync make a file's content, and a folder's entries,
-// durable; tests watch them.
-var (
-	fileSync = (*os.File).Sync
-	dirSync  = func(dir string) error {
-		d, err := os.Open(dir)
-		if err != nil {
-			return err
-		}
-		err = d.Sync()
-		if cerr := d.Close(); err == nil {
-			err = cerr
-		}
+// durable.
+func (b *folderBucket) fileSync(f *os.File) error {
+	if b.syncFile != nil {
+		return b.syncFile(f)
+	}
+	return f.Sync()
+}
+
+func (b *folderBucket) dirSync(dir string) error {
+	if b.syncDir != nil {
+		return b.syncDir(dir)
+	}
+	d, err := os.Open(dir)
+	if err != nil {
 		return err
 	}
-)
+	err = d.Sync()
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
 
 func (b *folderBucket) List(ctx context.Context, prefix string, fn func(Entry) error) error {
 	root := b.dir

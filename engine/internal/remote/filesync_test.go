@@ -21,20 +21,19 @@ func TestFileBucketPutIsDurable(t *testing.T) {
 		t.Fatal(err)
 	}
 	var events []string
-	oldFile, oldDir := fileSync, dirSync
-	t.Cleanup(func() { fileSync, dirSync = oldFile, oldDir })
-	fileSync = func(f *os.File) error {
+	fb := b.(*folderBucket)
+	fb.syncFile = func(f *os.File) error {
 		got, err := os.ReadFile(f.Name())
 		if err != nil {
 			t.Fatal(err)
 		}
 		events = append(events, "file "+filepath.Base(f.Name())+" "+string(got))
-		return oldFile(f)
+		return f.Sync()
 	}
-	dirSync = func(d string) error {
+	fb.syncDir = func(d string) error {
 		rel, _ := filepath.Rel(dir, d)
 		events = append(events, "dir "+filepath.ToSlash(rel))
-		return oldDir(d)
+		return (&folderBucket{}).dirSync(d)
 	}
 	ctx := context.Background()
 	key := "objects/ab/cdef"
