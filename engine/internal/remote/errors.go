@@ -43,6 +43,13 @@ var (
 	// sorted part its head names, or that part does not read as sorted
 	// lines (statesorted.go).
 	errSortedDamaged = errors.New("remote: the sorted part of the sessions journal is damaged")
+	// errSortedChanged: the sessions journal no longer begins with the
+	// sorted part its head named when it was read: it was written whole
+	// again since (statesorted.go).
+	errSortedChanged = errors.New("remote: the sessions journal was written again since it was read")
+	// ErrStateBusy: another process is syncing the remote from this state
+	// folder (Syncer.begin).
+	ErrStateBusy = errors.New("another cairn process is syncing this remote")
 )
 
 // Error is a failed request to a bucket: what was asked, of which key.

@@ -11,15 +11,13 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
-	"time"
 )
 
 // A file remote is a folder, file:///path, each key a file at its path
 // under it (objects/ab/cdef…), written to a temporary name beside it
-// (<key>.<hex nanoseconds>.tmp) and renamed into place, so a reader sees
-// a key whole or not at all. A key's version is its modification time and
+// (<key>.<random>.tmp), synced, and renamed into place, so a reader sees
+// a key whole or not at all, even after a power cut. A key's version is its modification time and
 // size ("<hex ns>-<hex size>", with the quotes of an ETag). The folder
 // is the layout gocloud.dev's fileblob driver wrote, which earlier builds
 // used, so a remote written by one reads in the other. It is plain Go: the
@@ -34,6 +32,10 @@ import (
 type folderBucket struct {
 	dir  string
 	lock fileLock
+	// syncFile and syncDir, when set, stand for fileSync and dirSync (tests
+	// watch them).
+	syncFile func(*os.File) error
+	syncDir  func(string) error
 }
 
 const (
@@ -177,26 +179,25 @@ func (b *folderBucket) Put(ctx context.Context, key string, r io.Reader, size in
 	return fileErr("put", key, err)
 }
 
-// write puts r at p: a temporary file beside it, renamed into place once
-// check (when set) passes.
+// write puts r at p: a temporary file beside it, synced, renamed into
+// place once check (when set) passes, and the folder synced, so that once
+// write returns the key survives a power cut whole (a log entry or lease
+// naming it may be read by another machine at once). New folders on the
+// way are synced into their parents too.
 func (b *folderBucket) write(ctx context.Context, p string, r io.Reader, check func() error) error {
-	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+	dir := filepath.Dir(p)
+	if err := b.mkdirDurable(dir); err != nil {
 		return err
 	}
-	var f *os.File
-	var err error
-	for range 100 {
-		tmp := p + "." + strconv.FormatInt(time.Now().UnixNano(), 16) + fileTempExt
-		f, err = os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
-		if !errors.Is(err, fs.ErrExist) {
-			break
-		}
-	}
+	f, err := os.CreateTemp(dir, filepath.Base(p)+".*"+fileTempExt)
 	if err != nil {
 		return err
 	}
 	defer os.Remove(f.Name()) // gone already once renamed
 	_, err = io.Copy(f, r)
+	if err == nil {
+		err = b.fileSync(f)
+	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -209,7 +210,58 @@ func (b *folderBucket) write(ctx context.Context, p string, r io.Reader, check f
 	if err != nil {
 		return err
 	}
-	return os.Rename(f.Name(), p)
+	if err := os.Rename(f.Name(), p); err != nil {
+		return err
+	}
+	return b.dirSync(dir)
+}
+
+// mkdirDurable makes folder dir under the remote's folder, syncing the
+// folder that holds each one it makes.
+func (b *folderBucket) mkdirDurable(dir string) error {
+	if _, err := os.Stat(dir); err == nil {
+		return nil
+	}
+	var made []string
+	for d := dir; d != b.dir && len(d) > len(b.dir); d = filepath.Dir(d) {
+		if _, err := os.Stat(d); err == nil {
+			break
+		}
+		made = append(made, d)
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	for i := len(made) - 1; i >= 0; i-- {
+		if err := b.dirSync(filepath.Dir(made[i])); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// fileSync and dirSync make a file's content, and a folder's entries,
+// durable.
+func (b *folderBucket) fileSync(f *os.File) error {
+	if b.syncFile != nil {
+		return b.syncFile(f)
+	}
+	return f.Sync()
+}
+
+func (b *folderBucket) dirSync(dir string) error {
+	if b.syncDir != nil {
+		return b.syncDir(dir)
+	}
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	err = d.Sync()
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 func (b *folderBucket) List(ctx context.Context, prefix string, fn func(Entry) error) error {

@@ -50,7 +50,11 @@ type tombstone struct {
 // Forget forgets the sessions the policy does not keep (or ids, when
 // given, whatever the policy).
 func (s *Syncer) Forget(ctx context.Context, p retention.Policy, ids []string, dryRun bool) (*ForgetReport, error) {
-	cards, err := s.Cards(ctx)
+	if err := s.begin(ctx); err != nil {
+		return nil, err
+	}
+	defer s.end()
+	cards, err := s.cards(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -158,6 +162,7 @@ func (s *Syncer) Prune(ctx context.Context, grace time.Duration) (*PruneReport, 
 	if err := s.begin(ctx); err != nil {
 		return nil, err
 	}
+	defer s.end()
 	rep := &PruneReport{}
 	tombs := map[string]bool{}
 	err := s.Bucket.List(ctx, tombsPrefix, func(e Entry) error {

@@ -38,6 +38,7 @@ type sessionLog struct {
 	end     int64             // the byte past the last whole line
 	tail    int               // whole lines past the sorted part (all lines when none)
 	rewrite bool              // write the journal whole at the next save
+	lost    error             // why part of the sorted part could not be read since the load
 	lookups int               // searches of the sorted part since the load
 }
 
@@ -47,6 +48,8 @@ const maxLookups = 256
 
 // tailMax is how many lines a save lets past the sorted part (with a
 // sixteenth of the sessions more) before it writes the journal whole.
+// The lines of sessions with pending segments that the last whole write
+// put there do not count (appended, below).
 func (l *sessionLog) tailMax() int {
 	if l.sorted == nil {
 		return 0
@@ -93,7 +96,7 @@ func (st *State) loadSessions(fsys vfs.FS, name string, sorted *SortedPart) (ok 
 	if sorted != nil {
 		b, err = readTail(fsys, jname, sorted)
 		switch {
-		case errors.Is(err, errSortedDamaged):
+		case errors.Is(err, errSortedDamaged), errors.Is(err, errSortedChanged):
 			sorted = nil // written whole since the head was: read it whole
 		case vfs.IsNotExist(err):
 			return false, nil
@@ -191,7 +194,9 @@ func lineID(line []byte) (string, bool) {
 // sorted part. A line that does not decode, or a sorted part that cannot
 // be searched, leaves the session unknown (a cache miss: the next push
 // finds its segments on the remote) and has the journal written whole at
-// the next save.
+// the next save. A journal that cannot be read as it was at the load
+// (written whole again since, by another process) leaves the session
+// unknown too, and the save fails (readFailed).
 func (st *State) want(id string) {
 	l := &st.log
 	if line, ok := l.raw[id]; ok {
@@ -212,12 +217,37 @@ func (st *State) want(id string) {
 	l.see(id)
 	line, err := l.lookup(id)
 	if err != nil {
-		l.rewrite = true
+		l.readFailed(err)
 		return
 	}
 	if line != nil {
 		st.decode(id, line)
 	}
+}
+
+// readFailed notes that the sorted part could not be read. A damaged line
+// in it is a cache miss, and the journal is written whole at the next
+// save with what else it holds. Any other failure (the journal written
+// whole again since the load, gone, or not readable) leaves sessions
+// unknown that the journal may hold: writing it whole, or appending to
+// it, would drop them, so the next save fails and writes nothing.
+func (l *sessionLog) readFailed(err error) {
+	if errors.Is(err, errSortedDamaged) {
+		l.rewrite = true
+		return
+	}
+	if l.lost == nil {
+		l.lost = err
+	}
+}
+
+// appended is how many lines saves appended since the journal was last
+// written whole.
+func (l *sessionLog) appended() int {
+	if l.sorted == nil {
+		return l.tail
+	}
+	return l.tail - l.sorted.Pending
 }
 
 func (l *sessionLog) see(id string) {
@@ -252,7 +282,7 @@ func (st *State) wantAll() {
 			}
 		})
 		if err != nil {
-			l.rewrite = true // what could not be read is a cache miss
+			l.readFailed(err)
 		}
 	}
 	for id := range l.raw {

@@ -32,6 +32,9 @@ type SortedPart struct {
 	Start int64  `json:"start"` // the byte past the mark's line
 	End   int64  `json:"end"`   // the byte past the last sorted line
 	Lines int    `json:"lines"` // sorted lines (sessions)
+	// Pending is how many lines of sessions with pending segments the
+	// write put past the sorted part: they count for no save's tail.
+	Pending int `json:"pending,omitempty"`
 }
 
 func markLine(mark string) []byte { return []byte(`{"id":"` + mark + `"}` + "\n") }
@@ -56,8 +59,9 @@ func openSorted(fsys vfs.FS, name string, p *SortedPart) (vfs.File, error) {
 	return f, nil
 }
 
-// check reports errSortedDamaged unless f begins with p's mark line and
-// holds p's sorted lines whole.
+// check reports errSortedChanged unless f begins with p's mark line and
+// is long enough to hold p's sorted lines (the journal was written again
+// since p was), and errSortedDamaged unless those lines end as p says.
 func (p *SortedPart) check(f vfs.File) error {
 	want := markLine(p.Mark)
 	if p.Start != int64(len(want)) || p.End < p.Start || (p.End == p.Start) != (p.Lines == 0) {
@@ -68,14 +72,14 @@ func (p *SortedPart) check(f vfs.File) error {
 		return err
 	}
 	if fi.Size() < p.End {
-		return errSortedDamaged
+		return errSortedChanged
 	}
 	got := make([]byte, p.Start)
 	if _, err := f.ReadAt(got, 0); err != nil {
-		return errSortedDamaged
+		return errSortedChanged
 	}
 	if !bytes.Equal(got, want) {
-		return errSortedDamaged
+		return errSortedChanged
 	}
 	if p.End > p.Start {
 		var last [1]byte

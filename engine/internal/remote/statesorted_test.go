@@ -254,8 +254,8 @@ func TestStateTailIsBounded(t *testing.T) {
 		if err := st.Save(m, "origin"); err != nil {
 			t.Fatal(err)
 		}
-		if st.log.tail > max {
-			t.Fatalf("save %d left %d lines past the sorted part, more than %d", i, st.log.tail, max)
+		if st.log.appended() > max {
+			t.Fatalf("save %d left %d lines appended past the sorted part, more than %d", i, st.log.appended(), max)
 		}
 		rewrote = rewrote || st.log.sorted.Mark != before
 		if i%50 != 0 && st.log.sorted.Mark == before {
@@ -343,5 +343,44 @@ func TestStateRewriteCrashAtEverySyncPoint(t *testing.T) {
 		if done {
 			return
 		}
+	}
+}
+
+// TestStatePendingSessionsDoNotCountAsAppended: the lines of sessions
+// with pending segments that a whole write puts past the sorted part are
+// not appended lines: with more of them than a tail may hold, a save with
+// nothing changed writes nothing, and a save of one change appends it.
+func TestStatePendingSessionsDoNotCountAsAppended(t *testing.T) {
+	m := vfs.NewMem()
+	st := stateOf(t, 1200)
+	for i := range 1100 {
+		st.Pending[nthID(i)] = []Segment{{File: FileItems, Off: 1, Size: 9}}
+	}
+	if err := st.Save(m, "origin"); err != nil {
+		t.Fatal(err)
+	}
+	journal := must(vfs.ReadFile(m, sessionsName("origin")))
+	for range 2 {
+		st := must(LoadState(m, "origin", testURL))
+		if err := st.Save(m, "origin"); err != nil {
+			t.Fatal(err)
+		}
+		if got := must(vfs.ReadFile(m, sessionsName("origin"))); string(got) != string(journal) {
+			t.Fatal("a save with nothing changed wrote the sessions journal")
+		}
+	}
+	st = must(LoadState(m, "origin", testURL))
+	mark := st.log.sorted.Mark
+	st.session(nthID(1150), "workspaces/w").Files[FileItems].End++
+	st.touch(nthID(1150))
+	if err := st.Save(m, "origin"); err != nil {
+		t.Fatal(err)
+	}
+	if got := must(vfs.ReadFile(m, sessionsName("origin"))); st.log.sorted.Mark != mark || len(got) <= len(journal) || string(got[:len(journal)]) != string(journal) {
+		t.Fatal("a save of one change wrote the journal whole rather than append a line")
+	}
+	st.wantAll()
+	if got := mustLoad(t, m); !sameState(got, st) {
+		t.Fatal("the state loaded after the saves differs from the one saved")
 	}
 }

@@ -2,6 +2,8 @@ package remote
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path"
@@ -21,12 +23,26 @@ import (
 // would pass tailMax.
 func (st *State) saveSessions(fsys vfs.FS, name string) error {
 	l := &st.log
-	if l.rewrite || l.sorted == nil || l.tail+len(l.dirty) > l.tailMax() {
+	if l.lost != nil {
+		return lostErr(l.lost)
+	}
+	if l.rewrite || l.sorted == nil || l.appended()+len(l.dirty) > l.tailMax() {
 		return st.rewriteSessions(fsys, name)
 	}
 	if len(l.dirty) == 0 {
 		return nil
 	}
+	// An append goes after the lines this state read: the journal must
+	// still be the one it read, not one written whole again since.
+	f, err := openSorted(fsys, sessionsName(name), l.sorted)
+	if err != nil {
+		if errors.Is(err, errSortedDamaged) {
+			return st.rewriteSessions(fsys, name)
+		}
+		l.readFailed(err)
+		return lostErr(l.lost)
+	}
+	f.Close()
 	ids := make([]string, 0, len(l.dirty))
 	for id := range l.dirty {
 		ids = append(ids, id)
@@ -52,6 +68,9 @@ func (st *State) saveSessions(fsys vfs.FS, name string) error {
 // last, past the sorted part, where a load reads them.
 func (st *State) rewriteSessions(fsys vfs.FS, name string) error {
 	ids := st.ids()
+	if st.log.lost != nil {
+		return lostErr(st.log.lost)
+	}
 	mark := newMark()
 	var buf, pending bytes.Buffer
 	buf.Write(markLine(mark))
@@ -73,7 +92,7 @@ func (st *State) rewriteSessions(fsys vfs.FS, name string) error {
 		return err
 	}
 	st.log = sessionLog{fsys: fsys, name: sessionsName(name), all: true, end: int64(buf.Len()), tail: npending,
-		sorted: &SortedPart{Mark: mark, Start: start, End: sortedEnd, Lines: len(ids) - npending}}
+		sorted: &SortedPart{Mark: mark, Start: start, End: sortedEnd, Lines: len(ids) - npending, Pending: npending}}
 	return nil
 }
 
@@ -122,4 +141,10 @@ func appendLines(fsys vfs.FS, name string, end int64, b []byte) error {
 		err = fsys.SyncDir(path.Dir(name))
 	}
 	return err
+}
+
+// lostErr is the error of a save that could not read what the journal
+// held when the state was loaded.
+func lostErr(err error) error {
+	return fmt.Errorf("%w; nothing was saved (was another sync of the remote running?)", err)
 }

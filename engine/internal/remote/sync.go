@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path"
 	"sort"
 	"strings"
 	"sync"
 	"time"
 
+	"cairn/engine/internal/errs"
 	"cairn/internal/vfs"
 )
 
@@ -67,6 +69,7 @@ type Syncer struct {
 
 	st     *State
 	pushed *pushedSet
+	held   vfs.Lock   // the lock on the remote's state while a sync runs
 	mu     sync.Mutex // guards st, pushed, rep and the progress counts
 	rep    *Report
 	done   int64
@@ -145,16 +148,65 @@ func (s *Syncer) addDone(phase string, n int64) {
 	}
 }
 
-// begin loads the state and checks the remote's format marker, writing it
-// on a new remote.
+// begin takes the lock on the remote's state (hold), loads the state and
+// checks the remote's format marker, writing it on a new remote. The
+// caller calls end once begin returned nil.
 func (s *Syncer) begin(ctx context.Context) error {
-	st, err := LoadState(s.Local.FS(), s.Name, s.URL)
-	if err != nil {
+	if err := s.hold(); err != nil {
 		return err
 	}
-	s.st = st
-	s.rep = &Report{Remote: s.Name, Machine: s.Machine, Skipped: []Skipped{}, Notes: []string{}}
-	return CheckFormat(ctx, s.Bucket)
+	st, err := LoadState(s.Local.FS(), s.Name, s.URL)
+	if err == nil {
+		s.st = st
+		s.rep = &Report{Remote: s.Name, Machine: s.Machine, Skipped: []Skipped{}, Notes: []string{}}
+		err = CheckFormat(ctx, s.Bucket)
+	}
+	if err != nil {
+		s.end()
+		return err
+	}
+	return nil
+}
+
+// syncLockName is the lock file of a remote's state in the state folder.
+func syncLockName(name string) string { return path.Join(StateDir(name), "sync.lock") }
+
+// hold takes the lock on the remote's state in this state folder, which a
+// sync holds from its load of the state to its last save: two syncs of
+// one remote at once (a push at a turn's end while the user syncs) would
+// each save what they loaded over what the other saved. A second sync is
+// refused at once with ErrStateBusy.
+func (s *Syncer) hold() error {
+	fsys := s.Local.FS()
+	if err := vfs.MkdirAllDurable(fsys, StateDir(s.Name), vfs.DirPerm); err != nil {
+		return fmt.Errorf("remote: state of %s: %w", s.Name, err)
+	}
+	l, err := fsys.Lock(syncLockName(s.Name))
+	if errors.Is(err, vfs.ErrLocked) {
+		return &stateBusyError{name: s.Name}
+	}
+	if err != nil {
+		return fmt.Errorf("remote: state of %s: %w", s.Name, err)
+	}
+	s.held = l
+	return nil
+}
+
+// stateBusyError is ErrStateBusy, and the engine's ErrBusy (exit code 4).
+type stateBusyError struct{ name string }
+
+func (e *stateBusyError) Error() string {
+	return "remote: " + e.name + ": " + ErrStateBusy.Error() + "; try again when it ends"
+}
+
+func (e *stateBusyError) Unwrap() []error { return []error{ErrStateBusy, errs.ErrBusy} }
+
+// end releases the lock hold took.
+func (s *Syncer) end() {
+	if s.held != nil {
+		s.held.Release()
+		s.held = nil
+	}
 }
 
 // CheckFormat reads the remote's format marker, writing it when the
@@ -190,6 +242,7 @@ func (s *Syncer) Sync(ctx context.Context) (*Report, error) {
 	if err := s.begin(ctx); err != nil {
 		return nil, err
 	}
+	defer s.end()
 	if err := s.push(ctx); err != nil {
 		s.st.Save(s.Local.FS(), s.Name)
 		return s.rep, err
@@ -205,6 +258,7 @@ func (s *Syncer) Push(ctx context.Context) (*Report, error) {
 	if err := s.begin(ctx); err != nil {
 		return nil, err
 	}
+	defer s.end()
 	err := s.push(ctx)
 	if serr := s.st.Save(s.Local.FS(), s.Name); serr != nil && err == nil {
 		err = serr
@@ -217,6 +271,7 @@ func (s *Syncer) Pull(ctx context.Context) (*Report, error) {
 	if err := s.begin(ctx); err != nil {
 		return nil, err
 	}
+	defer s.end()
 	return s.rep, s.pull(ctx)
 }
 
@@ -227,6 +282,12 @@ func (s *Syncer) Cards(ctx context.Context) ([]Card, error) {
 	if err := s.begin(ctx); err != nil {
 		return nil, err
 	}
+	defer s.end()
+	return s.cards(ctx)
+}
+
+// cards is Cards once the sync began.
+func (s *Syncer) cards(ctx context.Context) ([]Card, error) {
 	if _, err := s.readLogs(ctx); err != nil {
 		return nil, err
 	}
@@ -299,6 +360,7 @@ func (s *Syncer) PullSession(ctx context.Context, id string) (*Report, error) {
 	if err := s.begin(ctx); err != nil {
 		return nil, err
 	}
+	defer s.end()
 	if _, err := s.readLogs(ctx); err != nil {
 		return s.rep, err
 	}
@@ -322,8 +384,18 @@ func (s *Syncer) SessionFolder(id string) string {
 	return ""
 }
 
-// Moved records that session id now lives in workspace folder ws here.
+// Moved records that session id now lives in workspace folder ws here,
+// in the state as it is now (read again, under the lock).
 func (s *Syncer) Moved(ctx context.Context, id, ws string) error {
+	if err := s.hold(); err != nil {
+		return err
+	}
+	defer s.end()
+	st, err := LoadState(s.Local.FS(), s.Name, s.URL)
+	if err != nil {
+		return err
+	}
+	s.st = st
 	s.st.want(id)
 	if ss := s.st.Sessions[id]; ss != nil {
 		ss.WS = ws
