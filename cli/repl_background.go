@@ -318,21 +318,8 @@ func (r *repl) pickShellJob() (term.Row, error) {
 		fmt.Fprintln(r.out, "No background shell job is running.")
 		return term.Row{}, term.ErrNoRows
 	}
-	heading := "Running background shell jobs: the one you stop gets a cancelled result."
-	f := stdinTerminal(r.g)
-	if f == nil {
-		fmt.Fprintln(r.out, heading)
-		i, err := term.PickPlain(r.lineReader(), r.out, rows)
-		if err != nil {
-			return term.Row{}, err
-		}
-		return rows[i], nil
-	}
-	keys, err := r.keysOf(f)
-	if err != nil {
-		return term.Row{}, err
-	}
-	return r.pickOnTerminal(keys, term.Listing{Kind: term.Shells, Rows: rows, Heading: heading})
+	return r.pickRow(term.Listing{Kind: term.Shells, Rows: rows,
+		Heading: "Running background shell jobs: the one you stop gets a cancelled result."})
 }
 
 // bindShellKeys ties the leader, then k, to the shell modal.

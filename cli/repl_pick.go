@@ -94,6 +94,25 @@ func (r *repl) lineReader() *bufio.Reader {
 	return r.lines
 }
 
+// pickRow picks one of l's rows: the picker on a terminal, else a
+// numbered list under l's heading.
+func (r *repl) pickRow(l term.Listing) (term.Row, error) {
+	f := stdinTerminal(r.g)
+	if f == nil {
+		fmt.Fprintln(r.out, l.Heading)
+		i, err := term.PickPlain(r.lineReader(), r.out, l.Rows)
+		if err != nil {
+			return term.Row{}, err
+		}
+		return l.Rows[i], nil
+	}
+	keys, err := r.keysOf(f)
+	if err != nil {
+		return term.Row{}, err
+	}
+	return r.pickOnTerminal(keys, l)
+}
+
 // pickOnTerminal runs the picker over l. A signal ends it first, so the
 // terminal is handed back (repl_signal.go).
 func (r *repl) pickOnTerminal(keys *term.Keys, l term.Listing) (term.Row, error) {

@@ -144,25 +144,12 @@ func (r *repl) promptRows() []term.Row {
 // terminal). The preview of a prompt is its whole text and the answer it
 // got.
 func (r *repl) pickPrompt(rows []term.Row) (term.Row, error) {
-	heading := "Go back to before a prompt: it leaves the conversation (transcript --all keeps it) and comes back for editing."
-	f := stdinTerminal(r.g)
-	if f == nil {
-		fmt.Fprintln(r.out, heading)
-		i, err := term.PickPlain(r.lineReader(), r.out, rows)
-		if err != nil {
-			return term.Row{}, err
-		}
-		return rows[i], nil
-	}
-	keys, err := r.keysOf(f)
-	if err != nil {
-		return term.Row{}, err
-	}
 	answers := r.answers()
-	l := term.Listing{Kind: term.Prompts, Rows: rows, Heading: heading, Preview: func(row term.Row) term.Preview {
-		return term.Preview{Turns: []term.PreviewTurn{{Prompt: row.Title, Answer: answers[row.ID]}}}
-	}}
-	return r.pickOnTerminal(keys, l)
+	return r.pickRow(term.Listing{Kind: term.Prompts, Rows: rows,
+		Heading: "Go back to before a prompt: it leaves the conversation (transcript --all keeps it) and comes back for editing.",
+		Preview: func(row term.Row) term.Preview {
+			return term.Preview{Turns: []term.PreviewTurn{{Prompt: row.Title, Answer: answers[row.ID]}}}
+		}})
 }
 
 // answers maps each prompt of the head path to the last assistant item
