@@ -60,12 +60,34 @@ type Server struct {
 	Endpoint string // http://127.0.0.1:PORT
 	cmd      *exec.Cmd
 	dir      string
+	exited   chan struct{} // closed when the process has ended
+}
+
+// alive reports whether the server's process runs and its S3 port
+// answers.
+func (s *Server) alive() bool {
+	select {
+	case <-s.exited:
+		return false
+	default:
+	}
+	resp, err := (&http.Client{Timeout: 5 * time.Second}).Get(s.Endpoint + "/")
+	if err != nil {
+		return false
+	}
+	resp.Body.Close()
+	return true
+}
+
+// logTail is the end of the server's log.
+func (s *Server) logTail() string {
+	b, _ := os.ReadFile(filepath.Join(s.dir, "weed.log"))
+	return tail(b)
 }
 
 var (
-	once   sync.Once
+	mu     sync.Mutex
 	shared *Server
-	err    error
 )
 
 // Shared returns the server of this test binary, started by the first
@@ -77,9 +99,21 @@ func Shared(t testing.TB) *Server {
 	if bin == "" {
 		t.Skip("no S3 server binary: run .ci/s3-server, or set CAIRN_TEST_S3_BIN")
 	}
-	once.Do(func() { shared, err = Start(bin) })
-	if err != nil {
-		t.Fatalf("the S3 server did not start: %v", err)
+	mu.Lock()
+	defer mu.Unlock()
+	if shared != nil && !shared.alive() {
+		// The server is not cairn's code: a crash of it is said and it
+		// is started again, so the tests after it still test cairn.
+		t.Logf("the shared S3 server stopped; starting another. Its log ends:\n%s", shared.logTail())
+		shared.Stop()
+		shared = nil
+	}
+	if shared == nil {
+		s, err := Start(bin)
+		if err != nil {
+			t.Fatalf("the S3 server did not start: %v", err)
+		}
+		shared = s
 	}
 	t.Setenv("AWS_ACCESS_KEY_ID", AccessKey)
 	t.Setenv("AWS_SECRET_ACCESS_KEY", SecretKey)
@@ -107,6 +141,8 @@ func Own(t testing.TB) *Server {
 
 // Stop ends the shared server, if one was started (TestMain calls it).
 func Stop() {
+	mu.Lock()
+	defer mu.Unlock()
 	if shared != nil {
 		shared.Stop()
 	}
@@ -119,7 +155,15 @@ func (s *Server) URL() string {
 	return "s3://cairn-" + hex.EncodeToString(b[:]) + "?endpoint=" + s.Endpoint
 }
 
+// freePorts picks n ports that are free now, below the range the kernel
+// hands out for outgoing connections and listen(":0") (on Linux
+// net.ipv4.ip_local_port_range, 32768 and up by default). A port from
+// that range could be taken between this check and weed binding it: by a
+// connection's local end, or by another test binary's server asking for
+// ":0". A server that failed to bind then looks ready when another
+// process answers on its port, and goes away when that process does.
 func freePorts(n int) ([]int, error) {
+	low := ephemeralLow()
 	var ls []net.Listener
 	defer func() {
 		for _, l := range ls {
@@ -127,15 +171,34 @@ func freePorts(n int) ([]int, error) {
 		}
 	}()
 	var out []int
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
+	var b [2]byte
+	for tries := 0; len(out) < n && tries < 1000; tries++ {
+		rand.Read(b[:])
+		port := 10000 + (int(b[0])<<8|int(b[1]))%(low-10000)
+		l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(port))
 		if err != nil {
-			return nil, err
+			continue
 		}
 		ls = append(ls, l)
-		out = append(out, l.Addr().(*net.TCPAddr).Port)
+		out = append(out, port)
+	}
+	if len(out) < n {
+		return nil, fmt.Errorf("found %d free ports below %d, need %d", len(out), low, n)
 	}
 	return out, nil
+}
+
+// ephemeralLow is the first port of the kernel's ephemeral range, or
+// 32768 where it cannot be read.
+func ephemeralLow() int {
+	b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
+	if err == nil {
+		var lo, hi int
+		if _, err := fmt.Sscan(string(b), &lo, &hi); err == nil && lo > 12000 {
+			return lo
+		}
+	}
+	return 32768
 }
 
 // Start runs bin's weed mini in a temporary folder and waits until its S3
@@ -167,9 +230,9 @@ func Start(bin string) (*Server, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	s := &Server{Endpoint: "http://127.0.0.1:" + strconv.Itoa(p[6]), cmd: cmd, dir: dir}
 	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
+	s := &Server{Endpoint: "http://127.0.0.1:" + strconv.Itoa(p[6]), cmd: cmd, dir: dir, exited: make(chan struct{})}
+	go func() { err := cmd.Wait(); exited <- err; close(s.exited) }()
 	client := &http.Client{Timeout: time.Second}
 	for deadline := time.Now().Add(90 * time.Second); time.Now().Before(deadline); {
 		select {
@@ -200,12 +263,11 @@ func tail(b []byte) string {
 func (s *Server) Stop() {
 	if s.cmd.Process != nil {
 		s.cmd.Process.Signal(syscall.SIGTERM)
-		done := make(chan struct{})
-		go func() { s.cmd.Process.Wait(); close(done) }()
 		select {
-		case <-done:
+		case <-s.exited:
 		case <-time.After(5 * time.Second):
 			s.cmd.Process.Kill()
+			<-s.exited
 		}
 	}
 	os.RemoveAll(s.dir)
