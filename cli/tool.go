@@ -131,22 +131,13 @@ func printToolAnswer(w io.Writer, ws filesRoot, a *engine.ToolAnswer) {
 // workspace here, or a remote workspace's folder on its host.
 type filesRoot interface{ Path() string }
 
-// relPaths shows paths inside the workspace relative to it, escaped for
-// one line of output (a file name can hold anything but a slash and NUL).
-//
-// A name holding a space, a comma or a shell's special character is shown
-// quoted as a shell word ('my file.txt'), the way the tool lines take it
-// back: `:write a.txt HELLO` makes a file named "a.txt HELLO", and
-// "Changed 'a.txt HELLO'" says so where "Changed a.txt HELLO" reads as a
-// change to a.txt.
+// relPaths shows paths inside the workspace relative to it, each for one
+// line of output (display.Name: escaped, and quoted as a shell word when
+// it holds a space or a shell's special character).
 func relPaths(ws filesRoot, ps []string) []string {
 	out := make([]string, len(ps))
 	for i, p := range ps {
-		name := display.Line(strings.TrimPrefix(p, strings.TrimSuffix(ws.Path(), "/")+"/"))
-		if strings.ContainsAny(name, " \t,'\"$`;&|<>(){}*?[]#~!") {
-			name = shellQuote(name)
-		}
-		out[i] = name
+		out[i] = display.Name(strings.TrimPrefix(p, strings.TrimSuffix(ws.Path(), "/")+"/"))
 	}
 	return out
 }

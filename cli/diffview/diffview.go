@@ -152,11 +152,11 @@ func (f File) Counts(color bool) string {
 func WriteSummary(w io.Writer, files []File, color bool) {
 	wide := 0
 	for _, f := range files {
-		wide = max(wide, len(display.Line(f.Path)))
+		wide = max(wide, len(display.Name(f.Path)))
 	}
 	added, removed := 0, 0
 	for _, f := range files {
-		line := fmt.Sprintf("  %-7s %-*s  %s", f.Action, wide, display.Line(f.Path), f.Counts(color))
+		line := fmt.Sprintf("  %-7s %-*s  %s", f.Action, wide, display.Name(f.Path), f.Counts(color))
 		if f.Mode != "" {
 			line += " (" + f.Mode + ")"
 		}
@@ -172,7 +172,7 @@ func WriteSummary(w io.Writer, files []File, color bool) {
 // WriteDiff writes each file's unified diff (or why there is none).
 func WriteDiff(w io.Writer, files []File, color bool) {
 	for _, f := range files {
-		title := "diff " + display.Line(f.Path)
+		title := "diff " + display.Name(f.Path)
 		if f.Mode != "" {
 			title += " (" + f.Mode + ")"
 		}

@@ -18,7 +18,8 @@ func text(s string) engine.Content {
 
 // files are the cases: a change in a tab-indented Go file, a file created,
 // one deleted, one made executable, a binary one, one too large, one whose
-// content is gone, and content holding an escape sequence.
+// content is gone, content holding an escape sequence, and a name holding
+// a space (shown quoted, as the tool lines take it back).
 func files() []File {
 	goBefore := "package main\n\nfunc main() {\n\tprintln(\"a\")\n}\n"
 	goAfter := "package main\n\nfunc main() {\n\tprintln(\"b\")\n\tprintln(\"c\")\n}\n"
@@ -33,20 +34,22 @@ func files() []File {
 		Of("big.log", engine.FileChange{Before: text("x"), After: engine.Content{Exists: true, Size: 5 << 20, Missing: "too large"}}),
 		Of("lost.txt", engine.FileChange{Before: text("x"), After: engine.Content{Exists: true, Size: 3, Missing: "not kept"}}),
 		Of("evil.txt", engine.FileChange{Before: text("safe\n"), After: text("\x1b]0;owned\x07\x1b[2J\n")}),
+		Of("notes.txt hello", engine.FileChange{After: text("line one\n")}),
 	}
 }
 
 // The counts each file gets.
 func TestOfCounts(t *testing.T) {
 	want := map[string][3]any{ // added, removed, why no diff
-		"main.go":   {2, 1, ""},
-		"new.txt":   {2, 0, ""},
-		"old.txt":   {0, 1, ""},
-		"run.sh":    {0, 0, ""},
-		"image.png": {0, 0, "binary, 7 bytes, was 6 bytes"},
-		"big.log":   {0, 0, "too large to show, 5242880 bytes"},
-		"lost.txt":  {0, 0, "its content is no longer kept, 3 bytes"},
-		"evil.txt":  {1, 1, ""},
+		"main.go":         {2, 1, ""},
+		"new.txt":         {2, 0, ""},
+		"old.txt":         {0, 1, ""},
+		"run.sh":          {0, 0, ""},
+		"image.png":       {0, 0, "binary, 7 bytes, was 6 bytes"},
+		"big.log":         {0, 0, "too large to show, 5242880 bytes"},
+		"lost.txt":        {0, 0, "its content is no longer kept, 3 bytes"},
+		"evil.txt":        {1, 1, ""},
+		"notes.txt hello": {1, 0, ""},
 	}
 	for _, f := range files() {
 		w := want[f.Path]

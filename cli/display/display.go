@@ -30,6 +30,21 @@ import (
 	"unicode/utf8"
 )
 
+// Name is a file name for one line of a terminal: Line, and quoted as a
+// shell word ('my file.txt') when it holds a space, a comma or a shell's
+// special character (a backslash too; the escapes Line writes for
+// control bytes do not count), the way the REPL's tool lines take it back:
+// `:write a.txt HELLO` makes a file named "a.txt HELLO", and a listing
+// that shows it as 'a.txt HELLO' says so where a.txt HELLO reads as a.txt.
+func Name(s string) string {
+	quote := strings.ContainsAny(s, " \t,'\"\\$`;&|<>(){}*?[]#~!")
+	s = Line(s)
+	if quote {
+		s = "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	}
+	return s
+}
+
 // Line is s for one line of a terminal: every control character escaped.
 func Line(s string) string { return clean(s, false, false) }
 

@@ -68,3 +68,22 @@ func TestWriterAcrossWrites(t *testing.T) {
 		}
 	}
 }
+
+// A file name is quoted as a shell word when a reader could take it for
+// more than one name; a plain one is left as it is.
+func TestName(t *testing.T) {
+	for in, want := range map[string]string{
+		"main.go":         "main.go",
+		"dir/a_b-c.txt":   "dir/a_b-c.txt",
+		"notes.txt hello": "'notes.txt hello'",
+		"a,b":             "'a,b'",
+		"it's":            `'it'\''s'`,
+		"x\ny":            `x\ny`,
+		`a\b`:             `'a\b'`,
+		"a\tb":            `'a\tb'`,
+	} {
+		if got := Name(in); got != want {
+			t.Errorf("Name(%q) = %s, want %s", in, got, want)
+		}
+	}
+}
