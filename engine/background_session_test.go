@@ -597,3 +597,46 @@ func TestBackgroundLineCancelledBeforeStart(t *testing.T) {
 		t.Fatalf("shell history %+v", hist)
 	}
 }
+
+// TestBackgroundLineCancelledWhileItsSessionRunsACall: a background line
+// that waits to begin behind a call of its own session (the undo stack's
+// lock) and is cancelled meanwhile settles cancelled at once, without
+// running, even though that call runs on: the call may be waiting for the
+// job to end (a shell line polling for its cancelled result), which would
+// wait forever, or until the line's timeout, had the job kept waiting.
+func TestBackgroundLineCancelledWhileItsSessionRunsACall(t *testing.T) {
+	ctx := context.Background()
+	_, ws := testStore(t)
+	s := newSession(t, ws)
+	ch := settledCh(s)
+	// A call of s runs: it holds the undo stack's lock, as a foreground
+	// shell line does while it runs.
+	s.snaps.mu.Lock()
+	locked := true
+	unlock := func() {
+		if locked {
+			locked = false
+			s.snaps.mu.Unlock()
+		}
+	}
+	defer unlock()
+	rc := must(s.Shell(ctx, "touch ran.txt", ShellOptions{TimeoutSecs: 600}))(t).Receipt
+	must(s.TaskControl(ctx, TaskControlRequest{Action: "cancel", TaskID: rc.Work}))(t)
+	got := make(chan []Item, 1)
+	go func() { got <- deliverUntil(t, s, ch, 1) }()
+	var its []Item
+	select {
+	case its = <-got:
+	case <-time.After(time.Minute):
+		unlock() // let the job go on, so the test ends
+		<-got
+		t.Fatal("the cancelled background line did not settle while a call of its session ran")
+	}
+	unlock()
+	if its[0].Text != rc.Work+" cancelled: not run: cancelled before it started" {
+		t.Fatalf("%+v", its[0])
+	}
+	if _, err := os.Stat(filepath.Join(ws.Path(), "ran.txt")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("a cancelled line ran: %v", err)
+	}
+}

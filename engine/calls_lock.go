@@ -96,7 +96,13 @@ func (s *Session) enterCall(ctx context.Context, lockCalls bool, nothing string)
 			return nil, err
 		}
 	}
-	s.snaps.mu.Lock()
+	// With the context: the call holding it may be waiting for this one
+	// to end (a shell line waiting for a background job it cancelled,
+	// while the job waits here to begin).
+	if err := s.snaps.mu.LockContext(ctx); err != nil {
+		endCall()
+		return nil, err
+	}
 	leave = func() {
 		s.snaps.mu.Unlock()
 		endCall()

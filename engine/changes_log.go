@@ -2,9 +2,9 @@ package engine
 
 import (
 	"path"
-	"sync"
 
 	"cairn/engine/internal/changes"
+	"cairn/internal/ctxsync"
 	"cairn/internal/vfs"
 	"cairn/objects"
 )
@@ -50,7 +50,9 @@ type snapStack struct {
 	changes.Stack
 	// mu is held by a Change while Session.Change runs its function, and by
 	// undo, redo and restore, so the file tools of one session take turns.
-	mu   sync.Mutex
+	// A call waits for it with its context (enterCall): a background job
+	// cancelled while a call of its session runs stops waiting.
+	mu   ctxsync.Mutex
 	objs *objects.Store
 	// unread is the lines of the journal the fold skipped, which the
 	// stack's answers name.
