@@ -37,11 +37,11 @@ func (c *CompletionCmd) Run(g *Globals) error {
 	q := shellQuote(bin)
 	switch c.Shell {
 	case "bash":
-		fmt.Fprintf(g.term, "complete -C %s cairn\n", q)
+		fmt.Fprintf(g.Term, "complete -C %s cairn\n", q)
 	case "zsh":
-		fmt.Fprintf(g.term, "autoload -U +X bashcompinit && bashcompinit\ncomplete -C %s cairn\n", q)
+		fmt.Fprintf(g.Term, "autoload -U +X bashcompinit && bashcompinit\ncomplete -C %s cairn\n", q)
 	case "fish":
-		fmt.Fprintf(g.term, `function __complete_cairn
+		fmt.Fprintf(g.Term, `function __complete_cairn
     set -lx COMP_LINE (commandline -cp)
     set -lx CAIRN_COMPLETE_SHELL fish
     test -z (commandline -ct)

@@ -44,12 +44,12 @@ func stateCommand(cmd string) bool {
 // A config.json that cannot be read leaves the run recorded: the commands
 // that read it later say why. When the setting alone decides, it says so
 // on stderr once, so a script is not left to guess.
-func (g *Globals) openHome(home string) (*engine.Store, error) {
-	if g.Ephemeral != nil && *g.Ephemeral && !g.stateCmd {
+func (g *Globals) OpenHome(home string) (*engine.Store, error) {
+	if g.Ephemeral != nil && *g.Ephemeral && !g.StateCmd {
 		return engine.OpenEphemeral(home, storeOptions()...)
 	}
 	s, err := engine.Open(home, storeOptions()...)
-	if err != nil || g.Ephemeral != nil || g.stateCmd {
+	if err != nil || g.Ephemeral != nil || g.StateCmd {
 		return s, err
 	}
 	if cfg, err := s.Config(); err != nil || !cfg.Storage.Ephemeral {
@@ -58,9 +58,9 @@ func (g *Globals) openHome(home string) (*engine.Store, error) {
 	if err := s.Close(); err != nil {
 		return nil, err
 	}
-	if !g.toldEphemeral {
-		g.toldEphemeral = true
-		fmt.Fprintln(g.stderr, "cairn: storage.ephemeral is on (config.json): nothing this run records of sessions is kept; --no-ephemeral records it")
+	if !g.ToldEphemeral {
+		g.ToldEphemeral = true
+		fmt.Fprintln(g.Stderr, "cairn: storage.ephemeral is on (config.json): nothing this run records of sessions is kept; --no-ephemeral records it")
 	}
 	return engine.OpenEphemeral(home, storeOptions()...)
 }

@@ -122,10 +122,10 @@ func (g *Globals) runHook(agent string) error {
 	// user and goes on (both agents' hook contract). stderr, which only the
 	// agent's debug log sees, gets the same lines.
 	for _, n := range h.notes {
-		fmt.Fprintf(g.stderr, "cairn hook %s: %s\n", agent, n)
+		fmt.Fprintf(g.Stderr, "cairn hook %s: %s\n", agent, n)
 	}
 	out, _ := json.Marshal(map[string]string{"systemMessage": "cairn: " + strings.Join(h.notes, "; ")})
-	fmt.Fprintf(g.stdout, "%s\n", out)
+	fmt.Fprintf(g.Stdout, "%s\n", out)
 	return nil
 }
 
@@ -163,7 +163,7 @@ func orWord(s, w string) string {
 // it was read.
 func (h *hookRun) hook() (hookEvent, error) {
 	var ev hookEvent
-	m, err := readHookEvent(h.stdin, hookFields)
+	m, err := readHookEvent(h.Stdin, hookFields)
 	if err != nil {
 		return ev, fmt.Errorf("the event on stdin is not JSON: %v", err)
 	}
@@ -186,7 +186,7 @@ func (h *hookRun) event(ev hookEvent) error {
 		a.Transcript = *ev.Transcript
 	}
 	// Brief: one event per process, many a turn (engine.SessionOptions).
-	opts := g.sessionOptions()
+	opts := g.SessionOptions()
 	opts.Brief = true
 	switch ev.Event {
 	case "UserPromptSubmit":
@@ -195,12 +195,12 @@ func (h *hookRun) event(ev hookEvent) error {
 		// id when it sends one, so `cairn import` of its transcript finds
 		// this item (else by text and time).
 		catchUp := func(s *engine.Session) { h.hookCatchUp(ws, s, ev, true) }
-		if _, err := ws.RecordAgentPrompt(g.ctx, a, opts, hookLockWait, ev.Prompt, ev.PromptID, catchUp); err != nil {
+		if _, err := ws.RecordAgentPrompt(g.Ctx, a, opts, hookLockWait, ev.Prompt, ev.PromptID, catchUp); err != nil {
 			return err
 		}
 		// A config.json cairn cannot read stops the recording of every
 		// file change: said at the prompt, before the turn's first edit.
-		if st, err := g.open(); err == nil {
+		if st, err := g.Open(); err == nil {
 			if _, err := st.Config(); err != nil {
 				h.say("the file changes of this turn will not be recorded (undo and revert cannot put them back): " + userError(err))
 			}
@@ -215,7 +215,7 @@ func (h *hookRun) event(ev hookEvent) error {
 		if ev.Event == "Stop" {
 			t = &engine.Turn{Model: ev.Model, Labels: []string{agent}}
 		}
-		return ws.EndAgentTurn(g.ctx, a, opts, hookLockWait, t, catchUp)
+		return ws.EndAgentTurn(g.Ctx, a, opts, hookLockWait, t, catchUp)
 	case "PreToolUse":
 		if line, ok := hookShellLine(ev); ok {
 			return h.hookBashPre(ev, ws, a, opts, line) // hook_bash.go
@@ -229,7 +229,7 @@ func (h *hookRun) event(ev hookEvent) error {
 		}
 		// The session opened for its change records only: a hook's cost
 		// does not grow with the conversation (engine/hook_open.go).
-		_, err = ws.BeginAgentChange(g.ctx, a, opts, hookLockWait, tool, ev.ToolUseID, paths)
+		_, err = ws.BeginAgentChange(g.Ctx, a, opts, hookLockWait, tool, ev.ToolUseID, paths)
 		var req *engine.RequiredError
 		if errors.As(err, &req) {
 			var fs []string
@@ -248,7 +248,7 @@ func (h *hookRun) event(ev hookEvent) error {
 		if tool == "" || ev.ToolUseID == "" || !ws.HasPending(a, ev.ToolUseID) {
 			return nil // nothing pending: the session is not opened
 		}
-		_, err := ws.SettleAgentChange(g.ctx, a, opts, hookLockWait, ev.ToolUseID)
+		_, err := ws.SettleAgentChange(g.Ctx, a, opts, hookLockWait, ev.ToolUseID)
 		return err
 	}
 	return nil // SessionStart and the rest: nothing to record
@@ -267,13 +267,13 @@ func (g *Globals) hookWorkspace(ev hookEvent, project string) (*engine.Workspace
 		dir = ev.Cwd
 	}
 	if dir == "" {
-		d, err := g.dir()
+		d, err := g.Dir()
 		if err != nil {
 			return nil, err
 		}
 		dir = d
 	}
-	st, err := g.open()
+	st, err := g.Open()
 	if err != nil {
 		return nil, err
 	}

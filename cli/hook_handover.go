@@ -35,7 +35,7 @@ func HookProcess(handOver func(engine.Remote) error) int {
 // after "hook") and returns its exit code.
 func HookMain(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, handOver func(engine.Remote) error) int {
 	c := &hookCLI{}
-	c.Globals.handOver = handOver
+	c.Globals.HandOver = handOver
 	return mainGrammar(ctx, c, &c.Globals, append([]string{"hook"}, args...), stdin, stdout, stderr, nil)
 }
 
@@ -43,10 +43,10 @@ func HookMain(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 // lease could not be checked here; nil when it can be, or when this is the
 // cairn command (no handOver). Nothing of stdin is read before.
 func (g *Globals) handOverUnchecked() error {
-	if g.handOver == nil {
+	if g.HandOver == nil {
 		return nil
 	}
-	st, err := g.open()
+	st, err := g.Open()
 	if err != nil {
 		return nil // the event's own open says why
 	}
@@ -56,8 +56,8 @@ func (g *Globals) handOverUnchecked() error {
 	}
 	// The store is closed first: the cairn command opens it again.
 	st.Close()
-	g.store = nil
-	err = g.handOver(r)
+	g.Store = nil
+	err = g.HandOver(r)
 	kind := r.URL
 	if u, perr := url.Parse(r.URL); perr == nil {
 		kind = u.Scheme

@@ -83,7 +83,7 @@ func hookEvents(agent string) []string {
 // something to note.
 func (g *Globals) noteHookKept(name string, root *jObj, agent string) func() error {
 	key := hookKeptKey(name)
-	st, err := g.open()
+	st, err := g.Open()
 	if err != nil {
 		if len(hookKeptAt(root, hookEvents(agent), nil)) == 0 {
 			return func() error { return nil }
@@ -106,7 +106,7 @@ func (g *Globals) hookSettingsPath(agent string, user bool) (string, error) {
 		}
 		return filepath.Join(h, "settings.json"), nil
 	}
-	dir, err := g.dir()
+	dir, err := g.Dir()
 	if err != nil {
 		return "", err
 	}
@@ -272,11 +272,11 @@ func (c *HookInstallCmd) Run(g *Globals) error {
 		return err
 	}
 	if program != "" {
-		fmt.Fprintf(g.stdout, "The hooks run %s, the hook program beside this cairn: it starts faster than cairn hook.\n", program)
+		fmt.Fprintf(g.Stdout, "The hooks run %s, the hook program beside this cairn: it starts faster than cairn hook.\n", program)
 	} else if cloud != "" {
-		fmt.Fprintf(g.stdout, "The hooks run cairn hook, not %s: the sessions' leases are kept on remote %s, which only cairn can check (%s would hand every event to it).\n", hookProgram, cloud, hookProgram)
+		fmt.Fprintf(g.Stdout, "The hooks run cairn hook, not %s: the sessions' leases are kept on remote %s, which only cairn can check (%s would hand every event to it).\n", hookProgram, cloud, hookProgram)
 	} else if c.Command == "" {
-		fmt.Fprintf(g.stdout, "The hooks run cairn hook: no %s beside this cairn (go install ./cmd/... puts it there; it starts faster).\n", hookProgram)
+		fmt.Fprintf(g.Stdout, "The hooks run cairn hook: no %s beside this cairn (go install ./cmd/... puts it there; it starts faster).\n", hookProgram)
 	}
 	return nil
 }
@@ -290,7 +290,7 @@ const hookProgram = "cairn-hook"
 // hand every event to the cairn command to check a session's lease there,
 // two programs started per tool call.
 func (g *Globals) cloudRemote() (engine.Remote, bool) {
-	st, err := g.open()
+	st, err := g.Open()
 	if err != nil {
 		return engine.Remote{}, false
 	}
@@ -337,7 +337,7 @@ func (c *HookUninstallCmd) Run(g *Globals) error {
 		// keeps none. Once the file is written the note has served; one
 		// left behind (it could not be removed) is brought up to date by
 		// the next install.
-		if st, err := g.open(); err == nil {
+		if st, err := g.Open(); err == nil {
 			kept = st.HookKept(hookKeptKey(name))
 			forget = func() { st.SetHookKept(hookKeptKey(name), nil) }
 		}
@@ -376,7 +376,7 @@ func (g *Globals) sayHooks(name string, changed bool, said []string, agent strin
 		if said == nil {
 			said = []string{}
 		}
-		return g.printJSON(struct {
+		return g.PrintJSON(struct {
 			File    string   `json:"file"`
 			Changed bool     `json:"changed"`
 			Entries []string `json:"entries"`
@@ -384,18 +384,18 @@ func (g *Globals) sayHooks(name string, changed bool, said []string, agent strin
 	}
 	if !changed {
 		if len(said) == 0 {
-			fmt.Fprintf(g.stdout, "%s: no cairn hooks for %s; nothing changed\n", name, agent)
+			fmt.Fprintf(g.Stdout, "%s: no cairn hooks for %s; nothing changed\n", name, agent)
 		} else {
-			fmt.Fprintf(g.stdout, "%s: cairn's hooks for %s are already in; nothing changed\n", name, agent)
+			fmt.Fprintf(g.Stdout, "%s: cairn's hooks for %s are already in; nothing changed\n", name, agent)
 		}
 		return nil
 	}
-	fmt.Fprintf(g.stdout, "%s:\n", name)
+	fmt.Fprintf(g.Stdout, "%s:\n", name)
 	for _, s := range said {
-		fmt.Fprintf(g.stdout, "  %s\n", s)
+		fmt.Fprintf(g.Stdout, "  %s\n", s)
 	}
 	if agent == importer.AgentCodex && strings.HasPrefix(said[0], "added") {
-		fmt.Fprintln(g.stdout, "Codex runs hooks only once trusted: review them with /hooks in Codex.")
+		fmt.Fprintln(g.Stdout, "Codex runs hooks only once trusted: review them with /hooks in Codex.")
 	}
 	return nil
 }

@@ -28,7 +28,7 @@ func (h *hookRun) hookCatchUp(ws *engine.Workspace, s *engine.Session, ev hookEv
 	if pending {
 		p = &engine.PendingPrompt{Text: ev.Prompt, ID: ev.PromptID, At: time.Now()}
 	}
-	_, err := importer.CatchUp(h.ctx, ws, s, a, *ev.Transcript, p)
+	_, err := importer.CatchUp(h.Ctx, ws, s, a, *ev.Transcript, p)
 	if err != nil && !errors.Is(err, engine.ErrBusy) && !errors.Is(err, fs.ErrNotExist) {
 		h.say("the agent's answers and calls were not brought in yet (the next prompt tries again): " + userError(err))
 	}

@@ -81,27 +81,27 @@ type Globals struct {
 	SSHCommand string `name:"ssh-command" placeholder:"LINE" help:"The ssh command line to reach --ssh's host (run by sh, as git runs GIT_SSH_COMMAND; default $CAIRN_SSH, else the one the session was started with, else ssh). A new session keeps it for -r."`
 	CairnPath  string `name:"cairn-path" placeholder:"PROGRAM" help:"The cairn to run on --ssh's host, as written on its command line (default the one the session was started with, else cairn). A new session keeps it for -r."`
 
-	ctx    context.Context
-	stdin  io.Reader
-	stdout io.Writer // what a person reads is escaped (cli/display), JSON is not
-	stderr io.Writer // escaped
+	Ctx    context.Context `kong:"-"`
+	Stdin  io.Reader       `kong:"-"`
+	Stdout io.Writer       `kong:"-"` // what a person reads is escaped (cli/display), JSON is not
+	Stderr io.Writer       `kong:"-"` // escaped
 	// term is stdout unescaped: for the line editor and the picker, which
 	// draw with escape sequences of their own, and for exact bytes.
-	term  io.Writer
-	store *engine.Store
+	Term  io.Writer     `kong:"-"`
+	Store *engine.Store `kong:"-"`
 	// stateCmd: the command works on the state folder itself (storage,
 	// where, history, import, ...), never in an ephemeral root.
-	stateCmd      bool
-	toldEphemeral bool // ephemeral said once that the setting decided
+	StateCmd      bool `kong:"-"`
+	ToldEphemeral bool `kong:"-"` // ephemeral said once that the setting decided
 	// openStore opens the state folder instead of engine.Open (tests).
-	openStore func(home string) (*engine.Store, error)
+	OpenStore func(home string) (*engine.Store, error) `kong:"-"`
 	// parser is the grammar, for help and man.
 	parser *kong.Kong
 	// handOver, in the hook program (HookMain), runs the event in the
 	// cairn command instead, before anything of stdin is read: the
 	// session's default remote is of a kind the hook program cannot open,
 	// and its lease must be checked (hook_handover.go).
-	handOver func(engine.Remote) error
+	HandOver func(engine.Remote) error `kong:"-"`
 }
 
 // Process runs cairn as this process's command (cmd/cairn) and returns its
@@ -164,8 +164,8 @@ func grammarFor(args []string) (grammar any, g *Globals) {
 // mainGrammar is mainOn with the grammar given: CLI, or a small grammar
 // (grammarFor) whose Globals are g.
 func mainGrammar(ctx context.Context, grammar any, g *Globals, args []string, stdin io.Reader, stdout, stderr io.Writer, openStore func(home string) (*engine.Store, error)) int {
-	g.ctx, g.stdin, g.stdout, g.stderr = ctx, stdin, stdout, stderr
-	g.openStore = openStore
+	g.Ctx, g.Stdin, g.Stdout, g.Stderr = ctx, stdin, stdout, stderr
+	g.OpenStore = openStore
 	if dir, ok := listArgs(args); ok && !completing() {
 		return g.mainList(dir)
 	}
@@ -201,32 +201,32 @@ func mainGrammar(ctx context.Context, grammar any, g *Globals, args []string, st
 	// Text from sessions (titles, file names, prompts, tool output) reaches
 	// a person only escaped: it may hold terminal control sequences.
 	errw := display.Writer(heardWriter(stderr, true))
-	g.stderr, g.term = errw, stdout
+	g.Stderr, g.Term = errw, stdout
 	defer errw.Flush()
 	if !g.JSON {
 		outw := display.Writer(heardWriter(stdout, false))
-		g.stdout = outw
+		g.Stdout = outw
 		defer outw.Flush()
 	}
 	if err != nil {
-		return g.fail(usageErrorf("%v", err))
+		return g.Fail(usageErrorf("%v", err))
 	}
 	if err := checkSessionRefs(kctx); err != nil {
-		return g.fail(err)
+		return g.Fail(err)
 	}
-	g.stateCmd = stateCommand(kctx.Command())
+	g.StateCmd = stateCommand(kctx.Command())
 	if err := checkSSH(g, kctx.Command()); err != nil {
-		return g.fail(err)
+		return g.Fail(err)
 	}
 	err = kctx.Run(g)
-	if g.store != nil {
-		g.store.Close()
+	if g.Store != nil {
+		g.Store.Close()
 	}
 	if exited >= 0 {
 		return exited
 	}
 	if err != nil {
-		return g.fail(err)
+		return g.Fail(err)
 	}
 	return ExitOK
 }
@@ -270,15 +270,15 @@ func listArgs(args []string) (dir string, ok bool) {
 // open, through defaultHome), then the listing.
 func (g *Globals) mainList(dir string) int {
 	g.Chdir, g.JSON = dir, true
-	errw := display.Writer(heardWriter(g.stderr, true))
-	g.stderr, g.term = errw, g.stdout
+	errw := display.Writer(heardWriter(g.Stderr, true))
+	g.Stderr, g.Term = errw, g.Stdout
 	defer errw.Flush()
 	err := (&SessionsCmd{}).Run(g)
-	if g.store != nil {
-		g.store.Close()
+	if g.Store != nil {
+		g.Store.Close()
 	}
 	if err != nil {
-		return g.fail(err)
+		return g.Fail(err)
 	}
 	return ExitOK
 }
@@ -317,18 +317,18 @@ func rewriteArgs(args []string) []string {
 
 // fail reports err as one line on stderr (and a JSON answer on stdout with
 // --json) and returns its exit code.
-func (g *Globals) fail(err error) int {
+func (g *Globals) Fail(err error) int {
 	code, word := classify(err)
 	// The same words on stderr and in the JSON object: a script reads
 	// what a person reads, never a package's name.
 	msg := userError(err)
-	fmt.Fprintln(g.stderr, "cairn:", msg)
+	fmt.Fprintln(g.Stderr, "cairn:", msg)
 	var ee *exitError
 	if errors.As(err, &ee) && ee.quiet {
 		return code
 	}
 	if g.JSON {
-		json.NewEncoder(g.stdout).Encode(struct {
+		json.NewEncoder(g.Stdout).Encode(struct {
 			OK    bool   `json:"ok"`
 			Code  string `json:"code"`
 			Error string `json:"error"`
@@ -338,9 +338,9 @@ func (g *Globals) fail(err error) int {
 }
 
 // open opens the state folder once per call.
-func (g *Globals) open() (*engine.Store, error) {
-	if g.store != nil {
-		return g.store, nil
+func (g *Globals) Open() (*engine.Store, error) {
+	if g.Store != nil {
+		return g.Store, nil
 	}
 	home := g.Home
 	if home == "" {
@@ -350,23 +350,23 @@ func (g *Globals) open() (*engine.Store, error) {
 		}
 		home = h
 	}
-	open := g.openHome
-	if g.openStore != nil {
-		open = g.openStore
+	open := g.OpenHome
+	if g.OpenStore != nil {
+		open = g.OpenStore
 	}
 	s, err := open(home)
 	if err != nil {
 		return nil, err
 	}
 	for _, r := range s.Unrecovered() {
-		fmt.Fprintln(g.stderr, "cairn:", userError(r))
+		fmt.Fprintln(g.Stderr, "cairn:", userError(r))
 	}
-	g.store = s
+	g.Store = s
 	return s, nil
 }
 
 // dir is the directory the command acts in: -C, else the working directory.
-func (g *Globals) dir() (string, error) {
+func (g *Globals) Dir() (string, error) {
 	if g.Chdir != "" {
 		return g.Chdir, nil
 	}
@@ -374,8 +374,8 @@ func (g *Globals) dir() (string, error) {
 }
 
 // printJSON writes v as one JSON value on stdout.
-func (g *Globals) printJSON(v any) error {
-	enc := json.NewEncoder(g.stdout)
+func (g *Globals) PrintJSON(v any) error {
+	enc := json.NewEncoder(g.Stdout)
 	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
 }

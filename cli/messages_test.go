@@ -140,8 +140,8 @@ func TestPrinterHears(t *testing.T) {
 		}
 	}
 	var notes bytes.Buffer
-	g := &Globals{stderr: heardWriter(&notes, true)}
-	g.sessionOptions().Notice("engine: a notice: write /h/.x.json.12-0123456789abcdef.cairn-tmp: no space left on device")
+	g := &Globals{Stderr: heardWriter(&notes, true)}
+	g.SessionOptions().Notice("engine: a notice: write /h/.x.json.12-0123456789abcdef.cairn-tmp: no space left on device")
 	if got, want := notes.String(), "cairn: a notice: cannot write /h/x.json: disk full\n"; got != want {
 		t.Errorf("notice printed %q, want %q", got, want)
 	}

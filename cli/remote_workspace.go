@@ -68,7 +68,7 @@ func (g *Globals) dialSSH() (*remotews.Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	s, err := g.open()
+	s, err := g.Open()
 	if err != nil {
 		return nil, err
 	}
@@ -78,7 +78,7 @@ func (g *Globals) dialSSH() (*remotews.Client, error) {
 	}
 	limits := remotews.LimitsOf(cfg)
 	sshCommand, cairnPath := g.sshWays(nil)
-	return remotews.Dial(g.ctx, t, remotews.Options{SSHCommand: sshCommand, CairnPath: cairnPath, Limits: &limits, Stderr: g.stderr})
+	return remotews.Dial(g.Ctx, t, remotews.Options{SSHCommand: sshCommand, CairnPath: cairnPath, Limits: &limits, Stderr: g.Stderr})
 }
 
 // remoteWhere is `cairn --ssh T where`: the workspace on the host, its
@@ -95,13 +95,13 @@ func remoteWhere(g *Globals) error {
 		remotews.Welcome
 	}{c.Target.String(), w}
 	if g.JSON {
-		return g.printJSON(out)
+		return g.PrintJSON(out)
 	}
-	fmt.Fprintf(g.stdout, "host        %s (cairn %s)\npath        %s\nidentity    %s\ngeneration  %d (since %s, %s)\n",
+	fmt.Fprintf(g.Stdout, "host        %s (cairn %s)\npath        %s\nidentity    %s\ngeneration  %d (since %s, %s)\n",
 		display.Line(w.Host), display.Line(w.Version), display.Line(w.Path), w.Identity, w.Generation,
 		w.Since.Format("2006-01-02 15:04:05"), w.Why)
 	if msg := remotews.LoweredMessage(w.Lowered); msg != "" {
-		say(g.stderr, msg)
+		say(g.Stderr, msg)
 	}
 	return nil
 }
