@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"testing"
 
+	"cairn/cli/cmdbase"
 	"cairn/engine"
 	"cairn/internal/vfs"
 )
@@ -232,7 +233,7 @@ func TestREPLCancelledToolChangesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out, errw bytes.Buffer
-	g := &Globals{Ctx: context.Background(), Stdout: &out, Stderr: &errw}
+	g := &Globals{Globals: cmdbase.Globals{Ctx: context.Background(), Stdout: &out, Stderr: &errw}}
 	r := &repl{g: g, out: &out, errw: &errw, store: store, ws: ws}
 	r.startNew()
 	defer r.closeSession()

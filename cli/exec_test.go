@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"cairn/cli/cmdbase"
 	"cairn/engine"
 )
 
@@ -31,7 +32,7 @@ func TestREPLExecLines(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out, errw bytes.Buffer
-	g := &Globals{Ctx: context.Background(), Stdout: &out, Stderr: &errw}
+	g := &Globals{Globals: cmdbase.Globals{Ctx: context.Background(), Stdout: &out, Stderr: &errw}}
 	r := &repl{g: g, out: &out, errw: &errw, store: store, ws: ws}
 	r.startNew()
 	defer r.closeSession()

@@ -139,7 +139,7 @@ func (g *Globals) revertRefused(err error) error {
 		Error string             `json:"error"`
 		Files *engine.FileRevert `json:"files"`
 	}{false, "conflict", userError(err), ce.Files})
-	return &exitError{code: ExitRefused, word: "conflict", err: err, quiet: true}
+	return &exitError{Code: ExitRefused, Word: "conflict", Err: err, Quiet: true}
 }
 
 // printRevert prints on w what a revert or unrevert (verb: "reverted",

@@ -12,6 +12,7 @@ import (
 	xterm "golang.org/x/term"
 
 	"cairn/cli/display"
+	"cairn/cli/hookcmd"
 	"cairn/importer"
 )
 
@@ -38,12 +39,12 @@ type importArgs struct {
 func (c *importArgs) run(g *Globals, agent string) error {
 	roots := c.Paths
 	if len(roots) == 0 {
-		root, err := agentHome(agent)
+		root, err := hookcmd.AgentHome(agent)
 		if err != nil {
 			return err
 		}
 		if _, err := os.Stat(root); err != nil {
-			return &exitError{code: ExitFailed, word: "not_found", err: fmt.Errorf("no %s sessions here: %s cannot be read (%v); name the files or folders to import", agent, root, errors.Unwrap(err))}
+			return &exitError{Code: ExitFailed, Word: "not_found", Err: fmt.Errorf("no %s sessions here: %s cannot be read (%v); name the files or folders to import", agent, root, errors.Unwrap(err))}
 		}
 		roots = []string{root}
 	}
@@ -82,7 +83,7 @@ func (c *importArgs) run(g *Globals, agent string) error {
 		printImport(g, rep)
 	}
 	if rep.Failed > 0 {
-		return &exitError{code: ExitFailed, word: "import", err: fmt.Errorf("%d of %d sources could not be imported", rep.Failed, len(rep.Sessions)), quiet: g.JSON}
+		return &exitError{Code: ExitFailed, Word: "import", Err: fmt.Errorf("%d of %d sources could not be imported", rep.Failed, len(rep.Sessions)), Quiet: g.JSON}
 	}
 	return nil
 }

@@ -134,8 +134,8 @@ func (c *MCPCmd) Run(g *Globals) error {
 	mu.Lock()
 	defer mu.Unlock()
 	if n, ok := got.(syscall.Signal); ok && err == nil {
-		return &exitError{code: 128 + int(n), word: "signal", quiet: true,
-			err: fmt.Errorf("stopped by %s: the calls under way were cancelled and what they changed is recorded", signalName(got))}
+		return &exitError{Code: 128 + int(n), Word: "signal", Quiet: true,
+			Err: fmt.Errorf("stopped by %s: the calls under way were cancelled and what they changed is recorded", signalName(got))}
 	}
 	return err
 }

@@ -8,10 +8,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"runtime/debug"
 	"strings"
 	"time"
 
+	"cairn/cli/cmdbase"
 	"cairn/cli/display"
 	"cairn/engine"
 	"cairn/internal/jsonw"
@@ -363,7 +363,7 @@ func (c *SessionsCmd) Run(g *Globals) error {
 	if c.AllCheckouts && !c.All {
 		return c.runAllCheckouts(g)
 	}
-	defer burstGC()()
+	defer cmdbase.BurstGC()()
 	var wss []*engine.Workspace
 	if c.All {
 		s, err := g.Open()
@@ -713,18 +713,4 @@ func (c *HistoryCmd) Run(g *Globals) error {
 		fmt.Fprintln(g.Stdout, l)
 	}
 	return nil
-}
-
-// burstGC turns the collector off for a short burst of allocation whose
-// memory is all live until it ends (reading the index and writing the
-// listing), with a memory limit as the backstop, and returns the function
-// that puts it back. A listing of 10,000 sessions otherwise spends a
-// fifth of its time collecting nothing.
-func burstGC() func() {
-	pct := debug.SetGCPercent(-1)
-	limit := debug.SetMemoryLimit(1 << 30)
-	return func() {
-		debug.SetGCPercent(pct)
-		debug.SetMemoryLimit(limit)
-	}
 }

@@ -315,7 +315,7 @@ func (g *Globals) remoteFsck(s *engine.Store, name string) error {
 			rep.Remote, rep.Objects, rep.Journals, rep.Segments, len(rep.Problems))
 	}
 	if len(rep.Problems) > 0 {
-		return &exitError{code: ExitFailed, word: "fsck", err: fmt.Errorf("%d problems found on remote %s", len(rep.Problems), rep.Remote), quiet: g.JSON}
+		return &exitError{Code: ExitFailed, Word: "fsck", Err: fmt.Errorf("%d problems found on remote %s", len(rep.Problems), rep.Remote), Quiet: g.JSON}
 	}
 	return nil
 }

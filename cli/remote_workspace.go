@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 
+	"cairn/cli/cmdbase"
 	"cairn/cli/display"
 	"cairn/engine"
 	"cairn/remotews"
@@ -22,8 +23,8 @@ var sshCommands = map[string]bool{"where": true, "run": true, "resume": true}
 func checkSSH(g *Globals, cmd string) error {
 	first, _, _ := strings.Cut(cmd, " ")
 	if g.SSH == "" {
-		if first != "host" && !sshCommands[first] && g.CairnPath != "" {
-			return usageErrorf("--cairn-path is for --ssh")
+		if first != "host" && !sshCommands[first] {
+			return cmdbase.RefuseSSH(&g.Globals, first)
 		}
 		return nil
 	}
@@ -33,7 +34,7 @@ func checkSSH(g *Globals, cmd string) error {
 	case first == "host":
 		return usageErrorf("cairn host serves a workspace on this machine; --ssh is for the client")
 	case !sshCommands[first]:
-		return usageErrorf("cairn %s does not work on a remote workspace yet: the REPL (cairn --ssh T, with -r, --continue, --resume) and where take --ssh in this build", first)
+		return cmdbase.RefuseSSH(&g.Globals, first)
 	}
 	if _, err := remotews.ParseTarget(g.SSH); err != nil {
 		return usageErrorf("--ssh %v", err)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/alecthomas/kong"
 
+	"cairn/cli/cmdbase"
 	"cairn/cli/display"
 	"cairn/cli/term"
 	"cairn/engine"
@@ -111,12 +112,12 @@ func (r *repl) openStore() error {
 	g := r.g
 	// What ephemeral runs that died (kill -9, a power loss) left goes now,
 	// once its owner's lock proves it dead.
-	if _, err := engine.SweepEphemeral(storeOptions()...); err != nil {
+	if _, err := engine.SweepEphemeral(cmdbase.StoreOptions()...); err != nil {
 		r.notice(err.Error())
 	}
 	home := g.Home
 	if home == "" {
-		h, err := defaultHome()
+		h, err := cmdbase.DefaultHome()
 		if err != nil {
 			r.notice(err.Error() + "; this session is not recorded")
 		}
@@ -137,7 +138,7 @@ func (r *repl) openStore() error {
 	if s == nil {
 		// A private throwaway root keeps the engine's in-memory session
 		// working; nothing in it is kept.
-		if s, err = engine.OpenEphemeral("", storeOptions()...); err != nil {
+		if s, err = engine.OpenEphemeral("", cmdbase.StoreOptions()...); err != nil {
 			return err
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"syscall"
 	"testing"
 
+	"cairn/cli/cmdbase"
 	"cairn/engine"
 	"cairn/internal/vfs"
 )
@@ -31,7 +32,7 @@ func TestREPLRecoversAfterFullDisk(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out, errw bytes.Buffer
-	g := &Globals{Ctx: ctx, Stdout: &out, Stderr: &errw}
+	g := &Globals{Globals: cmdbase.Globals{Ctx: ctx, Stdout: &out, Stderr: &errw}}
 	r := &repl{g: g, out: &out, errw: &errw, store: store, ws: ws}
 	r.startNew()
 	// typed runs one line; a :write's lines follow it in block.

@@ -12,6 +12,7 @@ import (
 
 	xterm "golang.org/x/term"
 
+	"cairn/cli/cmdbase"
 	"cairn/cli/display"
 	"cairn/cli/term"
 	"cairn/engine"
@@ -32,7 +33,7 @@ type pickOptions struct {
 
 // errPickInterrupted: the picker was left with Ctrl-C; cairn exits as a
 // program stopped by SIGINT does.
-var errPickInterrupted = &exitError{code: 128 + 2, word: "interrupted", err: errors.New("interrupted: no session was resumed")}
+var errPickInterrupted = &exitError{Code: 128 + 2, Word: "interrupted", Err: errors.New("interrupted: no session was resumed")}
 
 // pick shows the picker (or, without a terminal, a numbered list) and
 // returns the row chosen.
@@ -250,7 +251,7 @@ func (r *repl) closeKeys() {
 // listRows is the whole listing as picker rows, with the names of the
 // records skipped as unreadable.
 func (r *repl) listRows(ctx context.Context) ([]term.Row, []string, error) {
-	restore := burstGC()
+	restore := cmdbase.BurstGC()
 	l, problems, err := r.ws.List(ctx)
 	restore()
 	if err != nil {
@@ -272,7 +273,7 @@ func (r *repl) listRows(ctx context.Context) ([]term.Row, []string, error) {
 // with its directory; it remembers which workspace each belongs to, for
 // resuming and renaming one (rowWorkspace).
 func (r *repl) everyRows(ctx context.Context) ([]term.Row, error) {
-	restore := burstGC()
+	restore := cmdbase.BurstGC()
 	defer restore()
 	wss, _, err := r.store.Workspaces()
 	if err != nil {

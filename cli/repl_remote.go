@@ -73,7 +73,7 @@ func remoteSwitch(s *engine.Store) error {
 		return err
 	}
 	if !cfg.Experimental.RemoteWorkcell {
-		return &exitError{code: ExitFailed, word: "experimental", err: errors.New(
+		return &exitError{Code: ExitFailed, Word: "experimental", Err: errors.New(
 			`remote workspaces are experimental: set "experimental": {"remote_workcell": true} in config.json to use them; nothing was run, here or there`)}
 	}
 	return nil

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"cairn/cli/cmdbase"
 	"cairn/engine"
 	"cairn/httpapi"
 )
@@ -143,7 +144,7 @@ func (r *repl) serving(f ListenFlags, loop func() error) error {
 	}
 	home := r.g.Home
 	if home == "" {
-		h, err := defaultHome()
+		h, err := cmdbase.DefaultHome()
 		if err != nil {
 			return err
 		}

@@ -184,10 +184,3 @@ func checkSessionRefs(kctx *kong.Context) error {
 	}
 	return nil
 }
-
-// sessionOptions are a plumbing command's: not degrading (a write that
-// fails is the command's failure), and what the session has to say
-// (a record rebuilt later, an item whose payload is gone) goes to stderr.
-func (g *Globals) SessionOptions() engine.SessionOptions {
-	return engine.SessionOptions{Notice: func(m string) { say(g.Stderr, m) }}
-}

@@ -80,7 +80,7 @@ func (c *FsckCmd) Run(g *Globals) error {
 			rep.Objects, rep.Journals, rep.Lines, rep.Records, len(rep.Problems))
 	}
 	if len(rep.Problems) > 0 {
-		return &exitError{code: ExitFailed, word: "fsck", err: fmt.Errorf("%d problems found", len(rep.Problems)), quiet: g.JSON}
+		return &exitError{Code: ExitFailed, Word: "fsck", Err: fmt.Errorf("%d problems found", len(rep.Problems)), Quiet: g.JSON}
 	}
 	return nil
 }

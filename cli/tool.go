@@ -149,7 +149,7 @@ func refusedLine(err error) error {
 	var re *engine.RequiredError
 	var r engine.Refusal
 	if errors.As(err, &r) && error(r) == err && !errors.As(err, &re) {
-		return &exitError{code: ExitRefused, word: "refused", err: refusalReason{r}}
+		return &exitError{Code: ExitRefused, Word: "refused", Err: refusalReason{r}}
 	}
 	return err
 }

@@ -55,7 +55,7 @@ func (c *SnapshotsRestoreCmd) Run(g *Globals, p *SnapshotsCmd) error {
 		id, msg := snapshotRef(l, c.Snap, "cairn snapshots")
 		if msg != "" {
 			msg = strings.TrimSuffix(msg, ".")
-			return nil, &exitError{code: ExitRefused, word: "refused", err: errors.New(strings.ToLower(msg[:1]) + msg[1:])}
+			return nil, &exitError{Code: ExitRefused, Word: "refused", Err: errors.New(strings.ToLower(msg[:1]) + msg[1:])}
 		}
 		return s.RestoreTo(g.Ctx, id)
 	})
@@ -177,7 +177,7 @@ func restoreRefusal(ws filesRoot, err error, restore string) error {
 	if re.Below != "" {
 		msg += fmt.Sprintf(". To undo past it, leaving its files as they are: %s %s", restore, re.Below)
 	}
-	return &exitError{code: ExitRefused, word: "refused", err: errors.New(msg)}
+	return &exitError{Code: ExitRefused, Word: "refused", Err: errors.New(msg)}
 }
 
 // printSnapshots is the /snapshots table: number, id, applied or undone,
