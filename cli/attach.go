@@ -44,7 +44,7 @@ func attachFiles(g *Globals, ws *engine.Workspace, names []string) ([]engine.Att
 		if err != nil {
 			return nil, usageErrorf("--attach %s: %v", n, err)
 		}
-		a, err := ws.PutAttachment(g.ctx, n, f)
+		a, err := ws.PutAttachment(g.Ctx, n, f)
 		f.Close()
 		if err != nil {
 			return nil, err
@@ -70,7 +70,7 @@ func (c *AttachmentCmd) Run(g *Globals) error {
 	item := c.Item
 	if item != engine.DraftItem {
 		if _, err := strconv.Atoi(item); err == nil {
-			v, err := ws.ReadLean(g.ctx, id)
+			v, err := ws.ReadLean(g.Ctx, id)
 			if err != nil {
 				return err
 			}
@@ -80,7 +80,7 @@ func (c *AttachmentCmd) Run(g *Globals) error {
 		}
 	}
 	if c.List {
-		as, err := ws.Attachments(g.ctx, id, item)
+		as, err := ws.Attachments(g.Ctx, id, item)
 		if err != nil {
 			return err
 		}
@@ -88,14 +88,14 @@ func (c *AttachmentCmd) Run(g *Globals) error {
 			if as == nil {
 				as = []engine.Attachment{}
 			}
-			return g.printJSON(as)
+			return g.PrintJSON(as)
 		}
 		for i, a := range as {
 			where := a.OID
 			if a.LiveOnly {
 				where = "live-only, from " + a.URL
 			}
-			fmt.Fprintf(g.stdout, "%d  %s  %s  %d bytes  %s\n", i+1, display.Line(a.Name), display.Line(a.MediaType), a.Size, display.Line(where))
+			fmt.Fprintf(g.Stdout, "%d  %s  %s  %d bytes  %s\n", i+1, display.Line(a.Name), display.Line(a.MediaType), a.Size, display.Line(where))
 		}
 		return nil
 	}
@@ -105,13 +105,13 @@ func (c *AttachmentCmd) Run(g *Globals) error {
 	if g.JSON {
 		return usageErrorf("cairn attachment writes the file's bytes; use --list --json for the attachments as JSON")
 	}
-	_, rc, err := ws.ReadAttachment(g.ctx, id, item, c.N)
+	_, rc, err := ws.ReadAttachment(g.Ctx, id, item, c.N)
 	if err != nil {
 		return err
 	}
 	defer rc.Close()
 	// The bytes as they were attached: unescaped (g.term), never cut.
-	if _, err := io.Copy(g.term, rc); err != nil {
+	if _, err := io.Copy(g.Term, rc); err != nil {
 		return fmt.Errorf("attachment %d of %s: %w", c.N, item, err)
 	}
 	return nil

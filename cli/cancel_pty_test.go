@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"testing"
 
+	"cairn/cli/cmdbase"
 	"cairn/engine"
 	"cairn/internal/vfs"
 )
@@ -232,14 +233,14 @@ func TestREPLCancelledToolChangesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out, errw bytes.Buffer
-	g := &Globals{ctx: context.Background(), stdout: &out, stderr: &errw}
+	g := &Globals{Globals: cmdbase.Globals{Ctx: context.Background(), Stdout: &out, Stderr: &errw}}
 	r := &repl{g: g, out: &out, errw: &errw, store: store, ws: ws}
 	r.startNew()
 	defer r.closeSession()
-	if r.handle(g.ctx, ":write a.txt\nold") {
+	if r.handle(g.Ctx, ":write a.txt\nold") {
 		t.Fatal(":write ended the REPL")
 	}
-	cancelled, cancel := context.WithCancel(g.ctx)
+	cancelled, cancel := context.WithCancel(g.Ctx)
 	cancel()
 	for _, line := range []string{":write a.txt\nnew", ":edit a.txt old new", ":rm a.txt"} {
 		out.Reset()

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"cairn/cli/cmdbase"
 	"cairn/cli/term"
 	"cairn/engine"
 )
@@ -94,7 +95,7 @@ func TestCeilingWayOut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &repl{g: &Globals{ctx: ctx}, ws: ws}
+	r := &repl{g: &Globals{Globals: cmdbase.Globals{Ctx: ctx}}, ws: ws}
 	if p := r.preview(term.Row{ID: S}); len(p.Turns) == 0 || p.Turns[len(p.Turns)-1].Prompt != "size test" {
 		t.Fatalf("the picker's preview over the ceiling: %+v", p)
 	}

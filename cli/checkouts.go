@@ -34,18 +34,18 @@ func (c *SessionsCmd) runAllCheckouts(g *Globals) error {
 		return err
 	}
 	s := ws.Store()
-	returned, _ := s.ReturnFromRemovedCheckouts(g.ctx, ws.Path())
+	returned, _ := s.ReturnFromRemovedCheckouts(g.Ctx, ws.Path())
 	for _, r := range returned {
-		sayReturned(g.stderr, r)
+		sayReturned(g.Stderr, r)
 	}
-	own, problems, err := ws.List(g.ctx)
+	own, problems, err := ws.List(g.Ctx)
 	if err != nil {
 		return err
 	}
 	for _, p := range problems {
-		fmt.Fprintf(g.stderr, "cairn: skipped %s: %s\n", display.Line(p.Name), display.Line(userText(p.Err)))
+		fmt.Fprintf(g.Stderr, "cairn: skipped %s: %s\n", display.Line(p.Name), display.Line(userText(p.Err)))
 	}
-	_, secs, err := s.OtherCheckouts(g.ctx, ws.Path())
+	_, secs, err := s.OtherCheckouts(g.Ctx, ws.Path())
 	if err != nil {
 		return err
 	}
@@ -54,12 +54,12 @@ func (c *SessionsCmd) runAllCheckouts(g *Globals) error {
 		for _, sec := range secs {
 			a.Checkouts = append(a.Checkouts, checkoutSection{Checkout: sec.Checkout, Sessions: rowsOf(sec.Sessions)})
 		}
-		return g.printJSON(a)
+		return g.PrintJSON(a)
 	}
-	printSessionRows(g.stdout, own)
+	printSessionRows(g.Stdout, own)
 	for _, sec := range secs {
-		fmt.Fprintf(g.stdout, "── checkout %s ──\n", checkoutLabel(sec.Checkout))
-		printSessionRows(g.stdout, sec.Sessions)
+		fmt.Fprintf(g.Stdout, "── checkout %s ──\n", checkoutLabel(sec.Checkout))
+		printSessionRows(g.Stdout, sec.Sessions)
 	}
 	return nil
 }
@@ -120,7 +120,7 @@ func (r *repl) returnRemovedCheckouts() {
 	if r.store.Ephemeral() {
 		return
 	}
-	ret, err := r.store.ReturnFromRemovedCheckouts(r.g.ctx, r.ws.Path())
+	ret, err := r.store.ReturnFromRemovedCheckouts(r.g.Ctx, r.ws.Path())
 	if err != nil {
 		return
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/posener/complete"
 	"github.com/willabides/kongplete"
 
+	"cairn/cli/cmdbase"
 	"cairn/cli/display"
 	"cairn/engine"
 )
@@ -34,14 +35,14 @@ func (c *CompletionCmd) Run(g *Globals) error {
 	if bin, err = filepath.Abs(bin); err != nil {
 		return err
 	}
-	q := shellQuote(bin)
+	q := cmdbase.ShellQuote(bin)
 	switch c.Shell {
 	case "bash":
-		fmt.Fprintf(g.term, "complete -C %s cairn\n", q)
+		fmt.Fprintf(g.Term, "complete -C %s cairn\n", q)
 	case "zsh":
-		fmt.Fprintf(g.term, "autoload -U +X bashcompinit && bashcompinit\ncomplete -C %s cairn\n", q)
+		fmt.Fprintf(g.Term, "autoload -U +X bashcompinit && bashcompinit\ncomplete -C %s cairn\n", q)
 	case "fish":
-		fmt.Fprintf(g.term, `function __complete_cairn
+		fmt.Fprintf(g.Term, `function __complete_cairn
     set -lx COMP_LINE (commandline -cp)
     set -lx CAIRN_COMPLETE_SHELL fish
     test -z (commandline -ct)
@@ -52,11 +53,6 @@ complete -f -c cairn -a "(__complete_cairn)"
 `, q)
 	}
 	return nil
-}
-
-// shellQuote quotes s for a POSIX shell and fish alike.
-func shellQuote(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // answerCompletion answers a shell completing a word (COMP_LINE set) and reports
@@ -93,7 +89,7 @@ func answerCompletion(parser *kong.Kong, stdout io.Writer) bool {
 func predictSessions(a complete.Args) []string {
 	home := argValue(a.Completed, "--home")
 	if home == "" {
-		h, err := defaultHome()
+		h, err := cmdbase.DefaultHome()
 		if err != nil {
 			return nil
 		}
@@ -110,7 +106,7 @@ func predictSessions(a complete.Args) []string {
 		}
 		dir = d
 	}
-	s, err := engine.Open(home, storeOptions()...)
+	s, err := engine.Open(home, cmdbase.StoreOptions()...)
 	if err != nil {
 		return nil
 	}

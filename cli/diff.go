@@ -42,12 +42,12 @@ func (c *DiffCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
-	if err := recordsHere(g.ctx, ws, id, "cairn diff"); err != nil {
+	if err := recordsHere(g.Ctx, ws, id, "cairn diff"); err != nil {
 		return err
 	}
 	item := c.Item
 	if item != "" {
-		v, err := ws.ReadLean(g.ctx, id)
+		v, err := ws.ReadLean(g.Ctx, id)
 		if err != nil {
 			return err
 		}
@@ -55,17 +55,17 @@ func (c *DiffCmd) Run(g *Globals) error {
 			return err
 		}
 	}
-	ch, err := ws.Changes(g.ctx, id, item, diffview.Limit)
+	ch, err := ws.Changes(g.Ctx, id, item, diffview.Limit)
 	if err != nil {
 		return err
 	}
 	files := fileDiffs(ws.Path(), ch.Files)
 	if g.JSON {
-		return g.printJSON(diffAnswer{ch.Session, ch.Item, ch.Turn, ch.Records, ch.Tools, files})
+		return g.PrintJSON(diffAnswer{ch.Session, ch.Item, ch.Turn, ch.Records, ch.Tools, files})
 	}
-	w, color := g.stdout, false
-	if terminalOut(g.term) && !noColor() {
-		w, color = g.term, true
+	w, color := g.Stdout, false
+	if terminalOut(g.Term) && !noColor() {
+		w, color = g.Term, true
 	}
 	writeChanges(w, ch, item, files, color, !c.Stat)
 	return nil
@@ -145,7 +145,7 @@ func (c *replDiffCmd) Run(r *repl, l *replLine) error {
 	}
 	w, color := r.out, false
 	if r.ed != nil && !noColor() {
-		w, color = r.g.term, true
+		w, color = r.g.Term, true
 	}
 	writeChanges(w, ch, item, fileDiffs(r.filesAt().Path(), ch.Files), color, true)
 	return nil

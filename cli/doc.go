@@ -9,7 +9,7 @@
 // environment (env.go): CAIRN_HOME, CAIRN_MAX_EAGER_LOAD_MB and
 // XDG_RUNTIME_DIR are turned into engine options here.
 //
-// `cairn hook` (hook*.go) runs under an agent's command hooks: install
+// `cairn hook` (cli/hookcmd, hook.go) runs under an agent's command hooks: install
 // merges its entries into the agent's settings file, and each event the
 // agent runs it for is one process. A hook never fails the agent: its
 // errors are one stderr line and exit 0, except the block of a

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"cairn/cli/cmdbase"
 	"cairn/engine"
 )
 
@@ -50,7 +51,7 @@ func TestEnvRaisesEagerLoadCeiling(t *testing.T) {
 func TestEnvEphemeralRoot(t *testing.T) {
 	xdg := t.TempDir()
 	t.Setenv("XDG_RUNTIME_DIR", xdg)
-	s, err := engine.OpenEphemeral("", storeOptions()...)
+	s, err := engine.OpenEphemeral("", cmdbase.StoreOptions()...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,12 +70,12 @@ func TestEnvEphemeralRoot(t *testing.T) {
 func TestDefaultHome(t *testing.T) {
 	h := t.TempDir()
 	t.Setenv("CAIRN_HOME", h)
-	if got, err := defaultHome(); err != nil || got != h {
+	if got, err := cmdbase.DefaultHome(); err != nil || got != h {
 		t.Fatalf("with CAIRN_HOME: %q %v", got, err)
 	}
 	t.Setenv("CAIRN_HOME", "")
 	t.Setenv("HOME", h)
-	if got, err := defaultHome(); err != nil || got != filepath.Join(h, ".cairn") {
+	if got, err := cmdbase.DefaultHome(); err != nil || got != filepath.Join(h, ".cairn") {
 		t.Fatalf("without CAIRN_HOME: %q %v", got, err)
 	}
 }
@@ -85,7 +86,7 @@ func TestMissingHomeIsNotMade(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "nonexistent")
 	t.Setenv("CAIRN_HOME", "")
 	t.Setenv("HOME", missing)
-	if _, err := defaultHome(); err == nil || !strings.Contains(err.Error(), missing) {
+	if _, err := cmdbase.DefaultHome(); err == nil || !strings.Contains(err.Error(), missing) {
 		t.Fatalf("missing home: %v", err)
 	}
 	var out, errw bytes.Buffer

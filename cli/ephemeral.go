@@ -1,10 +1,8 @@
 package cli
 
 import (
-	"fmt"
+	"cairn/cli/hookcmd"
 	"strings"
-
-	"cairn/engine"
 )
 
 // One rule for ephemeral runs, the REPL and every other command alike:
@@ -33,34 +31,5 @@ var stateCommands = map[string]bool{
 // outlive the run.
 func stateCommand(cmd string) bool {
 	first, _, _ := strings.Cut(cmd, " ")
-	return stateCommands[first] || strings.HasPrefix(cmd, "hook install") || strings.HasPrefix(cmd, "hook uninstall")
-}
-
-// openHome opens the state folder home for this command: an ephemeral
-// root under --ephemeral; the folder itself under --no-ephemeral, for a
-// command about the state folder, or when storage.ephemeral is off. The
-// setting is read by the engine's own loader (Store.Config) from the
-// folder just opened, so the cli reads no file of the state folder itself.
-// A config.json that cannot be read leaves the run recorded: the commands
-// that read it later say why. When the setting alone decides, it says so
-// on stderr once, so a script is not left to guess.
-func (g *Globals) openHome(home string) (*engine.Store, error) {
-	if g.Ephemeral != nil && *g.Ephemeral && !g.stateCmd {
-		return engine.OpenEphemeral(home, storeOptions()...)
-	}
-	s, err := engine.Open(home, storeOptions()...)
-	if err != nil || g.Ephemeral != nil || g.stateCmd {
-		return s, err
-	}
-	if cfg, err := s.Config(); err != nil || !cfg.Storage.Ephemeral {
-		return s, nil
-	}
-	if err := s.Close(); err != nil {
-		return nil, err
-	}
-	if !g.toldEphemeral {
-		g.toldEphemeral = true
-		fmt.Fprintln(g.stderr, "cairn: storage.ephemeral is on (config.json): nothing this run records of sessions is kept; --no-ephemeral records it")
-	}
-	return engine.OpenEphemeral(home, storeOptions()...)
+	return stateCommands[first] || hookcmd.StateCommand(cmd)
 }

@@ -1,10 +1,6 @@
 package cli
 
-import (
-	"strings"
-
-	"github.com/alecthomas/kong"
-)
+import "cairn/cli/hookcmd"
 
 // examples are the command lines each command's help shows, by the
 // command's path (the words after "cairn"). Every command has at least
@@ -78,37 +74,11 @@ var examples = map[string][]string{
 	"man":                {"cairn man > cairn.1 && man ./cairn.1"},
 }
 
-// addExamples puts each command's examples in its detailed help, which
-// kong prints under the command's own help and the man page carries.
-func addExamples(app *kong.Application) {
-	var walk func(n *kong.Node)
-	walk = func(n *kong.Node) {
-		for _, c := range n.Children {
-			if lines := examples[commandPath(c)]; len(lines) > 0 && !strings.Contains(c.Detail, "Examples:") {
-				text := "Examples:\n\n"
-				for _, l := range lines {
-					text += "    " + l + "\n"
-				}
-				if c.Detail != "" {
-					text = c.Detail + "\n\n" + text
-				}
-				c.Detail = text
-			}
-			walk(c)
-		}
+// examplesOf are the examples of the command at path (cmdbase.CommandPath):
+// the hook command's are its package's (hookcmd.Examples).
+func examplesOf(path string) []string {
+	if lines, ok := examples[path]; ok {
+		return lines
 	}
-	walk(app.Node)
-}
-
-// commandPath is a command's words after "cairn": "storage trim"; the
-// hidden default command of a group (snapshots' list) is its group's.
-func commandPath(n *kong.Node) string {
-	var words []string
-	for ; n != nil && n.Type == kong.CommandNode; n = n.Parent {
-		if n.Parent != nil && n.Parent.DefaultCmd == n && n.Hidden {
-			continue
-		}
-		words = append([]string{n.Name}, words...)
-	}
-	return strings.Join(words, " ")
+	return hookcmd.Examples[path]
 }

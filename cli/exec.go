@@ -38,7 +38,7 @@ func (c *ToolExecCmd) Run(g *Globals, t *ToolCmd) error {
 	if c.Timeout < 1 || c.Timeout > engine.MaxShellTimeoutSecs {
 		return usageErrorf("--timeout takes 1 to %d seconds, not %d", engine.MaxShellTimeoutSecs, c.Timeout)
 	}
-	opts := g.sessionOptions()
+	opts := g.SessionOptions()
 	opts.NoSnapshots = c.NoSnapshots
 	ws, s, err := g.toolSession(t.Session, opts)
 	if err != nil {
@@ -47,14 +47,14 @@ func (c *ToolExecCmd) Run(g *Globals, t *ToolCmd) error {
 	defer s.Close()
 	// The line's own output: live on stderr under --json (stdout holds the
 	// answer), else on stdout and stderr as it prints them.
-	eo := engine.ExecOptions{Call: t.Call, Stdout: g.stdout, Stderr: g.stderr}
+	eo := engine.ExecOptions{Call: t.Call, Stdout: g.Stdout, Stderr: g.Stderr}
 	if g.JSON {
-		eo.Stdout = g.stderr
+		eo.Stdout = g.Stderr
 	}
 	// SIGTERM and SIGHUP (the terminal gone) stop the line as Ctrl-C does:
 	// killed and recorded, never left running after cairn, its processes
 	// in a group of their own that the signal does not reach.
-	ctx, stop := signal.NotifyContext(g.ctx, syscall.SIGTERM, syscall.SIGHUP)
+	ctx, stop := signal.NotifyContext(g.Ctx, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	sa, err := s.Shell(ctx, line, engine.ShellOptions{ExecOptions: eo, TimeoutSecs: c.Timeout, Use: engine.ExecOneShot})
 	a := sa.Exec
@@ -68,15 +68,15 @@ func (c *ToolExecCmd) Run(g *Globals, t *ToolCmd) error {
 		return err
 	}
 	if g.JSON {
-		return g.printJSON(struct {
+		return g.PrintJSON(struct {
 			*engine.ExecAnswer
 			TimedOut bool `json:"timed_out,omitempty"`
 		}{a, sa.TimedOut})
 	}
 	if sa.TimedOut {
-		fmt.Fprintf(g.stderr, "cairn: the line passed its timeout and was killed\n")
+		fmt.Fprintf(g.Stderr, "cairn: the line passed its timeout and was killed\n")
 	}
-	printExecAnswer(g.stderr, ws, a, false)
+	printExecAnswer(g.Stderr, ws, a, false)
 	return nil
 }
 
@@ -180,7 +180,7 @@ func (r *repl) execLine(ctx context.Context, line string, own bool, timeout int)
 	}
 	printExecAnswer(r.out, r.filesAt(), a, own)
 	// A shell line is its own turn: durable once shown.
-	if err := r.cell().Commit(r.g.ctx); err != nil {
+	if err := r.cell().Commit(r.g.Ctx); err != nil {
 		fmt.Fprintln(r.out, "cairn: the line ran but its records may not survive a crash:", userError(err))
 	}
 	return nil

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"cairn/cli/cmdbase"
 	"cairn/engine"
 )
 
@@ -31,17 +32,17 @@ func TestREPLExecLines(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out, errw bytes.Buffer
-	g := &Globals{ctx: context.Background(), stdout: &out, stderr: &errw}
+	g := &Globals{Globals: cmdbase.Globals{Ctx: context.Background(), Stdout: &out, Stderr: &errw}}
 	r := &repl{g: g, out: &out, errw: &errw, store: store, ws: ws}
 	r.startNew()
 	defer r.closeSession()
 
-	r.handle(g.ctx, ":exec x=1; echo shown; echo $x > a.txt")
+	r.handle(g.Ctx, ":exec x=1; echo shown; echo $x > a.txt")
 	if o := out.String(); !strings.Contains(o, "shown\n") || !strings.Contains(o, ", record ") || !strings.Contains(o, "Changed a.txt.") {
 		t.Fatalf(":exec output %q", o)
 	}
 	out.Reset()
-	r.handle(g.ctx, "!echo mine > b.txt")
+	r.handle(g.Ctx, "!echo mine > b.txt")
 	if o := out.String(); !strings.Contains(o, "your own line, no record") {
 		t.Fatalf("!LINE output %q", o)
 	}
@@ -50,7 +51,7 @@ func TestREPLExecLines(t *testing.T) {
 	}
 
 	out.Reset()
-	ctx, cancel := context.WithCancel(g.ctx)
+	ctx, cancel := context.WithCancel(g.Ctx)
 	go func() {
 		for {
 			if _, err := os.Stat(filepath.Join(dir, "started")); err == nil {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"cairn/cli/hookcmd"
 	"context"
 	"fmt"
 	"path/filepath"
@@ -36,27 +37,7 @@ func TestSmallGrammarsAnswerAsCLI(t *testing.T) {
 		code := mainGrammar(context.Background(), grammar, g, args, strings.NewReader(in), &out, &errw, nil)
 		return fmt.Sprintf("exit %d\nstdout %s\nstderr %s", code, out.String(), errw.String())
 	}
-	lines := [][]string{
-		{"--version"},
-		{"hook"},
-		{"hook", "bogus"},
-		{"hook", "--help"},
-		{"hook", "claude-code", "--help"},
-		{"hook", "claude-code", "--bogus"},
-		{"hook", "claude-code", "extra"},
-		{"hook", "codex", "--json", "--nope"},
-		{"hook", "codex", "--json", "extra"},
-		{"hook", "claude-code", "--ssh"},
-		{"hook", "claude-code", "--home"},
-		{"hook", "claude-code"},
-		{"hook", "codex", "--json"},
-		{"hook", "claude-code", "-C", filepath.Join(dir, "missing")},
-		{"hook", "install"},
-		{"hook", "install", "gemini"},
-		{"hook", "install", "claude-code", "--user", "--project"},
-		{"hook", "install", "--help"},
-		{"hook", "uninstall", "codex", "--bogus"},
-	}
+	lines := smallGrammarLines(dir)
 	events := []string{"", "{not json", `{"hook_event_name":"Nope","session_id":"s1","cwd":"` + dir + `"}`}
 	for _, args := range lines {
 		grammar, g := grammarFor(args)
@@ -78,6 +59,65 @@ func TestSmallGrammarsAnswerAsCLI(t *testing.T) {
 	for _, args := range [][]string{{}, {"--json", "hook", "codex"}, {"--version", "--json"}, {"sessions"}, {"-C", dir, "hook", "codex"}} {
 		if grammar, _ := grammarFor(args); reflect.TypeOf(grammar) != reflect.TypeOf(&CLI{}) {
 			t.Fatalf("%q is parsed with %T", args, grammar)
+		}
+	}
+}
+
+// smallGrammarLines are the command lines, good and bad, a small grammar
+// must answer as the whole one does; dir is the working directory.
+func smallGrammarLines(dir string) [][]string {
+	return [][]string{
+		{"--version"},
+		{"hook"},
+		{"hook", "bogus"},
+		{"hook", "--help"},
+		{"hook", "claude-code", "--help"},
+		{"hook", "claude-code", "--bogus"},
+		{"hook", "claude-code", "extra"},
+		{"hook", "codex", "--json", "--nope"},
+		{"hook", "codex", "--json", "extra"},
+		{"hook", "claude-code", "--ssh"},
+		{"hook", "claude-code", "--home"},
+		{"hook", "claude-code"},
+		{"hook", "codex", "--json"},
+		{"hook", "claude-code", "-C", filepath.Join(dir, "missing")},
+		{"hook", "install"},
+		{"hook", "install", "gemini"},
+		{"hook", "install", "claude-code", "--user", "--project"},
+		{"hook", "install", "--help"},
+		{"hook", "uninstall", "codex", "--bogus"},
+	}
+}
+
+// TestHookProgramAnswersAsCLI: the hook program (hookcmd.Main, which
+// cmd/cairn-hook runs with the arguments after "hook") answers each
+// `cairn hook …` command line as cairn's whole grammar does: exit code,
+// stdout and stderr.
+func TestHookProgramAnswersAsCLI(t *testing.T) {
+	home, dir := t.TempDir(), t.TempDir()
+	t.Setenv("CAIRN_HOME", home)
+	t.Chdir(dir)
+	answer := func(code int, out, errw *bytes.Buffer) string {
+		return fmt.Sprintf("exit %d\nstdout %s\nstderr %s", code, out.String(), errw.String())
+	}
+	events := []string{"", "{not json", `{"hook_event_name":"Nope","session_id":"s1","cwd":"` + dir + `"}`}
+	for _, args := range smallGrammarLines(dir) {
+		if args[0] != "hook" {
+			continue
+		}
+		for _, in := range events {
+			var out, errw bytes.Buffer
+			c := &CLI{}
+			want := answer(mainGrammar(context.Background(), c, &c.Globals, args, strings.NewReader(in), &out, &errw, nil), &out, &errw)
+			out.Reset()
+			errw.Reset()
+			got := answer(hookcmd.Main(context.Background(), args[1:], strings.NewReader(in), &out, &errw, nil), &out, &errw)
+			if got != want {
+				t.Fatalf("cairn %q (stdin %q): hook program\n%s\nwhole grammar\n%s", args, in, got, want)
+			}
+			if len(args) < 2 || args[1] == "install" || args[1] == "--help" {
+				break
+			}
 		}
 	}
 }

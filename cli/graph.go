@@ -24,7 +24,7 @@ func (c *ForkCmd) Run(g *Globals) error {
 	}
 	at := c.At
 	if at != "" {
-		v, err := ws.ReadLean(g.ctx, id) // the ids only: works over the ceiling
+		v, err := ws.ReadLean(g.Ctx, id) // the ids only: works over the ceiling
 		if err != nil {
 			return err
 		}
@@ -32,16 +32,16 @@ func (c *ForkCmd) Run(g *Globals) error {
 			return err
 		}
 	}
-	res, err := ws.Fork(g.ctx, id, at)
+	res, err := ws.Fork(g.Ctx, id, at)
 	if err != nil {
 		return err
 	}
 	if g.JSON {
-		return g.printJSON(res)
+		return g.PrintJSON(res)
 	}
-	fmt.Fprintf(g.stdout, "%s  %s\n", res.Session, display.Line(res.Title))
+	fmt.Fprintf(g.Stdout, "%s  %s\n", res.Session, display.Line(res.Title))
 	if d := draftText(res.Draft, res.DraftUnavailable); d != "" {
-		fmt.Fprintf(g.stdout, "prompt to edit: %s\n", display.Text(d))
+		fmt.Fprintf(g.Stdout, "prompt to edit: %s\n", display.Text(d))
 	}
 	return nil
 }
@@ -84,7 +84,7 @@ func (c *RevertCmd) Run(g *Globals) error {
 		return err
 	}
 	if mode != engine.RevertConversation {
-		if err := recordsHere(g.ctx, ws, s.ID(), "cairn revert --files"); err != nil {
+		if err := recordsHere(g.Ctx, ws, s.ID(), "cairn revert --files"); err != nil {
 			s.Close()
 			return err
 		}
@@ -96,24 +96,24 @@ func (c *RevertCmd) Run(g *Globals) error {
 	}
 	var res *engine.RevertResult
 	if preview {
-		res, err = s.PreviewRevert(g.ctx, to, mode)
+		res, err = s.PreviewRevert(g.Ctx, to, mode)
 	} else {
-		res, err = s.Revert(g.ctx, to, mode)
+		res, err = s.Revert(g.Ctx, to, mode)
 	}
 	if err != nil {
 		return g.revertRefused(err)
 	}
 	var diffs []diffview.File
 	if res.Preview && res.Files != nil && !g.JSON {
-		diffs = revertDiffs(g.ctx, s.Workspace().Path(), res.Files)
+		diffs = revertDiffs(g.Ctx, s.Workspace().Path(), res.Files)
 	}
 	if err := s.Close(); err != nil {
 		return err
 	}
 	if diffs != nil && c.Diff {
-		w, color := g.stdout, false
-		if terminalOut(g.term) && !noColor() {
-			w, color = g.term, true
+		w, color := g.Stdout, false
+		if terminalOut(g.Term) && !noColor() {
+			w, color = g.Term, true
 		}
 		if err := g.printRevert(w, res, "reverted", diffs, color); err != nil {
 			return err
@@ -122,7 +122,7 @@ func (c *RevertCmd) Run(g *Globals) error {
 		diffview.WriteDiff(w, diffs, color)
 		return nil
 	}
-	return g.printRevert(g.stdout, res, "reverted", diffs, terminalOut(g.term) && !noColor())
+	return g.printRevert(g.Stdout, res, "reverted", diffs, terminalOut(g.Term) && !noColor())
 }
 
 // revertRefused answers a file revert or unrevert refused over conflicts:
@@ -133,13 +133,13 @@ func (g *Globals) revertRefused(err error) error {
 	if !errors.As(err, &ce) || !g.JSON {
 		return err
 	}
-	g.printJSON(struct {
+	g.PrintJSON(struct {
 		OK    bool               `json:"ok"`
 		Code  string             `json:"code"`
 		Error string             `json:"error"`
 		Files *engine.FileRevert `json:"files"`
 	}{false, "conflict", userError(err), ce.Files})
-	return &exitError{code: ExitRefused, word: "conflict", err: err, quiet: true}
+	return &exitError{Code: ExitRefused, Word: "conflict", Err: err, Quiet: true}
 }
 
 // printRevert prints on w what a revert or unrevert (verb: "reverted",
@@ -147,7 +147,7 @@ func (g *Globals) revertRefused(err error) error {
 // file's lines added and removed (color: in colour).
 func (g *Globals) printRevert(w io.Writer, res *engine.RevertResult, verb string, diffs []diffview.File, color bool) error {
 	if g.JSON {
-		return g.printJSON(res)
+		return g.PrintJSON(res)
 	}
 	if f := res.Files; f != nil {
 		printFileRevert(w, f, verb, res.Preview, diffs, color)
@@ -206,14 +206,14 @@ func (c *UnrevertCmd) Run(g *Globals) error {
 		return err
 	}
 	defer s.Close()
-	res, err := s.Unrevert(g.ctx)
+	res, err := s.Unrevert(g.Ctx)
 	if err != nil {
 		return g.revertRefused(err)
 	}
 	if err := s.Close(); err != nil {
 		return err
 	}
-	return g.printRevert(g.stdout, res, "put back", nil, false)
+	return g.printRevert(g.Stdout, res, "put back", nil, false)
 }
 
 // CompactCmd compacts a session's older stretch.
@@ -235,7 +235,7 @@ func (c *CompactCmd) Run(g *Globals) error {
 			return err
 		}
 	}
-	it, err := s.Compact(g.ctx, c.Summary, upTo)
+	it, err := s.Compact(g.Ctx, c.Summary, upTo)
 	if err != nil {
 		return err
 	}
@@ -243,9 +243,9 @@ func (c *CompactCmd) Run(g *Globals) error {
 		return err
 	}
 	if g.JSON {
-		return g.printJSON(it)
+		return g.PrintJSON(it)
 	}
-	fmt.Fprintf(g.stdout, "%s  %s\n", it.ID, firstLine(it.Text))
+	fmt.Fprintf(g.Stdout, "%s  %s\n", it.ID, firstLine(it.Text))
 	return nil
 }
 

@@ -30,7 +30,7 @@ func (c *HostCmd) Run(g *Globals) error {
 	if !filepath.IsAbs(c.Path) {
 		return usageErrorf("cairn host takes an absolute path, not %q", c.Path)
 	}
-	s, err := g.open()
+	s, err := g.Open()
 	if err != nil {
 		return err
 	}
@@ -41,9 +41,9 @@ func (c *HostCmd) Run(g *Globals) error {
 	// killing the process before it closes its sessions; SIGHUP and
 	// SIGTERM end the connection the same way.
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
-	ctx, stop := signal.NotifyContext(g.ctx, syscall.SIGHUP, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(g.Ctx, syscall.SIGHUP, syscall.SIGTERM)
 	defer stop()
-	return host.Serve(ctx, io.NopCloser(g.stdin), hostOut{g.term}, host.Options{Store: s, Path: filepath.Clean(c.Path)})
+	return host.Serve(ctx, io.NopCloser(g.Stdin), hostOut{g.Term}, host.Options{Store: s, Path: filepath.Clean(c.Path)})
 }
 
 func (c *HostCmd) newGeneration(g *Globals, s *engine.Store) error {
@@ -67,9 +67,9 @@ func (c *HostCmd) newGeneration(g *Globals, s *engine.Store) error {
 		Why        string      `json:"why"`
 	}{canon, id.ID, id.N, id.Since, id.Why}
 	if g.JSON {
-		return g.printJSON(out)
+		return g.PrintJSON(out)
 	}
-	fmt.Fprintf(g.stdout, "path        %s\nidentity    %s\ngeneration  %d (since %s)\n", display.Line(out.Path), out.Identity, out.Generation, out.Since.Format("2006-01-02 15:04:05"))
+	fmt.Fprintf(g.Stdout, "path        %s\nidentity    %s\ngeneration  %d (since %s)\n", display.Line(out.Path), out.Identity, out.Generation, out.Since.Format("2006-01-02 15:04:05"))
 	return nil
 }
 

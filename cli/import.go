@@ -12,6 +12,7 @@ import (
 	xterm "golang.org/x/term"
 
 	"cairn/cli/display"
+	"cairn/cli/hookcmd"
 	"cairn/importer"
 )
 
@@ -38,12 +39,12 @@ type importArgs struct {
 func (c *importArgs) run(g *Globals, agent string) error {
 	roots := c.Paths
 	if len(roots) == 0 {
-		root, err := agentHome(agent)
+		root, err := hookcmd.AgentHome(agent)
 		if err != nil {
 			return err
 		}
 		if _, err := os.Stat(root); err != nil {
-			return &exitError{code: ExitFailed, word: "not_found", err: fmt.Errorf("no %s sessions here: %s cannot be read (%v); name the files or folders to import", agent, root, errors.Unwrap(err))}
+			return &exitError{Code: ExitFailed, Word: "not_found", Err: fmt.Errorf("no %s sessions here: %s cannot be read (%v); name the files or folders to import", agent, root, errors.Unwrap(err))}
 		}
 		roots = []string{root}
 	}
@@ -56,12 +57,12 @@ func (c *importArgs) run(g *Globals, agent string) error {
 	if err != nil {
 		return usageErrorf("%v", err)
 	}
-	s, err := g.open()
+	s, err := g.Open()
 	if err != nil {
 		return err
 	}
 	opts := importer.Options{DryRun: c.DryRun}
-	if f, ok := g.stderr.(*os.File); ok && !g.JSON && xterm.IsTerminal(int(f.Fd())) && len(files) > 1 {
+	if f, ok := g.Stderr.(*os.File); ok && !g.JSON && xterm.IsTerminal(int(f.Fd())) && len(files) > 1 {
 		bar := progressbar.NewOptions64(-1, progressbar.OptionSetWriter(f), progressbar.OptionSetDescription("importing"),
 			progressbar.OptionShowBytes(true), progressbar.OptionClearOnFinish())
 		opts.Progress = func(done, total int64) {
@@ -70,19 +71,19 @@ func (c *importArgs) run(g *Globals, agent string) error {
 		}
 		defer bar.Finish()
 	}
-	rep, err := importer.Run(g.ctx, s, agent, files, opts)
+	rep, err := importer.Run(g.Ctx, s, agent, files, opts)
 	if err != nil {
 		return err
 	}
 	if g.JSON {
-		if err := g.printJSON(rep); err != nil {
+		if err := g.PrintJSON(rep); err != nil {
 			return err
 		}
 	} else {
 		printImport(g, rep)
 	}
 	if rep.Failed > 0 {
-		return &exitError{code: ExitFailed, word: "import", err: fmt.Errorf("%d of %d sources could not be imported", rep.Failed, len(rep.Sessions)), quiet: g.JSON}
+		return &exitError{Code: ExitFailed, Word: "import", Err: fmt.Errorf("%d of %d sources could not be imported", rep.Failed, len(rep.Sessions)), Quiet: g.JSON}
 	}
 	return nil
 }
@@ -97,16 +98,16 @@ func printImport(g *Globals, rep *importer.Report) {
 	for _, sr := range rep.Sessions {
 		switch {
 		case sr.Error != "":
-			fmt.Fprintf(g.stdout, "%s: %s\n", display.Line(sr.File), display.Line(sr.Error))
+			fmt.Fprintf(g.Stdout, "%s: %s\n", display.Line(sr.File), display.Line(sr.Error))
 		case !sr.Unchanged:
 			what := "new session"
 			if !sr.Created {
 				what = "session"
 			}
-			fmt.Fprintf(g.stdout, "%s %s of %s into %s %s (%s)\n", verb, plural(sr.Items, "item", "items"), display.Line(sr.File), what, sr.Session, display.Line(sr.Dir))
+			fmt.Fprintf(g.Stdout, "%s %s of %s into %s %s (%s)\n", verb, plural(sr.Items, "item", "items"), display.Line(sr.File), what, sr.Session, display.Line(sr.Dir))
 		}
 	}
-	fmt.Fprintf(g.stdout, "%s: %s, %d grown, %d unchanged, %d failed; %s\n",
+	fmt.Fprintf(g.Stdout, "%s: %s, %d grown, %d unchanged, %d failed; %s\n",
 		plural(len(rep.Sessions), "source", "sources"), plural(rep.Created, "new session", "new sessions"), rep.Updated, rep.Unchanged, rep.Failed, plural(rep.Items, "item", "items"))
 	if len(rep.Totals.Skipped) > 0 {
 		var kinds []string
@@ -114,18 +115,18 @@ func printImport(g *Globals, rep *importer.Report) {
 			kinds = append(kinds, fmt.Sprintf("%s %d", k, n))
 		}
 		slices.Sort(kinds)
-		fmt.Fprintf(g.stdout, "lines left out, by kind: %s\n", display.Line(strings.Join(kinds, ", ")))
+		fmt.Fprintf(g.Stdout, "lines left out, by kind: %s\n", display.Line(strings.Join(kinds, ", ")))
 	}
 	if rep.Totals.Merged > 0 {
-		fmt.Fprintf(g.stdout, "%d lines merged into the message an earlier line began\n", rep.Totals.Merged)
+		fmt.Fprintf(g.Stdout, "%d lines merged into the message an earlier line began\n", rep.Totals.Merged)
 	}
 	if rep.Totals.Torn > 0 {
-		fmt.Fprintf(g.stdout, "%d bytes of torn last lines not read (the next import reads them once whole)\n", rep.Totals.Torn)
+		fmt.Fprintf(g.Stdout, "%d bytes of torn last lines not read (the next import reads them once whole)\n", rep.Totals.Torn)
 	}
 	if rep.Tasks > 0 {
-		fmt.Fprintf(g.stdout, "%d sub-agent transcripts as tasks of their sessions (%d items; cairn tasks SESSION lists them)\n", rep.Tasks, rep.TaskItems)
+		fmt.Fprintf(g.Stdout, "%d sub-agent transcripts as tasks of their sessions (%d items; cairn tasks SESSION lists them)\n", rep.Tasks, rep.TaskItems)
 	}
 	if rep.Unlinked > 0 {
-		fmt.Fprintf(g.stdout, "%d sub-agent transcripts left out: no call of their session names them (an automatic compaction's agent)\n", rep.Unlinked)
+		fmt.Fprintf(g.Stdout, "%d sub-agent transcripts left out: no call of their session names them (an automatic compaction's agent)\n", rep.Unlinked)
 	}
 }

@@ -2,18 +2,16 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
 	"io"
 	"os"
 	"os/signal"
-	"reflect"
 	"strings"
 
 	"github.com/alecthomas/kong"
 
+	"cairn/cli/cmdbase"
 	"cairn/cli/display"
+	"cairn/cli/hookcmd"
 	"cairn/engine"
 )
 
@@ -64,44 +62,12 @@ type CLI struct {
 	Man        ManCmd         `cmd:"" help:"Print cairn's man page (roff): cairn man > cairn.1."`
 }
 
-// Globals are the flags every command takes.
+// Globals are the flags every command takes and the run's own state
+// (cmdbase.Globals, which the hook command shares), and the grammar.
 type Globals struct {
-	Home    string           `name:"home" env:"CAIRN_HOME" placeholder:"DIR" help:"State folder (default ~/.cairn)."`
-	Chdir   string           `short:"C" name:"chdir" placeholder:"DIR" help:"Act as if started in DIR."`
-	JSON    bool             `name:"json" help:"Machine output: one JSON value (or JSONL for streams) on stdout."`
-	Version kong.VersionFlag `name:"version" help:"Print the version and exit."`
-	// Ephemeral is --ephemeral or --no-ephemeral, nil when neither was
-	// given: then storage.ephemeral of config.json decides (ephemeral.go).
-	Ephemeral *bool `name:"ephemeral" negatable:"" help:"Work in a private temporary state folder, removed when cairn leaves: nothing of sessions is recorded (spend still reaches the usage ledger). The default is storage.ephemeral of config.json; --no-ephemeral records this run."`
-	// The remote workspace (remote.go).
-	SSH string `name:"ssh" placeholder:"[USER@]HOST:/PATH" help:"Work on a remote workspace over ssh: the files and their change records stay on HOST, where cairn host runs."`
-	// SSHCommand and CairnPath, as given on the command line, are kept in
-	// a new remote session's record; CAIRN_SSH is read apart
-	// (remote_workspace.go), since it holds for one run only.
-	SSHCommand string `name:"ssh-command" placeholder:"LINE" help:"The ssh command line to reach --ssh's host (run by sh, as git runs GIT_SSH_COMMAND; default $CAIRN_SSH, else the one the session was started with, else ssh). A new session keeps it for -r."`
-	CairnPath  string `name:"cairn-path" placeholder:"PROGRAM" help:"The cairn to run on --ssh's host, as written on its command line (default the one the session was started with, else cairn). A new session keeps it for -r."`
-
-	ctx    context.Context
-	stdin  io.Reader
-	stdout io.Writer // what a person reads is escaped (cli/display), JSON is not
-	stderr io.Writer // escaped
-	// term is stdout unescaped: for the line editor and the picker, which
-	// draw with escape sequences of their own, and for exact bytes.
-	term  io.Writer
-	store *engine.Store
-	// stateCmd: the command works on the state folder itself (storage,
-	// where, history, import, ...), never in an ephemeral root.
-	stateCmd      bool
-	toldEphemeral bool // ephemeral said once that the setting decided
-	// openStore opens the state folder instead of engine.Open (tests).
-	openStore func(home string) (*engine.Store, error)
+	cmdbase.Globals
 	// parser is the grammar, for help and man.
 	parser *kong.Kong
-	// handOver, in the hook program (HookMain), runs the event in the
-	// cairn command instead, before anything of stdin is read: the
-	// session's default remote is of a kind the hook program cannot open,
-	// and its lease must be checked (hook_handover.go).
-	handOver func(engine.Remote) error
 }
 
 // Process runs cairn as this process's command (cmd/cairn) and returns its
@@ -164,89 +130,42 @@ func grammarFor(args []string) (grammar any, g *Globals) {
 // mainGrammar is mainOn with the grammar given: CLI, or a small grammar
 // (grammarFor) whose Globals are g.
 func mainGrammar(ctx context.Context, grammar any, g *Globals, args []string, stdin io.Reader, stdout, stderr io.Writer, openStore func(home string) (*engine.Store, error)) int {
-	g.ctx, g.stdin, g.stdout, g.stderr = ctx, stdin, stdout, stderr
-	g.openStore = openStore
+	g.Ctx, g.Stdin, g.Stdout, g.Stderr = ctx, stdin, stdout, stderr
+	g.OpenStore = openStore
 	if dir, ok := listArgs(args); ok && !completing() {
 		return g.mainList(dir)
 	}
-	exited := -1
-	parser, err := newParser(grammar,
-		kong.Writers(stdout, stderr),
-		kong.Exit(func(code int) {
-			if exited < 0 {
-				exited = code
+	if h, ok := grammar.(*hookCLI); ok {
+		// One implementation of `cairn hook`: the hook program's.
+		return cmdbase.Main(ctx, hookcmd.Command(h, &h.Globals.Globals), args, stdin, stdout, stderr)
+	}
+	return cmdbase.Main(ctx, cmdbase.Command{
+		Grammar:  grammar,
+		G:        &g.Globals,
+		Examples: examplesOf,
+		Options:  []kong.Option{kong.Help(helpPrinter)},
+		Answer: func(parser *kong.Kong) bool {
+			g.parser = parser
+			// A shell completing a word runs cairn with COMP_LINE set:
+			// answer and stop (completion.go).
+			return answerCompletion(parser, stdout)
+		},
+		Check: func(kctx *kong.Context) error {
+			if err := checkSessionRefs(kctx); err != nil {
+				return err
 			}
-		}),
-		kong.UsageOnError(),
-	)
-	if err != nil {
-		fmt.Fprintln(stderr, "cairn:", err)
-		return ExitFailed
-	}
-	g.parser = parser
-	// A shell completing a word runs cairn with COMP_LINE set: answer and
-	// stop (completion.go).
-	if answerCompletion(parser, stdout) {
-		return ExitOK
-	}
-	kctx, err := parser.Parse(rewriteArgs(args))
-	if exited >= 0 {
-		return exited
-	}
-	if err != nil && !g.JSON {
-		// A command line that does not parse sets no flag, yet a script
-		// that asked for --json reads its answer as JSON too.
-		g.JSON = askedJSON(args)
-	}
-	// Text from sessions (titles, file names, prompts, tool output) reaches
-	// a person only escaped: it may hold terminal control sequences.
-	errw := display.Writer(heardWriter(stderr, true))
-	g.stderr, g.term = errw, stdout
-	defer errw.Flush()
-	if !g.JSON {
-		outw := display.Writer(heardWriter(stdout, false))
-		g.stdout = outw
-		defer outw.Flush()
-	}
-	if err != nil {
-		return g.fail(usageErrorf("%v", err))
-	}
-	if err := checkSessionRefs(kctx); err != nil {
-		return g.fail(err)
-	}
-	g.stateCmd = stateCommand(kctx.Command())
-	if err := checkSSH(g, kctx.Command()); err != nil {
-		return g.fail(err)
-	}
-	err = kctx.Run(g)
-	if g.store != nil {
-		g.store.Close()
-	}
-	if exited >= 0 {
-		return exited
-	}
-	if err != nil {
-		return g.fail(err)
-	}
-	return ExitOK
+			g.StateCmd = stateCommand(kctx.Command())
+			return checkSSH(g, kctx.Command())
+		},
+		Binds: []any{g},
+	}, args, stdin, stdout, stderr)
 }
 
 // newParser is the grammar given (CLI, or a small grammar of grammarFor)
 // with the options given: the one parser every command line, `cairn
 // help`, `cairn man` and docs/commands.md read.
 func newParser(grammar any, options ...kong.Option) (*kong.Kong, error) {
-	parser, err := kong.New(grammar, append([]kong.Option{
-		kong.Name("cairn"),
-		kong.Description("keeps coding-agent sessions as plain files\n\ncairn keeps the conversations, audit trails and the files each tool changed of coding-agent sessions as plain files. It calls no model: it is the storage and the tools under an agent."),
-		kong.Vars{"version": versionText(readBuildInfo())},
-		kong.KindMapper(reflect.String, rawString{}),
-		kong.Help(helpPrinter),
-	}, options...)...)
-	if err != nil {
-		return nil, err
-	}
-	addExamples(parser.Model)
-	return parser, nil
+	return cmdbase.NewParser(grammar, examplesOf, append([]kong.Option{kong.Help(helpPrinter)}, options...)...)
 }
 
 // listArgs reports whether args are exactly the picker's listing,
@@ -270,112 +189,15 @@ func listArgs(args []string) (dir string, ok bool) {
 // open, through defaultHome), then the listing.
 func (g *Globals) mainList(dir string) int {
 	g.Chdir, g.JSON = dir, true
-	errw := display.Writer(heardWriter(g.stderr, true))
-	g.stderr, g.term = errw, g.stdout
+	errw := display.Writer(cmdbase.HeardWriter(g.Stderr, true))
+	g.Stderr, g.Term = errw, g.Stdout
 	defer errw.Flush()
 	err := (&SessionsCmd{}).Run(g)
-	if g.store != nil {
-		g.store.Close()
+	if g.Store != nil {
+		g.Store.Close()
 	}
 	if err != nil {
-		return g.fail(err)
+		return g.Fail(err)
 	}
 	return ExitOK
-}
-
-// askedJSON reports whether args hold --json before any "--".
-func askedJSON(args []string) bool {
-	for _, a := range args {
-		if a == "--" {
-			return false
-		}
-		if a == "--json" || a == "--json=true" {
-			return true
-		}
-	}
-	return false
-}
-
-// rewriteArgs turns a bare `--resume` or `-r` (no value, or followed by a
-// flag) into `--pick`, so that `--resume` opens the picker and `--resume ID`
-// resumes ID.
-func rewriteArgs(args []string) []string {
-	out := make([]string, 0, len(args))
-	for i, a := range args {
-		if a == "--" {
-			out = append(out, args[i:]...)
-			break
-		}
-		if (a == "--resume" || a == "-r") && (i+1 == len(args) || strings.HasPrefix(args[i+1], "-")) {
-			out = append(out, "--pick")
-			continue
-		}
-		out = append(out, a)
-	}
-	return out
-}
-
-// fail reports err as one line on stderr (and a JSON answer on stdout with
-// --json) and returns its exit code.
-func (g *Globals) fail(err error) int {
-	code, word := classify(err)
-	// The same words on stderr and in the JSON object: a script reads
-	// what a person reads, never a package's name.
-	msg := userError(err)
-	fmt.Fprintln(g.stderr, "cairn:", msg)
-	var ee *exitError
-	if errors.As(err, &ee) && ee.quiet {
-		return code
-	}
-	if g.JSON {
-		json.NewEncoder(g.stdout).Encode(struct {
-			OK    bool   `json:"ok"`
-			Code  string `json:"code"`
-			Error string `json:"error"`
-		}{false, word, msg})
-	}
-	return code
-}
-
-// open opens the state folder once per call.
-func (g *Globals) open() (*engine.Store, error) {
-	if g.store != nil {
-		return g.store, nil
-	}
-	home := g.Home
-	if home == "" {
-		h, err := defaultHome()
-		if err != nil {
-			return nil, err
-		}
-		home = h
-	}
-	open := g.openHome
-	if g.openStore != nil {
-		open = g.openStore
-	}
-	s, err := open(home)
-	if err != nil {
-		return nil, err
-	}
-	for _, r := range s.Unrecovered() {
-		fmt.Fprintln(g.stderr, "cairn:", userError(r))
-	}
-	g.store = s
-	return s, nil
-}
-
-// dir is the directory the command acts in: -C, else the working directory.
-func (g *Globals) dir() (string, error) {
-	if g.Chdir != "" {
-		return g.Chdir, nil
-	}
-	return os.Getwd()
-}
-
-// printJSON writes v as one JSON value on stdout.
-func (g *Globals) printJSON(v any) error {
-	enc := json.NewEncoder(g.stdout)
-	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
 }

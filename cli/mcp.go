@@ -76,14 +76,14 @@ func (c *MCPCmd) Run(g *Globals) error {
 	// config.json is read before the server starts: a value outside what
 	// it allows (an execution mode) is refused at once, exit 2, rather
 	// than as each tool call's error.
-	st, err := g.open()
+	st, err := g.Open()
 	if err != nil {
 		return err
 	}
 	if _, err := st.Config(); err != nil {
 		return err
 	}
-	opts := g.sessionOptions()
+	opts := g.SessionOptions()
 	opts.NoSnapshots = c.NoSnapshots
 	var s *engine.Session
 	if c.Session != "" {
@@ -91,7 +91,7 @@ func (c *MCPCmd) Run(g *Globals) error {
 		if err != nil {
 			return err
 		}
-		if s, err = ws.Open(g.ctx, id, opts); err != nil {
+		if s, err = ws.Open(g.Ctx, id, opts); err != nil {
 			return err
 		}
 	} else {
@@ -108,7 +108,7 @@ func (c *MCPCmd) Run(g *Globals) error {
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGHUP)
 	defer signal.Stop(sigs)
-	stop, stopNow := context.WithCancel(g.ctx)
+	stop, stopNow := context.WithCancel(g.Ctx)
 	defer stopNow()
 	var mu sync.Mutex
 	var got os.Signal
@@ -123,7 +123,7 @@ func (c *MCPCmd) Run(g *Globals) error {
 		}
 	}()
 	srv := newMCPServer(s, stop)
-	err = srv.Run(context.WithoutCancel(g.ctx), &mcpStdio{in: g.stdin, out: g.stdout, stop: stop})
+	err = srv.Run(context.WithoutCancel(g.Ctx), &mcpStdio{in: g.Stdin, out: g.Stdout, stop: stop})
 	stopNow()
 	if cerr := s.Close(); err == nil {
 		err = cerr
@@ -134,8 +134,8 @@ func (c *MCPCmd) Run(g *Globals) error {
 	mu.Lock()
 	defer mu.Unlock()
 	if n, ok := got.(syscall.Signal); ok && err == nil {
-		return &exitError{code: 128 + int(n), word: "signal", quiet: true,
-			err: fmt.Errorf("stopped by %s: the calls under way were cancelled and what they changed is recorded", signalName(got))}
+		return &exitError{Code: 128 + int(n), Word: "signal", Quiet: true,
+			Err: fmt.Errorf("stopped by %s: the calls under way were cancelled and what they changed is recorded", signalName(got))}
 	}
 	return err
 }

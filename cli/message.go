@@ -26,17 +26,17 @@ func (c *MessageCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
-	sent, err := ws.SendMessage(g.ctx, id, text, engine.MessageOptions{Queue: c.Queue})
+	sent, err := ws.SendMessage(g.Ctx, id, text, engine.MessageOptions{Queue: c.Queue})
 	if err != nil {
 		return err
 	}
 	if g.JSON {
-		return g.printJSON(sent)
+		return g.PrintJSON(sent)
 	}
 	if sent.Queued {
-		fmt.Fprintf(g.stdout, "%s queued: session %s is open nowhere; its next owner takes it\n", sent.ID, id)
+		fmt.Fprintf(g.Stdout, "%s queued: session %s is open nowhere; its next owner takes it\n", sent.ID, id)
 		return nil
 	}
-	fmt.Fprintf(g.stdout, "%s sent to %s\n", sent.ID, id)
+	fmt.Fprintf(g.Stdout, "%s sent to %s\n", sent.ID, id)
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"testing"
 
+	"cairn/cli/cmdbase"
 	"cairn/internal/usermsg"
 )
 
@@ -81,11 +82,7 @@ func leaks(msgs []string) []string {
 }
 
 // hear sets the printer's hook.
-func hear(f func(string)) {
-	heard.Lock()
-	heard.f = f
-	heard.Unlock()
-}
+func hear(f func(string)) { cmdbase.Hear(f) }
 
 // hearInFile is what a cairn process a test started does with what it
 // hears: each message a line of a file of its own, written as it is heard
@@ -140,8 +137,8 @@ func TestPrinterHears(t *testing.T) {
 		}
 	}
 	var notes bytes.Buffer
-	g := &Globals{stderr: heardWriter(&notes, true)}
-	g.sessionOptions().Notice("engine: a notice: write /h/.x.json.12-0123456789abcdef.cairn-tmp: no space left on device")
+	g := &Globals{Globals: cmdbase.Globals{Stderr: cmdbase.HeardWriter(&notes, true)}}
+	g.SessionOptions().Notice("engine: a notice: write /h/.x.json.12-0123456789abcdef.cairn-tmp: no space left on device")
 	if got, want := notes.String(), "cairn: a notice: cannot write /h/x.json: disk full\n"; got != want {
 		t.Errorf("notice printed %q, want %q", got, want)
 	}

@@ -25,7 +25,7 @@ func (c *MigrateCmd) Run(g *Globals) error {
 	if c.From == "" || c.To == "" {
 		return usageErrorf("migrate-sessions needs FROM and TO")
 	}
-	s, err := g.open()
+	s, err := g.Open()
 	if err != nil {
 		return err
 	}
@@ -47,38 +47,38 @@ func (c *MigrateCmd) Run(g *Globals) error {
 		}
 		dry := opts
 		dry.DryRun = true
-		plan, err := s.MigrateSessions(g.ctx, from, to, dry)
+		plan, err := s.MigrateSessions(g.Ctx, from, to, dry)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(g.stdout, "Move %s saved in %s to %s.\n", plural(len(plan.Sessions), "session", "sessions"), display.Line(plan.From), display.Line(plan.To))
-		fmt.Fprintf(g.stdout, "%s\n", usagePlan(plan, opts))
-		fmt.Fprintln(g.stdout, "Files are not moved, and file changes made before the move can no longer be reverted.")
-		fmt.Fprint(g.stdout, "Move them? [y/N] ")
-		if fl, ok := g.stdout.(interface{ Flush() error }); ok {
+		fmt.Fprintf(g.Stdout, "Move %s saved in %s to %s.\n", plural(len(plan.Sessions), "session", "sessions"), display.Line(plan.From), display.Line(plan.To))
+		fmt.Fprintf(g.Stdout, "%s\n", usagePlan(plan, opts))
+		fmt.Fprintln(g.Stdout, "Files are not moved, and file changes made before the move can no longer be reverted.")
+		fmt.Fprint(g.Stdout, "Move them? [y/N] ")
+		if fl, ok := g.Stdout.(interface{ Flush() error }); ok {
 			fl.Flush()
 		}
-		line, _ := bufio.NewReader(&ctxReader{ctx: g.ctx, r: f}).ReadString('\n')
-		if err := g.ctx.Err(); err != nil {
+		line, _ := bufio.NewReader(&ctxReader{ctx: g.Ctx, r: f}).ReadString('\n')
+		if err := g.Ctx.Err(); err != nil {
 			return err
 		}
 		if a := strings.ToLower(strings.TrimSpace(line)); a != "y" && a != "yes" {
-			fmt.Fprintln(g.stdout, "Nothing was moved.")
+			fmt.Fprintln(g.Stdout, "Nothing was moved.")
 			return nil
 		}
 	}
-	res, err := s.MigrateSessions(g.ctx, from, to, opts)
+	res, err := s.MigrateSessions(g.Ctx, from, to, opts)
 	if err != nil {
 		if res != nil && len(res.Sessions) > 0 {
-			fmt.Fprintf(g.stderr, "cairn: %s moved before the error: %s\n", plural(len(res.Sessions), "session was", "sessions were"), strings.Join(res.Sessions, " "))
+			fmt.Fprintf(g.Stderr, "cairn: %s moved before the error: %s\n", plural(len(res.Sessions), "session was", "sessions were"), strings.Join(res.Sessions, " "))
 		}
 		return err
 	}
 	if g.JSON {
-		return g.printJSON(res)
+		return g.PrintJSON(res)
 	}
-	fmt.Fprintf(g.stdout, "Moved %s from %s to %s.\n", plural(len(res.Sessions), "session", "sessions"), display.Line(res.From), display.Line(res.To))
-	fmt.Fprintln(g.stdout, usageDone(res, opts))
+	fmt.Fprintf(g.Stdout, "Moved %s from %s to %s.\n", plural(len(res.Sessions), "session", "sessions"), display.Line(res.From), display.Line(res.To))
+	fmt.Fprintln(g.Stdout, usageDone(res, opts))
 	return nil
 }
 
@@ -124,7 +124,7 @@ func (c *replMigrateCmd) Run(r *repl) error {
 		return nil
 	}
 	from, to := c.From, c.To
-	if dir, err := r.g.dir(); err == nil {
+	if dir, err := r.g.Dir(); err == nil {
 		if !filepath.IsAbs(from) {
 			from = filepath.Join(dir, from)
 		}
@@ -135,7 +135,7 @@ func (c *replMigrateCmd) Run(r *repl) error {
 	opts := engine.MigrateOptions{Session: c.Session, NoUsage: c.NoUsage}
 	dry := opts
 	dry.DryRun = true
-	plan, err := r.store.MigrateSessions(r.g.ctx, from, to, dry)
+	plan, err := r.store.MigrateSessions(r.g.Ctx, from, to, dry)
 	if err != nil {
 		return err
 	}
@@ -159,7 +159,7 @@ func (c *replMigrateCmd) Run(r *repl) error {
 	if current != "" {
 		r.closeSession()
 	}
-	res, err := r.store.MigrateSessions(r.g.ctx, from, to, opts)
+	res, err := r.store.MigrateSessions(r.g.Ctx, from, to, opts)
 	if err != nil {
 		fmt.Fprintln(r.out, "cairn:", userError(err))
 	}

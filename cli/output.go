@@ -36,7 +36,7 @@ func (c *OutputPutCmd) Run(g *Globals) error {
 		return err
 	}
 	defer s.Close()
-	id, err := s.PutOutput(g.ctx, c.Producer, g.input())
+	id, err := s.PutOutput(g.Ctx, c.Producer, g.input())
 	if err != nil {
 		return err
 	}
@@ -44,9 +44,9 @@ func (c *OutputPutCmd) Run(g *Globals) error {
 		return err
 	}
 	if g.JSON {
-		return g.printJSON(outputAnswer{id})
+		return g.PrintJSON(outputAnswer{id})
 	}
-	fmt.Fprintln(g.stdout, id)
+	fmt.Fprintln(g.Stdout, id)
 	return nil
 }
 
@@ -76,26 +76,26 @@ func (c *OutputShowCmd) Run(g *Globals) error {
 		return err
 	}
 	if c.Search != "" {
-		ms, err := ws.SearchOutput(g.ctx, id, c.ID, c.Search)
+		ms, err := ws.SearchOutput(g.Ctx, id, c.ID, c.Search)
 		if err != nil {
 			return err
 		}
 		if g.JSON {
 			if ms == nil {
-				return g.printJSON([]struct{}{})
+				return g.PrintJSON([]struct{}{})
 			}
-			return g.printJSON(ms)
+			return g.PrintJSON(ms)
 		}
 		for _, m := range ms {
 			cut := ""
 			if m.Cut {
 				cut = " [...]"
 			}
-			fmt.Fprintf(g.term, "%d:%s%s\n", m.Line, colors(display.Output(m.Text)), cut)
+			fmt.Fprintf(g.Term, "%d:%s%s\n", m.Line, colors(display.Output(m.Text)), cut)
 		}
 		return nil
 	}
-	rc, err := ws.ReadOutput(g.ctx, id, c.ID)
+	rc, err := ws.ReadOutput(g.Ctx, id, c.ID)
 	if err != nil {
 		return err
 	}
@@ -113,11 +113,11 @@ func (c *OutputShowCmd) Run(g *Globals) error {
 			e := base64.StdEncoding.EncodeToString(b)
 			out.Base64 = &e
 		}
-		return g.printJSON(out)
+		return g.PrintJSON(out)
 	}
 	// Shown to a person: a tool's colours (SGR) are kept, every other
 	// control sequence is escaped (cli/display).
-	w := display.OutputWriter(colorWriter(g.term))
+	w := display.OutputWriter(colorWriter(g.Term))
 	if _, err = io.Copy(w, rc); err != nil {
 		return err
 	}

@@ -26,7 +26,7 @@ func (c *ToolPatchCmd) Run(g *Globals, t *ToolCmd) error {
 		return err
 	}
 	return g.runTool(t.Session, func(s *engine.Session) (*engine.ToolAnswer, error) {
-		return s.ToolPatch(g.ctx, text, t.opts())
+		return s.ToolPatch(g.Ctx, text, t.opts())
 	})
 }
 
@@ -37,7 +37,7 @@ func (g *Globals) readPatch(file string) ([]byte, error) {
 		return io.ReadAll(g.input())
 	}
 	if !filepath.IsAbs(file) {
-		dir, err := g.dir()
+		dir, err := g.Dir()
 		if err != nil {
 			return nil, err
 		}

@@ -8,10 +8,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"runtime/debug"
 	"strings"
 	"time"
 
+	"cairn/cli/cmdbase"
 	"cairn/cli/display"
 	"cairn/engine"
 	"cairn/internal/jsonw"
@@ -58,20 +58,20 @@ func (c *PromptCmd) Run(g *Globals) error {
 	var s *engine.Session
 	switch {
 	case c.New:
-		s = ws.Create(g.sessionOptions())
+		s = ws.Create(g.SessionOptions())
 	case c.Session != "":
 		if _, s, err = g.openSession(c.Session); err != nil {
 			return err
 		}
 	default:
-		id, err := ws.Latest(g.ctx)
+		id, err := ws.Latest(g.Ctx)
 		if err == nil {
-			s, err = ws.Open(g.ctx, id, g.sessionOptions())
+			s, err = ws.Open(g.Ctx, id, g.SessionOptions())
 			if err != nil {
 				return err
 			}
 		} else {
-			s = ws.Create(g.sessionOptions())
+			s = ws.Create(g.SessionOptions())
 		}
 	}
 	defer s.Close()
@@ -79,25 +79,25 @@ func (c *PromptCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
-	it, err := s.Append(g.ctx, engine.Item{Type: engine.User, Text: text, Attachments: atts})
+	it, err := s.Append(g.Ctx, engine.Item{Type: engine.User, Text: text, Attachments: atts})
 	if err != nil {
 		return err
 	}
-	if err := s.Commit(g.ctx); err != nil {
+	if err := s.Commit(g.Ctx); err != nil {
 		return err
 	}
 	if err := s.Close(); err != nil {
 		return err
 	}
-	g.store.AddHistory(text, ws.Path())
+	g.Store.AddHistory(text, ws.Path())
 	return g.answerItem(s.ID(), it.ID)
 }
 
 func (g *Globals) answerItem(session, item string) error {
 	if g.JSON {
-		return g.printJSON(itemAnswer{Session: session, Item: item})
+		return g.PrintJSON(itemAnswer{Session: session, Item: item})
 	}
-	fmt.Fprintf(g.stdout, "%s %s\n", session, item)
+	fmt.Fprintf(g.Stdout, "%s %s\n", session, item)
 	return nil
 }
 
@@ -192,7 +192,7 @@ func (c *AppendCmd) Run(g *Globals) error {
 	if c.Type == "tool_call" && c.Tool == engine.TaskTool {
 		return startTask(g, s, c, parent, text) // tasks.go
 	}
-	it, err := s.Append(g.ctx, engine.Item{Type: engine.ItemType(c.Type), Parent: parent, Text: text, Tool: c.Tool, Call: call, Outputs: c.Output})
+	it, err := s.Append(g.Ctx, engine.Item{Type: engine.ItemType(c.Type), Parent: parent, Text: text, Tool: c.Tool, Call: call, Outputs: c.Output})
 	if err != nil {
 		return err
 	}
@@ -208,7 +208,7 @@ func (c *AppendCmd) Run(g *Globals) error {
 // says of it; one no output could have as its id is bad usage (exit 2).
 func checkOutputs(g *Globals, ws *engine.Workspace, session string, outs []string) error {
 	for _, o := range outs {
-		rc, err := ws.ReadOutput(g.ctx, session, o)
+		rc, err := ws.ReadOutput(g.Ctx, session, o)
 		if errors.Is(err, engine.ErrNotFound) {
 			return notFoundf("--output %s: no such tool output in session %s", display.Text(o), session)
 		}
@@ -363,10 +363,10 @@ func (c *SessionsCmd) Run(g *Globals) error {
 	if c.AllCheckouts && !c.All {
 		return c.runAllCheckouts(g)
 	}
-	defer burstGC()()
+	defer cmdbase.BurstGC()()
 	var wss []*engine.Workspace
 	if c.All {
-		s, err := g.open()
+		s, err := g.Open()
 		if err != nil {
 			return err
 		}
@@ -375,7 +375,7 @@ func (c *SessionsCmd) Run(g *Globals) error {
 			return err
 		}
 		for _, p := range skipped {
-			fmt.Fprintf(g.stderr, "cairn: skipped %s (%s): %s\n", p.Name, plural(len(p.Sessions), "session", "sessions"), userError(p.Err))
+			fmt.Fprintf(g.Stderr, "cairn: skipped %s (%s): %s\n", p.Name, plural(len(p.Sessions), "session", "sessions"), userError(p.Err))
 		}
 	} else {
 		ws, err := g.workspace()
@@ -392,24 +392,24 @@ func (c *SessionsCmd) Run(g *Globals) error {
 	if g.JSON && !c.All && len(wss) == 1 {
 		// One workspace: printed as the index hands it over, so the
 		// listing is held once (see ListEach).
-		sw := newSessionsJSON(g.stdout)
-		problems, err := wss[0].ListEach(g.ctx, sw.row)
+		sw := newSessionsJSON(g.Stdout)
+		problems, err := wss[0].ListEach(g.Ctx, sw.row)
 		if err != nil {
 			return err
 		}
 		for _, p := range problems {
-			fmt.Fprintf(g.stderr, "cairn: skipped %s: %s\n", display.Line(p.Name), display.Line(userText(p.Err)))
+			fmt.Fprintf(g.Stderr, "cairn: skipped %s: %s\n", display.Line(p.Name), display.Line(userText(p.Err)))
 		}
 		return sw.end()
 	}
 	var sums []engine.Summary
 	for _, ws := range wss {
-		l, problems, err := ws.List(g.ctx)
+		l, problems, err := ws.List(g.Ctx)
 		if err != nil {
 			return err
 		}
 		for _, p := range problems {
-			fmt.Fprintf(g.stderr, "cairn: skipped %s: %s\n", display.Line(p.Name), display.Line(userText(p.Err)))
+			fmt.Fprintf(g.Stderr, "cairn: skipped %s: %s\n", display.Line(p.Name), display.Line(userText(p.Err)))
 		}
 		sums = append(sums, l...)
 	}
@@ -417,7 +417,7 @@ func (c *SessionsCmd) Run(g *Globals) error {
 		store.SortSummaries(sums)
 	}
 	if g.JSON {
-		return writeSessionsJSON(g.stdout, sums)
+		return writeSessionsJSON(g.Stdout, sums)
 	}
 	for _, e := range sums {
 		rows = append(rows, toRow(e))
@@ -432,7 +432,7 @@ func (c *SessionsCmd) Run(g *Globals) error {
 			owned = "  [on " + display.Line(*r.Remote) + "]" + owned
 		}
 		t, _ := time.Parse(time.RFC3339, r.UpdatedAt)
-		fmt.Fprintf(g.stdout, "%s  %-8s %4d %-5s  %s%s\n", r.ID, age(now, t), r.Items, itemWord(r.Items), display.Title(r.Title), owned)
+		fmt.Fprintf(g.Stdout, "%s  %-8s %4d %-5s  %s%s\n", r.ID, age(now, t), r.Items, itemWord(r.Items), display.Title(r.Title), owned)
 	}
 	return nil
 }
@@ -474,12 +474,12 @@ func (c *ShowCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
-	v, err := ws.Read(g.ctx, id)
+	v, err := ws.Read(g.Ctx, id)
 	var over *engine.LoadLimitError
 	if errors.As(err, &over) {
 		// Over the eager-load ceiling: the record without reading the
 		// payloads back, and the refusal an open meets.
-		v, err = ws.ReadLean(g.ctx, id)
+		v, err = ws.ReadLean(g.Ctx, id)
 	}
 	if err != nil {
 		return err
@@ -507,45 +507,45 @@ func (c *ShowCmd) Run(g *Globals) error {
 		out.Unavailable = append(out.Unavailable, unavailable{it.ID, it.Unavailable})
 	}
 	if g.JSON {
-		return g.printJSON(out)
+		return g.PrintJSON(out)
 	}
 	r := v.Record
 	title := display.Title(r.Title)
 	if r.Title != "" && r.TitleSource != "" {
 		title += " (" + display.Line(r.TitleSource) + ")"
 	}
-	fmt.Fprintf(g.stdout, "id       %s\ntitle    %s\npath     %s\ncreated  %s\nupdated  %s\nitems    %d\nturns    %d\nbranch   %s\nbuild    %s\n",
+	fmt.Fprintf(g.Stdout, "id       %s\ntitle    %s\npath     %s\ncreated  %s\nupdated  %s\nitems    %d\nturns    %d\nbranch   %s\nbuild    %s\n",
 		r.ID, title, display.Line(r.Path), fmtTime(r.CreatedAt.Time), fmtTime(r.UpdatedAt.Time),
 		r.Counts.Items, r.Counts.Turns, display.Line(r.Branch), display.Line(r.Build))
 	if r.Remote != nil {
-		fmt.Fprintf(g.stdout, "remote   %s (identity %s, generation %d)\n", display.Line(r.Remote.String()), r.Remote.Identity, r.Remote.Generation)
+		fmt.Fprintf(g.Stdout, "remote   %s (identity %s, generation %d)\n", display.Line(r.Remote.String()), r.Remote.Identity, r.Remote.Generation)
 	}
 	if r.ForkOf != nil {
-		fmt.Fprintf(g.stdout, "fork of  %s at %s (#%d)\n", r.ForkOf.Session, r.ForkOf.Item, r.ForkOf.N)
+		fmt.Fprintf(g.Stdout, "fork of  %s at %s (#%d)\n", r.ForkOf.Session, r.ForkOf.Item, r.ForkOf.N)
 	}
 	if r.Tier == "transcript" || r.Pinned {
 		tier := r.Tier
 		if r.Pinned {
 			tier += ", pinned"
 		}
-		fmt.Fprintf(g.stdout, "tier     %s\n", tier) // retention (cli/retention.go)
+		fmt.Fprintf(g.Stdout, "tier     %s\n", tier) // retention (cli/retention.go)
 	}
 	if v.OwnerPID != 0 {
-		fmt.Fprintf(g.stdout, "owner    pid %d\n", v.OwnerPID)
+		fmt.Fprintf(g.Stdout, "owner    pid %d\n", v.OwnerPID)
 	}
-	if d, gone, err := v.Draft(g.ctx); err != nil {
+	if d, gone, err := v.Draft(g.Ctx); err != nil {
 		return err
 	} else if t := draftText(d, gone); t != "" {
-		fmt.Fprintf(g.stdout, "draft    %s\n", display.Text(t))
+		fmt.Fprintf(g.Stdout, "draft    %s\n", display.Text(t))
 	}
 	if r.Draft != nil && len(r.Draft.Attachments) > 0 {
-		fmt.Fprintf(g.stdout, "draft attachments  %d (cairn attachment %s draft N)\n", len(r.Draft.Attachments), r.ID)
+		fmt.Fprintf(g.Stdout, "draft attachments  %d (cairn attachment %s draft N)\n", len(r.Draft.Attachments), r.ID)
 	}
 	for _, u := range out.Unavailable {
-		fmt.Fprintf(g.stdout, "unavailable  %s %s\n", u.Item, u.Unavailable)
+		fmt.Fprintf(g.Stdout, "unavailable  %s %s\n", u.Item, u.Unavailable)
 	}
 	if v.Ceiling != nil {
-		fmt.Fprintf(g.stdout, "too big to open: %s\n", v.Ceiling)
+		fmt.Fprintf(g.Stdout, "too big to open: %s\n", v.Ceiling)
 	}
 	return nil
 }
@@ -564,22 +564,22 @@ func (c *TranscriptCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
-	v, err := ws.ReadLean(g.ctx, id)
+	v, err := ws.ReadLean(g.Ctx, id)
 	if err != nil {
 		return err
 	}
 	if !g.JSON {
-		return v.Stream(g.ctx, c.All, func(it engine.Item) error {
-			writeTranscript(g.stdout, []engine.Item{it})
+		return v.Stream(g.Ctx, c.All, func(it engine.Item) error {
+			writeTranscript(g.Stdout, []engine.Item{it})
 			return nil
 		})
 	}
 	// One JSON array, written an item at a time.
 	sep := "["
-	err = v.Stream(g.ctx, c.All, func(it engine.Item) error {
+	err = v.Stream(g.Ctx, c.All, func(it engine.Item) error {
 		b, err := marshalJSON(it)
 		if err == nil {
-			_, err = io.WriteString(g.stdout, sep+string(b))
+			_, err = io.WriteString(g.Stdout, sep+string(b))
 		}
 		sep = ","
 		return err
@@ -588,9 +588,9 @@ func (c *TranscriptCmd) Run(g *Globals) error {
 		return err
 	}
 	if sep == "[" {
-		_, err = io.WriteString(g.stdout, "[]\n")
+		_, err = io.WriteString(g.Stdout, "[]\n")
 	} else {
-		_, err = io.WriteString(g.stdout, "]\n")
+		_, err = io.WriteString(g.Stdout, "]\n")
 	}
 	return err
 }
@@ -644,14 +644,14 @@ func (c *TrailCmd) Run(g *Globals) error {
 		return err
 	}
 	print := func(line []byte) error {
-		_, err := g.stdout.Write(append(bytes.Clone(line), '\n'))
+		_, err := g.Stdout.Write(append(bytes.Clone(line), '\n'))
 		return err
 	}
-	end, err := ws.Trail(g.ctx, id, print)
+	end, err := ws.Trail(g.Ctx, id, print)
 	if err != nil || !c.Follow {
 		return err
 	}
-	return ws.FollowTrail(g.ctx, id, end, print)
+	return ws.FollowTrail(g.Ctx, id, end, print)
 }
 
 // RenameCmd renames a session.
@@ -669,7 +669,7 @@ func (c *RenameCmd) Run(g *Globals) error {
 		return err
 	}
 	defer s.Close()
-	if err := s.Rename(g.ctx, c.Name); err != nil {
+	if err := s.Rename(g.Ctx, c.Name); err != nil {
 		return err
 	}
 	r := s.Record()
@@ -677,9 +677,9 @@ func (c *RenameCmd) Run(g *Globals) error {
 		return err
 	}
 	if g.JSON {
-		return g.printJSON(r)
+		return g.PrintJSON(r)
 	}
-	fmt.Fprintf(g.stdout, "%s  %s\n", r.ID, display.Line(r.Title))
+	fmt.Fprintf(g.Stdout, "%s  %s\n", r.ID, display.Line(r.Title))
 	return nil
 }
 
@@ -689,7 +689,7 @@ type HistoryCmd struct {
 }
 
 func (c *HistoryCmd) Run(g *Globals) error {
-	s, err := g.open()
+	s, err := g.Open()
 	if err != nil {
 		return err
 	}
@@ -698,7 +698,7 @@ func (c *HistoryCmd) Run(g *Globals) error {
 			return err
 		}
 		if g.JSON {
-			return g.printJSON([]string{}) // the history as it now is
+			return g.PrintJSON([]string{}) // the history as it now is
 		}
 		return nil
 	}
@@ -707,24 +707,10 @@ func (c *HistoryCmd) Run(g *Globals) error {
 		if h == nil {
 			h = []string{}
 		}
-		return g.printJSON(h)
+		return g.PrintJSON(h)
 	}
 	for _, l := range h {
-		fmt.Fprintln(g.stdout, l)
+		fmt.Fprintln(g.Stdout, l)
 	}
 	return nil
-}
-
-// burstGC turns the collector off for a short burst of allocation whose
-// memory is all live until it ends (reading the index and writing the
-// listing), with a memory limit as the backstop, and returns the function
-// that puts it back. A listing of 10,000 sessions otherwise spends a
-// fifth of its time collecting nothing.
-func burstGC() func() {
-	pct := debug.SetGCPercent(-1)
-	limit := debug.SetMemoryLimit(1 << 30)
-	return func() {
-		debug.SetGCPercent(pct)
-		debug.SetMemoryLimit(limit)
-	}
 }

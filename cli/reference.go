@@ -32,13 +32,13 @@ func (c *HelpCmd) Run(g *Globals) error {
 			return err
 		}
 		if isPage {
-			fmt.Fprintf(g.stdout, "\nThe guide %s (docs/%s.md):\n\n", c.Topic[0], c.Topic[0])
+			fmt.Fprintf(g.Stdout, "\nThe guide %s (docs/%s.md):\n\n", c.Topic[0], c.Topic[0])
 		}
 	} else if !isPage {
 		return usageErrorf("no command or guide %q: the guides are %s", strings.Join(c.Topic, " "), strings.Join(docs.Topics(), ", "))
 	}
 	if isPage {
-		_, err := fmt.Fprint(g.stdout, page)
+		_, err := fmt.Fprint(g.Stdout, page)
 		return err
 	}
 	return nil
@@ -81,7 +81,7 @@ type ManCmd struct{}
 
 func (c *ManCmd) Run(g *Globals) error {
 	at, _ := time.Parse(time.RFC3339, buildTime(readBuildInfo()))
-	_, err := fmt.Fprint(g.term, manPage(g.parser.Model, at))
+	_, err := fmt.Fprint(g.Term, manPage(g.parser.Model, at))
 	return err
 }
 

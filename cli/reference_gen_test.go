@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cairn/cli/cmdbase"
 	"fmt"
 	"strings"
 
@@ -59,7 +60,7 @@ func commandSection(b *strings.Builder, n *kong.Node) {
 		}
 	}
 	flagTable(b, flags)
-	if lines := examples[commandPath(n)]; len(lines) > 0 {
+	if lines := examples[cmdbase.CommandPath(n)]; len(lines) > 0 {
 		b.WriteString("```sh\n" + strings.Join(lines, "\n") + "\n```\n\n")
 	}
 }

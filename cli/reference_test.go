@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"cairn/cli/cmdbase"
 	"io"
 	"os"
 	"runtime/debug"
@@ -105,7 +106,7 @@ func referencedCommands(app *kong.Application) []string {
 				continue
 			}
 			if len(c.Children) == 0 {
-				out = append(out, commandPath(c))
+				out = append(out, cmdbase.CommandPath(c))
 			}
 			walk(c)
 		}
@@ -141,12 +142,12 @@ func TestEveryCommandHasExample(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				kctx, err := q.Parse(rewriteArgs(args))
+				kctx, err := q.Parse(cmdbase.RewriteArgs(args))
 				if err != nil {
 					t.Errorf("example %q of cairn %s does not parse: %v", line, path, err)
 					continue
 				}
-				if got := commandPath(kctx.Selected()); got != path && !(path == "run" && got == "run") {
+				if got := cmdbase.CommandPath(kctx.Selected()); got != path && !(path == "run" && got == "run") {
 					t.Errorf("example %q runs cairn %s, not cairn %s", line, got, path)
 				}
 			}
@@ -237,7 +238,7 @@ func TestVersionText(t *testing.T) {
 		{unstamped, true, "cairn devel"},
 		{nil, false, "cairn devel"},
 	} {
-		if got := versionText(c.bi, c.ok); got != c.want {
+		if got := cmdbase.VersionText(c.bi, c.ok); got != c.want {
 			t.Errorf("versionText = %q, want %q", got, c.want)
 		}
 	}
@@ -253,7 +254,7 @@ func TestVersionOfThisBuild(t *testing.T) {
 	if code := Main(t.Context(), []string{"--version"}, nil, &out, io.Discard); code != 0 {
 		t.Fatalf("exit %d", code)
 	}
-	if want := versionText(debug.ReadBuildInfo()) + "\n"; out.String() != want {
+	if want := cmdbase.VersionText(debug.ReadBuildInfo()) + "\n"; out.String() != want {
 		t.Errorf("--version printed %q, want %q", out.String(), want)
 	}
 }

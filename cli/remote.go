@@ -31,17 +31,17 @@ type RemoteAddCmd struct {
 }
 
 func (c *RemoteAddCmd) Run(g *Globals) error {
-	s, err := g.open()
+	s, err := g.Open()
 	if err != nil {
 		return err
 	}
-	if err := s.AddRemote(g.ctx, c.Name, c.URL); err != nil {
+	if err := s.AddRemote(g.Ctx, c.Name, c.URL); err != nil {
 		return err
 	}
 	if g.JSON {
-		return g.printJSON(engine.Remote{Name: c.Name, URL: c.URL})
+		return g.PrintJSON(engine.Remote{Name: c.Name, URL: c.URL})
 	}
-	fmt.Fprintf(g.stdout, "remote %s: %s\n", c.Name, c.URL)
+	fmt.Fprintf(g.Stdout, "remote %s: %s\n", c.Name, c.URL)
 	return nil
 }
 
@@ -50,7 +50,7 @@ type RemoteRemoveCmd struct {
 }
 
 func (c *RemoteRemoveCmd) Run(g *Globals) error {
-	s, err := g.open()
+	s, err := g.Open()
 	if err != nil {
 		return err
 	}
@@ -58,16 +58,16 @@ func (c *RemoteRemoveCmd) Run(g *Globals) error {
 		return err
 	}
 	if g.JSON {
-		return g.printJSON(map[string]any{"ok": true, "removed": c.Name})
+		return g.PrintJSON(map[string]any{"ok": true, "removed": c.Name})
 	}
-	fmt.Fprintf(g.stdout, "removed remote %s\n", c.Name)
+	fmt.Fprintf(g.Stdout, "removed remote %s\n", c.Name)
 	return nil
 }
 
 type RemoteListCmd struct{}
 
 func (c *RemoteListCmd) Run(g *Globals) error {
-	s, err := g.open()
+	s, err := g.Open()
 	if err != nil {
 		return err
 	}
@@ -79,14 +79,14 @@ func (c *RemoteListCmd) Run(g *Globals) error {
 		if rs == nil {
 			rs = []engine.Remote{}
 		}
-		return g.printJSON(rs)
+		return g.PrintJSON(rs)
 	}
 	for i, r := range rs {
 		mark := ""
 		if i == 0 {
 			mark = " (default)"
 		}
-		fmt.Fprintf(g.stdout, "%s\t%s%s\n", r.Name, r.URL, mark)
+		fmt.Fprintf(g.Stdout, "%s\t%s%s\n", r.Name, r.URL, mark)
 	}
 	return nil
 }
@@ -98,7 +98,7 @@ type SyncCmd struct {
 }
 
 func (c *SyncCmd) Run(g *Globals) error {
-	s, err := g.open()
+	s, err := g.Open()
 	if err != nil {
 		return err
 	}
@@ -111,7 +111,7 @@ func (c *SyncCmd) Run(g *Globals) error {
 		return c.watch(g, s)
 	}
 	bar := g.transferBar()
-	rep, err := s.Sync(g.ctx, c.Name, engine.SyncOptions{Progress: bar.tell})
+	rep, err := s.Sync(g.Ctx, c.Name, engine.SyncOptions{Progress: bar.tell})
 	bar.done()
 	if rep != nil {
 		g.printSync(rep)
@@ -122,17 +122,17 @@ func (c *SyncCmd) Run(g *Globals) error {
 // printSync prints a sync's report: JSON, or a few lines.
 func (g *Globals) printSync(rep *engine.SyncReport) {
 	if g.JSON {
-		g.printJSON(rep)
+		g.PrintJSON(rep)
 		return
 	}
 	p, q := rep.Pushed, rep.Pulled
-	fmt.Fprintf(g.stdout, "pushed %d sessions (%d segments, %d objects, %d already there, %s); pulled %d sessions (%d segments, %s)\n",
+	fmt.Fprintf(g.Stdout, "pushed %d sessions (%d segments, %d objects, %d already there, %s); pulled %d sessions (%d segments, %s)\n",
 		p.Sessions, p.Segments, p.Objects, p.ObjectsThere, humanBytes(p.Bytes), q.Sessions, q.Segments, humanBytes(q.Bytes))
 	for _, sk := range rep.Skipped {
-		fmt.Fprintf(g.stderr, "cairn: left session %s as it was: %s\n", sk.Session, sk.Why)
+		fmt.Fprintf(g.Stderr, "cairn: left session %s as it was: %s\n", sk.Session, sk.Why)
 	}
 	for _, n := range rep.Notes {
-		fmt.Fprintf(g.stderr, "cairn: %s\n", n)
+		fmt.Fprintf(g.Stderr, "cairn: %s\n", n)
 	}
 }
 
@@ -176,7 +176,7 @@ func (b *transferBar) done() {
 // turn's lines go together. SIGINT or SIGTERM stop it after a last push:
 // in a sandbox, its session is on the remote before the sandbox is gone.
 func (c *SyncCmd) watch(g *Globals, s *engine.Store) error {
-	ctx, stop := signal.NotifyContext(g.ctx, os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(g.Ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	w, err := fsnotify.NewWatcher()
 	if err != nil {
@@ -208,13 +208,13 @@ func (c *SyncCmd) watch(g *Globals, s *engine.Store) error {
 			g.printSync(rep)
 		}
 		if err != nil {
-			fmt.Fprintf(g.stderr, "cairn: push after %s failed: %s (tried again at the next turn)\n", why, userError(err))
+			fmt.Fprintf(g.Stderr, "cairn: push after %s failed: %s (tried again at the next turn)\n", why, userError(err))
 		}
 		return err
 	}
 	push("start")
 	if !g.JSON {
-		fmt.Fprintln(g.stderr, "cairn: watching for turns' ends; Ctrl-C stops after a last push")
+		fmt.Fprintln(g.Stderr, "cairn: watching for turns' ends; Ctrl-C stops after a last push")
 	}
 	var timer <-chan time.Time
 	for {
@@ -235,7 +235,7 @@ func (c *SyncCmd) watch(g *Globals, s *engine.Store) error {
 				}
 			}
 		case err := <-w.Errors:
-			fmt.Fprintf(g.stderr, "cairn: watching: %v\n", err)
+			fmt.Fprintf(g.Stderr, "cairn: watching: %v\n", err)
 		case <-timer:
 			timer = nil
 			push("a turn")
@@ -249,34 +249,34 @@ func (g *Globals) fetchRemote(name, ref string) (string, string, error) {
 	if name == "" {
 		return "", "", usageErrorf("--remote needs a remote's name")
 	}
-	s, err := g.open()
+	s, err := g.Open()
 	if err != nil {
 		return "", "", err
 	}
-	dir, err := g.dir()
+	dir, err := g.Dir()
 	if err != nil {
 		return "", "", err
 	}
-	w, id, err := s.FetchRemote(g.ctx, name, ref, dir)
+	w, id, err := s.FetchRemote(g.Ctx, name, ref, dir)
 	if err != nil {
 		return "", "", err
 	}
 	// The REPL opens the state folder itself.
 	s.Close()
-	g.store = nil
+	g.Store = nil
 	if w.Path() != dir {
-		fmt.Fprintf(g.stderr, "cairn: session %s resumes in %s\n", id, w.Path())
+		fmt.Fprintf(g.Stderr, "cairn: session %s resumes in %s\n", id, w.Path())
 	}
 	return id, w.Path(), nil
 }
 
 // remoteSessions is `cairn sessions --remote NAME`.
 func (g *Globals) remoteSessions(name string) error {
-	s, err := g.open()
+	s, err := g.Open()
 	if err != nil {
 		return err
 	}
-	cards, err := s.RemoteSessions(g.ctx, name)
+	cards, err := s.RemoteSessions(g.Ctx, name)
 	if errors.Is(err, engine.ErrNotFound) && name != "" {
 		return err
 	}
@@ -287,10 +287,10 @@ func (g *Globals) remoteSessions(name string) error {
 		if cards == nil {
 			cards = []engine.RemoteCard{}
 		}
-		return g.printJSON(cards)
+		return g.PrintJSON(cards)
 	}
 	for _, c := range cards {
-		fmt.Fprintf(g.stdout, "%s  %s  %-40s  %s (%s)\n", c.ID[:8], c.UpdatedAt, c.Title, c.Path, c.Machine)
+		fmt.Fprintf(g.Stdout, "%s  %s  %-40s  %s (%s)\n", c.ID[:8], c.UpdatedAt, c.Title, c.Path, c.Machine)
 	}
 	return nil
 }
@@ -298,31 +298,31 @@ func (g *Globals) remoteSessions(name string) error {
 // remoteFsck is `cairn storage fsck --remote NAME`.
 func (g *Globals) remoteFsck(s *engine.Store, name string) error {
 	bar := g.progress("fsck")
-	rep, err := s.RemoteFsck(g.ctx, name, bar.tell)
+	rep, err := s.RemoteFsck(g.Ctx, name, bar.tell)
 	bar.done()
 	if err != nil {
 		return err
 	}
 	if g.JSON {
-		if err := g.printJSON(rep); err != nil {
+		if err := g.PrintJSON(rep); err != nil {
 			return err
 		}
 	} else {
 		for _, p := range rep.Problems {
-			fmt.Fprintf(g.stdout, "%s\n", userText(p))
+			fmt.Fprintf(g.Stdout, "%s\n", userText(p))
 		}
-		fmt.Fprintf(g.stdout, "checked remote %s: %d objects, %d journals (%d segments): %d problems\n",
+		fmt.Fprintf(g.Stdout, "checked remote %s: %d objects, %d journals (%d segments): %d problems\n",
 			rep.Remote, rep.Objects, rep.Journals, rep.Segments, len(rep.Problems))
 	}
 	if len(rep.Problems) > 0 {
-		return &exitError{code: ExitFailed, word: "fsck", err: fmt.Errorf("%d problems found on remote %s", len(rep.Problems), rep.Remote), quiet: g.JSON}
+		return &exitError{Code: ExitFailed, Word: "fsck", Err: fmt.Errorf("%d problems found on remote %s", len(rep.Problems), rep.Remote), Quiet: g.JSON}
 	}
 	return nil
 }
 
 // remoteForget is `cairn storage forget --remote NAME`.
 func (g *Globals) remoteForget(name string, c *retentionRun) error {
-	s, err := g.open()
+	s, err := g.Open()
 	if err != nil {
 		return err
 	}
@@ -340,20 +340,20 @@ func (g *Globals) remoteForget(name string, c *retentionRun) error {
 		}
 		p = cfg.Storage.Forget
 	}
-	rep, err := s.RemoteForget(g.ctx, name, p, c.Session, c.DryRun)
+	rep, err := s.RemoteForget(g.Ctx, name, p, c.Session, c.DryRun)
 	if err != nil {
 		return err
 	}
 	if g.JSON {
-		return g.printJSON(rep)
+		return g.PrintJSON(rep)
 	}
 	verb := "forgot"
 	if c.DryRun {
 		verb = "would forget"
 	}
 	for _, d := range rep.Remove {
-		fmt.Fprintf(g.stdout, "%s %s (last active %s)\n", verb, d.ID, d.Activity.Format(time.RFC3339))
+		fmt.Fprintf(g.Stdout, "%s %s (last active %s)\n", verb, d.ID, d.Activity.Format(time.RFC3339))
 	}
-	fmt.Fprintf(g.stdout, "remote %s: kept %d sessions, %s %d\n", name, len(rep.Keep), verb, len(rep.Remove))
+	fmt.Fprintf(g.Stdout, "remote %s: kept %d sessions, %s %d\n", name, len(rep.Keep), verb, len(rep.Remove))
 	return nil
 }

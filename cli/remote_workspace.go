@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 
+	"cairn/cli/cmdbase"
 	"cairn/cli/display"
 	"cairn/engine"
 	"cairn/remotews"
@@ -22,8 +23,8 @@ var sshCommands = map[string]bool{"where": true, "run": true, "resume": true}
 func checkSSH(g *Globals, cmd string) error {
 	first, _, _ := strings.Cut(cmd, " ")
 	if g.SSH == "" {
-		if first != "host" && !sshCommands[first] && g.CairnPath != "" {
-			return usageErrorf("--cairn-path is for --ssh")
+		if first != "host" && !sshCommands[first] {
+			return cmdbase.RefuseSSH(&g.Globals, first)
 		}
 		return nil
 	}
@@ -33,7 +34,7 @@ func checkSSH(g *Globals, cmd string) error {
 	case first == "host":
 		return usageErrorf("cairn host serves a workspace on this machine; --ssh is for the client")
 	case !sshCommands[first]:
-		return usageErrorf("cairn %s does not work on a remote workspace yet: the REPL (cairn --ssh T, with -r, --continue, --resume) and where take --ssh in this build", first)
+		return cmdbase.RefuseSSH(&g.Globals, first)
 	}
 	if _, err := remotews.ParseTarget(g.SSH); err != nil {
 		return usageErrorf("--ssh %v", err)
@@ -68,7 +69,7 @@ func (g *Globals) dialSSH() (*remotews.Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	s, err := g.open()
+	s, err := g.Open()
 	if err != nil {
 		return nil, err
 	}
@@ -78,7 +79,7 @@ func (g *Globals) dialSSH() (*remotews.Client, error) {
 	}
 	limits := remotews.LimitsOf(cfg)
 	sshCommand, cairnPath := g.sshWays(nil)
-	return remotews.Dial(g.ctx, t, remotews.Options{SSHCommand: sshCommand, CairnPath: cairnPath, Limits: &limits, Stderr: g.stderr})
+	return remotews.Dial(g.Ctx, t, remotews.Options{SSHCommand: sshCommand, CairnPath: cairnPath, Limits: &limits, Stderr: g.Stderr})
 }
 
 // remoteWhere is `cairn --ssh T where`: the workspace on the host, its
@@ -95,13 +96,13 @@ func remoteWhere(g *Globals) error {
 		remotews.Welcome
 	}{c.Target.String(), w}
 	if g.JSON {
-		return g.printJSON(out)
+		return g.PrintJSON(out)
 	}
-	fmt.Fprintf(g.stdout, "host        %s (cairn %s)\npath        %s\nidentity    %s\ngeneration  %d (since %s, %s)\n",
+	fmt.Fprintf(g.Stdout, "host        %s (cairn %s)\npath        %s\nidentity    %s\ngeneration  %d (since %s, %s)\n",
 		display.Line(w.Host), display.Line(w.Version), display.Line(w.Path), w.Identity, w.Generation,
 		w.Since.Format("2006-01-02 15:04:05"), w.Why)
 	if msg := remotews.LoweredMessage(w.Lowered); msg != "" {
-		say(g.stderr, msg)
+		say(g.Stderr, msg)
 	}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/alecthomas/kong"
 
+	"cairn/cli/cmdbase"
 	"cairn/cli/display"
 	"cairn/cli/term"
 	"cairn/engine"
@@ -111,24 +112,24 @@ func (r *repl) openStore() error {
 	g := r.g
 	// What ephemeral runs that died (kill -9, a power loss) left goes now,
 	// once its owner's lock proves it dead.
-	if _, err := engine.SweepEphemeral(storeOptions()...); err != nil {
+	if _, err := engine.SweepEphemeral(cmdbase.StoreOptions()...); err != nil {
 		r.notice(err.Error())
 	}
 	home := g.Home
 	if home == "" {
-		h, err := defaultHome()
+		h, err := cmdbase.DefaultHome()
 		if err != nil {
 			r.notice(err.Error() + "; this session is not recorded")
 		}
 		home = h
 	}
-	dir, err := g.dir()
+	dir, err := g.Dir()
 	if err != nil {
 		return err
 	}
 	var s *engine.Store
 	if home != "" {
-		s, err = g.openHome(home)
+		s, err = g.OpenHome(home)
 	}
 	if err != nil {
 		r.notice(fmt.Sprintf("%v; this session is not recorded", err))
@@ -137,7 +138,7 @@ func (r *repl) openStore() error {
 	if s == nil {
 		// A private throwaway root keeps the engine's in-memory session
 		// working; nothing in it is kept.
-		if s, err = engine.OpenEphemeral("", storeOptions()...); err != nil {
+		if s, err = engine.OpenEphemeral("", cmdbase.StoreOptions()...); err != nil {
 			return err
 		}
 	}
@@ -174,7 +175,7 @@ func (r *repl) closeStore() {
 			r.notice(err.Error())
 		}
 		r.open.store = nil
-		r.g.store = nil
+		r.g.Store = nil
 	}
 }
 
@@ -230,7 +231,7 @@ func (r *repl) adopt(s *engine.Session) {
 	// the line REPL runs no tools that ask a trust question, so there is no
 	// question to announce.
 	// The draft a fork or revert handed back waits for editing.
-	if d, gone, err := s.Draft(r.g.ctx); err == nil {
+	if d, gone, err := s.Draft(r.g.Ctx); err == nil {
 		r.offerDraft(d, gone)
 	}
 	r.offerDraftAttachments()
@@ -294,7 +295,7 @@ func (r *repl) loop() error {
 		if err != nil {
 			return err
 		}
-		ed := term.NewEditor(keys, r.g.term, editorHistory(r.store.History()))
+		ed := term.NewEditor(keys, r.g.Term, editorHistory(r.store.History()))
 		r.ed = ed
 		r.open.setEditor(ed)
 		if r.leader != "" {
@@ -360,7 +361,7 @@ func (r *repl) dropDraft() {
 	if r.sess == nil {
 		return
 	}
-	if err := r.sess.SetDraft(r.g.ctx, ""); err != nil {
+	if err := r.sess.SetDraft(r.g.Ctx, ""); err != nil {
 		r.notice(fmt.Sprintf("the draft was not cleared: %v", userError(err)))
 	}
 }
@@ -428,7 +429,7 @@ func (c *replRenameCmd) Run(r *repl) error {
 		fmt.Fprintf(r.out, "The session will be named %q once it holds a prompt.\n", r.pendingName)
 		return nil
 	}
-	if err := r.sess.Rename(r.g.ctx, c.Name); err != nil {
+	if err := r.sess.Rename(r.g.Ctx, c.Name); err != nil {
 		return err
 	}
 	fmt.Fprintf(r.out, "Renamed to %q.\n", r.sess.Record().Title)
@@ -526,17 +527,17 @@ func (r *repl) prompt(ctx context.Context, text string) {
 		fmt.Fprintln(r.out, "cairn:", userError(err), "(nothing was sent; :attach the files again)")
 		return
 	}
-	if err := r.remoteBind(r.g.ctx); err != nil {
+	if err := r.remoteBind(r.g.Ctx); err != nil {
 		fmt.Fprintln(r.out, "cairn:", userError(err))
 		return
 	}
-	if _, err := r.sess.Append(r.g.ctx, engine.Item{Type: engine.User, Text: text, Attachments: atts}); err != nil {
+	if _, err := r.sess.Append(r.g.Ctx, engine.Item{Type: engine.User, Text: text, Attachments: atts}); err != nil {
 		fmt.Fprintln(r.out, "cairn:", userError(err))
 		return
 	}
 	if name := r.pendingName; name != "" {
 		r.pendingName = ""
-		if err := r.sess.Rename(r.g.ctx, name); err != nil {
+		if err := r.sess.Rename(r.g.Ctx, name); err != nil {
 			fmt.Fprintln(r.out, "cairn:", userError(err))
 		}
 	}
@@ -564,7 +565,7 @@ func (r *repl) prompt(ctx context.Context, text string) {
 	if trust == nil {
 		trust = &engine.Trust{Map: map[string]string{}, Rules: []engine.TrustRule{}}
 	}
-	if err := r.sess.EndTurn(r.g.ctx, engine.Turn{Labels: labels, Trust: trust}); err != nil {
+	if err := r.sess.EndTurn(r.g.Ctx, engine.Turn{Labels: labels, Trust: trust}); err != nil {
 		fmt.Fprintln(r.out, "cairn:", userError(err))
 	}
 	if cancelled {

@@ -54,7 +54,7 @@ func (r *repl) takeAttachments() ([]engine.Attachment, error) {
 		if err != nil {
 			return nil, err
 		}
-		a, err := r.ws.PutAttachment(r.g.ctx, p, f)
+		a, err := r.ws.PutAttachment(r.g.Ctx, p, f)
 		f.Close()
 		if err != nil {
 			return nil, err

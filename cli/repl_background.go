@@ -141,7 +141,7 @@ func (r *repl) deliverIf(onlyIdle bool) {
 	if s == nil || s != r.bg.watched {
 		return
 	}
-	its, err := s.Deliver(r.g.ctx)
+	its, err := s.Deliver(r.g.Ctx)
 	for _, it := range its {
 		r.say(ed, deliveredText(it))
 	}

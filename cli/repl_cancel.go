@@ -23,7 +23,7 @@ func replInterrupt(g *Globals) bool {
 	if stdinTerminal(g) == nil {
 		return true
 	}
-	g.ctx = context.WithoutCancel(g.ctx)
+	g.Ctx = context.WithoutCancel(g.Ctx)
 	return false
 }
 
@@ -35,7 +35,7 @@ var replTurnHook func(ctx context.Context, text string) error
 // Ctrl-C on a terminal; stop ends the cancelling.
 func (r *repl) lineContext() (ctx context.Context, stop context.CancelFunc) {
 	if r.ed == nil {
-		return context.WithCancel(r.g.ctx)
+		return context.WithCancel(r.g.Ctx)
 	}
-	return signal.NotifyContext(r.g.ctx, os.Interrupt)
+	return signal.NotifyContext(r.g.Ctx, os.Interrupt)
 }

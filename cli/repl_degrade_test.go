@@ -8,6 +8,7 @@ import (
 	"syscall"
 	"testing"
 
+	"cairn/cli/cmdbase"
 	"cairn/engine"
 	"cairn/internal/vfs"
 )
@@ -31,14 +32,14 @@ func TestREPLRecoversAfterFullDisk(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out, errw bytes.Buffer
-	g := &Globals{ctx: ctx, stdout: &out, stderr: &errw}
+	g := &Globals{Globals: cmdbase.Globals{Ctx: ctx, Stdout: &out, Stderr: &errw}}
 	r := &repl{g: g, out: &out, errw: &errw, store: store, ws: ws}
 	r.startNew()
 	// typed runs one line; a :write's lines follow it in block.
 	typed := func(line string, block ...string) string {
 		out.Reset()
 		r.lines = bufio.NewReader(strings.NewReader(strings.Join(append(block, "."), "\n") + "\n"))
-		if r.handle(g.ctx, line) {
+		if r.handle(g.Ctx, line) {
 			t.Fatalf("%q ended the REPL", line)
 		}
 		return out.String()

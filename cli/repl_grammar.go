@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cairn/cli/cmdbase"
 	"context"
 	"fmt"
 	"io"
@@ -93,7 +94,7 @@ func replParserOptions(out io.Writer, exit func(int)) []kong.Option {
 		kong.Name(""),
 		kong.Writers(out, out),
 		kong.Exit(exit),
-		kong.KindMapper(reflect.String, rawString{}),
+		kong.KindMapper(reflect.String, cmdbase.RawString{}),
 		kong.Help(func(_ kong.HelpOptions, ctx *kong.Context) error {
 			if n := ctx.Selected(); n != nil {
 				writeUsage(ctx.Stdout, n, true)

@@ -17,7 +17,7 @@ func (c *replForkCmd) Run(r *repl) error {
 		fmt.Fprintln(r.out, err)
 		return nil
 	}
-	res, err := r.sess.Fork(r.g.ctx, at)
+	res, err := r.sess.Fork(r.g.Ctx, at)
 	if err != nil {
 		return err
 	}
@@ -39,7 +39,7 @@ type replRevertCmd struct {
 }
 
 func (c *replRevertCmd) Run(r *repl) error {
-	ctx := r.g.ctx
+	ctx := r.g.Ctx
 	at, err := r.itemRef(c.Item)
 	if err != nil {
 		fmt.Fprintln(r.out, err)
@@ -57,7 +57,7 @@ func (c *replRevertCmd) Run(r *repl) error {
 		}
 		w, color := r.out, false
 		if r.ed != nil && !noColor() {
-			w, color = r.g.term, true
+			w, color = r.g.Term, true
 		}
 		printFileRevert(w, res.Files, "", true, r.previewDiffs(ctx, res, remote), color)
 		fmt.Fprintf(r.out, "Repeat /revert %s %s to run it; /diff shows what each call changed.\n", c.Item, mode)
@@ -89,7 +89,7 @@ type replUnrevertCmd struct{}
 
 func (c *replUnrevertCmd) Run(r *repl) error {
 	r.revertPreview = ""
-	res, err := r.unrevert(r.g.ctx)
+	res, err := r.unrevert(r.g.Ctx)
 	if err != nil {
 		return err
 	}
@@ -104,7 +104,7 @@ func (c *replUnrevertCmd) Run(r *repl) error {
 type replCompactCmd struct{}
 
 func (c *replCompactCmd) Run(r *repl) error {
-	it, err := r.sess.Compact(r.g.ctx, "", "")
+	it, err := r.sess.Compact(r.g.Ctx, "", "")
 	if err != nil {
 		return err
 	}

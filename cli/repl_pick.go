@@ -12,6 +12,7 @@ import (
 
 	xterm "golang.org/x/term"
 
+	"cairn/cli/cmdbase"
 	"cairn/cli/display"
 	"cairn/cli/term"
 	"cairn/engine"
@@ -32,7 +33,7 @@ type pickOptions struct {
 
 // errPickInterrupted: the picker was left with Ctrl-C; cairn exits as a
 // program stopped by SIGINT does.
-var errPickInterrupted = &exitError{code: 128 + 2, word: "interrupted", err: errors.New("interrupted: no session was resumed")}
+var errPickInterrupted = &exitError{Code: 128 + 2, Word: "interrupted", Err: errors.New("interrupted: no session was resumed")}
 
 // pick shows the picker (or, without a terminal, a numbered list) and
 // returns the row chosen.
@@ -51,7 +52,7 @@ var errPickInterrupted = &exitError{code: 128 + 2, word: "interrupted", err: err
 // embedding cairn) is taken for the terminal's.
 func (r *repl) pick(o pickOptions) (term.Row, error) {
 	if f := stdinTerminal(r.g); f != nil {
-		if out, ok := r.g.term.(*os.File); ok && !xterm.IsTerminal(int(out.Fd())) {
+		if out, ok := r.g.Term.(*os.File); ok && !xterm.IsTerminal(int(out.Fd())) {
 			return term.Row{}, usageErrorf("the picker is drawn on the terminal, and this output goes elsewhere (a file or a pipe): " +
 				"name the session (cairn --resume ID; cairn sessions lists them), or run cairn --resume with its output on the terminal")
 		}
@@ -62,9 +63,9 @@ func (r *repl) pick(o pickOptions) (term.Row, error) {
 		var problems []string
 		var err error
 		if o.every {
-			rows, err = r.everyRows(r.g.ctx)
+			rows, err = r.everyRows(r.g.Ctx)
 		} else {
-			rows, problems, err = r.listRows(r.g.ctx)
+			rows, problems, err = r.listRows(r.g.Ctx)
 		}
 		if err != nil {
 			return term.Row{}, err
@@ -116,7 +117,7 @@ func (r *repl) pickRow(l term.Listing) (term.Row, error) {
 // pickOnTerminal runs the picker over l. A signal ends it first, so the
 // terminal is handed back (repl_signal.go).
 func (r *repl) pickOnTerminal(keys *term.Keys, l term.Listing) (term.Row, error) {
-	ctx, cancel := context.WithCancel(r.g.ctx)
+	ctx, cancel := context.WithCancel(r.g.Ctx)
 	defer cancel()
 	done := make(chan struct{})
 	r.open.setPicker(func() { cancel(); <-done })
@@ -124,7 +125,7 @@ func (r *repl) pickOnTerminal(keys *term.Keys, l term.Listing) (term.Row, error)
 		close(done)
 		r.open.setPicker(nil)
 	}()
-	return term.PickListing(ctx, keys, r.g.term, l)
+	return term.PickListing(ctx, keys, r.g.Term, l)
 }
 
 // headRows is how many rows of the index the picker's first screen reads:
@@ -132,7 +133,7 @@ func (r *repl) pickOnTerminal(keys *term.Keys, l term.Listing) (term.Row, error)
 const headRows = 200
 
 func (r *repl) pickTerminal(f *os.File, o pickOptions) (term.Row, error) {
-	ctx := r.g.ctx
+	ctx := r.g.Ctx
 	var problems []string
 	l := term.Listing{Preview: r.preview, Heading: o.heading}
 	if !r.store.Ephemeral() {
@@ -185,7 +186,7 @@ func (r *repl) pickTerminal(f *os.File, o pickOptions) (term.Row, error) {
 // among this directory's sessions, then the repository's other checkouts'.
 // When it names several, the picker opens on just those.
 func (r *repl) resolveOrPick(ref string) (term.Row, error) {
-	ctx := r.g.ctx
+	ctx := r.g.Ctx
 	id, err := r.ws.Resolve(ctx, ref)
 	if errors.Is(err, engine.ErrNotFound) {
 		id, err = r.resolveInCheckouts(ctx, ref, err)
@@ -250,7 +251,7 @@ func (r *repl) closeKeys() {
 // listRows is the whole listing as picker rows, with the names of the
 // records skipped as unreadable.
 func (r *repl) listRows(ctx context.Context) ([]term.Row, []string, error) {
-	restore := burstGC()
+	restore := cmdbase.BurstGC()
 	l, problems, err := r.ws.List(ctx)
 	restore()
 	if err != nil {
@@ -272,7 +273,7 @@ func (r *repl) listRows(ctx context.Context) ([]term.Row, []string, error) {
 // with its directory; it remembers which workspace each belongs to, for
 // resuming and renaming one (rowWorkspace).
 func (r *repl) everyRows(ctx context.Context) ([]term.Row, error) {
-	restore := burstGC()
+	restore := cmdbase.BurstGC()
 	defer restore()
 	wss, _, err := r.store.Workspaces()
 	if err != nil {
@@ -358,7 +359,7 @@ const previewTurns = 3
 // of the few items shown), so a session over the eager-load ceiling is
 // previewed like any other and none is hydrated for a preview.
 func (r *repl) preview(row term.Row) term.Preview {
-	ctx := r.g.ctx
+	ctx := r.g.Ctx
 	ws, err := r.rowWorkspace(row.ID)
 	if err != nil {
 		return term.Preview{Text: "(" + userError(err) + ")"}
@@ -393,7 +394,7 @@ func (r *repl) preview(row term.Row) term.Preview {
 
 // itemText is an item's text for the preview, or why it cannot be read.
 func (r *repl) itemText(v *engine.View, it engine.Item) string {
-	full, err := v.ItemText(r.g.ctx, it.ID)
+	full, err := v.ItemText(r.g.Ctx, it.ID)
 	if err != nil {
 		return "(" + userError(err) + ")"
 	}
@@ -536,7 +537,7 @@ func (r *repl) openFor(id string) (s *engine.Session, ws *engine.Workspace, move
 	if err := r.remoteMatch(ws, id); err != nil {
 		return nil, nil, "", err
 	}
-	s, err = ws.Open(r.g.ctx, id, r.opts())
+	s, err = ws.Open(r.g.Ctx, id, r.opts())
 	if err != nil {
 		return nil, nil, "", err
 	}

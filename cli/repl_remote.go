@@ -73,7 +73,7 @@ func remoteSwitch(s *engine.Store) error {
 		return err
 	}
 	if !cfg.Experimental.RemoteWorkcell {
-		return &exitError{code: ExitFailed, word: "experimental", err: errors.New(
+		return &exitError{Code: ExitFailed, Word: "experimental", Err: errors.New(
 			`remote workspaces are experimental: set "experimental": {"remote_workcell": true} in config.json to use them; nothing was run, here or there`)}
 	}
 	return nil
@@ -91,7 +91,7 @@ func (r *repl) dialRemote(t remotews.Target, kept *engine.RemoteWorkspace) error
 	}
 	limits := remotews.LimitsOf(cfg)
 	sshCommand, cairnPath := r.g.sshWays(kept)
-	c, err := remotews.Dial(r.g.ctx, t, remotews.Options{SSHCommand: sshCommand, CairnPath: cairnPath,
+	c, err := remotews.Dial(r.g.Ctx, t, remotews.Options{SSHCommand: sshCommand, CairnPath: cairnPath,
 		Limits: &limits, Stderr: r.errw, Notice: func(_, text string) { r.notice(text) }})
 	if err != nil {
 		return err
@@ -125,7 +125,7 @@ func (r *repl) startRemote() error {
 // yet connects to it. A local session is not resumed on a remote
 // workspace, nor a remote one elsewhere than its own.
 func (r *repl) remoteMatch(ws *engine.Workspace, id string) error {
-	v, err := ws.ReadLean(r.g.ctx, id)
+	v, err := ws.ReadLean(r.g.Ctx, id)
 	if err != nil {
 		return nil // the open says what is wrong with it
 	}
@@ -191,7 +191,7 @@ func (r *repl) remoteOpen() {
 		b = remotews.Binding{Host: sb.Host, Path: sb.Path, Identity: sb.Identity, Generation: sb.Generation}
 		bind = *sb
 	}
-	hs, err := c.Session(r.g.ctx, r.sess.ID(), b, r.noSnapshots)
+	hs, err := c.Session(r.g.Ctx, r.sess.ID(), b, r.noSnapshots)
 	if err != nil {
 		fmt.Fprintln(r.out, "cairn:", userError(err))
 		return
@@ -220,7 +220,7 @@ func (r *repl) remoteClose() {
 		return // lost: the host closed it
 	default:
 	}
-	if err := hs.Close(r.g.ctx); err != nil {
+	if err := hs.Close(r.g.Ctx); err != nil {
 		r.notice(userError(err))
 	}
 }
@@ -287,7 +287,7 @@ type remoteCell struct {
 // was refused or cancelled changed nothing; the end behind it is waited
 // for here, and Commit has none to wait for.
 func (c *remoteCell) turn(p *remotews.Pending[engine.ToolAnswer]) (*engine.ToolAnswer, error) {
-	end := c.hs.GoCommit(c.r.g.ctx)
+	end := c.hs.GoCommit(c.r.g.Ctx)
 	a, err := p.Wait()
 	if err != nil {
 		_, _ = end.Wait()

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"cairn/cli/cmdbase"
 	"cairn/engine"
 	"cairn/remotews"
 	"cairn/remotews/host"
@@ -101,7 +102,7 @@ func remoteREPL(t *testing.T, hostDir string, w *heldWire) (*repl, *bytes.Buffer
 		t.Fatal(err)
 	}
 	var out, errw bytes.Buffer
-	g := &Globals{ctx: context.Background(), stdout: &out, stderr: &errw}
+	g := &Globals{Globals: cmdbase.Globals{Ctx: context.Background(), Stdout: &out, Stderr: &errw}}
 	r := &repl{g: g, out: &out, errw: &errw, store: store, ws: ws}
 	r.rc.client = client
 	r.startNew()

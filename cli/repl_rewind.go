@@ -38,7 +38,7 @@ func (c *replRewindCmd) Run(r *repl) error {
 
 // rewind is /rewind.
 func (r *repl) rewind() {
-	ctx := r.g.ctx
+	ctx := r.g.Ctx
 	if stopped, err := r.stopRunningTasks(); err != nil {
 		fmt.Fprintln(r.out, "cairn:", userError(err))
 		return
@@ -85,7 +85,7 @@ func (r *repl) rewind() {
 // stopRunningTasks ends the session's running tasks and background shell
 // jobs as cancelled, and returns their ids.
 func (r *repl) stopRunningTasks() ([]string, error) {
-	ctx := r.g.ctx
+	ctx := r.g.Ctx
 	if r.sess == nil || !r.sess.Recorded() {
 		return nil, nil
 	}

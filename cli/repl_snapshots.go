@@ -86,7 +86,7 @@ func (r *repl) runTool(ctx context.Context, run func() (*engine.ToolAnswer, erro
 		return refusedLine(err)
 	}
 	printToolAnswer(r.out, r.filesAt(), a)
-	if err := r.cell().Commit(r.g.ctx); err != nil {
+	if err := r.cell().Commit(r.g.Ctx); err != nil {
 		fmt.Fprintln(r.out, "cairn: the change is made but may not survive a crash:", userError(err))
 	}
 	return nil
@@ -158,7 +158,7 @@ type replSnapshotsCmd struct {
 type replSnapListCmd struct{}
 
 func (c *replSnapListCmd) Run(r *repl) error {
-	l, err := r.cell().Snapshots(r.g.ctx)
+	l, err := r.cell().Snapshots(r.g.Ctx)
 	if err != nil {
 		return err
 	}
@@ -182,7 +182,7 @@ func (c *replSnapRestoreCmd) Run(r *repl) error {
 
 // restore runs an undo, a redo or a restore and says what it did.
 func (r *repl) restore(op func(context.Context) (*engine.RestoreResult, error)) error {
-	res, err := op(r.g.ctx)
+	res, err := op(r.g.Ctx)
 	if err != nil {
 		return restoreRefusal(r.filesAt(), err, "/snapshots restore")
 	}
@@ -195,7 +195,7 @@ func (r *repl) restore(op func(context.Context) (*engine.RestoreResult, error)) 
 // the # the list shows, an id, or a unique prefix of one. msg says why
 // nothing was found.
 func (r *repl) snapshotRef(ref string) (id, msg string) {
-	l, err := r.cell().Snapshots(r.g.ctx)
+	l, err := r.cell().Snapshots(r.g.Ctx)
 	if err != nil {
 		return "", "cairn: " + userError(err)
 	}

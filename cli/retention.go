@@ -123,7 +123,7 @@ type retentionRun struct {
 }
 
 func (c *retentionRun) run(g *Globals, action string) error {
-	s, err := g.open()
+	s, err := g.Open()
 	if err != nil {
 		return err
 	}
@@ -154,11 +154,11 @@ func (c *retentionRun) run(g *Globals, action string) error {
 	}
 	var plan *engine.RetentionPlan
 	if c.DryRun {
-		plan, err = s.PlanRetention(g.ctx, opt)
+		plan, err = s.PlanRetention(g.Ctx, opt)
 	} else {
 		bar := g.progress(action)
 		opt.Progress = bar.tell
-		plan, err = s.RunRetention(g.ctx, opt)
+		plan, err = s.RunRetention(g.Ctx, opt)
 		bar.done()
 	}
 	if err != nil {
@@ -174,10 +174,10 @@ func (g *Globals) findSession(ref string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	id, err := ws.Resolve(g.ctx, ref)
+	id, err := ws.Resolve(g.Ctx, ref)
 	if errors.Is(err, engine.ErrNotFound) {
-		s, _ := g.open()
-		if _, ferr := s.FindSession(g.ctx, strings.TrimSpace(ref)); ferr == nil {
+		s, _ := g.Open()
+		if _, ferr := s.FindSession(g.Ctx, strings.TrimSpace(ref)); ferr == nil {
 			return strings.TrimSpace(ref), nil
 		}
 	}
@@ -218,39 +218,39 @@ func (g *Globals) printPlan(plan *engine.RetentionPlan, pol retention.Policy, na
 			}
 			out = append(out, j)
 		}
-		return g.printJSON(out)
+		return g.PrintJSON(out)
 	}
 	verb := plan.Action
 	switch {
 	case named:
-		fmt.Fprintf(g.stdout, "%s: the sessions named\n", plan.Action)
+		fmt.Fprintf(g.Stdout, "%s: the sessions named\n", plan.Action)
 	case pol.Empty() && flags:
 		// --keep-last 0, --keep-within 0d: a rule of 0 is off.
-		fmt.Fprintf(g.stdout, "%s: no policy (the --keep flags given are all 0, which turns a rule off): every session is kept\n", plan.Action)
+		fmt.Fprintf(g.Stdout, "%s: no policy (the --keep flags given are all 0, which turns a rule off): every session is kept\n", plan.Action)
 	case pol.Empty():
-		fmt.Fprintf(g.stdout, "%s: no policy (storage.retention.%s is empty and no --keep flag was given): every session is kept\n", plan.Action, plan.Action)
+		fmt.Fprintf(g.Stdout, "%s: no policy (storage.retention.%s is empty and no --keep flag was given): every session is kept\n", plan.Action, plan.Action)
 	default:
-		fmt.Fprintf(g.stdout, "%s: %s\n", plan.Action, pol)
+		fmt.Fprintf(g.Stdout, "%s: %s\n", plan.Action, pol)
 	}
 	for _, gr := range plan.Groups {
 		dir := gr.Directory
 		if dir == "" {
 			dir = "(every directory)"
 		}
-		fmt.Fprintf(g.stdout, "%s\n", display.Line(dir))
+		fmt.Fprintf(g.Stdout, "%s\n", display.Line(dir))
 		for _, e := range gr.Keep {
-			fmt.Fprintf(g.stdout, "  keep    %s  %s  %s  (%s)\n", e.Session, when(e.Activity), display.Title(e.Title), strings.Join(e.Reasons, ", "))
+			fmt.Fprintf(g.Stdout, "  keep    %s  %s  %s  (%s)\n", e.Session, when(e.Activity), display.Title(e.Title), strings.Join(e.Reasons, ", "))
 		}
 		for _, e := range gr.Remove {
 			size := ""
 			if plan.Action == engine.ActionTrim {
 				size = "  " + humanBytes(e.Bytes)
 			}
-			fmt.Fprintf(g.stdout, "  %-6s  %s  %s  %s%s\n", verb, e.Session, when(e.Activity), display.Title(e.Title), size)
+			fmt.Fprintf(g.Stdout, "  %-6s  %s  %s  %s%s\n", verb, e.Session, when(e.Activity), display.Title(e.Title), size)
 		}
 	}
 	for _, e := range plan.Skipped {
-		fmt.Fprintf(g.stdout, "skipped %s: opened or pinned since the plan was made, or the trash holds a forgotten session of its id\n", e.Session)
+		fmt.Fprintf(g.Stdout, "skipped %s: opened or pinned since the plan was made, or the trash holds a forgotten session of its id\n", e.Session)
 	}
 	return nil
 }
@@ -280,11 +280,11 @@ func humanBytes(n int64) string {
 type StorageSessionsCmd struct{}
 
 func (c *StorageSessionsCmd) Run(g *Globals) error {
-	s, err := g.open()
+	s, err := g.Open()
 	if err != nil {
 		return err
 	}
-	list, err := s.StoredSessions(g.ctx)
+	list, err := s.StoredSessions(g.Ctx)
 	if err != nil {
 		return err
 	}
@@ -297,16 +297,16 @@ func (c *StorageSessionsCmd) Run(g *Globals) error {
 		for i, r := range list {
 			out[i] = row{r, timefmt.Mk(r.Activity)}
 		}
-		return g.printJSON(out)
+		return g.PrintJSON(out)
 	}
 	if len(list) > 0 {
-		fmt.Fprintf(g.stdout, "  %-36s  %-10s  %-16s  %9s  %9s  %s\n", "SESSION", "TIER", "ACTIVITY", "CONVERSATION", "ARTIFACTS", "TITLE")
+		fmt.Fprintf(g.Stdout, "  %-36s  %-10s  %-16s  %9s  %9s  %s\n", "SESSION", "TIER", "ACTIVITY", "CONVERSATION", "ARTIFACTS", "TITLE")
 	}
 	dir := "\x00"
 	for _, r := range list {
 		if r.Directory != dir {
 			dir = r.Directory
-			fmt.Fprintln(g.stdout, display.Line(dir))
+			fmt.Fprintln(g.Stdout, display.Line(dir))
 		}
 		flags := ""
 		if r.Pinned {
@@ -315,18 +315,18 @@ func (c *StorageSessionsCmd) Run(g *Globals) error {
 		if r.Open {
 			flags += " open"
 		}
-		fmt.Fprintf(g.stdout, "  %s  %-10s  %s  %9s  %9s  %s%s\n", r.Session, r.Tier, when(r.Activity),
+		fmt.Fprintf(g.Stdout, "  %s  %-10s  %s  %9s  %9s  %s%s\n", r.Session, r.Tier, when(r.Activity),
 			humanBytes(r.Bytes), humanBytes(r.Artifacts), display.Title(r.Title), flags)
 	}
-	trash, err := s.TrashList(g.ctx)
+	trash, err := s.TrashList(g.Ctx)
 	if err != nil {
 		return err
 	}
 	if len(trash) > 0 {
-		fmt.Fprintf(g.stdout, "trash (cairn storage restore SESSION; purged %d days after the forget):\n", engine.TrashDays)
+		fmt.Fprintf(g.Stdout, "trash (cairn storage restore SESSION; purged %d days after the forget):\n", engine.TrashDays)
 	}
 	for _, t := range trash {
-		fmt.Fprintf(g.stdout, "  %s  forgotten %s  %s\n", t.Session, when(t.At), display.Line(t.Directory))
+		fmt.Fprintf(g.Stdout, "  %s  forgotten %s  %s\n", t.Session, when(t.At), display.Line(t.Directory))
 	}
 	return nil
 }
@@ -350,22 +350,22 @@ func setPinned(g *Globals, ref string, pinned bool) error {
 	if err != nil {
 		return err
 	}
-	s, _ := g.open()
-	ws, err := s.FindSession(g.ctx, id)
+	s, _ := g.Open()
+	ws, err := s.FindSession(g.Ctx, id)
 	if err != nil {
 		return err
 	}
-	if err := ws.SetPinned(g.ctx, id, pinned); err != nil {
+	if err := ws.SetPinned(g.Ctx, id, pinned); err != nil {
 		return err
 	}
 	if g.JSON {
-		return g.printJSON(map[string]any{"session": id, "pinned": pinned})
+		return g.PrintJSON(map[string]any{"session": id, "pinned": pinned})
 	}
 	word := "pinned"
 	if !pinned {
 		word = "unpinned"
 	}
-	fmt.Fprintf(g.stdout, "%s %s\n", word, id)
+	fmt.Fprintf(g.Stdout, "%s %s\n", word, id)
 	return nil
 }
 
@@ -375,18 +375,18 @@ type RestoreCmd struct {
 }
 
 func (c *RestoreCmd) Run(g *Globals) error {
-	s, err := g.open()
+	s, err := g.Open()
 	if err != nil {
 		return err
 	}
-	t, err := s.Restore(g.ctx, c.Session)
+	t, err := s.Restore(g.Ctx, c.Session)
 	if err != nil {
 		return err
 	}
 	if g.JSON {
-		return g.printJSON(map[string]any{"session": t.Session, "directory": t.Directory})
+		return g.PrintJSON(map[string]any{"session": t.Session, "directory": t.Directory})
 	}
-	fmt.Fprintf(g.stdout, "restored %s to %s\n", t.Session, display.Line(t.Directory))
+	fmt.Fprintf(g.Stdout, "restored %s to %s\n", t.Session, display.Line(t.Directory))
 	return nil
 }
 
@@ -396,32 +396,32 @@ type PruneCmd struct {
 }
 
 func (c *PruneCmd) Run(g *Globals) error {
-	s, err := g.open()
+	s, err := g.Open()
 	if err != nil {
 		return err
 	}
 	if c.Remote != "" {
-		rep, err := s.RemotePrune(g.ctx, c.Remote)
+		rep, err := s.RemotePrune(g.Ctx, c.Remote)
 		if err != nil {
 			return err
 		}
 		if g.JSON {
-			return g.printJSON(rep)
+			return g.PrintJSON(rep)
 		}
-		fmt.Fprintf(g.stdout, "pruned remote %s: %d segments of forgotten sessions, %d objects (%s); %d unnamed objects kept until 7 days old\n",
+		fmt.Fprintf(g.Stdout, "pruned remote %s: %d segments of forgotten sessions, %d objects (%s); %d unnamed objects kept until 7 days old\n",
 			c.Remote, rep.Segments, rep.Objects, humanBytes(rep.ObjectBytes), rep.Kept)
 		return nil
 	}
 	bar := g.progress("prune")
-	rep, err := s.Prune(g.ctx, engine.PruneOptions{Progress: bar.tell})
+	rep, err := s.Prune(g.Ctx, engine.PruneOptions{Progress: bar.tell})
 	bar.done()
 	if err != nil {
 		return err
 	}
 	if g.JSON {
-		return g.printJSON(rep)
+		return g.PrintJSON(rep)
 	}
-	fmt.Fprintf(g.stdout, "pruned: %s purged, %s, %s (%s), %s; %s freed\n",
+	fmt.Fprintf(g.Stdout, "pruned: %s purged, %s, %s (%s), %s; %s freed\n",
 		plural(rep.Trash, "forgotten session", "forgotten sessions"), plural(rep.Orphans, "orphaned file", "orphaned files"),
 		plural(rep.Objects, "object", "objects"), humanBytes(rep.ObjectBytes), plural(rep.Temps, "temp file", "temp files"), humanBytes(rep.Freed.Bytes))
 	return nil
@@ -437,7 +437,7 @@ type progressBar struct {
 
 // progress is a bar for what on stdout when stdout is a terminal.
 func (g *Globals) progress(what string) *progressBar {
-	f, ok := g.term.(*os.File)
+	f, ok := g.Term.(*os.File)
 	if g.JSON || !ok || !xterm.IsTerminal(int(f.Fd())) {
 		return &progressBar{}
 	}

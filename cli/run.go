@@ -64,7 +64,7 @@ func (c *RunCmd) Run(g *Globals) error {
 		c.Resume, g.Chdir = id, dir
 	}
 	interrupt := replInterrupt(g)
-	r := &repl{g: g, in: g.stdin, out: g.stdout, errw: g.stderr, noSnapshots: c.NoSnapshots, leader: c.Leader, turnHook: replTurnHook}
+	r := &repl{g: g, in: g.Stdin, out: g.Stdout, errw: g.Stderr, noSnapshots: c.NoSnapshots, leader: c.Leader, turnHook: replTurnHook}
 	// The handler is there before the store is opened, so a signal at any
 	// time closes it: an ephemeral root is removed, not left on disk.
 	stop := r.closeOnSignal(interrupt)
@@ -103,7 +103,7 @@ func (c *RunCmd) Run(g *Globals) error {
 			return err
 		}
 	case c.Continue:
-		id, err := r.ws.Latest(g.ctx)
+		id, err := r.ws.Latest(g.Ctx)
 		if err != nil {
 			return err
 		}
@@ -118,7 +118,7 @@ func (c *RunCmd) Run(g *Globals) error {
 
 // stdinTerminal returns stdin as a terminal file, or nil.
 func stdinTerminal(g *Globals) *os.File {
-	f, ok := g.stdin.(*os.File)
+	f, ok := g.Stdin.(*os.File)
 	if !ok || !xterm.IsTerminal(int(f.Fd())) {
 		return nil
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"cairn/cli/cmdbase"
 	"cairn/engine"
 	"cairn/httpapi"
 )
@@ -68,7 +69,7 @@ func (c *ServeCmd) Run(g *Globals) error {
 	if err := checkLoopback("--addr", c.Addr, c.AllowRemote); err != nil {
 		return err
 	}
-	s, err := g.open()
+	s, err := g.Open()
 	if err != nil {
 		return err
 	}
@@ -76,15 +77,15 @@ func (c *ServeCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
-	api := httpapi.NewStoreServer(s, tok, g.stderr)
+	api := httpapi.NewStoreServer(s, tok, g.Stderr)
 	ln, err := net.Listen("tcp", c.Addr)
 	if err != nil {
 		return err
 	}
 	if g.JSON {
-		g.printJSON(map[string]any{"ok": true, "addr": ln.Addr().String(), "token_file": where})
+		g.PrintJSON(map[string]any{"ok": true, "addr": ln.Addr().String(), "token_file": where})
 	} else {
-		fmt.Fprintf(g.stdout, "Serving the HTTP API on http://%s (gateway token in %s).\n", ln.Addr(), where)
+		fmt.Fprintf(g.Stdout, "Serving the HTTP API on http://%s (gateway token in %s).\n", ln.Addr(), where)
 	}
 	srv := httpapi.NewHTTPServer(api.Handler())
 	errc := make(chan error, 1)
@@ -92,7 +93,7 @@ func (c *ServeCmd) Run(g *Globals) error {
 	select {
 	case err := <-errc:
 		return err
-	case <-g.ctx.Done():
+	case <-g.Ctx.Done():
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
@@ -106,27 +107,27 @@ func (c *PairCmd) Run(g *Globals) error {
 		// than hand out a token that only fails later.
 		return usageErrorf("cairn pair needs --scope: a credential without a scope can do nothing (scopes: %s)", httpapi.ScopeAttach)
 	}
-	s, err := g.open()
+	s, err := g.Open()
 	if err != nil {
 		return err
 	}
-	ids, err := httpapi.ResolveSessions(g.ctx, s, c.Sessions)
+	ids, err := httpapi.ResolveSessions(g.Ctx, s, c.Sessions)
 	if err != nil {
 		return err
 	}
-	tok, cred, err := httpapi.Pair(g.ctx, s, c.Scope, ids)
+	tok, cred, err := httpapi.Pair(g.Ctx, s, c.Scope, ids)
 	if err != nil {
 		return err
 	}
 	if g.JSON {
-		return g.printJSON(map[string]any{"ok": true, "id": cred.ID, "token": tok, "scopes": cred.Scopes, "sessions": cred.Sessions})
+		return g.PrintJSON(map[string]any{"ok": true, "id": cred.ID, "token": tok, "scopes": cred.Scopes, "sessions": cred.Sessions})
 	}
 	scopes := strings.Join(cred.Scopes, ", ")
 	if scopes == "" {
 		scopes = "none"
 	}
-	fmt.Fprintf(g.stdout, "Paired credential %s (scopes: %s; sessions: %s).\n", cred.ID, scopes, strings.Join(cred.Sessions, ", "))
-	fmt.Fprintf(g.stdout, "Its token, shown this once (only its hash is kept):\n%s\n", tok)
+	fmt.Fprintf(g.Stdout, "Paired credential %s (scopes: %s; sessions: %s).\n", cred.ID, scopes, strings.Join(cred.Sessions, ", "))
+	fmt.Fprintf(g.Stdout, "Its token, shown this once (only its hash is kept):\n%s\n", tok)
 	return nil
 }
 
@@ -143,7 +144,7 @@ func (r *repl) serving(f ListenFlags, loop func() error) error {
 	}
 	home := r.g.Home
 	if home == "" {
-		h, err := defaultHome()
+		h, err := cmdbase.DefaultHome()
 		if err != nil {
 			return err
 		}

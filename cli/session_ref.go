@@ -18,11 +18,11 @@ import (
 
 // workspace is the engine workspace of the directory the command acts in.
 func (g *Globals) workspace() (*engine.Workspace, error) {
-	s, err := g.open()
+	s, err := g.Open()
 	if err != nil {
 		return nil, err
 	}
-	dir, err := g.dir()
+	dir, err := g.Dir()
 	if err != nil {
 		return nil, err
 	}
@@ -37,7 +37,7 @@ func (g *Globals) workspace() (*engine.Workspace, error) {
 		return nil, err
 	}
 	if r := ws.Repaired(); r != "" {
-		say(g.stderr, r)
+		say(g.Stderr, r)
 	}
 	return ws, nil
 }
@@ -58,16 +58,16 @@ func (g *Globals) resolveSession(ref string) (*engine.Workspace, string, error) 
 	if err != nil {
 		return nil, "", err
 	}
-	id, err := resolve(g.ctx, ws, ref)
+	id, err := resolve(g.Ctx, ws, ref)
 	if err != nil {
-		s, _ := g.open()
-		if gone := goneHome(g.ctx, s, ref); gone != nil {
+		s, _ := g.Open()
+		if gone := goneHome(g.Ctx, s, ref); gone != nil {
 			// A session of a directory that is gone (an import from
 			// another machine): it can be run nowhere else, so it is
 			// read, and resumed, from here.
 			return gone, strings.TrimSpace(ref), nil
 		}
-		return nil, "", notHere(g.ctx, s, ws, err, ref)
+		return nil, "", notHere(g.Ctx, s, ws, err, ref)
 	}
 	return ws, id, nil
 }
@@ -110,7 +110,7 @@ func (g *Globals) openSession(ref string) (*engine.Workspace, *engine.Session, e
 	if err != nil {
 		return nil, nil, err
 	}
-	s, err := ws.Open(g.ctx, id, g.sessionOptions())
+	s, err := ws.Open(g.Ctx, id, g.SessionOptions())
 	if err != nil {
 		return nil, nil, err
 	}
@@ -124,9 +124,9 @@ func (g *Globals) readSession(ref string) (*engine.Workspace, *engine.Session, e
 	if err != nil {
 		return nil, nil, err
 	}
-	opts := g.sessionOptions()
+	opts := g.SessionOptions()
 	opts.ReadOnly = true
-	s, err := ws.Open(g.ctx, id, opts)
+	s, err := ws.Open(g.Ctx, id, opts)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -183,11 +183,4 @@ func checkSessionRefs(kctx *kong.Context) error {
 		}
 	}
 	return nil
-}
-
-// sessionOptions are a plumbing command's: not degrading (a write that
-// fails is the command's failure), and what the session has to say
-// (a record rebuilt later, an item whose payload is gone) goes to stderr.
-func (g *Globals) sessionOptions() engine.SessionOptions {
-	return engine.SessionOptions{Notice: func(m string) { say(g.stderr, m) }}
 }

@@ -22,27 +22,27 @@ func (c *ShellsCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
-	if err := recordsHere(g.ctx, ws, id, "cairn shells"); err != nil {
+	if err := recordsHere(g.Ctx, ws, id, "cairn shells"); err != nil {
 		return err
 	}
-	ents, err := ws.ShellHistory(g.ctx, id)
+	ents, err := ws.ShellHistory(g.Ctx, id)
 	if err != nil {
 		return err
 	}
 	if !g.JSON {
-		return writeShells(g.stdout, g.term, ents, c.RunID, id)
+		return writeShells(g.Stdout, g.Term, ents, c.RunID, id)
 	}
 	if c.RunID == "" {
 		if ents == nil {
 			ents = []engine.ShellEntry{}
 		}
-		return g.printJSON(ents)
+		return g.PrintJSON(ents)
 	}
 	e, err := shellEntry(ents, c.RunID, id)
 	if err != nil {
 		return err
 	}
-	return g.printJSON(e)
+	return g.PrintJSON(e)
 }
 
 // writeShells prints the shell history ents of session to out, one command
@@ -137,5 +137,5 @@ func (c *replShellsCmd) Run(r *repl, l *replLine) error {
 		fmt.Fprintln(r.out, "No shell lines in this session yet.")
 		return nil
 	}
-	return writeShells(r.out, r.g.term, ents, c.RunID, r.sess.ID())
+	return writeShells(r.out, r.g.Term, ents, c.RunID, r.sess.ID())
 }

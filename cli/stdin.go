@@ -14,7 +14,7 @@ import (
 
 // input is stdin, read so that a cancelled call stops waiting for it.
 func (g *Globals) input() io.Reader {
-	return &ctxReader{ctx: g.ctx, r: g.stdin}
+	return &ctxReader{ctx: g.Ctx, r: g.Stdin}
 }
 
 // ctxReader reads r in a goroutine of its own and gives up when ctx is

@@ -22,11 +22,11 @@ type StorageCmd struct {
 type AdoptCmd struct{}
 
 func (c *AdoptCmd) Run(g *Globals) error {
-	s, err := g.open()
+	s, err := g.Open()
 	if err != nil {
 		return err
 	}
-	dir, err := g.dir()
+	dir, err := g.Dir()
 	if err != nil {
 		return err
 	}
@@ -35,12 +35,12 @@ func (c *AdoptCmd) Run(g *Globals) error {
 		return err
 	}
 	if g.JSON {
-		return g.printJSON(loc)
+		return g.PrintJSON(loc)
 	}
 	if loc.Note != "" {
-		say(g.stderr, loc.Note)
+		say(g.Stderr, loc.Note)
 	}
-	fmt.Fprintf(g.stdout, "workspace folder %s now names %s\n", loc.Folder, loc.Path)
+	fmt.Fprintf(g.Stdout, "workspace folder %s now names %s\n", loc.Folder, loc.Path)
 	return nil
 }
 
@@ -50,7 +50,7 @@ type FsckCmd struct {
 }
 
 func (c *FsckCmd) Run(g *Globals) error {
-	s, err := g.open()
+	s, err := g.Open()
 	if err != nil {
 		return err
 	}
@@ -58,7 +58,7 @@ func (c *FsckCmd) Run(g *Globals) error {
 		return g.remoteFsck(s, c.Remote)
 	}
 	bar := g.progress("fsck")
-	rep, err := s.FsckProgress(g.ctx, bar.tell)
+	rep, err := s.FsckProgress(g.Ctx, bar.tell)
 	bar.done()
 	if err != nil {
 		return err
@@ -66,21 +66,21 @@ func (c *FsckCmd) Run(g *Globals) error {
 	// The HTTP API's credentials.json is in the state folder too.
 	rep.Problems = append(rep.Problems, httpapi.Fsck(s)...)
 	if g.JSON {
-		if err := g.printJSON(rep); err != nil {
+		if err := g.PrintJSON(rep); err != nil {
 			return err
 		}
 	} else {
 		for _, p := range rep.Problems {
-			fmt.Fprintf(g.stdout, "%s: %s\n", display.Line(p.Path), display.Line(userText(p.Problem)))
+			fmt.Fprintf(g.Stdout, "%s: %s\n", display.Line(p.Path), display.Line(userText(p.Problem)))
 		}
 		for _, p := range rep.Notes {
-			fmt.Fprintf(g.stdout, "note: %s: %s\n", display.Line(p.Path), display.Line(userText(p.Problem)))
+			fmt.Fprintf(g.Stdout, "note: %s: %s\n", display.Line(p.Path), display.Line(userText(p.Problem)))
 		}
-		fmt.Fprintf(g.stdout, "checked %d objects, %d journals (%d lines), %d records: %d problems\n",
+		fmt.Fprintf(g.Stdout, "checked %d objects, %d journals (%d lines), %d records: %d problems\n",
 			rep.Objects, rep.Journals, rep.Lines, rep.Records, len(rep.Problems))
 	}
 	if len(rep.Problems) > 0 {
-		return &exitError{code: ExitFailed, word: "fsck", err: fmt.Errorf("%d problems found", len(rep.Problems)), quiet: g.JSON}
+		return &exitError{Code: ExitFailed, Word: "fsck", Err: fmt.Errorf("%d problems found", len(rep.Problems)), Quiet: g.JSON}
 	}
 	return nil
 }
@@ -89,25 +89,25 @@ func (c *FsckCmd) Run(g *Globals) error {
 type UsageCmd struct{}
 
 func (c *UsageCmd) Run(g *Globals) error {
-	s, err := g.open()
+	s, err := g.Open()
 	if err != nil {
 		return err
 	}
-	sums, skipped, err := s.UsageChecked(g.ctx)
+	sums, skipped, err := s.UsageChecked(g.Ctx)
 	if err != nil {
 		return err
 	}
 	for _, k := range skipped {
-		fmt.Fprintf(g.stderr, "cairn: usage.jsonl line %d skipped: %s\n", k.Line, userText(k.Why))
+		fmt.Fprintf(g.Stderr, "cairn: usage.jsonl line %d skipped: %s\n", k.Line, userText(k.Why))
 	}
 	if g.JSON {
 		if sums == nil {
 			sums = []engine.UsageSum{}
 		}
-		return g.printJSON(sums)
+		return g.PrintJSON(sums)
 	}
 	for _, u := range sums {
-		fmt.Fprintf(g.stdout, "%s  %s  %s  %d in  %d out  $%.4f\n", u.Path, u.Model, plural(u.Turns, "turn", "turns"), u.InputTokens, u.OutputTokens, u.CostUSD)
+		fmt.Fprintf(g.Stdout, "%s  %s  %s  %d in  %d out  $%.4f\n", u.Path, u.Model, plural(u.Turns, "turn", "turns"), u.InputTokens, u.OutputTokens, u.CostUSD)
 	}
 	return nil
 }

@@ -13,18 +13,18 @@ import (
 type StatsCmd struct{}
 
 func (c *StatsCmd) Run(g *Globals) error {
-	s, err := g.open()
+	s, err := g.Open()
 	if err != nil {
 		return err
 	}
-	st, err := s.Stats(g.ctx)
+	st, err := s.Stats(g.Ctx)
 	if err != nil {
 		return err
 	}
 	if g.JSON {
-		return g.printJSON(st)
+		return g.PrintJSON(st)
 	}
-	writeStats(g.stdout, st, barWidth)
+	writeStats(g.Stdout, st, barWidth)
 	return nil
 }
 
@@ -43,28 +43,28 @@ type storesAnswer struct {
 }
 
 func (c *SnapshotStoresCmd) Run(g *Globals) error {
-	s, err := g.open()
+	s, err := g.Open()
 	if err != nil {
 		return err
 	}
-	l, err := s.ChangeStores(g.ctx)
+	l, err := s.ChangeStores(g.Ctx)
 	if err != nil {
 		return err
 	}
 	a := storesAnswer{Stores: l}
 	if ws, err := g.workspace(); err == nil {
-		if id, err := resolve(g.ctx, ws, c.Session); err == nil {
+		if id, err := resolve(g.Ctx, ws, c.Session); err == nil {
 			a.Session, a.RevertUnavailable = id, ws.RevertUnavailable(id)
 		} else if c.Session != "" {
 			return err
 		}
 	}
 	if g.JSON {
-		return g.printJSON(a)
+		return g.PrintJSON(a)
 	}
-	writeStores(g.stdout, l, 0)
+	writeStores(g.Stdout, l, 0)
 	if a.RevertUnavailable != "" {
-		fmt.Fprintf(g.stdout, "File revert is unavailable for session %s: %s.\n", a.Session, a.RevertUnavailable)
+		fmt.Fprintf(g.Stdout, "File revert is unavailable for session %s: %s.\n", a.Session, a.RevertUnavailable)
 	}
 	return nil
 }

@@ -41,14 +41,14 @@ func (c *TaskControlCmd) Run(g *Globals) error {
 		if rerr != nil {
 			return rerr
 		}
-		a, err = ws.TaskControl(g.ctx, id, q)
+		a, err = ws.TaskControl(g.Ctx, id, q)
 	} else {
 		_, s, oerr := g.openSession(c.Session)
 		if oerr != nil {
 			return oerr
 		}
 		defer s.Close()
-		if a, err = s.TaskControl(g.ctx, q); err == nil {
+		if a, err = s.TaskControl(g.Ctx, q); err == nil {
 			err = s.Close()
 		}
 	}
@@ -56,9 +56,9 @@ func (c *TaskControlCmd) Run(g *Globals) error {
 		return err
 	}
 	if g.JSON {
-		return g.printJSON(a)
+		return g.PrintJSON(a)
 	}
-	writeTaskControl(g.stdout, a)
+	writeTaskControl(g.Stdout, a)
 	return nil
 }
 

@@ -21,7 +21,7 @@ import (
 
 // startTask records a task call and starts (or continues) its task.
 func startTask(g *Globals, s *engine.Session, c *AppendCmd, parent, text string) error {
-	t, it, err := s.StartTask(g.ctx, engine.TaskStart{Description: text, Continue: c.Task, Parent: parent, Held: true, Background: c.Background})
+	t, it, err := s.StartTask(g.Ctx, engine.TaskStart{Description: text, Continue: c.Task, Parent: parent, Held: true, Background: c.Background})
 	if err != nil {
 		return err
 	}
@@ -34,7 +34,7 @@ func startTask(g *Globals, s *engine.Session, c *AppendCmd, parent, text string)
 // appendReport records task c.Task's report_to_parent as a report item
 // of the session's conversation; a blocked one ends the task.
 func appendReport(g *Globals, s *engine.Session, c *AppendCmd, text string) error {
-	it, err := s.Report(g.ctx, c.Task, engine.ReportInput{Message: text, Title: c.Title, Blocked: c.Blocked})
+	it, err := s.Report(g.Ctx, c.Task, engine.ReportInput{Message: text, Title: c.Title, Blocked: c.Blocked})
 	if err != nil {
 		return err
 	}
@@ -47,11 +47,11 @@ func appendReport(g *Globals, s *engine.Session, c *AppendCmd, text string) erro
 // appendToTask appends an item to running task c.Task's transcript; its
 // --parent and --call are ids of that transcript.
 func appendToTask(g *Globals, s *engine.Session, c *AppendCmd, text string) error {
-	t, err := s.Task(g.ctx, c.Task)
+	t, err := s.Task(g.Ctx, c.Task)
 	if err != nil {
 		return err
 	}
-	it, err := t.Append(g.ctx, engine.Item{Type: engine.ItemType(c.Type), Parent: c.Parent, Text: text, Tool: c.Tool, Call: c.Call, Outputs: c.Output})
+	it, err := t.Append(g.Ctx, engine.Item{Type: engine.ItemType(c.Type), Parent: c.Parent, Text: text, Tool: c.Tool, Call: c.Call, Outputs: c.Output})
 	if err != nil {
 		return err
 	}
@@ -66,9 +66,9 @@ func appendToTask(g *Globals, s *engine.Session, c *AppendCmd, text string) erro
 
 func (g *Globals) answerTask(session, item, task string) error {
 	if g.JSON {
-		return g.printJSON(itemAnswer{Session: session, Item: item, Task: task})
+		return g.PrintJSON(itemAnswer{Session: session, Item: item, Task: task})
 	}
-	fmt.Fprintf(g.stdout, "%s %s %s\n", session, item, task)
+	fmt.Fprintf(g.Stdout, "%s %s %s\n", session, item, task)
 	return nil
 }
 
@@ -87,30 +87,30 @@ func (c *TaskCmd) Run(g *Globals) error {
 			return err
 		}
 		defer s.Close()
-		t, err := s.Task(g.ctx, c.Task)
+		t, err := s.Task(g.Ctx, c.Task)
 		if err != nil {
 			return err
 		}
-		if err := t.End(g.ctx, engine.TaskCancelled); err != nil {
+		if err := t.End(g.Ctx, engine.TaskCancelled); err != nil {
 			return err
 		}
 		if err := s.Close(); err != nil {
 			return err
 		}
 		if g.JSON {
-			return g.printJSON(struct {
+			return g.PrintJSON(struct {
 				Task  string `json:"task"`
 				State string `json:"state"`
 			}{c.Task, engine.TaskCancelled})
 		}
-		fmt.Fprintf(g.stdout, "%s %s\n", c.Task, engine.TaskCancelled)
+		fmt.Fprintf(g.Stdout, "%s %s\n", c.Task, engine.TaskCancelled)
 		return nil
 	}
 	ws, id, err := g.resolveSession(c.Session)
 	if err != nil {
 		return err
 	}
-	v, err := ws.ReadTask(g.ctx, id, c.Task)
+	v, err := ws.ReadTask(g.Ctx, id, c.Task)
 	if err != nil {
 		return err
 	}
@@ -122,13 +122,13 @@ func (c *TaskCmd) Run(g *Globals) error {
 		if items == nil {
 			items = []engine.Item{}
 		}
-		return g.printJSON(struct {
+		return g.PrintJSON(struct {
 			engine.TaskRecord
 			Transcript []engine.Item `json:"transcript"`
 		}{v.Record, items})
 	}
-	writeTaskRow(g.stdout, v.Record, 0)
-	writeTranscript(g.stdout, items)
+	writeTaskRow(g.Stdout, v.Record, 0)
+	writeTranscript(g.Stdout, items)
 	return nil
 }
 
@@ -142,19 +142,19 @@ func (c *TasksCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
-	ts, err := ws.Tasks(g.ctx, id)
+	ts, err := ws.Tasks(g.Ctx, id)
 	if err != nil {
 		return err
 	}
 	if g.JSON {
-		return g.printJSON(ts)
+		return g.PrintJSON(ts)
 	}
 	width := 0 // the ids line up, whatever their lengths
 	for _, t := range ts {
 		width = max(width, len(t.ID))
 	}
 	for _, t := range ts {
-		writeTaskRow(g.stdout, t, width)
+		writeTaskRow(g.Stdout, t, width)
 	}
 	return nil
 }

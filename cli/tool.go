@@ -46,7 +46,7 @@ func (c *ToolWriteCmd) Run(g *Globals, t *ToolCmd) error {
 		return err
 	}
 	return g.runTool(t.Session, func(s *engine.Session) (*engine.ToolAnswer, error) {
-		return s.ToolWrite(g.ctx, c.Path, b, t.opts())
+		return s.ToolWrite(g.Ctx, c.Path, b, t.opts())
 	})
 }
 
@@ -54,13 +54,13 @@ func (c *ToolEditCmd) Run(g *Globals, t *ToolCmd) error {
 	return g.runTool(t.Session, func(s *engine.Session) (*engine.ToolAnswer, error) {
 		o := t.opts()
 		o.ReplaceAll = c.All
-		return s.ToolEdit(g.ctx, c.Path, c.Old, c.New, o)
+		return s.ToolEdit(g.Ctx, c.Path, c.Old, c.New, o)
 	})
 }
 
 func (c *ToolRmCmd) Run(g *Globals, t *ToolCmd) error {
 	return g.runTool(t.Session, func(s *engine.Session) (*engine.ToolAnswer, error) {
-		return s.ToolRm(g.ctx, c.Path, t.opts())
+		return s.ToolRm(g.Ctx, c.Path, t.opts())
 	})
 }
 
@@ -70,7 +70,7 @@ func (t *ToolCmd) opts() engine.ToolOptions { return engine.ToolOptions{Call: t.
 // runTool runs a file tool in session ref (or the latest, or a new one) and
 // prints its answer.
 func (g *Globals) runTool(ref string, tool func(*engine.Session) (*engine.ToolAnswer, error)) error {
-	ws, s, err := g.toolSession(ref, g.sessionOptions())
+	ws, s, err := g.toolSession(ref, g.SessionOptions())
 	if err != nil {
 		return err
 	}
@@ -83,9 +83,9 @@ func (g *Globals) runTool(ref string, tool func(*engine.Session) (*engine.ToolAn
 		return err
 	}
 	if g.JSON {
-		return g.printJSON(a)
+		return g.PrintJSON(a)
 	}
-	printToolAnswer(g.stdout, ws, a)
+	printToolAnswer(g.Stdout, ws, a)
 	return nil
 }
 
@@ -101,17 +101,17 @@ func (g *Globals) toolSession(ref string, opts engine.SessionOptions) (*engine.W
 		if err != nil {
 			return nil, nil, err
 		}
-		s, err := rws.Open(g.ctx, id, opts)
+		s, err := rws.Open(g.Ctx, id, opts)
 		return rws, s, err
 	}
-	id, err := ws.Latest(g.ctx)
+	id, err := ws.Latest(g.Ctx)
 	if errors.Is(err, engine.ErrNotFound) {
 		return ws, ws.Create(opts), nil
 	}
 	if err != nil {
 		return nil, nil, err
 	}
-	s, err := ws.Open(g.ctx, id, opts)
+	s, err := ws.Open(g.Ctx, id, opts)
 	return ws, s, err
 }
 
@@ -149,7 +149,7 @@ func refusedLine(err error) error {
 	var re *engine.RequiredError
 	var r engine.Refusal
 	if errors.As(err, &r) && error(r) == err && !errors.As(err, &re) {
-		return &exitError{code: ExitRefused, word: "refused", err: refusalReason{r}}
+		return &exitError{Code: ExitRefused, Word: "refused", Err: refusalReason{r}}
 	}
 	return err
 }

@@ -67,7 +67,7 @@ func (c *TurnCmd) Run(g *Globals) error {
 	}
 	t := engine.Turn{Plan: plan, Model: c.Model, Trust: trust, Labels: c.Labels,
 		Spend: engine.Spend{InputTokens: c.InputTokens, OutputTokens: c.OutputTokens, CostUSD: c.CostUSD}}
-	if err := s.EndTurn(g.ctx, t); err != nil {
+	if err := s.EndTurn(g.Ctx, t); err != nil {
 		return err
 	}
 	n := s.Record().Counts.Turns
@@ -75,9 +75,9 @@ func (c *TurnCmd) Run(g *Globals) error {
 		return err
 	}
 	if g.JSON {
-		return g.printJSON(turnAnswer{s.ID(), n})
+		return g.PrintJSON(turnAnswer{s.ID(), n})
 	}
-	fmt.Fprintf(g.stdout, "%s turn %d\n", s.ID(), n)
+	fmt.Fprintf(g.Stdout, "%s turn %d\n", s.ID(), n)
 	return nil
 }
 
@@ -90,7 +90,7 @@ func readPlan(g *Globals, name string) (json.RawMessage, error) {
 	} else {
 		b, err = os.ReadFile(name)
 	}
-	if ctxErr := g.ctx.Err(); ctxErr != nil {
+	if ctxErr := g.Ctx.Err(); ctxErr != nil {
 		return nil, ctxErr // cancelled while it waited for stdin: not bad usage
 	}
 	if err != nil {

@@ -39,25 +39,25 @@ type SnapshotsRestoreCmd struct {
 }
 
 func (c *UndoCmd) Run(g *Globals) error {
-	return g.runRestore(c.Session, func(s *engine.Session) (*engine.RestoreResult, error) { return s.Undo(g.ctx) })
+	return g.runRestore(c.Session, func(s *engine.Session) (*engine.RestoreResult, error) { return s.Undo(g.Ctx) })
 }
 
 func (c *RedoCmd) Run(g *Globals) error {
-	return g.runRestore(c.Session, func(s *engine.Session) (*engine.RestoreResult, error) { return s.Redo(g.ctx) })
+	return g.runRestore(c.Session, func(s *engine.Session) (*engine.RestoreResult, error) { return s.Redo(g.Ctx) })
 }
 
 func (c *SnapshotsRestoreCmd) Run(g *Globals, p *SnapshotsCmd) error {
 	return g.runRestore(p.Session, func(s *engine.Session) (*engine.RestoreResult, error) {
-		l, err := s.Snapshots(g.ctx)
+		l, err := s.Snapshots(g.Ctx)
 		if err != nil {
 			return nil, err
 		}
 		id, msg := snapshotRef(l, c.Snap, "cairn snapshots")
 		if msg != "" {
 			msg = strings.TrimSuffix(msg, ".")
-			return nil, &exitError{code: ExitRefused, word: "refused", err: errors.New(strings.ToLower(msg[:1]) + msg[1:])}
+			return nil, &exitError{Code: ExitRefused, Word: "refused", Err: errors.New(strings.ToLower(msg[:1]) + msg[1:])}
 		}
-		return s.RestoreTo(g.ctx, id)
+		return s.RestoreTo(g.Ctx, id)
 	})
 }
 
@@ -66,21 +66,21 @@ func (c *SnapshotsListCmd) Run(g *Globals, p *SnapshotsCmd) error {
 	if err != nil {
 		return err
 	}
-	id, err := resolve(g.ctx, ws, p.Session)
+	id, err := resolve(g.Ctx, ws, p.Session)
 	if err != nil {
 		return err
 	}
-	if err := recordsHere(g.ctx, ws, id, "cairn snapshots list"); err != nil {
+	if err := recordsHere(g.Ctx, ws, id, "cairn snapshots list"); err != nil {
 		return err
 	}
-	l, err := ws.Snapshots(g.ctx, id)
+	l, err := ws.Snapshots(g.Ctx, id)
 	if err != nil {
 		return err
 	}
 	if g.JSON {
-		return g.printJSON(l)
+		return g.PrintJSON(l)
 	}
-	printSnapshots(g.stdout, ws, l, time.Now())
+	printSnapshots(g.Stdout, ws, l, time.Now())
 	return nil
 }
 
@@ -98,9 +98,9 @@ func (g *Globals) runRestore(ref string, op func(*engine.Session) (*engine.Resto
 		return err
 	}
 	if g.JSON {
-		return g.printJSON(r)
+		return g.PrintJSON(r)
 	}
-	printRestore(g.stdout, ws, r)
+	printRestore(g.Stdout, ws, r)
 	return nil
 }
 
@@ -177,7 +177,7 @@ func restoreRefusal(ws filesRoot, err error, restore string) error {
 	if re.Below != "" {
 		msg += fmt.Sprintf(". To undo past it, leaving its files as they are: %s %s", restore, re.Below)
 	}
-	return &exitError{code: ExitRefused, word: "refused", err: errors.New(msg)}
+	return &exitError{Code: ExitRefused, Word: "refused", Err: errors.New(msg)}
 }
 
 // printSnapshots is the /snapshots table: number, id, applied or undone,

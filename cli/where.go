@@ -13,11 +13,11 @@ func (c *WhereCmd) Run(g *Globals) error {
 	if g.SSH != "" {
 		return remoteWhere(g)
 	}
-	s, err := g.open()
+	s, err := g.Open()
 	if err != nil {
 		return err
 	}
-	dir, err := g.dir()
+	dir, err := g.Dir()
 	if err != nil {
 		return err
 	}
@@ -26,11 +26,11 @@ func (c *WhereCmd) Run(g *Globals) error {
 		return err
 	}
 	if g.JSON {
-		return g.printJSON(loc)
+		return g.PrintJSON(loc)
 	}
-	fmt.Fprintf(g.stdout, "path    %s\nkey     %s\nfolder  %s\n", display.Line(loc.Path), display.Line(loc.Key), display.Line(loc.Folder))
+	fmt.Fprintf(g.Stdout, "path    %s\nkey     %s\nfolder  %s\n", display.Line(loc.Path), display.Line(loc.Key), display.Line(loc.Folder))
 	if loc.Note != "" {
-		say(g.stderr, loc.Note)
+		say(g.Stderr, loc.Note)
 	}
 	return nil
 }

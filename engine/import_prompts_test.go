@@ -55,7 +55,7 @@ func TestImportFindsHookPrompts(t *testing.T) {
 // TestImportFindsHookPromptSpacedApart: a prompt the hook got with space
 // around it (a trailing newline) is found for its transcript line without
 // it, as the prompt hook's catch-up takes them for one prompt
-// (cli/hook_prompt.go): the import adds the answer, not the prompt again.
+// (cli/hookcmd/prompt.go): the import adds the answer, not the prompt again.
 func TestImportFindsHookPromptSpacedApart(t *testing.T) {
 	e := newSnapEnv(t, "")
 	a := AgentSession{Agent: "claude-code", ID: "imp-2"}

@@ -1,7 +1,7 @@
 // Command cairn-hook is what an agent's hook entries run at every tool
 // call: `cairn-hook claude-code` and `cairn-hook codex` do what `cairn hook
 // claude-code` and `cairn hook codex` do, with the same flags, answers and
-// exit codes (one implementation, in package cli). It is cairn without
+// exit codes (one implementation, in package cli/hookcmd). It is cairn without
 // the cloud remotes' SDKs (engine/remotes), whose package init alone
 // would cost each tool call tens of milliseconds, so it starts in about
 // half the time.
@@ -21,12 +21,12 @@ import (
 	"path/filepath"
 	"syscall"
 
-	"cairn/cli"
+	"cairn/cli/hookcmd"
 	"cairn/engine"
 )
 
 func main() {
-	os.Exit(cli.HookProcess(handOver))
+	os.Exit(hookcmd.Process(handOver))
 }
 
 // handOver runs `cairn hook ARGS…` in this process's place: the cairn

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -238,5 +239,34 @@ func TestHookProgramInitIsSmall(t *testing.T) {
 	}
 	if seen == 0 {
 		t.Fatalf("no cairn package's init traced:\n%s", out)
+	}
+}
+
+// TestHookProgramLinksOnlyTheHook: the hook program links the hook
+// command (cli/hookcmd) and what it needs, not the rest of the cairn
+// command: package cli, the MCP server's SDK, the terminal UI, the
+// remote workspace client, completion, the man page. Their package init
+// and size are what every tool call would pay for.
+func TestHookProgramLinksOnlyTheHook(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list -deps: %v\n%s", err, out)
+	}
+	deps := strings.Fields(string(out))
+	if !slices.Contains(deps, "cairn/cli/hookcmd") {
+		t.Fatalf("the hook program does not link cairn/cli/hookcmd:\n%s", out)
+	}
+	allowed := []string{"cairn/cli/cmdbase", "cairn/cli/hookcmd", "cairn/cli/display"}
+	refused := []string{"cairn/cli", "cairn/remotews", "github.com/modelcontextprotocol", "github.com/charmbracelet",
+		"github.com/willabides/kongplete", "github.com/posener/complete", "github.com/muesli"}
+	for _, d := range deps {
+		if slices.Contains(allowed, d) {
+			continue
+		}
+		for _, no := range refused {
+			if d == no || strings.HasPrefix(d, no+"/") {
+				t.Errorf("the hook program links %s", d)
+			}
+		}
 	}
 }

@@ -89,7 +89,7 @@ func hookPrompts(st *convlog.State, session string, src *Source) map[string]stri
 			text = in.Text
 		}
 		// Space around the text aside, as the prompt hook compares them
-		// when it cuts this line from its catch-up (cli/hook_prompt.go).
+		// when it cuts this line from its catch-up (cli/hookcmd/prompt.go).
 		text = strings.TrimSpace(text)
 		var best *convlog.Item
 		var bestD time.Duration

@@ -1,4 +1,4 @@
-package cli
+package hookcmd
 
 import (
 	"encoding/json"
@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"cairn/cli/cmdbase"
 	"cairn/engine"
 	"cairn/importer"
 )
@@ -17,7 +18,7 @@ import (
 // hook entry runs, one event on stdin (the agent's hook JSON). The agent's
 // session is one cairn session (engine.OpenAgent). What each event does:
 //
-//	UserPromptSubmit   the transcript brought in so far (hook_prompt.go), then the
+//	UserPromptSubmit   the transcript brought in so far (prompt.go), then the
 //	                   prompt, as a user item (keyed by prompt_id when sent)
 //	PreToolUse         a file edit's pre-images and pending marker (BeginAgentChange);
 //	                   a shell command's scope walked and stored, and its marker (BeginExec)
@@ -29,7 +30,7 @@ import (
 //
 // File edits are Write, Edit, MultiEdit, NotebookEdit (Claude Code) and
 // apply_patch (Codex, whose patch text names its paths); shell commands
-// are Bash (both agents, hook_bash.go), recorded by the scope rules of
+// are Bash (both agents, bash.go), recorded by the scope rules of
 // `cairn tool exec`. Other tools are not recorded.
 //
 // Never in the agent's way, never silent: a hook that could not record
@@ -45,8 +46,8 @@ type HookClaudeCmd struct{}
 // HookCodexCmd is `cairn hook codex`.
 type HookCodexCmd struct{}
 
-func (c *HookClaudeCmd) Run(g *Globals) error { return g.runHook(importer.AgentClaudeCode) }
-func (c *HookCodexCmd) Run(g *Globals) error  { return g.runHook(importer.AgentCodex) }
+func (c *HookClaudeCmd) Run(g *cmdbase.Globals) error { return runHook(g, importer.AgentClaudeCode) }
+func (c *HookCodexCmd) Run(g *cmdbase.Globals) error  { return runHook(g, importer.AgentCodex) }
 
 // hookEvent is the part of a hook's stdin cairn reads.
 type hookEvent struct {
@@ -85,7 +86,7 @@ func (e *errBlock) Error() string { return e.reason }
 
 // hookRun is one hook process: the notices it has for the user.
 type hookRun struct {
-	*Globals
+	*cmdbase.Globals
 	agent string
 	notes []string
 }
@@ -93,16 +94,16 @@ type hookRun struct {
 // say adds a notice for the user (the hook's systemMessage).
 func (h *hookRun) say(msg string) { h.notes = append(h.notes, msg) }
 
-func (g *Globals) runHook(agent string) error {
+func runHook(g *cmdbase.Globals, agent string) error {
 	// One event, one short process, whose allocations (a prompt's hook
 	// reads the whole session) are freed by its exit: collecting them
 	// before is time the agent waits for (burstGC).
-	defer burstGC()()
+	defer cmdbase.BurstGC()()
 	h := &hookRun{Globals: g, agent: agent}
 	// The hook program hands the run to the cairn command when it cannot
-	// check the session's lease (hook_handover.go).
+	// check the session's lease (handover.go).
 	var ev hookEvent
-	err := g.handOverUnchecked()
+	err := handOverUnchecked(g)
 	if err == nil {
 		ev, err = h.hook()
 	}
@@ -111,7 +112,7 @@ func (g *Globals) runHook(agent string) error {
 	case err == nil:
 	case errors.As(err, &b):
 		// g.fail writes the reason, one line on stderr.
-		return &exitError{code: 2, word: "refused", err: err, quiet: true}
+		return &cmdbase.ExitError{Code: 2, Word: "refused", Err: err, Quiet: true}
 	default:
 		h.say(hookFailure(ev, err))
 	}
@@ -122,10 +123,10 @@ func (g *Globals) runHook(agent string) error {
 	// user and goes on (both agents' hook contract). stderr, which only the
 	// agent's debug log sees, gets the same lines.
 	for _, n := range h.notes {
-		fmt.Fprintf(g.stderr, "cairn hook %s: %s\n", agent, n)
+		fmt.Fprintf(g.Stderr, "cairn hook %s: %s\n", agent, n)
 	}
 	out, _ := json.Marshal(map[string]string{"systemMessage": "cairn: " + strings.Join(h.notes, "; ")})
-	fmt.Fprintf(g.stdout, "%s\n", out)
+	fmt.Fprintf(g.Stdout, "%s\n", out)
 	return nil
 }
 
@@ -149,7 +150,7 @@ func hookFailure(ev hookEvent, err error) string {
 		}
 		return fmt.Sprintf("%s: this session is open in %s, so the hooks record nothing until it is closed there (/exit)", what, who)
 	}
-	return what + ": " + userError(err)
+	return what + ": " + cmdbase.UserError(err)
 }
 
 func orWord(s, w string) string {
@@ -163,7 +164,7 @@ func orWord(s, w string) string {
 // it was read.
 func (h *hookRun) hook() (hookEvent, error) {
 	var ev hookEvent
-	m, err := readHookEvent(h.stdin, hookFields)
+	m, err := readHookEvent(h.Stdin, hookFields)
 	if err != nil {
 		return ev, fmt.Errorf("the event on stdin is not JSON: %v", err)
 	}
@@ -177,7 +178,7 @@ func (h *hookRun) hook() (hookEvent, error) {
 // event does what ev asks.
 func (h *hookRun) event(ev hookEvent) error {
 	g, agent := h.Globals, h.agent
-	ws, err := g.hookWorkspace(ev, hookProjectDir(agent))
+	ws, err := hookWorkspace(g, ev, hookProjectDir(agent))
 	if err != nil {
 		return err
 	}
@@ -186,23 +187,23 @@ func (h *hookRun) event(ev hookEvent) error {
 		a.Transcript = *ev.Transcript
 	}
 	// Brief: one event per process, many a turn (engine.SessionOptions).
-	opts := g.sessionOptions()
+	opts := g.SessionOptions()
 	opts.Brief = true
 	switch ev.Event {
 	case "UserPromptSubmit":
 		// The session opened from the hooks' index, the transcript brought
-		// in (hook_prompt.go), then the prompt, keyed by the agent's prompt
+		// in (prompt.go), then the prompt, keyed by the agent's prompt
 		// id when it sends one, so `cairn import` of its transcript finds
 		// this item (else by text and time).
 		catchUp := func(s *engine.Session) { h.hookCatchUp(ws, s, ev, true) }
-		if _, err := ws.RecordAgentPrompt(g.ctx, a, opts, hookLockWait, ev.Prompt, ev.PromptID, catchUp); err != nil {
+		if _, err := ws.RecordAgentPrompt(g.Ctx, a, opts, hookLockWait, ev.Prompt, ev.PromptID, catchUp); err != nil {
 			return err
 		}
 		// A config.json cairn cannot read stops the recording of every
 		// file change: said at the prompt, before the turn's first edit.
-		if st, err := g.open(); err == nil {
+		if st, err := g.Open(); err == nil {
 			if _, err := st.Config(); err != nil {
-				h.say("the file changes of this turn will not be recorded (undo and revert cannot put them back): " + userError(err))
+				h.say("the file changes of this turn will not be recorded (undo and revert cannot put them back): " + cmdbase.UserError(err))
 			}
 		}
 		return nil
@@ -215,10 +216,10 @@ func (h *hookRun) event(ev hookEvent) error {
 		if ev.Event == "Stop" {
 			t = &engine.Turn{Model: ev.Model, Labels: []string{agent}}
 		}
-		return ws.EndAgentTurn(g.ctx, a, opts, hookLockWait, t, catchUp)
+		return ws.EndAgentTurn(g.Ctx, a, opts, hookLockWait, t, catchUp)
 	case "PreToolUse":
 		if line, ok := hookShellLine(ev); ok {
-			return h.hookBashPre(ev, ws, a, opts, line) // hook_bash.go
+			return h.hookBashPre(ev, ws, a, opts, line) // bash.go
 		}
 		tool, paths, err := hookPaths(ev, ws)
 		if tool == "" || err != nil || len(paths) == 0 {
@@ -229,7 +230,7 @@ func (h *hookRun) event(ev hookEvent) error {
 		}
 		// The session opened for its change records only: a hook's cost
 		// does not grow with the conversation (engine/hook_open.go).
-		_, err = ws.BeginAgentChange(g.ctx, a, opts, hookLockWait, tool, ev.ToolUseID, paths)
+		_, err = ws.BeginAgentChange(g.Ctx, a, opts, hookLockWait, tool, ev.ToolUseID, paths)
 		var req *engine.RequiredError
 		if errors.As(err, &req) {
 			var fs []string
@@ -248,7 +249,7 @@ func (h *hookRun) event(ev hookEvent) error {
 		if tool == "" || ev.ToolUseID == "" || !ws.HasPending(a, ev.ToolUseID) {
 			return nil // nothing pending: the session is not opened
 		}
-		_, err := ws.SettleAgentChange(g.ctx, a, opts, hookLockWait, ev.ToolUseID)
+		_, err := ws.SettleAgentChange(g.Ctx, a, opts, hookLockWait, ev.ToolUseID)
 		return err
 	}
 	return nil // SessionStart and the rest: nothing to record
@@ -258,7 +259,7 @@ func (h *hookRun) event(ev hookEvent) error {
 // agent names it (project), else of the event's cwd, else -C's or the
 // working directory's. The project folder comes first: the cwd follows
 // the agent's cd, and one agent session is one cairn session.
-func (g *Globals) hookWorkspace(ev hookEvent, project string) (*engine.Workspace, error) {
+func hookWorkspace(g *cmdbase.Globals, ev hookEvent, project string) (*engine.Workspace, error) {
 	if ev.SessionID == "" {
 		return nil, errors.New("the event has no session_id")
 	}
@@ -267,13 +268,13 @@ func (g *Globals) hookWorkspace(ev hookEvent, project string) (*engine.Workspace
 		dir = ev.Cwd
 	}
 	if dir == "" {
-		d, err := g.dir()
+		d, err := g.Dir()
 		if err != nil {
 			return nil, err
 		}
 		dir = d
 	}
-	st, err := g.open()
+	st, err := g.Open()
 	if err != nil {
 		return nil, err
 	}

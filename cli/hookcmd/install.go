@@ -1,4 +1,4 @@
-package cli
+package hookcmd
 
 import (
 	"errors"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/renameio/v2"
 
+	"cairn/cli/cmdbase"
 	"cairn/engine"
 	"cairn/importer"
 )
@@ -77,13 +78,13 @@ func hookEvents(agent string) []string {
 }
 
 // noteHookKept is how install brings the note of the settings file name
-// up to date (hook_install_kept.go): read against root before cairn's
+// up to date (install_kept.go): read against root before cairn's
 // entries go in, written once the merge is known to change the file. A
 // state folder that cannot be opened matters only when there is
 // something to note.
-func (g *Globals) noteHookKept(name string, root *jObj, agent string) func() error {
+func noteHookKept(g *cmdbase.Globals, name string, root *jObj, agent string) func() error {
 	key := hookKeptKey(name)
-	st, err := g.open()
+	st, err := g.Open()
 	if err != nil {
 		if len(hookKeptAt(root, hookEvents(agent), nil)) == 0 {
 			return func() error { return nil }
@@ -95,9 +96,9 @@ func (g *Globals) noteHookKept(name string, root *jObj, agent string) func() err
 }
 
 // hookSettingsPath is the settings file of agent in the scope asked for.
-func (g *Globals) hookSettingsPath(agent string, user bool) (string, error) {
+func hookSettingsPath(g *cmdbase.Globals, agent string, user bool) (string, error) {
 	if user {
-		h, err := agentHome(agent)
+		h, err := AgentHome(agent)
 		if err != nil {
 			return "", err
 		}
@@ -106,7 +107,7 @@ func (g *Globals) hookSettingsPath(agent string, user bool) (string, error) {
 		}
 		return filepath.Join(h, "settings.json"), nil
 	}
-	dir, err := g.dir()
+	dir, err := g.Dir()
 	if err != nil {
 		return "", err
 	}
@@ -159,22 +160,22 @@ func readSettings(name string) (*jObj, fs.FileMode, bool, error) {
 	}
 	v, err := parseJSONOrdered(b)
 	if err != nil {
-		return nil, 0, false, usageErrorf("%s is not valid JSON (%v); nothing was changed", name, err)
+		return nil, 0, false, cmdbase.UsageErrorf("%s is not valid JSON (%v); nothing was changed", name, err)
 	}
 	root, ok := v.(*jObj)
 	if !ok {
-		return nil, 0, false, usageErrorf("%s does not hold a JSON object; nothing was changed", name)
+		return nil, 0, false, cmdbase.UsageErrorf("%s does not hold a JSON object; nothing was changed", name)
 	}
 	if h := root.get("hooks"); h != nil {
 		hooks, ok := h.(*jObj)
 		if !ok {
-			return nil, 0, false, usageErrorf("%s: its \"hooks\" is not an object; nothing was changed", name)
+			return nil, 0, false, cmdbase.UsageErrorf("%s: its \"hooks\" is not an object; nothing was changed", name)
 		}
 		// An event's entry is a list of matcher groups: anything else is the
 		// user's to fix, never cairn's to replace.
 		for _, ev := range hooks.keys {
 			if _, ok := hooks.get(ev).([]any); !ok {
-				return nil, 0, false, usageErrorf("%s: its \"hooks\".%q is not a list of matcher groups; nothing was changed", name, ev)
+				return nil, 0, false, cmdbase.UsageErrorf("%s: its \"hooks\".%q is not a list of matcher groups; nothing was changed", name, ev)
 			}
 		}
 	}
@@ -205,8 +206,8 @@ func writeSettings(name string, root *jObj, perm fs.FileMode) error {
 	return d.Sync()
 }
 
-func (c *HookInstallCmd) Run(g *Globals) error {
-	name, err := g.hookSettingsPath(c.Agent, c.User)
+func (c *HookInstallCmd) Run(g *cmdbase.Globals) error {
+	name, err := hookSettingsPath(g, c.Agent, c.User)
 	if err != nil {
 		return err
 	}
@@ -222,13 +223,13 @@ func (c *HookInstallCmd) Run(g *Globals) error {
 		}
 		command, program = hookCommand(exe, c.Agent)
 		if program != "" && filepath.Base(exe) != hookProgram {
-			if r, ok := g.cloudRemote(); ok {
+			if r, ok := cloudRemote(g); ok {
 				command, program = quoteArg(exe)+" hook "+c.Agent, ""
 				cloud = r.Name
 			}
 		}
 	}
-	noteKept := g.noteHookKept(name, root, c.Agent)
+	noteKept := noteHookKept(g, name, root, c.Agent)
 	hooks, _ := root.get("hooks").(*jObj)
 	if hooks == nil {
 		hooks = newObj()
@@ -259,7 +260,7 @@ func (c *HookInstallCmd) Run(g *Globals) error {
 	}
 	if changed {
 		// The user's empty containers, noted before the file changes, so
-		// that uninstall leaves them (hook_install_kept.go).
+		// that uninstall leaves them (install_kept.go).
 		if err := noteKept(); err != nil {
 			return fmt.Errorf("%s: cannot note its empty hook lists in the state folder (%v); nothing was changed", name, err)
 		}
@@ -268,15 +269,15 @@ func (c *HookInstallCmd) Run(g *Globals) error {
 			return err
 		}
 	}
-	if err := g.sayHooks(name, changed, said, c.Agent); err != nil || g.JSON {
+	if err := sayHooks(g, name, changed, said, c.Agent); err != nil || g.JSON {
 		return err
 	}
 	if program != "" {
-		fmt.Fprintf(g.stdout, "The hooks run %s, the hook program beside this cairn: it starts faster than cairn hook.\n", program)
+		fmt.Fprintf(g.Stdout, "The hooks run %s, the hook program beside this cairn: it starts faster than cairn hook.\n", program)
 	} else if cloud != "" {
-		fmt.Fprintf(g.stdout, "The hooks run cairn hook, not %s: the sessions' leases are kept on remote %s, which only cairn can check (%s would hand every event to it).\n", hookProgram, cloud, hookProgram)
+		fmt.Fprintf(g.Stdout, "The hooks run cairn hook, not %s: the sessions' leases are kept on remote %s, which only cairn can check (%s would hand every event to it).\n", hookProgram, cloud, hookProgram)
 	} else if c.Command == "" {
-		fmt.Fprintf(g.stdout, "The hooks run cairn hook: no %s beside this cairn (go install ./cmd/... puts it there; it starts faster).\n", hookProgram)
+		fmt.Fprintf(g.Stdout, "The hooks run cairn hook: no %s beside this cairn (go install ./cmd/... puts it there; it starts faster).\n", hookProgram)
 	}
 	return nil
 }
@@ -289,8 +290,8 @@ const hookProgram = "cairn-hook"
 // folder (file://): the hook program links no cloud remote, so it would
 // hand every event to the cairn command to check a session's lease there,
 // two programs started per tool call.
-func (g *Globals) cloudRemote() (engine.Remote, bool) {
-	st, err := g.open()
+func cloudRemote(g *cmdbase.Globals) (engine.Remote, bool) {
+	st, err := g.Open()
 	if err != nil {
 		return engine.Remote{}, false
 	}
@@ -318,8 +319,8 @@ func hookCommand(exe, agent string) (command, program string) {
 	return quoteArg(exe) + " hook " + agent, ""
 }
 
-func (c *HookUninstallCmd) Run(g *Globals) error {
-	name, err := g.hookSettingsPath(c.Agent, c.User)
+func (c *HookUninstallCmd) Run(g *cmdbase.Globals) error {
+	name, err := hookSettingsPath(g, c.Agent, c.User)
 	if err != nil {
 		return err
 	}
@@ -333,11 +334,11 @@ func (c *HookUninstallCmd) Run(g *Globals) error {
 	forget := func() {}
 	if exists && hooks != nil {
 		// The containers the user had empty before install stay
-		// (hook_install_kept.go); a state folder that cannot be opened
+		// (install_kept.go); a state folder that cannot be opened
 		// keeps none. Once the file is written the note has served; one
 		// left behind (it could not be removed) is brought up to date by
 		// the next install.
-		if st, err := g.open(); err == nil {
+		if st, err := g.Open(); err == nil {
 			kept = st.HookKept(hookKeptKey(name))
 			forget = func() { st.SetHookKept(hookKeptKey(name), nil) }
 		}
@@ -367,16 +368,16 @@ func (c *HookUninstallCmd) Run(g *Globals) error {
 		}
 		forget()
 	}
-	return g.sayHooks(name, len(said) > 0, said, c.Agent)
+	return sayHooks(g, name, len(said) > 0, said, c.Agent)
 }
 
 // sayHooks tells what an install or uninstall did to the file name.
-func (g *Globals) sayHooks(name string, changed bool, said []string, agent string) error {
+func sayHooks(g *cmdbase.Globals, name string, changed bool, said []string, agent string) error {
 	if g.JSON {
 		if said == nil {
 			said = []string{}
 		}
-		return g.printJSON(struct {
+		return g.PrintJSON(struct {
 			File    string   `json:"file"`
 			Changed bool     `json:"changed"`
 			Entries []string `json:"entries"`
@@ -384,18 +385,18 @@ func (g *Globals) sayHooks(name string, changed bool, said []string, agent strin
 	}
 	if !changed {
 		if len(said) == 0 {
-			fmt.Fprintf(g.stdout, "%s: no cairn hooks for %s; nothing changed\n", name, agent)
+			fmt.Fprintf(g.Stdout, "%s: no cairn hooks for %s; nothing changed\n", name, agent)
 		} else {
-			fmt.Fprintf(g.stdout, "%s: cairn's hooks for %s are already in; nothing changed\n", name, agent)
+			fmt.Fprintf(g.Stdout, "%s: cairn's hooks for %s are already in; nothing changed\n", name, agent)
 		}
 		return nil
 	}
-	fmt.Fprintf(g.stdout, "%s:\n", name)
+	fmt.Fprintf(g.Stdout, "%s:\n", name)
 	for _, s := range said {
-		fmt.Fprintf(g.stdout, "  %s\n", s)
+		fmt.Fprintf(g.Stdout, "  %s\n", s)
 	}
 	if agent == importer.AgentCodex && strings.HasPrefix(said[0], "added") {
-		fmt.Fprintln(g.stdout, "Codex runs hooks only once trusted: review them with /hooks in Codex.")
+		fmt.Fprintln(g.Stdout, "Codex runs hooks only once trusted: review them with /hooks in Codex.")
 	}
 	return nil
 }
@@ -485,5 +486,5 @@ func quoteArg(s string) string {
 	}) < 0 {
 		return s
 	}
-	return shellQuote(s)
+	return cmdbase.ShellQuote(s)
 }

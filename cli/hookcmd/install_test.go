@@ -1,21 +1,30 @@
-package cli
+package hookcmd
 
 import (
 	"bytes"
+	"cairn/cli/cmdbase"
 	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
 
-// hookMain runs cairn in-process with stdin in, in folder dir.
+// hookMain runs the cairn command line args, a hook command (global flags,
+// then "hook", then the rest), in-process as the hook program does, with
+// stdin in, in folder dir.
 func hookMain(t *testing.T, home, dir, in string, args ...string) (int, string, string) {
 	t.Helper()
+	i := slices.Index(args, "hook")
+	if i < 0 {
+		t.Fatalf("not a hook command line: %q", args)
+	}
+	rest := append([]string{"--home", home, "-C", dir}, args[:i]...)
 	var o, e bytes.Buffer
-	code := Main(context.Background(), append([]string{"--home", home, "-C", dir}, args...), strings.NewReader(in), &o, &e)
+	code := Main(context.Background(), append(rest, args[i+1:]...), strings.NewReader(in), &o, &e, nil)
 	return code, o.String(), e.String()
 }
 
@@ -116,7 +125,7 @@ func TestHookInstallRefusesBadJSON(t *testing.T) {
 				args = append(args, "--command", "cairn")
 			}
 			code, _, errs := hookMain(t, home, dir, "", args...)
-			if code != ExitUsage || !strings.Contains(errs, "nothing was changed") {
+			if code != cmdbase.ExitUsage || !strings.Contains(errs, "nothing was changed") {
 				t.Errorf("%s %q: exit %d %q", verb, bad, code, errs)
 			}
 			if b, _ := os.ReadFile(name); string(b) != bad {

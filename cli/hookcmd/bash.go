@@ -1,4 +1,4 @@
-package cli
+package hookcmd
 
 import (
 	"encoding/json"
@@ -41,7 +41,7 @@ func (h *hookRun) hookBashPre(ev hookEvent, ws *engine.Workspace, a engine.Agent
 	if !ws.LineChanges(line, hookDir(ev)) {
 		return nil // only reads: no record, no session opened
 	}
-	p, err := ws.BeginAgentExec(h.ctx, a, opts, hookLockWait, "bash", ev.ToolUseID, line, hookDir(ev))
+	p, err := ws.BeginAgentExec(h.Ctx, a, opts, hookLockWait, "bash", ev.ToolUseID, line, hookDir(ev))
 	if err != nil {
 		return err
 	}

@@ -1,10 +1,11 @@
-package cli
+package hookcmd
 
 import (
 	"errors"
 	"io/fs"
 	"time"
 
+	"cairn/cli/cmdbase"
 	"cairn/engine"
 	"cairn/importer"
 )
@@ -28,8 +29,8 @@ func (h *hookRun) hookCatchUp(ws *engine.Workspace, s *engine.Session, ev hookEv
 	if pending {
 		p = &engine.PendingPrompt{Text: ev.Prompt, ID: ev.PromptID, At: time.Now()}
 	}
-	_, err := importer.CatchUp(h.ctx, ws, s, a, *ev.Transcript, p)
+	_, err := importer.CatchUp(h.Ctx, ws, s, a, *ev.Transcript, p)
 	if err != nil && !errors.Is(err, engine.ErrBusy) && !errors.Is(err, fs.ErrNotExist) {
-		h.say("the agent's answers and calls were not brought in yet (the next prompt tries again): " + userError(err))
+		h.say("the agent's answers and calls were not brought in yet (the next prompt tries again): " + cmdbase.UserError(err))
 	}
 }
