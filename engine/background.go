@@ -128,22 +128,6 @@ func bgworkError(err error) error {
 	return err
 }
 
-// WorkStart says what a task or workflow call starts (StartWork).
-type WorkStart struct {
-	// Type is "task" (a sub-agent) or "workflow" (a workflow run).
-	Type string
-	// Label names it: a task's id is made from it (implement-footer-chips);
-	// a workflow gets a random word-list id (neat-wanted-cowbird) and keeps
-	// it for good.
-	Label string
-	// Owner is "" for the session, or the running child task it reports to.
-	Owner string
-	// Call is the tool_call item that starts it.
-	Call string
-	// Background is the call's background argument (task auto).
-	Background bool
-}
-
 // WorkFunc is the work a runtime runs for a task or workflow (its model's
 // turns); it returns how it ended, and ends when its ctx does.
 type WorkFunc = bgwork.Func
@@ -153,6 +137,12 @@ type WorkResult = bgwork.Result
 
 // WorkCall is started work: its Receipt, and Wait for a call that waits.
 type WorkCall = bgwork.Call
+
+// WorkStart says what a task or workflow call starts (bgwork.Start).
+type WorkStart = bgwork.Start
+
+// WorkResume says how ResumeWork runs a paused workflow again.
+type WorkResume = bgwork.Resume
 
 // StartWork admits a task or workflow run under the agent section of
 // config.json and runs fn in a goroutine: a call that waits gets its
@@ -193,14 +183,6 @@ func (s *Session) PauseWork(ctx context.Context, id string) (BackgroundWork, err
 		return BackgroundWork{}, err
 	}
 	return *a.Work, nil
-}
-
-// WorkResume says how ResumeWork runs a paused workflow again.
-type WorkResume struct {
-	// Call is the tool_call item that resumes it.
-	Call string
-	// Background is the call's background argument (task auto).
-	Background bool
 }
 
 // ResumeWork runs paused workflow run id again under the same id, fn

@@ -10,6 +10,7 @@ import (
 
 	"cairn/engine/ids"
 	"cairn/engine/internal/bgwork"
+	"cairn/engine/internal/callrec"
 	"cairn/engine/internal/inbox"
 )
 
@@ -90,25 +91,11 @@ func (s *Session) wakeUp() {
 	}
 }
 
-// ShellOptions change how Shell runs a shell call.
-type ShellOptions struct {
-	ExecOptions
-	// TimeoutSecs is the call's timeout, its hard deadline;
-	// DefaultShellTimeoutSecs when 0.
-	TimeoutSecs int
-	// Use: ExecPersistent (the session stays open to take a receipt's
-	// result) or ExecOneShot (auto resolves to sync).
-	Use ExecUse
-}
+// ShellOptions change how Shell runs a shell call (callrec.ShellOptions).
+type ShellOptions = callrec.ShellOptions
 
-// ShellAnswer is what a shell call answered: Exec when it waited, Receipt
-// when it went on in the background (its end comes through Deliver).
-type ShellAnswer struct {
-	Exec    *ExecAnswer `json:"exec,omitempty"`
-	Receipt *Receipt    `json:"receipt,omitempty"`
-	// TimedOut: it waited and was killed at its deadline.
-	TimedOut bool `json:"timed_out,omitempty"`
-}
+// ShellAnswer is what a shell call answered (callrec.ShellAnswer).
+type ShellAnswer = callrec.ShellAnswer
 
 // Shell runs a shell call under the agent section of config.json: it
 // waits (Exec, killed at the timeout), or it is admitted as a background

@@ -2,27 +2,12 @@
 // Store (one state folder) holds Workspaces (one per canonical directory),
 // and each workspace holds Sessions.
 //
-// It is the public layer: each public method checks its
-// input, takes the locks (see Locks), runs a mechanism from a package
-// below it, and writes the journal line in the durability order. The
-// mechanisms each own one idea, hold no locks and know no Session:
-//
-//	engine/internal/changes  the changes journal: lines, the fold into the undo
-//	                         stack, plans and the one applier   -> fstate, timefmt, vfs, objects
-//	engine/internal/fstate   a file's state: capture, compare, put back through
-//	                         the workspace root                 -> internal/vfs, objects
-//	engine/internal/patch    apply_patch's patches: git diffs and the Begin Patch
-//	                         envelope, parsed and applied in memory -> go-gitdiff
-//	engine/internal/scope    what a record covers: shell-line scopes, the
-//	                         workspace walk, stat cache, Diff, watcher -> vfs, objects
-//	engine/internal/overlap  calls that run at the same time: which join one
-//	                         unit, and the unit's net change      -> changes, fstate, scope
-//	engine/retention         keep rules over (id, activity, flags), pure
-//	engine/wskey, engine/ids workspace keys; slugs and shell-job labels
-//
-// Imports point down only: nothing below engine imports engine. The map
-// of the engine's own files (each group's job and locks, and a tool write
-// and a file revert step by step) is doc_map.go, for readers of the code.
+// It is the public layer: each public method checks its input, takes the
+// locks (see Locks), runs a mechanism from a package below it (they hold
+// no locks and know no Session), and writes the journal line in the
+// durability order. Imports point down only. doc_map.go maps the engine's
+// own code for its readers: each file group's job and locks, and a tool
+// write and a file revert step by step.
 //
 // # Words
 //
@@ -58,31 +43,8 @@
 //
 // # Folders
 //
-//	<state folder>/FORMAT, config.json, history.jsonl, usage.jsonl
-//	<state folder>/workspaces/<key>/
-//	  workspace.json, index.json (package index)
-//	  sessions/<id>.items.jsonl, .changes.jsonl, .audit.jsonl, .shell.jsonl, .json, .lock
-//	  sessions/fork.lock       held while a fork numbers and makes its child (fork.go)
-//	  owners/<id>              the owner's pid, a hint for listings (owner.go)
-//	  outputs/<id>/<output id>.zst
-//	  tasks/<id>/tasks.jsonl, tasks/<id>/<task id>.items.jsonl   task records, sub-agent transcripts (task.go)
-//	  tasks/<id>/work.jsonl    background work: receipts, results, reports, deliveries (background.go)
-//	  tasks/<id>/inbox.jsonl   messages from other sessions and scripts (messages.go)
-//	  hooks/<id>/<call>.json, <call>.tree   an agent's tool call between its pre- and post-tool
-//	                           hooks: a file edit's pre-images (hook.go), a shell command's
-//	                           walk (hook_exec.go), kept past its end while its unit of
-//	                           calls runs on (overlap.go); forget moves them with the session
-//	  hooks/<id>/transcript.read   how far the hooks read the agent's transcript (AgentMark)
-//	  hooks/<id>/items.idx         the prompt hook's index of the items journal (hook_prompt.go)
-//	  objects/<2 hex>/<62 hex>[.zst]  (package objects)
-//	<state folder>/gateway.token, credentials.json, credentials.lock (package httpapi)
-//	<state folder>/moves/<id>.json   a session move in progress (migrate.go)
-//	<state folder>/plans/<id>.json   a forget, restore or trim in progress (retention_plans.go)
-//	<state folder>/repos/<hex>.json  the checkouts of a git repository (checkouts.go)
-//	<state folder>/hook-installs.json  the hook lists a user had empty, per agent settings file,
-//	                           that hook uninstall leaves (package hookkept)
-//	<state folder>/trash/<id>/  a forgotten session, restorable for 7 days (retention_trash.go)
-//	<state folder>/sweep.json, sweep.lock  the last retention sweep; held while one runs (retention_sweep.go)
+// engine/internal/layout draws the state folder's files and folders (the
+// format document of the design draws each file's lines).
 //
 // # Durability
 //

@@ -24,14 +24,8 @@ const inboxFile = "inbox.jsonl"
 
 func inboxName(dir, session string) string { return path.Join(dir, tasksFolder, session, inboxFile) }
 
-// MessageOptions change how SendMessage sends.
-type MessageOptions struct {
-	// From is the sending session's id; "" for a script.
-	From string
-	// Queue keeps a message to a session that is not open anywhere, to
-	// be delivered when it is next opened, instead of refusing it.
-	Queue bool
-}
+// MessageOptions change how SendMessage sends (inbox.MessageOptions).
+type MessageOptions = inbox.MessageOptions
 
 // MessageSent is what became of a message.
 type MessageSent = inbox.Sent

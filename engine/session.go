@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"cairn/engine/internal/convlog"
+	"cairn/engine/internal/errs"
 	"cairn/engine/internal/shell"
 	"cairn/engine/internal/usage"
 	"cairn/internal/vfs"
@@ -106,12 +107,7 @@ type SessionOptions struct {
 }
 
 // ResumeInfo says what changed since the session last ran.
-type ResumeInfo struct {
-	BranchBefore, Branch string // differ when the branch changed
-	BuildBefore, Build   string // differ when another build wrote the session
-	AskTrust             bool   // the record predates trust maps: ask the trust question again
-	Repaired             int64  // bytes cut from a torn journal tail
-}
+type ResumeInfo = convlog.ResumeInfo
 
 // Create starts a new session in the workspace. Nothing is written until
 // the first item arrives.
@@ -428,10 +424,10 @@ func (s *Session) warnNearCeiling() {
 		s.notice(fmt.Sprintf("session %s holds %s of payloads (%d%%), over the %d MB ceiling it can be opened with: "+
 			"it will not open again until the ceiling is raised (CAIRN_MAX_EAGER_LOAD_MB=%d for one run, or storage.max_eager_load_mb); "+
 			"fork it to carry the useful part forward (cairn fork %s --at ITEM)",
-			s.st.ID, sizeMB(s.st.Bytes), s.st.Bytes*100/limit, limit>>20, s.st.Bytes>>20+1, s.st.ID))
+			s.st.ID, errs.SizeMB(s.st.Bytes), s.st.Bytes*100/limit, limit>>20, s.st.Bytes>>20+1, s.st.ID))
 		return
 	}
 	s.notice(fmt.Sprintf("session %s holds %s of payloads (%d%%), past 80%% of the %d MB ceiling it can be opened with: "+
 		"fork it to carry the useful part forward (cairn fork %s --at ITEM), or raise storage.max_eager_load_mb",
-		s.st.ID, sizeMB(s.st.Bytes), s.st.Bytes*100/limit, limit>>20, s.st.ID))
+		s.st.ID, errs.SizeMB(s.st.Bytes), s.st.Bytes*100/limit, limit>>20, s.st.ID))
 }

@@ -1,8 +1,6 @@
 package engine
 
 import (
-	"encoding/json"
-
 	"cairn/engine/internal/convlog"
 )
 
@@ -24,19 +22,8 @@ type Trust = convlog.Trust
 // TrustRule is one recorded rule of a trust map.
 type TrustRule = convlog.TrustRule
 
-// Turn is what the runtime reports at the end of a turn. Nil fields leave
-// the session's standing state as it was.
-type Turn struct {
-	Plan            json.RawMessage // the plan the turn worked to
-	Model           string
-	Spend           Spend    // this turn's spend; the record keeps the sum
-	Trust           *Trust   // the trust map after the turn
-	AllowedCommands []string // commands the user said to stop asking about
-	Branch          string   // the branch the turn ran on ("" = ask git)
-	// Labels and Gates go to the audit trail: names only, never content.
-	Labels []string
-	Gates  []string
-}
+// Turn is what the runtime reports at the end of a turn (convlog.Turn).
+type Turn = convlog.Turn
 
 // turnState is the standing state a turn line records.
 type turnState = convlog.TurnState
