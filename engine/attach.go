@@ -84,12 +84,10 @@ func (w *Workspace) Attachments(ctx context.Context, session, item string) ([]At
 	return convlog.OnDisk(it.Attachments), nil
 }
 
-// ReadAttachment opens attachment n (1-based) of item (DraftItem for the
-// draft's) of session: its bytes, verified against the object's name
-// before the reader is returned (a corrupt attachment fails here, so a
-// caller that writes what it reads writes nothing of it) and again as
-// they are read. A live-only attachment has no bytes to read: it is
-// ErrNotFound, and the error says where it came from.
+// ReadAttachment opens attachment n (from 1) of item (DraftItem for the
+// draft's) of session, its bytes verified against the object's name before
+// the reader is returned and again as they are read. A live-only attachment
+// has no bytes: ErrNotFound.
 func (w *Workspace) ReadAttachment(ctx context.Context, session, item string, n int) (Attachment, io.ReadCloser, error) {
 	as, err := w.Attachments(ctx, session, item)
 	if err != nil {

@@ -66,11 +66,9 @@ type TaskControlAnswer = bgwork.Answer
 // BackgroundWork is one task, shell job or workflow run.
 type BackgroundWork = bgwork.Work
 
-// TaskControl answers the task_control calls that read (list and status)
-// from session's ledger and its task records, without owning the session. When no process owns
-// the session, work the ledger still shows running reads interrupted, as
-// its next owner will record it. cancel and background need the session's
-// owner, and are refused here.
+// TaskControl answers task_control's list and status from session's ledger
+// without owning the session (work of an unowned session shows
+// interrupted); cancel and background are refused here.
 func (w *Workspace) TaskControl(ctx context.Context, session string, q TaskControlRequest) (TaskControlAnswer, error) {
 	if err := w.checkSession(session); err != nil {
 		return TaskControlAnswer{}, err
@@ -144,12 +142,9 @@ type WorkStart = bgwork.Start
 // WorkResume says how ResumeWork runs a paused workflow again.
 type WorkResume = bgwork.Resume
 
-// StartWork admits a task or workflow run under the agent section of
-// config.json and runs fn in a goroutine: a call that waits gets its
-// result from WorkCall.Wait (task_control background promotes it, under
-// task auto), one answered with a receipt gets its result through
-// Deliver. Its reports are Session.Report. It needs a runtime with a
-// model: the REPL and the plumbing start no agent work this way.
+// StartWork admits a task or workflow run under config.json's agent section
+// and runs fn in a goroutine: a call that waits gets its result from
+// WorkCall.Wait, one answered with a receipt through Deliver.
 func (s *Session) StartWork(ctx context.Context, w WorkStart, fn WorkFunc) (*WorkCall, error) {
 	d, r, err := s.workRunner(ctx, w.Background)
 	if err != nil {
@@ -164,19 +159,15 @@ func (s *Session) StartWork(ctx context.Context, w WorkStart, fn WorkFunc) (*Wor
 	return c, bgworkError(err)
 }
 
-// WorkPaused reports whether a WorkFunc's ctx ended because its workflow
-// run was paused (PauseWork): the function saves what it needs to go on
-// and returns a WorkResult without an Outcome, and the run waits, paused,
-// for ResumeWork. A function that returns an outcome all the same settles
-// with it.
+// WorkPaused reports whether a WorkFunc's ctx ended because its run was
+// paused (PauseWork): the function saves what it needs and returns a
+// WorkResult without an Outcome.
 func WorkPaused(ctx context.Context) bool { return bgwork.Paused(ctx) }
 
-// PauseWork pauses running workflow run id (task_control's pause): the
-// pause is recorded first, then the run's function is told (WorkPaused)
-// and the work it owns cancelled and drained. A paused run is not live:
-// it takes no capacity, shows no chip, outlives the session's close and
-// a crash, and keeps its id for good. A call that waited for the run gets
-// ErrWorkPaused from WorkCall.Wait.
+// PauseWork pauses running workflow run id: the pause is recorded, the run's
+// function told (WorkPaused) and its work cancelled. A paused run takes no
+// capacity, outlives a close or a crash, and keeps its id; a call waiting
+// for it gets ErrWorkPaused.
 func (s *Session) PauseWork(ctx context.Context, id string) (BackgroundWork, error) {
 	a, err := s.TaskControl(ctx, TaskControlRequest{Action: bgwork.ActionPause, TaskID: id})
 	if err != nil {

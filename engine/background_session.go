@@ -145,9 +145,8 @@ func (s *Session) Shell(ctx context.Context, line string, o ShellOptions) (Shell
 }
 
 // TaskControl is the task_control tool as the session's owner answers it:
-// list and status read the ledger; cancel marks work cancelling and
-// cancels it (it shows cancelling until it settles); background promotes
-// a waited agent task, under task auto only.
+// list, status, cancel, and background (a waited agent task, under task
+// auto).
 func (s *Session) TaskControl(ctx context.Context, q TaskControlRequest) (TaskControlAnswer, error) {
 	if err := ctx.Err(); err != nil {
 		return TaskControlAnswer{}, err
@@ -289,15 +288,11 @@ func (s *Session) closeLocalTasks(r *bgwork.Runner) {
 	}
 }
 
-// Deliver puts into the conversation what the session's background work
-// and its inbox owe it, in order and once each (across a kill -9 too:
-// engine/internal/bgwork and engine/internal/inbox, "Ordering"), and
-// returns those items: a job's or a task's result as a tool_result naming
-// it (Item.Task; answering its call when the call is on the head's path),
-// a child's report as a report item, a cross-session message as a message
-// item. It opens the ledger, and with it settles as interrupted the work a
-// crashed process left running. Results owed to a child task go to that
-// child, not here.
+// Deliver appends what the session's background work and inbox owe it,
+// in order and once each, even across a kill -9 (package bgwork's
+// "Ordering"), and returns those items: results as tool_result items
+// naming their work (Item.Task), reports, messages. Opening the ledger
+// settles as interrupted the work a crashed process left running.
 func (s *Session) Deliver(ctx context.Context) ([]Item, error) {
 	r, err := s.runner()
 	if err != nil {
@@ -400,11 +395,8 @@ func (k *itemSink) add(ctx context.Context, d any) error {
 }
 
 // Report records child task's report_to_parent as a report item of this
-// session's conversation (Item.Task, Title, Blocked; Text the message),
-// durable when it returns: the ledger records it and delivers it, as it
-// delivers results. A blocked report ends the task, blocked (a
-// non-success outcome): the Runner ends work it runs; a task of the
-// plumbing (task.go) is ended here.
+// conversation, durable when it returns and delivered as results are. A
+// blocked report ends the task, blocked.
 func (s *Session) Report(ctx context.Context, task string, in ReportInput) (Item, error) {
 	if _, err := checkReport(in); err != nil {
 		return Item{}, err

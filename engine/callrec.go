@@ -281,13 +281,10 @@ func (w *Workspace) recordPaths(ps []string) []string {
 }
 
 // RecordCall runs fn as a call of tool that may change any file of the
-// workspace (an MCP or plugin tool: seed "Recording" records the whole
-// workspace for them), recorded as a shell line's whole-workspace record
-// is: the workspace walked and stored before, a call line synced, fn run,
-// the workspace walked again and only what changed kept. The store's
-// refusals run fn without a record (CallRecord.Unrecorded says why); any
-// other failure to record refuses the call and fn does not run. fn's error
-// is returned with the record made.
+// workspace (an MCP or plugin tool), recorded as a shell line's
+// whole-workspace record is. A store's refusal runs fn without a record
+// (CallRecord.Unrecorded says why); any other failure to record refuses the
+// call before fn runs. fn's error is returned with the record.
 func (s *Session) RecordCall(ctx context.Context, tool string, opts ToolOptions, fn func(context.Context) error) (*CallRecord, error) {
 	if !labelRE.MatchString(tool) {
 		return nil, fmt.Errorf("%w: tool name %q", ErrBadInput, tool)

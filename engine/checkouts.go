@@ -40,11 +40,9 @@ type CheckoutSessions struct {
 	Sessions []Summary
 }
 
-// OtherCheckouts lists the sessions of the other checkouts of the
-// repository holding dir, one section per checkout (the main one first):
-// the sessions of the checkout's folder and of the folders inside it that
-// belong to no nearer checkout. A checkout without sessions has none.
-// Nil when dir is in no repository or the repository has one checkout.
+// OtherCheckouts lists the sessions of the other checkouts of dir's
+// repository, the main one first; nil when there is no repository or only
+// one checkout.
 func (s *Store) OtherCheckouts(ctx context.Context, dir string) (*Repository, []CheckoutSessions, error) {
 	repo, err := checkoutsOf(dir)
 	if err != nil || repo == nil || len(repo.Checkouts) < 2 {
@@ -90,13 +88,10 @@ func (s *Store) noteCheckouts(repo *Repository) error {
 // Returned is a removed checkout whose sessions moved back.
 type Returned = checkouts.Returned
 
-// ReturnFromRemovedCheckouts moves the sessions left in removed worktrees
-// of the repository holding dir back to a remaining checkout: the main
-// one, else the checkout holding dir. A removed worktree is one the
-// repository still lists with its folder gone, or one cairn saw sessions
-// in (repos/) whose folder is gone. Each moves as migrate-sessions moves a
-// directory, usage included. A session open in another process is left
-// for next time, and said.
+// ReturnFromRemovedCheckouts moves the sessions of removed worktrees of
+// dir's repository (listed with their folder gone, or seen in repos/) to
+// the main checkout, else the one holding dir, as migrate-sessions does. A
+// session open elsewhere is left for next time, and said.
 func (s *Store) ReturnFromRemovedCheckouts(ctx context.Context, dir string) ([]Returned, error) {
 	repo, err := checkoutsOf(dir)
 	if err != nil || repo == nil || s.ephemeral {

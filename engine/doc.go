@@ -83,29 +83,11 @@
 // # Locks
 //
 // A Session, its Workspace and its Store are safe for use by several
-// goroutines. Their mutexes, in the one order they may be taken: a
-// goroutine holding one may take only those below it.
-//
-//  1. Session.busy (RWMutex): shared by a file tool, Session.Change (while
-//     its function runs), a recorded call (recordCall: Exec, RecordCall,
-//     while the call runs), undo, redo and restore-to; exclusive by Close,
-//     so Close waits for them and none starts after it.
-//  2. Session.snaps.mu, the undo stack: held by the same calls, so the
-//     file changes of one session take turns; and by the fold on Open.
-//  3. Session.mu: the conversation state and the session's own journals
-//     (items, audit), the record, closing.
-//  4. Leaves, each held only briefly, never two at once (doc_map.go lists
-//     them).
-//
-// No lock is held across the API boundary: Session.Change holds 1 and 2
-// only while its function runs, and ends the change (recording nothing)
-// however the function returns, panics included. Ownership across
-// processes, the flock on <id>.lock, is outside this order: it is tried,
-// never waited for (a second owner fails at once), when a session is
-// opened or first written. So is the workspace call lock, the flock on
-// workspaces/<key>/calls.lock: every call (file tool, Change, shell line,
-// recorded call, apply_patch) takes it shared between 1 and 2, waiting only
-// while a file revert holds it; a file revert or unrevert tries it alone,
-// under 2, and never waits (busy). A call that cannot take it is refused
-// (ErrRefused) and runs nothing.
+// goroutines, and no lock is held across the API boundary: Session.Change
+// holds the session's file changes only while its function runs, and ends
+// the change (recording nothing) however it returns, panics included.
+// Ownership of a session across processes is tried, never waited for: a
+// second owner fails at once (ErrBusy). A call that cannot take its
+// workspace's call lock is refused (ErrRefused) and runs nothing.
+// doc_map.go gives the locks' order.
 package engine

@@ -59,11 +59,8 @@ func (s *Store) ImportWorkspace(dir string) (*Workspace, error) {
 	return s.workspaceAt(filepath.Clean(dir))
 }
 
-// ImportWorkspaceFor is the workspace where the source session sourceID of
-// agent is, or goes: the one that holds its cairn session already, wherever
-// it is now (migrate-sessions moves a session to another directory; a
-// later import must find it there, not make it again at the old one), else
-// the workspace of the source's directory dir (ImportWorkspace).
+// ImportWorkspaceFor is the workspace holding agent's session sourceID
+// already, wherever it moved, else that of the source's directory dir.
 func (s *Store) ImportWorkspaceFor(ctx context.Context, agent, sourceID, dir string) (*Workspace, error) {
 	w, err := s.ImportWorkspace(dir)
 	if err != nil {

@@ -17,14 +17,11 @@ import (
 // ToolPatchName is the tool name apply_patch's change lines carry.
 const ToolPatchName = "apply_patch"
 
-// ToolPatch is the apply_patch tool: it applies text, a git diff (git diff
-// or git diff --binary output: renames, copies, mode changes, new, deleted
-// and binary files) or a "*** Begin Patch" envelope, to the workspace's
-// files, all of them or none. A malformed patch, or one naming a file
-// outside the workspace, a folder or a symbolic link, is ErrBadInput; one
-// that does not apply is a *PatchError. Either changes nothing. The answer
-// names every file the patch changed and the one snapshot that undoes them
-// all.
+// ToolPatch is the apply_patch tool: it applies a git diff (binary, renames
+// and modes included) or a "*** Begin Patch" envelope to the workspace's
+// files, all or none, under one snapshot. A malformed patch, or one naming
+// a path outside the workspace, a folder or a link, is ErrBadInput; one that
+// does not apply is a *PatchError; either changes nothing.
 func (s *Session) ToolPatch(ctx context.Context, text []byte, opts ...ToolOptions) (*ToolAnswer, error) {
 	files, err := patch.Parse(text)
 	if err != nil {

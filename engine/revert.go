@@ -110,11 +110,9 @@ func (s *Session) revertHeadLocked(ctx context.Context, it *Item) (*RevertResult
 	return &RevertResult{Session: s.st.ID, Head: to, From: from, Draft: draft, DraftUnavailable: draftGone}, nil
 }
 
-// Unrevert puts back the files of the file reverts since the last new
-// work (one unrevert undoes them all; a file changed since is a conflict
-// and then nothing is unreverted), then the head where it was before the
-// conversation reverts. It is refused when there is nothing to unrevert,
-// or new work has ended both since.
+// Unrevert puts back the files of the file reverts since the last new work,
+// all or none, then the head where it was before the conversation reverts.
+// Nothing to unrevert is refused.
 func (s *Session) Unrevert(ctx context.Context) (*RevertResult, error) {
 	s.busy.RLock()
 	defer s.busy.RUnlock()

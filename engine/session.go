@@ -70,40 +70,22 @@ type Session struct {
 
 // SessionOptions change how a session is created or opened.
 type SessionOptions struct {
-	// Remote: the caller runs the session's file side on the remote
-	// workspace it is bound to; without it, Open refuses a bound session.
-	Remote bool
-	// Elsewhere, when set, says the session's conversation is kept
-	// elsewhere (the host session of a remote workspace, whose client
-	// keeps it): each change line takes its "call" and "item" from the
-	// Place it returns for the call under way, not from this session's
-	// own items (remote_workspace.go).
+	Remote bool // the caller runs the file side on the bound remote workspace; else Open refuses a bound session
+	// Elsewhere: the conversation is kept elsewhere (a remote workspace's
+	// host session); each change line is placed by the Place it returns.
 	Elsewhere func() Place
-	// Limit, when set, is applied to config.json each time the session
-	// reads it: a remote workspace's host lowers the recording limits of
-	// a host session to those its client asked for.
-	Limit func(Config) Config
-	// Degrade keeps a session running in memory when it cannot be written
-	// (Notice is told), writing the kept lines in order once a write
-	// works; without it, a failed write is an error.
-	Degrade bool
-	// Notice receives the one-line messages a session shows its user.
-	Notice func(string)
-	// Ephemeral labels spend in the usage ledger as ephemeral (every
-	// session of an ephemeral store is).
-	Ephemeral bool
-	// NoSnapshots: no call is recorded and file tools capture nothing.
-	NoSnapshots bool
-	// Watch: a whole-workspace record starts a watcher, so later records
-	// rescan only the paths changed since (the REPL sets it).
-	Watch bool
-	// Brief: the process opens the session for one call and exits (an
-	// agent's hook): no open line is written and the record keeps the
-	// last run's opened_at, branch and build.
-	Brief bool
-	// ReadOnly opens the session to read it only: no lock, nothing
-	// written; anything that would write is refused.
-	ReadOnly bool
+	Limit     func(Config) Config // applied to config.json at each read (a host lowers its client's limits)
+	// Degrade keeps the session running in memory while it cannot be
+	// written (Notice is told), writing the kept lines once a write works.
+	Degrade     bool
+	Notice      func(string) // the one-line messages a session shows its user
+	Ephemeral   bool         // spend is labelled ephemeral in the usage ledger
+	NoSnapshots bool         // no call is recorded and file tools capture nothing
+	Watch       bool         // a whole-workspace record starts a watcher for later rescans
+	// Brief: opened for one call (an agent's hook): no open line, and the
+	// record keeps the last run's opened_at, branch and build.
+	Brief    bool
+	ReadOnly bool // no lock, nothing written; anything that would write is refused
 }
 
 // ResumeInfo says what changed since the session last ran.

@@ -39,11 +39,9 @@ func (w *Workspace) ReadLean(ctx context.Context, id string) (*View, error) {
 	return v, nil
 }
 
-// Stream calls fn with each item of the head path (every item of every
-// branch with all), oldest first, its text read back. A payload that
-// cannot be read back makes its item Unavailable, as a load does. A view
-// from ReadLean reads the journal again and one payload at a time; one from
-// Read hands out what it holds.
+// Stream calls fn with each item of the head path (with all, of every
+// branch), oldest first, its text read back; a payload that cannot be read
+// makes its item Unavailable.
 func (v *View) Stream(ctx context.Context, all bool, fn func(Item) error) error {
 	items := v.st.HeadPath()
 	if all {
