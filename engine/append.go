@@ -9,10 +9,9 @@ import (
 // (session_write.go), and what an item starts on its way in (a user turn
 // re-enables continuation, a result settles its task).
 
-// Append adds an item after the head (or Parent) and moves the head to it.
-// It is durable once the turn ends or Commit returns. Attachments with Data
-// are stored first; one that cannot be stored, or is over the cap, refuses
-// the item. A "task" tool_call is StartTask's (Item.Task is refused).
+// Append adds an item after the head (or Parent) and moves the head to it,
+// durable once the turn ends or Commit returns; an attachment that cannot be
+// stored refuses it. A "task" tool_call is StartTask's.
 func (s *Session) Append(ctx context.Context, it Item) (Item, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -30,9 +30,7 @@ const (
 	execAsync = execpolicy.Async
 )
 
-// ExecUse says whether a session stays open to take a receipt's result:
-// ExecPersistent (the REPL, a runtime's open session) or ExecOneShot (a
-// plumbing command, cairn mcp), where auto resolves to sync.
+// ExecUse says whether a session stays open to take a receipt's result.
 type ExecUse = execpolicy.Use
 
 // The uses.
@@ -126,8 +124,7 @@ func bgworkError(err error) error {
 	return err
 }
 
-// WorkFunc is the work a runtime runs for a task or workflow (its model's
-// turns); it returns how it ended, and ends when its ctx does.
+// WorkFunc is the work a runtime runs for a task or workflow run.
 type WorkFunc = bgwork.Func
 
 // WorkResult is how a run of work ended.
@@ -164,10 +161,9 @@ func (s *Session) StartWork(ctx context.Context, w WorkStart, fn WorkFunc) (*Wor
 // WorkResult without an Outcome.
 func WorkPaused(ctx context.Context) bool { return bgwork.Paused(ctx) }
 
-// PauseWork pauses running workflow run id: the pause is recorded, the run's
-// function told (WorkPaused) and its work cancelled. A paused run takes no
-// capacity, outlives a close or a crash, and keeps its id; a call waiting
-// for it gets ErrWorkPaused.
+// PauseWork pauses running workflow run id: recorded, its function told
+// (WorkPaused), its work cancelled. It keeps its id and outlives a close or
+// crash; a call waiting for it gets ErrWorkPaused.
 func (s *Session) PauseWork(ctx context.Context, id string) (BackgroundWork, error) {
 	a, err := s.TaskControl(ctx, TaskControlRequest{Action: bgwork.ActionPause, TaskID: id})
 	if err != nil {
@@ -176,11 +172,8 @@ func (s *Session) PauseWork(ctx context.Context, id string) (BackgroundWork, err
 	return *a.Work, nil
 }
 
-// ResumeWork runs paused workflow run id again under the same id, fn
-// going on from what the paused run saved; the agent section of
-// config.json decides whether the call waits or gets a receipt, as for
-// StartWork. Only a paused workflow is resumed (a settled or interrupted
-// one is refused).
+// ResumeWork runs paused workflow run id again, fn going on from what it
+// saved; it waits or gets a receipt as StartWork does.
 func (s *Session) ResumeWork(ctx context.Context, id string, w WorkResume, fn WorkFunc) (*WorkCall, error) {
 	d, r, err := s.workRunner(ctx, w.Background)
 	if err != nil {

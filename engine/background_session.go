@@ -97,11 +97,9 @@ type ShellOptions = callrec.ShellOptions
 // ShellAnswer is what a shell call answered (callrec.ShellAnswer).
 type ShellAnswer = callrec.ShellAnswer
 
-// Shell runs a shell call under the agent section of config.json: it
-// waits (Exec, killed at the timeout), or it is admitted as a background
-// job and answered with a receipt at once (shell auto over the threshold,
-// or async). A background line is in the shell history as well as in the
-// ledger; its result is delivered as a tool_result item naming the job.
+// Shell runs a shell call under config.json's agent section: waited for
+// (Exec, killed at the timeout) or admitted as a background job answered
+// with a receipt, its result delivered later (Deliver).
 func (s *Session) Shell(ctx context.Context, line string, o ShellOptions) (ShellAnswer, error) {
 	cfg, err := s.config()
 	if err != nil {
@@ -176,9 +174,8 @@ func (s *Session) Running() (tasks, shells int) {
 }
 
 // Waiting reports whether the session's background work will wake its
-// agent: its own work runs in the background, or a result that wakes is
-// not delivered yet, and continuation is not stopped. The REPL shows a
-// waiting label then; it does not mean a model request runs.
+// agent: work runs or a waking result is owed, and continuation is not
+// stopped.
 func (s *Session) Waiting() bool {
 	s.work.mu.Lock()
 	r := s.work.runner
@@ -204,10 +201,9 @@ func (s *Session) RunningWork() []BackgroundWork {
 	return out
 }
 
-// StopAll stops all of the session's tasks and workflows: the stop is
-// recorded first, then owned work is cancelled; results and reports that
-// come later are kept but wake nothing until the next user turn (which
-// Append of a user item records). It returns the work it cancelled.
+// StopAll stops the session's tasks and workflows, recorded first; later
+// results wake nothing until the next user turn. It returns the work it
+// cancelled.
 func (s *Session) StopAll(ctx context.Context) ([]BackgroundWork, error) {
 	r, err := s.runner()
 	if err != nil {
@@ -288,11 +284,9 @@ func (s *Session) closeLocalTasks(r *bgwork.Runner) {
 	}
 }
 
-// Deliver appends what the session's background work and inbox owe it,
-// in order and once each, even across a kill -9 (package bgwork's
-// "Ordering"), and returns those items: results as tool_result items
-// naming their work (Item.Task), reports, messages. Opening the ledger
-// settles as interrupted the work a crashed process left running.
+// Deliver appends what the session's background work and inbox owe it, in
+// order and once each (package bgwork's "Ordering"), and returns those
+// items: results naming their work (Item.Task), reports, messages.
 func (s *Session) Deliver(ctx context.Context) ([]Item, error) {
 	r, err := s.runner()
 	if err != nil {

@@ -10,13 +10,10 @@ import (
 // read from its own files with no git process, and the checkouts cairn saw
 // sessions in, kept in repos/ (package checkouts draws both).
 
-// Checkout is one worktree of a repository: its Path, Name ("" for the
-// main one), Main, Gone (its folder no longer exists), Current (it holds
-// the directory asked about) and Branch.
+// Checkout is one worktree of a repository (checkouts.Checkout).
 type Checkout = checkouts.Checkout
 
-// Repository is the checkouts of the repository holding a directory: its
-// CommonDir, and its Checkouts, the main one first, then by path.
+// Repository is the checkouts of the repository holding a directory.
 type Repository = checkouts.Repository
 
 // checkoutsOf reads the worktrees of the git repository holding dir. It
@@ -88,10 +85,9 @@ func (s *Store) noteCheckouts(repo *Repository) error {
 // Returned is a removed checkout whose sessions moved back.
 type Returned = checkouts.Returned
 
-// ReturnFromRemovedCheckouts moves the sessions of removed worktrees of
-// dir's repository (listed with their folder gone, or seen in repos/) to
-// the main checkout, else the one holding dir, as migrate-sessions does. A
-// session open elsewhere is left for next time, and said.
+// ReturnFromRemovedCheckouts moves the sessions of dir's repository's
+// removed worktrees to a remaining checkout, as migrate-sessions does; one
+// open elsewhere is left for next time.
 func (s *Store) ReturnFromRemovedCheckouts(ctx context.Context, dir string) ([]Returned, error) {
 	repo, err := checkoutsOf(dir)
 	if err != nil || repo == nil || s.ephemeral {

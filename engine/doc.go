@@ -15,17 +15,14 @@
 //     cairn command), created 0700 (files 0600), with a FORMAT file; a newer
 //     format is refused.
 //   - workspace: a canonical directory and its folder workspaces/<key>, the
-//     key a reversible encoding of the path (package wskey). A damaged
-//     workspace.json in the folder of the directory's own key is rebuilt
-//     from the sessions in it, or refused (workspace_info.go).
+//     key a reversible encoding of the path (package wskey).
 //   - session: a conversation in one workspace, named by a version 4 UUID.
 //   - item: one entry of the conversation (user, assistant, reasoning,
 //     tool_call, tool_result, compaction), linked to its parent.
 //   - head: the item that ends the active path; moving it deletes nothing.
 //   - journal: an append-only JSONL file; the journals are the truth.
 //   - record: <id>.json, the summary the picker shows and a resume needs,
-//     derived from the journals and rebuilt when missing, unreadable or
-//     older than them.
+//     derived from the journals.
 //   - trail: <id>.audit.jsonl, a line a turn, labels and gate names only.
 //   - owner: the process holding the flock on <id>.lock, which holds its
 //     pid, then "brief" for an owner that holds it for one call (a hook).
@@ -33,18 +30,11 @@
 //     workspace (wsfs.go); when the workspace holds a state folder, that
 //     root is fenced off from it (vfs.Fenced), links or not.
 //
-// # The conversation's files
+// # Files
 //
-// The items journal (<id>.items.jsonl), the record (<id>.json), the trail
-// (<id>.audit.jsonl) and the usage ledger (usage.jsonl) are drawn line by
-// line in engine/internal/convlog's package doc, with Degrade mode (a
-// session that cannot be written goes on in memory) and unavailable items
-// (a payload object that cannot be read back).
-//
-// # Folders
-//
-// engine/internal/layout draws the state folder's files and folders (the
-// format document of the design draws each file's lines).
+// engine/internal/layout draws the state folder's files and folders;
+// engine/internal/convlog the conversation's (items journal, record, trail,
+// usage ledger, Degrade mode), engine/internal/changes the changes journal.
 //
 // # Durability
 //
@@ -60,11 +50,9 @@
 //
 // # Degrading
 //
-// For the conversation's journals see engine/internal/convlog. For the file
-// tools:
-//
-// While no pre-image can be recorded (the snapshot store or the changes
-// journal cannot be written), a file tool that would replace or remove a
+// For the conversation see engine/internal/convlog. While no pre-image can
+// be recorded (the snapshot store or the changes journal cannot be
+// written), a file tool that would replace or remove a
 // file is refused (ErrRefused) and changes nothing: the fault passes, a
 // destroyed file does not come back. A new file is still made, named as not
 // snapshotted; a file over max_file_bytes is still changed without one.

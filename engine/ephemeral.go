@@ -11,11 +11,9 @@ import (
 // cairn command passes $XDG_RUNTIME_DIR); "" is the temp folder.
 func WithEphemeralRoot(dir string) Option { return func(s *Store) { s.ephemeralRoot = dir } }
 
-// OpenEphemeral opens a private temporary state root (in the folder
-// WithEphemeralRoot names, else the temp folder) for sessions that leave no
-// record; spend still goes to home's usage ledger, labelled ephemeral. Close
-// removes the root; one whose process died is removed by the next
-// OpenEphemeral or SweepEphemeral.
+// OpenEphemeral opens a private temporary state root (under
+// WithEphemeralRoot, else the temp folder) whose sessions leave no record;
+// spend goes to home's usage ledger. Close removes the root.
 func OpenEphemeral(home string, opts ...Option) (*Store, error) {
 	base := ephemeralBase(opts)
 	ephroot.Sweep(base) // what dead owners left; SweepEphemeral says what failed

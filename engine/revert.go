@@ -52,11 +52,8 @@ func (s *Session) Revert(ctx context.Context, at string, mode RevertMode) (*Reve
 	return s.revertHeadLocked(ctx, it)
 }
 
-// PreviewRevert says what Revert would do to the files (mode files or
-// both) without changing anything: the files it would create, replace and
-// delete, and the calls after the boundary that ran without a record. A
-// revert that would be refused is refused alike (conflicts as a
-// *RevertConflictError).
+// PreviewRevert says what Revert would do to the files, changing nothing;
+// a revert that would be refused is refused alike.
 func (s *Session) PreviewRevert(ctx context.Context, at string, mode RevertMode) (*RevertResult, error) {
 	switch mode {
 	case RevertFiles, RevertBoth:

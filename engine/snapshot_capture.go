@@ -73,8 +73,7 @@ func (s *Session) Change(ctx context.Context, tool string, paths []string, fn fu
 	return c.commit(ctx)
 }
 
-// RequiredError is the refusal of an edit whose required pre-images could
-// not be captured (snapshots.required). It wraps ErrRefused.
+// RequiredError refuses an edit whose required pre-images could not be captured.
 type RequiredError = snapshot.RequiredError
 
 // requiredFile is one file of a RequiredError and why it was not captured.

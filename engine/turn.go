@@ -4,9 +4,7 @@ import (
 	"cairn/engine/internal/convlog"
 )
 
-// Spend is what a session or a turn cost, as the runtime reports it:
-// InputTokens, OutputTokens, CostUSD. Check refuses a report that is
-// negative or over MaxSpendTokens or MaxSpendCostUSD (ErrBadInput).
+// Spend is what a session or a turn cost, as the runtime reports it.
 type Spend = convlog.Spend
 
 // The most one report of spend may say.
@@ -15,8 +13,7 @@ const (
 	MaxSpendCostUSD = convlog.MaxSpendCostUSD
 )
 
-// Trust is the standing trust a session's user granted: Map, from a path
-// or source to its trust level, and the Rules writes recorded.
+// Trust is the standing trust a session's user granted.
 type Trust = convlog.Trust
 
 // TrustRule is one recorded rule of a trust map.
