@@ -9,14 +9,9 @@ import (
 // (session_write.go), and what an item starts on its way in (a user turn
 // re-enables continuation, a result settles its task).
 
-// Append adds an item to the conversation, after the head unless Parent is
-// set, and moves the head to it. The item is written but not synced: it is
-// durable once the turn ends (EndTurn) or Commit returns.
-//
-// Attachments given with Data are stored as objects first (attach.go); an
-// attachment that cannot be stored, or is over the cap, refuses the item
-// and nothing is appended. A "task" tool_call that starts a sub-agent is
-// appended by StartTask, not here (Item.Task is refused).
+// Append adds an item after the head (or Parent) and moves the head to it,
+// durable once the turn ends or Commit returns; an attachment that cannot be
+// stored refuses it. A "task" tool_call is StartTask's.
 func (s *Session) Append(ctx context.Context, it Item) (Item, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

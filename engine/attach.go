@@ -14,16 +14,10 @@ import (
 // Attachments: a file a person pastes into a prompt is kept with it, as an
 // object of the workspace's store (package attach, which draws the lines).
 
-// Attachment is a file attached to an item: OID, Name, MediaType, Size;
-// LiveOnly with URL and Pages for one whose bytes were never written; Data,
-// the content given to Append (never written to any line). Gone and Note
-// say what the runtime sends in place of a live-only one it no longer
-// holds.
+// Attachment is a file attached to an item (convlog.Attachment).
 type Attachment = convlog.Attachment
 
-// AttachmentTooLargeError refuses an attachment over the cap
-// (storage.max_attachment_mb): Name, Size (what was seen), CapMB. It wraps
-// ErrBadInput: nothing was stored or appended.
+// AttachmentTooLargeError refuses an attachment over storage.max_attachment_mb.
 type AttachmentTooLargeError = attach.TooLargeError
 
 // maxAttachmentMB is storage.max_attachment_mb, or its default when
@@ -39,10 +33,9 @@ func (s *Store) maxAttachmentMB() int {
 // with head: by its extension when known, else by sniffing the content.
 func MediaType(name string, head []byte) string { return attach.MediaType(name, head) }
 
-// PutAttachment stores the content read from r, a file named name, as an
-// object of the workspace and returns the attachment that names it, for an
-// Item's Attachments. The object is durable when it returns. Over the cap
-// it stores nothing and returns *AttachmentTooLargeError.
+// PutAttachment stores r, a file named name, as a durable object of the
+// workspace and returns the attachment naming it; over the cap it stores
+// nothing (*AttachmentTooLargeError).
 func (w *Workspace) PutAttachment(ctx context.Context, name string, r io.Reader) (Attachment, error) {
 	name = filepath.Base(name)
 	if name == "" || name == "." || name == "/" {
@@ -84,12 +77,9 @@ func (w *Workspace) Attachments(ctx context.Context, session, item string) ([]At
 	return convlog.OnDisk(it.Attachments), nil
 }
 
-// ReadAttachment opens attachment n (1-based) of item (DraftItem for the
-// draft's) of session: its bytes, verified against the object's name
-// before the reader is returned (a corrupt attachment fails here, so a
-// caller that writes what it reads writes nothing of it) and again as
-// they are read. A live-only attachment has no bytes to read: it is
-// ErrNotFound, and the error says where it came from.
+// ReadAttachment opens attachment n (from 1) of item (DraftItem: the
+// draft's) of session, verified as it is read; a live-only one is
+// ErrNotFound.
 func (w *Workspace) ReadAttachment(ctx context.Context, session, item string, n int) (Attachment, io.ReadCloser, error) {
 	as, err := w.Attachments(ctx, session, item)
 	if err != nil {

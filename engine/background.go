@@ -30,9 +30,7 @@ const (
 	execAsync = execpolicy.Async
 )
 
-// ExecUse says whether a session stays open to take a receipt's result:
-// ExecPersistent (the REPL, a runtime's open session) or ExecOneShot (a
-// plumbing command, cairn mcp), where auto resolves to sync.
+// ExecUse says whether a session stays open to take a receipt's result.
 type ExecUse = execpolicy.Use
 
 // The uses.
@@ -66,11 +64,9 @@ type TaskControlAnswer = bgwork.Answer
 // BackgroundWork is one task, shell job or workflow run.
 type BackgroundWork = bgwork.Work
 
-// TaskControl answers the task_control calls that read (list and status)
-// from session's ledger and its task records, without owning the session. When no process owns
-// the session, work the ledger still shows running reads interrupted, as
-// its next owner will record it. cancel and background need the session's
-// owner, and are refused here.
+// TaskControl answers task_control's list and status from session's ledger
+// without owning the session (work of an unowned session shows
+// interrupted); cancel and background are refused here.
 func (w *Workspace) TaskControl(ctx context.Context, session string, q TaskControlRequest) (TaskControlAnswer, error) {
 	if err := w.checkSession(session); err != nil {
 		return TaskControlAnswer{}, err
@@ -128,24 +124,7 @@ func bgworkError(err error) error {
 	return err
 }
 
-// WorkStart says what a task or workflow call starts (StartWork).
-type WorkStart struct {
-	// Type is "task" (a sub-agent) or "workflow" (a workflow run).
-	Type string
-	// Label names it: a task's id is made from it (implement-footer-chips);
-	// a workflow gets a random word-list id (neat-wanted-cowbird) and keeps
-	// it for good.
-	Label string
-	// Owner is "" for the session, or the running child task it reports to.
-	Owner string
-	// Call is the tool_call item that starts it.
-	Call string
-	// Background is the call's background argument (task auto).
-	Background bool
-}
-
-// WorkFunc is the work a runtime runs for a task or workflow (its model's
-// turns); it returns how it ended, and ends when its ctx does.
+// WorkFunc is the work a runtime runs for a task or workflow run.
 type WorkFunc = bgwork.Func
 
 // WorkResult is how a run of work ended.
@@ -154,12 +133,15 @@ type WorkResult = bgwork.Result
 // WorkCall is started work: its Receipt, and Wait for a call that waits.
 type WorkCall = bgwork.Call
 
-// StartWork admits a task or workflow run under the agent section of
-// config.json and runs fn in a goroutine: a call that waits gets its
-// result from WorkCall.Wait (task_control background promotes it, under
-// task auto), one answered with a receipt gets its result through
-// Deliver. Its reports are Session.Report. It needs a runtime with a
-// model: the REPL and the plumbing start no agent work this way.
+// WorkStart says what a task or workflow call starts (bgwork.Start).
+type WorkStart = bgwork.Start
+
+// WorkResume says how ResumeWork runs a paused workflow again.
+type WorkResume = bgwork.Resume
+
+// StartWork admits a task or workflow run under config.json's agent section
+// and runs fn in a goroutine: a call that waits gets its result from
+// WorkCall.Wait, one answered with a receipt through Deliver.
 func (s *Session) StartWork(ctx context.Context, w WorkStart, fn WorkFunc) (*WorkCall, error) {
 	d, r, err := s.workRunner(ctx, w.Background)
 	if err != nil {
@@ -174,19 +156,14 @@ func (s *Session) StartWork(ctx context.Context, w WorkStart, fn WorkFunc) (*Wor
 	return c, bgworkError(err)
 }
 
-// WorkPaused reports whether a WorkFunc's ctx ended because its workflow
-// run was paused (PauseWork): the function saves what it needs to go on
-// and returns a WorkResult without an Outcome, and the run waits, paused,
-// for ResumeWork. A function that returns an outcome all the same settles
-// with it.
+// WorkPaused reports whether a WorkFunc's ctx ended because its run was
+// paused (PauseWork): the function saves what it needs and returns a
+// WorkResult without an Outcome.
 func WorkPaused(ctx context.Context) bool { return bgwork.Paused(ctx) }
 
-// PauseWork pauses running workflow run id (task_control's pause): the
-// pause is recorded first, then the run's function is told (WorkPaused)
-// and the work it owns cancelled and drained. A paused run is not live:
-// it takes no capacity, shows no chip, outlives the session's close and
-// a crash, and keeps its id for good. A call that waited for the run gets
-// ErrWorkPaused from WorkCall.Wait.
+// PauseWork pauses running workflow run id: recorded, its function told
+// (WorkPaused), its work cancelled. It keeps its id and outlives a close or
+// crash; a call waiting for it gets ErrWorkPaused.
 func (s *Session) PauseWork(ctx context.Context, id string) (BackgroundWork, error) {
 	a, err := s.TaskControl(ctx, TaskControlRequest{Action: bgwork.ActionPause, TaskID: id})
 	if err != nil {
@@ -195,19 +172,8 @@ func (s *Session) PauseWork(ctx context.Context, id string) (BackgroundWork, err
 	return *a.Work, nil
 }
 
-// WorkResume says how ResumeWork runs a paused workflow again.
-type WorkResume struct {
-	// Call is the tool_call item that resumes it.
-	Call string
-	// Background is the call's background argument (task auto).
-	Background bool
-}
-
-// ResumeWork runs paused workflow run id again under the same id, fn
-// going on from what the paused run saved; the agent section of
-// config.json decides whether the call waits or gets a receipt, as for
-// StartWork. Only a paused workflow is resumed (a settled or interrupted
-// one is refused).
+// ResumeWork runs paused workflow run id again, fn going on from what it
+// saved; it waits or gets a receipt as StartWork does.
 func (s *Session) ResumeWork(ctx context.Context, id string, w WorkResume, fn WorkFunc) (*WorkCall, error) {
 	d, r, err := s.workRunner(ctx, w.Background)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"cairn/engine/ids"
 	"cairn/engine/internal/bgwork"
+	"cairn/engine/internal/callrec"
 	"cairn/engine/internal/inbox"
 )
 
@@ -90,31 +91,15 @@ func (s *Session) wakeUp() {
 	}
 }
 
-// ShellOptions change how Shell runs a shell call.
-type ShellOptions struct {
-	ExecOptions
-	// TimeoutSecs is the call's timeout, its hard deadline;
-	// DefaultShellTimeoutSecs when 0.
-	TimeoutSecs int
-	// Use: ExecPersistent (the session stays open to take a receipt's
-	// result) or ExecOneShot (auto resolves to sync).
-	Use ExecUse
-}
+// ShellOptions change how Shell runs a shell call (callrec.ShellOptions).
+type ShellOptions = callrec.ShellOptions
 
-// ShellAnswer is what a shell call answered: Exec when it waited, Receipt
-// when it went on in the background (its end comes through Deliver).
-type ShellAnswer struct {
-	Exec    *ExecAnswer `json:"exec,omitempty"`
-	Receipt *Receipt    `json:"receipt,omitempty"`
-	// TimedOut: it waited and was killed at its deadline.
-	TimedOut bool `json:"timed_out,omitempty"`
-}
+// ShellAnswer is what a shell call answered (callrec.ShellAnswer).
+type ShellAnswer = callrec.ShellAnswer
 
-// Shell runs a shell call under the agent section of config.json: it
-// waits (Exec, killed at the timeout), or it is admitted as a background
-// job and answered with a receipt at once (shell auto over the threshold,
-// or async). A background line is in the shell history as well as in the
-// ledger; its result is delivered as a tool_result item naming the job.
+// Shell runs a shell call under config.json's agent section: waited for
+// (Exec, killed at the timeout) or admitted as a background job answered
+// with a receipt, its result delivered later (Deliver).
 func (s *Session) Shell(ctx context.Context, line string, o ShellOptions) (ShellAnswer, error) {
 	cfg, err := s.config()
 	if err != nil {
@@ -158,9 +143,8 @@ func (s *Session) Shell(ctx context.Context, line string, o ShellOptions) (Shell
 }
 
 // TaskControl is the task_control tool as the session's owner answers it:
-// list and status read the ledger; cancel marks work cancelling and
-// cancels it (it shows cancelling until it settles); background promotes
-// a waited agent task, under task auto only.
+// list, status, cancel, and background (a waited agent task, under task
+// auto).
 func (s *Session) TaskControl(ctx context.Context, q TaskControlRequest) (TaskControlAnswer, error) {
 	if err := ctx.Err(); err != nil {
 		return TaskControlAnswer{}, err
@@ -190,9 +174,8 @@ func (s *Session) Running() (tasks, shells int) {
 }
 
 // Waiting reports whether the session's background work will wake its
-// agent: its own work runs in the background, or a result that wakes is
-// not delivered yet, and continuation is not stopped. The REPL shows a
-// waiting label then; it does not mean a model request runs.
+// agent: work runs or a waking result is owed, and continuation is not
+// stopped.
 func (s *Session) Waiting() bool {
 	s.work.mu.Lock()
 	r := s.work.runner
@@ -218,10 +201,9 @@ func (s *Session) RunningWork() []BackgroundWork {
 	return out
 }
 
-// StopAll stops all of the session's tasks and workflows: the stop is
-// recorded first, then owned work is cancelled; results and reports that
-// come later are kept but wake nothing until the next user turn (which
-// Append of a user item records). It returns the work it cancelled.
+// StopAll stops the session's tasks and workflows, recorded first; later
+// results wake nothing until the next user turn. It returns the work it
+// cancelled.
 func (s *Session) StopAll(ctx context.Context) ([]BackgroundWork, error) {
 	r, err := s.runner()
 	if err != nil {
@@ -302,15 +284,9 @@ func (s *Session) closeLocalTasks(r *bgwork.Runner) {
 	}
 }
 
-// Deliver puts into the conversation what the session's background work
-// and its inbox owe it, in order and once each (across a kill -9 too:
-// engine/internal/bgwork and engine/internal/inbox, "Ordering"), and
-// returns those items: a job's or a task's result as a tool_result naming
-// it (Item.Task; answering its call when the call is on the head's path),
-// a child's report as a report item, a cross-session message as a message
-// item. It opens the ledger, and with it settles as interrupted the work a
-// crashed process left running. Results owed to a child task go to that
-// child, not here.
+// Deliver appends what the session's background work and inbox owe it, in
+// order and once each (package bgwork's "Ordering"), and returns those
+// items: results naming their work (Item.Task), reports, messages.
 func (s *Session) Deliver(ctx context.Context) ([]Item, error) {
 	r, err := s.runner()
 	if err != nil {
@@ -413,11 +389,8 @@ func (k *itemSink) add(ctx context.Context, d any) error {
 }
 
 // Report records child task's report_to_parent as a report item of this
-// session's conversation (Item.Task, Title, Blocked; Text the message),
-// durable when it returns: the ledger records it and delivers it, as it
-// delivers results. A blocked report ends the task, blocked (a
-// non-success outcome): the Runner ends work it runs; a task of the
-// plumbing (task.go) is ended here.
+// conversation, durable when it returns and delivered as results are. A
+// blocked report ends the task, blocked.
 func (s *Session) Report(ctx context.Context, task string, in ReportInput) (Item, error) {
 	if _, err := checkReport(in); err != nil {
 		return Item{}, err

@@ -25,9 +25,11 @@ import (
 //   - the store is busy or anything else fails: the call is blocked with
 //     the reason, so no change runs without its record.
 
+// ScopeNone is the scope of a line that only reads: nothing is recorded.
+const ScopeNone = "none"
+
 // Scopes of a call: what it may change.
 const (
-	ScopeNone      = "none"            // a line that only reads: nothing is recorded
 	scopePaths     = callrec.Paths     // the named paths (a folder: all of it)
 	scopeWorkspace = callrec.Workspace // the whole workspace, walked
 )
@@ -280,14 +282,10 @@ func (w *Workspace) recordPaths(ps []string) []string {
 	return out
 }
 
-// RecordCall runs fn as a call of tool that may change any file of the
-// workspace (an MCP or plugin tool: seed "Recording" records the whole
-// workspace for them), recorded as a shell line's whole-workspace record
-// is: the workspace walked and stored before, a call line synced, fn run,
-// the workspace walked again and only what changed kept. The store's
-// refusals run fn without a record (CallRecord.Unrecorded says why); any
-// other failure to record refuses the call and fn does not run. fn's error
-// is returned with the record made.
+// RecordCall runs fn as a call of tool that may change any file (an MCP or
+// plugin tool), recorded as a whole-workspace shell line is; a store's
+// refusal runs fn unrecorded (CallRecord.Unrecorded), any other failure
+// refuses the call before fn runs.
 func (s *Session) RecordCall(ctx context.Context, tool string, opts ToolOptions, fn func(context.Context) error) (*CallRecord, error) {
 	if !labelRE.MatchString(tool) {
 		return nil, fmt.Errorf("%w: tool name %q", ErrBadInput, tool)

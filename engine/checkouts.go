@@ -10,13 +10,10 @@ import (
 // read from its own files with no git process, and the checkouts cairn saw
 // sessions in, kept in repos/ (package checkouts draws both).
 
-// Checkout is one worktree of a repository: its Path, Name ("" for the
-// main one), Main, Gone (its folder no longer exists), Current (it holds
-// the directory asked about) and Branch.
+// Checkout is one worktree of a repository (checkouts.Checkout).
 type Checkout = checkouts.Checkout
 
-// Repository is the checkouts of the repository holding a directory: its
-// CommonDir, and its Checkouts, the main one first, then by path.
+// Repository is the checkouts of the repository holding a directory.
 type Repository = checkouts.Repository
 
 // checkoutsOf reads the worktrees of the git repository holding dir. It
@@ -40,11 +37,9 @@ type CheckoutSessions struct {
 	Sessions []Summary
 }
 
-// OtherCheckouts lists the sessions of the other checkouts of the
-// repository holding dir, one section per checkout (the main one first):
-// the sessions of the checkout's folder and of the folders inside it that
-// belong to no nearer checkout. A checkout without sessions has none.
-// Nil when dir is in no repository or the repository has one checkout.
+// OtherCheckouts lists the sessions of the other checkouts of dir's
+// repository, the main one first; nil when there is no repository or only
+// one checkout.
 func (s *Store) OtherCheckouts(ctx context.Context, dir string) (*Repository, []CheckoutSessions, error) {
 	repo, err := checkoutsOf(dir)
 	if err != nil || repo == nil || len(repo.Checkouts) < 2 {
@@ -90,13 +85,9 @@ func (s *Store) noteCheckouts(repo *Repository) error {
 // Returned is a removed checkout whose sessions moved back.
 type Returned = checkouts.Returned
 
-// ReturnFromRemovedCheckouts moves the sessions left in removed worktrees
-// of the repository holding dir back to a remaining checkout: the main
-// one, else the checkout holding dir. A removed worktree is one the
-// repository still lists with its folder gone, or one cairn saw sessions
-// in (repos/) whose folder is gone. Each moves as migrate-sessions moves a
-// directory, usage included. A session open in another process is left
-// for next time, and said.
+// ReturnFromRemovedCheckouts moves the sessions of dir's repository's
+// removed worktrees to a remaining checkout, as migrate-sessions does; one
+// open elsewhere is left for next time.
 func (s *Store) ReturnFromRemovedCheckouts(ctx context.Context, dir string) ([]Returned, error) {
 	repo, err := checkoutsOf(dir)
 	if err != nil || repo == nil || s.ephemeral {

@@ -156,12 +156,9 @@ func (s *Session) writeRecordLocked(durable bool) error {
 	return s.replaceRecordLocked(durable, now)
 }
 
-// RefreshRecord replaces the record now when the journal, synced, has
-// moved past it, without waiting out recordEvery: a runtime that goes idle
-// (the REPL waiting for the next line) calls it, so that listings in other
-// processes show the session's last turns, counts and time rather than
-// those of the last refresh, which can be minutes old. Not synced: Close
-// writes the record durably.
+// RefreshRecord rewrites the record now when the synced journal has moved
+// past it, so that other processes' listings are current: a runtime going
+// idle calls it. Not synced: Close writes the record durably.
 func (s *Session) RefreshRecord() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -9,9 +9,8 @@ import (
 // Compaction replaces an older stretch of the conversation by a summary in
 // the request view only (engine/internal/convlog/compact.go says how the stretch is cut).
 
-// Compact appends a compaction item summarising the request view from its
-// start (an earlier summary included) through upTo. upTo "" means
-// everything before the newest user prompt; summary "" makes a plain
+// Compact appends a compaction item summarising the request view through
+// upTo ("" everything before the newest prompt); summary "" makes a plain
 // listing summary.
 func (s *Session) Compact(ctx context.Context, summary, upTo string) (Item, error) {
 	s.mu.Lock()

@@ -11,8 +11,7 @@ import (
 // Package config parses it; Store.Config is the one loader the engine, the
 // command line and the REPL use.
 
-// Config is the parsed config.json: its Snapshots, Storage, History and
-// Tools sections (package config says what each key means).
+// Config is the parsed config.json (package config says each key).
 type Config = config.Config
 
 // The sections of Config the engine's files name.

@@ -23,12 +23,9 @@ type (
 	Changes = revert.Changes
 )
 
-// Changes reads what a call or a turn of session id changed, from its
-// change records: item a tool_call item (that call), a user prompt (its
-// whole turn), or "" (the newest recorded call). Each side of each file
-// is read up to limit bytes. A file's content after the change is recorded
-// by its hash; it is read from the store when a later record kept the same
-// content, else from the workspace when the file still holds it.
+// Changes reads what a call or turn of session id changed from its change
+// records: item is a tool_call, a user prompt (its turn), or "" (the newest
+// recorded call). Each side of each file is read up to limit bytes.
 func (w *Workspace) Changes(ctx context.Context, id, item string, limit int64) (*Changes, error) {
 	v, err := w.ReadLean(ctx, id)
 	if err != nil {

@@ -11,7 +11,7 @@ package engine
 // (TestDocMapNamesExist in internal/doccheck) checks that each exists, and
 // that every file of the root and every package below it is named here.
 //
-// Locks are written as in the package comment's "Locks", in their order:
+// Locks are written as in "Locks, in full" below, in their order:
 // (1) Session.busy, (2) snapStack.mu (the undo stack, changesLog.snaps),
 // (3) Session.mu, then leaves. "The call lock" is the workspace's
 // calls.lock flock (calls_lock.go); "ownership" is the flock on
@@ -263,31 +263,10 @@ package engine
 // ## The changes journal
 //
 // <id>.changes.jsonl holds a "change" line per file-tool call and the undo
-// stack's events (engine/internal/changes/format.go draws every line):
-//
-//	{"v":1,"kind":"change","id":SNAP,"seq":N,"at":T,"tool":"edit","call":ITEM,"item":ITEM,
-//	 "scope":"paths","files":[{"path":P,"before":F|null,"after":F|null}]}
-//
-// "call" names the item the change belongs to: the tool_call item given by
-// the caller (the Call option of a tool, Change.SetCall), else the user prompt that
-// began the turn (REPL tool lines have no tool_call item); it is omitted
-// when the conversation has no prompt yet, and lines written before it
-// have none and read as they did. "item" (on this line and on every
-// other line that changes files) is the newest item of the conversation
-// when the line was written ("" when it had none): where the line lies
-// among the items, for a file revert's boundary, which never compares
-// times (they tie within a millisecond); lines written before it have
-// none and are placed by their time. A file's state F is
-// {"oid":SHA256,"size":N,"mode":"file|exec|link","perm":"0640"} (stored as
-// an object), {"sha256":SHA256,"size":N,"mode":...,"perm":...,"data":BASE64}
-// (a pre-image of at most 16 KiB, inline; or a file tool's "after" of at
-// most 16 KiB, for redo), {"sha256":SHA256,"size":N,
-// "mode":...,"perm":...} (the content's hash only, no object: a change's
-// "after"), {"skipped":REASON,"size":N}, or null (absent). "oid" always
-// names an object that exists. "perm" is a regular file's permission bits
-// as four octal digits (a link has none); lines written before it have
-// none, and read as they did. An "abort" line cancels a change whose file
-// the tool did not change.
+// stack's events; engine/internal/changes/format.go draws every line, the
+// "call" and "item" that place a line among the conversation's items, and
+// a file's state F. An "abort" line cancels a change whose file the tool
+// did not change.
 //
 // Records of other calls (shell lines, recorded tools) share the journal:
 // "call", "record", "unrecorded", "start", "off" and store-budget "drop"
@@ -453,8 +432,18 @@ package engine
 //
 // ## Locks, in full
 //
-// The leaves of the package comment's order:
+// The mutexes, in the one order they may be taken: a goroutine holding one
+// may take only those below it.
 //
+//  1. Session.busy (RWMutex): shared by a file tool, Session.Change (while
+//     its function runs), a recorded call (recordCall: Exec, RecordCall,
+//     while the call runs), undo, redo and restore-to; exclusive by Close,
+//     so Close waits for them and none starts after it.
+//  2. snapStack.mu, the undo stack (changesLog.snaps): held by the same calls, so the
+//     file changes of one session take turns; and by the fold on Open.
+//     A call waits for it with its context (internal/ctxsync).
+//  3. Session.mu: the conversation state and the session's own journals
+//     (items, audit), the record, closing.
 //  4. Leaves, each held only briefly, never two at once: Workspace.mu
 //     (making the workspace folder), changes.Writer (the changes
 //     journal's writer: Close takes it without the stack's lock), the
@@ -465,6 +454,14 @@ package engine
 //     another, always in this order: a callLock's mu (the count of the
 //     store's calls holding a workspace's call lock) takes its kept-open
 //     lock file's own (vfs.SharedLockFile).
+//
+// Ownership across processes, the flock on <id>.lock, is outside this
+// order: it is tried, never waited for, when a session is opened or first
+// written. So is the workspace call lock, the flock on
+// workspaces/<key>/calls.lock: every call (file tool, Change, shell line,
+// recorded call, apply_patch) takes it shared between 1 and 2, waiting
+// only while a file revert holds it; a file revert or unrevert tries it
+// alone, under 2, and never waits (busy).
 //
 // The rule of the call lock: no call runs without it. A call whose lock
 // cannot be taken for any reason but a file revert holding it (the

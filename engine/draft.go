@@ -20,8 +20,7 @@ import (
 // user prompt item clears it too (the draft was sent). A session holding a
 // draft is recorded even with no items, and its record says "draft".
 
-// Draft is the prompt text a session holds for its composer: Text, or the
-// Payload object holding a text over 16 KiB, with its Attachments.
+// Draft is the prompt text a session holds for its composer.
 type Draft = convlog.Draft
 
 // readDraft gives the text of draft d (convlog.ReadDraft).
@@ -56,10 +55,8 @@ func (s *Session) DraftAttachments() []Attachment {
 	return convlog.OnDisk(s.st.Draft.Attachments)
 }
 
-// SetDraft keeps text as the session's draft: a prompt typed and not sent
-// (seed 000: a typed draft is worth keeping), put back in the composer on
-// resume; "" clears the draft. A session that held nothing yet is recorded
-// by it. The line is durable when SetDraft returns.
+// SetDraft keeps text, a prompt typed and not sent, as the session's draft
+// for its composer ("" clears it), durably.
 func (s *Session) SetDraft(ctx context.Context, text string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()

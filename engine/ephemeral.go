@@ -11,14 +11,9 @@ import (
 // cairn command passes $XDG_RUNTIME_DIR); "" is the temp folder.
 func WithEphemeralRoot(dir string) Option { return func(s *Store) { s.ephemeralRoot = dir } }
 
-// OpenEphemeral opens a private temporary state root in the folder
-// WithEphemeralRoot names (else the temp folder) for a session that leaves
-// no record behind. Spend still goes to the usage ledger of the persistent
-// state folder home, labelled ephemeral. The store holds a lock on its root
-// for its whole life; Close removes the root. A root left by a process that
-// died without closing its store (kill -9, a power loss) is removed by the
-// next OpenEphemeral or SweepEphemeral in the same folder, once its lock
-// proves its owner gone.
+// OpenEphemeral opens a private temporary state root (under
+// WithEphemeralRoot, else the temp folder) whose sessions leave no record;
+// spend goes to home's usage ledger. Close removes the root.
 func OpenEphemeral(home string, opts ...Option) (*Store, error) {
 	base := ephemeralBase(opts)
 	ephroot.Sweep(base) // what dead owners left; SweepEphemeral says what failed

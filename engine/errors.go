@@ -67,3 +67,15 @@ func noItem(item, session string) error {
 // that no session matched: "no task "t-1" in session S", never "no such
 // session: no task ...".
 func notFoundf(format string, a ...any) error { return errs.NotFoundf(format, a...) }
+
+// BusyError says another process owns a session, or another machine holds
+// its lease on the remote (errs.BusyError).
+type BusyError = errs.BusyError
+
+// LoadLimitError refuses to open a session too big for the current ceiling
+// (storage.max_eager_load_mb): it can still be read and forked.
+type LoadLimitError = errs.LoadLimitError
+
+// UnreadableError says a session's items journal is no session cairn can
+// read (errs.UnreadableError); it is left as it is and never appended to.
+type UnreadableError = errs.UnreadableError

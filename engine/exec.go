@@ -24,12 +24,9 @@ type ExecOptions = callrec.ExecOptions
 // ExecAnswer is what Exec did (callrec.ExecAnswer).
 type ExecAnswer = callrec.ExecAnswer
 
-// Exec runs shell line with `sh -c` in the workspace, recording it (see
-// the top of this file). A line that cannot be recorded for a reason that
-// passes (the store busy, an I/O error) is refused and does not run; one
-// the store refuses (a limit, a full store, recording off) runs without a
-// record and Answer.Unrecorded says why. A cancelled ctx kills the
-// command's process group; what it changed until then is recorded.
+// Exec runs shell line with `sh -c` in the workspace, recorded; a line the
+// store refuses runs unrecorded (Answer.Unrecorded), any other failure to
+// record refuses it. A cancelled ctx kills its process group.
 func (s *Session) Exec(ctx context.Context, line string, opts ExecOptions) (*ExecAnswer, error) {
 	if strings.TrimSpace(line) == "" || strings.ContainsRune(line, 0) {
 		return nil, fmt.Errorf("%w: a shell line must hold a command and no NUL byte", ErrBadInput)

@@ -16,9 +16,7 @@ import (
 // (convlog.Fork says what a child gets); it needs no ownership of the
 // parent, so an active session can be forked.
 
-// ForkResult says what a fork made: the child session, where it came
-// from, its title, the draft it was handed and the tasks it holds
-// (convlog.ForkResult).
+// ForkResult says what a fork made (convlog.ForkResult).
 type ForkResult = convlog.ForkResult
 
 // Fork forks this session at item at ("" = the head).

@@ -18,14 +18,11 @@ import (
 // FsckReport is what `cairn storage fsck` found.
 type FsckReport = fsck.Report
 
-// FsckProblem is one thing wrong, and where (a path relative to the state
-// folder, with a line number for a journal line).
+// FsckProblem is one thing fsck found wrong, and where.
 type FsckProblem = fsck.Problem
 
-// Fsck verifies every object, parses every journal and record of the store
-// and says what is wrong and where. It changes nothing. A torn journal tail
-// is the expected shape of a crash and is a note, not a problem: the next
-// writer cuts it.
+// Fsck verifies every object, journal and record of the store and says
+// what is wrong and where, changing nothing; a torn journal tail is a note.
 func (s *Store) Fsck(ctx context.Context) (*FsckReport, error) { return s.FsckProgress(ctx, nil) }
 
 // FsckProgress is Fsck that tells progress, when not nil, how many

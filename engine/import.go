@@ -19,8 +19,7 @@ import (
 // written whole, by one rename, as a fork is; an existing one gets the new
 // items appended, then its head and meta lines, then one sync.
 
-// ImportSource is one source session, or what was added to it since the
-// last import, as an importer parsed it (its fields: agentimport.Source).
+// ImportSource is one source session as an importer parsed it.
 type ImportSource = agentimport.Source
 
 // ImportItem is one item of a source session, named by its Key.
@@ -29,8 +28,7 @@ type ImportItem = agentimport.Item
 // ImportTask is a sub-agent's transcript of a source session.
 type ImportTask = agentimport.Task
 
-// PendingPrompt is a prompt an agent is submitting as a hook brings its
-// transcript in.
+// PendingPrompt is a prompt an agent submits as a hook brings its transcript in.
 type PendingPrompt = agentimport.Pending
 
 // ImportResult says what an import did to one session (as JSON too).
@@ -45,9 +43,7 @@ func agentCallItem(id, call string) string { return agentimport.CallItem(id, cal
 func ImportSessionID(agent, sourceID string) string { return hookrec.SessionID(agent, sourceID) }
 
 // ImportWorkspace is the workspace of a source session's directory, which
-// may no longer exist on this machine (its sessions are still worth
-// having): an absolute path that cannot be resolved is used as it is,
-// cleaned.
+// may no longer exist here (such a path is used as it is, cleaned).
 func (s *Store) ImportWorkspace(dir string) (*Workspace, error) {
 	if !filepath.IsAbs(dir) {
 		return nil, fmt.Errorf("%w: the source's directory %q is not absolute", ErrBadInput, dir)
@@ -59,11 +55,8 @@ func (s *Store) ImportWorkspace(dir string) (*Workspace, error) {
 	return s.workspaceAt(filepath.Clean(dir))
 }
 
-// ImportWorkspaceFor is the workspace where the source session sourceID of
-// agent is, or goes: the one that holds its cairn session already, wherever
-// it is now (migrate-sessions moves a session to another directory; a
-// later import must find it there, not make it again at the old one), else
-// the workspace of the source's directory dir (ImportWorkspace).
+// ImportWorkspaceFor is the workspace holding agent's session sourceID
+// already, wherever it moved, else that of the source's directory dir.
 func (s *Store) ImportWorkspaceFor(ctx context.Context, agent, sourceID, dir string) (*Workspace, error) {
 	w, err := s.ImportWorkspace(dir)
 	if err != nil {
@@ -79,10 +72,8 @@ func (s *Store) ImportWorkspaceFor(ctx context.Context, agent, sourceID, dir str
 	return w, nil
 }
 
-// GoneWorkspace is the workspace of dir, a directory that no longer exists
-// (a session imported from another machine, a folder deleted since), when
-// the state folder holds one for it: its sessions can still be read by id
-// and resumed; ErrNotFound when it holds none.
+// GoneWorkspace is the workspace the state folder holds for dir, a
+// directory that no longer exists; ErrNotFound when there is none.
 func (s *Store) GoneWorkspace(dir string) (*Workspace, error) {
 	if !filepath.IsAbs(dir) {
 		return nil, fmt.Errorf("%w: %q is not an absolute path", ErrBadInput, dir)
@@ -111,7 +102,8 @@ func (w *Workspace) ImportOffset(ctx context.Context, agent, sourceID string) (i
 	return agentimport.MetaOf(st).Offset, true, nil
 }
 
-// Import brings src into its session: creates it, or appends what is new.
+// Import brings src into this session, which must be src's
+// (ImportSessionID), as Workspace.Import does; no dry run.
 func (w *Workspace) Import(ctx context.Context, src *ImportSource) (*ImportResult, error) {
 	if src.Agent == "" || src.SourceID == "" {
 		return nil, fmt.Errorf("%w: an import names its agent and source session", ErrBadInput)

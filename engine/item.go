@@ -7,14 +7,8 @@ import "cairn/engine/internal/convlog"
 // aliases of them, so that a caller of the engine reads and builds them as
 // its own while the journal's encoding and its checks live with the fold.
 
-// Item is one entry of a conversation. Parent links items into a tree; the
-// session's head picks the active path through it. Its fields (convlog.Item):
-// ID, Parent, Type, At, Text; Tool on a tool_call and Call on the
-// tool_result that answers it; Status ("" or "unavailable"); Quarantined
-// with Slot (the content is never written); Replaces on a compaction;
-// Outputs (tool output ids); Attachments; Task on a "task" tool_call;
-// Title and Blocked on a report; From on a message; Unavailable when its
-// text could not be read back.
+// Item is one entry of a conversation, linked to its Parent; the session's
+// head picks the active path through the tree (convlog.Item has its fields).
 type Item = convlog.Item
 
 // ItemType is the kind of a conversation item.
@@ -33,9 +27,7 @@ const (
 	Reminder   = convlog.Reminder // a reminder of running background work; it starts no turn
 )
 
-// Unavailable says why an item's text, stored as an object, could not be
-// read back (missing, corrupt, unreadable); String is the placeholder
-// shown instead of the text.
+// Unavailable says why an item's text could not be read back.
 type Unavailable = convlog.Unavailable
 
 // The reasons of Unavailable. They are part of the JSON answers.
@@ -48,8 +40,7 @@ const (
 // Payload names an item's text stored as an object.
 type Payload = convlog.Payload
 
-// ForkRef says where a fork came from: the parent session, the item and
-// the fork's number.
+// ForkRef says where a fork came from (convlog.ForkRef).
 type ForkRef = convlog.ForkRef
 
 // payloadInline is the largest text kept in the items journal itself.

@@ -7,11 +7,9 @@ import (
 	"cairn/index"
 )
 
-// ListHead returns the first n sessions of the listing as the picker index
-// last saved it, and how many sessions that index holds: a first screen
-// whose cost does not grow with the number of sessions. Nothing is checked,
-// so a row may be out of date; List's answer is the one to act on. ok is
-// false when there is no usable index: list with List.
+// ListHead returns the first n sessions as the picker index last saved
+// them, and how many it holds, at a cost that does not grow with the
+// sessions (rows may be stale); ok is false without a usable index.
 func (w *Workspace) ListHead(ctx context.Context, n int) (head []Summary, total int, ok bool) {
 	if ctx.Err() != nil {
 		return nil, 0, false

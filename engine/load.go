@@ -4,7 +4,6 @@ import (
 	"cairn/engine/internal/convlog"
 	"context"
 	"errors"
-	"fmt"
 	"path/filepath"
 )
 
@@ -14,28 +13,6 @@ import (
 // the work of loading. A session over the cap refuses to open and names the
 // ways out, which work over it (view_stream.go); WithMaxEagerLoadMB (the cairn command's CAIRN_MAX_EAGER_LOAD_MB)
 // raises the cap for one store.
-
-// LoadLimitError says a session is too big to open at the current ceiling.
-type LoadLimitError struct {
-	ID        string
-	Bytes     int64
-	CeilingMB int
-}
-
-func (e *LoadLimitError) Error() string {
-	return fmt.Sprintf("session %s holds %s of payloads, over the %d MB ceiling (storage.max_eager_load_mb) it can be opened with; "+
-		"it can still be read and forked: cairn transcript %s lists its items, and cairn fork %s --at ITEM carries the useful part forward; "+
-		"or raise the ceiling (CAIRN_MAX_EAGER_LOAD_MB=%d for one run, or storage.max_eager_load_mb in config.json)",
-		e.ID, sizeMB(e.Bytes), e.CeilingMB, e.ID, e.ID, (e.Bytes>>20)+1)
-}
-
-// sizeMB says a payload size in MB with one decimal: "0.4 MB".
-func sizeMB(b int64) string { return fmt.Sprintf("%.1f MB", float64(b)/(1<<20)) }
-
-func (e *LoadLimitError) Unwrap() error { return ErrRefused }
-
-// Why is the refusal's text, which says no "refused".
-func (e *LoadLimitError) Why() string { return e.Error() }
 
 // eagerLimitMB is the ceiling in MB: WithMaxEagerLoadMB, else config.json, else 1024.
 func (s *Store) eagerLimitMB() int {
@@ -71,31 +48,6 @@ func (w *Workspace) foldFile(ctx context.Context, id, name string, opt foldOptio
 	}
 	return st, err
 }
-
-// UnreadableError says a session's items journal is no session cairn can
-// read: it holds lines and not one of them can be read (something other
-// than cairn wrote over it), or it has no session line (an older build
-// left it empty when its creation failed). Such a session is left as it
-// is, out of the list, and never appended to.
-type UnreadableError struct {
-	ID   string
-	File string // the items journal, an absolute path
-	// NoSessionLine: the journal reads, but no line of it starts a session.
-	NoSessionLine bool
-}
-
-func (e *UnreadableError) Error() string {
-	what := "holds no line cairn can read"
-	if e.NoSessionLine {
-		what = "has no session line"
-	}
-	return fmt.Sprintf("session %s cannot be read: %s %s; it is left as it is (cairn storage fsck names what is wrong)", e.ID, e.File, what)
-}
-
-func (e *UnreadableError) Unwrap() error { return ErrRefused }
-
-// Why is the refusal's text, which says no "refused".
-func (e *UnreadableError) Why() string { return e.Error() }
 
 // readable says why the journal of session id folded into st is no
 // session to open, list or fork (an *UnreadableError), or nil.

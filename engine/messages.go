@@ -24,23 +24,15 @@ const inboxFile = "inbox.jsonl"
 
 func inboxName(dir, session string) string { return path.Join(dir, tasksFolder, session, inboxFile) }
 
-// MessageOptions change how SendMessage sends.
-type MessageOptions struct {
-	// From is the sending session's id; "" for a script.
-	From string
-	// Queue keeps a message to a session that is not open anywhere, to
-	// be delivered when it is next opened, instead of refusing it.
-	Queue bool
-}
+// MessageOptions change how SendMessage sends (inbox.MessageOptions).
+type MessageOptions = inbox.MessageOptions
 
 // MessageSent is what became of a message.
 type MessageSent = inbox.Sent
 
-// SendMessage sends text to session: it is kept in the session's inbox
-// before this returns, and the session's owner delivers it. A session
-// that is not open in any process refuses it (ErrRefused, saying so)
-// unless opts.Queue, when it waits for the session's next owner and
-// MessageSent.Queued says so. Needs experimental.cross_session_messaging.
+// SendMessage keeps text in session's inbox for its owner to deliver. A
+// session open nowhere refuses it unless opts.Queue (MessageSent.Queued).
+// Needs experimental.cross_session_messaging.
 func (w *Workspace) SendMessage(ctx context.Context, session, text string, opts MessageOptions) (MessageSent, error) {
 	cfg, err := w.s.Config()
 	if err != nil {

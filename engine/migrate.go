@@ -23,8 +23,7 @@ import (
 // destination, and finishes or rolls back at Open what a crash
 // interrupted.
 
-// MigrateOptions choose what a move takes: one Session only, NoUsage,
-// or a DryRun.
+// MigrateOptions choose what a move takes (migrate.Options).
 type MigrateOptions = migrate.Options
 
 // MigrateResult says what a move did.
@@ -33,10 +32,9 @@ type MigrateResult = migrate.Result
 // UsageMove is a reattribution of the usage ledger.
 type UsageMove = migrate.UsageMove
 
-// MigrateSessions moves the sessions of exact stored directory from (which
-// may be gone) to directory to (migrate.Sessions). It refuses (BusyError)
-// when another process owns any of them, and (ErrRefused) while from is
-// there and any of them has a file revert pending, and moves none then.
+// MigrateSessions moves the sessions of stored directory from to directory
+// to, all or none: another owner (BusyError) or a pending file revert
+// refuses it.
 func (s *Store) MigrateSessions(ctx context.Context, from, to string, opts MigrateOptions) (*MigrateResult, error) {
 	if s.ephemeral {
 		return nil, refusedf("an ephemeral store has no saved sessions")
@@ -173,9 +171,7 @@ func (s *Store) unrecovered(name string, err error) {
 	s.recoveryErrs = append(s.recoveryErrs, RecoveryError{Path: name, Err: err})
 }
 
-// RecoveryError is what Open could not finish or undo of an operation a
-// crash interrupted (a session move): the file of the state folder that
-// holds it, and why. It is tried again at the next open.
+// RecoveryError is what Open could not finish of a move a crash cut short.
 type RecoveryError = migrate.RecoveryError
 
 // Unrecovered is what Open could not finish or undo of the operations a

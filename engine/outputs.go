@@ -52,10 +52,8 @@ func outputsDir(dir string) string              { return outputs.Dir(dir) }
 func outputDir(dir, session string) string      { return outputs.SessionDir(dir, session) }
 func outputName(dir, session, id string) string { return outputs.Name(dir, session, id) }
 
-// PutOutput stores the output of producer (a tool name or a shell label)
-// read from r and returns its id. The output is durable when PutOutput
-// returns. Over maxOutputSize, it stores nothing and returns
-// ErrOutputTooLarge.
+// PutOutput stores producer's output read from r, durably, and returns its
+// id; over maxOutputSize it stores nothing (ErrOutputTooLarge).
 func (s *Session) PutOutput(ctx context.Context, producer string, r io.Reader) (string, error) {
 	s.mu.Lock()
 	if s.closed {

@@ -3,8 +3,6 @@ package engine
 import (
 	"errors"
 	"fmt"
-	"strings"
-	"time"
 
 	"cairn/engine/internal/owner"
 	"cairn/engine/internal/remote"
@@ -14,38 +12,6 @@ import (
 // Ownership: a process that has a session open for writing holds an
 // exclusive flock on sessions/<id>.lock and leaves a hint, owners/<id>;
 // package owner draws both and takes them.
-
-// BusyError says another process owns a session, or another machine
-// holds its lease on the remote (Machine, and Age since its last renewal).
-type BusyError struct {
-	ID  string
-	PID int
-	// Brief says the owner holds it for one call and lets go (an agent's
-	// hook, SessionOptions.Brief), so waiting for it is worth it; a
-	// person's cairn (the REPL, cairn mcp) holds it until it ends.
-	Brief bool
-	// Machine, Host and Age name another machine holding the session's
-	// lease on the remote, and how long ago it was renewed.
-	Machine string
-	Host    string
-	Age     time.Duration
-}
-
-func (e *BusyError) Error() string {
-	if e.Machine != "" {
-		who := e.Machine
-		if e.Host != "" && !strings.HasPrefix(e.Machine, e.Host) {
-			who += " (" + e.Host + ")"
-		}
-		return fmt.Sprintf("session %s is open on machine %s (its lease was renewed %s ago)", e.ID, who, e.Age.Round(time.Second))
-	}
-	if e.PID > 0 {
-		return fmt.Sprintf("session %s is open in another cairn process (pid %d)", e.ID, e.PID)
-	}
-	return fmt.Sprintf("session %s is open in another cairn process", e.ID)
-}
-
-func (e *BusyError) Unwrap() error { return ErrBusy }
 
 func ownersName(dir, id string) string { return owner.Hint(dir, id) }
 

@@ -17,14 +17,10 @@ import (
 // ToolPatchName is the tool name apply_patch's change lines carry.
 const ToolPatchName = "apply_patch"
 
-// ToolPatch is the apply_patch tool: it applies text, a git diff (git diff
-// or git diff --binary output: renames, copies, mode changes, new, deleted
-// and binary files) or a "*** Begin Patch" envelope, to the workspace's
-// files, all of them or none. A malformed patch, or one naming a file
-// outside the workspace, a folder or a symbolic link, is ErrBadInput; one
-// that does not apply is a *PatchError. Either changes nothing. The answer
-// names every file the patch changed and the one snapshot that undoes them
-// all.
+// ToolPatch is the apply_patch tool: a git diff or a "*** Begin Patch"
+// envelope applied to the workspace's files, all or none, under one
+// snapshot. A bad patch is ErrBadInput, one that does not apply a
+// *PatchError; either changes nothing.
 func (s *Session) ToolPatch(ctx context.Context, text []byte, opts ...ToolOptions) (*ToolAnswer, error) {
 	files, err := patch.Parse(text)
 	if err != nil {
@@ -33,9 +29,7 @@ func (s *Session) ToolPatch(ctx context.Context, text []byte, opts ...ToolOption
 	return s.runPatch(ctx, files, opts)
 }
 
-// PatchError is the refusal of a patch that does not apply to the files as
-// they are: the file and, when one, the hunk (numbered from 1) that does
-// not fit. Nothing was changed. It wraps ErrRefused.
+// PatchError refuses a patch that does not apply; nothing was changed.
 type PatchError = tools.PatchError
 
 // runPatch runs apply_patch on the parsed files, line first: the steps of

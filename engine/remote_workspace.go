@@ -5,27 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"cairn/engine/internal/convlog"
 	"cairn/engine/internal/revert"
 )
 
-// RemoteWorkspace is the remote workspace a session's files are on (cairn --ssh):
-// the conversation is this session's, the files, their snapshots and
-// change records are on Host, in the host's state folder. Identity and
-// Generation are what the host gave the workspace when the session bound
-// it; every connect checks all four (package remotews). SSHCommand and
-// CairnPath are the --ssh-command and --cairn-path the session was started
-// with, so that a resume reaches the host the same way ("" the default).
-type RemoteWorkspace struct {
-	Host       string `json:"host"`
-	Path       string `json:"path"`
-	Identity   string `json:"identity"`
-	Generation int64  `json:"generation"`
-	SSHCommand string `json:"ssh_command,omitempty"`
-	CairnPath  string `json:"cairn_path,omitempty"`
-}
-
-// String is host:path, as a listing shows it.
-func (r *RemoteWorkspace) String() string { return r.Host + ":" + r.Path }
+// RemoteWorkspace is the remote workspace a session's files are on (cairn
+// --ssh): its host, path, identity and generation (convlog.RemoteWorkspace).
+type RemoteWorkspace = convlog.RemoteWorkspace
 
 const metaRemote = "remote"
 

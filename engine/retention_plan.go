@@ -32,8 +32,7 @@ const (
 // RetentionOptions say what a trim or a forget works on (retention.Options).
 type RetentionOptions = retention.Options
 
-// RetentionPlan is what a trim or a forget does, group by group (package
-// retention draws it).
+// RetentionPlan is what a trim or a forget does (package retention).
 type RetentionPlan = retention.Plan
 
 // retentionCandidate is a session as a plan reads it.

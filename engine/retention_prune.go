@@ -15,8 +15,7 @@ import (
 // the same list, so its estimate is what a prune then frees. A prune cut
 // short is finished by the next. The usage ledger is never touched.
 
-// PruneReport says what a prune removed, by kind, and what that freed
-// (prune.Report).
+// PruneReport says what a prune removed and freed (prune.Report).
 type PruneReport = prune.Report
 
 // PruneOptions tune a prune.
@@ -25,10 +24,8 @@ type PruneOptions struct {
 	Progress func(done, total int)
 }
 
-// Prune runs the prune; see above. It settles the trash first, then
-// removes what the plan lists, each thing checked again just before it
-// goes. A workspace store whose references cannot be read keeps all its
-// objects, and the error saying so is returned once the rest is done.
+// Prune runs the prune: it settles the trash, then removes what the plan
+// lists, each thing checked again just before it goes.
 func (s *Store) Prune(ctx context.Context, opt PruneOptions) (PruneReport, error) {
 	if err := s.settleTrash(ctx); err != nil {
 		return PruneReport{}, err

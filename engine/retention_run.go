@@ -8,13 +8,9 @@ import (
 	"fmt"
 )
 
-// RunRetention runs a trim or a forget: it works out the plan as
-// PlanRetention does, then removes each session of it under the session's
-// lock. A session that some process opened (or someone pinned) after the
-// plan was made, or used since (its activity is later than the plan's), is
-// skipped and named in the plan's Skipped; nothing else differs from the
-// plan. A forget first finishes any forget or restore
-// that was cut short (settleTrash).
+// RunRetention runs a trim or a forget as PlanRetention plans it, each
+// session under its lock; a session opened, pinned or used since the plan
+// was made is skipped and named in Skipped.
 func (s *Store) RunRetention(ctx context.Context, opt RetentionOptions) (*RetentionPlan, error) {
 	if opt.Action == ActionForget {
 		if err := s.settleTrash(ctx); err != nil {

@@ -10,8 +10,7 @@ import (
 	"cairn/engine/retention"
 )
 
-// StoredSession is one session as `cairn storage sessions` lists it
-// (trash.Stored).
+// StoredSession is a session as `cairn storage sessions` lists it.
 type StoredSession = trash.Stored
 
 // StoredSessions lists every session of the store, by directory, then

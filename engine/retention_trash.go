@@ -21,12 +21,13 @@ import (
 // because of the entry: a restore is refused and a forget skips it until
 // prune purges the entry.
 
+// TrashDays is how many days a forgotten session stays restorable, and
+// how old an orphan or an unreferenced object must be for prune.
+const TrashDays = 7
+
 const (
 	sessionsDir = layout.Sessions
-	// TrashDays is how many days a forgotten session stays restorable, and
-	// how old an orphan or an unreferenced object must be for prune.
-	TrashDays  = 7
-	trashGrace = TrashDays * 24 * time.Hour
+	trashGrace  = TrashDays * 24 * time.Hour
 )
 
 // Trashed is a forgotten session the trash still holds.

@@ -52,11 +52,8 @@ func (s *Session) Revert(ctx context.Context, at string, mode RevertMode) (*Reve
 	return s.revertHeadLocked(ctx, it)
 }
 
-// PreviewRevert says what Revert would do to the files (mode files or
-// both) without changing anything: the files it would create, replace and
-// delete, and the calls after the boundary that ran without a record. A
-// revert that would be refused is refused alike (conflicts as a
-// *RevertConflictError).
+// PreviewRevert says what Revert would do to the files, changing nothing;
+// a revert that would be refused is refused alike.
 func (s *Session) PreviewRevert(ctx context.Context, at string, mode RevertMode) (*RevertResult, error) {
 	switch mode {
 	case RevertFiles, RevertBoth:
@@ -110,11 +107,9 @@ func (s *Session) revertHeadLocked(ctx context.Context, it *Item) (*RevertResult
 	return &RevertResult{Session: s.st.ID, Head: to, From: from, Draft: draft, DraftUnavailable: draftGone}, nil
 }
 
-// Unrevert puts back the files of the file reverts since the last new
-// work (one unrevert undoes them all; a file changed since is a conflict
-// and then nothing is unreverted), then the head where it was before the
-// conversation reverts. It is refused when there is nothing to unrevert,
-// or new work has ended both since.
+// Unrevert puts back the files of the file reverts since the last new work,
+// all or none, then the head where it was before the conversation reverts.
+// Nothing to unrevert is refused.
 func (s *Session) Unrevert(ctx context.Context) (*RevertResult, error) {
 	s.busy.RLock()
 	defer s.busy.RUnlock()

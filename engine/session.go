@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"cairn/engine/internal/convlog"
+	"cairn/engine/internal/errs"
 	"cairn/engine/internal/shell"
 	"cairn/engine/internal/usage"
 	"cairn/internal/vfs"
@@ -69,49 +70,26 @@ type Session struct {
 
 // SessionOptions change how a session is created or opened.
 type SessionOptions struct {
-	// Remote: the caller runs the session's file side on the remote
-	// workspace it is bound to; without it, Open refuses a bound session.
-	Remote bool
-	// Elsewhere, when set, says the session's conversation is kept
-	// elsewhere (the host session of a remote workspace, whose client
-	// keeps it): each change line takes its "call" and "item" from the
-	// Place it returns for the call under way, not from this session's
-	// own items (remote_workspace.go).
+	Remote bool // the caller runs the file side on the bound remote workspace; else Open refuses a bound session
+	// Elsewhere: the conversation is kept elsewhere (a remote workspace's
+	// host session); each change line is placed by the Place it returns.
 	Elsewhere func() Place
-	// Limit, when set, is applied to config.json each time the session
-	// reads it: a remote workspace's host lowers the recording limits of
-	// a host session to those its client asked for.
-	Limit func(Config) Config
-	// Degrade keeps a session running in memory when it cannot be written
-	// (Notice is told), writing the kept lines in order once a write
-	// works; without it, a failed write is an error.
-	Degrade bool
-	// Notice receives the one-line messages a session shows its user.
-	Notice func(string)
-	// Ephemeral labels spend in the usage ledger as ephemeral (every
-	// session of an ephemeral store is).
-	Ephemeral bool
-	// NoSnapshots: no call is recorded and file tools capture nothing.
-	NoSnapshots bool
-	// Watch: a whole-workspace record starts a watcher, so later records
-	// rescan only the paths changed since (the REPL sets it).
-	Watch bool
-	// Brief: the process opens the session for one call and exits (an
-	// agent's hook): no open line is written and the record keeps the
-	// last run's opened_at, branch and build.
-	Brief bool
-	// ReadOnly opens the session to read it only: no lock, nothing
-	// written; anything that would write is refused.
-	ReadOnly bool
+	Limit     func(Config) Config // applied to config.json at each read (a host lowers its client's limits)
+	// Degrade keeps the session running in memory while it cannot be
+	// written (Notice is told), writing the kept lines once a write works.
+	Degrade     bool
+	Notice      func(string) // the one-line messages a session shows its user
+	Ephemeral   bool         // spend is labelled ephemeral in the usage ledger
+	NoSnapshots bool         // no call is recorded and file tools capture nothing
+	Watch       bool         // a whole-workspace record starts a watcher for later rescans
+	// Brief: opened for one call (an agent's hook): no open line, and the
+	// record keeps the last run's opened_at, branch and build.
+	Brief    bool
+	ReadOnly bool // no lock, nothing written; anything that would write is refused
 }
 
 // ResumeInfo says what changed since the session last ran.
-type ResumeInfo struct {
-	BranchBefore, Branch string // differ when the branch changed
-	BuildBefore, Build   string // differ when another build wrote the session
-	AskTrust             bool   // the record predates trust maps: ask the trust question again
-	Repaired             int64  // bytes cut from a torn journal tail
-}
+type ResumeInfo = convlog.ResumeInfo
 
 // Create starts a new session in the workspace. Nothing is written until
 // the first item arrives.
@@ -428,10 +406,10 @@ func (s *Session) warnNearCeiling() {
 		s.notice(fmt.Sprintf("session %s holds %s of payloads (%d%%), over the %d MB ceiling it can be opened with: "+
 			"it will not open again until the ceiling is raised (CAIRN_MAX_EAGER_LOAD_MB=%d for one run, or storage.max_eager_load_mb); "+
 			"fork it to carry the useful part forward (cairn fork %s --at ITEM)",
-			s.st.ID, sizeMB(s.st.Bytes), s.st.Bytes*100/limit, limit>>20, s.st.Bytes>>20+1, s.st.ID))
+			s.st.ID, errs.SizeMB(s.st.Bytes), s.st.Bytes*100/limit, limit>>20, s.st.Bytes>>20+1, s.st.ID))
 		return
 	}
 	s.notice(fmt.Sprintf("session %s holds %s of payloads (%d%%), past 80%% of the %d MB ceiling it can be opened with: "+
 		"fork it to carry the useful part forward (cairn fork %s --at ITEM), or raise storage.max_eager_load_mb",
-		s.st.ID, sizeMB(s.st.Bytes), s.st.Bytes*100/limit, limit>>20, s.st.ID))
+		s.st.ID, errs.SizeMB(s.st.Bytes), s.st.Bytes*100/limit, limit>>20, s.st.ID))
 }

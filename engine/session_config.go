@@ -15,12 +15,9 @@ func (s *Session) config() (Config, error) {
 	return cfg, err
 }
 
-// ReloadConfig reads config.json again; the session's file tools, undo and
-// redo use it from then on. A session reads config.json once, at its first
-// file tool, undo or redo, so an edit of the file takes effect in a
-// session open at the time only once it is reloaded. When the file cannot
-// be read or is not valid, the error is returned and the session keeps the
-// config it had.
+// ReloadConfig reads config.json again for the session's file tools, undo
+// and redo, which read it once otherwise. A file that cannot be read or is
+// not valid is an error, and the session keeps the config it had.
 func (s *Session) ReloadConfig() error {
 	cfg, err := s.ws.s.Config()
 	if err != nil {

@@ -16,17 +16,11 @@ import (
 // the store keeps the log of each session open in it (Store.shellLive),
 // so ShellHistory can tell a running command from one cut short.
 
-// Format constants of shell history.
+// Shell history's limits (settled commands ShellHistory returns, bytes kept
+// of each stream) and its commands' states, as ShellEntry.Status.
 const (
-	// ShellKeep is how many settled commands ShellHistory returns and a
-	// rewrite keeps.
-	ShellKeep = shell.Keep
-	// ShellKeepBytes is the most bytes kept of each stream (and of a command).
-	ShellKeepBytes = shell.KeepBytes
-)
-
-// Shell command states, as ShellEntry.Status.
-const (
+	ShellKeep        = shell.Keep
+	ShellKeepBytes   = shell.KeepBytes
 	ShellRunning     = shell.Running
 	ShellFinished    = shell.Finished
 	ShellInterrupted = shell.Interrupted
@@ -52,10 +46,8 @@ type ShellRun struct {
 // unchanged; it is not rebuilt from the command.
 func (r *ShellRun) ID() string { return r.run.ID() }
 
-// ShellStart records that cmdline is about to run and returns the run. The
-// start line is written and synced before ShellStart returns; when it
-// returns an error, the command must not run. A session that cannot be
-// recorded (Degrade mode after a failure) cannot run shell commands.
+// ShellStart records, synced, that cmdline is about to run and returns the
+// run; on an error the command must not run.
 func (s *Session) ShellStart(ctx context.Context, cmdline string) (*ShellRun, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -99,10 +91,8 @@ func shellError(err error, session string) error {
 	return err
 }
 
-// Finish records how the command settled: its exit code and the end of
-// each stream (at most ShellKeepBytes of each; the end line counts the
-// bytes of each before that in stdout_cut and stderr_cut). The end line is
-// synced before Finish returns. A failed Finish may be retried.
+// Finish records, synced, the command's exit code and the end of each
+// stream (at most ShellKeepBytes). A failed Finish may be retried.
 func (r *ShellRun) Finish(ctx context.Context, exit int, stdout, stderr []byte) error {
 	return r.finishTails(ctx, exit, shellTail{Bytes: stdout}, shellTail{Bytes: stderr})
 }

@@ -44,25 +44,14 @@ type Change struct {
 }
 
 // Change runs tool's change of the files paths (workspace-relative or
-// absolute inside the workspace), in the style of a database transaction:
-//
-//  1. the pre-image of each file is captured, durable before fn runs;
-//  2. fn changes the files (with its own writes) and may name the item the
-//     change belongs to (Change.SetCall);
-//  3. when fn returns nil, the after state of each file is recorded by its
-//     hash and one change line is appended and synced; the answer names the
-//     snapshot. When fn returns an error, or panics, nothing is recorded
-//     and the error (or panic) is passed on.
-//
-// Meanwhile the session's other file tools, undo and redo wait, and Close
-// waits for fn to return: fn must not call them on the same session. A file
-// that does not exist is recorded absent. With snapshots off
-// (snapshots.enabled false, SessionOptions.NoSnapshots) nothing is captured
-// and nothing recorded; a file that snapshots.required covers is then
-// refused, as is one whose pre-image cannot be captured (a failing store,
-// too large, unreadable): fn does not run, and the error is a
-// *RequiredError, with an evidence line and a snapshot.required audit
-// event.
+// absolute inside it) as a transaction: each file's pre-image is captured
+// durably, fn changes the files (and may name its item, Change.SetCall),
+// and when fn returns nil one change line records each file's after state,
+// synced; an error or panic of fn records nothing and is passed on. The
+// session's other file tools, undo, redo and Close wait for fn, which must
+// not call them. With snapshots off nothing is recorded; a file that
+// snapshots.required covers, or whose pre-image cannot be captured, is
+// then refused with a *RequiredError before fn runs.
 func (s *Session) Change(ctx context.Context, tool string, paths []string, fn func(*Change) error) (*ToolAnswer, error) {
 	c, err := s.beginChange(ctx, tool, paths)
 	if err != nil {
@@ -84,8 +73,7 @@ func (s *Session) Change(ctx context.Context, tool string, paths []string, fn fu
 	return c.commit(ctx)
 }
 
-// RequiredError is the refusal of an edit whose required pre-images could
-// not be captured (snapshots.required). It wraps ErrRefused.
+// RequiredError refuses an edit whose required pre-images could not be captured.
 type RequiredError = snapshot.RequiredError
 
 // requiredFile is one file of a RequiredError and why it was not captured.

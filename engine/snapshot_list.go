@@ -34,9 +34,9 @@ type (
 	ToolAnswer = snapshot.ToolAnswer
 )
 
-// Snapshots lists the session's live snapshots, oldest first, with the
-// cursor (how many are applied) and the lines of the changes journal the
-// stack could not read.
+// Snapshots lists the snapshots of session id without ownership, from the
+// changes journal as it is on disk; it works while another process owns
+// the session.
 func (s *Session) Snapshots(ctx context.Context) (*SnapshotList, error) {
 	st := &s.snaps
 	st.mu.Lock()

@@ -26,10 +26,9 @@ func (s *Session) Redo(ctx context.Context) (*RestoreResult, error) {
 	return s.restore(ctx, snapshot.ActionRedo, "")
 }
 
-// RestoreTo undoes every applied snapshot down to and including id. An
-// unknown or already undone id is ErrRefused. A snapshot none of whose
-// files can be put back is passed over (named in its step), unless no
-// file at all can be: then it is a *RestoreError.
+// RestoreTo undoes every applied snapshot down to and including id, passing
+// over one none of whose files can be put back (*RestoreError when none
+// can be).
 func (s *Session) RestoreTo(ctx context.Context, id string) (*RestoreResult, error) {
 	return s.restore(ctx, snapshot.ActionRestore, id)
 }
@@ -79,9 +78,7 @@ func (s *Session) restore(ctx context.Context, action, id string) (*RestoreResul
 	return &RestoreResult{OK: true, Action: action, Cursor: st.Cursor(), Steps: steps, Unread: unread}, nil
 }
 
-// RestoreError is the refusal of an undo, redo or restore-to that could
-// put back no file: the snapshot, and each file with why. Nothing was
-// changed. It wraps ErrRefused.
+// RestoreError refuses an undo, redo or restore-to that could put back no file.
 type RestoreError = snapshot.RestoreError
 
 // auditRestore writes session.snapshot_restore to the trail. A session that

@@ -25,8 +25,7 @@ const (
 	PartOther    = stats.PartOther    // FORMAT, config, history, the usage ledger, credentials, folders
 )
 
-// Size is what a set of files takes: apparent bytes (du -sb), allocated
-// bytes (du -s -B1), how many files and how many folders.
+// Size is what a set of files takes (stats.Size).
 type Size = stats.Size
 
 // StoragePart is one part of the state folder.
@@ -63,9 +62,7 @@ func (s *Store) Stats(ctx context.Context) (*StorageStats, error) {
 
 const objectsFolder = layout.Objects
 
-// ChangeStore is one workspace's change store as cairn storage snapshots
-// lists it: the workspace's objects and the change records of its
-// sessions' changes journals.
+// ChangeStore is one workspace's objects and change records (stats.ChangeStore).
 type ChangeStore = stats.ChangeStore
 
 // ChangeStores lists every workspace's change store, largest first (by

@@ -77,12 +77,10 @@ func (s *Session) taskError(err error, task string) error {
 	return err
 }
 
-// StartTask records a task call: it starts a new task (its id made from
-// its label or description) or continues a settled or cancelled one, and
-// appends the "task" tool_call item naming it. The record and the
-// transcript are written before the item. The item and the Task are
-// returned; append the sub-agent's items to the Task, and end it with
-// Task.End, or by appending a tool_result that answers the call.
+// StartTask starts a new task (its id made from its label) or continues a
+// settled or cancelled one, writing its record and transcript, then appends
+// the "task" tool_call item naming it. Append the sub-agent's items to the
+// Task, and end it with Task.End or a tool_result answering the call.
 func (s *Session) StartTask(ctx context.Context, ts TaskStart) (*Task, Item, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, Item{}, err

@@ -14,8 +14,7 @@ import (
 	"cairn/engine/internal/tasks"
 )
 
-// TaskRecord is one task or background shell job of a session, as
-// Workspace.Tasks reads it (its fields: tasks.Summary).
+// TaskRecord is a task's or shell job's record (tasks.Summary).
 type TaskRecord = tasks.Summary
 
 func taskRecord(r *tasks.Record) TaskRecord { return r.Summary() }

@@ -10,8 +10,7 @@ import (
 // milliseconds (timefmt, the one layout).
 const timeLayout = timefmt.Layout
 
-// Time is a time.Time that marshals as RFC 3339 UTC with milliseconds
-// (null when zero), the format's times.
+// Time is a time.Time that marshals as RFC 3339 UTC with milliseconds.
 type Time = timefmt.Time
 
 func mkTime(t time.Time) Time { return timefmt.Mk(t) }

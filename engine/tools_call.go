@@ -6,9 +6,7 @@ import (
 	"cairn/engine/internal/tools"
 )
 
-// ToolOptions are the optional settings of a file tool (ToolWrite, ToolEdit,
-// ToolRm, ToolPatch): the item the change belongs to, and for ToolEdit
-// whether to replace every occurrence. Pass at most one.
+// ToolOptions are a file tool's optional settings; pass at most one.
 type ToolOptions = tools.Options
 
 // toolOptions is the one ToolOptions of a file tool's variadic argument.

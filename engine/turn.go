@@ -1,14 +1,10 @@
 package engine
 
 import (
-	"encoding/json"
-
 	"cairn/engine/internal/convlog"
 )
 
-// Spend is what a session or a turn cost, as the runtime reports it:
-// InputTokens, OutputTokens, CostUSD. Check refuses a report that is
-// negative or over MaxSpendTokens or MaxSpendCostUSD (ErrBadInput).
+// Spend is what a session or a turn cost, as the runtime reports it.
 type Spend = convlog.Spend
 
 // The most one report of spend may say.
@@ -17,26 +13,14 @@ const (
 	MaxSpendCostUSD = convlog.MaxSpendCostUSD
 )
 
-// Trust is the standing trust a session's user granted: Map, from a path
-// or source to its trust level, and the Rules writes recorded.
+// Trust is the standing trust a session's user granted.
 type Trust = convlog.Trust
 
 // TrustRule is one recorded rule of a trust map.
 type TrustRule = convlog.TrustRule
 
-// Turn is what the runtime reports at the end of a turn. Nil fields leave
-// the session's standing state as it was.
-type Turn struct {
-	Plan            json.RawMessage // the plan the turn worked to
-	Model           string
-	Spend           Spend    // this turn's spend; the record keeps the sum
-	Trust           *Trust   // the trust map after the turn
-	AllowedCommands []string // commands the user said to stop asking about
-	Branch          string   // the branch the turn ran on ("" = ask git)
-	// Labels and Gates go to the audit trail: names only, never content.
-	Labels []string
-	Gates  []string
-}
+// Turn is what the runtime reports at the end of a turn (convlog.Turn).
+type Turn = convlog.Turn
 
 // turnState is the standing state a turn line records.
 type turnState = convlog.TurnState

@@ -21,8 +21,7 @@ const usageName = usage.Name
 // UsageSum is the spend of one directory and model.
 type UsageSum = usage.Sum
 
-// UsageSkipped is a line of the ledger that no sum counts (Line is its
-// line number in usage.jsonl, Why says why).
+// UsageSkipped is a line of the usage ledger that no sum counts.
 type UsageSkipped = usage.Skipped
 
 // ledgerStore is the store that keeps the usage ledger (the persistent one

@@ -82,15 +82,11 @@ func (w *Workspace) FollowTrail(ctx context.Context, id string, from int64, fn f
 	return journal.Follow(ctx, w.s.fsys, auditName(w.dir, id), from, fn)
 }
 
-// WorkspaceProblem is a workspace folder Workspaces passed over, and why:
-// Name (the folder, relative to the state folder), Err, and the Sessions it
-// holds, which no listing shows.
+// WorkspaceProblem is a workspace folder Workspaces could not use.
 type WorkspaceProblem = listing.Problem
 
-// Workspaces lists every workspace folder of the store that belongs to the
-// path it names, checked as the command line finds a folder for a directory
-// (engine/internal/listing). A folder that fails is not used for any path:
-// it comes back as a problem, its sessions unlisted and its files untouched.
+// Workspaces lists the store's workspace folders that belong to the paths
+// they name; a folder that fails comes back as a problem, untouched.
 func (s *Store) Workspaces() ([]*Workspace, []WorkspaceProblem, error) {
 	folders, problems, err := listing.Folders(s.fsys)
 	if err != nil {

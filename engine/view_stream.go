@@ -14,10 +14,9 @@ import (
 // texts back one item at a time, in the order they were written, each
 // payload object read and let go before the next.
 
-// ReadLean reads session id without ownership and without its texts,
-// whatever its size: Transcript and AllItems hold every item with an empty
-// Text, Stream gives them with their texts. Over the eager-load ceiling,
-// Ceiling says by how much.
+// ReadLean reads session id without ownership or texts, whatever its size
+// (Stream gives the texts); Ceiling says by how much it is over the
+// eager-load ceiling.
 func (w *Workspace) ReadLean(ctx context.Context, id string) (*View, error) {
 	if !validSessionID(id) {
 		return nil, fmt.Errorf("%w: %q is not a session id", ErrBadInput, id)
@@ -39,11 +38,9 @@ func (w *Workspace) ReadLean(ctx context.Context, id string) (*View, error) {
 	return v, nil
 }
 
-// Stream calls fn with each item of the head path (every item of every
-// branch with all), oldest first, its text read back. A payload that
-// cannot be read back makes its item Unavailable, as a load does. A view
-// from ReadLean reads the journal again and one payload at a time; one from
-// Read hands out what it holds.
+// Stream calls fn with each item of the head path (with all, of every
+// branch), oldest first, its text read back; a payload that cannot be read
+// makes its item Unavailable.
 func (v *View) Stream(ctx context.Context, all bool, fn func(Item) error) error {
 	items := v.st.HeadPath()
 	if all {
@@ -52,10 +49,7 @@ func (v *View) Stream(ctx context.Context, all bool, fn func(Item) error) error 
 	return v.stream(ctx, items, fn)
 }
 
-// ItemText is item id as Stream gives it, its text read back: a view from
-// ReadLean reads the journal again but keeps only that item's text and
-// reads only its payload, so the picker's preview of a session over the
-// ceiling holds one item's text.
+// ItemText is item id as Stream gives it, its text read back alone.
 func (v *View) ItemText(ctx context.Context, id string) (Item, error) {
 	it := v.st.Items[id]
 	if it == nil {

@@ -143,10 +143,8 @@ func (w *Workspace) List(ctx context.Context) ([]Summary, []index.Problem, error
 	return out, problems, nil
 }
 
-// ListEach is List that hands each session to fn in listing order instead of
-// gathering them: a listing of 100,000 sessions printed as it goes holds
-// them once, in the index, not twice. An error from fn stops it and is
-// returned.
+// ListEach is List handing each session to fn in listing order instead of
+// gathering them; an error from fn stops it.
 func (w *Workspace) ListEach(ctx context.Context, fn func(Summary) error) ([]index.Problem, error) {
 	ents, owners, problems, err := w.listed(ctx)
 	if err != nil {

@@ -29,10 +29,9 @@ func (s *Store) named(dir string) bool {
 	return err == nil
 }
 
-// Adopt makes the workspace folder named by dir's own key name dir in its
-// workspace.json, whatever its sessions say: for a folder whose directory
-// was moved or renamed, or whose workspace.json was damaged. It refuses
-// when there is no such folder, or when it already names dir.
+// Adopt makes the workspace folder of dir's own key name dir in its
+// workspace.json (a moved directory, a damaged file); it refuses when there
+// is no such folder or it names dir already.
 func (s *Store) Adopt(dir string) (Location, error) {
 	p, err := Canonical(dir)
 	if err != nil {

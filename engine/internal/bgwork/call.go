@@ -56,3 +56,27 @@ func (c *Call) answer(o callOut) (Result, error) {
 	}
 	return o.res, nil
 }
+
+// WorkStart says what a task or workflow call starts (engine Session.StartWork).
+type Start struct {
+	// Type is "task" (a sub-agent) or "workflow" (a workflow run).
+	Type string
+	// Label names it: a task's id is made from it (implement-footer-chips);
+	// a workflow gets a random word-list id (neat-wanted-cowbird) and keeps
+	// it for good.
+	Label string
+	// Owner is "" for the session, or the running child task it reports to.
+	Owner string
+	// Call is the tool_call item that starts it.
+	Call string
+	// Background is the call's background argument (task auto).
+	Background bool
+}
+
+// WorkResume says how ResumeWork runs a paused workflow again.
+type Resume struct {
+	// Call is the tool_call item that resumes it.
+	Call string
+	// Background is the call's background argument (task auto).
+	Background bool
+}

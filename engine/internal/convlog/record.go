@@ -78,3 +78,25 @@ func CountText(n int) string {
 	}
 	return fmt.Sprintf("%d items", n)
 }
+
+// Turn is what the runtime reports at the end of a turn. Nil fields leave
+// the session's standing state as it was.
+type Turn struct {
+	Plan            json.RawMessage // the plan the turn worked to
+	Model           string
+	Spend           Spend    // this turn's spend; the record keeps the sum
+	Trust           *Trust   // the trust map after the turn
+	AllowedCommands []string // commands the user said to stop asking about
+	Branch          string   // the branch the turn ran on ("" = ask git)
+	// Labels and Gates go to the audit trail: names only, never content.
+	Labels []string
+	Gates  []string
+}
+
+// ResumeInfo says what changed since the session last ran.
+type ResumeInfo struct {
+	BranchBefore, Branch string // differ when the branch changed
+	BuildBefore, Build   string // differ when another build wrote the session
+	AskTrust             bool   // the record predates trust maps: ask the trust question again
+	Repaired             int64  // bytes cut from a torn journal tail
+}

@@ -125,3 +125,12 @@ func Send(fsys vfs.FS, name, lockName, from, text string, opt SendOptions) (Sent
 	}
 	return Sent{ID: id, Queued: !live}, nil
 }
+
+// MessageOptions change how a message is sent (engine Workspace.SendMessage).
+type MessageOptions struct {
+	// From is the sending session's id; "" for a script.
+	From string
+	// Queue keeps a message to a session that is not open anywhere, to
+	// be delivered when it is next opened, instead of refusing it.
+	Queue bool
+}

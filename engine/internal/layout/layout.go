@@ -17,10 +17,19 @@
 //	  sessions/<id>.shell.jsonl       shell history (Shell)
 //	  sessions/<id>.json              the record (Record)
 //	  sessions/<id>.lock              the owner's flock (Lock)
+//	  sessions/fork.lock              held while a fork numbers and makes its child
 //	  owners/<id>                     the owner's hint (Owner)
-//	  outputs/<id>/  tasks/<id>/  hooks/<id>/   a session's folders
-//	  objects/                        the workspace's content-addressed store
-//	trash/<id>/                       a forgotten session (package prune)
+//	  outputs/<id>/<output id>.zst    tool outputs
+//	  tasks/<id>/tasks.jsonl, <task id>.items.jsonl   task records, sub-agent transcripts
+//	  tasks/<id>/work.jsonl           background work: receipts, results, reports (package bgwork)
+//	  tasks/<id>/inbox.jsonl          messages from other sessions and scripts (package inbox)
+//	  hooks/<id>/<call>.json, .tree   an agent's tool call between its pre- and post-tool
+//	                                  hooks (package hookmark); forget moves them with the session
+//	  hooks/<id>/transcript.read, items.idx   how far the hooks read (package hookrec)
+//	  objects/<2 hex>/<62 hex>[.zst]  the workspace's content-addressed store (package objects)
+//	gateway.token  credentials.json  credentials.lock   the HTTP API's (package httpapi)
+//	hook-installs.json                the hook lists hook uninstall leaves (package hookkept)
+//	trash/<id>/                       a forgotten session, restorable for 7 days (package prune)
 //	plans/<id>.json                   a forget, restore or trim at work
 //	moves/<id>.json                   a session move at work (package migrate)
 //	repos/<hex>.json                  the checkouts cairn saw (package checkouts)
