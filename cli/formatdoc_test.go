@@ -109,7 +109,7 @@ func TestFormatDrawings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{`{"v":1,"kind":"session"`, `{"v":1,"kind":"change"`, `{"v":1,"kind":"record"`, `{"v":1,"kind":"usage"`, "`engine/doc_map.go`:"} {
+	for _, want := range []string{`{"v":1,"kind":"session"`, `{"v":1,"kind":"change"`, `{"v":1,"kind":"record"`, `{"v":1,"kind":"usage"`, "`engine/internal/convlog/doc.go`:"} {
 		if !strings.Contains(drawn, want) {
 			t.Errorf("the drawings lack %s", want)
 		}
