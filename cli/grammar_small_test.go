@@ -77,6 +77,8 @@ func smallGrammarLines(dir string) [][]string {
 		{"hook", "codex", "--json", "--nope"},
 		{"hook", "codex", "--json", "extra"},
 		{"hook", "claude-code", "--ssh"},
+		{"hook", "claude-code", "--ssh", "me@host:/w"},
+		{"hook", "codex", "--cairn-path", "/opt/cairn"},
 		{"hook", "claude-code", "--home"},
 		{"hook", "claude-code"},
 		{"hook", "codex", "--json"},

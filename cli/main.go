@@ -186,7 +186,7 @@ func listArgs(args []string) (dir string, ok bool) {
 
 // mainList is Main for listArgs's command lines: the globals as the parser
 // leaves them with --json and -C DIR given (--home's CAIRN_HOME is read by
-// open, through defaultHome), then the listing.
+// open, through cmdbase.DefaultHome), then the listing.
 func (g *Globals) mainList(dir string) int {
 	g.Chdir, g.JSON = dir, true
 	errw := display.Writer(cmdbase.HeardWriter(g.Stderr, true))

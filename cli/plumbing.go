@@ -595,7 +595,7 @@ func (c *TranscriptCmd) Run(g *Globals) error {
 	return err
 }
 
-// marshalJSON is one value as printJSON writes it, without the newline.
+// marshalJSON is one value as PrintJSON writes it, without the newline.
 func marshalJSON(v any) ([]byte, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)

@@ -97,7 +97,7 @@ func (h *hookRun) say(msg string) { h.notes = append(h.notes, msg) }
 func runHook(g *cmdbase.Globals, agent string) error {
 	// One event, one short process, whose allocations (a prompt's hook
 	// reads the whole session) are freed by its exit: collecting them
-	// before is time the agent waits for (burstGC).
+	// before is time the agent waits for (cmdbase.BurstGC).
 	defer cmdbase.BurstGC()()
 	h := &hookRun{Globals: g, agent: agent}
 	// The hook program hands the run to the cairn command when it cannot
@@ -111,7 +111,7 @@ func runHook(g *cmdbase.Globals, agent string) error {
 	switch {
 	case err == nil:
 	case errors.As(err, &b):
-		// g.fail writes the reason, one line on stderr.
+		// cmdbase.Main (Globals.Fail) writes the reason, one line on stderr.
 		return &cmdbase.ExitError{Code: 2, Word: "refused", Err: err, Quiet: true}
 	default:
 		h.say(hookFailure(ev, err))

@@ -478,7 +478,7 @@ func newHookGroup(e hookEntry, command string) *jObj {
 	return gr
 }
 
-// quoteArg quotes s for sh -c when it needs it (shellQuote).
+// quoteArg quotes s for sh -c when it needs it (cmdbase.ShellQuote).
 func quoteArg(s string) string {
 	if s != "" && strings.IndexFunc(s, func(r rune) bool {
 		return !(r == '/' || r == '.' || r == '-' || r == '_' || r == '+' || r == ':' ||
