@@ -28,7 +28,8 @@ package engine
 // usage.jsonl, repos/). Locks: Workspace.mu (leaf, while the workspace
 // folder is made), Store.usageMu (leaf, the usage ledger); no session lock.
 //
-// A session and its conversation: session.go session_write.go append.go
+// A session and its conversation: session.go (the type and its parts)
+// session_open.go session_close.go session_write.go append.go
 // session_config.go session_readonly.go session_runs.go conv.go state.go
 // load.go item.go audit_json.go payload.go degrade.go
 // owner.go record.go record_stale.go commit.go turn.go turnend.go

@@ -85,3 +85,14 @@ type RemoteWorkspace struct {
 
 // String is host:path, as a listing shows it.
 func (r *RemoteWorkspace) String() string { return r.Host + ":" + r.Path }
+
+// Place is where a call that changes files lies in a conversation: Call,
+// the tool_call or user item it belongs to (a change line's "call"), and
+// Item, the conversation's newest item when it ran ("item"; "" when it has
+// none yet). A remote workspace's client gives the host session the Place
+// of each call, since the conversation that places it is the client's
+// (the engine's SessionOptions.Elsewhere).
+type Place struct {
+	Call string `json:"call,omitempty"`
+	Item string `json:"item,omitempty"`
+}
