@@ -31,7 +31,7 @@ package engine
 // A session and its conversation: session.go (the type and its parts)
 // session_open.go session_close.go session_write.go append.go
 // session_config.go session_readonly.go session_runs.go conv.go state.go
-// load.go item.go audit_json.go payload.go degrade.go
+// load.go item.go payload.go degrade.go
 // owner.go record.go record_stale.go commit.go turn.go turnend.go
 // turn_settle.go audit.go draft.go compact.go
 // attach.go fork.go revert.go. Create and Open (ownership), the fold of the
@@ -129,7 +129,7 @@ package engine
 //
 //	agentimport another agent's session as cairn lines (ids, hooks' prompts met)
 //	attach     storing attachments under the cap, checking those an item names
-//	audit      the trail's rule: labels and counts, never content
+//	audit      the trail's lines and rule: labels and counts, never content
 //	bgwork     the ledger of a session's background work; it holds mutexes of its own
 //	callrec    recorded calls: the capture before and after, refusals, the
 //	           store budget, the workspace call lock (callrec.Lock)
