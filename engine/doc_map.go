@@ -440,9 +440,10 @@ package engine
 //     its function runs), a recorded call (recordCall: Exec, RecordCall,
 //     while the call runs), undo, redo and restore-to; exclusive by Close,
 //     so Close waits for them and none starts after it.
-//  2. snapStack.mu, the undo stack (changesLog.snaps): held by the same calls, so the
-//     file changes of one session take turns; and by the fold on Open.
-//     A call waits for it with its context (internal/ctxsync).
+//  2. snapStack.mu, the undo stack (changesLog.snaps): held by the same
+//     calls, so the file changes of one session take turns; and by the
+//     fold on Open. A call waits for it with its context
+//     (internal/ctxsync), so a cancel ends the wait.
 //  3. Session.mu: the conversation state and the session's own journals
 //     (items, audit), the record, closing.
 //  4. Leaves, each held only briefly, never two at once: Workspace.mu

@@ -41,7 +41,7 @@ type Session struct {
 	mustBeNew bool
 	// busy is held (shared) by a file tool, a Change or an undo while it
 	// runs, and by Close, so Close waits for them and none starts after
-	// it. The lock order of all the mutexes: doc.go, "Locks".
+	// it. The lock order of all the mutexes: doc_map.go, "Locks, in full".
 	busy  sync.RWMutex
 	shell *shell.Log    // shell history, made on first use (shell.go)
 	calls callrec.State // recording calls other than the file tools (internal/callrec/capture.go)
