@@ -14,43 +14,12 @@ import (
 // prompt, a file's content or a tool's output. Labels are checked to be
 // names, so content cannot reach the trail by mistake.
 
-// auditLine is one line of the trail.
-type auditLine struct {
-	V       int         `json:"v"`
-	Kind    string      `json:"kind"` // "turn" or "event"
-	At      Time        `json:"at"`
-	Session string      `json:"session"`
-	Turn    int         `json:"turn,omitempty"`
-	Items   int         `json:"items,omitempty"`
-	Labels  []string    `json:"labels,omitempty"`
-	Gates   []string    `json:"gates,omitempty"`
-	Event   string      `json:"event,omitempty"`
-	Outcome string      `json:"outcome,omitempty"`
-	Action  string      `json:"action,omitempty"`
-	Steps   []auditStep `json:"steps,omitempty"`
-	Files   int         `json:"files,omitempty"`
-	Rule    string      `json:"rule,omitempty"`
-}
-
-// auditStep counts what one step of an audited restore did.
-type auditStep struct {
-	ID       string `json:"id"`
-	Restored int    `json:"restored"`
-	Removed  int    `json:"removed"`
-	Skipped  int    `json:"skipped"`
-	// Unchanged counts the files already as the step would leave them.
-	Unchanged int `json:"unchanged,omitempty"`
-}
-
-// auditEvent is an audited event other than a turn.
-type auditEvent struct {
-	Event   string // e.g. session.snapshot_restore, snapshot.required
-	Outcome string // ok, denied, refused, failed
-	Action  string
-	Steps   []auditStep
-	Files   int
-	Rule    string
-}
+// The trail's lines and events (package audit).
+type (
+	auditLine  = audit.Line
+	auditStep  = audit.Step
+	auditEvent = audit.Event
+)
 
 var labelRE = lazyre.New(audit.LabelPattern)
 

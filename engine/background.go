@@ -2,8 +2,6 @@ package engine
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"path"
 
 	"cairn/engine/ids"
@@ -104,25 +102,8 @@ func checkReport(in ReportInput) (bgwork.Report, error) {
 	return r, bgworkError(err)
 }
 
-// bgworkError is err of bgwork as the engine's errors.
-func bgworkError(err error) error {
-	switch {
-	case err == nil:
-		return nil
-	case errors.Is(err, bgwork.ErrInvalid):
-		return fmt.Errorf("%w: %w", ErrBadInput, err)
-	case errors.Is(err, bgwork.ErrNotFound):
-		return notFoundf("%v", err)
-	case errors.Is(err, bgwork.ErrRefused):
-		// The reason alone: refusedf says "refused" once.
-		var r *bgwork.RefusedError
-		if errors.As(err, &r) {
-			return refusedf("%s", r.Reason)
-		}
-		return refusedf("%v", err)
-	}
-	return err
-}
+// bgworkError is err of bgwork as the engine's errors (bgwork.EngineError).
+func bgworkError(err error) error { return bgwork.EngineError(err) }
 
 // WorkFunc is the work a runtime runs for a task or workflow run.
 type WorkFunc = bgwork.Func

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 
 	"cairn/engine/ids"
 	"cairn/engine/internal/bgwork"
@@ -20,18 +19,6 @@ import (
 // conversation as items through Deliver, in order and once each. Close
 // cancels and drains the work before the session is saved. The mechanisms
 // are in the packages; these are their entry points.
-
-// sessionWork is the part of a Session that runs its background work.
-type sessionWork struct {
-	mu     sync.Mutex // a leaf but for Session.mu taken inside Deliver's sink
-	runner *bgwork.Runner
-	box    *inbox.Inbox
-	wake   []func()
-	closed bool
-	// dead is the shell jobs a crash interrupted whose pending markers
-	// are still to be closed (sweepDeadJobs).
-	dead []string
-}
 
 // Receipt is a recorded admission of background work, never a success.
 type Receipt = bgwork.Receipt

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync/atomic"
 
 	"cairn/engine/internal/callrec"
 	"cairn/engine/internal/tasks"
@@ -18,10 +17,6 @@ import (
 
 // callsLockName is the workspace's call lock.
 func callsLockName(dir string) string { return callrec.LockName(dir) }
-
-// callCount counts a session's calls running now (each holding the call
-// lock shared): a file revert of the session refuses while any runs.
-type callCount struct{ n atomic.Int32 }
 
 // beginCall takes the workspace call lock shared for one call of s,
 // waiting while a file revert holds it alone, or for ctx to end. When the

@@ -26,7 +26,7 @@ import (
 //   - noted, the folders the owner's hint names, where file tools stage
 //     temp files (temps.go).
 //
-// Locks (engine/doc.go, # Locks, gives their order):
+// Locks (engine/doc_map.go, "Locks, in full", gives their order):
 //
 //   - snapStack.mu guards the fold (the embedded changes.Stack, recs,
 //     unread, reverts, objs), apply and noted: every file tool, change,

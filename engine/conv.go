@@ -14,7 +14,7 @@ import (
 // written by commit.go), and Degrade mode's lines kept in memory until
 // they can be written (degrade.go, over engine/internal/convlog).
 //
-// Lock: every field is guarded by Session.mu (doc.go, "Locks", 3). The
+// Lock: every field is guarded by Session.mu (doc_map.go, "Locks, in full", 3). The
 // session's other parts keep their own: the changes log (snaps) its
 // stack's mutexes, the shell and task logs theirs, the usage queue
 // Session.mu as well.

@@ -28,9 +28,10 @@ package engine
 // usage.jsonl, repos/). Locks: Workspace.mu (leaf, while the workspace
 // folder is made), Store.usageMu (leaf, the usage ledger); no session lock.
 //
-// A session and its conversation: session.go session_write.go append.go
+// A session and its conversation: session.go (the type and its parts)
+// session_open.go session_close.go session_write.go append.go
 // session_config.go session_readonly.go session_runs.go conv.go state.go
-// load.go item.go audit_json.go payload.go degrade.go
+// load.go item.go payload.go degrade.go
 // owner.go record.go record_stale.go commit.go turn.go turnend.go
 // turn_settle.go audit.go draft.go compact.go
 // attach.go fork.go revert.go. Create and Open (ownership), the fold of the
@@ -128,7 +129,7 @@ package engine
 //
 //	agentimport another agent's session as cairn lines (ids, hooks' prompts met)
 //	attach     storing attachments under the cap, checking those an item names
-//	audit      the trail's rule: labels and counts, never content
+//	audit      the trail's lines and rule: labels and counts, never content
 //	bgwork     the ledger of a session's background work; it holds mutexes of its own
 //	callrec    recorded calls: the capture before and after, refusals, the
 //	           store budget, the workspace call lock (callrec.Lock)
@@ -439,9 +440,10 @@ package engine
 //     its function runs), a recorded call (recordCall: Exec, RecordCall,
 //     while the call runs), undo, redo and restore-to; exclusive by Close,
 //     so Close waits for them and none starts after it.
-//  2. snapStack.mu, the undo stack (changesLog.snaps): held by the same calls, so the
-//     file changes of one session take turns; and by the fold on Open.
-//     A call waits for it with its context (internal/ctxsync).
+//  2. snapStack.mu, the undo stack (changesLog.snaps): held by the same
+//     calls, so the file changes of one session take turns; and by the
+//     fold on Open. A call waits for it with its context
+//     (internal/ctxsync), so a cancel ends the wait.
 //  3. Session.mu: the conversation state and the session's own journals
 //     (items, audit), the record, closing.
 //  4. Leaves, each held only briefly, never two at once: Workspace.mu

@@ -2,17 +2,13 @@ package engine
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
 
 	"cairn/engine/internal/fsck"
-	"cairn/engine/internal/migrate"
-	"cairn/engine/internal/tasks"
 	"cairn/engine/internal/wsinfo"
 	"cairn/internal/vfs"
-	"cairn/journal"
 )
 
 // FsckReport is what `cairn storage fsck` found.
@@ -109,64 +105,5 @@ func (e fsckEnv) Record(dir, id string) (fsck.Record, error) {
 	return fsck.Record{Title: rec.Title, Items: rec.Counts.Items, Head: rec.Head, ItemsBytes: rec.Journals["items"], UpdatedAt: rec.UpdatedAt.Time}, nil
 }
 
-// itemsRole is what a line of kind is to fsck's check of an items journal.
-func itemsRole(kind string) fsck.Role {
-	switch kind {
-	case kindSession:
-		return fsck.Session
-	case kindItem:
-		return fsck.Item
-	case kindTurn:
-		return fsck.Turn
-	case kindHead, kindTitle, kindOpen, kindMeta, kindDraft, migrate.KindMoved, journal.KindRepair:
-		return fsck.Known
-	}
-	return fsck.Unknown
-}
-
-// transcriptRole is what a line of kind is to fsck's check of a transcript.
-func transcriptRole(kind string) fsck.Role {
-	switch kind {
-	case kindItem:
-		return fsck.Item
-	case tasks.KindHeader, kindHead, journal.KindRepair:
-		return fsck.Known
-	}
-	return fsck.Unknown
-}
-
-func (e fsckEnv) Items(id string) fsck.Tree {
-	return &fsckTree{st: newState(id, ""), role: itemsRole}
-}
-func (e fsckEnv) Transcript() fsck.Tree {
-	return &fsckTree{st: newState("", ""), role: transcriptRole}
-}
-
-// fsckTree is a load's fold of an items journal or transcript, for fsck.
-type fsckTree struct {
-	st   *state
-	role func(kind string) fsck.Role
-	l    itemLine
-}
-
-func (t *fsckTree) Decode(b []byte) (fsck.ItemLine, error) {
-	t.l = itemLine{}
-	if err := json.Unmarshal(b, &t.l); err != nil {
-		return fsck.ItemLine{}, err
-	}
-	l := fsck.ItemLine{V: t.l.V, Kind: t.l.Kind, Role: t.role(t.l.Kind), ID: t.l.ID, Task: t.l.Task,
-		Empty: t.l.Kind == kindSession || t.l.Kind == kindOpen || t.l.Kind == journal.KindRepair}
-	if t.l.Parent != nil {
-		l.Parent = *t.l.Parent
-	}
-	if t.l.Turn != nil {
-		l.Turn, l.Spend = t.l.Turn.N, t.l.Turn.Spend.Problem()
-	}
-	return l, nil
-}
-
-func (t *fsckTree) Has(id string) bool { return t.st.Items[id] != nil }
-func (t *fsckTree) Apply() error       { return t.st.Fold(&t.l) }
-func (t *fsckTree) Shows() (string, int, string) {
-	return t.st.Title, len(t.st.Items), t.st.Head
-}
+func (e fsckEnv) Items(id string) fsck.Tree { return fsck.ItemsTree(id) }
+func (e fsckEnv) Transcript() fsck.Tree     { return fsck.TranscriptTree() }

@@ -96,18 +96,6 @@ func (w *Workspace) openAgentIndexed(ctx context.Context, a AgentSession, opts S
 	return s, nil
 }
 
-// indexKeep is how a session opened for a prompt keeps its index when it
-// closes: a batch appended after at (append), holding the items from
-// from in its order and those ids (items the journal gained that the
-// index lacked), or else the whole index.
-type indexKeep struct {
-	at     int64
-	append bool
-	from   int
-	ids    []string
-	rec    *Record // the session record indexedState read, under the lock loadIndexed runs under
-}
-
 // indexName is session id's index.
 func indexName(dir, id string) string { return path.Join(hooksDir(dir, id), hookrec.IndexFile) }
 

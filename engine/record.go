@@ -1,8 +1,6 @@
 package engine
 
 import (
-	"encoding/json"
-	"fmt"
 	"path"
 
 	"cairn/engine/internal/convlog"
@@ -38,19 +36,7 @@ func replaceRecord(fsys vfs.FS, dir string, r *Record) error {
 	return convlog.WriteRecord(fsys, recordName(dir, r.ID), r, false)
 }
 
-// readRecord reads <id>.json. A record is only trusted for listing and
-// showing; opening a session always folds its journal.
+// readRecord reads <id>.json (convlog.ReadRecord).
 func readRecord(fsys vfs.FS, dir, id string) (*Record, error) {
-	b, err := vfs.ReadFile(fsys, recordName(dir, id))
-	if err != nil {
-		return nil, err
-	}
-	var r Record
-	if err := json.Unmarshal(b, &r); err != nil {
-		return nil, fmt.Errorf("engine: record %s: %w", id, err)
-	}
-	if r.V != 1 || r.ID != id {
-		return nil, fmt.Errorf("engine: record %s: wrong version or id", id)
-	}
-	return &r, nil
+	return convlog.ReadRecord(fsys, recordName(dir, id), id)
 }

@@ -82,16 +82,9 @@ func (e *RemoteError) Error() string {
 // Is makes a RemoteError a refusal.
 func (e *RemoteError) Is(target error) bool { return target == ErrRefused }
 
-// Place is where a call that changes files lies in a conversation: Call,
-// the tool_call or user item it belongs to (a change line's "call"), and
-// Item, the conversation's newest item when it ran ("item"; "" when it has
-// none yet). A remote workspace's client gives the host session the Place
-// of each call, since the conversation that places it is the client's
-// (SessionOptions.Elsewhere).
-type Place struct {
-	Call string `json:"call,omitempty"`
-	Item string `json:"item,omitempty"`
-}
+// Place is where a call that changes files lies in a conversation
+// (convlog.Place).
+type Place = convlog.Place
 
 // Place is where a call belonging to call (as ToolOptions.Call: "" for
 // the prompt that began the turn) would lie in this session's

@@ -6,8 +6,9 @@ package engine
 
 import (
 	"fmt"
-	"os"
+	"time"
 
+	"cairn/engine/internal/owner"
 	"cairn/internal/vfs"
 )
 
@@ -26,39 +27,13 @@ func (w *Workspace) checkSession(session string) error {
 }
 
 // runOwner answers, for the records a session's owner writes (shell
-// commands, tasks), whether one without an end still runs.
-func (w *Workspace) runOwner(session string) *runOwner {
-	return &runOwner{w: w, session: session}
-}
-
-// runOwner is the owner of a session as its run records need it: the pid
-// of the process owning it and when that process opened it, looked up once.
-type runOwner struct {
-	w        *Workspace
-	session  string
-	looked   bool
-	pid      int
-	openedAt Time
-}
-
-// running reports whether a record started by process pid at time at
-// without an end still runs. here asks this process's own log of the
-// session: known says whether the session is open in this store, and
-// running then whether the record is running there. Otherwise it runs
-// while process pid owns the session and opened it before the record
-// started: a start from before the owner opened the session is not its
-// own, even under the same pid (a pid reused after a crash).
-func (o *runOwner) running(pid int, at Time, here func() (running, known bool)) bool {
-	if pid == os.Getpid() {
-		if running, known := here(); known {
-			return running
+// commands, tasks), whether one without an end still runs (owner.Runs).
+func (w *Workspace) runOwner(session string) *owner.Runs {
+	return owner.NewRuns(func() (int, time.Time) {
+		var opened time.Time
+		if r, err := readRecord(w.s.fsys, w.dir, session); err == nil {
+			opened = r.OpenedAt.Time
 		}
-	}
-	if !o.looked {
-		o.pid, o.looked = o.w.ownerPID(o.session), true
-		if r, err := readRecord(o.w.s.fsys, o.w.dir, o.session); err == nil {
-			o.openedAt = r.OpenedAt
-		}
-	}
-	return pid > 0 && pid == o.pid && !o.openedAt.After(at.Time)
+		return w.ownerPID(session), opened
+	})
 }

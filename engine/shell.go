@@ -138,7 +138,7 @@ func (w *Workspace) ShellHistory(ctx context.Context, session string) ([]ShellEn
 	}
 	owner := w.runOwner(session)
 	return shell.History(ents, func(e *shell.Entry) bool {
-		return owner.running(e.PID, e.StartedAt, func() (bool, bool) {
+		return owner.Running(e.PID, e.StartedAt.Time, func() (bool, bool) {
 			v, ok := w.s.shellLive.Load(name)
 			if !ok {
 				// Not open in this store: another store of this process

@@ -1,122 +1,12 @@
 package engine
 
-import (
-	"encoding/json"
-	"errors"
-	"slices"
-	"time"
+import "cairn/engine/internal/hookrec"
 
-	"cairn/engine/internal/hookrec"
-	"cairn/internal/timefmt"
-)
+// The hooks' index of a session's state (hookrec.StateSummary), read by
+// the prompt hook (hook_prompt.go).
 
-// stateSummary is what the hooks' index keeps of a state beside its items
-// (hook_prompt.go): every field of the fold but the items, the turn log
-// the settled turn (an open reads that from the record), and the counts of
-// lines read, which only a whole open's checks use.
-type stateSummary struct {
-	Path        string                     `json:"path"`
-	Created     Time                       `json:"created"`
-	Updated     Time                       `json:"updated"`
-	Opened      Time                       `json:"opened"`
-	ForkOf      *ForkRef                   `json:"fork_of,omitempty"`
-	Build       string                     `json:"build,omitempty"`
-	Branch      string                     `json:"branch,omitempty"`
-	Title       string                     `json:"title,omitempty"`
-	TitleSource string                     `json:"title_source,omitempty"`
-	Head        string                     `json:"head,omitempty"`
-	RevertFrom  string                     `json:"revert_from,omitempty"`
-	Draft       *Draft                     `json:"draft,omitempty"`
-	Turns       int                        `json:"turns,omitempty"`
-	Plan        json.RawMessage            `json:"plan,omitempty"`
-	Model       string                     `json:"model,omitempty"`
-	Spend       Spend                      `json:"spend"`
-	Trust       *Trust                     `json:"trust,omitempty"`
-	Allowed     []string                   `json:"allowed,omitempty"`
-	Pinned      bool                       `json:"pinned,omitempty"`
-	Tier        string                     `json:"tier"`
-	Meta        map[string]json.RawMessage `json:"meta,omitempty"`
-	Bytes       int64                      `json:"bytes"`
-}
+func summaryOf(st *state) hookrec.StateSummary { return hookrec.SummaryOf(st) }
 
-func summaryOf(st *state) stateSummary {
-	return stateSummary{Path: st.Path, Created: st.Created, Updated: st.Updated, Opened: st.Opened, ForkOf: st.ForkOf,
-		Build: st.Build, Branch: st.Branch, Title: st.Title, TitleSource: st.TitleSource, Head: st.Head, RevertFrom: st.RevertFrom,
-		Draft: st.Draft, Turns: st.Turns, Plan: st.Plan, Model: st.Model, Spend: st.Spend, Trust: st.Trust, Allowed: st.Allowed,
-		Pinned: st.Pinned, Tier: st.Tier, Meta: st.Meta, Bytes: st.Bytes}
-}
+func fromIndex(st *state, ix *hookrec.Index) error { return hookrec.FromIndex(st, ix) }
 
-// errIndexItem: an index names an item whose parent or call it lacks.
-var errIndexItem = errors.New("engine: the index's items do not hang together")
-
-// fromIndex fills st, a new state, from the index ix: the summary, and
-// the items with their links (a user item with its text and time).
-func fromIndex(st *state, ix *hookrec.Index) error {
-	var m stateSummary
-	if err := json.Unmarshal(ix.State, &m); err != nil {
-		return err
-	}
-	st.Path, st.Created, st.Updated, st.Opened, st.ForkOf = m.Path, m.Created, m.Updated, m.Opened, m.ForkOf
-	st.Build, st.Branch, st.Title, st.TitleSource, st.Head, st.RevertFrom = m.Build, m.Branch, m.Title, m.TitleSource, m.Head, m.RevertFrom
-	st.Draft, st.Turns, st.Plan, st.Model, st.Spend, st.Trust, st.Allowed = m.Draft, m.Turns, m.Plan, m.Model, m.Spend, m.Trust, m.Allowed
-	st.Pinned, st.Tier, st.Bytes = m.Pinned, m.Tier, m.Bytes
-	if m.Meta != nil {
-		st.Meta = m.Meta
-	}
-	// The items are made in one slice, the map and the order at their
-	// size: a long session's index holds thousands.
-	slab := make([]Item, len(ix.Items))
-	if len(st.Items) == 0 {
-		st.Items = make(map[string]*Item, len(ix.Items))
-	}
-	st.Order = slices.Grow(st.Order, len(ix.Items))
-	for i, e := range ix.Items {
-		it := &slab[i]
-		*it = Item{ID: e.ID, Type: ItemType(e.Type), Parent: e.Parent, Call: e.Call, Task: e.Task, Text: e.Text}
-		if !it.Type.Valid() {
-			return errIndexItem
-		}
-		if e.At != "" && e.At != "-" {
-			at, err := time.Parse(time.RFC3339Nano, e.At)
-			if err != nil {
-				return err
-			}
-			it.At = mkTime(at)
-		}
-		if st.Items[it.ID] == nil {
-			st.Order = append(st.Order, it.ID)
-		}
-		st.Items[it.ID] = it
-	}
-	for _, it := range st.Items {
-		if it.Parent != "" && st.Items[it.Parent] == nil {
-			return errIndexItem
-		}
-	}
-	if st.Head != "" && st.Items[st.Head] == nil {
-		return errIndexItem
-	}
-	return nil
-}
-
-// entries is the index's entries of the items ids, each once.
-func indexEntries(st *state, ids []string) []hookrec.Entry {
-	out := make([]hookrec.Entry, 0, len(ids))
-	seen := make(map[string]bool, len(ids))
-	for _, id := range ids {
-		it := st.Items[id]
-		if it == nil || seen[id] {
-			continue
-		}
-		seen[id] = true
-		e := hookrec.Entry{ID: it.ID, Type: string(it.Type), Parent: it.Parent, Call: it.Call, Task: it.Task}
-		if it.Type == User {
-			e.At, e.Text = "-", it.Text
-			if !it.At.IsZero() {
-				e.At = timefmt.Format(it.At.Time)
-			}
-		}
-		out = append(out, e)
-	}
-	return out
-}
+func indexEntries(st *state, ids []string) []hookrec.Entry { return hookrec.Entries(st, ids) }

@@ -33,7 +33,7 @@ func (w *Workspace) taskRecords(session string) ([]*tasks.Record, error) {
 		if r.State != "" {
 			continue
 		}
-		running := r.Held || owner.running(r.PID, r.LastAt, func() (bool, bool) {
+		running := r.Held || owner.Running(r.PID, r.LastAt.Time, func() (bool, bool) {
 			v, ok := w.s.taskLive.Load(name)
 			if !ok {
 				return false, false

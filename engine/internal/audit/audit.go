@@ -1,4 +1,5 @@
-// Package audit holds the rule of the audit trail, <id>.audit.jsonl: it
+// Package audit holds the lines of the audit trail, <id>.audit.jsonl
+// (Line, encoded without reflection), and its rule: it
 // holds labels, gate names, counts and outcomes, never a prompt, a file's
 // content or a tool's output. Labels are checked to be names, so content
 // cannot reach the trail by mistake; the hooks' markers and the call

@@ -48,3 +48,24 @@ func (e *RefusedError) Is(target error) bool { return target == ErrRefused }
 func refused(format string, a ...any) error {
 	return &RefusedError{Reason: fmt.Sprintf(format, a...)}
 }
+
+// EngineError is err in the engine's errors: ErrInvalid as bad input,
+// ErrNotFound as not found, a refusal as the engine's refusal with the
+// reason alone (its text says "refused" once).
+func EngineError(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, ErrInvalid):
+		return fmt.Errorf("%w: %w", errs.ErrBadInput, err)
+	case errors.Is(err, ErrNotFound):
+		return errs.NotFoundf("%v", err)
+	case errors.Is(err, ErrRefused):
+		var r *RefusedError
+		if errors.As(err, &r) {
+			return errs.Refusedf("%s", r.Reason)
+		}
+		return errs.Refusedf("%v", err)
+	}
+	return err
+}

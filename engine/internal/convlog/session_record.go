@@ -1,6 +1,11 @@
 package convlog
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"fmt"
+
+	"cairn/internal/vfs"
+)
 
 // Record is a session's summary, <id>.json: what the picker shows and what a
 // resume needs. It is derived from the journals, written whole by atomic
@@ -85,3 +90,32 @@ type RemoteWorkspace struct {
 
 // String is host:path, as a listing shows it.
 func (r *RemoteWorkspace) String() string { return r.Host + ":" + r.Path }
+
+// Place is where a call that changes files lies in a conversation: Call,
+// the tool_call or user item it belongs to (a change line's "call"), and
+// Item, the conversation's newest item when it ran ("item"; "" when it has
+// none yet). A remote workspace's client gives the host session the Place
+// of each call, since the conversation that places it is the client's
+// (the engine's SessionOptions.Elsewhere).
+type Place struct {
+	Call string `json:"call,omitempty"`
+	Item string `json:"item,omitempty"`
+}
+
+// ReadRecord reads session id's record, file name. A record is only
+// trusted for listing and showing; opening a session always folds its
+// journal.
+func ReadRecord(fsys vfs.FS, name, id string) (*Record, error) {
+	b, err := vfs.ReadFile(fsys, name)
+	if err != nil {
+		return nil, err
+	}
+	var r Record
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("engine: record %s: %w", id, err)
+	}
+	if r.V != 1 || r.ID != id {
+		return nil, fmt.Errorf("engine: record %s: wrong version or id", id)
+	}
+	return &r, nil
+}

@@ -89,10 +89,6 @@ type Env interface {
 	Record(dir, id string) (Record, error)
 	// Owned reports whether a process holds session id's lock.
 	Owned(dir, id string) bool
-	// Items is a fresh fold of session id's items journal; Transcript one
-	// of a task's transcript.
-	Items(id string) Tree
-	Transcript() Tree
 	// Pending is the sessions a forget, restore or trim plan names.
 	Pending() map[string]bool
 	// Future is the time after which a line is dated in the future.

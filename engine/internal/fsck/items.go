@@ -23,7 +23,7 @@ func (c *Checker) items(dir, name string) {
 	if !ok || !layout.ValidSessionID(id) {
 		return
 	}
-	st := c.Env.Items(id)
+	st := ItemsTree(id)
 	type skip struct {
 		good int    // the good-th line read
 		ref  int    // another line read, named by the one %d of why (0: none)
@@ -163,7 +163,7 @@ func (c *Checker) empty(dir, id string) bool {
 			return false
 		}
 	}
-	st := c.Env.Items(id)
+	st := ItemsTree(id)
 	empty := true
 	jst, err := journal.Read(c.FS, layout.Items(dir, id), func(b []byte) error {
 		l, err := st.Decode(b)

@@ -132,7 +132,7 @@ func (c *Checker) taskFolder(dir, session string, calls map[string]string, named
 // another version or an unknown kind, an item whose parent no earlier line
 // holds, an item that breaks the tree.
 func (c *Checker) transcript(name string) {
-	st := c.Env.Transcript()
+	st := TranscriptTree()
 	c.lines(name, func(b []byte, why func(string, ...any)) {
 		l, err := st.Decode(b)
 		switch {
@@ -165,7 +165,7 @@ func (c *Checker) taskCalls(dir string) map[string]map[string]string {
 			continue
 		}
 		name := layout.Items(dir, session)
-		st := c.Env.Items(session)
+		st := ItemsTree(session)
 		good := map[string]int{}
 		n := 0
 		jst, err := journal.Read(c.FS, name, func(b []byte) error {

@@ -32,6 +32,8 @@ var (
 	ErrTorn = errors.New("hookrec: an index line cannot be read")
 	// ErrMarkMoved: the mark is shorter than the batches its reader parsed.
 	ErrMarkMoved = errors.New("hookrec: the mark changed since it was read")
+	// errIndexItem: an index names an item whose parent or call it lacks.
+	errIndexItem = errors.New("hookrec: the index's items do not hang together")
 )
 
 // Entry is one item of the index: its links, and the text of a user item

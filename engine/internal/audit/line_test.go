@@ -1,7 +1,8 @@
-package engine
+package audit
 
 import (
 	"bytes"
+	"cairn/internal/timefmt"
 	"encoding/json"
 	"reflect"
 	"testing"
@@ -52,12 +53,12 @@ func everyFieldSet(t *testing.T, what string, v any) {
 // A trail line encodes itself to encoding/json's bytes, every field set or
 // none.
 func TestAuditLineAppendJSONIsEncodingJSON(t *testing.T) {
-	at := mkTime(time.Date(2026, 11, 29, 9, 12, 3, 120_000_000, time.UTC))
-	full := &auditLine{V: 1, Kind: "event", At: at, Session: "s-1", Turn: 2, Items: 7, Labels: []string{"prompt", "tool"},
+	at := timefmt.Mk(time.Date(2026, 11, 29, 9, 12, 3, 120_000_000, time.UTC))
+	full := &Line{V: 1, Kind: "event", At: at, Session: "s-1", Turn: 2, Items: 7, Labels: []string{"prompt", "tool"},
 		Gates: []string{"planner"}, Event: "session.snapshot_restore", Outcome: "ok", Action: "undo",
-		Steps: []auditStep{{ID: "c-<1>&", Restored: 1, Removed: 2, Skipped: 3}}, Files: 4, Rule: "r"}
+		Steps: []Step{{ID: "c-<1>&", Restored: 1, Removed: 2, Skipped: 3}}, Files: 4, Rule: "r"}
 	everyFieldSet(t, "the full trail line", full)
-	for _, l := range []*auditLine{full, {}, {V: 1, Kind: "turn", At: at, Session: "s", Turn: 1}} {
+	for _, l := range []*Line{full, {}, {V: 1, Kind: "turn", At: at, Session: "s", Turn: 1}} {
 		got, ok := l.AppendJSON(nil)
 		if want := encodingJSON(t, l); !ok || !bytes.Equal(got, want) {
 			t.Fatalf("AppendJSON wrote (ok %v)\n%s\nencoding/json writes\n%s", ok, got, want)
