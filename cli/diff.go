@@ -42,7 +42,8 @@ func (c *DiffCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
-	if err := recordsHere(g.Ctx, ws, id, "cairn diff"); err != nil {
+	bound, err := g.boundOf(ws, id)
+	if err != nil {
 		return err
 	}
 	item := c.Item
@@ -55,11 +56,27 @@ func (c *DiffCmd) Run(g *Globals) error {
 			return err
 		}
 	}
-	ch, err := ws.Changes(g.Ctx, id, item, diffview.Limit)
+	var files filesRoot = ws
+	var ch *engine.Changes
+	if bound != nil {
+		err = g.onHost(ws, id, bound, true, func(b *boundSession) (err error) {
+			ch, err = changesOnHost(g.Ctx, b.sess, b.hs, item, diffview.Limit)
+			files = b.files()
+			return err
+		})
+	} else {
+		ch, err = ws.Changes(g.Ctx, id, item, diffview.Limit)
+	}
 	if err != nil {
 		return err
 	}
-	files := fileDiffs(ws.Path(), ch.Files)
+	return g.printDiff(ch, item, fileDiffs(files.Path(), ch.Files), c.Stat)
+}
+
+// printDiff prints what ch says a call or turn changed (asked: the item
+// asked about): --json's answer, or the summary and (unless stat) the
+// diff, in colour on a terminal.
+func (g *Globals) printDiff(ch *engine.Changes, item string, files []diffview.File, stat bool) error {
 	if g.JSON {
 		return g.PrintJSON(diffAnswer{ch.Session, ch.Item, ch.Turn, ch.Records, ch.Tools, files})
 	}
@@ -67,7 +84,7 @@ func (c *DiffCmd) Run(g *Globals) error {
 	if terminalOut(g.Term) && !noColor() {
 		w, color = g.Term, true
 	}
-	writeChanges(w, ch, item, files, color, !c.Stat)
+	writeChanges(w, ch, item, files, color, !stat)
 	return nil
 }
 

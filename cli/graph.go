@@ -75,39 +75,33 @@ func (c *RevertCmd) Run(g *Globals) error {
 		return usageErrorf("--diff shows what a --files or --both preview would change; leave --apply out")
 	}
 	preview := mode != engine.RevertConversation && !c.Apply
-	open := g.openSession
-	if preview {
-		open = g.readSession // a preview writes nothing: reads never need a write
-	}
-	ws, s, err := open(c.Session)
+	ws, id, err := g.resolveSession(c.Session)
 	if err != nil {
 		return err
 	}
-	if mode != engine.RevertConversation {
-		if err := recordsHere(g.Ctx, ws, s.ID(), "cairn revert --files"); err != nil {
-			s.Close()
-			return err
-		}
+	// A preview opens the session to read it, which a binding does not
+	// refuse: it is looked for first.
+	find := g.sshBound
+	if preview {
+		find = g.boundOf
 	}
-	defer s.Close()
-	to, err := itemArg(s.Transcript(), c.To)
+	bound, err := find(ws, id)
 	if err != nil {
 		return err
 	}
 	var res *engine.RevertResult
-	if preview {
-		res, err = s.PreviewRevert(g.Ctx, to, mode)
-	} else {
-		res, err = s.Revert(g.Ctx, to, mode)
+	var diffs []diffview.File
+	if bound == nil {
+		res, diffs, err = c.revertHere(g, ws, id, mode, preview)
+		bound = refusedBound(err)
+	}
+	if bound != nil {
+		err = g.onHost(ws, id, bound, preview, func(b *boundSession) error {
+			res, diffs, err = c.revertOnHost(g, b, mode, preview)
+			return err
+		})
 	}
 	if err != nil {
-		return g.revertRefused(err)
-	}
-	var diffs []diffview.File
-	if res.Preview && res.Files != nil && !g.JSON {
-		diffs = revertDiffs(g.Ctx, s.Workspace().Path(), res.Files)
-	}
-	if err := s.Close(); err != nil {
 		return err
 	}
 	if diffs != nil && c.Diff {
@@ -123,6 +117,58 @@ func (c *RevertCmd) Run(g *Globals) error {
 		return nil
 	}
 	return g.printRevert(g.Stdout, res, "reverted", diffs, terminalOut(g.Term) && !noColor())
+}
+
+// revertHere runs or previews the revert on session id of ws, whose
+// files are here, and closes the session (durable) before it is printed.
+func (c *RevertCmd) revertHere(g *Globals, ws *engine.Workspace, id string, mode engine.RevertMode, preview bool) (*engine.RevertResult, []diffview.File, error) {
+	opts := g.SessionOptions()
+	opts.ReadOnly = preview // a preview writes nothing: reads never need a write
+	s, err := ws.Open(g.Ctx, id, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer s.Close()
+	to, err := itemArg(s.Transcript(), c.To)
+	if err != nil {
+		return nil, nil, err
+	}
+	var res *engine.RevertResult
+	if preview {
+		res, err = s.PreviewRevert(g.Ctx, to, mode)
+	} else {
+		res, err = s.Revert(g.Ctx, to, mode)
+	}
+	if err != nil {
+		return nil, nil, g.revertRefused(err)
+	}
+	var diffs []diffview.File
+	if res.Preview && res.Files != nil && !g.JSON {
+		diffs = revertDiffs(g.Ctx, ws.Path(), res.Files)
+	}
+	return res, diffs, s.Close()
+}
+
+// revertOnHost runs or previews the revert on the host session of b: a
+// conversation revert moves the head here only.
+func (c *RevertCmd) revertOnHost(g *Globals, b *boundSession, mode engine.RevertMode, preview bool) (*engine.RevertResult, []diffview.File, error) {
+	to, err := itemArg(b.sess.Transcript(), c.To)
+	if err != nil {
+		return nil, nil, err
+	}
+	if mode == engine.RevertConversation {
+		res, err := b.sess.Revert(g.Ctx, to, mode)
+		return res, nil, err
+	}
+	res, contents, err := revertOnHost(g.Ctx, b.sess, b.hs, to, mode, !preview, diffview.Limit)
+	if err != nil {
+		return nil, nil, g.revertRefused(err)
+	}
+	var diffs []diffview.File
+	if res.Preview && res.Files != nil && !g.JSON && len(contents) == len(res.Files.Files) {
+		diffs = fileDiffs(b.files().Path(), contents)
+	}
+	return res, diffs, nil
 }
 
 // revertRefused answers a file revert or unrevert refused over conflicts:
@@ -201,19 +247,44 @@ type UnrevertCmd struct {
 }
 
 func (c *UnrevertCmd) Run(g *Globals) error {
-	_, s, err := g.openSession(c.Session)
+	ws, id, err := g.resolveSession(c.Session)
 	if err != nil {
 		return err
+	}
+	bound, err := g.sshBound(ws, id)
+	if err != nil {
+		return err
+	}
+	var res *engine.RevertResult
+	if bound == nil {
+		res, err = unrevertHere(g, ws, id)
+		bound = refusedBound(err)
+	}
+	if bound != nil {
+		err = g.onHost(ws, id, bound, false, func(b *boundSession) (err error) {
+			res, err = unrevertOnHost(g.Ctx, b.sess, b.hs)
+			return err
+		})
+	}
+	if err != nil {
+		return g.revertRefused(err)
+	}
+	return g.printRevert(g.Stdout, res, "put back", nil, false)
+}
+
+// unrevertHere is the unrevert of session id of ws, whose files are
+// here, closed (durable) before it is printed.
+func unrevertHere(g *Globals, ws *engine.Workspace, id string) (*engine.RevertResult, error) {
+	s, err := ws.Open(g.Ctx, id, g.SessionOptions())
+	if err != nil {
+		return nil, err
 	}
 	defer s.Close()
 	res, err := s.Unrevert(g.Ctx)
 	if err != nil {
-		return g.revertRefused(err)
+		return nil, err
 	}
-	if err := s.Close(); err != nil {
-		return err
-	}
-	return g.printRevert(g.Stdout, res, "put back", nil, false)
+	return res, s.Close()
 }
 
 // CompactCmd compacts a session's older stretch.

@@ -25,7 +25,7 @@ func (c *ToolPatchCmd) Run(g *Globals, t *ToolCmd) error {
 	if err != nil {
 		return err
 	}
-	return g.runTool(t.Session, func(s *engine.Session) (*engine.ToolAnswer, error) {
+	return g.runTool(t.Session, func(s toolCell) (*engine.ToolAnswer, error) {
 		return s.ToolPatch(g.Ctx, text, t.opts())
 	})
 }

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"strings"
@@ -12,11 +11,14 @@ import (
 	"cairn/remotews"
 )
 
-// sshCommands are the commands that take --ssh in this build. The rest
-// refuse it rather than run locally: a command meant for a remote
-// workspace never falls back to this machine's files. storage is refused
-// for good: the host's state folder is the host's business.
-var sshCommands = map[string]bool{"where": true, "run": true, "resume": true}
+// sshCommands are the commands that take --ssh in this build: the REPL,
+// where, and the plumbing that reads or changes a session's change
+// records or shell history (remote_plumbing.go); tool exec refuses.
+// The rest refuse it rather than run locally: a command meant for a
+// remote workspace never falls back to this machine's files. storage is refused for good: the
+// host's state folder is the host's business.
+var sshCommands = map[string]bool{"where": true, "run": true, "resume": true,
+	"diff": true, "undo": true, "redo": true, "snapshots": true, "revert": true, "unrevert": true, "shells": true, "tool": true}
 
 // checkSSH refuses --ssh on a command that does not take it, and a
 // target that is not [user@]host:/abs/path, before anything runs.
@@ -105,17 +107,4 @@ func remoteWhere(g *Globals) error {
 		say(g.Stderr, msg)
 	}
 	return nil
-}
-
-// recordsHere refuses cmd, which reads a session's change records or shell
-// history on this machine, for a session bound to a remote workspace:
-// they are on its host, and this machine's (none) would answer wrongly.
-// Nothing is read or changed.
-func recordsHere(ctx context.Context, ws *engine.Workspace, id, cmd string) error {
-	v, err := ws.ReadLean(ctx, id)
-	if err != nil || v.Record.Remote == nil {
-		return nil // the command itself says what is wrong with the session
-	}
-	return refusedf("session %s works on the remote workspace %s; its change records and shell history are on that host, not here: %s does not read them over the connection yet. Resume it with cairn -r %s (/snapshots, /shells and /revert ITEM files work there)",
-		id, v.Record.Remote, cmd, id)
 }

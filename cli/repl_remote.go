@@ -44,7 +44,7 @@ type remoteState struct {
 func (r *repl) cell() workcell {
 	if r.rc.client != nil {
 		if r.rc.cell == nil {
-			return &remoteCell{r: r} // every call says why there is no host session
+			return &remoteCell{none: r.noHostSession()} // every call says why there is no host session
 		}
 		return r.rc.cell
 	}
@@ -196,12 +196,8 @@ func (r *repl) remoteOpen() {
 		fmt.Fprintln(r.out, "cairn:", userError(err))
 		return
 	}
-	sess := r.sess
-	hs.Newest = func() string {
-		p, _ := sess.Place("")
-		return p.Item
-	}
-	r.rc.cell = &remoteCell{r: r, hs: hs, bind: bind}
+	hs.Newest = newestOf(r.sess)
+	r.rc.cell = &remoteCell{sess: r.sess, hs: hs, bind: bind}
 	for _, p := range hs.Opened.Pending {
 		fmt.Fprintln(r.out, pendingLine(p))
 	}
@@ -241,7 +237,7 @@ func (r *repl) remoteBind(ctx context.Context) error {
 	if r.rc.cell == nil || r.rc.cell.hs == nil {
 		return nil
 	}
-	return r.sess.SetRemote(ctx, r.rc.cell.bind)
+	return r.rc.cell.ready(ctx)
 }
 
 // pendingLine says what became of a call a lost connection cut off.
@@ -269,12 +265,14 @@ func pendingLine(p remotews.PendingCall) string {
 	return fmt.Sprintf("A call the lost connection cut off (%s, begun %s) was interrupted on the host before it changed anything.", what, at)
 }
 
-// remoteCell is the REPL session's host session as a workcell. Each call
-// that changes files records the session's binding first.
+// remoteCell is the host session hs of session sess, bound to bind, as a
+// workcell: the REPL's file side on a remote workspace, and cairn tool's.
+// Each call that changes files records the session's binding first.
 type remoteCell struct {
-	r    *repl
+	sess *engine.Session
 	hs   *remotews.Session
 	bind engine.RemoteWorkspace
+	none error // why there is no host session, when hs is nil
 	// end is the end of the turn sent right behind the last tool call,
 	// which Commit waits for; nil when none is on its way.
 	end *remotews.Pending[struct{}]
@@ -286,8 +284,8 @@ type remoteCell struct {
 // order sent: the end makes durable what the tool changed. A tool that
 // was refused or cancelled changed nothing; the end behind it is waited
 // for here, and Commit has none to wait for.
-func (c *remoteCell) turn(p *remotews.Pending[engine.ToolAnswer]) (*engine.ToolAnswer, error) {
-	end := c.hs.GoCommit(c.r.g.Ctx)
+func (c *remoteCell) turn(ctx context.Context, p *remotews.Pending[engine.ToolAnswer]) (*engine.ToolAnswer, error) {
+	end := c.hs.GoCommit(ctx)
 	a, err := p.Wait()
 	if err != nil {
 		_, _ = end.Wait()
@@ -299,9 +297,9 @@ func (c *remoteCell) turn(p *remotews.Pending[engine.ToolAnswer]) (*engine.ToolA
 
 func (c *remoteCell) ready(ctx context.Context) error {
 	if c.hs == nil {
-		return c.r.noHostSession()
+		return c.none
 	}
-	return c.r.remoteBind(ctx)
+	return c.sess.SetRemote(ctx, c.bind)
 }
 
 // noHostSession refuses a call that needs the session's host session when
@@ -317,7 +315,7 @@ func (c *remoteCell) where(opts []engine.ToolOptions) (call, item string, all bo
 	if len(opts) > 0 {
 		call, all = opts[0].Call, opts[0].ReplaceAll
 	}
-	p, err := c.r.sess.Place(call)
+	p, err := c.sess.Place(call)
 	return p.Call, p.Item, all, err
 }
 
@@ -329,7 +327,7 @@ func (c *remoteCell) ToolWrite(ctx context.Context, path string, content []byte,
 	if err != nil {
 		return nil, err
 	}
-	return c.turn(c.hs.GoWrite(ctx, call, item, path, content))
+	return c.turn(ctx, c.hs.GoWrite(ctx, call, item, path, content))
 }
 
 func (c *remoteCell) ToolEdit(ctx context.Context, path, old, repl string, opts ...engine.ToolOptions) (*engine.ToolAnswer, error) {
@@ -340,7 +338,7 @@ func (c *remoteCell) ToolEdit(ctx context.Context, path, old, repl string, opts 
 	if err != nil {
 		return nil, err
 	}
-	return c.turn(c.hs.GoEdit(ctx, call, item, path, old, repl, all))
+	return c.turn(ctx, c.hs.GoEdit(ctx, call, item, path, old, repl, all))
 }
 
 func (c *remoteCell) ToolRm(ctx context.Context, path string, opts ...engine.ToolOptions) (*engine.ToolAnswer, error) {
@@ -351,7 +349,7 @@ func (c *remoteCell) ToolRm(ctx context.Context, path string, opts ...engine.Too
 	if err != nil {
 		return nil, err
 	}
-	return c.turn(c.hs.GoRm(ctx, call, item, path))
+	return c.turn(ctx, c.hs.GoRm(ctx, call, item, path))
 }
 
 func (c *remoteCell) ToolPatch(ctx context.Context, text []byte, opts ...engine.ToolOptions) (*engine.ToolAnswer, error) {
@@ -362,14 +360,14 @@ func (c *remoteCell) ToolPatch(ctx context.Context, text []byte, opts ...engine.
 	if err != nil {
 		return nil, err
 	}
-	return c.turn(c.hs.GoPatch(ctx, call, item, text))
+	return c.turn(ctx, c.hs.GoPatch(ctx, call, item, text))
 }
 
 func (c *remoteCell) Exec(ctx context.Context, line string, opts engine.ExecOptions) (*engine.ExecAnswer, error) {
 	if err := c.ready(ctx); err != nil {
 		return nil, err
 	}
-	p, err := c.r.sess.Place(opts.Call)
+	p, err := c.sess.Place(opts.Call)
 	if err != nil {
 		return nil, err
 	}
@@ -442,36 +440,7 @@ func (r *repl) revertFilesDiffs(ctx context.Context, at string, mode engine.Reve
 	if c == nil || c.hs == nil {
 		return nil, nil, r.noHostSession()
 	}
-	pt, err := r.sess.RevertPoint(at)
-	if err != nil {
-		return nil, nil, err
-	}
-	var res *engine.RevertResult
-	var contents []engine.FileChange
-	if apply {
-		res, err = c.hs.RevertFiles(ctx, *pt, true)
-	} else {
-		var pv *remotews.RevertPreview
-		pv, contents, err = c.hs.PreviewRevert(ctx, *pt, diffview.Limit)
-		if pv != nil {
-			res = &pv.RevertResult
-		}
-	}
-	if err != nil {
-		return nil, nil, err
-	}
-	if !apply || mode == engine.RevertFiles || (res.Files != nil && len(res.Files.Left) > 0) {
-		head := r.sess.Head()
-		res.Session, res.Head, res.From = r.sess.ID(), head, head
-		return res, contents, nil
-	}
-	// Both: the files first, then the head, as a local revert does.
-	conv, err := r.sess.Revert(ctx, at, engine.RevertConversation)
-	if err != nil {
-		return nil, nil, err
-	}
-	conv.Files = res.Files
-	return conv, nil, nil
+	return revertOnHost(ctx, r.sess, c.hs, at, mode, apply, diffview.Limit)
 }
 
 // unrevert puts back the files of the file reverts since the last new
@@ -484,21 +453,7 @@ func (r *repl) unrevert(ctx context.Context) (*engine.RevertResult, error) {
 	if c == nil || c.hs == nil {
 		return nil, r.noHostSession()
 	}
-	files, err := c.hs.Unrevert(ctx)
-	if err != nil {
-		return nil, err
-	}
-	res, err := r.sess.Unrevert(ctx)
-	if err != nil && files.Files != nil && errors.Is(err, engine.ErrRefused) {
-		// The files were put back; the head had nowhere to go.
-		head := r.sess.Head()
-		return &engine.RevertResult{Session: r.sess.ID(), Head: head, From: head, Files: files.Files}, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	res.Files = files.Files
-	return res, nil
+	return unrevertOnHost(ctx, r.sess, c.hs)
 }
 
 // remoteBackground refuses a shell line of timeout seconds that the agent
@@ -543,16 +498,7 @@ func (r *repl) changes(ctx context.Context, item string) (*engine.Changes, error
 	if c == nil || c.hs == nil {
 		return nil, r.noHostSession()
 	}
-	sel, err := r.sess.SelectChanges(item)
-	if err != nil {
-		return nil, err
-	}
-	ch, err := c.hs.Diff(ctx, *sel, diffview.Limit)
-	if err != nil {
-		return nil, err
-	}
-	ch.Session = r.sess.ID()
-	return ch, nil
+	return changesOnHost(ctx, r.sess, c.hs, item, diffview.Limit)
 }
 
 // previewDiffs are the diffs of a file revert's preview: read here, or

@@ -22,10 +22,19 @@ func (c *ShellsCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
-	if err := recordsHere(g.Ctx, ws, id, "cairn shells"); err != nil {
+	bound, err := g.boundOf(ws, id)
+	if err != nil {
 		return err
 	}
-	ents, err := ws.ShellHistory(g.Ctx, id)
+	var ents []engine.ShellEntry
+	if bound != nil {
+		err = g.onHost(ws, id, bound, true, func(b *boundSession) (err error) {
+			ents, err = b.hs.Shells(g.Ctx)
+			return err
+		})
+	} else {
+		ents, err = ws.ShellHistory(g.Ctx, id)
+	}
 	if err != nil {
 		return err
 	}

@@ -45,13 +45,13 @@ func (c *ToolWriteCmd) Run(g *Globals, t *ToolCmd) error {
 	if err != nil {
 		return err
 	}
-	return g.runTool(t.Session, func(s *engine.Session) (*engine.ToolAnswer, error) {
+	return g.runTool(t.Session, func(s toolCell) (*engine.ToolAnswer, error) {
 		return s.ToolWrite(g.Ctx, c.Path, b, t.opts())
 	})
 }
 
 func (c *ToolEditCmd) Run(g *Globals, t *ToolCmd) error {
-	return g.runTool(t.Session, func(s *engine.Session) (*engine.ToolAnswer, error) {
+	return g.runTool(t.Session, func(s toolCell) (*engine.ToolAnswer, error) {
 		o := t.opts()
 		o.ReplaceAll = c.All
 		return s.ToolEdit(g.Ctx, c.Path, c.Old, c.New, o)
@@ -59,7 +59,7 @@ func (c *ToolEditCmd) Run(g *Globals, t *ToolCmd) error {
 }
 
 func (c *ToolRmCmd) Run(g *Globals, t *ToolCmd) error {
-	return g.runTool(t.Session, func(s *engine.Session) (*engine.ToolAnswer, error) {
+	return g.runTool(t.Session, func(s toolCell) (*engine.ToolAnswer, error) {
 		return s.ToolRm(g.Ctx, c.Path, t.opts())
 	})
 }
@@ -67,10 +67,14 @@ func (c *ToolRmCmd) Run(g *Globals, t *ToolCmd) error {
 // opts is the file tools' options the flags give.
 func (t *ToolCmd) opts() engine.ToolOptions { return engine.ToolOptions{Call: t.Call} }
 
-// runTool runs a file tool in session ref (or the latest, or a new one) and
-// prints its answer.
-func (g *Globals) runTool(ref string, tool func(*engine.Session) (*engine.ToolAnswer, error)) error {
+// runTool runs a file tool in session ref (or the latest, or a new one),
+// here or, for a session bound to a remote workspace, on its host
+// session, and prints its answer.
+func (g *Globals) runTool(ref string, tool func(toolCell) (*engine.ToolAnswer, error)) error {
 	ws, s, err := g.toolSession(ref, g.SessionOptions())
+	if re := (*engine.RemoteError)(nil); errors.As(err, &re) && ws != nil {
+		return g.toolOnHost(ws, re.Session, &re.Remote, tool)
+	}
 	if err != nil {
 		return err
 	}
@@ -90,8 +94,14 @@ func (g *Globals) runTool(ref string, tool func(*engine.Session) (*engine.ToolAn
 }
 
 // toolSession opens session ref, or the most recently written one, or
-// creates one: the session a plumbing tool call belongs to.
+// creates one: the session a plumbing tool call belongs to. A session
+// bound to a remote workspace is not opened: the error is an
+// *engine.RemoteError naming it, with its workspace here (with --ssh,
+// every session is, or is refused).
 func (g *Globals) toolSession(ref string, opts engine.SessionOptions) (*engine.Workspace, *engine.Session, error) {
+	if g.SSH != "" {
+		return g.toolSessionSSH(ref)
+	}
 	ws, err := g.workspace()
 	if err != nil {
 		return nil, nil, err

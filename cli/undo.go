@@ -39,15 +39,15 @@ type SnapshotsRestoreCmd struct {
 }
 
 func (c *UndoCmd) Run(g *Globals) error {
-	return g.runRestore(c.Session, func(s *engine.Session) (*engine.RestoreResult, error) { return s.Undo(g.Ctx) })
+	return g.runRestore(c.Session, func(s restorer) (*engine.RestoreResult, error) { return s.Undo(g.Ctx) })
 }
 
 func (c *RedoCmd) Run(g *Globals) error {
-	return g.runRestore(c.Session, func(s *engine.Session) (*engine.RestoreResult, error) { return s.Redo(g.Ctx) })
+	return g.runRestore(c.Session, func(s restorer) (*engine.RestoreResult, error) { return s.Redo(g.Ctx) })
 }
 
 func (c *SnapshotsRestoreCmd) Run(g *Globals, p *SnapshotsCmd) error {
-	return g.runRestore(p.Session, func(s *engine.Session) (*engine.RestoreResult, error) {
+	return g.runRestore(p.Session, func(s restorer) (*engine.RestoreResult, error) {
 		l, err := s.Snapshots(g.Ctx)
 		if err != nil {
 			return nil, err
@@ -70,38 +70,79 @@ func (c *SnapshotsListCmd) Run(g *Globals, p *SnapshotsCmd) error {
 	if err != nil {
 		return err
 	}
-	if err := recordsHere(g.Ctx, ws, id, "cairn snapshots list"); err != nil {
+	bound, err := g.boundOf(ws, id)
+	if err != nil {
 		return err
 	}
-	l, err := ws.Snapshots(g.Ctx, id)
+	var l *engine.SnapshotList
+	var files filesRoot = ws
+	if bound != nil {
+		err = g.onHost(ws, id, bound, true, func(b *boundSession) (err error) {
+			l, err = b.hs.Snapshots(g.Ctx)
+			files = b.files()
+			return err
+		})
+	} else {
+		l, err = ws.Snapshots(g.Ctx, id)
+	}
 	if err != nil {
 		return err
 	}
 	if g.JSON {
 		return g.PrintJSON(l)
 	}
-	printSnapshots(g.Stdout, ws, l, time.Now())
+	printSnapshots(g.Stdout, files, l, time.Now())
 	return nil
 }
 
-func (g *Globals) runRestore(ref string, op func(*engine.Session) (*engine.RestoreResult, error)) error {
-	ws, s, err := g.openSession(ref)
+// runRestore runs op, an undo, redo or restore, on session ref: here, or
+// on its host session when it is bound to a remote workspace.
+func (g *Globals) runRestore(ref string, op func(restorer) (*engine.RestoreResult, error)) error {
+	ws, id, err := g.resolveSession(ref)
 	if err != nil {
 		return err
 	}
-	defer s.Close()
-	r, err := op(s)
+	bound, err := g.sshBound(ws, id)
 	if err != nil {
-		return restoreRefusal(ws, err, "cairn snapshots restore")
+		return err
 	}
-	if err := s.Close(); err != nil {
+	var r *engine.RestoreResult
+	var files filesRoot = ws
+	if bound == nil {
+		err = g.restoreHere(ws, id, op, &r)
+		bound = refusedBound(err)
+	}
+	if bound != nil {
+		err = g.onHost(ws, id, bound, false, func(b *boundSession) (err error) {
+			files = b.files()
+			if r, err = op(b.hs); err != nil {
+				return restoreRefusal(files, err, "cairn snapshots restore")
+			}
+			return nil
+		})
+	}
+	if err != nil {
 		return err
 	}
 	if g.JSON {
 		return g.PrintJSON(r)
 	}
-	printRestore(g.Stdout, ws, r)
+	printRestore(g.Stdout, files, r)
 	return nil
+}
+
+// restoreHere runs op on session id of ws, whose files are here, and
+// closes it (durable) before *r is printed.
+func (g *Globals) restoreHere(ws *engine.Workspace, id string, op func(restorer) (*engine.RestoreResult, error), r **engine.RestoreResult) error {
+	s, err := ws.Open(g.Ctx, id, g.SessionOptions())
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	if *r, err = op(s); err != nil {
+		return restoreRefusal(ws, err, "cairn snapshots restore")
+	}
+	return s.Close()
 }
 
 // printRestore is the readable form of a restore: a line per snapshot.

@@ -517,9 +517,15 @@ func (s *Session) Unrevert(ctx context.Context) (*engine.RevertResult, error) {
 	return syncCall[engine.RevertResult](ctx, s, MethodUnrevert, r, r)
 }
 
-// Snapshots lists the session's snapshots on the host.
+// Snapshots lists the session's snapshots on the host, as the client
+// session's: the list names it, not the host session.
 func (s *Session) Snapshots(ctx context.Context) (*engine.SnapshotList, error) {
-	return syncCall[engine.SnapshotList](ctx, s, MethodSnapshotsList, CallRef{}, SessionRef{Session: s.id})
+	l, err := syncCall[engine.SnapshotList](ctx, s, MethodSnapshotsList, CallRef{}, SessionRef{Session: s.id})
+	if err != nil {
+		return nil, err
+	}
+	l.Session = s.id
+	return l, nil
 }
 
 // Shells is the host session's shell history.

@@ -84,8 +84,18 @@ func (e *Error) Word() string {
 	return ""
 }
 
-// Why is the host's reason of a refusal, for engine.Refusal.
-func (e *Error) Why() string { return e.Msg }
+// Refusal is the host's refusal (CodeRefused) as an engine.Refusal: Why
+// is the host's reason. Only a refusal is one, so that the cairn command
+// exits on a host's bad input, or any other error, as it would locally,
+// not as on a refusal.
+type Refusal struct{ Err *Error }
+
+func (r *Refusal) Error() string { return r.Err.Msg }
+
+// Why is the host's reason of the refusal, for engine.Refusal.
+func (r *Refusal) Why() string { return r.Err.Msg }
+
+func (r *Refusal) Unwrap() error { return r.Err }
 
 // fromWire turns an error answer into an *Error.
 func fromWire(host, method string, err error) error {
@@ -102,6 +112,9 @@ func fromWire(host, method string, err error) error {
 	case -32601: // method not found
 		e.Msg = fmt.Sprintf("the cairn on %s does not serve %s (an older cairn)", host, method)
 		e.Kind = ErrVersion
+	}
+	if we.Code == CodeRefused {
+		return &Refusal{e}
 	}
 	return e
 }

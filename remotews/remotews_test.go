@@ -148,6 +148,12 @@ func TestErrorsRoundTrip(t *testing.T) {
 		if !errors.Is(back, c.want) || back.Error() != c.err.Error() {
 			t.Errorf("%v came back as %v", c.err, back)
 		}
+		// Only a refusal is an engine.Refusal (the command's exit 3).
+		var r engine.Refusal
+		var re *Error
+		if errors.As(back, &r) != (c.want == engine.ErrRefused) || !errors.As(back, &re) {
+			t.Errorf("%v came back as a refusal: %t, as an *Error: %t", c.err, errors.As(back, &r), errors.As(back, &re))
+		}
 	}
 	back := fromWire("h", "revert.preview", &struct{ error }{errors.New("x")})
 	if back.Error() != "x" {
