@@ -83,10 +83,10 @@ func (s *Store) putStored(ctx context.Context, id ID, compressed bool, r io.Read
 		}
 		compressed, stored = false, size
 	}
-	if info, ok, err := s.existing(id, size); ok || err != nil {
-		s.discard(f)
-		return info, err
-	}
+	// Unlike Put, the object's name was known, and looked for, before
+	// anything was read: a writer that stored it since wrote the same
+	// content, and the rename replaces its file with an equal one (or
+	// puts the other form beside it, as two Puts at once may).
 	if err := commit(f, id, compressed); err != nil {
 		return Info{}, err
 	}
