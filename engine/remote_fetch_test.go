@@ -253,3 +253,64 @@ func TestFetchRemoteSyncsObjectsTogether(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestFetchRemoteKeepsTheRemotesBytes: an object fetched from a remote,
+// with the session or later on demand, is stored as the file that was
+// pushed, byte for byte: kept as it came, not compressed again.
+func TestFetchRemoteKeepsTheRemotesBytes(t *testing.T) {
+	ctx := context.Background()
+	a, b, project := twoMachines(t, "file://"+filepath.ToSlash(t.TempDir()),
+		func(bk remote.Bucket) remote.Bucket { return bk },
+		func(bk remote.Bucket) remote.Bucket { return bk })
+	wa, _ := a.Workspace(project)
+	sess := wa.Create(SessionOptions{})
+	sess.Append(ctx, Item{Type: User, Text: "go"})
+	for i, n := range []int{3000, 1 << 20, 3 << 20} {
+		sess.Append(ctx, Item{Type: Assistant, Text: strings.Repeat(fmt.Sprintf("payload %d of %d ", i, n), n/16)})
+	}
+	if err := sess.EndTurn(ctx, Turn{Model: "m"}); err != nil {
+		t.Fatal(err)
+	}
+	id := sess.ID()
+	sess.Close()
+	if _, err := a.Sync(ctx, "", SyncOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	wb, _, err := b.FetchRemote(ctx, "", id, project)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sa, sb := wa.objects(), wb.objects()
+	var ids []objects.ID
+	if err := sa.Walk(ctx, func(in objects.Info) error { ids = append(ids, in.ID); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	same := func(when string) {
+		t.Helper()
+		for _, oid := range ids {
+			in, err := sa.Stat(oid)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pushed, err := vfs.ReadFile(a.fsys, sa.Path(oid, in.Compressed))
+			if err != nil {
+				t.Fatal(err)
+			}
+			fetched, err := vfs.ReadFile(b.fsys, sb.Path(oid, in.Compressed))
+			if err != nil || string(fetched) != string(pushed) {
+				t.Errorf("%s: object %s (%d bytes) is not the file pushed: %d bytes, %v", when, oid, in.Size, len(fetched), err)
+			}
+		}
+	}
+	same("with the session")
+	// Gone here: a read fetches each again, on demand.
+	for _, oid := range ids {
+		if err := sb.Remove(oid); err != nil {
+			t.Fatal(err)
+		}
+		if err := sb.Verify(ctx, oid); err != nil {
+			t.Fatal(err)
+		}
+	}
+	same("on demand")
+}

@@ -176,7 +176,12 @@ func TestFaults(t *testing.T) {
 }
 
 func faultEachCall(t *testing.T, op vfs.Op, errno error, name string, b []byte, made bool) {
-	id := Sum(b)
+	put := func(s *Store) (Info, error) { return s.PutBytes(ctx, b) }
+	faultEachCallOf(t, op, errno, name, Sum(b), made, put)
+}
+
+// faultEachCallOf is faultEachCall of put, which stores object id.
+func faultEachCallOf(t *testing.T, op vfs.Op, errno error, name string, id ID, made bool, put func(*Store) (Info, error)) {
 	for skip := 0; ; skip++ {
 		what := fmt.Sprintf("%v %v %s made=%v skip %d", op, errno, name, made, skip)
 		f := vfs.NewFaulty(vfs.NewMem())
@@ -190,7 +195,7 @@ func faultEachCall(t *testing.T, op vfs.Op, errno error, name string, b []byte, 
 		}
 		f.Inject(vfs.Rule{Op: op, Skip: skip, Count: 1, Err: errno})
 		before := f.Calls(op)
-		info, err := s.PutBytes(ctx, b)
+		info, err := put(s)
 		fired := f.Calls(op)-before > skip
 		f.Reset()
 		if !fired {
@@ -219,7 +224,7 @@ func faultEachCall(t *testing.T, op vfs.Op, errno error, name string, b []byte, 
 		if tmp := tempFiles(t, f, "w/objects"); len(tmp) > 0 {
 			t.Fatalf("%s: temp files left: %v", what, tmp)
 		}
-		info, err = s.PutBytes(ctx, b)
+		info, err = put(s)
 		if err != nil || info.Existed {
 			t.Fatalf("%s: Put after the fault: %+v %v", what, info, err)
 		}

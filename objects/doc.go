@@ -71,6 +71,12 @@
 // leaves every object whole or absent; the objects are durable when
 // Commit returns, and the line that names them is written after it.
 //
+// PutStored stores an object from its stored form as another store keeps
+// it (a copy fetched from a remote): the bytes go to disk as they came,
+// decoded and hashed on the way, not compressed again; a form that does
+// not hash to the object's name is refused and nothing is left under it.
+// It commits as Put does, and a Batch has it too.
+//
 // Put holds a few MiB whatever the content's size. A content of
 // up to 1 MiB is compressed in memory and the rule above decided exactly. For
 // a larger one the first MiB decides whether to stream it compressed or raw;

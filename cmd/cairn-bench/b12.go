@@ -51,14 +51,15 @@ func newBucket(what string) string {
 }
 
 // rcloneCopy copies folder src to a new bucket of the bench's server with
-// rclone's defaults, configured from the environment alone.
-func rcloneCopy(endpoint, src, bucket string) error {
+// rclone's defaults, configured from the environment alone, and returns
+// the CPU time rclone used.
+func rcloneCopy(endpoint, src, bucket string) (time.Duration, error) {
 	cmd := exec.Command("rclone", "copy", src, "bench:"+bucket)
 	cmd.Env = rcloneCmdEnv(endpoint)
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("rclone copy: %v: %s", err, out)
+		return 0, fmt.Errorf("rclone copy: %v: %s", err, out)
 	}
-	return nil
+	return cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), nil
 }
 
 // rcloneCmdEnv is the environment of an rclone command: a remote named
@@ -118,10 +119,11 @@ func runB12(env *Env) ([]Row, error) {
 	// rclone copies the state folder as it was before cairn's push wrote
 	// its own state into it.
 	var rcloneMS float64
+	var rcloneCPU time.Duration
 	_, rcloneErr := exec.LookPath("rclone")
 	if rcloneErr == nil {
 		start := time.Now()
-		if err := rcloneCopy(endpoint, home, newBucket("rclone")); err != nil {
+		if rcloneCPU, err = rcloneCopy(endpoint, home, newBucket("rclone")); err != nil {
 			return nil, err
 		}
 		rcloneMS = msSince(start)
@@ -136,16 +138,17 @@ func runB12(env *Env) ([]Row, error) {
 	}
 	var rep *engine.SyncReport
 	peak, err := peakHeap(func() error {
-		start := time.Now()
+		start, cpu := time.Now(), processCPU()
 		var err error
 		rep, err = st.Sync(ctx, "bench", engine.SyncOptions{})
-		pushMS := msSince(start)
+		pushMS, pushCPU := msSince(start), processCPU()-cpu
 		if err == nil && rep.Pushed.Sessions != sessions {
 			err = fmt.Errorf("the first push sent %d sessions of %d", rep.Pushed.Sessions, sessions)
 		}
 		if err == nil {
 			if rcloneErr == nil {
-				rows = append(rows, row("B12", size+": first push", pushMS, "rclone copy", rcloneMS, "<=1",
+				cpus := fmt.Sprintf(" (CPU s: cairn %.1f, rclone %.1f)", pushCPU.Seconds(), rcloneCPU.Seconds())
+				rows = append(rows, row("B12", size+": first push"+cpus, pushMS, "rclone copy", rcloneMS, "<=1",
 					func(r float64) bool { return r <= 1 }, 0))
 			} else {
 				rows = append(rows, Row{Case: "B12", Size: size + ": first push; anchor skipped, rclone not found", CairnMS: pushMS, Anchor: "rclone copy", Goal: "<=1"})

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/klauspost/compress/zstd"
-
 	"cairn/objects"
 )
 
@@ -18,16 +16,19 @@ type Fetcher struct {
 	Bucket Bucket
 }
 
-// Fetch downloads object id, compressed or raw, and stores it with Put,
-// which hashes what it stores: a remote copy that does not hash to its
-// name is refused, not kept under it.
+// Fetch downloads object id, compressed or raw, and stores it as it came
+// with PutStored, which decodes and hashes it on the way: a remote copy
+// that does not hash to its name is refused, not kept under it, and one
+// that is kept is not compressed again.
 func (f *Fetcher) Fetch(ctx context.Context, s *objects.Store, id objects.ID) error {
-	return f.fetch(ctx, s.Put, id)
+	return f.fetch(ctx, s.PutStored, id)
 }
 
-// fetch downloads object id and stores it with put (a Store's or a
-// Batch's Put).
-func (f *Fetcher) fetch(ctx context.Context, put func(context.Context, io.Reader) (objects.Info, error), id objects.ID) error {
+// putStored is a Store's or a Batch's PutStored.
+type putStored func(ctx context.Context, id objects.ID, compressed bool, r io.Reader) (objects.Info, error)
+
+// fetch downloads object id and stores it with put.
+func (f *Fetcher) fetch(ctx context.Context, put putStored, id objects.ID) error {
 	for _, z := range [2]bool{true, false} {
 		rc, err := f.Bucket.Open(ctx, objectKey(id, z))
 		if errors.Is(err, ErrNotFound) {
@@ -36,25 +37,10 @@ func (f *Fetcher) fetch(ctx context.Context, put func(context.Context, io.Reader
 		if err != nil {
 			return err
 		}
-		var r io.Reader = rc
-		var dec *zstd.Decoder
-		if z {
-			if dec, err = zstd.NewReader(rc, zstd.WithDecoderConcurrency(1)); err != nil {
-				rc.Close()
-				return fmt.Errorf("remote: object %s: %w", id, err)
-			}
-			r = dec
-		}
-		info, err := put(ctx, r)
-		if dec != nil {
-			dec.Close()
-		}
+		_, err = put(ctx, id, z, rc)
 		rc.Close()
 		if err != nil {
 			return fmt.Errorf("remote: object %s: %w", id, err)
-		}
-		if info.ID != id {
-			return fmt.Errorf("remote: object %s on the remote hashes to %s: %w", id, info.ID, objects.ErrMismatch)
 		}
 		return nil
 	}

@@ -54,7 +54,7 @@ func (s *Syncer) FetchObjects(ctx context.Context, store *objects.Store, ws, id 
 	g.SetLimit(workers)
 	for _, oid := range want {
 		g.Go(func() error {
-			if err := f.fetch(gctx, batch.Put, oid); err != nil {
+			if err := f.fetch(gctx, batch.PutStored, oid); err != nil {
 				return err
 			}
 			s.mu.Lock()

@@ -2,16 +2,12 @@ package remote
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"sort"
 	"strings"
 	"time"
-
-	"github.com/klauspost/compress/zstd"
 
 	"cairn/engine/retention"
 	"cairn/objects"
@@ -278,29 +274,13 @@ func Fsck(ctx context.Context, b Bucket, progress func(done, total int)) (*FsckR
 			bad("%s cannot be read: %v", e.Key, err)
 			continue
 		}
-		var r io.Reader = rc
-		var dec *zstd.Decoder
-		if z {
-			if dec, err = zstd.NewReader(rc, zstd.WithDecoderConcurrency(1)); err != nil {
-				rc.Close()
-				bad("%s does not decode: %v", e.Key, err)
-				continue
-			}
-			r = dec
-		}
-		h := sha256.New()
-		_, err = io.Copy(h, r)
-		if dec != nil {
-			dec.Close()
-		}
+		_, err = objects.CheckStored(id, z, rc)
 		rc.Close()
-		var got objects.ID
-		h.Sum(got[:0])
 		switch {
+		case errors.Is(err, objects.ErrMismatch):
+			bad("%s does not hold its object: %v", e.Key, err)
 		case err != nil:
 			bad("%s cannot be read whole: %v", e.Key, err)
-		case got != id:
-			bad("%s hashes to %s", e.Key, got)
 		default:
 			have[id] = true
 			rep.Objects++
