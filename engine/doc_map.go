@@ -232,8 +232,8 @@ package engine
 //
 // ## One file revert, step by step
 //
-// Session.Revert (revert.go) with mode files or both calls
-// Session.revertFiles (revert_files.go):
+// Session.Revert (revert.go) with RevertFiles or RevertBoth (not
+// RevertConversation, a head line only) calls Session.revertFiles:
 //
 //  1. It takes (1) shared and refuses while a call of the session runs
 //     (Session.refuseRunning) or recording is off.
