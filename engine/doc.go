@@ -17,13 +17,22 @@
 //   - workspace: a canonical directory and its folder workspaces/<key>, the
 //     key a reversible encoding of the path (package wskey).
 //   - session: a conversation in one workspace, named by a version 4 UUID.
-//   - item: one entry of the conversation (user, assistant, reasoning,
-//     tool_call, tool_result, compaction), linked to its parent.
+//   - item: one entry of the conversation (the item types below: user,
+//     assistant, reasoning, tool_call, tool_result, compaction, report,
+//     message, reminder), linked to its parent.
 //   - head: the item that ends the active path; moving it deletes nothing.
 //   - journal: an append-only JSONL file; the journals are the truth.
 //   - record: <id>.json, the summary the picker shows and a resume needs,
 //     derived from the journals.
 //   - trail: <id>.audit.jsonl, a line a turn, labels and gate names only.
+//   - changes journal: <id>.changes.jsonl, the file tools' change lines
+//     and other calls' records; a snapshot is one change line as the undo
+//     stack sees it (undo, redo and restore-to move between snapshots).
+//   - object: a file's content kept under its SHA-256 in the workspace's
+//     objects/ folder (package cairn/objects, "the snapshot store").
+//   - Degrade mode (SessionOptions.Degrade): a session that cannot write
+//     its journals goes on in memory, keeps the lines and writes them when
+//     a later write works.
 //   - owner: the process holding the flock on <id>.lock, which holds its
 //     pid, then "brief" for an owner that holds it for one call (a hook).
 //   - the user's files: read and written only through an os.Root of the
@@ -72,8 +81,9 @@
 //
 // A Session, its Workspace and its Store are safe for use by several
 // goroutines, and no lock is held across the API boundary: Session.Change
-// holds the session's file changes only while its function runs, and ends
-// the change (recording nothing) however it returns, panics included.
+// (an embedder's own file tool) holds the session's file changes only while
+// its function runs; it records the change when the function returns nil,
+// and nothing when it fails or panics.
 // Ownership of a session across processes is tried, never waited for: a
 // second owner fails at once (ErrBusy). A call that cannot take its
 // workspace's call lock is refused (ErrRefused) and runs nothing.

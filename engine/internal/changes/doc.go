@@ -6,7 +6,7 @@
 // runs a plan. An undo, a redo, each step of a restore-to and the recovery
 // of one that its owner did not finish all make a plan, and the same
 // Applier runs it, so putting files back is written once (file revert
-// will be one more maker of plans).
+// makes its plan too: RevertPlan).
 //
 // The lines a new change writes (NewChange: the discard of the undone
 // branch, the change line, the drop of the oldest snapshots over the
