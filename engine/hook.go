@@ -2,13 +2,10 @@ package engine
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"path"
-	"strings"
 	"time"
 
 	"cairn/engine/internal/changes"
@@ -16,7 +13,6 @@ import (
 	"cairn/engine/internal/hookmark"
 	"cairn/engine/internal/hookrec"
 	"cairn/engine/internal/patch"
-	"cairn/internal/lazyre"
 	"cairn/internal/vfs"
 )
 
@@ -35,8 +31,6 @@ type AgentSession struct {
 // hookMarkerMaxAge is how long a pending change may wait for its post-tool
 // hook before it is taken for one whose agent died.
 const hookMarkerMaxAge = 24 * time.Hour
-
-var hookCallRE = lazyre.New(`^[A-Za-z0-9_.-]{1,128}$`)
 
 // errCreated: the session appeared while this process was making it.
 var errCreated = errors.New("engine: session appeared meanwhile")
@@ -98,13 +92,7 @@ func (w *Workspace) createAgent(id string, a AgentSession, opts SessionOptions) 
 type PendingChange = hookmark.Change
 
 // hookMarker is the marker file of call in session id.
-func hookMarker(dir, id, call string) string {
-	if !hookCallRE.MatchString(call) || strings.HasPrefix(call, ".") {
-		h := sha256.Sum256([]byte(call))
-		call = hex.EncodeToString(h[:16])
-	}
-	return path.Join(hooksDir(dir, id), call+".json")
-}
+func hookMarker(dir, id, call string) string { return hookmark.Name(hooksDir(dir, id), call) }
 
 // beginHookChange captures the pre-image of each of paths before the agent's
 // tool changes them, durably, and leaves the pending marker of call (the
@@ -199,16 +187,11 @@ func (s *Session) SettleChange(ctx context.Context, call string) (*ToolAnswer, e
 	if kind.Kind == markerExec {
 		return s.settleExec(ctx, call, name, b, &keep) // a shell command's (hook_exec.go)
 	}
-	var p PendingChange
-	if err := json.Unmarshal(b, &p); err != nil || p.V != 1 || !labelRE.MatchString(p.Tool) || len(p.Files) == 0 {
-		return nil, fmt.Errorf("%w: pending change %s is not readable", ErrFormat, name)
+	p, err := hookmark.ReadChange(name, b)
+	if err != nil {
+		return nil, err
 	}
-	self := &markerFile{name: name, edit: &p}
-	for _, f := range p.Files {
-		if !fstate.ValidRel(f.Path) || (f.Before != nil && !f.Before.Valid(fstate.FormBefore)) {
-			return nil, fmt.Errorf("%w: pending change %s names a bad file", ErrFormat, name)
-		}
-	}
+	self := &markerFile{name: name, edit: p}
 	cfg, err := s.config()
 	if err != nil {
 		return nil, err
@@ -300,29 +283,11 @@ func (s *Session) began(item changes.ItemRef) changes.ItemRef {
 // their agent died between the two hooks. A shell command's gets an
 // unrecorded line (closeStaleExecs). Best effort.
 func (s *Session) sweepMarkers(ctx context.Context) {
-	fsys := s.ws.s.fsys
-	dir := hooksDir(s.ws.dir, s.ID())
-	ents, err := fsys.ReadDir(dir)
+	cut := s.ws.s.Now().Add(-hookMarkerMaxAge)
+	// The transcript's mark and the index are no markers (AgentMark, hook_prompt.go).
+	stale, err := hookmark.Sweep(s.ws.s.fsys, hooksDir(s.ws.dir, s.ID()), cut, transcriptMark, hookrec.IndexFile)
 	if err != nil {
 		return
-	}
-	cut := s.ws.s.Now().Add(-hookMarkerMaxAge)
-	var stale []PendingExec
-	for _, e := range ents {
-		if e.Name() == transcriptMark || e.Name() == hookrec.IndexFile {
-			continue // not a marker (AgentMark, hook_prompt.go)
-		}
-		fi, err := e.Info()
-		if err != nil || !fi.ModTime().Before(cut) {
-			continue
-		}
-		name := path.Join(dir, e.Name())
-		var p PendingExec
-		if b, err := vfs.ReadFile(fsys, name); err == nil && strings.HasSuffix(name, ".json") &&
-			json.Unmarshal(b, &p) == nil && p.Kind == markerExec && changes.ValidSnapID(p.ID) && labelRE.MatchString(p.Tool) {
-			stale = append(stale, p)
-		}
-		fsys.Remove(name)
 	}
 	s.closeStaleExecs(ctx, stale)
 	s.sweepUnits()
@@ -379,16 +344,9 @@ func hooksDir(dir, id string) string { return path.Join(dir, hooksFolder, id) }
 // envelope) names, as it names them: every file it reads, makes, removes
 // or moves to.
 func PatchPaths(text []byte) ([]string, error) {
-	files, err := patch.Parse(text)
+	out, err := patch.Paths(text)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrBadInput, err)
-	}
-	var out []string
-	for _, f := range files {
-		out = append(out, f.Path)
-		if f.MoveTo != "" {
-			out = append(out, f.MoveTo)
-		}
 	}
 	return out, nil
 }
