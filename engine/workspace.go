@@ -205,24 +205,7 @@ func (w *Workspace) Resolve(ctx context.Context, ref string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	lower := strings.ToLower(ref)
-	var m []string
-	for i := range ents {
-		e := &ents[i]
-		if strings.EqualFold(e.ID, ref) {
-			return e.ID, nil
-		}
-		if strings.HasPrefix(strings.ToLower(e.ID), lower) || e.Title == ref {
-			m = append(m, e.ID)
-		}
-	}
-	switch len(m) {
-	case 0:
-		return "", fmt.Errorf("%w: %q in %s", ErrNotFound, ref, w.path)
-	case 1:
-		return m[0], nil
-	}
-	return "", fmt.Errorf("%w: %q matches %d sessions", ErrAmbiguous, ref, len(m))
+	return listing.Match(ents, ref, w.path)
 }
 
 // Latest is the id of the most recently written session, or ErrNotFound.

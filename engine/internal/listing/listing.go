@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"cairn/engine/internal/errs"
 	"cairn/engine/internal/layout"
 	"cairn/engine/internal/owner"
 	"cairn/engine/wskey"
@@ -154,4 +155,29 @@ func LiveOwner(fsys vfs.FS, dir, id string) int {
 		return -1
 	}
 	return 0
+}
+
+// Match is the session ref names among ents, as a lookup finds it: an id
+// (any case), else the one session whose id starts with ref (any case) or
+// whose title is ref. None is ErrNotFound, more than one ErrAmbiguous;
+// where names the folder in the former.
+func Match(ents []index.Entry, ref, where string) (string, error) {
+	lower := strings.ToLower(ref)
+	var m []string
+	for i := range ents {
+		e := &ents[i]
+		if strings.EqualFold(e.ID, ref) {
+			return e.ID, nil
+		}
+		if strings.HasPrefix(strings.ToLower(e.ID), lower) || e.Title == ref {
+			m = append(m, e.ID)
+		}
+	}
+	switch len(m) {
+	case 0:
+		return "", fmt.Errorf("%w: %q in %s", errs.ErrNotFound, ref, where)
+	case 1:
+		return m[0], nil
+	}
+	return "", fmt.Errorf("%w: %q matches %d sessions", errs.ErrAmbiguous, ref, len(m))
 }
