@@ -49,27 +49,13 @@ func (w *Workspace) OpenAgent(ctx context.Context, a AgentSession, opts SessionO
 		return nil, fmt.Errorf("%w: a hook names its agent and session", ErrBadInput)
 	}
 	id := ImportSessionID(a.Agent, a.ID)
-	deadline := time.Now().Add(wait)
-	pause := 2 * time.Millisecond
-	for {
+	return retryBusy(ctx, wait, func() (*Session, error) {
 		s, err := w.Open(ctx, id, opts)
 		if errors.Is(err, ErrNotFound) && create {
 			s, err = w.createAgent(id, a, opts)
 		}
-		var busy *BusyError
-		if errors.As(err, &busy) && !busy.Brief {
-			return nil, err
-		}
-		if err == nil || !(errors.Is(err, ErrBusy) || errors.Is(err, errCreated)) || !time.Now().Before(deadline) {
-			return s, err
-		}
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-time.After(pause):
-		}
-		pause = min(2*pause, 50*time.Millisecond)
-	}
+		return s, err
+	})
 }
 
 // createAgent makes session id for a, its meta its first line.
@@ -294,9 +280,8 @@ func (s *Session) sweepMarkers(ctx context.Context) {
 }
 
 // transcriptMark is the file in a session's hooks folder where the hooks
-// keep how far they read the agent's transcript (AgentMark). Its name
-// cannot be a marker's (<call>.json) nor a walk's (<call>.tree).
-const transcriptMark = "transcript.read"
+// keep how far they read the agent's transcript (AgentMark).
+const transcriptMark = hookrec.MarkFile
 
 // AgentMark is what the hooks of agent session a kept of how far they read
 // its transcript (SetAgentMark), or nil. It is a cache: a hook that finds
@@ -307,22 +292,12 @@ func (w *Workspace) AgentMark(a AgentSession) []byte {
 	if _, err := w.s.fsys.Stat(itemsName(w.dir, id)); err != nil {
 		return nil
 	}
-	b, err := vfs.ReadFile(w.s.fsys, path.Join(hooksDir(w.dir, id), transcriptMark))
-	if err != nil {
-		return nil
-	}
-	return b
+	return hookrec.ReadMark(w.s.fsys, hooksDir(w.dir, id))
 }
 
-// SetAgentMark keeps b as agent session a's AgentMark: replaced whole, not
-// synced (a mark a crash loses only costs a read from the start).
+// SetAgentMark keeps b as agent session a's AgentMark (hookrec.SetMark).
 func (w *Workspace) SetAgentMark(a AgentSession, b []byte) error {
-	id := ImportSessionID(a.Agent, a.ID)
-	dir := hooksDir(w.dir, id)
-	if err := w.s.fsys.MkdirAll(dir, vfs.DirPerm); err != nil {
-		return err
-	}
-	return vfs.ReplaceFile(w.s.fsys, path.Join(dir, transcriptMark), b)
+	return hookrec.SetMark(w.s.fsys, hooksDir(w.dir, ImportSessionID(a.Agent, a.ID)), b)
 }
 
 // AppendAgentMark appends b to agent session a's AgentMark after its

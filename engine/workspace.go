@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"path"
 	"path/filepath"
-	"sort"
 	"strings"
 	"sync"
 
@@ -223,16 +222,7 @@ func (w *Workspace) Latest(ctx context.Context) (string, error) {
 // SortSummaries orders sessions as the picker does: newest updated_at first,
 // ties by id, and those dated in the future (by the store's clock) last.
 func (s *Store) SortSummaries(l []Summary) {
-	limit := s.future()
-	sort.SliceStable(l, func(i, j int) bool {
-		if fi, fj := l[i].UpdatedAt.After(limit), l[j].UpdatedAt.After(limit); fi != fj {
-			return fj
-		}
-		if !l[i].UpdatedAt.Equal(l[j].UpdatedAt) {
-			return l[i].UpdatedAt.After(l[j].UpdatedAt)
-		}
-		return l[i].ID < l[j].ID
-	})
+	listing.Sort(l, s.future(), func(x *Summary) *index.Entry { return &x.Entry })
 }
 
 // rebuildRecordsWhy writes the missing records of sessions that have a

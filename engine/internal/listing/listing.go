@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"path"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 
@@ -180,4 +181,20 @@ func Match(ents []index.Entry, ref, where string) (string, error) {
 		return m[0], nil
 	}
 	return "", fmt.Errorf("%w: %q matches %d sessions", errs.ErrAmbiguous, ref, len(m))
+}
+
+// Sort orders l as the picker does: newest updated_at first, ties by id,
+// and those dated after limit (the future, by the store's clock) last;
+// entry is the index entry of one of l.
+func Sort[T any](l []T, limit time.Time, entry func(*T) *index.Entry) {
+	sort.SliceStable(l, func(i, j int) bool {
+		a, b := entry(&l[i]), entry(&l[j])
+		if fa, fb := a.UpdatedAt.After(limit), b.UpdatedAt.After(limit); fa != fb {
+			return fb
+		}
+		if !a.UpdatedAt.Equal(b.UpdatedAt) {
+			return a.UpdatedAt.After(b.UpdatedAt)
+		}
+		return a.ID < b.ID
+	})
 }
