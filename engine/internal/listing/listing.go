@@ -3,8 +3,9 @@
 // (Folders), the sessions a folder holds by their journals (SessionsIn),
 // the sessions of a picker index dated in the future (FutureIDs,
 // FutureLast), and which sessions have a live owner without taking their
-// locks (Hinted, LiveOwner), and a folder's listing checked against its
-// journals (Checked). It reads only; the engine's Store.Workspaces,
+// locks (Hinted, LiveOwner), a folder's listing checked against its
+// journals (Checked), the picker's order (Sort) and a session reference
+// looked up in a listing (Match). It reads only; the engine's Store.Workspaces,
 // Workspace.List and Workspace.ListHead build on it.
 package listing
 
