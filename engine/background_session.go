@@ -339,34 +339,16 @@ type (
 	inboxSink  struct{ *itemSink }
 )
 
-func (k ledgerSink) Put(ctx context.Context, d bgwork.Delivery) error { return k.add(ctx, d) }
-func (k inboxSink) Put(ctx context.Context, d inbox.Delivery) error   { return k.add(ctx, d) }
+func (k ledgerSink) Put(ctx context.Context, d bgwork.Delivery) error { return k.add(ctx, d.AsItem()) }
+func (k inboxSink) Put(ctx context.Context, d inbox.Delivery) error   { return k.add(ctx, d.AsItem()) }
 
-func (k *itemSink) add(ctx context.Context, d any) error {
-	var it Item
-	switch d := d.(type) {
-	case bgwork.Delivery:
-		it = Item{ID: d.Item, Task: d.Work}
-		switch d.Kind {
-		case bgwork.DeliverReport:
-			it.Type, it.Text, it.Title, it.Blocked = Report, d.Message, d.Title, d.Blocked
-		case bgwork.DeliverReminder:
-			it.Type, it.Text = Reminder, d.Text
-		default:
-			it.Type, it.Text = ToolResult, fmt.Sprintf("%s %s: %s", d.Work, d.Outcome, d.Text)
-			if d.Output != "" {
-				it.Outputs = []string{d.Output}
-			}
-		}
-		k.s.mu.Lock()
-		defer k.s.mu.Unlock()
-		if d.Call != "" && it.Type == ToolResult && k.s.st.OnHeadPath(d.Call) {
-			it.Call = d.Call
-		}
-	case inbox.Delivery:
-		it = Item{ID: d.Item, Type: Message, Text: d.Text, From: d.From}
-		k.s.mu.Lock()
-		defer k.s.mu.Unlock()
+// add appends it; the call a result answers is named only while it is on
+// the head's path.
+func (k *itemSink) add(ctx context.Context, it Item) error {
+	k.s.mu.Lock()
+	defer k.s.mu.Unlock()
+	if it.Call != "" && !k.s.st.OnHeadPath(it.Call) {
+		it.Call = ""
 	}
 	out, err := k.s.add(ctx, it)
 	if err == nil {

@@ -2,13 +2,10 @@ package engine
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"path"
-	"strings"
 	"time"
 
 	"cairn/engine/internal/changes"
@@ -16,7 +13,6 @@ import (
 	"cairn/engine/internal/hookmark"
 	"cairn/engine/internal/hookrec"
 	"cairn/engine/internal/patch"
-	"cairn/internal/lazyre"
 	"cairn/internal/vfs"
 )
 
@@ -36,8 +32,6 @@ type AgentSession struct {
 // hook before it is taken for one whose agent died.
 const hookMarkerMaxAge = 24 * time.Hour
 
-var hookCallRE = lazyre.New(`^[A-Za-z0-9_.-]{1,128}$`)
-
 // errCreated: the session appeared while this process was making it.
 var errCreated = errors.New("engine: session appeared meanwhile")
 
@@ -55,27 +49,13 @@ func (w *Workspace) OpenAgent(ctx context.Context, a AgentSession, opts SessionO
 		return nil, fmt.Errorf("%w: a hook names its agent and session", ErrBadInput)
 	}
 	id := ImportSessionID(a.Agent, a.ID)
-	deadline := time.Now().Add(wait)
-	pause := 2 * time.Millisecond
-	for {
+	return retryBusy(ctx, wait, func() (*Session, error) {
 		s, err := w.Open(ctx, id, opts)
 		if errors.Is(err, ErrNotFound) && create {
 			s, err = w.createAgent(id, a, opts)
 		}
-		var busy *BusyError
-		if errors.As(err, &busy) && !busy.Brief {
-			return nil, err
-		}
-		if err == nil || !(errors.Is(err, ErrBusy) || errors.Is(err, errCreated)) || !time.Now().Before(deadline) {
-			return s, err
-		}
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-time.After(pause):
-		}
-		pause = min(2*pause, 50*time.Millisecond)
-	}
+		return s, err
+	})
 }
 
 // createAgent makes session id for a, its meta its first line.
@@ -98,13 +78,7 @@ func (w *Workspace) createAgent(id string, a AgentSession, opts SessionOptions) 
 type PendingChange = hookmark.Change
 
 // hookMarker is the marker file of call in session id.
-func hookMarker(dir, id, call string) string {
-	if !hookCallRE.MatchString(call) || strings.HasPrefix(call, ".") {
-		h := sha256.Sum256([]byte(call))
-		call = hex.EncodeToString(h[:16])
-	}
-	return path.Join(hooksDir(dir, id), call+".json")
-}
+func hookMarker(dir, id, call string) string { return hookmark.Name(hooksDir(dir, id), call) }
 
 // beginHookChange captures the pre-image of each of paths before the agent's
 // tool changes them, durably, and leaves the pending marker of call (the
@@ -199,16 +173,11 @@ func (s *Session) SettleChange(ctx context.Context, call string) (*ToolAnswer, e
 	if kind.Kind == markerExec {
 		return s.settleExec(ctx, call, name, b, &keep) // a shell command's (hook_exec.go)
 	}
-	var p PendingChange
-	if err := json.Unmarshal(b, &p); err != nil || p.V != 1 || !labelRE.MatchString(p.Tool) || len(p.Files) == 0 {
-		return nil, fmt.Errorf("%w: pending change %s is not readable", ErrFormat, name)
+	p, err := hookmark.ReadChange(name, b)
+	if err != nil {
+		return nil, err
 	}
-	self := &markerFile{name: name, edit: &p}
-	for _, f := range p.Files {
-		if !fstate.ValidRel(f.Path) || (f.Before != nil && !f.Before.Valid(fstate.FormBefore)) {
-			return nil, fmt.Errorf("%w: pending change %s names a bad file", ErrFormat, name)
-		}
-	}
+	self := &markerFile{name: name, edit: p}
 	cfg, err := s.config()
 	if err != nil {
 		return nil, err
@@ -300,38 +269,19 @@ func (s *Session) began(item changes.ItemRef) changes.ItemRef {
 // their agent died between the two hooks. A shell command's gets an
 // unrecorded line (closeStaleExecs). Best effort.
 func (s *Session) sweepMarkers(ctx context.Context) {
-	fsys := s.ws.s.fsys
-	dir := hooksDir(s.ws.dir, s.ID())
-	ents, err := fsys.ReadDir(dir)
+	cut := s.ws.s.Now().Add(-hookMarkerMaxAge)
+	// The transcript's mark and the index are no markers (AgentMark, hook_prompt.go).
+	stale, err := hookmark.Sweep(s.ws.s.fsys, hooksDir(s.ws.dir, s.ID()), cut, transcriptMark, hookrec.IndexFile)
 	if err != nil {
 		return
-	}
-	cut := s.ws.s.Now().Add(-hookMarkerMaxAge)
-	var stale []PendingExec
-	for _, e := range ents {
-		if e.Name() == transcriptMark || e.Name() == hookrec.IndexFile {
-			continue // not a marker (AgentMark, hook_prompt.go)
-		}
-		fi, err := e.Info()
-		if err != nil || !fi.ModTime().Before(cut) {
-			continue
-		}
-		name := path.Join(dir, e.Name())
-		var p PendingExec
-		if b, err := vfs.ReadFile(fsys, name); err == nil && strings.HasSuffix(name, ".json") &&
-			json.Unmarshal(b, &p) == nil && p.Kind == markerExec && changes.ValidSnapID(p.ID) && labelRE.MatchString(p.Tool) {
-			stale = append(stale, p)
-		}
-		fsys.Remove(name)
 	}
 	s.closeStaleExecs(ctx, stale)
 	s.sweepUnits()
 }
 
 // transcriptMark is the file in a session's hooks folder where the hooks
-// keep how far they read the agent's transcript (AgentMark). Its name
-// cannot be a marker's (<call>.json) nor a walk's (<call>.tree).
-const transcriptMark = "transcript.read"
+// keep how far they read the agent's transcript (AgentMark).
+const transcriptMark = hookrec.MarkFile
 
 // AgentMark is what the hooks of agent session a kept of how far they read
 // its transcript (SetAgentMark), or nil. It is a cache: a hook that finds
@@ -342,22 +292,12 @@ func (w *Workspace) AgentMark(a AgentSession) []byte {
 	if _, err := w.s.fsys.Stat(itemsName(w.dir, id)); err != nil {
 		return nil
 	}
-	b, err := vfs.ReadFile(w.s.fsys, path.Join(hooksDir(w.dir, id), transcriptMark))
-	if err != nil {
-		return nil
-	}
-	return b
+	return hookrec.ReadMark(w.s.fsys, hooksDir(w.dir, id))
 }
 
-// SetAgentMark keeps b as agent session a's AgentMark: replaced whole, not
-// synced (a mark a crash loses only costs a read from the start).
+// SetAgentMark keeps b as agent session a's AgentMark (hookrec.SetMark).
 func (w *Workspace) SetAgentMark(a AgentSession, b []byte) error {
-	id := ImportSessionID(a.Agent, a.ID)
-	dir := hooksDir(w.dir, id)
-	if err := w.s.fsys.MkdirAll(dir, vfs.DirPerm); err != nil {
-		return err
-	}
-	return vfs.ReplaceFile(w.s.fsys, path.Join(dir, transcriptMark), b)
+	return hookrec.SetMark(w.s.fsys, hooksDir(w.dir, ImportSessionID(a.Agent, a.ID)), b)
 }
 
 // AppendAgentMark appends b to agent session a's AgentMark after its
@@ -379,16 +319,9 @@ func hooksDir(dir, id string) string { return path.Join(dir, hooksFolder, id) }
 // envelope) names, as it names them: every file it reads, makes, removes
 // or moves to.
 func PatchPaths(text []byte) ([]string, error) {
-	files, err := patch.Parse(text)
+	out, err := patch.Paths(text)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrBadInput, err)
-	}
-	var out []string
-	for _, f := range files {
-		out = append(out, f.Path)
-		if f.MoveTo != "" {
-			out = append(out, f.MoveTo)
-		}
 	}
 	return out, nil
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"cairn/engine/internal/hookrec"
+	"cairn/engine/internal/owner"
 	"cairn/internal/vfs"
 )
 
@@ -86,26 +87,10 @@ func (w *Workspace) openAgentChanges(ctx context.Context, a AgentSession, opts S
 }
 
 // retryBusy calls open until it is not refused by a brief owner (another
-// hook), or wait has passed.
+// hook), or wait has passed (owner.RetryBrief).
 func retryBusy(ctx context.Context, wait time.Duration, open func() (*Session, error)) (*Session, error) {
-	deadline := time.Now().Add(wait)
-	pause := 2 * time.Millisecond
-	for {
-		s, err := open()
-		var busy *BusyError
-		if errors.As(err, &busy) && !busy.Brief {
-			return nil, err
-		}
-		if err == nil || !(errors.Is(err, ErrBusy) || errors.Is(err, errCreated)) || !time.Now().Before(deadline) {
-			return s, err
-		}
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-time.After(pause):
-		}
-		pause = min(2*pause, 50*time.Millisecond)
-	}
+	again := func(err error) bool { return errors.Is(err, ErrBusy) || errors.Is(err, errCreated) }
+	return owner.RetryBrief(ctx, wait, again, open)
 }
 
 // openChanges opens session id for its change records only (see above).

@@ -153,7 +153,7 @@ func (w *Workspace) indexedState(ctx context.Context, id string) (*indexKeep, *s
 	keep := &indexKeep{from: len(st.Order)}
 	keep.at, keep.append = ix.Appendable()
 	if ag == hookrec.Behind {
-		if keep.ids, err = w.foldAfter(ctx, st, id, ix.Size); err != nil {
+		if keep.ids, err = convlog.FoldAfter(ctx, fsys, w.objects(), itemsName(w.dir, id), ix.Size, st, w.s.future()); err != nil {
 			return nil, nil
 		}
 	}
@@ -166,38 +166,6 @@ func (w *Workspace) indexedState(ctx context.Context, id string) (*indexKeep, *s
 	}
 	keep.rec = rec
 	return keep, st
-}
-
-// foldAfter folds the items journal's lines after off onto st, the
-// texts of user items read back: the ids of the items they write.
-func (w *Workspace) foldAfter(ctx context.Context, st *state, id string, off int64) ([]string, error) {
-	var ids []string
-	var bad error
-	st.NotAfter = w.s.future()
-	defer func() { st.NotAfter = time.Time{} }()
-	js, err := journal.ReadFrom(w.s.fsys, itemsName(w.dir, id), off, func(b []byte) error {
-		var l itemLine
-		if err := json.Unmarshal(b, &l); err != nil || l.V != 1 {
-			bad = fmt.Errorf("engine: a line of session %s cannot be read", id)
-			return bad
-		}
-		if l.Kind == kindItem && l.Type == User && l.Payload != nil {
-			txt, err := convlog.ReadPayload(ctx, w.objects(), l.Payload)
-			if err != nil {
-				bad = err
-				return err
-			}
-			l.Text = &txt
-		}
-		if l.Kind == kindItem {
-			ids = append(ids, l.ID)
-		}
-		return st.Fold(&l)
-	})
-	if err == nil && (len(js.Bad) > 0 || js.Torn > 0) {
-		err = fmt.Errorf("engine: session %s's journal has a torn or unreadable line", id)
-	}
-	return ids, err
 }
 
 // loadIndexed is load for a state read from the index: the journal

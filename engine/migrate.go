@@ -2,12 +2,11 @@ package engine
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"slices"
-	"strings"
 
+	"cairn/engine/internal/convlog"
 	"cairn/engine/internal/migrate"
 	"cairn/engine/wskey"
 	"cairn/internal/vfs"
@@ -63,7 +62,7 @@ func (s *Store) MigrateSessions(ctx context.Context, from, to string, opts Migra
 	if dst.Path() == from {
 		return nil, fmt.Errorf("%w: %s is already the directory of those sessions", ErrBadInput, from)
 	}
-	r := migrate.Request{From: from, To: dst.path, ToKey: dst.key, Retarget: retargetSession, Options: opts}
+	r := migrate.Request{From: from, To: dst.path, ToKey: dst.key, Retarget: convlog.Retarget, Options: opts}
 	if src != nil {
 		r.FromKey, r.IDs = src.key, s.sessionsIn(src.dir)
 	}
@@ -105,37 +104,11 @@ func (w *Workspace) dirThere() bool {
 // workspaceOfPath finds the workspace folder whose workspace.json names
 // exactly p (the directory may be gone), or nil.
 func (s *Store) workspaceOfPath(p string) *Workspace {
-	try := func(key string) *Workspace {
-		in, err := wskey.ReadInfo(s.fsys, workspaceDir(key))
-		if err != nil || in.Path != p {
-			return nil
-		}
-		return &Workspace{s: s, path: p, key: key, dir: workspaceDir(key), made: true}
+	key, ok := wskey.Named(s.fsys, workspacesDir, p)
+	if !ok {
+		return nil
 	}
-	if w := try(wskey.Key(p)); w != nil {
-		return w
-	}
-	ents, _ := s.fsys.ReadDir(workspacesDir)
-	for _, e := range ents {
-		if e.IsDir() && !strings.HasPrefix(e.Name(), ".") {
-			if w := try(e.Name()); w != nil {
-				return w
-			}
-		}
-	}
-	return nil
-}
-
-// retargetSession rewrites an items journal's session line to name
-// directory to (migrate.Retarget).
-func retargetSession(line []byte, to string) ([]byte, bool, error) {
-	var l itemLine
-	if json.Unmarshal(line, &l) != nil || l.Kind != kindSession {
-		return nil, false, nil
-	}
-	l.Path = to
-	b, err := json.Marshal(&l)
-	return b, err == nil, err
+	return &Workspace{s: s, path: p, key: key, dir: workspaceDir(key), made: true}
 }
 
 // recoverMoves finishes or rolls back the moves a crash interrupted

@@ -137,16 +137,9 @@ func (s *Session) continueTask(ctx context.Context, tl *taskLog, ts TaskStart, c
 	if err != nil {
 		return nil, err
 	}
-	rec := tasks.Find(recs, ts.Continue)
-	switch {
-	case rec == nil:
-		return nil, notFoundf("no task %q in session %s", ts.Continue, s.st.ID)
-	case rec.Type != taskTypeAgent:
-		return nil, refusedf("%s is a shell job: shell jobs are never resumed; run a new command", rec.ID)
-	case rec.State == TaskRunning:
-		return nil, refusedf("task %s is running: only a settled task can be continued", rec.ID)
-	case rec.State == TaskInterrupted:
-		return nil, refusedf("task %s was interrupted (its outcome is unknown) and is never resumed; start a new task", rec.ID)
+	rec, err := tasks.Continuable(recs, ts.Continue, s.st.ID)
+	if err != nil {
+		return nil, err
 	}
 	st, n, err := convlog.ReadShape(ctx, s.ws.s.fsys, taskItemsName(s.ws.dir, s.st.ID, rec.ID), rec.ID)
 	if err != nil {

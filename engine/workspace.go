@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"path"
 	"path/filepath"
-	"sort"
 	"strings"
 	"sync"
 
@@ -205,24 +204,7 @@ func (w *Workspace) Resolve(ctx context.Context, ref string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	lower := strings.ToLower(ref)
-	var m []string
-	for i := range ents {
-		e := &ents[i]
-		if strings.EqualFold(e.ID, ref) {
-			return e.ID, nil
-		}
-		if strings.HasPrefix(strings.ToLower(e.ID), lower) || e.Title == ref {
-			m = append(m, e.ID)
-		}
-	}
-	switch len(m) {
-	case 0:
-		return "", fmt.Errorf("%w: %q in %s", ErrNotFound, ref, w.path)
-	case 1:
-		return m[0], nil
-	}
-	return "", fmt.Errorf("%w: %q matches %d sessions", ErrAmbiguous, ref, len(m))
+	return listing.Match(ents, ref, w.path)
 }
 
 // Latest is the id of the most recently written session, or ErrNotFound.
@@ -240,16 +222,7 @@ func (w *Workspace) Latest(ctx context.Context) (string, error) {
 // SortSummaries orders sessions as the picker does: newest updated_at first,
 // ties by id, and those dated in the future (by the store's clock) last.
 func (s *Store) SortSummaries(l []Summary) {
-	limit := s.future()
-	sort.SliceStable(l, func(i, j int) bool {
-		if fi, fj := l[i].UpdatedAt.After(limit), l[j].UpdatedAt.After(limit); fi != fj {
-			return fj
-		}
-		if !l[i].UpdatedAt.Equal(l[j].UpdatedAt) {
-			return l[i].UpdatedAt.After(l[j].UpdatedAt)
-		}
-		return l[i].ID < l[j].ID
-	})
+	listing.Sort(l, s.future(), func(x *Summary) *index.Entry { return &x.Entry })
 }
 
 // rebuildRecordsWhy writes the missing records of sessions that have a

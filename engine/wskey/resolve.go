@@ -284,3 +284,23 @@ func writeInfo(fsys vfs.FS, dir, folder, p string, now func() time.Time) error {
 	}
 	return nil
 }
+
+// Named is the key of the folder of workspaces folder dir whose
+// workspace.json names exactly p (the directory may be gone): its own
+// key's folder first, then every other; false when none does.
+func Named(fsys vfs.FS, dir, p string) (string, bool) {
+	names := func(key string) bool {
+		in, err := ReadInfo(fsys, path.Join(dir, key))
+		return err == nil && in.Path == p
+	}
+	if k := Key(p); names(k) {
+		return k, true
+	}
+	ents, _ := fsys.ReadDir(dir)
+	for _, e := range ents {
+		if e.IsDir() && !strings.HasPrefix(e.Name(), ".") && names(e.Name()) {
+			return e.Name(), true
+		}
+	}
+	return "", false
+}

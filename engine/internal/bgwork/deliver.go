@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"sync"
+
+	"cairn/engine/internal/convlog"
 )
 
 // Sink is an owner's conversation as Deliver sees it: the session's items,
@@ -95,4 +97,22 @@ func ownerWord(owner string) string {
 		return "the session"
 	}
 	return "task " + owner
+}
+
+// AsItem is the item d is delivered as: a report, a reminder, or the
+// tool_result of its work (naming the call it answers, Call).
+func (d Delivery) AsItem() convlog.Item {
+	it := convlog.Item{ID: d.Item, Task: d.Work}
+	switch d.Kind {
+	case DeliverReport:
+		it.Type, it.Text, it.Title, it.Blocked = convlog.Report, d.Message, d.Title, d.Blocked
+	case DeliverReminder:
+		it.Type, it.Text = convlog.Reminder, d.Text
+	default:
+		it.Type, it.Text, it.Call = convlog.ToolResult, fmt.Sprintf("%s %s: %s", d.Work, d.Outcome, d.Text), d.Call
+		if d.Output != "" {
+			it.Outputs = []string{d.Output}
+		}
+	}
+	return it
 }

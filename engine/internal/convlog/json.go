@@ -221,3 +221,15 @@ func appendFloat(b []byte, f float64) ([]byte, bool) {
 	}
 	return b, true
 }
+
+// Retarget rewrites line, an items journal's line, to name directory to
+// when it is the session line; ok is false for any other line.
+func Retarget(line []byte, to string) ([]byte, bool, error) {
+	var l Line
+	if json.Unmarshal(line, &l) != nil || l.Kind != KindSession {
+		return nil, false, nil
+	}
+	l.Path = to
+	b, err := json.Marshal(&l)
+	return b, err == nil, err
+}

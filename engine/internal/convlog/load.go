@@ -230,3 +230,34 @@ func PathLines(fsys vfs.FS, name string, path []*Item) ([]*Line, error) {
 	}
 	return out, nil
 }
+
+// FoldAfter folds the lines of items journal name after off onto st, the
+// texts of user items read back from objs: the ids of the items they
+// write. A torn or unreadable line is an error; st is then not to be used.
+func FoldAfter(ctx context.Context, fsys vfs.FS, objs *objects.Store, name string, off int64, st *State, notAfter time.Time) ([]string, error) {
+	var ids []string
+	id := st.ID
+	st.NotAfter = notAfter
+	defer func() { st.NotAfter = time.Time{} }()
+	js, err := journal.ReadFrom(fsys, name, off, func(b []byte) error {
+		var l Line
+		if err := stdjson.Unmarshal(b, &l); err != nil || l.V != 1 {
+			return fmt.Errorf("engine: a line of session %s cannot be read", id)
+		}
+		if l.Kind == KindItem && l.Type == User && l.Payload != nil {
+			txt, err := ReadPayload(ctx, objs, l.Payload)
+			if err != nil {
+				return err
+			}
+			l.Text = &txt
+		}
+		if l.Kind == KindItem {
+			ids = append(ids, l.ID)
+		}
+		return st.Fold(&l)
+	})
+	if err == nil && (len(js.Bad) > 0 || js.Torn > 0) {
+		err = fmt.Errorf("engine: session %s's journal has a torn or unreadable line", id)
+	}
+	return ids, err
+}

@@ -4,9 +4,33 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 
 	"cairn/internal/vfs"
 )
+
+// MarkFile is the file in a session's hooks folder where the hooks keep
+// how far they read the agent's transcript. Its name cannot be a marker's
+// (<call>.json) nor a walk's (<call>.tree).
+const MarkFile = "transcript.read"
+
+// ReadMark is the mark of hooks folder dir, or nil.
+func ReadMark(fsys vfs.FS, dir string) []byte {
+	b, err := vfs.ReadFile(fsys, path.Join(dir, MarkFile))
+	if err != nil {
+		return nil
+	}
+	return b
+}
+
+// SetMark keeps b as the mark of hooks folder dir: replaced whole, not
+// synced (a mark a crash loses only costs a read from the start).
+func SetMark(fsys vfs.FS, dir string, b []byte) error {
+	if err := fsys.MkdirAll(dir, vfs.DirPerm); err != nil {
+		return err
+	}
+	return vfs.ReplaceFile(fsys, path.Join(dir, MarkFile), b)
+}
 
 // AppendMark writes b after the first at bytes of the mark file name (the
 // whole batches its reader parsed: what follows them, a batch a crash cut

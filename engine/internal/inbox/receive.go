@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"cairn/engine/internal/convlog"
 	"cairn/internal/timefmt"
 	"cairn/internal/vfs"
 	"cairn/journal"
@@ -279,4 +280,9 @@ func (b *Inbox) Close() error {
 	defer b.mu.Unlock()
 	b.closed = true
 	return nil
+}
+
+// AsItem is the message item d is delivered as.
+func (d Delivery) AsItem() convlog.Item {
+	return convlog.Item{ID: d.Item, Type: convlog.Message, Text: d.Text, From: d.From}
 }

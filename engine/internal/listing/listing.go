@@ -3,8 +3,9 @@
 // (Folders), the sessions a folder holds by their journals (SessionsIn),
 // the sessions of a picker index dated in the future (FutureIDs,
 // FutureLast), and which sessions have a live owner without taking their
-// locks (Hinted, LiveOwner), and a folder's listing checked against its
-// journals (Checked). It reads only; the engine's Store.Workspaces,
+// locks (Hinted, LiveOwner), a folder's listing checked against its
+// journals (Checked), the picker's order (Sort) and a session reference
+// looked up in a listing (Match). It reads only; the engine's Store.Workspaces,
 // Workspace.List and Workspace.ListHead build on it.
 package listing
 
@@ -13,9 +14,11 @@ import (
 	"fmt"
 	"path"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 
+	"cairn/engine/internal/errs"
 	"cairn/engine/internal/layout"
 	"cairn/engine/internal/owner"
 	"cairn/engine/wskey"
@@ -154,4 +157,45 @@ func LiveOwner(fsys vfs.FS, dir, id string) int {
 		return -1
 	}
 	return 0
+}
+
+// Match is the session ref names among ents, as a lookup finds it: an id
+// (any case), else the one session whose id starts with ref (any case) or
+// whose title is ref. None is ErrNotFound, more than one ErrAmbiguous;
+// where names the folder in the former.
+func Match(ents []index.Entry, ref, where string) (string, error) {
+	lower := strings.ToLower(ref)
+	var m []string
+	for i := range ents {
+		e := &ents[i]
+		if strings.EqualFold(e.ID, ref) {
+			return e.ID, nil
+		}
+		if strings.HasPrefix(strings.ToLower(e.ID), lower) || e.Title == ref {
+			m = append(m, e.ID)
+		}
+	}
+	switch len(m) {
+	case 0:
+		return "", fmt.Errorf("%w: %q in %s", errs.ErrNotFound, ref, where)
+	case 1:
+		return m[0], nil
+	}
+	return "", fmt.Errorf("%w: %q matches %d sessions", errs.ErrAmbiguous, ref, len(m))
+}
+
+// Sort orders l as the picker does: newest updated_at first, ties by id,
+// and those dated after limit (the future, by the store's clock) last;
+// entry is the index entry of one of l.
+func Sort[T any](l []T, limit time.Time, entry func(*T) *index.Entry) {
+	sort.SliceStable(l, func(i, j int) bool {
+		a, b := entry(&l[i]), entry(&l[j])
+		if fa, fb := a.UpdatedAt.After(limit), b.UpdatedAt.After(limit); fa != fb {
+			return fb
+		}
+		if !a.UpdatedAt.Equal(b.UpdatedAt) {
+			return a.UpdatedAt.After(b.UpdatedAt)
+		}
+		return a.ID < b.ID
+	})
 }

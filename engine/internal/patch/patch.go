@@ -123,3 +123,20 @@ func IsEnvelope(b []byte) bool {
 	}
 	return len(lines) > 0 && string(bytes.TrimSpace(lines[0])) == beginMarker
 }
+
+// Paths is the files text names, as it names them: every file it reads,
+// makes, removes or moves to.
+func Paths(text []byte) ([]string, error) {
+	files, err := Parse(text)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, f := range files {
+		out = append(out, f.Path)
+		if f.MoveTo != "" {
+			out = append(out, f.MoveTo)
+		}
+	}
+	return out, nil
+}

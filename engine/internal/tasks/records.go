@@ -184,3 +184,21 @@ type Start struct {
 	// runs until it ends (the plumbing's tasks).
 	Held bool
 }
+
+// Continuable is the record of task id in recs (of session) when a new
+// call may continue it: an agent's task that settled, was cancelled or
+// blocked. Else a refusal says why, or no such task is ErrNotFound.
+func Continuable(recs []*Record, id, session string) (*Record, error) {
+	rec := Find(recs, id)
+	switch {
+	case rec == nil:
+		return nil, errs.NotFoundf("no task %q in session %s", id, session)
+	case rec.Type != TypeAgent:
+		return nil, errs.Refusedf("%s is a shell job: shell jobs are never resumed; run a new command", rec.ID)
+	case rec.State == Running:
+		return nil, errs.Refusedf("task %s is running: only a settled task can be continued", rec.ID)
+	case rec.State == Interrupted:
+		return nil, errs.Refusedf("task %s was interrupted (its outcome is unknown) and is never resumed; start a new task", rec.ID)
+	}
+	return rec, nil
+}
