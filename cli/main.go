@@ -161,13 +161,6 @@ func mainGrammar(ctx context.Context, grammar any, g *Globals, args []string, st
 	}, args, stdin, stdout, stderr)
 }
 
-// newParser is the grammar given (CLI, or a small grammar of grammarFor)
-// with the options given: the one parser every command line, `cairn
-// help`, `cairn man` and docs/commands.md read.
-func newParser(grammar any, options ...kong.Option) (*kong.Kong, error) {
-	return cmdbase.NewParser(grammar, examplesOf, append([]kong.Option{kong.Help(helpPrinter)}, options...)...)
-}
-
 // listArgs reports whether args are exactly the picker's listing,
 // `sessions --json` (the flag before or after the word), perhaps after
 // `-C DIR`, and returns DIR. A picker runs it at every start, and at

@@ -19,6 +19,12 @@ import (
 // grammar, and the drawings of docs/format.md to the sources: a command,
 // flag, help text or drawn line changed without regenerating them fails
 // here. Regenerate with go test ./cli -run TestReference -update.
+// newParser is the whole grammar (CLI) with the options given, as the
+// command builds it: the reference pages are made from it.
+func newParser(grammar any, options ...kong.Option) (*kong.Kong, error) {
+	return cmdbase.NewParser(grammar, examplesOf, append([]kong.Option{kong.Help(helpPrinter)}, options...)...)
+}
+
 func TestReference(t *testing.T) {
 	p, err := newParser(&CLI{})
 	if err != nil {

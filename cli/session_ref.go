@@ -117,22 +117,6 @@ func (g *Globals) openSession(ref string) (*engine.Workspace, *engine.Session, e
 	return ws, s, nil
 }
 
-// readSession opens a session to read it only (a preview): nothing is
-// written, so it opens on a full disk and while another process owns it.
-func (g *Globals) readSession(ref string) (*engine.Workspace, *engine.Session, error) {
-	ws, id, err := g.resolveSession(ref)
-	if err != nil {
-		return nil, nil, err
-	}
-	opts := g.SessionOptions()
-	opts.ReadOnly = true
-	s, err := ws.Open(g.Ctx, id, opts)
-	if err != nil {
-		return nil, nil, err
-	}
-	return ws, s, nil
-}
-
 // checkSessionRefs refuses a session reference given but empty (--session "",
 // -r "", a SESSION argument "", a member of pair --sessions), an item flag
 // given but empty (--at "", --parent "", --call "": every flag whose
