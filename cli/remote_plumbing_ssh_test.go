@@ -1,11 +1,9 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -17,19 +15,7 @@ import (
 // session.
 func TestSSHPlumbing(t *testing.T) {
 	e := newSSHEnv(t)
-	client := filepath.Join(t.TempDir(), "client")
-	if err := os.MkdirAll(filepath.Join(client, "home"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(client, "home", "config.json"), []byte(`{"experimental":{"remote_workcell":true}}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	run := func(in string, args ...string) (int, string, string) {
-		var out, errb bytes.Buffer
-		args = append([]string{"--home", filepath.Join(client, "home"), "-C", client}, args...)
-		code := Main(context.Background(), args, strings.NewReader(in), &out, &errb)
-		return code, out.String(), errb.String()
-	}
+	run := e.client(t)
 	first := "first\t\x01 bytes\n" + strings.Repeat("kept line\n", 300)
 	code, out, errs := run("the first prompt\n:write a.txt\n"+first+".\nthe second prompt\n:edit a.txt first second\n"+
 		":exec printf 'by a line' > c.txt\n/exit\n",

@@ -42,6 +42,24 @@ type sshEnv struct {
 	cairnPath string
 }
 
+// client makes a client's state folder, with remote workspaces switched
+// on, and returns a run of cairn there: lead, then args.
+func (e *sshEnv) client(t *testing.T, lead ...string) func(in string, args ...string) (int, string, string) {
+	client := filepath.Join(t.TempDir(), "client")
+	if err := os.MkdirAll(filepath.Join(client, "home"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(client, "home", "config.json"), []byte(`{"experimental":{"remote_workcell":true}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return func(in string, args ...string) (int, string, string) {
+		var out, errb bytes.Buffer
+		all := append([]string{"--home", filepath.Join(client, "home"), "-C", client}, lead...)
+		code := Main(context.Background(), append(all, args...), strings.NewReader(in), &out, &errb)
+		return code, out.String(), errb.String()
+	}
+}
+
 func newSSHEnv(t *testing.T) *sshEnv {
 	t.Helper()
 	srv := sshtest.Start(t)
@@ -417,19 +435,7 @@ func (l *lostCall) check(t *testing.T, round int, p []remotews.PendingCall, got 
 // refuses the session naming the new generation and changes nothing.
 func TestSSHREPL(t *testing.T) {
 	e := newSSHEnv(t)
-	client := filepath.Join(t.TempDir(), "client")
-	if err := os.MkdirAll(filepath.Join(client, "home"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(client, "home", "config.json"), []byte(`{"experimental":{"remote_workcell":true}}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	run := func(in string, args ...string) (int, string, string) {
-		var out, errb bytes.Buffer
-		args = append([]string{"--home", filepath.Join(client, "home"), "-C", client, "--ssh-command", e.sshCmd, "--cairn-path", e.cairnPath}, args...)
-		code := Main(context.Background(), args, strings.NewReader(in), &out, &errb)
-		return code, out.String(), errb.String()
-	}
+	run := e.client(t, "--ssh-command", e.sshCmd, "--cairn-path", e.cairnPath)
 	tgt := e.srv.Target() + ":" + e.ws
 	content := "head line\n" + strings.Repeat("line of the remote file\n", 500)
 	code, out, errs := run(":write src/a.txt\n"+content+".\n:edit src/a.txt 'head line' 'edited head'\n"+
@@ -492,19 +498,7 @@ func TestSSHREPL(t *testing.T) {
 // puts them back.
 func TestSSHFileRevert(t *testing.T) {
 	e := newSSHEnv(t)
-	client := filepath.Join(t.TempDir(), "client")
-	if err := os.MkdirAll(filepath.Join(client, "home"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(client, "home", "config.json"), []byte(`{"experimental":{"remote_workcell":true}}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	run := func(in string, args ...string) (int, string, string) {
-		var out, errb bytes.Buffer
-		args = append([]string{"--home", filepath.Join(client, "home"), "-C", client}, args...)
-		code := Main(context.Background(), args, strings.NewReader(in), &out, &errb)
-		return code, out.String(), errb.String()
-	}
+	run := e.client(t)
 	first := "first turn\t\x01 bytes\n" + strings.Repeat("kept line\n", 300)
 	code, out, errs := run("the first prompt\n:write a.txt\n"+first+".\nthe second prompt\n:edit a.txt 'first turn' 'second turn'\n"+
 		":write b.txt\nmade in the second turn\n.\n:exec printf 'by a line' > c.txt\n/revert 2 files\n/revert 2 files\n/exit\n",
