@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -330,5 +331,49 @@ func TestPTYEditorBindTwoKeys(t *testing.T) {
 	}
 	if r := readLine(t, p, e, "!\r"); r.s != "typed!" || !e.Used() {
 		t.Fatalf("the text after Esc Esc: %q, used %v", r.s, e.Used())
+	}
+}
+
+// typedAtWrite is the terminal as the editor draws on it: at each write
+// that shows mark, it notes what the editor's Typed said then.
+type typedAtWrite struct {
+	*os.File
+	e    *Editor
+	mark string
+	mu   sync.Mutex
+	seen []string
+}
+
+func (w *typedAtWrite) Write(b []byte) (int, error) {
+	if strings.Contains(string(b), w.mark) {
+		typed := w.e.Typed()
+		w.mu.Lock()
+		w.seen = append(w.seen, typed)
+		w.mu.Unlock()
+	}
+	return w.File.Write(b)
+}
+
+// Once the screen shows a key, Typed has it: a SIGTERM that comes when a
+// person (or a test) saw the key keeps it in the draft. Typed used to be
+// set after the line was drawn, so a signal in between lost the last key.
+func TestPTYEditorTypedBeforeTheScreen(t *testing.T) {
+	p := openPTY(t, 24, 80)
+	w := &typedAtWrite{File: p.TTY, mark: "again"}
+	e := NewEditor(p.openKeys(t), w, nil)
+	w.e = e
+	defer e.Close()
+	ch := startLine(t, p, e)
+	p.Send(t, "again")
+	p.WaitScreen(t, "again on the screen", func(rows []string) bool {
+		_, y := p.Cursor()
+		return y < len(rows) && strings.HasPrefix(rows[y], "cairn> again")
+	})
+	p.Send(t, "\r")
+	await(t, ch)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(w.seen) == 0 || w.seen[0] != "again" {
+		t.Fatalf("Typed when the screen first showed the whole word: %q", w.seen)
 	}
 }

@@ -160,10 +160,12 @@ func (l *lineEdit) draw() {
 	} else {
 		l.top = 0
 	}
-	l.scr.draw(rows, ws, y, x)
+	// Typed says what the screen is about to show, never less: a signal
+	// that comes once the screen showed a key keeps that key in the draft.
 	l.e.mu.Lock()
 	l.e.typed = l.buf.s
 	l.e.mu.Unlock()
+	l.scr.draw(rows, ws, y, x)
 }
 
 // drawFinal leaves the prompt and what was submitted on the screen, every
