@@ -46,6 +46,10 @@ func (s *Session) runner() (*bgwork.Runner, error) {
 			w.dead = append(w.dead, j.ID) // their markers: sweepDeadJobs
 		}
 	}
+	// No job of this process has run yet: a job marker left is of one a
+	// crash cut off after its result was settled and before its record
+	// was (execBackground's later).
+	w.dead = append(w.dead, s.leftJobMarkers(w.dead)...)
 	// The tasks the task records keep are listed too (task.go).
 	recs, err := s.ws.taskRecords(s.ID())
 	if err == nil {

@@ -523,7 +523,11 @@ func TestBackgroundLineRecorded(t *testing.T) {
 	e.put("a.txt", "a0")
 	p := must(s.Append(e.ctx, Item{Type: User, Text: "change things"}))(t)
 	call := must(s.Append(e.ctx, Item{Type: ToolCall, Tool: "exec", Text: "background"}))(t)
-	bg := "while [ ! -e go ]; do sleep 0.01; done; echo bg > a.txt; echo new > b.txt"
+	// It goes on once the line run meanwhile has ended (a file outside the
+	// workspace says so): ended while that line ran, its result would come
+	// first, its record after (TestBackgroundLineEndsWhileItsSessionRunsACall).
+	goon := filepath.Join(t.TempDir(), "go-on")
+	bg := "while [ ! -e " + goon + " ]; do sleep 0.01; done; echo bg > a.txt; echo new > b.txt"
 	rc := must(s.Shell(e.ctx, bg, ShellOptions{ExecOptions: ExecOptions{Call: call.ID}, TimeoutSecs: 600}))(t).Receipt
 	if rc == nil {
 		t.Fatal("no receipt")
@@ -537,6 +541,9 @@ func TestBackgroundLineRecorded(t *testing.T) {
 		time.Sleep(time.Millisecond)
 	}
 	e.exec(s, "echo fg > f.txt; echo a-fg > a.txt; touch go")
+	if err := os.WriteFile(goon, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	its := deliverUntil(t, s, ch, 1)
 	if !strings.HasPrefix(its[0].Text, rc.Work+" succeeded: exit 0, record ") || its[0].Call != call.ID {
 		t.Fatalf("%+v", its[0])

@@ -11,6 +11,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
+	"strings"
 )
 
 // A session's background shell lines (Shell answered with a receipt): run
@@ -33,15 +35,17 @@ func (s *Session) sweepDeadJobs() {
 
 // shellJob runs background shell line job and says how it ended.
 func (s *Session) shellJob(ctx context.Context, job, line string, eo ExecOptions) bgwork.Result {
-	ans, err := s.execBackground(ctx, job, line, eo)
-	r := bgwork.ShellRun{Started: ans != nil, Stopped: ctx.Err() != nil, Err: err}
+	ans, later, err := s.execBackground(ctx, job, line, eo)
+	r := bgwork.ShellRun{Started: ans != nil, Stopped: ctx.Err() != nil, Err: err, RecordLater: later != nil}
 	if ans != nil {
 		r.Exit, r.Output, r.Files = ans.ExitCode, ans.Output, len(ans.Files)
 		if ans.Snapshot != nil {
 			r.Record = *ans.Snapshot
 		}
 	}
-	return bgwork.ShellResult(r)
+	res := bgwork.ShellResult(r)
+	res.After = later
+	return res
 }
 
 // jobMarker is the pending marker's call name of background shell job
@@ -59,24 +63,32 @@ func jobMarker(job string) string { return "cairn-bg-" + job }
 // history before it runs; one cancelled before it started gets a
 // cancelled entry there. The workspace call lock is held shared (no file
 // revert runs under it).
-func (s *Session) execBackground(ctx context.Context, job, line string, eo ExecOptions) (*ExecAnswer, error) {
+//
+// Its record is settled before its result when the undo stack's lock is
+// free. While a call of the session holds it (a foreground shell line),
+// settling would wait for that call, and the call may be waiting for this
+// job's result (a line polling for it): then later, non-nil, settles the
+// record, and the caller runs it once the result is out (bgwork
+// Result.After). A crash in between leaves the job's marker, closed as
+// interrupted at the next open (sweepJobMarkers).
+func (s *Session) execBackground(ctx context.Context, job, line string, eo ExecOptions) (ans *ExecAnswer, later func(), err error) {
 	end, err := s.beginCall(ctx)
 	if err != nil {
-		return nil, s.notStarted(ctx, line, err)
+		return nil, nil, s.notStarted(ctx, line, err)
 	}
 	defer end()
-	ans := &ExecAnswer{Session: s.ID(), Files: []string{}, Skipped: []string{}, Scope: ScopeNone}
+	ans = &ExecAnswer{Session: s.ID(), Files: []string{}, Skipped: []string{}, Scope: ScopeNone}
 	var p *hookmark.Exec
 	if !eo.Own {
 		if p, err = s.beginExec(ctx, "exec", eo.Call, hookMarker(s.ws.dir, s.ID(), jobMarker(job)), line, ""); err != nil {
-			return nil, s.notStarted(ctx, line, err)
+			return nil, nil, s.notStarted(ctx, line, err)
 		}
 		ans.Scope, ans.Unrecorded = p.Scope, p.Unrecorded
 	}
 	run, err := s.ShellStart(ctx, line)
 	if err != nil {
 		s.dropJobMarkers(context.WithoutCancel(ctx), false, job)
-		return nil, s.notStarted(ctx, line, err)
+		return nil, nil, s.notStarted(ctx, line, err)
 	}
 	ans.Run = run.ID()
 	out := s.runShell(ctx, line, eo)
@@ -95,15 +107,40 @@ func (s *Session) execBackground(ctx context.Context, job, line string, eo ExecO
 		s.noticef("the background line's output could not be kept: %v", err)
 	}
 	if p != nil && p.Scope != ScopeNone && p.Unrecorded == "" {
-		rec, err := s.SettleChange(bg, jobMarker(job))
-		switch {
-		case err != nil:
-			s.noticef("the background line ran, but its changes could not be recorded: %v", err)
-		case rec != nil:
+		settle := func() *ToolAnswer {
+			rec, err := s.SettleChange(bg, jobMarker(job))
+			if err != nil {
+				s.noticef("the background line ran, but its changes could not be recorded: %v", err)
+			}
+			return rec
+		}
+		if !s.snaps.mu.TryLock() {
+			// A call of the session runs: the record follows the result.
+			return ans, func() { settle() }, out.Err
+		}
+		s.snaps.mu.Unlock()
+		if rec := settle(); rec != nil {
 			ans.Snapshot, ans.Files, ans.Skipped = rec.Snapshot, rec.Files, rec.Skipped
 		}
 	}
-	return ans, out.Err
+	return ans, nil, out.Err
+}
+
+// leftJobMarkers is the jobs, other than those in known, whose pending
+// markers are in the session's hooks folder.
+func (s *Session) leftJobMarkers(known []string) []string {
+	ents, err := s.ws.s.fsys.ReadDir(hooksDir(s.ws.dir, s.ID()))
+	if err != nil {
+		return nil
+	}
+	var jobs []string
+	for _, e := range ents {
+		job, ok := strings.CutPrefix(e.Name(), jobMarker(""))
+		if job, ok2 := strings.CutSuffix(job, ".json"); ok && ok2 && !slices.Contains(known, job) {
+			jobs = append(jobs, job)
+		}
+	}
+	return jobs
 }
 
 // notStarted is err of a background line that did not start. One its

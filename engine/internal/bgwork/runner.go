@@ -52,6 +52,7 @@ type run struct {
 	cancel context.CancelCauseFunc
 	done   chan struct{}
 	call   *Call
+	after  func() // its Result's After, run by ended
 }
 
 // Causes of a run's end, as context.Cause says them.
@@ -117,6 +118,7 @@ func (r *Runner) begin(id string, deadline time.Duration, fn Func, background bo
 		defer r.wg.Done()
 		res := fn(ctx)
 		stopTimer()
+		ru.after, res.After = res.After, nil
 		r.finish(rec.Work, ru, ctx, res)
 	}()
 	return c, nil
@@ -178,6 +180,9 @@ func (r *Runner) ended(id string, ru *run, o callOut, w Work, d *Delivery) {
 	// order of the lines, whatever order the hook hears in.)
 	if w.ID != "" && r.opt.Settled != nil {
 		r.opt.Settled(w, d)
+	}
+	if ru.after != nil {
+		ru.after()
 	}
 	close(ru.done)
 }

@@ -36,6 +36,13 @@ type Result struct {
 	// Output names a tool output that holds what the work printed; it is
 	// durable before Settle is called.
 	Output string
+	// After, when set, runs once the result is settled and its caller
+	// answered, before the work counts as ended (its owner's drain and the
+	// runner's Close wait for it): what must follow the result rather than
+	// hold it back (a background shell line's change record, which waits
+	// for a call of its session that may itself wait for this result). It
+	// is not kept in the ledger.
+	After func()
 }
 
 // Settle records that work id settled with r and returns the delivery it

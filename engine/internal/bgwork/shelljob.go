@@ -17,6 +17,9 @@ type ShellRun struct {
 	// Record names its change record, of Files files ("" for none).
 	Record string
 	Files  int
+	// RecordLater: its changes are recorded after its result, once the
+	// call of its session that ran when it ended is over.
+	RecordLater bool
 }
 
 // ShellResult is the Result a background shell line settles with: not
@@ -31,8 +34,11 @@ func ShellResult(r ShellRun) Result {
 		return Result{Outcome: Failed, Text: "not run: " + r.Err.Error()}
 	}
 	res := Result{Text: fmt.Sprintf("exit %d", r.Exit), Output: r.Output}
-	if r.Record != "" {
+	switch {
+	case r.Record != "":
 		res.Text += fmt.Sprintf(", record %s of %d file(s)", r.Record, r.Files)
+	case r.RecordLater:
+		res.Text += ", its changes recorded once the call under way ends"
 	}
 	switch {
 	case r.Stopped:

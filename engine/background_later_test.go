@@ -1,0 +1,117 @@
+package engine
+
+import (
+	"context"
+	"path"
+	"strings"
+	"testing"
+	"time"
+
+	"cairn/engine/internal/overlap"
+	"cairn/internal/vfs"
+)
+
+// TestBackgroundLineEndsWhileItsSessionRunsACall: a background line that
+// ends (by itself, or cancelled once it runs) while a call of its session
+// holds the undo stack's lock, as a foreground shell line does for its whole
+// run, gives its result at once, saying its record follows: the call may
+// be a line polling for that result, which would otherwise wait for the
+// record and the record for it. Once the call ends, the record is written
+// (call and record lines naming what the job changed). A crash between the
+// two leaves the job's marker: the next open closes it.
+func TestBackgroundLineEndsWhileItsSessionRunsACall(t *testing.T) {
+	for _, c := range []struct {
+		name, line string
+		cancel     bool
+		outcome    string
+	}{
+		{"ends", "while [ ! -e go ]; do sleep 0.01; done; echo b > b.txt", false, "succeeded: exit 0"},
+		{"cancelled", "echo b > b.txt; touch go; sleep 300", true, "cancelled: exit "},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e := newSnapEnv(t, "")
+			s := e.ws.Create(SessionOptions{Notice: func(n string) { t.Log("notice: ", n) }})
+			defer func() { s.Close() }()
+			ch := settledCh(s)
+			must(s.Append(e.ctx, Item{Type: User, Text: "change things"}))(t)
+			rc := must(s.Shell(e.ctx, c.line, ShellOptions{TimeoutSecs: 600}))(t).Receipt
+			for {
+				hist := must(e.ws.ShellHistory(e.ctx, s.ID()))(t)
+				if len(hist) == 1 && hist[0].Status == ShellRunning {
+					break
+				}
+				time.Sleep(time.Millisecond)
+			}
+			before := len(e.recLines(s))
+			// A call of s runs from here.
+			s.snaps.mu.Lock()
+			locked := true
+			unlock := func() {
+				if locked {
+					locked = false
+					s.snaps.mu.Unlock()
+				}
+			}
+			defer unlock()
+			if c.cancel {
+				for e.get("go") == "<absent>" {
+					time.Sleep(time.Millisecond)
+				}
+				must(s.TaskControl(e.ctx, TaskControlRequest{Action: "cancel", TaskID: rc.Work}))(t)
+			} else {
+				e.put("go", "")
+			}
+			got := make(chan []Item, 1)
+			go func() { got <- deliverUntil(t, s, ch, 1) }()
+			var its []Item
+			select {
+			case its = <-got:
+			case <-time.After(time.Minute):
+				unlock()
+				<-got
+				t.Fatal("the background line's result waited for the call under way")
+			}
+			text := its[0].Text
+			if !strings.HasPrefix(text, rc.Work+" "+c.outcome) || !strings.HasSuffix(text, ", its changes recorded once the call under way ends") {
+				t.Fatalf("result %q", text)
+			}
+			// The marker as a crash now would leave it.
+			marker := hookMarker(e.ws.dir, s.ID(), jobMarker(rc.Work))
+			mb := must(vfs.ReadFile(e.store.fsys, marker))(t)
+			tb := must(vfs.ReadFile(e.store.fsys, overlap.TreeName(marker)))(t)
+			unlock()
+			// The record follows: the job's run ends once it is written.
+			deadline := time.Now().Add(time.Minute)
+			for len(e.recLines(s)) < before+2 {
+				if time.Now().After(deadline) {
+					t.Fatalf("no record after the call ended: %s", e.recKinds(s))
+				}
+				time.Sleep(time.Millisecond)
+			}
+			rec := e.lastRecord(s)
+			if len(rec.Files) == 0 || !strings.HasSuffix(rec.Files[0].Path, "b.txt") {
+				t.Fatalf("the job's record %+v", rec)
+			}
+			must0(t, s.Close())
+			if _, err := vfs.ReadFile(e.store.fsys, marker); !vfs.IsNotExist(err) {
+				t.Fatalf("the settled job's marker stayed: %v", err)
+			}
+			n := len(e.recLines(s))
+
+			// A crash between result and record: the marker is back; the
+			// next open closes it, and the journal, which holds its
+			// record, gets no second line for it.
+			must0(t, e.store.fsys.MkdirAll(path.Dir(marker), 0o755))
+			must0(t, vfs.ReplaceFile(e.store.fsys, marker, mb))
+			must0(t, vfs.ReplaceFile(e.store.fsys, overlap.TreeName(marker), tb))
+			s = must(e.ws.Open(context.Background(), s.ID(), SessionOptions{}))(t)
+			must(s.Deliver(e.ctx))(t)
+			if _, err := vfs.ReadFile(e.store.fsys, marker); !vfs.IsNotExist(err) {
+				t.Fatalf("the marker a crash left is still there: %v", err)
+			}
+			if got := len(e.recLines(s)); got != n {
+				t.Fatalf("%d lines after the reopen, want %d: %s", got, n, e.recKinds(s))
+			}
+		})
+	}
+}
