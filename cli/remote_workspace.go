@@ -12,7 +12,7 @@ import (
 )
 
 // sshCommands are the commands that take --ssh in this build: the REPL,
-// where, and the plumbing that reads or changes a session's change
+// where, prompt, and the plumbing that reads or changes a session's change
 // records or shell history (remote_plumbing.go); tool exec refuses.
 // The rest refuse it rather than run locally: a command meant for a
 // remote workspace never falls back to this machine's files. storage is refused for good: the
