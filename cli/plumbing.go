@@ -55,42 +55,60 @@ func (c *PromptCmd) Run(g *Globals) error {
 			return err
 		}
 	}
+	if g.SSH != "" {
+		return c.onHost(g, ws, text) // remote_plumbing.go
+	}
 	var s *engine.Session
+	id := ""
 	switch {
 	case c.New:
 		s = ws.Create(g.SessionOptions())
 	case c.Session != "":
-		if _, s, err = g.openSession(c.Session); err != nil {
+		if ws, id, err = g.resolveSession(c.Session); err != nil {
 			return err
 		}
+		s, err = ws.Open(g.Ctx, id, g.SessionOptions())
 	default:
-		id, err := ws.Latest(g.Ctx)
-		if err == nil {
+		if id, err = ws.Latest(g.Ctx); err == nil {
 			s, err = ws.Open(g.Ctx, id, g.SessionOptions())
-			if err != nil {
-				return err
-			}
 		} else {
-			s = ws.Create(g.SessionOptions())
+			s, err = ws.Create(g.SessionOptions()), nil
 		}
 	}
-	defer s.Close()
-	atts, err := attachFiles(g, ws, c.Attach)
+	if b := refusedBound(err); b != nil {
+		// The conversation is kept here, its files on the host: the
+		// prompt is appended here once the host is checked.
+		return c.append(g, ws, text, id, b)
+	}
 	if err != nil {
 		return err
+	}
+	defer s.Close()
+	it, err := c.appendTo(g, ws, s, text)
+	if err != nil {
+		return err
+	}
+	return g.answerItem(s.ID(), it.ID)
+}
+
+// appendTo appends the prompt to s and closes it, durable.
+func (c *PromptCmd) appendTo(g *Globals, ws *engine.Workspace, s *engine.Session, text string) (*engine.Item, error) {
+	atts, err := attachFiles(g, ws, c.Attach)
+	if err != nil {
+		return nil, err
 	}
 	it, err := s.Append(g.Ctx, engine.Item{Type: engine.User, Text: text, Attachments: atts})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if err := s.Commit(g.Ctx); err != nil {
-		return err
+		return nil, err
 	}
 	if err := s.Close(); err != nil {
-		return err
+		return nil, err
 	}
 	g.Store.AddHistory(text, ws.Path())
-	return g.answerItem(s.ID(), it.ID)
+	return &it, nil
 }
 
 func (g *Globals) answerItem(session, item string) error {

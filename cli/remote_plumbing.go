@@ -69,11 +69,55 @@ func (b *boundSession) files() filesRoot { return hostFolder(b.client.Welcome.Pa
 // openBound opens session id of ws, bound to b, for a plumbing command,
 // with the checks a resume makes and in its order: the switch, then the
 // host, path, identity and generation the host has now against the
-// binding, each mismatch refused by name before anything is written here
-// or there. Then the session is opened here (read: to read it only,
-// without taking it) and its host session there; what a lost connection
-// cut off before is told on stderr before the command's call runs.
+// binding (dialBound), each mismatch refused by name before anything is
+// written here or there. Then the host session is opened (read: to read
+// it only, as a local read, so it works while a REPL holds the session),
+// and only once the host has taken it, the session here (read: without
+// taking it): a host's refusal (busy, another generation) leaves nothing
+// written here. What a lost connection cut off before is told on stderr
+// before the command's call runs.
 func (g *Globals) openBound(ws *engine.Workspace, id string, b *engine.RemoteWorkspace, read bool) (*boundSession, error) {
+	c, err := g.dialBound(id, b)
+	if err != nil {
+		return nil, err
+	}
+	bind := remotews.Binding{Host: b.Host, Path: b.Path, Identity: b.Identity, Generation: b.Generation}
+	var hs *remotews.Session
+	if read {
+		hs, err = c.ReadSession(g.Ctx, id, bind)
+	} else {
+		hs, err = c.Session(g.Ctx, id, bind, false)
+	}
+	if err != nil {
+		c.Close()
+		if errors.Is(err, engine.ErrBusy) {
+			// The host names its own session and process: say whose they are.
+			err = fmt.Errorf("session %s is open on %s in another cairn (a REPL or another command; the host says: %w): run it again once that one has ended", id, b.Host, err)
+		}
+		return nil, err
+	}
+	for _, p := range hs.Opened.Pending {
+		say(g.Stderr, pendingLine(p))
+	}
+	opts := g.SessionOptions()
+	opts.Remote, opts.ReadOnly = true, read
+	sess, err := ws.Open(g.Ctx, id, opts)
+	if err != nil {
+		hs.Close(g.Ctx)
+		c.Close()
+		return nil, err
+	}
+	hs.Newest = newestOf(sess)
+	return &boundSession{sess: sess, client: c, hs: hs}, nil
+}
+
+// dialBound connects to the workspace session id is bound to (b): at the
+// host and path b keeps, or --ssh's. The switch comes first; then the
+// host and path are compared before the host binds anything: another
+// host is refused before any connection, another folder by the host's
+// hello (remotews.Hello.Bound), so a wrong target leaves no workspace
+// identity behind; then the identity and generation (checkBinding).
+func (g *Globals) dialBound(id string, b *engine.RemoteWorkspace) (*remotews.Client, error) {
 	store, err := g.Open()
 	if err != nil {
 		return nil, err
@@ -93,37 +137,30 @@ func (g *Globals) openBound(ws *engine.Workspace, id string, b *engine.RemoteWor
 	}
 	limits := remotews.LimitsOf(cfg)
 	sshCommand, cairnPath := g.sshWays(b)
-	c, err := remotews.Dial(g.Ctx, t, remotews.Options{SSHCommand: sshCommand, CairnPath: cairnPath,
+	return dialBinding(g.Ctx, t, id, *b, remotews.Options{SSHCommand: sshCommand, CairnPath: cairnPath,
 		Limits: &limits, Stderr: g.Stderr, Notice: func(_, text string) { say(g.Stderr, text) }})
+}
+
+// dialBinding connects to t for session id, bound to b, comparing host
+// and path before the host binds anything (dialBound), then the identity
+// and generation.
+func dialBinding(ctx context.Context, t remotews.Target, id string, b engine.RemoteWorkspace, opts remotews.Options) (*remotews.Client, error) {
+	if t.Host != b.Host {
+		return nil, movedError(id, b, t.Host, t.Path)
+	}
+	opts.Bound = b.Path
+	c, err := remotews.Dial(ctx, t, opts)
+	if path, ok := remotews.BoundPath(err); ok {
+		return nil, movedError(id, b, t.Host, path)
+	}
 	if err != nil {
 		return nil, err
 	}
-	if err := checkBinding(c, id, *b); err != nil {
+	if err := checkBinding(c, id, b); err != nil {
 		c.Close()
 		return nil, err
 	}
-	opts := g.SessionOptions()
-	opts.Remote, opts.ReadOnly = true, read
-	sess, err := ws.Open(g.Ctx, id, opts)
-	if err != nil {
-		c.Close()
-		return nil, err
-	}
-	hs, err := c.Session(g.Ctx, id, remotews.Binding{Host: b.Host, Path: b.Path, Identity: b.Identity, Generation: b.Generation}, false)
-	if err != nil {
-		c.Close()
-		sess.Close()
-		if errors.Is(err, engine.ErrBusy) {
-			// The host names its own session and process: say whose they are.
-			err = fmt.Errorf("session %s is open on %s in another cairn (a REPL or another command; the host says: %w): run it again once that one has ended", id, b.Host, err)
-		}
-		return nil, err
-	}
-	hs.Newest = newestOf(sess)
-	for _, p := range hs.Opened.Pending {
-		say(g.Stderr, pendingLine(p))
-	}
-	return &boundSession{sess: sess, client: c, hs: hs}, nil
+	return c, nil
 }
 
 // onHost runs fn on session id of ws, bound to b, opened by openBound,
@@ -301,4 +338,48 @@ func (g *Globals) toolOnHost(ws *engine.Workspace, id string, b *engine.RemoteWo
 	}
 	printToolAnswer(g.Stdout, files, a)
 	return nil
+}
+
+// onHost is cairn prompt with --ssh: the session named, or the newest of
+// this directory, must be bound to --ssh's workspace; none is started (a
+// remote session starts with cairn --ssh, which binds it).
+func (c *PromptCmd) onHost(g *Globals, ws *engine.Workspace, text string) error {
+	if c.New {
+		return refusedf("cairn prompt --new does not start a session on a remote workspace: start one with cairn --ssh %s", g.SSH)
+	}
+	id, err := "", error(nil)
+	if c.Session != "" {
+		ws, id, err = g.resolveSession(c.Session)
+	} else if id, err = ws.Latest(g.Ctx); errors.Is(err, engine.ErrNotFound) {
+		return refusedf("no session in this directory to prompt on %s: start one with cairn --ssh %s", g.SSH, g.SSH)
+	}
+	if err != nil {
+		return err
+	}
+	b, err := g.boundOf(ws, id)
+	if err != nil {
+		return err
+	}
+	if b == nil { // boundOf refuses such a session with --ssh; this is a guard
+		return refusedf("session %s works on this machine's files: run the command without --ssh", id)
+	}
+	return c.append(g, ws, text, id, b)
+}
+
+// append appends the prompt to session id of ws, bound to b, whose
+// conversation is kept here: after the checks every command on a
+// remote-bound session makes before it writes anything (the switch, the
+// host, path, identity and generation, openBound), and what a lost
+// connection cut off before told first. The host's files are not
+// touched; its session is held meanwhile, as one owner holds both sides.
+func (c *PromptCmd) append(g *Globals, ws *engine.Workspace, text, id string, b *engine.RemoteWorkspace) error {
+	var it *engine.Item
+	err := g.onHost(ws, id, b, false, func(bs *boundSession) (err error) {
+		it, err = c.appendTo(g, ws, bs.sess, text)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	return g.answerItem(id, it.ID)
 }

@@ -95,16 +95,27 @@ func TestSSHPlumbing(t *testing.T) {
 		t.Fatalf("undo of tool write: %d\n%s\n%s", code, out, errs)
 	}
 
-	// The host session held by another connection (a REPL's): busy,
-	// reads included, naming this session and the host.
+	// prompt: appended to the conversation here, after the host's checks.
+	code, out, errs = run("", "--json", "prompt", "--session", id, "the third prompt")
+	if code != 0 || !strings.Contains(out, `{"session":"`+id+`","item":"i-`) {
+		t.Fatalf("prompt: %d\n%s\n%s", code, out, errs)
+	}
+
+	// The host session held by another connection (a REPL's): a read
+	// works, as a local one does beside a REPL; a write is busy, naming
+	// this session and the host.
 	held := e.mustDial()
 	hs, err := held.Session(context.Background(), id, held.Binding(), false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	code, out, errs = run("", "diff", id)
-	if code != ExitBusy || !strings.Contains(errs, "session "+id+" is open on "+e.srv.Target()+" in another cairn") {
+	code, out, errs = run("", "diff", id, "2")
+	if code != 0 || !strings.Contains(out, "modify  a.txt  +1 −1") {
 		t.Fatalf("diff while the host session is held: %d\n%s\n%s", code, out, errs)
+	}
+	code, out, errs = run("", "undo", "--session", id)
+	if code != ExitBusy || !strings.Contains(errs, "session "+id+" is open on "+e.srv.Target()+" in another cairn") {
+		t.Fatalf("undo while the host session is held: %d\n%s\n%s", code, out, errs)
 	}
 	if err := hs.Close(context.Background()); err != nil {
 		t.Fatal(err)

@@ -33,7 +33,8 @@ var sshRounds = flag.Int("ssh-rounds", 3, "rounds of the ssh connection killed m
 // host runs: this test binary as cairn (TestMain), on PATH.
 type sshEnv struct {
 	t         *testing.T
-	srv       *sshtest.Server
+	srv       *sshtest.Server // nil with a local transport (newLocalHostEnv)
+	host      string          // the target's [user@]host
 	ws        string
 	hostHome  string
 	cairn     string
@@ -68,7 +69,7 @@ func newSSHEnv(t *testing.T) *sshEnv {
 		t.Fatalf("the test binary as cairn: %v", err)
 	}
 	root := t.TempDir()
-	e := &sshEnv{t: t, srv: srv, ws: filepath.Join(root, "ws"), hostHome: filepath.Join(root, "host-state"), cairn: cairn,
+	e := &sshEnv{t: t, srv: srv, host: srv.Target(), ws: filepath.Join(root, "ws"), hostHome: filepath.Join(root, "host-state"), cairn: cairn,
 		pidFile: filepath.Join(root, "ssh.pid")}
 	if err := os.Mkdir(e.ws, 0o755); err != nil {
 		t.Fatal(err)
@@ -81,7 +82,7 @@ func newSSHEnv(t *testing.T) *sshEnv {
 }
 
 func (e *sshEnv) target() remotews.Target {
-	return remotews.Target{Host: e.srv.Target(), Path: e.ws}
+	return remotews.Target{Host: e.host, Path: e.ws}
 }
 
 func (e *sshEnv) dial(opts remotews.Options) (*remotews.Client, error) {

@@ -12,13 +12,13 @@ import (
 )
 
 // sshCommands are the commands that take --ssh in this build: the REPL,
-// where, and the plumbing that reads or changes a session's change
+// where, prompt, and the plumbing that reads or changes a session's change
 // records or shell history (remote_plumbing.go); tool exec refuses.
 // The rest refuse it rather than run locally: a command meant for a
 // remote workspace never falls back to this machine's files. storage is refused for good: the
 // host's state folder is the host's business.
 var sshCommands = map[string]bool{"where": true, "run": true, "resume": true,
-	"diff": true, "undo": true, "redo": true, "snapshots": true, "revert": true, "unrevert": true, "shells": true, "tool": true}
+	"diff": true, "undo": true, "redo": true, "snapshots": true, "revert": true, "unrevert": true, "shells": true, "tool": true, "prompt": true}
 
 // checkSSH refuses --ssh on a command that does not take it, and a
 // target that is not [user@]host:/abs/path, before anything runs.

@@ -38,6 +38,9 @@ type workcell interface {
 type remoteState struct {
 	client *remotews.Client
 	cell   *remoteCell // the current session's host session; nil until opened
+	// want is --ssh's target of a REPL that resumes a session, not
+	// connected until the session is known (startRemote).
+	want *remotews.Target
 }
 
 // cell is where the current session's file side runs.
@@ -80,8 +83,10 @@ func remoteSwitch(s *engine.Store) error {
 }
 
 // dialRemote connects the REPL to t's workspace, after the switch; kept
-// is the binding a resumed session's record keeps (nil: a new session).
-func (r *repl) dialRemote(t remotews.Target, kept *engine.RemoteWorkspace) error {
+// is the binding of session id, being resumed (nil: a new session), whose
+// host and path are compared before the host binds anything
+// (dialBinding).
+func (r *repl) dialRemote(t remotews.Target, id string, kept *engine.RemoteWorkspace) error {
 	if err := remoteSwitch(r.store); err != nil {
 		return err
 	}
@@ -91,12 +96,18 @@ func (r *repl) dialRemote(t remotews.Target, kept *engine.RemoteWorkspace) error
 	}
 	limits := remotews.LimitsOf(cfg)
 	sshCommand, cairnPath := r.g.sshWays(kept)
-	c, err := remotews.Dial(r.g.Ctx, t, remotews.Options{SSHCommand: sshCommand, CairnPath: cairnPath,
-		Limits: &limits, Stderr: r.errw, Notice: func(_, text string) { r.notice(text) }})
+	opts := remotews.Options{SSHCommand: sshCommand, CairnPath: cairnPath,
+		Limits: &limits, Stderr: r.errw, Notice: func(_, text string) { r.notice(text) }}
+	var c *remotews.Client
+	if kept != nil {
+		c, err = dialBinding(r.g.Ctx, t, id, *kept, opts)
+	} else {
+		c, err = remotews.Dial(r.g.Ctx, t, opts)
+	}
 	if err != nil {
 		return err
 	}
-	r.rc.client = c
+	r.rc.client, r.rc.want = c, nil
 	w := c.Welcome
 	fmt.Fprintf(r.out, "Files on %s:%s (cairn %s there, generation %d); the conversation is kept here.\n",
 		display.Line(t.Host), display.Line(w.Path), display.Line(w.Version), w.Generation)
@@ -106,8 +117,11 @@ func (r *repl) dialRemote(t remotews.Target, kept *engine.RemoteWorkspace) error
 	return nil
 }
 
-// startRemote connects a REPL started with --ssh, before its session.
-func (r *repl) startRemote() error {
+// startRemote connects a REPL started with --ssh, before its session; one
+// that resumes a session (resume) checks the switch only, and connects
+// once the session is known (remoteMatch), so that its host and path are
+// compared with the session's before the host binds anything.
+func (r *repl) startRemote(resume bool) error {
 	if r.g.SSH == "" {
 		return nil
 	}
@@ -115,15 +129,20 @@ func (r *repl) startRemote() error {
 	if err != nil {
 		return usageErrorf("--ssh %v", err)
 	}
-	return r.dialRemote(t, nil)
+	if resume {
+		r.rc.want = &t
+		return remoteSwitch(r.store)
+	}
+	return r.dialRemote(t, "", nil)
 }
 
 // remoteMatch checks, before session id of ws is opened (before anything
 // is written), that its file side is where this REPL's is: a session bound
 // to a remote workspace is resumed only on that workspace, at the identity
 // and generation it was bound to, with the switch on; a REPL not connected
-// yet connects to it. A local session is not resumed on a remote
-// workspace, nor a remote one elsewhere than its own.
+// yet connects to it (at --ssh's target, or the one the session keeps). A
+// local session is not resumed on a remote workspace, nor a remote one
+// elsewhere than its own.
 func (r *repl) remoteMatch(ws *engine.Workspace, id string) error {
 	v, err := ws.ReadLean(r.g.Ctx, id)
 	if err != nil {
@@ -132,17 +151,22 @@ func (r *repl) remoteMatch(ws *engine.Workspace, id string) error {
 	b := v.Record.Remote
 	c := r.rc.client
 	switch {
-	case b == nil && c == nil:
+	case b == nil && c == nil && r.rc.want == nil:
 		return nil
 	case b == nil:
-		return refusedf("session %s works on this machine's files, and this cairn on %s: resume it with cairn -r %s, without --ssh",
-			id, c.Target, id)
-	case c == nil:
-		// Reconnect with the host and path the session keeps.
-		if err := r.dialRemote(remotews.Target{Host: b.Host, Path: b.Path}, b); err != nil {
-			return err
+		t := r.rc.want
+		if c != nil {
+			t = &c.Target
 		}
-		c = r.rc.client
+		return refusedf("session %s works on this machine's files, and this cairn on %s: resume it with cairn -r %s, without --ssh",
+			id, t, id)
+	case c == nil:
+		// Connect with --ssh's target, or the host and path the session keeps.
+		t := remotews.Target{Host: b.Host, Path: b.Path}
+		if r.rc.want != nil {
+			t = *r.rc.want
+		}
+		return r.dialRemote(t, id, b)
 	}
 	return checkBinding(c, id, *b)
 }
@@ -153,8 +177,7 @@ func checkBinding(c *remotews.Client, id string, b engine.RemoteWorkspace) error
 	w := c.Welcome
 	switch {
 	case c.Target.Host != b.Host || w.Path != b.Path:
-		return refusedf("session %s works on %s:%s, and this cairn on %s:%s: resume it with cairn --ssh %s:%s -r %s (see docs/remote.md before moving a workspace)",
-			id, b.Host, b.Path, c.Target.Host, w.Path, b.Host, b.Path, id)
+		return movedError(id, b, c.Target.Host, w.Path)
 	case w.Identity != b.Identity || w.Generation != b.Generation:
 		return &remotews.Error{Host: b.Host, Code: remotews.CodeGeneration, Kind: remotews.ErrGeneration,
 			Msg: remotews.GenerationMessage(c.Target, remotews.Binding{Host: b.Host, Path: b.Path, Identity: b.Identity, Generation: b.Generation},
@@ -162,6 +185,13 @@ func checkBinding(c *remotews.Client, id string, b engine.RemoteWorkspace) error
 				" (see docs/remote.md: Identity and generation)"}
 	}
 	return nil
+}
+
+// movedError refuses session id, bound to b, on the workspace path of
+// host: another workspace than its own.
+func movedError(id string, b engine.RemoteWorkspace, host, path string) error {
+	return refusedf("session %s works on %s:%s, and this cairn on %s:%s: resume it with cairn --ssh %s:%s -r %s (see docs/remote.md before moving a workspace)",
+		id, b.Host, b.Path, host, path, b.Host, b.Path, id)
 }
 
 // refusal is a refusal worded whole: exit 3, its words as they are.

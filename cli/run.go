@@ -74,7 +74,7 @@ func (c *RunCmd) Run(g *Globals) error {
 	}
 	defer r.closeStore()
 	defer r.closeKeys()
-	if err := r.startRemote(); err != nil { // repl_remote.go
+	if err := r.startRemote(c.Pick || c.Resume != "" || c.Continue); err != nil { // repl_remote.go
 		return err
 	}
 	defer r.remoteEnd()

@@ -32,6 +32,11 @@ type Options struct {
 	Stderr io.Writer
 	// Notice receives the host sessions' one-line messages.
 	Notice func(session, text string)
+	// Bound, for a session bound to a workspace, is the workspace's path
+	// on the host as the session keeps it (Hello.Bound): the hello is
+	// refused, before the host binds anything, when the target's path is
+	// another folder (BoundPath).
+	Bound string
 }
 
 // Client is a connection to one workspace on a host.
@@ -113,7 +118,7 @@ func (c *Client) handler(opts Options) rpc.Handler {
 }
 
 func (c *Client) hello(ctx context.Context, opts Options) error {
-	h := Hello{Protocol: Protocol, Format: engine.Format, Version: engine.Version, Path: c.Target.Path, Limits: opts.Limits}
+	h := Hello{Protocol: Protocol, Format: engine.Format, Version: engine.Version, Path: c.Target.Path, Limits: opts.Limits, Bound: opts.Bound}
 	err := c.conn.Call(ctx, MethodHello, h, &c.Welcome)
 	if err == nil {
 		if c.Welcome.Protocol != Protocol || c.Welcome.Format != engine.Format {
@@ -257,8 +262,21 @@ func (c *Client) Binding() Binding {
 // Session opens the host session of client session id, bound to b (the
 // binding its record keeps; for a new session, c.Binding()).
 func (c *Client) Session(ctx context.Context, id string, b Binding, noSnapshots bool) (*Session, error) {
+	return c.open(ctx, SessionOpen{Session: id, Identity: b.Identity, Generation: b.Generation, NoSnapshots: noSnapshots}, b)
+}
+
+// ReadSession opens the host session of client session id, bound to b,
+// to be read only (SessionOpen.ReadOnly): it works while another
+// connection holds the session, and its calls that change files are
+// refused.
+func (c *Client) ReadSession(ctx context.Context, id string, b Binding) (*Session, error) {
+	return c.open(ctx, SessionOpen{Session: id, Identity: b.Identity, Generation: b.Generation, ReadOnly: true}, b)
+}
+
+func (c *Client) open(ctx context.Context, p SessionOpen, b Binding) (*Session, error) {
+	id := p.Session
 	var opened SessionOpened
-	err := c.call(ctx, MethodSessionOpen, SessionOpen{Session: id, Identity: b.Identity, Generation: b.Generation, NoSnapshots: noSnapshots}, &opened)
+	err := c.call(ctx, MethodSessionOpen, p, &opened)
 	if err != nil {
 		var re *Error
 		if errors.As(err, &re) && errors.Is(re.Kind, ErrGeneration) {

@@ -62,7 +62,7 @@
 // protocol and its version but not served yet: the host answers them
 // "method not found".
 //
-//	hello              {protocol,format,version,path,limits}
+//	hello              {protocol,format,version,path,limits,bound}
 //	                   -> {protocol,format,version,host,path,identity,generation,
 //	                       since,why,moved,limits,lowered:[{name,asked,accepted}]}
 //	                   The host checks protocol and format (another: CodeVersion,
@@ -70,7 +70,10 @@
 //	                   there: CodeNotFound), binds identity and generation
 //	                   (wsident), and lowers each limit to what its own
 //	                   configuration accepts, naming each one it lowered.
-//	session.open       {session,identity,generation,no_snapshots}
+//	                   With bound (a session resumed: the folder it keeps), a
+//	                   path that is another folder is refused (CodeRefused,
+//	                   PathData) before anything is bound.
+//	session.open       {session,identity,generation,no_snapshots,read_only}
 //	                   -> {session,host_session,pending:[...]}
 //	                   Opens (or makes) the host session and owns it (its flock on
 //	                   the host) until session.close or the end of the connection.
@@ -81,6 +84,10 @@
 //	                   each settled (with its answer) or interrupted (with the
 //	                   newest change record since it began), told before
 //	                   anything else runs (the host's call log, host/calls.go).
+//	                   read_only opens it to be read only, as a local read does:
+//	                   not owned (it works while another connection holds it),
+//	                   nothing written or settled, "pending" empty, and every
+//	                   call that changes files refused on it.
 //	session.close      {session} -> {}
 //	session.commit     {session} -> {}
 //	                   The end of the client's turn: the host session's changes
@@ -104,6 +111,8 @@
 //	                   With limit, each file's content now and after the revert
 //	                   (up to limit bytes a side), for the preview's diffs.
 //	revert.apply       {session,item,point} -> engine.RevertResult
+//	                   Refused over conflicts: CodeRefused, ConflictData (the
+//	                   plan, its conflicts listed) in data.
 //	                   A file revert to point (engine.RevertPoint: the item,
 //	                   whether it is a prompt, its time and the client's items in
 //	                   the order written), planned and applied on the host, which

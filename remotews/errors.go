@@ -88,14 +88,40 @@ func (e *Error) Word() string {
 // is the host's reason. Only a refusal is one, so that the cairn command
 // exits on a host's bad input, or any other error, as it would locally,
 // not as on a refusal.
-type Refusal struct{ Err *Error }
+// A file revert or unrevert refused over conflicts carries the host's
+// plan, as engine.RevertConflictError (errors.As finds it), so the
+// command answers with the conflicts listed as it does locally.
+type Refusal struct {
+	Err      *Error
+	Conflict *engine.RevertConflictError
+}
 
 func (r *Refusal) Error() string { return r.Err.Msg }
 
 // Why is the host's reason of the refusal, for engine.Refusal.
 func (r *Refusal) Why() string { return r.Err.Msg }
 
-func (r *Refusal) Unwrap() error { return r.Err }
+func (r *Refusal) Unwrap() []error {
+	if r.Conflict != nil {
+		return []error{r.Err, r.Conflict}
+	}
+	return []error{r.Err}
+}
+
+// BoundPath is, for the error of a hello refused because its path is
+// another folder than the session's (Hello.Bound), the folder the path
+// is on the host.
+func BoundPath(err error) (string, bool) {
+	var re *Error
+	if !errors.As(err, &re) || re.Code != CodeRefused {
+		return "", false
+	}
+	var d PathData
+	if json.Unmarshal(re.Data, &d) != nil || d.Kind != "path" {
+		return "", false
+	}
+	return d.Path, true
+}
 
 // fromWire turns an error answer into an *Error.
 func fromWire(host, method string, err error) error {
@@ -114,7 +140,12 @@ func fromWire(host, method string, err error) error {
 		e.Kind = ErrVersion
 	}
 	if we.Code == CodeRefused {
-		return &Refusal{e}
+		r := &Refusal{Err: e}
+		var d ConflictData
+		if json.Unmarshal(we.Data, &d) == nil && d.Kind == "conflict" && d.Files != nil {
+			r.Conflict = &engine.RevertConflictError{Action: d.Action, Files: d.Files}
+		}
+		return r
 	}
 	return e
 }
@@ -137,6 +168,10 @@ func HostError(err error) *rpc.Error {
 	var we *rpc.Error
 	if errors.As(err, &we) {
 		return we
+	}
+	var ce *engine.RevertConflictError
+	if errors.As(err, &ce) && ce.Files != nil {
+		return wireError(CodeRefused, "conflict", err.Error(), ConflictData{Kind: "conflict", Action: ce.Action, Files: ce.Files})
 	}
 	code, kind := int64(CodeFailed), "failed"
 	switch {

@@ -60,6 +60,11 @@ type Hello struct {
 	// Limits are those the client's configuration asks for; nil takes
 	// the host's own.
 	Limits *Limits `json:"limits,omitempty"`
+	// Bound, when a session bound to a workspace is resumed, is the
+	// workspace's path on the host as the session keeps it: the host
+	// refuses a hello whose Path is another folder (PathData) before it
+	// binds anything, so a wrong target leaves no identity behind.
+	Bound string `json:"bound,omitempty"`
 }
 
 // Welcome is the host's answer to Hello.
@@ -96,12 +101,33 @@ type GenerationData struct {
 	Why        string      `json:"why"`
 }
 
-// SessionOpen opens the host session of a client session.
+// PathData is the data of the CodeRefused error a hello gets when its
+// Path is another folder than Bound: the folder Path is on the host.
+type PathData struct {
+	Kind string `json:"kind"` // "path"
+	Path string `json:"path"`
+}
+
+// ConflictData is the data of the CodeRefused error of a file revert or
+// unrevert refused over conflicts (engine.RevertConflictError): the
+// plan, its conflicts listed, as a local refusal gives it.
+type ConflictData struct {
+	Kind   string             `json:"kind"` // "conflict"
+	Action string             `json:"action"`
+	Files  *engine.FileRevert `json:"files"`
+}
+
+// SessionOpen opens the host session of a client session. ReadOnly opens
+// it to be read only (a diff, a list, a preview), as a local read opens a
+// session: without taking it, so it works while another connection holds
+// it; nothing is written, nothing settled, and every call that changes
+// files is refused on it.
 type SessionOpen struct {
 	Session     string `json:"session"`
 	Identity    string `json:"identity"`
 	Generation  int64  `json:"generation"`
 	NoSnapshots bool   `json:"no_snapshots,omitempty"`
+	ReadOnly    bool   `json:"read_only,omitempty"`
 }
 
 // SessionOpened is the answer to SessionOpen.

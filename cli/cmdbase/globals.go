@@ -150,7 +150,7 @@ func DefaultHome() (string, error) {
 func RefuseSSH(g *Globals, cmd string) error {
 	switch {
 	case g.SSH != "":
-		return UsageErrorf("cairn %s does not work on a remote workspace yet: the REPL (cairn --ssh T, with -r, --continue, --resume), where, diff, undo, redo, snapshots, revert, unrevert, shells and tool (but exec) take --ssh in this build", cmd)
+		return UsageErrorf("cairn %s does not work on a remote workspace yet: the REPL (cairn --ssh T, with -r, --continue, --resume), where, prompt, diff, undo, redo, snapshots, revert, unrevert, shells and tool (but exec) take --ssh in this build", cmd)
 	case g.CairnPath != "":
 		return UsageErrorf("--cairn-path is for --ssh")
 	}

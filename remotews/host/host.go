@@ -69,8 +69,9 @@ type host struct {
 // hostSession is a client session's host session on this connection and
 // its call log (calls.go).
 type hostSession struct {
-	s   *engine.Session
-	log *callLog
+	s        *engine.Session
+	log      *callLog // nil on a session open to be read only
+	readOnly bool
 
 	// calls runs the session's calls that change files one at a time, so
 	// that place is the one of the call under way: the client's call and
@@ -323,6 +324,12 @@ func (h *host) hello(p remotews.Hello) (*remotews.Welcome, error) {
 	if err != nil {
 		return nil, remotews.Errorf(remotews.CodeNotFound, "not_found", nil, "no folder %s on %s", p.Path, h.opts.Hostname)
 	}
+	if p.Bound != "" && canon != p.Bound {
+		// A session resumed on another folder than its own: refused
+		// before anything is bound, so the wrong folder gets no identity.
+		return nil, remotews.Errorf(remotews.CodeRefused, "path", remotews.PathData{Kind: "path", Path: canon},
+			"%s on %s is the folder %s, not the session's %s", p.Path, h.opts.Hostname, canon, p.Bound)
+	}
 	ws, err := st.Workspace(canon)
 	if err != nil {
 		return nil, err
@@ -380,6 +387,9 @@ func (h *host) open(ctx context.Context, p remotews.SessionOpen) (*remotews.Sess
 			w.Path, w.Host, cur.ID, cur.N, p.Identity, p.Generation)
 	}
 	a := engine.AgentSession{Agent: Agent, ID: fmt.Sprintf("%s/%s/%d", p.Session, p.Identity, p.Generation)}
+	if p.ReadOnly {
+		return h.openRead(ctx, ws, w, a, p)
+	}
 	hs := &hostSession{}
 	s, err := ws.OpenAgent(ctx, a, engine.SessionOptions{
 		Elsewhere: hs.where,
@@ -413,6 +423,26 @@ func (h *host) open(ctx context.Context, p remotews.SessionOpen) (*remotews.Sess
 	return &remotews.SessionOpened{Session: p.Session, HostSession: s.ID(), Pending: pendingOf(old, snaps)}, nil
 }
 
+// openRead opens the host session a of a client session to be read only
+// (remotews.SessionOpen.ReadOnly), as a local read opens a session:
+// without taking it, writing nothing, settling nothing (the owner does,
+// at its next open), so it works while another connection holds it. It
+// has no call log: its calls that change files are refused (logged).
+func (h *host) openRead(ctx context.Context, ws *engine.Workspace, w *remotews.Welcome, a engine.AgentSession, p remotews.SessionOpen) (*remotews.SessionOpened, error) {
+	s, err := ws.OpenAgent(ctx, a, engine.SessionOptions{ReadOnly: true, NoSnapshots: p.NoSnapshots}, false, 0)
+	if errors.Is(err, engine.ErrNotFound) {
+		return nil, remotews.Errorf(remotews.CodeNotFound, "not_found", nil,
+			"%s on %s holds no records of session %s", w.Path, w.Host, p.Session)
+	}
+	if err != nil {
+		return nil, err
+	}
+	h.mu.Lock()
+	h.sessions[p.Session] = &hostSession{s: s, readOnly: true}
+	h.mu.Unlock()
+	return &remotews.SessionOpened{Session: p.Session, HostSession: s.ID(), Pending: []remotews.PendingCall{}}, nil
+}
+
 func (h *host) close(id string, had int64) error {
 	h.mu.Lock()
 	hs := h.sessions[id]
@@ -421,12 +451,17 @@ func (h *host) close(id string, had int64) error {
 	if hs == nil {
 		return remotews.Errorf(remotews.CodeNotReady, "not_ready", nil, "session %s is not open", id)
 	}
-	hs.log.closed(had)
+	if hs.log != nil {
+		hs.log.closed(had)
+	}
 	return hs.close()
 }
 
 func (hs *hostSession) close() error {
 	err := hs.s.Close()
+	if hs.log == nil {
+		return err
+	}
 	if lerr := hs.log.close(); err == nil {
 		err = lerr
 	}
@@ -456,6 +491,10 @@ func logged[T any](h *host, ctx context.Context, method string, ref remotews.Cal
 	if hs == nil {
 		var zero T
 		return zero, remotews.Errorf(remotews.CodeNotReady, "not_ready", nil, "session %s is not open on this connection", ref.Session)
+	}
+	if hs.readOnly {
+		var zero T
+		return zero, remotews.Errorf(remotews.CodeRefused, "refused", nil, "session %s is open read-only on this connection: %s changes files", ref.Session, method)
 	}
 	hs.calls.Lock()
 	defer hs.calls.Unlock()

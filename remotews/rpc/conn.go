@@ -38,6 +38,7 @@ package rpc
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -295,11 +296,10 @@ func (c *Conn) forget(id jsonrpc.ID) {
 }
 
 func (c *Conn) send(m jsonrpc.Message) error {
-	b, err := jsonrpc.EncodeMessage(m)
+	b, err := encode(m)
 	if err != nil {
 		return err
 	}
-	b = append(b, '\n')
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	if err := c.Err(); err != nil {
@@ -555,4 +555,53 @@ func mustJSON(v any) json.RawMessage {
 		panic(err)
 	}
 	return b
+}
+
+// encode is m's line on the wire. A call, a notification and an answer
+// with a result are written around their params or result as they are
+// (json.Marshal's, compact already) rather than through
+// jsonrpc.EncodeMessage, which would copy and compact them again: a
+// file's bytes cross in them.
+func encode(m jsonrpc.Message) ([]byte, error) {
+	var id jsonrpc.ID
+	var key string
+	var raw json.RawMessage
+	var method []byte
+	switch m := m.(type) {
+	case *jsonrpc.Request:
+		id, key, raw = m.ID, "params", m.Params
+		var err error
+		if method, err = json.Marshal(m.Method); err != nil {
+			return nil, err
+		}
+	case *jsonrpc.Response:
+		if m.Error != nil {
+			b, err := jsonrpc.EncodeMessage(m)
+			return append(b, '\n'), err
+		}
+		id, key, raw = m.ID, "result", m.Result
+	}
+	if key == "" || len(raw) == 0 || bytes.IndexByte(raw, '\n') >= 0 {
+		b, err := jsonrpc.EncodeMessage(m)
+		return append(b, '\n'), err
+	}
+	b := make([]byte, 0, len(raw)+len(method)+64)
+	b = append(b, `{"jsonrpc":"2.0"`...)
+	if id.IsValid() {
+		ib, err := json.Marshal(id.Raw())
+		if err != nil {
+			return nil, err
+		}
+		b = append(b, `,"id":`...)
+		b = append(b, ib...)
+	}
+	if method != nil {
+		b = append(b, `,"method":`...)
+		b = append(b, method...)
+	}
+	b = append(b, `,"`...)
+	b = append(b, key...)
+	b = append(b, `":`...)
+	b = append(b, raw...)
+	return append(b, '}', '\n'), nil
 }
