@@ -34,7 +34,9 @@
 //     blocks, not its images; space around it aside) within PromptWindow
 //     of the transcript line's time, the nearest such item not matched
 //     yet, among the session's user items no key of the source makes
-//     (hooks' items).
+//     (hooks' items) and that the session has before what the source has
+//     after the line (a prompt is recorded before its turn's answers, so
+//     the same text typed again after a short turn is not taken for it).
 //
 // A matched line adds nothing: its key stands for the hook's item, so the
 // answers and calls under it in the transcript go under that item. The

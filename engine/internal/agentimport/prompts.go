@@ -72,6 +72,31 @@ func hookPrompts(st *convlog.State, session string, src *Source) map[string]stri
 	if len(cands) == 0 {
 		return alias
 	}
+	// A hook's prompt is recorded before what the transcript has after
+	// that prompt's line: a candidate the session has after an item the
+	// source has after the line is a later prompt, however near in time
+	// (the same text typed again after a short turn). before[i] is the
+	// journal position of the first item the session holds of those after
+	// src.Items[i].
+	pos := make(map[string]int, len(st.Order))
+	for i, id := range st.Order {
+		pos[id] = i
+	}
+	before := make([]int, len(src.Items))
+	next := len(st.Order)
+	for i := len(src.Items) - 1; i >= 0; i-- {
+		before[i] = next
+		in := &src.Items[i]
+		ids := []string{hookrec.ItemID(session, in.Key), src.Prior[in.Key]}
+		if in.Type == convlog.ToolCall && in.CallID != "" {
+			ids = append(ids, CallItem(session, in.CallID))
+		}
+		for _, id := range ids {
+			if p, ok := pos[id]; ok && id != "" && p < next {
+				next = p
+			}
+		}
+	}
 	used := map[string]bool{}
 	for i := range src.Items {
 		in := &src.Items[i]
@@ -95,7 +120,7 @@ func hookPrompts(st *convlog.State, session string, src *Source) map[string]stri
 		var bestD time.Duration
 		for _, c := range cands {
 			d := c.At.Sub(in.At).Abs()
-			if used[c.ID] || strings.TrimSpace(c.Text) != text || d > PromptWindow || (best != nil && d >= bestD) {
+			if used[c.ID] || pos[c.ID] >= before[i] || strings.TrimSpace(c.Text) != text || d > PromptWindow || (best != nil && d >= bestD) {
 				continue
 			}
 			best, bestD = c, d
