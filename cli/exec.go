@@ -41,9 +41,8 @@ func (c *ToolExecCmd) Run(g *Globals, t *ToolCmd) error {
 	opts := g.SessionOptions()
 	opts.NoSnapshots = c.NoSnapshots
 	ws, s, err := g.toolSession(t.Session, opts)
-	if re := (*engine.RemoteError)(nil); errors.As(err, &re) {
-		return refusedf("cairn tool exec does not run a shell line on a remote workspace yet (session %s works on %s): run it in the REPL, cairn -r %s, with :exec or !; nothing was run, here or there",
-			re.Session, re.Remote.String(), re.Session)
+	if re := (*engine.RemoteError)(nil); errors.As(err, &re) && ws != nil {
+		return c.runOnHost(g, t, ws, re, line)
 	}
 	if err != nil {
 		return err

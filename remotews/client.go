@@ -439,6 +439,7 @@ func (s *Session) Exec(ctx context.Context, call, item, line string, own bool, s
 	if err != nil {
 		return nil, err
 	}
+	a.Session = s.id // the answer names the client's session, not the host's
 	if a.Cancelled {
 		err = ctx.Err()
 		if err == nil {
