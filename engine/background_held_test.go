@@ -15,7 +15,7 @@ func TestHeldShellOutlivesClose(t *testing.T) {
 	ctx := context.Background()
 	_, ws := testStore(t)
 	s := newSession(t, ws)
-	
+
 	rc := must(s.AdmitHeldShell(ctx, "sleep 100", ""))(t)
 	if rc.Work != "shell" || !rc.Background {
 		t.Fatalf("%+v", rc)
