@@ -148,12 +148,20 @@ func (r *repl) execLine(ctx context.Context, line string, own bool, timeout int)
 		// no deadline but Ctrl-C.
 		sa.Exec, err = r.cell().Exec(ctx, line, eo)
 	case r.rc.client != nil:
-		// A remote workspace's lines run on its host and wait; the
-		// deadline cancels the call over the connection, as Ctrl-C does.
-		// One the agent section would run in the background is refused
-		// before it starts rather than waited for unasked (remoteBackground).
-		if err := r.remoteBackground(timeout); err != nil {
+		// A remote workspace's lines run on its host. One the agent
+		// section answers with a receipt runs there in the background
+		// (repl_remote_jobs.go); the others wait, and the deadline
+		// cancels the call over the connection, as Ctrl-C does.
+		cfg, err := r.store.Config()
+		if err != nil {
 			return err
+		}
+		d, err := cfg.Agent.ShellCall(engine.ExecPersistent, timeout)
+		if err != nil {
+			return refusedLine(err)
+		}
+		if d.Receipt {
+			return r.remoteJob(ctx, line, timeout)
 		}
 		dctx, cancel := context.WithTimeout(ctx, time.Duration(timeout)*time.Second)
 		sa.Exec, err = r.cell().Exec(dctx, line, eo)

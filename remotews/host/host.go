@@ -26,7 +26,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"sync"
 	"time"
 
@@ -58,6 +57,7 @@ type Options struct {
 // host is one connection's state.
 type host struct {
 	opts Options
+	sv   *Server
 	conn *rpc.Conn
 
 	mu       sync.Mutex
@@ -71,6 +71,15 @@ type host struct {
 type hostSession struct {
 	s   *engine.Session
 	log *callLog
+	id  string // the client session's
+	gen int64  // the workspace generation it is bound to
+	// bg is its background jobs' side (jobs.go).
+	bg bgState
+	// sock is its linger socket (linger.go); relay, in a host session
+	// relayed to the process that owns it, is the connection to that one
+	// (and the rest is unset).
+	sock  string
+	relay *rpc.Conn
 
 	// calls runs the session's calls that change files one at a time, so
 	// that place is the one of the call under way: the client's call and
@@ -90,11 +99,25 @@ func (hs *hostSession) where() engine.Place {
 // ctx does, then closes the host sessions it opened. It returns the first
 // error of the connection or of the closes; a connection whose input
 // simply ended is no error.
+//
+// A host session whose background jobs still run when its connection
+// ends (or the client closes it) is not closed: Serve then waits until
+// they have ended (Server.Linger), or ctx ends.
 func Serve(ctx context.Context, r io.ReadCloser, w io.WriteCloser, opts Options) error {
-	if opts.Hostname == "" {
-		opts.Hostname, _ = os.Hostname()
+	sv := NewServer(opts)
+	err := sv.Serve(ctx, r, w)
+	if lerr := sv.Linger(ctx); err == nil {
+		err = lerr
 	}
-	h := &host{opts: opts, sessions: map[string]*hostSession{}}
+	return err
+}
+
+// Serve answers one connection, as the package's Serve does, but leaves
+// the host sessions whose background jobs run open, detached: Linger
+// waits for them.
+func (sv *Server) Serve(ctx context.Context, r io.ReadCloser, w io.WriteCloser) error {
+	opts := sv.opts
+	h := &host{opts: opts, sv: sv, sessions: map[string]*hostSession{}}
 	// Every call runs in the order sent, each answered before the next
 	// begins: a client may send a turn's calls without waiting for each
 	// answer, and they run as if it had waited.
@@ -107,7 +130,7 @@ func Serve(ctx context.Context, r io.ReadCloser, w io.WriteCloser, opts Options)
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for id, hs := range h.sessions {
-		if cerr := hs.close(); cerr != nil && err == nil {
+		if cerr := sv.release(hs); cerr != nil && err == nil {
 			err = fmt.Errorf("close the host session of %s: %w", id, cerr)
 		}
 		delete(h.sessions, id)
@@ -147,6 +170,9 @@ func (h *host) dispatch(ctx context.Context, in *rpc.Incoming) (any, error) {
 	h.mu.Unlock()
 	if !ready {
 		return nil, remotews.Errorf(remotews.CodeNotReady, "not_ready", nil, "%s before hello", in.Method)
+	}
+	if relay := h.relayed(in); relay != nil && in.Method != remotews.MethodSessionOpen {
+		return h.forward(ctx, relay, in)
 	}
 	switch in.Method {
 	case remotews.MethodSessionOpen:
@@ -295,6 +321,8 @@ func (h *host) dispatch(ctx context.Context, in *rpc.Incoming) (any, error) {
 			}
 			return &remotews.DiffResult{Changes: *ch, Sides: remotews.SidesOf(ch.Files, remotews.SideBudget)}, nil
 		})
+	case remotews.MethodShellStart, remotews.MethodJobsList, remotews.MethodJobCancel:
+		return h.jobCall(ctx, in)
 	case remotews.MethodSnapshotsList:
 		p, err := decode[remotews.SessionRef](in)
 		if err != nil {
@@ -379,8 +407,15 @@ func (h *host) open(ctx context.Context, p remotews.SessionOpen) (*remotews.Sess
 			"%s on %s is identity %s generation %d; the session is bound to identity %s generation %d",
 			w.Path, w.Host, cur.ID, cur.N, p.Identity, p.Generation)
 	}
+	if hs := h.sv.attach(p.Session, p.Generation, h.conn); hs != nil {
+		return h.reopened(ctx, hs, w.Path, p)
+	}
+	sock := h.sv.sockName(w.Path, p.Session, p.Generation)
+	if opened, err := h.relayTo(ctx, sock, p); opened != nil || err != nil {
+		return opened, err
+	}
 	a := engine.AgentSession{Agent: Agent, ID: fmt.Sprintf("%s/%s/%d", p.Session, p.Identity, p.Generation)}
-	hs := &hostSession{}
+	hs := &hostSession{id: p.Session, sock: sock}
 	s, err := ws.OpenAgent(ctx, a, engine.SessionOptions{
 		Elsewhere: hs.where,
 		Limit: func(c engine.Config) engine.Config {
@@ -388,7 +423,9 @@ func (h *host) open(ctx context.Context, p remotews.SessionOpen) (*remotews.Sess
 		},
 		NoSnapshots: p.NoSnapshots || !w.Limits.SnapshotsEnabled,
 		Notice: func(text string) {
-			_ = h.conn.Notify(remotews.NoteNotice, remotews.Notice{Session: p.Session, Text: text})
+			if c := hs.bg.on(); c != nil {
+				_ = c.Notify(remotews.NoteNotice, remotews.Notice{Session: p.Session, Text: text})
+			}
 		},
 	}, true, ownerWait)
 	if err != nil {
@@ -408,8 +445,10 @@ func (h *host) open(ctx context.Context, p remotews.SessionOpen) (*remotews.Sess
 	}
 	h.mu.Lock()
 	hs.s, hs.log = s, log
+	hs.gen = p.Generation
 	h.sessions[p.Session] = hs
 	h.mu.Unlock()
+	hs.watch(h.sv, h.conn)
 	return &remotews.SessionOpened{Session: p.Session, HostSession: s.ID(), Pending: pendingOf(old, snaps)}, nil
 }
 
@@ -422,10 +461,13 @@ func (h *host) close(id string, had int64) error {
 		return remotews.Errorf(remotews.CodeNotReady, "not_ready", nil, "session %s is not open", id)
 	}
 	hs.log.closed(had)
-	return hs.close()
+	return h.sv.release(hs)
 }
 
 func (hs *hostSession) close() error {
+	hs.bg.mu.Lock()
+	hs.unlisten()
+	hs.bg.mu.Unlock()
 	err := hs.s.Close()
 	if lerr := hs.log.close(); err == nil {
 		err = lerr
