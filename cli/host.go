@@ -10,7 +10,6 @@ import (
 	"os/signal"
 	"path/filepath"
 	"slices"
-	"strings"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -146,13 +145,12 @@ const lingerFD = 3
 // ends the connection once the process it started has ended and the
 // connection's output is closed; a process that lingers must be another.
 func serveInChild(g *Globals) error {
-	exe := os.Args[0]
-	if !strings.ContainsRune(exe, '/') {
-		p, err := exec.LookPath(exe)
-		if err != nil {
+	// This very program: the cairn ssh started, whatever PATH says.
+	exe, err := os.Executable()
+	if err != nil {
+		if exe, err = exec.LookPath(os.Args[0]); err != nil {
 			return err
 		}
-		exe = p
 	}
 	r, w, err := os.Pipe()
 	if err != nil {
