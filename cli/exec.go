@@ -114,7 +114,7 @@ func printExecAnswer(w io.Writer, ws filesRoot, a *engine.ExecAnswer, own bool) 
 // given no record of its own. The line is taken as typed, for sh -c.
 type (
 	replExecCmd struct {
-		Timeout int    `name:"timeout" default:"120" placeholder:"SECONDS" help:"The line's hard deadline (default 120). Under shell auto, a timeout over the async threshold runs it in the background: its receipt now, its end reported above the input line."`
+		Timeout int    `name:"timeout" default:"120" placeholder:"SECONDS" help:"The line's hard deadline (default 120). Under shell auto, a timeout over the async threshold runs it in the background (on a remote workspace, on its host, where it outlives the connection): its receipt now, its end reported above the input line."`
 		Line    string `arg:"" placeholder:"LINE" help:"The shell line, as typed (run with sh -c in the workspace)."`
 	}
 	replOwnCmd struct {
