@@ -41,9 +41,8 @@ func (c *ToolExecCmd) Run(g *Globals, t *ToolCmd) error {
 	opts := g.SessionOptions()
 	opts.NoSnapshots = c.NoSnapshots
 	ws, s, err := g.toolSession(t.Session, opts)
-	if re := (*engine.RemoteError)(nil); errors.As(err, &re) {
-		return refusedf("cairn tool exec does not run a shell line on a remote workspace yet (session %s works on %s): run it in the REPL, cairn -r %s, with :exec or !; nothing was run, here or there",
-			re.Session, re.Remote.String(), re.Session)
+	if re := (*engine.RemoteError)(nil); errors.As(err, &re) && ws != nil {
+		return c.runOnHost(g, t, ws, re, line)
 	}
 	if err != nil {
 		return err
@@ -115,7 +114,7 @@ func printExecAnswer(w io.Writer, ws filesRoot, a *engine.ExecAnswer, own bool) 
 // given no record of its own. The line is taken as typed, for sh -c.
 type (
 	replExecCmd struct {
-		Timeout int    `name:"timeout" default:"120" placeholder:"SECONDS" help:"The line's hard deadline (default 120). Under shell auto, a timeout over the async threshold runs it in the background: its receipt now, its end reported above the input line."`
+		Timeout int    `name:"timeout" default:"120" placeholder:"SECONDS" help:"The line's hard deadline (default 120). Under shell auto, a timeout over the async threshold runs it in the background (on a remote workspace, on its host, where it outlives the connection): its receipt now, its end reported above the input line."`
 		Line    string `arg:"" placeholder:"LINE" help:"The shell line, as typed (run with sh -c in the workspace)."`
 	}
 	replOwnCmd struct {
@@ -149,12 +148,20 @@ func (r *repl) execLine(ctx context.Context, line string, own bool, timeout int)
 		// no deadline but Ctrl-C.
 		sa.Exec, err = r.cell().Exec(ctx, line, eo)
 	case r.rc.client != nil:
-		// A remote workspace's lines run on its host and wait; the
-		// deadline cancels the call over the connection, as Ctrl-C does.
-		// One the agent section would run in the background is refused
-		// before it starts rather than waited for unasked (remoteBackground).
-		if err := r.remoteBackground(timeout); err != nil {
+		// A remote workspace's lines run on its host. One the agent
+		// section answers with a receipt runs there in the background
+		// (repl_remote_jobs.go); the others wait, and the deadline
+		// cancels the call over the connection, as Ctrl-C does.
+		cfg, err := r.store.Config()
+		if err != nil {
 			return err
+		}
+		d, err := cfg.Agent.ShellCall(engine.ExecPersistent, timeout)
+		if err != nil {
+			return refusedLine(err)
+		}
+		if d.Receipt {
+			return r.remoteJob(ctx, line, timeout)
 		}
 		dctx, cancel := context.WithTimeout(ctx, time.Duration(timeout)*time.Second)
 		sa.Exec, err = r.cell().Exec(dctx, line, eo)

@@ -108,6 +108,9 @@ func (g *Globals) openBound(ws *engine.Workspace, id string, b *engine.RemoteWor
 		return nil, err
 	}
 	hs.Newest = newestOf(sess)
+	if !read {
+		syncJobs(g.Ctx, sess, hs, c.Target.Host, func(text string) { say(g.Stderr, text) }) // repl_remote_jobs.go
+	}
 	return &boundSession{sess: sess, client: c, hs: hs}, nil
 }
 

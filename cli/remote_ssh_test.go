@@ -597,5 +597,15 @@ func TestSSHKilledMidPipelinedTurn(t *testing.T) {
 		<-c.Done()
 		c.Close()
 	}
+	// The host's cairn of the last killed connection runs in a session
+	// of its own and closes the host session after the kill: a last
+	// connect waits for it (the session's flock) before the folders go.
+	c := e.mustDial()
+	if s, err := c.Session(ctx, sid, binding, false); err != nil {
+		t.Fatalf("the last reconnect: %v", err)
+	} else if err := s.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
 	t.Logf("%d rounds; %d writes cut off and told at the next connect", *sshRounds, told)
 }

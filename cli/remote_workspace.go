@@ -13,7 +13,8 @@ import (
 
 // sshCommands are the commands that take --ssh in this build: the REPL,
 // where, prompt, and the plumbing that reads or changes a session's change
-// records or shell history (remote_plumbing.go); tool exec refuses.
+// records or shell history (remote_plumbing.go), and tool (its exec
+// too, remote_exec.go).
 // The rest refuse it rather than run locally: a command meant for a
 // remote workspace never falls back to this machine's files. storage is refused for good: the
 // host's state folder is the host's business.

@@ -274,7 +274,7 @@ func (r *repl) closeSession() (string, bool) {
 	s := r.sess
 	r.sess = nil
 	if _, shells := s.Running(); shells > 0 {
-		fmt.Fprintf(r.out, "Stopping %s before the session closes.\n", plural(shells, "background shell job", "background shell jobs"))
+		r.sayClosingJobs(s, shells)
 	}
 	r.open.mu.Lock() // a signal arriving now waits for this close
 	err := s.Close()

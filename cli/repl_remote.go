@@ -97,7 +97,7 @@ func (r *repl) dialRemote(t remotews.Target, id string, kept *engine.RemoteWorks
 	limits := remotews.LimitsOf(cfg)
 	sshCommand, cairnPath := r.g.sshWays(kept)
 	opts := remotews.Options{SSHCommand: sshCommand, CairnPath: cairnPath,
-		Limits: &limits, Stderr: r.errw, Notice: func(_, text string) { r.notice(text) }}
+		Limits: &limits, Stderr: r.errw, Notice: func(_, text string) { r.notice(text) }, JobEnded: r.jobEnded}
 	var c *remotews.Client
 	if kept != nil {
 		c, err = dialBinding(r.g.Ctx, t, id, *kept, opts)
@@ -231,6 +231,7 @@ func (r *repl) remoteOpen() {
 	for _, p := range hs.Opened.Pending {
 		fmt.Fprintln(r.out, pendingLine(p))
 	}
+	syncJobs(r.g.Ctx, r.sess, hs, c.Target.Host, func(text string) { fmt.Fprintln(r.out, text) })
 }
 
 // remoteClose closes the current session's host session.
@@ -484,24 +485,6 @@ func (r *repl) unrevert(ctx context.Context) (*engine.RevertResult, error) {
 		return nil, r.noHostSession()
 	}
 	return unrevertOnHost(ctx, r.sess, c.hs)
-}
-
-// remoteBackground refuses a shell line of timeout seconds that the agent
-// section of config.json would run in the background (shell auto over the
-// threshold, or async): on a remote workspace a line runs on the host and
-// holds its host session while it runs, so it cannot go on behind the
-// prompt; it is refused before it starts, not waited for unasked.
-func (r *repl) remoteBackground(timeout int) error {
-	cfg, err := r.store.Config()
-	if err != nil {
-		return err
-	}
-	d, err := cfg.Agent.ShellCall(engine.ExecPersistent, timeout)
-	if err != nil || !d.Receipt {
-		return err
-	}
-	return refusedf("a shell line in the background is not served on a remote workspace yet (%s): nothing was run, here or there. To wait for it on the host, give a --timeout within agent.shell_async_threshold_secs under shell auto, or run it as your own line with !",
-		d.Why)
 }
 
 // shellHistory is the session's shell history: this machine's, or its

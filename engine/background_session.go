@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"cairn/engine/ids"
 	"cairn/engine/internal/bgwork"
@@ -60,7 +61,7 @@ func (s *Session) runner() (*bgwork.Runner, error) {
 	}
 	w.runner = bgwork.NewRunner(l, bgwork.RunnerOptions{
 		Settled: func(bgwork.Work, *bgwork.Delivery) { s.wakeUp() },
-		EndHeld: s.cancelHeldTask,
+		EndHeld: s.endHeld,
 	})
 	return w.runner, nil
 }
@@ -123,14 +124,23 @@ func (s *Session) Shell(ctx context.Context, line string, o ShellOptions) (Shell
 	s.sweepDeadJobs()
 	st := r.Ledger().State()
 	id := ids.Unique(ids.ShellLabel(line), func(c string) bool { _, ok := st.Work(c); return ok })
-	eo := o.ExecOptions
+	rc, err := s.beginShellJob(r, id, line, o.ExecOptions, d.Deadline)
+	if err != nil {
+		return ShellAnswer{}, err
+	}
+	return ShellAnswer{Receipt: rc}, nil
+}
+
+// beginShellJob admits background shell line as job id and runs it, with
+// deadline as its hard deadline.
+func (s *Session) beginShellJob(r *bgwork.Runner, id, line string, eo ExecOptions, deadline time.Duration) (*Receipt, error) {
 	eo.Stdout, eo.Stderr = nil, nil // its end is reported, not its output as it runs
-	c, err := r.Start(bgwork.Admission{ID: id, Type: bgwork.TypeShell, Call: eo.Call, Label: line, Background: true, Turn: s.turns()}, d.Deadline,
+	c, err := r.Start(bgwork.Admission{ID: id, Type: bgwork.TypeShell, Call: eo.Call, Label: line, Background: true, Turn: s.turns()}, deadline,
 		func(ctx context.Context) bgwork.Result { return s.shellJob(ctx, id, line, eo) })
 	if err != nil {
-		return ShellAnswer{}, bgworkError(err)
+		return nil, bgworkError(err)
 	}
-	return ShellAnswer{Receipt: &c.Receipt}, nil
+	return &c.Receipt, nil
 }
 
 // TaskControl is the task_control tool as the session's owner answers it:

@@ -74,14 +74,16 @@ package engine
 // log's own mutex (leaf).
 //
 // Background work and messages: background.go background_session.go
-// background_shell.go background_remind.go messages.go. How task and shell calls run (package
+// background_shell.go background_remind.go background_held.go messages.go. How task and shell calls run (package
 // execpolicy), the ledger of a session's background work (package bgwork;
 // the tasks the task records keep are listed there too) and its inbox of
 // cross-session messages (package inbox), delivered into the conversation
 // as items, with the reminders of running work after a compaction and every
 // N turns (config.json). A background shell line is recorded as an agent's
 // shell call under hooks is (hook_exec.go), so calls run meanwhile join its
-// unit. Locks: sessionWork.mu (the session's part that runs its background
+// unit. A remote workspace's background line runs on its host (ShellJob)
+// and is held work of the client's session, settled with the host's
+// outcome (background_held.go). Locks: sessionWork.mu (the session's part that runs its background
 // work, background_session.go), and the ledger's and the inbox's own
 // mutexes (leaves).
 //

@@ -190,6 +190,8 @@ type sessionWork struct {
 	// dead is the shell jobs a crash interrupted whose pending markers
 	// are still to be closed (sweepDeadJobs).
 	dead []string
+	// heldCancel reaches where held shell jobs run (OnHeldShellCancel).
+	heldCancel func(id string) error
 }
 
 // indexKeep is how a session opened for a prompt keeps its index when it

@@ -37,6 +37,10 @@ type Options struct {
 	// refused, before the host binds anything, when the target's path is
 	// another folder (BoundPath).
 	Bound string
+	// JobEnded receives the end of a background job of a host session
+	// open on the connection (job.ended), in a goroutine of the
+	// connection's: it may be told again by Session.Jobs.
+	JobEnded func(session string, w engine.BackgroundWork)
 }
 
 // Client is a connection to one workspace on a host.
@@ -108,6 +112,12 @@ func (c *Client) handler(opts Options) rpc.Handler {
 			var n Notice
 			if json.Unmarshal(in.Params, &n) == nil {
 				opts.Notice(n.Session, n.Text)
+			}
+		}
+		if in.Method == NoteJobEnded && opts.JobEnded != nil {
+			var j JobEnded
+			if json.Unmarshal(in.Params, &j) == nil {
+				opts.JobEnded(j.Session, j.Work)
 			}
 		}
 		if in.IsCall() {
@@ -457,6 +467,7 @@ func (s *Session) Exec(ctx context.Context, call, item, line string, own bool, s
 	if err != nil {
 		return nil, err
 	}
+	a.Session = s.id // the answer names the client's session, not the host's
 	if a.Cancelled {
 		err = ctx.Err()
 		if err == nil {
@@ -550,6 +561,31 @@ func (s *Session) Snapshots(ctx context.Context) (*engine.SnapshotList, error) {
 func (s *Session) Shells(ctx context.Context) ([]engine.ShellEntry, error) {
 	ents, err := syncCall[[]engine.ShellEntry](ctx, s, MethodShellsList, CallRef{}, SessionRef{Session: s.id})
 	return *ents, err
+}
+
+// ShellStart runs shell line on the host in the background as job (the
+// id this session's ledger admitted it under), timeout seconds its hard
+// deadline there: the answer is the host's receipt. Its end comes as a
+// job.ended notification (Options.JobEnded) and is told by Jobs.
+func (s *Session) ShellStart(ctx context.Context, call, item, job, line string, timeout int) (*engine.Receipt, error) {
+	r := s.ref(call, item)
+	return syncCall[engine.Receipt](ctx, s, MethodShellStart, r, ShellStart{CallRef: r, Job: job, Line: line, Timeout: timeout})
+}
+
+// Jobs tells how the host session's background jobs named stand there;
+// a job absent from the answer never started there.
+func (s *Session) Jobs(ctx context.Context, jobs []string) ([]engine.BackgroundWork, error) {
+	l, err := syncCall[JobsList](ctx, s, MethodJobsList, CallRef{}, JobsQuery{SessionRef: SessionRef{Session: s.id}, Jobs: jobs})
+	if err != nil {
+		return nil, err
+	}
+	return l.Jobs, nil
+}
+
+// JobCancel asks the host to stop background job job; it shows
+// cancelling until it has ended there.
+func (s *Session) JobCancel(ctx context.Context, job string) (*engine.BackgroundWork, error) {
+	return syncCall[engine.BackgroundWork](ctx, s, MethodJobCancel, CallRef{}, JobRef{SessionRef: SessionRef{Session: s.id}, Job: job})
 }
 
 // GoCommit sends the end of the client's turn; once Wait returns without

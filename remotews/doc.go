@@ -128,9 +128,28 @@
 //	                   session's change records (engine.Session.ChangesOf); sides
 //	                   are each file's bytes, which engine.Changes' JSON leaves out.
 //	calls.pending      {session} -> {pending:[...]}                        (later)
+//	shell.start        {session,call,item,seq,had,job,line,timeout} -> engine.Receipt
+//	                   A background shell line, run in the host session as job
+//	                   (the id the client's session admitted it under), timeout
+//	                   seconds its hard deadline there (engine.Session.ShellJob).
+//	                   Its end is the notification "job.ended" {session,work}
+//	                   (engine.BackgroundWork), sent to the connection the host
+//	                   session is on when it ends.
+//	jobs.list          {session,jobs} -> {jobs:[engine.BackgroundWork]}
+//	                   How the jobs named stand in the host session's ledger; one
+//	                   absent never started there. No jobs: the live ones.
+//	job.cancel         {session,job} -> engine.BackgroundWork
+//	                   Stops a job; it shows cancelling until job.ended.
+//
+// A host session whose jobs run when the client closes it or the
+// connection ends is detached, not closed: its process owns it until
+// the last job ends, and listens on its linger socket, where the same
+// protocol is served; the next connection's cairn host relays the
+// session's calls there (package host).
 //
 // Host to client, notifications only: "notice" {session,text}, the one-line
-// messages an engine session shows its user (SessionOptions.Notice).
+// messages an engine session shows its user (SessionOptions.Notice), and
+// "job.ended" (above).
 //
 // # Errors
 //

@@ -9,7 +9,7 @@ import (
 
 // Protocol is the version of the protocol: the methods, their params and
 // results. A client and a host of different protocols refuse each other.
-const Protocol = 2
+const Protocol = 3
 
 // Methods, part of the protocol.
 const (
@@ -32,11 +32,17 @@ const (
 	MethodCallsPending     = "calls.pending"
 	MethodShellsList       = "shells.list"
 	MethodDiff             = "diff"
+	MethodShellStart       = "shell.start"
+	MethodJobsList         = "jobs.list"
+	MethodJobCancel        = "job.cancel"
 
 	// NoteExecOutput is the call notification of exec's output.
 	NoteExecOutput = "exec.output"
 	// NoteNotice is a host session's one-line message.
 	NoteNotice = "notice"
+	// NoteJobEnded is a background job's end, told to the connection
+	// the host session is on.
+	NoteJobEnded = "job.ended"
 )
 
 // Error codes of the protocol's error answers.
@@ -330,4 +336,40 @@ func withSides(files []engine.FileChange, sides []Sides) bool {
 		files[i].Before.Data, files[i].After.Data = sides[i].Before, sides[i].After
 	}
 	return true
+}
+
+// ShellStart is shell.start's params: a background shell line, run on the
+// host as job Job (the id the client's session admitted it under), with
+// Timeout seconds as its hard deadline. Its answer is engine.Receipt.
+type ShellStart struct {
+	CallRef
+	Job     string `json:"job"`
+	Line    string `json:"line"`
+	Timeout int    `json:"timeout"`
+}
+
+// JobsQuery is jobs.list's params: the jobs to tell of (none: every
+// live one).
+type JobsQuery struct {
+	SessionRef
+	Jobs []string `json:"jobs,omitempty"`
+}
+
+// JobsList is jobs.list's answer: each job asked for that the host
+// session's ledger knows, as it stands there (a job it does not know
+// never started there).
+type JobsList struct {
+	Jobs []engine.BackgroundWork `json:"jobs"`
+}
+
+// JobRef is job.cancel's params; its answer is engine.BackgroundWork.
+type JobRef struct {
+	SessionRef
+	Job string `json:"job"`
+}
+
+// JobEnded is a job.ended notification's params.
+type JobEnded struct {
+	Session string                `json:"session"`
+	Work    engine.BackgroundWork `json:"work"`
 }

@@ -26,7 +26,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"sync"
 	"time"
 
@@ -58,6 +57,7 @@ type Options struct {
 // host is one connection's state.
 type host struct {
 	opts Options
+	sv   *Server
 	conn *rpc.Conn
 
 	mu       sync.Mutex
@@ -69,9 +69,19 @@ type host struct {
 // hostSession is a client session's host session on this connection and
 // its call log (calls.go).
 type hostSession struct {
-	s        *engine.Session
-	log      *callLog // nil on a session open to be read only
+	s   *engine.Session
+	log *callLog // nil on a session open to be read only
+	id  string   // the client session's
+	gen int64    // the workspace generation it is bound to
+	// readOnly: open to be read only (openRead): none of the rest is set.
 	readOnly bool
+	// bg is its background jobs' side (jobs.go).
+	bg bgState
+	// sock is its linger socket (linger.go); relay, in a host session
+	// relayed to the process that owns it, is the connection to that one
+	// (and the rest is unset).
+	sock  string
+	relay *rpc.Conn
 
 	// calls runs the session's calls that change files one at a time, so
 	// that place is the one of the call under way: the client's call and
@@ -91,11 +101,25 @@ func (hs *hostSession) where() engine.Place {
 // ctx does, then closes the host sessions it opened. It returns the first
 // error of the connection or of the closes; a connection whose input
 // simply ended is no error.
+//
+// A host session whose background jobs still run when its connection
+// ends (or the client closes it) is not closed: Serve then waits until
+// they have ended (Server.Linger), or ctx ends.
 func Serve(ctx context.Context, r io.ReadCloser, w io.WriteCloser, opts Options) error {
-	if opts.Hostname == "" {
-		opts.Hostname, _ = os.Hostname()
+	sv := NewServer(opts)
+	err := sv.Serve(ctx, r, w)
+	if lerr := sv.Linger(ctx); err == nil {
+		err = lerr
 	}
-	h := &host{opts: opts, sessions: map[string]*hostSession{}}
+	return err
+}
+
+// Serve answers one connection, as the package's Serve does, but leaves
+// the host sessions whose background jobs run open, detached: Linger
+// waits for them.
+func (sv *Server) Serve(ctx context.Context, r io.ReadCloser, w io.WriteCloser) error {
+	opts := sv.opts
+	h := &host{opts: opts, sv: sv, sessions: map[string]*hostSession{}}
 	// Every call runs in the order sent, each answered before the next
 	// begins: a client may send a turn's calls without waiting for each
 	// answer, and they run as if it had waited.
@@ -108,7 +132,7 @@ func Serve(ctx context.Context, r io.ReadCloser, w io.WriteCloser, opts Options)
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for id, hs := range h.sessions {
-		if cerr := hs.close(); cerr != nil && err == nil {
+		if cerr := sv.release(hs); cerr != nil && err == nil {
 			err = fmt.Errorf("close the host session of %s: %w", id, cerr)
 		}
 		delete(h.sessions, id)
@@ -148,6 +172,9 @@ func (h *host) dispatch(ctx context.Context, in *rpc.Incoming) (any, error) {
 	h.mu.Unlock()
 	if !ready {
 		return nil, remotews.Errorf(remotews.CodeNotReady, "not_ready", nil, "%s before hello", in.Method)
+	}
+	if relay := h.relayed(in); relay != nil && in.Method != remotews.MethodSessionOpen {
+		return h.forward(ctx, relay, in)
 	}
 	switch in.Method {
 	case remotews.MethodSessionOpen:
@@ -296,6 +323,8 @@ func (h *host) dispatch(ctx context.Context, in *rpc.Incoming) (any, error) {
 			}
 			return &remotews.DiffResult{Changes: *ch, Sides: remotews.SidesOf(ch.Files, remotews.SideBudget)}, nil
 		})
+	case remotews.MethodShellStart, remotews.MethodJobsList, remotews.MethodJobCancel:
+		return h.jobCall(ctx, in)
 	case remotews.MethodSnapshotsList:
 		p, err := decode[remotews.SessionRef](in)
 		if err != nil {
@@ -388,9 +417,18 @@ func (h *host) open(ctx context.Context, p remotews.SessionOpen) (*remotews.Sess
 	}
 	a := engine.AgentSession{Agent: Agent, ID: fmt.Sprintf("%s/%s/%d", p.Session, p.Identity, p.Generation)}
 	if p.ReadOnly {
+		// Read from the records as they are, whoever owns the session
+		// (a process lingering for its jobs included).
 		return h.openRead(ctx, ws, w, a, p)
 	}
-	hs := &hostSession{}
+	if hs := h.sv.attach(p.Session, p.Generation, h.conn); hs != nil {
+		return h.reopened(ctx, hs, w.Path, p)
+	}
+	sock := h.sv.sockName(w.Path, p.Session, p.Generation)
+	if opened, err := h.relayTo(ctx, sock, p); opened != nil || err != nil {
+		return opened, err
+	}
+	hs := &hostSession{id: p.Session, sock: sock}
 	s, err := ws.OpenAgent(ctx, a, engine.SessionOptions{
 		Elsewhere: hs.where,
 		Limit: func(c engine.Config) engine.Config {
@@ -398,7 +436,9 @@ func (h *host) open(ctx context.Context, p remotews.SessionOpen) (*remotews.Sess
 		},
 		NoSnapshots: p.NoSnapshots || !w.Limits.SnapshotsEnabled,
 		Notice: func(text string) {
-			_ = h.conn.Notify(remotews.NoteNotice, remotews.Notice{Session: p.Session, Text: text})
+			if c := hs.bg.on(); c != nil {
+				_ = c.Notify(remotews.NoteNotice, remotews.Notice{Session: p.Session, Text: text})
+			}
 		},
 	}, true, ownerWait)
 	if err != nil {
@@ -418,8 +458,10 @@ func (h *host) open(ctx context.Context, p remotews.SessionOpen) (*remotews.Sess
 	}
 	h.mu.Lock()
 	hs.s, hs.log = s, log
+	hs.gen = p.Generation
 	h.sessions[p.Session] = hs
 	h.mu.Unlock()
+	hs.watch(h.sv, h.conn)
 	return &remotews.SessionOpened{Session: p.Session, HostSession: s.ID(), Pending: pendingOf(old, snaps)}, nil
 }
 
@@ -451,13 +493,17 @@ func (h *host) close(id string, had int64) error {
 	if hs == nil {
 		return remotews.Errorf(remotews.CodeNotReady, "not_ready", nil, "session %s is not open", id)
 	}
-	if hs.log != nil {
-		hs.log.closed(had)
+	if hs.log == nil {
+		return hs.close() // open to be read only
 	}
-	return hs.close()
+	hs.log.closed(had)
+	return h.sv.release(hs)
 }
 
 func (hs *hostSession) close() error {
+	hs.bg.mu.Lock()
+	hs.unlisten()
+	hs.bg.mu.Unlock()
 	err := hs.s.Close()
 	if hs.log == nil {
 		return err

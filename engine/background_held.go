@@ -1,0 +1,147 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"cairn/engine/ids"
+	"cairn/engine/internal/bgwork"
+	"cairn/engine/internal/execpolicy"
+)
+
+// Background shell lines of a remote workspace. The host runs the line
+// (ShellJob, in the host session, under the id the client chose) and
+// keeps its shell history entry, output and change record; the client's
+// session admits it as held work (AdmitHeldShell: it belongs to the
+// session, not to the process, so neither a close nor a later open
+// interrupts it) and settles it with the outcome the host reports
+// (SettleHeldShell), which is then delivered as a local job's result is.
+// A cancel of it here (task_control, /shells stop, a stop of all work)
+// reaches the host through OnHeldShellCancel.
+
+// ShellJob runs shell line in the background as job id, whatever the
+// agent section says (the caller decided: a remote workspace's client),
+// with o.TimeoutSecs as its hard deadline: admitted, recorded and run as
+// Shell runs a line answered with a receipt.
+func (s *Session) ShellJob(ctx context.Context, id, line string, o ShellOptions) (*Receipt, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(line) == "" || strings.ContainsRune(line, 0) {
+		return nil, fmt.Errorf("%w: a shell line must hold a command and no NUL byte", ErrBadInput)
+	}
+	if !ids.Valid(id) {
+		return nil, fmt.Errorf("%w: %q is not a job id", ErrBadInput, id)
+	}
+	if o.TimeoutSecs == 0 {
+		o.TimeoutSecs = DefaultShellTimeoutSecs
+	}
+	if err := execpolicy.CheckSecs(o.TimeoutSecs); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrBadInput, err)
+	}
+	r, err := s.runner()
+	if err != nil {
+		return nil, err
+	}
+	s.sweepDeadJobs()
+	return s.beginShellJob(r, id, line, o.ExecOptions, time.Duration(o.TimeoutSecs)*time.Second)
+}
+
+// AdmitHeldShell admits background shell line, run elsewhere (on a
+// remote workspace's host), as held work of the session under a new job
+// id, answered with its receipt: recorded before the line is sent to run.
+func (s *Session) AdmitHeldShell(ctx context.Context, line, call string) (*Receipt, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(line) == "" || strings.ContainsRune(line, 0) {
+		return nil, fmt.Errorf("%w: a shell line must hold a command and no NUL byte", ErrBadInput)
+	}
+	r, err := s.runner()
+	if err != nil {
+		return nil, err
+	}
+	st := r.Ledger().State()
+	id := ids.Unique(ids.ShellLabel(line), func(c string) bool { _, ok := st.Work(c); return ok })
+	rc, err := r.Ledger().Admit(bgwork.Admission{ID: id, Type: bgwork.TypeShell, Call: call, Label: line,
+		Background: true, Held: true, Turn: s.turns()})
+	if err != nil {
+		return nil, bgworkError(err)
+	}
+	return &rc, nil
+}
+
+// HeldShells is the session's live held shell jobs (running or
+// cancelling elsewhere), oldest first.
+func (s *Session) HeldShells() ([]BackgroundWork, error) {
+	r, err := s.runner()
+	if err != nil {
+		return nil, err
+	}
+	var out []BackgroundWork
+	for _, w := range r.Ledger().State().Works() {
+		if w.Held && w.Type == bgwork.TypeShell && w.Live() {
+			out = append(out, w)
+		}
+	}
+	return out, nil
+}
+
+// SettleHeldShell settles held shell job id with how it ended where it
+// ran (res.Outcome set), owing its result to the session as a local job's
+// is, and wakes OnBackground's callers. It reports false, changing
+// nothing, when the job is settled already: the same outcome may be told
+// twice (as it ends, and at the next connect).
+func (s *Session) SettleHeldShell(id string, res WorkResult) (bool, error) {
+	if res.Outcome == "" {
+		return false, fmt.Errorf("%w: a held job settles with an outcome", ErrBadInput)
+	}
+	r, err := s.runner()
+	if err != nil {
+		return false, err
+	}
+	w, ok := r.Ledger().Work(id)
+	switch {
+	case !ok:
+		return false, fmt.Errorf("%w: no background work %s", ErrNotFound, id)
+	case !w.Held || w.Type != bgwork.TypeShell:
+		return false, refusedf("%s is not a shell job run elsewhere", id)
+	case !w.Live():
+		return false, nil
+	}
+	if _, err := r.Ledger().Settle(id, res); err != nil {
+		return false, bgworkError(err)
+	}
+	s.wakeUp()
+	return true, nil
+}
+
+// OnHeldShellCancel sets how a cancel of a held shell job reaches where
+// it runs: fn asks for it to be stopped there; the job shows cancelling
+// until its outcome is settled (SettleHeldShell). Without fn, such a
+// cancel is recorded and reaches it at the next connect.
+func (s *Session) OnHeldShellCancel(fn func(id string) error) {
+	s.work.mu.Lock()
+	s.work.heldCancel = fn
+	s.work.mu.Unlock()
+}
+
+// endHeld ends held work id that runs in no process here, as a cancel
+// asks: a held shell job through OnHeldShellCancel, a task of the
+// plumbing in its records.
+func (s *Session) endHeld(id string) error {
+	s.work.mu.Lock()
+	fn, r := s.work.heldCancel, s.work.runner
+	s.work.mu.Unlock()
+	if r != nil {
+		if w, ok := r.Ledger().Work(id); ok && w.Type == bgwork.TypeShell {
+			if fn == nil {
+				return nil // cancelling: the next connect stops it there
+			}
+			return fn(id)
+		}
+	}
+	return s.cancelHeldTask(id)
+}
