@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unsafe"
 
 	"cairn/engine"
 )
@@ -284,7 +285,8 @@ func quote(f string) string { return strconv.Quote(f) }
 // errTorn: a kept form's entry line cannot be read.
 var errTorn = errors.New("importer: a read state's entry line is torn")
 
-// ParseState reads what Marshal and MarshalBatch made.
+// ParseState reads what Marshal and MarshalBatch made. The State keeps
+// b (its tips are read there): b is not to be changed after.
 func ParseState(b []byte) (*State, error) {
 	// The last complete JSON line ends the part read.
 	end := -1
@@ -310,11 +312,14 @@ func ParseState(b []byte) (*State, error) {
 		return nil, errors.New("importer: not a read state")
 	}
 	st.kept = int64(end)
-	// The entries are read from one string: each field is a part of it,
-	// not a string of its own, and the maps are made at their size (a
-	// long session's mark holds thousands of entries, read at every
-	// prompt).
-	text := string(b[:last])
+	// The entries are read from one string, b itself (not copied: b is
+	// not changed after): each field is a part of it, not a string of its
+	// own, and the maps are made at their size (a long session's mark
+	// holds thousands of entries, read at every prompt).
+	text := ""
+	if last > 0 {
+		text = unsafe.String(&b[0], last)
+	}
 	usage, aliases := entryCounts(text)
 	st.Aliases = make(map[string]string, aliases)
 	if st.CC != nil {

@@ -11,6 +11,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"cairn/internal/vfs"
 )
@@ -103,8 +104,13 @@ func ReadIndex(fsys vfs.FS, name string) (*Index, error) {
 	}
 	// The item lines are read from one string, each field a part of it:
 	// a long session's index holds thousands of items, read at every
-	// prompt.
-	return &Index{Size: t.Size, Sum: t.Sum, State: t.State, kept: int64(end), text: string(b[:last]), n: n}, nil
+	// prompt. b is ours alone and never written again: it is that
+	// string, not copied.
+	text := ""
+	if last > 0 {
+		text = unsafe.String(&b[0], last)
+	}
+	return &Index{Size: t.Size, Sum: t.Sum, State: t.State, kept: int64(end), text: text, n: n}, nil
 }
 
 // eachLine calls fn with each item line of the index, in the order they
