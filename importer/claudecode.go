@@ -108,7 +108,7 @@ type ccState struct {
 	// Tip maps a line's uuid to the key of the item a child of that line
 	// hangs under: its own last item, or, for a line that made none, its
 	// parent's (so the tree closes over progress lines and the like).
-	Tip map[string]string `json:"-"`
+	Tip tips `json:"-"`
 	// Calls maps the id of a tool_use not answered yet to its item's key.
 	Calls map[string]string `json:"calls,omitempty"`
 	// MsgID and MsgKey are the message id and key of the last assistant
@@ -137,7 +137,7 @@ type ccState struct {
 
 // setTip sets Tip[uuid], noting it for the next batch.
 func (st *ccState) setTip(uuid, key string) {
-	st.Tip[uuid] = key
+	st.Tip.set(uuid, key)
 	st.newTips = append(st.newTips, uuid)
 }
 
@@ -156,7 +156,7 @@ type ccGroup struct {
 }
 
 func newCCState() *ccState {
-	return &ccState{Tip: map[string]string{}, Calls: map[string]string{}, Usage: map[string]engine.Spend{}, Agents: map[string]string{}}
+	return &ccState{Tip: newTips(0), Calls: map[string]string{}, Usage: map[string]engine.Spend{}, Agents: map[string]string{}}
 }
 
 // under is where a line whose parent is key goes: the group's newest item
@@ -262,7 +262,7 @@ func (p *ccParse) line(b []byte, off int64) {
 	}
 	parent := ""
 	if l.ParentUUID != nil {
-		parent = st.Tip[*l.ParentUUID]
+		parent, _ = st.Tip.get(*l.ParentUUID)
 	}
 	parent = st.Group.under(parent)
 	made := false
@@ -275,7 +275,7 @@ func (p *ccParse) line(b []byte, off int64) {
 		if l.Subtype == "compact_boundary" && l.LogicalParentUUID != "" {
 			// The chain after it goes on from the one before; from the
 			// item made last when the file lacks that one.
-			if t, ok := st.Tip[l.LogicalParentUUID]; ok {
+			if t, ok := st.Tip.get(l.LogicalParentUUID); ok {
 				parent = st.Group.under(t)
 			} else {
 				parent = st.Last

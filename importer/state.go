@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unsafe"
 
 	"cairn/engine"
 )
@@ -195,7 +196,7 @@ const stateVersion = 2
 func (st *State) Marshal() []byte {
 	var b bytes.Buffer
 	if st.CC != nil {
-		for u, k := range st.CC.Tip {
+		for u, k := range st.CC.Tip.all() {
 			tipEntry(&b, u, k)
 		}
 		for m, s := range st.CC.Usage {
@@ -215,7 +216,8 @@ func (st *State) MarshalBatch() []byte {
 	var b bytes.Buffer
 	if st.CC != nil {
 		for _, u := range st.CC.newTips {
-			tipEntry(&b, u, st.CC.Tip[u])
+			k, _ := st.CC.Tip.get(u)
+			tipEntry(&b, u, k)
 		}
 		for _, m := range st.CC.newUsage {
 			usageEntry(&b, m, st.CC.Usage[m])
@@ -267,18 +269,24 @@ func entry(b *bytes.Buffer, kind string, fields ...string) {
 	b.WriteString(kind)
 	for _, f := range fields {
 		b.WriteByte('\t')
-		if strings.ContainsAny(f, "\t\n\r") || strings.HasPrefix(f, `"`) {
-			f = strconv.Quote(f)
+		if needsQuote(f) {
+			f = quote(f)
 		}
 		b.WriteString(f)
 	}
 	b.WriteByte('\n')
 }
 
+// needsQuote reports whether an entry's field f is written Go-quoted.
+func needsQuote(f string) bool { return strings.ContainsAny(f, "\t\n\r") || strings.HasPrefix(f, `"`) }
+
+func quote(f string) string { return strconv.Quote(f) }
+
 // errTorn: a kept form's entry line cannot be read.
 var errTorn = errors.New("importer: a read state's entry line is torn")
 
-// ParseState reads what Marshal and MarshalBatch made.
+// ParseState reads what Marshal and MarshalBatch made. The State keeps
+// b (its tips are read there): b is not to be changed after.
 func ParseState(b []byte) (*State, error) {
 	// The last complete JSON line ends the part read.
 	end := -1
@@ -304,15 +312,19 @@ func ParseState(b []byte) (*State, error) {
 		return nil, errors.New("importer: not a read state")
 	}
 	st.kept = int64(end)
-	// The entries are read from one string: each field is a part of it,
-	// not a string of its own, and the maps are made at their size (a
-	// long session's mark holds thousands of entries, read at every
-	// prompt).
-	text := string(b[:last])
-	tips, usage, aliases := entryCounts(text)
+	// The entries are read from one string, b itself (not copied: b is
+	// not changed after): each field is a part of it, not a string of its
+	// own, and the maps are made at their size (a long session's mark
+	// holds thousands of entries, read at every prompt).
+	text := ""
+	if last > 0 {
+		text = unsafe.String(&b[0], last)
+	}
+	usage, aliases := entryCounts(text)
 	st.Aliases = make(map[string]string, aliases)
 	if st.CC != nil {
-		st.CC.Tip = make(map[string]string, tips)
+		// The tips are looked up in the text (tips), not made a map.
+		st.CC.Tip = tips{m: map[string]string{}, text: text}
 		st.CC.Usage = make(map[string]engine.Spend, usage)
 		if st.CC.Calls == nil {
 			st.CC.Calls = map[string]string{}
@@ -339,15 +351,8 @@ func ParseState(b []byte) (*State, error) {
 		var dup bool
 		switch {
 		case f[0] == "t" && len(f) == 3 && st.CC != nil:
-			k := f[2]
-			switch k {
-			case "=":
-				k = f[1]
-			case "-":
-				k = ""
-			}
-			_, dup = st.CC.Tip[f[1]]
-			st.CC.Tip[f[1]] = k
+			// Read where it is (tips); a tip written again is not
+			// counted as stale (a catch-up sets each line's once).
 		case f[0] == "u" && len(f) == 4 && st.CC != nil:
 			in, err1 := strconv.ParseInt(f[2], 10, 64)
 			out, err2 := strconv.ParseInt(f[3], 10, 64)
@@ -369,13 +374,11 @@ func ParseState(b []byte) (*State, error) {
 	return &st, nil
 }
 
-// entryCounts is how many tip, spend and alias entries the kept form's
-// text holds (lines of each kind): the sizes its maps are made at.
-func entryCounts(text string) (tips, usage, aliases int) {
+// entryCounts is how many spend and alias entries the kept form's text
+// holds (lines of each kind): the sizes its maps are made at.
+func entryCounts(text string) (usage, aliases int) {
 	for i := 0; i < len(text); {
 		switch text[i] {
-		case 't':
-			tips++
 		case 'u':
 			usage++
 		case 'a':
@@ -387,7 +390,7 @@ func entryCounts(text string) (tips, usage, aliases int) {
 		}
 		i += j + 1
 	}
-	return tips, usage, aliases
+	return usage, aliases
 }
 
 // fields splits an entry line at its tabs, unquoting quoted fields.

@@ -14,9 +14,9 @@ func benchState() []byte {
 	st := &State{V: 1, Agent: AgentClaudeCode, Path: "/t.jsonl", Offset: 30 << 20, Sum: "x", CC: newCCState(), Aliases: map[string]string{}}
 	for i := range 8000 {
 		u := fmt.Sprintf("%08x-0000-4000-8000-%012x", i, i)
-		st.CC.Tip[u] = u
+		st.CC.Tip.set(u, u)
 		if i%4 == 0 {
-			st.CC.Tip[u] = u + "#1"
+			st.CC.Tip.set(u, u+"#1")
 		}
 	}
 	for i := range 2000 {
@@ -48,7 +48,7 @@ func TestParseStateAllocsDoNotGrow(t *testing.T) {
 		st := &State{V: 1, Agent: AgentClaudeCode, Path: "/t.jsonl", Offset: 1, Sum: "x", CC: newCCState(), Aliases: map[string]string{}}
 		for i := range n {
 			u := fmt.Sprintf("%08x-0000-4000-8000-%012x", i, i)
-			st.CC.Tip[u] = u + "#1"
+			st.CC.Tip.set(u, u+"#1")
 			if i%4 == 0 {
 				st.Aliases[u] = fmt.Sprintf("i-%016x", i)
 				st.CC.Usage["msg_"+u] = engine.Spend{InputTokens: int64(i), OutputTokens: 1}
@@ -57,7 +57,7 @@ func TestParseStateAllocsDoNotGrow(t *testing.T) {
 		kept := append(st.Marshal(), st.MarshalBatch()...) // two batches
 		return testing.AllocsPerRun(5, func() {
 			got, err := ParseState(kept)
-			if err != nil || len(got.CC.Tip) != n {
+			if err != nil || len(got.CC.Tip.all()) != n {
 				t.Fatalf("%d entries: %v", n, err)
 			}
 		})

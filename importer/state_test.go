@@ -209,7 +209,7 @@ func sameState(a, b *State) bool {
 	if a.CC == nil || b.CC == nil {
 		return a.CC == b.CC
 	}
-	return maps.Equal(a.CC.Tip, b.CC.Tip) && maps.Equal(a.CC.Usage, b.CC.Usage) && maps.Equal(a.CC.Calls, b.CC.Calls)
+	return maps.Equal(a.CC.Tip.all(), b.CC.Tip.all()) && maps.Equal(a.CC.Usage, b.CC.Usage) && maps.Equal(a.CC.Calls, b.CC.Calls)
 }
 
 // The hooks' mark grows by a batch per catch-up, not rewritten whole:

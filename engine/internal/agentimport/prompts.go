@@ -55,7 +55,9 @@ func pendingAt(st *convlog.State, src *Source, idOf func(string) string, now tim
 // the hooks wrote (see the package doc): the key of each matched item, to
 // the id of the item that stands for it.
 func hookPrompts(st *convlog.State, session string, src *Source) map[string]string {
-	ours := map[string]bool{} // ids the source's keys make, now or in a read before
+	// ids the source's keys make, now or in a read before: made at its
+	// size (a long session's catch-up knows thousands of keys).
+	ours := make(map[string]bool, len(src.Items)+2*len(src.Prior))
 	for i := range src.Items {
 		ours[hookrec.ItemID(session, src.Items[i].Key)] = true
 	}

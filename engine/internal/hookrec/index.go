@@ -11,6 +11,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"cairn/internal/vfs"
 )
@@ -49,9 +50,13 @@ type Index struct {
 	Size  int64           // the journal bytes it holds
 	Sum   string          // their sum (Sum)
 	State json.RawMessage // the engine's summary of them
-	Items []Entry         // in the order their lines were written; a later entry of an id wins
+	// text is the item lines of its whole batches (and their earlier
+	// JSON lines), n how many lines that is: they are parsed by the one
+	// who reads them (FromIndex, Entries), straight into what they make.
+	text string
+	n    int
 	// kept is the bytes of whole batches, stale those of lines a later
-	// one overwrote.
+	// one overwrote (counted as the lines are parsed).
 	kept, stale int64
 }
 
@@ -64,8 +69,9 @@ type trailer struct {
 }
 
 // ReadIndex reads the index file name: ErrNoIndex when it is missing or
-// holds no whole batch, ErrTorn (or a JSON error) when a line of its whole
-// batches cannot be read.
+// holds no whole batch, ErrTorn (or a JSON error) when the JSON line
+// ending its whole batches cannot be read. Its item lines are read by
+// FromIndex or Entries.
 func ReadIndex(fsys vfs.FS, name string) (*Index, error) {
 	b, err := vfs.ReadFile(fsys, name)
 	if vfs.IsNotExist(err) {
@@ -74,7 +80,7 @@ func ReadIndex(fsys vfs.FS, name string) (*Index, error) {
 	if err != nil {
 		return nil, err
 	}
-	last, end := -1, -1
+	last, end, n := -1, -1, 0
 	for i := 0; i < len(b); {
 		j := bytes.IndexByte(b[i:], '\n')
 		if j < 0 {
@@ -83,6 +89,7 @@ func ReadIndex(fsys vfs.FS, name string) (*Index, error) {
 		if b[i] == '{' {
 			last, end = i, i+j+1
 		}
+		n++
 		i += j + 1
 	}
 	if last < 0 {
@@ -95,32 +102,56 @@ func ReadIndex(fsys vfs.FS, name string) (*Index, error) {
 	if t.V != indexVersion || t.Size < 0 {
 		return nil, ErrTorn
 	}
-	ix := &Index{Size: t.Size, Sum: t.Sum, State: t.State, kept: int64(end)}
-	// The item lines are read from one string, each field a part of it,
-	// into a slice and a map made at their size: a long session's index
-	// holds thousands of items, read at every prompt.
-	text := string(b[:last])
-	n := strings.Count(text, "\n")
-	ix.Items = make([]Entry, 0, n)
-	seen := make(map[string]bool, n)
-	for len(text) > 0 {
+	// The item lines are read from one string, each field a part of it:
+	// a long session's index holds thousands of items, read at every
+	// prompt. b is ours alone and never written again: it is that
+	// string, not copied.
+	text := ""
+	if last > 0 {
+		text = unsafe.String(&b[0], last)
+	}
+	return &Index{Size: t.Size, Sum: t.Sum, State: t.State, kept: int64(end), text: text, n: n}, nil
+}
+
+// eachLine calls fn with each item line of the index, in the order they
+// were written, and counts the earlier batches' JSON lines as stale.
+func (ix *Index) eachLine(fn func(line string) error) error {
+	ix.stale = 0
+	for text := ix.text; len(text) > 0; {
 		line, rest, _ := strings.Cut(text, "\n")
 		text = rest
 		if len(line) > 0 && line[0] == '{' {
 			ix.stale += int64(len(line) + 1)
 			continue
 		}
+		if err := fn(line); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Entries is the index's items, in the order their lines were written (a
+// later entry of an id wins): ErrTorn when a line cannot be read.
+func (ix *Index) Entries() ([]Entry, error) {
+	out := make([]Entry, 0, ix.n)
+	seen := make(map[string]bool, ix.n)
+	err := ix.eachLine(func(line string) error {
 		e, err := parseEntry(line)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if seen[e.ID] {
 			ix.stale += int64(len(line) + 1)
 		}
 		seen[e.ID] = true
-		ix.Items = append(ix.Items, e)
+		out = append(out, e)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	return ix, nil
+	return out, nil
 }
 
 // parseEntry reads one item line; its fields are parts of line.
@@ -201,7 +232,9 @@ func Batch(items []Entry, size int64, sum string, state json.RawMessage) []byte 
 
 // Appendable reports where a batch goes after this index (the end of its
 // whole batches), and whether it is worth appending to: an index mostly
-// of lines later ones overwrote is written again whole.
+// of lines later ones overwrote is written again whole. The overwritten
+// lines are counted as its lines are read (FromIndex, Entries): before,
+// it counts none.
 func (ix *Index) Appendable() (int64, bool) {
 	return ix.kept, ix.kept > 0 && ix.stale <= ix.kept/2
 }

@@ -5,8 +5,19 @@ import (
 	"strconv"
 	"testing"
 
+	"cairn/engine/internal/convlog"
 	"cairn/internal/vfs"
 )
+
+// entries is ix's entries, or the test fails.
+func entries(t *testing.T, ix *Index) []Entry {
+	t.Helper()
+	e, err := ix.Entries()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
 
 // An index reads as its whole batches, a later entry of an id winning; a
 // batch a crash cut short is not read, and the next one goes in its
@@ -31,7 +42,7 @@ func TestIndexBatchesAndAgreement(t *testing.T) {
 		t.Fatal(err)
 	}
 	ix, err := ReadIndex(fsys, "x")
-	if err != nil || len(ix.Items) != 2 || ix.Items[0] != u || string(ix.State) != `{"a":1}` {
+	if err != nil || len(entries(t, ix)) != 2 || entries(t, ix)[0] != u || string(ix.State) != `{"a":1}` {
 		t.Fatalf("%+v %v", ix, err)
 	}
 	if ag, _, _ := ix.Check(fsys, "j"); ag != Behind {
@@ -44,7 +55,7 @@ func TestIndexBatchesAndAgreement(t *testing.T) {
 	// A cut batch: not read.
 	cut := append(bytes.Clone(first), "i\ti-3\tassistant\ti-2\t\t\n{\"v\":1,\"si"...)
 	vfs.WriteFileAtomic(fsys, "x", cut)
-	if ix, err := ReadIndex(fsys, "x"); err != nil || len(ix.Items) != 2 || ix.Size != 4000 {
+	if ix, err := ReadIndex(fsys, "x"); err != nil || len(entries(t, ix)) != 2 || ix.Size != 4000 {
 		t.Fatalf("a cut batch was read: %+v %v", ix, err)
 	}
 	// The next batch goes in its place.
@@ -57,7 +68,7 @@ func TestIndexBatchesAndAgreement(t *testing.T) {
 		t.Fatalf("the index after the batch:\n%s", b)
 	}
 	ix, err = ReadIndex(fsys, "x")
-	if err != nil || len(ix.Items) != 3 || ix.Items[2].Type != "tool_call" || string(ix.State) != `{"a":2}` {
+	if err != nil || len(entries(t, ix)) != 3 || entries(t, ix)[2].Type != "tool_call" || string(ix.State) != `{"a":2}` {
 		t.Fatalf("%+v %v", ix, err)
 	}
 	if ag, _, _ := ix.Check(fsys, "j"); ag != Current {
@@ -84,16 +95,20 @@ func TestIndexBatchesAndAgreement(t *testing.T) {
 	}
 }
 
-// Reading an index costs a fixed number of allocations, whatever the
-// number of its items: a prompt hook reads it whole at every prompt, and
-// a long session's holds thousands (one string for the file's text, each
-// field a part of it; the slice and map made at their size).
+// Reading an index into a state costs a fixed number of allocations,
+// whatever the number of its items: a prompt hook reads it whole at every
+// prompt, and a long session's holds thousands (one string for the file's
+// text, each field a part of it; the items, the order and the map made at
+// their size, each item straight from its line).
 func TestReadIndexAllocsDoNotGrow(t *testing.T) {
 	allocs := func(n int) float64 {
 		fsys := vfs.NewMem()
 		var items []Entry
 		for i := range n {
 			e := Entry{ID: "i-" + strconv.Itoa(i), Type: "assistant", Parent: "i-" + strconv.Itoa(i-1)}
+			if i == 0 {
+				e.Parent = ""
+			}
 			if i%10 == 0 {
 				e = Entry{ID: e.ID, Type: "user", Parent: e.Parent, At: "2026-12-04T10:00:00.000Z", Text: "a prompt"}
 			}
@@ -106,13 +121,44 @@ func TestReadIndexAllocsDoNotGrow(t *testing.T) {
 			t.Fatal(err)
 		}
 		return testing.AllocsPerRun(5, func() {
-			if ix, err := ReadIndex(fsys, "x"); err != nil || len(ix.Items) != n {
+			ix, err := ReadIndex(fsys, "x")
+			if err != nil {
 				t.Fatalf("%d items: %v", n, err)
+			}
+			var st convlog.State
+			if err := FromIndex(&st, ix); err != nil || len(st.Order) != n {
+				t.Fatalf("%d items: %d read, %v", n, len(st.Order), err)
 			}
 		})
 	}
 	small, large := allocs(500), allocs(5000)
 	if large-small > 20 {
 		t.Fatalf("reading an index of 500 items takes %.0f allocations, of 5,000 items %.0f", small, large)
+	}
+}
+
+// The lines a later batch wrote again are counted as the index is read
+// into a state: an index mostly of them is written again whole, not
+// appended to.
+func TestIndexOverwrittenLinesCounted(t *testing.T) {
+	fsys := vfs.NewMem()
+	items := []Entry{{ID: "i-1", Type: "user", At: "-", Text: "go"}, {ID: "i-2", Type: "assistant", Parent: "i-1"}}
+	var b []byte
+	for range 4 {
+		b = append(b, Batch(items, 10, "s", []byte(`{}`))...)
+	}
+	if err := WriteIndex(fsys, "x", b); err != nil {
+		t.Fatal(err)
+	}
+	ix, err := ReadIndex(fsys, "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st convlog.State
+	if err := FromIndex(&st, ix); err != nil || len(st.Order) != 2 {
+		t.Fatalf("%v %v", st.Order, err)
+	}
+	if at, ok := ix.Appendable(); ok || at != int64(len(b)) {
+		t.Fatalf("an index of the same two items four times: appendable at %d %v, want written whole", at, ok)
 	}
 }

@@ -60,15 +60,23 @@ func FromIndex(st *convlog.State, ix *Index) error {
 		st.Meta = m.Meta
 	}
 	// The items are made in one slice, the map and the order at their
-	// size: a long session's index holds thousands.
-	slab := make([]convlog.Item, len(ix.Items))
+	// size, each straight from its line: a long session's index holds
+	// thousands, read at every prompt.
+	slab := make([]convlog.Item, 0, ix.n)
 	if len(st.Items) == 0 {
-		st.Items = make(map[string]*convlog.Item, len(ix.Items))
+		st.Items = make(map[string]*convlog.Item, ix.n)
 	}
-	st.Order = slices.Grow(st.Order, len(ix.Items))
-	for i, e := range ix.Items {
-		it := &slab[i]
-		*it = convlog.Item{ID: e.ID, Type: convlog.ItemType(e.Type), Parent: e.Parent, Call: e.Call, Task: e.Task, Text: e.Text}
+	st.Order = slices.Grow(st.Order, ix.n)
+	err := ix.eachLine(func(line string) error {
+		e, err := parseEntry(line)
+		if err != nil {
+			return err
+		}
+		if len(slab) == cap(slab) {
+			return ErrTorn // never: n counts every line, and the map holds pointers into slab
+		}
+		slab = append(slab, convlog.Item{ID: e.ID, Type: convlog.ItemType(e.Type), Parent: e.Parent, Call: e.Call, Task: e.Task, Text: e.Text})
+		it := &slab[len(slab)-1]
 		if !it.Type.Valid() {
 			return errIndexItem
 		}
@@ -81,11 +89,17 @@ func FromIndex(st *convlog.State, ix *Index) error {
 		}
 		if st.Items[it.ID] == nil {
 			st.Order = append(st.Order, it.ID)
+		} else {
+			ix.stale += int64(len(line) + 1)
 		}
 		st.Items[it.ID] = it
+		return nil
+	})
+	if err != nil {
+		return err
 	}
-	for _, it := range st.Items {
-		if it.Parent != "" && st.Items[it.Parent] == nil {
+	for i := range slab {
+		if it := &slab[i]; it.Parent != "" && st.Items[it.ID] == it && st.Items[it.Parent] == nil {
 			return errIndexItem
 		}
 	}
