@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"cairn/engine"
 	"cairn/remotews/rpc"
@@ -98,8 +99,12 @@ type Refusal struct {
 
 func (r *Refusal) Error() string { return r.Err.Msg }
 
-// Why is the host's reason of the refusal, for engine.Refusal.
-func (r *Refusal) Why() string { return r.Err.Msg }
+// Why is the host's reason of the refusal, for engine.Refusal: its
+// message without the word the engine's refusals start with, as a local
+// refusal's Why is ("nothing to undo", not "refused: nothing to undo").
+func (r *Refusal) Why() string {
+	return strings.TrimPrefix(r.Err.Msg, engine.ErrRefused.Error()+": ")
+}
 
 func (r *Refusal) Unwrap() []error {
 	if r.Conflict != nil {

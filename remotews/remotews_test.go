@@ -155,8 +155,21 @@ func TestErrorsRoundTrip(t *testing.T) {
 			t.Errorf("%v came back as a refusal: %t, as an *Error: %t", c.err, errors.As(back, &r), errors.As(back, &re))
 		}
 	}
+	// A refusal's reason reads as a local one's: the words "engine:
+	// refused" are the exit code's, not the reason's.
+	var r engine.Refusal
+	if back := fromWire("h", "undo", HostError(testRefusal{})); !errors.As(back, &r) || r.Why() != "nothing to undo" || back.Error() != (testRefusal{}).Error() {
+		t.Errorf("a refusal came back as %v (why %q)", back, r.Why())
+	}
 	back := fromWire("h", "revert.preview", &struct{ error }{errors.New("x")})
 	if back.Error() != "x" {
 		t.Errorf("a non-wire error: %v", back)
 	}
 }
+
+// testRefusal is a refusal as the engine makes them (errs.Refusedf).
+type testRefusal struct{}
+
+func (testRefusal) Error() string   { return engine.ErrRefused.Error() + ": nothing to undo" }
+func (testRefusal) Why() string     { return "nothing to undo" }
+func (testRefusal) Unwrap() []error { return []error{engine.ErrRefused} }
