@@ -418,7 +418,7 @@ func commandList() string {
 
 // replHelpCmd is /help [COMMAND].
 type replHelpCmd struct {
-	Command string `arg:"" optional:"" help:"A command (/revert, :edit): what it takes."`
+	Command string `arg:"" optional:"" help:"A command (/revert, :edit; revert and edit name them too): what it takes."`
 }
 
 func (c *replHelpCmd) Run(r *repl) error {
@@ -427,6 +427,12 @@ func (c *replHelpCmd) Run(r *repl) error {
 		return nil
 	}
 	n := commandNode(replGrammar(), c.Command)
+	if n == nil && !strings.HasPrefix(c.Command, "/") && !strings.HasPrefix(c.Command, ":") {
+		// "/help revert", as one would say it: the command of that name.
+		if n = commandNode(replGrammar(), "/"+c.Command); n == nil {
+			n = commandNode(replGrammar(), ":"+c.Command)
+		}
+	}
 	if n == nil || n.Hidden {
 		return usageErrorf("no command %s; /help lists them", firstLine(c.Command))
 	}
