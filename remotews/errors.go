@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 
 	"cairn/engine"
 	"cairn/remotews/rpc"
@@ -95,15 +94,19 @@ func (e *Error) Word() string {
 type Refusal struct {
 	Err      *Error
 	Conflict *engine.RevertConflictError
+	Reason   string // RefusedData.Why, when the host sent it
 }
 
 func (r *Refusal) Error() string { return r.Err.Msg }
 
-// Why is the host's reason of the refusal, for engine.Refusal: its
-// message without the word the engine's refusals start with, as a local
-// refusal's Why is ("nothing to undo", not "refused: nothing to undo").
+// Why is the host's reason of the refusal, for engine.Refusal: as a
+// local refusal's Why, without the word "refused" ("nothing to undo"),
+// when the host sent it apart (RefusedData), else its whole message.
 func (r *Refusal) Why() string {
-	return strings.TrimPrefix(r.Err.Msg, engine.ErrRefused.Error()+": ")
+	if r.Reason != "" {
+		return r.Reason
+	}
+	return r.Err.Msg
 }
 
 func (r *Refusal) Unwrap() []error {
@@ -150,6 +153,10 @@ func fromWire(host, method string, err error) error {
 		if json.Unmarshal(we.Data, &d) == nil && d.Kind == "conflict" && d.Files != nil {
 			r.Conflict = &engine.RevertConflictError{Action: d.Action, Files: d.Files}
 		}
+		var why RefusedData
+		if json.Unmarshal(we.Data, &why) == nil && why.Kind == "refused" {
+			r.Reason = why.Why
+		}
 		return r
 	}
 	return e
@@ -183,6 +190,10 @@ func HostError(err error) *rpc.Error {
 	case errors.Is(err, engine.ErrBusy):
 		code, kind = CodeBusy, "busy"
 	case errors.Is(err, engine.ErrRefused):
+		var rf engine.Refusal
+		if errors.As(err, &rf) {
+			return wireError(CodeRefused, "refused", err.Error(), RefusedData{Kind: "refused", Why: rf.Why()})
+		}
 		code, kind = CodeRefused, "refused"
 	case errors.Is(err, engine.ErrBadInput):
 		code, kind = CodeBadInput, "bad_input"

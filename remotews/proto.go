@@ -123,6 +123,14 @@ type ConflictData struct {
 	Files  *engine.FileRevert `json:"files"`
 }
 
+// RefusedData is the data of a refusal's error answer: its reason
+// apart from the word "refused" (engine.Refusal's Why), so the client
+// words it as a local refusal.
+type RefusedData struct {
+	Kind string `json:"kind"` // "refused"
+	Why  string `json:"why"`
+}
+
 // SessionOpen opens the host session of a client session. ReadOnly opens
 // it to be read only (a diff, a list, a preview), as a local read opens a
 // session: without taking it, so it works while another connection holds
