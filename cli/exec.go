@@ -152,13 +152,15 @@ func (r *repl) execLine(ctx context.Context, line string, own bool, timeout int)
 		// section answers with a receipt runs there in the background
 		// (repl_remote_jobs.go); the others wait, and the deadline
 		// cancels the call over the connection, as Ctrl-C does.
-		cfg, err := r.store.Config()
-		if err != nil {
-			return err
+		// (err is execLine's: the call's error, a lost connection's
+		// included, is told below.)
+		cfg, cerr := r.store.Config()
+		if cerr != nil {
+			return cerr
 		}
-		d, err := cfg.Agent.ShellCall(engine.ExecPersistent, timeout)
-		if err != nil {
-			return refusedLine(err)
+		d, cerr := cfg.Agent.ShellCall(engine.ExecPersistent, timeout)
+		if cerr != nil {
+			return refusedLine(cerr)
 		}
 		if d.Receipt {
 			return r.remoteJob(ctx, line, timeout)

@@ -135,8 +135,12 @@ func (s *Session) Shell(ctx context.Context, line string, o ShellOptions) (Shell
 // deadline as its hard deadline.
 func (s *Session) beginShellJob(r *bgwork.Runner, id, line string, eo ExecOptions, deadline time.Duration) (*Receipt, error) {
 	eo.Stdout, eo.Stderr = nil, nil // its end is reported, not its output as it runs
+	// Where it starts: the newest item now, not when its goroutine runs
+	// (a prompt may be written meanwhile; on a remote workspace's host,
+	// the client's next call moves SessionOptions.Elsewhere on).
+	at := s.newestItem()
 	c, err := r.Start(bgwork.Admission{ID: id, Type: bgwork.TypeShell, Call: eo.Call, Label: line, Background: true, Turn: s.turns()}, deadline,
-		func(ctx context.Context) bgwork.Result { return s.shellJob(ctx, id, line, eo) })
+		func(ctx context.Context) bgwork.Result { return s.shellJob(ctx, id, line, eo, at) })
 	if err != nil {
 		return nil, bgworkError(err)
 	}

@@ -33,9 +33,10 @@ func (s *Session) sweepDeadJobs() {
 	}
 }
 
-// shellJob runs background shell line job and says how it ended.
-func (s *Session) shellJob(ctx context.Context, job, line string, eo ExecOptions) bgwork.Result {
-	ans, later, err := s.execBackground(ctx, job, line, eo)
+// shellJob runs background shell line job, started when at was the
+// newest item, and says how it ended.
+func (s *Session) shellJob(ctx context.Context, job, line string, eo ExecOptions, at changes.ItemRef) bgwork.Result {
+	ans, later, err := s.execBackground(ctx, job, line, eo, at)
 	r := bgwork.ShellRun{Started: ans != nil, Stopped: ctx.Err() != nil, Err: err, RecordLater: later != nil}
 	if ans != nil {
 		r.Exit, r.Output, r.Files = ans.ExitCode, ans.Output, len(ans.Files)
@@ -71,7 +72,10 @@ func jobMarker(job string) string { return "cairn-bg-" + job }
 // record, and the caller runs it once the result is out (bgwork
 // Result.After). A crash in between leaves the job's marker, closed as
 // interrupted at the next open (sweepJobMarkers).
-func (s *Session) execBackground(ctx context.Context, job, line string, eo ExecOptions) (ans *ExecAnswer, later func(), err error) {
+//
+// Its record names at, the newest item when the job was started, as the
+// place it began: a revert and /diff place it by the turn that started it.
+func (s *Session) execBackground(ctx context.Context, job, line string, eo ExecOptions, at changes.ItemRef) (ans *ExecAnswer, later func(), err error) {
 	end, err := s.beginCall(ctx)
 	if err != nil {
 		return nil, nil, s.notStarted(ctx, line, err)
@@ -80,7 +84,7 @@ func (s *Session) execBackground(ctx context.Context, job, line string, eo ExecO
 	ans = &ExecAnswer{Session: s.ID(), Files: []string{}, Skipped: []string{}, Scope: ScopeNone}
 	var p *hookmark.Exec
 	if !eo.Own {
-		if p, err = s.beginExec(ctx, "exec", eo.Call, hookMarker(s.ws.dir, s.ID(), jobMarker(job)), line, ""); err != nil {
+		if p, err = s.beginExec(ctx, "exec", eo.Call, hookMarker(s.ws.dir, s.ID(), jobMarker(job)), line, "", at); err != nil {
 			return nil, nil, s.notStarted(ctx, line, err)
 		}
 		ans.Scope, ans.Unrecorded = p.Scope, p.Unrecorded

@@ -43,13 +43,15 @@ func (s *Session) BeginExec(ctx context.Context, tool, call, line, dir string) (
 	}
 	s.sweepMarkers(ctx)
 	// The item as beginHookChange's.
-	return s.beginExec(ctx, tool, agentCallItem(s.ID(), call), hookMarker(s.ws.dir, s.ID(), call), line, dir)
+	return s.beginExec(ctx, tool, agentCallItem(s.ID(), call), hookMarker(s.ws.dir, s.ID(), call), line, dir, changes.ItemRef{})
 }
 
 // beginExec is BeginExec for a command whose record names item, its
 // marker name: an agent's call under hooks, or a background line of this
 // session (background_session.go), settled by SettleChange either way.
-func (s *Session) beginExec(ctx context.Context, tool, item, name, line, dir string) (*PendingExec, error) {
+// Its record is placed at at, where a background line began; unknown (an
+// agent's call): the newest item now.
+func (s *Session) beginExec(ctx context.Context, tool, item, name, line, dir string, at changes.ItemRef) (*PendingExec, error) {
 	sc := s.ws.lineScopeIn(line, dir)
 	p := &PendingExec{V: 1, Kind: markerExec, Tool: tool, Call: item, Scope: sc.Kind, Paths: sc.Paths}
 	if sc.Kind == ScopeNone {
@@ -72,6 +74,9 @@ func (s *Session) beginExec(ctx context.Context, tool, item, name, line, dir str
 	cl, cap, r, err := s.captureBefore(ctx, tool, item, sc, cfg.Storage)
 	if err != nil {
 		return nil, err
+	}
+	if at.Known {
+		cl.Item = at
 	}
 	if r != nil {
 		rc := &CallRecord{}
