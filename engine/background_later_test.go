@@ -115,3 +115,28 @@ func TestBackgroundLineEndsWhileItsSessionRunsACall(t *testing.T) {
 		})
 	}
 }
+
+// TestForegroundLineWaitsForABackgroundLine: a foreground line that waits
+// for what a background line started just before it does sees it done.
+// The background line used to begin (its walk and marker, under the undo
+// stack's lock) only once the foreground line had ended, which waited
+// for it until its own timeout.
+func TestForegroundLineWaitsForABackgroundLine(t *testing.T) {
+	e := newSnapEnv(t, "")
+	s := e.ws.Create(SessionOptions{Notice: func(n string) { t.Log("notice: ", n) }})
+	defer s.Close()
+	ch := settledCh(s)
+	must(s.Append(e.ctx, Item{Type: User, Text: "build, then wait for it"}))(t)
+	rc := must(s.Shell(e.ctx, "echo built > out.txt", ShellOptions{TimeoutSecs: 600}))(t).Receipt
+	ctx, cancel := context.WithTimeout(e.ctx, time.Minute)
+	defer cancel()
+	ans, err := s.Exec(ctx, "until [ -s out.txt ]; do sleep 0.01; done; cat out.txt", ExecOptions{})
+	if err != nil || ans.ExitCode != 0 {
+		t.Fatalf("the foreground line: exit %v, %v (it waited for a line that could not begin)", ans, err)
+	}
+	its := deliverUntil(t, s, ch, 1)
+	if !strings.HasPrefix(its[0].Text, rc.Work+" succeeded: exit 0") {
+		t.Fatalf("result %q", its[0].Text)
+	}
+	e.want("out.txt", "built\n")
+}

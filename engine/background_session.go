@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"cairn/engine/ids"
@@ -91,7 +92,9 @@ type ShellAnswer = callrec.ShellAnswer
 
 // Shell runs a shell call under config.json's agent section: waited for
 // (Exec, killed at the timeout) or admitted as a background job answered
-// with a receipt, its result delivered later (Deliver).
+// with a receipt, its result delivered later (Deliver). The receipt comes
+// once the job has begun (its files' state before it taken, its shell
+// started), unless that would wait for another call: then at once.
 func (s *Session) Shell(ctx context.Context, line string, o ShellOptions) (ShellAnswer, error) {
 	cfg, err := s.config()
 	if err != nil {
@@ -139,11 +142,19 @@ func (s *Session) beginShellJob(r *bgwork.Runner, id, line string, eo ExecOption
 	// (a prompt may be written meanwhile; on a remote workspace's host,
 	// the client's next call moves SessionOptions.Elsewhere on).
 	at := s.newestItem()
+	// The receipt waits until the job has begun (execBackground's begun),
+	// so a call made next, which may wait for what the job does, cannot
+	// hold back its start.
+	begun := make(chan struct{})
+	var once sync.Once
 	c, err := r.Start(bgwork.Admission{ID: id, Type: bgwork.TypeShell, Call: eo.Call, Label: line, Background: true, Turn: s.turns()}, deadline,
-		func(ctx context.Context) bgwork.Result { return s.shellJob(ctx, id, line, eo, at) })
+		func(ctx context.Context) bgwork.Result {
+			return s.shellJob(ctx, id, line, eo, at, func() { once.Do(func() { close(begun) }) })
+		})
 	if err != nil {
 		return nil, bgworkError(err)
 	}
+	<-begun
 	return &c.Receipt, nil
 }
 

@@ -35,8 +35,9 @@ func (s *Session) sweepDeadJobs() {
 
 // shellJob runs background shell line job, started when at was the
 // newest item, and says how it ended.
-func (s *Session) shellJob(ctx context.Context, job, line string, eo ExecOptions, at changes.ItemRef) bgwork.Result {
-	ans, later, err := s.execBackground(ctx, job, line, eo, at)
+func (s *Session) shellJob(ctx context.Context, job, line string, eo ExecOptions, at changes.ItemRef, begun func()) bgwork.Result {
+	defer begun()
+	ans, later, err := s.execBackground(ctx, job, line, eo, at, begun)
 	r := bgwork.ShellRun{Started: ans != nil, Stopped: ctx.Err() != nil, Err: err, RecordLater: later != nil}
 	if ans != nil {
 		r.Exit, r.Output, r.Files = ans.ExitCode, ans.Output, len(ans.Files)
@@ -65,6 +66,9 @@ func jobMarker(job string) string { return "cairn-bg-" + job }
 // cancelled entry there. The workspace call lock is held shared (no file
 // revert runs under it).
 //
+// begun is called once the line runs (or will not), or before it waits
+// for a lock another call holds; Shell's receipt waits for it.
+//
 // Its record is settled before its result when the undo stack's lock is
 // free. While a call of the session holds it (a foreground shell line),
 // settling would wait for that call, and the call may be waiting for this
@@ -75,7 +79,10 @@ func jobMarker(job string) string { return "cairn-bg-" + job }
 //
 // Its record names at, the newest item when the job was started, as the
 // place it began: a revert and /diff place it by the turn that started it.
-func (s *Session) execBackground(ctx context.Context, job, line string, eo ExecOptions, at changes.ItemRef) (ans *ExecAnswer, later func(), err error) {
+func (s *Session) execBackground(ctx context.Context, job, line string, eo ExecOptions, at changes.ItemRef, begun func()) (ans *ExecAnswer, later func(), err error) {
+	if s.beginWouldWait() {
+		begun() // the receipt does not wait for another call to end
+	}
 	end, err := s.beginCall(ctx)
 	if err != nil {
 		return nil, nil, s.notStarted(ctx, line, err)
@@ -95,6 +102,7 @@ func (s *Session) execBackground(ctx context.Context, job, line string, eo ExecO
 		return nil, nil, s.notStarted(ctx, line, err)
 	}
 	ans.Run = run.ID()
+	begun()
 	out := s.runShell(ctx, line, eo)
 	ans.ExitCode = out.Exit
 	finish := run.finishTails
@@ -128,6 +136,20 @@ func (s *Session) execBackground(ctx context.Context, job, line string, eo ExecO
 		}
 	}
 	return ans, nil, out.Err
+}
+
+// beginWouldWait reports whether a background line's begin would wait
+// now: for a file revert holding the workspace's calls alone, or for a
+// call of the session holding the undo stack's lock (a foreground line).
+func (s *Session) beginWouldWait() bool {
+	if dir := s.ws.madeDir(); dir != "" && s.ws.s.callLock(dir).Busy() {
+		return true
+	}
+	if !s.snaps.mu.TryLock() {
+		return true
+	}
+	s.snaps.mu.Unlock()
+	return false
 }
 
 // leftJobMarkers is the jobs, other than those in known, whose pending
