@@ -157,13 +157,6 @@ func (hs *hostSession) ended(sv *Server) {
 	}
 }
 
-// live is how many of its jobs still run.
-func (hs *hostSession) live() int {
-	hs.bg.mu.Lock()
-	defer hs.bg.mu.Unlock()
-	return len(hs.bg.jobs)
-}
-
 // release ends a connection's hold on hs (session.close, or the
 // connection's end): closed, or detached while its jobs run.
 func (sv *Server) release(hs *hostSession) error {

@@ -131,29 +131,6 @@ func (ix *Index) eachLine(fn func(line string) error) error {
 	return nil
 }
 
-// Entries is the index's items, in the order their lines were written (a
-// later entry of an id wins): ErrTorn when a line cannot be read.
-func (ix *Index) Entries() ([]Entry, error) {
-	out := make([]Entry, 0, ix.n)
-	seen := make(map[string]bool, ix.n)
-	err := ix.eachLine(func(line string) error {
-		e, err := parseEntry(line)
-		if err != nil {
-			return err
-		}
-		if seen[e.ID] {
-			ix.stale += int64(len(line) + 1)
-		}
-		seen[e.ID] = true
-		out = append(out, e)
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
-}
-
 // parseEntry reads one item line; its fields are parts of line.
 func parseEntry(line string) (Entry, error) {
 	var f [8]string

@@ -9,14 +9,28 @@ import (
 	"cairn/internal/vfs"
 )
 
-// entries is ix's entries, or the test fails.
+// entries is ix's items, in the order their lines were written (a later
+// entry of an id counting the earlier one stale), or the test fails.
 func entries(t *testing.T, ix *Index) []Entry {
 	t.Helper()
-	e, err := ix.Entries()
+	out := make([]Entry, 0, ix.n)
+	seen := make(map[string]bool, ix.n)
+	err := ix.eachLine(func(line string) error {
+		e, err := parseEntry(line)
+		if err != nil {
+			return err
+		}
+		if seen[e.ID] {
+			ix.stale += int64(len(line) + 1)
+		}
+		seen[e.ID] = true
+		out = append(out, e)
+		return nil
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return e
+	return out
 }
 
 // An index reads as its whole batches, a later entry of an id winning; a
