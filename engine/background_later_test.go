@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"path"
 	"strings"
 	"testing"
@@ -139,4 +140,42 @@ func TestForegroundLineWaitsForABackgroundLine(t *testing.T) {
 		t.Fatalf("result %q", its[0].Text)
 	}
 	e.want("out.txt", "built\n")
+}
+
+// TestBackgroundLineBeginsAfterARevertBeforeTheNextCall: a file revert of
+// another session holds the workspace's calls when a background line is
+// started. Its receipt waits for its begin, after the revert: a receipt
+// given first let the foreground line started next race the job for the
+// calls, and when the line won, it held the undo stack's lock for its
+// whole run while the job it waited for could not begin.
+func TestBackgroundLineBeginsAfterARevertBeforeTheNextCall(t *testing.T) {
+	e := newSnapEnv(t, "")
+	s := e.ws.Create(SessionOptions{Notice: func(n string) { t.Log("notice: ", n) }})
+	defer s.Close()
+	must(s.Append(e.ctx, Item{Type: User, Text: "build, then wait for it"}))(t)
+	must0(t, s.ws.ensure())
+	for i := range 6 {
+		// A file revert: taken once the calls of the round before let go.
+		l, err := e.store.fsys.Lock(callsLockName(s.ws.dir))
+		for errors.Is(err, vfs.ErrLocked) {
+			time.Sleep(time.Millisecond)
+			l, err = e.store.fsys.Lock(callsLockName(s.ws.dir))
+		}
+		must0(t, err)
+		go func() {
+			time.Sleep(30 * time.Millisecond)
+			l.Release()
+		}()
+		e.put("out.txt", "")
+		must(s.Shell(e.ctx, "sleep 0.05; echo built > out.txt", ShellOptions{TimeoutSecs: 600}))(t)
+		ctx, cancel := context.WithTimeout(e.ctx, 30*time.Second)
+		ans, err := s.Exec(ctx, "until [ -s out.txt ]; do sleep 0.01; done", ExecOptions{})
+		cancel()
+		if err != nil || ans.ExitCode != 0 {
+			t.Fatalf("round %d: the foreground line: %v, %v (it waited for a line that could not begin)", i, ans, err)
+		}
+		for len(s.RunningWork()) > 0 {
+			time.Sleep(time.Millisecond)
+		}
+	}
 }

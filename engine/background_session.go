@@ -94,7 +94,8 @@ type ShellAnswer = callrec.ShellAnswer
 // (Exec, killed at the timeout) or admitted as a background job answered
 // with a receipt, its result delivered later (Deliver). The receipt comes
 // once the job has begun (its files' state before it taken, its shell
-// started), unless that would wait for another call: then at once.
+// started; after a file revert under way), unless that would wait for a
+// call of the session: then at once.
 func (s *Session) Shell(ctx context.Context, line string, o ShellOptions) (ShellAnswer, error) {
 	cfg, err := s.config()
 	if err != nil {

@@ -589,8 +589,17 @@ func TestBackgroundLineCancelledBeforeStart(t *testing.T) {
 	s, other := newSession(t, ws), newSession(t, ws)
 	ch := settledCh(s)
 	alone := must(other.lockCallsAlone("revert"))(t)
-	rc := must(s.Shell(ctx, "touch ran.txt", ShellOptions{TimeoutSecs: 600}))(t).Receipt
-	must(s.TaskControl(ctx, TaskControlRequest{Action: "cancel", TaskID: rc.Work}))(t)
+	// Its receipt waits for it to begin, after the revert: it is
+	// cancelled meanwhile, as its admission lists it.
+	got := make(chan ShellAnswer, 1)
+	go func() { got <- must(s.Shell(ctx, "touch ran.txt", ShellOptions{TimeoutSecs: 600}))(t) }()
+	var live []BackgroundWork
+	for len(live) == 0 {
+		live = s.RunningWork()
+		time.Sleep(time.Millisecond)
+	}
+	must(s.TaskControl(ctx, TaskControlRequest{Action: "cancel", TaskID: live[0].ID}))(t)
+	rc := (<-got).Receipt
 	its := deliverUntil(t, s, ch, 1)
 	alone.Release()
 	if its[0].Text != rc.Work+" cancelled: not run: cancelled before it started" {

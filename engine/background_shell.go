@@ -67,7 +67,7 @@ func jobMarker(job string) string { return "cairn-bg-" + job }
 // revert runs under it).
 //
 // begun is called once the line runs (or will not), or before it waits
-// for a lock another call holds; Shell's receipt waits for it.
+// for a call of the session to end; Shell's receipt waits for it.
 //
 // Its record is settled before its result when the undo stack's lock is
 // free. While a call of the session holds it (a foreground shell line),
@@ -87,7 +87,14 @@ func (s *Session) execBackground(ctx context.Context, job, line string, eo ExecO
 	if err != nil {
 		return nil, nil, s.notStarted(ctx, line, err)
 	}
-	defer end()
+	// Given back by later when there is one, so that no file revert of
+	// another session runs between the job's end and its record.
+	keep := false
+	defer func() {
+		if !keep {
+			end()
+		}
+	}()
 	ans = &ExecAnswer{Session: s.ID(), Files: []string{}, Skipped: []string{}, Scope: ScopeNone}
 	var p *hookmark.Exec
 	if !eo.Own {
@@ -128,7 +135,8 @@ func (s *Session) execBackground(ctx context.Context, job, line string, eo ExecO
 		}
 		if !s.snaps.mu.TryLock() {
 			// A call of the session runs: the record follows the result.
-			return ans, func() { settle() }, out.Err
+			keep = true
+			return ans, func() { defer end(); settle() }, out.Err
 		}
 		s.snaps.mu.Unlock()
 		if rec := settle(); rec != nil {
@@ -139,12 +147,11 @@ func (s *Session) execBackground(ctx context.Context, job, line string, eo ExecO
 }
 
 // beginWouldWait reports whether a background line's begin would wait
-// now: for a file revert holding the workspace's calls alone, or for a
-// call of the session holding the undo stack's lock (a foreground line).
+// now for a call of the session holding the undo stack's lock (a
+// foreground line, which may wait for this job). A file revert holding
+// the workspace's calls is waited for: it ends by itself, and a receipt
+// given first would let the call made next take the lock before the job.
 func (s *Session) beginWouldWait() bool {
-	if dir := s.ws.madeDir(); dir != "" && s.ws.s.callLock(dir).Busy() {
-		return true
-	}
 	if !s.snaps.mu.TryLock() {
 		return true
 	}

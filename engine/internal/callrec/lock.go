@@ -53,16 +53,6 @@ func (l *Lock) take() error {
 	return nil
 }
 
-// Busy reports whether a file revert holds the lock alone now, so that
-// a Take would wait. A moment's answer: it may change at once.
-func (l *Lock) Busy() bool {
-	if err := l.take(); err != nil {
-		return errors.Is(err, vfs.ErrLocked)
-	}
-	l.Give()
-	return false
-}
-
 // Give counts one call less, giving the lock back after the last.
 func (l *Lock) Give() {
 	l.mu.Lock()
