@@ -123,7 +123,15 @@ func (sv *Server) Serve(ctx context.Context, r io.ReadCloser, w io.WriteCloser) 
 	// Every call runs in the order sent, each answered before the next
 	// begins: a client may send a turn's calls without waiting for each
 	// answer, and they run as if it had waited.
-	h.conn = rpc.New(r, w, rpc.Options{Handler: h.handle, Ordered: true})
+	// The handler starts with the connection: it waits until h.conn is
+	// set, which it reads.
+	ready := make(chan struct{})
+	handle := func(ctx context.Context, in *rpc.Incoming) (any, error) {
+		<-ready
+		return h.handle(ctx, in)
+	}
+	h.conn = rpc.New(r, w, rpc.Options{Handler: handle, Ordered: true})
+	close(ready)
 	defer context.AfterFunc(ctx, func() { h.conn.Close() })()
 	err := h.conn.Wait()
 	if ctx.Err() != nil && errors.Is(err, rpc.ErrClosed) {
