@@ -12,6 +12,7 @@ import (
 	"cairn/engine/ids"
 	"cairn/engine/internal/bgwork"
 	"cairn/engine/internal/callrec"
+	"cairn/engine/internal/hookmark"
 	"cairn/engine/internal/inbox"
 )
 
@@ -51,7 +52,7 @@ func (s *Session) runner() (*bgwork.Runner, error) {
 	// No job of this process has run yet: a job marker left is of one a
 	// crash cut off after its result was settled and before its record
 	// was (execBackground's later).
-	w.dead = append(w.dead, s.leftJobMarkers(w.dead)...)
+	w.dead = append(w.dead, hookmark.LeftJobs(s.ws.s.fsys, hooksDir(s.ws.dir, s.ID()), w.dead)...)
 	// The tasks the task records keep are listed too (task.go).
 	recs, err := s.ws.taskRecords(s.ID())
 	if err == nil {
