@@ -26,11 +26,8 @@ import (
 // with o.TimeoutSecs as its hard deadline: admitted, recorded and run as
 // Shell runs a line answered with a receipt.
 func (s *Session) ShellJob(ctx context.Context, id, line string, o ShellOptions) (*Receipt, error) {
-	if err := ctx.Err(); err != nil {
+	if err := checkJobLine(ctx, line); err != nil {
 		return nil, err
-	}
-	if strings.TrimSpace(line) == "" || strings.ContainsRune(line, 0) {
-		return nil, fmt.Errorf("%w: a shell line must hold a command and no NUL byte", ErrBadInput)
 	}
 	if !ids.Valid(id) {
 		return nil, fmt.Errorf("%w: %q is not a job id", ErrBadInput, id)
@@ -49,23 +46,30 @@ func (s *Session) ShellJob(ctx context.Context, id, line string, o ShellOptions)
 	return s.beginShellJob(r, id, line, o.ExecOptions, time.Duration(o.TimeoutSecs)*time.Second)
 }
 
+// checkJobLine refuses a background shell line with no command or a NUL
+// byte, or ctx done.
+func checkJobLine(ctx context.Context, line string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if strings.TrimSpace(line) == "" || strings.ContainsRune(line, 0) {
+		return fmt.Errorf("%w: a shell line must hold a command and no NUL byte", ErrBadInput)
+	}
+	return nil
+}
+
 // AdmitHeldShell admits background shell line, run elsewhere (on a
 // remote workspace's host), as held work of the session under a new job
 // id, answered with its receipt: recorded before the line is sent to run.
 func (s *Session) AdmitHeldShell(ctx context.Context, line, call string) (*Receipt, error) {
-	if err := ctx.Err(); err != nil {
+	if err := checkJobLine(ctx, line); err != nil {
 		return nil, err
-	}
-	if strings.TrimSpace(line) == "" || strings.ContainsRune(line, 0) {
-		return nil, fmt.Errorf("%w: a shell line must hold a command and no NUL byte", ErrBadInput)
 	}
 	r, err := s.runner()
 	if err != nil {
 		return nil, err
 	}
-	st := r.Ledger().State()
-	id := ids.Unique(ids.ShellLabel(line), func(c string) bool { _, ok := st.Work(c); return ok })
-	rc, err := r.Ledger().Admit(bgwork.Admission{ID: id, Type: bgwork.TypeShell, Call: call, Label: line,
+	rc, err := r.Ledger().Admit(bgwork.Admission{Type: bgwork.TypeShell, Call: call, Label: line,
 		Background: true, Held: true, Turn: s.turns()})
 	if err != nil {
 		return nil, bgworkError(err)
@@ -80,13 +84,7 @@ func (s *Session) HeldShells() ([]BackgroundWork, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out []BackgroundWork
-	for _, w := range r.Ledger().State().Works() {
-		if w.Held && w.Type == bgwork.TypeShell && w.Live() {
-			out = append(out, w)
-		}
-	}
-	return out, nil
+	return r.Ledger().State().HeldShells(), nil
 }
 
 // SettleHeldShell settles held shell job id with how it ended where it
@@ -95,27 +93,15 @@ func (s *Session) HeldShells() ([]BackgroundWork, error) {
 // nothing, when the job is settled already: the same outcome may be told
 // twice (as it ends, and at the next connect).
 func (s *Session) SettleHeldShell(id string, res WorkResult) (bool, error) {
-	if res.Outcome == "" {
-		return false, fmt.Errorf("%w: a held job settles with an outcome", ErrBadInput)
-	}
 	r, err := s.runner()
 	if err != nil {
 		return false, err
 	}
-	w, ok := r.Ledger().Work(id)
-	switch {
-	case !ok:
-		return false, fmt.Errorf("%w: no background work %s", ErrNotFound, id)
-	case !w.Held || w.Type != bgwork.TypeShell:
-		return false, refusedf("%s is not a shell job run elsewhere", id)
-	case !w.Live():
-		return false, nil
+	ok, err := r.Ledger().SettleHeld(id, res)
+	if ok {
+		s.wakeUp()
 	}
-	if _, err := r.Ledger().Settle(id, res); err != nil {
-		return false, bgworkError(err)
-	}
-	s.wakeUp()
-	return true, nil
+	return ok, bgworkError(err)
 }
 
 // OnHeldShellCancel sets how a cancel of a held shell job reaches where

@@ -1,0 +1,36 @@
+package bgwork
+
+import "fmt"
+
+// HeldShells is the live held shell jobs (running or cancelling where
+// they run, elsewhere), oldest first.
+func (s *State) HeldShells() []Work {
+	var out []Work
+	for _, w := range s.Works() {
+		if w.Held && w.Type == TypeShell && w.Live() {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// SettleHeld settles held shell job id with how it ended where it ran
+// (r.Outcome set), owing its result as a local job's is. It reports
+// false, changing nothing, when the job is settled already: the same
+// outcome may be told twice.
+func (l *Ledger) SettleHeld(id string, r Result) (bool, error) {
+	if r.Outcome == "" {
+		return false, fmt.Errorf("%w: a held job settles with an outcome", ErrInvalid)
+	}
+	w, ok := l.Work(id)
+	switch {
+	case !ok:
+		return false, fmt.Errorf("%w: %s", ErrNotFound, id)
+	case !w.Held || w.Type != TypeShell:
+		return false, refused("%s is not a shell job run elsewhere", id)
+	case !w.Live():
+		return false, nil
+	}
+	_, err := l.Settle(id, r)
+	return err == nil, err
+}
