@@ -1,17 +1,26 @@
 package bgwork
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
-// HeldShells is the live held shell jobs (running or cancelling where
-// they run, elsewhere), oldest first.
-func (s *State) HeldShells() []Work {
+// LiveWorks is the live work (running or cancelling), oldest first.
+func (s *State) LiveWorks() []Work {
 	var out []Work
 	for _, w := range s.Works() {
-		if w.Held && w.Type == TypeShell && w.Live() {
+		if w.Live() {
 			out = append(out, w)
 		}
 	}
 	return out
+}
+
+// HeldShells is the live held shell jobs (running or cancelling where
+// they run, elsewhere), oldest first.
+func (s *State) HeldShells() []Work {
+	out := s.LiveWorks()
+	return slices.DeleteFunc(out, func(w Work) bool { return !w.Held || w.Type != TypeShell })
 }
 
 // SettleHeld settles held shell job id with how it ended where it ran

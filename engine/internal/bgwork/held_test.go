@@ -35,6 +35,9 @@ func TestHeldShell(t *testing.T) {
 	if w, _ := l.Work(a.Work); w.Outcome != Failed {
 		t.Fatalf("outcome %q, want the first told", w.Outcome)
 	}
+	if got := l.State().LiveWorks(); len(got) != 2 || got[0].ID != b.Work || got[1].ID != "local" {
+		t.Fatalf("LiveWorks after a settle = %+v, want %s and local", got, b.Work)
+	}
 	if got := l.State().HeldShells(); len(got) != 1 || got[0].ID != b.Work {
 		t.Fatalf("HeldShells after a settle = %+v", got)
 	}
