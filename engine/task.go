@@ -64,17 +64,7 @@ func (s *Session) closeTasks() {
 
 // taskError is err of the task log in the engine's words.
 func (s *Session) taskError(err error, task string) error {
-	switch {
-	case errors.Is(err, tasks.ErrClosed):
-		return fmt.Errorf("engine: session %s is closed", s.st.ID)
-	case errors.Is(err, tasks.ErrNoTranscript):
-		return fmt.Errorf("%w: %s is a shell job: it has no transcript", ErrBadInput, task)
-	case errors.Is(err, tasks.ErrNotRunning):
-		return refusedf("task %s is not running", task)
-	case errors.Is(err, tasks.ErrEnded):
-		return refusedf("task %s already ended", task)
-	}
-	return err
+	return tasks.EngineError(err, s.st.ID, task)
 }
 
 // StartTask starts a new task (its id made from its label) or continues a
