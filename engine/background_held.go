@@ -21,10 +21,8 @@ import (
 // A cancel of it here (task_control, /shells stop, a stop of all work)
 // reaches the host through OnHeldShellCancel.
 
-// ShellJob runs shell line in the background as job id, whatever the
-// agent section says (the caller decided: a remote workspace's client),
-// with o.TimeoutSecs as its hard deadline: admitted, recorded and run as
-// Shell runs a line answered with a receipt.
+// ShellJob runs shell line as background job id (a remote workspace's
+// client asked), o.TimeoutSecs its deadline, as Shell runs one.
 func (s *Session) ShellJob(ctx context.Context, id, line string, o ShellOptions) (*Receipt, error) {
 	if err := checkJobLine(ctx, line); err != nil {
 		return nil, err
@@ -58,9 +56,8 @@ func checkJobLine(ctx context.Context, line string) error {
 	return nil
 }
 
-// AdmitHeldShell admits background shell line, run elsewhere (on a
-// remote workspace's host), as held work of the session under a new job
-// id, answered with its receipt: recorded before the line is sent to run.
+// AdmitHeldShell records background shell line, run elsewhere (a remote
+// workspace's host), as held work under a new job id, before it is sent.
 func (s *Session) AdmitHeldShell(ctx context.Context, line, call string) (*Receipt, error) {
 	if err := checkJobLine(ctx, line); err != nil {
 		return nil, err
@@ -87,11 +84,9 @@ func (s *Session) HeldShells() ([]BackgroundWork, error) {
 	return r.Ledger().State().HeldShells(), nil
 }
 
-// SettleHeldShell settles held shell job id with how it ended where it
-// ran (res.Outcome set), owing its result to the session as a local job's
-// is, and wakes OnBackground's callers. It reports false, changing
-// nothing, when the job is settled already: the same outcome may be told
-// twice (as it ends, and at the next connect).
+// SettleHeldShell settles held shell job id with how it ended there
+// (res.Outcome set), delivered as a local job's result; false, changing
+// nothing, when it is settled already (told again at the next connect).
 func (s *Session) SettleHeldShell(id string, res WorkResult) (bool, error) {
 	r, err := s.runner()
 	if err != nil {
@@ -104,10 +99,8 @@ func (s *Session) SettleHeldShell(id string, res WorkResult) (bool, error) {
 	return ok, bgworkError(err)
 }
 
-// OnHeldShellCancel sets how a cancel of a held shell job reaches where
-// it runs: fn asks for it to be stopped there; the job shows cancelling
-// until its outcome is settled (SettleHeldShell). Without fn, such a
-// cancel is recorded and reaches it at the next connect.
+// OnHeldShellCancel sets fn to stop a cancelled held shell job where it
+// runs (it shows cancelling until settled); without fn, the next connect.
 func (s *Session) OnHeldShellCancel(fn func(id string) error) {
 	s.work.mu.Lock()
 	s.work.heldCancel = fn
