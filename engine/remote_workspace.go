@@ -157,7 +157,7 @@ type ChangeSelection = changes.Selection
 func (s *Session) SelectChanges(item string) (*ChangeSelection, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return selectChanges(s.st, item)
+	return s.st.SelectChanges(item)
 }
 
 // ChangesOf reads what the selected calls changed from this session's
