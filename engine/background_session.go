@@ -44,11 +44,7 @@ func (s *Session) runner() (*bgwork.Runner, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, j := range cut {
-		if j.Type == bgwork.TypeShell {
-			w.dead = append(w.dead, j.ID) // their markers: sweepDeadJobs
-		}
-	}
+	w.dead = append(w.dead, bgwork.ShellIDs(cut)...) // their markers: sweepDeadJobs
 	// No job of this process has run yet: a job marker left is of one a
 	// crash cut off after its result was settled and before its record
 	// was (execBackground's later).

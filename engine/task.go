@@ -269,13 +269,7 @@ func (s *Session) taskLedger() (*bgwork.Ledger, error) {
 // knownTask is task id as tl's records say it stands, for Ledger.Agree.
 func (s *Session) knownTask(tl *taskLog, id string) []bgwork.Known {
 	recs, err := tl.Records()
-	if err != nil {
-		return nil
-	}
-	if r := tasks.Find(recs, id); r != nil {
-		return bgwork.KnownTasks([]*tasks.Record{r})
-	}
-	return nil
+	return bgwork.KnownTask(recs, err, id)
 }
 
 // endTask ends run in state, and in the ledger with it.

@@ -16,6 +16,17 @@ func (s *State) LiveWorks() []Work {
 	return out
 }
 
+// ShellIDs is the ids of the shell jobs of ws.
+func ShellIDs(ws []Work) []string {
+	var out []string
+	for _, w := range ws {
+		if w.Type == TypeShell {
+			out = append(out, w.ID)
+		}
+	}
+	return out
+}
+
 // HeldShells is the live held shell jobs (running or cancelling where
 // they run, elsewhere), oldest first.
 func (s *State) HeldShells() []Work {

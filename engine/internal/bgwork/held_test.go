@@ -1,6 +1,7 @@
 package bgwork
 
 import (
+	"slices"
 	"testing"
 
 	"cairn/internal/vfs"
@@ -40,6 +41,9 @@ func TestHeldShell(t *testing.T) {
 	}
 	if got := l.State().HeldShells(); len(got) != 1 || got[0].ID != b.Work {
 		t.Fatalf("HeldShells after a settle = %+v", got)
+	}
+	if got := ShellIDs(l.State().Works()); !slices.Equal(got, []string{a.Work, b.Work, "local"}) {
+		t.Fatalf("ShellIDs = %v", got)
 	}
 	checkFold(t, l)
 }

@@ -92,6 +92,15 @@ func (s *State) Agree(ks []Known) {
 	}
 }
 
+// KnownTask is task id of recs as KnownTasks says it (nil when recs
+// lacks it or recs is not read: err).
+func KnownTask(recs []*tasks.Record, err error, id string) []Known {
+	if r := tasks.Find(recs, id); err == nil && r != nil {
+		return KnownTasks([]*tasks.Record{r})
+	}
+	return nil
+}
+
 // KnownTasks is the agent tasks of recs, as the engine's task records
 // fold them (their states settled: running or interrupted), as Known.
 func KnownTasks(recs []*tasks.Record) []Known {

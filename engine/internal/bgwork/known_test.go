@@ -1,8 +1,10 @@
 package bgwork
 
 import (
+	"errors"
 	"testing"
 
+	"cairn/engine/internal/tasks"
 	"cairn/internal/vfs"
 	"cairn/journal"
 )
@@ -70,4 +72,19 @@ func countLines(t *testing.T, fsys vfs.FS) int {
 		t.Fatal(err)
 	}
 	return n
+}
+
+// KnownTask is the one task of recs asked for; nil when recs lacks it or
+// could not be read.
+func TestKnownTask(t *testing.T) {
+	recs := []*tasks.Record{{ID: "a", Type: tasks.TypeAgent}, {ID: "b", Type: tasks.TypeAgent}}
+	if got := KnownTask(recs, nil, "b"); len(got) != 1 || got[0].ID != "b" {
+		t.Fatalf("KnownTask(b) = %+v", got)
+	}
+	if got := KnownTask(recs, nil, "c"); got != nil {
+		t.Fatalf("KnownTask(c) = %+v", got)
+	}
+	if got := KnownTask(recs, errors.New("unread"), "b"); got != nil {
+		t.Fatalf("KnownTask with an error = %+v", got)
+	}
 }
