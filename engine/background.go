@@ -72,23 +72,12 @@ func (w *Workspace) TaskControl(ctx context.Context, session string, q TaskContr
 	if err := ctx.Err(); err != nil {
 		return TaskControlAnswer{}, err
 	}
-	if err := bgwork.CheckRequest(q); err != nil {
-		return TaskControlAnswer{}, bgworkError(err)
-	}
-	st, err := bgwork.Read(w.s.fsys, workLedgerName(w.dir, session))
-	if err != nil {
-		return TaskControlAnswer{}, err
-	}
 	// The tasks the task records keep, as the owner lists them (task.go).
 	recs, err := w.taskRecords(session)
 	if err != nil {
 		return TaskControlAnswer{}, err
 	}
-	st.Agree(bgwork.KnownTasks(recs))
-	if w.ownerPID(session) == 0 {
-		st.OwnerGone()
-	}
-	a, err := st.Query(q)
+	a, err := bgwork.ReadQuery(w.s.fsys, workLedgerName(w.dir, session), q, bgwork.KnownTasks(recs), w.ownerPID(session) == 0)
 	return a, bgworkError(err)
 }
 

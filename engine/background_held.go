@@ -122,5 +122,5 @@ func (s *Session) endHeld(id string) error {
 			return fn(id)
 		}
 	}
-	return s.cancelHeldTask(id)
+	return s.endTaskNamed(id, TaskCancelled) // a task of the plumbing
 }

@@ -294,10 +294,6 @@ func (s *Session) taskWorkEnded(id, state string) {
 	}
 }
 
-// cancelHeldTask ends held task id cancelled (task_control cancel, a
-// stop of all work): a task of the plumbing runs in no process.
-func (s *Session) cancelHeldTask(id string) error { return s.endTaskNamed(id, TaskCancelled) }
-
 // endTaskNamed ends running task id in state.
 func (s *Session) endTaskNamed(id, state string) error {
 	t, err := s.Task(context.Background(), id)

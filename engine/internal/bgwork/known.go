@@ -5,6 +5,7 @@ import (
 
 	"cairn/engine/internal/tasks"
 	"cairn/internal/timefmt"
+	"cairn/internal/vfs"
 )
 
 // Known is a task as the engine's task records say it stands: the tasks
@@ -133,4 +134,22 @@ func TaskOutcome(state string) string {
 		return Interrupted
 	}
 	return ""
+}
+
+// ReadQuery answers q (a list or a status) from journal name as Read
+// folds it, without owning the session: ks agreed (the task records),
+// live work shown interrupted when its owner is gone (ownerGone).
+func ReadQuery(fsys vfs.FS, name string, q Request, ks []Known, ownerGone bool) (Answer, error) {
+	if err := CheckRequest(q); err != nil {
+		return Answer{}, err
+	}
+	st, err := Read(fsys, name)
+	if err != nil {
+		return Answer{}, err
+	}
+	st.Agree(ks)
+	if ownerGone {
+		st.OwnerGone()
+	}
+	return st.Query(q)
 }
