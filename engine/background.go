@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"path"
 
 	"cairn/engine/ids"
 	"cairn/engine/internal/bgwork"
@@ -46,12 +45,8 @@ const MaxShellTimeoutSecs = execpolicy.MaxSecs
 // AgentConfig is the "agent" section of config.json.
 type AgentConfig = config.AgentConfig
 
-// workLedgerFile is the ledger's name in a session's task folder.
-const workLedgerFile = "work.jsonl"
-
-func workLedgerName(dir, session string) string {
-	return path.Join(dir, tasksFolder, session, workLedgerFile)
-}
+// workLedgerName is the ledger of session in workspace folder dir.
+func workLedgerName(dir, session string) string { return bgwork.LedgerName(dir, session) }
 
 // TaskControlRequest is one task_control call.
 type TaskControlRequest = bgwork.Request

@@ -93,6 +93,9 @@ func TestKnownTask(t *testing.T) {
 // agreed, live work interrupted when its owner is gone; a bad request is
 // ErrInvalid, a missing journal empty.
 func TestReadQuery(t *testing.T) {
+	if got := LedgerName("", "s1"); got != ledgerName {
+		t.Fatalf("LedgerName = %q, want %q (the format's place)", got, ledgerName)
+	}
 	m := vfs.NewMem()
 	l, _ := openLedger(t, m, Options{})
 	must(l.Admit(Admission{ID: "job", Type: TypeShell, Background: true}))(t)
