@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"path"
 
 	"cairn/engine/ids"
 	"cairn/engine/internal/bgwork"
@@ -46,12 +45,8 @@ const MaxShellTimeoutSecs = execpolicy.MaxSecs
 // AgentConfig is the "agent" section of config.json.
 type AgentConfig = config.AgentConfig
 
-// workLedgerFile is the ledger's name in a session's task folder.
-const workLedgerFile = "work.jsonl"
-
-func workLedgerName(dir, session string) string {
-	return path.Join(dir, tasksFolder, session, workLedgerFile)
-}
+// workLedgerName is the ledger of session in workspace folder dir.
+func workLedgerName(dir, session string) string { return bgwork.LedgerName(dir, session) }
 
 // TaskControlRequest is one task_control call.
 type TaskControlRequest = bgwork.Request
@@ -72,23 +67,12 @@ func (w *Workspace) TaskControl(ctx context.Context, session string, q TaskContr
 	if err := ctx.Err(); err != nil {
 		return TaskControlAnswer{}, err
 	}
-	if err := bgwork.CheckRequest(q); err != nil {
-		return TaskControlAnswer{}, bgworkError(err)
-	}
-	st, err := bgwork.Read(w.s.fsys, workLedgerName(w.dir, session))
-	if err != nil {
-		return TaskControlAnswer{}, err
-	}
 	// The tasks the task records keep, as the owner lists them (task.go).
 	recs, err := w.taskRecords(session)
 	if err != nil {
 		return TaskControlAnswer{}, err
 	}
-	st.Agree(bgwork.KnownTasks(recs))
-	if w.ownerPID(session) == 0 {
-		st.OwnerGone()
-	}
-	a, err := st.Query(q)
+	a, err := bgwork.ReadQuery(w.s.fsys, workLedgerName(w.dir, session), q, bgwork.KnownTasks(recs), w.ownerPID(session) == 0)
 	return a, bgworkError(err)
 }
 

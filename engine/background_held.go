@@ -21,16 +21,11 @@ import (
 // A cancel of it here (task_control, /shells stop, a stop of all work)
 // reaches the host through OnHeldShellCancel.
 
-// ShellJob runs shell line in the background as job id, whatever the
-// agent section says (the caller decided: a remote workspace's client),
-// with o.TimeoutSecs as its hard deadline: admitted, recorded and run as
-// Shell runs a line answered with a receipt.
+// ShellJob runs shell line as background job id (a remote workspace's
+// client asked), o.TimeoutSecs its deadline, as Shell runs one.
 func (s *Session) ShellJob(ctx context.Context, id, line string, o ShellOptions) (*Receipt, error) {
-	if err := ctx.Err(); err != nil {
+	if err := checkJobLine(ctx, line); err != nil {
 		return nil, err
-	}
-	if strings.TrimSpace(line) == "" || strings.ContainsRune(line, 0) {
-		return nil, fmt.Errorf("%w: a shell line must hold a command and no NUL byte", ErrBadInput)
 	}
 	if !ids.Valid(id) {
 		return nil, fmt.Errorf("%w: %q is not a job id", ErrBadInput, id)
@@ -49,23 +44,29 @@ func (s *Session) ShellJob(ctx context.Context, id, line string, o ShellOptions)
 	return s.beginShellJob(r, id, line, o.ExecOptions, time.Duration(o.TimeoutSecs)*time.Second)
 }
 
-// AdmitHeldShell admits background shell line, run elsewhere (on a
-// remote workspace's host), as held work of the session under a new job
-// id, answered with its receipt: recorded before the line is sent to run.
-func (s *Session) AdmitHeldShell(ctx context.Context, line, call string) (*Receipt, error) {
+// checkJobLine refuses a background shell line with no command or a NUL
+// byte, or ctx done.
+func checkJobLine(ctx context.Context, line string) error {
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return err
 	}
 	if strings.TrimSpace(line) == "" || strings.ContainsRune(line, 0) {
-		return nil, fmt.Errorf("%w: a shell line must hold a command and no NUL byte", ErrBadInput)
+		return fmt.Errorf("%w: a shell line must hold a command and no NUL byte", ErrBadInput)
+	}
+	return nil
+}
+
+// AdmitHeldShell records background shell line, run elsewhere (a remote
+// workspace's host), as held work under a new job id, before it is sent.
+func (s *Session) AdmitHeldShell(ctx context.Context, line, call string) (*Receipt, error) {
+	if err := checkJobLine(ctx, line); err != nil {
+		return nil, err
 	}
 	r, err := s.runner()
 	if err != nil {
 		return nil, err
 	}
-	st := r.Ledger().State()
-	id := ids.Unique(ids.ShellLabel(line), func(c string) bool { _, ok := st.Work(c); return ok })
-	rc, err := r.Ledger().Admit(bgwork.Admission{ID: id, Type: bgwork.TypeShell, Call: call, Label: line,
+	rc, err := r.Ledger().Admit(bgwork.Admission{Type: bgwork.TypeShell, Call: call, Label: line,
 		Background: true, Held: true, Turn: s.turns()})
 	if err != nil {
 		return nil, bgworkError(err)
@@ -80,48 +81,26 @@ func (s *Session) HeldShells() ([]BackgroundWork, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out []BackgroundWork
-	for _, w := range r.Ledger().State().Works() {
-		if w.Held && w.Type == bgwork.TypeShell && w.Live() {
-			out = append(out, w)
-		}
-	}
-	return out, nil
+	return r.Ledger().State().HeldShells(), nil
 }
 
-// SettleHeldShell settles held shell job id with how it ended where it
-// ran (res.Outcome set), owing its result to the session as a local job's
-// is, and wakes OnBackground's callers. It reports false, changing
-// nothing, when the job is settled already: the same outcome may be told
-// twice (as it ends, and at the next connect).
+// SettleHeldShell settles held shell job id with how it ended there
+// (res.Outcome set), delivered as a local job's result; false, changing
+// nothing, when it is settled already (told again at the next connect).
 func (s *Session) SettleHeldShell(id string, res WorkResult) (bool, error) {
-	if res.Outcome == "" {
-		return false, fmt.Errorf("%w: a held job settles with an outcome", ErrBadInput)
-	}
 	r, err := s.runner()
 	if err != nil {
 		return false, err
 	}
-	w, ok := r.Ledger().Work(id)
-	switch {
-	case !ok:
-		return false, fmt.Errorf("%w: no background work %s", ErrNotFound, id)
-	case !w.Held || w.Type != bgwork.TypeShell:
-		return false, refusedf("%s is not a shell job run elsewhere", id)
-	case !w.Live():
-		return false, nil
+	ok, err := r.Ledger().SettleHeld(id, res)
+	if ok {
+		s.wakeUp()
 	}
-	if _, err := r.Ledger().Settle(id, res); err != nil {
-		return false, bgworkError(err)
-	}
-	s.wakeUp()
-	return true, nil
+	return ok, bgworkError(err)
 }
 
-// OnHeldShellCancel sets how a cancel of a held shell job reaches where
-// it runs: fn asks for it to be stopped there; the job shows cancelling
-// until its outcome is settled (SettleHeldShell). Without fn, such a
-// cancel is recorded and reaches it at the next connect.
+// OnHeldShellCancel sets fn to stop a cancelled held shell job where it
+// runs (it shows cancelling until settled); without fn, the next connect.
 func (s *Session) OnHeldShellCancel(fn func(id string) error) {
 	s.work.mu.Lock()
 	s.work.heldCancel = fn
@@ -143,5 +122,5 @@ func (s *Session) endHeld(id string) error {
 			return fn(id)
 		}
 	}
-	return s.cancelHeldTask(id)
+	return s.endTaskNamed(id, TaskCancelled) // a task of the plumbing
 }

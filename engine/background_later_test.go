@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"cairn/engine/internal/hookmark"
 	"cairn/engine/internal/overlap"
 	"cairn/internal/vfs"
 )
@@ -77,7 +78,7 @@ func TestBackgroundLineEndsWhileItsSessionRunsACall(t *testing.T) {
 				t.Fatalf("result %q", text)
 			}
 			// The marker as a crash now would leave it.
-			marker := hookMarker(e.ws.dir, s.ID(), jobMarker(rc.Work))
+			marker := hookMarker(e.ws.dir, s.ID(), hookmark.JobCall(rc.Work))
 			mb := must(vfs.ReadFile(e.store.fsys, marker))(t)
 			tb := must(vfs.ReadFile(e.store.fsys, overlap.TreeName(marker)))(t)
 			unlock()

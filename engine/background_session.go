@@ -12,6 +12,7 @@ import (
 	"cairn/engine/ids"
 	"cairn/engine/internal/bgwork"
 	"cairn/engine/internal/callrec"
+	"cairn/engine/internal/hookmark"
 	"cairn/engine/internal/inbox"
 )
 
@@ -43,15 +44,11 @@ func (s *Session) runner() (*bgwork.Runner, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, j := range cut {
-		if j.Type == bgwork.TypeShell {
-			w.dead = append(w.dead, j.ID) // their markers: sweepDeadJobs
-		}
-	}
+	w.dead = append(w.dead, bgwork.ShellIDs(cut)...) // their markers: sweepDeadJobs
 	// No job of this process has run yet: a job marker left is of one a
 	// crash cut off after its result was settled and before its record
 	// was (execBackground's later).
-	w.dead = append(w.dead, s.leftJobMarkers(w.dead)...)
+	w.dead = append(w.dead, hookmark.LeftJobs(s.ws.s.fsys, hooksDir(s.ws.dir, s.ID()), w.dead)...)
 	// The tasks the task records keep are listed too (task.go).
 	recs, err := s.ws.taskRecords(s.ID())
 	if err == nil {
@@ -65,6 +62,13 @@ func (s *Session) runner() (*bgwork.Runner, error) {
 		EndHeld: s.endHeld,
 	})
 	return w.runner, nil
+}
+
+// opened is the session's Runner when it is open, else nil.
+func (s *Session) opened() *bgwork.Runner {
+	s.work.mu.Lock()
+	defer s.work.mu.Unlock()
+	return s.work.runner
 }
 
 // OnBackground calls fn (in a goroutine of the engine's) each time work
@@ -181,9 +185,7 @@ func (s *Session) TaskControl(ctx context.Context, q TaskControlRequest) (TaskCo
 // Running counts the session's live background work by type: agent tasks
 // (and workflow runs) and shell jobs, for the REPL's footer.
 func (s *Session) Running() (tasks, shells int) {
-	s.work.mu.Lock()
-	r := s.work.runner
-	s.work.mu.Unlock()
+	r := s.opened()
 	if r == nil {
 		return 0, 0
 	}
@@ -194,28 +196,18 @@ func (s *Session) Running() (tasks, shells int) {
 // agent: work runs or a waking result is owed, and continuation is not
 // stopped.
 func (s *Session) Waiting() bool {
-	s.work.mu.Lock()
-	r := s.work.runner
-	s.work.mu.Unlock()
+	r := s.opened()
 	return r != nil && r.Ledger().Waking()
 }
 
 // RunningWork is the session's live background work (running or
 // cancelling), oldest first: what the REPL's shell modal lists.
 func (s *Session) RunningWork() []BackgroundWork {
-	s.work.mu.Lock()
-	r := s.work.runner
-	s.work.mu.Unlock()
+	r := s.opened()
 	if r == nil {
 		return nil
 	}
-	var out []BackgroundWork
-	for _, w := range r.Ledger().State().Works() {
-		if w.Live() {
-			out = append(out, w)
-		}
-	}
-	return out
+	return r.Ledger().State().LiveWorks()
 }
 
 // StopAll stops the session's tasks and workflows, recorded first; later
@@ -244,9 +236,7 @@ func (s *Session) Stopped() (bool, error) {
 // ledger is open (a session that ran no background work has none to
 // re-enable).
 func (s *Session) userTurn() {
-	s.work.mu.Lock()
-	r := s.work.runner
-	s.work.mu.Unlock()
+	r := s.opened()
 	if r != nil {
 		if err := r.Ledger().UserTurn(); err != nil {
 			s.noticef("the end of a stop of background work could not be recorded: %v", err)

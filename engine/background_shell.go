@@ -6,13 +6,8 @@ import (
 	"cairn/engine/internal/bgwork"
 	"cairn/engine/internal/changes"
 	"cairn/engine/internal/hookmark"
-	"cairn/engine/internal/overlap"
-	"cairn/internal/vfs"
 	"context"
-	"encoding/json"
 	"errors"
-	"slices"
-	"strings"
 )
 
 // A session's background shell lines (Shell answered with a receipt): run
@@ -49,10 +44,6 @@ func (s *Session) shellJob(ctx context.Context, job, line string, eo ExecOptions
 	res.After = later
 	return res
 }
-
-// jobMarker is the pending marker's call name of background shell job
-// job: unique in the session, as job ids are in its ledger.
-func jobMarker(job string) string { return "cairn-bg-" + job }
 
 // execBackground runs background shell line job as Exec runs a line, but
 // without holding the session's calls while it runs: its change record is
@@ -98,7 +89,7 @@ func (s *Session) execBackground(ctx context.Context, job, line string, eo ExecO
 	ans = &ExecAnswer{Session: s.ID(), Files: []string{}, Skipped: []string{}, Scope: ScopeNone}
 	var p *hookmark.Exec
 	if !eo.Own {
-		if p, err = s.beginExec(ctx, "exec", eo.Call, hookMarker(s.ws.dir, s.ID(), jobMarker(job)), line, "", at); err != nil {
+		if p, err = s.beginExec(ctx, "exec", eo.Call, hookMarker(s.ws.dir, s.ID(), hookmark.JobCall(job)), line, "", at); err != nil {
 			return nil, nil, s.notStarted(ctx, line, err)
 		}
 		ans.Scope, ans.Unrecorded = p.Scope, p.Unrecorded
@@ -127,7 +118,7 @@ func (s *Session) execBackground(ctx context.Context, job, line string, eo ExecO
 	}
 	if p != nil && p.Scope != ScopeNone && p.Unrecorded == "" {
 		settle := func() *ToolAnswer {
-			rec, err := s.SettleChange(bg, jobMarker(job))
+			rec, err := s.SettleChange(bg, hookmark.JobCall(job))
 			if err != nil {
 				s.noticef("the background line ran, but its changes could not be recorded: %v", err)
 			}
@@ -159,23 +150,6 @@ func (s *Session) beginWouldWait() bool {
 	return false
 }
 
-// leftJobMarkers is the jobs, other than those in known, whose pending
-// markers are in the session's hooks folder.
-func (s *Session) leftJobMarkers(known []string) []string {
-	ents, err := s.ws.s.fsys.ReadDir(hooksDir(s.ws.dir, s.ID()))
-	if err != nil {
-		return nil
-	}
-	var jobs []string
-	for _, e := range ents {
-		job, ok := strings.CutPrefix(e.Name(), jobMarker(""))
-		if job, ok2 := strings.CutSuffix(job, ".json"); ok && ok2 && !slices.Contains(known, job) {
-			jobs = append(jobs, job)
-		}
-	}
-	return jobs
-}
-
 // notStarted is err of a background line that did not start. One its
 // owner cancelled first gets a shell history entry all the same, started
 // and cancelled at once, so the history holds every background line.
@@ -200,21 +174,6 @@ func (s *Session) notStarted(ctx context.Context, line string, err error) error 
 // (closed with an unrecorded line, why "interrupted", as a stale marker
 // of a dead agent is). Best effort.
 func (s *Session) dropJobMarkers(ctx context.Context, ran bool, jobs ...string) {
-	fsys := s.ws.s.fsys
-	var stale []hookmark.Exec
-	for _, job := range jobs {
-		name := hookMarker(s.ws.dir, s.ID(), jobMarker(job))
-		b, err := vfs.ReadFile(fsys, name)
-		if err != nil {
-			continue
-		}
-		var p hookmark.Exec
-		if ran && json.Unmarshal(b, &p) == nil && p.Kind == hookmark.KindExec && changes.ValidSnapID(p.ID) {
-			stale = append(stale, p)
-		}
-		fsys.Remove(name)
-		fsys.Remove(overlap.TreeName(name))
-	}
-	s.closeStaleExecs(ctx, stale)
+	s.closeStaleExecs(ctx, hookmark.DropJobs(s.ws.s.fsys, hooksDir(s.ws.dir, s.ID()), ran, jobs...))
 	s.sweepUnits()
 }

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"fmt"
 
 	"cairn/engine/internal/changes"
 	"cairn/engine/internal/revert"
@@ -31,37 +30,11 @@ func (w *Workspace) Changes(ctx context.Context, id, item string, limit int64) (
 	if err != nil {
 		return nil, err
 	}
-	sel, err := selectChanges(v.st, item)
+	sel, err := v.st.SelectChanges(item)
 	if err != nil {
 		return nil, err
 	}
 	return w.changesOf(ctx, id, *sel, limit)
-}
-
-// selectChanges is the selection of item of the conversation st: the
-// calls whose change lines count for it (a tool call: itself; a user
-// prompt: every item of its turn; "": the newest recorded call).
-func selectChanges(st *state, item string) (*ChangeSelection, error) {
-	if item == "" {
-		return &ChangeSelection{}, nil
-	}
-	it := st.Items[item]
-	switch {
-	case it == nil:
-		return nil, noItem(item, st.ID)
-	case it.Type == ToolCall:
-		return &ChangeSelection{Item: item, Calls: []string{item}}, nil
-	case it.Type == User:
-		turn := st.InTurn(item)
-		sel := &ChangeSelection{Item: item, Turn: true}
-		for _, id := range st.Order {
-			if turn(id) {
-				sel.Calls = append(sel.Calls, id)
-			}
-		}
-		return sel, nil
-	}
-	return nil, fmt.Errorf("%w: item %s is a %s: give a tool call, or a user prompt for its whole turn", ErrBadInput, item, it.Type)
 }
 
 // changesOf reads what the calls sel selects changed, from the change

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"cairn/engine/internal/bgwork"
 	"cairn/engine/internal/fsck"
 	"cairn/engine/internal/wsinfo"
 	"cairn/internal/vfs"
@@ -32,7 +33,7 @@ func (s *Store) FsckProgress(ctx context.Context, progress func(done, total int)
 		r.Notes = append(r.Notes, FsckProblem{Path: p, Problem: fmt.Sprintf(format, userWords(a)...)})
 	}
 	c := &fsck.Checker{FS: s.fsys, Env: fsckEnv{s}, Bad: bad, Note: note, R: r,
-		Transcript: transcriptMark, ExecKind: markerExec, Inbox: inboxFile, WorkLedger: workLedgerFile, TrashDays: TrashDays}
+		Transcript: transcriptMark, ExecKind: markerExec, Inbox: inboxFile, WorkLedger: bgwork.LedgerFile, TrashDays: TrashDays}
 	if err := checkFormat(readOnly{s.fsys}, s.home); err != nil {
 		bad("FORMAT", "%v", err)
 	}

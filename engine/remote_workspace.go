@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"cairn/engine/internal/changes"
 	"cairn/engine/internal/convlog"
 	"cairn/engine/internal/revert"
 )
@@ -98,15 +99,8 @@ func (s *Session) Place(call string) (Place, error) {
 }
 
 // RevertPoint is the boundary of a file revert to an item of a
-// conversation kept elsewhere: the item (a compaction already followed to
-// its original), whether it is a user prompt, its time, and the
-// conversation's items in the order written, which place the records.
-type RevertPoint struct {
-	Item   string   `json:"item"`
-	Prompt bool     `json:"prompt,omitempty"`
-	At     Time     `json:"at"`
-	Order  []string `json:"order"`
-}
+// conversation kept elsewhere (revert.Point).
+type RevertPoint = revert.Point
 
 // RevertPoint is the boundary of a file revert of this session's
 // conversation to item at, for the host session that keeps its records
@@ -154,15 +148,8 @@ func (s *Session) UnrevertFiles(ctx context.Context) (*FileRevert, error) {
 }
 
 // ChangeSelection is what a diff of a conversation kept elsewhere reads
-// from the host session that keeps its records (ChangesOf): Item as
-// Workspace.Changes takes it ("" the newest recorded call), whether it is a
-// prompt (Turn: its whole turn), and Calls, the items whose change lines
-// count (the call itself, or the prompt and every item of its turn).
-type ChangeSelection struct {
-	Item  string   `json:"item,omitempty"`
-	Turn  bool     `json:"turn,omitempty"`
-	Calls []string `json:"calls,omitempty"`
-}
+// from the host session that keeps its records (changes.Selection).
+type ChangeSelection = changes.Selection
 
 // SelectChanges is the selection of item of this session's conversation,
 // as Workspace.Changes reads it, for the host session that keeps the
@@ -170,7 +157,7 @@ type ChangeSelection struct {
 func (s *Session) SelectChanges(item string) (*ChangeSelection, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return selectChanges(s.st, item)
+	return s.st.SelectChanges(item)
 }
 
 // ChangesOf reads what the selected calls changed from this session's

@@ -64,17 +64,7 @@ func (s *Session) closeTasks() {
 
 // taskError is err of the task log in the engine's words.
 func (s *Session) taskError(err error, task string) error {
-	switch {
-	case errors.Is(err, tasks.ErrClosed):
-		return fmt.Errorf("engine: session %s is closed", s.st.ID)
-	case errors.Is(err, tasks.ErrNoTranscript):
-		return fmt.Errorf("%w: %s is a shell job: it has no transcript", ErrBadInput, task)
-	case errors.Is(err, tasks.ErrNotRunning):
-		return refusedf("task %s is not running", task)
-	case errors.Is(err, tasks.ErrEnded):
-		return refusedf("task %s already ended", task)
-	}
-	return err
+	return tasks.EngineError(err, s.st.ID, task)
 }
 
 // StartTask starts a new task (its id made from its label) or continues a
@@ -279,13 +269,7 @@ func (s *Session) taskLedger() (*bgwork.Ledger, error) {
 // knownTask is task id as tl's records say it stands, for Ledger.Agree.
 func (s *Session) knownTask(tl *taskLog, id string) []bgwork.Known {
 	recs, err := tl.Records()
-	if err != nil {
-		return nil
-	}
-	if r := tasks.Find(recs, id); r != nil {
-		return bgwork.KnownTasks([]*tasks.Record{r})
-	}
-	return nil
+	return bgwork.KnownTask(recs, err, id)
 }
 
 // endTask ends run in state, and in the ledger with it.
@@ -309,10 +293,6 @@ func (s *Session) taskWorkEnded(id, state string) {
 		s.noticef("task %s ended, but the list of background work could not say so yet: %v", id, err)
 	}
 }
-
-// cancelHeldTask ends held task id cancelled (task_control cancel, a
-// stop of all work): a task of the plumbing runs in no process.
-func (s *Session) cancelHeldTask(id string) error { return s.endTaskNamed(id, TaskCancelled) }
 
 // endTaskNamed ends running task id in state.
 func (s *Session) endTaskNamed(id, state string) error {

@@ -11,7 +11,8 @@ import (
 // Admission is what a call asks to start.
 type Admission struct {
 	// ID is the work's id (ids.Valid), unique in the ledger; "" for a
-	// workflow, which gets a word id (WorkflowID).
+	// workflow, which gets a word id (WorkflowID), or a held shell job,
+	// which gets one from its line (ids.ShellLabel).
 	ID   string
 	Type string // TypeTask, TypeShell or TypeWorkflow
 	// Owner is the agent it reports to: "" for the session, or the id of
@@ -51,6 +52,9 @@ func (l *Ledger) Admit(a Admission) (Receipt, error) {
 	}
 	if a.Type == TypeWorkflow && a.ID == "" {
 		a.ID = WorkflowID(l.opt.Rand, func(id string) bool { return l.st.by[id] != nil })
+	}
+	if a.Type == TypeShell && a.Held && a.ID == "" {
+		a.ID = ids.Unique(ids.ShellLabel(a.Label), func(id string) bool { return l.st.by[id] != nil })
 	}
 	if !ids.Valid(a.ID) {
 		return Receipt{}, fmt.Errorf("%w: %q is not a task id", ErrInvalid, a.ID)

@@ -5,6 +5,7 @@ import (
 
 	"cairn/engine/internal/tasks"
 	"cairn/internal/timefmt"
+	"cairn/internal/vfs"
 )
 
 // Known is a task as the engine's task records say it stands: the tasks
@@ -92,6 +93,15 @@ func (s *State) Agree(ks []Known) {
 	}
 }
 
+// KnownTask is task id of recs as KnownTasks says it (nil when recs
+// lacks it or recs is not read: err).
+func KnownTask(recs []*tasks.Record, err error, id string) []Known {
+	if r := tasks.Find(recs, id); err == nil && r != nil {
+		return KnownTasks([]*tasks.Record{r})
+	}
+	return nil
+}
+
 // KnownTasks is the agent tasks of recs, as the engine's task records
 // fold them (their states settled: running or interrupted), as Known.
 func KnownTasks(recs []*tasks.Record) []Known {
@@ -124,4 +134,22 @@ func TaskOutcome(state string) string {
 		return Interrupted
 	}
 	return ""
+}
+
+// ReadQuery answers q (a list or a status) from journal name as Read
+// folds it, without owning the session: ks agreed (the task records),
+// live work shown interrupted when its owner is gone (ownerGone).
+func ReadQuery(fsys vfs.FS, name string, q Request, ks []Known, ownerGone bool) (Answer, error) {
+	if err := CheckRequest(q); err != nil {
+		return Answer{}, err
+	}
+	st, err := Read(fsys, name)
+	if err != nil {
+		return Answer{}, err
+	}
+	st.Agree(ks)
+	if ownerGone {
+		st.OwnerGone()
+	}
+	return st.Query(q)
 }

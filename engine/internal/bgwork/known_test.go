@@ -1,8 +1,10 @@
 package bgwork
 
 import (
+	"errors"
 	"testing"
 
+	"cairn/engine/internal/tasks"
 	"cairn/internal/vfs"
 	"cairn/journal"
 )
@@ -70,4 +72,50 @@ func countLines(t *testing.T, fsys vfs.FS) int {
 		t.Fatal(err)
 	}
 	return n
+}
+
+// KnownTask is the one task of recs asked for; nil when recs lacks it or
+// could not be read.
+func TestKnownTask(t *testing.T) {
+	recs := []*tasks.Record{{ID: "a", Type: tasks.TypeAgent}, {ID: "b", Type: tasks.TypeAgent}}
+	if got := KnownTask(recs, nil, "b"); len(got) != 1 || got[0].ID != "b" {
+		t.Fatalf("KnownTask(b) = %+v", got)
+	}
+	if got := KnownTask(recs, nil, "c"); got != nil {
+		t.Fatalf("KnownTask(c) = %+v", got)
+	}
+	if got := KnownTask(recs, errors.New("unread"), "b"); got != nil {
+		t.Fatalf("KnownTask with an error = %+v", got)
+	}
+}
+
+// ReadQuery answers from the journal as it is read: the known tasks
+// agreed, live work interrupted when its owner is gone; a bad request is
+// ErrInvalid, a missing journal empty.
+func TestReadQuery(t *testing.T) {
+	if got := LedgerName("", "s1"); got != ledgerName {
+		t.Fatalf("LedgerName = %q, want %q (the format's place)", got, ledgerName)
+	}
+	m := vfs.NewMem()
+	l, _ := openLedger(t, m, Options{})
+	must(l.Admit(Admission{ID: "job", Type: TypeShell, Background: true}))(t)
+	ks := []Known{{ID: "look", Calls: []string{"i-1"}}}
+	st := func(gone bool) string {
+		a := must(ReadQuery(m, ledgerName, Request{Action: ActionStatus, TaskID: "job"}, ks, gone))(t)
+		return a.Status.State
+	}
+	if got := st(false); got != StateRunning {
+		t.Fatalf("owned: job is %s", got)
+	}
+	if got := st(true); got == StateRunning {
+		t.Fatal("owner gone: job still running")
+	}
+	if _, err := ReadQuery(m, ledgerName, Request{Action: ActionStatus, TaskID: "look"}, ks, false); err != nil {
+		t.Fatalf("known task: %v", err)
+	}
+	_, err := ReadQuery(m, ledgerName, Request{Action: "nope"}, nil, false)
+	wantErr(t, err, ErrInvalid)
+	if a, err := ReadQuery(m, "tasks/none/work.jsonl", Request{Action: ActionList}, nil, false); err != nil || len(a.Page.Works) != 0 {
+		t.Fatalf("missing journal: %+v, %v", a, err)
+	}
 }
