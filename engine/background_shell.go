@@ -66,13 +66,18 @@ func (s *Session) shellJob(ctx context.Context, job, line string, eo ExecOptions
 // job's result (a line polling for it): then later, non-nil, settles the
 // record, and the caller runs it once the result is out (bgwork
 // Result.After). A crash in between leaves the job's marker, closed as
-// interrupted at the next open (sweepJobMarkers).
+// interrupted at the next open (Session.runner).
 //
 // Its record names at, the newest item when the job was started, as the
 // place it began: a revert and /diff place it by the turn that started it.
 func (s *Session) execBackground(ctx context.Context, job, line string, eo ExecOptions, at changes.ItemRef, begun func()) (ans *ExecAnswer, later func(), err error) {
-	if s.beginWouldWait() {
-		begun() // the receipt does not wait for another call to end
+	// A call of the session holding the undo stack's lock (a foreground
+	// line, which may wait for this job) is not waited for by the receipt;
+	// a file revert under way is: it ends by itself.
+	if s.snaps.mu.TryLock() {
+		s.snaps.mu.Unlock()
+	} else {
+		begun()
 	}
 	end, err := s.beginCall(ctx)
 	if err != nil {
@@ -135,19 +140,6 @@ func (s *Session) execBackground(ctx context.Context, job, line string, eo ExecO
 		}
 	}
 	return ans, nil, out.Err
-}
-
-// beginWouldWait reports whether a background line's begin would wait
-// now for a call of the session holding the undo stack's lock (a
-// foreground line, which may wait for this job). A file revert holding
-// the workspace's calls is waited for: it ends by itself, and a receipt
-// given first would let the call made next take the lock before the job.
-func (s *Session) beginWouldWait() bool {
-	if !s.snaps.mu.TryLock() {
-		return true
-	}
-	s.snaps.mu.Unlock()
-	return false
 }
 
 // notStarted is err of a background line that did not start. One its
