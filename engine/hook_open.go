@@ -8,7 +8,6 @@ import (
 
 	"cairn/engine/internal/hookrec"
 	"cairn/engine/internal/owner"
-	"cairn/internal/vfs"
 )
 
 // An agent's pre- and post-tool hooks write change records only: the
@@ -95,13 +94,7 @@ func retryBusy(ctx context.Context, wait time.Duration, open func() (*Session, e
 
 // openChanges opens session id for its change records only (see above).
 func (w *Workspace) openChanges(ctx context.Context, id string, opts SessionOptions) (*Session, error) {
-	if !validSessionID(id) {
-		return nil, fmt.Errorf("%w: %q is not a session id", ErrBadInput, id)
-	}
-	if _, err := w.s.fsys.Stat(itemsName(w.dir, id)); err != nil {
-		if vfs.IsNotExist(err) {
-			return nil, fmt.Errorf("%w: %s in %s", ErrNotFound, id, w.path)
-		}
+	if err := w.checkSession(id); err != nil {
 		return nil, err
 	}
 	noted, ownerDied := w.readHint(id)

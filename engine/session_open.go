@@ -2,7 +2,6 @@ package engine
 
 import (
 	"cairn/engine/internal/errs"
-	"cairn/internal/vfs"
 	"cairn/journal"
 	"context"
 	"errors"
@@ -17,13 +16,7 @@ import (
 // references) and loads it. A second owner gets a *BusyError (ErrBusy)
 // before anything is read or written.
 func (w *Workspace) Open(ctx context.Context, id string, opts SessionOptions) (*Session, error) {
-	if !validSessionID(id) {
-		return nil, fmt.Errorf("%w: %q is not a session id", ErrBadInput, id)
-	}
-	if _, err := w.s.fsys.Stat(itemsName(w.dir, id)); err != nil {
-		if vfs.IsNotExist(err) {
-			return nil, fmt.Errorf("%w: %s in %s", ErrNotFound, id, w.path)
-		}
+	if err := w.checkSession(id); err != nil {
 		return nil, err
 	}
 	if opts.ReadOnly {

@@ -2,10 +2,8 @@ package engine
 
 import (
 	"context"
-	"fmt"
 
 	"cairn/engine/internal/snapshot"
-	"cairn/internal/vfs"
 )
 
 // The undo stack's answers (seed 001's JSON shapes), which the CLI and
@@ -51,13 +49,7 @@ func (s *Session) Snapshots(ctx context.Context) (*SnapshotList, error) {
 // killed owner left (sweepKilled), so it works while another process owns
 // the session.
 func (w *Workspace) Snapshots(ctx context.Context, id string) (*SnapshotList, error) {
-	if !validSessionID(id) {
-		return nil, fmt.Errorf("%w: %q is not a session id", ErrBadInput, id)
-	}
-	if _, err := w.s.fsys.Stat(itemsName(w.dir, id)); err != nil {
-		if vfs.IsNotExist(err) {
-			return nil, fmt.Errorf("%w: %s in %s", ErrNotFound, id, w.path)
-		}
+	if err := w.checkSession(id); err != nil {
 		return nil, err
 	}
 	w.sweepKilled()

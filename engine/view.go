@@ -25,13 +25,7 @@ type View struct {
 
 // Read folds session id's journal without taking ownership.
 func (w *Workspace) Read(ctx context.Context, id string) (*View, error) {
-	if !validSessionID(id) {
-		return nil, fmt.Errorf("%w: %q is not a session id", ErrBadInput, id)
-	}
-	if _, err := w.s.fsys.Stat(itemsName(w.dir, id)); err != nil {
-		if vfs.IsNotExist(err) {
-			return nil, fmt.Errorf("%w: %s in %s", ErrNotFound, id, w.path)
-		}
+	if err := w.checkSession(id); err != nil {
 		return nil, err
 	}
 	w.sweepKilled()
