@@ -5,6 +5,7 @@ import (
 	"errors"
 	"path"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -46,14 +47,7 @@ func TestBackgroundLineEndsWhileItsSessionRunsACall(t *testing.T) {
 			}
 			before := len(e.recLines(s))
 			// A call of s runs from here.
-			s.snaps.mu.Lock()
-			locked := true
-			unlock := func() {
-				if locked {
-					locked = false
-					s.snaps.mu.Unlock()
-				}
-			}
+			unlock := holdUndoStack(s)
 			defer unlock()
 			if c.cancel {
 				for e.get("go") == "<absent>" {
@@ -179,4 +173,12 @@ func TestBackgroundLineBeginsAfterARevertBeforeTheNextCall(t *testing.T) {
 			time.Sleep(time.Millisecond)
 		}
 	}
+}
+
+// holdUndoStack takes s's undo stack lock, as a foreground shell line
+// holds it while it runs; unlock gives it back, once however often called.
+func holdUndoStack(s *Session) (unlock func()) {
+	s.snaps.mu.Lock()
+	var once sync.Once
+	return func() { once.Do(s.snaps.mu.Unlock) }
 }

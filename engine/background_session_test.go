@@ -627,14 +627,7 @@ func TestBackgroundLineCancelledWhileItsSessionRunsACall(t *testing.T) {
 	ch := settledCh(s)
 	// A call of s runs: it holds the undo stack's lock, as a foreground
 	// shell line does while it runs.
-	s.snaps.mu.Lock()
-	locked := true
-	unlock := func() {
-		if locked {
-			locked = false
-			s.snaps.mu.Unlock()
-		}
-	}
+	unlock := holdUndoStack(s)
 	defer unlock()
 	rc := must(s.Shell(ctx, "touch ran.txt", ShellOptions{TimeoutSecs: 600}))(t).Receipt
 	must(s.TaskControl(ctx, TaskControlRequest{Action: "cancel", TaskID: rc.Work}))(t)
