@@ -62,7 +62,8 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 
 // Command is what the hook command adds to cmdbase.Main for a grammar
 // (CLI, or package cli's small grammar of the same fields) whose Globals
-// are g: its examples, kong's own help, and its checks.
+// are g: its examples, kong's own help, its checks, and the command
+// lines it runs without kong (fast.go).
 func Command(grammar any, g *cmdbase.Globals) cmdbase.Command {
 	return cmdbase.Command{
 		Grammar:  grammar,
@@ -73,6 +74,8 @@ func Command(grammar any, g *cmdbase.Globals) cmdbase.Command {
 			g.StateCmd = StateCommand(kctx.Command())
 			return cmdbase.RefuseSSH(g, "hook")
 		},
+		// The lines the agents' hook entries run, without kong (fast.go).
+		Fast: func(args []string) func() error { return fast(g, args) },
 	}
 }
 

@@ -270,3 +270,92 @@ func TestHookProgramLinksOnlyTheHook(t *testing.T) {
 		}
 	}
 }
+
+// TestHookProgramFastPath: `cairn-hook claude-code` and `cairn-hook
+// codex`, the command lines hook install writes, run without kong's
+// grammar (cli/hookcmd/fast.go); a hook process answers each event with
+// the same exit code, stdout and stderr, and records the same, as one
+// that kong parses (`claude-code --json=false`, whose Globals kong leaves
+// exactly as for `claude-code`). Any other command line is still kong's,
+// with its errors.
+func TestHookProgramFastPath(t *testing.T) {
+	dir := t.TempDir()
+	build(t, dir, "cairn/cmd/cairn-hook", "cairn/cmd/cairn")
+	hook := filepath.Join(dir, "cairn-hook")
+	play := func(extra ...string) (answers []string, sessions []string) {
+		home, ws := filepath.Join(t.TempDir(), "home"), t.TempDir()
+		os.WriteFile(filepath.Join(ws, "a.txt"), []byte("one\n"), 0o644)
+		edit := map[string]any{"file_path": filepath.Join(ws, "a.txt"), "old_string": "one", "new_string": "two"}
+		ev := func(m map[string]any) string {
+			if _, ok := m["session_id"]; !ok {
+				m["session_id"] = "7c1d5b0e-0e0f-4b5a-9f5e-1f2e3d4c5b6a"
+			}
+			m["cwd"] = ws
+			b, _ := json.Marshal(m)
+			return string(b)
+		}
+		steps := []struct {
+			agent, in string
+			then      func()
+		}{
+			{"claude-code", "{not json", nil},
+			{"claude-code", ev(map[string]any{"hook_event_name": "UserPromptSubmit", "prompt": "make it two"}), nil},
+			{"claude-code", ev(map[string]any{"hook_event_name": "PreToolUse", "tool_name": "Edit", "tool_input": edit, "tool_use_id": "toolu_1"}),
+				func() { os.WriteFile(filepath.Join(ws, "a.txt"), []byte("two\n"), 0o644) }},
+			{"claude-code", ev(map[string]any{"hook_event_name": "PostToolUse", "tool_name": "Edit", "tool_input": edit, "tool_use_id": "toolu_1"}), nil},
+			{"claude-code", ev(map[string]any{"hook_event_name": "PreToolUse", "tool_name": "Write", "tool_input": edit}), nil},
+			{"claude-code", ev(map[string]any{"hook_event_name": "Stop"}), nil},
+			{"codex", ev(map[string]any{"hook_event_name": "UserPromptSubmit", "prompt": "from codex", "session_id": ""}), nil},
+		}
+		for _, s := range steps {
+			c := exec.Command(hook, append([]string{s.agent}, extra...)...)
+			c.Env = append(os.Environ(), "CAIRN_HOME="+home)
+			c.Stdin = strings.NewReader(s.in)
+			var out, errs strings.Builder
+			c.Stdout, c.Stderr = &out, &errs
+			code := 0
+			if err := c.Run(); err != nil {
+				ee, ok := err.(*exec.ExitError)
+				if !ok {
+					t.Fatal(err)
+				}
+				code = ee.ExitCode()
+			}
+			a := fmt.Sprintf("%s %s: exit %d\nstdout %s\nstderr %s", s.agent, s.in, code, out.String(), errs.String())
+			answers = append(answers, strings.NewReplacer(ws, "WS", home, "HOME").Replace(a))
+			if s.then != nil {
+				s.then()
+			}
+		}
+		return answers, titles(t, filepath.Join(dir, "cairn"), home, ws)
+	}
+	fa, fs := play()
+	ka, ks := play("--json=false")
+	for i := range ka {
+		if fa[i] != ka[i] {
+			t.Fatalf("fast path:\n%s\nkong:\n%s", fa[i], ka[i])
+		}
+	}
+	if !slices.Equal(fs, ks) || !slices.Equal(fs, []string{"make it two"}) {
+		t.Fatalf("sessions %q through the fast path, %q through kong", fs, ks)
+	}
+	if all := strings.Join(ka, "\n"); !strings.Contains(all, "not JSON") || !strings.Contains(all, "no tool_use_id") || !strings.Contains(all, "no session_id") {
+		t.Fatalf("the hooks did not answer every kind of event:\n%s", all)
+	}
+	// Not the fast path: kong's answers.
+	for _, c := range []struct {
+		args []string
+		code int
+		says string
+	}{
+		{[]string{"claude-code", "--bogus"}, 2, "unknown flag --bogus"},
+		{[]string{"claude"}, 2, "unexpected argument claude"},
+		{[]string{"codex", "extra"}, 2, "unexpected argument extra"},
+		{[]string{"--help"}, 0, "Usage: cairn hook"},
+	} {
+		code, out, errs := run(t, hook, "", c.args...)
+		if code != c.code || !strings.Contains(out+errs, c.says) {
+			t.Fatalf("cairn-hook %q: exit %d (want %d), stdout %q, stderr %q (want %q)", c.args, code, c.code, out, errs, c.says)
+		}
+	}
+}

@@ -1,0 +1,44 @@
+package hookcmd
+
+import "cairn/cli/cmdbase"
+
+// The command lines an agent's hook entries run, `hook claude-code` and
+// `hook codex` (cairn-hook's arguments, after the "hook" Main puts
+// before them), are run without kong: building the grammar (every
+// field's tags parsed, help interpolated, the build info read) was a
+// tenth of a hook process's time and a sixth of its page faults, at every
+// tool call. They are exactly what `hook install` writes (install.go:
+// hookCommand, and `--command CMD` adds " hook AGENT"); any other
+// command line, a flag or a typo among them, goes through kong as ever,
+// with its help, errors and exit codes.
+
+// fastRun is the command of the fast command lines, by the word after
+// "hook".
+func fastRun(word string) func(*cmdbase.Globals) error {
+	switch word {
+	case "claude-code":
+		return (&HookClaudeCmd{}).Run
+	case "codex":
+		return (&HookCodexCmd{}).Run
+	}
+	return nil
+}
+
+// fast is cmdbase.Command.Fast for the hook command, whose Globals are
+// g: the run of args when they are `hook claude-code` or `hook codex`
+// exactly, with g as kong and Command's Check leave it for them; nil for
+// any other args.
+func fast(g *cmdbase.Globals, args []string) func() error {
+	if len(args) != 2 || args[0] != "hook" {
+		return nil
+	}
+	run := fastRun(args[1])
+	if run == nil {
+		return nil
+	}
+	g.Unflagged()
+	// Check's, for these lines: no state command, and no --ssh or
+	// --cairn-path to refuse.
+	g.StateCmd = StateCommand("hook " + args[1])
+	return func() error { return run(g) }
+}
