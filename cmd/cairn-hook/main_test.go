@@ -245,8 +245,9 @@ func TestHookProgramInitIsSmall(t *testing.T) {
 // TestHookProgramLinksOnlyTheHook: the hook program links the hook
 // command (cli/hookcmd) and what it needs, not the rest of the cairn
 // command: package cli, the MCP server's SDK, the terminal UI, the
-// remote workspace client, completion, the man page. Their package init
-// and size are what every tool call would pay for.
+// remote workspace client, completion, the man page; nor net/http and
+// crypto/tls (the engine sniffs an attachment's media type itself). Their
+// package init and size are what every tool call would pay for.
 func TestHookProgramLinksOnlyTheHook(t *testing.T) {
 	out, err := exec.Command("go", "list", "-deps", ".").CombinedOutput()
 	if err != nil {
@@ -258,7 +259,7 @@ func TestHookProgramLinksOnlyTheHook(t *testing.T) {
 	}
 	allowed := []string{"cairn/cli/cmdbase", "cairn/cli/hookcmd", "cairn/cli/display"}
 	refused := []string{"cairn/cli", "cairn/remotews", "github.com/modelcontextprotocol", "github.com/charmbracelet",
-		"github.com/willabides/kongplete", "github.com/posener/complete", "github.com/muesli"}
+		"github.com/willabides/kongplete", "github.com/posener/complete", "github.com/muesli", "net/http", "crypto/tls"}
 	for _, d := range deps {
 		if slices.Contains(allowed, d) {
 			continue
