@@ -1,6 +1,10 @@
 package hookcmd
 
-import "cairn/cli/cmdbase"
+import (
+	"strings"
+
+	"cairn/cli/cmdbase"
+)
 
 // The command lines an agent's hook entries run, `hook claude-code` and
 // `hook codex` (cairn-hook's arguments, after the "hook" Main puts
@@ -24,21 +28,27 @@ func fastRun(word string) func(*cmdbase.Globals) error {
 	return nil
 }
 
+// fastArgs is the word after "hook" when args (cairn's, from "hook" on)
+// are `hook WORD` exactly; "" otherwise.
+func fastArgs(args []string) string {
+	if len(args) != 2 || args[0] != "hook" {
+		return ""
+	}
+	return args[1]
+}
+
 // fast is cmdbase.Command.Fast for the hook command, whose Globals are
 // g: the run of args when they are `hook claude-code` or `hook codex`
 // exactly, with g as kong and Command's Check leave it for them; nil for
 // any other args.
 func fast(g *cmdbase.Globals, args []string) func() error {
-	if len(args) != 2 || args[0] != "hook" {
-		return nil
-	}
-	run := fastRun(args[1])
+	run := fastRun(fastArgs(args))
 	if run == nil {
 		return nil
 	}
 	g.Unflagged()
 	// Check's, for these lines: no state command, and no --ssh or
 	// --cairn-path to refuse.
-	g.StateCmd = StateCommand("hook " + args[1])
+	g.StateCmd = StateCommand(strings.Join(args, " "))
 	return func() error { return run(g) }
 }

@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
 
 	"cairn/cli/cmdbase"
@@ -298,4 +300,43 @@ func TestFastAnswersAsKong(t *testing.T) {
 			t.Fatalf("no answer says %q:\n%s", w, all)
 		}
 	}
+}
+
+// TestHookEventsWatchNoSignal: the hook program's run of an agent's hook
+// event (a line hook install writes) watches for no signal, which would
+// cost each process a thread; every other command line, run by a
+// person, is cancelled by SIGINT (Ctrl-C).
+func TestHookEventsWatchNoSignal(t *testing.T) {
+	for _, args := range installedLines(t) {
+		if watchesSIGINT(args[1:]) {
+			t.Fatalf("cairn-hook %q watches SIGINT", args[1:])
+		}
+	}
+	person := [][]string{{}, {"install", "claude-code"}, {"uninstall", "codex"}, {"--help"}, {"claude-code", "--help"},
+		{"claude-code", "--json"}, {"claude"}, {"codex", "extra"}, {"--home", "/h", "codex"}}
+	for _, args := range person {
+		if !watchesSIGINT(args) {
+			t.Fatalf("cairn-hook %q does not watch SIGINT", args)
+		}
+	}
+	// A person's run is cancelled by SIGINT. This test's own channel takes
+	// the signal too, so that it does not stop the test.
+	seen := make(chan os.Signal, 1)
+	signal.Notify(seen, os.Interrupt)
+	defer signal.Stop(seen)
+	ctx, stop := processContext(person[1])
+	defer stop()
+	if err := syscall.Kill(os.Getpid(), syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	<-seen
+	<-ctx.Done()
+	// An agent's hook event gets a context SIGINT does not end (its
+	// agent kills it instead), ended by its own stop.
+	ctx, stop = processContext([]string{"claude-code"})
+	if ctx.Err() != nil {
+		t.Fatal(ctx.Err())
+	}
+	stop()
+	<-ctx.Done()
 }

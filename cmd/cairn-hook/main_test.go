@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -358,5 +359,46 @@ func TestHookProgramFastPath(t *testing.T) {
 		if code != c.code || !strings.Contains(out+errs, c.says) {
 			t.Fatalf("cairn-hook %q: exit %d (want %d), stdout %q, stderr %q (want %q)", c.args, code, c.code, out, errs, c.says)
 		}
+	}
+}
+
+// TestHookEventStoppedBySIGINT: an agent's hook event watches for no
+// signal (cli/hookcmd processContext): SIGINT stops it as it would any
+// program, wherever it is, and the next event records as ever.
+func TestHookEventStoppedBySIGINT(t *testing.T) {
+	dir := t.TempDir()
+	build(t, dir, "cairn/cmd/cairn-hook", "cairn/cmd/cairn")
+	home, ws := filepath.Join(t.TempDir(), "home"), t.TempDir()
+	hook := func() *exec.Cmd {
+		c := exec.Command(filepath.Join(dir, "cairn-hook"), "claude-code")
+		c.Env = append(os.Environ(), "CAIRN_HOME="+home)
+		return c
+	}
+	c := hook()
+	in, err := c.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	ev := promptEvent(ws)
+	in.Write([]byte(ev[:len(ev)/2]))
+	if err := c.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	in.Close()
+	err = c.Wait()
+	st, _ := c.ProcessState.Sys().(syscall.WaitStatus)
+	if err == nil || !st.Signaled() || st.Signal() != syscall.SIGINT {
+		t.Fatalf("the hook was not stopped by SIGINT: %v", err)
+	}
+	c = hook()
+	c.Stdin = strings.NewReader(ev)
+	if out, err := c.CombinedOutput(); err != nil || len(out) != 0 {
+		t.Fatalf("the next hook: %v: %s", err, out)
+	}
+	if got := titles(t, filepath.Join(dir, "cairn"), home, ws); !slices.Equal(got, []string{"add a flag"}) {
+		t.Fatalf("sessions %q", got)
 	}
 }
