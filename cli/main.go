@@ -97,7 +97,9 @@ func mainOn(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 // agent runs `cairn hook claude-code` at every tool call, and building
 // CLI's whole grammar (every command's struct, flags and help) costs a
 // bare start about 12 ms: Main parses a command line that starts with
-// `hook` with this one, which holds nothing else.
+// `hook` with this one, which holds nothing else; the lines hook install
+// writes (`hook claude-code`, `hook codex`) are not parsed at all
+// (cli/hookcmd/fast.go).
 type hookCLI struct {
 	Globals
 	Hook HookCmd `cmd:"" help:"Use cairn under Claude Code or Codex: install its hooks, or run one (the agent runs it)."`
