@@ -73,10 +73,21 @@ type Globals struct {
 // Process runs cairn as this process's command (cmd/cairn) and returns its
 // exit code. SIGINT (Ctrl-C) cancels the command's context: a plumbing call
 // stops and says so. The REPL takes Ctrl-C its own way (cli/repl_cancel.go).
+// An agent's hook event watches for no signal, as in the hook program
+// (cli/hookcmd processContext).
 func Process() int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := processContext(os.Args[1:])
 	defer stop()
 	return Main(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+}
+
+// processContext is the context of cairn's run of args, and what ends
+// it: cancelled by SIGINT, but for an agent's hook event.
+func processContext(args []string) (context.Context, context.CancelFunc) {
+	if hookcmd.AgentEvent(args) {
+		return context.WithCancel(context.Background())
+	}
+	return signal.NotifyContext(context.Background(), os.Interrupt)
 }
 
 // Main runs the cairn command with args (without the program name) and

@@ -37,6 +37,11 @@ func fastArgs(args []string) string {
 	return args[1]
 }
 
+// AgentEvent reports whether args, cairn's from "hook" on, are a command
+// line an agent's hook entry runs: `hook claude-code` or `hook codex`
+// exactly. Such a run watches for no signal (processContext).
+func AgentEvent(args []string) bool { return fastRun(fastArgs(args)) != nil }
+
 // fast is cmdbase.Command.Fast for the hook command, whose Globals are
 // g: the run of args when they are `hook claude-code` or `hook codex`
 // exactly, with g as kong and Command's Check leave it for them; nil for

@@ -140,7 +140,7 @@ func TestFastLinesAreExact(t *testing.T) {
 	c := &CLI{}
 	cmd := Command(c, &c.Globals)
 	for _, args := range installedLines(t) {
-		if cmd.Fast(args) == nil {
+		if cmd.Fast(args) == nil || !AgentEvent(args) {
 			t.Fatalf("%q, which hook install writes, is not on the fast path", args)
 		}
 	}
@@ -152,7 +152,7 @@ func TestFastLinesAreExact(t *testing.T) {
 		{"hook", "Claude-code"}, {"hook", "claude"}, {"hook", "codex "}, {"hook", ""}, {"hook", "--version"},
 		{"hook", "claude-code", "--"}, {"hook", "--", "codex"}, {"hook", "gemini"},
 	} {
-		if cmd.Fast(args) != nil {
+		if cmd.Fast(args) != nil || AgentEvent(args) {
 			t.Fatalf("%q takes the fast path", args)
 		}
 	}

@@ -72,7 +72,7 @@ func processContext(args []string) (context.Context, context.CancelFunc) {
 // watchesSIGINT reports whether the hook program's run of args is
 // cancelled by SIGINT: every command line but an agent's hook event.
 func watchesSIGINT(args []string) bool {
-	return fastRun(fastArgs(append([]string{"hook"}, args...))) == nil
+	return !AgentEvent(append([]string{"hook"}, args...))
 }
 
 // Main runs the hook program with args (`cairn hook`'s arguments after
