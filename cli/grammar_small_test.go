@@ -5,9 +5,12 @@ import (
 	"cairn/cli/hookcmd"
 	"context"
 	"fmt"
+	"os"
+	"os/signal"
 	"path/filepath"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -120,6 +123,37 @@ func TestHookProgramAnswersAsCLI(t *testing.T) {
 			if len(args) < 2 || args[1] == "install" || args[1] == "--help" {
 				break
 			}
+		}
+	}
+}
+
+// TestProcessContextOfHookEvents: cairn's run of an agent's hook event
+// (`hook claude-code`, `hook codex`) watches for no signal, as the hook
+// program's does; any other command line is cancelled by SIGINT.
+func TestProcessContextOfHookEvents(t *testing.T) {
+	seen := make(chan os.Signal, 1)
+	signal.Notify(seen, os.Interrupt)
+	defer signal.Stop(seen)
+	ctx, stop := processContext([]string{"hook", "install", "claude-code"})
+	defer stop()
+	agent, agentStop := processContext([]string{"hook", "claude-code"})
+	if err := syscall.Kill(os.Getpid(), syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	<-seen
+	<-ctx.Done()
+	if agent.Err() != nil {
+		t.Fatalf("SIGINT ended an agent's hook event: %v", agent.Err())
+	}
+	agentStop()
+	for _, args := range [][]string{{"hook", "claude-code"}, {"hook", "codex"}} {
+		if !hookcmd.AgentEvent(args) {
+			t.Fatalf("%q is no agent's hook event", args)
+		}
+	}
+	for _, args := range [][]string{{}, {"sessions"}, {"hook", "claude-code", "--json"}, {"--json", "hook", "codex"}} {
+		if hookcmd.AgentEvent(args) {
+			t.Fatalf("%q is an agent's hook event", args)
 		}
 	}
 }

@@ -73,10 +73,21 @@ type Globals struct {
 // Process runs cairn as this process's command (cmd/cairn) and returns its
 // exit code. SIGINT (Ctrl-C) cancels the command's context: a plumbing call
 // stops and says so. The REPL takes Ctrl-C its own way (cli/repl_cancel.go).
+// An agent's hook event watches for no signal, as in the hook program
+// (cli/hookcmd processContext).
 func Process() int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := processContext(os.Args[1:])
 	defer stop()
 	return Main(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+}
+
+// processContext is the context of cairn's run of args, and what ends
+// it: cancelled by SIGINT, but for an agent's hook event.
+func processContext(args []string) (context.Context, context.CancelFunc) {
+	if hookcmd.AgentEvent(args) {
+		return context.WithCancel(context.Background())
+	}
+	return signal.NotifyContext(context.Background(), os.Interrupt)
 }
 
 // Main runs the cairn command with args (without the program name) and
@@ -97,7 +108,9 @@ func mainOn(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 // agent runs `cairn hook claude-code` at every tool call, and building
 // CLI's whole grammar (every command's struct, flags and help) costs a
 // bare start about 12 ms: Main parses a command line that starts with
-// `hook` with this one, which holds nothing else.
+// `hook` with this one, which holds nothing else; the lines hook install
+// writes (`hook claude-code`, `hook codex`) are not parsed at all
+// (cli/hookcmd/fast.go).
 type hookCLI struct {
 	Globals
 	Hook HookCmd `cmd:"" help:"Use cairn under Claude Code or Codex: install its hooks, or run one (the agent runs it)."`

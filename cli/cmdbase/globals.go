@@ -53,6 +53,18 @@ type Globals struct {
 	HandOver func(engine.Remote) error `kong:"-"`
 }
 
+// Unflagged sets g's flags as kong's parse of a command line that gives
+// none of them leaves them: each its zero value, and --home $CAIRN_HOME's
+// when that is set (kong reads a flag's env var, even set empty, through
+// the flag's mapper: RawString, its bytes as they are). The run's own
+// fields (kong:"-") are left alone. Command.Fast's command lines take it:
+// a flag given an env var or a default here must be given it there too
+// (cli/hookcmd TestFastGlobalsAreKongs fails until it is).
+func (g *Globals) Unflagged() {
+	g.Home, g.Chdir, g.JSON, g.Version, g.Ephemeral = os.Getenv("CAIRN_HOME"), "", false, false, nil
+	g.SSH, g.SSHCommand, g.CairnPath = "", "", ""
+}
+
 // Fail reports err as one line on stderr (and a JSON answer on stdout with
 // --json) and returns its exit code.
 func (g *Globals) Fail(err error) int {

@@ -33,16 +33,30 @@ type Command struct {
 	Check func(kctx *kong.Context) error
 	// Binds are what the commands' Run methods take (G is bound too).
 	Binds []any
+	// Fast, when set, runs the command lines a program runs most often
+	// without building kong's grammar, which costs a short process more
+	// than its own work does (a hook's, at every tool call of an agent).
+	// For a command line it recognises exactly, it leaves G as kong's
+	// parse of that line would (Globals.Unflagged, and what Check sets)
+	// and returns the command's run; nil for any other line, which kong
+	// parses as ever: help, flags, typos and their errors are kong's.
+	Fast func(args []string) (run func() error)
 }
 
 // Main parses args with c's grammar and runs the command chosen, and
 // returns its exit code: kong's own exit for --help and --version, the
 // error's (Classify) for a command line that does not parse or a command
-// that fails, said on stderr (and as a JSON answer with --json).
+// that fails, said on stderr (and as a JSON answer with --json). A
+// command line c.Fast knows runs without the grammar, as it would with it.
 func Main(ctx context.Context, c Command, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	g := c.G
 	g.Ctx, g.Stdin, g.Stdout, g.Stderr = ctx, stdin, stdout, stderr
 	exited := -1
+	if c.Fast != nil {
+		if run := c.Fast(args); run != nil {
+			return finish(g, nil, run, &exited)
+		}
+	}
 	parser, err := NewParser(c.Grammar, c.Examples, append([]kong.Option{
 		kong.Writers(stdout, stderr),
 		kong.Exit(func(code int) {
@@ -68,6 +82,25 @@ func Main(ctx context.Context, c Command, args []string, stdin io.Reader, stdout
 		// that asked for --json reads its answer as JSON too.
 		g.JSON = askedJSON(args)
 	}
+	if err != nil {
+		err = UsageErrorf("%v", err)
+	}
+	return finish(g, err, func() error {
+		if c.Check != nil {
+			if err := c.Check(kctx); err != nil {
+				return err
+			}
+		}
+		return kctx.Run(append([]any{g}, c.Binds...)...)
+	}, &exited)
+}
+
+// finish is a run once its command line is parsed (perr, its error, said
+// and nothing run): run with stdout and stderr escaped, the state folder
+// closed, and the exit code: kong's when a command asked it to exit
+// (exited), else the error's.
+func finish(g *Globals, perr error, run func() error, exited *int) int {
+	stdout, stderr := g.Stdout, g.Stderr
 	// Text from sessions (titles, file names, prompts, tool output) reaches
 	// a person only escaped: it may hold terminal control sequences.
 	errw := display.Writer(HeardWriter(stderr, true))
@@ -78,20 +111,15 @@ func Main(ctx context.Context, c Command, args []string, stdin io.Reader, stdout
 		g.Stdout = outw
 		defer outw.Flush()
 	}
-	if err != nil {
-		return g.Fail(UsageErrorf("%v", err))
+	if perr != nil {
+		return g.Fail(perr)
 	}
-	if c.Check != nil {
-		if err := c.Check(kctx); err != nil {
-			return g.Fail(err)
-		}
-	}
-	err = kctx.Run(append([]any{g}, c.Binds...)...)
+	err := run()
 	if g.Store != nil {
 		g.Store.Close()
 	}
-	if exited >= 0 {
-		return exited
+	if *exited >= 0 {
+		return *exited
 	}
 	if err != nil {
 		return g.Fail(err)

@@ -47,9 +47,32 @@ var Examples = map[string][]string{
 // its exit code. handOver runs the same hook in the cairn command
 // (returning only when it could not).
 func Process(handOver func(engine.Remote) error) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := processContext(os.Args[1:])
 	defer stop()
 	return Main(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, handOver)
+}
+
+// processContext is the context of the hook program's run of args (its
+// arguments), and what ends it. A person's command line (hook install,
+// help, a typo) is cancelled by SIGINT, Ctrl-C, as cairn's are. An
+// agent's hook event, one of the command lines its entries run (fast.go),
+// watches for no signal: an agent runs its hooks with no terminal of
+// theirs to press Ctrl-C in, and one it gives up on it kills, which no
+// handler sees; a hook stopped mid-event leaves what the next one
+// recovers as from any stopped owner. Watching (os/signal) would cost
+// every hook process a thread and two goroutines: about 40 of an edit
+// hook's 470 page faults.
+func processContext(args []string) (context.Context, context.CancelFunc) {
+	if !watchesSIGINT(args) {
+		return context.WithCancel(context.Background())
+	}
+	return signal.NotifyContext(context.Background(), os.Interrupt)
+}
+
+// watchesSIGINT reports whether the hook program's run of args is
+// cancelled by SIGINT: every command line but an agent's hook event.
+func watchesSIGINT(args []string) bool {
+	return !AgentEvent(append([]string{"hook"}, args...))
 }
 
 // Main runs the hook program with args (`cairn hook`'s arguments after
@@ -62,7 +85,8 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 
 // Command is what the hook command adds to cmdbase.Main for a grammar
 // (CLI, or package cli's small grammar of the same fields) whose Globals
-// are g: its examples, kong's own help, and its checks.
+// are g: its examples, kong's own help, its checks, and the command
+// lines it runs without kong (fast.go).
 func Command(grammar any, g *cmdbase.Globals) cmdbase.Command {
 	return cmdbase.Command{
 		Grammar:  grammar,
@@ -73,6 +97,8 @@ func Command(grammar any, g *cmdbase.Globals) cmdbase.Command {
 			g.StateCmd = StateCommand(kctx.Command())
 			return cmdbase.RefuseSSH(g, "hook")
 		},
+		// The lines the agents' hook entries run, without kong (fast.go).
+		Fast: func(args []string) func() error { return fast(g, args) },
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -245,8 +246,9 @@ func TestHookProgramInitIsSmall(t *testing.T) {
 // TestHookProgramLinksOnlyTheHook: the hook program links the hook
 // command (cli/hookcmd) and what it needs, not the rest of the cairn
 // command: package cli, the MCP server's SDK, the terminal UI, the
-// remote workspace client, completion, the man page. Their package init
-// and size are what every tool call would pay for.
+// remote workspace client, completion, the man page; nor net/http and
+// crypto/tls (the engine sniffs an attachment's media type itself). Their
+// package init and size are what every tool call would pay for.
 func TestHookProgramLinksOnlyTheHook(t *testing.T) {
 	out, err := exec.Command("go", "list", "-deps", ".").CombinedOutput()
 	if err != nil {
@@ -258,7 +260,7 @@ func TestHookProgramLinksOnlyTheHook(t *testing.T) {
 	}
 	allowed := []string{"cairn/cli/cmdbase", "cairn/cli/hookcmd", "cairn/cli/display"}
 	refused := []string{"cairn/cli", "cairn/remotews", "github.com/modelcontextprotocol", "github.com/charmbracelet",
-		"github.com/willabides/kongplete", "github.com/posener/complete", "github.com/muesli"}
+		"github.com/willabides/kongplete", "github.com/posener/complete", "github.com/muesli", "net/http", "crypto/tls"}
 	for _, d := range deps {
 		if slices.Contains(allowed, d) {
 			continue
@@ -268,5 +270,135 @@ func TestHookProgramLinksOnlyTheHook(t *testing.T) {
 				t.Errorf("the hook program links %s", d)
 			}
 		}
+	}
+}
+
+// TestHookProgramFastPath: `cairn-hook claude-code` and `cairn-hook
+// codex`, the command lines hook install writes, run without kong's
+// grammar (cli/hookcmd/fast.go); a hook process answers each event with
+// the same exit code, stdout and stderr, and records the same, as one
+// that kong parses (`claude-code --json=false`, whose Globals kong leaves
+// exactly as for `claude-code`). Any other command line is still kong's,
+// with its errors.
+func TestHookProgramFastPath(t *testing.T) {
+	dir := t.TempDir()
+	build(t, dir, "cairn/cmd/cairn-hook", "cairn/cmd/cairn")
+	hook := filepath.Join(dir, "cairn-hook")
+	play := func(extra ...string) (answers []string, sessions []string) {
+		home, ws := filepath.Join(t.TempDir(), "home"), t.TempDir()
+		os.WriteFile(filepath.Join(ws, "a.txt"), []byte("one\n"), 0o644)
+		edit := map[string]any{"file_path": filepath.Join(ws, "a.txt"), "old_string": "one", "new_string": "two"}
+		ev := func(m map[string]any) string {
+			if _, ok := m["session_id"]; !ok {
+				m["session_id"] = "7c1d5b0e-0e0f-4b5a-9f5e-1f2e3d4c5b6a"
+			}
+			m["cwd"] = ws
+			b, _ := json.Marshal(m)
+			return string(b)
+		}
+		steps := []struct {
+			agent, in string
+			then      func()
+		}{
+			{"claude-code", "{not json", nil},
+			{"claude-code", ev(map[string]any{"hook_event_name": "UserPromptSubmit", "prompt": "make it two"}), nil},
+			{"claude-code", ev(map[string]any{"hook_event_name": "PreToolUse", "tool_name": "Edit", "tool_input": edit, "tool_use_id": "toolu_1"}),
+				func() { os.WriteFile(filepath.Join(ws, "a.txt"), []byte("two\n"), 0o644) }},
+			{"claude-code", ev(map[string]any{"hook_event_name": "PostToolUse", "tool_name": "Edit", "tool_input": edit, "tool_use_id": "toolu_1"}), nil},
+			{"claude-code", ev(map[string]any{"hook_event_name": "PreToolUse", "tool_name": "Write", "tool_input": edit}), nil},
+			{"claude-code", ev(map[string]any{"hook_event_name": "Stop"}), nil},
+			{"codex", ev(map[string]any{"hook_event_name": "UserPromptSubmit", "prompt": "from codex", "session_id": ""}), nil},
+		}
+		for _, s := range steps {
+			c := exec.Command(hook, append([]string{s.agent}, extra...)...)
+			c.Env = append(os.Environ(), "CAIRN_HOME="+home)
+			c.Stdin = strings.NewReader(s.in)
+			var out, errs strings.Builder
+			c.Stdout, c.Stderr = &out, &errs
+			code := 0
+			if err := c.Run(); err != nil {
+				ee, ok := err.(*exec.ExitError)
+				if !ok {
+					t.Fatal(err)
+				}
+				code = ee.ExitCode()
+			}
+			a := fmt.Sprintf("%s %s: exit %d\nstdout %s\nstderr %s", s.agent, s.in, code, out.String(), errs.String())
+			answers = append(answers, strings.NewReplacer(ws, "WS", home, "HOME").Replace(a))
+			if s.then != nil {
+				s.then()
+			}
+		}
+		return answers, titles(t, filepath.Join(dir, "cairn"), home, ws)
+	}
+	fa, fs := play()
+	ka, ks := play("--json=false")
+	for i := range ka {
+		if fa[i] != ka[i] {
+			t.Fatalf("fast path:\n%s\nkong:\n%s", fa[i], ka[i])
+		}
+	}
+	if !slices.Equal(fs, ks) || !slices.Equal(fs, []string{"make it two"}) {
+		t.Fatalf("sessions %q through the fast path, %q through kong", fs, ks)
+	}
+	if all := strings.Join(ka, "\n"); !strings.Contains(all, "not JSON") || !strings.Contains(all, "no tool_use_id") || !strings.Contains(all, "no session_id") {
+		t.Fatalf("the hooks did not answer every kind of event:\n%s", all)
+	}
+	// Not the fast path: kong's answers.
+	for _, c := range []struct {
+		args []string
+		code int
+		says string
+	}{
+		{[]string{"claude-code", "--bogus"}, 2, "unknown flag --bogus"},
+		{[]string{"claude"}, 2, "unexpected argument claude"},
+		{[]string{"codex", "extra"}, 2, "unexpected argument extra"},
+		{[]string{"--help"}, 0, "Usage: cairn hook"},
+	} {
+		code, out, errs := run(t, hook, "", c.args...)
+		if code != c.code || !strings.Contains(out+errs, c.says) {
+			t.Fatalf("cairn-hook %q: exit %d (want %d), stdout %q, stderr %q (want %q)", c.args, code, c.code, out, errs, c.says)
+		}
+	}
+}
+
+// TestHookEventStoppedBySIGINT: an agent's hook event watches for no
+// signal (cli/hookcmd processContext): SIGINT stops it as it would any
+// program, wherever it is, and the next event records as ever.
+func TestHookEventStoppedBySIGINT(t *testing.T) {
+	dir := t.TempDir()
+	build(t, dir, "cairn/cmd/cairn-hook", "cairn/cmd/cairn")
+	home, ws := filepath.Join(t.TempDir(), "home"), t.TempDir()
+	hook := func() *exec.Cmd {
+		c := exec.Command(filepath.Join(dir, "cairn-hook"), "claude-code")
+		c.Env = append(os.Environ(), "CAIRN_HOME="+home)
+		return c
+	}
+	c := hook()
+	in, err := c.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	ev := promptEvent(ws)
+	in.Write([]byte(ev[:len(ev)/2]))
+	if err := c.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	in.Close()
+	err = c.Wait()
+	st, _ := c.ProcessState.Sys().(syscall.WaitStatus)
+	if err == nil || !st.Signaled() || st.Signal() != syscall.SIGINT {
+		t.Fatalf("the hook was not stopped by SIGINT: %v", err)
+	}
+	c = hook()
+	c.Stdin = strings.NewReader(ev)
+	if out, err := c.CombinedOutput(); err != nil || len(out) != 0 {
+		t.Fatalf("the next hook: %v: %s", err, out)
+	}
+	if got := titles(t, filepath.Join(dir, "cairn"), home, ws); !slices.Equal(got, []string{"add a flag"}) {
+		t.Fatalf("sessions %q", got)
 	}
 }

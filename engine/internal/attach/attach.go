@@ -39,7 +39,6 @@ import (
 	"fmt"
 	"io"
 	"mime"
-	"net/http"
 	"path/filepath"
 	"strings"
 
@@ -68,12 +67,12 @@ func (e *TooLargeError) Unwrap() error { return errs.ErrBadInput }
 
 // MediaType is the media type of a file named name whose content starts
 // with head: by its extension when that is known, else by sniffing the
-// content (net/http.DetectContentType).
+// content (sniff.go, as net/http.DetectContentType does).
 func MediaType(name string, head []byte) string {
 	if t := mime.TypeByExtension(strings.ToLower(filepath.Ext(name))); t != "" {
 		return t
 	}
-	return http.DetectContentType(head)
+	return sniff(head)
 }
 
 // Put stores the content read from r, a file named name (a base name), as
