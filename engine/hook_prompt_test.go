@@ -46,7 +46,7 @@ func promptTexts(t *testing.T, ws *Workspace, id string) map[string]bool {
 	}
 	out := map[string]bool{}
 	for _, iid := range st.Order {
-		if it := st.Items[iid]; it.Type == User {
+		if it := st.Item(iid); it.Type == User {
 			out[it.Text] = true
 		}
 	}
@@ -230,10 +230,15 @@ func TestPromptHookReadsLittleOfTheJournal(t *testing.T) {
 	}
 	// So do the Stop and SessionEnd hooks, their catch-up's answer and
 	// the turn's end included.
+	// Each makes only the items it is asked for of the thousands the
+	// index holds (convlog.Later).
 	answer := func(text string) func(*Session) {
 		return func(s *Session) {
 			if _, err := s.Append(ctx, Item{Type: Assistant, Text: text}); err != nil {
 				t.Errorf("the catch-up's answer %q: %v", text, err)
+			}
+			if s.st.Len() < 3000 || s.st.Made() > 10 {
+				t.Errorf("the catch-up's answer %q: %d of %d items made", text, s.st.Made(), s.st.Len())
 			}
 		}
 	}
@@ -251,7 +256,7 @@ func TestPromptHookReadsLittleOfTheJournal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := len(full.Order); full.Turns != 1 || n < 2 || full.Items[full.Order[n-1]].Text != "end" || full.Items[full.Order[n-2]].Text != "stop" {
+	if n := len(full.Order); full.Turns != 1 || n < 2 || full.Item(full.Order[n-1]).Text != "end" || full.Item(full.Order[n-2]).Text != "stop" {
 		t.Fatalf("after Stop and SessionEnd: %d turns, %d items", full.Turns, n)
 	}
 	if err := ws.EndAgentTurn(ctx, AgentSession{Agent: a.Agent, ID: "never-seen"}, opts, 0, &Turn{}, answer("x")); err != nil {

@@ -158,7 +158,7 @@ func (s *Session) add(ctx context.Context, it Item) (Item, error) {
 	}
 	if it.Parent == "" {
 		it.Parent = s.st.Head
-	} else if s.st.Items[it.Parent] == nil {
+	} else if s.st.Item(it.Parent) == nil {
 		return Item{}, noItem(it.Parent, s.st.ID)
 	}
 	if err := s.st.CheckLinks(&it); err != nil {

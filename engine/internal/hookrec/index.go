@@ -113,20 +113,20 @@ func ReadIndex(fsys vfs.FS, name string) (*Index, error) {
 	return &Index{Size: t.Size, Sum: t.Sum, State: t.State, kept: int64(end), text: text, n: n}, nil
 }
 
-// eachLine calls fn with each item line of the index, in the order they
-// were written, and counts the earlier batches' JSON lines as stale.
-func (ix *Index) eachLine(fn func(line string) error) error {
+// eachLine calls fn with each item line of the index and where it starts
+// in its text, in the order they were written, and counts the earlier
+// batches' JSON lines as stale.
+func (ix *Index) eachLine(fn func(at int, line string) error) error {
 	ix.stale = 0
-	for text := ix.text; len(text) > 0; {
-		line, rest, _ := strings.Cut(text, "\n")
-		text = rest
+	for at := 0; at < len(ix.text); {
+		line, _, _ := strings.Cut(ix.text[at:], "\n")
+		next := at + len(line) + 1
 		if len(line) > 0 && line[0] == '{' {
 			ix.stale += int64(len(line) + 1)
-			continue
-		}
-		if err := fn(line); err != nil {
+		} else if err := fn(at, line); err != nil {
 			return err
 		}
+		at = next
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"cairn/internal/timefmt"
 	"encoding/json"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -46,7 +47,9 @@ func SummaryOf(st *convlog.State) StateSummary {
 }
 
 // FromIndex fills st, a new state, from the index ix: the summary, and
-// the items with their links (a user item with its text and time).
+// the items with their links (a user item with its text and time). Every
+// line is read and checked now; each item is made when it is first asked
+// for (convlog.Later).
 func FromIndex(st *convlog.State, ix *Index) error {
 	var m StateSummary
 	if err := json.Unmarshal(ix.State, &m); err != nil {
@@ -59,54 +62,71 @@ func FromIndex(st *convlog.State, ix *Index) error {
 	if m.Meta != nil {
 		st.Meta = m.Meta
 	}
-	// The items are made in one slice, the map and the order at their
-	// size, each straight from its line: a long session's index holds
-	// thousands, read at every prompt.
-	slab := make([]convlog.Item, 0, ix.n)
-	if len(st.Items) == 0 {
-		st.Items = make(map[string]*convlog.Item, ix.n)
-	}
+	// Each line is read and checked here; its item is made when it is
+	// first asked for (convlog.Later): a prompt hook in a long session
+	// asks for a few of its thousands.
+	places := make(map[string]int, ix.n)
 	st.Order = slices.Grow(st.Order, ix.n)
-	err := ix.eachLine(func(line string) error {
+	var parents []string // parents not read yet when their child was
+	err := ix.eachLine(func(at int, line string) error {
 		e, err := parseEntry(line)
 		if err != nil {
 			return err
 		}
-		if len(slab) == cap(slab) {
-			return ErrTorn // never: n counts every line, and the map holds pointers into slab
+		if _, err := entryAt(e); err != nil {
+			return err
 		}
-		slab = append(slab, convlog.Item{ID: e.ID, Type: convlog.ItemType(e.Type), Parent: e.Parent, Call: e.Call, Task: e.Task, Text: e.Text})
-		it := &slab[len(slab)-1]
-		if !it.Type.Valid() {
-			return errIndexItem
-		}
-		if e.At != "" && e.At != "-" {
-			at, err := time.Parse(time.RFC3339Nano, e.At)
-			if err != nil {
-				return err
-			}
-			it.At = timefmt.Mk(at)
-		}
-		if st.Items[it.ID] == nil {
-			st.Order = append(st.Order, it.ID)
-		} else {
+		if _, ok := places[e.ID]; ok {
 			ix.stale += int64(len(line) + 1)
+		} else if !st.Has(e.ID) {
+			st.Order = append(st.Order, e.ID)
 		}
-		st.Items[it.ID] = it
+		places[e.ID] = at
+		if _, ok := places[e.Parent]; e.Parent != "" && !ok {
+			parents = append(parents, e.Parent)
+		}
 		return nil
 	})
 	if err != nil {
 		return err
 	}
-	for i := range slab {
-		if it := &slab[i]; it.Parent != "" && st.Items[it.ID] == it && st.Items[it.Parent] == nil {
+	for _, p := range parents {
+		if _, ok := places[p]; !ok {
 			return errIndexItem
 		}
 	}
-	if st.Head != "" && st.Items[st.Head] == nil {
+	if _, ok := places[st.Head]; st.Head != "" && !ok {
 		return errIndexItem
 	}
+	text := ix.text
+	st.SetLater(convlog.Later{Places: places, Make: func(place int) *convlog.Item {
+		line, _, _ := strings.Cut(text[place:], "\n")
+		e, _ := parseEntry(line) // read and checked above
+		at, _ := entryAt(e)
+		return &convlog.Item{ID: e.ID, Type: convlog.ItemType(e.Type), Parent: e.Parent, Call: e.Call, Task: e.Task, Text: e.Text, At: at}
+	}, Type: func(place int) convlog.ItemType {
+		_, rest, _ := strings.Cut(text[place:], "\t") // "i"
+		_, rest, _ = strings.Cut(rest, "\t")          // the id
+		typ, _, _ := strings.Cut(rest, "\t")
+		return convlog.ItemType(typ)
+	}})
 	return nil
+}
+
+// entryAt checks index entry e's type and reads its time (zero when it
+// has none).
+func entryAt(e Entry) (timefmt.Time, error) {
+	if !convlog.ItemType(e.Type).Valid() {
+		return timefmt.Time{}, errIndexItem
+	}
+	if e.At == "" || e.At == "-" {
+		return timefmt.Time{}, nil
+	}
+	at, err := time.Parse(time.RFC3339Nano, e.At)
+	if err != nil {
+		return timefmt.Time{}, err
+	}
+	return timefmt.Mk(at), nil
 }
 
 // Entries is the index's entries of the items ids, each once.
@@ -114,7 +134,7 @@ func Entries(st *convlog.State, ids []string) []Entry {
 	out := make([]Entry, 0, len(ids))
 	seen := make(map[string]bool, len(ids))
 	for _, id := range ids {
-		it := st.Items[id]
+		it := st.Item(id)
 		if it == nil || seen[id] {
 			continue
 		}
