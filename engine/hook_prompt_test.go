@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -23,6 +24,7 @@ func indexAgrees(t *testing.T, ws *Workspace, id, when string) {
 	if st == nil {
 		t.Fatalf("%s: no usable index after a prompt hook", when)
 	}
+	defer st.DropLater()
 	full, err := ws.fold(ctx, id, foldOptions{hydrate: true})
 	if err != nil {
 		t.Fatal(err)
@@ -266,4 +268,46 @@ func TestPromptHookReadsLittleOfTheJournal(t *testing.T) {
 		t.Fatalf("a Stop hook made a session: %v", err)
 	}
 	indexAgrees(t, ws, id, "after")
+}
+
+// On a disk the index is mapped into memory while a hook reads it
+// (vfs.MapFile) and given back as its session closes: the hooks record
+// as on any filesystem, and what they return stays readable after.
+func TestPromptHookOnDisk(t *testing.T) {
+	ctx := context.Background()
+	st := must(Open(t.TempDir()))(t)
+	defer st.Close()
+	ws := must(st.Workspace(t.TempDir()))(t)
+	a := AgentSession{Agent: "claude-code", ID: "on-disk"}
+	id := ImportSessionID(a.Agent, a.ID)
+	opts := SessionOptions{Brief: true}
+	var got []Item
+	for i := range 12 {
+		answer := func(s *Session) {
+			for j := range 3 {
+				if _, err := s.Append(ctx, Item{Type: Assistant, Text: fmt.Sprint("answer ", i, j)}); err != nil {
+					t.Errorf("answer %d.%d: %v", i, j, err)
+				}
+			}
+		}
+		got = append(got, must(ws.RecordAgentPrompt(ctx, a, opts, 0, fmt.Sprint("prompt ", i), "", answer))(t))
+		if err := ws.EndAgentTurn(ctx, a, opts, 0, &Turn{}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	runtime.GC()
+	full, err := ws.fold(ctx, id, foldOptions{hydrate: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, it := range got {
+		in := full.Item(it.ID)
+		if in == nil || it.Text != fmt.Sprint("prompt ", i) || in.Text != it.Text || in.Parent != it.Parent || it.Parent == "" {
+			t.Fatalf("prompt %d returned as %+v, in the session as %+v", i, it, in)
+		}
+	}
+	if n := len(full.Order); n != 12*4 {
+		t.Fatalf("%d items, want %d", n, 12*4)
+	}
+	indexAgrees(t, ws, id, "on disk")
 }

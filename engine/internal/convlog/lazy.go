@@ -14,11 +14,22 @@ type Later struct {
 	Places map[string]int
 	Make   func(place int) *Item
 	Type   func(place int) ItemType // the type of the item Make makes
+	Done   func()                   // what the places are in is given back (DropLater)
 }
 
 // SetLater has st make the items of l as they are asked for; an item st
 // holds already is st's.
 func (st *State) SetLater(l Later) { st.later = l }
+
+// DropLater forgets the items st knows and has not made, and gives back
+// what they would be made from (Later.Done): for a state nothing more is
+// read of (its session closed), which holds only its items made after.
+func (st *State) DropLater() {
+	if st.later.Done != nil {
+		st.later.Done()
+	}
+	st.later = Later{}
+}
 
 // Item is item id, nil when st has none.
 func (st *State) Item(id string) *Item {

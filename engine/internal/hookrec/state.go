@@ -3,10 +3,12 @@ package hookrec
 import (
 	"cairn/engine/internal/convlog"
 	"cairn/internal/timefmt"
+	"cairn/internal/vfs"
 	"encoding/json"
 	"slices"
 	"strings"
 	"time"
+	"unsafe"
 )
 
 // StateSummary is what the hooks' index keeps of a state beside its items
@@ -46,10 +48,34 @@ func SummaryOf(st *convlog.State) StateSummary {
 		Pinned: st.Pinned, Tier: st.Tier, Meta: st.Meta, Bytes: st.Bytes}
 }
 
+// OpenIndex reads the index file index of the items journal journal into
+// st, a new state (FromIndex), when it agrees with the journal (Check):
+// how it stands to it, and the index, which st reads until
+// st.DropLater. Nothing is read into st, and the index is closed, on an
+// error, ErrDisagrees included.
+func OpenIndex(fsys vfs.FS, index, journal string, st *convlog.State) (*Index, Agreement, error) {
+	ix, err := ReadIndex(fsys, index)
+	if err != nil {
+		return nil, Disagrees, err
+	}
+	ag, _, err := ix.Check(fsys, journal)
+	if err == nil && ag == Disagrees {
+		err = ErrDisagrees
+	}
+	if err == nil {
+		err = FromIndex(st, ix)
+	}
+	if err != nil {
+		ix.Close()
+		return nil, Disagrees, err
+	}
+	return ix, ag, nil
+}
+
 // FromIndex fills st, a new state, from the index ix: the summary, and
 // the items with their links (a user item with its text and time). Every
 // line is read and checked now; each item is made when it is first asked
-// for (convlog.Later).
+// for (convlog.Later), until st.DropLater closes ix.
 func FromIndex(st *convlog.State, ix *Index) error {
 	var m StateSummary
 	if err := json.Unmarshal(ix.State, &m); err != nil {
@@ -64,9 +90,20 @@ func FromIndex(st *convlog.State, ix *Index) error {
 	}
 	// Each line is read and checked here; its item is made when it is
 	// first asked for (convlog.Later): a prompt hook in a long session
-	// asks for a few of its thousands.
-	places := make(map[string]int, ix.n)
+	// asks for a few of its thousands. The ids the state keeps (its order,
+	// the places' keys) are copied out of the index's text, a few at a
+	// time into one buffer; an item made is copied whole.
+	places := make(map[string]int, ix.n) // an item's place in lines
+	lines := make([]int, 0, ix.n)        // where its last line starts in the text
 	st.Order = slices.Grow(st.Order, ix.n)
+	var ids []byte
+	keep := func(id string) string {
+		if len(ids)+len(id) > cap(ids) {
+			ids = make([]byte, 0, max(len(id), 32<<10))
+		}
+		ids = append(ids, id...)
+		return unsafe.String(&ids[len(ids)-len(id)], len(id))
+	}
 	var parents []string // parents not read yet when their child was
 	err := ix.eachLine(func(at int, line string) error {
 		e, err := parseEntry(line)
@@ -76,14 +113,19 @@ func FromIndex(st *convlog.State, ix *Index) error {
 		if _, err := entryAt(e); err != nil {
 			return err
 		}
-		if _, ok := places[e.ID]; ok {
+		if p, ok := places[e.ID]; ok {
 			ix.stale += int64(len(line) + 1)
-		} else if !st.Has(e.ID) {
-			st.Order = append(st.Order, e.ID)
+			lines[p] = at // no map assignment: it would keep e.ID, a part of the text, as the key
+		} else {
+			id := keep(e.ID)
+			if !st.Has(id) {
+				st.Order = append(st.Order, id)
+			}
+			places[id] = len(lines)
+			lines = append(lines, at)
 		}
-		places[e.ID] = at
 		if _, ok := places[e.Parent]; e.Parent != "" && !ok {
-			parents = append(parents, e.Parent)
+			parents = append(parents, strings.Clone(e.Parent))
 		}
 		return nil
 	})
@@ -98,17 +140,17 @@ func FromIndex(st *convlog.State, ix *Index) error {
 	if _, ok := places[st.Head]; st.Head != "" && !ok {
 		return errIndexItem
 	}
-	text := ix.text
-	st.SetLater(convlog.Later{Places: places, Make: func(place int) *convlog.Item {
-		line, _, _ := strings.Cut(text[place:], "\n")
+	st.SetLater(convlog.Later{Places: places, Done: ix.Close, Make: func(place int) *convlog.Item {
+		line, _, _ := strings.Cut(ix.text[lines[place]:], "\n")
 		e, _ := parseEntry(line) // read and checked above
 		at, _ := entryAt(e)
-		return &convlog.Item{ID: e.ID, Type: convlog.ItemType(e.Type), Parent: e.Parent, Call: e.Call, Task: e.Task, Text: e.Text, At: at}
+		return &convlog.Item{ID: strings.Clone(e.ID), Type: convlog.TypeNamed(e.Type), Parent: strings.Clone(e.Parent),
+			Call: strings.Clone(e.Call), Task: strings.Clone(e.Task), Text: strings.Clone(e.Text), At: at}
 	}, Type: func(place int) convlog.ItemType {
-		_, rest, _ := strings.Cut(text[place:], "\t") // "i"
-		_, rest, _ = strings.Cut(rest, "\t")          // the id
+		_, rest, _ := strings.Cut(ix.text[lines[place]:], "\t") // "i"
+		_, rest, _ = strings.Cut(rest, "\t")                    // the id
 		typ, _, _ := strings.Cut(rest, "\t")
-		return convlog.ItemType(typ)
+		return convlog.TypeNamed(typ)
 	}})
 	return nil
 }
@@ -116,7 +158,7 @@ func FromIndex(st *convlog.State, ix *Index) error {
 // entryAt checks index entry e's type and reads its time (zero when it
 // has none).
 func entryAt(e Entry) (timefmt.Time, error) {
-	if !convlog.ItemType(e.Type).Valid() {
+	if convlog.TypeNamed(e.Type) == "" {
 		return timefmt.Time{}, errIndexItem
 	}
 	if e.At == "" || e.At == "-" {
@@ -124,7 +166,7 @@ func entryAt(e Entry) (timefmt.Time, error) {
 	}
 	at, err := time.Parse(time.RFC3339Nano, e.At)
 	if err != nil {
-		return timefmt.Time{}, err
+		return timefmt.Time{}, errIndexItem
 	}
 	return timefmt.Mk(at), nil
 }
