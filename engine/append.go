@@ -27,7 +27,7 @@ func (s *Session) Append(ctx context.Context, it Item) (Item, error) {
 		s.userTurn() // a user turn re-enables automatic continuation
 	}
 	// A result answering a task's call delivers it: the task settles.
-	if call := s.st.Items[it.Call]; it.Type == ToolResult && call != nil && call.Task != "" && s.unrecorded == nil {
+	if call := s.st.Item(it.Call); it.Type == ToolResult && call != nil && call.Task != "" && s.unrecorded == nil {
 		if err := s.endTaskOnResult(ctx, call.Task); err != nil {
 			s.noticef("task %s could not be recorded as settled: %v", call.Task, err)
 		}

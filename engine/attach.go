@@ -70,7 +70,7 @@ func (w *Workspace) Attachments(ctx context.Context, session, item string) ([]At
 		}
 		return convlog.OnDisk(v.st.Draft.Attachments), nil
 	}
-	it := v.st.Items[item]
+	it := v.st.Item(item)
 	if it == nil {
 		return nil, noItem(item, session)
 	}

@@ -349,7 +349,7 @@ type itemSink struct {
 func (k *itemSink) Has(ctx context.Context, item string) (bool, error) {
 	k.s.mu.Lock()
 	defer k.s.mu.Unlock()
-	return k.s.st.Items[item] != nil, nil
+	return k.s.st.Item(item) != nil, nil
 }
 
 func (k *itemSink) Sync(ctx context.Context) error { return k.s.Commit(ctx) }

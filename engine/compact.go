@@ -15,7 +15,7 @@ import (
 func (s *Session) Compact(ctx context.Context, summary, upTo string) (Item, error) {
 	s.mu.Lock()
 	path := s.st.HeadPath()
-	known := upTo == "" || s.st.Items[upTo] != nil
+	known := upTo == "" || s.st.Item(upTo) != nil
 	s.mu.Unlock()
 	if !known {
 		return Item{}, noItem(upTo, s.st.ID) // names nothing: not found, as elsewhere

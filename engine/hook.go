@@ -245,7 +245,7 @@ func settledCall(s *Session, item, call string) string {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.st.Items[item] == nil {
+	if s.st.Item(item) == nil {
 		return ""
 	}
 	return item

@@ -138,30 +138,22 @@ func (w *Workspace) openIndexed(ctx context.Context, id string, opts SessionOpti
 // open).
 func (w *Workspace) indexedState(ctx context.Context, id string) (*indexKeep, *state) {
 	fsys := w.s.fsys
-	ix, err := hookrec.ReadIndex(fsys, indexName(w.dir, id))
-	if err != nil {
-		return nil, nil
-	}
-	ag, _, err := ix.Check(fsys, itemsName(w.dir, id))
-	if err != nil || ag == hookrec.Disagrees {
-		return nil, nil
-	}
 	st := newState(id, w.path)
-	if err := fromIndex(st, ix); err != nil {
+	ix, ag, err := hookrec.OpenIndex(fsys, indexName(w.dir, id), itemsName(w.dir, id), st)
+	if err != nil {
 		return nil, nil
 	}
 	keep := &indexKeep{from: len(st.Order)}
 	keep.at, keep.append = ix.Appendable()
 	if ag == hookrec.Behind {
-		if keep.ids, err = convlog.FoldAfter(ctx, fsys, w.objects(), itemsName(w.dir, id), ix.Size, st, w.s.future()); err != nil {
-			return nil, nil
-		}
+		keep.ids, err = convlog.FoldAfter(ctx, fsys, w.objects(), itemsName(w.dir, id), ix.Size, st, w.s.future())
 	}
-	rec, err := readRecord(fsys, w.dir, id)
-	if err != nil || remoteOf(st) != nil {
-		return nil, nil
+	rec, rerr := readRecord(fsys, w.dir, id)
+	if err == nil && rerr == nil {
+		st.Settled = min(rec.SettledTurn, st.Turns)
 	}
-	if st.Settled = min(rec.SettledTurn, st.Turns); st.Turns > st.Settled {
+	if err != nil || rerr != nil || remoteOf(st) != nil || st.Turns > st.Settled {
+		st.DropLater()
 		return nil, nil
 	}
 	keep.rec = rec

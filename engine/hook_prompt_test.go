@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -23,6 +24,7 @@ func indexAgrees(t *testing.T, ws *Workspace, id, when string) {
 	if st == nil {
 		t.Fatalf("%s: no usable index after a prompt hook", when)
 	}
+	defer st.DropLater()
 	full, err := ws.fold(ctx, id, foldOptions{hydrate: true})
 	if err != nil {
 		t.Fatal(err)
@@ -46,7 +48,7 @@ func promptTexts(t *testing.T, ws *Workspace, id string) map[string]bool {
 	}
 	out := map[string]bool{}
 	for _, iid := range st.Order {
-		if it := st.Items[iid]; it.Type == User {
+		if it := st.Item(iid); it.Type == User {
 			out[it.Text] = true
 		}
 	}
@@ -230,10 +232,15 @@ func TestPromptHookReadsLittleOfTheJournal(t *testing.T) {
 	}
 	// So do the Stop and SessionEnd hooks, their catch-up's answer and
 	// the turn's end included.
+	// Each makes only the items it is asked for of the thousands the
+	// index holds (convlog.Later).
 	answer := func(text string) func(*Session) {
 		return func(s *Session) {
 			if _, err := s.Append(ctx, Item{Type: Assistant, Text: text}); err != nil {
 				t.Errorf("the catch-up's answer %q: %v", text, err)
+			}
+			if s.st.Len() < 3000 || s.st.Made() > 10 {
+				t.Errorf("the catch-up's answer %q: %d of %d items made", text, s.st.Made(), s.st.Len())
 			}
 		}
 	}
@@ -251,7 +258,7 @@ func TestPromptHookReadsLittleOfTheJournal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := len(full.Order); full.Turns != 1 || n < 2 || full.Items[full.Order[n-1]].Text != "end" || full.Items[full.Order[n-2]].Text != "stop" {
+	if n := len(full.Order); full.Turns != 1 || n < 2 || full.Item(full.Order[n-1]).Text != "end" || full.Item(full.Order[n-2]).Text != "stop" {
 		t.Fatalf("after Stop and SessionEnd: %d turns, %d items", full.Turns, n)
 	}
 	if err := ws.EndAgentTurn(ctx, AgentSession{Agent: a.Agent, ID: "never-seen"}, opts, 0, &Turn{}, answer("x")); err != nil {
@@ -261,4 +268,46 @@ func TestPromptHookReadsLittleOfTheJournal(t *testing.T) {
 		t.Fatalf("a Stop hook made a session: %v", err)
 	}
 	indexAgrees(t, ws, id, "after")
+}
+
+// On a disk the index is mapped into memory while a hook reads it
+// (vfs.MapFile) and given back as its session closes: the hooks record
+// as on any filesystem, and what they return stays readable after.
+func TestPromptHookOnDisk(t *testing.T) {
+	ctx := context.Background()
+	st := must(Open(t.TempDir()))(t)
+	defer st.Close()
+	ws := must(st.Workspace(t.TempDir()))(t)
+	a := AgentSession{Agent: "claude-code", ID: "on-disk"}
+	id := ImportSessionID(a.Agent, a.ID)
+	opts := SessionOptions{Brief: true}
+	var got []Item
+	for i := range 12 {
+		answer := func(s *Session) {
+			for j := range 3 {
+				if _, err := s.Append(ctx, Item{Type: Assistant, Text: fmt.Sprint("answer ", i, j)}); err != nil {
+					t.Errorf("answer %d.%d: %v", i, j, err)
+				}
+			}
+		}
+		got = append(got, must(ws.RecordAgentPrompt(ctx, a, opts, 0, fmt.Sprint("prompt ", i), "", answer))(t))
+		if err := ws.EndAgentTurn(ctx, a, opts, 0, &Turn{}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	runtime.GC()
+	full, err := ws.fold(ctx, id, foldOptions{hydrate: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, it := range got {
+		in := full.Item(it.ID)
+		if in == nil || it.Text != fmt.Sprint("prompt ", i) || in.Text != it.Text || in.Parent != it.Parent || it.Parent == "" {
+			t.Fatalf("prompt %d returned as %+v, in the session as %+v", i, it, in)
+		}
+	}
+	if n := len(full.Order); n != 12*4 {
+		t.Fatalf("%d items, want %d", n, 12*4)
+	}
+	indexAgrees(t, ws, id, "on disk")
 }

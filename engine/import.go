@@ -197,7 +197,7 @@ func (w *Workspace) importNew(ctx context.Context, id string, src *ImportSource,
 		st.Fold(l)
 	}
 	for _, l := range items {
-		if it := st.Items[l.ID]; it != nil {
+		if it := st.Item(l.ID); it != nil {
 			it.Task = l.Task
 		}
 	}

@@ -35,7 +35,7 @@ func (w *Workspace) nameTasks(ctx context.Context, id string, st *state, src *Im
 	}
 	calls := map[string]bool{}
 	for _, iid := range st.Order {
-		if st.Items[iid].Type == ToolCall {
+		if st.Item(iid).Type == ToolCall {
 			calls[iid] = true
 		}
 	}

@@ -20,7 +20,7 @@ func (s *Session) appendPrompt(ctx context.Context, text, promptID string) (Item
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	id := hookrec.ItemID(s.st.ID, agentimport.PromptKey(promptID))
-	if it := s.st.Items[id]; it != nil {
+	if it := s.st.Item(id); it != nil {
 		if it.Type != User {
 			return Item{}, fmt.Errorf("%w: item %s is a %s item", ErrBadInput, id, it.Type)
 		}

@@ -43,11 +43,11 @@ func TestImportFindsHookPrompts(t *testing.T) {
 	defer s.Close()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	reviewed, going := s.st.Items[hookrec.ItemID(s.ID(), "a1")], s.st.Items[hookrec.ItemID(s.ID(), "a3")]
+	reviewed, going := s.st.Item(hookrec.ItemID(s.ID(), "a1")), s.st.Item(hookrec.ItemID(s.ID(), "a3"))
 	if reviewed == nil || reviewed.Parent != byID.ID || going == nil || going.Parent != second.ID {
 		t.Fatalf("answers not under the hooks' prompts: %+v %+v", reviewed, going)
 	}
-	if s.st.Items[hookrec.ItemID(s.ID(), "u4")] == nil {
+	if s.st.Item(hookrec.ItemID(s.ID(), "u4")) == nil {
 		t.Fatal("a prompt an hour later was taken for a hook's")
 	}
 }

@@ -45,7 +45,7 @@ func (s *Session) Revert(ctx context.Context, at string, mode RevertMode) (*Reve
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	it := s.st.Items[at]
+	it := s.st.Item(at)
 	if it == nil {
 		return nil, noItem(at, s.st.ID)
 	}

@@ -13,15 +13,15 @@ import (
 // compaction item its original, the last item of the stretch it replaced
 // (refused when it cannot be found).
 func revertItem(st *state, at string) (*Item, error) {
-	it := st.Items[at]
+	it := st.Item(at)
 	if it == nil {
 		return nil, noItem(at, st.ID)
 	}
 	for n := 0; it.Type == Compaction; n++ {
-		if len(it.Replaces) != 2 || st.Items[it.Replaces[1]] == nil || n > len(st.Order) {
+		if len(it.Replaces) != 2 || st.Item(it.Replaces[1]) == nil || n > len(st.Order) {
 			return nil, refusedf("cannot revert files to %s: it is a compaction whose original cannot be found", at)
 		}
-		it = st.Items[it.Replaces[1]]
+		it = st.Item(it.Replaces[1])
 	}
 	return it, nil
 }

@@ -30,6 +30,7 @@ func (s *Session) Close() error {
 	if err == nil {
 		s.keepIndex() // a prompt hook's (hook_prompt.go)
 	}
+	s.st.DropLater() // an index a prompt hook read it from
 	if n := s.kept.Lost(); n > 0 && s.unrecorded != nil && !s.readOnly {
 		s.noticef("%s of this session kept in memory only may be lost: %v", convlog.CountText(n), s.unrecorded)
 	}

@@ -26,7 +26,7 @@ func (s *Session) requestView() []Item {
 func (s *Session) archive(compaction string) ([]Item, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	c := s.st.Items[compaction]
+	c := s.st.Item(compaction)
 	if c == nil || c.Type != Compaction || len(c.Replaces) != 2 {
 		return nil, notFoundf("%q is not a compaction item", compaction)
 	}

@@ -65,7 +65,7 @@ func (s *Session) materialize(first ...*itemLine) error {
 	if len(first) == 0 {
 		s.bareSize = wr.Size()
 	}
-	s.st.Created, s.st.Opened = now, now
+	s.st.Created = now // not opened: no open line (its fold says so too)
 	s.st.Touch(now)
 	// A new session is an open of the workspace too: it collects what the
 	// writes of dead owners left (temps.go), as Open does.
@@ -158,7 +158,7 @@ func (s *Session) add(ctx context.Context, it Item) (Item, error) {
 	}
 	if it.Parent == "" {
 		it.Parent = s.st.Head
-	} else if s.st.Items[it.Parent] == nil {
+	} else if s.st.Item(it.Parent) == nil {
 		return Item{}, noItem(it.Parent, s.st.ID)
 	}
 	if err := s.st.CheckLinks(&it); err != nil {

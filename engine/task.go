@@ -77,7 +77,7 @@ func (s *Session) StartTask(ctx context.Context, ts TaskStart) (*Task, Item, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if ts.Parent != "" && s.st.Items[ts.Parent] == nil {
+	if ts.Parent != "" && s.st.Item(ts.Parent) == nil {
 		return nil, Item{}, noItem(ts.Parent, s.st.ID)
 	}
 	tl, err := s.taskLog(ctx)

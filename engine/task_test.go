@@ -363,7 +363,7 @@ func (s *Session) startShellJob(ctx context.Context, cmdline, call string) (*Tas
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if call != "" && s.st.Items[call] == nil {
+	if call != "" && s.st.Item(call) == nil {
 		return nil, noItem(call, s.st.ID)
 	}
 	tl, err := s.taskLog(ctx)

@@ -24,7 +24,7 @@ func (s *Session) callFor(call string) (string, error) {
 	if call == "" {
 		return s.st.TurnPrompt(), nil
 	}
-	it := s.st.Items[call]
+	it := s.st.Item(call)
 	if it == nil {
 		return "", noItem(call, s.st.ID)
 	}

@@ -49,7 +49,7 @@ func (s *Session) endTurn(ctx context.Context, t Turn) error {
 		return err
 	}
 	s.st.Fold(&itemLine{V: 1, Kind: kindTurn, At: &now, Turn: ts})
-	if err := s.writeAudit(ctx, &auditLine{Kind: "turn", At: now, Turn: ts.N, Items: len(s.st.Items), Labels: t.Labels, Gates: t.Gates}); err != nil {
+	if err := s.writeAudit(ctx, &auditLine{Kind: "turn", At: now, Turn: ts.N, Items: s.st.Len(), Labels: t.Labels, Gates: t.Gates}); err != nil {
 		return err
 	}
 	s.trailPending++

@@ -51,7 +51,7 @@ func (v *View) Stream(ctx context.Context, all bool, fn func(Item) error) error 
 
 // ItemText is item id as Stream gives it, its text read back alone.
 func (v *View) ItemText(ctx context.Context, id string) (Item, error) {
-	it := v.st.Items[id]
+	it := v.st.Item(id)
 	if it == nil {
 		return Item{}, noItem(id, v.st.ID)
 	}

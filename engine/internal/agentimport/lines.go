@@ -73,13 +73,13 @@ func Lines(ctx context.Context, env Env, st *convlog.State, id string, src *Sour
 			res.Aliases[in.Key] = iid
 		}
 		head = iid
-		if st.Items[iid] != nil {
+		if st.Item(iid) != nil {
 			res.Present++
 			continue
 		}
 		it := convlog.Item{ID: iid, Type: in.Type, Tool: in.Tool, Status: in.Status, Text: in.Text, At: timefmt.Mk(in.At)}
 		if in.ParentKey != "" {
-			if p := idOf(in.ParentKey); st.Items[p] != nil {
+			if p := idOf(in.ParentKey); st.Item(p) != nil {
 				it.Parent = p
 			}
 		}
@@ -88,7 +88,7 @@ func Lines(ctx context.Context, env Env, st *convlog.State, id string, src *Sour
 			if in.ReplacesKeys[0] == "" {
 				a = st.PathRoot(b)
 			}
-			if st.Items[a] != nil && st.Items[b] != nil {
+			if st.Item(a) != nil && st.Item(b) != nil {
 				it.Replaces = []string{a, b}
 			}
 		}
@@ -122,7 +122,7 @@ func Lines(ctx context.Context, env Env, st *convlog.State, id string, src *Sour
 		res.Items++
 	}
 	if src.Head != "" {
-		if h := idOf(src.Head); st.Items[h] != nil {
+		if h := idOf(src.Head); st.Item(h) != nil {
 			head = h
 		}
 	}
@@ -141,7 +141,7 @@ func aliases(st *convlog.State, id string, src *Source) map[string]string {
 		if in.Type != convlog.ToolCall || in.CallID == "" {
 			continue
 		}
-		if _, prior := src.Prior[in.Key]; prior || st.Items[hookrec.ItemID(id, in.Key)] != nil {
+		if _, prior := src.Prior[in.Key]; prior || st.Item(hookrec.ItemID(id, in.Key)) != nil {
 			continue
 		}
 		alias[in.Key] = CallItem(id, in.CallID)
@@ -193,7 +193,7 @@ func Tail(st *convlog.State, src *Source, head string, now timefmt.Time, build s
 	title := src.Title
 	if title == "" && st.Title == "" {
 		for _, id := range st.Order { // the first prompt names it, as an append's title does
-			if it := st.Items[id]; it.Type == convlog.User && it.Text != "" {
+			if it := st.Item(id); it.Type == convlog.User && it.Text != "" {
 				title = titles.FromPrompt(it.Text)
 				break
 			}

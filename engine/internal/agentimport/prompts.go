@@ -43,7 +43,7 @@ func pendingAt(st *convlog.State, src *Source, idOf func(string) string, now tim
 		if text == "" {
 			text = it.Text
 		}
-		if strings.TrimSpace(text) != strings.TrimSpace(p.Text) || it.At.Sub(at).Abs() > PromptWindow || st.Items[idOf(it.Key)] != nil {
+		if strings.TrimSpace(text) != strings.TrimSpace(p.Text) || it.At.Sub(at).Abs() > PromptWindow || st.Item(idOf(it.Key)) != nil {
 			return -1
 		}
 		return i
@@ -66,8 +66,8 @@ func hookPrompts(st *convlog.State, session string, src *Source) map[string]stri
 	}
 	var cands []*convlog.Item
 	for _, id := range st.Order {
-		if it := st.Items[id]; it.Type == convlog.User && !ours[id] {
-			cands = append(cands, it)
+		if st.TypeOf(id) == convlog.User && !ours[id] {
+			cands = append(cands, st.Item(id))
 		}
 	}
 	alias := map[string]string{}
@@ -102,11 +102,11 @@ func hookPrompts(st *convlog.State, session string, src *Source) map[string]stri
 	used := map[string]bool{}
 	for i := range src.Items {
 		in := &src.Items[i]
-		if in.Type != convlog.User || st.Items[hookrec.ItemID(session, in.Key)] != nil {
+		if in.Type != convlog.User || st.Item(hookrec.ItemID(session, in.Key)) != nil {
 			continue
 		}
 		if in.PromptID != "" {
-			if id := hookrec.ItemID(session, PromptKey(in.PromptID)); st.Items[id] != nil && st.Items[id].Type == convlog.User && !used[id] {
+			if id := hookrec.ItemID(session, PromptKey(in.PromptID)); st.Item(id) != nil && st.Item(id).Type == convlog.User && !used[id] {
 				alias[in.Key], used[id] = id, true
 				continue
 			}

@@ -21,9 +21,9 @@ import (
 func TestHookPromptsKeepTheirOrder(t *testing.T) {
 	const session = "s-1"
 	t0 := time.Date(2026, 1, 1, 10, 0, 0, 0, time.UTC)
-	st := &convlog.State{Items: map[string]*convlog.Item{}}
+	st := convlog.NewState(session, "/w")
 	add := func(id string, typ convlog.ItemType, text string, at time.Time) {
-		st.Items[id] = &convlog.Item{ID: id, Type: typ, Text: text, At: timefmt.Mk(at)}
+		st.SetItem(&convlog.Item{ID: id, Type: typ, Text: text, At: timefmt.Mk(at)})
 		st.Order = append(st.Order, id)
 	}
 	key := func(k string) string { return hookrec.ItemID(session, k) }

@@ -53,7 +53,7 @@ func (st *State) ResultsOf(call *Item) []*Item {
 	for {
 		var next *Item
 		for _, id := range st.Order {
-			it := st.Items[id]
+			it := st.Item(id)
 			if it.Parent == cur && it.Type == ToolResult && it.Call == call.ID {
 				next = it
 			}

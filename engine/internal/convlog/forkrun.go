@@ -74,7 +74,7 @@ func Fork(ctx context.Context, h ForkHost, env ForkEnv, parent, at string) (*For
 		}
 		at = st.Head
 	}
-	sel := st.Items[at]
+	sel := st.Item(at)
 	if sel == nil {
 		return nil, errs.NotFoundf("no item %q in session %s", at, parent)
 	}

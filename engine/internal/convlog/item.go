@@ -38,12 +38,32 @@ const (
 )
 
 // Valid reports whether t is one of the item types.
-func (t ItemType) Valid() bool {
-	switch t {
-	case User, Assistant, Reasoning, ToolCall, ToolResult, Compaction, Report, Message, Reminder:
-		return true
+func (t ItemType) Valid() bool { return TypeNamed(string(t)) != "" }
+
+// TypeNamed is the item type named s, "" when none is: the type's own
+// string, not s (which may be a part of a larger one).
+func TypeNamed(s string) ItemType {
+	switch t := ItemType(s); t {
+	case User:
+		return User
+	case Assistant:
+		return Assistant
+	case Reasoning:
+		return Reasoning
+	case ToolCall:
+		return ToolCall
+	case ToolResult:
+		return ToolResult
+	case Compaction:
+		return Compaction
+	case Report:
+		return Report
+	case Message:
+		return Message
+	case Reminder:
+		return Reminder
 	}
-	return false
+	return ""
 }
 
 // WithArticle is the type with its indefinite article, for messages: "an

@@ -153,7 +153,7 @@ func ReadLean(ctx context.Context, fsys vfs.FS, name, id, path string, notAfter 
 		st.ReadLines++
 		st.Fold(&l)
 		if l.Kind == KindItem {
-			if it := st.Items[l.ID]; it != nil {
+			if it := st.Item(l.ID); it != nil {
 				it.Text = "" // read back by Stream, one item at a time
 			}
 		}
@@ -184,7 +184,7 @@ func Stream(ctx context.Context, fsys vfs.FS, name string, objs *objects.Store, 
 			return nil
 		}
 		delete(want, l.ID) // an id a damaged journal repeats is given once
-		it := *st.Items[l.ID]
+		it := *st.Item(l.ID)
 		switch {
 		case l.Payload != nil:
 			txt, err := ReadPayload(ctx, objs, l.Payload)

@@ -14,7 +14,7 @@ func (st *State) SelectChanges(item string) (*changes.Selection, error) {
 	if item == "" {
 		return &changes.Selection{}, nil
 	}
-	it := st.Items[item]
+	it := st.Item(item)
 	switch {
 	case it == nil:
 		return nil, errs.NotFoundf("no item %q in session %s", item, st.ID)

@@ -15,7 +15,7 @@ func TestSelectChanges(t *testing.T) {
 	st := NewState("s1", "/w")
 	for _, it := range []*Item{{ID: "p1", Type: User}, {ID: "c1", Type: ToolCall, Parent: "p1"},
 		{ID: "a1", Type: Assistant, Parent: "c1"}, {ID: "p2", Type: User, Parent: "a1"}, {ID: "c2", Type: ToolCall, Parent: "p2"}} {
-		st.Items[it.ID] = it
+		st.SetItem(it)
 		st.Order = append(st.Order, it.ID)
 	}
 	if sel, err := st.SelectChanges(""); err != nil || sel.Item != "" || sel.Calls != nil {

@@ -67,7 +67,7 @@ func RecordOf(st *State, journals map[string]int64, remote *RemoteWorkspace) *Re
 		CreatedAt: st.Created, UpdatedAt: st.Updated, OpenedAt: st.Opened, Head: st.Head,
 		Branch: st.Branch, Build: st.Build, Model: st.Model, Plan: plan, Spend: st.Spend,
 		Trust: st.Trust, AllowedCommands: allowed, ForkOf: st.ForkOf, Tier: st.Tier,
-		Pinned: st.Pinned, Counts: Counts{Items: len(st.Items), Turns: st.Turns, Bytes: st.Bytes},
+		Pinned: st.Pinned, Counts: Counts{Items: st.Len(), Turns: st.Turns, Bytes: st.Bytes},
 		Journals: journals, Draft: st.Draft, SettledTurn: st.Settled, Remote: remote,
 	}
 }

@@ -26,7 +26,10 @@ type State struct {
 	Title       string
 	TitleSource string // prompt | generated | user
 
-	Items map[string]*Item
+	// items are the items made, by id, later those known and not made
+	// yet (lazy.go): Item, Has and Len read them.
+	items map[string]*Item
+	later Later
 	Order []string // item ids in journal order
 	Head  string
 	// RevertFrom is the head before the first of a stack of conversation
@@ -65,7 +68,7 @@ type State struct {
 
 // NewState is the empty state of session id in workspace path.
 func NewState(id, path string) *State {
-	return &State{ID: id, Path: path, Items: map[string]*Item{}, Tier: "full", Meta: map[string]json.RawMessage{}}
+	return &State{ID: id, Path: path, items: map[string]*Item{}, Tier: "full", Meta: map[string]json.RawMessage{}}
 }
 
 // Fold folds one journal line into the state. An unknown kind is ignored
@@ -114,10 +117,10 @@ func (st *State) Fold(l *Line) error {
 		} else {
 			st.Bytes += int64(len(it.Text))
 		}
-		if _, dup := st.Items[it.ID]; !dup {
+		if !st.Has(it.ID) {
 			st.Order = append(st.Order, it.ID)
 		}
-		st.Items[it.ID] = it
+		st.setItem(it)
 		st.Head = it.ID
 		if st.Tier == "transcript" {
 			st.Tier = "full" // a trimmed session that runs again is full for its new work
@@ -132,7 +135,7 @@ func (st *State) Fold(l *Line) error {
 		if l.To != nil {
 			to = *l.To
 		}
-		if to != "" && st.Items[to] == nil {
+		if to != "" && st.Item(to) == nil {
 			return fmt.Errorf("head moves to unknown item %q", to)
 		}
 		switch l.Why {
@@ -184,7 +187,7 @@ func (st *State) Fold(l *Line) error {
 				st.Build = t.Build
 			}
 			if t.N > 0 {
-				st.TurnLog = append(st.TurnLog, TurnRec{At: at, Items: len(st.Items), Turn: t})
+				st.TurnLog = append(st.TurnLog, TurnRec{At: at, Items: st.Len(), Turn: t})
 			}
 		}
 		st.Touch(at)
@@ -238,7 +241,7 @@ func (st *State) PathTo(id string) []*Item {
 	seen := map[string]bool{}
 	for id != "" && !seen[id] {
 		seen[id] = true
-		it := st.Items[id]
+		it := st.Item(id)
 		if it == nil {
 			break
 		}
@@ -256,7 +259,7 @@ func (st *State) PathTo(id string) []*Item {
 func (st *State) All() []*Item {
 	out := make([]*Item, 0, len(st.Order))
 	for _, id := range st.Order {
-		out = append(out, st.Items[id])
+		out = append(out, st.Item(id))
 	}
 	return out
 }
@@ -281,7 +284,7 @@ func (st *State) CheckLinks(it *Item) error {
 	if it.Type != ToolResult {
 		return fmt.Errorf("%w: only a tool_result answers a call (this item is %s)", errs.ErrBadInput, it.Type)
 	}
-	call := st.Items[it.Call]
+	call := st.Item(it.Call)
 	if call == nil {
 		return fmt.Errorf("%w: call %q: no such item in session %s", errs.ErrBadInput, it.Call, st.ID)
 	}
@@ -289,11 +292,11 @@ func (st *State) CheckLinks(it *Item) error {
 		return fmt.Errorf("%w: call %q is not a tool_call but %s", errs.ErrBadInput, it.Call, call.Type.WithArticle())
 	}
 	// Walk up from the parent: the call is usually a few items back.
-	for id, n := it.Parent, 0; id != "" && n <= len(st.Items); n++ {
+	for id, n := it.Parent, 0; id != "" && n <= st.Len(); n++ {
 		if id == it.Call {
 			return nil
 		}
-		p := st.Items[id]
+		p := st.Item(id)
 		if p == nil {
 			break
 		}
@@ -320,7 +323,7 @@ func (st *State) UnavailableNotice() string {
 	var ids []string
 	n := 0
 	for _, id := range st.Order {
-		if u := st.Items[id].Unavailable; u != nil {
+		if u := st.Item(id).Unavailable; u != nil {
 			if n++; n <= shown {
 				ids = append(ids, id+" "+u.String())
 			}
@@ -339,11 +342,11 @@ func (st *State) UnavailableNotice() string {
 
 // OnHeadPath reports whether item id is the head or one of its ancestors.
 func (st *State) OnHeadPath(id string) bool {
-	for at, n := st.Head, 0; at != "" && n <= len(st.Items); n++ {
+	for at, n := st.Head, 0; at != "" && n <= st.Len(); n++ {
 		if at == id {
 			return true
 		}
-		it := st.Items[at]
+		it := st.Item(at)
 		if it == nil {
 			return false
 		}
@@ -357,7 +360,7 @@ func (st *State) PathRoot(id string) string {
 	seen := map[string]bool{}
 	for id != "" && !seen[id] {
 		seen[id] = true
-		it := st.Items[id]
+		it := st.Item(id)
 		if it == nil {
 			return ""
 		}
@@ -375,7 +378,7 @@ func (st *State) TurnPrompt() string {
 	seen := map[string]bool{}
 	for id := st.Head; id != "" && !seen[id]; {
 		seen[id] = true
-		it := st.Items[id]
+		it := st.Item(id)
 		if it == nil {
 			return ""
 		}
@@ -408,7 +411,7 @@ func (st *State) InTurn(prompt string) func(string) bool {
 		if v, ok := memo[id]; ok {
 			return v
 		}
-		it := st.Items[id]
+		it := st.Item(id)
 		r := false
 		if it != nil && it.Type != User && depth < len(st.Order) {
 			r = in(it.Parent, depth+1)

@@ -28,7 +28,7 @@ func (st *State) TranscriptLine(ctx context.Context, it *Item, task, id string, 
 	}
 	if it.Parent == "" {
 		it.Parent = st.Head
-	} else if st.Items[it.Parent] == nil {
+	} else if st.Item(it.Parent) == nil {
 		return nil, errs.NotFoundf("no item %q in task %s", it.Parent, task)
 	}
 	if err := st.CheckLinks(it); err != nil {
@@ -93,7 +93,7 @@ func ReadShape(ctx context.Context, fsys vfs.FS, name, id string) (*State, int, 
 		}
 		n++
 		st.Fold(&l)
-		if it := st.Items[l.ID]; it != nil {
+		if it := st.Item(l.ID); it != nil {
 			it.Text = ""
 		}
 		return nil

@@ -64,8 +64,8 @@ func (t *tree) Decode(b []byte) (ItemLine, error) {
 	return l, nil
 }
 
-func (t *tree) Has(id string) bool { return t.st.Items[id] != nil }
+func (t *tree) Has(id string) bool { return t.st.Item(id) != nil }
 func (t *tree) Apply() error       { return t.st.Fold(&t.l) }
 func (t *tree) Shows() (string, int, string) {
-	return t.st.Title, len(t.st.Items), t.st.Head
+	return t.st.Title, t.st.Len(), t.st.Head
 }

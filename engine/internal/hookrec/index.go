@@ -31,6 +31,8 @@ var (
 	ErrNoIndex = errors.New("hookrec: no index")
 	// ErrTorn: a line of the index cannot be read.
 	ErrTorn = errors.New("hookrec: an index line cannot be read")
+	// ErrDisagrees: the index does not agree with its journal (Check).
+	ErrDisagrees = errors.New("hookrec: the index does not agree with the journal")
 	// ErrMarkMoved: the mark is shorter than the batches its reader parsed.
 	ErrMarkMoved = errors.New("hookrec: the mark changed since it was read")
 	// errIndexItem: an index names an item whose parent or call it lacks.
@@ -58,6 +60,7 @@ type Index struct {
 	// kept is the bytes of whole batches, stale those of lines a later
 	// one overwrote (counted as the lines are parsed).
 	kept, stale int64
+	done        func() // gives back the mapping text is in (Close)
 }
 
 // trailer is an index's JSON line.
@@ -71,15 +74,28 @@ type trailer struct {
 // ReadIndex reads the index file name: ErrNoIndex when it is missing or
 // holds no whole batch, ErrTorn (or a JSON error) when the JSON line
 // ending its whole batches cannot be read. Its item lines are read by
-// FromIndex or Entries.
+// FromIndex or Entries. The file is mapped into memory where fsys can
+// (vfs.MapFile: a long session's index, read at every prompt, is not
+// copied) until Close; what a reader keeps of it is copied.
 func ReadIndex(fsys vfs.FS, name string) (*Index, error) {
-	b, err := vfs.ReadFile(fsys, name)
+	b, done, err := vfs.MapFile(fsys, name)
 	if vfs.IsNotExist(err) {
 		return nil, ErrNoIndex
 	}
 	if err != nil {
 		return nil, err
 	}
+	ix, err := readIndex(b)
+	if err != nil {
+		done()
+		return nil, err
+	}
+	ix.done = done
+	return ix, nil
+}
+
+// readIndex reads an index's bytes b (ReadIndex).
+func readIndex(b []byte) (*Index, error) {
 	last, end, n := -1, -1, 0
 	for i := 0; i < len(b); {
 		j := bytes.IndexByte(b[i:], '\n')
@@ -104,8 +120,8 @@ func ReadIndex(fsys vfs.FS, name string) (*Index, error) {
 	}
 	// The item lines are read from one string, each field a part of it:
 	// a long session's index holds thousands of items, read at every
-	// prompt. b is ours alone and never written again: it is that
-	// string, not copied.
+	// prompt. b is never written while it is read: it is that string,
+	// not copied.
 	text := ""
 	if last > 0 {
 		text = unsafe.String(&b[0], last)
@@ -113,20 +129,28 @@ func ReadIndex(fsys vfs.FS, name string) (*Index, error) {
 	return &Index{Size: t.Size, Sum: t.Sum, State: t.State, kept: int64(end), text: text, n: n}, nil
 }
 
-// eachLine calls fn with each item line of the index, in the order they
-// were written, and counts the earlier batches' JSON lines as stale.
-func (ix *Index) eachLine(fn func(line string) error) error {
+// Close gives back what ReadIndex mapped: nothing is read of ix after.
+func (ix *Index) Close() {
+	if ix.done != nil {
+		ix.done()
+	}
+	ix.done, ix.text = nil, ""
+}
+
+// eachLine calls fn with each item line of the index and where it starts
+// in its text, in the order they were written, and counts the earlier
+// batches' JSON lines as stale.
+func (ix *Index) eachLine(fn func(at int, line string) error) error {
 	ix.stale = 0
-	for text := ix.text; len(text) > 0; {
-		line, rest, _ := strings.Cut(text, "\n")
-		text = rest
+	for at := 0; at < len(ix.text); {
+		line, _, _ := strings.Cut(ix.text[at:], "\n")
+		next := at + len(line) + 1
 		if len(line) > 0 && line[0] == '{' {
 			ix.stale += int64(len(line) + 1)
-			continue
-		}
-		if err := fn(line); err != nil {
+		} else if err := fn(at, line); err != nil {
 			return err
 		}
+		at = next
 	}
 	return nil
 }

@@ -2,10 +2,14 @@ package hookrec
 
 import (
 	"bytes"
+	"reflect"
+	"slices"
 	"strconv"
 	"testing"
+	"time"
 
 	"cairn/engine/internal/convlog"
+	"cairn/internal/timefmt"
 	"cairn/internal/vfs"
 )
 
@@ -15,7 +19,7 @@ func entries(t *testing.T, ix *Index) []Entry {
 	t.Helper()
 	out := make([]Entry, 0, ix.n)
 	seen := make(map[string]bool, ix.n)
-	err := ix.eachLine(func(line string) error {
+	err := ix.eachLine(func(_ int, line string) error {
 		e, err := parseEntry(line)
 		if err != nil {
 			return err
@@ -112,8 +116,8 @@ func TestIndexBatchesAndAgreement(t *testing.T) {
 // Reading an index into a state costs a fixed number of allocations,
 // whatever the number of its items: a prompt hook reads it whole at every
 // prompt, and a long session's holds thousands (one string for the file's
-// text, each field a part of it; the items, the order and the map made at
-// their size, each item straight from its line).
+// text, each field a part of it; the order and the places made at their
+// size; no item made until it is asked for).
 func TestReadIndexAllocsDoNotGrow(t *testing.T) {
 	allocs := func(n int) float64 {
 		fsys := vfs.NewMem()
@@ -176,3 +180,82 @@ func TestIndexOverwrittenLinesCounted(t *testing.T) {
 		t.Fatalf("an index of the same two items four times: appendable at %d %v, want written whole", at, ok)
 	}
 }
+
+// A state read from an index makes each item when it is first asked for,
+// and answers as one with every item made: the last line of an id is its
+// item, in the order of the first, with its links, type, text and time.
+func TestFromIndexMakesItemsAsAsked(t *testing.T) {
+	fsys := vfs.NewMem()
+	at := "2026-12-04T10:00:00.5Z"
+	first := []Entry{{ID: "i-1", Type: "user", At: at, Text: "go\tthere"}, {ID: "i-2", Type: "tool_call", Parent: "i-1"},
+		{ID: "i-3", Type: "tool_result", Parent: "i-2", Call: "i-2"}}
+	// The later batch writes i-2 again (with a task) and adds two items.
+	later := []Entry{{ID: "i-2", Type: "tool_call", Parent: "i-1", Task: "t-1"}, {ID: "i-4", Type: "assistant", Parent: "i-3"},
+		{ID: "i-5", Type: "user", Parent: "i-4", At: "-", Text: "again"}}
+	b := append(Batch(first, 10, "s", []byte(`{"head":"i-5"}`)), Batch(later, 20, "s", []byte(`{"head":"i-5"}`))...)
+	if err := WriteIndex(fsys, "x", b); err != nil {
+		t.Fatal(err)
+	}
+	ix, err := ReadIndex(fsys, "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := convlog.NewState("s", "/w")
+	if err := FromIndex(st, ix); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(st.Order, []string{"i-1", "i-2", "i-3", "i-4", "i-5"}) || st.Len() != 5 || st.Made() != 0 {
+		t.Fatalf("order %v, %d items, %d made before any was asked for", st.Order, st.Len(), st.Made())
+	}
+	if st.TypeOf("i-3") != convlog.ToolResult || !st.Has("i-4") || st.Has("i-9") || st.TypeOf("i-9") != "" || st.Made() != 0 {
+		t.Fatalf("types and presence made items: %d made", st.Made())
+	}
+	want := map[string]convlog.Item{
+		"i-1": {ID: "i-1", Type: convlog.User, Text: "go\tthere", At: timefmt.Mk(time.Date(2026, 12, 4, 10, 0, 0, 5e8, time.UTC))},
+		"i-2": {ID: "i-2", Type: convlog.ToolCall, Parent: "i-1", Task: "t-1"},
+		"i-3": {ID: "i-3", Type: convlog.ToolResult, Parent: "i-2", Call: "i-2"},
+		"i-4": {ID: "i-4", Type: convlog.Assistant, Parent: "i-3"},
+		"i-5": {ID: "i-5", Type: convlog.User, Parent: "i-4", Text: "again"},
+	}
+	for n, id := range []string{"i-3", "i-1", "i-5", "i-2", "i-4"} {
+		it := st.Item(id)
+		if it == nil || !reflect.DeepEqual(*it, want[id]) {
+			t.Fatalf("%s = %+v, want %+v", id, it, want[id])
+		}
+		if st.Item(id) != it || st.Made() != n+1 || st.Len() != 5 {
+			t.Fatalf("%s asked again: made anew, or %d made, %d items", id, st.Made(), st.Len())
+		}
+	}
+	// A line folded after the index stands in place of the item, in its
+	// place in the order.
+	if err := st.Fold(&convlog.Line{V: 1, Kind: convlog.KindItem, ID: "i-4", Type: convlog.Assistant, Text: ptr("edited")}); err != nil {
+		t.Fatal(err)
+	}
+	if st.Item("i-4").Text != "edited" || len(st.Order) != 5 || st.Len() != 5 {
+		t.Fatalf("a folded line: %q, order %v, %d items", st.Item("i-4").Text, st.Order, st.Len())
+	}
+}
+
+// An index whose lines do not hang together, or that holds a line that
+// cannot be read, is refused as it is read, not when an item is asked for.
+func TestFromIndexRefusesBadLines(t *testing.T) {
+	for name, entries := range map[string][]Entry{
+		"unknown parent": {{ID: "i-1", Type: "user", At: "-"}, {ID: "i-2", Type: "assistant", Parent: "i-0"}},
+		"unknown type":   {{ID: "i-1", Type: "user", At: "-"}, {ID: "i-2", Type: "banana", Parent: "i-1"}},
+		"bad time":       {{ID: "i-1", Type: "user", At: "yesterday"}},
+	} {
+		fsys := vfs.NewMem()
+		if err := WriteIndex(fsys, "x", Batch(entries, 10, "s", []byte(`{}`))); err != nil {
+			t.Fatal(err)
+		}
+		ix, err := ReadIndex(fsys, "x")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := FromIndex(convlog.NewState("s", "/w"), ix); err == nil {
+			t.Errorf("%s: read", name)
+		}
+	}
+}
+
+func ptr[T any](v T) *T { return &v }

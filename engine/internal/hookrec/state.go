@@ -3,9 +3,12 @@ package hookrec
 import (
 	"cairn/engine/internal/convlog"
 	"cairn/internal/timefmt"
+	"cairn/internal/vfs"
 	"encoding/json"
 	"slices"
+	"strings"
 	"time"
+	"unsafe"
 )
 
 // StateSummary is what the hooks' index keeps of a state beside its items
@@ -45,8 +48,34 @@ func SummaryOf(st *convlog.State) StateSummary {
 		Pinned: st.Pinned, Tier: st.Tier, Meta: st.Meta, Bytes: st.Bytes}
 }
 
+// OpenIndex reads the index file index of the items journal journal into
+// st, a new state (FromIndex), when it agrees with the journal (Check):
+// how it stands to it, and the index, which st reads until
+// st.DropLater. Nothing is read into st, and the index is closed, on an
+// error, ErrDisagrees included.
+func OpenIndex(fsys vfs.FS, index, journal string, st *convlog.State) (*Index, Agreement, error) {
+	ix, err := ReadIndex(fsys, index)
+	if err != nil {
+		return nil, Disagrees, err
+	}
+	ag, _, err := ix.Check(fsys, journal)
+	if err == nil && ag == Disagrees {
+		err = ErrDisagrees
+	}
+	if err == nil {
+		err = FromIndex(st, ix)
+	}
+	if err != nil {
+		ix.Close()
+		return nil, Disagrees, err
+	}
+	return ix, ag, nil
+}
+
 // FromIndex fills st, a new state, from the index ix: the summary, and
-// the items with their links (a user item with its text and time).
+// the items with their links (a user item with its text and time). Every
+// line is read and checked now; each item is made when it is first asked
+// for (convlog.Later), until st.DropLater closes ix.
 func FromIndex(st *convlog.State, ix *Index) error {
 	var m StateSummary
 	if err := json.Unmarshal(ix.State, &m); err != nil {
@@ -59,54 +88,87 @@ func FromIndex(st *convlog.State, ix *Index) error {
 	if m.Meta != nil {
 		st.Meta = m.Meta
 	}
-	// The items are made in one slice, the map and the order at their
-	// size, each straight from its line: a long session's index holds
-	// thousands, read at every prompt.
-	slab := make([]convlog.Item, 0, ix.n)
-	if len(st.Items) == 0 {
-		st.Items = make(map[string]*convlog.Item, ix.n)
-	}
+	// Each line is read and checked here; its item is made when it is
+	// first asked for (convlog.Later): a prompt hook in a long session
+	// asks for a few of its thousands. The ids the state keeps (its order,
+	// the places' keys) are copied out of the index's text, a few at a
+	// time into one buffer; an item made is copied whole.
+	places := make(map[string]int, ix.n) // an item's place in lines
+	lines := make([]int, 0, ix.n)        // where its last line starts in the text
 	st.Order = slices.Grow(st.Order, ix.n)
-	err := ix.eachLine(func(line string) error {
+	var ids []byte
+	keep := func(id string) string {
+		if len(ids)+len(id) > cap(ids) {
+			ids = make([]byte, 0, max(len(id), 32<<10))
+		}
+		ids = append(ids, id...)
+		return unsafe.String(&ids[len(ids)-len(id)], len(id))
+	}
+	var parents []string // parents not read yet when their child was
+	err := ix.eachLine(func(at int, line string) error {
 		e, err := parseEntry(line)
 		if err != nil {
 			return err
 		}
-		if len(slab) == cap(slab) {
-			return ErrTorn // never: n counts every line, and the map holds pointers into slab
+		if _, err := entryAt(e); err != nil {
+			return err
 		}
-		slab = append(slab, convlog.Item{ID: e.ID, Type: convlog.ItemType(e.Type), Parent: e.Parent, Call: e.Call, Task: e.Task, Text: e.Text})
-		it := &slab[len(slab)-1]
-		if !it.Type.Valid() {
-			return errIndexItem
-		}
-		if e.At != "" && e.At != "-" {
-			at, err := time.Parse(time.RFC3339Nano, e.At)
-			if err != nil {
-				return err
-			}
-			it.At = timefmt.Mk(at)
-		}
-		if st.Items[it.ID] == nil {
-			st.Order = append(st.Order, it.ID)
-		} else {
+		if p, ok := places[e.ID]; ok {
 			ix.stale += int64(len(line) + 1)
+			lines[p] = at // no map assignment: it would keep e.ID, a part of the text, as the key
+		} else {
+			id := keep(e.ID)
+			if !st.Has(id) {
+				st.Order = append(st.Order, id)
+			}
+			places[id] = len(lines)
+			lines = append(lines, at)
 		}
-		st.Items[it.ID] = it
+		if _, ok := places[e.Parent]; e.Parent != "" && !ok {
+			parents = append(parents, strings.Clone(e.Parent))
+		}
 		return nil
 	})
 	if err != nil {
 		return err
 	}
-	for i := range slab {
-		if it := &slab[i]; it.Parent != "" && st.Items[it.ID] == it && st.Items[it.Parent] == nil {
+	for _, p := range parents {
+		if _, ok := places[p]; !ok {
 			return errIndexItem
 		}
 	}
-	if st.Head != "" && st.Items[st.Head] == nil {
+	if _, ok := places[st.Head]; st.Head != "" && !ok {
 		return errIndexItem
 	}
+	st.SetLater(convlog.Later{Places: places, Done: ix.Close, Make: func(place int) *convlog.Item {
+		line, _, _ := strings.Cut(ix.text[lines[place]:], "\n")
+		e, _ := parseEntry(line) // read and checked above
+		at, _ := entryAt(e)
+		return &convlog.Item{ID: strings.Clone(e.ID), Type: convlog.TypeNamed(e.Type), Parent: strings.Clone(e.Parent),
+			Call: strings.Clone(e.Call), Task: strings.Clone(e.Task), Text: strings.Clone(e.Text), At: at}
+	}, Type: func(place int) convlog.ItemType {
+		_, rest, _ := strings.Cut(ix.text[lines[place]:], "\t") // "i"
+		_, rest, _ = strings.Cut(rest, "\t")                    // the id
+		typ, _, _ := strings.Cut(rest, "\t")
+		return convlog.TypeNamed(typ)
+	}})
 	return nil
+}
+
+// entryAt checks index entry e's type and reads its time (zero when it
+// has none).
+func entryAt(e Entry) (timefmt.Time, error) {
+	if convlog.TypeNamed(e.Type) == "" {
+		return timefmt.Time{}, errIndexItem
+	}
+	if e.At == "" || e.At == "-" {
+		return timefmt.Time{}, nil
+	}
+	at, err := time.Parse(time.RFC3339Nano, e.At)
+	if err != nil {
+		return timefmt.Time{}, errIndexItem
+	}
+	return timefmt.Mk(at), nil
 }
 
 // Entries is the index's entries of the items ids, each once.
@@ -114,7 +176,7 @@ func Entries(st *convlog.State, ids []string) []Entry {
 	out := make([]Entry, 0, len(ids))
 	seen := make(map[string]bool, len(ids))
 	for _, id := range ids {
-		it := st.Items[id]
+		it := st.Item(id)
 		if it == nil || seen[id] {
 			continue
 		}
