@@ -1,0 +1,115 @@
+package agentimport
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+
+	"cairn/engine/internal/convlog"
+	"cairn/engine/internal/hookrec"
+)
+
+// A hook's catch-up brings a few new lines of a transcript into a long
+// session: what hookPrompts touches is made at the size of those lines
+// and of the session's user items, not of every item the session holds
+// or every key an earlier read made (src.Prior: thousands in a long
+// session, read at every prompt).
+
+// cand is a user item of the session and its position in the journal.
+type cand struct {
+	*convlog.Item
+	pos int
+}
+
+// srcPos is the ids src's items name, as hookPrompts looks them up (the
+// id the key makes, the id Prior gives it, a call's id), each at -1: the
+// journal positions hookCands fills in.
+func srcPos(session string, src *Source) map[string]int {
+	pos := make(map[string]int, 2*len(src.Items))
+	for i := range src.Items {
+		in := &src.Items[i]
+		pos[hookrec.ItemID(session, in.Key)] = -1
+		if id, ok := src.Prior[in.Key]; ok && id != "" {
+			pos[id] = -1
+		}
+		if in.Type == convlog.ToolCall && in.CallID != "" {
+			pos[CallItem(session, in.CallID)] = -1
+		}
+	}
+	return pos
+}
+
+// hookCands is the session's user items no key of the source makes, now
+// (src.Items) or in a read before (src.Prior's keys and the ids it gives
+// them), in journal order: the hooks' prompts a line may stand for. It
+// fills in pos, the positions of the ids srcPos named.
+func hookCands(st *convlog.State, session string, src *Source, pos map[string]int) []cand {
+	var users []cand
+	for i, id := range st.Order {
+		it := st.Items[id]
+		if it.Type == convlog.User {
+			users = append(users, cand{it, i})
+		}
+		if _, ok := pos[id]; ok {
+			pos[id] = i
+		}
+	}
+	if len(users) == 0 {
+		return nil
+	}
+	// The user items the source's keys make: ticked by the ids, looked
+	// up in the session (no id is kept), the keys' ids hashed only while
+	// some user item is left.
+	ours := make(map[*convlog.Item]struct{}, min(len(users), len(src.Items)+len(src.Prior)))
+	tick := func(it *convlog.Item) {
+		if it != nil && it.Type == convlog.User {
+			ours[it] = struct{}{}
+		}
+	}
+	var b idBuf
+	for i := range src.Items {
+		tick(st.Items[string(b.of(session, src.Items[i].Key))])
+	}
+	for _, id := range src.Prior {
+		tick(st.Items[id])
+	}
+	for k := range src.Prior {
+		if len(ours) == len(users) {
+			break
+		}
+		tick(st.Items[string(b.of(session, k))])
+	}
+	if len(ours) == len(users) {
+		return nil
+	}
+	cands := users[:0]
+	for _, c := range users {
+		if _, ok := ours[c.Item]; !ok {
+			cands = append(cands, c)
+		}
+	}
+	return cands
+}
+
+// idBuf holds an item id as hookrec.ItemID makes it ("i-" and 16 hex
+// digits of the SHA-256 of the session id, a zero byte and the key),
+// made without allocating: hookCands makes one per key of a long
+// session's Prior.
+type idBuf struct {
+	in [192]byte
+	id [18]byte
+}
+
+// of is the id of session's item key, in b: valid until the next call.
+func (b *idBuf) of(session, key string) []byte {
+	var h [sha256.Size]byte
+	if n := len(session) + 1 + len(key); n <= len(b.in) {
+		copy(b.in[copy(b.in[:], session)+1:], key)
+		b.in[len(session)] = 0
+		h = sha256.Sum256(b.in[:n])
+	} else {
+		return []byte(hookrec.ItemID(session, key))
+	}
+	b.id[0], b.id[1] = 'i', '-'
+	hex.Encode(b.id[2:], h[:8])
+	return b.id[:]
+}
