@@ -17,12 +17,31 @@ import (
 // there was nothing to bring in. With s (the agent's session, open) the
 // import goes into it; else the workspace opens the session for it.
 func CatchUp(ctx context.Context, ws *engine.Workspace, s *engine.Session, a engine.AgentSession, path string, pending *engine.PendingPrompt) (*engine.ImportResult, error) {
-	kept := ws.AgentMark(a)
+	if s == nil {
+		return catchUp(ctx, ws, s, a, path, pending, func() ([]byte, bool, func()) { return ws.AgentMark(a), false, func() {} })
+	}
+	// With the session open, nobody else writes the mark: it is read
+	// mapped (Session.MapAgentMark), and given back before the return.
+	return catchUp(ctx, ws, s, a, path, pending, func() ([]byte, bool, func()) {
+		b, done := s.MapAgentMark(a)
+		return b, true, done
+	})
+}
+
+// catchUp is CatchUp with the mark from mark: its bytes, whether they are
+// given back (done) when the catch-up ends, and done. Given back, the
+// State parsed from them (parseState with own) keeps them for itself:
+// what the import, the session and the result keep is copied, and the
+// States (was, next) are dropped here.
+func catchUp(ctx context.Context, ws *engine.Workspace, s *engine.Session, a engine.AgentSession, path string, pending *engine.PendingPrompt,
+	mark func() (b []byte, lent bool, done func())) (*engine.ImportResult, error) {
+	kept, lent, done := mark()
+	defer done()
 	from := func() *State {
 		if kept == nil {
 			return nil
 		}
-		st, err := ParseState(kept)
+		st, err := parseState(kept, lent)
 		if err != nil {
 			return nil
 		}

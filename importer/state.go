@@ -287,7 +287,15 @@ var errTorn = errors.New("importer: a read state's entry line is torn")
 
 // ParseState reads what Marshal and MarshalBatch made. The State keeps
 // b (its tips are read there): b is not to be changed after.
-func ParseState(b []byte) (*State, error) {
+func ParseState(b []byte) (*State, error) { return parseState(b, false) }
+
+// parseState is ParseState; with own, b is a mapped kept form that a
+// catch-up gives back before it returns (vfs.MapFile): what leaves the
+// State is then no part of b. The aliases (Source.Prior: the ids they
+// give become the session's items' ids and parents) and the spend's keys
+// are copied, into one buffer, and a tip is copied as it is looked up;
+// only the tips' entry lines are read in b, by the State alone (tips).
+func parseState(b []byte, own bool) (*State, error) {
 	// The last complete JSON line ends the part read.
 	end := -1
 	last := -1
@@ -320,11 +328,28 @@ func ParseState(b []byte) (*State, error) {
 	if last > 0 {
 		text = unsafe.String(&b[0], last)
 	}
-	usage, aliases := entryCounts(text)
+	usage, aliases, kept := entryCounts(text)
 	st.Aliases = make(map[string]string, aliases)
+	var arena []byte
+	if own {
+		arena = make([]byte, 0, kept)
+	}
+	// keep is a field kept in a map: with own, a copy in arena (each
+	// kept line's fields fit in it: a field is at most its line's bytes).
+	keep := func(f string) string {
+		if !own || f == "" {
+			return f
+		}
+		if len(arena)+len(f) > cap(arena) {
+			return strings.Clone(f) // never: the arena holds every kept line
+		}
+		n := len(arena)
+		arena = append(arena, f...)
+		return unsafe.String(&arena[n], len(f))
+	}
 	if st.CC != nil {
 		// The tips are looked up in the text (tips), not made a map.
-		st.CC.Tip = tips{m: map[string]string{}, text: text}
+		st.CC.Tip = tips{m: map[string]string{}, text: text, own: own}
 		st.CC.Usage = make(map[string]engine.Spend, usage)
 		if st.CC.Calls == nil {
 			st.CC.Calls = map[string]string{}
@@ -360,10 +385,10 @@ func ParseState(b []byte) (*State, error) {
 				return nil, errTorn
 			}
 			_, dup = st.CC.Usage[f[1]]
-			st.CC.Usage[f[1]] = engine.Spend{InputTokens: in, OutputTokens: out}
+			st.CC.Usage[keep(f[1])] = engine.Spend{InputTokens: in, OutputTokens: out}
 		case f[0] == "a" && len(f) == 3:
 			_, dup = st.Aliases[f[1]]
-			st.Aliases[f[1]] = f[2]
+			st.Aliases[keep(f[1])] = keep(f[2])
 		default:
 			return nil, errTorn
 		}
@@ -375,22 +400,25 @@ func ParseState(b []byte) (*State, error) {
 }
 
 // entryCounts is how many spend and alias entries the kept form's text
-// holds (lines of each kind): the sizes its maps are made at.
-func entryCounts(text string) (usage, aliases int) {
+// holds (lines of each kind): the sizes its maps are made at; and the
+// bytes of those lines.
+func entryCounts(text string) (usage, aliases, bytes int) {
 	for i := 0; i < len(text); {
+		j := strings.IndexByte(text[i:], '\n')
+		if j < 0 {
+			j = len(text) - i
+		}
 		switch text[i] {
 		case 'u':
 			usage++
+			bytes += j
 		case 'a':
 			aliases++
-		}
-		j := strings.IndexByte(text[i:], '\n')
-		if j < 0 {
-			break
+			bytes += j
 		}
 		i += j + 1
 	}
-	return usage, aliases
+	return usage, aliases, bytes
 }
 
 // fields splits an entry line at its tabs, unquoting quoted fields.
