@@ -43,7 +43,9 @@ func srcPos(session string, src *Source) map[string]int {
 // them), in journal order: the hooks' prompts a line may stand for. It
 // fills in pos, the positions of the ids srcPos named.
 func hookCands(st *convlog.State, session string, src *Source, pos map[string]int) []cand {
-	var users []cand
+	// Made at about its size: the user items are mostly the source's
+	// lines, each a key of Prior or of this read's items.
+	users := make([]cand, 0, min(len(st.Order), len(src.Prior)+len(src.Items)+8))
 	for i, id := range st.Order {
 		it := st.Items[id]
 		if it.Type == convlog.User {
