@@ -37,17 +37,17 @@ func catchUp(ctx context.Context, ws *engine.Workspace, s *engine.Session, a eng
 	mark func() (b []byte, lent bool, done func())) (*engine.ImportResult, error) {
 	kept, lent, done := mark()
 	defer done()
-	from := func() *State {
+	from := func(prev *State) *State {
 		if kept == nil {
 			return nil
 		}
-		st, err := parseState(kept, lent)
+		st, err := parseState(kept, lent, prev)
 		if err != nil {
 			return nil
 		}
 		return st
 	}
-	was := from()
+	was := from(nil)
 	src, _, next, err := Read(a.Agent, path, was, -1)
 	if err != nil {
 		return nil, err
@@ -72,8 +72,9 @@ func catchUp(ctx context.Context, ws *engine.Workspace, s *engine.Session, a eng
 		return nil, err
 	}
 	if res.Cut >= 0 {
-		// The pending prompt's line and what follows are the next read's.
-		if _, _, next, err = Read(a.Agent, path, from(), res.Cut); err != nil {
+		// The pending prompt's line and what follows are the next read's:
+		// read again from the mark, its aliases was's (nothing set them).
+		if _, _, next, err = Read(a.Agent, path, from(was), res.Cut); err != nil {
 			return res, nil // the next catch-up reads from the mark before
 		}
 	}

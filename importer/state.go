@@ -57,6 +57,9 @@ type State struct {
 	// overwrote; newAliases are the Aliases set since (Learn).
 	kept, stale int64
 	newAliases  []string
+	// aliasStale is the part of stale that is alias entries (parseState
+	// with prev).
+	aliasStale int64
 	// continues: the read that made this State went on from the one it
 	// was given.
 	continues bool
@@ -288,7 +291,7 @@ var errTorn = errors.New("importer: a read state's entry line is torn")
 
 // ParseState reads what Marshal and MarshalBatch made. The State keeps
 // b (its tips are read there): b is not to be changed after.
-func ParseState(b []byte) (*State, error) { return parseState(b, false) }
+func ParseState(b []byte) (*State, error) { return parseState(b, false, nil) }
 
 // parseState is ParseState; with own, b is a mapped kept form that a
 // catch-up gives back before it returns (vfs.MapFile): what leaves the
@@ -296,7 +299,12 @@ func ParseState(b []byte) (*State, error) { return parseState(b, false) }
 // give become the session's items' ids and parents) and the spend's keys
 // are copied, into one buffer, and a tip is copied as it is looked up;
 // only the tips' entry lines are read in b, by the State alone (tips).
-func parseState(b []byte, own bool) (*State, error) {
+//
+// With prev, a State parsed from b before whose Aliases nothing changed
+// since (a catch-up reads from the mark twice when it leaves the pending
+// prompt's line: Read and Import leave them as they were), the aliases
+// are prev's, not parsed and made again.
+func parseState(b []byte, own bool, prev *State) (*State, error) {
 	// The last complete JSON line ends the part read.
 	end := -1
 	last := -1
@@ -329,11 +337,16 @@ func parseState(b []byte, own bool) (*State, error) {
 	if last > 0 {
 		text = unsafe.String(&b[0], last)
 	}
-	usage, aliases, kept := entryCounts(text)
-	st.Aliases = make(map[string]string, aliases)
+	n := entryCounts(text)
+	if prev != nil {
+		st.Aliases, st.aliasStale = prev.Aliases, prev.aliasStale
+		n.aliasBytes = 0
+	} else {
+		st.Aliases = make(map[string]string, n.aliases)
+	}
 	var arena []byte
 	if own {
-		arena = make([]byte, 0, kept)
+		arena = make([]byte, 0, n.usageBytes+n.aliasBytes)
 	}
 	// keep is a field kept in a map: with own, a copy in arena (each
 	// kept line's fields fit in it: a field is at most its line's bytes).
@@ -351,7 +364,7 @@ func parseState(b []byte, own bool) (*State, error) {
 	if st.CC != nil {
 		// The tips are looked up in the text (tips), not made a map.
 		st.CC.Tip = tips{m: map[string]string{}, text: text, own: own}
-		st.CC.Usage = make(map[string]engine.Spend, usage)
+		st.CC.Usage = make(map[string]engine.Spend, n.usage)
 		if st.CC.Calls == nil {
 			st.CC.Calls = map[string]string{}
 		}
@@ -369,6 +382,9 @@ func parseState(b []byte, own bool) (*State, error) {
 		if len(line) > 0 && line[0] == '{' {
 			st.stale += int64(len(line) + 1) // an earlier batch's JSON line
 			continue
+		}
+		if prev != nil && len(line) > 0 && line[0] == 'a' {
+			continue // prev's, read whole (prev was parsed from b)
 		}
 		var err error
 		if f, err = fields(line, f[:0]); err != nil {
@@ -388,7 +404,10 @@ func parseState(b []byte, own bool) (*State, error) {
 			_, dup = st.CC.Usage[f[1]]
 			st.CC.Usage[keep(f[1])] = engine.Spend{InputTokens: in, OutputTokens: out}
 		case f[0] == "a" && len(f) == 3:
-			_, dup = st.Aliases[f[1]]
+			if _, dup = st.Aliases[f[1]]; dup {
+				st.aliasStale += int64(len(line) + 1)
+				dup = false
+			}
 			st.Aliases[keep(f[1])] = keep(f[2])
 		default:
 			return nil, errTorn
@@ -397,13 +416,17 @@ func parseState(b []byte, own bool) (*State, error) {
 			st.stale += int64(len(line) + 1)
 		}
 	}
+	st.stale += st.aliasStale
 	return &st, nil
 }
 
-// entryCounts is how many spend and alias entries the kept form's text
-// holds (lines of each kind): the sizes its maps are made at; and the
-// bytes of those lines.
-func entryCounts(text string) (usage, aliases, bytes int) {
+// counts is how many spend and alias entries a kept form's text holds
+// (lines of each kind): the sizes its maps are made at; and the bytes of
+// those lines.
+type counts struct{ usage, aliases, usageBytes, aliasBytes int }
+
+func entryCounts(text string) counts {
+	var n counts
 	for i := 0; i < len(text); {
 		j := strings.IndexByte(text[i:], '\n')
 		if j < 0 {
@@ -411,15 +434,15 @@ func entryCounts(text string) (usage, aliases, bytes int) {
 		}
 		switch text[i] {
 		case 'u':
-			usage++
-			bytes += j
+			n.usage++
+			n.usageBytes += j
 		case 'a':
-			aliases++
-			bytes += j
+			n.aliases++
+			n.aliasBytes += j
 		}
 		i += j + 1
 	}
-	return usage, aliases, bytes
+	return n
 }
 
 // fields splits an entry line at its tabs, unquoting quoted fields.
