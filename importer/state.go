@@ -305,16 +305,24 @@ func ParseState(b []byte) (*State, error) { return parseState(b, false, nil) }
 // prompt's line: Read and Import leave them as they were), the aliases
 // are prev's, not parsed and made again.
 func parseState(b []byte, own bool, prev *State) (*State, error) {
-	// The last complete JSON line ends the part read.
-	end := -1
-	last := -1
+	// The last complete JSON line ends the part read; the entries before
+	// it are counted on the way (n).
+	end, last := -1, -1
+	var n, at counts
 	for i := 0; i < len(b); {
 		j := bytes.IndexByte(b[i:], '\n')
 		if j < 0 {
 			break
 		}
-		if b[i] == '{' {
-			last, end = i, i+j+1
+		switch b[i] {
+		case '{':
+			last, end, n = i, i+j+1, at
+		case 'u':
+			at.usage++
+			at.usageBytes += j
+		case 'a':
+			at.aliases++
+			at.aliasBytes += j
 		}
 		i += j + 1
 	}
@@ -337,7 +345,6 @@ func parseState(b []byte, own bool, prev *State) (*State, error) {
 	if last > 0 {
 		text = unsafe.String(&b[0], last)
 	}
-	n := entryCounts(text)
 	if prev != nil {
 		st.Aliases, st.aliasStale = prev.Aliases, prev.aliasStale
 		n.aliasBytes = 0
@@ -386,6 +393,9 @@ func parseState(b []byte, own bool, prev *State) (*State, error) {
 		if prev != nil && len(line) > 0 && line[0] == 'a' {
 			continue // prev's, read whole (prev was parsed from b)
 		}
+		if st.CC != nil && plainTip(line) {
+			continue // read where it is (tips), as below
+		}
 		var err error
 		if f, err = fields(line, f[:0]); err != nil {
 			return nil, err
@@ -425,24 +435,16 @@ func parseState(b []byte, own bool, prev *State) (*State, error) {
 // those lines.
 type counts struct{ usage, aliases, usageBytes, aliasBytes int }
 
-func entryCounts(text string) counts {
-	var n counts
-	for i := 0; i < len(text); {
-		j := strings.IndexByte(text[i:], '\n')
-		if j < 0 {
-			j = len(text) - i
-		}
-		switch text[i] {
-		case 'u':
-			n.usage++
-			n.usageBytes += j
-		case 'a':
-			n.aliases++
-			n.aliasBytes += j
-		}
-		i += j + 1
+// plainTip reports whether line is a tip entry of no quoted field: what
+// fields reads as three fields, "t" first, without unquoting (most of a
+// long session's mark, each line read at every prompt).
+func plainTip(line string) bool {
+	rest, ok := strings.CutPrefix(line, "t\t")
+	if !ok {
+		return false
 	}
-	return n
+	u, k, ok := strings.Cut(rest, "\t")
+	return ok && strings.IndexByte(k, '\t') < 0 && !strings.HasPrefix(u, `"`) && !strings.HasPrefix(k, `"`)
 }
 
 // fields splits an entry line at its tabs, unquoting quoted fields.
