@@ -20,19 +20,25 @@ type cand struct {
 	pos int
 }
 
-// srcPos is the ids src's items name, as hookPrompts looks them up (the
-// id the key makes, the id Prior gives it, a call's id), each at -1: the
-// journal positions hookCands fills in.
-func srcPos(session string, src *Source) map[string]int {
-	pos := make(map[string]int, 2*len(src.Items))
-	for i := range src.Items {
-		in := &src.Items[i]
-		pos[hookrec.ItemID(session, in.Key)] = -1
-		if id, ok := src.Prior[in.Key]; ok && id != "" {
+// srcPos is the ids src's items name that st holds, as hookPrompts looks
+// them up (the id the key makes, the id Prior gives it, a call's id),
+// each at -1: the journal positions hookCands fills in. A catch-up's
+// lines are mostly new: then there is none to look for.
+func srcPos(st *convlog.State, session string, src *Source) map[string]int {
+	pos := map[string]int{}
+	add := func(id string) {
+		if st.Items[id] != nil {
 			pos[id] = -1
 		}
+	}
+	for i := range src.Items {
+		in := &src.Items[i]
+		add(hookrec.ItemID(session, in.Key))
+		if id, ok := src.Prior[in.Key]; ok && id != "" {
+			add(id)
+		}
 		if in.Type == convlog.ToolCall && in.CallID != "" {
-			pos[CallItem(session, in.CallID)] = -1
+			add(CallItem(session, in.CallID))
 		}
 	}
 	return pos
@@ -46,13 +52,17 @@ func hookCands(st *convlog.State, session string, src *Source, pos map[string]in
 	// Made at about its size: the user items are mostly the source's
 	// lines, each a key of Prior or of this read's items.
 	users := make([]cand, 0, min(len(st.Order), len(src.Prior)+len(src.Items)+8))
+	left := len(pos) // ids of pos not met yet
 	for i, id := range st.Order {
 		it := st.Items[id]
 		if it.Type == convlog.User {
 			users = append(users, cand{it, i})
 		}
-		if _, ok := pos[id]; ok {
-			pos[id] = i
+		if left > 0 {
+			if _, ok := pos[id]; ok {
+				pos[id] = i
+				left--
+			}
 		}
 	}
 	if len(users) == 0 {

@@ -62,7 +62,7 @@ func hookPrompts(st *convlog.State, session string, src *Source) map[string]stri
 	alias := map[string]string{}
 	// The journal positions of the ids src's items make or are given,
 	// found in the one pass over the journal that finds the user items.
-	pos := srcPos(session, src)
+	pos := srcPos(st, session, src)
 	cands := hookCands(st, session, src, pos)
 	if len(cands) == 0 {
 		return alias
