@@ -2,6 +2,7 @@ package importer
 
 import (
 	"context"
+	"runtime/debug"
 
 	"cairn/engine"
 )
@@ -34,9 +35,25 @@ func CatchUp(ctx context.Context, ws *engine.Workspace, s *engine.Session, a eng
 // what the import, the session and the result keep is copied, and the
 // States (was, next) are dropped here.
 func catchUp(ctx context.Context, ws *engine.Workspace, s *engine.Session, a engine.AgentSession, path string, pending *engine.PendingPrompt,
-	mark func() (b []byte, lent bool, done func())) (*engine.ImportResult, error) {
+	mark func() (b []byte, lent bool, done func())) (_ *engine.ImportResult, err error) {
 	kept, lent, done := mark()
 	defer done()
+	if lent {
+		// A mapped mark cut short as it is read (by hand: cairn writes it
+		// only with the session open) faults on a read past its end: a
+		// panic of this goroutine, not the end of the process, said as
+		// errMarkChanged. What the import wrote stays; the next catch-up
+		// reads again what the mark did not keep.
+		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+		defer func() {
+			if r := recover(); r != nil {
+				if _, fault := r.(interface{ Addr() uintptr }); !fault {
+					panic(r)
+				}
+				err = errMarkChanged
+			}
+		}()
+	}
 	from := func(prev *State) *State {
 		if kept == nil {
 			return nil

@@ -3,6 +3,7 @@ package importer
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"math/rand/v2"
@@ -303,4 +304,80 @@ func readItems(t *testing.T, store *engine.Store, dir, id string) []engine.Item 
 		t.Fatal(err)
 	}
 	return v.AllItems()
+}
+
+// A mapped mark cut short as a catch-up reads it (by hand: cairn writes
+// it only with the session open) ends the catch-up with errMarkChanged,
+// not the process; the next catch-up reads the transcript again, and the
+// session holds what an import of it makes.
+func TestMappedMarkCutShortWhileRead(t *testing.T) {
+	ctx := context.Background()
+	home := t.TempDir()
+	store, err := engine.Open(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	file := filepath.Join(ccDir, "tool_heavy.jsonl")
+	all, _ := os.ReadFile(file)
+	ends := lineEnds(all)
+	_, _, first, err := Read(AgentClaudeCode, file, nil, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws, err := store.ImportWorkspace(first.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := engine.AgentSession{Agent: AgentClaudeCode, ID: first.SourceID}
+	path := filepath.Join(t.TempDir(), "t.jsonl")
+	os.WriteFile(path, all[:ends[len(ends)/2-1]], 0o644)
+	opts := engine.SessionOptions{Brief: true}
+	withSession := func(f func(s *engine.Session)) {
+		t.Helper()
+		s, err := ws.OpenAgent(ctx, a, opts, true, time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		f(s)
+	}
+	withSession(func(s *engine.Session) {
+		if _, err := CatchUp(ctx, ws, s, a, path, nil); err != nil {
+			t.Fatal(err)
+		}
+	})
+	marks, _ := filepath.Glob(filepath.Join(home, "*", "*", "hooks", "*", "transcript.read"))
+	if len(marks) != 1 {
+		t.Fatalf("marks %v", marks)
+	}
+	os.WriteFile(path, all, 0o644)
+	withSession(func(s *engine.Session) {
+		_, err := catchUp(ctx, ws, s, a, path, nil, func() ([]byte, bool, func()) {
+			b, done := s.MapAgentMark(a)
+			if len(b) == 0 {
+				t.Fatal("no mark mapped")
+			}
+			if err := os.Truncate(marks[0], 0); err != nil {
+				t.Fatal(err)
+			}
+			return b, true, done
+		})
+		if !errors.Is(err, errMarkChanged) {
+			t.Fatalf("a mark cut short as it was read: %v", err)
+		}
+	})
+	withSession(func(s *engine.Session) {
+		if _, err := CatchUp(ctx, ws, s, a, path, nil); err != nil {
+			t.Fatal(err)
+		}
+	})
+	whole := openStore(t)
+	if rep, err := Run(ctx, whole, AgentClaudeCode, []string{path}, Options{}); err != nil || rep.Sessions[0].Error != "" {
+		t.Fatalf("import: %v %+v", err, rep.Sessions)
+	}
+	id := engine.ImportSessionID(AgentClaudeCode, a.ID)
+	if got, want := shapeByContent(t, store, first.Dir, id), shapeByContent(t, whole, first.Dir, id); !slices.Equal(got, want) {
+		t.Fatalf("the session (%d items) is not the import's (%d items)", len(got), len(want))
+	}
 }

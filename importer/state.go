@@ -286,8 +286,12 @@ func needsQuote(f string) bool { return strings.ContainsAny(f, "\t\n\r") || stri
 
 func quote(f string) string { return strconv.Quote(f) }
 
-// errTorn: a kept form's entry line cannot be read.
-var errTorn = errors.New("importer: a read state's entry line is torn")
+var (
+	// errTorn: a kept form's entry line cannot be read.
+	errTorn = errors.New("importer: a read state's entry line is torn")
+	// errMarkChanged: a mapped mark was cut short as a catch-up read it.
+	errMarkChanged = errors.New("importer: the hooks' mark of the transcript changed as it was read; the next catch-up reads it again")
+)
 
 // ParseState reads what Marshal and MarshalBatch made. The State keeps
 // b (its tips are read there): b is not to be changed after.
