@@ -295,6 +295,27 @@ func (w *Workspace) AgentMark(a AgentSession) []byte {
 	return hookrec.ReadMark(w.s.fsys, hooksDir(w.dir, id))
 }
 
+// MapAgentMark is AgentMark for a hook that holds agent session a's cairn
+// session open as s: mapped into memory where the store's filesystem can
+// (vfs.MapFile), so a long session's mark, read at every prompt, is not
+// copied. Only a hook's catch-up writes the mark, with the session open:
+// while s is, nobody else writes it, and the catch-up's own writes keep
+// the bytes it parsed (AppendAgentMark writes after them; SetAgentMark
+// puts a new file in its place). The caller keeps no part of b after
+// done, which it calls before it closes s. nil (and a done that does
+// nothing) where AgentMark is nil, or s is not a's session.
+func (s *Session) MapAgentMark(a AgentSession) (b []byte, done func()) {
+	id := ImportSessionID(a.Agent, a.ID)
+	if id != s.ID() {
+		return nil, func() {}
+	}
+	b, done, err := vfs.MapFile(s.ws.s.fsys, path.Join(hooksDir(s.ws.dir, id), transcriptMark))
+	if err != nil {
+		return nil, func() {}
+	}
+	return b, done
+}
+
 // SetAgentMark keeps b as agent session a's AgentMark (hookrec.SetMark).
 func (w *Workspace) SetAgentMark(a AgentSession, b []byte) error {
 	return hookrec.SetMark(w.s.fsys, hooksDir(w.dir, ImportSessionID(a.Agent, a.ID)), b)

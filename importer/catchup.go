@@ -2,6 +2,7 @@ package importer
 
 import (
 	"context"
+	"runtime/debug"
 
 	"cairn/engine"
 )
@@ -17,18 +18,53 @@ import (
 // there was nothing to bring in. With s (the agent's session, open) the
 // import goes into it; else the workspace opens the session for it.
 func CatchUp(ctx context.Context, ws *engine.Workspace, s *engine.Session, a engine.AgentSession, path string, pending *engine.PendingPrompt) (*engine.ImportResult, error) {
-	kept := ws.AgentMark(a)
-	from := func() *State {
+	if s == nil {
+		return catchUp(ctx, ws, s, a, path, pending, func() ([]byte, bool, func()) { return ws.AgentMark(a), false, func() {} })
+	}
+	// With the session open, nobody else writes the mark: it is read
+	// mapped (Session.MapAgentMark), and given back before the return.
+	return catchUp(ctx, ws, s, a, path, pending, func() ([]byte, bool, func()) {
+		b, done := s.MapAgentMark(a)
+		return b, true, done
+	})
+}
+
+// catchUp is CatchUp with the mark from mark: its bytes, whether they are
+// given back (done) when the catch-up ends, and done. Given back, the
+// State parsed from them (parseState with own) keeps them for itself:
+// what the import, the session and the result keep is copied, and the
+// States (was, next) are dropped here.
+func catchUp(ctx context.Context, ws *engine.Workspace, s *engine.Session, a engine.AgentSession, path string, pending *engine.PendingPrompt,
+	mark func() (b []byte, lent bool, done func())) (_ *engine.ImportResult, err error) {
+	kept, lent, done := mark()
+	defer done()
+	if lent {
+		// A mapped mark cut short as it is read (by hand: cairn writes it
+		// only with the session open) faults on a read past its end: a
+		// panic of this goroutine, not the end of the process, said as
+		// errMarkChanged. What the import wrote stays; the next catch-up
+		// reads again what the mark did not keep.
+		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+		defer func() {
+			if r := recover(); r != nil {
+				if _, fault := r.(interface{ Addr() uintptr }); !fault {
+					panic(r)
+				}
+				err = errMarkChanged
+			}
+		}()
+	}
+	from := func(prev *State) *State {
 		if kept == nil {
 			return nil
 		}
-		st, err := ParseState(kept)
+		st, err := parseState(kept, lent, prev)
 		if err != nil {
 			return nil
 		}
 		return st
 	}
-	was := from()
+	was := from(nil)
 	src, _, next, err := Read(a.Agent, path, was, -1)
 	if err != nil {
 		return nil, err
@@ -53,8 +89,9 @@ func CatchUp(ctx context.Context, ws *engine.Workspace, s *engine.Session, a eng
 		return nil, err
 	}
 	if res.Cut >= 0 {
-		// The pending prompt's line and what follows are the next read's.
-		if _, _, next, err = Read(a.Agent, path, from(), res.Cut); err != nil {
+		// The pending prompt's line and what follows are the next read's:
+		// read again from the mark, its aliases was's (nothing set them).
+		if _, _, next, err = Read(a.Agent, path, from(was), res.Cut); err != nil {
 			return res, nil // the next catch-up reads from the mark before
 		}
 	}

@@ -57,6 +57,9 @@ type State struct {
 	// overwrote; newAliases are the Aliases set since (Learn).
 	kept, stale int64
 	newAliases  []string
+	// aliasStale is the part of stale that is alias entries (parseState
+	// with prev).
+	aliasStale int64
 	// continues: the read that made this State went on from the one it
 	// was given.
 	continues bool
@@ -155,11 +158,12 @@ func (st *State) holds(f *os.File) bool {
 func sampleSum(f *os.File, offset int64) (string, error) {
 	h := sha256.New()
 	fmt.Fprintf(h, "%d\n", offset)
+	buf := make([]byte, stateSample) // io.Copy would make one of 32 KiB a read
 	read := func(at, n int64) error {
 		if n <= 0 {
 			return nil
 		}
-		_, err := io.Copy(h, io.NewSectionReader(f, at, n))
+		_, err := io.CopyBuffer(h, io.NewSectionReader(f, at, n), buf)
 		return err
 	}
 	head := min(offset, stateSample)
@@ -282,22 +286,47 @@ func needsQuote(f string) bool { return strings.ContainsAny(f, "\t\n\r") || stri
 
 func quote(f string) string { return strconv.Quote(f) }
 
-// errTorn: a kept form's entry line cannot be read.
-var errTorn = errors.New("importer: a read state's entry line is torn")
+var (
+	// errTorn: a kept form's entry line cannot be read.
+	errTorn = errors.New("importer: a read state's entry line is torn")
+	// errMarkChanged: a mapped mark was cut short as a catch-up read it.
+	errMarkChanged = errors.New("importer: the hooks' mark of the transcript changed as it was read; the next catch-up reads it again")
+)
 
 // ParseState reads what Marshal and MarshalBatch made. The State keeps
 // b (its tips are read there): b is not to be changed after.
-func ParseState(b []byte) (*State, error) {
-	// The last complete JSON line ends the part read.
-	end := -1
-	last := -1
+func ParseState(b []byte) (*State, error) { return parseState(b, false, nil) }
+
+// parseState is ParseState; with own, b is a mapped kept form that a
+// catch-up gives back before it returns (vfs.MapFile): what leaves the
+// State is then no part of b. The aliases (Source.Prior: the ids they
+// give become the session's items' ids and parents) and the spend's keys
+// are copied, into one buffer, and a tip is copied as it is looked up;
+// only the tips' entry lines are read in b, by the State alone (tips).
+//
+// With prev, a State parsed from b before whose Aliases nothing changed
+// since (a catch-up reads from the mark twice when it leaves the pending
+// prompt's line: Read and Import leave them as they were), the aliases
+// are prev's, not parsed and made again.
+func parseState(b []byte, own bool, prev *State) (*State, error) {
+	// The last complete JSON line ends the part read; the entries before
+	// it are counted on the way (n).
+	end, last := -1, -1
+	var n, at counts
 	for i := 0; i < len(b); {
 		j := bytes.IndexByte(b[i:], '\n')
 		if j < 0 {
 			break
 		}
-		if b[i] == '{' {
-			last, end = i, i+j+1
+		switch b[i] {
+		case '{':
+			last, end, n = i, i+j+1, at
+		case 'u':
+			at.usage++
+			at.usageBytes += j
+		case 'a':
+			at.aliases++
+			at.aliasBytes += j
 		}
 		i += j + 1
 	}
@@ -320,12 +349,33 @@ func ParseState(b []byte) (*State, error) {
 	if last > 0 {
 		text = unsafe.String(&b[0], last)
 	}
-	usage, aliases := entryCounts(text)
-	st.Aliases = make(map[string]string, aliases)
+	if prev != nil {
+		st.Aliases, st.aliasStale = prev.Aliases, prev.aliasStale
+		n.aliasBytes = 0
+	} else {
+		st.Aliases = make(map[string]string, n.aliases)
+	}
+	var arena []byte
+	if own {
+		arena = make([]byte, 0, n.usageBytes+n.aliasBytes)
+	}
+	// keep is a field kept in a map: with own, a copy in arena (each
+	// kept line's fields fit in it: a field is at most its line's bytes).
+	keep := func(f string) string {
+		if !own || f == "" {
+			return f
+		}
+		if len(arena)+len(f) > cap(arena) {
+			return strings.Clone(f) // never: the arena holds every kept line
+		}
+		n := len(arena)
+		arena = append(arena, f...)
+		return unsafe.String(&arena[n], len(f))
+	}
 	if st.CC != nil {
 		// The tips are looked up in the text (tips), not made a map.
-		st.CC.Tip = tips{m: map[string]string{}, text: text}
-		st.CC.Usage = make(map[string]engine.Spend, usage)
+		st.CC.Tip = tips{m: map[string]string{}, text: text, own: own}
+		st.CC.Usage = make(map[string]engine.Spend, n.usage)
 		if st.CC.Calls == nil {
 			st.CC.Calls = map[string]string{}
 		}
@@ -344,6 +394,12 @@ func ParseState(b []byte) (*State, error) {
 			st.stale += int64(len(line) + 1) // an earlier batch's JSON line
 			continue
 		}
+		if prev != nil && len(line) > 0 && line[0] == 'a' {
+			continue // prev's, read whole (prev was parsed from b)
+		}
+		if st.CC != nil && plainTip(line) {
+			continue // read where it is (tips), as below
+		}
 		var err error
 		if f, err = fields(line, f[:0]); err != nil {
 			return nil, err
@@ -360,10 +416,13 @@ func ParseState(b []byte) (*State, error) {
 				return nil, errTorn
 			}
 			_, dup = st.CC.Usage[f[1]]
-			st.CC.Usage[f[1]] = engine.Spend{InputTokens: in, OutputTokens: out}
+			st.CC.Usage[keep(f[1])] = engine.Spend{InputTokens: in, OutputTokens: out}
 		case f[0] == "a" && len(f) == 3:
-			_, dup = st.Aliases[f[1]]
-			st.Aliases[f[1]] = f[2]
+			if _, dup = st.Aliases[f[1]]; dup {
+				st.aliasStale += int64(len(line) + 1)
+				dup = false
+			}
+			st.Aliases[keep(f[1])] = keep(f[2])
 		default:
 			return nil, errTorn
 		}
@@ -371,26 +430,25 @@ func ParseState(b []byte) (*State, error) {
 			st.stale += int64(len(line) + 1)
 		}
 	}
+	st.stale += st.aliasStale
 	return &st, nil
 }
 
-// entryCounts is how many spend and alias entries the kept form's text
-// holds (lines of each kind): the sizes its maps are made at.
-func entryCounts(text string) (usage, aliases int) {
-	for i := 0; i < len(text); {
-		switch text[i] {
-		case 'u':
-			usage++
-		case 'a':
-			aliases++
-		}
-		j := strings.IndexByte(text[i:], '\n')
-		if j < 0 {
-			break
-		}
-		i += j + 1
+// counts is how many spend and alias entries a kept form's text holds
+// (lines of each kind): the sizes its maps are made at; and the bytes of
+// those lines.
+type counts struct{ usage, aliases, usageBytes, aliasBytes int }
+
+// plainTip reports whether line is a tip entry of no quoted field: what
+// fields reads as three fields, "t" first, without unquoting (most of a
+// long session's mark, each line read at every prompt).
+func plainTip(line string) bool {
+	rest, ok := strings.CutPrefix(line, "t\t")
+	if !ok {
+		return false
 	}
-	return usage, aliases
+	u, k, ok := strings.Cut(rest, "\t")
+	return ok && strings.IndexByte(k, '\t') < 0 && !strings.HasPrefix(u, `"`) && !strings.HasPrefix(k, `"`)
 }
 
 // fields splits an entry line at its tabs, unquoting quoted fields.

@@ -16,12 +16,24 @@ type tips struct {
 	m       map[string]string
 	text    string // entry lines of a kept form not parsed into m; entries in m are newer
 	scanned int    // bytes of text read by look-ups
+	// own: text is a mapped kept form (parseState), given back when the
+	// catch-up ends: a tip looked up is a copy, so none is a part of it.
+	own bool
 }
 
 func newTips(n int) tips { return tips{m: make(map[string]string, n)} }
 
 // get is uuid's tip.
 func (t *tips) get(uuid string) (string, bool) {
+	k, ok := t.lookup(uuid)
+	if t.own {
+		k = strings.Clone(k)
+	}
+	return k, ok
+}
+
+// lookup is uuid's tip, maybe a part of text.
+func (t *tips) lookup(uuid string) (string, bool) {
 	if k, ok := t.m[uuid]; ok || t.text == "" {
 		return k, ok
 	}

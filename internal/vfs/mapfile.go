@@ -12,8 +12,9 @@ import "os"
 // The caller keeps no part of b after done (no string made over it
 // either), and writes nothing to it. It maps only a file nobody shortens
 // or rewrites in place while it is mapped (one it alone writes, under its
-// lock): a read of a page past the file's end kills the process, and
-// bytes written in place change under the reader.
+// lock): a read of a page past the file's end kills the process (unless
+// the reader runs under debug.SetPanicOnFault and recovers), and bytes
+// written in place change under the reader.
 func MapFile(fsys FS, name string) (b []byte, done func(), err error) {
 	if d, ok := fsys.(*Disk); ok {
 		f, err := d.OpenFile(name, os.O_RDONLY, 0)

@@ -54,23 +54,16 @@ func pendingAt(st *convlog.State, src *Source, idOf func(string) string, now tim
 // hookPrompts matches src's user items that st lacks to the user items
 // the hooks wrote (see the package doc): the key of each matched item, to
 // the id of the item that stands for it.
+//
+// A hook's catch-up runs it on a long session at every prompt: it makes
+// no map of the session's items nor of src.Prior's, only of the user
+// items (cands) and of the ids src's items name (srcPos).
 func hookPrompts(st *convlog.State, session string, src *Source) map[string]string {
-	// ids the source's keys make, now or in a read before: made at its
-	// size (a long session's catch-up knows thousands of keys).
-	ours := make(map[string]bool, len(src.Items)+2*len(src.Prior))
-	for i := range src.Items {
-		ours[hookrec.ItemID(session, src.Items[i].Key)] = true
-	}
-	for k, id := range src.Prior {
-		ours[hookrec.ItemID(session, k)], ours[id] = true, true
-	}
-	var cands []*convlog.Item
-	for _, id := range st.Order {
-		if st.TypeOf(id) == convlog.User && !ours[id] {
-			cands = append(cands, st.Item(id))
-		}
-	}
 	alias := map[string]string{}
+	// The journal positions of the ids src's items make or are given,
+	// found in the one pass over the journal that finds the user items.
+	pos := srcPos(st, session, src)
+	cands := hookCands(st, session, src, pos)
 	if len(cands) == 0 {
 		return alias
 	}
@@ -80,10 +73,6 @@ func hookPrompts(st *convlog.State, session string, src *Source) map[string]stri
 	// (the same text typed again after a short turn). before[i] is the
 	// journal position of the first item the session holds of those after
 	// src.Items[i].
-	pos := make(map[string]int, len(st.Order))
-	for i, id := range st.Order {
-		pos[id] = i
-	}
 	before := make([]int, len(src.Items))
 	next := len(st.Order)
 	for i := len(src.Items) - 1; i >= 0; i-- {
@@ -94,7 +83,7 @@ func hookPrompts(st *convlog.State, session string, src *Source) map[string]stri
 			ids = append(ids, CallItem(session, in.CallID))
 		}
 		for _, id := range ids {
-			if p, ok := pos[id]; ok && id != "" && p < next {
+			if p, ok := pos[id]; ok && p >= 0 && id != "" && p < next {
 				next = p
 			}
 		}
@@ -120,9 +109,10 @@ func hookPrompts(st *convlog.State, session string, src *Source) map[string]stri
 		text = strings.TrimSpace(text)
 		var best *convlog.Item
 		var bestD time.Duration
-		for _, c := range cands {
+		for _, cd := range cands {
+			c := cd.Item
 			d := c.At.Sub(in.At).Abs()
-			if used[c.ID] || pos[c.ID] >= before[i] || strings.TrimSpace(c.Text) != text || d > PromptWindow || (best != nil && d >= bestD) {
+			if used[c.ID] || cd.pos >= before[i] || strings.TrimSpace(c.Text) != text || d > PromptWindow || (best != nil && d >= bestD) {
 				continue
 			}
 			best, bestD = c, d
