@@ -283,11 +283,10 @@ func (s *Session) sweepMarkers(ctx context.Context) {
 // keep how far they read the agent's transcript (AgentMark).
 const transcriptMark = hookrec.MarkFile
 
-// AgentMark is what the hooks of agent session a kept of how far they read
-// its transcript (SetAgentMark), or nil. It is a cache: a hook that finds
-// none reads the transcript from its start. Nothing when a's cairn session
-// does not exist (yet, or any more).
+// AgentMark is how far the hooks of agent session a read its transcript
+// (SetAgentMark): a cache, nil when none or a's session does not exist.
 func (w *Workspace) AgentMark(a AgentSession) []byte {
+	// A hook that finds none reads the transcript from its start.
 	id := ImportSessionID(a.Agent, a.ID)
 	if _, err := w.s.fsys.Stat(itemsName(w.dir, id)); err != nil {
 		return nil
@@ -295,16 +294,15 @@ func (w *Workspace) AgentMark(a AgentSession) []byte {
 	return hookrec.ReadMark(w.s.fsys, hooksDir(w.dir, id))
 }
 
-// MapAgentMark is AgentMark for a hook that holds agent session a's cairn
-// session open as s: mapped into memory where the store's filesystem can
-// (vfs.MapFile), so a long session's mark, read at every prompt, is not
-// copied. Only a hook's catch-up writes the mark, with the session open:
-// while s is, nobody else writes it, and the catch-up's own writes keep
-// the bytes it parsed (AppendAgentMark writes after them; SetAgentMark
-// puts a new file in its place). The caller keeps no part of b after
-// done, which it calls before it closes s. nil (and a done that does
-// nothing) where AgentMark is nil, or s is not a's session.
+// MapAgentMark is AgentMark mapped into memory (vfs.MapFile), for the
+// catch-up of a hook holding a's session open as s; b is not kept after done.
 func (s *Session) MapAgentMark(a AgentSession) (b []byte, done func()) {
+	// A long session's mark, read at every prompt, is not copied. Only a
+	// hook's catch-up writes the mark, with the session open: while s is,
+	// nobody else writes it, and the catch-up's own writes keep the bytes
+	// it parsed (AppendAgentMark writes after them; SetAgentMark puts a new
+	// file in its place). done is called before s closes. nil (and a done
+	// that does nothing) where AgentMark is nil, or s is not a's session.
 	id := ImportSessionID(a.Agent, a.ID)
 	if id != s.ID() {
 		return nil, func() {}
