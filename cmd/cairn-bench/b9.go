@@ -17,7 +17,8 @@ package main
 // The hooks are played in turn by `cairn hook claude-code` and by the hook
 // program that hook install writes, `cairn-hook claude-code` (built beside
 // cairn; for an old binary, the one beside it if there is one): its rows
-// end in "(cairn-hook)".
+// end in "(cairn-hook)". Both are built as the README installs them,
+// without cgo.
 
 import (
 	"bytes"
@@ -38,8 +39,9 @@ func init() { register(Case{Name: "B9", Run: runB9}) }
 func runB9(env *Env) ([]Row, error) {
 	bin := filepath.Join(env.Dir, "cairn")
 	for _, p := range []string{"cairn", "cairn-hook"} {
+		// As the README installs them: static (no cgo).
 		build := exec.Command("go", "build", "-o", filepath.Join(env.Dir, p), "cairn/cmd/"+p)
-		build.Stderr = os.Stderr
+		build.Env, build.Stderr = append(os.Environ(), "CGO_ENABLED=0"), os.Stderr
 		if err := build.Run(); err != nil {
 			return nil, fmt.Errorf("build %s: %w", p, err)
 		}

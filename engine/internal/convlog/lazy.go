@@ -19,7 +19,12 @@ type Later struct {
 
 // SetLater has st make the items of l as they are asked for; an item st
 // holds already is st's.
-func (st *State) SetLater(l Later) { st.later = l }
+func (st *State) SetLater(l Later) {
+	for id := range st.items {
+		delete(l.Places, id)
+	}
+	st.later = l
+}
 
 // DropLater forgets the items st knows and has not made, and gives back
 // what they would be made from (Later.Done): for a state nothing more is
@@ -33,37 +38,34 @@ func (st *State) DropLater() {
 
 // Item is item id, nil when st has none.
 func (st *State) Item(id string) *Item {
-	if it := st.items[id]; it != nil {
+	// An item is in items or in later's places, never both (setItem):
+	// a state read lazily has most in places.
+	if p, ok := st.later.Places[id]; ok {
+		it := st.later.Make(p)
+		st.setItem(it)
 		return it
 	}
-	p, ok := st.later.Places[id]
-	if !ok {
-		return nil
-	}
-	it := st.later.Make(p)
-	st.setItem(it)
-	return it
+	return st.items[id]
 }
 
 // TypeOf is item id's type, "" when st has none; an item not made yet
 // stays so.
 func (st *State) TypeOf(id string) ItemType {
-	if it := st.items[id]; it != nil {
-		return it.Type
-	}
 	if p, ok := st.later.Places[id]; ok {
 		return st.later.Type(p)
+	}
+	if it := st.items[id]; it != nil {
+		return it.Type
 	}
 	return ""
 }
 
 // Has reports whether st holds item id, made or not.
 func (st *State) Has(id string) bool {
-	if st.items[id] != nil {
+	if _, ok := st.later.Places[id]; ok {
 		return true
 	}
-	_, ok := st.later.Places[id]
-	return ok
+	return st.items[id] != nil
 }
 
 // Made is how many of st's items are made (Len counts those not made yet
