@@ -1,7 +1,9 @@
 package changes
 
 import (
+	"bytes"
 	stdjson "encoding/json"
+	"os"
 	"reflect"
 	"testing"
 )
@@ -75,11 +77,32 @@ var oddLines = []string{
 	`{"v":1,"files":[{"path":"a","before":{"size":1},"before":null}]}`,
 }
 
+// writtenLines is lines the engine wrote, every kind (testdata/written.jsonl,
+// written by engine: go test -run TestChangesJournalDecodesAsEncodingJSON
+// -update).
+func writtenLines(t testing.TB) [][]byte {
+	b, err := os.ReadFile("testdata/written.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bytes.Split(bytes.TrimSuffix(b, []byte("\n")), []byte("\n"))
+}
+
 // TestDecodeAsEncodingJSON: Decode reads each line as encoding/json reads
 // it into Line: the same Line, the same verdict (a line or not).
 func TestDecodeAsEncodingJSON(t *testing.T) {
 	for _, l := range oddLines {
 		checkDecodeAsStd(t, []byte(l))
+	}
+	written := writtenLines(t)
+	for _, l := range written {
+		if _, err := Decode(l); err != nil {
+			t.Fatalf("%q: %v", l, err)
+		}
+		checkDecodeAsStd(t, l)
+	}
+	if len(written) < 50 {
+		t.Fatalf("%d written lines", len(written))
 	}
 }
 
@@ -97,11 +120,14 @@ func checkDecodeAsStd(t *testing.T, b []byte) {
 
 // FuzzChangesDecodeAsEncodingJSON: whatever the line, Decode gives
 // encoding/json's verdict and Line. Seeded with the odd lines above and
-// the lines the engine writes (engine: TestChangesJournalDecodesAsEncodingJSON
-// writes them to testdata).
+// the lines the engine writes (writtenLines); the default suite runs the
+// seeds only.
 func FuzzChangesDecodeAsEncodingJSON(f *testing.F) {
 	for _, l := range oddLines {
 		f.Add([]byte(l))
+	}
+	for _, l := range writtenLines(f) {
+		f.Add(l)
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		checkDecodeAsStd(t, b)
