@@ -2,6 +2,7 @@ package changes
 
 import (
 	"errors"
+
 	json "github.com/segmentio/encoding/json"
 
 	"cairn/engine/internal/fstate"
