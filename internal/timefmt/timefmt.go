@@ -6,6 +6,7 @@
 package timefmt
 
 import (
+	"bytes"
 	"encoding/json"
 	"time"
 )
@@ -33,6 +34,15 @@ func (t *Time) UnmarshalJSON(b []byte) error {
 	if string(b) == "null" {
 		t.Time = time.Time{}
 		return nil
+	}
+	// The common case, a string with no escapes that parses: every byte
+	// of it is one of the layout's, so it is the string encoding/json
+	// would decode. Anything else goes the long way, for its error.
+	if len(b) > 1 && b[0] == '"' && b[len(b)-1] == '"' && bytes.IndexByte(b[1:len(b)-1], '\\') < 0 {
+		if v, err := time.Parse(time.RFC3339Nano, string(b[1:len(b)-1])); err == nil {
+			t.Time = v.UTC()
+			return nil
+		}
 	}
 	var s string
 	if err := json.Unmarshal(b, &s); err != nil {

@@ -1,6 +1,7 @@
 package timefmt
 
 import (
+	"encoding/json"
 	"testing"
 	"time"
 )
@@ -35,4 +36,32 @@ func TestTimeJSON(t *testing.T) {
 	if err := back.UnmarshalJSON([]byte("null")); err != nil || !back.IsZero() {
 		t.Fatalf("null reads as %v, %v", back, err)
 	}
+}
+
+// FuzzUnmarshalAsString: a time reads as RFC 3339 parses the string
+// encoding/json decodes from it (the plain ones without a decoder, the
+// rest with one), or fails where that fails.
+func FuzzUnmarshalAsString(f *testing.F) {
+	for _, s := range []string{`"2026-11-29T09:12:03.120Z"`, `"2026-11-29T10:12:03+01:00"`, `null`, `"\u0032026-11-29T09:12:03Z"`,
+		`"2026-11-29T09:12:03.1234567891Z"`, `"2026-11-29 09:12:03Z"`, "\"2026-11-29T09:12:03Z\xff\"", `""`, `"`, `1`, `"2026-11-29T09:12:03Z`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var want time.Time
+		var s string
+		werr := json.Unmarshal(b, &s)
+		if werr == nil {
+			var v time.Time
+			v, werr = time.Parse(time.RFC3339Nano, s)
+			want = v.UTC()
+		}
+		if string(b) == "null" {
+			want, werr = time.Time{}, nil
+		}
+		var got Time
+		gerr := got.UnmarshalJSON(b)
+		if (werr == nil) != (gerr == nil) || (werr == nil && !got.Time.Equal(want)) || got.Location() != want.Location() {
+			t.Fatalf("%q: %v (%v), want %v (%v)", b, got.Time, gerr, want, werr)
+		}
+	})
 }

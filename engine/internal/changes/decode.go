@@ -1,8 +1,9 @@
 package changes
 
 import (
-	"encoding/json"
 	"errors"
+
+	json "github.com/segmentio/encoding/json"
 
 	"cairn/engine/internal/fstate"
 	"cairn/internal/timefmt"
@@ -53,6 +54,12 @@ var errNotLine = errors.New("not a change line")
 
 // Decode reads one line of the changes journal. A line that is not JSON,
 // or not of version 1, is an error: every fold skips it (fsck names it).
+// Every hook folds the whole journal, so it decodes with
+// segmentio/encoding/json, as the items journal's fold does: less CPU per
+// line and less reflection set up per process than encoding/json, whose
+// verdict and Line it gives for any line (TestDecodeAsEncodingJSON,
+// FuzzChangesDecodeAsEncodingJSON; engine:
+// TestChangesJournalDecodesAsEncodingJSON).
 func Decode(b []byte) (*Line, error) {
 	l := new(Line)
 	if err := json.Unmarshal(b, l); err != nil || l.V != 1 {

@@ -31,10 +31,29 @@ func (r *ItemRef) UnmarshalJSON(b []byte) error {
 		*r = ItemRef{}
 		return nil
 	}
+	if id, ok := plainString(b); ok {
+		*r = NewestItem(id)
+		return nil
+	}
 	var id string
 	if err := json.Unmarshal(b, &id); err != nil {
 		return err
 	}
 	*r = NewestItem(id)
 	return nil
+}
+
+// plainString is the string JSON value b holds when it is printable ASCII
+// without escapes, as every id is: its bytes are the string, as
+// encoding/json would decode it, without a decoder set up per value.
+func plainString(b []byte) (string, bool) {
+	if len(b) < 2 || b[0] != '"' || b[len(b)-1] != '"' {
+		return "", false
+	}
+	for _, c := range b[1 : len(b)-1] {
+		if c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			return "", false
+		}
+	}
+	return string(b[1 : len(b)-1]), true
 }

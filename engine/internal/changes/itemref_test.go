@@ -37,3 +37,31 @@ func TestItemRefForms(t *testing.T) {
 		}
 	}
 }
+
+// FuzzItemRefAsString: an "item" reads as the string encoding/json
+// decodes from it (the plain ones without a decoder, the rest with
+// one), or fails where that fails.
+func FuzzItemRefAsString(f *testing.F) {
+	for _, s := range []string{`"i-1"`, `""`, `null`, `"a\"b"`, `"caf\u00e9"`, "\"caf\xc3\xa9\"", "\"bad\xff\"", "\"ctl\x01\"", `"~\u007f"`, `"`, `"x`, `7`, `"a"b"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var want ItemRef
+		var s string
+		werr := json.Unmarshal(b, &s)
+		if werr == nil {
+			want = NewestItem(s)
+		}
+		if string(b) == "null" {
+			want, werr = ItemRef{}, nil
+		}
+		var got ItemRef
+		gerr := got.UnmarshalJSON(b)
+		if (werr == nil) != (gerr == nil) {
+			t.Fatalf("%q: encoding/json %v, UnmarshalJSON %v", b, werr, gerr)
+		}
+		if werr == nil && got != want {
+			t.Fatalf("%q: %+v, want %+v", b, got, want)
+		}
+	})
+}

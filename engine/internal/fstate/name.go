@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"unicode/utf8"
+
+	segjson "github.com/segmentio/encoding/json"
 )
 
 // A file's name is bytes, as the system gives it, and need not be UTF-8;
@@ -41,7 +43,7 @@ func (n *Name) UnmarshalJSON(b []byte) error {
 	switch {
 	case len(b) > 1 && b[0] == '"' && bytes.IndexByte(b[1:len(b)-1], '\\') < 0 && bytes.IndexByte(b[1:len(b)-1], '"') < 0:
 		// The common case, a string with no escapes: its bytes as they
-		// are (encoding/json checked it is well formed).
+		// are (the decoder checked it is well formed).
 		*n = Name(b[1 : len(b)-1])
 		return nil
 	case len(b) > 0 && b[0] == '"':
@@ -92,10 +94,12 @@ func (ns Names) MarshalJSON() ([]byte, error) {
 	return append(b, ']'), nil
 }
 
-// UnmarshalJSON reads a list of names in either form.
+// UnmarshalJSON reads a list of names in either form. Every hook reads
+// the call lines' lists (the changes journal's fold), so it decodes with
+// segmentio/encoding/json, as the fold does (changes.Decode).
 func (ns *Names) UnmarshalJSON(b []byte) error {
 	var raw []Name
-	if err := json.Unmarshal(b, &raw); err != nil {
+	if err := segjson.Unmarshal(b, &raw); err != nil {
 		return err
 	}
 	if raw == nil {
