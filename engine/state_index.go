@@ -7,6 +7,4 @@ import "cairn/engine/internal/hookrec"
 
 func summaryOf(st *state) hookrec.StateSummary { return hookrec.SummaryOf(st) }
 
-func fromIndex(st *state, ix *hookrec.Index) error { return hookrec.FromIndex(st, ix) }
-
 func indexEntries(st *state, ids []string) []hookrec.Entry { return hookrec.Entries(st, ids) }
