@@ -5,11 +5,11 @@ package convlog
 // index, engine/internal/hookrec): a prompt hook in a session of thousands
 // of items asks for a few of them, and making each (an Item is some 300
 // bytes) was most of the memory the hook touched. Every read of an item
-// goes through Item, Has and Len, so a state made lazily answers as one
-// made whole does.
+// goes through Item, Has, TypeOf and Len, so a state made lazily answers
+// as one made whole does.
 
 // Later is how a state makes the items it knows and has not made yet: the
-// place of each (what make takes) by id.
+// place of each (what Make takes) by id.
 type Later struct {
 	Places map[string]int
 	Make   func(place int) *Item
