@@ -10,7 +10,8 @@ import (
 // `hook codex` (cairn-hook's arguments, after the "hook" Main puts
 // before them), are run without kong: building the grammar (every
 // field's tags parsed, help interpolated, the build info read) was about
-// 100 of an edit hook process's 590 page faults, at every tool call. They are exactly what `hook install` writes (install.go:
+// 100 of an edit hook process's 590 page faults, at every tool call.
+// They are exactly what `hook install` writes (install.go:
 // hookCommand, and `--command CMD` adds " hook AGENT"); any other
 // command line, a flag or a typo among them, goes through kong as ever,
 // with its help, errors and exit codes.
