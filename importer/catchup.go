@@ -2,7 +2,9 @@ package importer
 
 import (
 	"context"
+	"os"
 	"runtime/debug"
+	"unsafe"
 
 	"cairn/engine"
 )
@@ -44,10 +46,12 @@ func catchUp(ctx context.Context, ws *engine.Workspace, s *engine.Session, a eng
 		// panic of this goroutine, not the end of the process, said as
 		// errMarkChanged. What the import wrote stays; the next catch-up
 		// reads again what the mark did not keep.
+		// Only a fault inside the mapping is that: any other panic, a nil
+		// pointer's fault among them, is raised again.
 		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 		defer func() {
 			if r := recover(); r != nil {
-				if _, fault := r.(interface{ Addr() uintptr }); !fault {
+				if f, fault := r.(interface{ Addr() uintptr }); !fault || !inMapping(kept, f.Addr()) {
 					panic(r)
 				}
 				err = errMarkChanged
@@ -112,4 +116,17 @@ func keep(ws *engine.Workspace, a engine.AgentSession, was, next *State) {
 		}
 	}
 	ws.SetAgentMark(a, next.Marshal())
+}
+
+// inMapping reports whether address addr is in the pages of the mapping
+// b is (a mapping covers whole pages; a file cut short faults in those of
+// its pages past the new end).
+func inMapping(b []byte, addr uintptr) bool {
+	if len(b) == 0 {
+		return false
+	}
+	page := uintptr(os.Getpagesize())
+	start := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	end := (start + uintptr(len(b)) + page - 1) &^ (page - 1)
+	return addr >= start && addr < end
 }

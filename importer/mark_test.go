@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"cairn/engine"
 )
@@ -379,5 +380,26 @@ func TestMappedMarkCutShortWhileRead(t *testing.T) {
 	id := engine.ImportSessionID(AgentClaudeCode, a.ID)
 	if got, want := shapeByContent(t, store, first.Dir, id), shapeByContent(t, whole, first.Dir, id); !slices.Equal(got, want) {
 		t.Fatalf("the session (%d items) is not the import's (%d items)", len(got), len(want))
+	}
+}
+
+// A catch-up turns only a fault inside the mapped mark into
+// errMarkChanged: an address elsewhere (a nil pointer's, another
+// mapping's) is not the mark's and its panic goes on.
+func TestFaultOnlyInsideTheMark(t *testing.T) {
+	page := uintptr(os.Getpagesize())
+	b := make([]byte, 3*int(page)+10)
+	start := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	last := (start + uintptr(len(b)) + page - 1) &^ (page - 1)
+	for _, c := range []struct {
+		addr uintptr
+		in   bool
+	}{{start, true}, {start + uintptr(len(b)) - 1, true}, {last - 1, true}, {last, false}, {start - 1, false}, {0, false}, {8, false}} {
+		if got := inMapping(b, c.addr); got != c.in {
+			t.Errorf("address %#x of a mapping at %#x..%#x: in %v, want %v", c.addr, start, last, got, c.in)
+		}
+	}
+	if inMapping(nil, start) {
+		t.Error("an address in no mapping")
 	}
 }
