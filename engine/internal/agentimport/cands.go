@@ -1,9 +1,6 @@
 package agentimport
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-
 	"cairn/engine/internal/convlog"
 	"cairn/engine/internal/hookrec"
 )
@@ -87,9 +84,9 @@ func hookCands(st *convlog.State, session string, src *Source, pos map[string]in
 			n++
 		}
 	}
-	var b idBuf
+	var b hookrec.IDBuf
 	for i := range src.Items {
-		j, ok := at[string(b.of(session, src.Items[i].Key))]
+		j, ok := at[string(b.ItemID(session, src.Items[i].Key))]
 		tick(j, ok)
 	}
 	for _, id := range src.Prior {
@@ -100,7 +97,7 @@ func hookCands(st *convlog.State, session string, src *Source, pos map[string]in
 		if n == len(users) {
 			break
 		}
-		j, ok := at[string(b.of(session, k))]
+		j, ok := at[string(b.ItemID(session, k))]
 		tick(j, ok)
 	}
 	if n == len(users) {
@@ -113,28 +110,4 @@ func hookCands(st *convlog.State, session string, src *Source, pos map[string]in
 		}
 	}
 	return cands
-}
-
-// idBuf holds an item id as hookrec.ItemID makes it ("i-" and 16 hex
-// digits of the SHA-256 of the session id, a zero byte and the key),
-// made without allocating: hookCands makes one per key of a long
-// session's Prior.
-type idBuf struct {
-	in [192]byte
-	id [18]byte
-}
-
-// of is the id of session's item key, in b: valid until the next call.
-func (b *idBuf) of(session, key string) []byte {
-	var h [sha256.Size]byte
-	if n := len(session) + 1 + len(key); n <= len(b.in) {
-		copy(b.in[copy(b.in[:], session)+1:], key)
-		b.in[len(session)] = 0
-		h = sha256.Sum256(b.in[:n])
-	} else {
-		return []byte(hookrec.ItemID(session, key))
-	}
-	b.id[0], b.id[1] = 'i', '-'
-	hex.Encode(b.id[2:], h[:8])
-	return b.id[:]
 }

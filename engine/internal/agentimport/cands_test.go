@@ -108,18 +108,6 @@ func TestHookPromptsMatchAsBefore(t *testing.T) {
 	}
 }
 
-// The id idBuf makes is hookrec.ItemID's, short keys and long.
-func TestIDBufIsItemID(t *testing.T) {
-	var b idBuf
-	for _, key := range []string{"", "k", "prompt:abc", strings.Repeat("x", 150), strings.Repeat("y", 400), "a\x00b"} {
-		for _, session := range []string{"s-1", "d2987541-2ad6-4a32-81f6-8b84ff72f432"} {
-			if got, want := string(b.of(session, key)), hookrec.ItemID(session, key); got != want {
-				t.Fatalf("%q %q: %s, want %s", session, key, got, want)
-			}
-		}
-	}
-}
-
 // hookPromptsBefore is hookPrompts as it was, with maps of every item of
 // the session and every key of src.Prior: what the test above holds it to.
 func hookPromptsBefore(st *convlog.State, session string, src *Source) map[string]string {
