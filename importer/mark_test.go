@@ -208,20 +208,8 @@ func TestCatchUpKeepsNoPartOfTheMark(t *testing.T) {
 // written whole, and the session holds what the transcript does.
 func TestMappedMarkWrittenWhileMapped(t *testing.T) {
 	ctx := context.Background()
-	file := filepath.Join(ccDir, "tool_heavy.jsonl")
-	all, _ := os.ReadFile(file)
-	ends := lineEnds(all)
 	store := openStore(t)
-	_, _, first, err := Read(AgentClaudeCode, file, nil, -1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ws, err := store.ImportWorkspace(first.Dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	a := engine.AgentSession{Agent: AgentClaudeCode, ID: first.SourceID}
-	path := filepath.Join(t.TempDir(), "t.jsonl")
+	all, ends, ws, a, path := toolHeavyIn(t, store)
 	opts := engine.SessionOptions{Brief: true}
 	catchUp := func(upTo []byte) {
 		t.Helper()
@@ -264,11 +252,11 @@ func TestMappedMarkWrittenWhileMapped(t *testing.T) {
 			t.Fatalf("import: %v %+v", err, rep.Sessions)
 		}
 		want := map[string]bool{}
-		for _, it := range readItems(t, ref, first.Dir, id) {
+		for _, it := range readItems(t, ref, ws.Path(), id) {
 			want[it.ID] = true
 		}
 		have := map[string]bool{}
-		for _, it := range readItems(t, store, first.Dir, id) {
+		for _, it := range readItems(t, store, ws.Path(), id) {
 			have[it.ID] = true
 		}
 		if !maps.Equal(have, want) {
@@ -319,19 +307,7 @@ func TestMappedMarkCutShortWhileRead(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer store.Close()
-	file := filepath.Join(ccDir, "tool_heavy.jsonl")
-	all, _ := os.ReadFile(file)
-	ends := lineEnds(all)
-	_, _, first, err := Read(AgentClaudeCode, file, nil, -1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ws, err := store.ImportWorkspace(first.Dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	a := engine.AgentSession{Agent: AgentClaudeCode, ID: first.SourceID}
-	path := filepath.Join(t.TempDir(), "t.jsonl")
+	all, ends, ws, a, path := toolHeavyIn(t, store)
 	os.WriteFile(path, all[:ends[len(ends)/2-1]], 0o644)
 	opts := engine.SessionOptions{Brief: true}
 	withSession := func(f func(s *engine.Session)) {
@@ -378,7 +354,7 @@ func TestMappedMarkCutShortWhileRead(t *testing.T) {
 		t.Fatalf("import: %v %+v", err, rep.Sessions)
 	}
 	id := engine.ImportSessionID(AgentClaudeCode, a.ID)
-	if got, want := shapeByContent(t, store, first.Dir, id), shapeByContent(t, whole, first.Dir, id); !slices.Equal(got, want) {
+	if got, want := shapeByContent(t, store, ws.Path(), id), shapeByContent(t, whole, ws.Path(), id); !slices.Equal(got, want) {
 		t.Fatalf("the session (%d items) is not the import's (%d items)", len(got), len(want))
 	}
 }

@@ -217,20 +217,7 @@ func sameState(a, b *State) bool {
 // reads as the State written whole would. A batch a crash cut short is
 // not read, and the next one is written in its place.
 func TestMarkIsAppended(t *testing.T) {
-	file := filepath.Join(ccDir, "tool_heavy.jsonl")
-	all, _ := os.ReadFile(file)
-	ends := lineEnds(all)
-	store := openStore(t)
-	_, _, first, err := Read(AgentClaudeCode, file, nil, -1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ws, err := store.ImportWorkspace(first.Dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	a := engine.AgentSession{Agent: AgentClaudeCode, ID: first.SourceID}
-	path := filepath.Join(t.TempDir(), "t.jsonl")
+	all, ends, ws, a, path := toolHeavyIn(t, openStore(t))
 	var before []byte
 	appended := 0
 	for i, at := range []int{len(ends) / 4, len(ends) / 2, 3 * len(ends) / 4, len(ends)} {
@@ -272,4 +259,25 @@ func TestMarkIsAppended(t *testing.T) {
 	if m := ws.AgentMark(a); bytes.Contains(m, []byte("cut-uuid")) {
 		t.Fatal("the cut batch is still in the mark")
 	}
+}
+
+// toolHeavyIn is the Claude Code transcript tool_heavy.jsonl (all, and
+// where each of its lines ends) and, in store, the workspace and agent
+// session its catch-ups go to, with path, a file for the test to write
+// the transcript's growing versions to.
+func toolHeavyIn(t *testing.T, store *engine.Store) (all []byte, ends []int, ws *engine.Workspace, a engine.AgentSession, path string) {
+	t.Helper()
+	file := filepath.Join(ccDir, "tool_heavy.jsonl")
+	all, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, first, err := Read(AgentClaudeCode, file, nil, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ws, err = store.ImportWorkspace(first.Dir); err != nil {
+		t.Fatal(err)
+	}
+	return all, lineEnds(all), ws, engine.AgentSession{Agent: AgentClaudeCode, ID: first.SourceID}, filepath.Join(t.TempDir(), "t.jsonl")
 }
