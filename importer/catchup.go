@@ -45,9 +45,9 @@ func catchUp(ctx context.Context, ws *engine.Workspace, s *engine.Session, a eng
 		// only with the session open) faults on a read past its end: a
 		// panic of this goroutine, not the end of the process, said as
 		// errMarkChanged. What the import wrote stays; the next catch-up
-		// reads again what the mark did not keep.
-		// Only a fault inside the mapping is that: any other panic, a nil
-		// pointer's fault among them, is raised again.
+		// reads again what the mark did not keep. Only a fault inside the
+		// mapping is that: any other panic, a nil pointer's among them,
+		// is raised again.
 		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 		defer func() {
 			if r := recover(); r != nil {
