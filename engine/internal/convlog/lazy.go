@@ -38,11 +38,11 @@ func (st *State) DropLater() {
 
 // Item is item id, nil when st has none.
 func (st *State) Item(id string) *Item {
-	// An item is in items or in later's places, never both (setItem):
+	// An item is in items or in later's places, never both (SetItem):
 	// a state read lazily has most in places.
 	if p, ok := st.later.Places[id]; ok {
 		it := st.later.Make(p)
-		st.setItem(it)
+		st.SetItem(it)
 		return it
 	}
 	return st.items[id]
@@ -77,9 +77,7 @@ func (st *State) Len() int { return len(st.items) + len(st.later.Places) }
 
 // SetItem puts it in st under its id, in place of one there (Order is the
 // caller's).
-func (st *State) SetItem(it *Item) { st.setItem(it) }
-
-func (st *State) setItem(it *Item) {
+func (st *State) SetItem(it *Item) {
 	if st.items == nil {
 		st.items = map[string]*Item{}
 	}

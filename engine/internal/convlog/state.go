@@ -120,7 +120,7 @@ func (st *State) Fold(l *Line) error {
 		if !st.Has(it.ID) {
 			st.Order = append(st.Order, it.ID)
 		}
-		st.setItem(it)
+		st.SetItem(it)
 		st.Head = it.ID
 		if st.Tier == "transcript" {
 			st.Tier = "full" // a trimmed session that runs again is full for its new work
